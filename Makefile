@@ -1,0 +1,45 @@
+# slurmlab: `make lab` opens the course, `make test` runs every test.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP_DEV := $(VENV)/.installed-dev
+STAMP_LAB := $(VENV)/.installed-lab
+
+.PHONY: lab test lint format bench realslurm fidelity clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP_LAB): $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[jupyter]'
+	touch $@
+
+$(STAMP_DEV): $(BIN)/python pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[dev,jupyter]'
+	touch $@
+
+lab: $(STAMP_LAB)
+	$(BIN)/jupyter lab course/00-welcome.ipynb
+
+test: $(STAMP_DEV)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m pytest tests --nbval-lax course
+
+lint: $(STAMP_DEV)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+bench: $(STAMP_DEV)
+	$(BIN)/python benchmarks/run.py
+
+# Regenerate the real-Slurm fixtures (manual, needs root: installs slurm-wlm and MariaDB).
+realslurm: $(STAMP_DEV)
+	bash tools/realslurm/run_all.sh
+
+fidelity: $(STAMP_DEV)
+	$(BIN)/python tools/realslurm/scorecard.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache
