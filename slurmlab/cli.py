@@ -1,0 +1,76 @@
+"""The ``slurmlab`` command: thin argument parsing over the public API."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from slurmlab import __version__
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="slurmlab",
+        description="Learn Slurm for AI training clusters: simulate its scheduler, "
+        "analyze sacct exports.",
+    )
+    parser.add_argument("--version", action="version", version=f"slurmlab {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _add_sinfo(sub)
+    try:
+        from slurmlab import commands_sim
+    except ImportError:  # pragma: no cover - arrives with the engine
+        commands_sim = None
+    if commands_sim is not None:
+        commands_sim.add_subcommands(sub)
+    try:
+        from slurmlab import commands_sacct
+    except ImportError:  # pragma: no cover - arrives with the sacct reader
+        commands_sacct = None
+    if commands_sacct is not None:
+        commands_sacct.add_subcommands(sub)
+    return parser
+
+
+def _add_sinfo(sub) -> None:
+    p = sub.add_parser("sinfo", help="print a cluster's partitions like sinfo")
+    p.add_argument("cluster", help="a preset name (tiny, teaching, ai) or a slurm.conf path")
+    p.add_argument("--gres-conf", help="gres.conf path for a slurm.conf cluster")
+    p.set_defaults(func=_run_sinfo)
+
+
+def load_cluster(name: str, gres_conf: str | None = None):
+    from slurmlab.spec.cluster import Cluster
+    from slurmlab.spec.presets import presets
+
+    if name in presets():
+        return Cluster.preset(name)
+    return Cluster.from_slurm_conf(name, gres_conf)
+
+
+def _run_sinfo(args) -> int:
+    print(load_cluster(args.cluster, args.gres_conf).sinfo_text())
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from slurmlab.errors import SlurmlabError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except SlurmlabError as exc:
+        print(f"slurmlab: error: {exc}", file=sys.stderr)
+        return 2
+    except FileNotFoundError as exc:
+        print(f"slurmlab: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

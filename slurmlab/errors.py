@@ -1,0 +1,31 @@
+"""The errors slurmlab raises: each names the thing, the rule, the value and the fix."""
+
+from __future__ import annotations
+
+__all__ = ["ConfigError", "RequestError", "SbatchError", "ScenarioError", "SlurmlabError"]
+
+
+class SlurmlabError(ValueError):
+    """Base class of every input error slurmlab raises."""
+
+
+class ConfigError(SlurmlabError):
+    """A slurm.conf / gres.conf text that cannot be read (names the line and the key)."""
+
+    def __init__(self, message: str, *, source: str = "slurm.conf", line: int | None = None):
+        self.source = source
+        self.line = line
+        where = f"{source} line {line}: " if line is not None else f"{source}: "
+        super().__init__(where + message)
+
+
+class SbatchError(SlurmlabError):
+    """An sbatch/srun option that is unknown or has a malformed value."""
+
+
+class RequestError(SlurmlabError):
+    """A job request that no node of its partition can ever satisfy (Slurm rejects it at submit)."""
+
+
+class ScenarioError(SlurmlabError):
+    """A scenario document with a missing or invalid entry (names the entry and the field)."""

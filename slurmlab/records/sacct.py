@@ -1,0 +1,1529 @@
+"""Read and write ``sacct`` exports: Slurm's accounting records as one job table.
+
+``read_sacct()`` turns what real Slurm writes (``-P``/``-p``, any delimiter, with or without
+a header, gzip/bz2/xz, ``--json``) into the job table of :mod:`slurmlab.records.schema`;
+``write_sacct()`` writes a table back as ``--parsable2`` text that reads to the same table.
+
+The design, in short:
+
+* **One row per allocation run.** The returned frame holds the allocation rows (``123``,
+  ``123_4``, ``123+0``, and pending array ranges such as ``123_[1-5%2]``). With
+  ``sacct --duplicates`` a requeued job appears once per run, all with the same JobID: the
+  key of a run is ``(JobIDRaw, Submit)``, never JobID alone. Derived columns:
+  ``ArrayJobID``, ``ArrayTaskID``, ``ArrayTaskRange`` (``"1-5%2"`` on a pending range row),
+  ``ArrayTasks`` (how many tasks the row stands for: 3 for ``123_[3-5%2]``, else 1),
+  ``HetJobID``, ``HetJobOffset``, ``NGPUS`` and ``GPUType`` (from AllocTRES, else ReqTRES,
+  else the pre-20.11 AllocGRES/ReqGRES; typed and untyped entries are the same GPUs),
+  ``ReqMemPer`` (``"cpu"``/``"node"`` for the legacy ``4000Mc``/``1Gn`` suffix, NA when
+  absent) and ``ExitStatus``/``ExitSignal``.
+* **Steps in a second frame.** ``.batch``, ``.extern``, ``.interactive`` and ``.0 .. .N`` rows
+  are returned by :func:`steps`, which reads them from ``jobs.attrs["steps"]``. Each step row
+  carries ``AllocJobID``, ``StepID`` and ``JobState`` (the state of its allocation: a TIMEOUT
+  job's ``.batch`` says CANCELLED). The allocation rows also receive what only steps know:
+  ``MaxRSS`` (MB, max over steps), ``MemUsed`` (MB, max over steps of MaxRSS x NTasks, an upper
+  bound of the job's peak memory) and TotalCPU when the allocation row lacks it.
+* **Units.** Times are naive local ``datetime64[ns]`` (``Unknown``, ``None`` and blank give
+  NaT; ``tz`` is recorded in ``attrs["tz"]`` and used for epoch-second exports); durations are
+  ``timedelta64[ns]`` (``*Raw`` columns win when present; ``UNLIMITED`` and
+  ``Partition_Limit`` give NaT); ReqMem is whole MB (Int64); other sizes (MaxRSS, AveRSS,
+  MaxVMSize, disk I/O) are float MB. States keep the first word only (``CANCELLED by 1234``
+  is CANCELLED, the uid goes to ``CancelledBy``); abbreviations are expanded; unknown states
+  are kept as written and counted in ``attrs["unknown_states"]``. Columns slurmlab does not
+  know are kept as text.
+* **Bad rows.** ``errors="raise"`` stops at the first malformed row with a
+  :class:`SacctParseError` naming file, line, column, value and a fix. ``"warn"`` leaves such
+  rows out, counts them in ``attrs["bad_rows"]`` (lines in ``attrs["bad_lines"]``) and warns
+  once. ``"coerce"`` turns bad values into NA (rows whose JobID or field count cannot be
+  understood are still left out and counted). A row with the delimiter inside a value
+  (``|`` in a JobName or ``[a|b]`` in Constraints) is repaired when exactly one free-text
+  column can take the extra field; rows with too few fields (exports appended after a
+  format change) are padded with blanks and counted in ``attrs["padded_rows"]``.
+
+The hot path of a well-formed file is vectorised: pyarrow splits lines and fields, RE2
+regexes parse durations, memory sizes and job ids, and low-cardinality columns (states,
+TRES strings, time limits) are parsed once per distinct value.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import math
+import os
+import re
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Literal
+
+import hostlist
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pa_csv
+
+from slurmlab.records.schema import STATE_ABBREVIATIONS, STATES, conform
+
+__all__ = [
+    "JobIdParts",
+    "SacctParseError",
+    "SacctParseWarning",
+    "expand_nodelist",
+    "gres_gpus",
+    "parse_duration",
+    "parse_job_id",
+    "parse_memory",
+    "parse_reqmem",
+    "parse_state",
+    "parse_timestamp",
+    "parse_tres",
+    "read_sacct",
+    "steps",
+    "tres_gpus",
+    "write_sacct",
+]
+
+ErrorMode = Literal["raise", "warn", "coerce"]
+Source = str | os.PathLike | bytes | IO[str] | IO[bytes]
+
+
+class SacctParseError(ValueError):
+    """A sacct export, or one value in it, that slurmlab cannot read.
+
+    The message names the file, the line, the column and the value, says which rule the
+    value breaks and how to fix the export; the parts are also attributes.
+    """
+
+    def __init__(
+        self,
+        problem: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        column: str | None = None,
+        value: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        self.problem, self.file, self.line = problem, file, line
+        self.column, self.value, self.hint = column, value, hint
+        where = ", ".join(
+            part
+            for part in (
+                file,
+                f"line {line}" if line is not None else None,
+                f"column {column}" if column else None,
+            )
+            if part
+        )
+        text = f"{where}: " if where else ""
+        if value is not None:
+            shown = value if len(value) <= 80 else value[:77] + "..."
+            text += f"{shown!r}: "
+        text += problem
+        if hint:
+            text += f"; {hint}"
+        super().__init__(text)
+
+    def __reduce__(self):  # keep the keyword-only fields when pickled (multiprocessing)
+        return (
+            _rebuild_error,
+            (self.problem, self.file, self.line, self.column, self.value, self.hint),
+        )
+
+
+def _rebuild_error(problem, file, line, column, value, hint):
+    return SacctParseError(problem, file=file, line=line, column=column, value=value, hint=hint)
+
+
+class SacctParseWarning(UserWarning):
+    """Rows of a sacct export were left out (``errors="warn"``)."""
+
+
+# --------------------------------------------------------------------------- field names
+
+#: sacct --helpformat (Slurm 14.03 .. 25.11, plus the removed ReqGRES/AllocGRES/Reserved).
+SACCT_FIELDS: tuple[str, ...] = (
+    "Account", "AdminComment", "AllocCPUS", "AllocGRES", "AllocNodes", "AllocTRES", "AssocID",
+    "AveCPU", "AveCPUFreq", "AveDiskRead", "AveDiskWrite", "AvePages", "AveRSS", "AveVMSize",
+    "BlockID", "Cluster", "Comment", "Constraints", "ConsumedEnergy", "ConsumedEnergyRaw",
+    "Container", "CPUTime", "CPUTimeRAW", "DBIndex", "DerivedExitCode", "Elapsed",
+    "ElapsedRaw", "Eligible", "End", "ExitCode", "Extra", "FailedNode", "Flags", "GID",
+    "Group", "JobID", "JobIDRaw", "JobName", "Layout", "Licenses", "MaxDiskRead",
+    "MaxDiskReadNode", "MaxDiskReadTask", "MaxDiskWrite", "MaxDiskWriteNode",
+    "MaxDiskWriteTask", "MaxPages", "MaxPagesNode", "MaxPagesTask", "MaxRSS", "MaxRSSNode",
+    "MaxRSSTask", "MaxVMSize", "MaxVMSizeNode", "MaxVMSizeTask", "McsLabel", "MinCPU",
+    "MinCPUNode", "MinCPUTask", "NCPUS", "NNodes", "NodeList", "NTasks", "Partition",
+    "Planned", "PlannedCPU", "PlannedCPURAW", "Priority", "QOS", "QOSRAW", "QOSREQ", "Reason",
+    "ReqCPUFreq", "ReqCPUFreqGov", "ReqCPUFreqMax", "ReqCPUFreqMin", "ReqCPUS", "ReqGRES",
+    "ReqMem", "ReqNodes", "ReqTRES", "Reservation", "ReservationId", "Reserved", "ResvCPU",
+    "ResvCPURAW", "Restarts", "SegmentSize", "SLUID", "Start", "State", "StdErr", "StdIn",
+    "StdOut", "Submit", "SubmitLine", "Suspended", "SystemComment", "SystemCPU", "Timelimit",
+    "TimelimitRaw", "TotalCPU", "TRESUsageInAve", "TRESUsageInMax", "TRESUsageInMaxNode",
+    "TRESUsageInMaxTask", "TRESUsageInMin", "TRESUsageInMinNode", "TRESUsageInMinTask",
+    "TRESUsageInTot", "TRESUsageOutAve", "TRESUsageOutMax", "TRESUsageOutMaxNode",
+    "TRESUsageOutMaxTask", "TRESUsageOutMin", "TRESUsageOutMinNode", "TRESUsageOutMinTask",
+    "TRESUsageOutTot", "UID", "User", "UserCPU", "WCKey", "WCKeyID", "WorkDir",
+)  # fmt: skip
+_CANONICAL = {name.lower(): name for name in SACCT_FIELDS}
+
+_TIME_FIELDS = frozenset({"Submit", "Eligible", "Start", "End"})
+_DURATION_FIELDS = frozenset(
+    {"Elapsed", "Timelimit", "Suspended", "CPUTime", "TotalCPU", "UserCPU", "SystemCPU",
+     "AveCPU", "MinCPU", "Planned", "PlannedCPU", "Reserved", "ResvCPU"}
+)  # fmt: skip
+_INT_FIELDS = frozenset(
+    {"NNodes", "NCPUS", "AllocCPUS", "ReqCPUS", "NTasks", "AllocNodes", "Restarts", "Priority",
+     "ElapsedRaw", "CPUTimeRAW", "TimelimitRaw", "PlannedCPURAW", "ResvCPURAW", "UID", "GID"}
+)  # fmt: skip
+_MEMORY_FIELDS = frozenset(
+    {"MaxRSS", "AveRSS", "MaxVMSize", "AveVMSize", "MaxDiskRead", "MaxDiskWrite",
+     "AveDiskRead", "AveDiskWrite"}
+)  # fmt: skip
+_EXIT_FIELDS = frozenset({"ExitCode", "DerivedExitCode"})
+#: Free text that may contain the delimiter; a row with extra fields is repaired into one.
+_FREE_TEXT = (
+    "JobName", "Constraints", "Comment", "AdminComment", "SystemComment", "SubmitLine",
+    "WorkDir", "StdOut", "StdErr", "StdIn", "Extra", "Reason",
+)  # fmt: skip
+#: Columns computed by the reader, never read from or written to sacct text.
+DERIVED_COLUMNS = (
+    "ArrayJobID", "ArrayTaskID", "ArrayTaskRange", "ArrayTasks", "HetJobID", "HetJobOffset",
+    "NGPUS", "GPUType", "ReqMemPer", "ExitStatus", "ExitSignal", "CancelledBy", "MemUsed",
+    "StartedBy", "AllocJobID", "StepID", "JobState",
+)  # fmt: skip
+
+_MISSING = ("", "Unknown", "UNKNOWN", "None", "NONE", "N/A", "(null)", '""')
+_NO_LIMIT = ("UNLIMITED", "Partition_Limit", "Partition_limit", "INFINITE")
+
+_DELIMITERS = ("^|^", "\u2603", "\t", "|", ";")
+
+# ------------------------------------------------------------------- scalar field parsers
+
+_DURATION_RE = r"^(?:(?P<d>\d+)-)?(?:(?P<h>\d+):)?(?P<m>\d+):(?P<s>\d+)(?:\.(?P<f>\d{1,9}))?$"
+_MEMORY_RE = r"^(?P<num>\d+(?:\.\d*)?|\.\d+)(?P<unit>[KMGTPE]?)(?P<per>[nc]?)$"
+_JOBID_RE = (
+    r"^(?P<base>\d+)"
+    r"(?:_(?P<task>\d+)|_\[(?P<range>[0-9,%\-]*)\]?|\+(?P<het>\d+))?"
+    r"(?:\.(?P<step>[A-Za-z0-9_\-]+))?$"
+)
+_EXIT_RE = r"^\d+:\d+$"
+_UNIT_MB = {"": None, "K": 1 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0**2, "P": 1024.0**3}
+_UNIT_MB["E"] = 1024.0**4
+_BARE_UNIT = {"ReqMem": 1.0}  # a unit-less size: MB for ReqMem, KB for usage fields
+
+
+def parse_duration(text: str | None) -> pd.Timedelta | None:
+    """Parse a sacct duration: ``[D-][HH:]MM:SS[.mmm]`` (a two-part value is MM:SS).
+
+    Returns None for a missing value or a limit sacct shows as ``UNLIMITED`` or
+    ``Partition_Limit``.
+
+    >>> parse_duration("1-02:03:04")
+    Timedelta('1 days 02:03:04')
+    >>> parse_duration("31:09.458")
+    Timedelta('0 days 00:31:09.458000')
+    >>> parse_duration("UNLIMITED") is None
+    True
+    """
+    text = _clean(text)
+    if text in _MISSING or text in _NO_LIMIT:
+        return None
+    match = re.match(_DURATION_RE, text)
+    if not match:
+        raise SacctParseError(
+            "is not a sacct duration [D-][HH:]MM:SS[.mmm]",
+            value=text,
+            hint="sacct writes 1-02:03:04, 02:03:04, 03:04 or 03:04.567",
+        )
+    d, h, m, s, f = (match.group(k) or "" for k in "dhmsf")
+    seconds = ((int(d or 0) * 24 + int(h or 0)) * 60 + int(m)) * 60 + int(s)
+    return pd.Timedelta(seconds * 10**9 + int(f.ljust(9, "0") or 0), unit="ns")
+
+
+def parse_memory(text: str | None, *, bare_unit_mb: float = 1 / 1024) -> float | None:
+    """Parse a sacct size (``1828196K``, ``2659.95M``, ``2T``, ``0``) into MB (MiB).
+
+    A legacy ``n``/``c`` suffix is accepted and ignored (see :func:`parse_reqmem`); a bare
+    number is in ``bare_unit_mb`` MB (KB by default, sacct's base unit for RSS).
+
+    >>> parse_memory("2048K")
+    2.0
+    >>> parse_memory("1.5G")
+    1536.0
+    """
+    text = _clean(text)
+    if text in _MISSING:
+        return None
+    match = re.match(_MEMORY_RE, text)
+    if not match:
+        raise SacctParseError(
+            "is not a sacct size (a number with an optional K/M/G/T/P unit)",
+            value=text,
+            hint="sacct writes sizes such as 1828196K, 2659.95M or 2T",
+        )
+    factor = _UNIT_MB[match.group("unit")]
+    return float(match.group("num")) * (bare_unit_mb if factor is None else factor)
+
+
+def parse_reqmem(text: str | None) -> tuple[int | None, str | None]:
+    """Parse ReqMem into (whole MB, per) where per is ``"cpu"``, ``"node"`` or None.
+
+    Up to Slurm 21.08 ReqMem ends in ``c`` (per CPU) or ``n`` (per node); later releases
+    drop the suffix and report the job's request. A bare number is MB.
+
+    >>> parse_reqmem("4000Mc")
+    (4000, 'cpu')
+    >>> parse_reqmem("1Gn")
+    (1024, 'node')
+    >>> parse_reqmem("199G")
+    (203776, None)
+    """
+    text = _clean(text)
+    if text in _MISSING:
+        return None, None
+    mb = parse_memory(text, bare_unit_mb=1.0)
+    per = {"c": "cpu", "n": "node"}.get(text[-1])
+    return (None if mb is None else int(round(mb))), per
+
+
+def parse_tres(text: str | None) -> dict[str, str]:
+    """Split a TRES string into a dict, in the order written.
+
+    >>> parse_tres("billing=8,cpu=8,gres/gpu:a100=4,gres/gpu=4,mem=64G,node=1")["gres/gpu:a100"]
+    '4'
+    """
+    text = _clean(text)
+    if text in _MISSING:
+        return {}
+    out: dict[str, str] = {}
+    for item in text.split(","):
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise SacctParseError(
+                "is not a TRES list key=value,key=value",
+                value=text,
+                hint="sacct writes TRES as billing=8,cpu=8,gres/gpu=4,mem=64G,node=1",
+            )
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _gpu_counts(pairs: Iterable[tuple[str, str]]) -> tuple[int | None, str | None]:
+    """GPUs from gres/gpu entries: the untyped count if present, else the typed sum."""
+    untyped, typed, types = None, 0, []
+    for key, value in pairs:
+        if key != "gres/gpu" and not key.startswith("gres/gpu:"):
+            continue
+        try:
+            count = int(value)
+        except ValueError:
+            raise SacctParseError(
+                f"GPU count of {key} is not a whole number",
+                value=value,
+                hint="a TRES GPU entry looks like gres/gpu:a100=4",
+            ) from None
+        if key == "gres/gpu":
+            untyped = count
+        else:
+            typed += count
+            types.append(key.split(":", 1)[1])
+    gpu_type = ",".join(sorted(set(types))) or None
+    if untyped is not None:
+        return untyped, gpu_type
+    return (typed if types else None), gpu_type
+
+
+def tres_gpus(text: str | None) -> int | None:
+    """GPUs in a TRES string; typed and untyped entries are the same GPUs, never summed.
+
+    >>> tres_gpus("billing=8,cpu=8,gres/gpu:a100=4,gres/gpu=4,mem=64G,node=1")
+    4
+    >>> tres_gpus("gres/gpu:a100=1,gres/gpu:a40=2")
+    3
+    >>> tres_gpus("cpu=8,mem=10G") is None
+    True
+    """
+    return _gpu_counts(parse_tres(text).items())[0]
+
+
+_GRES_ITEM_RE = re.compile(
+    r"^(?P<name>[^:()]+)(?::(?P<type>[^:()]+))?(?::(?P<count>\d+))?(?:\(.*\))?$"
+)
+
+
+def gres_gpus(text: str | None) -> int | None:
+    """GPUs in a pre-20.11 ReqGRES/AllocGRES string (``gpu:4``, ``gpu:V100:2(IDX:0-1)``).
+
+    >>> gres_gpus("hbm:0,gpu:V100:2(IDX:0-1)")
+    2
+    """
+    text = _clean(text)
+    if text in _MISSING:
+        return None
+    total, seen = 0, False
+    for item in re.split(r",(?![^(]*\))", text):
+        match = _GRES_ITEM_RE.match(item.strip())
+        if not match:
+            raise SacctParseError(
+                "is not a GRES list",
+                value=text,
+                hint="legacy GRES looks like gpu:4 or gpu:V100:2(IDX:0-1)",
+            )
+        if match.group("name") != "gpu":
+            continue
+        seen = True
+        count = match.group("count")
+        if count is None and match.group("type") and match.group("type").isdigit():
+            count = match.group("type")
+        total += int(count) if count is not None else 1
+    return total if seen else None
+
+
+def parse_timestamp(text: str | None) -> pd.Timestamp | None:
+    """Parse a sacct time (``2019-12-11T18:39:02``); Unknown, None or blank give None.
+
+    >>> parse_timestamp("2019-12-11T18:39:02")
+    Timestamp('2019-12-11 18:39:02')
+    >>> parse_timestamp("Unknown") is None
+    True
+    """
+    text = _clean(text)
+    if text in _MISSING:
+        return None
+    for fmt in ("%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S"):
+        try:
+            return pd.Timestamp(pd.to_datetime(text, format=fmt))
+        except (ValueError, OverflowError):
+            continue
+    if text.isdigit() and len(text) <= 11:
+        return pd.Timestamp(int(text), unit="s")
+    raise SacctParseError(
+        "is not a sacct time YYYY-MM-DDTHH:MM:SS",
+        value=text,
+        hint="export with SLURM_TIME_FORMAT=standard (a shell profile may set another format)",
+    )
+
+
+def parse_state(text: str | None) -> str:
+    """Normalise a state: first word, upper case, ``+`` dropped, abbreviations expanded.
+
+    Unknown words are kept as written (upper case); a blank state is ``UNKNOWN``.
+
+    >>> parse_state("CANCELLED by 1234")
+    'CANCELLED'
+    >>> parse_state("TO")
+    'TIMEOUT'
+    """
+    words = _clean(text).split()
+    if not words:
+        return "UNKNOWN"
+    word = words[0].rstrip("+").upper()
+    return STATE_ABBREVIATIONS.get(word, word)
+
+
+@dataclass(frozen=True, slots=True)
+class JobIdParts:
+    """The pieces of a sacct JobID such as ``123_4.batch``, ``123_[1-5%2]`` or ``123+1.0``."""
+
+    job_id: str  # the allocation's JobID, without the step
+    array_job_id: str | None
+    array_task_id: int | None
+    array_range: str | None  # "1-5%2" on a pending array row
+    array_tasks: int  # how many tasks the row stands for
+    het_job_id: str | None
+    het_offset: int | None
+    step: str | None  # "batch", "extern", "interactive", "0", ...
+
+
+def _range_tasks(expression: str) -> int:
+    """How many tasks an array expression such as ``1,4-9%2`` stands for."""
+    body = expression.split("%", 1)[0]
+    total = 0
+    for part in body.split(","):
+        if not part:
+            continue
+        lo, _, hi = part.partition("-")
+        if not lo.isdigit() or (hi and not hi.isdigit()):
+            continue  # cut short at SLURM_BITSTR_LEN: count what is there
+        total += (int(hi) - int(lo) + 1) if hi and int(hi) >= int(lo) else 1
+    return max(total, 1)
+
+
+def parse_job_id(text: str) -> JobIdParts:
+    """Split a sacct JobID into allocation, array, het-job and step parts.
+
+    >>> parse_job_id("123_[1,4-9%2]").array_tasks
+    7
+    >>> parse_job_id("123_4.batch").step
+    'batch'
+    """
+    text = _clean(text)
+    match = re.match(_JOBID_RE, text)
+    if not match:
+        raise SacctParseError(
+            "is not a sacct JobID",
+            value=text,
+            hint="JobID looks like 123, 123.batch, 123_4, 123_[1-5%2] or 123+0.0",
+        )
+    base, task, rng, het, step = (match.group(k) for k in ("base", "task", "range", "het", "step"))
+    is_array = task is not None or rng is not None
+    job_id = text.split(".", 1)[0] if step else text
+    return JobIdParts(
+        job_id=job_id,
+        array_job_id=base if is_array else None,
+        array_task_id=int(task) if task is not None else None,
+        array_range=rng,
+        array_tasks=_range_tasks(rng) if rng is not None else 1,
+        het_job_id=base if het is not None else None,
+        het_offset=int(het) if het is not None else None,
+        step=step,
+    )
+
+
+def expand_nodelist(text: str | None) -> list[str]:
+    """Expand a Slurm hostlist (``d13n[03,05,07-08]``); ``None assigned`` gives [].
+
+    >>> expand_nodelist("hero[4515-4516],d13n[03,05]")
+    ['hero4515', 'hero4516', 'd13n03', 'd13n05']
+    """
+    text = _clean(text)
+    if text in _MISSING or text == "None assigned":
+        return []
+    try:
+        return list(hostlist.expand_hostlist(text))
+    except hostlist.BadHostlist as exc:
+        raise SacctParseError(
+            f"is not a Slurm hostlist ({exc})",
+            value=text,
+            hint="a NodeList looks like node[01-08],gpu3",
+        ) from None
+
+
+def _clean(text: str | None) -> str:
+    if text is None or (isinstance(text, float) and math.isnan(text)):
+        return ""
+    if text is pd.NA:
+        return ""
+    return str(text).strip()
+
+
+# ----------------------------------------------------------------------- loading the text
+
+
+def _source_name(source: Source) -> str:
+    if isinstance(source, (str, os.PathLike)):
+        return str(source)
+    return getattr(source, "name", None) or "<buffer>"
+
+
+def _load_bytes(source: Source) -> tuple[str, bytes]:
+    name = _source_name(source)
+    if isinstance(source, bytes):
+        data = source
+    elif isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        if not path.is_file():
+            raise SacctParseError(
+                "no such file", file=str(path), hint="check the path of the sacct export"
+            )
+        data = path.read_bytes()
+    else:
+        data = source.read()
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+    try:
+        if data[:2] == b"\x1f\x8b":
+            data = gzip.decompress(data)
+        elif data[:3] == b"BZh":
+            data = bz2.decompress(data)
+        elif data[:6] == b"\xfd7zXZ\x00":
+            data = lzma.decompress(data)
+    except (OSError, EOFError, lzma.LZMAError, ValueError) as exc:
+        raise SacctParseError(
+            f"is a damaged compressed file ({exc})", file=name, hint="decompress it by hand"
+        ) from None
+    if data[:3] == b"\xef\xbb\xbf":
+        data = data[3:]
+    return name, data
+
+
+def _read_lines(data: bytes) -> pa.Array:
+    """Every physical line of ``data`` as a string array (index i is line i + 1)."""
+    if b"\x1e" in data or b"\x00" in data:
+        text = data.decode("utf-8", errors="replace").replace("\x00", "\ufffd")
+        return pa.array(text.splitlines() or [""], pa.string())
+    try:
+        table = pa_csv.read_csv(
+            io.BytesIO(data),
+            read_options=pa_csv.ReadOptions(column_names=["line"], use_threads=False),
+            parse_options=pa_csv.ParseOptions(
+                delimiter="\x1e",
+                quote_char=False,
+                escape_char=False,
+                double_quote=False,
+                ignore_empty_lines=False,
+                newlines_in_values=False,
+            ),
+            convert_options=pa_csv.ConvertOptions(
+                column_types={"line": pa.string()},
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+        return table.column("line").combine_chunks()
+    except (pa.ArrowInvalid, pa.ArrowException):
+        text = data.decode("utf-8", errors="replace")
+        return pa.array(text.splitlines() or [""], pa.string())
+
+
+# --------------------------------------------------------------------- splitting the rows
+
+
+@dataclass
+class _Bad:
+    line: int
+    column: str | None
+    value: str
+    problem: str
+    hint: str
+    drop: bool  # the row cannot be kept even with errors="coerce"
+
+
+@dataclass
+class _RawTable:
+    """String columns of an export, before any field is converted."""
+
+    file: str
+    names: list[str]
+    columns: dict[str, pa.Array]
+    lines: np.ndarray
+    bad: list[_Bad]
+    fmt: str
+    delimiter: str | None
+    padded: int = 0
+    repaired: int = 0
+
+
+def _canonical(name: str) -> str:
+    name = name.strip()
+    name = re.sub(r"%-?\d+$", "", name)  # a --format width such as JobName%30
+    return _CANONICAL.get(name.lower(), name)
+
+
+def _detect_delimiter(sample: list[str]) -> str:
+    for delim in _DELIMITERS[:2]:
+        if all(delim in line for line in sample):
+            return delim
+    best, best_count = "|", 0
+    for delim in _DELIMITERS[2:]:
+        low = min(line.count(delim) for line in sample)
+        if low > best_count:
+            best, best_count = delim, low
+    return best
+
+
+def _header_names(first: str, delimiter: str) -> list[str] | None:
+    tokens = first.split(delimiter)
+    if len(tokens) > 1 and tokens[-1].strip() == "":
+        tokens = tokens[:-1]
+    known = sum(t.strip().lower() in _CANONICAL for t in tokens)
+    plain = all(re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*(%-?\d+)?", t.strip()) for t in tokens)
+    if plain and known >= max(1, len(tokens) // 2):
+        return [_canonical(t) for t in tokens]
+    return None
+
+
+def _not_an_export(file: str, first: str) -> SacctParseError:
+    return SacctParseError(
+        "does not look like a sacct export: the first line is not a header of sacct field "
+        "names and no field list was given",
+        file=file,
+        line=None,
+        value=first,
+        hint="export with `sacct -P -o JobID,...` (with the header), or pass "
+        "fields=[...] / --fields for a header-less export",
+    )
+
+
+def _split(
+    file: str,
+    data: bytes,
+    fields: Sequence[str] | str | None,
+    delimiter: str | None,
+) -> _RawTable:
+    lines = _read_lines(data)
+    trimmed = pc.utf8_trim_whitespace(lines)
+    keep = pc.and_(pc.not_equal(trimmed, ""), pc.invert(pc.starts_with(trimmed, "#")))
+    index = np.flatnonzero(keep.to_numpy(zero_copy_only=False))
+    if index.size == 0:
+        raise SacctParseError(
+            "has no rows (only blank or # comment lines)",
+            file=file,
+            hint="check the sacct command that wrote it",
+        )
+    sample = [lines[int(i)].as_py() for i in index[:20]]
+    delim = delimiter or _detect_delimiter(sample)
+    header = _header_names(sample[0], delim)
+    if isinstance(fields, str):
+        fields = [f for f in re.split(r"[,|\s]+", fields) if f]
+    if fields is not None:
+        names = [_canonical(f) for f in fields]
+        if header is not None:
+            if [h.lower() for h in header] != [n.lower() for n in names]:
+                raise SacctParseError(
+                    "has a header that differs from the fields given",
+                    file=file,
+                    line=int(index[0]) + 1,
+                    value=sample[0],
+                    hint="leave fields=None to use the file's own header",
+                )
+            index = index[1:]
+    elif header is not None:
+        names = header
+        index = index[1:]
+    else:
+        raise _not_an_export(file, sample[0])
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise SacctParseError(
+            f"names column(s) {', '.join(dup)} twice",
+            file=file,
+            hint="list each sacct field once in -o/--format",
+        )
+    if "JobID" not in names:
+        raise SacctParseError(
+            "has no JobID column",
+            file=file,
+            hint="add JobID to sacct -o (slurmlab needs it to tell jobs from steps)",
+        )
+    trailing = header is not None and sample[0].rstrip().endswith(delim)
+    n = len(names)
+    body = lines.take(pa.array(index))
+    parts = pc.split_pattern(body, pattern=delim)
+    counts = pc.list_value_length(parts).to_numpy(zero_copy_only=False)
+    ends = pc.ends_with(body, pattern=delim).to_numpy(zero_copy_only=False)
+    regular = (counts == n) | ((counts == n + 1) & ends)
+    if not trailing and regular.any():
+        trailing = bool(((counts == n + 1) & ends).mean() > 0.5)
+    columns: dict[str, pa.Array]
+    good = parts.filter(pa.array(regular)) if not regular.all() else parts
+    columns = {name: pc.list_element(good, i) for i, name in enumerate(names)}
+    line_numbers = index[regular] + 1
+    raw = _RawTable(
+        file=file,
+        names=names,
+        columns=columns,
+        lines=line_numbers,
+        bad=[],
+        fmt="parsable" if trailing else "parsable2",
+        delimiter=delim,
+    )
+    if not regular.all():
+        _repair_irregular(raw, body, counts, regular, index, delim)
+    return raw
+
+
+def _repair_irregular(
+    raw: _RawTable,
+    body: pa.Array,
+    counts: np.ndarray,
+    regular: np.ndarray,
+    index: np.ndarray,
+    delim: str,
+) -> None:
+    """Rows with the wrong field count: join split lines, repair or pad, else report."""
+    n = len(raw.names)
+    positions = np.flatnonzero(~regular)
+    consumed: set[int] = set()
+    fixed_rows: list[list[str]] = []
+    fixed_lines: list[int] = []
+    for pos in positions:
+        pos = int(pos)
+        if pos in consumed:
+            continue
+        line_no = int(index[pos]) + 1
+        text = body[pos].as_py()
+        count = int(counts[pos])
+        if count < n:  # a newline inside a value: join with the following short lines
+            joined, nxt, total = text, pos + 1, count
+            while total < n and nxt < len(counts) and not regular[nxt] and counts[nxt] < n:
+                joined += "\n" + body[nxt].as_py()
+                total += int(counts[nxt]) - 1
+                nxt += 1
+            if total in (n, n + 1) and nxt > pos + 1:
+                pieces = joined.split(delim)
+                if len(pieces) == n or (len(pieces) == n + 1 and pieces[-1] == ""):
+                    consumed.update(range(pos + 1, nxt))
+                    fixed_rows.append(pieces[:n])
+                    fixed_lines.append(line_no)
+                    raw.repaired += 1
+                    continue
+            pieces = text.split(delim)
+            fixed_rows.append(pieces + [""] * (n - len(pieces)))
+            fixed_lines.append(line_no)
+            raw.padded += 1
+            continue
+        pieces = text.split(delim)
+        if pieces and pieces[-1] == "" and len(pieces) > n + 1 and raw.fmt == "parsable":
+            pieces = pieces[:-1]
+        candidate = _merge_free_text(raw.names, pieces, delim)
+        if candidate is not None:
+            fixed_rows.append(candidate)
+            fixed_lines.append(line_no)
+            raw.repaired += 1
+            continue
+        raw.bad.append(
+            _Bad(
+                line=line_no,
+                column=None,
+                value=text,
+                problem=f"has {len(pieces)} fields where the header has {n}",
+                hint="the delimiter appears inside a value; export with "
+                "--delimiter='^|^' or put free-text fields (JobName, Constraints, "
+                "SubmitLine) last",
+                drop=True,
+            )
+        )
+    if not fixed_rows:
+        return
+    extra = {
+        name: pa.array([row[i] for row in fixed_rows], pa.string())
+        for i, name in enumerate(raw.names)
+    }
+    lines = np.concatenate([raw.lines, np.asarray(fixed_lines, dtype=raw.lines.dtype)])
+    order = np.argsort(lines, kind="stable")
+    take = pa.array(order)
+    raw.columns = {
+        name: pa.concat_arrays([raw.columns[name].cast(pa.string()), extra[name]]).take(take)
+        for name in raw.names
+    }
+    raw.lines = lines[order]
+
+
+def _merge_free_text(names: list[str], pieces: list[str], delim: str) -> list[str] | None:
+    """Put the extra fields back into the one free-text column that can hold them."""
+    n, extra = len(names), len(pieces) - len(names)
+    if extra <= 0:
+        return None
+    valid = []
+    for column in _FREE_TEXT:
+        if column not in names:
+            continue
+        j = names.index(column)
+        candidate = pieces[:j] + [delim.join(pieces[j : j + extra + 1])] + pieces[j + extra + 1 :]
+        if len(candidate) == n and _row_is_valid(names, candidate):
+            valid.append(candidate)
+    if len(valid) > 1:  # prefer the reading whose free text has balanced brackets
+        valid = [
+            c for c in valid if all(_balanced(c[names.index(f)]) for f in _FREE_TEXT if f in names)
+        ]
+    return valid[0] if len(valid) == 1 else None
+
+
+def _balanced(text: str) -> bool:
+    return text.count("[") == text.count("]") and text.count("(") == text.count(")")
+
+
+def _row_is_valid(names: list[str], values: list[str]) -> bool:
+    try:
+        for name, value in zip(names, values):
+            if name in _TIME_FIELDS:
+                parse_timestamp(value)
+            elif name in _DURATION_FIELDS and value not in _NO_LIMIT:
+                parse_duration(value)
+            elif name in _INT_FIELDS:
+                if _clean(value) not in _MISSING + _NO_LIMIT and not re.fullmatch(
+                    r"-?\d+", _clean(value)
+                ):
+                    return False
+            elif name in _MEMORY_FIELDS:
+                parse_memory(value)
+            elif name == "ReqMem":
+                parse_reqmem(value)
+            elif name == "JobID":
+                parse_job_id(value)
+            elif name in _EXIT_FIELDS and _clean(value) and not re.match(_EXIT_RE, _clean(value)):
+                return False
+    except SacctParseError:
+        return False
+    return True
+
+
+# ------------------------------------------------------------- vectorised column converters
+
+
+def _dictionary_apply(arr: pa.Array, convert):
+    """Run ``convert`` once per distinct value when values repeat a lot."""
+    if len(arr) > 2000:
+        encoded = pc.dictionary_encode(arr)
+        if len(encoded.dictionary) * 4 < len(arr):
+            values, bad = convert(encoded.dictionary)
+            indices = encoded.indices
+            return values.take(indices), bad[indices.to_numpy(zero_copy_only=False)]
+    return convert(arr)
+
+
+def _missing_mask(arr: pa.Array, extra: Sequence[str] = ()) -> pa.Array:
+    return pc.is_in(pc.utf8_trim_whitespace(arr), value_set=pa.array(list(_MISSING) + list(extra)))
+
+
+def _to_int(parts: pa.Array) -> pa.Array:
+    return pc.cast(pc.if_else(pc.equal(parts, ""), pa.scalar(None, pa.string()), parts), pa.int64())
+
+
+def _durations(arr: pa.Array) -> tuple[pa.Array, np.ndarray]:
+    arr = pc.utf8_trim_whitespace(arr)
+    missing = _missing_mask(arr, _NO_LIMIT)
+    matched = pc.extract_regex(arr, pattern=_DURATION_RE)
+    ok = pc.is_valid(matched)
+    days = pc.fill_null(_to_int(pc.struct_field(matched, "d")), 0)
+    hours = pc.fill_null(_to_int(pc.struct_field(matched, "h")), 0)
+    minutes = pc.fill_null(_to_int(pc.struct_field(matched, "m")), 0)
+    secs = pc.fill_null(_to_int(pc.struct_field(matched, "s")), 0)
+    frac = pc.struct_field(matched, "f")
+    frac_ns = pc.fill_null(_to_int(pc.utf8_rpad(frac, width=9, padding="0")), 0)
+    frac_ns = pc.if_else(pc.equal(frac, ""), 0, frac_ns)
+    total = pc.add(
+        pc.multiply(
+            pc.add(
+                pc.multiply(
+                    pc.add(pc.multiply(pc.add(pc.multiply(days, 24), hours), 60), minutes), 60
+                ),
+                secs,
+            ),
+            1_000_000_000,
+        ),
+        frac_ns,
+    )
+    values = pc.if_else(ok, total, pa.scalar(None, pa.int64())).cast(pa.duration("ns"))
+    bad = ~(ok.to_numpy(zero_copy_only=False) | missing.to_numpy(zero_copy_only=False))
+    return values, bad
+
+
+def _ints(arr: pa.Array, extra_missing: Sequence[str] = ()) -> tuple[pa.Array, np.ndarray]:
+    arr = pc.utf8_trim_whitespace(arr)
+    ok = pc.match_substring_regex(arr, pattern=r"^-?\d{1,18}$")
+    values = pc.cast(pc.if_else(ok, arr, pa.scalar(None, pa.string())), pa.int64())
+    missing = _missing_mask(arr, extra_missing)
+    bad = ~(ok.to_numpy(zero_copy_only=False) | missing.to_numpy(zero_copy_only=False))
+    return values, bad
+
+
+def _memory(arr: pa.Array, bare_unit_mb: float) -> tuple[pa.Array, pa.Array, np.ndarray]:
+    """Sizes in MB (float64), the n/c suffix, and the bad mask."""
+    arr = pc.utf8_trim_whitespace(arr)
+    matched = pc.extract_regex(arr, pattern=_MEMORY_RE)
+    ok = pc.is_valid(matched)
+    num = pc.struct_field(matched, "num")
+    num = pc.cast(pc.if_else(pc.equal(num, ""), pa.scalar(None, pa.string()), num), pa.float64())
+    unit = pc.struct_field(matched, "unit")
+    factor = pc.case_when(
+        pc.make_struct(*(pc.equal(unit, u) for u in ("K", "M", "G", "T", "P", "E"))),
+        *(pa.scalar(_UNIT_MB[u]) for u in ("K", "M", "G", "T", "P", "E")),
+        pa.scalar(bare_unit_mb),
+    )
+    values = pc.multiply(num, factor)
+    missing = _missing_mask(arr)
+    bad = ~(ok.to_numpy(zero_copy_only=False) | missing.to_numpy(zero_copy_only=False))
+    return values, pc.struct_field(matched, "per"), bad
+
+
+def _timestamps(arr: pa.Array, tz: str | None) -> tuple[pa.Array, np.ndarray]:
+    arr = pc.utf8_trim_whitespace(arr)
+    values = pc.strptime(arr, format="%Y-%m-%dT%H:%M:%S", unit="s", error_is_null=True)
+    missing = _missing_mask(arr).to_numpy(zero_copy_only=False)
+    got = pc.is_valid(values).to_numpy(zero_copy_only=False)
+    todo = ~(got | missing)
+    if todo.any():  # other spellings: "YYYY-MM-DD HH:MM:SS" and epoch seconds (%s)
+        spaced = pc.strptime(arr, format="%Y-%m-%d %H:%M:%S", unit="s", error_is_null=True)
+        values = pc.coalesce(values, spaced)
+        is_epoch = pc.match_substring_regex(arr, pattern=r"^\d{9,11}$")
+        epoch = pc.cast(pc.if_else(is_epoch, arr, pa.scalar(None, pa.string())), pa.int64())
+        if pc.any(is_epoch).as_py():
+            seconds = pd.to_datetime(epoch.to_numpy(zero_copy_only=False), unit="s", utc=True)
+            local = seconds.tz_convert(tz).tz_localize(None) if tz else seconds.tz_localize(None)
+            epoch_ts = pa.array(local.astype("datetime64[s]"), pa.timestamp("s"))
+            values = pc.coalesce(values, epoch_ts)
+        got = pc.is_valid(values).to_numpy(zero_copy_only=False)
+    return values.cast(pa.timestamp("ns")), ~(got | missing)
+
+
+def _states(arr: pa.Array) -> tuple[pa.Array, pa.Array, np.ndarray]:
+    def convert(values: pa.Array):
+        texts = values.to_pylist()
+        states = [parse_state(t) for t in texts]
+        by = [
+            m.group(1) if (m := re.match(r"^\s*CANCELLED by (\S+)", t or "")) else None
+            for t in texts
+        ]
+        return pa.StructArray.from_arrays(
+            [pa.array(states, pa.string()), pa.array(by, pa.string())], ["state", "by"]
+        ), np.zeros(len(texts), dtype=bool)
+
+    struct, bad = _dictionary_apply(arr, convert)
+    return struct.field("state"), struct.field("by"), bad
+
+
+def _tres_gpu_column(arr: pa.Array, legacy: bool) -> tuple[pa.Array, pa.Array, np.ndarray]:
+    def convert(values: pa.Array):
+        counts, types, bad = [], [], []
+        for text in values.to_pylist():
+            try:
+                if legacy:
+                    count, kind = gres_gpus(text), None
+                    if count is not None:
+                        kinds = re.findall(r"gpu:([A-Za-z][^:(,]*):\d", text or "")
+                        kind = ",".join(sorted(set(kinds))) or None
+                else:
+                    count, kind = _gpu_counts(parse_tres(text).items())
+                bad.append(False)
+            except SacctParseError:
+                count, kind = None, None
+                bad.append(True)
+            counts.append(count)
+            types.append(kind)
+        return pa.StructArray.from_arrays(
+            [pa.array(counts, pa.int64()), pa.array(types, pa.string())], ["n", "type"]
+        ), np.asarray(bad, dtype=bool)
+
+    struct, bad = _dictionary_apply(arr, convert)
+    return struct.field("n"), struct.field("type"), bad
+
+
+def _job_ids(arr: pa.Array) -> tuple[dict[str, pa.Array], np.ndarray]:
+    arr = pc.utf8_trim_whitespace(arr)
+    matched = pc.extract_regex(arr, pattern=_JOBID_RE)
+    ok = pc.is_valid(matched).to_numpy(zero_copy_only=False)
+    part = {k: pc.struct_field(matched, k) for k in ("base", "task", "range", "het", "step")}
+    null = pa.scalar(None, pa.string())
+
+    def blank_to_null(a):
+        return pc.if_else(pc.equal(a, ""), null, a)
+
+    has_step = pc.not_equal(pc.fill_null(part["step"], ""), "")
+    # the allocation id is everything before the first "." when a step is present
+    alloc = pc.if_else(has_step, pc.list_element(pc.split_pattern(arr, ".", max_splits=1), 0), arr)
+    is_array = pc.or_(
+        pc.not_equal(pc.fill_null(part["task"], ""), ""),
+        pc.match_substring(pc.fill_null(arr, ""), "_["),
+    )
+    rng = part["range"]
+    has_range = pc.match_substring(pc.fill_null(arr, ""), "_[")
+    rng_values = pc.if_else(has_range, rng, null)
+    out = {
+        "AllocJobID": alloc,
+        "ArrayJobID": pc.if_else(is_array, part["base"], null),
+        "ArrayTaskID": _to_int(part["task"]),
+        "ArrayTaskRange": rng_values,
+        "HetJobID": pc.if_else(pc.not_equal(pc.fill_null(part["het"], ""), ""), part["base"], null),
+        "HetJobOffset": _to_int(part["het"]),
+        "StepID": blank_to_null(part["step"]),
+    }
+    if pc.any(has_range).as_py():
+        ranges = rng_values.to_pylist()
+        out["ArrayTasks"] = pa.array(
+            [1 if r is None else _range_tasks(r) for r in ranges], pa.int64()
+        )
+    else:
+        out["ArrayTasks"] = pa.array(np.ones(len(arr), dtype=np.int64))
+    return out, ~ok
+
+
+# ----------------------------------------------------------------------------- normalising
+
+
+def _series(arr: pa.Array | pa.ChunkedArray, dtype: str) -> pd.Series:
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if dtype == "string":
+        return pd.Series(pd.arrays.ArrowStringArray(pc.cast(arr, pa.large_string())))
+    if dtype == "Int64":
+        return pd.Series(arr.to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get))
+    if dtype == "Float64":
+        return pd.Series(arr.to_numpy(zero_copy_only=False), dtype="float64")
+    if dtype == "datetime64[ns]":
+        return pd.Series(arr.to_numpy(zero_copy_only=False), dtype="datetime64[ns]")
+    if dtype == "timedelta64[ns]":
+        return pd.Series(arr.to_numpy(zero_copy_only=False), dtype="timedelta64[ns]")
+    raise AssertionError(dtype)
+
+
+def _text(arr: pa.Array) -> pa.Array:
+    """Free text with blanks as missing; R's ``""`` for an empty field is blank too."""
+    arr = arr.cast(pa.string())
+    blank = pc.or_(pc.equal(arr, ""), pc.equal(arr, '""'))
+    return pc.if_else(blank, pa.scalar(None, pa.string()), arr)
+
+
+def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFrame:
+    cols = {name: raw.columns[name].cast(pa.string()) for name in raw.names}
+    cols = {name: pc.fill_null(arr, "") for name, arr in cols.items()}
+    out: dict[str, pd.Series] = {}
+    problems: dict[str, np.ndarray] = {}
+
+    def note(column: str, bad: np.ndarray) -> None:
+        if bad.any():
+            problems[column] = problems.get(column, np.zeros(len(bad), bool)) | bad
+
+    ids, bad = _job_ids(cols["JobID"])
+    note("JobID", bad)
+    out["JobID"] = _series(_text(cols["JobID"]), "string")
+    for name in ("AllocJobID", "ArrayJobID", "ArrayTaskRange", "HetJobID", "StepID"):
+        out[name] = _series(ids[name], "string")
+    for name in ("ArrayTaskID", "HetJobOffset", "ArrayTasks"):
+        out[name] = _series(ids[name], "Int64")
+
+    for name in raw.names:
+        arr = cols[name]
+        if name == "JobID":
+            continue
+        if name in _TIME_FIELDS:
+            values, bad = _dictionary_apply(arr, lambda a: _timestamps(a, tz))
+            out[name] = _series(values, "datetime64[ns]")
+        elif name in _DURATION_FIELDS:
+            values, bad = _dictionary_apply(arr, _durations)
+            out[name] = _series(values, "timedelta64[ns]")
+        elif name in _INT_FIELDS:
+            extra = _NO_LIMIT if name == "TimelimitRaw" else ()
+            values, bad = _dictionary_apply(arr, lambda a, e=extra: _ints(a, e))
+            out[name] = _series(values, "Int64")
+        elif name == "ReqMem":
+
+            def reqmem(a):
+                mb, per, b = _memory(a, 1.0)
+                return pa.StructArray.from_arrays([mb, per], ["mb", "per"]), b
+
+            struct, bad = _dictionary_apply(arr, reqmem)
+            mb = struct.field("mb").to_numpy(zero_copy_only=False)
+            out["ReqMem"] = pd.Series(pd.array(np.round(mb), dtype="Float64")).astype("Int64")
+            per = pc.case_when(
+                pc.make_struct(
+                    pc.equal(struct.field("per"), "c"), pc.equal(struct.field("per"), "n")
+                ),
+                pa.scalar("cpu"),
+                pa.scalar("node"),
+            )
+            out["ReqMemPer"] = _series(per, "string")
+        elif name in _MEMORY_FIELDS:
+            bare = 1 / 1024 if "RSS" in name or "VMSize" in name else 1.0
+
+            def size(a, bare=bare):
+                mb, _per, b = _memory(a, bare)
+                return mb, b
+
+            values, bad = _dictionary_apply(arr, size)
+            out[name] = _series(values, "Float64")
+        elif name == "State":
+            states, by, bad = _states(arr)
+            out["State"] = _series(states, "string")
+            out["CancelledBy"] = _series(by, "string")
+        elif name in _EXIT_FIELDS:
+            text = pc.utf8_trim_whitespace(arr)
+            ok = pc.match_substring_regex(text, pattern=_EXIT_RE)
+            bad = ~(
+                ok.to_numpy(zero_copy_only=False)
+                | _missing_mask(text).to_numpy(zero_copy_only=False)
+            )
+            out[name] = _series(pc.if_else(ok, text, pa.scalar(None, pa.string())), "string")
+            if name == "ExitCode":
+                pieces = pc.split_pattern(pc.if_else(ok, text, "0:0"), ":")
+                null = pa.scalar(None, pa.int64())
+                status = pc.if_else(ok, pc.cast(pc.list_element(pieces, 0), pa.int64()), null)
+                signal = pc.if_else(ok, pc.cast(pc.list_element(pieces, 1), pa.int64()), null)
+                out["ExitStatus"] = _series(status, "Int64")
+                out["ExitSignal"] = _series(signal, "Int64")
+        elif name == "NodeList":
+            text = _text(arr)
+            none = pc.equal(pc.fill_null(text, ""), "None assigned")
+            out[name] = _series(pc.if_else(none, pa.scalar(None, pa.string()), text), "string")
+            bad = np.zeros(len(arr), dtype=bool)
+        else:
+            out[name] = _series(_text(arr), "string")
+            bad = np.zeros(len(arr), dtype=bool)
+        note(name, bad)
+
+    # GPUs: AllocTRES, else ReqTRES (pending jobs), else legacy GRES columns.
+    ngpus = pd.Series(pd.array([pd.NA] * len(raw.lines), dtype="Int64"))
+    gtype = pd.Series(pd.array([pd.NA] * len(raw.lines), dtype="string"))
+    for name, legacy in (
+        ("AllocTRES", False),
+        ("ReqTRES", False),
+        ("AllocGRES", True),
+        ("ReqGRES", True),
+    ):
+        if name in cols:
+            count, kind, bad = _tres_gpu_column(cols[name], legacy)
+            note(name, bad)
+            fill = ngpus.isna()
+            ngpus = ngpus.where(~fill, _series(count, "Int64"))
+            gtype = gtype.where(~(fill | gtype.isna()), _series(kind, "string"))
+    out["NGPUS"] = ngpus
+    out["GPUType"] = gtype
+
+    frame = pd.DataFrame(out)
+    frame.index = pd.RangeIndex(len(frame))
+    line_numbers = raw.lines
+
+    # errors: raise on the first problem, or drop/coerce the rows
+    bad_lines: list[int] = sorted(b.line for b in raw.bad)
+    row_bad = np.zeros(len(frame), dtype=bool)
+    for column, mask in problems.items():
+        row_bad |= mask
+    if errors == "raise":
+        first: tuple[int, str, str] | None = None
+        if raw.bad:
+            b = min(raw.bad, key=lambda b: b.line)
+            first = (b.line, "", "")
+        for column, mask in problems.items():
+            pos = int(np.flatnonzero(mask)[0])
+            if first is None or line_numbers[pos] < first[0]:
+                first = (int(line_numbers[pos]), column, cols[column][pos].as_py())
+        if first is not None:
+            structural = [b for b in raw.bad if b.line == first[0]]
+            if structural and not first[1]:
+                b = structural[0]
+                raise SacctParseError(
+                    b.problem, file=raw.file, line=b.line, value=b.value, hint=b.hint
+                )
+            raise _value_error(raw.file, first[0], first[1], first[2])
+    elif row_bad.any() or raw.bad:
+        drop = np.zeros(len(frame), dtype=bool)
+        if "JobID" in problems:
+            drop |= problems["JobID"]
+        if errors == "warn":
+            drop |= row_bad
+        # coerce: the converters already turned bad values into NA
+        bad_lines = sorted(set(bad_lines) | set(line_numbers[row_bad].tolist()))
+        frame = frame.loc[~drop].reset_index(drop=True)
+        line_numbers = line_numbers[~drop]
+        if errors == "warn":
+            shown = ", ".join(map(str, bad_lines[:20])) + (" ..." if len(bad_lines) > 20 else "")
+            warnings.warn(
+                f"{raw.file}: left out {len(bad_lines)} malformed row(s) at line(s) {shown}; "
+                "read with errors='raise' to see why",
+                SacctParseWarning,
+                stacklevel=3,
+            )
+
+    frame.insert(0, "_line", line_numbers)
+    return _assemble(frame, raw, tz, bad_lines)
+
+
+def _value_error(file: str, line: int, column: str, value: str) -> SacctParseError:
+    rules = {
+        "JobID": ("is not a sacct JobID", "JobID looks like 123, 123.batch, 123_4, 123_[1-5%2] or 123+0.0; "
+                  "if the columns are shifted, check the field list or the delimiter"),
+        "time": ("is not a sacct time YYYY-MM-DDTHH:MM:SS",
+                 "export with SLURM_TIME_FORMAT=standard (a shell profile may set another format)"),
+        "duration": ("is not a sacct duration [D-][HH:]MM:SS[.mmm]",
+                     "sacct writes 1-02:03:04, 02:03:04, 03:04 or 03:04.567"),
+        "int": ("is not a whole number", "check the field list: the columns may be shifted"),
+        "memory": ("is not a sacct size (a number with an optional K/M/G/T/P unit and n/c suffix)",
+                   "sacct writes sizes such as 1828196K, 2659.95M, 2T or 4000Mc"),
+        "exit": ("is not an exit code code:signal", "sacct writes ExitCode as 0:0 or 1:15"),
+        "tres": ("has a GPU entry that is not a whole number",
+                 "TRES looks like billing=8,cpu=8,gres/gpu:a100=4,mem=64G,node=1"),
+    }  # fmt: skip
+    kind = (
+        "JobID" if column == "JobID"
+        else "time" if column in _TIME_FIELDS
+        else "duration" if column in _DURATION_FIELDS
+        else "int" if column in _INT_FIELDS
+        else "memory" if column in _MEMORY_FIELDS or column == "ReqMem"
+        else "exit" if column in _EXIT_FIELDS
+        else "tres"
+    )  # fmt: skip
+    problem, hint = rules[kind]
+    hint += "; or read with errors='warn' (skip the row) or errors='coerce' (NA)"
+    return SacctParseError(problem, file=file, line=line, column=column, value=value, hint=hint)
+
+
+class _StepsRef:
+    """Holds the step frame in ``attrs``: copied by reference, compared by identity.
+
+    pandas deep-copies ``attrs`` on most operations; a frame there would be copied each time.
+    """
+
+    __slots__ = ("frame",)
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        self.frame = frame
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __repr__(self) -> str:
+        return f"<{len(self.frame)} step rows; use slurmlab.records.sacct.steps(jobs)>"
+
+
+def _assemble(
+    frame: pd.DataFrame, raw: _RawTable, tz: str | None, bad_lines: list[int]
+) -> pd.DataFrame:
+    # prefer the *Raw columns: exact, and cheaper than text
+    if "ElapsedRaw" in frame:
+        raw_elapsed = pd.to_timedelta(frame["ElapsedRaw"].astype("float64"), unit="s")
+        frame["Elapsed"] = raw_elapsed.where(frame["ElapsedRaw"].notna(), frame.get("Elapsed"))
+    if "TimelimitRaw" in frame:
+        minutes = pd.to_timedelta(frame["TimelimitRaw"].astype("float64"), unit="min")
+        frame["Timelimit"] = minutes.where(frame["TimelimitRaw"].notna(), frame.get("Timelimit"))
+    if "CPUTimeRAW" in frame:
+        cpu = pd.to_timedelta(frame["CPUTimeRAW"].astype("float64"), unit="s")
+        frame["CPUTime"] = cpu.where(frame["CPUTimeRAW"].notna(), frame.get("CPUTime"))
+    if "NCPUS" not in frame and "AllocCPUS" in frame:
+        frame["NCPUS"] = frame["AllocCPUS"]
+    if "NNodes" not in frame and "AllocNodes" in frame:
+        frame["NNodes"] = frame["AllocNodes"]
+    if "JobIDRaw" in frame:
+        frame["JobIDRaw"] = frame["JobIDRaw"].str.split(".", n=1).str[0].astype("string")
+    else:
+        frame["JobIDRaw"] = frame["AllocJobID"]
+
+    is_step = frame["StepID"].notna().to_numpy()
+    jobs = frame.loc[~is_step].drop(columns=["StepID", "AllocJobID"])
+    step_rows = frame.loc[is_step]
+    jobs, step_rows = _join_steps(jobs, step_rows)
+
+    unknown = (
+        jobs.loc[~jobs["State"].isin(STATES), "State"]
+        if "State" in jobs
+        else pd.Series([], dtype="string")
+    )
+    jobs = conform(jobs.reset_index(drop=True))
+    jobs.attrs.update(
+        {
+            "source": raw.file,
+            "format": raw.fmt,
+            "delimiter": raw.delimiter,
+            "tz": tz,
+            "bad_rows": len(bad_lines),
+            "bad_lines": bad_lines,
+            "padded_rows": raw.padded,
+            "repaired_rows": raw.repaired,
+            "unknown_states": {str(k): int(v) for k, v in unknown.value_counts().items()},
+            "fields": list(raw.names),
+            "steps": _StepsRef(step_rows.reset_index(drop=True)),
+        }
+    )
+    return jobs
+
+
+def _join_steps(jobs: pd.DataFrame, step_rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Carry each allocation's state down to its steps, and step usage up to the job."""
+    step_rows = step_rows.copy()
+    last_run = jobs.drop_duplicates("JobID", keep="last").set_index("JobID")
+    if "State" in jobs:
+        step_rows["JobState"] = step_rows["AllocJobID"].map(last_run["State"]).astype("string")
+    step_rows = step_rows[
+        ["_line", "JobID", "AllocJobID", "StepID"]
+        + [c for c in step_rows.columns if c not in ("_line", "JobID", "AllocJobID", "StepID")]
+    ]
+    if len(step_rows) and "MaxRSS" in step_rows:
+        tasks = step_rows["NTasks"].astype("float64").fillna(1.0) if "NTasks" in step_rows else 1.0
+        used = step_rows["MaxRSS"] * tasks
+        peak = step_rows.groupby("AllocJobID")["MaxRSS"].max()
+        total = used.groupby(step_rows["AllocJobID"]).max()
+        own = jobs["MaxRSS"] if "MaxRSS" in jobs else pd.Series(np.nan, index=jobs.index)
+        jobs["MaxRSS"] = own.fillna(jobs["JobID"].map(peak))
+        jobs["MemUsed"] = jobs["JobID"].map(total).astype("float64")
+    if len(step_rows) and "TotalCPU" in step_rows:
+        summed = step_rows.groupby("AllocJobID")["TotalCPU"].sum()
+        own = jobs["TotalCPU"]
+        empty = own.isna() | (own == pd.Timedelta(0))
+        jobs["TotalCPU"] = own.where(~empty, jobs["JobID"].map(summed).where(empty, own))
+    return jobs, step_rows
+
+
+# ------------------------------------------------------------------------------ public API
+
+
+def read_sacct(
+    path_or_buffer: Source,
+    *,
+    fields: Sequence[str] | str | None = None,
+    delimiter: str | None = None,
+    tz: str | None = None,
+    errors: ErrorMode = "raise",
+) -> pd.DataFrame:
+    """Read a sacct export into the job table (one row per allocation run).
+
+    ``fields`` names the columns of a header-less export (a list or ``"JobID,State,..."``);
+    ``delimiter`` is detected when not given (``|``, ``^|^``, ``☃``, TAB); ``tz`` is the
+    time zone of the exporting host, kept in ``attrs["tz"]``. Steps: :func:`steps`.
+
+    >>> import io
+    >>> text = "JobID|State|AllocTRES|Elapsed\\n7|TIMEOUT|cpu=8,gres/gpu=2|01:00:00\\n7.batch|CANCELLED||01:00:00\\n"
+    >>> jobs = read_sacct(io.StringIO(text))
+    >>> jobs[["JobID", "State", "NGPUS"]].to_dict("records")
+    [{'JobID': '7', 'State': 'TIMEOUT', 'NGPUS': 2}]
+    >>> steps(jobs)[["JobID", "State", "JobState"]].to_dict("records")
+    [{'JobID': '7.batch', 'State': 'CANCELLED', 'JobState': 'TIMEOUT'}]
+    """
+    if errors not in ("raise", "warn", "coerce"):
+        raise ValueError(f"errors={errors!r}: use 'raise', 'warn' or 'coerce'")
+    file, data = _load_bytes(path_or_buffer)
+    head = data[:4096].lstrip()
+    if head[:1] in (b"{", b"["):
+        from slurmlab.records.sacct_json import json_to_raw
+
+        raw = json_to_raw(file, data)
+    else:
+        raw = _split(file, data, fields, delimiter)
+    jobs = _normalize(raw, tz, errors)
+    jobs.attrs["steps"].frame.drop(columns=["_line"], inplace=True)
+    jobs.attrs["lines"] = jobs.pop("_line").to_numpy()
+    return jobs
+
+
+def steps(jobs: pd.DataFrame) -> pd.DataFrame:
+    """The step rows (``.batch``, ``.extern``, ``.0`` ...) of the jobs in ``jobs``.
+
+    Filtering ``jobs`` first filters the steps too; a table without steps gives an empty frame.
+    """
+    ref = jobs.attrs.get("steps")
+    if ref is None:
+        return pd.DataFrame(columns=["JobID", "AllocJobID", "StepID", "JobState"])
+    frame = ref.frame
+    if len(frame) == 0:
+        return frame.copy()
+    return frame.loc[frame["AllocJobID"].isin(jobs["JobID"])].reset_index(drop=True)
+
+
+# ----------------------------------------------------------------------------- writing
+
+
+def _fmt_duration(value) -> str:
+    if pd.isna(value):
+        return ""
+    total_ns = int(pd.Timedelta(value).value)
+    seconds, ns = divmod(total_ns, 10**9)
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    text = f"{hours:02d}:{minutes:02d}:{secs:02d}"
+    if days:
+        text = f"{days}-{text}"
+    if ns:
+        text += "." + f"{ns:09d}".rstrip("0")
+    return text
+
+
+def _fmt_mb(value) -> str:
+    if pd.isna(value):
+        return ""
+    return f"{float(value)!r}M"
+
+
+def _format_column(frame: pd.DataFrame, name: str, blank_times: str) -> list[str]:
+    col = frame[name]
+    if name in _TIME_FIELDS:
+        text = col.dt.strftime("%Y-%m-%dT%H:%M:%S")
+        return text.fillna(blank_times).tolist()
+    if name in _DURATION_FIELDS:
+        if name == "Timelimit":
+            return [("UNLIMITED" if pd.isna(v) else _fmt_duration(v)) for v in col]
+        return [_fmt_duration(v) for v in col]
+    if name == "ReqMem":
+        per = frame["ReqMemPer"] if "ReqMemPer" in frame else pd.Series(pd.NA, index=frame.index)
+        suffix = {"cpu": "c", "node": "n"}
+        return [
+            "" if pd.isna(v) else f"{int(v)}M{suffix.get(p, '') if not pd.isna(p) else ''}"
+            for v, p in zip(col, per)
+        ]
+    if name in _MEMORY_FIELDS:
+        return [_fmt_mb(v) for v in col]
+    if name == "NodeList":
+        return ["None assigned" if pd.isna(v) else str(v) for v in col]
+    if name == "State" and "CancelledBy" in frame:
+        return [
+            "" if pd.isna(s) else (f"{s} by {b}" if s == "CANCELLED" and not pd.isna(b) else str(s))
+            for s, b in zip(col, frame["CancelledBy"])
+        ]
+    return ["" if pd.isna(v) else str(v) for v in col]
+
+
+def _default_fields(frame: pd.DataFrame) -> list[str]:
+    names = [c for c in frame.columns if c not in DERIVED_COLUMNS and not c.startswith("_")]
+    if "AllocTRES" not in names:
+        names.append("AllocTRES")
+    return names
+
+
+def _synth_tres(jobs: pd.DataFrame) -> pd.Series:
+    """AllocTRES for rows that lack it, built from NCPUS, NGPUS, ReqMem and NNodes."""
+    parts = []
+    for cpus, gpus, mem, nodes in zip(
+        jobs.get("NCPUS", pd.Series(pd.NA, index=jobs.index)),
+        jobs.get("NGPUS", pd.Series(pd.NA, index=jobs.index)),
+        jobs.get("ReqMem", pd.Series(pd.NA, index=jobs.index)),
+        jobs.get("NNodes", pd.Series(pd.NA, index=jobs.index)),
+    ):
+        items = []
+        if not pd.isna(cpus):
+            items.append(f"cpu={int(cpus)}")
+        if not pd.isna(gpus) and int(gpus) > 0:
+            items.append(f"gres/gpu={int(gpus)}")
+        if not pd.isna(mem):
+            items.append(f"mem={int(mem)}M")
+        if not pd.isna(nodes):
+            items.append(f"node={int(nodes)}")
+        parts.append(",".join(items) or pd.NA)
+    return pd.Series(parts, index=jobs.index, dtype="string")
+
+
+def write_sacct(
+    jobs: pd.DataFrame,
+    path_or_buffer: str | os.PathLike | IO[str] | None = None,
+    *,
+    fields: Sequence[str] | None = None,
+    delimiter: str = "|",
+    header: bool = True,
+    include_steps: bool = True,
+) -> str | None:
+    """Write a job table as ``sacct --parsable2`` text (with steps after their job).
+
+    Derived columns (ArrayJobID, NGPUS, ...) are not written: they are read back from JobID
+    and AllocTRES. A table without AllocTRES (a simulation) gets one built from NCPUS,
+    NGPUS, ReqMem and NNodes. Returns the text when no destination is given.
+
+    >>> import io
+    >>> jobs = read_sacct(io.StringIO("JobID|State|Elapsed\\n1|COMPLETED|00:01:00\\n"))
+    >>> print(write_sacct(jobs, fields=["JobID", "State", "Elapsed"]), end="")
+    JobID|State|Elapsed
+    1|COMPLETED|00:01:00
+    """
+    jobs = jobs.copy()
+    if "AllocTRES" not in jobs or jobs["AllocTRES"].isna().all():
+        jobs["AllocTRES"] = _synth_tres(jobs)
+    names = list(fields) if fields is not None else _default_fields(jobs)
+    step_frame = steps(jobs) if include_steps else pd.DataFrame()
+    rows = jobs.assign(_order=np.arange(len(jobs), dtype=float), _sub=0)
+    if len(step_frame):
+        first = pd.Series(np.arange(len(jobs), dtype=float), index=jobs["JobID"].to_numpy())
+        first = first[~first.index.duplicated(keep="last")]
+        step_frame = step_frame.assign(
+            _order=step_frame["AllocJobID"].map(first).to_numpy(),
+            _sub=np.arange(1, len(step_frame) + 1),
+        )
+        rows = pd.concat([rows, step_frame], ignore_index=True, sort=False)
+        rows = rows.sort_values(["_order", "_sub"], kind="stable").reset_index(drop=True)
+    blank = "Unknown"
+    columns = []
+    for name in names:
+        if name not in rows:
+            columns.append([""] * len(rows))
+        else:
+            columns.append(_format_column(rows, name, blank))
+    lines = [delimiter.join(names)] if header else []
+    lines += [delimiter.join(values) for values in zip(*columns)]
+    text = "\n".join(lines) + "\n"
+    if path_or_buffer is None:
+        return text
+    if isinstance(path_or_buffer, (str, os.PathLike)):
+        Path(path_or_buffer).write_text(text, encoding="utf-8")
+    else:
+        path_or_buffer.write(text)
+    return None

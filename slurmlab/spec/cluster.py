@@ -1,0 +1,419 @@
+"""The cluster: nodes with CPUs, memory and typed GPUs, grouped into partitions.
+
+A ``Cluster`` is a frozen value built in Python, from a named preset, or from a
+real ``slurm.conf`` (+ ``gres.conf``). It keeps the scheduler-relevant global
+settings (``SchedulerParameters``, ``PriorityWeight*``, ``JobRequeue``...) for the
+engine, and renders an ``sinfo``-like view of itself.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import timedelta
+from pathlib import Path
+
+import pandas as pd
+
+from slurmlab.errors import ConfigError, SlurmlabError
+from slurmlab.spec.units import compress_hostlist, format_duration, parse_duration
+
+__all__ = ["Cluster", "Gres", "Node", "Partition", "parse_gres"]
+
+NODE_STATES = ("IDLE", "UP", "DOWN", "DRAIN", "FUTURE", "UNKNOWN", "CLOUD")
+PARTITION_STATES = ("UP", "DOWN", "DRAIN", "INACTIVE")
+
+
+@dataclass(frozen=True, slots=True)
+class Gres:
+    """One generic resource on a node, e.g. ``gpu:h100:8`` (name, type, count)."""
+
+    name: str
+    type: str | None
+    count: int
+
+    def __post_init__(self):
+        if self.count < 0:
+            raise SlurmlabError(f"Gres {self.name!r}: count {self.count} must not be negative")
+
+    def __str__(self) -> str:
+        return ":".join([self.name] + ([self.type] if self.type else []) + [str(self.count)])
+
+
+def parse_gres(text: str, *, what: str = "Gres") -> tuple[Gres, ...]:
+    """Parse a node's ``Gres=`` value (``gpu:h100:8,nvme:1`` ; ``(S:0-1)`` socket hints dropped).
+
+    >>> parse_gres("gpu:h100:8")
+    (Gres(name='gpu', type='h100', count=8),)
+    """
+    if text in ("", "(null)", "none", "None"):
+        return ()
+    out = []
+    for item in re.split(r",(?![^()]*\))", text):
+        item = re.sub(r"\(.*\)$", "", item.strip())
+        parts = item.split(":")
+        try:
+            if len(parts) == 1:
+                out.append(Gres(parts[0], None, 1))
+            elif len(parts) == 2:
+                if parts[1].isdigit():
+                    out.append(Gres(parts[0], None, int(parts[1])))
+                else:
+                    out.append(Gres(parts[0], parts[1], 1))
+            elif len(parts) == 3:
+                out.append(Gres(parts[0], parts[1], _count(parts[2])))
+            else:
+                raise ValueError
+        except ValueError:
+            raise SlurmlabError(
+                f"invalid {what} {text!r}: expected name[:type]:count, e.g. gpu:h100:8"
+            ) from None
+    return tuple(out)
+
+
+def _count(s: str) -> int:
+    m = re.fullmatch(r"(\d+)([KMG]?)", s)
+    if not m:
+        raise ValueError(s)
+    return int(m.group(1)) * {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}[m.group(2)]
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """A compute node: CPUs, memory in MB, generic resources (GPUs) and features."""
+
+    name: str
+    cpus: int = 1
+    memory_mb: int = 1
+    gres: tuple[Gres, ...] = ()
+    features: frozenset[str] = frozenset()
+    addr: str | None = None
+    port: int | None = None
+    state: str = "IDLE"
+    weight: int = 1
+
+    def __post_init__(self):
+        if not self.name:
+            raise SlurmlabError("Node: name must not be empty")
+        if self.cpus < 1:
+            raise SlurmlabError(f"Node {self.name!r}: CPUs={self.cpus} must be at least 1")
+        if self.memory_mb < 0:
+            raise SlurmlabError(f"Node {self.name!r}: RealMemory={self.memory_mb} is negative")
+        if self.state.upper() not in NODE_STATES:
+            raise SlurmlabError(
+                f"Node {self.name!r}: State={self.state!r} is not one of {', '.join(NODE_STATES)}"
+            )
+        object.__setattr__(self, "features", frozenset(self.features))
+        object.__setattr__(self, "state", self.state.upper())
+
+    @property
+    def gpus(self) -> int:
+        """Number of GPUs (``gres/gpu``) on this node, all types together."""
+        return sum(g.count for g in self.gres if g.name == "gpu")
+
+    @property
+    def gpu_types(self) -> dict[str, int]:
+        """GPUs per type (``{'h100': 8}``); untyped GPUs are not listed."""
+        out: dict[str, int] = {}
+        for g in self.gres:
+            if g.name == "gpu" and g.type:
+                out[g.type] = out.get(g.type, 0) + g.count
+        return out
+
+    @property
+    def gpu_type(self) -> str | None:
+        """The node's GPU type when it has exactly one, else None."""
+        types = self.gpu_types
+        return next(iter(types)) if len(types) == 1 else None
+
+
+@dataclass(frozen=True, slots=True)
+class Partition:
+    """A partition: a named set of nodes with time limits, a priority tier and a state."""
+
+    name: str
+    nodes: tuple[str, ...]
+    default: bool = False
+    max_time: timedelta | None = None
+    default_time: timedelta | None = None
+    max_nodes: int | None = None
+    priority_tier: int = 1
+    priority_job_factor: int = 1
+    state: str = "UP"
+    options: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self):
+        if not self.name:
+            raise SlurmlabError("Partition: name must not be empty")
+        if not self.nodes:
+            raise SlurmlabError(f"Partition {self.name!r}: it has no nodes; give Nodes=...")
+        if self.state.upper() not in PARTITION_STATES:
+            raise SlurmlabError(
+                f"Partition {self.name!r}: State={self.state!r} is not one of "
+                f"{', '.join(PARTITION_STATES)}"
+            )
+        object.__setattr__(self, "nodes", tuple(self.nodes))
+        object.__setattr__(self, "state", self.state.upper())
+        if self.max_nodes is not None and self.max_nodes < 1:
+            raise SlurmlabError(f"Partition {self.name!r}: MaxNodes={self.max_nodes} must be >= 1")
+
+    @property
+    def time_limit_default(self) -> timedelta | None:
+        """The limit a job gets when it asks for none: DefaultTime, else MaxTime."""
+        return self.default_time if self.default_time is not None else self.max_time
+
+
+@dataclass(frozen=True, slots=True)
+class Cluster:
+    """A Slurm cluster: nodes, partitions and the scheduler-relevant slurm.conf settings."""
+
+    name: str
+    nodes: tuple[Node, ...]
+    partitions: tuple[Partition, ...]
+    settings: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self):
+        object.__setattr__(self, "nodes", tuple(self.nodes))
+        object.__setattr__(self, "partitions", tuple(self.partitions))
+        if not self.nodes:
+            raise SlurmlabError(f"Cluster {self.name!r}: it has no nodes")
+        names = [n.name for n in self.nodes]
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise SlurmlabError(f"Cluster {self.name!r}: node names repeated: {sorted(dup)}")
+        known = set(names)
+        pnames = [p.name for p in self.partitions]
+        if len(set(pnames)) != len(pnames):
+            raise SlurmlabError(f"Cluster {self.name!r}: partition names repeated: {pnames}")
+        for p in self.partitions:
+            missing = [n for n in p.nodes if n not in known]
+            if missing:
+                raise SlurmlabError(
+                    f"Partition {p.name!r}: nodes {compress_hostlist(missing)} are not defined; "
+                    "add NodeName lines for them"
+                )
+        if sum(p.default for p in self.partitions) > 1:
+            raise SlurmlabError(
+                f"Cluster {self.name!r}: more than one partition has Default=YES "
+                f"({[p.name for p in self.partitions if p.default]})"
+            )
+
+    # -- construction -------------------------------------------------------------------------
+    @classmethod
+    def from_slurm_conf(
+        cls,
+        path_or_text: str | Path,
+        gres_conf: str | Path | None = None,
+        *,
+        name: str | None = None,
+    ) -> Cluster:
+        """Build a cluster from a real ``slurm.conf`` (a path or its text) and optional gres.conf."""
+        from slurmlab.spec.slurm_conf import parse_slurm_conf
+
+        return parse_slurm_conf(path_or_text, gres_conf, name=name)
+
+    @classmethod
+    def preset(cls, name: str) -> Cluster:
+        """A named example cluster; ``slurmlab.presets()`` lists the names."""
+        from slurmlab.spec.presets import preset
+
+        return preset(name)
+
+    # -- lookups ------------------------------------------------------------------------------
+    def node(self, name: str) -> Node:
+        for n in self.nodes:
+            if n.name == name:
+                return n
+        raise SlurmlabError(f"Cluster {self.name!r}: no node named {name!r}")
+
+    def partition(self, name: str | None = None) -> Partition:
+        """The named partition, or the default one (Default=YES, else the first) for None."""
+        if name is None:
+            return self.default_partition
+        for p in self.partitions:
+            if p.name == name:
+                return p
+        raise SlurmlabError(
+            f"invalid partition specified: {name!r} (this cluster has "
+            f"{', '.join(p.name for p in self.partitions)})"
+        )
+
+    @property
+    def default_partition(self) -> Partition:
+        if not self.partitions:
+            raise SlurmlabError(f"Cluster {self.name!r}: it has no partitions")
+        for p in self.partitions:
+            if p.default:
+                return p
+        return self.partitions[0]
+
+    def setting(self, key: str, default: str | None = None) -> str | None:
+        """A global slurm.conf setting by name (case-insensitive), as text."""
+        low = key.lower()
+        for k, v in self.settings.items():
+            if k.lower() == low:
+                return v
+        return default
+
+    @property
+    def scheduler_parameters(self) -> dict[str, str]:
+        """``SchedulerParameters`` as a dict (``bf_interval=5`` -> ``{'bf_interval': '5'}``)."""
+        raw = self.setting("SchedulerParameters", "") or ""
+        out = {}
+        for item in raw.split(","):
+            item = item.strip()
+            if item:
+                k, _, v = item.partition("=")
+                out[k.strip()] = v.strip()
+        return out
+
+    @property
+    def memory_tracked(self) -> bool:
+        """Whether memory is a consumable resource (SelectTypeParameters=CR_*_Memory)."""
+        return "memory" in (self.setting("SelectTypeParameters", "") or "").lower()
+
+    @property
+    def job_requeue(self) -> bool:
+        """slurm.conf ``JobRequeue`` (default 1: batch jobs are requeued after node failure)."""
+        return (self.setting("JobRequeue", "1") or "1").strip() != "0"
+
+    def with_node_states(self, states: Mapping[str, str]) -> Cluster:
+        """A copy with some nodes' states changed (``{'gpu01': 'DOWN'}``)."""
+        return replace(
+            self,
+            nodes=tuple(replace(n, state=states.get(n.name, n.state)) for n in self.nodes),
+        )
+
+    # -- views --------------------------------------------------------------------------------
+    def tres(self) -> dict[str, int]:
+        """Trackable-resource totals with Slurm's TRES names.
+
+        >>> Cluster.preset("tiny").tres()["gres/gpu"]
+        8
+        """
+        out = {
+            "cpu": sum(n.cpus for n in self.nodes),
+            "mem": sum(n.memory_mb for n in self.nodes),
+            "node": len(self.nodes),
+        }
+        gpus = sum(n.gpus for n in self.nodes)
+        if gpus:
+            out["gres/gpu"] = gpus
+            types: dict[str, int] = {}
+            for n in self.nodes:
+                for t, c in n.gpu_types.items():
+                    types[t] = types.get(t, 0) + c
+            for t in sorted(types):
+                out[f"gres/gpu:{t}"] = types[t]
+        return out
+
+    def sinfo(self, node_states: Mapping[str, str] | None = None) -> pd.DataFrame:
+        """An ``sinfo``-like table: one row per (partition, node state), like sinfo's default.
+
+        ``node_states`` overrides node states (``{'gpu01': 'alloc'}``), as a simulation does.
+        """
+        return sinfo_frame(self, node_states or {})
+
+    def sinfo_text(self, node_states: Mapping[str, str] | None = None) -> str:
+        """The ``sinfo`` default output as text (PARTITION AVAIL TIMELIMIT NODES STATE NODELIST).
+
+        Uses sinfo's default format ``%9P %.5a %.10l %.6D %.6t %N``: fixed widths,
+        right-justified where the format has a dot, long values cut like sinfo cuts them.
+        """
+        return format_fixed(self.sinfo(node_states), SINFO_FORMAT)
+
+    def __repr__(self) -> str:
+        t = self.tres()
+        gpus = f", {t['gres/gpu']} GPUs" if "gres/gpu" in t else ""
+        return (
+            f"Cluster({self.name!r}: {t['node']} nodes, {t['cpu']} CPUs{gpus}, "
+            f"partitions {', '.join(p.name for p in self.partitions)})"
+        )
+
+
+def _state_word(state: str) -> str:
+    s = state.lower()
+    return {"up": "idle", "unknown": "unk"}.get(s, s)
+
+
+def sinfo_frame(cluster: Cluster, node_states: Mapping[str, str]) -> pd.DataFrame:
+    rows = []
+    for p in cluster.partitions:
+        groups: dict[str, list[str]] = {}
+        for n in p.nodes:
+            st = node_states.get(n) or _state_word(cluster.node(n).state)
+            groups.setdefault(st, []).append(n)
+        for st, names in groups.items():
+            rows.append(
+                {
+                    "PARTITION": p.name + ("*" if p is cluster.default_partition else ""),
+                    "AVAIL": p.state.lower() if p.state != "INACTIVE" else "inact",
+                    "TIMELIMIT": "infinite" if p.max_time is None else format_duration(p.max_time),
+                    "NODES": len(names),
+                    "STATE": st,
+                    "NODELIST": compress_hostlist(names),
+                }
+            )
+    return pd.DataFrame(
+        rows, columns=["PARTITION", "AVAIL", "TIMELIMIT", "NODES", "STATE", "NODELIST"]
+    )
+
+
+def format_table(frame: pd.DataFrame, right: Iterable[str] = ("NODES",)) -> str:
+    """Render a frame as a Slurm-style fixed-width text table (upper-case headers)."""
+    right = set(right)
+    cols = list(frame.columns)
+    cells = [[str(v) for v in row] for row in frame.astype(object).itertuples(index=False)]
+    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(cols)]
+
+    def fmt(values):
+        return " ".join(
+            v.rjust(w) if c in right else v.ljust(w) for v, w, c in zip(values, widths, cols)
+        ).rstrip()
+
+    return "\n".join([fmt(cols)] + [fmt(r) for r in cells])
+
+
+#: sinfo's default ``%9P %.5a %.10l %.6D %.6t %N``: (column, width, right-justified).
+SINFO_FORMAT = (
+    ("PARTITION", 9, False),
+    ("AVAIL", 5, True),
+    ("TIMELIMIT", 10, True),
+    ("NODES", 6, True),
+    ("STATE", 6, True),
+    ("NODELIST", 0, False),
+)
+
+
+def format_fixed(frame: pd.DataFrame, spec) -> str:
+    """Render rows the way Slurm's ``%.Nx`` format fields do (width 0: as long as needed)."""
+
+    def cell(value, width, right):
+        v = str(value)
+        if width == 0:
+            return v
+        v = v[:width]
+        return v.rjust(width) if right else v.ljust(width)
+
+    lines = [" ".join(cell(c, w, r) for c, w, r in spec).rstrip()]
+    for row in frame.astype(object).itertuples(index=False):
+        rec = dict(zip(frame.columns, row))
+        lines.append(" ".join(cell(rec[c], w, r) for c, w, r in spec).rstrip())
+    return "\n".join(lines)
+
+
+def quote_split(line: str) -> list[str]:
+    """Split a slurm.conf line into tokens, honouring quotes."""
+    lex = shlex.shlex(line, posix=True)
+    lex.whitespace_split = True
+    lex.commenters = ""
+    return list(lex)
+
+
+def parse_time_value(value: str, key: str, line: int, source: str) -> timedelta | None:
+    try:
+        return parse_duration(value, what=key)
+    except SlurmlabError as exc:
+        raise ConfigError(str(exc), source=source, line=line) from None

@@ -1,0 +1,147 @@
+"""Slurm's small value syntaxes: durations, memory sizes and hostlists.
+
+Slurm writes time limits as ``M``, ``M:S``, ``H:M:S``, ``D-H``, ``D-H:M`` or
+``D-H:M:S`` (``UNLIMITED``/``INFINITE`` for none) and memory in MB unless a
+``K``/``M``/``G``/``T`` suffix says otherwise. Hostlists (``gpu[01-04]``) are
+expanded and compressed by python-hostlist, never by hand.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+
+import hostlist
+
+from slurmlab.errors import SlurmlabError
+
+__all__ = [
+    "compress_hostlist",
+    "expand_hostlist",
+    "format_duration",
+    "parse_duration",
+    "parse_memory_mb",
+    "parse_seconds",
+]
+
+_UNLIMITED = {"UNLIMITED", "INFINITE", "INFINITY"}
+_INT = r"(\d+)"
+
+
+def parse_duration(text: str | int | float | timedelta, *, what: str = "time") -> timedelta | None:
+    """Parse a Slurm time limit (``sbatch -t`` forms) into a timedelta; None means unlimited.
+
+    >>> parse_duration("90")
+    datetime.timedelta(seconds=5400)
+    >>> parse_duration("1-02:00:00")
+    datetime.timedelta(days=1, seconds=7200)
+    >>> parse_duration("UNLIMITED") is None
+    True
+    """
+    if isinstance(text, timedelta):
+        return text
+    if isinstance(text, bool):
+        raise SlurmlabError(f"invalid {what} {text!r}: expected a Slurm time such as 2:00:00")
+    if isinstance(text, int | float):
+        # a bare number of minutes, as sbatch reads it
+        return timedelta(minutes=text)
+    s = str(text).strip()
+    if s.upper() in _UNLIMITED:
+        return None
+    m = re.fullmatch(r"(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?", s)
+    if not m:
+        raise SlurmlabError(
+            f"invalid {what} {text!r}: use minutes, M:S, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED"
+        )
+    days, a, b, c = m.groups()
+    a, b, c = int(a), b and int(b), c and int(c)
+    if days is None:
+        if b is None:  # M
+            return timedelta(minutes=a)
+        if c is None:  # M:S
+            return timedelta(minutes=a, seconds=b)
+        return timedelta(hours=a, minutes=b, seconds=c)  # H:M:S
+    d = int(days)
+    return timedelta(days=d, hours=a, minutes=b or 0, seconds=c or 0)
+
+
+def parse_seconds(value: str | int | float, *, what: str = "time") -> float:
+    """Parse a scenario offset: seconds as a number, or ``[D-]HH:MM:SS`` text.
+
+    Unlike ``sbatch -t``, a bare number here means seconds.
+
+    >>> parse_seconds(90), parse_seconds("1:30"), parse_seconds("1-00:00:00")
+    (90.0, 90.0, 86400.0)
+    """
+    if isinstance(value, bool):
+        raise SlurmlabError(f"invalid {what} {value!r}: give seconds or [D-]HH:MM:SS")
+    if isinstance(value, int | float):
+        if value < 0:
+            raise SlurmlabError(f"invalid {what} {value!r}: must not be negative")
+        return float(value)
+    s = str(value).strip()
+    if re.fullmatch(r"\d+(\.\d+)?", s):
+        return float(s)
+    m = re.fullmatch(r"(?:(\d+)-)?(?:(\d+):)?(\d+):(\d+(?:\.\d+)?)", s)
+    if not m:
+        raise SlurmlabError(
+            f"invalid {what} {value!r}: give seconds (e.g. 3600) or [D-]HH:MM:SS (e.g. 1:00:00)"
+        )
+    d, h, mi, sec = m.groups()
+    return int(d or 0) * 86400 + int(h or 0) * 3600 + int(mi) * 60 + float(sec)
+
+
+def format_duration(td: timedelta | None) -> str:
+    """Format a duration as Slurm prints it (``[D-]HH:MM:SS``; ``UNLIMITED`` for None).
+
+    >>> format_duration(timedelta(days=1, hours=2))
+    '1-02:00:00'
+    >>> format_duration(timedelta(minutes=30))
+    '30:00'
+    """
+    if td is None:
+        return "UNLIMITED"
+    total = int(td.total_seconds())
+    days, rest = divmod(total, 86400)
+    h, rest = divmod(rest, 3600)
+    m, s = divmod(rest, 60)
+    if days:
+        return f"{days}-{h:02d}:{m:02d}:{s:02d}"
+    if h:
+        return f"{h}:{m:02d}:{s:02d}"
+    return f"{m}:{s:02d}"
+
+
+_MEM_UNITS = {"K": 1 / 1024, "M": 1, "G": 1024, "T": 1024 * 1024}
+
+
+def parse_memory_mb(text: str | int, *, what: str = "memory") -> int:
+    """Parse a Slurm memory size into MB (default unit MB; K/M/G/T suffixes, 1024-based).
+
+    >>> parse_memory_mb("64G"), parse_memory_mb("4000"), parse_memory_mb("512K")
+    (65536, 4000, 1)
+    """
+    if isinstance(text, int) and not isinstance(text, bool):
+        if text < 0:
+            raise SlurmlabError(f"invalid {what} {text!r}: must not be negative")
+        return text
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT])?B?\s*", str(text), flags=re.IGNORECASE)
+    if not m:
+        raise SlurmlabError(
+            f"invalid {what} {text!r}: give a size in MB or with a K/M/G/T suffix (e.g. 64G)"
+        )
+    value = float(m.group(1)) * _MEM_UNITS[(m.group(2) or "M").upper()]
+    return int(-(-value // 1))  # round up, as Slurm does for partial MB
+
+
+def expand_hostlist(expr: str) -> list[str]:
+    """Expand a Slurm hostlist expression (``gpu[01-03],cpu1``) into names, in order."""
+    try:
+        return hostlist.expand_hostlist(expr)
+    except hostlist.BadHostlist as exc:
+        raise SlurmlabError(f"invalid hostlist {expr!r}: {exc}") from None
+
+
+def compress_hostlist(names) -> str:
+    """Compress node names into Slurm's hostlist form (``gpu[01-03]``), sorted as Slurm does."""
+    return hostlist.collect_hostlist(list(names))
