@@ -13,9 +13,15 @@ from slurmlab.errors import (
     ScenarioError,
     SlurmlabError,
 )
+from slurmlab.records.swf import read_swf
+from slurmlab.scenario import Scenario
+from slurmlab.sim.lab import Lab
+from slurmlab.sim.result import SimulationResult
+from slurmlab.sim.simulate import simulate
 from slurmlab.spec.cluster import Cluster, Gres, Node, Partition
 from slurmlab.spec.job import JobSpec, Resources
 from slurmlab.spec.presets import presets
+from slurmlab.spec.workload import Workload, WorkloadJob
 from slurmlab.srun import srun_env
 
 __all__ = [
@@ -28,6 +34,15 @@ __all__ = [
     "JobSpec",
     "Resources",
     "srun_env",
+    "Workload",
+    "WorkloadJob",
+    # sim: the engine
+    "simulate",
+    "SimulationResult",
+    "Scenario",
+    "Lab",
+    # records
+    "read_swf",
     # errors
     "SlurmlabError",
     "ConfigError",
@@ -35,3 +50,10 @@ __all__ = [
     "RequestError",
     "ScenarioError",
 ]
+
+
+def load_ipython_extension(ipython) -> None:
+    """``%load_ext slurmlab``: registers the ``%%sbatch`` cell magic."""
+    from slurmlab.sim.lab import sbatch_magic
+
+    ipython.register_magic_function(sbatch_magic, magic_kind="cell", magic_name="sbatch")

@@ -58,8 +58,8 @@ def srun_env(
     (partition, default GPUs and CPUs); without, the request's own numbers are used.
 
     >>> env = srun_env(JobSpec.from_args("-N 2 --ntasks-per-node=8 --gres=gpu:8"), "gpu[01-02]", 42)
-    >>> env[["RANK", "LOCAL_RANK", "SLURMD_NODENAME"]].iloc[9].tolist()
-    [9, 1, 'gpu02']
+    >>> env.loc[9, ["RANK", "LOCAL_RANK", "SLURMD_NODENAME"]].to_dict()
+    {'RANK': 9, 'LOCAL_RANK': 1, 'SLURMD_NODENAME': 'gpu02'}
     """
     hosts = expand_hostlist(nodelist) if isinstance(nodelist, str) else list(nodelist)
     if cluster is not None:

@@ -66,6 +66,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
+from slurmlab.errors import SlurmlabError
 from slurmlab.records.schema import STATE_ABBREVIATIONS, STATES, conform
 
 __all__ = [
@@ -91,7 +92,7 @@ ErrorMode = Literal["raise", "warn", "coerce"]
 Source = str | os.PathLike | bytes | IO[str] | IO[bytes]
 
 
-class SacctParseError(ValueError):
+class SacctParseError(SlurmlabError):
     """A sacct export, or one value in it, that slurmlab cannot read.
 
     The message names the file, the line, the column and the value, says which rule the
@@ -551,35 +552,6 @@ def _load_bytes(source: Source) -> tuple[str, bytes]:
     return name, data
 
 
-def _read_lines(data: bytes) -> pa.Array:
-    """Every physical line of ``data`` as a string array (index i is line i + 1)."""
-    if b"\x1e" in data or b"\x00" in data:
-        text = data.decode("utf-8", errors="replace").replace("\x00", "\ufffd")
-        return pa.array(text.splitlines() or [""], pa.string())
-    try:
-        table = pa_csv.read_csv(
-            io.BytesIO(data),
-            read_options=pa_csv.ReadOptions(column_names=["line"], use_threads=False),
-            parse_options=pa_csv.ParseOptions(
-                delimiter="\x1e",
-                quote_char=False,
-                escape_char=False,
-                double_quote=False,
-                ignore_empty_lines=False,
-                newlines_in_values=False,
-            ),
-            convert_options=pa_csv.ConvertOptions(
-                column_types={"line": pa.string()},
-                strings_can_be_null=False,
-                quoted_strings_can_be_null=False,
-            ),
-        )
-        return table.column("line").combine_chunks()
-    except (pa.ArrowInvalid, pa.ArrowException):
-        text = data.decode("utf-8", errors="replace")
-        return pa.array(text.splitlines() or [""], pa.string())
-
-
 # --------------------------------------------------------------------- splitting the rows
 
 
@@ -655,36 +627,31 @@ def _split(
     fields: Sequence[str] | str | None,
     delimiter: str | None,
 ) -> _RawTable:
-    lines = _read_lines(data)
-    trimmed = pc.utf8_trim_whitespace(lines)
-    keep = pc.and_(pc.not_equal(trimmed, ""), pc.invert(pc.starts_with(trimmed, "#")))
-    index = np.flatnonzero(keep.to_numpy(zero_copy_only=False))
-    if index.size == 0:
+    head = data[:65536].decode("utf-8", errors="replace").splitlines()
+    if len(data) > 65536 and len(head) > 1:
+        head = head[:-1]  # the last line of the sample may be cut
+    sample = [line for line in head if line.strip() and not line.strip().startswith("#")][:20]
+    if not sample:
         raise SacctParseError(
             "has no rows (only blank or # comment lines)",
             file=file,
             hint="check the sacct command that wrote it",
         )
-    sample = [lines[int(i)].as_py() for i in index[:20]]
     delim = delimiter or _detect_delimiter(sample)
     header = _header_names(sample[0], delim)
     if isinstance(fields, str):
         fields = [f for f in re.split(r"[,|\s]+", fields) if f]
     if fields is not None:
         names = [_canonical(f) for f in fields]
-        if header is not None:
-            if [h.lower() for h in header] != [n.lower() for n in names]:
-                raise SacctParseError(
-                    "has a header that differs from the fields given",
-                    file=file,
-                    line=int(index[0]) + 1,
-                    value=sample[0],
-                    hint="leave fields=None to use the file's own header",
-                )
-            index = index[1:]
+        if header is not None and [h.lower() for h in header] != [n.lower() for n in names]:
+            raise SacctParseError(
+                "has a header that differs from the fields given",
+                file=file,
+                value=sample[0],
+                hint="leave fields=None to use the file's own header",
+            )
     elif header is not None:
         names = header
-        index = index[1:]
     else:
         raise _not_an_export(file, sample[0])
     if len(set(names)) != len(names):
@@ -700,77 +667,228 @@ def _split(
             file=file,
             hint="add JobID to sacct -o (slurmlab needs it to tell jobs from steps)",
         )
-    trailing = header is not None and sample[0].rstrip().endswith(delim)
     n = len(names)
-    body = lines.take(pa.array(index))
-    parts = pc.split_pattern(body, pattern=delim)
-    counts = pc.list_value_length(parts).to_numpy(zero_copy_only=False)
-    ends = pc.ends_with(body, pattern=delim).to_numpy(zero_copy_only=False)
-    regular = (counts == n) | ((counts == n + 1) & ends)
-    if not trailing and regular.any():
-        trailing = bool(((counts == n + 1) & ends).mean() > 0.5)
-    columns: dict[str, pa.Array]
-    good = parts.filter(pa.array(regular)) if not regular.all() else parts
-    columns = {name: pc.list_element(good, i) for i, name in enumerate(names)}
-    line_numbers = index[regular] + 1
+    rows = sample[1:] if header is not None else sample
+    if header is not None:
+        trailing = sample[0].rstrip("\r\n").endswith(delim)
+    else:
+        trailing = (
+            bool(rows)
+            and sum(len(r.split(delim)) == n + 1 and r.endswith(delim) for r in rows)
+            > len(rows) / 2
+        )
+    width = n + 1 if trailing else n
+
+    # pyarrow splits the fields; it needs a one-byte delimiter
+    sep = delim
+    encoded = delim.encode("utf-8")
+    if len(encoded) != 1 or encoded in (b"\n", b"\r", b'"'):
+        if b"\x1f" in data:
+            return _split_python(file, data, names, delim, trailing, header is not None)
+        data = data.replace(encoded, b"\x1f")
+        sep = "\x1f"
+    irregular: list[tuple[int, str]] = []
+
+    def on_invalid(row) -> str:
+        irregular.append((row.number, row.text))
+        return "skip"
+
+    keys = [f"f{i}" for i in range(width)]
+    try:
+        table = pa_csv.read_csv(
+            io.BytesIO(data),
+            read_options=pa_csv.ReadOptions(column_names=keys, use_threads=False),
+            parse_options=pa_csv.ParseOptions(
+                delimiter=sep,
+                quote_char=False,
+                escape_char=False,
+                double_quote=False,
+                ignore_empty_lines=False,
+                newlines_in_values=False,
+                invalid_row_handler=on_invalid,
+            ),
+            convert_options=pa_csv.ConvertOptions(
+                column_types=dict.fromkeys(keys, pa.string()),
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+    except pa.ArrowException:  # not UTF-8, or a row pyarrow cannot number: go slowly
+        return _split_python(
+            file, data.replace(b"\x1f", encoded), names, delim, trailing, header is not None
+        )
+    if any(number is None for number, _ in irregular):
+        return _split_python(
+            file, data.replace(b"\x1f", encoded), names, delim, trailing, header is not None
+        )
+    total = table.num_rows + len(irregular)
+    is_regular = np.ones(total + 1, dtype=bool)
+    is_regular[0] = False
+    is_regular[[number for number, _ in irregular]] = False
+    lines = np.flatnonzero(is_regular)
+    columns = [table.column(k).combine_chunks() for k in keys]
+    moved: list[tuple[int, str]] = []
+    drop = None
+    if trailing:  # a non-empty last field: the delimiter was inside a value
+        spill = pc.not_equal(columns[-1], "").to_numpy(zero_copy_only=False)
+        if spill.any():
+            for pos in np.flatnonzero(spill):
+                moved.append((int(lines[pos]), delim.join(c[int(pos)].as_py() for c in columns)))
+            drop = ~spill
+        columns = columns[:-1]
+    comment = pc.starts_with(pc.utf8_ltrim_whitespace(columns[0]), "#")
+    comment = comment.to_numpy(zero_copy_only=False)
+    if comment.any():  # a "# ..." line that happens to hold the right number of fields
+        drop = ~comment if drop is None else drop & ~comment
+    blank = pc.equal(columns[0], "").to_numpy(zero_copy_only=False)
+    if blank.any():  # an empty line becomes a row of blanks: leave it out
+        empty = blank.copy()
+        for column in columns[1:]:
+            empty &= pc.equal(column, "").to_numpy(zero_copy_only=False)
+        if empty.any():
+            drop = ~empty if drop is None else drop & ~empty
+    if header is not None:  # the header is the first regular row
+        first = np.zeros(len(lines), dtype=bool)
+        candidates = np.flatnonzero(drop if drop is not None else np.ones(len(lines), bool))
+        if candidates.size:
+            first[candidates[0]] = True
+            drop = ~first if drop is None else drop & ~first
+    if drop is not None:
+        mask = pa.array(drop)
+        columns = [c.filter(mask) for c in columns]
+        lines = lines[drop]
+    if sep != delim:
+        irregular = [(number, text.replace("\x1f", delim)) for number, text in irregular]
     raw = _RawTable(
         file=file,
         names=names,
-        columns=columns,
-        lines=line_numbers,
+        columns=dict(zip(names, columns)),
+        lines=lines,
         bad=[],
         fmt="parsable" if trailing else "parsable2",
         delimiter=delim,
     )
-    if not regular.all():
-        _repair_irregular(raw, body, counts, regular, index, delim)
+    pending = sorted(irregular + moved)
+    if header is not None and any(text.strip() == sample[0].strip() for _, text in pending[:50]):
+        pending = [p for p in pending if p[1].strip() != sample[0].strip()]
+    _repair_irregular(raw, pending, total)
     return raw
 
 
-def _repair_irregular(
-    raw: _RawTable,
-    body: pa.Array,
-    counts: np.ndarray,
-    regular: np.ndarray,
-    index: np.ndarray,
-    delim: str,
-) -> None:
+def _split_python(
+    file: str, data: bytes, names: list[str], delim: str, trailing: bool, has_header: bool
+) -> _RawTable:
+    """The slow path: every line through Python (rare: odd bytes in the file)."""
+    text = data.decode("utf-8", errors="replace")
+    n = len(names)
+    regular: list[list[str]] = []
+    lines: list[int] = []
+    pending: list[tuple[int, str]] = []
+    seen_header = not has_header
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.strip().startswith("#"):
+            continue
+        if not seen_header:
+            seen_header = True
+            continue
+        pieces = line.split(delim)
+        if len(pieces) == n or (len(pieces) == n + 1 and pieces[-1] == ""):
+            regular.append(pieces[:n])
+            lines.append(number)
+        else:
+            pending.append((number, line))
+    columns = {
+        name: pa.array([row[i] for row in regular], pa.string()) for i, name in enumerate(names)
+    }
+    raw = _RawTable(
+        file=file,
+        names=names,
+        columns=columns,
+        lines=np.asarray(lines, dtype=np.int64),
+        bad=[],
+        fmt="parsable" if trailing else "parsable2",
+        delimiter=delim,
+    )
+    _repair_irregular(raw, pending, len(regular) + len(pending))
+    return raw
+
+
+def _repair_irregular(raw: _RawTable, pending: list[tuple[int, str]], total: int) -> None:
     """Rows with the wrong field count: join split lines, repair or pad, else report."""
-    n = len(raw.names)
-    positions = np.flatnonzero(~regular)
-    consumed: set[int] = set()
+    names, delim = raw.names, raw.delimiter or "|"
+    n = len(names)
+    pending = [
+        (num, text) for num, text in pending if text.strip() and not text.strip().startswith("#")
+    ]
+    if not pending:
+        return
+    total = len(raw.lines) + len(pending)  # data rows, comments left aside
+    counts = [len(text.split(delim)) for _, text in pending]
+    too_long = sum(
+        c > n + 1 or (c == n + 1 and not t.endswith(delim)) for c, (_, t) in zip(counts, pending)
+    )
+    if too_long > 0.5 * total:
+        common = max(set(counts), key=counts.count)
+        raise SacctParseError(
+            f"most rows have {common} fields but the field list names {n}",
+            file=raw.file,
+            line=pending[0][0],
+            hint="the field list does not match the export: check fields=... (or the header) "
+            "and the delimiter",
+        )
+    # A field count shared by many rows is an appended export with fewer columns: pad it.
+    # A rare shorter count is a truncated line: report it.
+    short = [c for c in counts if c < n]
+    paddable = {k for k in set(short) if short.count(k) >= min(100, 0.2 * total)}
     fixed_rows: list[list[str]] = []
     fixed_lines: list[int] = []
-    for pos in positions:
-        pos = int(pos)
-        if pos in consumed:
-            continue
-        line_no = int(index[pos]) + 1
-        text = body[pos].as_py()
-        count = int(counts[pos])
-        if count < n:  # a newline inside a value: join with the following short lines
-            joined, nxt, total = text, pos + 1, count
-            while total < n and nxt < len(counts) and not regular[nxt] and counts[nxt] < n:
-                joined += "\n" + body[nxt].as_py()
-                total += int(counts[nxt]) - 1
-                nxt += 1
-            if total in (n, n + 1) and nxt > pos + 1:
-                pieces = joined.split(delim)
-                if len(pieces) == n or (len(pieces) == n + 1 and pieces[-1] == ""):
-                    consumed.update(range(pos + 1, nxt))
-                    fixed_rows.append(pieces[:n])
-                    fixed_lines.append(line_no)
-                    raw.repaired += 1
-                    continue
-            pieces = text.split(delim)
-            fixed_rows.append(pieces + [""] * (n - len(pieces)))
-            fixed_lines.append(line_no)
-            raw.padded += 1
-            continue
+    i = 0
+    while i < len(pending):
+        line_no, text = pending[i]
         pieces = text.split(delim)
-        if pieces and pieces[-1] == "" and len(pieces) > n + 1 and raw.fmt == "parsable":
+        count = len(pieces)
+        i += 1
+        if count == n or (count == n + 1 and pieces[-1] == ""):
+            fixed_rows.append(pieces[:n])
+            fixed_lines.append(line_no)
+            continue
+        if count < n:  # a newline inside a value: join with the following short lines
+            joined, j, last = text, i, line_no
+            while j < len(pending) and pending[j][0] == last + 1:
+                candidate = joined + "\n" + pending[j][1]
+                if len(candidate.split(delim)) > n + 1:
+                    break
+                joined, last, j = candidate, pending[j][0], j + 1
+                parts = joined.split(delim)
+                if len(parts) == n or (len(parts) == n + 1 and parts[-1] == ""):
+                    break
+            parts = joined.split(delim)
+            if j > i and (len(parts) == n or (len(parts) == n + 1 and parts[-1] == "")):
+                fixed_rows.append(parts[:n])
+                fixed_lines.append(line_no)
+                raw.repaired += 1
+                i = j
+                continue
+            if count in paddable:
+                fixed_rows.append(pieces + [""] * (n - count))
+                fixed_lines.append(line_no)
+                raw.padded += 1
+                continue
+            raw.bad.append(
+                _Bad(
+                    line=line_no,
+                    column=None,
+                    value=text,
+                    problem=f"has {count} fields where the header has {n} (a truncated line?)",
+                    hint="check that the export was written completely; or read with "
+                    "errors='warn' to leave the row out",
+                    drop=True,
+                )
+            )
+            continue
+        if pieces[-1] == "" and raw.fmt == "parsable":
             pieces = pieces[:-1]
-        candidate = _merge_free_text(raw.names, pieces, delim)
+        candidate = _merge_free_text(names, pieces, delim)
         if candidate is not None:
             fixed_rows.append(candidate)
             fixed_lines.append(line_no)
@@ -790,18 +908,15 @@ def _repair_irregular(
         )
     if not fixed_rows:
         return
-    extra = {
-        name: pa.array([row[i] for row in fixed_rows], pa.string())
-        for i, name in enumerate(raw.names)
-    }
     lines = np.concatenate([raw.lines, np.asarray(fixed_lines, dtype=raw.lines.dtype)])
-    order = np.argsort(lines, kind="stable")
-    take = pa.array(order)
+    order = pa.array(np.argsort(lines, kind="stable"))
     raw.columns = {
-        name: pa.concat_arrays([raw.columns[name].cast(pa.string()), extra[name]]).take(take)
-        for name in raw.names
+        name: pa.concat_arrays(
+            [raw.columns[name].cast(pa.string()), pa.array([r[k] for r in fixed_rows], pa.string())]
+        ).take(order)
+        for k, name in enumerate(names)
     }
-    raw.lines = lines[order]
+    raw.lines = lines[order.to_numpy()]
 
 
 def _merge_free_text(names: list[str], pieces: list[str], delim: str) -> list[str] | None:
@@ -1036,22 +1151,6 @@ def _job_ids(arr: pa.Array) -> tuple[dict[str, pa.Array], np.ndarray]:
 # ----------------------------------------------------------------------------- normalising
 
 
-def _series(arr: pa.Array | pa.ChunkedArray, dtype: str) -> pd.Series:
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    if dtype == "string":
-        return pd.Series(pd.arrays.ArrowStringArray(pc.cast(arr, pa.large_string())))
-    if dtype == "Int64":
-        return pd.Series(arr.to_pandas(types_mapper={pa.int64(): pd.Int64Dtype()}.get))
-    if dtype == "Float64":
-        return pd.Series(arr.to_numpy(zero_copy_only=False), dtype="float64")
-    if dtype == "datetime64[ns]":
-        return pd.Series(arr.to_numpy(zero_copy_only=False), dtype="datetime64[ns]")
-    if dtype == "timedelta64[ns]":
-        return pd.Series(arr.to_numpy(zero_copy_only=False), dtype="timedelta64[ns]")
-    raise AssertionError(dtype)
-
-
 def _text(arr: pa.Array) -> pa.Array:
     """Free text with blanks as missing; R's ``""`` for an empty field is blank too."""
     arr = arr.cast(pa.string())
@@ -1059,10 +1158,15 @@ def _text(arr: pa.Array) -> pa.Array:
     return pc.if_else(blank, pa.scalar(None, pa.string()), arr)
 
 
-def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFrame:
-    cols = {name: raw.columns[name].cast(pa.string()) for name in raw.names}
-    cols = {name: pc.fill_null(arr, "") for name, arr in cols.items()}
-    out: dict[str, pd.Series] = {}
+def _null_like(n: int, type_: pa.DataType) -> pa.Array:
+    return pa.nulls(n, type_)
+
+
+def _convert(raw: _RawTable, tz: str | None) -> tuple[dict[str, pa.Array], dict[str, np.ndarray]]:
+    """Typed arrow columns (sacct names plus derived ones) and a bad-value mask per column."""
+    cols = {name: pc.fill_null(raw.columns[name].cast(pa.string()), "") for name in raw.names}
+    size = len(raw.lines)
+    out: dict[str, pa.Array] = {}
     problems: dict[str, np.ndarray] = {}
 
     def note(column: str, bad: np.ndarray) -> None:
@@ -1071,26 +1175,20 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
 
     ids, bad = _job_ids(cols["JobID"])
     note("JobID", bad)
-    out["JobID"] = _series(_text(cols["JobID"]), "string")
-    for name in ("AllocJobID", "ArrayJobID", "ArrayTaskRange", "HetJobID", "StepID"):
-        out[name] = _series(ids[name], "string")
-    for name in ("ArrayTaskID", "HetJobOffset", "ArrayTasks"):
-        out[name] = _series(ids[name], "Int64")
-
+    out["JobID"] = _text(pc.utf8_trim_whitespace(cols["JobID"]))
+    out.update(ids)
     for name in raw.names:
         arr = cols[name]
         if name == "JobID":
             continue
+        bad = None
         if name in _TIME_FIELDS:
-            values, bad = _dictionary_apply(arr, lambda a: _timestamps(a, tz))
-            out[name] = _series(values, "datetime64[ns]")
+            out[name], bad = _dictionary_apply(arr, lambda a: _timestamps(a, tz))
         elif name in _DURATION_FIELDS:
-            values, bad = _dictionary_apply(arr, _durations)
-            out[name] = _series(values, "timedelta64[ns]")
+            out[name], bad = _dictionary_apply(arr, _durations)
         elif name in _INT_FIELDS:
             extra = _NO_LIMIT if name == "TimelimitRaw" else ()
-            values, bad = _dictionary_apply(arr, lambda a, e=extra: _ints(a, e))
-            out[name] = _series(values, "Int64")
+            out[name], bad = _dictionary_apply(arr, lambda a, e=extra: _ints(a, e))
         elif name == "ReqMem":
 
             def reqmem(a):
@@ -1098,29 +1196,23 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
                 return pa.StructArray.from_arrays([mb, per], ["mb", "per"]), b
 
             struct, bad = _dictionary_apply(arr, reqmem)
-            mb = struct.field("mb").to_numpy(zero_copy_only=False)
-            out["ReqMem"] = pd.Series(pd.array(np.round(mb), dtype="Float64")).astype("Int64")
-            per = pc.case_when(
-                pc.make_struct(
-                    pc.equal(struct.field("per"), "c"), pc.equal(struct.field("per"), "n")
-                ),
+            out["ReqMem"] = pc.cast(pc.round(struct.field("mb")), pa.int64())
+            per = struct.field("per")
+            out["ReqMemPer"] = pc.case_when(
+                pc.make_struct(pc.equal(per, "c"), pc.equal(per, "n")),
                 pa.scalar("cpu"),
                 pa.scalar("node"),
             )
-            out["ReqMemPer"] = _series(per, "string")
         elif name in _MEMORY_FIELDS:
             bare = 1 / 1024 if "RSS" in name or "VMSize" in name else 1.0
 
-            def size(a, bare=bare):
+            def size_mb(a, bare=bare):
                 mb, _per, b = _memory(a, bare)
                 return mb, b
 
-            values, bad = _dictionary_apply(arr, size)
-            out[name] = _series(values, "Float64")
+            out[name], bad = _dictionary_apply(arr, size_mb)
         elif name == "State":
-            states, by, bad = _states(arr)
-            out["State"] = _series(states, "string")
-            out["CancelledBy"] = _series(by, "string")
+            out["State"], out["CancelledBy"], bad = _states(arr)
         elif name in _EXIT_FIELDS:
             text = pc.utf8_trim_whitespace(arr)
             ok = pc.match_substring_regex(text, pattern=_EXIT_RE)
@@ -1128,78 +1220,116 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
                 ok.to_numpy(zero_copy_only=False)
                 | _missing_mask(text).to_numpy(zero_copy_only=False)
             )
-            out[name] = _series(pc.if_else(ok, text, pa.scalar(None, pa.string())), "string")
+            out[name] = pc.if_else(ok, text, pa.scalar(None, pa.string()))
             if name == "ExitCode":
                 pieces = pc.split_pattern(pc.if_else(ok, text, "0:0"), ":")
                 null = pa.scalar(None, pa.int64())
-                status = pc.if_else(ok, pc.cast(pc.list_element(pieces, 0), pa.int64()), null)
-                signal = pc.if_else(ok, pc.cast(pc.list_element(pieces, 1), pa.int64()), null)
-                out["ExitStatus"] = _series(status, "Int64")
-                out["ExitSignal"] = _series(signal, "Int64")
+                out["ExitStatus"] = pc.if_else(
+                    ok, pc.cast(pc.list_element(pieces, 0), pa.int64()), null
+                )
+                out["ExitSignal"] = pc.if_else(
+                    ok, pc.cast(pc.list_element(pieces, 1), pa.int64()), null
+                )
         elif name == "NodeList":
             text = _text(arr)
             none = pc.equal(pc.fill_null(text, ""), "None assigned")
-            out[name] = _series(pc.if_else(none, pa.scalar(None, pa.string()), text), "string")
-            bad = np.zeros(len(arr), dtype=bool)
+            out[name] = pc.if_else(none, pa.scalar(None, pa.string()), text)
         else:
-            out[name] = _series(_text(arr), "string")
-            bad = np.zeros(len(arr), dtype=bool)
-        note(name, bad)
+            out[name] = _text(arr)
+        if bad is not None:
+            note(name, bad)
 
-    # GPUs: AllocTRES, else ReqTRES (pending jobs), else legacy GRES columns.
-    ngpus = pd.Series(pd.array([pd.NA] * len(raw.lines), dtype="Int64"))
-    gtype = pd.Series(pd.array([pd.NA] * len(raw.lines), dtype="string"))
+    # GPUs: AllocTRES, else ReqTRES (pending jobs), else the legacy GRES columns
+    ngpus, gtype = _null_like(size, pa.int64()), _null_like(size, pa.string())
     for name, legacy in (
         ("AllocTRES", False),
         ("ReqTRES", False),
         ("AllocGRES", True),
         ("ReqGRES", True),
     ):
-        if name in cols:
-            count, kind, bad = _tres_gpu_column(cols[name], legacy)
-            note(name, bad)
-            fill = ngpus.isna()
-            ngpus = ngpus.where(~fill, _series(count, "Int64"))
-            gtype = gtype.where(~(fill | gtype.isna()), _series(kind, "string"))
-    out["NGPUS"] = ngpus
-    out["GPUType"] = gtype
+        if name not in cols:
+            continue
+        count, kind, bad = _tres_gpu_column(cols[name], legacy)
+        note(name, bad)
+        given = pc.invert(_missing_mask(cols[name]))
+        count = pc.if_else(pc.and_(given, pc.invert(pa.array(bad))), pc.fill_null(count, 0), count)
+        gtype = pc.if_else(pc.is_null(ngpus), kind, gtype)
+        ngpus = pc.coalesce(ngpus, count)
+    out["NGPUS"], out["GPUType"] = ngpus, gtype
 
-    frame = pd.DataFrame(out)
-    frame.index = pd.RangeIndex(len(frame))
-    line_numbers = raw.lines
+    # prefer the *Raw columns: exact, and cheaper than text
+    for raw_name, name, unit in (
+        ("ElapsedRaw", "Elapsed", 10**9),
+        ("TimelimitRaw", "Timelimit", 60 * 10**9),
+        ("CPUTimeRAW", "CPUTime", 10**9),
+    ):
+        if raw_name in out:
+            exact = pc.multiply(out[raw_name], unit).cast(pa.duration("ns"))
+            out[name] = pc.coalesce(exact, out[name]) if name in out else exact
+    if "NCPUS" not in out and "AllocCPUS" in out:
+        out["NCPUS"] = out["AllocCPUS"]
+    if "NNodes" not in out and "AllocNodes" in out:
+        out["NNodes"] = out["AllocNodes"]
+    if "JobIDRaw" in out:
+        first = pc.list_element(
+            pc.split_pattern(pc.fill_null(out["JobIDRaw"], ""), ".", max_splits=1), 0
+        )
+        out["JobIDRaw"] = pc.coalesce(_text(first), out["AllocJobID"])
+    else:
+        out["JobIDRaw"] = out["AllocJobID"]
+    return out, problems
 
-    # errors: raise on the first problem, or drop/coerce the rows
+
+_PANDAS_INT = {pa.int64(): pd.Int64Dtype()}.get
+
+
+def _frame(columns: dict[str, pa.Array], mask: pa.Array | None) -> pd.DataFrame:
+    """A pandas frame from typed arrow columns (strings stay pyarrow-backed)."""
+    data = {}
+    for name, arr in columns.items():
+        if mask is not None:
+            arr = arr.filter(mask)
+        kind = arr.type
+        if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_null(kind):
+            data[name] = pd.Series(pd.arrays.ArrowStringArray(pc.cast(arr, pa.large_string())))
+        elif pa.types.is_integer(kind):
+            data[name] = pd.Series(arr.to_pandas(types_mapper=_PANDAS_INT))
+        elif (
+            pa.types.is_timestamp(kind) or pa.types.is_duration(kind) or pa.types.is_floating(kind)
+        ):
+            data[name] = pd.Series(arr.to_numpy(zero_copy_only=False))
+        else:  # pragma: no cover - every converter returns one of the above
+            data[name] = pd.Series(arr.to_pandas())
+    return pd.DataFrame(data)
+
+
+def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFrame:
+    out, problems = _convert(raw, tz)
+    lines = raw.lines
     bad_lines: list[int] = sorted(b.line for b in raw.bad)
-    row_bad = np.zeros(len(frame), dtype=bool)
-    for column, mask in problems.items():
+    row_bad = np.zeros(len(lines), dtype=bool)
+    for mask in problems.values():
         row_bad |= mask
-    if errors == "raise":
-        first: tuple[int, str, str] | None = None
-        if raw.bad:
-            b = min(raw.bad, key=lambda b: b.line)
-            first = (b.line, "", "")
-        for column, mask in problems.items():
+    if errors == "raise" and (raw.bad or row_bad.any()):
+        first_line, column = None, None
+        for name, mask in problems.items():
             pos = int(np.flatnonzero(mask)[0])
-            if first is None or line_numbers[pos] < first[0]:
-                first = (int(line_numbers[pos]), column, cols[column][pos].as_py())
-        if first is not None:
-            structural = [b for b in raw.bad if b.line == first[0]]
-            if structural and not first[1]:
-                b = structural[0]
-                raise SacctParseError(
-                    b.problem, file=raw.file, line=b.line, value=b.value, hint=b.hint
-                )
-            raise _value_error(raw.file, first[0], first[1], first[2])
-    elif row_bad.any() or raw.bad:
-        drop = np.zeros(len(frame), dtype=bool)
-        if "JobID" in problems:
-            drop |= problems["JobID"]
+            if first_line is None or lines[pos] < first_line:
+                first_line, column, value = int(lines[pos]), name, raw.columns[name][pos].as_py()
+        structural = min(raw.bad, key=lambda b: b.line) if raw.bad else None
+        if structural is not None and (first_line is None or structural.line <= first_line):
+            b = structural
+            raise SacctParseError(b.problem, file=raw.file, line=b.line, value=b.value, hint=b.hint)
+        raise _value_error(raw.file, first_line, column, value)
+    keep = None
+    if row_bad.any() or raw.bad:
+        drop = problems.get("JobID", np.zeros(len(lines), dtype=bool))
         if errors == "warn":
-            drop |= row_bad
-        # coerce: the converters already turned bad values into NA
-        bad_lines = sorted(set(bad_lines) | set(line_numbers[row_bad].tolist()))
-        frame = frame.loc[~drop].reset_index(drop=True)
-        line_numbers = line_numbers[~drop]
+            drop = drop | row_bad
+        # with "coerce" the converters have already turned bad values into NA
+        bad_lines = sorted(set(bad_lines) | set(lines[row_bad].tolist()))
+        keep = ~drop
+        lines = lines[keep]
         if errors == "warn":
             shown = ", ".join(map(str, bad_lines[:20])) + (" ..." if len(bad_lines) > 20 else "")
             warnings.warn(
@@ -1208,9 +1338,51 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
                 SacctParseWarning,
                 stacklevel=3,
             )
+    if keep is not None:
+        keep_arr = pa.array(keep)
+        out = {name: arr.filter(keep_arr) for name, arr in out.items()}
+    is_step = pc.is_valid(out["StepID"])
+    step_mask = is_step.to_numpy(zero_copy_only=False)
+    alloc_cols = {k: v for k, v in out.items() if k not in ("StepID", "AllocJobID")}
+    jobs = _frame(alloc_cols, pc.invert(is_step))
+    step_cols = {"JobID": out["JobID"], "AllocJobID": out["AllocJobID"], "StepID": out["StepID"]}
+    step_cols.update({k: v for k, v in out.items() if k not in step_cols})
+    step_rows = _frame(step_cols, is_step)
+    step_to_job = _step_owner(out["AllocJobID"], is_step)
+    jobs, step_rows = _join_steps(jobs, step_rows, step_to_job)
+    unknown = jobs.loc[~jobs["State"].isin(list(STATES)), "State"] if "State" in jobs else None
+    jobs = conform(jobs)
+    jobs.attrs.update(
+        {
+            "source": raw.file,
+            "format": raw.fmt,
+            "delimiter": raw.delimiter,
+            "tz": tz,
+            "bad_rows": len(bad_lines),
+            "bad_lines": bad_lines,
+            "padded_rows": raw.padded,
+            "repaired_rows": raw.repaired,
+            "unknown_states": {}
+            if unknown is None
+            else {str(k): int(v) for k, v in unknown.value_counts().items()},
+            "fields": list(raw.names),
+            "lines": lines[~step_mask],
+            "steps": _StepsRef(step_rows, step_to_job < 0),
+        }
+    )
+    return jobs
 
-    frame.insert(0, "_line", line_numbers)
-    return _assemble(frame, raw, tz, bad_lines)
+
+def _step_owner(alloc_ids: pa.Array, is_step: pa.Array) -> np.ndarray:
+    """For each step row, the position of its allocation run (the last one), or -1."""
+    jobs = alloc_ids.filter(pc.invert(is_step))
+    steps_ = alloc_ids.filter(is_step)
+    if len(steps_) == 0:
+        return np.zeros(0, dtype=np.int64)
+    reverse = jobs.take(pa.array(np.arange(len(jobs) - 1, -1, -1)))
+    found = pc.index_in(steps_, value_set=reverse)
+    pos = pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    return np.where(pos >= 0, len(jobs) - 1 - pos, -1)
 
 
 def _value_error(file: str, line: int, column: str, value: str) -> SacctParseError:
@@ -1248,10 +1420,11 @@ class _StepsRef:
     pandas deep-copies ``attrs`` on most operations; a frame there would be copied each time.
     """
 
-    __slots__ = ("frame",)
+    __slots__ = ("frame", "orphans")
 
-    def __init__(self, frame: pd.DataFrame) -> None:
+    def __init__(self, frame: pd.DataFrame, orphans: np.ndarray) -> None:
         self.frame = frame
+        self.orphans = orphans  # steps whose allocation row is not in the export
 
     def __deepcopy__(self, memo):
         return self
@@ -1260,80 +1433,49 @@ class _StepsRef:
         return f"<{len(self.frame)} step rows; use slurmlab.records.sacct.steps(jobs)>"
 
 
-def _assemble(
-    frame: pd.DataFrame, raw: _RawTable, tz: str | None, bad_lines: list[int]
-) -> pd.DataFrame:
-    # prefer the *Raw columns: exact, and cheaper than text
-    if "ElapsedRaw" in frame:
-        raw_elapsed = pd.to_timedelta(frame["ElapsedRaw"].astype("float64"), unit="s")
-        frame["Elapsed"] = raw_elapsed.where(frame["ElapsedRaw"].notna(), frame.get("Elapsed"))
-    if "TimelimitRaw" in frame:
-        minutes = pd.to_timedelta(frame["TimelimitRaw"].astype("float64"), unit="min")
-        frame["Timelimit"] = minutes.where(frame["TimelimitRaw"].notna(), frame.get("Timelimit"))
-    if "CPUTimeRAW" in frame:
-        cpu = pd.to_timedelta(frame["CPUTimeRAW"].astype("float64"), unit="s")
-        frame["CPUTime"] = cpu.where(frame["CPUTimeRAW"].notna(), frame.get("CPUTime"))
-    if "NCPUS" not in frame and "AllocCPUS" in frame:
-        frame["NCPUS"] = frame["AllocCPUS"]
-    if "NNodes" not in frame and "AllocNodes" in frame:
-        frame["NNodes"] = frame["AllocNodes"]
-    if "JobIDRaw" in frame:
-        frame["JobIDRaw"] = frame["JobIDRaw"].str.split(".", n=1).str[0].astype("string")
-    else:
-        frame["JobIDRaw"] = frame["AllocJobID"]
-
-    is_step = frame["StepID"].notna().to_numpy()
-    jobs = frame.loc[~is_step].drop(columns=["StepID", "AllocJobID"])
-    step_rows = frame.loc[is_step]
-    jobs, step_rows = _join_steps(jobs, step_rows)
-
-    unknown = (
-        jobs.loc[~jobs["State"].isin(STATES), "State"]
-        if "State" in jobs
-        else pd.Series([], dtype="string")
-    )
-    jobs = conform(jobs.reset_index(drop=True))
-    jobs.attrs.update(
-        {
-            "source": raw.file,
-            "format": raw.fmt,
-            "delimiter": raw.delimiter,
-            "tz": tz,
-            "bad_rows": len(bad_lines),
-            "bad_lines": bad_lines,
-            "padded_rows": raw.padded,
-            "repaired_rows": raw.repaired,
-            "unknown_states": {str(k): int(v) for k, v in unknown.value_counts().items()},
-            "fields": list(raw.names),
-            "steps": _StepsRef(step_rows.reset_index(drop=True)),
-        }
-    )
-    return jobs
-
-
-def _join_steps(jobs: pd.DataFrame, step_rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _join_steps(
+    jobs: pd.DataFrame, step_rows: pd.DataFrame, owner: np.ndarray
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Carry each allocation's state down to its steps, and step usage up to the job."""
-    step_rows = step_rows.copy()
-    last_run = jobs.drop_duplicates("JobID", keep="last").set_index("JobID")
+    has = owner >= 0
     if "State" in jobs:
-        step_rows["JobState"] = step_rows["AllocJobID"].map(last_run["State"]).astype("string")
-    step_rows = step_rows[
-        ["_line", "JobID", "AllocJobID", "StepID"]
-        + [c for c in step_rows.columns if c not in ("_line", "JobID", "AllocJobID", "StepID")]
-    ]
-    if len(step_rows) and "MaxRSS" in step_rows:
-        tasks = step_rows["NTasks"].astype("float64").fillna(1.0) if "NTasks" in step_rows else 1.0
-        used = step_rows["MaxRSS"] * tasks
-        peak = step_rows.groupby("AllocJobID")["MaxRSS"].max()
-        total = used.groupby(step_rows["AllocJobID"]).max()
-        own = jobs["MaxRSS"] if "MaxRSS" in jobs else pd.Series(np.nan, index=jobs.index)
-        jobs["MaxRSS"] = own.fillna(jobs["JobID"].map(peak))
-        jobs["MemUsed"] = jobs["JobID"].map(total).astype("float64")
-    if len(step_rows) and "TotalCPU" in step_rows:
-        summed = step_rows.groupby("AllocJobID")["TotalCPU"].sum()
+        state = pd.array([pd.NA] * len(owner), dtype="string")
+        state[has] = jobs["State"].to_numpy()[owner[has]]
+        step_rows["JobState"] = state
+    if not has.any():
+        return jobs, step_rows
+    if "MaxRSS" in step_rows:
+        rss = step_rows["MaxRSS"].to_numpy(dtype="float64", na_value=np.nan)
+        tasks = (
+            step_rows["NTasks"].to_numpy(dtype="float64", na_value=np.nan)
+            if "NTasks" in step_rows
+            else np.ones(len(rss))
+        )
+        used = rss * np.where(np.isnan(tasks), 1.0, tasks)
+        ok = has & ~np.isnan(rss)
+        peak = np.full(len(jobs), -np.inf)
+        np.maximum.at(peak, owner[ok], rss[ok])
+        total = np.full(len(jobs), -np.inf)
+        np.maximum.at(total, owner[ok], used[ok])
+        peak[np.isinf(peak)] = np.nan
+        total[np.isinf(total)] = np.nan
+        own = (
+            jobs["MaxRSS"].to_numpy(dtype="float64")
+            if "MaxRSS" in jobs
+            else np.full(len(jobs), np.nan)
+        )
+        jobs["MaxRSS"] = np.where(np.isnan(own), peak, own)
+        jobs["MemUsed"] = total
+    if "TotalCPU" in step_rows:
+        cpu = step_rows["TotalCPU"].to_numpy().astype("int64")
+        ok = has & ~pd.isna(step_rows["TotalCPU"]).to_numpy()
+        summed = np.zeros(len(jobs), dtype=np.int64)
+        np.add.at(summed, owner[ok], cpu[ok])
+        counted = np.zeros(len(jobs), dtype=bool)
+        counted[owner[ok]] = True
         own = jobs["TotalCPU"]
-        empty = own.isna() | (own == pd.Timedelta(0))
-        jobs["TotalCPU"] = own.where(~empty, jobs["JobID"].map(summed).where(empty, own))
+        empty = (own.isna() | (own == pd.Timedelta(0))).to_numpy() & counted
+        jobs["TotalCPU"] = own.where(~empty, pd.Series(summed.astype("timedelta64[ns]")))
     return jobs, step_rows
 
 
@@ -1372,24 +1514,30 @@ def read_sacct(
         raw = json_to_raw(file, data)
     else:
         raw = _split(file, data, fields, delimiter)
-    jobs = _normalize(raw, tz, errors)
-    jobs.attrs["steps"].frame.drop(columns=["_line"], inplace=True)
-    jobs.attrs["lines"] = jobs.pop("_line").to_numpy()
-    return jobs
+    return _normalize(raw, tz, errors)
 
 
 def steps(jobs: pd.DataFrame) -> pd.DataFrame:
     """The step rows (``.batch``, ``.extern``, ``.0`` ...) of the jobs in ``jobs``.
 
-    Filtering ``jobs`` first filters the steps too; a table without steps gives an empty frame.
+    Filtering ``jobs`` first filters the steps too. Steps whose allocation row is not in the
+    export at all are always returned. A table without steps gives an empty frame.
     """
     ref = jobs.attrs.get("steps")
     if ref is None:
-        return pd.DataFrame(columns=["JobID", "AllocJobID", "StepID", "JobState"])
+        return pd.DataFrame(
+            {
+                name: pd.Series(dtype="string")
+                for name in ("JobID", "AllocJobID", "StepID", "JobState")
+            }
+        )
     frame = ref.frame
     if len(frame) == 0:
         return frame.copy()
-    return frame.loc[frame["AllocJobID"].isin(jobs["JobID"])].reset_index(drop=True)
+    wanted = pa.array(jobs["JobID"].astype("string").to_numpy(na_value=None), pa.string())
+    owned = pa.array(frame["AllocJobID"].to_numpy(na_value=None), pa.string())
+    keep = pc.is_in(owned, value_set=wanted).to_numpy(zero_copy_only=False) | ref.orphans
+    return frame.loc[keep].reset_index(drop=True)
 
 
 # ----------------------------------------------------------------------------- writing
@@ -1486,8 +1634,10 @@ def write_sacct(
     """Write a job table as ``sacct --parsable2`` text (with steps after their job).
 
     Derived columns (ArrayJobID, NGPUS, ...) are not written: they are read back from JobID
-    and AllocTRES. A table without AllocTRES (a simulation) gets one built from NCPUS,
-    NGPUS, ReqMem and NNodes. Returns the text when no destination is given.
+    and AllocTRES. A table from :func:`read_sacct` is written with the columns it was read
+    with; any other table (a simulation) gets its columns in schema order, with an AllocTRES
+    built from NCPUS, NGPUS, ReqMem and NNodes when it has none. Returns the text when no
+    destination is given.
 
     >>> import io
     >>> jobs = read_sacct(io.StringIO("JobID|State|Elapsed\\n1|COMPLETED|00:01:00\\n"))
@@ -1495,10 +1645,16 @@ def write_sacct(
     JobID|State|Elapsed
     1|COMPLETED|00:01:00
     """
+    read_fields = jobs.attrs.get("fields")
     jobs = jobs.copy()
-    if "AllocTRES" not in jobs or jobs["AllocTRES"].isna().all():
-        jobs["AllocTRES"] = _synth_tres(jobs)
-    names = list(fields) if fields is not None else _default_fields(jobs)
+    if read_fields is None and ("AllocTRES" not in jobs or jobs["AllocTRES"].isna().all()):
+        jobs["AllocTRES"] = _synth_tres(jobs)  # a simulated table: say what was allocated
+    if fields is not None:
+        names = list(fields)
+    elif read_fields is not None:
+        names = list(read_fields)  # the columns the export had, in its order
+    else:
+        names = _default_fields(jobs)
     step_frame = steps(jobs) if include_steps else pd.DataFrame()
     rows = jobs.assign(_order=np.arange(len(jobs), dtype=float), _sub=0)
     if len(step_frame):

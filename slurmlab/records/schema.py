@@ -137,6 +137,7 @@ def conform(frame: pd.DataFrame) -> pd.DataFrame:
     for name, dtype in JOB_COLUMNS.items():
         if name not in out.columns:
             out[name] = pd.Series(pd.NA if dtype in ("string", "Int64") else None, index=out.index)
-        out[name] = out[name].astype(dtype)
+        if out[name].dtype != dtype:  # a pyarrow-backed "string" column is already right
+            out[name] = out[name].astype(dtype)
     extra = [c for c in out.columns if c not in JOB_COLUMNS]
     return out[list(JOB_COLUMNS) + extra]

@@ -127,7 +127,9 @@ class SignalSpec:
 
     @classmethod
     def parse(cls, text: str) -> SignalSpec:
-        """>>> SignalSpec.parse("B:USR1@120")
+        """Parse ``--signal``'s value.
+
+        >>> SignalSpec.parse("B:USR1@120")
         SignalSpec(signal='USR1', seconds=120, batch_only=True, reservation=False)
         """
         m = re.fullmatch(r"(?:([RB]{1,2}):)?(?:SIG)?([A-Z0-9]+)(?:@(\d+))?", text.strip().upper())
@@ -339,12 +341,30 @@ class JobSpec:
             v = getattr(self, f)
             if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):
                 raise SbatchError(f"--{_flag(f)}={v!r}: must be a whole number of at least 1")
-        for f in ("gpus_per_node", "gpus", "gpus_per_task", "mem_mb", "mem_per_cpu_mb"):
+        for f in (
+            "gpus_per_node",
+            "gpus",
+            "gpus_per_task",
+            "mem_mb",
+            "mem_per_cpu_mb",
+            "mem_per_gpu_mb",
+        ):
             v = getattr(self, f)
             if v is not None and (not isinstance(v, int) or v < 0):
                 raise SbatchError(f"--{_flag(f)}={v!r}: must be a whole number >= 0")
+        if self.max_nodes is not None and self.nodes is None:
+            raise SbatchError(
+                f"max_nodes={self.max_nodes} needs a minimum: write --nodes=MIN-{self.max_nodes}"
+            )
         if self.max_nodes is not None and self.nodes is not None and self.max_nodes < self.nodes:
             raise SbatchError(f"--nodes={self.nodes}-{self.max_nodes}: maximum below minimum")
+        if self.gpu_type is not None and all(
+            getattr(self, f) is None for f in ("gpus_per_node", "gpus", "gpus_per_task")
+        ):
+            raise SbatchError(
+                f"GPU type {self.gpu_type!r} without a GPU count: write e.g. "
+                f"--gres=gpu:{self.gpu_type}:1 or --gpus={self.gpu_type}:1"
+            )
         mems = [
             f
             for f in ("mem_mb", "mem_per_cpu_mb", "mem_per_gpu_mb")
@@ -368,6 +388,14 @@ class JobSpec:
             raise SbatchError(f"--nice={self.nice}: out of range")
         if self.time_limit is not None:
             object.__setattr__(self, "time_requested", True)
+        if len(self.dependency) < 2:
+            # '?' (any) versus ',' (all) only means something between two or more conditions
+            object.__setattr__(self, "dependency_any", False)
+        # --nodelist / --exclude name a set of nodes: keep them in Slurm's hostlist order
+        for f in ("nodelist", "exclude"):
+            names = getattr(self, f)
+            if names:
+                object.__setattr__(self, f, tuple(expand_hostlist(compress_hostlist(names))))
 
     # -- parsing ---------------------------------------------------------------------------
     @classmethod
@@ -425,6 +453,14 @@ class JobSpec:
                 values.update(_parse_value(long, kind, val, values))
             i += 1
         values["other"] = tuple(other)
+        if base is not None:
+            # as sbatch does: a memory option on the command line replaces the script's one
+            mem = ("mem_mb", "mem_per_cpu_mb", "mem_per_gpu_mb")
+            given = [f for f in mem if values[f] is not None and values[f] != getattr(base, f)]
+            if given:
+                for f in mem:
+                    if f not in given:
+                        values[f] = None
         return cls(**values)
 
     @classmethod
@@ -443,9 +479,9 @@ class JobSpec:
                 body = s[len("#SBATCH") :]
                 if body and not body[0].isspace():
                     continue  # e.g. '#SBATCHX' is a comment
-                body = body.split(" #", 1)[0]  # trailing comment after the options
                 try:
-                    directives.extend(shlex.split(body))
+                    # an unquoted '#' starts a trailing comment, as in sbatch
+                    directives.extend(shlex.split(body, comments=True))
                 except ValueError as exc:
                     raise SbatchError(f"script line {lineno}: cannot read {s!r}: {exc}") from None
                 continue
@@ -743,11 +779,11 @@ def _parse_begin(val: str) -> timedelta | datetime:
     v = val.strip().lower()
     m = re.fullmatch(r"now(?:\+(\d+)([a-z]*))?", v)
     if m:
-        if m.group(2) not in _UNITS:
+        if (m.group(2) or "") not in _UNITS:
             raise SbatchError(
                 f"--begin={val!r}: unknown unit {m.group(2)!r}; use seconds, minutes, hours, days, weeks"
             )
-        return timedelta(seconds=int(m.group(1) or 0) * _UNITS[m.group(2)])
+        return timedelta(seconds=int(m.group(1) or 0) * _UNITS[m.group(2) or ""])
     try:
         return datetime.fromisoformat(val.strip())
     except ValueError:
@@ -797,13 +833,18 @@ def features_match(expr: str | None, features: frozenset[str]) -> bool:
 
 
 def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
-    part: Partition = (
-        cluster.partition(spec.partition) if spec.partition else cluster.default_partition
-    )
     if spec.partition and "," in spec.partition:
         raise RequestError(
             f"-p {spec.partition}: several partitions per job are not modelled; pick one"
         )
+    try:
+        part: Partition = (
+            cluster.partition(spec.partition) if spec.partition else cluster.default_partition
+        )
+    except RequestError:
+        raise
+    except SlurmlabError as exc:
+        raise RequestError(f"Job {spec.job_name!r}: {exc}") from None
     pool = [cluster.node(n) for n in part.nodes]
     if spec.nodelist:
         unknown = [n for n in spec.nodelist if n not in part.nodes]
@@ -925,6 +966,11 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
     if mem == 0 and cluster.memory_tracked:
         mem = min(n.memory_mb for n in fitting)
     time_limit = spec.time_limit if spec.time_requested else part.time_limit_default
+    gpu_type = spec.gpu_type
+    if gpu_type is None and gpn:
+        # an untyped request on nodes of one GPU type gets that type (sacct's gres/gpu:h100)
+        types = {n.gpu_type for n in fitting}
+        gpu_type = types.pop() if len(types) == 1 else None
     return Resources(
         partition=part.name,
         nodes=nodes,
@@ -934,7 +980,7 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
         cpus_per_node=cpn,
         mem_per_node_mb=mem,
         gpus_per_node=gpn,
-        gpu_type=spec.gpu_type,
+        gpu_type=gpu_type,
         time_limit=time_limit,
         whole_node=whole_node,
         features=spec.constraint,

@@ -143,9 +143,10 @@ def _int(value: str, key: str, no: int, source: str) -> int:
 
 def _node_from(kv: dict[str, str], name: str, no: int, source: str) -> Node:
     low = {k.lower(): v for k, v in kv.items()}
+    spelled = {k.lower(): k for k in kv}
     for k in _NODE_INT:
         if k in low:
-            _int(low[k], k, no, source)
+            _int(low[k], spelled[k], no, source)
     if "cpus" in low or "procs" in low:
         cpus = _int(low.get("cpus", low.get("procs")), "CPUs", no, source)
     else:

@@ -1,0 +1,67 @@
+"""Small helpers shared by the analyzers (hours, weights, the tiny demo table)."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+
+#: States that end a run without its work being done (the GPU-hours are lost).
+FAILED_STATES = (
+    "FAILED",
+    "TIMEOUT",
+    "CANCELLED",
+    "PREEMPTED",
+    "NODE_FAIL",
+    "OUT_OF_MEMORY",
+    "BOOT_FAIL",
+    "DEADLINE",
+    "REQUEUED",
+)
+
+_DEMO = """\
+JobID|JobIDRaw|JobName|User|Account|Partition|QOS|State|ExitCode|Submit|Eligible|Start|End|Elapsed|Timelimit|NNodes|NCPUS|AllocTRES|ReqMem|TotalCPU|MaxRSS|NTasks
+100|100|train|ann|vision|gpu|normal|COMPLETED|0:0|2024-03-01T08:00:00|2024-03-01T08:00:00|2024-03-01T08:30:00|2024-03-01T10:30:00|02:00:00|04:00:00|1|16|billing=16,cpu=16,gres/gpu:a100=4,gres/gpu=4,mem=128G,node=1|128G|20:00:00||
+100.batch|100.batch|batch|||||COMPLETED|0:0|2024-03-01T08:30:00|2024-03-01T08:30:00|2024-03-01T08:30:00|2024-03-01T10:30:00|02:00:00||1|16|cpu=16,gres/gpu=4,mem=128G,node=1||20:00:00|65536M|1
+101|101|sweep|bob|nlp|gpu|normal|TIMEOUT|0:15|2024-03-01T09:00:00|2024-03-01T09:00:00|2024-03-01T09:00:00|2024-03-01T10:00:00|01:00:00|01:00:00|1|8|billing=8,cpu=8,gres/gpu=2,mem=64G,node=1|64G|02:00:00||
+101.batch|101.batch|batch|||||CANCELLED|0:15|2024-03-01T09:00:00|2024-03-01T09:00:00|2024-03-01T09:00:00|2024-03-01T10:00:02|01:00:02||1|8|cpu=8,gres/gpu=2,mem=64G,node=1||02:00:00|16384M|1
+102|102|prep|ann|vision|cpu|normal|FAILED|1:0|2024-03-01T09:30:00|2024-03-01T09:30:00|2024-03-01T10:30:00|2024-03-01T10:45:00|00:15:00|01:00:00|1|4|billing=4,cpu=4,mem=8G,node=1|8G|00:30:00||
+102.batch|102.batch|batch|||||FAILED|1:0|2024-03-01T10:30:00|2024-03-01T10:30:00|2024-03-01T10:30:00|2024-03-01T10:45:00|00:15:00||1|4|cpu=4,mem=8G,node=1||00:30:00|2048M|1
+103_[1-3%1]|103|grid|bob|nlp|gpu|normal|PENDING|0:0|2024-03-01T10:00:00|2024-03-01T10:00:00|Unknown|Unknown|00:00:00|02:00:00|1|0||16G||||
+"""
+
+
+def demo_jobs() -> pd.DataFrame:
+    """A tiny job table (3 runs and a pending array of 3 tasks) for examples and doctests."""
+    from slurmlab.records.sacct import read_sacct
+
+    return read_sacct(io.StringIO(_DEMO))
+
+
+def hours(durations: pd.Series) -> np.ndarray:
+    """Durations as float hours (NaT gives 0)."""
+    return durations.dt.total_seconds().fillna(0.0).to_numpy(dtype=float) / 3600.0
+
+
+def count(values: pd.Series) -> np.ndarray:
+    """A nullable count column as floats with NA as 0."""
+    return pd.to_numeric(values, errors="coerce").fillna(0).to_numpy(dtype=float)
+
+
+def tasks(jobs: pd.DataFrame) -> np.ndarray:
+    """How many jobs each row stands for (a pending array range row stands for several)."""
+    if "ArrayTasks" not in jobs:
+        return np.ones(len(jobs))
+    return count(jobs["ArrayTasks"].fillna(1))
+
+
+def check_columns(jobs: pd.DataFrame, needed: tuple[str, ...], who: str) -> None:
+    missing = [c for c in needed if c not in jobs.columns]
+    if missing:
+        from slurmlab.errors import SlurmlabError
+
+        raise SlurmlabError(
+            f"{who}: the job table has no column(s) {', '.join(missing)}; export them with "
+            f"sacct -o {','.join(missing)} (or pass a table made by read_sacct or simulate)"
+        )

@@ -1,0 +1,99 @@
+"""How well jobs used what they asked for: CPU, memory and time-limit efficiency.
+
+Efficiency needs step data: sacct leaves MaxRSS blank on allocation rows, so read_sacct
+carries the steps' peak up to each job (``MaxRSS``; ``MemUsed`` = max over steps of MaxRSS x
+NTasks). All three return one row per run with the ratio in a column named after the verb.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from slurmlab.analysis._common import check_columns, count
+
+__all__ = ["cpu_efficiency", "memory_efficiency", "requested_memory_mb", "timelimit_accuracy"]
+
+_ID = ("JobID", "JobIDRaw", "User", "Account", "Partition", "State")
+
+
+def _ids(jobs: pd.DataFrame) -> pd.DataFrame:
+    return jobs[[c for c in _ID if c in jobs]].copy()
+
+
+def cpu_efficiency(jobs: pd.DataFrame) -> pd.DataFrame:
+    """TotalCPU / (Elapsed x NCPUS) per run that ran (1.0 = every allocated core busy).
+
+    >>> from slurmlab.analysis._common import demo_jobs
+    >>> cpu_efficiency(demo_jobs())["cpu_efficiency"].round(3).tolist()
+    [0.625, 0.25, 0.5]
+    """
+    check_columns(jobs, ("TotalCPU", "Elapsed", "NCPUS"), "cpu_efficiency")
+    ran = jobs.loc[jobs["Elapsed"].fillna(pd.Timedelta(0)) > pd.Timedelta(0)]
+    allocated = ran["Elapsed"].dt.total_seconds().to_numpy(float) * count(ran["NCPUS"])
+    used = ran["TotalCPU"].dt.total_seconds().to_numpy(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.where(allocated > 0, used / allocated, np.nan)
+    out = _ids(ran).assign(
+        TotalCPU=ran["TotalCPU"], Elapsed=ran["Elapsed"], NCPUS=ran["NCPUS"], cpu_efficiency=ratio
+    )
+    return out.reset_index(drop=True)
+
+
+def requested_memory_mb(jobs: pd.DataFrame) -> pd.Series:
+    """The job's whole memory request in MB: ReqMem x NCPUS for a legacy per-CPU request
+    (``4000Mc``), x NNodes for a per-node one (``1Gn``), else ReqMem as written.
+
+    >>> from slurmlab.analysis._common import demo_jobs
+    >>> requested_memory_mb(demo_jobs()).tolist()[:3]
+    [131072.0, 65536.0, 8192.0]
+    """
+    mem = pd.to_numeric(jobs["ReqMem"], errors="coerce").astype(float)
+    per = (
+        (jobs["ReqMemPer"] if "ReqMemPer" in jobs else pd.Series("", index=jobs.index))
+        .astype("string")
+        .fillna("")
+        .to_numpy()
+    )
+    cpus = pd.to_numeric(jobs["NCPUS"], errors="coerce").astype(float)
+    nodes = pd.to_numeric(jobs["NNodes"], errors="coerce").astype(float).fillna(1.0)
+    factor = np.where(per == "cpu", cpus, np.where(per == "node", nodes, 1.0))
+    return pd.Series(mem.to_numpy() * factor, index=jobs.index, name="ReqMemTotal")
+
+
+def memory_efficiency(jobs: pd.DataFrame) -> pd.DataFrame:
+    """Peak memory used / memory requested per run (MemUsed, else MaxRSS, over ReqMem).
+
+    >>> from slurmlab.analysis._common import demo_jobs
+    >>> memory_efficiency(demo_jobs())["memory_efficiency"].tolist()
+    [0.5, 0.25, 0.25]
+    """
+    check_columns(jobs, ("ReqMem", "NCPUS", "NNodes"), "memory_efficiency")
+    ran = jobs.loc[jobs["Start"].notna()] if "Start" in jobs else jobs
+    requested = requested_memory_mb(ran)
+    if "MemUsed" in ran:
+        used = ran["MemUsed"].astype(float)
+    elif "MaxRSS" in ran:
+        used = ran["MaxRSS"].astype(float)
+    else:
+        used = pd.Series(np.nan, index=ran.index)
+    ratio = used / requested.where(requested > 0)
+    out = _ids(ran).assign(MemUsedMB=used, ReqMemMB=requested, memory_efficiency=ratio)
+    return out.reset_index(drop=True)
+
+
+def timelimit_accuracy(jobs: pd.DataFrame) -> pd.DataFrame:
+    """Elapsed / Timelimit per run that ran (1.0 = used the whole limit; NaN if unlimited).
+
+    >>> from slurmlab.analysis._common import demo_jobs
+    >>> timelimit_accuracy(demo_jobs())["timelimit_accuracy"].tolist()
+    [0.5, 1.0, 0.25]
+    """
+    check_columns(jobs, ("Elapsed", "Timelimit"), "timelimit_accuracy")
+    ran = jobs.loc[jobs["Elapsed"].fillna(pd.Timedelta(0)) > pd.Timedelta(0)]
+    limit = ran["Timelimit"].dt.total_seconds()
+    ratio = ran["Elapsed"].dt.total_seconds() / limit.where(limit > 0)
+    out = _ids(ran).assign(
+        Elapsed=ran["Elapsed"], Timelimit=ran["Timelimit"], timelimit_accuracy=ratio.astype(float)
+    )
+    return out.reset_index(drop=True)

@@ -1,0 +1,134 @@
+"""A job table in numbers and in words: what ``slurmlab summary`` prints.
+
+Counting rules: a job is one JobID (each array task once, each requeued job once, a pending
+range such as ``123_[3-5%2]`` as the tasks it stands for); its state is the state of its last
+run; hours count every run, earlier runs of requeued jobs included.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+
+from slurmlab.analysis._common import count, hours, tasks
+
+__all__ = ["Summary", "summary"]
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """The headline numbers of a job table (see :func:`summary`)."""
+
+    jobs: int
+    runs: int
+    steps: int
+    states: dict[str, int]
+    gpu_hours: float
+    cpu_hours: float
+    gpu_hours_by_account: dict[str, float]
+    gpu_hours_by_user: dict[str, float]
+    mean_wait_s: float | None
+    median_wait_s: float | None
+    first_submit: str | None
+    last_end: str | None
+    bad_rows: int
+
+    def to_dict(self) -> dict:
+        """Plain JSON-ready values."""
+        return asdict(self)
+
+    def words(self) -> str:
+        """A few sentences a person can read."""
+        states = ", ".join(f"{n} {s}" for s, n in self.states.items()) or "none"
+        top = sorted(self.gpu_hours_by_account.items(), key=lambda kv: -kv[1])[:3]
+        lines = [
+            f"{self.jobs} jobs ({self.runs} runs, {self.steps} steps) from {self.first_submit or '?'} "
+            f"to {self.last_end or '?'}.",
+            f"Final states: {states}.",
+            f"Allocated {self.gpu_hours:,.1f} GPU-hours and {self.cpu_hours:,.1f} CPU-hours.",
+        ]
+        if top and self.gpu_hours > 0:
+            lines.append(
+                "Top GPU accounts: "
+                + ", ".join(f"{a} {h:,.1f} h ({h / self.gpu_hours:.0%})" for a, h in top)
+                + "."
+            )
+        if self.mean_wait_s is not None:
+            lines.append(
+                f"Jobs waited {_human(self.median_wait_s)} (median), {_human(self.mean_wait_s)} (mean) "
+                "from submit to start."
+            )
+        if self.bad_rows:
+            lines.append(f"{self.bad_rows} malformed row(s) were left out or coerced.")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.words()
+
+
+def _human(seconds: float | None) -> str:
+    if seconds is None:
+        return "?"
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _by(frame: pd.DataFrame, column: str, values: np.ndarray) -> dict[str, float]:
+    if column not in frame:
+        return {}
+    keys = frame[column].astype("string").fillna("(none)").to_numpy()
+    totals = pd.Series(values).groupby(keys).sum()
+    return {
+        str(k): round(float(v), 6) for k, v in totals.sort_values(ascending=False).items() if v > 0
+    }
+
+
+def summary(jobs: pd.DataFrame) -> Summary:
+    """Count jobs, steps and states, sum CPU/GPU-hours, and describe waits.
+
+    >>> from slurmlab.analysis._common import demo_jobs
+    >>> s = summary(demo_jobs())
+    >>> s.jobs, s.states, s.gpu_hours
+    (6, {'PENDING': 3, 'COMPLETED': 1, 'FAILED': 1, 'TIMEOUT': 1}, 10.0)
+    """
+    from slurmlab.records.sacct import steps as steps_of
+
+    weight = tasks(jobs)
+    h = hours(jobs["Elapsed"]) if "Elapsed" in jobs else np.zeros(len(jobs))
+    gpu = h * count(jobs["NGPUS"]) if "NGPUS" in jobs else np.zeros(len(jobs))
+    cpu = h * count(jobs["NCPUS"]) if "NCPUS" in jobs else np.zeros(len(jobs))
+    order = jobs.assign(_w=weight, _pos=np.arange(len(jobs)))
+    if "Submit" in order:
+        order = order.sort_values(["Submit", "_pos"], kind="stable", na_position="first")
+    last = order.drop_duplicates("JobID", keep="last")
+    states = last.groupby(last["State"].astype("string").fillna("UNKNOWN"))["_w"].sum()
+    states = states.reset_index().sort_values(
+        ["_w", "State"], ascending=[False, True], kind="stable"
+    )
+    states = {str(k): int(v) for k, v in zip(states["State"], states["_w"])}
+    wait = None
+    if "Start" in jobs and "Submit" in jobs:
+        w = (jobs["Start"] - jobs["Submit"]).dt.total_seconds().dropna()
+        wait = w[w >= 0]
+    first = jobs["Submit"].min() if "Submit" in jobs else None
+    end = jobs["End"].max() if "End" in jobs else None
+    return Summary(
+        jobs=int(last["_w"].sum()),
+        runs=len(jobs),
+        steps=len(steps_of(jobs)),
+        states=states,
+        gpu_hours=round(float(gpu.sum()), 6),
+        cpu_hours=round(float(cpu.sum()), 6),
+        gpu_hours_by_account=_by(jobs, "Account", gpu),
+        gpu_hours_by_user=_by(jobs, "User", gpu),
+        mean_wait_s=float(wait.mean()) if wait is not None and len(wait) else None,
+        median_wait_s=float(wait.median()) if wait is not None and len(wait) else None,
+        first_submit=None if first is None or pd.isna(first) else first.isoformat(),
+        last_end=None if end is None or pd.isna(end) else end.isoformat(),
+        bad_rows=int(jobs.attrs.get("bad_rows", 0)),
+    )

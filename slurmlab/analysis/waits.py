@@ -1,0 +1,155 @@
+"""How long jobs waited: per-run waits, their distribution per group, bounded slowdown, and
+the pending queue over time.
+
+A run's wait is Start - Submit (Submit is reset when a job is requeued, so each run has its
+own wait); runs that never started have no wait but count as pending until they end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from slurmlab.analysis._common import check_columns, count, tasks
+
+__all__ = ["bounded_slowdown", "pending_over_time", "wait_stats", "wait_times"]
+
+_SIZE_BINS = [0, 1, 8, 32, 128, np.inf]
+_SIZE_LABELS = ["1 CPU", "2-8 CPUs", "9-32 CPUs", "33-128 CPUs", ">128 CPUs"]
+
+
+def wait_times(jobs: pd.DataFrame) -> pd.DataFrame:
+    """One row per run that started, with ``Wait`` (Start - Submit) and a ``Size`` class.
+
+    >>> from slurmlab.analysis._common import demo_jobs
+    >>> wait_times(demo_jobs())[["JobID", "Wait"]]
+      JobID            Wait
+    0   100 0 days 00:30:00
+    1   101 0 days 00:00:00
+    2   102 0 days 01:00:00
+    """
+    check_columns(jobs, ("Submit", "Start"), "wait_times")
+    started = jobs.loc[jobs["Start"].notna() & jobs["Submit"].notna()]
+    wait = (started["Start"] - started["Submit"]).clip(lower=pd.Timedelta(0))
+    size = pd.cut(count(started["NCPUS"]), _SIZE_BINS, labels=_SIZE_LABELS, right=True)
+    cols = [
+        c
+        for c in (
+            "JobID",
+            "JobIDRaw",
+            "User",
+            "Account",
+            "Partition",
+            "QOS",
+            "NGPUS",
+            "NCPUS",
+            "Submit",
+            "Start",
+        )
+        if c in started
+    ]
+    return started[cols].assign(Wait=wait, Size=size).reset_index(drop=True)
+
+
+def wait_stats(jobs: pd.DataFrame, by: str | Sequence[str] = "Partition") -> pd.DataFrame:
+    """Wait-time distribution (count, mean, median, p90, max in hours) per group.
+
+    ``by`` may be any column, e.g. ``"Partition"``, ``"Account"``, ``"NGPUS"`` or ``"Size"``
+    (CPU-count classes).
+
+    >>> from slurmlab.analysis._common import demo_jobs
+    >>> wait_stats(demo_jobs(), by="Partition")[["Partition", "runs", "median_h"]]
+      Partition  runs  median_h
+    0       cpu     1      1.00
+    1       gpu     2      0.25
+    """
+    waits = wait_times(jobs)
+    by = [by] if isinstance(by, str) else list(by)
+    h = waits["Wait"].dt.total_seconds() / 3600.0
+    grouped = h.groupby(
+        [waits[c].astype("string").fillna("(none)") if c != "Size" else waits[c] for c in by],
+        observed=True,
+    )
+    out = pd.DataFrame(
+        {
+            "runs": grouped.size(),
+            "mean_h": grouped.mean(),
+            "median_h": grouped.median(),
+            "p90_h": grouped.quantile(0.9),
+            "max_h": grouped.max(),
+        }
+    )
+    return out.reset_index()
+
+
+def bounded_slowdown(jobs: pd.DataFrame, tau: str | pd.Timedelta = "10s") -> pd.DataFrame:
+    """Bounded slowdown per run: max(1, (wait + run) / max(run, tau)).
+
+    ``tau`` keeps very short jobs from dominating (Feitelson's bounded slowdown).
+
+    >>> from slurmlab.analysis._common import demo_jobs
+    >>> bounded_slowdown(demo_jobs())["BoundedSlowdown"].round(2).tolist()
+    [1.25, 1.0, 5.0]
+    """
+    waits = wait_times(jobs)
+    merged = jobs.loc[jobs["Start"].notna() & jobs["Submit"].notna(), "Elapsed"].reset_index(
+        drop=True
+    )
+    run = merged.fillna(pd.Timedelta(0))
+    floor = pd.Timedelta(tau)
+    slowdown = (waits["Wait"] + run) / run.where(run > floor, floor)
+    return waits.assign(Elapsed=run, BoundedSlowdown=slowdown.clip(lower=1.0).astype(float))
+
+
+def pending_over_time(
+    jobs: pd.DataFrame, freq: str = "1h", by: str | None = "Partition"
+) -> pd.DataFrame:
+    """How many jobs were pending at each tick (every ``freq``), per group.
+
+    A run is pending from Eligible (else Submit) until Start; one that never started is
+    pending until its End, or the end of the export. Array ranges count every task.
+
+    >>> from slurmlab.analysis._common import demo_jobs
+    >>> pending_over_time(demo_jobs(), freq="1h", by=None)["pending"].tolist()
+    [1.0, 0.0, 4.0]
+    """
+    check_columns(jobs, ("Submit", "Start"), "pending_over_time")
+    begin = jobs["Eligible"].fillna(jobs["Submit"]) if "Eligible" in jobs else jobs["Submit"]
+    known = [s for s in (jobs["Submit"], jobs["Start"], jobs.get("End")) if s is not None]
+    horizon = max(s.max() for s in known if s.notna().any())
+    never = jobs["Start"].isna()
+    until = jobs["Start"].fillna(horizon + pd.Timedelta(1, "ns"))
+    if "End" in jobs:  # a job cancelled while pending stops pending at its End
+        until = until.where(~never | jobs["End"].isna(), jobs["End"])
+    ok = begin.notna().to_numpy()
+    if not ok.any():
+        return pd.DataFrame(columns=["time", *([by] if by else []), "pending"])
+    start = begin[ok].min().floor(freq)
+    ticks = pd.date_range(start, horizon, freq=freq)
+    weight = tasks(jobs)[ok]
+    b = begin[ok].to_numpy()
+    u = until[ok].to_numpy()
+    groups = (
+        jobs.loc[ok, by].astype("string").fillna("(none)").to_numpy()
+        if by
+        else np.array(["all"] * ok.sum())
+    )
+    rows = []
+    for group in pd.unique(groups):
+        sel = groups == group
+        bs, us, ws = b[sel], u[sel], weight[sel]
+        t = ticks.to_numpy()
+        # pending at t: begin <= t < until
+        order_b = np.argsort(bs)
+        order_u = np.argsort(us)
+        cum_b = np.concatenate([[0.0], np.cumsum(ws[order_b])])
+        cum_u = np.concatenate([[0.0], np.cumsum(ws[order_u])])
+        started = cum_b[np.searchsorted(bs[order_b], t, side="right")]
+        left = cum_u[np.searchsorted(us[order_u], t, side="right")]
+        frame = pd.DataFrame({"time": ticks, "pending": started - left})
+        if by:
+            frame.insert(1, by, group)
+        rows.append(frame)
+    return pd.concat(rows, ignore_index=True)

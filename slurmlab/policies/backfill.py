@@ -1,0 +1,294 @@
+"""The four scheduling policies, each the previous one plus one idea.
+
+* :class:`Fifo` -- strict priority order; a partition's queue blocks at its first
+  job that cannot start (Slurm's main scheduler without backfill).
+* :class:`Easy` -- FIFO plus one reservation: the first blocked job of each partition
+  is reserved at its *shadow time* (computed from running jobs' time limits); a
+  later job may start now only if it does not delay that reservation, i.e. it ends
+  before the shadow time or uses only the *extra* resources. (Lifka 1995, "The ANL/IBM
+  SP scheduling system"; Mu'alem & Feitelson 2001, IEEE TPDS 12(6).)
+* :class:`Conservative` -- EASY with a reservation for everyone: every pending job,
+  in priority order, gets the earliest start that delays no job ahead of it; jobs
+  whose earliest start is now start (Mu'alem & Feitelson 2001). Recomputed each pass.
+* :class:`SlurmBackfill` -- Slurm's sched/backfill (slurm.conf(5), sched_config): the
+  main scheduler (FIFO per partition, at most ``default_queue_depth`` jobs) runs on every
+  event, and every ``bf_interval`` seconds a backfill pass plans like Conservative for at
+  most ``bf_max_job_test`` jobs, with start times rounded to ``bf_resolution``, no
+  reservation beyond ``bf_window`` minutes, and reservations of whole nodes.
+
+Every policy plans with time limits (running jobs are assumed to end at their
+limits), never with true run times.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from slurmlab.errors import SlurmlabError
+from slurmlab.policies.base import Decision, PendingJob, QueueView, Start
+from slurmlab.policies.placement import choose_nodes
+from slurmlab.policies.profile import Profile
+
+__all__ = ["POLICIES", "Conservative", "Easy", "Fifo", "SlurmBackfill", "make_policy"]
+
+
+def _profile(view: QueueView, free: np.ndarray | None = None, started=()) -> Profile:
+    """The profile of a pass: running jobs (and jobs ``started`` in it) end at their limits."""
+    releases = [(r.expected_end, r.nodes, r.usage) for r in view.running] + list(started)
+    prof = Profile(view.now, view.free if free is None else free, view.capacity, releases)
+    for t0, t1, usage in view.blocked_windows:  # advance reservations held by others
+        if t1 > view.now:
+            nodes = tuple(int(i) for i in np.flatnonzero(usage.any(axis=1)))
+            prof.reserve(nodes, usage[list(nodes)], max(t0, view.now), t1)
+    return prof
+
+
+def _usage(job: PendingJob, capacity: np.ndarray, nodes: tuple[int, ...]) -> np.ndarray:
+    """Per-node resources a job holds on ``nodes`` (whole nodes with --exclusive)."""
+    if job.exclusive:
+        return capacity[list(nodes)]
+    return np.broadcast_to(job.demand, (len(nodes), 3))
+
+
+@dataclass
+class Fifo:
+    """Strict priority order; the queue blocks at the first job that cannot start, per partition.
+
+    Slurm's main scheduler without backfill: once a job of a partition is left
+    pending, no later job of that partition starts in this pass (sched_config).
+    """
+
+    name: str = "fifo"
+    interval: float | None = None
+
+    def schedule(self, view: QueueView) -> Decision:
+        return self.main_pass(view, self._free(view))
+
+    def _free(self, view: QueueView) -> np.ndarray:
+        return view.free.copy()
+
+    def main_pass(self, view: QueueView, free: np.ndarray, limit: int | None = None) -> Decision:
+        d = Decision()
+        blocked: set[str] = set()
+        most = view.most_free(free)
+        for n, job in enumerate(view.queue):
+            if len(blocked) >= view.partitions or (limit is not None and n >= limit):
+                break  # every partition is blocked: the rest wait for Priority
+            if job.partition in blocked:
+                d.reasons[job.id] = "Priority"
+                continue
+            nodes = None
+            if job.may_fit(most):
+                nodes = choose_nodes(
+                    free, view.capacity, job.demand, job.count, job.mask & view.up, job.exclusive
+                )
+            if nodes is None:
+                blocked.add(job.partition)
+                d.reasons[job.id] = "Resources"
+                continue
+            free[list(nodes)] -= _usage(job, view.capacity, nodes)
+            most = view.most_free(free)
+            d.starts.append(Start(job.id, nodes, "main"))
+        return d
+
+    def backfill(self, view: QueueView) -> Decision:  # pragma: no cover - no timer
+        return Decision()
+
+
+@dataclass
+class Easy(Fifo):
+    """FIFO plus one reservation per partition for its first blocked job (EASY backfilling)."""
+
+    name: str = "easy"
+
+    def schedule(self, view: QueueView) -> Decision:
+        d = Decision()
+        prof = None  # built at the first blocked job: before it, free now is all that matters
+        free = view.free.copy()
+        most = view.most_free(free)
+        reserved: set[str] = set()
+        started = []
+        for job in view.queue:
+            nodes = None
+            if job.may_fit(most):
+                if prof is None:
+                    nodes = choose_nodes(
+                        free,
+                        view.capacity,
+                        job.demand,
+                        job.count,
+                        job.mask & view.up,
+                        job.exclusive,
+                    )
+                else:
+                    nodes = prof.fits(
+                        job.demand,
+                        job.count,
+                        job.mask & view.up,
+                        job.limit,
+                        exclusive=job.exclusive,
+                    )
+            if nodes is not None:
+                usage = _usage(job, view.capacity, nodes)
+                free[list(nodes)] -= usage
+                most = view.most_free(free)
+                if prof is not None:
+                    prof.reserve(nodes, usage, view.now, view.now + job.limit, at=0)
+                else:
+                    started.append((view.now + job.limit, nodes, usage))
+                d.starts.append(Start(job.id, nodes, "main" if prof is None else "backfill"))
+                continue
+            if job.partition in reserved:
+                d.reasons[job.id] = "Priority"
+                continue
+            if prof is None:
+                prof = _profile(view, free, started)
+            reserved.add(job.partition)
+            d.reasons[job.id] = "Resources"
+            self.plan(prof, job, view, d)
+        return d
+
+    def plan(self, prof: Profile, job: PendingJob, view: QueueView, d: Decision) -> None:
+        found = prof.earliest(
+            job.demand, job.count, job.mask & view.up, job.limit, exclusive=job.exclusive
+        )
+        if found is None:
+            return
+        i, t, nodes = found
+        prof.reserve(nodes, _usage(job, view.capacity, nodes), t, t + job.limit, at=i)
+        d.planned[job.id] = t
+
+
+@dataclass
+class Conservative(Easy):
+    """EASY with a reservation for every pending job, in priority order, recomputed each pass."""
+
+    name: str = "conservative"
+
+    def schedule(self, view: QueueView) -> Decision:
+        d = Decision()
+        prof = _profile(view)
+        first_blocked: set[str] = set()
+        for job in view.queue:
+            mask = job.mask & view.up
+            found = prof.earliest(job.demand, job.count, mask, job.limit, exclusive=job.exclusive)
+            if found is None:
+                d.reasons[job.id] = "Resources"
+                continue
+            i, t, nodes = found
+            usage = _usage(job, view.capacity, nodes)
+            if t <= view.now and i == 0:
+                prof.reserve(nodes, usage, view.now, view.now + job.limit, at=0)
+                d.starts.append(Start(job.id, nodes, "backfill" if first_blocked else "main"))
+                continue
+            d.reasons[job.id] = "Priority" if job.partition in first_blocked else "Resources"
+            first_blocked.add(job.partition)
+            prof.reserve(nodes, usage, t, t + job.limit, at=i)
+            d.planned[job.id] = t
+        return d
+
+
+@dataclass
+class SlurmBackfill(Conservative):
+    """Slurm's sched/backfill: the main scheduler on events plus a periodic backfill pass.
+
+    Parameters keep Slurm's names and documented defaults (slurm.conf(5)).
+    """
+
+    name: str = "slurm"
+    bf_interval: float = 30.0
+    bf_resolution: float = 60.0
+    bf_window: float = 1440.0  # minutes
+    bf_max_job_test: int = 500
+    default_queue_depth: int = 100
+    interval: float | None = None
+
+    def __post_init__(self):
+        for key in ("bf_interval", "bf_resolution", "bf_window", "bf_max_job_test"):
+            if getattr(self, key) <= 0:
+                raise SlurmlabError(
+                    f"SchedulerParameters {key}={getattr(self, key)} must be positive"
+                )
+        self.interval = float(self.bf_interval)
+
+    def schedule(self, view: QueueView) -> Decision:
+        """The main scheduler: FIFO per partition over the first ``default_queue_depth`` jobs."""
+        return self.main_pass(view, view.free.copy(), limit=self.default_queue_depth)
+
+    def backfill(self, view: QueueView) -> Decision:
+        """One backfill cycle: plan every tested job; start those whose planned start is now."""
+        d = Decision()
+        prof = _profile_rounded(view, self.bf_resolution)
+        horizon = view.now + self.bf_window * 60.0
+        for n, job in enumerate(view.queue):
+            if n >= self.bf_max_job_test:
+                break
+            mask = job.mask & view.up
+            found = prof.earliest(
+                job.demand,
+                job.count,
+                mask,
+                job.limit,
+                exclusive=job.exclusive,
+                resolution=self.bf_resolution,
+            )
+            if found is None:
+                d.reasons[job.id] = "Resources"
+                continue
+            i, t, nodes = found
+            if t <= view.now and i == 0:
+                prof.reserve(
+                    nodes, _usage(job, view.capacity, nodes), view.now, view.now + job.limit, at=0
+                )
+                d.starts.append(Start(job.id, nodes, "backfill"))
+                continue
+            d.reasons[job.id] = "Resources" if n == 0 else "Priority"
+            if t > horizon:
+                continue  # "StartTime set to time after current backfill window. No reservation"
+            # like Slurm, planned reservations take whole nodes
+            end = _round_up(t + job.limit, self.bf_resolution)
+            prof.reserve(nodes, view.capacity[list(nodes)], t, end, at=i)
+            d.planned[job.id] = t
+        return d
+
+
+def _round_up(t: float, res: float) -> float:
+    return t if math.isinf(t) else math.ceil(t / res) * res
+
+
+def _profile_rounded(view: QueueView, res: float) -> Profile:
+    releases = [(_round_up(r.expected_end, res), r.nodes, r.usage) for r in view.running]
+    prof = Profile(view.now, view.free, view.capacity, releases)
+    for t0, t1, usage in view.blocked_windows:
+        if t1 > view.now:
+            nodes = tuple(int(i) for i in np.flatnonzero(usage.any(axis=1)))
+            prof.reserve(nodes, usage[list(nodes)], max(t0, view.now), t1)
+    return prof
+
+
+POLICIES = {"fifo": Fifo, "easy": Easy, "conservative": Conservative, "slurm": SlurmBackfill}
+
+
+def make_policy(name: str | object = "easy", **params) -> object:
+    """A policy by name (``fifo``, ``easy``, ``conservative``, ``slurm``) with parameters."""
+    if not isinstance(name, str):
+        if params:
+            raise SlurmlabError("parameters can only be given with a policy name")
+        return name
+    try:
+        cls = POLICIES[name]
+    except KeyError:
+        raise SlurmlabError(
+            f"unknown policy {name!r}; choose one of {', '.join(POLICIES)}"
+        ) from None
+    allowed = {f for f in cls.__dataclass_fields__ if f not in ("name", "interval")}
+    unknown = set(params) - allowed
+    if unknown:
+        raise SlurmlabError(
+            f"policy {name!r} has no parameter {', '.join(sorted(unknown))}"
+            + (f"; it takes {', '.join(sorted(allowed))}" if allowed else "; it takes none")
+        )
+    return cls(**params)

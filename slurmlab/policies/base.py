@@ -1,0 +1,124 @@
+"""What a scheduling policy sees and what it returns.
+
+A policy never touches the engine. The controller hands it a read-only
+:class:`QueueView` (the pending jobs in Slurm's evaluation order, the running jobs
+with their expected ends, and free resources per node) and the policy *returns*
+a :class:`Decision`: which jobs start now on which nodes, which jobs hold a
+reservation at a future time, and the pending reason of every job it looked at.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+import numpy as np
+
+__all__ = [
+    "CPU",
+    "GPU",
+    "MEM",
+    "Decision",
+    "PendingJob",
+    "Policy",
+    "QueueView",
+    "RunningJob",
+    "Start",
+]
+
+#: Resource axes of the per-node arrays: free[node, axis].
+CPU, MEM, GPU = 0, 1, 2
+
+
+@dataclass(frozen=True, slots=True)
+class PendingJob:
+    """A job waiting to start, as a policy sees it.
+
+    ``demand`` is the per-node (CPUs, MB, GPUs) vector, ``count`` the number of
+    nodes, ``mask`` the nodes it may use (partition, features, GPU type, up),
+    ``limit`` its time limit in seconds (``inf`` for UNLIMITED).
+    """
+
+    id: int
+    partition: str
+    demand: np.ndarray
+    count: int
+    mask: np.ndarray
+    limit: float
+    exclusive: bool = False
+    reservation: str | None = None
+    need: tuple[int, int, int] = (0, 0, 0)
+
+    def may_fit(self, most_free: tuple[int, int, int]) -> bool:
+        """A cheap pre-check: False when no node has enough of some resource."""
+        n, m = self.need, most_free
+        return n[0] <= m[0] and n[1] <= m[1] and n[2] <= m[2]
+
+
+@dataclass(frozen=True, slots=True)
+class RunningJob:
+    """A running job: its nodes, per-node usage and when the scheduler expects it to end."""
+
+    id: int
+    nodes: tuple[int, ...]
+    usage: np.ndarray
+    expected_end: float
+
+
+@dataclass(frozen=True, slots=True)
+class QueueView:
+    """Read-only state for one scheduling pass.
+
+    ``queue`` is already in Slurm's evaluation order (partition PriorityTier, then
+    priority, then submit time, then job id) and may be a lazy iterable: a policy
+    that stops early never pays for the rest. ``free``/``capacity`` are (nodes x 3)
+    arrays over (CPUs, MB, GPUs); ``up`` marks nodes that can take new jobs.
+    """
+
+    now: float
+    queue: Iterable[PendingJob]
+    running: Sequence[RunningJob]
+    free: np.ndarray
+    capacity: np.ndarray
+    up: np.ndarray
+    node_names: Sequence[str]
+    blocked_windows: Sequence[tuple[float, float, np.ndarray]] = ()
+    partitions: int = 1
+
+    def most_free(self, free: np.ndarray | None = None) -> tuple[int, int, int]:
+        """The largest free amount of each resource on any up node (for quick rejects)."""
+        f = self.free if free is None else free
+        if not self.up.any():
+            return (-1, -1, -1)
+        m = f[self.up].max(axis=0)
+        return (int(m[0]), int(m[1]), int(m[2]))
+
+
+@dataclass(frozen=True, slots=True)
+class Start:
+    """Start job ``job`` now on node indices ``nodes`` (``by``: main scheduler or backfill)."""
+
+    job: int
+    nodes: tuple[int, ...]
+    by: Literal["main", "backfill"] = "main"
+
+
+@dataclass(slots=True)
+class Decision:
+    """What a pass decided: starts, planned starts (``squeue --start``) and pending reasons."""
+
+    starts: list[Start] = field(default_factory=list)
+    planned: dict[int, float] = field(default_factory=dict)
+    reasons: dict[int, str] = field(default_factory=dict)
+
+
+class Policy(Protocol):
+    """A scheduling policy: ``schedule`` on events; optionally ``backfill`` every ``interval`` s."""
+
+    name: str
+    interval: float | None
+
+    def schedule(self, view: QueueView) -> Decision: ...
+
+    def backfill(self, view: QueueView) -> Decision: ...

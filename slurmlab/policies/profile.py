@@ -1,0 +1,140 @@
+"""The availability profile: free resources per node over future time.
+
+Backfilling plans with it. It starts from what is free now, adds back each
+running job's resources at its expected end (its time limit, never its true run
+time), and lets a policy ask "when is the earliest time this job fits?" and
+"reserve these nodes from t0 to t1". Free resources are piecewise constant
+between breakpoints; ``free[k]`` holds the (nodes x 3) free array from
+``times[k]`` until ``times[k + 1]``.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable
+
+import numpy as np
+
+from slurmlab.policies.placement import choose_nodes
+
+__all__ = ["Profile"]
+
+
+class Profile:
+    """Free (CPUs, MB, GPUs) per node as a step function of time, from ``now`` on.
+
+    Running jobs whose expected end is not after ``now`` (a trace job running past
+    its limit "may end at any moment") are released at ``now`` in a second interval
+    that starts at the same instant: planning may count on them, starting now may not.
+    """
+
+    __slots__ = ("capacity", "free", "now", "times")
+
+    def __init__(
+        self,
+        now: float,
+        free: np.ndarray,
+        capacity: np.ndarray,
+        releases: Iterable[tuple[float, tuple[int, ...], np.ndarray]] = (),
+    ):
+        self.now = now
+        self.capacity = capacity
+        rel = sorted(
+            ((max(t, now), nodes, usage) for t, nodes, usage in releases), key=lambda r: r[0]
+        )
+        times = [now]
+        steps = [free.copy()]
+        current = free.copy()
+        for t, nodes, usage in rel:
+            idx = list(nodes)
+            np.add.at(current, idx, usage)
+            if t == times[-1] and len(times) > 1:
+                steps[-1] = current.copy()
+            else:
+                times.append(t)
+                steps.append(current.copy())
+        self.times = times
+        self.free = np.stack(steps)
+
+    def _window(self, i: int, end: float) -> np.ndarray:
+        j = max(bisect_left(self.times, end, lo=i), i + 1)
+        return self.free[i:j].min(axis=0)
+
+    def fits(
+        self,
+        demand: np.ndarray,
+        count: int,
+        mask: np.ndarray,
+        duration: float,
+        *,
+        at: int = 0,
+        exclusive: bool = False,
+    ) -> tuple[int, ...] | None:
+        """Nodes on which the job fits from interval ``at`` for ``duration`` seconds, or None."""
+        window = self._window(at, self.times[at] + duration)
+        return choose_nodes(window, self.capacity, demand, count, mask, exclusive)
+
+    def earliest(
+        self,
+        demand: np.ndarray,
+        count: int,
+        mask: np.ndarray,
+        duration: float,
+        *,
+        exclusive: bool = False,
+        not_before: float | None = None,
+        resolution: float = 0.0,
+    ) -> tuple[int, float, tuple[int, ...]] | None:
+        """The first (interval index, start time, nodes) where the job fits; None if never.
+
+        With ``resolution`` > 0 planned start times are rounded up to its multiples, as
+        Slurm's backfill discretises time (``bf_resolution``).
+        """
+        start = 0 if not_before is None else bisect_right(self.times, not_before) - 1
+        for i in range(max(start, 0), len(self.times)):
+            t = self.times[i]
+            if not_before is not None and t < not_before:
+                t = not_before
+            if resolution and t > self.now:
+                t = math.ceil(t / resolution) * resolution
+                k = bisect_right(self.times, t) - 1
+                if k > i:
+                    continue  # a later breakpoint covers this rounded start
+            nodes = self._fits_from(i, t, duration, demand, count, mask, exclusive)
+            if nodes is not None:
+                return i, t, nodes
+        return None
+
+    def _fits_from(self, i, t, duration, demand, count, mask, exclusive):
+        j = max(bisect_left(self.times, t + duration, lo=i), i + 1)
+        window = self.free[i:j].min(axis=0)
+        return choose_nodes(window, self.capacity, demand, count, mask, exclusive)
+
+    def _split(self, t: float) -> int:
+        """Ensure an interval starts at ``t`` (after any interval already starting there)."""
+        k = bisect_right(self.times, t)
+        if self.times[k - 1] == t:
+            return k - 1
+        self.times.insert(k, t)
+        self.free = np.insert(self.free, k, self.free[k - 1], axis=0)
+        return k
+
+    def reserve(
+        self,
+        nodes: tuple[int, ...],
+        usage: np.ndarray,
+        start: float,
+        end: float,
+        *,
+        at: int | None = None,
+    ) -> None:
+        """Take ``usage`` (per node) on ``nodes`` from ``start`` until ``end`` (``inf``: forever)."""
+        i = self._split(start) if at is None else at
+        if at is not None and self.times[at] != start:
+            i = self._split(start)
+        j = len(self.times) if math.isinf(end) else self._split(end)
+        if at is not None and j <= i:
+            j = i + 1
+        idx = list(nodes)
+        self.free[i:j, idx, :] -= usage

@@ -1,0 +1,241 @@
+"""``sacct --json`` exports, turned into the same string columns a ``-P`` export gives.
+
+Slurm's data_parser changes its JSON with each version: 22.05 (``dbv0.0.38``) writes plain
+numbers and strings, later layouts (``v0.0.39`` onward) wrap numbers as
+``{"set": true, "infinite": false, "number": 5}`` and states as lists. Both are read here
+into sacct's column names, then parsed by :mod:`slurmlab.records.sacct` like text.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from slurmlab.records.sacct import SacctParseError, _RawTable
+
+FIELDS = (
+    "JobID", "JobIDRaw", "JobName", "User", "Group", "Account", "Partition", "QOS", "State",
+    "Reason", "ExitCode", "DerivedExitCode", "Submit", "Eligible", "Start", "End",
+    "ElapsedRaw", "TimelimitRaw", "TotalCPU", "UserCPU", "SystemCPU", "NNodes", "NCPUS",
+    "NTasks", "ReqMem", "MaxRSS", "NodeList", "AllocTRES", "ReqTRES", "Priority", "Restarts",
+    "Cluster", "Constraints", "WorkDir", "SubmitLine",
+)  # fmt: skip
+
+
+def _number(value: Any) -> int | float | None:
+    """A plain number, or the ``number`` of a ``{"set", "infinite", "number"}`` wrapper."""
+    if isinstance(value, dict):
+        if not value.get("set", True) or value.get("infinite", False):
+            return None
+        value = value.get("number")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return value
+
+
+def _infinite(value: Any) -> bool:
+    return isinstance(value, dict) and bool(value.get("infinite"))
+
+
+def _word(value: Any) -> str:
+    if isinstance(value, list):
+        return " ".join(str(v) for v in value[:1])
+    return "" if value is None else str(value)
+
+
+def _seconds(value: Any) -> str:
+    """``{"seconds": s, "microseconds": us}`` as a sacct duration."""
+    if not isinstance(value, dict):
+        return ""
+    seconds = _number(value.get("seconds")) or 0
+    micro = _number(value.get("microseconds")) or 0
+    total = int(seconds) * 1_000_000 + int(micro)
+    hours, rest = divmod(total // 1_000_000, 3600)
+    text = f"{hours:02d}:{rest // 60:02d}:{rest % 60:02d}"
+    if total % 1_000_000:
+        text += f".{total % 1_000_000:06d}"
+    return text
+
+
+def _tres(items: Any) -> str:
+    if not isinstance(items, list):
+        return ""
+    parts = []
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        kind, name, count = item.get("type"), item.get("name") or "", _number(item.get("count"))
+        if kind is None or count is None:
+            continue
+        key = f"{kind}/{name}" if name else str(kind)
+        parts.append(f"{key}={int(count)}M" if kind == "mem" else f"{key}={int(count)}")
+    return ",".join(parts)
+
+
+def _time(value: Any) -> str:
+    number = _number(value)
+    return str(int(number)) if number else ""  # epoch seconds; 0 means "not yet"
+
+
+def _exit(value: Any) -> str:
+    if not isinstance(value, dict):
+        return ""
+    code = _number(value.get("return_code"))
+    signal = value.get("signal", {})
+    signal = _number(signal.get("id")) if isinstance(signal, dict) else None
+    return "" if code is None else f"{int(code)}:{int(signal or 0)}"
+
+
+def _job_id(job: dict) -> str:
+    job_id = _number(job.get("job_id"))
+    array = job.get("array") or {}
+    array_id, task = _number(array.get("job_id")), _number(array.get("task_id"))
+    het = job.get("het") or {}
+    het_id, offset = _number(het.get("job_id")), _number(het.get("job_offset"))
+    if array_id and task is not None:
+        return f"{int(array_id)}_{int(task)}"
+    if array_id and array.get("task"):
+        return f"{int(array_id)}_[{array['task']}]"
+    if het_id and offset is not None:
+        return f"{int(het_id)}+{int(offset)}"
+    return "" if job_id is None else str(int(job_id))
+
+
+def _job_row(job: dict) -> dict[str, str]:
+    assoc = job.get("association") or {}
+    time = job.get("time") or {}
+    state = job.get("state") or {}
+    tres = job.get("tres") or {}
+    limit = time.get("limit")
+    allocated = _tres(tres.get("allocated"))
+    requested = _tres(tres.get("requested"))
+    cpus = next((p.split("=")[1] for p in allocated.split(",") if p.startswith("cpu=")), "")
+    mem = next((p.split("=")[1] for p in requested.split(",") if p.startswith("mem=")), "")
+    comment = job.get("comment") if isinstance(job.get("comment"), dict) else {}
+    return {
+        "JobID": _job_id(job),
+        "JobIDRaw": str(_number(job.get("job_id")) or ""),
+        "JobName": str(job.get("name") or ""),
+        "User": str(job.get("user") or assoc.get("user") or ""),
+        "Group": str(job.get("group") or ""),
+        "Account": str(job.get("account") or assoc.get("account") or ""),
+        "Partition": str(job.get("partition") or assoc.get("partition") or ""),
+        "QOS": str(job.get("qos") or ""),
+        "State": _word(state.get("current")) if isinstance(state, dict) else _word(state),
+        "Reason": str(state.get("reason") or "") if isinstance(state, dict) else "",
+        "ExitCode": _exit(job.get("exit_code")),
+        "DerivedExitCode": _exit(job.get("derived_exit_code")),
+        "Submit": _time(time.get("submission")),
+        "Eligible": _time(time.get("eligible")),
+        "Start": _time(time.get("start")),
+        "End": _time(time.get("end")),
+        "ElapsedRaw": str(int(_number(time.get("elapsed")) or 0)),
+        "TimelimitRaw": "UNLIMITED" if _infinite(limit) else str(int(_number(limit) or 0) or ""),
+        "TotalCPU": _seconds(time.get("total")),
+        "UserCPU": _seconds(time.get("user")),
+        "SystemCPU": _seconds(time.get("system")),
+        "NNodes": str(int(_number(job.get("allocation_nodes")) or 0)),
+        "NCPUS": cpus,
+        "NTasks": "",
+        "ReqMem": mem,
+        "MaxRSS": "",
+        "NodeList": str(job.get("nodes") or ""),
+        "AllocTRES": allocated,
+        "ReqTRES": requested,
+        "Priority": str(int(p)) if (p := _number(job.get("priority"))) is not None else "",
+        "Restarts": str(int(_number(job.get("restart_cnt")) or 0)),
+        "Cluster": str(job.get("cluster") or ""),
+        "Constraints": str(job.get("constraints") or ""),
+        "WorkDir": str(job.get("working_directory") or ""),
+        "SubmitLine": str(job.get("submit_line") or comment.get("job") or ""),
+    }
+
+
+def _step_row(alloc: dict[str, str], step: dict) -> dict[str, str]:
+    info = step.get("step") or {}
+    step_id = info.get("id")
+    if isinstance(step_id, dict):
+        step_id = step_id.get("step_id", step_id)
+    name = str(step_id if step_id is not None else "")
+    if "." in name:  # newer layouts write "123.batch"
+        name = name.split(".", 1)[1]
+    time = step.get("time") or {}
+    tres = step.get("tres") or {}
+    used = (
+        (tres.get("requested") or {}).get("max")
+        if isinstance(tres.get("requested"), dict)
+        else None
+    )
+    rss = next(
+        (
+            int(_number(t.get("count")) or 0)
+            for t in used or []
+            if isinstance(t, dict) and t.get("type") == "mem"
+        ),
+        None,
+    )
+    nodes = step.get("nodes") or {}
+    tasks = step.get("tasks") or {}
+    row = dict.fromkeys(FIELDS, "")
+    row.update(
+        {
+            "JobID": f"{alloc['JobID']}.{name}",
+            "JobIDRaw": f"{alloc['JobIDRaw']}.{name}",
+            "JobName": str(info.get("name") or ""),
+            "State": _word(step.get("state")),
+            "ExitCode": _exit(step.get("exit_code")),
+            "Start": _time(time.get("start")),
+            "End": _time(time.get("end")),
+            "ElapsedRaw": str(int(_number(time.get("elapsed")) or 0)),
+            "TotalCPU": _seconds(time.get("total")),
+            "UserCPU": _seconds(time.get("user")),
+            "SystemCPU": _seconds(time.get("system")),
+            "NNodes": str(int(_number(nodes.get("count")) or 0)) if isinstance(nodes, dict) else "",
+            "NTasks": str(int(_number(tasks.get("count")) or 0)) if isinstance(tasks, dict) else "",
+            "MaxRSS": f"{rss // 1024}K" if rss is not None else "",
+            "NodeList": str(nodes.get("range") or "") if isinstance(nodes, dict) else "",
+            "AllocTRES": _tres(tres.get("allocated")),
+        }
+    )
+    return row
+
+
+def json_to_raw(file: str, data: bytes) -> _RawTable:
+    """Turn a ``sacct --json`` document into string columns named like sacct's fields."""
+    try:
+        document = json.loads(data.decode("utf-8", errors="replace"))
+    except json.JSONDecodeError as exc:
+        raise SacctParseError(
+            f"starts like JSON but is not valid JSON ({exc.msg} at line {exc.lineno})",
+            file=file,
+            hint="write it with `sacct --json > file.json`, or export text with -P",
+        ) from None
+    jobs = document.get("jobs") if isinstance(document, dict) else None
+    if not isinstance(jobs, list):
+        raise SacctParseError(
+            "is JSON without a top-level 'jobs' list: not a sacct --json export",
+            file=file,
+            hint="write it with `sacct --json > file.json`",
+        )
+    rows: list[dict[str, str]] = []
+    for job in jobs:
+        if not isinstance(job, dict):
+            continue
+        alloc = _job_row(job)
+        rows.append(alloc)
+        for step in job.get("steps") or []:
+            if isinstance(step, dict):
+                rows.append(_step_row(alloc, step))
+    columns = {name: pa.array([row[name] for row in rows], pa.string()) for name in FIELDS}
+    return _RawTable(
+        file=file,
+        names=list(FIELDS),
+        columns=columns,
+        lines=np.arange(1, len(rows) + 1, dtype=np.int64),
+        bad=[],
+        fmt="json",
+        delimiter=None,
+    )

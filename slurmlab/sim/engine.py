@@ -1,0 +1,631 @@
+"""The simpy simulation of a Slurm controller: queue, scheduling passes, running jobs.
+
+simpy owns time; this module owns meaning. Each running job is a simpy process
+that waits for its end and may be interrupted with a typed cause
+(:mod:`slurmlab.sim.causes`). Scheduling decisions come from a pure policy
+(:mod:`slurmlab.policies`), which the controller applies.
+
+Same-time rule. All events at one instant are applied before one scheduling
+pass, in this order: first job ends (and node state changes), then arrivals
+(submissions, begin times reached, dependencies satisfied), then the pass. A job
+ending at t therefore frees its resources for a job starting at t, and
+utilization never exceeds 100%. A job that ends at the instant it starts (zero
+run time) is one more event at that instant, so another pass follows at the same
+time. (simpy orders same-time events by priority: ends are URGENT (0), arrivals
+NORMAL (1), the pass LATE (2).)
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import insort
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import timedelta
+
+import numpy as np
+import pandas as pd
+import simpy
+
+from slurmlab.errors import RequestError, SlurmlabError
+from slurmlab.policies.backfill import make_policy
+from slurmlab.policies.base import Decision, PendingJob, QueueView, RunningJob
+from slurmlab.policies.priority import basic_priority, sort_key
+from slurmlab.sim.causes import Cancelled, NodeFailed, Preempted, Requeued
+from slurmlab.spec.cluster import Cluster
+from slurmlab.spec.job import JobSpec, Resources
+from slurmlab.spec.workload import DEFAULT_ORIGIN, Workload, WorkloadJob
+
+__all__ = ["Simulation"]
+
+URGENT, NORMAL, LATE, AFTER_PASS = 0, 1, 2, 3
+INF = math.inf
+
+#: Pending reasons that never clear by waiting.
+PERMANENT = {
+    "PartitionTimeLimit",
+    "PartitionNodeLimit",
+    "DependencyNeverSatisfied",
+    "PartitionDown",
+}
+
+
+class SimJob:
+    """The engine's mutable record of one job (one array task is one job)."""
+
+    __slots__ = (
+        "account", "array_id", "array_job", "array_task", "begin", "by", "count", "demand", "deps",
+        "deps_any", "eligible", "end", "exit_code", "id", "key", "limit", "mask", "name", "nodes",
+        "partition", "pending", "planned", "priority", "proc", "reason", "reasons", "res",
+        "restarts", "runtime", "seq", "spec", "start", "state", "submit", "tier", "user", "wjob",
+        "plans", "requeue", "runs", "usage", "throttle", "exclusive",
+    )  # fmt: skip
+
+    def __init__(self):
+        self.reasons: list[tuple[float, str]] = []
+        self.plans: list[tuple[float, float]] = []
+        self.runs: list[dict] = []
+        self.state = "PENDING"
+        self.reason = "None"
+        self.start = None
+        self.end = None
+        self.nodes: tuple[int, ...] = ()
+        self.by = None
+        self.planned = None
+        self.restarts = 0
+        self.exit_code = "0:0"
+        self.proc = None
+        self.eligible = None
+        self.pending: PendingJob | None = None
+
+    def sort_key(self):
+        return sort_key(self.tier, self.priority, self.submit, self.id)
+
+
+@dataclass(frozen=True, slots=True)
+class EngineOptions:
+    """Engine switches that are not policy: how time limits and requeues behave."""
+
+    enforce_time_limit: bool = True
+    requeue_delay: float = 121.0
+    over_time_limit: float = 0.0
+
+
+class Simulation:
+    """One simulated cluster: submit jobs, advance time, read the state at any moment."""
+
+    def __init__(
+        self,
+        cluster: Cluster,
+        policy="easy",
+        *,
+        seed: int = 0,
+        origin: pd.Timestamp | None = None,
+        enforce_time_limit: bool = True,
+        requeue_delay: float = 121.0,
+        priority: Callable[[SimJob], float] | None = None,
+        policy_params: dict | None = None,
+    ):
+        self.cluster = cluster
+        self.policy = make_policy(policy, **(policy_params or {}))
+        self.seed = seed
+        self.origin = DEFAULT_ORIGIN if origin is None else pd.Timestamp(origin)
+        ot = cluster.setting("OverTimeLimit", "0") or "0"
+        self.options = EngineOptions(
+            enforce_time_limit=enforce_time_limit,
+            requeue_delay=requeue_delay,
+            over_time_limit=INF if ot.upper() == "UNLIMITED" else float(ot) * 60.0,
+        )
+        self.env = simpy.Environment()
+        self.node_names = [n.name for n in cluster.nodes]
+        self.node_index = {n: i for i, n in enumerate(self.node_names)}
+        self.capacity = np.array(
+            [[n.cpus, n.memory_mb if cluster.memory_tracked else 0, n.gpus] for n in cluster.nodes],
+            dtype=np.int64,
+        )
+        self.free = self.capacity.copy()
+        self.up = np.array([n.state not in ("DOWN", "DRAIN", "FUTURE") for n in cluster.nodes])
+        self.node_state = {n.name: n.state for n in cluster.nodes}
+        self.node_events: list[tuple[float, str, str]] = []
+        self.jobs: dict[int, SimJob] = {}
+        self.by_key: dict[str, list[int]] = {}
+        self.queue: list[tuple[tuple, int]] = []  # eligible pending jobs, in evaluation order
+        self.waiting: set[int] = set()  # pending but not eligible (begin time, dependency, limits)
+        self.running: dict[int, SimJob] = {}
+        self.dependents: dict[int, set[int]] = {}
+        self.events: list[tuple] = []
+        self._next_id = 1
+        self._seq = 0
+        self._pass_pending = False
+        self._timer_running = False
+        self._arrivals_left = 0
+        self._priority_fn = priority
+        self.blocked_windows: list[tuple[float, float, np.ndarray]] = []
+
+    # -- time -------------------------------------------------------------------------------
+    @property
+    def now(self) -> float:
+        return self.env.now
+
+    def _at(self, delay: float, callback, priority: int = NORMAL) -> simpy.Event:
+        ev = simpy.Event(self.env)
+        ev._ok = True
+        ev._value = None
+        ev.callbacks.append(callback)
+        self.env.schedule(ev, priority, delay)
+        return ev
+
+    def log(self, kind: str, job: SimJob | None = None, detail: str = "") -> None:
+        self.events.append(
+            (self.env.now, kind, job.id if job else None, job.key if job else None, detail)
+        )
+
+    # -- submission ---------------------------------------------------------------------------
+    def add_workload(self, workload: Workload) -> None:
+        """Schedule every job of ``workload`` to be submitted at its submit time."""
+        jobs = sorted(enumerate(workload.jobs), key=lambda p: (p[1].submit, p[0]))
+        self._arrivals_left += len(jobs)
+        self.env.process(self._arrivals([j for _, j in jobs]))
+
+    def _arrivals(self, jobs: list[WorkloadJob]):
+        i, n = 0, len(jobs)
+        while i < n:
+            t = jobs[i].submit
+            if t > self.env.now:
+                yield self.env.timeout(t - self.env.now)
+            while i < n and jobs[i].submit <= self.env.now:
+                self._arrivals_left -= 1
+                self.submit(jobs[i])
+                i += 1
+
+    def submit(self, wjob: WorkloadJob) -> list[int]:
+        """Submit now: validate, create the job (one per array task), queue it; return ids."""
+        spec = wjob.spec
+        try:
+            res = spec.resources(self.cluster)
+        except RequestError as exc:
+            raise RequestError(f"job {wjob.id or spec.job_name}: {exc}") from None
+        if spec.reservation is not None and spec.reservation not in self.reservation_names():
+            raise RequestError(
+                f"job {wjob.id or spec.job_name}: --reservation={spec.reservation}: "
+                "Requested reservation is invalid (no such reservation)"
+            )
+        tasks = spec.array.indices if spec.array else (None,)
+        ids = []
+        array_id = None
+        for task in tasks:
+            job = self._new_job(wjob, spec, res)
+            if spec.array:
+                array_id = array_id or job.id
+                base = wjob.id or str(array_id)
+                job.array_job, job.array_task = str(array_id), task
+                job.key = f"{base}_{task}"
+                job.throttle = spec.array.throttle
+                job.array_id = array_id
+            self.by_key.setdefault(job.key, []).append(job.id)
+            if spec.array:
+                self.by_key.setdefault(wjob.id or str(array_id), []).append(job.id)
+            ids.append(job.id)
+            self.log("submit", job)
+            self._enqueue(job)
+        self.request_pass()
+        return ids
+
+    def reservation_names(self) -> set[str]:
+        return set()
+
+    def _new_job(self, wjob: WorkloadJob, spec: JobSpec, res: Resources) -> SimJob:
+        job = SimJob()
+        job.id = self._next_id
+        self._next_id += 1
+        self._seq += 1
+        job.seq = self._seq
+        job.key = wjob.id or str(job.id)
+        job.wjob, job.spec, job.res = wjob, spec, res
+        job.name = spec.job_name
+        job.user = wjob.user or spec.user or "user"
+        job.account = wjob.account or spec.account or "root"
+        job.partition = res.partition
+        job.tier = self.cluster.partition(res.partition).priority_tier
+        job.submit = self.env.now
+        job.runtime = float(wjob.runtime)
+        job.limit = INF if res.time_limit is None else res.time_limit.total_seconds()
+        job.array_job = job.array_task = job.array_id = job.throttle = None
+        job.requeue = self.cluster.job_requeue if spec.requeue is None else spec.requeue
+        job.exclusive = res.whole_node
+        job.demand = np.array(
+            [res.cpus_per_node, res.mem_per_node_mb, res.gpus_per_node], dtype=np.int64
+        )
+        mask = np.zeros(len(self.node_names), dtype=bool)
+        mask[[self.node_index[n] for n in res.candidates]] = True
+        job.mask = mask
+        job.count = res.nodes
+        job.usage = None
+        job.priority = self._priority(job)
+        job.deps = spec.dependency
+        job.deps_any = spec.dependency_any
+        begin = spec.begin
+        if begin is None:
+            job.begin = self.env.now
+        elif isinstance(begin, timedelta):
+            job.begin = self.env.now + begin.total_seconds()
+        else:
+            job.begin = (pd.Timestamp(begin) - self.origin).total_seconds()
+        self.jobs[job.id] = job
+        return job
+
+    def _priority(self, job: SimJob) -> float:
+        if self._priority_fn is not None:
+            return self._priority_fn(job)
+        return basic_priority(job.seq, job.spec.nice)
+
+    # -- eligibility --------------------------------------------------------------------------
+    def _enqueue(self, job: SimJob) -> None:
+        """Put a pending job in the queue if eligible now, else wait with a reason."""
+        reason = self._ineligible_reason(job)
+        if reason is None:
+            if job.eligible is None:
+                job.eligible = self.env.now
+                self.log("eligible", job)
+            insort(self.queue, (job.sort_key(), job.id))
+            self.waiting.discard(job.id)
+            self._set_reason(job, "Priority")
+            return
+        self.waiting.add(job.id)
+        self._set_reason(job, reason)
+        if reason == "BeginTime":
+            self._at(job.begin - self.env.now, lambda _e, j=job: self._recheck(j))
+
+    def _recheck(self, job: SimJob) -> None:
+        if job.state == "PENDING" and job.id in self.waiting:
+            self._enqueue(job)
+            if job.id not in self.waiting:
+                self.request_pass()
+
+    def _ineligible_reason(self, job: SimJob) -> str | None:
+        part = self.cluster.partition(job.partition)
+        if part.state in ("DOWN", "INACTIVE"):
+            return "PartitionDown" if part.state == "DOWN" else "PartitionInactive"
+        if part.max_time is not None and job.limit > part.max_time.total_seconds():
+            return "PartitionTimeLimit"
+        if part.max_nodes is not None and job.count > part.max_nodes:
+            return "PartitionNodeLimit"
+        if job.spec.hold:
+            return "JobHeldUser"
+        if job.begin > self.env.now:
+            return "BeginTime"
+        if job.deps:
+            state = self._dependency_state(job)
+            if state != "ok":
+                return "DependencyNeverSatisfied" if state == "never" else "Dependency"
+        return None
+
+    def _targets(self, job: SimJob, ref: str) -> list[SimJob]:
+        ids = self.by_key.get(ref)
+        if ids is None:
+            raise SlurmlabError(
+                f"job {job.key}: --dependency names job {ref!r}, which was not submitted before it"
+            )
+        for i in ids:
+            self.dependents.setdefault(i, set()).add(job.id)
+        return [self.jobs[i] for i in ids]
+
+    def _dependency_state(self, job: SimJob) -> str:
+        """'ok', 'wait' or 'never' for the job's --dependency list (',' all / '?' any)."""
+        results = []
+        for dep in job.deps:
+            if dep.kind == "singleton":
+                results.append(self._singleton_state(job))
+                continue
+            states = []
+            for ref in dep.job_ids:
+                for t in self._targets(job, ref):
+                    states.append(_dep_one(dep.kind, t))
+            if "never" in states:
+                results.append("never")
+            elif all(s == "ok" for s in states):
+                results.append("ok")
+            else:
+                results.append("wait")
+        if job.deps_any:
+            if "ok" in results:
+                return "ok"
+            return "never" if all(r == "never" for r in results) else "wait"
+        if "never" in results:
+            return "never"
+        return "ok" if all(r == "ok" for r in results) else "wait"
+
+    def _singleton_state(self, job: SimJob) -> str:
+        for other in self.jobs.values():
+            if (
+                other.id < job.id
+                and other.name == job.name
+                and other.user == job.user
+                and other.state in ("PENDING", "RUNNING")
+            ):
+                self.dependents.setdefault(other.id, set()).add(job.id)
+                return "wait"
+        return "ok"
+
+    def _release_dependents(self, job: SimJob) -> None:
+        for jid in sorted(self.dependents.pop(job.id, ())):
+            dep = self.jobs[jid]
+            if dep.state == "PENDING" and jid in self.waiting:
+                self._enqueue(dep)
+
+    def _set_reason(self, job: SimJob, reason: str) -> None:
+        if job.reason != reason:
+            job.reason = reason
+            job.reasons.append((self.env.now, reason))
+
+    # -- the scheduling pass ---------------------------------------------------------------------
+    def request_pass(self) -> None:
+        """Ask for one scheduling pass at the end of the current instant."""
+        if not self._pass_pending:
+            self._pass_pending = True
+            self._at(0, self._pass, LATE)
+        if self.policy.interval and not self._timer_running and self.queue:
+            self._timer_running = True
+            self._schedule_timer()
+
+    def _pending_jobs(self):
+        """The eligible queue in evaluation order, lazily; throttled array tasks left out."""
+        throttled: dict[int, int] = {}
+        for _key, jid in self.queue:
+            job = self.jobs[jid]
+            if job.throttle is not None:
+                running = throttled.get(job.array_id)
+                if running is None:
+                    running = sum(1 for r in self.running.values() if r.array_id == job.array_id)
+                if running >= job.throttle:
+                    self._set_reason(job, "JobArrayTaskLimit")
+                    throttled[job.array_id] = running
+                    continue
+                throttled[job.array_id] = running + 1
+            if job.pending is None:
+                job.pending = PendingJob(
+                    job.id, job.partition, job.demand, job.count, job.mask, job.limit,
+                    job.exclusive, job.spec.reservation, tuple(int(x) for x in job.demand),
+                )  # fmt: skip
+            yield job.pending
+
+    def _view(self) -> QueueView:
+        now = self.env.now
+        running = [
+            RunningJob(j.id, j.nodes, j.usage, max(j.start + j.limit, now))
+            for j in self.running.values()
+        ]
+        return QueueView(
+            now, self._pending_jobs(), running, self.free, self.capacity, self.up,
+            self.node_names, self.blocked_windows, len(self.cluster.partitions),
+        )  # fmt: skip
+
+    def _pass(self, _event=None) -> None:
+        self._pass_pending = False
+        if not self.queue:
+            return
+        self._apply(self.policy.schedule(self._view()))
+
+    def _schedule_timer(self) -> None:
+        """Arm the backfill timer for the next multiple of the policy's interval."""
+        interval = self.policy.interval
+        now = self.env.now
+        delay = interval - (now % interval) if now % interval else interval
+        self._at(delay, self._backfill_tick, AFTER_PASS)
+
+    def _backfill_tick(self, _event=None) -> None:
+        """One backfill cycle, after the main pass of its instant; re-armed while jobs pend."""
+        if not self.queue:
+            self._timer_running = False
+            return
+        self._apply(self.policy.backfill(self._view()))
+        if self.running or self._arrivals_left or self._future_work() or self._pass_pending:
+            self._schedule_timer()
+        else:
+            self._timer_running = False
+
+    def _future_work(self) -> bool:
+        """Whether anything scheduled later could let a pending job start."""
+        return any(self.jobs[j].reason in ("BeginTime", "Dependency") for j in self.waiting) or any(
+            self.node_state[n] in ("DOWN",) for n in self.node_names
+        )
+
+    def _apply(self, decision: Decision) -> None:
+        for start in decision.starts:
+            self._start(self.jobs[start.job], start.nodes, start.by)
+        now = self.env.now
+        for jid, reason in decision.reasons.items():
+            job = self.jobs[jid]
+            if job.state == "PENDING":
+                self._set_reason(job, reason)
+        for jid, t in decision.planned.items():
+            job = self.jobs[jid]
+            if job.planned != t:
+                job.planned = t
+                job.plans.append((now, t))
+
+    # -- running jobs -------------------------------------------------------------------------------
+    def _start(self, job: SimJob, nodes: tuple[int, ...], by: str) -> None:
+        self.queue.remove((job.sort_key(), job.id))
+        idx = list(nodes)
+        usage = self.capacity[idx].copy() if job.exclusive else np.tile(job.demand, (len(idx), 1))
+        if (self.free[idx] < usage).any():  # pragma: no cover - a policy bug, never input
+            raise RuntimeError(f"policy {self.policy.name} oversubscribed nodes for job {job.key}")
+        self.free[idx] -= usage
+        job.usage = usage
+        job.nodes = tuple(nodes)
+        job.state = "RUNNING"
+        job.start = self.env.now
+        job.by = by
+        self._set_reason(job, "None")
+        self.running[job.id] = job
+        self.log("start", job, by)
+        job.proc = self.env.process(self._run(job))
+        if job.id in self.dependents:  # --dependency=after:<this job> is satisfied by its start
+            self._release_dependents(job)
+
+    def _run_length(self, job: SimJob) -> tuple[float, str]:
+        """How long this run lasts and its final state if nothing interrupts it."""
+        limit = job.limit + self.options.over_time_limit
+        if self.options.enforce_time_limit and job.runtime > limit:
+            return limit, "TIMEOUT"
+        return job.runtime, "COMPLETED" if job.wjob.exit_code == 0 else "FAILED"
+
+    def _run(self, job: SimJob):
+        length, state = self._run_length(job)
+        done = simpy.Event(self.env)
+        done._ok, done._value = True, None
+        self.env.schedule(done, URGENT, length)
+        try:
+            yield done
+        except simpy.Interrupt as interrupt:
+            self._interrupted(job, interrupt.cause)
+            return
+        code = f"{job.wjob.exit_code}:0" if state == "FAILED" else "0:0"
+        self._finish(job, state, code)
+
+    def _interrupted(self, job: SimJob, cause) -> None:
+        if isinstance(cause, Cancelled):
+            self._finish(job, "CANCELLED", "0:15")
+        elif isinstance(cause, NodeFailed):
+            self._finish(job, "NODE_FAIL", "0:0", requeue=job.requeue)
+        elif isinstance(cause, Preempted):
+            self._finish(job, "PREEMPTED", "0:15", requeue=cause.requeue)
+        elif isinstance(cause, Requeued):
+            self._finish(job, "REQUEUED", "0:15", requeue=True)
+        else:  # pragma: no cover - causes are a closed set
+            raise TypeError(f"unknown interruption cause {cause!r}")
+
+    def _finish(self, job: SimJob, state: str, exit_code: str, requeue: bool = False) -> None:
+        idx = list(job.nodes)
+        self.free[idx] += job.usage
+        del self.running[job.id]
+        job.end = self.env.now
+        job.exit_code = exit_code
+        self.log("end", job, state)
+        if requeue:
+            self._requeue(job, state)
+        else:
+            job.state = state
+            self._release_dependents(job)
+        self.request_pass()
+
+    def _requeue(self, job: SimJob, state: str) -> None:
+        """The run ends in ``state``; the job pends again as the same JobID (sacct -D shows both)."""
+        job.runs.append(self._run_record(job, state))
+        job.restarts += 1
+        job.state = "PENDING"
+        job.submit = self.env.now
+        job.eligible = None
+        job.start = job.end = None
+        job.nodes, job.usage, job.by, job.planned = (), None, None, None
+        job.begin = self.env.now + self.options.requeue_delay
+        job.pending = None
+        self.log("requeue", job, state)
+        self._enqueue(job)
+
+    def _run_record(self, job: SimJob, state: str) -> dict:
+        return {
+            "Submit": job.submit, "Eligible": job.eligible, "Start": job.start, "End": job.end,
+            "State": state, "ExitCode": job.exit_code, "nodes": job.nodes, "by": job.by,
+            "Restarts": job.restarts, "usage": job.usage,
+        }  # fmt: skip
+
+    # -- control ------------------------------------------------------------------------------------
+    def cancel(self, key: str | int) -> None:
+        """``scancel``: end a pending or running job (all tasks of an array) as CANCELLED."""
+        for job in self._lookup(key):
+            if job.state == "RUNNING":
+                job.proc.interrupt(Cancelled())
+            elif job.state == "PENDING":
+                if job.id in self.waiting:
+                    self.waiting.discard(job.id)
+                else:
+                    self.queue.remove((job.sort_key(), job.id))
+                job.state = "CANCELLED"
+                job.end = self.env.now
+                job.exit_code = "0:0"
+                self.log("end", job, "CANCELLED")
+                self._release_dependents(job)
+                self.request_pass()
+
+    def requeue(self, key: str | int) -> None:
+        """``scontrol requeue``: a running job's run ends REQUEUED and it pends again."""
+        for job in self._lookup(key):
+            if job.state == "RUNNING":
+                job.proc.interrupt(Requeued())
+            elif job.state not in ("PENDING",):
+                raise SlurmlabError(
+                    f"job {job.key}: cannot requeue a job in state {job.state} (only running jobs)"
+                )
+
+    def set_node_state(self, name: str, state: str) -> None:
+        """Admin node state: ``DRAIN`` (running jobs finish, no new ones), ``IDLE`` (resume)."""
+        if name not in self.node_index:
+            raise SlurmlabError(f"Invalid node name specified: {name!r}")
+        i = self.node_index[name]
+        self.node_state[name] = state
+        self.up[i] = state not in ("DOWN", "DRAIN", "FUTURE")
+        self.node_events.append((self.env.now, name, state))
+        self.events.append((self.env.now, f"node_{state.lower()}", None, None, name))
+        self.request_pass()
+
+    def add_actions(self, actions) -> None:
+        """Schedule scripted admin actions (cancel/requeue a job, drain/resume a node)."""
+        for act in actions:
+            self._at(act.at - self.env.now, lambda _e, a=act: self._do(a), NORMAL)
+
+    def _do(self, act) -> None:
+        if act.action == "cancel":
+            self.cancel(act.target)
+        elif act.action == "requeue":
+            self.requeue(act.target)
+        elif act.action == "drain":
+            self.set_node_state(act.target, "DRAIN")
+        else:
+            self.set_node_state(act.target, "IDLE")
+
+    def _lookup(self, key: str | int) -> list[SimJob]:
+        ids = self.by_key.get(str(key))
+        if ids is None:
+            raise SlurmlabError(f"Invalid job id specified: {key!r}")
+        return [self.jobs[i] for i in ids]
+
+    def run(self, until: float | None = None, progress=None) -> None:
+        """Advance simulated time (to ``until``, or until nothing is left to happen)."""
+        if until is None:
+            if progress is None:
+                self.env.run()
+            else:
+                while self.env.peek() < INF:
+                    self.env.step()
+                    progress(self.env.now)
+            return
+        while self.env.peek() <= until:
+            self.env.step()
+        if until > self.env.now:
+            self.env.run(until=until)
+
+
+def _dep_one(kind: str, target: SimJob) -> str:
+    """One dependency condition against one job: 'ok', 'wait' or 'never'."""
+    st = target.state
+    if kind == "after":
+        return "ok" if st != "PENDING" or target.start is not None else "wait"
+    if st in ("PENDING", "RUNNING"):
+        return "wait"
+    if kind == "afterany":
+        return "ok"
+    if kind in ("afterok", "aftercorr"):
+        return "ok" if st == "COMPLETED" else "never"
+    if kind == "afternotok":
+        return "never" if st == "COMPLETED" else "ok"
+    raise AssertionError(kind)  # pragma: no cover
+
+
+def iter_records(sim: Simulation) -> Iterable[tuple[SimJob, dict, bool]]:
+    """Every run of every job as (job, run, is_last): earlier runs of requeued jobs first."""
+    for job in sim.jobs.values():
+        for run in job.runs:
+            yield job, run, False
+        yield job, sim._run_record(job, job.state), True  # noqa: SLF001

@@ -1,0 +1,134 @@
+"""``why_pending``: why a job waits, in words, and the smallest change that would help.
+
+It reads the job's pending reason at a time, rebuilds the cluster's free
+resources then, and tries three small changes to the request: fewer nodes, a
+shorter time limit (to fit before the next reservation, i.e. to be backfilled),
+and another partition.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from datetime import timedelta
+
+import numpy as np
+
+from slurmlab.errors import SlurmlabError
+from slurmlab.policies.placement import choose_nodes
+from slurmlab.sim.engine import Simulation, iter_records
+from slurmlab.spec.units import format_duration
+
+__all__ = ["why_pending"]
+
+_WORDS = {
+    "Priority": "jobs with higher priority are ahead of it in partition {p}",
+    "Resources": "it is first in line in partition {p} but the resources it needs are busy",
+    "Dependency": "it waits for its dependency ({d}) to be satisfied",
+    "DependencyNeverSatisfied": "its dependency ({d}) can never be satisfied; it will never start "
+    "(scancel it, or resubmit with a dependency that can be met)",
+    "BeginTime": "its --begin time has not come yet",
+    "PartitionTimeLimit": "its time limit {tl} exceeds partition {p}'s MaxTime {mt}",
+    "PartitionNodeLimit": "it asks for {n} nodes but partition {p} allows at most {mn} per job",
+    "JobArrayTaskLimit": "its array already runs the maximum number of tasks (%{thr})",
+    "ReqNodeNotAvail": "a node it needs is down or drained",
+}
+
+
+def _free_at(sim: Simulation, t: float) -> np.ndarray:
+    free = sim.capacity.copy()
+    for _job, run, _last in iter_records(sim):
+        s, e = run["Start"], run["End"]
+        if s is not None and s <= t and (e is None or e > t):
+            free[list(run["nodes"])] -= run["usage"]
+    return free
+
+
+def _up_at(sim: Simulation, t: float) -> np.ndarray:
+    state = {n.name: n.state for n in sim.cluster.nodes}
+    for when, name, st in sim.node_events:
+        if when > t:
+            break
+        state[name] = st
+    return np.array([state[n] not in ("DOWN", "DRAIN", "FUTURE") for n in sim.node_names])
+
+
+def why_pending(sim: Simulation, jobid, t: float) -> str:
+    jobs = sim._lookup(jobid)  # noqa: SLF001
+    job = jobs[0]
+    if len(jobs) > 1:
+        pending = [j for j in jobs if j.state == "PENDING"] or jobs
+        job = pending[0]
+    reason = "None"
+    for when, r in job.reasons:
+        if when > t:
+            break
+        reason = r
+    started = job.start is not None and job.start <= t
+    if started or (job.end is not None and job.end <= t) or job.submit > t:
+        state = "not yet submitted" if job.submit > t else ("running" if started else job.state)
+        return f"Job {job.key} is {state} at t={t:.0f}s; it is not pending."
+    part = sim.cluster.partition(job.partition)
+    text = _WORDS.get(reason, "it waits ({r})").format(
+        p=job.partition, r=reason, d=",".join(map(str, job.deps)),
+        tl=format_duration(None if math.isinf(job.limit) else timedelta(seconds=job.limit)),
+        mt=format_duration(part.max_time), n=job.count, mn=part.max_nodes, thr=job.throttle,
+    )  # fmt: skip
+    lines = [f"Job {job.key} is pending ({reason}): {text}."]
+    if reason in ("PartitionTimeLimit",):
+        lines.append(f"Fix: ask for at most -t {format_duration(part.max_time)}.")
+    if reason == "PartitionNodeLimit":
+        lines.append(f"Fix: ask for --nodes={part.max_nodes} or fewer.")
+    if reason not in ("Priority", "Resources"):
+        return " ".join(lines)
+    free = _free_at(sim, t)
+    up = _up_at(sim, t)
+    mask = job.mask & up
+    hints = []
+    if choose_nodes(free, sim.capacity, job.demand, job.count, mask, job.exclusive) is None:
+        fit = int((mask & (free >= job.demand).all(axis=1)).sum())
+        if 0 < fit < job.count:
+            hints.append(f"with --nodes={fit} (instead of {job.count}) it could start now")
+    else:
+        ahead = [
+            p
+            for when, p in (pl for j in sim.jobs.values() for pl in [_plan_at(j, t)] if pl)
+            if p > t
+        ]
+        if ahead:
+            gap = min(ahead) - t
+            if gap >= 60 and gap < job.limit:
+                hints.append(
+                    f"with -t {format_duration(timedelta(seconds=int(gap // 60) * 60))} (instead of "
+                    f"{format_duration(timedelta(seconds=job.limit)) if not math.isinf(job.limit) else 'UNLIMITED'}) "
+                    "it would end before the next reservation and could be backfilled now"
+                )
+    for other in sim.cluster.partitions:
+        if other.name == job.partition:
+            continue
+        try:
+            res = replace(job.spec, partition=other.name).resources(sim.cluster)
+        except SlurmlabError:
+            continue
+        omask = np.zeros(len(sim.node_names), dtype=bool)
+        omask[[sim.node_index[n] for n in res.candidates]] = True
+        demand = np.array([res.cpus_per_node, res.mem_per_node_mb, res.gpus_per_node])
+        if choose_nodes(free, sim.capacity, demand, res.nodes, omask & up, res.whole_node):
+            hints.append(f"partition {other.name!r} has room for it now (-p {other.name})")
+    if hints:
+        lines.append("Smallest changes that would let it start sooner: " + "; ".join(hints) + ".")
+    else:
+        lines.append("No small change to the request would let it start sooner; it has to wait.")
+    return " ".join(lines)
+
+
+def _plan_at(job, t: float):
+    """The (time, planned start) a pending job had at ``t``, if any."""
+    out = None
+    for when, p in job.plans:
+        if when > t:
+            break
+        out = (when, p)
+    if out is None or job.state != "PENDING" and (job.start is not None and job.start <= t):
+        return None
+    return out

@@ -1,0 +1,154 @@
+"""``Lab``: an interactive simulated cluster for notebooks.
+
+Submit with ``lab.sbatch(...)`` (a script or sbatch options), move time with
+``lab.advance("2h")`` or ``lab.run(until=...)``, and look with ``squeue()``,
+``sinfo()`` and ``sacct()`` as on a real login node. The ``%%sbatch`` cell magic
+(``%load_ext slurmlab``) submits a cell's script to the current lab.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+from slurmlab.errors import SlurmlabError
+from slurmlab.sim.engine import Simulation
+from slurmlab.sim.result import SimulationResult
+from slurmlab.spec.cluster import Cluster
+from slurmlab.spec.job import JobSpec
+from slurmlab.spec.units import parse_seconds
+from slurmlab.spec.workload import WorkloadJob
+
+__all__ = ["Lab", "current_lab"]
+
+_CURRENT: list[Lab] = []
+
+
+def current_lab() -> Lab:
+    """The most recently created Lab (the one ``%%sbatch`` submits to)."""
+    if not _CURRENT:
+        raise SlurmlabError("no Lab yet: create one with lab = slurmlab.Lab(cluster)")
+    return _CURRENT[-1]
+
+
+class Lab:
+    """A simulated cluster you drive by hand. ``policy`` as in :func:`slurmlab.simulate`."""
+
+    def __init__(self, cluster: Cluster | str = "tiny", policy="easy", *, seed: int = 0, **params):
+        if isinstance(cluster, str):
+            cluster = Cluster.preset(cluster)
+        if policy == "slurm":
+            from slurmlab.sim.simulate import slurm_params
+
+            params = {**slurm_params(cluster), **params}
+        self.sim = Simulation(cluster, policy, seed=seed, policy_params=params)
+        self.result = SimulationResult(self.sim, policy if isinstance(policy, str) else "custom")
+        _CURRENT.append(self)
+
+    @property
+    def now(self) -> float:
+        """Simulated seconds since the lab started."""
+        return self.sim.now
+
+    @property
+    def cluster(self) -> Cluster:
+        return self.sim.cluster
+
+    def sbatch(
+        self,
+        script_or_args: str | Sequence[str],
+        *,
+        runtime: float | str = 600,
+        user: str = "you",
+        exit_code: int = 0,
+    ) -> int:
+        """Submit now; return the job id. ``runtime`` is how long the job really runs.
+
+        A text starting with ``#!`` or containing ``#SBATCH`` is a batch script; anything
+        else is sbatch options (``"-N 2 --gres=gpu:2 -t 30"``).
+        """
+        if isinstance(script_or_args, str) and (
+            script_or_args.lstrip().startswith("#!") or "#SBATCH" in script_or_args
+        ):
+            spec = JobSpec.from_sbatch(script_or_args)
+        else:
+            spec = JobSpec.from_args(script_or_args)
+        seconds = parse_seconds(runtime, what="runtime")
+        ids = self.sim.submit(
+            WorkloadJob(spec, submit=self.now, runtime=seconds, user=user, exit_code=exit_code)
+        )
+        self._settle()
+        job = self.sim.jobs[ids[0]]
+        return int(job.array_job) if job.array_job else ids[0]
+
+    def _settle(self) -> None:
+        """Apply every event of the current instant (so a fitting job is running at once)."""
+        self.sim.run(until=self.now)
+        self._reset()
+
+    def _reset(self) -> None:
+        self.result = SimulationResult(self.sim, self.result.policy)
+
+    def run(self, until: float | str | None = None) -> Lab:
+        """Advance to ``until`` seconds (or ``[D-]HH:MM:SS``), or until nothing is left to do."""
+        if until is None:
+            self.sim.run()
+        else:
+            t = parse_seconds(until, what="until")
+            if t < self.now:
+                raise SlurmlabError(f"run(until={until!r}): the lab is already at {self.now:.0f} s")
+            self.sim.run(until=t)
+        self._reset()
+        return self
+
+    def advance(self, duration: float | str) -> Lab:
+        """Advance by ``duration``: seconds, ``[D-]HH:MM:SS``, or ``"2h"``/``"30m"``/``"45s"``."""
+        return self.run(until=self.now + _duration(duration))
+
+    def scancel(self, jobid) -> None:
+        """Cancel a pending or running job (all tasks of an array)."""
+        self.sim.cancel(jobid)
+        self._settle()
+
+    def squeue(self) -> pd.DataFrame:
+        return self.result.squeue()
+
+    def sinfo(self) -> pd.DataFrame:
+        return self.result.sinfo()
+
+    def sacct(self, duplicates: bool = False) -> pd.DataFrame:
+        return self.result.sacct(duplicates)
+
+    def why_pending(self, jobid) -> str:
+        return self.result.why_pending(jobid)
+
+    def __repr__(self) -> str:
+        return (
+            f"Lab({self.cluster.name}, policy={self.result.policy}, t={self.now:.0f}s, "
+            f"{len(self.sim.running)} running, {len(self.sim.queue) + len(self.sim.waiting)} pending)"
+        )
+
+
+def _duration(value: float | str) -> float:
+    if (
+        isinstance(value, str)
+        and value
+        and value[-1] in "smhd"
+        and value[:-1].replace(".", "").isdigit()
+    ):
+        return float(value[:-1]) * {"s": 1, "m": 60, "h": 3600, "d": 86400}[value[-1]]
+    return parse_seconds(value, what="duration")
+
+
+def sbatch_magic(line: str, cell: str) -> None:
+    """``%%sbatch [--runtime SECONDS]``: submit the cell's script to the current lab."""
+    import shlex
+
+    args = shlex.split(line)
+    runtime: float | str = 600
+    if "--runtime" in args:
+        runtime = args[args.index("--runtime") + 1]
+    lab = current_lab()
+    jobid = lab.sbatch(cell, runtime=runtime)
+    print(f"Submitted batch job {jobid}")

@@ -1,0 +1,200 @@
+"""What a simulation returns, and the Slurm-like views of it at any simulated time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import pandas as pd
+
+from slurmlab.sim.engine import Simulation
+from slurmlab.sim.metrics import schedule_metrics
+from slurmlab.sim.recorder import event_table, job_table
+from slurmlab.spec.cluster import format_table
+from slurmlab.spec.units import compress_hostlist, format_duration
+
+__all__ = ["SimulationResult", "squeue_frame"]
+
+SQUEUE_COLUMNS = [
+    "JOBID", "PARTITION", "NAME", "USER", "ACCOUNT", "ST", "TIME", "TIME_LIMIT", "NODES",
+    "NODELIST(REASON)", "START_TIME", "PRIORITY",
+]  # fmt: skip
+
+
+def _seconds(sim: Simulation, at) -> float:
+    if at is None:
+        return sim.now
+    if isinstance(at, int | float):
+        return float(at)
+    if isinstance(at, str) and not at[:4].isdigit():
+        from slurmlab.spec.units import parse_seconds
+
+        return parse_seconds(at, what="at")
+    return (pd.Timestamp(at) - sim.origin).total_seconds()
+
+
+def _last_before(history: list[tuple[float, object]], t: float, default):
+    value = default
+    for when, v in history:
+        if when > t:
+            break
+        value = v
+    return value
+
+
+def squeue_frame(sim: Simulation, at=None) -> pd.DataFrame:
+    """Pending and running jobs at time ``at`` (seconds, a timestamp, or now), like squeue.
+
+    Pending jobs show their reason and, where the scheduler planned one, their
+    expected start (``squeue --start``).
+    """
+    t = _seconds(sim, at)
+    rows = []
+    for job, run, _last in _runs(sim):
+        if run["Submit"] > t:
+            continue
+        start, end = run["Start"], run["End"]
+        if end is not None and end <= t:
+            continue
+        if start is not None and start <= t:
+            st = "R"
+            where = compress_hostlist(sim.node_names[i] for i in run["nodes"])
+            elapsed = format_duration(pd.Timedelta(seconds=t - start))
+            planned = sim.origin + pd.Timedelta(seconds=start)
+        else:
+            st = "PD"
+            reason = _last_before(job.reasons, t, "None")
+            where = f"({reason})"
+            elapsed = "0:00"
+            p = _last_before(job.plans, t, None)
+            planned = sim.origin + pd.Timedelta(seconds=p) if p is not None else pd.NaT
+        rows.append(
+            {
+                "JOBID": job.key,
+                "PARTITION": job.partition,
+                "NAME": job.name,
+                "USER": job.user,
+                "ACCOUNT": job.account,
+                "ST": st,
+                "TIME": elapsed,
+                "TIME_LIMIT": format_duration(
+                    None if np.isinf(job.limit) else pd.Timedelta(seconds=job.limit)
+                ),
+                "NODES": len(run["nodes"]) if st == "R" else job.count,
+                "NODELIST(REASON)": where,
+                "START_TIME": planned,
+                "PRIORITY": int(job.priority),
+                "_order": (0 if st == "R" else 1, job.sort_key()),
+            }
+        )
+    frame = pd.DataFrame(rows, columns=SQUEUE_COLUMNS + ["_order"])
+    if len(frame):
+        frame = frame.sort_values("_order", kind="stable")
+    return frame.drop(columns="_order").reset_index(drop=True)
+
+
+def _runs(sim: Simulation):
+    from slurmlab.sim.engine import iter_records
+
+    return iter_records(sim)
+
+
+def node_states(sim: Simulation, at=None) -> dict[str, str]:
+    """Each node's sinfo state at ``at``: idle, mix, alloc, down, drain."""
+    t = _seconds(sim, at)
+    used = np.zeros_like(sim.capacity)
+    for _job, run, _last in _runs(sim):
+        s, e = run["Start"], run["End"]
+        if s is not None and s <= t and (e is None or e > t):
+            used[list(run["nodes"])] += run["usage"]
+    out = {}
+    for i, name in enumerate(sim.node_names):
+        admin = _last_before(
+            [(w, st) for w, n, st in sim.node_events if n == name],
+            t,
+            sim.cluster.node(name).state,
+        )
+        if admin in ("DOWN", "DRAIN", "FUTURE"):
+            out[name] = admin.lower()
+            continue
+        if not used[i].any():
+            out[name] = "idle"
+        elif (used[i, 0] >= sim.capacity[i, 0]) or (
+            sim.capacity[i, 2] and used[i, 2] >= sim.capacity[i, 2]
+        ):
+            out[name] = "alloc"
+        else:
+            out[name] = "mix"
+    return out
+
+
+@dataclass
+class SimulationResult:
+    """A finished (or paused) simulation: the job table, the event log and the metrics.
+
+    ``jobs`` has one row per job (sacct's columns); ``jobs_all_runs`` one per run, as
+    ``sacct --duplicates``. ``squeue(at=)`` and ``sinfo(at=)`` show the cluster at any time.
+    """
+
+    sim: Simulation = field(repr=False)
+    policy: str = "easy"
+    wall_s: float = 0.0
+
+    @cached_property
+    def jobs(self) -> pd.DataFrame:
+        return job_table(self.sim)
+
+    @cached_property
+    def jobs_all_runs(self) -> pd.DataFrame:
+        return job_table(self.sim, duplicates=True)
+
+    @cached_property
+    def events(self) -> pd.DataFrame:
+        return event_table(self.sim)
+
+    @cached_property
+    def metrics(self) -> dict:
+        m = schedule_metrics(self.jobs, self.sim.cluster.tres(), all_runs=self.jobs_all_runs)
+        m["policy"] = self.policy
+        m["wall_s"] = self.wall_s
+        return m
+
+    @property
+    def origin(self) -> pd.Timestamp:
+        return self.sim.origin
+
+    @property
+    def cluster(self):
+        return self.sim.cluster
+
+    def sacct(self, duplicates: bool = False) -> pd.DataFrame:
+        """The job table, as ``sacct`` (``duplicates=True``: every run, as ``sacct -D``)."""
+        return self.jobs_all_runs if duplicates else self.jobs
+
+    def squeue(self, at=None) -> pd.DataFrame:
+        """Jobs pending or running at ``at`` (seconds from the start, a time, or the end)."""
+        return squeue_frame(self.sim, at)
+
+    def squeue_text(self, at=None) -> str:
+        frame = self.squeue(at)
+        start = frame["START_TIME"].dt.strftime("%Y-%m-%dT%H:%M:%S").fillna("N/A")
+        frame = frame.assign(START_TIME=start)
+        return format_table(frame, right=("NODES", "TIME", "TIME_LIMIT", "PRIORITY"))
+
+    def sinfo(self, at=None) -> pd.DataFrame:
+        """The sinfo view at ``at``: partitions by node state (idle, mix, alloc, down, drain)."""
+        return self.sim.cluster.sinfo(node_states(self.sim, at))
+
+    def sinfo_text(self, at=None) -> str:
+        return self.sim.cluster.sinfo_text(node_states(self.sim, at))
+
+    def seconds(self, column: str = "Start") -> pd.Series:
+        """A time column as seconds from the simulation start."""
+        return (self.jobs[column] - self.origin).dt.total_seconds()
+
+    def why_pending(self, jobid, at=None) -> str:
+        """Why a job waits (at ``at``), in words, with the smallest change that would help."""
+        from slurmlab.sim.explain import why_pending
+
+        return why_pending(self.sim, jobid, _seconds(self.sim, at))

@@ -1,0 +1,86 @@
+"""A workload: job requests with their submit times and true run times.
+
+The true ``runtime`` is what the job would need; the scheduler never sees it
+(it plans with the time limit). Times are seconds from the workload's start;
+``origin`` anchors them to a calendar time for the job table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from slurmlab.errors import SlurmlabError
+from slurmlab.spec.job import JobSpec
+
+__all__ = ["DEFAULT_ORIGIN", "Action", "Workload", "WorkloadJob"]
+
+#: Where a simulation's clock starts when nothing else says (a Monday, midnight).
+DEFAULT_ORIGIN = pd.Timestamp("2026-01-05 00:00:00")
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadJob:
+    """One submission: the request, when it is submitted and how long it really runs."""
+
+    spec: JobSpec
+    submit: float = 0.0
+    runtime: float = 60.0
+    id: str | None = None
+    user: str | None = None
+    account: str | None = None
+    exit_code: int = 0
+    checkpoint: object | None = None
+
+    def __post_init__(self):
+        if self.submit < 0:
+            raise SlurmlabError(f"job {self.id or ''}: submit={self.submit} must not be negative")
+        if self.runtime < 0:
+            raise SlurmlabError(f"job {self.id or ''}: runtime={self.runtime} must not be negative")
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    """An ordered collection of :class:`WorkloadJob` (ties in submit time keep this order)."""
+
+    jobs: tuple[WorkloadJob, ...] = ()
+    name: str = "workload"
+    origin: pd.Timestamp = field(default=DEFAULT_ORIGIN)
+    dropped: int = 0
+    #: "trace" workloads replay recorded run times even past their limits.
+    kind: str = "scenario"
+    max_procs: int | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "jobs", tuple(self.jobs))
+        ids = [j.id for j in self.jobs if j.id is not None]
+        if len(set(ids)) != len(ids):
+            dup = sorted({i for i in ids if ids.count(i) > 1})
+            raise SlurmlabError(f"workload {self.name!r}: job ids repeated: {dup[:5]}")
+
+    def __len__(self) -> int:
+        return len(self.jobs)
+
+    def __iter__(self) -> Iterator[WorkloadJob]:
+        return iter(self.jobs)
+
+    @classmethod
+    def from_jobs(cls, jobs: Iterable[WorkloadJob], **kw) -> Workload:
+        return cls(tuple(jobs), **kw)
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """A scripted admin action at ``at`` seconds: cancel/requeue a job, drain/resume a node."""
+
+    at: float
+    action: str
+    target: str
+
+    def __post_init__(self):
+        if self.action not in ("cancel", "requeue", "drain", "resume"):
+            raise SlurmlabError(
+                f"action {self.action!r} is not one of cancel, requeue, drain, resume"
+            )

@@ -1,0 +1,180 @@
+"""Round trips (table -> sacct text -> read_sacct -> same table) and sacct --json input."""
+
+from __future__ import annotations
+
+import io
+import json
+import warnings
+
+import pandas as pd
+import pytest
+
+from slurmlab.records.sacct import read_sacct, steps, write_sacct
+from slurmlab.records.schema import conform, empty_job_table
+
+from test_sacct_public import FIELDS, SACCT
+
+
+def assert_same_table(a: pd.DataFrame, b: pd.DataFrame) -> None:
+    pd.testing.assert_frame_equal(a, b[a.columns], check_dtype=False)
+    sa, sb = steps(a), steps(b)
+    key = ["JobID", "StepID"]
+    pd.testing.assert_frame_equal(
+        sa.sort_values(key, kind="stable").reset_index(drop=True),
+        sb[sa.columns].sort_values(key, kind="stable").reset_index(drop=True),
+        check_dtype=False,
+    )
+
+
+@pytest.mark.skipif(not SACCT.is_dir(), reason="public samples not found")
+@pytest.mark.parametrize(
+    "name", sorted(FIELDS) + ["slurm2sql_test-data1.psv", "tdhock-slurm_sacct-all-cols.tsv"]
+)
+def test_public_files_round_trip(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        jobs = read_sacct(SACCT / name, fields=FIELDS.get(name), errors="warn")
+    again = read_sacct(io.StringIO(write_sacct(jobs)))
+    assert_same_table(jobs, again)
+
+
+def test_a_simulated_table_round_trips():
+    """A table that never was sacct text (the simulator's) writes and reads back."""
+    sim = conform(
+        pd.DataFrame(
+            {
+                "JobID": ["1", "2_3", "2_[4-6%2]"],
+                "JobIDRaw": ["1", "5", "2"],
+                "JobName": ["train <b>", "sweep", "sweep"],
+                "User": ["ann", "bob", "bob"],
+                "Account": ["ml", "ml", "ml"],
+                "Partition": ["gpu", "gpu", "gpu"],
+                "State": ["COMPLETED", "TIMEOUT", "PENDING"],
+                "ExitCode": ["0:0", "0:15", "0:0"],
+                "Submit": pd.to_datetime(
+                    ["2024-01-01 00:00", "2024-01-01 00:05", "2024-01-01 00:05"]
+                ),
+                "Start": pd.to_datetime(["2024-01-01 00:01", "2024-01-01 00:06", None]),
+                "End": pd.to_datetime(["2024-01-01 01:01", "2024-01-01 02:06", None]),
+                "Elapsed": pd.to_timedelta(["01:00:00", "02:00:00", "00:00:00"]),
+                "Timelimit": pd.to_timedelta(["02:00:00", "02:00:00", "02:00:00"]),
+                "NNodes": [1, 2, 1],
+                "NCPUS": [8, 16, 0],
+                "NGPUS": [4, 8, 0],
+                "ReqMem": [65536, 1024, 1024],
+                "Priority": [10, 20, 30],
+            }
+        )
+    )
+    text = write_sacct(sim)
+    back = read_sacct(io.StringIO(text))
+    columns = [c for c in sim.columns if sim[c].notna().any() and c not in ("AllocTRES",)]
+    pd.testing.assert_frame_equal(sim[columns], back[columns], check_dtype=False)
+
+
+def test_empty_table_writes_a_header():
+    text = write_sacct(empty_job_table())
+    assert text.startswith("JobID|JobIDRaw|JobName")
+
+
+V0038 = {
+    "meta": {"plugin": {"type": "openapi/dbv0.0.38"}},
+    "errors": [],
+    "jobs": [
+        {
+            "account": "ml",
+            "array": {"job_id": 0, "task_id": None},
+            "association": {"account": "ml", "cluster": "c", "partition": None, "user": "ann"},
+            "cluster": "c",
+            "exit_code": {"status": "SUCCESS", "return_code": 0},
+            "derived_exit_code": {"status": "SUCCESS", "return_code": 0},
+            "het": {"job_id": 0, "job_offset": None},
+            "job_id": 42,
+            "name": "train",
+            "nodes": "gpu[1-2]",
+            "partition": "gpu",
+            "priority": 100,
+            "qos": "normal",
+            "state": {"current": "COMPLETED", "reason": "None"},
+            "time": {
+                "elapsed": 3600,
+                "eligible": 1704067200,
+                "end": 1704070800,
+                "start": 1704067200,
+                "submission": 1704067100,
+                "suspended": 0,
+                "limit": 120,
+                "total": {"seconds": 7000, "microseconds": 0},
+                "user": {"seconds": 6000, "microseconds": 0},
+                "system": {"seconds": 1000, "microseconds": 0},
+            },
+            "tres": {
+                "allocated": [
+                    {"type": "cpu", "name": None, "id": 1, "count": 16},
+                    {"type": "mem", "name": None, "id": 2, "count": 65536},
+                    {"type": "node", "name": None, "id": 4, "count": 2},
+                    {"type": "gres", "name": "gpu", "id": 1001, "count": 8},
+                    {"type": "gres", "name": "gpu:a100", "id": 1002, "count": 8},
+                ],
+                "requested": [{"type": "mem", "name": None, "id": 2, "count": 65536}],
+            },
+            "user": "ann",
+            "allocation_nodes": 2,
+            "steps": [
+                {
+                    "step": {"job_id": 42, "id": "batch", "name": "batch"},
+                    "state": "COMPLETED",
+                    "exit_code": {"status": "SUCCESS", "return_code": 0},
+                    "time": {"elapsed": 3600, "start": 1704067200, "end": 1704070800},
+                    "tres": {"requested": {"max": [{"type": "mem", "count": 2147483648}]}},
+                    "nodes": {"count": 1, "range": "gpu1"},
+                    "tasks": {"count": 1},
+                }
+            ],
+        }
+    ],
+}
+
+
+def _v0041():
+    doc = json.loads(json.dumps(V0038))
+    job = doc["jobs"][0]
+    job["state"] = {"current": ["COMPLETED"], "reason": "None"}
+    for key in ("elapsed", "eligible", "end", "start", "submission"):
+        job["time"][key] = (
+            {"set": True, "infinite": False, "number": job["time"][key]}
+            if key != "elapsed"
+            else job["time"][key]
+        )
+    job["time"]["limit"] = {"set": True, "infinite": False, "number": 120}
+    job["priority"] = {"set": True, "infinite": False, "number": 100}
+    job["array"] = {
+        "job_id": 40,
+        "task_id": {"set": True, "infinite": False, "number": 2},
+        "task": "",
+    }
+    job["steps"][0]["step"]["id"] = "42.batch"
+    job["steps"][0]["state"] = ["COMPLETED"]
+    return doc
+
+
+@pytest.mark.parametrize("doc", [V0038, _v0041()], ids=["dbv0.0.38", "v0.0.41"])
+def test_sacct_json_layouts(doc):
+    jobs = read_sacct(io.BytesIO(json.dumps(doc).encode()), tz="UTC")
+    assert jobs.attrs["format"] == "json"
+    row = jobs.iloc[0]
+    assert row["State"] == "COMPLETED" and row["NGPUS"] == 8 and row["NCPUS"] == 16
+    assert row["Elapsed"] == pd.Timedelta(hours=1) and row["Timelimit"] == pd.Timedelta(hours=2)
+    assert row["Start"] == pd.Timestamp("2024-01-01 00:00:00")
+    s = steps(jobs)
+    assert s["StepID"].tolist() == ["batch"] and s.loc[0, "MaxRSS"] == 2048.0
+    assert jobs.loc[0, "MemUsed"] == 2048.0
+
+
+def test_json_that_is_not_sacct():
+    from slurmlab.records.sacct import SacctParseError
+
+    with pytest.raises(SacctParseError, match="not a sacct --json export"):
+        read_sacct(io.StringIO('{"hello": 1}'))
+    with pytest.raises(SacctParseError, match="not valid JSON"):
+        read_sacct(io.StringIO('{"jobs": [}'))

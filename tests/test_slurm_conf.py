@@ -1,0 +1,281 @@
+"""Reading a real slurm.conf (and gres.conf) into a Cluster."""
+
+from datetime import timedelta
+
+import pytest
+
+from slurmlab import Cluster, ConfigError, Gres
+
+AI_CONF = r"""
+# slurm.conf of a small AI training cluster
+ClusterName=frontier-ai
+SlurmctldHost=ctl01(10.0.0.1)
+SchedulerType=sched/backfill
+SchedulerParameters=bf_interval=30,bf_window=10080,bf_continue
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+DefMemPerCPU=8000
+JobRequeue=0
+PriorityType=priority/multifactor
+PriorityWeightFairshare=10000
+PriorityWeightAge=1000
+PriorityDecayHalfLife=7-0
+PriorityMaxAge=7-0
+PreemptType=preempt/partition_prio
+PreemptMode=REQUEUE
+OverTimeLimit=5
+MyCustomKey=hello
+GresTypes=gpu
+TaskPlugin="task/affinity,task/cgroup"
+
+NodeName=DEFAULT State=UNKNOWN RealMemory=1024000
+NodeName=gpu[001-032] CPUs=96 Gres=gpu:h100:8 Features=h100,ib NodeAddr=10.1.0.[1-32] Port=6818
+NodeName=gpu[033-034] Sockets=2 CoresPerSocket=32 ThreadsPerCore=2 RealMemory=512000 \
+   Gres=gpu:a100:4 Feature=a100 State=DRAIN
+NodeName=cpu[01-04] CPUs=128 RealMemory=256000 Features="cpu,highmem"  # CPU nodes
+
+PartitionName=DEFAULT State=UP MaxTime=1-00:00:00
+PartitionName=train Nodes=gpu[001-032] Default=YES MaxTime=7-00:00:00 DefaultTime=4:00:00 \
+   PriorityTier=1 MaxNodes=16
+PartitionName=old Nodes=gpu[033-034] State=DOWN PriorityTier=3
+PartitionName=all Nodes=ALL PriorityTier=2 OverSubscribe=NO
+"""
+
+
+@pytest.fixture(scope="module")
+def ai():
+    return Cluster.from_slurm_conf(AI_CONF)
+
+
+def test_node_line_with_hostlist_cpus_memory_gres_features(ai):
+    """NodeName=gpu[001-032] CPUs=96 ... defines 32 nodes with CPUs, RealMemory (MB), Gres, Features."""
+    names = [n.name for n in ai.nodes if n.name.startswith("gpu0") and n.name <= "gpu032"]
+    assert len(names) == 32
+    n = ai.node("gpu017")
+    assert n.cpus == 96
+    assert n.memory_mb == 1024000  # from the NodeName=DEFAULT line
+    assert n.gres == (Gres("gpu", "h100", 8),)
+    assert n.gpus == 8 and n.gpu_type == "h100"
+    assert n.features == frozenset({"h100", "ib"})
+
+
+def test_node_addr_and_port(ai):
+    """NodeAddr is a hostlist matched name by name; Port is a number."""
+    assert ai.node("gpu001").addr == "10.1.0.1"
+    assert ai.node("gpu032").addr == "10.1.0.32"
+    assert ai.node("gpu001").port == 6818
+    assert ai.node("cpu01").addr is None and ai.node("cpu01").port is None
+
+
+def test_cpus_from_sockets_cores_threads(ai):
+    """Without CPUs=, a node has Sockets x CoresPerSocket x ThreadsPerCore CPUs."""
+    assert ai.node("gpu033").cpus == 2 * 32 * 2
+
+
+def test_feature_spelling_and_state(ai):
+    """Feature= is read like Features=; State=DRAIN is kept, State=UNKNOWN starts idle."""
+    assert ai.node("gpu033").features == frozenset({"a100"})
+    assert ai.node("gpu033").state == "DRAIN"
+    assert ai.node("gpu001").state == "IDLE"
+
+
+def test_quoted_value_and_trailing_comment(ai):
+    """Quoted values lose their quotes; '#' starts a comment outside quotes."""
+    assert ai.node("cpu01").features == frozenset({"cpu", "highmem"})
+    assert ai.setting("TaskPlugin") == "task/affinity,task/cgroup"
+
+
+def test_node_default_line_is_overridden_per_line(ai):
+    """NodeName=DEFAULT values apply to later lines unless a line sets its own."""
+    assert ai.node("gpu033").memory_mb == 512000
+    assert ai.node("cpu04").memory_mb == 256000
+
+
+def test_partitions(ai):
+    """PartitionName lines give nodes, MaxTime, DefaultTime, Default, State, PriorityTier, MaxNodes."""
+    train = ai.partition("train")
+    assert train.nodes == tuple(f"gpu{i:03d}" for i in range(1, 33))
+    assert train.default and ai.default_partition is train
+    assert train.max_time == timedelta(days=7)
+    assert train.default_time == timedelta(hours=4)
+    assert train.time_limit_default == timedelta(hours=4)
+    assert train.priority_tier == 1
+    assert train.max_nodes == 16
+    assert train.state == "UP"
+    old = ai.partition("old")
+    assert old.state == "DOWN" and old.priority_tier == 3 and not old.default
+
+
+def test_partition_default_line_and_nodes_all(ai):
+    """PartitionName=DEFAULT values apply to later partitions; Nodes=ALL takes every node."""
+    assert ai.partition("old").max_time == timedelta(days=1)
+    everything = ai.partition("all")
+    assert len(everything.nodes) == 38
+    assert everything.options == {"OverSubscribe": "NO"}
+
+
+def test_scheduler_settings_are_kept(ai):
+    """The scheduler-relevant global keys are kept for the engine, with their values as text."""
+    assert ai.name == "frontier-ai"
+    assert ai.setting("SchedulerType") == "sched/backfill"
+    assert ai.setting("schedulertype") == "sched/backfill"  # keys are case-insensitive
+    assert ai.setting("SelectTypeParameters") == "CR_Core_Memory"
+    assert ai.setting("DefMemPerCPU") == "8000"
+    assert ai.setting("PriorityType") == "priority/multifactor"
+    assert ai.setting("PriorityWeightFairshare") == "10000"
+    assert ai.setting("PriorityWeightAge") == "1000"
+    assert ai.setting("PriorityDecayHalfLife") == "7-0"
+    assert ai.setting("PriorityMaxAge") == "7-0"
+    assert ai.setting("PreemptType") == "preempt/partition_prio"
+    assert ai.setting("PreemptMode") == "REQUEUE"
+    assert ai.setting("OverTimeLimit") == "5"
+    assert ai.job_requeue is False
+    assert ai.memory_tracked is True
+
+
+def test_scheduler_parameters_parsed(ai):
+    """SchedulerParameters is a comma list of key[=value]."""
+    assert ai.scheduler_parameters == {"bf_interval": "30", "bf_window": "10080", "bf_continue": ""}
+
+
+def test_unknown_keys_are_kept(ai):
+    """Keys slurmlab does not use are kept verbatim and otherwise ignored."""
+    assert ai.setting("MyCustomKey") == "hello"
+    assert ai.setting("SlurmctldHost") == "ctl01(10.0.0.1)"
+
+
+def test_keys_are_case_insensitive_and_canonicalised():
+    """slurm.conf keys are case-insensitive; known global keys keep Slurm's spelling."""
+    c = Cluster.from_slurm_conf(
+        "defmempercpu=100\nnodename=n[1-2] cpus=4\npartitionname=p nodes=ALL"
+    )
+    assert c.settings["DefMemPerCPU"] == "100"
+    assert c.node("n2").cpus == 4
+    assert c.partition("p").nodes == ("n1", "n2")
+
+
+def test_defaults_without_optional_keys():
+    """A bare node has 1 CPU and 1 MB; JobRequeue defaults to 1; no partition means one default."""
+    c = Cluster.from_slurm_conf("NodeName=n1")
+    assert (c.node("n1").cpus, c.node("n1").memory_mb) == (1, 1)
+    assert c.job_requeue is True
+    assert c.memory_tracked is False
+    assert [p.name for p in c.partitions] == ["default"]
+
+
+def test_cluster_tres_totals(ai):
+    """cluster.tres() sums node, cpu, mem (MB) and gres/gpu, plus gres/gpu:TYPE per type."""
+    assert ai.tres() == {
+        "cpu": 32 * 96 + 2 * 128 + 4 * 128,
+        "mem": 32 * 1024000 + 2 * 512000 + 4 * 256000,
+        "node": 38,
+        "gres/gpu": 32 * 8 + 2 * 4,
+        "gres/gpu:a100": 8,
+        "gres/gpu:h100": 256,
+    }
+
+
+def test_cluster_tres_without_gpus_has_no_gres():
+    """A cluster without GPUs has no gres/gpu entry."""
+    c = Cluster.from_slurm_conf("NodeName=c[1-2] CPUs=8 RealMemory=1000")
+    assert c.tres() == {"cpu": 16, "mem": 2000, "node": 2}
+
+
+def test_read_from_path(tmp_path):
+    """from_slurm_conf accepts a path as well as the text."""
+    p = tmp_path / "slurm.conf"
+    p.write_text("NodeName=n[1-2] CPUs=4\n")
+    assert Cluster.from_slurm_conf(p).tres()["cpu"] == 8
+    assert Cluster.from_slurm_conf(str(p)).tres()["cpu"] == 8
+
+
+# -- gres.conf ------------------------------------------------------------------------------
+
+SLURM_UNTYPED = """
+NodeName=gpu[01-02] CPUs=64 RealMemory=512000 Gres=gpu:8
+NodeName=gpu[03-04] CPUs=64 RealMemory=512000 Gres=gpu:4
+PartitionName=gpu Nodes=gpu[01-04] Default=YES
+"""
+GRES_CONF = """
+# gres.conf
+AutoDetect=off
+NodeName=gpu[01-02] Name=gpu Type=h100 File=/dev/nvidia[0-7]
+NodeName=gpu[03-04] Name=gpu Type=a100 Count=4
+"""
+
+
+def test_gres_conf_types_from_file_ranges_and_count():
+    """gres.conf gives GPU types; File=/dev/nvidia[0-7] counts 8 devices, Count= counts directly."""
+    c = Cluster.from_slurm_conf(SLURM_UNTYPED, GRES_CONF)
+    assert c.node("gpu01").gres == (Gres("gpu", "h100", 8),)
+    assert c.node("gpu04").gres == (Gres("gpu", "a100", 4),)
+    assert c.tres()["gres/gpu:h100"] == 16
+    assert c.tres()["gres/gpu:a100"] == 8
+
+
+def test_gres_conf_count_must_agree_with_slurm_conf():
+    """gres.conf and slurm.conf Gres= must agree on the count of each node."""
+    bad = "NodeName=gpu[01-02] Name=gpu Type=h100 File=/dev/nvidia[0-3]"
+    with pytest.raises(ConfigError, match="gres.conf lists 4 gpu but slurm.conf Gres= declares 8"):
+        Cluster.from_slurm_conf(SLURM_UNTYPED, bad)
+
+
+def test_gres_conf_line_without_name():
+    """A gres.conf line without Name= is an error naming the line."""
+    with pytest.raises(ConfigError, match="gres.conf line 1: .*no Name="):
+        Cluster.from_slurm_conf(SLURM_UNTYPED, "NodeName=gpu01 File=/dev/nvidia0")
+
+
+# -- malformed lines ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "key"),
+    [
+        ("NodeName=n1 CPUs=abc", 1, "CPUs"),
+        ("NodeName=n1 Sockets=two", 1, "Sockets"),
+        ("NodeName=n1 Port=x", 1, "Port"),
+        ("NodeName=n1\nNodeName=n2 RealMemory=12Q", 2, "RealMemory"),
+        ("NodeName=n1 Gres=gpu:h100:x", 1, "Gres"),
+        ("NodeName=n1 State=WEIRD", 1, "State"),
+        ("NodeName=n[1-", 1, "NodeName"),
+        ("NodeName=n1\n\n# c\nfoo", 4, "foo"),
+        ("NodeName=n1\nPartitionName=p Nodes=n1 MaxTime=xx", 2, "MaxTime"),
+        ("NodeName=n1\nPartitionName=p Nodes=n1 DefaultTime=1:2:3:4", 2, "DefaultTime"),
+        ("NodeName=n1\nPartitionName=p Nodes=n1 MaxNodes=x", 2, "MaxNodes"),
+        ("NodeName=n1\nPartitionName=p Nodes=n1 Default=MAYBE", 2, "Default"),
+        ("NodeName=n1\nPartitionName=p Nodes=n1 State=GONE", 2, "State"),
+        ("NodeName=n1\nPartitionName=p Nodes=n1 PriorityTier=high", 2, "PriorityTier"),
+        ("NodeName=n1\nPartitionName=p Nodes=n[1-2]", 2, "Nodes"),
+        ("NodeName=n1\nPartitionName=p", 2, "Nodes"),
+        ('NodeName=n1 Features="a,b', 1, "Features"),
+        ("DefMemPerCPU=1 Foo=2\nNodeName=n1", 1, "DefMemPerCPU"),
+    ],
+)
+def test_malformed_line_names_line_and_key(text, line, key):
+    """A malformed line raises ConfigError whose message names the line number and the key."""
+    with pytest.raises(ConfigError) as exc:
+        Cluster.from_slurm_conf(text)
+    assert exc.value.line == line
+    assert f"slurm.conf line {line}: " in str(exc.value)
+    assert key in str(exc.value)
+
+
+def test_error_on_continued_line_names_its_first_line():
+    """An error in a continued (backslash) line names the line where it starts."""
+    text = "NodeName=n1\nPartitionName=p \\\n  Nodes=n1 \\\n  MaxTime=never"
+    with pytest.raises(ConfigError, match="line 2: .*MaxTime"):
+        Cluster.from_slurm_conf(text)
+
+
+def test_no_nodes_is_an_error():
+    """A slurm.conf without NodeName lines has no cluster."""
+    with pytest.raises(ConfigError, match="no NodeName lines"):
+        Cluster.from_slurm_conf("ClusterName=x\nSchedulerType=sched/backfill")
+
+
+def test_two_default_partitions_is_an_error():
+    """At most one partition may be Default=YES."""
+    text = "NodeName=n1\nPartitionName=a Nodes=n1 Default=YES\nPartitionName=b Nodes=n1 Default=YES"
+    with pytest.raises(ConfigError, match="more than one partition has Default=YES"):
+        Cluster.from_slurm_conf(text)
