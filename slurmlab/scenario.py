@@ -13,8 +13,12 @@ A scenario is a YAML (or JSON) document::
         args: "-N 4 --gres=gpu:2 -t 2:00:00"    # sbatch options ... or script: |
         user: alice                    # optional; account too
         exit_code: 0                   # optional; non-zero ends the job FAILED
+        checkpoint: {interval: 3600, write_cost: 120, restart_cost: 300}   # optional
     actions:                           # optional scripted admin actions
       - {at: 600, action: cancel, job: big}     # cancel | requeue (job); drain | resume (node)
+    failures:                          # optional scripted node failures
+      - {node: gpu003, at: "2:30:00", down_for: 3600}
+    random_failures: {mtbf: 30-00:00:00, distribution: weibull, shape: 0.7, repair: 4:00:00, seed: 1}
 
 Invalid documents raise :class:`ScenarioError` naming the entry and the field.
 """
@@ -28,6 +32,8 @@ from pathlib import Path
 import yaml
 
 from slurmlab.errors import ScenarioError, SlurmlabError
+from slurmlab.sim.checkpoint import Checkpoint
+from slurmlab.sim.faults import NodeFailure, RandomFailures
 from slurmlab.spec.cluster import Cluster, Node, Partition, parse_gres
 from slurmlab.spec.job import JobSpec
 from slurmlab.spec.presets import presets
@@ -45,7 +51,7 @@ _JOB_KEYS = {
     "name",
 }  # fmt: skip
 #: Sections read and kept but not yet used by the engine (priority/QOS/failures issues).
-_LATER = ("accounts", "qos", "reservations", "failures", "random_failures")
+_LATER = ("accounts", "qos", "reservations")
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,8 @@ class Scenario:
     extra: dict = field(default_factory=dict)
     seed: int = 0
     path: Path | None = None
+    failures: tuple[NodeFailure, ...] = ()
+    random_failures: RandomFailures | None = None
 
     @classmethod
     def load(cls, path: str | Path) -> Scenario:
@@ -100,6 +108,22 @@ class Scenario:
             raise ScenarioError(f"{source}: {exc}") from None
         actions = tuple(_action(a, i, source) for i, a in enumerate(doc.get("actions") or []))
         extra = {k: doc[k] for k in _LATER if doc.get(k)}
+        failures = []
+        for i, f in enumerate(doc.get("failures") or []):
+            try:
+                failures.append(NodeFailure.from_dict(f, where=f"failures[{i}]"))
+            except SlurmlabError as exc:
+                raise ScenarioError(f"{source}: {exc}") from None
+            if failures[-1].node not in {n.name for n in cluster.nodes}:
+                raise ScenarioError(
+                    f"{source}: failures[{i}]: node {failures[-1].node!r} is not in the cluster"
+                )
+        random_failures = None
+        if doc.get("random_failures"):
+            try:
+                random_failures = RandomFailures.from_dict(doc["random_failures"])
+            except SlurmlabError as exc:
+                raise ScenarioError(f"{source}: {exc}") from None
         return cls(
             name=str(doc.get("name", Path(source).stem)),
             cluster=cluster,
@@ -111,6 +135,8 @@ class Scenario:
             extra=extra,
             seed=int(doc.get("seed", 0)),
             path=Path(source) if source != "scenario" else None,
+            failures=tuple(failures),
+            random_failures=random_failures,
         )
 
     def run(self, policy: str | None = None, *, progress: bool = False, **params):
@@ -127,7 +153,8 @@ class Scenario:
         merged = {**(self.policy_params if name == self.policy else {}), **params}
         return simulate(
             self.cluster, self.workload, name, self.seed, progress=progress,
-            actions=self.actions, **merged,
+            actions=self.actions, failures=self.failures, random_failures=self.random_failures,
+            **merged,
         )  # fmt: skip
 
 
@@ -251,6 +278,12 @@ def _job(entry, i: int, cluster: Cluster, source: str) -> WorkloadJob:
     except SlurmlabError as exc:
         field_name = "script" if "script" in entry else "args"
         raise ScenarioError(f"{label}: field {field_name!r}: {exc}") from None
+    ckpt = None
+    if entry.get("checkpoint") is not None:
+        try:
+            ckpt = Checkpoint.from_dict(entry["checkpoint"], where="checkpoint")
+        except SlurmlabError as exc:
+            raise ScenarioError(f"{label}: field 'checkpoint': {exc}") from None
     code = entry.get("exit_code", 0)
     if not isinstance(code, int) or not 0 <= code <= 255:
         raise ScenarioError(f"{label}: field 'exit_code' is {code!r}; use a whole number 0..255")
@@ -262,7 +295,7 @@ def _job(entry, i: int, cluster: Cluster, source: str) -> WorkloadJob:
         user=entry.get("user"),
         account=entry.get("account"),
         exit_code=code,
-        checkpoint=entry.get("checkpoint"),
+        checkpoint=ckpt,
     )
 
 

@@ -60,7 +60,7 @@ def test_headerless_export_needs_fields_and_comments_are_skipped():
     with pytest.raises(SacctParseError, match="does not look like a sacct export"):
         read(text)
     jobs = read(text, fields=HEADER.split("|"))
-    assert jobs.attrs["lines"].tolist() == [3]
+    assert jobs.attrs["steps"].lines.tolist() == [3]
     assert read(text, fields=HEADER.replace("|", ","))["NGPUS"].tolist() == [4]
 
 

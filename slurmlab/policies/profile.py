@@ -43,19 +43,19 @@ class Profile:
         rel = sorted(
             ((max(t, now), nodes, usage) for t, nodes, usage in releases), key=lambda r: r[0]
         )
-        times = [now]
-        steps = [free.copy()]
-        current = free.copy()
-        for t, nodes, usage in rel:
-            idx = list(nodes)
-            np.add.at(current, idx, usage)
-            if t == times[-1] and len(times) > 1:
-                steps[-1] = current.copy()
-            else:
-                times.append(t)
-                steps.append(current.copy())
-        self.times = times
-        self.free = np.stack(steps)
+        if not rel:
+            self.times = [now]
+            self.free = free[None].copy()
+            return
+        delta = np.zeros((len(rel), *free.shape), dtype=free.dtype)
+        for k, (_t, nodes, usage) in enumerate(rel):
+            delta[k, list(nodes)] += usage
+        cum = free + np.cumsum(delta, axis=0)
+        rtimes = [r[0] for r in rel]
+        # keep the last release of each instant; releases at `now` form a second interval
+        last = [k for k in range(len(rel)) if k + 1 == len(rel) or rtimes[k + 1] != rtimes[k]]
+        self.times = [now] + [rtimes[k] for k in last]
+        self.free = np.concatenate([free[None], cum[last]])
 
     def _window(self, i: int, end: float) -> np.ndarray:
         j = max(bisect_left(self.times, end, lo=i), i + 1)

@@ -1366,8 +1366,7 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
             if unknown is None
             else {str(k): int(v) for k, v in unknown.value_counts().items()},
             "fields": list(raw.names),
-            "lines": lines[~step_mask],
-            "steps": _StepsRef(step_rows, step_to_job < 0),
+            "steps": _StepsRef(step_rows, step_to_job < 0, lines[~step_mask]),
         }
     )
     return jobs
@@ -1420,11 +1419,12 @@ class _StepsRef:
     pandas deep-copies ``attrs`` on most operations; a frame there would be copied each time.
     """
 
-    __slots__ = ("frame", "orphans")
+    __slots__ = ("frame", "lines", "orphans")
 
-    def __init__(self, frame: pd.DataFrame, orphans: np.ndarray) -> None:
+    def __init__(self, frame: pd.DataFrame, orphans: np.ndarray, lines: np.ndarray) -> None:
         self.frame = frame
         self.orphans = orphans  # steps whose allocation row is not in the export
+        self.lines = lines  # the line number of each allocation row, as read
 
     def __deepcopy__(self, memo):
         return self

@@ -18,7 +18,7 @@ NORMAL (1), the pass LATE (2).)
 from __future__ import annotations
 
 import math
-from bisect import insort
+from bisect import bisect_left, insort
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -32,6 +32,7 @@ from slurmlab.policies.backfill import make_policy
 from slurmlab.policies.base import Decision, PendingJob, QueueView, RunningJob
 from slurmlab.policies.priority import basic_priority, sort_key
 from slurmlab.sim.causes import Cancelled, NodeFailed, Preempted, Requeued
+from slurmlab.sim.checkpoint import run_length, run_outcome
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import JobSpec, Resources
 from slurmlab.spec.workload import DEFAULT_ORIGIN, Workload, WorkloadJob
@@ -58,7 +59,8 @@ class SimJob:
         "deps_any", "eligible", "end", "exit_code", "id", "key", "limit", "mask", "name", "nodes",
         "partition", "pending", "planned", "priority", "proc", "reason", "reasons", "res",
         "restarts", "runtime", "seq", "spec", "start", "state", "submit", "tier", "user", "wjob",
-        "plans", "requeue", "runs", "usage", "throttle", "exclusive",
+        "plans", "requeue", "runs", "usage", "throttle", "exclusive", "work_left", "ckpt",
+        "run_plan", "acct",
     )  # fmt: skip
 
     def __init__(self):
@@ -77,6 +79,8 @@ class SimJob:
         self.proc = None
         self.eligible = None
         self.pending: PendingJob | None = None
+        self.run_plan = None  # (remaining work, restarted, planned length, how it ends)
+        self.acct = {"useful": 0.0, "lost": 0.0, "writing": 0.0, "restarting": 0.0}
 
     def sort_key(self):
         return sort_key(self.tier, self.priority, self.submit, self.id)
@@ -229,6 +233,8 @@ class Simulation:
         job.tier = self.cluster.partition(res.partition).priority_tier
         job.submit = self.env.now
         job.runtime = float(wjob.runtime)
+        job.work_left = job.runtime
+        job.ckpt = wjob.checkpoint
         job.limit = INF if res.time_limit is None else res.time_limit.total_seconds()
         job.array_job = job.array_task = job.array_id = job.throttle = None
         job.requeue = self.cluster.job_requeue if spec.requeue is None else spec.requeue
@@ -275,6 +281,13 @@ class Simulation:
         self._set_reason(job, reason)
         if reason == "BeginTime":
             self._at(job.begin - self.env.now, lambda _e, j=job: self._recheck(j))
+
+    def _dequeue(self, job: SimJob) -> None:
+        entry = (job.sort_key(), job.id)
+        i = bisect_left(self.queue, entry)
+        if i == len(self.queue) or self.queue[i] != entry:  # pragma: no cover - engine bug
+            raise RuntimeError(f"job {job.key} is not in the queue")
+        del self.queue[i]
 
     def _recheck(self, job: SimJob) -> None:
         if job.state == "PENDING" and job.id in self.waiting:
@@ -446,7 +459,7 @@ class Simulation:
 
     # -- running jobs -------------------------------------------------------------------------------
     def _start(self, job: SimJob, nodes: tuple[int, ...], by: str) -> None:
-        self.queue.remove((job.sort_key(), job.id))
+        self._dequeue(job)
         idx = list(nodes)
         usage = self.capacity[idx].copy() if job.exclusive else np.tile(job.demand, (len(idx), 1))
         if (self.free[idx] < usage).any():  # pragma: no cover - a policy bug, never input
@@ -465,24 +478,56 @@ class Simulation:
             self._release_dependents(job)
 
     def _run_length(self, job: SimJob) -> tuple[float, str]:
-        """How long this run lasts and its final state if nothing interrupts it."""
+        """How long this run lasts and how it ends if nothing interrupts it.
+
+        The run needs its remaining work plus checkpoint overheads (:mod:`.checkpoint`).
+        Past the time limit (+ OverTimeLimit) it is killed (TIMEOUT), unless the job
+        checkpoints on ``--signal``: then it saves at the signal and requeues itself.
+        """
+        restarted = job.restarts > 0 and job.ckpt is not None
+        need = run_length(job.work_left, job.ckpt, restarted)
         limit = job.limit + self.options.over_time_limit
-        if self.options.enforce_time_limit and job.runtime > limit:
+        if self.options.enforce_time_limit and need > limit:
+            sig = job.spec.signal
+            if job.ckpt is not None and job.ckpt.on_signal and sig is not None:
+                return max(0.0, job.limit - sig.seconds), "SIGNAL_REQUEUE"
             return limit, "TIMEOUT"
-        return job.runtime, "COMPLETED" if job.wjob.exit_code == 0 else "FAILED"
+        return need, "COMPLETED" if job.wjob.exit_code == 0 else "FAILED"
 
     def _run(self, job: SimJob):
         length, state = self._run_length(job)
+        job.run_plan = (job.work_left, job.restarts > 0 and job.ckpt is not None)
         done = simpy.Event(self.env)
         done._ok, done._value = True, None
         self.env.schedule(done, URGENT, length)
         try:
             yield done
         except simpy.Interrupt as interrupt:
+            self._account(job, final_checkpoint=False)
             self._interrupted(job, interrupt.cause)
             return
+        if state == "SIGNAL_REQUEUE":
+            self._account(job, final_checkpoint=True)
+            self._finish(job, "REQUEUED", "0:0", requeue=True)
+            return
+        self._account(job, final_checkpoint=False)
         code = f"{job.wjob.exit_code}:0" if state == "FAILED" else "0:0"
         self._finish(job, state, code)
+
+    def _account(self, job: SimJob, *, final_checkpoint: bool) -> None:
+        """Book the run's useful, lost and overhead seconds; keep the saved progress."""
+        remaining, restarted = job.run_plan
+        out = run_outcome(
+            self.env.now - job.start, remaining, job.ckpt, restarted,
+            final_checkpoint=final_checkpoint,
+        )  # fmt: skip
+        job.work_left = remaining - out.saved
+        if job.ckpt is None and out.saved < remaining:
+            job.work_left = job.runtime  # no checkpoint: a restart begins from zero
+        job.acct = {
+            "useful": out.saved, "lost": out.lost, "writing": out.writing,
+            "restarting": out.restarting,
+        }  # fmt: skip
 
     def _interrupted(self, job: SimJob, cause) -> None:
         if isinstance(cause, Cancelled):
@@ -519,6 +564,7 @@ class Simulation:
         job.eligible = None
         job.start = job.end = None
         job.nodes, job.usage, job.by, job.planned = (), None, None, None
+        job.acct = {"useful": 0.0, "lost": 0.0, "writing": 0.0, "restarting": 0.0}
         job.begin = self.env.now + self.options.requeue_delay
         job.pending = None
         self.log("requeue", job, state)
@@ -528,7 +574,7 @@ class Simulation:
         return {
             "Submit": job.submit, "Eligible": job.eligible, "Start": job.start, "End": job.end,
             "State": state, "ExitCode": job.exit_code, "nodes": job.nodes, "by": job.by,
-            "Restarts": job.restarts, "usage": job.usage,
+            "Restarts": job.restarts, "usage": job.usage, **job.acct,
         }  # fmt: skip
 
     # -- control ------------------------------------------------------------------------------------
@@ -541,7 +587,7 @@ class Simulation:
                 if job.id in self.waiting:
                     self.waiting.discard(job.id)
                 else:
-                    self.queue.remove((job.sort_key(), job.id))
+                    self._dequeue(job)
                 job.state = "CANCELLED"
                 job.end = self.env.now
                 job.exit_code = "0:0"
@@ -569,6 +615,59 @@ class Simulation:
         self.node_events.append((self.env.now, name, state))
         self.events.append((self.env.now, f"node_{state.lower()}", None, None, name))
         self.request_pass()
+
+    def fail_node(self, name: str, down_for: float | None = None) -> None:
+        """The node goes DOWN now: jobs on it end NODE_FAIL (requeued if allowed)."""
+        if name not in self.node_index:
+            raise SlurmlabError(f"failure of unknown node {name!r}")
+        i = self.node_index[name]
+        if self.node_state[name] == "DOWN":
+            return
+        self.set_node_state(name, "DOWN")
+        for job in list(self.running.values()):
+            if i in job.nodes and job.proc.is_alive:
+                job.proc.interrupt(NodeFailed(name))
+        if down_for is not None:
+            self._at(down_for, lambda _e, n=name: self._repair(n), URGENT)
+
+    def _repair(self, name: str) -> None:
+        if self.node_state[name] == "DOWN":
+            self.set_node_state(name, "IDLE")
+
+    def add_failures(self, failures=(), random=None) -> None:
+        """Scripted failures (:class:`NodeFailure`) and random ones (:class:`RandomFailures`)."""
+        for f in failures:
+            if f.node not in self.node_index:
+                raise SlurmlabError(
+                    f"failures: node {f.node!r} is not in cluster {self.cluster.name!r}"
+                )
+            self._at(
+                f.at - self.env.now, lambda _e, f=f: self.fail_node(f.node, f.down_for), URGENT
+            )
+        if random is not None:
+            names = list(random.nodes) or self.node_names
+            for name, rng in random.streams(names, self.seed).items():
+                if name not in self.node_index:
+                    raise SlurmlabError(f"random_failures: node {name!r} is not in the cluster")
+                self.env.process(self._failure_process(name, rng, random))
+
+    def _failure_process(self, name, rng, model):
+        while True:
+            yield self.env.timeout(model.draw(rng))
+            if not self._work_remaining():
+                return
+            self.fail_node(name)
+            yield self.env.timeout(model.repair)
+            self._repair(name)
+
+    def _work_remaining(self) -> bool:
+        """Jobs still to run: running, queued, arriving, or waiting on something that passes."""
+        return bool(
+            self.running
+            or self.queue
+            or self._arrivals_left
+            or any(self.jobs[j].reason not in PERMANENT for j in self.waiting)
+        )
 
     def add_actions(self, actions) -> None:
         """Schedule scripted admin actions (cancel/requeue a job, drain/resume a node)."""

@@ -52,3 +52,73 @@ def schedule_metrics(jobs: pd.DataFrame, capacity: dict[str, int], *, all_runs=N
         "cpu_hours": cpu_s / 3600.0,
         "gpu_hours": gpu_s / 3600.0,
     }
+
+
+def run_accounting(sim) -> pd.DataFrame:
+    """One row per run: allocated, useful, lost, checkpoint-writing and restart seconds.
+
+    ``useful`` is work saved for good (counted once), ``lost`` the work since the
+    last completed checkpoint when a run was cut, ``writing``/``restarting`` the
+    checkpoint overheads. GPU (and CPU) counts come from the run's allocation.
+    """
+    from slurmlab.sim.engine import iter_records
+
+    rows = []
+    for job, run, _last in iter_records(sim):
+        if run["Start"] is None:
+            continue
+        end = run["End"] if run["End"] is not None else sim.now
+        usage = run["usage"]
+        rows.append(
+            {
+                "JobID": job.key,
+                "JobIDRaw": job.id,
+                "Restarts": run["Restarts"],
+                "State": run["State"],
+                "Start": run["Start"],
+                "End": end,
+                "NGPUS": int(usage[:, 2].sum()),
+                "NCPUS": int(usage[:, 0].sum()),
+                "allocated_s": end - run["Start"],
+                "useful_s": run["useful"],
+                "lost_s": run["lost"],
+                "writing_s": run["writing"],
+                "restarting_s": run["restarting"],
+            }
+        )
+    cols = ["JobID", "JobIDRaw", "Restarts", "State", "Start", "End", "NGPUS", "NCPUS"]
+    cols += ["allocated_s", "useful_s", "lost_s", "writing_s", "restarting_s"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def failure_metrics(runs: pd.DataFrame) -> dict:
+    """Goodput and the cost of failures from :func:`run_accounting` rows.
+
+    goodput = useful GPU-hours / allocated GPU-hours (CPU-hours when no GPU was used);
+    GPU-hours lost to failures = lost work x GPUs of runs that ended NODE_FAIL or
+    PREEMPTED; mean time to recovery = from a failed run's end to the next run's start.
+    """
+    weight = runs["NGPUS"] if runs["NGPUS"].sum() > 0 else runs["NCPUS"]
+    alloc = float((runs["allocated_s"] * weight).sum())
+    useful = float((runs["useful_s"] * weight).sum())
+    failed = runs["State"].isin(["NODE_FAIL", "PREEMPTED"])
+    gpu = runs["NGPUS"]
+    recoveries = []
+    for _jid, g in runs.sort_values(["JobIDRaw", "Start"]).groupby("JobIDRaw"):
+        ends = g["End"].to_numpy()
+        starts = g["Start"].to_numpy()
+        states = g["State"].to_numpy()
+        for k in range(len(g) - 1):
+            if states[k] in ("NODE_FAIL", "PREEMPTED"):
+                recoveries.append(starts[k + 1] - ends[k])
+    return {
+        "goodput": useful / alloc if alloc > 0 else 1.0,
+        "gpu_hours_allocated": float((runs["allocated_s"] * gpu).sum()) / 3600,
+        "gpu_hours_useful": float((runs["useful_s"] * gpu).sum()) / 3600,
+        "gpu_hours_lost_to_failures": float((runs["lost_s"] * gpu)[failed].sum()) / 3600,
+        "gpu_hours_lost": float((runs["lost_s"] * gpu).sum()) / 3600,
+        "gpu_hours_checkpointing": float((runs["writing_s"] * gpu).sum()) / 3600,
+        "gpu_hours_restarting": float((runs["restarting_s"] * gpu).sum()) / 3600,
+        "requeues": int((runs["Restarts"] > 0).sum()),
+        "mean_time_to_recovery_s": float(np.mean(recoveries)) if recoveries else 0.0,
+    }

@@ -8,8 +8,9 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from slurmlab.errors import SlurmlabError
 from slurmlab.sim.engine import Simulation
-from slurmlab.sim.metrics import schedule_metrics
+from slurmlab.sim.metrics import failure_metrics, run_accounting, schedule_metrics
 from slurmlab.sim.recorder import event_table, job_table
 from slurmlab.spec.cluster import format_table
 from slurmlab.spec.units import compress_hostlist, format_duration
@@ -154,8 +155,31 @@ class SimulationResult:
         return event_table(self.sim)
 
     @cached_property
+    def runs(self) -> pd.DataFrame:
+        """Per run: allocated, useful, lost, checkpoint and restart seconds (goodput data)."""
+        return run_accounting(self.sim)
+
+    def goodput(self) -> pd.DataFrame:
+        """Per job: allocated/useful GPU-hours, losses, requeues and goodput."""
+        r = self.runs
+        w = r["NGPUS"].where(r["NGPUS"] > 0, r["NCPUS"])
+        per = r.assign(
+            alloc_h=r["allocated_s"] * w / 3600, useful_h=r["useful_s"] * w / 3600,
+            lost_h=r["lost_s"] * w / 3600, ckpt_h=r["writing_s"] * w / 3600,
+            restart_h=r["restarting_s"] * w / 3600,
+        )  # fmt: skip
+        out = per.groupby("JobID", sort=False).agg(
+            runs=("Start", "size"), requeues=("Restarts", "max"), allocated_h=("alloc_h", "sum"),
+            useful_h=("useful_h", "sum"), lost_h=("lost_h", "sum"), checkpoint_h=("ckpt_h", "sum"),
+            restart_h=("restart_h", "sum"),
+        )  # fmt: skip
+        out["goodput"] = out["useful_h"] / out["allocated_h"].where(out["allocated_h"] > 0)
+        return out.reset_index()
+
+    @cached_property
     def metrics(self) -> dict:
         m = schedule_metrics(self.jobs, self.sim.cluster.tres(), all_runs=self.jobs_all_runs)
+        m.update(failure_metrics(self.runs))
         m["policy"] = self.policy
         m["wall_s"] = self.wall_s
         return m
@@ -192,6 +216,18 @@ class SimulationResult:
     def seconds(self, column: str = "Start") -> pd.Series:
         """A time column as seconds from the simulation start."""
         return (self.jobs[column] - self.origin).dt.total_seconds()
+
+    def srun_env(self, jobid) -> pd.DataFrame:
+        """The srun environment of a job's current (or last) run, with SLURM_RESTART_COUNT."""
+        from slurmlab.srun import srun_env
+
+        job = self.sim._lookup(jobid)[0]  # noqa: SLF001
+        nodes = [self.sim.node_names[i] for i in job.nodes] or None
+        if nodes is None:
+            raise SlurmlabError(f"job {job.key} is not running: it has no allocation")
+        return srun_env(
+            job.spec, nodes, job.id, cluster=self.sim.cluster, restart_count=job.restarts
+        )
 
     def why_pending(self, jobid, at=None) -> str:
         """Why a job waits (at ``at``), in words, with the smallest change that would help."""

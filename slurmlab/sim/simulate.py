@@ -6,6 +6,7 @@ import time
 from collections.abc import Sequence
 
 from slurmlab.sim.engine import Simulation
+from slurmlab.sim.faults import NodeFailure, RandomFailures
 from slurmlab.sim.result import SimulationResult
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.workload import Action, Workload
@@ -23,6 +24,8 @@ def simulate(
     enforce_time_limit: bool | None = None,
     requeue_delay: float = 121.0,
     actions: Sequence[Action] = (),
+    failures: Sequence[NodeFailure] = (),
+    random_failures: RandomFailures | None = None,
     **policy_params,
 ) -> SimulationResult:
     """Simulate ``workload`` on ``cluster`` under ``policy`` until every job has ended.
@@ -33,7 +36,8 @@ def simulate(
     ``enforce_time_limit`` defaults to True, and to False for trace workloads (``read_swf``),
     which replay recorded run times even past their limits (Slurm's OverTimeLimit=UNLIMITED).
     ``actions`` are scripted admin actions (cancel, requeue, drain, resume) at given times.
-    ``progress=True`` shows a tqdm progress bar.
+    ``failures`` are scripted node failures and ``random_failures`` a random failure model
+    (drawn from ``seed``, or the model's own seed). ``progress=True`` shows a progress bar.
     """
     t0 = time.perf_counter()
     if enforce_time_limit is None:
@@ -51,6 +55,7 @@ def simulate(
     )
     sim.add_workload(workload)
     sim.add_actions(actions)
+    sim.add_failures(failures, random_failures)
     if progress and len(workload) >= 1000:
         from tqdm.auto import tqdm
 

@@ -1,0 +1,205 @@
+"""One self-contained HTML report of a job table: the summary in words and the figures.
+
+The file embeds plotly.js, so it opens offline. Every text that comes from the export (job,
+user, account and partition names, states) is escaped: in the page with ``html.escape`` and
+inside the figures' JSON as ``\\u003c``-style escapes, so a job named ``<script>...`` is shown
+as text and runs nothing.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import warnings
+from pathlib import Path
+
+import pandas as pd
+import plotly.graph_objects as go
+import plotly.io as pio
+import plotly.offline
+
+from slurmlab import analysis as an
+from slurmlab import viz
+
+__all__ = ["render_report", "write_report"]
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1100px; color: #222; }
+h1 { font-size: 1.6rem; } h2 { font-size: 1.2rem; margin-top: 2rem; }
+table { border-collapse: collapse; margin: 0.5rem 0; font-size: 0.9rem; }
+th, td { border-bottom: 1px solid #ddd; padding: 0.25rem 0.6rem; text-align: left; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.note { color: #666; font-size: 0.85rem; }
+"""
+
+
+def _json_for_script(value) -> str:
+    """JSON that is safe inside a <script> element (no <, >, & or line separators)."""
+    text = value if isinstance(value, str) else json.dumps(value)
+    for raw, escaped in (
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("&", "\\u0026"),
+        ("\u2028", "\\u2028"),
+        ("\u2029", "\\u2029"),
+    ):
+        text = text.replace(raw, escaped)
+    return text
+
+
+def _figure_html(fig: go.Figure, div_id: str) -> str:
+    spec = _json_for_script(pio.to_json(fig, validate=False))
+    return (
+        f'<div id="{div_id}" class="figure"></div>\n'
+        f"<script>(function(){{var f = {spec};"
+        f'Plotly.newPlot("{div_id}", f.data, f.layout, {{"responsive": true, "displaylogo": false}});}})();</script>'
+    )
+
+
+def _table_html(frame: pd.DataFrame, floats: str = "{:,.1f}") -> str:
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+    rows = []
+    for record in frame.itertuples(index=False):
+        cells = []
+        for value in record:
+            if isinstance(value, float):
+                cells.append(f'<td class="num">{html.escape(floats.format(value))}</td>')
+            elif isinstance(value, int):
+                cells.append(f'<td class="num">{value:,}</td>')
+            else:
+                cells.append(f"<td>{html.escape('' if pd.isna(value) else str(value))}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def render_report(
+    jobs: pd.DataFrame, *, capacity=None, title: str | None = None, freq: str | None = None
+) -> str:
+    """The report as one HTML string (see :func:`write_report`)."""
+    summary = an.summary(jobs)
+    source = str(jobs.attrs.get("source", "job table"))
+    title = title or f"Cluster report: {os.path.basename(source)}"
+    sections: list[tuple[str, str]] = []
+    figures: list[tuple[str, go.Figure]] = []
+    notes: list[str] = []
+
+    words = "".join(f"<p>{html.escape(line)}</p>" for line in summary.words().splitlines())
+    sections.append(("Summary", words))
+    if summary.states:
+        figures.append(("States", viz.states_figure(summary.states)))
+
+    if len(jobs) and jobs["Start"].notna().any():
+        span = (
+            jobs["End"].max() - jobs["Start"].min()
+            if jobs["End"].notna().any()
+            else pd.Timedelta(days=1)
+        )
+        freq = freq or (
+            "1h"
+            if span <= pd.Timedelta(days=3)
+            else "1D"
+            if span <= pd.Timedelta(days=120)
+            else "7D"
+        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            util = an.utilization(jobs, capacity=capacity, freq=freq)
+        if caught:
+            notes.append(
+                "Capacity was inferred from the peak allocation in the export; pass --cluster for the real capacity."
+            )
+        resource = "gpus" if jobs["NGPUS"].fillna(0).sum() > 0 else "cpus"
+        figures.append(("Utilization", viz.utilization_figure(util, resource=resource)))
+        figures.append(("Pending jobs", viz.pending_figure(an.pending_over_time(jobs, freq=freq))))
+        waits = an.wait_times(jobs)
+        if len(waits):
+            figures.append(("Wait times", viz.wait_figure(waits, by="Partition")))
+            sections.append(
+                ("Waits by partition", _table_html(an.wait_stats(jobs, by="Partition"), "{:,.2f}"))
+            )
+
+    use = an.usage(jobs, by="Account")
+    if len(use):
+        resource = "gpu_hours" if use["gpu_hours"].sum() > 0 else "cpu_hours"
+        figures.append(("Usage by account", viz.usage_figure(use, by="Account", resource=resource)))
+        top = an.top_consumers(jobs, by="User", resource=resource, n=10)
+        sections.append(
+            (
+                "Top users",
+                _table_html(
+                    top[["User", "runs", "jobs", "cpu_hours", "gpu_hours", "share"]], "{:,.2f}"
+                ),
+            )
+        )
+        cost = an.failure_cost(jobs)
+        if len(cost):
+            figures.append(("Failures", viz.failure_figure(cost)))
+            sections.append(("Hours of runs that did not complete", _table_html(cost)))
+        biggest = (
+            jobs.assign(
+                gpu_hours=(jobs["Elapsed"].dt.total_seconds().fillna(0) / 3600)
+                * jobs["NGPUS"].fillna(0).astype(float),
+                cpu_hours=(jobs["Elapsed"].dt.total_seconds().fillna(0) / 3600)
+                * jobs["NCPUS"].fillna(0).astype(float),
+            )
+            .sort_values(resource, ascending=False)
+            .head(10)
+        )
+        sections.append(
+            (
+                "Biggest runs",
+                _table_html(
+                    biggest[
+                        [
+                            "JobID",
+                            "JobName",
+                            "User",
+                            "Account",
+                            "Partition",
+                            "State",
+                            "cpu_hours",
+                            "gpu_hours",
+                        ]
+                    ]
+                ),
+            )
+        )
+
+    eff = an.cpu_efficiency(jobs) if "TotalCPU" in jobs else None
+    if eff is not None and eff["cpu_efficiency"].notna().any():
+        figures.append(("CPU efficiency", viz.efficiency_figure(eff, "cpu_efficiency")))
+    mem = an.memory_efficiency(jobs) if "MemUsed" in jobs or "MaxRSS" in jobs else None
+    if mem is not None and mem["memory_efficiency"].notna().any():
+        figures.append(("Memory efficiency", viz.efficiency_figure(mem, "memory_efficiency")))
+
+    body = [
+        f"<h1>{html.escape(title)}</h1>",
+        f'<p class="note">Source: {html.escape(source)}; {summary.runs:,} runs, {summary.bad_rows} bad rows.</p>',
+    ]
+    body += [f'<p class="note">{html.escape(n)}</p>' for n in notes]
+    for heading, content in sections:
+        body.append(f"<h2>{html.escape(heading)}</h2>\n{content}")
+    for i, (heading, fig) in enumerate(figures):
+        body.append(f"<h2>{html.escape(heading)}</h2>\n{_figure_html(fig, f'fig{i}')}")
+    plotly_js = plotly.offline.get_plotlyjs()
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title><style>{_STYLE}</style>"
+        f'<script type="text/javascript">{plotly_js}</script></head>\n<body>\n'
+        + "\n".join(body)
+        + "\n</body></html>\n"
+    )
+
+
+def write_report(
+    jobs: pd.DataFrame, path: str | os.PathLike, *, capacity=None, title: str | None = None
+) -> Path:
+    """Write the report of ``jobs`` to ``path`` (one HTML file that works offline).
+
+    ``capacity`` (a ``Cluster`` or a table, see ``slurmlab.analysis.utilization``) gives the
+    utilization its denominator; without it the peak of the export is used.
+    """
+    path = Path(path)
+    path.write_text(render_report(jobs, capacity=capacity, title=title), encoding="utf-8")
+    return path

@@ -1,0 +1,98 @@
+"""Node failures: scripted (node, time, repair) and random (exponential or Weibull).
+
+Random failures draw each node's times to failure from one seeded generator
+stream per node (``numpy.random.SeedSequence(seed).spawn``), so a run is
+reproducible and adding a node does not change the others' failures. Weibull
+uses ``shape`` k and a scale chosen so that its mean equals ``mtbf``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from slurmlab.errors import SlurmlabError
+from slurmlab.spec.units import parse_seconds
+
+__all__ = ["NodeFailure", "RandomFailures"]
+
+
+@dataclass(frozen=True, slots=True)
+class NodeFailure:
+    """A scripted failure: ``node`` goes DOWN at ``at`` for ``down_for`` seconds (None: stays down)."""
+
+    node: str
+    at: float
+    down_for: float | None = None
+
+    @classmethod
+    def from_dict(cls, doc: dict, *, where: str = "failures") -> NodeFailure:
+        if not isinstance(doc, dict) or "node" not in doc or "at" not in doc:
+            raise SlurmlabError(f"{where}: each failure needs 'node' and 'at' (and 'down_for')")
+        unknown = set(doc) - {"node", "at", "down_for"}
+        if unknown:
+            raise SlurmlabError(f"{where}: unknown field(s) {sorted(unknown)}")
+        down = doc.get("down_for")
+        return cls(
+            node=str(doc["node"]),
+            at=parse_seconds(doc["at"], what=f"{where}.at"),
+            down_for=None if down is None else parse_seconds(down, what=f"{where}.down_for"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RandomFailures:
+    """Random node failures: per-node MTBF, a distribution, and a repair time."""
+
+    mtbf: float
+    distribution: str = "exponential"
+    shape: float = 1.0
+    repair: float = 3600.0
+    seed: int | None = None
+    nodes: tuple[str, ...] = ()  # empty: every node
+
+    def __post_init__(self):
+        if self.mtbf <= 0:
+            raise SlurmlabError(f"random_failures: mtbf {self.mtbf} must be positive")
+        if self.distribution not in ("exponential", "weibull"):
+            raise SlurmlabError(
+                f"random_failures: distribution {self.distribution!r} must be exponential or weibull"
+            )
+        if self.shape <= 0:
+            raise SlurmlabError(f"random_failures: shape {self.shape} must be positive")
+        if self.repair < 0:
+            raise SlurmlabError(f"random_failures: repair {self.repair} must not be negative")
+
+    @classmethod
+    def from_dict(cls, doc: dict, *, where: str = "random_failures") -> RandomFailures:
+        if not isinstance(doc, dict) or "mtbf" not in doc:
+            raise SlurmlabError(f"{where}: give at least 'mtbf' (seconds or [D-]HH:MM:SS)")
+        unknown = set(doc) - {"mtbf", "distribution", "shape", "repair", "seed", "nodes"}
+        if unknown:
+            raise SlurmlabError(f"{where}: unknown field(s) {sorted(unknown)}")
+        from slurmlab.spec.units import expand_hostlist
+
+        nodes = doc.get("nodes")
+        return cls(
+            mtbf=parse_seconds(doc["mtbf"], what=f"{where}.mtbf"),
+            distribution=str(doc.get("distribution", "exponential")),
+            shape=float(doc.get("shape", 1.0)),
+            repair=parse_seconds(doc.get("repair", 3600), what=f"{where}.repair"),
+            seed=None if doc.get("seed") is None else int(doc["seed"]),
+            nodes=tuple(expand_hostlist(nodes)) if isinstance(nodes, str) else tuple(nodes or ()),
+        )
+
+    def streams(self, node_names, seed: int) -> dict[str, np.random.Generator]:
+        """One independent generator per node, from one seed."""
+        ss = np.random.SeedSequence(self.seed if self.seed is not None else seed)
+        children = ss.spawn(len(node_names))
+        return {n: np.random.default_rng(c) for n, c in zip(node_names, children)}
+
+    def draw(self, rng: np.random.Generator) -> float:
+        """One time to failure (seconds)."""
+        if self.distribution == "exponential":
+            return float(rng.exponential(self.mtbf))
+        scale = self.mtbf / math.gamma(1.0 + 1.0 / self.shape)
+        return float(scale * rng.weibull(self.shape))

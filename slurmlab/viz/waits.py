@@ -1,0 +1,44 @@
+"""Distributions of wait times and efficiencies."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+
+__all__ = ["efficiency_figure", "wait_figure"]
+
+
+def wait_figure(waits: pd.DataFrame, by: str = "Partition") -> go.Figure:
+    """Box plots of wait hours per group (``slurmlab.analysis.wait_times``).
+
+    >>> from slurmlab.analysis import wait_times
+    >>> from slurmlab.analysis._common import demo_jobs
+    >>> [t.name for t in wait_figure(wait_times(demo_jobs())).data]
+    ['cpu', 'gpu']
+    """
+    fig = go.Figure()
+    hours = waits["Wait"].dt.total_seconds() / 3600.0
+    for name, part in hours.groupby(waits[by].astype("string").fillna("(none)"), sort=True):
+        fig.add_trace(go.Box(y=part, name=str(name), boxpoints=False))
+    fig.update_layout(
+        title=f"Wait from submit to start, by {by}",
+        yaxis_title="hours",
+        template="plotly_white",
+        showlegend=False,
+    )
+    return fig
+
+
+def efficiency_figure(table: pd.DataFrame, column: str) -> go.Figure:
+    """Histogram of an efficiency ratio (``cpu_efficiency``, ``memory_efficiency`` ...)."""
+    values = table[column].dropna().clip(upper=2.0)
+    fig = go.Figure(go.Histogram(x=values, xbins={"start": 0, "end": 2.0, "size": 0.05}))
+    title = column.replace("_", " ")
+    fig.update_layout(
+        title=f"{title[0].upper()}{title[1:]} (runs)",
+        xaxis_title=column,
+        xaxis_tickformat=".0%",
+        yaxis_title="runs",
+        template="plotly_white",
+    )
+    return fig

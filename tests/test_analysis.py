@@ -1,0 +1,175 @@
+"""Analyzers on small tables: each rule stated in the test's docstring."""
+
+from __future__ import annotations
+
+import io
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from slurmlab import analysis as an
+from slurmlab.analysis._common import demo_jobs
+from slurmlab.records.sacct import read_sacct
+
+REQUEUED = """JobID|JobIDRaw|User|Account|State|Submit|Start|End|Elapsed|NCPUS|AllocTRES|Restarts
+7|7|ann|ml|NODE_FAIL|2024-01-01T00:00:00|2024-01-01T00:00:00|2024-01-01T01:00:00|01:00:00|8|cpu=8,gres/gpu=4|0
+7|7|ann|ml|PREEMPTED|2024-01-01T01:30:00|2024-01-01T02:00:00|2024-01-01T02:30:00|00:30:00|8|cpu=8,gres/gpu=4|1
+7|7|ann|ml|COMPLETED|2024-01-01T03:00:00|2024-01-01T03:00:00|2024-01-01T04:00:00|01:00:00|8|cpu=8,gres/gpu=4|2
+8|8|bob|cv|CANCELLED by 42|2024-01-01T00:00:00|Unknown|2024-01-01T00:10:00|00:00:00|0||0
+"""
+
+
+def table(text: str = REQUEUED) -> pd.DataFrame:
+    return read_sacct(io.StringIO(text))
+
+
+def test_inputs_are_never_mutated():
+    jobs = demo_jobs()
+    before = jobs.copy()
+    for verb in (an.usage, an.wait_times, an.cpu_efficiency, an.memory_efficiency, an.timelimit_accuracy, an.failure_cost, an.requeues, an.bounded_slowdown):
+        verb(jobs)
+    pd.testing.assert_frame_equal(jobs, before)
+
+
+def test_requeued_job_counts_once_but_every_run_counts_hours():
+    """A requeued job is one job in its final state; GPU-hours sum over all its runs."""
+    s = an.summary(table())
+    assert s.jobs == 2 and s.runs == 4
+    assert s.states == {"CANCELLED": 1, "COMPLETED": 1}
+    assert s.gpu_hours == pytest.approx(4 * 2.5)
+    assert s.gpu_hours_by_user == {"ann": 10.0}
+
+
+def test_requeues_and_lost_hours():
+    r = an.requeues(table())
+    assert r.to_dict("records") == [
+        {"JobID": "7", "runs": 3, "Restarts": 2, "states": "NODE_FAIL>PREEMPTED>COMPLETED", "final_state": "COMPLETED", "lost_gpu_hours": 6.0}
+    ]
+
+
+def test_failure_cost_includes_earlier_runs():
+    cost = an.failure_cost(table()).set_index("State")
+    assert cost.loc["NODE_FAIL", "gpu_hours"] == 4.0
+    assert cost.loc["PREEMPTED", "gpu_hours"] == 2.0
+    assert cost.loc["CANCELLED", "gpu_hours"] == 0.0
+
+
+def test_pending_array_range_counts_as_its_tasks():
+    """A pending range row 103_[1-3%1] is 3 jobs and 3 pending tasks."""
+    s = an.summary(demo_jobs())
+    assert s.jobs == 6 and s.states["PENDING"] == 3
+
+
+def test_summary_json_keys_from_the_issue():
+    keys = set(an.summary(demo_jobs()).to_dict())
+    assert {"jobs", "steps", "states", "gpu_hours", "cpu_hours", "gpu_hours_by_account", "gpu_hours_by_user", "mean_wait_s", "median_wait_s", "first_submit", "last_end", "bad_rows"} <= keys
+    json.dumps(an.summary(demo_jobs()).to_dict())
+    assert "GPU-hours" in an.summary(demo_jobs()).words()
+
+
+def test_usage_per_period_and_top_consumers():
+    u = an.usage(table(), by=["User"], period="D")
+    assert u["gpu_hours"].sum() == pytest.approx(10.0)
+    top = an.top_consumers(table(), by="Account", n=1)
+    assert top["Account"].tolist() == ["ml"] and top["share"].tolist() == [1.0]
+
+
+def test_share_vs_target_keeps_groups_without_usage():
+    out = an.share_vs_target(table(), {"ml": 1, "cv": 3}).set_index("Account")
+    assert out.loc["cv", "share"] == 0.0 and out.loc["cv", "target"] == 0.75
+    assert out.loc["ml", "ratio"] == 4.0
+
+
+def test_wait_stats_by_gpu_count_and_size():
+    by_gpu = an.wait_stats(table(), by="NGPUS")
+    assert by_gpu["runs"].sum() == 3
+    by_size = an.wait_stats(demo_jobs(), by="Size")
+    assert set(by_size["Size"]) <= {"1 CPU", "2-8 CPUs", "9-32 CPUs", "33-128 CPUs", ">128 CPUs"}
+
+
+def test_utilization_infers_capacity_with_a_warning():
+    with pytest.warns(UserWarning, match="inferred"):
+        u = an.utilization(demo_jobs(), freq="30min")
+    gpus = u[(u.resource == "gpus") & (u.Partition == "gpu")]
+    assert gpus["utilization"].max() == pytest.approx(1.0)
+
+
+def test_utilization_with_a_cluster_preset():
+    from slurmlab import Cluster
+
+    cluster = Cluster.preset("tiny")
+    cap = an.capacity_of(cluster)
+    assert cap["cpus"].sum() > 0
+    u = an.utilization(demo_jobs(), capacity=cluster, freq="1h", by=None)
+    assert set(u["resource"]) == {"cpus", "gpus", "nodes"}
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 20 * 60), st.integers(0, 10 * 60), st.integers(0, 8)), min_size=1, max_size=30))
+def test_utilization_conserves_gpu_hours(runs):
+    """Mean allocated GPUs x period length, summed, equals the GPU-hours of the runs."""
+    t0 = pd.Timestamp("2024-01-01")
+    rows = ["JobID|State|Submit|Start|End|Elapsed|NCPUS|NNodes|AllocTRES"]
+    for i, (start, length, gpus) in enumerate(runs):
+        s, e = t0 + pd.Timedelta(minutes=start), t0 + pd.Timedelta(minutes=start + length)
+        el = pd.Timedelta(minutes=length)
+        rows.append(f"{i + 1}|COMPLETED|{s:%Y-%m-%dT%H:%M:%S}|{s:%Y-%m-%dT%H:%M:%S}|{e:%Y-%m-%dT%H:%M:%S}|{int(el.total_seconds()) // 3600:02d}:{int(el.total_seconds()) // 60 % 60:02d}:00|1|1|cpu=1,gres/gpu={gpus}")
+    jobs = read_sacct(io.StringIO("\n".join(rows)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        u = an.utilization(jobs, freq="1h", by=None)
+    gpu = u[u.resource == "gpus"]
+    assert gpu["used"].sum() == pytest.approx(an.gpu_hours(jobs), abs=1e-9)
+    assert (gpu["utilization"].dropna() <= 1 + 1e-9).all()
+
+
+def test_pending_over_time_stops_at_cancel():
+    p = an.pending_over_time(table(), freq="5min", by=None)
+    at = p.set_index("time")["pending"]
+    assert at[pd.Timestamp("2024-01-01 00:05")] == 1  # job 8 pending until cancelled at 00:10
+
+
+def test_efficiency_from_public_multi_step_job():
+    jobs = demo_jobs()
+    eff = an.memory_efficiency(jobs).set_index("JobID")
+    assert eff.loc["100", "memory_efficiency"] == 0.5
+    t = an.timelimit_accuracy(jobs).set_index("JobID")
+    assert t.loc["101", "timelimit_accuracy"] == 1.0
+
+
+def test_missing_columns_are_named():
+    from slurmlab.errors import SlurmlabError
+
+    with pytest.raises(SlurmlabError, match="TotalCPU"):
+        an.cpu_efficiency(pd.DataFrame({"Elapsed": pd.to_timedelta([1], unit="s"), "NCPUS": [1]}))
+
+
+def test_analyzers_compose_with_pipe():
+    out = demo_jobs().pipe(an.usage, by="Partition")
+    assert np.isclose(out["cpu_hours"].sum(), an.summary(demo_jobs()).cpu_hours)
+
+
+def test_summary_cli_json_and_errors(tmp_path, capsys):
+    from slurmlab.cli import main
+
+    path = tmp_path / "export.txt"
+    path.write_text(REQUEUED)
+    assert main(["summary", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["jobs"] == 2 and data["gpu_hours"] == 10.0 and data["bad_rows"] == 0
+    bad = tmp_path / "bad.txt"
+    bad.write_text("JobID|Elapsed\n1|ten\n")
+    assert main(["summary", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("slurmlab: error:") and "line 2" in err and len(err.strip().splitlines()) == 1
+    assert main(["summary", str(bad), "--errors", "coerce", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["bad_rows"] == 1
+    headerless = tmp_path / "noheader.txt"
+    headerless.write_text("1|COMPLETED|00:01:00\n")
+    assert main(["summary", str(headerless), "--fields", "JobID,State,Elapsed", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["states"] == {"COMPLETED": 1}
