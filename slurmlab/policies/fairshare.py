@@ -1,0 +1,229 @@
+"""Fair share: who has used less than their share gets to go first.
+
+An account tree (root -> accounts -> users) carries RawShares; usage is billed
+TRES-seconds, decayed with a half-life. Two algorithms turn usage into a factor
+in [0, 1]:
+
+* classic (classic_fair_share.html): NormShares S = product of shares_self /
+  shares_siblings down the path; normalized usage U = usage / root usage;
+  effective usage U_E = U_A + (U_E,parent - U_A) * S_self/S_siblings, top-down
+  (first-tier accounts use their actual usage); F = 2^(-U_E / S / d).
+* Fair Tree (fair_tree.html, Slurm's default): at each level siblings are ranked
+  by Level Fairshare LF = S / U (S = shares among siblings, U = usage among
+  siblings; zero usage is infinitely fair); a depth-first walk in that order
+  numbers the users from the top, and a user's factor is rank / number of users
+  (the first gets 1.0). Users with equal LF share a rank.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from slurmlab.errors import SlurmlabError
+
+__all__ = ["Account", "AccountTree", "classic_fairshare", "decay_factor", "fair_tree"]
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    """An account (or a user association when ``user`` is set) with its RawShares."""
+
+    name: str
+    shares: float = 1.0
+    parent: str | None = "root"
+    users: tuple[str, ...] = ()
+    grp_tres: Mapping[str, int] = field(default_factory=dict)
+    max_jobs: int | None = None
+
+    def __post_init__(self):
+        if self.shares < 0:
+            raise SlurmlabError(f"account {self.name!r}: shares {self.shares} must not be negative")
+        object.__setattr__(self, "users", tuple(self.users))
+
+
+def user_key(account: str, user: str) -> str:
+    return f"{account}/{user}"
+
+
+class AccountTree:
+    """root -> accounts -> users. Association keys: account names and ``account/user``.
+
+    Each user of an account is a leaf with 1 share (Slurm's default user Fairshare=1).
+    """
+
+    def __init__(self, accounts: Sequence[Account] = ()):
+        self.accounts = {a.name: a for a in accounts}
+        if "root" in self.accounts:
+            raise SlurmlabError("account 'root' is implicit; do not declare it")
+        self.children: dict[str, list[str]] = {"root": []}
+        self.shares: dict[str, float] = {"root": 1.0}
+        self.parent: dict[str, str | None] = {"root": None}
+        for a in accounts:
+            p = a.parent or "root"
+            if p != "root" and p not in self.accounts:
+                raise SlurmlabError(f"account {a.name!r}: parent {p!r} is not declared")
+        for a in accounts:
+            self._add(a.name, a.parent or "root", a.shares)
+        for a in accounts:
+            for u in a.users:
+                self._add(user_key(a.name, u), a.name, 1.0)
+        self._check_cycles()
+
+    def _add(self, key: str, parent: str, shares: float) -> None:
+        self.children.setdefault(parent, []).append(key)
+        self.children.setdefault(key, [])
+        self.shares[key] = shares
+        self.parent[key] = parent
+
+    def _check_cycles(self) -> None:
+        for key in self.parent:
+            seen, k = set(), key
+            while k is not None:
+                if k in seen:
+                    raise SlurmlabError(f"account tree has a cycle through {k!r}")
+                seen.add(k)
+                k = self.parent.get(k)
+
+    def is_user(self, key: str) -> bool:
+        return "/" in key
+
+    def association(self, account: str | None, user: str) -> str | None:
+        """The user's leaf under ``account`` (or the first account listing the user)."""
+        if account and user_key(account, user) in self.shares:
+            return user_key(account, user)
+        if account in self.shares and account != "root":
+            return account
+        for a in self.accounts.values():
+            if user in a.users:
+                return user_key(a.name, user)
+        return None
+
+    def default_account(self, user: str) -> str | None:
+        for a in self.accounts.values():
+            if user in a.users:
+                return a.name
+        return None
+
+    def path(self, key: str) -> list[str]:
+        out = []
+        while key is not None:
+            out.append(key)
+            key = self.parent[key]
+        return out[::-1]
+
+    def subtree_usage(self, usage: Mapping[str, float]) -> dict[str, float]:
+        """Usage of every association including its descendants (root = everything)."""
+        total: dict[str, float] = {}
+
+        def walk(k):
+            s = usage.get(k, 0.0) + sum(walk(c) for c in self.children[k])
+            total[k] = s
+            return s
+
+        walk("root")
+        return total
+
+    def norm_shares(self) -> dict[str, float]:
+        """NormShares: product of shares_self / shares_siblings from root down."""
+        out = {"root": 1.0}
+        for k in self._preorder():
+            if k == "root":
+                continue
+            p = self.parent[k]
+            sib = sum(self.shares[c] for c in self.children[p])
+            out[k] = out[p] * (self.shares[k] / sib if sib else 0.0)
+        return out
+
+    def _preorder(self):
+        stack = ["root"]
+        while stack:
+            k = stack.pop()
+            yield k
+            stack.extend(reversed(self.children[k]))
+
+
+def decay_factor(seconds: float, half_life: float) -> float:
+    """Usage multiplier after ``seconds`` with the given half-life (0: no decay)."""
+    if half_life <= 0:
+        return 1.0
+    return 2.0 ** (-seconds / half_life)
+
+
+def classic_fairshare(
+    tree: AccountTree, usage: Mapping[str, float], dampening: float = 1.0
+) -> dict[str, dict[str, float]]:
+    """Classic fair share per association: NormShares, NormUsage, EffectvUsage, FairShare."""
+    sub = tree.subtree_usage(usage)
+    root = sub["root"]
+    norm_u = {k: (v / root if root > 0 else 0.0) for k, v in sub.items()}
+    shares = tree.norm_shares()
+    eff: dict[str, float] = {"root": 1.0 if root > 0 else 0.0}
+    out: dict[str, dict[str, float]] = {}
+    for k in tree._preorder():  # noqa: SLF001
+        if k == "root":
+            continue
+        p = tree.parent[k]
+        if p == "root":
+            eff[k] = norm_u[k]
+        else:
+            sib = sum(tree.shares[c] for c in tree.children[p])
+            eff[k] = norm_u[k] + (eff[p] - norm_u[k]) * (tree.shares[k] / sib if sib else 0.0)
+        s = shares[k]
+        f = 2.0 ** (-eff[k] / s / dampening) if s > 0 else 0.0
+        out[k] = {"NormShares": s, "NormUsage": norm_u[k], "EffectvUsage": eff[k], "FairShare": f}
+    return out
+
+
+def fair_tree(tree: AccountTree, usage: Mapping[str, float]) -> dict[str, dict[str, float]]:
+    """Fair Tree per association: LevelFS at every level and FairShare for users."""
+    sub = tree.subtree_usage(usage)
+    users = [k for k in tree.shares if tree.is_user(k)]
+    n = len(users)
+    out: dict[str, dict[str, float]] = {}
+
+    def level(children: list[str]) -> dict[str, float]:
+        s_tot = sum(tree.shares[c] for c in children)
+        u_tot = sum(sub[c] for c in children)
+        lf = {}
+        for c in children:
+            s = tree.shares[c] / s_tot if s_tot else 0.0
+            u = sub[c] / u_tot if u_tot else 0.0
+            lf[c] = math.inf if u == 0 else s / u
+        return lf
+
+    lf_all: dict[str, float] = {}
+    for kids in tree.children.values():
+        if kids:
+            lf_all.update(level(kids))
+    rank = n
+
+    def walk(kids: list[str]) -> None:
+        nonlocal rank
+        for c in kids:
+            out.setdefault(c, {})["LevelFS"] = lf_all[c]
+        ordered = sorted(kids, key=lambda c: (-lf_all[c], c))
+        i = 0
+        while i < len(ordered):
+            j = i
+            while j + 1 < len(ordered) and lf_all[ordered[j + 1]] == lf_all[ordered[i]]:
+                j += 1
+            group = ordered[i : j + 1]
+            tied_users = [c for c in group if tree.is_user(c)]
+            if tied_users:
+                for c in tied_users:
+                    out[c]["FairShare"] = rank / n if n else 0.0
+                rank -= len(tied_users)
+            accounts = [c for c in group if not tree.is_user(c)]
+            if accounts:  # tied sibling accounts have their children merged
+                walk([g for acc in accounts for g in tree.children[acc]])
+            i = j + 1
+
+    walk(tree.children["root"])
+    for k in tree.shares:
+        if k != "root":
+            out.setdefault(k, {}).setdefault("LevelFS", math.inf)
+            if tree.is_user(k):
+                out[k].setdefault("FairShare", 0.0)
+    return out
