@@ -233,7 +233,7 @@ def parse_duration(text: str | None) -> pd.Timedelta | None:
     text = _clean(text)
     if text in _MISSING or text in _NO_LIMIT:
         return None
-    match = re.match(_DURATION_RE, text)
+    match = re.match(_DURATION_RE, text, re.ASCII)
     if not match:
         raise SacctParseError(
             "is not a sacct duration [D-][HH:]MM:SS[.mmm]",
@@ -259,7 +259,7 @@ def parse_memory(text: str | None, *, bare_unit_mb: float = 1 / 1024) -> float |
     text = _clean(text)
     if text in _MISSING:
         return None
-    match = re.match(_MEMORY_RE, text)
+    match = re.match(_MEMORY_RE, text, re.ASCII)
     if not match:
         raise SacctParseError(
             "is not a sacct size (a number with an optional K/M/G/T/P unit)",
@@ -352,7 +352,8 @@ def tres_gpus(text: str | None) -> int | None:
 
 
 _GRES_ITEM_RE = re.compile(
-    r"^(?P<name>[^:()]+)(?::(?P<type>[^:()]+))?(?::(?P<count>\d+))?(?:\(.*\))?$"
+    r"^(?P<name>[^:()]+)(?::(?P<type>[^:()]+))?(?::(?P<count>\d+))?(?:\(.*\))?$",
+    re.ASCII,
 )
 
 
@@ -378,7 +379,7 @@ def gres_gpus(text: str | None) -> int | None:
             continue
         seen = True
         count = match.group("count")
-        if count is None and match.group("type") and match.group("type").isdigit():
+        if count is None and match.group("type") and _digits(match.group("type")):
             count = match.group("type")
         total += int(count) if count is not None else 1
     return total if seen else None
@@ -400,7 +401,7 @@ def parse_timestamp(text: str | None) -> pd.Timestamp | None:
             return pd.Timestamp(pd.to_datetime(text, format=fmt))
         except (ValueError, OverflowError):
             continue
-    if text.isdigit() and len(text) <= 11:
+    if _digits(text) and len(text) <= 11:
         return pd.Timestamp(int(text), unit="s")
     raise SacctParseError(
         "is not a sacct time YYYY-MM-DDTHH:MM:SS",
@@ -448,7 +449,7 @@ def _range_tasks(expression: str) -> int:
         if not part:
             continue
         lo, _, hi = part.partition("-")
-        if not lo.isdigit() or (hi and not hi.isdigit()):
+        if not _digits(lo) or (hi and not _digits(hi)):
             continue  # cut short at SLURM_BITSTR_LEN: count what is there
         total += (int(hi) - int(lo) + 1) if hi and int(hi) >= int(lo) else 1
     return max(total, 1)
@@ -463,7 +464,7 @@ def parse_job_id(text: str) -> JobIdParts:
     'batch'
     """
     text = _clean(text)
-    match = re.match(_JOBID_RE, text)
+    match = re.match(_JOBID_RE, text, re.ASCII)
     if not match:
         raise SacctParseError(
             "is not a sacct JobID",
@@ -502,6 +503,11 @@ def expand_nodelist(text: str | None) -> list[str]:
             value=text,
             hint="a NodeList looks like node[01-08],gpu3",
         ) from None
+
+
+def _digits(text: str) -> bool:
+    """ASCII digits only (``"²".isdigit()`` is True in Python; sacct never writes it)."""
+    return text.isascii() and text.isdigit()
 
 
 def _clean(text: str | None) -> str:
@@ -952,7 +958,7 @@ def _row_is_valid(names: list[str], values: list[str]) -> bool:
                 parse_duration(value)
             elif name in _INT_FIELDS:
                 if _clean(value) not in _MISSING + _NO_LIMIT and not re.fullmatch(
-                    r"-?\d+", _clean(value)
+                    r"-?\d+", _clean(value), re.ASCII
                 ):
                     return False
             elif name in _MEMORY_FIELDS:
@@ -961,7 +967,7 @@ def _row_is_valid(names: list[str], values: list[str]) -> bool:
                 parse_reqmem(value)
             elif name == "JobID":
                 parse_job_id(value)
-            elif name in _EXIT_FIELDS and _clean(value) and not re.match(_EXIT_RE, _clean(value)):
+            elif name in _EXIT_FIELDS and _clean(value) and not re.match(_EXIT_RE, _clean(value), re.ASCII):
                 return False
     except SacctParseError:
         return False
@@ -975,7 +981,7 @@ def _dictionary_apply(arr: pa.Array, convert):
     """Run ``convert`` once per distinct value when values repeat a lot."""
     if len(arr) > 2000:
         encoded = pc.dictionary_encode(arr)
-        if len(encoded.dictionary) * 4 < len(arr):
+        if len(encoded.dictionary) * 2 < len(arr):
             values, bad = convert(encoded.dictionary)
             indices = encoded.indices
             return values.take(indices), bad[indices.to_numpy(zero_copy_only=False)]
@@ -1183,7 +1189,11 @@ def _convert(raw: _RawTable, tz: str | None) -> tuple[dict[str, pa.Array], dict[
             continue
         bad = None
         if name in _TIME_FIELDS:
-            out[name], bad = _dictionary_apply(arr, lambda a: _timestamps(a, tz))
+            twin = next((t for t in ("Submit", "Start") if t in out and t != name), None)
+            if twin is not None and pc.all(pc.equal(arr, cols[twin])).as_py():
+                out[name], bad = out[twin], problems.get(twin, np.zeros(len(arr), dtype=bool))
+            else:  # (Eligible is usually Submit: parsed once)
+                out[name], bad = _dictionary_apply(arr, lambda a: _timestamps(a, tz))
         elif name in _DURATION_FIELDS:
             out[name], bad = _dictionary_apply(arr, _durations)
         elif name in _INT_FIELDS:
@@ -1280,27 +1290,24 @@ def _convert(raw: _RawTable, tz: str | None) -> tuple[dict[str, pa.Array], dict[
     return out, problems
 
 
-_PANDAS_INT = {pa.int64(): pd.Int64Dtype()}.get
-
-
 def _frame(columns: dict[str, pa.Array], mask: pa.Array | None) -> pd.DataFrame:
     """A pandas frame from typed arrow columns (strings stay pyarrow-backed)."""
-    data = {}
+    arrays, names = [], []
     for name, arr in columns.items():
         if mask is not None:
             arr = arr.filter(mask)
-        kind = arr.type
-        if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_null(kind):
-            data[name] = pd.Series(pd.arrays.ArrowStringArray(pc.cast(arr, pa.large_string())))
-        elif pa.types.is_integer(kind):
-            data[name] = pd.Series(arr.to_pandas(types_mapper=_PANDAS_INT))
-        elif (
-            pa.types.is_timestamp(kind) or pa.types.is_duration(kind) or pa.types.is_floating(kind)
-        ):
-            data[name] = pd.Series(arr.to_numpy(zero_copy_only=False))
-        else:  # pragma: no cover - every converter returns one of the above
-            data[name] = pd.Series(arr.to_pandas())
-    return pd.DataFrame(data)
+        if pa.types.is_string(arr.type) or pa.types.is_null(arr.type):
+            arr = pc.cast(arr, pa.large_string())
+        arrays.append(arr)
+        names.append(name)
+    table = pa.Table.from_arrays(arrays, names=names)
+    return table.to_pandas(types_mapper=_PANDAS_TYPES.get, split_blocks=True, self_destruct=True)
+
+
+_PANDAS_TYPES = {
+    pa.int64(): pd.Int64Dtype(),
+    pa.large_string(): pd.StringDtype("pyarrow"),
+}
 
 
 def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFrame:
@@ -1338,6 +1345,7 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
                 SacctParseWarning,
                 stacklevel=3,
             )
+    raw.columns = {}  # the text columns are no longer needed: free them
     if keep is not None:
         keep_arr = pa.array(keep)
         out = {name: arr.filter(keep_arr) for name, arr in out.items()}
@@ -1349,6 +1357,7 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
     step_cols.update({k: v for k, v in out.items() if k not in step_cols})
     step_rows = _frame(step_cols, is_step)
     step_to_job = _step_owner(out["AllocJobID"], is_step)
+    step_to_job = _owner_by_start(jobs, step_rows, step_to_job)
     jobs, step_rows = _join_steps(jobs, step_rows, step_to_job)
     unknown = jobs.loc[~jobs["State"].isin(list(STATES)), "State"] if "State" in jobs else None
     jobs = conform(jobs)
@@ -1382,6 +1391,30 @@ def _step_owner(alloc_ids: pa.Array, is_step: pa.Array) -> np.ndarray:
     found = pc.index_in(steps_, value_set=reverse)
     pos = pc.fill_null(found, -1).to_numpy(zero_copy_only=False).astype(np.int64)
     return np.where(pos >= 0, len(jobs) - 1 - pos, -1)
+
+
+def _owner_by_start(jobs: pd.DataFrame, step_rows: pd.DataFrame, owner: np.ndarray) -> np.ndarray:
+    """With --duplicates a JobID has several runs: give each step the run it started in."""
+    if not len(owner) or "Start" not in jobs or "Start" not in step_rows:
+        return owner
+    repeated = jobs["JobID"].duplicated(keep=False).to_numpy()
+    pick = np.flatnonzero((owner >= 0) & repeated[np.maximum(owner, 0)])
+    if not pick.size:
+        return owner
+    runs = pd.DataFrame(
+        {"key": jobs["JobID"].to_numpy()[repeated], "at": jobs["Start"].to_numpy()[repeated], "run": np.flatnonzero(repeated)}
+    ).dropna(subset=["at"])
+    wanted = pd.DataFrame(
+        {"key": step_rows["AllocJobID"].to_numpy()[pick], "at": step_rows["Start"].to_numpy()[pick], "pos": pick}
+    ).dropna(subset=["at"])
+    if runs.empty or wanted.empty:
+        return owner
+    matched = pd.merge_asof(
+        wanted.sort_values("at"), runs.sort_values("at"), on="at", by="key", direction="backward"
+    ).dropna(subset=["run"])
+    owner = owner.copy()
+    owner[matched["pos"].to_numpy(dtype=np.int64)] = matched["run"].to_numpy(dtype=np.int64)
+    return owner
 
 
 def _value_error(file: str, line: int, column: str, value: str) -> SacctParseError:
@@ -1514,6 +1547,7 @@ def read_sacct(
         raw = json_to_raw(file, data)
     else:
         raw = _split(file, data, fields, delimiter)
+    del data  # the text is in arrow columns now; free it before converting
     return _normalize(raw, tz, errors)
 
 

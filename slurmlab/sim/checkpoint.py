@@ -96,7 +96,8 @@ def run_outcome(
     """Account for a run of ``elapsed`` seconds that had ``remaining`` work to do.
 
     A run that reaches its end (``elapsed >= run_length``) saves all its work.
-    ``final_checkpoint``: the run ended by writing one last checkpoint (signal).
+    ``final_checkpoint``: the run ended by writing one last checkpoint (its last
+    ``write_cost`` seconds, after a ``--signal``), which saves the work done before it.
     """
     full = run_length(remaining, ckpt, restarted)
     if elapsed >= full - 1e-9:
@@ -104,6 +105,13 @@ def run_outcome(
         return RunOutcome(remaining, 0.0, writes, ckpt.restart_cost if ckpt and restarted else 0.0)
     if ckpt is None:
         return RunOutcome(0.0, elapsed, 0.0, 0.0)
+    if final_checkpoint:
+        # the run's last write_cost seconds write one more checkpoint, saving all work so far
+        write = min(elapsed, ckpt.write_cost)
+        cut = run_outcome(elapsed - write, remaining, ckpt, restarted)
+        return RunOutcome(
+            min(remaining, cut.saved + cut.lost), 0.0, cut.writing + write, cut.restarting
+        )
     load = min(elapsed, ckpt.restart_cost if restarted else 0.0)
     t = elapsed - load
     cycle = ckpt.interval + ckpt.write_cost
@@ -111,12 +119,6 @@ def run_outcome(
     rest = t - k * cycle
     work_in_cycle = min(rest, ckpt.interval)
     write_in_cycle = max(0.0, rest - ckpt.interval)
-    if final_checkpoint:
-        # the signal handler saves the work done so far (the write is its last seconds)
-        return RunOutcome(
-            min(remaining, k * ckpt.interval + work_in_cycle), 0.0,
-            k * ckpt.write_cost + write_in_cycle, load,
-        )  # fmt: skip
     return RunOutcome(
         min(remaining, k * ckpt.interval), work_in_cycle, k * ckpt.write_cost + write_in_cycle, load
     )

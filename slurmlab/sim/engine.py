@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, insort
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 import numpy as np
@@ -30,11 +30,15 @@ import simpy
 from slurmlab.errors import RequestError, SlurmlabError
 from slurmlab.policies.backfill import make_policy
 from slurmlab.policies.base import Decision, PendingJob, QueueView, RunningJob
-from slurmlab.policies.priority import basic_priority, sort_key
+from slurmlab.policies.fairshare import Account, AccountTree
+from slurmlab.policies.placement import choose_nodes
+from slurmlab.policies.priority import MultifactorWeights, basic_priority, sort_key
+from slurmlab.sim.accounting import PriorityState
 from slurmlab.sim.causes import Cancelled, NodeFailed, Preempted, Requeued
 from slurmlab.sim.checkpoint import run_length, run_outcome
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import JobSpec, Resources
+from slurmlab.spec.qos import Qos, Reservation
 from slurmlab.spec.workload import DEFAULT_ORIGIN, Workload, WorkloadJob
 
 __all__ = ["Simulation"]
@@ -44,11 +48,41 @@ INF = math.inf
 
 #: Pending reasons that never clear by waiting.
 PERMANENT = {
-    "PartitionTimeLimit",
-    "PartitionNodeLimit",
-    "DependencyNeverSatisfied",
-    "PartitionDown",
-}
+    "PartitionTimeLimit", "PartitionNodeLimit", "DependencyNeverSatisfied", "PartitionDown",
+    "QOSMaxWallDurationPerJobLimit", "InvalidReservation", "JobHeldUser", "PartitionInactive",
+}  # fmt: skip
+
+_QOS_USER_REASON = {
+    "cpu": "QOSMaxCpuPerUserLimit", "gres/gpu": "QOSMaxGRESPerUser",
+    "node": "QOSMaxNodePerUserLimit", "mem": "QOSMaxMemoryPerUser",
+}  # fmt: skip
+_QOS_GRP_REASON = {
+    "cpu": "QOSGrpCpuLimit", "gres/gpu": "QOSGrpGRES", "node": "QOSGrpNodeLimit",
+    "mem": "QOSGrpMemLimit",
+}  # fmt: skip
+_ASSOC_GRP_REASON = {
+    "cpu": "AssocGrpCpuLimit", "gres/gpu": "AssocGrpGRES", "node": "AssocGrpNodeLimit",
+    "mem": "AssocGrpMemLimit",
+}  # fmt: skip
+
+
+def _job_tres(job) -> dict[str, int]:
+    n = job.count
+    return {
+        "cpu": int(job.demand[0]) * n, "mem": int(job.demand[1]) * n, "gres/gpu": int(job.demand[2]) * n,
+        "node": n,
+    }  # fmt: skip
+
+
+def _sum_tres(jobs) -> dict[str, int]:
+    out = {"cpu": 0, "mem": 0, "gres/gpu": 0, "node": 0}
+    for j in jobs:
+        u = j.usage.sum(axis=0)
+        out["cpu"] += int(u[0])
+        out["mem"] += int(u[1])
+        out["gres/gpu"] += int(u[2])
+        out["node"] += len(j.nodes)
+    return out
 
 
 class SimJob:
@@ -60,7 +94,8 @@ class SimJob:
         "partition", "pending", "planned", "priority", "proc", "reason", "reasons", "res",
         "restarts", "runtime", "seq", "spec", "start", "state", "submit", "tier", "user", "wjob",
         "plans", "requeue", "runs", "usage", "throttle", "exclusive", "work_left", "ckpt",
-        "run_plan", "acct",
+        "run_plan", "acct", "assoc", "qos", "charged", "factors", "preempting", "victims",
+        "preempted_by",
     )  # fmt: skip
 
     def __init__(self):
@@ -81,9 +116,15 @@ class SimJob:
         self.pending: PendingJob | None = None
         self.run_plan = None  # (remaining work, restarted, planned length, how it ends)
         self.acct = {"useful": 0.0, "lost": 0.0, "writing": 0.0, "restarting": 0.0}
+        self.charged = 0.0
+        self.factors: list[tuple[float, object]] = []
+        self.preempting = False
+        self.victims: tuple[int, ...] = ()
+        self.preempted_by = None
 
     def sort_key(self):
-        return sort_key(self.tier, self.priority, self.submit, self.id)
+        """Slurm's evaluation order: preempting jobs first, then tier, priority, submit, id."""
+        return (0 if self.preempting else 1, *sort_key(self.tier, self.priority, self.submit, self.id))
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +150,9 @@ class Simulation:
         requeue_delay: float = 121.0,
         priority: Callable[[SimJob], float] | None = None,
         policy_params: dict | None = None,
+        accounts: Sequence[Account] = (),
+        qos: Sequence[Qos] = (),
+        reservations: Sequence[Reservation] = (),
     ):
         self.cluster = cluster
         self.policy = make_policy(policy, **(policy_params or {}))
@@ -145,6 +189,28 @@ class Simulation:
         self._arrivals_left = 0
         self._priority_fn = priority
         self.blocked_windows: list[tuple[float, float, np.ndarray]] = []
+        # priority/multifactor, fair share, QOS, reservations, preemption
+        self.qos: dict[str, Qos] = {"normal": Qos("normal")}
+        self.qos.update({q.name: q for q in qos})
+        for q in self.qos.values():
+            for other in q.preempt:
+                if other not in self.qos:
+                    raise SlurmlabError(f"QOS {q.name!r}: preempt names unknown QOS {other!r}")
+        self.tree = AccountTree(accounts)
+        self.has_accounts = bool(accounts)
+        weights = MultifactorWeights.from_cluster(cluster)
+        self.prio = PriorityState(cluster, weights, self.tree, self.qos) if weights else None
+        if self.prio is not None:
+            self._at(weights.calc_period, self._priority_tick, URGENT)
+        ptype = (cluster.setting("PreemptType", "preempt/none") or "").lower()
+        self.preempt_mode = (cluster.setting("PreemptMode", "OFF") or "OFF").split(",")[0].upper()
+        self.preemption = ptype == "preempt/qos" and self.preempt_mode != "OFF"
+        self._limits = any(
+            q.max_jobs_per_user or q.max_tres_per_user or q.grp_tres for q in self.qos.values()
+        ) or any(a.grp_tres or a.max_jobs for a in accounts)
+        self.reservations: dict[str, tuple[Reservation, np.ndarray]] = {}
+        for r in reservations:
+            self._add_reservation(r)
 
     # -- time -------------------------------------------------------------------------------
     @property
@@ -216,7 +282,32 @@ class Simulation:
         return ids
 
     def reservation_names(self) -> set[str]:
-        return set()
+        return set(self.reservations)
+
+    def _add_reservation(self, r: Reservation) -> None:
+        """``scontrol create reservation``: its nodes are kept for its users during its window."""
+        if r.name in self.reservations:
+            raise SlurmlabError(f"reservation {r.name!r} is defined twice")
+        if r.nodes:
+            unknown = [n for n in r.nodes if n not in self.node_index]
+            if unknown:
+                raise SlurmlabError(f"reservation {r.name!r}: unknown nodes {unknown}")
+            idx = [self.node_index[n] for n in r.nodes]
+        else:
+            if r.node_count > len(self.node_names):
+                raise SlurmlabError(
+                    f"reservation {r.name!r}: node_count {r.node_count} exceeds the cluster's "
+                    f"{len(self.node_names)} nodes"
+                )
+            idx = list(range(r.node_count))  # the lowest nodes, deterministically
+        mask = np.zeros(len(self.node_names), dtype=bool)
+        mask[idx] = True
+        self.reservations[r.name] = (r, mask)
+        usage = np.zeros_like(self.capacity)
+        usage[mask] = self.capacity[mask]
+        self.blocked_windows.append((r.start, r.end, usage))
+        for t in (r.start, r.end):
+            self._at(max(0.0, t - self.env.now), lambda _e: self.request_pass(), NORMAL)
 
     def _new_job(self, wjob: WorkloadJob, spec: JobSpec, res: Resources) -> SimJob:
         job = SimJob()
@@ -228,7 +319,28 @@ class Simulation:
         job.wjob, job.spec, job.res = wjob, spec, res
         job.name = spec.job_name
         job.user = wjob.user or spec.user or "user"
-        job.account = wjob.account or spec.account or "root"
+        job.account = wjob.account or spec.account or self.tree.default_account(job.user) or "root"
+        job.qos = spec.qos or "normal"
+        if job.qos not in self.qos:
+            raise RequestError(
+                f"job {job.key}: --qos={job.qos}: Invalid qos specification (known: "
+                f"{', '.join(sorted(self.qos))})"
+            )
+        job.assoc = self.tree.association(job.account, job.user) if self.has_accounts else None
+        if self.has_accounts and job.assoc is None:
+            raise RequestError(
+                f"job {job.key}: user {job.user!r} account {job.account!r}: Invalid account or "
+                "account/partition combination specified"
+            )
+        if spec.reservation is not None and spec.reservation in self.reservations:
+            resv = self.reservations[spec.reservation][0]
+            if not resv.admits(job.user, job.account):
+                raise RequestError(
+                    f"job {job.key}: --reservation={spec.reservation}: Access denied to requested "
+                    f"reservation (it admits users {list(resv.users)} and accounts "
+                    f"{list(resv.accounts)})"
+                )
+        job.preempting = self.preemption and bool(self.qos[job.qos].preempt)
         job.partition = res.partition
         job.tier = self.cluster.partition(res.partition).priority_tier
         job.submit = self.env.now
@@ -263,7 +375,23 @@ class Simulation:
     def _priority(self, job: SimJob) -> float:
         if self._priority_fn is not None:
             return self._priority_fn(job)
+        if self.prio is not None:
+            f = self.prio.factors(job, self.env.now)
+            job.factors.append((self.env.now, f))
+            return f.priority(self.prio.w)
         return basic_priority(job.seq, job.spec.nice)
+
+    def _priority_tick(self, _event=None) -> None:
+        """PriorityCalcPeriod: decay and charge usage, recompute fair share and priorities."""
+        self.prio.tick(self.env.now, self.running.values())
+        pending = [self.jobs[j] for _k, j in self.queue] + [self.jobs[j] for j in self.waiting]
+        for job in pending:
+            job.priority = self._priority(job)
+        self.queue = sorted((self.jobs[j].sort_key(), j) for _k, j in self.queue)
+        self.log("priority", None, "")
+        if self._work_remaining():
+            self._at(self.prio.w.calc_period, self._priority_tick, URGENT)
+            self.request_pass()
 
     # -- eligibility --------------------------------------------------------------------------
     def _enqueue(self, job: SimJob) -> None:
@@ -281,6 +409,9 @@ class Simulation:
         self._set_reason(job, reason)
         if reason == "BeginTime":
             self._at(job.begin - self.env.now, lambda _e, j=job: self._recheck(j))
+        elif reason == "Reservation":
+            start = self.reservations[job.spec.reservation][0].start
+            self._at(start - self.env.now, lambda _e, j=job: self._recheck(j))
 
     def _dequeue(self, job: SimJob) -> None:
         entry = (job.sort_key(), job.id)
@@ -303,8 +434,17 @@ class Simulation:
             return "PartitionTimeLimit"
         if part.max_nodes is not None and job.count > part.max_nodes:
             return "PartitionNodeLimit"
+        q = self.qos[job.qos]
+        if q.max_wall is not None and job.limit > q.max_wall.total_seconds():
+            return "QOSMaxWallDurationPerJobLimit"
         if job.spec.hold:
             return "JobHeldUser"
+        if job.spec.reservation:
+            resv = self.reservations[job.spec.reservation][0]
+            if self.env.now >= resv.end:
+                return "InvalidReservation"
+            if self.env.now < resv.start:
+                return "Reservation"
         if job.begin > self.env.now:
             return "BeginTime"
         if job.deps:
@@ -395,12 +535,61 @@ class Simulation:
                     throttled[job.array_id] = running
                     continue
                 throttled[job.array_id] = running + 1
+            if job.spec.reservation:
+                continue  # started by the reservation pass, inside its reservation
+            if self._limits:
+                reason = self._limit_reason(job)
+                if reason:
+                    self._set_reason(job, reason)
+                    continue
             if job.pending is None:
                 job.pending = PendingJob(
                     job.id, job.partition, job.demand, job.count, job.mask, job.limit,
                     job.exclusive, job.spec.reservation, tuple(int(x) for x in job.demand),
                 )  # fmt: skip
+            if self.reservations:
+                blocked = self._reserved_nodes(self.env.now, self.env.now + job.limit)
+                if blocked is not None and (job.mask & blocked).any():
+                    yield replace(job.pending, mask=job.mask & ~blocked)
+                    continue
             yield job.pending
+
+    def _reserved_nodes(self, t0: float, t1: float) -> np.ndarray | None:
+        """Nodes held by reservations overlapping [t0, t1) (None when there are none)."""
+        out = None
+        for r, mask in self.reservations.values():
+            if r.start < t1 and r.end > t0:
+                out = mask.copy() if out is None else out | mask
+        return out
+
+    def _limit_reason(self, job: SimJob) -> str | None:
+        """The QOS/association limit that starting ``job`` now would exceed, in Slurm's words."""
+        q = self.qos[job.qos]
+        need = _job_tres(job)
+        if q.max_jobs_per_user is not None:
+            n = sum(1 for r in self.running.values() if r.user == job.user and r.qos == job.qos)
+            if n + 1 > q.max_jobs_per_user:
+                return "QOSMaxJobsPerUserLimit"
+        if q.max_tres_per_user:
+            used = _sum_tres(r for r in self.running.values() if r.user == job.user and r.qos == job.qos)
+            for k, lim in q.max_tres_per_user.items():
+                if used.get(k, 0) + need.get(k, 0) > lim:
+                    return _QOS_USER_REASON[k]
+        if q.grp_tres:
+            used = _sum_tres(r for r in self.running.values() if r.qos == job.qos)
+            for k, lim in q.grp_tres.items():
+                if used.get(k, 0) + need.get(k, 0) > lim:
+                    return _QOS_GRP_REASON[k]
+        acct = self.tree.accounts.get(job.account)
+        if acct is not None and (acct.grp_tres or acct.max_jobs):
+            mine = [r for r in self.running.values() if r.account == job.account]
+            if acct.max_jobs is not None and len(mine) + 1 > acct.max_jobs:
+                return "AssocMaxJobsLimit"
+            used = _sum_tres(mine)
+            for k, lim in acct.grp_tres.items():
+                if used.get(k, 0) + need.get(k, 0) > lim:
+                    return _ASSOC_GRP_REASON[k]
+        return None
 
     def _view(self) -> QueueView:
         now = self.env.now
@@ -417,7 +606,76 @@ class Simulation:
         self._pass_pending = False
         if not self.queue:
             return
+        if self.reservations:
+            self._reservation_pass()
+        if self.preemption:
+            self._preempt_pass()
         self._apply(self.policy.schedule(self._view()))
+
+    def _reservation_pass(self) -> None:
+        """Jobs with an advance reservation are evaluated first, on their reservation's nodes."""
+        for _key, jid in list(self.queue):
+            job = self.jobs[jid]
+            if not job.spec.reservation:
+                continue
+            _r, mask = self.reservations[job.spec.reservation]
+            nodes = choose_nodes(
+                self.free, self.capacity, job.demand, job.count, job.mask & mask & self.up,
+                job.exclusive,
+            )  # fmt: skip
+            if nodes is None:
+                self._set_reason(job, "Resources")
+            elif not (self._limits and self._limit_reason(job)):
+                self._start(job, nodes, "main")
+
+    def _preempt_pass(self) -> None:
+        """PreemptType=preempt/qos: a job whose QOS may preempt others frees room by doing so.
+
+        The fewest lower-QOS running jobs (lowest priority, most recently started first)
+        whose nodes let the preemptor start are preempted; PreemptMode CANCEL ends them
+        PREEMPTED, REQUEUE requeues them (when requeueable), each after its QOS GraceTime.
+        """
+        for _key, jid in list(self.queue):
+            job = self.jobs[jid]
+            if not job.preempting:
+                break  # preempting jobs sort first
+            if any(self.jobs[v].state == "RUNNING" for v in job.victims):
+                continue  # victims are still in their grace time
+            q = self.qos[job.qos]
+            mask = job.mask & self.up
+            if self.reservations:
+                blocked = self._reserved_nodes(self.env.now, self.env.now + job.limit)
+                if blocked is not None:
+                    mask = mask & ~blocked
+            if choose_nodes(self.free, self.capacity, job.demand, job.count, mask, job.exclusive):
+                continue
+            cands = sorted(
+                (r for r in self.running.values() if r.qos in q.preempt and r.preempted_by is None),
+                key=lambda r: (r.priority, -r.start, -r.id),
+            )
+            free = self.free.copy()
+            chosen, nodes = [], None
+            for victim in cands:
+                free[list(victim.nodes)] += victim.usage
+                chosen.append(victim)
+                nodes = choose_nodes(free, self.capacity, job.demand, job.count, mask, job.exclusive)
+                if nodes is not None:
+                    break
+            if nodes is None:
+                continue
+            mode = q.preempt_mode or self.preempt_mode
+            victims = [v for v in chosen if set(v.nodes) & set(nodes)]
+            for v in victims:
+                v.preempted_by = job.id
+                requeue = mode == "REQUEUE" and v.requeue
+                self.log("preempt", v, f"by {job.key}")
+                grace = self.qos[v.qos].grace_time
+                self._at(grace, lambda _e, v=v, r=requeue: self._preempt(v, job.id, r), URGENT)
+            job.victims = tuple(v.id for v in victims)
+
+    def _preempt(self, victim: SimJob, by: int, requeue: bool) -> None:
+        if victim.state == "RUNNING" and victim.proc.is_alive:
+            victim.proc.interrupt(Preempted(by, requeue))
 
     def _schedule_timer(self) -> None:
         """Arm the backfill timer for the next multiple of the policy's interval."""
@@ -438,14 +696,22 @@ class Simulation:
             self._timer_running = False
 
     def _future_work(self) -> bool:
-        """Whether anything scheduled later could let a pending job start."""
-        return any(self.jobs[j].reason in ("BeginTime", "Dependency") for j in self.waiting) or any(
-            self.node_state[n] in ("DOWN",) for n in self.node_names
-        )
+        """Whether anything scheduled later could let a pending job start.
+
+        Node repairs and resumes need no timer: they request a pass, which re-arms it (a
+        node that stays DOWN must not keep the timer ticking for ever).
+        """
+        return any(self.jobs[j].reason in ("BeginTime", "Dependency") for j in self.waiting)
 
     def _apply(self, decision: Decision) -> None:
         for start in decision.starts:
-            self._start(self.jobs[start.job], start.nodes, start.by)
+            job = self.jobs[start.job]
+            if self._limits:
+                reason = self._limit_reason(job)
+                if reason:  # another start of this pass used up the limit
+                    self._set_reason(job, reason)
+                    continue
+            self._start(job, start.nodes, start.by)
         now = self.env.now
         for jid, reason in decision.reasons.items():
             job = self.jobs[jid]
@@ -482,15 +748,22 @@ class Simulation:
 
         The run needs its remaining work plus checkpoint overheads (:mod:`.checkpoint`).
         Past the time limit (+ OverTimeLimit) it is killed (TIMEOUT), unless the job
-        checkpoints on ``--signal``: then it saves at the signal and requeues itself.
+        checkpoints on ``--signal``: then, when the signal arrives, it writes a final
+        checkpoint (``write_cost`` s) and requeues itself. A signal that leaves no time to
+        save any work (or to finish the write before the limit) cannot help: TIMEOUT.
         """
         restarted = job.restarts > 0 and job.ckpt is not None
         need = run_length(job.work_left, job.ckpt, restarted)
         limit = job.limit + self.options.over_time_limit
         if self.options.enforce_time_limit and need > limit:
-            sig = job.spec.signal
-            if job.ckpt is not None and job.ckpt.on_signal and sig is not None:
-                return max(0.0, job.limit - sig.seconds), "SIGNAL_REQUEUE"
+            sig, ckpt = job.spec.signal, job.ckpt
+            if ckpt is not None and ckpt.on_signal and sig is not None:
+                length = max(0.0, job.limit - sig.seconds) + ckpt.write_cost
+                saved = run_outcome(
+                    length, job.work_left, ckpt, restarted, final_checkpoint=True
+                ).saved
+                if length <= job.limit and saved > 0:
+                    return length, "SIGNAL_REQUEUE"
             return limit, "TIMEOUT"
         return need, "COMPLETED" if job.wjob.exit_code == 0 else "FAILED"
 
@@ -542,6 +815,8 @@ class Simulation:
             raise TypeError(f"unknown interruption cause {cause!r}")
 
     def _finish(self, job: SimJob, state: str, exit_code: str, requeue: bool = False) -> None:
+        if self.prio is not None:
+            self.prio.charge(job, self.env.now)
         idx = list(job.nodes)
         self.free[idx] += job.usage
         del self.running[job.id]
@@ -565,6 +840,8 @@ class Simulation:
         job.start = job.end = None
         job.nodes, job.usage, job.by, job.planned = (), None, None, None
         job.acct = {"useful": 0.0, "lost": 0.0, "writing": 0.0, "restarting": 0.0}
+        job.preempted_by = None
+        job.charged = 0.0
         job.begin = self.env.now + self.options.requeue_delay
         job.pending = None
         self.log("requeue", job, state)

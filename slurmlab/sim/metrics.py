@@ -28,7 +28,7 @@ def schedule_metrics(jobs: pd.DataFrame, capacity: dict[str, int], *, all_runs=N
     run = (ended["End"] - ended["Start"]).dt.total_seconds().to_numpy(dtype=float)
     w_end = (ended["Start"] - ended["Submit"]).dt.total_seconds().to_numpy(dtype=float)
     bsld = np.maximum(1.0, (w_end + run) / np.maximum(run, BSLD_TAU)) if len(run) else np.array([])
-    first = jobs["Submit"].min()
+    first = runs["Submit"].min()  # a requeue resets Submit: the first run's counts
     last = runs["End"].max()
     span = (last - first).total_seconds() if pd.notna(first) and pd.notna(last) else 0.0
     elapsed = runs["Elapsed"].dt.total_seconds().fillna(0).to_numpy(dtype=float)

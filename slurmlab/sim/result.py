@@ -102,7 +102,7 @@ def _runs(sim: Simulation):
 
 
 def node_states(sim: Simulation, at=None) -> dict[str, str]:
-    """Each node's sinfo state at ``at``: idle, mix, alloc, down, drain."""
+    """Each node's sinfo state at ``at``: idle, mix, alloc, down, drng (draining), drain."""
     t = _seconds(sim, at)
     used = np.zeros_like(sim.capacity)
     for _job, run, _last in _runs(sim):
@@ -116,6 +116,9 @@ def node_states(sim: Simulation, at=None) -> dict[str, str]:
             t,
             sim.cluster.node(name).state,
         )
+        if admin == "DRAIN" and used[i].any():
+            out[name] = "drng"  # draining: no new jobs, running ones finish
+            continue
         if admin in ("DOWN", "DRAIN", "FUTURE"):
             out[name] = admin.lower()
             continue

@@ -1,0 +1,131 @@
+"""Usage accounting and job priority under priority/multifactor.
+
+Every PriorityCalcPeriod the controller decays each association's usage by the
+half-life, adds the billed TRES-seconds of running jobs, recomputes fair share
+(classic or Fair Tree), and recomputes every pending job's priority. Snapshots
+kept at each recalculation give ``sprio`` and ``sshare`` at any simulated time.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+
+import pandas as pd
+
+from slurmlab.policies.fairshare import AccountTree, classic_fairshare, decay_factor, fair_tree
+from slurmlab.policies.priority import Factors, MultifactorWeights, age_factor, job_size_factor
+from slurmlab.spec.qos import Qos
+
+__all__ = ["PriorityState"]
+
+
+class PriorityState:
+    """Fair-share usage, factors and snapshots for one simulation."""
+
+    def __init__(self, cluster, weights: MultifactorWeights, tree: AccountTree, qos: dict[str, Qos]):
+        self.w = weights
+        self.tree = tree
+        self.qos = qos
+        self.total_nodes = len(cluster.nodes)
+        self.total_cpus = sum(n.cpus for n in cluster.nodes)
+        self.max_qos = max([q.priority for q in qos.values()] + [0])
+        self.max_part = max(p.priority_job_factor for p in cluster.partitions)
+        self.part_factor = {p.name: p.priority_job_factor for p in cluster.partitions}
+        self.usage: dict[str, float] = {}
+        self.last_tick = 0.0
+        self.fs: dict[str, dict[str, float]] = {}
+        self.snapshots: list[tuple[float, dict[str, float], dict[str, dict[str, float]]]] = []
+        self.recompute(0.0)
+
+    # -- usage ---------------------------------------------------------------------------------
+    def billing_rate(self, usage) -> float:
+        """Billed TRES per second of an allocation (TRESBillingWeights; default: its CPUs)."""
+        cpus, mem, gpus = (float(x) for x in usage.sum(axis=0))
+        b = self.w.billing
+        if not b:
+            return cpus
+        return b.get("cpu", 0.0) * cpus + b.get("mem", 0.0) * mem + b.get("gres/gpu", 0.0) * gpus
+
+    def charge(self, job, now: float) -> None:
+        """Add the job's usage since it was last charged to its association."""
+        if job.assoc is None or job.start is None:
+            return
+        since = max(job.start, job.charged)
+        if now > since:
+            key = job.assoc
+            self.usage[key] = self.usage.get(key, 0.0) + self.billing_rate(job.usage) * (now - since)
+            job.charged = now
+
+    def tick(self, now: float, running) -> None:
+        """Decay usage to ``now``, charge running jobs, recompute fair share, snapshot."""
+        d = decay_factor(now - self.last_tick, self.w.decay_half_life)
+        for k in self.usage:
+            self.usage[k] *= d
+        for job in running:
+            self.charge(job, now)
+        self.last_tick = now
+        self.recompute(now)
+
+    def recompute(self, now: float) -> None:
+        if self.w.fair_tree:
+            self.fs = fair_tree(self.tree, self.usage)
+        else:
+            self.fs = classic_fairshare(self.tree, self.usage, self.w.dampening)
+        self.snapshots.append((now, dict(self.usage), self.fs))
+
+    # -- factors -------------------------------------------------------------------------------
+    def factors(self, job, now: float) -> Factors:
+        wait = now - job.eligible if job.eligible is not None else 0.0
+        q = self.qos.get(job.qos)
+        return Factors(
+            age=age_factor(wait, self.w.max_age),
+            fairshare=self.fs.get(job.assoc, {}).get("FairShare", 0.0) if job.assoc else 0.0,
+            jobsize=job_size_factor(
+                job.count, int(job.demand[0]) * job.count, self.total_nodes, self.total_cpus,
+                self.w.favor_small,
+            ),  # fmt: skip
+            partition=self.part_factor.get(job.partition, 1) / self.max_part if self.max_part else 0.0,
+            qos=(q.priority / self.max_qos) if q and self.max_qos else 0.0,
+            nice=job.spec.nice,
+        )
+
+    # -- views ---------------------------------------------------------------------------------
+    def snapshot_at(self, t: float):
+        times = [s[0] for s in self.snapshots]
+        i = max(bisect_right(times, t) - 1, 0)
+        return self.snapshots[i]
+
+    def sshare(self, t: float) -> pd.DataFrame:
+        """``sshare -a -l``: Account, User, RawShares, NormShares, RawUsage, EffectvUsage, FairShare."""
+        _when, usage, _fs = self.snapshot_at(t)
+        classic = classic_fairshare(self.tree, usage, self.w.dampening)
+        tree_fs = fair_tree(self.tree, usage) if self.w.fair_tree else None
+        sub = self.tree.subtree_usage(usage)
+        rows = [
+            {
+                "Account": "root", "User": "", "RawShares": None, "NormShares": 1.0,
+                "RawUsage": int(sub["root"]), "EffectvUsage": 1.0 if sub["root"] else 0.0,
+                "FairShare": None, "LevelFS": None,
+            }
+        ]  # fmt: skip
+        for key in self.tree._preorder():  # noqa: SLF001
+            if key == "root":
+                continue
+            acct, _, user = key.partition("/")
+            c = classic[key]
+            rows.append(
+                {
+                    "Account": acct,
+                    "User": user,
+                    "RawShares": self.tree.shares[key],
+                    "NormShares": c["NormShares"],
+                    "RawUsage": int(sub[key]),
+                    "EffectvUsage": c["EffectvUsage"] if not self.w.fair_tree else c["NormUsage"],
+                    "FairShare": (
+                        c["FairShare"] if tree_fs is None
+                        else tree_fs[key].get("FairShare") if user else None
+                    ),  # fmt: skip
+                    "LevelFS": tree_fs[key].get("LevelFS") if tree_fs is not None else None,
+                }
+            )
+        return pd.DataFrame(rows)

@@ -1,0 +1,144 @@
+"""Quality of service and advance reservations, as ``sacctmgr`` and ``scontrol`` create them.
+
+A QOS carries a priority (the QOS factor), the QOS it may preempt, and limits:
+MaxJobsPerUser, MaxTRESPerUser (e.g. ``gres/gpu=16``), GrpTRES (all its jobs
+together) and MaxWall. A reservation holds nodes (or a node count) over a time
+window for some users/accounts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from slurmlab.errors import SlurmlabError
+from slurmlab.spec.units import expand_hostlist, parse_duration, parse_memory_mb, parse_seconds
+
+__all__ = ["Qos", "Reservation", "parse_tres_limits"]
+
+_TRES_KEYS = ("cpu", "mem", "node", "gres/gpu")
+
+
+def parse_tres_limits(value, *, what: str = "TRES") -> dict[str, int]:
+    """``"cpu=64,gres/gpu=16,mem=512G"`` or a mapping -> ``{'cpu': 64, 'gres/gpu': 16, ...}``."""
+    if value in (None, "", {}):
+        return {}
+    items = value.items() if isinstance(value, Mapping) else (
+        tuple(p.split("=", 1)) for p in str(value).split(",") if p.strip()
+    )
+    out = {}
+    for item in items:
+        if len(item) != 2:
+            raise SlurmlabError(f"{what}: {value!r} must be name=count pairs, e.g. gres/gpu=16")
+        k, v = str(item[0]).strip().lower(), item[1]
+        if k == "gpu":
+            k = "gres/gpu"
+        if k not in _TRES_KEYS:
+            raise SlurmlabError(f"{what}: unknown TRES {k!r}; use {', '.join(_TRES_KEYS)}")
+        try:
+            out[k] = parse_memory_mb(str(v)) if k == "mem" else int(v)
+        except (SlurmlabError, ValueError):
+            raise SlurmlabError(f"{what}: {k}={v!r} is not a count") from None
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Qos:
+    """A QOS: priority, whom it may preempt, and its limits."""
+
+    name: str
+    priority: int = 0
+    preempt: tuple[str, ...] = ()
+    preempt_mode: str | None = None
+    grace_time: float = 0.0
+    max_jobs_per_user: int | None = None
+    max_tres_per_user: Mapping[str, int] = field(default_factory=dict)
+    grp_tres: Mapping[str, int] = field(default_factory=dict)
+    max_wall: timedelta | None = None
+
+    def __post_init__(self):
+        if not self.name:
+            raise SlurmlabError("QOS: name must not be empty")
+        if self.priority < 0:
+            raise SlurmlabError(f"QOS {self.name!r}: priority {self.priority} must be >= 0")
+        if self.preempt_mode not in (None, "CANCEL", "REQUEUE", "OFF"):
+            raise SlurmlabError(
+                f"QOS {self.name!r}: preempt_mode {self.preempt_mode!r} must be CANCEL, REQUEUE or OFF"
+            )
+        object.__setattr__(self, "preempt", tuple(self.preempt))
+
+    @classmethod
+    def from_dict(cls, doc: dict, *, where: str = "qos") -> Qos:
+        known = {"name", "priority", "preempt", "preempt_mode", "grace_time", "max_jobs_per_user",
+                 "max_tres_per_user", "grp_tres", "max_wall"}  # fmt: skip
+        if not isinstance(doc, dict) or "name" not in doc:
+            raise SlurmlabError(f"{where}: each QOS needs a name")
+        unknown = set(doc) - known
+        if unknown:
+            raise SlurmlabError(f"{where}: unknown field(s) {sorted(unknown)}; allowed {sorted(known)}")
+        pre = doc.get("preempt") or ()
+        mode = doc.get("preempt_mode")
+        return cls(
+            name=str(doc["name"]),
+            priority=int(doc.get("priority", 0)),
+            preempt=tuple([pre] if isinstance(pre, str) else pre),
+            preempt_mode=str(mode).upper() if mode else None,
+            grace_time=parse_seconds(doc.get("grace_time", 0), what=f"{where}.grace_time"),
+            max_jobs_per_user=doc.get("max_jobs_per_user"),
+            max_tres_per_user=parse_tres_limits(doc.get("max_tres_per_user"), what=f"{where}.max_tres_per_user"),
+            grp_tres=parse_tres_limits(doc.get("grp_tres"), what=f"{where}.grp_tres"),
+            max_wall=parse_duration(str(doc["max_wall"]), what=f"{where}.max_wall") if doc.get("max_wall") else None,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Reservation:
+    """An advance reservation (``scontrol create reservation``): nodes over [start, start+duration)."""
+
+    name: str
+    start: float
+    duration: float
+    nodes: tuple[str, ...] = ()
+    node_count: int | None = None
+    accounts: tuple[str, ...] = ()
+    users: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if not self.name:
+            raise SlurmlabError("reservation: name must not be empty")
+        if self.duration <= 0:
+            raise SlurmlabError(f"reservation {self.name!r}: duration must be positive")
+        if not self.nodes and not self.node_count:
+            raise SlurmlabError(f"reservation {self.name!r}: give nodes or node_count")
+        if not self.accounts and not self.users:
+            raise SlurmlabError(f"reservation {self.name!r}: give users or accounts allowed in it")
+
+    @property
+    def end(self) -> float:
+        return self.start + self.duration
+
+    def admits(self, user: str, account: str) -> bool:
+        return user in self.users or account in self.accounts
+
+    @classmethod
+    def from_dict(cls, doc: dict, *, where: str = "reservations") -> Reservation:
+        known = {"name", "start", "duration", "nodes", "node_count", "accounts", "users"}
+        if not isinstance(doc, dict) or "name" not in doc:
+            raise SlurmlabError(f"{where}: each reservation needs a name")
+        unknown = set(doc) - known
+        if unknown:
+            raise SlurmlabError(f"{where}: unknown field(s) {sorted(unknown)}; allowed {sorted(known)}")
+        for key in ("start", "duration"):
+            if key not in doc:
+                raise SlurmlabError(f"{where}: reservation {doc['name']!r} needs {key!r}")
+        nodes = doc.get("nodes")
+        return cls(
+            name=str(doc["name"]),
+            start=parse_seconds(doc["start"], what=f"{where}.start"),
+            duration=parse_seconds(doc["duration"], what=f"{where}.duration"),
+            nodes=tuple(expand_hostlist(nodes)) if isinstance(nodes, str) else tuple(nodes or ()),
+            node_count=doc.get("node_count"),
+            accounts=tuple(doc.get("accounts") or ()),
+            users=tuple(doc.get("users") or ()),
+        )
