@@ -16,6 +16,12 @@ A scenario is a YAML (or JSON) document::
         checkpoint: {interval: 3600, write_cost: 120, restart_cost: 300}   # optional
     actions:                           # optional scripted admin actions
       - {at: 600, action: cancel, job: big}     # cancel | requeue (job); drain | resume (node)
+    accounts:                          # optional fair-share tree (sacctmgr)
+      - {name: llm, shares: 70, users: [alice, bob]}
+    qos:                               # optional (sacctmgr add qos)
+      - {name: high, priority: 1000, preempt: [normal], max_tres_per_user: "gres/gpu=16"}
+    reservations:                      # optional (scontrol create reservation)
+      - {name: launch, start: "1:00:00", duration: "4:00:00", node_count: 4, users: [alice]}
     failures:                          # optional scripted node failures
       - {node: gpu003, at: "2:30:00", down_for: 3600}
     random_failures: {mtbf: 30-00:00:00, distribution: weibull, shape: 0.7, repair: 4:00:00, seed: 1}
@@ -25,18 +31,19 @@ Invalid documents raise :class:`ScenarioError` naming the entry and the field.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
 from slurmlab.errors import ScenarioError, SlurmlabError
+from slurmlab.policies.fairshare import Account
 from slurmlab.sim.checkpoint import Checkpoint
 from slurmlab.sim.faults import NodeFailure, RandomFailures
 from slurmlab.spec.cluster import Cluster, Node, Partition, parse_gres
 from slurmlab.spec.job import JobSpec
 from slurmlab.spec.presets import presets
+from slurmlab.spec.qos import Qos, Reservation, parse_tres_limits
 from slurmlab.spec.units import expand_hostlist, parse_duration, parse_memory_mb, parse_seconds
 from slurmlab.spec.workload import Action, Workload, WorkloadJob
 
@@ -51,7 +58,7 @@ _JOB_KEYS = {
     "name",
 }  # fmt: skip
 #: Sections read and kept but not yet used by the engine (priority/QOS/failures issues).
-_LATER = ("accounts", "qos", "reservations")
+_LATER: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -70,6 +77,9 @@ class Scenario:
     path: Path | None = None
     failures: tuple[NodeFailure, ...] = ()
     random_failures: RandomFailures | None = None
+    accounts: tuple[Account, ...] = ()
+    qos: tuple[Qos, ...] = ()
+    reservations: tuple[Reservation, ...] = ()
 
     @classmethod
     def load(cls, path: str | Path) -> Scenario:
@@ -118,6 +128,9 @@ class Scenario:
                 raise ScenarioError(
                     f"{source}: failures[{i}]: node {failures[-1].node!r} is not in the cluster"
                 )
+        accounts = _section(doc, "accounts", _account, source)
+        qos = _section(doc, "qos", Qos.from_dict, source)
+        reservations = _section(doc, "reservations", Reservation.from_dict, source)
         random_failures = None
         if doc.get("random_failures"):
             try:
@@ -137,24 +150,21 @@ class Scenario:
             path=Path(source) if source != "scenario" else None,
             failures=tuple(failures),
             random_failures=random_failures,
+            accounts=accounts,
+            qos=qos,
+            reservations=reservations,
         )
 
     def run(self, policy: str | None = None, *, progress: bool = False, **params):
         """Simulate this scenario (``policy`` overrides the file's; ``params`` add to it)."""
         from slurmlab.sim.simulate import simulate
 
-        if self.extra:
-            warnings.warn(
-                f"scenario {self.name!r}: sections {sorted(self.extra)} are read but not yet "
-                "modelled by the engine (priority/basic, no failures); results ignore them",
-                stacklevel=2,
-            )
         name = policy or self.policy
         merged = {**(self.policy_params if name == self.policy else {}), **params}
         return simulate(
             self.cluster, self.workload, name, self.seed, progress=progress,
             actions=self.actions, failures=self.failures, random_failures=self.random_failures,
-            **merged,
+            accounts=self.accounts, qos=self.qos, reservations=self.reservations, **merged,
         )  # fmt: skip
 
 
@@ -296,6 +306,40 @@ def _job(entry, i: int, cluster: Cluster, source: str) -> WorkloadJob:
         account=entry.get("account"),
         exit_code=code,
         checkpoint=ckpt,
+    )
+
+
+def _section(doc: dict, key: str, build, source: str) -> tuple:
+    entries = doc.get(key) or []
+    if not isinstance(entries, list):
+        raise ScenarioError(f"{source}: {key!r} must be a list")
+    out = []
+    for i, entry in enumerate(entries):
+        try:
+            out.append(build(entry, where=f"{key}[{i}]"))
+        except ScenarioError:
+            raise
+        except SlurmlabError as exc:
+            raise ScenarioError(f"{source}: {exc}") from None
+    return tuple(out)
+
+
+def _account(doc, *, where: str) -> Account:
+    """``{name, shares, parent, users, grp_tres, max_jobs}`` (sacctmgr add account ...)."""
+    known = {"name", "shares", "parent", "users", "grp_tres", "max_jobs"}
+    if not isinstance(doc, dict) or "name" not in doc:
+        raise ScenarioError(f"{where}: each account needs a name")
+    unknown = set(doc) - known
+    if unknown:
+        raise ScenarioError(f"{where}: unknown field(s) {sorted(unknown)}; allowed {sorted(known)}")
+    users = doc.get("users") or ()
+    return Account(
+        name=str(doc["name"]),
+        shares=float(doc.get("shares", 1)),
+        parent=str(doc.get("parent", "root")),
+        users=tuple([users] if isinstance(users, str) else users),
+        grp_tres=parse_tres_limits(doc.get("grp_tres"), what=f"{where}.grp_tres"),
+        max_jobs=doc.get("max_jobs"),
     )
 
 

@@ -166,7 +166,9 @@ def age_factor(eligible_wait: float, max_age: float) -> float:
     return min(max(eligible_wait, 0.0) / max_age, 1.0)
 
 
-def job_size_factor(nodes: int, cpus: int, total_nodes: int, total_cpus: int, favor_small: bool) -> float:
+def job_size_factor(
+    nodes: int, cpus: int, total_nodes: int, total_cpus: int, favor_small: bool
+) -> float:
     """The mean of the node and CPU fractions of the cluster (inverted with PriorityFavorSmall).
 
     >>> job_size_factor(4, 64, 8, 128, False), job_size_factor(1, 1, 8, 128, True) > 0.9

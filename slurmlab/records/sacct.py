@@ -967,7 +967,11 @@ def _row_is_valid(names: list[str], values: list[str]) -> bool:
                 parse_reqmem(value)
             elif name == "JobID":
                 parse_job_id(value)
-            elif name in _EXIT_FIELDS and _clean(value) and not re.match(_EXIT_RE, _clean(value), re.ASCII):
+            elif (
+                name in _EXIT_FIELDS
+                and _clean(value)
+                and not re.match(_EXIT_RE, _clean(value), re.ASCII)
+            ):
                 return False
     except SacctParseError:
         return False
@@ -1402,10 +1406,18 @@ def _owner_by_start(jobs: pd.DataFrame, step_rows: pd.DataFrame, owner: np.ndarr
     if not pick.size:
         return owner
     runs = pd.DataFrame(
-        {"key": jobs["JobID"].to_numpy()[repeated], "at": jobs["Start"].to_numpy()[repeated], "run": np.flatnonzero(repeated)}
+        {
+            "key": jobs["JobID"].to_numpy()[repeated],
+            "at": jobs["Start"].to_numpy()[repeated],
+            "run": np.flatnonzero(repeated),
+        }
     ).dropna(subset=["at"])
     wanted = pd.DataFrame(
-        {"key": step_rows["AllocJobID"].to_numpy()[pick], "at": step_rows["Start"].to_numpy()[pick], "pos": pick}
+        {
+            "key": step_rows["AllocJobID"].to_numpy()[pick],
+            "at": step_rows["Start"].to_numpy()[pick],
+            "pos": pick,
+        }
     ).dropna(subset=["at"])
     if runs.empty or wanted.empty:
         return owner

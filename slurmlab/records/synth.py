@@ -41,7 +41,18 @@ _ACCOUNTS = {  # account -> (users, share of submissions, GPU-heavy?)
     "physics": (5, 0.10, False),
     "ops": (2, 0.05, False),
 }
-_NAMES = ("train", "eval", "sweep", "preprocess", "finetune", "infer", "bench", "tokenize", "ckpt-merge", "notebook")
+_NAMES = (
+    "train",
+    "eval",
+    "sweep",
+    "preprocess",
+    "finetune",
+    "infer",
+    "bench",
+    "tokenize",
+    "ckpt-merge",
+    "notebook",
+)
 _PARTITIONS = {  # name -> (node prefix, nodes, cpus/node, gpus/node, gpu types, mem GB/node, max time h)
     "gpu": ("gpu", 64, 64, 8, ("a100", "h100"), 1024, 48),
     "cpu": ("cpu", 128, 128, 0, (), 512, 72),
@@ -114,7 +125,9 @@ def synth_sacct(n_jobs: int, *, seed: int = 0, config: SynthConfig | None = None
     if n_jobs < 1:
         raise ValueError(f"synth_sacct: n_jobs={n_jobs} must be at least 1")
     config = config or SynthConfig()
-    arrivals, shapes, outcomes, usage = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(4))
+    arrivals, shapes, outcomes, usage = (
+        np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(4)
+    )
     origin = pd.Timestamp(config.start)
     horizon = n_jobs / config.jobs_per_day * 86400.0
 
@@ -140,7 +153,11 @@ def synth_sacct(n_jobs: int, *, seed: int = 0, config: SynthConfig | None = None
         else:
             partition = "cpu" if shapes.random() < 0.9 else "gpu"
         prefix, n_nodes_part, cpn, gpn, gpu_types, mem_gb, max_h = _PARTITIONS[partition]
-        nodes = 1 if partition == "debug" else int(min(shapes.choice([1, 1, 1, 1, 2, 4, 8]), n_nodes_part))
+        nodes = (
+            1
+            if partition == "debug"
+            else int(min(shapes.choice([1, 1, 1, 1, 2, 4, 8]), n_nodes_part))
+        )
         if gpn:
             gpus_per_node = int(shapes.choice([1, 2, 4, 8, 8]) if nodes == 1 else gpn)
             gpus_per_node = min(gpus_per_node, gpn)
@@ -168,7 +185,9 @@ def synth_sacct(n_jobs: int, *, seed: int = 0, config: SynthConfig | None = None
         req_tres = ",".join(t for t in tres if not t.startswith("billing="))
         priority = int(usage.integers(1000, 200000))
         pending_range = (
-            is_array[j] and submit_s[j] > horizon * 0.9 and outcomes.random() < config.pending_range_fraction
+            is_array[j]
+            and submit_s[j] > horizon * 0.9
+            and outcomes.random() < config.pending_range_fraction
         )
         if pending_range:
             lo = int(outcomes.integers(0, 3))
@@ -196,7 +215,11 @@ def synth_sacct(n_jobs: int, *, seed: int = 0, config: SynthConfig | None = None
             run_submit = submit
             for run in range(runs):
                 last = run == runs - 1
-                wait = usage.exponential(600.0 * size_factor) if partition != "debug" else usage.exponential(60.0)
+                wait = (
+                    usage.exponential(600.0 * size_factor)
+                    if partition != "debug"
+                    else usage.exponential(60.0)
+                )
                 start = run_submit + pd.Timedelta(seconds=float(wait))
                 u = outcome_u[j] if last else 2.0
                 want = float(np.exp(usage.normal(np.log(limit_min * 60 * 0.35), 0.9)))
@@ -232,15 +255,30 @@ def synth_sacct(n_jobs: int, *, seed: int = 0, config: SynthConfig | None = None
                 node_list = _nodelist(prefix, first_node, nodes)
                 restarts = str(run)
                 state_text = f"CANCELLED by {cancelled_by}" if cancelled_by else state
-                busy = float(outcomes.uniform(0.2, 0.98)) if state != "FAILED" else float(outcomes.uniform(0.0, 0.2))
+                busy = (
+                    float(outcomes.uniform(0.2, 0.98))
+                    if state != "FAILED"
+                    else float(outcomes.uniform(0.0, 0.2))
+                )
                 total_cpu = elapsed * cpus * busy
-                rss_mb = mem_mb / nodes * (1.05 if state == "OUT_OF_MEMORY" else float(usage.uniform(0.05, 0.9)))
+                rss_mb = (
+                    mem_mb
+                    / nodes
+                    * (1.05 if state == "OUT_OF_MEMORY" else float(usage.uniform(0.05, 0.9)))
+                )
                 if never_started:
-                    row_start, row_end, elapsed, node_list = None, (start if state == "CANCELLED" else None), 0, "None assigned"
+                    row_start, row_end, elapsed, node_list = (
+                        None,
+                        (start if state == "CANCELLED" else None),
+                        0,
+                        "None assigned",
+                    )
                     total_cpu, ncpus, atres = 0.0, 0, ""
                 else:
                     row_start, row_end, ncpus, atres = start, end, cpus, alloc_tres
-                reason = "None" if not never_started else ("Priority" if state == "PENDING" else "None")
+                reason = (
+                    "None" if not never_started else ("Priority" if state == "PENDING" else "None")
+                )
                 row = {
                     "JobID": job_id, "JobIDRaw": raw, "JobName": name, "User": user, "Account": account,
                     "Partition": partition, "QOS": "high" if account == "ops" else "normal",
@@ -254,7 +292,20 @@ def synth_sacct(n_jobs: int, *, seed: int = 0, config: SynthConfig | None = None
                 }  # fmt: skip
                 lines.append("|".join(row[f] for f in FIELDS))
                 if not never_started:
-                    lines.extend(_steps(row, state, exit_code, elapsed, nodes, gpus, cpus, total_cpu, rss_mb, usage))
+                    lines.extend(
+                        _steps(
+                            row,
+                            state,
+                            exit_code,
+                            elapsed,
+                            nodes,
+                            gpus,
+                            cpus,
+                            total_cpu,
+                            rss_mb,
+                            usage,
+                        )
+                    )
                 if end is not None:
                     run_submit = end + pd.Timedelta(seconds=float(usage.integers(1, 120)))
     return "\n".join(lines) + "\n"
@@ -263,7 +314,9 @@ def synth_sacct(n_jobs: int, *, seed: int = 0, config: SynthConfig | None = None
 def _steps(job, state, exit_code, elapsed, nodes, gpus, cpus, total_cpu, rss_mb, rng) -> list[str]:
     """The .batch, .extern and (for GPU / multi-node jobs) .0 step rows of one run."""
     running = state in ("RUNNING",)
-    step_state = {"TIMEOUT": "CANCELLED", "NODE_FAIL": "CANCELLED", "PREEMPTED": "CANCELLED"}.get(state, state)
+    step_state = {"TIMEOUT": "CANCELLED", "NODE_FAIL": "CANCELLED", "PREEMPTED": "CANCELLED"}.get(
+        state, state
+    )
     step_exit = {"TIMEOUT": "0:15", "NODE_FAIL": "0:9", "PREEMPTED": "0:15"}.get(state, exit_code)
     if step_state.startswith("CANCELLED by"):
         step_state = "CANCELLED"
@@ -280,7 +333,13 @@ def _steps(job, state, exit_code, elapsed, nodes, gpus, cpus, total_cpu, rss_mb,
         elif kind == "extern":
             n, tasks, cpu_share, rss, node_list = nodes, nodes, 0.0, 1.0, job["NodeList"]
         else:
-            n, tasks, cpu_share, rss, node_list = nodes, max(nodes, gpus), 0.95, rss_mb / max(1, max(nodes, gpus) // nodes), job["NodeList"]
+            n, tasks, cpu_share, rss, node_list = (
+                nodes,
+                max(nodes, gpus),
+                0.95,
+                rss_mb / max(1, max(nodes, gpus) // nodes),
+                job["NodeList"],
+            )
         s_state = "COMPLETED" if kind == "extern" and not running else step_state
         s_exit = "0:0" if kind == "extern" else step_exit
         row = dict(job)
@@ -304,14 +363,24 @@ def _steps(job, state, exit_code, elapsed, nodes, gpus, cpus, total_cpu, rss_mb,
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m slurmlab.records.synth", description=__doc__.splitlines()[0])
-    parser.add_argument("--jobs", type=int, default=2000, help="how many jobs (submissions) to write")
+    parser = argparse.ArgumentParser(
+        prog="python -m slurmlab.records.synth", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=2000, help="how many jobs (submissions) to write"
+    )
     parser.add_argument("--seed", type=int, default=0, help="the seed: same seed, same file")
-    parser.add_argument("--jobs-per-day", type=float, default=SynthConfig.jobs_per_day, help="arrival rate")
+    parser.add_argument(
+        "--jobs-per-day", type=float, default=SynthConfig.jobs_per_day, help="arrival rate"
+    )
     parser.add_argument("-o", "--output", required=True, help="the export to write")
     args = parser.parse_args(argv)
     with open(args.output, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(synth_sacct(args.jobs, seed=args.seed, config=SynthConfig(jobs_per_day=args.jobs_per_day)))
+        handle.write(
+            synth_sacct(
+                args.jobs, seed=args.seed, config=SynthConfig(jobs_per_day=args.jobs_per_day)
+            )
+        )
     return 0
 
 

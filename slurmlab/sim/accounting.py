@@ -22,7 +22,9 @@ __all__ = ["PriorityState"]
 class PriorityState:
     """Fair-share usage, factors and snapshots for one simulation."""
 
-    def __init__(self, cluster, weights: MultifactorWeights, tree: AccountTree, qos: dict[str, Qos]):
+    def __init__(
+        self, cluster, weights: MultifactorWeights, tree: AccountTree, qos: dict[str, Qos]
+    ):
         self.w = weights
         self.tree = tree
         self.qos = qos
@@ -53,7 +55,9 @@ class PriorityState:
         since = max(job.start, job.charged)
         if now > since:
             key = job.assoc
-            self.usage[key] = self.usage.get(key, 0.0) + self.billing_rate(job.usage) * (now - since)
+            self.usage[key] = self.usage.get(key, 0.0) + self.billing_rate(job.usage) * (
+                now - since
+            )
             job.charged = now
 
     def tick(self, now: float, running) -> None:
@@ -81,10 +85,15 @@ class PriorityState:
             age=age_factor(wait, self.w.max_age),
             fairshare=self.fs.get(job.assoc, {}).get("FairShare", 0.0) if job.assoc else 0.0,
             jobsize=job_size_factor(
-                job.count, int(job.demand[0]) * job.count, self.total_nodes, self.total_cpus,
+                job.count,
+                int(job.demand[0]) * job.count,
+                self.total_nodes,
+                self.total_cpus,
                 self.w.favor_small,
             ),  # fmt: skip
-            partition=self.part_factor.get(job.partition, 1) / self.max_part if self.max_part else 0.0,
+            partition=self.part_factor.get(job.partition, 1) / self.max_part
+            if self.max_part
+            else 0.0,
             qos=(q.priority / self.max_qos) if q and self.max_qos else 0.0,
             nice=job.spec.nice,
         )
@@ -122,8 +131,11 @@ class PriorityState:
                     "RawUsage": int(sub[key]),
                     "EffectvUsage": c["EffectvUsage"] if not self.w.fair_tree else c["NormUsage"],
                     "FairShare": (
-                        c["FairShare"] if tree_fs is None
-                        else tree_fs[key].get("FairShare") if user else None
+                        c["FairShare"]
+                        if tree_fs is None
+                        else tree_fs[key].get("FairShare")
+                        if user
+                        else None
                     ),  # fmt: skip
                     "LevelFS": tree_fs[key].get("LevelFS") if tree_fs is not None else None,
                 }

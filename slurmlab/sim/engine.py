@@ -124,7 +124,10 @@ class SimJob:
 
     def sort_key(self):
         """Slurm's evaluation order: preempting jobs first, then tier, priority, submit, id."""
-        return (0 if self.preempting else 1, *sort_key(self.tier, self.priority, self.submit, self.id))
+        return (
+            0 if self.preempting else 1,
+            *sort_key(self.tier, self.priority, self.submit, self.id),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -571,7 +574,9 @@ class Simulation:
             if n + 1 > q.max_jobs_per_user:
                 return "QOSMaxJobsPerUserLimit"
         if q.max_tres_per_user:
-            used = _sum_tres(r for r in self.running.values() if r.user == job.user and r.qos == job.qos)
+            used = _sum_tres(
+                r for r in self.running.values() if r.user == job.user and r.qos == job.qos
+            )
             for k, lim in q.max_tres_per_user.items():
                 if used.get(k, 0) + need.get(k, 0) > lim:
                     return _QOS_USER_REASON[k]
@@ -658,7 +663,9 @@ class Simulation:
             for victim in cands:
                 free[list(victim.nodes)] += victim.usage
                 chosen.append(victim)
-                nodes = choose_nodes(free, self.capacity, job.demand, job.count, mask, job.exclusive)
+                nodes = choose_nodes(
+                    free, self.capacity, job.demand, job.count, mask, job.exclusive
+                )
                 if nodes is not None:
                     break
             if nodes is None:

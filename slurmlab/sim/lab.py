@@ -35,14 +35,27 @@ def current_lab() -> Lab:
 class Lab:
     """A simulated cluster you drive by hand. ``policy`` as in :func:`slurmlab.simulate`."""
 
-    def __init__(self, cluster: Cluster | str = "tiny", policy="easy", *, seed: int = 0, **params):
+    def __init__(
+        self,
+        cluster: Cluster | str = "tiny",
+        policy="easy",
+        *,
+        seed: int = 0,
+        accounts=(),
+        qos=(),
+        reservations=(),
+        **params,
+    ):
         if isinstance(cluster, str):
             cluster = Cluster.preset(cluster)
         if policy == "slurm":
             from slurmlab.sim.simulate import slurm_params
 
             params = {**slurm_params(cluster), **params}
-        self.sim = Simulation(cluster, policy, seed=seed, policy_params=params)
+        self.sim = Simulation(
+            cluster, policy, seed=seed, policy_params=params, accounts=accounts, qos=qos,
+            reservations=reservations,
+        )  # fmt: skip
         self.result = SimulationResult(self.sim, policy if isinstance(policy, str) else "custom")
         _CURRENT.append(self)
 
@@ -122,6 +135,12 @@ class Lab:
 
     def why_pending(self, jobid) -> str:
         return self.result.why_pending(jobid)
+
+    def sprio(self) -> pd.DataFrame:
+        return self.result.sprio()
+
+    def sshare(self) -> pd.DataFrame:
+        return self.result.sshare()
 
     def __repr__(self) -> str:
         return (

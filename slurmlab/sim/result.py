@@ -133,6 +133,43 @@ def node_states(sim: Simulation, at=None) -> dict[str, str]:
     return out
 
 
+SPRIO_COLUMNS = [
+    "JOBID", "PARTITION", "USER", "ACCOUNT", "PRIORITY", "SITE", "AGE", "ASSOC", "FAIRSHARE",
+    "JOBSIZE", "PARTITION_PRIO", "QOS", "NICE",
+]  # fmt: skip
+
+
+def sprio_frame(sim: Simulation, t: float) -> pd.DataFrame:
+    """Pending jobs at ``t`` with their weighted priority factors (last recalculation <= t)."""
+    if sim.prio is None:
+        raise SlurmlabError(
+            "sprio needs PriorityType=priority/multifactor; this cluster uses priority/basic "
+            "(jobs run in submit order)"
+        )
+    rows = []
+    for job, run, _last in _runs(sim):
+        s, e = run["Start"], run["End"]
+        if run["Submit"] > t or (s is not None and s <= t) or (e is not None and e <= t):
+            continue
+        f = _last_before(job.factors, t, None)
+        if f is None:
+            continue
+        w = f.weighted(sim.prio.w)
+        rows.append(
+            {
+                "JOBID": job.key, "PARTITION": job.partition, "USER": job.user,
+                "ACCOUNT": job.account, "PRIORITY": f.priority(sim.prio.w), "SITE": 0,
+                "AGE": w["AGE"], "ASSOC": w["ASSOC"], "FAIRSHARE": w["FAIRSHARE"],
+                "JOBSIZE": w["JOBSIZE"], "PARTITION_PRIO": w["PARTITION"], "QOS": w["QOS"],
+                "NICE": w["NICE"],
+            }
+        )  # fmt: skip
+    frame = pd.DataFrame(rows, columns=SPRIO_COLUMNS)
+    return frame.sort_values(
+        ["PRIORITY", "JOBID"], ascending=[False, True], kind="stable"
+    ).reset_index(drop=True)
+
+
 @dataclass
 class SimulationResult:
     """A finished (or paused) simulation: the job table, the event log and the metrics.
@@ -219,6 +256,32 @@ class SimulationResult:
     def seconds(self, column: str = "Start") -> pd.Series:
         """A time column as seconds from the simulation start."""
         return (self.jobs[column] - self.origin).dt.total_seconds()
+
+    def sprio(self, at=None) -> pd.DataFrame:
+        """``sprio -l`` at ``at``: each pending job's priority and its weighted factors."""
+        return sprio_frame(self.sim, _seconds(self.sim, at))
+
+    def sprio_text(self, at=None) -> str:
+        frame = self.sprio(at).rename(columns={"PARTITION_PRIO": "PARTITION"})
+        return format_table(frame, right=[c for c in frame.columns if c not in ("USER", "ACCOUNT")])
+
+    def sshare(self, at=None) -> pd.DataFrame:
+        """``sshare -a -l`` at ``at``: shares, decayed usage and fair-share factors."""
+        if self.sim.prio is None:
+            raise SlurmlabError(
+                "sshare needs PriorityType=priority/multifactor; this cluster uses priority/basic "
+                "(jobs run in submit order, no fair share)"
+            )
+        return self.sim.prio.sshare(_seconds(self.sim, at))
+
+    def sshare_text(self, at=None) -> str:
+        frame = self.sshare(at).astype(object).where(lambda f: f.notna(), "")
+        for col in ("NormShares", "EffectvUsage", "FairShare", "LevelFS"):
+            frame[col] = [f"{v:.6f}" if isinstance(v, float) else v for v in frame[col]]
+        return format_table(
+            frame,
+            right=["RawShares", "NormShares", "RawUsage", "EffectvUsage", "FairShare", "LevelFS"],
+        )
 
     def srun_env(self, jobid) -> pd.DataFrame:
         """The srun environment of a job's current (or last) run, with SLURM_RESTART_COUNT."""

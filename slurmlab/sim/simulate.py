@@ -5,10 +5,12 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+from slurmlab.policies.fairshare import Account
 from slurmlab.sim.engine import Simulation
 from slurmlab.sim.faults import NodeFailure, RandomFailures
 from slurmlab.sim.result import SimulationResult
 from slurmlab.spec.cluster import Cluster
+from slurmlab.spec.qos import Qos, Reservation
 from slurmlab.spec.workload import Action, Workload
 
 __all__ = ["simulate"]
@@ -26,6 +28,9 @@ def simulate(
     actions: Sequence[Action] = (),
     failures: Sequence[NodeFailure] = (),
     random_failures: RandomFailures | None = None,
+    accounts: Sequence[Account] = (),
+    qos: Sequence[Qos] = (),
+    reservations: Sequence[Reservation] = (),
     **policy_params,
 ) -> SimulationResult:
     """Simulate ``workload`` on ``cluster`` under ``policy`` until every job has ended.
@@ -37,7 +42,9 @@ def simulate(
     which replay recorded run times even past their limits (Slurm's OverTimeLimit=UNLIMITED).
     ``actions`` are scripted admin actions (cancel, requeue, drain, resume) at given times.
     ``failures`` are scripted node failures and ``random_failures`` a random failure model
-    (drawn from ``seed``, or the model's own seed). ``progress=True`` shows a progress bar.
+    (drawn from ``seed``, or the model's own seed). ``accounts`` (a fair-share tree),
+    ``qos`` and ``reservations`` are what sacctmgr and scontrol would create; priority
+    settings (PriorityType, PriorityWeight*, PreemptType...) come from the cluster. ``progress=True`` shows a progress bar.
     """
     t0 = time.perf_counter()
     if enforce_time_limit is None:
@@ -52,6 +59,9 @@ def simulate(
         enforce_time_limit=enforce_time_limit,
         requeue_delay=requeue_delay,
         policy_params=policy_params,
+        accounts=accounts,
+        qos=qos,
+        reservations=reservations,
     )
     sim.add_workload(workload)
     sim.add_actions(actions)

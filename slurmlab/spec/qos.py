@@ -24,8 +24,10 @@ def parse_tres_limits(value, *, what: str = "TRES") -> dict[str, int]:
     """``"cpu=64,gres/gpu=16,mem=512G"`` or a mapping -> ``{'cpu': 64, 'gres/gpu': 16, ...}``."""
     if value in (None, "", {}):
         return {}
-    items = value.items() if isinstance(value, Mapping) else (
-        tuple(p.split("=", 1)) for p in str(value).split(",") if p.strip()
+    items = (
+        value.items()
+        if isinstance(value, Mapping)
+        else (tuple(p.split("=", 1)) for p in str(value).split(",") if p.strip())
     )
     out = {}
     for item in items:
@@ -76,7 +78,9 @@ class Qos:
             raise SlurmlabError(f"{where}: each QOS needs a name")
         unknown = set(doc) - known
         if unknown:
-            raise SlurmlabError(f"{where}: unknown field(s) {sorted(unknown)}; allowed {sorted(known)}")
+            raise SlurmlabError(
+                f"{where}: unknown field(s) {sorted(unknown)}; allowed {sorted(known)}"
+            )
         pre = doc.get("preempt") or ()
         mode = doc.get("preempt_mode")
         return cls(
@@ -86,9 +90,13 @@ class Qos:
             preempt_mode=str(mode).upper() if mode else None,
             grace_time=parse_seconds(doc.get("grace_time", 0), what=f"{where}.grace_time"),
             max_jobs_per_user=doc.get("max_jobs_per_user"),
-            max_tres_per_user=parse_tres_limits(doc.get("max_tres_per_user"), what=f"{where}.max_tres_per_user"),
+            max_tres_per_user=parse_tres_limits(
+                doc.get("max_tres_per_user"), what=f"{where}.max_tres_per_user"
+            ),
             grp_tres=parse_tres_limits(doc.get("grp_tres"), what=f"{where}.grp_tres"),
-            max_wall=parse_duration(str(doc["max_wall"]), what=f"{where}.max_wall") if doc.get("max_wall") else None,
+            max_wall=parse_duration(str(doc["max_wall"]), what=f"{where}.max_wall")
+            if doc.get("max_wall")
+            else None,
         )
 
 
@@ -128,7 +136,9 @@ class Reservation:
             raise SlurmlabError(f"{where}: each reservation needs a name")
         unknown = set(doc) - known
         if unknown:
-            raise SlurmlabError(f"{where}: unknown field(s) {sorted(unknown)}; allowed {sorted(known)}")
+            raise SlurmlabError(
+                f"{where}: unknown field(s) {sorted(unknown)}; allowed {sorted(known)}"
+            )
         for key in ("start", "duration"):
             if key not in doc:
                 raise SlurmlabError(f"{where}: reservation {doc['name']!r} needs {key!r}")
