@@ -31,7 +31,16 @@ def table(text: str = REQUEUED) -> pd.DataFrame:
 def test_inputs_are_never_mutated():
     jobs = demo_jobs()
     before = jobs.copy()
-    for verb in (an.usage, an.wait_times, an.cpu_efficiency, an.memory_efficiency, an.timelimit_accuracy, an.failure_cost, an.requeues, an.bounded_slowdown):
+    for verb in (
+        an.usage,
+        an.wait_times,
+        an.cpu_efficiency,
+        an.memory_efficiency,
+        an.timelimit_accuracy,
+        an.failure_cost,
+        an.requeues,
+        an.bounded_slowdown,
+    ):
         verb(jobs)
     pd.testing.assert_frame_equal(jobs, before)
 
@@ -48,7 +57,14 @@ def test_requeued_job_counts_once_but_every_run_counts_hours():
 def test_requeues_and_lost_hours():
     r = an.requeues(table())
     assert r.to_dict("records") == [
-        {"JobID": "7", "runs": 3, "Restarts": 2, "states": "NODE_FAIL>PREEMPTED>COMPLETED", "final_state": "COMPLETED", "lost_gpu_hours": 6.0}
+        {
+            "JobID": "7",
+            "runs": 3,
+            "Restarts": 2,
+            "states": "NODE_FAIL>PREEMPTED>COMPLETED",
+            "final_state": "COMPLETED",
+            "lost_gpu_hours": 6.0,
+        }
     ]
 
 
@@ -67,7 +83,20 @@ def test_pending_array_range_counts_as_its_tasks():
 
 def test_summary_json_keys_from_the_issue():
     keys = set(an.summary(demo_jobs()).to_dict())
-    assert {"jobs", "steps", "states", "gpu_hours", "cpu_hours", "gpu_hours_by_account", "gpu_hours_by_user", "mean_wait_s", "median_wait_s", "first_submit", "last_end", "bad_rows"} <= keys
+    assert {
+        "jobs",
+        "steps",
+        "states",
+        "gpu_hours",
+        "cpu_hours",
+        "gpu_hours_by_account",
+        "gpu_hours_by_user",
+        "mean_wait_s",
+        "median_wait_s",
+        "first_submit",
+        "last_end",
+        "bad_rows",
+    } <= keys
     json.dumps(an.summary(demo_jobs()).to_dict())
     assert "GPU-hours" in an.summary(demo_jobs()).words()
 
@@ -110,7 +139,13 @@ def test_utilization_with_a_cluster_preset():
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 20 * 60), st.integers(0, 10 * 60), st.integers(0, 8)), min_size=1, max_size=30))
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 20 * 60), st.integers(0, 10 * 60), st.integers(0, 8)),
+        min_size=1,
+        max_size=30,
+    )
+)
 def test_utilization_conserves_gpu_hours(runs):
     """Mean allocated GPUs x period length, summed, equals the GPU-hours of the runs."""
     t0 = pd.Timestamp("2024-01-01")
@@ -118,7 +153,9 @@ def test_utilization_conserves_gpu_hours(runs):
     for i, (start, length, gpus) in enumerate(runs):
         s, e = t0 + pd.Timedelta(minutes=start), t0 + pd.Timedelta(minutes=start + length)
         el = pd.Timedelta(minutes=length)
-        rows.append(f"{i + 1}|COMPLETED|{s:%Y-%m-%dT%H:%M:%S}|{s:%Y-%m-%dT%H:%M:%S}|{e:%Y-%m-%dT%H:%M:%S}|{int(el.total_seconds()) // 3600:02d}:{int(el.total_seconds()) // 60 % 60:02d}:00|1|1|cpu=1,gres/gpu={gpus}")
+        rows.append(
+            f"{i + 1}|COMPLETED|{s:%Y-%m-%dT%H:%M:%S}|{s:%Y-%m-%dT%H:%M:%S}|{e:%Y-%m-%dT%H:%M:%S}|{int(el.total_seconds()) // 3600:02d}:{int(el.total_seconds()) // 60 % 60:02d}:00|1|1|cpu=1,gres/gpu={gpus}"
+        )
     jobs = read_sacct(io.StringIO("\n".join(rows)))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -166,7 +203,11 @@ def test_summary_cli_json_and_errors(tmp_path, capsys):
     bad.write_text("JobID|Elapsed\n1|ten\n")
     assert main(["summary", str(bad)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("slurmlab: error:") and "line 2" in err and len(err.strip().splitlines()) == 1
+    assert (
+        err.startswith("slurmlab: error:")
+        and "line 2" in err
+        and len(err.strip().splitlines()) == 1
+    )
     assert main(["summary", str(bad), "--errors", "coerce", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["bad_rows"] == 1
     headerless = tmp_path / "noheader.txt"

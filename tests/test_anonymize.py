@@ -6,11 +6,10 @@ import warnings
 
 import pandas as pd
 import pytest
+from test_sacct_public import FIELDS, SACCT
 
 from slurmlab.anonymize import anonymize_file
 from slurmlab.records.sacct import SacctParseError, read_sacct, steps
-
-from test_sacct_public import FIELDS, SACCT
 
 needs_public = pytest.mark.skipif(not SACCT.is_dir(), reason="public samples not found")
 
@@ -31,7 +30,17 @@ def run(tmp_path, text=EXPORT, **kwargs):
 
 def test_nothing_identifying_survives(tmp_path):
     text, result = run(tmp_path, salt="s1")
-    for secret in ("alice", "bobby", "projx", "projy", "secret-model", "gpu01", "gpu[01", "5012", "/home"):
+    for secret in (
+        "alice",
+        "bobby",
+        "projx",
+        "projy",
+        "secret-model",
+        "gpu01",
+        "gpu[01",
+        "5012",
+        "/home",
+    ):
         assert secret not in text
     assert result.replaced > 10
 
@@ -73,7 +82,15 @@ def test_unsafe_row_is_refused(tmp_path):
 
 
 @needs_public
-@pytest.mark.parametrize("name", ["hb-jobinfo_sacct-snowman-delim.txt", "slurm2sql_test-data1.psv", "tdhock-slurm_sacct-all-cols.tsv", "xdmod_accounting-logs.psv"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "hb-jobinfo_sacct-snowman-delim.txt",
+        "slurm2sql_test-data1.psv",
+        "tdhock-slurm_sacct-all-cols.tsv",
+        "xdmod_accounting-logs.psv",
+    ],
+)
 def test_public_exports_anonymize_completely(tmp_path, name):
     fields = FIELDS.get(name)
     original = read_sacct(SACCT / name, fields=fields)
@@ -105,6 +122,20 @@ def test_anonymize_cli(tmp_path, capsys):
     src = tmp_path / "in.txt"
     src.write_text(EXPORT)
     out = tmp_path / "out.txt"
-    assert main(["anonymize", str(src), "-o", str(out), "--salt", "x", "--mapping", str(tmp_path / "m.csv")]) == 0
+    assert (
+        main(
+            [
+                "anonymize",
+                str(src),
+                "-o",
+                str(out),
+                "--salt",
+                "x",
+                "--mapping",
+                str(tmp_path / "m.csv"),
+            ]
+        )
+        == 0
+    )
     assert "alice" not in out.read_text()
     assert "keep it private" in capsys.readouterr().out

@@ -14,7 +14,9 @@ EVIL = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>"]
 
 
 def evil_jobs():
-    rows = ["JobID|JobName|User|Account|Partition|State|Submit|Start|End|Elapsed|NCPUS|NNodes|AllocTRES|TotalCPU|Timelimit"]
+    rows = [
+        "JobID|JobName|User|Account|Partition|State|Submit|Start|End|Elapsed|NCPUS|NNodes|AllocTRES|TotalCPU|Timelimit"
+    ]
     for i, name in enumerate(EVIL * 2):
         rows.append(
             f"{i + 1}|{name}|{EVIL[i % 2]}|{EVIL[(i + 1) % 2]}|{name}|COMPLETED|2024-01-01T00:00:00|2024-01-01T00:0{i}:00|"

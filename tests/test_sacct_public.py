@@ -24,38 +24,164 @@ SACCT = _shared() / "datasets/public/sacct"
 pytestmark = pytest.mark.skipif(not SACCT.is_dir(), reason=f"public samples not found at {SACCT}")
 
 # Field orders of the header-less files, from the folder's README.
-ORDER_A = (
-    "State|JobID|ReqCPUS|ReqMem|ReqNodes|Constraints|Submit|Eligible|Start|Elapsed|Suspended|End|"
-    "ExitCode|DerivedExitCode|AllocNodes|NCPUS|MaxDiskRead|MaxDiskWrite|MaxPages|MaxRSS|"
-    "MaxVMSize|CPUTime|UserCPU|SystemCPU|TotalCPU"
-).split("|")
+ORDER_A = [
+    "State",
+    "JobID",
+    "ReqCPUS",
+    "ReqMem",
+    "ReqNodes",
+    "Constraints",
+    "Submit",
+    "Eligible",
+    "Start",
+    "Elapsed",
+    "Suspended",
+    "End",
+    "ExitCode",
+    "DerivedExitCode",
+    "AllocNodes",
+    "NCPUS",
+    "MaxDiskRead",
+    "MaxDiskWrite",
+    "MaxPages",
+    "MaxRSS",
+    "MaxVMSize",
+    "CPUTime",
+    "UserCPU",
+    "SystemCPU",
+    "TotalCPU",
+]
 ORDER_A26 = [*ORDER_A, "Partition"]  # newer captures add Partition; 25-field rows are padded
-ORDER_B = (
-    "JobID,JobName,User,Partition,NodeList,NNodes,NCPUs,NTasks,State,Submit,Start,End,Timelimit,"
-    "Elapsed,TotalCPU,CPUTime,UserCPU,SystemCPU,ReqMem,MaxRSS,MaxVMSize,ReqTRES,AllocTRES,"
-    "TRESUsageInMax,TRESUsageInTot,TRESUsageOutTot,MaxDiskRead,MaxDiskWrite,MaxRSSNode,MaxRSSTask,"
-    "MaxVMSizeNode,MaxVMSizeTask,MaxDiskReadNode,MaxDiskReadTask,MaxDiskWriteNode,"
-    "MaxDiskWriteTask,Comment"
-).split(",")
-ORDER_C = (
-    "User,JobID,JobName,State,Partition,NCPUS,NNodes,CPUTime,TotalCPU,UserCPU,SystemCPU,ReqMem,"
-    "MaxRSS,Submit,Start,End,NodeList"
-).split(",")
-ORDER_D = (
-    "jobid,jobidraw,cluster,partition,qos,account,group,gid,user,uid,submit,eligible,start,end,"
-    "elapsed,exitcode,state,nnodes,ncpus,reqcpus,reqmem,reqtres,alloctres,timelimit,nodelist,"
-    "jobname"
-).split(",")
-ORDER_E = (
-    "jobid,jobidraw,cluster,partition,account,group,gid,user,uid,submit,eligible,start,end,"
-    "elapsed,exitcode,state,nnodes,ncpus,reqcpus,reqmem,reqgres,reqtres,timelimit,nodelist,jobname"
-).split(",")
+ORDER_B = [
+    "JobID",
+    "JobName",
+    "User",
+    "Partition",
+    "NodeList",
+    "NNodes",
+    "NCPUs",
+    "NTasks",
+    "State",
+    "Submit",
+    "Start",
+    "End",
+    "Timelimit",
+    "Elapsed",
+    "TotalCPU",
+    "CPUTime",
+    "UserCPU",
+    "SystemCPU",
+    "ReqMem",
+    "MaxRSS",
+    "MaxVMSize",
+    "ReqTRES",
+    "AllocTRES",
+    "TRESUsageInMax",
+    "TRESUsageInTot",
+    "TRESUsageOutTot",
+    "MaxDiskRead",
+    "MaxDiskWrite",
+    "MaxRSSNode",
+    "MaxRSSTask",
+    "MaxVMSizeNode",
+    "MaxVMSizeTask",
+    "MaxDiskReadNode",
+    "MaxDiskReadTask",
+    "MaxDiskWriteNode",
+    "MaxDiskWriteTask",
+    "Comment",
+]
+ORDER_C = [
+    "User",
+    "JobID",
+    "JobName",
+    "State",
+    "Partition",
+    "NCPUS",
+    "NNodes",
+    "CPUTime",
+    "TotalCPU",
+    "UserCPU",
+    "SystemCPU",
+    "ReqMem",
+    "MaxRSS",
+    "Submit",
+    "Start",
+    "End",
+    "NodeList",
+]
+ORDER_D = [
+    "jobid",
+    "jobidraw",
+    "cluster",
+    "partition",
+    "qos",
+    "account",
+    "group",
+    "gid",
+    "user",
+    "uid",
+    "submit",
+    "eligible",
+    "start",
+    "end",
+    "elapsed",
+    "exitcode",
+    "state",
+    "nnodes",
+    "ncpus",
+    "reqcpus",
+    "reqmem",
+    "reqtres",
+    "alloctres",
+    "timelimit",
+    "nodelist",
+    "jobname",
+]
+ORDER_E = [
+    "jobid",
+    "jobidraw",
+    "cluster",
+    "partition",
+    "account",
+    "group",
+    "gid",
+    "user",
+    "uid",
+    "submit",
+    "eligible",
+    "start",
+    "end",
+    "elapsed",
+    "exitcode",
+    "state",
+    "nnodes",
+    "ncpus",
+    "reqcpus",
+    "reqmem",
+    "reqgres",
+    "reqtres",
+    "timelimit",
+    "nodelist",
+    "jobname",
+]
 # The README calls the array file "order E (25 fields)", but its rows have 26: one more empty
 # field after reqtres, which is alloctres (the D list's position).
 ORDER_E_ALLOC = [*ORDER_E[:22], "alloctres", *ORDER_E[22:]]
-ORDER_F = "AdminComment,AllocCPUS,Elapsed,JobID,JobIDRaw,MaxRSS,NNodes,NTasks,ReqMem,State,Timelimit,TotalCPU".split(
-    ","
-)
+ORDER_F = [
+    "AdminComment",
+    "AllocCPUS",
+    "Elapsed",
+    "JobID",
+    "JobIDRaw",
+    "MaxRSS",
+    "NNodes",
+    "NTasks",
+    "ReqMem",
+    "State",
+    "Timelimit",
+    "TotalCPU",
+]
 
 FIELDS = {
     "hb-jobinfo_sacct-snowman-delim.txt": ORDER_B,
@@ -229,3 +355,55 @@ def test_orphan_step_is_kept():
     jobs = _read("hpc-cost-simulator_issue-63.txt")
     assert len(jobs) == 0
     assert steps(jobs)["StepID"].tolist() == ["interactive"]
+
+
+#: Golden numbers per file: (jobs, runs, steps, CPU-hours, GPU-hours) from ``summary()``.
+#: A change here is a change in how slurmlab counts: explain it in the commit.
+GOLDEN = {
+    "hb-jobinfo_sacct-snowman-delim.txt": (100, 100, 142, 121009.2, 220.404),
+    "hpc-cost-simulator_array.txt": (8, 8, 8, 0.669, 0.0),
+    "hpc-cost-simulator_issue-17.txt": (2, 2, 2, 4.136, 0.0),
+    "hpc-cost-simulator_issue-5.txt": (1, 1, 0, 0.0, 0.0),
+    "hpc-cost-simulator_issue-59.txt": (1, 1, 1, 0.342, 0.0),
+    "hpc-cost-simulator_issue-61.txt": (1, 2, 0, 0.0, 0.0),
+    "hpc-cost-simulator_issue-63.txt": (0, 0, 1, 0.0, 0.0),
+    "hpc-cost-simulator_issue-gl-20.txt": (9, 9, 8, 0.79, 0.0),
+    "hpc-cost-simulator_multi-node.txt": (1, 1, 1, 0.334, 0.0),
+    "hpc-cost-simulator_sacct-output-v2.txt": (483, 483, 395, 26.646, 0.0),
+    "reportseff_console-jobs-no-timelimit.caretpipe.txt": (4, 4, 8, 23.027, 0.0),
+    "reportseff_console-jobs.caretpipe.txt": (4, 4, 6, 1.488, 0.0),
+    "reportseff_energy-array.caretpipe.txt": (4, 4, 8, 2.8, 0.0),
+    "reportseff_issue16-many-steps.caretpipe.txt": (1, 1, 38, 121.613, 0.0),
+    "reportseff_issue58-timeout.caretpipe.txt": (1, 1, 1, 2.016, 0.0),
+    "slurm2sql_test-data1.psv": (2, 2, 3, 7.119, 0.0),
+    "slurm2sql_test-data2.psv": (2, 2, 3, 7.119, 0.0),
+    "slyme_sacct_single_parallel_COMPLETED_parsable.txt": (1, 1, 2, 0.052, 0.0),
+    "slyme_sacct_single_serial_COMPLETED_parsable.txt": (1, 1, 1, 0.017, 0.0),
+    "tdhock-slurm_sacct-2019-11-21.txt": (4162, 86, 128, 0.0, 0.0),
+    "tdhock-slurm_sacct-PENDING.txt": (2, 1, 0, 0.0, 0.0),
+    "tdhock-slurm_sacct-all-cols.tsv": (1, 1, 2, 1.002, 0.0),
+    "tdhock-slurm_sacct-job13936577.txt": (236, 236, 472, 0.0, 0.0),
+    "tdhock-slurm_sacct-manyfields.txt": (1, 1, 2, 1.008, 0.0),
+    "tdhock-slurm_sacct-multistep.txt": (999, 76, 150, 0.0, 0.0),
+    "tdhock-slurm_sacct-multitype.txt": (5, 3, 2, 0.0, 0.0),
+    "tdhock-slurm_sacct-multiuser.txt": (448, 448, 124, 0.0, 0.0),
+    "tdhock-slurm_sacct-unrecognized-unit.txt": (396, 396, 587, 0.0, 0.0),
+    "tdhock-slurm_slurm-dcast-agg.txt": (9730, 6944, 13886, 0.0, 0.0),
+    "xdmod_accounting-logs-with-job-arrays.psv": (23, 6, 0, 110592.0, 0.0),
+    "xdmod_accounting-logs.psv": (4, 4, 0, 21626.493, 0.0),
+    "xdmod_non-ended-job-state.psv": (2, 2, 0, 270.473, 0.0),
+    "xdmod_reqgres-variants-synthetic.psv": (1, 24, 0, 1.707, 0.064),
+    "xdmod_utf8-multibyte-chars.psv": (1, 1, 0, 576.0, 0.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN))
+def test_golden_summary_numbers(name):
+    from slurmlab.analysis import summary
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        s = summary(_read(name, errors="warn"))
+    assert (s.jobs, s.runs, s.steps) == GOLDEN[name][:3]
+    assert round(s.cpu_hours, 3) == pytest.approx(GOLDEN[name][3])
+    assert round(s.gpu_hours, 3) == pytest.approx(GOLDEN[name][4])

@@ -8,11 +8,10 @@ import warnings
 
 import pandas as pd
 import pytest
+from test_sacct_public import FIELDS, SACCT
 
 from slurmlab.records.sacct import read_sacct, steps, write_sacct
 from slurmlab.records.schema import conform, empty_job_table
-
-from test_sacct_public import FIELDS, SACCT
 
 
 def assert_same_table(a: pd.DataFrame, b: pd.DataFrame) -> None:

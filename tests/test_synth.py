@@ -34,10 +34,21 @@ def test_global_random_state_is_untouched():
 
 
 def test_export_has_every_edge_case_the_issue_lists():
-    jobs = read_sacct(io.StringIO(synth_sacct(1500, seed=2026, config=SynthConfig(jobs_per_day=120))))
+    jobs = read_sacct(
+        io.StringIO(synth_sacct(1500, seed=2026, config=SynthConfig(jobs_per_day=120)))
+    )
     assert jobs.attrs["fields"] == list(FIELDS) and len(FIELDS) == 30
     states = set(jobs["State"])
-    assert {"COMPLETED", "FAILED", "TIMEOUT", "CANCELLED", "OUT_OF_MEMORY", "REQUEUED", "PREEMPTED", "NODE_FAIL"} <= states
+    assert {
+        "COMPLETED",
+        "FAILED",
+        "TIMEOUT",
+        "CANCELLED",
+        "OUT_OF_MEMORY",
+        "REQUEUED",
+        "PREEMPTED",
+        "NODE_FAIL",
+    } <= states
     assert jobs["ArrayTaskRange"].notna().any()  # pending ranges
     assert jobs["ArrayJobID"].notna().any()
     assert (jobs.groupby("JobID").size() > 1).any()  # --duplicates rows of requeued jobs

@@ -30,7 +30,7 @@ import numpy as np
 from slurmlab.errors import SlurmlabError
 from slurmlab.policies.base import Decision, PendingJob, QueueView, Start
 from slurmlab.policies.placement import choose_nodes
-from slurmlab.policies.profile import Profile
+from slurmlab.policies.profile import Profile, make_profile
 
 __all__ = ["POLICIES", "Conservative", "Easy", "Fifo", "SlurmBackfill", "make_policy"]
 
@@ -38,7 +38,7 @@ __all__ = ["POLICIES", "Conservative", "Easy", "Fifo", "SlurmBackfill", "make_po
 def _profile(view: QueueView, free: np.ndarray | None = None, started=()) -> Profile:
     """The profile of a pass: running jobs (and jobs ``started`` in it) end at their limits."""
     releases = [(r.expected_end, r.nodes, r.usage) for r in view.running] + list(started)
-    prof = Profile(view.now, view.free if free is None else free, view.capacity, releases)
+    prof = make_profile(view.now, view.free if free is None else free, view.capacity, releases)
     for t0, t1, usage in view.blocked_windows:  # advance reservations held by others
         if t1 > view.now:
             nodes = tuple(int(i) for i in np.flatnonzero(usage.any(axis=1)))
@@ -261,7 +261,7 @@ def _round_up(t: float, res: float) -> float:
 
 def _profile_rounded(view: QueueView, res: float) -> Profile:
     releases = [(_round_up(r.expected_end, res), r.nodes, r.usage) for r in view.running]
-    prof = Profile(view.now, view.free, view.capacity, releases)
+    prof = make_profile(view.now, view.free, view.capacity, releases)
     for t0, t1, usage in view.blocked_windows:
         if t1 > view.now:
             nodes = tuple(int(i) for i in np.flatnonzero(usage.any(axis=1)))

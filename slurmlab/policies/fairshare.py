@@ -90,11 +90,17 @@ class AccountTree:
         return "/" in key
 
     def association(self, account: str | None, user: str) -> str | None:
-        """The user's leaf under ``account`` (or the first account listing the user)."""
+        """The user's leaf under ``account`` (or the first account listing the user).
+
+        None when the user has no association there: an explicit ``-A`` naming an account
+        that does not exist is not silently replaced by the user's default account.
+        """
         if account and user_key(account, user) in self.shares:
             return user_key(account, user)
         if account in self.shares and account != "root":
             return account
+        if account and account != "root":
+            return None
         for a in self.accounts.values():
             if user in a.users:
                 return user_key(a.name, user)

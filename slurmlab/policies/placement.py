@@ -35,6 +35,13 @@ def choose_nodes(
     exclusive: bool = False,
 ) -> tuple[int, ...] | None:
     """The ``count`` best-fit node indices for ``demand``, or None when fewer fit."""
+    if len(free) == 1:  # a one-node pool (SWF traces): skip numpy's per-call overhead
+        f, d = free[0], demand
+        if count != 1 or not mask[0] or f[0] < d[0] or f[1] < d[1] or f[2] < d[2]:
+            return None
+        if exclusive and not (f == capacity[0]).all():
+            return None
+        return (0,)
     ok = fitting_mask(free, capacity, demand, mask, exclusive)
     idx = np.flatnonzero(ok)
     if len(idx) < count:

@@ -204,7 +204,9 @@ _DELIMITERS = ("^|^", "\u2603", "\t", "|", ";")
 
 # ------------------------------------------------------------------- scalar field parsers
 
-_DURATION_RE = r"^(?:(?P<d>\d+)-)?(?:(?P<h>\d+):)?(?P<m>\d+):(?P<s>\d+)(?:\.(?P<f>\d{1,9}))?$"
+_DURATION_RE = (
+    r"^(?:(?P<d>\d{1,6})-)?(?:(?P<h>\d{1,8}):)?(?P<m>\d{1,8}):(?P<s>\d{1,8})(?:\.(?P<f>\d{1,9}))?$"
+)
 _MEMORY_RE = r"^(?P<num>\d+(?:\.\d*)?|\.\d+)(?P<unit>[KMGTPE]?)(?P<per>[nc]?)$"
 _JOBID_RE = (
     r"^(?P<base>\d+)"
@@ -703,6 +705,7 @@ def _split(
     try:
         table = pa_csv.read_csv(
             io.BytesIO(data),
+            # 1 MB blocks (pyarrow's default) parse twice as fast as one big block
             read_options=pa_csv.ReadOptions(column_names=keys, use_threads=False),
             parse_options=pa_csv.ParseOptions(
                 delimiter=sep,
@@ -732,7 +735,10 @@ def _split(
     is_regular[0] = False
     is_regular[[number for number, _ in irregular]] = False
     lines = np.flatnonzero(is_regular)
-    columns = [table.column(k).combine_chunks() for k in keys]
+    columns = [
+        col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
+        for col in (table.column(k) for k in keys)
+    ]
     moved: list[tuple[int, str]] = []
     drop = None
     if trailing:  # a non-empty last field: the delimiter was inside a value
@@ -760,8 +766,12 @@ def _split(
             first[candidates[0]] = True
             drop = ~first if drop is None else drop & ~first
     if drop is not None:
-        mask = pa.array(drop)
-        columns = [c.filter(mask) for c in columns]
+        kept = np.flatnonzero(drop)
+        if kept.size and kept[-1] - kept[0] + 1 == kept.size:  # only a prefix/suffix dropped
+            columns = [c.slice(int(kept[0]), int(kept.size)) for c in columns]
+        else:
+            mask = pa.array(drop)
+            columns = [c.filter(mask) for c in columns]
         lines = lines[drop]
     if sep != delim:
         irregular = [(number, text.replace("\x1f", delim)) for number, text in irregular]
@@ -1000,33 +1010,41 @@ def _to_int(parts: pa.Array) -> pa.Array:
     return pc.cast(pc.if_else(pc.equal(parts, ""), pa.scalar(None, pa.string()), parts), pa.int64())
 
 
+def _bad(ok: np.ndarray, arr: pa.Array, extra: Sequence[str] = ()) -> np.ndarray:
+    """Rows that failed to parse and are not a missing-value token."""
+    if ok.all():
+        return np.zeros(len(ok), dtype=bool)
+    bad = ~ok
+    bad[bad] = ~_missing_mask(arr.filter(pa.array(bad)), extra).to_numpy(zero_copy_only=False)
+    return bad
+
+
 def _durations(arr: pa.Array) -> tuple[pa.Array, np.ndarray]:
+    """Durations in ns: validate with the regex, then split at - : . and add up in numpy."""
     arr = pc.utf8_trim_whitespace(arr)
-    missing = _missing_mask(arr, _NO_LIMIT)
-    matched = pc.extract_regex(arr, pattern=_DURATION_RE)
-    ok = pc.is_valid(matched)
-    days = pc.fill_null(_to_int(pc.struct_field(matched, "d")), 0)
-    hours = pc.fill_null(_to_int(pc.struct_field(matched, "h")), 0)
-    minutes = pc.fill_null(_to_int(pc.struct_field(matched, "m")), 0)
-    secs = pc.fill_null(_to_int(pc.struct_field(matched, "s")), 0)
-    frac = pc.struct_field(matched, "f")
-    frac_ns = pc.fill_null(_to_int(pc.utf8_rpad(frac, width=9, padding="0")), 0)
-    frac_ns = pc.if_else(pc.equal(frac, ""), 0, frac_ns)
-    total = pc.add(
-        pc.multiply(
-            pc.add(
-                pc.multiply(
-                    pc.add(pc.multiply(pc.add(pc.multiply(days, 24), hours), 60), minutes), 60
-                ),
-                secs,
-            ),
-            1_000_000_000,
-        ),
-        frac_ns,
+    ok = pc.match_substring_regex(arr, pattern=_DURATION_RE)
+    ok_np = ok.to_numpy(zero_copy_only=False)
+    text = pc.if_else(ok, arr, "0:0")
+    lists = pc.split_pattern(
+        pc.replace_substring(pc.replace_substring(text, "-", ":"), ".", ":"), ":"
     )
-    values = pc.if_else(ok, total, pa.scalar(None, pa.int64())).cast(pa.duration("ns"))
-    bad = ~(ok.to_numpy(zero_copy_only=False) | missing.to_numpy(zero_copy_only=False))
-    return values, bad
+    offsets = lists.offsets.to_numpy()
+    start, end = offsets[:-1], offsets[1:]
+    values = pc.cast(lists.values, pa.int64()).to_numpy()
+    widths = pc.utf8_length(lists.values).to_numpy()
+    has_day = pc.match_substring(text, "-").to_numpy(zero_copy_only=False)
+    has_frac = pc.match_substring(text, ".").to_numpy(zero_copy_only=False)
+    colons = pc.count_substring(text, ":").to_numpy()
+    first = start + has_day
+    days = np.where(has_day, values[start], 0)
+    hours = np.where(colons == 2, values[first], 0)
+    minutes = values[first + (colons == 2)]
+    seconds = values[first + (colons == 2) + 1]
+    last = end - 1
+    frac = np.where(has_frac, values[last] * 10 ** (9 - np.where(has_frac, widths[last], 9)), 0)
+    total = (((days * 24 + hours) * 60 + minutes) * 60 + seconds) * 1_000_000_000 + frac
+    out = pa.array(total, pa.int64(), mask=~ok_np).cast(pa.duration("ns"))
+    return out, _bad(ok_np, arr, _NO_LIMIT)
 
 
 def _ints(arr: pa.Array, extra_missing: Sequence[str] = ()) -> tuple[pa.Array, np.ndarray]:
@@ -1119,42 +1137,62 @@ def _tres_gpu_column(arr: pa.Array, legacy: bool) -> tuple[pa.Array, pa.Array, n
     return struct.field("n"), struct.field("type"), bad
 
 
+_ALLOC_RE = r"^(?P<base>\d+)(?:_(?P<task>\d+)|_\[(?P<range>[0-9,%\-]*)\]?|\+(?P<het>\d+))?$"
+
+
 def _job_ids(arr: pa.Array) -> tuple[dict[str, pa.Array], np.ndarray]:
+    """Split JobIDs into allocation, step, array and het-job parts (vectorised).
+
+    The full regex only validates (fast); the allocation/step split is one split at "."; the
+    array/het regex runs only on the rows that have ``_`` or ``+``.
+    """
     arr = pc.utf8_trim_whitespace(arr)
-    matched = pc.extract_regex(arr, pattern=_JOBID_RE)
-    ok = pc.is_valid(matched).to_numpy(zero_copy_only=False)
-    part = {k: pc.struct_field(matched, k) for k in ("base", "task", "range", "het", "step")}
-    null = pa.scalar(None, pa.string())
-
-    def blank_to_null(a):
-        return pc.if_else(pc.equal(a, ""), null, a)
-
-    has_step = pc.not_equal(pc.fill_null(part["step"], ""), "")
-    # the allocation id is everything before the first "." when a step is present
-    alloc = pc.if_else(has_step, pc.list_element(pc.split_pattern(arr, ".", max_splits=1), 0), arr)
-    is_array = pc.or_(
-        pc.not_equal(pc.fill_null(part["task"], ""), ""),
-        pc.match_substring(pc.fill_null(arr, ""), "_["),
-    )
-    rng = part["range"]
-    has_range = pc.match_substring(pc.fill_null(arr, ""), "_[")
-    rng_values = pc.if_else(has_range, rng, null)
+    n = len(arr)
+    ok = pc.match_substring_regex(arr, pattern=_JOBID_RE).to_numpy(zero_copy_only=False)
+    lists = pc.split_pattern(arr, pattern=".", max_splits=1)
+    offsets = lists.offsets.to_numpy()
+    starts, lengths = offsets[:-1], np.diff(offsets)
+    flat = lists.values
+    alloc = flat.take(pa.array(starts))
+    has_step = lengths == 2
+    step = flat.take(pa.array(np.where(has_step, starts + 1, 0), mask=~has_step))
+    step = pc.if_else(pc.equal(step, ""), pa.scalar(None, pa.string()), step)
     out = {
         "AllocJobID": alloc,
-        "ArrayJobID": pc.if_else(is_array, part["base"], null),
-        "ArrayTaskID": _to_int(part["task"]),
-        "ArrayTaskRange": rng_values,
-        "HetJobID": pc.if_else(pc.not_equal(pc.fill_null(part["het"], ""), ""), part["base"], null),
-        "HetJobOffset": _to_int(part["het"]),
-        "StepID": blank_to_null(part["step"]),
+        "ArrayJobID": pa.nulls(n, pa.string()),
+        "ArrayTaskID": pa.nulls(n, pa.int64()),
+        "ArrayTaskRange": pa.nulls(n, pa.string()),
+        "HetJobID": pa.nulls(n, pa.string()),
+        "HetJobOffset": pa.nulls(n, pa.int64()),
+        "StepID": step,
+        "ArrayTasks": pa.array(np.ones(n, dtype=np.int64)),
     }
-    if pc.any(has_range).as_py():
-        ranges = rng_values.to_pylist()
-        out["ArrayTasks"] = pa.array(
-            [1 if r is None else _range_tasks(r) for r in ranges], pa.int64()
+    special = pc.or_(pc.match_substring(alloc, "_"), pc.match_substring(alloc, "+"))
+    special = special.to_numpy(zero_copy_only=False) & ok
+    if special.any():
+        mask = pa.array(special)
+        sub = alloc.filter(mask)
+        parts = pc.extract_regex(sub, pattern=_ALLOC_RE)
+        base, task, rng, het = (pc.struct_field(parts, k) for k in ("base", "task", "range", "het"))
+        null = pa.scalar(None, pa.string())
+        is_range = pc.match_substring(sub, "_[")
+        is_array = pc.or_(pc.not_equal(task, ""), is_range)
+        is_het = pc.not_equal(het, "")
+        ranges = pc.if_else(is_range, rng, null)
+        tasks = (
+            [1 if r is None else _range_tasks(r) for r in ranges.to_pylist()]
+            if pc.any(is_range).as_py()
+            else [1] * len(sub)
         )
-    else:
-        out["ArrayTasks"] = pa.array(np.ones(len(arr), dtype=np.int64))
+        for name, values in (
+            ("ArrayJobID", pc.if_else(is_array, base, null)),
+            ("ArrayTaskID", _to_int(task)),
+            ("ArrayTaskRange", ranges),
+            ("HetJobID", pc.if_else(is_het, base, null)),
+            ("HetJobOffset", _to_int(het)),
+            ("ArrayTasks", pa.array(tasks, pa.int64())),
+        ):
+            out[name] = pc.replace_with_mask(out[name], mask, values.cast(out[name].type))
     return out, ~ok
 
 
@@ -1282,6 +1320,11 @@ def _convert(raw: _RawTable, tz: str | None) -> tuple[dict[str, pa.Array], dict[
             out[name] = pc.coalesce(exact, out[name]) if name in out else exact
     if "NCPUS" not in out and "AllocCPUS" in out:
         out["NCPUS"] = out["AllocCPUS"]
+    if "Elapsed" not in out and "CPUTime" in out and "NCPUS" in out:
+        # CPUTime is Elapsed x NCPUS by definition: recover Elapsed (slyme's field list)
+        cpus = pc.if_else(pc.greater(out["NCPUS"], 0), out["NCPUS"], pa.scalar(None, pa.int64()))
+        ns = pc.divide(pc.cast(out["CPUTime"], pa.int64()), cpus)
+        out["Elapsed"] = ns.cast(pa.duration("ns"))
     if "NNodes" not in out and "AllocNodes" in out:
         out["NNodes"] = out["AllocNodes"]
     if "JobIDRaw" in out:
@@ -1399,7 +1442,7 @@ def _step_owner(alloc_ids: pa.Array, is_step: pa.Array) -> np.ndarray:
 
 def _owner_by_start(jobs: pd.DataFrame, step_rows: pd.DataFrame, owner: np.ndarray) -> np.ndarray:
     """With --duplicates a JobID has several runs: give each step the run it started in."""
-    if not len(owner) or "Start" not in jobs or "Start" not in step_rows:
+    if not len(owner) or not len(jobs) or "Start" not in jobs or "Start" not in step_rows:
         return owner
     repeated = jobs["JobID"].duplicated(keep=False).to_numpy()
     pick = np.flatnonzero((owner >= 0) & repeated[np.maximum(owner, 0)])
@@ -1484,9 +1527,13 @@ def _join_steps(
     """Carry each allocation's state down to its steps, and step usage up to the job."""
     has = owner >= 0
     if "State" in jobs:
-        state = pd.array([pd.NA] * len(owner), dtype="string")
-        state[has] = jobs["State"].to_numpy()[owner[has]]
-        step_rows["JobState"] = state
+        states = pa.array(jobs["State"].array, pa.large_string())
+        taken = (
+            states.take(pa.array(np.where(has, owner, 0), mask=~has))
+            if len(states)
+            else pa.nulls(len(owner), pa.large_string())
+        )
+        step_rows["JobState"] = pd.Series(pd.arrays.ArrowStringArray(taken), index=step_rows.index)
     if not has.any():
         return jobs, step_rows
     if "MaxRSS" in step_rows:

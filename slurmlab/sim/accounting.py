@@ -106,7 +106,11 @@ class PriorityState:
 
     def sshare(self, t: float) -> pd.DataFrame:
         """``sshare -a -l``: Account, User, RawShares, NormShares, RawUsage, EffectvUsage, FairShare."""
-        _when, usage, _fs = self.snapshot_at(t)
+        when, usage, _fs = self.snapshot_at(t)
+        if t - when >= self.w.calc_period:
+            # Recalculation stops while nothing runs or waits; usage only decays meanwhile.
+            d = decay_factor(t - when, self.w.decay_half_life)
+            usage = {k: v * d for k, v in usage.items()}
         classic = classic_fairshare(self.tree, usage, self.w.dampening)
         tree_fs = fair_tree(self.tree, usage) if self.w.fair_tree else None
         sub = self.tree.subtree_usage(usage)

@@ -66,6 +66,30 @@ _ASSOC_GRP_REASON = {
 }  # fmt: skip
 
 
+class _RunningView:
+    """The running jobs as policies see them, built only if a policy looks (FIFO never does)."""
+
+    __slots__ = ("_items", "_jobs", "_now")
+
+    def __init__(self, jobs: dict, now: float):
+        self._jobs, self._now, self._items = jobs, now, None
+
+    def _build(self) -> list[RunningJob]:
+        if self._items is None:
+            now = self._now
+            self._items = [
+                RunningJob(j.id, j.nodes, j.usage, max(j.start + j.limit, now))
+                for j in self._jobs.values()
+            ]
+        return self._items
+
+    def __iter__(self):
+        return iter(self._build())
+
+    def __len__(self) -> int:
+        return len(self._jobs)
+
+
 def _job_tres(job) -> dict[str, int]:
     n = job.count
     return {
@@ -191,6 +215,8 @@ class Simulation:
         self._timer_running = False
         self._arrivals_left = 0
         self._priority_fn = priority
+        self._bf_seen = -1  # event count at the last idle backfill cycle
+        self._resolved: dict[JobSpec, Resources] = {}  # specs resolve the same way every time
         self.blocked_windows: list[tuple[float, float, np.ndarray]] = []
         # priority/multifactor, fair share, QOS, reservations, preemption
         self.qos: dict[str, Qos] = {"normal": Qos("normal")}
@@ -203,8 +229,8 @@ class Simulation:
         self.has_accounts = bool(accounts)
         weights = MultifactorWeights.from_cluster(cluster)
         self.prio = PriorityState(cluster, weights, self.tree, self.qos) if weights else None
-        if self.prio is not None:
-            self._at(weights.calc_period, self._priority_tick, URGENT)
+        self._tick_armed = False
+        self._arm_priority_tick()
         ptype = (cluster.setting("PreemptType", "preempt/none") or "").lower()
         self.preempt_mode = (cluster.setting("PreemptMode", "OFF") or "OFF").split(",")[0].upper()
         self.preemption = ptype == "preempt/qos" and self.preempt_mode != "OFF"
@@ -255,7 +281,9 @@ class Simulation:
         """Submit now: validate, create the job (one per array task), queue it; return ids."""
         spec = wjob.spec
         try:
-            res = spec.resources(self.cluster)
+            res = self._resolved.get(spec)
+            if res is None:
+                res = self._resolved[spec] = spec.resources(self.cluster)
         except RequestError as exc:
             raise RequestError(f"job {wjob.id or spec.job_name}: {exc}") from None
         if spec.reservation is not None and spec.reservation not in self.reservation_names():
@@ -281,6 +309,7 @@ class Simulation:
             ids.append(job.id)
             self.log("submit", job)
             self._enqueue(job)
+        self._arm_priority_tick()
         self.request_pass()
         return ids
 
@@ -309,8 +338,8 @@ class Simulation:
         usage = np.zeros_like(self.capacity)
         usage[mask] = self.capacity[mask]
         self.blocked_windows.append((r.start, r.end, usage))
-        for t in (r.start, r.end):
-            self._at(max(0.0, t - self.env.now), lambda _e: self.request_pass(), NORMAL)
+        for t, what in ((r.start, "reservation_start"), (r.end, "reservation_end")):
+            self._at(max(0.0, t - self.env.now), lambda _e, w=what: self._resv_edge(r, w), NORMAL)
 
     def _new_job(self, wjob: WorkloadJob, spec: JobSpec, res: Resources) -> SimJob:
         job = SimJob()
@@ -384,16 +413,36 @@ class Simulation:
             return f.priority(self.prio.w)
         return basic_priority(job.seq, job.spec.nice)
 
+    def _arm_priority_tick(self) -> None:
+        """Schedule the next recalculation at the next multiple of PriorityCalcPeriod."""
+        if self.prio is None or self._tick_armed:
+            return
+        self._tick_armed = True
+        period, now = self.prio.w.calc_period, self.env.now
+        self._at(period - (now % period) if now % period else period, self._priority_tick, URGENT)
+
     def _priority_tick(self, _event=None) -> None:
-        """PriorityCalcPeriod: decay and charge usage, recompute fair share and priorities."""
+        """PriorityCalcPeriod: decay and charge usage, recompute fair share and priorities.
+
+        The recalculation keeps itself going only while something can still change (jobs
+        run, arrive, or wait for a time or an event); a queue of jobs that can never start
+        must not tick for ever. A submission or a job start re-arms it.
+        """
+        self._tick_armed = False
         self.prio.tick(self.env.now, self.running.values())
         pending = [self.jobs[j] for _k, j in self.queue] + [self.jobs[j] for j in self.waiting]
         for job in pending:
             job.priority = self._priority(job)
         self.queue = sorted((self.jobs[j].sort_key(), j) for _k, j in self.queue)
         self.log("priority", None, "")
-        if self._work_remaining():
-            self._at(self.prio.w.calc_period, self._priority_tick, URGENT)
+        if (
+            self.running
+            or self._arrivals_left
+            or self._future_work()
+            or any(self.jobs[j].reason == "Reservation" for j in self.waiting)
+        ):
+            self._arm_priority_tick()
+        if self.queue:
             self.request_pass()
 
     # -- eligibility --------------------------------------------------------------------------
@@ -557,6 +606,10 @@ class Simulation:
                     continue
             yield job.pending
 
+    def _resv_edge(self, r: Reservation, what: str) -> None:
+        self.events.append((self.env.now, what, None, None, r.name))
+        self.request_pass()
+
     def _reserved_nodes(self, t0: float, t1: float) -> np.ndarray | None:
         """Nodes held by reservations overlapping [t0, t1) (None when there are none)."""
         out = None
@@ -598,10 +651,7 @@ class Simulation:
 
     def _view(self) -> QueueView:
         now = self.env.now
-        running = [
-            RunningJob(j.id, j.nodes, j.usage, max(j.start + j.limit, now))
-            for j in self.running.values()
-        ]
+        running = _RunningView(self.running, now)
         return QueueView(
             now, self._pending_jobs(), running, self.free, self.capacity, self.up,
             self.node_names, self.blocked_windows, len(self.cluster.partitions),
@@ -637,8 +687,9 @@ class Simulation:
         """PreemptType=preempt/qos: a job whose QOS may preempt others frees room by doing so.
 
         The fewest lower-QOS running jobs (lowest priority, most recently started first)
-        whose nodes let the preemptor start are preempted; PreemptMode CANCEL ends them
-        PREEMPTED, REQUEUE requeues them (when requeueable), each after its QOS GraceTime.
+        whose nodes let the preemptor start are preempted. Each victim's own QOS PreemptMode
+        (else the cluster's) decides: CANCEL ends it PREEMPTED, REQUEUE requeues it (when
+        requeueable), OFF exempts it; it goes after its QOS GraceTime.
         """
         for _key, jid in list(self.queue):
             job = self.jobs[jid]
@@ -655,7 +706,13 @@ class Simulation:
             if choose_nodes(self.free, self.capacity, job.demand, job.count, mask, job.exclusive):
                 continue
             cands = sorted(
-                (r for r in self.running.values() if r.qos in q.preempt and r.preempted_by is None),
+                (
+                    r
+                    for r in self.running.values()
+                    if r.qos in q.preempt
+                    and r.preempted_by is None
+                    and self._preempt_mode_of(r) != "OFF"
+                ),
                 key=lambda r: (r.priority, -r.start, -r.id),
             )
             free = self.free.copy()
@@ -670,15 +727,18 @@ class Simulation:
                     break
             if nodes is None:
                 continue
-            mode = q.preempt_mode or self.preempt_mode
             victims = [v for v in chosen if set(v.nodes) & set(nodes)]
             for v in victims:
                 v.preempted_by = job.id
-                requeue = mode == "REQUEUE" and v.requeue
+                requeue = self._preempt_mode_of(v) == "REQUEUE" and v.requeue
                 self.log("preempt", v, f"by {job.key}")
                 grace = self.qos[v.qos].grace_time
                 self._at(grace, lambda _e, v=v, r=requeue: self._preempt(v, job.id, r), URGENT)
             job.victims = tuple(v.id for v in victims)
+
+    def _preempt_mode_of(self, victim: SimJob) -> str:
+        """The preempted job's mode: its QOS PreemptMode, else the cluster's (preempt_qos.c)."""
+        return self.qos[victim.qos].preempt_mode or self.preempt_mode
 
     def _preempt(self, victim: SimJob, by: int, requeue: bool) -> None:
         if victim.state == "RUNNING" and victim.proc.is_alive:
@@ -696,7 +756,12 @@ class Simulation:
         if not self.queue:
             self._timer_running = False
             return
-        self._apply(self.policy.backfill(self._view()))
+        # A cycle can only start jobs after something changed (an event): an idle cycle
+        # after an idle cycle would start nothing, so it is skipped (speed, same starts).
+        if len(self.events) != self._bf_seen:
+            decision = self.policy.backfill(self._view())
+            self._apply(decision)
+            self._bf_seen = -1 if decision.starts else len(self.events)
         if self.running or self._arrivals_left or self._future_work() or self._pass_pending:
             self._schedule_timer()
         else:
@@ -711,14 +776,18 @@ class Simulation:
         return any(self.jobs[j].reason in ("BeginTime", "Dependency") for j in self.waiting)
 
     def _apply(self, decision: Decision) -> None:
+        refused = False
         for start in decision.starts:
             job = self.jobs[start.job]
             if self._limits:
                 reason = self._limit_reason(job)
                 if reason:  # another start of this pass used up the limit
                     self._set_reason(job, reason)
+                    refused = True
                     continue
             self._start(job, start.nodes, start.by)
+        if refused:  # the policy counted the refused job's nodes as taken: look again now
+            self.request_pass()
         now = self.env.now
         for jid, reason in decision.reasons.items():
             job = self.jobs[jid]
@@ -745,6 +814,7 @@ class Simulation:
         job.by = by
         self._set_reason(job, "None")
         self.running[job.id] = job
+        self._arm_priority_tick()
         self.log("start", job, by)
         job.proc = self.env.process(self._run(job))
         if job.id in self.dependents:  # --dependency=after:<this job> is satisfied by its start
@@ -954,9 +1024,13 @@ class Simulation:
         )
 
     def add_actions(self, actions) -> None:
-        """Schedule scripted admin actions (cancel/requeue a job, drain/resume a node)."""
+        """Schedule scripted admin actions (cancel/requeue a job, drain/resume a node).
+
+        An action runs after the arrivals of its instant (so it can name a job submitted
+        then) and before that instant's scheduling pass.
+        """
         for act in actions:
-            self._at(act.at - self.env.now, lambda _e, a=act: self._do(a), NORMAL)
+            self._at(act.at - self.env.now, lambda _e, a=act: self._do(a), LATE)
 
     def _do(self, act) -> None:
         if act.action == "cancel":

@@ -427,7 +427,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("scenario", type=Path, help="scenario YAML file")
     parser.add_argument("--out", type=Path, required=True, help="output directory")
     parser.add_argument("--snapshot-every", type=float, default=10.0, help="seconds")
-    parser.add_argument("--max-wait", type=float, default=1200.0, help="seconds after last event")
+    parser.add_argument("--max-wait", type=float, default=600.0, help="seconds after the last event")
     args = parser.parse_args(argv)
     os.environ.setdefault("SLURM_TIME_FORMAT", "standard")
     if "SLURM_CONF" not in os.environ:

@@ -1,0 +1,147 @@
+"""Engine speed: jobs per second per policy, side by side with the plain-Python reference.
+
+Run with ``make bench``. Measures CPU time (``time.process_time``: less sensitive than
+wall time to other work on a shared machine) of:
+
+* synthetic processors-only workloads (``pool_workload``, 256 processors, seed 0) of
+  10k, 100k and 1M jobs for every policy (a policy whose 100k run would make the 1M
+  run exceed ``--budget`` seconds is skipped at 1M, and the table says so);
+* the largest SWF trace in ../shared/datasets/public/swf (LANL CM-5, 122k jobs) and KTH
+  for every policy, and the tests' reference fifo/easy on the same traces;
+* the 2,000-job AI teaching workload (``ai_workload``) on the ``ai`` preset.
+
+Writes the table into benchmarks/README.md between the RESULTS markers, with the
+machine and the date, and prints it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import platform
+import sys
+import time
+import warnings
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from reference_sched import RefJob, reference_starts  # noqa: E402
+
+from slurmlab.records.swf import read_swf, swf_cluster  # noqa: E402
+from slurmlab.sim.simulate import simulate  # noqa: E402
+from slurmlab.spec.cluster import Cluster  # noqa: E402
+from slurmlab.spec.synthetic import ai_workload, pool_workload  # noqa: E402
+
+POLICIES = ("fifo", "easy", "conservative", "slurm")
+SHARED = Path(os.environ.get("SLURMLAB_SHARED", ROOT.parent / "shared")) / "datasets/public/swf"
+
+
+def cpu(fn):
+    t = time.process_time()
+    out = fn()
+    return time.process_time() - t, out
+
+
+def reference_jobs(workload):
+    return [
+        RefJob(j.id, j.submit, j.spec.ntasks, j.runtime, j.spec.time_limit.total_seconds())
+        for j in workload.jobs
+    ]
+
+
+def machine() -> str:
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (
+        f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}"
+    )
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--sizes", default="10000,100000,1000000")
+    ap.add_argument("--budget", type=float, default=900.0, help="max seconds for one run")
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args(argv)
+    warnings.simplefilter("ignore")
+    rows = []
+
+    def row(name, jobs, policy, seconds, note=""):
+        rate = f"{jobs / seconds:,.0f}" if seconds else "-"
+        rows.append(f"| {name} | {jobs:,} | {policy} | {seconds:.2f} | {rate} | {note} |")
+        print(rows[-1], flush=True)
+
+    # the teaching workload
+    ai = Cluster.preset("ai")
+    w = ai_workload(2000, ai, seed=1)
+    for p in POLICIES:
+        s, _ = cpu(lambda p=p: simulate(ai, w, p))
+        row("ai preset, 2,000-job teaching workload", 2000, p, s)
+
+    # real traces, with the reference beside the engine
+    for name in ("KTH-SP2-1996-2.1-cln.swf.gz", "LANL-CM5-1994-4.1-cln.swf.gz"):
+        path = SHARED / name
+        if not path.exists():
+            print(f"skip {name}: {path} not found")
+            continue
+        trace = read_swf(path)
+        cl = swf_cluster(trace.max_procs)
+        ref = reference_jobs(trace)
+        for p in ("fifo", "easy"):
+            s, _ = cpu(lambda p=p: reference_starts(ref, trace.max_procs, p))
+            row(name, len(trace), f"reference {p}", s, "tests/reference_sched.py")
+        for p in POLICIES:
+            s, _ = cpu(lambda p=p: simulate(cl, trace, p))
+            row(name, len(trace), p, s)
+
+    # synthetic pools
+    per_job: dict[str, float] = {}
+    for n in (int(x) for x in args.sizes.split(",")):
+        work = pool_workload(n, 256, seed=0)
+        cl = swf_cluster(256)
+        for p in POLICIES:
+            if p in per_job and per_job[p] * n > args.budget:
+                row(
+                    "synthetic pool 256 procs",
+                    n,
+                    p,
+                    0.0,
+                    f"skipped: projected {per_job[p] * n:,.0f} s",
+                )
+                continue
+            s, _ = cpu(lambda p=p, work=work, cl=cl: simulate(cl, work, p))
+            per_job[p] = s / n
+            row("synthetic pool 256 procs", n, p, s)
+
+    header = [
+        f"Measured {dt.date.today().isoformat()} on {machine()}; CPU seconds (process_time).",
+        "",
+        "| workload | jobs | policy | CPU s | jobs/s | note |",
+        "|---|---:|---|---:|---:|---|",
+    ]
+    table = "\n".join(header + rows)
+    print(table)
+    if not args.no_write:
+        readme = ROOT / "benchmarks" / "README.md"
+        text = readme.read_text(encoding="utf-8") if readme.exists() else ""
+        start, end = "<!-- RESULTS:engine -->", "<!-- /RESULTS:engine -->"
+        block = f"{start}\n{table}\n{end}"
+        if start in text and end in text:
+            text = text[: text.index(start)] + block + text[text.index(end) + len(end) :]
+        else:
+            text = text.rstrip() + "\n\n## Engine results\n\n" + block + "\n"
+        readme.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
