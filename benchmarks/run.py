@@ -97,10 +97,10 @@ def main(argv=None) -> int:
         cl = swf_cluster(trace.max_procs)
         ref = reference_jobs(trace)
         for p in ("fifo", "easy"):
-            s, _ = cpu(lambda p=p: reference_starts(ref, trace.max_procs, p))
+            s, _ = cpu(lambda p=p, ref=ref, n=trace.max_procs: reference_starts(ref, n, p))
             row(name, len(trace), f"reference {p}", s, "tests/reference_sched.py")
         for p in POLICIES:
-            s, _ = cpu(lambda p=p: simulate(cl, trace, p))
+            s, _ = cpu(lambda p=p, cl=cl, trace=trace: simulate(cl, trace, p))
             row(name, len(trace), p, s)
 
     # synthetic pools

@@ -733,7 +733,7 @@ class Simulation:
                 requeue = self._preempt_mode_of(v) == "REQUEUE" and v.requeue
                 self.log("preempt", v, f"by {job.key}")
                 grace = self.qos[v.qos].grace_time
-                self._at(grace, lambda _e, v=v, r=requeue: self._preempt(v, job.id, r), URGENT)
+                self._at(grace, lambda _e, v=v, r=requeue, b=job.id: self._preempt(v, b, r), URGENT)
             job.victims = tuple(v.id for v in victims)
 
     def _preempt_mode_of(self, victim: SimJob) -> str:
