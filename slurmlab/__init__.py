@@ -13,14 +13,19 @@ from slurmlab.errors import (
     ScenarioError,
     SlurmlabError,
 )
+from slurmlab.policies.fairshare import Account
 from slurmlab.records.swf import read_swf
 from slurmlab.scenario import Scenario
+from slurmlab.sim.checkpoint import Checkpoint, daly_interval, expected_goodput, young_interval
+from slurmlab.sim.faults import NodeFailure, RandomFailures
 from slurmlab.sim.lab import Lab
 from slurmlab.sim.result import SimulationResult
 from slurmlab.sim.simulate import simulate
 from slurmlab.spec.cluster import Cluster, Gres, Node, Partition
 from slurmlab.spec.job import JobSpec, Resources
 from slurmlab.spec.presets import presets
+from slurmlab.spec.qos import Qos, Reservation
+from slurmlab.spec.synthetic import ai_workload, pool_workload
 from slurmlab.spec.workload import Workload, WorkloadJob
 from slurmlab.srun import srun_env
 
@@ -36,11 +41,22 @@ __all__ = [
     "srun_env",
     "Workload",
     "WorkloadJob",
-    # sim: the engine
+    "ai_workload",
+    "pool_workload",
+    "Account",
+    "Qos",
+    "Reservation",
+    # sim: the engine, failures and checkpoints
     "simulate",
     "SimulationResult",
     "Scenario",
     "Lab",
+    "Checkpoint",
+    "NodeFailure",
+    "RandomFailures",
+    "young_interval",
+    "daly_interval",
+    "expected_goodput",
     # records
     "read_swf",
     # errors

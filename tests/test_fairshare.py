@@ -192,9 +192,7 @@ def test_fair_tree_tied_accounts_have_their_children_merged():
     Merged order: a1 (4/4), b1 and b2 tied (3/4), a2 (1/4). Without merging, a2 would
     come before b1 and b2.
     """
-    tree = AccountTree(
-        [Account("a", 50, users=("a1", "a2")), Account("b", 50, users=("b1", "b2"))]
-    )
+    tree = AccountTree([Account("a", 50, users=("a1", "a2")), Account("b", 50, users=("b1", "b2"))])
     usage = {"a/a1": 100.0, "a/a2": 300.0, "b/b1": 200.0, "b/b2": 200.0}
     ft = fair_tree(tree, usage)
     fs = {k: v["FairShare"] for k, v in ft.items() if "FairShare" in v}

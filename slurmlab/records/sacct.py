@@ -17,16 +17,20 @@ The design, in short:
   ``ReqMemPer`` (``"cpu"``/``"node"`` for the legacy ``4000Mc``/``1Gn`` suffix, NA when
   absent) and ``ExitStatus``/``ExitSignal``.
 * **Steps in a second frame.** ``.batch``, ``.extern``, ``.interactive`` and ``.0 .. .N`` rows
-  are returned by :func:`steps`, which reads them from ``jobs.attrs["steps"]``. Each step row
-  carries ``AllocJobID``, ``StepID`` and ``JobState`` (the state of its allocation: a TIMEOUT
-  job's ``.batch`` says CANCELLED). The allocation rows also receive what only steps know:
-  ``MaxRSS`` (MB, max over steps), ``MemUsed`` (MB, max over steps of MaxRSS x NTasks, an upper
-  bound of the job's peak memory) and TotalCPU when the allocation row lacks it.
+  are returned by :func:`steps` (``steps(jobs)``: the steps of the jobs still in ``jobs``, plus
+  steps whose allocation row is not in the export). Each step row carries ``AllocJobID``,
+  ``StepID`` and ``JobState``: the state of its allocation run (a TIMEOUT job's ``.batch``
+  says CANCELLED; with ``--duplicates`` a step belongs to the run it started in). The
+  allocation rows also receive what only steps know: ``MaxRSS`` (MB, max over steps),
+  ``MemUsed`` (MB, max over steps of MaxRSS x NTasks, an upper bound of the job's peak) and
+  TotalCPU when the allocation row lacks it. The step frame lives in ``attrs["steps"]`` inside
+  a small holder that pandas copies by reference (a DataFrame directly in ``attrs`` would be
+  deep-copied by every operation and breaks ``pd.concat``).
 * **Units.** Times are naive local ``datetime64[ns]`` (``Unknown``, ``None`` and blank give
   NaT; ``tz`` is recorded in ``attrs["tz"]`` and used for epoch-second exports); durations are
   ``timedelta64[ns]`` (``*Raw`` columns win when present; ``UNLIMITED`` and
-  ``Partition_Limit`` give NaT); ReqMem is whole MB (Int64); other sizes (MaxRSS, AveRSS,
-  MaxVMSize, disk I/O) are float MB. States keep the first word only (``CANCELLED by 1234``
+  ``Partition_Limit`` give NaT; without Elapsed it is CPUTime / NCPUS); ReqMem is whole MB
+  (Int64); other sizes (MaxRSS, AveRSS, MaxVMSize, disk I/O) are float MB. States keep the first word only (``CANCELLED by 1234``
   is CANCELLED, the uid goes to ``CancelledBy``); abbreviations are expanded; unknown states
   are kept as written and counted in ``attrs["unknown_states"]``. Columns slurmlab does not
   know are kept as text.
@@ -36,12 +40,19 @@ The design, in short:
   once. ``"coerce"`` turns bad values into NA (rows whose JobID or field count cannot be
   understood are still left out and counted). A row with the delimiter inside a value
   (``|`` in a JobName or ``[a|b]`` in Constraints) is repaired when exactly one free-text
-  column can take the extra field; rows with too few fields (exports appended after a
-  format change) are padded with blanks and counted in ``attrs["padded_rows"]``.
+  column can take the extra field; a line broken by a newline inside a value is joined; a
+  field count shared by many rows but shorter than the header (exports appended after a
+  format change) is padded with blanks and counted in ``attrs["padded_rows"]``, while a rare
+  shorter row is reported as truncated. A file whose rows mostly have more fields than the
+  header gets one error (wrong field list or delimiter).
+* **attrs.** ``source``, ``format`` (``parsable``/``parsable2``/``json``), ``delimiter``,
+  ``tz``, ``fields`` (the columns as read), ``bad_rows``, ``bad_lines``, ``padded_rows``,
+  ``repaired_rows``, ``unknown_states`` and ``steps``.
 
-The hot path of a well-formed file is vectorised: pyarrow splits lines and fields, RE2
-regexes parse durations, memory sizes and job ids, and low-cardinality columns (states,
-TRES strings, time limits) are parsed once per distinct value.
+The hot path of a well-formed file is vectorised: pyarrow's CSV reader splits the fields
+(rows with the wrong field count go to a slow path), RE2 regexes validate durations, sizes
+and job ids, and columns with repeated values (states, TRES strings, time limits, times)
+are parsed once per distinct value.
 """
 
 from __future__ import annotations
