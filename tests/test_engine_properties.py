@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from slurmlab.errors import SlurmlabError
@@ -223,22 +223,11 @@ def test_no_job_starts_before_submit_begin_or_its_dependencies(policy, case):
                     assert target.State != "COMPLETED", (jid, dep)
 
 
-CONSERVATIVE_DELAYS = pytest.mark.xfail(
-    strict=False,  # random: a counterexample is found in most runs, not all
-    reason="conservative recomputes every reservation from scratch at each pass, so when a "
-    "running job ends early a job ahead can move into a later job's planned slot and push it "
-    "back (see test_engine_rules.py::test_conservative_keeps_reservations_when_a_job_ends_early)",
-)
-
-
-@pytest.mark.parametrize(
-    "policy", ["easy", pytest.param("conservative", marks=CONSERVATIVE_DELAYS)]
-)
+@pytest.mark.parametrize("policy", ["easy", "conservative"])
 @settings(
     max_examples=150,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
-    phases=[Phase.explicit, Phase.reuse, Phase.generate],  # no shrinking while xfail
 )
 @given(case=scenarios(extras=False))
 def test_backfilling_never_delays_a_reservation(policy, case):

@@ -130,12 +130,6 @@ def test_conservative_shows_a_planned_start_for_every_pending_job():
     assert result.sim.jobs[4].plans == [(3, 1200)]  # (when planned, planned start) of "long"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="engine: Conservative.schedule recomputes reservations from scratch; it lacks "
-    "Mu'alem & Feitelson's compression that keeps each job's old reservation as a bound",
-)
 def test_conservative_keeps_reservations_when_a_job_ends_early():
     """Conservative never delays a reservation: when a running job ends early, jobs may only
     move earlier (Mu'alem & Feitelson 2001, compression)."""

@@ -640,3 +640,47 @@ def test_preemption_events_name_the_preemptor():
     assert isinstance(ev, pd.DataFrame)
     pre = [tuple(r) for r in result.sim.events if r[1] == "preempt"]
     assert pre == [(100, "preempt", 1, "scav", "by urgent")]
+
+
+def test_qos_and_accounts_load_from_a_scenario(tmp_path):
+    """Scenario sections ``qos`` and ``accounts`` become Qos and Account values (sacctmgr's)."""
+    (tmp_path / "s.yaml").write_text(
+        """
+cluster: {nodes: [{name: "n[1-2]", cpus: 4, memory: 8000, gres: "gpu:2"}]}
+accounts:
+  - {name: physics, shares: 70, users: [ann], grp_tres: "gres/gpu=2", max_jobs: 3}
+qos:
+  - {name: low}
+  - {name: high, priority: 100, preempt: low, grace_time: "0:02:00", max_wall: "1:00:00",
+     max_jobs_per_user: 2, max_tres_per_user: "gres/gpu=4", grp_tres: {gpu: 8}}
+jobs:
+  - {id: a, runtime: 60, args: "-N 1 --gres=gpu:2 -t 10 -q high", user: ann}
+  - {id: b, runtime: 60, args: "-N 1 --gres=gpu:2 -t 10 -q high", user: ann}
+"""
+    )
+    scenario = Scenario.load(tmp_path / "s.yaml")
+    assert scenario.accounts == (
+        Account("physics", 70.0, users=("ann",), grp_tres={"gres/gpu": 2}, max_jobs=3),
+    )
+    assert scenario.qos == (
+        Qos("low"),
+        Qos(
+            "high", priority=100, preempt=("low",), grace_time=120.0, max_jobs_per_user=2,
+            max_tres_per_user={"gres/gpu": 4}, grp_tres={"gres/gpu": 8},
+            max_wall=timedelta(hours=1),
+        ),
+    )  # fmt: skip
+    assert starts(scenario.run()) == {"a": 0, "b": 60}  # physics' GrpTRES gres/gpu=2
+
+
+def test_scenario_sections_reject_unknown_fields(tmp_path):
+    """A misspelt field in qos/accounts/reservations is an error naming the entry."""
+    from slurmlab.errors import ScenarioError
+
+    doc = {
+        "cluster": "tiny",
+        "qos": [{"name": "high", "priorty": 5}],
+        "jobs": [{"runtime": 60, "args": "-N 1"}],
+    }
+    with pytest.raises(ScenarioError, match=r"qos\[0\]: unknown field\(s\) \['priorty'\]"):
+        Scenario.from_dict(doc)

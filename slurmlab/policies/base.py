@@ -37,7 +37,8 @@ class PendingJob:
 
     ``demand`` is the per-node (CPUs, MB, GPUs) vector, ``count`` the number of
     nodes, ``mask`` the nodes it may use (partition, features, GPU type, up),
-    ``limit`` its time limit in seconds (``inf`` for UNLIMITED).
+    ``limit`` its time limit in seconds (``inf`` for UNLIMITED), ``planned`` the start
+    time and nodes a previous pass reserved for it (conservative keeps its schedule).
     """
 
     id: int
@@ -49,6 +50,7 @@ class PendingJob:
     exclusive: bool = False
     reservation: str | None = None
     need: tuple[int, int, int] = (0, 0, 0)
+    planned: tuple[float, tuple[int, ...]] | None = None
 
     def may_fit(self, most_free: tuple[int, int, int]) -> bool:
         """A cheap pre-check: False when no node has enough of some resource."""
@@ -110,6 +112,7 @@ class Decision:
 
     starts: list[Start] = field(default_factory=list)
     planned: dict[int, float] = field(default_factory=dict)
+    planned_nodes: dict[int, tuple[int, ...]] = field(default_factory=dict)
     reasons: dict[int, str] = field(default_factory=dict)
 
 

@@ -126,6 +126,10 @@ class Profile:
         window = self.free[i:j].min(axis=0)
         return choose_nodes(window, self.capacity, demand, count, mask, exclusive)
 
+    def valid(self) -> bool:
+        """No node is short of any resource at any time (reservations all fit)."""
+        return bool((self.free >= 0).all())
+
     def _split(self, t: float) -> int:
         """Ensure an interval starts at ``t`` (after any interval already starting there)."""
         k = bisect_right(self.times, t)
@@ -217,6 +221,9 @@ class PoolProfile:
             if self._fits_window(i, t + duration, need, True, exclusive) is not None:
                 return i, t, (0,)
         return None
+
+    def valid(self) -> bool:
+        return all(f[0] >= 0 and f[1] >= 0 and f[2] >= 0 for f in self.free)
 
     def _split(self, t):
         k = bisect_right(self.times, t)

@@ -1002,9 +1002,16 @@ def _row_is_valid(names: list[str], values: list[str]) -> bool:
 # ------------------------------------------------------------- vectorised column converters
 
 
-def _dictionary_apply(arr: pa.Array, convert):
-    """Run ``convert`` once per distinct value when values repeat a lot."""
+def _dictionary_apply(arr: pa.Array, convert, *, always: bool = False):
+    """Run ``convert`` once per distinct value when values repeat a lot.
+
+    A sample decides whether encoding pays; ``always`` forces it (Python converters).
+    """
     if len(arr) > 2000:
+        if not always:
+            sample = arr.slice(0, 20000)
+            if pc.count_distinct(sample).as_py() > 0.3 * len(sample):
+                return convert(arr)
         encoded = pc.dictionary_encode(arr)
         if len(encoded.dictionary) * 2 < len(arr):
             values, bad = convert(encoded.dictionary)
@@ -1062,9 +1069,7 @@ def _ints(arr: pa.Array, extra_missing: Sequence[str] = ()) -> tuple[pa.Array, n
     arr = pc.utf8_trim_whitespace(arr)
     ok = pc.match_substring_regex(arr, pattern=r"^-?\d{1,18}$")
     values = pc.cast(pc.if_else(ok, arr, pa.scalar(None, pa.string())), pa.int64())
-    missing = _missing_mask(arr, extra_missing)
-    bad = ~(ok.to_numpy(zero_copy_only=False) | missing.to_numpy(zero_copy_only=False))
-    return values, bad
+    return values, _bad(ok.to_numpy(zero_copy_only=False), arr, extra_missing)
 
 
 def _memory(arr: pa.Array, bare_unit_mb: float) -> tuple[pa.Array, pa.Array, np.ndarray]:
@@ -1081,9 +1086,7 @@ def _memory(arr: pa.Array, bare_unit_mb: float) -> tuple[pa.Array, pa.Array, np.
         pa.scalar(bare_unit_mb),
     )
     values = pc.multiply(num, factor)
-    missing = _missing_mask(arr)
-    bad = ~(ok.to_numpy(zero_copy_only=False) | missing.to_numpy(zero_copy_only=False))
-    return values, pc.struct_field(matched, "per"), bad
+    return values, pc.struct_field(matched, "per"), _bad(ok.to_numpy(zero_copy_only=False), arr)
 
 
 def _timestamps(arr: pa.Array, tz: str | None) -> tuple[pa.Array, np.ndarray]:
@@ -1118,7 +1121,7 @@ def _states(arr: pa.Array) -> tuple[pa.Array, pa.Array, np.ndarray]:
             [pa.array(states, pa.string()), pa.array(by, pa.string())], ["state", "by"]
         ), np.zeros(len(texts), dtype=bool)
 
-    struct, bad = _dictionary_apply(arr, convert)
+    struct, bad = _dictionary_apply(arr, convert, always=True)
     return struct.field("state"), struct.field("by"), bad
 
 
@@ -1144,7 +1147,7 @@ def _tres_gpu_column(arr: pa.Array, legacy: bool) -> tuple[pa.Array, pa.Array, n
             [pa.array(counts, pa.int64()), pa.array(types, pa.string())], ["n", "type"]
         ), np.asarray(bad, dtype=bool)
 
-    struct, bad = _dictionary_apply(arr, convert)
+    struct, bad = _dictionary_apply(arr, convert, always=True)
     return struct.field("n"), struct.field("type"), bad
 
 
@@ -1251,7 +1254,7 @@ def _convert(raw: _RawTable, tz: str | None) -> tuple[dict[str, pa.Array], dict[
             out[name], bad = _dictionary_apply(arr, _durations)
         elif name in _INT_FIELDS:
             extra = _NO_LIMIT if name == "TimelimitRaw" else ()
-            out[name], bad = _dictionary_apply(arr, lambda a, e=extra: _ints(a, e))
+            out[name], bad = _ints(arr, extra)
         elif name == "ReqMem":
 
             def reqmem(a):

@@ -119,7 +119,7 @@ class SimJob:
         "restarts", "runtime", "seq", "spec", "start", "state", "submit", "tier", "user", "wjob",
         "plans", "requeue", "runs", "usage", "throttle", "exclusive", "work_left", "ckpt",
         "run_plan", "acct", "assoc", "qos", "charged", "factors", "preempting", "victims",
-        "preempted_by",
+        "preempted_by", "planned_nodes",
     )  # fmt: skip
 
     def __init__(self):
@@ -133,6 +133,7 @@ class SimJob:
         self.nodes: tuple[int, ...] = ()
         self.by = None
         self.planned = None
+        self.planned_nodes = None
         self.restarts = 0
         self.exit_code = "0:0"
         self.proc = None
@@ -599,12 +600,15 @@ class Simulation:
                     job.id, job.partition, job.demand, job.count, job.mask, job.limit,
                     job.exclusive, job.spec.reservation, tuple(int(x) for x in job.demand),
                 )  # fmt: skip
+            pending = job.pending
+            if job.planned_nodes is not None and job.planned is not None:
+                pending = replace(pending, planned=(job.planned, job.planned_nodes))
             if self.reservations:
                 blocked = self._reserved_nodes(self.env.now, self.env.now + job.limit)
                 if blocked is not None and (job.mask & blocked).any():
-                    yield replace(job.pending, mask=job.mask & ~blocked)
+                    yield replace(pending, mask=job.mask & ~blocked)
                     continue
-            yield job.pending
+            yield pending
 
     def _resv_edge(self, r: Reservation, what: str) -> None:
         self.events.append((self.env.now, what, None, None, r.name))
@@ -795,6 +799,7 @@ class Simulation:
                 self._set_reason(job, reason)
         for jid, t in decision.planned.items():
             job = self.jobs[jid]
+            job.planned_nodes = decision.planned_nodes.get(jid)
             if job.planned != t:
                 job.planned = t
                 job.plans.append((now, t))
@@ -812,6 +817,7 @@ class Simulation:
         job.state = "RUNNING"
         job.start = self.env.now
         job.by = by
+        job.planned_nodes = None
         self._set_reason(job, "None")
         self.running[job.id] = job
         self._arm_priority_tick()
@@ -916,6 +922,7 @@ class Simulation:
         job.eligible = None
         job.start = job.end = None
         job.nodes, job.usage, job.by, job.planned = (), None, None, None
+        job.planned_nodes = None
         job.acct = {"useful": 0.0, "lost": 0.0, "writing": 0.0, "restarting": 0.0}
         job.preempted_by = None
         job.charged = 0.0

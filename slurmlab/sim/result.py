@@ -122,11 +122,10 @@ def node_states(sim: Simulation, at=None) -> dict[str, str]:
         if admin in ("DOWN", "DRAIN", "FUTURE"):
             out[name] = admin.lower()
             continue
+        # sinfo: alloc when every CPU is allocated, mix when some are (GPUs do not count)
         if not used[i].any():
             out[name] = "idle"
-        elif (used[i, 0] >= sim.capacity[i, 0]) or (
-            sim.capacity[i, 2] and used[i, 2] >= sim.capacity[i, 2]
-        ):
+        elif used[i, 0] >= sim.capacity[i, 0]:
             out[name] = "alloc"
         else:
             out[name] = "mix"

@@ -197,9 +197,8 @@ class Driver:
 
         tokens = shlex.split(args)
         for i, tok in enumerate(tokens):
-            if tok.startswith(("--dependency=", "-d")) and tok not in ("-d",):
-                tokens[i] = re.sub(r":([^:,?+]+)", fix, tok)
-            elif i and tokens[i - 1] in ("-d", "--dependency"):
+            inline = tok.startswith(("--dependency=", "-d")) and tok != "-d"
+            if inline or (i and tokens[i - 1] in ("-d", "--dependency")):
                 tokens[i] = re.sub(r":([^:,?+]+)", fix, tok)
         return shlex.join(tokens)
 
@@ -285,8 +284,11 @@ class Driver:
         lines = res.stdout.splitlines()
         if lines:
             header = lines[0].split("|")
-            for line in lines[1:]:
-                self.sshare_rows.append({"t": t, **dict(zip(header, line.split("|")))})
+            for line in lines[1:]:  # the Account column is indented by tree depth
+                row = dict(zip(header, line.split("|")))
+                depth = len(row["Account"]) - len(row["Account"].lstrip())
+                row = {k: v.strip() for k, v in row.items()}
+                self.sshare_rows.append({"t": t, "depth": depth, **row})
         return rows
 
     # --- the run ------------------------------------------------------------------
@@ -362,11 +364,12 @@ class Driver:
         self.write_csv("sprio.csv", self.sprio_rows)
         self.write_csv("sshare.csv", self.sshare_rows)
         self.snap_text.close()
-        version = run(["sinfo", "-V"]).stdout.strip()
+        version = run(["sinfo", "-V"]).stdout.strip()  # e.g. "slurm-wlm 22.05.8"
         meta = {
             "scenario": self.scenario["name"],
             "scenario_file": os.path.relpath(self.file, self.out),
-            "slurm_version": version.removeprefix("slurm "),
+            "slurm_version": version.split()[-1],
+            "slurm_version_string": version,
             "t0": self.t0,
             "t0_local": stamp(self.t0),
             "timezone": time.strftime("%Z"),
@@ -402,7 +405,7 @@ class Driver:
             times = {k: to_epoch(rec[k]) for k in ("Submit", "Eligible", "Start", "End")}
             rows.append(
                 {
-                    "id": by_real.get(master, rec["JobName"]),
+                    "id": by_real.get(master, ""),  # "" for a job this run did not submit
                     "array_task": task,
                     "job_id": rec["JobID"],
                     "job_id_raw": rec["JobIDRaw"],
@@ -427,8 +430,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("scenario", type=Path, help="scenario YAML file")
     parser.add_argument("--out", type=Path, required=True, help="output directory")
     parser.add_argument("--snapshot-every", type=float, default=10.0, help="seconds")
-    parser.add_argument("--max-wait", type=float, default=600.0, help="seconds after the last event")
+    parser.add_argument(
+        "--max-wait", type=float, default=600.0, help="seconds after the last event"
+    )
     args = parser.parse_args(argv)
+    sys.stdout.reconfigure(line_buffering=True)  # progress lines show up in logs at once
     os.environ.setdefault("SLURM_TIME_FORMAT", "standard")
     if "SLURM_CONF" not in os.environ:
         parser.error("SLURM_CONF is not set; source tools/realslurm/env.sh after up.sh")

@@ -1,0 +1,208 @@
+"""Lab (the interactive cluster), the %%sbatch magic, scenario files and `slurmlab simulate`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+import slurmlab
+from slurmlab.errors import RequestError, ScenarioError, SlurmlabError
+from slurmlab.scenario import Scenario
+
+ROOT = Path(__file__).resolve().parents[1]
+BACKFILL = ROOT / "course" / "scenarios" / "backfill-basics.yaml"
+
+
+# -- Lab ---------------------------------------------------------------------------------------
+def test_lab_sbatch_starts_a_fitting_job_at_once():
+    """A job that fits is RUNNING as soon as sbatch returns (the instant's pass has run)."""
+    lab = slurmlab.Lab("tiny")
+    jid = lab.sbatch("-N 1 --gres=gpu:2 -t 10", runtime=300)
+    q = lab.squeue()
+    assert q.loc[q.JOBID == str(jid), "ST"].item() == "R"
+
+
+def test_lab_advance_and_sacct():
+    """advance() moves simulated time; sacct() shows finished jobs with their times."""
+    lab = slurmlab.Lab("tiny")
+    a = lab.sbatch("-N 4 --gres=gpu:2 -t 60", runtime=3000)
+    b = lab.sbatch("#!/bin/bash\n#SBATCH -N 1 --gres=gpu:1 -t 10\nsrun eval.py\n", runtime=300)
+    assert lab.squeue().set_index("JOBID").loc[str(b), "NODELIST(REASON)"] == "(Resources)"
+    lab.advance("1h")
+    assert lab.now == 3600
+    jobs = lab.sacct().set_index("JobID")
+    assert jobs.loc[str(a), "State"] == "COMPLETED"
+    assert jobs.loc[str(b), "Start"] == jobs.loc[str(a), "End"]
+    assert (jobs.loc[str(b), "End"] - jobs.loc[str(b), "Start"]) == pd.Timedelta(seconds=300)
+
+
+def test_lab_scancel_pending_and_running():
+    """scancel ends a running job CANCELLED (0:15) and a pending one CANCELLED before it starts."""
+    lab = slurmlab.Lab("tiny")
+    a = lab.sbatch("-N 4 --exclusive -t 60", runtime=3000)
+    b = lab.sbatch("-N 4 --exclusive -t 60", runtime=3000)
+    lab.scancel(b)
+    lab.advance(100)
+    lab.scancel(a)
+    jobs = lab.sacct().set_index("JobID")
+    assert jobs.loc[str(b), "State"] == "CANCELLED" and pd.isna(jobs.loc[str(b), "Start"])
+    assert jobs.loc[str(a), "State"] == "CANCELLED" and jobs.loc[str(a), "ExitCode"] == "0:15"
+
+
+def test_lab_run_backwards_is_an_error():
+    """Time only moves forward."""
+    lab = slurmlab.Lab("tiny")
+    lab.advance(100)
+    with pytest.raises(SlurmlabError, match="already at"):
+        lab.run(until=50)
+
+
+def test_lab_rejects_impossible_requests_in_slurms_words():
+    """sbatch rejects what no node can hold: 'Requested node configuration is not available'."""
+    lab = slurmlab.Lab("tiny")
+    with pytest.raises(RequestError, match="Requested node configuration is not available"):
+        lab.sbatch("--gres=gpu:4")
+
+
+def test_sbatch_cell_magic_submits_to_the_current_lab(capsys):
+    """%%sbatch submits the cell's script to the last Lab and prints 'Submitted batch job N'."""
+    from IPython.testing.globalipapp import get_ipython
+
+    ip = get_ipython()
+    ip.run_line_magic("load_ext", "slurmlab")
+    lab = slurmlab.Lab("tiny")
+    ip.run_cell_magic("sbatch", "--runtime 120", "#!/bin/bash\n#SBATCH -N 2 -t 5\nsrun hostname\n")
+    assert "Submitted batch job 1" in capsys.readouterr().out
+    assert lab.squeue().JOBID.tolist() == ["1"]
+
+
+def test_why_pending_suggests_a_shorter_time_limit():
+    """A job that fits now but would delay a reservation is told the -t that lets it backfill."""
+    r = Scenario.load(BACKFILL).run("easy")
+    text = r.why_pending("long", at=100)
+    assert "Priority" in text and "-t 1:38:00" in text
+    assert "Dependency" in r.why_pending("report", at=100)
+
+
+# -- scenarios ---------------------------------------------------------------------------------
+def test_backfill_basics_under_every_policy():
+    """The course scenario: 'short' backfills under easy/conservative/slurm, never under fifo."""
+    s = Scenario.load(BACKFILL)
+    starts = {p: s.run(p).seconds("Start").tolist() for p in ("fifo", "easy", "conservative")}
+    assert starts["fifo"] == [0.0, 3000.0, 3600.0, 3600.0, 3600.0]
+    assert starts["easy"] == [0.0, 3000.0, 20.0, 3600.0, 3600.0]
+    assert starts["conservative"] == starts["easy"]
+    slurm = s.run("slurm").seconds("Start").tolist()
+    assert slurm[2] == 30.0  # the next bf_interval (30 s) after its submission
+
+
+def test_scenario_errors_name_the_entry_and_field(tmp_path):
+    """Invalid documents get errors naming the entry and the field."""
+    bad = {"cluster": "tiny", "jobs": [{"id": "x", "submit": 0, "runtime": 10, "args": "-N 9"}]}
+    p = tmp_path / "s.yaml"
+    p.write_text(yaml.safe_dump(bad))
+    with pytest.raises(ScenarioError, match=r"jobs\[0\] \(id 'x'\): field 'args'"):
+        Scenario.load(p)
+    bad["jobs"][0] = {"id": "x", "submit": "soon", "runtime": 10, "args": "-N 1"}
+    p.write_text(yaml.safe_dump(bad))
+    with pytest.raises(ScenarioError, match="field 'submit'"):
+        Scenario.load(p)
+    bad["jobs"][0] = {"id": "x", "runtime": 10, "args": "-N 1", "colour": "red"}
+    p.write_text(yaml.safe_dump(bad))
+    with pytest.raises(ScenarioError, match="unknown field"):
+        Scenario.load(p)
+    p.write_text(yaml.safe_dump({"cluster": "huge", "jobs": [{"runtime": 1}]}))
+    with pytest.raises(ScenarioError, match="not a preset"):
+        Scenario.load(p)
+
+
+def test_scenario_accepts_json_and_slurm_conf_relative_to_the_file(tmp_path):
+    """JSON is YAML; {slurm_conf: PATH} is read relative to the scenario file."""
+    (tmp_path / "c.conf").write_text(
+        "NodeName=n[1-2] CPUs=4 RealMemory=1000\nPartitionName=p Nodes=ALL Default=YES\n"
+    )
+    doc = {
+        "cluster": {"slurm_conf": "c.conf"},
+        "policy": {"name": "fifo"},
+        "jobs": [{"id": "a", "submit": "0:00:10", "runtime": 5, "args": "-n 4"}],
+    }
+    (tmp_path / "s.json").write_text(json.dumps(doc))
+    r = Scenario.load(tmp_path / "s.json").run()
+    assert r.seconds("Start").tolist() == [10.0]
+    assert r.jobs.NodeList.tolist() == ["n1"]
+
+
+def test_scenario_actions_cancel_and_drain():
+    """Scripted actions: drain keeps new jobs off a node; cancel ends a job."""
+    doc = {
+        "cluster": "tiny",
+        "jobs": [
+            {"id": "a", "submit": 0, "runtime": 100, "args": "-N 1 -t 10"},
+            {"id": "b", "submit": 50, "runtime": 100, "args": "-N 4 -t 10"},
+        ],
+        "actions": [{"at": 10, "action": "drain", "node": "node4"}],
+    }
+    r = Scenario.from_dict(doc).run()
+    assert r.jobs.set_index("JobID").loc["b", "State"] == "PENDING"
+    assert "drain" in r.sinfo(at=20).STATE.tolist()
+
+
+# -- the CLI ---------------------------------------------------------------------------------
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "slurmlab", *args], capture_output=True, text=True, cwd=ROOT
+    )
+
+
+def test_cli_simulate_json_and_jobs_out(tmp_path):
+    """--json prints the metrics; --jobs-out writes seconds from the scenario start."""
+    out = tmp_path / "jobs.csv"
+    p = run_cli(
+        "simulate", str(BACKFILL), "--policy", "easy", "--json", "--quiet", "--jobs-out", str(out)
+    )
+    assert p.returncode == 0, p.stderr
+    m = json.loads(p.stdout)
+    for key in (
+        "jobs",
+        "mean_wait_s",
+        "mean_bounded_slowdown",
+        "utilization",
+        "makespan_s",
+        "backfilled",
+        "wall_s",
+    ):
+        assert key in m
+    assert m["jobs"] == 5 and m["backfilled"] == 1
+    jobs = pd.read_csv(out)
+    assert jobs.set_index("JobID").loc["short", "Start"] == 20.0
+    assert {"JobID", "Submit", "Start", "End", "State", "NodeList"} <= set(jobs.columns)
+
+
+def test_cli_simulate_swf(tmp_path):
+    """An SWF trace runs on a pool of MaxProcs processors; --procs overrides; wide jobs error."""
+    swf = tmp_path / "t.swf"
+    swf.write_text(
+        "; MaxProcs: 4\n"
+        "1 0 -1 100 2 -1 -1 2 200 -1 1 1 1 -1 1 -1 -1 -1\n"
+        "2 10 -1 50 4 -1 -1 4 100 -1 1 1 1 -1 1 -1 -1 -1\n"
+        "3 20 -1 30 2 -1 -1 8 100 -1 1 1 1 -1 1 -1 -1 -1\n"
+    )
+    p = run_cli("simulate", str(swf), "--json", "--quiet")
+    assert p.returncode == 2 and "job 3" in p.stderr and "--skip-invalid" in p.stderr
+    p = run_cli("simulate", str(swf), "--json", "--quiet", "--skip-invalid")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["jobs"] == 2
+    p = run_cli("simulate", str(swf), "--json", "--quiet", "--procs", "8")
+    assert json.loads(p.stdout)["jobs"] == 3
+
+
+def test_cli_simulate_missing_input():
+    """A missing input is one clear error line and exit code 2."""
+    p = run_cli("simulate", "nope.yaml")
+    assert p.returncode == 2 and "does not exist" in p.stderr

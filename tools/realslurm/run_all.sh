@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Regenerate the real-Slurm fixtures (what `make realslurm` runs; needs root).
+# For each scenario file in datasets/realslurm/scenarios/ (or just the names given as
+# arguments): bring up a fresh cluster, replay the scenario, collect, tear down. A fresh
+# cluster per scenario means job ids start at 1 and fair-share usage starts at zero.
+# Usage: bash tools/realslurm/run_all.sh [SCENARIO_NAME ...]
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(cd "$HERE/../.." && pwd)"
+source "$HERE/env.sh"
+DATA="$REPO/datasets/realslurm"
+PY="${PYTHON:-$REPO/.venv/bin/python}"
+LOGS="${REALSLURM_DIR}-logs"   # daemon logs kept outside the repo for debugging
+mkdir -p "$LOGS"
+
+if ! command -v slurmctld >/dev/null; then
+  apt-get update -q
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q slurm-wlm slurmdbd mariadb-server munge
+fi
+
+if (($#)); then names=("$@"); else
+  names=(); for f in "$DATA"/scenarios/*.yaml; do names+=("$(basename "$f" .yaml)"); done
+fi
+
+trap 'bash "$HERE/down.sh"' EXIT
+for name in "${names[@]}"; do
+  echo "=============== $name"
+  bash "$HERE/down.sh"
+  bash "$HERE/up.sh" > "$LOGS/$name-up.log" 2>&1 || { cat "$LOGS/$name-up.log"; exit 1; }
+  # The configuration the fixtures were made with (the same for every scenario).
+  cp "$REALSLURM_DIR/etc/slurm.conf" "$REALSLURM_DIR/etc/gres.conf" "$DATA/"
+  scontrol show config | grep -v -E '^(BOOT_TIME|Configuration data as of)' \
+    > "$DATA/scontrol-show-config.txt"
+  rm -rf "${DATA:?}/$name"
+  "$PY" "$HERE/run_scenario.py" "$DATA/scenarios/$name.yaml" --out "$DATA/$name"
+  rm -rf "$LOGS/$name"; cp -r "$REALSLURM_DIR/log" "$LOGS/$name"
+done
+echo "fixtures written under $DATA"
