@@ -25,7 +25,7 @@ def test_lab_sbatch_starts_a_fitting_job_at_once():
     lab = slurmlab.Lab("tiny")
     jid = lab.sbatch("-N 1 --gres=gpu:2 -t 10", runtime=300)
     q = lab.squeue()
-    assert q.loc[q.JOBID == str(jid), "ST"].item() == "R"
+    assert q.loc[str(jid) == q.JOBID, "ST"].item() == "R"
 
 
 def test_lab_advance_and_sacct():

@@ -26,12 +26,42 @@ OUTPUTS = (
     "sshare.csv",
     "snapshots.txt",
 )
-SACCT_REQUIRED = (
-    "JobID JobIDRaw JobName User Account Partition QOS State ExitCode DerivedExitCode Submit "
-    "Eligible Start End Elapsed ElapsedRaw Timelimit TimelimitRaw NNodes NCPUS NTasks NodeList "
-    "ReqTRES AllocTRES ReqMem MaxRSS TotalCPU Priority Reason Flags Reservation Constraints "
-    "SubmitLine WorkDir"
-).split()
+SACCT_REQUIRED = [
+    "JobID",
+    "JobIDRaw",
+    "JobName",
+    "User",
+    "Account",
+    "Partition",
+    "QOS",
+    "State",
+    "ExitCode",
+    "DerivedExitCode",
+    "Submit",
+    "Eligible",
+    "Start",
+    "End",
+    "Elapsed",
+    "ElapsedRaw",
+    "Timelimit",
+    "TimelimitRaw",
+    "NNodes",
+    "NCPUS",
+    "NTasks",
+    "NodeList",
+    "ReqTRES",
+    "AllocTRES",
+    "ReqMem",
+    "MaxRSS",
+    "TotalCPU",
+    "Priority",
+    "Reason",
+    "Flags",
+    "Reservation",
+    "Constraints",
+    "SubmitLine",
+    "WorkDir",
+]
 TERMINAL = ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY")
 STARTS_COLUMNS = ["id", "job_id", "submit_s", "start_s", "end_s", "state", "flags", "nodelist"]
 
