@@ -10,7 +10,7 @@ A scenario is a YAML (or JSON) document::
       - id: big                        # optional unique name (used by --dependency)
         submit: 0                      # seconds, or [D-]HH:MM:SS, from the scenario start
         runtime: 3600                  # true run time (the scheduler never sees it)
-        args: "-N 4 --gres=gpu:2 -t 2:00:00"    # sbatch options ... or script: |
+        args: "-N 4 --gres=gpu:2 -t 2:00:00"    # sbatch options, and/or script: | (#SBATCH text)
         user: alice                    # optional; account too
         exit_code: 0                   # optional; non-zero ends the job FAILED
         checkpoint: {interval: 3600, write_cost: 120, restart_cost: 300}   # optional
@@ -267,8 +267,6 @@ def _job(entry, i: int, cluster: Cluster, source: str) -> WorkloadJob:
         )
     if "runtime" not in entry:
         raise ScenarioError(f"{label}: field 'runtime' is missing (the job's true run time)")
-    if "args" in entry and "script" in entry:
-        raise ScenarioError(f"{label}: give 'args' or 'script', not both")
     try:
         submit = parse_seconds(entry.get("submit", 0), what="submit")
     except SlurmlabError as exc:
@@ -278,8 +276,8 @@ def _job(entry, i: int, cluster: Cluster, source: str) -> WorkloadJob:
     except SlurmlabError as exc:
         raise ScenarioError(f"{label}: field 'runtime': {exc}") from None
     try:
-        if "script" in entry:
-            spec = JobSpec.from_sbatch(str(entry["script"]))
+        if "script" in entry:  # with args too: command-line options override #SBATCH lines
+            spec = JobSpec.from_sbatch(str(entry["script"]), entry.get("args"))
         else:
             spec = JobSpec.from_args(str(entry.get("args", "")))
         if entry.get("name"):

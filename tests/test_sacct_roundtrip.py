@@ -145,6 +145,13 @@ def _v0041():
             if key != "elapsed"
             else job["time"][key]
         )
+    job["time"]["elapsed"] = {"set": True, "infinite": False, "number": 3600}  # 23.11+ wraps it
+    job["allocation_nodes"] = {"set": True, "infinite": False, "number": 2}
+    job["exit_code"] = {
+        "status": ["SUCCESS"],
+        "return_code": {"set": True, "infinite": False, "number": 0},
+        "signal": {"id": {"set": True, "infinite": False, "number": 0}, "name": ""},
+    }
     job["time"]["limit"] = {"set": True, "infinite": False, "number": 120}
     job["priority"] = {"set": True, "infinite": False, "number": 100}
     job["array"] = {
@@ -165,6 +172,7 @@ def test_sacct_json_layouts(doc):
     assert row["State"] == "COMPLETED" and row["NGPUS"] == 8 and row["NCPUS"] == 16
     assert row["Elapsed"] == pd.Timedelta(hours=1) and row["Timelimit"] == pd.Timedelta(hours=2)
     assert row["Start"] == pd.Timestamp("2024-01-01 00:00:00")
+    assert row["NNodes"] == 2 and row["ExitCode"] == "0:0"
     s = steps(jobs)
     assert s["StepID"].tolist() == ["batch"] and s.loc[0, "MaxRSS"] == 2048.0
     assert jobs.loc[0, "MemUsed"] == 2048.0

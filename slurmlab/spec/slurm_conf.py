@@ -221,10 +221,27 @@ def parse_slurm_conf(
                             source=source,
                             line=no,
                         )
+            ports = None
+            for k, v in list(merged.items()):
+                if k.lower() == "port" and "[" in v:  # Port=[16821-16824]: one port per node
+                    try:
+                        ports = expand_hostlist(v)
+                    except SlurmlabError as exc:
+                        raise ConfigError(f"Port={v!r}: {exc}", source=source, line=no) from None
+                    if len(ports) not in (1, len(names)):
+                        raise ConfigError(
+                            f"Port={v!r} names {len(ports)} ports for {len(names)} nodes",
+                            source=source,
+                            line=no,
+                        )
+                    merged = {kk: vv for kk, vv in merged.items() if kk.lower() != "port"}
             for i, n in enumerate(names):
                 node = _node_from(merged, n, no, source)
                 if addrs:
                     node = Node(**{**_fields(node), "addr": addrs[i if len(addrs) > 1 else 0]})
+                if ports:
+                    port = ports[i if len(ports) > 1 else 0]
+                    node = Node(**{**_fields(node), "port": _int(port, "Port", no, source)})
                 nodes[n] = node
                 node_line[n] = no
         elif hl == "partitionname":
