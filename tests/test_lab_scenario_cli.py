@@ -206,3 +206,19 @@ def test_cli_simulate_missing_input():
     """A missing input is one clear error line and exit code 2."""
     p = run_cli("simulate", "nope.yaml")
     assert p.returncode == 2 and "does not exist" in p.stderr
+
+
+def test_nodelist_and_exclude_choose_the_nodes():
+    """-w runs the job on exactly the listed nodes (all of them without -N); -x keeps it off some."""
+    doc = {
+        "cluster": "tiny",
+        "jobs": [
+            {"id": "a", "runtime": 100, "args": "-N 1 -w node3"},
+            {"id": "b", "submit": 1, "runtime": 10, "args": "-w node[1-2]"},
+            {"id": "c", "submit": 2, "runtime": 10, "args": "-N 1 -x node[1-3]"},
+        ],
+    }
+    r = Scenario.from_dict(doc).run()
+    assert r.jobs.NodeList.tolist() == ["node3", "node[1-2]", "node4"]
+    with pytest.raises(ScenarioError, match="names 1 nodes but --nodes=2"):
+        Scenario.from_dict({"cluster": "tiny", "jobs": [{"runtime": 1, "args": "-N 2 -w node1"}]})

@@ -853,6 +853,14 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
                 f"--nodelist={compress_hostlist(spec.nodelist)}: {compress_hostlist(unknown)} "
                 f"not in partition {part.name!r}: Requested node configuration is not available"
             )
+        if spec.nodes is not None and spec.nodes > len(spec.nodelist):
+            raise RequestError(
+                f"--nodelist={compress_hostlist(spec.nodelist)} names {len(spec.nodelist)} nodes "
+                f"but --nodes={spec.nodes}: list every node the job should get (topping up a "
+                "node list with other nodes is not modelled)"
+            )
+        # -w: the job runs on exactly these nodes (Slurm: they must all be in the allocation)
+        pool = [n for n in pool if n.name in spec.nodelist]
     pool = [n for n in pool if n.name not in spec.exclude]
     pool = [n for n in pool if features_match(spec.constraint, n.features)]
     if not pool:
@@ -874,6 +882,8 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
 
     # nodes and tasks
     nodes = spec.nodes
+    if nodes is None and spec.nodelist:
+        nodes = len(spec.nodelist)  # -w without -N: every listed node
     if nodes is None:
         if spec.ntasks and spec.ntasks_per_node:
             nodes = math.ceil(spec.ntasks / spec.ntasks_per_node)
