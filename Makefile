@@ -33,6 +33,7 @@ lint: $(STAMP_DEV)
 
 bench: $(STAMP_DEV)
 	$(BIN)/python benchmarks/run.py
+	$(BIN)/python benchmarks/bench_sacct.py
 
 # Regenerate the real-Slurm fixtures (manual, needs root: installs slurm-wlm and MariaDB).
 realslurm: $(STAMP_DEV)

@@ -220,3 +220,78 @@ def test_scalar_parsers_only_raise_their_own_error(text):
         with contextlib.suppress(SacctParseError):
             parser(text)
     assert isinstance(parse_state(text), str)
+
+
+_DUR_TEXT = st.lists(st.sampled_from(list("0123456789:-. ")), max_size=16).map("".join)
+_JOBID_TEXT = st.lists(
+    st.sampled_from([*"0123456789_[]%-+.,", "batch", "extern", "99999999999"]), max_size=14
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_DUR_TEXT, min_size=1, max_size=20))
+def test_vectorised_durations_agree_on_sacct_like_text(values):
+    """Long digit runs included: nothing may overflow int64 nanoseconds."""
+    vec, bad = sacct._durations(pa.array(values, pa.string()))
+    for value, got, is_bad in zip(values, vec.to_pylist(), bad):
+        try:
+            want = parse_duration(value)
+        except SacctParseError:
+            assert is_bad
+            continue
+        assert not is_bad and ((got is None and want is None) or pd.Timedelta(got) == want)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_JOBID_TEXT, min_size=1, max_size=20))
+def test_vectorised_job_ids_agree_with_parse_job_id(values):
+    out, bad = sacct._job_ids(pa.array(values, pa.string()))
+    for i, value in enumerate(values):
+        try:
+            parts = parse_job_id(value)
+        except SacctParseError:
+            assert bad[i]
+            continue
+        assert not bad[i]
+        assert out["AllocJobID"][i].as_py() == parts.job_id
+        assert out["StepID"][i].as_py() == parts.step
+        assert out["ArrayJobID"][i].as_py() == parts.array_job_id
+        assert out["ArrayTaskID"][i].as_py() == parts.array_task_id
+        assert out["ArrayTasks"][i].as_py() == parts.array_tasks
+        assert out["HetJobOffset"][i].as_py() == parts.het_offset
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                *"|0123456789_[]%-+.:#\n ,=KMGTnc",
+                "JobID",
+                "State",
+                "Submit",
+                "Elapsed",
+                "ReqMem",
+                "AllocTRES",
+                "2024-01-01T00:00:00",
+                "CANCELLED by 1",
+                "gres/gpu=",
+                "Unknown",
+                "batch",
+                "9" * 30,
+            ]
+        ),
+        max_size=60,
+    ).map("".join),
+    st.sampled_from(["raise", "warn", "coerce"]),
+    st.sampled_from(
+        [None, ["JobID", "State"], ["JobID", "Elapsed", "ReqMem", "AllocTRES", "Submit"]]
+    ),
+)
+def test_fuzz_sacct_like_text_only_raises_its_own_error(text, errors, fields):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with contextlib.suppress(SacctParseError):
+            read_sacct(io.StringIO(text), errors=errors, fields=fields)

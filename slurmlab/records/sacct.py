@@ -215,13 +215,14 @@ _DELIMITERS = ("^|^", "\u2603", "\t", "|", ";")
 
 # ------------------------------------------------------------------- scalar field parsers
 
+#: Digit counts are bounded so that any match fits in int64 nanoseconds (< 292 years).
 _DURATION_RE = (
-    r"^(?:(?P<d>\d{1,6})-)?(?:(?P<h>\d{1,8}):)?(?P<m>\d{1,8}):(?P<s>\d{1,8})(?:\.(?P<f>\d{1,9}))?$"
+    r"^(?:(?P<d>\d{1,5})-)?(?:(?P<h>\d{1,4}):)?(?P<m>\d{1,6}):(?P<s>\d{1,7})(?:\.(?P<f>\d{1,9}))?$"
 )
 _MEMORY_RE = r"^(?P<num>\d+(?:\.\d*)?|\.\d+)(?P<unit>[KMGTPE]?)(?P<per>[nc]?)$"
 _JOBID_RE = (
     r"^(?P<base>\d+)"
-    r"(?:_(?P<task>\d+)|_\[(?P<range>[0-9,%\-]*)\]?|\+(?P<het>\d+))?"
+    r"(?:_(?P<task>\d{1,9})|_\[(?P<range>[0-9,%\-]*)\]?|\+(?P<het>\d{1,9}))?"
     r"(?:\.(?P<step>[A-Za-z0-9_\-]+))?$"
 )
 _EXIT_RE = r"^\d+:\d+$"
@@ -280,7 +281,12 @@ def parse_memory(text: str | None, *, bare_unit_mb: float = 1 / 1024) -> float |
             hint="sacct writes sizes such as 1828196K, 2659.95M or 2T",
         )
     factor = _UNIT_MB[match.group("unit")]
-    return float(match.group("num")) * (bare_unit_mb if factor is None else factor)
+    value = float(match.group("num")) * (bare_unit_mb if factor is None else factor)
+    if not value < 2.0**53:  # inf or absurd: no machine has this much memory
+        raise SacctParseError(
+            "is too large to be a memory size", value=text, hint="check the column"
+        )
+    return value
 
 
 def parse_reqmem(text: str | None) -> tuple[int | None, str | None]:
@@ -462,7 +468,7 @@ def _range_tasks(expression: str) -> int:
         if not part:
             continue
         lo, _, hi = part.partition("-")
-        if not _digits(lo) or (hi and not _digits(hi)):
+        if not _digits(lo) or (hi and not _digits(hi)) or len(lo) > 9 or len(hi) > 9:
             continue  # cut short at SLURM_BITSTR_LEN: count what is there
         total += (int(hi) - int(lo) + 1) if hi and int(hi) >= int(lo) else 1
     return max(total, 1)
@@ -1086,6 +1092,9 @@ def _memory(arr: pa.Array, bare_unit_mb: float) -> tuple[pa.Array, pa.Array, np.
         pa.scalar(bare_unit_mb),
     )
     values = pc.multiply(num, factor)
+    fits = pc.fill_null(pc.less(values, 2.0**53), True)
+    ok = pc.and_(ok, fits)
+    values = pc.if_else(fits, values, pa.scalar(None, pa.float64()))
     return values, pc.struct_field(matched, "per"), _bad(ok.to_numpy(zero_copy_only=False), arr)
 
 
@@ -1151,7 +1160,7 @@ def _tres_gpu_column(arr: pa.Array, legacy: bool) -> tuple[pa.Array, pa.Array, n
     return struct.field("n"), struct.field("type"), bad
 
 
-_ALLOC_RE = r"^(?P<base>\d+)(?:_(?P<task>\d+)|_\[(?P<range>[0-9,%\-]*)\]?|\+(?P<het>\d+))?$"
+_ALLOC_RE = r"^(?P<base>\d+)(?:_(?P<task>\d{1,9})|_\[(?P<range>[0-9,%\-]*)\]?|\+(?P<het>\d{1,9}))?$"
 
 
 def _job_ids(arr: pa.Array) -> tuple[dict[str, pa.Array], np.ndarray]:
