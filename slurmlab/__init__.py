@@ -6,6 +6,7 @@ The public API, grouped by stage of the data flow
 
 __version__ = "0.1.0"
 
+from slurmlab.anonymize import anonymize_file
 from slurmlab.errors import (
     ConfigError,
     RequestError,
@@ -14,7 +15,10 @@ from slurmlab.errors import (
     SlurmlabError,
 )
 from slurmlab.policies.fairshare import Account
+from slurmlab.records.sacct import SacctParseError, read_sacct, write_sacct
+from slurmlab.records.sacct import steps as sacct_steps
 from slurmlab.records.swf import read_swf
+from slurmlab.report import write_report
 from slurmlab.scenario import Scenario
 from slurmlab.sim.checkpoint import Checkpoint, daly_interval, expected_goodput, young_interval
 from slurmlab.sim.faults import NodeFailure, RandomFailures
@@ -57,8 +61,14 @@ __all__ = [
     "young_interval",
     "daly_interval",
     "expected_goodput",
-    # records
+    # records and analysis of real exports (analyzers: slurmlab.analysis)
     "read_swf",
+    "read_sacct",
+    "write_sacct",
+    "sacct_steps",
+    "SacctParseError",
+    "write_report",
+    "anonymize_file",
     # errors
     "SlurmlabError",
     "ConfigError",
