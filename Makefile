@@ -19,8 +19,11 @@ $(STAMP_DEV): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev,jupyter]'
 	touch $@
 
+# root (containers, cloud VMs) needs --allow-root to start JupyterLab
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
 lab: $(STAMP_LAB)
-	$(BIN)/jupyter lab course/00-welcome.ipynb
+	$(BIN)/jupyter lab $(ALLOW_ROOT) course/00-welcome.ipynb
 
 test: $(STAMP_DEV)
 	$(BIN)/ruff check .

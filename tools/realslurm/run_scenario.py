@@ -421,7 +421,12 @@ class Driver:
                     "alloc_tres": rec["AllocTRES"],
                 }
             )
-        rows.sort(key=lambda r: (int(r["job_id_raw"]), str(r["submit_s"])))
+
+        def order(row: dict) -> tuple:  # by job, array task, then incarnation
+            master, _, task = row["job_id"].partition("_")
+            return int(master), int(task) if task.isdigit() else -1, row["submit_s"]
+
+        rows.sort(key=order)
         self.write_csv("starts.csv", rows)
 
 
