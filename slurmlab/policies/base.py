@@ -91,6 +91,8 @@ class QueueView:
     def most_free(self, free: np.ndarray | None = None) -> tuple[int, int, int]:
         """The largest free amount of each resource on any up node (for quick rejects)."""
         f = self.free if free is None else free
+        if len(f) == 1:  # a one-node pool: no numpy reduction needed
+            return (int(f[0, 0]), int(f[0, 1]), int(f[0, 2])) if self.up[0] else (-1, -1, -1)
         if not self.up.any():
             return (-1, -1, -1)
         m = f[self.up].max(axis=0)

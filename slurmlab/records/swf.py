@@ -138,11 +138,12 @@ def read_swf(path: str | Path, *, procs: int | None = None, skip_invalid: bool =
     sub = table["submit"].to_numpy()
     num = table["job"].to_numpy()
     usr = table["user"].to_numpy()
+    exe = table["executable"].to_numpy()
     for i in order:
         if not keep[i]:
             continue
         spec = JobSpec(
-            name=f"job{int(num[i])}",
+            name=f"app{int(exe[i])}" if exe[i] >= 0 else None,  # SWF executable number
             ntasks=int(width[i]),
             time_limit=timedelta(seconds=float(limit[i])),
         )
