@@ -43,7 +43,7 @@ realslurm: $(STAMP_DEV)
 	bash tools/realslurm/run_all.sh
 
 fidelity: $(STAMP_DEV)
-	$(BIN)/python tools/realslurm/scorecard.py
+	$(BIN)/python tools/realslurm/scorecard.py --readme
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache
