@@ -222,3 +222,39 @@ def test_nodelist_and_exclude_choose_the_nodes():
     assert r.jobs.NodeList.tolist() == ["node3", "node[1-2]", "node4"]
     with pytest.raises(ScenarioError, match="names 1 nodes but --nodes=2"):
         Scenario.from_dict({"cluster": "tiny", "jobs": [{"runtime": 1, "args": "-N 2 -w node1"}]})
+
+
+def test_partition_defmempercpu_wins_over_the_global_default():
+    """A partition's DefMemPerCPU sets the default memory of its jobs (slurm.conf(5)); without
+    any default and with CR_Core_Memory a job gets the whole node's memory."""
+    conf = (
+        "SelectTypeParameters=CR_Core_Memory\n"
+        "NodeName=n[1-2] CPUs=32 RealMemory=128000\n"
+        "PartitionName=p Nodes=n1 DefMemPerCPU=1000 Default=YES\n"
+        "PartitionName=q Nodes=n2\n"
+    )
+    cluster = slurmlab.Cluster.from_slurm_conf(conf)
+    job = slurmlab.JobSpec.from_args("-n 4")
+    assert job.resources(cluster).mem_per_node_mb == 4000
+    assert slurmlab.JobSpec.from_args("-n 4 -p q").resources(cluster).mem_per_node_mb == 128000
+
+
+def test_kill_invalid_depend_cancels_a_job_whose_dependency_failed():
+    """DependencyParameters=kill_invalid_depend: a job whose dependency can never be satisfied
+    is cancelled at once (as real Slurm does) instead of pending with DependencyNeverSatisfied."""
+    conf = "DependencyParameters=kill_invalid_depend\nNodeName=n1 CPUs=4\nPartitionName=p Nodes=n1 Default=YES\n"
+    workload = slurmlab.Workload(
+        (
+            slurmlab.WorkloadJob(
+                slurmlab.JobSpec.from_args("-n 1"), 0, 10, id="fails", exit_code=1
+            ),
+            slurmlab.WorkloadJob(
+                slurmlab.JobSpec.from_args("-n 1 --dependency=afterok:fails"), 1, 10, id="never"
+            ),
+        )
+    )
+    jobs = slurmlab.simulate(slurmlab.Cluster.from_slurm_conf(conf), workload).jobs.set_index(
+        "JobID"
+    )
+    assert jobs.loc["never", "State"] == "CANCELLED" and pd.isna(jobs.loc["never", "Start"])
+    assert (jobs.loc["never", "End"] - jobs.loc["fails", "Start"]).total_seconds() == 10

@@ -35,9 +35,14 @@ from slurmlab.policies.profile import Profile, make_profile
 __all__ = ["POLICIES", "Conservative", "Easy", "Fifo", "SlurmBackfill", "make_policy"]
 
 
-def _profile(view: QueueView, free: np.ndarray | None = None, started=()) -> Profile:
-    """The profile of a pass: running jobs (and jobs ``started`` in it) end at their limits."""
-    releases = [(r.expected_end, r.nodes, r.usage) for r in view.running] + list(started)
+def _profile(
+    view: QueueView, free: np.ndarray | None = None, started=(), resolution: float = 0.0
+) -> Profile:
+    """The profile of a pass: running jobs (and jobs ``started`` in it) end at their limits
+    (rounded up to ``resolution`` when backfill discretises time)."""
+    releases = [
+        (_round_up(r.expected_end, resolution), r.nodes, r.usage) for r in view.running
+    ] + list(started)
     prof = make_profile(view.now, view.free if free is None else free, view.capacity, releases)
     for t0, t1, usage in view.blocked_windows:  # advance reservations held by others
         if t1 > view.now:
@@ -248,7 +253,7 @@ class SlurmBackfill(Conservative):
     def backfill(self, view: QueueView) -> Decision:
         """One backfill cycle: plan every tested job; start those whose planned start is now."""
         d = Decision()
-        prof = _profile_rounded(view, self.bf_resolution)
+        prof = _profile(view, resolution=self.bf_resolution)
         horizon = view.now + self.bf_window * 60.0
         for n, job in enumerate(view.queue):
             if n >= self.bf_max_job_test:
@@ -283,17 +288,7 @@ class SlurmBackfill(Conservative):
 
 
 def _round_up(t: float, res: float) -> float:
-    return t if math.isinf(t) else math.ceil(t / res) * res
-
-
-def _profile_rounded(view: QueueView, res: float) -> Profile:
-    releases = [(_round_up(r.expected_end, res), r.nodes, r.usage) for r in view.running]
-    prof = make_profile(view.now, view.free, view.capacity, releases)
-    for t0, t1, usage in view.blocked_windows:
-        if t1 > view.now:
-            nodes = tuple(int(i) for i in np.flatnonzero(usage.any(axis=1)))
-            prof.reserve(nodes, usage[list(nodes)], max(t0, view.now), t1)
-    return prof
+    return t if math.isinf(t) or not res else math.ceil(t / res) * res
 
 
 POLICIES = {"fifo": Fifo, "easy": Easy, "conservative": Conservative, "slurm": SlurmBackfill}

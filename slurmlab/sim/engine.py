@@ -217,6 +217,8 @@ class Simulation:
         self._arrivals_left = 0
         self._priority_fn = priority
         self._bf_seen = -1  # event count at the last idle backfill cycle
+        deps = (cluster.setting("DependencyParameters", "") or "").lower()
+        self._kill_invalid_depend = "kill_invalid_depend" in deps
         self._resolved: dict[JobSpec, Resources] = {}  # specs resolve the same way every time
         self.blocked_windows: list[tuple[float, float, np.ndarray]] = []
         # priority/multifactor, fair share, QOS, reservations, preemption
@@ -457,6 +459,14 @@ class Simulation:
             insort(self.queue, (job.sort_key(), job.id))
             self.waiting.discard(job.id)
             self._set_reason(job, "Priority")
+            return
+        if reason == "DependencyNeverSatisfied" and self._kill_invalid_depend:
+            # DependencyParameters=kill_invalid_depend: Slurm cancels such a job at once
+            self.waiting.discard(job.id)
+            job.state, job.end, job.exit_code = "CANCELLED", self.env.now, "0:0"
+            self._set_reason(job, reason)
+            self.log("end", job, "CANCELLED")
+            self._release_dependents(job)
             return
         self.waiting.add(job.id)
         self._set_reason(job, reason)

@@ -943,8 +943,12 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
     elif spec.mem_per_gpu_mb is not None:
         mem = spec.mem_per_gpu_mb * max(gpn, 1)
     else:
-        dpc = cluster.setting("DefMemPerCPU")
-        dpn = cluster.setting("DefMemPerNode")
+        # the partition's DefMemPerCPU/DefMemPerNode win over the global ones (slurm.conf(5))
+        popts = {k.lower(): v for k, v in part.options.items()}
+        if "defmempercpu" in popts or "defmempernode" in popts:
+            dpc, dpn = popts.get("defmempercpu"), popts.get("defmempernode")
+        else:
+            dpc, dpn = cluster.setting("DefMemPerCPU"), cluster.setting("DefMemPerNode")
         if dpc and dpc.upper() != "UNLIMITED":
             mem = int(dpc) * cpn
         elif dpn and dpn.upper() != "UNLIMITED":
