@@ -81,10 +81,9 @@ class Fifo:
         most = view.most_free(free)
         for n, job in enumerate(view.queue):
             if len(blocked) >= view.partitions or (limit is not None and n >= limit):
-                break  # every partition is blocked: the rest wait for Priority
+                break  # every partition with queued jobs is blocked: the rest wait (Priority)
             if job.partition in blocked:
-                d.reasons[job.id] = "Priority"
-                continue
+                continue  # queued jobs wait for Priority unless a pass says otherwise
             nodes = None
             if job.may_fit(most):
                 nodes = choose_nodes(

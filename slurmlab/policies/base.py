@@ -86,7 +86,7 @@ class QueueView:
     up: np.ndarray
     node_names: Sequence[str]
     blocked_windows: Sequence[tuple[float, float, np.ndarray]] = ()
-    partitions: int = 1
+    partitions: int = 1  # how many partitions have queued jobs (a pass may stop when all block)
 
     def most_free(self, free: np.ndarray | None = None) -> tuple[int, int, int]:
         """The largest free amount of each resource on any up node (for quick rejects)."""

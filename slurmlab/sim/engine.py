@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, insort
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import timedelta
@@ -217,6 +218,7 @@ class Simulation:
         self._arrivals_left = 0
         self._priority_fn = priority
         self._bf_seen = -1  # event count at the last idle backfill cycle
+        self._queued: Counter[str] = Counter()  # queued jobs per partition
         deps = (cluster.setting("DependencyParameters", "") or "").lower()
         self._kill_invalid_depend = "kill_invalid_depend" in deps
         self._resolved: dict[JobSpec, Resources] = {}  # specs resolve the same way every time
@@ -457,6 +459,7 @@ class Simulation:
                 job.eligible = self.env.now
                 self.log("eligible", job)
             insort(self.queue, (job.sort_key(), job.id))
+            self._queued[job.partition] += 1
             self.waiting.discard(job.id)
             self._set_reason(job, "Priority")
             return
@@ -482,6 +485,7 @@ class Simulation:
         if i == len(self.queue) or self.queue[i] != entry:  # pragma: no cover - engine bug
             raise RuntimeError(f"job {job.key} is not in the queue")
         del self.queue[i]
+        self._queued[job.partition] -= 1
 
     def _recheck(self, job: SimJob) -> None:
         if job.state == "PENDING" and job.id in self.waiting:
@@ -668,7 +672,7 @@ class Simulation:
         running = _RunningView(self.running, now)
         return QueueView(
             now, self._pending_jobs(), running, self.free, self.capacity, self.up,
-            self.node_names, self.blocked_windows, len(self.cluster.partitions),
+            self.node_names, self.blocked_windows, sum(1 for c in self._queued.values() if c),
         )  # fmt: skip
 
     def _pass(self, _event=None) -> None:
