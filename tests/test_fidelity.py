@@ -20,15 +20,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools" / "realslurm"))
 
-from scorecard import TOLERANCE_S, replay, scenario_runs  # noqa: E402
+from scorecard import SIMPLIFICATIONS, TOLERANCE_S, replay, scenario_runs  # noqa: E402
 
 from slurmlab.analysis.fidelity import order_violations  # noqa: E402
 
 SCENARIOS = list(scenario_runs())
-
-#: Documented Slurm behaviours the simulator deliberately does not model, per (scenario, run key):
-#: each is an exact-time difference the test tolerates beyond TOLERANCE_S, with the reason.
-SIMPLIFICATIONS: dict[tuple[str, str], str] = {}
 
 
 @pytest.mark.parametrize("yaml_path,out", SCENARIOS, ids=[p.stem for p, _ in SCENARIOS])
@@ -39,7 +35,7 @@ def test_simulated_starts_follow_real_slurm(yaml_path, out):
     unexplained = [
         (r.key, r.run, r.start_real, r.start_sim)
         for r in bad.itertuples()
-        if (yaml_path.stem, r.key) not in SIMPLIFICATIONS
+        if abs(r.diff_s) > SIMPLIFICATIONS.get((yaml_path.stem, r.key), (TOLERANCE_S, ""))[0]
     ]
     assert not unexplained, (
         f"{yaml_path.stem}: (job, run, real start, simulated start) {unexplained}"

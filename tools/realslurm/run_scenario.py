@@ -2,7 +2,7 @@
 
 The driver submits each job with ``sbatch`` at its offset from t0 (as the job's user,
 through ``runuser``), performs the scripted admin actions (scancel, scontrol requeue),
-snapshots the queue while jobs pend (squeue --start, sprio, sshare), waits for every job
+snapshots the queue while jobs are queued (squeue --start, sprio, sshare), waits for every job
 to finish and then writes the ground truth: sacct text and JSON, a tidy starts.csv and
 meta.json. Only the standard library and PyYAML are used.
 
@@ -264,7 +264,7 @@ class Driver:
         for row in rows:
             rel = {f"{k}_s": self.rel(to_epoch(row[k])) for k in ("submit", "start", "end")}
             self.queue_rows.append({"t": t, **row, **rel})
-        if not any(r["state"] == "PENDING" for r in rows):
+        if not rows:
             return rows
         self.snap_text.write(f"\n######## t=+{t}s ({stamp(now)})\n")
         for cmd in (
@@ -350,7 +350,7 @@ class Driver:
             for line in res.stdout.splitlines():
                 raw, jid, state, end = line.split("|")
                 seen.add(jid.split("_")[0])
-                if end == "Unknown" or not state.split()[0].startswith(TERMINAL):
+                if end == "Unknown" or not state.split()[0].startswith((*TERMINAL, "REQUEUED")):
                     done = False
             if done and want <= seen:
                 break
