@@ -208,7 +208,8 @@ DERIVED_COLUMNS = (
     "StartedBy", "AllocJobID", "StepID", "JobState",
 )  # fmt: skip
 
-_MISSING = ("", "Unknown", "UNKNOWN", "None", "NONE", "N/A", "(null)", '""', "INVALID")  # INVALID: Reserved of a job cancelled while pending (22.05)
+# INVALID: what 22.05 writes for Reserved of a job cancelled while pending
+_MISSING = ("", "Unknown", "UNKNOWN", "None", "NONE", "N/A", "(null)", '""', "INVALID")
 _NO_LIMIT = ("UNLIMITED", "Partition_Limit", "Partition_limit", "INFINITE")
 
 _DELIMITERS = ("^|^", "\u2603", "\t", "|", ";")
