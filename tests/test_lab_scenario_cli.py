@@ -258,3 +258,31 @@ def test_kill_invalid_depend_cancels_a_job_whose_dependency_failed():
     )
     assert jobs.loc["never", "State"] == "CANCELLED" and pd.isna(jobs.loc["never", "Start"])
     assert (jobs.loc["never", "End"] - jobs.loc["fails", "Start"]).total_seconds() == 10
+
+
+def test_a_drained_node_that_fails_comes_back_drained():
+    """A repair returns an admin-drained node to DRAIN, not to service."""
+    doc = {
+        "cluster": "tiny",
+        "jobs": [{"id": "a", "submit": 100, "runtime": 10, "args": "-N 4"}],
+        "actions": [{"at": 10, "action": "drain", "node": "node4"}],
+        "failures": [{"node": "node4", "at": 20, "down_for": 30}],
+    }
+    r = Scenario.from_dict(doc).run()
+    states = r.sinfo(at=60).set_index("NODELIST").STATE.to_dict()
+    assert states["node4"] == "drain"
+    assert r.jobs.State.tolist() == ["PENDING"]
+
+
+def test_random_failures_stop_when_only_limit_held_jobs_remain():
+    """A job held by a QOS limit with nothing running can never start: random failures do not
+    keep the simulation going for ever."""
+    doc = {
+        "cluster": "tiny",
+        "qos": [{"name": "tight", "max_tres_per_user": "gres/gpu=1"}],
+        "jobs": [{"id": "a", "runtime": 10, "args": "-N 1 --gres=gpu:2 -q tight"}],
+        "random_failures": {"mtbf": 3600, "repair": 60, "seed": 1},
+    }
+    r = Scenario.from_dict(doc).run()
+    assert r.jobs.State.tolist() == ["PENDING"]
+    assert r.jobs.Reason.tolist() == ["QOSMaxGRESPerUser"]

@@ -219,6 +219,7 @@ class Simulation:
         self._priority_fn = priority
         self._bf_seen = -1  # event count at the last idle backfill cycle
         self._queued: Counter[str] = Counter()  # queued jobs per partition
+        self._drained: set[str] = set()  # nodes an admin drained (kept drained across a failure)
         deps = (cluster.setting("DependencyParameters", "") or "").lower()
         self._kill_invalid_depend = "kill_invalid_depend" in deps
         self._resolved: dict[JobSpec, Resources] = {}  # specs resolve the same way every time
@@ -985,6 +986,10 @@ class Simulation:
         if name not in self.node_index:
             raise SlurmlabError(f"Invalid node name specified: {name!r}")
         i = self.node_index[name]
+        if state == "DRAIN":
+            self._drained.add(name)
+        elif state == "IDLE":
+            self._drained.discard(name)
         self.node_state[name] = state
         self.up[i] = state not in ("DOWN", "DRAIN", "FUTURE")
         self.node_events.append((self.env.now, name, state))
@@ -1006,8 +1011,9 @@ class Simulation:
             self._at(down_for, lambda _e, n=name: self._repair(n), URGENT)
 
     def _repair(self, name: str) -> None:
+        """A repaired node returns to service, still drained if an admin drained it."""
         if self.node_state[name] == "DOWN":
-            self.set_node_state(name, "IDLE")
+            self.set_node_state(name, "DRAIN" if name in self._drained else "IDLE")
 
     def add_failures(self, failures=(), random=None) -> None:
         """Scripted failures (:class:`NodeFailure`) and random ones (:class:`RandomFailures`)."""
@@ -1037,11 +1043,12 @@ class Simulation:
 
     def _work_remaining(self) -> bool:
         """Jobs still to run: running, queued, arriving, or waiting on something that passes."""
-        return bool(
-            self.running
-            or self.queue
-            or self._arrivals_left
-            or any(self.jobs[j].reason not in PERMANENT for j in self.waiting)
+        if self.running or self._arrivals_left:
+            return True
+        # with nothing running, a job held by a QOS/association limit can never start
+        held = ("QOS", "Assoc")
+        return any(not self.jobs[j].reason.startswith(held) for _k, j in self.queue) or any(
+            self.jobs[j].reason not in PERMANENT for j in self.waiting
         )
 
     def add_actions(self, actions) -> None:
