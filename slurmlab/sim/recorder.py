@@ -10,11 +10,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from slurmlab.records.schema import JOB_COLUMNS, conform
+from slurmlab.records.schema import conform
 from slurmlab.sim.engine import Simulation, iter_records
 from slurmlab.spec.units import compress_hostlist
 
-__all__ = ["event_table", "job_table"]
+__all__ = ["SIMULATED_COLUMNS", "event_table", "job_table"]
+
+SIMULATED_COLUMNS = (
+    "JobID", "JobIDRaw", "ArrayJobID", "ArrayTaskID", "HetJobID", "HetJobOffset", "JobName",
+    "User", "Account", "Partition", "QOS", "State", "ExitCode", "Submit", "Eligible", "Start",
+    "End", "Elapsed", "Timelimit", "NNodes", "NCPUS", "NGPUS", "ReqMem", "NodeList",
+    "AllocTRES", "ReqTRES", "Priority", "Reason", "Restarts", "StartedBy",
+)  # fmt: skip
 
 
 def _tres(cpus: int, mem: int, nodes: int, gpus: int, gpu_type: str | None) -> str:
@@ -31,7 +38,8 @@ def _tres(cpus: int, mem: int, nodes: int, gpus: int, gpu_type: str | None) -> s
 
 def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
     """The job table: the current (last) run of every job, or every run with ``duplicates``."""
-    rows: dict[str, list] = {c: [] for c in JOB_COLUMNS}
+    # the columns a simulation knows; conform() adds any other schema column, empty
+    rows: dict[str, list] = {c: [] for c in SIMULATED_COLUMNS}
     nan = np.nan
     names = sim.node_names
     for job, run, last in iter_records(sim):
