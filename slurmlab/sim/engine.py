@@ -11,17 +11,19 @@ pass, in this order: first job ends (and node state changes), then arrivals
 ending at t therefore frees its resources for a job starting at t, and
 utilization never exceeds 100%. A job that ends at the instant it starts (zero
 run time) is one more event at that instant, so another pass follows at the same
-time. (simpy orders same-time events by priority: ends are URGENT (0), arrivals
-NORMAL (1), the pass LATE (2).)
+time. (simpy orders same-time events by priority: :mod:`slurmlab.sim.timing`.)
+
+The class is assembled from three parts: this module (submission, eligibility,
+dependencies, priority, control), :mod:`.controller` (the scheduling pass) and
+:mod:`.processes` (job and node lifecycles).
 """
 
 from __future__ import annotations
 
-import math
 from bisect import bisect_left, insort
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import timedelta
 
 import numpy as np
@@ -30,13 +32,14 @@ import simpy
 
 from slurmlab.errors import RequestError, SlurmlabError
 from slurmlab.policies.backfill import make_policy
-from slurmlab.policies.base import Decision, PendingJob, QueueView, RunningJob
+from slurmlab.policies.base import PendingJob
 from slurmlab.policies.fairshare import Account, AccountTree
-from slurmlab.policies.placement import choose_nodes
 from slurmlab.policies.priority import MultifactorWeights, basic_priority, sort_key
 from slurmlab.sim.accounting import PriorityState
-from slurmlab.sim.causes import Cancelled, NodeFailed, Preempted, Requeued
-from slurmlab.sim.checkpoint import run_length, run_outcome
+from slurmlab.sim.causes import Cancelled, Requeued
+from slurmlab.sim.controller import Controller
+from slurmlab.sim.processes import Lifecycles
+from slurmlab.sim.timing import INF, LATE, NORMAL, URGENT
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import JobSpec, Resources
 from slurmlab.spec.qos import Qos, Reservation
@@ -44,70 +47,12 @@ from slurmlab.spec.workload import DEFAULT_ORIGIN, Workload, WorkloadJob
 
 __all__ = ["Simulation"]
 
-URGENT, NORMAL, LATE, AFTER_PASS = 0, 1, 2, 3
-INF = math.inf
 
 #: Pending reasons that never clear by waiting.
 PERMANENT = {
     "PartitionTimeLimit", "PartitionNodeLimit", "DependencyNeverSatisfied", "PartitionDown",
     "QOSMaxWallDurationPerJobLimit", "InvalidReservation", "JobHeldUser", "PartitionInactive",
 }  # fmt: skip
-
-_QOS_USER_REASON = {
-    "cpu": "QOSMaxCpuPerUserLimit", "gres/gpu": "QOSMaxGRESPerUser",
-    "node": "QOSMaxNodePerUserLimit", "mem": "QOSMaxMemoryPerUser",
-}  # fmt: skip
-_QOS_GRP_REASON = {
-    "cpu": "QOSGrpCpuLimit", "gres/gpu": "QOSGrpGRES", "node": "QOSGrpNodeLimit",
-    "mem": "QOSGrpMemLimit",
-}  # fmt: skip
-_ASSOC_GRP_REASON = {
-    "cpu": "AssocGrpCpuLimit", "gres/gpu": "AssocGrpGRES", "node": "AssocGrpNodeLimit",
-    "mem": "AssocGrpMemLimit",
-}  # fmt: skip
-
-
-class _RunningView:
-    """The running jobs as policies see them, built only if a policy looks (FIFO never does)."""
-
-    __slots__ = ("_items", "_jobs", "_now")
-
-    def __init__(self, jobs: dict, now: float):
-        self._jobs, self._now, self._items = jobs, now, None
-
-    def _build(self) -> list[RunningJob]:
-        if self._items is None:
-            now = self._now
-            self._items = [
-                RunningJob(j.id, j.nodes, j.usage, max(j.start + j.limit, now))
-                for j in self._jobs.values()
-            ]
-        return self._items
-
-    def __iter__(self):
-        return iter(self._build())
-
-    def __len__(self) -> int:
-        return len(self._jobs)
-
-
-def _job_tres(job) -> dict[str, int]:
-    n = job.count
-    return {
-        "cpu": int(job.demand[0]) * n, "mem": int(job.demand[1]) * n, "gres/gpu": int(job.demand[2]) * n,
-        "node": n,
-    }  # fmt: skip
-
-
-def _sum_tres(jobs) -> dict[str, int]:
-    out = {"cpu": 0, "mem": 0, "gres/gpu": 0, "node": 0}
-    for j in jobs:
-        u = j.usage.sum(axis=0)
-        out["cpu"] += int(u[0])
-        out["mem"] += int(u[1])
-        out["gres/gpu"] += int(u[2])
-        out["node"] += len(j.nodes)
-    return out
 
 
 class SimJob:
@@ -165,7 +110,7 @@ class EngineOptions:
     over_time_limit: float = 0.0
 
 
-class Simulation:
+class Simulation(Controller, Lifecycles):
     """One simulated cluster: submit jobs, advance time, read the state at any moment."""
 
     def __init__(
@@ -579,381 +524,7 @@ class Simulation:
             job.reason = reason
             job.reasons.append((self.env.now, reason))
 
-    # -- the scheduling pass ---------------------------------------------------------------------
-    def request_pass(self) -> None:
-        """Ask for one scheduling pass at the end of the current instant."""
-        if not self._pass_pending:
-            self._pass_pending = True
-            self._at(0, self._pass, LATE)
-        if self.policy.interval and not self._timer_running and self.queue:
-            self._timer_running = True
-            self._schedule_timer()
-
-    def _pending_jobs(self):
-        """The eligible queue in evaluation order, lazily; throttled array tasks left out."""
-        throttled: dict[int, int] = {}
-        for _key, jid in self.queue:
-            job = self.jobs[jid]
-            if job.throttle is not None:
-                running = throttled.get(job.array_id)
-                if running is None:
-                    running = sum(1 for r in self.running.values() if r.array_id == job.array_id)
-                if running >= job.throttle:
-                    self._set_reason(job, "JobArrayTaskLimit")
-                    throttled[job.array_id] = running
-                    continue
-                throttled[job.array_id] = running + 1
-            if job.spec.reservation:
-                continue  # started by the reservation pass, inside its reservation
-            if self._limits:
-                reason = self._limit_reason(job)
-                if reason:
-                    self._set_reason(job, reason)
-                    continue
-            if job.pending is None:
-                job.pending = PendingJob(
-                    job.id, job.partition, job.demand, job.count, job.mask, job.limit,
-                    job.exclusive, job.spec.reservation, tuple(int(x) for x in job.demand),
-                )  # fmt: skip
-            pending = job.pending
-            if job.planned_nodes is not None and job.planned is not None:
-                pending = replace(pending, planned=(job.planned, job.planned_nodes))
-            if self.reservations:
-                blocked = self._reserved_nodes(self.env.now, self.env.now + job.limit)
-                if blocked is not None and (job.mask & blocked).any():
-                    yield replace(pending, mask=job.mask & ~blocked)
-                    continue
-            yield pending
-
-    def _resv_edge(self, r: Reservation, what: str) -> None:
-        self.events.append((self.env.now, what, None, None, r.name))
-        self.request_pass()
-
-    def _reserved_nodes(self, t0: float, t1: float) -> np.ndarray | None:
-        """Nodes held by reservations overlapping [t0, t1) (None when there are none)."""
-        out = None
-        for r, mask in self.reservations.values():
-            if r.start < t1 and r.end > t0:
-                out = mask.copy() if out is None else out | mask
-        return out
-
-    def _limit_reason(self, job: SimJob) -> str | None:
-        """The QOS/association limit that starting ``job`` now would exceed, in Slurm's words."""
-        q = self.qos[job.qos]
-        need = _job_tres(job)
-        if q.max_jobs_per_user is not None:
-            n = sum(1 for r in self.running.values() if r.user == job.user and r.qos == job.qos)
-            if n + 1 > q.max_jobs_per_user:
-                return "QOSMaxJobsPerUserLimit"
-        if q.max_tres_per_user:
-            used = _sum_tres(
-                r for r in self.running.values() if r.user == job.user and r.qos == job.qos
-            )
-            for k, lim in q.max_tres_per_user.items():
-                if used.get(k, 0) + need.get(k, 0) > lim:
-                    return _QOS_USER_REASON[k]
-        if q.grp_tres:
-            used = _sum_tres(r for r in self.running.values() if r.qos == job.qos)
-            for k, lim in q.grp_tres.items():
-                if used.get(k, 0) + need.get(k, 0) > lim:
-                    return _QOS_GRP_REASON[k]
-        acct = self.tree.accounts.get(job.account)
-        if acct is not None and (acct.grp_tres or acct.max_jobs):
-            mine = [r for r in self.running.values() if r.account == job.account]
-            if acct.max_jobs is not None and len(mine) + 1 > acct.max_jobs:
-                return "AssocMaxJobsLimit"
-            used = _sum_tres(mine)
-            for k, lim in acct.grp_tres.items():
-                if used.get(k, 0) + need.get(k, 0) > lim:
-                    return _ASSOC_GRP_REASON[k]
-        return None
-
-    def _view(self) -> QueueView:
-        now = self.env.now
-        running = _RunningView(self.running, now)
-        return QueueView(
-            now, self._pending_jobs(), running, self.free, self.capacity, self.up,
-            self.node_names, self.blocked_windows, sum(1 for c in self._queued.values() if c),
-        )  # fmt: skip
-
-    def _pass(self, _event=None) -> None:
-        self._pass_pending = False
-        if not self.queue:
-            return
-        if self.reservations:
-            self._reservation_pass()
-        if self.preemption:
-            self._preempt_pass()
-        self._apply(self.policy.schedule(self._view()))
-
-    def _reservation_pass(self) -> None:
-        """Jobs with an advance reservation are evaluated first, on their reservation's nodes."""
-        for _key, jid in list(self.queue):
-            job = self.jobs[jid]
-            if not job.spec.reservation:
-                continue
-            _r, mask = self.reservations[job.spec.reservation]
-            nodes = choose_nodes(
-                self.free, self.capacity, job.demand, job.count, job.mask & mask & self.up,
-                job.exclusive,
-            )  # fmt: skip
-            if nodes is None:
-                self._set_reason(job, "Resources")
-            elif not (self._limits and self._limit_reason(job)):
-                self._start(job, nodes, "main")
-
-    def _preempt_pass(self) -> None:
-        """PreemptType=preempt/qos: a job whose QOS may preempt others frees room by doing so.
-
-        The fewest lower-QOS running jobs (lowest priority, most recently started first)
-        whose nodes let the preemptor start are preempted. Each victim's own QOS PreemptMode
-        (else the cluster's) decides: CANCEL ends it PREEMPTED, REQUEUE requeues it (when
-        requeueable), OFF exempts it; it goes after its QOS GraceTime.
-        """
-        for _key, jid in list(self.queue):
-            job = self.jobs[jid]
-            if not job.preempting:
-                break  # preempting jobs sort first
-            if any(self.jobs[v].state == "RUNNING" for v in job.victims):
-                continue  # victims are still in their grace time
-            q = self.qos[job.qos]
-            mask = job.mask & self.up
-            if self.reservations:
-                blocked = self._reserved_nodes(self.env.now, self.env.now + job.limit)
-                if blocked is not None:
-                    mask = mask & ~blocked
-            if choose_nodes(self.free, self.capacity, job.demand, job.count, mask, job.exclusive):
-                continue
-            cands = sorted(
-                (
-                    r
-                    for r in self.running.values()
-                    if r.qos in q.preempt
-                    and r.preempted_by is None
-                    and self._preempt_mode_of(r) != "OFF"
-                ),
-                key=lambda r: (r.priority, -r.start, -r.id),
-            )
-            free = self.free.copy()
-            chosen, nodes = [], None
-            for victim in cands:
-                free[list(victim.nodes)] += victim.usage
-                chosen.append(victim)
-                nodes = choose_nodes(
-                    free, self.capacity, job.demand, job.count, mask, job.exclusive
-                )
-                if nodes is not None:
-                    break
-            if nodes is None:
-                continue
-            victims = [v for v in chosen if set(v.nodes) & set(nodes)]
-            for v in victims:
-                v.preempted_by = job.id
-                requeue = self._preempt_mode_of(v) == "REQUEUE" and v.requeue
-                self.log("preempt", v, f"by {job.key}")
-                grace = self.qos[v.qos].grace_time
-                self._at(grace, lambda _e, v=v, r=requeue, b=job.id: self._preempt(v, b, r), URGENT)
-            job.victims = tuple(v.id for v in victims)
-
-    def _preempt_mode_of(self, victim: SimJob) -> str:
-        """The preempted job's mode: its QOS PreemptMode, else the cluster's (preempt_qos.c)."""
-        return self.qos[victim.qos].preempt_mode or self.preempt_mode
-
-    def _preempt(self, victim: SimJob, by: int, requeue: bool) -> None:
-        if victim.state == "RUNNING" and victim.proc.is_alive:
-            victim.proc.interrupt(Preempted(by, requeue))
-
-    def _schedule_timer(self) -> None:
-        """Arm the backfill timer for the next multiple of the policy's interval."""
-        interval = self.policy.interval
-        now = self.env.now
-        delay = interval - (now % interval) if now % interval else interval
-        self._at(delay, self._backfill_tick, AFTER_PASS)
-
-    def _backfill_tick(self, _event=None) -> None:
-        """One backfill cycle, after the main pass of its instant; re-armed while jobs pend."""
-        if not self.queue:
-            self._timer_running = False
-            return
-        # A cycle can only start jobs after something changed (an event): an idle cycle
-        # after an idle cycle would start nothing, so it is skipped (speed, same starts).
-        if len(self.events) != self._bf_seen:
-            decision = self.policy.backfill(self._view())
-            self._apply(decision)
-            self._bf_seen = -1 if decision.starts else len(self.events)
-        if self.running or self._arrivals_left or self._future_work() or self._pass_pending:
-            self._schedule_timer()
-        else:
-            self._timer_running = False
-
-    def _future_work(self) -> bool:
-        """Whether anything scheduled later could let a pending job start.
-
-        Node repairs and resumes need no timer: they request a pass, which re-arms it (a
-        node that stays DOWN must not keep the timer ticking for ever).
-        """
-        return any(self.jobs[j].reason in ("BeginTime", "Dependency") for j in self.waiting)
-
-    def _apply(self, decision: Decision) -> None:
-        refused = False
-        for start in decision.starts:
-            job = self.jobs[start.job]
-            if self._limits:
-                reason = self._limit_reason(job)
-                if reason:  # another start of this pass used up the limit
-                    self._set_reason(job, reason)
-                    refused = True
-                    continue
-            self._start(job, start.nodes, start.by)
-        if refused:  # the policy counted the refused job's nodes as taken: look again now
-            self.request_pass()
-        now = self.env.now
-        for jid, reason in decision.reasons.items():
-            job = self.jobs[jid]
-            if job.state == "PENDING":
-                self._set_reason(job, reason)
-        for jid, t in decision.planned.items():
-            job = self.jobs[jid]
-            job.planned_nodes = decision.planned_nodes.get(jid)
-            if job.planned != t:
-                job.planned = t
-                job.plans.append((now, t))
-
-    # -- running jobs -------------------------------------------------------------------------------
-    def _start(self, job: SimJob, nodes: tuple[int, ...], by: str) -> None:
-        self._dequeue(job)
-        idx = list(nodes)
-        usage = self.capacity[idx].copy() if job.exclusive else np.tile(job.demand, (len(idx), 1))
-        if (self.free[idx] < usage).any():  # pragma: no cover - a policy bug, never input
-            raise RuntimeError(f"policy {self.policy.name} oversubscribed nodes for job {job.key}")
-        self.free[idx] -= usage
-        job.usage = usage
-        job.nodes = tuple(nodes)
-        job.state = "RUNNING"
-        job.start = self.env.now
-        job.by = by
-        job.planned_nodes = None
-        self._set_reason(job, "None")
-        self.running[job.id] = job
-        self._arm_priority_tick()
-        self.log("start", job, by)
-        job.proc = self.env.process(self._run(job))
-        if job.id in self.dependents:  # --dependency=after:<this job> is satisfied by its start
-            self._release_dependents(job)
-
-    def _run_length(self, job: SimJob) -> tuple[float, str]:
-        """How long this run lasts and how it ends if nothing interrupts it.
-
-        The run needs its remaining work plus checkpoint overheads (:mod:`.checkpoint`).
-        Past the time limit (+ OverTimeLimit) it is killed (TIMEOUT), unless the job
-        checkpoints on ``--signal``: then, when the signal arrives, it writes a final
-        checkpoint (``write_cost`` s) and requeues itself. A signal that leaves no time to
-        save any work (or to finish the write before the limit) cannot help: TIMEOUT.
-        """
-        restarted = job.restarts > 0 and job.ckpt is not None
-        need = run_length(job.work_left, job.ckpt, restarted)
-        limit = job.limit + self.options.over_time_limit
-        if self.options.enforce_time_limit and need > limit:
-            sig, ckpt = job.spec.signal, job.ckpt
-            if ckpt is not None and ckpt.on_signal and sig is not None:
-                length = max(0.0, job.limit - sig.seconds) + ckpt.write_cost
-                saved = run_outcome(
-                    length, job.work_left, ckpt, restarted, final_checkpoint=True
-                ).saved
-                if length <= job.limit and saved > 0:
-                    return length, "SIGNAL_REQUEUE"
-            return limit, "TIMEOUT"
-        return need, "COMPLETED" if job.wjob.exit_code == 0 else "FAILED"
-
-    def _run(self, job: SimJob):
-        length, state = self._run_length(job)
-        job.run_plan = (job.work_left, job.restarts > 0 and job.ckpt is not None)
-        done = simpy.Event(self.env)
-        done._ok, done._value = True, None
-        self.env.schedule(done, URGENT, length)
-        try:
-            yield done
-        except simpy.Interrupt as interrupt:
-            self._account(job, final_checkpoint=False)
-            self._interrupted(job, interrupt.cause)
-            return
-        if state == "SIGNAL_REQUEUE":
-            self._account(job, final_checkpoint=True)
-            self._finish(job, "REQUEUED", "0:0", requeue=True)
-            return
-        self._account(job, final_checkpoint=False)
-        code = f"{job.wjob.exit_code}:0" if state == "FAILED" else "0:0"
-        self._finish(job, state, code)
-
-    def _account(self, job: SimJob, *, final_checkpoint: bool) -> None:
-        """Book the run's useful, lost and overhead seconds; keep the saved progress."""
-        remaining, restarted = job.run_plan
-        out = run_outcome(
-            self.env.now - job.start, remaining, job.ckpt, restarted,
-            final_checkpoint=final_checkpoint,
-        )  # fmt: skip
-        job.work_left = remaining - out.saved
-        if job.ckpt is None and out.saved < remaining:
-            job.work_left = job.runtime  # no checkpoint: a restart begins from zero
-        job.acct = {
-            "useful": out.saved, "lost": out.lost, "writing": out.writing,
-            "restarting": out.restarting,
-        }  # fmt: skip
-
-    def _interrupted(self, job: SimJob, cause) -> None:
-        if isinstance(cause, Cancelled):
-            self._finish(job, "CANCELLED", "0:15")
-        elif isinstance(cause, NodeFailed):
-            self._finish(job, "NODE_FAIL", "0:0", requeue=job.requeue)
-        elif isinstance(cause, Preempted):
-            self._finish(job, "PREEMPTED", "0:15", requeue=cause.requeue)
-        elif isinstance(cause, Requeued):
-            self._finish(job, "REQUEUED", "0:15", requeue=True)
-        else:  # pragma: no cover - causes are a closed set
-            raise TypeError(f"unknown interruption cause {cause!r}")
-
-    def _finish(self, job: SimJob, state: str, exit_code: str, requeue: bool = False) -> None:
-        if self.prio is not None:
-            self.prio.charge(job, self.env.now)
-        idx = list(job.nodes)
-        self.free[idx] += job.usage
-        del self.running[job.id]
-        job.end = self.env.now
-        job.exit_code = exit_code
-        self.log("end", job, state)
-        if requeue:
-            self._requeue(job, state)
-        else:
-            job.state = state
-            self._release_dependents(job)
-        self.request_pass()
-
-    def _requeue(self, job: SimJob, state: str) -> None:
-        """The run ends in ``state``; the job pends again as the same JobID (sacct -D shows both)."""
-        job.runs.append(self._run_record(job, state))
-        job.restarts += 1
-        job.state = "PENDING"
-        job.submit = self.env.now
-        job.eligible = None
-        job.start = job.end = None
-        job.nodes, job.usage, job.by, job.planned = (), None, None, None
-        job.planned_nodes = None
-        job.acct = {"useful": 0.0, "lost": 0.0, "writing": 0.0, "restarting": 0.0}
-        job.preempted_by = None
-        job.charged = 0.0
-        job.begin = self.env.now + self.options.requeue_delay
-        job.pending = None
-        self.log("requeue", job, state)
-        self._enqueue(job)
-
-    def _run_record(self, job: SimJob, state: str) -> dict:
-        return {
-            "Submit": job.submit, "Eligible": job.eligible, "Start": job.start, "End": job.end,
-            "State": state, "ExitCode": job.exit_code, "nodes": job.nodes, "by": job.by,
-            "Restarts": job.restarts, "usage": job.usage, **job.acct,
-        }  # fmt: skip
-
-    # -- control ------------------------------------------------------------------------------------
+    # -- control ------------------------------------------------------------------------------
     def cancel(self, key: str | int) -> None:
         """``scancel``: end a pending or running job (all tasks of an array) as CANCELLED."""
         for job in self._lookup(key):
@@ -980,66 +551,6 @@ class Simulation:
                 raise SlurmlabError(
                     f"job {job.key}: cannot requeue a job in state {job.state} (only running jobs)"
                 )
-
-    def set_node_state(self, name: str, state: str) -> None:
-        """Admin node state: ``DRAIN`` (running jobs finish, no new ones), ``IDLE`` (resume)."""
-        if name not in self.node_index:
-            raise SlurmlabError(f"Invalid node name specified: {name!r}")
-        i = self.node_index[name]
-        if state == "DRAIN":
-            self._drained.add(name)
-        elif state == "IDLE":
-            self._drained.discard(name)
-        self.node_state[name] = state
-        self.up[i] = state not in ("DOWN", "DRAIN", "FUTURE")
-        self.node_events.append((self.env.now, name, state))
-        self.events.append((self.env.now, f"node_{state.lower()}", None, None, name))
-        self.request_pass()
-
-    def fail_node(self, name: str, down_for: float | None = None) -> None:
-        """The node goes DOWN now: jobs on it end NODE_FAIL (requeued if allowed)."""
-        if name not in self.node_index:
-            raise SlurmlabError(f"failure of unknown node {name!r}")
-        i = self.node_index[name]
-        if self.node_state[name] == "DOWN":
-            return
-        self.set_node_state(name, "DOWN")
-        for job in list(self.running.values()):
-            if i in job.nodes and job.proc.is_alive:
-                job.proc.interrupt(NodeFailed(name))
-        if down_for is not None:
-            self._at(down_for, lambda _e, n=name: self._repair(n), URGENT)
-
-    def _repair(self, name: str) -> None:
-        """A repaired node returns to service, still drained if an admin drained it."""
-        if self.node_state[name] == "DOWN":
-            self.set_node_state(name, "DRAIN" if name in self._drained else "IDLE")
-
-    def add_failures(self, failures=(), random=None) -> None:
-        """Scripted failures (:class:`NodeFailure`) and random ones (:class:`RandomFailures`)."""
-        for f in failures:
-            if f.node not in self.node_index:
-                raise SlurmlabError(
-                    f"failures: node {f.node!r} is not in cluster {self.cluster.name!r}"
-                )
-            self._at(
-                f.at - self.env.now, lambda _e, f=f: self.fail_node(f.node, f.down_for), URGENT
-            )
-        if random is not None:
-            names = list(random.nodes) or self.node_names
-            for name, rng in random.streams(names, self.seed).items():
-                if name not in self.node_index:
-                    raise SlurmlabError(f"random_failures: node {name!r} is not in the cluster")
-                self.env.process(self._failure_process(name, rng, random))
-
-    def _failure_process(self, name, rng, model):
-        while True:
-            yield self.env.timeout(model.draw(rng))
-            if not self._work_remaining():
-                return
-            self.fail_node(name)
-            yield self.env.timeout(model.repair)
-            self._repair(name)
 
     def _work_remaining(self) -> bool:
         """Jobs still to run: running, queued, arriving, or waiting on something that passes."""

@@ -1,0 +1,325 @@
+"""The controller: one scheduling pass, as Slurm's slurmctld runs it.
+
+Each pass hands the policy a read-only view (the eligible queue in evaluation order,
+running jobs, free resources) and applies the decision it returns. Before the policy,
+jobs with an advance reservation are started on their reservation's nodes and, under
+PreemptType=preempt/qos, preempting jobs free room by preempting lower-QOS jobs. The
+``slurm`` policy's backfill cycle runs on a timer every ``bf_interval``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from slurmlab.policies.base import Decision, PendingJob, QueueView, RunningJob
+from slurmlab.policies.placement import choose_nodes
+from slurmlab.sim.causes import Preempted
+from slurmlab.sim.timing import AFTER_PASS, LATE, URGENT
+from slurmlab.spec.qos import Reservation
+
+if TYPE_CHECKING:  # the engine assembles these mixins; only types come back
+    from slurmlab.sim.engine import SimJob
+
+__all__ = ["Controller"]
+
+_QOS_USER_REASON = {
+    "cpu": "QOSMaxCpuPerUserLimit", "gres/gpu": "QOSMaxGRESPerUser",
+    "node": "QOSMaxNodePerUserLimit", "mem": "QOSMaxMemoryPerUser",
+}  # fmt: skip
+_QOS_GRP_REASON = {
+    "cpu": "QOSGrpCpuLimit", "gres/gpu": "QOSGrpGRES", "node": "QOSGrpNodeLimit",
+    "mem": "QOSGrpMemLimit",
+}  # fmt: skip
+_ASSOC_GRP_REASON = {
+    "cpu": "AssocGrpCpuLimit", "gres/gpu": "AssocGrpGRES", "node": "AssocGrpNodeLimit",
+    "mem": "AssocGrpMemLimit",
+}  # fmt: skip
+
+
+class _RunningView:
+    """The running jobs as policies see them, built only if a policy looks (FIFO never does)."""
+
+    __slots__ = ("_items", "_jobs", "_now")
+
+    def __init__(self, jobs: dict, now: float):
+        self._jobs, self._now, self._items = jobs, now, None
+
+    def _build(self) -> list[RunningJob]:
+        if self._items is None:
+            now = self._now
+            self._items = [
+                RunningJob(j.id, j.nodes, j.usage, max(j.start + j.limit, now))
+                for j in self._jobs.values()
+            ]
+        return self._items
+
+    def __iter__(self):
+        return iter(self._build())
+
+    def __len__(self) -> int:
+        return len(self._jobs)
+
+
+def _job_tres(job) -> dict[str, int]:
+    n = job.count
+    return {
+        "cpu": int(job.demand[0]) * n, "mem": int(job.demand[1]) * n, "gres/gpu": int(job.demand[2]) * n,
+        "node": n,
+    }  # fmt: skip
+
+
+def _sum_tres(jobs) -> dict[str, int]:
+    out = {"cpu": 0, "mem": 0, "gres/gpu": 0, "node": 0}
+    for j in jobs:
+        u = j.usage.sum(axis=0)
+        out["cpu"] += int(u[0])
+        out["mem"] += int(u[1])
+        out["gres/gpu"] += int(u[2])
+        out["node"] += len(j.nodes)
+    return out
+
+
+class Controller:
+    """The scheduling half of :class:`~slurmlab.sim.engine.Simulation` (a mixin)."""
+
+    def request_pass(self) -> None:
+        """Ask for one scheduling pass at the end of the current instant."""
+        if not self._pass_pending:
+            self._pass_pending = True
+            self._at(0, self._pass, LATE)
+        if self.policy.interval and not self._timer_running and self.queue:
+            self._timer_running = True
+            self._schedule_timer()
+
+    def _pending_jobs(self):
+        """The eligible queue in evaluation order, lazily; throttled array tasks left out."""
+        throttled: dict[int, int] = {}
+        for _key, jid in self.queue:
+            job = self.jobs[jid]
+            if job.throttle is not None:
+                running = throttled.get(job.array_id)
+                if running is None:
+                    running = sum(1 for r in self.running.values() if r.array_id == job.array_id)
+                if running >= job.throttle:
+                    self._set_reason(job, "JobArrayTaskLimit")
+                    throttled[job.array_id] = running
+                    continue
+                throttled[job.array_id] = running + 1
+            if job.spec.reservation:
+                continue  # started by the reservation pass, inside its reservation
+            if self._limits:
+                reason = self._limit_reason(job)
+                if reason:
+                    self._set_reason(job, reason)
+                    continue
+            if job.pending is None:
+                job.pending = PendingJob(
+                    job.id, job.partition, job.demand, job.count, job.mask, job.limit,
+                    job.exclusive, job.spec.reservation, tuple(int(x) for x in job.demand),
+                )  # fmt: skip
+            pending = job.pending
+            if job.planned_nodes is not None and job.planned is not None:
+                pending = replace(pending, planned=(job.planned, job.planned_nodes))
+            if self.reservations:
+                blocked = self._reserved_nodes(self.env.now, self.env.now + job.limit)
+                if blocked is not None and (job.mask & blocked).any():
+                    yield replace(pending, mask=job.mask & ~blocked)
+                    continue
+            yield pending
+
+    def _resv_edge(self, r: Reservation, what: str) -> None:
+        self.events.append((self.env.now, what, None, None, r.name))
+        self.request_pass()
+
+    def _reserved_nodes(self, t0: float, t1: float) -> np.ndarray | None:
+        """Nodes held by reservations overlapping [t0, t1) (None when there are none)."""
+        out = None
+        for r, mask in self.reservations.values():
+            if r.start < t1 and r.end > t0:
+                out = mask.copy() if out is None else out | mask
+        return out
+
+    def _limit_reason(self, job: SimJob) -> str | None:
+        """The QOS/association limit that starting ``job`` now would exceed, in Slurm's words."""
+        q = self.qos[job.qos]
+        need = _job_tres(job)
+        if q.max_jobs_per_user is not None:
+            n = sum(1 for r in self.running.values() if r.user == job.user and r.qos == job.qos)
+            if n + 1 > q.max_jobs_per_user:
+                return "QOSMaxJobsPerUserLimit"
+        if q.max_tres_per_user:
+            used = _sum_tres(
+                r for r in self.running.values() if r.user == job.user and r.qos == job.qos
+            )
+            for k, lim in q.max_tres_per_user.items():
+                if used.get(k, 0) + need.get(k, 0) > lim:
+                    return _QOS_USER_REASON[k]
+        if q.grp_tres:
+            used = _sum_tres(r for r in self.running.values() if r.qos == job.qos)
+            for k, lim in q.grp_tres.items():
+                if used.get(k, 0) + need.get(k, 0) > lim:
+                    return _QOS_GRP_REASON[k]
+        acct = self.tree.accounts.get(job.account)
+        if acct is not None and (acct.grp_tres or acct.max_jobs):
+            mine = [r for r in self.running.values() if r.account == job.account]
+            if acct.max_jobs is not None and len(mine) + 1 > acct.max_jobs:
+                return "AssocMaxJobsLimit"
+            used = _sum_tres(mine)
+            for k, lim in acct.grp_tres.items():
+                if used.get(k, 0) + need.get(k, 0) > lim:
+                    return _ASSOC_GRP_REASON[k]
+        return None
+
+    def _view(self) -> QueueView:
+        now = self.env.now
+        running = _RunningView(self.running, now)
+        return QueueView(
+            now, self._pending_jobs(), running, self.free, self.capacity, self.up,
+            self.node_names, self.blocked_windows, sum(1 for c in self._queued.values() if c),
+        )  # fmt: skip
+
+    def _pass(self, _event=None) -> None:
+        self._pass_pending = False
+        if not self.queue:
+            return
+        if self.reservations:
+            self._reservation_pass()
+        if self.preemption:
+            self._preempt_pass()
+        self._apply(self.policy.schedule(self._view()))
+
+    def _reservation_pass(self) -> None:
+        """Jobs with an advance reservation are evaluated first, on their reservation's nodes."""
+        for _key, jid in list(self.queue):
+            job = self.jobs[jid]
+            if not job.spec.reservation:
+                continue
+            _r, mask = self.reservations[job.spec.reservation]
+            nodes = choose_nodes(
+                self.free, self.capacity, job.demand, job.count, job.mask & mask & self.up,
+                job.exclusive,
+            )  # fmt: skip
+            if nodes is None:
+                self._set_reason(job, "Resources")
+            elif not (self._limits and self._limit_reason(job)):
+                self._start(job, nodes, "main")
+
+    def _preempt_pass(self) -> None:
+        """PreemptType=preempt/qos: a job whose QOS may preempt others frees room by doing so.
+
+        The fewest lower-QOS running jobs (lowest priority, most recently started first)
+        whose nodes let the preemptor start are preempted. Each victim's own QOS PreemptMode
+        (else the cluster's) decides: CANCEL ends it PREEMPTED, REQUEUE requeues it (when
+        requeueable), OFF exempts it; it goes after its QOS GraceTime.
+        """
+        for _key, jid in list(self.queue):
+            job = self.jobs[jid]
+            if not job.preempting:
+                break  # preempting jobs sort first
+            if any(self.jobs[v].state == "RUNNING" for v in job.victims):
+                continue  # victims are still in their grace time
+            q = self.qos[job.qos]
+            mask = job.mask & self.up
+            if self.reservations:
+                blocked = self._reserved_nodes(self.env.now, self.env.now + job.limit)
+                if blocked is not None:
+                    mask = mask & ~blocked
+            if choose_nodes(self.free, self.capacity, job.demand, job.count, mask, job.exclusive):
+                continue
+            cands = sorted(
+                (
+                    r
+                    for r in self.running.values()
+                    if r.qos in q.preempt
+                    and r.preempted_by is None
+                    and self._preempt_mode_of(r) != "OFF"
+                ),
+                key=lambda r: (r.priority, -r.start, -r.id),
+            )
+            free = self.free.copy()
+            chosen, nodes = [], None
+            for victim in cands:
+                free[list(victim.nodes)] += victim.usage
+                chosen.append(victim)
+                nodes = choose_nodes(
+                    free, self.capacity, job.demand, job.count, mask, job.exclusive
+                )
+                if nodes is not None:
+                    break
+            if nodes is None:
+                continue
+            victims = [v for v in chosen if set(v.nodes) & set(nodes)]
+            for v in victims:
+                v.preempted_by = job.id
+                requeue = self._preempt_mode_of(v) == "REQUEUE" and v.requeue
+                self.log("preempt", v, f"by {job.key}")
+                grace = self.qos[v.qos].grace_time
+                self._at(grace, lambda _e, v=v, r=requeue, b=job.id: self._preempt(v, b, r), URGENT)
+            job.victims = tuple(v.id for v in victims)
+
+    def _preempt_mode_of(self, victim: SimJob) -> str:
+        """The preempted job's mode: its QOS PreemptMode, else the cluster's (preempt_qos.c)."""
+        return self.qos[victim.qos].preempt_mode or self.preempt_mode
+
+    def _preempt(self, victim: SimJob, by: int, requeue: bool) -> None:
+        if victim.state == "RUNNING" and victim.proc.is_alive:
+            victim.proc.interrupt(Preempted(by, requeue))
+
+    def _schedule_timer(self) -> None:
+        """Arm the backfill timer for the next multiple of the policy's interval."""
+        interval = self.policy.interval
+        now = self.env.now
+        delay = interval - (now % interval) if now % interval else interval
+        self._at(delay, self._backfill_tick, AFTER_PASS)
+
+    def _backfill_tick(self, _event=None) -> None:
+        """One backfill cycle, after the main pass of its instant; re-armed while jobs pend."""
+        if not self.queue:
+            self._timer_running = False
+            return
+        # A cycle can only start jobs after something changed (an event): an idle cycle
+        # after an idle cycle would start nothing, so it is skipped (speed, same starts).
+        if len(self.events) != self._bf_seen:
+            decision = self.policy.backfill(self._view())
+            self._apply(decision)
+            self._bf_seen = -1 if decision.starts else len(self.events)
+        if self.running or self._arrivals_left or self._future_work() or self._pass_pending:
+            self._schedule_timer()
+        else:
+            self._timer_running = False
+
+    def _future_work(self) -> bool:
+        """Whether anything scheduled later could let a pending job start.
+
+        Node repairs and resumes need no timer: they request a pass, which re-arms it (a
+        node that stays DOWN must not keep the timer ticking for ever).
+        """
+        return any(self.jobs[j].reason in ("BeginTime", "Dependency") for j in self.waiting)
+
+    def _apply(self, decision: Decision) -> None:
+        refused = False
+        for start in decision.starts:
+            job = self.jobs[start.job]
+            if self._limits:
+                reason = self._limit_reason(job)
+                if reason:  # another start of this pass used up the limit
+                    self._set_reason(job, reason)
+                    refused = True
+                    continue
+            self._start(job, start.nodes, start.by)
+        if refused:  # the policy counted the refused job's nodes as taken: look again now
+            self.request_pass()
+        now = self.env.now
+        for jid, reason in decision.reasons.items():
+            job = self.jobs[jid]
+            if job.state == "PENDING":
+                self._set_reason(job, reason)
+        for jid, t in decision.planned.items():
+            job = self.jobs[jid]
+            job.planned_nodes = decision.planned_nodes.get(jid)
+            if job.planned != t:
+                job.planned = t
+                job.plans.append((now, t))

@@ -1,0 +1,222 @@
+"""Job and node lifecycles: a running job is a simpy process; nodes fail and come back.
+
+A job's process waits for its end and may be interrupted with a typed cause
+(:mod:`slurmlab.sim.causes`); the cause decides the final state, whether the job is
+requeued, and (with :mod:`slurmlab.sim.checkpoint`) how much of its work survives.
+Nodes are drained, resumed, failed (scripted or from :mod:`slurmlab.sim.faults` models)
+and repaired here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import simpy
+
+from slurmlab.errors import SlurmlabError
+from slurmlab.sim.causes import Cancelled, NodeFailed, Preempted, Requeued
+from slurmlab.sim.checkpoint import run_length, run_outcome
+from slurmlab.sim.timing import URGENT
+
+if TYPE_CHECKING:  # the engine assembles these mixins; only types come back
+    from slurmlab.sim.engine import SimJob
+
+__all__ = ["Lifecycles"]
+
+
+class Lifecycles:
+    """The job- and node-lifecycle half of :class:`~slurmlab.sim.engine.Simulation` (a mixin)."""
+
+    def _start(self, job: SimJob, nodes: tuple[int, ...], by: str) -> None:
+        self._dequeue(job)
+        idx = list(nodes)
+        usage = self.capacity[idx].copy() if job.exclusive else np.tile(job.demand, (len(idx), 1))
+        if (self.free[idx] < usage).any():  # pragma: no cover - a policy bug, never input
+            raise RuntimeError(f"policy {self.policy.name} oversubscribed nodes for job {job.key}")
+        self.free[idx] -= usage
+        job.usage = usage
+        job.nodes = tuple(nodes)
+        job.state = "RUNNING"
+        job.start = self.env.now
+        job.by = by
+        job.planned_nodes = None
+        self._set_reason(job, "None")
+        self.running[job.id] = job
+        self._arm_priority_tick()
+        self.log("start", job, by)
+        job.proc = self.env.process(self._run(job))
+        if job.id in self.dependents:  # --dependency=after:<this job> is satisfied by its start
+            self._release_dependents(job)
+
+    def _run_length(self, job: SimJob) -> tuple[float, str]:
+        """How long this run lasts and how it ends if nothing interrupts it.
+
+        The run needs its remaining work plus checkpoint overheads (:mod:`.checkpoint`).
+        Past the time limit (+ OverTimeLimit) it is killed (TIMEOUT), unless the job
+        checkpoints on ``--signal``: then, when the signal arrives, it writes a final
+        checkpoint (``write_cost`` s) and requeues itself. A signal that leaves no time to
+        save any work (or to finish the write before the limit) cannot help: TIMEOUT.
+        """
+        restarted = job.restarts > 0 and job.ckpt is not None
+        need = run_length(job.work_left, job.ckpt, restarted)
+        limit = job.limit + self.options.over_time_limit
+        if self.options.enforce_time_limit and need > limit:
+            sig, ckpt = job.spec.signal, job.ckpt
+            if ckpt is not None and ckpt.on_signal and sig is not None:
+                length = max(0.0, job.limit - sig.seconds) + ckpt.write_cost
+                saved = run_outcome(
+                    length, job.work_left, ckpt, restarted, final_checkpoint=True
+                ).saved
+                if length <= job.limit and saved > 0:
+                    return length, "SIGNAL_REQUEUE"
+            return limit, "TIMEOUT"
+        return need, "COMPLETED" if job.wjob.exit_code == 0 else "FAILED"
+
+    def _run(self, job: SimJob):
+        length, state = self._run_length(job)
+        job.run_plan = (job.work_left, job.restarts > 0 and job.ckpt is not None)
+        done = simpy.Event(self.env)
+        done._ok, done._value = True, None
+        self.env.schedule(done, URGENT, length)
+        try:
+            yield done
+        except simpy.Interrupt as interrupt:
+            self._account(job, final_checkpoint=False)
+            self._interrupted(job, interrupt.cause)
+            return
+        if state == "SIGNAL_REQUEUE":
+            self._account(job, final_checkpoint=True)
+            self._finish(job, "REQUEUED", "0:0", requeue=True)
+            return
+        self._account(job, final_checkpoint=False)
+        code = f"{job.wjob.exit_code}:0" if state == "FAILED" else "0:0"
+        self._finish(job, state, code)
+
+    def _account(self, job: SimJob, *, final_checkpoint: bool) -> None:
+        """Book the run's useful, lost and overhead seconds; keep the saved progress."""
+        remaining, restarted = job.run_plan
+        out = run_outcome(
+            self.env.now - job.start, remaining, job.ckpt, restarted,
+            final_checkpoint=final_checkpoint,
+        )  # fmt: skip
+        job.work_left = remaining - out.saved
+        if job.ckpt is None and out.saved < remaining:
+            job.work_left = job.runtime  # no checkpoint: a restart begins from zero
+        job.acct = {
+            "useful": out.saved, "lost": out.lost, "writing": out.writing,
+            "restarting": out.restarting,
+        }  # fmt: skip
+
+    def _interrupted(self, job: SimJob, cause) -> None:
+        if isinstance(cause, Cancelled):
+            self._finish(job, "CANCELLED", "0:15")
+        elif isinstance(cause, NodeFailed):
+            self._finish(job, "NODE_FAIL", "0:0", requeue=job.requeue)
+        elif isinstance(cause, Preempted):
+            self._finish(job, "PREEMPTED", "0:15", requeue=cause.requeue)
+        elif isinstance(cause, Requeued):
+            self._finish(job, "REQUEUED", "0:15", requeue=True)
+        else:  # pragma: no cover - causes are a closed set
+            raise TypeError(f"unknown interruption cause {cause!r}")
+
+    def _finish(self, job: SimJob, state: str, exit_code: str, requeue: bool = False) -> None:
+        if self.prio is not None:
+            self.prio.charge(job, self.env.now)
+        idx = list(job.nodes)
+        self.free[idx] += job.usage
+        del self.running[job.id]
+        job.end = self.env.now
+        job.exit_code = exit_code
+        self.log("end", job, state)
+        if requeue:
+            self._requeue(job, state)
+        else:
+            job.state = state
+            self._release_dependents(job)
+        self.request_pass()
+
+    def _requeue(self, job: SimJob, state: str) -> None:
+        """The run ends in ``state``; the job pends again as the same JobID (sacct -D shows both)."""
+        job.runs.append(self._run_record(job, state))
+        job.restarts += 1
+        job.state = "PENDING"
+        job.submit = self.env.now
+        job.eligible = None
+        job.start = job.end = None
+        job.nodes, job.usage, job.by, job.planned = (), None, None, None
+        job.planned_nodes = None
+        job.acct = {"useful": 0.0, "lost": 0.0, "writing": 0.0, "restarting": 0.0}
+        job.preempted_by = None
+        job.charged = 0.0
+        job.begin = self.env.now + self.options.requeue_delay
+        job.pending = None
+        self.log("requeue", job, state)
+        self._enqueue(job)
+
+    def _run_record(self, job: SimJob, state: str) -> dict:
+        return {
+            "Submit": job.submit, "Eligible": job.eligible, "Start": job.start, "End": job.end,
+            "State": state, "ExitCode": job.exit_code, "nodes": job.nodes, "by": job.by,
+            "Restarts": job.restarts, "usage": job.usage, **job.acct,
+        }  # fmt: skip
+
+    def set_node_state(self, name: str, state: str) -> None:
+        """Admin node state: ``DRAIN`` (running jobs finish, no new ones), ``IDLE`` (resume)."""
+        if name not in self.node_index:
+            raise SlurmlabError(f"Invalid node name specified: {name!r}")
+        i = self.node_index[name]
+        if state == "DRAIN":
+            self._drained.add(name)
+        elif state == "IDLE":
+            self._drained.discard(name)
+        self.node_state[name] = state
+        self.up[i] = state not in ("DOWN", "DRAIN", "FUTURE")
+        self.node_events.append((self.env.now, name, state))
+        self.events.append((self.env.now, f"node_{state.lower()}", None, None, name))
+        self.request_pass()
+
+    def fail_node(self, name: str, down_for: float | None = None) -> None:
+        """The node goes DOWN now: jobs on it end NODE_FAIL (requeued if allowed)."""
+        if name not in self.node_index:
+            raise SlurmlabError(f"failure of unknown node {name!r}")
+        i = self.node_index[name]
+        if self.node_state[name] == "DOWN":
+            return
+        self.set_node_state(name, "DOWN")
+        for job in list(self.running.values()):
+            if i in job.nodes and job.proc.is_alive:
+                job.proc.interrupt(NodeFailed(name))
+        if down_for is not None:
+            self._at(down_for, lambda _e, n=name: self._repair(n), URGENT)
+
+    def _repair(self, name: str) -> None:
+        """A repaired node returns to service, still drained if an admin drained it."""
+        if self.node_state[name] == "DOWN":
+            self.set_node_state(name, "DRAIN" if name in self._drained else "IDLE")
+
+    def add_failures(self, failures=(), random=None) -> None:
+        """Scripted failures (:class:`NodeFailure`) and random ones (:class:`RandomFailures`)."""
+        for f in failures:
+            if f.node not in self.node_index:
+                raise SlurmlabError(
+                    f"failures: node {f.node!r} is not in cluster {self.cluster.name!r}"
+                )
+            self._at(
+                f.at - self.env.now, lambda _e, f=f: self.fail_node(f.node, f.down_for), URGENT
+            )
+        if random is not None:
+            names = list(random.nodes) or self.node_names
+            for name, rng in random.streams(names, self.seed).items():
+                if name not in self.node_index:
+                    raise SlurmlabError(f"random_failures: node {name!r} is not in the cluster")
+                self.env.process(self._failure_process(name, rng, random))
+
+    def _failure_process(self, name, rng, model):
+        while True:
+            yield self.env.timeout(model.draw(rng))
+            if not self._work_remaining():
+                return
+            self.fail_node(name)
+            yield self.env.timeout(model.repair)
+            self._repair(name)
