@@ -286,3 +286,24 @@ def test_random_failures_stop_when_only_limit_held_jobs_remain():
     r = Scenario.from_dict(doc).run()
     assert r.jobs.State.tolist() == ["PENDING"]
     assert r.jobs.Reason.tolist() == ["QOSMaxGRESPerUser"]
+
+
+def test_req_node_not_avail_while_too_few_nodes_are_up():
+    """A job whose usable nodes are down or drained pends with ReqNodeNotAvail (and blocks no
+    one); it starts once they are back."""
+    doc = {
+        "cluster": "tiny",
+        "jobs": [
+            {"id": "pinned", "submit": 20, "runtime": 10, "args": "-w node4"},
+            {"id": "other", "submit": 30, "runtime": 10, "args": "-N 1"},
+        ],
+        "actions": [
+            {"at": 10, "action": "drain", "node": "node4"},
+            {"at": 100, "action": "resume", "node": "node4"},
+        ],
+    }
+    r = Scenario.from_dict(doc).run("fifo")
+    q = r.squeue(at=50).set_index("JOBID")
+    assert q.loc["pinned", "NODELIST(REASON)"] == "(ReqNodeNotAvail)"
+    starts = dict(zip(r.jobs.JobID, r.seconds("Start")))
+    assert starts == {"pinned": 100.0, "other": 30.0}

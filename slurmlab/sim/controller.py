@@ -110,6 +110,10 @@ class Controller:
                 throttled[job.array_id] = running + 1
             if job.spec.reservation:
                 continue  # started by the reservation pass, inside its reservation
+            if self._nodes_out and int((job.mask & self.up).sum()) < job.count:
+                # too few of the nodes it may use are up (down, drained): Slurm's reason
+                self._set_reason(job, "ReqNodeNotAvail")
+                continue
             if self._limits:
                 reason = self._limit_reason(job)
                 if reason:

@@ -192,6 +192,11 @@ class Simulation(Controller, Lifecycles):
         for r in reservations:
             self._add_reservation(r)
 
+    @property
+    def _nodes_out(self) -> bool:
+        """Whether any node is down or drained (only then can a job lack usable nodes)."""
+        return not self.up.all()
+
     # -- time -------------------------------------------------------------------------------
     @property
     def now(self) -> float:
