@@ -280,7 +280,8 @@ def test_usage_halves_one_half_life_after_a_job_ends():
 
 # -- the sshare view ---------------------------------------------------------------------------------
 SSHARE_COLUMNS = [
-    "Account", "User", "RawShares", "NormShares", "RawUsage", "EffectvUsage", "FairShare",
+    "Account", "User", "RawShares", "NormShares", "RawUsage", "NormUsage", "EffectvUsage",
+    "FairShare", "LevelFS",
 ]  # fmt: skip
 
 
@@ -300,60 +301,76 @@ def _sshare_after_usage(extra: str = ""):
 
 
 def test_sshare_lists_root_accounts_and_users_with_their_usage():
-    """``sshare -a -l``: root, then each account followed by its users, with decayed usage."""
+    """``sshare -a -l``: root, the root user association every cluster has, then each account
+    followed by its users, with decayed usage (row order and columns as real sshare prints)."""
     frame = _sshare_after_usage().sshare(at=600)
     assert list(frame.columns[: len(SSHARE_COLUMNS)]) == SSHARE_COLUMNS
     assert list(zip(frame["Account"], frame["User"], strict=True)) == [
         ("root", ""),
+        ("root", "root"),
         ("physics", ""),
         ("physics", "ann"),
         ("physics", "ben"),
         ("biology", ""),
         ("biology", "cat"),
     ]
-    assert list(frame["RawUsage"]) == [3600, 1200, 1200, 0, 2400, 2400]
-    assert list(frame["RawShares"][1:]) == [60.0, 1.0, 1.0, 40.0, 1.0]
-    assert list(frame["NormShares"]) == pytest.approx([1.0, 0.6, 0.3, 0.3, 0.4, 0.4])
+    assert list(frame["RawUsage"]) == [3600, 0, 1200, 1200, 0, 2400, 2400]
+    assert list(frame["RawShares"][1:]) == [1.0, 60.0, 1.0, 1.0, 40.0, 1.0]
+    assert list(frame["NormUsage"][1:]) == pytest.approx([0, 1 / 3, 1 / 3, 0, 2 / 3, 2 / 3])
 
 
 def test_sshare_under_fair_tree_shows_level_fairshare_and_user_ranks():
-    """Fair Tree: EffectvUsage is the share of all usage; users' FairShare is their rank.
+    """Fair Tree, as real sshare shows it (datasets/realslurm/accounts-qos/sshare.csv):
+    NormShares and EffectvUsage are shares of the siblings' shares and usage.
 
-    physics U = 1/3 (LF 0.6 / (1/3) = 1.8), biology U = 2/3 (LF 0.6). ben has no usage:
-    ranks ben 3/3, ann 2/3, cat 1/3.
+    Level 1 holds the root user (1 share), physics (60) and biology (40): NormShares 1/101,
+    60/101, 40/101. physics used 1/3 of the usage: LevelFS (60/101)/(1/3) = 1.782; biology
+    (40/101)/(2/3) = 0.594; the root user, with no usage, inf. Ranks over the four users:
+    root 4/4, then physics' ben (no usage) 3/4 and ann 2/4, then biology's cat 1/4.
     """
     frame = _sshare_after_usage().sshare(at=600).set_index(["Account", "User"])
+    assert frame.loc[("physics", ""), "NormShares"] == pytest.approx(60 / 101)
+    assert frame.loc[("physics", "ann"), "NormShares"] == pytest.approx(0.5)
     assert frame.loc[("physics", ""), "EffectvUsage"] == pytest.approx(1 / 3)
-    assert frame.loc[("physics", ""), "LevelFS"] == pytest.approx(1.8)
-    assert frame.loc[("biology", ""), "LevelFS"] == pytest.approx(0.6)
+    assert frame.loc[("physics", "ann"), "EffectvUsage"] == pytest.approx(1.0)
+    assert frame.loc[("physics", ""), "LevelFS"] == pytest.approx((60 / 101) * 3)
+    assert frame.loc[("biology", ""), "LevelFS"] == pytest.approx((40 / 101) * 1.5)
     fs = frame["FairShare"].dropna().to_dict()
     assert fs == pytest.approx(
-        {("physics", "ann"): 2 / 3, ("physics", "ben"): 1.0, ("biology", "cat"): 1 / 3}
+        {
+            ("root", "root"): 1.0,
+            ("physics", "ben"): 0.75,
+            ("physics", "ann"): 0.5,
+            ("biology", "cat"): 0.25,
+        }
     )
 
 
 def test_sshare_with_no_fair_tree_shows_classic_values():
-    """PriorityFlags=NO_FAIR_TREE: EffectvUsage and FairShare follow the classic formula.
+    """PriorityFlags=NO_FAIR_TREE: NormShares is the product down the tree and EffectvUsage and
+    FairShare follow the classic formula (the root user's 1 share counts at level 1).
 
-    physics U_E = 1/3, F = 2^(-(1/3)/0.6); cat U_E = 2/3, F = 2^(-(2/3)/0.4).
+    physics S = 60/101, U_E = 1/3, F = 2^(-(1/3)/S); cat S = 40/101, U_E = 2/3,
+    F = 2^(-(2/3)/S).
     """
     frame = (
         _sshare_after_usage("PriorityFlags=NO_FAIR_TREE")
         .sshare(at=600)
         .set_index(["Account", "User"])
     )
-    assert frame.loc[("physics", ""), "FairShare"] == pytest.approx(2 ** (-(1 / 3) / 0.6))
+    assert frame.loc[("physics", ""), "NormShares"] == pytest.approx(60 / 101)
+    assert frame.loc[("physics", ""), "FairShare"] == pytest.approx(2 ** (-(1 / 3) / (60 / 101)))
     assert frame.loc[("biology", "cat"), "EffectvUsage"] == pytest.approx(2 / 3)
-    assert frame.loc[("biology", "cat"), "FairShare"] == pytest.approx(2 ** (-(2 / 3) / 0.4))
+    assert frame.loc[("biology", "cat"), "FairShare"] == pytest.approx(2 ** (-(2 / 3) / (40 / 101)))
 
 
 def test_sshare_text_looks_like_the_command():
-    """sshare_text has sshare's header line and one line per association."""
+    """sshare_text has sshare -l's header line and one line per association."""
     text = _sshare_after_usage().sshare_text(at=600)
     lines = text.splitlines()
-    assert lines[0].split()[:7] == SSHARE_COLUMNS
-    assert len(lines) == 1 + 6
-    assert "0.600000" in lines[2]
+    assert lines[0].split() == SSHARE_COLUMNS
+    assert len(lines) == 1 + 7
+    assert "0.594059" in lines[3]  # physics' NormShares, 60/101
 
 
 def test_sshare_needs_multifactor():

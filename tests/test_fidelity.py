@@ -75,3 +75,64 @@ def test_backfill_flags_agree_where_slurm_backfilled_a_job_ahead():
     assert isinstance(row.loc["big", "start_real"], float) and not pd.isna(
         row.loc["big", "start_real"]
     )
+
+
+QOS_DIR = ROOT / "datasets" / "realslurm" / "accounts-qos"
+
+
+@pytest.mark.skipif(not (QOS_DIR / "sprio.csv").exists(), reason="no accounts-qos fixture")
+def test_sprio_factors_match_real_sprio():
+    """Replaying accounts-qos, sprio's weighted FAIRSHARE, JOBSIZE, PARTITION and QOS of every
+    pending job equal real sprio's at each snapshot, and AGE is within 5 (Slurm recalculates
+    once a minute from its own start, the simulator at multiples of PriorityCalcPeriod)."""
+    result = replay_result("accounts-qos")
+    real = pd.read_csv(QOS_DIR / "sprio.csv")
+    ids = {v: k for k, v in meta_ids("accounts-qos").items()}
+    checked = 0
+    for t, snap in real.groupby("t"):
+        sim = result.sprio(at=float(t)).set_index("JOBID")
+        for row in snap.itertuples():
+            key = ids[str(row.job_id)]
+            if key not in sim.index:
+                continue  # started a second earlier in the simulation
+            got = sim.loc[key]
+            assert (
+                row.fairshare, row.jobsize, row.partition_w, row.qos,
+            ) == (got.FAIRSHARE, got.JOBSIZE, got.PARTITION_PRIO, got.QOS), (t, key)  # fmt: skip
+            assert abs(got.AGE - row.age) <= 5, (t, key)
+            checked += 1
+    assert checked >= 20
+
+
+@pytest.mark.skipif(not (QOS_DIR / "sshare.csv").exists(), reason="no accounts-qos fixture")
+def test_sshare_matches_real_sshare():
+    """At the last snapshot, sshare shows the same associations, RawShares, NormShares,
+    FairShare ranks and (within 0.05) EffectvUsage as real sshare."""
+    result = replay_result("accounts-qos")
+    real = pd.read_csv(QOS_DIR / "sshare.csv", keep_default_na=False)
+    t = real["t"].max()
+    real = real[real.t == t].set_index(["Account", "User"])
+    sim = result.sshare(at=float(t)).set_index(["Account", "User"])
+    assert sorted(sim.index) == sorted(real.index)
+    for key, row in real.iterrows():
+        got = sim.loc[key]
+        assert got.NormShares == pytest.approx(float(row.NormShares), abs=1e-5), key
+        if row.FairShare != "":
+            assert got.FairShare == pytest.approx(float(row.FairShare)), key
+        assert got.EffectvUsage == pytest.approx(float(row.EffectvUsage), abs=0.05), key
+
+
+def replay_result(name: str):
+    import warnings
+
+    from slurmlab.scenario import Scenario
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return Scenario.load(ROOT / "datasets/realslurm/scenarios" / f"{name}.yaml").run()
+
+
+def meta_ids(name: str) -> dict[str, str]:
+    import json
+
+    return json.loads((ROOT / "datasets/realslurm" / name / "meta.json").read_text())["job_ids"]

@@ -51,9 +51,12 @@ class AccountTree:
     """root -> accounts -> users. Association keys: account names and ``account/user``.
 
     Each user of an account is a leaf with 1 share (Slurm's default user Fairshare=1).
+    ``root_user`` adds the association a real cluster always has: user ``root`` in account
+    ``root`` with 1 share, a sibling of the top-level accounts (it shifts NormShares to
+    70/101 for shares 70 and 30, and counts in Fair Tree's ranks, as in real sshare/sprio).
     """
 
-    def __init__(self, accounts: Sequence[Account] = ()):
+    def __init__(self, accounts: Sequence[Account] = (), *, root_user: bool = False):
         self.accounts = {a.name: a for a in accounts}
         if "root" in self.accounts:
             raise SlurmlabError("account 'root' is implicit; do not declare it")
@@ -69,6 +72,9 @@ class AccountTree:
         for a in accounts:
             for u in a.users:
                 self._add(user_key(a.name, u), a.name, 1.0)
+        if root_user:  # sacctmgr always has user root in account root, with 1 share
+            self._add(user_key("root", "root"), "root", 1.0)
+            self.children["root"].insert(0, self.children["root"].pop())  # listed first
         self._check_cycles()
 
     def _add(self, key: str, parent: str, shares: float) -> None:
@@ -203,30 +209,47 @@ def fair_tree(tree: AccountTree, usage: Mapping[str, float]) -> dict[str, dict[s
     for kids in tree.children.values():
         if kids:
             lf_all.update(level(kids))
+    # Slurm's walk (fair_tree.c, _calc_tree_fs): siblings in descending LevelFS, users
+    # before accounts on equal LevelFS; a user takes the current rank unless it ties with
+    # the association before it (then it keeps that one's rank); consecutive tied accounts
+    # have their children merged, and the first of those children counts as tied too.
     rank = n
+    left = n
 
-    def walk(kids: list[str]) -> None:
-        nonlocal rank
+    def walk(kids: list[str], account_tied: bool) -> None:
+        nonlocal rank, left
         for c in kids:
             out.setdefault(c, {})["LevelFS"] = lf_all[c]
-        ordered = sorted(kids, key=lambda c: (-lf_all[c], c))
-        i = 0
-        while i < len(ordered):
-            j = i
-            while j + 1 < len(ordered) and lf_all[ordered[j + 1]] == lf_all[ordered[i]]:
-                j += 1
-            group = ordered[i : j + 1]
-            tied_users = [c for c in group if tree.is_user(c)]
-            if tied_users:
-                for c in tied_users:
-                    out[c]["FairShare"] = rank / n if n else 0.0
-                rank -= len(tied_users)
-            accounts = [c for c in group if not tree.is_user(c)]
-            if accounts:  # tied sibling accounts have their children merged
-                walk([g for acc in accounts for g in tree.children[acc]])
-            i = j + 1
+        ordered = sorted(kids, key=lambda c: (-lf_all[c], not tree.is_user(c), c))
+        prev = None
+        k = 0
+        while k < len(ordered):
+            c = ordered[k]
+            if account_tied:
+                tied, account_tied = True, False
+            else:
+                tied = prev is not None and lf_all[c] == prev
+            if tree.is_user(c):
+                if not tied:
+                    rank = left
+                out[c]["FairShare"] = rank / n if n else 0.0
+                left -= 1
+                k += 1
+            else:
+                group = [c]
+                while (
+                    k + len(group) < len(ordered)
+                    and not tree.is_user(ordered[k + len(group)])
+                    and lf_all[ordered[k + len(group)]] == lf_all[c]
+                ):
+                    group.append(ordered[k + len(group)])
+                for acc in group[1:]:
+                    out.setdefault(acc, {})["LevelFS"] = lf_all[acc]
+                walk([g for acc in group for g in tree.children[acc]], tied)
+                k += len(group)
+            prev = lf_all[c]
 
-    walk(tree.children["root"])
+    walk(tree.children["root"], False)
     for k in tree.shares:
         if k != "root":
             out.setdefault(k, {}).setdefault("LevelFS", math.inf)

@@ -135,13 +135,14 @@ class Factors:
     nice: int = 0
 
     def weighted(self, w: MultifactorWeights) -> dict[str, int]:
+        # sprio prints each weighted factor rounded to an integer
         return {
-            "AGE": int(w.age * self.age),
-            "ASSOC": int(w.assoc * self.assoc),
-            "FAIRSHARE": int(w.fairshare * self.fairshare),
-            "JOBSIZE": int(w.jobsize * self.jobsize),
-            "PARTITION": int(w.partition * self.partition),
-            "QOS": int(w.qos * self.qos),
+            "AGE": round(w.age * self.age),
+            "ASSOC": round(w.assoc * self.assoc),
+            "FAIRSHARE": round(w.fairshare * self.fairshare),
+            "JOBSIZE": round(w.jobsize * self.jobsize),
+            "PARTITION": round(w.partition * self.partition),
+            "QOS": round(w.qos * self.qos),
             "NICE": self.nice,
         }
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
+import numpy as np
 import pandas as pd
 
 from slurmlab.policies.fairshare import AccountTree, classic_fairshare, decay_factor, fair_tree
@@ -30,6 +31,7 @@ class PriorityState:
         self.qos = qos
         self.total_nodes = len(cluster.nodes)
         self.total_cpus = sum(n.cpus for n in cluster.nodes)
+        self.node_cpus = np.array([n.cpus for n in cluster.nodes])
         self.max_qos = max([q.priority for q in qos.values()] + [0])
         self.max_part = max(p.priority_job_factor for p in cluster.partitions)
         self.part_factor = {p.name: p.priority_job_factor for p in cluster.partitions}
@@ -78,15 +80,21 @@ class PriorityState:
         self.snapshots.append((now, dict(self.usage), self.fs))
 
     # -- factors -------------------------------------------------------------------------------
-    def factors(self, job, now: float) -> Factors:
+    def factors(self, job, now: float, *, at_submit: bool = False) -> Factors:
+        """A job's factors now. Job size counts the CPUs asked for; an ``--exclusive`` job
+        counts its nodes' whole CPUs from the first recalculation on, as slurmctld does once
+        it has expanded the request (at submission it still counts what was asked)."""
         wait = now - job.eligible if job.eligible is not None else 0.0
         q = self.qos.get(job.qos)
+        cpus = int(job.demand[0]) * job.count
+        if job.exclusive and not at_submit:
+            cpus = int(self.node_cpus[job.mask].max()) * job.count
         return Factors(
             age=age_factor(wait, self.w.max_age),
             fairshare=self.fs.get(job.assoc, {}).get("FairShare", 0.0) if job.assoc else 0.0,
             jobsize=job_size_factor(
                 job.count,
-                int(job.demand[0]) * job.count,
+                cpus,
                 self.total_nodes,
                 self.total_cpus,
                 self.w.favor_small,
@@ -105,7 +113,15 @@ class PriorityState:
         return self.snapshots[i]
 
     def sshare(self, t: float) -> pd.DataFrame:
-        """``sshare -a -l``: Account, User, RawShares, NormShares, RawUsage, EffectvUsage, FairShare."""
+        """``sshare -a -l``: Account, User, RawShares, NormShares, RawUsage, NormUsage,
+        EffectvUsage, FairShare, LevelFS -- with real sshare's meanings.
+
+        Under Fair Tree (checked against real Slurm 22.05 in datasets/realslurm) NormShares
+        and EffectvUsage are an association's share of its siblings' shares and usage, and
+        FairShare is shown for users only; with PriorityFlags=NO_FAIR_TREE NormShares is the
+        product down the tree and EffectvUsage the classic effective usage. NormUsage is
+        usage over the whole cluster's.
+        """
         when, usage, _fs = self.snapshot_at(t)
         if t - when >= self.w.calc_period:
             # Recalculation stops while nothing runs or waits; usage only decays meanwhile.
@@ -114,11 +130,12 @@ class PriorityState:
         classic = classic_fairshare(self.tree, usage, self.w.dampening)
         tree_fs = fair_tree(self.tree, usage) if self.w.fair_tree else None
         sub = self.tree.subtree_usage(usage)
+        total = sub["root"]
         rows = [
             {
-                "Account": "root", "User": "", "RawShares": None, "NormShares": 1.0,
-                "RawUsage": int(sub["root"]), "EffectvUsage": 1.0 if sub["root"] else 0.0,
-                "FairShare": None, "LevelFS": None,
+                "Account": "root", "User": "", "RawShares": None,
+                "NormShares": 0.0 if tree_fs is not None else 1.0, "RawUsage": int(total),
+                "NormUsage": None, "EffectvUsage": 1.0, "FairShare": None, "LevelFS": None,
             }
         ]  # fmt: skip
         for key in self.tree._preorder():  # noqa: SLF001
@@ -126,21 +143,25 @@ class PriorityState:
                 continue
             acct, _, user = key.partition("/")
             c = classic[key]
+            if tree_fs is None:
+                norm_shares, effective, fs = c["NormShares"], c["EffectvUsage"], c["FairShare"]
+            else:
+                sibs = self.tree.children[self.tree.parent[key]]
+                s_tot = sum(self.tree.shares[x] for x in sibs)
+                u_tot = sum(sub[x] for x in sibs)
+                norm_shares = self.tree.shares[key] / s_tot if s_tot else 0.0
+                effective = sub[key] / u_tot if u_tot else 0.0
+                fs = tree_fs[key].get("FairShare") if user else None
             rows.append(
                 {
                     "Account": acct,
                     "User": user,
                     "RawShares": self.tree.shares[key],
-                    "NormShares": c["NormShares"],
+                    "NormShares": norm_shares,
                     "RawUsage": int(sub[key]),
-                    "EffectvUsage": c["EffectvUsage"] if not self.w.fair_tree else c["NormUsage"],
-                    "FairShare": (
-                        c["FairShare"]
-                        if tree_fs is None
-                        else tree_fs[key].get("FairShare")
-                        if user
-                        else None
-                    ),  # fmt: skip
+                    "NormUsage": sub[key] / total if total else 0.0,
+                    "EffectvUsage": effective,
+                    "FairShare": fs,
                     "LevelFS": tree_fs[key].get("LevelFS") if tree_fs is not None else None,
                 }
             )

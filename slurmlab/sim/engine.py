@@ -176,7 +176,7 @@ class Simulation(Controller, Lifecycles):
             for other in q.preempt:
                 if other not in self.qos:
                     raise SlurmlabError(f"QOS {q.name!r}: preempt names unknown QOS {other!r}")
-        self.tree = AccountTree(accounts)
+        self.tree = AccountTree(accounts, root_user=bool(accounts))
         self.has_accounts = bool(accounts)
         weights = MultifactorWeights.from_cluster(cluster)
         self.prio = PriorityState(cluster, weights, self.tree, self.qos) if weights else None
@@ -347,7 +347,7 @@ class Simulation(Controller, Lifecycles):
         job.mask = mask
         job.count = res.nodes
         job.usage = None
-        job.priority = self._priority(job)
+        job.priority = self._priority(job, at_submit=True)
         job.deps = spec.dependency
         job.deps_any = spec.dependency_any
         begin = spec.begin
@@ -360,11 +360,11 @@ class Simulation(Controller, Lifecycles):
         self.jobs[job.id] = job
         return job
 
-    def _priority(self, job: SimJob) -> float:
+    def _priority(self, job: SimJob, *, at_submit: bool = False) -> float:
         if self._priority_fn is not None:
             return self._priority_fn(job)
         if self.prio is not None:
-            f = self.prio.factors(job, self.env.now)
+            f = self.prio.factors(job, self.env.now, at_submit=at_submit)
             job.factors.append((self.env.now, f))
             return f.priority(self.prio.w)
         return basic_priority(job.seq, job.spec.nice)

@@ -275,11 +275,14 @@ class SimulationResult:
 
     def sshare_text(self, at=None) -> str:
         frame = self.sshare(at).astype(object).where(lambda f: f.notna(), "")
-        for col in ("NormShares", "EffectvUsage", "FairShare", "LevelFS"):
+        for col in ("NormShares", "NormUsage", "EffectvUsage", "FairShare", "LevelFS"):
             frame[col] = [f"{v:.6f}" if isinstance(v, float) else v for v in frame[col]]
         return format_table(
             frame,
-            right=["RawShares", "NormShares", "RawUsage", "EffectvUsage", "FairShare", "LevelFS"],
+            right=[
+                "RawShares", "NormShares", "RawUsage", "NormUsage", "EffectvUsage", "FairShare",
+                "LevelFS",
+            ],  # fmt: skip,
         )
 
     def srun_env(self, jobid) -> pd.DataFrame:
