@@ -132,6 +132,10 @@ def node_states(sim: Simulation, at=None) -> dict[str, str]:
     return out
 
 
+SSHARE_NUMBERS = (
+    "RawShares", "NormShares", "RawUsage", "NormUsage", "EffectvUsage", "FairShare", "LevelFS",
+)  # fmt: skip
+
 SPRIO_COLUMNS = [
     "JOBID", "PARTITION", "USER", "ACCOUNT", "PRIORITY", "SITE", "AGE", "ASSOC", "FAIRSHARE",
     "JOBSIZE", "PARTITION_PRIO", "QOS", "NICE",
@@ -274,16 +278,12 @@ class SimulationResult:
         return self.sim.prio.sshare(_seconds(self.sim, at))
 
     def sshare_text(self, at=None) -> str:
+        """``sshare -a -l`` as text (six decimals, as sshare prints them)."""
         frame = self.sshare(at).astype(object).where(lambda f: f.notna(), "")
+        frame["RawShares"] = [f"{v:g}" if isinstance(v, float) else v for v in frame["RawShares"]]
         for col in ("NormShares", "NormUsage", "EffectvUsage", "FairShare", "LevelFS"):
             frame[col] = [f"{v:.6f}" if isinstance(v, float) else v for v in frame[col]]
-        return format_table(
-            frame,
-            right=[
-                "RawShares", "NormShares", "RawUsage", "NormUsage", "EffectvUsage", "FairShare",
-                "LevelFS",
-            ],  # fmt: skip,
-        )
+        return format_table(frame, right=SSHARE_NUMBERS)
 
     def srun_env(self, jobid) -> pd.DataFrame:
         """The srun environment of a job's current (or last) run, with SLURM_RESTART_COUNT."""
