@@ -134,30 +134,24 @@ class Factors:
     assoc: float = 0.0
     nice: int = 0
 
-    def weighted(self, w: MultifactorWeights) -> dict[str, int]:
-        # sprio prints each weighted factor rounded to an integer
+    def contributions(self, w: MultifactorWeights) -> dict[str, float]:
+        """Each factor times its weight (sprio's columns before rounding)."""
         return {
-            "AGE": round(w.age * self.age),
-            "ASSOC": round(w.assoc * self.assoc),
-            "FAIRSHARE": round(w.fairshare * self.fairshare),
-            "JOBSIZE": round(w.jobsize * self.jobsize),
-            "PARTITION": round(w.partition * self.partition),
-            "QOS": round(w.qos * self.qos),
-            "NICE": self.nice,
+            "AGE": w.age * self.age,
+            "ASSOC": w.assoc * self.assoc,
+            "FAIRSHARE": w.fairshare * self.fairshare,
+            "JOBSIZE": w.jobsize * self.jobsize,
+            "PARTITION": w.partition * self.partition,
+            "QOS": w.qos * self.qos,
         }
+
+    def weighted(self, w: MultifactorWeights) -> dict[str, int]:
+        """sprio's columns: each weighted factor rounded to an integer, and NICE."""
+        return {k: round(v) for k, v in self.contributions(w).items()} | {"NICE": self.nice}
 
     def priority(self, w: MultifactorWeights) -> int:
         """priority = sum of weight x factor - nice, truncated to an integer (at least 1)."""
-        total = (
-            w.age * self.age
-            + w.assoc * self.assoc
-            + w.fairshare * self.fairshare
-            + w.jobsize * self.jobsize
-            + w.partition * self.partition
-            + w.qos * self.qos
-            - self.nice
-        )
-        return max(1, int(total))
+        return max(1, int(sum(self.contributions(w).values()) - self.nice))
 
 
 def age_factor(eligible_wait: float, max_age: float) -> float:

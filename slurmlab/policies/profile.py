@@ -149,12 +149,7 @@ class Profile:
         at: int | None = None,
     ) -> None:
         """Take ``usage`` (per node) on ``nodes`` from ``start`` until ``end`` (``inf``: forever)."""
-        i = self._split(start) if at is None else at
-        if at is not None and self.times[at] != start:
-            i = self._split(start)
-        j = len(self.times) if math.isinf(end) else self._split(end)
-        if at is not None and j <= i:
-            j = i + 1
+        i, j = _span(self, start, end, at)
         idx = list(nodes)
         self.free[i:j, idx, :] -= usage
 
@@ -234,17 +229,25 @@ class PoolProfile:
         return k
 
     def reserve(self, nodes, usage, start, end, *, at=None):
-        i = self._split(start) if at is None else at
-        if at is not None and self.times[at] != start:
-            i = self._split(start)
-        j = len(self.times) if math.isinf(end) else self._split(end)
-        if at is not None and j <= i:
-            j = i + 1
+        i, j = _span(self, start, end, at)
         u = usage[0]
         du = (int(u[0]), int(u[1]), int(u[2]))
         for k in range(i, j):
             f = self.free[k]
             self.free[k] = (f[0] - du[0], f[1] - du[1], f[2] - du[2])
+
+
+def _span(prof, start: float, end: float, at: int | None) -> tuple[int, int]:
+    """The intervals [i, j) a reservation from ``start`` to ``end`` covers (split as needed).
+
+    ``at`` names the interval a planned start was found in (several intervals may start at
+    ``now``); a zero-length reservation still covers that one interval.
+    """
+    i = prof._split(start) if at is None or prof.times[at] != start else at
+    j = len(prof.times) if math.isinf(end) else prof._split(end)
+    if at is not None and j <= i:
+        j = i + 1
+    return i, j
 
 
 def make_profile(now, free, capacity, releases=()):
