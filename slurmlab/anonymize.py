@@ -24,9 +24,7 @@ import hostlist
 
 from slurmlab.records.sacct import (
     SacctParseError,
-    _canonical,
-    _detect_delimiter,
-    _header_names,
+    _layout,
     _load_bytes,
     _merge_free_text,
 )
@@ -161,20 +159,7 @@ def anonymize_text(
     if not data:
         raise SacctParseError("has no rows to anonymize", file=file)
     sample = [line.rstrip("\r\n") for _, line in data[:20]]
-    delim = delimiter or _detect_delimiter(sample)
-    header = _header_names(sample[0], delim)
-    if isinstance(fields, str):
-        fields = [f for f in re.split(r"[,|\s]+", fields) if f]
-    if fields is not None:
-        names = [_canonical(f) for f in fields]
-    elif header is not None:
-        names = header
-    else:
-        raise SacctParseError(
-            "does not look like a sacct export: no header and no field list",
-            file=file,
-            hint="pass --fields JobID,User,... for a header-less export",
-        )
+    delim, header, names = _layout(file, sample, fields, delimiter)
     n = len(names)
     job_col = names.index("JobID") if "JobID" in names else None
     out: list[str] = []

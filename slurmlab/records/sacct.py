@@ -647,6 +647,29 @@ def _not_an_export(file: str, first: str) -> SacctParseError:
     )
 
 
+def _layout(
+    file: str, sample: list[str], fields: Sequence[str] | str | None, delimiter: str | None
+) -> tuple[str, list[str] | None, list[str]]:
+    """(delimiter, the header's names or None, the column names) of an export's first lines."""
+    delim = delimiter or _detect_delimiter(sample)
+    header = _header_names(sample[0], delim)
+    if isinstance(fields, str):
+        fields = [f for f in re.split(r"[,|\s]+", fields) if f]
+    if fields is None:
+        if header is None:
+            raise _not_an_export(file, sample[0])
+        return delim, header, header
+    names = [_canonical(f) for f in fields]
+    if header is not None and [h.lower() for h in header] != [n.lower() for n in names]:
+        raise SacctParseError(
+            "has a header that differs from the fields given",
+            file=file,
+            value=sample[0],
+            hint="leave fields=None to use the file's own header",
+        )
+    return delim, header, names
+
+
 def _split(
     file: str,
     data: bytes,
@@ -663,23 +686,7 @@ def _split(
             file=file,
             hint="check the sacct command that wrote it",
         )
-    delim = delimiter or _detect_delimiter(sample)
-    header = _header_names(sample[0], delim)
-    if isinstance(fields, str):
-        fields = [f for f in re.split(r"[,|\s]+", fields) if f]
-    if fields is not None:
-        names = [_canonical(f) for f in fields]
-        if header is not None and [h.lower() for h in header] != [n.lower() for n in names]:
-            raise SacctParseError(
-                "has a header that differs from the fields given",
-                file=file,
-                value=sample[0],
-                hint="leave fields=None to use the file's own header",
-            )
-    elif header is not None:
-        names = header
-    else:
-        raise _not_an_export(file, sample[0])
+    delim, header, names = _layout(file, sample, fields, delimiter)
     if len(set(names)) != len(names):
         dup = sorted({n for n in names if names.count(n) > 1})
         raise SacctParseError(
