@@ -630,3 +630,13 @@ def iter_records(sim: Simulation) -> Iterable[tuple[SimJob, dict, bool]]:
         for run in job.runs:
             yield job, run, False
         yield job, sim._run_record(job, job.state), True  # noqa: SLF001
+
+
+def used_at(sim: Simulation, t: float) -> np.ndarray:
+    """The (nodes x 3) resources held by runs in progress at time ``t``."""
+    used = np.zeros_like(sim.capacity)
+    for _job, run, _last in iter_records(sim):
+        s, e = run["Start"], run["End"]
+        if s is not None and s <= t and (e is None or e > t):
+            used[list(run["nodes"])] += run["usage"]
+    return used

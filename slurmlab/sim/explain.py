@@ -16,7 +16,7 @@ import numpy as np
 
 from slurmlab.errors import SlurmlabError
 from slurmlab.policies.placement import choose_nodes
-from slurmlab.sim.engine import Simulation, iter_records
+from slurmlab.sim.engine import Simulation, used_at
 from slurmlab.spec.units import format_duration
 
 __all__ = ["why_pending"]
@@ -33,15 +33,6 @@ _WORDS = {
     "JobArrayTaskLimit": "its array already runs the maximum number of tasks (%{thr})",
     "ReqNodeNotAvail": "a node it needs is down or drained",
 }
-
-
-def _free_at(sim: Simulation, t: float) -> np.ndarray:
-    free = sim.capacity.copy()
-    for _job, run, _last in iter_records(sim):
-        s, e = run["Start"], run["End"]
-        if s is not None and s <= t and (e is None or e > t):
-            free[list(run["nodes"])] -= run["usage"]
-    return free
 
 
 def _up_at(sim: Simulation, t: float) -> np.ndarray:
@@ -81,7 +72,7 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
         lines.append(f"Fix: ask for --nodes={part.max_nodes} or fewer.")
     if reason not in ("Priority", "Resources"):
         return " ".join(lines)
-    free = _free_at(sim, t)
+    free = sim.capacity - used_at(sim, t)
     up = _up_at(sim, t)
     mask = job.mask & up
     hints = []

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from slurmlab.errors import SlurmlabError
-from slurmlab.sim.engine import Simulation
+from slurmlab.sim.engine import Simulation, iter_records, used_at
 from slurmlab.sim.metrics import failure_metrics, run_accounting, schedule_metrics
 from slurmlab.sim.recorder import event_table, job_table
 from slurmlab.spec.cluster import format_table
@@ -52,7 +52,7 @@ def squeue_frame(sim: Simulation, at=None) -> pd.DataFrame:
     """
     t = _seconds(sim, at)
     rows = []
-    for job, run, _last in _runs(sim):
+    for job, run, _last in iter_records(sim):
         if run["Submit"] > t:
             continue
         start, end = run["Start"], run["End"]
@@ -95,20 +95,10 @@ def squeue_frame(sim: Simulation, at=None) -> pd.DataFrame:
     return frame.drop(columns="_order").reset_index(drop=True)
 
 
-def _runs(sim: Simulation):
-    from slurmlab.sim.engine import iter_records
-
-    return iter_records(sim)
-
-
 def node_states(sim: Simulation, at=None) -> dict[str, str]:
     """Each node's sinfo state at ``at``: idle, mix, alloc, down, drng (draining), drain."""
     t = _seconds(sim, at)
-    used = np.zeros_like(sim.capacity)
-    for _job, run, _last in _runs(sim):
-        s, e = run["Start"], run["End"]
-        if s is not None and s <= t and (e is None or e > t):
-            used[list(run["nodes"])] += run["usage"]
+    used = used_at(sim, t)
     out = {}
     for i, name in enumerate(sim.node_names):
         admin = _last_before(
@@ -150,7 +140,7 @@ def sprio_frame(sim: Simulation, t: float) -> pd.DataFrame:
             "(jobs run in submit order)"
         )
     rows = []
-    for job, run, _last in _runs(sim):
+    for job, run, _last in iter_records(sim):
         s, e = run["Start"], run["End"]
         if run["Submit"] > t or (s is not None and s <= t) or (e is not None and e <= t):
             continue
