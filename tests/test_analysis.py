@@ -214,3 +214,24 @@ def test_summary_cli_json_and_errors(tmp_path, capsys):
     headerless.write_text("1|COMPLETED|00:01:00\n")
     assert main(["summary", str(headerless), "--fields", "JobID,State,Elapsed", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["states"] == {"COMPLETED": 1}
+
+
+def test_usage_per_period_splits_a_run_across_the_periods_it_ran_in():
+    """A 4-GPU run from 22:00 to 02:00 counts 8 GPU-hours on each day; it counts as one run,
+    on the day it started."""
+    from slurmlab.records.schema import conform
+
+    jobs = conform(
+        pd.DataFrame(
+            {
+                "JobID": ["1"], "JobIDRaw": ["1"], "Account": ["ml"], "State": ["COMPLETED"],
+                "Start": [pd.Timestamp("2026-01-05 22:00")],
+                "End": [pd.Timestamp("2026-01-06 02:00")],
+                "Elapsed": [pd.Timedelta(hours=4)], "NCPUS": [8], "NGPUS": [4], "NNodes": [1],
+            }
+        )
+    )  # fmt: skip
+    u = an.usage(jobs, by="Account", period="D").set_index("period")
+    assert u["gpu_hours"].tolist() == [8.0, 8.0]
+    assert u["runs"].tolist() == [1, 0]
+    assert u["cpu_hours"].sum() == pytest.approx(32.0)

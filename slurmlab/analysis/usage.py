@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from slurmlab.analysis._common import check_columns, count, hours, tasks
@@ -32,10 +33,11 @@ def usage(
     by: str | Sequence[str] = "Account",
     period: str | None = None,
 ) -> pd.DataFrame:
-    """CPU-, GPU- and node-hours grouped by columns, optionally per period of Start.
+    """CPU-, GPU- and node-hours grouped by columns, optionally per period.
 
-    ``period`` is a pandas frequency (``"D"``, ``"W"``, ``"MS"``); a run is counted whole in
-    the period it started in (export with ``sacct -T`` to clip runs to a window).
+    ``period`` is a pandas frequency (``"D"``, ``"W"``, ``"MS"``). A run's hours are split
+    across the periods it ran in, in proportion to its time in each; ``runs`` and ``jobs``
+    count the runs that started in the period.
 
     >>> from slurmlab.analysis._common import demo_jobs
     >>> usage(demo_jobs(), by="Account")[["Account", "gpu_hours", "cpu_hours"]]
@@ -45,13 +47,42 @@ def usage(
     """
     by = [by] if isinstance(by, str) else list(by)
     frame = _with_hours(jobs)
+    cols = ["runs", "jobs", "cpu_hours", "gpu_hours", "node_hours"]
+    if period is not None:
+        frame = _split_by_period(frame, period)
     keys = [frame[c].astype("string").fillna("(none)") for c in by]
     if period is not None:
-        keys.append(frame["Start"].dt.to_period(period).dt.start_time.rename("period"))
-    cols = ["runs", "jobs", "cpu_hours", "gpu_hours", "node_hours"]
+        keys.append(frame["period"])
     out = frame[cols].groupby(keys, dropna=period is None, observed=True).sum()
     out[["runs"]] = out[["runs"]].astype("int64")
     return out.reset_index()
+
+
+def _split_by_period(frame: pd.DataFrame, period: str) -> pd.DataFrame:
+    """One row per (run, period it ran in), hours scaled by the share of the run's time there."""
+    started = frame[frame["Start"].notna()]
+    start = started["Start"]
+    end = start + started["Elapsed"].fillna(pd.Timedelta(0))
+    first = start.dt.to_period(period)
+    last = (end - pd.Timedelta(1, "ns")).where(end > start, start).dt.to_period(period)
+    spans = (last - first).map(lambda d: d.n).to_numpy() + 1
+    rows = started.loc[started.index.repeat(spans)].copy()
+    offset = np.concatenate([np.arange(k) for k in spans]) if len(spans) else np.array([], int)
+    periods = first.repeat(spans).to_numpy() + offset
+    p_start = pd.PeriodIndex(periods).start_time
+    p_end = pd.PeriodIndex(periods).end_time + pd.Timedelta(1, "ns")
+    run_start = start.repeat(spans).to_numpy()
+    run_end = end.repeat(spans).to_numpy()
+    inside = np.minimum(run_end, p_end.to_numpy()) - np.maximum(run_start, p_start.to_numpy())
+    total = (run_end - run_start).astype("int64")
+    share = np.where(total > 0, inside.astype("int64") / np.where(total > 0, total, 1), 1.0)
+    for col in ("cpu_hours", "gpu_hours", "node_hours"):
+        rows[col] = rows[col].to_numpy() * share
+    first_piece = offset == 0
+    rows["runs"] = np.where(first_piece, rows["runs"].to_numpy(), 0)
+    rows["jobs"] = np.where(first_piece, rows["jobs"].to_numpy(), 0)
+    rows["period"] = p_start
+    return rows
 
 
 def gpu_hours(jobs: pd.DataFrame, by: str | Sequence[str] | None = None) -> float | pd.Series:
