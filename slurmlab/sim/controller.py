@@ -269,8 +269,8 @@ class Controller:
         return self.qos[victim.qos].preempt_mode or self.preempt_mode
 
     def _preempt(self, victim: SimJob, by: int, requeue: bool) -> None:
-        if victim.state == "RUNNING" and victim.proc.is_alive:
-            victim.proc.interrupt(Preempted(by, requeue))
+        if victim.state == "RUNNING":
+            self.interrupt(victim, Preempted(by, requeue))
 
     def _schedule_timer(self) -> None:
         """Arm the backfill timer for the next multiple of the policy's interval."""

@@ -1,7 +1,7 @@
 """The simpy simulation of a Slurm controller: queue, scheduling passes, running jobs.
 
-simpy owns time; this module owns meaning. Each running job is a simpy process
-that waits for its end and may be interrupted with a typed cause
+simpy owns time; this module owns meaning. Each run of a job is a simpy event at
+its planned end, and may be interrupted with a typed cause
 (:mod:`slurmlab.sim.causes`). Scheduling decisions come from a pure policy
 (:mod:`slurmlab.policies`), which the controller applies.
 
@@ -65,7 +65,7 @@ class SimJob:
         "restarts", "runtime", "seq", "spec", "start", "state", "submit", "tier", "user", "wjob",
         "plans", "requeue", "runs", "usage", "throttle", "exclusive", "work_left", "ckpt",
         "run_plan", "acct", "assoc", "qos", "charged", "factors", "preempting", "victims",
-        "preempted_by", "planned_nodes",
+        "preempted_by", "planned_nodes", "live",
     )  # fmt: skip
 
     def __init__(self):
@@ -82,7 +82,8 @@ class SimJob:
         self.planned_nodes = None
         self.restarts = 0
         self.exit_code = "0:0"
-        self.proc = None
+        self.proc = None  # the run's end event
+        self.live = False  # a run is in progress and not yet interrupted
         self.eligible = None
         self.pending: PendingJob | None = None
         self.run_plan = None  # (remaining work, restarted, planned length, how it ends)
@@ -534,7 +535,7 @@ class Simulation(Controller, Lifecycles):
         """``scancel``: end a pending or running job (all tasks of an array) as CANCELLED."""
         for job in self._lookup(key):
             if job.state == "RUNNING":
-                job.proc.interrupt(Cancelled())
+                self.interrupt(job, Cancelled())
             elif job.state == "PENDING":
                 if job.id in self.waiting:
                     self.waiting.discard(job.id)
@@ -551,7 +552,7 @@ class Simulation(Controller, Lifecycles):
         """``scontrol requeue``: a running job's run ends REQUEUED and it pends again."""
         for job in self._lookup(key):
             if job.state == "RUNNING":
-                job.proc.interrupt(Requeued())
+                self.interrupt(job, Requeued())
             elif job.state not in ("PENDING",):
                 raise SlurmlabError(
                     f"job {job.key}: cannot requeue a job in state {job.state} (only running jobs)"

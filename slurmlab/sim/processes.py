@@ -1,8 +1,11 @@
-"""Job and node lifecycles: a running job is a simpy process; nodes fail and come back.
+"""Job and node lifecycles: a running job waits for its end event; nodes fail and come back.
 
-A job's process waits for its end and may be interrupted with a typed cause
-(:mod:`slurmlab.sim.causes`); the cause decides the final state, whether the job is
-requeued, and (with :mod:`slurmlab.sim.checkpoint`) how much of its work survives.
+A run is one simpy event at its planned end (a process per job would cost three events
+and a generator for the same meaning). The run may be interrupted with a typed cause
+(:mod:`slurmlab.sim.causes`): like ``simpy.Process.interrupt``, the interruption is
+delivered by an urgent event at the current instant, and is void if the run has ended
+by then. The cause decides the final state, whether the job is requeued, and (with
+:mod:`slurmlab.sim.checkpoint`) how much of its work survives.
 Nodes are drained, resumed, failed (scripted or from :mod:`slurmlab.sim.faults` models)
 and repaired here.
 """
@@ -12,7 +15,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-import simpy
 
 from slurmlab.errors import SlurmlabError
 from slurmlab.sim.causes import Cancelled, NodeFailed, Preempted, Requeued
@@ -45,7 +47,7 @@ class Lifecycles:
         self.running[job.id] = job
         self._arm_priority_tick()
         self.log("start", job, by)
-        job.proc = self.env.process(self._run(job))
+        self._run(job)
         if job.id in self.dependents:  # --dependency=after:<this job> is satisfied by its start
             self._release_dependents(job)
 
@@ -73,18 +75,15 @@ class Lifecycles:
             return limit, "TIMEOUT"
         return need, "COMPLETED" if job.wjob.exit_code == 0 else "FAILED"
 
-    def _run(self, job: SimJob):
+    def _run(self, job: SimJob) -> None:
+        """Plan the run's end: one event, ``job.live`` until the run ends or is interrupted."""
         length, state = self._run_length(job)
         job.run_plan = (job.work_left, job.restarts > 0 and job.ckpt is not None)
-        done = simpy.Event(self.env)
-        done._ok, done._value = True, None
-        self.env.schedule(done, URGENT, length)
-        try:
-            yield done
-        except simpy.Interrupt as interrupt:
-            self._account(job, final_checkpoint=False)
-            self._interrupted(job, interrupt.cause)
-            return
+        job.live = True
+        job.proc = self._at(length, lambda _e, j=job, s=state: self._run_ended(j, s), URGENT)
+
+    def _run_ended(self, job: SimJob, state: str) -> None:
+        job.live = False
         if state == "SIGNAL_REQUEUE":
             self._account(job, final_checkpoint=True)
             self._finish(job, "REQUEUED", "0:0", requeue=True)
@@ -92,6 +91,23 @@ class Lifecycles:
         self._account(job, final_checkpoint=False)
         code = f"{job.wjob.exit_code}:0" if state == "FAILED" else "0:0"
         self._finish(job, state, code)
+
+    def interrupt(self, job: SimJob, cause) -> None:
+        """Interrupt a running job's run with a typed cause, as ``simpy.Process.interrupt`` does.
+
+        Delivered by an urgent event now; void if the run has ended (or was interrupted)
+        by then.
+        """
+        if job.live:
+            self._at(0, lambda _e, j=job, p=job.proc, c=cause: self._deliver(j, p, c), URGENT)
+
+    def _deliver(self, job: SimJob, run, cause) -> None:
+        if not job.live or job.proc is not run:
+            return  # the run ended first, or another interruption was delivered
+        job.live = False
+        run.callbacks.clear()  # the planned end no longer happens
+        self._account(job, final_checkpoint=False)
+        self._interrupted(job, cause)
 
     def _account(self, job: SimJob, *, final_checkpoint: bool) -> None:
         """Book the run's useful, lost and overhead seconds; keep the saved progress."""
@@ -185,8 +201,8 @@ class Lifecycles:
             return
         self.set_node_state(name, "DOWN")
         for job in list(self.running.values()):
-            if i in job.nodes and job.proc.is_alive:
-                job.proc.interrupt(NodeFailed(name))
+            if i in job.nodes and job.live:
+                self.interrupt(job, NodeFailed(name))
         if down_for is not None:
             self._at(down_for, lambda _e, n=name: self._repair(n), URGENT)
 
