@@ -55,7 +55,19 @@ def _usage(job: PendingJob, capacity: np.ndarray, nodes: tuple[int, ...]) -> np.
     """Per-node resources a job holds on ``nodes`` (whole nodes with --exclusive)."""
     if job.exclusive:
         return capacity[list(nodes)]
+    if job.rows is not None and len(job.rows) == len(nodes):
+        return job.rows
     return np.broadcast_to(job.demand, (len(nodes), 3))
+
+
+def _take(free: np.ndarray, job: PendingJob, capacity: np.ndarray, nodes) -> np.ndarray:
+    """Subtract the job's usage on ``nodes`` from ``free`` (in place); return the usage."""
+    usage = _usage(job, capacity, nodes)
+    if len(nodes) == 1:  # basic indexing: several times cheaper than a list of one
+        free[nodes[0]] -= usage[0]
+    else:
+        free[list(nodes)] -= usage
+    return usage
 
 
 @dataclass
@@ -79,21 +91,24 @@ class Fifo:
         d = Decision()
         blocked: set[str] = set()
         most = view.most_free(free)
+        capacity, up, partitions = view.capacity, view.up, view.partitions
         for n, job in enumerate(view.queue):
-            if len(blocked) >= view.partitions or (limit is not None and n >= limit):
-                break  # every partition with queued jobs is blocked: the rest wait (Priority)
+            if limit is not None and n >= limit:
+                break
             if job.partition in blocked:
                 continue  # queued jobs wait for Priority unless a pass says otherwise
             nodes = None
             if job.may_fit(most):
                 nodes = choose_nodes(
-                    free, view.capacity, job.demand, job.count, job.mask & view.up, job.exclusive
+                    free, capacity, job.demand, job.count, job.mask & up, job.exclusive
                 )
             if nodes is None:
                 blocked.add(job.partition)
                 d.reasons[job.id] = "Resources"
+                if len(blocked) >= partitions:
+                    break  # every partition with queued jobs is blocked: the rest wait (Priority)
                 continue
-            free[list(nodes)] -= _usage(job, view.capacity, nodes)
+            _take(free, job, capacity, nodes)
             most = view.most_free(free)
             d.starts.append(Start(job.id, nodes, "main"))
         return d
@@ -136,8 +151,7 @@ class Easy(Fifo):
                         exclusive=job.exclusive,
                     )
             if nodes is not None:
-                usage = _usage(job, view.capacity, nodes)
-                free[list(nodes)] -= usage
+                usage = _take(free, job, view.capacity, nodes)
                 most = view.most_free(free)
                 if prof is not None:
                     prof.reserve(nodes, usage, view.now, view.now + job.limit, at=0)

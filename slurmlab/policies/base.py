@@ -38,7 +38,9 @@ class PendingJob:
     ``demand`` is the per-node (CPUs, MB, GPUs) vector, ``count`` the number of
     nodes, ``mask`` the nodes it may use (partition, features, GPU type, up),
     ``limit`` its time limit in seconds (``inf`` for UNLIMITED), ``planned`` the start
-    time and nodes a previous pass reserved for it (conservative keeps its schedule).
+    time and nodes a previous pass reserved for it (conservative keeps its schedule),
+    ``rows`` the (count x 3) usage it takes on its nodes unless ``exclusive`` (optional:
+    computed from ``demand`` when absent).
     """
 
     id: int
@@ -51,6 +53,7 @@ class PendingJob:
     reservation: str | None = None
     need: tuple[int, int, int] = (0, 0, 0)
     planned: tuple[float, tuple[int, ...]] | None = None
+    rows: np.ndarray | None = None  # demand on each of its ``count`` nodes, when given
 
     def may_fit(self, most_free: tuple[int, int, int]) -> bool:
         """A cheap pre-check: False when no node has enough of some resource."""

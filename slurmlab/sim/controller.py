@@ -94,8 +94,27 @@ class Controller:
             self._timer_running = True
             self._schedule_timer()
 
+    def _pending_of(self, job: SimJob) -> PendingJob:
+        """The job as policies see it (built once per queued spell: it does not change)."""
+        if job.pending is None:
+            job.pending = PendingJob(
+                job.id, job.partition, job.demand, job.count, job.mask, job.limit,
+                job.exclusive, job.spec.reservation, tuple(int(x) for x in job.demand), None,
+                job.rows,
+            )  # fmt: skip
+        return job.pending
+
     def _pending_jobs(self):
         """The eligible queue in evaluation order, lazily; throttled array tasks left out."""
+        if not (self._throttles or self.reservations or self._limits or self._nodes_out):
+            jobs = self.jobs
+            for _key, jid in self.queue:  # nothing to filter: the common case, kept lean
+                job = jobs[jid]
+                pending = job.pending or self._pending_of(job)
+                if job.planned_nodes is not None and job.planned is not None:
+                    pending = replace(pending, planned=(job.planned, job.planned_nodes))
+                yield pending
+            return
         throttled: dict[int, int] = {}
         for _key, jid in self.queue:
             job = self.jobs[jid]
@@ -119,12 +138,7 @@ class Controller:
                 if reason:
                     self._set_reason(job, reason)
                     continue
-            if job.pending is None:
-                job.pending = PendingJob(
-                    job.id, job.partition, job.demand, job.count, job.mask, job.limit,
-                    job.exclusive, job.spec.reservation, tuple(int(x) for x in job.demand),
-                )  # fmt: skip
-            pending = job.pending
+            pending = job.pending or self._pending_of(job)
             if job.planned_nodes is not None and job.planned is not None:
                 pending = replace(pending, planned=(job.planned, job.planned_nodes))
             if self.reservations:

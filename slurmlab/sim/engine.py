@@ -20,9 +20,11 @@ dependencies, priority, control), :mod:`.controller` (the scheduling pass) and
 
 from __future__ import annotations
 
+import gc
 from bisect import bisect_left, insort
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -65,7 +67,7 @@ class SimJob:
         "restarts", "runtime", "seq", "spec", "start", "state", "submit", "tier", "user", "wjob",
         "plans", "requeue", "runs", "usage", "throttle", "exclusive", "work_left", "ckpt",
         "run_plan", "acct", "assoc", "qos", "charged", "factors", "preempting", "victims",
-        "preempted_by", "planned_nodes", "live",
+        "preempted_by", "planned_nodes", "live", "rows",
     )  # fmt: skip
 
     def __init__(self):
@@ -109,6 +111,45 @@ class EngineOptions:
     enforce_time_limit: bool = True
     requeue_delay: float = 121.0
     over_time_limit: float = 0.0
+
+
+_RESOLUTIONS: OrderedDict[int, tuple] = OrderedDict()
+_RESOLUTIONS_KEPT = 4  # clusters whose resolutions are kept (a notebook re-simulates one)
+
+
+def _resolutions(cluster: Cluster) -> tuple[dict, dict, dict]:
+    """Caches of resolved requests for ``cluster``, shared by every simulation of it.
+
+    Specs and clusters are frozen, so a spec resolves the same way every time: a widget
+    re-simulating a workload on a slider move pays for resolution once. Three dicts:
+    spec -> Resources, id(spec) -> (spec, Resources, shape) (the spec is kept, so its id
+    stays its own), Resources -> shape (the engine's per-request arrays, read-only).
+    The caches of the last few clusters are kept.
+    """
+    key = id(cluster)
+    hit = _RESOLUTIONS.get(key)
+    if hit is None or hit[0] is not cluster:
+        hit = _RESOLUTIONS[key] = (cluster, {}, {}, {})
+        while len(_RESOLUTIONS) > _RESOLUTIONS_KEPT:
+            _RESOLUTIONS.popitem(last=False)
+    _RESOLUTIONS.move_to_end(key)
+    return hit[1], hit[2], hit[3]
+
+
+@contextmanager
+def _relaxed_gc():
+    """Collect young garbage less often while simulating (restored after).
+
+    A simulation allocates many long-lived objects (jobs, records); the default
+    generation-0 threshold makes the cyclic collector rescan them thousands of times
+    (about 20% of a trace replay). Nothing is leaked: collection still runs.
+    """
+    old = gc.get_threshold()
+    gc.set_threshold(max(old[0], 20_000), *old[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
 
 
 class Simulation(Controller, Lifecycles):
@@ -165,10 +206,12 @@ class Simulation(Controller, Lifecycles):
         self._priority_fn = priority
         self._bf_seen = -1  # event count at the last idle backfill cycle
         self._queued: Counter[str] = Counter()  # queued jobs per partition
+        self._throttles = False  # any array with a %N throttle was submitted
         self._drained: set[str] = set()  # nodes an admin drained (kept drained across a failure)
         deps = (cluster.setting("DependencyParameters", "") or "").lower()
         self._kill_invalid_depend = "kill_invalid_depend" in deps
-        self._resolved: dict[JobSpec, Resources] = {}  # specs resolve the same way every time
+        # specs resolve the same way every time on one cluster: cached across simulations
+        self._resolved, self._resolved_id, self._shapes = _resolutions(cluster)
         self.blocked_windows: list[tuple[float, float, np.ndarray]] = []
         # priority/multifactor, fair share, QOS, reservations, preemption
         self.qos: dict[str, Qos] = {"normal": Qos("normal")}
@@ -237,12 +280,20 @@ class Simulation(Controller, Lifecycles):
     def submit(self, wjob: WorkloadJob) -> list[int]:
         """Submit now: validate, create the job (one per array task), queue it; return ids."""
         spec = wjob.spec
-        try:
-            res = self._resolved.get(spec)
-            if res is None:
-                res = self._resolved[spec] = spec.resources(self.cluster)
-        except RequestError as exc:
-            raise RequestError(f"job {wjob.id or spec.job_name}: {exc}") from None
+        hit = self._resolved_id.get(id(spec))  # hashing a JobSpec costs more than this
+        if hit is not None and hit[0] is spec:
+            res, shape = hit[1], hit[2]
+        else:
+            try:
+                res = self._resolved.get(spec)
+                if res is None:
+                    res = self._resolved[spec] = spec.resources(self.cluster)
+            except RequestError as exc:
+                raise RequestError(f"job {wjob.id or spec.job_name}: {exc}") from None
+            shape = self._shapes.get(res)
+            if shape is None:
+                shape = self._shapes[res] = self._shape(res)
+            self._resolved_id[id(spec)] = (spec, res, shape)  # keeps spec alive: id stays its own
         if spec.reservation is not None and spec.reservation not in self.reservation_names():
             raise RequestError(
                 f"job {wjob.id or spec.job_name}: --reservation={spec.reservation}: "
@@ -252,13 +303,14 @@ class Simulation(Controller, Lifecycles):
         ids = []
         array_id = None
         for task in tasks:
-            job = self._new_job(wjob, spec, res)
+            job = self._new_job(wjob, spec, res, shape)
             if spec.array:
                 array_id = array_id or job.id
                 base = wjob.id or str(array_id)
                 job.array_job, job.array_task = str(array_id), task
                 job.key = f"{base}_{task}"
                 job.throttle = spec.array.throttle
+                self._throttles = self._throttles or job.throttle is not None
                 job.array_id = array_id
             self.by_key.setdefault(job.key, []).append(job.id)
             if spec.array:
@@ -298,7 +350,7 @@ class Simulation(Controller, Lifecycles):
         for t, what in ((r.start, "reservation_start"), (r.end, "reservation_end")):
             self._at(max(0.0, t - self.env.now), lambda _e, w=what: self._resv_edge(r, w), NORMAL)
 
-    def _new_job(self, wjob: WorkloadJob, spec: JobSpec, res: Resources) -> SimJob:
+    def _new_job(self, wjob: WorkloadJob, spec: JobSpec, res: Resources, shape: tuple) -> SimJob:
         job = SimJob()
         job.id = self._next_id
         self._next_id += 1
@@ -330,23 +382,16 @@ class Simulation(Controller, Lifecycles):
                     f"{list(resv.accounts)})"
                 )
         job.preempting = self.preemption and bool(self.qos[job.qos].preempt)
-        job.partition = res.partition
-        job.tier = self.cluster.partition(res.partition).priority_tier
+        (
+            job.partition, job.tier, job.limit, job.exclusive, job.demand, job.mask, job.count,
+            job.rows,
+        ) = shape  # fmt: skip
         job.submit = self.env.now
         job.runtime = float(wjob.runtime)
         job.work_left = job.runtime
         job.ckpt = wjob.checkpoint
-        job.limit = INF if res.time_limit is None else res.time_limit.total_seconds()
         job.array_job = job.array_task = job.array_id = job.throttle = None
         job.requeue = self.cluster.job_requeue if spec.requeue is None else spec.requeue
-        job.exclusive = res.whole_node
-        job.demand = np.array(
-            [res.cpus_per_node, res.mem_per_node_mb, res.gpus_per_node], dtype=np.int64
-        )
-        mask = np.zeros(len(self.node_names), dtype=bool)
-        mask[[self.node_index[n] for n in res.candidates]] = True
-        job.mask = mask
-        job.count = res.nodes
         job.usage = None
         job.priority = self._priority(job, at_submit=True)
         job.deps = spec.dependency
@@ -360,6 +405,19 @@ class Simulation(Controller, Lifecycles):
             job.begin = (pd.Timestamp(begin) - self.origin).total_seconds()
         self.jobs[job.id] = job
         return job
+
+    def _shape(self, res: Resources) -> tuple:
+        """What every job with these resolved resources shares (arrays are read-only)."""
+        demand = np.array(
+            [res.cpus_per_node, res.mem_per_node_mb, res.gpus_per_node], dtype=np.int64
+        )
+        mask = np.zeros(len(self.node_names), dtype=bool)
+        mask[[self.node_index[n] for n in res.candidates]] = True
+        demand.flags.writeable = mask.flags.writeable = False
+        rows = np.broadcast_to(demand, (res.nodes, 3))  # its usage on its nodes (unless whole)
+        tier = self.cluster.partition(res.partition).priority_tier
+        limit = INF if res.time_limit is None else res.time_limit.total_seconds()
+        return res.partition, tier, limit, res.whole_node, demand, mask, res.nodes, rows
 
     def _priority(self, job: SimJob, *, at_submit: bool = False) -> float:
         if self._priority_fn is not None:
@@ -595,6 +653,10 @@ class Simulation(Controller, Lifecycles):
 
     def run(self, until: float | None = None, progress=None) -> None:
         """Advance simulated time (to ``until``, or until nothing is left to happen)."""
+        with _relaxed_gc():
+            self._run_until(until, progress)
+
+    def _run_until(self, until: float | None, progress) -> None:
         if until is None:
             if progress is None:
                 self.env.run()
