@@ -89,10 +89,12 @@ class Fifo:
 
     def main_pass(self, view: QueueView, free: np.ndarray, limit: int | None = None) -> Decision:
         d = Decision()
-        blocked: set[str] = set()
+        # continuing the previous pass: its blocked partitions stay blocked
+        blocked: set[str] = set() if view.resume is None else view.resume
         most = view.most_free(free)
         capacity, up, partitions = view.capacity, view.up, view.partitions
-        for n, job in enumerate(view.queue):
+        d.resume = blocked
+        for n, job in enumerate(view.queue, start=view.start):
             if limit is not None and n >= limit:
                 break
             if job.partition in blocked:
@@ -126,9 +128,13 @@ class Easy(Fifo):
     def schedule(self, view: QueueView) -> Decision:
         d = Decision()
         prof = None  # built at the first blocked job: before it, free now is all that matters
+        reserved: set[str] = set()
+        if view.resume is not None:  # continue the previous pass (its starts now run)
+            prof, reserved = view.resume
+            if prof is not None:
+                prof.advance(view.now)
         free = view.free.copy()
         most = view.most_free(free)
-        reserved: set[str] = set()
         started = []
         for job in view.queue:
             nodes = None
@@ -167,6 +173,7 @@ class Easy(Fifo):
             reserved.add(job.partition)
             d.reasons[job.id] = "Resources"
             self.plan(prof, job, view, d)
+        d.resume = (prof, reserved)
         return d
 
     def plan(self, prof: Profile, job: PendingJob, view: QueueView, d: Decision) -> None:
@@ -197,16 +204,22 @@ class Conservative(Easy):
     def schedule(self, view: QueueView) -> Decision:
         d = Decision()
         queue = list(view.queue)
-        order = {job.id: n for n, job in enumerate(queue)}
-        prof = _profile(view)
-        kept = [j for j in queue if j.planned is not None and j.planned[0] >= view.now]
-        for job in kept:
-            t, nodes = job.planned
-            prof.reserve(nodes, _usage(job, view.capacity, nodes), t, t + job.limit)
-        if not prof.valid():  # nodes failed or shrank under the plan: plan again from scratch
-            prof, kept = _profile(view), []
+        order = {job.id: n for n, job in enumerate(queue, start=view.start)}
+        if view.resume is not None:  # new jobs join the standing schedule
+            prof, first_blocked = view.resume
+            prof.advance(view.now)
+            kept = []
+        else:
+            prof = _profile(view)
+            kept = [j for j in queue if j.planned is not None and j.planned[0] >= view.now]
+            for job in kept:
+                t, nodes = job.planned
+                prof.reserve(nodes, _usage(job, view.capacity, nodes), t, t + job.limit)
+            if not prof.valid():  # nodes failed or shrank under the plan: plan from scratch
+                prof, kept = _profile(view), []
+            first_blocked = set()
         kept_ids = {j.id for j in kept}
-        first_blocked: set[str] = set()
+        d.resume = (prof, first_blocked)
 
         def place(job: PendingJob) -> None:
             found = prof.earliest(

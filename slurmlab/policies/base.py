@@ -79,6 +79,15 @@ class QueueView:
     priority, then submit time, then job id) and may be a lazy iterable: a policy
     that stops early never pays for the rest. ``free``/``capacity`` are (nodes x 3)
     arrays over (CPUs, MB, GPUs); ``up`` marks nodes that can take new jobs.
+
+    Continuing a pass: when nothing happened since the previous pass but new jobs joined
+    the end of the queue (no job ended, started or was requeued, no node, priority or
+    reservation changed, no running job reached its expected end), the controller hands
+    back what the previous pass returned as ``Decision.resume`` in ``resume``, and
+    ``queue`` holds only the new jobs (``start`` is their position in the whole queue).
+    The earlier jobs' outcome cannot change (resources only became scarcer, later), so
+    a policy continues from its saved state instead of scanning them again. A policy that
+    returns no ``resume`` always gets the whole queue.
     """
 
     now: float
@@ -90,6 +99,8 @@ class QueueView:
     node_names: Sequence[str]
     blocked_windows: Sequence[tuple[float, float, np.ndarray]] = ()
     partitions: int = 1  # how many partitions have queued jobs (a pass may stop when all block)
+    resume: object = None  # the previous pass's Decision.resume, when this pass continues it
+    start: int = 0  # position of the first job of ``queue`` in the whole queue
 
     def most_free(self, free: np.ndarray | None = None) -> tuple[int, int, int]:
         """The largest free amount of each resource on any up node (for quick rejects)."""
@@ -119,6 +130,7 @@ class Decision:
     planned: dict[int, float] = field(default_factory=dict)
     planned_nodes: dict[int, tuple[int, ...]] = field(default_factory=dict)
     reasons: dict[int, str] = field(default_factory=dict)
+    resume: object = None  # the policy's state at the end of the pass, to continue it
 
 
 class Policy(Protocol):

@@ -57,6 +57,27 @@ class Profile:
         self.times = [now] + [rtimes[k] for k in last]
         self.free = np.concatenate([free[None], cum[last]])
 
+    def advance(self, now: float) -> None:
+        """Start the profile at ``now``: intervals that began by then merge into the first.
+
+        Only for a profile whose free resources do not change before ``now`` (a continued
+        pass: nothing ended or started since); breakpoints left there by reservations
+        that moved are dropped.
+        """
+        k = bisect_right(self.times, now) - 1
+        if k > 0:
+            if any(self._differs(0, q) for q in range(1, k + 1)):  # pragma: no cover - a bug
+                raise ValueError(f"profile changes before {now}: it cannot be advanced there")
+            del self.times[1 : k + 1]
+            self._drop(1, k + 1)
+        self.times[0] = self.now = now
+
+    def _differs(self, a: int, b: int) -> bool:
+        return bool((self.free[a] != self.free[b]).any())
+
+    def _drop(self, i: int, j: int) -> None:
+        self.free = np.delete(self.free, np.s_[i:j], axis=0)
+
     def _window(self, i: int, end: float) -> np.ndarray:
         j = max(bisect_left(self.times, end, lo=i), i + 1)
         return self.free[i:j].min(axis=0)
@@ -180,6 +201,14 @@ class PoolProfile:
             else:
                 self.times.append(t)
                 self.free.append(tuple(cur))
+
+    advance = Profile.advance
+
+    def _differs(self, a, b):
+        return self.free[a] != self.free[b]
+
+    def _drop(self, i, j):
+        del self.free[i:j]
 
     def _fits_window(self, i, end, need, ok, exclusive):
         j = max(bisect_left(self.times, end, lo=i), i + 1)

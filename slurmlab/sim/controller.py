@@ -10,6 +10,7 @@ PreemptType=preempt/qos, preempting jobs free room by preempting lower-QOS jobs.
 from __future__ import annotations
 
 from dataclasses import replace
+from heapq import heappop
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -149,6 +150,7 @@ class Controller:
             yield pending
 
     def _resv_edge(self, r: Reservation, what: str) -> None:
+        self._resume = None
         self.events.append((self.env.now, what, None, None, r.name))
         self.request_pass()
 
@@ -191,13 +193,45 @@ class Controller:
                     return _ASSOC_GRP_REASON[k]
         return None
 
-    def _view(self) -> QueueView:
+    def _view(self, resume=None, fresh: int = 0) -> QueueView:
         now = self.env.now
         running = _RunningView(self.running, now)
+        queue = self._tail(fresh) if resume is not None else self._pending_jobs()
         return QueueView(
-            now, self._pending_jobs(), running, self.free, self.capacity, self.up,
-            self.node_names, self.blocked_windows, sum(1 for c in self._queued.values() if c),
+            now, queue, running, self.free, self.capacity, self.up, self.node_names,
+            self.blocked_windows, sum(1 for c in self._queued.values() if c), resume,
+            len(self.queue) - fresh if resume is not None else 0,
         )  # fmt: skip
+
+    def _tail(self, n: int):
+        """The last ``n`` queued jobs, as policies see them (a continued pass)."""
+        jobs = self.jobs
+        for _key, jid in self.queue[len(self.queue) - n :]:
+            job = jobs[jid]
+            yield job.pending or self._pending_of(job)
+
+    def _can_resume(self) -> bool:
+        """Whether this pass may continue the previous one (see :class:`QueueView`).
+
+        Since that pass only jobs joined the queue (every other change clears
+        ``_resume``), all after the jobs it saw; nothing filters the queue; and no running
+        job has reached its expected end (a trace job past its limit "may end at any
+        moment", which moves with the clock).
+        """
+        if self._resume is None or not self._fresh or not self._fresh_after:
+            return False
+        if self._throttles or self.reservations or self._limits or self._nodes_out:
+            return False
+        if self.preemption:
+            return False
+        ends, now = self._expected_ends, self.env.now
+        while ends and ends[0][0] <= now:  # the earliest expected end of a running job
+            _t, jid, _n, run = ends[0]
+            job = self.jobs[jid]
+            if job.state == "RUNNING" and job.proc is run:
+                return False  # a job past its expected end: the profile moves with the clock
+            heappop(ends)  # that run is over
+        return True
 
     def _pass(self, _event=None) -> None:
         self._pass_pending = False
@@ -207,7 +241,16 @@ class Controller:
             self._reservation_pass()
         if self.preemption:
             self._preempt_pass()
-        self._apply(self.policy.schedule(self._view()))
+        if self._can_resume():
+            view = self._view(self._resume, len(self._fresh))
+        else:
+            view = self._view()
+        self._fresh, self._fresh_after = [], True
+        decision = self.policy.schedule(view)
+        self._apply(decision)
+        # jobs that became eligible while applying (after:<job> dependencies) were not seen
+        self._resume = decision.resume if not self._fresh else None
+        self._last_key = self.queue[-1][0] if self.queue else None
 
     def _reservation_pass(self) -> None:
         """Jobs with an advance reservation are evaluated first, on their reservation's nodes."""
@@ -295,6 +338,7 @@ class Controller:
 
     def _backfill_tick(self, _event=None) -> None:
         """One backfill cycle, after the main pass of its instant; re-armed while jobs pend."""
+        self._resume = None  # the cycle plans and starts jobs: the main pass starts afresh
         if not self.queue:
             self._timer_running = False
             return

@@ -207,6 +207,13 @@ class Simulation(Controller, Lifecycles):
         self._bf_seen = -1  # event count at the last idle backfill cycle
         self._queued: Counter[str] = Counter()  # queued jobs per partition
         self._throttles = False  # any array with a %N throttle was submitted
+        # continuing passes (QueueView.resume): the last pass's state, cleared by any change
+        # but jobs joining the queue; the jobs that joined since; the last queued key then
+        self._resume = None
+        self._fresh: list[int] = []
+        self._fresh_after = True  # every fresh job sorts after the last pass's last job
+        self._last_key = None
+        self._expected_ends: list[tuple] = []  # heap: (end, id, restarts, run)
         self._drained: set[str] = set()  # nodes an admin drained (kept drained across a failure)
         deps = (cluster.setting("DependencyParameters", "") or "").lower()
         self._kill_invalid_depend = "kill_invalid_depend" in deps
@@ -444,6 +451,7 @@ class Simulation(Controller, Lifecycles):
         must not tick for ever. A submission or a job start re-arms it.
         """
         self._tick_armed = False
+        self._resume = None
         self.prio.tick(self.env.now, self.running.values())
         pending = [self.jobs[j] for _k, j in self.queue] + [self.jobs[j] for j in self.waiting]
         for job in pending:
@@ -468,7 +476,11 @@ class Simulation(Controller, Lifecycles):
             if job.eligible is None:
                 job.eligible = self.env.now
                 self.log("eligible", job)
-            insort(self.queue, (job.sort_key(), job.id))
+            key = job.sort_key()
+            insort(self.queue, (key, job.id))
+            self._fresh.append(job.id)
+            if self._last_key is not None and key <= self._last_key:
+                self._fresh_after = False
             self._queued[job.partition] += 1
             self.waiting.discard(job.id)
             self._set_reason(job, "Priority")
@@ -496,6 +508,7 @@ class Simulation(Controller, Lifecycles):
             raise RuntimeError(f"job {job.key} is not in the queue")
         del self.queue[i]
         self._queued[job.partition] -= 1
+        self._resume = None
 
     def _recheck(self, job: SimJob) -> None:
         if job.state == "PENDING" and job.id in self.waiting:

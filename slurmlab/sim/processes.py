@@ -12,6 +12,7 @@ and repaired here.
 
 from __future__ import annotations
 
+from heapq import heappush
 from typing import TYPE_CHECKING
 
 from slurmlab.errors import SlurmlabError
@@ -87,6 +88,7 @@ class Lifecycles:
         job.run_plan = (job.work_left, job.restarts > 0 and job.ckpt is not None)
         job.live = True
         job.proc = self._at(length, lambda _e, j=job, s=state: self._run_ended(j, s), URGENT)
+        heappush(self._expected_ends, (job.start + job.limit, job.id, job.restarts, job.proc))
 
     def _run_ended(self, job: SimJob, state: str) -> None:
         job.live = False
@@ -143,6 +145,7 @@ class Lifecycles:
             raise TypeError(f"unknown interruption cause {cause!r}")
 
     def _finish(self, job: SimJob, state: str, exit_code: str, requeue: bool = False) -> None:
+        self._resume = None
         if self.prio is not None:
             self.prio.charge(job, self.env.now)
         if len(job.nodes) == 1:
@@ -189,6 +192,7 @@ class Lifecycles:
         """Admin node state: ``DRAIN`` (running jobs finish, no new ones), ``IDLE`` (resume)."""
         if name not in self.node_index:
             raise SlurmlabError(f"Invalid node name specified: {name!r}")
+        self._resume = None
         i = self.node_index[name]
         if state == "DRAIN":
             self._drained.add(name)
