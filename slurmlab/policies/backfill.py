@@ -204,22 +204,19 @@ class Conservative(Easy):
     def schedule(self, view: QueueView) -> Decision:
         d = Decision()
         queue = list(view.queue)
-        order = {job.id: n for n, job in enumerate(queue, start=view.start)}
-        if view.resume is not None:  # new jobs join the standing schedule
-            prof, first_blocked = view.resume
-            prof.advance(view.now)
-            kept = []
-        else:
-            prof = _profile(view)
-            kept = [j for j in queue if j.planned is not None and j.planned[0] >= view.now]
-            for job in kept:
-                t, nodes = job.planned
-                prof.reserve(nodes, _usage(job, view.capacity, nodes), t, t + job.limit)
-            if not prof.valid():  # nodes failed or shrank under the plan: plan from scratch
-                prof, kept = _profile(view), []
-            first_blocked = set()
+        order = {job.id: n for n, job in enumerate(queue)}
+        prof = _profile(view)
+        kept = [j for j in queue if j.planned is not None and j.planned[0] >= view.now]
+        for job in kept:
+            t, nodes = job.planned
+            prof.reserve(nodes, _usage(job, view.capacity, nodes), t, t + job.limit)
+        if not prof.valid():  # nodes failed or shrank under the plan: plan again from scratch
+            prof, kept = _profile(view), []
         kept_ids = {j.id for j in kept}
-        d.resume = (prof, first_blocked)
+        first_blocked: set[str] = set()
+        # No Decision.resume: compression is recomputed at every pass, and a second
+        # compression of an unchanged plan can still move a job earlier, so continuing
+        # the pass after arrivals would not always equal recomputing it.
 
         def place(job: PendingJob) -> None:
             found = prof.earliest(

@@ -86,8 +86,10 @@ class QueueView:
     back what the previous pass returned as ``Decision.resume`` in ``resume``, and
     ``queue`` holds only the new jobs (``start`` is their position in the whole queue).
     The earlier jobs' outcome cannot change (resources only became scarcer, later), so
-    a policy continues from its saved state instead of scanning them again. A policy that
-    returns no ``resume`` always gets the whole queue.
+    a policy continues from its saved state instead of scanning them again. ``fifo``,
+    ``easy`` and ``slurm``'s main scheduler continue passes (tests check that a continued
+    pass equals a full one); a policy that returns no ``resume`` always gets the whole
+    queue.
     """
 
     now: float

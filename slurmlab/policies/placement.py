@@ -15,14 +15,16 @@ from slurmlab.policies.base import CPU, GPU, MEM
 
 __all__ = ["choose_nodes", "fitting_mask"]
 
+_ALL = np.logical_and.reduce  # ndarray.all without its per-call overhead
+
 
 def fitting_mask(
     free: np.ndarray, capacity: np.ndarray, demand: np.ndarray, mask: np.ndarray, exclusive: bool
 ) -> np.ndarray:
     """Boolean per node: the job's per-node demand fits in ``free`` there."""
-    ok = mask & (free >= demand).all(axis=1)
+    ok = mask & _ALL(free >= demand, axis=1)
     if exclusive:
-        ok &= (free == capacity).all(axis=1)
+        ok &= _ALL(free == capacity, axis=1)
     return ok
 
 

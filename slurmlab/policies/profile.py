@@ -20,6 +20,14 @@ from slurmlab.policies.placement import choose_nodes
 
 __all__ = ["PoolProfile", "Profile", "make_profile"]
 
+_MIN = np.minimum.reduce  # the ufunc's reduce: what ndarray.min calls, without its overhead
+_ALL = np.logical_and.reduce
+
+
+def _all3(a: np.ndarray) -> np.ndarray:
+    """``a.all(axis=-1)`` over the (CPUs, MB, GPUs) axis, cheaply."""
+    return _ALL(a, axis=-1)
+
 
 class Profile:
     """Free (CPUs, MB, GPUs) per node as a step function of time, from ``now`` on.
@@ -80,7 +88,7 @@ class Profile:
 
     def _window(self, i: int, end: float) -> np.ndarray:
         j = max(bisect_left(self.times, end, lo=i), i + 1)
-        return self.free[i:j].min(axis=0)
+        return self.free[i] if j == i + 1 else _MIN(self.free[i:j], axis=0)
 
     def fits(
         self,
@@ -112,29 +120,33 @@ class Profile:
         With ``resolution`` > 0 planned start times are rounded up to its multiples, as
         Slurm's backfill discretises time (``bf_resolution``).
         """
-        times = np.asarray(self.times)
-        starts = times.copy()
-        if not_before is not None:
-            starts = np.maximum(starts, not_before)
-        if resolution:
-            later = starts > self.now
-            starts[later] = np.ceil(starts[later] / resolution) * resolution
-        moved = starts != times
-        k = np.searchsorted(times, starts, side="right") - 1
-        valid = ~moved | (k == np.arange(len(times)))  # else a later breakpoint covers it
+        times = np.array(self.times)
+        n = len(times)
+        idx = np.arange(n)
+        starts, valid = times, None
+        if not_before is not None or resolution:
+            starts = times.copy()
+            if not_before is not None:
+                starts = np.maximum(starts, not_before)
+            if resolution:
+                later = starts > self.now
+                starts[later] = np.ceil(starts[later] / resolution) * resolution
+            k = np.searchsorted(times, starts, side="right") - 1
+            valid = (starts == times) | (k == idx)  # else a later breakpoint covers it
         # node n fits in interval q; a window fits where no interval in it is bad
-        ok = (self.free >= demand).all(axis=2)
+        ok = _all3(self.free >= demand)
         if exclusive:
-            ok &= (self.free == self.capacity).all(axis=2)
-        bad = np.concatenate([np.zeros((1, ok.shape[1]), dtype=np.int64), np.cumsum(~ok, axis=0)])
-        ends = np.maximum(
-            np.searchsorted(times, starts + duration, side="left"), np.arange(1, len(times) + 1)
-        )
-        idx = np.arange(len(times))
-        clean = (bad[ends] - bad[idx]) == 0
-        counts = (clean & mask).sum(axis=1)
-        hits = np.flatnonzero(valid & (counts >= count))
-        for i in hits:  # the first hit nearly always gives the nodes at once
+            ok &= _all3(self.free == self.capacity)
+        bad = np.zeros((n + 1, ok.shape[1]), dtype=np.int64)
+        np.cumsum(~ok, axis=0, out=bad[1:])
+        ends = np.searchsorted(times, starts + duration, side="left")
+        np.maximum(ends, idx + 1, out=ends)
+        clean = bad[ends] == bad[:n]
+        clean &= mask
+        fit = np.count_nonzero(clean, axis=1) >= count
+        if valid is not None:
+            fit &= valid
+        for i in np.flatnonzero(fit):  # the first hit nearly always gives the nodes at once
             i = int(i)
             t = float(starts[i])
             nodes = self._fits_from(i, t, duration, demand, count, mask, exclusive)
@@ -144,7 +156,7 @@ class Profile:
 
     def _fits_from(self, i, t, duration, demand, count, mask, exclusive):
         j = max(bisect_left(self.times, t + duration, lo=i), i + 1)
-        window = self.free[i:j].min(axis=0)
+        window = self.free[i] if j == i + 1 else _MIN(self.free[i:j], axis=0)
         return choose_nodes(window, self.capacity, demand, count, mask, exclusive)
 
     def valid(self) -> bool:
@@ -157,7 +169,8 @@ class Profile:
         if self.times[k - 1] == t:
             return k - 1
         self.times.insert(k, t)
-        self.free = np.insert(self.free, k, self.free[k - 1], axis=0)
+        f = self.free  # np.insert costs several times more for these small arrays
+        self.free = np.concatenate((f[:k], f[k - 1 : k], f[k:]))
         return k
 
     def reserve(

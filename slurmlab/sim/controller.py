@@ -51,10 +51,16 @@ class _RunningView:
     def _build(self) -> list[RunningJob]:
         if self._items is None:
             now = self._now
-            self._items = [
-                RunningJob(j.id, j.nodes, j.usage, max(j.start + j.limit, now))
-                for j in self._jobs.values()
-            ]
+            items = []
+            for j in self._jobs.values():
+                r = j.running_view  # made at its start; expected to end at its limit ...
+                if r is None or r.expected_end < now:
+                    # ... or at any moment ("now"), for a trace job past its limit
+                    r = RunningJob(j.id, j.nodes, j.usage, max(j.start + j.limit, now))
+                    if r.expected_end == j.start + j.limit:
+                        j.running_view = r
+                items.append(r)
+            self._items = items
         return self._items
 
     def __iter__(self):
@@ -334,20 +340,32 @@ class Controller:
         interval = self.policy.interval
         now = self.env.now
         delay = interval - (now % interval) if now % interval else interval
+        if self._timer_idle:  # it stopped while idle: it resumes its grid, this instant included
+            self._timer_idle = False
+            if not now % interval and self._last_tick != now:
+                delay = 0.0
         self._at(delay, self._backfill_tick, AFTER_PASS)
 
     def _backfill_tick(self, _event=None) -> None:
-        """One backfill cycle, after the main pass of its instant; re-armed while jobs pend."""
-        self._resume = None  # the cycle plans and starts jobs: the main pass starts afresh
+        """One backfill cycle, after the main pass of its instant; re-armed while jobs pend.
+
+        A cycle can only start jobs after something changed (an event): a cycle after a
+        cycle that started nothing, with nothing logged between, would start nothing. The
+        timer then stops until the next event requests a pass, which re-arms it on the
+        same ``bf_interval`` grid: the skipped ticks were idle (speed, same starts).
+        """
+        self._last_tick = self.env.now
         if not self.queue:
             self._timer_running = False
             return
-        # A cycle can only start jobs after something changed (an event): an idle cycle
-        # after an idle cycle would start nothing, so it is skipped (speed, same starts).
-        if len(self.events) != self._bf_seen:
-            decision = self.policy.backfill(self._view())
-            self._apply(decision)
-            self._bf_seen = -1 if decision.starts else len(self.events)
+        if len(self.events) == self._bf_seen:
+            self._timer_running = False
+            self._timer_idle = True
+            return
+        self._resume = None  # the cycle plans and starts jobs: the main pass starts afresh
+        decision = self.policy.backfill(self._view())
+        self._apply(decision)
+        self._bf_seen = -1 if decision.starts else len(self.events)
         if self.running or self._arrivals_left or self._future_work() or self._pass_pending:
             self._schedule_timer()
         else:
@@ -363,6 +381,7 @@ class Controller:
 
     def _apply(self, decision: Decision) -> None:
         refused = False
+        jobs = self.jobs
         for start in decision.starts:
             job = self.jobs[start.job]
             if self._limits:
@@ -376,9 +395,10 @@ class Controller:
             self.request_pass()
         now = self.env.now
         for jid, reason in decision.reasons.items():
-            job = self.jobs[jid]
-            if job.state == "PENDING":
-                self._set_reason(job, reason)
+            job = jobs[jid]
+            if job.reason != reason and job.state == "PENDING":
+                job.reason = reason
+                job.reasons.append((now, reason))
         for jid, t in decision.planned.items():
             job = self.jobs[jid]
             job.planned_nodes = decision.planned_nodes.get(jid)

@@ -67,7 +67,7 @@ class SimJob:
         "restarts", "runtime", "seq", "spec", "start", "state", "submit", "tier", "user", "wjob",
         "plans", "requeue", "runs", "usage", "throttle", "exclusive", "work_left", "ckpt",
         "run_plan", "acct", "assoc", "qos", "charged", "factors", "preempting", "victims",
-        "preempted_by", "planned_nodes", "live", "rows",
+        "preempted_by", "planned_nodes", "live", "rows", "running_view",
     )  # fmt: skip
 
     def __init__(self):
@@ -86,6 +86,7 @@ class SimJob:
         self.exit_code = "0:0"
         self.proc = None  # the run's end event
         self.live = False  # a run is in progress and not yet interrupted
+        self.running_view = None  # the run as policies see it (policies.base.RunningJob)
         self.eligible = None
         self.pending: PendingJob | None = None
         self.run_plan = None  # (remaining work, restarted, planned length, how it ends)
@@ -202,6 +203,8 @@ class Simulation(Controller, Lifecycles):
         self._seq = 0
         self._pass_pending = False
         self._timer_running = False
+        self._timer_idle = False  # the backfill timer stopped after an idle tick
+        self._last_tick = None
         self._arrivals_left = 0
         self._priority_fn = priority
         self._bf_seen = -1  # event count at the last idle backfill cycle

@@ -45,6 +45,7 @@ class Lifecycles:
         if short:  # pragma: no cover - a policy bug, never input
             raise RuntimeError(f"policy {self.policy.name} oversubscribed nodes for job {job.key}")
         job.usage = usage
+        job.running_view = None
         job.nodes = tuple(nodes)
         job.state = "RUNNING"
         job.start = self.env.now
