@@ -223,16 +223,20 @@ class PoolProfile:
     def _drop(self, i, j):
         del self.free[i:j]
 
-    def _fits_window(self, i, end, need, ok, exclusive):
+    def _first_short(self, i, end, need, exclusive):
+        """The first interval in the window from ``i`` to ``end`` where the job does not
+        fit, or -1 when it fits in all of them."""
         j = max(bisect_left(self.times, end, lo=i), i + 1)
-        cap = self.cap
+        cap, free = self.cap, self.free
+        n0, n1, n2 = need
         for k in range(i, j):
-            f = self.free[k]
-            if f[0] < need[0] or f[1] < need[1] or f[2] < need[2]:
-                return None
-            if exclusive and f != cap:
-                return None
-        return (0,) if ok else None
+            f = free[k]
+            if f[0] < n0 or f[1] < n1 or f[2] < n2 or (exclusive and f != cap):
+                return k
+        return -1
+
+    def _fits_window(self, i, end, need, ok, exclusive):
+        return (0,) if ok and self._first_short(i, end, need, exclusive) < 0 else None
 
     def fits(self, demand, count, mask, duration, *, at=0, exclusive=False):
         if count != 1 or not mask[0]:
@@ -246,17 +250,27 @@ class PoolProfile:
         if count != 1 or not mask[0]:
             return None
         need = (int(demand[0]), int(demand[1]), int(demand[2]))
-        start = 0 if not_before is None else max(bisect_right(self.times, not_before) - 1, 0)
-        for i in range(start, len(self.times)):
-            t = self.times[i]
+        n0, n1, n2 = need
+        i = 0 if not_before is None else max(bisect_right(self.times, not_before) - 1, 0)
+        times, free, n, cap = self.times, self.free, len(self.times), self.cap
+        while i < n:
+            f = free[i]  # cheap test first: most candidate starts fail in their own interval
+            if f[0] < n0 or f[1] < n1 or f[2] < n2 or (exclusive and f != cap):
+                i += 1
+                continue
+            t = times[i]
             if not_before is not None and t < not_before:
                 t = not_before
             if resolution and t > self.now:
                 t = math.ceil(t / resolution) * resolution
-                if bisect_right(self.times, t) - 1 > i:
+                if bisect_right(times, t) - 1 > i:
+                    i += 1
                     continue
-            if self._fits_window(i, t + duration, need, True, exclusive) is not None:
+            short = self._first_short(i, t + duration, need, exclusive)
+            if short < 0:
                 return i, t, (0,)
+            # every start up to the short interval has it in its window: skip past it
+            i = max(short, i) + 1
         return None
 
     def valid(self) -> bool:

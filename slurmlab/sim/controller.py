@@ -111,6 +111,15 @@ class Controller:
             )  # fmt: skip
         return job.pending
 
+    @staticmethod
+    def _with_plan(job: SimJob, pending: PendingJob) -> PendingJob:
+        """The pending view with the job's standing reservation (kept while it stands)."""
+        plan = (job.planned, job.planned_nodes)
+        cached = job.pending_plan  # (base view, plan, base view with the plan)
+        if cached is None or cached[0] is not pending or cached[1] != plan:
+            cached = job.pending_plan = (pending, plan, replace(pending, planned=plan))
+        return cached[2]
+
     def _pending_jobs(self):
         """The eligible queue in evaluation order, lazily; throttled array tasks left out."""
         if not (self._throttles or self.reservations or self._limits or self._nodes_out):
@@ -119,7 +128,7 @@ class Controller:
                 job = jobs[jid]
                 pending = job.pending or self._pending_of(job)
                 if job.planned_nodes is not None and job.planned is not None:
-                    pending = replace(pending, planned=(job.planned, job.planned_nodes))
+                    pending = self._with_plan(job, pending)
                 yield pending
             return
         throttled: dict[int, int] = {}
@@ -147,7 +156,7 @@ class Controller:
                     continue
             pending = job.pending or self._pending_of(job)
             if job.planned_nodes is not None and job.planned is not None:
-                pending = replace(pending, planned=(job.planned, job.planned_nodes))
+                pending = self._with_plan(job, pending)
             if self.reservations:
                 blocked = self._reserved_nodes(self.env.now, self.env.now + job.limit)
                 if blocked is not None and (job.mask & blocked).any():

@@ -67,7 +67,7 @@ class SimJob:
         "restarts", "runtime", "seq", "spec", "start", "state", "submit", "tier", "user", "wjob",
         "plans", "requeue", "runs", "usage", "throttle", "exclusive", "work_left", "ckpt",
         "run_plan", "acct", "assoc", "qos", "charged", "factors", "preempting", "victims",
-        "preempted_by", "planned_nodes", "live", "rows", "running_view",
+        "preempted_by", "planned_nodes", "live", "rows", "running_view", "pending_plan",
     )  # fmt: skip
 
     def __init__(self):
@@ -87,6 +87,7 @@ class SimJob:
         self.proc = None  # the run's end event
         self.live = False  # a run is in progress and not yet interrupted
         self.running_view = None  # the run as policies see it (policies.base.RunningJob)
+        self.pending_plan = None  # (pending, plan, pending with that plan): conservative
         self.eligible = None
         self.pending: PendingJob | None = None
         self.run_plan = None  # (remaining work, restarted, planned length, how it ends)
