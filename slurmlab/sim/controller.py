@@ -106,7 +106,7 @@ class Controller:
         if job.pending is None:
             job.pending = PendingJob(
                 job.id, job.partition, job.demand, job.count, job.mask, job.limit,
-                job.exclusive, job.spec.reservation, tuple(int(x) for x in job.demand), None,
+                job.exclusive, job.spec.reservation, job.need, None,
                 job.rows,
             )  # fmt: skip
         return job.pending
@@ -214,7 +214,7 @@ class Controller:
         queue = self._tail(fresh) if resume is not None else self._pending_jobs()
         return QueueView(
             now, queue, running, self.free, self.capacity, self.up, self.node_names,
-            self.blocked_windows, sum(1 for c in self._queued.values() if c), resume,
+            self.blocked_windows, self._parts_queued, resume,
             len(self.queue) - fresh if resume is not None else 0,
         )  # fmt: skip
 

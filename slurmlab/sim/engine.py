@@ -67,7 +67,7 @@ class SimJob:
         "restarts", "runtime", "seq", "spec", "start", "state", "submit", "tier", "user", "wjob",
         "plans", "requeue", "runs", "usage", "throttle", "exclusive", "work_left", "ckpt",
         "run_plan", "acct", "assoc", "qos", "charged", "factors", "preempting", "victims",
-        "preempted_by", "planned_nodes", "live", "rows", "running_view", "pending_plan",
+        "preempted_by", "planned_nodes", "live", "rows", "running_view", "pending_plan", "need",
     )  # fmt: skip
 
     def __init__(self):
@@ -210,6 +210,7 @@ class Simulation(Controller, Lifecycles):
         self._priority_fn = priority
         self._bf_seen = -1  # event count at the last idle backfill cycle
         self._queued: Counter[str] = Counter()  # queued jobs per partition
+        self._parts_queued = 0  # partitions with queued jobs
         self._throttles = False  # any array with a %N throttle was submitted
         # continuing passes (QueueView.resume): the last pass's state, cleared by any change
         # but jobs joining the queue; the jobs that joined since; the last queued key then
@@ -395,7 +396,7 @@ class Simulation(Controller, Lifecycles):
         job.preempting = self.preemption and bool(self.qos[job.qos].preempt)
         (
             job.partition, job.tier, job.limit, job.exclusive, job.demand, job.mask, job.count,
-            job.rows,
+            job.rows, job.need,
         ) = shape  # fmt: skip
         job.submit = self.env.now
         job.runtime = float(wjob.runtime)
@@ -428,7 +429,8 @@ class Simulation(Controller, Lifecycles):
         rows = np.broadcast_to(demand, (res.nodes, 3))  # its usage on its nodes (unless whole)
         tier = self.cluster.partition(res.partition).priority_tier
         limit = INF if res.time_limit is None else res.time_limit.total_seconds()
-        return res.partition, tier, limit, res.whole_node, demand, mask, res.nodes, rows
+        need = (res.cpus_per_node, res.mem_per_node_mb, res.gpus_per_node)
+        return res.partition, tier, limit, res.whole_node, demand, mask, res.nodes, rows, need
 
     def _priority(self, job: SimJob, *, at_submit: bool = False) -> float:
         if self._priority_fn is not None:
@@ -486,6 +488,8 @@ class Simulation(Controller, Lifecycles):
             if self._last_key is not None and key <= self._last_key:
                 self._fresh_after = False
             self._queued[job.partition] += 1
+            if self._queued[job.partition] == 1:
+                self._parts_queued += 1
             self.waiting.discard(job.id)
             self._set_reason(job, "Priority")
             return
@@ -512,6 +516,8 @@ class Simulation(Controller, Lifecycles):
             raise RuntimeError(f"job {job.key} is not in the queue")
         del self.queue[i]
         self._queued[job.partition] -= 1
+        if not self._queued[job.partition]:
+            self._parts_queued -= 1
         self._resume = None
 
     def _recheck(self, job: SimJob) -> None:
