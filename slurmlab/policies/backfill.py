@@ -40,9 +40,11 @@ def _profile(
 ) -> Profile:
     """The profile of a pass: running jobs (and jobs ``started`` in it) end at their limits
     (rounded up to ``resolution`` when backfill discretises time)."""
-    releases = [
-        (_round_up(r.expected_end, resolution), r.nodes, r.usage) for r in view.running
-    ] + list(started)
+    if resolution:
+        releases = [(_round_up(r.expected_end, resolution), r.nodes, r.usage) for r in view.running]
+    else:
+        releases = [(r.expected_end, r.nodes, r.usage) for r in view.running]
+    releases += started
     prof = make_profile(view.now, view.free if free is None else free, view.capacity, releases)
     for t0, t1, usage in view.blocked_windows:  # advance reservations held by others
         if t1 > view.now:
@@ -136,6 +138,7 @@ class Easy(Fifo):
         free = view.free.copy()
         most = view.most_free(free)
         started = []
+        stopped = False
         for job in view.queue:
             nodes = None
             if job.may_fit(most):
@@ -167,13 +170,19 @@ class Easy(Fifo):
                 continue
             if job.partition in reserved:
                 d.reasons[job.id] = "Priority"
+                if most[0] < view.min_cpus and len(reserved) >= view.partitions:
+                    # nothing more can start: the rest wait their turn (the jobs not reached
+                    # in a continued pass are new ones, which already do)
+                    d.rest = "Priority" if view.resume is None else None
+                    stopped = True
+                    break
                 continue
             if prof is None:
                 prof = _profile(view, free, started)
             reserved.add(job.partition)
             d.reasons[job.id] = "Resources"
             self.plan(prof, job, view, d)
-        d.resume = (prof, reserved)
+        d.resume = None if stopped else (prof, reserved)
         return d
 
     def plan(self, prof: Profile, job: PendingJob, view: QueueView, d: Decision) -> None:

@@ -103,6 +103,7 @@ class QueueView:
     partitions: int = 1  # how many partitions have queued jobs (a pass may stop when all block)
     resume: object = None  # the previous pass's Decision.resume, when this pass continues it
     start: int = 0  # position of the first job of ``queue`` in the whole queue
+    min_cpus: int = 1  # the fewest CPUs per node any queued job needs (nothing smaller fits)
 
     def most_free(self, free: np.ndarray | None = None) -> tuple[int, int, int]:
         """The largest free amount of each resource on any up node (for quick rejects)."""
@@ -133,6 +134,10 @@ class Decision:
     planned_nodes: dict[int, tuple[int, ...]] = field(default_factory=dict)
     reasons: dict[int, str] = field(default_factory=dict)
     resume: object = None  # the policy's state at the end of the pass, to continue it
+    #: a pass that stopped early (nothing more could start and every partition has its
+    #: reservation) gives the jobs it did not reach this reason where a pass had given
+    #: them "Resources" (a full scan would have said so: they are no longer first)
+    rest: str | None = None
 
 
 class Policy(Protocol):

@@ -215,8 +215,13 @@ class Controller:
         return QueueView(
             now, queue, running, self.free, self.capacity, self.up, self.node_names,
             self.blocked_windows, self._parts_queued, resume,
-            len(self.queue) - fresh if resume is not None else 0,
+            len(self.queue) - fresh if resume is not None else 0, self._smallest_cpus(),
         )  # fmt: skip
+
+    def _smallest_cpus(self) -> int:
+        if self._min_cpus is None:
+            self._min_cpus = min(self._cpu_needs, default=1)
+        return self._min_cpus
 
     def _tail(self, n: int):
         """The last ``n`` queued jobs, as policies see them (a continued pass)."""
@@ -406,8 +411,12 @@ class Controller:
         for jid, reason in decision.reasons.items():
             job = jobs[jid]
             if job.reason != reason and job.state == "PENDING":
-                job.reason = reason
-                job.reasons.append((now, reason))
+                self._set_reason(job, reason)
+        if decision.rest is not None:  # jobs the pass did not reach are no longer first
+            for jid in [j for j in self._resources_jobs if j not in decision.reasons]:
+                job = jobs[jid]
+                if job.state == "PENDING" and jid not in self.waiting:
+                    self._set_reason(job, decision.rest)
         for jid, t in decision.planned.items():
             job = self.jobs[jid]
             job.planned_nodes = decision.planned_nodes.get(jid)

@@ -211,6 +211,9 @@ class Simulation(Controller, Lifecycles):
         self._bf_seen = -1  # event count at the last idle backfill cycle
         self._queued: Counter[str] = Counter()  # queued jobs per partition
         self._parts_queued = 0  # partitions with queued jobs
+        self._cpu_needs: Counter[int] = Counter()  # queued jobs by CPUs per node
+        self._min_cpus: int | None = None  # the smallest of those (None: to recompute)
+        self._resources_jobs: set[int] = set()  # pending jobs whose reason is "Resources"
         self._throttles = False  # any array with a %N throttle was submitted
         # continuing passes (QueueView.resume): the last pass's state, cleared by any change
         # but jobs joining the queue; the jobs that joined since; the last queued key then
@@ -490,6 +493,9 @@ class Simulation(Controller, Lifecycles):
             self._queued[job.partition] += 1
             if self._queued[job.partition] == 1:
                 self._parts_queued += 1
+            self._cpu_needs[job.need[0]] += 1
+            if self._min_cpus is not None and job.need[0] < self._min_cpus:
+                self._min_cpus = job.need[0]
             self.waiting.discard(job.id)
             self._set_reason(job, "Priority")
             return
@@ -518,6 +524,12 @@ class Simulation(Controller, Lifecycles):
         self._queued[job.partition] -= 1
         if not self._queued[job.partition]:
             self._parts_queued -= 1
+        c = job.need[0]
+        self._cpu_needs[c] -= 1
+        if not self._cpu_needs[c]:
+            del self._cpu_needs[c]
+            if c == self._min_cpus:
+                self._min_cpus = None  # recomputed when asked
         self._resume = None
 
     def _recheck(self, job: SimJob) -> None:
@@ -608,6 +620,10 @@ class Simulation(Controller, Lifecycles):
 
     def _set_reason(self, job: SimJob, reason: str) -> None:
         if job.reason != reason:
+            if reason == "Resources":
+                self._resources_jobs.add(job.id)
+            elif job.reason == "Resources":
+                self._resources_jobs.discard(job.id)
             job.reason = reason
             job.reasons.append((self.env.now, reason))
 
