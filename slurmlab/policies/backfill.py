@@ -139,25 +139,18 @@ class Easy(Fifo):
         most = view.most_free(free)
         started = []
         stopped = False
+        up, capacity, odd, min_cpus = view.up, view.capacity, view.odd, view.min_cpus
         for job in view.queue:
             nodes = None
-            if job.may_fit(most):
+            need = job.need
+            if need[0] <= most[0] and need[1] <= most[1] and need[2] <= most[2]:
                 if prof is None:
                     nodes = choose_nodes(
-                        free,
-                        view.capacity,
-                        job.demand,
-                        job.count,
-                        job.mask & view.up,
-                        job.exclusive,
+                        free, capacity, job.demand, job.count, job.mask & up, job.exclusive
                     )
                 else:
                     nodes = prof.fits(
-                        job.demand,
-                        job.count,
-                        job.mask & view.up,
-                        job.limit,
-                        exclusive=job.exclusive,
+                        job.demand, job.count, job.mask & up, job.limit, exclusive=job.exclusive
                     )
             if nodes is not None:
                 usage = _take(free, job, view.capacity, nodes)
@@ -169,8 +162,9 @@ class Easy(Fifo):
                 d.starts.append(Start(job.id, nodes, "main" if prof is None else "backfill"))
                 continue
             if job.partition in reserved:
-                d.reasons[job.id] = "Priority"
-                if most[0] < view.min_cpus and len(reserved) >= view.partitions:
+                if job.id in odd:
+                    d.reasons[job.id] = "Priority"
+                if most[0] < min_cpus and len(reserved) >= view.partitions and view.whole:
                     # nothing more can start: the rest wait their turn (the jobs not reached
                     # in a continued pass are new ones, which already do)
                     d.rest = "Priority" if view.resume is None else None

@@ -9,7 +9,7 @@ reservation at a future time, and the pending reason of every job it looked at.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -104,6 +104,9 @@ class QueueView:
     resume: object = None  # the previous pass's Decision.resume, when this pass continues it
     start: int = 0  # position of the first job of ``queue`` in the whole queue
     min_cpus: int = 1  # the fewest CPUs per node any queued job needs (nothing smaller fits)
+    #: ids of jobs whose pending reason is not "Priority" (a policy need not repeat it)
+    odd: Collection[int] = frozenset()
+    whole: bool = False  # ``queue`` holds every queued job (none left out by limits etc.)
 
     def most_free(self, free: np.ndarray | None = None) -> tuple[int, int, int]:
         """The largest free amount of each resource on any up node (for quick rejects)."""
@@ -134,9 +137,9 @@ class Decision:
     planned_nodes: dict[int, tuple[int, ...]] = field(default_factory=dict)
     reasons: dict[int, str] = field(default_factory=dict)
     resume: object = None  # the policy's state at the end of the pass, to continue it
-    #: a pass that stopped early (nothing more could start and every partition has its
-    #: reservation) gives the jobs it did not reach this reason where a pass had given
-    #: them "Resources" (a full scan would have said so: they are no longer first)
+    #: the reason of every queued job the decision does not name (a pass over the whole
+    #: queue that stopped early: nothing more could start and every partition has its
+    #: reservation)
     rest: str | None = None
 
 

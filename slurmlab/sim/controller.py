@@ -122,7 +122,7 @@ class Controller:
 
     def _pending_jobs(self):
         """The eligible queue in evaluation order, lazily; throttled array tasks left out."""
-        if not (self._throttles or self.reservations or self._limits or self._nodes_out):
+        if not self._filtering():
             jobs = self.jobs
             for _key, jid in self.queue:  # nothing to filter: the common case, kept lean
                 job = jobs[jid]
@@ -216,7 +216,12 @@ class Controller:
             now, queue, running, self.free, self.capacity, self.up, self.node_names,
             self.blocked_windows, self._parts_queued, resume,
             len(self.queue) - fresh if resume is not None else 0, self._smallest_cpus(),
+            self._odd, not self._filtering(),
         )  # fmt: skip
+
+    def _filtering(self) -> bool:
+        """Whether the pass's queue leaves jobs out (throttles, reservations, limits, nodes)."""
+        return bool(self._throttles or self.reservations or self._limits or self._nodes_out)
 
     def _smallest_cpus(self) -> int:
         if self._min_cpus is None:
@@ -240,9 +245,7 @@ class Controller:
         """
         if self._resume is None or not self._fresh or not self._fresh_after:
             return False
-        if self._throttles or self.reservations or self._limits or self._nodes_out:
-            return False
-        if self.preemption:
+        if self._filtering() or self.preemption:
             return False
         ends, now = self._expected_ends, self.env.now
         while ends and ends[0][0] <= now:  # the earliest expected end of a running job
@@ -412,8 +415,8 @@ class Controller:
             job = jobs[jid]
             if job.reason != reason and job.state == "PENDING":
                 self._set_reason(job, reason)
-        if decision.rest is not None:  # jobs the pass did not reach are no longer first
-            for jid in [j for j in self._resources_jobs if j not in decision.reasons]:
+        if decision.rest is not None:  # the reason of queued jobs the pass did not name
+            for jid in [j for j in self._odd if j not in decision.reasons]:
                 job = jobs[jid]
                 if job.state == "PENDING" and jid not in self.waiting:
                     self._set_reason(job, decision.rest)

@@ -213,7 +213,7 @@ class Simulation(Controller, Lifecycles):
         self._parts_queued = 0  # partitions with queued jobs
         self._cpu_needs: Counter[int] = Counter()  # queued jobs by CPUs per node
         self._min_cpus: int | None = None  # the smallest of those (None: to recompute)
-        self._resources_jobs: set[int] = set()  # pending jobs whose reason is "Resources"
+        self._odd: set[int] = set()  # jobs whose reason is neither "Priority" nor "None"
         self._throttles = False  # any array with a %N throttle was submitted
         # continuing passes (QueueView.resume): the last pass's state, cleared by any change
         # but jobs joining the queue; the jobs that joined since; the last queued key then
@@ -620,10 +620,10 @@ class Simulation(Controller, Lifecycles):
 
     def _set_reason(self, job: SimJob, reason: str) -> None:
         if job.reason != reason:
-            if reason == "Resources":
-                self._resources_jobs.add(job.id)
-            elif job.reason == "Resources":
-                self._resources_jobs.discard(job.id)
+            if reason == "Priority" or reason == "None":
+                self._odd.discard(job.id)
+            else:
+                self._odd.add(job.id)
             job.reason = reason
             job.reasons.append((self.env.now, reason))
 
