@@ -8,7 +8,8 @@ wall time to other work on a shared machine) of:
   run exceed ``--budget`` seconds is skipped at 1M, and the table says so);
 * the largest SWF trace in ../shared/datasets/public/swf (LANL CM-5, 122k jobs) and KTH
   for every policy, and the tests' reference fifo/easy on the same traces;
-* the 2,000-job AI teaching workload (``ai_workload``) on the ``ai`` preset.
+* the 2,000-job AI teaching workload (``ai_workload``) on the ``ai`` preset: the best of
+  three re-simulations (a widget re-simulates the same workload), and the first run.
 
 Writes the table into benchmarks/README.md between the RESULTS markers, with the
 machine and the date, and prints it.
@@ -80,12 +81,14 @@ def main(argv=None) -> int:
         rows.append(f"| {name} | {jobs:,} | {policy} | {seconds:.2f} | {rate} | {note} |")
         print(rows[-1], flush=True)
 
-    # the teaching workload
+    # the teaching workload: the first run, then a re-simulation (what a widget does on
+    # every slider move: same cluster and workload, so requests are already resolved)
     ai = Cluster.preset("ai")
     w = ai_workload(2000, ai, seed=1)
     for p in POLICIES:
-        s, _ = cpu(lambda p=p: simulate(ai, w, p))
-        row("ai preset, 2,000-job teaching workload", 2000, p, s)
+        first, _ = cpu(lambda p=p: simulate(ai, w, p))
+        again = min(cpu(lambda p=p: simulate(ai, w, p))[0] for _ in range(3))
+        row("ai preset, 2,000-job teaching workload", 2000, p, again, f"first run {first:.2f} s")
 
     # real traces, with the reference beside the engine
     for name in ("KTH-SP2-1996-2.1-cln.swf.gz", "LANL-CM5-1994-4.1-cln.swf.gz"):

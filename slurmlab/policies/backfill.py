@@ -140,17 +140,17 @@ class Easy(Fifo):
         started = []
         stopped = False
         up, capacity, odd, min_cpus = view.up, view.capacity, view.odd, view.min_cpus
+        all_up = bool(up.all())  # then a job's mask needs no masking
         for job in view.queue:
             nodes = None
             need = job.need
             if need[0] <= most[0] and need[1] <= most[1] and need[2] <= most[2]:
+                mask = job.mask if all_up else job.mask & up
                 if prof is None:
-                    nodes = choose_nodes(
-                        free, capacity, job.demand, job.count, job.mask & up, job.exclusive
-                    )
+                    nodes = choose_nodes(free, capacity, job.demand, job.count, mask, job.exclusive)
                 else:
                     nodes = prof.fits(
-                        job.demand, job.count, job.mask & up, job.limit, exclusive=job.exclusive
+                        job.demand, job.count, mask, job.limit, exclusive=job.exclusive
                     )
             if nodes is not None:
                 usage = _take(free, job, view.capacity, nodes)

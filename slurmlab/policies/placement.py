@@ -13,18 +13,34 @@ import numpy as np
 
 from slurmlab.policies.base import CPU, GPU, MEM
 
-__all__ = ["choose_nodes", "fitting_mask"]
+__all__ = ["best_fit", "choose_nodes", "covers", "fitting_mask", "idle"]
 
-_ALL = np.logical_and.reduce  # ndarray.all without its per-call overhead
+
+# Reducing numpy's short (CPUs, MB, GPUs) axis costs several times more than a
+# comparison per resource: these two spell ``.all(axis=-1)`` out.
+def covers(free: np.ndarray, demand: np.ndarray) -> np.ndarray:
+    """``(free >= demand).all(axis=-1)``: where the per-node demand fits."""
+    ok = free[..., 0] >= demand[0]
+    ok &= free[..., 1] >= demand[1]
+    ok &= free[..., 2] >= demand[2]
+    return ok
+
+
+def idle(free: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+    """``(free == capacity).all(axis=-1)``: where nodes are wholly idle."""
+    ok = free[..., 0] == capacity[..., 0]
+    ok &= free[..., 1] == capacity[..., 1]
+    ok &= free[..., 2] == capacity[..., 2]
+    return ok
 
 
 def fitting_mask(
     free: np.ndarray, capacity: np.ndarray, demand: np.ndarray, mask: np.ndarray, exclusive: bool
 ) -> np.ndarray:
     """Boolean per node: the job's per-node demand fits in ``free`` there."""
-    ok = mask & _ALL(free >= demand, axis=1)
+    ok = mask & covers(free, demand)
     if exclusive:
-        ok &= _ALL(free == capacity, axis=1)
+        ok &= idle(free, capacity)
     return ok
 
 
@@ -44,12 +60,15 @@ def choose_nodes(
         if exclusive and not (f == capacity[0]).all():
             return None
         return (0,)
-    ok = fitting_mask(free, capacity, demand, mask, exclusive)
-    idx = np.flatnonzero(ok)
+    return best_fit(free, fitting_mask(free, capacity, demand, mask, exclusive).nonzero()[0], count)
+
+
+def best_fit(free: np.ndarray, idx: np.ndarray, count: int) -> tuple[int, ...] | None:
+    """The ``count`` best-fit nodes among the fitting nodes ``idx`` (ascending), or None."""
     if len(idx) < count:
         return None
-    if len(idx) == count or count == len(free):
-        return tuple(int(i) for i in idx)
+    if len(idx) == count:  # no choice to make: skip the sort
+        return tuple(idx.tolist())
     sub = free[idx]
     order = np.lexsort((idx, sub[:, MEM], sub[:, CPU], sub[:, GPU]))
-    return tuple(sorted(int(i) for i in idx[order[:count]]))
+    return tuple(sorted(idx[order[:count]].tolist()))

@@ -13,20 +13,26 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
+from operator import itemgetter
 
 import numpy as np
 
-from slurmlab.policies.placement import choose_nodes
+from slurmlab.policies.placement import best_fit, choose_nodes, covers, idle
 
 __all__ = ["PoolProfile", "Profile", "make_profile"]
 
 _MIN = np.minimum.reduce  # the ufunc's reduce: what ndarray.min calls, without its overhead
 _ALL = np.logical_and.reduce
+_SUM = np.add.reduce
+_TRIES = 6  # candidate intervals earliest tests one by one before searching vectorised
 
 
-def _all3(a: np.ndarray) -> np.ndarray:
-    """``a.all(axis=-1)`` over the (CPUs, MB, GPUs) axis, cheaply."""
-    return _ALL(a, axis=-1)
+def _node_index(nodes: tuple[int, ...]) -> slice | np.ndarray:
+    """``nodes`` as an index into the node axis: a slice (basic indexing, several times
+    cheaper) when they are a contiguous ascending range, else an index array."""
+    if len(nodes) and nodes[0] >= 0 and list(nodes) == list(range(nodes[0], nodes[-1] + 1)):
+        return slice(nodes[0], nodes[-1] + 1)
+    return np.array(nodes, dtype=np.intp)
 
 
 class Profile:
@@ -57,7 +63,7 @@ class Profile:
             return
         delta = np.zeros((len(rel), *free.shape), dtype=free.dtype)
         for k, (_t, nodes, usage) in enumerate(rel):
-            delta[k, list(nodes)] += usage
+            delta[k, _node_index(nodes)] += usage
         cum = free + np.cumsum(delta, axis=0)
         rtimes = [r[0] for r in rel]
         # keep the last release of each instant; releases at `now` form a second interval
@@ -120,44 +126,78 @@ class Profile:
         With ``resolution`` > 0 planned start times are rounded up to its multiples, as
         Slurm's backfill discretises time (``bf_resolution``).
         """
+        # ok[q, n]: the job may run on node n throughout interval q
+        ok = covers(self.free, demand)
+        ok &= mask
+        if exclusive:
+            ok &= idle(self.free, self.capacity)
+        # a start needs `count` nodes free in its own interval; the first such interval
+        # nearly always (or one of the next few) gives the answer: test those one by one
+        cand = (_SUM(ok, axis=1) >= count).nonzero()[0]
+        shifted = not_before is not None or bool(resolution)
+        for i in cand[:_TRIES].tolist():
+            t = self._start(i, not_before, resolution) if shifted else self.times[i]
+            if t is not None:
+                nodes = self._fits_from(i, t, duration, demand, count, mask, exclusive, ok)
+                if nodes is not None:
+                    return i, float(t), nodes
+        if len(cand) <= _TRIES:
+            return None
+        return self._search(
+            cand[_TRIES:], ok, demand, count, mask, duration, exclusive, not_before, resolution
+        )
+
+    def _start(self, i: int, not_before: float | None, resolution: float) -> float | None:
+        """The planned start of a job placed in interval ``i`` (delayed to ``not_before``,
+        rounded up to ``resolution``), or None when it falls in a later interval."""
+        t = self.times[i]
+        if not_before is not None and t < not_before:
+            t = float(not_before)
+        if resolution and t > self.now and not math.isinf(t):
+            t = math.ceil(t / resolution) * resolution
+        if t != self.times[i] and bisect_right(self.times, t) - 1 != i:
+            return None
+        return t
+
+    def _search(self, cand, ok, demand, count, mask, duration, exclusive, not_before, resolution):
+        """:meth:`earliest` over the candidate intervals ``cand``, vectorised."""
         times = np.array(self.times)
-        n = len(times)
-        idx = np.arange(n)
-        starts, valid = times, None
+        starts = times[cand]
+        valid = None
         if not_before is not None or resolution:
-            starts = times.copy()
             if not_before is not None:
                 starts = np.maximum(starts, not_before)
             if resolution:
                 later = starts > self.now
                 starts[later] = np.ceil(starts[later] / resolution) * resolution
             k = np.searchsorted(times, starts, side="right") - 1
-            valid = (starts == times) | (k == idx)  # else a later breakpoint covers it
-        # node n fits in interval q; a window fits where no interval in it is bad
-        ok = _all3(self.free >= demand)
-        if exclusive:
-            ok &= _all3(self.free == self.capacity)
-        bad = np.zeros((n + 1, ok.shape[1]), dtype=np.int64)
+            valid = (starts == times[cand]) | (k == cand)  # else a later breakpoint covers it
+        # a window fits on a node where no interval in it is bad
+        bad = np.zeros((len(times) + 1, ok.shape[1]), dtype=np.int64)
         np.cumsum(~ok, axis=0, out=bad[1:])
         ends = np.searchsorted(times, starts + duration, side="left")
-        np.maximum(ends, idx + 1, out=ends)
-        clean = bad[ends] == bad[:n]
-        clean &= mask
-        fit = np.count_nonzero(clean, axis=1) >= count
+        np.maximum(ends, cand + 1, out=ends)
+        fit = _SUM(bad[ends] == bad[cand], axis=1) >= count
         if valid is not None:
             fit &= valid
-        for i in np.flatnonzero(fit):  # the first hit nearly always gives the nodes at once
-            i = int(i)
-            t = float(starts[i])
-            nodes = self._fits_from(i, t, duration, demand, count, mask, exclusive)
+        for k in fit.nonzero()[0].tolist():
+            i, t = int(cand[k]), float(starts[k])
+            nodes = self._fits_from(i, t, duration, demand, count, mask, exclusive, ok)
             if nodes is not None:
                 return i, t, nodes
         return None
 
-    def _fits_from(self, i, t, duration, demand, count, mask, exclusive):
+    def _fits_from(self, i, t, duration, demand, count, mask, exclusive, ok):
+        """The nodes for a start at ``t`` in interval ``i``, or None (``ok`` as in earliest)."""
         j = max(bisect_left(self.times, t + duration, lo=i), i + 1)
+        clean = ok[i] if j == i + 1 else _ALL(ok[i:j], axis=0)
+        if np.count_nonzero(clean) < count:
+            return None
         window = self.free[i] if j == i + 1 else _MIN(self.free[i:j], axis=0)
-        return choose_nodes(window, self.capacity, demand, count, mask, exclusive)
+        if exclusive:  # choose_nodes tests the window's minimum (the same unless free > capacity)
+            return choose_nodes(window, self.capacity, demand, count, mask, exclusive)
+        # for count >= 1 the nodes fitting throughout the window are those choose_nodes takes
+        return best_fit(window, clean.nonzero()[0], count)
 
     def valid(self) -> bool:
         """No node is short of any resource at any time (reservations all fit)."""
@@ -184,8 +224,7 @@ class Profile:
     ) -> None:
         """Take ``usage`` (per node) on ``nodes`` from ``start`` until ``end`` (``inf``: forever)."""
         i, j = _span(self, start, end, at)
-        idx = list(nodes)
-        self.free[i:j, idx, :] -= usage
+        self.free[i:j, _node_index(nodes)] -= usage
 
 
 class PoolProfile:
@@ -195,25 +234,26 @@ class PoolProfile:
     replaying a 100,000-job trace asks it millions of small questions.
     """
 
-    __slots__ = ("cap", "capacity", "free", "now", "times")
+    __slots__ = ("_low", "cap", "capacity", "free", "now", "times")
 
     def __init__(self, now, free, capacity, releases=()):
+        self._low = None  # running minima of free from interval 0 (see _lows)
         self.now = now
         self.capacity = capacity
-        self.cap = tuple(int(x) for x in capacity[0])
-        cur = [int(x) for x in free[0]]
-        self.times = [now]
-        self.free = [tuple(cur)]
-        for t, _nodes, usage in sorted(
-            ((max(t, now), n, u) for t, n, u in releases), key=lambda r: r[0]
-        ):
-            u = usage[0]
-            cur = [cur[0] + int(u[0]), cur[1] + int(u[1]), cur[2] + int(u[2])]
-            if t == self.times[-1] and len(self.times) > 1:
-                self.free[-1] = tuple(cur)
+        self.cap = tuple(capacity[0].tolist())
+        c0, c1, c2 = free[0].tolist()
+        times, frees = [now], [(c0, c1, c2)]
+        for t, _nodes, usage in sorted(releases, key=_first):
+            u0, u1, u2 = usage[0].tolist()
+            c0, c1, c2 = c0 + u0, c1 + u1, c2 + u2
+            if t <= now:
+                t = now  # "may end at any moment": a second interval starting now
+            if t == times[-1] and len(times) > 1:
+                frees[-1] = (c0, c1, c2)
             else:
-                self.times.append(t)
-                self.free.append(tuple(cur))
+                times.append(t)
+                frees.append((c0, c1, c2))
+        self.times, self.free = times, frees
 
     advance = Profile.advance
 
@@ -222,6 +262,22 @@ class PoolProfile:
 
     def _drop(self, i, j):
         del self.free[i:j]
+        self._low = None
+
+    def _lows(self):
+        """Per interval k: the least free (CPUs, MB, GPUs) over intervals 0..k, and whether
+        all of them are wholly free. EASY asks "does this job fit from now?" for every
+        candidate: with these, a lookup instead of a scan. Rebuilt after any change."""
+        low = self._low
+        if low is None:
+            low, cap, whole = [], self.cap, True
+            a, b, c = self.free[0]
+            for f in self.free:
+                a, b, c = min(a, f[0]), min(b, f[1]), min(c, f[2])
+                whole = whole and f == cap
+                low.append((a, b, c, whole))
+            self._low = low
+        return low
 
     def _first_short(self, i, end, need, exclusive):
         """The first interval in the window from ``i`` to ``end`` where the job does not
@@ -241,7 +297,12 @@ class PoolProfile:
     def fits(self, demand, count, mask, duration, *, at=0, exclusive=False):
         if count != 1 or not mask[0]:
             return None
-        need = (int(demand[0]), int(demand[1]), int(demand[2]))
+        need = demand.tolist()
+        if at == 0:  # the window's least free is a running minimum from interval 0
+            j = max(bisect_left(self.times, self.times[0] + duration), 1)
+            a, b, c, whole = self._lows()[j - 1]
+            ok = a >= need[0] and b >= need[1] and c >= need[2] and (whole or not exclusive)
+            return (0,) if ok else None
         return self._fits_window(at, self.times[at] + duration, need, True, exclusive)
 
     def earliest(
@@ -282,15 +343,20 @@ class PoolProfile:
             return k - 1
         self.times.insert(k, t)
         self.free.insert(k, self.free[k - 1])
+        self._low = None
         return k
 
     def reserve(self, nodes, usage, start, end, *, at=None):
         i, j = _span(self, start, end, at)
+        self._low = None
         u = usage[0]
         du = (int(u[0]), int(u[1]), int(u[2]))
         for k in range(i, j):
             f = self.free[k]
             self.free[k] = (f[0] - du[0], f[1] - du[1], f[2] - du[2])
+
+
+_first = itemgetter(0)
 
 
 def _span(prof, start: float, end: float, at: int | None) -> tuple[int, int]:

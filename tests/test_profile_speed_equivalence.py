@@ -1,0 +1,376 @@
+"""The fast :class:`Profile` and ``choose_nodes`` give bit-identical answers to the originals.
+
+``RefProfile``, ``ref_choose_nodes`` and their helpers below are frozen copies of the
+implementations before they were optimised; hypothesis drives both through random small
+clusters, profiles and operation sequences and compares every answer and the state after
+every operation. Jobs ask for at least one node (``count >= 1``), as every job does.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable
+from unittest import mock
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from slurmlab.policies import profile as profile_module
+from slurmlab.policies.base import CPU, GPU, MEM
+from slurmlab.policies.placement import choose_nodes
+from slurmlab.policies.profile import Profile
+
+# --- frozen reference (the original implementation) -------------------------------------
+
+_MIN = np.minimum.reduce
+_ALL = np.logical_and.reduce
+
+
+def _all3(a: np.ndarray) -> np.ndarray:
+    return _ALL(a, axis=-1)
+
+
+def ref_fitting_mask(
+    free: np.ndarray, capacity: np.ndarray, demand: np.ndarray, mask: np.ndarray, exclusive: bool
+) -> np.ndarray:
+    """Boolean per node: the job's per-node demand fits in ``free`` there."""
+    ok = mask & _ALL(free >= demand, axis=1)
+    if exclusive:
+        ok &= _ALL(free == capacity, axis=1)
+    return ok
+
+
+def ref_choose_nodes(
+    free: np.ndarray,
+    capacity: np.ndarray,
+    demand: np.ndarray,
+    count: int,
+    mask: np.ndarray,
+    exclusive: bool = False,
+) -> tuple[int, ...] | None:
+    """The ``count`` best-fit node indices for ``demand``, or None when fewer fit."""
+    if len(free) == 1:  # a one-node pool (SWF traces): skip numpy's per-call overhead
+        f, d = free[0], demand
+        if count != 1 or not mask[0] or f[0] < d[0] or f[1] < d[1] or f[2] < d[2]:
+            return None
+        if exclusive and not (f == capacity[0]).all():
+            return None
+        return (0,)
+    ok = ref_fitting_mask(free, capacity, demand, mask, exclusive)
+    idx = np.flatnonzero(ok)
+    if len(idx) < count:
+        return None
+    if len(idx) == count or count == len(free):
+        return tuple(int(i) for i in idx)
+    sub = free[idx]
+    order = np.lexsort((idx, sub[:, MEM], sub[:, CPU], sub[:, GPU]))
+    return tuple(sorted(int(i) for i in idx[order[:count]]))
+
+
+class RefProfile:
+    """Free (CPUs, MB, GPUs) per node as a step function of time, from ``now`` on.
+
+    Running jobs whose expected end is not after ``now`` (a trace job running past
+    its limit "may end at any moment") are released at ``now`` in a second interval
+    that starts at the same instant: planning may count on them, starting now may not.
+    """
+
+    __slots__ = ("capacity", "free", "now", "times")
+
+    def __init__(
+        self,
+        now: float,
+        free: np.ndarray,
+        capacity: np.ndarray,
+        releases: Iterable[tuple[float, tuple[int, ...], np.ndarray]] = (),
+    ):
+        self.now = now
+        self.capacity = capacity
+        rel = sorted(
+            ((max(t, now), nodes, usage) for t, nodes, usage in releases), key=lambda r: r[0]
+        )
+        if not rel:
+            self.times = [now]
+            self.free = free[None].copy()
+            return
+        delta = np.zeros((len(rel), *free.shape), dtype=free.dtype)
+        for k, (_t, nodes, usage) in enumerate(rel):
+            delta[k, list(nodes)] += usage
+        cum = free + np.cumsum(delta, axis=0)
+        rtimes = [r[0] for r in rel]
+        # keep the last release of each instant; releases at `now` form a second interval
+        last = [k for k in range(len(rel)) if k + 1 == len(rel) or rtimes[k + 1] != rtimes[k]]
+        self.times = [now] + [rtimes[k] for k in last]
+        self.free = np.concatenate([free[None], cum[last]])
+
+    def advance(self, now: float) -> None:
+        """Start the profile at ``now``: intervals that began by then merge into the first.
+
+        Only for a profile whose free resources do not change before ``now`` (a continued
+        pass: nothing ended or started since); breakpoints left there by reservations
+        that moved are dropped.
+        """
+        k = bisect_right(self.times, now) - 1
+        if k > 0:
+            if any(self._differs(0, q) for q in range(1, k + 1)):  # pragma: no cover - a bug
+                raise ValueError(f"profile changes before {now}: it cannot be advanced there")
+            del self.times[1 : k + 1]
+            self._drop(1, k + 1)
+        self.times[0] = self.now = now
+
+    def _differs(self, a: int, b: int) -> bool:
+        return bool((self.free[a] != self.free[b]).any())
+
+    def _drop(self, i: int, j: int) -> None:
+        self.free = np.delete(self.free, np.s_[i:j], axis=0)
+
+    def _window(self, i: int, end: float) -> np.ndarray:
+        j = max(bisect_left(self.times, end, lo=i), i + 1)
+        return self.free[i] if j == i + 1 else _MIN(self.free[i:j], axis=0)
+
+    def fits(
+        self,
+        demand: np.ndarray,
+        count: int,
+        mask: np.ndarray,
+        duration: float,
+        *,
+        at: int = 0,
+        exclusive: bool = False,
+    ) -> tuple[int, ...] | None:
+        """Nodes on which the job fits from interval ``at`` for ``duration`` seconds, or None."""
+        window = self._window(at, self.times[at] + duration)
+        return ref_choose_nodes(window, self.capacity, demand, count, mask, exclusive)
+
+    def earliest(
+        self,
+        demand: np.ndarray,
+        count: int,
+        mask: np.ndarray,
+        duration: float,
+        *,
+        exclusive: bool = False,
+        not_before: float | None = None,
+        resolution: float = 0.0,
+    ) -> tuple[int, float, tuple[int, ...]] | None:
+        """The first (interval index, start time, nodes) where the job fits; None if never.
+
+        With ``resolution`` > 0 planned start times are rounded up to its multiples, as
+        Slurm's backfill discretises time (``bf_resolution``).
+        """
+        times = np.array(self.times)
+        n = len(times)
+        idx = np.arange(n)
+        starts, valid = times, None
+        if not_before is not None or resolution:
+            starts = times.copy()
+            if not_before is not None:
+                starts = np.maximum(starts, not_before)
+            if resolution:
+                later = starts > self.now
+                starts[later] = np.ceil(starts[later] / resolution) * resolution
+            k = np.searchsorted(times, starts, side="right") - 1
+            valid = (starts == times) | (k == idx)  # else a later breakpoint covers it
+        # node n fits in interval q; a window fits where no interval in it is bad
+        ok = _all3(self.free >= demand)
+        if exclusive:
+            ok &= _all3(self.free == self.capacity)
+        bad = np.zeros((n + 1, ok.shape[1]), dtype=np.int64)
+        np.cumsum(~ok, axis=0, out=bad[1:])
+        ends = np.searchsorted(times, starts + duration, side="left")
+        np.maximum(ends, idx + 1, out=ends)
+        clean = bad[ends] == bad[:n]
+        clean &= mask
+        fit = np.count_nonzero(clean, axis=1) >= count
+        if valid is not None:
+            fit &= valid
+        for i in np.flatnonzero(fit):  # the first hit nearly always gives the nodes at once
+            i = int(i)
+            t = float(starts[i])
+            nodes = self._fits_from(i, t, duration, demand, count, mask, exclusive)
+            if nodes is not None:
+                return i, t, nodes
+        return None
+
+    def _fits_from(self, i, t, duration, demand, count, mask, exclusive):
+        j = max(bisect_left(self.times, t + duration, lo=i), i + 1)
+        window = self.free[i] if j == i + 1 else _MIN(self.free[i:j], axis=0)
+        return ref_choose_nodes(window, self.capacity, demand, count, mask, exclusive)
+
+    def valid(self) -> bool:
+        """No node is short of any resource at any time (reservations all fit)."""
+        return bool((self.free >= 0).all())
+
+    def _split(self, t: float) -> int:
+        """Ensure an interval starts at ``t`` (after any interval already starting there)."""
+        k = bisect_right(self.times, t)
+        if self.times[k - 1] == t:
+            return k - 1
+        self.times.insert(k, t)
+        f = self.free  # np.insert costs several times more for these small arrays
+        self.free = np.concatenate((f[:k], f[k - 1 : k], f[k:]))
+        return k
+
+    def reserve(
+        self,
+        nodes: tuple[int, ...],
+        usage: np.ndarray,
+        start: float,
+        end: float,
+        *,
+        at: int | None = None,
+    ) -> None:
+        """Take ``usage`` (per node) on ``nodes`` from ``start`` until ``end`` (``inf``: forever)."""
+        i, j = _ref_span(self, start, end, at)
+        idx = list(nodes)
+        self.free[i:j, idx, :] -= usage
+
+
+def _ref_span(prof, start: float, end: float, at: int | None) -> tuple[int, int]:
+    """The intervals [i, j) a reservation from ``start`` to ``end`` covers (split as needed).
+
+    ``at`` names the interval a planned start was found in (several intervals may start at
+    ``now``); a zero-length reservation still covers that one interval.
+    """
+    i = prof._split(start) if at is None or prof.times[at] != start else at
+    j = len(prof.times) if math.isinf(end) else prof._split(end)
+    if at is not None and j <= i:
+        j = i + 1
+    return i, j
+
+
+# --- the comparison ---
+
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+times_st = st.integers(0, 120).map(lambda k: k / 4)  # quarter seconds: exact in floats
+spans_st = st.one_of(times_st, st.just(math.inf))
+
+
+@st.composite
+def clusters(draw):
+    """Capacity (nodes x 3) of 1-12 nodes; some with GPUs."""
+    n = draw(st.integers(1, 12))
+    cpus = draw(st.lists(st.integers(1, 8), min_size=n, max_size=n))
+    mem = draw(st.lists(st.integers(1, 16), min_size=n, max_size=n))
+    gpus = draw(st.lists(st.sampled_from([0, 0, 2, 4]), min_size=n, max_size=n))
+    return np.array([cpus, mem, gpus], dtype=np.int64).T.copy()
+
+
+def amounts(draw, limits, sign=1):
+    """Per-node amounts (len(limits) x 3) up to ``limits``, often zero or all of it."""
+    flat = limits.ravel().tolist()
+    picks = draw(st.lists(st.integers(0, 3), min_size=len(flat), max_size=len(flat)))
+    rows = [[0, c, c // 2, c + 1][p] if p else 0 for c, p in zip(flat, picks)]
+    return sign * np.array(rows, dtype=np.int64).reshape(limits.shape)
+
+
+def node_sets(draw, n):
+    return tuple(sorted(draw(st.sets(st.integers(0, n - 1), min_size=1, max_size=n))))
+
+
+def job(draw, capacity):
+    """(demand, count, mask, duration) of a random job; jobs ask for at least one node."""
+    n = len(capacity)
+    top = capacity.max(axis=0).tolist()
+    demand = np.array([draw(st.integers(0, c)) for c in top], dtype=np.int64)
+    count = draw(st.integers(1, min(n + 1, 4)))
+    mask = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)) or [True] * n)
+    mask |= draw(st.booleans())  # often every node may be used
+    return demand, count, mask, draw(spans_st)
+
+
+def profile_args(draw, capacity):
+    """(now, free, releases): running jobs release their nodes at random times."""
+    now = draw(times_st)
+    free = capacity - amounts(draw, capacity)
+    releases = []
+    for _ in range(draw(st.integers(0, 16))):
+        nodes = node_sets(draw, len(capacity))
+        releases.append((draw(spans_st), nodes, amounts(draw, capacity[list(nodes)])))
+    return now, free, releases
+
+
+def assert_same_state(ref, new):
+    assert repr(ref.times) == repr(new.times)
+    assert ref.now == new.now
+    assert ref.free.dtype == new.free.dtype and ref.free.shape == new.free.shape
+    assert np.array_equal(ref.free, new.free)
+    assert ref.valid() == new.valid()
+
+
+def run_op(prof, kind, args, kw):
+    """Apply an operation to ``prof``; return its answer (or the error it raises)."""
+    try:
+        return getattr(prof, kind)(*args, **kw)
+    except ValueError as e:
+        return f"ValueError: {e}"
+
+
+def draw_op(draw, ref, capacity):
+    """A random operation (method name, args, kwargs) valid on the profile ``ref``."""
+    kind = draw(st.sampled_from(["fits", "earliest", "earliest", "reserve", "advance"]))
+    if kind == "reserve":
+        nodes = node_sets(draw, len(capacity))
+        usage = amounts(draw, capacity[list(nodes)], sign=draw(st.sampled_from([1, -1, 0])))
+        start = max(draw(times_st), ref.now)  # a reservation never starts in the past
+        at = draw(st.none() | st.integers(0, len(ref.times) - 1))
+        if at is not None and draw(st.booleans()):
+            start = ref.times[at]
+        return kind, (nodes, usage, start, start + draw(spans_st)), {"at": at}
+    if kind == "advance":  # as far as the first interval's free resources last (or not)
+        same = 1
+        while same < len(ref.times) and np.array_equal(ref.free[same], ref.free[0]):
+            same += 1
+        t = ref.times[draw(st.integers(0, same - 1))]
+        return kind, (max(t, ref.now) + draw(st.sampled_from([0, 0, 0.25])),), {}
+    args = job(draw, capacity)
+    kw = {"exclusive": draw(st.booleans())}
+    if kind == "fits":
+        kw["at"] = draw(st.integers(0, len(ref.times) - 1))
+        return kind, args, kw
+    if draw(st.booleans()):
+        kw["not_before"] = draw(times_st)
+    if draw(st.booleans()):
+        kw["resolution"] = draw(st.sampled_from([0.5, 1.0, 3.0, 60.0]))
+    return kind, args, kw
+
+
+@given(st.data())
+@SETTINGS
+def test_profile_matches_reference(data):
+    draw = data.draw
+    capacity = draw(clusters())
+    now, free, releases = profile_args(draw, capacity)
+    ref = RefProfile(now, free.copy(), capacity, releases)
+    new = Profile(now, free.copy(), capacity, releases)
+    assert_same_state(ref, new)
+    # 0 and 1 send earliest to its vectorised search at once
+    tries = draw(st.sampled_from([0, 1, profile_module._TRIES]))
+    with mock.patch.object(profile_module, "_TRIES", tries):
+        for _ in range(draw(st.integers(1, 20))):
+            kind, args, kw = draw_op(draw, ref, capacity)
+            got = run_op(ref, kind, args, kw)
+            assert repr(run_op(new, kind, args, kw)) == repr(got), (kind, args, kw)
+            assert_same_state(ref, new)
+            if kind == "earliest" and got is not None and draw(st.booleans()):
+                i, t, nodes = got  # reserve the slot found, as the policies do
+                usage = np.broadcast_to(args[0], (len(nodes), 3))
+                for prof in (ref, new):
+                    prof.reserve(nodes, usage, t, t + args[3], at=i)
+                assert_same_state(ref, new)
+
+
+@given(st.data())
+@SETTINGS
+def test_choose_nodes_matches_reference(data):
+    draw = data.draw
+    capacity = draw(clusters())
+    free = capacity - amounts(draw, capacity)
+    demand, count, mask, _ = job(draw, capacity)
+    count = draw(st.integers(0, len(capacity) + 1)) if draw(st.booleans()) else count
+    exclusive = draw(st.booleans())
+    expected = ref_choose_nodes(free, capacity, demand, count, mask, exclusive)
+    assert repr(choose_nodes(free, capacity, demand, count, mask, exclusive)) == repr(expected)
