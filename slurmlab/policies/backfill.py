@@ -141,17 +141,27 @@ class Easy(Fifo):
         stopped = False
         up, capacity, odd, min_cpus = view.up, view.capacity, view.odd, view.min_cpus
         all_up = bool(up.all())  # then a job's mask needs no masking
+        # Resources only shrink during a pass, so a request that did not fit for a time
+        # limit does not fit for a longer one either: (shape) -> shortest limit that failed
+        failed: dict[tuple, float] = {}
         for job in view.queue:
             nodes = None
             need = job.need
             if need[0] <= most[0] and need[1] <= most[1] and need[2] <= most[2]:
-                mask = job.mask if all_up else job.mask & up
-                if prof is None:
-                    nodes = choose_nodes(free, capacity, job.demand, job.count, mask, job.exclusive)
-                else:
-                    nodes = prof.fits(
-                        job.demand, job.count, mask, job.limit, exclusive=job.exclusive
-                    )
+                shape = (need, job.count, id(job.mask), job.exclusive)
+                shortest = failed.get(shape)
+                if shortest is None or job.limit < shortest:
+                    mask = job.mask if all_up else job.mask & up
+                    if prof is None:
+                        nodes = choose_nodes(
+                            free, capacity, job.demand, job.count, mask, job.exclusive
+                        )
+                    else:
+                        nodes = prof.fits(
+                            job.demand, job.count, mask, job.limit, exclusive=job.exclusive
+                        )
+                    if nodes is None:  # before the profile, any limit fails alike
+                        failed[shape] = job.limit if prof is not None else 0.0
             if nodes is not None:
                 usage = _take(free, job, view.capacity, nodes)
                 most = view.most_free(free)

@@ -119,23 +119,24 @@ _RESOLUTIONS: OrderedDict[int, tuple] = OrderedDict()
 _RESOLUTIONS_KEPT = 4  # clusters whose resolutions are kept (a notebook re-simulates one)
 
 
-def _resolutions(cluster: Cluster) -> tuple[dict, dict, dict]:
+def _resolutions(cluster: Cluster) -> tuple[dict, dict, dict, dict]:
     """Caches of resolved requests for ``cluster``, shared by every simulation of it.
 
     Specs and clusters are frozen, so a spec resolves the same way every time: a widget
-    re-simulating a workload on a slider move pays for resolution once. Three dicts:
+    re-simulating a workload on a slider move pays for resolution once. Four dicts:
     spec -> Resources, id(spec) -> (spec, Resources, shape) (the spec is kept, so its id
-    stays its own), Resources -> shape (the engine's per-request arrays, read-only).
+    stays its own), Resources -> shape (the engine's per-request arrays, read-only), and
+    candidate node names -> node mask (one read-only array per node set).
     The caches of the last few clusters are kept.
     """
     key = id(cluster)
     hit = _RESOLUTIONS.get(key)
     if hit is None or hit[0] is not cluster:
-        hit = _RESOLUTIONS[key] = (cluster, {}, {}, {})
+        hit = _RESOLUTIONS[key] = (cluster, {}, {}, {}, {})
         while len(_RESOLUTIONS) > _RESOLUTIONS_KEPT:
             _RESOLUTIONS.popitem(last=False)
     _RESOLUTIONS.move_to_end(key)
-    return hit[1], hit[2], hit[3]
+    return hit[1], hit[2], hit[3], hit[4]
 
 
 @contextmanager
@@ -191,6 +192,8 @@ class Simulation(Controller, Lifecycles):
         )
         self.free = self.capacity.copy()
         self.up = np.array([n.state not in ("DOWN", "DRAIN", "FUTURE") for n in cluster.nodes])
+        # whether any node is down or drained (only then can a job lack usable nodes)
+        self._nodes_out = not self.up.all()
         self.node_state = {n.name: n.state for n in cluster.nodes}
         self.node_events: list[tuple[float, str, str]] = []
         self.jobs: dict[int, SimJob] = {}
@@ -226,7 +229,7 @@ class Simulation(Controller, Lifecycles):
         deps = (cluster.setting("DependencyParameters", "") or "").lower()
         self._kill_invalid_depend = "kill_invalid_depend" in deps
         # specs resolve the same way every time on one cluster: cached across simulations
-        self._resolved, self._resolved_id, self._shapes = _resolutions(cluster)
+        self._resolved, self._resolved_id, self._shapes, self._masks = _resolutions(cluster)
         self.blocked_windows: list[tuple[float, float, np.ndarray]] = []
         # priority/multifactor, fair share, QOS, reservations, preemption
         self.qos: dict[str, Qos] = {"normal": Qos("normal")}
@@ -250,11 +253,6 @@ class Simulation(Controller, Lifecycles):
         self.reservations: dict[str, tuple[Reservation, np.ndarray]] = {}
         for r in reservations:
             self._add_reservation(r)
-
-    @property
-    def _nodes_out(self) -> bool:
-        """Whether any node is down or drained (only then can a job lack usable nodes)."""
-        return not self.up.all()
 
     # -- time -------------------------------------------------------------------------------
     @property
@@ -426,9 +424,13 @@ class Simulation(Controller, Lifecycles):
         demand = np.array(
             [res.cpus_per_node, res.mem_per_node_mb, res.gpus_per_node], dtype=np.int64
         )
-        mask = np.zeros(len(self.node_names), dtype=bool)
-        mask[[self.node_index[n] for n in res.candidates]] = True
-        demand.flags.writeable = mask.flags.writeable = False
+        mask = self._masks.get(res.candidates)  # one array per node set: policies compare ids
+        if mask is None:
+            mask = np.zeros(len(self.node_names), dtype=bool)
+            mask[[self.node_index[n] for n in res.candidates]] = True
+            mask.flags.writeable = False
+            self._masks[res.candidates] = mask
+        demand.flags.writeable = False
         rows = np.broadcast_to(demand, (res.nodes, 3))  # its usage on its nodes (unless whole)
         tier = self.cluster.partition(res.partition).priority_tier
         limit = INF if res.time_limit is None else res.time_limit.total_seconds()

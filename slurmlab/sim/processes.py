@@ -201,6 +201,7 @@ class Lifecycles:
             self._drained.discard(name)
         self.node_state[name] = state
         self.up[i] = state not in ("DOWN", "DRAIN", "FUTURE")
+        self._nodes_out = not self.up.all()
         self.node_events.append((self.env.now, name, state))
         self.events.append((self.env.now, f"node_{state.lower()}", None, None, name))
         self.request_pass()
