@@ -349,11 +349,12 @@ class PoolProfile:
     def reserve(self, nodes, usage, start, end, *, at=None):
         i, j = _span(self, start, end, at)
         self._low = None
-        u = usage[0]
-        du = (int(u[0]), int(u[1]), int(u[2]))
-        for k in range(i, j):
-            f = self.free[k]
-            self.free[k] = (f[0] - du[0], f[1] - du[1], f[2] - du[2])
+        d0, d1, d2 = usage[0].tolist()
+        free = self.free
+        if d1 == 0 and d2 == 0:  # a trace's processors-only job
+            free[i:j] = [(f[0] - d0, f[1], f[2]) for f in free[i:j]]
+        else:
+            free[i:j] = [(f[0] - d0, f[1] - d1, f[2] - d2) for f in free[i:j]]
 
 
 _first = itemgetter(0)
