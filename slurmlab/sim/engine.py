@@ -117,6 +117,7 @@ class EngineOptions:
 
 _RESOLUTIONS: OrderedDict[int, tuple] = OrderedDict()
 _RESOLUTIONS_KEPT = 4  # clusters whose resolutions are kept (a notebook re-simulates one)
+_RESOLUTIONS_MAX = 200_000  # specs remembered per cluster (a trace's are mostly distinct)
 
 
 def _resolutions(cluster: Cluster) -> tuple[dict, dict, dict, dict]:
@@ -127,7 +128,7 @@ def _resolutions(cluster: Cluster) -> tuple[dict, dict, dict, dict]:
     spec -> Resources, id(spec) -> (spec, Resources, shape) (the spec is kept, so its id
     stays its own), Resources -> shape (the engine's per-request arrays, read-only), and
     candidate node names -> node mask (one read-only array per node set).
-    The caches of the last few clusters are kept.
+    The caches of the last few clusters are kept, each up to ``_RESOLUTIONS_MAX`` specs.
     """
     key = id(cluster)
     hit = _RESOLUTIONS.get(key)
@@ -306,6 +307,9 @@ class Simulation(Controller, Lifecycles):
             shape = self._shapes.get(res)
             if shape is None:
                 shape = self._shapes[res] = self._shape(res)
+            if len(self._resolved_id) >= _RESOLUTIONS_MAX:  # bound the memory kept between runs
+                self._resolved_id.clear()
+                self._resolved.clear()
             self._resolved_id[id(spec)] = (spec, res, shape)  # keeps spec alive: id stays its own
         if spec.reservation is not None and spec.reservation not in self.reservation_names():
             raise RequestError(
