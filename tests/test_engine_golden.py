@@ -43,11 +43,17 @@ def digest(result) -> str:
 
 
 def current() -> dict[str, str]:
-    return {
+    out = {
         f"{name}/{policy}": digest(simulate(cluster, workload, policy))
         for name, (cluster, workload) in cases().items()
         for policy in POLICIES
     }
+    # a one-hour backfill window: many jobs planned beyond it (no reservation)
+    for name in ("ai-400-1", "pool64-1000-2"):
+        cluster, workload = cases()[name]
+        result = simulate(cluster, workload, "slurm", bf_window=60)
+        out[f"{name}/slurm-bf_window=60"] = digest(result)
+    return out
 
 
 def test_engine_decisions_equal_the_pinned_ones():

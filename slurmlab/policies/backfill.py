@@ -291,9 +291,18 @@ class SlurmBackfill(Conservative):
         d = Decision()
         prof = _profile(view, resolution=self.bf_resolution)
         horizon = view.now + self.bf_window * 60.0
+        # Resources only shrink during a cycle, so a request that cannot start within the
+        # window (or ever) cannot with a longer limit either:
+        # (shape) -> (shortest such limit, whether it can never start)
+        hopeless: dict[tuple, tuple[float, bool]] = {}
         for n, job in enumerate(view.queue):
             if n >= self.bf_max_job_test:
                 break
+            shape = (job.need, job.count, id(job.mask), job.exclusive)
+            seen = hopeless.get(shape)
+            if seen is not None and job.limit >= seen[0]:
+                d.reasons[job.id] = "Resources" if seen[1] else "Priority"
+                continue
             mask = job.mask & view.up
             found = prof.earliest(
                 job.demand,
@@ -305,6 +314,7 @@ class SlurmBackfill(Conservative):
             )
             if found is None:
                 d.reasons[job.id] = "Resources"
+                hopeless[shape] = (job.limit, True)
                 continue
             i, t, nodes = found
             if t <= view.now and i == 0:
@@ -315,6 +325,7 @@ class SlurmBackfill(Conservative):
                 continue
             d.reasons[job.id] = "Resources" if n == 0 else "Priority"
             if t > horizon:
+                hopeless[shape] = (job.limit, False)
                 continue  # "StartTime set to time after current backfill window. No reservation"
             # like Slurm, planned reservations take whole nodes
             end = _round_up(t + job.limit, self.bf_resolution)
