@@ -43,3 +43,18 @@ def test_a_new_spec_never_gets_an_old_specs_resolution():
         assert sim.jobs[jid].count == n
         del spec, sim
         gc.collect()
+
+
+def test_a_pending_view_with_its_plan_equals_dataclasses_replace():
+    """The controller builds it field by field (speed); it must stay what replace() gives."""
+    from dataclasses import replace
+
+    from slurmlab.sim.controller import Controller
+
+    cluster = Cluster.preset("teaching")
+    sim = Simulation(cluster, "conservative")
+    (jid,) = sim.submit(WorkloadJob(JobSpec.from_args("-N 1 -t 10"), runtime=5))
+    job = sim.jobs[jid]
+    pending = sim._pending_of(job)
+    job.planned, job.planned_nodes = 100.0, (0,)
+    assert Controller._with_plan(job, pending) == replace(pending, planned=(100.0, (0,)))
