@@ -13,6 +13,11 @@ utilization never exceeds 100%. A job that ends at the instant it starts (zero
 run time) is one more event at that instant, so another pass follows at the same
 time. (simpy orders same-time events by priority: :mod:`slurmlab.sim.timing`.)
 
+Speed without changing a decision: a pass after arrivals only continues the previous
+pass with the new jobs (``QueueView.resume``); resolved requests are cached per cluster
+across simulations; the backfill timer sleeps while idle. ``tests/test_engine_golden.py``
+pins every decision and reason history, ``benchmarks/README.md`` says what each bought.
+
 The class is assembled from three parts: this module (submission, eligibility,
 dependencies, priority, control), :mod:`.controller` (the scheduling pass) and
 :mod:`.processes` (job and node lifecycles).
