@@ -62,6 +62,13 @@ def _usage(job: PendingJob, capacity: np.ndarray, nodes: tuple[int, ...]) -> np.
     return np.broadcast_to(job.demand, (len(nodes), 3))
 
 
+def _request_shape(job: PendingJob) -> tuple:
+    """What decides whether a request fits, but for its time limit. Resources only shrink
+    during a pass, and a longer window is harder to fit: a shape that failed for a limit
+    fails for every longer one in the same pass (policies skip those)."""
+    return (job.need, job.count, id(job.mask), job.exclusive)  # masks are shared per node set
+
+
 def _take(free: np.ndarray, job: PendingJob, capacity: np.ndarray, nodes) -> np.ndarray:
     """Subtract the job's usage on ``nodes`` from ``free`` (in place); return the usage."""
     usage = _usage(job, capacity, nodes)
@@ -141,14 +148,12 @@ class Easy(Fifo):
         stopped = False
         up, capacity, odd, min_cpus = view.up, view.capacity, view.odd, view.min_cpus
         all_up = bool(up.all())  # then a job's mask needs no masking
-        # Resources only shrink during a pass, so a request that did not fit for a time
-        # limit does not fit for a longer one either: (shape) -> shortest limit that failed
-        failed: dict[tuple, float] = {}
+        failed: dict[tuple, float] = {}  # _request_shape -> the shortest limit that failed
         for job in view.queue:
             nodes = None
             need = job.need
             if need[0] <= most[0] and need[1] <= most[1] and need[2] <= most[2]:
-                shape = (need, job.count, id(job.mask), job.exclusive)
+                shape = _request_shape(job)
                 shortest = failed.get(shape)
                 if shortest is None or job.limit < shortest:
                     mask = job.mask if all_up else job.mask & up
@@ -291,14 +296,13 @@ class SlurmBackfill(Conservative):
         d = Decision()
         prof = _profile(view, resolution=self.bf_resolution)
         horizon = view.now + self.bf_window * 60.0
-        # Resources only shrink during a cycle, so a request that cannot start within the
-        # window (or ever) cannot with a longer limit either:
-        # (shape) -> (shortest such limit, whether it can never start)
+        # _request_shape -> (the shortest limit that could not start within the window,
+        # whether it can never start)
         hopeless: dict[tuple, tuple[float, bool]] = {}
         for n, job in enumerate(view.queue):
             if n >= self.bf_max_job_test:
                 break
-            shape = (job.need, job.count, id(job.mask), job.exclusive)
+            shape = _request_shape(job)
             seen = hopeless.get(shape)
             if seen is not None and job.limit >= seen[0]:
                 d.reasons[job.id] = "Resources" if seen[1] else "Priority"

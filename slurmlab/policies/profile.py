@@ -291,9 +291,6 @@ class PoolProfile:
                 return k
         return -1
 
-    def _fits_window(self, i, end, need, ok, exclusive):
-        return (0,) if ok and self._first_short(i, end, need, exclusive) < 0 else None
-
     def fits(self, demand, count, mask, duration, *, at=0, exclusive=False):
         if count != 1 or not mask[0]:
             return None
@@ -303,7 +300,9 @@ class PoolProfile:
             a, b, c, whole = self._lows()[j - 1]
             ok = a >= need[0] and b >= need[1] and c >= need[2] and (whole or not exclusive)
             return (0,) if ok else None
-        return self._fits_window(at, self.times[at] + duration, need, True, exclusive)
+        return (
+            (0,) if self._first_short(at, self.times[at] + duration, need, exclusive) < 0 else None
+        )
 
     def earliest(
         self, demand, count, mask, duration, *, exclusive=False, not_before=None, resolution=0.0

@@ -53,12 +53,11 @@ class _RunningView:
             now = self._now
             items = []
             for j in self._jobs.values():
-                r = j.running_view  # made at its start; expected to end at its limit ...
-                if r is None or r.expected_end < now:
-                    # ... or at any moment ("now"), for a trace job past its limit
-                    r = RunningJob(j.id, j.nodes, j.usage, max(j.start + j.limit, now))
-                    if r.expected_end == j.start + j.limit:
-                        j.running_view = r
+                r = j.running_view  # made once per run: expected to end at its limit ...
+                if r is None:
+                    r = j.running_view = RunningJob(j.id, j.nodes, j.usage, j.start + j.limit)
+                if r.expected_end < now:  # ... or, past it (a trace job), at any moment
+                    r = RunningJob(j.id, j.nodes, j.usage, now)
                 items.append(r)
             self._items = items
         return self._items
@@ -405,7 +404,7 @@ class Controller:
         refused = False
         jobs = self.jobs
         for start in decision.starts:
-            job = self.jobs[start.job]
+            job = jobs[start.job]
             if self._limits:
                 reason = self._limit_reason(job)
                 if reason:  # another start of this pass used up the limit
@@ -418,7 +417,7 @@ class Controller:
         now = self.env.now
         for jid, reason in decision.reasons.items():
             job = jobs[jid]
-            if job.reason != reason and job.state == "PENDING":
+            if job.state == "PENDING":
                 self._set_reason(job, reason)
         if decision.rest is not None:  # the reason of queued jobs the pass did not name
             for jid in [j for j in self._odd if j not in decision.reasons]:
@@ -426,7 +425,7 @@ class Controller:
                 if job.state == "PENDING" and jid not in self.waiting:
                     self._set_reason(job, decision.rest)
         for jid, t in decision.planned.items():
-            job = self.jobs[jid]
+            job = jobs[jid]
             job.planned_nodes = decision.planned_nodes.get(jid)
             if job.planned != t:
                 job.planned = t
