@@ -451,3 +451,24 @@ def test_slurm_backfill_tests_at_most_bf_max_job_test_jobs(bf_max_job_test, shor
         bf_max_job_test=bf_max_job_test,
     )
     assert starts(result) == {"running": 0, "w1": 600, "w2": 1200, "short": short_start}
+
+
+@pytest.mark.parametrize("policy", ["slurm", "conservative", "easy"])
+def test_one_node_cluster_plans_around_an_unlimited_job(policy):
+    """A one-node cluster (the plain-Python pool profile) with an UNLIMITED job running:
+    its resources never come back in the plan, and backfill rounding (bf_resolution) of
+    the never-ending interval is not attempted. A wide job waits for the true end; a
+    narrow one starts beside it at the first pass allowed to backfill it."""
+    one = Cluster.from_slurm_conf(
+        "NodeName=n1 CPUs=4 RealMemory=8000\n"
+        "PartitionName=p Nodes=n1 Default=YES MaxTime=INFINITE\n"
+    )
+    result = run(
+        job("forever", "-n 2 -t UNLIMITED", submit=0, runtime=100),
+        job("wide", "-n 4 -t 10", submit=5, runtime=60),
+        job("narrow", "-n 1 -t 10", submit=6, runtime=60),
+        policy=policy,
+        cluster=one,
+    )
+    narrow = 30 if policy == "slurm" else 6  # slurm backfills on its bf_interval timer
+    assert starts(result) == {"forever": 0, "wide": 100, "narrow": narrow}

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from slurmlab.policies import profile as profile_module
 from slurmlab.policies.base import CPU, GPU, MEM
 from slurmlab.policies.placement import choose_nodes
-from slurmlab.policies.profile import Profile
+from slurmlab.policies.profile import PoolProfile, Profile
 
 # --- frozen reference (the original implementation) -------------------------------------
 
@@ -374,3 +374,47 @@ def test_choose_nodes_matches_reference(data):
     exclusive = draw(st.booleans())
     expected = ref_choose_nodes(free, capacity, demand, count, mask, exclusive)
     assert repr(choose_nodes(free, capacity, demand, count, mask, exclusive)) == repr(expected)
+
+
+# --- the one-node pool: PoolProfile against Profile ---------------------------------------
+
+
+def pool_state(prof):
+    """(times, free rows, valid) of a Profile or a PoolProfile, in one comparable form."""
+    if isinstance(prof, PoolProfile):
+        rows = [list(r) for r in zip(prof.cpu, prof.mem, prof.gpu, strict=True)]
+    else:
+        rows = prof.free[:, 0, :].tolist()
+    return [float(t) for t in prof.times], rows, prof.valid(), prof.now
+
+
+def same_answer(a, b) -> bool:
+    """Equal answers, an int start time equal to the same float one."""
+    if isinstance(a, tuple) and len(a) == 3 and isinstance(a[2], tuple):
+        return a[0] == b[0] and float(a[1]) == float(b[1]) and a[2] == b[2]
+    return a == b
+
+
+@given(st.data())
+@SETTINGS
+def test_pool_profile_matches_profile(data):
+    """The plain-Python pool profile (traces' one-node machine) answers like Profile, after
+    any sequence of reservations (positive, released, zero), advances and searches; with
+    memory or GPUs short somewhere too (its CPU-only shortcut must then step aside)."""
+    draw = data.draw
+    capacity = draw(clusters().filter(lambda c: len(c) == 1) | clusters().map(lambda c: c[:1]))
+    now, free, releases = profile_args(draw, capacity)
+    ref = Profile(now, free.copy(), capacity, releases)
+    pool = PoolProfile(now, free.copy(), capacity, releases)
+    assert pool_state(pool) == pool_state(ref)
+    for _ in range(draw(st.integers(1, 25))):
+        kind, args, kw = draw_op(draw, ref, capacity)
+        got = run_op(ref, kind, args, kw)
+        assert same_answer(run_op(pool, kind, args, kw), got), (kind, args, kw)
+        assert pool_state(pool) == pool_state(ref), (kind, args, kw)
+        if kind == "earliest" and got is not None and draw(st.booleans()):
+            i, t, nodes = got
+            usage = np.broadcast_to(args[0], (len(nodes), 3))
+            for prof in (ref, pool):
+                prof.reserve(nodes, usage, t, t + args[3], at=i)
+            assert pool_state(pool) == pool_state(ref)

@@ -221,47 +221,55 @@ class Conservative(Easy):
 
     def schedule(self, view: QueueView) -> Decision:
         d = Decision()
-        queue = list(view.queue)
-        order = {job.id: n for n, job in enumerate(queue)}
+        now, capacity, up = view.now, view.capacity, view.up
         prof = _profile(view)
-        kept = [j for j in queue if j.planned is not None and j.planned[0] >= view.now]
-        for job in kept:
-            t, nodes = job.planned
-            prof.reserve(nodes, _usage(job, view.capacity, nodes), t, t + job.limit)
-        if not prof.valid():  # nodes failed or shrank under the plan: plan again from scratch
-            prof, kept = _profile(view), []
-        kept_ids = {j.id for j in kept}
+        kept, fresh = [], []  # (planned start, position, job, nodes, usage); (position, job)
+        for n, job in enumerate(view.queue):
+            plan = job.planned
+            if plan is not None and plan[0] >= now:
+                t, nodes = plan
+                usage = _usage(job, capacity, nodes)
+                prof.reserve(nodes, usage, t, t + job.limit)
+                kept.append((t, n, job, nodes, usage))
+            else:
+                fresh.append((n, job))
+        if kept and not prof.valid():  # nodes failed or shrank under the plan: plan again
+            prof = _profile(view)
+            fresh = sorted([(n, job) for _t, n, job, _nodes, _u in kept] + fresh)
+            kept = []
         first_blocked: set[str] = set()
         # No Decision.resume: compression is recomputed at every pass, and a second
         # compression of an unchanged plan can still move a job earlier, so continuing
         # the pass after arrivals would not always equal recomputing it.
 
-        def place(job: PendingJob) -> None:
+        def place(n: int, job: PendingJob) -> None:
             found = prof.earliest(
-                job.demand, job.count, job.mask & view.up, job.limit, exclusive=job.exclusive
+                job.demand, job.count, job.mask & up, job.limit, exclusive=job.exclusive
             )
             if found is None:
                 d.reasons[job.id] = "Resources"
                 return
             i, t, nodes = found
-            usage = _usage(job, view.capacity, nodes)
-            prof.reserve(nodes, usage, t, t + job.limit, at=i)
-            if t <= view.now and i == 0:
-                d.starts.append(Start(job.id, nodes, "backfill" if order[job.id] else "main"))
+            prof.reserve(nodes, _usage(job, capacity, nodes), t, t + job.limit, at=i)
+            if t <= now and i == 0:
+                d.starts.append(Start(job.id, nodes, "backfill" if n else "main"))
                 return
             d.reasons[job.id] = "Priority" if job.partition in first_blocked else "Resources"
             first_blocked.add(job.partition)
             d.planned[job.id] = t
             d.planned_nodes[job.id] = nodes
 
-        for job in sorted(kept, key=lambda j: (j.planned[0], order[j.id])):
-            t, nodes = job.planned
-            prof.reserve(nodes, -_usage(job, view.capacity, nodes), t, t + job.limit)
-            place(job)
-        for job in queue:
-            if job.id not in kept_ids:
-                place(job)
+        kept.sort(key=_start_and_position)  # in order of reservation time (compression)
+        for t, n, job, nodes, usage in kept:
+            prof.reserve(nodes, -usage, t, t + job.limit)
+            place(n, job)
+        for n, job in fresh:  # then jobs without a reservation, in priority order
+            place(n, job)
         return d
+
+
+def _start_and_position(kept: tuple) -> tuple[float, int]:
+    return kept[0], kept[1]
 
 
 @dataclass

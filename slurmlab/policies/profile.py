@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
+from itertools import accumulate
 from operator import itemgetter
 
 import numpy as np
@@ -231,129 +232,159 @@ class PoolProfile:
     """The same profile for a one-node machine (a trace's processor pool), in plain Python.
 
     Identical answers to :class:`Profile` with one node, without numpy's per-call cost:
-    replaying a 100,000-job trace asks it millions of small questions.
+    replaying a 100,000-job trace asks it millions of small questions. Free CPUs, MB and
+    GPUs are three lists over the intervals. While no interval is short of memory or GPUs
+    (``plain``), a job asking for neither (every job of a processors-only trace) is tested
+    on the CPU list alone.
     """
 
-    __slots__ = ("_low", "cap", "capacity", "free", "now", "times")
+    __slots__ = ("_low", "cap", "capacity", "cpu", "gpu", "mem", "now", "plain", "times")
 
     def __init__(self, now, free, capacity, releases=()):
-        self._low = None  # running minima of free from interval 0 (see _lows)
+        self._low = None  # running minima of free CPUs from interval 0 (see fits)
         self.now = now
         self.capacity = capacity
         self.cap = tuple(capacity[0].tolist())
         c0, c1, c2 = free[0].tolist()
-        times, frees = [now], [(c0, c1, c2)]
+        times, cpu, mem, gpu = [now], [c0], [c1], [c2]
         for t, _nodes, usage in sorted(releases, key=_first):
             u0, u1, u2 = usage[0].tolist()
             c0, c1, c2 = c0 + u0, c1 + u1, c2 + u2
             if t <= now:
                 t = now  # "may end at any moment": a second interval starting now
             if t == times[-1] and len(times) > 1:
-                frees[-1] = (c0, c1, c2)
+                cpu[-1], mem[-1], gpu[-1] = c0, c1, c2
             else:
                 times.append(t)
-                frees.append((c0, c1, c2))
-        self.times, self.free = times, frees
+                cpu.append(c0)
+                mem.append(c1)
+                gpu.append(c2)
+        self.times, self.cpu, self.mem, self.gpu = times, cpu, mem, gpu
+        self.plain = min(mem) >= 0 and min(gpu) >= 0
 
     advance = Profile.advance
 
     def _differs(self, a, b):
-        return self.free[a] != self.free[b]
+        return (
+            self.cpu[a] != self.cpu[b] or self.mem[a] != self.mem[b] or self.gpu[a] != self.gpu[b]
+        )
 
     def _drop(self, i, j):
-        del self.free[i:j]
+        del self.cpu[i:j], self.mem[i:j], self.gpu[i:j]
         self._low = None
 
-    def _lows(self):
-        """Per interval k: the least free (CPUs, MB, GPUs) over intervals 0..k, and whether
-        all of them are wholly free. EASY asks "does this job fit from now?" for every
-        candidate: with these, a lookup instead of a scan. Rebuilt after any change."""
-        low = self._low
-        if low is None:
-            low, cap, whole = [], self.cap, True
-            a, b, c = self.free[0]
-            for f in self.free:
-                a, b, c = min(a, f[0]), min(b, f[1]), min(c, f[2])
-                whole = whole and f == cap
-                low.append((a, b, c, whole))
-            self._low = low
-        return low
-
-    def _first_short(self, i, end, need, exclusive):
-        """The first interval in the window from ``i`` to ``end`` where the job does not
-        fit, or -1 when it fits in all of them."""
+    def _last_short(self, i, end, n0, n1, n2, exclusive):
+        """The last interval in the window from ``i`` to ``end`` where the job does not fit,
+        or -1 when it fits in all of them. Every later start up to that interval has it in
+        its window too (windows only grow later), so a search may skip past it."""
         j = max(bisect_left(self.times, end, lo=i), i + 1)
-        cap, free = self.cap, self.free
-        n0, n1, n2 = need
-        for k in range(i, j):
-            f = free[k]
-            if f[0] < n0 or f[1] < n1 or f[2] < n2 or (exclusive and f != cap):
+        cpu = self.cpu
+        if self.plain and not (n1 or n2 or exclusive):
+            if min(cpu[i:j]) >= n0:
+                return -1
+            k = j - 1
+            while cpu[k] >= n0:
+                k -= 1
+            return k
+        mem, gpu, cap = self.mem, self.gpu, self.cap
+        for k in range(j - 1, i - 1, -1):
+            if cpu[k] < n0 or mem[k] < n1 or gpu[k] < n2:
+                return k
+            if exclusive and (cpu[k], mem[k], gpu[k]) != cap:
                 return k
         return -1
 
     def fits(self, demand, count, mask, duration, *, at=0, exclusive=False):
         if count != 1 or not mask[0]:
             return None
-        need = demand.tolist()
-        if at == 0:  # the window's least free is a running minimum from interval 0
-            j = max(bisect_left(self.times, self.times[0] + duration), 1)
-            a, b, c, whole = self._lows()[j - 1]
-            ok = a >= need[0] and b >= need[1] and c >= need[2] and (whole or not exclusive)
-            return (0,) if ok else None
-        return (
-            (0,) if self._first_short(at, self.times[at] + duration, need, exclusive) < 0 else None
-        )
+        n0, n1, n2 = demand.tolist()
+        times = self.times
+        if at == 0 and self.plain and not (n1 or n2 or exclusive):
+            # EASY asks "does this job fit from now?" for every candidate: the window's
+            # least free CPUs is a running minimum from interval 0 (rebuilt after a change)
+            low = self._low
+            if low is None:
+                low = self._low = list(accumulate(self.cpu, min))
+            j = max(bisect_left(times, times[0] + duration), 1)
+            return (0,) if low[j - 1] >= n0 else None
+        short = self._last_short(at, times[at] + duration, n0, n1, n2, exclusive)
+        return (0,) if short < 0 else None
 
     def earliest(
         self, demand, count, mask, duration, *, exclusive=False, not_before=None, resolution=0.0
     ):
         if count != 1 or not mask[0]:
             return None
-        need = (int(demand[0]), int(demand[1]), int(demand[2]))
-        n0, n1, n2 = need
-        i = 0 if not_before is None else max(bisect_right(self.times, not_before) - 1, 0)
-        times, free, n, cap = self.times, self.free, len(self.times), self.cap
+        n0, n1, n2 = int(demand[0]), int(demand[1]), int(demand[2])
+        times, cpu, n = self.times, self.cpu, len(self.times)
+        plain = self.plain and not (n1 or n2 or exclusive)
+        mem, gpu, cap = self.mem, self.gpu, self.cap
+        i = 0 if not_before is None else max(bisect_right(times, not_before) - 1, 0)
         while i < n:
-            f = free[i]  # cheap test first: most candidate starts fail in their own interval
-            if f[0] < n0 or f[1] < n1 or f[2] < n2 or (exclusive and f != cap):
+            # cheap test first: most candidate starts fail in their own interval
+            if (
+                cpu[i] < n0
+                or not plain
+                and (mem[i] < n1 or gpu[i] < n2 or (exclusive and (cpu[i], mem[i], gpu[i]) != cap))
+            ):
                 i += 1
                 continue
             t = times[i]
             if not_before is not None and t < not_before:
                 t = not_before
-            if resolution and t > self.now:
+            if resolution and self.now < t < math.inf:
                 t = math.ceil(t / resolution) * resolution
                 if bisect_right(times, t) - 1 > i:
                     i += 1
                     continue
-            short = self._first_short(i, t + duration, need, exclusive)
+            short = self._last_short(i, t + duration, n0, n1, n2, exclusive)
             if short < 0:
                 return i, t, (0,)
-            # every start up to the short interval has it in its window: skip past it
-            i = max(short, i) + 1
+            i = short + 1
         return None
 
     def valid(self) -> bool:
-        return all(f[0] >= 0 and f[1] >= 0 and f[2] >= 0 for f in self.free)
+        return min(self.cpu) >= 0 and min(self.mem) >= 0 and min(self.gpu) >= 0
 
-    def _split(self, t):
-        k = bisect_right(self.times, t)
-        if self.times[k - 1] == t:
-            return k - 1
+    def _insert(self, k, t):
+        """A new interval starting at ``t`` at index ``k`` (the same free as before it)."""
         self.times.insert(k, t)
-        self.free.insert(k, self.free[k - 1])
+        self.cpu.insert(k, self.cpu[k - 1])
+        self.mem.insert(k, self.mem[k - 1])
+        self.gpu.insert(k, self.gpu[k - 1])
         self._low = None
         return k
 
     def reserve(self, nodes, usage, start, end, *, at=None):
-        i, j = _span(self, start, end, at)
+        # _span, spelled out: conservative reserves three times per job and pass
+        times = self.times
+        if at is not None and times[at] == start:
+            i = at
+        else:
+            i = bisect_right(times, start)
+            i = i - 1 if times[i - 1] == start else self._insert(i, start)
+        if end == math.inf:
+            j = len(times)
+        else:
+            j = bisect_right(times, end)
+            j = j - 1 if times[j - 1] == end else self._insert(j, end)
+        if at is not None and j <= i:
+            j = i + 1
         self._low = None
         d0, d1, d2 = usage[0].tolist()
-        free = self.free
-        if d1 == 0 and d2 == 0:  # a trace's processors-only job
-            free[i:j] = [(f[0] - d0, f[1], f[2]) for f in free[i:j]]
-        else:
-            free[i:j] = [(f[0] - d0, f[1] - d1, f[2] - d2) for f in free[i:j]]
+        if d0:
+            cpu = self.cpu
+            cpu[i:j] = [f - d0 for f in cpu[i:j]]
+        if d1:
+            mem = self.mem
+            mem[i:j] = [f - d1 for f in mem[i:j]]
+            if d1 > 0 and min(mem[i:j], default=0) < 0:
+                self.plain = False
+        if d2:
+            gpu = self.gpu
+            gpu[i:j] = [f - d2 for f in gpu[i:j]]
+            if d2 > 0 and min(gpu[i:j], default=0) < 0:
+                self.plain = False
 
 
 _first = itemgetter(0)
