@@ -407,14 +407,95 @@ def test_pool_profile_matches_profile(data):
     ref = Profile(now, free.copy(), capacity, releases)
     pool = PoolProfile(now, free.copy(), capacity, releases)
     assert pool_state(pool) == pool_state(ref)
+    standing = []  # reservations placed as conservative places them: (args, kw, t, nodes)
     for _ in range(draw(st.integers(1, 25))):
+        # compress a standing reservation not yet begun, as conservative does every pass
+        ahead = [k for k, r in enumerate(standing) if r[2] >= ref.now]
+        if ahead and ref.valid() and draw(st.booleans()):
+            k = draw(st.sampled_from(ahead))
+            (demand, count, mask, duration), kw, t, nodes = standing[k]
+            usage = np.broadcast_to(demand, (len(nodes), 3))
+            if kw["exclusive"]:
+                usage = capacity[list(nodes)]
+            call = (demand, count, mask, duration, t, nodes, usage)
+            got = ref.replan(*call, exclusive=kw["exclusive"])
+            assert same_answer(pool.replan(*call, exclusive=kw["exclusive"]), got)
+            assert got is not None and got[1] <= t  # never later than it stood
+            assert pool_state(pool) == pool_state(ref)
+            standing[k] = ((demand, count, mask, duration), kw, got[1], got[2])
+            continue
         kind, args, kw = draw_op(draw, ref, capacity)
+        if kw.get("exclusive") and not (ref.free <= capacity).all():
+            # more free than the node has (releases drawn beyond what runs): Profile tests
+            # the window's minimum, the pool each interval; both agree in any real state
+            continue
         got = run_op(ref, kind, args, kw)
         assert same_answer(run_op(pool, kind, args, kw), got), (kind, args, kw)
         assert pool_state(pool) == pool_state(ref), (kind, args, kw)
         if kind == "earliest" and got is not None and draw(st.booleans()):
             i, t, nodes = got
             usage = np.broadcast_to(args[0], (len(nodes), 3))
+            if kw["exclusive"]:
+                usage = capacity[list(nodes)]
             for prof in (ref, pool):
                 prof.reserve(nodes, usage, t, t + args[3], at=i)
             assert pool_state(pool) == pool_state(ref)
+            if "not_before" not in kw and "resolution" not in kw and t > ref.now:
+                standing.append((args, kw, t, nodes))
+
+
+@given(st.data())
+@SETTINGS
+def test_pool_replan_matches_profile(data):
+    """Compression as conservative runs it on a pool: jobs placed one after another at
+    their earliest fit, a running job ends early (its resources come back from now until
+    its expected end), then every standing reservation, in order of start, is taken out
+    and put back at its earliest fit. The pool's shortcut (search only earlier starts,
+    with the job's own CPUs counted free; leave the profile alone when it stays) gives the
+    same answers and the same profile as Profile's out-search-in, move by move."""
+    draw = data.draw
+    capacity = draw(clusters().map(lambda c: c[:1]))
+    cap = capacity[0]
+    now = draw(times_st)
+    running = []  # (expected end, usage) of running jobs; together within capacity
+    left = cap.copy()
+    for _ in range(draw(st.integers(0, 6))):
+        use = np.array([draw(st.integers(0, int(x))) for x in left], dtype=np.int64)
+        left -= use
+        running.append((now + draw(st.integers(1, 80)) / 4, use[None]))
+    releases = [(t, (0,), u) for t, u in running]
+    profs = [Profile(now, left[None].copy(), capacity, releases)]
+    profs.append(PoolProfile(now, left[None].copy(), capacity, releases))
+    standing = []
+    for _ in range(draw(st.integers(1, 10))):
+        plain = draw(st.booleans())  # CPUs only: the pool's fast path
+        demand = np.array(
+            [draw(st.integers(0, int(c))) if k == 0 or not plain else 0 for k, c in enumerate(cap)],
+            dtype=np.int64,
+        )
+        exclusive = not plain and draw(st.booleans())
+        duration = draw(spans_st.filter(lambda d: d > 0))
+        found = [
+            p.earliest(demand, 1, np.array([True]), duration, exclusive=exclusive) for p in profs
+        ]
+        assert same_answer(found[1], found[0])
+        if found[0] is None:
+            continue
+        i, t, nodes = found[0]
+        usage = capacity[[0]] if exclusive else demand[None]
+        for p in profs:
+            p.reserve(nodes, usage, t, t + duration, at=i)
+        standing.append((t, len(standing), demand, duration, exclusive, usage))
+    if running and draw(st.booleans()):  # a running job ends early: its resources come back
+        end, use = running[draw(st.integers(0, len(running) - 1))]
+        for p in profs:
+            p.reserve((0,), -use, now, end)
+    assert pool_state(profs[1]) == pool_state(profs[0])
+    for t, _n, demand, duration, exclusive, usage in sorted(standing, key=lambda s: s[:2]):
+        if t < now or not profs[0].valid():
+            continue
+        call = (demand, 1, np.array([True]), duration, t, (0,), usage)
+        got = profs[0].replan(*call, exclusive=exclusive)
+        assert got is not None and got[1] <= t  # its own slot is free: never later
+        assert same_answer(profs[1].replan(*call, exclusive=exclusive), got)
+        assert pool_state(profs[1]) == pool_state(profs[0])

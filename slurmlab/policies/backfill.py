@@ -242,15 +242,11 @@ class Conservative(Easy):
         # compression of an unchanged plan can still move a job earlier, so continuing
         # the pass after arrivals would not always equal recomputing it.
 
-        def place(n: int, job: PendingJob) -> None:
-            found = prof.earliest(
-                job.demand, job.count, job.mask & up, job.limit, exclusive=job.exclusive
-            )
+        def placed(n: int, job: PendingJob, found) -> None:
             if found is None:
                 d.reasons[job.id] = "Resources"
                 return
             i, t, nodes = found
-            prof.reserve(nodes, _usage(job, capacity, nodes), t, t + job.limit, at=i)
             if t <= now and i == 0:
                 d.starts.append(Start(job.id, nodes, "backfill" if n else "main"))
                 return
@@ -261,10 +257,19 @@ class Conservative(Easy):
 
         kept.sort(key=_start_and_position)  # in order of reservation time (compression)
         for t, n, job, nodes, usage in kept:
-            prof.reserve(nodes, -usage, t, t + job.limit)
-            place(n, job)
+            found = prof.replan(
+                job.demand, job.count, job.mask & up, job.limit, t, nodes, usage,
+                exclusive=job.exclusive,
+            )  # fmt: skip
+            placed(n, job, found)
         for n, job in fresh:  # then jobs without a reservation, in priority order
-            place(n, job)
+            found = prof.earliest(
+                job.demand, job.count, job.mask & up, job.limit, exclusive=job.exclusive
+            )
+            if found is not None:
+                i, t, nodes = found
+                prof.reserve(nodes, _usage(job, capacity, nodes), t, t + job.limit, at=i)
+            placed(n, job, found)
         return d
 
 

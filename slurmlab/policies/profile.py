@@ -200,6 +200,33 @@ class Profile:
         # for count >= 1 the nodes fitting throughout the window are those choose_nodes takes
         return best_fit(window, clean.nonzero()[0], count)
 
+    def replan(
+        self,
+        demand: np.ndarray,
+        count: int,
+        mask: np.ndarray,
+        duration: float,
+        start: float,
+        nodes: tuple[int, ...],
+        usage: np.ndarray,
+        *,
+        exclusive: bool = False,
+    ) -> tuple[int, float, tuple[int, ...]] | None:
+        """Compress one standing reservation (conservative backfilling): take the job's
+        ``usage`` on ``nodes`` from ``start`` out, put the job back at its earliest fit and
+        return that (interval index, start time, nodes) -- never later than ``start``,
+        since its own slot is free (None if its nodes went down and no others will do).
+        ``usage`` is what the job holds per node; it depends on which nodes only for an
+        ``exclusive`` job (whole nodes). The profile must be valid (all reservations fit)."""
+        self.reserve(nodes, -usage, start, start + duration)
+        found = self.earliest(demand, count, mask, duration, exclusive=exclusive)
+        if found is not None:  # (None: its nodes went down, and no others will do)
+            i, t, new = found
+            if exclusive:  # whole nodes: what it holds depends on which
+                usage = self.capacity[list(new)]
+            self.reserve(new, usage, t, t + duration, at=i)
+        return found
+
     def valid(self) -> bool:
         """No node is short of any resource at any time (reservations all fit)."""
         return bool((self.free >= 0).all())
@@ -342,6 +369,54 @@ class PoolProfile:
                 return i, t, (0,)
             i = short + 1
         return None
+
+    def replan(self, demand, count, mask, duration, start, nodes, usage, *, exclusive=False):
+        n0, n1, n2 = int(demand[0]), int(demand[1]), int(demand[2])
+        if not (self.plain and mask[0] and not (n1 or n2 or exclusive)) or not (
+            self.now < start and duration > 0
+        ):
+            return Profile.replan(
+                self, demand, count, mask, duration, start, nodes, usage, exclusive=exclusive
+            )
+        # Only starts before its own can move it. Search them with its CPUs counted free
+        # over its standing window (what taking it out would give); if none fits it stays
+        # where it is, and the profile is left as it was (out and back in changes nothing).
+        times, cpu = self.times, self.cpu
+        ix = bisect_left(times, start)  # its reservation's first interval (starts there)
+        held = int(usage[0][0])
+        i = 0
+        while i < ix:
+            if cpu[i] < n0:
+                i += 1
+                continue
+            t = times[i]
+            short = self._last_short_holding(i, t + duration, n0, ix, held)
+            if short < 0:
+                self.reserve(nodes, -usage, start, start + duration)
+                self.reserve(nodes, usage, t, t + duration, at=i)
+                return i, t, (0,)
+            i = short + 1
+        return ix, start, (0,)
+
+    def _last_short_holding(self, i, end, n0, ix, held):
+        """:meth:`_last_short` for a window starting before interval ``ix`` where the job
+        holds ``held`` CPUs from ``ix`` on (its own reservation, which ends after it)."""
+        j = max(bisect_left(self.times, end, lo=i), i + 1)
+        cpu = self.cpu
+        if j > ix:  # the window reaches into its own reservation
+            need = n0 - held
+            if min(cpu[ix:j]) < need:
+                k = j - 1
+                while cpu[k] >= need:
+                    k -= 1
+                return k
+            j = ix
+        if min(cpu[i:j]) >= n0:
+            return -1
+        k = j - 1
+        while cpu[k] >= n0:
+            k -= 1
+        return k
 
     def valid(self) -> bool:
         return min(self.cpu) >= 0 and min(self.mem) >= 0 and min(self.gpu) >= 0
