@@ -4,12 +4,18 @@ Run with ``make bench``. Measures CPU time (``time.process_time``: less sensitiv
 wall time to other work on a shared machine) of:
 
 * synthetic processors-only workloads (``pool_workload``, 256 processors, seed 0) of
-  10k, 100k and 1M jobs for every policy (a policy whose 100k run would make the 1M
-  run exceed ``--budget`` seconds is skipped at 1M, and the table says so);
+  10k, 100k and 1M jobs for every policy, at an offered load of 0.5 (``--load``): the
+  target is growth at *fixed queue depth*, and at higher loads FIFO's queue grows without
+  bound (blocking FIFO saturates near 62 % utilization on this workload) and
+  conservative's deepens with n. A policy whose 100k run would make the 1M run exceed
+  ``--budget`` seconds is skipped at 1M, and the table says so;
 * the largest SWF trace in ../shared/datasets/public/swf (LANL CM-5, 122k jobs) and KTH
   for every policy, and the tests' reference fifo/easy on the same traces;
 * the 2,000-job AI teaching workload (``ai_workload``) on the ``ai`` preset: the best of
   three re-simulations (a widget re-simulates the same workload), and the first run.
+
+Every row gives the mean queue depth (pending jobs, time-averaged: total wait divided by
+the span from first submit to last end, by Little's law).
 
 Writes the table into benchmarks/README.md between the RESULTS markers, with the
 machine and the date, and prints it.
@@ -46,6 +52,13 @@ def cpu(fn):
     return time.process_time() - t, out
 
 
+def depth(result) -> float:
+    """Mean number of pending jobs over the run (Little's law: total wait / span)."""
+    submit, start, end = (result.seconds(c) for c in ("Submit", "Start", "End"))
+    span = end.max() - submit.min()
+    return float((start - submit).sum() / span) if span > 0 else 0.0
+
+
 def reference_jobs(workload):
     return [
         RefJob(j.id, j.submit, j.spec.ntasks, j.runtime, j.spec.time_limit.total_seconds())
@@ -71,14 +84,16 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--sizes", default="10000,100000,1000000")
     ap.add_argument("--budget", type=float, default=900.0, help="max seconds for one run")
+    ap.add_argument("--load", type=float, default=0.5, help="offered load of the pools")
     ap.add_argument("--no-write", action="store_true")
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")
     rows = []
 
-    def row(name, jobs, policy, seconds, note=""):
+    def row(name, jobs, policy, seconds, note="", result=None):
         rate = f"{jobs / seconds:,.0f}" if seconds else "-"
-        rows.append(f"| {name} | {jobs:,} | {policy} | {seconds:.2f} | {rate} | {note} |")
+        q = f"{depth(result):,.1f}" if result is not None else "-"
+        rows.append(f"| {name} | {jobs:,} | {policy} | {seconds:.2f} | {rate} | {q} | {note} |")
         print(rows[-1], flush=True)
 
     # the teaching workload: the first run, then a re-simulation (what a widget does on
@@ -86,9 +101,10 @@ def main(argv=None) -> int:
     ai = Cluster.preset("ai")
     w = ai_workload(2000, ai, seed=1)
     for p in POLICIES:
-        first, _ = cpu(lambda p=p: simulate(ai, w, p))
+        first, res = cpu(lambda p=p: simulate(ai, w, p))
         again = min(cpu(lambda p=p: simulate(ai, w, p))[0] for _ in range(3))
-        row("ai preset, 2,000-job teaching workload", 2000, p, again, f"first run {first:.2f} s")
+        name = "ai preset, 2,000-job teaching workload"
+        row(name, 2000, p, again, f"first run {first:.2f} s", res)
 
     # real traces, with the reference beside the engine
     for name in ("KTH-SP2-1996-2.1-cln.swf.gz", "LANL-CM5-1994-4.1-cln.swf.gz"):
@@ -103,33 +119,29 @@ def main(argv=None) -> int:
             s, _ = cpu(lambda p=p, ref=ref, n=trace.max_procs: reference_starts(ref, n, p))
             row(name, len(trace), f"reference {p}", s, "tests/reference_sched.py")
         for p in POLICIES:
-            s, _ = cpu(lambda p=p, cl=cl, trace=trace: simulate(cl, trace, p))
-            row(name, len(trace), p, s)
+            s, res = cpu(lambda p=p, cl=cl, trace=trace: simulate(cl, trace, p))
+            row(name, len(trace), p, s, result=res)
 
     # synthetic pools
     per_job: dict[str, float] = {}
     for n in (int(x) for x in args.sizes.split(",")):
-        work = pool_workload(n, 256, seed=0)
+        work = pool_workload(n, 256, seed=0, load=args.load)
         cl = swf_cluster(256)
+        name = f"synthetic pool 256 procs, load {args.load:g}"
         for p in POLICIES:
             if p in per_job and per_job[p] * n > args.budget:
-                row(
-                    "synthetic pool 256 procs",
-                    n,
-                    p,
-                    0.0,
-                    f"skipped: projected {per_job[p] * n:,.0f} s",
-                )
+                row(name, n, p, 0.0, f"skipped: projected {per_job[p] * n:,.0f} s")
                 continue
-            s, _ = cpu(lambda p=p, work=work, cl=cl: simulate(cl, work, p))
+            s, res = cpu(lambda p=p, work=work, cl=cl: simulate(cl, work, p))
             per_job[p] = s / n
-            row("synthetic pool 256 procs", n, p, s)
+            row(name, n, p, s, result=res)
+            del res
 
     header = [
         f"Measured {dt.date.today().isoformat()} on {machine()}; CPU seconds (process_time).",
         "",
-        "| workload | jobs | policy | CPU s | jobs/s | note |",
-        "|---|---:|---|---:|---:|---|",
+        "| workload | jobs | policy | CPU s | jobs/s | queue depth | note |",
+        "|---|---:|---|---:|---:|---:|---|",
     ]
     table = "\n".join(header + rows)
     print(table)
