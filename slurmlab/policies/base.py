@@ -113,10 +113,12 @@ class QueueView:
         f = self.free if free is None else free
         if len(f) == 1:  # a one-node pool: no numpy reduction needed
             return (int(f[0, 0]), int(f[0, 1]), int(f[0, 2])) if self.up[0] else (-1, -1, -1)
-        if not self.up.any():
+        up = self.up
+        if up.all():  # no boolean indexing (a copy) when every node is up
+            return tuple(np.maximum.reduce(f, axis=0).tolist())
+        if not up.any():
             return (-1, -1, -1)
-        m = f[self.up].max(axis=0)
-        return (int(m[0]), int(m[1]), int(m[2]))
+        return tuple(np.maximum.reduce(f[up], axis=0).tolist())
 
 
 @dataclass(frozen=True, slots=True)
