@@ -212,7 +212,9 @@ class Conservative(Easy):
     Each pass keeps the standing schedule: every job's reservation from the previous
     pass goes back into the profile, then, in order of reservation time, each job is
     taken out and put back at its earliest fit -- never later than it was, since its old
-    slot is still free (Mu'alem & Feitelson's *compression* when jobs end early). Jobs
+    slot is still free (Mu'alem & Feitelson's *compression* when jobs end early; see
+    ``Profile.replan``, which on a one-node pool leaves a job that cannot start earlier
+    where it is, the same outcome without the two profile updates). Jobs
     without a reservation yet (new ones) then get the earliest slot that delays nobody,
     in priority order. Jobs whose slot is now start now.
     """
