@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from operator import itemgetter
 
 import numpy as np
 
@@ -257,7 +258,7 @@ class Conservative(Easy):
             d.planned[job.id] = t
             d.planned_nodes[job.id] = nodes
 
-        kept.sort(key=_start_and_position)  # in order of reservation time (compression)
+        kept.sort(key=itemgetter(0, 1))  # by reservation time, then position (compression)
         for t, n, job, nodes, usage in kept:
             found = prof.replan(
                 job.demand, job.count, job.mask & up, job.limit, t, nodes, usage,
@@ -273,10 +274,6 @@ class Conservative(Easy):
                 prof.reserve(nodes, _usage(job, capacity, nodes), t, t + job.limit, at=i)
             placed(n, job, found)
         return d
-
-
-def _start_and_position(kept: tuple) -> tuple[float, int]:
-    return kept[0], kept[1]
 
 
 @dataclass

@@ -307,12 +307,7 @@ class PoolProfile:
         j = max(bisect_left(self.times, end, lo=i), i + 1)
         cpu = self.cpu
         if self.plain and not (n1 or n2 or exclusive):
-            if min(cpu[i:j]) >= n0:
-                return -1
-            k = j - 1
-            while cpu[k] >= n0:
-                k -= 1
-            return k
+            return _last_below(cpu, i, j, n0)
         mem, gpu, cap = self.mem, self.gpu, self.cap
         for k in range(j - 1, i - 1, -1):
             if cpu[k] < n0 or mem[k] < n1 or gpu[k] < n2:
@@ -372,9 +367,8 @@ class PoolProfile:
 
     def replan(self, demand, count, mask, duration, start, nodes, usage, *, exclusive=False):
         n0, n1, n2 = int(demand[0]), int(demand[1]), int(demand[2])
-        if not (self.plain and mask[0] and not (n1 or n2 or exclusive)) or not (
-            self.now < start and duration > 0
-        ):
+        cpus_only = self.plain and mask[0] and not (n1 or n2 or exclusive)
+        if not (cpus_only and self.now < start and duration > 0):
             return Profile.replan(
                 self, demand, count, mask, duration, start, nodes, usage, exclusive=exclusive
             )
@@ -402,28 +396,22 @@ class PoolProfile:
         """:meth:`_last_short` for a window starting before interval ``ix`` where the job
         holds ``held`` CPUs from ``ix`` on (its own reservation, which ends after it)."""
         j = max(bisect_left(self.times, end, lo=i), i + 1)
-        cpu = self.cpu
         if j > ix:  # the window reaches into its own reservation
-            need = n0 - held
-            if min(cpu[ix:j]) < need:
-                k = j - 1
-                while cpu[k] >= need:
-                    k -= 1
+            k = _last_below(self.cpu, ix, j, n0 - held)
+            if k >= 0:
                 return k
             j = ix
-        if min(cpu[i:j]) >= n0:
-            return -1
-        k = j - 1
-        while cpu[k] >= n0:
-            k -= 1
-        return k
+        return _last_below(self.cpu, i, j, n0)
 
     def valid(self) -> bool:
         return min(self.cpu) >= 0 and min(self.mem) >= 0 and min(self.gpu) >= 0
 
-    def _insert(self, k, t):
-        """A new interval starting at ``t`` at index ``k`` (the same free as before it)."""
-        self.times.insert(k, t)
+    def _split(self, t):
+        times = self.times
+        k = bisect_right(times, t)
+        if times[k - 1] == t:
+            return k - 1
+        times.insert(k, t)
         self.cpu.insert(k, self.cpu[k - 1])
         self.mem.insert(k, self.mem[k - 1])
         self.gpu.insert(k, self.gpu[k - 1])
@@ -431,20 +419,7 @@ class PoolProfile:
         return k
 
     def reserve(self, nodes, usage, start, end, *, at=None):
-        # _span, spelled out: conservative reserves three times per job and pass
-        times = self.times
-        if at is not None and times[at] == start:
-            i = at
-        else:
-            i = bisect_right(times, start)
-            i = i - 1 if times[i - 1] == start else self._insert(i, start)
-        if end == math.inf:
-            j = len(times)
-        else:
-            j = bisect_right(times, end)
-            j = j - 1 if times[j - 1] == end else self._insert(j, end)
-        if at is not None and j <= i:
-            j = i + 1
+        i, j = _span(self, start, end, at)
         self._low = None
         d0, d1, d2 = usage[0].tolist()
         if d0:
@@ -463,6 +438,16 @@ class PoolProfile:
 
 
 _first = itemgetter(0)
+
+
+def _last_below(values: list, i: int, j: int, need: int) -> int:
+    """The last index in ``values[i:j]`` (not empty) below ``need``, or -1 if none is."""
+    if min(values[i:j]) >= need:
+        return -1
+    k = j - 1
+    while values[k] >= need:
+        k -= 1
+    return k
 
 
 def _span(prof, start: float, end: float, at: int | None) -> tuple[int, int]:
