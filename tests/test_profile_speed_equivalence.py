@@ -501,3 +501,19 @@ def test_pool_replan_matches_profile(data):
         assert got is not None and got[1] <= t  # its own slot is free: never later
         assert same_answer(profs[1].replan(*call, exclusive=exclusive), got)
         assert pool_state(profs[1]) == pool_state(profs[0])
+
+
+def test_pool_earliest_not_before_now_with_an_overdue_job():
+    """Found by the test above: with a running job past its limit, two intervals start
+    at ``now`` (the second counts that job's resources). A search not before ``now`` must
+    begin at the first of them, as Profile's does; the pool used to begin at the second."""
+    capacity = np.array([[4, 8, 0]])
+    free = np.array([[1, 8, 0]])
+    releases = [(5.0, (0,), np.array([[3, 0, 0]]))]  # expected end 5, now 10: overdue
+    demand, mask = np.array([1, 0, 0]), np.array([True])
+    for prof in (Profile(10.0, free.copy(), capacity, releases),
+                 PoolProfile(10.0, free.copy(), capacity, releases)):  # fmt: skip
+        assert list(prof.times) == [10.0, 10.0]
+        assert prof.earliest(demand, 1, mask, 0.0, not_before=10.0)[:2] == (0, 10.0)
+        assert prof.earliest(demand, 1, mask, 60.0, not_before=10.0)[:2] == (0, 10.0)
+        assert prof.earliest(np.array([4, 0, 0]), 1, mask, 60.0, not_before=10.0)[:2] == (1, 10.0)

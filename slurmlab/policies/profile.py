@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
+from functools import lru_cache
 from itertools import accumulate
 from operator import itemgetter
 
@@ -28,12 +29,16 @@ _SUM = np.add.reduce
 _TRIES = 6  # candidate intervals earliest tests one by one before searching vectorised
 
 
+@lru_cache(maxsize=4096)
 def _node_index(nodes: tuple[int, ...]) -> slice | np.ndarray:
     """``nodes`` as an index into the node axis: a slice (basic indexing, several times
-    cheaper) when they are a contiguous ascending range, else an index array."""
+    cheaper) when they are a contiguous ascending range, else an index array (cached: the
+    same node sets come back pass after pass; the arrays are never written)."""
     if len(nodes) and nodes[0] >= 0 and list(nodes) == list(range(nodes[0], nodes[-1] + 1)):
         return slice(nodes[0], nodes[-1] + 1)
-    return np.array(nodes, dtype=np.intp)
+    index = np.array(nodes, dtype=np.intp)
+    index.flags.writeable = False
+    return index
 
 
 class Profile:
@@ -55,22 +60,27 @@ class Profile:
     ):
         self.now = now
         self.capacity = capacity
-        rel = sorted(
-            ((max(t, now), nodes, usage) for t, nodes, usage in releases), key=lambda r: r[0]
-        )
+        rel = sorted(releases, key=_first)
         if not rel:
             self.times = [now]
             self.free = free[None].copy()
             return
-        delta = np.zeros((len(rel), *free.shape), dtype=free.dtype)
-        for k, (_t, nodes, usage) in enumerate(rel):
-            delta[k, _node_index(nodes)] += usage
-        cum = free + np.cumsum(delta, axis=0)
-        rtimes = [r[0] for r in rel]
-        # keep the last release of each instant; releases at `now` form a second interval
-        last = [k for k in range(len(rel)) if k + 1 == len(rel) or rtimes[k + 1] != rtimes[k]]
-        self.times = [now] + [rtimes[k] for k in last]
-        self.free = np.concatenate([free[None], cum[last]])
+        # one row per release instant, summed; releases at `now` (or overdue) form a
+        # second interval starting at `now`
+        delta = np.zeros((len(rel) + 1, *free.shape), dtype=free.dtype)
+        delta[0] = free
+        times = [now]
+        for t, nodes, usage in rel:
+            if t < now:
+                t = now
+            if t != times[-1] or len(times) == 1:
+                times.append(t)
+            if len(nodes) == 1:  # basic indexing of one row
+                delta[len(times) - 1, nodes[0]] += usage[0]
+            else:
+                delta[len(times) - 1, _node_index(nodes)] += usage
+        self.times = times
+        self.free = np.cumsum(delta[: len(times)], axis=0)
 
     def advance(self, now: float) -> None:
         """Start the profile at ``now``: intervals that began by then merge into the first.
@@ -341,7 +351,11 @@ class PoolProfile:
         times, cpu, n = self.times, self.cpu, len(self.times)
         plain = self.plain and not (n1 or n2 or exclusive)
         mem, gpu, cap = self.mem, self.gpu, self.cap
-        i = 0 if not_before is None else max(bisect_right(times, not_before) - 1, 0)
+        i = 0
+        if not_before is not None:  # the interval holding not_before (the first of several
+            i = max(bisect_right(times, not_before) - 1, 0)  # starting there: zero-length)
+            while i and times[i - 1] == times[i]:
+                i -= 1
         while i < n:
             # cheap test first: most candidate starts fail in their own interval
             if (
