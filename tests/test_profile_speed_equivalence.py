@@ -517,3 +517,5 @@ def test_pool_earliest_not_before_now_with_an_overdue_job():
         assert prof.earliest(demand, 1, mask, 0.0, not_before=10.0)[:2] == (0, 10.0)
         assert prof.earliest(demand, 1, mask, 60.0, not_before=10.0)[:2] == (0, 10.0)
         assert prof.earliest(np.array([4, 0, 0]), 1, mask, 60.0, not_before=10.0)[:2] == (1, 10.0)
+        # not before a later instant of the second interval: the first has no length
+        assert prof.earliest(demand, 1, mask, 0.0, not_before=10.5)[:2] == (1, 10.5)

@@ -228,13 +228,18 @@ class Profile:
         since its own slot is free (None if its nodes went down and no others will do).
         ``usage`` is what the job holds per node; it depends on which nodes only for an
         ``exclusive`` job (whole nodes). The profile must be valid (all reservations fit)."""
-        self.reserve(nodes, -usage, start, start + duration)
+        i, j = _span(self, start, start + duration, None)  # its intervals (already split)
+        index = _node_index(nodes)
+        self.free[i:j, index] += usage  # out
         found = self.earliest(demand, count, mask, duration, exclusive=exclusive)
         if found is not None:  # (None: its nodes went down, and no others will do)
-            i, t, new = found
-            if exclusive:  # whole nodes: what it holds depends on which
-                usage = self.capacity[list(new)]
-            self.reserve(new, usage, t, t + duration, at=i)
+            k, t, new = found
+            if t == start and new == nodes:  # it stays: back into the same intervals
+                self.free[i:j, index] -= usage
+            else:
+                if exclusive:  # whole nodes: what it holds depends on which
+                    usage = self.capacity[list(new)]
+                self.reserve(new, usage, t, t + duration, at=k)
         return found
 
     def valid(self) -> bool:
@@ -352,9 +357,9 @@ class PoolProfile:
         plain = self.plain and not (n1 or n2 or exclusive)
         mem, gpu, cap = self.mem, self.gpu, self.cap
         i = 0
-        if not_before is not None:  # the interval holding not_before (the first of several
-            i = max(bisect_right(times, not_before) - 1, 0)  # starting there: zero-length)
-            while i and times[i - 1] == times[i]:
+        if not_before is not None:  # the interval holding not_before, or the first of
+            i = max(bisect_right(times, not_before) - 1, 0)  # several starting at it
+            while i and times[i - 1] == times[i] == not_before:
                 i -= 1
         while i < n:
             # cheap test first: most candidate starts fail in their own interval
@@ -383,9 +388,14 @@ class PoolProfile:
         n0, n1, n2 = int(demand[0]), int(demand[1]), int(demand[2])
         cpus_only = self.plain and mask[0] and not (n1 or n2 or exclusive)
         if not (cpus_only and self.now < start and duration > 0):
-            return Profile.replan(
-                self, demand, count, mask, duration, start, nodes, usage, exclusive=exclusive
-            )
+            self.reserve(nodes, -usage, start, start + duration)  # out, then back in
+            found = self.earliest(demand, count, mask, duration, exclusive=exclusive)
+            if found is not None:
+                i, t, new = found
+                if exclusive:
+                    usage = self.capacity[list(new)]
+                self.reserve(new, usage, t, t + duration, at=i)
+            return found
         # Only starts before its own can move it. Search them with its CPUs counted free
         # over its standing window (what taking it out would give); if none fits it stays
         # where it is, and the profile is left as it was (out and back in changes nothing).
