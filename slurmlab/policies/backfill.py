@@ -101,7 +101,7 @@ class Fifo:
         d = Decision()
         # continuing the previous pass: its blocked partitions stay blocked
         blocked: set[str] = set() if view.resume is None else view.resume
-        most = view.most_free(free)
+        ranks = view.free_ranks(free)
         capacity, up, partitions = view.capacity, view.up, view.partitions
         d.resume = blocked
         for n, job in enumerate(view.queue, start=view.start):
@@ -110,7 +110,7 @@ class Fifo:
             if job.partition in blocked:
                 continue  # queued jobs wait for Priority unless a pass says otherwise
             nodes = None
-            if job.may_fit(most):
+            if job.may_fit(ranks):
                 nodes = choose_nodes(
                     free, capacity, job.demand, job.count, job.mask & up, job.exclusive
                 )
@@ -121,7 +121,7 @@ class Fifo:
                     break  # every partition with queued jobs is blocked: the rest wait (Priority)
                 continue
             _take(free, job, capacity, nodes)
-            most = view.most_free(free)
+            ranks = view.free_ranks(free)
             d.starts.append(Start(job.id, nodes, "main"))
         return d
 
@@ -144,7 +144,7 @@ class Easy(Fifo):
             if prof is not None:
                 prof.advance(view.now)
         free = view.free.copy()
-        most = view.most_free(free)
+        ranks = view.free_ranks(free)
         started = []
         stopped = False
         up, capacity, odd, min_cpus = view.up, view.capacity, view.odd, view.min_cpus
@@ -152,8 +152,7 @@ class Easy(Fifo):
         failed: dict[tuple, float] = {}  # _request_shape -> the shortest limit that failed
         for job in view.queue:
             nodes = None
-            need = job.need
-            if need[0] <= most[0] and need[1] <= most[1] and need[2] <= most[2]:
+            if job.may_fit(ranks):
                 shape = _request_shape(job)
                 shortest = failed.get(shape)
                 if shortest is None or job.limit < shortest:
@@ -170,7 +169,7 @@ class Easy(Fifo):
                         failed[shape] = job.limit if prof is not None else 0.0
             if nodes is not None:
                 usage = _take(free, job, view.capacity, nodes)
-                most = view.most_free(free)
+                ranks = view.free_ranks(free)
                 if prof is not None:
                     prof.reserve(nodes, usage, view.now, view.now + job.limit, at=0)
                 else:
@@ -180,7 +179,8 @@ class Easy(Fifo):
             if job.partition in reserved:
                 if job.id in odd:
                     d.reasons[job.id] = "Priority"
-                if most[0] < min_cpus and len(reserved) >= view.partitions and view.whole:
+                most_cpus = ranks[0][-1] if ranks[0] else -1
+                if most_cpus < min_cpus and len(reserved) >= view.partitions and view.whole:
                     # nothing more can start: the rest wait their turn (the jobs not reached
                     # in a continued pass are new ones, which already do)
                     d.rest = "Priority" if view.resume is None else None

@@ -55,10 +55,15 @@ class PendingJob:
     planned: tuple[float, tuple[int, ...]] | None = None
     rows: np.ndarray | None = None  # demand on each of its ``count`` nodes, when given
 
-    def may_fit(self, most_free: tuple[int, int, int]) -> bool:
-        """A cheap pre-check: False when no node has enough of some resource."""
-        n, m = self.need, most_free
-        return n[0] <= m[0] and n[1] <= m[1] and n[2] <= m[2]
+    def may_fit(self, ranks: tuple[list[int], list[int], list[int]]) -> bool:
+        """A cheap necessary check: False when fewer than ``count`` up nodes have enough
+        of some resource (``ranks`` from :meth:`QueueView.free_ranks`)."""
+        c = max(self.count, 1)
+        cpu, mem, gpu = ranks
+        if c > len(cpu):
+            return False
+        n = self.need
+        return n[0] <= cpu[-c] and n[1] <= mem[-c] and n[2] <= gpu[-c]
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,17 +113,27 @@ class QueueView:
     odd: Collection[int] = frozenset()
     whole: bool = False  # ``queue`` holds every queued job (none left out by limits etc.)
 
-    def most_free(self, free: np.ndarray | None = None) -> tuple[int, int, int]:
-        """The largest free amount of each resource on any up node (for quick rejects)."""
+    def free_ranks(self, free: np.ndarray | None = None) -> tuple[list[int], list[int], list[int]]:
+        """Free CPUs, MB and GPUs of the up nodes, each list sorted ascending: ``[r][-c]``
+        is the ``c``-th largest free amount of resource ``r`` on any up node. A job of
+        ``count`` nodes fits nowhere unless ``count`` of them have enough of each (quick
+        rejects, see :meth:`PendingJob.may_fit`; ``[r][-1]`` is the most free anywhere)."""
         f = self.free if free is None else free
-        if len(f) == 1:  # a one-node pool: no numpy reduction needed
-            return (int(f[0, 0]), int(f[0, 1]), int(f[0, 2])) if self.up[0] else (-1, -1, -1)
+        if len(f) == 1:  # a one-node pool: no numpy call needed
+            if not self.up[0]:
+                return [], [], []
+            c, m, g = f[0].tolist()
+            return [c], [m], [g]
         up = self.up
         if up.all():  # no boolean indexing (a copy) when every node is up
-            return tuple(np.maximum.reduce(f, axis=0).tolist())
-        if not up.any():
-            return (-1, -1, -1)
-        return tuple(np.maximum.reduce(f[up], axis=0).tolist())
+            ranks = f.copy()
+        elif up.any():
+            ranks = f[up]
+        else:
+            return [], [], []
+        ranks.sort(axis=0)  # in place (np.sort's wrapper costs about as much)
+        cpu, mem, gpu = ranks.T.tolist()
+        return cpu, mem, gpu
 
 
 @dataclass(frozen=True, slots=True)
