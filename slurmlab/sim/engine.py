@@ -250,6 +250,7 @@ class Simulation(Controller, Lifecycles):
         self.prio = PriorityState(cluster, weights, self.tree, self.qos) if weights else None
         self._tick_armed = False
         self._arm_priority_tick()
+        self._job_requeue = cluster.job_requeue  # slurm.conf JobRequeue (looked up once)
         ptype = (cluster.setting("PreemptType", "preempt/none") or "").lower()
         self.preempt_mode = (cluster.setting("PreemptMode", "OFF") or "OFF").split(",")[0].upper()
         self.preemption = ptype == "preempt/qos" and self.preempt_mode != "OFF"
@@ -413,7 +414,7 @@ class Simulation(Controller, Lifecycles):
         job.work_left = job.runtime
         job.ckpt = wjob.checkpoint
         job.array_job = job.array_task = job.array_id = job.throttle = None
-        job.requeue = self.cluster.job_requeue if spec.requeue is None else spec.requeue
+        job.requeue = self._job_requeue if spec.requeue is None else spec.requeue
         job.usage = None
         job.priority = self._priority(job, at_submit=True)
         job.deps = spec.dependency
