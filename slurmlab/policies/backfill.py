@@ -144,7 +144,7 @@ class Easy(Fifo):
             if prof is not None:
                 prof.advance(view.now)
         free = view.free.copy()
-        ranks = view.free_ranks(free)
+        cpus, mems, gpus = view.free_ranks(free)
         started = []
         stopped = False
         up, capacity, odd, min_cpus = view.up, view.capacity, view.odd, view.min_cpus
@@ -152,7 +152,14 @@ class Easy(Fifo):
         failed: dict[tuple, float] = {}  # _request_shape -> the shortest limit that failed
         for job in view.queue:
             nodes = None
-            if job.may_fit(ranks):
+            # PendingJob.may_fit, inline (the loop's hottest test on long queues)
+            c, need = job.count, job.need
+            if (
+                c <= len(cpus)
+                and need[0] <= cpus[-c]
+                and need[1] <= mems[-c]
+                and need[2] <= gpus[-c]
+            ):
                 shape = _request_shape(job)
                 shortest = failed.get(shape)
                 if shortest is None or job.limit < shortest:
@@ -169,7 +176,7 @@ class Easy(Fifo):
                         failed[shape] = job.limit if prof is not None else 0.0
             if nodes is not None:
                 usage = _take(free, job, view.capacity, nodes)
-                ranks = view.free_ranks(free)
+                cpus, mems, gpus = view.free_ranks(free)
                 if prof is not None:
                     prof.reserve(nodes, usage, view.now, view.now + job.limit, at=0)
                 else:
@@ -179,8 +186,11 @@ class Easy(Fifo):
             if job.partition in reserved:
                 if job.id in odd:
                     d.reasons[job.id] = "Priority"
-                most_cpus = ranks[0][-1] if ranks[0] else -1
-                if most_cpus < min_cpus and len(reserved) >= view.partitions and view.whole:
+                if (
+                    (cpus[-1] if cpus else -1) < min_cpus
+                    and len(reserved) >= view.partitions
+                    and view.whole
+                ):
                     # nothing more can start: the rest wait their turn (the jobs not reached
                     # in a continued pass are new ones, which already do)
                     d.rest = "Priority" if view.resume is None else None
