@@ -234,7 +234,7 @@ class Profile:
         found = self.earliest(demand, count, mask, duration, exclusive=exclusive)
         if found is not None:  # (None: its nodes went down, and no others will do)
             k, t, new = found
-            if t == start and new == nodes:  # it stays: back into the same intervals
+            if k == i and t == start and new == nodes and j > i:  # it stays: back in place
                 self.free[i:j, index] -= usage
             else:
                 if exclusive:  # whole nodes: what it holds depends on which
