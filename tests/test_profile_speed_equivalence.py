@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from slurmlab.policies import profile as profile_module
-from slurmlab.policies.base import CPU, GPU, MEM
+from slurmlab.policies.base import CPU, GPU, MEM, PendingJob, QueueView
 from slurmlab.policies.placement import choose_nodes
 from slurmlab.policies.profile import PoolProfile, Profile
 
@@ -374,6 +374,35 @@ def test_choose_nodes_matches_reference(data):
     exclusive = draw(st.booleans())
     expected = ref_choose_nodes(free, capacity, demand, count, mask, exclusive)
     assert repr(choose_nodes(free, capacity, demand, count, mask, exclusive)) == repr(expected)
+
+
+@given(st.data())
+@SETTINGS
+def test_ranked_quick_reject_never_rejects_a_job_that_fits(data):
+    """Policies skip best fit for a job of N nodes unless N up nodes each have enough of
+    every resource (``QueueView.free_ranks``, ``PendingJob.may_fit``). The check must be
+    necessary: whenever best fit finds nodes, it passes."""
+    draw = data.draw
+    capacity = draw(clusters())
+    n = len(capacity)
+    free = np.maximum(capacity - amounts(draw, capacity), 0)
+    up = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    demand, count, mask, _ = job(draw, capacity)
+    if draw(st.booleans()):  # mostly a job that fits: at most what `count` nodes have free
+        chosen = draw(st.sets(st.integers(0, n - 1), min_size=1, max_size=n))
+        count = len(chosen)
+        demand = free[sorted(chosen)].min(axis=0) - np.array(
+            [draw(st.integers(0, 2)) for _ in range(3)]
+        )
+        demand = np.maximum(demand, 0)
+    exclusive = draw(st.booleans())
+    view = QueueView(0.0, (), (), free, capacity, up, [f"n{i}" for i in range(len(capacity))])
+    ranks = view.free_ranks()
+    pending = PendingJob(1, "p", demand, count, mask, 60.0, exclusive, need=tuple(demand.tolist()))
+    if choose_nodes(free, capacity, demand, count, mask & up, exclusive) is not None:
+        assert pending.may_fit(ranks)
+    for r, amounts_r in enumerate(ranks):  # each sorted, over the up nodes only
+        assert amounts_r == sorted(free[up, r].tolist())
 
 
 # --- the one-node pool: PoolProfile against Profile ---------------------------------------
