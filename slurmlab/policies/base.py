@@ -57,8 +57,8 @@ class PendingJob:
 
     def may_fit(self, ranks: tuple[list[int], list[int], list[int]]) -> bool:
         """A cheap necessary check: False when fewer than ``count`` up nodes have enough
-        of some resource (``ranks`` from :meth:`QueueView.free_ranks`)."""
-        c = max(self.count, 1)
+        of some resource (``ranks`` from :meth:`QueueView.free_ranks`; jobs ask for >= 1 node)."""
+        c = self.count
         cpu, mem, gpu = ranks
         if c > len(cpu):
             return False

@@ -75,10 +75,7 @@ class Profile:
                 t = now
             if t != times[-1] or len(times) == 1:
                 times.append(t)
-            if len(nodes) == 1:  # basic indexing of one row
-                delta[len(times) - 1, nodes[0]] += usage[0]
-            else:
-                delta[len(times) - 1, _node_index(nodes)] += usage
+            delta[len(times) - 1, _node_index(nodes)] += usage
         self.times = times
         self.free = np.cumsum(delta[: len(times)], axis=0)
 
@@ -234,7 +231,7 @@ class Profile:
         found = self.earliest(demand, count, mask, duration, exclusive=exclusive)
         if found is not None:  # (None: its nodes went down, and no others will do)
             k, t, new = found
-            if k == i and t == start and new == nodes and j > i:  # it stays: back in place
+            if k == i and new == nodes and j > i:  # it stays (interval i starts at `start`)
                 self.free[i:j, index] -= usage
             else:
                 if exclusive:  # whole nodes: what it holds depends on which
