@@ -1,20 +1,25 @@
 """Shortcuts of the scheduling pass decide exactly what a full pass would.
 
 After arrivals only, policies continue their previous pass with the new jobs instead of
-scanning the whole queue again (QueueView.resume), and EASY stops scanning once nothing
-more can start (Decision.rest). These tests run the same workloads with continuation
-switched off and compare every job's start, end, nodes, and its whole history of pending
-reasons and planned starts; the reference tests compare the early stop with a full scan.
+scanning the whole queue again (QueueView.resume), and so does the ``slurm`` policy's
+backfill cycle; EASY stops scanning once nothing more can start (Decision.rest). These
+tests run the same workloads with continuation switched off and compare every job's start,
+end, nodes, and its whole history of pending reasons and planned starts; the reference
+tests compare the early stop with a full scan.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import pytest
 
 from slurmlab import Cluster, simulate
 from slurmlab.records.swf import swf_cluster
 from slurmlab.sim.controller import Controller
+from slurmlab.spec.job import JobSpec
 from slurmlab.spec.synthetic import ai_workload, pool_workload
+from slurmlab.spec.workload import Workload, WorkloadJob
 
 COLUMNS = ["JobID", "Start", "End", "State", "NodeList", "StartedBy", "Reason"]
 
@@ -25,11 +30,11 @@ def history(result):
     return table, [(j.id, j.reasons, j.plans) for j in result.sim.jobs.values()]
 
 
-def both(cluster, workload, policy, monkeypatch):
-    fast = history(simulate(cluster, workload, policy))
+def both(cluster, workload, policy, monkeypatch, **params):
+    fast = history(simulate(cluster, workload, policy, **params))
     with monkeypatch.context() as m:
-        m.setattr(Controller, "_can_resume", lambda self: False)
-        full = history(simulate(cluster, workload, policy))
+        m.setattr(Controller, "_unchanged", lambda self: False)  # no pass or cycle continues
+        full = history(simulate(cluster, workload, policy, **params))
     return fast, full
 
 
@@ -51,18 +56,79 @@ def test_continued_passes_equal_full_passes_on_a_processor_pool(policy, monkeypa
     assert same(fast, full)
 
 
-def test_continuation_is_used(monkeypatch):
+def _past_limits(workload):
+    """A trace where every fourth job runs three times its recorded run time, past its
+    limit (traces replay run times as they are): the profile then moves with the clock."""
+    jobs = tuple(
+        dataclasses.replace(j, runtime=j.runtime * 3) if i % 4 == 0 else j
+        for i, j in enumerate(workload.jobs)
+    )
+    return dataclasses.replace(workload, jobs=jobs)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"bf_window": 30},  # many jobs planned beyond the window, which moves with the clock
+        {"bf_window": 120, "bf_resolution": 300},
+        {"bf_interval": 5, "bf_resolution": 10},
+        {"bf_max_job_test": 3},
+    ],
+)
+def test_continued_backfill_cycles_equal_full_cycles(params, monkeypatch):
+    """The slurm policy's backfill cycle after arrivals only plans just the new jobs."""
+    cluster = Cluster.preset("ai")
+    fast, full = both(cluster, ai_workload(400, cluster, seed=2), "slurm", monkeypatch, **params)
+    assert same(fast, full)
+    pool = pool_workload(1000, 64, seed=1)
+    for workload in (pool, _past_limits(pool)):
+        fast, full = both(swf_cluster(64), workload, "slurm", monkeypatch, **params)
+        assert same(fast, full)
+
+
+def test_a_continued_cycle_restates_its_reasons(monkeypatch):
+    """Between two backfill cycles the main scheduler names the first blocked job of each
+    partition ``Resources``; a full cycle names every job but the queue's first
+    ``Priority`` again, and so must a continued one (here jobs keep arriving in ``pa`` while
+    ``b2`` waits in ``pb``: its reason flips at every cycle and every arrival)."""
+    cluster = Cluster.from_slurm_conf(
+        """
+NodeName=a[1-2] CPUs=4 RealMemory=8000
+NodeName=b[1-2] CPUs=4 RealMemory=8000
+PartitionName=pa Nodes=a[1-2] Default=YES MaxTime=INFINITE
+PartitionName=pb Nodes=b[1-2] MaxTime=INFINITE
+"""
+    )
+
+    def job(id, args, submit, runtime):
+        return WorkloadJob(JobSpec.from_args(args.split()), submit, runtime, id=id)
+
+    jobs = [
+        job("a1", "-p pa -N2 --exclusive -t 100", 0, 5000),
+        job("b1", "-p pb -N2 --exclusive -t 100", 0, 5000),
+        job("a2", "-p pa -N1 --exclusive -t 10", 1, 60),
+        job("b2", "-p pb -N1 --exclusive -t 10", 2, 60),
+    ] + [job(f"a{k}", "-p pa -N1 --exclusive -t 10", 45 + 30 * k, 60) for k in range(3, 8)]
+    fast, full = both(cluster, Workload(tuple(jobs)), "slurm", monkeypatch)
+    assert same(fast, full)
+    b2 = next(reasons for id, reasons, _plans in full[1] if id == 4)
+    assert [r for _t, r in b2].count("Priority") >= 5  # restated at every cycle
+
+
+@pytest.mark.parametrize("spied", ["_can_resume", "_can_continue_cycle"])
+def test_continuation_is_used(spied, monkeypatch):
     """Guard against the speed-up silently switching itself off."""
     calls = []
-    original = Controller._can_resume
+    original = getattr(Controller, spied)
 
     def spy(self):
         calls.append(original(self))
         return calls[-1]
 
-    monkeypatch.setattr(Controller, "_can_resume", spy)
+    monkeypatch.setattr(Controller, spied, spy)
     cluster = Cluster.preset("ai")
-    simulate(cluster, ai_workload(300, cluster, seed=1), "easy")
+    simulate(cluster, ai_workload(300, cluster, seed=1), "slurm" if "cycle" in spied else "easy")
     assert any(calls) and not all(calls)
 
 

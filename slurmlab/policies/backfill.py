@@ -314,14 +314,29 @@ class SlurmBackfill(Conservative):
         return self.main_pass(view, view.free.copy(), limit=self.default_queue_depth)
 
     def backfill(self, view: QueueView) -> Decision:
-        """One backfill cycle: plan every tested job; start those whose planned start is now."""
+        """One backfill cycle: plan every tested job; start those whose planned start is now.
+
+        A cycle after arrivals only (``view.resume``) continues the previous one: its plans
+        and reasons stand (the profile, built from time limits rounded to ``bf_resolution``,
+        is the same from the new ``now`` on), and only the new jobs are planned. A cycle
+        that planned a job beyond ``bf_window`` is not continued, since the window moves with
+        the clock and the next cycle may give that job a reservation.
+        """
         d = Decision()
-        prof = _profile(view, resolution=self.bf_resolution)
         horizon = view.now + self.bf_window * 60.0
         # _request_shape -> (the shortest limit that could not start within the window,
         # whether it can never start)
-        hopeless: dict[tuple, tuple[float, bool]] = {}
-        for n, job in enumerate(view.queue):
+        hopeless: dict[tuple, tuple[float, bool]]
+        if view.resume is not None:
+            prof, hopeless, reasons, planned = view.resume
+            prof.advance(view.now)
+            d.reasons.update(reasons)
+            d.planned.update(planned)
+        else:
+            prof = _profile(view, resolution=self.bf_resolution)
+            hopeless = {}
+        beyond = False  # some job was planned beyond the window
+        for n, job in enumerate(view.queue, start=view.start):
             if n >= self.bf_max_job_test:
                 break
             shape = _request_shape(job)
@@ -352,11 +367,14 @@ class SlurmBackfill(Conservative):
             d.reasons[job.id] = "Resources" if n == 0 else "Priority"
             if t > horizon:
                 hopeless[shape] = (job.limit, False)
+                beyond = True
                 continue  # "StartTime set to time after current backfill window. No reservation"
             # like Slurm, planned reservations take whole nodes
             end = _round_up(t + job.limit, self.bf_resolution)
             prof.reserve(nodes, view.capacity[list(nodes)], t, end, at=i)
             d.planned[job.id] = t
+        if not (d.starts or beyond):
+            d.resume = (prof, hopeless, d.reasons, d.planned)
         return d
 
 

@@ -92,8 +92,9 @@ class QueueView:
     ``queue`` holds only the new jobs (``start`` is their position in the whole queue).
     The earlier jobs' outcome cannot change (resources only became scarcer, later), so
     a policy continues from its saved state instead of scanning them again. ``fifo``,
-    ``easy`` and ``slurm``'s main scheduler continue passes (tests check that a continued
-    pass equals a full one); a policy that returns no ``resume`` always gets the whole
+    ``easy`` and ``slurm``'s main scheduler continue passes, and ``slurm``'s backfill
+    cycles continue the previous cycle the same way (tests check that a continued pass or
+    cycle equals a full one); a policy that returns no ``resume`` always gets the whole
     queue.
     """
 

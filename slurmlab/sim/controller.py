@@ -169,7 +169,7 @@ class Controller:
             yield pending
 
     def _resv_edge(self, r: Reservation, what: str) -> None:
-        self._resume = None
+        self._changed()
         self.events.append((self.env.now, what, None, None, r.name))
         self.request_pass()
 
@@ -239,16 +239,35 @@ class Controller:
             job = jobs[jid]
             yield job.pending or self._pending_of(job)
 
+    def _changed(self) -> None:
+        """Something but jobs joining the queue happened: no pass or cycle may be continued."""
+        self._resume = self._cycle = None
+
     def _can_resume(self) -> bool:
         """Whether this pass may continue the previous one (see :class:`QueueView`).
 
         Since that pass only jobs joined the queue (every other change clears
-        ``_resume``), all after the jobs it saw; nothing filters the queue; and no running
-        job has reached its expected end (a trace job past its limit "may end at any
-        moment", which moves with the clock).
+        ``_resume``), all after the jobs it saw, and :meth:`_unchanged` holds.
         """
         if self._resume is None or not self._fresh or not self._fresh_after:
             return False
+        return self._unchanged()
+
+    def _can_continue_cycle(self) -> bool:
+        """Whether this backfill cycle may continue the previous one, as :meth:`_can_resume`.
+
+        No job left the queue since (that clears ``_cycle``), so the jobs that joined all
+        sort after the ones it saw when its last job is still where it was.
+        """
+        n = self._cycle_len
+        if self._cycle is None or (n and self.queue[n - 1][0] != self._cycle_key):
+            return False
+        return self._unchanged()
+
+    def _unchanged(self) -> bool:
+        """What continuing needs besides "only jobs joined": nothing filters the queue and
+        no running job has reached its expected end (a trace job past its limit "may end at
+        any moment", which moves with the clock)."""
         if self._filtering() or self.preemption:
             return False
         ends, now = self._expected_ends, self.env.now
@@ -384,8 +403,17 @@ class Controller:
             self._timer_idle = True
             return
         self._resume = None  # the cycle plans and starts jobs: the main pass starts afresh
-        decision = self.policy.backfill(self._view())
+        if self._can_continue_cycle():  # only jobs joined since the last cycle
+            view = self._view(self._cycle, len(self.queue) - self._cycle_len)
+        else:
+            view = self._view()
+        decision = self.policy.backfill(view)
+        queued = len(self.queue)
         self._apply(decision)
+        # (a start, or a job made eligible while applying, clears or voids what it saw)
+        self._cycle = decision.resume if not decision.starts and len(self.queue) == queued else None
+        self._cycle_len = len(self.queue)
+        self._cycle_key = self.queue[-1][0] if self.queue else None
         self._bf_seen = -1 if decision.starts else len(self.events)
         if self.running or self._arrivals_left or self._future_work() or self._pass_pending:
             self._schedule_timer()

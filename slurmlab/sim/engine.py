@@ -230,6 +230,11 @@ class Simulation(Controller, Lifecycles):
         self._fresh: list[int] = []
         self._fresh_after = True  # every fresh job sorts after the last pass's last job
         self._last_key = None
+        # the same for backfill cycles (the slurm policy): the last cycle's state, the queue's
+        # length then and its last key (jobs joining since sort after it if it stayed put)
+        self._cycle = None
+        self._cycle_len = 0
+        self._cycle_key = None
         self._expected_ends: list[tuple] = []  # heap: (end, id, restarts, run)
         self._drained: set[str] = set()  # nodes an admin drained (kept drained across a failure)
         deps = (cluster.setting("DependencyParameters", "") or "").lower()
@@ -472,7 +477,7 @@ class Simulation(Controller, Lifecycles):
         must not tick for ever. A submission or a job start re-arms it.
         """
         self._tick_armed = False
-        self._resume = None
+        self._changed()
         self.prio.tick(self.env.now, self.running.values())
         pending = [self.jobs[j] for _k, j in self.queue] + [self.jobs[j] for j in self.waiting]
         for job in pending:
@@ -542,7 +547,7 @@ class Simulation(Controller, Lifecycles):
             del self._cpu_needs[c]
             if c == self._min_cpus:
                 self._min_cpus = None  # recomputed when asked
-        self._resume = None
+        self._changed()
 
     def _recheck(self, job: SimJob) -> None:
         if job.state == "PENDING" and job.id in self.waiting:

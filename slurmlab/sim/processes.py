@@ -146,7 +146,7 @@ class Lifecycles:
             raise TypeError(f"unknown interruption cause {cause!r}")
 
     def _finish(self, job: SimJob, state: str, exit_code: str, requeue: bool = False) -> None:
-        self._resume = None
+        self._changed()
         if self.prio is not None:
             self.prio.charge(job, self.env.now)
         if len(job.nodes) == 1:
@@ -193,7 +193,7 @@ class Lifecycles:
         """Admin node state: ``DRAIN`` (running jobs finish, no new ones), ``IDLE`` (resume)."""
         if name not in self.node_index:
             raise SlurmlabError(f"Invalid node name specified: {name!r}")
-        self._resume = None
+        self._changed()
         i = self.node_index[name]
         if state == "DRAIN":
             self._drained.add(name)
