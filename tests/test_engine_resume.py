@@ -13,6 +13,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from hypothesis import given
+from test_engine_properties import SETTINGS, scenarios
 
 from slurmlab import Cluster, simulate
 from slurmlab.records.swf import swf_cluster
@@ -114,6 +116,23 @@ PartitionName=pb Nodes=b[1-2] MaxTime=INFINITE
     assert same(fast, full)
     b2 = next(reasons for id, reasons, _plans in full[1] if id == 4)
     assert [r for _t, r in b2].count("Priority") >= 5  # restated at every cycle
+
+
+@pytest.mark.parametrize("policy", ["fifo", "easy", "slurm"])
+@SETTINGS
+@given(case=scenarios())
+def test_continuing_equals_recomputing_on_random_workloads(policy, case):
+    """Random clusters and workloads, with arrays, --begin and dependencies (jobs that join
+    the queue ahead of others), zero-length jobs and failing jobs."""
+    cluster, workload = case
+    fast = history(simulate(cluster, workload, policy))
+    original = Controller._unchanged
+    try:  # (monkeypatch is function-scoped: hypothesis runs many examples per call)
+        Controller._unchanged = lambda self: False
+        full = history(simulate(cluster, workload, policy))
+    finally:
+        Controller._unchanged = original
+    assert same(fast, full)
 
 
 @pytest.mark.parametrize("spied", ["_can_resume", "_can_continue_cycle"])
