@@ -26,6 +26,7 @@ __all__ = ["PoolProfile", "Profile", "make_profile"]
 _MIN = np.minimum.reduce  # the ufunc's reduce: what ndarray.min calls, without its overhead
 _ALL = np.logical_and.reduce
 _SUM = np.add.reduce
+_ACCUMULATE = np.add.accumulate
 _TRIES = 6  # candidate intervals earliest tests one by one before searching vectorised
 
 
@@ -77,7 +78,9 @@ class Profile:
                 times.append(t)
             delta[len(times) - 1, _node_index(nodes)] += usage
         self.times = times
-        self.free = np.cumsum(delta[: len(times)], axis=0)
+        free = delta[: len(times)]
+        _ACCUMULATE(free, axis=0, out=free)  # the running sum, in place (np.cumsum allocates)
+        self.free = free
 
     def advance(self, now: float) -> None:
         """Start the profile at ``now``: intervals that began by then merge into the first.
