@@ -144,13 +144,16 @@ class Easy(Fifo):
             if prof is not None:
                 prof.advance(view.now)
         free = view.free.copy()
-        cpus, mems, gpus = view.free_ranks(free)
+        stale = True  # the ranks of free amounts are computed when a job needs them
         started = []
         stopped = False
         up, capacity, odd, min_cpus = view.up, view.capacity, view.odd, view.min_cpus
         all_up = bool(up.all())  # then a job's mask needs no masking
         failed: dict[tuple, float] = {}  # _request_shape -> the shortest limit that failed
         for job in view.queue:
+            if stale:  # (after a start, the pass may well end: no ranks computed in vain)
+                cpus, mems, gpus = view.free_ranks(free)
+                stale = False
             nodes = None
             # PendingJob.may_fit, inline (the loop's hottest test on long queues)
             c, need = job.count, job.need
@@ -176,7 +179,7 @@ class Easy(Fifo):
                         failed[shape] = job.limit if prof is not None else 0.0
             if nodes is not None:
                 usage = _take(free, job, view.capacity, nodes)
-                cpus, mems, gpus = view.free_ranks(free)
+                stale = True
                 if prof is not None:
                     prof.reserve(nodes, usage, view.now, view.now + job.limit, at=0)
                 else:

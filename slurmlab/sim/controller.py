@@ -240,7 +240,7 @@ class Controller:
             yield job.pending or self._pending_of(job)
 
     def _changed(self) -> None:
-        """Something but jobs joining the queue happened: no pass or cycle may be continued."""
+        """Something other than jobs joining the queue happened: no pass or cycle continues."""
         self._resume = self._cycle = None
 
     def _can_resume(self) -> bool:
