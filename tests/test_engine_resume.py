@@ -17,6 +17,8 @@ from hypothesis import given
 from test_engine_properties import SETTINGS, scenarios
 
 from slurmlab import Cluster, simulate
+from slurmlab.policies import backfill
+from slurmlab.policies.profile import Profile
 from slurmlab.records.swf import swf_cluster
 from slurmlab.sim.controller import Controller
 from slurmlab.spec.job import JobSpec
@@ -118,7 +120,7 @@ PartitionName=pb Nodes=b[1-2] MaxTime=INFINITE
     assert [r for _t, r in b2].count("Priority") >= 5  # restated at every cycle
 
 
-@pytest.mark.parametrize("policy", ["fifo", "easy", "slurm"])
+@pytest.mark.parametrize("policy", ["fifo", "easy", "conservative", "slurm"])
 @SETTINGS
 @given(case=scenarios())
 def test_continuing_equals_recomputing_on_random_workloads(policy, case):
@@ -133,6 +135,77 @@ def test_continuing_equals_recomputing_on_random_workloads(policy, case):
     finally:
         Controller._unchanged = original
     assert same(fast, full)
+
+
+def test_conservative_skips_searches_after_arrivals(monkeypatch):
+    """After arrivals only, conservative leaves a job whose window no change of the previous
+    pass reached where it is, without searching (the plans equal a full recomputation:
+    the tests above)."""
+    calls = []
+    original = Profile.replan
+
+    def spy(self, *args, **kwargs):
+        calls.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Profile, "replan", spy)
+    cluster = Cluster.preset("ai")
+    workload = ai_workload(300, cluster, seed=1)
+    simulate(cluster, workload, "conservative")
+    skipping = len(calls)
+    calls.clear()
+    monkeypatch.setattr(Controller, "_unchanged", lambda self: False)
+    simulate(cluster, workload, "conservative")
+    assert skipping < 0.8 * len(calls)
+
+
+class SkipChecks:
+    """Conservative searching every job anyway, checking each time its skip rule said a
+    job could skip that the search indeed left the job where it was: the rule and the
+    changes recorded pass after pass, against what the searches find."""
+
+    def __init__(self):
+        self.verdicts, self.checked = {}, []
+
+    def rule(self, start, end, *changes):
+        self.verdicts[start, end] = backfill_undisturbed(start, end, *changes)  # it would skip
+        return False  # search anyway
+
+    def replan(self, prof, demand, count, mask, duration, start, nodes, usage, **kw):
+        found = profile_replan(prof, demand, count, mask, duration, start, nodes, usage, **kw)
+        if self.verdicts.pop((start, start + duration), False):
+            self.checked.append(found is not None and (found[1], found[2]) == (start, nodes))
+        return found
+
+    def run(self, cluster, workload) -> list[bool]:
+        original = backfill._undisturbed, Profile.replan
+        backfill._undisturbed = self.rule
+        Profile.replan = lambda prof, *a, **kw: self.replan(prof, *a, **kw)
+        try:  # (not monkeypatch: hypothesis runs many examples per test call)
+            simulate(cluster, workload, "conservative")
+        finally:
+            backfill._undisturbed, Profile.replan = original
+        return self.checked
+
+
+backfill_undisturbed, profile_replan = backfill._undisturbed, Profile.replan
+
+
+@pytest.mark.parametrize(
+    ("preset", "seed", "load"), [("teaching", 4, 1.2), ("ai", 4, 1.5), ("tiny", 6, 1.5)]
+)
+def test_every_skipped_search_would_have_kept_the_job_in_place(preset, seed, load):
+    """See SkipChecks (on these workloads, skipping every search after arrivals would
+    change the schedule)."""
+    cluster = Cluster.preset(preset)
+    checked = SkipChecks().run(cluster, ai_workload(800, cluster, seed=seed, load=load))
+    assert checked and all(checked)
+
+
+@SETTINGS
+@given(case=scenarios())
+def test_every_skipped_search_would_have_kept_the_job_in_place_at_random(case):
+    assert all(SkipChecks().run(*case))
 
 
 @pytest.mark.parametrize("spied", ["_can_resume", "_can_continue_cycle"])

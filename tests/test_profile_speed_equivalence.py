@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from slurmlab.policies import profile as profile_module
+from slurmlab.policies.backfill import _undisturbed
 from slurmlab.policies.base import CPU, GPU, MEM, PendingJob, QueueView
 from slurmlab.policies.placement import choose_nodes
 from slurmlab.policies.profile import PoolProfile, Profile
@@ -613,3 +614,124 @@ def test_pool_earliest_not_before_now_with_an_overdue_job():
         assert prof.earliest(np.array([4, 0, 0]), 1, mask, 60.0, not_before=10.0)[:2] == (1, 10.0)
         # not before a later instant of the second interval: the first has no length
         assert prof.earliest(demand, 1, mask, 0.0, not_before=10.5)[:2] == (1, 10.5)
+
+
+@given(st.data())
+@settings(SETTINGS, max_examples=1000)  # cheap, and the cases that matter are rare
+def test_an_undisturbed_job_keeps_its_place(data):
+    """The rule by which conservative skips a search (``backfill._undisturbed``): a job
+    placed at its earliest fit, after which the profile changed only where the rule allows
+    (reservations added, taken out or moved), is where a new search would put it again."""
+    draw = data.draw
+    capacity = draw(clusters())
+    now = draw(times_st)
+    left = capacity.copy()
+    releases = []
+    for _ in range(draw(st.integers(0, 6))):
+        nodes = node_sets(draw, len(capacity))
+        use = np.array(
+            [[draw(st.integers(0, int(x))) for x in left[n]] for n in nodes], dtype=np.int64
+        )
+        left[list(nodes)] -= use
+        releases.append((draw(times_st), nodes, use))
+    prof = Profile(now, left, capacity, releases)
+    placed = []  # [start, duration, nodes, usage, call]
+
+    def place():
+        demand, count, mask, duration = job(draw, capacity)
+        exclusive = draw(st.booleans())
+        found = prof.earliest(demand, count, mask, duration, exclusive=exclusive)
+        if found is None or math.isinf(found[1]):
+            return None
+        i, t, nodes = found
+        usage = capacity[list(nodes)] if exclusive else np.broadcast_to(demand, (count, 3))
+        prof.reserve(nodes, usage, t, t + duration, at=i)
+        placed.append([t, duration, nodes, usage, (demand, count, mask, duration, exclusive)])
+        return placed[-1]
+
+    for _ in range(draw(st.integers(0, 4))):
+        place()
+    target = place()
+    if target is None or target[0] <= now or target[1] == 0:
+        return  # the rule applies to jobs planned after now, with a window
+    start, duration, nodes, usage, (demand, count, mask, _d, exclusive) = target
+    changes = []
+    for _ in range(draw(st.integers(1, 5))):
+        kind = draw(st.sampled_from(["take", "add", "remove", "move"]))
+        others = [p for p in placed if p is not target]
+        if kind == "take":  # room taken anywhere it is free (say, an advance reservation)
+            a = now + draw(times_st)
+            b = a + draw(times_st.filter(lambda d: d > 0))
+            n = node_sets(draw, len(capacity))
+            k = bisect_right(prof.times, a) - 1
+            j = max(bisect_left(prof.times, b), k + 1)
+            room = prof.free[k:j][:, list(n)].min(axis=0)
+            use = np.array([[draw(st.integers(0, max(0, int(x)))) for x in r] for r in room])
+            prof.reserve(n, use, a, b)
+            changes.append((a, b, False))
+        elif kind == "add":
+            new = place()
+            if new is not None:
+                changes.append((new[0], new[0] + new[1], False))
+        elif others:
+            other = others[draw(st.integers(0, len(others) - 1))]
+            t, d, n, u, call = other
+            prof.reserve(n, -u, t, t + d)  # out: its slot is freed
+            changes.append((t, t + d, True))
+            placed.remove(other)
+            if kind == "move":
+                o_demand, o_count, o_mask, o_d, o_excl = call
+                found = prof.earliest(o_demand, o_count, o_mask, o_d, exclusive=o_excl)
+                if found is not None and not math.isinf(found[1]):
+                    i, t2, n2 = found
+                    u2 = capacity[list(n2)] if o_excl else u
+                    prof.reserve(n2, u2, t2, t2 + o_d, at=i)
+                    placed.append([t2, o_d, n2, u2, call])
+                    changes.append((t2, t2 + o_d, False))
+    if not _undisturbed(start, start + duration, changes):
+        return
+    found = out_search_in(prof, demand, count, mask, duration, start, nodes, usage, exclusive)
+    assert found is not None and (found[1], found[2]) == (start, nodes)
+
+
+def _after_change(change):
+    """Two idle 4-CPU nodes, busy until 10; a 1-CPU job for 5 s placed at its earliest
+    (10, node 0: a tie, lowest index), then ``change`` to the profile: whether the rule
+    lets the job skip its search, and where a search would put it."""
+    capacity = np.array([[4, 8, 0], [4, 8, 0]])
+    prof = Profile(0.0, np.zeros_like(capacity), capacity, [(10.0, (0, 1), capacity.copy())])
+    demand, mask = np.array([1, 1, 0]), np.array([True, True])
+    i, t, nodes = prof.earliest(demand, 1, mask, 5.0)
+    assert (t, nodes) == (10.0, (0,))
+    prof.reserve(nodes, demand[None], t, t + 5.0, at=i)
+    node, use, a, b, freed = change
+    amount = -use if freed else use  # CPUs and MB alike
+    prof.reserve((node,), np.array([[amount, amount, 0]]), a, b)
+    skip = _undisturbed(t, t + 5.0, [(a, b, freed)])
+    found = out_search_in(prof, demand, 1, mask, 5.0, t, nodes, demand[None], False)
+    return skip, (found[1], found[2])
+
+
+def test_the_skip_rule_on_hand_made_changes():
+    """Each clause of ``_undisturbed`` matters: room taken inside the job's window can
+    change the nodes best fit picks, and room freed before its end can let it start
+    earlier; changes beyond them leave its place alone."""
+    # room taken on node 1 inside the window: node 1 now fits better
+    assert _after_change((1, 1, 10.0, 15.0, False)) == (False, (10.0, (1,)))
+    # room taken on node 1 after the window: no effect, and the rule knows it
+    assert _after_change((1, 1, 15.0, 20.0, False)) == (True, (10.0, (0,)))
+    # room taken before the window: it cannot start earlier anyway
+    assert _after_change((1, 4, 0.0, 10.0, False))[1] == (10.0, (0,))
+    # room freed before its end (node 1 gets 2 CPUs, 2 MB back from 2 s): it starts earlier
+    assert _after_change((1, 2, 2.0, 10.0, True)) == (False, (2.0, (1,)))
+    # a zero-length job fits in the interval it starts in: room taken from its start on
+    # (on node 1, until 12) changes its nodes, though it lies after the job's "window"
+    capacity = np.array([[4, 8, 0], [4, 8, 0]])
+    prof = Profile(0.0, np.zeros_like(capacity), capacity, [(10.0, (0, 1), capacity.copy())])
+    demand, mask = np.array([1, 1, 0]), np.array([True, True])
+    i, t, nodes = prof.earliest(demand, 1, mask, 0.0)
+    prof.reserve(nodes, demand[None], t, t, at=i)
+    prof.reserve((1,), np.array([[2, 2, 0]]), 10.0, 12.0)
+    found = out_search_in(prof, demand, 1, mask, 0.0, t, nodes, demand[None], False)
+    assert (t, nodes, found[2]) == (10.0, (0,), (1,))
+    assert not _undisturbed(10.0, 10.0, [(10.0, 12.0, False)])

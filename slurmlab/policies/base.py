@@ -95,7 +95,8 @@ class QueueView:
     ``easy`` and ``slurm``'s main scheduler continue passes, and ``slurm``'s backfill
     cycles continue the previous cycle the same way (tests check that a continued pass or
     cycle equals a full one); a policy that returns no ``resume`` always gets the whole
-    queue.
+    queue, and so does one whose class sets ``resume_whole_queue`` (``conservative``,
+    which recomputes its whole plan but skips searches the saved state shows unneeded).
     """
 
     now: float

@@ -215,11 +215,13 @@ class Controller:
     def _view(self, resume=None, fresh: int = 0) -> QueueView:
         now = self.env.now
         running = _RunningView(self.running, now)
-        queue = self._tail(fresh) if resume is not None else self._pending_jobs()
+        if resume is None or getattr(self.policy, "resume_whole_queue", False):
+            queue, start = self._pending_jobs(), 0
+        else:
+            queue, start = self._tail(fresh), len(self.queue) - fresh
         return QueueView(
             now, queue, running, self.free, self.capacity, self.up, self.node_names,
-            self.blocked_windows, self._parts_queued, resume,
-            len(self.queue) - fresh if resume is not None else 0, self._smallest_cpus(),
+            self.blocked_windows, self._parts_queued, resume, start, self._smallest_cpus(),
             self._odd, not self._filtering(),
         )  # fmt: skip
 
