@@ -300,7 +300,7 @@ class Conservative(Easy):
                 and _undisturbed(t, t + job.limit, since[0][since[1][job.id] :], changes)
             ):
                 placed(n, job, (-1, t, nodes))  # it stays: its search would find the same
-                before[job.id] = len(changes)
+                before[job.id] = len(changes)  # (and counts as searched here, from now on)
                 continue
             found = prof.replan(
                 job.demand, job.count, job.mask & up, job.limit, t, nodes, usage,
