@@ -15,15 +15,15 @@ import dataclasses
 import pytest
 from hypothesis import given
 from test_engine_properties import SETTINGS, scenarios
+from test_engine_rules import TWO_PARTITIONS, job
 
 from slurmlab import Cluster, simulate
 from slurmlab.policies import backfill
 from slurmlab.policies.profile import Profile
 from slurmlab.records.swf import swf_cluster
 from slurmlab.sim.controller import Controller
-from slurmlab.spec.job import JobSpec
 from slurmlab.spec.synthetic import ai_workload, pool_workload
-from slurmlab.spec.workload import Workload, WorkloadJob
+from slurmlab.spec.workload import Workload
 
 COLUMNS = ["JobID", "Start", "End", "State", "NodeList", "StartedBy", "Reason"]
 
@@ -96,25 +96,13 @@ def test_a_continued_cycle_restates_its_reasons(monkeypatch):
     partition ``Resources``; a full cycle names every job but the queue's first
     ``Priority`` again, and so must a continued one (here jobs keep arriving in ``pa`` while
     ``b2`` waits in ``pb``: its reason flips at every cycle and every arrival)."""
-    cluster = Cluster.from_slurm_conf(
-        """
-NodeName=a[1-2] CPUs=4 RealMemory=8000
-NodeName=b[1-2] CPUs=4 RealMemory=8000
-PartitionName=pa Nodes=a[1-2] Default=YES MaxTime=INFINITE
-PartitionName=pb Nodes=b[1-2] MaxTime=INFINITE
-"""
-    )
-
-    def job(id, args, submit, runtime):
-        return WorkloadJob(JobSpec.from_args(args.split()), submit, runtime, id=id)
-
     jobs = [
         job("a1", "-p pa -N2 --exclusive -t 100", 0, 5000),
         job("b1", "-p pb -N2 --exclusive -t 100", 0, 5000),
         job("a2", "-p pa -N1 --exclusive -t 10", 1, 60),
         job("b2", "-p pb -N1 --exclusive -t 10", 2, 60),
     ] + [job(f"a{k}", "-p pa -N1 --exclusive -t 10", 45 + 30 * k, 60) for k in range(3, 8)]
-    fast, full = both(cluster, Workload(tuple(jobs)), "slurm", monkeypatch)
+    fast, full = both(TWO_PARTITIONS, Workload(tuple(jobs)), "slurm", monkeypatch)
     assert same(fast, full)
     b2 = next(reasons for id, reasons, _plans in full[1] if id == 4)
     assert [r for _t, r in b2].count("Priority") >= 5  # restated at every cycle

@@ -533,6 +533,22 @@ def test_pool_replan_matches_profile(data):
         assert pool_state(profs[1]) == pool_state(profs[0])
 
 
+def running_jobs(draw, capacity):
+    """(now, free, releases): up to six running jobs, together within capacity, ending at
+    random times (some past their limits, before ``now``)."""
+    now = draw(times_st)
+    left = capacity.copy()
+    releases = []
+    for _ in range(draw(st.integers(0, 6))):
+        nodes = node_sets(draw, len(capacity))
+        use = np.array(
+            [[draw(st.integers(0, int(x))) for x in left[n]] for n in nodes], dtype=np.int64
+        )
+        left[list(nodes)] -= use
+        releases.append((draw(times_st), nodes, use))
+    return now, left, releases
+
+
 def out_search_in(prof, demand, count, mask, duration, start, nodes, usage, exclusive):
     """Compression by its definition: take the reservation out, search, put it back."""
     prof.reserve(nodes, -usage, start, start + duration)
@@ -554,16 +570,7 @@ def test_replan_matches_out_search_in(data):
     exclusive jobs."""
     draw = data.draw
     capacity = draw(clusters())
-    now = draw(times_st)
-    left = capacity.copy()
-    releases = []  # running jobs, together within capacity; some past their limits
-    for _ in range(draw(st.integers(0, 6))):
-        nodes = node_sets(draw, len(capacity))
-        use = np.array(
-            [[draw(st.integers(0, int(x))) for x in left[n]] for n in nodes], dtype=np.int64
-        )
-        left[list(nodes)] -= use
-        releases.append((draw(times_st), nodes, use))
+    now, left, releases = running_jobs(draw, capacity)
     profs = [Profile(now, left.copy(), capacity, releases) for _ in range(2)]
     standing = []
     for _ in range(draw(st.integers(1, 8))):
@@ -624,16 +631,7 @@ def test_an_undisturbed_job_keeps_its_place(data):
     (reservations added, taken out or moved), is where a new search would put it again."""
     draw = data.draw
     capacity = draw(clusters())
-    now = draw(times_st)
-    left = capacity.copy()
-    releases = []
-    for _ in range(draw(st.integers(0, 6))):
-        nodes = node_sets(draw, len(capacity))
-        use = np.array(
-            [[draw(st.integers(0, int(x))) for x in left[n]] for n in nodes], dtype=np.int64
-        )
-        left[list(nodes)] -= use
-        releases.append((draw(times_st), nodes, use))
+    now, left, releases = running_jobs(draw, capacity)
     prof = Profile(now, left, capacity, releases)
     placed = []  # [start, duration, nodes, usage, call]
 
