@@ -28,4 +28,22 @@ class RequestError(SlurmlabError):
 
 
 class ScenarioError(SlurmlabError):
-    """A scenario document with a missing or invalid entry (names the entry and the field)."""
+    """A scenario document with a missing or invalid entry.
+
+    Names the file and, for a file, the line (``source``, ``line``), then the entry and
+    the field; ``path`` locates them in the document (``("jobs", 2, "args")``).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        source: str | None = None,
+        line: int | None = None,
+        path: tuple = (),
+    ):
+        self.message, self.source, self.line, self.path = message, source, line, tuple(path)
+        if source is None:
+            super().__init__(message)
+        else:
+            super().__init__(f"{source} line {line}: {message}" if line else f"{source}: {message}")

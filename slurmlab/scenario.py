@@ -26,25 +26,40 @@ A scenario is a YAML (or JSON) document::
       - {node: gpu003, at: "2:30:00", down_for: 3600}
     random_failures: {mtbf: 30-00:00:00, distribution: weibull, shape: 0.7, repair: 4:00:00, seed: 1}
 
-Invalid documents raise :class:`ScenarioError` naming the entry and the field.
+Invalid documents raise :class:`ScenarioError` naming the file, the line, the entry, the
+field and its value, and how to fix it (``s.yaml line 7: jobs[2] (id 'eval'): field 'args':
+...``). Everything is checked when the file is loaded, before anything runs: the policy and
+its parameters, the account tree, and the jobs and nodes that actions and reservations name.
 """
 
 from __future__ import annotations
 
+import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
 from slurmlab.errors import ScenarioError, SlurmlabError
-from slurmlab.policies.fairshare import Account
+from slurmlab.policies.backfill import make_policy
+from slurmlab.policies.fairshare import Account, AccountTree
 from slurmlab.sim.checkpoint import Checkpoint
 from slurmlab.sim.faults import NodeFailure, RandomFailures
 from slurmlab.spec.cluster import Cluster, Node, Partition, parse_gres
 from slurmlab.spec.job import JobSpec
 from slurmlab.spec.presets import presets
 from slurmlab.spec.qos import Qos, Reservation, parse_tres_limits
-from slurmlab.spec.units import expand_hostlist, parse_duration, parse_memory_mb, parse_seconds
+from slurmlab.spec.units import (
+    compress_hostlist,
+    parse_duration,
+    parse_flag,
+    parse_memory_mb,
+    parse_names,
+    parse_number,
+    parse_seconds,
+    parse_whole,
+)
 from slurmlab.spec.workload import Action, Workload, WorkloadJob
 
 __all__ = ["Scenario"]
@@ -57,6 +72,12 @@ _JOB_KEYS = {
     "id", "submit", "runtime", "args", "script", "user", "account", "exit_code", "checkpoint",
     "name",
 }  # fmt: skip
+_CLUSTER_KEYS = {"name", "nodes", "partitions", "settings"}
+_NODE_KEYS = {"name", "cpus", "memory", "gres", "features"}
+_PARTITION_KEYS = {
+    "name", "nodes", "default", "max_time", "default_time", "max_nodes", "priority_tier", "state",
+}  # fmt: skip
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when PyYAML has it
 #: Sections read and kept but not yet used by the engine (priority/QOS/failures issues).
 _LATER: tuple[str, ...] = ()
 
@@ -83,62 +104,104 @@ class Scenario:
 
     @classmethod
     def load(cls, path: str | Path) -> Scenario:
-        """Read a scenario file (YAML or JSON)."""
+        """Read a scenario file (YAML or JSON); errors name its line."""
         path = Path(path)
         if not path.exists():
             raise ScenarioError(f"scenario file {str(path)!r} does not exist")
-        try:
-            doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        loader = _LOADER(path.read_text(encoding="utf-8"))
+        try:  # one parse gives the document and, from its nodes, the line of every entry
+            root = loader.get_single_node()
+            doc = None if root is None else loader.construct_document(root)
         except yaml.YAMLError as exc:
-            raise ScenarioError(f"{path}: not valid YAML/JSON: {exc}") from None
-        return cls.from_dict(doc, base=path.parent, source=str(path))
+            mark = getattr(exc, "problem_mark", None)
+            problem = getattr(exc, "problem", None) or str(exc)
+            column = f" (column {mark.column + 1})" if mark is not None else ""
+            context, start = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+            if context and start is not None and (mark is None or start.line != mark.line):
+                column += f", {context} that starts on line {start.line + 1}"
+            raise ScenarioError(
+                f"not valid YAML/JSON: {problem}{column}",
+                source=str(path),
+                line=mark.line + 1 if mark is not None else None,
+            ) from None
+        finally:
+            loader.dispose()
+        return cls._build(doc, path.parent, str(path), _yaml_lines(root))
 
     @classmethod
     def from_dict(
         cls, doc: dict, *, base: Path | None = None, source: str = "scenario"
     ) -> Scenario:
         """Build a scenario from its parsed document (paths relative to ``base``)."""
+        return cls._build(doc, base or Path("."), source, {})
+
+    @classmethod
+    def _build(cls, doc, base: Path, source: str, lines: dict) -> Scenario:
+        try:
+            return cls._parse(doc, base, source)
+        except ScenarioError as exc:
+            if exc.source is not None:
+                raise
+            line = _line_of(lines, exc.path)
+            raise ScenarioError(exc.message, source=source, line=line, path=exc.path) from None
+
+    @classmethod
+    def _parse(cls, doc, base: Path, source: str) -> Scenario:
         if not isinstance(doc, dict):
-            raise ScenarioError(f"{source}: expected a mapping with cluster, policy and jobs")
+            raise ScenarioError("expected a mapping with cluster, policy and jobs")
         unknown = set(doc) - _TOP_KEYS
         if unknown:
+            key = sorted(unknown, key=str)[0]
             raise ScenarioError(
-                f"{source}: unknown section(s) {sorted(unknown)}; allowed: {sorted(_TOP_KEYS)}"
+                f"unknown section(s) {sorted(unknown, key=str)}; allowed: {sorted(_TOP_KEYS)}",
+                path=(key,),
             )
-        base = base or Path(".")
-        cluster = _cluster(doc.get("cluster", "tiny"), base, source)
-        policy, params = _policy(doc.get("policy", "easy"), source)
+        cluster = _cluster(doc.get("cluster", "tiny"), base)
+        policy, params = _policy(doc.get("policy", "easy"))
         jobs_doc = doc.get("jobs")
         if not isinstance(jobs_doc, list) or not jobs_doc:
-            raise ScenarioError(f"{source}: 'jobs' must be a non-empty list of job entries")
-        jobs = tuple(_job(entry, i, cluster, source) for i, entry in enumerate(jobs_doc))
-        try:
-            workload = Workload(jobs, name=str(doc.get("name", Path(source).stem)))
-        except SlurmlabError as exc:
-            raise ScenarioError(f"{source}: {exc}") from None
-        actions = tuple(_action(a, i, source) for i, a in enumerate(doc.get("actions") or []))
+            raise ScenarioError("'jobs' must be a non-empty list of job entries", path=("jobs",))
+        jobs = tuple(_job(entry, i, cluster) for i, entry in enumerate(jobs_doc))
+        _unique_ids(jobs)
+        name = str(doc.get("name", Path(source).stem))
+        workload = Workload(jobs, name=name)
+        actions = tuple(_action(a, i, jobs, cluster) for i, a in enumerate(_list(doc, "actions")))
         extra = {k: doc[k] for k in _LATER if doc.get(k)}
         failures = []
-        for i, f in enumerate(doc.get("failures") or []):
-            try:
+        for i, f in enumerate(_list(doc, "failures")):
+            with _entry(("failures", i)):
                 failures.append(NodeFailure.from_dict(f, where=f"failures[{i}]"))
-            except SlurmlabError as exc:
-                raise ScenarioError(f"{source}: {exc}") from None
-            if failures[-1].node not in {n.name for n in cluster.nodes}:
+            if failures[-1].node not in _node_names(cluster):
                 raise ScenarioError(
-                    f"{source}: failures[{i}]: node {failures[-1].node!r} is not in the cluster"
+                    f"failures[{i}]: node {failures[-1].node!r} is not in the cluster "
+                    f"({_nodes_hint(cluster)})",
+                    path=("failures", i, "node"),
                 )
-        accounts = _section(doc, "accounts", _account, source)
-        qos = _section(doc, "qos", Qos.from_dict, source)
-        reservations = _section(doc, "reservations", Reservation.from_dict, source)
+        accounts = _section(doc, "accounts", _account)
+        declared = {a.name for a in accounts}
+        for i, a in enumerate(accounts):
+            if a.parent not in (None, "root") and a.parent not in declared:
+                raise ScenarioError(
+                    f"accounts[{i}]: account {a.name!r}: parent {a.parent!r} is not declared; "
+                    f"declare it in accounts (or leave parent out: root)",
+                    path=("accounts", i, "parent"),
+                )
+        with _entry(("accounts",)):
+            AccountTree(accounts)  # no cycles, no account named root
+        qos = _section(doc, "qos", Qos.from_dict)
+        reservations = _section(doc, "reservations", Reservation.from_dict)
+        for i, r in enumerate(reservations):
+            _check_reservation(r, i, cluster)
         random_failures = None
         if doc.get("random_failures"):
-            try:
+            with _entry(("random_failures",)):
                 random_failures = RandomFailures.from_dict(doc["random_failures"])
-            except SlurmlabError as exc:
-                raise ScenarioError(f"{source}: {exc}") from None
+        seed = 0
+        if doc.get("seed") is not None:
+            with _entry(("seed",)):
+                seed = parse_whole(doc["seed"], what="seed")
         return cls(
-            name=str(doc.get("name", Path(source).stem)),
+            name=name,
             cluster=cluster,
             workload=workload,
             policy=policy,
@@ -146,7 +209,7 @@ class Scenario:
             actions=actions,
             description=str(doc.get("description", "")),
             extra=extra,
-            seed=int(doc.get("seed", 0)),
+            seed=seed,
             path=Path(source) if source != "scenario" else None,
             failures=tuple(failures),
             random_failures=random_failures,
@@ -168,157 +231,321 @@ class Scenario:
         )  # fmt: skip
 
 
-def _cluster(value, base: Path, source: str) -> Cluster:
+# -- where an error is --------------------------------------------------------------------------
+def _yaml_lines(root) -> dict[tuple, int]:
+    """The line (1-based) of every entry and field of a composed YAML document, by its path:
+    ``("jobs", 2, "args")`` -> the line of that job's ``args`` key."""
+    lines: dict[tuple, int] = {}
+    stack = [((), root)] if root is not None else []
+    while stack:
+        path, node = stack.pop()
+        lines.setdefault(path, node.start_mark.line + 1)
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                sub = (*path, _key(key))
+                lines.setdefault(sub, key.start_mark.line + 1)  # a field is where its key is
+                stack.append((sub, value))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(((*path, i), item) for i, item in enumerate(node.value))
+    return lines
+
+
+def _key(node) -> object:
+    """A mapping key as the document reads it (``3:`` is the number 3)."""
+    if isinstance(node, yaml.ScalarNode):
+        if node.tag.endswith(":int"):
+            try:
+                return int(node.value)
+            except ValueError:  # 0x1f, 1_000, sexagesimal: keys nobody writes here
+                return node.value
+        return node.value
+    return None
+
+
+def _line_of(lines: dict[tuple, int], path: tuple) -> int | None:
+    """The line of ``path``, else of its nearest enclosing entry."""
+    for n in range(len(path), -1, -1):
+        if path[:n] in lines:
+            return lines[path[:n]]
+    return None
+
+
+@contextmanager
+def _entry(path: tuple, label: str | None = None):
+    """Errors raised inside name the entry at ``path`` (and ``label`` before their text)."""
+    try:
+        yield
+    except ScenarioError as exc:
+        if exc.path or exc.source is not None:
+            raise
+        raise ScenarioError(exc.message, path=path) from None
+    except SlurmlabError as exc:
+        raise ScenarioError(f"{label}: {exc}" if label else str(exc), path=path) from None
+
+
+def _list(doc: dict, key: str) -> list:
+    entries = doc.get(key) or []
+    if not isinstance(entries, list):
+        raise ScenarioError(f"{key!r} must be a list of entries, not {entries!r}", path=(key,))
+    return entries
+
+
+def _allowed(entry: dict, allowed: set, label: str, path: tuple) -> None:
+    unknown = set(entry) - allowed
+    if unknown:
+        key = sorted(unknown, key=str)[0]
+        raise ScenarioError(
+            f"{label}: unknown field(s) {sorted(unknown, key=str)}; allowed: {sorted(allowed)}",
+            path=(*path, key),
+        )
+
+
+# -- sections ---------------------------------------------------------------------------------
+def _cluster(value, base: Path) -> Cluster:
+    path = ("cluster",)
     if isinstance(value, str):
         if value in presets():
             return Cluster.preset(value)
         raise ScenarioError(
-            f"{source}: cluster {value!r} is not a preset ({', '.join(presets())}); "
-            "use {slurm_conf: PATH} for a slurm.conf"
+            f"cluster {value!r} is not a preset ({', '.join(presets())}); "
+            "use {slurm_conf: PATH} for a slurm.conf",
+            path=path,
         )
     if not isinstance(value, dict):
-        raise ScenarioError(f"{source}: cluster must be a preset name or a mapping")
-    try:
-        if "preset" in value:
+        raise ScenarioError(f"cluster must be a preset name or a mapping, not {value!r}", path=path)
+    if "preset" in value:
+        with _entry((*path, "preset"), "cluster"):
             return Cluster.preset(value["preset"])
-        if "slurm_conf" in value:
-            conf = base / value["slurm_conf"]
-            gres = base / value["gres_conf"] if value.get("gres_conf") else None
-            if not conf.exists():
-                raise ScenarioError(f"{source}: cluster.slurm_conf {str(conf)!r} does not exist")
-            return Cluster.from_slurm_conf(conf, gres)
-        return _inline_cluster(value, source)
-    except ScenarioError:
-        raise
-    except SlurmlabError as exc:
-        raise ScenarioError(f"{source}: cluster: {exc}") from None
-
-
-def _inline_cluster(value: dict, source: str) -> Cluster:
-    nodes = []
-    for i, n in enumerate(value.get("nodes") or []):
-        where = f"{source}: cluster.nodes[{i}]"
-        if not isinstance(n, dict) or "name" not in n:
-            raise ScenarioError(f"{where}: each node needs a name (a hostlist like gpu[01-04])")
-        for name in expand_hostlist(str(n["name"])):
-            nodes.append(
-                Node(
-                    name=name,
-                    cpus=int(n.get("cpus", 1)),
-                    memory_mb=parse_memory_mb(n.get("memory", 1), what=f"{where}.memory"),
-                    gres=parse_gres(str(n.get("gres", ""))),
-                    features=frozenset(n.get("features", ()) or ()),
+    if "slurm_conf" in value:
+        conf = base / str(value["slurm_conf"])
+        gres = base / str(value["gres_conf"]) if value.get("gres_conf") else None
+        for key, file in (("slurm_conf", conf), ("gres_conf", gres)):
+            if file is not None and not file.exists():
+                raise ScenarioError(
+                    f"cluster.{key} {str(file)!r} does not exist (paths are relative to the "
+                    "scenario file)",
+                    path=(*path, key),
                 )
+        with _entry((*path, "slurm_conf"), "cluster"):
+            return Cluster.from_slurm_conf(conf, gres)
+    _allowed(value, _CLUSTER_KEYS | {"preset", "slurm_conf", "gres_conf"}, "cluster", path)
+    with _entry(path, "cluster"):
+        return _inline_cluster(value)
+
+
+def _inline_cluster(value: dict) -> Cluster:
+    nodes = []
+    nodes_doc = value.get("nodes")
+    if not isinstance(nodes_doc, list) or not nodes_doc:
+        raise ScenarioError(
+            "cluster needs 'nodes', a list of {name, cpus, memory, gres, features} (or use a "
+            "preset / slurm_conf)",
+            path=("cluster", "nodes"),
+        )
+    for i, n in enumerate(nodes_doc):
+        where = f"cluster.nodes[{i}]"
+        path = ("cluster", "nodes", i)
+        if not isinstance(n, dict) or "name" not in n:
+            raise ScenarioError(
+                f"{where}: each node needs a name (a hostlist like gpu[01-04])", path=path
             )
-    if not nodes:
-        raise ScenarioError(f"{source}: cluster needs 'nodes' (or a preset / slurm_conf)")
+        _allowed(n, _NODE_KEYS, where, path)
+        with _entry((*path, "name")):
+            names = parse_names(str(n["name"]), what=f"{where}.name", hostlist_ok=True)
+        with _entry((*path, "cpus")):
+            cpus = parse_whole(n.get("cpus", 1), what=f"{where}.cpus", minimum=1)
+        with _entry((*path, "memory")):
+            memory = parse_memory_mb(n.get("memory", 1), what=f"{where}.memory")
+        with _entry((*path, "gres")):
+            gres = parse_gres(str(n.get("gres", "")), what=f"{where}.gres")
+        with _entry((*path, "features")):
+            features = frozenset(parse_names(n.get("features"), what=f"{where}.features"))
+        for name in names:
+            with _entry(path):
+                nodes.append(Node(name, cpus, memory, gres, features))
+    known = {n.name for n in nodes}
     parts = []
-    for i, p in enumerate(
-        value.get("partitions") or [{"name": "main", "nodes": "ALL", "default": True}]
-    ):
-        where = f"{source}: cluster.partitions[{i}]"
-        names = (
-            [n.name for n in nodes]
-            if p.get("nodes", "ALL") == "ALL"
-            else expand_hostlist(p["nodes"])
+    parts_doc = value.get("partitions") or [{"name": "main", "nodes": "ALL", "default": True}]
+    if not isinstance(parts_doc, list):
+        raise ScenarioError(
+            f"cluster.partitions must be a list of partitions, not {parts_doc!r}",
+            path=("cluster", "partitions"),
         )
-        parts.append(
-            Partition(
-                name=str(p.get("name", f"p{i}")),
-                nodes=tuple(names),
-                default=bool(p.get("default", False)),
-                max_time=parse_duration(
-                    str(p.get("max_time", "UNLIMITED")), what=f"{where}.max_time"
-                ),
-                default_time=(
-                    parse_duration(str(p["default_time"]), what=f"{where}.default_time")
-                    if p.get("default_time")
-                    else None
-                ),
-                max_nodes=p.get("max_nodes"),
-                priority_tier=int(p.get("priority_tier", 1)),
-                state=str(p.get("state", "UP")),
+    for i, p in enumerate(parts_doc):
+        where = f"cluster.partitions[{i}]"
+        path = ("cluster", "partitions", i)
+        if not isinstance(p, dict):
+            raise ScenarioError(
+                f"{where}: each partition must be a mapping ({{name, nodes, ...}}), not {p!r}",
+                path=path,
             )
+        _allowed(p, _PARTITION_KEYS, where, path)
+        spec = p.get("nodes", "ALL")
+        with _entry((*path, "nodes")):
+            names = (
+                [n.name for n in nodes]
+                if spec == "ALL"
+                else parse_names(spec, what=f"{where}.nodes", hostlist_ok=True)
+            )
+        missing = [n for n in names if n not in known]
+        if missing:
+            raise ScenarioError(
+                f"{where}: nodes {missing} are not declared in cluster.nodes",
+                path=(*path, "nodes"),
+            )
+        kw = {}
+        for key, default, parse in (
+            ("default", False, lambda v, w: parse_flag(v, what=w)),
+            ("max_time", "UNLIMITED", lambda v, w: parse_duration(str(v), what=w)),
+            ("default_time", None, lambda v, w: parse_duration(str(v), what=w)),
+            ("max_nodes", None, _max_nodes),
+            ("priority_tier", 1, lambda v, w: parse_whole(v, what=w)),
+            ("state", "UP", _partition_state),
+        ):
+            given = p.get(key)
+            given = default if given is None else given
+            with _entry((*path, key)):
+                kw[key] = None if given is None else parse(given, f"{where}.{key}")
+        with _entry(path):
+            parts.append(Partition(name=str(p.get("name", f"p{i}")), nodes=tuple(names), **kw))
+    settings = value.get("settings") or {}
+    if not isinstance(settings, dict):
+        raise ScenarioError(
+            f"cluster.settings must be a mapping of slurm.conf keys, not {settings!r}",
+            path=("cluster", "settings"),
         )
-    settings = {str(k): str(v) for k, v in (value.get("settings") or {}).items()}
-    return Cluster(str(value.get("name", "inline")), tuple(nodes), tuple(parts), settings)
+    settings = {str(k): str(v) for k, v in settings.items()}
+    with _entry(("cluster",)):
+        return Cluster(str(value.get("name", "inline")), tuple(nodes), tuple(parts), settings)
 
 
-def _policy(value, source: str) -> tuple[str, dict]:
+def _partition_state(value, what: str) -> str:
+    state = str(value).upper()
+    if state not in ("UP", "DOWN", "DRAIN", "INACTIVE"):
+        raise SlurmlabError(f"invalid {what} {value!r}: give UP, DOWN, DRAIN or INACTIVE")
+    return state
+
+
+def _max_nodes(value, what: str) -> int | None:
+    if str(value).upper() in ("UNLIMITED", "INFINITE"):
+        return None
+    return parse_whole(value, what=what, minimum=1)
+
+
+def _policy(value) -> tuple[str, dict]:
+    """The policy's name and parameters, checked now (not when it first runs)."""
     if isinstance(value, str):
+        with _entry(("policy",)):
+            make_policy(value)
         return value, {}
-    if isinstance(value, dict) and "name" in value:
-        params = dict(value.get("params") or {})
-        params.update({k: v for k, v in value.items() if k not in ("name", "params")})
-        return str(value["name"]), params
-    raise ScenarioError(f"{source}: policy must be a name or {{name: ..., <params>}}")
+    if not (isinstance(value, dict) and "name" in value):
+        raise ScenarioError(
+            f"policy must be a name or {{name: ..., <params>}}, not {value!r}", path=("policy",)
+        )
+    params = value.get("params") or {}
+    if not isinstance(params, dict):
+        raise ScenarioError(
+            f"policy.params must be a mapping, not {params!r}", path=("policy", "params")
+        )
+    params = {**params, **{k: v for k, v in value.items() if k not in ("name", "params")}}
+    name = str(value["name"])
+    with _entry(("policy", "name")):
+        make_policy(name)
+    for key, v in params.items():  # one by one, so an error points at its own line
+        with _entry(("policy", key) if key in value else ("policy", "params", key)):
+            make_policy(name, **{key: v})
+    return name, params
 
 
-def _job(entry, i: int, cluster: Cluster, source: str) -> WorkloadJob:
-    label = f"{source}: jobs[{i}]" + (
+def _job(entry, i: int, cluster: Cluster) -> WorkloadJob:
+    path = ("jobs", i)
+    label = f"jobs[{i}]" + (
         f" (id {entry.get('id')!r})" if isinstance(entry, dict) and entry.get("id") else ""
     )
     if not isinstance(entry, dict):
-        raise ScenarioError(f"{label}: each job must be a mapping with submit, runtime and args")
-    unknown = set(entry) - _JOB_KEYS
-    if unknown:
         raise ScenarioError(
-            f"{label}: unknown field(s) {sorted(unknown)}; allowed: {sorted(_JOB_KEYS)}"
+            f"{label}: each job must be a mapping with submit, runtime and args, not {entry!r}",
+            path=path,
         )
+    _allowed(entry, _JOB_KEYS, label, path)
     if "runtime" not in entry:
-        raise ScenarioError(f"{label}: field 'runtime' is missing (the job's true run time)")
-    try:
+        raise ScenarioError(
+            f"{label}: field 'runtime' is missing (the job's true run time)", path=path
+        )
+    for key in ("id", "user", "account", "name"):
+        if key in entry and not isinstance(entry[key], str | int):
+            raise ScenarioError(
+                f"{label}: field {key!r} is {entry[key]!r}; give a name", path=(*path, key)
+            )
+    with _entry((*path, "submit"), f"{label}: field 'submit'"):
         submit = parse_seconds(entry.get("submit", 0), what="submit")
-    except SlurmlabError as exc:
-        raise ScenarioError(f"{label}: field 'submit': {exc}") from None
-    try:
+    with _entry((*path, "runtime"), f"{label}: field 'runtime'"):
         runtime = parse_seconds(entry["runtime"], what="runtime")
-    except SlurmlabError as exc:
-        raise ScenarioError(f"{label}: field 'runtime': {exc}") from None
-    try:
+    args = entry.get("args")
+    if args is not None and not (
+        isinstance(args, str) or isinstance(args, list) and all(isinstance(a, str) for a in args)
+    ):
+        raise ScenarioError(
+            f"{label}: field 'args' is {args!r}; give sbatch options as one string "
+            '(e.g. "-N 2 --gres=gpu:8 -t 2:00:00") or a list of strings',
+            path=(*path, "args"),
+        )
+    if "script" in entry and not isinstance(entry["script"], str):
+        raise ScenarioError(
+            f"{label}: field 'script' is {entry['script']!r}; give the sbatch script as text "
+            "(script: | then #SBATCH lines)",
+            path=(*path, "script"),
+        )
+    field_name = "script" if "script" in entry else "args"
+    with _entry((*path, field_name), f"{label}: field {field_name!r}"):
         if "script" in entry:  # with args too: command-line options override #SBATCH lines
-            spec = JobSpec.from_sbatch(str(entry["script"]), entry.get("args"))
+            spec = JobSpec.from_sbatch(entry["script"], args)
         else:
-            spec = JobSpec.from_args(str(entry.get("args", "")))
+            spec = JobSpec.from_args(args if args is not None else "")
         if entry.get("name"):
             spec = JobSpec.from_args([f"--job-name={entry['name']}"], base=spec)
         spec.validate(cluster)
-    except SlurmlabError as exc:
-        field_name = "script" if "script" in entry else "args"
-        raise ScenarioError(f"{label}: field {field_name!r}: {exc}") from None
     ckpt = None
     if entry.get("checkpoint") is not None:
-        try:
+        with _entry((*path, "checkpoint"), f"{label}: field 'checkpoint'"):
             ckpt = Checkpoint.from_dict(entry["checkpoint"], where="checkpoint")
-        except SlurmlabError as exc:
-            raise ScenarioError(f"{label}: field 'checkpoint': {exc}") from None
     code = entry.get("exit_code", 0)
-    if not isinstance(code, int) or not 0 <= code <= 255:
-        raise ScenarioError(f"{label}: field 'exit_code' is {code!r}; use a whole number 0..255")
+    if not isinstance(code, int) or isinstance(code, bool) or not 0 <= code <= 255:
+        raise ScenarioError(
+            f"{label}: field 'exit_code' is {code!r}; use a whole number 0..255",
+            path=(*path, "exit_code"),
+        )
     return WorkloadJob(
         spec,
         submit=submit,
         runtime=runtime,
         id=str(entry["id"]) if entry.get("id") is not None else None,
-        user=entry.get("user"),
-        account=entry.get("account"),
+        user=str(entry["user"]) if entry.get("user") is not None else None,
+        account=str(entry["account"]) if entry.get("account") is not None else None,
         exit_code=code,
         checkpoint=ckpt,
     )
 
 
-def _section(doc: dict, key: str, build, source: str) -> tuple:
-    entries = doc.get(key) or []
-    if not isinstance(entries, list):
-        raise ScenarioError(f"{source}: {key!r} must be a list")
+def _unique_ids(jobs: tuple[WorkloadJob, ...]) -> None:
+    first: dict[str, int] = {}
+    for i, job in enumerate(jobs):
+        if job.id is None:
+            continue
+        if job.id in first:
+            raise ScenarioError(
+                f"jobs[{i}]: field 'id': {job.id!r} is already the id of jobs[{first[job.id]}]; "
+                "ids must be unique (dependencies and actions name jobs by id)",
+                path=("jobs", i, "id"),
+            )
+        first[job.id] = i
+
+
+def _section(doc: dict, key: str, build) -> tuple:
     out = []
-    for i, entry in enumerate(entries):
-        try:
+    for i, entry in enumerate(_list(doc, key)):
+        with _entry((key, i)):
             out.append(build(entry, where=f"{key}[{i}]"))
-        except ScenarioError:
-            raise
-        except SlurmlabError as exc:
-            raise ScenarioError(f"{source}: {exc}") from None
     return tuple(out)
 
 
@@ -330,32 +557,97 @@ def _account(doc, *, where: str) -> Account:
     unknown = set(doc) - known
     if unknown:
         raise ScenarioError(f"{where}: unknown field(s) {sorted(unknown)}; allowed {sorted(known)}")
-    users = doc.get("users") or ()
+    max_jobs = doc.get("max_jobs")
     return Account(
         name=str(doc["name"]),
-        shares=float(doc.get("shares", 1)),
+        shares=parse_number(doc.get("shares", 1), what=f"{where}.shares"),
         parent=str(doc.get("parent", "root")),
-        users=tuple([users] if isinstance(users, str) else users),
+        users=parse_names(doc.get("users"), what=f"{where}.users"),
         grp_tres=parse_tres_limits(doc.get("grp_tres"), what=f"{where}.grp_tres"),
-        max_jobs=doc.get("max_jobs"),
+        max_jobs=None if max_jobs is None else parse_whole(max_jobs, what=f"{where}.max_jobs"),
     )
+
+
+def _check_reservation(r: Reservation, i: int, cluster: Cluster) -> None:
+    """The nodes a reservation names exist (checked at load, not when it starts)."""
+    where, path = f"reservations[{i}]", ("reservations", i)
+    unknown = [n for n in r.nodes if n not in _node_names(cluster)]
+    if unknown:
+        raise ScenarioError(
+            f"{where}: nodes {unknown} are not in the cluster ({_nodes_hint(cluster)})",
+            path=(*path, "nodes"),
+        )
+    if not r.nodes and r.node_count is not None and r.node_count > len(cluster.nodes):
+        raise ScenarioError(
+            f"{where}: node_count {r.node_count} exceeds the cluster's {len(cluster.nodes)} nodes",
+            path=(*path, "node_count"),
+        )
+
+
+def _node_names(cluster: Cluster) -> list[str]:
+    return [n.name for n in cluster.nodes]
+
+
+def _nodes_hint(cluster: Cluster) -> str:
+    return f"it has {compress_hostlist(_node_names(cluster))}"
 
 
 _ACTIONS = {"cancel": "job", "requeue": "job", "drain": "node", "resume": "node"}
 
 
-def _action(entry, i: int, source: str) -> Action:
-    label = f"{source}: actions[{i}]"
+def _action(entry, i: int, jobs: tuple[WorkloadJob, ...], cluster: Cluster) -> Action:
+    label, path = f"actions[{i}]", ("actions", i)
     if not isinstance(entry, dict) or "action" not in entry or "at" not in entry:
-        raise ScenarioError(f"{label}: each action needs 'at' and 'action' ({', '.join(_ACTIONS)})")
+        raise ScenarioError(
+            f"{label}: each action needs 'at' and 'action' ({', '.join(_ACTIONS)})", path=path
+        )
     kind = entry["action"]
-    if kind not in _ACTIONS:
-        raise ScenarioError(f"{label}: action {kind!r} is not one of {', '.join(_ACTIONS)}")
+    if not isinstance(kind, str) or kind not in _ACTIONS:
+        raise ScenarioError(
+            f"{label}: action {kind!r} is not one of {', '.join(_ACTIONS)}",
+            path=(*path, "action"),
+        )
     target_key = _ACTIONS[kind]
+    _allowed(entry, {"at", "action", target_key}, label, path)
     if target_key not in entry:
-        raise ScenarioError(f"{label}: action {kind!r} needs field {target_key!r}")
-    try:
+        raise ScenarioError(f"{label}: action {kind!r} needs field {target_key!r}", path=path)
+    with _entry((*path, "at"), f"{label}: field 'at'"):
         at = parse_seconds(entry["at"], what="at")
-    except SlurmlabError as exc:
-        raise ScenarioError(f"{label}: field 'at': {exc}") from None
-    return Action(at=at, action=kind, target=str(entry[target_key]))
+    target = str(entry[target_key])
+    if target_key == "node" and target not in _node_names(cluster):
+        raise ScenarioError(
+            f"{label}: field 'node': {target!r} is not in the cluster ({_nodes_hint(cluster)})",
+            path=(*path, "node"),
+        )
+    if target_key == "job" and not _names_a_job(target, jobs):
+        ids = [j.id for j in jobs if j.id is not None]
+        raise ScenarioError(
+            f"{label}: field 'job': no job {target!r} in this scenario; give a job's id "
+            f"({', '.join(ids[:10]) + (', ...' if len(ids) > 10 else '') if ids else 'none set'}"
+            "), an array task as ID_TASK, or a numeric JobID",
+            path=(*path, "job"),
+        )
+    if target_key == "job":
+        submit = _submit_of(target, jobs)
+        if submit is not None and at < submit:
+            raise ScenarioError(
+                f"{label}: field 'at': {at:g} s is before job {target!r} is submitted "
+                f"({submit:g} s); {kind} it at or after its submission",
+                path=(*path, "at"),
+            )
+    return Action(at=at, action=kind, target=target)
+
+
+def _submit_of(target: str, jobs: tuple[WorkloadJob, ...]) -> float | None:
+    """When the job a scenario id (or ``ID_TASK``) names is submitted; None for JobIDs."""
+    base = target if any(j.id == target for j in jobs) else target.rpartition("_")[0]
+    return next((j.submit for j in jobs if j.id is not None and j.id == base), None)
+
+
+def _names_a_job(target: str, jobs: tuple[WorkloadJob, ...]) -> bool:
+    """``target`` is a job's id, an array task ``ID_TASK`` of one, or a numeric JobID."""
+    ids = {j.id for j in jobs if j.id is not None}
+    if target in ids or re.fullmatch(r"\d+(_\d+)?", target):
+        return True
+    base, _, task = target.rpartition("_")
+    return bool(base) and base in ids and task.isdigit()

@@ -23,7 +23,7 @@ limits), never with true run times.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from operator import itemgetter
 from typing import ClassVar
 
@@ -344,6 +344,14 @@ def _undisturbed(start: float, end: float, *changes: list[tuple[float, float, bo
     return not any(a < end and (freed or b > start) for part in changes for a, b, freed in part)
 
 
+_BF_KEYS = {
+    "bf_interval": "seconds between backfill cycles, e.g. 30",
+    "bf_resolution": "seconds, e.g. 60",
+    "bf_window": "minutes, e.g. 1440",
+    "bf_max_job_test": "jobs, e.g. 500",
+}
+
+
 @dataclass
 class SlurmBackfill(Conservative):
     """Slurm's sched/backfill: the main scheduler on events plus a periodic backfill pass.
@@ -361,10 +369,12 @@ class SlurmBackfill(Conservative):
     interval: float | None = None
 
     def __post_init__(self):
-        for key in ("bf_interval", "bf_resolution", "bf_window", "bf_max_job_test"):
-            if getattr(self, key) <= 0:
+        for key in (*_BF_KEYS, "default_queue_depth"):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
                 raise SlurmlabError(
-                    f"SchedulerParameters {key}={getattr(self, key)} must be positive"
+                    f"SchedulerParameters {key}={value!r} must be a positive number"
+                    + (f" ({_BF_KEYS[key]})" if key in _BF_KEYS else "")
                 )
         self.interval = float(self.bf_interval)
 
@@ -456,7 +466,7 @@ def make_policy(name: str | object = "easy", **params) -> object:
         raise SlurmlabError(
             f"unknown policy {name!r}; choose one of {', '.join(POLICIES)}"
         ) from None
-    allowed = {f for f in cls.__dataclass_fields__ if f not in ("name", "interval")}
+    allowed = {f.name for f in fields(cls) if f.name not in ("name", "interval")}  # no ClassVars
     unknown = set(params) - allowed
     if unknown:
         raise SlurmlabError(

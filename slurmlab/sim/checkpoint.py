@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 
 from slurmlab.errors import SlurmlabError
-from slurmlab.spec.units import parse_seconds
+from slurmlab.spec.units import parse_flag, parse_seconds
 
 __all__ = [
     "Checkpoint",
@@ -63,7 +63,7 @@ class Checkpoint:
             interval=parse_seconds(doc["interval"], what=f"{where}.interval"),
             write_cost=parse_seconds(doc.get("write_cost", 0), what=f"{where}.write_cost"),
             restart_cost=parse_seconds(doc.get("restart_cost", 0), what=f"{where}.restart_cost"),
-            on_signal=bool(doc.get("on_signal", False)),
+            on_signal=parse_flag(doc.get("on_signal", False), what=f"{where}.on_signal"),
         )
 
 

@@ -702,8 +702,13 @@ class Simulation(Controller, Lifecycles):
             self.set_node_state(act.target, "IDLE")
 
     def _lookup(self, key: str | int) -> list[SimJob]:
+        """The jobs ``key`` names: a job's id or key, an array (all its tasks), an array task
+        ``ID_TASK``, or an array task's own numeric JobID (JobIDRaw), as scancel takes them."""
         ids = self.by_key.get(str(key))
         if ids is None:
+            raw = str(key)
+            if raw.isdigit() and int(raw) in self.jobs:
+                return [self.jobs[int(raw)]]
             raise SlurmlabError(f"Invalid job id specified: {key!r}")
         return [self.jobs[i] for i in ids]
 

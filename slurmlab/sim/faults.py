@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from slurmlab.errors import SlurmlabError
-from slurmlab.spec.units import parse_seconds
+from slurmlab.spec.units import parse_names, parse_number, parse_seconds, parse_whole
 
 __all__ = ["NodeFailure", "RandomFailures"]
 
@@ -36,7 +36,7 @@ class NodeFailure:
             raise SlurmlabError(f"{where}: unknown field(s) {sorted(unknown)}")
         down = doc.get("down_for")
         return cls(
-            node=str(doc["node"]),
+            node=str(doc["node"]),  # (a scenario checks it is one of the cluster's)
             at=parse_seconds(doc["at"], what=f"{where}.at"),
             down_for=None if down is None else parse_seconds(down, what=f"{where}.down_for"),
         )
@@ -72,16 +72,16 @@ class RandomFailures:
         unknown = set(doc) - {"mtbf", "distribution", "shape", "repair", "seed", "nodes"}
         if unknown:
             raise SlurmlabError(f"{where}: unknown field(s) {sorted(unknown)}")
-        from slurmlab.spec.units import expand_hostlist
-
         nodes = doc.get("nodes")
         return cls(
             mtbf=parse_seconds(doc["mtbf"], what=f"{where}.mtbf"),
             distribution=str(doc.get("distribution", "exponential")),
-            shape=float(doc.get("shape", 1.0)),
+            shape=parse_number(doc.get("shape", 1.0), what=f"{where}.shape", strict=True),
             repair=parse_seconds(doc.get("repair", 3600), what=f"{where}.repair"),
-            seed=None if doc.get("seed") is None else int(doc["seed"]),
-            nodes=tuple(expand_hostlist(nodes)) if isinstance(nodes, str) else tuple(nodes or ()),
+            seed=None
+            if doc.get("seed") is None
+            else parse_whole(doc["seed"], what=f"{where}.seed"),
+            nodes=parse_names(nodes, what=f"{where}.nodes", hostlist_ok=True),
         )
 
     def streams(self, node_names, seed: int) -> dict[str, np.random.Generator]:

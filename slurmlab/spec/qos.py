@@ -13,7 +13,13 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from slurmlab.errors import SlurmlabError
-from slurmlab.spec.units import expand_hostlist, parse_duration, parse_memory_mb, parse_seconds
+from slurmlab.spec.units import (
+    parse_duration,
+    parse_memory_mb,
+    parse_names,
+    parse_seconds,
+    parse_whole,
+)
 
 __all__ = ["Qos", "Reservation", "parse_tres_limits"]
 
@@ -39,9 +45,9 @@ def parse_tres_limits(value, *, what: str = "TRES") -> dict[str, int]:
         if k not in _TRES_KEYS:
             raise SlurmlabError(f"{what}: unknown TRES {k!r}; use {', '.join(_TRES_KEYS)}")
         try:
-            out[k] = parse_memory_mb(str(v)) if k == "mem" else int(v)
-        except (SlurmlabError, ValueError):
-            raise SlurmlabError(f"{what}: {k}={v!r} is not a count") from None
+            out[k] = parse_memory_mb(str(v)) if k == "mem" else parse_whole(v, what=k)
+        except SlurmlabError:
+            raise SlurmlabError(f"{what}: {k}={v!r} is not a count (e.g. {k}=16)") from None
     return out
 
 
@@ -85,11 +91,13 @@ class Qos:
         mode = doc.get("preempt_mode")
         return cls(
             name=str(doc["name"]),
-            priority=int(doc.get("priority", 0)),
-            preempt=tuple([pre] if isinstance(pre, str) else pre),
+            priority=parse_whole(doc.get("priority", 0), what=f"{where}.priority"),
+            preempt=parse_names(pre, what=f"{where}.preempt"),
             preempt_mode=str(mode).upper() if mode else None,
             grace_time=parse_seconds(doc.get("grace_time", 0), what=f"{where}.grace_time"),
-            max_jobs_per_user=doc.get("max_jobs_per_user"),
+            max_jobs_per_user=None
+            if doc.get("max_jobs_per_user") is None
+            else parse_whole(doc["max_jobs_per_user"], what=f"{where}.max_jobs_per_user"),
             max_tres_per_user=parse_tres_limits(
                 doc.get("max_tres_per_user"), what=f"{where}.max_tres_per_user"
             ),
@@ -147,8 +155,10 @@ class Reservation:
             name=str(doc["name"]),
             start=parse_seconds(doc["start"], what=f"{where}.start"),
             duration=parse_seconds(doc["duration"], what=f"{where}.duration"),
-            nodes=tuple(expand_hostlist(nodes)) if isinstance(nodes, str) else tuple(nodes or ()),
-            node_count=doc.get("node_count"),
-            accounts=tuple(doc.get("accounts") or ()),
-            users=tuple(doc.get("users") or ()),
+            nodes=parse_names(nodes, what=f"{where}.nodes", hostlist_ok=True),
+            node_count=None
+            if doc.get("node_count") is None
+            else parse_whole(doc["node_count"], what=f"{where}.node_count", minimum=1),
+            accounts=parse_names(doc.get("accounts"), what=f"{where}.accounts"),
+            users=parse_names(doc.get("users"), what=f"{where}.users"),
         )

@@ -1,4 +1,5 @@
-"""Slurm's small value syntaxes: durations, memory sizes and hostlists.
+"""Slurm's small value syntaxes: durations, memory sizes and hostlists, and the plain
+values of scenario files (whole numbers, numbers, flags, lists of names).
 
 Slurm writes time limits as ``M``, ``M:S``, ``H:M:S``, ``D-H``, ``D-H:M`` or
 ``D-H:M:S`` (``UNLIMITED``/``INFINITE`` for none) and memory in MB unless a
@@ -20,8 +21,12 @@ __all__ = [
     "expand_hostlist",
     "format_duration",
     "parse_duration",
+    "parse_flag",
     "parse_memory_mb",
+    "parse_names",
+    "parse_number",
     "parse_seconds",
+    "parse_whole",
 ]
 
 _UNLIMITED = {"UNLIMITED", "INFINITE", "INFINITY"}
@@ -145,3 +150,68 @@ def expand_hostlist(expr: str) -> list[str]:
 def compress_hostlist(names) -> str:
     """Compress node names into Slurm's hostlist form (``gpu[01-03]``), sorted as Slurm does."""
     return hostlist.collect_hostlist(list(names))
+
+
+def parse_whole(value, *, what: str, minimum: int = 0) -> int:
+    """A whole number of at least ``minimum`` (an int, or digits as text).
+
+    >>> parse_whole("8", what="cpus")
+    8
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        n = value
+    elif (isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value)) or (
+        isinstance(value, float) and value.is_integer()
+    ):
+        n = int(value)
+    else:
+        raise SlurmlabError(
+            f"invalid {what} {value!r}: give a whole number (e.g. {max(minimum, 1)})"
+        )
+    if n < minimum:
+        raise SlurmlabError(f"invalid {what} {value!r}: must be at least {minimum}")
+    return n
+
+
+def parse_number(value, *, what: str, minimum: float = 0.0, strict: bool = False) -> float:
+    """A number of at least ``minimum`` (above it with ``strict``), given as a number or text.
+
+    >>> parse_number("0.7", what="shape")
+    0.7
+    """
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if number or (
+        isinstance(value, str) and re.fullmatch(r"\s*-?\d+(\.\d*)?([eE][-+]?\d+)?\s*", value)
+    ):
+        x = float(value)
+    else:
+        raise SlurmlabError(f"invalid {what} {value!r}: give a number (e.g. 1.5)")
+    if x < minimum or (strict and x == minimum):
+        bound = "above" if strict else "at least"
+        raise SlurmlabError(f"invalid {what} {value!r}: must be {bound} {minimum:g}")
+    return x
+
+
+def parse_flag(value, *, what: str) -> bool:
+    """A yes/no value: YAML's true/false (yes/no, on/off); anything else is an error."""
+    if isinstance(value, bool):
+        return value
+    raise SlurmlabError(f"invalid {what} {value!r}: give true or false")
+
+
+def parse_names(value, *, what: str, hostlist_ok: bool = False) -> tuple[str, ...]:
+    """A list of names: one name, a list of names, or (``hostlist_ok``) a hostlist expression
+    such as ``gpu[01-04]``.
+
+    >>> parse_names(["alice", "bob"], what="users"), parse_names("n[1-2]", what="nodes", hostlist_ok=True)
+    (('alice', 'bob'), ('n1', 'n2'))
+    """
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return tuple(expand_hostlist(value)) if hostlist_ok else (value,)
+    if isinstance(value, list | tuple) and all(isinstance(v, str | int) for v in value):
+        if hostlist_ok:
+            return tuple(n for v in value for n in expand_hostlist(str(v)))
+        return tuple(str(v) for v in value)
+    raise SlurmlabError(f"invalid {what} {value!r}: give a name or a list of names")
