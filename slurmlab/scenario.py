@@ -163,6 +163,7 @@ class Scenario:
             raise ScenarioError("'jobs' must be a non-empty list of job entries", path=("jobs",))
         jobs = tuple(_job(entry, i, cluster) for i, entry in enumerate(jobs_doc))
         _unique_ids(jobs)
+        _check_dependencies(jobs, jobs_doc)
         name = str(doc.get("name", Path(source).stem))
         workload = Workload(jobs, name=name)
         actions = tuple(_action(a, i, jobs, cluster) for i, a in enumerate(_list(doc, "actions")))
@@ -539,6 +540,31 @@ def _unique_ids(jobs: tuple[WorkloadJob, ...]) -> None:
                 path=("jobs", i, "id"),
             )
         first[job.id] = i
+
+
+def _check_dependencies(jobs: tuple[WorkloadJob, ...], docs: list) -> None:
+    """A ``--dependency`` on a scenario id names a job submitted before this one (sbatch
+    rejects the rest: Job dependency problem); numeric JobIDs are checked when submitted."""
+    order = {j.id: (j.submit, i) for i, j in enumerate(jobs) if j.id is not None}
+    for i, job in enumerate(jobs):
+        field_name = "script" if "script" in docs[i] else "args"
+        for dep in job.spec.dependency:
+            for ref in dep.job_ids:
+                base = ref if ref in order or "_" not in ref else ref.rpartition("_")[0]
+                if base in order and order[base] < (job.submit, i):
+                    continue
+                if base not in order and re.fullmatch(r"\d+(_\d+)?", ref):
+                    continue
+                when = (
+                    f"is submitted at {order[base][0]:g} s, not before this job ({job.submit:g} s)"
+                    if base in order
+                    else "is not in this scenario"
+                )
+                raise ScenarioError(
+                    f"jobs[{i}]: field {field_name!r}: --dependency={dep.kind}:{ref}: job "
+                    f"{base!r} {when}; a job can only depend on jobs submitted before it",
+                    path=("jobs", i, field_name),
+                )
 
 
 def _section(doc: dict, key: str, build) -> tuple:

@@ -206,6 +206,8 @@ def test_cli_simulate_missing_input():
     """A missing input is one clear error line and exit code 2."""
     p = run_cli("simulate", "nope.yaml")
     assert p.returncode == 2 and "does not exist" in p.stderr
+    p = run_cli("simulate", str(BACKFILL), "--cluster", "nope", "--quiet")
+    assert p.returncode == 2 and "'nope' is neither a preset (tiny" in p.stderr
 
 
 def test_nodelist_and_exclude_choose_the_nodes():

@@ -100,6 +100,18 @@ CASES = [
         ["reservations[0]", "['zz1', 'zz2']", "not in the cluster"],
     ),
     (
+        "cluster: tiny\njobs:\n  - {id: a, submit: 0, runtime: 10, args: --dependency=afterok:b}\n"
+        "  - {id: b, submit: 5, runtime: 10}\n",
+        3,
+        ["jobs[0]: field 'args'", "afterok:b", "submitted at 5 s, not before this job (0 s)"],
+    ),
+    (
+        "cluster: tiny\njobs:\n  - {id: a, runtime: 10}\n"
+        "  - {id: b, runtime: 10, args: --dependency=afterany:a:c}\n",
+        4,
+        ["jobs[1]: field 'args'", "afterany:c", "'c' is not in this scenario"],
+    ),
+    (
         "cluster: tiny\nqos:\n  - {name: high, priority: top}\n" + JOB,
         3,
         ["qos[0].priority", "'top'"],
@@ -265,6 +277,21 @@ def test_an_array_tasks_own_jobid_names_that_task_alone():
     lab.scancel(first + 2)
     states = lab.sacct().set_index("JobID").State
     assert states[f"{first}_2"] == "CANCELLED" and states[f"{first}_0"] != "CANCELLED"
+
+
+def test_sbatch_with_an_unknown_dependency_leaves_no_job_behind():
+    """sbatch rejects the whole submission (Job dependency problem): no half-made job pends."""
+    lab = slurmlab.Lab("tiny")
+    with pytest.raises(SlurmlabError, match="no job '999' was submitted before it"):
+        lab.sbatch("-n 1 --dependency=afterok:999", runtime=60)
+    assert lab.squeue().empty and lab.sacct().empty
+    first = lab.sbatch("-n 1 --array=0-2 -t 10", runtime=60)
+    after = lab.sbatch(f"-n 1 -t 10 --dependency=afterok:{first + 1}", runtime=60)  # task 1's JobID
+    lab.advance(30)
+    assert lab.squeue().set_index("JOBID").loc[str(after), "NODELIST(REASON)"] == "(Dependency)"
+    lab.advance(60)
+    jobs = lab.sacct().set_index("JobID")
+    assert jobs.loc[str(after), "Start"] == jobs.loc[f"{first}_1", "End"]
 
 
 def test_policy_parameters_are_the_dataclass_fields_only():

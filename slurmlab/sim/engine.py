@@ -327,6 +327,13 @@ class Simulation(Controller, Lifecycles):
                 f"job {wjob.id or spec.job_name}: --reservation={spec.reservation}: "
                 "Requested reservation is invalid (no such reservation)"
             )
+        for dep in spec.dependency:  # checked before any job exists: sbatch rejects it whole
+            missing = [ref for ref in dep.job_ids if self._ids_of(ref) is None]
+            if missing:
+                raise RequestError(
+                    f"job {wjob.id or spec.job_name}: --dependency={dep.kind}:{missing[0]}: no "
+                    f"job {missing[0]!r} was submitted before it (Slurm: Job dependency problem)"
+                )
         tasks = spec.array.indices if spec.array else (None,)
         ids = []
         array_id = None
@@ -582,9 +589,16 @@ class Simulation(Controller, Lifecycles):
                 return "DependencyNeverSatisfied" if state == "never" else "Dependency"
         return None
 
+    def _ids_of(self, key: str | int) -> list[int] | None:
+        """The job ids ``key`` names (see :meth:`_lookup`), or None."""
+        ids = self.by_key.get(str(key))
+        if ids is None and str(key).isdigit() and int(key) in self.jobs:
+            return [int(key)]
+        return ids
+
     def _targets(self, job: SimJob, ref: str) -> list[SimJob]:
-        ids = self.by_key.get(ref)
-        if ids is None:
+        ids = self._ids_of(ref)
+        if ids is None:  # pragma: no cover - submit checks every reference first
             raise SlurmlabError(
                 f"job {job.key}: --dependency names job {ref!r}, which was not submitted before it"
             )
@@ -704,11 +718,8 @@ class Simulation(Controller, Lifecycles):
     def _lookup(self, key: str | int) -> list[SimJob]:
         """The jobs ``key`` names: a job's id or key, an array (all its tasks), an array task
         ``ID_TASK``, or an array task's own numeric JobID (JobIDRaw), as scancel takes them."""
-        ids = self.by_key.get(str(key))
+        ids = self._ids_of(key)
         if ids is None:
-            raw = str(key)
-            if raw.isdigit() and int(raw) in self.jobs:
-                return [self.jobs[int(raw)]]
             raise SlurmlabError(f"Invalid job id specified: {key!r}")
         return [self.jobs[i] for i in ids]
 
