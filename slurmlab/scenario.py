@@ -8,7 +8,7 @@ A scenario is a YAML (or JSON) document::
     policy: {name: easy}               # or just: easy ; parameters beside the name
     jobs:
       - id: big                        # optional unique name (used by --dependency)
-        submit: 0                      # seconds, or [D-]HH:MM:SS, from the scenario start
+        submit: 0                      # seconds, [D-]HH:MM:SS or 2h/30m, from the start
         runtime: 3600                  # true run time (the scheduler never sees it)
         args: "-N 4 --gres=gpu:2 -t 2:00:00"    # sbatch options, and/or script: | (#SBATCH text)
         user: alice                    # optional; account too

@@ -87,9 +87,24 @@ def test_parse_seconds_scenario_offsets():
     assert parse_seconds("1:30") == 90.0
     assert parse_seconds("1:00:00") == 3600.0
     assert parse_seconds("1-00:00:00") == 86400.0
-    for bad in (-1, "soon", True):
+    for bad in (-1, "soon", True, float("nan"), "2x", "h"):
         with pytest.raises(SlurmlabError):
             parse_seconds(bad)
+
+
+def test_parse_seconds_takes_a_number_with_a_unit_everywhere():
+    """``45s``, ``30m``, ``2h``, ``1.5d``: the same forms in lab.advance, squeue(at=) and files."""
+    assert [parse_seconds(t) for t in ("45s", "30m", "2h", "1.5d", "2 H")] == [
+        45.0, 1800.0, 7200.0, 129600.0, 7200.0,
+    ]  # fmt: skip
+    from slurmlab import Lab
+
+    lab = Lab("tiny")
+    job = lab.sbatch("-N 1 -t 60", runtime="90m")
+    lab.advance("2h")
+    assert lab.now == 7200.0
+    assert lab.result.squeue(at="30m").JOBID.tolist() == [str(job)]
+    assert lab.result.squeue(at="91m").empty
 
 
 # -- memory ---------------------------------------------------------------------------------

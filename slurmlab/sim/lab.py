@@ -117,7 +117,7 @@ class Lab:
 
     def advance(self, duration: float | str) -> Lab:
         """Advance by ``duration``: seconds, ``[D-]HH:MM:SS``, or ``"2h"``/``"30m"``/``"45s"``."""
-        return self.run(until=self.now + _duration(duration))
+        return self.run(until=self.now + parse_seconds(duration, what="duration"))
 
     def scancel(self, jobid) -> None:
         """Cancel a pending or running job (all tasks of an array)."""
@@ -147,17 +147,6 @@ class Lab:
             f"Lab({self.cluster.name}, policy={self.result.policy}, t={self.now:.0f}s, "
             f"{len(self.sim.running)} running, {len(self.sim.queue) + len(self.sim.waiting)} pending)"
         )
-
-
-def _duration(value: float | str) -> float:
-    if (
-        isinstance(value, str)
-        and value
-        and value[-1] in "smhd"
-        and value[:-1].replace(".", "").isdigit()
-    ):
-        return float(value[:-1]) * {"s": 1, "m": 60, "h": 3600, "d": 86400}[value[-1]]
-    return parse_seconds(value, what="duration")
 
 
 def sbatch_magic(line: str, cell: str) -> None:

@@ -70,28 +70,36 @@ def parse_duration(text: str | int | float | timedelta, *, what: str = "time") -
     return timedelta(days=d, hours=a, minutes=b or 0, seconds=c or 0)
 
 
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_SECONDS_HELP = (
+    "give seconds (e.g. 3600), [D-]HH:MM:SS (e.g. 1:00:00) or a number with s/m/h/d (e.g. 2h)"
+)
+
+
 def parse_seconds(value: str | int | float, *, what: str = "time") -> float:
-    """Parse a scenario offset: seconds as a number, or ``[D-]HH:MM:SS`` text.
+    """Parse a scenario offset or duration: seconds as a number, ``[D-]HH:MM:SS`` text, or a
+    number with a unit (``45s``, ``30m``, ``2h``, ``1.5d``).
 
     Unlike ``sbatch -t``, a bare number here means seconds.
 
-    >>> parse_seconds(90), parse_seconds("1:30"), parse_seconds("1-00:00:00")
-    (90.0, 90.0, 86400.0)
+    >>> parse_seconds(90), parse_seconds("1:30"), parse_seconds("1-00:00:00"), parse_seconds("2h")
+    (90.0, 90.0, 86400.0, 7200.0)
     """
     if isinstance(value, bool):
-        raise SlurmlabError(f"invalid {what} {value!r}: give seconds or [D-]HH:MM:SS")
+        raise SlurmlabError(f"invalid {what} {value!r}: {_SECONDS_HELP}")
     if isinstance(value, int | float):
-        if value < 0:
-            raise SlurmlabError(f"invalid {what} {value!r}: must not be negative")
+        if value < 0 or value != value:  # (NaN is not equal to itself)
+            raise SlurmlabError(f"invalid {what} {value!r}: must be a number of seconds >= 0")
         return float(value)
     s = str(value).strip()
     if re.fullmatch(r"\d+(\.\d+)?", s):
         return float(s)
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([smhd])", s, flags=re.IGNORECASE)
+    if m:
+        return float(m.group(1)) * _UNIT_SECONDS[m.group(2).lower()]
     m = re.fullmatch(r"(?:(\d+)-)?(?:(\d+):)?(\d+):(\d+(?:\.\d+)?)", s)
     if not m:
-        raise SlurmlabError(
-            f"invalid {what} {value!r}: give seconds (e.g. 3600) or [D-]HH:MM:SS (e.g. 1:00:00)"
-        )
+        raise SlurmlabError(f"invalid {what} {value!r}: {_SECONDS_HELP}")
     d, h, mi, sec = m.groups()
     return int(d or 0) * 86400 + int(h or 0) * 3600 + int(mi) * 60 + float(sec)
 
