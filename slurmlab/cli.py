@@ -41,20 +41,9 @@ def _add_sinfo(sub) -> None:
 
 
 def load_cluster(name: str, gres_conf: str | None = None):
-    from pathlib import Path
-
-    from slurmlab.errors import SlurmlabError
     from slurmlab.spec.cluster import Cluster
-    from slurmlab.spec.presets import presets
 
-    if name in presets():
-        return Cluster.preset(name)
-    if not Path(name).exists():
-        raise SlurmlabError(
-            f"cluster {name!r} is neither a preset ({', '.join(presets())}) nor a slurm.conf "
-            "file that exists"
-        )
-    return Cluster.from_slurm_conf(Path(name), gres_conf)
+    return Cluster.coerce(name, gres_conf)
 
 
 def _run_sinfo(args) -> int:

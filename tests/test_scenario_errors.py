@@ -1,5 +1,6 @@
-"""Scenario files: bad input is a ScenarioError naming the file, the line, the entry, the field
-and the value, raised when the file is loaded (never a Python traceback, never at run time)."""
+"""Bad input: scenario files get a ScenarioError naming the file, the line, the entry, the
+field and the value, raised when the file is loaded (never a Python traceback, never at run
+time); ``simulate`` and ``Lab`` take the forms a learner types and reject the rest clearly."""
 
 from __future__ import annotations
 
@@ -300,3 +301,39 @@ def test_policy_parameters_are_the_dataclass_fields_only():
         make_policy("slurm", resume_whole_queue=True)
     with pytest.raises(SlurmlabError, match="bf_window=0 must be a positive number"):
         make_policy("slurm", bf_window=0)
+
+
+# -- simulate() and Lab ------------------------------------------------------------------------
+def test_simulate_takes_a_preset_name_or_a_slurm_conf_path(tmp_path):
+    """``simulate("ai", w)`` as ``Lab("ai")`` does; a slurm.conf path as the CLI's --cluster."""
+    from slurmlab.spec.cluster import Cluster
+    from slurmlab.spec.synthetic import ai_workload
+
+    work = ai_workload(30, "ai", seed=1)
+    by_name = slurmlab.simulate("ai", work).jobs
+    assert by_name.equals(slurmlab.simulate(Cluster.preset("ai"), work).jobs)
+    conf = tmp_path / "slurm.conf"
+    conf.write_text(
+        "NodeName=n[1-2] CPUs=4 RealMemory=1000\nPartitionName=p Nodes=ALL Default=YES\n"
+    )
+    doc = {"cluster": "tiny", "jobs": [{"runtime": 5, "args": "-n 2"}]}
+    assert len(slurmlab.simulate(str(conf), Scenario.from_dict(doc).workload).jobs) == 1
+    with pytest.raises(SlurmlabError, match=r"cluster 'nope' is neither a preset \(tiny"):
+        slurmlab.simulate("nope", work)
+    with pytest.raises(SlurmlabError, match="workload must be a slurmlab Workload, not str"):
+        slurmlab.simulate("ai", "trace.swf")
+
+
+def test_seeds_are_whole_numbers_numpy_ones_included():
+    """An explicit seed: a typo is an error, not silently another run; numpy ints are fine."""
+    import numpy as np
+
+    from slurmlab.spec.synthetic import ai_workload
+
+    work = ai_workload(5, "ai", seed=1)
+    for bad in ("x", 1.5, -1, True):
+        with pytest.raises(SlurmlabError, match="seed"):
+            slurmlab.simulate("ai", work, seed=bad)
+    assert slurmlab.simulate("ai", work, seed=np.int64(2)).jobs.equals(
+        slurmlab.simulate("ai", work, seed=2).jobs
+    )

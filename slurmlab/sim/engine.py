@@ -50,6 +50,7 @@ from slurmlab.sim.timing import INF, LATE, NORMAL, URGENT
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import JobSpec, Resources
 from slurmlab.spec.qos import Qos, Reservation
+from slurmlab.spec.units import parse_whole
 from slurmlab.spec.workload import DEFAULT_ORIGIN, Workload, WorkloadJob
 
 __all__ = ["Simulation"]
@@ -181,7 +182,7 @@ class Simulation(Controller, Lifecycles):
     ):
         self.cluster = cluster
         self.policy = make_policy(policy, **(policy_params or {}))
-        self.seed = seed
+        self.seed = parse_whole(seed, what="seed")  # explicit seeds: a whole number, no surprises
         self.origin = DEFAULT_ORIGIN if origin is None else pd.Timestamp(origin)
         ot = cluster.setting("OverTimeLimit", "0") or "0"
         self.options = EngineOptions(

@@ -46,8 +46,7 @@ class Lab:
         reservations=(),
         **params,
     ):
-        if isinstance(cluster, str):
-            cluster = Cluster.preset(cluster)
+        cluster = Cluster.coerce(cluster)
         if policy == "slurm":
             from slurmlab.sim.simulate import slurm_params
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+from slurmlab.errors import SlurmlabError
 from slurmlab.policies.fairshare import Account
 from slurmlab.sim.engine import Simulation
 from slurmlab.sim.faults import NodeFailure, RandomFailures
@@ -17,7 +18,7 @@ __all__ = ["simulate"]
 
 
 def simulate(
-    cluster: Cluster,
+    cluster: Cluster | str,
     workload: Workload,
     policy="easy",
     seed: int = 0,
@@ -35,6 +36,8 @@ def simulate(
 ) -> SimulationResult:
     """Simulate ``workload`` on ``cluster`` under ``policy`` until every job has ended.
 
+    ``cluster`` is a :class:`Cluster`, a preset name (``"ai"``) or a slurm.conf path.
+
     ``policy`` is ``"fifo"``, ``"easy"``, ``"conservative"``, ``"slurm"`` or a policy
     object; extra keyword arguments are the policy's parameters (e.g. ``bf_interval=5``
     for ``"slurm"``, which otherwise takes them from the cluster's SchedulerParameters).
@@ -47,6 +50,13 @@ def simulate(
     settings (PriorityType, PriorityWeight*, PreemptType...) come from the cluster. ``progress=True`` shows a progress bar.
     """
     t0 = time.perf_counter()
+    cluster = Cluster.coerce(cluster)
+    if not isinstance(workload, Workload):
+        raise SlurmlabError(
+            f"workload must be a slurmlab Workload, not {type(workload).__name__} "
+            f"{str(workload)[:60]!r}: build one with ai_workload(...), read_swf(PATH), "
+            "Scenario.load(PATH).workload or Workload([...])"
+        )
     if enforce_time_limit is None:
         enforce_time_limit = workload.kind != "trace"
     if policy == "slurm":

@@ -215,6 +215,22 @@ class Cluster:
         return parse_slurm_conf(path_or_text, gres_conf, name=name)
 
     @classmethod
+    def coerce(cls, value: Cluster | str | Path, gres_conf: str | Path | None = None) -> Cluster:
+        """``value`` as a cluster: a Cluster, a preset name (``"ai"``) or a slurm.conf path."""
+        if isinstance(value, Cluster):
+            return value
+        from slurmlab.spec.presets import presets
+
+        if isinstance(value, str) and value in presets():
+            return cls.preset(value)
+        if isinstance(value, str | Path) and Path(value).is_file():
+            return cls.from_slurm_conf(Path(value), gres_conf)
+        raise SlurmlabError(
+            f"cluster {value!r} is neither a preset ({', '.join(presets())}) nor a slurm.conf "
+            "file that exists (or give a slurmlab.Cluster)"
+        )
+
+    @classmethod
     def preset(cls, name: str) -> Cluster:
         """A named example cluster; ``slurmlab.presets()`` lists the names."""
         from slurmlab.spec.presets import preset

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from numbers import Integral, Real
 
 import hostlist
 
@@ -166,10 +167,11 @@ def parse_whole(value, *, what: str, minimum: int = 0) -> int:
     >>> parse_whole("8", what="cpus")
     8
     """
-    if isinstance(value, int) and not isinstance(value, bool):
-        n = value
-    elif (isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value)) or (
-        isinstance(value, float) and value.is_integer()
+    whole = isinstance(value, Integral) and not isinstance(value, bool)  # numpy ints too
+    if (
+        whole
+        or (isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value))
+        or (isinstance(value, float) and value.is_integer())
     ):
         n = int(value)
     else:
@@ -187,7 +189,7 @@ def parse_number(value, *, what: str, minimum: float = 0.0, strict: bool = False
     >>> parse_number("0.7", what="shape")
     0.7
     """
-    number = isinstance(value, int | float) and not isinstance(value, bool)
+    number = isinstance(value, Real) and not isinstance(value, bool)
     if number or (
         isinstance(value, str) and re.fullmatch(r"\s*-?\d+(\.\d*)?([eE][-+]?\d+)?\s*", value)
     ):
