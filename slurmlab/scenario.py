@@ -197,6 +197,16 @@ class Scenario:
         if doc.get("random_failures"):
             with _entry(("random_failures",)):
                 random_failures = RandomFailures.from_dict(doc["random_failures"])
+            unknown = [n for n in random_failures.nodes if n not in _node_names(cluster)]
+            if unknown:
+                raise ScenarioError(
+                    f"random_failures: nodes {unknown} are not in the cluster "
+                    f"({_nodes_hint(cluster)})",
+                    path=("random_failures", "nodes"),
+                )
+        _check_qos(qos, jobs, jobs_doc)
+        if accounts:
+            _check_associations(AccountTree(accounts, root_user=True), jobs, jobs_doc)
         seed = 0
         if doc.get("seed") is not None:
             with _entry(("seed",)):
@@ -567,6 +577,48 @@ def _check_dependencies(jobs: tuple[WorkloadJob, ...], docs: list) -> None:
                 )
 
 
+def _check_qos(qos: tuple[Qos, ...], jobs: tuple[WorkloadJob, ...], docs: list) -> None:
+    """Every QOS a QOS preempts or a job asks for exists (``normal`` always does)."""
+    names = {"normal"} | {q.name for q in qos}
+    hint = f"declare it under qos (known: {', '.join(sorted(names))})"
+    for i, q in enumerate(qos):
+        for other in q.preempt:
+            if other not in names:
+                raise ScenarioError(
+                    f"qos[{i}]: field 'preempt': QOS {other!r} is unknown; {hint}",
+                    path=("qos", i, "preempt"),
+                )
+    for i, job in enumerate(jobs):
+        if job.spec.qos is not None and job.spec.qos not in names:
+            field_name = "script" if "script" in docs[i] else "args"
+            raise ScenarioError(
+                f"jobs[{i}]: field {field_name!r}: --qos={job.spec.qos}: Invalid qos "
+                f"specification; {hint}",
+                path=("jobs", i, field_name),
+            )
+
+
+def _check_associations(tree: AccountTree, jobs: tuple[WorkloadJob, ...], docs: list) -> None:
+    """With accounts declared, every job's user has an association with its account."""
+    for i, job in enumerate(jobs):
+        user = job.user or job.spec.user or "user"
+        account, assoc = tree.resolve(user, job.account or job.spec.account)
+        if assoc is None:
+            key = next((k for k in ("account", "user") if k in docs[i]), None)
+            known = ", ".join(tree.accounts)
+            if account == "root":  # no -A and the user is in no account's users
+                fix = f"list {user!r} in the users of an account ({known}) or give it one"
+            elif account not in tree.accounts:
+                fix = f"declare account {account!r} in 'accounts' or use one of {known}"
+            else:  # pragma: no cover - an account's own association admits its jobs
+                fix = f"list {user!r} in the users of account {account!r}"
+            raise ScenarioError(
+                f"jobs[{i}]: user {user!r} has no association with account {account!r} (Slurm: "
+                f"Invalid account or account/partition combination specified); {fix}",
+                path=("jobs", i) if key is None else ("jobs", i, key),
+            )
+
+
 def _section(doc: dict, key: str, build) -> tuple:
     out = []
     for i, entry in enumerate(_list(doc, key)):
@@ -673,7 +725,10 @@ def _submit_of(target: str, jobs: tuple[WorkloadJob, ...]) -> float | None:
 def _names_a_job(target: str, jobs: tuple[WorkloadJob, ...]) -> bool:
     """``target`` is a job's id, an array task ``ID_TASK`` of one, or a numeric JobID."""
     ids = {j.id for j in jobs if j.id is not None}
-    if target in ids or re.fullmatch(r"\d+(_\d+)?", target):
+    if target in ids:
         return True
+    if re.fullmatch(r"\d+(_\d+)?", target):  # JobIDs count from 1, one per array task
+        total = sum(len(j.spec.array.indices) if j.spec.array else 1 for j in jobs)
+        return 1 <= int(target.partition("_")[0]) <= total
     base, _, task = target.rpartition("_")
     return bool(base) and base in ids and task.isdigit()

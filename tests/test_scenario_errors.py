@@ -113,6 +113,33 @@ CASES = [
         ["jobs[1]: field 'args'", "afterany:c", "'c' is not in this scenario"],
     ),
     (
+        "cluster: tiny\nqos:\n  - {name: high, preempt: [low]}\n" + JOB,
+        3,
+        ["qos[0]: field 'preempt'", "'low' is unknown", "high, normal"],
+    ),
+    (
+        "cluster: tiny\njobs:\n  - {runtime: 10, args: -n 1 --qos=urgent}\n",
+        3,
+        ["jobs[0]: field 'args'", "--qos=urgent", "Invalid qos"],
+    ),
+    (
+        "cluster: tiny\naccounts: [{name: llm, users: [alice]}]\n"
+        "jobs:\n  - {runtime: 10, user: alice, account: ops}\n",
+        4,
+        ["jobs[0]", "user 'alice' has no association with account 'ops'", "users"],
+    ),
+    (
+        "cluster: tiny\nrandom_failures: {mtbf: 1000, nodes: 'node[4-5]'}\n" + JOB,
+        2,
+        ["random_failures", "['node5']", "node[1-4]"],
+    ),
+    (
+        "cluster: tiny\njobs: [{runtime: 10, args: --array=0-1}]\n"
+        "actions: [{at: 1, action: cancel, job: 3}]\n",
+        3,
+        ["actions[0]: field 'job'", "'3'", "numeric JobID"],
+    ),
+    (
         "cluster: tiny\nqos:\n  - {name: high, priority: top}\n" + JOB,
         3,
         ["qos[0].priority", "'top'"],

@@ -112,6 +112,13 @@ class AccountTree:
                 return user_key(a.name, user)
         return None
 
+    def resolve(self, user: str, account: str | None) -> tuple[str, str | None]:
+        """The account a job of ``user`` charges (``-A``, else the user's default account,
+        else root) and its association (None: Slurm rejects the job, "Invalid account or
+        account/partition combination specified")."""
+        account = account or self.default_account(user) or "root"
+        return account, self.association(account, user)
+
     def default_account(self, user: str) -> str | None:
         for a in self.accounts.values():
             if user in a.users:

@@ -396,14 +396,14 @@ class Simulation(Controller, Lifecycles):
         job.wjob, job.spec, job.res = wjob, spec, res
         job.name = spec.job_name
         job.user = wjob.user or spec.user or "user"
-        job.account = wjob.account or spec.account or self.tree.default_account(job.user) or "root"
+        job.account, assoc = self.tree.resolve(job.user, wjob.account or spec.account)
         job.qos = spec.qos or "normal"
         if job.qos not in self.qos:
             raise RequestError(
                 f"job {job.key}: --qos={job.qos}: Invalid qos specification (known: "
                 f"{', '.join(sorted(self.qos))})"
             )
-        job.assoc = self.tree.association(job.account, job.user) if self.has_accounts else None
+        job.assoc = assoc if self.has_accounts else None
         if self.has_accounts and job.assoc is None:
             raise RequestError(
                 f"job {job.key}: user {job.user!r} account {job.account!r}: Invalid account or "
