@@ -126,7 +126,7 @@ CASES = [
         "cluster: tiny\naccounts: [{name: llm, users: [alice]}]\n"
         "jobs:\n  - {runtime: 10, user: alice, account: ops}\n",
         4,
-        ["jobs[0]", "user 'alice' has no association with account 'ops'", "users"],
+        ["jobs[0]", "user 'alice' has no association with account 'ops'", "one of llm"],
     ),
     (
         "cluster: tiny\nrandom_failures: {mtbf: 1000, nodes: 'node[4-5]'}\n" + JOB,
