@@ -82,6 +82,31 @@ def test_sbatch_cell_magic_submits_to_the_current_lab(capsys):
     assert lab.squeue().JOBID.tolist() == ["1"]
 
 
+def test_sbatch_magic_takes_command_line_options_and_prints_sbatchs_errors(capsys):
+    """``%%sbatch -J eval -N 1 --runtime=30m`` overrides the #SBATCH lines, as sbatch's command
+    line does; a request sbatch rejects prints its error line and submits nothing."""
+    from IPython.testing.globalipapp import get_ipython
+
+    ip = get_ipython()
+    ip.run_line_magic("load_ext", "slurmlab")
+    lab = slurmlab.Lab("tiny")
+    ip.run_cell_magic("sbatch", "-J eval -N 1 --runtime=30m", "#SBATCH -N 2 -t 60\nsrun eval.py\n")
+    assert "Submitted batch job 1" in capsys.readouterr().out
+    row = lab.squeue().iloc[0]
+    assert (row.NAME, row.NODES) == ("eval", 1)
+    for line, needle in (
+        ("--gres=gpu:4", "Requested node configuration is not available"),
+        ("--bogus", "unrecognized option --bogus"),
+        ("--runtime", "--runtime needs a duration"),
+        ("-J 'open", "No closing quotation"),
+    ):
+        ip.run_cell_magic("sbatch", line, "#!/bin/bash\nsrun x\n")
+        err = capsys.readouterr().err
+        assert err.startswith("sbatch: error: Batch job submission failed: ") and needle in err
+    lab.advance("1h")
+    assert lab.sacct().JobID.tolist() == ["1"]
+
+
 def test_why_pending_suggests_a_shorter_time_limit():
     """A job that fits now but would delay a reservation is told the -t that lets it backfill."""
     r = Scenario.load(BACKFILL).run("easy")

@@ -71,6 +71,7 @@ class Lab:
         self,
         script_or_args: str | Sequence[str],
         *,
+        args: str | Sequence[str] | None = None,
         runtime: float | str = 600,
         user: str = "you",
         exit_code: int = 0,
@@ -78,12 +79,15 @@ class Lab:
         """Submit now; return the job id. ``runtime`` is how long the job really runs.
 
         A text starting with ``#!`` or containing ``#SBATCH`` is a batch script; anything
-        else is sbatch options (``"-N 2 --gres=gpu:2 -t 30"``).
+        else is sbatch options (``"-N 2 --gres=gpu:2 -t 30"``). ``args`` are options given
+        on sbatch's command line: the first argument is then the script, whose ``#SBATCH``
+        lines they override.
         """
-        if isinstance(script_or_args, str) and (
-            script_or_args.lstrip().startswith("#!") or "#SBATCH" in script_or_args
+        if args is not None or (
+            isinstance(script_or_args, str)
+            and (script_or_args.lstrip().startswith("#!") or "#SBATCH" in script_or_args)
         ):
-            spec = JobSpec.from_sbatch(script_or_args)
+            spec = JobSpec.from_sbatch(str(script_or_args), args)
         else:
             spec = JobSpec.from_args(script_or_args)
         seconds = parse_seconds(runtime, what="runtime")
@@ -149,13 +153,34 @@ class Lab:
 
 
 def sbatch_magic(line: str, cell: str) -> None:
-    """``%%sbatch [--runtime SECONDS]``: submit the cell's script to the current lab."""
-    import shlex
+    """``%%sbatch [--runtime DURATION] [sbatch options]``: submit the cell's script to the
+    current lab, as ``sbatch [options] script`` would (options override ``#SBATCH`` lines).
 
-    args = shlex.split(line)
-    runtime: float | str = 600
-    if "--runtime" in args:
-        runtime = args[args.index("--runtime") + 1]
-    lab = current_lab()
-    jobid = lab.sbatch(cell, runtime=runtime)
+    Prints ``Submitted batch job N``, or sbatch's ``sbatch: error: Batch job submission
+    failed: ...`` line for a request sbatch would reject (the cell submits nothing).
+    """
+    import shlex
+    import sys
+
+    try:
+        try:
+            words = shlex.split(line)
+        except ValueError as exc:  # unbalanced quotes
+            raise SlurmlabError(f"%%sbatch {line}: {exc}") from None
+        runtime: float | str = 600
+        options: list[str] = []
+        rest = iter(words)
+        for word in rest:
+            if word == "--runtime":
+                runtime = next(rest, "")
+                if not runtime:
+                    raise SlurmlabError("--runtime needs a duration, e.g. --runtime 2h")
+            elif word.startswith("--runtime="):
+                runtime = word.split("=", 1)[1]
+            else:
+                options.append(word)
+        jobid = current_lab().sbatch(cell, args=options, runtime=runtime)
+    except SlurmlabError as exc:
+        print(f"sbatch: error: Batch job submission failed: {exc}", file=sys.stderr)
+        return
     print(f"Submitted batch job {jobid}")
