@@ -168,42 +168,13 @@ class Scenario:
         workload = Workload(jobs, name=name)
         actions = tuple(_action(a, i, jobs, cluster) for i, a in enumerate(_list(doc, "actions")))
         extra = {k: doc[k] for k in _LATER if doc.get(k)}
-        failures = []
-        for i, f in enumerate(_list(doc, "failures")):
-            with _entry(("failures", i)):
-                failures.append(NodeFailure.from_dict(f, where=f"failures[{i}]"))
-            if failures[-1].node not in _node_names(cluster):
-                raise ScenarioError(
-                    f"failures[{i}]: node {failures[-1].node!r} is not in the cluster "
-                    f"({_nodes_hint(cluster)})",
-                    path=("failures", i, "node"),
-                )
-        accounts = _section(doc, "accounts", _account)
-        declared = {a.name for a in accounts}
-        for i, a in enumerate(accounts):
-            if a.parent not in (None, "root") and a.parent not in declared:
-                raise ScenarioError(
-                    f"accounts[{i}]: account {a.name!r}: parent {a.parent!r} is not declared; "
-                    f"declare it in accounts (or leave parent out: root)",
-                    path=("accounts", i, "parent"),
-                )
-        with _entry(("accounts",)):
-            AccountTree(accounts)  # no cycles, no account named root
+        failures = _failures(doc, cluster)
+        accounts = _accounts(doc)
         qos = _section(doc, "qos", Qos.from_dict)
         reservations = _section(doc, "reservations", Reservation.from_dict)
         for i, r in enumerate(reservations):
             _check_reservation(r, i, cluster)
-        random_failures = None
-        if doc.get("random_failures"):
-            with _entry(("random_failures",)):
-                random_failures = RandomFailures.from_dict(doc["random_failures"])
-            unknown = [n for n in random_failures.nodes if n not in _node_names(cluster)]
-            if unknown:
-                raise ScenarioError(
-                    f"random_failures: nodes {unknown} are not in the cluster "
-                    f"({_nodes_hint(cluster)})",
-                    path=("random_failures", "nodes"),
-                )
+        random_failures = _random_failures(doc, cluster)
         _check_qos(qos, jobs, jobs_doc)
         if accounts:
             _check_associations(AccountTree(accounts, root_user=True), jobs, jobs_doc)
@@ -222,7 +193,7 @@ class Scenario:
             extra=extra,
             seed=seed,
             path=Path(source) if source != "scenario" else None,
-            failures=tuple(failures),
+            failures=failures,
             random_failures=random_failures,
             accounts=accounts,
             qos=qos,
@@ -575,6 +546,51 @@ def _check_dependencies(jobs: tuple[WorkloadJob, ...], docs: list) -> None:
                     f"{base!r} {when}; a job can only depend on jobs submitted before it",
                     path=("jobs", i, field_name),
                 )
+
+
+def _failures(doc: dict, cluster: Cluster) -> tuple[NodeFailure, ...]:
+    out = []
+    for i, entry in enumerate(_list(doc, "failures")):
+        with _entry(("failures", i)):
+            failure = NodeFailure.from_dict(entry, where=f"failures[{i}]")
+        if failure.node not in _node_names(cluster):
+            raise ScenarioError(
+                f"failures[{i}]: node {failure.node!r} is not in the cluster "
+                f"({_nodes_hint(cluster)})",
+                path=("failures", i, "node"),
+            )
+        out.append(failure)
+    return tuple(out)
+
+
+def _random_failures(doc: dict, cluster: Cluster) -> RandomFailures | None:
+    if not doc.get("random_failures"):
+        return None
+    with _entry(("random_failures",)):
+        model = RandomFailures.from_dict(doc["random_failures"])
+    unknown = [n for n in model.nodes if n not in _node_names(cluster)]
+    if unknown:
+        raise ScenarioError(
+            f"random_failures: nodes {unknown} are not in the cluster ({_nodes_hint(cluster)})",
+            path=("random_failures", "nodes"),
+        )
+    return model
+
+
+def _accounts(doc: dict) -> tuple[Account, ...]:
+    """The fair-share tree's accounts: parents declared, no cycles, none named root."""
+    accounts = _section(doc, "accounts", _account)
+    declared = {a.name for a in accounts}
+    for i, a in enumerate(accounts):
+        if a.parent not in (None, "root") and a.parent not in declared:
+            raise ScenarioError(
+                f"accounts[{i}]: account {a.name!r}: parent {a.parent!r} is not declared; "
+                "declare it in accounts (or leave parent out: root)",
+                path=("accounts", i, "parent"),
+            )
+    with _entry(("accounts",)):
+        AccountTree(accounts)
+    return accounts
 
 
 def _check_qos(qos: tuple[Qos, ...], jobs: tuple[WorkloadJob, ...], docs: list) -> None:

@@ -315,7 +315,7 @@ class Simulation(Controller, Lifecycles):
                 if res is None:
                     res = self._resolved[spec] = spec.resources(self.cluster)
             except RequestError as exc:
-                raise RequestError(f"job {wjob.id or spec.job_name}: {exc}") from None
+                raise RequestError(f"job {wjob.id}: {exc}" if wjob.id else str(exc)) from None
             shape = self._shapes.get(res)
             if shape is None:
                 shape = self._shapes[res] = self._shape(res)
