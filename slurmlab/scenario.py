@@ -170,6 +170,8 @@ class Scenario:
         extra = {k: doc[k] for k in _LATER if doc.get(k)}
         failures = _failures(doc, cluster)
         accounts = _accounts(doc)
+        with _entry(("accounts",)):  # no cycles, no account named root
+            tree = AccountTree(accounts, root_user=True)
         qos = _section(doc, "qos", Qos.from_dict)
         reservations = _section(doc, "reservations", Reservation.from_dict)
         for i, r in enumerate(reservations):
@@ -177,7 +179,7 @@ class Scenario:
         random_failures = _random_failures(doc, cluster)
         _check_qos(qos, jobs, jobs_doc)
         if accounts:
-            _check_associations(AccountTree(accounts, root_user=True), jobs, jobs_doc)
+            _check_associations(tree, jobs, jobs_doc)
         seed = 0
         if doc.get("seed") is not None:
             with _entry(("seed",)):
@@ -531,19 +533,19 @@ def _check_dependencies(jobs: tuple[WorkloadJob, ...], docs: list) -> None:
         field_name = "script" if "script" in docs[i] else "args"
         for dep in job.spec.dependency:
             for ref in dep.job_ids:
-                base = ref if ref in order or "_" not in ref else ref.rpartition("_")[0]
-                if base in order and order[base] < (job.submit, i):
+                base = _scenario_id(ref, order)
+                if base is not None and order[base] < (job.submit, i):
                     continue
-                if base not in order and re.fullmatch(r"\d+(_\d+)?", ref):
+                if base is None and re.fullmatch(r"\d+(_\d+)?", ref):
                     continue
                 when = (
                     f"is submitted at {order[base][0]:g} s, not before this job ({job.submit:g} s)"
-                    if base in order
+                    if base is not None
                     else "is not in this scenario"
                 )
                 raise ScenarioError(
                     f"jobs[{i}]: field {field_name!r}: --dependency={dep.kind}:{ref}: job "
-                    f"{base!r} {when}; a job can only depend on jobs submitted before it",
+                    f"{base or ref!r} {when}; a job can only depend on jobs submitted before it",
                     path=("jobs", i, field_name),
                 )
 
@@ -578,7 +580,7 @@ def _random_failures(doc: dict, cluster: Cluster) -> RandomFailures | None:
 
 
 def _accounts(doc: dict) -> tuple[Account, ...]:
-    """The fair-share tree's accounts: parents declared, no cycles, none named root."""
+    """The fair-share tree's accounts, their parents declared."""
     accounts = _section(doc, "accounts", _account)
     declared = {a.name for a in accounts}
     for i, a in enumerate(accounts):
@@ -588,8 +590,6 @@ def _accounts(doc: dict) -> tuple[Account, ...]:
                 "declare it in accounts (or leave parent out: root)",
                 path=("accounts", i, "parent"),
             )
-    with _entry(("accounts",)):
-        AccountTree(accounts)
     return accounts
 
 
@@ -732,19 +732,26 @@ def _action(entry, i: int, jobs: tuple[WorkloadJob, ...], cluster: Cluster) -> A
     return Action(at=at, action=kind, target=target)
 
 
+def _scenario_id(ref: str, ids) -> str | None:
+    """The scenario id ``ref`` names: that id, or an array task ``ID_TASK`` of it."""
+    if ref in ids:
+        return ref
+    base, _, task = ref.rpartition("_")
+    return base if base in ids and task.isdigit() else None
+
+
 def _submit_of(target: str, jobs: tuple[WorkloadJob, ...]) -> float | None:
     """When the job a scenario id (or ``ID_TASK``) names is submitted; None for JobIDs."""
-    base = target if any(j.id == target for j in jobs) else target.rpartition("_")[0]
-    return next((j.submit for j in jobs if j.id is not None and j.id == base), None)
+    submits = {j.id: j.submit for j in jobs if j.id is not None}
+    base = _scenario_id(target, submits)
+    return None if base is None else submits[base]
 
 
 def _names_a_job(target: str, jobs: tuple[WorkloadJob, ...]) -> bool:
     """``target`` is a job's id, an array task ``ID_TASK`` of one, or a numeric JobID."""
-    ids = {j.id for j in jobs if j.id is not None}
-    if target in ids:
+    if _scenario_id(target, {j.id for j in jobs if j.id is not None}) is not None:
         return True
     if re.fullmatch(r"\d+(_\d+)?", target):  # JobIDs count from 1, one per array task
         total = sum(len(j.spec.array.indices) if j.spec.array else 1 for j in jobs)
         return 1 <= int(target.partition("_")[0]) <= total
-    base, _, task = target.rpartition("_")
-    return bool(base) and base in ids and task.isdigit()
+    return False
