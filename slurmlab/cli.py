@@ -64,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SlurmlabError as exc:
         print(f"slurmlab: error: {exc}", file=sys.stderr)
         return 2
-    except FileNotFoundError as exc:
+    except OSError as exc:  # a file that cannot be read or written: it names the file
         print(f"slurmlab: error: {exc}", file=sys.stderr)
         return 2
 

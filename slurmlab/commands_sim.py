@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+import math
+import numbers
 import sys
 import warnings
 from pathlib import Path
 
+from slurmlab.errors import SlurmlabError
 from slurmlab.policies.backfill import POLICIES
 
 __all__ = ["add_subcommands"]
@@ -21,7 +25,9 @@ def add_subcommands(sub) -> None:
     p.add_argument("input", help="scenario file or SWF trace")
     p.add_argument("--policy", choices=sorted(POLICIES), help="override the scenario's policy")
     p.add_argument("--cluster", help="a preset name or a slurm.conf path (overrides the input's)")
-    p.add_argument("--procs", type=int, help="SWF: machine size in processors (default MaxProcs)")
+    p.add_argument(
+        "--procs", type=_procs, help="SWF: machine size in processors (default MaxProcs)"
+    )
     p.add_argument(
         "--skip-invalid", action="store_true", help="SWF: drop jobs wider than the machine"
     )
@@ -34,9 +40,93 @@ def add_subcommands(sub) -> None:
     p.set_defaults(func=run_simulate)
 
 
+def _procs(text: str) -> int:
+    """``--procs N``: a whole number of at least 1 (argparse reports the error)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a machine size: give a whole number of processors, at least 1"
+        )
+    return value
+
+
+_KINDS = "a scenario (.yaml, .yml, .json) or an SWF trace (.swf, .swf.gz)"
+
+
 def _is_swf(path: Path) -> bool:
     name = path.name.lower()
     return name.endswith(".swf") or name.endswith(".swf.gz")
+
+
+def _check_input(path: Path) -> bool:
+    """Raise unless ``path`` is an SWF trace or a text (scenario) file; True for SWF."""
+    if not path.exists():
+        raise SlurmlabError(f"input {str(path)!r} does not exist; give {_KINDS}")
+    if path.is_dir():
+        raise SlurmlabError(f"input {str(path)!r} is a directory; give {_KINDS}")
+    if _is_swf(path):
+        return True
+    data = path.read_bytes()
+    try:  # any other name is read as a scenario, so it must be text
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        hint = (
+            "it is gzip-compressed: name a gzipped SWF trace NAME.swf.gz"
+            if data.startswith(b"\x1f\x8b")
+            else "it is a binary file, not scenario text"
+        )
+        raise SlurmlabError(
+            f"input {str(path)!r} is neither a scenario nor an SWF trace ({hint}); "
+            f"slurmlab simulate reads {_KINDS}"
+        ) from None
+    return False
+
+
+def _check_options(args, swf: bool) -> None:
+    """Options that do not apply to this input are errors, not silently ignored."""
+    if not swf:
+        for flag, given in (
+            ("--procs", args.procs is not None),
+            ("--skip-invalid", args.skip_invalid),
+        ):
+            if given:
+                raise SlurmlabError(
+                    f"{flag} applies to SWF traces only, and {args.input!r} is a scenario "
+                    "(its cluster section sets the machine; --cluster overrides it)"
+                )
+    elif args.procs is not None and args.cluster:
+        raise SlurmlabError(
+            f"give --procs {args.procs} (a pool of that many processors) or --cluster "
+            f"{args.cluster}, not both: the trace runs on one machine"
+        )
+
+
+def _check_writable(path: Path) -> None:
+    """Fail before simulating if the --jobs-out file cannot be written."""
+    where = f"--jobs-out {str(path)!r}"
+    if path.is_dir():
+        raise SlurmlabError(
+            f"{where} is a directory; give a file name, e.g. {str(path / 'jobs.csv')!r}"
+        )
+    if not path.parent.is_dir():
+        problem = "is not a folder" if path.parent.exists() else "does not exist"
+        raise SlurmlabError(
+            f"{where}: folder {str(path.parent)!r} {problem}; create it first "
+            f"(mkdir -p {path.parent}) or choose another path"
+        )
+    existed = path.exists()
+    try:  # os.access says yes to root even on a read-only file system: really try it
+        with open(path, "a"):
+            pass
+    except OSError as exc:
+        raise SlurmlabError(
+            f"{where}: cannot write it ({exc.strerror}); choose another path"
+        ) from None
+    if not existed:
+        path.unlink(missing_ok=True)
 
 
 def run_simulate(args) -> int:
@@ -46,16 +136,19 @@ def run_simulate(args) -> int:
     from slurmlab.sim.simulate import simulate
 
     path = Path(args.input)
-    if not path.exists():
-        raise FileNotFoundError(f"input {args.input!r} does not exist")
+    swf = _check_input(path)
+    _check_options(args, swf)
+    if args.jobs_out:
+        _check_writable(Path(args.jobs_out))
     progress = not args.quiet
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        if _is_swf(path):
-            workload = read_swf(path, procs=args.procs, skip_invalid=args.skip_invalid)
-            cluster = (
-                load_cluster(args.cluster) if args.cluster else swf_cluster(workload.max_procs)
+        if swf:
+            cluster = load_cluster(args.cluster) if args.cluster else None
+            workload = read_swf(
+                path, procs=args.procs, skip_invalid=args.skip_invalid, cluster=cluster
             )
+            cluster = cluster or swf_cluster(workload.max_procs)
             result = simulate(cluster, workload, args.policy or "easy", progress=progress)
         else:
             scenario = Scenario.load(path)
@@ -64,11 +157,17 @@ def run_simulate(args) -> int:
             result = scenario.run(args.policy, progress=progress)
     for w in caught:
         print(f"slurmlab: warning: {w.message}", file=sys.stderr)
+    metrics = result.metrics
+    if not metrics["jobs"]:
+        print(
+            f"slurmlab: warning: {args.input}: no jobs to simulate, so the waits, slowdown, "
+            "utilization and makespan below are 0 by convention",
+            file=sys.stderr,
+        )
     if args.jobs_out:
         write_jobs_csv(result, args.jobs_out, duplicates=args.duplicates)
-    metrics = result.metrics
     if args.json:
-        print(json.dumps(metrics, default=float))
+        print(json.dumps(_json_ready(metrics), default=float, allow_nan=False))
     else:
         print(f"policy {metrics['policy']}: {metrics['jobs']} jobs, "
               f"mean wait {metrics['mean_wait_s']:.0f} s, "
@@ -77,6 +176,17 @@ def run_simulate(args) -> int:
               f"makespan {metrics['makespan_s']:.0f} s, backfilled {metrics['backfilled']}, "
               f"{metrics['wall_s']:.2f} s wall")  # fmt: skip
     return 0
+
+
+def _json_ready(value):
+    """``value`` with NaN and infinities as None (JSON null): JSON has no NaN."""
+    if isinstance(value, dict):
+        return {k: _json_ready(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_ready(v) for v in value]
+    if isinstance(value, numbers.Real) and not math.isfinite(value):
+        return None
+    return value
 
 
 def _with_cluster(scenario, cluster):
@@ -92,4 +202,9 @@ def write_jobs_csv(result, path: str, *, duplicates: bool = False) -> None:
         table[col] = (table[col] - result.origin).dt.total_seconds()
     for col in ("Elapsed", "Timelimit"):
         table[col] = table[col].dt.total_seconds()
-    table.to_csv(path, index=False)
+    try:
+        table.to_csv(path, index=False)
+    except OSError as exc:
+        raise SlurmlabError(
+            f"--jobs-out {str(path)!r}: cannot write it ({exc}); choose another path"
+        ) from None

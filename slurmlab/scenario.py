@@ -7,7 +7,8 @@ A scenario is a YAML (or JSON) document::
                                        # (relative to this file), or inline nodes/partitions
     policy: {name: easy}               # or just: easy ; parameters beside the name
     jobs:
-      - id: big                        # optional unique name (used by --dependency)
+      - id: big                        # optional unique name (used by --dependency); a job
+                                       # without one is known by its JobID (1, 2, ...)
         submit: 0                      # seconds, [D-]HH:MM:SS or 2h/30m, from the start
         runtime: 3600                  # true run time (the scheduler never sees it)
         args: "-N 4 --gres=gpu:2 -t 2:00:00"    # sbatch options, and/or script: | (#SBATCH text)
@@ -163,6 +164,7 @@ class Scenario:
             raise ScenarioError("'jobs' must be a non-empty list of job entries", path=("jobs",))
         jobs = tuple(_job(entry, i, cluster) for i, entry in enumerate(jobs_doc))
         _unique_ids(jobs)
+        _no_jobid_collisions(jobs)
         _check_dependencies(jobs, jobs_doc)
         name = str(doc.get("name", Path(source).stem))
         workload = Workload(jobs, name=name)
@@ -523,6 +525,31 @@ def _unique_ids(jobs: tuple[WorkloadJob, ...]) -> None:
                 path=("jobs", i, "id"),
             )
         first[job.id] = i
+
+
+def _no_jobid_collisions(jobs: tuple[WorkloadJob, ...]) -> None:
+    """An ``id`` is not the JobID of a job without one. Like sbatch, the simulation numbers
+    jobs 1, 2, ... in submit order (one number per array task) and a job without an ``id``
+    is known by that number; ``id: 2`` on another job would make two jobs "2"."""
+    numbered: dict[str, int] = {}  # the JobIDs (and array task ids) of jobs without an id
+    next_id = 1
+    for i in sorted(range(len(jobs)), key=lambda i: (jobs[i].submit, i)):
+        job = jobs[i]
+        tasks = job.spec.array.indices if job.spec.array else ()
+        if job.id is None:
+            numbered[str(next_id)] = i
+            numbered.update({f"{next_id}_{t}": i for t in tasks})
+        next_id += len(tasks) or 1
+    for i, job in enumerate(jobs):
+        if job.id is not None and job.id in numbered:
+            j = numbered[job.id]
+            raise ScenarioError(
+                f"jobs[{i}] (id {job.id!r}): field 'id': {job.id!r} is also the JobID of "
+                f"jobs[{j}], which has no id (like sbatch, jobs are numbered 1, 2, ... in "
+                f"submit order); give jobs[{j}] an id, or this job one that is not a number "
+                f"(e.g. 'job{job.id}')",
+                path=("jobs", i, "id"),
+            )
 
 
 def _check_dependencies(jobs: tuple[WorkloadJob, ...], docs: list) -> None:

@@ -1,8 +1,14 @@
-"""The slurmlab command line: --version, --help, and sinfo of a preset."""
+"""The slurmlab command line: --version, --help, sinfo of a preset, and the clear one-line
+errors of ``slurmlab simulate`` for bad inputs and options."""
 
+import bz2
+import gzip
+import json
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 import slurmlab
 from slurmlab.cli import main
@@ -86,3 +92,273 @@ def test_bad_input_is_a_short_error(tmp_path, capsys):
     assert main(["sinfo", str(conf)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("slurmlab: error: ") and "line 1" in err and "CPUs" in err
+
+
+# -- slurmlab simulate: bad input is one clear error line, never a traceback ---------------------
+SWF_HEADER = "; MaxProcs: 8\n"
+SWF_JOB = "1 0 -1 100 4 -1 -1 4 200 -1 1 1 1 -1 -1 -1 -1 -1\n"
+SCENARIO = "cluster: tiny\npolicy: fifo\njobs:\n  - {id: a, submit: 0, runtime: 60, args: '-n 1'}\n"
+
+
+def simulate_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    """Run ``slurmlab simulate ARGV --quiet`` in process: (exit status, stdout, stderr)."""
+    try:
+        code = main(["simulate", *argv, "--quiet"])
+    except SystemExit as exc:  # argparse's usage errors
+        code = exc.code
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def error_line(err: str) -> str:
+    assert err.startswith("slurmlab: error: ") and err.count("\n") == 1, err
+    return err
+
+
+def make_input(tmp_path, kind: str):
+    """The bad inputs of the table below, made in tmp_path."""
+    if kind == "folder":
+        (tmp_path / "adir").mkdir()
+        return tmp_path / "adir"
+    if kind == "folder.swf":
+        (tmp_path / "dir.swf").mkdir()
+        return tmp_path / "dir.swf"
+    if kind == "gzip named .gz":
+        path = tmp_path / "t.gz"
+        path.write_bytes(gzip.compress((SWF_HEADER + SWF_JOB).encode()))
+        return path
+    if kind == "bzip2 named .swf.bz2":
+        path = tmp_path / "x.swf.bz2"
+        path.write_bytes(bz2.compress((SWF_HEADER + SWF_JOB).encode()))
+        return path
+    if kind == "truncated .swf.gz":
+        path = tmp_path / "trunc.swf.gz"
+        path.write_bytes(gzip.compress((SWF_HEADER + SWF_JOB).encode())[:20])
+        return path
+    if kind == "nan submit":
+        path = tmp_path / "nan.swf"
+        path.write_text(SWF_HEADER + SWF_JOB.replace("1 0 -1", "1 nan -1", 1))
+        return path
+    raise AssertionError(kind)
+
+
+BAD_INPUTS = [
+    ("folder", "input '{path}' is a directory; give a scenario (.yaml, .yml, .json) or an SWF"),
+    ("folder.swf", "input '{path}' is a directory"),
+    ("gzip named .gz", "input '{path}' is neither a scenario nor an SWF trace (it is gzip-"),
+    ("bzip2 named .swf.bz2", "input '{path}' is neither a scenario nor an SWF trace (it is a b"),
+    ("truncated .swf.gz", "SWF file '{path}': cannot read its gzip data"),
+    ("nan submit", "{path}: line 2: field 'submit' is 'nan', not a finite number"),
+]
+
+
+@pytest.mark.parametrize(("kind", "message"), BAD_INPUTS, ids=[k for k, _ in BAD_INPUTS])
+def test_simulate_rejects_bad_inputs_naming_the_file(tmp_path, capsys, kind, message):
+    path = make_input(tmp_path, kind)
+    code, out, err = simulate_cli(capsys, str(path))
+    assert code == 2 and out == ""
+    assert message.format(path=path) in error_line(err)
+
+
+def test_simulate_reads_a_scenario_whatever_its_extension(tmp_path, capsys):
+    """Any input not named .swf/.swf.gz is read as a scenario, as before: plain text works."""
+    path = tmp_path / "course.txt"
+    path.write_text(SCENARIO)
+    code, out, err = simulate_cli(capsys, str(path), "--json")
+    assert (code, err) == (0, "") and json.loads(out)["jobs"] == 1
+
+
+@pytest.mark.parametrize("value", ["0", "-4", "many"])
+def test_procs_must_be_at_least_one(tmp_path, capsys, value):
+    """--procs 0 used to mean MaxProcs, and --procs -4 a machine of -4 processors."""
+    path = tmp_path / "t.swf"
+    path.write_text(SWF_HEADER + SWF_JOB)
+    code, out, err = simulate_cli(capsys, str(path), f"--procs={value}")
+    assert code == 2
+    assert f"argument --procs: {value!r} is not a machine size" in err
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--procs", "8"], "--procs applies to SWF traces only, and '{path}' is a scenario"),
+        (["--skip-invalid"], "--skip-invalid applies to SWF traces only, and '{path}' is a scen"),
+    ],
+)
+def test_swf_options_with_a_scenario_are_an_error(tmp_path, capsys, options, message):
+    path = tmp_path / "s.yaml"
+    path.write_text(SCENARIO)
+    code, _, err = simulate_cli(capsys, str(path), *options)
+    assert code == 2 and message.format(path=path) in error_line(err)
+
+
+def test_procs_and_cluster_together_are_an_error(tmp_path, capsys):
+    path = tmp_path / "t.swf"
+    path.write_text(SWF_HEADER + SWF_JOB)
+    code, _, err = simulate_cli(capsys, str(path), "--procs", "8", "--cluster", "tiny")
+    assert code == 2 and "give --procs 8 (a pool" in error_line(err)
+
+
+def test_cluster_decides_which_swf_jobs_are_too_wide(tmp_path, capsys):
+    """--cluster tiny (64 CPUs): a 500-processor job is an error naming file, line and job,
+    or with --skip-invalid is dropped and counted, whatever the trace's MaxProcs says."""
+    path = tmp_path / "big.swf"
+    wide = "2 0 -1 100 500 -1 -1 500 200 -1 1 1 1 -1 -1 -1 -1 -1\n"
+    path.write_text("; MaxProcs: 1000\n" + SWF_JOB + wide)
+    code, _, err = simulate_cli(capsys, str(path), "--cluster", "tiny")
+    assert code == 2
+    assert f"{path}: line 3: job 2 asks for 500 processors, which cluster 'tiny'" in error_line(err)
+    code, out, err = simulate_cli(
+        capsys, str(path), "--cluster", "tiny", "--skip-invalid", "--json"
+    )
+    assert code == 0 and json.loads(out)["jobs"] == 1
+    assert "dropped 1 jobs wider than cluster 'tiny'" in err
+
+
+# -- --jobs-out: checked before the simulation, and every write error is one clear line ----------
+@pytest.fixture
+def no_simulation(monkeypatch):
+    """Fail the test if the simulation starts (the path must be checked before)."""
+    import slurmlab.sim.simulate
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("simulated before checking --jobs-out")
+
+    monkeypatch.setattr(slurmlab.sim.simulate, "simulate", refuse)
+
+
+def test_jobs_out_in_a_missing_folder_is_an_error_before_simulating(
+    tmp_path, capsys, no_simulation
+):
+    path = tmp_path / "t.swf"
+    path.write_text(SWF_HEADER + SWF_JOB)
+    out = tmp_path / "nodir" / "x.csv"
+    code, _, err = simulate_cli(capsys, str(path), "--jobs-out", str(out))
+    assert code == 2
+    assert f"--jobs-out '{out}': folder '{out.parent}' does not exist; create it" in error_line(err)
+
+
+def test_jobs_out_that_is_a_folder_is_an_error_before_simulating(tmp_path, capsys, no_simulation):
+    path = tmp_path / "t.swf"
+    path.write_text(SWF_HEADER + SWF_JOB)
+    code, _, err = simulate_cli(capsys, str(path), "--jobs-out", str(tmp_path))
+    assert code == 2 and f"--jobs-out '{tmp_path}' is a directory" in error_line(err)
+
+
+def test_jobs_out_that_cannot_be_written_is_an_error_before_simulating(
+    tmp_path, capsys, monkeypatch, no_simulation
+):
+    """A read-only place (as root, only trying says so): the error names the path."""
+    import slurmlab.commands_sim
+
+    def read_only(file, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(file))
+
+    monkeypatch.setattr(slurmlab.commands_sim, "open", read_only, raising=False)
+    path = tmp_path / "t.swf"
+    path.write_text(SWF_HEADER + SWF_JOB)
+    out = tmp_path / "x.csv"
+    code, _, err = simulate_cli(capsys, str(path), "--jobs-out", str(out))
+    assert code == 2
+    assert f"--jobs-out '{out}': cannot write it (Permission denied)" in error_line(err)
+    assert not out.exists()
+
+
+def test_jobs_out_probe_leaves_no_file_behind_on_error(tmp_path, capsys):
+    """The writability check does not leave an empty CSV when the input then fails."""
+    path = tmp_path / "bad.swf"
+    path.write_text(SWF_HEADER + SWF_JOB.replace("1 0 -1", "1 -1 -1", 1))
+    out = tmp_path / "x.csv"
+    code, _, err = simulate_cli(capsys, str(path), "--jobs-out", str(out))
+    assert code == 2 and "field 'submit' is -1" in error_line(err)
+    assert not out.exists()
+
+
+def test_a_write_error_after_simulating_is_one_clear_line(tmp_path, capsys, monkeypatch):
+    import pandas as pd
+
+    def disk_full(self, path, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", disk_full)
+    path = tmp_path / "t.swf"
+    path.write_text(SWF_HEADER + SWF_JOB)
+    out = tmp_path / "x.csv"
+    code, _, err = simulate_cli(capsys, str(path), "--jobs-out", str(out))
+    assert code == 2
+    assert f"--jobs-out '{out}': cannot write it ([Errno 28] No space left" in error_line(err)
+
+
+# -- zero jobs: a warning, and --json stays strict JSON ------------------------------------------
+def strict_json(text: str) -> dict:
+    def no_nan(name):
+        raise AssertionError(f"{name} is not JSON")
+
+    return json.loads(text, parse_constant=no_nan)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", SWF_HEADER, SWF_HEADER + SWF_JOB.replace(" 100 4 ", " -1 4 ", 1)],
+    ids=["empty", "header only", "every job dropped"],
+)
+def test_a_trace_without_jobs_warns_and_prints_valid_json(tmp_path, capsys, text):
+    path = tmp_path / "t.swf"
+    path.write_text(text)
+    code, out, err = simulate_cli(capsys, str(path), "--json")
+    assert code == 0
+    assert f"slurmlab: warning: {path}: no jobs to simulate" in err
+    assert strict_json(out)["jobs"] == 0
+
+
+def test_json_writes_undefined_numbers_as_null():
+    """JSON has no NaN: a metric that is NaN or infinite is printed as null."""
+    from slurmlab.commands_sim import _json_ready
+
+    metrics = {"jobs": 0, "mean_wait_s": float("nan"), "states": {"x": float("inf")}}
+    assert json.dumps(_json_ready(metrics), allow_nan=False) == (
+        '{"jobs": 0, "mean_wait_s": null, "states": {"x": null}}'
+    )
+
+
+# -- scenario ids and sbatch's JobIDs ----------------------------------------------------------
+def test_an_id_that_is_another_jobs_jobid_is_an_error(tmp_path, capsys):
+    """A job without an id is known by its JobID (1, 2, ... in submit order, as sbatch numbers
+    them): ``id: 1`` on another job would give two jobs JobID 1 in the job table."""
+    path = tmp_path / "s2.yaml"
+    path.write_text(
+        "cluster: tiny\njobs:\n"
+        "  - {submit: 0, runtime: 100, args: '-n 1 -t 10'}\n"
+        "  - {id: 1, submit: 5, runtime: 100, args: '-n 2 -t 10'}\n"
+    )
+    code, _, err = simulate_cli(capsys, str(path))
+    assert code == 2
+    assert (
+        f"{path} line 4: jobs[1] (id '1'): field 'id': '1' is also the JobID of jobs[0], which "
+        "has no id" in error_line(err)
+    )
+
+
+@pytest.mark.parametrize(
+    ("jobs", "collides"),
+    [
+        ([{}, {"id": "1"}], True),
+        ([{"submit": 9}, {"id": "2", "submit": 0}, {"submit": 1}], True),  # jobs[2]: JobID 2
+        ([{"submit": 9}, {"id": "2", "submit": 5}, {"submit": 1}], False),  # it is JobID 2
+        ([{"args": "--array=0-2"}, {"id": "1_2", "submit": 1}], True),  # an array task's id
+        ([{"args": "--array=0-2"}, {"id": "2", "submit": 1}], False),  # tasks are 1_0..1_2
+        ([{"id": "1"}, {"submit": 1}], False),  # the id-less job is JobID 2
+        ([{"id": "a"}, {}], False),
+    ],
+)
+def test_which_numeric_ids_collide_with_jobids(jobs, collides):
+    from slurmlab.errors import ScenarioError
+    from slurmlab.scenario import Scenario
+
+    doc = {"cluster": "tiny", "jobs": [{"runtime": 10, "args": "-n 1"} | j for j in jobs]}
+    if collides:
+        with pytest.raises(ScenarioError, match="is also the JobID of jobs"):
+            Scenario.from_dict(doc)
+    else:
+        keys = list(Scenario.from_dict(doc).run().jobs["JobID"])
+        assert len(set(keys)) == len(keys)

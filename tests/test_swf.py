@@ -15,6 +15,7 @@ import pytest
 from slurmlab.errors import SlurmlabError
 from slurmlab.records.swf import read_swf, swf_cluster
 from slurmlab.sim.simulate import simulate
+from slurmlab.spec.cluster import Cluster
 
 HEADER = """\
 ; Version: 2.2
@@ -166,3 +167,75 @@ def test_trace_replays_run_times_past_the_requested_time(tmp_path):
     assert list(result.jobs["State"]) == ["COMPLETED", "COMPLETED"]
     assert list(result.seconds("Start")) == [0, 500]
     assert list(result.jobs["Timelimit"]) == [timedelta(seconds=100)] * 2
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_a_utf8_byte_order_mark_is_skipped(tmp_path, gz):
+    """A BOM before the first header line (editors on Windows write one) is not part of it."""
+    path = write(tmp_path, "\ufeff" + HEADER + swf_line(1, 0, 100, 4, 4, 200) + "\n", gz=gz)
+    w = read_swf(path)
+    assert (w.max_procs, w.origin) == (8, pd.Timestamp(1000000000, unit="s"))
+
+
+@pytest.mark.parametrize(
+    ("header", "size"),
+    [
+        ("; MaxProcs: -1\n; MaxNodes: 6\n", 6),  # -1 is missing: MaxNodes, as without MaxProcs
+        ("; MaxNodes: 6\n", 6),
+        ("; MaxProcs: -1\n; MaxNodes: -1\n", 5),  # both missing: the widest job
+        ("; MaxProcs: -1\n", 5),
+        ("", 5),
+    ],
+)
+def test_a_header_of_minus_one_is_missing(tmp_path, header, size):
+    """SWF's -1 means missing in the header too: the size falls back as when it is absent."""
+    lines = swf_line(1, 0, 10, 3, 3, 20) + "\n" + swf_line(2, 0, 10, 5, 5, 20) + "\n"
+    assert read_swf(write(tmp_path, header + lines)).max_procs == size
+
+
+@pytest.mark.parametrize(
+    ("value", "origin"),
+    [
+        ("843480031", pd.Timestamp(843480031, unit="s")),
+        ("843480031.0", pd.Timestamp(843480031, unit="s")),  # was silently ignored
+        ("-1", None),  # missing: the default origin
+    ],
+)
+def test_unix_start_time_is_a_whole_number_of_seconds(tmp_path, value, origin):
+    from slurmlab.spec.workload import DEFAULT_ORIGIN
+
+    path = write(tmp_path, f"; UnixStartTime: {value}\n" + swf_line(1, 0, 10, 2, 2, 20) + "\n")
+    assert read_swf(path).origin == (origin if origin is not None else DEFAULT_ORIGIN)
+
+
+def test_whole_numbers_may_be_written_as_floats(tmp_path):
+    """1e2 and 4.0 are whole numbers: read as 100 and 4."""
+    line = swf_line(1, 0, "1e2", "4.0", "4.0", "2e2")
+    assert table(read_swf(write(tmp_path, HEADER + line + "\n"))) == [("1", 0.0, 4, 100.0, 200.0)]
+
+
+def test_cluster_is_the_machine_that_decides_what_is_too_wide(tmp_path):
+    """With cluster= (the CLI's --cluster), a job fits when the cluster can run it (tiny: 4
+    nodes of 16 CPUs, so 32 processors is two nodes), whatever the header's MaxProcs says."""
+    tiny = Cluster.preset("tiny")
+    lines = [swf_line(1, 0, 10, 32, 32, 20), swf_line(2, 1, 10, 500, 500, 20)]
+    path = write(tmp_path, "; MaxProcs: 1000\n" + "\n".join(lines) + "\n")
+    with pytest.raises(
+        SlurmlabError,
+        match=r"line 3: job 2 asks for 500 processors, which cluster 'tiny' cannot give one job "
+        r"\(asks for 32 nodes .*Requested node configuration is not available\); pass "
+        r"--skip-invalid",
+    ):
+        read_swf(path, cluster=tiny)
+    dropped = r"dropped 1 jobs wider than cluster 'tiny' \(the first: line 3, job 2, 500 proc"
+    with pytest.warns(UserWarning, match=dropped):
+        w = read_swf(path, cluster=tiny, skip_invalid=True)
+    assert [j.id for j in w.jobs] == ["1"]
+    assert (w.dropped, w.max_procs) == (1, 64)
+    assert list(simulate(tiny, w).jobs["NNodes"]) == [2]
+
+
+def test_cluster_ignores_the_header_machine_size(tmp_path):
+    """The header's MaxProcs describes the trace's machine, not the cluster it runs on."""
+    path = write(tmp_path, "; MaxProcs: many\n" + swf_line(1, 0, 10, 32, 32, 20) + "\n")
+    assert len(read_swf(path, cluster=Cluster.preset("tiny"))) == 1

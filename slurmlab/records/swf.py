@@ -8,19 +8,24 @@ if > 0 else the run time (at least 1 s: Slurm limits are positive). Jobs with
 width <= 0 or an unknown (negative) run time are dropped and counted in a warning;
 zero run times are kept. A trace records what really happened, so its run times
 are replayed as they are, even past the requested time.
+
+Every field is a finite number, and the fields read here (job number, submit, run
+time, processors, requested time, user, executable) are whole numbers; anything else
+is an error naming the file, the line, the field and the value.
 """
 
 from __future__ import annotations
 
 import gzip
 import warnings
+import zlib
 from datetime import timedelta
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from slurmlab.errors import SlurmlabError
+from slurmlab.errors import RequestError, SlurmlabError
 from slurmlab.spec.cluster import Cluster, Node, Partition
 from slurmlab.spec.job import JobSpec
 from slurmlab.spec.workload import DEFAULT_ORIGIN, Workload, WorkloadJob
@@ -33,50 +38,109 @@ SWF_FIELDS = (
     "preceding_job", "think_time",
 )  # fmt: skip
 
+#: The fields read_swf turns into a job: SWF integers, so a fraction is an error.
+WHOLE_FIELDS = (
+    "job", "submit", "run", "alloc_procs", "req_procs", "req_time", "user", "executable",
+)  # fmt: skip
+
+_GZIP = b"\x1f\x8b"
+#: Other compressions a trace may come in, by their magic bytes: (name, how to undo it).
+_OTHER_COMPRESSION = {
+    b"BZh": ("bzip2", "bunzip2 FILE"),
+    b"\xfd7zXZ\x00": ("xz", "unxz FILE"),
+    b"\x28\xb5\x2f\xfd": ("zstd", "unzstd FILE"),
+    b"PK\x03\x04": ("zip", "unzip FILE"),
+}
+
 
 def _open_text(path: Path):
-    with open(path, "rb") as fh:
-        magic = fh.read(2)
-    if magic == b"\x1f\x8b":
-        return gzip.open(path, "rt", encoding="utf-8", errors="replace")
-    return open(path, encoding="utf-8", errors="replace")
+    """The trace as text lines, and whether it is gzipped (by its magic bytes, not its
+    name); a UTF-8 byte-order mark is skipped."""
+    try:
+        with open(path, "rb") as fh:
+            magic = fh.read(6)
+    except OSError as exc:
+        raise SlurmlabError(f"SWF file {str(path)!r}: cannot read it ({exc.strerror})") from None
+    if magic.startswith(_GZIP):
+        return gzip.open(path, "rt", encoding="utf-8-sig", errors="replace"), True
+    for sig, (kind, undo) in _OTHER_COMPRESSION.items():
+        if magic.startswith(sig):
+            raise SlurmlabError(
+                f"SWF file {str(path)!r} is {kind}-compressed; slurmlab reads SWF traces plain "
+                f"or gzipped: decompress it first ({undo})"
+            )
+    return open(path, encoding="utf-8-sig", errors="replace"), False
+
+
+def _read(path: Path) -> tuple[pd.DataFrame, dict[str, str], dict[str, int]]:
+    """The records, the header fields and the line of each header field."""
+    if not path.exists():
+        raise SlurmlabError(f"SWF file {str(path)!r} does not exist")
+    if path.is_dir():
+        raise SlurmlabError(
+            f"SWF file {str(path)!r} is a directory; give a trace file (.swf or .swf.gz)"
+        )
+    header: dict[str, str] = {}
+    header_lines: dict[str, int] = {}
+    rows: list[list[float]] = []
+    lines: list[int] = []
+    no = 0
+    fh, gzipped = _open_text(path)
+    try:
+        with fh:
+            for no, line in enumerate(fh, start=1):
+                s = line.strip()
+                if not s:
+                    continue
+                if s.startswith(";"):
+                    key, sep, value = s[1:].partition(":")
+                    key = key.strip()
+                    if sep and key and " " not in key and key not in header:
+                        header[key], header_lines[key] = value.strip(), no
+                    continue
+                rows.append(_record(s, path, no))
+                lines.append(no)
+    except (EOFError, OSError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
+        what = "its gzip data" if gzipped else "it"
+        after = f" after line {no}" if no else ""
+        raise SlurmlabError(
+            f"SWF file {str(path)!r}: cannot read {what}{after} ({exc}); the file is truncated "
+            "or corrupt: fetch it again (gzip -t FILE checks a gzipped file)"
+        ) from None
+    table = pd.DataFrame(np.array(rows).reshape(-1, 18), columns=list(SWF_FIELDS))
+    table["line"] = lines
+    return table, header, header_lines
+
+
+def _record(s: str, path: Path, no: int) -> list[float]:
+    """One SWF record: 18 finite numbers (errors name the line, the field and the value)."""
+    parts = s.split()
+    if len(parts) != 18:
+        raise SlurmlabError(
+            f"{path}: line {no}: {len(parts)} fields, SWF has 18 whitespace-separated "
+            f"fields (value {s[:60]!r})"
+        )
+    try:
+        values = [float(p) for p in parts]
+    except ValueError:
+        i = next(i for i, p in enumerate(parts) if not _is_number(p))
+        raise SlurmlabError(
+            f"{path}: line {no}: field {SWF_FIELDS[i]!r} is {parts[i]!r}, not a number"
+        ) from None
+    total = sum(values)
+    if total - total != 0:  # nan or inf somewhere, or a sum too large: look at each value
+        for i, v in enumerate(values):
+            if v - v != 0:
+                raise SlurmlabError(
+                    f"{path}: line {no}: field {SWF_FIELDS[i]!r} is {parts[i]!r}, not a finite "
+                    "number; SWF fields are whole numbers, -1 when missing"
+                )
+    return values
 
 
 def read_swf_table(path: str | Path) -> tuple[pd.DataFrame, dict[str, str]]:
-    """The raw SWF records (18 named integer columns, with ``line``) and the header fields."""
-    path = Path(path)
-    if not path.exists():
-        raise SlurmlabError(f"SWF file {str(path)!r} does not exist")
-    header: dict[str, str] = {}
-    rows: list[list[float]] = []
-    lines: list[int] = []
-    with _open_text(path) as fh:
-        for no, line in enumerate(fh, start=1):
-            s = line.strip()
-            if not s:
-                continue
-            if s.startswith(";"):
-                key, sep, value = s[1:].partition(":")
-                if sep and key.strip() and " " not in key.strip():
-                    header.setdefault(key.strip(), value.strip())
-                continue
-            parts = s.split()
-            if len(parts) != 18:
-                raise SlurmlabError(
-                    f"{path}: line {no}: {len(parts)} fields, SWF has 18 whitespace-separated "
-                    f"fields (value {s[:60]!r})"
-                )
-            try:
-                rows.append([float(p) for p in parts])
-            except ValueError:
-                bad = next(p for p in parts if not _is_number(p))
-                field = SWF_FIELDS[parts.index(bad)]
-                raise SlurmlabError(
-                    f"{path}: line {no}: field {field!r} is {bad!r}, not a number"
-                ) from None
-            lines.append(no)
-    table = pd.DataFrame(np.array(rows).reshape(-1, 18), columns=list(SWF_FIELDS))
-    table["line"] = lines
+    """The raw SWF records (18 named numeric columns, with ``line``) and the header fields."""
+    table, header, _ = _read(Path(path))
     return table, header
 
 
@@ -97,14 +161,35 @@ def swf_cluster(procs: int, name: str = "swf") -> Cluster:
     )
 
 
-def read_swf(path: str | Path, *, procs: int | None = None, skip_invalid: bool = False) -> Workload:
+def read_swf(
+    path: str | Path,
+    *,
+    procs: int | None = None,
+    skip_invalid: bool = False,
+    cluster: Cluster | None = None,
+) -> Workload:
     """Read an SWF trace into a trace Workload (see the module docstring).
 
-    ``procs`` overrides the header's MaxProcs (the machine size). A job wider than the
-    machine raises an error naming it, unless ``skip_invalid=True`` drops and counts it.
+    The machine is a pool of ``procs`` processors (default: the header's MaxProcs, else
+    MaxNodes, else the widest job; -1 in the header means missing), or ``cluster`` when
+    the trace is to run on a real cluster (then ``max_procs`` is that cluster's CPU count).
+    A job the machine cannot run (wider than it) raises an error naming it, unless
+    ``skip_invalid=True`` drops and counts it.
     """
-    table, header = read_swf_table(path)
-    size = procs or int(float(header.get("MaxProcs", header.get("MaxNodes", "0")) or 0))
+    path = Path(path)
+    if procs is not None and (
+        isinstance(procs, bool) or not isinstance(procs, int | np.integer) or procs < 1
+    ):
+        raise SlurmlabError(
+            f"procs={procs!r}: the machine size must be a whole number of at least 1 processor"
+        )
+    if procs is not None and cluster is not None:
+        raise SlurmlabError(
+            f"give procs={procs} (a pool of that many processors) or cluster={cluster.name!r}, "
+            "not both: the trace runs on one machine"
+        )
+    table, header, header_lines = _read(path)
+    _check_records(table, path)
     width = np.where(table["req_procs"] > 0, table["req_procs"], table["alloc_procs"])
     run = table["run"].to_numpy()
     req = table["req_time"].to_numpy()
@@ -117,19 +202,37 @@ def read_swf(path: str | Path, *, procs: int | None = None, skip_invalid: bool =
             "run time (SWF -1)",
             stacklevel=2,
         )
-    if not size:
-        size = int(width[keep].max()) if keep.any() else 1
-    wide = keep & (width > size)
+    if cluster is not None:
+        size = sum(n.cpus for n in cluster.nodes)
+        wide = keep & _cannot_run(width, keep, cluster)
+    else:
+        size = procs or _header_size(header, header_lines, path)
+        if size is None:
+            size = int(width[keep].max()) if keep.any() else 1
+        wide = keep & (width > size)
     if wide.any():
         first = int(np.flatnonzero(wide)[0])
+        line, job, w = (
+            int(table["line"].iloc[first]),
+            int(table["job"].iloc[first]),
+            int(width[first]),
+        )
+        if cluster is None:
+            machine, why = f"{size} processors", f" but the machine has {size}"
+            larger = "--procs N (procs=N) to enlarge the machine"
+        else:
+            machine = f"cluster {cluster.name!r}"
+            why = f", which {machine} cannot give one job ({_cannot_run_reason(w, cluster)})"
+            larger = "a --cluster that can hold it"
         if not skip_invalid:
             raise SlurmlabError(
-                f"{path}: line {int(table['line'].iloc[first])}: job {int(table['job'].iloc[first])} "
-                f"asks for {int(width[first])} processors but the machine has {size}; pass "
-                "--skip-invalid (skip_invalid=True) to drop such jobs, or --procs to enlarge it"
+                f"{path}: line {line}: job {job} asks for {w} processors{why}; pass --skip-invalid "
+                f"(skip_invalid=True) to drop such jobs, or {larger}"
             )
         warnings.warn(
-            f"{path}: dropped {int(wide.sum())} jobs wider than {size} processors", stacklevel=2
+            f"{path}: dropped {int(wide.sum())} jobs wider than {machine} (the first: line "
+            f"{line}, job {job}, {w} processors)",
+            stacklevel=2,
         )
         dropped += int(wide.sum())
         keep &= ~wide
@@ -156,9 +259,103 @@ def read_swf(path: str | Path, *, procs: int | None = None, skip_invalid: bool =
                 user=f"u{int(usr[i])}" if usr[i] >= 0 else None,
             )
         )
-    start = header.get("UnixStartTime")
-    origin = pd.Timestamp(int(start), unit="s") if start and start.isdigit() else DEFAULT_ORIGIN
+    start = _header_whole(
+        header, header_lines, "UnixStartTime", path,
+        "write the trace's start as whole seconds since 1970 ('; UnixStartTime: 843480031'), "
+        "or -1 if it is unknown",
+    )  # fmt: skip
+    origin = DEFAULT_ORIGIN if start is None else pd.Timestamp(start, unit="s")
     return Workload(
-        tuple(jobs), name=Path(path).name, origin=origin, dropped=dropped, kind="trace",
+        tuple(jobs), name=path.name, origin=origin, dropped=dropped, kind="trace",
         max_procs=size,
     )  # fmt: skip
+
+
+def _check_records(table: pd.DataFrame, path: Path) -> None:
+    """Raise for the first line (in file order) that breaks a rule: a fraction in a field
+    read as a whole number, a negative job number or submit time, a repeated job number."""
+    problems: list[tuple[int, str]] = []  # (row, message), first row of each rule
+    for name in WHOLE_FIELDS:
+        values = table[name].to_numpy()
+        bad = np.flatnonzero(values != np.floor(values))
+        if len(bad):
+            problems.append(
+                (int(bad[0]), f"field {name!r} is {float(values[bad[0]])!r}, not a whole number")
+            )
+    for name, rule in (
+        ("job", "every record needs its job number (SWF counts jobs from 1)"),
+        ("submit", "a job needs its submit time (seconds from the trace start)"),
+    ):
+        values = table[name].to_numpy()
+        bad = np.flatnonzero(values < 0)
+        if len(bad):
+            value = int(values[bad[0]])
+            missing = " (SWF's missing)" if value == -1 else ""
+            problems.append((int(bad[0]), f"field {name!r} is {value}{missing}: {rule}"))
+    repeated = table["job"].duplicated()
+    if repeated.any():
+        row = int(np.flatnonzero(repeated.to_numpy())[0])
+        job = table["job"].iloc[row]
+        earlier = int(table["line"][table["job"] == job].iloc[0])
+        problems.append(
+            (row, f"field 'job': job number {int(job)} repeats the one on line {earlier}; "
+             "SWF job numbers are unique")
+        )  # fmt: skip
+    if problems:
+        row, message = min(problems, key=lambda p: p[0])  # stable: the first rule on a tie
+        raise SlurmlabError(
+            f"{path}: line {int(table['line'].iloc[row])}: {message}; fix or delete the line"
+        )
+
+
+def _header_whole(
+    header: dict[str, str], lines: dict[str, int], key: str, path: Path, fix: str
+) -> int | None:
+    """A whole-number header field; None when it is absent or -1 (SWF's missing)."""
+    if key not in header:
+        return None
+    text = header[key]
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (value - value == 0 and value == int(value)):
+        raise SlurmlabError(
+            f"{path}: line {lines[key]}: header field {key!r} is {text!r}, not a whole number; "
+            f"{fix}"
+        )
+    return None if value == -1 else int(value)
+
+
+def _header_size(header: dict[str, str], lines: dict[str, int], path: Path) -> int | None:
+    """The machine size from MaxProcs, else MaxNodes (-1 or absent: missing), else None."""
+    for key in ("MaxProcs", "MaxNodes"):
+        fix = (
+            f"write the machine size as a number of processors ('; {key}: 128'), or -1 if it "
+            "is unknown, or pass --procs N (procs=N) to set it"
+        )
+        size = _header_whole(header, lines, key, path, fix)
+        if size is not None and size < 1:
+            raise SlurmlabError(
+                f"{path}: line {lines[key]}: header field {key!r} is {header[key]!r}, not a "
+                f"machine size (at least 1 processor); {fix}"
+            )
+        if size is not None:
+            return size
+    return None
+
+
+def _cannot_run(width: np.ndarray, keep: np.ndarray, cluster: Cluster) -> np.ndarray:
+    """Which widths no partition node set of ``cluster`` can give one job (sbatch's check)."""
+    bad = [w for w in np.unique(width[keep]) if _cannot_run_reason(int(w), cluster) is not None]
+    return np.isin(width, bad)
+
+
+def _cannot_run_reason(width: int, cluster: Cluster) -> str | None:
+    """Why ``cluster`` rejects a job of ``width`` processors (as sbatch says), or None."""
+    spec = JobSpec(ntasks=width)
+    try:
+        spec.validate(cluster)
+    except RequestError as exc:
+        return str(exc).removeprefix(f"Job {spec.job_name!r}: ")
+    return None
