@@ -317,6 +317,59 @@ def test_singleton_runs_one_job_of_a_name_and_user_at_a_time():
     assert starts(result) == {"first": 0, "second": 100, "other": 0}
 
 
+def test_singleton_waits_for_a_running_job_of_its_name_whatever_its_id():
+    """Slurm's singleton test: any job of the name and user that is running, or pending
+    with a lower id, blocks it (a later job without the dependency may well be running)."""
+    result = run(
+        job("first", "-J train -t 5", runtime=100),
+        job("second", "-J train -t 5 --dependency=singleton", runtime=100),
+        job("third", "-J train -t 30", runtime=1000),  # no dependency: starts at once
+    )
+    assert starts(result) == {"first": 0, "second": 1000, "third": 0}
+    assert reasons(result, at=500)["second"] == "(Dependency)"
+
+
+def test_a_whole_array_dependency_is_tested_as_a_whole():
+    """As Slurm tests an array: afterok once every task ended and all completed, afternotok
+    once every task ended and one did not, afterany once all ended; aftercorr pairs tasks."""
+    result = run(
+        job("arr", "--array=1-3 -t 5", runtime=100),
+        job("bad", "--array=1-3 -t 5", runtime=50, exit_code=1),
+        job("ok_arr", "-t 5 --dependency=afterok:arr", runtime=10),
+        job("notok_arr", "-t 5 --dependency=afternotok:arr", runtime=10),
+        job("notok_bad", "-t 5 --dependency=afternotok:bad", runtime=10),
+        job("any_bad", "-t 5 --dependency=afterany:bad", runtime=10),
+        job("ok_bad", "-t 5 --dependency=afterok:bad", runtime=10),
+        job("corr", "--array=1-3 -t 5 --dependency=aftercorr:arr", runtime=10),
+        cluster=Cluster.preset("teaching"),
+    )
+    got = starts(result)
+    assert got["ok_arr"] == 100 and got["notok_bad"] == 50 and got["any_bad"] == 50
+    assert got["notok_arr"] != got["notok_arr"] and got["ok_bad"] != got["ok_bad"]  # never
+    assert all(got[f"corr_{k}"] == 100 for k in (1, 2, 3))
+    assert reasons(result, at=20)["ok_bad"] == "(Dependency)"  # tasks still running
+    assert reasons(result, at=60)["ok_bad"] == "(DependencyNeverSatisfied)"
+
+
+def test_afternotok_on_an_array_with_one_failed_task_is_satisfied_when_all_end():
+    from slurmlab import Lab
+
+    lab = Lab("tiny")
+    arr = lab.sbatch("--array=1-3 -N 1 -t 10", runtime=300)
+    ok = lab.sbatch(f"-N 1 -t 10 --dependency=afterok:{arr}", runtime=60)
+    notok = lab.sbatch(f"-N 1 -t 10 --dependency=afternotok:{arr}", runtime=60)
+    lab.advance(60)
+    lab.scancel(f"{arr}_2")
+    lab.advance(1)
+    q = lab.squeue().set_index("JOBID")["NODELIST(REASON)"]
+    assert q[str(ok)] == q[str(notok)] == "(Dependency)"  # tasks 1 and 3 still run
+    lab.run()
+    acct = lab.sacct().set_index("JobID")
+    assert acct.loc[str(notok), "State"] == "COMPLETED"
+    assert acct.loc[str(notok), "Start"] == pd.Timestamp("2026-01-05 00:05:00")
+    assert acct.loc[str(ok), "Reason"] == "DependencyNeverSatisfied"
+
+
 # -- placement -----------------------------------------------------------------------------------------
 def test_gpu_jobs_pack_best_fit_then_lowest_node_name():
     """Best fit: the node with the fewest free GPUs (then CPUs) that fits, ties to the lowest name."""
@@ -472,3 +525,30 @@ def test_one_node_cluster_plans_around_an_unlimited_job(policy):
     )
     narrow = 30 if policy == "slurm" else 6  # slurm backfills on its bf_interval timer
     assert starts(result) == {"forever": 0, "wide": 100, "narrow": narrow}
+
+
+@pytest.mark.parametrize("policy", ["fifo", "easy", "conservative", "slurm"])
+def test_jobs_started_in_priority_order_are_not_counted_as_backfilled(policy):
+    """``backfilled`` counts jobs started while a job of their partition waited ahead of
+    them: not jobs that start together in order, nor a job of another partition."""
+    together = run(job("a", "-t 60", runtime=600), job("b", "-t 60", runtime=600), policy=policy)
+    assert together.metrics["backfilled"] == 0
+    other = run(
+        job("run", "-p gpu -N 8 --gres=gpu:4 -t 2:00:00", 0, 3600),
+        job("blocked", "-p gpu -N 8 --gres=gpu:4 -t 2:00:00", 10, 3600),
+        job("cpujob", "-p cpu -N 1 -t 1:00:00", 20, 600),
+        policy=policy,
+        cluster=Cluster.preset("teaching"),
+    )
+    assert starts(other)["cpujob"] == 20
+    assert other.metrics["backfilled"] == 0
+    if policy != "fifo":  # and one that does jump the line is
+        jumped = run(
+            job("run", "-N 3 --exclusive -t 60", 0, 3600),
+            job("wide", "-N 4 --exclusive -t 60", 1, 3600),
+            job("small", "-N 1 -t 10", 2, 60),
+            policy=policy,
+        )
+        assert starts(jumped)["small"] == (30 if policy == "slurm" else 2)
+        assert column(jumped, "StartedBy")["small"] == "backfill"
+        assert jumped.metrics["backfilled"] == 1

@@ -351,7 +351,7 @@ def test_command_line_overrides_script():
 
 def test_command_line_memory_option_replaces_script_memory_option():
     """A memory option on the command line replaces a different one from the script."""
-    spec = JobSpec.from_sbatch("#SBATCH --mem=64G\n", ["--mem-per-cpu=4G"])
+    spec = JobSpec.from_sbatch("#!/bin/sh\n#SBATCH --mem=64G\n", ["--mem-per-cpu=4G"])
     assert (spec.mem_mb, spec.mem_per_cpu_mb) == (None, 4096)
 
 

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 import slurmlab
-from slurmlab.errors import RequestError, ScenarioError, SlurmlabError
+from slurmlab.errors import RequestError, SbatchError, ScenarioError, SlurmlabError
 from slurmlab.scenario import Scenario
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,7 +90,9 @@ def test_sbatch_magic_takes_command_line_options_and_prints_sbatchs_errors(capsy
     ip = get_ipython()
     ip.run_line_magic("load_ext", "slurmlab")
     lab = slurmlab.Lab("tiny")
-    ip.run_cell_magic("sbatch", "-J eval -N 1 --runtime=30m", "#SBATCH -N 2 -t 60\nsrun eval.py\n")
+    ip.run_cell_magic(
+        "sbatch", "-J eval -N 1 --runtime=30m", "#!/bin/bash\n#SBATCH -N 2 -t 60\nsrun eval.py\n"
+    )
     assert "Submitted batch job 1" in capsys.readouterr().out
     row = lab.squeue().iloc[0]
     assert (row.NAME, row.NODES) == ("eval", 1)
@@ -334,3 +336,48 @@ def test_req_node_not_avail_while_too_few_nodes_are_up():
     assert q.loc["pinned", "NODELIST(REASON)"] == "(ReqNodeNotAvail)"
     starts = dict(zip(r.jobs.JobID, r.seconds("Start")))
     assert starts == {"pinned": 100.0, "other": 30.0}
+
+
+# -- times given to squeue(at=), why_pending(at=), run(until=) -----------------------------------
+def test_times_read_the_same_everywhere():
+    """A string of digits is seconds (not a year), wherever a time is taken; a date and
+    time counts from the start; anything else is a clear error."""
+    lab = slurmlab.Lab("tiny")
+    lab.sbatch("-N 4 --exclusive -t 60", runtime="1h")
+    j = lab.sbatch("-N 1 -t 10", runtime=60)
+    lab.run()
+    r = lab.result
+    for at in ("1000", 1000, "16:40", "2026-01-05T00:16:40", pd.Timestamp("2026-01-05 00:16:40")):
+        q = r.squeue(at=at)
+        assert list(q["JOBID"]) == ["1", str(j)], at
+        assert q["TIME"].iloc[0] == "16:40", at
+    assert "is pending (Resources)" in r.why_pending(j, at="3599")
+    assert "is running at t=3600s" in r.why_pending(j, at="1:00:00")
+    assert r.sinfo(at="3600").equals(r.sinfo(at=3600))
+    for bad in ("banana", "2026-13-45", "-5"):
+        with pytest.raises(SlurmlabError, match="invalid at"):
+            r.squeue(at=bad)
+    lab2 = slurmlab.Lab("tiny")
+    lab2.run(until="2026-01-05T01:00")
+    assert lab2.now == 3600
+    with pytest.raises(SlurmlabError, match="already at"):
+        lab2.run(until="2026-01-05T00:30")
+
+
+# -- what sbatch itself would refuse or misread ----------------------------------------------------
+def test_a_script_without_an_interpreter_line_is_refused_as_sbatch_does(capsys):
+    lab = slurmlab.Lab("tiny")
+    with pytest.raises(SbatchError, match="first line must start with #!"):
+        lab.sbatch("#SBATCH -N 1\nsrun hostname\n")
+    assert lab.sbatch("\n#!/bin/bash\n#SBATCH -N 2\nsrun hostname\n") == 1  # blank lines first
+    assert lab.sacct()["NNodes"].tolist() == [2]
+
+
+def test_a_leading_sbatch_word_is_the_command_and_options_after_a_script_are_its_own():
+    lab = slurmlab.Lab("ai")
+    j = lab.sbatch("sbatch -N 4 --gres=gpu:8 -t 2:00:00 -p train")
+    row = lab.sacct().set_index("JobID").loc[str(j)]
+    assert (row["NNodes"], row["Timelimit"]) == (4, pd.Timedelta(hours=2))
+    with pytest.warns(UserWarning, match="script's own arguments"):
+        k = lab.sbatch("train.sh -N 4")
+    assert lab.sacct().set_index("JobID").loc[str(k), "NNodes"] == 1

@@ -111,7 +111,11 @@ class Fifo:
             if limit is not None and n >= limit:
                 break
             if job.partition in blocked:
-                continue  # queued jobs wait for Priority unless a pass says otherwise
+                # behind a blocked job of its partition it waits for Priority (queued jobs
+                # do unless a pass said otherwise: only those need saying it again)
+                if job.id in view.odd:
+                    d.reasons[job.id] = "Priority"
+                continue
             nodes = None
             if job.may_fit(ranks):
                 nodes = choose_nodes(
@@ -121,7 +125,11 @@ class Fifo:
                 blocked.add(job.partition)
                 d.reasons[job.id] = "Resources"
                 if len(blocked) >= partitions:
-                    break  # every partition with queued jobs is blocked: the rest wait (Priority)
+                    # every partition with queued jobs is blocked: the rest wait for Priority
+                    # (the jobs not reached in a continued pass are new ones, which already do)
+                    if limit is None and view.whole and view.resume is None:
+                        d.rest = "Priority"
+                    break
                 continue
             _take(free, job, capacity, nodes)
             ranks = view.free_ranks(free)
@@ -187,7 +195,9 @@ class Easy(Fifo):
                     prof.reserve(nodes, usage, view.now, view.now + job.limit, at=0)
                 else:
                     started.append((view.now + job.limit, nodes, usage))
-                d.starts.append(Start(job.id, nodes, "main" if prof is None else "backfill"))
+                # out of priority order (backfilled) when a job of its partition waits ahead
+                by = "backfill" if job.partition in reserved else "main"
+                d.starts.append(Start(job.id, nodes, by))
                 continue
             if job.partition in reserved:
                 if job.id in odd:
@@ -209,6 +219,7 @@ class Easy(Fifo):
             d.reasons[job.id] = "Resources"
             self.plan(prof, job, view, d)
         d.resume = None if stopped else (prof, reserved)
+        d.complete = view.resume is None  # (a continued pass keeps the reservations it had)
         return d
 
     def plan(self, prof: Profile, job: PendingJob, view: QueueView, d: Decision) -> None:
@@ -270,7 +281,8 @@ class Conservative(Easy):
             fresh = sorted([(n, job) for _t, n, job, _nodes, _u in kept] + fresh)
             kept = []
             since = None
-        first_blocked: set[str] = set()
+        waiting: list[tuple[int, PendingJob, None]] = []  # jobs given a future start
+        starting: list[tuple[int, PendingJob, tuple]] = []  # jobs starting now (..., nodes)
         # The pass is recomputed even after arrivals only (no continuing from a job on, as
         # fifo and easy do): a second compression of an unchanged plan can still move a job
         # earlier, and a reservation added after a job was placed can change which nodes
@@ -284,10 +296,9 @@ class Conservative(Easy):
                 return
             i, t, nodes = found
             if t <= now and i == 0:
-                d.starts.append(Start(job.id, nodes, "backfill" if n else "main"))
+                starting.append((n, job, nodes))
                 return
-            d.reasons[job.id] = "Priority" if job.partition in first_blocked else "Resources"
-            first_blocked.add(job.partition)
+            waiting.append((n, job, None))
             d.planned[job.id] = t
             d.planned_nodes[job.id] = nodes
 
@@ -322,7 +333,19 @@ class Conservative(Easy):
                 changes.append((t, t + job.limit, False))
             before[job.id] = len(changes)
             placed(n, job, found)
+        # In priority order (jobs were placed in order of reservation time): the first job of
+        # a partition left waiting waits for Resources, the later ones for Priority, and a job
+        # starting behind one of them is backfilled (started out of priority order).
+        first_blocked: set[str] = set()
+        for _n, job, nodes in sorted(waiting + starting, key=itemgetter(0)):
+            if nodes is not None:  # starting (waiting jobs carry no nodes here)
+                by = "backfill" if job.partition in first_blocked else "main"
+                d.starts.append(Start(job.id, nodes, by))
+                continue
+            d.reasons[job.id] = "Priority" if job.partition in first_blocked else "Resources"
+            first_blocked.add(job.partition)
         d.resume = (changes, before)
+        d.complete = True  # every queued job was placed again, or found no place
         return d
 
 
@@ -397,16 +420,19 @@ class SlurmBackfill(Conservative):
         # whether it can never start)
         hopeless: dict[tuple, tuple[float, bool]]
         if view.resume is not None:
-            prof, hopeless, reasons, planned = view.resume
+            prof, hopeless, reasons, planned, waiting = view.resume
             prof.advance(view.now)
             d.reasons.update(reasons)
             d.planned.update(planned)
         else:
             prof = _profile(view, resolution=self.bf_resolution)
             hopeless = {}
+            waiting = set()  # partitions whose first job in line is left waiting (Resources)
         beyond = False  # some job was planned beyond the window
+        d.complete = True  # (unless bf_max_job_test leaves jobs untested: they keep theirs)
         for n, job in enumerate(view.queue, start=view.start):
             if n >= self.bf_max_job_test:
+                d.complete = False
                 break
             shape = _request_shape(job)
             seen = hopeless.get(shape)
@@ -433,7 +459,8 @@ class SlurmBackfill(Conservative):
                 )
                 d.starts.append(Start(job.id, nodes, "backfill"))
                 continue
-            d.reasons[job.id] = "Resources" if n == 0 else "Priority"
+            d.reasons[job.id] = "Priority" if job.partition in waiting else "Resources"
+            waiting.add(job.partition)
             if t > horizon:
                 hopeless[shape] = (job.limit, False)
                 beyond = True
@@ -443,7 +470,7 @@ class SlurmBackfill(Conservative):
             prof.reserve(nodes, view.capacity[list(nodes)], t, end, at=i)
             d.planned[job.id] = t
         if not (d.starts or beyond):
-            d.resume = (prof, hopeless, d.reasons, d.planned)
+            d.resume = (prof, hopeless, d.reasons, d.planned, waiting)
         return d
 
 

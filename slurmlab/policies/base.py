@@ -160,6 +160,9 @@ class Decision:
     #: queue that stopped early: nothing more could start and every partition has its
     #: reservation)
     rest: str | None = None
+    #: ``planned`` names every standing planned start: a pending job it leaves out has none
+    #: (a reservation it held is gone; ``squeue --start`` shows N/A)
+    complete: bool = False
 
 
 class Policy(Protocol):

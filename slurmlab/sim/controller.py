@@ -460,3 +460,11 @@ class Controller:
             if job.planned != t:
                 job.planned = t
                 job.plans.append((now, t))
+            self._plans.add(jid)
+        if decision.complete and len(self._plans) > len(decision.planned):
+            for jid in [j for j in self._plans if j not in decision.planned]:
+                self._plans.discard(jid)
+                job = jobs[jid]
+                if job.state == "PENDING" and job.planned is not None:  # its plan is gone
+                    job.planned = job.planned_nodes = None
+                    job.plans.append((now, None))

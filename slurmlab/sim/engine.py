@@ -78,7 +78,7 @@ class SimJob:
 
     def __init__(self):
         self.reasons: list[tuple[float, str]] = []
-        self.plans: list[tuple[float, float]] = []
+        self.plans: list[tuple[float, float | None]] = []  # (when, planned start or None)
         self.runs: list[dict] = []
         self.state = "PENDING"
         self.reason = "None"
@@ -210,6 +210,7 @@ class Simulation(Controller, Lifecycles):
         self.running: dict[int, SimJob] = {}
         self.dependents: dict[int, set[int]] = {}
         self.events: list[tuple] = []
+        self._plans: set[int] = set()  # jobs a pass gave a planned start (squeue --start)
         self._next_id = 1
         self._seq = 0
         self._pass_pending = False
@@ -614,10 +615,7 @@ class Simulation(Controller, Lifecycles):
             if dep.kind == "singleton":
                 results.append(self._singleton_state(job))
                 continue
-            states = []
-            for ref in dep.job_ids:
-                for t in self._targets(job, ref):
-                    states.append(_dep_one(dep.kind, t))
+            states = [self._ref_state(job, dep.kind, ref) for ref in dep.job_ids]
             if "never" in states:
                 results.append("never")
             elif all(s == "ok" for s in states):
@@ -632,13 +630,42 @@ class Simulation(Controller, Lifecycles):
             return "never"
         return "ok" if all(r == "ok" for r in results) else "wait"
 
+    def _ref_state(self, job: SimJob, kind: str, ref: str) -> str:
+        """One dependency condition on the job(s) ``ref`` names: 'ok', 'wait' or 'never'.
+
+        A whole job array is tested as a whole, as Slurm does: ``afterok`` is satisfied once
+        every task has ended and all completed, ``afternotok`` once every task has ended and
+        one did not, ``afterany`` once every task has ended, ``after`` once every task has
+        started. ``aftercorr`` makes an array task wait for the task of the same index.
+        """
+        targets = self._targets(job, ref)
+        if len(targets) == 1:
+            return _dep_one(kind, targets[0])
+        if kind == "aftercorr":
+            mine = [t for t in targets if t.array_task == job.array_task]
+            targets = mine or targets  # (no such task, or not an array task: the whole array)
+            if len(targets) == 1:
+                return _dep_one(kind, targets[0])
+        if kind == "after":
+            return "ok" if all(_dep_one(kind, t) == "ok" for t in targets) else "wait"
+        if any(t.state in ("PENDING", "RUNNING") for t in targets):
+            return "wait"
+        if kind == "afterany":
+            return "ok"
+        completed = all(t.state == "COMPLETED" for t in targets)
+        if kind == "afternotok":
+            return "never" if completed else "ok"
+        return "ok" if completed else "never"  # afterok, aftercorr
+
     def _singleton_state(self, job: SimJob) -> str:
+        """``--dependency=singleton``: no job of the same name and user may be running, nor
+        pending ahead of it (Slurm: running or suspended, or pending with a lower id)."""
         for other in self.jobs.values():
             if (
-                other.id < job.id
-                and other.name == job.name
+                other.name == job.name
                 and other.user == job.user
-                and other.state in ("PENDING", "RUNNING")
+                and other.id != job.id
+                and (other.state == "RUNNING" or (other.state == "PENDING" and other.id < job.id))
             ):
                 self.dependents.setdefault(other.id, set()).add(job.id)
                 return "wait"

@@ -75,27 +75,42 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
     free = sim.capacity - used_at(sim, t)
     up = _up_at(sim, t)
     mask = job.mask & up
+    # planned starts of other jobs from now on (reservations a change must not delay)
+    ahead = [
+        p
+        for j in sim.jobs.values()
+        if j is not job
+        for pl in [_plan_at(j, t)]
+        if pl and pl[1] is not None and pl[1] >= t
+        for p in [pl[1]]
+    ]
+    clear = not any(p < t + job.limit for p in ahead)  # it would end before all of them
     hints = []
-    if choose_nodes(free, sim.capacity, job.demand, job.count, mask, job.exclusive) is None:
-        fit = int((mask & (free >= job.demand).all(axis=1)).sum())
-        if 0 < fit < job.count:
-            hints.append(f"with --nodes={fit} (instead of {job.count}) it could start now")
-    else:
-        ahead = [
-            p
-            for when, p in (pl for j in sim.jobs.values() for pl in [_plan_at(j, t)] if pl)
-            if p > t
-        ]
-        if ahead:
-            gap = min(ahead) - t
-            if gap >= 60 and gap < job.limit:
-                hints.append(
-                    f"with -t {format_duration(timedelta(seconds=int(gap // 60) * 60))} (instead of "
-                    f"{format_duration(timedelta(seconds=job.limit)) if not math.isinf(job.limit) else 'UNLIMITED'}) "
-                    "it would end before the next reservation and could be backfilled now"
-                )
+    fits_now = choose_nodes(free, sim.capacity, job.demand, job.count, mask, job.exclusive)
+    if fits_now is None:
+        # fewer nodes: only for the first job in line (a later one waits for Priority
+        # whatever its size), whole nodes for --exclusive, and only when no reservation
+        # planned for another job falls within its time limit (it would delay that job)
+        fewer = next(
+            (
+                k
+                for k in range(job.count - 1, 0, -1)
+                if choose_nodes(free, sim.capacity, job.demand, k, mask, job.exclusive)
+            ),
+            None,
+        )
+        if fewer and reason == "Resources" and clear:
+            hints.append(f"with --nodes={fewer} (instead of {job.count}) it could start now")
+    elif ahead:
+        gap = min(ahead) - t
+        if gap >= 60 and gap < job.limit:
+            hints.append(
+                f"with -t {format_duration(timedelta(seconds=int(gap // 60) * 60))} (instead of "
+                f"{format_duration(timedelta(seconds=job.limit)) if not math.isinf(job.limit) else 'UNLIMITED'}) "
+                "it would end before the next reservation and could be backfilled now"
+            )
     for other in sim.cluster.partitions:
-        if other.name == job.partition:
+        if other.name == job.partition or not _could_move(sim, job, other, t) or not clear:
             continue
         try:
             res = replace(job.spec, partition=other.name).resources(sim.cluster)
@@ -111,6 +126,25 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
     else:
         lines.append("No small change to the request would let it start sooner; it has to wait.")
     return " ".join(lines)
+
+
+def _could_move(sim: Simulation, job, part, t: float) -> bool:
+    """Whether ``job`` moved to partition ``part`` could start there at ``t``: the partition
+    is up, takes its time limit and node count, and no job waits in it (under every policy
+    a job queued there first would start first, or hold a reservation it must not delay)."""
+    if part.state.upper() != "UP":
+        return False
+    if part.max_time is not None and job.limit > part.max_time.total_seconds():
+        return False
+    if part.max_nodes is not None and job.count > part.max_nodes:
+        return False
+    for other in sim.jobs.values():
+        if other.partition == part.name and other is not job and other.submit <= t:
+            started = other.start is not None and other.start <= t
+            ended = other.end is not None and other.end <= t
+            if not started and not ended:  # it waits there at t
+                return False
+    return True
 
 
 def _plan_at(job, t: float):

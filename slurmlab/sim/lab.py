@@ -8,6 +8,8 @@ Submit with ``lab.sbatch(...)`` (a script or sbatch options), move time with
 
 from __future__ import annotations
 
+import shlex
+import warnings
 from collections.abc import Sequence
 
 import pandas as pd
@@ -17,12 +19,32 @@ from slurmlab.sim.engine import Simulation
 from slurmlab.sim.result import SimulationResult
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import JobSpec
-from slurmlab.spec.units import parse_seconds
+from slurmlab.spec.units import parse_instant, parse_seconds
 from slurmlab.spec.workload import WorkloadJob
 
 __all__ = ["Lab", "current_lab"]
 
 _CURRENT: list[Lab] = []
+
+
+def _request(args: str | Sequence[str]) -> JobSpec:
+    """A request from sbatch's command line as typed. A leading ``sbatch`` (the command's own
+    name) is dropped. Options after a script name are that script's own arguments, as with
+    sbatch, which is rarely what a learner meant: a warning says so."""
+    words = shlex.split(args) if isinstance(args, str) else [str(a) for a in args]
+    if words[:1] == ["sbatch"]:
+        words = words[1:]
+    spec = JobSpec.from_args(words)
+    for key, value in spec.other:
+        name, *rest = value.split() if key == "script-file" else [""]
+        if any(w.startswith("-") for w in rest):
+            warnings.warn(
+                f"sbatch: {' '.join(rest)!r} after the script name {name!r} are the script's own "
+                "arguments, not sbatch options (as with sbatch): put sbatch options before the "
+                "script name",
+                stacklevel=3,
+            )
+    return spec
 
 
 def current_lab() -> Lab:
@@ -89,7 +111,7 @@ class Lab:
         ):
             spec = JobSpec.from_sbatch(str(script_or_args), args)
         else:
-            spec = JobSpec.from_args(script_or_args)
+            spec = _request(script_or_args)
         seconds = parse_seconds(runtime, what="runtime")
         ids = self.sim.submit(
             WorkloadJob(spec, submit=self.now, runtime=seconds, user=user, exit_code=exit_code)
@@ -107,11 +129,12 @@ class Lab:
         self.result = SimulationResult(self.sim, self.result.policy)
 
     def run(self, until: float | str | None = None) -> Lab:
-        """Advance to ``until`` seconds (or ``[D-]HH:MM:SS``), or until nothing is left to do."""
+        """Advance to ``until`` (seconds from the lab's start, ``[D-]HH:MM:SS``, ``"2h"``, or a
+        date and time such as ``"2026-01-05T10:00"``), or until nothing is left to do."""
         if until is None:
             self.sim.run()
         else:
-            t = parse_seconds(until, what="until")
+            t = parse_instant(until, self.sim.origin, what="until")
             if t < self.now:
                 raise SlurmlabError(f"run(until={until!r}): the lab is already at {self.now:.0f} s")
             self.sim.run(until=t)

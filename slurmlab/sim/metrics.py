@@ -6,7 +6,9 @@
 * utilization = used resource-seconds / (capacity x (last End - first Submit)), for CPUs
   and for GPUs, where used resource-seconds = allocated CPUs (GPUs) x Elapsed over all runs;
 * makespan = last End - first Submit;
-* backfilled = jobs started out of priority order (``StartedBy == "backfill"``).
+* backfilled = jobs started out of priority order (``StartedBy == "backfill"``): while a
+  job of their partition waited ahead of them (``easy``, ``conservative``), or by a backfill
+  cycle of the ``slurm`` policy (Slurm counts every job its backfill scheduler starts).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from slurmlab.sim.engine import Simulation, iter_records, used_at
 from slurmlab.sim.metrics import failure_metrics, run_accounting, schedule_metrics
 from slurmlab.sim.recorder import event_table, job_table
 from slurmlab.spec.cluster import format_table
-from slurmlab.spec.units import compress_hostlist, format_duration
+from slurmlab.spec.units import compress_hostlist, format_duration, parse_instant
 
 __all__ = ["SimulationResult", "squeue_frame"]
 
@@ -24,15 +24,9 @@ SQUEUE_COLUMNS = [
 
 
 def _seconds(sim: Simulation, at) -> float:
-    if at is None:
-        return sim.now
-    if isinstance(at, int | float):
-        return float(at)
-    if isinstance(at, str) and not at[:4].isdigit():
-        from slurmlab.spec.units import parse_seconds
-
-        return parse_seconds(at, what="at")
-    return (pd.Timestamp(at) - sim.origin).total_seconds()
+    """``at`` as seconds from the simulation's start: now when None, else seconds, a duration
+    text (``"2h"``) or a date and time (see :func:`~slurmlab.spec.units.parse_instant`)."""
+    return sim.now if at is None else parse_instant(at, sim.origin, what="at")
 
 
 def _last_before(history: list[tuple[float, object]], t: float, default):

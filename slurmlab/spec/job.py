@@ -468,8 +468,14 @@ class JobSpec:
         """Build a request from a batch script's ``#SBATCH`` lines (and command-line ``args``).
 
         Directives after the first command line are ignored, as sbatch ignores them;
-        ``args`` override the script's directives.
+        ``args`` override the script's directives. Like sbatch, a script must start with
+        ``#!`` (blank lines before it are forgiven: a notebook cell often starts with one).
         """
+        if not script_text.lstrip().startswith("#!"):
+            raise SbatchError(
+                "This does not look like a batch script. The first line must start with #! "
+                "followed by the path to an interpreter. For instance: #!/bin/sh"
+            )
         directives: list[str] = []
         for lineno, line in enumerate(script_text.splitlines(), start=1):
             s = line.strip()

@@ -10,7 +10,7 @@ expanded and compressed by python-hostlist, never by hand.
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
 from numbers import Integral, Real
 
 import hostlist
@@ -23,6 +23,7 @@ __all__ = [
     "format_duration",
     "parse_duration",
     "parse_flag",
+    "parse_instant",
     "parse_memory_mb",
     "parse_names",
     "parse_number",
@@ -103,6 +104,40 @@ def parse_seconds(value: str | int | float, *, what: str = "time") -> float:
         raise SlurmlabError(f"invalid {what} {value!r}: {_SECONDS_HELP}")
     d, h, mi, sec = m.groups()
     return int(d or 0) * 86400 + int(h or 0) * 3600 + int(mi) * 60 + float(sec)
+
+
+def parse_instant(value, origin, *, what: str = "time") -> float:
+    """Seconds from ``origin`` (a ``pandas.Timestamp``) to ``value``: seconds or a duration as
+    :func:`parse_seconds` reads them (``3600``, ``"1:00:00"``, ``"2h"``), or a date and time
+    (``"2026-01-05T10:00"``, a ``datetime`` or ``Timestamp``).
+
+    >>> import pandas as pd
+    >>> o = pd.Timestamp("2026-01-05")
+    >>> parse_instant("3600", o), parse_instant("2h", o), parse_instant("2026-01-05T01:00", o)
+    (3600.0, 7200.0, 3600.0)
+    """
+    import pandas as pd  # (the spec layer's other readers need no pandas)
+
+    when = None
+    if isinstance(value, pd.Timestamp | datetime):
+        when = value
+    else:
+        try:
+            return parse_seconds(value, what=what)
+        except SlurmlabError:
+            if not isinstance(value, str) or not re.match(r"\s*\d{4}-\d\d-\d\d", value):
+                raise SlurmlabError(
+                    f"invalid {what} {value!r}: {_SECONDS_HELP}, or a date and time "
+                    "(e.g. 2026-01-05T10:00)"
+                ) from None
+            when = value
+    try:
+        return (pd.Timestamp(when) - origin).total_seconds()
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise SlurmlabError(
+            f"invalid {what} {value!r}: {exc} (give a date and time like 2026-01-05T10:00, "
+            f"counted from the simulation's start {origin})"
+        ) from None
 
 
 def format_duration(td: timedelta | None) -> str:

@@ -1,0 +1,204 @@
+"""What a learner reads about a pending job: its reason, its expected start
+(``squeue --start``) and ``why_pending``'s hints, checked against what the scheduler
+then really does."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pandas as pd
+import pytest
+
+import slurmlab
+from slurmlab import Lab
+
+
+def reasons(lab: Lab) -> dict[str, str]:
+    q = lab.squeue()
+    return dict(zip(q["JOBID"], q["NODELIST(REASON)"], strict=True))
+
+
+def start_times(lab: Lab) -> dict[str, pd.Timestamp]:
+    q = lab.squeue()
+    return dict(zip(q["JOBID"], q["START_TIME"], strict=True))
+
+
+# -- pending reasons --------------------------------------------------------------------------
+@pytest.mark.parametrize("policy", ["fifo", "easy", "conservative", "slurm"])
+@pytest.mark.parametrize("later", ["--begin=now+30minutes", "dependency"])
+def test_a_job_overtaken_by_a_higher_priority_one_waits_for_priority(policy, later):
+    """A higher-priority job that becomes eligible later (begin time, dependency) takes the
+    head of the line: the job that was first now waits for Priority, as Slurm names it."""
+    lab = Lab("tiny", policy=policy)
+    lab.sbatch("-N 4 --exclusive -t 1:00:00", runtime="1h")
+    if later == "dependency":
+        first = lab.sbatch("-N 1 -t 10 --begin=now+20minutes", runtime=60)
+        ahead = lab.sbatch(f"-N 4 -t 10 --dependency=afterany:{first}", runtime=60)
+        waits = lab.sbatch("-N 1 -t 10", runtime=60)
+        lab.advance("25m")  # `first` cannot start either (the cluster is full)
+        assert reasons(lab)[str(ahead)] == "(Dependency)"
+    else:
+        ahead = lab.sbatch("-N 1 -t 10 --begin=now+30minutes", runtime=60)
+        waits = lab.sbatch("-N 1 -t 10", runtime=60)
+        lab.advance("10m")
+        assert reasons(lab)[str(waits)] == "(Resources)"
+        lab.advance("21m")
+        assert reasons(lab)[str(ahead)] == "(Resources)"
+    if later != "dependency":
+        assert reasons(lab)[str(waits)] == "(Priority)"
+    assert "higher priority are ahead" in lab.why_pending(waits) or later == "dependency"
+
+
+def test_slurm_backfill_names_the_first_job_of_each_partition_resources():
+    """Backfill cycles agree with the main scheduler: the first waiting job of *each*
+    partition waits for Resources (not only the queue's first)."""
+    lab = Lab("teaching", policy="slurm")
+    lab.sbatch("-p gpu -N 8 --exclusive -t 2:00:00", runtime="2h")
+    lab.sbatch("-p cpu -N 2 --exclusive -t 2:00:00", runtime="2h")
+    g = lab.sbatch("-p gpu -N 1 --exclusive -t 1:00:00", runtime="1h")
+    c1 = lab.sbatch("-p cpu -N 1 --exclusive -t 1:00:00", runtime="1h")
+    c2 = lab.sbatch("-p cpu -N 1 --exclusive -t 1:00:00", runtime="1h")
+    for t in (0, 30, 90):  # the main scheduler, then backfill cycles
+        lab.run(until=t)
+        r = reasons(lab)
+        assert (r[str(g)], r[str(c1)], r[str(c2)]) == ("(Resources)", "(Resources)", "(Priority)")
+    assert "first in line in partition cpu" in lab.why_pending(c1)
+
+
+def test_conservative_names_reasons_in_priority_order():
+    """Conservative places jobs in order of their reservations, but names reasons in
+    priority order: the higher-priority job is the one waiting for Resources."""
+    lab = Lab("tiny", policy="conservative")
+    lab.sbatch("-N 4 --exclusive -t 1:00:00", runtime="1h")
+    b = lab.sbatch("-N 1 -t 10 --begin=now+30minutes", runtime=60)
+    d = lab.sbatch("-N 1 -t 10", runtime=60)
+    lab.advance("31m")
+    assert reasons(lab)[str(b)] == "(Resources)"
+    assert reasons(lab)[str(d)] == "(Priority)"
+
+
+# -- expected starts (squeue --start) -------------------------------------------------------
+@pytest.mark.parametrize(("policy", "third"), [("easy", "-t 60"), ("slurm", "-t 1-00:00:00")])
+def test_a_job_that_loses_its_reservation_loses_its_expected_start(policy, third):
+    """A job whose reservation went to a higher-priority one shows START_TIME N/A (EASY
+    reserves only the first; Slurm's backfill makes no reservation beyond bf_window), and
+    never the stale time it had; the times shown are the real starts."""
+    lab = Lab("tiny", policy=policy)
+    lab.sbatch("-N 4 --exclusive -t 60", runtime="1h")
+    low = lab.sbatch("-N 4 --exclusive -t 60 --nice=1000", runtime="1h")
+    lab.advance(60)
+    assert start_times(lab)[str(low)] == pd.Timestamp("2026-01-05 01:00")
+    high = lab.sbatch(f"-N 4 --exclusive {third}", runtime="1h")
+    lab.advance(60)
+    shown = start_times(lab)
+    assert shown[str(high)] == pd.Timestamp("2026-01-05 01:00")
+    assert pd.isna(shown[str(low)])
+    lab.run()
+    starts = lab.sacct().set_index("JobID")["Start"]
+    assert starts[str(high)] == pd.Timestamp("2026-01-05 01:00")
+    assert starts[str(low)] > pd.Timestamp("2026-01-05 01:00")
+
+
+def test_conservative_keeps_a_reservation_from_a_later_higher_priority_job():
+    lab = Lab("tiny", policy="conservative")
+    lab.sbatch("-N 4 --exclusive -t 60", runtime="1h")
+    low = lab.sbatch("-N 4 --exclusive -t 60 --nice=1000", runtime="1h")
+    lab.advance(60)
+    high = lab.sbatch("-N 4 --exclusive -t 60", runtime="1h")
+    lab.advance(60)
+    shown = start_times(lab)
+    assert shown[str(low)] == pd.Timestamp("2026-01-05 01:00")  # never delayed
+    assert shown[str(high)] == pd.Timestamp("2026-01-05 02:00")
+    lab.run()
+    starts = lab.sacct().set_index("JobID")["Start"]
+    assert list(starts[[str(low), str(high)]]) == list(shown[str(j)] for j in (low, high))
+
+
+# -- why_pending's hints --------------------------------------------------------------------
+def test_the_fewer_nodes_hint_counts_whole_nodes_for_exclusive_jobs():
+    lab = Lab("tiny")
+    lab.sbatch("-N 1 -c 1 -t 60", runtime="1h")  # one CPU of node1
+    lab.sbatch("-N 2 --exclusive -t 60", runtime="1h")  # node2, node3
+    j = lab.sbatch("-N 3 --exclusive -t 10", runtime=60)
+    text = lab.why_pending(j)
+    assert "--nodes=1 (instead of 3)" in text  # only node4 is idle
+    assert "--nodes=2" not in text
+
+
+def test_no_fewer_nodes_hint_for_a_job_waiting_its_turn():
+    lab = Lab("tiny", policy="fifo")
+    lab.sbatch("-N 3 --exclusive -t 60", runtime="1h")
+    lab.sbatch("-N 4 --exclusive -t 30", runtime=600)  # first in line
+    j = lab.sbatch("-N 2 --exclusive -t 10", runtime=60)
+    assert "--nodes" not in lab.why_pending(j)
+
+
+def test_no_partition_hint_beyond_that_partitions_max_time():
+    lab = Lab("teaching")
+    lab.sbatch("-p cpu -N 2 --exclusive -t 60", runtime="1h")
+    j = lab.sbatch("-p cpu -N 1 -c 16 -t 60", runtime="1h")
+    assert "debug" not in lab.why_pending(j)  # debug's MaxTime is 30:00
+    lab = Lab("teaching")
+    lab.sbatch("-p cpu -N 2 --exclusive -t 60", runtime="1h")
+    short = lab.sbatch("-p cpu -N 1 -c 16 -t 20", runtime=600)
+    assert "partition 'debug' has room for it now (-p debug)" in lab.why_pending(short)
+    lab.sbatch("-p debug -N 2 --exclusive -t 30", runtime=600)  # debug busy, and then
+    lab.sbatch("-p debug -N 1 -t 10", runtime=60)  # a job waiting there
+    assert "-p debug" not in lab.why_pending(short)
+
+
+def _queue(rng: random.Random) -> list[tuple[str, float]]:
+    jobs = []
+    for _ in range(rng.randint(3, 7)):
+        part = rng.choice(["gpu", "gpu", "debug", "cpu"])
+        count = rng.choice([1, 2] if part != "gpu" else [1, 1, 2, 4, 8])
+        extra = rng.choice([" --exclusive", " -c 16", " --gres=gpu:4" if part != "cpu" else ""])
+        limit = rng.choice([10, 20, 30] if part == "debug" else [10, 30, 60, 120])
+        runtime = limit * 60 if rng.random() < 0.7 else rng.randint(60, limit * 60)
+        jobs.append((f"-p {part} -N {count} -t {limit}{extra}", runtime))
+    return jobs
+
+
+def _start(policy: str, jobs, k: int) -> float | None:
+    lab = Lab("teaching", policy=policy)
+    ids = [lab.sbatch(args, runtime=rt) for args, rt in jobs]
+    lab.run()
+    return lab.sim.jobs[ids[k]].start
+
+
+_HINTS = {
+    r"with --nodes=(\d+) \(instead of \d+\) it could start now": lambda a, v: re.sub(
+        r"-N \d+", f"-N {v}", a
+    ),
+    r"with -t (\S+) \(instead of \S+\) it would end before": lambda a, v: re.sub(
+        r"-t \d+", f"-t {v}", a
+    ),
+    r"partition '(\w+)' has room for it now": lambda a, v: re.sub(r"-p \w+", f"-p {v}", a),
+}
+
+
+@pytest.mark.parametrize("policy", ["fifo", "easy", "conservative", "slurm"])
+def test_every_hint_is_true(policy):
+    """Each change why_pending suggests, made to the request, lets the job start at once
+    (checked by simulating the queue again with that one request changed)."""
+    checked = 0
+    for seed in range(40):
+        jobs = _queue(random.Random(seed))
+        lab = Lab("teaching", policy=policy)
+        ids = [lab.sbatch(args, runtime=rt) for args, rt in jobs]
+        for k, jid in enumerate(ids):
+            if lab.sim.jobs[jid].state != "PENDING":
+                continue
+            text = lab.why_pending(jid)
+            for pattern, change in _HINTS.items():
+                m = re.search(pattern, text)
+                if m:
+                    args, runtime = jobs[k]
+                    changed = list(jobs)
+                    new = change(args, m.group(1))
+                    limit = slurmlab.JobSpec.from_args(new).time_limit.total_seconds()
+                    changed[k] = (new, min(runtime, limit))
+                    assert _start(policy, changed, k) == 0.0, (seed, jobs, k, text)
+                    checked += 1
+    assert checked >= 10
