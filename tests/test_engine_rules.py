@@ -7,12 +7,15 @@ in sbatch; submit and run times are seconds. Each test's docstring states the ru
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import pytest
 
 from slurmlab.sim.simulate import simulate
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import JobSpec
+from slurmlab.spec.synthetic import ai_workload
 from slurmlab.spec.workload import Workload, WorkloadJob
 
 TINY = Cluster.preset("tiny")
@@ -552,3 +555,24 @@ def test_jobs_started_in_priority_order_are_not_counted_as_backfilled(policy):
         assert starts(jumped)["small"] == (30 if policy == "slurm" else 2)
         assert column(jumped, "StartedBy")["small"] == "backfill"
         assert jumped.metrics["backfilled"] == 1
+
+
+@pytest.mark.parametrize("preset", ["tiny", "teaching", "ai"])
+def test_the_ai_workload_asks_only_for_what_each_partition_allows(preset):
+    """Generated jobs never exceed their partition's MaxTime: every one of them runs."""
+    cluster = Cluster.preset(preset)
+    workload = ai_workload(400, cluster, seed=7, load=1.5)
+    for wjob in workload.jobs:
+        part = cluster.partition(wjob.spec.partition)
+        assert part.max_time is None or wjob.spec.time_limit <= part.max_time
+    result = simulate(cluster, workload, "easy")
+    assert result.metrics["started"] == result.metrics["jobs"] == 400
+
+
+def test_means_over_no_job_are_undefined_not_zero():
+    """A run in which no job started has no mean wait or slowdown (NaN), not 0."""
+    never = job("long", "-t 2-00:00:00", runtime=60)  # beyond MaxTime: PartitionTimeLimit
+    result = run(never, cluster=Cluster.preset("tiny"))
+    assert result.metrics["started"] == 0 and result.metrics["jobs"] == 1
+    for key in ("mean_wait_s", "median_wait_s", "p95_wait_s", "mean_bounded_slowdown"):
+        assert math.isnan(result.metrics[key]), key

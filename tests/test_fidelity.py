@@ -136,3 +136,26 @@ def meta_ids(name: str) -> dict[str, str]:
     import json
 
     return json.loads((ROOT / "datasets/realslurm" / name / "meta.json").read_text())["job_ids"]
+
+
+@pytest.mark.parametrize("yaml_path,out", SCENARIOS, ids=[p.stem for p, _ in SCENARIOS])
+def test_exit_codes_match_real_slurm(yaml_path, out):
+    """Each job's row (sacct's allocation line, its last run) has real Slurm's ExitCode: a
+    job cancelled, requeued or timed out while running shows 0:0 there (the signal is on
+    its .batch step), a failed one its exit status."""
+    from slurmlab import Scenario, read_sacct
+
+    real = read_sacct(out / "sacct.txt")
+    real = real[real["StepID"].isna()] if "StepID" in real else real
+    # the scenario's ids are the real jobs' names (an array task's: NAME_TASK)
+    keys = [
+        name if "_" not in str(jobid) else f"{name}_{str(jobid).rsplit('_', 1)[1]}"
+        for name, jobid in zip(real["JobName"], real["JobID"], strict=True)
+    ]
+    real = real.assign(key=keys)
+    real = real.drop_duplicates("key", keep="last").set_index("key")["ExitCode"]
+    sim = Scenario.load(yaml_path).run().jobs.set_index("JobID")["ExitCode"]
+    both = [k for k in sim.index if k in real.index]
+    assert both, "no job of the scenario is in the real export"
+    differ = {k: (real[k], sim[k]) for k in both if real[k] != sim[k]}
+    assert not differ, f"{yaml_path.stem}: (real, simulated) ExitCode {differ}"

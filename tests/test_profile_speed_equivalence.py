@@ -676,7 +676,7 @@ def test_an_undisturbed_job_keeps_its_place(data):
             t, d, n, u, call = other
             prof.reserve(n, -u, t, t + d)  # out: its slot is freed
             changes.append((t, t + d, True))
-            placed.remove(other)
+            placed[:] = [p for p in placed if p is not other]  # (== on arrays is ambiguous)
             if kind == "move":
                 o_demand, o_count, o_mask, o_d, o_excl = call
                 found = prof.earliest(o_demand, o_count, o_mask, o_d, exclusive=o_excl)

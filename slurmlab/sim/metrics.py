@@ -6,6 +6,7 @@
 * utilization = used resource-seconds / (capacity x (last End - first Submit)), for CPUs
   and for GPUs, where used resource-seconds = allocated CPUs (GPUs) x Elapsed over all runs;
 * makespan = last End - first Submit;
+* a mean, median or percentile over no job (none started, or none ended) is NaN;
 * backfilled = jobs started out of priority order (``StartedBy == "backfill"``): while a
   job of their partition waited ahead of them (``easy``, ``conservative``), or by a backfill
   cycle of the ``slurm`` policy (Slurm counts every job its backfill scheduler starts).
@@ -19,6 +20,7 @@ import pandas as pd
 __all__ = ["BSLD_TAU", "schedule_metrics"]
 
 BSLD_TAU = 10.0
+NAN = float("nan")
 
 
 def schedule_metrics(jobs: pd.DataFrame, capacity: dict[str, int], *, all_runs=None) -> dict:
@@ -43,10 +45,11 @@ def schedule_metrics(jobs: pd.DataFrame, capacity: dict[str, int], *, all_runs=N
         "started": int(len(started)),
         "completed": int(states.get("COMPLETED", 0)),
         "states": {str(k): int(v) for k, v in states.items()},
-        "mean_wait_s": float(wait.mean()) if len(wait) else 0.0,
-        "median_wait_s": float(np.median(wait)) if len(wait) else 0.0,
-        "p95_wait_s": float(np.percentile(wait, 95)) if len(wait) else 0.0,
-        "mean_bounded_slowdown": float(bsld.mean()) if len(bsld) else 0.0,
+        # over no job at all a mean is undefined: NaN (``--json`` prints null), never 0
+        "mean_wait_s": float(wait.mean()) if len(wait) else NAN,
+        "median_wait_s": float(np.median(wait)) if len(wait) else NAN,
+        "p95_wait_s": float(np.percentile(wait, 95)) if len(wait) else NAN,
+        "mean_bounded_slowdown": float(bsld.mean()) if len(bsld) else NAN,
         "utilization": cpu_s / (cap_cpu * span) if cap_cpu and span > 0 else 0.0,
         "gpu_utilization": gpu_s / (cap_gpu * span) if cap_gpu and span > 0 else 0.0,
         "makespan_s": float(span),

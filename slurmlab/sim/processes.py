@@ -134,14 +134,16 @@ class Lifecycles:
         }  # fmt: skip
 
     def _interrupted(self, job: SimJob, cause) -> None:
+        # The job's own row (sacct's allocation line) shows ExitCode 0:0 for every one of
+        # these: the signal (0:15) is on its .batch step (datasets/realslurm/failures).
         if isinstance(cause, Cancelled):
-            self._finish(job, "CANCELLED", "0:15")
+            self._finish(job, "CANCELLED", "0:0")
         elif isinstance(cause, NodeFailed):
             self._finish(job, "NODE_FAIL", "0:0", requeue=job.requeue)
         elif isinstance(cause, Preempted):
-            self._finish(job, "PREEMPTED", "0:15", requeue=cause.requeue)
+            self._finish(job, "PREEMPTED", "0:0", requeue=cause.requeue)
         elif isinstance(cause, Requeued):
-            self._finish(job, "REQUEUED", "0:15", requeue=True)
+            self._finish(job, "REQUEUED", "0:0", requeue=True)
         else:  # pragma: no cover - causes are a closed set
             raise TypeError(f"unknown interruption cause {cause!r}")
 

@@ -39,7 +39,8 @@ def ai_workload(
     n_jobs: int, cluster: Cluster | str = "ai", *, seed: int = 0, load: float = 0.9
 ) -> Workload:
     """``n_jobs`` AI-cluster jobs for ``cluster`` (a preset with ``train`` and ``cpu`` partitions,
-    or any cluster with GPU nodes), offered at ``load`` x the cluster's GPU capacity."""
+    or any cluster with GPU nodes), offered at ``load`` x the cluster's GPU capacity. Time
+    limits never exceed their partition's MaxTime (every job can run)."""
     if n_jobs < 1:
         raise SlurmlabError(f"ai_workload: n_jobs={n_jobs} must be at least 1")
     if not 0 < load <= 5:
@@ -66,6 +67,9 @@ def ai_workload(
         gpus = min(g, gpn)
         hours = float(np.exp(limits.uniform(np.log(tlo), np.log(thi))))
         limit = timedelta(minutes=max(5, int(hours * 60)))
+        part = gpart if gpus else cpart
+        if part.max_time is not None and limit > part.max_time:  # what the partition allows
+            limit = part.max_time
         runtime = limit.total_seconds() * float(fractions.beta(2.0, 2.5))
         if gpus:
             spec = JobSpec(
