@@ -109,7 +109,19 @@ class Scenario:
         path = Path(path)
         if not path.exists():
             raise ScenarioError(f"scenario file {str(path)!r} does not exist")
-        loader = _LOADER(path.read_text(encoding="utf-8"))
+        if path.is_dir():
+            raise ScenarioError(f"scenario file {str(path)!r} is a directory; give a .yaml file")
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise ScenarioError(
+                f"scenario file {str(path)!r} is not UTF-8 text (byte {exc.start}: "
+                f"{exc.object[exc.start : exc.start + 1]!r}); a scenario is a YAML or JSON "
+                "document (a gzipped SWF trace is read by read_swf)"
+            ) from None
+        except OSError as exc:
+            raise ScenarioError(f"scenario file {str(path)!r}: {exc.strerror}") from None
+        loader = _LOADER(text)
         try:  # one parse gives the document and, from its nodes, the line of every entry
             root = loader.get_single_node()
             doc = None if root is None else loader.construct_document(root)

@@ -741,3 +741,50 @@ def test_resources_never_short_of_request_nor_beyond_a_node(spec):
     if spec.ntasks_per_node is not None:
         assert max(res.tasks_per_node) <= spec.ntasks_per_node
     assert len(res.candidates) >= res.nodes
+
+
+@pytest.mark.parametrize(
+    ("begin", "submitted_at", "seconds"),
+    [
+        ("10:00", 0, 36000),  # a time of day: today, if it has not passed ...
+        ("10:00", 11 * 3600, 86400 + 36000),  # ... else tomorrow
+        ("10:00pm", 0, 79200),
+        ("12:30am", 0, 1800),
+        ("noon", 0, 43200),
+        ("elevenses", 0, 39600),
+        ("fika", 0, 54000),
+        ("teatime", 0, 57600),
+        ("midnight", 3600, 86400),
+        ("tomorrow", 0, 86400),
+        ("today", 3600, 3600),  # today's 00:00 has passed: at once
+        ("010626", 0, 86400),  # MMDDYY
+        ("01/06/26", 0, 86400),  # MM/DD/YY
+        ("2026-01-05T03:00", 0, 10800),
+        ("now+2hours", 600, 600 + 7200),
+    ],
+)
+def test_begin_takes_every_form_sbatch_documents(begin, submitted_at, seconds):
+    """sbatch(1) --begin: HH:MM[:SS][AM|PM], midnight, noon, elevenses, fika, teatime, today,
+    tomorrow, MMDDYY, MM/DD/YY, YYYY-MM-DD[THH:MM[:SS]], now+N[units] (the lab starts at
+    2026-01-05 00:00)."""
+    from slurmlab import Lab
+
+    lab = Lab("tiny")
+    if submitted_at:
+        lab.advance(submitted_at)
+    j = lab.sbatch(f"-t 10 --begin={begin}")
+    assert lab.sim.jobs[j].begin == seconds
+    spec = JobSpec.from_args([f"--begin={begin}"])
+    assert JobSpec.from_args(spec.to_args()) == spec  # round-trips
+
+
+@pytest.mark.parametrize("bad", ["25:00", "13:00pm", "soon", "13/45/26", "now+3fortnights"])
+def test_a_bad_begin_names_the_forms(bad):
+    with pytest.raises(SbatchError, match=r"--begin="):
+        JobSpec.from_args([f"--begin={bad}"])
+
+
+def test_a_zero_time_limit_means_no_limit():
+    """sbatch(1): "A time limit of zero requests that no time limit be imposed"."""
+    assert JobSpec.from_args(["-t", "0"]).time_limit is None
+    assert JobSpec.from_args(["--time=0:00"]).time_limit is None

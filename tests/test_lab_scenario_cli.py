@@ -382,3 +382,18 @@ def test_a_leading_sbatch_word_is_the_command_and_options_after_a_script_are_its
     with pytest.warns(UserWarning, match="script's own arguments"):
         k = lab.sbatch("train.sh -N 4")
     assert lab.sacct().set_index("JobID").loc[str(k), "NNodes"] == 1
+
+
+def test_scancel_takes_task_lists_and_warns_about_ended_jobs():
+    lab = slurmlab.Lab("tiny")
+    a = lab.sbatch("--array=1-5 -N 4 --exclusive -t 10", runtime=60)
+    lab.scancel(f"{a}_[2-3,5]")
+    acct = lab.sacct().set_index("JobID")["State"]
+    assert [acct[f"{a}_{t}"] for t in (2, 3, 5)] == ["CANCELLED"] * 3
+    assert list(lab.squeue()["JOBID"]) == [f"{a}_1", f"{a}_4"]
+    lab.run()
+    with pytest.warns(UserWarning, match="Job/step already completing or completed"):
+        lab.scancel(f"{a}_1")
+    assert lab.sacct().set_index("JobID").loc[f"{a}_1", "State"] == "COMPLETED"
+    with pytest.raises(SlurmlabError, match="Invalid job id"):
+        lab.scancel(f"{a}_[7]")

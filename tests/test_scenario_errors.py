@@ -364,3 +364,12 @@ def test_seeds_are_whole_numbers_numpy_ones_included():
     assert slurmlab.simulate("ai", work, seed=np.int64(2)).jobs.equals(
         slurmlab.simulate("ai", work, seed=2).jobs
     )
+
+
+def test_a_directory_or_a_binary_file_is_not_a_scenario(tmp_path):
+    with pytest.raises(ScenarioError, match="is a directory"):
+        Scenario.load(tmp_path)
+    binary = tmp_path / "trace.gz"
+    binary.write_bytes(b"\x1f\x8b\x08\x00\xff\xfe")
+    with pytest.raises(ScenarioError, match="not UTF-8 text"):
+        Scenario.load(binary)

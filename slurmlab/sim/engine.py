@@ -26,6 +26,7 @@ dependencies, priority, control), :mod:`.controller` (the scheduling pass) and
 from __future__ import annotations
 
 import gc
+import re
 from bisect import bisect_left, insort
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Sequence
@@ -48,7 +49,7 @@ from slurmlab.sim.controller import Controller
 from slurmlab.sim.processes import Lifecycles
 from slurmlab.sim.timing import INF, LATE, NORMAL, URGENT
 from slurmlab.spec.cluster import Cluster
-from slurmlab.spec.job import JobSpec, Resources
+from slurmlab.spec.job import JobSpec, Resources, TimeOfDay
 from slurmlab.spec.qos import Qos, Reservation
 from slurmlab.spec.units import parse_whole
 from slurmlab.spec.workload import DEFAULT_ORIGIN, Workload, WorkloadJob
@@ -438,6 +439,9 @@ class Simulation(Controller, Lifecycles):
             job.begin = self.env.now
         elif isinstance(begin, timedelta):
             job.begin = self.env.now + begin.total_seconds()
+        elif isinstance(begin, TimeOfDay):  # the next such time of day (the clock's date)
+            submitted = (self.origin + pd.Timedelta(seconds=self.env.now)).to_pydatetime()
+            job.begin = (pd.Timestamp(begin.resolve(submitted)) - self.origin).total_seconds()
         else:
             job.begin = (pd.Timestamp(begin) - self.origin).total_seconds()
         self.jobs[job.id] = job
@@ -596,6 +600,16 @@ class Simulation(Controller, Lifecycles):
         ids = self.by_key.get(str(key))
         if ids is None and str(key).isdigit() and int(key) in self.jobs:
             return [int(key)]
+        if ids is None:
+            m = _TASK_RANGE.fullmatch(str(key))  # ARRAY_[1-3,5]: some tasks of an array
+            if m:
+                out = []
+                for task in _task_indices(m.group(2)):
+                    some = self.by_key.get(f"{m.group(1)}_{task}")
+                    if some is None:
+                        return None
+                    out += some
+                return out or None
         return ids
 
     def _targets(self, job: SimJob, ref: str) -> list[SimJob]:
@@ -769,6 +783,20 @@ class Simulation(Controller, Lifecycles):
             self.env.step()
         if until > self.env.now:
             self.env.run(until=until)
+
+
+_TASK_RANGE = re.compile(r"(.+)_\[([\d,\s-]+)\]")
+
+
+def _task_indices(text: str) -> list[int]:
+    """``1-3,5`` -> [1, 2, 3, 5] (scancel's ``ARRAY_[...]`` task list)."""
+    out = []
+    for part in text.replace(" ", "").split(","):
+        a, _, b = part.partition("-")
+        if not a.isdigit() or (b and not b.isdigit()):
+            return []
+        out += range(int(a), int(b or a) + 1)
+    return out
 
 
 def _dep_one(kind: str, target: SimJob) -> str:

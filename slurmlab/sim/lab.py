@@ -146,7 +146,16 @@ class Lab:
         return self.run(until=self.now + parse_seconds(duration, what="duration"))
 
     def scancel(self, jobid) -> None:
-        """Cancel a pending or running job (all tasks of an array)."""
+        """Cancel a pending or running job: an id, an array (all its tasks), a task
+        (``12_3``) or some tasks (``12_[1-3,5]``). A job that has already ended is left as
+        it is, with scancel's warning."""
+        jobs = self.sim._lookup(jobid)  # noqa: SLF001 (raises for an unknown id)
+        if all(j.state not in ("PENDING", "RUNNING") for j in jobs):
+            warnings.warn(
+                f"scancel: error: Kill job error on job id {jobid}: Job/step already "
+                "completing or completed",
+                stacklevel=2,
+            )
         self.sim.cancel(jobid)
         self._settle()
 

@@ -14,7 +14,7 @@ import re
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
 from typing import Literal
 
 from slurmlab.errors import RequestError, SbatchError, SlurmlabError
@@ -27,7 +27,7 @@ from slurmlab.spec.units import (
     parse_memory_mb,
 )
 
-__all__ = ["ArraySpec", "Dependency", "JobSpec", "Resources", "SignalSpec"]
+__all__ = ["ArraySpec", "Dependency", "JobSpec", "Resources", "SignalSpec", "TimeOfDay"]
 
 DependencyKind = Literal["after", "afterok", "afterany", "afternotok", "aftercorr", "singleton"]
 _DEP_KINDS = ("after", "afterok", "afterany", "afternotok", "aftercorr", "singleton")
@@ -114,6 +114,28 @@ class Dependency:
 
     def __str__(self) -> str:
         return ":".join((self.kind, *self.job_ids))
+
+
+@dataclass(frozen=True, slots=True)
+class TimeOfDay:
+    """``--begin`` at a time of day: the next time the clock shows ``at`` after submission
+    (today, or tomorrow if that time has passed), or ``day`` days after the submission's
+    date (``tomorrow``: day 1 at 00:00)."""
+
+    at: time
+    day: int | None = None
+
+    def resolve(self, submitted: datetime) -> datetime:
+        """The begin time of a job submitted at ``submitted``."""
+        midnight = submitted.replace(hour=0, minute=0, second=0, microsecond=0)
+        if self.day is not None:
+            return midnight + timedelta(days=self.day) + _since_midnight(self.at)
+        t = midnight + _since_midnight(self.at)
+        return t if t >= submitted else t + timedelta(days=1)
+
+
+def _since_midnight(at: time) -> timedelta:
+    return timedelta(hours=at.hour, minutes=at.minute, seconds=at.second)
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,7 +341,7 @@ class JobSpec:
     other_gres: tuple[Gres, ...] = ()
     time_limit: timedelta | None = None
     time_requested: bool = False
-    begin: timedelta | datetime | None = None
+    begin: timedelta | datetime | TimeOfDay | None = None
     array: ArraySpec | None = None
     dependency: tuple[Dependency, ...] = ()
     dependency_any: bool = False
@@ -702,7 +724,12 @@ def _parse_value(long: str, kind: str, val: str | None, values: dict) -> dict:
             raise SbatchError(str(exc)) from None
     if kind == "time":
         try:
-            return {"time_limit": parse_duration(val, what="--time"), "time_requested": True}
+            limit = parse_duration(val, what="--time")
+            if limit is not None and limit == timedelta(0):
+                limit = (
+                    None  # sbatch(1): "A time limit of zero requests that no time limit be imposed"
+                )
+            return {"time_limit": limit, "time_requested": True}
         except SlurmlabError as exc:
             raise SbatchError(str(exc)) from None
     if kind == "gres":
@@ -780,27 +807,60 @@ _UNITS.update({"minute": 60, "h": 3600, "hour": 3600, "hours": 3600, "d": 86400,
 _UNITS.update({"days": 86400, "w": 604800, "week": 604800, "weeks": 604800})
 
 
-def _parse_begin(val: str) -> timedelta | datetime:
-    """``now+60``, ``now+2hours`` (relative to submission) or ``YYYY-MM-DD[THH:MM[:SS]]``."""
+_NAMED_TIMES = {"midnight": 0, "elevenses": 11, "noon": 12, "fika": 15, "teatime": 16}
+_BEGIN_HELP = (
+    "use now+N[seconds|minutes|hours|days|weeks], HH:MM[:SS][AM|PM], midnight, noon, "
+    "elevenses, fika, teatime, today, tomorrow, MMDDYY, MM/DD/YY or YYYY-MM-DD[THH:MM[:SS]]"
+)
+
+
+def _parse_begin(val: str) -> timedelta | datetime | TimeOfDay:
+    """``--begin`` as sbatch(1) reads it: ``now+N[units]`` (from submission), a time of day
+    (``HH:MM[:SS]`` with an optional AM/PM, ``midnight``, ``noon``, ``elevenses``, ``fika``,
+    ``teatime``: the next time the clock shows it), ``today``, ``tomorrow``, or a date
+    (``MMDDYY``, ``MM/DD/YY``, ``YYYY-MM-DD[THH:MM[:SS]]``)."""
     v = val.strip().lower()
-    m = re.fullmatch(r"now(?:\+(\d+)([a-z]*))?", v)
+    m = re.fullmatch(r"now(?:\s*\+\s*(\d+)\s*([a-z]*))?", v)
     if m:
         if (m.group(2) or "") not in _UNITS:
             raise SbatchError(
                 f"--begin={val!r}: unknown unit {m.group(2)!r}; use seconds, minutes, hours, days, weeks"
             )
         return timedelta(seconds=int(m.group(1) or 0) * _UNITS[m.group(2) or ""])
+    if v == "today":  # today's date at 00:00, already past: at once
+        return timedelta(0)
+    if v == "tomorrow":
+        return TimeOfDay(time(0), day=1)
+    if v in _NAMED_TIMES:
+        return TimeOfDay(time(_NAMED_TIMES[v]))
+    m = re.fullmatch(r"(\d{1,2}):(\d{2})(?::(\d{2}))?\s*(am|pm)?", v)
+    if m:
+        h, mi, sec, half = int(m.group(1)), int(m.group(2)), int(m.group(3) or 0), m.group(4)
+        if half and not 1 <= h <= 12:
+            raise SbatchError(f"--begin={val!r}: with AM/PM the hour is 1 to 12")
+        if half:
+            h = h % 12 + (12 if half == "pm" else 0)
+        try:
+            return TimeOfDay(time(h, mi, sec))
+        except ValueError as exc:
+            raise SbatchError(f"--begin={val!r}: {exc}") from None
+    for pattern, fmt in ((r"\d{6}", "%m%d%y"), (r"\d{1,2}/\d{1,2}/\d{2}", "%m/%d/%y")):
+        if re.fullmatch(pattern, v):
+            try:
+                return datetime.strptime(v, fmt)
+            except ValueError as exc:
+                raise SbatchError(f"--begin={val!r}: {exc}") from None
     try:
         return datetime.fromisoformat(val.strip())
     except ValueError:
-        raise SbatchError(
-            f"--begin={val!r}: use now+N[seconds|minutes|hours|days|weeks] or YYYY-MM-DD[THH:MM[:SS]]"
-        ) from None
+        raise SbatchError(f"--begin={val!r}: {_BEGIN_HELP}") from None
 
 
-def _format_begin(b: timedelta | datetime) -> str:
+def _format_begin(b: timedelta | datetime | TimeOfDay) -> str:
     if isinstance(b, timedelta):
         return f"now+{int(b.total_seconds())}"
+    if isinstance(b, TimeOfDay):
+        return "tomorrow" if b.day == 1 else b.at.isoformat()
     return b.isoformat()
 
 
