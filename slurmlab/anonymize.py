@@ -71,7 +71,16 @@ class AnonymizeResult:
     """What :func:`anonymize_file` did: values replaced and the mapping (kind, original) -> new."""
 
     replaced: int = 0
-    mapping: dict[tuple[str, str], str] = field(default_factory=dict)
+    # kept out of the repr: a notebook showing the result must not print (and save) the
+    # secret original -> pseudonym pairs
+    mapping: dict[tuple[str, str], str] = field(default_factory=dict, repr=False)
+
+    def __repr__(self) -> str:
+        kinds = sorted({kind for kind, _ in self.mapping})
+        return (
+            f"AnonymizeResult(replaced={self.replaced}, {len(self.mapping)} pseudonyms of "
+            f"{', '.join(kinds) or 'nothing'}; .mapping holds the private key to them)"
+        )
 
 
 class Anonymizer:

@@ -139,3 +139,11 @@ def test_anonymize_cli(tmp_path, capsys):
     )
     assert "alice" not in out.read_text()
     assert "keep it private" in capsys.readouterr().out
+
+
+def test_the_result_shown_in_a_notebook_reveals_no_original(tmp_path):
+    """The result's repr (what a notebook shows and saves) holds no original value."""
+    _text, result = run(tmp_path, salt="s1")
+    shown = repr(result)
+    assert all(secret not in shown for secret in ("alice", "bobby", "projx", "gpu01"))
+    assert "pseudonyms" in shown and result.mapping  # the mapping itself is still there

@@ -189,3 +189,18 @@ def test_simulated_goodput_matches_dalys_curve(interval):
     assert useful == pytest.approx(30 * work)
     expected = expected_goodput(interval, c, r, m_alloc)
     assert useful / allocated == pytest.approx(expected, rel=0.03)
+
+
+@pytest.mark.parametrize(
+    ("call", "args", "message"),
+    [
+        (young_interval, (-1, 100), "write_cost"),
+        (young_interval, (10, 0), "mtbf"),
+        (daly_interval, (10, float("nan")), "mtbf"),
+        (expected_goodput, (0, 10, 10, 100), "interval"),
+        (expected_goodput, (60, 10, -5, 100), "restart_cost"),
+    ],
+)
+def test_impossible_costs_are_errors_not_numbers(call, args, message):
+    with pytest.raises(SlurmlabError, match=message):
+        call(*args)

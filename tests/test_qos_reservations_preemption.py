@@ -684,3 +684,20 @@ def test_scenario_sections_reject_unknown_fields(tmp_path):
     }
     with pytest.raises(ScenarioError, match=r"qos\[0\]: unknown field\(s\) \['priorty'\]"):
         Scenario.from_dict(doc)
+
+
+def test_a_plain_string_is_one_name_never_its_letters():
+    """users="alice" is the user alice (not a, l, i, c, e); nodes may be a hostlist."""
+    from slurmlab import Account, Lab, Qos, Reservation
+    from slurmlab.errors import RequestError
+
+    assert Account("llm", users="alice").users == ("alice",)
+    assert Qos("high", preempt="normal").preempt == ("normal",)
+    r = Reservation("r", 0, 3600, nodes="node[1-2]", users="alice", accounts="llm")
+    assert (r.nodes, r.users, r.accounts) == (("node1", "node2"), ("alice",), ("llm",))
+    lab = Lab("tiny", reservations=[Reservation("r", 0, 3600, nodes="node1", users="alice")])
+    with pytest.raises(RequestError, match="Access denied"):
+        lab.sbatch("-N 1 -t 10 --reservation=r", user="ali")
+    assert lab.sbatch("-N 1 -t 10 --reservation=r", user="alice") == 1
+    with pytest.raises(SlurmlabError, match="give a name or a list of names"):
+        Account("llm", users=5)

@@ -22,13 +22,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from slurmlab.errors import SlurmlabError
+from slurmlab.spec.units import parse_names
 
 __all__ = ["Account", "AccountTree", "classic_fairshare", "decay_factor", "fair_tree"]
 
 
 @dataclass(frozen=True, slots=True)
 class Account:
-    """An account (or a user association when ``user`` is set) with its RawShares."""
+    """An account with its RawShares, parent account, users (each a user association with
+    one share), GrpTRES limits and MaxJobs, as ``sacctmgr add account`` makes it."""
 
     name: str
     shares: float = 1.0
@@ -40,7 +42,10 @@ class Account:
     def __post_init__(self):
         if self.shares < 0:
             raise SlurmlabError(f"account {self.name!r}: shares {self.shares} must not be negative")
-        object.__setattr__(self, "users", tuple(self.users))
+        # one name or a list of names (a plain string is one user, never its letters)
+        object.__setattr__(
+            self, "users", parse_names(self.users, what=f"account {self.name!r} users")
+        )
 
 
 def user_key(account: str, user: str) -> str:

@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 
 from slurmlab.errors import SlurmlabError
-from slurmlab.spec.units import parse_flag, parse_seconds
+from slurmlab.spec.units import parse_flag, parse_number, parse_seconds
 
 __all__ = [
     "Checkpoint",
@@ -124,18 +124,27 @@ def run_outcome(
     )
 
 
+def _costs(write_cost: float, mtbf: float) -> tuple[float, float]:
+    """A checkpoint's write cost (seconds, >= 0) and an MTBF (seconds, > 0), checked."""
+    return (
+        parse_number(write_cost, what="write_cost (seconds)"),
+        parse_number(mtbf, what="mtbf (seconds)", strict=True),
+    )
+
+
 def young_interval(write_cost: float, mtbf: float) -> float:
     """Young's first-order optimal checkpoint interval: sqrt(2 C M).
 
     >>> round(young_interval(60, 36000))
     2078
     """
-    return math.sqrt(2.0 * write_cost * mtbf)
+    c, m = _costs(write_cost, mtbf)
+    return math.sqrt(2.0 * c * m)
 
 
 def daly_interval(write_cost: float, mtbf: float) -> float:
     """Daly's higher-order optimal interval (Daly 2006, eq. 37); M itself when C >= 2M."""
-    c, m = write_cost, mtbf
+    c, m = _costs(write_cost, mtbf)
     if c >= 2 * m:
         return m
     x = c / (2 * m)
@@ -149,5 +158,7 @@ def expected_goodput(interval: float, write_cost: float, restart_cost: float, mt
     ``mtbf`` is the mean time between failures of the job's whole allocation
     (a node's MTBF divided by the number of nodes).
     """
-    tau, c, r, m = interval, write_cost, restart_cost, mtbf
+    c, m = _costs(write_cost, mtbf)
+    tau = parse_number(interval, what="interval (seconds)", strict=True)
+    r = parse_number(restart_cost, what="restart_cost (seconds)")
     return tau / (m * math.exp(r / m) * math.expm1((tau + c) / m))

@@ -390,12 +390,8 @@ class Simulation(Controller, Lifecycles):
 
     def _new_job(self, wjob: WorkloadJob, spec: JobSpec, res: Resources, shape: tuple) -> SimJob:
         job = SimJob()
-        job.id = self._next_id
-        self._next_id += 1
-        self._seq += 1
-        job.seq = self._seq
-        job.key = wjob.id or str(job.id)
-        job.wjob, job.spec, job.res = wjob, spec, res
+        job.key = wjob.id or str(self._next_id)  # (its id once the checks below pass:
+        job.wjob, job.spec, job.res = wjob, spec, res  # a rejected sbatch uses up no JobID)
         job.name = spec.job_name
         job.user = wjob.user or spec.user or "user"
         job.account, assoc = self.tree.resolve(job.user, wjob.account or spec.account)
@@ -419,6 +415,10 @@ class Simulation(Controller, Lifecycles):
                     f"reservation (it admits users {list(resv.users)} and accounts "
                     f"{list(resv.accounts)})"
                 )
+        job.id = self._next_id
+        self._next_id += 1
+        self._seq += 1
+        job.seq = self._seq
         job.preempting = self.preemption and bool(self.qos[job.qos].preempt)
         (
             job.partition, job.tier, job.limit, job.exclusive, job.demand, job.mask, job.count,

@@ -44,21 +44,31 @@ def _up_at(sim: Simulation, t: float) -> np.ndarray:
     return np.array([state[n] not in ("DOWN", "DRAIN", "FUTURE") for n in sim.node_names])
 
 
+def _state_at(sim: Simulation, job, t: float) -> str:
+    """The job at ``t``: "not yet submitted", "pending", "running", or the state its last
+    run ended in (every run counts: a requeued job pends again from its requeue)."""
+    runs = [*job.runs, sim._run_record(job, job.state)]  # noqa: SLF001
+    if t < runs[0]["Submit"]:
+        return "not yet submitted"
+    for run in runs:
+        if run["End"] is not None and t >= run["End"]:
+            continue  # this run is over by t
+        return "running" if run["Start"] is not None and run["Start"] <= t else "pending"
+    return runs[-1]["State"]
+
+
 def why_pending(sim: Simulation, jobid, t: float) -> str:
     jobs = sim._lookup(jobid)  # noqa: SLF001
-    job = jobs[0]
-    if len(jobs) > 1:
-        pending = [j for j in jobs if j.state == "PENDING"] or jobs
-        job = pending[0]
+    states = [_state_at(sim, j, t) for j in jobs]
+    k = states.index("pending") if "pending" in states else 0  # an array: its first pending task
+    job, state = jobs[k], states[k]
+    if state != "pending":
+        return f"Job {job.key} is {state} at t={t:.0f}s; it is not pending."
     reason = "None"
     for when, r in job.reasons:
         if when > t:
             break
         reason = r
-    started = job.start is not None and job.start <= t
-    if started or (job.end is not None and job.end <= t) or job.submit > t:
-        state = "not yet submitted" if job.submit > t else ("running" if started else job.state)
-        return f"Job {job.key} is {state} at t={t:.0f}s; it is not pending."
     part = sim.cluster.partition(job.partition)
     text = _WORDS.get(reason, "it waits ({r})").format(
         p=job.partition, r=reason, d=",".join(map(str, job.deps)),

@@ -160,21 +160,27 @@ class Lab:
         self._settle()
 
     def squeue(self) -> pd.DataFrame:
+        """The queue now: running and pending jobs, reasons, ``squeue --start`` times."""
         return self.result.squeue()
 
     def sinfo(self) -> pd.DataFrame:
+        """Partitions by node state now (idle, mix, alloc, down, drain)."""
         return self.result.sinfo()
 
     def sacct(self, duplicates: bool = False) -> pd.DataFrame:
+        """Every job so far with sacct's columns (``duplicates=True``: every run)."""
         return self.result.sacct(duplicates)
 
     def why_pending(self, jobid) -> str:
+        """Why a job waits now, in words, with the smallest change that would let it start."""
         return self.result.why_pending(jobid)
 
     def sprio(self) -> pd.DataFrame:
+        """``sprio -l`` now: each pending job's priority and its weighted factors."""
         return self.result.sprio()
 
     def sshare(self) -> pd.DataFrame:
+        """``sshare -a -l`` now: shares, usage and fair-share factors (multifactor clusters)."""
         return self.result.sshare()
 
     def __repr__(self) -> str:

@@ -171,14 +171,19 @@ class SimulationResult:
 
     @cached_property
     def jobs(self) -> pd.DataFrame:
+        """One row per job (its last run) with sacct's columns and types, plus ``StartedBy``
+        (``main`` scheduler or ``backfill``); times are timestamps from ``origin``."""
         return job_table(self.sim)
 
     @cached_property
     def jobs_all_runs(self) -> pd.DataFrame:
+        """One row per run (a requeued job's earlier runs too), as ``sacct --duplicates``."""
         return job_table(self.sim, duplicates=True)
 
     @cached_property
     def events(self) -> pd.DataFrame:
+        """The event log, in order: submissions, starts, ends, requeues, node and reservation
+        changes (what Gantt charts and queue plots are drawn from)."""
         return event_table(self.sim)
 
     @cached_property
@@ -205,6 +210,10 @@ class SimulationResult:
 
     @cached_property
     def metrics(self) -> dict:
+        """``jobs``, ``started``, ``completed``, ``states``, ``mean_wait_s``, ``median_wait_s``,
+        ``p95_wait_s``, ``mean_bounded_slowdown``, ``utilization`` (CPUs), ``gpu_utilization``,
+        ``makespan_s``, ``backfilled``, ``cpu_hours``, ``gpu_hours``, failure and goodput
+        figures, ``policy`` and ``wall_s``; each defined in :mod:`slurmlab.sim.metrics`."""
         m = schedule_metrics(self.jobs, self.sim.cluster.tres(), all_runs=self.jobs_all_runs)
         m.update(failure_metrics(self.runs))
         m["policy"] = self.policy
@@ -228,6 +237,7 @@ class SimulationResult:
         return squeue_frame(self.sim, at)
 
     def squeue_text(self, at=None) -> str:
+        """:meth:`squeue` as squeue prints it (``START_TIME`` N/A where none is planned)."""
         frame = self.squeue(at)
         start = frame["START_TIME"].dt.strftime("%Y-%m-%dT%H:%M:%S").fillna("N/A")
         frame = frame.assign(START_TIME=start)
@@ -238,6 +248,7 @@ class SimulationResult:
         return self.sim.cluster.sinfo(node_states(self.sim, at))
 
     def sinfo_text(self, at=None) -> str:
+        """:meth:`sinfo` as sinfo prints it."""
         return self.sim.cluster.sinfo_text(node_states(self.sim, at))
 
     def seconds(self, column: str = "Start") -> pd.Series:
@@ -249,6 +260,7 @@ class SimulationResult:
         return sprio_frame(self.sim, _seconds(self.sim, at))
 
     def sprio_text(self, at=None) -> str:
+        """:meth:`sprio` as sprio prints it."""
         frame = self.sprio(at).rename(columns={"PARTITION_PRIO": "PARTITION"})
         return format_table(frame, right=[c for c in frame.columns if c not in ("USER", "ACCOUNT")])
 

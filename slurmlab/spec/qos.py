@@ -74,7 +74,10 @@ class Qos:
             raise SlurmlabError(
                 f"QOS {self.name!r}: preempt_mode {self.preempt_mode!r} must be CANCEL, REQUEUE or OFF"
             )
-        object.__setattr__(self, "preempt", tuple(self.preempt))
+        # one name or a list of names (a plain string is one QOS, never its letters)
+        object.__setattr__(
+            self, "preempt", parse_names(self.preempt, what=f"QOS {self.name!r} preempt")
+        )
 
     @classmethod
     def from_dict(cls, doc: dict, *, where: str = "qos") -> Qos:
@@ -123,6 +126,12 @@ class Reservation:
     def __post_init__(self):
         if not self.name:
             raise SlurmlabError("reservation: name must not be empty")
+        where = f"reservation {self.name!r}"  # names, one or a list (a hostlist for nodes)
+        object.__setattr__(
+            self, "nodes", parse_names(self.nodes, what=f"{where} nodes", hostlist_ok=True)
+        )
+        object.__setattr__(self, "accounts", parse_names(self.accounts, what=f"{where} accounts"))
+        object.__setattr__(self, "users", parse_names(self.users, what=f"{where} users"))
         if self.duration <= 0:
             raise SlurmlabError(f"reservation {self.name!r}: duration must be positive")
         if not self.nodes and not self.node_count:

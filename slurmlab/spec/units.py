@@ -231,6 +231,8 @@ def parse_number(value, *, what: str, minimum: float = 0.0, strict: bool = False
         x = float(value)
     else:
         raise SlurmlabError(f"invalid {what} {value!r}: give a number (e.g. 1.5)")
+    if x != x:  # NaN
+        raise SlurmlabError(f"invalid {what} {value!r}: give a number (e.g. 1.5)")
     if x < minimum or (strict and x == minimum):
         bound = "above" if strict else "at least"
         raise SlurmlabError(f"invalid {what} {value!r}: must be {bound} {minimum:g}")
