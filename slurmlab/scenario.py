@@ -125,6 +125,14 @@ class Scenario:
         try:  # one parse gives the document and, from its nodes, the line of every entry
             root = loader.get_single_node()
             doc = None if root is None else loader.construct_document(root)
+        except yaml.reader.ReaderError as exc:  # a character YAML does not allow at all
+            line = text.count("\n", 0, exc.position) + 1
+            raise ScenarioError(
+                f"not valid YAML/JSON: character {chr(exc.character)!r} (#x{exc.character:04x}) "
+                "is not allowed in a YAML document (is this a text file?)",
+                source=str(path),
+                line=line,
+            ) from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             problem = getattr(exc, "problem", None) or str(exc)

@@ -373,3 +373,10 @@ def test_a_directory_or_a_binary_file_is_not_a_scenario(tmp_path):
     binary.write_bytes(b"\x1f\x8b\x08\x00\xff\xfe")
     with pytest.raises(ScenarioError, match="not UTF-8 text"):
         Scenario.load(binary)
+
+
+def test_a_character_yaml_forbids_is_named_with_its_line(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text("cluster: tiny\n\x00jobs: []\n")
+    with pytest.raises(ScenarioError, match=r"line 2: .*#x0000.* is not allowed"):
+        Scenario.load(path)
