@@ -224,8 +224,9 @@ class Scenario:
             reservations=reservations,
         )
 
-    def run(self, policy: str | None = None, *, progress: bool = False, **params):
-        """Simulate this scenario (``policy`` overrides the file's; ``params`` add to it)."""
+    def run(self, policy: str | None = None, *, progress: bool = False, until=None, **params):
+        """Simulate this scenario (``policy`` overrides the file's; ``params`` add to it;
+        ``until`` stops at that simulated time, as in :func:`~slurmlab.simulate`)."""
         from slurmlab.sim.simulate import simulate
 
         name = policy or self.policy
@@ -233,7 +234,8 @@ class Scenario:
         return simulate(
             self.cluster, self.workload, name, self.seed, progress=progress,
             actions=self.actions, failures=self.failures, random_failures=self.random_failures,
-            accounts=self.accounts, qos=self.qos, reservations=self.reservations, **merged,
+            accounts=self.accounts, qos=self.qos, reservations=self.reservations, until=until,
+            **merged,
         )  # fmt: skip
 
 

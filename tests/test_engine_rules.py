@@ -576,3 +576,29 @@ def test_means_over_no_job_are_undefined_not_zero():
     assert result.metrics["started"] == 0 and result.metrics["jobs"] == 1
     for key in ("mean_wait_s", "median_wait_s", "p95_wait_s", "mean_bounded_slowdown"):
         assert math.isnan(result.metrics[key]), key
+
+
+def test_metrics_of_a_paused_simulation_stay_within_the_window_so_far():
+    """While jobs still run, utilization counts up to now (never above 100 %)."""
+    from slurmlab import Lab
+
+    lab = Lab("ai")
+    for wjob in ai_workload(60, "ai", seed=3, load=2.0).jobs:
+        lab.sim.add_workload(Workload((wjob,)))
+    for _ in range(12):
+        lab.advance("1h")
+        m = lab.result.metrics
+        assert 0.0 <= m["utilization"] <= 1.0 and 0.0 <= m["gpu_utilization"] <= 1.0, m
+        assert m["makespan_s"] <= lab.now
+
+
+def test_simulate_until_stops_at_that_time():
+    workload = ai_workload(200, "ai", seed=2, load=1.5)
+    full = simulate("ai", workload, "easy")
+    part = simulate("ai", workload, "easy", until="1d")
+    ended = part.jobs["End"].notna()
+    assert (part.jobs.loc[ended, "End"] <= part.origin + pd.Timedelta(days=1)).all()
+    assert set(part.jobs["State"]) - {"COMPLETED", "TIMEOUT", "FAILED"} <= {"PENDING", "RUNNING"}
+    same = full.jobs.set_index("JobID").loc[part.jobs.loc[ended, "JobID"], "End"]
+    assert list(same) == list(part.jobs.loc[ended, "End"])  # the same history up to then
+    assert part.metrics["makespan_s"] <= 86400 and part.metrics["utilization"] <= 1

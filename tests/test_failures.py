@@ -746,3 +746,29 @@ def test_every_failure_leaves_every_job_consistent(doc):
         for _jid, state, _start, end, _r, nodelist in job_runs:
             if state == "NODE_FAIL" and nodelist != "None assigned":
                 assert any((end, n) in downs for n in expand_hostlist(nodelist)), (jid, end)
+
+
+def test_failures_faster_than_progress_warn_and_until_bounds_the_run():
+    """A job whose allocation fails every few minutes never finishes an hour between
+    checkpoints: Slurm would requeue it for ever. A warning says so at the 100th requeue,
+    and ``until`` stops the run, leaving the job PENDING or RUNNING."""
+    import warnings
+
+    doc = {
+        "cluster": "tiny",
+        "jobs": [
+            {
+                "id": "train", "submit": 0, "runtime": "10h", "args": "-N 4 -t 1-00:00:00",
+                "checkpoint": {"interval": "1h"},
+            }
+        ],
+        "random_failures": {"mtbf": 600, "repair": 60, "seed": 1},
+    }  # fmt: skip
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = Scenario.from_dict(doc).run(until="3d")
+    assert any("requeued 100 times" in str(w.message) for w in caught)
+    row = result.jobs.iloc[0]
+    assert row["State"] in ("PENDING", "RUNNING") and row["Restarts"] >= 100
+    assert result.metrics["makespan_s"] <= 3 * 86400
+    assert 0 <= result.metrics["utilization"] <= 1

@@ -5,7 +5,7 @@
   ended, where run = End - Start (Feitelson's bounded slowdown with tau = 10 s);
 * utilization = used resource-seconds / (capacity x (last End - first Submit)), for CPUs
   and for GPUs, where used resource-seconds = allocated CPUs (GPUs) x Elapsed over all runs;
-* makespan = last End - first Submit;
+* makespan = last End - first Submit (while jobs still run: now - first Submit);
 * a mean, median or percentile over no job (none started, or none ended) is NaN;
 * backfilled = jobs started out of priority order (``StartedBy == "backfill"``): while a
   job of their partition waited ahead of them (``easy``, ``conservative``), or by a backfill
@@ -23,8 +23,15 @@ BSLD_TAU = 10.0
 NAN = float("nan")
 
 
-def schedule_metrics(jobs: pd.DataFrame, capacity: dict[str, int], *, all_runs=None) -> dict:
-    """The metrics above for a job table (``all_runs``: every run, for utilization)."""
+def schedule_metrics(
+    jobs: pd.DataFrame, capacity: dict[str, int], *, all_runs=None, now: pd.Timestamp | None = None
+) -> dict:
+    """The metrics above for a job table (``all_runs``: every run, for utilization).
+
+    ``now`` is when a simulation that has not finished stopped (a ``Lab``, or a run
+    stopped early): while a job still runs, the window ends there, not at the last End, and
+    running jobs count their resource-seconds up to it.
+    """
     runs = jobs if all_runs is None else all_runs
     started = jobs[jobs["Start"].notna()]
     wait = (started["Start"] - started["Submit"]).dt.total_seconds().to_numpy(dtype=float)
@@ -34,6 +41,8 @@ def schedule_metrics(jobs: pd.DataFrame, capacity: dict[str, int], *, all_runs=N
     bsld = np.maximum(1.0, (w_end + run) / np.maximum(run, BSLD_TAU)) if len(run) else np.array([])
     first = runs["Submit"].min()  # a requeue resets Submit: the first run's counts
     last = runs["End"].max()
+    if now is not None and (runs["Start"].notna() & runs["End"].isna()).any():
+        last = now if pd.isna(last) else max(last, now)  # jobs still running: window ends now
     span = (last - first).total_seconds() if pd.notna(first) and pd.notna(last) else 0.0
     elapsed = runs["Elapsed"].dt.total_seconds().fillna(0).to_numpy(dtype=float)
     cpu_s = float((runs["NCPUS"].fillna(0).to_numpy(dtype=float) * elapsed).sum())

@@ -12,6 +12,7 @@ and repaired here.
 
 from __future__ import annotations
 
+import warnings
 from heapq import heappush
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,9 @@ from slurmlab.errors import SlurmlabError
 from slurmlab.sim.causes import Cancelled, NodeFailed, Preempted, Requeued
 from slurmlab.sim.checkpoint import run_length, run_outcome
 from slurmlab.sim.timing import URGENT
+
+#: a job requeued this many times gets a warning (failures may outpace its progress)
+REQUEUE_WARNING = 100
 
 if TYPE_CHECKING:  # the engine assembles these mixins; only types come back
     from slurmlab.sim.engine import SimJob
@@ -170,6 +174,13 @@ class Lifecycles:
         """The run ends in ``state``; the job pends again as the same JobID (sacct -D shows both)."""
         job.runs.append(self._run_record(job, state))
         job.restarts += 1
+        if job.restarts == REQUEUE_WARNING:  # say it once: the run may never end
+            warnings.warn(
+                f"job {job.key} has been requeued {job.restarts} times (last: {state} at "
+                f"t={self.env.now:.0f}s): if failures come faster than it can make progress, "
+                "the simulation never ends; simulate(..., until=...) stops it at a time",
+                stacklevel=1,
+            )
         job.state = "PENDING"
         job.submit = self.env.now
         job.eligible = None

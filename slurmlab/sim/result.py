@@ -214,7 +214,10 @@ class SimulationResult:
         ``p95_wait_s``, ``mean_bounded_slowdown``, ``utilization`` (CPUs), ``gpu_utilization``,
         ``makespan_s``, ``backfilled``, ``cpu_hours``, ``gpu_hours``, failure and goodput
         figures, ``policy`` and ``wall_s``; each defined in :mod:`slurmlab.sim.metrics`."""
-        m = schedule_metrics(self.jobs, self.sim.cluster.tres(), all_runs=self.jobs_all_runs)
+        now = self.origin + pd.Timedelta(seconds=self.sim.now)
+        m = schedule_metrics(
+            self.jobs, self.sim.cluster.tres(), all_runs=self.jobs_all_runs, now=now
+        )
         m.update(failure_metrics(self.runs))
         m["policy"] = self.policy
         m["wall_s"] = self.wall_s

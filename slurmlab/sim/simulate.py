@@ -12,6 +12,7 @@ from slurmlab.sim.faults import NodeFailure, RandomFailures
 from slurmlab.sim.result import SimulationResult
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.qos import Qos, Reservation
+from slurmlab.spec.units import parse_instant
 from slurmlab.spec.workload import Action, Workload
 
 __all__ = ["simulate"]
@@ -32,9 +33,14 @@ def simulate(
     accounts: Sequence[Account] = (),
     qos: Sequence[Qos] = (),
     reservations: Sequence[Reservation] = (),
+    until: float | str | None = None,
     **policy_params,
 ) -> SimulationResult:
-    """Simulate ``workload`` on ``cluster`` under ``policy`` until every job has ended.
+    """Simulate ``workload`` on ``cluster`` under ``policy`` until every job has ended, or
+    until the simulated time ``until`` (seconds, ``"3d"``, or a date and time): jobs still
+    pending or running then are reported so (sacct's PENDING, RUNNING), and the metrics
+    cover the window up to it. A run in which failures come faster than jobs can make
+    progress never ends on its own (Slurm requeues such jobs for ever too): bound it so.
 
     ``cluster`` is a :class:`Cluster`, a preset name (``"ai"``) or a slurm.conf path.
 
@@ -73,6 +79,7 @@ def simulate(
         qos=qos,
         reservations=reservations,
     )
+    stop = None if until is None else parse_instant(until, sim.origin, what="until")
     sim.add_workload(workload)
     sim.add_actions(actions)
     sim.add_failures(failures, random_failures)
@@ -80,13 +87,15 @@ def simulate(
         from tqdm.auto import tqdm
 
         horizon = max(j.submit for j in workload.jobs) or 1.0
+        if stop is not None:
+            horizon = min(horizon, stop) or 1.0
         with tqdm(total=100, unit="%", desc="simulating", leave=False) as bar:
             for k in range(1, 101):
                 sim.run(until=horizon * k / 100)
                 bar.update(1)
-            sim.run()
+            sim.run(until=stop)
     else:
-        sim.run()
+        sim.run(until=stop)
     name = policy if isinstance(policy, str) else getattr(policy, "name", type(policy).__name__)
     return SimulationResult(sim, name, time.perf_counter() - t0)
 
