@@ -54,7 +54,12 @@ def args(text: str) -> JobSpec:
         ("--requeue", "requeue", True),
         ("--no-requeue", "requeue", False),
         ("--exclusive", "exclusive", True),
-        ("--exclusive=user", "exclusive", True),
+        pytest.param(
+            "--exclusive=user",
+            "exclusive",
+            True,
+            marks=pytest.mark.filterwarnings("ignore:--exclusive=user is simulated"),
+        ),  # fmt: skip
         ("--nice", "nice", 100),
         ("--nice=10", "nice", 10),
         ("--nice=-5", "nice", -5),
@@ -788,3 +793,8 @@ def test_a_zero_time_limit_means_no_limit():
     """sbatch(1): "A time limit of zero requests that no time limit be imposed"."""
     assert JobSpec.from_args(["-t", "0"]).time_limit is None
     assert JobSpec.from_args(["--time=0:00"]).time_limit is None
+
+
+def test_exclusive_user_is_whole_nodes_and_says_so():
+    with pytest.warns(UserWarning, match="simulated as --exclusive"):
+        assert JobSpec.from_args(["--exclusive=user"]).exclusive

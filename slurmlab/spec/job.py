@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 import shlex
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, time, timedelta
@@ -785,6 +786,12 @@ def _parse_value(long: str, kind: str, val: str | None, values: dict) -> dict:
     if kind == "exclusive":
         if val not in (None, "user", "mcs", "topo"):
             raise SbatchError(f"--exclusive={val!r}: use --exclusive, or =user, =mcs, =topo")
+        if val is not None:  # said, never silently changed
+            warnings.warn(
+                f"--exclusive={val} is simulated as --exclusive (whole nodes): slurmlab does "
+                f"not model sharing nodes by {val}",
+                stacklevel=2,
+            )
         return {"exclusive": True}
     if kind == "nice":
         if val is None:
