@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 import warnings
+from pathlib import Path
 
 from slurmlab.records.sacct import SacctParseError
 
@@ -40,7 +41,12 @@ def add_subcommands(subparsers) -> None:
 
     p = subparsers.add_parser("report", help="write a self-contained HTML report of a sacct export")
     p.add_argument("export", help="a sacct export")
-    p.add_argument("-o", "--output", default="report.html", help="the HTML file to write")
+    p.add_argument(
+        "-o",
+        "--output",
+        default="report.html",
+        help="the HTML file to write (default: report.html in the current folder)",
+    )
     p.add_argument(
         "--cluster",
         help="capacity for utilization: a preset name or a slurm.conf path (else inferred)",
@@ -113,10 +119,13 @@ def run_report(args) -> int:
         from slurmlab.cli import load_cluster
 
         capacity = load_cluster(args.cluster)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the report itself says when capacity is inferred
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         write_report(jobs, args.output, capacity=capacity, title=args.title)
-    print(f"wrote {args.output}")
+    for warning in caught:  # the report itself says when capacity is inferred
+        if "no capacity given" not in str(warning.message):
+            print(f"slurmlab: warning: {warning.message}", file=sys.stderr)
+    print(f"wrote {Path(args.output).resolve()}")
     return 0
 
 

@@ -87,6 +87,11 @@ def _check_input(path: Path) -> bool:
 
 def _check_options(args, swf: bool) -> None:
     """Options that do not apply to this input are errors, not silently ignored."""
+    if args.duplicates and not args.jobs_out:
+        raise SlurmlabError(
+            "--duplicates applies to --jobs-out (it writes every run of a requeued job, as "
+            "sacct -D, into that CSV); add --jobs-out FILE.csv, or leave --duplicates out"
+        )
     if not swf:
         for flag, given in (
             ("--procs", args.procs is not None),
@@ -152,8 +157,8 @@ def run_simulate(args) -> int:
             result = simulate(cluster, workload, args.policy or "easy", progress=progress)
         else:
             scenario = Scenario.load(path)
-            if args.cluster:
-                scenario = _with_cluster(scenario, load_cluster(args.cluster))
+            if args.cluster:  # checked again on that cluster: errors name file and entry
+                scenario = scenario.with_cluster(load_cluster(args.cluster))
             result = scenario.run(args.policy, progress=progress)
     for w in caught:
         print(f"slurmlab: warning: {w.message}", file=sys.stderr)
@@ -187,12 +192,6 @@ def _json_ready(value):
     if isinstance(value, numbers.Real) and not math.isfinite(value):
         return None
     return value
-
-
-def _with_cluster(scenario, cluster):
-    from dataclasses import replace
-
-    return replace(scenario, cluster=cluster)
 
 
 def write_jobs_csv(result, path: str, *, duplicates: bool = False) -> None:

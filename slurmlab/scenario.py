@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import yaml
@@ -102,6 +102,8 @@ class Scenario:
     accounts: tuple[Account, ...] = ()
     qos: tuple[Qos, ...] = ()
     reservations: tuple[Reservation, ...] = ()
+    #: (document, base folder, source, lines) it was built from: with_cluster checks it again
+    _document: tuple | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def load(cls, path: str | Path) -> Scenario:
@@ -157,17 +159,45 @@ class Scenario:
         return cls._build(doc, base or Path("."), source, {})
 
     @classmethod
-    def _build(cls, doc, base: Path, source: str, lines: dict) -> Scenario:
+    def _build(
+        cls, doc, base: Path, source: str, lines: dict, cluster: Cluster | None = None
+    ) -> Scenario:
         try:
-            return cls._parse(doc, base, source)
+            scenario = cls._parse(doc, base, source, cluster)
         except ScenarioError as exc:
             if exc.source is not None:
                 raise
             line = _line_of(lines, exc.path)
             raise ScenarioError(exc.message, source=source, line=line, path=exc.path) from None
+        object.__setattr__(scenario, "_document", (doc, base, source, lines))
+        return scenario
+
+    def with_cluster(self, cluster: Cluster | str | Path) -> Scenario:
+        """This scenario on another cluster (``slurmlab simulate --cluster``).
+
+        The document is checked again against ``cluster`` as when it was loaded, so a job,
+        action, failure or reservation the other cluster cannot take is a
+        :class:`ScenarioError` naming the file, the line and the entry (``actions[0]: field
+        'node': 'node4' is not in the cluster ...``), not an error from the middle of the run.
+        A scenario built in Python without a document is checked when it runs.
+        """
+        cluster = Cluster.coerce(cluster)
+        if self._document is not None:
+            doc, base, source, lines = self._document
+            try:
+                type(self)._build(doc, base, source, lines, cluster)
+            except ScenarioError as exc:
+                raise ScenarioError(
+                    f"{exc.message} (checked against cluster {cluster.name!r}, which replaces "
+                    "the scenario's)",
+                    source=exc.source,
+                    line=exc.line,
+                    path=exc.path,
+                ) from None
+        return replace(self, cluster=cluster)
 
     @classmethod
-    def _parse(cls, doc, base: Path, source: str) -> Scenario:
+    def _parse(cls, doc, base: Path, source: str, cluster: Cluster | None = None) -> Scenario:
         if not isinstance(doc, dict):
             raise ScenarioError("expected a mapping with cluster, policy and jobs")
         unknown = set(doc) - _TOP_KEYS
@@ -177,7 +207,8 @@ class Scenario:
                 f"unknown section(s) {sorted(unknown, key=str)}; allowed: {sorted(_TOP_KEYS)}",
                 path=(key,),
             )
-        cluster = _cluster(doc.get("cluster", "tiny"), base)
+        if cluster is None:  # else the cluster replaces the document's (with_cluster)
+            cluster = _cluster(doc.get("cluster", "tiny"), base)
         policy, params = _policy(doc.get("policy", "easy"))
         jobs_doc = doc.get("jobs")
         if not isinstance(jobs_doc, list) or not jobs_doc:

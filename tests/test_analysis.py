@@ -235,3 +235,127 @@ def test_usage_per_period_splits_a_run_across_the_periods_it_ran_in():
     assert u["gpu_hours"].tolist() == [8.0, 8.0]
     assert u["runs"].tolist() == [1, 0]
     assert u["cpu_hours"].sum() == pytest.approx(32.0)
+
+
+def _recorded(fn):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = fn()
+    return out, [str(w.message) for w in caught]
+
+
+def test_utilization_warns_when_the_capacity_does_not_fit_the_export():
+    """More allocated than the capacity has (utilization above 1) and a partition of the
+    export missing from the capacity are warned about by name, with the values."""
+    cap = {"gpu": {"cpus": 8, "gpus": 4, "nodes": 1}}  # demo: 16 CPUs, 6 GPUs in gpu; no cpu
+    u, caught = _recorded(lambda: an.utilization(demo_jobs(), capacity=cap, freq="1h"))
+    assert len(caught) == 2
+    missing, over = caught
+    assert "partition 'cpu' (1 runs) of the export is not in the capacity (it has 'gpu')" in (
+        missing
+    )
+    assert "its utilization is NaN" in missing
+    assert "partition 'gpu': 6.0 gpus allocated on average in the 1h from 2024-03-01 09:00:00" in (
+        over
+    )
+    assert "against a capacity of 4 (utilization 1.50)" in over
+    assert "partition 'gpu': 24.0 cpus" in over and "(utilization 3.00)" in over
+    assert u.loc[u.Partition == "cpu", "utilization"].isna().all()
+
+
+def test_utilization_that_fits_warns_nothing_and_nan_means_no_such_resource():
+    """A capacity that covers the export: no warning; a partition without GPUs has NaN GPU
+    utilization (0 of 0), which the docstring explains."""
+    cap = {"gpu": {"cpus": 64, "gpus": 8, "nodes": 2}, "cpu": {"cpus": 8, "gpus": 0, "nodes": 1}}
+    u, caught = _recorded(lambda: an.utilization(demo_jobs(), capacity=cap, freq="1h"))
+    assert caught == []
+    cpu_gpus = u[(u.Partition == "cpu") & (u.resource == "gpus")]
+    assert (cpu_gpus["used"] == 0).all() and cpu_gpus["utilization"].isna().all()
+    assert u["utilization"].max() <= 1
+
+
+def test_utilization_names_a_resource_the_capacity_leaves_out():
+    cap = {"gpu": {"cpus": 64, "nodes": 2}, "cpu": {"cpus": 8, "gpus": 0, "nodes": 1}}
+    _, caught = _recorded(lambda: an.utilization(demo_jobs(), capacity=cap, freq="1h"))
+    assert len(caught) == 1 and "gives no gpus for partition 'gpu'" in caught[0]
+
+
+def test_utilization_capacity_mistakes_are_errors():
+    from slurmlab import Cluster
+    from slurmlab.errors import SlurmlabError
+
+    jobs = demo_jobs()
+    with pytest.raises(SlurmlabError, match="cannot be split by='Account'"):
+        an.utilization(jobs, capacity=Cluster.preset("tiny"), by="Account")
+    with pytest.raises(SlurmlabError, match=r"unknown key\(s\) \['gpu'\]"):
+        an.utilization(jobs, capacity={"gpu": {"cpus": 8, "gpu": 4}})
+    with pytest.raises(SlurmlabError, match="gpus='four' is not a count"):
+        an.utilization(jobs, capacity={"gpu": {"cpus": 8, "gpus": "four", "nodes": 1}})
+    with pytest.raises(SlurmlabError, match="capacity is 42"):
+        an.utilization(jobs, capacity=42)
+
+
+def test_utilization_of_the_whole_cluster_counts_shared_nodes_once():
+    """Partitions that share nodes (ai: debug is two of train's nodes): by=None's capacity
+    is the cluster's nodes, each once."""
+    from slurmlab import Cluster
+
+    ai = Cluster.preset("ai")
+    u, _ = _recorded(lambda: an.utilization(demo_jobs(), capacity=ai, by=None))
+    cap = u.drop_duplicates("resource").set_index("resource")["capacity"]
+    assert cap["nodes"] == len(ai.nodes) == 40
+    assert cap["gpus"] == sum(n.gpus for n in ai.nodes)
+
+
+def test_utilization_of_the_synthetic_export_against_the_wrong_preset_warns():
+    """The README's example on datasets/synthetic with the ai preset: partition 'gpu' is not
+    in it and partition 'cpu' allocates five times its CPUs: both are named."""
+    from pathlib import Path
+
+    from slurmlab import Cluster
+
+    path = Path(__file__).resolve().parents[1] / "datasets/synthetic/sacct-synthetic.psv"
+    if not path.exists():
+        pytest.skip("no synthetic export")
+    jobs = read_sacct(path)
+    _, caught = _recorded(lambda: an.utilization(jobs, capacity=Cluster.preset("ai")))
+    text = " ".join(caught)
+    assert "partition 'gpu'" in text and "not in the capacity" in text
+    assert "partition 'cpu': 5392.5 cpus" in text and "(utilization 5.27)" in text
+
+
+def test_usage_counts_runs_that_started_and_each_job_once():
+    """runs: the runs that started (a requeued job's three runs); jobs: the jobs among them
+    (that job once), so jobs <= runs; job 8, cancelled while pending, used nothing. Both
+    counts are whole numbers (int64)."""
+    u = an.usage(table(), by="Account").set_index("Account")
+    assert u.loc["ml", ["runs", "jobs"]].tolist() == [3, 1]
+    assert u.loc["cv", ["runs", "jobs", "gpu_hours"]].tolist() == [0, 0, 0.0]
+    assert str(u["runs"].dtype) == str(u["jobs"].dtype) == "int64"
+
+
+def test_usage_never_counts_more_jobs_than_runs_on_the_synthetic_export():
+    """A pending array range (one row standing for 13 tasks) and requeued runs used to make
+    jobs exceed runs (nlp: 720 runs, 732 jobs)."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "datasets/synthetic/sacct-synthetic.psv"
+    if not path.exists():
+        pytest.skip("no synthetic export")
+    jobs = read_sacct(path)
+    u = an.usage(jobs, by="Account")
+    assert (u["jobs"] <= u["runs"]).all() and u["jobs"].dtype == "int64"
+    started = jobs[jobs["Start"].notna()]
+    assert u["runs"].sum() == len(started)
+    assert u["jobs"].sum() == started.groupby("Account")["JobID"].nunique().sum()
+
+
+def test_usage_per_period_counts_a_job_where_its_first_run_started():
+    """A job requeued across midnight: a run on each day, the job on the first day only."""
+    text = """JobID|JobIDRaw|Account|State|Submit|Start|End|Elapsed|NCPUS|NNodes|AllocTRES
+7|7|ml|REQUEUED|2024-01-01T23:00:00|2024-01-01T23:00:00|2024-01-01T23:30:00|00:30:00|8|1|cpu=8,gres/gpu=4
+7|7|ml|COMPLETED|2024-01-02T01:00:00|2024-01-02T01:00:00|2024-01-02T02:00:00|01:00:00|8|1|cpu=8,gres/gpu=4
+"""
+    u = an.usage(table(text), by="Account", period="D")
+    assert u["runs"].tolist() == [1, 1] and u["jobs"].tolist() == [1, 0]
+    assert u["gpu_hours"].tolist() == [2.0, 4.0]

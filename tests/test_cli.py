@@ -2,6 +2,7 @@
 errors of ``slurmlab simulate`` for bad inputs and options."""
 
 import bz2
+import contextlib
 import gzip
 import json
 import subprocess
@@ -362,3 +363,94 @@ def test_which_numeric_ids_collide_with_jobids(jobs, collides):
     else:
         keys = list(Scenario.from_dict(doc).run().jobs["JobID"])
         assert len(set(keys)) == len(keys)
+
+
+# -- files of the wrong kind: one clear error line, never a traceback ---------------------------
+def test_sinfo_and_summary_of_the_wrong_kind_of_file(tmp_path, capsys):
+    binary = tmp_path / "binary.yaml"
+    binary.write_bytes(b"\x7fELF\x02\x01\x01\x00" + b"\xd0\x00" * 40)
+    assert main(["sinfo", str(binary)]) == 2
+    assert "is not a slurm.conf file: not UTF-8 text" in error_line(capsys.readouterr().err)
+    conf = tmp_path / "slurm.conf"
+    conf.write_text("NodeName=n1 CPUs=2 Gres=gpu:2\nPartitionName=p Nodes=ALL\n")
+    assert main(["sinfo", str(conf), "--gres-conf", str(tmp_path / "missing.conf")]) == 2
+    assert "missing.conf: gres.conf file does not exist" in error_line(capsys.readouterr().err)
+    (tmp_path / "adir").mkdir()
+    assert main(["summary", str(tmp_path / "adir")]) == 2
+    assert "adir: is a directory, not a sacct export" in error_line(capsys.readouterr().err)
+    assert main(["summary", str(binary)]) == 2
+    assert "is not text (it starts b'\\x7fELF" in error_line(capsys.readouterr().err)
+
+
+# -- --cluster replaces a scenario's cluster: the scenario's own checks, with file and line -----
+BACKFILL_BASICS = Path(__file__).resolve().parents[1] / "course/scenarios/backfill-basics.yaml"
+
+
+def test_cluster_override_names_the_scenario_file_and_entry(capsys):
+    """backfill-basics drains node4, which the ai preset lacks: the error names the file, the
+    line and actions[0] (it used to be a bare "Invalid node name specified: 'node4'")."""
+    code, out, err = simulate_cli(capsys, str(BACKFILL_BASICS), "--cluster", "ai")
+    assert code == 2 and out == ""
+    assert (
+        f"{BACKFILL_BASICS} line 15: actions[0]: field 'node': 'node4' is not in the cluster "
+        "(it has cpu[01-08],gpu[001-032]) (checked against cluster 'ai', which replaces the "
+        "scenario's)" in error_line(err)
+    )
+
+
+def test_cluster_override_checks_jobs_and_reservations_with_their_lines(tmp_path, capsys):
+    """A job the other cluster cannot run, a reservation of its nodes: each named by line."""
+    path = tmp_path / "gpus.yaml"
+    path.write_text(
+        "cluster: ai\njobs:\n"
+        "  - {id: small, runtime: 10, args: '-n 1 -p cpu'}\n"
+        "  - {id: wide, runtime: 10, args: '-N 8 --gres=gpu:8 -t 1:00:00'}\n"
+    )
+    code, _, err = simulate_cli(capsys, str(path), "--cluster", "tiny")
+    assert code == 2
+    line = error_line(err)
+    assert f"{path} line 3: jobs[0] (id 'small'): field 'args'" in line
+    assert "(checked against cluster 'tiny'" in line
+    path.write_text(
+        "cluster: ai\njobs:\n  - {runtime: 10, args: '-n 1'}\n"
+        "reservations:\n  - {name: r, start: 0, duration: 60, nodes: [gpu001], users: [alice]}\n"
+    )
+    code, _, err = simulate_cli(capsys, str(path), "--cluster", "tiny")
+    assert code == 2 and f"{path} line 5: reservations[0]: nodes ['gpu001']" in error_line(err)
+
+
+def test_cluster_override_that_fits_runs_on_the_new_cluster(tmp_path):
+    from slurmlab import Cluster
+    from slurmlab.scenario import Scenario
+
+    path = tmp_path / "s.yaml"
+    path.write_text(SCENARIO)
+    scenario = Scenario.load(path)
+    moved = scenario.with_cluster("teaching")
+    assert moved.cluster == Cluster.preset("teaching") and moved.workload == scenario.workload
+    assert set(moved.run().jobs["NodeList"]) <= {n.name for n in moved.cluster.nodes}
+
+
+def test_duplicates_without_jobs_out_is_an_error(tmp_path, capsys):
+    path = tmp_path / "s.yaml"
+    path.write_text(SCENARIO)
+    code, out, err = simulate_cli(capsys, str(path), "--duplicates")
+    assert code == 2 and out == ""
+    assert "--duplicates applies to --jobs-out" in error_line(err)
+    csv = tmp_path / "runs.csv"
+    code, _, err = simulate_cli(capsys, str(path), "--duplicates", "--jobs-out", str(csv))
+    assert (code, err) == (0, "") and csv.exists()
+
+
+def test_report_says_where_it_writes(tmp_path, capsys, monkeypatch):
+    """Without -o the report is ./report.html: --help says so, and the path is printed."""
+    with contextlib.suppress(SystemExit):
+        main(["report", "--help"])
+    assert "default: report.html in the current folder" in " ".join(capsys.readouterr().out.split())
+    export = tmp_path / "export.psv"
+    export.write_text("JobID|State|Start|End|Elapsed|NCPUS\n1|COMPLETED|2024-01-01T00:00:00|"
+                      "2024-01-01T01:00:00|01:00:00|4\n")  # fmt: skip
+    monkeypatch.chdir(tmp_path)
+    assert main(["report", str(export)]) == 0
+    assert capsys.readouterr().out == f"wrote {tmp_path / 'report.html'}\n"
+    assert (tmp_path / "report.html").exists()

@@ -195,3 +195,29 @@ def test_input_frame_operations_keep_steps_cheaply():
     assert len(steps(subset)) == 0
     both = pd.concat([jobs, jobs])  # attrs compare by identity: no "ambiguous truth value"
     assert len(both) == 2
+
+
+def test_a_directory_or_a_binary_file_is_not_an_export(tmp_path):
+    """A folder is named as one (not "no such file"); a binary file is "not text" with a short
+    escaped excerpt (not 64 raw bytes); UTF-16 says how to convert it."""
+    with pytest.raises(SacctParseError, match="is a directory, not a sacct export") as info:
+        read_sacct(tmp_path)
+    assert info.value.file == str(tmp_path)
+    elf = tmp_path / "a.out"
+    elf.write_bytes(b"\x7fELF\x02\x01\x01" + bytes(range(256)) * 4)
+    with pytest.raises(SacctParseError) as info:
+        read_sacct(elf)
+    message = str(info.value)
+    assert "is not text (it starts b'\\x7fELF\\x02\\x01\\x01\\x00\\x01\\x02" in message
+    assert "a binary file, not a sacct export" in message and len(message) < 300
+    wide = tmp_path / "export-utf16.psv"
+    wide.write_bytes("JobID|State\n1|COMPLETED\n".encode("utf-16"))
+    with pytest.raises(SacctParseError, match="UTF-16 text.*iconv -f UTF-16 -t UTF-8"):
+        read_sacct(wide)
+
+
+def test_a_few_latin1_bytes_are_still_text(tmp_path):
+    """An export with a non-UTF-8 job name (XDMoD converts to ISO-8859-1) is still read."""
+    path = tmp_path / "latin1.psv"
+    path.write_bytes("JobID|JobName|State\n1|a\xe0b|COMPLETED\n".encode("latin-1"))
+    assert read_sacct(path)["State"].tolist() == ["COMPLETED"]

@@ -16,7 +16,7 @@ PAIRS = sorted(p.parent for p in REAL.glob("*/sacct.txt") if (p.parent / "sacct.
 COLUMNS = [
     "JobID", "JobIDRaw", "ArrayJobID", "ArrayTaskID", "User", "Account", "Partition", "QOS",
     "State", "ExitCode", "Submit", "Start", "End", "Elapsed", "Timelimit", "NNodes", "NCPUS",
-    "NGPUS", "NodeList", "Priority",
+    "NGPUS", "NodeList", "Priority", "StartedBy",
 ]  # fmt: skip
 
 

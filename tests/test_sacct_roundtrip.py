@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import warnings
 
 import pandas as pd
 import pytest
 from test_sacct_public import FIELDS, SACCT
 
-from slurmlab.records.sacct import read_sacct, steps, write_sacct
+from slurmlab.records.sacct import SacctParseError, read_sacct, steps, write_sacct
 from slurmlab.records.schema import conform, empty_job_table
 
 
@@ -185,3 +186,128 @@ def test_json_that_is_not_sacct():
         read_sacct(io.StringIO('{"hello": 1}'))
     with pytest.raises(SacctParseError, match="not valid JSON"):
         read_sacct(io.StringIO('{"jobs": [}'))
+
+
+# -- a simulation's table: scenario ids, array tasks NAME_3, requeued runs ---------------------
+SIMULATED = {
+    "cluster": "tiny",
+    "policy": "easy",
+    "jobs": [
+        {"id": "running", "submit": 0, "runtime": 3000, "args": "-N 2 --gres=gpu:2 -t 1:40:00"},
+        {"id": "big", "submit": 10, "runtime": 600, "args": "-N 4 --gres=gpu:2 -t 1:00:00"},
+        {"id": "short", "submit": 20, "runtime": 1200, "args": "-N 1 --gres=gpu:2 -t 30:00"},
+        {"id": "sweep", "submit": 30, "runtime": 100, "args": "-N 1 -t 10 --array=1-3"},
+        {"submit": 40, "runtime": 100, "args": "-N 1 -t 10 --array=0-1"},
+        {"submit": 50, "runtime": 100, "args": "-N 1 -t 10"},
+        {"id": "job_7", "submit": 60, "runtime": 100, "args": "-N 1 -t 10"},
+    ],
+    "actions": [
+        {"at": 100, "action": "requeue", "job": "running"},
+        {"at": 70, "action": "requeue", "job": "sweep_2"},
+    ],
+}
+
+
+@pytest.mark.parametrize("duplicates", [False, True], ids=["last-runs", "sacct-D"])
+def test_a_simulation_round_trips_with_scenario_ids(duplicates):
+    """write_sacct(result.jobs) reads back to the same table: scenario ids (running), array
+    tasks named after them (sweep_2: task 2 of array 4), a plain id that only looks like a
+    task (job_7), numeric JobIDs (7_0, 9), requeued runs sharing a JobID, StartedBy."""
+    from slurmlab import Scenario
+
+    result = Scenario.from_dict(SIMULATED).run()
+    sim = result.sacct(duplicates=duplicates)
+    assert {"running", "sweep_2", "job_7", "7_0"} <= set(sim["JobID"])
+    assert sim["StartedBy"].eq("backfill").any() and sim["State"].eq("REQUEUED").any() == (
+        duplicates
+    )
+    back = read_sacct(io.StringIO(write_sacct(sim)))
+    pd.testing.assert_frame_equal(sim, back[sim.columns], check_dtype=False)
+    row = back.set_index(back["JobID"] + "#" + back["Restarts"].astype(str))
+    assert row.loc["job_7#0", ["ArrayJobID", "ArrayTaskID"]].isna().all()
+    assert row.loc["sweep_2#1", "ArrayTaskID"] == 2
+
+
+def test_a_simulated_run_that_never_started_reads_back_with_blank_nodes():
+    """A job cancelled while pending: NodeList "None assigned" and an empty AllocTRES in the
+    simulator's table read back as NA, as they do from a real export (the rest is equal)."""
+    from slurmlab import Scenario
+
+    doc = {
+        "cluster": "tiny",
+        "jobs": [
+            {"id": "all", "submit": 0, "runtime": 1000, "args": "-N 4 --exclusive -t 1:00:00"},
+            {"id": "waits", "submit": 1, "runtime": 100, "args": "-N 1 -t 10"},
+        ],
+        "actions": [{"at": 50, "action": "cancel", "job": "waits"}],
+    }
+    sim = Scenario.from_dict(doc).run().jobs
+    back = read_sacct(io.StringIO(write_sacct(sim)))
+    never = sim["Start"].isna()
+    assert never.tolist() == [False, True]
+    assert back.loc[never, ["NodeList", "AllocTRES", "StartedBy"]].isna().all().all()
+    same = [c for c in sim.columns if c not in ("NodeList", "AllocTRES")]
+    pd.testing.assert_frame_equal(sim[same], back[same], check_dtype=False)
+
+
+def test_names_in_jobid_need_a_numeric_jobidraw():
+    """A name in JobID reads only beside a numeric JobIDRaw: a shifted column (a user name
+    where the JobID should be) is still an error, and so is a name that holds '.' or '+'."""
+    ok = "JobID|JobIDRaw|State\nbig|2|COMPLETED\nsweep_3|6|COMPLETED\n"
+    assert read_sacct(io.StringIO(ok))["JobID"].tolist() == ["big", "sweep_3"]
+    for text, value in (
+        ("JobID|State\nbig|COMPLETED\n", "big"),  # no JobIDRaw
+        ("JobID|JobIDRaw|State\nalice|alice|COMPLETED\n", "alice"),  # shifted columns
+        ("JobID|JobIDRaw|State\neval.1|3|COMPLETED\n", "eval.1"),  # would be a step
+        ("JobID|JobIDRaw|State\nx+1|3|COMPLETED\n", "x+1"),  # would be a het job
+        ("JobID|JobIDRaw|State\n12abc|3|COMPLETED\n", "12abc"),  # a number gone wrong
+    ):
+        with pytest.raises(SacctParseError, match="numeric JobIDRaw") as info:
+            read_sacct(io.StringIO(text))
+        assert (info.value.line, info.value.column, info.value.value) == (2, "JobID", value)
+
+
+def test_id_columns_in_a_file_must_agree_with_jobid():
+    """ArrayJobID/ArrayTaskID in a file are taken for rows whose JobID is a name and must
+    agree with a sacct JobID elsewhere (a disagreement is an error, never silently used)."""
+    text = "JobID|JobIDRaw|ArrayJobID|ArrayTaskID|State\nsweep_3|6|4|3|COMPLETED\n5_1|7|5|1|COMPLETED\n"
+    jobs = read_sacct(io.StringIO(text))
+    assert jobs["ArrayJobID"].tolist() == ["4", "5"] and jobs["ArrayTaskID"].tolist() == [3, 1]
+    bad = "JobID|JobIDRaw|ArrayJobID|State\n5_1|7|9|COMPLETED\n"
+    with pytest.raises(SacctParseError, match="does not agree with the JobID") as info:
+        read_sacct(io.StringIO(bad))
+    assert (info.value.column, info.value.value) == ("ArrayJobID", "9")
+
+
+@pytest.mark.parametrize(
+    ("jobid", "raw", "message"),
+    [
+        ("eval 1", "1", "neither a sacct JobID"),
+        ("a.b", "1", "neither a sacct JobID"),
+        ("run|x", "1", "contains the delimiter"),
+        ("big", "", "is not a number"),
+    ],
+)
+def test_write_sacct_refuses_a_jobid_it_could_not_read_back(jobid, raw, message):
+    from slurmlab.errors import SlurmlabError
+
+    sim = conform(pd.DataFrame({"JobID": ["1", jobid], "JobIDRaw": ["1", raw]}))
+    with pytest.raises(SlurmlabError, match=f"row 1 has JobID '{re.escape(jobid)}'.*{message}"):
+        write_sacct(sim)
+
+
+def test_write_sacct_with_fields_keeps_jobidraw_for_names():
+    from slurmlab.errors import SlurmlabError
+
+    sim = conform(pd.DataFrame({"JobID": ["big"], "JobIDRaw": ["2"], "State": ["COMPLETED"]}))
+    with pytest.raises(SlurmlabError, match="add JobIDRaw to fields"):
+        write_sacct(sim, fields=["JobID", "State"])
+    back = read_sacct(io.StringIO(write_sacct(sim, fields=["JobID", "JobIDRaw", "State"])))
+    assert back["JobID"].tolist() == ["big"]
+
+
+def test_flags_give_started_by():
+    """sacct's Flags say which scheduler started a job: StartedBy, as the simulator says."""
+    text = "JobID|Flags\n1|SchedBackfill,StartRecieved\n2|SchedMain\n3|SchedSubmit\n4|\n"
+    jobs = read_sacct(io.StringIO(text))
+    assert jobs["StartedBy"].tolist() == ["backfill", "main", "submit", pd.NA]

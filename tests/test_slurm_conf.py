@@ -279,3 +279,41 @@ def test_two_default_partitions_is_an_error():
     text = "NodeName=n1\nPartitionName=a Nodes=n1 Default=YES\nPartitionName=b Nodes=n1 Default=YES"
     with pytest.raises(ConfigError, match="more than one partition has Default=YES"):
         Cluster.from_slurm_conf(text)
+
+
+# -- files that are not a slurm.conf: one clear error naming the file and the fix ------------
+def test_a_slurm_conf_path_that_is_not_a_readable_text_file(tmp_path):
+    import slurmlab
+    from slurmlab import SlurmlabError
+
+    (tmp_path / "etc").mkdir()
+    with pytest.raises(ConfigError, match="etc: is a directory, not a slurm.conf file; give"):
+        Cluster.from_slurm_conf(tmp_path / "etc")
+    (tmp_path / "etc" / "slurm.conf").write_text("NodeName=n1 CPUs=2\nPartitionName=p Nodes=ALL\n")
+    with pytest.raises(ConfigError, match=r"is a directory.*give '.*etc/slurm.conf'"):
+        Cluster.from_slurm_conf(str(tmp_path / "etc"))
+    binary = tmp_path / "slurm.bin"
+    binary.write_bytes(b"\x7fELF\x02\x01\x01\x00" + b"\xd0\x00" * 40)
+    for build in (
+        lambda: Cluster.from_slurm_conf(binary),
+        lambda: slurmlab.Lab(str(binary)),
+    ):
+        with pytest.raises(ConfigError, match=r"is not a slurm.conf file: not UTF-8 text \(byte 8"):
+            build()
+    nul = tmp_path / "nul.conf"
+    nul.write_bytes(b"NodeName=n1\x00\n")
+    with pytest.raises(ConfigError, match="not text .it holds NUL bytes"):
+        Cluster.from_slurm_conf(nul)
+    with pytest.raises(ConfigError, match="the path is empty"):
+        Cluster.from_slurm_conf("")
+    with pytest.raises(SlurmlabError, match="is neither a preset .* it is a directory; give"):
+        slurmlab.Lab(str(tmp_path / "etc"))
+
+
+def test_a_missing_gres_conf_is_named_as_gres_conf(tmp_path):
+    conf = tmp_path / "slurm.conf"
+    conf.write_text("NodeName=n1 CPUs=2 Gres=gpu:2\nPartitionName=p Nodes=ALL\n")
+    with pytest.raises(ConfigError, match="missing-gres.conf: gres.conf file does not exist"):
+        Cluster.from_slurm_conf(conf, gres_conf=tmp_path / "missing-gres.conf")
+    with pytest.raises(ConfigError, match="slurm.conf file does not exist"):
+        Cluster.from_slurm_conf(tmp_path / "nope.conf")

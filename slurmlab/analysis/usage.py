@@ -1,7 +1,10 @@
 """Who used what: CPU-, GPU- and node-hours per account, user, partition or QOS.
 
 Every run counts, including the earlier runs of requeued jobs that ``sacct --duplicates``
-shows: hours are allocated resources x Elapsed, whatever the job did with them.
+shows: hours are allocated resources x Elapsed, whatever the job did with them. ``runs``
+counts the runs that started; ``jobs`` counts the jobs among them (a JobID once, however
+many times it was requeued), so ``jobs <= runs``. A job that never started used nothing and
+counts in neither (``summary`` counts every job).
 """
 
 from __future__ import annotations
@@ -11,21 +14,40 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from slurmlab.analysis._common import check_columns, count, hours, tasks
+from slurmlab.analysis._common import check_columns, count, hours
 
 __all__ = ["gpu_hours", "share_vs_target", "top_consumers", "usage"]
 
 
-def _with_hours(jobs: pd.DataFrame) -> pd.DataFrame:
+def _with_hours(jobs: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
+    """Hours per row, ``runs`` (1 for a run that started) and ``jobs`` (1 for the first run of
+    a job, in Start order, within its group of ``by``)."""
     check_columns(jobs, ("Elapsed", "NCPUS", "NGPUS", "NNodes"), "usage")
     h = hours(jobs["Elapsed"])
+    # without a Start column every row is taken as a run that started
+    started = jobs["Start"].notna().to_numpy() if "Start" in jobs else np.ones(len(jobs), bool)
+    first = started.copy()
+    if "JobID" in jobs:  # else every run is its own job
+        keys = pd.DataFrame({f"k{i}": _key(jobs[c]).to_numpy() for i, c in enumerate(by)})
+        keys["JobID"] = jobs["JobID"].astype("string").to_numpy()
+        order = (
+            np.argsort(jobs["Start"].to_numpy(), kind="stable")
+            if "Start" in jobs
+            else np.arange(len(jobs))
+        )
+        order = order[started[order]]
+        first[order] = ~keys.iloc[order].duplicated(keep="first").to_numpy()
     return jobs.assign(
-        runs=1,
-        jobs=tasks(jobs),
+        runs=started.astype("int64"),
+        jobs=first.astype("int64"),
         cpu_hours=h * count(jobs["NCPUS"]),
         gpu_hours=h * count(jobs["NGPUS"]),
         node_hours=h * count(jobs["NNodes"]),
     )
+
+
+def _key(column: pd.Series) -> pd.Series:
+    return column.astype("string").fillna("(none)")
 
 
 def usage(
@@ -35,9 +57,12 @@ def usage(
 ) -> pd.DataFrame:
     """CPU-, GPU- and node-hours grouped by columns, optionally per period.
 
-    ``period`` is a pandas frequency (``"D"``, ``"W"``, ``"MS"``). A run's hours are split
-    across the periods it ran in, in proportion to its time in each; ``runs`` and ``jobs``
-    count the runs that started in the period.
+    ``runs`` counts the runs that started (each run of a requeued job), ``jobs`` the jobs
+    among them (each JobID once, an array task being its own job), both int64; a job that
+    never started counts in neither. ``period`` is a pandas frequency (``"D"``, ``"W"``,
+    ``"MS"``): a run's hours are split across the periods it ran in, in proportion to its
+    time in each; a run counts in the period it started, a job in the period its first run
+    started.
 
     >>> from slurmlab.analysis._common import demo_jobs
     >>> usage(demo_jobs(), by="Account")[["Account", "gpu_hours", "cpu_hours"]]
@@ -46,15 +71,16 @@ def usage(
     1  vision        8.0       33.0
     """
     by = [by] if isinstance(by, str) else list(by)
-    frame = _with_hours(jobs)
+    check_columns(jobs, tuple(by) + (("Start",) if period is not None else ()), "usage")
+    frame = _with_hours(jobs, by)
     cols = ["runs", "jobs", "cpu_hours", "gpu_hours", "node_hours"]
     if period is not None:
         frame = _split_by_period(frame, period)
-    keys = [frame[c].astype("string").fillna("(none)") for c in by]
+    keys = [_key(frame[c]) for c in by]
     if period is not None:
         keys.append(frame["period"])
     out = frame[cols].groupby(keys, dropna=period is None, observed=True).sum()
-    out[["runs"]] = out[["runs"]].astype("int64")
+    out[["runs", "jobs"]] = out[["runs", "jobs"]].astype("int64")
     return out.reset_index()
 
 

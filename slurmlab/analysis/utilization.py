@@ -3,6 +3,8 @@
 Each run holds its allocation from Start to End (a RUNNING run until the end of the export).
 Capacity comes from a cluster (a preset or ``slurm.conf`` via ``Cluster``), a mapping, or, when
 neither is given, from the peak allocation seen in the export (a lower bound, with a warning).
+A capacity that does not fit the export (a partition it lacks, more allocated than it has)
+is warned about by name, never silently divided by.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from slurmlab.analysis._common import check_columns, count
+from slurmlab.errors import SlurmlabError
 
 __all__ = ["capacity_of", "utilization"]
 
@@ -41,6 +44,12 @@ def capacity_of(cluster) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+_CAPACITY_FORMS = (
+    "give a Cluster (Cluster.preset(...), Cluster.from_slurm_conf(...)), a DataFrame with "
+    "Partition, cpus, gpus and nodes columns, or {partition: {'cpus': N, 'gpus': N, 'nodes': N}}"
+)
+
+
 def _capacity_table(capacity, used_peak: pd.DataFrame, by: str | None) -> pd.DataFrame:
     if capacity is None:
         warnings.warn(
@@ -51,21 +60,124 @@ def _capacity_table(capacity, used_peak: pd.DataFrame, by: str | None) -> pd.Dat
             stacklevel=3,
         )
         return used_peak
+    if by not in ("Partition", None):
+        raise SlurmlabError(
+            f"utilization: a capacity is per partition, so it cannot be split by={by!r}; use "
+            "by='Partition' or by=None (the whole cluster), or leave capacity out"
+        )
+    if hasattr(capacity, "partitions") and by is None:  # partitions may share nodes
+        nodes = capacity.nodes  # count each node once
+        return pd.DataFrame(
+            {
+                "group": ["all"],
+                "cpus": [sum(n.cpus for n in nodes)],
+                "gpus": [sum(n.gpus for n in nodes)],
+                "nodes": [len(nodes)],
+            }
+        )
     if hasattr(capacity, "partitions"):
         table = capacity_of(capacity)
     elif isinstance(capacity, pd.DataFrame):
-        table = capacity
+        table = capacity.copy()
     elif isinstance(capacity, Mapping):
-        table = pd.DataFrame([{"Partition": k, **v} for k, v in capacity.items()])
+        rows = []
+        for name, value in capacity.items():
+            if not isinstance(value, Mapping):
+                raise SlurmlabError(
+                    f"utilization: capacity[{name!r}] is {value!r}, not a mapping; "
+                    + _CAPACITY_FORMS
+                )
+            unknown = sorted(set(value) - set(_RESOURCES), key=str)
+            if unknown:
+                raise SlurmlabError(
+                    f"utilization: capacity[{name!r}] has unknown key(s) {unknown}; the keys "
+                    f"are {', '.join(_RESOURCES)}"
+                )
+            rows.append({"Partition": name, **value})
+        table = pd.DataFrame(rows, columns=None if rows else ["Partition", *_RESOURCES])
     else:
-        raise TypeError(
-            "capacity: give a Cluster, a DataFrame or {partition: {'cpus':, 'gpus':, 'nodes':}}"
+        raise SlurmlabError(f"utilization: capacity is {capacity!r}; " + _CAPACITY_FORMS)
+    if "Partition" not in table:
+        raise SlurmlabError(
+            f"utilization: the capacity table has no Partition column ({list(table.columns)}); "
+            + _CAPACITY_FORMS
         )
+    for resource in _RESOURCES:
+        if resource not in table:
+            continue
+        values = pd.to_numeric(table[resource], errors="coerce")
+        bad = values.isna() & table[resource].notna() | (values < 0)
+        if bad.any():
+            i = int(np.flatnonzero(bad.to_numpy())[0])
+            raise SlurmlabError(
+                f"utilization: capacity of partition {table['Partition'].iloc[i]!r}: "
+                f"{resource}={table[resource].iloc[i]!r} is not a count; give a whole number "
+                "of at least 0"
+            )
+        table[resource] = values
+    table = table[["Partition", *[r for r in _RESOURCES if r in table]]]
     if by is None:
         table = table.drop(columns=["Partition"]).sum().to_frame().T.assign(group="all")
     else:
         table = table.rename(columns={"Partition": "group"})
     return table
+
+
+def _warn_mismatch(out: pd.DataFrame, label: str, runs: dict[str, int], freq: str) -> None:
+    """Warn, by name, where the capacity does not fit the export (utilization NaN or > 1)."""
+    fix = (
+        "check that the capacity is the cluster the export came from "
+        "(capacity=Cluster.from_slurm_conf(<its slurm.conf>) or a {partition: {...}} mapping)"
+    )
+    missing = out.groupby("group", sort=False)["capacity"].apply(lambda c: c.isna().all())
+    absent = [g for g, none in missing.items() if none]
+    if absent:
+        known = [g for g, none in missing.items() if not none]
+        warnings.warn(
+            f"utilization: {label} "
+            + ", ".join(f"{g!r} ({runs.get(g, 0)} runs)" for g in absent)
+            + " of the export "
+            + ("is" if len(absent) == 1 else "are")
+            + " not in the capacity"
+            + (f" (it has {', '.join(map(repr, known))})" if known else "")
+            + f", so {'its' if len(absent) == 1 else 'their'} utilization is NaN; {fix}",
+            UserWarning,
+            stacklevel=3,
+        )
+    partial = out[out["capacity"].isna() & ~out["group"].isin(absent)]
+    if len(partial):
+        pairs = partial.drop_duplicates(["group", "resource"])
+        warnings.warn(
+            "utilization: the capacity gives no "
+            + ", ".join(f"{r} for {label} {g!r}" for g, r in zip(pairs["group"], pairs["resource"]))
+            + f", so that utilization is NaN; {fix}",
+            UserWarning,
+            stacklevel=3,
+        )
+    eps = 1e-9
+    over = out[out["used"] > out["capacity"] * (1 + eps) + eps]  # NaN capacity: never over
+    if len(over):
+        parts = []
+        for (group, resource), rows in over.groupby(["group", "resource"], sort=False):
+            worst = rows.loc[rows["used"].idxmax()]
+            cap = float(worst["capacity"])
+            ratio = f"utilization {worst['used'] / cap:.2f}" if cap > 0 else "none to use"
+            shared = (
+                "; nodes adds up each run's NNodes, so runs sharing a node also count above 1"
+                if resource == "nodes"
+                else ""
+            )
+            parts.append(
+                f"{label} {group!r}: {worst['used']:.1f} {resource} allocated on average in the "
+                f"{freq} from {worst['time']} against a capacity of {cap:g} ({ratio}{shared})"
+            )
+        warnings.warn(
+            "utilization: the export allocates more than the capacity has: "
+            + "; ".join(parts)
+            + f"; {fix}",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def utilization(
@@ -77,7 +189,14 @@ def utilization(
     """Mean allocated CPUs/GPUs/nodes per period (``freq``) and group, and the fraction used.
 
     Returns a long table: time, group, resource (cpus, gpus, nodes), used (mean allocated
-    over the period), capacity and utilization (used / capacity).
+    over the period), capacity and utilization (used / capacity). ``capacity`` is per
+    partition, so it goes with ``by="Partition"`` or ``by=None`` (the whole cluster).
+
+    utilization is NaN where the capacity is 0 (a partition without GPUs has none to use)
+    and where the capacity does not cover a group. A partition of the export missing from
+    the capacity, and more allocated than the capacity has (utilization above 1), give a
+    ``UserWarning`` naming the partition and the values: the capacity is not the cluster the
+    export came from.
 
     >>> from slurmlab.analysis._common import demo_jobs
     >>> cap = {"gpu": {"cpus": 32, "gpus": 8, "nodes": 2}, "cpu": {"cpus": 8, "gpus": 0, "nodes": 1}}
@@ -131,6 +250,7 @@ def utilization(
     used = pd.concat(frames, ignore_index=True)
     used = used[used["time"] <= horizon]
     cap = _capacity_table(capacity, pd.DataFrame(peaks), by)
+    cap["group"] = cap["group"].astype(str)
     cap_long = cap.melt(
         id_vars="group",
         value_vars=[r for r in _RESOURCES if r in cap],
@@ -140,6 +260,9 @@ def utilization(
     out = used.merge(cap_long, on=["group", "resource"], how="left")
     out["capacity"] = out["capacity"].astype(float)
     out["utilization"] = out["used"] / out["capacity"].where(out["capacity"] > 0)
+    if capacity is not None:
+        runs = pd.Series(groups).value_counts().to_dict()
+        _warn_mismatch(out, "partition" if by else "the cluster", runs, freq)
     out = out.rename(columns={"group": by or "group"})
     order = {r: i for i, r in enumerate(_RESOURCES)}
     out = out.sort_values(

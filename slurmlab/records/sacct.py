@@ -7,15 +7,17 @@ a header, gzip/bz2/xz, ``--json``) into the job table of :mod:`slurmlab.records.
 The design, in short:
 
 * **One row per allocation run.** The returned frame holds the allocation rows (``123``,
-  ``123_4``, ``123+0``, and pending array ranges such as ``123_[1-5%2]``). With
-  ``sacct --duplicates`` a requeued job appears once per run, all with the same JobID: the
-  key of a run is ``(JobIDRaw, Submit)``, never JobID alone. Derived columns:
+  ``123_4``, ``123+0``, and pending array ranges such as ``123_[1-5%2]``; and, beside a
+  numeric JobIDRaw, a JobID that is a name, as ``write_sacct`` writes a simulation's scenario
+  ids). With ``sacct --duplicates`` a requeued job appears once per run, all with the same
+  JobID: the key of a run is ``(JobIDRaw, Submit)``, never JobID alone. Derived columns:
   ``ArrayJobID``, ``ArrayTaskID``, ``ArrayTaskRange`` (``"1-5%2"`` on a pending range row),
   ``ArrayTasks`` (how many tasks the row stands for: 3 for ``123_[3-5%2]``, else 1),
   ``HetJobID``, ``HetJobOffset``, ``NGPUS`` and ``GPUType`` (from AllocTRES, else ReqTRES,
   else the pre-20.11 AllocGRES/ReqGRES; typed and untyped entries are the same GPUs),
   ``ReqMemPer`` (``"cpu"``/``"node"`` for the legacy ``4000Mc``/``1Gn`` suffix, NA when
-  absent) and ``ExitStatus``/``ExitSignal``.
+  absent), ``ExitStatus``/``ExitSignal`` and ``StartedBy`` (``main``, ``backfill`` or
+  ``submit`` from Flags' SchedMain, SchedBackfill, SchedSubmit).
 * **Steps in a second frame.** ``.batch``, ``.extern``, ``.interactive`` and ``.0 .. .N`` rows
   are returned by :func:`steps` (``steps(jobs)``: the steps of the jobs still in ``jobs``, plus
   steps whose allocation row is not in the export). Each step row carries ``AllocJobID``,
@@ -226,7 +228,18 @@ _JOBID_RE = (
     r"(?:_(?P<task>\d{1,9})|_\[(?P<range>[0-9,%\-]*)\]?|\+(?P<het>\d{1,9}))?"
     r"(?:\.(?P<step>[A-Za-z0-9_\-]+))?$"
 )
+#: A JobID that is a name, not a number: what ``write_sacct`` writes for a simulation's
+#: scenario ids (``big``, ``sweep_3``). It starts with a letter and holds no space, ``.``,
+#: ``+``, ``[`` or ``]`` (they would read as a step, a het-job component or an array range);
+#: it is read only beside a numeric JobIDRaw, so a shifted column is still an error.
+_NAME_RE = r"^\p{L}[^\s.+\[\]]*$"
+_RAW_ID_RE = r"^\s*\d+\s*$"
+#: Derived id columns a file may carry for rows whose JobID is a name (never sacct's own).
+_ID_COLUMNS = {"ArrayJobID": False, "ArrayTaskID": True, "HetJobID": False, "HetJobOffset": True}
+#: sacct's Flags -> StartedBy (which scheduler started the job).
+_STARTED_BY = {"SchedBackfill": "backfill", "SchedMain": "main", "SchedSubmit": "submit"}
 _EXIT_RE = r"^\d+:\d+$"
+_JOBID_PY = re.compile(_JOBID_RE, re.ASCII)
 _UNIT_MB = {"": None, "K": 1 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0**2, "P": 1024.0**3}
 _UNIT_MB["E"] = 1024.0**4
 _BARE_UNIT = {"ReqMem": 1.0}  # a unit-less size: MB for ReqMem, KB for usage fields
@@ -553,11 +566,22 @@ def _load_bytes(source: Source) -> tuple[str, bytes]:
         data = source
     elif isinstance(source, (str, os.PathLike)):
         path = Path(source)
-        if not path.is_file():
+        if not path.exists():
             raise SacctParseError(
                 "no such file", file=str(path), hint="check the path of the sacct export"
             )
-        data = path.read_bytes()
+        if path.is_dir():
+            raise SacctParseError(
+                "is a directory, not a sacct export",
+                file=str(path),
+                hint="give the export file in it (sacct -P ... > export.psv)",
+            )
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise SacctParseError(
+                f"cannot be read ({exc.strerror})", file=str(path), hint="check its permissions"
+            ) from None
     else:
         data = source.read()
         if isinstance(data, str):
@@ -575,7 +599,30 @@ def _load_bytes(source: Source) -> tuple[str, bytes]:
         ) from None
     if data[:3] == b"\xef\xbb\xbf":
         data = data[3:]
+    _check_text(name, data)
     return name, data
+
+
+def _check_text(name: str, data: bytes) -> None:
+    """A binary file (NUL bytes, or mostly bytes that are not UTF-8 text) is one clear error
+    showing a short escaped excerpt; a text export with a few odd bytes is read as usual."""
+    head = data[:4096]
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise SacctParseError(
+            f"is UTF-16 text (it starts {head[:12]!r}), not UTF-8",
+            file=name,
+            hint=f"convert it: iconv -f UTF-16 -t UTF-8 {name} > export.psv",
+        )
+    text = head.decode("utf-8", errors="replace")
+    odd = text.count("\ufffd") + sum(
+        1 for c in text if c < " " and c not in "\t\n\r"
+    )  # undecodable bytes and control characters
+    if b"\x00" in head or odd > max(8, len(text) // 10):
+        raise SacctParseError(
+            f"is not text (it starts {head[:16]!r}): a binary file, not a sacct export",
+            file=name,
+            hint="export with sacct -P ... > export.psv (gzip, bz2 and xz files are read too)",
+        )
 
 
 # --------------------------------------------------------------------- splitting the rows
@@ -1171,15 +1218,27 @@ def _tres_gpu_column(arr: pa.Array, legacy: bool) -> tuple[pa.Array, pa.Array, n
 _ALLOC_RE = r"^(?P<base>\d+)(?:_(?P<task>\d{1,9})|_\[(?P<range>[0-9,%\-]*)\]?|\+(?P<het>\d{1,9}))?$"
 
 
-def _job_ids(arr: pa.Array) -> tuple[dict[str, pa.Array], np.ndarray]:
+def _job_ids(
+    arr: pa.Array, raw_ids: pa.Array | None = None
+) -> tuple[dict[str, pa.Array], np.ndarray]:
     """Split JobIDs into allocation, step, array and het-job parts (vectorised).
 
     The full regex only validates (fast); the allocation/step split is one split at "."; the
-    array/het regex runs only on the rows that have ``_`` or ``+``.
+    array/het regex runs only on the rows that have ``_`` or ``+``. With ``raw_ids`` (the
+    JobIDRaw column) a JobID that is a name (``_NAME_RE``) beside a numeric JobIDRaw is an
+    allocation row too (``"Named"`` in the result marks them); its array and het-job parts
+    are not guessed from the name.
     """
     arr = pc.utf8_trim_whitespace(arr)
     n = len(arr)
     ok = pc.match_substring_regex(arr, pattern=_JOBID_RE).to_numpy(zero_copy_only=False)
+    named = np.zeros(n, dtype=bool)
+    if raw_ids is not None and not ok.all():
+        named = (
+            ~ok
+            & pc.match_substring_regex(arr, pattern=_NAME_RE).to_numpy(zero_copy_only=False)
+            & pc.match_substring_regex(raw_ids, pattern=_RAW_ID_RE).to_numpy(zero_copy_only=False)
+        )
     lists = pc.split_pattern(arr, pattern=".", max_splits=1)
     offsets = lists.offsets.to_numpy()
     starts, lengths = offsets[:-1], np.diff(offsets)
@@ -1197,6 +1256,7 @@ def _job_ids(arr: pa.Array) -> tuple[dict[str, pa.Array], np.ndarray]:
         "HetJobOffset": pa.nulls(n, pa.int64()),
         "StepID": step,
         "ArrayTasks": pa.array(np.ones(n, dtype=np.int64)),
+        "Named": pa.array(named),
     }
     special = pc.or_(pc.match_substring(alloc, "_"), pc.match_substring(alloc, "+"))
     special = special.to_numpy(zero_copy_only=False) & ok
@@ -1224,7 +1284,28 @@ def _job_ids(arr: pa.Array) -> tuple[dict[str, pa.Array], np.ndarray]:
             ("ArrayTasks", pa.array(tasks, pa.int64())),
         ):
             out[name] = pc.replace_with_mask(out[name], mask, values.cast(out[name].type))
-    return out, ~ok
+    return out, ~(ok | named)
+
+
+def _id_column(
+    arr: pa.Array, derived: pa.Array, named: np.ndarray, whole: bool
+) -> tuple[pa.Array, np.ndarray]:
+    """An ArrayJobID/ArrayTaskID/HetJobID/HetJobOffset column written in the file.
+
+    sacct never writes these: ``write_sacct`` does, for rows whose JobID is a name (a
+    simulation's ``sweep_3`` cannot say it is task 3 of array 2). On such rows the file's value
+    is taken; on the other rows JobID decides and a value that disagrees with it is bad.
+    """
+    text = _text(pc.utf8_trim_whitespace(arr))
+    if whole:
+        given, bad = _ints(pc.fill_null(text, ""))
+    else:
+        given, bad = text, np.zeros(len(arr), dtype=bool)
+    given = given.cast(derived.type)
+    blank = pc.is_null(given).to_numpy(zero_copy_only=False)
+    same = pc.fill_null(pc.equal(given, derived), False).to_numpy(zero_copy_only=False)
+    bad = bad | (~named & ~blank & ~same)
+    return pc.if_else(pa.array(named), given, derived), bad
 
 
 # ----------------------------------------------------------------------------- normalising
@@ -1252,13 +1333,18 @@ def _convert(raw: _RawTable, tz: str | None) -> tuple[dict[str, pa.Array], dict[
         if bad.any():
             problems[column] = problems.get(column, np.zeros(len(bad), bool)) | bad
 
-    ids, bad = _job_ids(cols["JobID"])
+    ids, bad = _job_ids(cols["JobID"], cols.get("JobIDRaw"))
     note("JobID", bad)
+    named = ids.pop("Named").to_numpy(zero_copy_only=False)
     out["JobID"] = _text(pc.utf8_trim_whitespace(cols["JobID"]))
     out.update(ids)
+    for name, whole in _ID_COLUMNS.items():
+        if name in cols:
+            out[name], bad = _id_column(cols[name], out[name], named, whole)
+            note(name, bad)
     for name in raw.names:
         arr = cols[name]
-        if name == "JobID":
+        if name == "JobID" or name in _ID_COLUMNS:
             continue
         bad = None
         if name in _TIME_FIELDS:
@@ -1313,6 +1399,13 @@ def _convert(raw: _RawTable, tz: str | None) -> tuple[dict[str, pa.Array], dict[
                 out["ExitSignal"] = pc.if_else(
                     ok, pc.cast(pc.list_element(pieces, 1), pa.int64()), null
                 )
+        elif name == "Flags":
+            out[name] = _text(arr)
+            started = pa.nulls(size, pa.string())
+            for flag, by in _STARTED_BY.items():  # SchedBackfill wins if a job says both
+                has = pc.fill_null(pc.match_substring(out[name], flag), False)
+                started = pc.if_else(pc.and_(has, pc.is_null(started)), pa.scalar(by), started)
+            out["StartedBy"] = started
         elif name == "NodeList":
             text = _text(arr)
             none = pc.equal(pc.fill_null(text, ""), "None assigned")
@@ -1505,8 +1598,15 @@ def _owner_by_start(jobs: pd.DataFrame, step_rows: pd.DataFrame, owner: np.ndarr
 
 def _value_error(file: str, line: int, column: str, value: str) -> SacctParseError:
     rules = {
-        "JobID": ("is not a sacct JobID", "JobID looks like 123, 123.batch, 123_4, 123_[1-5%2] or 123+0.0; "
+        "JobID": ("is not a sacct JobID", "JobID looks like 123, 123.batch, 123_4, 123_[1-5%2] or 123+0.0 "
+                  "(a name, such as a simulation's scenario id written by write_sacct, is read only "
+                  "beside a numeric JobIDRaw and holds no space, '.', '+', '[' or ']'); "
                   "if the columns are shifted, check the field list or the delimiter"),
+        "id": (f"does not agree with the JobID of its row (sacct has no {column} field: "
+               "slurmlab reads it from JobID, 123_4 or 123+1)",
+               f"a file may carry {column} only for rows whose JobID is a name (as write_sacct "
+               "writes a simulation's scenario ids), and ArrayTaskID/HetJobOffset are whole "
+               f"numbers; fix the value or drop the {column} column"),
         "time": ("is not a sacct time YYYY-MM-DDTHH:MM:SS",
                  "export with SLURM_TIME_FORMAT=standard (a shell profile may set another format)"),
         "duration": ("is not a sacct duration [D-][HH:]MM:SS[.mmm]",
@@ -1520,6 +1620,7 @@ def _value_error(file: str, line: int, column: str, value: str) -> SacctParseErr
     }  # fmt: skip
     kind = (
         "JobID" if column == "JobID"
+        else "id" if column in _ID_COLUMNS
         else "time" if column in _TIME_FIELDS
         else "duration" if column in _DURATION_FIELDS
         else "int" if column in _INT_FIELDS
@@ -1724,6 +1825,60 @@ def _default_fields(frame: pd.DataFrame) -> list[str]:
     return names
 
 
+def _named_rows(jobs: pd.DataFrame, names: list[str], delimiter: str) -> np.ndarray:
+    """Rows whose JobID is a name (a simulation's scenario id), checked to read back.
+
+    A JobID that is neither sacct's (123, 123_4, 123.batch) nor a name read_sacct reads back
+    (a letter first; no space, '.', '+', '[', ']' or delimiter; beside a numeric JobIDRaw) is
+    an error naming the row: written, it would read back as another job or not at all.
+    """
+    ids = jobs["JobID"].astype("string").fillna("").to_numpy(dtype=object)
+    sacct_like = np.fromiter((bool(_JOBID_PY.match(v.strip())) for v in ids), bool, len(ids))
+    named = ~sacct_like & (ids != "")
+    raws = (
+        jobs["JobIDRaw"].astype("string").fillna("").to_numpy(dtype=object)
+        if "JobIDRaw" in jobs
+        else np.full(len(ids), "", dtype=object)
+    )
+    for pos in np.flatnonzero(named):
+        value, raw = ids[pos], raws[pos].strip()
+        why = fix = None
+        if not value[0].isalpha() or any(c.isspace() or c in ".+[]" for c in value):
+            why = (
+                "which is neither a sacct JobID (123, 123_4, 123.batch) nor a name (a letter "
+                "first, then no space, '.', '+', '[' or ']': they would read as a step, a "
+                "het-job component or an array range)"
+            )
+            fix = "give the job an id of letters, digits, '-' and '_' (e.g. 'eval-1')"
+        elif delimiter in value:
+            why = f"which contains the delimiter {delimiter!r}"
+            fix = "write with another delimiter="
+        elif not _digits(raw):
+            why = (
+                f"whose JobIDRaw {raw!r} is not a number (a JobID that is a name is read back "
+                "only beside its numeric JobIDRaw)"
+            )
+            fix = "give the row its numeric JobIDRaw"
+        elif "JobIDRaw" not in names:
+            why = (
+                "and fields= leaves out JobIDRaw (a JobID that is a name is read back only "
+                "beside its numeric JobIDRaw)"
+            )
+            fix = "add JobIDRaw to fields"
+        if why is not None:
+            raise SlurmlabError(
+                f"write_sacct: row {pos} has JobID {value!r}, {why}, so read_sacct could not "
+                f"read it back; {fix}"
+            )
+    return named
+
+
+def _flags(jobs: pd.DataFrame) -> pd.Series:
+    """sacct's Flags (SchedMain, SchedBackfill, SchedSubmit) from StartedBy."""
+    words = {by: flag for flag, by in _STARTED_BY.items()}
+    return jobs["StartedBy"].map(words, na_action="ignore").astype("string")
+
+
 def _synth_tres(jobs: pd.DataFrame) -> pd.Series:
     """AllocTRES for rows that lack it, built from NCPUS, NGPUS, ReqMem and NNodes."""
     parts = []
@@ -1760,8 +1915,12 @@ def write_sacct(
     Derived columns (ArrayJobID, NGPUS, ...) are not written: they are read back from JobID
     and AllocTRES. A table from :func:`read_sacct` is written with the columns it was read
     with; any other table (a simulation) gets its columns in schema order, with an AllocTRES
-    built from NCPUS, NGPUS, ReqMem and NNodes when it has none. Returns the text when no
-    destination is given.
+    built from NCPUS, NGPUS, ReqMem and NNodes when it has none and StartedBy as sacct's Flags
+    (SchedMain, SchedBackfill). A JobID that is a name (a scenario id such as ``big`` or
+    ``sweep_3``) is written as it is, beside its numeric JobIDRaw, with ArrayJobID and
+    ArrayTaskID columns for those rows (a name cannot say it is an array task); a JobID that
+    could not be read back (``eval 1``, ``a.b``) is a :class:`~slurmlab.SlurmlabError`.
+    Returns the text when no destination is given.
 
     >>> import io
     >>> jobs = read_sacct(io.StringIO("JobID|State|Elapsed\\n1|COMPLETED|00:01:00\\n"))
@@ -1773,12 +1932,32 @@ def write_sacct(
     jobs = jobs.copy()
     if read_fields is None and ("AllocTRES" not in jobs or jobs["AllocTRES"].isna().all()):
         jobs["AllocTRES"] = _synth_tres(jobs)  # a simulated table: say what was allocated
+    if (
+        read_fields is None
+        and "Flags" not in jobs
+        and "StartedBy" in jobs
+        and jobs["StartedBy"].notna().any()
+    ):
+        jobs["Flags"] = _flags(jobs)  # a simulated table: which scheduler started each job
     if fields is not None:
         names = list(fields)
     elif read_fields is not None:
         names = list(read_fields)  # the columns the export had, in its order
     else:
         names = _default_fields(jobs)
+    named = _named_rows(jobs, names, delimiter) if "JobID" in jobs else np.zeros(len(jobs), bool)
+    if named.any():
+        # sacct says "task 3 of array 2" only in a JobID such as 2_3; a name cannot, so the
+        # id columns are written for those rows (read_sacct reads them back)
+        for name in _ID_COLUMNS:
+            if name in jobs:
+                jobs[name] = jobs[name].where(named)
+        if fields is None:
+            extra = [
+                c for c in _ID_COLUMNS if c in jobs and jobs[c].notna().any() and c not in names
+            ]
+            at = names.index("JobIDRaw") + 1 if "JobIDRaw" in names else 1
+            names[at:at] = extra
     step_frame = steps(jobs) if include_steps else pd.DataFrame()
     rows = jobs.assign(_order=np.arange(len(jobs), dtype=float), _sub=0)
     if len(step_frame):

@@ -21,8 +21,14 @@ FIELDS = (
     "Reason", "ExitCode", "DerivedExitCode", "Submit", "Eligible", "Start", "End",
     "ElapsedRaw", "TimelimitRaw", "TotalCPU", "UserCPU", "SystemCPU", "NNodes", "NCPUS",
     "NTasks", "ReqMem", "MaxRSS", "NodeList", "AllocTRES", "ReqTRES", "Priority", "Restarts",
-    "Cluster", "Constraints", "WorkDir", "SubmitLine",
+    "Cluster", "Constraints", "WorkDir", "SubmitLine", "Flags",
 )  # fmt: skip
+#: The JSON flags that say which scheduler started a job, in the text export's words.
+_SCHED_FLAGS = {
+    "STARTED_ON_SUBMIT": "SchedSubmit",
+    "STARTED_ON_SCHEDULE": "SchedMain",
+    "STARTED_ON_BACKFILL": "SchedBackfill",
+}
 
 
 def _number(value: Any) -> int | float | None:
@@ -115,6 +121,8 @@ def _job_row(job: dict) -> dict[str, str]:
     cpus = next((p.split("=")[1] for p in allocated.split(",") if p.startswith("cpu=")), "")
     mem = next((p.split("=")[1] for p in requested.split(",") if p.startswith("mem=")), "")
     comment = job.get("comment") if isinstance(job.get("comment"), dict) else {}
+    flags = job.get("flags") if isinstance(job.get("flags"), list) else []
+    flags = [f for f in flags if isinstance(f, str)]
     return {
         "JobID": _job_id(job),
         "JobIDRaw": str(_number(job.get("job_id")) or ""),
@@ -151,6 +159,7 @@ def _job_row(job: dict) -> dict[str, str]:
         "Constraints": str(job.get("constraints") or ""),
         "WorkDir": str(job.get("working_directory") or ""),
         "SubmitLine": str(job.get("submit_line") or comment.get("job") or ""),
+        "Flags": ",".join(_SCHED_FLAGS[f] for f in flags if f in _SCHED_FLAGS),
     }
 
 

@@ -8,6 +8,7 @@ engine, and renders an ``sinfo``-like view of itself.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from collections.abc import Iterable, Mapping
@@ -24,6 +25,52 @@ __all__ = ["Cluster", "Gres", "Node", "Partition", "parse_gres"]
 
 NODE_STATES = ("IDLE", "UP", "DOWN", "DRAIN", "FUTURE", "UNKNOWN", "CLOUD")
 PARTITION_STATES = ("UP", "DOWN", "DRAIN", "INACTIVE")
+
+
+def _conf_source(value, kind: str) -> str | Path:
+    """``value`` as ``parse_slurm_conf`` takes it: text unchanged, a path checked first.
+
+    A str with a newline or an ``=`` is the file's text (as ``parse_slurm_conf`` decides);
+    anything else is a path, which must name a readable UTF-8 file: otherwise a ConfigError
+    naming ``kind`` (slurm.conf or gres.conf), the path and the fix.
+    """
+    if isinstance(value, str) and ("\n" in value or "=" in value):
+        return value
+    if isinstance(value, os.PathLike):
+        value = Path(value)
+    if not isinstance(value, str | Path):
+        raise SlurmlabError(
+            f"{kind}: give a path or the file's text, not {type(value).__name__} {value!r}"
+        )
+    if str(value).strip() == "":
+        raise ConfigError(
+            f"the path is empty; give the path of a {kind} file or its text", source=kind
+        )
+    path = Path(value)
+    source = str(path)
+    if not path.exists():
+        raise ConfigError(f"{kind} file does not exist; check the path", source=source)
+    if path.is_dir():
+        inside = path / kind
+        hint = f"give {str(inside)!r}" if inside.is_file() else f"give the {kind} file in it"
+        raise ConfigError(f"is a directory, not a {kind} file; {hint}", source=source)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{kind} file cannot be read ({exc.strerror})", source=source) from None
+    problem = None
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problem = f"not UTF-8 text (byte {exc.start} is {data[exc.start : exc.start + 1]!r})"
+    if problem is None and b"\x00" in data:
+        problem = "not text (it holds NUL bytes)"
+    if problem is not None:
+        raise ConfigError(
+            f"is not a {kind} file: {problem}; it starts {data[:12]!r}; give the {kind} text file",
+            source=source,
+        )
+    return path
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,10 +256,16 @@ class Cluster:
         *,
         name: str | None = None,
     ) -> Cluster:
-        """Build a cluster from a real ``slurm.conf`` (a path or its text) and optional gres.conf."""
+        """Build a cluster from a real ``slurm.conf`` (a path or its text) and optional gres.conf.
+
+        A path that is missing, empty, a directory or not UTF-8 text is a
+        :class:`~slurmlab.ConfigError` naming the file (slurm.conf or gres.conf) and the fix.
+        """
         from slurmlab.spec.slurm_conf import parse_slurm_conf
 
-        return parse_slurm_conf(path_or_text, gres_conf, name=name)
+        conf = _conf_source(path_or_text, "slurm.conf")
+        gres = None if gres_conf is None else _conf_source(gres_conf, "gres.conf")
+        return parse_slurm_conf(conf, gres, name=name)
 
     @classmethod
     def coerce(cls, value: Cluster | str | Path, gres_conf: str | Path | None = None) -> Cluster:
@@ -223,7 +276,14 @@ class Cluster:
 
         if isinstance(value, str) and value in presets():
             return cls.preset(value)
-        if isinstance(value, str | Path) and Path(value).is_file():
+        if isinstance(value, str | Path) and str(value) and Path(value).exists():
+            if Path(value).is_dir():
+                inside = Path(value) / "slurm.conf"
+                hint = f"; give {str(inside)!r}" if inside.is_file() else ""
+                raise SlurmlabError(
+                    f"cluster {str(value)!r} is neither a preset ({', '.join(presets())}) nor a "
+                    f"slurm.conf file: it is a directory{hint} (or give a slurmlab.Cluster)"
+                )
             return cls.from_slurm_conf(Path(value), gres_conf)
         raise SlurmlabError(
             f"cluster {value!r} is neither a preset ({', '.join(presets())}) nor a slurm.conf "
