@@ -35,6 +35,11 @@ def add_subcommands(sub) -> None:
         "--jobs-out", help="write the job table as CSV (times in seconds from the start)"
     )
     p.add_argument("--duplicates", action="store_true", help="--jobs-out: every run, as sacct -D")
+    p.add_argument(
+        "--until",
+        help="stop at this simulated time (seconds, 3d, or a date and time); jobs still "
+        "pending or running then are reported so",
+    )
     p.add_argument("--json", action="store_true", help="print the metrics as one JSON object")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run_simulate)
@@ -154,12 +159,14 @@ def run_simulate(args) -> int:
                 path, procs=args.procs, skip_invalid=args.skip_invalid, cluster=cluster
             )
             cluster = cluster or swf_cluster(workload.max_procs)
-            result = simulate(cluster, workload, args.policy or "easy", progress=progress)
+            result = simulate(
+                cluster, workload, args.policy or "easy", progress=progress, until=args.until
+            )
         else:
             scenario = Scenario.load(path)
             if args.cluster:  # checked again on that cluster: errors name file and entry
                 scenario = scenario.with_cluster(load_cluster(args.cluster))
-            result = scenario.run(args.policy, progress=progress)
+            result = scenario.run(args.policy, progress=progress, until=args.until)
     for w in caught:
         print(f"slurmlab: warning: {w.message}", file=sys.stderr)
     metrics = result.metrics

@@ -454,3 +454,11 @@ def test_report_says_where_it_writes(tmp_path, capsys, monkeypatch):
     assert main(["report", str(export)]) == 0
     assert capsys.readouterr().out == f"wrote {tmp_path / 'report.html'}\n"
     assert (tmp_path / "report.html").exists()
+
+
+def test_simulate_until_stops_at_a_time(capsys):
+    assert main(["simulate", str(BACKFILL_BASICS), "--until", "30m", "--json", "--quiet"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["makespan_s"] == 1800 and out["states"].get("PENDING", 0) >= 1
+    assert main(["simulate", str(BACKFILL_BASICS), "--until", "soon", "--quiet"]) == 2
+    assert "invalid until 'soon'" in capsys.readouterr().err
