@@ -50,7 +50,7 @@ from slurmlab.sim.faults import NodeFailure, RandomFailures
 from slurmlab.spec.cluster import Cluster, Node, Partition, parse_gres
 from slurmlab.spec.job import JobSpec
 from slurmlab.spec.presets import presets
-from slurmlab.spec.qos import Qos, Reservation, parse_tres_limits
+from slurmlab.spec.qos import Qos, Reservation, parse_preempt_mode, parse_tres_limits
 from slurmlab.spec.units import (
     compress_hostlist,
     parse_duration,
@@ -226,9 +226,13 @@ class Scenario:
         with _entry(("accounts",)):  # no cycles, no account named root
             tree = AccountTree(accounts, root_user=True)
         qos = _section(doc, "qos", Qos.from_dict)
+        _unique_names(qos, "qos", "QOS")
         reservations = _section(doc, "reservations", Reservation.from_dict)
+        _unique_names(reservations, "reservations", "reservation")
         for i, r in enumerate(reservations):
             _check_reservation(r, i, cluster)
+        _check_job_reservations(reservations, tree, jobs, jobs_doc, cluster)
+        _check_preempt_mode(cluster, doc)
         random_failures = _random_failures(doc, cluster)
         _check_qos(qos, jobs, jobs_doc)
         if accounts:
@@ -660,8 +664,9 @@ def _random_failures(doc: dict, cluster: Cluster) -> RandomFailures | None:
 
 
 def _accounts(doc: dict) -> tuple[Account, ...]:
-    """The fair-share tree's accounts, their parents declared."""
+    """The fair-share tree's accounts, each declared once, their parents declared."""
     accounts = _section(doc, "accounts", _account)
+    _unique_names(accounts, "accounts", "account")
     declared = {a.name for a in accounts}
     for i, a in enumerate(accounts):
         if a.parent not in (None, "root") and a.parent not in declared:
@@ -671,6 +676,96 @@ def _accounts(doc: dict) -> tuple[Account, ...]:
                 path=("accounts", i, "parent"),
             )
     return accounts
+
+
+def _unique_names(entries: tuple, key: str, what: str) -> None:
+    """Each account, QOS or reservation is declared once (a later one would silently
+    replace the earlier, and the errors that follow would be about something else)."""
+    first: dict[str, int] = {}
+    for i, entry in enumerate(entries):
+        if entry.name in first:
+            raise ScenarioError(
+                f"{key}[{i}]: field 'name': {what} {entry.name!r} is already declared by "
+                f"{key}[{first[entry.name]}]; each {what} is declared once (merge the two "
+                "entries, or rename one)",
+                path=(key, i, "name"),
+            )
+        first[entry.name] = i
+
+
+def _check_preempt_mode(cluster: Cluster, doc: dict) -> None:
+    """slurm.conf PreemptMode is one slurmlab models (OFF, CANCEL, REQUEUE)."""
+    mode = cluster.setting("PreemptMode", None)
+    if mode is None:
+        return
+    spec = doc.get("cluster")
+    path: tuple = ("cluster",)
+    if isinstance(spec, dict) and "slurm_conf" in spec:
+        path = ("cluster", "slurm_conf")
+    elif isinstance(spec, dict) and isinstance(spec.get("settings"), dict):
+        keys = [k for k in spec["settings"] if str(k).lower() == "preemptmode"]
+        path = ("cluster", "settings", *keys[:1])
+    with _entry(path, "cluster"):
+        parse_preempt_mode(mode, what="PreemptMode")
+
+
+def _check_job_reservations(
+    reservations: tuple[Reservation, ...],
+    tree: AccountTree,
+    jobs: tuple[WorkloadJob, ...],
+    docs: list,
+    cluster: Cluster,
+) -> None:
+    """A job's ``--reservation`` names a declared reservation that admits the job's user or
+    account, has not ended when the job is submitted, and holds enough nodes for it
+    (sbatch rejects the rest; the simulation would fail mid-run or pend for ever)."""
+    by_name = {r.name: r for r in reservations}
+    for i, job in enumerate(jobs):
+        name = job.spec.reservation
+        if name is None:
+            continue
+        field_name = "script" if "script" in docs[i] else "args"
+        label = f"jobs[{i}]" + (f" (id {job.id!r})" if job.id is not None else "")
+        opt = f"--reservation={name}"
+        r = by_name.get(name)
+        if r is None:
+            known = ", ".join(by_name) or "none declared"
+            raise ScenarioError(
+                f"{label}: field {field_name!r}: {opt}: Requested reservation is invalid (no "
+                f"such reservation); declare it under reservations (known: {known})",
+                path=("jobs", i, field_name),
+            )
+        user = job.user or job.spec.user or "user"
+        account, _assoc = tree.resolve(user, job.account or job.spec.account)
+        if not r.admits(user, account):
+            key = next((k for k in ("user", "account") if k in docs[i]), field_name)
+            raise ScenarioError(
+                f"{label}: field {key!r}: {opt}: Access denied to requested reservation: "
+                f"user {user!r} "
+                f"(account {account!r}) is not among its users {list(r.users)} or accounts "
+                f"{list(r.accounts)}; add the user or account to reservation {name!r} or "
+                "run the job as one it admits",
+                path=("jobs", i, key),
+            )
+        if job.submit >= r.end:
+            raise ScenarioError(
+                f"{label}: field 'submit': {job.submit:g} s is after reservation {name!r} "
+                f"ends ({r.end:g} s), when it no longer exists ({opt}: Requested reservation "
+                "is invalid); submit the job before the reservation ends",
+                path=("jobs", i, "submit"),
+            )
+        held = r.nodes or tuple(n.name for n in cluster.nodes[: r.node_count])
+        res = job.spec.resources(cluster)  # checked by _job: it resolves
+        usable = set(held) & set(res.candidates)
+        if len(usable) < res.nodes:
+            fit = "" if len(usable) == len(held) else f", {len(usable)} of them able to run it"
+            raise ScenarioError(
+                f"{label}: field {field_name!r}: {opt}: the job needs {res.nodes} node(s) but "
+                f"reservation {name!r} holds {len(held)} ({compress_hostlist(held)}){fit}: "
+                "Requested node configuration is not available; ask for at most "
+                f"{len(usable)} node(s) or make the reservation larger",
+                path=("jobs", i, field_name),
+            )
 
 
 def _check_qos(qos: tuple[Qos, ...], jobs: tuple[WorkloadJob, ...], docs: list) -> None:

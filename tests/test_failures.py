@@ -17,7 +17,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import slurmlab
 from slurmlab.cli import main
+from slurmlab.errors import SlurmlabError
 from slurmlab.scenario import Scenario
 from slurmlab.sim.faults import RandomFailures
 from slurmlab.spec.units import expand_hostlist
@@ -772,3 +774,92 @@ def test_failures_faster_than_progress_warn_and_until_bounds_the_run():
     assert row["State"] in ("PENDING", "RUNNING") and row["Restarts"] >= 100
     assert result.metrics["makespan_s"] <= 3 * 86400
     assert 0 <= result.metrics["utilization"] <= 1
+
+
+def test_random_failures_stop_when_nothing_can_ever_start():
+    """A job that no node in service can ever hold (a node drained for good) stays pending;
+    random failures do not keep the run going for ever."""
+    doc = {
+        "cluster": {"nodes": [{"name": "n[1-2]", "cpus": 4}]},
+        "jobs": [{"id": "wide", "submit": 0, "runtime": 600, "args": "-N 2 -t 1:00:00"}],
+        "actions": [{"at": 0, "action": "drain", "node": "n2"}],
+        "random_failures": {"mtbf": "30-00:00:00", "repair": "1:00:00", "seed": 1},
+    }
+    result = Scenario.from_dict(doc).run()  # (it used to run for ever)
+    assert result.jobs.iloc[0]["State"] == "PENDING"
+    assert result.jobs.iloc[0]["Reason"] == "ReqNodeNotAvail"
+
+
+def test_a_node_down_for_good_is_not_brought_back_by_a_random_repair():
+    doc = {
+        "cluster": {"nodes": [{"name": "n[1-2]", "cpus": 4}]},
+        "jobs": [
+            {
+                "id": f"j{i}",
+                "submit": i * 1800,
+                "runtime": 1700,
+                "args": "-N 1 --exclusive -t 1:00:00",
+            }
+            for i in range(20)
+        ],
+        "failures": [{"node": "n1", "at": 10}],  # no down_for: it stays down
+        "random_failures": {"mtbf": "3:00:00", "repair": 600, "nodes": ["n1"]},
+    }
+    result = Scenario.from_dict(doc).run()
+    nodes = result.events[result.events["event"].str.startswith("node")]
+    assert list(nodes.loc[nodes["detail"] == "n1", "event"]) == ["node_down"]
+    assert set(result.jobs["NodeList"]) == {"n2"}
+
+
+def test_each_node_keeps_its_own_failure_stream_whatever_the_list():
+    def failures(nodes):
+        doc = {
+            "cluster": "tiny",
+            "jobs": [{"id": "j", "submit": 0, "runtime": 86400, "args": "-N 1 -t 2-00:00:00"}],
+            "random_failures": {"mtbf": "12:00:00", "repair": 60, "seed": 3, "nodes": nodes},
+        }
+        ev = Scenario.from_dict(doc).run().events
+        down = ev[ev["event"] == "node_down"]
+        return {n: list(down.loc[down["detail"] == n, "time"]) for n in ("node3", "node4")}
+
+    assert failures(["node3", "node4"]) == failures(["node4", "node3"])
+    assert failures(["node3", "node4"]) == failures(["node1", "node2", "node3", "node4"])
+
+
+def test_requeue_of_a_finished_job_runs_it_again_and_refuses_a_non_requeueable_one():
+    lab = slurmlab.Lab("tiny")
+    a = lab.sbatch("-N 1 -t 10", runtime=60)
+    b = lab.sbatch("-N 1 -t 10 --no-requeue", runtime=60)
+    lab.advance(100)
+    lab.requeue(a)  # finished: it pends again (after the requeue delay) and runs again
+    with pytest.raises(SlurmlabError, match="presently disabled"):
+        lab.requeue(b)
+    lab.run()
+    runs = lab.sacct(duplicates=True)
+    assert list(runs.loc[runs["JobID"] == str(a), "State"]) == ["COMPLETED", "COMPLETED"]
+    assert list(runs.loc[runs["JobID"] == str(b), "State"]) == ["COMPLETED"]
+
+
+def test_a_refused_scripted_action_warns_and_the_run_goes_on():
+    doc = {
+        "cluster": "tiny",
+        "jobs": [{"id": "a", "submit": 0, "runtime": 600, "args": "-N 1 -t 1:00:00 --no-requeue"}],
+        "actions": [{"at": 100, "action": "requeue", "job": "a"}],
+    }
+    with pytest.warns(UserWarning, match="requeue a at t=100s refused: .*presently disabled"):
+        result = Scenario.from_dict(doc).run()
+    assert result.jobs.iloc[0]["State"] == "COMPLETED"
+
+
+def test_a_lab_drains_resumes_and_fails_nodes():
+    lab = slurmlab.Lab("tiny")
+    lab.drain("node1")
+    j = lab.sbatch("-N 4 -t 10", runtime=60)
+    assert lab.squeue().set_index("JOBID").loc[str(j), "NODELIST(REASON)"] == "(ReqNodeNotAvail)"
+    lab.resume("node1")
+    assert lab.squeue().set_index("JOBID").loc[str(j), "ST"] == "R"
+    lab.fail("node2", down_for="1h")
+    assert lab.sacct().set_index("JobID").loc[str(j), "State"] == "PENDING"  # requeued
+    assert lab.sacct(duplicates=True)["State"].tolist()[0] == "NODE_FAIL"
+    with pytest.raises(SlurmlabError, match="Invalid node name"):
+        lab.fail("node9")

@@ -96,18 +96,19 @@ def test_multifactor_priority_is_the_weighted_sum_of_documented_factors():
     j2 (cat, 8 CPUs on 2 nodes, high partition, QOS high, nice 100, waiting 300 s):
       age 300/1200 -> 250; fair share 1.0 -> 2000; job size (2/4 + 8/16)/2 -> 200;
       partition 4/4 -> 800; QOS 500/1000 -> 1500; minus nice 100. Total 4650.
+    No PriorityWeightTRES: the TRES column is empty.
     """
     rows = sprio(run(*HAND), at=900)
     assert set(rows) == {"j1", "j2"}
     assert rows["j1"] | {} == {
         "PARTITION": "low", "USER": "ann", "ACCOUNT": "physics", "PRIORITY": 2012, "SITE": 0,
         "AGE": 750, "ASSOC": 0, "FAIRSHARE": 1000, "JOBSIZE": 62, "PARTITION_PRIO": 200,
-        "QOS": 0, "NICE": 0,
+        "QOS": 0, "NICE": 0, "TRES": "",
     }  # fmt: skip
     assert rows["j2"] == {
         "PARTITION": "high", "USER": "cat", "ACCOUNT": "biology", "PRIORITY": 4650, "SITE": 0,
         "AGE": 250, "ASSOC": 0, "FAIRSHARE": 2000, "JOBSIZE": 200, "PARTITION_PRIO": 800,
-        "QOS": 1500, "NICE": 100,
+        "QOS": 1500, "NICE": 100, "TRES": "",
     }  # fmt: skip
 
 
@@ -352,11 +353,12 @@ def test_sprio_lists_pending_jobs_only_highest_priority_first():
 
 
 def test_sprio_text_looks_like_the_command():
-    """sprio_text has sprio -l's header (PARTITION for the partition factor) and one row a job."""
+    """sprio_text has sprio -l's header (PARTITION for the partition factor, TRES last) and
+    one row a job."""
     lines = run(*HAND).sprio_text(at=900).splitlines()
     assert lines[0].split() == [
         "JOBID", "PARTITION", "USER", "ACCOUNT", "PRIORITY", "SITE", "AGE", "ASSOC", "FAIRSHARE",
-        "JOBSIZE", "PARTITION", "QOS", "NICE",
+        "JOBSIZE", "PARTITION", "QOS", "NICE", "TRES",
     ]  # fmt: skip
     assert lines[1].split()[:5] == ["j2", "high", "cat", "biology", "4650"]
     assert len(lines) == 3

@@ -187,14 +187,18 @@ def test_account_grp_tres_caps_the_accounts_jobs_together():
     assert reasons(result, at=30)["b"] == "(AssocGrpGRES)"
 
 
-def test_account_max_jobs_holds_the_accounts_next_job():
-    """An account's MaxJobs=1: the second physics job pends with AssocMaxJobsLimit."""
+def test_account_max_jobs_holds_each_users_next_job():
+    """An account's MaxJobs=1 is per user (sacctmgr(1): "each user ... in this association"):
+    ann's second physics job pends with AssocMaxJobsLimit; ben's first one starts."""
     accounts = (Account("physics", users=("ann", "ben"), max_jobs=1),)
     result = run(
-        job("a", "-N 1 -t 10", user="ann"), job("b", "-N 1 -t 10", user="ben"), accounts=accounts
+        job("a", "-N 1 -t 10", user="ann"),
+        job("a2", "-N 1 -t 10", user="ann"),
+        job("b", "-N 1 -t 10", user="ben"),
+        accounts=accounts,
     )
-    assert starts(result) == {"a": 0, "b": 60}
-    assert reasons(result, at=30)["b"] == "(AssocMaxJobsLimit)"
+    assert starts(result) == {"a": 0, "a2": 60, "b": 0}
+    assert reasons(result, at=30)["a2"] == "(AssocMaxJobsLimit)"
 
 
 def test_an_unknown_qos_is_rejected_at_submission():
@@ -701,3 +705,35 @@ def test_a_plain_string_is_one_name_never_its_letters():
     assert lab.sbatch("-N 1 -t 10 --reservation=r", user="alice") == 1
     with pytest.raises(SlurmlabError, match="give a name or a list of names"):
         Account("llm", users=5)
+
+
+def test_python_objects_take_text_numbers_and_reject_wrong_types():
+    """Built in Python, the specs read numbers given as text or durations, and a wrong type
+    is a SlurmlabError naming what to build (never a raw TypeError/AttributeError later)."""
+    import slurmlab
+    from slurmlab import Checkpoint, Lab, NodeFailure, Qos, RandomFailures, Reservation
+
+    assert Qos("high", priority="10").priority == 10
+    assert Reservation("r", "1:00:00", "30m", node_count=1, users="you").start == 3600
+    assert NodeFailure("node1", at="1h").at == 3600
+    assert RandomFailures(mtbf="30d").mtbf == 30 * 86400
+    assert Checkpoint(interval="1h").interval == 3600
+    bad = [
+        (lambda: Lab("tiny", accounts=[{"name": "a"}]), "not a slurmlab.Account"),
+        (lambda: Lab("tiny", qos=["high"]), "not a slurmlab.Qos"),
+        (
+            lambda: slurmlab.simulate(
+                "tiny", slurmlab.ai_workload(5, "tiny"), failures=[{"node": "node1", "at": 5}]
+            ),
+            "not a slurmlab.NodeFailure",
+        ),  # noqa: E501
+        (lambda: Qos("high", priority="lots"), "priority"),
+        (
+            lambda: slurmlab.WorkloadJob(slurmlab.JobSpec(), 0, 5, checkpoint={"interval": 5}),
+            "not a slurmlab.Checkpoint",
+        ),  # noqa: E501
+        (lambda: slurmlab.WorkloadJob(slurmlab.JobSpec(), float("nan"), 5), "submit nan"),
+    ]
+    for make, message in bad:
+        with pytest.raises(SlurmlabError, match=message):
+            make()

@@ -15,6 +15,11 @@ from slurmlab.policies.backfill import make_policy
 from slurmlab.scenario import Scenario
 
 JOB = "jobs: [{submit: 0, runtime: 10, args: '-n 1'}]\n"
+#: a reservation of node[1-2] for alice over [600, 4200); the jobs section follows
+RESV = (
+    "cluster: tiny\nreservations:\n  - {name: maint, start: 600, duration: 3600, "
+    'nodes: "node[1-2]", users: [alice]}\njobs:\n'
+)
 
 #: (document, the line the error names, what its message must say)
 CASES = [
@@ -156,6 +161,50 @@ CASES = [
         ["accounts[0]", "parent 'nope'", "not declared"],
     ),
     ("cluster: tiny\njbos: []\n" + JOB, 2, ["unknown section(s) ['jbos']", "allowed"]),
+    (
+        RESV + "  - {id: b, runtime: 10, user: alice, args: -N 1 --reservation=nope}\n",
+        5,
+        ["jobs[0] (id 'b'): field 'args'", "--reservation=nope", "invalid", "known: maint"],
+    ),
+    (
+        RESV + "  - {id: b, runtime: 10, user: bob, args: -N 1 --reservation=maint}\n",
+        5,
+        ["jobs[0] (id 'b'): field 'user'", "Access denied", "'bob'", "['alice']"],
+    ),
+    (
+        RESV + "  - id: b\n    runtime: 10\n    user: alice\n    args: -N 3 --reservation=maint\n",
+        8,
+        ["jobs[0] (id 'b'): field 'args'", "needs 3 node(s)", "holds 2 (node[1-2])", "at most 2"],
+    ),
+    (
+        RESV + "  - {id: b, submit: 5000, runtime: 10, user: alice, args: --reservation=maint}\n",
+        5,
+        ["jobs[0] (id 'b'): field 'submit'", "5000 s", "ends (4200 s)", "before"],
+    ),
+    (
+        "cluster: tiny\nreservations:\n  - {name: m, start: 0, duration: 60, nodes: node1, "
+        "users: [alice]}\n  - {name: m, start: 99, duration: 60, nodes: node2, users: [alice]}\n"
+        + JOB,
+        4,
+        ["reservations[1]: field 'name'", "reservation 'm'", "reservations[0]", "once"],
+    ),
+    (
+        "cluster: tiny\nqos:\n  - {name: high, priority: 10}\n  - {name: high, priority: 20}\n"
+        + JOB,
+        4,
+        ["qos[1]: field 'name'", "QOS 'high'", "qos[0]", "once"],
+    ),
+    (
+        "cluster: tiny\naccounts:\n  - {name: x, users: [alice]}\n  - {name: x, users: [bob]}\n"
+        + JOB,
+        4,
+        ["accounts[1]: field 'name'", "account 'x'", "accounts[0]", "once"],
+    ),
+    (
+        "cluster: tiny\nqos:\n  - {name: low, preempt_mode: suspend}\n" + JOB,
+        3,
+        ["qos[0].preempt_mode=suspend", "models PreemptMode OFF, CANCEL and REQUEUE"],
+    ),
     (
         "cluster: tiny\njobs:\n  - {submit: 0, runtime: 10\n  - x\n",
         5,

@@ -1,10 +1,14 @@
 """Reading a real slurm.conf (and gres.conf) into a Cluster."""
 
+import re
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
 from slurmlab import Cluster, ConfigError, Gres
+from slurmlab.errors import SlurmlabError
+from slurmlab.spec.cluster import Node, Partition
 
 AI_CONF = r"""
 # slurm.conf of a small AI training cluster
@@ -317,3 +321,60 @@ def test_a_missing_gres_conf_is_named_as_gres_conf(tmp_path):
         Cluster.from_slurm_conf(conf, gres_conf=tmp_path / "missing-gres.conf")
     with pytest.raises(ConfigError, match="slurm.conf file does not exist"):
         Cluster.from_slurm_conf(tmp_path / "nope.conf")
+
+
+# -- priority settings and JobRequeue are checked as the file is read ------------------------------
+@pytest.mark.parametrize(
+    ("setting", "form"),
+    [
+        ("PriorityWeightAge=abc", "whole number from 0"),
+        ("PriorityWeightAge=-5", "whole number from 0"),
+        ("PriorityWeightFairshare=1.5", "whole number from 0"),
+        ("PriorityWeightQOS=4294967296", "whole number from 0 to 4294967295"),
+        ("PriorityWeightTRES=CPU=x", "whole number >= 0"),
+        ("TRESBillingWeights=CPU=cheap", "a number >= 0"),
+        ("PriorityCalcPeriod=abc", "not a Slurm time"),
+        ("PriorityDecayHalfLife=7days", "not a Slurm time"),
+        ("PriorityMaxAge=-1", "not a Slurm time"),
+        ("JobRequeue=no", "must be 0 .* or 1"),
+        ("JobRequeue=2", "must be 0 .* or 1"),
+    ],
+)
+def test_a_bad_priority_setting_or_job_requeue_names_line_key_value_and_form(setting, form):
+    """Bad values are a ConfigError when slurm.conf is read (not when a simulation runs):
+    PriorityWeight* are whole numbers >= 0 (uint32), times are Slurm times, JobRequeue 0 or 1."""
+    key, _, value = setting.partition("=")
+    with pytest.raises(ConfigError) as exc:
+        Cluster.from_slurm_conf(f"ClusterName=c\n{setting}\nNodeName=n1\n")
+    assert exc.value.line == 2
+    assert f"slurm.conf line 2: {key}={value!r}" in str(exc.value)
+    assert re.search(form, str(exc.value))
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [
+        "PriorityWeightAge=0", "PriorityWeightTRES=CPU=1000,Mem=2000,GRES/gpu=3000",
+        'TRESBillingWeights="CPU=1.0,Mem=0.25G,GRES/gpu=2.0"', "PriorityCalcPeriod=5",
+        "PriorityDecayHalfLife=7-0", "PriorityMaxAge=1:00:00", "PriorityDecayHalfLife=0",
+        "JobRequeue=0", "JobRequeue=1",
+    ],
+)  # fmt: skip
+def test_good_priority_settings_load(setting):
+    Cluster.from_slurm_conf(f"{setting}\nNodeName=n1\n")
+
+
+def test_every_shipped_and_real_slurm_conf_still_loads():
+    """The presets' files and the real cluster's slurm.conf pass the checks."""
+    root = Path(__file__).resolve().parent.parent
+    files = sorted((root / "slurmlab" / "data").glob("*.conf"))
+    real = root / "datasets" / "realslurm" / "slurm.conf"
+    files += [real] if real.exists() else []
+    for path in files:
+        Cluster.from_slurm_conf(path)
+
+
+def test_a_cluster_built_in_python_checks_its_settings_too():
+    """Settings given in Python (a scenario's ``settings:``) get the same checks."""
+    with pytest.raises(SlurmlabError, match=r"Cluster 'c': JobRequeue='no' must be 0"):
+        Cluster("c", (Node("n1"),), (Partition("p", ("n1",)),), {"JobRequeue": "no"})

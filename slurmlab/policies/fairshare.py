@@ -1,8 +1,9 @@
 """Fair share: who has used less than their share gets to go first.
 
 An account tree (root -> accounts -> users) carries RawShares; usage is billed
-TRES-seconds, decayed with a half-life. Two algorithms turn usage into a factor
-in [0, 1]:
+TRES-seconds (:func:`billed_tres`: CPUs, or the TRESBillingWeights-weighted sum, or
+their maximum under PriorityFlags=MAX_TRES), decayed with a half-life. Two algorithms
+turn usage into a factor in [0, 1]:
 
 * classic (classic_fair_share.html): NormShares S = product of shares_self /
   shares_siblings down the path; normalized usage U = usage / root usage;
@@ -24,7 +25,14 @@ from dataclasses import dataclass, field
 from slurmlab.errors import SlurmlabError
 from slurmlab.spec.units import parse_names
 
-__all__ = ["Account", "AccountTree", "classic_fairshare", "decay_factor", "fair_tree"]
+__all__ = [
+    "Account",
+    "AccountTree",
+    "billed_tres",
+    "classic_fairshare",
+    "decay_factor",
+    "fair_tree",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +174,38 @@ class AccountTree:
             k = stack.pop()
             yield k
             stack.extend(reversed(self.children[k]))
+
+
+def _node_tres(name: str) -> bool:
+    """TRES counted on nodes (cpu, mem, node, gres/...); the rest (licenses, burst buffers)
+    are global."""
+    return name in ("cpu", "mem", "node") or name.startswith("gres/")
+
+
+def billed_tres(
+    alloc: Mapping[str, float], weights: Mapping[str, float], *, max_tres: bool = False
+) -> float:
+    """The billing TRES of an allocation: what one second of it adds to fair-share usage.
+
+    ``alloc`` holds the job's TRES (``cpu``, ``mem`` in MB, ``node``, ``gres/gpu``);
+    ``weights`` are TRESBillingWeights per unit (memory per MB). Without weights a job is
+    billed its CPUs. Otherwise the sum of weight x amount, or, with PriorityFlags=MAX_TRES
+    (slurm.conf(5)), the MAX of the weighted node TRES (cpu, mem, node, gres) plus the sum
+    of the weighted global TRES (e.g. licenses).
+
+    >>> alloc = {"cpu": 16, "mem": 0, "node": 1, "gres/gpu": 4}
+    >>> billed_tres(alloc, {}), billed_tres(alloc, {"cpu": 1.0, "gres/gpu": 10.0})
+    (16.0, 56.0)
+    >>> billed_tres(alloc, {"cpu": 1.0, "gres/gpu": 10.0}, max_tres=True)
+    40.0
+    """
+    if not weights:
+        return float(alloc.get("cpu", 0.0))
+    weighted = {t: w * float(alloc.get(t, 0.0)) for t, w in weights.items()}
+    if not max_tres:
+        return float(sum(weighted.values()))
+    on_nodes = [v for t, v in weighted.items() if _node_tres(t)]
+    return max(on_nodes, default=0.0) + sum(v for t, v in weighted.items() if not _node_tres(t))
 
 
 def decay_factor(seconds: float, half_life: float) -> float:

@@ -5,7 +5,8 @@ submit time, then job id (priority_multifactor.html). ``priority/basic`` gives
 each new job a priority one below the previous one (starting below
 ``0xffff0000``), so the queue is submit order; ``--nice`` lowers it.
 ``priority/multifactor`` is the weighted sum of factors in [0, 1] (age, fair share,
-job size, partition, QOS, association) minus nice, truncated to an integer.
+job size, partition, QOS, association, and one per TRES in PriorityWeightTRES: the
+job's amount over its partition's total) minus nice, truncated to an integer.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ __all__ = [
     "age_factor",
     "basic_priority",
     "job_size_factor",
+    "partition_tres",
     "sort_key",
+    "tres_factors",
 ]
 
 #: Slurm's starting value for priority/basic (src/plugins/priority/basic).
@@ -50,6 +53,8 @@ class MultifactorWeights:
 
     Weights default to 0; PriorityMaxAge 7-0; PriorityDecayHalfLife 7-0;
     PriorityCalcPeriod 5 minutes; Fair Tree unless PriorityFlags has NO_FAIR_TREE.
+    ``tres`` is PriorityWeightTRES by lower-case TRES name (``{"cpu": 1000, "gres/gpu":
+    4000}``); ``billing`` TRESBillingWeights; ``max_tres`` PriorityFlags=MAX_TRES.
     """
 
     age: int = 0
@@ -65,6 +70,8 @@ class MultifactorWeights:
     fair_tree: bool = True
     dampening: float = 1.0
     billing: Mapping[str, float] = field(default_factory=dict)
+    tres: Mapping[str, int] = field(default_factory=dict)
+    max_tres: bool = False
 
     @classmethod
     def from_cluster(cls, cluster) -> MultifactorWeights | None:
@@ -74,11 +81,12 @@ class MultifactorWeights:
             return None
 
         def weight(key):
-            raw = cluster.setting(key, "0") or "0"
-            try:
-                return int(raw)
-            except ValueError:
-                raise SlurmlabError(f"slurm.conf {key}={raw!r} must be a whole number") from None
+            raw = (cluster.setting(key, "0") or "0").strip()
+            if not raw.isdigit():
+                raise SlurmlabError(
+                    f"slurm.conf {key}={raw!r} must be a whole number >= 0, e.g. 1000"
+                )
+            return int(raw)
 
         def period(key, default):
             raw = cluster.setting(key)
@@ -87,7 +95,7 @@ class MultifactorWeights:
             td = parse_duration(raw, what=key)
             return 0.0 if td is None else td.total_seconds()
 
-        flags = (cluster.setting("PriorityFlags", "") or "").upper()
+        flags = {f.strip() for f in (cluster.setting("PriorityFlags", "") or "").upper().split(",")}
         return cls(
             age=weight("PriorityWeightAge"),
             fairshare=weight("PriorityWeightFairshare"),
@@ -102,6 +110,8 @@ class MultifactorWeights:
             fair_tree="NO_FAIR_TREE" not in flags,
             dampening=float(cluster.setting("FairShareDampeningFactor", "1") or 1),
             billing=parse_billing(cluster.setting("TRESBillingWeights", "") or ""),
+            tres=parse_tres_weights(cluster.setting("PriorityWeightTRES", "") or ""),
+            max_tres="MAX_TRES" in flags,
         )
 
 
@@ -122,6 +132,55 @@ def parse_billing(text: str) -> dict[str, float]:
     return out
 
 
+def parse_tres_weights(text: str) -> dict[str, int]:
+    """``PriorityWeightTRES=CPU=1000,GRES/gpu=4000`` -> ``{"cpu": 1000, "gres/gpu": 4000}``.
+
+    >>> parse_tres_weights("CPU=1000,Mem=2000,GRES/gpu=3000")
+    {'cpu': 1000, 'mem': 2000, 'gres/gpu': 3000}
+    """
+    out: dict[str, int] = {}
+    for item in text.strip('"').split(","):
+        if not item.strip():
+            continue
+        name, _, value = item.partition("=")
+        value = value.strip()
+        if not value.isdigit():
+            raise SlurmlabError(
+                f"slurm.conf PriorityWeightTRES={text!r}: the weight of {name.strip()} must be "
+                "a whole number >= 0; write e.g. CPU=1000,GRES/gpu=4000"
+            )
+        out[name.strip().lower()] = int(value)
+    return out
+
+
+def partition_tres(cluster, partition: str) -> dict[str, float]:
+    """A partition's TRES totals (cpu, mem in MB, node, gres/gpu), what TRES factors divide by.
+
+    >>> from slurmlab.spec.cluster import Cluster
+    >>> partition_tres(Cluster.preset("tiny"), "main")["gres/gpu"]
+    8.0
+    """
+    nodes = [cluster.node(n) for n in cluster.partition(partition).nodes]
+    return {
+        "cpu": float(sum(n.cpus for n in nodes)),
+        "mem": float(sum(n.memory_mb for n in nodes)),
+        "node": float(len(nodes)),
+        "gres/gpu": float(sum(n.gpus for n in nodes)),
+    }
+
+
+def tres_factors(job: Mapping[str, float], partition: Mapping[str, float]) -> dict[str, float]:
+    """TRES factors: each TRES the job holds (or asks for) over its partition's total.
+
+    Slurm's priority/multifactor divides a job's allocated TRES (requested while it waits)
+    by the partition's TRES counts; a TRES the partition lacks has no factor.
+
+    >>> tres_factors({"cpu": 1, "gres/gpu": 4}, {"cpu": 64, "gres/gpu": 16})
+    {'cpu': 0.015625, 'gres/gpu': 0.25}
+    """
+    return {t: v / partition[t] for t, v in job.items() if v and partition.get(t)}
+
+
 @dataclass(frozen=True, slots=True)
 class Factors:
     """A job's normalized priority factors, each in [0, 1] (sprio shows them weighted)."""
@@ -133,9 +192,24 @@ class Factors:
     qos: float = 0.0
     assoc: float = 0.0
     nice: int = 0
+    tres: Mapping[str, float] = field(default_factory=dict)
+
+    def tres_weighted(self, w: MultifactorWeights) -> dict[str, float]:
+        """Each TRES factor times its PriorityWeightTRES weight (TRES without a weight: none)."""
+        return {t: w.tres[t] * v for t, v in self.tres.items() if w.tres.get(t) and v}
+
+    def tres_text(self, w: MultifactorWeights) -> str:
+        """sprio's TRES column: ``cpu=16,gres/gpu=1000`` (weighted, no decimals), or empty.
+
+        >>> w = MultifactorWeights(tres={"cpu": 1000, "gres/gpu": 4000})
+        >>> Factors(tres={"cpu": 1 / 64, "gres/gpu": 0.25}).tres_text(w)
+        'cpu=16,gres/gpu=1000'
+        """
+        return ",".join(f"{t}={v:.0f}" for t, v in self.tres_weighted(w).items())
 
     def contributions(self, w: MultifactorWeights) -> dict[str, float]:
-        """Each factor times its weight (sprio's columns before rounding)."""
+        """Each factor times its weight (sprio's columns before rounding); TRES is the sum
+        over the TRES factors."""
         return {
             "AGE": w.age * self.age,
             "ASSOC": w.assoc * self.assoc,
@@ -143,10 +217,12 @@ class Factors:
             "JOBSIZE": w.jobsize * self.jobsize,
             "PARTITION": w.partition * self.partition,
             "QOS": w.qos * self.qos,
+            "TRES": sum(self.tres_weighted(w).values()),
         }
 
     def weighted(self, w: MultifactorWeights) -> dict[str, int]:
-        """sprio's columns: each weighted factor rounded to an integer, and NICE."""
+        """Each weighted factor rounded to an integer (sprio's columns; TRES as a total),
+        and NICE."""
         return {k: round(v) for k, v in self.contributions(w).items()} | {"NICE": self.nice}
 
     def priority(self, w: MultifactorWeights) -> int:

@@ -13,8 +13,21 @@ from bisect import bisect_right
 import numpy as np
 import pandas as pd
 
-from slurmlab.policies.fairshare import AccountTree, classic_fairshare, decay_factor, fair_tree
-from slurmlab.policies.priority import Factors, MultifactorWeights, age_factor, job_size_factor
+from slurmlab.policies.fairshare import (
+    AccountTree,
+    billed_tres,
+    classic_fairshare,
+    decay_factor,
+    fair_tree,
+)
+from slurmlab.policies.priority import (
+    Factors,
+    MultifactorWeights,
+    age_factor,
+    job_size_factor,
+    partition_tres,
+    tres_factors,
+)
 from slurmlab.spec.qos import Qos
 
 __all__ = ["PriorityState"]
@@ -35,6 +48,7 @@ class PriorityState:
         self.max_qos = max([q.priority for q in qos.values()] + [0])
         self.max_part = max(p.priority_job_factor for p in cluster.partitions)
         self.part_factor = {p.name: p.priority_job_factor for p in cluster.partitions}
+        self.part_tres = {p.name: partition_tres(cluster, p.name) for p in cluster.partitions}
         self.usage: dict[str, float] = {}
         self.last_tick = 0.0
         self.fs: dict[str, dict[str, float]] = {}
@@ -43,12 +57,11 @@ class PriorityState:
 
     # -- usage ---------------------------------------------------------------------------------
     def billing_rate(self, usage) -> float:
-        """Billed TRES per second of an allocation (TRESBillingWeights; default: its CPUs)."""
+        """Billed TRES per second of an allocation (TRESBillingWeights, summed or, with
+        PriorityFlags=MAX_TRES, their maximum; default: its CPUs)."""
         cpus, mem, gpus = (float(x) for x in usage.sum(axis=0))
-        b = self.w.billing
-        if not b:
-            return cpus
-        return b.get("cpu", 0.0) * cpus + b.get("mem", 0.0) * mem + b.get("gres/gpu", 0.0) * gpus
+        alloc = {"cpu": cpus, "mem": mem, "node": float(len(usage)), "gres/gpu": gpus}
+        return billed_tres(alloc, self.w.billing, max_tres=self.w.max_tres)
 
     def charge(self, job, now: float) -> None:
         """Add the job's usage since it was last charged to its association."""
@@ -104,6 +117,17 @@ class PriorityState:
             else 0.0,
             qos=(q.priority / self.max_qos) if q and self.max_qos else 0.0,
             nice=job.spec.nice,
+            tres=tres_factors(
+                {
+                    "cpu": cpus,
+                    "mem": float(job.demand[1]) * job.count,
+                    "node": job.count,
+                    "gres/gpu": float(job.demand[2]) * job.count,
+                },
+                self.part_tres.get(job.partition, {}),
+            )
+            if self.w.tres
+            else {},
         )
 
     # -- views ---------------------------------------------------------------------------------

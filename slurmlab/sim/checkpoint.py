@@ -45,7 +45,12 @@ class Checkpoint:
     restart_cost: float = 0.0
     on_signal: bool = False
 
-    def __post_init__(self):
+    def __post_init__(self):  # times as numbers or durations ("1h", "30:00")
+        set_ = object.__setattr__
+        set_(self, "interval", parse_seconds(self.interval, what="checkpoint interval"))
+        set_(self, "write_cost", parse_seconds(self.write_cost, what="checkpoint write_cost"))
+        set_(self, "restart_cost", parse_seconds(self.restart_cost, what="checkpoint restart_cost"))
+        set_(self, "on_signal", parse_flag(self.on_signal, what="checkpoint on_signal"))
         if not self.interval > 0:
             raise SlurmlabError(f"checkpoint interval {self.interval} must be positive")
         if self.write_cost < 0 or self.restart_cost < 0:

@@ -77,6 +77,15 @@ def _job_tres(job) -> dict[str, int]:
     }  # fmt: skip
 
 
+def _ancestry(tree, account: str) -> list[str]:
+    """``account`` and the declared accounts above it, nearest first (root left out)."""
+    out = []
+    while account in tree.accounts:
+        out.append(account)
+        account = tree.parent[account]
+    return out
+
+
 def _sum_tres(jobs) -> dict[str, int]:
     out = {"cpu": 0, "mem": 0, "gres/gpu": 0, "node": 0}
     for j in jobs:
@@ -201,12 +210,34 @@ class Controller:
             for k, lim in q.grp_tres.items():
                 if used.get(k, 0) + need.get(k, 0) > lim:
                     return _QOS_GRP_REASON[k]
-        acct = self.tree.accounts.get(job.account)
-        if acct is not None and (acct.grp_tres or acct.max_jobs):
-            mine = [r for r in self.running.values() if r.account == job.account]
-            if acct.max_jobs is not None and len(mine) + 1 > acct.max_jobs:
+        if job.account in self.tree.accounts:
+            return self._assoc_limit_reason(job, need)
+        return None
+
+    def _assoc_limit_reason(self, job: SimJob, need: dict[str, int]) -> str | None:
+        """The association limits (sacctmgr(1)) that starting ``job`` would exceed.
+
+        MaxJobs counts the jobs *each user* runs in the association; an account without
+        its own takes its nearest ancestor's (limits are inherited down the tree). GrpTRES
+        counts every job running in an account *and its children*: the job's account and
+        each of its ancestors must have room.
+        """
+        tree = self.tree
+        chain = _ancestry(tree, job.account)  # the job's account, its parent, ... (no root)
+        accounts = [tree.accounts[a] for a in chain]
+        max_jobs = next((a.max_jobs for a in accounts if a.max_jobs is not None), None)
+        if max_jobs is not None:
+            n = sum(
+                1 for r in self.running.values() if r.user == job.user and r.account == job.account
+            )
+            if n + 1 > max_jobs:
                 return "AssocMaxJobsLimit"
-            used = _sum_tres(mine)
+        for acct in accounts:
+            if not acct.grp_tres:
+                continue
+            used = _sum_tres(
+                r for r in self.running.values() if acct.name in _ancestry(tree, r.account)
+            )
             for k, lim in acct.grp_tres.items():
                 if used.get(k, 0) + need.get(k, 0) > lim:
                     return _ASSOC_GRP_REASON[k]
@@ -322,7 +353,8 @@ class Controller:
         The fewest lower-QOS running jobs (lowest priority, most recently started first)
         whose nodes let the preemptor start are preempted. Each victim's own QOS PreemptMode
         (else the cluster's) decides: CANCEL ends it PREEMPTED, REQUEUE requeues it (when
-        requeueable), OFF exempts it; it goes after its QOS GraceTime.
+        requeueable), OFF exempts it; it goes after its QOS GraceTime. A preemptor that its
+        own QOS/association limit holds preempts nobody: Slurm checks limits first.
         """
         for _key, jid in list(self.queue):
             job = self.jobs[jid]
@@ -330,6 +362,11 @@ class Controller:
                 break  # preempting jobs sort first
             if any(self.jobs[v].state == "RUNNING" for v in job.victims):
                 continue  # victims are still in their grace time
+            if self._limits:  # Slurm checks limits first: a job that may not start preempts none
+                reason = self._limit_reason(job)
+                if reason:
+                    self._set_reason(job, reason)
+                    continue
             q = self.qos[job.qos]
             mask = job.mask & self.up
             if self.reservations:
@@ -366,15 +403,20 @@ class Controller:
                 requeue = self._preempt_mode_of(v) == "REQUEUE" and v.requeue
                 self.log("preempt", v, f"by {job.key}")
                 grace = self.qos[v.qos].grace_time
-                self._at(grace, lambda _e, v=v, r=requeue, b=job.id: self._preempt(v, b, r), URGENT)
+                self._at(
+                    grace,
+                    lambda _e, v=v, r=requeue, b=job.id, run=v.proc: self._preempt(v, b, r, run),
+                    URGENT,
+                )
             job.victims = tuple(v.id for v in victims)
 
     def _preempt_mode_of(self, victim: SimJob) -> str:
         """The preempted job's mode: its QOS PreemptMode, else the cluster's (preempt_qos.c)."""
         return self.qos[victim.qos].preempt_mode or self.preempt_mode
 
-    def _preempt(self, victim: SimJob, by: int, requeue: bool) -> None:
-        if victim.state == "RUNNING":
+    def _preempt(self, victim: SimJob, by: int, requeue: bool, run) -> None:
+        """GraceTime is over: end the run it was given for (not a later one, after a requeue)."""
+        if victim.state == "RUNNING" and victim.proc is run:
             self.interrupt(victim, Preempted(by, requeue))
 
     def _schedule_timer(self) -> None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import gc
 import re
+import warnings
 from bisect import bisect_left, insort
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Sequence
@@ -42,6 +43,7 @@ from slurmlab.errors import RequestError, SlurmlabError
 from slurmlab.policies.backfill import make_policy
 from slurmlab.policies.base import PendingJob
 from slurmlab.policies.fairshare import Account, AccountTree
+from slurmlab.policies.placement import choose_nodes
 from slurmlab.policies.priority import MultifactorWeights, basic_priority, sort_key
 from slurmlab.sim.accounting import PriorityState
 from slurmlab.sim.causes import Cancelled, Requeued
@@ -50,9 +52,9 @@ from slurmlab.sim.processes import Lifecycles
 from slurmlab.sim.timing import INF, LATE, NORMAL, URGENT
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import JobSpec, Resources, TimeOfDay
-from slurmlab.spec.qos import Qos, Reservation
-from slurmlab.spec.units import parse_whole
-from slurmlab.spec.workload import DEFAULT_ORIGIN, Workload, WorkloadJob
+from slurmlab.spec.qos import Qos, Reservation, parse_preempt_mode
+from slurmlab.spec.units import parse_list_of, parse_whole
+from slurmlab.spec.workload import DEFAULT_ORIGIN, Action, Workload, WorkloadJob
 
 __all__ = ["Simulation"]
 
@@ -212,6 +214,8 @@ class Simulation(Controller, Lifecycles):
         self.dependents: dict[int, set[int]] = {}
         self.events: list[tuple] = []
         self._plans: set[int] = set()  # jobs a pass gave a planned start (squeue --start)
+        self._scripted = 0  # scripted events still to come (actions, failures, repairs...)
+        self._down_for_good: set[str] = set()  # nodes a failure took down with no repair
         self._next_id = 1
         self._seq = 0
         self._pass_pending = False
@@ -247,11 +251,12 @@ class Simulation(Controller, Lifecycles):
         self.blocked_windows: list[tuple[float, float, np.ndarray]] = []
         # priority/multifactor, fair share, QOS, reservations, preemption
         self.qos: dict[str, Qos] = {"normal": Qos("normal")}
-        self.qos.update({q.name: q for q in qos})
+        self.qos.update({q.name: q for q in parse_list_of(qos, Qos, what="qos")})
         for q in self.qos.values():
             for other in q.preempt:
                 if other not in self.qos:
                     raise SlurmlabError(f"QOS {q.name!r}: preempt names unknown QOS {other!r}")
+        accounts = parse_list_of(accounts, Account, what="accounts")
         self.tree = AccountTree(accounts, root_user=bool(accounts))
         self.has_accounts = bool(accounts)
         weights = MultifactorWeights.from_cluster(cluster)
@@ -260,13 +265,15 @@ class Simulation(Controller, Lifecycles):
         self._arm_priority_tick()
         self._job_requeue = cluster.job_requeue  # slurm.conf JobRequeue (looked up once)
         ptype = (cluster.setting("PreemptType", "preempt/none") or "").lower()
-        self.preempt_mode = (cluster.setting("PreemptMode", "OFF") or "OFF").split(",")[0].upper()
+        self.preempt_mode = parse_preempt_mode(
+            cluster.setting("PreemptMode", "OFF") or "OFF", what="slurm.conf PreemptMode"
+        )
         self.preemption = ptype == "preempt/qos" and self.preempt_mode != "OFF"
         self._limits = any(
             q.max_jobs_per_user or q.max_tres_per_user or q.grp_tres for q in self.qos.values()
         ) or any(a.grp_tres or a.max_jobs for a in accounts)
         self.reservations: dict[str, tuple[Reservation, np.ndarray]] = {}
-        for r in reservations:
+        for r in parse_list_of(reservations, Reservation, what="reservations"):
             self._add_reservation(r)
 
     # -- time -------------------------------------------------------------------------------
@@ -281,6 +288,17 @@ class Simulation(Controller, Lifecycles):
         ev.callbacks.append(callback)
         self.env.schedule(ev, priority, delay)
         return ev
+
+    def _scripted_at(self, delay: float, action, priority: int = NORMAL) -> None:
+        """A scripted event (an admin action, a failure, a repair, a reservation edge): while
+        one is still to come, the cluster may still change (see :meth:`_work_remaining`)."""
+        self._scripted += 1
+
+        def fire(_event) -> None:
+            self._scripted -= 1
+            action()
+
+        self._at(delay, fire, priority)
 
     def log(self, kind: str, job: SimJob | None = None, detail: str = "") -> None:
         self.events.append(
@@ -386,7 +404,7 @@ class Simulation(Controller, Lifecycles):
         usage[mask] = self.capacity[mask]
         self.blocked_windows.append((r.start, r.end, usage))
         for t, what in ((r.start, "reservation_start"), (r.end, "reservation_end")):
-            self._at(max(0.0, t - self.env.now), lambda _e, w=what: self._resv_edge(r, w), NORMAL)
+            self._scripted_at(max(0.0, t - self.env.now), lambda w=what: self._resv_edge(r, w))
 
     def _new_job(self, wjob: WorkloadJob, spec: JobSpec, res: Resources, shape: tuple) -> SimJob:
         job = SimJob()
@@ -414,6 +432,14 @@ class Simulation(Controller, Lifecycles):
                     f"job {job.key}: --reservation={spec.reservation}: Access denied to requested "
                     f"reservation (it admits users {list(resv.users)} and accounts "
                     f"{list(resv.accounts)})"
+                )
+            held = self.reservations[spec.reservation][1]
+            usable = int((held & shape[5]).sum())  # (shape[5] is its node mask, [6] its count)
+            if usable < shape[6]:
+                raise RequestError(
+                    f"job {job.key}: --reservation={spec.reservation}: Requested node "
+                    f"configuration is not available (the job needs {shape[6]} nodes; the "
+                    f"reservation holds {int(held.sum())}, {usable} of which can run it)"
                 )
         job.id = self._next_id
         self._next_id += 1
@@ -719,23 +745,54 @@ class Simulation(Controller, Lifecycles):
                 self.request_pass()
 
     def requeue(self, key: str | int) -> None:
-        """``scontrol requeue``: a running job's run ends REQUEUED and it pends again."""
-        for job in self._lookup(key):
+        """``scontrol requeue``: a running job's run ends REQUEUED and it pends again; a
+        finished one pends again to run from the start (scontrol(1): "a running, suspended
+        or finished Slurm batch job"). A job that may not be requeued (``--no-requeue``, or
+        ``JobRequeue=0`` without ``--requeue``) is refused, as Slurm refuses it."""
+        jobs = self._lookup(key)
+        stuck = [j.key for j in jobs if not j.requeue and j.state != "PENDING"]
+        if stuck:
+            raise SlurmlabError(
+                f"scontrol requeue {key}: Requested operation is presently disabled for job "
+                f"{stuck[0]} (it is not requeueable: --no-requeue, or JobRequeue=0 without "
+                "--requeue)"
+            )
+        for job in jobs:
             if job.state == "RUNNING":
                 self.interrupt(job, Requeued())
-            elif job.state not in ("PENDING",):
-                raise SlurmlabError(
-                    f"job {job.key}: cannot requeue a job in state {job.state} (only running jobs)"
-                )
+            elif job.state != "PENDING":  # finished: its last run stays in sacct -D
+                self._changed()
+                job.work_left = job.runtime  # the batch script runs again from the start
+                self._requeue(job, job.state)
+                self.request_pass()
 
     def _work_remaining(self) -> bool:
-        """Jobs still to run: running, queued, arriving, or waiting on something that passes."""
-        if self.running or self._arrivals_left:
+        """Whether anything can still happen without random failures (they stop otherwise).
+
+        Work remains while jobs run or arrive, a scripted event is to come, a queued job
+        could run on the nodes that are or will be back in service, or a job waits for a time
+        (BeginTime). Otherwise nothing can change: with nothing running, a job held by a
+        QOS/association limit, one that no node in service can ever hold, and one waiting on
+        a dependency among them, never start (Slurm would leave them pending for ever).
+        """
+        if self.running or self._arrivals_left or self._scripted:
             return True
-        # with nothing running, a job held by a QOS/association limit can never start
         held = ("QOS", "Assoc")
-        return any(not self.jobs[j].reason.startswith(held) for _k, j in self.queue) or any(
-            self.jobs[j].reason not in PERMANENT for j in self.waiting
+        back = self.capacity.copy()  # every node that is or will be back, idle
+        out = [self.node_index[n] for n in self._drained | self._down_for_good]
+        back[out] = 0
+        for _k, jid in self.queue:
+            job = self.jobs[jid]
+            if job.reason.startswith(held):
+                continue
+            mask = job.mask
+            if job.spec.reservation and job.spec.reservation in self.reservations:
+                mask = mask & self.reservations[job.spec.reservation][1]
+            if choose_nodes(back, self.capacity, job.demand, job.count, mask, job.exclusive):
+                return True
+        return any(
+            self.jobs[j].reason not in PERMANENT and self.jobs[j].reason != "Dependency"
+            for j in self.waiting
         )
 
     def add_actions(self, actions) -> None:
@@ -744,18 +801,26 @@ class Simulation(Controller, Lifecycles):
         An action runs after the arrivals of its instant (so it can name a job submitted
         then) and before that instant's scheduling pass.
         """
-        for act in actions:
-            self._at(act.at - self.env.now, lambda _e, a=act: self._do(a), LATE)
+        for act in parse_list_of(actions, Action, what="actions"):
+            self._scripted_at(act.at - self.env.now, lambda a=act: self._do(a), LATE)
 
     def _do(self, act) -> None:
-        if act.action == "cancel":
-            self.cancel(act.target)
-        elif act.action == "requeue":
-            self.requeue(act.target)
-        elif act.action == "drain":
-            self.set_node_state(act.target, "DRAIN")
-        else:
-            self.set_node_state(act.target, "IDLE")
+        """One scripted action. One that Slurm would refuse (requeue of a job that may not
+        be requeued, say) is a warning, as scontrol prints an error and the cluster goes on."""
+        try:
+            if act.action == "cancel":
+                self.cancel(act.target)
+            elif act.action == "requeue":
+                self.requeue(act.target)
+            elif act.action == "drain":
+                self.set_node_state(act.target, "DRAIN")
+            else:
+                self.set_node_state(act.target, "IDLE")
+        except SlurmlabError as exc:
+            warnings.warn(
+                f"action {act.action} {act.target} at t={act.at:g}s refused: {exc}", stacklevel=2
+            )
+            self.events.append((self.env.now, "refused", None, None, f"{act.action} {act.target}"))
 
     def _lookup(self, key: str | int) -> list[SimJob]:
         """The jobs ``key`` names: a job's id or key, an array (all its tasks), an array task

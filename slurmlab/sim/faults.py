@@ -27,6 +27,14 @@ class NodeFailure:
     at: float
     down_for: float | None = None
 
+    def __post_init__(self):  # times as numbers or durations ("1h", "1:00:00")
+        if not isinstance(self.node, str) or not self.node:
+            raise SlurmlabError(f"failure: node {self.node!r} must be a node name")
+        object.__setattr__(self, "at", parse_seconds(self.at, what=f"failure of {self.node}: at"))
+        if self.down_for is not None:
+            down = parse_seconds(self.down_for, what=f"failure of {self.node}: down_for")
+            object.__setattr__(self, "down_for", down)
+
     @classmethod
     def from_dict(cls, doc: dict, *, where: str = "failures") -> NodeFailure:
         if not isinstance(doc, dict) or "node" not in doc or "at" not in doc:
@@ -53,7 +61,16 @@ class RandomFailures:
     seed: int | None = None
     nodes: tuple[str, ...] = ()  # empty: every node
 
-    def __post_init__(self):
+    def __post_init__(self):  # times as numbers or durations ("30d", "1:00:00")
+        set_ = object.__setattr__
+        set_(self, "mtbf", parse_seconds(self.mtbf, what="random_failures: mtbf"))
+        set_(self, "repair", parse_seconds(self.repair, what="random_failures: repair"))
+        set_(self, "shape", parse_number(self.shape, what="random_failures: shape", strict=True))
+        if self.seed is not None:
+            set_(self, "seed", parse_whole(self.seed, what="random_failures: seed"))
+        set_(
+            self, "nodes", parse_names(self.nodes, what="random_failures: nodes", hostlist_ok=True)
+        )
         if self.mtbf <= 0:
             raise SlurmlabError(f"random_failures: mtbf {self.mtbf} must be positive")
         if self.distribution not in ("exponential", "weibull"):

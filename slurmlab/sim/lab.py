@@ -159,6 +159,33 @@ class Lab:
         self.sim.cancel(jobid)
         self._settle()
 
+    def requeue(self, jobid) -> None:
+        """``scontrol requeue``: a running job's run ends REQUEUED and it pends again (a
+        finished one too, to run again); eligible again after the requeue delay."""
+        self.sim.requeue(jobid)
+        self._settle()
+
+    def drain(self, node: str) -> None:
+        """``scontrol update NodeName=... State=DRAIN``: running jobs finish, no new ones."""
+        self.sim.set_node_state(node, "DRAIN")
+        self._settle()
+
+    def resume(self, node: str) -> None:
+        """``scontrol update NodeName=... State=RESUME``: the node takes jobs again."""
+        self.sim.set_node_state(node, "IDLE")
+        self._settle()
+
+    def fail(self, node: str, down_for: float | str | None = None) -> None:
+        """The node fails now: its jobs end NODE_FAIL (requeued if they may be); it comes
+        back after ``down_for`` (seconds, ``"1h"``...), or stays down."""
+        if node not in self.sim.node_index:
+            raise SlurmlabError(
+                f"Invalid node name specified: {node!r} (nodes: {', '.join(self.sim.node_names)})"
+            )
+        seconds = None if down_for is None else parse_seconds(down_for, what="down_for")
+        self.sim.fail_node(node, seconds)
+        self._settle()
+
     def squeue(self) -> pd.DataFrame:
         """The queue now: running and pending jobs, reasons, ``squeue --start`` times."""
         return self.result.squeue()

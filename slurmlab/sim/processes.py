@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING
 from slurmlab.errors import SlurmlabError
 from slurmlab.sim.causes import Cancelled, NodeFailed, Preempted, Requeued
 from slurmlab.sim.checkpoint import run_length, run_outcome
+from slurmlab.sim.faults import NodeFailure, RandomFailures
 from slurmlab.sim.timing import URGENT
+from slurmlab.spec.units import parse_list_of
 
 #: a job requeued this many times gets a warning (failures may outpace its progress)
 REQUEUE_WARNING = 100
@@ -97,6 +99,13 @@ class Lifecycles:
 
     def _run_ended(self, job: SimJob, state: str) -> None:
         job.live = False
+        if job.preempted_by is not None:  # ended on its own during GraceTime: still preempted
+            self._account(job, final_checkpoint=state == "SIGNAL_REQUEUE")
+            requeue = self._preempt_mode_of(job) == "REQUEUE" and job.requeue
+            if requeue and job.ckpt is None:
+                job.work_left = job.runtime  # the batch script starts again from the beginning
+            self._finish(job, "PREEMPTED", "0:0", requeue=requeue)
+            return
         if state == "SIGNAL_REQUEUE":
             self._account(job, final_checkpoint=True)
             self._finish(job, "REQUEUED", "0:0", requeue=True)
@@ -219,19 +228,25 @@ class Lifecycles:
         self.events.append((self.env.now, f"node_{state.lower()}", None, None, name))
         self.request_pass()
 
-    def fail_node(self, name: str, down_for: float | None = None) -> None:
-        """The node goes DOWN now: jobs on it end NODE_FAIL (requeued if allowed)."""
+    def fail_node(self, name: str, down_for: float | None = None, *, repaired=False) -> bool:
+        """The node goes DOWN now: jobs on it end NODE_FAIL (requeued if allowed). It comes
+        back after ``down_for`` seconds (None: never, unless the caller ``repaired`` it).
+        False if it was already down (this failure then changes nothing, nor its repair)."""
         if name not in self.node_index:
             raise SlurmlabError(f"failure of unknown node {name!r}")
         i = self.node_index[name]
         if self.node_state[name] == "DOWN":
-            return
+            return False
         self.set_node_state(name, "DOWN")
         for job in list(self.running.values()):
             if i in job.nodes and job.live:
                 self.interrupt(job, NodeFailed(name))
-        if down_for is not None:
-            self._at(down_for, lambda _e, n=name: self._repair(n), URGENT)
+        if down_for is None:
+            if not repaired:
+                self._down_for_good.add(name)
+        else:
+            self._scripted_at(down_for, lambda: self._repair(name), URGENT)
+        return True
 
     def _repair(self, name: str) -> None:
         """A repaired node returns to service, still drained if an admin drained it."""
@@ -240,26 +255,29 @@ class Lifecycles:
 
     def add_failures(self, failures=(), random=None) -> None:
         """Scripted failures (:class:`NodeFailure`) and random ones (:class:`RandomFailures`)."""
-        for f in failures:
+        if random is not None:
+            random = parse_list_of(random, RandomFailures, what="random_failures")[0]
+        for f in parse_list_of(failures, NodeFailure, what="failures"):
             if f.node not in self.node_index:
                 raise SlurmlabError(
                     f"failures: node {f.node!r} is not in cluster {self.cluster.name!r}"
                 )
-            self._at(
-                f.at - self.env.now, lambda _e, f=f: self.fail_node(f.node, f.down_for), URGENT
-            )
+            self._scripted_at(f.at - self.env.now, lambda f=f: self.fail_node(f.node, f.down_for))
         if random is not None:
-            names = list(random.nodes) or self.node_names
-            for name, rng in random.streams(names, self.seed).items():
+            # one stream per node of the cluster, whichever nodes the model names (naming
+            # fewer or more nodes, or in another order, changes no node's failures)
+            streams = random.streams(self.node_names, self.seed)
+            for name in list(random.nodes) or self.node_names:
                 if name not in self.node_index:
                     raise SlurmlabError(f"random_failures: node {name!r} is not in the cluster")
-                self.env.process(self._failure_process(name, rng, random))
+                self.env.process(self._failure_process(name, streams[name], random))
 
     def _failure_process(self, name, rng, model):
         while True:
             yield self.env.timeout(model.draw(rng))
             if not self._work_remaining():
                 return
-            self.fail_node(name)
+            if not self.fail_node(name, repaired=True):
+                continue  # already down (a scripted failure, say): nothing to repair either
             yield self.env.timeout(model.repair)
             self._repair(name)

@@ -127,7 +127,11 @@ SPRIO_COLUMNS = [
 
 
 def sprio_frame(sim: Simulation, t: float) -> pd.DataFrame:
-    """Pending jobs at ``t`` with their weighted priority factors (last recalculation <= t)."""
+    """Pending jobs at ``t`` with their weighted priority factors (last recalculation <= t).
+
+    TRES is sprio -l's last column: each weighted TRES factor (``cpu=16,gres/gpu=1000``),
+    empty without PriorityWeightTRES.
+    """
     if sim.prio is None:
         raise SlurmlabError(
             "sprio needs PriorityType=priority/multifactor; this cluster uses priority/basic "
@@ -148,10 +152,10 @@ def sprio_frame(sim: Simulation, t: float) -> pd.DataFrame:
                 "ACCOUNT": job.account, "PRIORITY": f.priority(sim.prio.w), "SITE": 0,
                 "AGE": w["AGE"], "ASSOC": w["ASSOC"], "FAIRSHARE": w["FAIRSHARE"],
                 "JOBSIZE": w["JOBSIZE"], "PARTITION_PRIO": w["PARTITION"], "QOS": w["QOS"],
-                "NICE": w["NICE"],
+                "NICE": w["NICE"], "TRES": f.tres_text(sim.prio.w),
             }
         )  # fmt: skip
-    frame = pd.DataFrame(rows, columns=SPRIO_COLUMNS)
+    frame = pd.DataFrame(rows, columns=[*SPRIO_COLUMNS, "TRES"])  # sprio -l's last column
     return frame.sort_values(
         ["PRIORITY", "JOBID"], ascending=[False, True], kind="stable"
     ).reset_index(drop=True)

@@ -246,6 +246,10 @@ class Cluster:
                 f"Cluster {self.name!r}: more than one partition has Default=YES "
                 f"({[p.name for p in self.partitions if p.default]})"
             )
+        for key, value in self.settings.items():
+            problem = setting_problem(key, value)
+            if problem:
+                raise SlurmlabError(f"Cluster {self.name!r}: {problem}")
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
@@ -486,6 +490,75 @@ def quote_split(line: str) -> list[str]:
     lex.whitespace_split = True
     lex.commenters = ""
     return list(lex)
+
+
+#: slurm.conf keys checked when a cluster is built, with the form Slurm accepts.
+_WHOLE_WEIGHTS = (
+    "PriorityWeightAge", "PriorityWeightAssoc", "PriorityWeightFairshare",
+    "PriorityWeightJobSize", "PriorityWeightPartition", "PriorityWeightQOS",
+)  # fmt: skip
+_TIMES = ("PriorityDecayHalfLife", "PriorityCalcPeriod", "PriorityMaxAge")
+_UINT32_MAX = 4294967295
+
+
+def setting_problem(key: str, value: str) -> str | None:
+    """What is wrong with a scheduler setting of slurm.conf, or None when Slurm would take it.
+
+    PriorityWeight* are whole numbers from 0 to 4294967295 (uint32); PriorityWeightTRES and
+    TRESBillingWeights are ``TRES=number`` lists; PriorityDecayHalfLife, PriorityCalcPeriod
+    and PriorityMaxAge are Slurm times; JobRequeue is 0 or 1.
+
+    >>> setting_problem("PriorityWeightAge", "1000") is None
+    True
+    >>> setting_problem("JobRequeue", "no")
+    "JobRequeue='no' must be 0 (never requeue batch jobs) or 1 (requeue them, the default)"
+    """
+    low = key.lower()
+    text = str(value).strip()
+    for name in _WHOLE_WEIGHTS:
+        if low == name.lower():
+            if not text.isdigit() or int(text) > _UINT32_MAX:
+                return f"{key}={value!r} must be a whole number from 0 to {_UINT32_MAX}, e.g. 1000"
+            return None
+    if low == "priorityweighttres":
+        return _tres_list_problem(key, value, whole=True)
+    if low == "tresbillingweights":
+        return _tres_list_problem(key, value, whole=False)
+    for name in _TIMES:
+        if low == name.lower():
+            try:
+                parse_duration(text, what=key)
+            except SlurmlabError:
+                return (
+                    f"{key}={value!r} is not a Slurm time: use minutes, M:S, H:M:S, D-H, "
+                    "D-H:M or D-H:M:S (e.g. 7-0 or 1:00:00)"
+                )
+            return None
+    if low == "jobrequeue" and text not in ("0", "1"):
+        return (
+            f"{key}={value!r} must be 0 (never requeue batch jobs) or 1 (requeue them, the default)"
+        )
+    return None
+
+
+def _tres_list_problem(key: str, value: str, *, whole: bool) -> str | None:
+    example = "CPU=1000,Mem=2000,GRES/gpu=3000" if whole else "CPU=1.0,Mem=0.25G,GRES/gpu=2.0"
+    form = "a whole number >= 0" if whole else "a number >= 0 (Mem may end in K, M, G or T)"
+    for item in str(value).strip().strip('"').split(","):
+        if not item.strip():
+            continue
+        name, eq, number = (x.strip() for x in item.partition("="))
+        if not eq or not name:
+            return f"{key}={value!r}: {item.strip()!r} is not TRES=weight; write e.g. {example}"
+        if whole:
+            ok = number.isdigit() and int(number) <= _UINT32_MAX
+        else:
+            if name.lower() == "mem" and number[-1:].upper() in ("K", "M", "G", "T"):
+                number = number[:-1]
+            ok = re.fullmatch(r"\d+(\.\d*)?|\.\d+", number) is not None
+        if not ok:
+            return f"{key}={value!r}: the weight of {name} must be {form}; e.g. {example}"
+    return None
 
 
 def parse_time_value(value: str, key: str, line: int, source: str) -> timedelta | None:

@@ -21,9 +21,32 @@ from slurmlab.spec.units import (
     parse_whole,
 )
 
-__all__ = ["Qos", "Reservation", "parse_tres_limits"]
+__all__ = ["Qos", "Reservation", "parse_preempt_mode", "parse_tres_limits"]
 
 _TRES_KEYS = ("cpu", "mem", "node", "gres/gpu")
+#: The PreemptMode values slurmlab models; SUSPEND, GANG and WITHIN are Slurm's too.
+PREEMPT_MODES = ("OFF", "CANCEL", "REQUEUE")
+_UNMODELLED_MODES = ("SUSPEND", "GANG", "WITHIN")
+
+
+def parse_preempt_mode(value, *, what: str = "PreemptMode") -> str:
+    """``"requeue"`` -> ``"REQUEUE"``: one of OFF, CANCEL and REQUEUE (slurm.conf(5)).
+
+    Slurm's SUSPEND and GANG (time slicing) and WITHIN are refused, never run as CANCEL:
+    a simulator that silently cancels the jobs a site suspends teaches the wrong lesson.
+    """
+    text = str(value).strip().upper()
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    other = [p for p in parts if p not in PREEMPT_MODES]
+    if len(parts) == 1 and not other:
+        return parts[0]
+    unmodelled = [p for p in other if p in _UNMODELLED_MODES]
+    if unmodelled:
+        raise SlurmlabError(
+            f"{what}={value}: slurmlab models PreemptMode OFF, CANCEL and REQUEUE, not "
+            f"{', '.join(unmodelled)}; use REQUEUE (the victim pends again) or CANCEL"
+        )
+    raise SlurmlabError(f"{what}={value}: not a PreemptMode; give OFF, CANCEL or REQUEUE")
 
 
 def parse_tres_limits(value, *, what: str = "TRES") -> dict[str, int]:
@@ -66,14 +89,21 @@ class Qos:
     max_wall: timedelta | None = None
 
     def __post_init__(self):
+        set_ = object.__setattr__  # numbers given as text ("10", "5m") are read, never compared raw
+        set_(self, "priority", parse_whole(self.priority, what=f"QOS {self.name!r} priority"))
+        set_(
+            self, "grace_time", parse_seconds(self.grace_time, what=f"QOS {self.name!r} grace_time")
+        )
+        if self.max_jobs_per_user is not None:
+            n = parse_whole(self.max_jobs_per_user, what=f"QOS {self.name!r} max_jobs_per_user")
+            set_(self, "max_jobs_per_user", n)
         if not self.name:
             raise SlurmlabError("QOS: name must not be empty")
         if self.priority < 0:
             raise SlurmlabError(f"QOS {self.name!r}: priority {self.priority} must be >= 0")
-        if self.preempt_mode not in (None, "CANCEL", "REQUEUE", "OFF"):
-            raise SlurmlabError(
-                f"QOS {self.name!r}: preempt_mode {self.preempt_mode!r} must be CANCEL, REQUEUE or OFF"
-            )
+        if self.preempt_mode is not None:  # None: the cluster's (sacctmgr's "cluster")
+            mode = parse_preempt_mode(self.preempt_mode, what=f"QOS {self.name!r} preempt_mode")
+            object.__setattr__(self, "preempt_mode", mode)
         # one name or a list of names (a plain string is one QOS, never its letters)
         object.__setattr__(
             self, "preempt", parse_names(self.preempt, what=f"QOS {self.name!r} preempt")
@@ -96,7 +126,9 @@ class Qos:
             name=str(doc["name"]),
             priority=parse_whole(doc.get("priority", 0), what=f"{where}.priority"),
             preempt=parse_names(pre, what=f"{where}.preempt"),
-            preempt_mode=str(mode).upper() if mode else None,
+            preempt_mode=None
+            if not mode or str(mode).strip().upper() == "CLUSTER"
+            else parse_preempt_mode(mode, what=f"{where}.preempt_mode"),
             grace_time=parse_seconds(doc.get("grace_time", 0), what=f"{where}.grace_time"),
             max_jobs_per_user=None
             if doc.get("max_jobs_per_user") is None
@@ -124,6 +156,19 @@ class Reservation:
     users: tuple[str, ...] = ()
 
     def __post_init__(self):
+        set_ = object.__setattr__  # times as numbers or durations ("1h", "1:00:00")
+        set_(self, "start", parse_seconds(self.start, what=f"reservation {self.name!r} start"))
+        set_(
+            self,
+            "duration",
+            parse_seconds(self.duration, what=f"reservation {self.name!r} duration"),
+        )
+        if self.node_count is not None:
+            set_(
+                self,
+                "node_count",
+                parse_whole(self.node_count, what=f"reservation {self.name!r} node_count"),
+            )
         if not self.name:
             raise SlurmlabError("reservation: name must not be empty")
         where = f"reservation {self.name!r}"  # names, one or a list (a hostlist for nodes)

@@ -5,7 +5,9 @@ values, case-insensitive keys, hostlist ranges, ``NodeName=DEFAULT`` and
 ``PartitionName=DEFAULT`` lines, ``Nodes=ALL``, and CPUs computed from
 Sockets x CoresPerSocket x ThreadsPerCore when ``CPUs`` is absent. Unknown keys
 are kept (``Cluster.settings``) and otherwise ignored; a malformed line raises
-:class:`ConfigError` naming the line number and the key.
+:class:`ConfigError` naming the line number and the key. Priority settings
+(PriorityWeight*, PriorityWeightTRES, TRESBillingWeights, PriorityDecayHalfLife,
+PriorityCalcPeriod, PriorityMaxAge) and JobRequeue are checked as they are read.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from slurmlab.spec.cluster import (
     parse_gres,
     parse_time_value,
     quote_split,
+    setting_problem,
 )
 from slurmlab.spec.units import expand_hostlist, parse_memory_mb
 
@@ -259,7 +262,11 @@ def parse_slurm_conf(
                     source=source,
                     line=no,
                 )
-            settings[_CANON.get(hl, head)] = value
+            key = _CANON.get(hl, head)
+            problem = setting_problem(key, value)
+            if problem:
+                raise ConfigError(problem, source=source, line=no)
+            settings[key] = value
     if not nodes:
         raise ConfigError("no NodeName lines: a cluster needs at least one node", source=source)
     if gres_conf is not None:

@@ -24,6 +24,7 @@ __all__ = [
     "parse_duration",
     "parse_flag",
     "parse_instant",
+    "parse_list_of",
     "parse_memory_mb",
     "parse_names",
     "parse_number",
@@ -262,3 +263,22 @@ def parse_names(value, *, what: str, hostlist_ok: bool = False) -> tuple[str, ..
             return tuple(n for v in value for n in expand_hostlist(str(v)))
         return tuple(str(v) for v in value)
     raise SlurmlabError(f"invalid {what} {value!r}: give a name or a list of names")
+
+
+def parse_list_of(items, cls: type, *, what: str) -> list:
+    """``items`` (one or several) as a list of ``cls`` objects; an error names the first
+    item that is not one (a dict from a scenario file, a name...) and how to build one."""
+    if isinstance(items, cls | str | dict):
+        items = [items]
+    try:
+        items = list(items)
+    except TypeError:
+        items = [items]
+    for item in items:
+        if not isinstance(item, cls):
+            raise SlurmlabError(
+                f"{what}: {item!r} is a {type(item).__name__}, not a slurmlab.{cls.__name__} "
+                f"(build one with slurmlab.{cls.__name__}(...); a scenario file's entries are "
+                "read by Scenario.load)"
+            )
+    return items

@@ -14,6 +14,7 @@ import pandas as pd
 
 from slurmlab.errors import SlurmlabError
 from slurmlab.spec.job import JobSpec
+from slurmlab.spec.units import parse_seconds
 
 __all__ = ["DEFAULT_ORIGIN", "Action", "Workload", "WorkloadJob"]
 
@@ -35,10 +36,21 @@ class WorkloadJob:
     checkpoint: object | None = None
 
     def __post_init__(self):
-        if self.submit < 0:
-            raise SlurmlabError(f"job {self.id or ''}: submit={self.submit} must not be negative")
-        if self.runtime < 0:
-            raise SlurmlabError(f"job {self.id or ''}: runtime={self.runtime} must not be negative")
+        who = f"job {self.id}" if self.id else "job"
+        if not isinstance(self.spec, JobSpec):
+            raise SlurmlabError(
+                f"{who}: spec {self.spec!r} is not a JobSpec (JobSpec.from_args('-N 2 -t 30'))"
+            )
+        # seconds as numbers or durations ("2h"); never negative or NaN
+        if not isinstance(self.submit, float) or not self.submit >= 0:
+            object.__setattr__(self, "submit", parse_seconds(self.submit, what=f"{who}: submit"))
+        if not isinstance(self.runtime, float) or not self.runtime >= 0:
+            object.__setattr__(self, "runtime", parse_seconds(self.runtime, what=f"{who}: runtime"))
+        if self.checkpoint is not None and not hasattr(self.checkpoint, "interval"):
+            raise SlurmlabError(
+                f"{who}: checkpoint {self.checkpoint!r} is not a slurmlab.Checkpoint "
+                "(Checkpoint(interval=3600, write_cost=60))"
+            )
 
 
 @dataclass(frozen=True, slots=True)
