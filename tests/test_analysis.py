@@ -309,7 +309,7 @@ def test_utilization_of_the_whole_cluster_counts_shared_nodes_once():
 
 def test_utilization_of_the_synthetic_export_against_the_wrong_preset_warns():
     """The README's example on datasets/synthetic with the ai preset: partition 'gpu' is not
-    in it and partition 'cpu' allocates five times its CPUs: both are named."""
+    in it and partition 'cpu' allocates three times its CPUs: both are named."""
     from pathlib import Path
 
     from slurmlab import Cluster
@@ -321,7 +321,7 @@ def test_utilization_of_the_synthetic_export_against_the_wrong_preset_warns():
     _, caught = _recorded(lambda: an.utilization(jobs, capacity=Cluster.preset("ai")))
     text = " ".join(caught)
     assert "partition 'gpu'" in text and "not in the capacity" in text
-    assert "partition 'cpu': 5392.5 cpus" in text and "(utilization 5.27)" in text
+    assert "partition 'cpu': 3021.9 cpus" in text and "(utilization 2.95)" in text
 
 
 def test_usage_counts_runs_that_started_and_each_job_once():
@@ -359,3 +359,24 @@ def test_usage_per_period_counts_a_job_where_its_first_run_started():
     u = an.usage(table(text), by="Account", period="D")
     assert u["runs"].tolist() == [1, 1] and u["jobs"].tolist() == [1, 0]
     assert u["gpu_hours"].tolist() == [2.0, 4.0]
+
+
+def test_utilization_counts_a_shared_node_once():
+    """Two jobs on one node at once: one node busy, not two (NodeList, not NNodes)."""
+    t = pd.Timestamp("2026-01-05")
+    jobs = pd.DataFrame(
+        {
+            "JobID": ["1", "2", "3"],
+            "Partition": ["gpu"] * 3,
+            "Start": [t, t, t],
+            "End": [t + pd.Timedelta(hours=1)] * 3,
+            "NCPUS": [8, 8, 16],
+            "NGPUS": [1, 1, 2],
+            "NNodes": [1, 1, 2],
+            "NodeList": ["gpu01", "gpu01", "gpu[01-02]"],
+        }
+    )
+    u = an.utilization(jobs, capacity={"gpu": {"cpus": 64, "gpus": 16, "nodes": 2}})
+    nodes = u[(u["resource"] == "nodes")]
+    assert nodes["used"].iloc[0] == 2.0  # gpu01 and gpu02, each counted once
+    assert nodes["utilization"].iloc[0] == 1.0

@@ -17,6 +17,7 @@ import pandas as pd
 
 from slurmlab.analysis._common import check_columns, count
 from slurmlab.errors import SlurmlabError
+from slurmlab.spec.units import expand_hostlist
 
 __all__ = ["capacity_of", "utilization"]
 
@@ -163,9 +164,7 @@ def _warn_mismatch(out: pd.DataFrame, label: str, runs: dict[str, int], freq: st
             cap = float(worst["capacity"])
             ratio = f"utilization {worst['used'] / cap:.2f}" if cap > 0 else "none to use"
             shared = (
-                "; nodes adds up each run's NNodes, so runs sharing a node also count above 1"
-                if resource == "nodes"
-                else ""
+                "; nodes counts each busy node once (from NodeList)" if resource == "nodes" else ""
             )
             parts.append(
                 f"{label} {group!r}: {worst['used']:.1f} {resource} allocated on average in the "
@@ -237,9 +236,14 @@ def utilization(
         sel = groups == group
         row = {"group": group}
         for resource, column in _RESOURCES.items():
+            s_sel, f_sel = s_ns[sel], f_ns[sel]
             amount = count(started.loc[sel, column])
-            area = _binned_area(s_ns[sel], f_ns[sel], amount, e_ns)
-            level = _peak(s_ns[sel], f_ns[sel], amount)
+            if resource == "nodes" and "NodeList" in started:  # a shared node counts once
+                s_sel, f_sel, amount = _busy_nodes(
+                    started.loc[sel, "NodeList"], s_sel, f_sel, amount
+                )
+            area = _binned_area(s_sel, f_sel, amount, e_ns)
+            level = _peak(s_sel, f_sel, amount)
             row[resource] = level
             frames.append(
                 pd.DataFrame(
@@ -271,6 +275,45 @@ def utilization(
         kind="stable",
     )
     return out.reset_index(drop=True)
+
+
+def _busy_nodes(
+    nodelists: pd.Series, start: np.ndarray, end: np.ndarray, nnodes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Node occupancy: each node's busy time (runs sharing it merged) as (start, end, 1)
+    intervals; a run without a readable NodeList counts its NNodes, as before."""
+    names: dict[str, list[str] | None] = {}
+    node, s_rows, f_rows, rest = [], [], [], []
+    for i, text in enumerate(nodelists.astype("string").fillna("").to_numpy(dtype=object)):
+        expanded = names.get(text, False)
+        if expanded is False:
+            try:
+                expanded = expand_hostlist(text) if text and text != "None assigned" else None
+            except SlurmlabError:
+                expanded = None
+            names[text] = expanded
+        if not expanded:
+            rest.append(i)
+            continue
+        node += expanded
+        s_rows += [start[i]] * len(expanded)
+        f_rows += [end[i]] * len(expanded)
+    busy = pd.DataFrame({"node": node, "s": s_rows, "f": f_rows}).sort_values(["node", "s"])
+    # merge each node's overlapping intervals: a new one begins where the start passes
+    # every earlier end of that node
+    reach = busy.groupby("node", sort=False)["f"].cummax()
+    prev = reach.groupby(busy["node"], sort=False).shift(1)
+    new = prev.isna() | (busy["s"] > prev)
+    block = new.cumsum()
+    merged = (
+        busy.assign(block=block.to_numpy()).groupby("block").agg(s=("s", "min"), f=("f", "max"))
+    )
+    rest_ix = np.array(rest, dtype=int)
+    return (
+        np.concatenate([merged["s"].to_numpy(np.int64), start[rest_ix]]),
+        np.concatenate([merged["f"].to_numpy(np.int64), end[rest_ix]]),
+        np.concatenate([np.ones(len(merged)), nnodes[rest_ix]]),
+    )
 
 
 def _binned_area(
