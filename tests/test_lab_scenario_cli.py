@@ -397,3 +397,31 @@ def test_scancel_takes_task_lists_and_warns_about_ended_jobs():
     assert lab.sacct().set_index("JobID").loc[f"{a}_1", "State"] == "COMPLETED"
     with pytest.raises(SlurmlabError, match="Invalid job id"):
         lab.scancel(f"{a}_[7]")
+
+
+def test_times_beyond_what_was_simulated_or_before_it_are_refused():
+    lab = slurmlab.Lab("tiny")
+    lab.sbatch("-N 1 -t 2:00:00", runtime=7200)
+    lab.advance("1h")
+    with pytest.raises(SlurmlabError, match="after the time the simulation has reached"):
+        lab.result.squeue(at="2026-01-06")
+    with pytest.raises(SlurmlabError, match="give a time"):
+        lab.result.squeue(at=float("inf"))
+    lab.run(until=float("inf"))  # for ever: until everything has ended
+    assert lab.sacct()["State"].tolist() == ["COMPLETED"]
+    assert len(lab.result.squeue(at="2026-01-06")) == 0  # finished: any later time is fine
+    with pytest.raises(SlurmlabError, match="before the simulation's start"):
+        slurmlab.simulate("tiny", slurmlab.ai_workload(5, "tiny"), until="2025-01-01")
+    with pytest.raises(SbatchError, match="without a timezone"):
+        lab.sbatch("-t 10 --begin=2026-01-07T10:30Z")
+    with pytest.raises(SlurmlabError, match="Job is pending execution"):
+        j = lab.sbatch("-N 4 --exclusive -t 10 --begin=now+1hour", runtime=60)
+        lab.requeue(j)
+
+
+def test_a_node_failed_for_good_while_down_stays_down():
+    lab = slurmlab.Lab("tiny")
+    lab.fail("node1", down_for="1h")
+    lab.fail("node1")  # and now for good
+    lab.advance("2h")
+    assert lab.sim.node_state["node1"] == "DOWN"

@@ -750,6 +750,8 @@ class Simulation(Controller, Lifecycles):
         or finished Slurm batch job"). A job that may not be requeued (``--no-requeue``, or
         ``JobRequeue=0`` without ``--requeue``) is refused, as Slurm refuses it."""
         jobs = self._lookup(key)
+        if all(j.state == "PENDING" for j in jobs):
+            raise SlurmlabError(f"scontrol requeue {key}: Job is pending execution")
         stuck = [j.key for j in jobs if not j.requeue and j.state != "PENDING"]
         if stuck:
             raise SlurmlabError(

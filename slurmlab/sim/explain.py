@@ -132,7 +132,11 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
         if choose_nodes(free, sim.capacity, demand, res.nodes, omask & up, res.whole_node):
             hints.append(f"partition {other.name!r} has room for it now (-p {other.name})")
     if hints:
-        lines.append("Smallest changes that would let it start sooner: " + "; ".join(hints) + ".")
+        lines.append(
+            "Smallest changes that would let it start sooner: " + "; ".join(hints) + " (made "
+            f"with scontrol update JobId={job.key} ..., which keeps its place in the queue; "
+            "a new sbatch would queue behind the jobs submitted since)."
+        )
     else:
         lines.append("No small change to the request would let it start sooner; it has to wait.")
     return " ".join(lines)

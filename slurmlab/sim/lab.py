@@ -135,6 +135,8 @@ class Lab:
             self.sim.run()
         else:
             t = parse_instant(until, self.sim.origin, what="until")
+            if t == float("inf"):
+                return self.run()
             if t < self.now:
                 raise SlurmlabError(f"run(until={until!r}): the lab is already at {self.now:.0f} s")
             self.sim.run(until=t)

@@ -236,6 +236,8 @@ class Lifecycles:
             raise SlurmlabError(f"failure of unknown node {name!r}")
         i = self.node_index[name]
         if self.node_state[name] == "DOWN":
+            if down_for is None and not repaired:  # down already, and now for good
+                self._down_for_good.add(name)
             return False
         self.set_node_state(name, "DOWN")
         for job in list(self.running.values()):
@@ -249,8 +251,9 @@ class Lifecycles:
         return True
 
     def _repair(self, name: str) -> None:
-        """A repaired node returns to service, still drained if an admin drained it."""
-        if self.node_state[name] == "DOWN":
+        """A repaired node returns to service, still drained if an admin drained it (not one
+        a later failure took down for good)."""
+        if self.node_state[name] == "DOWN" and name not in self._down_for_good:
             self.set_node_state(name, "DRAIN" if name in self._drained else "IDLE")
 
     def add_failures(self, failures=(), random=None) -> None:

@@ -26,7 +26,18 @@ SQUEUE_COLUMNS = [
 def _seconds(sim: Simulation, at) -> float:
     """``at`` as seconds from the simulation's start: now when None, else seconds, a duration
     text (``"2h"``) or a date and time (see :func:`~slurmlab.spec.units.parse_instant`)."""
-    return sim.now if at is None else parse_instant(at, sim.origin, what="at")
+    if at is None:
+        return sim.now
+    t = parse_instant(at, sim.origin, what="at")
+    if t == float("inf"):
+        raise SlurmlabError(f"at={at!r}: give a time (seconds, 2h, or a date and time)")
+    if t > sim.now and sim.env.peek() < float("inf"):  # paused: its future is not known yet
+        raise SlurmlabError(
+            f"at={at!r} ({t:.0f} s) is after the time the simulation has reached "
+            f"({sim.now:.0f} s), with events still to come: advance it first "
+            "(lab.advance(...), or simulate without until)"
+        )
+    return t
 
 
 def _last_before(history: list[tuple[float, object]], t: float, default):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 
@@ -80,6 +81,12 @@ def simulate(
         reservations=reservations,
     )
     stop = None if until is None else parse_instant(until, sim.origin, what="until")
+    if stop is not None and stop < 0:
+        raise SlurmlabError(
+            f"until={until!r} is before the simulation's start ({sim.origin}): give a later time"
+        )
+    if stop is not None and math.isinf(stop):
+        stop = None  # (for ever: until everything has ended)
     sim.add_workload(workload)
     sim.add_actions(actions)
     sim.add_failures(failures, random_failures)
@@ -88,7 +95,7 @@ def simulate(
 
         horizon = max(j.submit for j in workload.jobs) or 1.0
         if stop is not None:
-            horizon = min(horizon, stop) or 1.0
+            horizon = min(horizon, stop)
         with tqdm(total=100, unit="%", desc="simulating", leave=False) as bar:
             for k in range(1, 101):
                 sim.run(until=horizon * k / 100)

@@ -858,9 +858,15 @@ def _parse_begin(val: str) -> timedelta | datetime | TimeOfDay:
             except ValueError as exc:
                 raise SbatchError(f"--begin={val!r}: {exc}") from None
     try:
-        return datetime.fromisoformat(val.strip())
+        when = datetime.fromisoformat(val.strip())
     except ValueError:
         raise SbatchError(f"--begin={val!r}: {_BEGIN_HELP}") from None
+    if when.tzinfo is not None:
+        raise SbatchError(
+            f"--begin={val!r}: give the cluster's local time, without a timezone "
+            "(e.g. 2026-01-05T10:00), as sbatch takes it"
+        )
+    return when
 
 
 def _format_begin(b: timedelta | datetime | TimeOfDay) -> str:
