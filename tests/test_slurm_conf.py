@@ -334,6 +334,7 @@ def test_a_missing_gres_conf_is_named_as_gres_conf(tmp_path):
         ("PriorityWeightTRES=CPU=x", "whole number >= 0"),
         ("TRESBillingWeights=CPU=cheap", "a number >= 0"),
         ("PriorityCalcPeriod=abc", "not a Slurm time"),
+        ("PriorityMaxAge=UNLIMITED", "must be a time"),
         ("PriorityDecayHalfLife=7days", "not a Slurm time"),
         ("PriorityMaxAge=-1", "not a Slurm time"),
         ("JobRequeue=no", "must be 0 .* or 1"),

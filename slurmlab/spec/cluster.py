@@ -527,12 +527,14 @@ def setting_problem(key: str, value: str) -> str | None:
     for name in _TIMES:
         if low == name.lower():
             try:
-                parse_duration(text, what=key)
+                limit = parse_duration(text, what=key)
             except SlurmlabError:
                 return (
                     f"{key}={value!r} is not a Slurm time: use minutes, M:S, H:M:S, D-H, "
                     "D-H:M or D-H:M:S (e.g. 7-0 or 1:00:00)"
                 )
+            if limit is None and low == "prioritymaxage":  # (UNLIMITED: no age ever counts)
+                return f"{key}={value!r} must be a time, e.g. 7-0 (the default, 7 days)"
             return None
     if low == "jobrequeue" and text not in ("0", "1"):
         return (
