@@ -50,7 +50,13 @@ from slurmlab.sim.faults import NodeFailure, RandomFailures
 from slurmlab.spec.cluster import Cluster, Node, Partition, parse_gres
 from slurmlab.spec.job import JobSpec
 from slurmlab.spec.presets import presets
-from slurmlab.spec.qos import Qos, Reservation, parse_preempt_mode, parse_tres_limits
+from slurmlab.spec.qos import (
+    Qos,
+    Reservation,
+    parse_preempt_mode,
+    parse_tres_limits,
+    place_reservations,
+)
 from slurmlab.spec.units import (
     compress_hostlist,
     parse_duration,
@@ -231,7 +237,8 @@ class Scenario:
         _unique_names(reservations, "reservations", "reservation")
         for i, r in enumerate(reservations):
             _check_reservation(r, i, cluster)
-        _check_job_reservations(reservations, tree, jobs, jobs_doc, cluster)
+        held = _place_reservations(reservations, cluster)
+        _check_job_reservations(reservations, tree, jobs, jobs_doc, cluster, held)
         _check_preempt_mode(cluster, doc)
         random_failures = _random_failures(doc, cluster)
         _check_qos(qos, jobs, jobs_doc)
@@ -715,6 +722,7 @@ def _check_job_reservations(
     jobs: tuple[WorkloadJob, ...],
     docs: list,
     cluster: Cluster,
+    held_by: dict[str, tuple[str, ...]],
 ) -> None:
     """A job's ``--reservation`` names a declared reservation that admits the job's user or
     account, has not ended when the job is submitted, and holds enough nodes for it
@@ -754,7 +762,7 @@ def _check_job_reservations(
                 "is invalid); submit the job before the reservation ends",
                 path=("jobs", i, "submit"),
             )
-        held = r.nodes or tuple(n.name for n in cluster.nodes[: r.node_count])
+        held = held_by[name]
         res = job.spec.resources(cluster)  # checked by _job: it resolves
         usable = set(held) & set(res.candidates)
         if len(usable) < res.nodes:
@@ -851,6 +859,18 @@ def _check_reservation(r: Reservation, i: int, cluster: Cluster) -> None:
             f"{where}: node_count {r.node_count} exceeds the cluster's {len(cluster.nodes)} nodes",
             path=(*path, "node_count"),
         )
+
+
+def _place_reservations(reservations, cluster: Cluster) -> dict[str, tuple[str, ...]]:
+    """The nodes each reservation will hold (as the simulation places them), or a
+    ScenarioError on the entry of one that overlaps another on a node."""
+    try:
+        return {
+            r.name: nodes for r, nodes in place_reservations(reservations, _node_names(cluster))
+        }
+    except SlurmlabError as exc:
+        i = next(k for k, r in enumerate(reservations) if f"reservation {r.name!r}" in str(exc))
+        raise ScenarioError(f"reservations[{i}]: {exc}", path=("reservations", i)) from None
 
 
 def _node_names(cluster: Cluster) -> list[str]:

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from slurmlab.errors import RequestError, SlurmlabError
+from slurmlab.errors import RequestError, ScenarioError, SlurmlabError
 from slurmlab.policies.fairshare import Account
 from slurmlab.scenario import Scenario
 from slurmlab.sim.checkpoint import Checkpoint
@@ -737,3 +737,54 @@ def test_python_objects_take_text_numbers_and_reject_wrong_types():
     for make, message in bad:
         with pytest.raises(SlurmlabError, match=message):
             make()
+
+
+def test_reservations_do_not_share_nodes_over_one_window():
+    """A node_count reservation takes the lowest nodes no overlapping reservation holds; two
+    reservations naming one node over overlapping windows are refused (Requested nodes are
+    busy); so are a QOS preempting itself and a user listed twice."""
+    from slurmlab import Account, Lab, Qos, Reservation
+
+    lab = Lab(
+        "tiny",
+        reservations=[
+            Reservation("a", 0, 3600, node_count=2, users="you"),
+            Reservation("b", 1800, 3600, node_count=2, users="you"),
+            Reservation("c", 7200, 3600, node_count=4, users="you"),  # later: any nodes
+        ],
+    )
+    held = {
+        name: tuple(lab.sim.node_names[i] for i in m.nonzero()[0])
+        for name, (_r, m) in lab.sim.reservations.items()
+    }  # noqa: E501
+    assert held == {
+        "a": ("node1", "node2"),
+        "b": ("node3", "node4"),
+        "c": ("node1", "node2", "node3", "node4"),
+    }  # noqa: E501
+    with pytest.raises(
+        SlurmlabError, match="Requested nodes are busy: node2 is held by reservation 'a'"
+    ):
+        Lab("tiny", reservations=[
+            Reservation("a", 0, 3600, nodes="node[1-2]", users="you"),
+            Reservation("b", 100, 60, nodes="node2", users="you"),
+        ])  # fmt: skip
+    with pytest.raises(SlurmlabError, match="cannot preempt itself"):
+        Qos("high", preempt=["normal", "high"])
+    with pytest.raises(SlurmlabError, match="listed twice"):
+        Account("llm", users=["alice", "alice"])
+
+
+def test_a_scenario_with_overlapping_reservations_names_the_entry(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "cluster: tiny\n"
+        "jobs:\n  - {submit: 0, runtime: 60, args: '-t 10'}\n"
+        "reservations:\n"
+        "  - {name: a, start: 0, duration: 3600, nodes: 'node[1-3]', users: [user]}\n"
+        "  - {name: b, start: 60, duration: 60, node_count: 2, users: [user]}\n"
+    )
+    with pytest.raises(
+        ScenarioError, match=r"line 6: reservations\[1\]: .*Requested nodes are busy"
+    ):
+        Scenario.load(path)

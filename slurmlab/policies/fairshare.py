@@ -54,6 +54,9 @@ class Account:
         object.__setattr__(
             self, "users", parse_names(self.users, what=f"account {self.name!r} users")
         )
+        twice = next((u for u in self.users if self.users.count(u) > 1), None)
+        if twice is not None:
+            raise SlurmlabError(f"account {self.name!r}: user {twice!r} is listed twice")
 
 
 def user_key(account: str, user: str) -> str:

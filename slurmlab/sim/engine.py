@@ -52,7 +52,7 @@ from slurmlab.sim.processes import Lifecycles
 from slurmlab.sim.timing import INF, LATE, NORMAL, URGENT
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import JobSpec, Resources, TimeOfDay
-from slurmlab.spec.qos import Qos, Reservation, parse_preempt_mode
+from slurmlab.spec.qos import Qos, Reservation, parse_preempt_mode, place_reservations
 from slurmlab.spec.units import parse_list_of, parse_whole
 from slurmlab.spec.workload import DEFAULT_ORIGIN, Action, Workload, WorkloadJob
 
@@ -273,8 +273,17 @@ class Simulation(Controller, Lifecycles):
             q.max_jobs_per_user or q.max_tres_per_user or q.grp_tres for q in self.qos.values()
         ) or any(a.grp_tres or a.max_jobs for a in accounts)
         self.reservations: dict[str, tuple[Reservation, np.ndarray]] = {}
-        for r in parse_list_of(reservations, Reservation, what="reservations"):
-            self._add_reservation(r)
+        reservations = parse_list_of(reservations, Reservation, what="reservations")
+        names = [r.name for r in reservations]
+        twice = next((n for n in names if names.count(n) > 1), None)
+        if twice is not None:
+            raise SlurmlabError(f"reservation {twice!r} is defined twice")
+        for r in reservations:
+            unknown = [n for n in r.nodes if n not in self.node_index]
+            if unknown:
+                raise SlurmlabError(f"reservation {r.name!r}: unknown nodes {unknown}")
+        for r, nodes in place_reservations(reservations, self.node_names):
+            self._add_reservation(r, nodes)
 
     # -- time -------------------------------------------------------------------------------
     @property
@@ -381,22 +390,10 @@ class Simulation(Controller, Lifecycles):
     def reservation_names(self) -> set[str]:
         return set(self.reservations)
 
-    def _add_reservation(self, r: Reservation) -> None:
-        """``scontrol create reservation``: its nodes are kept for its users during its window."""
-        if r.name in self.reservations:
-            raise SlurmlabError(f"reservation {r.name!r} is defined twice")
-        if r.nodes:
-            unknown = [n for n in r.nodes if n not in self.node_index]
-            if unknown:
-                raise SlurmlabError(f"reservation {r.name!r}: unknown nodes {unknown}")
-            idx = [self.node_index[n] for n in r.nodes]
-        else:
-            if r.node_count > len(self.node_names):
-                raise SlurmlabError(
-                    f"reservation {r.name!r}: node_count {r.node_count} exceeds the cluster's "
-                    f"{len(self.node_names)} nodes"
-                )
-            idx = list(range(r.node_count))  # the lowest nodes, deterministically
+    def _add_reservation(self, r: Reservation, nodes: tuple[str, ...]) -> None:
+        """``scontrol create reservation``: ``nodes`` (from :func:`place_reservations`) are
+        kept for its users during its window."""
+        idx = [self.node_index[n] for n in nodes]
         mask = np.zeros(len(self.node_names), dtype=bool)
         mask[idx] = True
         self.reservations[r.name] = (r, mask)

@@ -108,6 +108,8 @@ class Qos:
         object.__setattr__(
             self, "preempt", parse_names(self.preempt, what=f"QOS {self.name!r} preempt")
         )
+        if self.name in self.preempt:
+            raise SlurmlabError(f"QOS {self.name!r}: it cannot preempt itself (preempt lists it)")
 
     @classmethod
     def from_dict(cls, doc: dict, *, where: str = "qos") -> Qos:
@@ -216,3 +218,37 @@ class Reservation:
             accounts=parse_names(doc.get("accounts"), what=f"{where}.accounts"),
             users=parse_names(doc.get("users"), what=f"{where}.users"),
         )
+
+
+def place_reservations(
+    reservations, node_names: list[str]
+) -> list[tuple[Reservation, tuple[str, ...]]]:
+    """The nodes each reservation holds, as ``scontrol create reservation`` gives them: the
+    nodes it names, or for a ``node_count`` the lowest-named nodes no reservation overlapping
+    it in time holds. Two reservations may not hold one node at one time (Slurm refuses to
+    create the second: "Requested nodes are busy"); an error names both."""
+    placed: list[tuple[Reservation, tuple[str, ...]]] = []
+    for r in reservations:
+        busy: dict[str, str] = {}
+        for other, nodes in placed:
+            if other.start < r.end and r.start < other.end:
+                busy.update(dict.fromkeys(nodes, other.name))
+        if r.nodes:
+            taken = [n for n in r.nodes if n in busy]
+            if taken:
+                raise SlurmlabError(
+                    f"reservation {r.name!r}: Requested nodes are busy: {taken[0]} is held by "
+                    f"reservation {busy[taken[0]]!r} over an overlapping window; pick other "
+                    "nodes or another time"
+                )
+            placed.append((r, tuple(r.nodes)))
+            continue
+        free = [n for n in node_names if n not in busy]
+        if r.node_count > len(free):
+            raise SlurmlabError(
+                f"reservation {r.name!r}: Requested nodes are busy: it needs {r.node_count} "
+                f"nodes, {len(free)} are not held by other reservations over its window "
+                f"(the cluster has {len(node_names)})"
+            )
+        placed.append((r, tuple(free[: r.node_count])))
+    return placed
