@@ -123,21 +123,27 @@ def test_the_childs_own_grp_tres_still_applies_under_a_looser_parent():
 PREEMPT = Cluster.from_slurm_conf("PreemptType=preempt/qos\nPreemptMode=CANCEL\n" + NODES)
 
 
-def test_a_preemptor_its_own_limit_blocks_preempts_nobody():
-    """Slurm checks limits before preemption: h2 (QOS high, MaxJobsPerUser=1) waits for
-    ann's h1 with QOSMaxJobsPerUserLimit and preempts no scavenger job; it starts on h1's
-    node when h1 ends."""
+def _second_high_job(user: str):
+    """Three scavenger jobs fill the cluster but one node, which ann's high job h1 takes;
+    at t=100 a second high job h2 (QOS high, MaxJobsPerUser=1) of ``user`` arrives."""
     qos = (Qos("scav"), Qos("high", priority=100, preempt=("scav",), max_jobs_per_user=1))
-    result = run(
+    return run(
         *(
             job(f"v{i}", "-N 1 --exclusive -t 60 -q scav", runtime=3600, user="bob")
             for i in (1, 2, 3)
         ),
         job("h1", "-N 1 --exclusive -t 60 -q high", runtime=3000, user="ann"),
-        job("h2", "-N 1 --exclusive -t 60 -q high", submit=100, runtime=600, user="ann"),
+        job("h2", "-N 1 --exclusive -t 60 -q high", submit=100, runtime=600, user=user),
         cluster=PREEMPT,
         qos=qos,
     )
+
+
+def test_a_preemptor_its_own_limit_blocks_preempts_nobody():
+    """Slurm checks limits before preemption: h2 (QOS high, MaxJobsPerUser=1) waits for
+    ann's h1 with QOSMaxJobsPerUserLimit and preempts no scavenger job; it starts on h1's
+    node when h1 ends."""
+    result = _second_high_job("ann")
     states = dict(zip(result.jobs["JobID"], result.jobs["State"], strict=True))
     assert states == {s: "COMPLETED" for s in ("v1", "v2", "v3", "h1", "h2")}
     assert starts(result)["h2"] == 3000
@@ -147,17 +153,7 @@ def test_a_preemptor_its_own_limit_blocks_preempts_nobody():
 
 def test_a_preemptor_within_its_limit_still_preempts():
     """The same preemptor of another user (its limit has room) preempts at once."""
-    qos = (Qos("scav"), Qos("high", priority=100, preempt=("scav",), max_jobs_per_user=1))
-    result = run(
-        *(
-            job(f"v{i}", "-N 1 --exclusive -t 60 -q scav", runtime=3600, user="bob")
-            for i in (1, 2, 3)
-        ),
-        job("h1", "-N 1 --exclusive -t 60 -q high", runtime=3000, user="ann"),
-        job("h2", "-N 1 --exclusive -t 60 -q high", submit=100, runtime=600, user="cat"),
-        cluster=PREEMPT,
-        qos=qos,
-    )
+    result = _second_high_job("cat")
     assert starts(result)["h2"] == 100
     assert [e[3] for e in result.sim.events if e[1] == "preempt"] == ["v3"]
 

@@ -86,14 +86,8 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
     up = _up_at(sim, t)
     mask = job.mask & up
     # planned starts of other jobs from now on (reservations a change must not delay)
-    ahead = [
-        p
-        for j in sim.jobs.values()
-        if j is not job
-        for pl in [_plan_at(j, t)]
-        if pl and pl[1] is not None and pl[1] >= t
-        for p in [pl[1]]
-    ]
+    plans = (_plan_at(j, t) for j in sim.jobs.values() if j is not job)
+    ahead = [p for _when, p in filter(None, plans) if p is not None and p >= t]
     clear = not any(p < t + job.limit for p in ahead)  # it would end before all of them
     hints = []
     fits_now = choose_nodes(free, sim.capacity, job.demand, job.count, mask, job.exclusive)
@@ -152,13 +146,10 @@ def _could_move(sim: Simulation, job, part, t: float) -> bool:
         return False
     if part.max_nodes is not None and job.count > part.max_nodes:
         return False
-    for other in sim.jobs.values():
-        if other.partition == part.name and other is not job and other.submit <= t:
-            started = other.start is not None and other.start <= t
-            ended = other.end is not None and other.end <= t
-            if not started and not ended:  # it waits there at t
-                return False
-    return True
+    return not any(
+        other.partition == part.name and other is not job and _state_at(sim, other, t) == "pending"
+        for other in sim.jobs.values()
+    )
 
 
 def _plan_at(job, t: float):

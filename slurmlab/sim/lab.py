@@ -180,10 +180,6 @@ class Lab:
     def fail(self, node: str, down_for: float | str | None = None) -> None:
         """The node fails now: its jobs end NODE_FAIL (requeued if they may be); it comes
         back after ``down_for`` (seconds, ``"1h"``...), or stays down."""
-        if node not in self.sim.node_index:
-            raise SlurmlabError(
-                f"Invalid node name specified: {node!r} (nodes: {', '.join(self.sim.node_names)})"
-            )
         seconds = None if down_for is None else parse_seconds(down_for, what="down_for")
         self.sim.fail_node(node, seconds)
         self._settle()

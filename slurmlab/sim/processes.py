@@ -21,7 +21,7 @@ from slurmlab.sim.causes import Cancelled, NodeFailed, Preempted, Requeued
 from slurmlab.sim.checkpoint import run_length, run_outcome
 from slurmlab.sim.faults import NodeFailure, RandomFailures
 from slurmlab.sim.timing import URGENT
-from slurmlab.spec.units import parse_list_of
+from slurmlab.spec.units import compress_hostlist, parse_list_of
 
 #: a job requeued this many times gets a warning (failures may outpace its progress)
 REQUEUE_WARNING = 100
@@ -211,12 +211,18 @@ class Lifecycles:
             "Restarts": job.restarts, "usage": job.usage, **job.acct,
         }  # fmt: skip
 
+    def _node(self, name: str) -> int:
+        """The index of node ``name``, as scontrol names a mistake."""
+        if name not in self.node_index:
+            raise SlurmlabError(
+                f"Invalid node name specified: {name!r} (nodes: {compress_hostlist(self.node_names)})"
+            )
+        return self.node_index[name]
+
     def set_node_state(self, name: str, state: str) -> None:
         """Admin node state: ``DRAIN`` (running jobs finish, no new ones), ``IDLE`` (resume)."""
-        if name not in self.node_index:
-            raise SlurmlabError(f"Invalid node name specified: {name!r}")
+        i = self._node(name)
         self._changed()
-        i = self.node_index[name]
         if state == "DRAIN":
             self._drained.add(name)
         elif state == "IDLE":
@@ -232,9 +238,7 @@ class Lifecycles:
         """The node goes DOWN now: jobs on it end NODE_FAIL (requeued if allowed). It comes
         back after ``down_for`` seconds (None: never, unless the caller ``repaired`` it).
         False if it was already down (this failure then changes nothing, nor its repair)."""
-        if name not in self.node_index:
-            raise SlurmlabError(f"failure of unknown node {name!r}")
-        i = self.node_index[name]
+        i = self._node(name)
         if self.node_state[name] == "DOWN":
             if down_for is None and not repaired:  # down already, and now for good
                 self._down_for_good.add(name)
