@@ -18,7 +18,8 @@ A scenario is a YAML (or JSON) document::
     actions:                           # optional scripted admin actions
       - {at: 600, action: cancel, job: big}     # cancel | requeue (job); drain | resume (node)
     accounts:                          # optional fair-share tree (sacctmgr)
-      - {name: llm, shares: 70, users: [alice, bob]}
+      - {name: llm, shares: 70, users: [alice, bob]}   # once any account lists users,
+                                       # a job may charge only an account listing its user
     qos:                               # optional (sacctmgr add qos)
       - {name: high, priority: 1000, preempt: [normal], max_tres_per_user: "gres/gpu=16"}
     reservations:                      # optional (scontrol create reservation)
@@ -236,7 +237,7 @@ class Scenario:
         reservations = _section(doc, "reservations", Reservation.from_dict)
         _unique_names(reservations, "reservations", "reservation")
         for i, r in enumerate(reservations):
-            _check_reservation(r, i, cluster)
+            _check_reservation(r, i, cluster, tree)
         held = _place_reservations(reservations, cluster)
         _check_job_reservations(reservations, tree, jobs, jobs_doc, cluster, held)
         _check_preempt_mode(cluster, doc)
@@ -804,15 +805,19 @@ def _check_associations(tree: AccountTree, jobs: tuple[WorkloadJob, ...], docs: 
         account, assoc = tree.resolve(user, job.account or job.spec.account)
         if assoc is None:
             key = next((k for k in ("account", "user") if k in docs[i]), None)
+            if key is None and job.spec.account is not None:  # -A in its sbatch options
+                key = "script" if "script" in docs[i] else "args"
             known = ", ".join(tree.accounts)
             if account == "root":  # no -A and the user is in no account's users
                 fix = f"list {user!r} in the users of an account ({known}) or give it one"
             elif account not in tree.accounts:
                 fix = f"declare account {account!r} in 'accounts' or use one of {known}"
-            else:  # pragma: no cover - an account's own association admits its jobs
-                fix = f"list {user!r} in the users of account {account!r}"
+            else:  # the account lists users, and not this one
+                users = ", ".join(tree.accounts[account].users) or "none"
+                fix = f"list {user!r} in the users of account {account!r} (now: {users})"
+            where = f"jobs[{i}]" if key is None else f"jobs[{i}]: field {key!r}"
             raise ScenarioError(
-                f"jobs[{i}]: user {user!r} has no association with account {account!r} (Slurm: "
+                f"{where}: user {user!r} has no association with account {account!r} (Slurm: "
                 f"Invalid account or account/partition combination specified); {fix}",
                 path=("jobs", i) if key is None else ("jobs", i, key),
             )
@@ -845,9 +850,17 @@ def _account(doc, *, where: str) -> Account:
     )
 
 
-def _check_reservation(r: Reservation, i: int, cluster: Cluster) -> None:
-    """The nodes a reservation names exist (checked at load, not when it starts)."""
+def _check_reservation(r: Reservation, i: int, cluster: Cluster, tree: AccountTree) -> None:
+    """The nodes a reservation names exist, and so do its accounts when the scenario
+    declares accounts (checked at load, not when it starts)."""
     where, path = f"reservations[{i}]", ("reservations", i)
+    unknown = [a for a in r.accounts if tree.accounts and a not in tree.accounts]
+    if unknown:
+        raise ScenarioError(
+            f"{where}: field 'accounts': {unknown} are not declared under accounts (known: "
+            f"{', '.join(tree.accounts)}); declare them or name a declared account",
+            path=(*path, "accounts"),
+        )
     unknown = [n for n in r.nodes if n not in _node_names(cluster)]
     if unknown:
         raise ScenarioError(

@@ -390,11 +390,14 @@ def test_gpu_jobs_pack_best_fit_then_lowest_node_name():
         "cpu": "node1",
         "g4": "node3",
     }
-    assert column(result, "AllocTRES")["g3"] == "cpu=1,gres/gpu:a100=2,gres/gpu=2,mem=2000M,node=1"
+    tres = "billing=1,cpu=1,gres/gpu:a100=2,gres/gpu=2,mem=2000M,node=1"
+    assert column(result, "AllocTRES")["g3"] == tres
 
 
 def test_exclusive_jobs_take_whole_idle_nodes():
-    """--exclusive needs wholly idle nodes and holds all their CPUs, memory and GPUs."""
+    """--exclusive needs wholly idle nodes and holds all their CPUs, memory and GPUs. Like
+    Slurm, sacct's AllocTRES shows all the CPUs and GPUs but only the memory the job asked
+    for: DefMemPerCPU=2000 x 16 CPUs, not the node's 64000 MB (sbatch(1), --exclusive)."""
     result = run(
         job("small", "-n 1 -t 5", submit=0, runtime=100),
         job("excl", "-N 1 --exclusive -t 5", submit=1, runtime=100),
@@ -402,7 +405,8 @@ def test_exclusive_jobs_take_whole_idle_nodes():
         policy="fifo",
     )
     assert column(result, "NodeList") == {"small": "node1", "excl": "node2", "all": "node[1-4]"}
-    assert column(result, "AllocTRES")["excl"] == "cpu=16,gres/gpu=2,mem=64000M,node=1"
+    tres = "billing=16,cpu=16,gres/gpu=2,mem=32000M,node=1"
+    assert column(result, "AllocTRES")["excl"] == tres
     assert starts(result) == {"small": 0, "excl": 1, "all": 101}
 
 

@@ -83,6 +83,24 @@ def test_max_jobs_is_inherited_by_a_child_account():
     assert reasons(result, at=30)["a2"] == "(AssocMaxJobsLimit)"
 
 
+def test_a_limit_of_zero_holds_every_job_it_covers():
+    """MaxJobs=0 (association) and MaxJobsPerUser=0 (QOS) are limits, not "unset": Slurm
+    holds the jobs (used 0 >= limit 0) for ever; the run ends with them pending."""
+    accounts = (Account("physics", users=("ann",), max_jobs=0), Account("bio", users=("ben",)))
+    qos = (Qos("frozen", max_jobs_per_user=0),)
+    result = run(
+        job("a", "-N 1 -t 10", user="ann"),
+        job("b", "-N 1 -t 10 -q frozen", user="ben"),
+        job("c", "-N 1 -t 10", user="ben"),
+        accounts=accounts,
+        qos=qos,
+    )
+    table = result.jobs.set_index("JobID")
+    assert table["State"].to_dict() == {"a": "PENDING", "b": "PENDING", "c": "COMPLETED"}
+    assert table["Reason"].to_dict()["a"] == "AssocMaxJobsLimit"
+    assert table["Reason"].to_dict()["b"] == "QOSMaxJobsPerUserLimit"
+
+
 # -- GrpTRES: an account and its children ----------------------------------------------------------
 def test_a_parents_grp_tres_covers_its_child_accounts():
     """GrpTRES=gres/gpu=2 on dept counts the jobs of its children: ann (team) and cat

@@ -24,6 +24,7 @@ from slurmlab.policies.priority import (
     MultifactorWeights,
     age_factor,
     basic_priority,
+    billing_weights,
     job_size_factor,
 )
 from slurmlab.sim.lab import Lab
@@ -245,20 +246,20 @@ def test_sprio_needs_multifactor():
 # -- settings ----------------------------------------------------------------------------------------
 def test_weights_come_from_slurm_conf_with_slurms_units():
     """PriorityWeight* are integers; PriorityMaxAge etc. are Slurm times (plain number = minutes)."""
-    w = MultifactorWeights.from_cluster(
-        Cluster.from_slurm_conf(
-            MULTIFACTOR
-            + "PriorityFlags=NO_FAIR_TREE\nFairShareDampeningFactor=2\n"
-            + 'TRESBillingWeights="CPU=1.0,Mem=0.25G,GRES/gpu=2.0"\n'
-            + NODES
-        )
+    cluster = Cluster.from_slurm_conf(
+        MULTIFACTOR
+        + "PriorityFlags=NO_FAIR_TREE\nFairShareDampeningFactor=2\n"
+        + 'TRESBillingWeights="CPU=1.0,Mem=0.25G,GRES/gpu=2.0"\n'
+        + NODES
     )
+    w = MultifactorWeights.from_cluster(cluster)
     assert (w.age, w.fairshare, w.jobsize, w.partition, w.qos, w.assoc) == (
         1000, 2000, 400, 800, 3000, 0,
     )  # fmt: skip
     assert (w.max_age, w.decay_half_life, w.calc_period) == (1200.0, 0.0, 60.0)
     assert (w.fair_tree, w.dampening, w.favor_small) == (False, 2.0, False)
-    assert w.billing == {"cpu": 1.0, "mem": 0.25 / 1024, "gres/gpu": 2.0}
+    weights = {"cpu": 1.0, "mem": 0.25 / 1024, "gres/gpu": 2.0}
+    assert billing_weights(cluster) == {p.name: weights for p in cluster.partitions}
     assert MultifactorWeights.from_cluster(BASIC) is None
 
 

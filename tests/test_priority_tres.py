@@ -162,3 +162,103 @@ def test_usage_is_the_max_of_the_weighted_tres_with_max_tres():
     assert usage_after_one_job(bill) == 3360
     assert usage_after_one_job(bill + "\nPriorityFlags=MAX_TRES") == 2400
     assert usage_after_one_job("") == 960
+
+
+# -- TRESBillingWeights per partition, and sacct's billing TRES ---------------------------------
+TWO_PARTITIONS = """
+PriorityType=priority/multifactor
+PriorityDecayHalfLife=0
+PriorityCalcPeriod=1
+SelectTypeParameters=CR_Core_Memory
+{extra}
+NodeName=n[1-4] CPUs=16 RealMemory=64000 Gres=gpu:a100:4
+PartitionName=main Nodes=n[1-2] Default=YES MaxTime=INFINITE DefMemPerCPU=1000 {main}
+PartitionName=cheap Nodes=n[3-4] MaxTime=INFINITE DefMemPerCPU=1000 {cheap}
+"""
+
+
+def billed_run(extra="", main="", cheap=""):
+    """One 16-CPU, 4-GPU job of 60 s in each partition, users m (main) and c (cheap)."""
+    c = Cluster.from_slurm_conf(TWO_PARTITIONS.format(extra=extra, main=main, cheap=cheap))
+    jobs = (
+        job("m", "-N 1 -n 16 --gres=gpu:4 -t 10 -p main", user="m"),
+        job("c", "-N 1 -n 16 --gres=gpu:4 -t 10 -p cheap", user="c"),
+    )
+    accounts = (Account("a", users=("m", "c")),)
+    return simulate(c, Workload(jobs), "easy", accounts=accounts)
+
+
+def billing_of(result) -> dict[str, str]:
+    tres = result.jobs.set_index("JobID")["AllocTRES"]
+    return {k: next(t for t in v.split(",") if t.startswith("billing=")) for k, v in tres.items()}
+
+
+def test_billing_weights_are_per_partition():
+    """slurm.conf(5) sets TRESBillingWeights on the partition line: main bills GPUs x 10
+    (16 + 40 = 56 per second), cheap has none and bills CPUs (16). Usage follows."""
+    result = billed_run(main='TRESBillingWeights="CPU=1.0,GRES/gpu=10.0"')
+    assert billing_of(result) == {"m": "billing=56", "c": "billing=16"}
+    usage = result.sshare(at=120).set_index(["Account", "User"])["RawUsage"]
+    assert (usage[("a", "m")], usage[("a", "c")]) == (56 * 60, 16 * 60)
+
+
+def test_a_partitions_own_weights_win_over_a_cluster_wide_line():
+    """A cluster-wide TRESBillingWeights (which slurmlab also reads) applies to partitions
+    without their own; cheap's own CPU=0.5 wins there. MAX_TRES takes the maximum."""
+    result = billed_run(
+        extra='TRESBillingWeights="CPU=1.0,GRES/gpu=10.0"', cheap='TRESBillingWeights="CPU=0.5"'
+    )
+    assert billing_of(result) == {"m": "billing=56", "c": "billing=8"}
+    result = billed_run(extra='TRESBillingWeights="CPU=1.0,GRES/gpu=10.0"\nPriorityFlags=MAX_TRES')
+    assert billing_of(result) == {"m": "billing=40", "c": "billing=40"}
+
+
+def test_fractional_billing_is_truncated_in_sacct_but_not_in_usage():
+    """CPU=0.3 x 16 CPUs = 4.8: AllocTRES shows billing=4 (slurmctld keeps TRES counts as
+    whole numbers); fair-share usage adds 4.8 per second."""
+    result = billed_run(main='TRESBillingWeights="CPU=0.3"')
+    assert billing_of(result)["m"] == "billing=4"
+    usage = result.sshare(at=120).set_index(["Account", "User"])["RawUsage"]
+    assert usage[("a", "m")] == pytest.approx(4.8 * 60)
+
+
+def test_a_bad_partition_billing_weight_is_named_with_its_line():
+    with pytest.raises(
+        ConfigError, match=r"line 8: partition 'main': TRESBillingWeights='CPU=lots'"
+    ):
+        billed_run(main="TRESBillingWeights=CPU=lots")
+
+
+def test_gpus_appear_as_accounting_storage_tres_tracks_them():
+    """Without AccountingStorageTRES both gres/gpu and gres/gpu:a100 are shown; with
+    AccountingStorageTRES=gres/gpu only the untyped count (as on the real-Slurm fixtures);
+    with gres/gpu:a100 listed too, both."""
+
+    def alloc(extra):
+        return billed_run(extra=extra).jobs.set_index("JobID")["AllocTRES"]["m"]
+
+    assert alloc("") == "billing=16,cpu=16,gres/gpu:a100=4,gres/gpu=4,mem=16000M,node=1"
+    assert (
+        alloc("AccountingStorageTRES=gres/gpu") == "billing=16,cpu=16,gres/gpu=4,mem=16000M,node=1"
+    )
+    both = alloc("AccountingStorageTRES=gres/gpu,gres/gpu:a100")
+    assert both == "billing=16,cpu=16,gres/gpu:a100=4,gres/gpu=4,mem=16000M,node=1"
+
+
+def test_an_exclusive_job_is_allocated_the_memory_it_asked_for():
+    """--exclusive allocates all CPUs and GPUs of a node but only the memory requested
+    (sbatch(1)): DefMemPerCPU or --mem-per-cpu x 16 CPUs, --mem as given, --mem=0 the node."""
+    c = Cluster.from_slurm_conf(TWO_PARTITIONS.format(extra="", main="", cheap=""))
+    args = {
+        "default": "-N 1 --exclusive -t 10",
+        "per_cpu": "-N 1 --exclusive --mem-per-cpu=500 -t 10",
+        "per_node": "-N 1 --exclusive --mem=3000 -t 10",
+        "whole": "-N 1 --exclusive --mem=0 -t 10",
+    }
+    jobs = tuple(job(k, a + " -p main", submit=i * 100) for i, (k, a) in enumerate(args.items()))
+    tres = simulate(c, Workload(jobs), "fifo").jobs.set_index("JobID")["AllocTRES"]
+    mem = {k: next(t for t in v.split(",") if t.startswith("mem=")) for k, v in tres.items()}
+    assert mem == {
+        "default": "mem=16000M", "per_cpu": "mem=8000M", "per_node": "mem=3000M",
+        "whole": "mem=64000M",
+    }  # fmt: skip

@@ -215,6 +215,16 @@ def test_an_unknown_account_is_rejected_at_submission():
         run(job("a", "-N 1 -t 10 -A chemistry", user="ann"))
 
 
+def test_a_user_may_charge_only_an_account_that_lists_them():
+    """Slurm (AccountingStorageEnforce=associations) rejects -A for an account the user has
+    no association with; a tree whose accounts list no users at all does not model users."""
+    with pytest.raises(RequestError, match="user 'cat' account 'physics': Invalid account"):
+        run(job("a", "-N 1 -t 10 -A physics", user="cat"))
+    open_tree = (Account("physics"), Account("biology"))
+    result = run(job("a", "-N 1 -t 10 -A physics", user="cat"), accounts=open_tree)
+    assert result.jobs.set_index("JobID").loc["a", "Account"] == "physics"
+
+
 def test_qos_preempt_must_name_known_qos():
     """A QOS may only preempt QOS that exist."""
     with pytest.raises(SlurmlabError, match="unknown QOS 'ghost'"):

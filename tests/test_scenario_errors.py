@@ -134,6 +134,12 @@ CASES = [
         ["jobs[0]", "user 'alice' has no association with account 'ops'", "one of llm"],
     ),
     (
+        "cluster: tiny\naccounts: [{name: llm, users: [alice]}, {name: cv, users: [bob]}]\n"
+        "jobs:\n  - {runtime: 10, user: bob, account: llm}\n",
+        4,
+        ["jobs[0]: field 'account'", "'bob' has no association with account 'llm'", "(now: alice)"],
+    ),
+    (
         "cluster: tiny\nrandom_failures: {mtbf: 1000, nodes: 'node[4-5]'}\n" + JOB,
         2,
         ["random_failures", "['node5']", "node[1-4]"],
@@ -159,6 +165,12 @@ CASES = [
         "cluster: tiny\naccounts:\n  - {name: a, parent: nope}\n" + JOB,
         3,
         ["accounts[0]", "parent 'nope'", "not declared"],
+    ),
+    (
+        "cluster: tiny\naccounts: [{name: llm, users: [alice]}]\nreservations:\n"
+        "  - {name: r, start: 0, duration: 60, node_count: 1, accounts: [lmm]}\n" + JOB,
+        4,
+        ["reservations[0]: field 'accounts'", "['lmm'] are not declared", "known: llm"],
     ),
     ("cluster: tiny\njbos: []\n" + JOB, 2, ["unknown section(s) ['jbos']", "allowed"]),
     (

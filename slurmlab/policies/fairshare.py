@@ -74,6 +74,7 @@ class AccountTree:
 
     def __init__(self, accounts: Sequence[Account] = (), *, root_user: bool = False):
         self.accounts = {a.name: a for a in accounts}
+        self.models_users = any(a.users for a in accounts)
         if "root" in self.accounts:
             raise SlurmlabError("account 'root' is implicit; do not declare it")
         self.children: dict[str, list[str]] = {"root": []}
@@ -115,12 +116,16 @@ class AccountTree:
         """The user's leaf under ``account`` (or the first account listing the user).
 
         None when the user has no association there: an explicit ``-A`` naming an account
-        that does not exist is not silently replaced by the user's default account.
+        that does not exist is not silently replaced by the user's default account, and once
+        any account lists users (the tree models Slurm's user associations, as with
+        ``AccountingStorageEnforce=associations``) a user may charge only an account that
+        lists them. A tree whose accounts list no users at all does not model users: any
+        user may charge any account (the job counts against the account itself).
         """
         if account and user_key(account, user) in self.shares:
             return user_key(account, user)
         if account in self.shares and account != "root":
-            return account
+            return None if self.models_users else account
         if account and account != "root":
             return None
         for a in self.accounts.values():

@@ -23,6 +23,7 @@ __all__ = [
     "MultifactorWeights",
     "age_factor",
     "basic_priority",
+    "billing_weights",
     "job_size_factor",
     "partition_tres",
     "sort_key",
@@ -54,7 +55,8 @@ class MultifactorWeights:
     Weights default to 0; PriorityMaxAge 7-0; PriorityDecayHalfLife 7-0;
     PriorityCalcPeriod 5 minutes; Fair Tree unless PriorityFlags has NO_FAIR_TREE.
     ``tres`` is PriorityWeightTRES by lower-case TRES name (``{"cpu": 1000, "gres/gpu":
-    4000}``); ``billing`` TRESBillingWeights; ``max_tres`` PriorityFlags=MAX_TRES.
+    4000}``); ``max_tres`` PriorityFlags=MAX_TRES. TRESBillingWeights are per partition:
+    :func:`billing_weights`.
     """
 
     age: int = 0
@@ -69,7 +71,6 @@ class MultifactorWeights:
     decay_half_life: float = 7 * 86400.0
     fair_tree: bool = True
     dampening: float = 1.0
-    billing: Mapping[str, float] = field(default_factory=dict)
     tres: Mapping[str, int] = field(default_factory=dict)
     max_tres: bool = False
 
@@ -109,10 +110,21 @@ class MultifactorWeights:
             decay_half_life=period("PriorityDecayHalfLife", 7 * 86400.0),
             fair_tree="NO_FAIR_TREE" not in flags,
             dampening=float(cluster.setting("FairShareDampeningFactor", "1") or 1),
-            billing=parse_billing(cluster.setting("TRESBillingWeights", "") or ""),
             tres=parse_tres_weights(cluster.setting("PriorityWeightTRES", "") or ""),
             max_tres="MAX_TRES" in flags,
         )
+
+
+def billing_weights(cluster) -> dict[str, dict[str, float]]:
+    """TRESBillingWeights per partition (slurm.conf(5) sets them on the partition line; a
+    partition without its own takes a cluster-wide ``TRESBillingWeights=`` line, which
+    slurmlab also accepts). Empty weights bill a job its CPUs."""
+    default = parse_billing(cluster.setting("TRESBillingWeights", "") or "")
+    out = {}
+    for p in cluster.partitions:
+        own = {k.lower(): v for k, v in p.options.items()}.get("tresbillingweights")
+        out[p.name] = default if own is None else parse_billing(own)
+    return out
 
 
 def parse_billing(text: str) -> dict[str, float]:

@@ -24,6 +24,7 @@ from slurmlab.policies.priority import (
     Factors,
     MultifactorWeights,
     age_factor,
+    billing_weights,
     job_size_factor,
     partition_tres,
     tres_factors,
@@ -49,6 +50,7 @@ class PriorityState:
         self.max_part = max(p.priority_job_factor for p in cluster.partitions)
         self.part_factor = {p.name: p.priority_job_factor for p in cluster.partitions}
         self.part_tres = {p.name: partition_tres(cluster, p.name) for p in cluster.partitions}
+        self.billing = billing_weights(cluster)
         self.usage: dict[str, float] = {}
         self.last_tick = 0.0
         self.fs: dict[str, dict[str, float]] = {}
@@ -56,12 +58,12 @@ class PriorityState:
         self.recompute(0.0)
 
     # -- usage ---------------------------------------------------------------------------------
-    def billing_rate(self, usage) -> float:
-        """Billed TRES per second of an allocation (TRESBillingWeights, summed or, with
-        PriorityFlags=MAX_TRES, their maximum; default: its CPUs)."""
-        cpus, mem, gpus = (float(x) for x in usage.sum(axis=0))
-        alloc = {"cpu": cpus, "mem": mem, "node": float(len(usage)), "gres/gpu": gpus}
-        return billed_tres(alloc, self.w.billing, max_tres=self.w.max_tres)
+    def billing_rate(self, job) -> float:
+        """Billed TRES per second of a running job's allocation (its partition's
+        TRESBillingWeights, summed or, with PriorityFlags=MAX_TRES, their maximum; default:
+        its CPUs), from the TRES sacct shows in its AllocTRES."""
+        alloc = job.res.allocated(job.usage)
+        return billed_tres(alloc, self.billing.get(job.partition, {}), max_tres=self.w.max_tres)
 
     def charge(self, job, now: float) -> None:
         """Add the job's usage since it was last charged to its association."""
@@ -70,9 +72,7 @@ class PriorityState:
         since = max(job.start, job.charged)
         if now > since:
             key = job.assoc
-            self.usage[key] = self.usage.get(key, 0.0) + self.billing_rate(job.usage) * (
-                now - since
-            )
+            self.usage[key] = self.usage.get(key, 0.0) + self.billing_rate(job) * (now - since)
             job.charged = now
 
     def tick(self, now: float, running) -> None:

@@ -269,9 +269,10 @@ class Simulation(Controller, Lifecycles):
             cluster.setting("PreemptMode", "OFF") or "OFF", what="slurm.conf PreemptMode"
         )
         self.preemption = ptype == "preempt/qos" and self.preempt_mode != "OFF"
-        self._limits = any(
-            q.max_jobs_per_user or q.max_tres_per_user or q.grp_tres for q in self.qos.values()
-        ) or any(a.grp_tres or a.max_jobs for a in accounts)
+        self._limits = any(  # (a limit of 0 is a limit: Slurm holds every job it covers)
+            q.max_jobs_per_user is not None or q.max_tres_per_user or q.grp_tres
+            for q in self.qos.values()
+        ) or any(a.grp_tres or a.max_jobs is not None for a in accounts)
         self.reservations: dict[str, tuple[Reservation, np.ndarray]] = {}
         reservations = parse_list_of(reservations, Reservation, what="reservations")
         names = [r.name for r in reservations]

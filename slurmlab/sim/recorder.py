@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from slurmlab.policies.fairshare import billed_tres
+from slurmlab.policies.priority import billing_weights
 from slurmlab.records.schema import conform
 from slurmlab.sim.engine import Simulation, iter_records
 from slurmlab.spec.units import compress_hostlist
@@ -24,16 +26,34 @@ SIMULATED_COLUMNS = (
 )  # fmt: skip
 
 
-def _tres(cpus: int, mem: int, nodes: int, gpus: int, gpu_type: str | None) -> str:
-    parts = [f"cpu={cpus}"]
-    if gpus:
-        parts.append(f"gres/gpu={gpus}")
-        if gpu_type:
-            parts.append(f"gres/gpu:{gpu_type}={gpus}")
-    if mem:
-        parts.append(f"mem={mem}M")
-    parts.append(f"node={nodes}")
-    return ",".join(sorted(parts))
+class _Tres:
+    """sacct's TRES strings (AllocTRES, ReqTRES) of one simulation's cluster.
+
+    ``billing`` is the partition's TRESBillingWeights applied to the TRES (their sum, or
+    with PriorityFlags=MAX_TRES their maximum; CPUs without weights), truncated to a whole
+    number as slurmctld stores it. ``gres/gpu`` and ``gres/gpu:TYPE`` appear as the
+    cluster's AccountingStorageTRES tracks them (both when the cluster does not say).
+    """
+
+    def __init__(self, cluster):
+        self.weights = billing_weights(cluster)
+        flags = (cluster.setting("PriorityFlags", "") or "").upper()
+        self.max_tres = "MAX_TRES" in {f.strip() for f in flags.split(",")}
+        tracked = cluster.setting("AccountingStorageTRES")
+        self.tracked = None if tracked is None else {t.strip().lower() for t in tracked.split(",")}
+
+    def __call__(self, tres: dict[str, int], partition: str, gpu_type: str | None) -> str:
+        billing = billed_tres(tres, self.weights.get(partition, {}), max_tres=self.max_tres)
+        parts = [f"billing={int(billing)}", f"cpu={tres['cpu']}", f"node={tres['node']}"]
+        gpus, tracked = tres["gres/gpu"], self.tracked
+        if gpus and (tracked is None or "gres/gpu" in tracked):
+            parts.append(f"gres/gpu={gpus}")
+        typed = f"gres/gpu:{gpu_type}"
+        if gpus and gpu_type and (tracked is None or typed.lower() in tracked):
+            parts.append(f"{typed}={gpus}")
+        if tres["mem"]:
+            parts.append(f"mem={tres['mem']}M")
+        return ",".join(sorted(parts))
 
 
 def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
@@ -42,6 +62,7 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
     rows: dict[str, list] = {c: [] for c in SIMULATED_COLUMNS}
     nan = np.nan
     names = sim.node_names
+    tres = _Tres(sim.cluster)
     for job, run, last in iter_records(sim):
         if not duplicates and not last:
             continue
@@ -49,10 +70,12 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
         started = run["Start"] is not None
         nodes = run["nodes"]
         count = len(nodes) if started else res.nodes
-        usage = run["usage"]
-        cpus = int(usage[:, 0].sum()) if started else res.cpus_per_node * res.nodes
-        mem = int(usage[:, 1].sum()) if started else res.mem_per_node_mb * res.nodes
-        gpus = int(usage[:, 2].sum()) if started else res.gpus_per_node * res.nodes
+        req = {
+            "cpu": res.cpus_per_node * res.nodes, "mem": res.mem_per_node_mb * res.nodes,
+            "node": res.nodes, "gres/gpu": res.gpus_per_node * res.nodes,
+        }  # fmt: skip
+        alloc = res.allocated(run["usage"]) if started else req
+        cpus, gpus = alloc["cpu"], alloc["gres/gpu"]
         rows["JobID"].append(job.key)
         rows["JobIDRaw"].append(str(job.id))
         rows["ArrayJobID"].append(job.array_job)
@@ -79,13 +102,8 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
         rows["NodeList"].append(
             compress_hostlist(names[i] for i in nodes) if started else "None assigned"
         )
-        rows["AllocTRES"].append(_tres(cpus, mem, count, gpus, res.gpu_type) if started else "")
-        rows["ReqTRES"].append(
-            _tres(
-                res.cpus_per_node * res.nodes, res.mem_per_node_mb * res.nodes, res.nodes,
-                res.gpus_per_node * res.nodes, res.gpu_type,
-            )
-        )  # fmt: skip
+        rows["AllocTRES"].append(tres(alloc, job.partition, res.gpu_type) if started else "")
+        rows["ReqTRES"].append(tres(req, job.partition, res.gpu_type))
         rows["Priority"].append(int(job.priority))
         rows["Reason"].append(job.reason if run["State"] == "PENDING" else "None")
         rows["Restarts"].append(run["Restarts"])

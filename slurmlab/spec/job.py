@@ -193,6 +193,34 @@ class Resources:
     whole_node: bool = False
     features: str | None = None
     candidates: tuple[str, ...] = field(default=(), repr=False)
+    mem_per_cpu_mb: int = 0  # memory scales with the CPUs (--mem-per-cpu, DefMemPerCPU)
+    mem_per_gpu_mb: int = 0  # memory scales with the GPUs (--mem-per-gpu)
+    mem_whole_node: bool = False  # --mem=0, or no default: each node's whole memory
+
+    def allocated(self, usage) -> dict[str, int]:
+        """sacct's AllocTRES totals (``cpu``, ``mem`` MB, ``node``, ``gres/gpu``) of an
+        allocation, from the rows (CPUs, MB, GPUs per node) the engine holds for it: all of
+        each node under ``--exclusive``, of which Slurm allocates only the memory asked for."""
+        cpus, gpus = int(usage[:, 0].sum()), int(usage[:, 2].sum())
+        if self.whole_node:
+            mem = sum(self.alloc_mem_mb(int(c), int(g), int(m)) for c, m, g in usage.tolist())
+        else:
+            mem = int(usage[:, 1].sum())
+        return {"cpu": cpus, "mem": mem, "node": len(usage), "gres/gpu": gpus}
+
+    def alloc_mem_mb(self, cpus: int, gpus: int, node_mem_mb: int) -> int:
+        """The memory Slurm allocates on one node where the job holds ``cpus`` CPUs and
+        ``gpus`` GPUs (under ``--exclusive``, all of the node's): a per-CPU or per-GPU
+        request scales with them, ``--mem=0`` (or no default) takes the node's memory, and
+        ``--mem`` or DefMemPerNode is what it says. ``--exclusive`` allocates all CPUs and
+        GRES but only the memory asked for (sbatch(1)); sacct's AllocTRES shows this."""
+        if self.mem_whole_node:
+            return node_mem_mb
+        if self.mem_per_cpu_mb:
+            return self.mem_per_cpu_mb * cpus
+        if self.mem_per_gpu_mb:
+            return self.mem_per_gpu_mb * max(gpus, 1)
+        return self.mem_per_node_mb
 
     def tres(self) -> dict[str, int]:
         """Allocated TRES totals (``node``, ``cpu``, ``mem`` MB, ``gres/gpu``[``:type``])."""
@@ -1013,14 +1041,17 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
         cpn = max(cpn, spec.cpus_per_gpu * gpn)
 
     # memory per node
+    per_cpu = per_gpu = 0
     if not cluster.memory_tracked:
         mem = 0
     elif spec.mem_mb is not None:
         mem = spec.mem_mb  # 0 means all the node's memory
     elif spec.mem_per_cpu_mb is not None:
-        mem = spec.mem_per_cpu_mb * cpn
+        per_cpu = spec.mem_per_cpu_mb
+        mem = per_cpu * cpn
     elif spec.mem_per_gpu_mb is not None:
-        mem = spec.mem_per_gpu_mb * max(gpn, 1)
+        per_gpu = spec.mem_per_gpu_mb
+        mem = per_gpu * max(gpn, 1)
     else:
         # the partition's DefMemPerCPU/DefMemPerNode win over the global ones (slurm.conf(5))
         popts = {k.lower(): v for k, v in part.options.items()}
@@ -1029,7 +1060,8 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
         else:
             dpc, dpn = cluster.setting("DefMemPerCPU"), cluster.setting("DefMemPerNode")
         if dpc and dpc.upper() != "UNLIMITED":
-            mem = int(dpc) * cpn
+            per_cpu = int(dpc)
+            mem = per_cpu * cpn
         elif dpn and dpn.upper() != "UNLIMITED":
             mem = int(dpn)
         else:
@@ -1056,7 +1088,8 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
             f"Job {spec.job_name!r}: asks for {' and '.join(why)} in partition {part.name!r}: "
             f"Requested node configuration is not available{hint}"
         )
-    if mem == 0 and cluster.memory_tracked:
+    whole_memory = mem == 0 and cluster.memory_tracked
+    if whole_memory:
         mem = min(n.memory_mb for n in fitting)
     time_limit = spec.time_limit if spec.time_requested else part.time_limit_default
     gpu_type = spec.gpu_type
@@ -1078,4 +1111,7 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
         whole_node=whole_node,
         features=spec.constraint,
         candidates=tuple(n.name for n in fitting),
+        mem_per_cpu_mb=per_cpu,
+        mem_per_gpu_mb=per_gpu,
+        mem_whole_node=whole_memory,
     )

@@ -322,6 +322,10 @@ def _partition(kv: dict[str, str], no: int, source: str, all_nodes: list[str]) -
     known = {"partitionname", "nodes", "default", "maxtime", "defaulttime", "maxnodes"}
     known |= {"prioritytier", "priorityjobfactor", "state", "priority"}
     options = {k: v for lk, (k, v) in low.items() if lk not in known}
+    for k, v in options.items():  # (a partition's own TRESBillingWeights, DefMemPerCPU...)
+        problem = setting_problem(k, v)
+        if problem:
+            raise ConfigError(f"partition {pname!r}: {problem}", source=source, line=no)
     tier = get("PriorityTier", get("Priority", "1"))
     state = get("State", "UP").upper()
     if state not in ("UP", "DOWN", "DRAIN", "INACTIVE"):
