@@ -66,6 +66,31 @@ def test_slurm_backfill_names_the_first_job_of_each_partition_resources():
     assert "first in line in partition cpu" in lab.why_pending(c1)
 
 
+@pytest.mark.parametrize("policy", ["fifo", "easy", "conservative", "slurm"])
+def test_an_arrays_pending_tasks_show_one_reason_and_start(policy):
+    """Slurm keeps an array's tasks that have not started in one record, with one reason
+    and one expected start (real squeue -r at t=10 on the arrays fixture: 4_5 and 4_7 both
+    Resources). A task that started is a job of its own: once requeued, its own reason."""
+    lab = Lab("tiny", policy=policy)
+    blocker = lab.sbatch("-N 4 --exclusive -t 10", runtime=300)
+    array = lab.sbatch("--array=1-3 -N 4 --exclusive -t 10", runtime=60)
+    lab.advance(10)
+    shown = reasons(lab)
+    assert {shown[f"{array}_{i}"] for i in (1, 2, 3)} == {"(Resources)"}
+    starts = start_times(lab)
+    assert len({starts[f"{array}_{i}"] for i in (1, 2, 3)}) == 1
+    assert "pending (Resources)" in lab.why_pending(f"{array}_3")
+    lab.scancel(blocker)
+    lab.advance(30)  # task 1 runs; 2 and 3 are still the array's record
+    lab.requeue(f"{array}_1")  # task 2 starts; task 1 waits for its begin time
+    lab.advance(1)
+    shown = reasons(lab)
+    assert shown[f"{array}_1"] == "(BeginTime)"  # its own: it ran, it is a job of its own
+    assert shown[f"{array}_3"] == "(Resources)"  # the record's (task 3 is all that is left)
+    table = lab.sacct().set_index("JobID")["Reason"]
+    assert (table[f"{array}_1"], table[f"{array}_3"]) == ("BeginTime", "Resources")
+
+
 def test_conservative_names_reasons_in_priority_order():
     """Conservative places jobs in order of their reservations, but names reasons in
     priority order: the higher-priority job is the one waiting for Resources."""

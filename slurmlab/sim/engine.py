@@ -888,6 +888,40 @@ def iter_records(sim: Simulation) -> Iterable[tuple[SimJob, dict, bool]]:
         yield job, sim._run_record(job, job.state), True  # noqa: SLF001
 
 
+def _unsplit_at(job: SimJob, t: float) -> bool:
+    """Whether an array task is still part of its array's pending record at ``t``: submitted,
+    and neither started nor ended by then (a task that ever ran is a job of its own)."""
+    if job.submit > t or (job.end is not None and job.end <= t and job.start is None):
+        return False
+    starts = [r["Start"] for r in job.runs if r["Start"] is not None]
+    return not starts and (job.start is None or job.start > t)
+
+
+def array_heads(sim: Simulation, t: float) -> dict[int, SimJob]:
+    """For each job array, the task whose reason and expected start all its pending tasks
+    show at ``t``.
+
+    Slurm keeps the tasks that have not started in one job record (the array's JobID) with
+    one reason and one expected start; a task becomes a job of its own when it starts.
+    ``squeue -r`` lists the tasks of that record with the record's reason, which the
+    scheduler set when it evaluated the record: its first task.
+    """
+    heads: dict[int, SimJob] = {}
+    for job in sim.jobs.values():  # (in JobID order: an array's tasks in task order)
+        if job.array_id is not None and job.array_id not in heads and _unsplit_at(job, t):
+            heads[job.array_id] = job
+    return heads
+
+
+def shown_as(sim: Simulation, job: SimJob, t: float, heads=None) -> SimJob:
+    """The job whose reason and expected start ``job`` shows at ``t`` (pending at ``t``):
+    its array's head while it is part of the array's pending record, else itself."""
+    if job.array_id is None or not _unsplit_at(job, t):
+        return job
+    heads = array_heads(sim, t) if heads is None else heads
+    return heads.get(job.array_id, job)
+
+
 def used_at(sim: Simulation, t: float) -> np.ndarray:
     """The (nodes x 3) resources held by runs in progress at time ``t``."""
     used = np.zeros_like(sim.capacity)

@@ -16,7 +16,7 @@ import numpy as np
 
 from slurmlab.errors import SlurmlabError
 from slurmlab.policies.placement import choose_nodes
-from slurmlab.sim.engine import Simulation, used_at
+from slurmlab.sim.engine import Simulation, shown_as, used_at
 from slurmlab.spec.units import format_duration
 
 __all__ = ["why_pending"]
@@ -65,7 +65,7 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
     if state != "pending":
         return f"Job {job.key} is {state} at t={t:.0f}s; it is not pending."
     reason = "None"
-    for when, r in job.reasons:
+    for when, r in shown_as(sim, job, t).reasons:  # (an array's pending tasks: one record)
         if when > t:
             break
         reason = r

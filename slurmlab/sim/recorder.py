@@ -13,7 +13,7 @@ import pandas as pd
 from slurmlab.policies.fairshare import billed_tres
 from slurmlab.policies.priority import billing_weights
 from slurmlab.records.schema import conform
-from slurmlab.sim.engine import Simulation, iter_records
+from slurmlab.sim.engine import Simulation, array_heads, iter_records, shown_as
 from slurmlab.spec.units import compress_hostlist
 
 __all__ = ["SIMULATED_COLUMNS", "event_table", "job_table"]
@@ -63,6 +63,7 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
     nan = np.nan
     names = sim.node_names
     tres = _Tres(sim.cluster)
+    heads = array_heads(sim, sim.now)  # an array's pending tasks show one reason (its record's)
     for job, run, last in iter_records(sim):
         if not duplicates and not last:
             continue
@@ -105,7 +106,8 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
         rows["AllocTRES"].append(tres(alloc, job.partition, res.gpu_type) if started else "")
         rows["ReqTRES"].append(tres(req, job.partition, res.gpu_type))
         rows["Priority"].append(int(job.priority))
-        rows["Reason"].append(job.reason if run["State"] == "PENDING" else "None")
+        pending = run["State"] == "PENDING"
+        rows["Reason"].append(shown_as(sim, job, sim.now, heads).reason if pending else "None")
         rows["Restarts"].append(run["Restarts"])
         rows["StartedBy"].append(run["by"])
     frame = pd.DataFrame(rows)

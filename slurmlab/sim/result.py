@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from slurmlab.errors import SlurmlabError
-from slurmlab.sim.engine import Simulation, iter_records, used_at
+from slurmlab.sim.engine import Simulation, array_heads, iter_records, shown_as, used_at
 from slurmlab.sim.metrics import failure_metrics, run_accounting, schedule_metrics
 from slurmlab.sim.recorder import event_table, job_table
 from slurmlab.spec.cluster import format_table
@@ -57,6 +57,7 @@ def squeue_frame(sim: Simulation, at=None) -> pd.DataFrame:
     """
     t = _seconds(sim, at)
     rows = []
+    heads = array_heads(sim, t)
     for job, run, _last in iter_records(sim):
         if run["Submit"] > t:
             continue
@@ -70,10 +71,11 @@ def squeue_frame(sim: Simulation, at=None) -> pd.DataFrame:
             planned = sim.origin + pd.Timedelta(seconds=start)
         else:
             st = "PD"
-            reason = _last_before(job.reasons, t, "None")
+            shown = shown_as(sim, job, t, heads)  # an array's pending tasks: one record
+            reason = _last_before(shown.reasons, t, "None")
             where = f"({reason})"
             elapsed = "0:00"
-            p = _last_before(job.plans, t, None)
+            p = _last_before(shown.plans, t, None)
             planned = sim.origin + pd.Timedelta(seconds=p) if p is not None else pd.NaT
         rows.append(
             {
