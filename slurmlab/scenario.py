@@ -245,6 +245,7 @@ class Scenario:
         _check_qos(qos, jobs, jobs_doc)
         if accounts:
             _check_associations(tree, jobs, jobs_doc)
+        _check_partition_accounts(cluster, tree, jobs, jobs_doc)
         seed = 0
         if doc.get("seed") is not None:
             with _entry(("seed",)):
@@ -795,6 +796,26 @@ def _check_qos(qos: tuple[Qos, ...], jobs: tuple[WorkloadJob, ...], docs: list) 
                 f"jobs[{i}]: field {field_name!r}: --qos={job.spec.qos}: Invalid qos "
                 f"specification; {hint}",
                 path=("jobs", i, field_name),
+            )
+
+
+def _check_partition_accounts(cluster: Cluster, tree: AccountTree, jobs, docs: list) -> None:
+    """Every job's account is admitted by its partition's AllowAccounts / DenyAccounts."""
+    if all(p.admits_account(None) for p in cluster.partitions):  # (no partition restricts)
+        return
+    for i, job in enumerate(jobs):
+        part = cluster.partition(job.spec.resources(cluster).partition)  # (_job resolved it)
+        account, _assoc = tree.resolve(
+            job.user or job.spec.user or "user", job.account or job.spec.account
+        )
+        if not part.admits_account(account):
+            key = next((k for k in ("account", "args", "script") if k in docs[i]), None)
+            where = f"jobs[{i}]" if key is None else f"jobs[{i}]: field {key!r}"
+            raise ScenarioError(
+                f"{where}: account {account!r} in partition {part.name!r}: Invalid account or "
+                "account/partition combination specified (the partition's AllowAccounts/"
+                "DenyAccounts do not admit it); give the job an account the partition admits",
+                path=("jobs", i) if key is None else ("jobs", i, key),
             )
 
 

@@ -180,6 +180,36 @@ def test_overlapping_partitions_share_nodes():
     assert reasons(result, at=3)["p"] == "(Resources)"
 
 
+TIERS = Cluster.from_slurm_conf(
+    "NodeName=n[1-4] CPUs=4 RealMemory=4000\n"
+    "PartitionName=high Nodes=ALL PriorityTier=10 MaxTime=UNLIMITED\n"
+    "PartitionName=low Nodes=ALL PriorityTier=1 Default=YES MaxTime=UNLIMITED\n"
+)
+
+
+TIERS_TWO = Cluster.from_slurm_conf(
+    "NodeName=n[1-2] CPUs=4 RealMemory=4000\n"
+    "PartitionName=high Nodes=ALL PriorityTier=10 MaxTime=UNLIMITED\n"
+    "PartitionName=low Nodes=ALL PriorityTier=1 Default=YES MaxTime=UNLIMITED\n"
+)
+
+
+@pytest.mark.parametrize("policy", ["fifo", "easy", "conservative", "slurm"])
+def test_a_blocked_partition_keeps_its_nodes_from_every_later_job(policy):
+    """Overlapping partitions: the high-tier job w waits for all four nodes; the low-tier
+    job late may not take the idle n3 in the main pass (job_scheduler.c: "Do not schedule
+    more jobs in this partition or on nodes in this partition"), nor backfill delay w."""
+    result = run(
+        job("a", "-p high -N 1 --exclusive -t 60", runtime=3600),
+        job("b", "-p high -N 1 --exclusive -t 60", runtime=3600),
+        job("w", "-p high -N 4 --exclusive -t 60", runtime=3600),
+        job("late", "-p low -N 1 --exclusive -t 600", runtime=36000),
+        policy=policy,
+        cluster=TIERS,
+    )
+    assert starts(result) == {"a": 0, "b": 0, "w": 3600, "late": 7200}
+
+
 # -- time ---------------------------------------------------------------------------------------------
 def test_a_job_ending_at_t_frees_its_nodes_for_a_job_starting_at_t():
     """Same-time rule: at one instant ends come first, then arrivals, then one pass."""
@@ -511,6 +541,55 @@ def test_slurm_backfill_tests_at_most_bf_max_job_test_jobs(bf_max_job_test, shor
         bf_max_job_test=bf_max_job_test,
     )
     assert starts(result) == {"running": 0, "w1": 600, "w2": 1200, "short": short_start}
+
+
+def test_a_job_beyond_bf_max_job_test_has_no_expected_start():
+    """Each backfill cycle clears every pending job's expected start before testing
+    (backfill.c _clear_job_estimates; slurm.conf(5): "Until an attempt is made to backfill
+    schedule a job, its expected initiation time value will not be set"). With
+    bf_max_job_test=1 only the high-tier job 3 is tested once it arrives: job 2 loses the
+    start an earlier cycle gave it (both need both nodes: they cannot both start at 2 h)."""
+    result = run(
+        job("1", "-p low -N 1 --exclusive -t 120", submit=0, runtime=7200),
+        job("2", "-p low -N 2 --exclusive -t 60", submit=0, runtime=3600),
+        job("3", "-p high -N 2 --exclusive -t 60", submit=40, runtime=3600),
+        policy="slurm",
+        cluster=TIERS_TWO,
+        bf_max_job_test=1,
+    )
+    planned = result.squeue(at=35).set_index("JOBID")["START_TIME"]
+    assert planned["2"] == at(7200)
+    planned = result.squeue(at=100).set_index("JOBID")["START_TIME"]
+    assert planned["3"] == at(7200)
+    assert pd.isna(planned["2"])
+
+
+def test_partitions_over_the_same_nodes_name_their_first_jobs_resources():
+    """Two partitions over the same nodes: high's job (beyond bf_window: no reservation)
+    and low's only pending job share a request shape, but each is the first in line of its
+    partition and waits for Resources; low's job is not told jobs of low are ahead."""
+    result = run(
+        job("1", "-p low -N 1 --exclusive -t 600", submit=0, runtime=36000),
+        job("2", "-p high -N 2 --exclusive -t 60", submit=1, runtime=3600),
+        job("3", "-p low -N 2 --exclusive -t 60", submit=2, runtime=3600),
+        policy="slurm",
+        cluster=TIERS_TWO,
+        bf_window=60,
+    )
+    assert reasons(result, at=65) == {"1": "n1", "2": "(Resources)", "3": "(Resources)"}
+
+
+def test_bf_interval_minus_one_turns_backfill_off():
+    """bf_interval=-1: no backfill cycle (backfill.c skips them); the main scheduler alone
+    never starts the short job behind the blocked wide one."""
+    result = run(
+        job("running", "-N 3 --exclusive -t 10", submit=0, runtime=600),
+        job("wide", "-N 4 --exclusive -t 10", submit=1, runtime=600),
+        job("short", "-N 1 --exclusive -t 5", submit=2, runtime=300),
+        policy="slurm",
+        bf_interval=-1,
+    )
+    assert starts(result) == {"running": 0, "wide": 600, "short": 1200}
 
 
 @pytest.mark.parametrize("policy", ["slurm", "conservative", "easy"])

@@ -512,7 +512,7 @@ def test_unknown_partition_is_rejected():
 def test_partition_limits_do_not_reject():
     """MaxTime and MaxNodes leave a job pending (EnforcePartLimits=NO); they do not reject it."""
     c = Cluster.from_slurm_conf(
-        "NodeName=n[1-4] CPUs=4\nPartitionName=p Nodes=ALL MaxTime=1:00:00 MaxNodes=1"
+        "NodeName=n[1-4] CPUs=4\nPartitionName=p Nodes=ALL Default=YES MaxTime=1:00:00 MaxNodes=1"
     )
     res = args("-N 3 -t 10:00:00").resources(c)
     assert (res.nodes, res.time_limit) == (3, timedelta(hours=10))

@@ -379,3 +379,37 @@ def test_a_cluster_built_in_python_checks_its_settings_too():
     """Settings given in Python (a scenario's ``settings:``) get the same checks."""
     with pytest.raises(SlurmlabError, match=r"Cluster 'c': JobRequeue='no' must be 0"):
         Cluster("c", (Node("n1"),), (Partition("p", ("n1",)),), {"JobRequeue": "no"})
+
+
+@pytest.mark.parametrize(
+    ("params", "words"),
+    [
+        ("bf_window=abc", "bf_window='abc' must be a whole number from 1 to 43200 (minutes"),
+        ("bf_interval=30s", "bf_interval='30s' must be a whole number from 1 to 10800"),
+        ("bf_resolution=5000", "bf_resolution='5000' must be a whole number from 1 to 3600"),
+        ("bf_window=1.5", "bf_window='1.5'"),
+        ("bf_window=10,bf_window=20", "gives bf_window twice"),
+        ("BF_MAX_JOB_TEST=0", "bf_max_job_test='0'"),
+    ],
+)
+def test_a_bad_scheduler_parameter_names_its_line(params, words):
+    """SchedulerParameters the slurm policy models are whole numbers in sched/backfill's
+    ranges (backfill.c _load_config); names match in any case, as in slurmctld."""
+    with pytest.raises(ConfigError, match=r"line 1: SchedulerParameters ") as info:
+        Cluster.from_slurm_conf(f"SchedulerParameters={params}\nNodeName=n1 CPUs=4\n")
+    assert words in str(info.value)
+
+
+def test_scheduler_parameters_not_modelled_are_named_in_a_warning():
+    """Options that would change scheduling but are not modelled are named (ignored);
+    those that only tune slurmctld's own work (bf_continue...) are not."""
+    import slurmlab
+
+    conf = "SchedulerParameters=bf_continue,bf_max_job_user=2,BF_INTERVAL=5\nNodeName=n1 CPUs=4\n"
+    cluster = Cluster.from_slurm_conf(conf)
+    with pytest.warns(UserWarning, match=r"SchedulerParameters bf_max_job_user: not modelled"):
+        lab = slurmlab.Lab(cluster, policy="slurm")
+    assert lab.sim.policy.bf_interval == 5
+    builtin = Cluster.from_slurm_conf("SchedulerType=sched/builtin\nNodeName=n1 CPUs=4\n")
+    with pytest.warns(UserWarning, match=r"SchedulerType=sched/builtin.*policy='fifo'"):
+        slurmlab.Lab(builtin, policy="slurm")

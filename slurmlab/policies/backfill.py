@@ -47,7 +47,9 @@ def _profile(
     else:
         releases = [(r.expected_end, r.nodes, r.usage) for r in view.running]
     releases += started
-    prof = make_profile(view.now, view.free if free is None else free, view.capacity, releases)
+    prof = make_profile(
+        view.now, view.free if free is None else free, view.capacity, releases, view.weights
+    )
     for t0, t1, usage in view.blocked_windows:  # advance reservations held by others
         if t1 > view.now:
             nodes = tuple(int(i) for i in np.flatnonzero(usage.any(axis=1)))
@@ -86,7 +88,10 @@ class Fifo:
     """Strict priority order; the queue blocks at the first job that cannot start, per partition.
 
     Slurm's main scheduler without backfill: once a job of a partition is left
-    pending, no later job of that partition starts in this pass (sched_config).
+    pending, no later job of that partition starts in this pass (sched_config), nor any
+    job on that partition's nodes, whatever its own partition (job_scheduler.c: "Do not
+    schedule more jobs in this partition or on nodes in this partition"): with
+    overlapping partitions a lower-tier job cannot take the nodes a blocked one waits for.
     """
 
     name: str = "fifo"
@@ -106,6 +111,10 @@ class Fifo:
         blocked: set[str] = set() if view.resume is None else view.resume
         ranks = view.free_ranks(free)
         capacity, up, partitions = view.capacity, view.up, view.partitions
+        usable = up  # up nodes outside every blocked partition
+        for p in blocked:
+            if p in view.partition_nodes:
+                usable = usable & ~view.partition_nodes[p]
         d.resume = blocked
         for n, job in enumerate(view.queue, start=view.start):
             if limit is not None and n >= limit:
@@ -119,10 +128,13 @@ class Fifo:
             nodes = None
             if job.may_fit(ranks):
                 nodes = choose_nodes(
-                    free, capacity, job.demand, job.count, job.mask & up, job.exclusive
-                )
+                    free, capacity, job.demand, job.count, job.mask & usable, job.exclusive,
+                    view.weights,
+                )  # fmt: skip
             if nodes is None:
                 blocked.add(job.partition)
+                if job.partition in view.partition_nodes:  # its nodes are held for it
+                    usable = usable & ~view.partition_nodes[job.partition]
                 d.reasons[job.id] = "Resources"
                 if len(blocked) >= partitions:
                     # every partition with queued jobs is blocked: the rest wait for Priority
@@ -180,8 +192,9 @@ class Easy(Fifo):
                     mask = job.mask if all_up else job.mask & up
                     if prof is None:
                         nodes = choose_nodes(
-                            free, capacity, job.demand, job.count, mask, job.exclusive
-                        )
+                            free, capacity, job.demand, job.count, mask, job.exclusive,
+                            view.weights,
+                        )  # fmt: skip
                     else:
                         nodes = prof.fits(
                             job.demand, job.count, mask, job.limit, exclusive=job.exclusive
@@ -368,7 +381,7 @@ def _undisturbed(start: float, end: float, *changes: list[tuple[float, float, bo
 
 
 _BF_KEYS = {
-    "bf_interval": "seconds between backfill cycles, e.g. 30",
+    "bf_interval": "seconds between backfill cycles (-1: none), e.g. 30",
     "bf_resolution": "seconds, e.g. 60",
     "bf_window": "minutes, e.g. 1440",
     "bf_max_job_test": "jobs, e.g. 500",
@@ -394,12 +407,14 @@ class SlurmBackfill(Conservative):
     def __post_init__(self):
         for key in (*_BF_KEYS, "default_queue_depth"):
             value = getattr(self, key)
+            if key == "bf_interval" and value == -1:
+                continue  # as in Slurm: no backfill cycles, the main scheduler only
             if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
                 raise SlurmlabError(
                     f"SchedulerParameters {key}={value!r} must be a positive number"
                     + (f" ({_BF_KEYS[key]})" if key in _BF_KEYS else "")
                 )
-        self.interval = float(self.bf_interval)
+        self.interval = None if self.bf_interval == -1 else float(self.bf_interval)
 
     def schedule(self, view: QueueView) -> Decision:
         """The main scheduler: FIFO per partition over the first ``default_queue_depth`` jobs."""
@@ -429,12 +444,16 @@ class SlurmBackfill(Conservative):
             hopeless = {}
             waiting = set()  # partitions whose first job in line is left waiting (Resources)
         beyond = False  # some job was planned beyond the window
-        d.complete = True  # (unless bf_max_job_test leaves jobs untested: they keep theirs)
+        # Each cycle clears every pending job's expected start first (backfill.c,
+        # _clear_job_estimates): one beyond bf_max_job_test has none ("Until an attempt is
+        # made to backfill schedule a job, its expected initiation time value will not be set")
+        d.complete = True
         for n, job in enumerate(view.queue, start=view.start):
             if n >= self.bf_max_job_test:
-                d.complete = False
                 break
-            shape = _request_shape(job)
+            # (partitions over the same nodes share a mask: a shape counts per partition,
+            # since the first job of each partition waits for Resources, the rest Priority)
+            shape = (job.partition, _request_shape(job))
             seen = hopeless.get(shape)
             if seen is not None and job.limit >= seen[0]:
                 d.reasons[job.id] = "Resources" if seen[1] else "Priority"

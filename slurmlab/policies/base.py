@@ -9,7 +9,7 @@ reservation at a future time, and the pending reason of every job it looked at.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -114,6 +114,11 @@ class QueueView:
     #: ids of jobs whose pending reason is not "Priority" (a policy need not repeat it)
     odd: Collection[int] = frozenset()
     whole: bool = False  # ``queue`` holds every queued job (none left out by limits etc.)
+    #: each partition's nodes (a mask over nodes): Slurm's main scheduler keeps a blocked
+    #: partition's nodes from the later jobs of its pass, whatever their partition
+    partition_nodes: Mapping[str, np.ndarray] = field(default_factory=dict)
+    #: node Weights (slurm.conf): best fit takes the lowest first; None when all alike
+    weights: np.ndarray | None = None
 
     def free_ranks(self, free: np.ndarray | None = None) -> tuple[list[int], list[int], list[int]]:
         """Free CPUs, MB and GPUs of the up nodes, each list sorted ascending: ``[r][-c]``

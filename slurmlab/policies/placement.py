@@ -1,10 +1,12 @@
 """Node selection: which nodes a job gets when several would do.
 
 Deterministic best fit: among the nodes the job may use and on which its
-per-node demand fits, take those with the fewest free GPUs, then the fewest free
-CPUs, then the least free memory, then the lowest index (slurm.conf order, i.e.
-the lowest node name). GPU jobs thus pack onto partly used GPU nodes and
-CPU-only jobs prefer nodes without GPUs. ``--exclusive`` needs wholly idle nodes.
+per-node demand fits, take those with the lowest Weight (slurm.conf(5): "jobs will be
+allocated the nodes with the lowest weight which satisfies their requirements"), then
+the fewest free GPUs, then the fewest free CPUs, then the least free memory, then the
+lowest index (slurm.conf order, i.e. the lowest node name). GPU jobs thus pack onto
+partly used GPU nodes and CPU-only jobs prefer nodes without GPUs. ``--exclusive``
+needs wholly idle nodes. ``weights`` is None when every node has the same Weight.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ def choose_nodes(
     count: int,
     mask: np.ndarray,
     exclusive: bool = False,
+    weights: np.ndarray | None = None,
 ) -> tuple[int, ...] | None:
     """The ``count`` best-fit node indices for ``demand``, or None when fewer fit."""
     if len(free) == 1:  # a one-node pool (SWF traces): skip numpy's per-call overhead
@@ -60,15 +63,21 @@ def choose_nodes(
         if exclusive and not (f == capacity[0]).all():
             return None
         return (0,)
-    return best_fit(free, fitting_mask(free, capacity, demand, mask, exclusive).nonzero()[0], count)
+    ok = fitting_mask(free, capacity, demand, mask, exclusive)
+    return best_fit(free, ok.nonzero()[0], count, weights)
 
 
-def best_fit(free: np.ndarray, idx: np.ndarray, count: int) -> tuple[int, ...] | None:
+def best_fit(
+    free: np.ndarray, idx: np.ndarray, count: int, weights: np.ndarray | None = None
+) -> tuple[int, ...] | None:
     """The ``count`` best-fit nodes among the fitting nodes ``idx`` (ascending), or None."""
     if len(idx) < count:
         return None
     if len(idx) == count:  # no choice to make: skip the sort
         return tuple(idx.tolist())
     sub = free[idx]
-    order = np.lexsort((idx, sub[:, MEM], sub[:, CPU], sub[:, GPU]))
+    if weights is None:
+        order = np.lexsort((idx, sub[:, MEM], sub[:, CPU], sub[:, GPU]))
+    else:
+        order = np.lexsort((idx, sub[:, MEM], sub[:, CPU], sub[:, GPU], weights[idx]))
     return tuple(sorted(idx[order[:count]].tolist()))

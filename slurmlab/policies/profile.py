@@ -50,7 +50,7 @@ class Profile:
     that starts at the same instant: planning may count on them, starting now may not.
     """
 
-    __slots__ = ("capacity", "free", "now", "times")
+    __slots__ = ("capacity", "free", "now", "times", "weights")
 
     def __init__(
         self,
@@ -58,9 +58,11 @@ class Profile:
         free: np.ndarray,
         capacity: np.ndarray,
         releases: Iterable[tuple[float, tuple[int, ...], np.ndarray]] = (),
+        weights: np.ndarray | None = None,
     ):
         self.now = now
         self.capacity = capacity
+        self.weights = weights  # node Weights (None: all alike), for best fit
         rel = sorted(releases, key=_first)
         if not rel:
             self.times = [now]
@@ -119,7 +121,7 @@ class Profile:
     ) -> tuple[int, ...] | None:
         """Nodes on which the job fits from interval ``at`` for ``duration`` seconds, or None."""
         window = self._window(at, self.times[at] + duration)
-        return choose_nodes(window, self.capacity, demand, count, mask, exclusive)
+        return choose_nodes(window, self.capacity, demand, count, mask, exclusive, self.weights)
 
     def earliest(
         self,
@@ -206,9 +208,9 @@ class Profile:
             return None
         window = self.free[i] if j == i + 1 else _MIN(self.free[i:j], axis=0)
         if exclusive:  # choose_nodes tests the window's minimum (the same unless free > capacity)
-            return choose_nodes(window, self.capacity, demand, count, mask, exclusive)
+            return choose_nodes(window, self.capacity, demand, count, mask, exclusive, self.weights)
         # for count >= 1 the nodes fitting throughout the window are those choose_nodes takes
-        return best_fit(window, clean.nonzero()[0], count)
+        return best_fit(window, clean.nonzero()[0], count, self.weights)
 
     def replan(
         self,
@@ -487,8 +489,8 @@ def _span(prof, start: float, end: float, at: int | None) -> tuple[int, int]:
     return i, j
 
 
-def make_profile(now, free, capacity, releases=()):
+def make_profile(now, free, capacity, releases=(), weights=None):
     """A :class:`Profile`, or its plain-Python twin for a one-node pool."""
     if len(capacity) == 1:
         return PoolProfile(now, free, capacity, releases)
-    return Profile(now, free, capacity, releases)
+    return Profile(now, free, capacity, releases, weights)

@@ -253,7 +253,7 @@ class Controller:
         return QueueView(
             now, queue, running, self.free, self.capacity, self.up, self.node_names,
             self.blocked_windows, self._parts_queued, resume, start, self._smallest_cpus(),
-            self._odd, not self._filtering(),
+            self._odd, not self._filtering(), self.partition_nodes, self.weights,
         )  # fmt: skip
 
     def _filtering(self) -> bool:
@@ -340,7 +340,7 @@ class Controller:
             _r, mask = self.reservations[job.spec.reservation]
             nodes = choose_nodes(
                 self.free, self.capacity, job.demand, job.count, job.mask & mask & self.up,
-                job.exclusive,
+                job.exclusive, self.weights,
             )  # fmt: skip
             if nodes is None:
                 self._set_reason(job, "Resources")
@@ -391,7 +391,7 @@ class Controller:
                 free[list(victim.nodes)] += victim.usage
                 chosen.append(victim)
                 nodes = choose_nodes(
-                    free, self.capacity, job.demand, job.count, mask, job.exclusive
+                    free, self.capacity, job.demand, job.count, mask, job.exclusive, self.weights
                 )
                 if nodes is not None:
                     break

@@ -196,6 +196,18 @@ class Simulation(Controller, Lifecycles):
         self.env = simpy.Environment()
         self.node_names = [n.name for n in cluster.nodes]
         self.node_index = {n: i for i, n in enumerate(self.node_names)}
+        self._account_rules = {  # partitions with AllowAccounts / DenyAccounts
+            p.name: p
+            for p in cluster.partitions
+            if {k.lower() for k in p.options} & {"allowaccounts", "denyaccounts"}
+        }
+        weights = [n.weight for n in cluster.nodes]  # (None when every node weighs the same)
+        self.weights = np.array(weights) if len(set(weights)) > 1 else None
+        self.partition_nodes: dict[str, np.ndarray] = {}  # each partition's nodes, as a mask
+        for p in cluster.partitions:
+            mask = np.zeros(len(self.node_names), dtype=bool)
+            mask[[self.node_index[n] for n in p.nodes]] = True
+            self.partition_nodes[p.name] = mask
         self.capacity = np.array(
             [[n.cpus, n.memory_mb if cluster.memory_tracked else 0, n.gpus] for n in cluster.nodes],
             dtype=np.int64,
@@ -418,6 +430,13 @@ class Simulation(Controller, Lifecycles):
                 f"{', '.join(sorted(self.qos))})"
             )
         job.assoc = assoc if self.has_accounts else None
+        rule = self._account_rules.get(res.partition)
+        if rule is not None and not rule.admits_account(job.account):
+            raise RequestError(
+                f"job {job.key}: account {job.account!r} in partition {res.partition!r}: "
+                "Invalid account or account/partition combination specified (the partition's "
+                "AllowAccounts/DenyAccounts do not admit it)"
+            )
         if self.has_accounts and job.assoc is None:
             raise RequestError(
                 f"job {job.key}: user {job.user!r} account {job.account!r}: Invalid account or "
@@ -599,6 +618,8 @@ class Simulation(Controller, Lifecycles):
         if part.max_time is not None and job.limit > part.max_time.total_seconds():
             return "PartitionTimeLimit"
         if part.max_nodes is not None and job.count > part.max_nodes:
+            return "PartitionNodeLimit"
+        if job.count < part.min_nodes:  # (EnforcePartLimits=NO, the default: it pends)
             return "PartitionNodeLimit"
         q = self.qos[job.qos]
         if q.max_wall is not None and job.limit > q.max_wall.total_seconds():

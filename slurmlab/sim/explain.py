@@ -29,7 +29,7 @@ _WORDS = {
     "(scancel it, or resubmit with a dependency that can be met)",
     "BeginTime": "its --begin time has not come yet",
     "PartitionTimeLimit": "its time limit {tl} exceeds partition {p}'s MaxTime {mt}",
-    "PartitionNodeLimit": "it asks for {n} nodes but partition {p} allows at most {mn} per job",
+    "PartitionNodeLimit": "it asks for {n} nodes but partition {p} allows {nodes} per job",
     "JobArrayTaskLimit": "its array already runs the maximum number of tasks (%{thr})",
     "ReqNodeNotAvail": "a node it needs is down or drained",
 }
@@ -42,6 +42,36 @@ def _up_at(sim: Simulation, t: float) -> np.ndarray:
             break
         state[name] = st
     return np.array([state[n] not in ("DOWN", "DRAIN", "FUTURE") for n in sim.node_names])
+
+
+def _held_from(
+    sim: Simulation, job, t: float, partition: str | None = None, *, ahead_only: bool = True
+) -> np.ndarray:
+    """Nodes the main scheduler keeps from ``job`` at ``t`` (``fifo`` and ``slurm``): those
+    of every other partition where a queued job ahead of it waits, since a blocked
+    partition's nodes go to no later job of the pass. ``ahead_only=False`` counts every
+    queued job of the other partitions (a job moved to another partition may change tier).
+    ``partition``: the job's, or the one it would move to."""
+    held = np.zeros(len(sim.node_names), dtype=bool)
+    partition = partition or job.partition
+    if getattr(sim.policy, "name", None) not in ("fifo", "slurm"):
+        return held
+    key = job.sort_key()
+    for other in sim.jobs.values():
+        if other is job or other.partition == partition or held[other.mask].all():
+            continue
+        if ahead_only and other.sort_key() >= key:
+            continue
+        if _state_at(sim, other, t) != "pending":
+            continue
+        reason = "None"
+        for when, r in shown_as(sim, other, t).reasons:
+            if when > t:
+                break
+            reason = r
+        if reason in ("Resources", "Priority"):  # in the queue (not held back by a rule)
+            held |= sim.partition_nodes[other.partition]
+    return held
 
 
 def _state_at(sim: Simulation, job, t: float) -> str:
@@ -73,18 +103,22 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
     text = _WORDS.get(reason, "it waits ({r})").format(
         p=job.partition, r=reason, d=",".join(map(str, job.deps)),
         tl=format_duration(None if math.isinf(job.limit) else timedelta(seconds=job.limit)),
-        mt=format_duration(part.max_time), n=job.count, mn=part.max_nodes, thr=job.throttle,
+        mt=format_duration(part.max_time), n=job.count, thr=job.throttle,
+        nodes=f"at least {part.min_nodes}" if job.count < part.min_nodes
+        else f"at most {part.max_nodes}",
     )  # fmt: skip
     lines = [f"Job {job.key} is pending ({reason}): {text}."]
     if reason in ("PartitionTimeLimit",):
         lines.append(f"Fix: ask for at most -t {format_duration(part.max_time)}.")
-    if reason == "PartitionNodeLimit":
+    if reason == "PartitionNodeLimit" and job.count < part.min_nodes:
+        lines.append(f"Fix: ask for --nodes={part.min_nodes} or more, or another partition.")
+    elif reason == "PartitionNodeLimit":
         lines.append(f"Fix: ask for --nodes={part.max_nodes} or fewer.")
     if reason not in ("Priority", "Resources"):
         return " ".join(lines)
     free = sim.capacity - used_at(sim, t)
     up = _up_at(sim, t)
-    mask = job.mask & up
+    mask = job.mask & up & ~_held_from(sim, job, t)
     # planned starts of other jobs from now on (reservations a change must not delay)
     plans = (_plan_at(j, t) for j in sim.jobs.values() if j is not job)
     ahead = [p for _when, p in filter(None, plans) if p is not None and p >= t]
@@ -123,7 +157,8 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
         omask = np.zeros(len(sim.node_names), dtype=bool)
         omask[[sim.node_index[n] for n in res.candidates]] = True
         demand = np.array([res.cpus_per_node, res.mem_per_node_mb, res.gpus_per_node])
-        if choose_nodes(free, sim.capacity, demand, res.nodes, omask & up, res.whole_node):
+        omask &= up & ~_held_from(sim, job, t, other.name, ahead_only=False)
+        if choose_nodes(free, sim.capacity, demand, res.nodes, omask, res.whole_node):
             hints.append(f"partition {other.name!r} has room for it now (-p {other.name})")
     if hints:
         lines.append(

@@ -225,8 +225,9 @@ class Lifecycles:
         self._changed()
         if state == "DRAIN":
             self._drained.add(name)
-        elif state == "IDLE":
+        elif state == "IDLE":  # (resumed: a node failed for good is back in service too)
             self._drained.discard(name)
+            self._down_for_good.discard(name)
         self.node_state[name] = state
         self.up[i] = state not in ("DOWN", "DRAIN", "FUTURE")
         self._nodes_out = not self.up.all()

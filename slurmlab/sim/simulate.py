@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from collections.abc import Sequence
 
 from slurmlab.errors import SlurmlabError
@@ -11,7 +12,7 @@ from slurmlab.policies.fairshare import Account
 from slurmlab.sim.engine import Simulation
 from slurmlab.sim.faults import NodeFailure, RandomFailures
 from slurmlab.sim.result import SimulationResult
-from slurmlab.spec.cluster import Cluster
+from slurmlab.spec.cluster import SCHEDULER_PARAMETERS, Cluster
 from slurmlab.spec.qos import Qos, Reservation
 from slurmlab.spec.units import parse_instant
 from slurmlab.spec.workload import Action, Workload
@@ -107,20 +108,39 @@ def simulate(
     return SimulationResult(sim, name, time.perf_counter() - t0)
 
 
-_SLURM_KEYS = {
-    "bf_interval": float,
-    "bf_resolution": float,
-    "bf_window": float,
-    "bf_max_job_test": int,
-    "default_queue_depth": int,
-}
+#: SchedulerParameters that change nothing in a simulation whose cycles take no time
+#: (they tune how slurmctld yields its locks or spreads its work).
+_NO_EFFECT = {
+    "bf_continue", "bf_yield_interval", "bf_yield_sleep", "bf_max_time", "max_rpc_cnt",
+    "max_rpc_count", "bf_node_space_size", "max_sched_time", "sched_min_interval",
+}  # fmt: skip
 
 
 def slurm_params(cluster: Cluster) -> dict:
-    """The ``slurm`` policy's parameters from the cluster's SchedulerParameters line."""
+    """The ``slurm`` policy's parameters from the cluster's SchedulerParameters line.
+
+    Values were checked when the cluster was read (whole numbers in Slurm's ranges).
+    ``bf_interval=-1`` turns the backfill cycles off, as in Slurm. SchedulerParameters that
+    would change scheduling but are not modelled, and a SchedulerType other than
+    sched/backfill, are named in a warning (they are ignored).
+    """
+    given = cluster.scheduler_parameters
     out = {}
-    for key, conv in _SLURM_KEYS.items():
-        value = cluster.scheduler_parameters.get(key)
-        if value:
-            out[key] = conv(value)
+    for key in SCHEDULER_PARAMETERS:
+        if given.get(key):
+            out[key] = int(given[key])
+    ignored = sorted(k for k in given if k not in SCHEDULER_PARAMETERS and k not in _NO_EFFECT)
+    if ignored:
+        warnings.warn(
+            f"SchedulerParameters {', '.join(ignored)}: not modelled by slurmlab's slurm "
+            f"policy, which ignores them (it models {', '.join(SCHEDULER_PARAMETERS)})",
+            stacklevel=3,
+        )
+    stype = (cluster.setting("SchedulerType", "sched/backfill") or "").strip().lower()
+    if stype != "sched/backfill":
+        warnings.warn(
+            f"SchedulerType={stype}: the slurm policy models sched/backfill; for Slurm's "
+            "sched/builtin (strict priority order, no backfill) use policy='fifo'",
+            stacklevel=3,
+        )
     return out

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from slurmlab.errors import ConfigError, SlurmlabError
+from slurmlab.errors import ConfigError, RequestError, SlurmlabError
 from slurmlab.spec.units import compress_hostlist, format_duration, parse_duration
 
 __all__ = ["Cluster", "Gres", "Node", "Partition", "parse_gres"]
@@ -186,6 +186,7 @@ class Partition:
     max_time: timedelta | None = None
     default_time: timedelta | None = None
     max_nodes: int | None = None
+    min_nodes: int = 1
     priority_tier: int = 1
     priority_job_factor: int = 1
     state: str = "UP"
@@ -205,6 +206,18 @@ class Partition:
         object.__setattr__(self, "state", self.state.upper())
         if self.max_nodes is not None and self.max_nodes < 1:
             raise SlurmlabError(f"Partition {self.name!r}: MaxNodes={self.max_nodes} must be >= 1")
+        if self.min_nodes < 0:
+            raise SlurmlabError(f"Partition {self.name!r}: MinNodes={self.min_nodes} must be >= 0")
+
+    def admits_account(self, account: str | None) -> bool:
+        """AllowAccounts / DenyAccounts (slurm.conf(5)): whether jobs of ``account`` may
+        run here (Slurm rejects others at submission)."""
+        opts = {k.lower(): v for k, v in self.options.items()}
+        allow = [a.strip() for a in opts.get("allowaccounts", "ALL").split(",") if a.strip()]
+        deny = [a.strip() for a in opts.get("denyaccounts", "").split(",") if a.strip()]
+        if allow != ["ALL"] and account not in allow:
+            return False
+        return account not in deny
 
     @property
     def time_limit_default(self) -> timedelta | None:
@@ -309,7 +322,7 @@ class Cluster:
         raise SlurmlabError(f"Cluster {self.name!r}: no node named {name!r}")
 
     def partition(self, name: str | None = None) -> Partition:
-        """The named partition, or the default one (Default=YES, else the first) for None."""
+        """The named partition, or the default one (Default=YES) for None."""
         if name is None:
             return self.default_partition
         for p in self.partitions:
@@ -322,12 +335,22 @@ class Cluster:
 
     @property
     def default_partition(self) -> Partition:
+        """The Default=YES partition, where a job without ``-p`` goes. Without one Slurm
+        rejects such a job ("No partition specified or system default partition")."""
         if not self.partitions:
             raise SlurmlabError(f"Cluster {self.name!r}: it has no partitions")
         for p in self.partitions:
             if p.default:
                 return p
-        return self.partitions[0]
+        raise RequestError(
+            "No partition specified or system default partition: give -p "
+            f"({', '.join(p.name for p in self.partitions)}), or mark one partition "
+            "Default=YES in slurm.conf"
+        )
+
+    @property
+    def has_default_partition(self) -> bool:
+        return any(p.default for p in self.partitions)
 
     def setting(self, key: str, default: str | None = None) -> str | None:
         """A global slurm.conf setting by name (case-insensitive), as text."""
@@ -339,14 +362,15 @@ class Cluster:
 
     @property
     def scheduler_parameters(self) -> dict[str, str]:
-        """``SchedulerParameters`` as a dict (``bf_interval=5`` -> ``{'bf_interval': '5'}``)."""
+        """``SchedulerParameters`` as a dict, names in lower case (``bf_interval=5`` ->
+        ``{'bf_interval': '5'}``)."""
         raw = self.setting("SchedulerParameters", "") or ""
         out = {}
         for item in raw.split(","):
             item = item.strip()
             if item:
                 k, _, v = item.partition("=")
-                out[k.strip()] = v.strip()
+                out[k.strip().lower()] = v.strip()  # (slurmctld matches them in any case)
         return out
 
     @property
@@ -415,20 +439,28 @@ class Cluster:
 
 def _state_word(state: str) -> str:
     s = state.lower()
-    return {"up": "idle", "unknown": "unk"}.get(s, s)
+    return {"up": "idle", "unknown": "unk", "future": "futr"}.get(s, s)
 
 
 def sinfo_frame(cluster: Cluster, node_states: Mapping[str, str]) -> pd.DataFrame:
+    """sinfo's default view: a row per partition and node state. Like sinfo without
+    ``--all``/``--future``, it leaves out Hidden=YES partitions and FUTURE nodes."""
     rows = []
+    default = next((p for p in cluster.partitions if p.default), None)
     for p in cluster.partitions:
+        hidden = {k.lower(): v for k, v in p.options.items()}.get("hidden", "NO")
+        if str(hidden).upper() == "YES":
+            continue
         groups: dict[str, list[str]] = {}
         for n in p.nodes:
+            if cluster.node(n).state.upper() == "FUTURE":
+                continue
             st = node_states.get(n) or _state_word(cluster.node(n).state)
             groups.setdefault(st, []).append(n)
         for st, names in groups.items():
             rows.append(
                 {
-                    "PARTITION": p.name + ("*" if p is cluster.default_partition else ""),
+                    "PARTITION": p.name + ("*" if p is default else ""),
                     "AVAIL": p.state.lower() if p.state != "INACTIVE" else "inact",
                     "TIMELIMIT": "infinite" if p.max_time is None else format_duration(p.max_time),
                     "NODES": len(names),
@@ -501,6 +533,43 @@ _TIMES = ("PriorityDecayHalfLife", "PriorityCalcPeriod", "PriorityMaxAge")
 _UINT32_MAX = 4294967295
 
 
+#: SchedulerParameters the ``slurm`` policy models: (lowest, highest) whole value Slurm
+#: accepts (sched/backfill's _load_config; bf_window in minutes), and what it means.
+SCHEDULER_PARAMETERS = {
+    "bf_interval": (1, 10800, "seconds between backfill cycles (-1: no backfill), e.g. 30"),
+    "bf_resolution": (1, 3600, "seconds, e.g. 60"),
+    "bf_window": (1, 43200, "minutes, e.g. 1440"),
+    "bf_max_job_test": (1, 1000000, "jobs, e.g. 500"),
+    "default_queue_depth": (1, 1000000, "jobs, e.g. 100"),
+}
+
+
+def scheduler_parameters_problem(value: str) -> str | None:
+    """What is wrong with a SchedulerParameters line's modelled options, or None.
+
+    >>> scheduler_parameters_problem("bf_interval=5,bf_window=abc")
+    "SchedulerParameters bf_window='abc' must be a whole number from 1 to 43200 (minutes, e.g. 1440)"
+    """
+    seen: set[str] = set()
+    for item in str(value).split(","):
+        key, _, raw = item.strip().partition("=")
+        key, raw = key.strip().lower(), raw.strip()  # (slurmctld matches them in any case)
+        if key not in SCHEDULER_PARAMETERS:
+            continue
+        if key in seen:
+            return f"SchedulerParameters gives {key} twice; keep one"
+        seen.add(key)
+        low, high, what = SCHEDULER_PARAMETERS[key]
+        if key == "bf_interval" and raw == "-1":
+            continue
+        if not raw.isdigit() or not low <= int(raw) <= high:
+            return (
+                f"SchedulerParameters {key}={raw!r} must be a whole number from {low} to "
+                f"{high} ({what})"
+            )
+    return None
+
+
 def setting_problem(key: str, value: str) -> str | None:
     """What is wrong with a scheduler setting of slurm.conf, or None when Slurm would take it.
 
@@ -520,6 +589,8 @@ def setting_problem(key: str, value: str) -> str | None:
             if not text.isdigit() or int(text) > _UINT32_MAX:
                 return f"{key}={value!r} must be a whole number from 0 to {_UINT32_MAX}, e.g. 1000"
             return None
+    if low == "schedulerparameters":
+        return scheduler_parameters_problem(text)
     if low == "priorityweighttres":
         return _tres_list_problem(key, value, whole=True)
     if low == "tresbillingweights":

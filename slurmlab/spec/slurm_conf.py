@@ -13,6 +13,7 @@ PriorityCalcPeriod, PriorityMaxAge) and JobRequeue are checked as they are read.
 from __future__ import annotations
 
 import re
+import warnings
 from pathlib import Path
 
 from slurmlab.errors import ConfigError, SlurmlabError
@@ -287,6 +288,13 @@ def _fields(node: Node) -> dict:
     return {f: getattr(node, f) for f in Node.__slots__}
 
 
+#: Partition options slurmlab applies beyond the Partition fields (in lower case).
+_PARTITION_MODELLED = {
+    "defmempercpu", "defmempernode", "defmempergpu", "maxmempercpu", "maxmempernode",
+    "tresbillingweights", "hidden", "oversubscribe", "allowaccounts", "denyaccounts",
+}  # fmt: skip
+
+
 def _partition(kv: dict[str, str], no: int, source: str, all_nodes: list[str]) -> Partition:
     low = {k.lower(): (k, v) for k, v in kv.items()}
     pname = kv["PartitionName"]
@@ -320,13 +328,33 @@ def _partition(kv: dict[str, str], no: int, source: str, all_nodes: list[str]) -
 
     max_nodes = get("MaxNodes")
     known = {"partitionname", "nodes", "default", "maxtime", "defaulttime", "maxnodes"}
-    known |= {"prioritytier", "priorityjobfactor", "state", "priority"}
+    known |= {"prioritytier", "priorityjobfactor", "state", "priority", "minnodes"}
     options = {k: v for lk, (k, v) in low.items() if lk not in known}
     for k, v in options.items():  # (a partition's own TRESBillingWeights, DefMemPerCPU...)
         problem = setting_problem(k, v)
         if problem:
             raise ConfigError(f"partition {pname!r}: {problem}", source=source, line=no)
-    tier = get("PriorityTier", get("Priority", "1"))
+    over = get("OverSubscribe", "NO").upper()
+    if over not in ("NO", "EXCLUSIVE", "YES", "FORCE") and not over.startswith(("YES:", "FORCE:")):
+        raise ConfigError(
+            f"partition {pname!r}: OverSubscribe={over!r} must be NO, EXCLUSIVE, YES[:N] or "
+            "FORCE[:N]",
+            source=source,
+            line=no,
+        )
+    ignored = [k for k in options if k.lower() not in _PARTITION_MODELLED]
+    if over not in ("NO", "EXCLUSIVE"):
+        ignored.append(f"OverSubscribe={over}")
+    if ignored:
+        warnings.warn(
+            f"{source} line {no}: partition {pname!r}: {', '.join(ignored)} not modelled by "
+            "slurmlab (ignored)",
+            stacklevel=5,
+        )
+    tier = get("PriorityTier", "1")
+    job_factor = get("PriorityJobFactor", "1")
+    if get("Priority") is not None:  # the old name sets both (read_config.c)
+        tier = job_factor = get("Priority")
     state = get("State", "UP").upper()
     if state not in ("UP", "DOWN", "DRAIN", "INACTIVE"):
         raise ConfigError(
@@ -348,7 +376,8 @@ def _partition(kv: dict[str, str], no: int, source: str, all_nodes: list[str]) -
             else _int(max_nodes, "MaxNodes", no, source)
         ),
         priority_tier=_int(tier, "PriorityTier", no, source),
-        priority_job_factor=_int(get("PriorityJobFactor", "1"), "PriorityJobFactor", no, source),
+        priority_job_factor=_int(job_factor, "PriorityJobFactor", no, source),
+        min_nodes=_int(get("MinNodes", "1"), "MinNodes", no, source),
         state=state,
         options=options,
     )

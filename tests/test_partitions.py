@@ -1,0 +1,139 @@
+"""Partition and node settings of slurm.conf as Slurm applies them: MinNodes, the old
+Priority= name, no default partition, Hidden partitions and FUTURE nodes in sinfo, a
+node failed for good and then resumed, and node Weight."""
+
+from __future__ import annotations
+
+import pytest
+
+from slurmlab import Cluster, Lab
+from slurmlab.errors import RequestError
+
+
+def lab_of(conf: str, policy: str = "easy") -> Lab:
+    return Lab(Cluster.from_slurm_conf(conf), policy=policy)
+
+
+def test_min_nodes_holds_a_smaller_job_with_partition_node_limit():
+    """MinNodes=2: a 1-node job pends with PartitionNodeLimit (EnforcePartLimits=NO, the
+    default, as job_mgr.c sets WAIT_PART_NODE_LIMIT); why_pending says how to fix it."""
+    lab = lab_of("NodeName=n[1-4] CPUs=4\nPartitionName=big Nodes=n[1-4] Default=YES MinNodes=2\n")
+    small = lab.sbatch("-N 1 -t 10", runtime=60)
+    big = lab.sbatch("-N 2 -t 10", runtime=60)
+    lab.advance(1)
+    q = lab.squeue().set_index("JOBID")["NODELIST(REASON)"]
+    assert q[str(small)] == "(PartitionNodeLimit)"
+    assert q[str(big)] == "n[1-2]"
+    text = lab.why_pending(small)
+    assert "allows at least 2 per job" in text and "--nodes=2 or more" in text
+
+
+def test_the_old_priority_name_sets_tier_and_job_factor():
+    """PartitionName=... Priority=5 sets PriorityTier and PriorityJobFactor (read_config.c)."""
+    c = Cluster.from_slurm_conf(
+        "NodeName=n1 CPUs=4\nPartitionName=m Nodes=n1 Default=YES Priority=5\n"
+    )
+    p = c.partition("m")
+    assert (p.priority_tier, p.priority_job_factor) == (5, 5)
+
+
+def test_without_a_default_partition_a_job_needs_p():
+    """slurm.conf(5): Default is NO unless given; a job without -p is rejected, and sinfo
+    marks no partition with *."""
+    c = Cluster.from_slurm_conf(
+        "NodeName=n1 CPUs=4\nPartitionName=a Nodes=n1\nPartitionName=b Nodes=n1\n"
+    )
+    lab = Lab(c)
+    with pytest.raises(RequestError, match="No partition specified or system default partition"):
+        lab.sbatch("-t 10", runtime=60)
+    assert lab.sbatch("-p b -t 10", runtime=60) == 1
+    assert "*" not in "".join(lab.sinfo()["PARTITION"])
+
+
+def test_sinfo_leaves_out_hidden_partitions_and_future_nodes():
+    """sinfo(1): hidden partitions and FUTURE nodes are shown only with --all / --future."""
+    c = Cluster.from_slurm_conf(
+        "NodeName=n1 CPUs=4\nNodeName=f1 CPUs=4 State=FUTURE\n"
+        "PartitionName=m Nodes=n1,f1 Default=YES\nPartitionName=h Nodes=n1 Hidden=YES\n"
+    )
+    frame = Lab(c).sinfo()
+    assert list(frame["PARTITION"]) == ["m*"]
+    assert list(frame["NODELIST"]) == ["n1"]
+
+
+def test_a_node_failed_for_good_then_resumed_can_fail_and_come_back_again():
+    """lab.fail(node) (no repair), lab.resume(node), then a timed failure: it comes back."""
+    lab = lab_of("NodeName=n[1-2] CPUs=4\nPartitionName=m Nodes=n[1-2] Default=YES\n")
+    lab.fail("n1")
+    lab.resume("n1")
+    lab.fail("n1", down_for=60)
+    lab.advance(3600)
+    states = dict(zip(lab.sinfo()["NODELIST"], lab.sinfo()["STATE"], strict=True))
+    assert states == {"n[1-2]": "idle"}
+
+
+def test_allow_and_deny_accounts_admit_jobs_at_submission():
+    """AllowAccounts / DenyAccounts: other accounts are rejected at submission (Slurm:
+    Invalid account or account/partition combination specified), in a Lab and when a
+    scenario is loaded."""
+    conf = (
+        "NodeName=n[1-2] CPUs=4\nPartitionName=open Nodes=ALL Default=YES DenyAccounts=chem\n"
+        "PartitionName=phys Nodes=ALL AllowAccounts=physics,astro\n"
+    )
+    lab = lab_of(conf)
+    assert lab.sbatch("-p phys -A astro -t 10", runtime=60) == 1
+    with pytest.raises(RequestError, match="account 'chem' in partition 'phys': Invalid account"):
+        lab.sbatch("-p phys -A chem -t 10", runtime=60)
+    with pytest.raises(RequestError, match="account 'chem' in partition 'open'"):
+        lab.sbatch("-A chem -t 10", runtime=60)
+    assert lab.sbatch("-A physics -t 10", runtime=60) == 2
+
+
+def test_an_account_a_partition_refuses_fails_the_scenario_at_load(tmp_path):
+    from slurmlab.errors import ScenarioError
+    from slurmlab.scenario import Scenario
+
+    (tmp_path / "slurm.conf").write_text(
+        "NodeName=n[1-2] CPUs=4\nPartitionName=phys Nodes=ALL Default=YES AllowAccounts=physics\n"
+    )
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "cluster: {slurm_conf: slurm.conf}\njobs:\n"
+        "  - {runtime: 10, args: -n 1 -A physics}\n  - {runtime: 10, account: chem, args: -n 1}\n"
+    )
+    with pytest.raises(ScenarioError, match=r"line 4: jobs\[1\]: field 'account'.*'phys'"):
+        Scenario.load(path)
+
+
+def test_partition_options_slurmlab_does_not_model_are_named_in_a_warning():
+    with pytest.warns(
+        UserWarning, match=r"line 2: partition 'a': AllowGroups, OverSubscribe=FORCE:4 not modelled"
+    ):
+        Cluster.from_slurm_conf(
+            "NodeName=n1 CPUs=4\nPartitionName=a Nodes=n1 Default=YES AllowGroups=x "
+            "OverSubscribe=FORCE:4\n"
+        )
+
+
+@pytest.mark.parametrize("policy", ["fifo", "easy", "conservative", "slurm"])
+def test_jobs_get_the_lowest_weight_nodes_first(policy):
+    """slurm.conf(5) Weight: "jobs will be allocated the nodes with the lowest weight which
+    satisfies their requirements"; best fit applies among equal weights."""
+    conf = (
+        "NodeName=a[1-2] CPUs=4 Weight=100\nNodeName=b[1-2] CPUs=4 Weight=1\n"
+        "PartitionName=all Nodes=ALL Default=YES MaxTime=UNLIMITED\n"
+    )
+    lab = lab_of(conf, policy)
+    first = lab.sbatch("-N 1 -n 2 -t 10", runtime=600)
+    second = lab.sbatch("-N 2 -n 2 --ntasks-per-node=1 -c 3 -t 10", runtime=600)
+    wide = lab.sbatch("-N 4 --exclusive -t 10", runtime=600)
+    last = lab.sbatch("-N 1 -n 4 -t 10", runtime=60)
+    lab.run()
+    nodes = lab.sacct().set_index("JobID")["NodeList"]
+    assert nodes[str(first)] == "b1"  # best fit among the light nodes: b1 before b2
+    assert nodes[str(second)] == "a1,b2"  # b1 has 2 CPUs left: b2, then a1 (best fit)
+    assert nodes[str(wide)] == "a[1-2],b[1-2]"
+    # easy and conservative backfill it at once on a2, the only free node (it ends by 600 s,
+    # when wide starts); fifo cannot, nor slurm, whose first cycle (30 s) is too late: it
+    # runs after wide, on the lightest node
+    assert nodes[str(last)] == ("b1" if policy in ("fifo", "slurm") else "a2")
