@@ -855,7 +855,10 @@ def test_a_lab_drains_resumes_and_fails_nodes():
     lab = slurmlab.Lab("tiny")
     lab.drain("node1")
     j = lab.sbatch("-N 4 -t 10", runtime=60)
-    assert lab.squeue().set_index("JOBID").loc[str(j), "NODELIST(REASON)"] == "(ReqNodeNotAvail)"
+    assert (
+        lab.squeue().set_index("JOBID").loc[str(j), "NODELIST(REASON)"]
+        == "(ReqNodeNotAvail, UnavailableNodes:node1)"
+    )
     lab.resume("node1")
     assert lab.squeue().set_index("JOBID").loc[str(j), "ST"] == "R"
     lab.fail("node2", down_for="1h")

@@ -334,7 +334,7 @@ def test_req_node_not_avail_while_too_few_nodes_are_up():
     }
     r = Scenario.from_dict(doc).run("fifo")
     q = r.squeue(at=50).set_index("JOBID")
-    assert q.loc["pinned", "NODELIST(REASON)"] == "(ReqNodeNotAvail)"
+    assert q.loc["pinned", "NODELIST(REASON)"] == "(ReqNodeNotAvail, UnavailableNodes:node4)"
     starts = dict(zip(r.jobs.JobID, r.seconds("Start")))
     assert starts == {"pinned": 100.0, "other": 30.0}
 

@@ -58,6 +58,7 @@ def squeue_frame(sim: Simulation, at=None) -> pd.DataFrame:
     t = _seconds(sim, at)
     rows = []
     heads = array_heads(sim, t)
+    states = None  # node states at t, when a reason needs them
     for job, run, _last in iter_records(sim):
         if run["Submit"] > t:
             continue
@@ -73,6 +74,15 @@ def squeue_frame(sim: Simulation, at=None) -> pd.DataFrame:
             st = "PD"
             shown = shown_as(sim, job, t, heads)  # an array's pending tasks: one record
             reason = _last_before(shown.reasons, t, "None")
+            if reason == "ReqNodeNotAvail":  # squeue shows the nodes (slurmctld's state_desc)
+                states = states or node_states(sim, t)
+                out = [
+                    n
+                    for i, n in enumerate(sim.node_names)
+                    if job.mask[i] and states[n] in ("down", "drain", "drng")
+                ]
+                if out:
+                    reason += f", UnavailableNodes:{compress_hostlist(out)}"
             where = f"({reason})"
             elapsed = "0:00"
             p = _last_before(shown.plans, t, None)
