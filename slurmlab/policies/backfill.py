@@ -112,9 +112,10 @@ class Fifo:
         ranks = view.free_ranks(free)
         capacity, up, partitions = view.capacity, view.up, view.partitions
         usable = up  # up nodes outside every blocked partition
+        outside = view.outside
         for p in blocked:
-            if p in view.partition_nodes:
-                usable = usable & ~view.partition_nodes[p]
+            if p in outside:
+                usable = usable & outside[p]
         d.resume = blocked
         for n, job in enumerate(view.queue, start=view.start):
             if limit is not None and n >= limit:
@@ -133,8 +134,8 @@ class Fifo:
                 )  # fmt: skip
             if nodes is None:
                 blocked.add(job.partition)
-                if job.partition in view.partition_nodes:  # its nodes are held for it
-                    usable = usable & ~view.partition_nodes[job.partition]
+                if job.partition in outside:  # its nodes are held for it
+                    usable = usable & outside[job.partition]
                 d.reasons[job.id] = "Resources"
                 if len(blocked) >= partitions:
                     # every partition with queued jobs is blocked: the rest wait for Priority

@@ -114,9 +114,10 @@ class QueueView:
     #: ids of jobs whose pending reason is not "Priority" (a policy need not repeat it)
     odd: Collection[int] = frozenset()
     whole: bool = False  # ``queue`` holds every queued job (none left out by limits etc.)
-    #: each partition's nodes (a mask over nodes): Slurm's main scheduler keeps a blocked
-    #: partition's nodes from the later jobs of its pass, whatever their partition
-    partition_nodes: Mapping[str, np.ndarray] = field(default_factory=dict)
+    #: for each partition sharing nodes with another, the nodes outside it (a mask): Slurm's
+    #: main scheduler keeps a blocked partition's nodes from the later jobs of its pass,
+    #: whatever their partition (partitions sharing no node need no mask)
+    outside: Mapping[str, np.ndarray] = field(default_factory=dict)
     #: node Weights (slurm.conf): best fit takes the lowest first; None when all alike
     weights: np.ndarray | None = None
 

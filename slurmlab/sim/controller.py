@@ -253,7 +253,7 @@ class Controller:
         return QueueView(
             now, queue, running, self.free, self.capacity, self.up, self.node_names,
             self.blocked_windows, self._parts_queued, resume, start, self._smallest_cpus(),
-            self._odd, not self._filtering(), self.partition_nodes, self.weights,
+            self._odd, not self._filtering(), self.outside, self.weights,
         )  # fmt: skip
 
     def _filtering(self) -> bool:

@@ -208,6 +208,12 @@ class Simulation(Controller, Lifecycles):
             mask = np.zeros(len(self.node_names), dtype=bool)
             mask[[self.node_index[n] for n in p.nodes]] = True
             self.partition_nodes[p.name] = mask
+        # the nodes outside each partition that shares nodes with another (QueueView.outside)
+        self.outside = {
+            name: ~mask
+            for name, mask in self.partition_nodes.items()
+            if any((mask & m).any() for o, m in self.partition_nodes.items() if o != name)
+        }
         self.capacity = np.array(
             [[n.cpus, n.memory_mb if cluster.memory_tracked else 0, n.gpus] for n in cluster.nodes],
             dtype=np.int64,
