@@ -579,6 +579,26 @@ def test_partitions_over_the_same_nodes_name_their_first_jobs_resources():
     assert reasons(result, at=65) == {"1": "n1", "2": "(Resources)", "3": "(Resources)"}
 
 
+@pytest.mark.parametrize(("sched_interval", "start"), [(60, 60), (-1, 36000)])
+def test_sched_interval_passes_reach_jobs_beyond_default_queue_depth(sched_interval, start):
+    """default_queue_depth=2 limits the passes on events: job d (partition pb, whose node is
+    idle) is third in line and no event pass reaches it, nor backfill (bf_max_job_test=2).
+    The periodic pass every sched_interval (60 s) considers every job and starts it; with
+    sched_interval=-1 it waits until the queue ahead of it drains."""
+    result = run(
+        job("a", "-p pa -N 1 --exclusive -t 600", submit=0, runtime=36000),
+        job("b", "-p pa -N 2 --exclusive -t 60", submit=1, runtime=3600),
+        job("c", "-p pa -N 2 --exclusive -t 60", submit=2, runtime=3600),
+        job("d", "-p pb -N 1 --exclusive -t 60", submit=3, runtime=3600),
+        policy="slurm",
+        cluster=TWO_PARTITIONS,
+        default_queue_depth=2,
+        bf_max_job_test=2,
+        sched_interval=sched_interval,
+    )
+    assert starts(result)["d"] == start
+
+
 def test_bf_interval_minus_one_turns_backfill_off():
     """bf_interval=-1: no backfill cycle (backfill.c skips them); the main scheduler alone
     never starts the short job behind the blocked wide one."""

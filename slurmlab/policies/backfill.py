@@ -12,7 +12,8 @@
   whose earliest start is now start (Mu'alem & Feitelson 2001). Recomputed each pass.
 * :class:`SlurmBackfill` -- Slurm's sched/backfill (slurm.conf(5), sched_config): the
   main scheduler (FIFO per partition, at most ``default_queue_depth`` jobs) runs on every
-  event, and every ``bf_interval`` seconds a backfill pass plans like Conservative for at
+  event and over the whole queue every ``sched_interval`` seconds (while the queue is deeper
+  than that), and every ``bf_interval`` seconds a backfill pass plans like Conservative for at
   most ``bf_max_job_test`` jobs, with start times rounded to ``bf_resolution``, no
   reservation beyond ``bf_window`` minutes, and reservations of whole nodes.
 
@@ -386,6 +387,7 @@ _BF_KEYS = {
     "bf_resolution": "seconds, e.g. 60",
     "bf_window": "minutes, e.g. 1440",
     "bf_max_job_test": "jobs, e.g. 500",
+    "sched_interval": "seconds between full main-scheduler passes (-1: none), e.g. 60",
 }
 
 
@@ -403,13 +405,14 @@ class SlurmBackfill(Conservative):
     bf_window: float = 1440.0  # minutes
     bf_max_job_test: int = 500
     default_queue_depth: int = 100
+    sched_interval: float = 60.0
     interval: float | None = None
 
     def __post_init__(self):
-        for key in (*_BF_KEYS, "default_queue_depth"):
+        for key in (*_BF_KEYS, "default_queue_depth", "sched_interval"):
             value = getattr(self, key)
-            if key == "bf_interval" and value == -1:
-                continue  # as in Slurm: no backfill cycles, the main scheduler only
+            if key in ("bf_interval", "sched_interval") and value == -1:
+                continue  # as in Slurm: no backfill cycles / no periodic full passes
             if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
                 raise SlurmlabError(
                     f"SchedulerParameters {key}={value!r} must be a positive number"
@@ -420,6 +423,12 @@ class SlurmBackfill(Conservative):
     def schedule(self, view: QueueView) -> Decision:
         """The main scheduler: FIFO per partition over the first ``default_queue_depth`` jobs."""
         return self.main_pass(view, view.free.copy(), limit=self.default_queue_depth)
+
+    def full_pass(self, view: QueueView) -> Decision:
+        """The main scheduler's periodic pass every ``sched_interval`` (sched_config: "At
+        less frequent intervals, defined by sched_interval, the main scheduling loop will
+        run, considering all jobs"): the whole queue, no ``default_queue_depth``."""
+        return self.main_pass(view, view.free.copy())
 
     def backfill(self, view: QueueView) -> Decision:
         """One backfill cycle: plan every tested job; start those whose planned start is now.

@@ -108,6 +108,23 @@ class Controller:
         if self.policy.interval and not self._timer_running and self.queue:
             self._timer_running = True
             self._schedule_timer()
+        full = getattr(self.policy, "sched_interval", -1)
+        if full > 0 and not self._full_armed and len(self.queue) > self.policy.default_queue_depth:
+            # the periodic main-scheduler pass over the whole queue: on its grid of
+            # sched_interval, after something changed (with nothing new it would start nothing)
+            self._full_armed = True
+            now = self.env.now
+            self._at(full - (now % full) if now % full else full, self._full_pass, AFTER_PASS)
+
+    def _full_pass(self, _event=None) -> None:
+        """sched_interval: the main scheduler over the whole queue (``default_queue_depth``
+        limits only the passes on events); needed only while the queue is deeper than that."""
+        self._full_armed = False
+        if len(self.queue) <= self.policy.default_queue_depth:
+            return
+        self._resume = None  # (the event passes continue from their own state)
+        self._apply(self.policy.full_pass(self._view()))
+        self._resume = None
 
     def _pending_of(self, job: SimJob) -> PendingJob:
         """The job as policies see it (built once per queued spell: it does not change)."""

@@ -238,6 +238,7 @@ class Simulation(Controller, Lifecycles):
         self._seq = 0
         self._pass_pending = False
         self._timer_running = False
+        self._full_armed = False  # the slurm policy's next sched_interval pass is armed
         self._timer_idle = False  # the backfill timer stopped after an idle tick
         self._last_tick = None
         self._arrivals_left = 0

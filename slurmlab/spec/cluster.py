@@ -541,6 +541,11 @@ SCHEDULER_PARAMETERS = {
     "bf_window": (1, 43200, "minutes, e.g. 1440"),
     "bf_max_job_test": (1, 1000000, "jobs, e.g. 500"),
     "default_queue_depth": (1, 1000000, "jobs, e.g. 100"),
+    "sched_interval": (
+        1,
+        1000000,
+        "seconds between full main-scheduler passes (-1: none), e.g. 60",
+    ),
 }
 
 
@@ -560,7 +565,7 @@ def scheduler_parameters_problem(value: str) -> str | None:
             return f"SchedulerParameters gives {key} twice; keep one"
         seen.add(key)
         low, high, what = SCHEDULER_PARAMETERS[key]
-        if key == "bf_interval" and raw == "-1":
+        if key in ("bf_interval", "sched_interval") and raw == "-1":
             continue
         if not raw.isdigit() or not low <= int(raw) <= high:
             return (
