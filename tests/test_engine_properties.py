@@ -20,6 +20,9 @@ from slurmlab.spec.job import JobSpec
 from slurmlab.spec.units import expand_hostlist
 from slurmlab.spec.workload import Workload, WorkloadJob
 
+# random requests with -N above -n are run on -n nodes, with sbatch's warning (tested elsewhere)
+pytestmark = pytest.mark.filterwarnings("ignore:can't run .* processes on")
+
 POLICIES = ("fifo", "easy", "conservative", "slurm")
 TERMINAL = {"COMPLETED", "TIMEOUT", "FAILED", "CANCELLED"}
 #: Reasons that never clear by waiting.

@@ -49,7 +49,8 @@ def args(text: str) -> JobSpec:
         ("--mem-per-gpu=80G", "mem_per_gpu_mb", 81920),
         ("--reservation=maint", "reservation", "maint"),
         ("-C h100&ib", "constraint", "h100&ib"),
-        ("--constraint=[a100|h100]", "constraint", "[a100|h100]"),
+        ("--constraint=a100|h100", "constraint", "a100|h100"),
+        ("-C '(a100|h100)&ib'", "constraint", "(a100|h100)&ib"),
         ("--wrap 'python train.py --lr 3e-4'", "wrap", "python train.py --lr 3e-4"),
         ("--requeue", "requeue", True),
         ("--no-requeue", "requeue", False),
@@ -137,16 +138,17 @@ def test_gpus_per_node_is_gres_gpu():
     ("text", "limit"),
     [
         ("-t 90", timedelta(minutes=90)),
-        ("-t 1:30", timedelta(minutes=1, seconds=30)),
+        ("-t 1:30", timedelta(minutes=2)),  # M:S, rounded up to whole minutes
         ("--time=2:00:00", timedelta(hours=2)),
         ("--time 1-12", timedelta(days=1, hours=12)),
         ("-t 1-12:30", timedelta(days=1, hours=12, minutes=30)),
-        ("-t 1-12:30:15", timedelta(days=1, hours=12, minutes=30, seconds=15)),
+        ("-t 1-12:30:15", timedelta(days=1, hours=12, minutes=31)),
         ("-t UNLIMITED", None),
     ],
 )
 def test_time_forms(text, limit):
-    """-t/--time accepts every Slurm form; UNLIMITED is None but still counts as requested."""
+    """-t/--time accepts every Slurm form, in whole minutes (seconds round up, as Slurm's
+    time_str2mins does); UNLIMITED is None but still counts as requested."""
     spec = args(text)
     assert spec.time_limit == limit
     assert spec.time_requested
@@ -284,7 +286,8 @@ def test_script_path_and_its_arguments():
         ("--job-name=", ["--job-name"]),
         ("--cpus-per-task", ["--cpus-per-task", "requires a value"]),
         ("--mem=1G --mem-per-cpu=1G", ["--mem", "--mem-per-cpu", "mutually exclusive"]),
-        ("--gpus=2 --gpus-per-task=1 -n 2", ["--gpus", "--gpus-per-task"]),
+        ("--gpus=2 --gpus-per-task=1 -n 3", ["--gpus=2", "--gpus-per-task=1", "--ntasks=3"]),
+        ("--gres=gpu:2 --gpus=3", ["--gres=gpu:2", "--gpus=3", "Invalid generic resource"]),
         ("--gpus-per-task=1", ["--gpus-per-task", "--ntasks"]),
     ],
 )
@@ -476,7 +479,7 @@ def test_constraint_selects_nodes():
         "--mem=100G",  # 64000 MB per node
         "-C h100",  # no such feature
         "-N 2 --gpus=1",  # a node without a GPU
-        "-N 4 -n 2",  # a node without a task
+        "-N 4 -n 2 -w node[1-4]",  # a listed node without a task
         "-N 1 -n 4 --ntasks-per-node=2",
         "--nodelist=gpu01",
     ],
@@ -594,8 +597,13 @@ def job_specs(draw) -> JobSpec:
     if gpu_field:
         kw[gpu_field] = draw(st.integers(min_value=0, max_value=16))
         kw["gpu_type"] = draw(gpu_types)
-    time_limit = draw(st.none() | st.integers(min_value=1, max_value=60 * 86400))
+    # whole minutes: sbatch reads -t in minutes (a Python limit with seconds rounds up)
+    minutes = draw(st.none() | st.integers(min_value=1, max_value=60 * 1440))
+    time_limit = None if minutes is None else minutes * 60
     unlimited = time_limit is None and draw(st.booleans())
+    cpu_field = draw(st.sampled_from([None, "cpus_per_task", "cpus_per_gpu"]))  # exclusive
+    if cpu_field:
+        kw[cpu_field] = draw(counts)
     deps = draw(
         st.lists(
             st.builds(
@@ -617,8 +625,6 @@ def job_specs(draw) -> JobSpec:
         max_nodes=max_nodes,
         ntasks=ntasks,
         ntasks_per_node=ntasks_per_node,
-        cpus_per_task=draw(st.none() | counts),
-        cpus_per_gpu=draw(st.none() | counts),
         other_gres=tuple(
             draw(
                 st.lists(
@@ -664,7 +670,9 @@ def job_specs(draw) -> JobSpec:
             )
         ),
         reservation=draw(st.none() | words),
-        constraint=draw(st.none() | st.sampled_from(["h100", "h100&ib", "[a100|h100]", "cpu"])),
+        constraint=draw(
+            st.none() | st.sampled_from(["h100", "h100&ib", "a100|h100", "(a100|h100)&ib", "cpu"])
+        ),
         nice=draw(st.integers(-10000, 10000)),
         nodelist=draw(node_names),
         exclude=draw(node_names),
@@ -721,10 +729,12 @@ def fitting_requests(draw) -> JobSpec:
     return JobSpec(**kw)
 
 
+@pytest.mark.filterwarnings("ignore:can't run")
 @settings(max_examples=400)
 @given(fitting_requests())
 def test_resources_never_short_of_request_nor_beyond_a_node(spec):
-    """An accepted request gets at least what it asked for, and no node more than it has."""
+    """An accepted request gets at least what it asked for, and no node more than it has
+    (its node count only drops below -N where -n is smaller: one task per node at least)."""
     try:
         res = spec.resources(TINY)
     except RequestError:
@@ -738,7 +748,7 @@ def test_resources_never_short_of_request_nor_beyond_a_node(spec):
     assert res.cpus_per_node <= node.cpus
     assert 0 < res.mem_per_node_mb <= node.memory_mb
     assert res.nodes <= len(TINY.nodes)
-    assert res.nodes >= (spec.nodes or 1)
+    assert res.nodes >= min(spec.nodes or 1, spec.ntasks or spec.nodes or 1)
     assert sum(res.tasks_per_node) == res.ntasks
     assert len(res.tasks_per_node) == res.nodes and min(res.tasks_per_node) >= 1
     if spec.ntasks is not None:

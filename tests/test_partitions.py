@@ -137,3 +137,70 @@ def test_jobs_get_the_lowest_weight_nodes_first(policy):
     # when wide starts); fifo cannot, nor slurm, whose first cycle (30 s) is too late: it
     # runs after wide, on the lightest node
     assert nodes[str(last)] == ("b1" if policy in ("fifo", "slurm") else "a2")
+
+
+def test_drain_and_inactive_partitions_refuse_new_jobs():
+    """slurm.conf(5) State=DRAIN / INACTIVE: "no new jobs may be queued on the partition";
+    a DOWN partition queues them (PartitionDown)."""
+    lab = lab_of(
+        "NodeName=n[1-2] CPUs=4\nPartitionName=up Nodes=ALL Default=YES\n"
+        "PartitionName=dr Nodes=ALL State=DRAIN\nPartitionName=ia Nodes=ALL State=INACTIVE\n"
+        "PartitionName=dn Nodes=ALL State=DOWN\n"
+    )
+    for name, state in (("dr", "DRAIN"), ("ia", "INACTIVE")):
+        with pytest.raises(
+            RequestError, match=f"partition '{name}' is {state}: Required partition"
+        ):
+            lab.sbatch(f"-p {name} -t 10", runtime=60)
+    down = lab.sbatch("-p dn -t 10", runtime=60)
+    lab.advance(1)
+    assert lab.squeue().set_index("JOBID").loc[str(down), "NODELIST(REASON)"] == "(PartitionDown)"
+
+
+def test_oversubscribe_exclusive_gives_every_job_whole_nodes():
+    """OverSubscribe=EXCLUSIVE: each job gets whole nodes, as with --exclusive."""
+    lab = lab_of(
+        "NodeName=n[1-2] CPUs=4\nPartitionName=x Nodes=ALL Default=YES OverSubscribe=EXCLUSIVE\n"
+    )
+    ids = [lab.sbatch("-n 1 -t 10", runtime=600) for _ in range(3)]
+    lab.advance(1)
+    table = lab.sacct().set_index("JobID")
+    assert [table.loc[str(i), "State"] for i in ids] == ["RUNNING", "RUNNING", "PENDING"]
+    assert table.loc[str(ids[0]), "NCPUS"] == 4
+
+
+def test_memory_above_max_mem_per_node_pends_for_ever():
+    """MaxMemPerNode: with EnforcePartLimits=NO (the default) the job is accepted and pends
+    (MaxMemPerLimit); the run ends with it pending."""
+    lab = lab_of(
+        "SelectTypeParameters=CR_Core_Memory\nNodeName=n[1-2] CPUs=4 RealMemory=16000\n"
+        "PartitionName=m Nodes=ALL Default=YES MaxMemPerNode=8000\n"
+    )
+    big = lab.sbatch("--mem=12000 -t 10", runtime=60)
+    ok = lab.sbatch("--mem=8000 -t 10", runtime=60)
+    lab.run()
+    table = lab.sacct().set_index("JobID")
+    assert (table.loc[str(big), "State"], table.loc[str(big), "Reason"]) == (
+        "PENDING", "MaxMemPerLimit",
+    )  # fmt: skip
+    assert table.loc[str(ok), "State"] == "COMPLETED"
+    assert "MaxMemPerNode" in lab.why_pending(big)
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        (
+            "PartitionName=p Nodes=n1 Default=YES DefMemPerCPU=1G",
+            "DefMemPerCPU='1G' must be a whole",
+        ),
+        ("PartitionName=p Nodes=n1 Default=YES MaxMemPerNode=lots", "MaxMemPerNode='lots'"),
+        ("EnforcePartLimits=SOMETIMES\nPartitionName=p Nodes=n1", "must be ALL, ANY, NO or YES"),
+    ],
+)
+def test_bad_memory_limits_and_enforce_part_limits_name_their_line(line, words):
+    from slurmlab.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="line 2: ") as info:
+        Cluster.from_slurm_conf("NodeName=n1 CPUs=4\n" + line + "\n")
+    assert words in str(info.value)

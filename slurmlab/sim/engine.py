@@ -63,6 +63,7 @@ __all__ = ["Simulation"]
 PERMANENT = {
     "PartitionTimeLimit", "PartitionNodeLimit", "DependencyNeverSatisfied", "PartitionDown",
     "QOSMaxWallDurationPerJobLimit", "InvalidReservation", "JobHeldUser", "PartitionInactive",
+    "MaxMemPerLimit",
 }  # fmt: skip
 
 
@@ -628,6 +629,8 @@ class Simulation(Controller, Lifecycles):
             return "PartitionNodeLimit"
         if job.count < part.min_nodes:  # (EnforcePartLimits=NO, the default: it pends)
             return "PartitionNodeLimit"
+        if job.res.limit_reason is not None:  # above MaxMemPerNode / MaxMemPerCPU
+            return job.res.limit_reason
         q = self.qos[job.qos]
         if q.max_wall is not None and job.limit > q.max_wall.total_seconds():
             return "QOSMaxWallDurationPerJobLimit"

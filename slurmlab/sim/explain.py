@@ -32,6 +32,9 @@ _WORDS = {
     "PartitionNodeLimit": "it asks for {n} nodes but partition {p} allows {nodes} per job",
     "JobArrayTaskLimit": "its array already runs the maximum number of tasks (%{thr})",
     "ReqNodeNotAvail": "a node it needs is down or drained",
+    "MaxMemPerLimit": "its memory exceeds partition {p}'s MaxMemPerNode or MaxMemPerCPU; it "
+    "will never start (ask for less memory per node, or another partition)",
+    "PartitionDown": "partition {p} is DOWN; it waits until an administrator brings it up",
 }
 
 

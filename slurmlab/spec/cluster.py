@@ -533,6 +533,8 @@ _TIMES = ("PriorityDecayHalfLife", "PriorityCalcPeriod", "PriorityMaxAge")
 _UINT32_MAX = 4294967295
 
 
+_MEMORY_KEYS = {"defmempercpu", "defmempernode", "defmempergpu", "maxmempercpu", "maxmempernode"}
+
 #: SchedulerParameters the ``slurm`` policy models: (lowest, highest) whole value Slurm
 #: accepts (sched/backfill's _load_config; bf_window in minutes), and what it means.
 SCHEDULER_PARAMETERS = {
@@ -596,6 +598,10 @@ def setting_problem(key: str, value: str) -> str | None:
             return None
     if low == "schedulerparameters":
         return scheduler_parameters_problem(text)
+    if low in _MEMORY_KEYS and not (text.isdigit() or text.upper() == "UNLIMITED"):
+        return f"{key}={value!r} must be a whole number of MB (or UNLIMITED), e.g. 4000"
+    if low == "enforcepartlimits" and text.upper() not in ("ALL", "ANY", "NO", "YES"):
+        return f"{key}={value!r} must be ALL, ANY, NO or YES"
     if low == "priorityweighttres":
         return _tres_list_problem(key, value, whole=True)
     if low == "tresbillingweights":

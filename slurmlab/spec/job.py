@@ -5,10 +5,14 @@
 shape Slurm allocates (nodes, CPUs, memory, GPUs per node, time limit), and
 rejects at submission what no node of the partition could ever run, in Slurm's
 words ("Requested node configuration is not available").
+
+Known simplifications: every node of an allocation gets the same shape (Slurm may
+lay tasks out unevenly), and ``-N MIN-MAX`` is allocated MIN nodes.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 import shlex
@@ -16,6 +20,7 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, time, timedelta
+from functools import lru_cache
 from typing import Literal
 
 from slurmlab.errors import RequestError, SbatchError, SlurmlabError
@@ -119,16 +124,44 @@ class Dependency:
 
 @dataclass(frozen=True, slots=True)
 class TimeOfDay:
-    """``--begin`` at a time of day: the next time the clock shows ``at`` after submission
-    (today, or tomorrow if that time has passed), or ``day`` days after the submission's
-    date (``tomorrow``: day 1 at 00:00)."""
+    """``--begin`` without a full date, resolved when the job is submitted.
+
+    A time of day: the next time the clock shows ``at`` (today, or tomorrow if that time
+    has passed). ``day``: that many days after the submission's date (``tomorrow`` is day 1
+    at 00:00). ``month`` and ``mday``: a date without a year (``MM/DD``, ``MMDD``) at ``at``,
+    this year if that moment is still ahead, else next year, as Slurm's ``parse_time`` reads it.
+    """
 
     at: time
     day: int | None = None
+    month: int | None = None
+    mday: int | None = None
+
+    def __post_init__(self):
+        if (self.month is None) != (self.mday is None):
+            raise SbatchError("--begin: a date without a year needs both a month and a day")
+        if self.month is not None:
+            if self.day is not None:
+                raise SbatchError("--begin: give a month and day, or a day offset, not both")
+            try:
+                datetime(2000, self.month, self.mday)  # (a leap year: 02/29 is a date)
+            except ValueError:
+                raise SbatchError(
+                    f"--begin={self.month:02d}/{self.mday:02d}: not a date (MM/DD)"
+                ) from None
 
     def resolve(self, submitted: datetime) -> datetime:
         """The begin time of a job submitted at ``submitted``."""
         midnight = submitted.replace(hour=0, minute=0, second=0, microsecond=0)
+        if self.month is not None:
+            now = (submitted.month, submitted.day, submitted.hour, submitted.minute)
+            later = (self.month, self.mday, self.at.hour, self.at.minute) > now
+            year = submitted.year if later else submitted.year + 1
+            try:
+                date = datetime(year, self.month, self.mday)
+            except ValueError:  # 02/29 of a common year: mktime() makes it 03/01
+                date = datetime(year, 3, 1)
+            return date + _since_midnight(self.at)
         if self.day is not None:
             return midnight + timedelta(days=self.day) + _since_midnight(self.at)
         t = midnight + _since_midnight(self.at)
@@ -178,6 +211,10 @@ class Resources:
     ``mem_per_node_mb``, ``gpus_per_node``); tasks are laid out block-wise
     (``tasks_per_node``). ``mem_per_node_mb`` is 0 where memory is not a
     consumable resource. ``whole_node`` is set by ``--exclusive``.
+
+    ``limit_reason`` names a partition limit the request exceeds that Slurm, with the
+    default ``EnforcePartLimits=NO``, accepts and leaves pending for ever:
+    ``MaxMemPerLimit`` when its memory is above MaxMemPerNode (or MaxMemPerCPU x its CPUs).
     """
 
     partition: str
@@ -194,8 +231,9 @@ class Resources:
     features: str | None = None
     candidates: tuple[str, ...] = field(default=(), repr=False)
     mem_per_cpu_mb: int = 0  # memory scales with the CPUs (--mem-per-cpu, DefMemPerCPU)
-    mem_per_gpu_mb: int = 0  # memory scales with the GPUs (--mem-per-gpu)
+    mem_per_gpu_mb: int = 0  # memory scales with the GPUs (--mem-per-gpu, DefMemPerGPU)
     mem_whole_node: bool = False  # --mem=0, or no default: each node's whole memory
+    limit_reason: str | None = None  # a limit that leaves it pending (MaxMemPerLimit)
 
     def allocated(self, usage) -> dict[str, int]:
         """sacct's AllocTRES totals (``cpu``, ``mem`` MB, ``node``, ``gres/gpu``) of an
@@ -273,7 +311,8 @@ _OPTIONS: dict[str, tuple[str, str, str | None]] = {
     "wrap": ("wrap", "str", None),
     "uid": ("user", "str", None),
 }
-# Options sbatch accepts that do not change scheduling: kept verbatim in JobSpec.other.
+# Options sbatch accepts that slurmlab does not simulate: kept verbatim in JobSpec.other.
+# long name -> (takes a value, short).
 _PASSTHROUGH: dict[str, tuple[bool, str | None]] = {
     "output": (True, "o"),
     "error": (True, "e"),
@@ -289,6 +328,8 @@ _PASSTHROUGH: dict[str, tuple[bool, str | None]] = {
     "cpu-bind": (True, None),
     "mem-bind": (True, None),
     "tres-bind": (True, None),
+    "cpu-freq": (True, None),
+    "gpu-freq": (True, None),
     "hint": (True, None),
     "distribution": (True, "m"),
     "threads-per-core": (True, None),
@@ -307,11 +348,13 @@ _PASSTHROUGH: dict[str, tuple[bool, str | None]] = {
     "acctg-freq": (True, None),
     "container": (True, None),
     "clusters": (True, "M"),
+    "gid": (True, None),
     "parsable": (False, None),
     "test-only": (False, None),
     "quiet": (False, "Q"),
     "verbose": (False, "v"),
     "wait": (False, "W"),
+    "wait-all-nodes": (True, None),
     "no-kill": (False, "k"),
     "overcommit": (False, "O"),
     "oversubscribe": (False, "s"),
@@ -323,21 +366,95 @@ _PASSTHROUGH: dict[str, tuple[bool, str | None]] = {
     "ignore-pbs": (False, None),
     "immediate": (False, "I"),
 }
+# Pass-through options that change scheduling in Slurm: accepted, with a warning saying
+# what Slurm would do that the simulation does not.
+_NOT_SIMULATED: dict[str, str] = {
+    "time-min": "Slurm may start the job early with a limit cut down to --time-min",
+    "licenses": "Slurm holds the job until the licenses are free",
+    "overcommit": "Slurm allocates one CPU per node instead of one per task",
+    "deadline": "Slurm cancels the job if it cannot end by the deadline",
+    "tmp": "Slurm only uses nodes with that much TmpDisk",
+    "oversubscribe": "Slurm may share the job's CPUs with other jobs",
+    "contiguous": "Slurm only allocates contiguous nodes",
+    "spread-job": "Slurm spreads the job over as many nodes as it can",
+    "use-min-nodes": "Slurm picks the smallest node count of a MIN-MAX range",
+    "switches": "Slurm waits for an allocation on at most that many leaf switches",
+    "immediate": "Slurm cancels the job if it cannot start at once",
+    "no-kill": "Slurm keeps the job running when one of its nodes fails",
+    "kill-on-invalid-dep": "Slurm may cancel a job whose dependency can never be met",
+    "threads-per-core": "Slurm only uses nodes with that many threads per core",
+    "cores-per-socket": "Slurm only uses nodes with that many cores per socket",
+    "sockets-per-node": "Slurm only uses nodes with that many sockets",
+    "gres-flags": "Slurm may bind the job's GPUs to the cores next to them",
+    "clusters": "Slurm may send the job to another cluster",
+}
+# Real sbatch options whose effect slurmlab does not model: refused by name.
+_NOT_MODELLED: dict[str, str | None] = {
+    "ntasks-per-gpu": None,
+    "ntasks-per-socket": None,
+    "ntasks-per-core": None,
+    "gpus-per-socket": None,
+    "cpus-per-gres": None,
+    "tres-per-task": None,
+    "mincpus": None,
+    "prefer": None,
+    "core-spec": "S",
+    "thread-spec": None,
+    "extra-node-info": "B",
+    "extra": None,
+    "cluster-constraint": None,
+    "batch": None,
+    "bb": None,
+    "bbf": None,
+    "nodefile": "F",
+    "priority": None,
+    "mcs-label": None,
+    "reboot": None,
+    "delay-boot": None,
+    "segment": None,
+    "power": None,
+    "help": "h",
+    "usage": None,
+    "version": "V",
+}
 _SHORT = {s: ln for ln, (_, _, s) in _OPTIONS.items() if s}
 _SHORT.update({s: ln for ln, (_, s) in _PASSTHROUGH.items() if s})
-_ALL_LONG = sorted(set(_OPTIONS) | set(_PASSTHROUGH))
+_SHORT.update({s: ln for ln, s in _NOT_MODELLED.items() if s})
+_ALL_LONG = sorted(set(_OPTIONS) | set(_PASSTHROUGH) | set(_NOT_MODELLED))
 
 
-def _lookup(name: str) -> str:
-    """Resolve a long option name, allowing unambiguous prefixes as getopt_long does."""
-    if name in _OPTIONS or name in _PASSTHROUGH:
+def _lookup(name: str, value: str | None = None) -> str:
+    """Resolve a long option name, allowing unambiguous prefixes as getopt_long does.
+
+    An unknown name is an error that names it (and its value) and suggests the closest
+    option: ``unrecognized option --partiton (value 'gpu'); did you mean --partition?``.
+    """
+    if name in _OPTIONS or name in _PASSTHROUGH or name in _NOT_MODELLED:
         return name
-    matches = [n for n in _ALL_LONG if n.startswith(name)]
+    matches = [n for n in _ALL_LONG if name and n.startswith(name)]
     if len(matches) == 1:
         return matches[0]
     if len(matches) > 1:
         raise SbatchError(f"option --{name} is ambiguous: it could be --{', --'.join(matches)}")
-    raise SbatchError(f"unrecognized option --{name}; see `sbatch --help` for the options")
+    given = f" (value {value!r})" if value is not None else ""
+    close = difflib.get_close_matches(name, _ALL_LONG, n=1, cutoff=0.6)
+    hint = f"did you mean --{close[0]}?" if close else "see `sbatch --help` for the options"
+    raise SbatchError(f"unrecognized option --{name}{given}; {hint}")
+
+
+def _not_modelled(long: str) -> SbatchError:
+    short = _NOT_MODELLED[long]
+    spelled = f"-{short}/--{long}" if short else f"--{long}"
+    return SbatchError(f"sbatch accepts {spelled} but slurmlab does not model it; remove it")
+
+
+def _warn_not_simulated(long: str, value: str | None) -> None:
+    given = f"--{long}" if value is None else f"--{long}={value}"
+    warnings.warn(
+        f"{given} is accepted but not simulated: {_NOT_SIMULATED[long]}; slurmlab schedules "
+        "the job as if it were absent",
+        stacklevel=3,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -347,6 +464,11 @@ class JobSpec:
     Fields left None were not given (Slurm's defaults then apply when the request
     is resolved against a cluster). Build with :meth:`from_sbatch`, :meth:`from_args`
     or directly; derive variants with ``dataclasses.replace``.
+
+    ``-t`` is read as sbatch reads it, rounded up to whole minutes; a ``time_limit`` given
+    in Python is kept to the second (a trace's limit). ``gpus_per_node`` is asked with
+    ``--gres=gpu:N`` or ``--gpus-per-node=N``; ``gpus_per_node_option`` remembers which, for
+    error messages (it is not part of the request's value).
     """
 
     name: str | None = None
@@ -386,6 +508,9 @@ class JobSpec:
     wrap: str | None = None
     script: str | None = None
     other: tuple[tuple[str, str | None], ...] = field(default=())
+    gpus_per_node_option: Literal["gres", "gpus-per-node"] = field(
+        default="gres", compare=False, repr=False
+    )
 
     def __post_init__(self):
         for f in ("nodes", "ntasks", "ntasks_per_node", "cpus_per_task", "cpus_per_gpu"):
@@ -423,16 +548,18 @@ class JobSpec:
         ]
         if len(mems) > 1:
             raise SbatchError("--mem, --mem-per-cpu, and --mem-per-gpu are mutually exclusive")
-        gpu_forms = [f for f in ("gpus_per_node", "gpus", "gpus_per_task") if getattr(self, f)]
-        if len(gpu_forms) > 1:
+        self._check_gpu_counts()
+        if self.cpus_per_task is not None and self.cpus_per_gpu is not None:
             raise SbatchError(
-                f"GPU requests {', '.join('--' + _flag(f) for f in gpu_forms)} cannot be combined; "
-                "ask per node (--gres=gpu:N / --gpus-per-node), per job (--gpus) or per task"
+                f"--cpus-per-gpu={self.cpus_per_gpu} is mutually exclusive with "
+                f"--cpus-per-task={self.cpus_per_task}; keep one"
             )
-        if self.gpus_per_task and self.ntasks is None and self.ntasks_per_node is None:
+        if self.exclusive and any(k == "oversubscribe" for k, _ in self.other):
             raise SbatchError(
-                "--gpus-per-task needs a task count: add -n/--ntasks or --ntasks-per-node"
+                "--exclusive and --oversubscribe options are mutually exclusive; keep one"
             )
+        if self.constraint is not None:
+            _parse_constraint(self.constraint)  # raises SbatchError naming what is wrong
         if self.time_limit is not None and self.time_limit <= timedelta(0):
             raise SbatchError(f"--time={format_duration(self.time_limit)}: must be positive")
         if not -2147483645 <= self.nice <= 2147483645:
@@ -447,6 +574,49 @@ class JobSpec:
             names = getattr(self, f)
             if names:
                 object.__setattr__(self, f, tuple(expand_hostlist(compress_hostlist(names))))
+
+    def _check_gpu_counts(self) -> None:
+        """Slurm's ``_test_gres_cnt`` (gres.c): GPUs per job, per node and per task may be
+        combined when they agree (tasks = per job / per task, tasks per node = per node /
+        per task, nodes = per job / per node); any other combination is refused."""
+        per_job, per_node = self.gpus or 0, self.gpus_per_node or 0
+        per_task = self.gpus_per_task or 0
+        t = f"{self.gpu_type}:" if self.gpu_type else ""
+        job_f, node_f = f"--gpus={t}{per_job}", _gpn_flag(self)
+        task_f = f"--gpus-per-task={t}{per_task}"
+        bad = ": Invalid generic resource (gres) specification"
+        if per_job and per_node:
+            if per_job % per_node:
+                raise SbatchError(
+                    f"{job_f} is not a whole number of nodes of {node_f} (the job gets the "
+                    f"same GPUs on every node){bad}; ask e.g. --gpus={t}"
+                    f"{per_node * max(1, round(per_job / per_node))}"
+                )
+            nodes = per_job // per_node
+            if self.nodes is not None and not (
+                self.nodes <= nodes <= (self.max_nodes or self.nodes)
+            ):
+                asked = f"{self.nodes}" + (f"-{self.max_nodes}" if self.max_nodes else "")
+                raise SbatchError(
+                    f"{job_f} with {node_f} makes {nodes} nodes, but --nodes={asked}{bad}"
+                )
+        for flag, count, what, given, given_flag in (
+            (job_f, per_job, "tasks", self.ntasks, "--ntasks"),
+            (node_f, per_node, "tasks per node", self.ntasks_per_node, "--ntasks-per-node"),
+        ):
+            if not (count and per_task):
+                continue
+            if count % per_task:
+                raise SbatchError(f"{flag} is not a whole number of tasks of {task_f}{bad}")
+            if given is not None and given != count // per_task:
+                raise SbatchError(
+                    f"{flag} with {task_f} makes {count // per_task} {what}, but "
+                    f"{given_flag}={given}{bad}; drop {given_flag} or make them agree"
+                )
+        if per_task and self.ntasks is None and self.ntasks_per_node is None and not per_job:
+            raise SbatchError(
+                f"{task_f} needs a task count: add -n/--ntasks, --ntasks-per-node or --gpus"
+            )
 
     # -- parsing ---------------------------------------------------------------------------
     @classmethod
@@ -471,7 +641,7 @@ class JobSpec:
                 break
             if tok.startswith("--"):
                 name, eq, val = tok[2:].partition("=")
-                long = _lookup(name)
+                long = _lookup(name, val if eq else None)
                 has_val = eq == "="
             elif tok.startswith("-") and len(tok) >= 2:
                 short = tok[1]
@@ -484,10 +654,16 @@ class JobSpec:
                 # the first positional argument is the batch script; the rest are its arguments
                 other.append(("script-file", " ".join(args[i:])))
                 break
+            if long in _NOT_MODELLED:
+                raise _not_modelled(long)
             if long in _PASSTHROUGH:
                 takes, _ = _PASSTHROUGH[long]
                 if takes and not has_val:
                     i, val = _next_value(args, i, long)
+                if long == "time-min":
+                    _parse_time_limit("time-min", val)  # (checked, as sbatch checks it)
+                if long in _NOT_SIMULATED:
+                    _warn_not_simulated(long, val if takes else None)
                 other.append((long, val if takes else None))
                 i += 1
                 continue
@@ -520,8 +696,14 @@ class JobSpec:
 
         Directives after the first command line are ignored, as sbatch ignores them;
         ``args`` override the script's directives. Like sbatch, a script must start with
-        ``#!`` (blank lines before it are forgiven: a notebook cell often starts with one).
+        ``#!`` (blank lines before it are forgiven: a notebook cell often starts with one)
+        and must not have DOS line breaks (``\\r\\n``).
         """
+        if "\r\n" in script_text:
+            raise SbatchError(
+                "Batch script contains DOS line breaks (\\r\\n) instead of expected UNIX line "
+                "breaks (\\n); convert it with dos2unix"
+            )
         if not script_text.lstrip().startswith("#!"):
             raise SbatchError(
                 "This does not look like a batch script. The first line must start with #! "
@@ -556,7 +738,11 @@ class JobSpec:
 
     # -- rendering -------------------------------------------------------------------------
     def to_args(self) -> list[str]:
-        """The request as canonical sbatch options (``from_args(to_args())`` round-trips)."""
+        """The request as canonical sbatch options.
+
+        ``from_args(to_args())`` round-trips, except a time limit built in Python with
+        seconds in it: sbatch reads ``-t`` in whole minutes, rounded up.
+        """
         out: list[str] = []
 
         def add(flag, value):
@@ -633,16 +819,18 @@ class JobSpec:
         return "wrap" if self.wrap is not None else "sbatch"
 
     def _tasks_and_nodes(self) -> tuple[int, int]:
-        nodes = self.nodes
+        """Tasks and nodes before placement (nodes the cluster would choose count as 1)."""
+        counts = _counts(self)
+        nodes = counts.nodes
         if nodes is None:
-            if self.ntasks and self.ntasks_per_node:
-                nodes = math.ceil(self.ntasks / self.ntasks_per_node)
+            if counts.ntasks and counts.ntasks_per_node:
+                nodes = math.ceil(counts.ntasks / counts.ntasks_per_node)
             else:
                 nodes = 1
-        if self.ntasks is not None:
-            tasks = self.ntasks
-        elif self.ntasks_per_node is not None:
-            tasks = self.ntasks_per_node * nodes
+        if counts.ntasks is not None:
+            tasks = counts.ntasks
+        elif counts.ntasks_per_node is not None:
+            tasks = counts.ntasks_per_node * nodes
         else:
             tasks = nodes
         return tasks, nodes
@@ -661,7 +849,7 @@ class JobSpec:
             gpus = self.gpus
         elif self.gpus_per_task:
             gpus = self.gpus_per_task * tasks
-        cpus = tasks * (self.cpus_per_task or 1)
+        cpus = tasks * _counts(self).cpus_per_task
         if self.cpus_per_gpu and gpus:
             cpus = max(cpus, self.cpus_per_gpu * gpus)
         out = {"cpu": cpus, "node": nodes}
@@ -680,9 +868,11 @@ class JobSpec:
     def resources(self, cluster: Cluster) -> Resources:
         """Resolve against ``cluster``: the per-node shape, or :class:`RequestError` as sbatch says.
 
-        Partition limits (MaxTime, MaxNodes) do not reject the job: like Slurm's default
-        ``EnforcePartLimits=NO`` they leave it pending (reasons PartitionTimeLimit,
-        PartitionNodeLimit); what no node of the partition can ever hold is rejected.
+        Partition limits (MaxTime, MaxNodes, MaxMemPerNode, MaxMemPerCPU) do not reject the
+        job: like Slurm's default ``EnforcePartLimits=NO`` they leave it pending (reasons
+        PartitionTimeLimit, PartitionNodeLimit, MaxMemPerLimit); what no node of the
+        partition can ever hold is rejected. sbatch's own adjustments are made, with its
+        warnings: ``-N 3 -n 2`` runs on 2 nodes.
         """
         return resolve(self, cluster)
 
@@ -699,6 +889,29 @@ def _flag(field_name: str) -> str:
         "mem_per_gpu_mb": "mem-per-gpu",
         "gpus_per_node": "gpus-per-node",
     }.get(field_name, field_name.replace("_", "-"))
+
+
+def _gpn_flag(spec: JobSpec) -> str:
+    """The GPUs-per-node request as the user spelled it: ``--gres=gpu:2`` or
+    ``--gpus-per-node=2``."""
+    t = f"{spec.gpu_type}:" if spec.gpu_type else ""
+    if spec.gpus_per_node_option == "gpus-per-node":
+        return f"--gpus-per-node={t}{spec.gpus_per_node}"
+    return f"--gres=gpu:{t}{spec.gpus_per_node}"
+
+
+def _parse_time_limit(long: str, val: str) -> timedelta | None:
+    """A ``-t``/``--time-min`` value as sbatch reads it (``time_str2mins``): whole minutes,
+    a limit with seconds rounded up (``-t 0:30`` is 1 minute); 0 and UNLIMITED are None."""
+    try:
+        limit = parse_duration(val, what=f"--{long}")
+    except SlurmlabError as exc:
+        raise SbatchError(str(exc)) from None
+    if limit is None:
+        return None
+    minutes = math.ceil(limit.total_seconds() / 60)
+    # sbatch(1): "A time limit of zero requests that no time limit be imposed"
+    return timedelta(minutes=minutes) if minutes else None
 
 
 def _next_value(args: list[str], i: int, long: str) -> tuple[int, str]:
@@ -748,19 +961,17 @@ def _parse_value(long: str, kind: str, val: str | None, values: dict) -> dict:
         return {"nodes": int(m.group(1)), "max_nodes": int(m.group(2)) if m.group(2) else None}
     if kind == "mem":
         try:
-            return {dest: parse_memory_mb(val, what=f"--{long}")}
+            mb = parse_memory_mb(val, what=f"--{long}")
         except SlurmlabError as exc:
             raise SbatchError(str(exc)) from None
+        if "." in val:  # Slurm's str_to_mbytes reads a whole number (strtoll)
+            raise SbatchError(
+                f"--{long}={val!r}: invalid memory constraint: Slurm takes a whole number "
+                f"with an optional K/M/G/T suffix; write e.g. {mb}M"
+            )
+        return {dest: mb}
     if kind == "time":
-        try:
-            limit = parse_duration(val, what="--time")
-            if limit is not None and limit == timedelta(0):
-                limit = (
-                    None  # sbatch(1): "A time limit of zero requests that no time limit be imposed"
-                )
-            return {"time_limit": limit, "time_requested": True}
-        except SlurmlabError as exc:
-            raise SbatchError(str(exc)) from None
+        return {"time_limit": _parse_time_limit(long, val), "time_requested": True}
     if kind == "gres":
         out: dict = {"gpus_per_node": None, "other_gres": ()}
         others = []
@@ -798,12 +1009,16 @@ def _parse_value(long: str, kind: str, val: str | None, values: dict) -> dict:
                 out["gpus_per_node"] = int(n)
                 out["gpu_type"] = typ
         out["other_gres"] = tuple(others)
+        if out["gpus_per_node"] is not None:
+            out["gpus_per_node_option"] = "gres"
         return out
     if kind == "gpus":
         typ, n = _gpu_count(long, val, values)
         out = {dest: n}
         if typ:
             out["gpu_type"] = typ
+        if dest == "gpus_per_node":
+            out["gpus_per_node_option"] = "gpus-per-node"
         return out
     if kind == "begin":
         return {"begin": _parse_begin(val)}
@@ -845,7 +1060,8 @@ _UNITS.update({"days": 86400, "w": 604800, "week": 604800, "weeks": 604800})
 _NAMED_TIMES = {"midnight": 0, "elevenses": 11, "noon": 12, "fika": 15, "teatime": 16}
 _BEGIN_HELP = (
     "use now+N[seconds|minutes|hours|days|weeks], HH:MM[:SS][AM|PM], midnight, noon, "
-    "elevenses, fika, teatime, today, tomorrow, MMDDYY, MM/DD/YY or YYYY-MM-DD[THH:MM[:SS]]"
+    "elevenses, fika, teatime, today, tomorrow, MMDD[YY], MM/DD[/YY], MM.DD[.YY], "
+    "MM/DD[/YY]-HH:MM[:SS] or YYYY-MM-DD[THH:MM[:SS]]"
 )
 
 
@@ -853,7 +1069,9 @@ def _parse_begin(val: str) -> timedelta | datetime | TimeOfDay:
     """``--begin`` as sbatch(1) reads it: ``now+N[units]`` (from submission), a time of day
     (``HH:MM[:SS]`` with an optional AM/PM, ``midnight``, ``noon``, ``elevenses``, ``fika``,
     ``teatime``: the next time the clock shows it), ``today``, ``tomorrow``, or a date
-    (``MMDDYY``, ``MM/DD/YY``, ``YYYY-MM-DD[THH:MM[:SS]]``)."""
+    (``MMDD[YY]``, ``MM/DD[/YY]``, ``MM.DD[.YY]``, ``MM/DD[/YY]-HH:MM[:SS]``,
+    ``YYYY-MM-DD[THH:MM[:SS]]``). A date without a year is this year's if it is still
+    ahead at submission, else next year's (:class:`TimeOfDay`)."""
     v = val.strip().lower()
     m = re.fullmatch(r"now(?:\s*\+\s*(\d+)\s*([a-z]*))?", v)
     if m:
@@ -879,12 +1097,20 @@ def _parse_begin(val: str) -> timedelta | datetime | TimeOfDay:
             return TimeOfDay(time(h, mi, sec))
         except ValueError as exc:
             raise SbatchError(f"--begin={val!r}: {exc}") from None
-    for pattern, fmt in ((r"\d{6}", "%m%d%y"), (r"\d{1,2}/\d{1,2}/\d{2}", "%m/%d/%y")):
-        if re.fullmatch(pattern, v):
-            try:
-                return datetime.strptime(v, fmt)
-            except ValueError as exc:
-                raise SbatchError(f"--begin={val!r}: {exc}") from None
+    m = re.fullmatch(r"(\d{2})(\d{2})(\d{2})?", v) or re.fullmatch(
+        r"(\d{1,2})[/.](\d{1,2})(?:[/.](\d{2}))?(?:-(\d{1,2}):(\d{2})(?::(\d{2}))?)?", v
+    )
+    if m:
+        month, mday, yy, *clock = m.groups() + (None,) * (6 - len(m.groups()))
+        month, mday, hms = int(month), int(mday), [int(x or 0) for x in clock]
+        try:
+            if yy is not None:  # Slurm's parse_time: two-digit years are 20YY
+                return datetime(2000 + int(yy), month, mday, *hms)
+            return TimeOfDay(time(*hms), month=month, mday=mday)
+        except SbatchError:
+            raise
+        except ValueError as exc:
+            raise SbatchError(f"--begin={val!r}: {exc}; {_BEGIN_HELP}") from None
     try:
         when = datetime.fromisoformat(val.strip())
     except ValueError:
@@ -901,6 +1127,9 @@ def _format_begin(b: timedelta | datetime | TimeOfDay) -> str:
     if isinstance(b, timedelta):
         return f"now+{int(b.total_seconds())}"
     if isinstance(b, TimeOfDay):
+        if b.month is not None:
+            at = f"-{b.at.isoformat()}" if b.at != time(0) else ""
+            return f"{b.month:02d}/{b.mday:02d}{at}"
         return "tomorrow" if b.day == 1 else b.at.isoformat()
     return b.isoformat()
 
@@ -913,163 +1142,394 @@ def _parse_dependency(val: str) -> dict:
     for item in re.split(r"[,?]", val):
         parts = item.strip().split(":")
         kind = parts[0]
-        ids = tuple(p.split("+")[0] for p in parts[1:])
+        delayed = [p for p in parts[1:] if "+" in p]
+        if delayed:
+            job, _, delay = delayed[0].partition("+")
+            raise SbatchError(
+                f"--dependency={val!r}: a delay after job {job} ('+{delay}' minutes) is not "
+                f"modelled by slurmlab; remove '+{delay}' (the job then waits for {kind}:{job} "
+                "alone)"
+            )
+        ids = tuple(parts[1:])
         if any(not i for i in ids):
             raise SbatchError(f"--dependency={val!r}: empty job id in {item!r}")
         deps.append(Dependency(kind, ids))  # validates the kind
     return {"dependency": tuple(deps), "dependency_any": any_}
 
 
-# -- resolution against a cluster --------------------------------------------------------------
-def _node_fits_type(node: Node, spec: JobSpec) -> bool:
-    if spec.gpu_type:
-        return node.gpu_types.get(spec.gpu_type, 0) > 0
-    return True
+# -- --constraint -------------------------------------------------------------------------------
+_ConstraintTree = str | tuple  # a feature name, or (op, left, right) with op "&" or "|"
+
+
+@lru_cache(maxsize=512)
+def _parse_constraint(expr: str) -> _ConstraintTree:
+    """``--constraint`` read as Slurm reads it: strictly left to right, ``&`` (and) and ``|``
+    (or) without precedence (``a|b&c`` asks for ``(a|b)&c``), parentheses grouping.
+
+    Matching OR (``[a|b]``: all nodes share one alternative) and node counts (``a*2``)
+    are refused: slurmlab does not model them.
+    """
+    where = f"--constraint={expr!r}"
+    if "[" in expr or "]" in expr:
+        raise SbatchError(
+            f"{where}: matching OR in brackets (every node shares one alternative) is not "
+            "modelled by slurmlab; write the features with &, | and ( ), e.g. 'a100|h100'"
+        )
+    if "*" in expr:
+        raise SbatchError(
+            f"{where}: node counts (feature*N) are not modelled by slurmlab; remove '*N'"
+        )
+    tokens = re.findall(r"[&|()]|[^&|()\s]+", expr)
+    pos = 0
+
+    def fail(what: str) -> SbatchError:
+        return SbatchError(f"{where}: {what}; write features joined by & and |, e.g. 'a100&ib'")
+
+    def term() -> _ConstraintTree:
+        nonlocal pos
+        if pos == len(tokens):
+            raise fail("a feature name is missing at the end")
+        tok = tokens[pos]
+        pos += 1
+        if tok == "(":
+            node = expression()
+            if pos == len(tokens) or tokens[pos] != ")":
+                raise fail("a '(' is not closed")
+            pos += 1
+            return node
+        if tok in ("&", "|", ")"):
+            raise fail(f"{tok!r} stands where a feature name should")
+        return tok
+
+    def expression() -> _ConstraintTree:
+        nonlocal pos
+        node = term()
+        while pos < len(tokens) and tokens[pos] in ("&", "|"):
+            op = tokens[pos]
+            pos += 1
+            node = (op, node, term())
+        return node
+
+    tree = expression()
+    if pos != len(tokens):
+        raise fail(f"{tokens[pos]!r} stands where & or | should")
+    return tree
+
+
+def _constraint_holds(tree: _ConstraintTree, features: frozenset[str]) -> bool:
+    if isinstance(tree, str):
+        return tree in features
+    op, left, right = tree
+    if op == "&":
+        return _constraint_holds(left, features) and _constraint_holds(right, features)
+    return _constraint_holds(left, features) or _constraint_holds(right, features)
 
 
 def features_match(expr: str | None, features: frozenset[str]) -> bool:
-    """Evaluate a ``--constraint`` expression (``a&b``, ``a|b``, ``[a|b]``, ``a*2`` counts ignored)."""
+    """Whether a node with ``features`` satisfies the ``--constraint`` expression ``expr``.
+
+    Slurm reads it left to right without precedence, parentheses grouping:
+
+    >>> features_match("foo|bar&baz", frozenset({"foo"}))  # (foo|bar)&baz
+    False
+    >>> features_match("foo&(bar|baz)", frozenset({"foo", "baz"}))
+    True
+    """
     if not expr:
         return True
-    e = expr.replace("[", "").replace("]", "")
-    for alt in e.split("|"):
-        need = [re.sub(r"\*\d+$", "", x).strip() for x in alt.split("&")]
-        if all(n in features for n in need if n):
-            return True
-    return False
+    return _constraint_holds(_parse_constraint(expr), features)
 
 
-def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
+# -- resolution against a cluster --------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class _TaskCounts:
+    """The task and node counts the options fix before any node is looked at, as sbatch and
+    slurmctld derive them: GPUs per job / per task give the tasks, per node / per task the
+    tasks per node, per job / per node the nodes (gres.c ``_test_gres_cnt``); ``-w`` raises
+    the node count to the list's length; ``-n`` below ``-N`` lowers it, with sbatch's warning."""
+
+    ntasks: int | None
+    ntasks_per_node: int | None
+    nodes: int | None  # None: the partition's node sizes decide
+    nodes_from: str  # what fixed ``nodes``: "-N", "--nodelist", "--gpus" (or "")
+    cpus_per_task: int
+    warning: str | None = None
+
+
+def _counts(spec: JobSpec) -> _TaskCounts:
+    per_task = spec.gpus_per_task or 0
+    ntasks, per_node = spec.ntasks, spec.ntasks_per_node
+    if ntasks is None and spec.gpus and per_task:
+        ntasks = spec.gpus // per_task
+    if per_node is None and spec.gpus_per_node and per_task:
+        per_node = spec.gpus_per_node // per_task
+    cpt = spec.cpus_per_task or 1
+    if spec.cpus_per_gpu and per_task and spec.cpus_per_task is None:
+        cpt = spec.cpus_per_gpu * per_task  # (_test_gres_cnt: cpus_per_gres x gres_per_task)
+    nodes, nodes_from = spec.nodes, ("-N" if spec.nodes is not None else "")
+    if spec.gpus and spec.gpus_per_node:
+        nodes, nodes_from = spec.gpus // spec.gpus_per_node, "--gpus"
+    if spec.nodelist and nodes_from != "--gpus" and (nodes is None or nodes <= len(spec.nodelist)):
+        # sbatch(1) -w: "The job will contain all of these hosts"
+        nodes, nodes_from = len(spec.nodelist), "--nodelist"
+    warning = None
+    if nodes_from == "-N" and ntasks is not None and ntasks < nodes:
+        warning = f"can't run {ntasks} processes on {nodes} nodes, setting nnodes to {ntasks}"
+        nodes = ntasks
+    return _TaskCounts(ntasks, per_node, nodes, nodes_from, cpt, warning)
+
+
+_MEM_GROUPS = (
+    ("DefMemPerCPU", "DefMemPerNode"),
+    ("DefMemPerGPU",),
+    ("MaxMemPerCPU", "MaxMemPerNode"),
+)
+
+
+def _mem_settings(part: Partition, cluster: Cluster) -> dict[str, int | None]:
+    """The memory defaults and limits of ``part`` in MB (None: not set, 0 or UNLIMITED).
+
+    A partition's own DefMemPerCPU/DefMemPerNode replace both global ones, and likewise
+    MaxMemPerCPU/MaxMemPerNode and DefMemPerGPU (slurm.conf(5))."""
+    popts = {k.lower(): v for k, v in part.options.items()}
+    out: dict[str, int | None] = {}
+    for group in _MEM_GROUPS:
+        own = any(k.lower() in popts for k in group)
+        for key in group:
+            raw = popts.get(key.lower()) if own else cluster.setting(key)
+            text = (raw or "").strip().upper()
+            if text in ("", "UNLIMITED", "INFINITE", "0"):
+                out[key] = None
+            elif text.isdigit():
+                out[key] = int(text)
+            else:
+                where = f"partition {part.name!r}" if own else "slurm.conf"
+                raise RequestError(
+                    f"{where}: {key}={raw!r} is not a whole number of MB; fix the cluster's "
+                    "configuration"
+                )
+    return out
+
+
+def _oversubscribe(part: Partition) -> str:
+    """The partition's OverSubscribe (NO, EXCLUSIVE, YES[:N], FORCE[:N]); EXCLUSIVE gives
+    every job whole nodes, as --exclusive does (slurm.conf(5))."""
+    return str({k.lower(): v for k, v in part.options.items()}.get("oversubscribe", "NO")).upper()
+
+
+def _partition_of(spec: JobSpec, cluster: Cluster) -> Partition:
     if spec.partition and "," in spec.partition:
         raise RequestError(
             f"-p {spec.partition}: several partitions per job are not modelled; pick one"
         )
     try:
-        part: Partition = (
-            cluster.partition(spec.partition) if spec.partition else cluster.default_partition
-        )
+        part = cluster.partition(spec.partition) if spec.partition else cluster.default_partition
     except RequestError:
         raise
     except SlurmlabError as exc:
         raise RequestError(f"Job {spec.job_name!r}: {exc}") from None
+    if part.state in ("DRAIN", "INACTIVE"):  # slurm.conf(5): "no new jobs may be queued"
+        raise RequestError(
+            f"Job {spec.job_name!r}: partition {part.name!r} is {part.state}: Required "
+            "partition not available (inactive or drain); submit to another partition"
+        )
+    return part
+
+
+def _eligible_nodes(spec: JobSpec, cluster: Cluster, part: Partition) -> list[Node]:
+    """The nodes of ``part`` the request may use (--nodelist, --exclude, --constraint and the
+    GPU type applied in turn); a filter that leaves none is named in the error."""
+    who = f"Job {spec.job_name!r}"
+    unavailable = "Requested node configuration is not available"
     pool = [cluster.node(n) for n in part.nodes]
     if spec.nodelist:
         unknown = [n for n in spec.nodelist if n not in part.nodes]
         if unknown:
             raise RequestError(
                 f"--nodelist={compress_hostlist(spec.nodelist)}: {compress_hostlist(unknown)} "
-                f"not in partition {part.name!r}: Requested node configuration is not available"
+                f"not in partition {part.name!r}: {unavailable}"
             )
-        if spec.nodes is not None and spec.nodes > len(spec.nodelist):
+        both = [n for n in spec.nodelist if n in spec.exclude]
+        if both:
             raise RequestError(
-                f"--nodelist={compress_hostlist(spec.nodelist)} names {len(spec.nodelist)} nodes "
-                f"but --nodes={spec.nodes}: list every node the job should get (topping up a "
-                "node list with other nodes is not modelled)"
+                f"--nodelist={compress_hostlist(spec.nodelist)} and --exclude="
+                f"{compress_hostlist(spec.exclude)} both name {compress_hostlist(both)}: a node "
+                "cannot be required and excluded (Invalid node name specified); drop it from one"
             )
         # -w: the job runs on exactly these nodes (Slurm: they must all be in the allocation)
         pool = [n for n in pool if n.name in spec.nodelist]
-    pool = [n for n in pool if n.name not in spec.exclude]
-    pool = [n for n in pool if features_match(spec.constraint, n.features)]
-    if not pool:
-        raise RequestError(
-            f"Job {spec.job_name!r}: no node of partition {part.name!r} has features "
-            f"{spec.constraint!r}: Requested node configuration is not available"
-        )
+    if spec.exclude:
+        pool = [n for n in pool if n.name not in spec.exclude]
+        if not pool:
+            raise RequestError(
+                f"{who}: --exclude={compress_hostlist(spec.exclude)} leaves no node of partition "
+                f"{part.name!r} ({compress_hostlist(part.nodes)}): {unavailable}"
+            )
+    if spec.constraint:
+        kept = [n for n in pool if features_match(spec.constraint, n.features)]
+        lacking = sorted({n.name for n in pool} - {n.name for n in kept})
+        if spec.nodelist and lacking:
+            raise RequestError(
+                f"--nodelist names {compress_hostlist(lacking)}, without the features "
+                f"--constraint={spec.constraint!r} asks for: {unavailable}"
+            )
+        if not kept:
+            have = sorted(set().union(*(n.features for n in pool)))
+            raise RequestError(
+                f"{who}: no node of partition {part.name!r} has the features "
+                f"--constraint={spec.constraint!r} asks for (its nodes have "
+                f"{', '.join(have) or 'no features'}): {unavailable}"
+            )
+        pool = kept
     if spec.gpu_type and not any(_node_fits_type(n, spec) for n in pool):
         have = sorted({t for n in pool for t in n.gpu_types})
         raise RequestError(
-            f"Job {spec.job_name!r}: GPU type {spec.gpu_type!r} is not in partition {part.name!r} "
+            f"{who}: GPU type {spec.gpu_type!r} is not in partition {part.name!r} "
             f"(it has {', '.join(have) or 'no typed GPUs'}): Invalid generic resource (gres) "
             "specification"
         )
-    pool = [n for n in pool if _node_fits_type(n, spec)]
-    cpt = spec.cpus_per_task or 1
+    return [n for n in pool if _node_fits_type(n, spec)]
+
+
+def _node_fits_type(node: Node, spec: JobSpec) -> bool:
+    if spec.gpu_type:
+        return node.gpu_types.get(spec.gpu_type, 0) > 0
+    return True
+
+
+def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
+    """The per-node shape Slurm allocates to ``spec`` in ``cluster`` (:meth:`JobSpec.resources`)."""
+    part = _partition_of(spec, cluster)
+    pool = _eligible_nodes(spec, cluster, part)
+    who = f"Job {spec.job_name!r}"
+    counts = _counts(spec)
+    if counts.warning:
+        warnings.warn(counts.warning, stacklevel=3)  # sbatch's own words
+    limits = _mem_settings(part, cluster)
+    tracked = cluster.memory_tracked
+    cpt, per_cpu_asked = counts.cpus_per_task, spec.mem_per_cpu_mb
+    max_per_cpu = limits["MaxMemPerCPU"]
+    if tracked and per_cpu_asked and max_per_cpu and per_cpu_asked > max_per_cpu:
+        # sbatch(1) --mem-per-cpu: above MaxMemPerCPU it becomes a limit per task; the CPUs
+        # per task grow and --mem-per-cpu shrinks so that their product is what was asked
+        ratio = math.ceil(per_cpu_asked / max_per_cpu)
+        cpt *= ratio
+        per_cpu_asked = math.ceil(per_cpu_asked / ratio)
     max_cpus = max(n.cpus for n in pool)
     max_gpus = max(n.gpus for n in pool)
 
     # nodes and tasks
-    nodes = spec.nodes
-    if nodes is None and spec.nodelist:
-        nodes = len(spec.nodelist)  # -w without -N: every listed node
+    nodes, ntasks, per_node = counts.nodes, counts.ntasks, counts.ntasks_per_node
+    if spec.nodelist:
+        listed = compress_hostlist(spec.nodelist)
+        if spec.max_nodes is not None and len(spec.nodelist) > spec.max_nodes:
+            raise RequestError(
+                f"--nodelist={listed} names {len(spec.nodelist)} nodes but --nodes="
+                f"{spec.nodes}-{spec.max_nodes} allows at most {spec.max_nodes}: Node count "
+                "specification invalid"
+            )
+        if counts.nodes_from == "--gpus" and nodes < len(spec.nodelist):
+            raise RequestError(
+                f"--gpus={spec.gpus} with {_gpn_flag(spec)} makes {nodes} nodes but "
+                f"--nodelist={listed} names {len(spec.nodelist)}: Node count specification "
+                "invalid"
+            )
+        if nodes > len(spec.nodelist):
+            needs = (
+                f"--nodes={spec.nodes}"
+                if counts.nodes_from == "-N"
+                else f"{_gpn_flag(spec)} --gpus={spec.gpus} needs {nodes}"
+            )
+            raise RequestError(
+                f"--nodelist={listed} names {len(spec.nodelist)} nodes but {needs}: list "
+                "every node the job should get (topping up a node list with other nodes is "
+                "not modelled)"
+            )
     if nodes is None:
-        if spec.ntasks and spec.ntasks_per_node:
-            nodes = math.ceil(spec.ntasks / spec.ntasks_per_node)
+        if ntasks and per_node:
+            nodes = math.ceil(ntasks / per_node)
+        elif ntasks and spec.gpus_per_task and max_gpus:
+            fit = min(max_gpus // spec.gpus_per_task, max_cpus // cpt)
+            nodes = math.ceil(ntasks / max(1, fit))
         elif spec.gpus and max_gpus:
             nodes = math.ceil(spec.gpus / max_gpus)
-        elif spec.ntasks and spec.gpus_per_task and max_gpus:
-            nodes = math.ceil(spec.ntasks / max(1, max_gpus // spec.gpus_per_task))
-        elif spec.ntasks:
-            per_node = max(1, max_cpus // cpt)
-            nodes = math.ceil(spec.ntasks / per_node)
+        elif ntasks:
+            nodes = math.ceil(ntasks / max(1, max_cpus // cpt))
         else:
             nodes = 1
-    if spec.ntasks is not None:
-        ntasks = spec.ntasks
-    elif spec.ntasks_per_node is not None:
-        ntasks = spec.ntasks_per_node * nodes
-    else:
-        ntasks = nodes
+    if ntasks is None:
+        ntasks = per_node * nodes if per_node is not None else nodes
     if ntasks < nodes:
+        why = {"--nodelist": "every node --nodelist names", "--gpus": "--gpus / GPUs per node"}
         raise RequestError(
-            f"Job {spec.job_name!r}: -n {ntasks} tasks on -N {nodes} nodes leaves nodes without a "
-            "task; ask for at least one task per node"
+            f"{who}: -n {ntasks} tasks on {nodes} nodes ({why.get(counts.nodes_from, '-N')}) "
+            "leaves nodes without a task; ask for at least one task per node"
         )
     base, extra = divmod(ntasks, nodes)
     tasks_per_node = tuple(base + (1 if i < extra else 0) for i in range(nodes))
-    if spec.ntasks_per_node is not None and max(tasks_per_node) > spec.ntasks_per_node:
+    if per_node is not None and max(tasks_per_node) > per_node:
+        given = (
+            f"--ntasks-per-node={per_node}"
+            if spec.ntasks_per_node is not None
+            else f"{_gpn_flag(spec)} --gpus-per-task={spec.gpus_per_task} ({per_node} per node)"
+        )
         raise RequestError(
-            f"Job {spec.job_name!r}: -n {ntasks} with --ntasks-per-node={spec.ntasks_per_node} "
-            f"needs at least {math.ceil(ntasks / spec.ntasks_per_node)} nodes, not {nodes}"
+            f"{who}: -n {ntasks} with {given} needs at least "
+            f"{math.ceil(ntasks / per_node)} nodes, not {nodes}"
         )
 
-    # GPUs per node
+    # GPUs and CPUs per node
     if spec.gpus_per_node:
         gpn = spec.gpus_per_node
     elif spec.gpus:
-        gpn = math.ceil(spec.gpus / nodes)
         if spec.gpus < nodes:
             raise RequestError(
-                f"Job {spec.job_name!r}: --gpus={spec.gpus} on {nodes} nodes: every node of the "
-                "allocation needs at least one GPU"
+                f"{who}: --gpus={spec.gpus} on {nodes} nodes: every node of the allocation "
+                "needs at least one GPU"
             )
-    elif spec.gpus_per_task:
-        gpn = spec.gpus_per_task * max(tasks_per_node)
+        gpn = math.ceil(spec.gpus / nodes)
     else:
         gpn = 0
+    if spec.gpus_per_task:
+        gpn = max(gpn, spec.gpus_per_task * max(tasks_per_node))
     cpn = max(tasks_per_node) * cpt
     if spec.cpus_per_gpu and gpn:
         cpn = max(cpn, spec.cpus_per_gpu * gpn)
 
-    # memory per node
+    # memory per node: the request, else the partition's defaults, else the global ones
     per_cpu = per_gpu = 0
-    if not cluster.memory_tracked:
+    if not tracked:
         mem = 0
     elif spec.mem_mb is not None:
         mem = spec.mem_mb  # 0 means all the node's memory
-    elif spec.mem_per_cpu_mb is not None:
-        per_cpu = spec.mem_per_cpu_mb
+    elif per_cpu_asked is not None:
+        per_cpu = per_cpu_asked
         mem = per_cpu * cpn
     elif spec.mem_per_gpu_mb is not None:
         per_gpu = spec.mem_per_gpu_mb
         mem = per_gpu * max(gpn, 1)
+    elif gpn and limits["DefMemPerGPU"]:
+        per_gpu = limits["DefMemPerGPU"]
+        mem = per_gpu * gpn
+    elif limits["DefMemPerCPU"]:
+        per_cpu = limits["DefMemPerCPU"]
+        mem = per_cpu * cpn
     else:
-        # the partition's DefMemPerCPU/DefMemPerNode win over the global ones (slurm.conf(5))
-        popts = {k.lower(): v for k, v in part.options.items()}
-        if "defmempercpu" in popts or "defmempernode" in popts:
-            dpc, dpn = popts.get("defmempercpu"), popts.get("defmempernode")
-        else:
-            dpc, dpn = cluster.setting("DefMemPerCPU"), cluster.setting("DefMemPerNode")
-        if dpc and dpc.upper() != "UNLIMITED":
-            per_cpu = int(dpc)
-            mem = per_cpu * cpn
-        elif dpn and dpn.upper() != "UNLIMITED":
-            mem = int(dpn)
-        else:
-            mem = 0  # Slurm's default: the whole memory of each node
-    fitting = [
-        n for n in pool if n.cpus >= cpn and n.gpus >= gpn and (mem == 0 or n.memory_mb >= mem)
-    ]
-    whole_node = spec.exclusive
+        mem = limits["DefMemPerNode"] or 0  # none: the whole memory of each node
+    limit_reason = _mem_limit_reason(spec, cluster, part, limits, mem, per_cpu, per_gpu, cpn)
+
+    # --exclusive takes every CPU of a node, and --mem-per-cpu then counts them all
+    exclusive_per_cpu = per_cpu if spec.exclusive and spec.mem_per_cpu_mb else 0
+
+    def fits(n: Node) -> bool:
+        return (
+            n.cpus >= cpn
+            and n.gpus >= gpn
+            and (mem == 0 or n.memory_mb >= mem)
+            and exclusive_per_cpu * n.cpus <= n.memory_mb
+        )
+
+    fitting = [n for n in pool if fits(n)]
     if len(fitting) < nodes:
         why = []
         if not any(n.cpus >= cpn for n in pool):
@@ -1078,17 +1538,24 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
             why.append(f"{gpn} GPUs per node (largest node has {max_gpus})")
         if mem and not any(n.memory_mb >= mem for n in pool):
             why.append(f"{mem} MB per node (largest node has {max(n.memory_mb for n in pool)} MB)")
+        if exclusive_per_cpu and not any(exclusive_per_cpu * n.cpus <= n.memory_mb for n in pool):
+            why.append(
+                f"--mem-per-cpu={exclusive_per_cpu}M for each of a node's CPUs, which "
+                "--exclusive allocates (more than the memory of any node)"
+            )
         if not why:
             why.append(f"{nodes} nodes (partition {part.name!r} has {len(fitting)} that fit)")
         hint = ""
         if gpn > max_gpus and max_gpus:
             total = gpn * nodes
             hint = f"; use --nodes={math.ceil(total / max_gpus)} --gres=gpu:{max_gpus}"
+        elif exclusive_per_cpu:
+            hint = "; ask --mem instead, or a smaller --mem-per-cpu"
         raise RequestError(
-            f"Job {spec.job_name!r}: asks for {' and '.join(why)} in partition {part.name!r}: "
+            f"{who}: asks for {' and '.join(why)} in partition {part.name!r}: "
             f"Requested node configuration is not available{hint}"
         )
-    whole_memory = mem == 0 and cluster.memory_tracked
+    whole_memory = mem == 0 and tracked
     if whole_memory:
         mem = min(n.memory_mb for n in fitting)
     time_limit = spec.time_limit if spec.time_requested else part.time_limit_default
@@ -1108,10 +1575,46 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
         gpus_per_node=gpn,
         gpu_type=gpu_type,
         time_limit=time_limit,
-        whole_node=whole_node,
+        whole_node=spec.exclusive or _oversubscribe(part) == "EXCLUSIVE",
         features=spec.constraint,
         candidates=tuple(n.name for n in fitting),
         mem_per_cpu_mb=per_cpu,
         mem_per_gpu_mb=per_gpu,
         mem_whole_node=whole_memory,
+        limit_reason=limit_reason,
     )
+
+
+def _mem_limit_reason(
+    spec: JobSpec,
+    cluster: Cluster,
+    part: Partition,
+    limits: dict[str, int | None],
+    mem: int,
+    per_cpu: int,
+    per_gpu: int,
+    cpn: int,
+) -> str | None:
+    """``MaxMemPerLimit`` when the memory per node (or per CPU) is above MaxMemPerNode (or
+    MaxMemPerCPU), else None. Under ``EnforcePartLimits=ALL/ANY/YES`` Slurm rejects such a
+    job at submission ("Memory required by task is not available"); under the default NO it
+    accepts it and leaves it pending. A memory per GPU is not held to these limits (they
+    bound a job's memory per node or per CPU), nor is ``--mem=0`` (the whole node)."""
+    if not mem or per_gpu:
+        return None
+    max_node, max_cpu = limits["MaxMemPerNode"], limits["MaxMemPerCPU"]
+    if max_node and mem > max_node:
+        over = f"{mem} MB per node is above MaxMemPerNode={max_node}"
+    elif max_cpu and per_cpu > max_cpu:
+        over = f"{per_cpu} MB per CPU is above MaxMemPerCPU={max_cpu}"
+    elif max_cpu and not per_cpu and mem > max_cpu * cpn:
+        over = f"{mem} MB per node is above MaxMemPerCPU={max_cpu} x {cpn} CPUs"
+    else:
+        return None
+    enforce = (cluster.setting("EnforcePartLimits", "NO") or "NO").strip().upper()
+    if enforce in ("ALL", "ANY", "YES"):
+        raise RequestError(
+            f"Job {spec.job_name!r}: {over} in partition {part.name!r} "
+            f"(EnforcePartLimits={enforce}): Memory required by task is not available"
+        )
+    return "MaxMemPerLimit"

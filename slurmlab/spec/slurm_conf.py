@@ -58,6 +58,8 @@ SCHEDULER_KEYS = (
     "JobRequeue",
     "DefMemPerCPU",
     "DefMemPerNode",
+    "DefMemPerGPU",
+    "EnforcePartLimits",
     "MaxMemPerCPU",
     "MaxMemPerNode",
     "OverTimeLimit",
