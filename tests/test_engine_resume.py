@@ -25,6 +25,9 @@ from slurmlab.sim.controller import Controller
 from slurmlab.spec.synthetic import ai_workload, pool_workload
 from slurmlab.spec.workload import Workload
 
+# random requests with -N above -n are run on -n nodes, with sbatch's warning (tested elsewhere)
+pytestmark = pytest.mark.filterwarnings("ignore:can't run .* processes on")
+
 COLUMNS = ["JobID", "Start", "End", "State", "NodeList", "StartedBy", "Reason"]
 
 
