@@ -579,10 +579,26 @@ def test_partitions_over_the_same_nodes_name_their_first_jobs_resources():
     assert reasons(result, at=65) == {"1": "n1", "2": "(Resources)", "3": "(Resources)"}
 
 
+def test_event_passes_test_one_job_more_than_default_queue_depth():
+    """job_scheduler.c breaks when ``job_depth++ > def_job_limit``: with
+    default_queue_depth=1 the event pass still tests the second job in line (b, on pb's
+    idle node), which starts at its submission, not at the first backfill cycle (30 s)."""
+    result = run(
+        job("r", "-p pa -N 1 --exclusive -t 600", submit=0, runtime=3600),
+        job("w", "-p pa -N 2 --exclusive -t 60", submit=1, runtime=60),
+        job("b", "-p pb -N 1 --exclusive -t 60", submit=2, runtime=60),
+        policy="slurm",
+        cluster=TWO_PARTITIONS,
+        default_queue_depth=1,
+    )
+    assert starts(result)["b"] == 2
+
+
 @pytest.mark.parametrize(("sched_interval", "start"), [(60, 60), (-1, 36000)])
 def test_sched_interval_passes_reach_jobs_beyond_default_queue_depth(sched_interval, start):
-    """default_queue_depth=2 limits the passes on events: job d (partition pb, whose node is
-    idle) is third in line and no event pass reaches it, nor backfill (bf_max_job_test=2).
+    """default_queue_depth=1 limits the passes on events to 2 jobs (job_scheduler.c tests
+    one more than the depth): job d (partition pb, whose node is idle) is third in line and
+    no event pass reaches it, nor backfill (bf_max_job_test=2).
     The periodic pass every sched_interval (60 s) considers every job and starts it; with
     sched_interval=-1 it waits until the queue ahead of it drains."""
     result = run(
@@ -592,7 +608,7 @@ def test_sched_interval_passes_reach_jobs_beyond_default_queue_depth(sched_inter
         job("d", "-p pb -N 1 --exclusive -t 60", submit=3, runtime=3600),
         policy="slurm",
         cluster=TWO_PARTITIONS,
-        default_queue_depth=2,
+        default_queue_depth=1,
         bf_max_job_test=2,
         sched_interval=sched_interval,
     )

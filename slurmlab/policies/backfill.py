@@ -421,8 +421,10 @@ class SlurmBackfill(Conservative):
         self.interval = None if self.bf_interval == -1 else float(self.bf_interval)
 
     def schedule(self, view: QueueView) -> Decision:
-        """The main scheduler: FIFO per partition over the first ``default_queue_depth`` jobs."""
-        return self.main_pass(view, view.free.copy(), limit=self.default_queue_depth)
+        """The main scheduler: FIFO per partition over the first ``default_queue_depth`` + 1
+        jobs (job_scheduler.c stops when ``job_depth++ > def_job_limit``: one more job than
+        the depth is tested)."""
+        return self.main_pass(view, view.free.copy(), limit=self.default_queue_depth + 1)
 
     def full_pass(self, view: QueueView) -> Decision:
         """The main scheduler's periodic pass every ``sched_interval`` (sched_config: "At

@@ -109,7 +109,8 @@ class Controller:
             self._timer_running = True
             self._schedule_timer()
         full = getattr(self.policy, "sched_interval", -1)
-        if full > 0 and not self._full_armed and len(self.queue) > self.policy.default_queue_depth:
+        deep = len(self.queue) > self.policy.default_queue_depth + 1 if full > 0 else False
+        if deep and not self._full_armed:
             # the periodic main-scheduler pass over the whole queue: on its grid of
             # sched_interval, after something changed (with nothing new it would start nothing)
             self._full_armed = True
@@ -120,7 +121,7 @@ class Controller:
         """sched_interval: the main scheduler over the whole queue (``default_queue_depth``
         limits only the passes on events); needed only while the queue is deeper than that."""
         self._full_armed = False
-        if len(self.queue) <= self.policy.default_queue_depth:
+        if len(self.queue) <= self.policy.default_queue_depth + 1:  # (event passes see all)
             return
         self._resume = None  # (the event passes continue from their own state)
         self._apply(self.policy.full_pass(self._view()))
