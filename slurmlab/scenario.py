@@ -5,6 +5,8 @@ A scenario is a YAML (or JSON) document::
     name: backfill-basics
     cluster: tiny                      # a preset, {slurm_conf: PATH[, gres_conf: PATH]}
                                        # (relative to this file), or inline nodes/partitions
+                                       # (inline, the first partition is the default unless
+                                       # one says default: true)
     policy: {name: easy}               # or just: easy ; parameters beside the name
     jobs:
       - id: big                        # optional unique name (used by --dependency); a job
@@ -467,6 +469,8 @@ def _inline_cluster(value: dict) -> Cluster:
             path=("cluster", "settings"),
         )
     settings = {str(k): str(v) for k, v in settings.items()}
+    if parts and not any(p.default for p in parts):  # inline: the first is the default
+        parts[0] = replace(parts[0], default=True)
     with _entry(("cluster",)):
         return Cluster(str(value.get("name", "inline")), tuple(nodes), tuple(parts), settings)
 

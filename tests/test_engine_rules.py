@@ -435,7 +435,7 @@ def test_exclusive_jobs_take_whole_idle_nodes():
         policy="fifo",
     )
     assert column(result, "NodeList") == {"small": "node1", "excl": "node2", "all": "node[1-4]"}
-    tres = "billing=16,cpu=16,gres/gpu=2,mem=32000M,node=1"
+    tres = "billing=16,cpu=16,gres/gpu:a100=2,gres/gpu=2,mem=32000M,node=1"
     assert column(result, "AllocTRES")["excl"] == tres
     assert starts(result) == {"small": 0, "excl": 1, "all": 101}
 

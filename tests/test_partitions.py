@@ -204,3 +204,83 @@ def test_bad_memory_limits_and_enforce_part_limits_name_their_line(line, words):
     with pytest.raises(ConfigError, match="line 2: ") as info:
         Cluster.from_slurm_conf("NodeName=n1 CPUs=4\n" + line + "\n")
     assert words in str(info.value)
+
+
+def test_why_pending_offers_no_partition_that_would_refuse_or_hold_the_job():
+    """The "another partition" hint skips partitions whose AllowAccounts refuse the job's
+    account or whose MinNodes would hold it; an open partition is still offered."""
+    lab = lab_of(
+        "NodeName=a[1-2] CPUs=4\nNodeName=b[1-2] CPUs=4\nNodeName=c1 CPUs=4\n"
+        "PartitionName=p1 Nodes=a[1-2] Default=YES\n"
+        "PartitionName=p2 Nodes=b[1-2] AllowAccounts=phys\n"
+        "PartitionName=p3 Nodes=b[1-2] MinNodes=2\nPartitionName=p4 Nodes=c1\n"
+    )
+    lab.sbatch("-N 2 --exclusive -t 60", runtime=3600)
+    waits = lab.sbatch("-n 1 -t 10", runtime=60)
+    text = lab.why_pending(waits)
+    assert "-p p4" in text
+    assert "-p p2" not in text and "-p p3" not in text
+
+
+def test_enforce_part_limits_refuses_what_would_pend():
+    """EnforcePartLimits=ALL: a job over MaxTime or outside MinNodes..MaxNodes is refused at
+    submission (with the default NO it pends with PartitionTimeLimit / PartitionNodeLimit)."""
+    lab = lab_of(
+        "EnforcePartLimits=ALL\nNodeName=n[1-4] CPUs=4\n"
+        "PartitionName=p Nodes=ALL Default=YES MaxTime=10 MaxNodes=2 MinNodes=2\n"
+    )
+    with pytest.raises(RequestError, match="above MaxTime 10:00 .*Requested time limit is invalid"):
+        lab.sbatch("-N 2 -t 20", runtime=60)
+    with pytest.raises(RequestError, match="3 nodes, outside 2-2 .*Node count specification"):
+        lab.sbatch("-N 3 -t 5", runtime=60)
+    with pytest.raises(RequestError, match="1 nodes, outside 2-2"):
+        lab.sbatch("-N 1 -t 5", runtime=60)
+    assert lab.sbatch("-N 2 -t 5", runtime=60) == 1
+
+
+def test_memory_per_node_above_max_mem_per_cpu_gets_more_cpus():
+    """MaxMemPerCPU=1000 and --mem=4000 on one task: the job gets 4 CPUs (as a per-CPU
+    request above the limit does) instead of pending for ever."""
+    lab = lab_of(
+        "SelectTypeParameters=CR_Core_Memory\nNodeName=n1 CPUs=8 RealMemory=16000\n"
+        "PartitionName=p Nodes=n1 Default=YES MaxMemPerCPU=1000\n"
+    )
+    j = lab.sbatch("-n 1 --mem=4000 -t 10", runtime=60)
+    lab.advance(1)
+    row = lab.sacct().set_index("JobID").loc[str(j)]
+    assert (row["State"], row["NCPUS"]) == ("RUNNING", 4)
+
+
+def test_an_exclusive_job_shows_its_nodes_gpu_type():
+    """--exclusive holds every GPU of its node: sacct names their type, as for a GPU job."""
+    lab = Lab("tiny")
+    j = lab.sbatch("-N 1 --exclusive -n 1 -t 10", runtime=60)
+    lab.advance(1)
+    tres = lab.sacct().set_index("JobID").loc[str(j), "AllocTRES"]
+    assert "gres/gpu:a100=2" in tres and "gres/gpu=2" in tres
+
+
+def test_a_future_node_brought_up_is_shown_in_sinfo():
+    c = Cluster.from_slurm_conf(
+        "NodeName=n1 CPUs=4\nNodeName=f1 CPUs=4 State=FUTURE\nPartitionName=m Nodes=n1,f1 Default=YES\n"
+    )
+    lab = Lab(c)
+    assert list(lab.sinfo()["NODELIST"]) == ["n1"]
+    lab.resume("f1")
+    assert list(lab.sinfo()["NODELIST"]) == ["f1,n1"]
+
+
+def test_inline_scenario_partitions_default_to_the_first():
+    """A scenario's inline partitions: the first is the default unless one says default:
+    true (slurm.conf itself has no such fallback)."""
+    from slurmlab.scenario import Scenario
+
+    doc = {
+        "cluster": {
+            "nodes": [{"name": "n[1-2]", "cpus": 4}],
+            "partitions": [{"name": "main", "nodes": "ALL"}, {"name": "other", "nodes": "n1"}],
+        },
+        "jobs": [{"runtime": 10, "args": "-n 1"}],
+    }
+    result = Scenario.from_dict(doc).run()
+    assert list(result.jobs["Partition"]) == ["main"]

@@ -179,11 +179,14 @@ def test_mem_per_cpu_above_max_mem_per_cpu_raises_cpus_per_task():
     assert res.limit_reason is None
 
 
-def test_mem_per_node_above_max_mem_per_cpu_times_cpus_pends():
-    """--mem above MaxMemPerCPU x the job's CPUs on a node exceeds MaxMemPerCPU."""
+def test_mem_per_node_above_max_mem_per_cpu_times_cpus_gets_more_cpus():
+    """--mem above MaxMemPerCPU x the job's CPUs on a node: the job gets more CPUs (sites
+    document it: "If --mem specifies a value more than the maximum memory per core the job
+    will have its core request automatically increased"), it does not pend."""
     c = conf("MaxMemPerCPU=2000")
-    assert args("-n 2 --mem=4000").resources(c).limit_reason is None
-    assert args("-n 2 --mem=5000").resources(c).limit_reason == "MaxMemPerLimit"
+    assert args("-n 2 --mem=4000").resources(c).cpus_per_node == 2
+    res = args("-n 2 --mem=5000").resources(c)
+    assert (res.limit_reason, res.cpus_per_node) == (None, 3)
 
 
 @pytest.mark.parametrize("where", ["global", "partition"])
@@ -393,3 +396,15 @@ def test_begin_month_day_with_time_round_trips_and_runs():
     lab = Lab("tiny")  # starts 2026-01-05 00:00
     j = lab.sbatch("-t 10 --begin=01/06-10:30")
     assert lab.sim.jobs[j].begin == 86400 + 10.5 * 3600
+
+
+def test_a_gpu_type_holds_whatever_the_order_of_the_options():
+    """A type from --gpus / --gpus-per-task holds for an untyped --gres, in either order, and a
+    typed --gres must agree with it; a --gres given again (command line over script) replaces
+    the earlier one, type and all."""
+    assert JobSpec.from_args("--gpus=h100:4 --gres=gpu:4").gpu_type == "h100"
+    assert JobSpec.from_args("--gres=gpu:4 --gpus=h100:4").gpu_type == "h100"
+    with pytest.raises(SbatchError, match="GPU type 'a100' conflicts with 'v100'"):
+        JobSpec.from_args("--gpus-per-task=v100:1 -n 2 --gres=gpu:a100:2")
+    script = JobSpec.from_sbatch("#!/bin/bash\n#SBATCH --gres=gpu:a100:4\n")
+    assert JobSpec.from_args("--gres=gpu:h100:4", base=script).gpu_type == "h100"

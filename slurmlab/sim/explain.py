@@ -16,7 +16,7 @@ import numpy as np
 
 from slurmlab.errors import SlurmlabError
 from slurmlab.policies.placement import choose_nodes
-from slurmlab.sim.engine import Simulation, shown_as, used_at
+from slurmlab.sim.engine import Simulation, array_heads, shown_as, used_at
 from slurmlab.spec.units import format_duration
 
 __all__ = ["why_pending"]
@@ -48,7 +48,13 @@ def _up_at(sim: Simulation, t: float) -> np.ndarray:
 
 
 def _held_from(
-    sim: Simulation, job, t: float, partition: str | None = None, *, ahead_only: bool = True
+    sim: Simulation,
+    job,
+    t: float,
+    partition: str | None = None,
+    *,
+    ahead_only: bool = True,
+    heads=None,
 ) -> np.ndarray:
     """Nodes the main scheduler keeps from ``job`` at ``t`` (``fifo`` and ``slurm``): those
     of every other partition where a queued job ahead of it waits, since a blocked
@@ -68,7 +74,7 @@ def _held_from(
         if _state_at(sim, other, t) != "pending":
             continue
         reason = "None"
-        for when, r in shown_as(sim, other, t).reasons:
+        for when, r in shown_as(sim, other, t, heads).reasons:
             if when > t:
                 break
             reason = r
@@ -121,7 +127,8 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
         return " ".join(lines)
     free = sim.capacity - used_at(sim, t)
     up = _up_at(sim, t)
-    mask = job.mask & up & ~_held_from(sim, job, t)
+    heads = array_heads(sim, t)  # (once: every array's pending record at t)
+    mask = job.mask & up & ~_held_from(sim, job, t, heads=heads)
     # planned starts of other jobs from now on (reservations a change must not delay)
     plans = (_plan_at(j, t) for j in sim.jobs.values() if j is not job)
     ahead = [p for _when, p in filter(None, plans) if p is not None and p >= t]
@@ -157,10 +164,12 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
             res = replace(job.spec, partition=other.name).resources(sim.cluster)
         except SlurmlabError:
             continue
+        if res.limit_reason is not None:  # it would pend there for ever (MaxMemPerLimit)
+            continue
         omask = np.zeros(len(sim.node_names), dtype=bool)
         omask[[sim.node_index[n] for n in res.candidates]] = True
         demand = np.array([res.cpus_per_node, res.mem_per_node_mb, res.gpus_per_node])
-        omask &= up & ~_held_from(sim, job, t, other.name, ahead_only=False)
+        omask &= up & ~_held_from(sim, job, t, other.name, ahead_only=False, heads=heads)
         if choose_nodes(free, sim.capacity, demand, res.nodes, omask, res.whole_node):
             hints.append(f"partition {other.name!r} has room for it now (-p {other.name})")
     if hints:
@@ -183,6 +192,8 @@ def _could_move(sim: Simulation, job, part, t: float) -> bool:
     if part.max_time is not None and job.limit > part.max_time.total_seconds():
         return False
     if part.max_nodes is not None and job.count > part.max_nodes:
+        return False
+    if job.count < part.min_nodes or not part.admits_account(job.account):
         return False
     return not any(
         other.partition == part.name and other is not job and _state_at(sim, other, t) == "pending"

@@ -32,7 +32,9 @@ class _Tres:
     ``billing`` is the partition's TRESBillingWeights applied to the TRES (their sum, or
     with PriorityFlags=MAX_TRES their maximum; CPUs without weights), truncated to a whole
     number as slurmctld stores it. ``gres/gpu`` and ``gres/gpu:TYPE`` appear as the
-    cluster's AccountingStorageTRES tracks them (both when the cluster does not say).
+    cluster's AccountingStorageTRES tracks them. When the cluster does not say, slurmlab
+    shows both (Slurm's default tracks no GPU, but the analyses read them); the type is the
+    one the job's nodes have, also for an ``--exclusive`` job that asked for no GPU.
     """
 
     def __init__(self, cluster):
@@ -63,6 +65,8 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
     nan = np.nan
     names = sim.node_names
     tres = _Tres(sim.cluster)
+    node_gpu = [n.gpu_type for n in sim.cluster.nodes]  # (None: no GPU, or several types)
+    gpu_types: dict[frozenset, str] = {}
     heads = array_heads(sim, sim.now)  # an array's pending tasks show one reason (its record's)
     for job, run, last in iter_records(sim):
         if not duplicates and not last:
@@ -77,6 +81,14 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
         }  # fmt: skip
         alloc = res.allocated(run["usage"]) if started else req
         cpus, gpus = alloc["cpu"], alloc["gres/gpu"]
+        gpu_type = res.gpu_type
+        if started and gpus and gpu_type is None:  # (an --exclusive job holds its nodes' GPUs)
+            gpu_type = gpu_types.get(frozenset(run["nodes"]))
+            if gpu_type is None:
+                kinds = {node_gpu[i] for i in run["nodes"]} - {None}
+                gpu_type = gpu_types[frozenset(run["nodes"])] = (
+                    kinds.pop() if len(kinds) == 1 else ""
+                )
         rows["JobID"].append(job.key)
         rows["JobIDRaw"].append(str(job.id))
         rows["ArrayJobID"].append(job.array_job)
@@ -103,7 +115,7 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
         rows["NodeList"].append(
             compress_hostlist(names[i] for i in nodes) if started else "None assigned"
         )
-        rows["AllocTRES"].append(tres(alloc, job.partition, res.gpu_type) if started else "")
+        rows["AllocTRES"].append(tres(alloc, job.partition, gpu_type or None) if started else "")
         rows["ReqTRES"].append(tres(req, job.partition, res.gpu_type))
         rows["Priority"].append(int(job.priority))
         pending = run["State"] == "PENDING"

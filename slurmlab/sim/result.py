@@ -117,12 +117,12 @@ def node_states(sim: Simulation, at=None) -> dict[str, str]:
     t = _seconds(sim, at)
     used = used_at(sim, t)
     out = {}
+    configured = {n.name: n.state for n in sim.cluster.nodes}
+    events: dict[str, list] = {}
+    for w, n, st in sim.node_events:
+        events.setdefault(n, []).append((w, st))
     for i, name in enumerate(sim.node_names):
-        admin = _last_before(
-            [(w, st) for w, n, st in sim.node_events if n == name],
-            t,
-            sim.cluster.node(name).state,
-        )
+        admin = _last_before(events.get(name, []), t, configured[name])
         if admin == "DRAIN" and used[i].any():
             out[name] = "drng"  # draining: no new jobs, running ones finish
             continue

@@ -344,8 +344,9 @@ class Cluster:
                 return p
         raise RequestError(
             "No partition specified or system default partition: give -p "
-            f"({', '.join(p.name for p in self.partitions)}), or mark one partition "
-            "Default=YES in slurm.conf"
+            f"({', '.join(p.name for p in self.partitions)}), or make one partition the "
+            "default (Default=YES in slurm.conf, default: true in a scenario's inline "
+            "partitions, Partition(..., default=True) in Python)"
         )
 
     @property
@@ -447,15 +448,16 @@ def sinfo_frame(cluster: Cluster, node_states: Mapping[str, str]) -> pd.DataFram
     ``--all``/``--future``, it leaves out Hidden=YES partitions and FUTURE nodes."""
     rows = []
     default = next((p for p in cluster.partitions if p.default), None)
+    by_name = {n.name: n for n in cluster.nodes}
     for p in cluster.partitions:
         hidden = {k.lower(): v for k, v in p.options.items()}.get("hidden", "NO")
         if str(hidden).upper() == "YES":
             continue
         groups: dict[str, list[str]] = {}
         for n in p.nodes:
-            if cluster.node(n).state.upper() == "FUTURE":
+            st = node_states.get(n) or _state_word(by_name[n].state)
+            if st in ("future", "futr"):  # (a FUTURE node resumed is shown like any other)
                 continue
-            st = node_states.get(n) or _state_word(cluster.node(n).state)
             groups.setdefault(st, []).append(n)
         for st, names in groups.items():
             rows.append(

@@ -1011,6 +1011,19 @@ def _parse_value(long: str, kind: str, val: str | None, values: dict) -> dict:
         out["other_gres"] = tuple(others)
         if out["gpus_per_node"] is not None:
             out["gpus_per_node_option"] = "gres"
+            # a type from --gpus / --gpus-per-task holds for an untyped --gres and must agree
+            # with a typed one (a --gres given before, in the script, is replaced by this one)
+            prior = values.get("gpu_type")
+            replaces = values.get("gpus_per_node") is not None and (
+                values.get("gpus_per_node_option", "gres") == "gres"
+            )
+            if prior and not replaces:
+                if out["gpu_type"] is None:
+                    out["gpu_type"] = prior
+                elif out["gpu_type"] != prior:
+                    raise SbatchError(
+                        f"--gres={val!r}: GPU type {out['gpu_type']!r} conflicts with {prior!r}"
+                    )
         return out
     if kind == "gpus":
         typ, n = _gpu_count(long, val, values)
@@ -1516,7 +1529,11 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
         mem = per_cpu * cpn
     else:
         mem = limits["DefMemPerNode"] or 0  # none: the whole memory of each node
-    limit_reason = _mem_limit_reason(spec, cluster, part, limits, mem, per_cpu, per_gpu, cpn)
+    if tracked and mem and not (per_cpu or per_gpu) and max_per_cpu and mem > max_per_cpu * cpn:
+        # a memory per node above MaxMemPerCPU x its CPUs gets more CPUs, as a per-CPU
+        # request does (job_mgr.c _valid_pn_min_mem), rather than pending for ever
+        cpn = math.ceil(mem / max_per_cpu)
+    limit_reason = _mem_limit_reason(spec, cluster, part, limits, mem, per_cpu, per_gpu)
 
     # --exclusive takes every CPU of a node, and --mem-per-cpu then counts them all
     exclusive_per_cpu = per_cpu if spec.exclusive and spec.mem_per_cpu_mb else 0
@@ -1555,6 +1572,9 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
             f"{who}: asks for {' and '.join(why)} in partition {part.name!r}: "
             f"Requested node configuration is not available{hint}"
         )
+    enforce = (cluster.setting("EnforcePartLimits", "NO") or "NO").strip().upper()
+    if enforce in ("ALL", "ANY", "YES"):  # slurm.conf(5): refuse at submission, not pend
+        _enforce_part_limits(spec, part, nodes, enforce)
     whole_memory = mem == 0 and tracked
     if whole_memory:
         mem = min(n.memory_mb for n in fitting)
@@ -1585,6 +1605,25 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
     )
 
 
+def _enforce_part_limits(spec: JobSpec, part: Partition, nodes: int, enforce: str) -> None:
+    """EnforcePartLimits=ALL/ANY/YES: a job over the partition's MaxTime, or outside its
+    MinNodes..MaxNodes, is refused at submission (with the default NO it pends)."""
+    where = f"partition {part.name!r} (EnforcePartLimits={enforce})"
+    limit = spec.time_limit if spec.time_requested else part.time_limit_default
+    if part.max_time is not None and limit is not None and limit > part.max_time:
+        raise RequestError(
+            f"Job {spec.job_name!r}: -t {format_duration(limit)} is above MaxTime "
+            f"{format_duration(part.max_time)} of {where}: Requested time limit is invalid "
+            "(missing or exceeds some limit)"
+        )
+    if (part.max_nodes is not None and nodes > part.max_nodes) or nodes < part.min_nodes:
+        allowed = f"{part.min_nodes}-{part.max_nodes or 'UNLIMITED'}"
+        raise RequestError(
+            f"Job {spec.job_name!r}: {nodes} nodes, outside {allowed} of {where}: Node count "
+            "specification invalid"
+        )
+
+
 def _mem_limit_reason(
     spec: JobSpec,
     cluster: Cluster,
@@ -1593,7 +1632,6 @@ def _mem_limit_reason(
     mem: int,
     per_cpu: int,
     per_gpu: int,
-    cpn: int,
 ) -> str | None:
     """``MaxMemPerLimit`` when the memory per node (or per CPU) is above MaxMemPerNode (or
     MaxMemPerCPU), else None. Under ``EnforcePartLimits=ALL/ANY/YES`` Slurm rejects such a
@@ -1607,9 +1645,7 @@ def _mem_limit_reason(
         over = f"{mem} MB per node is above MaxMemPerNode={max_node}"
     elif max_cpu and per_cpu > max_cpu:
         over = f"{per_cpu} MB per CPU is above MaxMemPerCPU={max_cpu}"
-    elif max_cpu and not per_cpu and mem > max_cpu * cpn:
-        over = f"{mem} MB per node is above MaxMemPerCPU={max_cpu} x {cpn} CPUs"
-    else:
+    else:  # (a memory per node above MaxMemPerCPU x CPUs got more CPUs instead: resolve)
         return None
     enforce = (cluster.setting("EnforcePartLimits", "NO") or "NO").strip().upper()
     if enforce in ("ALL", "ANY", "YES"):
