@@ -808,7 +808,7 @@ def _check_partition_accounts(cluster: Cluster, tree: AccountTree, jobs, docs: l
     if all(p.admits_account(None) for p in cluster.partitions):  # (no partition restricts)
         return
     for i, job in enumerate(jobs):
-        part = cluster.partition(job.spec.resources(cluster).partition)  # (_job resolved it)
+        part = cluster.partition(job.spec.partition)  # (None: the default one)
         account, _assoc = tree.resolve(
             job.user or job.spec.user or "user", job.account or job.spec.account
         )

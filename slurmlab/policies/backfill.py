@@ -34,6 +34,7 @@ from slurmlab.errors import SlurmlabError
 from slurmlab.policies.base import Decision, PendingJob, QueueView, Start
 from slurmlab.policies.placement import choose_nodes
 from slurmlab.policies.profile import Profile, make_profile
+from slurmlab.spec.cluster import SCHEDULER_PARAMETERS
 
 __all__ = ["POLICIES", "Conservative", "Easy", "Fifo", "SlurmBackfill", "make_policy"]
 
@@ -382,15 +383,6 @@ def _undisturbed(start: float, end: float, *changes: list[tuple[float, float, bo
     return not any(a < end and (freed or b > start) for part in changes for a, b, freed in part)
 
 
-_BF_KEYS = {
-    "bf_interval": "seconds between backfill cycles (-1: none), e.g. 30",
-    "bf_resolution": "seconds, e.g. 60",
-    "bf_window": "minutes, e.g. 1440",
-    "bf_max_job_test": "jobs, e.g. 500",
-    "sched_interval": "seconds between full main-scheduler passes (-1: none), e.g. 60",
-}
-
-
 @dataclass
 class SlurmBackfill(Conservative):
     """Slurm's sched/backfill: the main scheduler on events plus a periodic backfill pass.
@@ -409,14 +401,13 @@ class SlurmBackfill(Conservative):
     interval: float | None = None
 
     def __post_init__(self):
-        for key in (*_BF_KEYS, "default_queue_depth", "sched_interval"):
+        for key, (_low, _high, what) in SCHEDULER_PARAMETERS.items():
             value = getattr(self, key)
             if key in ("bf_interval", "sched_interval") and value == -1:
                 continue  # as in Slurm: no backfill cycles / no periodic full passes
             if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
                 raise SlurmlabError(
-                    f"SchedulerParameters {key}={value!r} must be a positive number"
-                    + (f" ({_BF_KEYS[key]})" if key in _BF_KEYS else "")
+                    f"SchedulerParameters {key}={value!r} must be a positive number ({what})"
                 )
         self.interval = None if self.bf_interval == -1 else float(self.bf_interval)
 

@@ -122,7 +122,7 @@ def billing_weights(cluster) -> dict[str, dict[str, float]]:
     default = parse_billing(cluster.setting("TRESBillingWeights", "") or "")
     out = {}
     for p in cluster.partitions:
-        own = {k.lower(): v for k, v in p.options.items()}.get("tresbillingweights")
+        own = p.option("TRESBillingWeights")
         out[p.name] = default if own is None else parse_billing(own)
     return out
 

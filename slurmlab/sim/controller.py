@@ -108,9 +108,8 @@ class Controller:
         if self.policy.interval and not self._timer_running and self.queue:
             self._timer_running = True
             self._schedule_timer()
-        full = getattr(self.policy, "sched_interval", -1)
-        deep = len(self.queue) > self.policy.default_queue_depth + 1 if full > 0 else False
-        if deep and not self._full_armed:
+        full = self._full_every
+        if full and not self._full_armed and len(self.queue) > self._full_depth:
             # the periodic main-scheduler pass over the whole queue: on its grid of
             # sched_interval, after something changed (with nothing new it would start nothing)
             self._full_armed = True
@@ -121,7 +120,7 @@ class Controller:
         """sched_interval: the main scheduler over the whole queue (``default_queue_depth``
         limits only the passes on events); needed only while the queue is deeper than that."""
         self._full_armed = False
-        if len(self.queue) <= self.policy.default_queue_depth + 1:  # (event passes see all)
+        if len(self.queue) <= self._full_depth:  # (event passes see every queued job)
             return
         self._resume = None  # (the event passes continue from their own state)
         self._apply(self.policy.full_pass(self._view()))

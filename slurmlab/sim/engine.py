@@ -186,6 +186,11 @@ class Simulation(Controller, Lifecycles):
     ):
         self.cluster = cluster
         self.policy = make_policy(policy, **(policy_params or {}))
+        # the slurm policy's periodic full passes: every sched_interval while more jobs queue
+        # than an event pass tests (default_queue_depth + 1); None when there are none
+        every = getattr(self.policy, "sched_interval", -1)
+        self._full_every = every if every > 0 else None
+        self._full_depth = self.policy.default_queue_depth + 1 if every > 0 else 0
         self.seed = parse_whole(seed, what="seed")  # explicit seeds: a whole number, no surprises
         self.origin = DEFAULT_ORIGIN if origin is None else pd.Timestamp(origin)
         ot = cluster.setting("OverTimeLimit", "0") or "0"
@@ -200,7 +205,7 @@ class Simulation(Controller, Lifecycles):
         self._account_rules = {  # partitions with AllowAccounts / DenyAccounts
             p.name: p
             for p in cluster.partitions
-            if {k.lower() for k in p.options} & {"allowaccounts", "denyaccounts"}
+            if p.option("AllowAccounts") is not None or p.option("DenyAccounts") is not None
         }
         weights = [n.weight for n in cluster.nodes]  # (None when every node weighs the same)
         self.weights = np.array(weights) if len(set(weights)) > 1 else None

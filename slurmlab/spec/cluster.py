@@ -209,12 +209,16 @@ class Partition:
         if self.min_nodes < 0:
             raise SlurmlabError(f"Partition {self.name!r}: MinNodes={self.min_nodes} must be >= 0")
 
+    def option(self, key: str, default: str | None = None) -> str | None:
+        """One of the partition line's other options by name (case-insensitive), as text."""
+        low = key.lower()
+        return next((v for k, v in self.options.items() if k.lower() == low), default)
+
     def admits_account(self, account: str | None) -> bool:
         """AllowAccounts / DenyAccounts (slurm.conf(5)): whether jobs of ``account`` may
         run here (Slurm rejects others at submission)."""
-        opts = {k.lower(): v for k, v in self.options.items()}
-        allow = [a.strip() for a in opts.get("allowaccounts", "ALL").split(",") if a.strip()]
-        deny = [a.strip() for a in opts.get("denyaccounts", "").split(",") if a.strip()]
+        allow = [a.strip() for a in self.option("AllowAccounts", "ALL").split(",") if a.strip()]
+        deny = [a.strip() for a in self.option("DenyAccounts", "").split(",") if a.strip()]
         if allow != ["ALL"] and account not in allow:
             return False
         return account not in deny
@@ -450,8 +454,7 @@ def sinfo_frame(cluster: Cluster, node_states: Mapping[str, str]) -> pd.DataFram
     default = next((p for p in cluster.partitions if p.default), None)
     by_name = {n.name: n for n in cluster.nodes}
     for p in cluster.partitions:
-        hidden = {k.lower(): v for k, v in p.options.items()}.get("hidden", "NO")
-        if str(hidden).upper() == "YES":
+        if str(p.option("Hidden", "NO")).upper() == "YES":
             continue
         groups: dict[str, list[str]] = {}
         for n in p.nodes:

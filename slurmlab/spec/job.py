@@ -1304,12 +1304,11 @@ def _mem_settings(part: Partition, cluster: Cluster) -> dict[str, int | None]:
 
     A partition's own DefMemPerCPU/DefMemPerNode replace both global ones, and likewise
     MaxMemPerCPU/MaxMemPerNode and DefMemPerGPU (slurm.conf(5))."""
-    popts = {k.lower(): v for k, v in part.options.items()}
     out: dict[str, int | None] = {}
     for group in _MEM_GROUPS:
-        own = any(k.lower() in popts for k in group)
+        own = any(part.option(k) is not None for k in group)
         for key in group:
-            raw = popts.get(key.lower()) if own else cluster.setting(key)
+            raw = part.option(key) if own else cluster.setting(key)
             text = (raw or "").strip().upper()
             if text in ("", "UNLIMITED", "INFINITE", "0"):
                 out[key] = None
@@ -1327,7 +1326,7 @@ def _mem_settings(part: Partition, cluster: Cluster) -> dict[str, int | None]:
 def _oversubscribe(part: Partition) -> str:
     """The partition's OverSubscribe (NO, EXCLUSIVE, YES[:N], FORCE[:N]); EXCLUSIVE gives
     every job whole nodes, as --exclusive does (slurm.conf(5))."""
-    return str({k.lower(): v for k, v in part.options.items()}.get("oversubscribe", "NO")).upper()
+    return str(part.option("OverSubscribe", "NO")).upper()
 
 
 def _partition_of(spec: JobSpec, cluster: Cluster) -> Partition:
