@@ -72,7 +72,8 @@ def _request_shape(job: PendingJob) -> tuple:
     """What decides whether a request fits, but for its time limit. Resources only shrink
     during a pass, and a longer window is harder to fit: a shape that failed for a limit
     fails for every longer one in the same pass (policies skip those)."""
-    return (job.need, job.count, id(job.mask), job.exclusive)  # masks are shared per node set
+    # masks are shared per node set (and kept alive through the pass: ids are not reused)
+    return (job.need, job.count, id(job.mask), id(job.reach), job.exclusive)
 
 
 def _take(free: np.ndarray, job: PendingJob, capacity: np.ndarray, nodes) -> np.ndarray:
@@ -240,7 +241,7 @@ class Easy(Fifo):
 
     def plan(self, prof: Profile, job: PendingJob, view: QueueView, d: Decision) -> None:
         found = prof.earliest(
-            job.demand, job.count, job.mask & view.up, job.limit, exclusive=job.exclusive
+            job.demand, job.count, job.plan_mask & view.up, job.limit, exclusive=job.exclusive
         )
         if found is None:
             return
@@ -330,7 +331,7 @@ class Conservative(Easy):
                 before[job.id] = len(changes)  # (and counts as searched here, from now on)
                 continue
             found = prof.replan(
-                job.demand, job.count, job.mask & up, job.limit, t, nodes, usage,
+                job.demand, job.count, job.plan_mask & up, job.limit, t, nodes, usage,
                 exclusive=job.exclusive,
             )  # fmt: skip
             if found is None or found[1] != t or found[2] != nodes:
@@ -341,7 +342,7 @@ class Conservative(Easy):
             placed(n, job, found)
         for n, job in fresh:  # then jobs without a reservation, in priority order
             found = prof.earliest(
-                job.demand, job.count, job.mask & up, job.limit, exclusive=job.exclusive
+                job.demand, job.count, job.plan_mask & up, job.limit, exclusive=job.exclusive
             )
             if found is not None:
                 i, t, nodes = found
@@ -461,7 +462,7 @@ class SlurmBackfill(Conservative):
             if seen is not None and job.limit >= seen[0]:
                 d.reasons[job.id] = "Resources" if seen[1] else "Priority"
                 continue
-            mask = job.mask & view.up
+            mask = job.plan_mask & view.up
             found = prof.earliest(
                 job.demand,
                 job.count,

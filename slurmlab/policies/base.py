@@ -40,7 +40,8 @@ class PendingJob:
     ``limit`` its time limit in seconds (``inf`` for UNLIMITED), ``planned`` the start
     time and nodes a previous pass reserved for it (conservative keeps its schedule),
     ``rows`` the (count x 3) usage it takes on its nodes unless ``exclusive`` (optional:
-    computed from ``demand`` when absent).
+    computed from ``demand`` when absent). ``mask`` is for starting now; plans use
+    :attr:`plan_mask`.
     """
 
     id: int
@@ -54,6 +55,15 @@ class PendingJob:
     need: tuple[int, int, int] = (0, 0, 0)
     planned: tuple[float, tuple[int, ...]] | None = None
     rows: np.ndarray | None = None  # demand on each of its ``count`` nodes, when given
+    #: the nodes it may be planned on later, when ``mask`` leaves out nodes an advance
+    #: reservation holds during the job's window from now (profiles block those nodes
+    #: for the reservation's window only, so plans may use them before and after it)
+    reach: np.ndarray | None = None
+
+    @property
+    def plan_mask(self) -> np.ndarray:
+        """The nodes a plan (a future start found in a profile) may use."""
+        return self.mask if self.reach is None else self.reach
 
     def may_fit(self, ranks: tuple[list[int], list[int], list[int]]) -> bool:
         """A cheap necessary check: False when fewer than ``count`` up nodes have enough

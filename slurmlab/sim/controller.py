@@ -152,9 +152,10 @@ class Controller:
 
     def _pending_jobs(self):
         """The eligible queue in evaluation order, lazily; throttled array tasks left out."""
+        queue = self._in_order() if self.preemption else self.queue
         if not self._filtering():
             jobs = self.jobs
-            for _key, jid in self.queue:  # nothing to filter: the common case, kept lean
+            for _key, jid in queue:  # nothing to filter: the common case, kept lean
                 job = jobs[jid]
                 pending = job.pending or self._pending_of(job)
                 if job.planned_nodes is not None and job.planned is not None:
@@ -162,7 +163,8 @@ class Controller:
                 yield pending
             return
         throttled: dict[int, int] = {}
-        for _key, jid in self.queue:
+        cut: dict[tuple, np.ndarray] = {}  # masks less reserved nodes, one array per node set
+        for _key, jid in queue:
             job = self.jobs[jid]
             if job.throttle is not None:
                 running = throttled.get(job.array_id)
@@ -190,11 +192,52 @@ class Controller:
             if self.reservations:
                 blocked = self._reserved_nodes(self.env.now, self.env.now + job.limit)
                 if blocked is not None and (job.mask & blocked).any():
-                    yield replace(pending, mask=job.mask & ~blocked)
+                    key = (id(job.mask), blocked.tobytes())
+                    mask = cut.get(key)
+                    if mask is None:
+                        mask = cut[key] = job.mask & ~blocked
+                    # it may start now only off the reserved nodes; plans may use them
+                    # outside the reservations' windows (the profile blocks those)
+                    yield replace(pending, mask=mask, reach=pending.mask)
                     continue
             yield pending
 
+    def _in_order(self) -> list[tuple[tuple, int]]:
+        """The queue in Slurm's evaluation order (job_scheduler.c ``sort_job_queue2``).
+
+        That is the order the queue is kept in (tier, priority, submit, id), except under
+        preempt/qos: there a job goes before every job whose QOS its own QOS may preempt,
+        whatever their priorities, and only before those. A pairwise rule is no sort key,
+        so, when the queue holds such pairs, the jobs are sorted as Slurm sorts them: a
+        merge sort (glibc's qsort, under list_sort) of the jobs in creation order.
+        """
+        queue, jobs, preempts = self.queue, self.jobs, self._preempts
+        present = {jobs[jid].qos for _key, jid in queue}
+        if not any(preempts[q] & present for q in present):
+            return queue
+
+        def before(a: tuple[tuple, int], b: tuple[tuple, int]) -> bool:
+            qa, qb = jobs[a[1]].qos, jobs[b[1]].qos
+            if qb in preempts[qa]:
+                return True
+            if qa in preempts[qb]:
+                return False
+            return a[0] <= b[0]
+
+        return _merge_sort(sorted(queue, key=_second), before)
+
     def _resv_edge(self, r: Reservation, what: str) -> None:
+        """A reservation starts or ends. At its end its pending jobs are held (reason
+        ReservationDeleted, as reservation.c does unless the reservation has NO_HOLD_JOBS_
+        AFTER_END): the jobs still queued leave the queue here, the others are held when
+        they would become eligible (see ``_ineligible_reason``)."""
+        if what == "reservation_end":
+            for _key, jid in list(self.queue):
+                job = self.jobs[jid]
+                if job.spec.reservation == r.name:
+                    self._dequeue(job)
+                    self.waiting.add(job.id)
+                    self._set_reason(job, "ReservationDeleted")
         self._changed()
         self.events.append((self.env.now, what, None, None, r.name))
         self.request_pass()
@@ -350,7 +393,7 @@ class Controller:
 
     def _reservation_pass(self) -> None:
         """Jobs with an advance reservation are evaluated first, on their reservation's nodes."""
-        for _key, jid in list(self.queue):
+        for _key, jid in list(self._in_order() if self.preemption else self.queue):
             job = self.jobs[jid]
             if not job.spec.reservation:
                 continue
@@ -359,24 +402,33 @@ class Controller:
                 self.free, self.capacity, job.demand, job.count, job.mask & mask & self.up,
                 job.exclusive, self.weights,
             )  # fmt: skip
-            if nodes is None:
+            reason = self._limit_reason(job) if self._limits else None
+            if reason:  # (Slurm checks limits first)
+                self._set_reason(job, reason)
+            elif nodes is None:
                 self._set_reason(job, "Resources")
-            elif not (self._limits and self._limit_reason(job)):
+            else:
                 self._start(job, nodes, "main")
 
     def _preempt_pass(self) -> None:
         """PreemptType=preempt/qos: a job whose QOS may preempt others frees room by doing so.
 
-        The fewest lower-QOS running jobs (lowest priority, most recently started first)
-        whose nodes let the preemptor start are preempted. Each victim's own QOS PreemptMode
+        Preempting jobs are taken in the queue's order (:meth:`_in_order`). The candidates
+        are running jobs of a QOS the preemptor's may preempt, in preempt_qos.c's order:
+        lowest QOS priority first, then fewest nodes (to preempt small jobs rather than
+        large ones), then oldest job (Slurm's job list order). They are added one by one
+        until the preemptor fits; those on the nodes it then gets are preempted. A job that
+        has run less than its QOS PreemptExemptTime (else slurm.conf's) is no candidate:
+        the preemptor looks again when that time is up. Each victim's own QOS PreemptMode
         (else the cluster's) decides: CANCEL ends it PREEMPTED, REQUEUE requeues it (when
         requeueable), OFF exempts it; it goes after its QOS GraceTime. A preemptor that its
         own QOS/association limit holds preempts nobody: Slurm checks limits first.
         """
-        for _key, jid in list(self.queue):
+        now = self.env.now
+        for _key, jid in list(self._in_order()):
             job = self.jobs[jid]
             if not job.preempting:
-                break  # preempting jobs sort first
+                continue
             if any(self.jobs[v].state == "RUNNING" for v in job.victims):
                 continue  # victims are still in their grace time
             if self._limits:  # Slurm checks limits first: a job that may not start preempts none
@@ -392,16 +444,18 @@ class Controller:
                     mask = mask & ~blocked
             if choose_nodes(self.free, self.capacity, job.demand, job.count, mask, job.exclusive):
                 continue
-            cands = sorted(
-                (
-                    r
-                    for r in self.running.values()
-                    if r.qos in q.preempt
-                    and r.preempted_by is None
-                    and self._preempt_mode_of(r) != "OFF"
-                ),
-                key=lambda r: (r.priority, -r.start, -r.id),
-            )
+            cands, exempt_until = [], None
+            for r in self.running.values():
+                if r.qos not in q.preempt or r.preempted_by is not None:
+                    continue
+                if self._preempt_mode_of(r) == "OFF":
+                    continue
+                until = r.start + self._exempt_time(r)
+                if until > now:  # PreemptExemptTime: not yet
+                    exempt_until = until if exempt_until is None else min(exempt_until, until)
+                    continue
+                cands.append(r)
+            cands.sort(key=self._victim_order)
             free = self.free.copy()
             chosen, nodes = [], None
             for victim in cands:
@@ -413,6 +467,8 @@ class Controller:
                 if nodes is not None:
                     break
             if nodes is None:
+                if exempt_until is not None:
+                    self._wake_at(exempt_until)
                 continue
             victims = [v for v in chosen if set(v.nodes) & set(nodes)]
             for v in victims:
@@ -426,6 +482,24 @@ class Controller:
                     URGENT,
                 )
             job.victims = tuple(v.id for v in victims)
+
+    def _victim_order(self, r: SimJob) -> tuple[int, int, int]:
+        """preempt_qos.c's candidate order: QOS priority, then node count (each capped at
+        0xffff, as Slurm packs them into one number), then job id (job list order)."""
+        return (min(self.qos[r.qos].priority, 0xFFFF), min(len(r.nodes), 0xFFFF), r.id)
+
+    def _exempt_time(self, r: SimJob) -> float:
+        """How long a job runs before it may be preempted: its QOS PreemptExemptTime, else
+        slurm.conf's (0: at once)."""
+        own = self.qos[r.qos].preempt_exempt_time
+        return self.preempt_exempt if own is None else own
+
+    def _wake_at(self, t: float) -> None:
+        """A pass at ``t`` (a job's PreemptExemptTime ends), unless one is already due by then."""
+        if self._wake is not None and self.env.now <= self._wake <= t:
+            return
+        self._wake = t
+        self._at(t - self.env.now, lambda _e: self.request_pass())
 
     def _preempt_mode_of(self, victim: SimJob) -> str:
         """The preempted job's mode: its QOS PreemptMode, else the cluster's (preempt_qos.c)."""
@@ -527,3 +601,29 @@ class Controller:
                 if job.state == "PENDING" and job.planned is not None:  # its plan is gone
                     job.planned = job.planned_nodes = None
                     job.plans.append((now, None))
+
+
+def _second(entry: tuple) -> object:
+    return entry[1]
+
+
+def _merge_sort(items: list, before) -> list:
+    """glibc's qsort, which Slurm's list_sort calls: a top-down merge sort (the first half
+    holds n // 2 items; on a tie the left item goes first). With a comparator that is not
+    a total order (the preemption rule), the result depends on the algorithm: this one."""
+    n = len(items)
+    if n <= 1:
+        return items
+    left = _merge_sort(items[: n // 2], before)
+    right = _merge_sort(items[n // 2 :], before)
+    out, i, j = [], 0, 0
+    while i < len(left) and j < len(right):
+        if before(left[i], right[j]):
+            out.append(left[i])
+            i += 1
+        else:
+            out.append(right[j])
+            j += 1
+    out.extend(left[i:])
+    out.extend(right[j:])
+    return out

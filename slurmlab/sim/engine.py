@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
+from heapq import heappop
 
 import numpy as np
 import pandas as pd
@@ -53,7 +54,7 @@ from slurmlab.sim.timing import INF, LATE, NORMAL, URGENT
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import JobSpec, Resources, TimeOfDay
 from slurmlab.spec.qos import Qos, Reservation, parse_preempt_mode, place_reservations
-from slurmlab.spec.units import parse_list_of, parse_whole
+from slurmlab.spec.units import parse_duration, parse_list_of, parse_whole
 from slurmlab.spec.workload import DEFAULT_ORIGIN, Action, Workload, WorkloadJob
 
 __all__ = ["Simulation"]
@@ -63,7 +64,7 @@ __all__ = ["Simulation"]
 PERMANENT = {
     "PartitionTimeLimit", "PartitionNodeLimit", "DependencyNeverSatisfied", "PartitionDown",
     "QOSMaxWallDurationPerJobLimit", "InvalidReservation", "JobHeldUser", "PartitionInactive",
-    "MaxMemPerLimit",
+    "MaxMemPerLimit", "ReservationDeleted",
 }  # fmt: skip
 
 
@@ -78,6 +79,7 @@ class SimJob:
         "plans", "requeue", "runs", "usage", "throttle", "exclusive", "work_left", "ckpt",
         "run_plan", "acct", "assoc", "qos", "charged", "factors", "preempting", "victims",
         "preempted_by", "planned_nodes", "live", "rows", "running_view", "pending_plan", "need",
+        "scratch",
     )  # fmt: skip
 
     def __init__(self):
@@ -101,6 +103,7 @@ class SimJob:
         self.eligible = None
         self.pending: PendingJob | None = None
         self.run_plan = None  # (remaining work, restarted, planned length, how it ends)
+        self.scratch = False  # its next run starts from the beginning (no checkpoint restored)
         self.acct = {"useful": 0.0, "lost": 0.0, "writing": 0.0, "restarting": 0.0}
         self.charged = 0.0
         self.factors: list[tuple[float, object]] = []
@@ -109,11 +112,9 @@ class SimJob:
         self.preempted_by = None
 
     def sort_key(self):
-        """Slurm's evaluation order: preempting jobs first, then tier, priority, submit, id."""
-        return (
-            0 if self.preempting else 1,
-            *sort_key(self.tier, self.priority, self.submit, self.id),
-        )
+        """Slurm's evaluation order: tier, priority, submit, id (under preempt/qos, see
+        ``Controller._in_order``)."""
+        return sort_key(self.tier, self.priority, self.submit, self.id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,6 +295,12 @@ class Simulation(Controller, Lifecycles):
             cluster.setting("PreemptMode", "OFF") or "OFF", what="slurm.conf PreemptMode"
         )
         self.preemption = ptype == "preempt/qos" and self.preempt_mode != "OFF"
+        exempt = (cluster.setting("PreemptExemptTime", "-1") or "-1").strip()
+        # slurm.conf PreemptExemptTime (Slurm time; -1, the default, is none)
+        self.preempt_exempt = 0.0 if exempt == "-1" else _seconds(exempt, "PreemptExemptTime")
+        # QOS -> the QOS it may preempt (preempt/qos orders the queue by it)
+        self._preempts = {q.name: frozenset(q.preempt) for q in self.qos.values()}
+        self._wake: float | None = None  # a pass armed for when a PreemptExemptTime ends
         self._limits = any(  # (a limit of 0 is a limit: Slurm holds every job it covers)
             q.max_jobs_per_user is not None or q.max_tres_per_user or q.grp_tres
             for q in self.qos.values()
@@ -480,6 +487,13 @@ class Simulation(Controller, Lifecycles):
             job.partition, job.tier, job.limit, job.exclusive, job.demand, job.mask, job.count,
             job.rows, job.need,
         ) = shape  # fmt: skip
+        max_wall = self.qos[job.qos].max_wall
+        if (
+            max_wall is not None
+            and not spec.time_requested
+            and self.cluster.partition(job.partition).default_time is None
+        ):  # no -t and no DefaultTime: the QOS MaxWall (acct_policy.c _set_time_limit)
+            job.limit = max_wall.total_seconds()
         job.submit = self.env.now
         job.runtime = float(wjob.runtime)
         job.work_left = job.runtime
@@ -542,8 +556,9 @@ class Simulation(Controller, Lifecycles):
         """PriorityCalcPeriod: decay and charge usage, recompute fair share and priorities.
 
         The recalculation keeps itself going only while something can still change (jobs
-        run, arrive, or wait for a time or an event); a queue of jobs that can never start
-        must not tick for ever. A submission or a job start re-arms it.
+        run, arrive, or wait for a time or an event, or pending jobs wait for a scripted
+        event such as a node repair: their ages grow meanwhile); a queue of jobs that can
+        never start must not tick for ever. A submission or a job start re-arms it.
         """
         self._tick_armed = False
         self._changed()
@@ -558,6 +573,7 @@ class Simulation(Controller, Lifecycles):
             or self._arrivals_left
             or self._future_work()
             or any(self.jobs[j].reason == "Reservation" for j in self.waiting)
+            or (self._scripted and (self.queue or self.waiting))
         ):
             self._arm_priority_tick()
         if self.queue:
@@ -589,7 +605,7 @@ class Simulation(Controller, Lifecycles):
             # DependencyParameters=kill_invalid_depend: Slurm cancels such a job at once
             self.waiting.discard(job.id)
             job.state, job.end, job.exit_code = "CANCELLED", self.env.now, "0:0"
-            self._set_reason(job, reason)
+            self._set_reason(job, "Dependency")  # (what sacct shows for it: the real fixture)
             self.log("end", job, "CANCELLED")
             self._release_dependents(job)
             return
@@ -643,8 +659,8 @@ class Simulation(Controller, Lifecycles):
             return "JobHeldUser"
         if job.spec.reservation:
             resv = self.reservations[job.spec.reservation][0]
-            if self.env.now >= resv.end:
-                return "InvalidReservation"
+            if self.env.now >= resv.end:  # held if it was pending when the reservation ended
+                return "ReservationDeleted" if job.submit < resv.end else "InvalidReservation"
             if self.env.now < resv.start:
                 return "Reservation"
         if job.begin > self.env.now:
@@ -798,7 +814,10 @@ class Simulation(Controller, Lifecycles):
                 self.interrupt(job, Requeued())
             elif job.state != "PENDING":  # finished: its last run stays in sacct -D
                 self._changed()
-                job.work_left = job.runtime  # the batch script runs again from the start
+                if job.ckpt is None or job.work_left <= 0:
+                    # the batch script runs again from the start (a completed one too)
+                    job.work_left, job.scratch = job.runtime, True
+                # else it resumes from its last checkpoint, as after any other requeue
                 self._requeue(job, job.state)
                 self.request_pass()
 
@@ -873,11 +892,18 @@ class Simulation(Controller, Lifecycles):
 
     def _run_until(self, until: float | None, progress) -> None:
         if until is None:
-            if progress is None:
-                self.env.run()
-            else:
-                while self.env.peek() < INF:
-                    self.env.step()
+            # until nothing is left: the planned ends of interrupted runs (void events: their
+            # callbacks cleared) are dropped unprocessed, so they do not move the clock; a
+            # failed event (a process's exception) is processed, which raises it
+            queue = self.env._queue  # simpy's heap of (time, priority, id, event)
+            step = self.env.step
+            while queue:
+                event = queue[0][3]
+                if not event.callbacks and event._ok:
+                    heappop(queue)
+                    continue
+                step()
+                if progress is not None:
                     progress(self.env.now)
             return
         while self.env.peek() <= until:
@@ -966,3 +992,9 @@ def used_at(sim: Simulation, t: float) -> np.ndarray:
         if s is not None and s <= t and (e is None or e > t):
             used[list(run["nodes"])] += run["usage"]
     return used
+
+
+def _seconds(text: str, key: str) -> float:
+    """A slurm.conf time (minutes, M:S, H:M:S, D-H...) in seconds; UNLIMITED is 0 (none)."""
+    limit = parse_duration(text, what=f"slurm.conf {key}")
+    return 0.0 if limit is None else limit.total_seconds()

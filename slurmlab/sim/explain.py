@@ -35,7 +35,40 @@ _WORDS = {
     "MaxMemPerLimit": "its memory exceeds partition {p}'s MaxMemPerNode or MaxMemPerCPU; it "
     "will never start (ask for less memory per node, or another partition)",
     "PartitionDown": "partition {p} is DOWN; it waits until an administrator brings it up",
+    "PartitionInactive": "partition {p} is INACTIVE; it waits until an administrator brings it up",
+    "JobHeldUser": "it is held (sbatch -H); it waits until released (scontrol release)",
+    "Reservation": "its reservation {resv} has not started yet",
+    "InvalidReservation": "its reservation {resv} had ended when it was submitted; it will never "
+    "start (resubmit without --reservation, or with a current one)",
+    "ReservationDeleted": "its reservation {resv} ended while it waited, and Slurm holds such jobs;"
+    " it will never start (resubmit without --reservation)",
+    "QOSMaxWallDurationPerJobLimit": "its time limit {tl} exceeds QOS {q}'s MaxWall; it will never "
+    "start (ask for a shorter -t, or another QOS)",
+    "QOSMaxJobsPerUserLimit": "its user already runs as many jobs as QOS {q} allows per user "
+    "(MaxJobsPerUser); it starts when one of them ends",
+    "AssocMaxJobsLimit": "its user already runs as many jobs as account {a} allows (MaxJobs); it "
+    "starts when one of them ends",
 }
+_GRP = (
+    ("GrpCpuLimit", "CPUs"),
+    ("GrpGRES", "GPUs"),
+    ("GrpNodeLimit", "nodes"),
+    ("GrpMemLimit", "memory"),
+)
+for _name, _what in _GRP:  # GrpTRES of a QOS, and of an account or one of its parents
+    _WORDS[f"QOS{_name}"] = (
+        f"the jobs of QOS {{q}} already use as many {_what} as its GrpTRES allows; it starts "
+        "when enough of them end"
+    )
+    _WORDS[f"Assoc{_name}"] = (
+        f"the jobs of account {{a}} (or a parent account) already use as many {_what} as its "
+        "GrpTRES allows; it starts when enough of them end"
+    )
+for _name in ("MaxCpuPerUserLimit", "MaxGRESPerUser", "MaxNodePerUserLimit", "MaxMemoryPerUser"):
+    _WORDS[f"QOS{_name}"] = (
+        "its user's running jobs in QOS {q} already use as much of a resource as the QOS "
+        "allows per user (MaxTRESPerUser); it starts when enough of them end"
+    )
 
 
 def _up_at(sim: Simulation, t: float) -> np.ndarray:
@@ -115,6 +148,7 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
         mt=format_duration(part.max_time), n=job.count, thr=job.throttle,
         nodes=f"at least {part.min_nodes}" if job.count < part.min_nodes
         else f"at most {part.max_nodes}",
+        q=job.qos, a=job.account, resv=job.spec.reservation,
     )  # fmt: skip
     lines = [f"Job {job.key} is pending ({reason}): {text}."]
     if reason in ("PartitionTimeLimit",):

@@ -74,12 +74,13 @@ class Lifecycles:
         checkpoint (``write_cost`` s) and requeues itself. A signal that leaves no time to
         save any work (or to finish the write before the limit) cannot help: TIMEOUT.
         """
-        restarted = job.restarts > 0 and job.ckpt is not None
+        restarted = _restarted(job)
         need = run_length(job.work_left, job.ckpt, restarted)
         limit = job.limit + self.options.over_time_limit
         if self.options.enforce_time_limit and need > limit:
             sig, ckpt = job.spec.signal, job.ckpt
-            if ckpt is not None and ckpt.on_signal and sig is not None:
+            # (a job that may not be requeued cannot requeue itself: scontrol refuses it)
+            if ckpt is not None and ckpt.on_signal and sig is not None and job.requeue:
                 length = max(0.0, job.limit - sig.seconds) + ckpt.write_cost
                 saved = run_outcome(
                     length, job.work_left, ckpt, restarted, final_checkpoint=True
@@ -92,7 +93,8 @@ class Lifecycles:
     def _run(self, job: SimJob) -> None:
         """Plan the run's end: one event, ``job.live`` until the run ends or is interrupted."""
         length, state = self._run_length(job)
-        job.run_plan = (job.work_left, job.restarts > 0 and job.ckpt is not None)
+        job.run_plan = (job.work_left, _restarted(job))
+        job.scratch = False
         job.live = True
         job.proc = self._at(length, lambda _e, j=job, s=state: self._run_ended(j, s), URGENT)
         heappush(self._expected_ends, (job.start + job.limit, job.id, job.restarts, job.proc))
@@ -201,6 +203,11 @@ class Lifecycles:
         job.charged = 0.0
         job.begin = self.env.now + self.options.requeue_delay
         job.pending = None
+        # its priority is set again, as for a new job (job_mgr.c set_job_prio): under
+        # priority/basic it goes behind every job submitted before the requeue
+        self._seq += 1
+        job.seq = self._seq
+        job.priority = self._priority(job)
         self.log("requeue", job, state)
         self._enqueue(job)
 
@@ -289,3 +296,9 @@ class Lifecycles:
                 continue  # already down (a scripted failure, say): nothing to repair either
             yield self.env.timeout(model.repair)
             self._repair(name)
+
+
+def _restarted(job: SimJob) -> bool:
+    """Whether the run restores a checkpoint first (and pays its restart cost): a requeued
+    job that checkpoints, unless it was requeued to run again from the beginning."""
+    return job.restarts > 0 and job.ckpt is not None and not job.scratch

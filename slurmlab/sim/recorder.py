@@ -119,7 +119,9 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
         rows["ReqTRES"].append(tres(req, job.partition, res.gpu_type))
         rows["Priority"].append(int(job.priority))
         pending = run["State"] == "PENDING"
-        rows["Reason"].append(shown_as(sim, job, sim.now, heads).reason if pending else "None")
+        rows["Reason"].append(
+            shown_as(sim, job, sim.now, heads).reason if pending else _db_reason(job, run)
+        )
         rows["Restarts"].append(run["Restarts"])
         rows["StartedBy"].append(run["by"])
     frame = pd.DataFrame(rows)
@@ -144,3 +146,25 @@ def event_table(sim: Simulation) -> pd.DataFrame:
     frame = pd.DataFrame(sim.events, columns=EVENT_COLUMNS)
     frame["JobIDRaw"] = frame["JobIDRaw"].astype("Int64")
     return frame
+
+
+_TURN = frozenset(("None", "Priority", "Resources"))  # waiting one's turn: not kept
+
+
+def _db_reason(job, run: dict) -> str:
+    """sacct's Reason for a run that left the queue: the last reason it waited for other
+    than its turn (a dependency, a begin time, a limit...), as slurmctld keeps it for the
+    database (``state_reason_prev_db``); "None" when it only waited for its turn.
+
+    In the real fixtures: a job that waited for a dependency shows Dependency after it
+    completed, a requeued run BeginTime (its requeue delay).
+    """
+    t0 = run["Submit"]
+    t1 = run["Start"] if run["Start"] is not None else run["End"]
+    out = "None"
+    for when, reason in job.reasons:
+        if t1 is not None and when > t1:
+            break
+        if when >= t0 and reason not in _TURN:
+            out = reason
+    return out

@@ -87,6 +87,9 @@ class Qos:
     max_tres_per_user: Mapping[str, int] = field(default_factory=dict)
     grp_tres: Mapping[str, int] = field(default_factory=dict)
     max_wall: timedelta | None = None
+    #: sacctmgr PreemptExemptTime: a job of this QOS runs at least this long before it may
+    #: be preempted (None: slurm.conf's PreemptExemptTime, else none)
+    preempt_exempt_time: float | None = None
 
     def __post_init__(self):
         set_ = object.__setattr__  # numbers given as text ("10", "5m") are read, never compared raw
@@ -94,6 +97,15 @@ class Qos:
         set_(
             self, "grace_time", parse_seconds(self.grace_time, what=f"QOS {self.name!r} grace_time")
         )
+        if self.max_wall is not None and not isinstance(self.max_wall, timedelta):
+            wall = parse_duration(str(self.max_wall), what=f"QOS {self.name!r} max_wall")
+            set_(self, "max_wall", wall)
+        for tres in ("max_tres_per_user", "grp_tres"):  # "gres/gpu=16" text, or name -> count
+            value = parse_tres_limits(getattr(self, tres), what=f"QOS {self.name!r} {tres}")
+            set_(self, tres, value)
+        if self.preempt_exempt_time is not None:
+            what = f"QOS {self.name!r} preempt_exempt_time"
+            set_(self, "preempt_exempt_time", parse_seconds(self.preempt_exempt_time, what=what))
         if self.max_jobs_per_user is not None:
             n = parse_whole(self.max_jobs_per_user, what=f"QOS {self.name!r} max_jobs_per_user")
             set_(self, "max_jobs_per_user", n)
@@ -114,7 +126,7 @@ class Qos:
     @classmethod
     def from_dict(cls, doc: dict, *, where: str = "qos") -> Qos:
         known = {"name", "priority", "preempt", "preempt_mode", "grace_time", "max_jobs_per_user",
-                 "max_tres_per_user", "grp_tres", "max_wall"}  # fmt: skip
+                 "max_tres_per_user", "grp_tres", "max_wall", "preempt_exempt_time"}  # fmt: skip
         if not isinstance(doc, dict) or "name" not in doc:
             raise SlurmlabError(f"{where}: each QOS needs a name")
         unknown = set(doc) - known
@@ -142,6 +154,9 @@ class Qos:
             max_wall=parse_duration(str(doc["max_wall"]), what=f"{where}.max_wall")
             if doc.get("max_wall")
             else None,
+            preempt_exempt_time=None
+            if doc.get("preempt_exempt_time") is None
+            else parse_seconds(doc["preempt_exempt_time"], what=f"{where}.preempt_exempt_time"),
         )
 
 

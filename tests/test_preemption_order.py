@@ -1,0 +1,208 @@
+"""preempt/qos as Slurm orders it: which running jobs are preempted first, where a job
+that may preempt sorts in the queue, and PreemptExemptTime.
+
+Sources: preempt_qos.c (``_gen_job_prio``: QOS priority << 16 plus node count, smallest
+first), job_scheduler.c (``sort_job_queue2``: a job goes before another when its QOS may
+preempt the other's), slurm.conf(5) and sacctmgr(1) PreemptExemptTime.
+"""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from slurmlab.sim.controller import _merge_sort
+from slurmlab.sim.simulate import simulate
+from slurmlab.spec.cluster import Cluster
+from slurmlab.spec.job import JobSpec
+from slurmlab.spec.qos import Qos
+from slurmlab.spec.workload import Workload, WorkloadJob
+
+
+def cluster(nodes: int = 3, extra: str = "", weights: str = "") -> Cluster:
+    return Cluster.from_slurm_conf(
+        f"PreemptType=preempt/qos\nPreemptMode=CANCEL\n{extra}{weights}"
+        f"NodeName=n[1-{nodes}] CPUs=4 RealMemory=8000\n"
+        f"PartitionName=main Nodes=n[1-{nodes}] Default=YES MaxTime=INFINITE\n"
+    )
+
+
+def job(id: str, args: str, submit: float = 0, runtime: float = 3000, **kw) -> WorkloadJob:
+    return WorkloadJob(JobSpec.from_args(args), submit, runtime, id=id, **kw)
+
+
+def preempted(result) -> list[str]:
+    return [e[3] for e in result.sim.events if e[1] == "preempt"]
+
+
+def starts(result) -> dict[str, float]:
+    return dict(zip(result.jobs["JobID"], result.seconds("Start"), strict=True))
+
+
+def test_the_smaller_job_is_preempted_rather_than_the_larger():
+    """A one-node preemptor on a full cluster: the one-node job goes, not the two-node job
+    (submitted later, so the old rule, youngest first, picked it)."""
+    result = simulate(
+        cluster(),
+        Workload(
+            (
+                job("small", "-N 1 --exclusive -t 60"),
+                job("big", "-N 2 --exclusive -t 60", submit=10),
+                job("hi", "-N 1 --exclusive -t 20 -q high", submit=100, runtime=600),
+            )
+        ),
+        "easy",
+        qos=(Qos("high", priority=100, preempt=("normal",)),),
+    )
+    assert preempted(result) == ["small"]
+    assert starts(result)["hi"] == 100
+
+
+def test_the_lowest_qos_priority_goes_first_whatever_the_size():
+    """QOS priority outranks node count: the two-node job of the lower QOS goes."""
+    qos = (
+        Qos("low", priority=1),
+        Qos("mid", priority=5),
+        Qos("high", priority=100, preempt=("low", "mid")),
+    )
+    result = simulate(
+        cluster(),
+        Workload(
+            (
+                job("mid1", "-N 1 --exclusive -t 60 -q mid"),
+                job("low2", "-N 2 --exclusive -t 60 -q low", submit=10),
+                job("hi", "-N 1 --exclusive -t 20 -q high", submit=100, runtime=600),
+            )
+        ),
+        "easy",
+        qos=qos,
+    )
+    assert preempted(result) == ["low2"]
+
+
+def test_a_preemptor_sorts_only_before_the_jobs_it_may_preempt():
+    """QOS vip (priority 1000) has the highest job priority; high (10) may preempt only scav.
+    high's job does not jump ahead of vip's: vip runs first when the node frees up."""
+    conf = cluster(
+        1,
+        "PriorityType=priority/multifactor\nPriorityWeightQOS=10000\nPriorityCalcPeriod=1\n",
+    )
+    qos = (Qos("vip", priority=1000), Qos("high", priority=10, preempt=("scav",)), Qos("scav"))
+    result = simulate(
+        conf,
+        Workload(
+            (
+                job("run", "-N 1 --exclusive -t 20", runtime=600),
+                job("vipjob", "-N 1 --exclusive -t 20 -q vip", submit=10, runtime=600),
+                job("highjob", "-N 1 --exclusive -t 20 -q high", submit=20, runtime=600),
+            )
+        ),
+        "easy",
+        qos=qos,
+    )
+    assert starts(result) == {"run": 0, "vipjob": 600, "highjob": 1200}
+
+
+def test_a_preemptor_sorts_before_a_higher_priority_job_it_may_preempt():
+    """scav's job has the higher priority, but high may preempt scav: high's job goes first."""
+    conf = cluster(
+        1,
+        "PriorityType=priority/multifactor\nPriorityWeightQOS=10000\nPriorityCalcPeriod=1\n",
+    )
+    qos = (Qos("scav", priority=1000), Qos("high", priority=10, preempt=("scav",)))
+    result = simulate(
+        conf,
+        Workload(
+            (
+                job("run", "-N 1 --exclusive -t 20", runtime=600),
+                job("scavjob", "-N 1 --exclusive -t 20 -q scav", submit=10, runtime=600),
+                job("highjob", "-N 1 --exclusive -t 20 -q high", submit=20, runtime=600),
+            )
+        ),
+        "easy",
+        qos=qos,
+    )
+    assert starts(result) == {"run": 0, "highjob": 600, "scavjob": 1200}
+
+
+def test_preempt_exempt_time_from_slurm_conf_delays_the_preemption():
+    """PreemptExemptTime=60 (minutes): the victim runs an hour first; the preemptor, which
+    arrived at t=100, preempts it at t=3600 exactly."""
+    result = simulate(
+        cluster(1, "PreemptExemptTime=60\n"),
+        Workload(
+            (
+                job("low", "-N 1 --exclusive -t 300", runtime=10_000),
+                job("hi", "-N 1 --exclusive -t 20 -q high", submit=100, runtime=600),
+            )
+        ),
+        "easy",
+        qos=(Qos("high", priority=100, preempt=("normal",)),),
+    )
+    assert preempted(result) == ["low"]
+    assert starts(result)["hi"] == 3600
+
+
+def test_a_qos_preempt_exempt_time_overrides_the_clusters():
+    """The victim's QOS PreemptExemptTime (600 s) wins over slurm.conf's (an hour)."""
+    qos = (
+        Qos("scav", preempt_exempt_time=600),
+        Qos("high", priority=100, preempt=("scav", "normal")),
+    )
+    result = simulate(
+        cluster(1, "PreemptExemptTime=60\n"),
+        Workload(
+            (
+                job("low", "-N 1 --exclusive -t 300 -q scav", runtime=10_000),
+                job("hi", "-N 1 --exclusive -t 20 -q high", submit=100, runtime=600),
+            )
+        ),
+        "easy",
+        qos=qos,
+    )
+    assert starts(result)["hi"] == 600
+
+
+def test_exempt_jobs_are_skipped_for_preemptable_ones():
+    """Of two victims, the one still exempt is left alone; the other one goes at once."""
+    qos = (
+        Qos("scav", preempt_exempt_time=3600),
+        Qos("old"),
+        Qos("high", priority=100, preempt=("scav", "old")),
+    )
+    result = simulate(
+        cluster(2),
+        Workload(
+            (
+                job("older", "-N 1 --exclusive -t 300 -q old", runtime=10_000),
+                job("fresh", "-N 1 --exclusive -t 300 -q scav", submit=50, runtime=10_000),
+                job("hi", "-N 1 --exclusive -t 20 -q high", submit=100, runtime=600),
+            )
+        ),
+        "easy",
+        qos=qos,
+    )
+    assert preempted(result) == ["older"]
+    assert starts(result)["hi"] == 100
+
+
+@given(st.lists(st.integers(0, 20), max_size=40))
+def test_merge_sort_agrees_with_sorted_for_a_total_order(items):
+    assert _merge_sort(list(items), lambda a, b: a <= b) == sorted(items)
+
+
+def test_merge_sort_is_stable_and_halves_like_glibc():
+    """Ties keep their input order; with a comparator that is not a total order the result
+    is the one glibc's msort gives (halves of n // 2 and n - n // 2, left first on ties)."""
+    pairs = [(k, i) for i, k in enumerate(random.Random(1).choices(range(5), k=30))]
+    assert _merge_sort(pairs, lambda a, b: a[0] <= b[0]) == sorted(pairs, key=lambda p: p[0])
+    # rock-paper-scissors: r before s, s before p, p before r (no total order)
+    beats = {("r", "s"), ("s", "p"), ("p", "r")}
+
+    def before(a, b):
+        return (a, b) in beats or a == b
+
+    assert _merge_sort(["p", "s", "r"], before) == ["p", "r", "s"]  # [p] + merge([s], [r])
+    assert _merge_sort(["s", "r", "p"], before) == ["s", "p", "r"]  # [s] then merge([r], [p])
