@@ -2,22 +2,129 @@
 
 For an allocation (nodes, tasks laid out block-wise, GPUs per node) this builds,
 per task, the variables Slurm sets (SLURM_PROCID, SLURM_LOCALID, SLURM_NODEID,
-SLURM_TASKS_PER_NODE in Slurm's ``4(x2)`` form, CUDA_VISIBLE_DEVICES...) and the
-ones torch.distributed reads (RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR...).
+SLURM_TASKS_PER_NODE in Slurm's ``4(x2)`` form, CUDA_VISIBLE_DEVICES as ``--gpu-bind``
+binds the task...) and the ones torch.distributed reads (RANK, LOCAL_RANK, WORLD_SIZE,
+MASTER_ADDR...).
+
+GPU ids (in ``--gpu-bind`` lists and in CUDA_VISIBLE_DEVICES) number the GPUs the step
+holds on a node from 0, as the node numbers them when the job holds its first GPUs.
 """
 
 from __future__ import annotations
 
+import re
+import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
 
 import pandas as pd
 
-from slurmlab.errors import SlurmlabError
+from slurmlab.errors import SbatchError, SlurmlabError
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import JobSpec
 from slurmlab.spec.units import compress_hostlist, expand_hostlist
 
-__all__ = ["master_port", "srun_env", "tasks_per_node_string"]
+__all__ = ["GpuBind", "master_port", "srun_env", "tasks_per_node_string"]
+
+_GPU_BIND_FORMS = (
+    "[verbose,]closest, map_gpu:<list>, mask_gpu:<list>, none, per_task:<gpus_per_task> "
+    "or single:<tasks_per_gpu>, e.g. map_gpu:0,1 or map_gpu:0*4,1*4 (decimal GPU ids), "
+    "mask_gpu:0x3,0xC (hex masks)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class GpuBind:
+    """How ``--gpu-bind`` binds the tasks of a node to its GPUs (srun(1)).
+
+    ``default`` is srun without ``--gpu-bind``: ``--gpus-per-task=N`` binds as ``per_task:N``,
+    otherwise every task sees every GPU. ``closest`` binds a task to the GPUs next to its
+    CPUs; slurmlab has no CPU/GPU topology, so (as Slurm does without ``Cores=`` in
+    gres.conf) that is every GPU. ``map_gpu``/``mask_gpu`` give the task with SLURM_LOCALID
+    i the i-th entry of ``entries`` (a GPU id or a mask; ``(value, repeat)`` pairs, the
+    list reused from the start when the tasks outnumber it).
+
+    >>> GpuBind.parse("verbose,map_gpu:0*2,1").devices(local_id=2, gpus=2)
+    (1,)
+    """
+
+    kind: Literal["default", "closest", "map_gpu", "mask_gpu", "none", "per_task", "single"]
+    entries: tuple[tuple[int, int], ...] = ()
+    count: int = 0  # per_task: GPUs per task; single: tasks per GPU
+    verbose: bool = False
+
+    def __post_init__(self):
+        if self.kind in ("map_gpu", "mask_gpu") and not self.entries:
+            raise SbatchError(f"GpuBind {self.kind!r} needs entries: (GPU id or mask, repeat)")
+        if self.kind in ("per_task", "single") and self.count < 1:
+            raise SbatchError(f"GpuBind {self.kind!r} needs a count of at least 1")
+
+    @classmethod
+    def parse(cls, text: str | None) -> GpuBind:
+        """Read a ``--gpu-bind`` value (None: the option was not given)."""
+        if text is None:
+            return cls("default")
+        body, verbose = text.strip(), False
+        if body.lower().startswith("verbose,"):
+            body, verbose = body[len("verbose,") :], True
+        name, colon, arg = body.partition(":")
+        name = name.lower()
+        if not colon and name in ("closest", "none"):
+            return cls(name, verbose=verbose)
+        if colon and name in ("map_gpu", "mask_gpu"):
+            digits = r"\d+" if name == "map_gpu" else r"(?:0[xX])?[0-9a-fA-F]+"
+            what = "decimal GPU id" if name == "map_gpu" else "hex GPU mask"
+            entries = []
+            for item in arg.split(","):
+                m = re.fullmatch(rf"({digits})(?:\*(\d+))?", item.strip())
+                if not m:
+                    raise _gpu_bind_error(text, f"{item!r} is not a {what}[*repeat]")
+                if m.group(2) is not None and int(m.group(2)) < 1:
+                    raise _gpu_bind_error(text, f"{item!r}: a repetition count must be >= 1")
+                value = int(m.group(1), 10 if name == "map_gpu" else 16)
+                entries.append((value, int(m.group(2) or 1)))
+            return cls(name, entries=tuple(entries), verbose=verbose)
+        if colon and name in ("per_task", "single"):
+            if not re.fullmatch(r"\d+", arg.strip()) or int(arg) < 1:
+                raise _gpu_bind_error(text, f"{name} needs a whole number of at least 1")
+            return cls(name, count=int(arg), verbose=verbose)
+        raise _gpu_bind_error(text, f"unknown binding {body!r}")
+
+    def devices(self, local_id: int, gpus: int, gpus_per_task: int = 0) -> tuple[int, ...]:
+        """The GPUs (0 .. ``gpus``-1, those of the step on the node) task ``local_id`` sees.
+
+        Empty when the binding names none of them: Slurm then binds the task to the first.
+        ``per_task`` gives a task what is left when the GPUs run out, as Slurm does.
+        """
+        kind, count = self.kind, self.count
+        if kind == "default" and gpus_per_task:
+            kind, count = "per_task", gpus_per_task
+        if kind in ("default", "closest", "none"):
+            return tuple(range(gpus))
+        if kind == "per_task":
+            return tuple(range(local_id * count, min((local_id + 1) * count, gpus)))
+        if kind == "single":
+            if gpus <= 1:
+                return tuple(range(gpus))
+            return (local_id // count,) if local_id // count < gpus else ()
+        value = self._entry(local_id)
+        if kind == "map_gpu":
+            return (value,) if value < gpus else ()
+        return tuple(g for g in range(gpus) if value >> g & 1)
+
+    def _entry(self, local_id: int) -> int:
+        """The map/mask entry of task ``local_id``, the list reused from its start."""
+        offset = local_id % sum(repeat for _, repeat in self.entries)
+        for value, repeat in self.entries:
+            if offset < repeat:
+                return value
+            offset -= repeat
+        raise AssertionError("unreachable: offset < the sum of the repeats")
+
+
+def _gpu_bind_error(text: str, why: str) -> SbatchError:
+    return SbatchError(f"--gpu-bind={text!r}: {why}; srun accepts {_GPU_BIND_FORMS}")
 
 
 def tasks_per_node_string(counts: Sequence[int]) -> str:
@@ -50,18 +157,28 @@ def srun_env(
     *,
     cluster: Cluster | None = None,
     restart_count: int = 0,
+    account: str | None = None,
+    qos: str | None = None,
 ) -> pd.DataFrame:
     """One row per task, one column per environment variable srun sets for it.
 
     ``nodelist`` is the allocation (a hostlist expression or names); its length must
     equal the job's node count. With ``cluster`` the request is resolved against it
     (partition, default GPUs and CPUs); without, the request's own numbers are used.
+    ``account`` and ``qos`` are the job's resolved ones (a simulated job's, as sacct shows
+    them); by default the request's ``-A`` (or '') and ``--qos`` (or 'normal').
+
+    A node's GPUs are those Slurm gives the step there: with ``--gpus-per-task`` alone,
+    the node's tasks times GPUs per task (SLURM_GPUS_ON_NODE); each task sees those
+    ``--gpu-bind`` (see :class:`GpuBind`) binds it to, in CUDA_VISIBLE_DEVICES.
 
     >>> env = srun_env(JobSpec.from_args("-N 2 --ntasks-per-node=8 --gres=gpu:8"), "gpu[01-02]", 42)
     >>> env.loc[9, ["RANK", "LOCAL_RANK", "SLURMD_NODENAME"]].to_dict()
     {'RANK': 9, 'LOCAL_RANK': 1, 'SLURMD_NODENAME': 'gpu02'}
     """
     hosts = expand_hostlist(nodelist) if isinstance(nodelist, str) else list(nodelist)
+    bind_text = next((v for k, v in reversed(job.other) if k == "gpu-bind"), None)
+    bind = GpuBind.parse(bind_text)
     if cluster is not None:
         res = job.resources(cluster)
         n_nodes, per_node, gpn = res.nodes, list(res.tasks_per_node), res.gpus_per_node
@@ -74,27 +191,31 @@ def srun_env(
             gpn = job.gpus_per_node
         elif job.gpus:
             gpn = -(-job.gpus // n_nodes)
-        elif job.gpus_per_task:
-            gpn = job.gpus_per_task * max(per_node)
         else:
-            gpn = 0
+            gpn = (job.gpus_per_task or 0) * max(per_node)
         cpt, partition = job.cpus_per_task or 1, job.partition
     if len(hosts) != n_nodes:
         raise SlurmlabError(
             f"srun_env: nodelist {nodelist!r} has {len(hosts)} nodes but the job asks for "
             f"{n_nodes}; give exactly {n_nodes} node names"
         )
+    gpt = job.gpus_per_task or 0
+    if gpt and not job.gpus_per_node and not job.gpus:
+        # Slurm gives each node its own tasks' GPUs; the simulated allocation holds the
+        # largest node's count on every node (one shape per node)
+        node_gpus = [count * gpt for count in per_node]
+    else:
+        node_gpus = [gpn] * n_nodes
     ntasks = sum(per_node)
     compressed = compress_hostlist(hosts)
-    rows = []
+    rows, unbound = [], []
     rank = 0
-    for node_id, (host, count) in enumerate(zip(hosts, per_node)):
+    for node_id, (host, count, gpus) in enumerate(zip(hosts, per_node, node_gpus)):
         for local in range(count):
-            if job.gpus_per_task:
-                g = job.gpus_per_task
-                devices = ",".join(str(d) for d in range(local * g, (local + 1) * g))
-            else:
-                devices = ",".join(str(d) for d in range(gpn))
+            devices = bind.devices(local, gpus, gpt) if gpus else ()
+            if gpus and not devices:
+                unbound.append(rank)
+                devices = (0,)
             row = {
                 "SLURM_JOB_ID": int(job_id),
                 "SLURM_JOB_NAME": job.job_name,
@@ -107,11 +228,11 @@ def srun_env(
                 "SLURMD_NODENAME": host,
                 "SLURM_TASKS_PER_NODE": tasks_per_node_string(per_node),
                 "SLURM_CPUS_PER_TASK": cpt,
-                "SLURM_GPUS_ON_NODE": gpn,
-                "CUDA_VISIBLE_DEVICES": devices if gpn else "",
+                "SLURM_GPUS_ON_NODE": gpus,
+                "CUDA_VISIBLE_DEVICES": ",".join(map(str, devices)),
                 "SLURM_JOB_PARTITION": partition or "",
-                "SLURM_JOB_ACCOUNT": job.account or "",
-                "SLURM_JOB_QOS": job.qos or "normal",
+                "SLURM_JOB_ACCOUNT": account if account is not None else job.account or "",
+                "SLURM_JOB_QOS": qos if qos is not None else job.qos or "normal",
                 "SLURM_RESTART_COUNT": int(restart_count),
                 "MASTER_ADDR": hosts[0],
                 "MASTER_PORT": master_port(job_id),
@@ -123,4 +244,11 @@ def srun_env(
             }
             rows.append(row)
             rank += 1
+    if unbound:
+        warnings.warn(
+            f"--gpu-bind={bind_text}: binds rank {', '.join(map(str, unbound))} to no GPU the "
+            "step holds on its node (GPU ids count that node's GPUs from 0); as Slurm does, "
+            "each such task gets the first GPU instead",
+            stacklevel=2,
+        )
     return pd.DataFrame(rows)

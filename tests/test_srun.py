@@ -2,7 +2,7 @@
 
 import pytest
 
-from slurmlab import Cluster, JobSpec, SlurmlabError, srun_env
+from slurmlab import Cluster, JobSpec, Lab, SbatchError, SlurmlabError, srun_env
 from slurmlab.srun import master_port, tasks_per_node_string
 
 DDP = JobSpec.from_args("-J ddp -A ml -p train -N 2 --ntasks-per-node=4 --gres=gpu:h100:4")
@@ -124,3 +124,120 @@ def test_tasks_per_node_string(counts, text):
 def test_master_port_from_job_id():
     """MASTER_PORT is 15000 plus the job id's last four digits."""
     assert (master_port(42), master_port(123456)) == (15042, 18456)
+
+
+# -- --gpu-bind: which of its node's GPUs each task sees ----------------------------------------
+
+
+def _devices(args: str, nodelist="gpu01") -> list[str]:
+    return srun_env(JobSpec.from_args(args), nodelist, 7)["CUDA_VISIBLE_DEVICES"].tolist()
+
+
+def test_gpu_bind_map_gpu():
+    """map_gpu:<list> binds task i (SLURM_LOCALID) to the i-th GPU id of the list."""
+    args = "-N 1 --ntasks-per-node=4 --gres=gpu:4 --gpu-bind=map_gpu:3,2,1,0"
+    assert _devices(args) == ["3", "2", "1", "0"]
+
+
+def test_gpu_bind_map_gpu_repeats_and_reuses_the_list():
+    """'0*2' stands for '0,0'; more tasks than list elements reuse it from the start."""
+    args = "-N 1 --ntasks-per-node=8 --gres=gpu:2 --gpu-bind=map_gpu:0*2,1"
+    assert _devices(args) == ["0", "0", "1", "0", "0", "1", "0", "0"]
+
+
+def test_gpu_bind_map_applies_on_every_node():
+    """The list is per node: the lowest task on each node gets its first element."""
+    args = "-N 2 --ntasks-per-node=2 --gres=gpu:2 --gpu-bind=map_gpu:1,0"
+    assert _devices(args, "gpu[01-02]") == ["1", "0", "1", "0"]
+
+
+def test_gpu_bind_mask_gpu():
+    """mask_gpu:<list> gives task i the GPUs whose bits are set in the i-th hex mask."""
+    args = "-N 1 --ntasks-per-node=2 --gres=gpu:4 --gpu-bind=mask_gpu:0x3,C"
+    assert _devices(args) == ["0,1", "2,3"]
+
+
+def test_gpu_bind_single():
+    """single:<tasks_per_gpu> binds tasks to one GPU each, that many tasks per GPU, in order."""
+    args = "-N 1 --ntasks-per-node=4 --gres=gpu:2 --gpu-bind=single:2"
+    assert _devices(args) == ["0", "0", "1", "1"]
+
+
+def test_gpu_bind_per_task():
+    """per_task:<gpus_per_task> gives each task that many GPUs, in order."""
+    args = "-N 1 --ntasks-per-node=2 --gres=gpu:4 --gpu-bind=per_task:2"
+    assert _devices(args) == ["0,1", "2,3"]
+
+
+def test_gpu_bind_none_undoes_gpus_per_task_binding():
+    """--gpu-bind=none: every task sees every GPU of the step on its node."""
+    args = "-N 1 --ntasks-per-node=4 --gpus-per-task=1 --gpu-bind=none"
+    assert _devices(args) == ["0,1,2,3"] * 4
+
+
+def test_gpu_bind_closest_without_topology_sees_all_gpus():
+    """closest binds to the GPUs near the task's CPUs; with no topology that is all of them."""
+    args = "-N 1 --ntasks-per-node=2 --gres=gpu:2 --gpu-bind=closest"
+    assert _devices(args) == ["0,1", "0,1"]
+
+
+def test_gpu_bind_verbose_prefix_and_case():
+    """A 'verbose,' prefix is accepted (Slurm then reports the binding); names are case-blind."""
+    args = "-N 1 --ntasks-per-node=2 --gres=gpu:2 --gpu-bind=verbose,MAP_GPU:1,0"
+    assert _devices(args) == ["1", "0"]
+
+
+def test_gpu_bind_outside_the_allocation_falls_back_to_first_gpu():
+    """A task bound to no GPU of the step gets the first one, as Slurm does, with a warning."""
+    args = "-N 1 --ntasks-per-node=2 --gres=gpu:2 --gpu-bind=map_gpu:5,1"
+    with pytest.warns(UserWarning, match=r"map_gpu:5,1.*rank 0.*first GPU"):
+        assert _devices(args) == ["0", "1"]
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["bogus", "map_gpu:", "map_gpu:a", "map_gpu:0x1", "map_gpu:1*0", "mask_gpu:0xZ", "single:0"],
+)
+def test_gpu_bind_invalid_value(value):
+    """An invalid --gpu-bind names the option, the value and the forms srun accepts."""
+    job = JobSpec.from_args(f"-N 1 -n 2 --gres=gpu:2 --gpu-bind={value}")
+    with pytest.raises(SbatchError, match=r"--gpu-bind=.*map_gpu:<list>.*single:<tasks_per_gpu>"):
+        srun_env(job, "gpu01", 1)
+
+
+# -- GPUs per node follow the tasks on it ------------------------------------------------------
+
+
+def test_gpus_per_task_uneven_tasks():
+    """--gpus-per-task: a node gets its own tasks x GPUs per task (2 tasks: 2, 1 task: 1)."""
+    env = srun_env(JobSpec.from_args("-n 3 -N 2 --gpus-per-task=1"), "gpu[01-02]", 7)
+    assert env["SLURM_GPUS_ON_NODE"].tolist() == [2, 2, 1]
+    assert env["CUDA_VISIBLE_DEVICES"].tolist() == ["0", "1", "0"]
+
+
+def test_simulated_job_gpus_per_task_uneven_tasks():
+    """On a simulated job too, while the allocation keeps one shape per node (4 GPUs)."""
+    lab = Lab("teaching")
+    job = lab.sbatch("-n 3 -N 2 --gpus-per-task=1 -t 10", runtime=300)
+    lab.advance(10)
+    env = lab.result.srun_env(job)
+    assert dict(zip(env["SLURMD_NODENAME"], env["SLURM_GPUS_ON_NODE"])) == {
+        "gpu01": 2,
+        "gpu02": 1,
+    }
+    assert "gres/gpu=4" in lab.result.sacct()["AllocTRES"].iloc[0]
+
+
+# -- account and QOS -----------------------------------------------------------------------------
+
+
+def test_resolved_account_and_qos():
+    """A simulated job passes its resolved account and QOS (what sacct shows)."""
+    env = srun_env(JobSpec.from_args("-N 1 -n 1"), "cpu01", 3, account="root", qos="high")
+    assert (env.loc[0, "SLURM_JOB_ACCOUNT"], env.loc[0, "SLURM_JOB_QOS"]) == ("root", "high")
+
+
+def test_account_and_qos_from_the_request():
+    """Without them, the request's own -A and --qos are shown."""
+    env = srun_env(JobSpec.from_args("-N 1 -n 1 -A ml --qos=long"), "cpu01", 3)
+    assert (env.loc[0, "SLURM_JOB_ACCOUNT"], env.loc[0, "SLURM_JOB_QOS"]) == ("ml", "long")
