@@ -206,3 +206,21 @@ def test_merge_sort_is_stable_and_halves_like_glibc():
 
     assert _merge_sort(["p", "s", "r"], before) == ["p", "r", "s"]  # [p] + merge([s], [r])
     assert _merge_sort(["s", "r", "p"], before) == ["s", "p", "r"]  # [s] then merge([r], [p])
+
+
+def test_preempt_exempt_time_unlimited_means_never_preempted():
+    """PreemptExemptTime=UNLIMITED: no running job is ever a candidate; the preemptor waits
+    for the victim to end on its own."""
+    result = simulate(
+        cluster(1, "PreemptExemptTime=UNLIMITED\n"),
+        Workload(
+            (
+                job("low", "-N 1 --exclusive -t 300", runtime=5000),
+                job("hi", "-N 1 --exclusive -t 20 -q high", submit=100, runtime=600),
+            )
+        ),
+        "easy",
+        qos=(Qos("high", priority=100, preempt=("normal",)),),
+    )
+    assert preempted(result) == []
+    assert starts(result)["hi"] == 5000

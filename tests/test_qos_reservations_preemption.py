@@ -217,7 +217,8 @@ def test_an_unknown_account_is_rejected_at_submission():
 
 def test_a_user_may_charge_only_an_account_that_lists_them():
     """Slurm (AccountingStorageEnforce=associations) rejects -A for an account the user has
-    no association with; a tree whose accounts list no users at all does not model users."""
+    no association with; a tree whose accounts list no users at all gives each user an
+    implicit association (1 share) under the account it charges."""
     with pytest.raises(RequestError, match="user 'cat' account 'physics': Invalid account"):
         run(job("a", "-N 1 -t 10 -A physics", user="cat"))
     open_tree = (Account("physics"), Account("biology"))

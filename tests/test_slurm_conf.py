@@ -48,7 +48,8 @@ PartitionName=all Nodes=ALL PriorityTier=2 OverSubscribe=NO
 
 @pytest.fixture(scope="module")
 def ai():
-    return Cluster.from_slurm_conf(AI_CONF)
+    with pytest.warns(UserWarning, match=r"line 16: PreemptType=preempt/partition_prio: not mod"):
+        return Cluster.from_slurm_conf(AI_CONF)
 
 
 def test_node_line_with_hostlist_cpus_memory_gres_features(ai):
@@ -339,6 +340,10 @@ def test_a_missing_gres_conf_is_named_as_gres_conf(tmp_path):
         ("PriorityMaxAge=-1", "not a Slurm time"),
         ("JobRequeue=no", "must be 0 .* or 1"),
         ("JobRequeue=2", "must be 0 .* or 1"),
+        (
+            "PreemptExemptTime=soon",
+            "must be -1 .none, the default., UNLIMITED .never preempted. or a Slurm time",
+        ),
     ],
 )
 def test_a_bad_priority_setting_or_job_requeue_names_line_key_value_and_form(setting, form):
@@ -358,13 +363,14 @@ def test_a_bad_priority_setting_or_job_requeue_names_line_key_value_and_form(set
         "PriorityWeightAge=0", "PriorityWeightTRES=CPU=1000,Mem=2000,GRES/gpu=3000",
         'TRESBillingWeights="CPU=1.0,Mem=0.25G,GRES/gpu=2.0"', "PriorityCalcPeriod=5",
         "PriorityDecayHalfLife=7-0", "PriorityMaxAge=1:00:00", "PriorityDecayHalfLife=0",
-        "JobRequeue=0", "JobRequeue=1",
+        "JobRequeue=0", "JobRequeue=1", "PreemptExemptTime=-1", "PreemptExemptTime=5:00",
     ],
 )  # fmt: skip
 def test_good_priority_settings_load(setting):
     Cluster.from_slurm_conf(f"{setting}\nNodeName=n1\n")
 
 
+@pytest.mark.filterwarnings("ignore:.*KillWait=5. not modelled")  # (test_conf_warnings.py)
 def test_every_shipped_and_real_slurm_conf_still_loads():
     """The presets' files and the real cluster's slurm.conf pass the checks."""
     root = Path(__file__).resolve().parent.parent

@@ -1,6 +1,8 @@
 """Fair share: who has used less than their share gets to go first.
 
-An account tree (root -> accounts -> users) carries RawShares; usage is billed
+An account tree (root -> accounts -> users) carries RawShares (a user association has 1
+share; a user charging an account that lists no users gets such an association made on
+first use, since every Slurm job runs under a user association); usage is billed
 TRES-seconds (:func:`billed_tres`: CPUs, or the TRESBillingWeights-weighted sum, or
 their maximum under PriorityFlags=MAX_TRES), decayed with a half-life. Two algorithms
 turn usage into a factor in [0, 1]:
@@ -67,6 +69,8 @@ class AccountTree:
     """root -> accounts -> users. Association keys: account names and ``account/user``.
 
     Each user of an account is a leaf with 1 share (Slurm's default user Fairshare=1).
+    When no account lists users, a user's leaf is made the first time :meth:`resolve`
+    charges an account for them (the association ``sacctmgr add user`` would have made).
     ``root_user`` adds the association a real cluster always has: user ``root`` in account
     ``root`` with 1 share, a sibling of the top-level accounts (it shifts NormShares to
     70/101 for shares 70 and 30, and counts in Fair Tree's ranks, as in real sshare/sprio).
@@ -119,13 +123,14 @@ class AccountTree:
         that does not exist is not silently replaced by the user's default account, and once
         any account lists users (the tree models Slurm's user associations, as with
         ``AccountingStorageEnforce=associations``) a user may charge only an account that
-        lists them. A tree whose accounts list no users at all does not model users: any
-        user may charge any account (the job counts against the account itself).
+        lists them. A tree whose accounts list no users at all leaves the user associations
+        implicit: any user may charge any account, through ``account/user`` (which
+        :meth:`resolve` adds to the tree).
         """
         if account and user_key(account, user) in self.shares:
             return user_key(account, user)
-        if account in self.shares and account != "root":
-            return None if self.models_users else account
+        if account in self.accounts:
+            return None if self.models_users else user_key(account, user)
         if account and account != "root":
             return None
         for a in self.accounts.values():
@@ -136,9 +141,13 @@ class AccountTree:
     def resolve(self, user: str, account: str | None) -> tuple[str, str | None]:
         """The account a job of ``user`` charges (``-A``, else the user's default account,
         else root) and its association (None: Slurm rejects the job, "Invalid account or
-        account/partition combination specified")."""
+        account/partition combination specified"). An implicit user association is added
+        to the tree here, with 1 share, the first time it is charged."""
         account = account or self.default_account(user) or "root"
-        return account, self.association(account, user)
+        assoc = self.association(account, user)
+        if assoc is not None and assoc not in self.shares:
+            self._add(assoc, account, 1.0)
+        return account, assoc
 
     def default_account(self, user: str) -> str | None:
         for a in self.accounts.values():

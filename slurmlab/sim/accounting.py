@@ -2,12 +2,15 @@
 
 Every PriorityCalcPeriod the controller decays each association's usage by the
 half-life, adds the billed TRES-seconds of running jobs, recomputes fair share
-(classic or Fair Tree), and recomputes every pending job's priority. Snapshots
-kept at each recalculation give ``sprio`` and ``sshare`` at any simulated time.
+(classic or Fair Tree), and recomputes every pending job's priority. A job that ends is
+charged the rest of its usage at once (slurmctld's ``priority_p_job_end``). Snapshots
+kept at each recalculation, and the charges of jobs ended since, give ``sprio`` and
+``sshare`` at any simulated time.
 """
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
 
 import numpy as np
@@ -55,6 +58,10 @@ class PriorityState:
         self.last_tick = 0.0
         self.fs: dict[str, dict[str, float]] = {}
         self.snapshots: list[tuple[float, dict[str, float], dict[str, dict[str, float]]]] = []
+        # (time, association, usage) charged by each job as it ended, and how many of those
+        # charges each snapshot's usage holds
+        self.end_charges: list[tuple[float, str, float]] = []
+        self._charges_in: list[int] = []
         self.recompute(0.0)
 
     # -- usage ---------------------------------------------------------------------------------
@@ -66,14 +73,26 @@ class PriorityState:
         return billed_tres(alloc, self.billing.get(job.partition, {}), max_tres=self.w.max_tres)
 
     def charge(self, job, now: float) -> None:
-        """Add the job's usage since it was last charged to its association."""
+        """Charge a job that ends now with its usage since it was last charged.
+
+        sshare shows it at once; fair share and priorities take it in at the next
+        recalculation, as in slurmctld.
+        """
+        used = self._charge(job, now)
+        if used:
+            self.end_charges.append((now, job.assoc, used))
+
+    def _charge(self, job, now: float) -> float:
+        """Add the job's usage since it was last charged to its association; return it."""
         if job.assoc is None or job.start is None:
-            return
+            return 0.0
         since = max(job.start, job.charged)
-        if now > since:
-            key = job.assoc
-            self.usage[key] = self.usage.get(key, 0.0) + self.billing_rate(job) * (now - since)
-            job.charged = now
+        if now <= since:
+            return 0.0
+        used = self.billing_rate(job) * (now - since)
+        self.usage[job.assoc] = self.usage.get(job.assoc, 0.0) + used
+        job.charged = now
+        return used
 
     def tick(self, now: float, running) -> None:
         """Decay usage to ``now``, charge running jobs, recompute fair share, snapshot."""
@@ -81,16 +100,32 @@ class PriorityState:
         for k in self.usage:
             self.usage[k] *= d
         for job in running:
-            self.charge(job, now)
+            self._charge(job, now)
         self.last_tick = now
         self.recompute(now)
 
     def recompute(self, now: float) -> None:
-        if self.w.fair_tree:
-            self.fs = fair_tree(self.tree, self.usage)
-        else:
-            self.fs = classic_fairshare(self.tree, self.usage, self.w.dampening)
+        self.fs = self._fair_share(self.usage)
         self.snapshots.append((now, dict(self.usage), self.fs))
+        self._charges_in.append(len(self.end_charges))
+
+    def _fair_share(self, usage: dict[str, float]) -> dict[str, dict[str, float]]:
+        if self.w.fair_tree:
+            return fair_tree(self.tree, usage)
+        return classic_fairshare(self.tree, usage, self.w.dampening)
+
+    def fairshare(self, assoc: str | None) -> float:
+        """The fair-share factor of an association at the last recalculation.
+
+        An implicit user association (see :meth:`AccountTree.resolve`) made since then is
+        ranked as if it had existed at that recalculation, as a ``sacctmgr``-made one would
+        have been: the factors are worked out again from the usage of that moment.
+        """
+        if assoc is None:
+            return 0.0
+        if assoc not in self.fs:
+            self.fs = self._fair_share(self.snapshots[-1][1])
+        return self.fs.get(assoc, {}).get("FairShare", 0.0)
 
     # -- factors -------------------------------------------------------------------------------
     def factors(self, job, now: float, *, at_submit: bool = False) -> Factors:
@@ -104,7 +139,7 @@ class PriorityState:
             cpus = int(self.node_cpus[job.mask].max()) * job.count
         return Factors(
             age=age_factor(wait, self.w.max_age),
-            fairshare=self.fs.get(job.assoc, {}).get("FairShare", 0.0) if job.assoc else 0.0,
+            fairshare=self.fairshare(job.assoc),
             jobsize=job_size_factor(
                 job.count,
                 cpus,
@@ -131,10 +166,39 @@ class PriorityState:
         )
 
     # -- views ---------------------------------------------------------------------------------
-    def snapshot_at(self, t: float):
+    def _snapshot_index(self, t: float) -> int:
         times = [s[0] for s in self.snapshots]
-        i = max(bisect_right(times, t) - 1, 0)
-        return self.snapshots[i]
+        return max(bisect_right(times, t) - 1, 0)
+
+    def snapshot_at(self, t: float):
+        """(time, usage, fair share) of the last recalculation at or before ``t``."""
+        return self.snapshots[self._snapshot_index(t)]
+
+    def _usage_at(self, t: float) -> tuple[dict[str, float], dict[str, float]]:
+        """The usage at the last recalculation at or before ``t``, and the usage at ``t``
+        itself (sshare's RawUsage), which adds the charges of the jobs that ended since.
+
+        slurmctld recalculates every PriorityCalcPeriod even on an idle cluster; the
+        simulation stops recalculating while nothing runs or waits, so the recalculations
+        it skipped are made here: usage decays at each of them, and charges made before one
+        count in it.
+        """
+        i = self._snapshot_index(t)
+        when, usage, _fs = self.snapshots[i]
+        period, half_life = self.w.calc_period, self.w.decay_half_life
+        last = max(when, math.floor(t / period) * period)  # the last recalculation <= t
+        d = decay_factor(last - when, half_life)
+        at_last = {k: v * d for k, v in usage.items()}
+        now = dict(at_last)
+        for c, key, used in self.end_charges[self._charges_in[i] :]:
+            if c > t:
+                break
+            if c <= last:  # decayed from the recalculation before it on
+                before = max(when, math.ceil(c / period) * period - period)
+                used *= decay_factor(last - before, half_life)
+                at_last[key] = at_last.get(key, 0.0) + used
+            now[key] = now.get(key, 0.0) + used
+        return at_last, now
 
     def sshare(self, t: float) -> pd.DataFrame:
         """``sshare -a -l``: Account, User, RawShares, NormShares, RawUsage, NormUsage,
@@ -145,20 +209,21 @@ class PriorityState:
         FairShare is shown for users only; with PriorityFlags=NO_FAIR_TREE NormShares is the
         product down the tree and EffectvUsage the classic effective usage. NormUsage is
         usage over the whole cluster's.
+
+        RawUsage is the usage at ``t``: a job that ended since the last recalculation is
+        in it already. The other columns are those of the last recalculation (real sshare
+        shows the NormUsage, EffectvUsage, LevelFS and FairShare the decay thread computed).
         """
-        when, usage, _fs = self.snapshot_at(t)
-        if t - when >= self.w.calc_period:
-            # Recalculation stops while nothing runs or waits; usage only decays meanwhile.
-            d = decay_factor(t - when, self.w.decay_half_life)
-            usage = {k: v * d for k, v in usage.items()}
+        usage, raw_usage = self._usage_at(t)
         classic = classic_fairshare(self.tree, usage, self.w.dampening)
         tree_fs = fair_tree(self.tree, usage) if self.w.fair_tree else None
         sub = self.tree.subtree_usage(usage)
+        raw = self.tree.subtree_usage(raw_usage)
         total = sub["root"]
         rows = [
             {
                 "Account": "root", "User": "", "RawShares": None,
-                "NormShares": 0.0 if tree_fs is not None else 1.0, "RawUsage": int(total),
+                "NormShares": 0.0 if tree_fs is not None else 1.0, "RawUsage": int(raw["root"]),
                 "NormUsage": None, "EffectvUsage": 1.0, "FairShare": None, "LevelFS": None,
             }
         ]  # fmt: skip
@@ -182,7 +247,7 @@ class PriorityState:
                     "User": user,
                     "RawShares": self.tree.shares[key],
                     "NormShares": norm_shares,
-                    "RawUsage": int(sub[key]),
+                    "RawUsage": int(raw[key]),
                     "NormUsage": sub[key] / total if total else 0.0,
                     "EffectvUsage": effective,
                     "FairShare": fs,

@@ -451,8 +451,9 @@ class Controller:
                 if self._preempt_mode_of(r) == "OFF":
                     continue
                 until = r.start + self._exempt_time(r)
-                if until > now:  # PreemptExemptTime: not yet
-                    exempt_until = until if exempt_until is None else min(exempt_until, until)
+                if until > now:  # PreemptExemptTime: not yet (UNLIMITED: never)
+                    if until != float("inf"):
+                        exempt_until = until if exempt_until is None else min(exempt_until, until)
                     continue
                 cands.append(r)
             cands.sort(key=self._victim_order)

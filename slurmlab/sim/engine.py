@@ -31,7 +31,7 @@ import warnings
 from bisect import bisect_left, insort
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import timedelta
 from heapq import heappop
@@ -298,6 +298,8 @@ class Simulation(Controller, Lifecycles):
         exempt = (cluster.setting("PreemptExemptTime", "-1") or "-1").strip()
         # slurm.conf PreemptExemptTime (Slurm time; -1, the default, is none)
         self.preempt_exempt = 0.0 if exempt == "-1" else _seconds(exempt, "PreemptExemptTime")
+        if exempt.upper() in ("UNLIMITED", "INFINITE"):  # (never preempted)
+            self.preempt_exempt = INF
         # QOS -> the QOS it may preempt (preempt/qos orders the queue by it)
         self._preempts = {q.name: frozenset(q.preempt) for q in self.qos.values()}
         self._wake: float | None = None  # a pass armed for when a PreemptExemptTime ends
@@ -351,6 +353,10 @@ class Simulation(Controller, Lifecycles):
     def add_workload(self, workload: Workload) -> None:
         """Schedule every job of ``workload`` to be submitted at its submit time."""
         jobs = sorted(enumerate(workload.jobs), key=lambda p: (p[1].submit, p[0]))
+        if self.has_accounts:  # every user's association exists before its first job, as
+            for _i, j in jobs:  # sacctmgr made it (implicit ones too: AccountTree.resolve)
+                with suppress(RequestError):  # (refused when submitted, as before)
+                    self.tree.resolve(j.user or j.spec.user or "user", j.account or j.spec.account)
         self._arrivals_left += len(jobs)
         self.env.process(self._arrivals([j for _, j in jobs]))
 

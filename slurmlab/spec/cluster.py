@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
@@ -229,9 +230,24 @@ class Partition:
         return self.default_time if self.default_time is not None else self.max_time
 
 
+class ConfSettings(dict):
+    """Global settings read from a slurm.conf: key -> value text, like any settings dict,
+    that also remember where each was read (``where["KillWait"] == "slurm.conf line 31"``),
+    so that a warning about one names its file and line."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.where: dict[str, str] = {}
+
+
 @dataclass(frozen=True, slots=True)
 class Cluster:
-    """A Slurm cluster: nodes, partitions and the scheduler-relevant slurm.conf settings."""
+    """A Slurm cluster: nodes, partitions and the scheduler-relevant slurm.conf settings.
+
+    Each setting is checked (a value Slurm would refuse is an error); one that Slurm would
+    act on but slurmlab does not model is named in a warning ("not modelled by slurmlab
+    (ignored)"), with its file and line when it was read from a slurm.conf.
+    """
 
     name: str
     nodes: tuple[Node, ...]
@@ -267,6 +283,11 @@ class Cluster:
             problem = setting_problem(key, value)
             if problem:
                 raise SlurmlabError(f"Cluster {self.name!r}: {problem}")
+        where = getattr(self.settings, "where", {})  # (ConfSettings: read from a file)
+        for key, value in self.settings.items():
+            note = setting_warning(key, value)
+            if note:
+                warnings.warn(f"{where.get(key) or f'Cluster {self.name!r}'}: {note}", stacklevel=3)
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
@@ -582,17 +603,82 @@ def scheduler_parameters_problem(value: str) -> str | None:
     return None
 
 
+#: Whole-number settings: key -> (lowest, highest, what it counts), as slurmctld reads them
+#: (read_config.c; uint16 unless slurm.conf(5) says less).
+_WHOLE_SETTINGS = {
+    "CompleteWait": (0, 65535, "seconds, e.g. 0, the default"),
+    "FairShareDampeningFactor": (1, 65535, "e.g. 1, the default"),
+    "KillOnBadExit": (0, 1, "1: a task that fails kills its step; 0, the default: it does not"),
+    "KillWait": (0, 65535, "seconds, e.g. 30, the default"),
+    "MaxArraySize": (0, 4000001, "e.g. 1001, the default"),
+    "ResumeTimeout": (0, 65535, "seconds, e.g. 60, the default"),
+    "ReturnToService": (0, 2, "0, the default, 1 or 2"),
+    "SchedulerTimeSlice": (5, 65535, "seconds, e.g. 30, the default"),
+    "SlurmdTimeout": (0, 65535, "seconds, e.g. 300, the default"),
+}
+
+#: Settings that take one of a few words (in any case): key -> the words slurm.conf(5) lists.
+_CHOICES = {
+    "EnforcePartLimits": ("ALL", "ANY", "NO", "YES"),
+    "PreemptType": ("preempt/none", "preempt/partition_prio", "preempt/qos"),
+    "PriorityFavorSmall": ("YES", "NO"),
+    "PriorityType": ("priority/basic", "priority/multifactor"),
+    "PriorityUsageResetPeriod": (
+        "NONE", "NOW", "DAILY", "WEEKLY", "MONTHLY", "QUARTERLY", "YEARLY",
+    ),
+    "SelectType": ("select/cons_tres", "select/cons_res", "select/linear", "select/cray_aries"),
+}  # fmt: skip
+
+#: Slurm's PriorityFlags (slurm.conf(5), 22.05 on) and the two slurmlab models.
+PRIORITY_FLAGS = (
+    "ACCRUE_ALWAYS", "CALCULATE_RUNNING", "DEPTH_OBLIVIOUS", "INCR_ONLY", "MAX_TRES",
+    "NO_FAIR_TREE", "NO_NORMAL_ALL", "NO_NORMAL_ASSOC", "NO_NORMAL_PART", "NO_NORMAL_QOS",
+    "NO_NORMAL_TRES", "SMALL_RELATIVE_TO_TIME",
+)  # fmt: skip
+_PRIORITY_FLAGS_MODELLED = ("NO_FAIR_TREE", "MAX_TRES")
+_PRIORITY_FLAGS_OLD = ("FAIR_TREE",)  # (before 19.05 it turned Fair Tree on: now the default)
+
+#: Slurm's PreemptModes (slurm.conf(5)); slurmlab runs OFF, CANCEL and REQUEUE and refuses
+#: the others when it simulates (spec/qos.py parse_preempt_mode).
+_PREEMPT_MODES = ("OFF", "CANCEL", "GANG", "REQUEUE", "SUSPEND", "WITHIN")
+
+#: TRES names (slurm.conf(5) AccountingStorageTRES). slurmlab counts cpu, mem, node and
+#: gres/gpu; the others are Slurm's but weigh nothing in a simulation.
+_TRES_MODELLED = ("cpu", "mem", "node", "gres/gpu")
+_TRES_OTHER = ("billing", "energy", "fs/disk", "fs/lustre", "ic/ofed", "pages", "vmem")
+_TRES_PREFIXES = ("gres/", "license/", "bb/")
+_TRES_NAMES = (
+    "CPU, Mem, Node, GRES/<name>[:<type>] (e.g. GRES/gpu), Billing, Energy, FS/Disk, "
+    "FS/Lustre, IC/OFED, Pages, VMem, License/<name> or BB/<name>"
+)
+
+
+def _words(words, last: str = "or") -> str:
+    """``("A", "B", "C")`` -> ``"A, B or C"`` (``last="and"``: ``"A, B and C"``)."""
+    words = list(words)
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} {last} {words[-1]}"
+
+
+def _by_name(table: Mapping, low: str):
+    """The entry of ``table`` whose key is ``low`` in any case, else None."""
+    return next((v for k, v in table.items() if k.lower() == low), None)
+
+
 def setting_problem(key: str, value: str) -> str | None:
-    """What is wrong with a scheduler setting of slurm.conf, or None when Slurm would take it.
+    """What is wrong with a global setting of slurm.conf, or None when Slurm would take it.
 
     PriorityWeight* are whole numbers from 0 to 4294967295 (uint32); PriorityWeightTRES and
-    TRESBillingWeights are ``TRES=number`` lists; PriorityDecayHalfLife, PriorityCalcPeriod
-    and PriorityMaxAge are Slurm times; JobRequeue is 0 or 1.
+    TRESBillingWeights are ``TRES=number`` lists of Slurm's TRES names; PriorityDecayHalfLife,
+    PriorityCalcPeriod, PriorityMaxAge and PreemptExemptTime are Slurm times; JobRequeue is
+    0 or 1; PriorityFlags and PreemptMode are lists of Slurm's words; PreemptType, PriorityType,
+    SelectType... are one of Slurm's plugins; timeouts and counts are whole numbers in range.
 
     >>> setting_problem("PriorityWeightAge", "1000") is None
     True
     >>> setting_problem("JobRequeue", "no")
     "JobRequeue='no' must be 0 (never requeue batch jobs) or 1 (requeue them, the default)"
+    >>> setting_problem("PreemptType", "preempt/bogus")
+    "PreemptType='preempt/bogus' must be preempt/none, preempt/partition_prio or preempt/qos"
     """
     low = key.lower()
     text = str(value).strip()
@@ -605,12 +691,62 @@ def setting_problem(key: str, value: str) -> str | None:
         return scheduler_parameters_problem(text)
     if low in _MEMORY_KEYS and not (text.isdigit() or text.upper() == "UNLIMITED"):
         return f"{key}={value!r} must be a whole number of MB (or UNLIMITED), e.g. 4000"
-    if low == "enforcepartlimits" and text.upper() not in ("ALL", "ANY", "NO", "YES"):
-        return f"{key}={value!r} must be ALL, ANY, NO or YES"
+    choices = _by_name(_CHOICES, low)
+    if choices is not None:
+        if text.lower() not in (c.lower() for c in choices):
+            return f"{key}={value!r} must be {_words(choices)}"
+        return None
+    whole = _by_name(_WHOLE_SETTINGS, low)
+    if whole is not None:
+        lowest, highest, what = whole
+        if not text.isdigit() or not lowest <= int(text) <= highest:
+            return f"{key}={value!r} must be a whole number from {lowest} to {highest} ({what})"
+        return None
     if low == "priorityweighttres":
         return _tres_list_problem(key, value, whole=True)
     if low == "tresbillingweights":
         return _tres_list_problem(key, value, whole=False)
+    if low == "priorityflags":
+        known = PRIORITY_FLAGS + _PRIORITY_FLAGS_OLD
+        bad = [f for f in _list(text) if f.upper() not in known]
+        if bad:
+            return (
+                f"{key}={value!r}: {bad[0]!r} is not a Slurm priority flag; give a comma list "
+                f"of {_words(PRIORITY_FLAGS, 'and')}"
+            )
+        return None
+    if low == "preemptmode":
+        bad = [m for m in _list(text) if m.upper() not in _PREEMPT_MODES] or ([] if text else [""])
+        if bad:
+            return (
+                f"{key}={value!r}: {bad[0]!r} is not a PreemptMode; Slurm's are "
+                f"{_words(_PREEMPT_MODES, 'and')} (slurmlab runs OFF, CANCEL and REQUEUE)"
+            )
+        return None
+    if low == "preemptexempttime" and text != "-1":  # (-1, the default: no job is exempt)
+        if not _is_time(text) and text.upper() not in ("UNLIMITED", "INFINITE"):
+            return (
+                f"{key}={value!r} must be -1 (none, the default), UNLIMITED (never preempted) "
+                "or a Slurm time: minutes, M:S, H:M:S, D-H, D-H:M or D-H:M:S (e.g. 10 or 0:10:00)"
+            )
+        return None
+    if low == "overtimelimit":
+        if text.upper() != "UNLIMITED" and not (text.isdigit() and int(text) <= 65533):
+            return f"{key}={value!r} must be a whole number of minutes up to 65533, or UNLIMITED"
+        return None
+    if low == "suspendtime":  # (NONE, INFINITE or -1, the default: power saving off)
+        if text.upper() not in ("NONE", "INFINITE", "-1") and not text.isdigit():
+            return f"{key}={value!r} must be a whole number of seconds, or NONE (the default)"
+        return None
+    if low in ("requeueexit", "requeueexithold"):
+        for item in _list(text):
+            first, _, last = item.partition("-")
+            if not (first.isdigit() and (not last or last.isdigit())) or int(last or first) > 255:
+                return (
+                    f"{key}={value!r}: {item!r} is not an exit code (0-255) or a range of "
+                    "them; write e.g. 1-9,18"
+                )
+        return None
     for name in _TIMES:
         if low == name.lower():
             try:
@@ -630,6 +766,31 @@ def setting_problem(key: str, value: str) -> str | None:
     return None
 
 
+def _list(text: str) -> list[str]:
+    """The items of a comma list, stripped, empty ones dropped."""
+    return [item.strip() for item in text.strip('"').split(",") if item.strip()]
+
+
+def _is_time(text: str) -> bool:
+    """Whether ``text`` is a Slurm time that ends (minutes, M:S, H:M:S, D-H...; not UNLIMITED)."""
+    try:
+        return parse_duration(text) is not None
+    except SlurmlabError:
+        return False
+
+
+def _tres_name_problem(name: str) -> str | None:
+    """Why ``name`` is not one of Slurm's TRES names, or None."""
+    low = name.lower()
+    if low in _TRES_MODELLED or low in _TRES_OTHER:
+        return None
+    prefix = next((p for p in _TRES_PREFIXES if low.startswith(p)), None)
+    if prefix is not None and low[len(prefix) :].strip(":"):
+        return None
+    hint = " (GPUs are GRES/gpu)" if low in ("gpu", "gpus") else ""
+    return f"{name!r} is not a Slurm TRES{hint}; Slurm's TRES are {_TRES_NAMES}"
+
+
 def _tres_list_problem(key: str, value: str, *, whole: bool) -> str | None:
     example = "CPU=1000,Mem=2000,GRES/gpu=3000" if whole else "CPU=1.0,Mem=0.25G,GRES/gpu=2.0"
     form = "a whole number >= 0" if whole else "a number >= 0 (Mem may end in K, M, G or T)"
@@ -639,6 +800,9 @@ def _tres_list_problem(key: str, value: str, *, whole: bool) -> str | None:
         name, eq, number = (x.strip() for x in item.partition("="))
         if not eq or not name:
             return f"{key}={value!r}: {item.strip()!r} is not TRES=weight; write e.g. {example}"
+        problem = _tres_name_problem(name)
+        if problem:
+            return f"{key}={value!r}: {problem}"
         if whole:
             ok = number.isdigit() and int(number) <= _UINT32_MAX
         else:
@@ -648,6 +812,149 @@ def _tres_list_problem(key: str, value: str, *, whole: bool) -> str | None:
         if not ok:
             return f"{key}={value!r}: the weight of {name} must be {form}; e.g. {example}"
     return None
+
+
+#: Global settings Slurm acts on that slurmlab does not model: key -> (the values that ask
+#: for nothing slurmlab lacks, in upper case; what Slurm would do, and what slurmlab does).
+#: Any other value is named in a warning. Defaults from slurm.conf(5) and read_config.c;
+#: a default slurmlab does not match either (KillWait=30, SlurmdTimeout=300) is not named,
+#: only a value a site chose. Not here: Licenses count only for jobs that ask for some
+#: (``-L``, itself warned about); PriorityParameters means nothing to priority/multifactor.
+NOT_MODELLED: dict[str, tuple[frozenset[str], str]] = {
+    "CompleteWait": (
+        frozenset({"0"}),
+        "Slurm starts no job while another has been COMPLETING for less than this many "
+        "seconds; slurmlab frees a job's nodes the moment it ends",
+    ),
+    "DefCpuPerGPU": (
+        frozenset({"", "0"}),
+        "Slurm gives a job that asks for GPUs but no CPUs this many CPUs per GPU; slurmlab "
+        "gives it one CPU per task (ask with --cpus-per-gpu)",
+    ),
+    "JobSubmitPlugins": (
+        frozenset({""}),
+        "Slurm passes each job through these plugins, which may change or refuse it; "
+        "slurmlab submits jobs as written",
+    ),
+    "KillOnBadExit": (
+        frozenset({"0"}),
+        "Slurm ends a whole step when one of its tasks fails; slurmlab does not simulate "
+        "a job's tasks",
+    ),
+    "KillWait": (
+        frozenset({"30"}),
+        "Slurm waits up to this many seconds between SIGTERM and SIGKILL when it ends a job "
+        "(time limit, scancel, preemption); slurmlab's jobs end at the SIGTERM",
+    ),
+    "MaxArraySize": (
+        frozenset({"1001"}),
+        "Slurm takes --array indices below this; slurmlab checks them against Slurm's "
+        "default, 1001 (indices 0-1000)",
+    ),
+    "PreemptParameters": (
+        frozenset({""}),
+        "they change which jobs Slurm preempts and when; slurmlab preempts as without them",
+    ),
+    "PreemptType": (
+        frozenset({"PREEMPT/NONE", "PREEMPT/QOS"}),
+        "Slurm lets jobs of a partition with a higher PriorityTier preempt jobs of lower "
+        "ones; slurmlab preempts only under preempt/qos, so no job is preempted",
+    ),
+    "PrioritySiteFactorPlugin": (
+        frozenset({"", "SITE_FACTOR/NONE"}),
+        "slurmlab adds no site factor to job priorities",
+    ),
+    "PriorityUsageResetPeriod": (
+        frozenset({"NONE"}),
+        "Slurm clears all fair-share usage at each period; slurmlab only decays it "
+        "(PriorityDecayHalfLife)",
+    ),
+    "RequeueExit": (
+        frozenset({""}),
+        "Slurm requeues a batch job that exits with one of these codes; slurmlab ends it FAILED",
+    ),
+    "RequeueExitHold": (
+        frozenset({""}),
+        "Slurm requeues and holds a batch job that exits with one of these codes "
+        "(SPECIAL_EXIT); slurmlab ends it FAILED",
+    ),
+    "ResumeTimeout": (
+        frozenset({"60"}),
+        "power saving is not modelled: slurmlab's nodes never power down or boot",
+    ),
+    "ReturnToService": (
+        frozenset({"1", "2"}),
+        "Slurm keeps a failed node DOWN until an admin resumes it; slurmlab returns it to "
+        "service when its failure's down_for (repair) ends, as ReturnToService=1 or 2 do "
+        "(give down_for: null and a resume action to keep it down)",
+    ),
+    "SchedulerTimeSlice": (
+        frozenset({"30"}),
+        "only gang scheduling (PreemptMode=GANG) slices time, and slurmlab does not model it",
+    ),
+    "SelectType": (
+        frozenset({"SELECT/CONS_TRES", "SELECT/CONS_RES"}),
+        "Slurm allocates only whole nodes; slurmlab allocates CPUs, memory and GPUs like "
+        "select/cons_tres (give jobs --exclusive for whole nodes)",
+    ),
+    "SlurmdTimeout": (
+        frozenset({"300"}),
+        "slurmlab marks a failed node DOWN at once (its jobs end NODE_FAIL when it fails), "
+        "not after SlurmdTimeout",
+    ),
+    "SuspendTime": (
+        frozenset({"NONE", "INFINITE", "-1"}),
+        "power saving is not modelled: slurmlab never powers idle nodes down, and no job "
+        "waits for a node to boot",
+    ),
+    "TopologyPlugin": (
+        frozenset({"", "TOPOLOGY/NONE", "TOPOLOGY/DEFAULT", "TOPOLOGY/FLAT"}),
+        "Slurm puts each job under as few network switches as it can (topology.conf); "
+        "slurmlab picks nodes without regard to the network",
+    ),
+}
+
+#: SelectTypeParameters words slurmlab does not model (it allocates single CPUs, and
+#: memory with a *_Memory word), with what Slurm does.
+_SELECT_PARAMS_NOT_MODELLED = {
+    "CR_SOCKET": "Slurm allocates whole sockets",
+    "CR_SOCKET_MEMORY": "Slurm allocates whole sockets",
+    "CR_MEMORY": "Slurm allocates memory only and lets jobs share CPUs",
+    "CR_LLN": "Slurm puts jobs on the least loaded nodes",
+}
+
+
+def setting_warning(key: str, value: str) -> str | None:
+    """What slurmlab ignores of a (valid) global slurm.conf setting that Slurm acts on, or None.
+
+    >>> setting_warning("SlurmdTimeout", "300") is None  # (the default)
+    True
+    >>> setting_warning("PriorityFlags", "MAX_TRES,INCR_ONLY")
+    'PriorityFlags INCR_ONLY: not modelled by slurmlab (ignored); it models NO_FAIR_TREE and MAX_TRES'
+    """
+    low = key.lower()
+    text = str(value).strip().strip('"')
+    ignored: list[str] = []
+    if low == "priorityflags":
+        ignored = [f for f in _list(text) if f.upper() in PRIORITY_FLAGS]
+        ignored = [f for f in ignored if f.upper() not in _PRIORITY_FLAGS_MODELLED]
+        why = "it models NO_FAIR_TREE and MAX_TRES"
+    elif low in ("priorityweighttres", "tresbillingweights"):
+        names = [item.partition("=")[0].strip() for item in _list(text)]
+        ignored = [n for n in names if n.lower() not in _TRES_MODELLED]
+        why = "it counts CPU, Mem, Node and GRES/gpu (all types together) only"
+    elif low == "selecttypeparameters":
+        ignored = [w for w in _list(text) if w.upper() in _SELECT_PARAMS_NOT_MODELLED]
+        why = "; ".join(f"{w}: {_SELECT_PARAMS_NOT_MODELLED[w.upper()]}" for w in ignored)
+        why += "; slurmlab allocates single CPUs"
+    else:
+        entry = _by_name(NOT_MODELLED, low)
+        if entry is None or text.upper() in entry[0]:
+            return None
+        return f"{key}={text}: not modelled by slurmlab (ignored); {entry[1]}"
+    if not ignored:
+        return None
+    return f"{key} {', '.join(ignored)}: not modelled by slurmlab (ignored); {why}"
 
 
 def parse_time_value(value: str, key: str, line: int, source: str) -> timedelta | None:

@@ -3,11 +3,13 @@
 Handles what real files contain: comments, ``\\`` line continuations, quoted
 values, case-insensitive keys, hostlist ranges, ``NodeName=DEFAULT`` and
 ``PartitionName=DEFAULT`` lines, ``Nodes=ALL``, and CPUs computed from
-Sockets x CoresPerSocket x ThreadsPerCore when ``CPUs`` is absent. Unknown keys
-are kept (``Cluster.settings``) and otherwise ignored; a malformed line raises
-:class:`ConfigError` naming the line number and the key. Priority settings
-(PriorityWeight*, PriorityWeightTRES, TRESBillingWeights, PriorityDecayHalfLife,
-PriorityCalcPeriod, PriorityMaxAge) and JobRequeue are checked as they are read.
+Sockets x CoresPerSocket x ThreadsPerCore when ``CPUs`` is absent. Global settings
+are kept (``Cluster.settings``) and checked as they are read (``setting_problem``): a
+malformed line raises :class:`ConfigError` naming the line number and the key. A
+setting Slurm would act on but slurmlab does not model (``ReturnToService=0``,
+``PriorityFlags=INCR_ONLY``, a partition's ``PreemptMode``...) is named in a warning
+with its file and line; keys that change nothing a simulation shows (``SlurmctldHost``,
+``AuthType``...) are kept silently.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from pathlib import Path
 
 from slurmlab.errors import ConfigError, SlurmlabError
 from slurmlab.spec.cluster import (
+    NOT_MODELLED,
     Cluster,
+    ConfSettings,
     Gres,
     Node,
     Partition,
@@ -26,12 +30,14 @@ from slurmlab.spec.cluster import (
     parse_time_value,
     quote_split,
     setting_problem,
+    setting_warning,
 )
 from slurmlab.spec.units import expand_hostlist, parse_memory_mb
 
 __all__ = ["parse_gres_conf", "parse_slurm_conf", "read_text"]
 
-#: Global keys the engine reads (kept with their canonical spelling).
+#: Global keys slurmlab reads (kept with their canonical spelling, as are the keys of
+#: ``NOT_MODELLED``, which it names in a warning when they ask for what it does not model).
 SCHEDULER_KEYS = (
     "ClusterName",
     "SchedulerType",
@@ -51,11 +57,12 @@ SCHEDULER_KEYS = (
     "PriorityFavorSmall",
     "PriorityCalcPeriod",
     "PriorityFlags",
-    "PriorityUsageResetPeriod",
     "FairShareDampeningFactor",
     "PreemptType",
     "PreemptMode",
+    "PreemptExemptTime",
     "JobRequeue",
+    "DependencyParameters",
     "DefMemPerCPU",
     "DefMemPerNode",
     "DefMemPerGPU",
@@ -63,12 +70,11 @@ SCHEDULER_KEYS = (
     "MaxMemPerCPU",
     "MaxMemPerNode",
     "OverTimeLimit",
-    "KillWait",
     "TRESBillingWeights",
     "AccountingStorageTRES",
     "GresTypes",
 )
-_CANON = {k.lower(): k for k in SCHEDULER_KEYS}
+_CANON = {k.lower(): k for k in (*NOT_MODELLED, *SCHEDULER_KEYS)}
 
 _NODE_INT = {"cpus", "boards", "sockets", "socketsperboard", "corespersocket", "threadspercore"}
 
@@ -197,7 +203,7 @@ def parse_slurm_conf(
 ) -> Cluster:
     """Parse slurm.conf text or a path into a Cluster (see the module docstring)."""
     text, source = read_text(path_or_text)
-    settings: dict[str, str] = {}
+    settings = ConfSettings()  # (each remembers its line, for the warnings about it)
     node_default: dict[str, str] = {}
     part_default: dict[str, str] = {}
     nodes: dict[str, Node] = {}
@@ -270,6 +276,7 @@ def parse_slurm_conf(
             if problem:
                 raise ConfigError(problem, source=source, line=no)
             settings[key] = value
+            settings.where[key] = f"{source} line {no}"
     if not nodes:
         raise ConfigError("no NodeName lines: a cluster needs at least one node", source=source)
     if gres_conf is not None:
@@ -353,6 +360,10 @@ def _partition(kv: dict[str, str], no: int, source: str, all_nodes: list[str]) -
             "slurmlab (ignored)",
             stacklevel=5,
         )
+    for k, v in options.items():  # (a modelled option may name what is not: TRES, say)
+        note = setting_warning(k, v) if k.lower() in _PARTITION_MODELLED else None
+        if note:
+            warnings.warn(f"{source} line {no}: partition {pname!r}: {note}", stacklevel=5)
     tier = get("PriorityTier", "1")
     job_factor = get("PriorityJobFactor", "1")
     if get("Priority") is not None:  # the old name sets both (read_config.c)
