@@ -357,5 +357,5 @@ def _cannot_run_reason(width: int, cluster: Cluster) -> str | None:
     try:
         spec.validate(cluster)
     except RequestError as exc:
-        return str(exc).removeprefix(f"Job {spec.job_name!r}: ")
+        return str(exc)
     return None

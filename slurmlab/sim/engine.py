@@ -34,7 +34,6 @@ from collections.abc import Callable, Iterable, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import timedelta
-from heapq import heappop
 
 import numpy as np
 import pandas as pd
@@ -383,7 +382,7 @@ class Simulation(Controller, Lifecycles):
                 if res is None:
                     res = self._resolved[spec] = spec.resources(self.cluster)
             except RequestError as exc:
-                raise RequestError(f"job {wjob.id}: {exc}" if wjob.id else str(exc)) from None
+                raise RequestError(f"{_who(wjob)}{exc}") from None
             shape = self._shapes.get(res)
             if shape is None:
                 shape = self._shapes[res] = self._shape(res)
@@ -393,14 +392,14 @@ class Simulation(Controller, Lifecycles):
             self._resolved_id[id(spec)] = (spec, res, shape)  # keeps spec alive: id stays its own
         if spec.reservation is not None and spec.reservation not in self.reservation_names():
             raise RequestError(
-                f"job {wjob.id or spec.job_name}: --reservation={spec.reservation}: "
+                f"{_who(wjob)}--reservation={spec.reservation}: "
                 "Requested reservation is invalid (no such reservation)"
             )
         for dep in spec.dependency:  # checked before any job exists: sbatch rejects it whole
             missing = [ref for ref in dep.job_ids if self._ids_of(ref) is None]
             if missing:
                 raise RequestError(
-                    f"job {wjob.id or spec.job_name}: --dependency={dep.kind}:{missing[0]}: no "
+                    f"{_who(wjob)}--dependency={dep.kind}:{missing[0]}: no "
                     f"job {missing[0]!r} was submitted before it (Slurm: Job dependency problem)"
                 )
         tasks = spec.array.indices if spec.array else (None,)
@@ -452,27 +451,27 @@ class Simulation(Controller, Lifecycles):
         job.qos = spec.qos or "normal"
         if job.qos not in self.qos:
             raise RequestError(
-                f"job {job.key}: --qos={job.qos}: Invalid qos specification (known: "
+                f"{_who(wjob)}--qos={job.qos}: Invalid qos specification (known: "
                 f"{', '.join(sorted(self.qos))})"
             )
         job.assoc = assoc if self.has_accounts else None
         rule = self._account_rules.get(res.partition)
         if rule is not None and not rule.admits_account(job.account):
             raise RequestError(
-                f"job {job.key}: account {job.account!r} in partition {res.partition!r}: "
+                f"{_who(wjob)}account {job.account!r} in partition {res.partition!r}: "
                 "Invalid account or account/partition combination specified (the partition's "
                 "AllowAccounts/DenyAccounts do not admit it)"
             )
         if self.has_accounts and job.assoc is None:
             raise RequestError(
-                f"job {job.key}: user {job.user!r} account {job.account!r}: Invalid account or "
+                f"{_who(wjob)}user {job.user!r} account {job.account!r}: Invalid account or "
                 "account/partition combination specified"
             )
         if spec.reservation is not None and spec.reservation in self.reservations:
             resv = self.reservations[spec.reservation][0]
             if not resv.admits(job.user, job.account):
                 raise RequestError(
-                    f"job {job.key}: --reservation={spec.reservation}: Access denied to requested "
+                    f"{_who(wjob)}--reservation={spec.reservation}: Access denied to requested "
                     f"reservation (it admits users {list(resv.users)} and accounts "
                     f"{list(resv.accounts)})"
                 )
@@ -480,7 +479,7 @@ class Simulation(Controller, Lifecycles):
             usable = int((held & shape[5]).sum())  # (shape[5] is its node mask, [6] its count)
             if usable < shape[6]:
                 raise RequestError(
-                    f"job {job.key}: --reservation={spec.reservation}: Requested node "
+                    f"{_who(wjob)}--reservation={spec.reservation}: Requested node "
                     f"configuration is not available (the job needs {shape[6]} nodes; the "
                     f"reservation holds {int(held.sum())}, {usable} of which can run it)"
                 )
@@ -898,18 +897,11 @@ class Simulation(Controller, Lifecycles):
 
     def _run_until(self, until: float | None, progress) -> None:
         if until is None:
-            # until nothing is left: the planned ends of interrupted runs (void events: their
-            # callbacks cleared) are dropped unprocessed, so they do not move the clock; a
-            # failed event (a process's exception) is processed, which raises it
-            queue = self.env._queue  # simpy's heap of (time, priority, id, event)
-            step = self.env.step
-            while queue:
-                event = queue[0][3]
-                if not event.callbacks and event._ok:
-                    heappop(queue)
-                    continue
-                step()
-                if progress is not None:
+            if progress is None:
+                self.env.run()
+            else:
+                while self.env.peek() < INF:
+                    self.env.step()
                     progress(self.env.now)
             return
         while self.env.peek() <= until:
@@ -1004,3 +996,9 @@ def _seconds(text: str, key: str) -> float:
     """A slurm.conf time (minutes, M:S, H:M:S, D-H...) in seconds; UNLIMITED is 0 (none)."""
     limit = parse_duration(text, what=f"slurm.conf {key}")
     return 0.0 if limit is None else limit.total_seconds()
+
+
+def _who(wjob: WorkloadJob) -> str:
+    """``job a: `` for a workload job with an id of its own (a scenario's), else nothing: a
+    rejected sbatch gets no job id, and its error must not name the next one."""
+    return f"job {wjob.id}: " if wjob.id else ""

@@ -13,7 +13,7 @@ and repaired here.
 from __future__ import annotations
 
 import warnings
-from heapq import heappush
+from heapq import heapify, heappush
 from typing import TYPE_CHECKING
 
 from slurmlab.errors import SlurmlabError
@@ -129,7 +129,8 @@ class Lifecycles:
         if not job.live or job.proc is not run:
             return  # the run ended first, or another interruption was delivered
         job.live = False
-        run.callbacks.clear()  # the planned end no longer happens
+        run.callbacks.clear()  # the planned end no longer happens ...
+        _unschedule(self.env, run)  # ... nor moves the clock when its time comes
         self._account(job, final_checkpoint=False)
         self._interrupted(job, cause)
 
@@ -302,3 +303,16 @@ def _restarted(job: SimJob) -> bool:
     """Whether the run restores a checkpoint first (and pays its restart cost): a requeued
     job that checkpoints, unless it was requeued to run again from the beginning."""
     return job.restarts > 0 and job.ckpt is not None and not job.scratch
+
+
+def _unschedule(env, event) -> None:
+    """Take a scheduled event out of simpy's queue (the planned end of an interrupted run):
+    left there, void, it would still advance the clock to its time when nothing else is
+    left (``Lab.run()`` after a scancel). Interruptions are rare; the queue is short."""
+    queue = env._queue  # simpy's heap of (time, priority, id, event)
+    for i, entry in enumerate(queue):
+        if entry[3] is event:
+            queue[i] = queue[-1]
+            queue.pop()
+            heapify(queue)
+            return

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import difflib
 import math
+import os
 import re
 import shlex
+import sys
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -73,18 +75,15 @@ class ArraySpec:
                     "0-99:2 or 0-15%4"
                 )
             lo, hi, step = int(m.group(1)), m.group(2), m.group(3)
-            if hi is None:
-                idx.append(lo)
-                continue
-            hi, step = int(hi), int(step or 1)
+            hi, step = lo if hi is None else int(hi), int(step or 1)
             if hi < lo or step < 1:
                 raise SbatchError(f"--array={text!r}: range {part!r} is empty or has step < 1")
+            if hi >= MAX_ARRAY_SIZE:  # (checked before the indices are listed)
+                raise SbatchError(
+                    f"--array={text!r}: index {hi} exceeds MaxArraySize={MAX_ARRAY_SIZE} "
+                    f"(indices 0..{MAX_ARRAY_SIZE - 1})"
+                )
             idx.extend(range(lo, hi + 1, step))
-        if max(idx) >= MAX_ARRAY_SIZE:
-            raise SbatchError(
-                f"--array={text!r}: index {max(idx)} exceeds MaxArraySize={MAX_ARRAY_SIZE} "
-                f"(indices 0..{MAX_ARRAY_SIZE - 1})"
-            )
         if thr and not thr.isdigit():
             raise SbatchError(f"--array={text!r}: throttle %{thr} is not a number")
         return cls(tuple(idx), int(thr) if thr else None)
@@ -172,31 +171,79 @@ def _since_midnight(at: time) -> timedelta:
     return timedelta(hours=at.hour, minutes=at.minute, seconds=at.second)
 
 
+# The signal names Slurm knows (proc_args.c ``signals_mapping``), written with or without SIG
+_SIGNALS = (
+    "HUP", "INT", "QUIT", "ABRT", "KILL", "ALRM", "TERM", "USR1", "USR2", "URG", "CONT", "STOP",
+    "TSTP", "TTIN", "TTOU", "XCPU",
+)  # fmt: skip
+_SIGNAL_HELP = (
+    "use [{R|B}:]sig[@sig_time], sig a name (" + ", ".join(_SIGNALS) + ", with or without "
+    "SIG) or a number 1-65535 and sig_time 0-65535 seconds, e.g. B:USR1@120"
+)
+
+
+def _signal_name(text: str) -> str | None:
+    """A signal as Slurm's ``sig_name2num`` reads it: ``USR1``, ``sigusr1``, ``10`` (numbers
+    1-65535 are kept as numbers); None for anything else."""
+    word = text.strip()
+    if re.fullmatch(r"\+?\d+", word):
+        return str(int(word)) if 1 <= int(word) <= 65535 else None
+    name = word.upper().removeprefix("SIG")
+    return name if name in _SIGNALS else None
+
+
 @dataclass(frozen=True, slots=True)
 class SignalSpec:
-    """``--signal=[{R|B}:]sig[@sig_time]``: signal ``sig`` sent ``seconds`` before the time limit."""
+    """``--signal=[{R|B}:]sig[@sig_time]``: signal ``sig`` sent ``seconds`` before the time limit.
+
+    ``signal`` is a name Slurm knows (``USR1``; ``SIGUSR1`` and ``usr1`` are read as it) or a
+    number 1-65535; ``seconds`` is 0-65535 (60 when not given).
+    """
 
     signal: str = "USR1"
     seconds: int = 60
     batch_only: bool = False
     reservation: bool = False
 
+    def __post_init__(self):
+        name = _signal_name(str(self.signal))
+        if name is None:
+            raise SbatchError(
+                f"--signal: {self.signal!r} is not a signal: Invalid --signal specification; "
+                + _SIGNAL_HELP
+            )
+        object.__setattr__(self, "signal", name)
+        secs = self.seconds
+        if not isinstance(secs, int) or isinstance(secs, bool) or not 0 <= secs <= 65535:
+            raise SbatchError(
+                f"--signal={name}@{secs}: sig_time must be 0-65535 seconds: Invalid --signal "
+                "specification"
+            )
+
     @classmethod
     def parse(cls, text: str) -> SignalSpec:
-        """Parse ``--signal``'s value.
+        """Parse ``--signal``'s value as sbatch's ``get_signal_opts`` does: an optional ``R``
+        and ``B`` (either order, any case) and ``:``, a signal, an optional ``@sig_time``.
 
         >>> SignalSpec.parse("B:USR1@120")
         SignalSpec(signal='USR1', seconds=120, batch_only=True, reservation=False)
+        >>> SignalSpec.parse("sigterm").signal
+        'TERM'
         """
-        m = re.fullmatch(r"(?:([RB]{1,2}):)?(?:SIG)?([A-Z0-9]+)(?:@(\d+))?", text.strip().upper())
-        if not m:
-            raise SbatchError(f"--signal={text!r}: use [{{R|B}}:]sig[@sig_time], e.g. B:USR1@120")
-        flags, sig, secs = m.groups()
-        if secs is not None and int(secs) > 65535:
-            raise SbatchError(f"--signal={text!r}: sig_time must be 0..65535 seconds")
-        return cls(
-            sig, int(secs) if secs is not None else 60, "B" in (flags or ""), "R" in (flags or "")
-        )
+        rest, flags = text, ""
+        for letter in "RBR":  # R, then (sbatch only) B, then R again: RB and BR
+            if rest[:1].upper() == letter:
+                rest, flags = rest[1:], flags + letter
+        sig, at, secs = rest.removeprefix(":").partition("@")
+        bad = f"--signal={text!r}: Invalid --signal specification"
+        name = _signal_name(sig)
+        if name is None:
+            raise SbatchError(f"{bad}: {sig.strip()!r} is not a signal; {_SIGNAL_HELP}")
+        if at and not (re.fullmatch(r"\s*\+?\d+", secs) and int(secs) <= 65535):
+            raise SbatchError(
+                f"{bad}: sig_time {secs!r} is not a number of seconds 0-65535; {_SIGNAL_HELP}"
+            )
+        return cls(name, int(secs) if at else 60, "B" in flags, "R" in flags)
 
     def __str__(self) -> str:
         prefix = ("R" if self.reservation else "") + ("B" if self.batch_only else "")
@@ -448,12 +495,27 @@ def _not_modelled(long: str) -> SbatchError:
     return SbatchError(f"sbatch accepts {spelled} but slurmlab does not model it; remove it")
 
 
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _warn(message: str) -> None:
+    """Warn at the line that called slurmlab (``lab.sbatch(...)``, ``JobSpec.from_args(...)``,
+    ``simulate(...)``), not at a line of slurmlab's own source: the caller of the outermost
+    slurmlab frame, so that simpy's frames between two of slurmlab's are passed over too
+    (Python 3.12's ``skip_file_prefixes`` would stop at them)."""
+    frame, level, outermost = sys._getframe(0), 1, 1  # noqa: SLF001 (as warnings walks it)
+    while frame is not None:
+        if frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+            outermost = level
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, UserWarning, stacklevel=outermost + 1)
+
+
 def _warn_not_simulated(long: str, value: str | None) -> None:
     given = f"--{long}" if value is None else f"--{long}={value}"
-    warnings.warn(
+    _warn(
         f"{given} is accepted but not simulated: {_NOT_SIMULATED[long]}; slurmlab schedules "
-        "the job as if it were absent",
-        stacklevel=3,
+        "the job as if it were absent"
     )
 
 
@@ -623,6 +685,9 @@ class JobSpec:
     def from_args(cls, args: str | Sequence[str], *, base: JobSpec | None = None) -> JobSpec:
         """Build a request from sbatch/srun options (a list, or one shell-quoted string).
 
+        Options are read as sbatch's getopt_long reads them: ``-N 2`` or ``-N2`` (``-N=2``
+        gives ``-N`` the value ``=2``), ``--nodes=2`` or ``--nodes 2``, ``-Hv`` for ``-H -v``.
+
         >>> JobSpec.from_args("-N 4 --gres=gpu:8 -t 2:00:00").tres()["gres/gpu"]
         32
         """
@@ -633,52 +698,13 @@ class JobSpec:
                 raise SbatchError(f"cannot split options {args!r}: {exc}") from None
         values: dict = {} if base is None else {f.name: getattr(base, f.name) for f in fields(cls)}
         other = list(values.get("other", ()))
-        i = 0
-        args = list(args)
-        while i < len(args):
-            tok = args[i]
-            if tok == "--":
-                break
-            if tok.startswith("--"):
-                name, eq, val = tok[2:].partition("=")
-                long = _lookup(name, val if eq else None)
-                has_val = eq == "="
-            elif tok.startswith("-") and len(tok) >= 2:
-                short = tok[1]
-                if short not in _SHORT:
-                    raise SbatchError(f"invalid option -{short} in {tok!r}; see `sbatch --help`")
-                long = _SHORT[short]
-                val = tok[2:].lstrip("=") if len(tok) > 2 else ""
-                has_val = len(tok) > 2
-            else:
-                # the first positional argument is the batch script; the rest are its arguments
-                other.append(("script-file", " ".join(args[i:])))
-                break
+        for long, val, short in _options(list(args)):
             if long in _NOT_MODELLED:
                 raise _not_modelled(long)
-            if long in _PASSTHROUGH:
-                takes, _ = _PASSTHROUGH[long]
-                if takes and not has_val:
-                    i, val = _next_value(args, i, long)
-                if long == "time-min":
-                    _parse_time_limit("time-min", val)  # (checked, as sbatch checks it)
-                if long in _NOT_SIMULATED:
-                    _warn_not_simulated(long, val if takes else None)
-                other.append((long, val if takes else None))
-                i += 1
-                continue
-            dest, kind, _ = _OPTIONS[long]
-            if kind in ("true", "false"):
-                if has_val:
-                    raise SbatchError(f"--{long} takes no value (got {val!r})")
-                values[dest] = kind == "true"
-            elif kind in ("exclusive", "nice"):
-                values.update(_parse_value(long, kind, val if has_val else None, values))
+            if short is not None and val.startswith("="):
+                _set_short_with_equals(short, long, val, values, other)
             else:
-                if not has_val:
-                    i, val = _next_value(args, i, long)
-                values.update(_parse_value(long, kind, val, values))
-            i += 1
+                _set_option(long, val, values, other)
         values["other"] = tuple(other)
         if base is not None:
             # as sbatch does: a memory option on the command line replaces the script's one
@@ -907,6 +933,11 @@ def _parse_time_limit(long: str, val: str) -> timedelta | None:
         limit = parse_duration(val, what=f"--{long}")
     except SlurmlabError as exc:
         raise SbatchError(str(exc)) from None
+    except OverflowError:
+        raise SbatchError(
+            f"--{long}={val!r}: Invalid time limit specification (too long to count); give "
+            "[days-]hours:minutes:seconds, or UNLIMITED"
+        ) from None
     if limit is None:
         return None
     minutes = math.ceil(limit.total_seconds() / 60)
@@ -914,10 +945,108 @@ def _parse_time_limit(long: str, val: str) -> timedelta | None:
     return timedelta(minutes=minutes) if minutes else None
 
 
-def _next_value(args: list[str], i: int, long: str) -> tuple[int, str]:
-    if i + 1 >= len(args):
-        raise SbatchError(f"option --{long} requires a value")
-    return i + 1, args[i + 1]
+def _next_value(args: list[str], i: int, spelled: str, long: str) -> str:
+    """The word ``args[i]`` that follows an option needing a value (``-N 2``, ``--time 30``)."""
+    if i >= len(args):
+        name = spelled if spelled == f"--{long}" else f"{spelled} (--{long})"
+        raise SbatchError(f"option {name} requires a value")
+    return args[i]
+
+
+# Options whose value is optional: given only glued to them (--exclusive=user, -kfoo), never
+# the next word (getopt_long's optional_argument)
+_OPTIONAL_VALUE = frozenset({"exclusive", "nice", "no-kill", "immediate", "get-user-env"})
+
+
+def _takes(long: str) -> Literal["none", "optional", "required"]:
+    """Whether the option takes a value, as sbatch's getopt_long table has it."""
+    if long in _OPTIONAL_VALUE:
+        return "optional"
+    if long in _OPTIONS:
+        return "none" if _OPTIONS[long][1] in ("true", "false") else "required"
+    if long in _PASSTHROUGH:
+        return "required" if _PASSTHROUGH[long][0] else "none"
+    return "optional"  # (_NOT_MODELLED: refused by name, with or without a value)
+
+
+def _options(args: list[str]):
+    """The options in ``args`` as sbatch's getopt_long reads them.
+
+    Yields ``(long name, value or None, short)``, ``short`` being the letter of a short
+    option whose value was glued to it (``-N2``). A short option's value is the rest of its
+    word (so ``-N=2`` gives ``=2``) or else the next word; several short options without
+    values may share a word (``-Hv``). A long option's value follows ``=`` or is the next
+    word (an optional value only follows ``=``). The first word that is not an option (or
+    whatever follows ``--``) is the batch script with its arguments: ``("script-file", ...)``.
+    """
+    i = 0
+    while i < len(args):
+        tok = args[i]
+        i += 1
+        if tok == "--":
+            if i < len(args):
+                yield "script-file", " ".join(args[i:]), None
+            return
+        if tok.startswith("--"):
+            name, eq, val = tok[2:].partition("=")
+            long = _lookup(name, val if eq else None)
+            takes = _takes(long)
+            if eq and takes == "none":
+                raise SbatchError(f"option --{long} takes no value (got {val!r}); write --{long}")
+            if not eq and takes == "required":
+                val, i = _next_value(args, i, f"--{long}", long), i + 1
+            yield long, (val if eq or takes == "required" else None), None
+        elif tok.startswith("-") and len(tok) > 1:
+            for j in range(1, len(tok)):
+                short = tok[j]
+                if short not in _SHORT:
+                    raise SbatchError(f"invalid option -{short} in {tok!r}; see `sbatch --help`")
+                long = _SHORT[short]
+                takes, glued = _takes(long), tok[j + 1 :]
+                if takes == "none":
+                    yield long, None, None
+                elif glued:
+                    yield long, glued, short
+                    break
+                elif takes == "required":
+                    val, i = _next_value(args, i, f"-{short}", long), i + 1
+                    yield long, val, None
+                else:
+                    yield long, None, None
+        else:
+            yield "script-file", " ".join(args[i - 1 :]), None
+            return
+
+
+def _set_option(long: str, val: str | None, values: dict, other: list) -> None:
+    """Apply one option to the request being built: ``values`` holds JobSpec fields,
+    ``other`` the options kept verbatim (and the script's name)."""
+    if long in _PASSTHROUGH or long == "script-file":
+        if long == "time-min":
+            _parse_time_limit("time-min", val)  # (checked, as sbatch checks it)
+        if long in _NOT_SIMULATED:
+            _warn_not_simulated(long, val)
+        other.append((long, val))
+        return
+    dest, kind, _ = _OPTIONS[long]
+    if kind in ("true", "false"):
+        values[dest] = kind == "true"
+    else:
+        values.update(_parse_value(long, kind, val, values))
+
+
+def _set_short_with_equals(short: str, long: str, val: str, values: dict, other: list) -> None:
+    """``-N=2``: getopt gives ``-N`` the value ``=2`` (the ``=`` is part of it), as sbatch
+    reads it; a value that is then invalid says why, a valid one (``-J=x`` names the job
+    ``=x``) is kept with a warning."""
+    fix = f"write -{short} {val[1:]} or --{long}={val[1:]}"
+    why = f"-{short}{val} gives -{short} the value {val!r} (sbatch keeps the '=' after a "
+    why += "short option)"
+    try:
+        _set_option(long, val, values, other)
+    except SbatchError as exc:
+        raise SbatchError(f"{exc}; {why}: {fix}") from None
+    _warn(f"{why}; {fix} if {val[1:]!r} was meant")
 
 
 def _int(long: str, val: str) -> int:
@@ -980,14 +1109,6 @@ def _parse_value(long: str, kind: str, val: str | None, values: dict) -> dict:
             if item.lower() == "none":
                 continue
             parts = item.split(":")
-            if parts[0] != "gpu":
-                n = parts[-1] if len(parts) > 1 else "1"
-                if not n.isdigit():
-                    raise SbatchError(
-                        f"--gres={val!r}: count {n!r} of {parts[0]!r} is not a number"
-                    )
-                others.append(Gres(parts[0], parts[1] if len(parts) == 3 else None, int(n)))
-                continue
             if len(parts) == 1:
                 typ, n = None, "1"
             elif len(parts) == 2:
@@ -995,9 +1116,17 @@ def _parse_value(long: str, kind: str, val: str | None, values: dict) -> dict:
             elif len(parts) == 3:
                 typ, n = parts[1], parts[2]
             else:
-                raise SbatchError(f"--gres={val!r}: expected gpu[:type]:count, e.g. gpu:h100:8")
+                raise SbatchError(
+                    f"--gres={val!r}: {item!r} is not name[:type][:count], e.g. gpu:h100:8"
+                )
+            if not parts[0] or typ == "":
+                raise SbatchError(f"--gres={val!r}: {item!r} has an empty name or type")
             if not n.isdigit():
-                raise SbatchError(f"--gres={val!r}: GPU count {n!r} is not a number")
+                what = "GPU count" if parts[0] == "gpu" else "count"
+                raise SbatchError(f"--gres={val!r}: {what} {n!r} in {item!r} is not a number")
+            if parts[0] != "gpu":  # (checked against the cluster's GRES when resolved)
+                others.append(Gres(parts[0], typ, int(n)))
+                continue
             if out["gpus_per_node"] is not None:
                 if typ != out.get("gpu_type"):
                     raise SbatchError(
@@ -1043,10 +1172,9 @@ def _parse_value(long: str, kind: str, val: str | None, values: dict) -> dict:
         if val not in (None, "user", "mcs", "topo"):
             raise SbatchError(f"--exclusive={val!r}: use --exclusive, or =user, =mcs, =topo")
         if val is not None:  # said, never silently changed
-            warnings.warn(
+            _warn(
                 f"--exclusive={val} is simulated as --exclusive (whole nodes): slurmlab does "
-                f"not model sharing nodes by {val}",
-                stacklevel=2,
+                f"not model sharing nodes by {val}"
             )
         return {"exclusive": True}
     if kind == "nice":
@@ -1079,6 +1207,16 @@ _BEGIN_HELP = (
 
 
 def _parse_begin(val: str) -> timedelta | datetime | TimeOfDay:
+    """``--begin`` read by :func:`_read_begin`; a time too far away to count is an error."""
+    try:
+        return _read_begin(val)
+    except OverflowError:
+        raise SbatchError(
+            f"--begin={val!r}: too far in the future to count; {_BEGIN_HELP}"
+        ) from None
+
+
+def _read_begin(val: str) -> timedelta | datetime | TimeOfDay:
     """``--begin`` as sbatch(1) reads it: ``now+N[units]`` (from submission), a time of day
     (``HH:MM[:SS]`` with an optional AM/PM, ``midnight``, ``noon``, ``elevenses``, ``fika``,
     ``teatime``: the next time the clock shows it), ``today``, ``tomorrow``, or a date
@@ -1148,13 +1286,38 @@ def _format_begin(b: timedelta | datetime | TimeOfDay) -> str:
 
 
 def _parse_dependency(val: str) -> dict:
+    """``--dependency`` as slurmctld's ``update_job_dependency`` reads it: ``type:id[:id...]``
+    conditions joined by ``,`` (all) or ``?`` (any), ``singleton``, and Slurm's old format, a
+    bare job id, meaning ``afterany:id``. As in Slurm, a bare id must not be followed by a
+    ``type:id`` condition nor by ``?`` (Slurm then reads the whole rest as one condition)."""
     any_ = "?" in val
     if any_ and "," in val:
         raise SbatchError(f"--dependency={val!r}: use ',' (all) or '?' (any), not both")
     deps = []
-    for item in re.split(r"[,?]", val):
+    items = re.split(r"[,?]", val)
+    fix = ("?" if any_ else ",").join(
+        f"afterany:{i.strip()}" if _bare_job_id(i) else i.strip() for i in items
+    )
+    for pos, item in enumerate(items):
+        if _bare_job_id(item):  # the old format: a job id alone
+            job, bad = item.strip(), f"--dependency={val!r}: Job dependency problem: "
+            if not re.fullmatch(r"\d+(?:_(?:\d+|\*))?", job):
+                raise SbatchError(f"{bad}{job!r} is not a job id (write e.g. afterany:12)")
+            if any(":" in i for i in items[pos + 1 :]) or (any_ and pos < len(items) - 1):
+                raise SbatchError(
+                    f"{bad}a bare job id ({job}, the old format of afterany:{job}) may only be "
+                    f"followed by ',' and other bare ids; write --dependency={fix}"
+                )
+            deps.append(Dependency("afterany", (job,)))
+            continue
         parts = item.strip().split(":")
-        kind = parts[0]
+        kind = parts[0].lower()  # (slurmctld compares the types in any case)
+        if kind[:1].isdigit():
+            raise SbatchError(
+                f"--dependency={val!r}: Job dependency problem: {item.strip()!r} is not "
+                "TYPE:ID; a bare job id means afterany:ID, several jobs are afterany:ID:ID "
+                "(e.g. afterany:1:2)"
+            )
         delayed = [p for p in parts[1:] if "+" in p]
         if delayed:
             job, _, delay = delayed[0].partition("+")
@@ -1168,6 +1331,11 @@ def _parse_dependency(val: str) -> dict:
             raise SbatchError(f"--dependency={val!r}: empty job id in {item!r}")
         deps.append(Dependency(kind, ids))  # validates the kind
     return {"dependency": tuple(deps), "dependency_any": any_}
+
+
+def _bare_job_id(item: str) -> bool:
+    """Whether a ``--dependency`` item is Slurm's old format: no ``:``, starting with a digit."""
+    return ":" not in item and item.strip()[:1].isdigit()
 
 
 # -- --constraint -------------------------------------------------------------------------------
@@ -1339,21 +1507,31 @@ def _partition_of(spec: JobSpec, cluster: Cluster) -> Partition:
     except RequestError:
         raise
     except SlurmlabError as exc:
-        raise RequestError(f"Job {spec.job_name!r}: {exc}") from None
+        raise RequestError(str(exc)) from None
     if part.state in ("DRAIN", "INACTIVE"):  # slurm.conf(5): "no new jobs may be queued"
         raise RequestError(
-            f"Job {spec.job_name!r}: partition {part.name!r} is {part.state}: Required "
-            "partition not available (inactive or drain); submit to another partition"
+            f"partition {part.name!r} is {part.state}: Required partition not available "
+            "(inactive or drain); submit to another partition"
         )
     return part
 
 
 def _eligible_nodes(spec: JobSpec, cluster: Cluster, part: Partition) -> list[Node]:
     """The nodes of ``part`` the request may use (--nodelist, --exclude, --constraint and the
-    GPU type applied in turn); a filter that leaves none is named in the error."""
-    who = f"Job {spec.job_name!r}"
+    GPU type and the other GRES applied in turn); a filter that leaves none is named in the
+    error. A name in --nodelist or --exclude that is no node of the cluster is refused, as
+    slurmctld refuses it ("Invalid node name specified")."""
     unavailable = "Requested node configuration is not available"
     pool = [cluster.node(n) for n in part.nodes]
+    known = {n.name for n in cluster.nodes}
+    for option, names in (("--nodelist", spec.nodelist), ("--exclude", spec.exclude)):
+        unknown = [n for n in names if n not in known]
+        if unknown:
+            raise RequestError(
+                f"{option}={compress_hostlist(names)!r}: {compress_hostlist(unknown)!r} is not "
+                f"a node of cluster {cluster.name!r} ({compress_hostlist(known)}): Invalid node "
+                f"name specified; name nodes of the cluster, e.g. {option}={cluster.nodes[0].name}"
+            )
     if spec.nodelist:
         unknown = [n for n in spec.nodelist if n not in part.nodes]
         if unknown:
@@ -1374,7 +1552,7 @@ def _eligible_nodes(spec: JobSpec, cluster: Cluster, part: Partition) -> list[No
         pool = [n for n in pool if n.name not in spec.exclude]
         if not pool:
             raise RequestError(
-                f"{who}: --exclude={compress_hostlist(spec.exclude)} leaves no node of partition "
+                f"--exclude={compress_hostlist(spec.exclude)} leaves no node of partition "
                 f"{part.name!r} ({compress_hostlist(part.nodes)}): {unavailable}"
             )
     if spec.constraint:
@@ -1388,7 +1566,7 @@ def _eligible_nodes(spec: JobSpec, cluster: Cluster, part: Partition) -> list[No
         if not kept:
             have = sorted(set().union(*(n.features for n in pool)))
             raise RequestError(
-                f"{who}: no node of partition {part.name!r} has the features "
+                f"no node of partition {part.name!r} has the features "
                 f"--constraint={spec.constraint!r} asks for (its nodes have "
                 f"{', '.join(have) or 'no features'}): {unavailable}"
             )
@@ -1396,11 +1574,58 @@ def _eligible_nodes(spec: JobSpec, cluster: Cluster, part: Partition) -> list[No
     if spec.gpu_type and not any(_node_fits_type(n, spec) for n in pool):
         have = sorted({t for n in pool for t in n.gpu_types})
         raise RequestError(
-            f"{who}: GPU type {spec.gpu_type!r} is not in partition {part.name!r} "
+            f"GPU type {spec.gpu_type!r} is not in partition {part.name!r} "
             f"(it has {', '.join(have) or 'no typed GPUs'}): Invalid generic resource (gres) "
             "specification"
         )
-    return [n for n in pool if _node_fits_type(n, spec)]
+    pool = [n for n in pool if _node_fits_type(n, spec)]
+    for gres in spec.other_gres:  # (their use by other jobs is not tracked: placement only)
+        kept = [n for n in pool if _gres_count(n, gres) >= gres.count]
+        if not kept:
+            have = sorted({str(g) for n in pool for g in n.gres if g.name == gres.name})
+            raise RequestError(
+                f"--gres={gres}: no node of partition {part.name!r} has {gres} (its nodes have "
+                f"{', '.join(have) or f'no {gres.name}'}): {unavailable}"
+            )
+        pool = kept
+    return pool
+
+
+def _gres_names(cluster: Cluster) -> set[str]:
+    """The generic resources the cluster knows: GresTypes and every node's Gres."""
+    names = {g.name for n in cluster.nodes for g in n.gres}
+    return names | {t.strip() for t in (cluster.setting("GresTypes") or "").split(",") if t.strip()}
+
+
+def _check_gres_names(spec: JobSpec, cluster: Cluster) -> None:
+    """A --gres name the cluster does not know is refused, as slurmctld refuses it
+    (``ESLURM_INVALID_GRES``), never dropped."""
+    known = _gres_names(cluster)
+    for gres in spec.other_gres:
+        if gres.name not in known:
+            close = difflib.get_close_matches(gres.name, sorted(known), n=1)
+            hint = f"did you mean {close[0]}?" if close else "remove it"
+            raise RequestError(
+                f"--gres={gres}: {gres.name!r} is not a generic resource of cluster "
+                f"{cluster.name!r} (GresTypes: {', '.join(sorted(known)) or 'none'}): Invalid "
+                f"generic resource (gres) specification; {hint}"
+            )
+
+
+def _gres_count(node: Node, gres: Gres) -> int:
+    """How many of ``gres`` (its name, and its type when it has one) the node has."""
+    return sum(
+        g.count
+        for g in node.gres
+        if g.name == gres.name and (gres.type is None or g.type == gres.type)
+    )
+
+
+def _pool_size(pool: list[Node], part: Partition) -> str:
+    """``4 nodes``, or ``2 nodes the request may use (of 4)`` when -w/-x/-C/a type narrowed it."""
+    if len(pool) == len(part.nodes):
+        return f"{len(pool)} node{'s' * (len(pool) != 1)}"
+    return f"{len(pool)} node{'s' * (len(pool) != 1)} the request may use (of {len(part.nodes)})"
 
 
 def _node_fits_type(node: Node, spec: JobSpec) -> bool:
@@ -1411,12 +1636,12 @@ def _node_fits_type(node: Node, spec: JobSpec) -> bool:
 
 def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
     """The per-node shape Slurm allocates to ``spec`` in ``cluster`` (:meth:`JobSpec.resources`)."""
+    _check_gres_names(spec, cluster)
     part = _partition_of(spec, cluster)
     pool = _eligible_nodes(spec, cluster, part)
-    who = f"Job {spec.job_name!r}"
     counts = _counts(spec)
     if counts.warning:
-        warnings.warn(counts.warning, stacklevel=3)  # sbatch's own words
+        _warn(counts.warning)  # sbatch's own words
     limits = _mem_settings(part, cluster)
     tracked = cluster.memory_tracked
     cpt, per_cpu_asked = counts.cpus_per_task, spec.mem_per_cpu_mb
@@ -1457,24 +1682,58 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
                 "every node the job should get (topping up a node list with other nodes is "
                 "not modelled)"
             )
-    if nodes is None:
-        if ntasks and per_node:
-            nodes = math.ceil(ntasks / per_node)
-        elif ntasks and spec.gpus_per_task and max_gpus:
-            fit = min(max_gpus // spec.gpus_per_task, max_cpus // cpt)
-            nodes = math.ceil(ntasks / max(1, fit))
-        elif spec.gpus and max_gpus:
-            nodes = math.ceil(spec.gpus / max_gpus)
-        elif ntasks:
-            nodes = math.ceil(ntasks / max(1, max_cpus // cpt))
-        else:
-            nodes = 1
+    # how the node count was found, for the errors: "--gpus=9 needs 5 nodes of 2 GPUs"
+    if spec.ntasks is not None or ntasks is None:
+        tasks_said = f"-n {ntasks}"
+    else:  # (the tasks --gpus / --gpus-per-task make)
+        tasks_said = f"--gpus={spec.gpus} --gpus-per-task={spec.gpus_per_task} ({ntasks} tasks)"
+    if counts.nodes_from == "-N":
+        wanted = f"--nodes={spec.nodes}" + (f"-{spec.max_nodes}" if spec.max_nodes else "")
+        lowered = f"{wanted} with {tasks_said} asks for {nodes} nodes"
+        derived = wanted if nodes == spec.nodes else lowered
+    elif counts.nodes_from == "--gpus":
+        derived = f"--gpus={spec.gpus} with {_gpn_flag(spec)} needs {nodes} nodes"
+    elif counts.nodes_from == "--nodelist":
+        derived = f"--nodelist={compress_hostlist(spec.nodelist)} names {nodes} nodes"
+    elif ntasks and per_node:
+        nodes = math.ceil(ntasks / per_node)
+        given = (
+            f"--ntasks-per-node={per_node}"
+            if spec.ntasks_per_node is not None
+            else f"{_gpn_flag(spec)} --gpus-per-task={spec.gpus_per_task} ({per_node} per node)"
+        )
+        derived = f"{tasks_said} with {given} needs {nodes} nodes"
+    elif ntasks and spec.gpus_per_task and max_gpus:
+        fit = max(1, min(max_gpus // spec.gpus_per_task, max_cpus // cpt))
+        nodes = math.ceil(ntasks / fit)
+        per_task = "" if spec.ntasks is None else f" with --gpus-per-task={spec.gpus_per_task}"
+        derived = (
+            f"{tasks_said}{per_task} needs {nodes} nodes ({fit} tasks fit on a node of "
+            f"{max_gpus} GPUs and {max_cpus} CPUs)"
+        )
+    elif spec.gpus and max_gpus:
+        nodes = math.ceil(spec.gpus / max_gpus)
+        derived = f"--gpus={spec.gpus} needs {nodes} nodes of {max_gpus} GPUs"
+    elif ntasks:
+        fit = max(1, max_cpus // cpt)
+        nodes = math.ceil(ntasks / fit)
+        derived = (
+            f"{tasks_said} needs {nodes} nodes ({fit} tasks of {cpt} CPU{'s' * (cpt > 1)} fit "
+            f"on a node of {max_cpus} CPUs)"
+        )
+    else:
+        nodes, derived = 1, "one node"
+    if nodes > len(pool):  # (before anything is sized by the node count)
+        raise RequestError(
+            f"{derived}; partition {part.name!r} has {_pool_size(pool, part)}: Requested node "
+            "configuration is not available"
+        )
     if ntasks is None:
         ntasks = per_node * nodes if per_node is not None else nodes
     if ntasks < nodes:
         why = {"--nodelist": "every node --nodelist names", "--gpus": "--gpus / GPUs per node"}
         raise RequestError(
-            f"{who}: -n {ntasks} tasks on {nodes} nodes ({why.get(counts.nodes_from, '-N')}) "
+            f"-n {ntasks} tasks on {nodes} nodes ({why.get(counts.nodes_from, '-N')}) "
             "leaves nodes without a task; ask for at least one task per node"
         )
     base, extra = divmod(ntasks, nodes)
@@ -1486,8 +1745,8 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
             else f"{_gpn_flag(spec)} --gpus-per-task={spec.gpus_per_task} ({per_node} per node)"
         )
         raise RequestError(
-            f"{who}: -n {ntasks} with {given} needs at least "
-            f"{math.ceil(ntasks / per_node)} nodes, not {nodes}"
+            f"{tasks_said} with {given} needs at least {math.ceil(ntasks / per_node)} nodes, "
+            f"not {nodes}"
         )
 
     # GPUs and CPUs per node
@@ -1496,8 +1755,8 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
     elif spec.gpus:
         if spec.gpus < nodes:
             raise RequestError(
-                f"{who}: --gpus={spec.gpus} on {nodes} nodes: every node of the allocation "
-                "needs at least one GPU"
+                f"--gpus={spec.gpus} on {nodes} nodes: every node of the allocation needs at "
+                "least one GPU"
             )
         gpn = math.ceil(spec.gpus / nodes)
     else:
@@ -1548,27 +1807,39 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
     fitting = [n for n in pool if fits(n)]
     if len(fitting) < nodes:
         why = []
+        tasks_here = max(tasks_per_node)
         if not any(n.cpus >= cpn for n in pool):
-            why.append(f"{cpn} CPUs per node (largest node has {max_cpus})")
+            how = f"{tasks_here} tasks of {cpt} CPU{'s' * (cpt > 1)}, " if tasks_here > 1 else ""
+            why.append(f"{cpn} CPUs per node ({how}largest node has {max_cpus})")
         if not any(n.gpus >= gpn for n in pool):
             why.append(f"{gpn} GPUs per node (largest node has {max_gpus})")
         if mem and not any(n.memory_mb >= mem for n in pool):
-            why.append(f"{mem} MB per node (largest node has {max(n.memory_mb for n in pool)} MB)")
+            how = f"{cpn} CPUs x {per_cpu} MB, " if per_cpu else ""
+            how = f"{gpn} GPUs x {per_gpu} MB, " if per_gpu and gpn > 1 else how
+            biggest = max(n.memory_mb for n in pool)
+            why.append(f"{mem} MB per node ({how}largest node has {biggest} MB)")
         if exclusive_per_cpu and not any(exclusive_per_cpu * n.cpus <= n.memory_mb for n in pool):
             why.append(
                 f"--mem-per-cpu={exclusive_per_cpu}M for each of a node's CPUs, which "
                 "--exclusive allocates (more than the memory of any node)"
             )
-        if not why:
-            why.append(f"{nodes} nodes (partition {part.name!r} has {len(fitting)} that fit)")
+        if not why:  # each size fits some node, but not enough nodes hold them all
+            sizes = [f"{cpn} CPU{'s' * (cpn > 1)}"] + [f"{mem} MB"] * bool(mem)
+            sizes += [f"{gpn} GPU{'s' * (gpn > 1)}"] * bool(gpn)
+            raise RequestError(
+                f"{derived}; only {len(fitting)} node{'s' * (len(fitting) != 1)} of partition "
+                f"{part.name!r} can hold {' and '.join(sizes)}: Requested node configuration is "
+                "not available"
+            )
         hint = ""
-        if gpn > max_gpus and max_gpus:
-            total = gpn * nodes
-            hint = f"; use --nodes={math.ceil(total / max_gpus)} --gres=gpu:{max_gpus}"
+        wider = math.ceil(gpn * nodes / max_gpus) if max_gpus else 0
+        if gpn > max_gpus and max_gpus and not spec.gpus_per_task and wider <= len(pool):
+            hint = f"; use --nodes={wider} --gres=gpu:{max_gpus}"
         elif exclusive_per_cpu:
             hint = "; ask --mem instead, or a smaller --mem-per-cpu"
+        subject = f"job {spec.name!r}" if spec.name else "the job"  # (never an invented name)
         raise RequestError(
-            f"{who}: asks for {' and '.join(why)} in partition {part.name!r}: "
+            f"{subject} needs {' and '.join(why)} in partition {part.name!r}: "
             f"Requested node configuration is not available{hint}"
         )
     enforce = (cluster.setting("EnforcePartLimits", "NO") or "NO").strip().upper()
@@ -1611,15 +1882,14 @@ def _enforce_part_limits(spec: JobSpec, part: Partition, nodes: int, enforce: st
     limit = spec.time_limit if spec.time_requested else part.time_limit_default
     if part.max_time is not None and limit is not None and limit > part.max_time:
         raise RequestError(
-            f"Job {spec.job_name!r}: -t {format_duration(limit)} is above MaxTime "
+            f"-t {format_duration(limit)} is above MaxTime "
             f"{format_duration(part.max_time)} of {where}: Requested time limit is invalid "
             "(missing or exceeds some limit)"
         )
     if (part.max_nodes is not None and nodes > part.max_nodes) or nodes < part.min_nodes:
         allowed = f"{part.min_nodes}-{part.max_nodes or 'UNLIMITED'}"
         raise RequestError(
-            f"Job {spec.job_name!r}: {nodes} nodes, outside {allowed} of {where}: Node count "
-            "specification invalid"
+            f"{nodes} nodes, outside {allowed} of {where}: Node count specification invalid"
         )
 
 
@@ -1649,7 +1919,7 @@ def _mem_limit_reason(
     enforce = (cluster.setting("EnforcePartLimits", "NO") or "NO").strip().upper()
     if enforce in ("ALL", "ANY", "YES"):
         raise RequestError(
-            f"Job {spec.job_name!r}: {over} in partition {part.name!r} "
+            f"{over} in partition {part.name!r} "
             f"(EnforcePartLimits={enforce}): Memory required by task is not available"
         )
     return "MaxMemPerLimit"
