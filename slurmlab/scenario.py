@@ -18,7 +18,8 @@ A scenario is a YAML (or JSON) document::
         exit_code: 0                   # optional; non-zero ends the job FAILED
         checkpoint: {interval: 3600, write_cost: 120, restart_cost: 300}   # optional
     actions:                           # optional scripted admin actions
-      - {at: 600, action: cancel, job: big}     # cancel | requeue (job); drain | resume (node)
+      - {at: 600, action: cancel, job: big}     # cancel | requeue (job); drain | resume (node:
+                                       # a node or a hostlist, gpu[1-4])
     accounts:                          # optional fair-share tree (sacctmgr)
       - {name: llm, shares: 70, users: [alice, bob]}   # once any account lists users,
                                        # a job may charge only an account listing its user
@@ -39,6 +40,7 @@ its parameters, the account tree, and the jobs and nodes that actions and reserv
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -50,6 +52,7 @@ from slurmlab.policies.backfill import make_policy
 from slurmlab.policies.fairshare import Account, AccountTree
 from slurmlab.sim.checkpoint import Checkpoint
 from slurmlab.sim.faults import NodeFailure, RandomFailures
+from slurmlab.sim.lab import check_exit_code
 from slurmlab.spec.cluster import Cluster, Node, Partition, parse_gres
 from slurmlab.spec.job import JobSpec
 from slurmlab.spec.presets import presets
@@ -228,7 +231,9 @@ class Scenario:
         _check_dependencies(jobs, jobs_doc)
         name = str(doc.get("name", Path(source).stem))
         workload = Workload(jobs, name=name)
-        actions = tuple(_action(a, i, jobs, cluster) for i, a in enumerate(_list(doc, "actions")))
+        actions = tuple(
+            act for i, a in enumerate(_list(doc, "actions")) for act in _action(a, i, jobs, cluster)
+        )
         extra = {k: doc[k] for k in _LATER if doc.get(k)}
         failures = _failures(doc, cluster)
         accounts = _accounts(doc)
@@ -270,19 +275,72 @@ class Scenario:
             reservations=reservations,
         )
 
-    def run(self, policy: str | None = None, *, progress: bool = False, until=None, **params):
-        """Simulate this scenario (``policy`` overrides the file's; ``params`` add to it;
-        ``until`` stops at that simulated time, as in :func:`~slurmlab.simulate`)."""
+    def run(
+        self,
+        policy: str | None = None,
+        *,
+        seed: int | None = None,
+        until=None,
+        progress: bool = False,
+        actions: Sequence[Action] | None = None,
+        failures: Sequence[NodeFailure] | None = None,
+        random_failures: RandomFailures | None = None,
+        **params,
+    ):
+        """Simulate this scenario with :func:`~slurmlab.simulate`.
+
+        ``policy`` overrides the file's policy (its parameters then do not apply); ``params``
+        add to or override the policy's parameters, or set simulate's other options
+        (``enforce_time_limit``, ``requeue_delay``). ``until`` stops at that simulated time.
+
+        A keyword for something the scenario also sets overrides the scenario's:
+
+        - ``seed``: the random failures are drawn again from it (also when the file's
+          ``random_failures`` section names a seed of its own), so ``run(seed=1)``,
+          ``run(seed=2)``... are different histories of the same cluster;
+        - ``actions``, ``failures``: these scripted admin actions and node failures
+          replace the file's (``()``: none);
+        - ``random_failures``: this failure model replaces the file's (to run without
+          random failures: ``dataclasses.replace(scenario, random_failures=None).run()``).
+
+        The cluster, the accounts, the QOS and the reservations are checked against the jobs
+        when the scenario is loaded, so ``run`` does not take them: use
+        :meth:`with_cluster` for another cluster, and edit the scenario file for the rest
+        (a :class:`~slurmlab.SlurmlabError` says so).
+        """
         from slurmlab.sim.simulate import simulate
 
+        for key, why in _NOT_REPLACED.items():
+            if key in params:
+                raise SlurmlabError(f"Scenario.run({key}=...): run does not replace the {why}")
         name = policy or self.policy
         merged = {**(self.policy_params if name == self.policy else {}), **params}
+        model = random_failures
+        if model is None:
+            model = self.random_failures
+            if seed is not None and model is not None and model.seed is not None:
+                model = replace(model, seed=None)  # drawn again, from the run's seed
+        if seed is None:
+            seed = self.seed
         return simulate(
-            self.cluster, self.workload, name, self.seed, progress=progress,
-            actions=self.actions, failures=self.failures, random_failures=self.random_failures,
+            self.cluster, self.workload, name, seed, progress=progress,
+            actions=self.actions if actions is None else actions,
+            failures=self.failures if failures is None else failures, random_failures=model,
             accounts=self.accounts, qos=self.qos, reservations=self.reservations, until=until,
             **merged,
         )  # fmt: skip
+
+
+#: What Scenario.run does not replace, and why: each was checked against the jobs at load.
+_NOT_REPLACED = {
+    "cluster": "cluster: use scenario.with_cluster(...).run(), which checks the jobs against it",
+    "workload": "workload: load another scenario, or call slurmlab.simulate() with that workload",
+    **{
+        key: f"{key}: the scenario's {key} are checked against its jobs when it is loaded; "
+        f"edit its {key!r} section"
+        for key in ("accounts", "qos", "reservations")
+    },
+}
 
 
 # -- where an error is --------------------------------------------------------------------------
@@ -529,7 +587,9 @@ def _job(entry, i: int, cluster: Cluster) -> WorkloadJob:
             f"{label}: field 'runtime' is missing (the job's true run time)", path=path
         )
     for key in ("id", "user", "account", "name"):
-        if key in entry and not isinstance(entry[key], str | int):
+        if key in entry and (
+            not isinstance(entry[key], str | int) or str(entry[key]).strip() == ""
+        ):
             raise ScenarioError(
                 f"{label}: field {key!r} is {entry[key]!r}; give a name", path=(*path, key)
             )
@@ -565,12 +625,8 @@ def _job(entry, i: int, cluster: Cluster) -> WorkloadJob:
     if entry.get("checkpoint") is not None:
         with _entry((*path, "checkpoint"), f"{label}: field 'checkpoint'"):
             ckpt = Checkpoint.from_dict(entry["checkpoint"], where="checkpoint")
-    code = entry.get("exit_code", 0)
-    if not isinstance(code, int) or isinstance(code, bool) or not 0 <= code <= 255:
-        raise ScenarioError(
-            f"{label}: field 'exit_code' is {code!r}; use a whole number 0..255",
-            path=(*path, "exit_code"),
-        )
+    with _entry((*path, "exit_code")):
+        code = check_exit_code(entry.get("exit_code", 0), what=f"{label}: field 'exit_code'")
     return WorkloadJob(
         spec,
         submit=submit,
@@ -922,7 +978,9 @@ def _nodes_hint(cluster: Cluster) -> str:
 _ACTIONS = {"cancel": "job", "requeue": "job", "drain": "node", "resume": "node"}
 
 
-def _action(entry, i: int, jobs: tuple[WorkloadJob, ...], cluster: Cluster) -> Action:
+def _action(entry, i: int, jobs: tuple[WorkloadJob, ...], cluster: Cluster) -> tuple[Action, ...]:
+    """The action an entry gives: one per node of a hostlist (``node: gpu[1-4]``), as
+    ``scontrol update NodeName=gpu[1-4]`` changes each node."""
     label, path = f"actions[{i}]", ("actions", i)
     if not isinstance(entry, dict) or "action" not in entry or "at" not in entry:
         raise ScenarioError(
@@ -941,11 +999,17 @@ def _action(entry, i: int, jobs: tuple[WorkloadJob, ...], cluster: Cluster) -> A
     with _entry((*path, "at"), f"{label}: field 'at'"):
         at = parse_seconds(entry["at"], what="at")
     target = str(entry[target_key])
-    if target_key == "node" and target not in _node_names(cluster):
-        raise ScenarioError(
-            f"{label}: field 'node': {target!r} is not in the cluster ({_nodes_hint(cluster)})",
-            path=(*path, "node"),
-        )
+    if target_key == "node":
+        with _entry((*path, "node"), f"{label}: field 'node'"):
+            names = parse_names(target, what="node", hostlist_ok=True)
+        unknown = [n for n in names if n not in _node_names(cluster)]
+        if unknown or not names:
+            raise ScenarioError(
+                f"{label}: field 'node': {compress_hostlist(unknown) or target!r} is not in the "
+                f"cluster ({_nodes_hint(cluster)})",
+                path=(*path, "node"),
+            )
+        return tuple(Action(at=at, action=kind, target=n) for n in names)
     if target_key == "job" and not _names_a_job(target, jobs):
         ids = [j.id for j in jobs if j.id is not None]
         raise ScenarioError(
@@ -962,7 +1026,7 @@ def _action(entry, i: int, jobs: tuple[WorkloadJob, ...], cluster: Cluster) -> A
                 f"({submit:g} s); {kind} it at or after its submission",
                 path=(*path, "at"),
             )
-    return Action(at=at, action=kind, target=target)
+    return (Action(at=at, action=kind, target=target),)
 
 
 def _scenario_id(ref: str, ids) -> str | None:

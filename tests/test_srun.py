@@ -241,3 +241,14 @@ def test_account_and_qos_from_the_request():
     """Without them, the request's own -A and --qos are shown."""
     env = srun_env(JobSpec.from_args("-N 1 -n 1 -A ml --qos=long"), "cpu01", 3)
     assert (env.loc[0, "SLURM_JOB_ACCOUNT"], env.loc[0, "SLURM_JOB_QOS"]) == ("ml", "long")
+
+
+def test_simulated_job_resolved_account():
+    """A job without -A runs under its resolved default account, as sacct shows it."""
+    lab = Lab("teaching")
+    job = lab.sbatch("-n 1 -t 10", runtime=300)
+    lab.advance(10)
+    env = lab.result.srun_env(job)
+    row = lab.result.sacct().iloc[0]
+    got = (env.loc[0, "SLURM_JOB_ACCOUNT"], env.loc[0, "SLURM_JOB_QOS"])
+    assert got == (row["Account"], row["QOS"])

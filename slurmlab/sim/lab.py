@@ -11,18 +11,19 @@ from __future__ import annotations
 import shlex
 import warnings
 from collections.abc import Sequence
+from numbers import Integral
 
 import pandas as pd
 
-from slurmlab.errors import SlurmlabError
+from slurmlab.errors import RequestError, SbatchError, SlurmlabError
 from slurmlab.sim.engine import Simulation
 from slurmlab.sim.result import SimulationResult
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import JobSpec
-from slurmlab.spec.units import parse_instant, parse_seconds
+from slurmlab.spec.units import compress_hostlist, parse_instant, parse_names, parse_seconds
 from slurmlab.spec.workload import WorkloadJob
 
-__all__ = ["Lab", "current_lab"]
+__all__ = ["Lab", "check_exit_code", "check_name", "current_lab"]
 
 _CURRENT: list[Lab] = []
 
@@ -31,20 +32,74 @@ def _request(args: str | Sequence[str]) -> JobSpec:
     """A request from sbatch's command line as typed. A leading ``sbatch`` (the command's own
     name) is dropped. Options after a script name are that script's own arguments, as with
     sbatch, which is rarely what a learner meant: a warning says so."""
-    words = shlex.split(args) if isinstance(args, str) else [str(a) for a in args]
+    if isinstance(args, str):
+        try:
+            words = shlex.split(args)
+        except ValueError as exc:  # unbalanced quotes
+            raise SbatchError(f"cannot split options {args!r}: {exc}") from None
+    else:
+        words = [str(a) for a in args]
     if words[:1] == ["sbatch"]:
         words = words[1:]
     spec = JobSpec.from_args(words)
+    _check_script_name(spec, words)
     for key, value in spec.other:
-        name, *rest = value.split() if key == "script-file" else [""]
+        if key != "script-file":
+            continue
+        name, *rest = value.split()
         if any(w.startswith("-") for w in rest):
             warnings.warn(
                 f"sbatch: {' '.join(rest)!r} after the script name {name!r} are the script's own "
                 "arguments, not sbatch options (as with sbatch): put sbatch options before the "
                 "script name",
-                stacklevel=3,
+                stacklevel=4,
             )
     return spec
+
+
+def _check_script_name(spec: JobSpec, words: Sequence[str]) -> None:
+    """sbatch takes the first word that is neither an option nor an option's value as the
+    batch script's file name: an empty word there names no file."""
+    for key, value in spec.other:
+        if key == "script-file" and (not value or value[0].isspace()):
+            raise SbatchError(
+                f"Unable to open file '': in the options {list(words)!r} an empty word stands "
+                "where sbatch expects an option, so sbatch takes it for the batch script's "
+                "file name; remove the empty word (a value with spaces is quoted whole, "
+                "with its option: -J 'my job')"
+            )
+
+
+def _spec(script_or_args: str | Sequence[str], args: str | Sequence[str] | None) -> JobSpec:
+    """What sbatch reads: a batch script (``#!`` or ``#SBATCH``) with command-line ``args``
+    overriding its directives, or sbatch options alone."""
+    if args is not None or (
+        isinstance(script_or_args, str)
+        and (script_or_args.lstrip().startswith("#!") or "#SBATCH" in script_or_args)
+    ):
+        spec = JobSpec.from_sbatch(str(script_or_args), args)
+        if args is not None:
+            words = shlex.split(args) if isinstance(args, str) else [str(a) for a in args]
+            _check_script_name(spec, words)
+        return spec
+    return _request(script_or_args)
+
+
+def check_exit_code(code, *, what: str = "exit_code") -> int:
+    """A job's exit code: a whole number 0..255, as a process's exit status is (0 ends the
+    job COMPLETED, anything else FAILED)."""
+    if isinstance(code, Integral) and not isinstance(code, bool) and 0 <= code <= 255:
+        return int(code)
+    raise SlurmlabError(f"{what} is {code!r}; use a whole number 0..255")
+
+
+def check_name(value, *, what: str) -> str:
+    """A user or account name: text, not empty, without spaces (Slurm's names are words)."""
+    if isinstance(value, str) and value and not any(c.isspace() for c in value):
+        return value
+    raise SlurmlabError(
+        f"{what} is {value!r}; give a name (letters, digits, '-', '_'), e.g. 'alice'"
+    )
 
 
 def current_lab() -> Lab:
@@ -103,16 +158,15 @@ class Lab:
         A text starting with ``#!`` or containing ``#SBATCH`` is a batch script; anything
         else is sbatch options (``"-N 2 --gres=gpu:2 -t 30"``). ``args`` are options given
         on sbatch's command line: the first argument is then the script, whose ``#SBATCH``
-        lines they override.
+        lines they override. ``user`` submits as that user (a name); ``exit_code`` is the
+        script's exit status, 0..255 (non-zero ends the job FAILED).
         """
-        if args is not None or (
-            isinstance(script_or_args, str)
-            and (script_or_args.lstrip().startswith("#!") or "#SBATCH" in script_or_args)
-        ):
-            spec = JobSpec.from_sbatch(str(script_or_args), args)
-        else:
-            spec = _request(script_or_args)
+        return self._submit(_spec(script_or_args, args), runtime, user, exit_code)
+
+    def _submit(self, spec: JobSpec, runtime: float | str, user: str, exit_code: int) -> int:
         seconds = parse_seconds(runtime, what="runtime")
+        user = check_name(user, what="Lab.sbatch: user")
+        exit_code = check_exit_code(exit_code, what="Lab.sbatch: exit_code")
         ids = self.sim.submit(
             WorkloadJob(spec, submit=self.now, runtime=seconds, user=user, exit_code=exit_code)
         )
@@ -167,22 +221,38 @@ class Lab:
         self.sim.requeue(jobid)
         self._settle()
 
-    def drain(self, node: str) -> None:
-        """``scontrol update NodeName=... State=DRAIN``: running jobs finish, no new ones."""
-        self.sim.set_node_state(node, "DRAIN")
+    def drain(self, nodes: str | Sequence[str]) -> None:
+        """``scontrol update NodeName=... State=DRAIN``: running jobs finish, no new ones.
+        ``nodes`` is a node name, a hostlist (``gpu[1-3],gpu7``) or a list of names."""
+        for name in self._nodes(nodes):
+            self.sim.set_node_state(name, "DRAIN")
         self._settle()
 
-    def resume(self, node: str) -> None:
-        """``scontrol update NodeName=... State=RESUME``: the node takes jobs again."""
-        self.sim.set_node_state(node, "IDLE")
+    def resume(self, nodes: str | Sequence[str]) -> None:
+        """``scontrol update NodeName=... State=RESUME``: the nodes take jobs again."""
+        for name in self._nodes(nodes):
+            self.sim.set_node_state(name, "IDLE")
         self._settle()
 
-    def fail(self, node: str, down_for: float | str | None = None) -> None:
-        """The node fails now: its jobs end NODE_FAIL (requeued if they may be); it comes
-        back after ``down_for`` (seconds, ``"1h"``...), or stays down."""
+    def fail(self, nodes: str | Sequence[str], down_for: float | str | None = None) -> None:
+        """The nodes fail now: their jobs end NODE_FAIL (requeued if they may be); they come
+        back after ``down_for`` (seconds, ``"1h"``...), or stay down."""
         seconds = None if down_for is None else parse_seconds(down_for, what="down_for")
-        self.sim.fail_node(node, seconds)
+        for name in self._nodes(nodes):
+            self.sim.fail_node(name, seconds)
         self._settle()
+
+    def _nodes(self, nodes: str | Sequence[str]) -> tuple[str, ...]:
+        """The node names a hostlist (or a list of them) gives, every one checked before any
+        node changes, as scontrol checks them."""
+        names = parse_names(nodes, what="NodeName", hostlist_ok=True)
+        unknown = [n for n in names if n not in self.sim.node_index]
+        if unknown or not names:
+            raise SlurmlabError(
+                f"Invalid node name specified: {compress_hostlist(unknown) or nodes!r} "
+                f"(nodes: {compress_hostlist(self.sim.node_names)})"
+            )
+        return names
 
     def squeue(self) -> pd.DataFrame:
         """The queue now: running and pending jobs, reasons, ``squeue --start`` times."""
@@ -219,8 +289,9 @@ def sbatch_magic(line: str, cell: str) -> None:
     """``%%sbatch [--runtime DURATION] [sbatch options]``: submit the cell's script to the
     current lab, as ``sbatch [options] script`` would (options override ``#SBATCH`` lines).
 
-    Prints ``Submitted batch job N``, or sbatch's ``sbatch: error: Batch job submission
-    failed: ...`` line for a request sbatch would reject (the cell submits nothing).
+    Prints ``Submitted batch job N`` (with ``--parsable``, as an option or an ``#SBATCH``
+    line: ``N`` alone), or sbatch's ``sbatch: error: Batch job submission failed: ...`` line
+    for a request sbatch would reject (the cell submits nothing).
     """
     import shlex
     import sys
@@ -242,8 +313,16 @@ def sbatch_magic(line: str, cell: str) -> None:
                 runtime = word.split("=", 1)[1]
             else:
                 options.append(word)
-        jobid = current_lab().sbatch(cell, args=options, runtime=runtime)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            spec = _spec(cell, options)
+            jobid = current_lab()._submit(spec, runtime, user="you", exit_code=0)  # noqa: SLF001
     except SlurmlabError as exc:
-        print(f"sbatch: error: Batch job submission failed: {exc}", file=sys.stderr)
+        # slurmctld's refusals are "Batch job submission failed"; a bad option is sbatch's own
+        failed = "Batch job submission failed: " if isinstance(exc, RequestError) else ""
+        print(f"sbatch: error: {failed}{exc}", file=sys.stderr)
         return
-    print(f"Submitted batch job {jobid}")
+    for w in caught:  # as sbatch prints them, not as Python warnings pointing into IPython
+        print(f"sbatch: warning: {w.message}", file=sys.stderr)
+    parsable = any(key == "parsable" for key, _ in spec.other)
+    print(jobid if parsable else f"Submitted batch job {jobid}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -9,13 +11,20 @@ import numpy as np
 import pandas as pd
 
 from slurmlab.errors import SlurmlabError
-from slurmlab.sim.engine import Simulation, array_heads, iter_records, shown_as, used_at
+from slurmlab.sim.engine import (
+    SimJob,
+    Simulation,
+    array_heads,
+    iter_records,
+    shown_as,
+    used_at,
+)
 from slurmlab.sim.metrics import failure_metrics, run_accounting, schedule_metrics
 from slurmlab.sim.recorder import event_table, job_table
 from slurmlab.spec.cluster import format_table
 from slurmlab.spec.units import compress_hostlist, format_duration, parse_instant
 
-__all__ = ["SimulationResult", "squeue_frame"]
+__all__ = ["SimulationResult", "sacct_text", "squeue_frame"]
 
 SQUEUE_COLUMNS = [
     "JOBID", "PARTITION", "NAME", "USER", "ACCOUNT", "ST", "TIME", "TIME_LIMIT", "NODES",
@@ -53,7 +62,10 @@ def squeue_frame(sim: Simulation, at=None) -> pd.DataFrame:
     """Pending and running jobs at time ``at`` (seconds, a timestamp, or now), like squeue.
 
     Pending jobs show their reason and, where the scheduler planned one, their
-    expected start (``squeue --start``).
+    expected start (``squeue --start``). ``PRIORITY`` is the priority each job had at
+    ``at`` (multifactor priorities are recalculated every PriorityCalcPeriod). Rows are in
+    squeue's default order, ``--sort=P,t,-p``: by partition, pending before running, then
+    by decreasing priority.
     """
     t = _seconds(sim, at)
     rows = []
@@ -87,6 +99,7 @@ def squeue_frame(sim: Simulation, at=None) -> pd.DataFrame:
             elapsed = "0:00"
             p = _last_before(shown.plans, t, None)
             planned = sim.origin + pd.Timedelta(seconds=p) if p is not None else pd.NaT
+        priority = priority_at(sim, job, t)
         rows.append(
             {
                 "JOBID": job.key,
@@ -102,14 +115,23 @@ def squeue_frame(sim: Simulation, at=None) -> pd.DataFrame:
                 "NODES": len(run["nodes"]) if st == "R" else job.count,
                 "NODELIST(REASON)": where,
                 "START_TIME": planned,
-                "PRIORITY": int(job.priority),
-                "_order": (0 if st == "R" else 1, job.sort_key()),
+                "PRIORITY": priority,
+                # squeue's -S P,t,-p (state: PENDING sorts before RUNNING); then submit order
+                "_order": (job.partition, st == "R", -priority, run["Submit"], job.id),
             }
         )
     frame = pd.DataFrame(rows, columns=SQUEUE_COLUMNS + ["_order"])
+    frame = frame.astype({"NODES": "int64", "START_TIME": "datetime64[ns]", "PRIORITY": "int64"})
     if len(frame):
         frame = frame.sort_values("_order", kind="stable")
     return frame.drop(columns="_order").reset_index(drop=True)
+
+
+def priority_at(sim: Simulation, job: SimJob, t: float) -> int:
+    """The priority ``job`` had at ``t``: under priority/multifactor its last recalculation at
+    or before ``t`` (``job.factors``, which sprio shows too); otherwise its priority."""
+    f = _last_before(job.factors, t, None) if sim.prio is not None else None
+    return int(job.priority if f is None else f.priority(sim.prio.w))
 
 
 def node_states(sim: Simulation, at=None) -> dict[str, str]:
@@ -179,9 +201,92 @@ def sprio_frame(sim: Simulation, t: float) -> pd.DataFrame:
             }
         )  # fmt: skip
     frame = pd.DataFrame(rows, columns=[*SPRIO_COLUMNS, "TRES"])  # sprio -l's last column
+    frame = frame.astype(dict.fromkeys(SPRIO_COLUMNS[4:], "int64"))  # (none pending too)
     return frame.sort_values(
         ["PRIORITY", "JOBID"], ascending=[False, True], kind="stable"
     ).reset_index(drop=True)
+
+
+def _slurm_time(value, missing: str) -> str:
+    """A time as Slurm prints it (``SLURM_TIME_FORMAT=standard``), ``missing`` for none."""
+    return missing if pd.isna(value) else pd.Timestamp(value).strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def _slurm_duration(value) -> str:
+    """A duration as sacct prints it: ``00:20:00``, ``1-00:00:00``."""
+    days, rest = divmod(int(pd.Timedelta(value).total_seconds()), 86400)
+    h, rest = divmod(rest, 3600)
+    hms = f"{h:02d}:{rest // 60:02d}:{rest % 60:02d}"
+    return f"{days}-{hms}" if days else hms
+
+
+#: sacct's default ``--format`` (SACCT_FORMAT unset).
+SACCT_DEFAULT_FORMAT = "JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode"
+#: sacct's column widths (sacct.c ``fields[]``; negative: left-justified), for the columns
+#: of the job table; AllocCPUS is NCPUS.
+SACCT_WIDTHS = {
+    "JobID": -12, "JobIDRaw": -12, "JobName": 10, "User": 9, "Account": 10, "Partition": 10,
+    "QOS": 10, "State": 10, "ExitCode": 8, "Submit": 19, "Eligible": 19, "Start": 19,
+    "End": 19, "Elapsed": 10, "Timelimit": 10, "NNodes": 8, "NCPUS": 10, "AllocCPUS": 10,
+    "ReqMem": 10, "NodeList": 15, "AllocTRES": 10, "ReqTRES": 10, "Priority": 10,
+    "Reason": 22, "Restarts": 8,
+}  # fmt: skip
+
+
+def _sacct_cell(frame: pd.DataFrame, name: str) -> list[str]:
+    """A job-table column in sacct's spellings."""
+    col = frame["NCPUS" if name == "AllocCPUS" else name]
+    if name == "AllocCPUS":  # a job that never started was allocated nothing
+        return [str(0 if pd.isna(s) else int(c)) for c, s in zip(col, frame["Start"])]
+    if name == "NodeList":
+        return ["None assigned" if pd.isna(v) else str(v) for v in col]
+    if name == "ReqMem":
+        return ["" if pd.isna(v) else f"{int(v)}M" for v in col]
+    if pd.api.types.is_datetime64_any_dtype(col):
+        return [_slurm_time(v, "Unknown") for v in col]
+    if pd.api.types.is_timedelta64_dtype(col):
+        missing = "UNLIMITED" if name == "Timelimit" else "00:00:00"  # (never started)
+        return [missing if pd.isna(v) else _slurm_duration(v) for v in col]
+    return ["" if pd.isna(v) else str(v) for v in col]
+
+
+def sacct_text(jobs: pd.DataFrame, fields: str | Sequence[str] | None = None) -> str:
+    """A job table as sacct prints it (see :meth:`SimulationResult.sacct_text`)."""
+    known = {k.lower(): k for k in SACCT_WIDTHS}
+    if fields is None:
+        fields = SACCT_DEFAULT_FORMAT
+    columns = []  # (name, width)
+    for item in fields.split(",") if isinstance(fields, str) else fields:
+        name, cut, width = str(item).strip().partition("%")
+        if name.lower() not in known:
+            raise SlurmlabError(
+                f"sacct --format: {name!r} is not a field slurmlab records; use one of "
+                f"{', '.join(SACCT_WIDTHS)}"
+            )
+        name = known[name.lower()]
+        if ("NCPUS" if name == "AllocCPUS" else name) not in jobs:
+            raise SlurmlabError(f"sacct --format: this job table has no {name} column")
+        if cut and not re.fullmatch(r"-?[1-9]\d*", width):
+            raise SlurmlabError(
+                f"sacct --format: {str(item).strip()!r}: after % comes the column's width, a "
+                f"whole number (e.g. {name}%20; {name}%-20 left-justifies)"
+            )
+        columns.append((name, int(width) if cut else SACCT_WIDTHS[name]))
+
+    def line(cells, mark: str) -> str:
+        """sacct's ``%*.*s `` per field (negative width: left-justified): a value longer
+        than its column is cut, its last character replaced by ``mark``."""
+        out = []
+        for (_name, width), v in zip(columns, cells):
+            n = abs(width)
+            v = v[: n - len(mark)] + mark if len(v) > n else v
+            out.append(v.rjust(n) if width > 0 else v.ljust(n))
+        return " ".join(out).rstrip()
+
+    lines = [line((name for name, _ in columns), ""), " ".join("-" * abs(w) for _, w in columns)]
+    values = [_sacct_cell(jobs, name) for name, _ in columns]
+    lines += [line(row, "+") for row in zip(*values)]
+    return "\n".join(lines)
 
 
 @dataclass
@@ -262,16 +367,28 @@ class SimulationResult:
         """The job table, as ``sacct`` (``duplicates=True``: every run, as ``sacct -D``)."""
         return self.jobs_all_runs if duplicates else self.jobs
 
+    def sacct_text(
+        self, duplicates: bool = False, fields: str | Sequence[str] | None = None
+    ) -> str:
+        """:meth:`sacct` as sacct prints it: its default columns ``JobID JobName Partition
+        Account AllocCPUS State ExitCode`` at sacct's fixed widths, a value too long for its
+        column cut, its last character a ``+``. ``fields`` picks columns as ``sacct
+        --format`` does (``"JobID,Elapsed,Timelimit,Start"``; ``JobName%30`` widens one),
+        with sacct's spellings: ``00:20:00``, ``1-00:00:00``, ``UNLIMITED``, ``Unknown``.
+        One line per job allocation (a simulation has no job steps).
+        """
+        return sacct_text(self.sacct(duplicates), fields)
+
     def squeue(self, at=None) -> pd.DataFrame:
         """Jobs pending or running at ``at`` (seconds from the start, a time, or the end)."""
         return squeue_frame(self.sim, at)
 
     def squeue_text(self, at=None) -> str:
-        """:meth:`squeue` as squeue prints it (``START_TIME`` N/A where none is planned)."""
+        """:meth:`squeue` as squeue prints it: ``START_TIME`` as ``2026-01-05T10:00:00``, N/A
+        where none is planned; an empty queue is the header line alone."""
         frame = self.squeue(at)
-        start = frame["START_TIME"].dt.strftime("%Y-%m-%dT%H:%M:%S").fillna("N/A")
-        frame = frame.assign(START_TIME=start)
-        return format_table(frame, right=("NODES", "TIME", "TIME_LIMIT", "PRIORITY"))
+        frame = frame.assign(START_TIME=[_slurm_time(v, "N/A") for v in frame["START_TIME"]])
+        return format_table(frame, right=("JOBID", "NODES", "TIME", "TIME_LIMIT", "PRIORITY"))
 
     def sinfo(self, at=None) -> pd.DataFrame:
         """The sinfo view at ``at``: partitions by node state (idle, mix, alloc, down, drain)."""
@@ -320,7 +437,13 @@ class SimulationResult:
         if nodes is None:
             raise SlurmlabError(f"job {job.key} is not running: it has no allocation")
         return srun_env(
-            job.spec, nodes, job.id, cluster=self.sim.cluster, restart_count=job.restarts
+            job.spec,
+            nodes,
+            job.id,
+            cluster=self.sim.cluster,
+            restart_count=job.restarts,
+            account=job.account,
+            qos=job.qos,
         )
 
     def why_pending(self, jobid, at=None) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from numbers import Integral
 
 import pandas as pd
 
@@ -51,6 +52,15 @@ class WorkloadJob:
                 f"{who}: checkpoint {self.checkpoint!r} is not a slurmlab.Checkpoint "
                 "(Checkpoint(interval=3600, write_cost=60))"
             )
+        code = self.exit_code
+        if type(code) is not int and (not isinstance(code, Integral) or isinstance(code, bool)):
+            raise SlurmlabError(f"{who}: exit_code is {code!r}; use a whole number 0..255")
+        if not 0 <= code <= 255:
+            raise SlurmlabError(f"{who}: exit_code is {code!r}; use a whole number 0..255")
+        for key in ("user", "account"):
+            name = getattr(self, key)
+            if name is not None and (not isinstance(name, str) or not name.strip()):
+                raise SlurmlabError(f"{who}: {key} is {name!r}; give a name (or None, the default)")
 
 
 @dataclass(frozen=True, slots=True)
