@@ -224,3 +224,22 @@ def test_preempt_exempt_time_unlimited_means_never_preempted():
     )
     assert preempted(result) == []
     assert starts(result)["hi"] == 5000
+
+
+def test_the_preemption_waits_for_the_periodic_main_scheduler_pass():
+    """Slurm preempts in main-scheduler passes only: the victim becomes preemptable at 90 s
+    (PreemptExemptTime=1:30) and is preempted at the next periodic pass, 120 s
+    (sched_interval=60); with sched_interval=-1, only an event's pass would look again."""
+    jobs = Workload(
+        (
+            job("low", "-N 1 --exclusive -t 300", runtime=1000),
+            job("hi", "-N 1 --exclusive -t 20 -q high", submit=10, runtime=600),
+        )
+    )
+    qos = (Qos("high", priority=100, preempt=("normal",)),)
+    result = simulate(cluster(1, "PreemptExemptTime=1:30\n"), jobs, "easy", qos=qos)
+    assert starts(result)["hi"] == 120
+    never = cluster(1, "PreemptExemptTime=1:30\nSchedulerParameters=sched_interval=-1\n")
+    result = simulate(never, jobs, "easy", qos=qos)
+    assert preempted(result) == []
+    assert starts(result)["hi"] == 1000

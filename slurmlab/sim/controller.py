@@ -9,6 +9,7 @@ PreemptType=preempt/qos, preempting jobs free room by preempting lower-QOS jobs.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from heapq import heappop
 from typing import TYPE_CHECKING
@@ -419,7 +420,8 @@ class Controller:
         large ones), then oldest job (Slurm's job list order). They are added one by one
         until the preemptor fits; those on the nodes it then gets are preempted. A job that
         has run less than its QOS PreemptExemptTime (else slurm.conf's) is no candidate:
-        the preemptor looks again when that time is up. Each victim's own QOS PreemptMode
+        the preemptor looks again at the first periodic main-scheduler pass (sched_interval)
+        after that time, or at an earlier event's pass. Each victim's own QOS PreemptMode
         (else the cluster's) decides: CANCEL ends it PREEMPTED, REQUEUE requeues it (when
         requeueable), OFF exempts it; it goes after its QOS GraceTime. A preemptor that its
         own QOS/association limit holds preempts nobody: Slurm checks limits first.
@@ -496,7 +498,14 @@ class Controller:
         return self.preempt_exempt if own is None else own
 
     def _wake_at(self, t: float) -> None:
-        """A pass at ``t`` (a job's PreemptExemptTime ends), unless one is already due by then."""
+        """A pass at Slurm's first periodic main-scheduler pass (every sched_interval) from
+        ``t`` on, when a job's PreemptExemptTime ends: Slurm preempts in main-scheduler passes
+        only, and nothing else calls one then (the real-Slurm preemption fixture: the victim
+        became preemptable at 120 s and was preempted at the periodic pass, 172 s)."""
+        grid = self._main_grid
+        if grid is None:  # (sched_interval=-1: the next event's pass looks again)
+            return
+        t = math.ceil(t / grid) * grid
         if self._wake is not None and self.env.now <= self._wake <= t:
             return
         self._wake = t

@@ -191,6 +191,12 @@ class Simulation(Controller, Lifecycles):
         every = getattr(self.policy, "sched_interval", -1)
         self._full_every = every if every > 0 else None
         self._full_depth = self.policy.default_queue_depth + 1 if every > 0 else 0
+        # Slurm's periodic main-scheduler pass (sched_interval, 60 s by default; -1: none),
+        # when a time (not an event) lets a job start: a preemption victim's exempt time ends
+        grid = every if hasattr(self.policy, "sched_interval") else None
+        if grid is None:
+            grid = int(cluster.scheduler_parameters.get("sched_interval") or 60)
+        self._main_grid = grid if grid > 0 else None
         self.seed = parse_whole(seed, what="seed")  # explicit seeds: a whole number, no surprises
         self.origin = DEFAULT_ORIGIN if origin is None else pd.Timestamp(origin)
         ot = cluster.setting("OverTimeLimit", "0") or "0"

@@ -26,11 +26,20 @@ trap 'bash "$HERE/down.sh"' EXIT
 for name in "${names[@]}"; do
   echo "=============== $name"
   bash "$HERE/down.sh"
-  bash "$HERE/up.sh" > "$LOGS/$name-up.log" 2>&1 || { cat "$LOGS/$name-up.log"; exit 1; }
-  # The configuration the fixtures were made with (the same for every scenario).
-  cp "$REALSLURM_DIR/etc/slurm.conf" "$REALSLURM_DIR/etc/gres.conf" "$DATA/"
-  scontrol show config | grep -v -E '^(BOOT_TIME|Configuration data as of)' \
-    > "$DATA/scontrol-show-config.txt"
+  # A scenario with its own settings (conf/NAME.conf.in, e.g. preemption) gets them appended
+  # to slurm.conf, and its configuration is kept as NAME.slurm.conf and
+  # NAME.scontrol-show-config.txt; the others share slurm.conf and scontrol-show-config.txt.
+  extra=() conf_out="$DATA/slurm.conf" config_out="$DATA/scontrol-show-config.txt"
+  if [[ -f "$HERE/conf/$name.conf.in" ]]; then
+    extra=(--conf-extra "$HERE/conf/$name.conf.in")
+    conf_out="$DATA/$name.slurm.conf" config_out="$DATA/$name.scontrol-show-config.txt"
+  fi
+  bash "$HERE/up.sh" "${extra[@]}" > "$LOGS/$name-up.log" 2>&1 \
+    || { cat "$LOGS/$name-up.log"; exit 1; }
+  # The configuration the fixtures were made with.
+  cp "$REALSLURM_DIR/etc/slurm.conf" "$conf_out"
+  cp "$REALSLURM_DIR/etc/gres.conf" "$DATA/"
+  scontrol show config | grep -v -E '^(BOOT_TIME|Configuration data as of)' > "$config_out"
   rm -rf "${DATA:?}/$name"
   "$PY" "$HERE/run_scenario.py" "$DATA/scenarios/$name.yaml" --out "$DATA/$name"
   rm -rf "$LOGS/$name"; cp -r "$REALSLURM_DIR/log" "$LOGS/$name"

@@ -4,7 +4,10 @@ The driver submits each job with ``sbatch`` at its offset from t0 (as the job's 
 through ``runuser``), performs the scripted admin actions (scancel, scontrol requeue),
 snapshots the queue while jobs are queued (squeue --start, sprio, sshare), waits for every job
 to finish and then writes the ground truth: sacct text and JSON, a tidy starts.csv and
-meta.json. Only the standard library and PyYAML are used.
+meta.json. A scenario whose ``qos:`` block sets preemption fields (preempt, preempt_mode,
+grace_time, preempt_exempt_time) gets them with ``sacctmgr modify qos`` before t0; every
+second the driver also notes each job's state and reason changes (transitions.csv). Only
+the standard library and PyYAML are used.
 
 Usage (as root, with SLURM_CONF pointing at the running cluster)::
 
@@ -85,6 +88,16 @@ ACTIONS = {  # scenario action -> command (the real job id is appended)
 }
 TERMINAL = ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY")
 TERMINAL += ("BOOT_FAIL", "DEADLINE", "PREEMPTED")
+QOS_SETTINGS = {  # scenario qos field -> sacctmgr option, value as sacctmgr wants it
+    "preempt": ("preempt", lambda v: ",".join([v] if isinstance(v, str) else v)),
+    "preempt_mode": ("preemptmode", str),
+    "grace_time": ("gracetime", lambda v: str(round(parse_seconds(v)))),  # seconds
+    "preempt_exempt_time": (
+        "preemptexempttime",
+        lambda v: "{:02d}:{:02d}:{:02d}".format(*hms(round(parse_seconds(v)))),
+    ),
+}
+QOS_SHOW = "Name,Priority,Preempt,PreemptMode,GraceTime,PreemptExemptTime"
 
 
 def parse_seconds(value: int | float | str) -> float:
@@ -101,6 +114,10 @@ def parse_seconds(value: int | float | str) -> float:
         parts.insert(0, 0.0)
     h, m, s = parts
     return days * 86400 + h * 3600 + m * 60 + s
+
+
+def hms(seconds: int) -> tuple[int, int, int]:
+    return seconds // 3600, seconds // 60 % 60, seconds % 60
 
 
 def stamp(epoch: float) -> str:
@@ -142,6 +159,8 @@ class Driver:
         self.work = Path(os.environ.get("REALSLURM_DIR", "/tmp/slurmlab-realslurm"))
         self.real_ids: dict[str, str] = {}  # scenario id -> real job id
         self.log: dict[str, list] = {"submissions": [], "actions": [], "reservations": []}
+        self.transitions: list[dict] = []  # (state, reason) changes seen every second
+        self.last_seen: dict[str, tuple] = {}
         self.snap_text = (out / "snapshots.txt").open("w")
         self.queue_rows: list[dict] = []
         self.sprio_rows: list[dict] = []
@@ -152,6 +171,27 @@ class Driver:
         return "" if epoch is None else round(epoch - self.t0)
 
     # --- scripted inputs --------------------------------------------------------
+    def setup_qos(self) -> None:
+        """Give each QOS the preemption settings the scenario's qos block names (the QOS
+        and their priorities come from accounts.sh); slurmdbd pushes them to slurmctld."""
+        for q in self.scenario.get("qos") or []:
+            sets = [f"{opt}={fmt(q[k])}" for k, (opt, fmt) in QOS_SETTINGS.items() if k in q]
+            if not sets:
+                continue
+            cmd = ["sacctmgr", "-i", "modify", "qos", "where", f"name={q['name']}", "set", *sets]
+            res = run(cmd)
+            self.log.setdefault("qos_setup", []).append(
+                {"cmd": shlex.join(cmd), "rc": res.returncode}
+                | {"output": (res.stdout + res.stderr).strip()}
+            )
+            if res.returncode:
+                raise RuntimeError(f"{shlex.join(cmd)}: {res.stderr.strip()}")
+        if self.log.get("qos_setup"):
+            time.sleep(2)  # (the update reaches slurmctld in well under a second)
+            shown = run(["sacctmgr", "-n", "-P", "show", "qos", f"format={QOS_SHOW}"]).stdout
+            rows = [dict(zip(QOS_SHOW.split(","), ln.split("|"))) for ln in shown.splitlines()]
+            self.log["qos"] = rows
+
     def create_reservations(self) -> None:
         for r in self.scenario.get("reservations") or []:
             start = self.t0 + parse_seconds(r.get("start", 0))
@@ -300,21 +340,46 @@ class Driver:
             evs.append(Event(parse_seconds(a["at"]), 1, "action", a))
         return sorted(evs, key=lambda e: (e.at, e.order))
 
+    def watch(self) -> None:
+        """Note every job whose state, reason or nodes changed since the last look."""
+        now = round(time.time() - self.t0, 1)
+        fmt = "%i|%j|%T|%r|%N"
+        res = run(["squeue", "-a", "-r", "-h", "-u", ",".join(self.users), "-o", fmt])
+        for line in res.stdout.splitlines():
+            parts = line.split("|")
+            if len(parts) != 5:
+                continue
+            jid, name, state, reason, nodes = parts
+            if self.last_seen.get(jid) != (state, reason, nodes):
+                self.last_seen[jid] = (state, reason, nodes)
+                self.transitions.append(
+                    {"t": now, "job_id": jid, "id": name, "state": state, "reason": reason}
+                    | {"nodelist": nodes}
+                )
+
     def sleep_until(self, t_rel: float) -> None:
-        """Sleep until t0 + t_rel, taking a snapshot every snapshot_every seconds."""
+        """Sleep until t0 + t_rel, taking a snapshot every snapshot_every seconds and
+        watching state changes every second."""
         while True:
             now = time.time() - self.t0
             if now >= t_rel:
                 return
             next_snap = (math.floor(now / self.snapshot_every) + 1) * self.snapshot_every
-            if next_snap <= t_rel:
+            next_watch = math.floor(now) + 1.0
+            if next_watch < min(next_snap, t_rel):
+                time.sleep(max(0.0, next_watch - now))
+                if self.real_ids:
+                    self.watch()
+            elif next_snap <= t_rel:
                 time.sleep(max(0.0, next_snap - now))
                 if self.real_ids:
+                    self.watch()
                     self.snapshot()
             else:
                 time.sleep(max(0.0, t_rel - now))
 
     def run(self) -> None:
+        self.setup_qos()
         self.t0 = float(math.ceil(time.time()) + 3)
         print(f"scenario {self.scenario['name']}: t0={self.t0:.0f} ({stamp(self.t0)})")
         self.create_reservations()
@@ -363,6 +428,8 @@ class Driver:
         self.write_csv("queue.csv", self.queue_rows)
         self.write_csv("sprio.csv", self.sprio_rows)
         self.write_csv("sshare.csv", self.sshare_rows)
+        self.write_csv("transitions.csv", self.transitions)
+        self.write_ctld_log()
         self.snap_text.close()
         version = run(["sinfo", "-V"]).stdout.strip()  # e.g. "slurm-wlm 22.05.8"
         meta = {
@@ -382,6 +449,16 @@ class Driver:
             **self.log,
         }
         (self.out / "meta.json").write_text(json.dumps(meta, indent=2) + "\n")
+
+    def write_ctld_log(self) -> None:
+        """slurmctld's log lines about preemption and requeues (preempt.log), if any."""
+        log = self.work / "log" / "slurmctld.log"
+        if not log.is_file():
+            return
+        words = re.compile(r"preempt|requeue|grace", re.IGNORECASE)
+        lines = [ln for ln in log.read_text(errors="replace").splitlines() if words.search(ln)]
+        if lines:
+            (self.out / "preempt.log").write_text("\n".join(lines) + "\n")
 
     def write_csv(self, name: str, rows: list[dict]) -> None:
         cols: list[str] = []

@@ -18,6 +18,7 @@ times are whole seconds.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import warnings
 from pathlib import Path
@@ -50,7 +51,43 @@ SIMPLIFICATIONS: dict[tuple[str, str], tuple[float, str]] = {
         "Slurm noticed that only at a later periodic scheduling run (it started 25 s after the "
         "begin time; sched_interval is 60 s), while the simulator starts it at that instant",
     ),
+    ("preemption", "small"): (
+        30.0,
+        "the preempted job ignores SIGTERM, so Slurm killed it KillWait (5 s) after its grace "
+        "time and requeued it then (new Submit 57 s, not 52 s); it started at the first "
+        "main-scheduler run after its begin time (190 s, not 178 s). The simulator ends a "
+        "victim at the end of its grace time and starts it when eligible",
+    ),
+    ("preemption", "urgent2"): (
+        60.0,
+        "its victim became preemptable at 120 s (PreemptExemptTime); Slurm preempts only in "
+        "main-scheduler runs, here the periodic one every sched_interval (60 s) counted from "
+        "slurmctld's start, which fell at 172 s; the simulator's periodic runs fall on "
+        "multiples of 60 s from the scenario's start (120 s)",
+    ),
+    ("preemption", "fill2"): (
+        math.inf,
+        "a victim whose grace time ended (182 s) before Slurm's time-limit check killed it "
+        "(every 30 s) ran to its own end at 190 s, recorded TIMEOUT (its end time had been "
+        "moved to the grace time's end) and was not requeued; the simulator ends it at the "
+        "end of its grace time, PREEMPTED, and requeues it, so it has a second run",
+    ),
 }
+
+#: Final states that differ for the same reason as a listed start time.
+STATE_SIMPLIFICATIONS = {("preemption", "fill2")}
+
+
+def _when(t: float) -> str:
+    return "no such run" if pd.isna(t) else f"{t:.0f} s"
+
+
+def explained(scenario: str, row) -> bool:
+    """Whether a run outside the tolerance is a documented simplification (a listed job
+    within its extra tolerance; ``inf``: any difference, a run on one side only too)."""
+    limit = SIMPLIFICATIONS.get((scenario, row.key))
+    return limit is not None and (limit[0] == math.inf or abs(row.diff_s) <= limit[0])
+
 
 #: Typed columns the reader derives beyond the schema (kept from the export, parsed).
 TYPED_EXTRAS = {
@@ -105,12 +142,10 @@ def main(argv=None) -> int:
         within = int(cmp["within"].sum())
         diffs = cmp["diff_s"].abs().dropna()
         order = "matches" if not viol else f"{len(viol)} pairs differ"
-        explained = [
-            r
-            for r in cmp[~cmp["within"]].itertuples()
-            if abs(r.diff_s) <= SIMPLIFICATIONS.get((yaml_path.stem, r.key), (0.0, ""))[0]
+        explained_rows = [
+            r for r in cmp[~cmp["within"]].itertuples() if explained(yaml_path.stem, r)
         ]
-        ok &= within + len(explained) == len(cmp) and not viol
+        ok &= within + len(explained_rows) == len(cmp) and not viol
         lines.append(
             f"| {yaml_path.stem} | {len(cmp)} | {within}/{len(cmp)} | {order} | "
             f"{diffs.mean():.1f} | {diffs.max():.0f} |"
@@ -118,8 +153,8 @@ def main(argv=None) -> int:
         for row in cmp[~cmp["within"]].itertuples():
             why = SIMPLIFICATIONS.get((yaml_path.stem, row.key), (0.0, "unexplained"))[1]
             lines.append(
-                f"|  - {row.key} run {row.run} | | real {row.start_real:.0f} s, "
-                f"sim {row.start_sim:.0f} s | {why} | | |"
+                f"|  - {row.key} run {row.run} | | real {_when(row.start_real)}, "
+                f"sim {_when(row.start_sim)} | {why} | | |"
             )
     lines += [
         "",

@@ -2,16 +2,27 @@
 # Bring up a small real Slurm 22.05 cluster on this machine, with all state under
 # $REALSLURM_DIR (default /tmp/slurmlab-realslurm): munge, MariaDB, slurmdbd, slurmctld
 # and one `slurmd -N NAME` per node. Needs root. Stop it with down.sh.
-# Usage: bash tools/realslurm/up.sh [--install]   (--install runs apt-get first)
+# Usage: bash tools/realslurm/up.sh [--install] [--conf-extra FILE]
+#   --install          run apt-get first
+#   --conf-extra FILE  append FILE (a template like conf/preemption.conf.in) to slurm.conf
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$HERE/env.sh"
 D="$REALSLURM_DIR"
 
-if [[ "${1:-}" == "--install" ]]; then
+install=0 extra=""
+while (($#)); do
+  case "$1" in
+    --install) install=1; shift ;;
+    --conf-extra) extra="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift 2 ;;
+    *) echo "up.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+if ((install)); then
   apt-get update -q
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q slurm-wlm slurmdbd mariadb-server munge
 fi
+[[ -z "$extra" || -f "$extra" ]] || { echo "up.sh: no file $extra" >&2; exit 2; }
 [[ $(id -u) == 0 ]] || { echo "up.sh must run as root" >&2; exit 1; }
 if compgen -G "$D/run/*.pid" >/dev/null || compgen -G "$D/*/*.pid" >/dev/null; then
   echo "PID files exist in $D/run: run down.sh first" >&2; exit 1
@@ -31,6 +42,9 @@ HOST="$(hostname -s)"
 for f in slurm.conf gres.conf slurmdbd.conf cgroup.conf; do
   sed -e "s|@DIR@|$D|g" -e "s|@HOST@|$HOST|g" "$HERE/conf/$f.in" > "$D/etc/$f"
 done
+if [[ -n "$extra" ]]; then  # a scenario's own settings (e.g. preemption), after the rest
+  sed -e "s|@DIR@|$D|g" -e "s|@HOST@|$HOST|g" "$extra" >> "$D/etc/slurm.conf"
+fi
 chmod 600 "$D/etc/slurmdbd.conf"
 for n in $REALSLURM_NODES; do mkdir -p "$D/spool/d/$n"; done
 # Emulated GPUs: character devices with NVIDIA's major number 195.
