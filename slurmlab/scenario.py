@@ -27,7 +27,7 @@ A scenario is a YAML (or JSON) document::
       - {name: high, priority: 1000, preempt: [normal], max_tres_per_user: "gres/gpu=16"}
     reservations:                      # optional (scontrol create reservation)
       - {name: launch, start: "1:00:00", duration: "4:00:00", node_count: 4, users: [alice]}
-    failures:                          # optional scripted node failures
+    failures:                          # optional scripted node failures (node: a hostlist)
       - {node: gpu003, at: "2:30:00", down_for: 3600}
     random_failures: {mtbf: 30-00:00:00, distribution: weibull, shape: 0.7, repair: 4:00:00, seed: 1}
 
@@ -65,6 +65,7 @@ from slurmlab.spec.qos import (
 )
 from slurmlab.spec.units import (
     compress_hostlist,
+    expand_hostlist,
     parse_duration,
     parse_flag,
     parse_memory_mb,
@@ -704,17 +705,19 @@ def _check_dependencies(jobs: tuple[WorkloadJob, ...], docs: list) -> None:
 
 
 def _failures(doc: dict, cluster: Cluster) -> tuple[NodeFailure, ...]:
+    """``failures`` entries; a ``node`` may be a hostlist (``gpu[1-4]``): one failure each."""
     out = []
     for i, entry in enumerate(_list(doc, "failures")):
         with _entry(("failures", i)):
             failure = NodeFailure.from_dict(entry, where=f"failures[{i}]")
-        if failure.node not in _node_names(cluster):
-            raise ScenarioError(
-                f"failures[{i}]: node {failure.node!r} is not in the cluster "
-                f"({_nodes_hint(cluster)})",
-                path=("failures", i, "node"),
-            )
-        out.append(failure)
+            nodes = expand_hostlist(failure.node)
+        for name in nodes:
+            if name not in _node_names(cluster):
+                raise ScenarioError(
+                    f"failures[{i}]: node {name!r} is not in the cluster ({_nodes_hint(cluster)})",
+                    path=("failures", i, "node"),
+                )
+            out.append(replace(failure, node=name))
     return tuple(out)
 
 

@@ -359,3 +359,25 @@ def test_workload_jobs_check_exit_codes_and_names():
     with pytest.raises(slurmlab.SlurmlabError, match="user is ''"):
         WorkloadJob(spec, 0, 10, user="")
     assert WorkloadJob(spec, 0, 10, exit_code=255).exit_code == 255
+
+
+def test_scenario_failures_take_hostlists():
+    """A ``failures`` entry's node may be a hostlist: every node in it fails then."""
+    import yaml
+
+    doc = yaml.safe_load(
+        """
+cluster: tiny
+jobs:
+  - {id: a, runtime: 600, args: "-N 1 -t 20"}
+failures:
+  - {node: "node[1-4]", at: 100, down_for: 300}
+"""
+    )
+    scenario = slurmlab.Scenario.from_dict(doc)
+    assert [f.node for f in scenario.failures] == ["node1", "node2", "node3", "node4"]
+    result = scenario.run()
+    assert set(result.sinfo(at=200)["STATE"]) == {"down"}
+    bad = {**doc, "failures": [{"node": "node[4-5]", "at": 100}]}
+    with pytest.raises(slurmlab.ScenarioError, match="node 'node5' is not in the cluster"):
+        slurmlab.Scenario.from_dict(bad)
