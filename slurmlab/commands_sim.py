@@ -172,8 +172,8 @@ def run_simulate(args) -> int:
     metrics = result.metrics
     if not metrics["jobs"]:
         print(
-            f"slurmlab: warning: {args.input}: no jobs to simulate, so the waits, slowdown, "
-            "utilization and makespan below are 0 by convention",
+            f"slurmlab: warning: {args.input}: no jobs to simulate: waits and slowdown below "
+            "are undefined (nan; null in --json), utilization and makespan 0",
             file=sys.stderr,
         )
     if args.jobs_out:

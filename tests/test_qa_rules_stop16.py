@@ -259,3 +259,21 @@ def test_run_after_a_cancel_does_not_move_the_clock_to_the_cancelled_end():
     lab.run()
     assert lab.now == 70
     assert lab.result.metrics["makespan_s"] == 70
+
+
+def test_until_metrics_cover_the_window_up_to_until_while_jobs_wait():
+    """A run stopped by ``until=150`` with a job still waiting (its --begin is at 200): the
+    window is 0-150 s whether or not a job still runs then (it was 0-100 s when nothing
+    ran at 150), so the idle 100-150 s count as unused capacity."""
+    jobs = [
+        job("a", "-N 4 --exclusive -t 10", runtime=100),
+        job("later", "-N 1 -t 10 --begin=now+200", runtime=10),
+    ]
+    tiny = Cluster.preset("tiny")
+    alone = simulate(tiny, Workload(jobs), "easy", until=150).metrics
+    assert alone["makespan_s"] == 150
+    assert alone["utilization"] == pytest.approx(100 / 150)
+    busy = simulate(
+        tiny, Workload([*jobs, job("b", "-n 1 -t 60", runtime=1000)]), "easy", until=150
+    )
+    assert busy.metrics["makespan_s"] == 150

@@ -39,6 +39,13 @@ SWF_FIELDS = (
 )  # fmt: skip
 
 #: The fields read_swf turns into a job: SWF integers, so a fraction is an error.
+#: the largest time (s) a field may hold, and the latest UnixStartTime (2100-01-01): beyond
+#: them pandas times overflow; no trace comes near
+MAX_SECONDS = 1e9
+MAX_UNIX_START = 4_102_444_800
+#: header fields the reader uses: given twice with different values, the trace is ambiguous
+_READ_HEADER = frozenset(("MaxProcs", "MaxNodes", "UnixStartTime"))
+
 WHOLE_FIELDS = (
     "job", "submit", "run", "alloc_procs", "req_procs", "req_time", "user", "executable",
 )  # fmt: skip
@@ -95,7 +102,15 @@ def _read(path: Path) -> tuple[pd.DataFrame, dict[str, str], dict[str, int]]:
                 if s.startswith(";"):
                     key, sep, value = s[1:].partition(":")
                     key = key.strip()
-                    if sep and key and " " not in key and key not in header:
+                    if sep and key and " " not in key:
+                        if key in header and key not in _READ_HEADER:
+                            continue  # (Note: lines repeat; the first of each is kept)
+                        if key in header and header[key] != value.strip():
+                            raise SlurmlabError(
+                                f"{path}: line {no}: header field {key!r} is {value.strip()!r}, "
+                                f"but line {header_lines[key]} set it to {header[key]!r}; keep "
+                                "one (a trace has one header)"
+                            )
                         header[key], header_lines[key] = value.strip(), no
                     continue
                 rows.append(_record(s, path, no))
@@ -118,14 +133,15 @@ def _record(s: str, path: Path, no: int) -> list[float]:
     if len(parts) != 18:
         raise SlurmlabError(
             f"{path}: line {no}: {len(parts)} fields, SWF has 18 whitespace-separated "
-            f"fields (value {s[:60]!r})"
+            f"fields (value {s[:60]!r}); fix the line, or start it with ';' if it is a comment"
         )
     try:
         values = [float(p) for p in parts]
     except ValueError:
         i = next(i for i, p in enumerate(parts) if not _is_number(p))
         raise SlurmlabError(
-            f"{path}: line {no}: field {SWF_FIELDS[i]!r} is {parts[i]!r}, not a number"
+            f"{path}: line {no}: field {SWF_FIELDS[i]!r} is {parts[i]!r}, not a number; SWF "
+            "fields are whole numbers, -1 when missing"
         ) from None
     total = sum(values)
     if total - total != 0:  # nan or inf somewhere, or a sum too large: look at each value
@@ -173,8 +189,9 @@ def read_swf(
     The machine is a pool of ``procs`` processors (default: the header's MaxProcs, else
     MaxNodes, else the widest job; -1 in the header means missing), or ``cluster`` when
     the trace is to run on a real cluster (then ``max_procs`` is that cluster's CPU count).
-    A job the machine cannot run (wider than it) raises an error naming it, unless
-    ``skip_invalid=True`` drops and counts it.
+    A job the machine cannot run (wider than it; on a ``cluster``, also a time limit over
+    its default partition's MaxTime, which would pend for ever) raises an error naming it,
+    unless ``skip_invalid=True`` drops and counts it.
     """
     path = Path(path)
     if procs is not None and (
@@ -236,6 +253,30 @@ def read_swf(
         )
         dropped += int(wide.sum())
         keep &= ~wide
+    if cluster is not None:  # a limit over the partition's MaxTime would pend for ever
+        part = cluster.default_partition
+        max_s = None if part.max_time is None else part.max_time.total_seconds()
+        long = keep & (limit > max_s) if max_s is not None else np.zeros_like(keep)
+        if long.any():
+            first = int(np.flatnonzero(long)[0])
+            line, job = int(table["line"].iloc[first]), int(table["job"].iloc[first])
+            what = (
+                f"job {job} asks for {limit[first]:.0f} s, over partition {part.name!r}'s "
+                f"MaxTime of {max_s:.0f} s"
+            )
+            if not skip_invalid:
+                raise SlurmlabError(
+                    f"{path}: line {line}: {what} (it would pend for ever, "
+                    "PartitionTimeLimit); pass --skip-invalid (skip_invalid=True) to drop such "
+                    "jobs, or a --cluster whose default partition allows it"
+                )
+            warnings.warn(
+                f"{path}: dropped {int(long.sum())} jobs over partition {part.name!r}'s "
+                f"MaxTime (the first: line {line}, {what})",
+                stacklevel=2,
+            )
+            dropped += int(long.sum())
+            keep &= ~long
     order = np.lexsort((table["job"].to_numpy(), table["submit"].to_numpy()))
     jobs = []
     sub = table["submit"].to_numpy()
@@ -264,6 +305,12 @@ def read_swf(
         "write the trace's start as whole seconds since 1970 ('; UnixStartTime: 843480031'), "
         "or -1 if it is unknown",
     )  # fmt: skip
+    if start is not None and not 0 <= start <= MAX_UNIX_START:
+        raise SlurmlabError(
+            f"{path}: line {header_lines['UnixStartTime']}: header field 'UnixStartTime' is "
+            f"{start}, not a time between 1970 and 2100; write the trace's start as whole "
+            "seconds since 1970 ('; UnixStartTime: 843480031'), or -1 if it is unknown"
+        )
     origin = DEFAULT_ORIGIN if start is None else pd.Timestamp(start, unit="s")
     return Workload(
         tuple(jobs), name=path.name, origin=origin, dropped=dropped, kind="trace",
@@ -292,6 +339,15 @@ def _check_records(table: pd.DataFrame, path: Path) -> None:
             value = int(values[bad[0]])
             missing = " (SWF's missing)" if value == -1 else ""
             problems.append((int(bad[0]), f"field {name!r} is {value}{missing}: {rule}"))
+    for name in ("submit", "wait", "run", "req_time"):  # seconds pandas can hold as times
+        values = table[name].to_numpy()
+        bad = np.flatnonzero(values > MAX_SECONDS)
+        if len(bad):
+            value = float(values[bad[0]])
+            problems.append(
+                (int(bad[0]), f"field {name!r} is {value:.0f} s, over {MAX_SECONDS:.0e} s "
+                 "(31 years): SWF times are seconds")
+            )  # fmt: skip
     repeated = table["job"].duplicated()
     if repeated.any():
         row = int(np.flatnonzero(repeated.to_numpy())[0])

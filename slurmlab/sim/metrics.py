@@ -2,10 +2,16 @@
 
 * wait = Start - Submit, over jobs that started (mean, median, p95, in seconds);
 * bounded slowdown = max(1, (wait + run) / max(run, 10 s)), averaged over jobs that
-  ended, where run = End - Start (Feitelson's bounded slowdown with tau = 10 s);
+  started and ended, where run = End - Start (Feitelson's bounded slowdown, tau = 10 s);
+* wait, slowdown, ``started``, ``completed``, ``states`` and ``backfilled`` count each job
+  once, by its last run (as ``sacct`` without ``-D`` shows it): a requeued job's Submit is
+  its requeue time, so its wait is that of its last run; a job requeued and pending when a
+  run stops counts as not started;
 * utilization = used resource-seconds / (capacity x (last End - first Submit)), for CPUs
-  and for GPUs, where used resource-seconds = allocated CPUs (GPUs) x Elapsed over all runs;
-* makespan = last End - first Submit (while jobs still run: now - first Submit);
+  and for GPUs, where used resource-seconds = allocated CPUs (GPUs) x Elapsed over all runs
+  (every run a requeued job had), and capacity is every node's (FUTURE ones included);
+* makespan = last End - first Submit, over all runs; when the run stopped (``until=``, a
+  ``Lab``) while jobs still ran or waited, the window ends then: now - first Submit;
 * a mean, median or percentile over no job (none started, or none ended) is NaN;
 * backfilled = jobs started out of priority order (``StartedBy == "backfill"``): while a
   job of their partition waited ahead of them (``easy``, ``conservative``), or by a backfill
@@ -29,8 +35,9 @@ def schedule_metrics(
     """The metrics above for a job table (``all_runs``: every run, for utilization).
 
     ``now`` is when a simulation that has not finished stopped (a ``Lab``, or a run
-    stopped early): while a job still runs, the window ends there, not at the last End, and
-    running jobs count their resource-seconds up to it.
+    stopped early): while a job still runs or waits, the window ends there, not at the last
+    End (an idle machine with jobs waiting is unused capacity), and running jobs count their
+    resource-seconds up to it.
     """
     runs = jobs if all_runs is None else all_runs
     started = jobs[jobs["Start"].notna()]
@@ -41,8 +48,8 @@ def schedule_metrics(
     bsld = np.maximum(1.0, (w_end + run) / np.maximum(run, BSLD_TAU)) if len(run) else np.array([])
     first = runs["Submit"].min()  # a requeue resets Submit: the first run's counts
     last = runs["End"].max()
-    if now is not None and (runs["Start"].notna() & runs["End"].isna()).any():
-        last = now if pd.isna(last) else max(last, now)  # jobs still running: window ends now
+    if now is not None and runs["End"].isna().any():  # jobs still run or wait: it ends now
+        last = now if pd.isna(last) else max(last, now)
     span = (last - first).total_seconds() if pd.notna(first) and pd.notna(last) else 0.0
     elapsed = runs["Elapsed"].dt.total_seconds().fillna(0).to_numpy(dtype=float)
     cpu_s = float((runs["NCPUS"].fillna(0).to_numpy(dtype=float) * elapsed).sum())

@@ -17,6 +17,7 @@ import numpy as np
 from slurmlab.errors import SlurmlabError
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import JobSpec
+from slurmlab.spec.units import parse_whole
 from slurmlab.spec.workload import Workload, WorkloadJob
 
 __all__ = ["ai_workload", "pool_workload"]
@@ -40,11 +41,10 @@ def ai_workload(
 ) -> Workload:
     """``n_jobs`` AI-cluster jobs for ``cluster`` (a preset with ``train`` and ``cpu`` partitions,
     or any cluster with GPU nodes), offered at ``load`` x the cluster's GPU capacity. Time
-    limits never exceed their partition's MaxTime (every job can run)."""
-    if n_jobs < 1:
-        raise SlurmlabError(f"ai_workload: n_jobs={n_jobs} must be at least 1")
-    if not 0 < load <= 5:
-        raise SlurmlabError(f"ai_workload: load={load} must be in (0, 5]")
+    limits never exceed their partition's MaxTime, and CPUs per task never exceed what its
+    nodes have (4 per GPU, 16 for data preparation, when the nodes have them): every job
+    can run."""
+    n_jobs, seed, load = _checked("ai_workload", n_jobs, seed, load)
     if isinstance(cluster, str):
         cluster = Cluster.preset(cluster)
     gpu_parts = [p for p in cluster.partitions if any(cluster.node(n).gpus for n in p.nodes)]
@@ -55,6 +55,9 @@ def ai_workload(
     cpart = cpu_parts[0] if cpu_parts else gpart
     gpn = max(cluster.node(n).gpus for n in gpart.nodes)
     max_nodes = len(gpart.nodes)
+    # CPUs per task that every node of the partition has (a job may land on any of them)
+    gpu_node_cpus = min(cluster.node(n).cpus for n in gpart.nodes if cluster.node(n).gpus)
+    prep_cpus = max(1, min(16, min(cluster.node(n).cpus for n in cpart.nodes)))
     kinds, sizes, limits, fractions, gaps = _streams(seed, 5)
     shares = np.array([m[0] for m in _AI_MIX])
     kind = kinds.choice(len(_AI_MIX), size=n_jobs, p=shares / shares.sum())
@@ -74,12 +77,17 @@ def ai_workload(
         if gpus:
             spec = JobSpec(
                 name=name, partition=gpart.name, nodes=nodes, gpus_per_node=gpus,
-                ntasks_per_node=gpus, cpus_per_task=4, time_limit=limit,
+                ntasks_per_node=gpus, cpus_per_task=max(1, min(4, gpu_node_cpus // gpus)),
+                time_limit=limit,
             )  # fmt: skip
             gpu_seconds += nodes * gpus * runtime
         else:
             spec = JobSpec(
-                name=name, partition=cpart.name, ntasks=1, cpus_per_task=16, time_limit=limit
+                name=name,
+                partition=cpart.name,
+                ntasks=1,
+                cpus_per_task=prep_cpus,
+                time_limit=limit,
             )
         specs.append((spec, runtime))
     capacity = sum(cluster.node(n).gpus for n in gpart.nodes)
@@ -111,11 +119,13 @@ def ai_workload(
 
 def pool_workload(n_jobs: int, procs: int, *, seed: int = 0, load: float = 0.9) -> Workload:
     """A processors-only workload for a pool of ``procs`` (like an SWF trace): log-uniform
-    widths and run times, limits overestimated, Poisson arrivals at ``load``."""
-    if n_jobs < 1 or procs < 1:
-        raise SlurmlabError("pool_workload: n_jobs and procs must be at least 1")
+    widths in 1..procs (``floor(exp(U(0, log(procs + 1))))``: 1 is the commonest) and run
+    times (10 s to 10 h), limits overestimated 1-5x (whole minutes), Poisson arrivals at
+    ``load``."""
+    n_jobs, seed, load = _checked("pool_workload", n_jobs, seed, load)
+    procs = parse_whole(procs, what="pool_workload: procs", minimum=1)
     widths_r, runs_r, over_r, gaps_r = _streams(seed, 4)
-    width = np.minimum(procs, np.exp(widths_r.uniform(0, np.log(procs), n_jobs)).astype(int) + 1)
+    width = np.clip(np.exp(widths_r.uniform(0, np.log(procs + 1), n_jobs)).astype(int), 1, procs)
     run = np.exp(runs_r.uniform(np.log(10), np.log(36000), n_jobs)).round()
     limit = np.ceil(run * over_r.uniform(1.0, 5.0, n_jobs) / 60.0) * 60.0
     span = float((width * run).sum()) / (procs * load)
@@ -130,3 +140,16 @@ def pool_workload(n_jobs: int, procs: int, *, seed: int = 0, load: float = 0.9) 
         for i, (w, r, lim, s) in enumerate(zip(width, run, limit, submit))
     )
     return Workload(jobs, name=f"pool-{n_jobs}-seed{seed}", kind="trace", max_procs=procs)
+
+
+def _checked(what: str, n_jobs, seed, load) -> tuple[int, int, float]:
+    """The generators' common parameters, checked: whole n_jobs >= 1 and seed >= 0, and a
+    load in (0, 5] (the offered load, a share of the cluster's capacity)."""
+    n_jobs = parse_whole(n_jobs, what=f"{what}: n_jobs", minimum=1)
+    seed = parse_whole(seed, what=f"{what}: seed")
+    if isinstance(load, bool) or not isinstance(load, int | float) or not 0 < load <= 5:
+        raise SlurmlabError(
+            f"{what}: load={load!r} must be a number in (0, 5] (the offered load: 0.9 keeps "
+            "the cluster 90 % busy on average)"
+        )
+    return n_jobs, seed, float(load)
