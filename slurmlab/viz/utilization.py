@@ -11,6 +11,10 @@ __all__ = ["pending_figure", "utilization_figure"]
 def utilization_figure(util: pd.DataFrame, resource: str = "gpus") -> go.Figure:
     """Utilization per group over time (``slurmlab.analysis.utilization``), one line a group.
 
+    A group with a capacity is drawn as a share of it (percent axis); a group without one
+    (no capacity given for it) as allocated counts, on a second axis on the right (on the
+    only axis when no group has a capacity): never a count on a percent axis.
+
     >>> import warnings
     >>> from slurmlab.analysis import utilization
     >>> from slurmlab.analysis._common import demo_jobs
@@ -22,18 +26,32 @@ def utilization_figure(util: pd.DataFrame, resource: str = "gpus") -> go.Figure:
     """
     group = util.columns[1]
     rows = util[util["resource"] == resource]
+    parts = list(rows.groupby(group, sort=True))
+    has_cap = {name: bool(part["capacity"].notna().any()) for name, part in parts}
+    shares = any(has_cap.values())
     fig = go.Figure()
-    for name, part in rows.groupby(group, sort=True):
-        y = part["utilization"] if part["capacity"].notna().any() else part["used"]
+    for name, part in parts:
+        if has_cap[name]:
+            y, label, axis = part["utilization"], str(name), "y"
+        else:
+            y, label = part["used"], f"{name} (allocated; no capacity given)"
+            axis = "y2" if shares else "y"
         fig.add_trace(
-            go.Scatter(x=part["time"], y=y, mode="lines", name=str(name), line_shape="hv")
+            go.Scatter(x=part["time"], y=y, mode="lines", name=label, line_shape="hv", yaxis=axis)
         )
-    fig.update_layout(
-        title=f"Allocated {resource} / capacity",
-        yaxis_title="utilization",
-        yaxis_tickformat=".0%",
-        template="plotly_white",
-    )
+    if shares:
+        fig.update_layout(
+            title=f"Allocated {resource} / capacity",
+            yaxis_title="utilization",
+            yaxis_tickformat=".0%",
+        )
+        if not all(has_cap.values()):
+            fig.update_layout(
+                yaxis2={"title": f"allocated {resource}", "overlaying": "y", "side": "right"}
+            )
+    else:
+        fig.update_layout(title=f"Allocated {resource}", yaxis_title=f"allocated {resource}")
+    fig.update_layout(template="plotly_white")
     return fig
 
 
