@@ -52,7 +52,6 @@ from slurmlab.policies.backfill import make_policy
 from slurmlab.policies.fairshare import Account, AccountTree
 from slurmlab.sim.checkpoint import Checkpoint
 from slurmlab.sim.faults import NodeFailure, RandomFailures
-from slurmlab.sim.lab import check_exit_code
 from slurmlab.spec.cluster import Cluster, Node, Partition, parse_gres
 from slurmlab.spec.job import JobSpec
 from slurmlab.spec.presets import presets
@@ -74,7 +73,7 @@ from slurmlab.spec.units import (
     parse_seconds,
     parse_whole,
 )
-from slurmlab.spec.workload import Action, Workload, WorkloadJob
+from slurmlab.spec.workload import Action, Workload, WorkloadJob, check_exit_code
 
 __all__ = ["Scenario"]
 

@@ -8,12 +8,6 @@ preempt the other's), slurm.conf(5) and sacctmgr(1) PreemptExemptTime.
 
 from __future__ import annotations
 
-import random
-
-from hypothesis import given
-from hypothesis import strategies as st
-
-from slurmlab.sim.controller import _merge_sort
 from slurmlab.sim.simulate import simulate
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import JobSpec
@@ -188,26 +182,6 @@ def test_exempt_jobs_are_skipped_for_preemptable_ones():
     assert starts(result)["hi"] == 100
 
 
-@given(st.lists(st.integers(0, 20), max_size=40))
-def test_merge_sort_agrees_with_sorted_for_a_total_order(items):
-    assert _merge_sort(list(items), lambda a, b: a <= b) == sorted(items)
-
-
-def test_merge_sort_is_stable_and_halves_like_glibc():
-    """Ties keep their input order; with a comparator that is not a total order the result
-    is the one glibc's msort gives (halves of n // 2 and n - n // 2, left first on ties)."""
-    pairs = [(k, i) for i, k in enumerate(random.Random(1).choices(range(5), k=30))]
-    assert _merge_sort(pairs, lambda a, b: a[0] <= b[0]) == sorted(pairs, key=lambda p: p[0])
-    # rock-paper-scissors: r before s, s before p, p before r (no total order)
-    beats = {("r", "s"), ("s", "p"), ("p", "r")}
-
-    def before(a, b):
-        return (a, b) in beats or a == b
-
-    assert _merge_sort(["p", "s", "r"], before) == ["p", "r", "s"]  # [p] + merge([s], [r])
-    assert _merge_sort(["s", "r", "p"], before) == ["s", "p", "r"]  # [s] then merge([r], [p])
-
-
 def test_preempt_exempt_time_unlimited_means_never_preempted():
     """PreemptExemptTime=UNLIMITED: no running job is ever a candidate; the preemptor waits
     for the victim to end on its own."""
@@ -243,3 +217,36 @@ def test_the_preemption_waits_for_the_periodic_main_scheduler_pass():
     result = simulate(never, jobs, "easy", qos=qos)
     assert preempted(result) == []
     assert starts(result)["hi"] == 1000
+
+
+def test_a_second_exempt_time_wakes_its_own_pass():
+    """Two victims become preemptable at 100 s and 150 s; the preemptor needs both nodes.
+    The pass woken at 120 s finds one candidate and arms the next wake (180 s), where both
+    go (the wake armed at 120 s used to stay set, and the second wake was dropped)."""
+    result = simulate(
+        cluster(2, "PreemptExemptTime=1:40\n"),
+        Workload(
+            (
+                job("L1", "-N 1 --exclusive -t 300", runtime=3000),
+                job("L2", "-N 1 --exclusive -t 300", submit=50, runtime=3000),
+                job("H", "-N 2 --exclusive -t 20 -q high", submit=60, runtime=600),
+            )
+        ),
+        "easy",
+        qos=(Qos("high", priority=100, preempt=("normal",)),),
+    )
+    assert sorted(preempted(result)) == ["L1", "L2"]
+    assert starts(result)["H"] == 180
+
+
+def test_a_rejected_workload_job_is_named_by_its_position():
+    """A workload job without an id of its own, refused at submission, is named by its name
+    and its position in the workload (no invented job id)."""
+    import pytest
+
+    from slurmlab.errors import RequestError
+
+    jobs = [job(None, "-N 1 -t 10 -J ok", submit=i) for i in range(5)]
+    jobs.append(job(None, "-N 1 -t 10 -J train-7 -q nope", submit=9))
+    with pytest.raises(RequestError, match=r"job 'train-7' \(workload job 6, submitted at t=9s\)"):
+        simulate(cluster(2), Workload(tuple(jobs)), "easy")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from functools import cmp_to_key
 from heapq import heappop
 from typing import TYPE_CHECKING
 
@@ -151,9 +152,13 @@ class Controller:
             cached = job.pending_plan = (pending, plan, planned)
         return cached[2]
 
-    def _pending_jobs(self):
-        """The eligible queue in evaluation order, lazily; throttled array tasks left out."""
-        queue = self._in_order() if self.preemption else self.queue
+    def _pending_jobs(self, order=None):
+        """The eligible queue in evaluation order (``order``: as the pass computed it),
+        lazily; throttled array tasks left out."""
+        if order is not None:
+            queue = order
+        else:
+            queue = self._in_order() if self.preemption else self.queue
         if not self._filtering():
             jobs = self.jobs
             for _key, jid in queue:  # nothing to filter: the common case, kept lean
@@ -208,24 +213,38 @@ class Controller:
 
         That is the order the queue is kept in (tier, priority, submit, id), except under
         preempt/qos: there a job goes before every job whose QOS its own QOS may preempt,
-        whatever their priorities, and only before those. A pairwise rule is no sort key,
-        so, when the queue holds such pairs, the jobs are sorted as Slurm sorts them: a
-        merge sort (glibc's qsort, under list_sort) of the jobs in creation order.
+        whatever their priorities, and only before those. That pairwise rule is no sort
+        key: the queue is sorted with it as a comparator. Where the rule orders every set
+        of jobs consistently (no cycle such as a before b by preemption, b before c and c
+        before a by priority), the order is the one Slurm's sort gives; in a cycle Slurm's
+        outcome depends on its sort algorithm (glibc's merge sort over the jobs in creation
+        order) and this one's may differ.
         """
         queue, jobs, preempts = self.queue, self.jobs, self._preempts
-        present = {jobs[jid].qos for _key, jid in queue}
-        if not any(preempts[q] & present for q in present):
+        present = [q for q, n in self._qos_queued.items() if n]  # (kept by _enqueue/_dequeue)
+        if not any(preempts[q].intersection(present) for q in present):
+            return queue
+        # When no job comes after one its QOS may preempt, the rule agrees with the kept
+        # order on every pair: the sort would return that order (one scan, not a sort)
+        seen: set[str] = set()
+        for _key, jid in queue:
+            q = jobs[jid].qos
+            if not preempts[q].isdisjoint(seen):
+                break
+            seen.add(q)
+        else:
             return queue
 
-        def before(a: tuple[tuple, int], b: tuple[tuple, int]) -> bool:
+        def compare(a: tuple[tuple, int], b: tuple[tuple, int]) -> int:
             qa, qb = jobs[a[1]].qos, jobs[b[1]].qos
             if qb in preempts[qa]:
-                return True
+                return -1
             if qa in preempts[qb]:
-                return False
-            return a[0] <= b[0]
+                return 1
+            return -1 if a[0] < b[0] else 1
 
-        return _merge_sort(sorted(queue, key=_second), before)
+        # (from the kept order, nearly sorted: Python's sort needs few comparisons)
+        return sorted(queue, key=cmp_to_key(compare))
 
     def _resv_edge(self, r: Reservation, what: str) -> None:
         """A reservation starts or ends. At its end its pending jobs are held (reason
@@ -304,11 +323,11 @@ class Controller:
                     return _ASSOC_GRP_REASON[k]
         return None
 
-    def _view(self, resume=None, fresh: int = 0) -> QueueView:
+    def _view(self, resume=None, fresh: int = 0, order=None) -> QueueView:
         now = self.env.now
         running = _RunningView(self.running, now)
         if resume is None or getattr(self.policy, "resume_whole_queue", False):
-            queue, start = self._pending_jobs(), 0
+            queue, start = self._pending_jobs(order), 0
         else:
             queue, start = self._tail(fresh), len(self.queue) - fresh
         return QueueView(
@@ -377,14 +396,18 @@ class Controller:
         self._pass_pending = False
         if not self.queue:
             return
+        # under preempt/qos the queue's order is a pairwise one: computed once per pass
+        order = self._in_order() if self.preemption else None
         if self.reservations:
-            self._reservation_pass()
+            self._reservation_pass(order)
+            if order is not None and len(order) != len(self.queue):  # (some started)
+                order = [e for e in order if self.jobs[e[1]].state == "PENDING"]
         if self.preemption:
-            self._preempt_pass()
+            self._preempt_pass(order)
         if self._can_resume():
             view = self._view(self._resume, len(self._fresh))
         else:
-            view = self._view()
+            view = self._view(order=order)
         self._fresh, self._fresh_after = [], True
         decision = self.policy.schedule(view)
         self._apply(decision)
@@ -392,9 +415,9 @@ class Controller:
         self._resume = decision.resume if not self._fresh else None
         self._last_key = self.queue[-1][0] if self.queue else None
 
-    def _reservation_pass(self) -> None:
+    def _reservation_pass(self, order=None) -> None:
         """Jobs with an advance reservation are evaluated first, on their reservation's nodes."""
-        for _key, jid in list(self._in_order() if self.preemption else self.queue):
+        for _key, jid in list(self.queue if order is None else order):
             job = self.jobs[jid]
             if not job.spec.reservation:
                 continue
@@ -411,7 +434,7 @@ class Controller:
             else:
                 self._start(job, nodes, "main")
 
-    def _preempt_pass(self) -> None:
+    def _preempt_pass(self, order=None) -> None:
         """PreemptType=preempt/qos: a job whose QOS may preempt others frees room by doing so.
 
         Preempting jobs are taken in the queue's order (:meth:`_in_order`). The candidates
@@ -427,10 +450,9 @@ class Controller:
         own QOS/association limit holds preempts nobody: Slurm checks limits first.
         """
         now = self.env.now
-        for _key, jid in list(self._in_order()):
-            job = self.jobs[jid]
-            if not job.preempting:
-                continue
+        jobs = self.jobs
+        order = self._in_order() if order is None else order
+        for job in [jobs[jid] for _key, jid in order if jobs[jid].preempting]:
             if any(self.jobs[v].state == "RUNNING" for v in job.victims):
                 continue  # victims are still in their grace time
             if self._limits:  # Slurm checks limits first: a job that may not start preempts none
@@ -509,7 +531,11 @@ class Controller:
         if self._wake is not None and self.env.now <= self._wake <= t:
             return
         self._wake = t
-        self._at(t - self.env.now, lambda _e: self.request_pass())
+        self._at(t - self.env.now, self._woken)
+
+    def _woken(self, _event=None) -> None:
+        self._wake = None  # (its pass may arm the next wake)
+        self.request_pass()
 
     def _preempt_mode_of(self, victim: SimJob) -> str:
         """The preempted job's mode: its QOS PreemptMode, else the cluster's (preempt_qos.c)."""
@@ -611,29 +637,3 @@ class Controller:
                 if job.state == "PENDING" and job.planned is not None:  # its plan is gone
                     job.planned = job.planned_nodes = None
                     job.plans.append((now, None))
-
-
-def _second(entry: tuple) -> object:
-    return entry[1]
-
-
-def _merge_sort(items: list, before) -> list:
-    """glibc's qsort, which Slurm's list_sort calls: a top-down merge sort (the first half
-    holds n // 2 items; on a tie the left item goes first). With a comparator that is not
-    a total order (the preemption rule), the result depends on the algorithm: this one."""
-    n = len(items)
-    if n <= 1:
-        return items
-    left = _merge_sort(items[: n // 2], before)
-    right = _merge_sort(items[n // 2 :], before)
-    out, i, j = [], 0, 0
-    while i < len(left) and j < len(right):
-        if before(left[i], right[j]):
-            out.append(left[i])
-            i += 1
-        else:
-            out.append(right[j])
-            j += 1
-    out.extend(left[i:])
-    out.extend(right[j:])
-    return out

@@ -308,6 +308,7 @@ class Simulation(Controller, Lifecycles):
         # QOS -> the QOS it may preempt (preempt/qos orders the queue by it)
         self._preempts = {q.name: frozenset(q.preempt) for q in self.qos.values()}
         self._wake: float | None = None  # a pass armed for when a PreemptExemptTime ends
+        self._qos_queued: Counter[str] = Counter()  # queued jobs per QOS (under preemption)
         self._limits = any(  # (a limit of 0 is a limit: Slurm holds every job it covers)
             q.max_jobs_per_user is not None or q.max_tres_per_user or q.grp_tres
             for q in self.qos.values()
@@ -363,9 +364,9 @@ class Simulation(Controller, Lifecycles):
                 with suppress(RequestError):  # (refused when submitted, as before)
                     self.tree.resolve(j.user or j.spec.user or "user", j.account or j.spec.account)
         self._arrivals_left += len(jobs)
-        self.env.process(self._arrivals([j for _, j in jobs]))
+        self.env.process(self._arrivals([j for _, j in jobs], [k for k, _ in jobs]))
 
-    def _arrivals(self, jobs: list[WorkloadJob]):
+    def _arrivals(self, jobs: list[WorkloadJob], positions: list[int]):
         i, n = 0, len(jobs)
         while i < n:
             t = jobs[i].submit
@@ -373,7 +374,17 @@ class Simulation(Controller, Lifecycles):
                 yield self.env.timeout(t - self.env.now)
             while i < n and jobs[i].submit <= self.env.now:
                 self._arrivals_left -= 1
-                self.submit(jobs[i])
+                wjob = jobs[i]
+                try:
+                    self.submit(wjob)
+                except RequestError as exc:
+                    if wjob.id:  # (its errors name it already)
+                        raise
+                    name = f" {wjob.spec.job_name!r}" if wjob.spec.job_name else ""
+                    raise RequestError(
+                        f"job{name} (workload job {positions[i] + 1}, submitted at "
+                        f"t={wjob.submit:.0f}s): {exc}"
+                    ) from None
                 i += 1
 
     def submit(self, wjob: WorkloadJob) -> list[int]:
@@ -607,6 +618,8 @@ class Simulation(Controller, Lifecycles):
             if self._queued[job.partition] == 1:
                 self._parts_queued += 1
             self._cpu_needs[job.need[0]] += 1
+            if self.preemption:
+                self._qos_queued[job.qos] += 1
             if self._min_cpus is not None and job.need[0] < self._min_cpus:
                 self._min_cpus = job.need[0]
             self.waiting.discard(job.id)
@@ -637,6 +650,8 @@ class Simulation(Controller, Lifecycles):
         self._queued[job.partition] -= 1
         if not self._queued[job.partition]:
             self._parts_queued -= 1
+        if self.preemption:
+            self._qos_queued[job.qos] -= 1
         c = job.need[0]
         self._cpu_needs[c] -= 1
         if not self._cpu_needs[c]:
@@ -1006,5 +1021,6 @@ def _seconds(text: str, key: str) -> float:
 
 def _who(wjob: WorkloadJob) -> str:
     """``job a: `` for a workload job with an id of its own (a scenario's), else nothing: a
-    rejected sbatch gets no job id, and its error must not name the next one."""
+    rejected sbatch gets no job id, and its error must not name the next one (a workload's
+    job without an id is named by its position, see ``_arrivals``)."""
     return f"job {wjob.id}: " if wjob.id else ""

@@ -11,7 +11,6 @@ from __future__ import annotations
 import shlex
 import warnings
 from collections.abc import Sequence
-from numbers import Integral
 
 import pandas as pd
 
@@ -21,9 +20,9 @@ from slurmlab.sim.result import SimulationResult
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import JobSpec
 from slurmlab.spec.units import compress_hostlist, parse_instant, parse_names, parse_seconds
-from slurmlab.spec.workload import WorkloadJob
+from slurmlab.spec.workload import WorkloadJob, check_exit_code, check_name
 
-__all__ = ["Lab", "check_exit_code", "check_name", "current_lab"]
+__all__ = ["Lab", "current_lab"]
 
 _CURRENT: list[Lab] = []
 
@@ -83,23 +82,6 @@ def _spec(script_or_args: str | Sequence[str], args: str | Sequence[str] | None)
             _check_script_name(spec, words)
         return spec
     return _request(script_or_args)
-
-
-def check_exit_code(code, *, what: str = "exit_code") -> int:
-    """A job's exit code: a whole number 0..255, as a process's exit status is (0 ends the
-    job COMPLETED, anything else FAILED)."""
-    if isinstance(code, Integral) and not isinstance(code, bool) and 0 <= code <= 255:
-        return int(code)
-    raise SlurmlabError(f"{what} is {code!r}; use a whole number 0..255")
-
-
-def check_name(value, *, what: str) -> str:
-    """A user or account name: text, not empty, without spaces (Slurm's names are words)."""
-    if isinstance(value, str) and value and not any(c.isspace() for c in value):
-        return value
-    raise SlurmlabError(
-        f"{what} is {value!r}; give a name (letters, digits, '-', '_'), e.g. 'alice'"
-    )
 
 
 def current_lab() -> Lab:

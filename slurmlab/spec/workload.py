@@ -17,10 +17,34 @@ from slurmlab.errors import SlurmlabError
 from slurmlab.spec.job import JobSpec
 from slurmlab.spec.units import parse_seconds
 
-__all__ = ["DEFAULT_ORIGIN", "Action", "Workload", "WorkloadJob"]
+__all__ = [
+    "DEFAULT_ORIGIN",
+    "Action",
+    "Workload",
+    "WorkloadJob",
+    "check_exit_code",
+    "check_name",
+]
 
 #: Where a simulation's clock starts when nothing else says (a Monday, midnight).
 DEFAULT_ORIGIN = pd.Timestamp("2026-01-05 00:00:00")
+
+
+def check_exit_code(code, *, what: str = "exit_code") -> int:
+    """A job's exit code: a whole number 0..255, as a process's exit status is (0 ends the
+    job COMPLETED, anything else FAILED)."""
+    if isinstance(code, Integral) and not isinstance(code, bool) and 0 <= code <= 255:
+        return int(code)
+    raise SlurmlabError(f"{what} is {code!r}; use a whole number 0..255")
+
+
+def check_name(value, *, what: str) -> str:
+    """A user or account name: text, not empty, without spaces (Slurm's names are words)."""
+    if isinstance(value, str) and value and not any(c.isspace() for c in value):
+        return value
+    raise SlurmlabError(
+        f"{what} is {value!r}; give a name (letters, digits, '-', '_'), e.g. 'alice'"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,15 +76,10 @@ class WorkloadJob:
                 f"{who}: checkpoint {self.checkpoint!r} is not a slurmlab.Checkpoint "
                 "(Checkpoint(interval=3600, write_cost=60))"
             )
-        code = self.exit_code
-        if type(code) is not int and (not isinstance(code, Integral) or isinstance(code, bool)):
-            raise SlurmlabError(f"{who}: exit_code is {code!r}; use a whole number 0..255")
-        if not 0 <= code <= 255:
-            raise SlurmlabError(f"{who}: exit_code is {code!r}; use a whole number 0..255")
+        check_exit_code(self.exit_code, what=f"{who}: exit_code")
         for key in ("user", "account"):
-            name = getattr(self, key)
-            if name is not None and (not isinstance(name, str) or not name.strip()):
-                raise SlurmlabError(f"{who}: {key} is {name!r}; give a name (or None, the default)")
+            if getattr(self, key) is not None:
+                check_name(getattr(self, key), what=f"{who}: {key}")
 
 
 @dataclass(frozen=True, slots=True)
