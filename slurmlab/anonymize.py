@@ -3,7 +3,12 @@
 Users, groups, accounts, job names, work dirs, comments, submit lines, node names, UIDs/GIDs
 (including the uid in ``CANCELLED by 1234``), clusters, WCKeys and reservations are replaced by
 keyed hashes (HMAC-SHA256 with ``salt``): the same salt gives the same pseudonym in every
-file, so exports of several months still join. Every other byte of a row is kept, so
+file, so exports of several months still join. Two values never share a pseudonym: UIDs and
+GIDs go through a keyed permutation of 0..2**32-1 (one to one, still numbers), and a text
+pseudonym that another value already has is made longer. Rows are split exactly as
+``read_sacct`` splits them (a delimiter inside a free-text value, a newline inside a value,
+an appended export with fewer columns); a line that cannot be split safely is refused, since
+part of a value could otherwise pass through unchanged. The other fields are kept, so
 ``read_sacct`` reads the result like the original. ``#`` comment lines are dropped (they are
 free text). Without a salt a random one is drawn and the pseudonyms cannot be reproduced.
 """
@@ -24,9 +29,11 @@ import hostlist
 
 from slurmlab.records.sacct import (
     SacctParseError,
+    _is_parsable,
     _layout,
     _load_bytes,
-    _merge_free_text,
+    _resolve_rows,
+    _text_lines,
 )
 
 __all__ = ["Anonymizer", "AnonymizeResult", "anonymize_file", "anonymize_text"]
@@ -84,30 +91,58 @@ class AnonymizeResult:
 
 
 class Anonymizer:
-    """Keyed, stable pseudonyms: ``Anonymizer(salt).pseudonym("user", "ann")``."""
+    """Keyed, stable pseudonyms: ``Anonymizer(salt).pseudonym("user", "ann")``.
+
+    Within one Anonymizer two values of a kind never share a pseudonym.
+    """
 
     def __init__(self, salt: str | None = None) -> None:
         self.salt = (salt if salt is not None else secrets.token_hex(16)).encode("utf-8")
         self.result = AnonymizeResult()
+        self._owner: dict[tuple[str, str], str] = {}  # (kind, pseudonym) -> original
 
     def _digest(self, kind: str, value: str) -> bytes:
         return hmac.new(self.salt, f"{kind}\x00{value}".encode(), hashlib.sha256).digest()
+
+    def _short(self, kind: str, value: str) -> str:
+        """The pseudonym of a value, unless another value of its kind already has it."""
+        digest = self._digest(kind, value)
+        return f"n{digest[:6].hex()}" if kind == "node" else f"{kind}_{digest[:6].hex()}"
+
+    def _longer(self, kind: str, value: str, attempt: int) -> str:
+        digest = self._digest(f"{kind}\x00{attempt}", value).hex()[:20]
+        if kind in ("uid", "gid"):  # still a number, above every permuted id
+            return str(2**32 + int(digest, 16))
+        return f"n{digest}" if kind == "node" else f"{kind}_{digest}"
+
+    def _permute(self, kind: str, number: int) -> int:
+        """A keyed permutation of 0..2**32-1 (an 8-round Feistel network): one to one."""
+        left, right = number >> 16, number & 0xFFFF
+        for round_ in range(8):
+            mix = int.from_bytes(self._digest(f"{kind}-feistel-{round_}", str(right))[:2], "big")
+            left, right = right, left ^ mix
+        return (left << 16) | right
 
     def pseudonym(self, kind: str, value: str) -> str:
         if value in _KEEP:
             return value
         key = (kind, value)
-        if key not in self.result.mapping:
-            digest = self._digest(kind, value)
-            if kind in ("uid", "gid"):
-                new = str(10_000_000 + int.from_bytes(digest[:4], "big") % 90_000_000)
-            elif kind == "node":
-                new = f"n{digest[:4].hex()}"
-            else:
-                new = f"{kind}_{digest[:5].hex()}"
+        new = self.result.mapping.get(key)
+        if new is None:
+            number = value.strip()
+            numeric = kind in ("uid", "gid")
+            if numeric and number.isascii() and number.isdigit() and int(number) < 2**32:
+                new = str(self._permute(kind, int(number)))
+            else:  # (a uid that is not a 32-bit number: a number above them all)
+                new = self._longer(kind, value, 0) if numeric else self._short(kind, value)
+                attempt = 0
+                while self._owner.get((kind, new), value) != value:
+                    attempt += 1  # another value has this pseudonym: make this one longer
+                    new = self._longer(kind, value, attempt)
+            self._owner[(kind, new)] = value
             self.result.mapping[key] = new
         self.result.replaced += 1
-        return self.result.mapping[key]
+        return new
 
     def nodes(self, value: str) -> str:
         if value in _KEEP:
@@ -158,53 +193,46 @@ def anonymize_text(
     delimiter: str | None = None,
     file: str = "<text>",
 ) -> str:
-    """Anonymize the text of a ``-P``/``-p`` export (header or ``fields``) line by line."""
-    lines = text.splitlines(keepends=True)
-    data = [
-        (i, line)
-        for i, line in enumerate(lines, 1)
+    """Anonymize the text of a ``-P``/``-p`` export (header or ``fields``) row by row.
+
+    A row split over several lines (a newline inside a value) is written as one line; a line
+    that cannot be split safely is a :class:`SacctParseError` and nothing is written.
+    """
+    lines = [
+        (number, line)
+        for number, line in enumerate(_text_lines(text), 1)
         if line.strip() and not line.lstrip().startswith("#")
     ]
-    if not data:
+    if not lines:
         raise SacctParseError("has no rows to anonymize", file=file)
-    sample = [line.rstrip("\r\n") for _, line in data[:20]]
+    sample = [line for _, line in lines[:20]]
     delim, header, names = _layout(file, sample, fields, delimiter)
-    n = len(names)
-    job_col = names.index("JobID") if "JobID" in names else None
-    out: list[str] = []
-    skip_header = header is not None
-    for number, line in data:
-        body = line.rstrip("\r\n")
-        ending = line[len(body) :]
-        if skip_header:
-            skip_header = False
-            out.append(line)
-            continue
-        pieces = body.split(delim)
-        trailing = False
-        if len(pieces) == n + 1 and pieces[-1] == "":
-            pieces, trailing = pieces[:-1], True
-        if len(pieces) < n:
-            pieces = pieces + [None] * (n - len(pieces))  # appended exports: fewer columns
-        elif len(pieces) > n:
-            merged = _merge_free_text(names, pieces[:-1] if pieces[-1] == "" else pieces, delim)
-            if merged is None:
-                raise SacctParseError(
-                    f"has {len(pieces)} fields where the header has {n}; it cannot be anonymized safely",
-                    file=file,
-                    line=number,
-                    hint="export with --delimiter='^|^' so values cannot hold the delimiter",
-                )
-            trailing = pieces[-1] == ""
-            pieces = merged
-        is_step = job_col is not None and pieces[job_col] is not None and "." in pieces[job_col]
+    parsable = _is_parsable(sample, header is not None, delim, len(names))
+    rows = lines[1:] if header is not None else lines
+    found = _resolve_rows(names, delim, parsable, rows)
+    if found.bad:
+        bad = min(found.bad, key=lambda b: b.line)
+        raise SacctParseError(
+            f"{bad.problem}; so it cannot be anonymized safely (part of a value could pass "
+            "through unchanged)",
+            file=file,
+            line=bad.line,
+            column=bad.column,
+            value=bad.value,
+            hint=re.sub(r";? or read with errors='warn'.*$", "", bad.hint),
+        )
+    out: dict[int, str] = {number: text for number, text in rows if number in found.headers}
+    if header is not None:
+        out[lines[0][0]] = lines[0][1]
+    for row in found.rows:
+        job = row.values[row.names.index("JobID")] if "JobID" in row.names else ""
         new = [
-            None if v is None else anonymizer.field(col, v, is_step)
-            for col, v in zip(names, pieces)
+            anonymizer.field(column, value, "." in job)
+            for column, value in zip(row.names, row.values)
         ]
-        text_row = delim.join(v for v in new if v is not None) + (delim if trailing else "")
-        out.append(text_row + ending)
-    return "".join(out)
+        out[row.line] = delim.join(new) + (delim if row.trailing else "")
+    ending = "\r\n" if "\r\n" in text[:65536] else "\n"
+    return "".join(out[number] + ending for number in sorted(out))
 
 
 def anonymize_file(

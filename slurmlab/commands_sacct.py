@@ -1,19 +1,66 @@
 """The sacct subcommands of ``slurmlab``: summary, report and anonymize.
 
 ``slurmlab.cli`` calls :func:`add_subcommands`; each command parses its arguments, calls the
-public API and prints. A :class:`SacctParseError` becomes one line on stderr and exit code 2.
+public API and prints. A :class:`~slurmlab.SlurmlabError` (a :class:`SacctParseError` among
+them) becomes one line on stderr and exit code 2. Messages written for the Python API
+(``errors='warn'``, ``fields=...``) are shown with this command line's flags (``--errors
+warn``, ``--fields``).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import re
 import sys
 import warnings
 from pathlib import Path
 
-from slurmlab.records.sacct import SacctParseError
+from slurmlab.errors import SlurmlabError
 
 __all__ = ["add_subcommands"]
+
+#: The API's words in messages -> the command line's flags.
+_CLI_WORDS = (
+    (re.compile(r"errors='(raise|warn|coerce)'"), r"--errors \1"),
+    (re.compile(r"fields=\[\.\.\.\] / --fields"), "--fields"),
+    (re.compile(r"fields=\.\.\."), "--fields"),
+    (re.compile(r"leave fields=None"), "leave out --fields"),
+    (re.compile(r"(?<![-\w])delimiter=(?=[)\s;,])"), "--delimiter"),
+    (re.compile(r"tz= the time zone"), "--tz, the time zone"),
+    (re.compile(r"tz='([^']*)'"), r"--tz \1"),
+    (
+        re.compile(r"capacity=Cluster\.from_slurm_conf\(<its slurm\.conf>\) or a \{partition: "
+                   r"\{\.\.\.\}\} mapping"),
+        "--cluster <its slurm.conf> or a preset name",
+    ),
+)  # fmt: skip
+
+_TZ_HELP = (
+    "time zone of the host that ran sacct, e.g. Europe/Berlin. Text times "
+    "(YYYY-MM-DDTHH:MM:SS) are that host's local time and are kept as written; epoch-second "
+    "times (SLURM_TIME_FORMAT=%%s) and --json exports are shown in this zone, and in UTC when "
+    "--tz is not given (with a warning)"
+)
+
+
+def _cli_words(text: str) -> str:
+    """A message of the Python API in the words of the command line."""
+    for pattern, replacement in _CLI_WORDS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def _time_zone(text: str) -> str:
+    """argparse type of --tz: checked before any file is read."""
+    from slurmlab.records.sacct import check_time_zone
+
+    try:
+        check_time_zone(text)
+    except SlurmlabError as exc:
+        message = str(exc).replace(f"tz={text!r} ", f"{text!r} ", 1)
+        raise argparse.ArgumentTypeError(message) from None
+    return text
 
 
 def _reading_options(parser) -> None:
@@ -28,7 +75,7 @@ def _reading_options(parser) -> None:
         help="field list of a header-less export, e.g. JobID,State,Elapsed (as given to sacct -o)",
     )
     parser.add_argument("--delimiter", help="the delimiter (detected when not given)")
-    parser.add_argument("--tz", help="time zone of the host that ran sacct, e.g. Europe/Berlin")
+    parser.add_argument("--tz", type=_time_zone, help=_TZ_HELP)
 
 
 def add_subcommands(subparsers) -> None:
@@ -68,8 +115,12 @@ def add_subcommands(subparsers) -> None:
 
 
 def _fail(exc: Exception) -> int:
-    print(f"slurmlab: error: {exc}", file=sys.stderr)
+    print(f"slurmlab: error: {_cli_words(str(exc))}", file=sys.stderr)
     return 2
+
+
+def _warn(message) -> None:
+    print(f"slurmlab: warning: {_cli_words(str(message))}", file=sys.stderr)
 
 
 def _read(args):
@@ -85,7 +136,7 @@ def _read(args):
             errors=args.errors,
         )
     for warning in caught:
-        print(f"slurmlab: warning: {warning.message}", file=sys.stderr)
+        _warn(warning.message)
     return jobs
 
 
@@ -94,7 +145,7 @@ def run_summary(args) -> int:
 
     try:
         jobs = _read(args)
-    except SacctParseError as exc:
+    except SlurmlabError as exc:
         return _fail(exc)
     result = summary(jobs)
     if args.json:
@@ -112,19 +163,19 @@ def run_report(args) -> int:
 
     try:
         jobs = _read(args)
-    except SacctParseError as exc:
-        return _fail(exc)
-    capacity = None
-    if args.cluster:
-        from slurmlab.cli import load_cluster
+        capacity = None
+        if args.cluster:
+            from slurmlab.cli import load_cluster
 
-        capacity = load_cluster(args.cluster)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        write_report(jobs, args.output, capacity=capacity, title=args.title)
+            capacity = load_cluster(args.cluster)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            write_report(jobs, args.output, capacity=capacity, title=args.title)
+    except SlurmlabError as exc:
+        return _fail(exc)
     for warning in caught:  # the report itself says when capacity is inferred
         if "no capacity given" not in str(warning.message):
-            print(f"slurmlab: warning: {warning.message}", file=sys.stderr)
+            _warn(warning.message)
     print(f"wrote {Path(args.output).resolve()}")
     return 0
 
@@ -141,7 +192,7 @@ def run_anonymize(args) -> int:
             delimiter=args.delimiter,
             mapping_path=args.mapping,
         )
-    except SacctParseError as exc:
+    except SlurmlabError as exc:
         return _fail(exc)
     print(f"wrote {args.output} ({result.replaced} values replaced)")
     if args.mapping:

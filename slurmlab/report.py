@@ -3,7 +3,8 @@
 The file embeds plotly.js, so it opens offline. Every text that comes from the export (job,
 user, account and partition names, states) is escaped: in the page with ``html.escape`` and
 inside the figures' JSON as ``\\u003c``-style escapes, so a job named ``<script>...`` is shown
-as text and runs nothing.
+as text and runs nothing. A figure the export cannot give (no Start times, no MaxRSS ...) is
+never silently left out: a note says which and what to add to the export.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import plotly.offline
 
 from slurmlab import analysis as an
 from slurmlab import viz
+from slurmlab.analysis._common import run_ends, started
 
 __all__ = ["render_report", "write_report"]
 
@@ -89,12 +91,19 @@ def render_report(
     if summary.states:
         figures.append(("States", viz.states_figure(summary.states)))
 
-    if len(jobs) and jobs["Start"].notna().any():
-        span = (
-            jobs["End"].max() - jobs["Start"].min()
-            if jobs["End"].notna().any()
-            else pd.Timedelta(days=1)
+    ran = started(jobs)
+    if len(jobs) and not jobs["Start"].notna().any():
+        notes.append(
+            "Utilization, pending jobs and wait times are not shown: "
+            + (
+                "the export has no Start times (add Submit,Start,End to sacct -o)."
+                if ran.any()
+                else "no job in the export started."
+            )
         )
+    if len(jobs) and jobs["Start"].notna().any():
+        ends = run_ends(jobs)  # (a running job: Start + Elapsed)
+        span = ends.max() - jobs["Start"].min() if ends.notna().any() else pd.Timedelta(days=1)
         freq = freq or (
             "1h"
             if span <= pd.Timedelta(days=3)
@@ -105,10 +114,13 @@ def render_report(
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             util = an.utilization(jobs, capacity=capacity, freq=freq)
-        if caught:
+        if any("no capacity given" in str(w.message) for w in caught):
             notes.append(
                 "Capacity was inferred from the peak allocation in the export; pass --cluster for the real capacity."
             )
+        for warning in caught:  # the capacity does not fit the export: say so in the page
+            if "no capacity given" not in str(warning.message):
+                warnings.warn(warning.message, UserWarning, stacklevel=2)
         resource = "gpus" if jobs["NGPUS"].fillna(0).sum() > 0 else "cpus"
         figures.append(("Utilization", viz.utilization_figure(util, resource=resource)))
         figures.append(("Pending jobs", viz.pending_figure(an.pending_over_time(jobs, freq=freq))))
@@ -117,6 +129,11 @@ def render_report(
             figures.append(("Wait times", viz.wait_figure(waits, by="Partition")))
             sections.append(
                 ("Waits by partition", _table_html(an.wait_stats(jobs, by="Partition"), "{:,.2f}"))
+            )
+        else:
+            notes.append(
+                "Wait times are not shown: no run has both a Submit and a Start time "
+                "(add Submit to sacct -o)."
             )
 
     use = an.usage(jobs, by="Account")
@@ -169,9 +186,28 @@ def render_report(
     eff = an.cpu_efficiency(jobs) if "TotalCPU" in jobs else None
     if eff is not None and eff["cpu_efficiency"].notna().any():
         figures.append(("CPU efficiency", viz.efficiency_figure(eff, "cpu_efficiency")))
+    elif len(jobs):
+        notes.append(
+            "CPU efficiency is not shown: "
+            + (
+                "the export has no TotalCPU (add TotalCPU to sacct -o)."
+                if eff is None
+                else "no run has both a TotalCPU and an Elapsed above 0."
+            )
+        )
     mem = an.memory_efficiency(jobs) if "MemUsed" in jobs or "MaxRSS" in jobs else None
     if mem is not None and mem["memory_efficiency"].notna().any():
         figures.append(("Memory efficiency", viz.efficiency_figure(mem, "memory_efficiency")))
+    elif len(jobs):
+        notes.append(
+            "Memory efficiency is not shown: "
+            + (
+                "the export has no MaxRSS (add MaxRSS,ReqMem to sacct -o and keep the step "
+                "rows, that is no -X: allocation rows leave MaxRSS blank)."
+                if mem is None
+                else "no run that started has both a MaxRSS (from its steps) and a ReqMem."
+            )
+        )
 
     body = [
         f"<h1>{html.escape(title)}</h1>",

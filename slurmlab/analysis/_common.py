@@ -1,4 +1,5 @@
-"""Small helpers shared by the analyzers (hours, weights, the tiny demo table)."""
+"""Small helpers shared by the analyzers: hours, weights, which runs started and when they
+ended, which rows are one job, and the tiny demo table."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ import io
 
 import numpy as np
 import pandas as pd
+
+from slurmlab.errors import SlurmlabError
+from slurmlab.records.schema import TERMINAL_STATES
 
 #: States that end a run without its work being done (the GPU-hours are lost).
 FAILED_STATES = (
@@ -59,9 +63,78 @@ def tasks(jobs: pd.DataFrame) -> np.ndarray:
 def check_columns(jobs: pd.DataFrame, needed: tuple[str, ...], who: str) -> None:
     missing = [c for c in needed if c not in jobs.columns]
     if missing:
-        from slurmlab.errors import SlurmlabError
-
         raise SlurmlabError(
             f"{who}: the job table has no column(s) {', '.join(missing)}; export them with "
             f"sacct -o {','.join(missing)} (or pass a table made by read_sacct or simulate)"
         )
+
+
+#: States only a run that started can be in (to tell runs that ran without a Start column).
+_RAN_STATES = ("RUNNING", "COMPLETED", "COMPLETING", "SUSPENDED", "TIMEOUT", "OUT_OF_MEMORY")
+
+
+def _ran_by_elapsed(jobs: pd.DataFrame) -> np.ndarray:
+    ran = np.zeros(len(jobs), dtype=bool)
+    if "Elapsed" in jobs:
+        ran |= (jobs["Elapsed"].fillna(pd.Timedelta(0)) > pd.Timedelta(0)).to_numpy()
+    if "State" in jobs:
+        ran |= jobs["State"].isin(_RAN_STATES).fillna(False).to_numpy(dtype=bool)
+    return ran
+
+
+def started(jobs: pd.DataFrame) -> np.ndarray:
+    """Which runs started: those with a Start time. A table whose Start is missing throughout
+    (an export without the Start field, such as reportseff's) cannot say so; there a run
+    started if it has an Elapsed above 0 or a state only a started run has (COMPLETED ...).
+    """
+    if "Start" in jobs and jobs["Start"].notna().any():
+        return jobs["Start"].notna().to_numpy()
+    return _ran_by_elapsed(jobs)
+
+
+def require_start(jobs: pd.DataFrame, who: str) -> None:
+    """An error naming the fix when runs started but the table has no Start times."""
+    check_columns(jobs, ("Start",), who)
+    if len(jobs) and not jobs["Start"].notna().any() and _ran_by_elapsed(jobs).any():
+        raise SlurmlabError(
+            f"{who}: the job table has no Start times (its runs ran, by their Elapsed and "
+            "State, but when is unknown); export them with sacct -o ...,Submit,Start,End"
+        )
+
+
+def run_ends(jobs: pd.DataFrame) -> pd.Series:
+    """When each run gave its allocation back: End for a run that has ended; Start + Elapsed
+    for one still going (RUNNING, SUSPENDED: End is Unknown, or stale as in XDMoD's
+    non-ended sample) or without an End; else End as written (NaT when unknown).
+
+    >>> jobs = demo_jobs()
+    >>> run_ends(jobs).dt.strftime("%H:%M").tolist()[:3]
+    ['10:30', '10:00', '10:45']
+    """
+    end = jobs["End"] if "End" in jobs else pd.Series(pd.NaT, index=jobs.index, dtype="M8[ns]")
+    if "Start" not in jobs or "Elapsed" not in jobs:
+        return end
+    by_elapsed = jobs["Start"] + jobs["Elapsed"]
+    ended = (
+        jobs["State"].isin(TERMINAL_STATES).fillna(False).astype(bool)
+        if "State" in jobs
+        else pd.Series(True, index=jobs.index)
+    )
+    out = end.where(ended & end.notna(), by_elapsed).fillna(end)
+    return out.where(~(out < jobs["Start"]), jobs["Start"])
+
+
+def job_keys(jobs: pd.DataFrame) -> pd.Series:
+    """The job each row belongs to: its JobID, or for a het-job component (``12+1``) its
+    leader's id (``12``): the components of a het job are one job."""
+    key = jobs["JobID"].astype("string")
+    if "HetJobID" in jobs:
+        key = jobs["HetJobID"].astype("string").fillna(key)
+    return key
+
+
+def leads(jobs: pd.DataFrame) -> np.ndarray:
+    """Rows that stand for their job: all but the other components of a het job (+1, +2 ...)."""
+    if "HetJobOffset" not in jobs:
+        return np.ones(len(jobs), dtype=bool)
+    return (jobs["HetJobOffset"].fillna(0) == 0).to_numpy(dtype=bool)

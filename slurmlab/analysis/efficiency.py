@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from slurmlab.analysis._common import check_columns, count
+from slurmlab.analysis._common import check_columns, count, started
 
 __all__ = ["cpu_efficiency", "memory_efficiency", "requested_memory_mb", "timelimit_accuracy"]
 
@@ -62,14 +62,16 @@ def requested_memory_mb(jobs: pd.DataFrame) -> pd.Series:
 
 
 def memory_efficiency(jobs: pd.DataFrame) -> pd.DataFrame:
-    """Peak memory used / memory requested per run (MemUsed, else MaxRSS, over ReqMem).
+    """Peak memory used / memory requested per run that started (MemUsed, else MaxRSS, over
+    ReqMem; NaN where either is unknown). Without Start times a run started if it has an
+    Elapsed above 0 or a state only a started run has.
 
     >>> from slurmlab.analysis._common import demo_jobs
     >>> memory_efficiency(demo_jobs())["memory_efficiency"].tolist()
     [0.5, 0.25, 0.25]
     """
     check_columns(jobs, ("ReqMem", "NCPUS", "NNodes"), "memory_efficiency")
-    ran = jobs.loc[jobs["Start"].notna()] if "Start" in jobs else jobs
+    ran = jobs.loc[started(jobs)]
     requested = requested_memory_mb(ran)
     if "MemUsed" in ran:
         used = ran["MemUsed"].astype(float)

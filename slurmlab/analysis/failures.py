@@ -7,9 +7,10 @@ earlier runs, shown by ``sacct --duplicates``, end REQUEUED, PREEMPTED or NODE_F
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
-from slurmlab.analysis._common import FAILED_STATES, check_columns, count, hours
+from slurmlab.analysis._common import FAILED_STATES, check_columns, count, hours, job_keys, leads
 
 __all__ = ["failure_cost", "requeues"]
 
@@ -41,8 +42,10 @@ def failure_cost(jobs: pd.DataFrame, by: str = "State") -> pd.DataFrame:
 def requeues(jobs: pd.DataFrame) -> pd.DataFrame:
     """Jobs that ran more than once: runs, Restarts, the state of each run, hours lost.
 
-    A job is its JobID; its runs are the rows ``sacct --duplicates`` writes (ordered by
-    Submit). ``lost_gpu_hours`` counts every run but the last.
+    A job is its JobID (a het job's components, ``7+0`` and ``7+1``, are job ``7``: the
+    states are its leader's, the hours its components'); its runs are the rows ``sacct
+    --duplicates`` writes (ordered by Submit). ``lost_gpu_hours`` counts every run but the
+    last.
 
     >>> import io
     >>> from slurmlab.records.sacct import read_sacct
@@ -55,24 +58,38 @@ def requeues(jobs: pd.DataFrame) -> pd.DataFrame:
     0     7     2  NODE_FAIL>COMPLETED             4.0
     """
     check_columns(jobs, ("JobID", "State", "Elapsed", "NGPUS"), "requeues")
-    frame = jobs.assign(_gpu_h=hours(jobs["Elapsed"]) * count(jobs["NGPUS"]), _pos=range(len(jobs)))
-    if "Submit" in frame:
-        frame = frame.sort_values(["Submit", "_pos"], kind="stable", na_position="first")
-    restarts = frame["Restarts"] if "Restarts" in frame else pd.Series(0, index=frame.index)
-    frame = frame.assign(_restarts=pd.to_numeric(restarts, errors="coerce").fillna(0))
-    rows = []
-    for job_id, runs in frame.groupby("JobID", sort=False):
-        if len(runs) < 2 and runs["_restarts"].max() == 0:
-            continue
-        rows.append(
-            {
-                "JobID": job_id,
-                "runs": len(runs),
-                "Restarts": int(runs["_restarts"].max()),
-                "states": ">".join(runs["State"].astype(str)),
-                "final_state": runs["State"].iloc[-1],
-                "lost_gpu_hours": float(runs["_gpu_h"].iloc[:-1].sum()),
-            }
-        )
     columns = ["JobID", "runs", "Restarts", "states", "final_state", "lost_gpu_hours"]
-    return pd.DataFrame(rows, columns=columns)
+    restarts = jobs["Restarts"] if "Restarts" in jobs else pd.Series(0, index=jobs.index)
+    frame = pd.DataFrame(
+        {
+            "key": job_keys(jobs).to_numpy(),
+            "component": jobs["JobID"].astype("string").to_numpy(),
+            "state": jobs["State"].astype(str).to_numpy(),
+            "gpu_h": hours(jobs["Elapsed"]) * count(jobs["NGPUS"]),
+            "restarts": pd.to_numeric(restarts, errors="coerce").fillna(0).to_numpy(),
+            "lead": leads(jobs),
+            "pos": np.arange(len(jobs)),
+        }
+    )
+    if "Submit" in jobs:
+        frame["submit"] = jobs["Submit"].to_numpy()
+        frame = frame.sort_values(["submit", "pos"], kind="stable", na_position="first")
+    # the n-th row of a component is its n-th run; a job has as many runs as its components
+    frame["run"] = frame.groupby("component", sort=False).cumcount().to_numpy()
+    by_job = frame.groupby("key", sort=False)
+    table = pd.DataFrame(
+        {"runs": by_job["run"].max() + 1, "Restarts": by_job["restarts"].max().astype(int)}
+    )
+    table = table[(table["runs"] > 1) | (table["Restarts"] > 0)]
+    if table.empty:
+        return pd.DataFrame(columns=columns)
+    mine = frame[frame["key"].isin(table.index)]
+    last_run = mine.groupby("key", sort=False)["run"].transform("max")
+    lost = mine["gpu_h"].where(mine["run"] < last_run, 0.0).groupby(mine["key"], sort=False)
+    has_lead = mine.groupby("key", sort=False)["lead"].transform("any")
+    leaders = mine[mine["lead"] | ~has_lead]  # a het job's states are its leader's
+    states = leaders.groupby("key", sort=False)["state"]
+    table["states"] = states.agg(">".join)
+    table["final_state"] = states.last()
+    table["lost_gpu_hours"] = lost.sum().astype(float)
+    return table.rename_axis("JobID").reset_index()[columns]

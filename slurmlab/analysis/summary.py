@@ -1,8 +1,10 @@
 """A job table in numbers and in words: what ``slurmlab summary`` prints.
 
 Counting rules: a job is one JobID (each array task once, each requeued job once, a pending
-range such as ``123_[3-5%2]`` as the tasks it stands for); its state is the state of its last
-run; hours count every run, earlier runs of requeued jobs included.
+range such as ``123_[3-5%2]`` as the tasks it stands for, a het job's components ``12+0``,
+``12+1`` once); its state is the state of its last run (a het job's: its leader's); hours
+count every run, earlier runs of requeued jobs included. ``last_end`` is when the last run
+ended, or holds its allocation until (Start + Elapsed for a run still running).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from slurmlab.analysis._common import count, hours, tasks
+from slurmlab.analysis._common import count, hours, job_keys, leads, run_ends, tasks
 
 __all__ = ["Summary", "summary"]
 
@@ -102,10 +104,22 @@ def summary(jobs: pd.DataFrame) -> Summary:
     h = hours(jobs["Elapsed"]) if "Elapsed" in jobs else np.zeros(len(jobs))
     gpu = h * count(jobs["NGPUS"]) if "NGPUS" in jobs else np.zeros(len(jobs))
     cpu = h * count(jobs["NCPUS"]) if "NCPUS" in jobs else np.zeros(len(jobs))
-    order = jobs.assign(_w=weight, _pos=np.arange(len(jobs)))
-    if "Submit" in order:
-        order = order.sort_values(["Submit", "_pos"], kind="stable", na_position="first")
-    last = order.drop_duplicates("JobID", keep="last")
+    # the last run of each job; among a het job's components (one Submit) its leader
+    order = pd.DataFrame(
+        {
+            "State": jobs["State"].to_numpy(),
+            "_w": weight,
+            "_key": job_keys(jobs).to_numpy(),
+            "_lead": leads(jobs),
+            "_pos": np.arange(len(jobs)),
+        }
+    )
+    if "Submit" in jobs:
+        order["Submit"] = jobs["Submit"].to_numpy()
+        order = order.sort_values(["Submit", "_lead", "_pos"], kind="stable", na_position="first")
+    else:
+        order = order.sort_values(["_lead", "_pos"], kind="stable")
+    last = order.drop_duplicates("_key", keep="last")
     states = last.groupby(last["State"].astype("string").fillna("UNKNOWN"))["_w"].sum()
     states = states.reset_index().sort_values(
         ["_w", "State"], ascending=[False, True], kind="stable"
@@ -113,10 +127,11 @@ def summary(jobs: pd.DataFrame) -> Summary:
     states = {str(k): int(v) for k, v in zip(states["State"], states["_w"])}
     wait = None
     if "Start" in jobs and "Submit" in jobs:
-        w = (jobs["Start"] - jobs["Submit"]).dt.total_seconds().dropna()
+        w = (jobs["Start"] - jobs["Submit"]).dt.total_seconds()[leads(jobs)].dropna()
         wait = w[w >= 0]
     first = jobs["Submit"].min() if "Submit" in jobs else None
-    end = jobs["End"].max() if "End" in jobs else None
+    ends = [e for e in (jobs.get("End"), run_ends(jobs)) if e is not None and e.notna().any()]
+    end = max(e.max() for e in ends) if ends else None
     return Summary(
         jobs=int(last["_w"].sum()),
         runs=len(jobs),

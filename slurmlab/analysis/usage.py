@@ -3,8 +3,10 @@
 Every run counts, including the earlier runs of requeued jobs that ``sacct --duplicates``
 shows: hours are allocated resources x Elapsed, whatever the job did with them. ``runs``
 counts the runs that started; ``jobs`` counts the jobs among them (a JobID once, however
-many times it was requeued), so ``jobs <= runs``. A job that never started used nothing and
-counts in neither (``summary`` counts every job).
+many times it was requeued; a het job's components once), so ``jobs <= runs``. A job that
+never started used nothing and counts in neither (``summary`` counts every job). A run
+started if it has a Start; in an export without Start times, if it has an Elapsed above 0
+or a state only a started run has.
 """
 
 from __future__ import annotations
@@ -14,7 +16,14 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from slurmlab.analysis._common import check_columns, count, hours
+from slurmlab.analysis._common import (
+    check_columns,
+    count,
+    hours,
+    job_keys,
+    require_start,
+    started,
+)
 
 __all__ = ["gpu_hours", "share_vs_target", "top_consumers", "usage"]
 
@@ -24,21 +33,20 @@ def _with_hours(jobs: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
     a job, in Start order, within its group of ``by``)."""
     check_columns(jobs, ("Elapsed", "NCPUS", "NGPUS", "NNodes"), "usage")
     h = hours(jobs["Elapsed"])
-    # without a Start column every row is taken as a run that started
-    started = jobs["Start"].notna().to_numpy() if "Start" in jobs else np.ones(len(jobs), bool)
-    first = started.copy()
+    ran = started(jobs)
+    first = ran.copy()
     if "JobID" in jobs:  # else every run is its own job
         keys = pd.DataFrame({f"k{i}": _key(jobs[c]).to_numpy() for i, c in enumerate(by)})
-        keys["JobID"] = jobs["JobID"].astype("string").to_numpy()
+        keys["JobID"] = job_keys(jobs).to_numpy()
         order = (
             np.argsort(jobs["Start"].to_numpy(), kind="stable")
             if "Start" in jobs
             else np.arange(len(jobs))
         )
-        order = order[started[order]]
+        order = order[ran[order]]
         first[order] = ~keys.iloc[order].duplicated(keep="first").to_numpy()
     return jobs.assign(
-        runs=started.astype("int64"),
+        runs=ran.astype("int64"),
         jobs=first.astype("int64"),
         cpu_hours=h * count(jobs["NCPUS"]),
         gpu_hours=h * count(jobs["NGPUS"]),
@@ -72,6 +80,8 @@ def usage(
     """
     by = [by] if isinstance(by, str) else list(by)
     check_columns(jobs, tuple(by) + (("Start",) if period is not None else ()), "usage")
+    if period is not None:
+        require_start(jobs, "usage per period")
     frame = _with_hours(jobs, by)
     cols = ["runs", "jobs", "cpu_hours", "gpu_hours", "node_hours"]
     if period is not None:

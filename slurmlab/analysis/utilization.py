@@ -1,6 +1,7 @@
 """How busy the cluster was: allocated CPUs, GPUs and nodes over time against capacity.
 
-Each run holds its allocation from Start to End (a RUNNING run until the end of the export).
+Each run holds its allocation from Start to its end: End for a run that has ended, Start +
+Elapsed for one still running at the export (its End is Unknown; Elapsed is its time so far).
 Capacity comes from a cluster (a preset or ``slurm.conf`` via ``Cluster``), a mapping, or, when
 neither is given, from the peak allocation seen in the export (a lower bound, with a warning).
 A capacity that does not fit the export (a partition it lacks, more allocated than it has)
@@ -15,7 +16,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from slurmlab.analysis._common import check_columns, count
+from slurmlab.analysis._common import check_columns, count, require_start, run_ends
 from slurmlab.errors import SlurmlabError
 from slurmlab.spec.units import expand_hostlist
 
@@ -208,16 +209,17 @@ def utilization(
     2 2024-03-01 10:00:00   2.0         0.25
     """
     check_columns(jobs, ("Start", "End", "NCPUS", "NGPUS", "NNodes"), "utilization")
+    require_start(jobs, "utilization")
     started = jobs.loc[jobs["Start"].notna()]
     if started.empty:
         return pd.DataFrame(
             columns=["time", by or "group", "resource", "used", "capacity", "utilization"]
         )
-    horizon = max(
-        started["Start"].max(),
-        started["End"].max() if started["End"].notna().any() else started["Start"].max(),
-    )
-    end = started["End"].fillna(horizon).where(lambda e: e >= started["Start"], started["Start"])
+    ends = run_ends(started)
+    horizon = started["Start"].max()
+    if ends.notna().any():
+        horizon = max(horizon, ends.max())
+    end = ends.fillna(horizon)  # a run with neither End nor Elapsed: to the end of the export
     edges = pd.date_range(
         started["Start"].min().floor(freq), horizon.ceil(freq) + pd.Timedelta(freq), freq=freq
     )
@@ -252,7 +254,7 @@ def utilization(
             )
         peaks.append(row)
     used = pd.concat(frames, ignore_index=True)
-    used = used[used["time"] <= horizon]
+    used = used[(used["time"] < horizon) | (used["time"] == edges[0])]  # no empty last bin
     cap = _capacity_table(capacity, pd.DataFrame(peaks), by)
     cap["group"] = cap["group"].astype(str)
     cap_long = cap.melt(

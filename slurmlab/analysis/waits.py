@@ -2,7 +2,8 @@
 the pending queue over time.
 
 A run's wait is Start - Submit (Submit is reset when a job is requeued, so each run has its
-own wait); runs that never started have no wait but count as pending until they end.
+own wait); runs that never started have no wait but count as pending until they end. A het
+job is one job: its leader (``12+0``) stands for its components.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from slurmlab.analysis._common import check_columns, count, tasks
+from slurmlab.analysis._common import check_columns, count, leads, require_start, run_ends, tasks
+from slurmlab.records.schema import TERMINAL_STATES
 
 __all__ = ["bounded_slowdown", "pending_over_time", "wait_stats", "wait_times"]
 
@@ -20,8 +22,16 @@ _SIZE_BINS = [0, 1, 8, 32, 128, np.inf]
 _SIZE_LABELS = ["1 CPU", "2-8 CPUs", "9-32 CPUs", "33-128 CPUs", ">128 CPUs"]
 
 
+def _waited(jobs: pd.DataFrame) -> np.ndarray:
+    """The rows wait_times keeps: runs that started and were submitted, one per het job."""
+    check_columns(jobs, ("Submit", "Start"), "wait_times")
+    require_start(jobs, "wait_times")
+    return (jobs["Start"].notna() & jobs["Submit"].notna()).to_numpy() & leads(jobs)
+
+
 def wait_times(jobs: pd.DataFrame) -> pd.DataFrame:
-    """One row per run that started, with ``Wait`` (Start - Submit) and a ``Size`` class.
+    """One row per run that started (a het job once), with ``Wait`` (Start - Submit) and a
+    ``Size`` class.
 
     >>> from slurmlab.analysis._common import demo_jobs
     >>> wait_times(demo_jobs())[["JobID", "Wait"]]
@@ -30,8 +40,7 @@ def wait_times(jobs: pd.DataFrame) -> pd.DataFrame:
     1   101 0 days 00:00:00
     2   102 0 days 01:00:00
     """
-    check_columns(jobs, ("Submit", "Start"), "wait_times")
-    started = jobs.loc[jobs["Start"].notna() & jobs["Submit"].notna()]
+    started = jobs.loc[_waited(jobs)]
     wait = (started["Start"] - started["Submit"]).clip(lower=pd.Timedelta(0))
     size = pd.cut(count(started["NCPUS"]), _SIZE_BINS, labels=_SIZE_LABELS, right=True)
     cols = [
@@ -94,9 +103,7 @@ def bounded_slowdown(jobs: pd.DataFrame, tau: str | pd.Timedelta = "10s") -> pd.
     [1.25, 1.0, 5.0]
     """
     waits = wait_times(jobs)
-    merged = jobs.loc[jobs["Start"].notna() & jobs["Submit"].notna(), "Elapsed"].reset_index(
-        drop=True
-    )
+    merged = jobs.loc[_waited(jobs), "Elapsed"].reset_index(drop=True)
     run = merged.fillna(pd.Timedelta(0))
     floor = pd.Timedelta(tau)
     slowdown = (waits["Wait"] + run) / run.where(run > floor, floor)
@@ -109,26 +116,32 @@ def pending_over_time(
     """How many jobs were pending at each tick (every ``freq``), per group.
 
     A run is pending from Eligible (else Submit) until Start; one that never started is
-    pending until its End, or the end of the export. Array ranges count every task.
+    pending until it ended (cancelled: its End), or to the end of the export while its state
+    is still PENDING (whatever its End says). Array ranges count every task; a het job counts
+    once.
 
     >>> from slurmlab.analysis._common import demo_jobs
     >>> pending_over_time(demo_jobs(), freq="1h", by=None)["pending"].tolist()
     [1.0, 0.0, 4.0]
     """
     check_columns(jobs, ("Submit", "Start"), "pending_over_time")
+    require_start(jobs, "pending_over_time")
     begin = jobs["Eligible"].fillna(jobs["Submit"]) if "Eligible" in jobs else jobs["Submit"]
-    known = [s for s in (jobs["Submit"], jobs["Start"], jobs.get("End")) if s is not None]
-    horizon = max(s.max() for s in known if s.notna().any())
-    never = jobs["Start"].isna()
-    until = jobs["Start"].fillna(horizon + pd.Timedelta(1, "ns"))
-    if "End" in jobs:  # a job cancelled while pending stops pending at its End
-        until = until.where(~never | jobs["End"].isna(), jobs["End"])
+    known = [jobs["Submit"], jobs["Start"], run_ends(jobs)]
+    if "End" in jobs:
+        known.append(jobs["End"])
     ok = begin.notna().to_numpy()
     if not ok.any():
         return pd.DataFrame(columns=["time", *([by] if by else []), "pending"])
+    horizon = max(s.max() for s in known if s.notna().any())
+    never = jobs["Start"].isna()
+    until = jobs["Start"].fillna(horizon + pd.Timedelta(1, "ns"))
+    if "End" in jobs:  # a job that ended while pending (cancelled) stops pending at its End
+        ended = jobs["State"].isin(TERMINAL_STATES).fillna(False) if "State" in jobs else True
+        until = until.where(~(never & ended & jobs["End"].notna()), jobs["End"])
     start = begin[ok].min().floor(freq)
     ticks = pd.date_range(start, horizon, freq=freq)
-    weight = tasks(jobs)[ok]
+    weight = (tasks(jobs) * leads(jobs))[ok]
     b = begin[ok].to_numpy()
     u = until[ok].to_numpy()
     groups = (

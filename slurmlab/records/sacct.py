@@ -13,8 +13,9 @@ The design, in short:
   JobID: the key of a run is ``(JobIDRaw, Submit)``, never JobID alone. Derived columns:
   ``ArrayJobID``, ``ArrayTaskID``, ``ArrayTaskRange`` (``"1-5%2"`` on a pending range row),
   ``ArrayTasks`` (how many tasks the row stands for: 3 for ``123_[3-5%2]``, else 1),
-  ``HetJobID``, ``HetJobOffset``, ``NGPUS`` and ``GPUType`` (from AllocTRES, else ReqTRES,
-  else the pre-20.11 AllocGRES/ReqGRES; typed and untyped entries are the same GPUs),
+  ``HetJobID``, ``HetJobOffset``, ``NGPUS`` and ``GPUType`` (what was allocated: AllocTRES,
+  else the pre-20.11 AllocGRES; else what was requested: ReqTRES, else ReqGRES; typed and
+  untyped entries are the same GPUs),
   ``ReqMemPer`` (``"cpu"``/``"node"`` for the legacy ``4000Mc``/``1Gn`` suffix, NA when
   absent), ``ExitStatus``/``ExitSignal`` and ``StartedBy`` (``main``, ``backfill`` or
   ``submit`` from Flags' SchedMain, SchedBackfill, SchedSubmit).
@@ -28,8 +29,11 @@ The design, in short:
   TotalCPU when the allocation row lacks it. The step frame lives in ``attrs["steps"]`` inside
   a small holder that pandas copies by reference (a DataFrame directly in ``attrs`` would be
   deep-copied by every operation and breaks ``pd.concat``).
-* **Units.** Times are naive local ``datetime64[ns]`` (``Unknown``, ``None`` and blank give
-  NaT; ``tz`` is recorded in ``attrs["tz"]`` and used for epoch-second exports); durations are
+* **Units.** Times are naive ``datetime64[ns]``: text times (``2024-01-01T10:00:00``) as
+  written, the local time of the host that ran sacct; epoch seconds (``SLURM_TIME_FORMAT=%s``
+  and every ``--json`` export) converted to ``tz``, and to UTC when no ``tz`` is given (with
+  a warning saying so). ``Unknown``, ``None`` and blank give NaT; ``tz`` is recorded in
+  ``attrs["tz"]`` and a name that is not a time zone is an error. Durations are
   ``timedelta64[ns]`` (``*Raw`` columns win when present; ``UNLIMITED`` and
   ``Partition_Limit`` give NaT; without Elapsed it is CPUTime / NCPUS); ReqMem is whole MB
   (Int64); other sizes (MaxRSS, AveRSS, MaxVMSize, disk I/O) are float MB. States keep the first word only (``CANCELLED by 1234``
@@ -40,13 +44,20 @@ The design, in short:
   :class:`SacctParseError` naming file, line, column, value and a fix. ``"warn"`` leaves such
   rows out, counts them in ``attrs["bad_rows"]`` (lines in ``attrs["bad_lines"]``) and warns
   once. ``"coerce"`` turns bad values into NA (rows whose JobID or field count cannot be
-  understood are still left out and counted). A row with the delimiter inside a value
-  (``|`` in a JobName or ``[a|b]`` in Constraints) is repaired when exactly one free-text
-  column can take the extra field; a line broken by a newline inside a value is joined; a
-  field count shared by many rows but shorter than the header (exports appended after a
-  format change) is padded with blanks and counted in ``attrs["padded_rows"]``, while a rare
-  shorter row is reported as truncated. A file whose rows mostly have more fields than the
-  header gets one error (wrong field list or delimiter).
+  understood are still left out and counted).
+* **Rows that are not one line of the header's width** are read in Python, by rules that
+  never guess: the delimiter inside a free-text value (``|`` in a JobName, ``[a|b]`` in
+  Constraints) is placed back when exactly one reading of the row makes every other field fit
+  its column (a last empty field is --parsable's trailing delimiter only when that reading
+  fits); a row that reads more than one way (``|`` in two free-text columns) is an error
+  naming the columns and the fix (a delimiter absent from the data). A line that does not
+  start with a JobID continues the row before it (a newline inside a value, the last column
+  included). Rows with fewer fields are padded with blanks (``attrs["padded_rows"]``) only
+  on evidence of an export with fewer columns appended to this one: a run of at least five
+  consecutive such rows, or a header line of their own (a header further down switches the
+  columns of the rows after it, by name); a lone short row is reported as truncated, with
+  both field counts. A file whose rows mostly do not fit the header gets one error (wrong
+  field list or delimiter). Repaired rows are counted in ``attrs["repaired_rows"]``.
 * **attrs.** ``source``, ``format`` (``parsable``/``parsable2``/``json``), ``delimiter``,
   ``tz``, ``fields`` (the columns as read), ``bad_rows``, ``bad_lines``, ``padded_rows``,
   ``repaired_rows``, ``unknown_states`` and ``steps``.
@@ -86,6 +97,7 @@ __all__ = [
     "JobIdParts",
     "SacctParseError",
     "SacctParseWarning",
+    "check_time_zone",
     "expand_nodelist",
     "gres_gpus",
     "parse_duration",
@@ -129,7 +141,7 @@ class SacctParseError(SlurmlabError):
             for part in (
                 file,
                 f"line {line}" if line is not None else None,
-                f"column {column}" if column else None,
+                f"column{'s' if ', ' in column else ''} {column}" if column else None,
             )
             if part
         )
@@ -651,6 +663,7 @@ class _RawTable:
     delimiter: str | None
     padded: int = 0
     repaired: int = 0
+    epoch: bool = False  # some times were epoch seconds (SLURM_TIME_FORMAT=%s, --json)
 
 
 def _canonical(name: str) -> str:
@@ -748,23 +761,18 @@ def _split(
             hint="add JobID to sacct -o (slurmlab needs it to tell jobs from steps)",
         )
     n = len(names)
-    rows = sample[1:] if header is not None else sample
-    if header is not None:
-        trailing = sample[0].rstrip("\r\n").endswith(delim)
-    else:
-        trailing = (
-            bool(rows)
-            and sum(len(r.split(delim)) == n + 1 and r.endswith(delim) for r in rows)
-            > len(rows) / 2
-        )
+    trailing = _is_parsable(sample, header is not None, delim, n)
     width = n + 1 if trailing else n
+
+    def slowly() -> _RawTable:
+        return _split_python(file, data, names, delim, trailing, header is not None)
 
     # pyarrow splits the fields; it needs a one-byte delimiter
     sep = delim
     encoded = delim.encode("utf-8")
     if len(encoded) != 1 or encoded in (b"\n", b"\r", b'"'):
         if b"\x1f" in data:
-            return _split_python(file, data, names, delim, trailing, header is not None)
+            return slowly()
         data = data.replace(encoded, b"\x1f")
         sep = "\x1f"
     irregular: list[tuple[int, str]] = []
@@ -795,13 +803,11 @@ def _split(
             ),
         )
     except pa.ArrowException:  # not UTF-8, or a row pyarrow cannot number: go slowly
-        return _split_python(
-            file, data.replace(b"\x1f", encoded), names, delim, trailing, header is not None
-        )
+        data = data.replace(b"\x1f", encoded)
+        return slowly()
     if any(number is None for number, _ in irregular):
-        return _split_python(
-            file, data.replace(b"\x1f", encoded), names, delim, trailing, header is not None
-        )
+        data = data.replace(b"\x1f", encoded)
+        return slowly()
     total = table.num_rows + len(irregular)
     is_regular = np.ones(total + 1, dtype=bool)
     is_regular[0] = False
@@ -831,12 +837,18 @@ def _split(
             empty &= pc.equal(column, "").to_numpy(zero_copy_only=False)
         if empty.any():
             drop = ~empty if drop is None else drop & ~empty
-    if header is not None:  # the header is the first regular row
-        first = np.zeros(len(lines), dtype=bool)
-        candidates = np.flatnonzero(drop if drop is not None else np.ones(len(lines), bool))
-        if candidates.size:
-            first[candidates[0]] = True
-            drop = ~first if drop is None else drop & ~first
+    # header lines: the first line, and the same header again where exports were joined
+    # (cat a.psv b.psv); a header with other columns further down: read slowly, by name
+    heads = pc.match_substring_regex(
+        columns[names.index("JobID")], pattern=r"^\s*jobid(%-?\d+)?\s*$", ignore_case=True
+    ).to_numpy(zero_copy_only=False)
+    for pos in np.flatnonzero(heads):
+        tokens = [_canonical(c[int(pos)].as_py()).lower() for c in columns]
+        if tokens != [name.lower() for name in names]:
+            data = data.replace(b"\x1f", encoded)
+            return slowly()
+    if heads.any():
+        drop = ~heads if drop is None else drop & ~heads
     if drop is not None:
         kept = np.flatnonzero(drop)
         if kept.size and kept[-1] - kept[0] + 1 == kept.size:  # only a prefix/suffix dropped
@@ -856,208 +868,556 @@ def _split(
         fmt="parsable" if trailing else "parsable2",
         delimiter=delim,
     )
-    pending = sorted(irregular + moved)
-    if header is not None and any(text.strip() == sample[0].strip() for _, text in pending[:50]):
-        pending = [p for p in pending if p[1].strip() != sample[0].strip()]
-    _repair_irregular(raw, pending, total)
+    pending = [
+        (number, text)
+        for number, text in sorted(irregular + moved)
+        if text.strip() and not text.strip().startswith("#")
+    ]
+    if any(_mid_header(text, delim, names) not in (None, names) for _, text in pending):
+        data = data.replace(b"\x1f", encoded)
+        return slowly()  # a header with other columns further down: read by name
+    if pending:
+        _repair_irregular(raw, pending)
     return raw
+
+
+def _is_parsable(sample: list[str], has_header: bool, delim: str, n: int) -> bool:
+    """Whether an export was written with -p (a trailing delimiter on every line)."""
+    if has_header:
+        return sample[0].rstrip("\r\n").endswith(delim)
+    ends = sum(len(r.split(delim)) == n + 1 and r.endswith(delim) for r in sample)
+    return bool(sample) and ends > len(sample) / 2
+
+
+def _text_lines(text: str) -> list[str]:
+    """The lines of a text as pyarrow numbers them (``\\r\\n``, ``\\n`` and ``\\r`` end one)."""
+    return re.split(r"\r\n|\n|\r", text)
 
 
 def _split_python(
     file: str, data: bytes, names: list[str], delim: str, trailing: bool, has_header: bool
 ) -> _RawTable:
-    """The slow path: every line through Python (rare: odd bytes in the file)."""
+    """The slow path: every line through Python (odd bytes, or headers further down)."""
     text = data.decode("utf-8", errors="replace")
-    n = len(names)
-    regular: list[list[str]] = []
-    lines: list[int] = []
-    pending: list[tuple[int, str]] = []
+    lines: list[tuple[int, str]] = []
     seen_header = not has_header
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip() or line.strip().startswith("#"):
+    for number, line in enumerate(_text_lines(text), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
             continue
         if not seen_header:
             seen_header = True
             continue
-        pieces = line.split(delim)
-        if len(pieces) == n or (len(pieces) == n + 1 and pieces[-1] == ""):
-            regular.append(pieces[:n])
-            lines.append(number)
-        else:
-            pending.append((number, line))
-    columns = {
-        name: pa.array([row[i] for row in regular], pa.string()) for i, name in enumerate(names)
-    }
+        lines.append((number, line))
     raw = _RawTable(
         file=file,
-        names=names,
-        columns=columns,
-        lines=np.asarray(lines, dtype=np.int64),
+        names=list(names),
+        columns={name: pa.array([], pa.string()) for name in names},
+        lines=np.zeros(0, dtype=np.int64),
         bad=[],
         fmt="parsable" if trailing else "parsable2",
         delimiter=delim,
     )
-    _repair_irregular(raw, pending, len(regular) + len(pending))
+    _check_fit(file, names, delim, trailing, lines, 0)
+    _add_rows(raw, _resolve_rows(names, delim, trailing, lines))
     return raw
 
 
-def _repair_irregular(raw: _RawTable, pending: list[tuple[int, str]], total: int) -> None:
-    """Rows with the wrong field count: join split lines, repair or pad, else report."""
-    names, delim = raw.names, raw.delimiter or "|"
+def _check_fit(
+    file: str,
+    names: Sequence[str],
+    delim: str,
+    parsable: bool,
+    pending: list[tuple[int, str]],
+    regular: int,
+) -> None:
+    """One error when most rows do not fit the field list (a wrong list or delimiter), rather
+    than an error per row: decided on the first 50 such rows, repaired where they can be."""
+    total = regular + len(pending)
+    if len(pending) < 2 or len(pending) <= 0.5 * total:
+        return
     n = len(names)
-    pending = [
-        (num, text) for num, text in pending if text.strip() and not text.strip().startswith("#")
-    ]
-    if not pending:
-        return
-    total = len(raw.lines) + len(pending)  # data rows, comments left aside
-    counts = [len(text.split(delim)) for _, text in pending]
-    too_long = sum(
-        c > n + 1 or (c == n + 1 and not t.endswith(delim)) for c, (_, t) in zip(counts, pending)
+    counts = [len(text.split(delim)) - (parsable and text.endswith(delim)) for _, text in pending]
+    longer = sum(
+        c > n and not (c == n + 1 and t.endswith(delim)) for c, (_, t) in zip(counts, pending)
     )
-    if too_long > 0.5 * total:
-        common = max(set(counts), key=counts.count)
-        raise SacctParseError(
-            f"most rows have {common} fields but the field list names {n}",
-            file=raw.file,
-            line=pending[0][0],
-            hint="the field list does not match the export: check fields=... (or the header) "
-            "and the delimiter",
+    if not (total >= 3 and longer > 0.5 * total):  # (a small file is repaired where it can be)
+        probe = pending[:50]
+        if len(_resolve_rows(names, delim, parsable, probe).bad) <= max(1, 0.5 * len(probe)):
+            return
+    common = max(set(counts), key=counts.count)
+    raise SacctParseError(
+        f"most rows have {common} fields but the field list names {len(names)}",
+        file=file,
+        line=pending[0][0],
+        hint="the field list does not match the export: check fields=... (or the header) "
+        "and the delimiter",
+    )
+
+
+def _repair_irregular(raw: _RawTable, pending: list[tuple[int, str]]) -> None:
+    """Lines the fast path could not take as rows: join, repair, pad or report them."""
+    names, delim = raw.names, raw.delimiter or "|"
+    _check_fit(raw.file, names, delim, raw.fmt == "parsable", pending, len(raw.lines))
+    # A line that does not start a row continues the one before it (a newline inside the last
+    # column): take that row back from the regular ones so that the two can be joined.
+    regular = raw.lines
+    waiting = {number for number, _ in pending}
+    pulled = set()
+    for number, text in pending:
+        if number - 1 in waiting or _starts_row(names, text.split(delim)):
+            continue
+        if _mid_header(text, delim, names) is not None:
+            continue
+        pos = int(np.searchsorted(regular, number - 1))
+        if pos < len(regular) and regular[pos] == number - 1:
+            pulled.add(pos)
+    if pulled:
+        at = sorted(pulled)
+        ending = delim if raw.fmt == "parsable" else ""
+        columns = [raw.columns[name] for name in names]
+        pending = sorted(
+            pending
+            + [(int(regular[p]), delim.join(c[p].as_py() for c in columns) + ending) for p in at]
         )
-    # A field count shared by many rows is an appended export with fewer columns: pad it.
-    # A rare shorter count is a truncated line: report it.
-    short = [c for c in counts if c < n]
-    paddable = {k for k in set(short) if short.count(k) >= min(100, 0.2 * total)}
-    fixed_rows: list[list[str]] = []
-    fixed_lines: list[int] = []
-    i = 0
-    while i < len(pending):
-        line_no, text = pending[i]
-        pieces = text.split(delim)
-        count = len(pieces)
-        i += 1
-        if count == n or (count == n + 1 and pieces[-1] == ""):
-            fixed_rows.append(pieces[:n])
-            fixed_lines.append(line_no)
-            continue
-        if count < n:  # a newline inside a value: join with the following short lines
-            joined, j, last = text, i, line_no
-            while j < len(pending) and pending[j][0] == last + 1:
-                candidate = joined + "\n" + pending[j][1]
-                if len(candidate.split(delim)) > n + 1:
-                    break
-                joined, last, j = candidate, pending[j][0], j + 1
-                parts = joined.split(delim)
-                if len(parts) == n or (len(parts) == n + 1 and parts[-1] == ""):
-                    break
-            parts = joined.split(delim)
-            if j > i and (len(parts) == n or (len(parts) == n + 1 and parts[-1] == "")):
-                fixed_rows.append(parts[:n])
-                fixed_lines.append(line_no)
-                raw.repaired += 1
-                i = j
-                continue
-            if count in paddable:
-                fixed_rows.append(pieces + [""] * (n - count))
-                fixed_lines.append(line_no)
-                raw.padded += 1
-                continue
-            raw.bad.append(
-                _Bad(
-                    line=line_no,
-                    column=None,
-                    value=text,
-                    problem=f"has {count} fields where the header has {n} (a truncated line?)",
-                    hint="check that the export was written completely; or read with "
-                    "errors='warn' to leave the row out",
-                    drop=True,
-                )
-            )
-            continue
-        if pieces[-1] == "" and raw.fmt == "parsable":
-            pieces = pieces[:-1]
-        candidate = _merge_free_text(names, pieces, delim)
-        if candidate is not None:
-            fixed_rows.append(candidate)
-            fixed_lines.append(line_no)
-            raw.repaired += 1
-            continue
-        raw.bad.append(
-            _Bad(
-                line=line_no,
-                column=None,
-                value=text,
-                problem=f"has {len(pieces)} fields where the header has {n}",
-                hint="the delimiter appears inside a value; export with "
-                "--delimiter='^|^' or put free-text fields (JobName, Constraints, "
-                "SubmitLine) last",
-                drop=True,
-            )
-        )
-    if not fixed_rows:
+        keep = np.ones(len(regular), dtype=bool)
+        keep[at] = False
+        mask = pa.array(keep)
+        raw.columns = {name: raw.columns[name].filter(mask) for name in names}
+        raw.lines = regular = regular[keep]
+    _add_rows(raw, _resolve_rows(names, delim, raw.fmt == "parsable", pending, regular))
+
+
+def _add_rows(raw: _RawTable, found: _Found) -> None:
+    """Put the rows found by :func:`_resolve_rows` among the regular rows, in line order."""
+    raw.bad.extend(found.bad)
+    raw.repaired += found.repaired
+    if not found.rows:
         return
-    lines = np.concatenate([raw.lines, np.asarray(fixed_lines, dtype=raw.lines.dtype)])
+    names = list(raw.names)
+    main = tuple(names)
+    raw.padded += sum(  # rows of an export with fewer columns: the others are blank
+        not set(main) <= set(row.names) for row in found.rows if row.names != main
+    )
+    known = set(names)
+    for layout in {row.names for row in found.rows}:
+        names += [name for name in layout if name not in known]
+        known.update(layout)
+    if all(row.names == main for row in found.rows):
+        values = [list(column) for column in zip(*(row.values for row in found.rows))]
+        values += [[""] * len(found.rows) for _ in names[len(main) :]]
+    else:
+        index = {name: k for k, name in enumerate(names)}
+        values = [[""] * len(found.rows) for _ in names]
+        for r, row in enumerate(found.rows):
+            for name, value in zip(row.names, row.values):
+                values[index[name]][r] = value
+    size = len(raw.lines)
+    lines = np.concatenate([raw.lines, np.asarray([row.line for row in found.rows], np.int64)])
     order = pa.array(np.argsort(lines, kind="stable"))
     raw.columns = {
         name: pa.concat_arrays(
-            [raw.columns[name].cast(pa.string()), pa.array([r[k] for r in fixed_rows], pa.string())]
+            [
+                raw.columns[name].cast(pa.string())
+                if name in raw.columns
+                else pa.array([""] * size, pa.string()),
+                pa.array(values[k], pa.string()),
+            ]
         ).take(order)
         for k, name in enumerate(names)
     }
     raw.lines = lines[order.to_numpy()]
+    raw.names = names
 
 
-def _merge_free_text(names: list[str], pieces: list[str], delim: str) -> list[str] | None:
-    """Put the extra fields back into the one free-text column that can hold them."""
-    n, extra = len(names), len(pieces) - len(names)
-    if extra <= 0:
+# ------------------------------------------------- rows that are not one line of the right width
+#
+# A row whose field count differs from the header's is read here, in Python (they are rare):
+# a newline inside a value breaks a row over several lines (joined again), the delimiter inside
+# a free-text value adds fields (placed back into the one free-text column that can take them),
+# and exports appended with fewer columns give shorter rows (padded, when a block of them or a
+# header of their own says so). A row that fits more than one way is an error, never a guess.
+
+#: A run of at least this many consecutive rows sharing a shorter field count is an export with
+#: fewer fields appended to this one (a lone short row is a truncated line).
+_APPENDED_RUN = 5
+#: More extra fields than this in one row are not placed (the combinations explode).
+_MAX_EXTRA = 8
+_FREE_SET = frozenset(_FREE_TEXT)
+_MISSING_SET = frozenset(_MISSING) | frozenset(_NO_LIMIT)
+_SACCT_NAMES = frozenset(SACCT_FIELDS)
+_JOBID_CHECK = re.compile(_JOBID_RE, re.ASCII)
+_NAME_CHECK = re.compile(r"^[^\W\d_][^\s.+\[\]]*$")
+_TRES_CHECK = re.compile(r"^[^=,]+=[^,]*(?:,[^=,]+=[^,]*)*$")
+#: Names of users, accounts, partitions, nodes ...: no space, ':' or '=' (unlike the times,
+#: durations and TRES lists a shifted column would put there).
+_NAME_FIELD = re.compile(r"^(?:[^\s:=]+|None assigned)$")
+_CHECKS = {
+    **dict.fromkeys(
+        [
+            "User",
+            "Group",
+            "Account",
+            "Partition",
+            "QOS",
+            "Cluster",
+            "WCKey",
+            "NodeList",
+            "Reservation",
+            "FailedNode",
+        ],
+        _NAME_FIELD,
+    ),
+    **dict.fromkeys(
+        _TIME_FIELDS, re.compile(r"^(?:\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d|\d{1,11})$", re.ASCII)
+    ),
+    **dict.fromkeys(_DURATION_FIELDS, re.compile(_DURATION_RE, re.ASCII)),
+    **dict.fromkeys(_INT_FIELDS, re.compile(r"^-?\d{1,18}$", re.ASCII)),
+    **dict.fromkeys([*_MEMORY_FIELDS, "ReqMem"], re.compile(_MEMORY_RE, re.ASCII)),
+    **dict.fromkeys(_EXIT_FIELDS, re.compile(_EXIT_RE, re.ASCII)),
+    "State": re.compile(r"^[A-Za-z_]+\+?(?:\s+by\s+\S+)?$"),
+    **dict.fromkeys(
+        ["AllocTRES", "ReqTRES", *(f for f in SACCT_FIELDS if f.startswith("TRESUsage"))],
+        _TRES_CHECK,
+    ),
+}
+_DELIMITER_FIX = (
+    "re-export with a delimiter that never occurs in the data, e.g. sacct -P "
+    "--delimiter='^|^' ... (slurmlab detects ^|^ and \u2603; give any other with "
+    "delimiter=), or leave the free-text fields (JobName, Constraints, Comment, SubmitLine, "
+    "WorkDir) out, or use sacct --json; or read with errors='warn' to leave the row out"
+)
+
+
+@dataclass
+class _Row:
+    line: int
+    names: tuple[str, ...]  # the columns of this row (fewer for an appended export)
+    values: list[str]
+    trailing: bool = False  # written with --parsable's trailing delimiter
+
+
+@dataclass
+class _Found:
+    rows: list[_Row]
+    bad: list[_Bad]
+    headers: list[int]  # lines that are a header again
+    repaired: int = 0
+
+
+@dataclass
+class _Line:
+    number: int
+    text: str
+    pieces: list[str]
+    names: tuple[str, ...]
+    starts: bool  # could be the first line of a row (else it continues the one before)
+
+
+def _mid_header(text: str, delim: str, main: Sequence[str]) -> list[str] | None:
+    """The names of a header line further down (exports joined), or None for a data line.
+
+    Only sacct's field names (or the first header's) count, so no value of the data is ever
+    taken for a header.
+    """
+    if "jobid" not in text.lower():
         return None
-    valid = []
-    for column in _FREE_TEXT:
-        if column not in names:
-            continue
-        j = names.index(column)
-        candidate = pieces[:j] + [delim.join(pieces[j : j + extra + 1])] + pieces[j + extra + 1 :]
-        if len(candidate) == n and _row_is_valid(names, candidate):
-            valid.append(candidate)
-    if len(valid) > 1:  # prefer the reading whose free text has balanced brackets
-        valid = [
-            c for c in valid if all(_balanced(c[names.index(f)]) for f in _FREE_TEXT if f in names)
-        ]
-    return valid[0] if len(valid) == 1 else None
+    names = _header_names(text, delim)
+    if names is None or "JobID" not in names:
+        return None
+    if not all(name in _SACCT_NAMES or name in main for name in names):
+        return None
+    return names if [n.lower() for n in names] != [m.lower() for m in main] else list(main)
+
+
+def _field_ok(name: str, value: str) -> bool:
+    """Whether ``value`` can be a ``name`` field of sacct's (a quick check, for row repair)."""
+    if "\n" in value:
+        return name in _FREE_SET
+    if name in _FREE_SET:
+        return True
+    text = value.strip()
+    if name == "JobID":
+        return bool(_JOBID_CHECK.match(text) or _NAME_CHECK.match(text))
+    if text in _MISSING_SET:
+        return True
+    check = _CHECKS.get(name)
+    return check is None or check.match(text) is not None
+
+
+def _job_id_ok(names: Sequence[str], values: Sequence[str]) -> bool:
+    """A JobID that is a name is read only beside a numeric JobIDRaw (as ``_job_ids``)."""
+    if "JobID" not in names:
+        return True
+    value = values[names.index("JobID")].strip()
+    if _JOBID_CHECK.match(value):
+        return True
+    if "JobIDRaw" not in names or not _NAME_CHECK.match(value):
+        return False
+    at = names.index("JobIDRaw")
+    return at < len(values) and _digits(values[at].strip())
+
+
+def _starts_row(names: Sequence[str], pieces: list[str]) -> bool:
+    """Whether a line can be the first line of a row: it reaches a valid JobID (a line that
+    does not continues the row before it: a newline inside a value)."""
+    if "JobID" not in names:
+        return True
+    at = names.index("JobID")
+    if len(pieces) >= len(names) and any(name in _FREE_SET for name in names[:at]):
+        return True  # a delimiter inside an earlier free-text value may move the JobID
+    return at < len(pieces) and _job_id_ok(names, pieces)
+
+
+def _alignments(names: Sequence[str], pieces: list[str], delim: str) -> list[list[str]]:
+    """Every way to read ``pieces`` as one row of ``names``: the extra fields go back into
+    free-text columns, every other field must fit its column (at most a few are returned)."""
+    n, c = len(names), len(pieces)
+    if c < n or c - n > _MAX_EXTRA:
+        return []
+    free_after = [0] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        free_after[i] = free_after[i + 1] + (names[i] in _FREE_SET)
+    found: list[list[str]] = []
+    values: list[str] = []
+
+    def place(i: int, k: int) -> None:
+        spare = (c - k) - (n - i)
+        if len(found) >= 8 or (spare and not free_after[i]):
+            return
+        if i == n:
+            if _job_id_ok(names, values):
+                found.append(list(values))
+            return
+        name = names[i]
+        if name in _FREE_SET:
+            takes = range(1, spare + 2) if free_after[i + 1] else (spare + 1,)
+            for take in takes:
+                values.append(delim.join(pieces[k : k + take]))
+                place(i + 1, k + take)
+                values.pop()
+        elif _field_ok(name, pieces[k]):
+            values.append(pieces[k])
+            place(i + 1, k + 1)
+            values.pop()
+
+    place(0, 0)
+    return found
 
 
 def _balanced(text: str) -> bool:
     return text.count("[") == text.count("]") and text.count("(") == text.count(")")
 
 
-def _row_is_valid(names: list[str], values: list[str]) -> bool:
-    try:
-        for name, value in zip(names, values):
-            if name in _TIME_FIELDS:
-                parse_timestamp(value)
-            elif name in _DURATION_FIELDS and value not in _NO_LIMIT:
-                parse_duration(value)
-            elif name in _INT_FIELDS:
-                if _clean(value) not in _MISSING + _NO_LIMIT and not re.fullmatch(
-                    r"-?\d+", _clean(value), re.ASCII
-                ):
-                    return False
-            elif name in _MEMORY_FIELDS:
-                parse_memory(value)
-            elif name == "ReqMem":
-                parse_reqmem(value)
-            elif name == "JobID":
-                parse_job_id(value)
-            elif (
-                name in _EXIT_FIELDS
-                and _clean(value)
-                and not re.match(_EXIT_RE, _clean(value), re.ASCII)
-            ):
-                return False
-    except SacctParseError:
-        return False
-    return True
+def _readings(
+    names: Sequence[str], pieces: list[str], delim: str, trailing_first: bool
+) -> list[tuple[list[str], bool]]:
+    """The readings of a row as (values, trailing); one is a row, more are ambiguous.
+
+    A last empty field may be --parsable's trailing delimiter or an empty free-text value after
+    a delimiter inside a value: both readings are tried (the trailing one first when the file,
+    or a block of rows around this one, is --parsable). Among several readings, those whose
+    free text has balanced brackets win (``[broadwell|skylake]`` is one value).
+    """
+
+    def plain() -> list[tuple[list[str], bool]]:
+        return [(values, False) for values in _alignments(names, pieces, delim)]
+
+    if len(pieces) > len(names) and pieces[-1] == "":
+        cut = [(values, True) for values in _alignments(names, pieces[:-1], delim)]
+        groups = [lambda: cut, plain] if trailing_first else [lambda: cut + plain()]
+    else:
+        groups = [plain]
+    free = [i for i, name in enumerate(names) if name in _FREE_SET]
+    for group in groups:
+        unique: dict[tuple[str, ...], tuple[list[str], bool]] = {}
+        for values, t in group():
+            unique.setdefault(tuple(values), (values, t))
+        readings = list(unique.values())
+        if len(readings) > 1:
+            balanced = [r for r in readings if all(_balanced(r[0][i]) for i in free)]
+            readings = balanced or readings
+        if readings:
+            return readings
+    return []
+
+
+def _resolve_rows(
+    names: Sequence[str],
+    delim: str,
+    parsable: bool,
+    lines: list[tuple[int, str]],
+    regular: np.ndarray | None = None,
+) -> _Found:
+    """Rows from lines that are not one regular row each (or from every line, slowly).
+
+    ``lines`` are (line number, text) in order, without comments and the first header;
+    ``regular`` are the line numbers of the rows read elsewhere (a run of appended rows must
+    not have one between its rows). A header line further down switches the columns of the
+    rows after it; a line that cannot start a row (no JobID) continues the row before it.
+    """
+    main = tuple(names)
+    found = _Found([], [], [])
+    items: list[_Line] = []
+    layout = main
+    for number, text in lines:
+        pieces = text.split(delim)
+        other = _mid_header(text, delim, main)
+        if other is not None:
+            found.headers.append(number)
+            layout = tuple(other)
+            continue
+        width = len(layout)
+        whole = len(pieces) == width + 1 and pieces[-1] == "" if parsable else len(pieces) == width
+        starts = whole or _starts_row(layout, pieces)
+        items.append(_Line(number, text, pieces, layout, starts))
+    slots = (
+        np.searchsorted(regular, [item.number for item in items])
+        if regular is not None and len(regular) and items
+        else np.zeros(len(items), dtype=np.int64)
+    )
+
+    def kind(item: _Line):
+        c, width = len(item.pieces), len(item.names)
+        if item.starts and c < width:
+            return ("short", c, item.names)
+        if c == width + 1 and item.pieces[-1] == "":
+            return ("trailing", c, item.names)
+        return None
+
+    # evidence: runs of rows that share a shorter count, or a trailing delimiter
+    appended = [False] * len(items)
+    trailing_first = [parsable] * len(items)
+    kinds = [kind(item) for item in items]
+    i = 0
+    while i < len(items):
+        j = i + 1
+        if kinds[i] is not None:
+            while j < len(items) and kinds[j] == kinds[i] and slots[j] == slots[i]:
+                j += 1
+            if j - i >= _APPENDED_RUN:
+                for k in range(i, j):
+                    if kinds[i][0] == "short":
+                        appended[k] = True
+                    else:
+                        trailing_first[k] = True
+        i = j
+
+    i = 0
+    while i < len(items):
+        first = items[i]
+        j = i + 1
+        while (
+            j < len(items)
+            and not items[j].starts
+            and items[j].number == items[j - 1].number + 1
+            and items[j].names == first.names
+        ):
+            j += 1
+        width, c = len(first.names), len(first.pieces)
+        if not first.starts:
+            found.bad += [_not_a_row(item) for item in items[i:j]]
+            i = j
+            continue
+        if j == i + 1 and (
+            c == width or (c == width + 1 and first.pieces[-1] == "" and trailing_first[i])
+        ):  # one line, the right width: nothing to repair
+            found.rows.append(_Row(first.number, first.names, first.pieces[:width], c > width))
+            i += 1
+            continue
+        placed = False
+        for k in range(j, i, -1):  # the most lines first: a value may span several
+            pieces = (
+                first.pieces if k == i + 1 else "\n".join(x.text for x in items[i:k]).split(delim)
+            )
+            readings = _readings(first.names, pieces, delim, trailing_first[i])
+            if not readings:
+                continue
+            if len(readings) == 1:
+                values, trailing = readings[0]
+                found.rows.append(_Row(first.number, first.names, values, trailing))
+                found.repaired += 1
+            else:
+                found.bad.append(_ambiguous(first, pieces, readings, delim))
+            found.bad += [_not_a_row(item) for item in items[k:j]]
+            placed = True
+            break
+        if not placed:
+            if c < width and appended[i]:
+                found.rows.append(_Row(first.number, first.names[:c], first.pieces))
+            elif c < width:
+                found.bad.append(
+                    _Bad(
+                        line=first.number,
+                        column=None,
+                        value=first.text,
+                        problem=f"has {c} fields where the header has {width} (a truncated line?)",
+                        hint="check that the export was written completely; if rows of an "
+                        "export with fewer fields were appended here, put that export's header "
+                        "line before them; or read with errors='warn' to leave the row out",
+                        drop=True,
+                    )
+                )
+            else:
+                free = [name for name in first.names if name in _FREE_SET]
+                where = (
+                    f"no free-text column ({', '.join(free)}) can take the extra "
+                    f"field{'s' if c - width > 1 else ''}"
+                    if free
+                    else "the export has no free-text column to hold it"
+                )
+                found.bad.append(
+                    _Bad(
+                        line=first.number,
+                        column=None,
+                        value=first.text,
+                        problem=f"has {c} fields where the header has {width}: the delimiter "
+                        f"{delim!r} is inside a value and {where}",
+                        hint=_DELIMITER_FIX,
+                        drop=True,
+                    )
+                )
+            found.bad += [_not_a_row(item) for item in items[i + 1 : j]]
+        i = j
+    return found
+
+
+def _not_a_row(item: _Line) -> _Bad:
+    return _Bad(
+        line=item.number,
+        column=None,
+        value=item.text,
+        problem="is not a row (it does not start with a JobID) and does not continue the row "
+        "before it (a newline can only be inside a free-text value such as Comment)",
+        hint="check this line and the one before it in the export; or read with "
+        "errors='warn' to leave the line out",
+        drop=True,
+    )
+
+
+def _ambiguous(
+    first: _Line, pieces: list[str], readings: list[tuple[list[str], bool]], delim: str
+) -> _Bad:
+    names = first.names
+    differ = [
+        k for k, _ in enumerate(names) if len({tuple(values)[k] for values, _ in readings}) > 1
+    ]
+    columns = [names[k] for k in differ] or ["(trailing delimiter)"]
+    example = (
+        f" ({names[differ[0]]} {readings[0][0][differ[0]]!r} or {readings[1][0][differ[0]]!r})"
+        if differ
+        else ""
+    )
+    return _Bad(
+        line=first.number,
+        column=", ".join(columns),
+        value=first.text,
+        problem=f"has {len(pieces)} fields where the header has {len(names)}: the delimiter "
+        f"{delim!r} is inside the values of {' and '.join(columns)}, so the row splits more "
+        f"than one way{example}",
+        hint=_DELIMITER_FIX,
+        drop=True,
+    )
 
 
 # ------------------------------------------------------------- vectorised column converters
@@ -1153,7 +1513,11 @@ def _memory(arr: pa.Array, bare_unit_mb: float) -> tuple[pa.Array, pa.Array, np.
     return values, pc.struct_field(matched, "per"), _bad(ok.to_numpy(zero_copy_only=False), arr)
 
 
-def _timestamps(arr: pa.Array, tz: str | None) -> tuple[pa.Array, np.ndarray]:
+def _timestamps(
+    arr: pa.Array, tz: str | None, seen: set[str] | None = None
+) -> tuple[pa.Array, np.ndarray]:
+    """Times as naive datetimes; epoch seconds are shown in ``tz`` (UTC when None), and
+    ``seen`` receives ``"epoch"`` when there were any."""
     arr = pc.utf8_trim_whitespace(arr)
     values = pc.strptime(arr, format="%Y-%m-%dT%H:%M:%S", unit="s", error_is_null=True)
     missing = _missing_mask(arr).to_numpy(zero_copy_only=False)
@@ -1165,6 +1529,8 @@ def _timestamps(arr: pa.Array, tz: str | None) -> tuple[pa.Array, np.ndarray]:
         is_epoch = pc.match_substring_regex(arr, pattern=r"^\d{9,11}$")
         epoch = pc.cast(pc.if_else(is_epoch, arr, pa.scalar(None, pa.string())), pa.int64())
         if pc.any(is_epoch).as_py():
+            if seen is not None:
+                seen.add("epoch")
             seconds = pd.to_datetime(epoch.to_numpy(zero_copy_only=False), unit="s", utc=True)
             local = seconds.tz_convert(tz).tz_localize(None) if tz else seconds.tz_localize(None)
             epoch_ts = pa.array(local.astype("datetime64[s]"), pa.timestamp("s"))
@@ -1326,6 +1692,7 @@ def _convert(raw: _RawTable, tz: str | None) -> tuple[dict[str, pa.Array], dict[
     """Typed arrow columns (sacct names plus derived ones) and a bad-value mask per column."""
     cols = {name: pc.fill_null(raw.columns[name].cast(pa.string()), "") for name in raw.names}
     size = len(raw.lines)
+    seen: set[str] = set()
     out: dict[str, pa.Array] = {}
     problems: dict[str, np.ndarray] = {}
 
@@ -1352,7 +1719,7 @@ def _convert(raw: _RawTable, tz: str | None) -> tuple[dict[str, pa.Array], dict[
             if twin is not None and pc.all(pc.equal(arr, cols[twin])).as_py():
                 out[name], bad = out[twin], problems.get(twin, np.zeros(len(arr), dtype=bool))
             else:  # (Eligible is usually Submit: parsed once)
-                out[name], bad = _dictionary_apply(arr, lambda a: _timestamps(a, tz))
+                out[name], bad = _dictionary_apply(arr, lambda a: _timestamps(a, tz, seen))
         elif name in _DURATION_FIELDS:
             out[name], bad = _dictionary_apply(arr, _durations)
         elif name in _INT_FIELDS:
@@ -1415,22 +1782,23 @@ def _convert(raw: _RawTable, tz: str | None) -> tuple[dict[str, pa.Array], dict[
         if bad is not None:
             note(name, bad)
 
-    # GPUs: AllocTRES, else ReqTRES (pending jobs), else the legacy GRES columns
+    # GPUs: what was allocated (AllocTRES, else the pre-20.11 AllocGRES: sites without
+    # AccountingStorageTRES=gres/gpu list GPUs only there), else what was requested (ReqTRES,
+    # else ReqGRES: pending jobs). A given list without a GPU entry means 0 GPUs only when no
+    # other list of its kind names some; an allocation is never overridden by a request.
     ngpus, gtype = _null_like(size, pa.int64()), _null_like(size, pa.string())
-    for name, legacy in (
-        ("AllocTRES", False),
-        ("ReqTRES", False),
-        ("AllocGRES", True),
-        ("ReqGRES", True),
-    ):
-        if name not in cols:
-            continue
-        count, kind, bad = _tres_gpu_column(cols[name], legacy)
-        note(name, bad)
-        given = pc.invert(_missing_mask(cols[name]))
-        count = pc.if_else(pc.and_(given, pc.invert(pa.array(bad))), pc.fill_null(count, 0), count)
-        gtype = pc.if_else(pc.is_null(ngpus), kind, gtype)
-        ngpus = pc.coalesce(ngpus, count)
+    for group in (("AllocTRES", "AllocGRES"), ("ReqTRES", "ReqGRES")):
+        given_any = pa.array(np.zeros(size, dtype=bool))
+        for name in group:
+            if name not in cols:
+                continue
+            count, kind, bad = _tres_gpu_column(cols[name], name.endswith("GRES"))
+            note(name, bad)
+            given = pc.and_(pc.invert(_missing_mask(cols[name])), pc.invert(pa.array(bad)))
+            given_any = pc.or_(given_any, given)
+            gtype = pc.if_else(pc.is_null(ngpus), kind, gtype)
+            ngpus = pc.coalesce(ngpus, count)
+        ngpus = pc.if_else(pc.and_(pc.is_null(ngpus), given_any), pa.scalar(0, pa.int64()), ngpus)
     out["NGPUS"], out["GPUType"] = ngpus, gtype
 
     # prefer the *Raw columns: exact, and cheaper than text
@@ -1458,6 +1826,7 @@ def _convert(raw: _RawTable, tz: str | None) -> tuple[dict[str, pa.Array], dict[
         out["JobIDRaw"] = pc.coalesce(_text(first), out["AllocJobID"])
     else:
         out["JobIDRaw"] = out["AllocJobID"]
+    raw.epoch = "epoch" in seen
     return out, problems
 
 
@@ -1483,6 +1852,14 @@ _PANDAS_TYPES = {
 
 def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFrame:
     out, problems = _convert(raw, tz)
+    if raw.epoch and tz is None:
+        warnings.warn(
+            f"{raw.file}: its times are epoch seconds (SLURM_TIME_FORMAT=%s or --json), "
+            "shown here in UTC; pass tz= the time zone of the host that ran sacct (e.g. "
+            "tz='Europe/Berlin') to see its local times, as a -P export shows them",
+            UserWarning,
+            stacklevel=3,
+        )
     lines = raw.lines
     bad_lines: list[int] = sorted(b.line for b in raw.bad)
     row_bad = np.zeros(len(lines), dtype=bool)
@@ -1497,7 +1874,9 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
         structural = min(raw.bad, key=lambda b: b.line) if raw.bad else None
         if structural is not None and (first_line is None or structural.line <= first_line):
             b = structural
-            raise SacctParseError(b.problem, file=raw.file, line=b.line, value=b.value, hint=b.hint)
+            raise SacctParseError(
+                b.problem, file=raw.file, line=b.line, column=b.column, value=b.value, hint=b.hint
+            )
         raise _value_error(raw.file, first_line, column, value)
     keep = None
     if row_bad.any() or raw.bad:
@@ -1718,7 +2097,10 @@ def read_sacct(
 
     ``fields`` names the columns of a header-less export (a list or ``"JobID,State,..."``);
     ``delimiter`` is detected when not given (``|``, ``^|^``, ``☃``, TAB); ``tz`` is the
-    time zone of the exporting host, kept in ``attrs["tz"]``. Steps: :func:`steps`.
+    time zone of the exporting host (an IANA name such as ``"Europe/Berlin"``), kept in
+    ``attrs["tz"]``: epoch-second times (``SLURM_TIME_FORMAT=%s``, ``--json``) are shown in
+    it, and in UTC (with a warning) when it is None; text times are kept as written. Steps:
+    :func:`steps`.
 
     >>> import io
     >>> text = "JobID|State|AllocTRES|Elapsed\\n7|TIMEOUT|cpu=8,gres/gpu=2|01:00:00\\n7.batch|CANCELLED||01:00:00\\n"
@@ -1730,6 +2112,7 @@ def read_sacct(
     """
     if errors not in ("raise", "warn", "coerce"):
         raise ValueError(f"errors={errors!r}: use 'raise', 'warn' or 'coerce'")
+    check_time_zone(tz)
     file, data = _load_bytes(path_or_buffer)
     head = data[:4096].lstrip()
     if head[:1] in (b"{", b"["):
@@ -1740,6 +2123,19 @@ def read_sacct(
         raw = _split(file, data, fields, delimiter)
     del data  # the text is in arrow columns now; free it before converting
     return _normalize(raw, tz, errors)
+
+
+def check_time_zone(tz: str | None) -> None:
+    """Raise a :class:`~slurmlab.SlurmlabError` unless ``tz`` is None or a time zone."""
+    if tz is None:
+        return
+    try:
+        pd.Timestamp(0, tz="UTC").tz_convert(tz)
+    except Exception:  # pytz, zoneinfo and dateutil each raise their own error
+        raise SlurmlabError(
+            f"tz={tz!r} is not a time zone; give the IANA name of the zone of the host "
+            "that ran sacct, such as 'Europe/Berlin', 'America/New_York' or 'UTC'"
+        ) from None
 
 
 def steps(jobs: pd.DataFrame) -> pd.DataFrame:

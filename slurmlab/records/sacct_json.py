@@ -87,12 +87,26 @@ def _time(value: Any) -> str:
 
 
 def _exit(value: Any) -> str:
+    """``code:signal`` from an exit code object, as the text export writes it.
+
+    A step killed by a signal has no return code: 22.05 (dbv0.0.38) writes
+    ``"return_code": null, "signal": {"signal_id": 15}``, later layouts an unset
+    ``{"set": false, ...}`` return code and ``"signal": {"id": {"number": 15}}``; sacct -P
+    shows both as ``0:15``.
+    """
     if not isinstance(value, dict):
         return ""
     code = _number(value.get("return_code"))
-    signal = value.get("signal", {})
-    signal = _number(signal.get("id")) if isinstance(signal, dict) else None
-    return "" if code is None else f"{int(code)}:{int(signal or 0)}"
+    signal = value.get("signal")
+    number = None
+    if isinstance(signal, dict):
+        number = next(
+            (n for key in ("id", "signal_id") if (n := _number(signal.get(key))) is not None),
+            None,
+        )
+    if code is None and number is None:
+        return ""
+    return f"{int(code or 0)}:{int(number or 0)}"
 
 
 def _job_id(job: dict) -> str:
