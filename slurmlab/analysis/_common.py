@@ -63,10 +63,20 @@ def tasks(jobs: pd.DataFrame) -> np.ndarray:
 def check_columns(jobs: pd.DataFrame, needed: tuple[str, ...], who: str) -> None:
     missing = [c for c in needed if c not in jobs.columns]
     if missing:
+        if any(c in _MEASURED for c in missing):  # what jobs used: only sacct measures it
+            raise SlurmlabError(
+                f"{who}: the job table has no column(s) {', '.join(missing)}, which only a real "
+                "export has (a simulation does not measure what jobs do): read one with "
+                f"read_sacct, exported with sacct -o {','.join(missing)}"
+            )
         raise SlurmlabError(
             f"{who}: the job table has no column(s) {', '.join(missing)}; export them with "
             f"sacct -o {','.join(missing)} (or pass a table made by read_sacct or simulate)"
         )
+
+
+#: Columns only a real export has: what the jobs used, measured by Slurm.
+_MEASURED = frozenset(("TotalCPU", "MaxRSS", "AveRSS", "CPUTimeRAW", "TRESUsageInTot"))
 
 
 #: States only a run that started can be in (to tell runs that ran without a Start column).

@@ -113,7 +113,8 @@ def bounded_slowdown(jobs: pd.DataFrame, tau: str | pd.Timedelta = "10s") -> pd.
 def pending_over_time(
     jobs: pd.DataFrame, freq: str = "1h", by: str | None = "Partition"
 ) -> pd.DataFrame:
-    """How many jobs were pending at each tick (every ``freq``), per group.
+    """How many jobs were pending at each tick (every ``freq``, and at the last time the
+    table knows, the export's end), per group.
 
     A run is pending from Eligible (else Submit) until Start; one that never started is
     pending until it ended (cancelled: its End), or to the end of the export while its state
@@ -141,6 +142,8 @@ def pending_over_time(
         until = until.where(~(never & ended & jobs["End"].notna()), jobs["End"])
     start = begin[ok].min().floor(freq)
     ticks = pd.date_range(start, horizon, freq=freq)
+    if ticks[-1] < horizon:  # the export's end is a tick too: what still pends then
+        ticks = ticks.append(pd.DatetimeIndex([horizon]))
     weight = (tasks(jobs) * leads(jobs))[ok]
     b = begin[ok].to_numpy()
     u = until[ok].to_numpy()
