@@ -8,9 +8,16 @@ GIDs go through a keyed permutation of 0..2**32-1 (one to one, still numbers), a
 pseudonym that another value already has is made longer. Rows are split exactly as
 ``read_sacct`` splits them (a delimiter inside a free-text value, a newline inside a value,
 an appended export with fewer columns); a line that cannot be split safely is refused, since
-part of a value could otherwise pass through unchanged. The other fields are kept, so
+part of a value could otherwise pass through unchanged. A column that is not one of sacct's
+fields (a site's own, or a header's unknown name) is pseudonymised whole, since nothing says
+what it holds. The other fields are kept, so
 ``read_sacct`` reads the result like the original. ``#`` comment lines are dropped (they are
 free text). Without a salt a random one is drawn and the pseudonyms cannot be reproduced.
+
+Pseudonyms made by slurmlab before 2026-12-03 do not match the ones made now, even with the
+same salt (text pseudonyms grew from 5 to 6 digest bytes, and UIDs/GIDs went from
+``10M + hash mod`` to the keyed permutation), so files anonymized then do not join with files
+anonymized now: re-anonymize the old files (from the originals) with the same salt.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from pathlib import Path
 import hostlist
 
 from slurmlab.records.sacct import (
+    SACCT_FIELDS,
     SacctParseError,
     _is_parsable,
     _layout,
@@ -182,7 +190,13 @@ class Anonymizer:
             return self.tres_nodes(value)
         if column == "State":
             return self.state(value)
+        if column not in _SACCT_NAMES:  # not a sacct field: nobody knows what it holds
+            return self.pseudonym("text", value)
         return value
+
+
+#: sacct's own field names: any other column (a site's extra one) is pseudonymised whole
+_SACCT_NAMES = frozenset(SACCT_FIELDS)
 
 
 def anonymize_text(

@@ -93,14 +93,27 @@ def render_report(
 
     ran = started(jobs)
     if len(jobs) and not jobs["Start"].notna().any():
+        # no job started: the pending jobs can still be drawn from their Submit times
+        pending = not ran.any() and "Submit" in jobs and jobs["Submit"].notna().any()
         notes.append(
-            "Utilization, pending jobs and wait times are not shown: "
+            (
+                "Utilization and wait times are not shown: "
+                if pending
+                else "Utilization, pending jobs and wait times are not shown: "
+            )
             + (
                 "the export has no Start times (add Submit,Start,End to sacct -o)."
                 if ran.any()
                 else "no job in the export started."
             )
         )
+        if pending:
+            figures.append(
+                (
+                    "Pending jobs",
+                    viz.pending_figure(an.pending_over_time(jobs, freq=freq or _freq_of(jobs))),
+                )
+            )
     if len(jobs) and jobs["Start"].notna().any():
         ends = run_ends(jobs)  # (a running job: Start + Elapsed)
         span = ends.max() - jobs["Start"].min() if ends.notna().any() else pd.Timedelta(days=1)
@@ -120,6 +133,7 @@ def render_report(
             )
         for warning in caught:  # the capacity does not fit the export: say so in the page
             if "no capacity given" not in str(warning.message):
+                notes.append(str(warning.message))
                 warnings.warn(warning.message, UserWarning, stacklevel=2)
         resource = "gpus" if jobs["NGPUS"].fillna(0).sum() > 0 else "cpus"
         figures.append(("Utilization", viz.utilization_figure(util, resource=resource)))
@@ -239,3 +253,11 @@ def write_report(
     path = Path(path)
     path.write_text(render_report(jobs, capacity=capacity, title=title), encoding="utf-8")
     return path
+
+
+def _freq_of(jobs: pd.DataFrame) -> str:
+    """A tick for the pending-jobs figure of an export where no job started (by its Submits)."""
+    span = jobs["Submit"].max() - jobs["Submit"].min()
+    return (
+        "1h" if span <= pd.Timedelta(days=3) else "1D" if span <= pd.Timedelta(days=120) else "7D"
+    )

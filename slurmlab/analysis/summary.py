@@ -134,7 +134,7 @@ def summary(jobs: pd.DataFrame) -> Summary:
     end = max(e.max() for e in ends) if ends else None
     return Summary(
         jobs=int(last["_w"].sum()),
-        runs=len(jobs),
+        runs=int(leads(jobs).sum()),
         steps=len(steps_of(jobs)),
         states=states,
         gpu_hours=round(float(gpu.sum()), 6),

@@ -21,6 +21,7 @@ from slurmlab.analysis._common import (
     count,
     hours,
     job_keys,
+    leads,
     require_start,
     started,
 )
@@ -29,7 +30,7 @@ __all__ = ["gpu_hours", "share_vs_target", "top_consumers", "usage"]
 
 
 def _with_hours(jobs: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
-    """Hours per row, ``runs`` (1 for a run that started) and ``jobs`` (1 for the first run of
+    """Hours per row, ``runs`` (1 for a run that started, counted on a het job's leader only) and ``jobs`` (1 for the first run of
     a job, in Start order, within its group of ``by``)."""
     check_columns(jobs, ("Elapsed", "NCPUS", "NGPUS", "NNodes"), "usage")
     h = hours(jobs["Elapsed"])
@@ -46,7 +47,7 @@ def _with_hours(jobs: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
         order = order[ran[order]]
         first[order] = ~keys.iloc[order].duplicated(keep="first").to_numpy()
     return jobs.assign(
-        runs=ran.astype("int64"),
+        runs=(ran & leads(jobs)).astype("int64"),
         jobs=first.astype("int64"),
         cpu_hours=h * count(jobs["NCPUS"]),
         gpu_hours=h * count(jobs["NGPUS"]),

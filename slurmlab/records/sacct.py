@@ -80,6 +80,7 @@ import re
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from dataclasses import field as _field
 from pathlib import Path
 from typing import IO, Literal
 
@@ -648,6 +649,8 @@ class _Bad:
     problem: str
     hint: str
     drop: bool  # the row cannot be kept even with errors="coerce"
+    ambiguous: bool = False  # the row fits the field list more than one way
+    attached: bool = False  # a line after a row that starts well (only that row is wrong)
 
 
 @dataclass
@@ -664,6 +667,7 @@ class _RawTable:
     padded: int = 0
     repaired: int = 0
     epoch: bool = False  # some times were epoch seconds (SLURM_TIME_FORMAT=%s, --json)
+    skipped: list[int] = _field(default_factory=list)  # "#" lines among the rows, not joined
 
 
 def _canonical(name: str) -> str:
@@ -828,7 +832,15 @@ def _split(
         columns = columns[:-1]
     comment = pc.starts_with(pc.utf8_ltrim_whitespace(columns[0]), "#")
     comment = comment.to_numpy(zero_copy_only=False)
+    comments = [  # "#" lines: joined onto a row that ends in free text, else counted
+        (number, text) for number, text in irregular if text.strip().startswith("#")
+    ]
     if comment.any():  # a "# ..." line that happens to hold the right number of fields
+        ending = delim if trailing else ""
+        for pos in np.flatnonzero(comment):
+            comments.append(
+                (int(lines[pos]), delim.join(c[int(pos)].as_py() for c in columns) + ending)
+            )
         drop = ~comment if drop is None else drop & ~comment
     blank = pc.equal(columns[0], "").to_numpy(zero_copy_only=False)
     if blank.any():  # an empty line becomes a row of blanks: leave it out
@@ -842,6 +854,10 @@ def _split(
     heads = pc.match_substring_regex(
         columns[names.index("JobID")], pattern=r"^\s*jobid(%-?\d+)?\s*$", ignore_case=True
     ).to_numpy(zero_copy_only=False)
+    if names.index("JobID") != 0:  # a line that starts with JobID is a header too
+        heads |= pc.match_substring_regex(
+            columns[0], pattern=r"^\s*jobid(%-?\d+)?\s*$", ignore_case=True
+        ).to_numpy(zero_copy_only=False)
     for pos in np.flatnonzero(heads):
         tokens = [_canonical(c[int(pos)].as_py()).lower() for c in columns]
         if tokens != [name.lower() for name in names]:
@@ -873,12 +889,44 @@ def _split(
         for number, text in sorted(irregular + moved)
         if text.strip() and not text.strip().startswith("#")
     ]
+    if comments:
+        data = set(lines.tolist()) | {number for number, _ in pending}
+        joined = _comment_lines(raw, sorted(comments), data)
+        if joined:
+            pending = sorted(pending + joined)
     if any(_mid_header(text, delim, names) not in (None, names) for _, text in pending):
         data = data.replace(b"\x1f", encoded)
         return slowly()  # a header with other columns further down: read by name
     if pending:
         _repair_irregular(raw, pending)
     return raw
+
+
+def _comment_lines(
+    raw: _RawTable, comments: list[tuple[int, str]], data: set[int]
+) -> list[tuple[int, str]]:
+    """The ``#`` lines that continue a row ending in a free-text column (a newline inside the
+    value, then a line such as ``#SBATCH -t 5``): those right after a row (or such a line) are
+    joined onto it when the row ends in a free-text column, else counted in ``raw.skipped``
+    (and warned about), never dropped silently. ``#`` lines that follow no row (at the top, or
+    after a blank line) are comments."""
+    free_last = raw.names[-1] in _FREE_SET
+    joined: list[tuple[int, str]] = []
+    follows = set(data)
+    for number, text in comments:
+        if number - 1 not in follows:
+            continue
+        follows.add(number)
+        if free_last:
+            joined.append((number, text))
+        else:
+            raw.skipped.append(number)
+    return joined
+
+
+def _continues(text: str, names: Sequence[str], pieces: list[str]) -> bool:
+    """Whether a line can only continue the row before it (a ``#`` line never starts one)."""
+    return text.lstrip().startswith("#") or not _starts_row(names, pieces)
 
 
 def _is_parsable(sample: list[str], has_header: bool, delim: str, n: int) -> bool:
@@ -900,14 +948,32 @@ def _split_python(
     """The slow path: every line through Python (odd bytes, or headers further down)."""
     text = data.decode("utf-8", errors="replace")
     lines: list[tuple[int, str]] = []
+    skipped: list[int] = []
     seen_header = not has_header
+    layout = names
+    previous = -1  # the last line that is (or continues) a row
+    mid = False  # a header further down
     for number, line in enumerate(_text_lines(text), start=1):
         stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
+        if not stripped:
+            continue
+        if stripped.startswith("#"):  # (see _comment_lines)
+            if number - 1 == previous:
+                previous = number
+                if layout[-1] in _FREE_SET:
+                    lines.append((number, line))  # a line of a free-text value: joined
+                else:
+                    skipped.append(number)
             continue
         if not seen_header:
             seen_header = True
             continue
+        other = _mid_header(line, delim, names)
+        if other is not None:
+            layout = other
+            mid = True
+        else:
+            previous = number
         lines.append((number, line))
     raw = _RawTable(
         file=file,
@@ -917,9 +983,32 @@ def _split_python(
         bad=[],
         fmt="parsable" if trailing else "parsable2",
         delimiter=delim,
+        skipped=skipped,
     )
-    _check_fit(file, names, delim, trailing, lines, 0)
-    _add_rows(raw, _resolve_rows(names, delim, trailing, lines))
+    if mid:
+        _check_fit(file, names, delim, trailing, lines, 0)  # headers further down: by name
+        _add_rows(raw, _resolve_rows(names, delim, trailing, lines))
+        return raw
+    # the lines of the right width are rows as they are (as on the fast path); the others
+    # (and the rows that lines continue, taken back there) are repaired
+    width = len(names) + trailing
+    regular: list[tuple[int, list[str]]] = []
+    pending: list[tuple[int, str]] = []
+    for number, line in lines:
+        pieces = line.split(delim)
+        if (
+            len(pieces) == width
+            and not (trailing and pieces[-1])
+            and not line.lstrip().startswith("#")
+        ):
+            regular.append((number, pieces))
+        else:
+            pending.append((number, line))
+    raw.lines = np.fromiter((number for number, _ in regular), np.int64, len(regular))
+    values = list(zip(*(pieces for _, pieces in regular))) or [()] * len(names)
+    raw.columns = {name: pa.array(values[k], pa.string()) for k, name in enumerate(names)}
+    if pending:
+        _repair_irregular(raw, pending)
     return raw
 
 
@@ -932,40 +1021,64 @@ def _check_fit(
     regular: int,
 ) -> None:
     """One error when most rows do not fit the field list (a wrong list or delimiter), rather
-    than an error per row: decided on the first 50 such rows, repaired where they can be."""
+    than an error per row: decided on the first 50 such rows after trying to repair them, so a
+    row that resolves (one way, or ambiguously: it fits the list) never counts against it."""
     total = regular + len(pending)
     if len(pending) < 2 or len(pending) <= 0.5 * total:
         return
-    n = len(names)
-    counts = [len(text.split(delim)) - (parsable and text.endswith(delim)) for _, text in pending]
-    longer = sum(
-        c > n and not (c == n + 1 and t.endswith(delim)) for c, (_, t) in zip(counts, pending)
-    )
-    if not (total >= 3 and longer > 0.5 * total):  # (a small file is repaired where it can be)
+    counts: list[int] = []
+    longer = 0  # rows longer than their header, whose last column takes any extra unchecked
+    layout: Sequence[str] = names
+    for _, text in pending:
+        other = _mid_header(text, delim, names)
+        if other is not None:  # a header further down: the rows after it are its width
+            layout = other
+            continue
+        c, n = len(text.split(delim)) - (parsable and text.endswith(delim)), len(layout)
+        counts.append(c)
+        longer += c > n and not (c == n + 1 and text.endswith(delim)) and layout[-1] in _FREE_SET
+    # Most rows longer than the list and a free-text last column, which takes any extra fields
+    # unchecked: no field after it confirms the repair, so the list more likely lacks columns.
+    unchecked = total >= 3 and longer > 0.5 * total
+    if not unchecked:
         probe = pending[:50]
-        if len(_resolve_rows(names, delim, parsable, probe).bad) <= max(1, 0.5 * len(probe)):
+        found = _resolve_rows(names, delim, parsable, probe)
+        # (the lines after a row that starts well are that row's problem, not the list's)
+        unfit = {bad.line for bad in found.bad if not (bad.ambiguous or bad.attached)}
+        if len(unfit) <= max(1, 0.5 * len(probe)):
             return
     common = max(set(counts), key=counts.count)
+    last = (
+        f", and only the last column, {names[-1]} (free text), could take the extra fields, "
+        "with no field after it to check them"
+        if unchecked
+        else ""
+    )
     raise SacctParseError(
-        f"most rows have {common} fields but the field list names {len(names)}",
+        f"most rows have {common} fields but the field list names {len(names)}{last}",
         file=file,
         line=pending[0][0],
         hint="the field list does not match the export: check fields=... (or the header) "
-        "and the delimiter",
+        "and the delimiter"
+        + (
+            f"; if {names[-1]} really holds the delimiter, re-export with one that never occurs "
+            "in the data (sacct -P --delimiter='^|^') or with another field last"
+            if unchecked
+            else ""
+        ),
     )
 
 
 def _repair_irregular(raw: _RawTable, pending: list[tuple[int, str]]) -> None:
     """Lines the fast path could not take as rows: join, repair, pad or report them."""
     names, delim = raw.names, raw.delimiter or "|"
-    _check_fit(raw.file, names, delim, raw.fmt == "parsable", pending, len(raw.lines))
     # A line that does not start a row continues the one before it (a newline inside the last
     # column): take that row back from the regular ones so that the two can be joined.
     regular = raw.lines
     waiting = {number for number, _ in pending}
     pulled = set()
     for number, text in pending:
-        if number - 1 in waiting or _starts_row(names, text.split(delim)):
+        if number - 1 in waiting or not _continues(text, names, text.split(delim)):
             continue
         if _mid_header(text, delim, names) is not None:
             continue
@@ -985,6 +1098,8 @@ def _repair_irregular(raw: _RawTable, pending: list[tuple[int, str]]) -> None:
         mask = pa.array(keep)
         raw.columns = {name: raw.columns[name].filter(mask) for name in names}
         raw.lines = regular = regular[keep]
+    # (after the rows that lines continue are taken back: they are judged with them)
+    _check_fit(raw.file, names, delim, raw.fmt == "parsable", pending, len(raw.lines))
     _add_rows(raw, _resolve_rows(names, delim, raw.fmt == "parsable", pending, regular))
 
 
@@ -1047,6 +1162,8 @@ _FREE_SET = frozenset(_FREE_TEXT)
 _MISSING_SET = frozenset(_MISSING) | frozenset(_NO_LIMIT)
 _SACCT_NAMES = frozenset(SACCT_FIELDS)
 _JOBID_CHECK = re.compile(_JOBID_RE, re.ASCII)
+#: The first field of a header line further down: ``JobID``, optionally with a width.
+_LITERAL_JOBID = re.compile(r"^\s*jobid(?:%-?\d+)?\s*$", re.IGNORECASE)
 _NAME_CHECK = re.compile(r"^[^\W\d_][^\s.+\[\]]*$")
 _TRES_CHECK = re.compile(r"^[^=,]+=[^,]*(?:,[^=,]+=[^,]*)*$")
 #: Names of users, accounts, partitions, nodes ...: no space, ':' or '=' (unlike the times,
@@ -1117,11 +1234,22 @@ class _Line:
 def _mid_header(text: str, delim: str, main: Sequence[str]) -> list[str] | None:
     """The names of a header line further down (exports joined), or None for a data line.
 
-    Only sacct's field names (or the first header's) count, so no value of the data is ever
+    A line whose first field is literally ``JobID`` (any case, optionally with a ``%N``
+    width) is always a header: its names are read as the first header's are (names sacct does
+    not know are kept as text columns), and it never continues the row before it. Otherwise
+    only sacct's field names (or the first header's) count, so no value of the data is ever
     taken for a header.
     """
     if "jobid" not in text.lower():
         return None
+    if _LITERAL_JOBID.match(text.split(delim, 1)[0]):
+        tokens = text.split(delim)
+        if len(tokens) > 1 and tokens[-1].strip() == "":
+            tokens = tokens[:-1]
+        literal = [_canonical(t) for t in tokens]
+        if [n.lower() for n in literal] == [m.lower() for m in main]:
+            return list(main)
+        return literal
     names = _header_names(text, delim)
     if names is None or "JobID" not in names:
         return None
@@ -1269,7 +1397,7 @@ def _resolve_rows(
             continue
         width = len(layout)
         whole = len(pieces) == width + 1 and pieces[-1] == "" if parsable else len(pieces) == width
-        starts = whole or _starts_row(layout, pieces)
+        starts = not text.lstrip().startswith("#") and (whole or _starts_row(layout, pieces))
         items.append(_Line(number, text, pieces, layout, starts))
     slots = (
         np.searchsorted(regular, [item.number for item in items])
@@ -1339,7 +1467,7 @@ def _resolve_rows(
                 found.repaired += 1
             else:
                 found.bad.append(_ambiguous(first, pieces, readings, delim))
-            found.bad += [_not_a_row(item) for item in items[k:j]]
+            found.bad += [_not_a_row(item, attached=True) for item in items[k:j]]
             placed = True
             break
         if not placed:
@@ -1377,12 +1505,12 @@ def _resolve_rows(
                         drop=True,
                     )
                 )
-            found.bad += [_not_a_row(item) for item in items[i + 1 : j]]
+            found.bad += [_not_a_row(item, attached=True) for item in items[i + 1 : j]]
         i = j
     return found
 
 
-def _not_a_row(item: _Line) -> _Bad:
+def _not_a_row(item: _Line, attached: bool = False) -> _Bad:
     return _Bad(
         line=item.number,
         column=None,
@@ -1392,6 +1520,7 @@ def _not_a_row(item: _Line) -> _Bad:
         hint="check this line and the one before it in the export; or read with "
         "errors='warn' to leave the line out",
         drop=True,
+        attached=attached,
     )
 
 
@@ -1417,6 +1546,7 @@ def _ambiguous(
         f"than one way{example}",
         hint=_DELIMITER_FIX,
         drop=True,
+        ambiguous=True,
     )
 
 
@@ -1858,6 +1988,15 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
             "shown here in UTC; pass tz= the time zone of the host that ran sacct (e.g. "
             "tz='Europe/Berlin') to see its local times, as a -P export shows them",
             UserWarning,
+            stacklevel=3,
+        )
+    if raw.skipped:
+        shown = ", ".join(map(str, raw.skipped[:20])) + (" ..." if len(raw.skipped) > 20 else "")
+        warnings.warn(
+            f"{raw.file}: skipped {len(raw.skipped)} '#' line(s) among the rows, at line(s) "
+            f"{shown}: they follow no row that ends in a free-text column, so they are read as "
+            "comments; if they are part of a value, export that field last (or with --json)",
+            SacctParseWarning,
             stacklevel=3,
         )
     lines = raw.lines
