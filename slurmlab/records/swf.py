@@ -229,11 +229,7 @@ def read_swf(
         wide = keep & (width > size)
     if wide.any():
         first = int(np.flatnonzero(wide)[0])
-        line, job, w = (
-            int(table["line"].iloc[first]),
-            int(table["job"].iloc[first]),
-            int(width[first]),
-        )
+        job, w = int(table["job"].iloc[first]), int(width[first])
         if cluster is None:
             machine, why = f"{size} processors", f" but the machine has {size}"
             larger = "--procs N (procs=N) to enlarge the machine"
@@ -241,41 +237,28 @@ def read_swf(
             machine = f"cluster {cluster.name!r}"
             why = f", which {machine} cannot give one job ({_cannot_run_reason(w, cluster)})"
             larger = "a --cluster that can hold it"
-        if not skip_invalid:
-            raise SlurmlabError(
-                f"{path}: line {line}: job {job} asks for {w} processors{why}; pass --skip-invalid "
-                f"(skip_invalid=True) to drop such jobs, or {larger}"
-            )
-        warnings.warn(
-            f"{path}: dropped {int(wide.sum())} jobs wider than {machine} (the first: line "
-            f"{line}, job {job}, {w} processors)",
-            stacklevel=2,
-        )
-        dropped += int(wide.sum())
+        dropped += _refuse_or_drop(
+            path, table, wide, first, skip_invalid,
+            reason=f"job {job} asks for {w} processors{why}", fix=larger,
+            kind=f"wider than {machine}", detail=f"job {job}, {w} processors",
+        )  # fmt: skip
         keep &= ~wide
-    if cluster is not None:  # a limit over the partition's MaxTime would pend for ever
-        part = cluster.default_partition
-        max_s = None if part.max_time is None else part.max_time.total_seconds()
-        long = keep & (limit > max_s) if max_s is not None else np.zeros_like(keep)
+    part = None if cluster is None else cluster.default_partition
+    if part is not None and part.max_time is not None:  # such a job would pend for ever
+        max_s = part.max_time.total_seconds()
+        long = keep & (limit > max_s)
         if long.any():
             first = int(np.flatnonzero(long)[0])
-            line, job = int(table["line"].iloc[first]), int(table["job"].iloc[first])
             what = (
-                f"job {job} asks for {limit[first]:.0f} s, over partition {part.name!r}'s "
-                f"MaxTime of {max_s:.0f} s"
+                f"job {int(table['job'].iloc[first])} asks for {limit[first]:.0f} s, over "
+                f"partition {part.name!r}'s MaxTime of {max_s:.0f} s"
             )
-            if not skip_invalid:
-                raise SlurmlabError(
-                    f"{path}: line {line}: {what} (it would pend for ever, "
-                    "PartitionTimeLimit); pass --skip-invalid (skip_invalid=True) to drop such "
-                    "jobs, or a --cluster whose default partition allows it"
-                )
-            warnings.warn(
-                f"{path}: dropped {int(long.sum())} jobs over partition {part.name!r}'s "
-                f"MaxTime (the first: line {line}, {what})",
-                stacklevel=2,
-            )
-            dropped += int(long.sum())
+            dropped += _refuse_or_drop(
+                path, table, long, first, skip_invalid,
+                reason=f"{what} (it would pend for ever, PartitionTimeLimit)",
+                fix="a --cluster whose default partition allows it",
+                kind=f"over partition {part.name!r}'s MaxTime", detail=what,
+            )  # fmt: skip
             keep &= ~long
     order = np.lexsort((table["job"].to_numpy(), table["submit"].to_numpy()))
     jobs = []
@@ -316,6 +299,33 @@ def read_swf(
         tuple(jobs), name=path.name, origin=origin, dropped=dropped, kind="trace",
         max_procs=size,
     )  # fmt: skip
+
+
+def _refuse_or_drop(
+    path: Path,
+    table: pd.DataFrame,
+    bad: np.ndarray,
+    first: int,
+    skip_invalid: bool,
+    *,
+    reason: str,
+    fix: str,
+    kind: str,
+    detail: str,
+) -> int:
+    """Jobs the machine cannot run (``bad``; ``first`` the first in the file): an error naming
+    that job's line, unless ``skip_invalid``; then a warning counting them. Returns the count."""
+    line = int(table["line"].iloc[first])
+    if not skip_invalid:
+        raise SlurmlabError(
+            f"{path}: line {line}: {reason}; pass --skip-invalid (skip_invalid=True) to drop "
+            f"such jobs, or {fix}"
+        )
+    count = int(bad.sum())
+    warnings.warn(
+        f"{path}: dropped {count} jobs {kind} (the first: line {line}, {detail})", stacklevel=3
+    )
+    return count
 
 
 def _check_records(table: pd.DataFrame, path: Path) -> None:
