@@ -107,22 +107,12 @@ class RefProfile:
         self.free = np.concatenate([free[None], cum[last]])
 
     def advance(self, now: float) -> None:
-        """Start the profile at ``now``: intervals that began by then merge into the first.
-
-        Only for a profile whose free resources do not change before ``now`` (a continued
-        pass: nothing ended or started since); breakpoints left there by reservations
-        that moved are dropped.
-        """
+        """Start the profile at ``now``, dropping the intervals that ended by then."""
         k = bisect_right(self.times, now) - 1
         if k > 0:
-            if any(self._differs(0, q) for q in range(1, k + 1)):  # pragma: no cover - a bug
-                raise ValueError(f"profile changes before {now}: it cannot be advanced there")
-            del self.times[1 : k + 1]
-            self._drop(1, k + 1)
+            del self.times[:k]
+            self.free = self.free[k:]
         self.times[0] = self.now = now
-
-    def _differs(self, a: int, b: int) -> bool:
-        return bool((self.free[a] != self.free[b]).any())
 
     def _drop(self, i: int, j: int) -> None:
         self.free = np.delete(self.free, np.s_[i:j], axis=0)
@@ -154,24 +144,14 @@ class RefProfile:
         *,
         exclusive: bool = False,
         not_before: float | None = None,
-        resolution: float = 0.0,
     ) -> tuple[int, float, tuple[int, ...]] | None:
-        """The first (interval index, start time, nodes) where the job fits; None if never.
-
-        With ``resolution`` > 0 planned start times are rounded up to its multiples, as
-        Slurm's backfill discretises time (``bf_resolution``).
-        """
+        """The first (interval index, start time, nodes) where the job fits; None if never."""
         times = np.array(self.times)
         n = len(times)
         idx = np.arange(n)
         starts, valid = times, None
-        if not_before is not None or resolution:
-            starts = times.copy()
-            if not_before is not None:
-                starts = np.maximum(starts, not_before)
-            if resolution:
-                later = starts > self.now
-                starts[later] = np.ceil(starts[later] / resolution) * resolution
+        if not_before is not None:
+            starts = np.maximum(times, not_before)
             k = np.searchsorted(times, starts, side="right") - 1
             valid = (starts == times) | (k == idx)  # else a later breakpoint covers it
         # node n fits in interval q; a window fits where no interval in it is bad
@@ -321,11 +301,10 @@ def draw_op(draw, ref, capacity):
         if at is not None and draw(st.booleans()):
             start = ref.times[at]
         return kind, (nodes, usage, start, start + draw(spans_st)), {"at": at}
-    if kind == "advance":  # as far as the first interval's free resources last (or not)
-        same = 1
-        while same < len(ref.times) and np.array_equal(ref.free[same], ref.free[0]):
-            same += 1
-        t = ref.times[draw(st.integers(0, same - 1))]
+    if kind == "advance":  # to a breakpoint or a little after one
+        t = ref.times[draw(st.integers(0, len(ref.times) - 1))]
+        if math.isinf(t):
+            t = ref.times[0]
         return kind, (max(t, ref.now) + draw(st.sampled_from([0, 0, 0.25])),), {}
     args = job(draw, capacity)
     kw = {"exclusive": draw(st.booleans())}
@@ -334,8 +313,6 @@ def draw_op(draw, ref, capacity):
         return kind, args, kw
     if draw(st.booleans()):
         kw["not_before"] = draw(times_st)
-    if draw(st.booleans()):
-        kw["resolution"] = draw(st.sampled_from([0.5, 1.0, 3.0, 60.0]))
     return kind, args, kw
 
 
@@ -472,7 +449,7 @@ def test_pool_profile_matches_profile(data):
             for prof in (ref, pool):
                 prof.reserve(nodes, usage, t, t + args[3], at=i)
             assert pool_state(pool) == pool_state(ref)
-            if "not_before" not in kw and "resolution" not in kw and t > ref.now:
+            if "not_before" not in kw and t > ref.now:
                 standing.append((args, kw, t, nodes))
 
 

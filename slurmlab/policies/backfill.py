@@ -14,8 +14,9 @@
   main scheduler (FIFO per partition, at most ``default_queue_depth`` jobs) runs on every
   event and over the whole queue every ``sched_interval`` seconds (while the queue is deeper
   than that), and every ``bf_interval`` seconds a backfill pass plans like Conservative for at
-  most ``bf_max_job_test`` jobs, with start times rounded to ``bf_resolution``, no
-  reservation beyond ``bf_window`` minutes, and reservations of whole nodes.
+  most ``bf_max_job_test`` tested jobs, each reserving whole nodes from its start to its end
+  rounded down to ``bf_resolution``, and no reservation beyond ``bf_window`` minutes
+  (backfill.c; checked against real Slurm 22.05 in datasets/realslurm).
 
 Every policy plans with time limits (running jobs are assumed to end at their
 limits), never with true run times.
@@ -24,7 +25,7 @@ limits), never with true run times.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from operator import itemgetter
 from typing import ClassVar
 
@@ -32,6 +33,7 @@ import numpy as np
 
 from slurmlab.errors import SlurmlabError
 from slurmlab.policies.base import Decision, PendingJob, QueueView, Start
+from slurmlab.policies.nodespace import NodeSpace
 from slurmlab.policies.placement import choose_nodes
 from slurmlab.policies.profile import Profile, make_profile
 from slurmlab.spec.cluster import SCHEDULER_PARAMETERS
@@ -39,15 +41,9 @@ from slurmlab.spec.cluster import SCHEDULER_PARAMETERS
 __all__ = ["POLICIES", "Conservative", "Easy", "Fifo", "SlurmBackfill", "make_policy"]
 
 
-def _profile(
-    view: QueueView, free: np.ndarray | None = None, started=(), resolution: float = 0.0
-) -> Profile:
-    """The profile of a pass: running jobs (and jobs ``started`` in it) end at their limits
-    (rounded up to ``resolution`` when backfill discretises time)."""
-    if resolution:
-        releases = [(_round_up(r.expected_end, resolution), r.nodes, r.usage) for r in view.running]
-    else:
-        releases = [(r.expected_end, r.nodes, r.usage) for r in view.running]
+def _profile(view: QueueView, free: np.ndarray | None = None, started=()) -> Profile:
+    """The profile of a pass: running jobs (and jobs ``started`` in it) end at their limits."""
+    releases = [(r.expected_end, r.nodes, r.usage) for r in view.running]
     releases += started
     prof = make_profile(
         view.now, view.free if free is None else free, view.capacity, releases, view.weights
@@ -425,61 +421,91 @@ class SlurmBackfill(Conservative):
         return self.main_pass(view, view.free.copy())
 
     def backfill(self, view: QueueView) -> Decision:
-        """One backfill cycle: plan every tested job; start those whose planned start is now.
+        """One backfill cycle (backfill.c ``_attempt_backfill``): each tested job, in priority
+        order, starts now if it can without delaying a reservation, else is planned.
 
-        A cycle after arrivals only (``view.resume``) continues the previous one: its plans
-        and reasons stand (the profile, built from time limits rounded to ``bf_resolution``,
-        is the same from the new ``now`` on), and only the new jobs are planned. A cycle
-        that planned a job beyond ``bf_window`` is not continued, since the window moves with
-        the clock and the next cycle may give that job a reservation.
+        Running jobs are expected to end at their time limits, to the second. A planned job
+        reserves its whole nodes from its start to its end, both rounded *down* to
+        ``bf_resolution`` (so a job that would end a few seconds into a reserved slot cannot
+        use it); its expected start (``squeue --start``) is not rounded. A job planned beyond
+        ``bf_window`` gets an expected start but no reservation. A job for which the
+        reservations leave too few nodes at every try (:meth:`NodeSpace.reachable`) is passed
+        over untested, and does not count toward ``bf_max_job_test``.
+
+        A cycle after arrivals only (``view.resume``, whose queue holds the new jobs) may
+        continue the previous one: running jobs' expected ends and the plans do not move
+        with the clock. Only whether a job is reached depends on when the cycle runs (its
+        window starts now), so the jobs it saw are walked again over the new map with their
+        reservations; when each is reached as before, its plan and reason stand and only the
+        new jobs are planned; otherwise the whole queue is planned again. A cycle that planned
+        a job beyond ``bf_window`` (the window moves with the clock) or that stopped at
+        ``bf_max_job_test`` is not continued.
         """
         d = Decision()
-        horizon = view.now + self.bf_window * 60.0
-        # _request_shape -> (the shortest limit that could not start within the window,
-        # whether it can never start)
-        hopeless: dict[tuple, tuple[float, bool]]
-        if view.resume is not None:
-            prof, hopeless, reasons, planned, waiting = view.resume
-            prof.advance(view.now)
-            d.reasons.update(reasons)
-            d.planned.update(planned)
-        else:
-            prof = _profile(view, resolution=self.bf_resolution)
-            hopeless = {}
-            waiting = set()  # partitions whose first job in line is left waiting (Resources)
+        d.complete = True
+        now, window = view.now, self.bf_window * 60.0
+        blocked = [(t0, t1, u.any(axis=1)) for t0, t1, u in view.blocked_windows if t1 > now]
+        queue = view.queue
+        cycle = view.resume
+        if cycle is not None:
+            fresh = NodeSpace(now, window, self.bf_resolution, len(view.capacity))
+            if cycle.still_reached(fresh, now, view.up, blocked):
+                cycle.prof.advance(now)
+                cycle.space = fresh
+                d.reasons.update(cycle.reasons)
+                d.planned.update(cycle.planned)
+            else:  # plan the whole queue again, the jobs it saw first
+                queue = [job for job, _reached, _held in cycle.seen] + list(queue)
+                cycle = None
+        if cycle is None:
+            cycle = _Cycle(
+                _profile(view), NodeSpace(now, window, self.bf_resolution, len(view.capacity))
+            )
+        beyond = self._plan_jobs(queue, view, cycle, blocked, d)
+        # (a cycle cut short by bf_max_job_test did not see every job: not continued either)
+        if not (d.starts or beyond or cycle.tested >= self.bf_max_job_test):
+            cycle.reasons, cycle.planned = d.reasons, d.planned
+            d.resume = cycle
+        return d
+
+    def _plan_jobs(self, queue, view, cycle, blocked, d: Decision) -> bool:
+        """Test ``queue`` in order (starts, plans, reasons into ``d``); whether a job was
+        planned beyond the window."""
+        now = view.now
+        horizon = now + self.bf_window * 60.0
+        prof, space, hopeless, waiting = cycle.prof, cycle.space, cycle.hopeless, cycle.waiting
         beyond = False  # some job was planned beyond the window
         # Each cycle clears every pending job's expected start first (backfill.c,
         # _clear_job_estimates): one beyond bf_max_job_test has none ("Until an attempt is
         # made to backfill schedule a job, its expected initiation time value will not be set")
-        d.complete = True
-        for n, job in enumerate(view.queue, start=view.start):
-            if n >= self.bf_max_job_test:
+        for job in queue:
+            if cycle.tested >= self.bf_max_job_test:
                 break
             # (partitions over the same nodes share a mask: a shape counts per partition,
             # since the first job of each partition waits for Resources, the rest Priority)
             shape = (job.partition, _request_shape(job))
             seen = hopeless.get(shape)
             if seen is not None and job.limit >= seen[0]:
+                cycle.tested += 1
+                cycle.seen.append((job, None, None))
                 d.reasons[job.id] = "Resources" if seen[1] else "Priority"
                 continue
             mask = job.plan_mask & view.up
-            found = prof.earliest(
-                job.demand,
-                job.count,
-                mask,
-                job.limit,
-                exclusive=job.exclusive,
-                resolution=self.bf_resolution,
-            )
+            if not space.reachable(mask, job.count, job.limit, now, blocked):
+                cycle.seen.append((job, False, None))
+                d.reasons[job.id] = "Priority" if job.partition in waiting else "Resources"
+                waiting.add(job.partition)
+                continue  # passed over untested (too few nodes outside the reservations)
+            cycle.tested += 1
+            found = prof.earliest(job.demand, job.count, mask, job.limit, exclusive=job.exclusive)
             if found is None:
+                cycle.seen.append((job, True, None))
                 d.reasons[job.id] = "Resources"
                 hopeless[shape] = (job.limit, True)
                 continue
             i, t, nodes = found
-            if t <= view.now and i == 0:
-                prof.reserve(
-                    nodes, _usage(job, view.capacity, nodes), view.now, view.now + job.limit, at=0
-                )
+            if t <= now and i == 0:
+                prof.reserve(nodes, _usage(job, view.capacity, nodes), now, now + job.limit, at=0)
                 d.starts.append(Start(job.id, nodes, "backfill"))
                 continue
             d.reasons[job.id] = "Priority" if job.partition in waiting else "Resources"
@@ -487,18 +513,55 @@ class SlurmBackfill(Conservative):
             if t > horizon:
                 hopeless[shape] = (job.limit, False)
                 beyond = True
-                continue  # "StartTime set to time after current backfill window. No reservation"
+                d.planned[job.id] = t  # "StartTime set to time after current backfill
+                continue  # window. No reservation" (squeue --start still shows it)
             # like Slurm, planned reservations take whole nodes
-            end = _round_up(t + job.limit, self.bf_resolution)
-            prof.reserve(nodes, view.capacity[list(nodes)], t, end, at=i)
+            begin, end = self._reservation(t, job.limit, now)
+            prof.reserve(nodes, view.capacity[list(nodes)], max(begin, now), end)
+            space.reserve(nodes, begin, end)
+            cycle.seen.append((job, True, (nodes, begin, end)))
             d.planned[job.id] = t
-        if not (d.starts or beyond):
-            d.resume = (prof, hopeless, d.reasons, d.planned, waiting)
-        return d
+        return beyond
+
+    def _reservation(self, start: float, limit: float, now: float) -> tuple[float, float]:
+        """The window a job planned to start at ``start`` reserves (backfill.c): its start and
+        end rounded *down* to ``bf_resolution``, at least one slot long, from the slot of
+        ``now`` at the earliest."""
+        res = self.bf_resolution
+        begin = max(_round_down(start, res), _round_down(now, res))
+        return begin, max(_round_down(start + limit, res), begin + res)
 
 
-def _round_up(t: float, res: float) -> float:
-    return t if math.isinf(t) or not res else math.ceil(t / res) * res
+def _round_down(t: float, res: float) -> float:
+    return t if math.isinf(t) or not res else math.floor(t / res) * res
+
+
+@dataclass
+class _Cycle:
+    """What a backfill cycle keeps for the next one to continue it (see
+    :meth:`SlurmBackfill.backfill`)."""
+
+    prof: Profile
+    space: NodeSpace
+    hopeless: dict = field(default_factory=dict)  # request shape -> (limit, never?)
+    waiting: set = field(default_factory=set)  # partitions whose first job waits (Resources)
+    tested: int = 0  # jobs tested (bf_max_job_test)
+    #: each job met, in order: (job, reached?, its reservation (nodes, begin, end) or None)
+    seen: list = field(default_factory=list)
+    reasons: dict = field(default_factory=dict)
+    planned: dict = field(default_factory=dict)
+
+    def still_reached(self, space: NodeSpace, now: float, up, blocked) -> bool:
+        """Walk the jobs seen again over ``space`` (a map for ``now``), putting their
+        reservations back in order: whether each is reached as it was."""
+        for job, reached, held in self.seen:
+            if reached is not None:
+                mask = job.plan_mask & up
+                if space.reachable(mask, job.count, job.limit, now, blocked) != reached:
+                    return False
+            if held is not None:
+                space.reserve(*held)
+        return True
 
 
 POLICIES = {"fifo": Fifo, "easy": Easy, "conservative": Conservative, "slurm": SlurmBackfill}

@@ -85,22 +85,18 @@ class Profile:
         self.free = free
 
     def advance(self, now: float) -> None:
-        """Start the profile at ``now``: intervals that began by then merge into the first.
+        """Start the profile at ``now``, dropping the intervals that ended by then.
 
-        Only for a profile whose free resources do not change before ``now`` (a continued
-        pass: nothing ended or started since); breakpoints left there by reservations
-        that moved are dropped.
+        For a continued pass, after arrivals only: no running job ended or started since the
+        profile was made, so from ``now`` on it is what a new one would be. (A backfill
+        reservation that began in between, on the ``bf_resolution`` grid, now begins at
+        ``now``, as a new cycle would clip it.)
         """
         k = bisect_right(self.times, now) - 1
         if k > 0:
-            if any(self._differs(0, q) for q in range(1, k + 1)):  # pragma: no cover - a bug
-                raise ValueError(f"profile changes before {now}: it cannot be advanced there")
-            del self.times[1 : k + 1]
-            self._drop(1, k + 1)
+            del self.times[0:k]
+            self._drop(0, k)
         self.times[0] = self.now = now
-
-    def _differs(self, a: int, b: int) -> bool:
-        return bool((self.free[a] != self.free[b]).any())
 
     def _drop(self, i: int, j: int) -> None:
         self.free = np.delete(self.free, np.s_[i:j], axis=0)
@@ -132,13 +128,8 @@ class Profile:
         *,
         exclusive: bool = False,
         not_before: float | None = None,
-        resolution: float = 0.0,
     ) -> tuple[int, float, tuple[int, ...]] | None:
-        """The first (interval index, start time, nodes) where the job fits; None if never.
-
-        With ``resolution`` > 0 planned start times are rounded up to its multiples, as
-        Slurm's backfill discretises time (``bf_resolution``).
-        """
+        """The first (interval index, start time, nodes) where the job fits; None if never."""
         # ok[q, n]: the job may run on node n throughout interval q
         ok = covers(self.free, demand)
         ok &= mask
@@ -147,42 +138,34 @@ class Profile:
         # a start needs `count` nodes free in its own interval; the first such interval
         # nearly always (or one of the next few) gives the answer: test those one by one
         cand = (_SUM(ok, axis=1) >= count).nonzero()[0]
-        shifted = not_before is not None or bool(resolution)
+        shifted = not_before is not None
         for i in cand[:_TRIES].tolist():
-            t = self._start(i, not_before, resolution) if shifted else self.times[i]
+            t = self._start(i, not_before) if shifted else self.times[i]
             if t is not None:
                 nodes = self._fits_from(i, t, duration, demand, count, mask, exclusive, ok)
                 if nodes is not None:
                     return i, float(t), nodes
         if len(cand) <= _TRIES:
             return None
-        return self._search(
-            cand[_TRIES:], ok, demand, count, mask, duration, exclusive, not_before, resolution
-        )
+        return self._search(cand[_TRIES:], ok, demand, count, mask, duration, exclusive, not_before)
 
-    def _start(self, i: int, not_before: float | None, resolution: float) -> float | None:
-        """The planned start of a job placed in interval ``i`` (delayed to ``not_before``,
-        rounded up to ``resolution``), or None when it falls in a later interval."""
+    def _start(self, i: int, not_before: float | None) -> float | None:
+        """The planned start of a job placed in interval ``i`` (delayed to ``not_before``),
+        or None when it falls in a later interval."""
         t = self.times[i]
         if not_before is not None and t < not_before:
             t = float(not_before)
-        if resolution and t > self.now and not math.isinf(t):
-            t = math.ceil(t / resolution) * resolution
         if t != self.times[i] and bisect_right(self.times, t) - 1 != i:
             return None
         return t
 
-    def _search(self, cand, ok, demand, count, mask, duration, exclusive, not_before, resolution):
+    def _search(self, cand, ok, demand, count, mask, duration, exclusive, not_before):
         """:meth:`earliest` over the candidate intervals ``cand``, vectorised."""
         times = np.array(self.times)
         starts = times[cand]
         valid = None
-        if not_before is not None or resolution:
-            if not_before is not None:
-                starts = np.maximum(starts, not_before)
-            if resolution:
-                later = starts > self.now
-                starts[later] = np.ceil(starts[later] / resolution) * resolution
+        if not_before is not None:
+            starts = np.maximum(starts, not_before)
             k = np.searchsorted(times, starts, side="right") - 1
             valid = (starts == times[cand]) | (k == cand)  # else a later breakpoint covers it
         # a window fits on a node where no interval in it is bad
@@ -308,11 +291,6 @@ class PoolProfile:
 
     advance = Profile.advance
 
-    def _differs(self, a, b):
-        return (
-            self.cpu[a] != self.cpu[b] or self.mem[a] != self.mem[b] or self.gpu[a] != self.gpu[b]
-        )
-
     def _drop(self, i, j):
         del self.cpu[i:j], self.mem[i:j], self.gpu[i:j]
         self._low = None
@@ -349,9 +327,7 @@ class PoolProfile:
         short = self._last_short(at, times[at] + duration, n0, n1, n2, exclusive)
         return (0,) if short < 0 else None
 
-    def earliest(
-        self, demand, count, mask, duration, *, exclusive=False, not_before=None, resolution=0.0
-    ):
+    def earliest(self, demand, count, mask, duration, *, exclusive=False, not_before=None):
         if count != 1 or not mask[0]:
             return None
         n0, n1, n2 = int(demand[0]), int(demand[1]), int(demand[2])
@@ -375,11 +351,6 @@ class PoolProfile:
             t = times[i]
             if not_before is not None and t < not_before:
                 t = not_before
-            if resolution and self.now < t < math.inf:
-                t = math.ceil(t / resolution) * resolution
-                if bisect_right(times, t) - 1 > i:
-                    i += 1
-                    continue
             short = self._last_short(i, t + duration, n0, n1, n2, exclusive)
             if short < 0:
                 return i, t, (0,)

@@ -72,6 +72,28 @@ SIMPLIFICATIONS: dict[tuple[str, str], tuple[float, str]] = {
         "moved to the grace time's end) and was not requeued; the simulator ends it at the "
         "end of its grace time, PREEMPTED, and requeues it, so it has a second run",
     ),
+    ("backfill-mix", "j28"): (
+        math.inf,
+        "a node whose job has just ended takes no new job until its epilog completes "
+        "(backfill.c: 'Need to wait for in-progress completion/epilog'), so real Slurm started "
+        "j15 and j19 in the same second (109) and they ended together at 259, when the 4-node "
+        "j30's reservation moved to 350 and j28 (2:00) no longer fitted before it. The "
+        "simulator frees nodes at the instant a job ends: j15 started at 105, ended at 255, "
+        "two seconds before j19, and j28 backfilled on its node while j30 still waited for "
+        "j19 (reserved from 400)",
+    ),
+    ("backfill-mix", "j25"): (
+        40.0,
+        "follows j28 (started early in the simulation, see j28): j25 took the place j28 held "
+        "in real Slurm after the 4-node job (425, not 452)",
+    ),
+    ("backfill-mix", "j24"): (
+        20.0,
+        "j29, on the same node, started 10 s earlier in the simulation (165, not 175: the "
+        "jobs ending before it were seen a few seconds late by real Slurm, whose backfill "
+        "cycles run every 5 s from the end of the last one), so it ended and let j24 start "
+        "earlier (185, not 200)",
+    ),
 }
 
 #: Final states that differ for the same reason as a listed start time.
@@ -87,6 +109,13 @@ def explained(scenario: str, row) -> bool:
     within its extra tolerance; ``inf``: any difference, a run on one side only too)."""
     limit = SIMPLIFICATIONS.get((scenario, row.key))
     return limit is not None and (limit[0] == math.inf or abs(row.diff_s) <= limit[0])
+
+
+def order_checked(scenario: str, cmp: pd.DataFrame) -> pd.DataFrame:
+    """The runs whose start order is compared: those outside the tolerance for a listed
+    simplification are left out (their start differs, so their place in line does too)."""
+    listed = [explained(scenario, r) and not r.within for r in cmp.itertuples()]
+    return cmp[~pd.Series(listed, index=cmp.index, dtype=bool)]
 
 
 #: Typed columns the reader derives beyond the schema (kept from the export, parsed).
@@ -139,9 +168,12 @@ def main(argv=None) -> int:
     for yaml_path, out in scenario_runs():
         cmp = replay(yaml_path, out)
         viol = order_violations(cmp, tolerance_s=TOLERANCE_S)
+        order = "matches"
+        if viol:  # then without the runs a listed simplification moved
+            viol = order_violations(order_checked(yaml_path.stem, cmp), tolerance_s=TOLERANCE_S)
+            order = f"{len(viol)} pairs differ" if viol else "matches (listed runs aside)"
         within = int(cmp["within"].sum())
         diffs = cmp["diff_s"].abs().dropna()
-        order = "matches" if not viol else f"{len(viol)} pairs differ"
         explained_rows = [
             r for r in cmp[~cmp["within"]].itertuples() if explained(yaml_path.stem, r)
         ]

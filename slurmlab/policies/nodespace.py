@@ -1,0 +1,166 @@
+"""Slurm's backfill node_space map: which nodes the jobs planned so far in a cycle leave free.
+
+A backfill cycle (sched/backfill, backfill.c) keeps time slots on the ``bf_resolution``
+grid, from now to ``bf_window`` ahead, each with the nodes no planned job has reserved
+then (a plan reserves whole nodes). Before a job is tested, backfill.c walks the slots its
+window covers (``TRY_LATER``): when too few nodes stay free there, it tries again from the
+end of the first slot whose next slot frees a node, and when no such slot is left the job
+is passed over without being tested: it does not count toward ``bf_max_job_test``.
+Running jobs are not in the map (the select plugin sees them).
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from collections.abc import Sequence
+
+import numpy as np
+
+__all__ = ["NodeSpace"]
+
+
+class NodeSpace:
+    """backfill.c's ``node_space``: slots from ``now`` rounded down to ``now + window``
+    rounded down (``resolution`` seconds each at the finest), with the nodes not reserved.
+
+    ``times`` are the slot edges (slot k is ``[times[k], times[k + 1])``) and ``avail`` a
+    (slots x nodes) boolean array: True where no planned job holds the node. A one-node map
+    (an SWF trace's pool of processors) keeps that column as a plain list instead.
+    """
+
+    __slots__ = ("begin", "end", "resolution", "times", "avail", "first", "_buf", "_one")
+
+    def __init__(self, now: float, window: float, resolution: float, nodes: int):
+        res = resolution or 1.0
+        self.resolution = res
+        self.begin = math.floor(now / res) * res
+        self.end = max(math.floor((now + window) / res) * res, self.begin)
+        self.times = [self.begin, self.end]
+        self._buf = np.ones((8, nodes), dtype=bool)  # room for more slots
+        self.avail = self._buf[:1]
+        self.first = np.full(nodes, math.inf)  # each node's earliest reserved slot
+        # a one-node map (an SWF trace's pool) also keeps its one column as a plain list
+        self._one: list[bool] | None = [True] if nodes == 1 else None
+
+    def _split(self, t: float) -> int:
+        """The index of the slot starting at ``t`` (splitting the one around it)."""
+        times = self.times
+        k = bisect_right(times, t) - 1
+        if times[k] == t or k == len(times) - 1:
+            return k
+        if self._one is not None:  # (a plain list only)
+            times.insert(k + 1, t)
+            self._one.insert(k + 1, self._one[k])
+            return k + 1
+        n = len(times) - 1  # slots before the split
+        buf = self._buf
+        if n == len(buf):  # full: double it
+            buf = self._buf = np.concatenate([buf, np.ones_like(buf)])
+        buf[k + 1 : n + 1] = buf[k:n]  # (numpy copies overlapping slices safely)
+        times.insert(k + 1, t)
+        self.avail = buf[: n + 1]
+        return k + 1
+
+    def reserve(self, nodes: Sequence[int], start: float, end: float) -> None:
+        """``_add_reservation``: ``nodes`` are taken from ``start`` to ``end`` (times on the
+        grid), starting no earlier than the map and lasting at least one slot."""
+        start = max(start, self.begin)
+        end = max(end, start + self.resolution)
+        if start >= self.end:
+            return
+        k0, k1 = self._split(start), self._split(min(end, self.end))
+        if self._one is not None:
+            self._one[k0:k1] = [False] * (k1 - k0)
+            self.first[0] = min(self.first[0], start)
+            return
+        avail, first = self.avail, self.first
+        for i in nodes:  # (basic indexing: a few nodes each, cheaper than fancy indexing)
+            avail[k0:k1, i] = False
+            if start < first[i]:
+                first[i] = start
+
+    def free_over(
+        self, usable: np.ndarray, start: float, end: float
+    ) -> tuple[np.ndarray, float | None]:
+        """The nodes of ``usable`` free in every slot from ``start`` to ``end`` (a slot
+        beginning at ``end`` counts), and where to try next: the end of the first slot after
+        ``start`` whose next slot has a usable node this one lacks (None when none has)."""
+        times, slots = self.times, len(self.times) - 1
+        k0 = bisect_right(times, start) - 1  # the slot holding start
+        if k0 >= slots:
+            return usable.copy(), None
+        k1 = min(bisect_right(times, end) - 1, slots - 1)  # the last slot beginning by end
+        # the walk also looks at the slot after the last (it breaks there, after the check)
+        last = min(k1 + 1, slots - 1)
+        table = self.avail if self._one is None else np.array(self._one).reshape(-1, 1)
+        acc = np.logical_and.accumulate(table[k0 : last + 1] & usable, axis=0)
+        avail = acc[k1 - k0].copy()
+        later = None
+        if k0 < slots - 1:  # (the last slot has no next one)
+            nxt = table[k0 + 1 : min(last + 1, slots - 1) + 1] & usable
+            m = len(nxt)
+            # (a next slot with only nodes this one has would not help: not worth a try)
+            new = (nxt & ~acc[:m]).any(axis=1).nonzero()[0]
+            if len(new):
+                later = times[k0 + int(new[0]) + 1]
+        return avail, later
+
+    def reachable(
+        self,
+        usable: np.ndarray,
+        count: int,
+        limit: float,
+        now: float,
+        blocked: Sequence[tuple[float, float, np.ndarray]] = (),
+    ) -> bool:
+        """Whether backfill.c reaches the test of a job of ``count`` nodes and ``limit``
+        seconds: some try, from now or a later slot edge, leaves it ``count`` nodes free of
+        reservations (``blocked``: advance reservations it may not use, as (start, end,
+        node mask); their nodes are left out while they overlap, and the second after the
+        first of them to end is a time to try, as find_resv_end gives)."""
+        if self._one is not None and not blocked:
+            return count == 1 and bool(usable[0]) and self._reachable_one(limit, now)
+        if not blocked and np.count_nonzero(usable & (self.first > now + limit)) >= count:
+            return True  # enough nodes no reservation touches from now to its end
+        start = now
+        while True:
+            end = start + limit
+            avail, later = self.free_over(usable, start, end)
+            for t0, t1, nodes in blocked:
+                if t0 < end and t1 > start:
+                    avail &= ~nodes
+            ends = [t1 + 1 for _t0, t1, _n in blocked if t1 >= start]
+            if ends and min(ends) < self.end and (later is None or min(ends) < later):
+                later = min(ends)
+            if int(avail.sum()) >= count:
+                return True
+            if later is None or later <= start:
+                return False
+            start = later
+
+    def _reachable_one(self, limit: float, now: float) -> bool:
+        """:meth:`reachable` on a one-node map, on its plain list (the same walk)."""
+        if self.first[0] > now + limit:
+            return True  # no reservation from now to its end
+        times, free = self.times, self._one
+        slots = len(free)
+        start = now
+        while True:
+            k0 = bisect_right(times, start) - 1
+            if k0 >= slots:
+                return True
+            k1 = min(bisect_right(times, start + limit) - 1, slots - 1)
+            f = k0  # the first reserved slot of the walk
+            while f <= k1 and free[f]:
+                f += 1
+            if f > k1:
+                return True
+            # later: the first slot from there whose next one is free (within the walk)
+            last = min(k1 + 1, slots - 2)
+            g = f
+            while g <= last and not free[g + 1]:
+                g += 1
+            if g > last:
+                return False
+            start = times[g + 1]

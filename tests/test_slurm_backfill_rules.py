@@ -1,0 +1,169 @@
+"""The ``slurm`` policy's backfill cycle, rule by rule, as backfill.c plans (Slurm 22.05).
+
+Checked against real Slurm in datasets/realslurm (``backfill-mix``, ``backfill-limits``):
+a planned job reserves its nodes from its start rounded *down* to ``bf_resolution``; its
+expected start is not rounded; a job beyond ``bf_window`` shows an expected start but holds
+nothing; a job the reservations leave no room for at any try is passed over without
+counting toward ``bf_max_job_test``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from slurmlab.policies.nodespace import NodeSpace
+from slurmlab.sim.simulate import simulate
+from slurmlab.spec.cluster import Cluster
+from slurmlab.spec.job import JobSpec
+from slurmlab.spec.workload import Workload, WorkloadJob
+
+#: Two 4-CPU nodes; backfill every 30 s on a 60 s grid unless a test says otherwise.
+TWO = Cluster.from_slurm_conf(
+    "NodeName=n[1-2] CPUs=4 RealMemory=8000\n"
+    "PartitionName=p Nodes=n[1-2] Default=YES MaxTime=INFINITE\n"
+)
+ORIGIN = pd.Timestamp("2026-01-05 00:00:00")
+
+
+def job(id: str, args: str, submit: float, runtime: float = 60) -> WorkloadJob:
+    return WorkloadJob(JobSpec.from_args(args), submit, runtime, id=id)
+
+
+def run(*jobs: WorkloadJob, **params):
+    return simulate(TWO, Workload(jobs), "slurm", **params)
+
+
+def starts(result) -> dict[str, float]:
+    return dict(zip(result.jobs["JobID"], result.seconds("Start")))
+
+
+def expected_start(result, jobid: str, at: float) -> float | None:
+    """squeue --start's START_TIME of ``jobid`` at ``at``, in seconds (None: not set)."""
+    q = result.squeue(at=ORIGIN + pd.Timedelta(seconds=at)).set_index("JOBID")
+    value = q.loc[jobid, "START_TIME"]
+    return None if pd.isna(value) else (value - ORIGIN).total_seconds()
+
+
+def blocked_wide_job(*candidates: WorkloadJob, **params):
+    """``a`` holds n1 until its limit (425 s); ``wide`` needs both nodes and is planned at
+    425, reserving them from 420 (bf_resolution 60); n2 is free until then."""
+    return run(
+        job("a", "-N 1 --exclusive -t 7", submit=5, runtime=1000),
+        job("wide", "-N 2 --exclusive -t 10", submit=6),
+        *candidates,
+        **params,
+    )
+
+
+def test_a_reservation_starts_at_the_planned_start_rounded_down():
+    """With backfill every 5 s, a 6-minute job tested at 65 s would end at 425 s, after the
+    slot of the wide job's planned start (420) began: it waits, though it would end by the
+    start itself. A 5-minute one (ending at 365) backfills then. The wide job's expected
+    start is the exact 425 (limits are whole minutes, as sbatch rounds them)."""
+    result = blocked_wide_job(
+        job("ends_425", "-N 1 -t 6", submit=62),
+        job("ends_365", "-N 1 -t 5", submit=63),
+        bf_interval=5,
+    )
+    got = starts(result)
+    assert got["ends_365"] == 65
+    assert got["ends_425"] >= got["wide"] == 425
+    assert expected_start(result, "wide", at=66) == 425
+
+
+def test_a_job_planned_beyond_bf_window_shows_its_start_and_holds_nothing():
+    """With bf_window=5 (minutes) the wide job's start (425 s) is beyond the window at the
+    first cycle (30 + 300 s): squeue --start still shows it, but nothing is reserved, so a
+    job ending long after it backfills on the free node and delays it."""
+    result = blocked_wide_job(job("long", "-N 1 -t 30", submit=7, runtime=900), bf_window=5)
+    assert expected_start(result, "wide", at=31) == 425
+    got = starts(result)
+    assert got["long"] == 30
+    assert got["wide"] == 930  # after long's true end
+
+
+@pytest.mark.parametrize(("max_test", "short_start"), [(2, 30), (1, 660)])
+def test_a_job_left_no_room_by_the_reservations_is_not_counted(max_test, short_start):
+    """bf_window=15: x1 is planned on both nodes from a's limit (600 s) to the window's end
+    (900 s). d (20 minutes) would overlap that reservation wherever it starts within the
+    window, and no later slot frees a node: backfill.c passes it over before its test, so
+    it does not count toward bf_max_job_test. With bf_max_job_test=2, short is the second
+    job tested and backfills at the first cycle; with 1, it is never tested and waits for
+    x1 to finish (600 + 60 s)."""
+    result = run(
+        job("a", "-N 1 --exclusive -t 10", submit=0, runtime=600),
+        job("x1", "-N 2 --exclusive -t 5", submit=1),
+        job("d", "-N 1 --exclusive -t 20", submit=2),
+        job("short", "-N 1 --exclusive -t 5", submit=3),
+        bf_window=15,
+        bf_max_job_test=max_test,
+    )
+    assert starts(result)["short"] == short_start
+    assert expected_start(result, "d", at=31) is None  # never tested: no expected start
+    assert expected_start(result, "x1", at=31) == 600
+
+
+def walk(space, usable, start, end):
+    """backfill.c's TRY_LATER walk over node_space, transcribed slot by slot."""
+    avail, later = usable.copy(), None
+    times, slots = space.times, space.avail
+    for k in range(len(slots)):
+        if later is None and times[k + 1] > start and k + 1 < len(slots):
+            nxt, cur = usable & slots[k + 1], avail & slots[k]
+            if not (nxt <= cur).all():  # !bit_super_set(next_bitmap, current_bitmap)
+                later = times[k + 1]
+        if times[k + 1] <= start:
+            continue
+        if times[k] > end:
+            break
+        avail &= slots[k]
+    return avail, later
+
+
+@given(
+    reservations=st.lists(
+        st.tuples(
+            st.sets(st.integers(0, 4), min_size=1),
+            st.integers(0, 40),
+            st.integers(1, 20),
+        ),
+        max_size=8,
+    ),
+    usable=st.lists(st.booleans(), min_size=5, max_size=5),
+    start=st.integers(0, 45),
+    limit=st.integers(0, 30),
+)
+def test_the_node_space_walk_matches_backfill_c(reservations, usable, start, limit):
+    """NodeSpace.free_over (vectorised) gives what the slot-by-slot walk of backfill.c gives,
+    on random maps (5 nodes, 10 s slots, a 400 s window)."""
+    space = NodeSpace(0.0, 400.0, 10.0, 5)
+    for nodes, begin, length in reservations:
+        space.reserve(sorted(nodes), begin * 10.0, (begin + length) * 10.0)
+    mask = np.array(usable)
+    start, end = start * 10.0 + 3, start * 10.0 + 3 + limit * 10.0
+    got_avail, got_later = space.free_over(mask, start, end)
+    want_avail, want_later = walk(space, mask, start, end)
+    assert got_avail.tolist() == want_avail.tolist()
+    assert got_later == want_later
+
+
+@given(
+    reservations=st.lists(st.tuples(st.integers(0, 40), st.integers(1, 20)), max_size=8),
+    start=st.integers(0, 45),
+    limit=st.integers(0, 30),
+)
+def test_the_one_node_walk_matches_the_general_one(reservations, start, limit):
+    """A one-node map (SWF pools) answers reachable() on its plain list as the general walk
+    does on a two-node map whose second node is never usable."""
+    one = NodeSpace(0.0, 400.0, 10.0, 1)
+    two = NodeSpace(0.0, 400.0, 10.0, 2)
+    for begin, length in reservations:
+        one.reserve([0], begin * 10.0, (begin + length) * 10.0)
+        two.reserve([0], begin * 10.0, (begin + length) * 10.0)
+    now = start * 10.0 + 3
+    got = one.reachable(np.array([True]), 1, limit * 10.0, now)
+    assert got == two.reachable(np.array([True, False]), 1, limit * 10.0, now)
