@@ -108,14 +108,15 @@ def test_a_job_left_no_room_by_the_reservations_is_not_counted(max_test, short_s
 
 
 def walk(space, usable, start, end):
-    """backfill.c's TRY_LATER walk over node_space, transcribed slot by slot."""
+    """backfill.c's TRY_LATER walk over node_space, transcribed slot by slot: the next try
+    starts at the end of the slot holding this one's start. (Some releases skip a slot whose
+    next one frees no node; Slurm 22.05 does not: in the real fixture accounts-qos it planned
+    jobs queued behind back-to-back reservations of the whole partition.)"""
     avail, later = usable.copy(), None
     times, slots = space.times, space.avail
     for k in range(len(slots)):
         if later is None and times[k + 1] > start and k + 1 < len(slots):
-            nxt, cur = usable & slots[k + 1], avail & slots[k]
-            if not (nxt <= cur).all():  # !bit_super_set(next_bitmap, current_bitmap)
-                later = times[k + 1]
+            later = times[k + 1]
         if times[k + 1] <= start:
             continue
         if times[k] > end:

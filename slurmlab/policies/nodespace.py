@@ -4,8 +4,8 @@ A backfill cycle (sched/backfill, backfill.c) keeps time slots on the ``bf_resol
 grid, from now to ``bf_window`` ahead, each with the nodes no planned job has reserved
 then (a plan reserves whole nodes). Before a job is tested, backfill.c walks the slots its
 window covers (``TRY_LATER``): when too few nodes stay free there, it tries again from the
-end of the first slot whose next slot frees a node, and when no such slot is left the job
-is passed over without being tested: it does not count toward ``bf_max_job_test``.
+end of the slot holding the start, and when none is left (the last slot of the window) the
+job is passed over without being tested: it does not count toward ``bf_max_job_test``.
 Running jobs are not in the map (the select plugin sees them).
 """
 
@@ -84,27 +84,16 @@ class NodeSpace:
         self, usable: np.ndarray, start: float, end: float
     ) -> tuple[np.ndarray, float | None]:
         """The nodes of ``usable`` free in every slot from ``start`` to ``end`` (a slot
-        beginning at ``end`` counts), and where to try next: the end of the first slot after
-        ``start`` whose next slot has a usable node this one lacks (None when none has)."""
+        beginning at ``end`` counts), and where to try next: the end of the slot holding
+        ``start``, unless it is the last one."""
         times, slots = self.times, len(self.times) - 1
         k0 = bisect_right(times, start) - 1  # the slot holding start
         if k0 >= slots:
             return usable.copy(), None
         k1 = min(bisect_right(times, end) - 1, slots - 1)  # the last slot beginning by end
-        # the walk also looks at the slot after the last (it breaks there, after the check)
-        last = min(k1 + 1, slots - 1)
         table = self.avail if self._one is None else np.array(self._one).reshape(-1, 1)
-        acc = np.logical_and.accumulate(table[k0 : last + 1] & usable, axis=0)
-        avail = acc[k1 - k0].copy()
-        later = None
-        if k0 < slots - 1:  # (the last slot has no next one)
-            nxt = table[k0 + 1 : min(last + 1, slots - 1) + 1] & usable
-            m = len(nxt)
-            # (a next slot with only nodes this one has would not help: not worth a try)
-            new = (nxt & ~acc[:m]).any(axis=1).nonzero()[0]
-            if len(new):
-                later = times[k0 + int(new[0]) + 1]
-        return avail, later
+        avail = usable & table[k0 : k1 + 1].all(axis=0)
+        return avail, (times[k0 + 1] if k0 < slots - 1 else None)
 
     def reachable(
         self,
@@ -145,22 +134,19 @@ class NodeSpace:
             return True  # no reservation from now to its end
         times, free = self.times, self._one
         slots = len(free)
+        k0 = bisect_right(times, now) - 1
+        if k0 >= slots:
+            return True  # beyond the map: nothing reserved
         start = now
-        while True:
-            k0 = bisect_right(times, start) - 1
-            if k0 >= slots:
-                return True
+        while True:  # a try from now, then from later slot edges
             k1 = min(bisect_right(times, start + limit) - 1, slots - 1)
-            f = k0  # the first reserved slot of the walk
-            while f <= k1 and free[f]:
-                f += 1
-            if f > k1:
+            r = k0  # the first reserved slot of this try's window
+            while r <= k1 and free[r]:
+                r += 1
+            if r > k1:
                 return True
-            # later: the first slot from there whose next one is free (within the walk)
-            last = min(k1 + 1, slots - 2)
-            g = f
-            while g <= last and not free[g + 1]:
-                g += 1
-            if g > last:
+            # every try starting up to slot r has r in its window too: the next is after it
+            k0 = r + 1
+            if k0 >= slots:
                 return False
-            start = times[g + 1]
+            start = times[k0]
