@@ -29,7 +29,7 @@ class NodeSpace:
     (an SWF trace's pool of processors) keeps that column as a plain list instead.
     """
 
-    __slots__ = ("begin", "end", "resolution", "times", "avail", "first", "_buf", "_one")
+    __slots__ = ("begin", "end", "resolution", "times", "avail", "first", "_buf", "_one", "_runs")
 
     def __init__(self, now: float, window: float, resolution: float, nodes: int):
         res = resolution or 1.0
@@ -42,6 +42,7 @@ class NodeSpace:
         self.first = np.full(nodes, math.inf)  # each node's earliest reserved slot
         # a one-node map (an SWF trace's pool) also keeps its one column as a plain list
         self._one: list[bool] | None = [True] if nodes == 1 else None
+        self._runs: tuple[float, float, bool] | None = None  # (now, longest run, open end)
 
     def _split(self, t: float) -> int:
         """The index of the slot starting at ``t`` (splitting the one around it)."""
@@ -73,6 +74,7 @@ class NodeSpace:
         if self._one is not None:
             self._one[k0:k1] = [False] * (k1 - k0)
             self.first[0] = min(self.first[0], start)
+            self._runs = None
             return
         avail, first = self.avail, self.first
         for i in nodes:  # (basic indexing: a few nodes each, cheaper than fancy indexing)
@@ -129,24 +131,30 @@ class NodeSpace:
             start = later
 
     def _reachable_one(self, limit: float, now: float) -> bool:
-        """:meth:`reachable` on a one-node map, on its plain list (the same walk)."""
-        if self.first[0] > now + limit:
-            return True  # no reservation from now to its end
+        """:meth:`reachable` on a one-node map. Its tries start at ``now`` and at slot edges;
+        every try inside a run of free slots has less room than the run's first, so a job is
+        reached when some run is longer than its limit (the slot after the run begins
+        after the job's end) or a run reaches the end of the map. Runs are found once per
+        map and time."""
+        if self._runs is None or self._runs[0] != now:
+            self._runs = (now, *self._longest_run(now))
+        _now, longest, open_end = self._runs
+        return open_end or longest > limit
+
+    def _longest_run(self, now: float) -> tuple[float, bool]:
+        """The longest run of free slots from ``now`` that a reserved slot ends (its length
+        from its first try), and whether a free run reaches the end of the map."""
         times, free = self.times, self._one
         slots = len(free)
-        k0 = bisect_right(times, now) - 1
-        if k0 >= slots:
-            return True  # beyond the map: nothing reserved
-        start = now
-        while True:  # a try from now, then from later slot edges
-            k1 = min(bisect_right(times, start + limit) - 1, slots - 1)
-            r = k0  # the first reserved slot of this try's window
-            while r <= k1 and free[r]:
-                r += 1
-            if r > k1:
-                return True
-            # every try starting up to slot r has r in its window too: the next is after it
-            k0 = r + 1
-            if k0 >= slots:
-                return False
-            start = times[k0]
+        k = bisect_right(times, now) - 1
+        if k >= slots:
+            return math.inf, True
+        longest, run_start = -math.inf, None
+        for i in range(k, slots):
+            if free[i]:
+                if run_start is None:
+                    run_start = now if i == k else times[i]
+            elif run_start is not None:
+                longest = max(longest, times[i] - run_start)
+                run_start = None
+        return longest, run_start is not None
