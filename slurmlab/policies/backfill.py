@@ -474,6 +474,7 @@ class SlurmBackfill(Conservative):
         now = view.now
         horizon = now + self.bf_window * 60.0
         prof, space, hopeless, waiting = cycle.prof, cycle.space, cycle.hopeless, cycle.waiting
+        all_up = bool(view.up.all())  # then a job's mask needs no masking
         beyond = False  # some job was planned beyond the window
         # Each cycle clears every pending job's expected start first (backfill.c,
         # _clear_job_estimates): one beyond bf_max_job_test has none ("Until an attempt is
@@ -490,8 +491,14 @@ class SlurmBackfill(Conservative):
                 cycle.seen.append((job, None, None))
                 d.reasons[job.id] = "Resources" if seen[1] else "Priority"
                 continue
-            mask = job.plan_mask & view.up
-            if not space.reachable(mask, job.count, job.limit, now, blocked):
+            mask = job.plan_mask if all_up else job.plan_mask & view.up
+            missed = cycle.unreached.get(shape)
+            if (missed is not None and job.limit >= missed) or not space.reachable(
+                mask, job.count, job.limit, now, blocked
+            ):
+                # (reservations only take room: a longer job of that shape is not reached either)
+                if missed is None or job.limit < missed:
+                    cycle.unreached[shape] = job.limit
                 cycle.seen.append((job, False, None))
                 d.reasons[job.id] = "Priority" if job.partition in waiting else "Resources"
                 waiting.add(job.partition)
@@ -544,6 +551,7 @@ class _Cycle:
     prof: Profile
     space: NodeSpace
     hopeless: dict = field(default_factory=dict)  # request shape -> (limit, never?)
+    unreached: dict = field(default_factory=dict)  # request shape -> shortest limit not reached
     waiting: set = field(default_factory=set)  # partitions whose first job waits (Resources)
     tested: int = 0  # jobs tested (bf_max_job_test)
     #: each job met, in order: (job, reached?, its reservation (nodes, begin, end) or None)
@@ -554,10 +562,19 @@ class _Cycle:
     def still_reached(self, space: NodeSpace, now: float, up, blocked) -> bool:
         """Walk the jobs seen again over ``space`` (a map for ``now``), putting their
         reservations back in order: whether each is reached as it was."""
+        unreached: dict = {}  # as in a cycle: shape -> the shortest limit not reached
         for job, reached, held in self.seen:
             if reached is not None:
-                mask = job.plan_mask & up
-                if space.reachable(mask, job.count, job.limit, now, blocked) != reached:
+                shape = (job.partition, _request_shape(job))
+                missed = unreached.get(shape)
+                if missed is not None and job.limit >= missed:
+                    now_reached = False
+                else:
+                    mask = job.plan_mask & up
+                    now_reached = space.reachable(mask, job.count, job.limit, now, blocked)
+                    if not now_reached:
+                        unreached[shape] = job.limit
+                if now_reached != reached:
                     return False
             if held is not None:
                 space.reserve(*held)
