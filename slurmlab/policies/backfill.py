@@ -443,12 +443,12 @@ class SlurmBackfill(Conservative):
         """
         d = Decision()
         d.complete = True
-        now, window = view.now, self.bf_window * 60.0
+        now = view.now
         blocked = [(t0, t1, u.any(axis=1)) for t0, t1, u in view.blocked_windows if t1 > now]
         queue = view.queue
         cycle = view.resume
         if cycle is not None:
-            fresh = NodeSpace(now, window, self.bf_resolution, len(view.capacity))
+            fresh = self._node_space(view)
             if cycle.still_reached(fresh, now, view.up, blocked):
                 cycle.prof.advance(now)
                 cycle.space = fresh
@@ -458,9 +458,7 @@ class SlurmBackfill(Conservative):
                 queue = [job for job, _reached, _held in cycle.seen] + list(queue)
                 cycle = None
         if cycle is None:
-            cycle = _Cycle(
-                _profile(view), NodeSpace(now, window, self.bf_resolution, len(view.capacity))
-            )
+            cycle = _Cycle(_profile(view), self._node_space(view))
         beyond = self._plan_jobs(queue, view, cycle, blocked, d)
         # (a cycle cut short by bf_max_job_test did not see every job: not continued either)
         if not (d.starts or beyond or cycle.tested >= self.bf_max_job_test):
@@ -492,13 +490,7 @@ class SlurmBackfill(Conservative):
                 d.reasons[job.id] = "Resources" if seen[1] else "Priority"
                 continue
             mask = job.plan_mask if all_up else job.plan_mask & view.up
-            missed = cycle.unreached.get(shape)
-            if (missed is not None and job.limit >= missed) or not space.reachable(
-                mask, job.count, job.limit, now, blocked
-            ):
-                # (reservations only take room: a longer job of that shape is not reached either)
-                if missed is None or job.limit < missed:
-                    cycle.unreached[shape] = job.limit
+            if not _reached(space, cycle.unreached, shape, job, mask, now, blocked):
                 cycle.seen.append((job, False, None))
                 d.reasons[job.id] = "Priority" if job.partition in waiting else "Resources"
                 waiting.add(job.partition)
@@ -530,6 +522,9 @@ class SlurmBackfill(Conservative):
             d.planned[job.id] = t
         return beyond
 
+    def _node_space(self, view: QueueView) -> NodeSpace:
+        return NodeSpace(view.now, self.bf_window * 60.0, self.bf_resolution, len(view.capacity))
+
     def _reservation(self, start: float, limit: float, now: float) -> tuple[float, float]:
         """The window a job planned to start at ``start`` reserves (backfill.c): its start and
         end rounded *down* to ``bf_resolution``, at least one slot long, from the slot of
@@ -541,6 +536,19 @@ class SlurmBackfill(Conservative):
 
 def _round_down(t: float, res: float) -> float:
     return t if math.isinf(t) or not res else math.floor(t / res) * res
+
+
+def _reached(space: NodeSpace, unreached: dict, shape, job, mask, now, blocked) -> bool:
+    """Whether the node_space walk reaches ``job`` (:meth:`NodeSpace.reachable`), a shape
+    not reached at some limit being not reached at a longer one (``unreached``: shape ->
+    shortest limit not reached; reservations only take room, so it holds for the cycle)."""
+    missed = unreached.get(shape)
+    if missed is not None and job.limit >= missed:
+        return False
+    if space.reachable(mask, job.count, job.limit, now, blocked):
+        return True
+    unreached[shape] = job.limit
+    return False
 
 
 @dataclass
@@ -566,15 +574,8 @@ class _Cycle:
         for job, reached, held in self.seen:
             if reached is not None:
                 shape = (job.partition, _request_shape(job))
-                missed = unreached.get(shape)
-                if missed is not None and job.limit >= missed:
-                    now_reached = False
-                else:
-                    mask = job.plan_mask & up
-                    now_reached = space.reachable(mask, job.count, job.limit, now, blocked)
-                    if not now_reached:
-                        unreached[shape] = job.limit
-                if now_reached != reached:
+                mask = job.plan_mask & up
+                if _reached(space, unreached, shape, job, mask, now, blocked) != reached:
                     return False
             if held is not None:
                 space.reserve(*held)

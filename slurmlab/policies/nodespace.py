@@ -121,9 +121,9 @@ class NodeSpace:
             for t0, t1, nodes in blocked:
                 if t0 < end and t1 > start:
                     avail &= ~nodes
-            ends = [t1 + 1 for _t0, t1, _n in blocked if t1 >= start]
-            if ends and min(ends) < self.end and (later is None or min(ends) < later):
-                later = min(ends)
+            resv_end = min((t1 + 1 for _t0, t1, _n in blocked if t1 >= start), default=None)
+            if resv_end is not None and resv_end < self.end and (later is None or resv_end < later):
+                later = resv_end
             if int(avail.sum()) >= count:
                 return True
             if later is None or later <= start:
