@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from slurmlab.policies.nodespace import NodeSpace
+from slurmlab.policies.nodespace import NodeSpace, node_bits
 from slurmlab.sim.simulate import simulate
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import JobSpec
@@ -139,16 +139,16 @@ def walk(space, usable, start, end):
     limit=st.integers(0, 30),
 )
 def test_the_node_space_walk_matches_backfill_c(reservations, usable, start, limit):
-    """NodeSpace.free_over (vectorised) gives what the slot-by-slot walk of backfill.c gives,
+    """NodeSpace.free_over (bitmasks) gives what the slot-by-slot walk of backfill.c gives,
     on random maps (5 nodes, 10 s slots, a 400 s window)."""
     space = NodeSpace(0.0, 400.0, 10.0, 5)
     for nodes, begin, length in reservations:
         space.reserve(sorted(nodes), begin * 10.0, (begin + length) * 10.0)
     mask = np.array(usable)
     start, end = start * 10.0 + 3, start * 10.0 + 3 + limit * 10.0
-    got_avail, got_later = space.free_over(mask, start, end)
+    got_avail, got_later = space.free_over(node_bits(mask), start, end)
     want_avail, want_later = walk(space, mask, start, end)
-    assert got_avail.tolist() == want_avail.tolist()
+    assert got_avail == node_bits(want_avail)
     assert got_later == want_later
 
 
@@ -159,12 +159,37 @@ def test_the_node_space_walk_matches_backfill_c(reservations, usable, start, lim
 )
 def test_the_one_node_walk_matches_the_general_one(reservations, start, limit):
     """A one-node map (SWF pools) answers reachable() on its plain list as the general walk
-    does on a two-node map whose second node is never usable."""
+    does on a two-node map whose second node is never usable: asked between reservations
+    too, as a cycle does (the one-node map keeps its runs of free slots up to date)."""
     one = NodeSpace(0.0, 400.0, 10.0, 1)
     two = NodeSpace(0.0, 400.0, 10.0, 2)
+    now = start * 10.0 + 3
+    limits = sorted({limit * 10.0, 0.0, 5.0, 95.0, 200.0})
+
+    def same():
+        for lim in limits:
+            got = one.reachable(node_bits([True]), 1, lim, now)
+            assert got == two.reachable(node_bits([True, False]), 1, lim, now), lim
+
+    same()
     for begin, length in reservations:
         one.reserve([0], begin * 10.0, (begin + length) * 10.0)
         two.reserve([0], begin * 10.0, (begin + length) * 10.0)
-    now = start * 10.0 + 3
-    got = one.reachable(np.array([True]), 1, limit * 10.0, now)
-    assert got == two.reachable(np.array([True, False]), 1, limit * 10.0, now)
+        same()
+
+
+def test_node_space_bitmasks():
+    """Node sets are int bitmasks (bit i: node i); ``avail`` shows the map as booleans."""
+    assert node_bits([True, False, True]) == 0b101
+    assert node_bits(np.zeros(70, dtype=bool)) == 0
+    assert node_bits(np.ones(70, dtype=bool)) == (1 << 70) - 1  # past 64 nodes too
+    space = NodeSpace(0.0, 100.0, 10.0, 3)
+    space.reserve((0, 2), 20.0, 40.0)
+    assert space.times == [0.0, 20.0, 40.0, 100.0]
+    assert space.avail.tolist() == [[True] * 3, [False, True, False], [True] * 3]
+    assert space.free_over(0b111, 25.0, 30.0) == (0b010, 40.0)
+    assert space.reachable(0b111, 2, 10.0, 0.0)  # from 0 to 10: all three free
+    assert space.reachable(0b101, 1, 85.0, 5.0)  # from 40 on (past the map's end: free)
+    space.reserve((0, 2), 40.0, 100.0)  # now held to the end of the map: no try is left
+    assert not space.reachable(0b101, 1, 85.0, 5.0)
+    assert space.reachable(0b111, 1, 85.0, 5.0)  # node 1 stays free

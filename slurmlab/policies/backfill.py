@@ -33,7 +33,7 @@ import numpy as np
 
 from slurmlab.errors import SlurmlabError
 from slurmlab.policies.base import Decision, PendingJob, QueueView, Start
-from slurmlab.policies.nodespace import NodeSpace
+from slurmlab.policies.nodespace import NodeSpace, node_bits
 from slurmlab.policies.placement import choose_nodes
 from slurmlab.policies.profile import Profile, make_profile
 from slurmlab.spec.cluster import SCHEDULER_PARAMETERS
@@ -62,14 +62,6 @@ def _usage(job: PendingJob, capacity: np.ndarray, nodes: tuple[int, ...]) -> np.
     if job.rows is not None and len(job.rows) == len(nodes):
         return job.rows
     return np.broadcast_to(job.demand, (len(nodes), 3))
-
-
-def _request_shape(job: PendingJob) -> tuple:
-    """What decides whether a request fits, but for its time limit. Resources only shrink
-    during a pass, and a longer window is harder to fit: a shape that failed for a limit
-    fails for every longer one in the same pass (policies skip those)."""
-    # masks are shared per node set (and kept alive through the pass: ids are not reused)
-    return (job.need, job.count, id(job.mask), id(job.reach), job.exclusive)
 
 
 def _take(free: np.ndarray, job: PendingJob, capacity: np.ndarray, nodes) -> np.ndarray:
@@ -108,7 +100,7 @@ class Fifo:
         d = Decision()
         # continuing the previous pass: its blocked partitions stay blocked
         blocked: set[str] = set() if view.resume is None else view.resume
-        ranks = view.free_ranks(free)
+        ranks = None  # computed when a job needs them (a start may well end the pass)
         capacity, up, partitions = view.capacity, view.up, view.partitions
         usable = up  # up nodes outside every blocked partition
         outside = view.outside
@@ -126,6 +118,8 @@ class Fifo:
                     d.reasons[job.id] = "Priority"
                 continue
             nodes = None
+            if ranks is None:
+                ranks = view.free_ranks(free)
             if job.may_fit(ranks):
                 nodes = choose_nodes(
                     free, capacity, job.demand, job.count, job.mask & usable, job.exclusive,
@@ -144,7 +138,7 @@ class Fifo:
                     break
                 continue
             _take(free, job, capacity, nodes)
-            ranks = view.free_ranks(free)
+            ranks = None
             d.starts.append(Start(job.id, nodes, "main"))
         return d
 
@@ -172,7 +166,7 @@ class Easy(Fifo):
         stopped = False
         up, capacity, odd, min_cpus = view.up, view.capacity, view.odd, view.min_cpus
         all_up = bool(up.all())  # then a job's mask needs no masking
-        failed: dict[tuple, float] = {}  # _request_shape -> the shortest limit that failed
+        failed: dict[tuple, float] = {}  # PendingJob.shape -> the shortest limit that failed
         for job in view.queue:
             if stale:  # (after a start, the pass may well end: no ranks computed in vain)
                 cpus, mems, gpus = view.free_ranks(free)
@@ -186,7 +180,7 @@ class Easy(Fifo):
                 and need[1] <= mems[-c]
                 and need[2] <= gpus[-c]
             ):
-                shape = _request_shape(job)
+                shape = job.shape
                 shortest = failed.get(shape)
                 if shortest is None or job.limit < shortest:
                     mask = job.mask if all_up else job.mask & up
@@ -444,12 +438,15 @@ class SlurmBackfill(Conservative):
         d = Decision()
         d.complete = True
         now = view.now
-        blocked = [(t0, t1, u.any(axis=1)) for t0, t1, u in view.blocked_windows if t1 > now]
+        blocked = [  # advance reservations held by others: (start, end, their nodes' bits)
+            (t0, t1, node_bits(u.any(axis=1))) for t0, t1, u in view.blocked_windows if t1 > now
+        ]
+        up = node_bits(view.up)
         queue = view.queue
         cycle = view.resume
         if cycle is not None:
             fresh = self._node_space(view)
-            if cycle.still_reached(fresh, now, view.up, blocked):
+            if cycle.still_reached(fresh, now, up, blocked):
                 cycle.prof.advance(now)
                 cycle.space = fresh
                 d.reasons.update(cycle.reasons)
@@ -459,14 +456,14 @@ class SlurmBackfill(Conservative):
                 cycle = None
         if cycle is None:
             cycle = _Cycle(_profile(view), self._node_space(view))
-        beyond = self._plan_jobs(queue, view, cycle, blocked, d)
+        beyond = self._plan_jobs(queue, view, cycle, up, blocked, d)
         # (a cycle cut short by bf_max_job_test did not see every job: not continued either)
         if not (d.starts or beyond or cycle.tested >= self.bf_max_job_test):
             cycle.reasons, cycle.planned = d.reasons, d.planned
             d.resume = cycle
         return d
 
-    def _plan_jobs(self, queue, view, cycle, blocked, d: Decision) -> bool:
+    def _plan_jobs(self, queue, view, cycle, up: int, blocked, d: Decision) -> bool:
         """Test ``queue`` in order (starts, plans, reasons into ``d``); whether a job was
         planned beyond the window."""
         now = view.now
@@ -477,75 +474,79 @@ class SlurmBackfill(Conservative):
         # Each cycle clears every pending job's expected start first (backfill.c,
         # _clear_job_estimates): one beyond bf_max_job_test has none ("Until an attempt is
         # made to backfill schedule a job, its expected initiation time value will not be set")
-        for job in queue:
-            if cycle.tested >= self.bf_max_job_test:
+        tested, max_tested = cycle.tested, self.bf_max_job_test
+        res = self.bf_resolution
+        first_slot = math.floor(now / res) * res
+        unreached, seen, reasons, planned = cycle.unreached, cycle.seen, d.reasons, d.planned
+        whole: dict = {}  # node set -> its whole nodes' resources (what a plan reserves)
+        for job in queue:  # (deep queues: mostly jobs of a shape already known to fail)
+            if tested >= max_tested:
                 break
             # (partitions over the same nodes share a mask: a shape counts per partition,
             # since the first job of each partition waits for Resources, the rest Priority)
-            shape = (job.partition, _request_shape(job))
-            seen = hopeless.get(shape)
-            if seen is not None and job.limit >= seen[0]:
-                cycle.tested += 1
-                cycle.seen.append((job, None, None))
-                d.reasons[job.id] = "Resources" if seen[1] else "Priority"
+            shape, limit = job.shape, job.limit
+            known = hopeless.get(shape)
+            if known is not None and limit >= known[0]:
+                tested += 1
+                seen.append((job, None, None))
+                reasons[job.id] = "Resources" if known[1] else "Priority"
                 continue
-            mask = job.plan_mask if all_up else job.plan_mask & view.up
-            if not _reached(space, cycle.unreached, shape, job, mask, now, blocked):
-                cycle.seen.append((job, False, None))
-                d.reasons[job.id] = "Priority" if job.partition in waiting else "Resources"
+            missed = unreached.get(shape)  # (what _reached looks up first, inline)
+            if (missed is not None and limit >= missed) or not _reached(
+                space, unreached, shape, job, cycle.usable(job, up), now, blocked
+            ):
+                seen.append((job, False, None))
+                reasons[job.id] = "Priority" if job.partition in waiting else "Resources"
                 waiting.add(job.partition)
                 continue  # passed over untested (too few nodes outside the reservations)
-            cycle.tested += 1
-            found = prof.earliest(job.demand, job.count, mask, job.limit, exclusive=job.exclusive)
+            tested += 1
+            mask = job.plan_mask if all_up else job.plan_mask & view.up
+            found = prof.earliest(job.demand, job.count, mask, limit, exclusive=job.exclusive)
             if found is None:
-                cycle.seen.append((job, True, None))
-                d.reasons[job.id] = "Resources"
-                hopeless[shape] = (job.limit, True)
+                seen.append((job, True, None))
+                reasons[job.id] = "Resources"
+                hopeless[shape] = (limit, True)
                 continue
             i, t, nodes = found
             if t <= now and i == 0:
-                prof.reserve(nodes, _usage(job, view.capacity, nodes), now, now + job.limit, at=0)
+                prof.reserve(nodes, _usage(job, view.capacity, nodes), now, now + limit, at=0)
                 d.starts.append(Start(job.id, nodes, "backfill"))
                 continue
-            d.reasons[job.id] = "Priority" if job.partition in waiting else "Resources"
+            reasons[job.id] = "Priority" if job.partition in waiting else "Resources"
             waiting.add(job.partition)
             if t > horizon:
-                hopeless[shape] = (job.limit, False)
+                hopeless[shape] = (limit, False)
                 beyond = True
-                d.planned[job.id] = t  # "StartTime set to time after current backfill
+                planned[job.id] = t  # "StartTime set to time after current backfill
                 continue  # window. No reservation" (squeue --start still shows it)
-            # like Slurm, planned reservations take whole nodes
-            begin, end = self._reservation(t, job.limit, now)
-            prof.reserve(nodes, view.capacity[list(nodes)], max(begin, now), end)
+            # Like Slurm, planned reservations take whole nodes, from the start and to the end
+            # rounded *down* to bf_resolution (backfill.c), at least one slot long, from the
+            # slot of now at the earliest
+            begin = max(math.floor(t / res) * res, first_slot)
+            end = t + limit
+            end = max(math.floor(end / res) * res if end != math.inf else end, begin + res)
+            rows = whole.get(nodes)
+            if rows is None:
+                rows = whole[nodes] = view.capacity[list(nodes)]
+            prof.reserve(nodes, rows, max(begin, now), end)
             space.reserve(nodes, begin, end)
-            cycle.seen.append((job, True, (nodes, begin, end)))
-            d.planned[job.id] = t
+            seen.append((job, True, (nodes, begin, end)))
+            planned[job.id] = t
+        cycle.tested = tested
         return beyond
 
     def _node_space(self, view: QueueView) -> NodeSpace:
         return NodeSpace(view.now, self.bf_window * 60.0, self.bf_resolution, len(view.capacity))
 
-    def _reservation(self, start: float, limit: float, now: float) -> tuple[float, float]:
-        """The window a job planned to start at ``start`` reserves (backfill.c): its start and
-        end rounded *down* to ``bf_resolution``, at least one slot long, from the slot of
-        ``now`` at the earliest."""
-        res = self.bf_resolution
-        begin = max(_round_down(start, res), _round_down(now, res))
-        return begin, max(_round_down(start + limit, res), begin + res)
 
-
-def _round_down(t: float, res: float) -> float:
-    return t if math.isinf(t) or not res else math.floor(t / res) * res
-
-
-def _reached(space: NodeSpace, unreached: dict, shape, job, mask, now, blocked) -> bool:
+def _reached(space: NodeSpace, unreached: dict, shape, job, usable: int, now, blocked) -> bool:
     """Whether the node_space walk reaches ``job`` (:meth:`NodeSpace.reachable`), a shape
     not reached at some limit being not reached at a longer one (``unreached``: shape ->
     shortest limit not reached; reservations only take room, so it holds for the cycle)."""
     missed = unreached.get(shape)
     if missed is not None and job.limit >= missed:
         return False
-    if space.reachable(mask, job.count, job.limit, now, blocked):
+    if space.reachable(usable, job.count, job.limit, now, blocked):
         return True
     unreached[shape] = job.limit
     return False
@@ -566,16 +567,25 @@ class _Cycle:
     seen: list = field(default_factory=list)
     reasons: dict = field(default_factory=dict)
     planned: dict = field(default_factory=dict)
+    #: id of a job's plan mask -> (the mask, its bitmask); holding the mask keeps its id
+    bits: dict = field(default_factory=dict)
 
-    def still_reached(self, space: NodeSpace, now: float, up, blocked) -> bool:
+    def usable(self, job: PendingJob, up: int) -> int:
+        """The up nodes a plan of ``job`` may use, as a bitmask (for the node_space map)."""
+        mask = job.plan_mask
+        hit = self.bits.get(id(mask))
+        if hit is None:
+            hit = self.bits[id(mask)] = (mask, node_bits(mask))
+        return hit[1] & up
+
+    def still_reached(self, space: NodeSpace, now: float, up: int, blocked) -> bool:
         """Walk the jobs seen again over ``space`` (a map for ``now``), putting their
         reservations back in order: whether each is reached as it was."""
         unreached: dict = {}  # as in a cycle: shape -> the shortest limit not reached
         for job, reached, held in self.seen:
             if reached is not None:
-                shape = (job.partition, _request_shape(job))
-                mask = job.plan_mask & up
-                if _reached(space, unreached, shape, job, mask, now, blocked) != reached:
+                usable = self.usable(job, up)
+                if _reached(space, unreached, job.shape, job, usable, now, blocked) != reached:
                     return False
             if held is not None:
                 space.reserve(*held)

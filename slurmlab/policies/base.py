@@ -59,6 +59,16 @@ class PendingJob:
     #: reservation holds during the job's window from now (profiles block those nodes
     #: for the reservation's window only, so plans may use them before and after it)
     reach: np.ndarray | None = None
+    #: what decides whether the request fits, but for its time limit (partition, per-node
+    #: need, node count, node set, reach, exclusive): within a pass resources only shrink
+    #: and a longer window is harder to fit, so a shape that failed for a limit fails for
+    #: every longer one (policies skip those). Masks are shared per node set and kept alive
+    #: by the job, so their ids name them. Computed once, here: policies look it up per job.
+    shape: tuple = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        shape = (self.partition, self.need, self.count, id(self.mask), id(self.reach))
+        object.__setattr__(self, "shape", (*shape, self.exclusive))
 
     @property
     def plan_mask(self) -> np.ndarray:

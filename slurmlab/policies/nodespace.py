@@ -14,22 +14,39 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["NodeSpace"]
+__all__ = ["NodeSpace", "node_bits"]
+
+
+def node_bits(mask: np.ndarray) -> int:
+    """A boolean node mask as an int bitmask (bit ``i``: node ``i``)."""
+    packed = np.packbits(np.asarray(mask, dtype=bool), bitorder="little")
+    return int.from_bytes(packed.tobytes(), "little")
+
+
+@lru_cache(maxsize=4096)
+def _bits_of(nodes: tuple[int, ...]) -> int:
+    bits = 0
+    for i in nodes:
+        bits |= 1 << i
+    return bits
 
 
 class NodeSpace:
     """backfill.c's ``node_space``: slots from ``now`` rounded down to ``now + window``
     rounded down (``resolution`` seconds each at the finest), with the nodes not reserved.
 
-    ``times`` are the slot edges (slot k is ``[times[k], times[k + 1])``) and ``avail`` a
-    (slots x nodes) boolean array: True where no planned job holds the node. A one-node map
-    (an SWF trace's pool of processors) keeps that column as a plain list instead.
+    ``times`` are the slot edges (slot k is ``[times[k], times[k + 1])``) and ``slots`` the
+    nodes no planned job holds in each slot, as int bitmasks (bit ``i``: node ``i``; node
+    sets are few dozen bits, and Python's int operations cost a fraction of numpy's calls
+    on arrays that small). Node masks passed in are bitmasks too (:func:`node_bits`).
     """
 
-    __slots__ = ("begin", "end", "resolution", "times", "avail", "first", "_buf", "_one", "_runs")
+    __slots__ = ("begin", "end", "resolution", "times", "slots", "nodes", "_runs")
+    # _runs (one-node maps): (now, longest closed run, its start, its end, open run's start)
 
     def __init__(self, now: float, window: float, resolution: float, nodes: int):
         res = resolution or 1.0
@@ -37,12 +54,17 @@ class NodeSpace:
         self.begin = math.floor(now / res) * res
         self.end = max(math.floor((now + window) / res) * res, self.begin)
         self.times = [self.begin, self.end]
-        self._buf = np.ones((8, nodes), dtype=bool)  # room for more slots
-        self.avail = self._buf[:1]
-        self.first = np.full(nodes, math.inf)  # each node's earliest reserved slot
-        # a one-node map (an SWF trace's pool) also keeps its one column as a plain list
-        self._one: list[bool] | None = [True] if nodes == 1 else None
-        self._runs: tuple[float, float, bool] | None = None  # (now, longest run, open end)
+        self.nodes = nodes
+        self.slots = [(1 << nodes) - 1]
+        self._runs: tuple | None = None  # see __slots__
+
+    @property
+    def avail(self) -> np.ndarray:
+        """The map as a (slots x nodes) boolean array: True where no planned job holds the
+        node (for inspection and tests)."""
+        return np.array(
+            [[bool(bits >> i & 1) for i in range(self.nodes)] for bits in self.slots], dtype=bool
+        ).reshape(len(self.slots), self.nodes)
 
     def _split(self, t: float) -> int:
         """The index of the slot starting at ``t`` (splitting the one around it)."""
@@ -50,17 +72,8 @@ class NodeSpace:
         k = bisect_right(times, t) - 1
         if times[k] == t or k == len(times) - 1:
             return k
-        if self._one is not None:  # (a plain list only)
-            times.insert(k + 1, t)
-            self._one.insert(k + 1, self._one[k])
-            return k + 1
-        n = len(times) - 1  # slots before the split
-        buf = self._buf
-        if n == len(buf):  # full: double it
-            buf = self._buf = np.concatenate([buf, np.ones_like(buf)])
-        buf[k + 1 : n + 1] = buf[k:n]  # (numpy copies overlapping slices safely)
         times.insert(k + 1, t)
-        self.avail = buf[: n + 1]
+        self.slots.insert(k + 1, self.slots[k])
         return k + 1
 
     def reserve(self, nodes: Sequence[int], start: float, end: float) -> None:
@@ -71,49 +84,44 @@ class NodeSpace:
         if start >= self.end:
             return
         k0, k1 = self._split(start), self._split(min(end, self.end))
-        if self._one is not None:
-            self._one[k0:k1] = [False] * (k1 - k0)
-            self.first[0] = min(self.first[0], start)
-            self._runs = None
-            return
-        avail, first = self.avail, self.first
-        for i in nodes:  # (basic indexing: a few nodes each, cheaper than fancy indexing)
-            avail[k0:k1, i] = False
-            if start < first[i]:
-                first[i] = start
+        keep = ~_bits_of(tuple(nodes))
+        slots = self.slots
+        for k in range(k0, k1):
+            slots[k] &= keep
+        if self.nodes == 1:
+            self._cut_runs(start, min(end, self.end))
 
-    def free_over(
-        self, usable: np.ndarray, start: float, end: float
-    ) -> tuple[np.ndarray, float | None]:
+    def free_over(self, usable: int, start: float, end: float) -> tuple[int, float | None]:
         """The nodes of ``usable`` free in every slot from ``start`` to ``end`` (a slot
         beginning at ``end`` counts), and where to try next: the end of the slot holding
         ``start``, unless it is the last one."""
-        times, slots = self.times, len(self.times) - 1
+        times, slots = self.times, self.slots
+        n = len(slots)
         k0 = bisect_right(times, start) - 1  # the slot holding start
-        if k0 >= slots:
-            return usable.copy(), None
-        k1 = min(bisect_right(times, end) - 1, slots - 1)  # the last slot beginning by end
-        table = self.avail if self._one is None else np.array(self._one).reshape(-1, 1)
-        avail = usable & table[k0 : k1 + 1].all(axis=0)
-        return avail, (times[k0 + 1] if k0 < slots - 1 else None)
+        if k0 >= n:
+            return usable, None
+        k1 = min(bisect_right(times, end) - 1, n - 1)  # the last slot beginning by end
+        avail = usable
+        for k in range(k0, k1 + 1):
+            avail &= slots[k]
+        return avail, (times[k0 + 1] if k0 < n - 1 else None)
 
     def reachable(
         self,
-        usable: np.ndarray,
+        usable: int,
         count: int,
         limit: float,
         now: float,
-        blocked: Sequence[tuple[float, float, np.ndarray]] = (),
+        blocked: Sequence[tuple[float, float, int]] = (),
     ) -> bool:
         """Whether backfill.c reaches the test of a job of ``count`` nodes and ``limit``
         seconds: some try, from now or a later slot edge, leaves it ``count`` nodes free of
         reservations (``blocked``: advance reservations it may not use, as (start, end,
-        node mask); their nodes are left out while they overlap, and the second after the
-        first of them to end is a time to try, as find_resv_end gives)."""
-        if self._one is not None and not blocked:
-            return count == 1 and bool(usable[0]) and self._reachable_one(limit, now)
-        if not blocked and np.count_nonzero(usable & (self.first > now + limit)) >= count:
-            return True  # enough nodes no reservation touches from now to its end
+        nodes); their nodes are left out while they overlap, and the second after the
+        first of them to end is a time to try, as find_resv_end gives). Node sets are
+        bitmasks."""
+        if self.nodes == 1 and not blocked:
+            return count == 1 and bool(usable & 1) and self._reachable_one(limit, now)
         start = now
         while True:
             end = start + limit
@@ -124,11 +132,28 @@ class NodeSpace:
             resv_end = min((t1 + 1 for _t0, t1, _n in blocked if t1 >= start), default=None)
             if resv_end is not None and resv_end < self.end and (later is None or resv_end < later):
                 later = resv_end
-            if int(avail.sum()) >= count:
+            if avail.bit_count() >= count:
                 return True
             if later is None or later <= start:
                 return False
             start = later
+
+    def _cut_runs(self, start: float, end: float) -> None:
+        """Keep the runs of a one-node map up to date after slots ``start`` to ``end`` were
+        reserved, when that is simple: a reservation that misses the longest closed run can
+        only shorten other runs, and one reaching into the open run at the end (a backfill
+        plan chained after the others) closes its beginning and leaves the rest open.
+        Otherwise the runs are found again when next asked."""
+        if self._runs is None:
+            return
+        now, longest, long_from, long_to, open_from = self._runs
+        if long_from is not None and start < long_to and end > long_from:
+            self._runs = None
+        elif open_from is not None and end > open_from:
+            if start - open_from > longest:  # (start is the edge of the slot it reserves)
+                longest, long_from, long_to = start - open_from, open_from, start
+            open_from = end if end < self.end else None
+            self._runs = (now, longest, long_from, long_to, open_from)
 
     def _reachable_one(self, limit: float, now: float) -> bool:
         """:meth:`reachable` on a one-node map. Its tries start at ``now`` and at slot edges;
@@ -138,23 +163,25 @@ class NodeSpace:
         map and time."""
         if self._runs is None or self._runs[0] != now:
             self._runs = (now, *self._longest_run(now))
-        _now, longest, open_end = self._runs
-        return open_end or longest > limit
+        _now, longest, _from, _to, open_from = self._runs
+        return open_from is not None or longest > limit
 
-    def _longest_run(self, now: float) -> tuple[float, bool]:
-        """The longest run of free slots from ``now`` that a reserved slot ends (its length
-        from its first try), and whether a free run reaches the end of the map."""
-        times, free = self.times, self._one
+    def _longest_run(self, now: float) -> tuple[float, float | None, float | None, float | None]:
+        """The longest run of free slots from ``now`` that a reserved slot ends: its length
+        from its first try, where it begins and ends (None, None when there is none); and
+        where the free run reaching the end of the map begins (None when none does)."""
+        times, free = self.times, self.slots
         slots = len(free)
         k = bisect_right(times, now) - 1
         if k >= slots:
-            return math.inf, True
-        longest, run_start = -math.inf, None
+            return math.inf, None, None, now
+        longest, long_from, long_to, run_start = -math.inf, None, None, None
         for i in range(k, slots):
             if free[i]:
                 if run_start is None:
                     run_start = now if i == k else times[i]
             elif run_start is not None:
-                longest = max(longest, times[i] - run_start)
+                if times[i] - run_start > longest:
+                    longest, long_from, long_to = times[i] - run_start, run_start, times[i]
                 run_start = None
-        return longest, run_start is not None
+        return longest, long_from, long_to, run_start

@@ -616,20 +616,21 @@ class Controller:
         now = self.env.now
         for jid, reason in decision.reasons.items():
             job = jobs[jid]
-            if job.state == "PENDING":
+            if job.reason != reason and job.state == "PENDING":  # (mostly unchanged)
                 self._set_reason(job, reason)
         if decision.rest is not None:  # the reason of queued jobs the pass did not name
             for jid in [j for j in self._odd if j not in decision.reasons]:
                 job = jobs[jid]
                 if job.state == "PENDING" and jid not in self.waiting:
                     self._set_reason(job, decision.rest)
+        planned_nodes, plans = decision.planned_nodes, self._plans
         for jid, t in decision.planned.items():
             job = jobs[jid]
-            job.planned_nodes = decision.planned_nodes.get(jid)
+            job.planned_nodes = planned_nodes.get(jid)
             if job.planned != t:
                 job.planned = t
                 job.plans.append((now, t))
-            self._plans.add(jid)
+            plans.add(jid)
         if decision.complete and len(self._plans) > len(decision.planned):
             for jid in [j for j in self._plans if j not in decision.planned]:
                 self._plans.discard(jid)
