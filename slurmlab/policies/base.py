@@ -67,8 +67,11 @@ class PendingJob:
     shape: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        shape = (self.partition, self.need, self.count, id(self.mask), id(self.reach))
-        object.__setattr__(self, "shape", (*shape, self.exclusive))
+        object.__setattr__(
+            self,
+            "shape",
+            (self.partition, self.need, self.count, id(self.mask), id(self.reach), self.exclusive),
+        )
 
     @property
     def plan_mask(self) -> np.ndarray:
