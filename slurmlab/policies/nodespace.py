@@ -160,7 +160,7 @@ class NodeSpace:
         every try inside a run of free slots has less room than the run's first, so a job is
         reached when some run is longer than its limit (the slot after the run begins
         after the job's end) or a run reaches the end of the map. Runs are found once per
-        map and time."""
+        map and time, then kept up to date as reservations are added (:meth:`_cut_runs`)."""
         if self._runs is None or self._runs[0] != now:
             self._runs = (now, *self._longest_run(now))
         _now, longest, _from, _to, open_from = self._runs

@@ -50,7 +50,7 @@ class Profile:
     that starts at the same instant: planning may count on them, starting now may not.
     """
 
-    __slots__ = ("_buf", "capacity", "free", "now", "times", "weights")
+    __slots__ = ("capacity", "free", "now", "times", "weights")
 
     def __init__(
         self,
@@ -66,7 +66,7 @@ class Profile:
         rel = sorted(releases, key=_first)
         if not rel:
             self.times = [now]
-            self.free = self._buf = free[None].copy()
+            self.free = free[None].copy()
             return
         # one row per release instant, summed; releases at `now` (or overdue) form a
         # second interval starting at `now`
@@ -83,7 +83,6 @@ class Profile:
         free = delta[: len(times)]
         _ACCUMULATE(free, axis=0, out=free)  # the running sum, in place (np.cumsum allocates)
         self.free = free
-        self._buf = delta  # `free` is its first rows: the rest is room for splits
 
     def advance(self, now: float) -> None:
         """Start the profile at ``now``, dropping the intervals that ended by then.
@@ -100,7 +99,7 @@ class Profile:
         self.times[0] = self.now = now
 
     def _drop(self, i: int, j: int) -> None:
-        self.free = self._buf = np.delete(self.free, np.s_[i:j], axis=0)
+        self.free = np.delete(self.free, np.s_[i:j], axis=0)
 
     def _window(self, i: int, end: float) -> np.ndarray:
         j = max(bisect_left(self.times, end, lo=i), i + 1)
@@ -237,14 +236,9 @@ class Profile:
         k = bisect_right(self.times, t)
         if self.times[k - 1] == t:
             return k - 1
-        n = len(self.times)
-        buf = self._buf  # `free` is its first n rows; np.insert would copy it all
-        if n == len(buf):  # full: double it
-            buf = self._buf = np.concatenate((buf, np.empty_like(buf)))
-        buf[k + 1 : n + 1] = buf[k:n]  # (numpy copies overlapping slices safely)
-        buf[k] = buf[k - 1]
-        self.free = buf[: n + 1]
         self.times.insert(k, t)
+        f = self.free  # np.insert costs several times more for these small arrays
+        self.free = np.concatenate((f[:k], f[k - 1 : k], f[k:]))
         return k
 
     def reserve(
@@ -346,21 +340,14 @@ class PoolProfile:
             while i and times[i - 1] == times[i] == not_before:
                 i -= 1
         while i < n:
-            # cheap test first: most candidate starts fail in their own interval (a for loop
-            # scans faster than stepping i: backfill plans walk long profiles)
-            for k in range(i, n):
-                if cpu[k] >= n0 and (
-                    plain
-                    or not (
-                        mem[k] < n1
-                        or gpu[k] < n2
-                        or (exclusive and (cpu[k], mem[k], gpu[k]) != cap)
-                    )
-                ):
-                    i = k
-                    break
-            else:
-                return None
+            # cheap test first: most candidate starts fail in their own interval
+            if (
+                cpu[i] < n0
+                or not plain
+                and (mem[i] < n1 or gpu[i] < n2 or (exclusive and (cpu[i], mem[i], gpu[i]) != cap))
+            ):
+                i += 1
+                continue
             t = times[i]
             if not_before is not None and t < not_before:
                 t = not_before
