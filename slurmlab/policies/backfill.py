@@ -267,6 +267,7 @@ class Conservative(Easy):
     def schedule(self, view: QueueView) -> Decision:
         d = Decision()
         now, capacity, up = view.now, view.capacity, view.up
+        all_up = bool(up.all())  # then a job's mask needs no masking
         # After arrivals only, the profile is the one the previous pass left, and ``since``
         # holds the changes that pass made to it, in order, and how many came before each
         # job's placement: a job none of whose later changes reach its window keeps its
@@ -321,8 +322,8 @@ class Conservative(Easy):
                 before[job.id] = len(changes)  # (and counts as searched here, from now on)
                 continue
             found = prof.replan(
-                job.demand, job.count, job.plan_mask & up, job.limit, t, nodes, usage,
-                exclusive=job.exclusive,
+                job.demand, job.count, job.plan_mask if all_up else job.plan_mask & up,
+                job.limit, t, nodes, usage, exclusive=job.exclusive,
             )  # fmt: skip
             if found is None or found[1] != t or found[2] != nodes:
                 changes.append((t, t + job.limit, True))  # its old slot, freed
@@ -331,9 +332,8 @@ class Conservative(Easy):
             before[job.id] = len(changes)
             placed(n, job, found)
         for n, job in fresh:  # then jobs without a reservation, in priority order
-            found = prof.earliest(
-                job.demand, job.count, job.plan_mask & up, job.limit, exclusive=job.exclusive
-            )
+            mask = job.plan_mask if all_up else job.plan_mask & up
+            found = prof.earliest(job.demand, job.count, mask, job.limit, exclusive=job.exclusive)
             if found is not None:
                 i, t, nodes = found
                 prof.reserve(nodes, _usage(job, capacity, nodes), t, t + job.limit, at=i)

