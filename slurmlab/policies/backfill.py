@@ -478,7 +478,6 @@ class SlurmBackfill(Conservative):
         res = self.bf_resolution
         first_slot = math.floor(now / res) * res
         unreached, seen, reasons, planned = cycle.unreached, cycle.seen, d.reasons, d.planned
-        whole: dict = {}  # node set -> its whole nodes' resources (what a plan reserves)
         for job in queue:  # (deep queues: mostly jobs of a shape already known to fail)
             if tested >= max_tested:
                 break
@@ -491,10 +490,7 @@ class SlurmBackfill(Conservative):
                 seen.append((job, None, None))
                 reasons[job.id] = "Resources" if known[1] else "Priority"
                 continue
-            missed = unreached.get(shape)  # (what _reached looks up first, inline)
-            if (missed is not None and limit >= missed) or not _reached(
-                space, unreached, shape, job, cycle.usable(job, up), now, blocked
-            ):
+            if not cycle.reached(space, unreached, job, up, now, blocked):
                 seen.append((job, False, None))
                 reasons[job.id] = "Priority" if job.partition in waiting else "Resources"
                 waiting.add(job.partition)
@@ -525,10 +521,7 @@ class SlurmBackfill(Conservative):
             begin = max(math.floor(t / res) * res, first_slot)
             end = t + limit
             end = max(math.floor(end / res) * res if end != math.inf else end, begin + res)
-            rows = whole.get(nodes)
-            if rows is None:
-                rows = whole[nodes] = view.capacity[list(nodes)]
-            prof.reserve(nodes, rows, max(begin, now), end)
+            prof.reserve(nodes, view.capacity[list(nodes)], max(begin, now), end)
             space.reserve(nodes, begin, end)
             seen.append((job, True, (nodes, begin, end)))
             planned[job.id] = t
@@ -537,19 +530,6 @@ class SlurmBackfill(Conservative):
 
     def _node_space(self, view: QueueView) -> NodeSpace:
         return NodeSpace(view.now, self.bf_window * 60.0, self.bf_resolution, len(view.capacity))
-
-
-def _reached(space: NodeSpace, unreached: dict, shape, job, usable: int, now, blocked) -> bool:
-    """Whether the node_space walk reaches ``job`` (:meth:`NodeSpace.reachable`), a shape
-    not reached at some limit being not reached at a longer one (``unreached``: shape ->
-    shortest limit not reached; reservations only take room, so it holds for the cycle)."""
-    missed = unreached.get(shape)
-    if missed is not None and job.limit >= missed:
-        return False
-    if space.reachable(usable, job.count, job.limit, now, blocked):
-        return True
-    unreached[shape] = job.limit
-    return False
 
 
 @dataclass
@@ -570,23 +550,35 @@ class _Cycle:
     #: id of a job's plan mask -> (the mask, its bitmask); holding the mask keeps its id
     bits: dict = field(default_factory=dict)
 
-    def usable(self, job: PendingJob, up: int) -> int:
-        """The up nodes a plan of ``job`` may use, as a bitmask (for the node_space map)."""
-        mask = job.plan_mask
+    def reached(
+        self, space: NodeSpace, unreached: dict, job: PendingJob, up: int, now, blocked
+    ) -> bool:
+        """Whether the node_space walk over ``space`` reaches ``job`` (:meth:`NodeSpace.reachable`
+        over the up nodes its plans may use), a shape not reached at some limit being not
+        reached at a longer one (``unreached``: shape -> shortest limit not reached;
+        reservations only take room, so it holds for the cycle)."""
+        missed = unreached.get(job.shape)
+        if missed is not None and job.limit >= missed:
+            return False
+        mask = job.plan_mask  # as a bitmask, cached per mask
         hit = self.bits.get(id(mask))
         if hit is None:
             hit = self.bits[id(mask)] = (mask, node_bits(mask))
-        return hit[1] & up
+        if space.reachable(hit[1] & up, job.count, job.limit, now, blocked):
+            return True
+        unreached[job.shape] = job.limit
+        return False
 
     def still_reached(self, space: NodeSpace, now: float, up: int, blocked) -> bool:
         """Walk the jobs seen again over ``space`` (a map for ``now``), putting their
         reservations back in order: whether each is reached as it was."""
         unreached: dict = {}  # as in a cycle: shape -> the shortest limit not reached
         for job, reached, held in self.seen:
-            if reached is not None:
-                usable = self.usable(job, up)
-                if _reached(space, unreached, job.shape, job, usable, now, blocked) != reached:
-                    return False
+            if (
+                reached is not None
+                and self.reached(space, unreached, job, up, now, blocked) != reached
+            ):
+                return False
             if held is not None:
                 space.reserve(*held)
         return True
