@@ -10,7 +10,8 @@ wall time to other work on a shared machine) of:
   conservative's deepens with n. A policy whose 100k run would make the 1M run exceed
   ``--budget`` seconds is skipped at 1M, and the table says so;
 * the largest SWF trace in ../shared/datasets/public/swf (LANL CM-5, 122k jobs) and KTH
-  for every policy, and the tests' reference fifo/easy on the same traces;
+  for every policy, the tests' reference fifo/easy on the same traces, and simpy alone
+  (one event per arrival and per end, nothing else: the floor of any simpy engine);
 * the 2,000-job AI teaching workload (``ai_workload``) on the ``ai`` preset: the best of
   three re-simulations (a widget re-simulates the same workload), and the first run.
 
@@ -31,6 +32,8 @@ import sys
 import time
 import warnings
 from pathlib import Path
+
+import simpy
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -57,6 +60,25 @@ def depth(result) -> float:
     submit, start, end = (result.seconds(c) for c in ("Submit", "Start", "End"))
     span = end.max() - submit.min()
     return float((start - submit).sum() / span) if span > 0 else 0.0
+
+
+def simpy_floor(ref) -> int:
+    """simpy alone, nothing else: one timeout per arrival and one per end, no scheduling,
+    no records. The least any engine in which simpy owns time spends per job; beside the
+    reference it shows how much of the 3x budget simpy's own event loop takes."""
+    env = simpy.Environment()
+    ended = []
+
+    def end(ev):
+        ended.append(ev.value)
+
+    def arrive(ev):
+        env.timeout(ev.value.runtime, ev.value).callbacks.append(end)
+
+    for j in ref:
+        env.timeout(j.submit, j).callbacks.append(arrive)
+    env.run()
+    return len(ended)
 
 
 def reference_jobs(workload):
@@ -118,6 +140,8 @@ def main(argv=None) -> int:
         for p in ("fifo", "easy"):
             s, _ = cpu(lambda p=p, ref=ref, n=trace.max_procs: reference_starts(ref, n, p))
             row(name, len(trace), f"reference {p}", s, "tests/reference_sched.py")
+        s, _ = cpu(lambda ref=ref: simpy_floor(ref))
+        row(name, len(trace), "simpy alone", s, "one event per arrival and per end, nothing else")
         for p in POLICIES:
             s, res = cpu(lambda p=p, cl=cl, trace=trace: simulate(cl, trace, p))
             row(name, len(trace), p, s, result=res)

@@ -159,6 +159,31 @@ def test_no_fewer_nodes_hint_for_a_job_waiting_its_turn():
     assert "--nodes" not in lab.why_pending(j)
 
 
+@pytest.mark.parametrize("policy", ["easy", "conservative", "slurm"])
+def test_fewer_nodes_hint_for_a_later_job_when_the_policy_backfills(policy):
+    """Behind a blocked job (reason Priority), fewer nodes let a job be backfilled now when
+    it ends before the blocked job's reservation; fifo would still keep it waiting."""
+    lab = Lab("teaching", policy=policy)
+    lab.sbatch("-N 6 --gres=gpu:4 -t 4:00:00", runtime="3h")
+    lab.sbatch("-N 8 --gres=gpu:4 -t 2:00:00", runtime="1h")  # blocked, reserved
+    j = lab.sbatch("-N 3 --gres=gpu:4 -t 1:00:00", runtime="1h")
+    lab.advance(100)
+    text = lab.why_pending(j)
+    assert "(Priority)" in text and "with --nodes=2 (instead of 3) it could start now" in text
+    two = Lab("teaching", policy=policy)  # and it does
+    two.sbatch("-N 6 --gres=gpu:4 -t 4:00:00", runtime="3h")
+    two.sbatch("-N 8 --gres=gpu:4 -t 2:00:00", runtime="1h")
+    k = two.sbatch("-N 2 --gres=gpu:4 -t 1:00:00", runtime="1h")
+    two.advance(100)
+    assert two.sim.jobs[k].state == "RUNNING"
+    off = Lab("teaching", policy="slurm", bf_interval=-1)  # Slurm without backfill cycles
+    off.sbatch("-N 6 --gres=gpu:4 -t 4:00:00", runtime="3h")
+    off.sbatch("-N 8 --gres=gpu:4 -t 2:00:00", runtime="1h")
+    j = off.sbatch("-N 3 --gres=gpu:4 -t 1:00:00", runtime="1h")
+    off.advance(100)
+    assert "--nodes" not in off.why_pending(j)
+
+
 def test_no_partition_hint_beyond_that_partitions_max_time():
     lab = Lab("teaching")
     lab.sbatch("-p cpu -N 2 --exclusive -t 60", runtime="1h")

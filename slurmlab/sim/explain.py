@@ -170,9 +170,11 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
     hints = []
     fits_now = choose_nodes(free, sim.capacity, job.demand, job.count, mask, job.exclusive)
     if fits_now is None:
-        # fewer nodes: only for the first job in line (a later one waits for Priority
-        # whatever its size), whole nodes for --exclusive, and only when no reservation
-        # planned for another job falls within its time limit (it would delay that job)
+        # fewer nodes: for the first job in line, or for a later one when the policy
+        # backfills (under fifo, and Slurm's main scheduler alone, a later job waits for
+        # Priority whatever its size); whole nodes for --exclusive; and only when no
+        # reservation planned for another job falls within its time limit (it would delay
+        # that job, so backfill would not start it)
         fewer = next(
             (
                 k
@@ -181,7 +183,8 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
             ),
             None,
         )
-        if fewer and reason == "Resources" and clear:
+        later = reason == "Priority" and _backfills(sim.policy) and _planned_ahead(sim, job, t)
+        if fewer and clear and (reason == "Resources" or later):
             hints.append(f"with --nodes={fewer} (instead of {job.count}) it could start now")
     elif ahead:
         gap = min(ahead) - t
@@ -215,6 +218,38 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
     else:
         lines.append("No small change to the request would let it start sooner; it has to wait.")
     return " ".join(lines)
+
+
+def _backfills(policy) -> bool:
+    """Whether the policy starts later jobs ahead of a blocked one (``easy``,
+    ``conservative``, ``slurm`` with backfill cycles; not ``fifo``, nor ``slurm`` with
+    ``bf_interval=-1``)."""
+    name = getattr(policy, "name", None)
+    return name in ("easy", "conservative") or (name == "slurm" and policy.interval is not None)
+
+
+def _planned_ahead(sim: Simulation, job, t: float) -> bool:
+    """Whether every job first in line ahead of ``job`` in its partition (reason Resources
+    at ``t``) holds a planned start then: backfill starts a later job only when it delays
+    no such reservation, and before a ``slurm`` backfill cycle has planned one, which it
+    would be is not known yet."""
+    key, found = job.sort_key(), False
+    for other in sim.jobs.values():
+        if other is job or other.partition != job.partition or other.sort_key() >= key:
+            continue
+        if _state_at(sim, other, t) != "pending":
+            continue
+        reason = "None"
+        for when, r in shown_as(sim, other, t).reasons:
+            if when > t:
+                break
+            reason = r
+        if reason == "Resources":
+            plan = _plan_at(other, t)
+            if plan is None or plan[1] is None:
+                return False
+            found = True
+    return found
 
 
 def _could_move(sim: Simulation, job, part, t: float) -> bool:
