@@ -340,6 +340,22 @@ def test_dependencies_wait_for_their_condition_or_never_start():
     }
 
 
+@pytest.mark.parametrize("policy", ["fifo", "easy", "conservative", "slurm"])
+def test_an_after_dependency_satisfied_by_a_start_gets_a_pass_at_that_instant(policy):
+    """--dependency=after:<job> is satisfied when that job starts, inside a pass: the job
+    joins the queue then, and another pass follows at the same instant (an arrival), so it
+    starts at once on the idle nodes, by the main scheduler (nothing was jumped)."""
+    result = run(
+        job("first", "-t 100", runtime=5000),
+        job("then", "-t 5 --dependency=after:first", runtime=10),
+        job("later", "-t 5 --dependency=after:then", submit=20, runtime=10),
+        policy=policy,
+    )
+    assert starts(result) == {"first": 0, "then": 0, "later": 20}
+    assert set(column(result, "StartedBy").values()) == {"main"}
+    assert result.metrics["backfilled"] == 0
+
+
 def test_singleton_runs_one_job_of_a_name_and_user_at_a_time():
     """--dependency=singleton: a job waits while an earlier job of its name and user is active."""
     result = run(

@@ -387,8 +387,14 @@ def test_policy_parameters_are_the_dataclass_fields_only():
     """A class-level setting of the policy (``resume_whole_queue``) is not a parameter."""
     with pytest.raises(SlurmlabError, match="no parameter resume_whole_queue"):
         make_policy("slurm", resume_whole_queue=True)
-    with pytest.raises(SlurmlabError, match="bf_window=0 must be a positive number"):
+    with pytest.raises(SlurmlabError, match="bf_window=0 must be a whole number from 1 to 43200"):
         make_policy("slurm", bf_window=0)
+    for key, bad in (("bf_resolution", 100000), ("bf_window", 1e9), ("bf_interval", 1e7),
+                     ("bf_max_job_test", 2.5), ("default_queue_depth", 0.5),
+                     ("bf_window", float("inf")), ("bf_interval", True)):  # fmt: skip
+        with pytest.raises(SlurmlabError, match=f"slurm policy parameter {key}=.* whole number"):
+            make_policy("slurm", **{key: bad})
+    assert make_policy("slurm", bf_window=60.0, bf_interval=-1).bf_window == 60.0
 
 
 # -- simulate() and Lab ------------------------------------------------------------------------

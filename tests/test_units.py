@@ -92,6 +92,30 @@ def test_parse_seconds_scenario_offsets():
             parse_seconds(bad)
 
 
+def test_parse_seconds_reads_day_forms_as_sbatch_t_does():
+    """With days, Slurm's forms are D-H, D-H:M and D-H:M:S (sbatch -t reads them so): the
+    same text is never one duration as a runtime and another as a time limit."""
+    assert parse_seconds("1-12") == 36 * 3600.0
+    assert parse_seconds("1-12:00") == 36 * 3600.0  # not 1 day 12 minutes
+    assert parse_seconds("1-2:3") == 86400 + 2 * 3600 + 180.0
+    assert parse_seconds("1-2:3:4") == 86400 + 2 * 3600 + 184.0
+    for text in ("1-12", "1-12:00", "1-2:3", "1-2:3:4", "1:30", "1:00:00"):
+        limit = parse_duration(text).total_seconds()
+        assert parse_seconds(text) == limit, text
+
+
+def test_parse_seconds_takes_timedeltas_and_refuses_times_no_simulation_can_hold():
+    import pandas as pd
+
+    assert parse_seconds(pd.Timedelta("30min")) == 1800.0  # (what sacct returns)
+    assert parse_seconds(timedelta(hours=2)) == 7200.0
+    for bad in (float("inf"), 2e9, "40000d", "1000000-00:00:00"):
+        with pytest.raises(SlurmlabError, match=r"over 1e\+09 s"):
+            parse_seconds(bad, what="runtime")
+    with pytest.raises(SlurmlabError, match=">= 0"):
+        parse_seconds(pd.Timedelta(-5, "s"))
+
+
 def test_parse_seconds_takes_a_number_with_a_unit_everywhere():
     """``45s``, ``30m``, ``2h``, ``1.5d``: the same forms in lab.advance, squeue(at=) and files."""
     assert [parse_seconds(t) for t in ("45s", "30m", "2h", "1.5d", "2 H")] == [

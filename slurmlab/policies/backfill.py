@@ -38,10 +38,18 @@ from slurmlab.policies.placement import choose_nodes
 from slurmlab.policies.profile import Profile, make_profile
 from slurmlab.spec.cluster import SCHEDULER_PARAMETERS
 
-__all__ = ["POLICIES", "Conservative", "Easy", "Fifo", "SlurmBackfill", "make_policy"]
+__all__ = [
+    "POLICIES",
+    "Conservative",
+    "Easy",
+    "Fifo",
+    "SlurmBackfill",
+    "availability",
+    "make_policy",
+]
 
 
-def _profile(view: QueueView, free: np.ndarray | None = None, started=()) -> Profile:
+def availability(view: QueueView, free: np.ndarray | None = None, started=()) -> Profile:
     """The profile of a pass: running jobs (and jobs ``started`` in it) end at their limits."""
     releases = [(r.expected_end, r.nodes, r.usage) for r in view.running]
     releases += started
@@ -221,7 +229,7 @@ class Easy(Fifo):
                     break
                 continue
             if prof is None:
-                prof = _profile(view, free, started)
+                prof = availability(view, free, started)
             reserved.add(job.partition)
             d.reasons[job.id] = "Resources"
             self.plan(prof, job, view, d)
@@ -273,7 +281,7 @@ class Conservative(Easy):
         # job's placement: a job none of whose later changes reach its window keeps its
         # place without a search (see _undisturbed).
         since = view.resume
-        prof = _profile(view)
+        prof = availability(view)
         kept, fresh = [], []  # (planned start, position, job, nodes, usage); (position, job)
         for n, job in enumerate(view.queue):
             plan = job.planned
@@ -285,7 +293,7 @@ class Conservative(Easy):
             else:
                 fresh.append((n, job))
         if kept and not prof.valid():  # nodes failed or shrank under the plan: plan again
-            prof = _profile(view)
+            prof = availability(view)
             fresh = sorted([(n, job) for _t, n, job, _nodes, _u in kept] + fresh)
             kept = []
             since = None
@@ -392,13 +400,17 @@ class SlurmBackfill(Conservative):
     interval: float | None = None
 
     def __post_init__(self):
-        for key, (_low, _high, what) in SCHEDULER_PARAMETERS.items():
+        for key, (low, high, what) in SCHEDULER_PARAMETERS.items():
             value = getattr(self, key)
             if key in ("bf_interval", "sched_interval") and value == -1:
                 continue  # as in Slurm: no backfill cycles / no periodic full passes
-            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+            number = isinstance(value, int | float) and not isinstance(value, bool)
+            if not (
+                number and math.isfinite(value) and value == int(value) and low <= value <= high
+            ):
                 raise SlurmlabError(
-                    f"SchedulerParameters {key}={value!r} must be a positive number ({what})"
+                    f"slurm policy parameter {key}={value!r} must be a whole number from {low} "
+                    f"to {high} ({what}), as in SchedulerParameters"
                 )
         self.interval = None if self.bf_interval == -1 else float(self.bf_interval)
 
@@ -455,7 +467,7 @@ class SlurmBackfill(Conservative):
                 queue = [job for job, _reached, _held in cycle.seen] + list(queue)
                 cycle = None
         if cycle is None:
-            cycle = _Cycle(_profile(view), self._node_space(view))
+            cycle = _Cycle(availability(view), self._node_space(view))
         beyond = self._plan_jobs(queue, view, cycle, up, blocked, d)
         # (a cycle cut short by bf_max_job_test did not see every job: not continued either)
         if not (d.starts or beyond or cycle.tested >= self.bf_max_job_test):

@@ -28,6 +28,7 @@ import pandas as pd
 from slurmlab.errors import RequestError, SlurmlabError
 from slurmlab.spec.cluster import Cluster, Node, Partition
 from slurmlab.spec.job import JobSpec
+from slurmlab.spec.units import MAX_SECONDS
 from slurmlab.spec.workload import DEFAULT_ORIGIN, Workload, WorkloadJob
 
 __all__ = ["SWF_FIELDS", "read_swf", "read_swf_table", "swf_cluster"]
@@ -39,9 +40,8 @@ SWF_FIELDS = (
 )  # fmt: skip
 
 #: The fields read_swf turns into a job: SWF integers, so a fraction is an error.
-#: the largest time (s) a field may hold, and the latest UnixStartTime (2100-01-01): beyond
-#: them pandas times overflow; no trace comes near
-MAX_SECONDS = 1e9
+#: the largest time (s) a field may hold (MAX_SECONDS, as scenarios), and the latest
+#: UnixStartTime (2100-01-01): beyond them pandas times overflow; no trace comes near
 MAX_UNIX_START = 4_102_444_800
 #: header fields the reader uses: given twice with different values, the trace is ambiguous
 _READ_HEADER = frozenset(("MaxProcs", "MaxNodes", "UnixStartTime"))

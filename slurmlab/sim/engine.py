@@ -40,7 +40,7 @@ import pandas as pd
 import simpy
 
 from slurmlab.errors import RequestError, SlurmlabError
-from slurmlab.policies.backfill import make_policy
+from slurmlab.policies.backfill import availability, make_policy
 from slurmlab.policies.base import PendingJob
 from slurmlab.policies.fairshare import Account, AccountTree
 from slurmlab.policies.placement import choose_nodes
@@ -53,7 +53,7 @@ from slurmlab.sim.timing import INF, LATE, NORMAL, URGENT
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import JobSpec, Resources, TimeOfDay
 from slurmlab.spec.qos import Qos, Reservation, parse_preempt_mode, place_reservations
-from slurmlab.spec.units import parse_duration, parse_list_of, parse_whole
+from slurmlab.spec.units import MAX_SECONDS, parse_duration, parse_list_of, parse_whole
 from slurmlab.spec.workload import DEFAULT_ORIGIN, Action, Workload, WorkloadJob
 
 __all__ = ["Simulation"]
@@ -425,8 +425,10 @@ class Simulation(Controller, Lifecycles):
         tasks = spec.array.indices if spec.array else (None,)
         ids = []
         array_id = None
+        seq = None  # priority/basic sets an array's priority once, for the whole array
         for task in tasks:
-            job = self._new_job(wjob, spec, res, shape)
+            job = self._new_job(wjob, spec, res, shape, seq)
+            seq = job.seq
             if spec.array:
                 array_id = array_id or job.id
                 base = wjob.id or str(array_id)
@@ -445,6 +447,26 @@ class Simulation(Controller, Lifecycles):
         self.request_pass()
         return ids
 
+    @property
+    def next_id(self) -> int:
+        """The id the next job submitted gets."""
+        return self._next_id
+
+    def will_run(self, spec: JobSpec) -> tuple[float, tuple[int, ...]] | None:
+        """``sbatch --test-only`` (Slurm's job_will_run): when and on which nodes (indices) a
+        request would start if submitted now, or None if it never would on the nodes up now.
+
+        As Slurm's will-run test does, it counts running jobs as ending at their time limits
+        and keeps advance reservations, but no pending job: a job queued ahead may well
+        start first. Nothing is submitted. An impossible request raises its RequestError.
+        """
+        res = spec.resources(self.cluster)
+        shape = self._shapes.get(res) or self._shape(res)
+        _part, _tier, limit, exclusive, demand, mask, count = shape[:7]
+        prof = availability(self._view())
+        found = prof.earliest(demand, count, mask & self.up, limit, exclusive=exclusive)
+        return None if found is None else (found[1], found[2])
+
     def reservation_names(self) -> set[str]:
         return set(self.reservations)
 
@@ -461,7 +483,9 @@ class Simulation(Controller, Lifecycles):
         for t, what in ((r.start, "reservation_start"), (r.end, "reservation_end")):
             self._scripted_at(max(0.0, t - self.env.now), lambda w=what: self._resv_edge(r, w))
 
-    def _new_job(self, wjob: WorkloadJob, spec: JobSpec, res: Resources, shape: tuple) -> SimJob:
+    def _new_job(
+        self, wjob: WorkloadJob, spec: JobSpec, res: Resources, shape: tuple, seq: int | None
+    ) -> SimJob:
         job = SimJob()
         job.key = wjob.id or str(self._next_id)  # (its id once the checks below pass:
         job.wjob, job.spec, job.res = wjob, spec, res  # a rejected sbatch uses up no JobID)
@@ -503,10 +527,28 @@ class Simulation(Controller, Lifecycles):
                     f"configuration is not available (the job needs {shape[6]} nodes; the "
                     f"reservation holds {int(held.sum())}, {usable} of which can run it)"
                 )
+        begin = spec.begin
+        if begin is None:
+            job.begin = self.env.now
+        elif isinstance(begin, timedelta):
+            job.begin = self.env.now + begin.total_seconds()
+        elif isinstance(begin, TimeOfDay):  # the next such time of day (the clock's date)
+            submitted = (self.origin + pd.Timedelta(seconds=self.env.now)).to_pydatetime()
+            job.begin = (pd.Timestamp(begin.resolve(submitted)) - self.origin).total_seconds()
+        else:
+            job.begin = (pd.Timestamp(begin) - self.origin).total_seconds()
+        if job.begin > MAX_SECONDS:
+            raise RequestError(
+                f"{_who(wjob)}--begin={begin}: more than "
+                f"{MAX_SECONDS:.0e} s (about 31 years) after the simulation's start "
+                f"({self.origin}), the longest time it can hold; give an earlier --begin"
+            )
         job.id = self._next_id
         self._next_id += 1
-        self._seq += 1
-        job.seq = self._seq
+        if seq is None:  # (an array's tasks share their submission's: one priority)
+            self._seq += 1
+            seq = self._seq
+        job.seq = seq
         job.preempting = self.preemption and bool(self.qos[job.qos].preempt)
         (
             job.partition, job.tier, job.limit, job.exclusive, job.demand, job.mask, job.count,
@@ -529,16 +571,6 @@ class Simulation(Controller, Lifecycles):
         job.priority = self._priority(job, at_submit=True)
         job.deps = spec.dependency
         job.deps_any = spec.dependency_any
-        begin = spec.begin
-        if begin is None:
-            job.begin = self.env.now
-        elif isinstance(begin, timedelta):
-            job.begin = self.env.now + begin.total_seconds()
-        elif isinstance(begin, TimeOfDay):  # the next such time of day (the clock's date)
-            submitted = (self.origin + pd.Timedelta(seconds=self.env.now)).to_pydatetime()
-            job.begin = (pd.Timestamp(begin.resolve(submitted)) - self.origin).total_seconds()
-        else:
-            job.begin = (pd.Timestamp(begin) - self.origin).total_seconds()
         self.jobs[job.id] = job
         return job
 
@@ -791,10 +823,18 @@ class Simulation(Controller, Lifecycles):
         return "ok"
 
     def _release_dependents(self, job: SimJob) -> None:
+        """Look again at the jobs depending on ``job`` (it started or ended). A job whose
+        dependency is now satisfied joins the queue, and a pass follows at this instant:
+        a dependency satisfied is an arrival (``after:`` is satisfied by a start, inside a
+        pass, so the pass that follows is another one at the same time)."""
+        released = False
         for jid in sorted(self.dependents.pop(job.id, ())):
             dep = self.jobs[jid]
             if dep.state == "PENDING" and jid in self.waiting:
                 self._enqueue(dep)
+                released = released or jid not in self.waiting
+        if released:
+            self.request_pass()
 
     def _set_reason(self, job: SimJob, reason: str) -> None:
         if job.reason != reason:

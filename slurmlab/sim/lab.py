@@ -84,6 +84,10 @@ def _spec(script_or_args: str | Sequence[str], args: str | Sequence[str] | None)
     return _request(script_or_args)
 
 
+def _test_only(spec: JobSpec) -> bool:
+    return any(key == "test-only" for key, _ in spec.other)
+
+
 def current_lab() -> Lab:
     """The most recently created Lab (the one ``%%sbatch`` submits to)."""
     if not _CURRENT:
@@ -132,21 +136,63 @@ class Lab:
         *,
         args: str | Sequence[str] | None = None,
         runtime: float | str = 600,
-        user: str = "you",
+        user: str | None = None,
         exit_code: int = 0,
-    ) -> int:
+    ) -> int | None:
         """Submit now; return the job id. ``runtime`` is how long the job really runs.
 
         A text starting with ``#!`` or containing ``#SBATCH`` is a batch script; anything
         else is sbatch options (``"-N 2 --gres=gpu:2 -t 30"``). ``args`` are options given
         on sbatch's command line: the first argument is then the script, whose ``#SBATCH``
-        lines they override. ``user`` submits as that user (a name); ``exit_code`` is the
-        script's exit status, 0..255 (non-zero ends the job FAILED).
-        """
-        return self._submit(_spec(script_or_args, args), runtime, user, exit_code)
+        lines they override. ``user`` submits as that user (a name; else ``--uid``'s, else
+        ``you``); ``exit_code`` is the script's exit status, 0..255 (non-zero ends the job
+        FAILED).
 
-    def _submit(self, spec: JobSpec, runtime: float | str, user: str, exit_code: int) -> int:
+        With ``--test-only`` nothing is submitted: it prints when and where the job would
+        start, as sbatch does (see :meth:`Simulation.will_run`), and returns None.
+        """
+        if not isinstance(script_or_args, str | list | tuple):
+            raise SlurmlabError(
+                f"Lab.sbatch: got {script_or_args!r}; give sbatch options as text "
+                '(lab.sbatch("-N 2 -t 30")), a list of words, or a batch script\'s text'
+            )
+        spec = _spec(script_or_args, args)
+        if _test_only(spec):
+            print(self.test_only(spec))
+            return None
+        return self._submit(spec, runtime, user, exit_code)
+
+    def test_only(self, spec: JobSpec) -> str:
+        """sbatch --test-only's answer for ``spec`` now: ``sbatch: Job N to start at T using P
+        processors on nodes X in partition Y`` (N: the id it would get). Running jobs count
+        as ending at their limits; pending jobs are not counted (Slurm's will-run test)."""
+        found = self.sim.will_run(spec)
+        if found is None:
+            raise RequestError(
+                "Requested node configuration is not available (too few of the nodes it may "
+                "use are up; sinfo shows which are down or drained)"
+            )
+        t, nodes = found
+        res = spec.resources(self.cluster)
+        if res.whole_node:  # --exclusive: every CPU of its nodes
+            procs = int(self.sim.capacity[list(nodes), 0].sum())
+        else:
+            procs = res.cpus_per_node * len(nodes)
+        when = (self.sim.origin + pd.Timedelta(seconds=t)).isoformat()
+        names = compress_hostlist([self.sim.node_names[i] for i in nodes])
+        return (
+            f"sbatch: Job {self.sim.next_id} to start at {when} using {procs} processors on "
+            f"nodes {names} in partition {res.partition}"
+        )
+
+    def _submit(self, spec: JobSpec, runtime: float | str, user: str | None, exit_code: int) -> int:
         seconds = parse_seconds(runtime, what="runtime")
+        if user is not None and spec.user is not None and user != spec.user:
+            raise SlurmlabError(
+                f"Lab.sbatch: user={user!r} and --uid={spec.user} disagree; give the user once"
+            )
+        if user is None:
+            user = spec.user or "you"
         user = check_name(user, what="Lab.sbatch: user")
         exit_code = check_exit_code(exit_code, what="Lab.sbatch: exit_code")
         ids = self.sim.submit(
@@ -298,7 +344,11 @@ def sbatch_magic(line: str, cell: str) -> None:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             spec = _spec(cell, options)
-            jobid = current_lab()._submit(spec, runtime, user="you", exit_code=0)  # noqa: SLF001
+            lab = current_lab()
+            if _test_only(spec):  # sbatch prints its estimate on stderr and submits nothing
+                estimate = lab.test_only(spec)
+            else:
+                jobid = lab._submit(spec, runtime, user=None, exit_code=0)  # noqa: SLF001
     except SlurmlabError as exc:
         # slurmctld's refusals are "Batch job submission failed"; a bad option is sbatch's own
         failed = "Batch job submission failed: " if isinstance(exc, RequestError) else ""
@@ -306,5 +356,8 @@ def sbatch_magic(line: str, cell: str) -> None:
         return
     for w in caught:  # as sbatch prints them, not as Python warnings pointing into IPython
         print(f"sbatch: warning: {w.message}", file=sys.stderr)
+    if _test_only(spec):
+        print(estimate, file=sys.stderr)
+        return
     parsable = any(key == "parsable" for key, _ in spec.other)
     print(jobid if parsable else f"Submitted batch job {jobid}")

@@ -28,6 +28,7 @@ from typing import Literal
 from slurmlab.errors import RequestError, SbatchError, SlurmlabError
 from slurmlab.spec.cluster import Cluster, Gres, Node, Partition
 from slurmlab.spec.units import (
+    MAX_SECONDS,
     compress_hostlist,
     expand_hostlist,
     format_duration,
@@ -1207,13 +1208,18 @@ _BEGIN_HELP = (
 
 
 def _parse_begin(val: str) -> timedelta | datetime | TimeOfDay:
-    """``--begin`` read by :func:`_read_begin`; a time too far away to count is an error."""
+    """``--begin`` read by :func:`_read_begin`; a time too far away to count, or more than
+    ``MAX_SECONDS`` after submission, is an error."""
     try:
-        return _read_begin(val)
+        begin = _read_begin(val)
     except OverflowError:
+        begin = None
+    if begin is None or isinstance(begin, timedelta) and begin.total_seconds() > MAX_SECONDS:
         raise SbatchError(
-            f"--begin={val!r}: too far in the future to count; {_BEGIN_HELP}"
-        ) from None
+            f"--begin={val!r}: too far in the future (a simulation holds at most "
+            f"{MAX_SECONDS:.0e} s, about 31 years); {_BEGIN_HELP}"
+        )
+    return begin
 
 
 def _read_begin(val: str) -> timedelta | datetime | TimeOfDay:

@@ -9,6 +9,7 @@ expanded and compressed by python-hostlist, never by hand.
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import datetime, timedelta
 from numbers import Integral, Real
@@ -28,6 +29,7 @@ __all__ = [
     "parse_memory_mb",
     "parse_names",
     "parse_number",
+    "MAX_SECONDS",
     "parse_seconds",
     "parse_whole",
 ]
@@ -75,21 +77,42 @@ def parse_duration(text: str | int | float | timedelta, *, what: str = "time") -
 
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _SECONDS_HELP = (
-    "give seconds (e.g. 3600), [D-]HH:MM:SS (e.g. 1:00:00) or a number with s/m/h/d (e.g. 2h)"
+    "give seconds (e.g. 3600), a Slurm time ([D-]HH:MM:SS, or M:S, D-H, D-H:M as sbatch -t "
+    "reads them, e.g. 1:00:00 or 1-12:00) or a number with s/m/h/d (e.g. 2h)"
 )
 
 
-def parse_seconds(value: str | int | float, *, what: str = "time") -> float:
-    """Parse a scenario offset or duration: seconds as a number, ``[D-]HH:MM:SS`` text, or a
-    number with a unit (``45s``, ``30m``, ``2h``, ``1.5d``).
+#: the longest offset or duration a scenario may give (about 31.7 years), as the SWF reader
+#: bounds trace times: beyond it timestamps overflow pandas' nanosecond range
+MAX_SECONDS = 1e9
 
-    Unlike ``sbatch -t``, a bare number here means seconds.
+
+def parse_seconds(value: str | int | float | timedelta, *, what: str = "time") -> float:
+    """Parse a scenario offset or duration: seconds as a number, Slurm's time forms as text
+    (``M:S``, ``H:M:S``, ``D-H``, ``D-H:M``, ``D-H:M:S``, read as ``sbatch -t`` reads them), a
+    number with a unit (``45s``, ``30m``, ``2h``, ``1.5d``) or a ``timedelta`` (also pandas').
+
+    Unlike ``sbatch -t``, a bare number here means seconds. At most :data:`MAX_SECONDS`.
 
     >>> parse_seconds(90), parse_seconds("1:30"), parse_seconds("1-00:00:00"), parse_seconds("2h")
     (90.0, 90.0, 86400.0, 7200.0)
+    >>> parse_seconds("1-12"), parse_seconds("1-12:30"), parse_seconds("1:00:00")
+    (129600.0, 131400.0, 3600.0)
     """
+    seconds = _seconds(value, what)
+    if seconds > MAX_SECONDS:
+        raise SlurmlabError(
+            f"invalid {what} {value!r}: over {MAX_SECONDS:.0e} s (about 31 years), the longest "
+            "time a simulation can hold; give a shorter time"
+        )
+    return seconds
+
+
+def _seconds(value, what: str) -> float:
     if isinstance(value, bool):
         raise SlurmlabError(f"invalid {what} {value!r}: {_SECONDS_HELP}")
+    if isinstance(value, timedelta):
+        value = value.total_seconds()
     if isinstance(value, int | float):
         if value < 0 or value != value:  # (NaN is not equal to itself)
             raise SlurmlabError(f"invalid {what} {value!r}: must be a number of seconds >= 0")
@@ -100,17 +123,21 @@ def parse_seconds(value: str | int | float, *, what: str = "time") -> float:
     m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([smhd])", s, flags=re.IGNORECASE)
     if m:
         return float(m.group(1)) * _UNIT_SECONDS[m.group(2).lower()]
-    m = re.fullmatch(r"(?:(\d+)-)?(?:(\d+):)?(\d+):(\d+(?:\.\d+)?)", s)
+    m = re.fullmatch(r"(\d+)-(\d+)(?::(\d+))?(?::(\d+(?:\.\d+)?))?", s)  # D-H[:M[:S]]
+    if m:
+        d, h, mi, sec = m.groups()
+        return int(d) * 86400 + int(h) * 3600 + int(mi or 0) * 60 + float(sec or 0)
+    m = re.fullmatch(r"(?:(\d+):)?(\d+):(\d+(?:\.\d+)?)", s)  # [H:]M:S
     if not m:
         raise SlurmlabError(f"invalid {what} {value!r}: {_SECONDS_HELP}")
-    d, h, mi, sec = m.groups()
-    return int(d or 0) * 86400 + int(h or 0) * 3600 + int(mi) * 60 + float(sec)
+    h, mi, sec = m.groups()
+    return int(h or 0) * 3600 + int(mi) * 60 + float(sec)
 
 
 def parse_instant(value, origin, *, what: str = "time") -> float:
     """Seconds from ``origin`` (a ``pandas.Timestamp``) to ``value``: seconds or a duration as
     :func:`parse_seconds` reads them (``3600``, ``"1:00:00"``, ``"2h"``), or a date and time
-    (``"2026-01-05T10:00"``, a ``datetime`` or ``Timestamp``).
+    (``"2026-01-05T10:00"``, a ``datetime`` or ``Timestamp``); ``math.inf`` means for ever.
 
     >>> import pandas as pd
     >>> o = pd.Timestamp("2026-01-05")
@@ -122,11 +149,15 @@ def parse_instant(value, origin, *, what: str = "time") -> float:
     when = None
     if isinstance(value, pd.Timestamp | datetime):
         when = value
+    elif isinstance(value, int | float) and value == math.inf and not isinstance(value, bool):
+        return math.inf  # for ever (``until``)
     else:
         try:
             return parse_seconds(value, what=what)
         except SlurmlabError:
-            if not isinstance(value, str) or not re.match(r"\s*\d{4}-\d\d-\d\d", value):
+            if not isinstance(value, str):
+                raise  # (a number or a duration: its own error says what is wrong)
+            if not re.match(r"\s*\d{4}-\d\d-\d\d", value):
                 raise SlurmlabError(
                     f"invalid {what} {value!r}: {_SECONDS_HELP}, or a date and time "
                     "(e.g. 2026-01-05T10:00)"

@@ -1,0 +1,159 @@
+"""Regressions from the stop-19 QA round (the Lab, scenario files, the engine)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+import slurmlab
+from slurmlab.errors import SbatchError, SlurmlabError
+from slurmlab.scenario import ScenarioError
+
+
+def test_lab_times_take_the_timedeltas_sacct_returns():
+    lab = slurmlab.Lab("tiny")
+    lab.sbatch("-t 30", runtime=600)
+    limit = lab.sacct().Timelimit[0]  # a pandas Timedelta
+    lab.advance(limit)
+    assert lab.now == 1800.0
+    lab.sbatch("-t 30", runtime=lab.sacct().Elapsed[0])  # 10 minutes
+    lab.run()
+    assert lab.sacct().Elapsed.dt.total_seconds().tolist() == [600.0, 600.0]
+
+
+def test_a_begin_time_no_simulation_can_hold_is_refused_at_submission():
+    lab = slurmlab.Lab("tiny")
+    with pytest.raises(SbatchError, match=r"--begin='now\+100000000000': too far"):
+        lab.sbatch("-t 10 --begin=now+100000000000")
+    with pytest.raises(SlurmlabError, match=r"--begin=2999-01-01 00:00:00: more than 1e\+09 s"):
+        lab.sbatch("-t 10 --begin=2999-01-01")
+    first = lab.sbatch("-t 10 --begin=now+2hours", runtime=60)
+    assert first == 1  # a refused sbatch uses up no job id
+    lab.run()
+    assert lab.sacct().Start.tolist() == [lab.result.origin + pd.Timedelta(hours=2)]
+
+
+@pytest.mark.parametrize(
+    ("entry", "field"),
+    [
+        ("{submit: .inf, runtime: 10, args: -n 1}", "submit"),
+        ("{submit: 0, runtime: 1.0e+10, args: -n 1}", "runtime"),
+        ("{submit: '40000-00:00:00', runtime: 10, args: -n 1}", "submit"),
+    ],
+)
+def test_scenario_times_no_simulation_can_hold_name_the_field(tmp_path, entry, field):
+    path = tmp_path / "s.yaml"
+    path.write_text(f"cluster: tiny\njobs:\n  - {entry}\n")
+    with pytest.raises(ScenarioError, match=rf"jobs\[0\]: field '{field}'.*over 1e\+09 s"):
+        slurmlab.Scenario.load(path)
+
+
+def test_scenario_day_forms_mean_what_sbatch_t_means(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "cluster: ai\njobs:\n"
+        "  - {id: a, submit: '1-2:3', runtime: '1-12:00', args: -N 1 -t 1-12:00 -p train}\n"
+    )
+    result = slurmlab.Scenario.load(path).run()
+    row = result.jobs.iloc[0]
+    assert result.seconds("Submit").iloc[0] == 93780.0
+    assert row.Elapsed.total_seconds() == row.Timelimit.total_seconds() == 129600.0
+    assert row.State == "COMPLETED"
+
+
+# -- sbatch --test-only, --uid, non-text input ------------------------------------------------
+def test_test_only_prints_the_estimate_and_submits_nothing(capsys):
+    """sbatch(1): --test-only validates the request and estimates when it would start, from
+    running jobs' time limits; "No job is actually submitted"."""
+    lab = slurmlab.Lab("tiny")
+    lab.sbatch("-N 3 --exclusive -t 60", runtime="1h")  # node[1-3] until 01:00
+    capsys.readouterr()
+    assert lab.sbatch("--test-only -N 4 -t 10") is None
+    assert capsys.readouterr().out == (
+        "sbatch: Job 2 to start at 2026-01-05T01:00:00 using 4 processors on nodes node[1-4] "
+        "in partition main\n"
+    )
+    assert lab.sbatch("--test-only -N 1 --exclusive -t 10") is None
+    out = capsys.readouterr().out
+    cpus = lab.cluster.nodes[3].cpus
+    assert out.startswith(f"sbatch: Job 2 to start at 2026-01-05T00:00:00 using {cpus} processors")
+    assert "on nodes node4 in partition main" in out
+    assert lab.squeue().JOBID.tolist() == ["1"]  # nothing submitted
+    assert lab.sbatch("-t 10", runtime=60) == 2  # and no job id used up
+    lab.drain("node1,node2,node3,node4")
+    with pytest.raises(SlurmlabError, match="Requested node configuration is not available"):
+        lab.sbatch("--test-only -N 1 -t 10")
+
+
+def test_test_only_in_the_cell_magic(capsys):
+    from IPython.testing.globalipapp import get_ipython
+
+    ip = get_ipython()
+    ip.run_line_magic("load_ext", "slurmlab")
+    lab = slurmlab.Lab("tiny")
+    lab.sbatch("-N 3 --exclusive -t 60", runtime="1h")
+    capsys.readouterr()
+    ip.run_cell_magic("sbatch", "--test-only", "#!/bin/bash\n#SBATCH -N 2 -t 30\nsrun hostname\n")
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        "sbatch: Job 2 to start at 2026-01-05T01:00:00 using 2 processors on nodes node[1-2] "
+        "in partition main\n"
+    )
+    assert lab.squeue().JOBID.tolist() == ["1"]
+
+
+def test_uid_names_the_user_and_a_disagreement_is_refused():
+    lab = slurmlab.Lab("tiny")
+    lab.sbatch("-t 10 --uid=alice", runtime=60)
+    lab.sbatch("-t 10", runtime=60, user="bob")
+    lab.sbatch("-t 10 --uid=carol", runtime=60, user="carol")
+    assert lab.sacct().User.tolist() == ["alice", "bob", "carol"]
+    with pytest.raises(SlurmlabError, match="user='bob' and --uid=alice disagree"):
+        lab.sbatch("-t 10 --uid=alice", user="bob")
+    mine = slurmlab.Lab("tiny")
+    mine.sbatch("-t 10")
+    assert mine.sacct().User.tolist() == ["you"]
+
+
+@pytest.mark.parametrize("bad", [None, 5, 2.5, {"N": 2}])
+def test_sbatch_of_something_else_than_text_says_what_to_give(bad):
+    with pytest.raises(SlurmlabError, match="give sbatch options as text"):
+        slurmlab.Lab("tiny").sbatch(bad)
+
+
+# -- priority/basic: one priority per array ---------------------------------------------------
+def test_an_arrays_tasks_share_one_basic_priority():
+    """Slurm sets an array's priority once, on its one job record (tasks split off copy it):
+    under priority/basic the next submission is one below the array, whatever its size."""
+    from slurmlab.sim.simulate import simulate
+    from slurmlab.spec.cluster import Cluster
+    from slurmlab.spec.job import JobSpec
+    from slurmlab.spec.workload import Workload, WorkloadJob
+
+    one = Cluster.from_slurm_conf(
+        "NodeName=n1 CPUs=1 RealMemory=8000\nPartitionName=p Nodes=ALL Default=YES MaxTime=INFINITE"
+    )
+
+    def job(i, args, submit):
+        return WorkloadJob(JobSpec.from_args(args), submit, 60, id=i)
+
+    result = simulate(
+        one,
+        Workload(
+            [
+                job("blk", "-t 1", 0),
+                job("c", "-t 1 --nice=3", 1),
+                job("arr", "--array=0-5 -t 1", 2),
+                job("d", "-t 1", 3),
+            ]
+        ),  # fmt: skip
+        "fifo",
+    )
+    prio = dict(zip(result.jobs.JobID, result.jobs.Priority))
+    assert {prio[f"arr_{i}"] for i in range(6)} == {prio["blk"] - 2}
+    assert prio["d"] == prio["blk"] - 3  # one below the array
+    assert prio["c"] == prio["blk"] - 1 - 3  # its nice puts it below the array's tasks
+    start = dict(zip(result.jobs.JobID, result.seconds("Start")))
+    assert [start[f"arr_{i}"] for i in range(6)] == [60.0 * (i + 1) for i in range(6)]
+    assert (start["d"], start["c"]) == (420.0, 480.0)
