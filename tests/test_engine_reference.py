@@ -23,6 +23,7 @@ from reference_sched import RefJob, reference_starts
 
 from slurmlab.records.swf import read_swf, swf_cluster
 from slurmlab.sim.simulate import simulate
+from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import JobSpec
 from slurmlab.spec.workload import Workload, WorkloadJob
 
@@ -90,6 +91,45 @@ def test_random_workloads_match_the_reference(policy, case):
     procs, jobs = case
     expected = reference_starts(jobs, procs, policy)
     assert engine_starts(jobs, procs, policy, table=False) == expected
+
+
+@st.composite
+def whole_node_workloads(draw):
+    """P identical nodes and 1-30 whole-node jobs that end by their limits."""
+    nodes = draw(st.integers(2, 8))
+    jobs = []
+    for i in range(draw(st.integers(1, 30))):
+        limit = draw(st.integers(1, 20))
+        runtime = draw(st.one_of(st.just(0), st.integers(0, limit), st.just(limit)))
+        width = draw(st.integers(1, nodes))
+        jobs.append(RefJob(str(i + 1), float(draw(st.integers(0, 30))), width, runtime, limit))
+    return nodes, jobs
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+@settings(max_examples=300, deadline=None)
+@given(case=whole_node_workloads())
+def test_whole_node_jobs_on_identical_nodes_match_the_reference(policy, case):
+    """On identical nodes, whole-node (--exclusive) jobs are the reference's processors:
+    EASY lets a later job use the extra nodes whichever nodes the reservation was first
+    planned on (the profile pins a reservation to nodes; EASY only promises its start)."""
+    nodes, jobs = case
+    cluster = Cluster.from_slurm_conf(
+        f"NodeName=n[1-{nodes}] CPUs=4 RealMemory=1000\n"
+        "PartitionName=p Nodes=ALL Default=YES MaxTime=INFINITE"
+    )
+    workload = Workload(
+        tuple(
+            WorkloadJob(
+                JobSpec(nodes=j.width, exclusive=True, time_limit=timedelta(seconds=j.limit)),
+                submit=j.submit, runtime=j.runtime, id=j.id,
+            )
+            for j in jobs
+        )
+    )  # fmt: skip
+    result = simulate(cluster, workload, policy)
+    starts = {job.key: job.start for job in result.sim.jobs.values()}
+    assert starts == reference_starts(jobs, nodes, policy)
 
 
 def test_reference_shadow_counts_every_job_ending_at_the_shadow_time():

@@ -25,6 +25,7 @@ limits), never with true run times.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from dataclasses import dataclass, field, fields
 from operator import itemgetter
 from typing import ClassVar
@@ -156,7 +157,15 @@ class Fifo:
 
 @dataclass
 class Easy(Fifo):
-    """FIFO plus one reservation per partition for its first blocked job (EASY backfilling)."""
+    """FIFO plus one reservation per partition for its first blocked job (EASY backfilling).
+
+    A later job starts now if it delays no reservation: it fits in the profile (which holds
+    the reservations on the nodes planned for them), or, on a multi-node cluster, it fits
+    now and every reservation of the pass can still start when planned with it running,
+    perhaps on other nodes than those first planned (Lifka's "extra" nodes: the profile
+    pins a reservation to nodes, EASY only promises its start time). On a one-node pool
+    the two tests are the same.
+    """
 
     name: str = "easy"
 
@@ -164,8 +173,9 @@ class Easy(Fifo):
         d = Decision()
         prof = None  # built at the first blocked job: before it, free now is all that matters
         reserved: set[str] = set()
+        plans: list[list] = []  # this pass's reservations: [job, start, nodes, usage]
         if view.resume is not None:  # continue the previous pass (its starts now run)
-            prof, reserved = view.resume
+            prof, reserved, plans = view.resume
             if prof is not None:
                 prof.advance(view.now)
         free = view.free.copy()
@@ -201,6 +211,10 @@ class Easy(Fifo):
                         nodes = prof.fits(
                             job.demand, job.count, mask, job.limit, exclusive=job.exclusive
                         )
+                        if nodes is None and len(capacity) > 1:
+                            moved = self._past_reservations(prof, plans, job, mask, view)
+                            if moved is not None:
+                                nodes, prof = moved
                     if nodes is None:  # before the profile, any limit fails alike
                         failed[shape] = job.limit if prof is not None else 0.0
             if nodes is not None:
@@ -232,20 +246,60 @@ class Easy(Fifo):
                 prof = availability(view, free, started)
             reserved.add(job.partition)
             d.reasons[job.id] = "Resources"
-            self.plan(prof, job, view, d)
-        d.resume = None if stopped else (prof, reserved)
+            planned = self.plan(prof, job, view)
+            if planned is not None:
+                plans.append([job, *planned])
+                d.planned[job.id] = planned[0]
+        d.resume = None if stopped else (prof, reserved, plans)
         d.complete = view.resume is None  # (a continued pass keeps the reservations it had)
         return d
 
-    def plan(self, prof: Profile, job: PendingJob, view: QueueView, d: Decision) -> None:
+    @staticmethod
+    def plan(prof: Profile, job: PendingJob, view: QueueView) -> tuple | None:
+        """Reserve the job's earliest start in ``prof``: (start, nodes, usage), or None."""
         found = prof.earliest(
             job.demand, job.count, job.plan_mask & view.up, job.limit, exclusive=job.exclusive
         )
         if found is None:
-            return
+            return None
         i, t, nodes = found
-        prof.reserve(nodes, _usage(job, view.capacity, nodes), t, t + job.limit, at=i)
-        d.planned[job.id] = t
+        usage = _usage(job, view.capacity, nodes)
+        prof.reserve(nodes, usage, t, t + job.limit, at=i)
+        return t, nodes, usage
+
+    @staticmethod
+    def _past_reservations(prof, plans, job, mask, view):
+        """A job that does not fit in the profile may still start now if it fits with the
+        pass's reservations taken out, and each of them (in order) can then still start
+        when planned, on some nodes. Returns (its nodes, the profile with the reservations
+        back, some perhaps on other nodes) and updates ``plans``, or None (nothing changed).
+        (A reservation cannot start earlier than planned: it was placed at its earliest,
+        and the profile has only filled since.)"""
+        if not plans or any(t < view.now for _job, t, *_ in plans):
+            return None  # (a plan already due: left where it is)
+        capacity = view.capacity
+        trial = prof.copy()
+        for other, t, taken, usage in plans:
+            trial.reserve(taken, -usage, t, t + other.limit)  # out
+        nodes = trial.fits(job.demand, job.count, mask, job.limit, exclusive=job.exclusive)
+        if nodes is None:
+            return None
+        trial.reserve(nodes, _usage(job, capacity, nodes), view.now, view.now + job.limit, at=0)
+        moved = []
+        for other, t, *_ in plans:
+            at = bisect_right(trial.times, t) - 1  # (the last interval starting at t)
+            new = trial.fits(
+                other.demand, other.count, other.plan_mask & view.up, other.limit, at=at,
+                exclusive=other.exclusive,
+            )  # fmt: skip
+            if new is None:
+                return None  # it would delay this reservation
+            usage = _usage(other, capacity, new)
+            trial.reserve(new, usage, t, t + other.limit, at=at)
+            moved.append((new, usage))
+        for entry, (new, usage) in zip(plans, moved):
+            entry[2:] = [new, usage]
+        return nodes, trial
 
 
 @dataclass

@@ -84,6 +84,13 @@ class Profile:
         _ACCUMULATE(free, axis=0, out=free)  # the running sum, in place (np.cumsum allocates)
         self.free = free
 
+    def copy(self) -> Profile:
+        """An independent copy (to try changes on)."""
+        new = object.__new__(Profile)
+        new.now, new.capacity, new.weights = self.now, self.capacity, self.weights
+        new.times, new.free = list(self.times), self.free.copy()
+        return new
+
     def advance(self, now: float) -> None:
         """Start the profile at ``now``, dropping the intervals that ended by then.
 
