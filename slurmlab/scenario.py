@@ -8,6 +8,7 @@ A scenario is a YAML (or JSON) document::
                                        # (inline, the first partition is the default unless
                                        # one says default: true)
     policy: {name: easy}               # or just: easy ; parameters beside the name
+    origin: 2026-01-05T08:00:00        # optional: the calendar time the clock starts at
     jobs:
       - id: big                        # optional unique name (used by --dependency); a job
                                        # without one is known by its JobID (1, 2, ...)
@@ -42,9 +43,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
+from datetime import date
 from pathlib import Path
 
+import pandas as pd
 import yaml
 
 from slurmlab.errors import ScenarioError, SlurmlabError
@@ -73,7 +76,13 @@ from slurmlab.spec.units import (
     parse_seconds,
     parse_whole,
 )
-from slurmlab.spec.workload import Action, Workload, WorkloadJob, check_exit_code
+from slurmlab.spec.workload import (
+    DEFAULT_ORIGIN,
+    Action,
+    Workload,
+    WorkloadJob,
+    check_exit_code,
+)
 
 __all__ = ["Scenario"]
 
@@ -90,9 +99,58 @@ _NODE_KEYS = {"name", "cpus", "memory", "gres", "features"}
 _PARTITION_KEYS = {
     "name", "nodes", "default", "max_time", "default_time", "max_nodes", "priority_tier", "state",
 }  # fmt: skip
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when PyYAML has it
+#: The fields of a cluster a preset or a slurm.conf gives whole (the others are inline's).
+_CLUSTER_FROM = {"preset": {"preset"}, "slurm_conf": {"slurm_conf", "gres_conf"}}
 #: Sections read and kept but not yet used by the engine (priority/QOS/failures issues).
 _LATER: tuple[str, ...] = ()
+
+
+class _Int(int):
+    """An int written otherwise than as its digits (``010``, ``0x1F``, ``1_000``, ``1:30``),
+    with that ``text``: a name field refuses it (``id: 010`` would be the job ``'8'``)."""
+
+    text: str
+
+
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when PyYAML has it
+    """yaml's safe loader, refusing a key given twice in one mapping (yaml keeps the last)
+    and a date that does not exist, and keeping how an int was written (:class:`_Int`)."""
+
+    def construct_mapping(self, node, deep=False):
+        first: dict = {}
+        for key_node, _value in node.value:
+            if isinstance(key_node, yaml.ScalarNode) and not key_node.tag.endswith(":merge"):
+                key = self.construct_object(key_node)
+                if key in first:
+                    raise yaml.constructor.ConstructorError(
+                        problem=f"key {key!r} is given twice in one mapping (first on line "
+                        f"{first[key].line + 1}, column {first[key].column + 1}), and YAML/JSON "
+                        "would silently keep only the last; give it once",
+                        problem_mark=key_node.start_mark,
+                    )
+                first[key] = key_node.start_mark
+        return super().construct_mapping(node, deep)
+
+    def construct_yaml_int(self, node):
+        value = super().construct_yaml_int(node)
+        if str(value) == node.value:
+            return value
+        value = _Int(value)
+        value.text = node.value
+        return value
+
+    def construct_yaml_timestamp(self, node):
+        try:
+            return super().construct_yaml_timestamp(node)
+        except ValueError as exc:  # 2030-02-30: yaml's own error is a bare ValueError
+            raise yaml.constructor.ConstructorError(
+                problem=f"{node.value} is not a date ({exc}); give a real one, or quote the text",
+                problem_mark=node.start_mark,
+            ) from None
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_yaml_timestamp)
 
 
 @dataclass(frozen=True)
@@ -135,7 +193,7 @@ class Scenario:
             ) from None
         except OSError as exc:
             raise ScenarioError(f"scenario file {str(path)!r}: {exc.strerror}") from None
-        loader = _LOADER(text)
+        loader = _Loader(text)
         try:  # one parse gives the document and, from its nodes, the line of every entry
             root = loader.get_single_node()
             doc = None if root is None else loader.construct_document(root)
@@ -230,7 +288,7 @@ class Scenario:
         _no_jobid_collisions(jobs)
         _check_dependencies(jobs, jobs_doc)
         name = str(doc.get("name", Path(source).stem))
-        workload = Workload(jobs, name=name)
+        workload = Workload(jobs, name=name, origin=_origin(doc.get("origin")))
         actions = tuple(
             act for i, a in enumerate(_list(doc, "actions")) for act in _action(a, i, jobs, cluster)
         )
@@ -413,6 +471,25 @@ def _allowed(entry: dict, allowed: set, label: str, path: tuple) -> None:
 
 
 # -- sections ---------------------------------------------------------------------------------
+def _origin(value) -> pd.Timestamp:
+    """``origin``: the calendar time the simulation starts at (the job table's times)."""
+    if value is None:
+        return DEFAULT_ORIGIN
+    text = value.isoformat() if isinstance(value, date) else value  # (unquoted: a date)
+    if isinstance(text, str) and re.fullmatch(r"\d{4}-\d\d-\d\d([T ][\d:.]+)?", text.strip()):
+        try:
+            origin = pd.Timestamp(text)
+        except ValueError:
+            origin = None
+        if origin is not None and 1970 <= origin.year <= 2200:  # (a job table's times fit)
+            return origin
+    raise ScenarioError(
+        f"origin {str(value)!r} is not a date and time from 1970 to 2200; give the calendar "
+        "time the simulation starts at, without a time zone (e.g. origin: 2026-01-05T08:00:00)",
+        path=("origin",),
+    )
+
+
 def _cluster(value, base: Path) -> Cluster:
     path = ("cluster",)
     if isinstance(value, str):
@@ -425,6 +502,20 @@ def _cluster(value, base: Path) -> Cluster:
         )
     if not isinstance(value, dict):
         raise ScenarioError(f"cluster must be a preset name or a mapping, not {value!r}", path=path)
+    _allowed(value, _CLUSTER_KEYS.union(*_CLUSTER_FROM.values()), "cluster", path)
+    whole = next((key for key in _CLUSTER_FROM if key in value), None)
+    extra = sorted(set(value) - _CLUSTER_FROM.get(whole, _CLUSTER_KEYS), key=str)
+    if extra:
+        conf = " (only gres_conf goes with it; settings go in the slurm.conf)"
+        fix = (
+            f"do not apply with {whole}, which gives the whole cluster"
+            f"{conf if whole == 'slurm_conf' else ''}: drop them, or drop {whole} and "
+            f"describe the cluster inline ({', '.join(sorted(_CLUSTER_KEYS))})"
+            if whole
+            else "apply only with slurm_conf: give an inline node its GRES with gres (e.g. "
+            "gres: gpu:4)"
+        )
+        raise ScenarioError(f"cluster: field(s) {extra} {fix}", path=(*path, extra[0]))
     if "preset" in value:
         with _entry((*path, "preset"), "cluster"):
             return Cluster.preset(value["preset"])
@@ -440,7 +531,6 @@ def _cluster(value, base: Path) -> Cluster:
                 )
         with _entry((*path, "slurm_conf"), "cluster"):
             return Cluster.from_slurm_conf(conf, gres)
-    _allowed(value, _CLUSTER_KEYS | {"preset", "slurm_conf", "gres_conf"}, "cluster", path)
     with _entry(path, "cluster"):
         return _inline_cluster(value)
 
@@ -561,7 +651,16 @@ def _policy(value) -> tuple[str, dict]:
         raise ScenarioError(
             f"policy.params must be a mapping, not {params!r}", path=("policy", "params")
         )
-    params = {**params, **{k: v for k, v in value.items() if k not in ("name", "params")}}
+    beside = {k: v for k, v in value.items() if k not in ("name", "params")}
+    twice = sorted(beside.keys() & params.keys(), key=str)
+    if twice:
+        key = twice[0]
+        raise ScenarioError(
+            f"policy: parameter {key!r} is given twice, as policy.{key} ({beside[key]!r}) and "
+            f"as policy.params.{key} ({params[key]!r}); give it once",
+            path=("policy", key),
+        )
+    params = {**params, **beside}
     name = str(value["name"])
     with _entry(("policy", "name")):
         make_policy(name)
@@ -587,6 +686,20 @@ def _job(entry, i: int, cluster: Cluster) -> WorkloadJob:
             f"{label}: field 'runtime' is missing (the job's true run time)", path=path
         )
     for key in ("id", "user", "account", "name"):
+        value = entry.get(key)
+        if isinstance(value, _Int):
+            raise ScenarioError(
+                f"{label}: field {key!r}: YAML reads {value.text} as the number {int(value)}, "
+                f"not the name {value.text!r}; quote it: {key}: '{value.text}'",
+                path=(*path, key),
+            )
+        if isinstance(value, bool):
+            raise ScenarioError(
+                f"{label}: field {key!r}: YAML reads an unquoted yes/no, on/off or true/false "
+                f"as the boolean {value}, not a name; quote it (e.g. {key}: "
+                f"'{'yes' if value else 'no'}')",
+                path=(*path, key),
+            )
         if key in entry and (
             not isinstance(entry[key], str | int) or str(entry[key]).strip() == ""
         ):
@@ -618,11 +731,24 @@ def _job(entry, i: int, cluster: Cluster) -> WorkloadJob:
             spec = JobSpec.from_sbatch(entry["script"], args)
         else:
             spec = JobSpec.from_args(args if args is not None else "")
+        for key, option in (("name", "--job-name"), ("account", "--account"), ("user", "--uid")):
+            given, set_by_option = entry.get(key), getattr(spec, key)
+            if None not in (given, set_by_option) and str(given) != set_by_option:
+                raise ScenarioError(
+                    f"{label}: field {key!r} is {str(given)!r} but its {field_name!r} gives "
+                    f"{option}={set_by_option}; give it once (the field or the option)",
+                    path=(*path, key),
+                )
         if entry.get("name"):
             spec = JobSpec.from_args([f"--job-name={entry['name']}"], base=spec)
         spec.validate(cluster)
     ckpt = None
     if entry.get("checkpoint") is not None:
+        if isinstance(entry["checkpoint"], dict):
+            known = {f.name for f in fields(Checkpoint)}
+            _allowed(
+                entry["checkpoint"], known, f"{label}: field 'checkpoint'", (*path, "checkpoint")
+            )
         with _entry((*path, "checkpoint"), f"{label}: field 'checkpoint'"):
             ckpt = Checkpoint.from_dict(entry["checkpoint"], where="checkpoint")
     with _entry((*path, "exit_code")):
@@ -707,6 +833,9 @@ def _failures(doc: dict, cluster: Cluster) -> tuple[NodeFailure, ...]:
     """``failures`` entries; a ``node`` may be a hostlist (``gpu[1-4]``): one failure each."""
     out = []
     for i, entry in enumerate(_list(doc, "failures")):
+        if isinstance(entry, dict):
+            known = {f.name for f in fields(NodeFailure)}
+            _allowed(entry, known, f"failures[{i}]", ("failures", i))
         with _entry(("failures", i)):
             failure = NodeFailure.from_dict(entry, where=f"failures[{i}]")
             nodes = expand_hostlist(failure.node)
@@ -723,6 +852,9 @@ def _failures(doc: dict, cluster: Cluster) -> tuple[NodeFailure, ...]:
 def _random_failures(doc: dict, cluster: Cluster) -> RandomFailures | None:
     if not doc.get("random_failures"):
         return None
+    if isinstance(doc["random_failures"], dict):
+        known = {f.name for f in fields(RandomFailures)}
+        _allowed(doc["random_failures"], known, "random_failures", ("random_failures",))
     with _entry(("random_failures",)):
         model = RandomFailures.from_dict(doc["random_failures"])
     unknown = [n for n in model.nodes if n not in _node_names(cluster)]
