@@ -157,3 +157,94 @@ def test_an_arrays_tasks_share_one_basic_priority():
     start = dict(zip(result.jobs.JobID, result.seconds("Start")))
     assert [start[f"arr_{i}"] for i in range(6)] == [60.0 * (i + 1) for i in range(6)]
     assert (start["d"], start["c"]) == (420.0, 480.0)
+
+
+# -- scontrol hold / release -------------------------------------------------------------------
+def test_hold_and_release_in_a_lab():
+    lab = slurmlab.Lab("tiny", policy="fifo")
+    busy = lab.sbatch("-N 4 --exclusive -t 10", runtime=600)
+    first = lab.sbatch("-N 4 --exclusive -t 10", runtime=600)
+    second = lab.sbatch("-N 1 -t 10", runtime=60)
+    held = lab.sbatch("-H -N 1 -t 10", runtime=60)
+    reasons = lab.squeue().set_index("JOBID")["NODELIST(REASON)"]
+    assert reasons[str(held)] == "(JobHeldUser)"
+    assert "lab.release" in lab.why_pending(held)
+    lab.hold(first)  # the first in line waits: the next one goes ahead of it
+    reasons = lab.squeue().set_index("JOBID")["NODELIST(REASON)"]
+    assert reasons[str(first)] == "(JobHeldUser)" and reasons[str(second)] == "(Resources)"
+    lab.advance(600)  # busy ends: second starts, first stays held
+    states = lab.sacct().set_index("JobID").State
+    assert states[str(second)] in ("RUNNING", "COMPLETED") and states[str(first)] == "PENDING"
+    lab.release(first)
+    lab.release(held)
+    lab.run()
+    jobs = lab.sacct().set_index("JobID")
+    assert (jobs.State == "COMPLETED").all()
+    assert jobs.loc[str(first), "Start"] == lab.result.origin + pd.Timedelta(seconds=660)
+    with pytest.raises(SlurmlabError, match="Job is no longer pending execution"):
+        lab.hold(busy)
+    with pytest.raises(SlurmlabError, match="Job is not held"):
+        lab.release(busy)
+
+
+# -- sbatch details ------------------------------------------------------------------------------
+def test_a_script_files_name_names_the_job_and_wrap_takes_no_script():
+    lab = slurmlab.Lab("tiny")
+    script = "#!/bin/bash\nsrun hostname\n"
+    lab.sbatch(script, args="jobs/train.sh")  # sbatch jobs/train.sh: named after the file
+    lab.sbatch(script)  # read from standard input: "sbatch"
+    lab.sbatch("-t 5 --wrap=hostname")
+    lab.sbatch("-t 5 -J mine eval.sh")
+    assert lab.sacct().JobName.tolist() == ["train.sh", "sbatch", "wrap", "mine"]
+    with pytest.raises(SbatchError, match="Script arguments not permitted with --wrap option"):
+        lab.sbatch(script, args="--wrap=hostname")
+    with pytest.raises(SbatchError, match="Script arguments not permitted with --wrap option"):
+        lab.sbatch("--wrap=hostname train.sh")
+
+
+def test_refusals_for_size_say_which_partitions_would_do():
+    lab = slurmlab.Lab("ai")
+    with pytest.raises(SlurmlabError, match=r"has 2 nodes: .* ask for at most 2 nodes, or another "
+                       r"partition \(-p train, -p cpu\)"):  # fmt: skip
+        lab.sbatch("-p debug -N 3")
+    with pytest.raises(SlurmlabError, match=r"has 32 nodes: .*; ask for at most 32 nodes$"):
+        lab.sbatch("-p train -N 33")
+    with pytest.raises(
+        SlurmlabError, match=r"partitions whose nodes can hold it: -p train, -p debug"
+    ):
+        lab.sbatch("-p cpu --gres=gpu:8")
+
+
+def test_an_array_throttle_needs_a_number():
+    with pytest.raises(SbatchError, match=r"throttle % is not a number"):
+        slurmlab.Lab("tiny").sbatch("--array=0-3% -t 5")
+
+
+def test_the_cli_warns_of_jobs_that_never_started(tmp_path, capsys):
+    from slurmlab.cli import main
+
+    path = tmp_path / "never.yaml"
+    path.write_text(
+        "cluster: tiny\njobs:\n"
+        "  - {id: a, submit: 0, runtime: 100, args: -N 1 -t 2-00:00:00}\n"  # over MaxTime 1-0
+        "  - {id: b, submit: 0, runtime: 100, args: -N 1 -t 10}\n"
+    )
+    assert main(["simulate", str(path), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "1 job never started: a (PartitionTimeLimit)" in err
+
+
+def test_squeue_text_shows_an_arrays_pending_tasks_as_one_record():
+    """Plain squeue shows the tasks that have not started as the array's one pending
+    record (2_[2-5,7%2]); squeue -r (array=True), and the DataFrame, list each task."""
+    lab = slurmlab.Lab("tiny")
+    lab.sbatch("-N 4 --exclusive -t 10", runtime=600)
+    lab.sbatch("--array=0-5,7%2 -t 10", runtime=60)
+    ids = [line.split()[0] for line in lab.result.squeue_text().splitlines()[1:]]
+    assert ids == ["2_[0-5,7%2]", "1"]
+    lab.advance(601)
+    ids = [line.split()[0] for line in lab.result.squeue_text().splitlines()[1:]]
+    assert ids == ["2_[2-5,7%2]", "2_0", "2_1"]
+    every = [line.split()[0] for line in lab.result.squeue_text(array=True).splitlines()[1:]]
+    assert every == ["2_2", "2_3", "2_4", "2_5", "2_7", "2_0", "2_1"]
+    assert lab.squeue().JOBID.tolist() == every

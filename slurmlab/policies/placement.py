@@ -4,9 +4,12 @@ Deterministic best fit: among the nodes the job may use and on which its
 per-node demand fits, take those with the lowest Weight (slurm.conf(5): "jobs will be
 allocated the nodes with the lowest weight which satisfies their requirements"), then
 the fewest free GPUs, then the fewest free CPUs, then the least free memory, then the
-lowest index (slurm.conf order, i.e. the lowest node name). GPU jobs thus pack onto
-partly used GPU nodes and CPU-only jobs prefer nodes without GPUs. ``--exclusive``
-needs wholly idle nodes. ``weights`` is None when every node has the same Weight.
+lowest index: the node's place in slurm.conf, the order of Slurm's node bitmaps (the
+lowest node name for the presets and for nodes listed in name order, as hostlist ranges
+are; a slurm.conf listing ``zeta`` before ``alpha`` puts zeta first, as Slurm does). GPU
+jobs thus pack onto partly used GPU nodes and CPU-only jobs prefer nodes without GPUs.
+``--exclusive`` needs wholly idle nodes. ``weights`` is None when every node has the same
+Weight.
 """
 
 from __future__ import annotations

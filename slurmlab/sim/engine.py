@@ -78,7 +78,7 @@ class SimJob:
         "plans", "requeue", "runs", "usage", "throttle", "exclusive", "work_left", "ckpt",
         "run_plan", "acct", "assoc", "qos", "charged", "factors", "preempting", "victims",
         "preempted_by", "planned_nodes", "live", "rows", "running_view", "pending_plan", "need",
-        "scratch",
+        "scratch", "held",
     )  # fmt: skip
 
     def __init__(self):
@@ -571,6 +571,7 @@ class Simulation(Controller, Lifecycles):
         job.priority = self._priority(job, at_submit=True)
         job.deps = spec.dependency
         job.deps_any = spec.dependency_any
+        job.held = bool(spec.hold)  # sbatch -H; scontrol hold / release change it
         self.jobs[job.id] = job
         return job
 
@@ -716,7 +717,7 @@ class Simulation(Controller, Lifecycles):
         q = self.qos[job.qos]
         if q.max_wall is not None and job.limit > q.max_wall.total_seconds():
             return "QOSMaxWallDurationPerJobLimit"
-        if job.spec.hold:
+        if job.held:
             return "JobHeldUser"
         if job.spec.reservation:
             resv = self.reservations[job.spec.reservation][0]
@@ -862,6 +863,34 @@ class Simulation(Controller, Lifecycles):
                 self.log("end", job, "CANCELLED")
                 self._release_dependents(job)
                 self.request_pass()
+
+    def hold(self, key: str | int) -> None:
+        """``scontrol hold`` (by the job's user): a pending job waits (JobHeldUser) until
+        released; a job that is not pending is refused, as scontrol refuses it."""
+        jobs = self._lookup(key)
+        if not any(j.state == "PENDING" for j in jobs):
+            raise SlurmlabError(f"scontrol hold {key}: Job is no longer pending execution")
+        for job in jobs:
+            if job.state == "PENDING" and not job.held:
+                job.held = True
+                if job.id not in self.waiting:
+                    self._dequeue(job)
+                    self.waiting.add(job.id)
+                    job.planned = job.planned_nodes = None
+                self._set_reason(job, "JobHeldUser")
+                self._changed()
+                self.request_pass()
+
+    def release(self, key: str | int) -> None:
+        """``scontrol release``: a held job (``sbatch -H``, ``scontrol hold``) may start
+        again; a job that is not held is refused, as scontrol refuses it."""
+        jobs = self._lookup(key)
+        held = [j for j in jobs if j.state == "PENDING" and j.held]
+        if not held:
+            raise SlurmlabError(f"scontrol release {key}: Job is not held")
+        for job in held:
+            job.held = False
+            self._recheck(job)
 
     def requeue(self, key: str | int) -> None:
         """``scontrol requeue``: a running job's run ends REQUEUED and it pends again; a

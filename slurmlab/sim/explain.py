@@ -36,7 +36,8 @@ _WORDS = {
     "will never start (ask for less memory per node, or another partition)",
     "PartitionDown": "partition {p} is DOWN; it waits until an administrator brings it up",
     "PartitionInactive": "partition {p} is INACTIVE; it waits until an administrator brings it up",
-    "JobHeldUser": "it is held (sbatch -H); it waits until released (scontrol release)",
+    "JobHeldUser": "it is held (sbatch -H, or scontrol hold); it waits until released "
+    "(scontrol release; in a Lab, lab.release(jobid))",
     "Reservation": "its reservation {resv} has not started yet",
     "InvalidReservation": "its reservation {resv} had ended when it was submitted; it will never "
     "start (resubmit without --reservation, or with a current one)",

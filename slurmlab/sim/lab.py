@@ -249,6 +249,17 @@ class Lab:
         self.sim.requeue(jobid)
         self._settle()
 
+    def hold(self, jobid) -> None:
+        """``scontrol hold``: a pending job (an id, an array, some tasks) waits, with reason
+        JobHeldUser, until :meth:`release`."""
+        self.sim.hold(jobid)
+        self._settle()
+
+    def release(self, jobid) -> None:
+        """``scontrol release``: a held job (``sbatch -H``, :meth:`hold`) may start again."""
+        self.sim.release(jobid)
+        self._settle()
+
     def drain(self, nodes: str | Sequence[str]) -> None:
         """``scontrol update NodeName=... State=DRAIN``: running jobs finish, no new ones.
         ``nodes`` is a node name, a hostlist (``gpu[1-3],gpu7``) or a list of names."""

@@ -58,18 +58,21 @@ def _last_before(history: list[tuple[float, object]], t: float, default):
     return value
 
 
-def squeue_frame(sim: Simulation, at=None) -> pd.DataFrame:
+def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.DataFrame:
     """Pending and running jobs at time ``at`` (seconds, a timestamp, or now), like squeue.
 
     Pending jobs show their reason and, where the scheduler planned one, their
     expected start (``squeue --start``). ``PRIORITY`` is the priority each job had at
     ``at`` (multifactor priorities are recalculated every PriorityCalcPeriod). Rows are in
     squeue's default order, ``--sort=P,t,-p``: by partition, pending before running, then
-    by decreasing priority.
+    by decreasing priority. Each array task has its row, as ``squeue -r`` lists them;
+    ``collapse=True`` shows an array's tasks that have not started as the one pending
+    record Slurm keeps for them, as plain squeue does (``12_[3-9%2]``).
     """
     t = _seconds(sim, at)
     rows = []
     heads = array_heads(sim, t)
+    tasks: dict[int, list] = {}  # collapse: array -> (its record's row, its tasks)
     states = None  # node states at t, when a reason needs them
     for job, run, _last in iter_records(sim):
         if run["Submit"] > t:
@@ -85,6 +88,11 @@ def squeue_frame(sim: Simulation, at=None) -> pd.DataFrame:
         else:
             st = "PD"
             shown = shown_as(sim, job, t, heads)  # an array's pending tasks: one record
+            if collapse and job.array_id is not None and heads.get(job.array_id) is shown:
+                if job.array_id in tasks:  # (its record's row is the first task's)
+                    tasks[job.array_id][1].append(job.array_task)
+                    continue
+                tasks[job.array_id] = (len(rows), [job.array_task])
             reason = _last_before(shown.reasons, t, "None")
             if reason == "ReqNodeNotAvail":  # squeue shows the nodes (slurmctld's state_desc)
                 states = states or node_states(sim, t)
@@ -120,11 +128,27 @@ def squeue_frame(sim: Simulation, at=None) -> pd.DataFrame:
                 "_order": (job.partition, st == "R", -priority, run["Submit"], job.id),
             }
         )
+    for array_id, (row, indices) in tasks.items():
+        if len(indices) > 1:
+            head = heads[array_id]
+            throttle = f"%{head.throttle}" if head.throttle else ""
+            rows[row]["JOBID"] = f"{head.array_job}_[{_index_ranges(indices)}{throttle}]"
     frame = pd.DataFrame(rows, columns=SQUEUE_COLUMNS + ["_order"])
     frame = frame.astype({"NODES": "int64", "START_TIME": "datetime64[ns]", "PRIORITY": "int64"})
     if len(frame):
         frame = frame.sort_values("_order", kind="stable")
     return frame.drop(columns="_order").reset_index(drop=True)
+
+
+def _index_ranges(indices: list[int]) -> str:
+    """``0-3,5,7-8``: array task indices (ascending) as Slurm prints them."""
+    runs: list[list[int]] = []
+    for i in indices:
+        if runs and i == runs[-1][1] + 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
 
 
 def priority_at(sim: Simulation, job: SimJob, t: float) -> int:
@@ -383,10 +407,12 @@ class SimulationResult:
         """Jobs pending or running at ``at`` (seconds from the start, a time, or the end)."""
         return squeue_frame(self.sim, at)
 
-    def squeue_text(self, at=None) -> str:
+    def squeue_text(self, at=None, *, array: bool = False) -> str:
         """:meth:`squeue` as squeue prints it: ``START_TIME`` as ``2026-01-05T10:00:00``, N/A
-        where none is planned; an empty queue is the header line alone."""
-        frame = self.squeue(at)
+        where none is planned; an empty queue is the header line alone. An array's tasks
+        that have not started are its one pending record (``12_[3-9%2]``), as plain squeue
+        shows them; ``array=True`` lists each task, as ``squeue -r``."""
+        frame = squeue_frame(self.sim, at, collapse=not array)
         frame = frame.assign(START_TIME=[_slurm_time(v, "N/A") for v in frame["START_TIME"]])
         return format_table(frame, right=("JOBID", "NODES", "TIME", "TIME_LIMIT", "PRIORITY"))
 

@@ -66,7 +66,7 @@ class ArraySpec:
         >>> ArraySpec.parse("0-6:2%2")
         ArraySpec(indices=(0, 2, 4, 6), throttle=2)
         """
-        body, _, thr = text.partition("%")
+        body, percent, thr = text.partition("%")
         idx: list[int] = []
         for part in body.split(","):
             m = re.fullmatch(r"(\d+)(?:-(\d+)(?::(\d+))?)?", part.strip())
@@ -85,8 +85,11 @@ class ArraySpec:
                     f"(indices 0..{MAX_ARRAY_SIZE - 1})"
                 )
             idx.extend(range(lo, hi + 1, step))
-        if thr and not thr.isdigit():
-            raise SbatchError(f"--array={text!r}: throttle %{thr} is not a number")
+        if percent and not thr.isdigit():
+            raise SbatchError(
+                f"--array={text!r}: throttle %{thr} is not a number (e.g. 0-15%4 runs at most 4 "
+                "tasks at once)"
+            )
         return cls(tuple(idx), int(thr) if thr else None)
 
     def __str__(self) -> str:
@@ -707,6 +710,11 @@ class JobSpec:
             else:
                 _set_option(long, val, values, other)
         values["other"] = tuple(other)
+        if values.get("wrap") is not None and any(k == "script-file" for k, _ in other):
+            raise SbatchError(
+                "Script arguments not permitted with --wrap option (--wrap makes the batch "
+                "script from its command: drop the script name, or --wrap)"
+            )
         if base is not None:
             # as sbatch does: a memory option on the command line replaces the script's one
             mem = ("mem_mb", "mem_per_cpu_mb", "mem_per_gpu_mb")
@@ -761,6 +769,11 @@ class JobSpec:
         spec = replace(spec, script=script_text)
         if args:
             spec = cls.from_args(args, base=spec)
+        if spec.wrap is not None:
+            raise SbatchError(
+                "Script arguments not permitted with --wrap option (--wrap makes the batch "
+                "script from its command: give the script or --wrap, not both)"
+            )
         return spec
 
     # -- rendering -------------------------------------------------------------------------
@@ -840,10 +853,15 @@ class JobSpec:
     # -- derived values ----------------------------------------------------------------------
     @property
     def job_name(self) -> str:
-        """The name Slurm shows: ``--job-name``, else ``wrap`` for --wrap, else ``sbatch``."""
+        """The name Slurm shows: ``--job-name``, else ``wrap`` for --wrap, else the batch
+        script's file name when one is given (``sbatch train.sh``), else ``sbatch`` (a script
+        read from standard input)."""
         if self.name:
             return self.name
-        return "wrap" if self.wrap is not None else "sbatch"
+        if self.wrap is not None:
+            return "wrap"
+        script = next((v for k, v in self.other if k == "script-file" and v), None)
+        return script.split()[0].rsplit("/", 1)[-1] if script else "sbatch"
 
     def _tasks_and_nodes(self) -> tuple[int, int]:
         """Tasks and nodes before placement (nodes the cluster would choose count as 1)."""
@@ -1627,6 +1645,11 @@ def _gres_count(node: Node, gres: Gres) -> int:
     )
 
 
+def _as_options(partitions: list[str]) -> str:
+    """``-p train`` or ``-p train, -p big``: partitions named as the option that picks them."""
+    return ", ".join(f"-p {name}" for name in partitions)
+
+
 def _pool_size(pool: list[Node], part: Partition) -> str:
     """``4 nodes``, or ``2 nodes the request may use (of 4)`` when -w/-x/-C/a type narrowed it."""
     if len(pool) == len(part.nodes):
@@ -1730,9 +1753,12 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
     else:
         nodes, derived = 1, "one node"
     if nodes > len(pool):  # (before anything is sized by the node count)
+        bigger = [p.name for p in cluster.partitions if len(p.nodes) >= nodes and p is not part]
+        fix = f"; ask for at most {len(pool)} node{'s' * (len(pool) != 1)}"
+        fix += f", or another partition ({_as_options(bigger)})" if bigger else ""
         raise RequestError(
             f"{derived}; partition {part.name!r} has {_pool_size(pool, part)}: Requested node "
-            "configuration is not available"
+            f"configuration is not available{fix}"
         )
     if ntasks is None:
         ntasks = per_node * nodes if per_node is not None else nodes
@@ -1839,10 +1865,17 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
             )
         hint = ""
         wider = math.ceil(gpn * nodes / max_gpus) if max_gpus else 0
+        elsewhere = [
+            p.name
+            for p in cluster.partitions
+            if p is not part and sum(fits(cluster.node(n)) for n in p.nodes) >= nodes
+        ]
         if gpn > max_gpus and max_gpus and not spec.gpus_per_task and wider <= len(pool):
             hint = f"; use --nodes={wider} --gres=gpu:{max_gpus}"
         elif exclusive_per_cpu:
             hint = "; ask --mem instead, or a smaller --mem-per-cpu"
+        elif elsewhere:
+            hint = f"; partitions whose nodes can hold it: {_as_options(elsewhere)}"
         subject = f"job {spec.name!r}" if spec.name else "the job"  # (never an invented name)
         raise RequestError(
             f"{subject} needs {' and '.join(why)} in partition {part.name!r}: "
