@@ -277,6 +277,7 @@ class Scenario:
                 f"unknown section(s) {sorted(unknown, key=str)}; allowed: {sorted(_TOP_KEYS)}",
                 path=(key,),
             )
+        _names_as_written(doc)
         if cluster is None:  # else the cluster replaces the document's (with_cluster)
             cluster = _cluster(doc.get("cluster", "tiny"), base)
         policy, params = _policy(doc.get("policy", "easy"))
@@ -468,6 +469,50 @@ def _allowed(entry: dict, allowed: set, label: str, path: tuple) -> None:
             f"{label}: unknown field(s) {sorted(unknown, key=str)}; allowed: {sorted(allowed)}",
             path=(*path, key),
         )
+
+
+#: Fields that hold names (of jobs, users, accounts, QOS, nodes, partitions, reservations).
+_NAME_KEYS = {
+    "id", "name", "user", "users", "account", "accounts", "job", "qos", "parent", "partition",
+    "reservation", "node", "preempt",
+}  # fmt: skip
+
+
+def _a_name(value, label: str, path: tuple, key: str) -> None:
+    """Refuse a value YAML 1.1 read as something else than the name written: ``010`` (the
+    number 8), ``0x1F``, ``no`` / ``on`` (booleans)."""
+    if isinstance(value, _Int):
+        raise ScenarioError(
+            f"{label}: YAML reads {value.text} as the number {int(value)}, not the name "
+            f"{value.text!r}; quote it: {key}: '{value.text}'",
+            path=path,
+        )
+    if isinstance(value, bool):
+        raise ScenarioError(
+            f"{label}: YAML reads an unquoted yes/no, on/off or true/false as the boolean "
+            f"{value}, not a name; quote it (e.g. {key}: '{'yes' if value else 'no'}')",
+            path=path,
+        )
+
+
+def _names_as_written(doc: dict) -> None:
+    """:func:`_a_name` for every name field of the document but its jobs (``_job`` checks
+    theirs, naming the job), lists of names included."""
+
+    def walk(value, path):
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key in _NAME_KEYS:
+                    for i, name in enumerate(item) if isinstance(item, list) else [(None, item)]:
+                        where = (*path, key) if i is None else (*path, key, i)
+                        label = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in where)
+                        _a_name(name, f"field {label[1:]}", where, key)
+                walk(item, (*path, key))
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                walk(item, (*path, i))
+
+    walk({k: v for k, v in doc.items() if k != "jobs"}, ())
 
 
 # -- sections ---------------------------------------------------------------------------------
@@ -686,20 +731,7 @@ def _job(entry, i: int, cluster: Cluster) -> WorkloadJob:
             f"{label}: field 'runtime' is missing (the job's true run time)", path=path
         )
     for key in ("id", "user", "account", "name"):
-        value = entry.get(key)
-        if isinstance(value, _Int):
-            raise ScenarioError(
-                f"{label}: field {key!r}: YAML reads {value.text} as the number {int(value)}, "
-                f"not the name {value.text!r}; quote it: {key}: '{value.text}'",
-                path=(*path, key),
-            )
-        if isinstance(value, bool):
-            raise ScenarioError(
-                f"{label}: field {key!r}: YAML reads an unquoted yes/no, on/off or true/false "
-                f"as the boolean {value}, not a name; quote it (e.g. {key}: "
-                f"'{'yes' if value else 'no'}')",
-                path=(*path, key),
-            )
+        _a_name(entry.get(key), f"{label}: field {key!r}", (*path, key), key)
         if key in entry and (
             not isinstance(entry[key], str | int) or str(entry[key]).strip() == ""
         ):

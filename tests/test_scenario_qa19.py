@@ -4,6 +4,8 @@ names, a job field against its own sbatch options, unknown failure/checkpoint fi
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 
@@ -250,3 +252,21 @@ def test_unknown_failure_and_checkpoint_fields_list_the_allowed_ones(tmp_path):
         "jobs: [{runtime: 1, checkpoint: {interval: 5, write_cost: 1}}]\n",
     )
     assert len(ok.failures) == 1 and ok.workload.jobs[0].checkpoint.interval == 5.0
+
+
+@pytest.mark.parametrize(
+    ("section", "where", "said"),
+    [
+        ("accounts:\n  - {name: llm, shares: 1, users: [alice, no]}\n", "accounts[0].users[1]",
+         "boolean False"),
+        ("actions:\n  - {at: 10, action: cancel, job: 010}\n", "actions[0].job", "number 8"),
+        ("qos:\n  - {name: 0x1F}\n", "qos[0].name", "number 31"),
+    ],
+)  # fmt: skip
+def test_names_in_every_section_are_read_as_written(tmp_path, section, where, said):
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "cluster: tiny\n" + section + "jobs:\n  - {id: a, submit: 0, runtime: 10, args: -n 1}\n"
+    )
+    with pytest.raises(ScenarioError, match=rf"line \d+: field {re.escape(where)}: .*{said}"):
+        Scenario.load(path)

@@ -319,6 +319,12 @@ class Conservative(Easy):
     own search (see ``_undisturbed``) keeps its place without a new search: the search
     would find the same start and nodes. On the teaching workload that skips 45 % of the
     searches; the plans are those of a full recomputation (tests compare both).
+
+    On multi-node clusters each reservation holds the nodes best fit gave it, as Maui's and
+    Slurm's reservations do: a later job is not slipped in by moving an earlier reservation
+    to other nodes at the same start (EASY does that for its one reservation per
+    partition; for every reservation it would be a search over node sets). So a job may
+    wait where another choice of nodes would have delayed no one.
     """
 
     name: str = "conservative"
