@@ -248,3 +248,10 @@ def test_squeue_text_shows_an_arrays_pending_tasks_as_one_record():
     every = [line.split()[0] for line in lab.result.squeue_text(array=True).splitlines()[1:]]
     assert every == ["2_2", "2_3", "2_4", "2_5", "2_7", "2_0", "2_1"]
     assert lab.squeue().JOBID.tolist() == every
+
+
+def test_an_sbatch_directive_error_names_its_script_line():
+    lab = slurmlab.Lab("tiny")
+    script = "#!/bin/bash\n#SBATCH -N 1\n#SBATCH -t 10\n#SBATCH --nodes=abc\nsrun x\n"
+    with pytest.raises(SbatchError, match=r"^script line 4: #SBATCH directive: --nodes='abc'"):
+        lab.sbatch(script)

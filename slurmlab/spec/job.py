@@ -745,6 +745,7 @@ class JobSpec:
                 "followed by the path to an interpreter. For instance: #!/bin/sh"
             )
         directives: list[str] = []
+        lines: list[tuple[int, int]] = []  # (script line, how many directive words by then)
         for lineno, line in enumerate(script_text.splitlines(), start=1):
             s = line.strip()
             if not s:
@@ -758,6 +759,7 @@ class JobSpec:
                     directives.extend(shlex.split(body, comments=True))
                 except ValueError as exc:
                     raise SbatchError(f"script line {lineno}: cannot read {s!r}: {exc}") from None
+                lines.append((lineno, len(directives)))
                 continue
             if s.startswith("#"):
                 continue
@@ -765,15 +767,21 @@ class JobSpec:
         try:
             spec = cls.from_args(directives)
         except SbatchError as exc:
+            # the first line whose directives, with those above it, are refused
+            for lineno, upto in lines:
+                try:
+                    cls.from_args(directives[:upto])
+                except SbatchError:
+                    raise SbatchError(f"script line {lineno}: #SBATCH directive: {exc}") from None
             raise SbatchError(f"#SBATCH directive: {exc}") from None
         spec = replace(spec, script=script_text)
         if args:
-            spec = cls.from_args(args, base=spec)
-        if spec.wrap is not None:
-            raise SbatchError(
-                "Script arguments not permitted with --wrap option (--wrap makes the batch "
-                "script from its command: give the script or --wrap, not both)"
-            )
+            script_wrap, spec = spec.wrap, cls.from_args(args, base=spec)
+            if spec.wrap != script_wrap:  # --wrap on the command line, with a script
+                raise SbatchError(
+                    "Script arguments not permitted with --wrap option (--wrap makes the batch "
+                    "script from its command: give the script or --wrap, not both)"
+                )
         return spec
 
     # -- rendering -------------------------------------------------------------------------
@@ -1754,7 +1762,12 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
         nodes, derived = 1, "one node"
     if nodes > len(pool):  # (before anything is sized by the node count)
         bigger = [p.name for p in cluster.partitions if len(p.nodes) >= nodes and p is not part]
-        fix = f"; ask for at most {len(pool)} node{'s' * (len(pool) != 1)}"
+        most = f"{len(pool)} node{'s' * (len(pool) != 1)}"
+        fix = (
+            f"; ask for at most {most}"
+            if derived.startswith("--nodes")
+            else f"; ask for what fits on {most}"
+        )
         fix += f", or another partition ({_as_options(bigger)})" if bigger else ""
         raise RequestError(
             f"{derived}; partition {part.name!r} has {_pool_size(pool, part)}: Requested node "
