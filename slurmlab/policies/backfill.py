@@ -213,9 +213,13 @@ class Easy(Fifo):
                         )
                         if nodes is None and len(capacity) > 1:
                             moved = self._past_reservations(prof, plans, job, mask, view)
-                            if moved is not None:
+                            if moved == "delays":  # (a longer limit may pick other nodes)
+                                shape = None
+                            elif moved is not None:
                                 nodes, prof = moved
-                    if nodes is None:  # before the profile, any limit fails alike
+                                failed.clear()  # reservations moved: failures may not hold
+                    if nodes is None and shape is not None:  # (no memo: shape None)
+                        # before the profile, any limit fails alike
                         failed[shape] = job.limit if prof is not None else 0.0
             if nodes is not None:
                 usage = _take(free, job, view.capacity, nodes)
@@ -272,9 +276,11 @@ class Easy(Fifo):
         """A job that does not fit in the profile may still start now if it fits with the
         pass's reservations taken out, and each of them (in order) can then still start
         when planned, on some nodes. Returns (its nodes, the profile with the reservations
-        back, some perhaps on other nodes) and updates ``plans``, or None (nothing changed).
-        (A reservation cannot start earlier than planned: it was placed at its earliest,
-        and the profile has only filled since.)"""
+        back, some perhaps on other nodes) and updates ``plans``; else nothing changes and it
+        returns None when the job does not fit even with the reservations out (nor would it
+        with a longer limit), or "delays" when it would delay one (best fit may pick other
+        nodes for a longer limit: no rule for those). (A reservation cannot start earlier
+        than planned: it was placed at its earliest, and the profile has only filled since.)"""
         if not plans or any(t < view.now for _job, t, *_ in plans):
             return None  # (a plan already due: left where it is)
         capacity = view.capacity
@@ -293,7 +299,7 @@ class Easy(Fifo):
                 exclusive=other.exclusive,
             )  # fmt: skip
             if new is None:
-                return None  # it would delay this reservation
+                return "delays"  # this reservation
             usage = _usage(other, capacity, new)
             trial.reserve(new, usage, t, t + other.limit, at=at)
             moved.append((new, usage))
