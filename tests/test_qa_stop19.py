@@ -161,7 +161,7 @@ def test_an_arrays_tasks_share_one_basic_priority():
 
 # -- scontrol hold / release -------------------------------------------------------------------
 def test_hold_and_release_in_a_lab():
-    lab = slurmlab.Lab("tiny", policy="fifo")
+    lab = slurmlab.Lab("tiny", policy="easy")
     busy = lab.sbatch("-N 4 --exclusive -t 10", runtime=600)
     first = lab.sbatch("-N 4 --exclusive -t 10", runtime=600)
     second = lab.sbatch("-N 1 -t 10", runtime=60)
@@ -169,9 +169,12 @@ def test_hold_and_release_in_a_lab():
     reasons = lab.squeue().set_index("JOBID")["NODELIST(REASON)"]
     assert reasons[str(held)] == "(JobHeldUser)"
     assert "lab.release" in lab.why_pending(held)
+    assert not pd.isna(lab.squeue().set_index("JOBID").START_TIME[str(first)])
     lab.hold(first)  # the first in line waits: the next one goes ahead of it
-    reasons = lab.squeue().set_index("JOBID")["NODELIST(REASON)"]
+    queue = lab.squeue().set_index("JOBID")
+    reasons = queue["NODELIST(REASON)"]
     assert reasons[str(first)] == "(JobHeldUser)" and reasons[str(second)] == "(Resources)"
+    assert pd.isna(queue.START_TIME[str(first)])  # its planned start is gone
     lab.advance(600)  # busy ends: second starts, first stays held
     states = lab.sacct().set_index("JobID").State
     assert states[str(second)] in ("RUNNING", "COMPLETED") and states[str(first)] == "PENDING"

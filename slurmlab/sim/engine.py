@@ -876,7 +876,10 @@ class Simulation(Controller, Lifecycles):
                 if job.id not in self.waiting:
                     self._dequeue(job)
                     self.waiting.add(job.id)
-                    job.planned = job.planned_nodes = None
+                if job.planned is not None:  # its planned start is gone (squeue: N/A)
+                    job.plans.append((self.env.now, None))
+                job.planned = job.planned_nodes = None
+                self._plans.discard(job.id)
                 self._set_reason(job, "JobHeldUser")
                 self._changed()
                 self.request_pass()
