@@ -72,7 +72,7 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
     t = _seconds(sim, at)
     rows = []
     heads = array_heads(sim, t)
-    tasks: dict[int, list] = {}  # collapse: array -> (its record's row, its tasks)
+    tasks: dict[int, tuple[int, list[int]]] = {}  # collapse: array -> (its row, its tasks)
     states = None  # node states at t, when a reason needs them
     for job, run, _last in iter_records(sim):
         if run["Submit"] > t:
