@@ -258,3 +258,25 @@ def test_an_sbatch_directive_error_names_its_script_line():
     script = "#!/bin/bash\n#SBATCH -N 1\n#SBATCH -t 10\n#SBATCH --nodes=abc\nsrun x\n"
     with pytest.raises(SbatchError, match=r"^script line 4: #SBATCH directive: --nodes='abc'"):
         lab.sbatch(script)
+
+
+def test_a_job_started_on_extra_nodes_is_counted_once():
+    """X starts on node1 by moving W's reservation to node[3-4]; Y, on node1's other CPUs,
+    takes nothing W needs and starts too (X was counted twice, and Y waited)."""
+    from slurmlab.sim.simulate import simulate
+    from slurmlab.spec.job import JobSpec
+    from slurmlab.spec.workload import Workload, WorkloadJob
+
+    def job(i, args, submit, runtime):
+        return WorkloadJob(JobSpec.from_args(args), submit, runtime, id=i)
+
+    jobs = [
+        job("r34", "-N 2 -w node[3-4] --exclusive -t 10", 0, 600),
+        job("r2", "-N 1 -w node2 --exclusive -t 20", 0, 1200),
+        job("W", "-N 2 --exclusive -t 10", 1, 600),
+        job("X", "-n 8 --mem=1000 -t 30", 1, 1800),
+        job("Y", "-n 8 --mem=1000 -t 30", 1, 1800),
+    ]
+    result = simulate(slurmlab.Cluster.preset("tiny"), Workload(jobs), "easy")
+    starts = {j.key: j.start for j in result.sim.jobs.values()}
+    assert starts == {"r34": 0, "r2": 0, "W": 600, "X": 1, "Y": 1}

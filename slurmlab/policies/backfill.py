@@ -305,6 +305,8 @@ class Easy(Fifo):
             moved.append((new, usage))
         for entry, (new, usage) in zip(plans, moved):
             entry[2:] = [new, usage]
+        # the job out again: the caller takes it in with its start, as any other start
+        trial.reserve(nodes, -_usage(job, capacity, nodes), view.now, view.now + job.limit, at=0)
         return nodes, trial
 
 
