@@ -280,3 +280,30 @@ def test_a_job_started_on_extra_nodes_is_counted_once():
     result = simulate(slurmlab.Cluster.preset("tiny"), Workload(jobs), "easy")
     starts = {j.key: j.start for j in result.sim.jobs.values()}
     assert starts == {"r34": 0, "r2": 0, "W": 600, "X": 1, "Y": 1}
+
+
+def test_test_only_makes_a_submissions_checks_and_waits_for_begin(capsys):
+    from slurmlab.spec.qos import Reservation
+
+    lab = slurmlab.Lab(
+        "tiny",
+        reservations=[
+            Reservation("maint", start=3600, duration=7200, nodes="node[1-4]", users=("you",))
+        ],
+    )
+    capsys.readouterr()
+    lab.sbatch("--test-only -N 1 -t 30 --begin=now+600")
+    assert "to start at 2026-01-05T00:10:00" in capsys.readouterr().out
+    lab.sbatch("--test-only -N 1 -t 60 --begin=now+600")  # would run into the reservation
+    assert "to start at 2026-01-05T03:00:00" in capsys.readouterr().out
+    for args, error in [
+        ("--qos=nope", "Invalid qos specification"),
+        ("--dependency=afterok:999", "Job dependency problem"),
+        ("--reservation=nope", "Requested reservation is invalid"),
+        ("--reservation=maint", "would wait for its reservation maint"),
+        ("-t 3-00:00:00", "would wait for PartitionTimeLimit"),
+        ("-H", "would wait for JobHeldUser"),
+    ]:
+        with pytest.raises(SlurmlabError, match=error):
+            lab.sbatch(f"--test-only -N 1 -t 30 {args}".replace("-t 30 -t", "-t"))
+    assert lab.squeue().empty and lab.sbatch("-t 5") == 1  # nothing submitted, no id used

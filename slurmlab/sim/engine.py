@@ -390,8 +390,9 @@ class Simulation(Controller, Lifecycles):
                     ) from None
                 i += 1
 
-    def submit(self, wjob: WorkloadJob) -> list[int]:
-        """Submit now: validate, create the job (one per array task), queue it; return ids."""
+    def _checked(self, wjob: WorkloadJob) -> tuple[Resources, tuple]:
+        """The request resolved against the cluster, with sbatch's and slurmctld's checks of a
+        submission (a RequestError otherwise): its resources and request shape."""
         spec = wjob.spec
         hit = self._resolved_id.get(id(spec))  # hashing a JobSpec costs more than this
         if hit is not None and hit[0] is spec:
@@ -422,6 +423,12 @@ class Simulation(Controller, Lifecycles):
                     f"{_who(wjob)}--dependency={dep.kind}:{missing[0]}: no "
                     f"job {missing[0]!r} was submitted before it (Slurm: Job dependency problem)"
                 )
+        return res, shape
+
+    def submit(self, wjob: WorkloadJob) -> list[int]:
+        """Submit now: validate, create the job (one per array task), queue it; return ids."""
+        spec = wjob.spec
+        res, shape = self._checked(wjob)
         tasks = spec.array.indices if spec.array else (None,)
         ids = []
         array_id = None
@@ -452,19 +459,41 @@ class Simulation(Controller, Lifecycles):
         """The id the next job submitted gets."""
         return self._next_id
 
-    def will_run(self, spec: JobSpec) -> tuple[float, tuple[int, ...]] | None:
+    def will_run(self, wjob: WorkloadJob) -> tuple[float, tuple[int, ...]] | None:
         """``sbatch --test-only`` (Slurm's job_will_run): when and on which nodes (indices) a
-        request would start if submitted now, or None if it never would on the nodes up now.
+        job would start if submitted now, or None if it never would on the nodes up now.
 
         As Slurm's will-run test does, it counts running jobs as ending at their time limits
         and keeps advance reservations, but no pending job: a job queued ahead may well
-        start first. Nothing is submitted. An impossible request raises its RequestError.
+        start first. It starts no earlier than the job's ``--begin``. Nothing is submitted.
+        A request a submission would refuse raises that RequestError; one that would wait
+        for something else than resources and time (a dependency, a hold, a limit, its
+        reservation) raises a SlurmlabError naming the reason: no estimate for those.
         """
-        res = spec.resources(self.cluster)
-        shape = self._shapes.get(res) or self._shape(res)
-        _part, _tier, limit, exclusive, demand, mask, count = shape[:7]
+        spec = wjob.spec
+        res, shape = self._checked(wjob)
+        next_id, seq = self._next_id, self._seq
+        try:  # every check a submission makes, then the job is dropped again
+            job = self._new_job(wjob, spec, res, shape, None)
+        finally:
+            self._next_id, self._seq = next_id, seq
+        del self.jobs[job.id]
+        if spec.dependency or spec.reservation:  # (no reason computed: it registers the job)
+            reason = "Dependency" if spec.dependency else f"its reservation {spec.reservation}"
+        else:
+            reason = self._ineligible_reason(job)
+        if reason not in (None, "BeginTime"):
+            raise SlurmlabError(
+                f"--test-only: the job would wait for {reason}, not only for resources or its "
+                "begin time: slurmlab gives no start estimate for it (submit it, and "
+                "why_pending explains the wait)"
+            )
+        now = self.env.now
         prof = availability(self._view())
-        found = prof.earliest(demand, count, mask & self.up, limit, exclusive=exclusive)
+        found = prof.earliest(
+            job.demand, job.count, job.mask & self.up, job.limit, exclusive=job.exclusive,
+            not_before=job.begin if job.begin > now else None,
+        )  # fmt: skip
         return None if found is None else (found[1], found[2])
 
     def reservation_names(self) -> set[str]:

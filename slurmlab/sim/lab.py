@@ -158,15 +158,18 @@ class Lab:
             )
         spec = _spec(script_or_args, args)
         if _test_only(spec):
-            print(self.test_only(spec))
+            print(self.test_only(spec, user=user))
             return None
         return self._submit(spec, runtime, user, exit_code)
 
-    def test_only(self, spec: JobSpec) -> str:
+    def test_only(self, spec: JobSpec, *, user: str | None = None) -> str:
         """sbatch --test-only's answer for ``spec`` now: ``sbatch: Job N to start at T using P
         processors on nodes X in partition Y`` (N: the id it would get). Running jobs count
-        as ending at their limits; pending jobs are not counted (Slurm's will-run test)."""
-        found = self.sim.will_run(spec)
+        as ending at their limits; pending jobs are not counted (Slurm's will-run test; see
+        :meth:`Simulation.will_run`)."""
+        found = self.sim.will_run(
+            WorkloadJob(spec, submit=self.now, runtime=0, user=self._user(spec, user))
+        )
         if found is None:
             raise RequestError(
                 "Requested node configuration is not available (too few of the nodes it may "
@@ -187,13 +190,7 @@ class Lab:
 
     def _submit(self, spec: JobSpec, runtime: float | str, user: str | None, exit_code: int) -> int:
         seconds = parse_seconds(runtime, what="runtime")
-        if user is not None and spec.user is not None and user != spec.user:
-            raise SlurmlabError(
-                f"Lab.sbatch: user={user!r} and --uid={spec.user} disagree; give the user once"
-            )
-        if user is None:
-            user = spec.user or "you"
-        user = check_name(user, what="Lab.sbatch: user")
+        user = self._user(spec, user)
         exit_code = check_exit_code(exit_code, what="Lab.sbatch: exit_code")
         ids = self.sim.submit(
             WorkloadJob(spec, submit=self.now, runtime=seconds, user=user, exit_code=exit_code)
@@ -201,6 +198,17 @@ class Lab:
         self._settle()
         job = self.sim.jobs[ids[0]]
         return int(job.array_job) if job.array_job else ids[0]
+
+    @staticmethod
+    def _user(spec: JobSpec, user: str | None) -> str:
+        """The job's user: ``user``, else ``--uid``'s, else ``you`` (both given must agree)."""
+        if user is not None and spec.user is not None and user != spec.user:
+            raise SlurmlabError(
+                f"Lab.sbatch: user={user!r} and --uid={spec.user} disagree; give the user once"
+            )
+        if user is None:
+            user = spec.user or "you"
+        return check_name(user, what="Lab.sbatch: user")
 
     def _settle(self) -> None:
         """Apply every event of the current instant (so a fitting job is running at once)."""
