@@ -307,3 +307,23 @@ def test_test_only_makes_a_submissions_checks_and_waits_for_begin(capsys):
         with pytest.raises(SlurmlabError, match=error):
             lab.sbatch(f"--test-only -N 1 -t 30 {args}".replace("-t 30 -t", "-t"))
     assert lab.squeue().empty and lab.sbatch("-t 5") == 1  # nothing submitted, no id used
+
+
+def test_holding_some_tasks_of_an_array_splits_them_off():
+    """scontrol hold 2_3 splits that task off the array's pending record: it shows its own
+    reason, and the others keep theirs; holding the whole array splits nothing."""
+    lab = slurmlab.Lab("tiny")
+    lab.sbatch("-N 4 --exclusive -t 10", runtime=600)
+    array = lab.sbatch("--array=0-5 -N 1 --exclusive -t 10", runtime=600)
+    lab.hold(f"{array}_3")
+    reasons = lab.squeue().set_index("JOBID")["NODELIST(REASON)"]
+    assert reasons["2_3"] == "(JobHeldUser)"
+    assert {reasons[f"2_{i}"] for i in (0, 1, 2, 4, 5)} == {"(Resources)"}
+    assert "(JobHeldUser)" in lab.why_pending("2_3")
+    ids = [line.split()[0] for line in lab.result.squeue_text().splitlines()[1:]]
+    assert ids == ["2_[0-2,4-5]", "2_3", "1"]
+    whole = slurmlab.Lab("tiny")
+    whole.sbatch("-N 4 --exclusive -t 10", runtime=600)
+    whole.hold(whole.sbatch("--array=0-5 -N 1 --exclusive -t 10", runtime=600))
+    lines = whole.result.squeue_text().splitlines()[1:]
+    assert [line.split()[0] for line in lines] == ["2_[0-5]", "1"] and "JobHeldUser" in lines[0]

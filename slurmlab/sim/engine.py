@@ -78,7 +78,7 @@ class SimJob:
         "plans", "requeue", "runs", "usage", "throttle", "exclusive", "work_left", "ckpt",
         "run_plan", "acct", "assoc", "qos", "charged", "factors", "preempting", "victims",
         "preempted_by", "planned_nodes", "live", "rows", "running_view", "pending_plan", "need",
-        "scratch", "held",
+        "scratch", "held", "split",
     )  # fmt: skip
 
     def __init__(self):
@@ -601,6 +601,7 @@ class Simulation(Controller, Lifecycles):
         job.deps = spec.dependency
         job.deps_any = spec.dependency_any
         job.held = bool(spec.hold)  # sbatch -H; scontrol hold / release change it
+        job.split = None  # when an array task left its array's pending record (see hold)
         self.jobs[job.id] = job
         return job
 
@@ -899,6 +900,7 @@ class Simulation(Controller, Lifecycles):
         jobs = self._lookup(key)
         if not any(j.state == "PENDING" for j in jobs):
             raise SlurmlabError(f"scontrol hold {key}: Job is no longer pending execution")
+        self._split_tasks(jobs)
         for job in jobs:
             if job.state == "PENDING" and not job.held:
                 job.held = True
@@ -913,6 +915,19 @@ class Simulation(Controller, Lifecycles):
                 self._changed()
                 self.request_pass()
 
+    def _split_tasks(self, jobs: list[SimJob]) -> None:
+        """Slurm keeps an array's pending tasks in one job record until they start; changing
+        some of its tasks but not all (scontrol hold 12_3) splits those off into records of
+        their own, which show their own reason. Changing the whole array splits nothing."""
+        now = self.env.now
+        for array_id in {j.array_id for j in jobs if j.array_id is not None}:
+            tasks = sum(1 for j in self.jobs.values() if j.array_id == array_id)
+            chosen = [j for j in jobs if j.array_id == array_id]
+            if len(chosen) < tasks:
+                for job in chosen:
+                    if job.split is None:
+                        job.split = now
+
     def release(self, key: str | int) -> None:
         """``scontrol release``: a held job (``sbatch -H``, ``scontrol hold``) may start
         again; a job that is not held is refused, as scontrol refuses it."""
@@ -920,6 +935,7 @@ class Simulation(Controller, Lifecycles):
         held = [j for j in jobs if j.state == "PENDING" and j.held]
         if not held:
             raise SlurmlabError(f"scontrol release {key}: Job is not held")
+        self._split_tasks(jobs)
         for job in held:
             job.held = False
             self._recheck(job)
@@ -1077,6 +1093,8 @@ def _unsplit_at(job: SimJob, t: float) -> bool:
     """Whether an array task is still part of its array's pending record at ``t``: submitted,
     and neither started nor ended by then (a task that ever ran is a job of its own)."""
     if job.submit > t or (job.end is not None and job.end <= t and job.start is None):
+        return False
+    if job.split is not None and job.split <= t:  # (scontrol on some of the array's tasks)
         return False
     starts = [r["Start"] for r in job.runs if r["Start"] is not None]
     return not starts and (job.start is None or job.start > t)
