@@ -327,3 +327,25 @@ def test_holding_some_tasks_of_an_array_splits_them_off():
     whole.hold(whole.sbatch("--array=0-5 -N 1 --exclusive -t 10", runtime=600))
     lines = whole.result.squeue_text().splitlines()[1:]
     assert [line.split()[0] for line in lines] == ["2_[0-5]", "1"] and "JobHeldUser" in lines[0]
+
+
+def test_a_workload_job_and_its_request_agree_on_user_and_account():
+    from slurmlab.spec.job import JobSpec
+    from slurmlab.spec.workload import WorkloadJob
+
+    spec = JobSpec.from_args("-t 5 --uid=bob -A llm")
+    assert WorkloadJob(spec, user="bob", account="llm").user == "bob"
+    with pytest.raises(SlurmlabError, match="user='alice' but its request says --uid=bob"):
+        WorkloadJob(spec, user="alice")
+    with pytest.raises(SlurmlabError, match="account='vision' but its request says --account=llm"):
+        WorkloadJob(spec, account="vision")
+
+
+def test_numpy_timedeltas_are_durations_too():
+    import numpy as np
+
+    from slurmlab.spec.units import parse_seconds
+
+    assert parse_seconds(np.timedelta64(90, "m")) == 5400.0
+    with pytest.raises(SlurmlabError, match=">= 0"):
+        parse_seconds(np.timedelta64("NaT"))

@@ -365,6 +365,7 @@ def sbatch_magic(line: str, cell: str) -> None:
             spec = _spec(cell, options)
             lab = current_lab()
             if _test_only(spec):  # sbatch prints its estimate on stderr and submits nothing
+                parse_seconds(runtime, what="--runtime")  # (checked all the same)
                 estimate = lab.test_only(spec)
             else:
                 jobid = lab._submit(spec, runtime, user=None, exit_code=0)  # noqa: SLF001

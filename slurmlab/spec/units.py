@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from numbers import Integral, Real
 
 import hostlist
+import numpy as np
 
 from slurmlab.errors import SlurmlabError
 
@@ -113,6 +114,8 @@ def _seconds(value, what: str) -> float:
         raise SlurmlabError(f"invalid {what} {value!r}: {_SECONDS_HELP}")
     if isinstance(value, timedelta):
         value = value.total_seconds()
+    elif isinstance(value, np.timedelta64):  # (NaT divides to NaN, refused below)
+        value = float(value / np.timedelta64(1, "s"))
     if isinstance(value, int | float):
         if value < 0 or value != value:  # (NaN is not equal to itself)
             raise SlurmlabError(f"invalid {what} {value!r}: must be a number of seconds >= 0")

@@ -77,9 +77,15 @@ class WorkloadJob:
                 "(Checkpoint(interval=3600, write_cost=60))"
             )
         check_exit_code(self.exit_code, what=f"{who}: exit_code")
-        for key in ("user", "account"):
-            if getattr(self, key) is not None:
-                check_name(getattr(self, key), what=f"{who}: {key}")
+        for key, option in (("user", "--uid"), ("account", "--account")):
+            given, asked = getattr(self, key), getattr(self.spec, key)
+            if given is not None:
+                check_name(given, what=f"{who}: {key}")
+                if asked is not None and asked != given:
+                    raise SlurmlabError(
+                        f"{who}: {key}={given!r} but its request says {option}={asked}; give "
+                        "it once"
+                    )
 
 
 @dataclass(frozen=True, slots=True)
