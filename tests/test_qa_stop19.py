@@ -349,3 +349,29 @@ def test_numpy_timedeltas_are_durations_too():
     assert parse_seconds(np.timedelta64(90, "m")) == 5400.0
     with pytest.raises(SlurmlabError, match=">= 0"):
         parse_seconds(np.timedelta64("NaT"))
+
+
+def test_a_job_that_never_starts_does_not_stretch_a_finished_runs_window():
+    """makespan = last End - first Submit for a finished run: a job left pending for ever (its
+    dependency failed) does not stretch it to the last event (a node back a day later)."""
+    from slurmlab.sim.faults import NodeFailure
+    from slurmlab.sim.simulate import simulate
+    from slurmlab.spec.job import JobSpec
+    from slurmlab.spec.workload import Workload, WorkloadJob
+
+    def job(i, args, submit, runtime, **kw):
+        return WorkloadJob(JobSpec.from_args(args), submit, runtime, id=i, **kw)
+
+    jobs = [job("p", "-n 1 -t 10", 0, 100, exit_code=1), job("late", "-n 16 -t 10", 50, 10)]
+    never = job("dep", "-n 1 -t 10 --dependency=afterok:p", 5, 100)
+    failures = [NodeFailure("node4", 200, 86400)]
+    tiny = slurmlab.Cluster.preset("tiny")
+    alone = simulate(tiny, Workload(jobs), "easy", failures=failures).metrics
+    stuck = simulate(tiny, Workload([*jobs, never]), "easy", failures=failures).metrics
+    assert stuck["makespan_s"] == alone["makespan_s"] == 100.0
+    assert stuck["utilization"] == alone["utilization"]
+    lab = slurmlab.Lab("tiny")  # stopped early, with a job waiting: the window ends now
+    lab.sbatch("-N 4 --exclusive -t 10", runtime=60)
+    lab.sbatch("-N 4 --exclusive -t 10", runtime=60)
+    lab.advance(90)
+    assert lab.result.metrics["makespan_s"] == 90.0

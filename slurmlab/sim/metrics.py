@@ -37,7 +37,8 @@ def schedule_metrics(
     ``now`` is when a simulation that has not finished stopped (a ``Lab``, or a run
     stopped early): while a job still runs or waits, the window ends there, not at the last
     End (an idle machine with jobs waiting is unused capacity), and running jobs count their
-    resource-seconds up to it.
+    resource-seconds up to it. A finished run (nothing left to happen) passes no ``now``:
+    its window ends at its last End, whatever jobs could never start.
     """
     runs = jobs if all_runs is None else all_runs
     started = jobs[jobs["Start"].notna()]

@@ -370,7 +370,10 @@ class SimulationResult:
         ``p95_wait_s``, ``mean_bounded_slowdown``, ``utilization`` (CPUs), ``gpu_utilization``,
         ``makespan_s``, ``backfilled``, ``cpu_hours``, ``gpu_hours``, failure and goodput
         figures, ``policy`` and ``wall_s``; each defined in :mod:`slurmlab.sim.metrics`."""
-        now = self.origin + pd.Timedelta(seconds=self.sim.now)
+        # a run stopped early (until=, a Lab between steps) ends its window now; a finished
+        # one (nothing left to happen) at its last End, whatever jobs could never start
+        finished = self.sim.env.peek() == float("inf")
+        now = None if finished else self.origin + pd.Timedelta(seconds=self.sim.now)
         m = schedule_metrics(
             self.jobs, self.sim.cluster.tres(), all_runs=self.jobs_all_runs, now=now
         )
