@@ -375,3 +375,23 @@ def test_a_job_that_never_starts_does_not_stretch_a_finished_runs_window():
     lab.sbatch("-N 4 --exclusive -t 10", runtime=60)
     lab.advance(90)
     assert lab.result.metrics["makespan_s"] == 90.0
+
+
+def test_the_simulated_table_follows_the_readers_conventions(tmp_path):
+    """A run that never started has NA NodeList and AllocTRES in both tables (sacct prints
+    "None assigned" and nothing), and ReqMem is the job's request (sacct since 21.08)."""
+    lab = slurmlab.Lab("tiny")
+    lab.sbatch("-N 2 --mem=1000 -t 10", runtime=60)
+    never = lab.sbatch("-N 4 --exclusive -t 10 --begin=now+1hour", runtime=60)
+    lab.scancel(never)
+    lab.run()
+    jobs = lab.sacct().set_index("JobID")
+    assert pd.isna(jobs.loc[str(never), "NodeList"]) and pd.isna(jobs.loc[str(never), "AllocTRES"])
+    assert jobs.loc["1", "ReqMem"] == 2000 and "mem=2000M" in jobs.loc["1", "ReqTRES"]
+    assert "None assigned" in lab.result.sacct_text(fields="JobID,NodeList")
+    path = tmp_path / "export.psv"
+    slurmlab.write_sacct(lab.sacct(), path)
+    back = slurmlab.read_sacct(path).set_index("JobID")
+    for col in ("NodeList", "AllocTRES"):
+        assert pd.isna(back.loc[str(never), col]), col
+    assert back.loc["1", "ReqMem"] == 2000

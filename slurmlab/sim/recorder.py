@@ -111,11 +111,11 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
         rows["NNodes"].append(count)
         rows["NCPUS"].append(cpus)
         rows["NGPUS"].append(gpus)
-        rows["ReqMem"].append(res.mem_per_node_mb)
-        rows["NodeList"].append(
-            compress_hostlist(names[i] for i in nodes) if started else "None assigned"
-        )
-        rows["AllocTRES"].append(tres(alloc, job.partition, gpu_type or None) if started else "")
+        rows["ReqMem"].append(req["mem"])  # the job's request, as sacct reports it since 21.08
+        # a run that never started has no nodes and no allocation: NA, as the sacct reader
+        # reads sacct's "None assigned" and empty AllocTRES (sacct_text prints them so again)
+        rows["NodeList"].append(compress_hostlist(names[i] for i in nodes) if started else None)
+        rows["AllocTRES"].append(tres(alloc, job.partition, gpu_type or None) if started else None)
         rows["ReqTRES"].append(tres(req, job.partition, res.gpu_type))
         rows["Priority"].append(int(job.priority))
         pending = run["State"] == "PENDING"
