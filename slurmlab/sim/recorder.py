@@ -142,7 +142,25 @@ EVENT_COLUMNS = ["time", "event", "JobIDRaw", "JobID", "detail"]
 
 
 def event_table(sim: Simulation) -> pd.DataFrame:
-    """The event log: one row per submit / eligible / start / end / requeue / node event."""
+    """The event log, in the order things happened: one row per event.
+
+    Columns: ``time`` (float seconds from the simulation's start; the job table's
+    timestamps are ``origin`` plus these), ``event``, ``JobIDRaw`` (Int64, NA for events of
+    no job), ``JobID`` (the job table's id, None for events of no job) and ``detail``.
+    Kinds (``event``) and their ``detail``:
+
+    * ``submit`` (a job, or an array task, is submitted), ``eligible`` (it may start, the
+      first time in its run: at once, or when its dependency, begin time or hold cleared;
+      sacct's Eligible), ``start`` (``main`` or ``backfill``: who
+      started it), ``end`` (its State: COMPLETED, FAILED, TIMEOUT, CANCELLED, NODE_FAIL,
+      PREEMPTED...), ``requeue`` (the State its run ended in), ``preempt`` (``by <JobID>``);
+    * ``priority`` (multifactor priorities recalculated), ``node_down`` / ``node_idle`` /
+      ``node_drain``... (``detail``: the node), ``reservation_start`` / ``reservation_end``
+      (the reservation), ``refused`` (a scenario action that could not apply).
+
+    A run's nodes are in the job tables (``jobs_all_runs``), not in its events. Event times
+    are the engine's own floats: compare them with the tables' times to the microsecond.
+    """
     frame = pd.DataFrame(sim.events, columns=EVENT_COLUMNS)
     frame["JobIDRaw"] = frame["JobIDRaw"].astype("Int64")
     return frame

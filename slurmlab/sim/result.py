@@ -339,7 +339,8 @@ class SimulationResult:
     @cached_property
     def events(self) -> pd.DataFrame:
         """The event log, in order: submissions, starts, ends, requeues, node and reservation
-        changes (what Gantt charts and queue plots are drawn from)."""
+        changes (what Gantt charts and queue plots are drawn from); columns and kinds in
+        :func:`slurmlab.sim.recorder.event_table`."""
         return event_table(self.sim)
 
     @cached_property
