@@ -107,14 +107,20 @@ def _held_from(
             continue
         if _state_at(sim, other, t) != "pending":
             continue
-        reason = "None"
-        for when, r in shown_as(sim, other, t, heads).reasons:
-            if when > t:
-                break
-            reason = r
-        if reason in ("Resources", "Priority"):  # in the queue (not held back by a rule)
+        # in the queue (not held back by a rule)
+        if _reason_at(sim, other, t, heads) in ("Resources", "Priority"):
             held |= sim.partition_nodes[other.partition]
     return held
+
+
+def _reason_at(sim: Simulation, job, t: float, heads=None) -> str:
+    """The pending reason ``job`` shows at ``t`` (an array's pending tasks: their record's)."""
+    reason = "None"
+    for when, r in shown_as(sim, job, t, heads).reasons:
+        if when > t:
+            break
+        reason = r
+    return reason
 
 
 def _state_at(sim: Simulation, job, t: float) -> str:
@@ -137,11 +143,7 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
     job, state = jobs[k], states[k]
     if state != "pending":
         return f"Job {job.key} is {state} at t={t:.0f}s; it is not pending."
-    reason = "None"
-    for when, r in shown_as(sim, job, t).reasons:  # (an array's pending tasks: one record)
-        if when > t:
-            break
-        reason = r
+    reason = _reason_at(sim, job, t)
     part = sim.cluster.partition(job.partition)
     text = _WORDS.get(reason, "it waits ({r})").format(
         p=job.partition, r=reason, d=",".join(map(str, job.deps)),
@@ -240,12 +242,7 @@ def _planned_ahead(sim: Simulation, job, t: float) -> bool:
             continue
         if _state_at(sim, other, t) != "pending":
             continue
-        reason = "None"
-        for when, r in shown_as(sim, other, t).reasons:
-            if when > t:
-                break
-            reason = r
-        if reason == "Resources":
+        if _reason_at(sim, other, t) == "Resources":
             plan = _plan_at(other, t)
             if plan is None or plan[1] is None:
                 return False

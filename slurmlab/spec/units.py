@@ -152,7 +152,7 @@ def parse_instant(value, origin, *, what: str = "time") -> float:
     when = None
     if isinstance(value, pd.Timestamp | datetime):
         when = value
-    elif isinstance(value, int | float) and value == math.inf and not isinstance(value, bool):
+    elif isinstance(value, float) and value == math.inf:
         return math.inf  # for ever (``until``)
     else:
         try:
