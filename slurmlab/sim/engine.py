@@ -1116,6 +1116,17 @@ def array_heads(sim: Simulation, t: float) -> dict[int, SimJob]:
     return heads
 
 
+def arrays_split(sim: Simulation, t: float) -> set[int]:
+    """The job arrays some task of which was a job of its own at ``t`` (it had started, was
+    cancelled or requeued, or scontrol held it apart): squeue prints a pending record of one
+    task as ``6_5`` then, and as ``2_[3]`` before (real Slurm 22.05)."""
+    return {
+        j.array_id
+        for j in sim.jobs.values()
+        if j.array_id is not None and j.submit <= t and not _unsplit_at(j, t)
+    }
+
+
 def shown_as(sim: Simulation, job: SimJob, t: float, heads=None) -> SimJob:
     """The job whose reason and expected start ``job`` shows at ``t`` (pending at ``t``):
     its array's head while it is part of the array's pending record, else itself."""

@@ -15,6 +15,7 @@ from slurmlab.sim.engine import (
     SimJob,
     Simulation,
     array_heads,
+    arrays_split,
     iter_records,
     shown_as,
     used_at,
@@ -106,6 +107,8 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
             where = f"({reason})"
             elapsed = "0:00"
             p = _last_before(shown.plans, t, None)
+            if p is None and reason == "BeginTime":  # squeue --start shows its begin time
+                p = shown.begin  # (real Slurm 22.05: a --begin=now+600 job, 600 s on)
             planned = sim.origin + pd.Timedelta(seconds=p) if p is not None else pd.NaT
         priority = priority_at(sim, job, t)
         rows.append(
@@ -128,8 +131,11 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
                 "_order": (job.partition, st == "R", -priority, run["Submit"], job.id),
             }
         )
+    # A record of one task keeps its brackets until a task is split off it (real Slurm
+    # 22.05: --array=3 pending shows 2_[3]; the last of --array=1-5 after four started, 6_5)
+    split = arrays_split(sim, t) if tasks else set()
     for array_id, (row, indices) in tasks.items():
-        if len(indices) > 1:
+        if len(indices) > 1 or array_id not in split:
             head = heads[array_id]
             throttle = f"%{head.throttle}" if head.throttle else ""
             rows[row]["JOBID"] = f"{head.array_job}_[{_index_ranges(indices)}{throttle}]"
