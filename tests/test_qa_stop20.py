@@ -67,3 +67,75 @@ def test_a_requeued_job_waiting_for_its_begin_time_shows_it_as_real_squeue_did()
         row = result.squeue(at=t).set_index("JOBID").loc["requeued"]
         assert row["NODELIST(REASON)"] == "(BeginTime)"
         assert (row.START_TIME - result.origin).total_seconds() == start_s
+
+
+# Real Slurm 22.05 on tools/realslurm's cluster with SelectTypeParameters=CR_Core (memory
+# no consumable resource) and no DefMemPerCPU: `sacct -X -P --format=JobID,AllocTRES,
+# ReqTRES,ReqMem` after each request below ran (by hand, stop 20).
+UNTRACKED = [  # (sbatch options, AllocTRES, ReqTRES, ReqMem as printed)
+    ("-p cpu -n 4", "billing=4,cpu=4,node=1", "billing=4,cpu=4,mem=125G,node=1", "125G"),
+    (
+        "-p gpu -G 2",
+        "billing=1,cpu=1,gres/gpu=2,node=1",
+        "billing=1,cpu=1,gres/gpu=2,mem=62.50G,node=1",
+        "62.50G",
+    ),
+    ("-p cpu --mem=2000 -n 2", "billing=2,cpu=2,node=1", "billing=2,cpu=2,mem=2000M,node=1", "2000M"),
+    ("-p cpu -N 1 --exclusive", "billing=32,cpu=32,node=1", "billing=1,cpu=1,mem=125G,node=1", "125G"),
+    ("-p cpu -N 2", "billing=2,cpu=2,node=2", "billing=2,cpu=2,mem=250G,node=2", "250G"),
+    ("-p cpu --mem-per-cpu=500 -n 4", "billing=4,cpu=4,node=1", "billing=4,cpu=4,mem=2000M,node=1", "2000M"),
+    ("-p cpu --mem=2000 -N 2", "billing=2,cpu=2,node=2", "billing=2,cpu=2,mem=4000M,node=2", "4000M"),
+    (
+        "-p cpu -N 2 --exclusive --mem=0",
+        "billing=64,cpu=64,node=2",
+        "billing=2,cpu=2,mem=250G,node=2",
+        "250G",
+    ),
+]  # fmt: skip
+
+
+def _untracked_cluster() -> slurmlab.Cluster:
+    text = (REAL / "slurm.conf").read_text()
+    text = text.replace("SelectTypeParameters=CR_Core_Memory", "SelectTypeParameters=CR_Core")
+    return slurmlab.Cluster.from_slurm_conf(text.replace(" DefMemPerCPU=1000", ""))
+
+
+@pytest.mark.filterwarnings("ignore:.*not modelled by slurmlab")
+def test_where_memory_is_not_consumable_sacct_reports_the_request_but_allocates_none():
+    """No mem= in AllocTRES; ReqTRES and ReqMem give the request (--mem per node,
+    --mem-per-cpu per CPU), and each node's whole memory without one (or with --mem=0),
+    printed as sacct prints sizes (125G, 62.50G, 2000M)."""
+    cluster = _untracked_cluster()
+    assert not cluster.memory_tracked
+    lab = slurmlab.Lab(cluster, policy="slurm")
+    for args, *_ in UNTRACKED:
+        lab.sbatch(f"-A llm -t 5:00 {args}", runtime=5)
+        lab.run()
+    jobs = lab.sacct()
+    assert jobs.AllocTRES.tolist() == [alloc for _a, alloc, _r, _m in UNTRACKED]
+    assert jobs.ReqTRES.tolist() == [req for _a, _al, req, _m in UNTRACKED]
+    text = lab.result.sacct_text(fields="JobID,ReqMem").splitlines()[2:]
+    assert [line.split()[1] for line in text] == [mem for *_, mem in UNTRACKED]
+    assert jobs.ReqMem.tolist() == [128000, 64000, 2000, 128000, 256000, 2000, 4000, 256000]
+
+
+def test_a_processors_only_trace_machine_has_no_memory_to_report():
+    """An SWF pool has no memory (not Slurm's default RealMemory of 1 MB, which every job's
+    ReqMem and ReqTRES would then show)."""
+    from slurmlab.records.swf import swf_cluster
+    from slurmlab.spec.workload import Workload, WorkloadJob
+
+    cluster = swf_cluster(64)
+    jobs = (WorkloadJob(slurmlab.JobSpec.from_args("-n 4 -t 10"), submit=0, runtime=5),)
+    table = slurmlab.simulate(cluster, Workload(jobs), progress=False).jobs
+    assert table.ReqMem.tolist() == [0] and "mem" not in table.ReqTRES[0]
+
+
+def test_sacct_sizes_convert_while_exact():
+    """convert_num_unit2 with CONVERT_NUM_UNIT_EXACT: up a unit while a multiple of 512."""
+    from slurmlab.spec.units import format_memory_mb, parse_memory_mb
+
+    sizes = {0: "0", 1000: "1000M", 1024: "1G", 1536: "1.50G", 2000: "2000M", 32000: "32000M"}
+    sizes |= {64000: "62.50G", 128000: "125G", 256000: "250G", 1048576: "1T", 1572864: "1.50T"}
+    assert {mb: format_memory_mb(mb) for mb in sizes} == sizes
+    assert all(parse_memory_mb(text) == mb for mb, text in sizes.items())

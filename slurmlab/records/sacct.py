@@ -93,6 +93,7 @@ import pyarrow.csv as pa_csv
 
 from slurmlab.errors import SlurmlabError
 from slurmlab.records.schema import STATE_ABBREVIATIONS, STATES, conform
+from slurmlab.spec.units import format_memory_mb
 
 __all__ = [
     "JobIdParts",
@@ -2338,7 +2339,9 @@ def _format_column(frame: pd.DataFrame, name: str, blank_times: str) -> list[str
         per = frame["ReqMemPer"] if "ReqMemPer" in frame else pd.Series(pd.NA, index=frame.index)
         suffix = {"cpu": "c", "node": "n"}
         return [
-            "" if pd.isna(v) else f"{int(v)}M{suffix.get(p, '') if not pd.isna(p) else ''}"
+            ""
+            if pd.isna(v)
+            else f"{format_memory_mb(int(v))}{suffix.get(p, '') if not pd.isna(p) else ''}"
             for v, p in zip(col, per)
         ]
     if name in _MEMORY_FIELDS:

@@ -169,12 +169,12 @@ def _is_number(s: str) -> bool:
 
 
 def swf_cluster(procs: int, name: str = "swf") -> Cluster:
-    """The processors-only machine of a trace: one pool node of ``procs`` CPUs."""
+    """The processors-only machine of a trace: one pool node of ``procs`` CPUs and no
+    memory (a Slurm node's default RealMemory, 1 MB, would show as every job's ReqMem)."""
     if procs < 1:
         raise SlurmlabError(f"SWF machine size {procs} must be at least 1 processor")
-    return Cluster(
-        name, (Node("pool", cpus=int(procs)),), (Partition("batch", ("pool",), default=True),)
-    )
+    pool = Node("pool", cpus=int(procs), memory_mb=0)
+    return Cluster(name, (pool,), (Partition("batch", ("pool",), default=True),))
 
 
 def read_swf(

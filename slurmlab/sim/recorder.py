@@ -14,7 +14,7 @@ from slurmlab.policies.fairshare import billed_tres
 from slurmlab.policies.priority import billing_weights
 from slurmlab.records.schema import conform
 from slurmlab.sim.engine import Simulation, array_heads, iter_records, shown_as
-from slurmlab.spec.units import compress_hostlist
+from slurmlab.spec.units import compress_hostlist, format_memory_mb
 
 __all__ = ["SIMULATED_COLUMNS", "event_table", "job_table"]
 
@@ -54,7 +54,7 @@ class _Tres:
         if gpus and gpu_type and (tracked is None or typed.lower() in tracked):
             parts.append(f"{typed}={gpus}")
         if tres["mem"]:
-            parts.append(f"mem={tres['mem']}M")
+            parts.append(f"mem={format_memory_mb(tres['mem'])}")  # (62.50G, as sacct)
         return ",".join(sorted(parts))
 
 
@@ -76,7 +76,8 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
         nodes = run["nodes"]
         count = len(nodes) if started else res.nodes
         req = {
-            "cpu": res.cpus_per_node * res.nodes, "mem": res.mem_per_node_mb * res.nodes,
+            "cpu": res.cpus_per_node * res.nodes,
+            "mem": (res.mem_per_node_mb or res.req_mem_mb) * res.nodes,
             "node": res.nodes, "gres/gpu": res.gpus_per_node * res.nodes,
         }  # fmt: skip
         alloc = res.allocated(run["usage"]) if started else req

@@ -23,7 +23,12 @@ from slurmlab.sim.engine import (
 from slurmlab.sim.metrics import failure_metrics, run_accounting, schedule_metrics
 from slurmlab.sim.recorder import event_table, job_table
 from slurmlab.spec.cluster import format_table
-from slurmlab.spec.units import compress_hostlist, format_duration, parse_instant
+from slurmlab.spec.units import (
+    compress_hostlist,
+    format_duration,
+    format_memory_mb,
+    parse_instant,
+)
 
 __all__ = ["SimulationResult", "sacct_text", "squeue_frame"]
 
@@ -271,7 +276,7 @@ def _sacct_cell(frame: pd.DataFrame, name: str) -> list[str]:
     if name == "NodeList":
         return ["None assigned" if pd.isna(v) else str(v) for v in col]
     if name == "ReqMem":
-        return ["" if pd.isna(v) else f"{int(v)}M" for v in col]
+        return ["" if pd.isna(v) else format_memory_mb(int(v)) for v in col]  # (62.50G)
     if pd.api.types.is_datetime64_any_dtype(col):
         return [_slurm_time(v, "Unknown") for v in col]
     if pd.api.types.is_timedelta64_dtype(col):

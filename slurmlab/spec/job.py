@@ -285,6 +285,9 @@ class Resources:
     mem_per_gpu_mb: int = 0  # memory scales with the GPUs (--mem-per-gpu, DefMemPerGPU)
     mem_whole_node: bool = False  # --mem=0, or no default: each node's whole memory
     limit_reason: str | None = None  # a limit that leaves it pending (MaxMemPerLimit)
+    #: where memory is no consumable resource (``mem_per_node_mb`` 0), the memory per node
+    #: asked for (or the nodes' whole memory), which sacct's ReqMem and ReqTRES still report
+    req_mem_mb: int = 0
 
     def allocated(self, usage) -> dict[str, int]:
         """sacct's AllocTRES totals (``cpu``, ``mem`` MB, ``node``, ``gres/gpu``) of an
@@ -1814,9 +1817,7 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
 
     # memory per node: the request, else the partition's defaults, else the global ones
     per_cpu = per_gpu = 0
-    if not tracked:
-        mem = 0
-    elif spec.mem_mb is not None:
+    if spec.mem_mb is not None:
         mem = spec.mem_mb  # 0 means all the node's memory
     elif per_cpu_asked is not None:
         per_cpu = per_cpu_asked
@@ -1832,6 +1833,9 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
         mem = per_cpu * cpn
     else:
         mem = limits["DefMemPerNode"] or 0  # none: the whole memory of each node
+    asked = mem
+    if not tracked:  # memory is no consumable resource: none is allocated, but sacct's
+        mem = per_cpu = per_gpu = 0  # ReqMem and ReqTRES still report the request (asked)
     if tracked and mem and not (per_cpu or per_gpu) and max_per_cpu and mem > max_per_cpu * cpn:
         # a memory per node above MaxMemPerCPU x its CPUs gets more CPUs, as a per-CPU
         # request does (job_mgr.c _valid_pn_min_mem), rather than pending for ever
@@ -1900,6 +1904,8 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
     whole_memory = mem == 0 and tracked
     if whole_memory:
         mem = min(n.memory_mb for n in fitting)
+    # (real Slurm 22.05, CR_Core and no default: ReqMem is each node's memory, --mem=0 too)
+    requested = 0 if tracked else asked or min(n.memory_mb for n in fitting)
     time_limit = spec.time_limit if spec.time_requested else part.time_limit_default
     gpu_type = spec.gpu_type
     if gpu_type is None and gpn:
@@ -1923,6 +1929,7 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
         mem_per_cpu_mb=per_cpu,
         mem_per_gpu_mb=per_gpu,
         mem_whole_node=whole_memory,
+        req_mem_mb=requested,
         limit_reason=limit_reason,
     )
 

@@ -23,6 +23,7 @@ __all__ = [
     "compress_hostlist",
     "expand_hostlist",
     "format_duration",
+    "format_memory_mb",
     "parse_duration",
     "parse_flag",
     "parse_instant",
@@ -216,6 +217,28 @@ def parse_memory_mb(text: str | int, *, what: str = "memory") -> int:
         )
     value = float(m.group(1)) * _MEM_UNITS[(m.group(2) or "M").upper()]
     return int(-(-value // 1))  # round up, as Slurm does for partial MB
+
+
+def format_memory_mb(mb: int) -> str:
+    """A memory size in MB as sacct prints it (ReqMem, the ``mem=`` of TRES strings).
+
+    Slurm's ``convert_num_unit2`` with CONVERT_NUM_UNIT_EXACT: the next unit up while the
+    number is at least 1024 and a multiple of 512 (a half is still exact), two decimals
+    when not whole (real Slurm 22.05: ``2000M``, ``32000M``, ``62.50G``, ``125G``; 0 is
+    ``0``). :func:`parse_memory_mb` reads every such size back exactly.
+
+    >>> format_memory_mb(64000), format_memory_mb(32000), format_memory_mb(1048576)
+    ('62.50G', '32000M', '1T')
+    """
+    if not mb:
+        return "0"
+    value, unit = float(mb), 0
+    units = "MGTP"
+    while value >= 1024 and int(value) % 512 == 0 and unit < len(units) - 1:  # (as in C)
+        value /= 1024
+        unit += 1
+    number = f"{int(value)}" if value == int(value) else f"{value:.2f}"
+    return f"{number}{units[unit]}"
 
 
 def expand_hostlist(expr: str) -> list[str]:
