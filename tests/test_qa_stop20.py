@@ -137,5 +137,6 @@ def test_sacct_sizes_convert_while_exact():
 
     sizes = {0: "0", 1000: "1000M", 1024: "1G", 1536: "1.50G", 2000: "2000M", 32000: "32000M"}
     sizes |= {64000: "62.50G", 128000: "125G", 256000: "250G", 1048576: "1T", 1572864: "1.50T"}
+    sizes[1049088] = "1024.50G"  # (not 1.00T, as the C code would round it: kept exact)
     assert {mb: format_memory_mb(mb) for mb in sizes} == sizes
     assert all(parse_memory_mb(text) == mb for mb, text in sizes.items())

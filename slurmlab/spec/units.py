@@ -225,7 +225,8 @@ def format_memory_mb(mb: int) -> str:
     Slurm's ``convert_num_unit2`` with CONVERT_NUM_UNIT_EXACT: the next unit up while the
     number is at least 1024 and a multiple of 512 (a half is still exact), two decimals
     when not whole (real Slurm 22.05: ``2000M``, ``32000M``, ``62.50G``, ``125G``; 0 is
-    ``0``). :func:`parse_memory_mb` reads every such size back exactly.
+    ``0``). :func:`parse_memory_mb` reads every such size back exactly: unlike the C code,
+    a half (``1024.50G``) is not converted again (Slurm would print ``1.00T``, losing it).
 
     >>> format_memory_mb(64000), format_memory_mb(32000), format_memory_mb(1048576)
     ('62.50G', '32000M', '1T')
@@ -234,7 +235,7 @@ def format_memory_mb(mb: int) -> str:
         return "0"
     value, unit = float(mb), 0
     units = "MGTP"
-    while value >= 1024 and int(value) % 512 == 0 and unit < len(units) - 1:  # (as in C)
+    while value >= 1024 and value % 512 == 0 and unit < len(units) - 1:
         value /= 1024
         unit += 1
     number = f"{int(value)}" if value == int(value) else f"{value:.2f}"
