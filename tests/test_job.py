@@ -500,9 +500,12 @@ def test_rejection_uses_slurms_words_and_hints_the_fix():
     assert msg.endswith("use --nodes=2 --gres=gpu:8")
 
 
-def test_unknown_gpu_type_is_invalid_gres():
-    """A GPU type the partition lacks is Slurm's "Invalid generic resource (gres) specification"."""
-    with pytest.raises(RequestError, match=r"Invalid generic resource \(gres\) specification"):
+def test_unknown_gpu_type_is_requested_node_configuration_not_available():
+    """A GPU type the partition lacks: real Slurm 22.05 (--gres=gpu:v100:1 and --gpus=v100:1
+    where only a100 exists) says "Requested node configuration is not available"; "Invalid
+    generic resource (gres) specification" is for an unknown GRES name."""
+    with pytest.raises(RequestError, match=r"GPU type 'a100' is not in partition 'train' \(it "
+                       r"has h100\): Requested node configuration is not available$"):  # fmt: skip
         args("--gres=gpu:a100:1").resources(AI)
 
 

@@ -299,7 +299,8 @@ def test_squeue_text_prints_times_and_ids_as_squeue_does(real_backfill):
 
 def test_sacct_text_prints_sacct_default_columns_at_their_widths():
     """sacct's default columns at sacct's widths (JobID 12 left-justified, the others right;
-    ExitCode 8), a dashed line under the header, a value too long cut with '+'."""
+    ExitCode 8), a dashed line under the header, a value too long cut with '+'. A job that
+    never started shows the CPUs it asked for as AllocCPUS (real Slurm 22.05)."""
     lab = slurmlab.Lab("tiny")
     lab.sbatch("-N 2 -t 30 -J averyveryverylongname", runtime=1200)
     lab.sbatch("-N 1 -t 1-0", runtime=100, exit_code=3)
@@ -311,14 +312,15 @@ def test_sacct_text_prints_sacct_default_columns_at_their_widths():
         "------------ ---------- ---------- ---------- ---------- ---------- --------",
         "1            averyvery+       main       root          2  COMPLETED      0:0",
         "2                sbatch       main       root          1     FAILED      3:0",
-        "3                sbatch       main       root          0  CANCELLED      0:0",
+        "3                sbatch       main       root          4  CANCELLED      0:0",
     ]
 
 
 def test_sacct_text_fields_print_durations_and_times_as_sacct_does():
     """sacct prints Elapsed and Timelimit as [D-]HH:MM:SS (never '0 days 00:20:00'), an
-    unstarted job's Start as Unknown; JobName%25 widens a column as sacct --format does. The
-    job table itself keeps its dtypes."""
+    unstarted job's Start as Unknown, or None once it ended (cancelled pending: real Slurm
+    22.05); JobName%25 widens a column as sacct --format does. The job table itself keeps its
+    dtypes."""
     lab = slurmlab.Lab("tiny")
     lab.sbatch("-N 1 -t 1-0", runtime=1200)
     lab.scancel(lab.sbatch("-N 4 --exclusive -t 30"))  # (cancelled while it waits)
@@ -326,8 +328,13 @@ def test_sacct_text_fields_print_durations_and_times_as_sacct_does():
     text = lab.result.sacct_text(fields="JobID,JobName%25,Elapsed,Timelimit,Start")
     assert text.splitlines()[2:] == [
         "1                               sbatch   00:20:00 1-00:00:00 2026-01-05T00:00:00",
-        "2                               sbatch   00:00:00   00:30:00             Unknown",
+        "2                               sbatch   00:00:00   00:30:00                None",
     ]
+    waiting = slurmlab.Lab("tiny")
+    waiting.sbatch("-N 4 --exclusive -t 30", runtime=600)
+    waiting.sbatch("-N 2 -n 6 -t 30")  # (pending)
+    last = waiting.result.sacct_text(fields="JobID,AllocCPUS,State,Start").splitlines()[-1]
+    assert last.split() == ["2", "6", "PENDING", "Unknown"]  # (its requested CPUs, as sacct)
     assert lab.sacct()["Elapsed"].dtype.kind == "m" and lab.sacct()["Start"].dtype.kind == "M"
     with pytest.raises(SlurmlabError, match="'Bogus' is not a field"):
         lab.result.sacct_text(fields=["JobID", "Bogus"])

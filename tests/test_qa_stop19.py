@@ -76,10 +76,11 @@ def test_test_only_prints_the_estimate_and_submits_nothing(capsys):
     assert lab.sbatch("--test-only -N 1 --exclusive -t 10") is None
     out = capsys.readouterr().out
     cpus = lab.cluster.nodes[3].cpus
-    assert out.startswith(f"sbatch: Job 2 to start at 2026-01-05T00:00:00 using {cpus} processors")
+    assert out.startswith(f"sbatch: Job 3 to start at 2026-01-05T00:00:00 using {cpus} processors")
     assert "on nodes node4 in partition main" in out
     assert lab.squeue().JOBID.tolist() == ["1"]  # nothing submitted
-    assert lab.sbatch("-t 10", runtime=60) == 2  # and no job id used up
+    # each estimate used up a job id, as real Slurm 22.05's does (stop 20, by hand)
+    assert lab.sbatch("-t 10", runtime=60) == 4
     lab.drain("node1,node2,node3,node4")
     with pytest.raises(SlurmlabError, match="Requested node configuration is not available"):
         lab.sbatch("--test-only -N 1 -t 10")
@@ -306,7 +307,8 @@ def test_test_only_makes_a_submissions_checks_and_waits_for_begin(capsys):
     ]:
         with pytest.raises(SlurmlabError, match=error):
             lab.sbatch(f"--test-only -N 1 -t 30 {args}".replace("-t 30 -t", "-t"))
-    assert lab.squeue().empty and lab.sbatch("-t 5") == 1  # nothing submitted, no id used
+    # nothing submitted; the two estimates used up ids 1 and 2, the refusals none
+    assert lab.squeue().empty and lab.sbatch("-t 5") == 3
 
 
 def test_holding_some_tasks_of_an_array_splits_them_off():

@@ -140,3 +140,19 @@ def test_sacct_sizes_convert_while_exact():
     sizes[1049088] = "1024.50G"  # (not 1.00T, as the C code would round it: kept exact)
     assert {mb: format_memory_mb(mb) for mb in sizes} == sizes
     assert all(parse_memory_mb(text) == mb for mb, text in sizes.items())
+
+
+def test_a_held_job_shows_priority_0_and_comes_last_in_squeue():
+    """Real Slurm 22.05: a held job's priority is 0 (squeue %Q), so the default sort lists it
+    after the other pending jobs of its partition; released, it gets its priority back."""
+    lab = slurmlab.Lab("tiny")
+    lab.sbatch("-N 4 --exclusive -t 10", runtime=600)
+    held = lab.sbatch("-N 1 -t 10 -H", runtime=60)
+    later = lab.sbatch("-N 1 -t 10", runtime=60)
+    lab.advance(1)
+    q = lab.squeue().set_index("JOBID")
+    assert q.loc[str(held), "PRIORITY"] == 0 and q.loc[str(later), "PRIORITY"] > 0
+    assert lab.squeue().JOBID.tolist() == [str(later), str(held), "1"]
+    lab.release(held)
+    lab.advance(1)
+    assert lab.squeue().JOBID.tolist() == [str(held), str(later), "1"]

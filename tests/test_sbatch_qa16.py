@@ -287,7 +287,9 @@ def test_errors_name_no_invented_job(text):
 
 def test_a_named_job_is_named():
     """A job given --job-name is called by it where the message needs a subject."""
-    assert refused("-J big -c 32").startswith("job 'big' needs 32 CPUs per node")
+    assert refused("-J big -c 32").startswith(  # (after sbatch's own first line)
+        "CPU count per node can not be satisfied; job 'big' needs 32 CPUs per node"
+    )
 
 
 # -- 8. warnings point at the caller's line ------------------------------------------------------

@@ -44,12 +44,18 @@ def test_sinfo_frame_columns():
 
 
 def test_sinfo_splits_partitions_by_node_state():
-    """Nodes of one partition in different states are listed on separate lines."""
+    """Nodes of one partition in different states are listed on separate lines, by
+    decreasing state as sinfo sorts them (real Slurm 22.05: drng, drain, mix, alloc, idle,
+    down)."""
     frame = Cluster.preset("tiny").sinfo({"node2": "alloc", "node3": "alloc"})
     assert frame[["STATE", "NODES", "NODELIST"]].values.tolist() == [
-        ["idle", 2, "node[1,4]"],
         ["alloc", 2, "node[2-3]"],
+        ["idle", 2, "node[1,4]"],
     ]
+    states = {"node1": "down", "node2": "idle", "node3": "mix", "node4": "drain"}
+    assert Cluster.preset("tiny").sinfo(states).STATE.tolist() == ["drain", "mix", "idle", "down"]
+    states = {"node1": "alloc", "node2": "drng", "node3": "drain", "node4": "idle"}
+    assert Cluster.preset("tiny").sinfo(states).STATE.tolist() == ["drng", "drain", "alloc", "idle"]
 
 
 def test_sinfo_down_partition_drained_nodes_and_infinite_limit():
@@ -60,8 +66,8 @@ def test_sinfo_down_partition_drained_nodes_and_infinite_limit():
     )
     assert c.sinfo_text() == (
         "PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST\n"
-        "long*        up   infinite      2   idle n[1-2]\n"
         "long*        up   infinite      1  drain n3\n"
+        "long*        up   infinite      2   idle n[1-2]\n"
         "off        down      30:00      1   idle n1"
     )
 
@@ -72,4 +78,4 @@ def test_with_node_states_copies():
     down = tiny.with_node_states({"node1": "DOWN"})
     assert down.node("node1").state == "DOWN"
     assert tiny.node("node1").state == "IDLE"
-    assert down.sinfo()["STATE"].tolist() == ["down", "idle"]
+    assert down.sinfo()["STATE"].tolist() == ["idle", "down"]

@@ -459,6 +459,12 @@ class Simulation(Controller, Lifecycles):
         """The id the next job submitted gets."""
         return self._next_id
 
+    def use_id(self) -> int:
+        """Use up the next JobID without a job, as ``sbatch --test-only`` does in real Slurm
+        22.05 (``Job 1 to start at ...``; the next submission is job 2); return it."""
+        self._next_id += 1
+        return self._next_id - 1
+
     def will_run(self, wjob: WorkloadJob) -> tuple[float, tuple[int, ...]] | None:
         """``sbatch --test-only`` (Slurm's job_will_run): when and on which nodes (indices) a
         job would start if submitted now, or None if it never would on the nodes up now.

@@ -164,7 +164,7 @@ class Lab:
 
     def test_only(self, spec: JobSpec, *, user: str | None = None) -> str:
         """sbatch --test-only's answer for ``spec`` now: ``sbatch: Job N to start at T using P
-        processors on nodes X in partition Y`` (N: the id it would get). Running jobs count
+        processors on nodes X in partition Y`` (N: a job id it uses up, as Slurm does). Running jobs count
         as ending at their limits; pending jobs are not counted (Slurm's will-run test; see
         :meth:`Simulation.will_run`)."""
         found = self.sim.will_run(
@@ -183,8 +183,8 @@ class Lab:
             procs = res.cpus_per_node * len(nodes)
         when = (self.sim.origin + pd.Timedelta(seconds=t)).isoformat()
         names = compress_hostlist([self.sim.node_names[i] for i in nodes])
-        return (
-            f"sbatch: Job {self.sim.next_id} to start at {when} using {procs} processors on "
+        return (  # (the id is used up, as real Slurm's test uses it up)
+            f"sbatch: Job {self.sim.use_id()} to start at {when} using {procs} processors on "
             f"nodes {names} in partition {res.partition}"
         )
 

@@ -116,6 +116,8 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
                 p = shown.begin  # (real Slurm 22.05: a --begin=now+600 job, 600 s on)
             planned = sim.origin + pd.Timedelta(seconds=p) if p is not None else pd.NaT
         priority = priority_at(sim, job, t)
+        if st == "PD" and where == "(JobHeldUser)":  # a hold sets it to 0 (real Slurm 22.05),
+            priority = 0  # so squeue lists held jobs last; release recomputes it
         rows.append(
             {
                 "JOBID": job.key,
@@ -271,8 +273,11 @@ SACCT_WIDTHS = {
 def _sacct_cell(frame: pd.DataFrame, name: str) -> list[str]:
     """A job-table column in sacct's spellings."""
     col = frame["NCPUS" if name == "AllocCPUS" else name]
-    if name == "AllocCPUS":  # a job that never started was allocated nothing
-        return [str(0 if pd.isna(s) else int(c)) for c, s in zip(col, frame["Start"])]
+    if name == "Start":  # real Slurm 22.05: None for a job that ended without starting
+        return [
+            ("None" if not pd.isna(e) else "Unknown") if pd.isna(v) else _slurm_time(v, "")
+            for v, e in zip(col, frame["End"])
+        ]
     if name == "NodeList":
         return ["None assigned" if pd.isna(v) else str(v) for v in col]
     if name == "ReqMem":

@@ -355,7 +355,7 @@ class Cluster:
                 return p
         raise SlurmlabError(
             f"invalid partition specified: {name!r} (this cluster has "
-            f"{', '.join(p.name for p in self.partitions)})"
+            f"{', '.join(p.name for p in self.partitions)}): Invalid partition name specified"
         )
 
     @property
@@ -468,6 +468,12 @@ def _state_word(state: str) -> str:
     return {"up": "idle", "unknown": "unk", "future": "futr"}.get(s, s)
 
 
+#: sinfo's state order (slurm.h node_states: UNKNOWN 0, DOWN 1, IDLE 2, ALLOCATED 3, MIXED 5;
+#: NODE_STATE_DRAIN 0x200 on top), checked against real Slurm 22.05: mix, alloc, idle; a
+#: draining or drained node before them
+_SINFO_ORDER = {"unk": 0, "down": 1, "idle": 2, "alloc": 3, "mix": 5, "drain": 0x202, "drng": 0x203}
+
+
 def sinfo_frame(cluster: Cluster, node_states: Mapping[str, str]) -> pd.DataFrame:
     """sinfo's default view: a row per partition and node state. Like sinfo without
     ``--all``/``--future``, it leaves out Hidden=YES partitions and FUTURE nodes."""
@@ -483,7 +489,9 @@ def sinfo_frame(cluster: Cluster, node_states: Mapping[str, str]) -> pd.DataFram
             if st in ("future", "futr"):  # (a FUTURE node resumed is shown like any other)
                 continue
             groups.setdefault(st, []).append(n)
-        for st, names in groups.items():
+        # sinfo's default sort "#P,-t": partitions as configured, then decreasing node state
+        # (Slurm's state numbers; the DRAIN flag above them: drng and drain come first)
+        for st, names in sorted(groups.items(), key=lambda g: -_SINFO_ORDER.get(g[0], -1)):
             rows.append(
                 {
                     "PARTITION": p.name + ("*" if p is default else ""),

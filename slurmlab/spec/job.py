@@ -1610,8 +1610,8 @@ def _eligible_nodes(spec: JobSpec, cluster: Cluster, part: Partition) -> list[No
         have = sorted({t for n in pool for t in n.gpu_types})
         raise RequestError(
             f"GPU type {spec.gpu_type!r} is not in partition {part.name!r} "
-            f"(it has {', '.join(have) or 'no typed GPUs'}): Invalid generic resource (gres) "
-            "specification"
+            f"(it has {', '.join(have) or 'no typed GPUs'}): Requested node configuration is "
+            "not available"
         )
     pool = [n for n in pool if _node_fits_type(n, spec)]
     for gres in spec.other_gres:  # (their use by other jobs is not tracked: placement only)
@@ -1857,12 +1857,14 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
     if len(fitting) < nodes:
         why = []
         tasks_here = max(tasks_per_node)
-        if not any(n.cpus >= cpn for n in pool):
+        cpu_unmet = not any(n.cpus >= cpn for n in pool)
+        mem_unmet = bool(mem) and not any(n.memory_mb >= mem for n in pool)
+        if cpu_unmet:
             how = f"{tasks_here} tasks of {cpt} CPU{'s' * (cpt > 1)}, " if tasks_here > 1 else ""
             why.append(f"{cpn} CPUs per node ({how}largest node has {max_cpus})")
         if not any(n.gpus >= gpn for n in pool):
             why.append(f"{gpn} GPUs per node (largest node has {max_gpus})")
-        if mem and not any(n.memory_mb >= mem for n in pool):
+        if mem_unmet:
             how = f"{cpn} CPUs x {per_cpu} MB, " if per_cpu else ""
             how = f"{gpn} GPUs x {per_gpu} MB, " if per_gpu and gpn > 1 else how
             biggest = max(n.memory_mb for n in pool)
@@ -1894,8 +1896,18 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
         elif elsewhere:
             hint = f"; partitions whose nodes can hold it: {_as_options(elsewhere)}"
         subject = f"job {spec.name!r}" if spec.name else "the job"  # (never an invented name)
+        # sbatch's first error line names what cannot be met (real Slurm 22.05)
+        first = [
+            line
+            for line, unmet in (
+                ("CPU count per node can not be satisfied", cpu_unmet),
+                ("Memory specification can not be satisfied", mem_unmet),
+            )
+            if unmet
+        ]
         raise RequestError(
-            f"{subject} needs {' and '.join(why)} in partition {part.name!r}: "
+            "".join(f"{line}; " for line in first)
+            + f"{subject} needs {' and '.join(why)} in partition {part.name!r}: "
             f"Requested node configuration is not available{hint}"
         )
     enforce = (cluster.setting("EnforcePartLimits", "NO") or "NO").strip().upper()

@@ -64,6 +64,7 @@ def parse_duration(text: str | int | float | timedelta, *, what: str = "time") -
     if not m:
         raise SlurmlabError(
             f"invalid {what} {text!r}: use minutes, M:S, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED"
+            + (" (sbatch: Invalid --time specification)" if what == "--time" else "")
         )
     days, a, b, c = m.groups()
     a, b, c = int(a), b and int(b), c and int(c)
