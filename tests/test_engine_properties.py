@@ -26,7 +26,12 @@ pytestmark = pytest.mark.filterwarnings("ignore:can't run .* processes on")
 POLICIES = ("fifo", "easy", "conservative", "slurm")
 TERMINAL = {"COMPLETED", "TIMEOUT", "FAILED", "CANCELLED"}
 #: Reasons that never clear by waiting.
-PERMANENT = {"DependencyNeverSatisfied", "PartitionTimeLimit", "PartitionNodeLimit"}
+PERMANENT = {
+    "DependencyNeverSatisfied",
+    "PartitionTimeLimit",
+    "PartitionNodeLimit",
+    "PartitionConfig",
+}
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -474,7 +474,6 @@ def test_constraint_selects_nodes():
     "text",
     [
         "--gres=gpu:3",  # tiny nodes have 2 GPUs
-        "-N 5",  # tiny has 4 nodes
         "-c 17",  # 16 CPUs per node
         "--mem=100G",  # 64000 MB per node
         "-C h100",  # no such feature
@@ -742,6 +741,8 @@ def test_resources_never_short_of_request_nor_beyond_a_node(spec):
         res = spec.resources(TINY)
     except RequestError:
         assume(False)
+    # more nodes or CPUs than the partition has pends for ever (EnforcePartLimits=NO)
+    assume(res.limit_reason not in ("PartitionNodeLimit", "PartitionConfig"))
     node = TINY.node("node1")
     asked = spec.tres()
     got = res.tres()
@@ -811,3 +812,25 @@ def test_a_zero_time_limit_means_no_limit():
 def test_exclusive_user_is_whole_nodes_and_says_so():
     with pytest.warns(UserWarning, match="simulated as --exclusive"):
         assert JobSpec.from_args(["--exclusive=user"]).exclusive
+
+
+@pytest.mark.parametrize(
+    ("text", "reason", "nodes"),
+    [
+        ("-N 5", "PartitionNodeLimit", 5),  # tiny has 4 nodes
+        ("-n 8 --ntasks-per-node=1", "PartitionNodeLimit", 8),
+        ("--gpus=9", "PartitionNodeLimit", 5),  # 2 GPUs per node
+        ("-n 100", "PartitionConfig", 7),  # 64 CPUs in all, no -N
+    ],
+)
+def test_more_nodes_or_cpus_than_the_partition_has_pend_for_ever(text, reason, nodes):
+    """Under the default EnforcePartLimits=NO Slurm accepts such a job and leaves it pending
+    (real Slurm 22.05: -N 7 on a 2-node partition PartitionNodeLimit; -n 100 on its 64 CPUs
+    PartitionConfig); with EnforcePartLimits=ALL it is refused at submission."""
+    res = args(text).resources(TINY)
+    assert (res.limit_reason, res.nodes) == (reason, nodes)
+    strict = Cluster.from_slurm_conf(
+        "EnforcePartLimits=ALL\nNodeName=node[1-4] CPUs=16\nPartitionName=main Nodes=ALL Default=YES"
+    )
+    with pytest.raises(RequestError, match="Requested node configuration is not available"):
+        args(text.replace("--gpus=9", "-N 5")).resources(strict)

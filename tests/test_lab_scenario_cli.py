@@ -134,7 +134,7 @@ def test_backfill_basics_under_every_policy():
 
 def test_scenario_errors_name_the_entry_and_field(tmp_path):
     """Invalid documents get errors naming the entry and the field."""
-    bad = {"cluster": "tiny", "jobs": [{"id": "x", "submit": 0, "runtime": 10, "args": "-N 9"}]}
+    bad = {"cluster": "tiny", "jobs": [{"id": "x", "submit": 0, "runtime": 10, "args": "-c 64"}]}
     p = tmp_path / "s.yaml"
     p.write_text(yaml.safe_dump(bad))
     with pytest.raises(ScenarioError, match=r"jobs\[0\] \(id 'x'\): field 'args'"):

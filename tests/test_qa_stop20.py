@@ -156,3 +156,20 @@ def test_a_held_job_shows_priority_0_and_comes_last_in_squeue():
     lab.release(held)
     lab.advance(1)
     assert lab.squeue().JOBID.tolist() == [str(held), str(later), "1"]
+
+
+@pytest.mark.filterwarnings("ignore:.*not modelled by slurmlab")
+def test_more_nodes_or_cpus_than_the_partition_has_pend_as_real_slurm_showed():
+    """Real Slurm 22.05 (EnforcePartLimits=NO) on tools/realslurm's cluster: `sbatch -p cpu
+    -N 7` -> `Submitted batch job 4`, squeue `4 cpu s.sh alice PD 0:00 7
+    (PartitionNodeLimit)`; `-p cpu -n 100` -> `PD 0:00 4 (PartitionConfig)`."""
+    lab = slurmlab.Lab(slurmlab.Cluster.from_slurm_conf(REAL / "slurm.conf"), policy="slurm")
+    nodes = lab.sbatch("-A llm -p cpu -N 7 -t 5:00", runtime=60)
+    cpus = lab.sbatch("-A llm -p cpu -n 100 -t 5:00", runtime=60)
+    lab.advance(10)
+    q = lab.squeue().set_index("JOBID")
+    assert q.loc[str(nodes), ["NODES", "NODELIST(REASON)"]].tolist() == [7, "(PartitionNodeLimit)"]
+    assert q.loc[str(cpus), ["NODES", "NODELIST(REASON)"]].tolist() == [4, "(PartitionConfig)"]
+    assert "has 64 in all; it will never start" in lab.why_pending(cpus)
+    lab.run()  # (nothing else to do: they pend for ever)
+    assert lab.sacct().State.tolist() == ["PENDING", "PENDING"]

@@ -13,6 +13,12 @@ from slurmlab.spec.job import Dependency, SignalSpec
 TINY = Cluster.preset("tiny")  # node[1-4]: 16 CPUs, 64000 MB, 2 a100 each; GresTypes=gpu
 
 
+#: tiny with EnforcePartLimits=ALL: a job beyond the partition's size is refused at once
+STRICT_TINY = Cluster(
+    TINY.name, TINY.nodes, TINY.partitions, {**dict(TINY.settings), "EnforcePartLimits": "ALL"}
+)
+
+
 def args(text: str) -> JobSpec:
     return JobSpec.from_args(text)
 
@@ -258,8 +264,9 @@ def test_short_options_share_a_word_and_long_values_are_checked():
     ],
 )
 def test_node_count_errors_say_how_the_count_was_found(text, said):
-    """A node count the user did not type is explained from what they did type."""
-    lab = slurmlab.Lab("tiny")
+    """A node count the user did not type is explained from what they did type (refused under
+    EnforcePartLimits=ALL; with the default NO, more nodes than the partition has pend)."""
+    lab = slurmlab.Lab(STRICT_TINY)
     with pytest.raises(RequestError) as exc:
         lab.sbatch(text)
     assert said in str(exc.value)
@@ -268,7 +275,7 @@ def test_node_count_errors_say_how_the_count_was_found(text, said):
 @pytest.mark.parametrize(
     "text",
     [
-        "--gpus=9",
+        "--gpus=8 -x node1",  # (4 nodes of 2 GPUs; 3 it may use)
         "-c 32",
         "-x node[1-4]",
         "-C nope",

@@ -418,10 +418,18 @@ def _cannot_run(width: np.ndarray, keep: np.ndarray, cluster: Cluster) -> np.nda
 
 
 def _cannot_run_reason(width: int, cluster: Cluster) -> str | None:
-    """Why ``cluster`` rejects a job of ``width`` processors (as sbatch says), or None."""
+    """Why ``cluster`` rejects a job of ``width`` processors (as sbatch says), or would leave
+    it pending for ever (more CPUs or nodes than its partition has), or None."""
     spec = JobSpec(ntasks=width)
     try:
-        spec.validate(cluster)
+        res = spec.resources(cluster)
     except RequestError as exc:
         return str(exc)
+    if res.limit_reason in ("PartitionConfig", "PartitionNodeLimit"):
+        part = cluster.partition(res.partition)
+        cpus = sum(cluster.node(n).cpus for n in part.nodes)
+        return (
+            f"partition {part.name!r} has {cpus} CPUs on {len(part.nodes)} nodes: it would pend "
+            f"for ever, {res.limit_reason}"
+        )
     return None

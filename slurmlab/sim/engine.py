@@ -63,7 +63,7 @@ __all__ = ["Simulation"]
 PERMANENT = {
     "PartitionTimeLimit", "PartitionNodeLimit", "DependencyNeverSatisfied", "PartitionDown",
     "QOSMaxWallDurationPerJobLimit", "InvalidReservation", "JobHeldUser", "PartitionInactive",
-    "MaxMemPerLimit", "ReservationDeleted",
+    "MaxMemPerLimit", "ReservationDeleted", "PartitionConfig",
 }  # fmt: skip
 
 

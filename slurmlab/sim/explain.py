@@ -30,6 +30,8 @@ _WORDS = {
     "BeginTime": "its --begin time has not come yet",
     "PartitionTimeLimit": "its time limit {tl} exceeds partition {p}'s MaxTime {mt}",
     "PartitionNodeLimit": "it asks for {n} nodes but partition {p} allows {nodes} per job",
+    "PartitionConfig": "it asks for {cpus} CPUs but partition {p} has {pcpus} in all; it will "
+    "never start (with EnforcePartLimits=NO Slurm accepts such a job and leaves it pending)",
     "JobArrayTaskLimit": "its array already runs the maximum number of tasks (%{thr})",
     "ReqNodeNotAvail": "a node it needs is down or drained",
     "MaxMemPerLimit": "its memory exceeds partition {p}'s MaxMemPerNode or MaxMemPerCPU; it "
@@ -50,6 +52,10 @@ _WORDS = {
     "AssocMaxJobsLimit": "its user already runs as many jobs as account {a} allows (MaxJobs); it "
     "starts when one of them ends",
 }
+_MORE_NODES_THAN_IT_HAS = (
+    "it asks for {n} nodes but partition {p} has only {most}; it will never start (with "
+    "EnforcePartLimits=NO Slurm accepts such a job and leaves it pending)"
+)
 _GRP = (
     ("GrpCpuLimit", "CPUs"),
     ("GrpGRES", "GPUs"),
@@ -145,13 +151,28 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
         return f"Job {job.key} is {state} at t={t:.0f}s; it is not pending."
     reason = _reason_at(sim, job, t)
     part = sim.cluster.partition(job.partition)
-    text = _WORDS.get(reason, "it waits ({r})").format(
+    most = min(len(part.nodes), part.max_nodes or len(part.nodes))  # nodes a job may get
+    part_cpus = sum(sim.cluster.node(n).cpus for n in part.nodes)
+    # partitions that have the nodes (and CPUs) it asks for, for a fix
+    roomier = [
+        f"-p {p.name}"
+        for p in sim.cluster.partitions
+        if p is not part
+        and min(len(p.nodes), p.max_nodes or len(p.nodes)) >= job.count
+        and sum(sim.cluster.node(n).cpus for n in p.nodes) >= job.res.cpus_per_node * job.count
+    ]
+    elsewhere = f", or another partition ({', '.join(roomier)})" if roomier else ""
+    words = _WORDS.get(reason, "it waits ({r})")
+    if reason == "PartitionNodeLimit" and job.count > len(part.nodes):
+        words = _MORE_NODES_THAN_IT_HAS
+    text = words.format(
         p=job.partition, r=reason, d=",".join(map(str, job.deps)),
         tl=format_duration(None if math.isinf(job.limit) else timedelta(seconds=job.limit)),
         mt=format_duration(part.max_time), n=job.count, thr=job.throttle,
         nodes=f"at least {part.min_nodes}" if job.count < part.min_nodes
-        else f"at most {part.max_nodes}",
-        q=job.qos, a=job.account, resv=job.spec.reservation,
+        else f"at most {most}",
+        cpus=job.res.cpus_per_node * job.count, pcpus=part_cpus,
+        q=job.qos, a=job.account, resv=job.spec.reservation, most=most,
     )  # fmt: skip
     lines = [f"Job {job.key} is pending ({reason}): {text}."]
     if reason in ("PartitionTimeLimit",):
@@ -159,7 +180,9 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
     if reason == "PartitionNodeLimit" and job.count < part.min_nodes:
         lines.append(f"Fix: ask for --nodes={part.min_nodes} or more, or another partition.")
     elif reason == "PartitionNodeLimit":
-        lines.append(f"Fix: ask for --nodes={part.max_nodes} or fewer.")
+        lines.append(f"Fix: ask for --nodes={most} or fewer{elsewhere}.")
+    if reason == "PartitionConfig":
+        lines.append(f"Fix: ask for at most {part_cpus} CPUs (-n, -c){elsewhere}.")
     if reason not in ("Priority", "Resources"):
         return " ".join(lines)
     free = sim.capacity - used_at(sim, t)

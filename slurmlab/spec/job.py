@@ -328,6 +328,12 @@ class Resources:
         return out
 
 
+#: A job asking for more nodes than its partition has pends for ever (EnforcePartLimits=NO);
+#: above this count, more than any cluster has, it is refused at once instead (nothing is
+#: built with one entry per node for a count such as -N 99999999999)
+MAX_PENDING_NODES = 100_000
+
+
 # -- the option table ---------------------------------------------------------------------------
 # long name -> (field or handler, kind, short). kinds: int, str, flag, optional, and parsers.
 _OPTIONS: dict[str, tuple[str, str, str | None]] = {
@@ -1763,7 +1769,17 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
         )
     else:
         nodes, derived = 1, "one node"
-    if nodes > len(pool):  # (before anything is sized by the node count)
+    enforce = (cluster.setting("EnforcePartLimits", "NO") or "NO").strip().upper()
+    part_limit = None  # more nodes or CPUs than the partition has: it pends for ever
+    if nodes > len(part.nodes) and enforce == "NO" and nodes <= MAX_PENDING_NODES:
+        # like any partition limit under EnforcePartLimits=NO (real Slurm 22.05: -N 7 on a
+        # 2-node partition pends with PartitionNodeLimit; -n 100 on its 64 CPUs, no -N, with
+        # PartitionConfig)
+        cpus = sum(cluster.node(n).cpus for n in part.nodes)
+        asked_cpus = (ntasks or nodes) * cpt
+        by_cpus = not counts.nodes_from and not per_node and asked_cpus > cpus
+        part_limit = "PartitionConfig" if by_cpus else "PartitionNodeLimit"
+    if nodes > len(pool) and part_limit is None:  # (before anything is sized by the count)
         bigger = [p.name for p in cluster.partitions if len(p.nodes) >= nodes and p is not part]
         most = f"{len(pool)} node{'s' * (len(pool) != 1)}"
         fix = (
@@ -1854,7 +1870,7 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
         )
 
     fitting = [n for n in pool if fits(n)]
-    if len(fitting) < nodes:
+    if len(fitting) < nodes and not part_limit:  # (pending for ever: no sizes are checked)
         why = []
         tasks_here = max(tasks_per_node)
         cpu_unmet = not any(n.cpus >= cpn for n in pool)
@@ -1910,14 +1926,13 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
             + f"{subject} needs {' and '.join(why)} in partition {part.name!r}: "
             f"Requested node configuration is not available{hint}"
         )
-    enforce = (cluster.setting("EnforcePartLimits", "NO") or "NO").strip().upper()
     if enforce in ("ALL", "ANY", "YES"):  # slurm.conf(5): refuse at submission, not pend
         _enforce_part_limits(spec, part, nodes, enforce)
     whole_memory = mem == 0 and tracked
     if whole_memory:
-        mem = min(n.memory_mb for n in fitting)
+        mem = min((n.memory_mb for n in fitting), default=0)
     # (real Slurm 22.05, CR_Core and no default: ReqMem is each node's memory, --mem=0 too)
-    requested = 0 if tracked else asked or min(n.memory_mb for n in fitting)
+    requested = 0 if tracked else asked or min((n.memory_mb for n in fitting), default=0)
     time_limit = spec.time_limit if spec.time_requested else part.time_limit_default
     gpu_type = spec.gpu_type
     if gpu_type is None and gpn:
@@ -1942,7 +1957,7 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
         mem_per_gpu_mb=per_gpu,
         mem_whole_node=whole_memory,
         req_mem_mb=requested,
-        limit_reason=limit_reason,
+        limit_reason=part_limit or limit_reason,
     )
 
 
