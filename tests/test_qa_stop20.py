@@ -173,3 +173,12 @@ def test_more_nodes_or_cpus_than_the_partition_has_pend_as_real_slurm_showed():
     assert "has 64 in all; it will never start" in lab.why_pending(cpus)
     lab.run()  # (nothing else to do: they pend for ever)
     assert lab.sacct().State.tolist() == ["PENDING", "PENDING"]
+
+
+def test_sacct_text_of_a_table_without_end_still_prints_start():
+    lab = slurmlab.Lab("tiny")
+    lab.sbatch("-N 4 --exclusive -t 10", runtime=60)
+    lab.sbatch("-N 1 -t 10", runtime=60)
+    table = lab.sacct().drop(columns="End")
+    lines = slurmlab.sim.result.sacct_text(table, "JobID,Start").splitlines()[2:]
+    assert [line.split()[1] for line in lines] == ["2026-01-05T00:00:00", "Unknown"]

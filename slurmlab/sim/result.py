@@ -274,9 +274,10 @@ def _sacct_cell(frame: pd.DataFrame, name: str) -> list[str]:
     """A job-table column in sacct's spellings."""
     col = frame["NCPUS" if name == "AllocCPUS" else name]
     if name == "Start":  # real Slurm 22.05: None for a job that ended without starting
+        ends = frame["End"] if "End" in frame else pd.Series(pd.NaT, index=frame.index)
         return [
             ("None" if not pd.isna(e) else "Unknown") if pd.isna(v) else _slurm_time(v, "")
-            for v, e in zip(col, frame["End"])
+            for v, e in zip(col, ends)
         ]
     if name == "NodeList":
         return ["None assigned" if pd.isna(v) else str(v) for v in col]
