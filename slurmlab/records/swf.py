@@ -427,9 +427,8 @@ def _cannot_run_reason(width: int, cluster: Cluster) -> str | None:
         return str(exc)
     if res.limit_reason in ("PartitionConfig", "PartitionNodeLimit"):
         part = cluster.partition(res.partition)
-        cpus = sum(cluster.node(n).cpus for n in part.nodes)
         return (
-            f"partition {part.name!r} has {cpus} CPUs on {len(part.nodes)} nodes: it would pend "
-            f"for ever, {res.limit_reason}"
+            f"partition {part.name!r} has {cluster.partition_cpus(part.name)} CPUs on "
+            f"{len(part.nodes)} nodes: it would pend for ever, {res.limit_reason}"
         )
     return None

@@ -152,16 +152,7 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
     reason = _reason_at(sim, job, t)
     part = sim.cluster.partition(job.partition)
     most = min(len(part.nodes), part.max_nodes or len(part.nodes))  # nodes a job may get
-    part_cpus = sum(sim.cluster.node(n).cpus for n in part.nodes)
-    # partitions that have the nodes (and CPUs) it asks for, for a fix
-    roomier = [
-        f"-p {p.name}"
-        for p in sim.cluster.partitions
-        if p is not part
-        and min(len(p.nodes), p.max_nodes or len(p.nodes)) >= job.count
-        and sum(sim.cluster.node(n).cpus for n in p.nodes) >= job.res.cpus_per_node * job.count
-    ]
-    elsewhere = f", or another partition ({', '.join(roomier)})" if roomier else ""
+    part_cpus = sim.cluster.partition_cpus(part.name)
     words = _WORDS.get(reason, "it waits ({r})")
     if reason == "PartitionNodeLimit" and job.count > len(part.nodes):
         words = _MORE_NODES_THAN_IT_HAS
@@ -180,9 +171,9 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
     if reason == "PartitionNodeLimit" and job.count < part.min_nodes:
         lines.append(f"Fix: ask for --nodes={part.min_nodes} or more, or another partition.")
     elif reason == "PartitionNodeLimit":
-        lines.append(f"Fix: ask for --nodes={most} or fewer{elsewhere}.")
+        lines.append(f"Fix: ask for --nodes={most} or fewer{_roomier(sim, job)}.")
     if reason == "PartitionConfig":
-        lines.append(f"Fix: ask for at most {part_cpus} CPUs (-n, -c){elsewhere}.")
+        lines.append(f"Fix: ask for at most {part_cpus} CPUs (-n, -c){_roomier(sim, job)}.")
     if reason not in ("Priority", "Resources"):
         return " ".join(lines)
     free = sim.capacity - used_at(sim, t)
@@ -244,6 +235,20 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
     else:
         lines.append("No small change to the request would let it start sooner; it has to wait.")
     return " ".join(lines)
+
+
+def _roomier(sim: Simulation, job) -> str:
+    """``, or another partition (-p a, -p b)``: the partitions with the nodes and CPUs the job
+    asks for (a fix for PartitionNodeLimit, PartitionConfig), or nothing."""
+    cluster, cpus = sim.cluster, job.res.cpus_per_node * job.count
+    roomier = [
+        f"-p {p.name}"
+        for p in cluster.partitions
+        if p.name != job.partition
+        and min(len(p.nodes), p.max_nodes or len(p.nodes)) >= job.count
+        and cluster.partition_cpus(p.name) >= cpus
+    ]
+    return f", or another partition ({', '.join(roomier)})" if roomier else ""
 
 
 def _backfills(policy) -> bool:

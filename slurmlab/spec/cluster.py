@@ -417,6 +417,10 @@ class Cluster:
         )
 
     # -- views --------------------------------------------------------------------------------
+    def partition_cpus(self, name: str | None = None) -> int:
+        """The CPUs of a partition's nodes in all (Slurm's ``total_cpus`` of a partition)."""
+        return sum(self.node(n).cpus for n in self.partition(name).nodes)
+
     def tres(self) -> dict[str, int]:
         """Trackable-resource totals with Slurm's TRES names.
 

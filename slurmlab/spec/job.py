@@ -1775,9 +1775,12 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
         # like any partition limit under EnforcePartLimits=NO (real Slurm 22.05: -N 7 on a
         # 2-node partition pends with PartitionNodeLimit; -n 100 on its 64 CPUs, no -N, with
         # PartitionConfig)
-        cpus = sum(cluster.node(n).cpus for n in part.nodes)
         asked_cpus = (ntasks or nodes) * cpt
-        by_cpus = not counts.nodes_from and not per_node and asked_cpus > cpus
+        by_cpus = (
+            not counts.nodes_from
+            and not per_node
+            and asked_cpus > cluster.partition_cpus(part.name)
+        )
         part_limit = "PartitionConfig" if by_cpus else "PartitionNodeLimit"
     if nodes > len(pool) and part_limit is None:  # (before anything is sized by the count)
         bigger = [p.name for p in cluster.partitions if len(p.nodes) >= nodes and p is not part]
