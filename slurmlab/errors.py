@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
-__all__ = ["ConfigError", "RequestError", "SbatchError", "ScenarioError", "SlurmlabError"]
+__all__ = [
+    "NODE_CONFIG_UNAVAILABLE",
+    "ConfigError",
+    "RequestError",
+    "SbatchError",
+    "ScenarioError",
+    "SlurmlabError",
+]
+
+#: slurmctld's words (ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE) for a request its node
+#: selection test refuses at submission, after the job got its id: a RequestError that says
+#: them has used up a job id in real Slurm.
+NODE_CONFIG_UNAVAILABLE = "Requested node configuration is not available"
 
 
 class SlurmlabError(ValueError):

@@ -837,8 +837,9 @@ def _no_jobid_collisions(jobs: tuple[WorkloadJob, ...]) -> None:
 
 
 def _check_dependencies(jobs: tuple[WorkloadJob, ...], docs: list) -> None:
-    """A ``--dependency`` on a scenario id names a job submitted before this one (sbatch
-    rejects the rest: Job dependency problem); numeric JobIDs are checked when submitted."""
+    """A ``--dependency`` on a scenario id names a job submitted before this one (real Slurm
+    would count a dependency on a job it does not know as satisfied: a likely mistake, so it
+    is an error); numeric JobIDs are checked when submitted."""
     order = {j.id: (j.submit, i) for i, j in enumerate(jobs) if j.id is not None}
     for i, job in enumerate(jobs):
         field_name = "script" if "script" in docs[i] else "args"

@@ -818,9 +818,10 @@ def test_exclusive_user_is_whole_nodes_and_says_so():
     ("text", "reason", "nodes"),
     [
         ("-N 5", "PartitionNodeLimit", 5),  # tiny has 4 nodes
-        ("-n 8 --ntasks-per-node=1", "PartitionNodeLimit", 8),
-        ("--gpus=9", "PartitionNodeLimit", 5),  # 2 GPUs per node
+        ("-N 8 --ntasks-per-node=1", "PartitionNodeLimit", 8),
+        ("--gpus=10 --gpus-per-node=2", "PartitionNodeLimit", 5),
         ("-n 100", "PartitionConfig", 7),  # 64 CPUs in all, no -N
+        ("-N 2 -c 40", "PartitionConfig", 2),  # 80 CPUs: no node has 40, yet it pends
     ],
 )
 def test_more_nodes_or_cpus_than_the_partition_has_pend_for_ever(text, reason, nodes):
@@ -833,4 +834,13 @@ def test_more_nodes_or_cpus_than_the_partition_has_pend_for_ever(text, reason, n
         "EnforcePartLimits=ALL\nNodeName=node[1-4] CPUs=16\nPartitionName=main Nodes=ALL Default=YES"
     )
     with pytest.raises(RequestError, match="Requested node configuration is not available"):
-        args(text.replace("--gpus=9", "-N 5")).resources(strict)
+        args(text).resources(strict)
+
+
+@pytest.mark.parametrize("text", ["-n 8 --ntasks-per-node=1", "--gpus=9", "-N 2 -c 17"])
+def test_a_node_count_that_only_follows_from_the_request_is_refused(text):
+    """Real Slurm 22.05 pends for its size only a node count asked for (-N, --gpus with GPUs
+    per node): -n 30 --ntasks-per-node=10 and --gpus=20 alone on too few nodes were refused,
+    as is a shape no node holds within the partition's CPUs (see tests/test_qa_stop21.py)."""
+    with pytest.raises(RequestError, match="Requested node configuration is not available"):
+        args(text).resources(TINY)

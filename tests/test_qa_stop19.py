@@ -185,9 +185,9 @@ def test_hold_and_release_in_a_lab():
     jobs = lab.sacct().set_index("JobID")
     assert (jobs.State == "COMPLETED").all()
     assert jobs.loc[str(first), "Start"] == lab.result.origin + pd.Timedelta(seconds=660)
-    with pytest.raises(SlurmlabError, match="Job is no longer pending execution"):
+    with pytest.raises(SlurmlabError, match="Job has already finished"):
         lab.hold(busy)
-    with pytest.raises(SlurmlabError, match="Job is not held"):
+    with pytest.raises(SlurmlabError, match="Job has already finished"):
         lab.release(busy)
 
 
@@ -304,7 +304,7 @@ def test_test_only_makes_a_submissions_checks_and_waits_for_begin(capsys):
     assert "to start at 2026-01-05T03:00:00" in capsys.readouterr().out
     for args, error in [
         ("--qos=nope", "Invalid qos specification"),
-        ("--dependency=afterok:999", "Job dependency problem"),
+        ("--dependency=afterok:999", "no job '999' was submitted before it"),
         ("--reservation=nope", "Requested reservation is invalid"),
         ("--reservation=maint", "would wait for its reservation maint"),
         ("-t 3-00:00:00", "would wait for PartitionTimeLimit"),

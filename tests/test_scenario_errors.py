@@ -369,7 +369,8 @@ def test_an_array_tasks_own_jobid_names_that_task_alone():
 
 
 def test_sbatch_with_an_unknown_dependency_leaves_no_job_behind():
-    """sbatch rejects the whole submission (Job dependency problem): no half-made job pends."""
+    """A dependency on a job that does not exist is refused whole (real Slurm would count it as
+    satisfied: see Simulation._checked): no half-made job pends."""
     lab = slurmlab.Lab("tiny")
     with pytest.raises(SlurmlabError, match="no job '999' was submitted before it"):
         lab.sbatch("-n 1 --dependency=afterok:999", runtime=60)

@@ -419,9 +419,12 @@ class Simulation(Controller, Lifecycles):
         for dep in spec.dependency:  # checked before any job exists: sbatch rejects it whole
             missing = [ref for ref in dep.job_ids if self._ids_of(ref) is None]
             if missing:
-                raise RequestError(
-                    f"{_who(wjob)}--dependency={dep.kind}:{missing[0]}: no "
-                    f"job {missing[0]!r} was submitted before it (Slurm: Job dependency problem)"
+                raise RequestError(  # real Slurm 22.05 takes an unknown job for one that
+                    f"{_who(wjob)}--dependency={dep.kind}:{missing[0]}: no "  # ended long ago
+                    f"job {missing[0]!r} was submitted before it (real Slurm would take it for "
+                    "a job that ended long ago, count the dependency as satisfied and start "
+                    "the job at once; slurmlab refuses it as a likely mistake): name a job "
+                    "submitted earlier"
                 )
         return res, shape
 
@@ -902,24 +905,30 @@ class Simulation(Controller, Lifecycles):
 
     def hold(self, key: str | int) -> None:
         """``scontrol hold`` (by the job's user): a pending job waits (JobHeldUser) until
-        released; a job that is not pending is refused, as scontrol refuses it."""
+        released. A running job runs on, shown held (squeue: reason JobHeldUser, priority 0,
+        as in real Slurm 22.05); the hold matters if it is requeued: it then pends, held. A
+        job that has ended is refused, as scontrol refuses it."""
         jobs = self._lookup(key)
-        if not any(j.state == "PENDING" for j in jobs):
-            raise SlurmlabError(f"scontrol hold {key}: Job is no longer pending execution")
+        if not any(j.state in ("PENDING", "RUNNING") for j in jobs):
+            raise SlurmlabError(f"scontrol hold {key}: Job has already finished")
         self._split_tasks(jobs)
         for job in jobs:
-            if job.state == "PENDING" and not job.held:
-                job.held = True
-                if job.id not in self.waiting:
-                    self._dequeue(job)
-                    self.waiting.add(job.id)
-                if job.planned is not None:  # its planned start is gone (squeue: N/A)
-                    job.plans.append((self.env.now, None))
-                job.planned = job.planned_nodes = None
-                self._plans.discard(job.id)
+            if job.held or job.state not in ("PENDING", "RUNNING"):
+                continue
+            job.held = True
+            if job.state == "RUNNING":  # (nothing to schedule: it keeps its nodes)
                 self._set_reason(job, "JobHeldUser")
-                self._changed()
-                self.request_pass()
+                continue
+            if job.id not in self.waiting:
+                self._dequeue(job)
+                self.waiting.add(job.id)
+            if job.planned is not None:  # its planned start is gone (squeue: N/A)
+                job.plans.append((self.env.now, None))
+            job.planned = job.planned_nodes = None
+            self._plans.discard(job.id)
+            self._set_reason(job, "JobHeldUser")
+            self._changed()
+            self.request_pass()
 
     def _split_tasks(self, jobs: list[SimJob]) -> None:
         """Slurm keeps an array's pending tasks in one job record until they start; changing
@@ -936,15 +945,20 @@ class Simulation(Controller, Lifecycles):
 
     def release(self, key: str | int) -> None:
         """``scontrol release``: a held job (``sbatch -H``, ``scontrol hold``) may start
-        again; a job that is not held is refused, as scontrol refuses it."""
+        again (a running one is no longer shown held). Releasing a job that is not held does
+        nothing, and one that has ended is refused, as scontrol does (real Slurm 22.05)."""
         jobs = self._lookup(key)
-        held = [j for j in jobs if j.state == "PENDING" and j.held]
-        if not held:
-            raise SlurmlabError(f"scontrol release {key}: Job is not held")
-        self._split_tasks(jobs)
+        if not any(j.state in ("PENDING", "RUNNING") for j in jobs):
+            raise SlurmlabError(f"scontrol release {key}: Job has already finished")
+        held = [j for j in jobs if j.state in ("PENDING", "RUNNING") and j.held]
+        if any(j.state == "PENDING" for j in held):
+            self._split_tasks(jobs)
         for job in held:
             job.held = False
-            self._recheck(job)
+            if job.state == "RUNNING":
+                self._set_reason(job, "None")
+            else:
+                self._recheck(job)
 
     def requeue(self, key: str | int) -> None:
         """``scontrol requeue``: a running job's run ends REQUEUED and it pends again; a

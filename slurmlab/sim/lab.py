@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from slurmlab.errors import RequestError, SbatchError, SlurmlabError
+from slurmlab.errors import NODE_CONFIG_UNAVAILABLE, RequestError, SbatchError, SlurmlabError
 from slurmlab.sim.engine import Simulation
 from slurmlab.sim.result import SimulationResult
 from slurmlab.spec.cluster import Cluster
@@ -192,9 +192,17 @@ class Lab:
         seconds = parse_seconds(runtime, what="runtime")
         user = self._user(spec, user)
         exit_code = check_exit_code(exit_code, what="Lab.sbatch: exit_code")
-        ids = self.sim.submit(
-            WorkloadJob(spec, submit=self.now, runtime=seconds, user=user, exit_code=exit_code)
-        )
+        try:
+            ids = self.sim.submit(
+                WorkloadJob(spec, submit=self.now, runtime=seconds, user=user, exit_code=exit_code)
+            )
+        except RequestError as exc:
+            if NODE_CONFIG_UNAVAILABLE in str(exc):
+                # slurmctld refuses such a job after giving it an id, in its node selection
+                # test: the id is used up (real Slurm 22.05). An unknown partition, account
+                # or QOS, or a malformed option, is refused before: no id is used.
+                self.sim.use_id()
+            raise
         self._settle()
         job = self.sim.jobs[ids[0]]
         return int(job.array_job) if job.array_job else ids[0]
@@ -259,12 +267,14 @@ class Lab:
 
     def hold(self, jobid) -> None:
         """``scontrol hold``: a pending job (an id, an array, some tasks) waits, with reason
-        JobHeldUser, until :meth:`release`."""
+        JobHeldUser, until :meth:`release`. A running job runs on (shown with priority 0);
+        should it be requeued, it pends held."""
         self.sim.hold(jobid)
         self._settle()
 
     def release(self, jobid) -> None:
-        """``scontrol release``: a held job (``sbatch -H``, :meth:`hold`) may start again."""
+        """``scontrol release``: a held job (``sbatch -H``, :meth:`hold`) may start again; a
+        job that is not held is left as it is."""
         self.sim.release(jobid)
         self._settle()
 

@@ -118,7 +118,7 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
         rows["NodeList"].append(compress_hostlist(names[i] for i in nodes) if started else None)
         rows["AllocTRES"].append(tres(alloc, job.partition, gpu_type or None) if started else None)
         rows["ReqTRES"].append(tres(req, job.partition, res.gpu_type))
-        rows["Priority"].append(int(job.priority))
+        rows["Priority"].append(0 if job.held else int(job.priority))  # (scontrol hold: 0)
         pending = run["State"] == "PENDING"
         rows["Reason"].append(
             shown_as(sim, job, sim.now, heads).reason if pending else _db_reason(job, run)

@@ -116,8 +116,9 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
                 p = shown.begin  # (real Slurm 22.05: a --begin=now+600 job, 600 s on)
             planned = sim.origin + pd.Timedelta(seconds=p) if p is not None else pd.NaT
         priority = priority_at(sim, job, t)
-        if st == "PD" and where == "(JobHeldUser)":  # a hold sets it to 0 (real Slurm 22.05),
-            priority = 0  # so squeue lists held jobs last; release recomputes it
+        held = where == "(JobHeldUser)" if st == "PD" else _last_before(job.reasons, t, "")
+        if held in (True, "JobHeldUser"):  # a hold sets it to 0 (real Slurm 22.05, a
+            priority = 0  # running job's too), so squeue lists held jobs last
         rows.append(
             {
                 "JOBID": job.key,

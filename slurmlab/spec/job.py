@@ -1770,18 +1770,20 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
     else:
         nodes, derived = 1, "one node"
     enforce = (cluster.setting("EnforcePartLimits", "NO") or "NO").strip().upper()
-    part_limit = None  # more nodes or CPUs than the partition has: it pends for ever
-    if nodes > len(part.nodes) and enforce == "NO" and nodes <= MAX_PENDING_NODES:
-        # like any partition limit under EnforcePartLimits=NO (real Slurm 22.05: -N 7 on a
-        # 2-node partition pends with PartitionNodeLimit; -n 100 on its 64 CPUs, no -N, with
-        # PartitionConfig)
-        asked_cpus = (ntasks or nodes) * cpt
-        by_cpus = (
-            not counts.nodes_from
-            and not per_node
-            and asked_cpus > cluster.partition_cpus(part.name)
-        )
-        part_limit = "PartitionConfig" if by_cpus else "PartitionNodeLimit"
+    part_limit = None  # more CPUs or nodes than the partition has: it pends for ever
+    if enforce == "NO" and nodes <= MAX_PENDING_NODES:
+        # like any partition limit under EnforcePartLimits=NO. Real Slurm 22.05 tests the
+        # CPUs first (min_cpus against the partition's total, with or without -N): -n 100,
+        # -N 2 -c 64, -N 7 -c 64, -N 2 --ntasks-per-node=40 on a 2-node partition of 64 CPUs
+        # pend with PartitionConfig, -N 7 and -N 3 --exclusive with PartitionNodeLimit; such
+        # a job pends without its per-node shape being checked (-N 2 -c 64 on 32-CPU nodes).
+        # Only a node count asked for (-N, --gpus with GPUs per node) pends for its size:
+        # one slurmlab derives (-n 30 --ntasks-per-node=10, --gpus=20 alone) is refused
+        tasks = ntasks if ntasks is not None else (per_node or 1) * nodes
+        if tasks * cpt > cluster.partition_cpus(part.name):
+            part_limit = "PartitionConfig"
+        elif nodes > len(part.nodes) and counts.nodes_from in ("-N", "--gpus"):
+            part_limit = "PartitionNodeLimit"
     if nodes > len(pool) and part_limit is None:  # (before anything is sized by the count)
         bigger = [p.name for p in cluster.partitions if len(p.nodes) >= nodes and p is not part]
         most = f"{len(pool)} node{'s' * (len(pool) != 1)}"

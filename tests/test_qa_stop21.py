@@ -1,0 +1,162 @@
+"""Regressions from stop 21: sbatch's size limits, job ids used up by refusals, and
+``scontrol hold`` of a running job, checked against real Slurm 22.05 by hand on
+tools/realslurm's cluster (gpu[1-4]: 16 CPUs, 4 GPUs, 64000 MB; cpu[1-2]: 32 CPUs, 128000
+MB; partitions gpu and cpu; the default EnforcePartLimits=NO). Outputs are quoted."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import slurmlab
+from slurmlab.errors import RequestError, SlurmlabError
+
+CONF = Path(__file__).resolve().parents[1] / "datasets" / "realslurm" / "slurm.conf"
+
+
+@pytest.fixture
+def lab():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (KillWait and the like: not modelled)
+        cluster = slurmlab.Cluster.from_slurm_conf(CONF)
+    return slurmlab.Lab(cluster)
+
+
+def _submit(lab, args: str):
+    try:
+        return lab.sbatch(f"{args} -A llm -t 10 --wrap='sleep 600'")
+    except RequestError as exc:
+        return exc
+
+
+# (sbatch options, real squeue's REASON, or None: refused with "Requested node configuration
+# is not available"). `squeue -o "%i %P %T %r %D %C"` after each accepted submission.
+REAL_SIZES = [
+    ("-p cpu -N 7", "PartitionNodeLimit"),  # 7 CPUs
+    ("-p cpu -N 3 -c 16", "PartitionNodeLimit"),  # 48 CPUs
+    ("-p cpu -N 3 --mem=200G", "PartitionNodeLimit"),
+    ("-p cpu -N 3 --exclusive", "PartitionNodeLimit"),
+    ("-p gpu -N 5 --gres=gpu:8", "PartitionNodeLimit"),
+    ("-p gpu --gpus=20 --gpus-per-node=4", "PartitionNodeLimit"),  # 5 nodes
+    ("-p gpu --gpus=20 -N 5", "PartitionNodeLimit"),
+    # the CPUs are tested first, with or without -N, and a job over them is not checked
+    # node by node: -N 2 -c 64 pends though no node has 64 CPUs
+    ("-p cpu -N 7 -c 64", "PartitionConfig"),
+    ("-p cpu -N 2 -c 64", "PartitionConfig"),
+    ("-p cpu -N 3 -c 64", "PartitionConfig"),
+    ("-p cpu -n 100 -c 64", "PartitionConfig"),
+    ("-p cpu -N 7 --ntasks-per-node=32", "PartitionConfig"),
+    ("-p cpu -N 2 --ntasks-per-node=40", "PartitionConfig"),
+    ("-p cpu -n 65", "PartitionConfig"),
+    ("-p cpu -N 2 -n 65", "PartitionConfig"),
+    ("-p gpu -c 65", "PartitionConfig"),
+    ("-p cpu -c 65 --mem=500G", "PartitionConfig"),
+    ("-p gpu -N 1 -n 2 -c 40", "PartitionConfig"),
+    # within the partition's CPUs, a shape no node holds is refused; so is a node count
+    # that only follows from the tasks or GPUs (no -N)
+    ("-p gpu -c 64", None),  # "CPU count per node can not be satisfied"
+    ("-p cpu -N 2 --mem=200G", None),  # "Memory specification can not be satisfied"
+    ("-p gpu -N 4 --gres=gpu:8", None),
+    ("-p gpu --gpus=20 -N 4", None),
+    ("-p gpu --gpus=20", None),
+    ("-p cpu -n 30 --ntasks-per-node=10", None),
+    ("-p gpu -n 20 --gpus-per-task=1", None),
+    ("-p gpu -n 20 --gpus-per-task=1 --ntasks-per-node=4", None),
+]
+
+
+@pytest.mark.parametrize(("args", "real"), REAL_SIZES, ids=[a for a, _ in REAL_SIZES])
+def test_a_job_bigger_than_its_partition_pends_or_is_refused_as_real_slurm_decides(lab, args, real):
+    got = _submit(lab, args)
+    if real is None:
+        assert isinstance(got, RequestError)
+        assert "Requested node configuration is not available" in str(got)
+        return
+    assert isinstance(got, int), got
+    lab.advance(1)
+    row = lab.squeue().set_index("JOBID").loc[str(got)]
+    assert row["NODELIST(REASON)"] == f"({real})"
+    assert real in lab.why_pending(got)
+
+
+def test_the_priority_of_a_job_over_the_partition_counts_its_whole_size(lab):
+    """Real sprio/squeue (PriorityWeightJobSize=1000, PriorityWeightPartition=1000, fair share
+    1.0 x 10000 at submission): -N 7 -c 64 and -N 3 -c 64 got 12000 (size factor 1.0),
+    -N 2 -c 64 11666 ((2/6 + 128/128) / 2), -N 7 11610 ((7/6 + 7/128) / 2). The lab has no
+    association tree (no fair-share term): the same less 10000."""
+    ids = {
+        a: lab.sbatch(f"{a} -A llm -t 10")
+        for a in ("-p cpu -N 7 -c 64", "-p cpu -N 2 -c 64", "-p cpu -N 7")
+    }
+    prio = lab.squeue().set_index("JOBID").PRIORITY
+    assert [prio[str(i)] for i in ids.values()] == [2000, 1666, 1610]
+
+
+def test_a_refusal_by_the_node_selection_test_uses_up_a_job_id(lab):
+    """Real Slurm, submissions in this order: job 15; --gres=gpu:h100:1 refused ("Requested
+    node configuration is not available"); the next job was 17 (id 16 used up). Likewise
+    -c 64 on 16-CPU nodes and --mem=100G on 64000 MB nodes. An unknown partition, account
+    or QOS, or an option sbatch itself rejects (--gres=foo:1, -t xyz), used up none."""
+    assert _submit(lab, "-p gpu") == 1
+    for args in ("--gres=gpu:h100:1", "-p gpu -c 64", "-p gpu --mem=100G"):
+        assert isinstance(_submit(lab, args), RequestError)
+    assert _submit(lab, "-p gpu") == 5
+    for args in ("-p nosuch", "--qos=nosuch", "--gres=foo:1", "-t xyz"):
+        with pytest.raises(SlurmlabError):
+            lab.sbatch(f"{args} -A llm --wrap=true")
+    assert _submit(lab, "-p gpu") == 6
+
+
+def test_a_dependency_on_an_unknown_job_is_refused_without_claiming_slurm_refuses_it(lab):
+    """Real Slurm accepted ``--dependency=afterok:9999`` (no such job) and started the job at
+    once: it takes an unknown job for one that ended long ago. slurmlab refuses it as a
+    likely mistake, and says what Slurm would do."""
+    with pytest.raises(RequestError) as exc:
+        lab.sbatch("-p gpu -t 10 --dependency=afterok:9999 --wrap=true")
+    assert "no job '9999' was submitted before it" in str(exc.value)
+    assert "real Slurm would take it for a job that ended long ago" in str(exc.value)
+
+
+def test_holding_a_running_job_shows_it_held_and_a_requeue_leaves_it_pending_held(lab):
+    """Real Slurm (as alice, two 1-node jobs running, priority 11087):
+    ``scontrol hold 11`` -> ``11 RUNNING JobHeldUser 0``; ``scontrol release 11`` ->
+    ``11 RUNNING None 11088``; ``scontrol hold 12; scontrol requeue 12`` ->
+    ``12 PENDING JobHeldUser 0``; ``scontrol release 12`` -> pending, priority back, START_TIME
+    the end of the requeue delay. A job held while running that completes: sacct
+    ``COMPLETED  Reason None  Priority 0``. Holding or releasing a finished job: "Job has
+    already finished"; releasing a job that is not held does nothing (exit 0)."""
+    a = lab.sbatch("-p gpu -t 60 --wrap=true", runtime=1000)
+    b = lab.sbatch("-p gpu -t 10 --wrap=true", runtime=300)
+    lab.advance(10)
+    lab.hold(a)
+    q = lab.squeue().set_index("JOBID")
+    assert q.loc[str(a), "ST"] == "R" and q.loc[str(a), "PRIORITY"] == 0
+    assert q.loc[str(b), "PRIORITY"] > 0
+    assert list(q.index) == [str(b), str(a)]  # squeue sorts by priority
+    lab.release(a)
+    assert lab.squeue().set_index("JOBID").loc[str(a), "PRIORITY"] > 0
+    lab.release(a)  # not held: nothing happens
+    lab.hold(b)
+    lab.requeue(b)
+    lab.advance(1)
+    q = lab.squeue().set_index("JOBID")
+    assert q.loc[str(b), "ST"] == "PD" and q.loc[str(b), "NODELIST(REASON)"] == "(JobHeldUser)"
+    assert q.loc[str(b), "PRIORITY"] == 0
+    lab.advance(600)  # held: it does not run again
+    assert lab.squeue().set_index("JOBID").loc[str(b), "ST"] == "PD"
+    lab.release(b)
+    lab.advance(1)
+    assert lab.squeue().set_index("JOBID").loc[str(b), "PRIORITY"] > 0
+    lab.hold(a)  # a running job, held to its end
+    lab.run()
+    jobs = lab.sacct().set_index("JobID")
+    assert (jobs.State == "COMPLETED").all()
+    assert jobs.loc[str(a), "Priority"] == 0 and jobs.loc[str(a), "Reason"] == "None"
+    assert jobs.loc[str(b), "Priority"] > 0
+    assert jobs.loc[str(b), "Start"] == lab.result.origin + pd.Timedelta(seconds=611)
+    for act in (lab.hold, lab.release):
+        with pytest.raises(SlurmlabError, match="Job has already finished"):
+            act(a)
