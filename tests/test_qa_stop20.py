@@ -144,7 +144,9 @@ def test_sacct_sizes_convert_while_exact():
 
 def test_a_held_job_shows_priority_0_and_comes_last_in_squeue():
     """Real Slurm 22.05: a held job's priority is 0 (squeue %Q), so the default sort lists it
-    after the other pending jobs of its partition; released, it gets its priority back."""
+    after the other pending jobs of its partition; released, it gets a new priority, under
+    priority/basic behind every job queued before (real Slurm, stop 21: released job 2 got
+    4294901755 after jobs 3 and 4's 4294901757 and 4294901756)."""
     lab = slurmlab.Lab("tiny")
     lab.sbatch("-N 4 --exclusive -t 10", runtime=600)
     held = lab.sbatch("-N 1 -t 10 -H", runtime=60)
@@ -155,7 +157,9 @@ def test_a_held_job_shows_priority_0_and_comes_last_in_squeue():
     assert lab.squeue().JOBID.tolist() == [str(later), str(held), "1"]
     lab.release(held)
     lab.advance(1)
-    assert lab.squeue().JOBID.tolist() == [str(held), str(later), "1"]
+    q = lab.squeue().set_index("JOBID")
+    assert list(q.index) == [str(later), str(held), "1"]
+    assert q.loc[str(held), "PRIORITY"] == q.loc[str(later), "PRIORITY"] - 1
 
 
 @pytest.mark.filterwarnings("ignore:.*not modelled by slurmlab")

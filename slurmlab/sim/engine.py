@@ -584,7 +584,9 @@ class Simulation(Controller, Lifecycles):
         job.id = self._next_id
         self._next_id += 1
         if seq is None:  # (an array's tasks share their submission's: one priority)
-            self._seq += 1
+            # a job held at submission (sbatch -H) has priority 0 and takes no place in
+            # priority/basic's order: it gets one when released (real Slurm 22.05)
+            self._seq += 0 if spec.hold else 1
             seq = self._seq
         job.seq = seq
         job.preempting = self.preemption and bool(self.qos[job.qos].preempt)
@@ -945,16 +947,22 @@ class Simulation(Controller, Lifecycles):
 
     def release(self, key: str | int) -> None:
         """``scontrol release``: a held job (``sbatch -H``, ``scontrol hold``) may start
-        again (a running one is no longer shown held). Releasing a job that is not held does
-        nothing, and one that has ended is refused, as scontrol does (real Slurm 22.05)."""
+        again (a running one is no longer shown held), with its priority set again: under
+        priority/basic it goes behind every job submitted before the release. Releasing a job
+        that is not held does nothing, and one that has ended is refused, as scontrol does
+        (real Slurm 22.05)."""
         jobs = self._lookup(key)
         if not any(j.state in ("PENDING", "RUNNING") for j in jobs):
             raise SlurmlabError(f"scontrol release {key}: Job has already finished")
         held = [j for j in jobs if j.state in ("PENDING", "RUNNING") and j.held]
         if any(j.state == "PENDING" for j in held):
             self._split_tasks(jobs)
-        for job in held:
+        if held:  # its priority is set again (job_mgr.c set_job_prio): under priority/basic it
+            self._seq += 1  # goes behind every job queued (real Slurm 22.05); one for all
+        for job in held:  # the tasks released together, as for one submission
             job.held = False
+            job.seq = self._seq
+            job.priority = self._priority(job)
             if job.state == "RUNNING":
                 self._set_reason(job, "None")
             else:
