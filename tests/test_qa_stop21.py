@@ -160,3 +160,47 @@ def test_holding_a_running_job_shows_it_held_and_a_requeue_leaves_it_pending_hel
     for act in (lab.hold, lab.release):
         with pytest.raises(SlurmlabError, match="Job has already finished"):
             act(a)
+
+
+def test_under_priority_basic_a_released_job_goes_behind_the_queue():
+    """Real Slurm with PriorityType=priority/basic (tools/realslurm, conf changed): jobs 1-4
+    got 4294901759..4294901756; ``scontrol hold 2; scontrol release 2`` gave job 2
+    4294901755 (behind 3 and 4); ``scontrol release 3`` (not held) kept 4294901757; job 5,
+    ``sbatch -H``, pended with priority 0 and, released, got 4294901754: a job held at
+    submission takes no place in the order until released."""
+    lab = slurmlab.Lab("tiny")
+    ids = [lab.sbatch("-N 4 --exclusive -t 30")] + [lab.sbatch("-N 1 -t 10") for _ in range(3)]
+    base = 4294901759
+    prio = lambda: lab.squeue().set_index("JOBID").PRIORITY  # noqa: E731
+    assert [prio()[str(i)] for i in ids] == [base, base - 1, base - 2, base - 3]
+    lab.hold(ids[1])
+    lab.release(ids[1])
+    lab.release(ids[2])
+    assert [prio()[str(i)] for i in ids[1:]] == [base - 4, base - 2, base - 3]
+    held = lab.sbatch("-H -N 1 -t 10")
+    assert prio()[str(held)] == 0
+    lab.release(held)
+    assert prio()[str(held)] == base - 5
+    last = lab.sbatch("-N 1 -t 10")
+    assert prio()[str(last)] == base - 6
+    assert lab.squeue().JOBID.tolist() == ["3", "4", "2", "5", "6", "1"]
+
+
+def test_squeue_at_an_earlier_time_shows_the_priority_a_job_had_then():
+    """Under priority/basic a requeue or a release gives a job a new priority; a snapshot of
+    an earlier moment shows the one it had then (as it does under multifactor)."""
+    lab = slurmlab.Lab("tiny")
+    lab.sbatch("-N 4 --exclusive -t 30", runtime=1200)
+    held = lab.sbatch("-H -N 1 -t 10")
+    other = lab.sbatch("-N 1 -t 10")
+    lab.advance(60)
+    lab.release(held)
+    lab.advance(60)
+    lab.requeue(1)
+    lab.advance(1)
+    before = lab.result.squeue(at=30).set_index("JOBID").PRIORITY
+    after = lab.squeue().set_index("JOBID").PRIORITY
+    base = 4294901759
+    assert before.to_dict() == {"1": base, str(other): base - 1, str(held): 0}
+    assert after[str(held)] == base - 2 and after["1"] == base - 3
+    assert lab.result.squeue(at=90).set_index("JOBID").PRIORITY["1"] == base

@@ -26,6 +26,7 @@ dependencies, priority, control), :mod:`.controller` (the scheduling pass) and
 from __future__ import annotations
 
 import gc
+import math
 import re
 import warnings
 from bisect import bisect_left, insort
@@ -643,6 +644,17 @@ class Simulation(Controller, Lifecycles):
             return f.priority(self.prio.w)
         return basic_priority(job.seq, job.spec.nice)
 
+    def _reprioritise(self, job: SimJob) -> None:
+        """Set a job's priority again (a requeue, a release). Under multifactor the factors
+        keep its history; otherwise the values are kept in ``job.factors`` (its first value
+        from the start), so that a snapshot of an earlier moment shows the one it had then."""
+        new = self._priority(job)
+        if self.prio is None and new != job.priority:
+            if not job.factors:
+                job.factors.append((-math.inf, job.priority))
+            job.factors.append((self.env.now, new))
+        job.priority = new
+
     def _arm_priority_tick(self) -> None:
         """Schedule the next recalculation at the next multiple of PriorityCalcPeriod."""
         if self.prio is None or self._tick_armed:
@@ -962,7 +974,7 @@ class Simulation(Controller, Lifecycles):
         for job in held:  # the tasks released together, as for one submission
             job.held = False
             job.seq = self._seq
-            job.priority = self._priority(job)
+            self._reprioritise(job)
             if job.state == "RUNNING":
                 self._set_reason(job, "None")
             else:

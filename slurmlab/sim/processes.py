@@ -208,7 +208,7 @@ class Lifecycles:
         # priority/basic it goes behind every job submitted before the requeue
         self._seq += 1
         job.seq = self._seq
-        job.priority = self._priority(job)
+        self._reprioritise(job)
         self.log("requeue", job, state)
         self._enqueue(job)
 

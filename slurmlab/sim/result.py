@@ -167,9 +167,12 @@ def _index_ranges(indices: list[int]) -> str:
 
 def priority_at(sim: Simulation, job: SimJob, t: float) -> int:
     """The priority ``job`` had at ``t``: under priority/multifactor its last recalculation at
-    or before ``t`` (``job.factors``, which sprio shows too); otherwise its priority."""
-    f = _last_before(job.factors, t, None) if sim.prio is not None else None
-    return int(job.priority if f is None else f.priority(sim.prio.w))
+    or before ``t`` (``job.factors``, which sprio shows too); otherwise the value it was set to
+    last (at submission, a requeue or a release: ``Simulation._reprioritise``)."""
+    f = _last_before(job.factors, t, None)
+    if f is None:
+        return int(job.priority)
+    return int(f if sim.prio is None else f.priority(sim.prio.w))
 
 
 def node_states(sim: Simulation, at=None) -> dict[str, str]:
