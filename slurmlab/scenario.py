@@ -19,7 +19,8 @@ A scenario is a YAML (or JSON) document::
         exit_code: 0                   # optional; non-zero ends the job FAILED
         checkpoint: {interval: 3600, write_cost: 120, restart_cost: 300}   # optional
     actions:                           # optional scripted admin actions
-      - {at: 600, action: cancel, job: big}     # cancel | requeue (job); drain | resume (node:
+      - {at: 600, action: cancel, job: big}     # cancel | requeue | hold | release |
+                                       # requeuehold (job); drain | resume (node:
                                        # a node or a hostlist, gpu[1-4])
     accounts:                          # optional fair-share tree (sacctmgr)
       - {name: llm, shares: 70, users: [alice, bob]}   # once any account lists users,
@@ -77,6 +78,7 @@ from slurmlab.spec.units import (
     parse_whole,
 )
 from slurmlab.spec.workload import (
+    ACTIONS,
     DEFAULT_ORIGIN,
     Action,
     Workload,
@@ -1142,7 +1144,7 @@ def _nodes_hint(cluster: Cluster) -> str:
     return f"it has {compress_hostlist(_node_names(cluster))}"
 
 
-_ACTIONS = {"cancel": "job", "requeue": "job", "drain": "node", "resume": "node"}
+_ACTIONS = ACTIONS
 
 
 def _action(entry, i: int, jobs: tuple[WorkloadJob, ...], cluster: Cluster) -> tuple[Action, ...]:

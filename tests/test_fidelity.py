@@ -226,3 +226,67 @@ def test_tres_match_real_slurm(yaml_path, out):
     known = [(s, k, c) for s, k, c in TRES_SIMPLIFICATIONS if s == yaml_path.stem]
     for _s, k, col in known:  # a known difference that went away is news: update the list
         assert _tres(real.loc[k, col]) != _tres(sim.loc[k, col]), (k, col)
+
+
+HOLDS_DIR = ROOT / "datasets/realslurm/holds"
+
+
+@pytest.mark.skipif(not (HOLDS_DIR / "sacct.txt").exists(), reason="no holds fixture")
+def test_holds_give_every_run_real_saccts_priority_reason_and_eligible_time():
+    """Replaying ``holds``: each run's sacct Priority (the priority when it was submitted or
+    requeued, 0 if held then), Reason (the last it waited for besides its turn) and Eligible
+    (a hold of a pending job makes it eligible again only when released) equal real sacct's."""
+    from slurmlab import read_sacct
+
+    result = replay_result("holds")
+    real = read_sacct(HOLDS_DIR / "sacct.txt")
+    real = real[real["StepID"].isna()] if "StepID" in real else real
+    ids = {v: k for k, v in meta_ids("holds").items()}
+    sim = result.jobs_all_runs
+    origin = result.origin
+    t0 = pd.Timestamp(json_meta("holds")["t0_local"])
+    got = {
+        (key, n): (int(r.Priority), r.Reason, (r.Eligible - origin).total_seconds())
+        for key, runs in sim.groupby("JobID", sort=False)
+        for n, r in enumerate(runs.itertuples())
+    }
+    want = {}
+    for jid, runs in real.groupby("JobIDRaw", sort=False):
+        for n, r in enumerate(runs.sort_values("Submit").itertuples()):
+            eligible = (r.Eligible - t0).total_seconds() if pd.notna(r.Eligible) else None
+            want[(ids[str(jid)], n)] = (int(r.Priority), r.Reason, eligible)
+    assert sorted(got) == sorted(want)
+    for k, (prio, reason, eligible) in want.items():
+        assert got[k][:2] == (prio, reason), k
+        if eligible is not None:  # (a run requeued at once has none in sacct)
+            assert abs(got[k][2] - eligible) <= 2, k
+
+
+@pytest.mark.skipif(not (HOLDS_DIR / "queue.csv").exists(), reason="no holds fixture")
+def test_holds_show_real_squeues_states_reasons_and_priorities():
+    """At every real squeue snapshot of ``holds`` (every 10 s; the simulation is read half a
+    second before, since real Slurm acts a fraction of a second after each instant): the same
+    state, the same reason for pending jobs (JobHeldUser, JobHeldAdmin, ``job requeued in held
+    state``, BeginTime...), priority 0 exactly while held (a held running job too) and within
+    20 of real's otherwise (the age factor: Slurm recalculates once a minute from its own
+    start, the simulator at multiples of PriorityCalcPeriod)."""
+    result = replay_result("holds")
+    real = pd.read_csv(HOLDS_DIR / "queue.csv", keep_default_na=False)
+    turn = {"Priority", "Resources"}
+    for row in real.itertuples():
+        q = result.squeue(at=row.t - 0.5).set_index("JOBID")
+        got, state = q.loc[row.name], "PD" if row.state == "PENDING" else "R"
+        assert got["ST"] == state, (row.t, row.name)
+        if row.state == "PENDING":
+            reason = got["NODELIST(REASON)"][1:-1]
+            assert reason == row.reason or {reason, row.reason} <= turn, (row.t, row.name)
+        if row.priority == 0:
+            assert got.PRIORITY == 0, (row.t, row.name)
+        else:
+            assert abs(got.PRIORITY - row.priority) <= 20, (row.t, row.name)
+
+
+def json_meta(name: str) -> dict:
+    import json
+
+    return json.loads((ROOT / "datasets/realslurm" / name / "meta.json").read_text())

@@ -95,7 +95,7 @@ def test_scenario_file_is_well_formed(scenario_file: Path) -> None:
         assert (scenario_file.parent / sc["cluster"][key]).is_file()
     for action in sc.get("actions") or []:
         assert action["job"] in ids
-        assert action["action"] in {"cancel", "requeue"}
+        assert action["action"] in {"cancel", "requeue", "hold", "release", "requeuehold"}
 
 
 @pytest.mark.parametrize("scenario_file", SCENARIO_FILES, ids=lambda p: p.stem)

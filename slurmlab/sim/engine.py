@@ -60,11 +60,17 @@ from slurmlab.spec.workload import DEFAULT_ORIGIN, Action, Workload, WorkloadJob
 __all__ = ["Simulation"]
 
 
+#: squeue's reason for a job ``scontrol requeuehold`` held (slurmctld's state_desc; the
+#: state_reason is WAIT_HELD_USER: its user may release it).
+REQUEUE_HELD = "job requeued in held state"
+#: The reasons of a held job (priority 0 while held).
+HOLDS = frozenset(("JobHeldUser", "JobHeldAdmin", REQUEUE_HELD))
+
 #: Pending reasons that never clear by waiting.
 PERMANENT = {
     "PartitionTimeLimit", "PartitionNodeLimit", "DependencyNeverSatisfied", "PartitionDown",
     "QOSMaxWallDurationPerJobLimit", "InvalidReservation", "JobHeldUser", "PartitionInactive",
-    "MaxMemPerLimit", "ReservationDeleted", "PartitionConfig",
+    "MaxMemPerLimit", "ReservationDeleted", "PartitionConfig", *HOLDS,
 }  # fmt: skip
 
 
@@ -612,7 +618,8 @@ class Simulation(Controller, Lifecycles):
         job.priority = self._priority(job, at_submit=True)
         job.deps = spec.dependency
         job.deps_any = spec.dependency_any
-        job.held = bool(spec.hold)  # sbatch -H; scontrol hold / release change it
+        # the hold's reason, or None: sbatch -H; scontrol hold / release change it
+        job.held = "JobHeldUser" if spec.hold else None
         job.split = None  # when an array task left its array's pending record (see hold)
         self.jobs[job.id] = job
         return job
@@ -771,7 +778,7 @@ class Simulation(Controller, Lifecycles):
         if q.max_wall is not None and job.limit > q.max_wall.total_seconds():
             return "QOSMaxWallDurationPerJobLimit"
         if job.held:
-            return "JobHeldUser"
+            return job.held
         if job.spec.reservation:
             resv = self.reservations[job.spec.reservation][0]
             if self.env.now >= resv.end:  # held if it was pending when the reservation ended
@@ -917,30 +924,43 @@ class Simulation(Controller, Lifecycles):
                 self._release_dependents(job)
                 self.request_pass()
 
-    def hold(self, key: str | int) -> None:
-        """``scontrol hold`` (by the job's user): a pending job waits (JobHeldUser) until
-        released. A running job runs on, shown held (squeue: reason JobHeldUser, priority 0,
-        as in real Slurm 22.05); the hold matters if it is requeued: it then pends, held. A
-        job that has ended is refused, as scontrol refuses it."""
+    def hold(self, key: str | int, *, admin: bool = False) -> None:
+        """``scontrol hold``: a pending job waits until released, with reason JobHeldUser
+        (by the job's user) or JobHeldAdmin (``admin``: by an administrator, as a scenario's
+        actions are). A running job runs on, shown held (squeue: that reason, priority 0, as
+        in real Slurm 22.05); the hold matters if it is requeued: it then pends, held. A job
+        that has ended is refused, as scontrol refuses it."""
+        self._hold(key, "JobHeldAdmin" if admin else "JobHeldUser", "hold")
+
+    def requeue_hold(self, key: str | int) -> None:
+        """``scontrol requeuehold``: requeue the job (:meth:`requeue`) and hold it; squeue
+        shows the reason as slurmctld words it, ``job requeued in held state``."""
+        self.requeue(key)  # (a running job is held before its interruption requeues it)
+        self._hold(key, REQUEUE_HELD, "requeuehold")
+
+    def _hold(self, key: str | int, reason: str, command: str) -> None:
         jobs = self._lookup(key)
         if not any(j.state in ("PENDING", "RUNNING") for j in jobs):
-            raise SlurmlabError(f"scontrol hold {key}: Job has already finished")
+            raise SlurmlabError(f"scontrol {command} {key}: Job has already finished")
         self._split_tasks(jobs)
         for job in jobs:
-            if job.held or job.state not in ("PENDING", "RUNNING"):
+            if job.held in (reason, "JobHeldAdmin") or job.state not in ("PENDING", "RUNNING"):
                 continue
-            job.held = True
-            if job.state == "RUNNING":  # (nothing to schedule: it keeps its nodes)
-                self._set_reason(job, "JobHeldUser")
+            job.held = reason
+            if job.state == "RUNNING":  # (nothing to schedule: it keeps its nodes; squeue
+                job.reasons.append((self.env.now, reason))  # shows it, a requeue keeps it)
                 continue
             if job.id not in self.waiting:
                 self._dequeue(job)
                 self.waiting.add(job.id)
+            # no longer eligible: it is again when released (sacct's Eligible, and the age
+            # factor counts from then: real Slurm 22.05, fixture holds)
+            job.eligible = None
             if job.planned is not None:  # its planned start is gone (squeue: N/A)
                 job.plans.append((self.env.now, None))
             job.planned = job.planned_nodes = None
             self._plans.discard(job.id)
-            self._set_reason(job, "JobHeldUser")
+            self._set_reason(job, reason)
             self._changed()
             self.request_pass()
 
@@ -972,11 +992,11 @@ class Simulation(Controller, Lifecycles):
         if held:  # its priority is set again (job_mgr.c set_job_prio): under priority/basic it
             self._seq += 1  # goes behind every job queued (real Slurm 22.05); one for all
         for job in held:  # the tasks released together, as for one submission
-            job.held = False
+            job.held = None
             job.seq = self._seq
             self._reprioritise(job)
             if job.state == "RUNNING":
-                self._set_reason(job, "None")
+                job.reasons.append((self.env.now, "None"))
             else:
                 self._recheck(job)
 
@@ -1037,7 +1057,8 @@ class Simulation(Controller, Lifecycles):
         )
 
     def add_actions(self, actions) -> None:
-        """Schedule scripted admin actions (cancel/requeue a job, drain/resume a node).
+        """Schedule scripted admin actions (cancel, requeue, hold, release or requeuehold a
+        job; drain or resume a node).
 
         An action runs after the arrivals of its instant (so it can name a job submitted
         then) and before that instant's scheduling pass.
@@ -1053,6 +1074,12 @@ class Simulation(Controller, Lifecycles):
                 self.cancel(act.target)
             elif act.action == "requeue":
                 self.requeue(act.target)
+            elif act.action == "hold":  # (an administrator's: JobHeldAdmin)
+                self.hold(act.target, admin=True)
+            elif act.action == "release":
+                self.release(act.target)
+            elif act.action == "requeuehold":
+                self.requeue_hold(act.target)
             elif act.action == "drain":
                 self.set_node_state(act.target, "DRAIN")
             else:

@@ -40,6 +40,10 @@ _WORDS = {
     "PartitionInactive": "partition {p} is INACTIVE; it waits until an administrator brings it up",
     "JobHeldUser": "it is held (sbatch -H, or scontrol hold); it waits until released "
     "(scontrol release; in a Lab, lab.release(jobid))",
+    "JobHeldAdmin": "an administrator held it (scontrol hold); it waits until an "
+    "administrator releases it (scontrol release)",
+    "job requeued in held state": "scontrol requeuehold requeued it and held it; it waits until "
+    "released (scontrol release, by its user too)",
     "Reservation": "its reservation {resv} has not started yet",
     "InvalidReservation": "its reservation {resv} had ended when it was submitted; it will never "
     "start (resubmit without --reservation, or with a current one)",

@@ -13,7 +13,7 @@ import pandas as pd
 from slurmlab.policies.fairshare import billed_tres
 from slurmlab.policies.priority import billing_weights
 from slurmlab.records.schema import conform
-from slurmlab.sim.engine import Simulation, array_heads, iter_records, shown_as
+from slurmlab.sim.engine import HOLDS, SimJob, Simulation, array_heads, iter_records, shown_as
 from slurmlab.spec.units import compress_hostlist, format_memory_mb
 
 __all__ = ["SIMULATED_COLUMNS", "event_table", "job_table"]
@@ -59,7 +59,11 @@ class _Tres:
 
 
 def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
-    """The job table: the current (last) run of every job, or every run with ``duplicates``."""
+    """The job table: the current (last) run of every job, or every run with ``duplicates``.
+
+    As in sacct, ``Priority`` is a run's priority when it was submitted (or requeued), 0 if
+    it was held then, and ``Reason`` the last reason it waited for besides its turn (see
+    ``_submit_priority`` and ``_db_reason``); squeue and sprio show later priorities."""
     # the columns a simulation knows; conform() adds any other schema column, empty
     rows: dict[str, list] = {c: [] for c in SIMULATED_COLUMNS}
     nan = np.nan
@@ -118,7 +122,7 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
         rows["NodeList"].append(compress_hostlist(names[i] for i in nodes) if started else None)
         rows["AllocTRES"].append(tres(alloc, job.partition, gpu_type or None) if started else None)
         rows["ReqTRES"].append(tres(req, job.partition, res.gpu_type))
-        rows["Priority"].append(0 if job.held else int(job.priority))  # (scontrol hold: 0)
+        rows["Priority"].append(_submit_priority(sim, job, run["Submit"]))
         pending = run["State"] == "PENDING"
         rows["Reason"].append(
             shown_as(sim, job, sim.now, heads).reason if pending else _db_reason(job, run)
@@ -152,7 +156,8 @@ def event_table(sim: Simulation) -> pd.DataFrame:
 
     * ``submit`` (a job, or an array task, is submitted), ``eligible`` (it may start, the
       first time in its run: at once, or when its dependency, begin time or hold cleared;
-      sacct's Eligible), ``start`` (``main`` or ``backfill``: who
+      again after a hold of the pending job; sacct's Eligible), ``start`` (``main`` or
+      ``backfill``: who
       started it), ``end`` (its State: COMPLETED, FAILED, TIMEOUT, CANCELLED, NODE_FAIL,
       PREEMPTED...), ``requeue`` (the State its run ended in), ``preempt`` (``by <JobID>``);
     * ``priority`` (multifactor priorities recalculated), ``node_down`` / ``node_idle`` /
@@ -167,7 +172,35 @@ def event_table(sim: Simulation) -> pd.DataFrame:
     return frame
 
 
+def last_before(history: list[tuple[float, object]], t: float, default):
+    """The value of a (time, value) history at ``t``: the last one set at or before it."""
+    value = default
+    for when, v in history:
+        if when > t:
+            break
+        value = v
+    return value
+
+
+def priority_at(sim: Simulation, job: SimJob, t: float) -> int:
+    """The priority ``job`` had at ``t``: under priority/multifactor its last recalculation at
+    or before ``t`` (``job.factors``, which sprio shows too); otherwise the value it was set to
+    last (at submission, a requeue or a release: ``Simulation._reprioritise``)."""
+    f = last_before(job.factors, t, None)
+    if f is None:
+        return int(job.priority)
+    return int(f if sim.prio is None else f.priority(sim.prio.w))
+
+
 _TURN = frozenset(("None", "Priority", "Resources"))  # waiting one's turn: not kept
+
+
+def _submit_priority(sim: Simulation, job, t: float) -> int:
+    """sacct's Priority of a run: the priority it had when it was submitted (or requeued),
+    0 if it was held then. In every real fixture sacct's Priority is the job's first squeue
+    priority (a few seconds after submission), not a later one (``holds``: a job requeued
+    while held shows 0, one held after it started its submission's)."""
+    return 0 if last_before(job.reasons, t, "") in HOLDS else priority_at(sim, job, t)
 
 
 def _db_reason(job, run: dict) -> str:

@@ -12,7 +12,7 @@ import pandas as pd
 
 from slurmlab.errors import SlurmlabError
 from slurmlab.sim.engine import (
-    SimJob,
+    HOLDS,
     Simulation,
     array_heads,
     arrays_split,
@@ -21,7 +21,7 @@ from slurmlab.sim.engine import (
     used_at,
 )
 from slurmlab.sim.metrics import failure_metrics, run_accounting, schedule_metrics
-from slurmlab.sim.recorder import event_table, job_table
+from slurmlab.sim.recorder import event_table, job_table, last_before, priority_at
 from slurmlab.spec.cluster import format_table
 from slurmlab.spec.units import (
     compress_hostlist,
@@ -53,15 +53,6 @@ def _seconds(sim: Simulation, at) -> float:
             "(lab.advance(...), or simulate without until)"
         )
     return t
-
-
-def _last_before(history: list[tuple[float, object]], t: float, default):
-    value = default
-    for when, v in history:
-        if when > t:
-            break
-        value = v
-    return value
 
 
 def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.DataFrame:
@@ -99,7 +90,7 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
                     tasks[job.array_id][1].append(job.array_task)
                     continue
                 tasks[job.array_id] = (len(rows), [job.array_task])
-            reason = _last_before(shown.reasons, t, "None")
+            reason = last_before(shown.reasons, t, "None")
             if reason == "ReqNodeNotAvail":  # squeue shows the nodes (slurmctld's state_desc)
                 states = states or node_states(sim, t)
                 out = [
@@ -111,14 +102,14 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
                     reason += f", UnavailableNodes:{compress_hostlist(out)}"
             where = f"({reason})"
             elapsed = "0:00"
-            p = _last_before(shown.plans, t, None)
+            p = last_before(shown.plans, t, None)
             if p is None and reason == "BeginTime":  # squeue --start shows its begin time
                 p = shown.begin  # (real Slurm 22.05: a --begin=now+600 job, 600 s on)
             planned = sim.origin + pd.Timedelta(seconds=p) if p is not None else pd.NaT
         priority = priority_at(sim, job, t)
-        held = where == "(JobHeldUser)" if st == "PD" else _last_before(job.reasons, t, "")
-        if held in (True, "JobHeldUser"):  # a hold sets it to 0 (real Slurm 22.05, a
-            priority = 0  # running job's too), so squeue lists held jobs last
+        held = where[1:-1] if st == "PD" else last_before(job.reasons, t, "")
+        if held in HOLDS:  # a hold sets it to 0 (real Slurm 22.05, a running job's too), so
+            priority = 0  # squeue lists held jobs last
         rows.append(
             {
                 "JOBID": job.key,
@@ -165,16 +156,6 @@ def _index_ranges(indices: list[int]) -> str:
     return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
 
 
-def priority_at(sim: Simulation, job: SimJob, t: float) -> int:
-    """The priority ``job`` had at ``t``: under priority/multifactor its last recalculation at
-    or before ``t`` (``job.factors``, which sprio shows too); otherwise the value it was set to
-    last (at submission, a requeue or a release: ``Simulation._reprioritise``)."""
-    f = _last_before(job.factors, t, None)
-    if f is None:
-        return int(job.priority)
-    return int(f if sim.prio is None else f.priority(sim.prio.w))
-
-
 def node_states(sim: Simulation, at=None) -> dict[str, str]:
     """Each node's sinfo state at ``at``: idle, mix, alloc, down, drng (draining), drain."""
     t = _seconds(sim, at)
@@ -185,7 +166,7 @@ def node_states(sim: Simulation, at=None) -> dict[str, str]:
     for w, n, st in sim.node_events:
         events.setdefault(n, []).append((w, st))
     for i, name in enumerate(sim.node_names):
-        admin = _last_before(events.get(name, []), t, configured[name])
+        admin = last_before(events.get(name, []), t, configured[name])
         if admin == "DRAIN" and used[i].any():
             out[name] = "drng"  # draining: no new jobs, running ones finish
             continue
@@ -228,7 +209,7 @@ def sprio_frame(sim: Simulation, t: float) -> pd.DataFrame:
         s, e = run["Start"], run["End"]
         if run["Submit"] > t or (s is not None and s <= t) or (e is not None and e <= t):
             continue
-        f = _last_before(job.factors, t, None)
+        f = last_before(job.factors, t, None)
         if f is None:
             continue
         w = f.weighted(sim.prio.w)

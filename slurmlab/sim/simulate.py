@@ -51,7 +51,8 @@ def simulate(
     for ``"slurm"``, which otherwise takes them from the cluster's SchedulerParameters).
     ``enforce_time_limit`` defaults to True, and to False for trace workloads (``read_swf``),
     which replay recorded run times even past their limits (Slurm's OverTimeLimit=UNLIMITED).
-    ``actions`` are scripted admin actions (cancel, requeue, drain, resume) at given times.
+    ``actions`` are scripted admin actions (cancel, requeue, hold, release, requeuehold,
+    drain, resume) at given times.
     ``failures`` are scripted node failures and ``random_failures`` a random failure model
     (drawn from ``seed``, or the model's own seed). ``accounts`` (a fair-share tree),
     ``qos`` and ``reservations`` are what sacctmgr and scontrol would create; priority

@@ -118,16 +118,22 @@ class Workload:
         return cls(tuple(jobs), **kw)
 
 
+#: Scripted admin actions and what each names (a job or a node).
+ACTIONS = {
+    "cancel": "job", "requeue": "job", "hold": "job", "release": "job", "requeuehold": "job",
+    "drain": "node", "resume": "node",
+}  # fmt: skip
+
+
 @dataclass(frozen=True, slots=True)
 class Action:
-    """A scripted admin action at ``at`` seconds: cancel/requeue a job, drain/resume a node."""
+    """A scripted admin action at ``at`` seconds: cancel, requeue, hold, release or
+    requeuehold a job (scancel, scontrol), drain or resume a node."""
 
     at: float
     action: str
     target: str
 
     def __post_init__(self):
-        if self.action not in ("cancel", "requeue", "drain", "resume"):
-            raise SlurmlabError(
-                f"action {self.action!r} is not one of cancel, requeue, drain, resume"
-            )
+        if self.action not in ACTIONS:
+            raise SlurmlabError(f"action {self.action!r} is not one of {', '.join(ACTIONS)}")
