@@ -262,3 +262,21 @@ def test_a_refused_hold_action_is_a_warning_and_the_run_goes_on(tmp_path):
     with pytest.warns(UserWarning, match="Job has already finished"):
         r = sc.run()
     assert (r.jobs.State == "COMPLETED").all()
+
+
+def test_why_pending_for_a_job_over_its_partition_gives_a_fix_that_would_be_accepted(lab):
+    """The fix for PartitionConfig bounds the CPUs in all and on a node (``-c 64`` within 64
+    CPUs in all is still refused on 16-CPU nodes); a node count from --gpus and
+    --gpus-per-node is fixed through --gpus."""
+    cpus = lab.sbatch("-p gpu -c 65 -A llm -t 10 --wrap=true")
+    assert lab.why_pending(cpus).endswith(
+        "it asks for 65 CPUs but partition gpu has 64 in all; it will never start (with "
+        "EnforcePartLimits=NO Slurm accepts such a job and leaves it pending). Fix: ask for at "
+        "most 64 CPUs in all and 16 on a node (-n, -c, --ntasks-per-node)."
+    )
+    gpus = lab.sbatch("-p gpu --gpus=20 --gpus-per-node=4 -A llm -t 10 --wrap=true")
+    assert lab.why_pending(gpus).endswith(
+        "Fix: ask for --gpus=16 or fewer (with --gpus-per-node=4: 4 nodes)."
+    )
+    tasks = lab.sbatch("-p cpu -N 2 -n 65 -A llm -t 10 --wrap=true")
+    assert "it asks for 65 CPUs" in lab.why_pending(tasks)  # (as squeue's CPUS: 65)

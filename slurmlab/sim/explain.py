@@ -166,7 +166,7 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
         mt=format_duration(part.max_time), n=job.count, thr=job.throttle,
         nodes=f"at least {part.min_nodes}" if job.count < part.min_nodes
         else f"at most {most}",
-        cpus=job.res.cpus_per_node * job.count, pcpus=part_cpus,
+        cpus=job.res.ntasks * job.res.cpus_per_task, pcpus=part_cpus,
         q=job.qos, a=job.account, resv=job.spec.reservation, most=most,
     )  # fmt: skip
     lines = [f"Job {job.key} is pending ({reason}): {text}."]
@@ -174,10 +174,20 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
         lines.append(f"Fix: ask for at most -t {format_duration(part.max_time)}.")
     if reason == "PartitionNodeLimit" and job.count < part.min_nodes:
         lines.append(f"Fix: ask for --nodes={part.min_nodes} or more, or another partition.")
+    elif reason == "PartitionNodeLimit" and job.spec.gpus and job.spec.gpus_per_node:
+        gpn = job.spec.gpus_per_node  # (--gpus / --gpus-per-node made the node count)
+        lines.append(
+            f"Fix: ask for --gpus={most * gpn} or fewer (with --gpus-per-node={gpn}: {most} "
+            f"nodes){_roomier(sim, job)}."
+        )
     elif reason == "PartitionNodeLimit":
         lines.append(f"Fix: ask for --nodes={most} or fewer{_roomier(sim, job)}.")
     if reason == "PartitionConfig":
-        lines.append(f"Fix: ask for at most {part_cpus} CPUs (-n, -c){_roomier(sim, job)}.")
+        widest = max(sim.cluster.node(n).cpus for n in part.nodes)
+        lines.append(
+            f"Fix: ask for at most {part_cpus} CPUs in all and {widest} on a node (-n, -c, "
+            f"--ntasks-per-node){_roomier(sim, job)}."
+        )
     if reason not in ("Priority", "Resources"):
         return " ".join(lines)
     free = sim.capacity - used_at(sim, t)
