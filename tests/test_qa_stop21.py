@@ -280,3 +280,54 @@ def test_why_pending_for_a_job_over_its_partition_gives_a_fix_that_would_be_acce
     )
     tasks = lab.sbatch("-p cpu -N 2 -n 65 -A llm -t 10 --wrap=true")
     assert "it asks for 65 CPUs" in lab.why_pending(tasks)  # (as squeue's CPUS: 65)
+
+
+def test_squeue_folds_pending_tasks_split_off_an_array_back_into_its_record(lab):
+    """Real squeue (22.05), on this cluster behind a 4-node exclusive job: ``sbatch -H
+    --array=1-3`` shows ``6_[1-3] ... JobHeldUser``; after ``scontrol release 6_2`` (sacct: a
+    job 6_2 of its own) still one line, ``6_[1-3] ... JobHeldUser,Priority`` (squeue's
+    _combine_pending_array_tasks folds pending tasks split off the record back into it and
+    adds their reasons); after ``scancel 6_3`` ``6_[1-2]``; once 6_2 ran, ``6_[1]``: a record
+    that shrank without a task starting from it keeps its brackets. ``squeue -r`` lists each
+    task. ``sbatch --test-only -c 64`` (refused: "allocation failure: Requested node
+    configuration is not available") used up id 4: the array was job 6."""
+    for args in ("-N 4 --exclusive -t 30", "-N 1 -t 10", "-N 1 -t 10 --nice=100"):
+        lab.sbatch(f"-p gpu {args} -A llm --wrap=true", runtime=600)
+    with pytest.raises(RequestError, match="Requested node configuration is not available"):
+        lab.sbatch("-p gpu --test-only -c 64 -t 10 -A llm --wrap=true")
+    lab.sbatch("-p gpu -N 1 -t 10 -A llm --wrap=true", runtime=600)
+    array = lab.sbatch("-p gpu -H --array=1-3 -t 10 -A llm --wrap=true", runtime=600)
+    assert array == 6
+
+    def lines():
+        return [
+            line.split()[0] + " " + line.split()[9]
+            for line in lab.result.squeue_text().splitlines()[1:]
+            if line.split()[0].startswith("6")
+        ]
+
+    assert lines() == ["6_[1-3] (JobHeldUser)"]
+    lab.release("6_2")
+    assert lines() == ["6_[1-3] (JobHeldUser,Priority)"]
+    assert "6_2" in _ids_r(lab) and "6_1" in _ids_r(lab)
+    lab.scancel("6_3")
+    assert lines() == ["6_[1-2] (JobHeldUser,Priority)"]
+    lab.scancel(1)
+    lab.advance(1)
+    assert sorted(lines()) == ["6_2 gpu1", "6_[1] (JobHeldUser)"]
+
+
+def _ids_r(lab) -> list[str]:
+    return [line.split()[0] for line in lab.result.squeue_text(array=True).splitlines()[1:]]
+
+
+def test_an_array_record_keeps_its_brackets_when_tasks_are_cancelled_off_it():
+    """Cancelling tasks does not turn the record into a task (only a start from it that
+    leaves one does: the last of --array=0-1 after task 0 started is 2_1, as before)."""
+    lab = slurmlab.Lab("tiny")
+    lab.sbatch("-N 4 --exclusive -t 10", runtime=600)
+    array = lab.sbatch("--array=1-3 -N 1 -t 10", runtime=60)
+    lab.scancel(f"{array}_2")
+    lab.scancel(f"{array}_3")
+    assert _ids_r(lab)[0] == f"{array}_1"
+    assert lab.result.squeue_text().splitlines()[1].split()[0] == f"{array}_[1]"

@@ -1183,15 +1183,33 @@ def array_heads(sim: Simulation, t: float) -> dict[int, SimJob]:
     return heads
 
 
-def arrays_split(sim: Simulation, t: float) -> set[int]:
-    """The job arrays some task of which was a job of its own at ``t`` (it had started, was
-    cancelled or requeued, or scontrol held it apart): squeue prints a pending record of one
-    task as ``6_5`` then, and as ``2_[3]`` before (real Slurm 22.05)."""
-    return {
-        j.array_id
-        for j in sim.jobs.values()
-        if j.array_id is not None and j.submit <= t and not _unsplit_at(j, t)
-    }
+def arrays_converted(sim: Simulation, t: float) -> set[int]:
+    """The job arrays whose pending record had become a plain task record by ``t``.
+
+    slurmctld turns an array's pending record into its last task when starting a task from
+    it leaves one task or none (job_array_post_sched): squeue then prints ``6_5``. A record
+    that shrank otherwise (tasks cancelled, or split off by scontrol and started on their
+    own) keeps its task list: ``6_[1]`` (real Slurm 22.05; ``2_[3]`` before anything).
+    """
+    arrays: dict[int, list[SimJob]] = {}
+    for job in sim.jobs.values():
+        if job.array_id is not None and job.submit <= t:
+            arrays.setdefault(job.array_id, []).append(job)
+    out = set()
+    for array_id, tasks in arrays.items():
+        starts = sorted(
+            s
+            for j in tasks
+            if (s := _first_start(j)) is not None and s <= t and (j.split is None or j.split > s)
+        )
+        if any(sum(_unsplit_at(j, s) for j in tasks) <= 1 for s in starts):
+            out.add(array_id)
+    return out
+
+
+def _first_start(job: SimJob) -> float | None:
+    starts = [r["Start"] for r in job.runs if r["Start"] is not None]
+    return starts[0] if starts else job.start
 
 
 def shown_as(sim: Simulation, job: SimJob, t: float, heads=None) -> SimJob:

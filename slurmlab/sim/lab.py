@@ -164,13 +164,20 @@ class Lab:
 
     def test_only(self, spec: JobSpec, *, user: str | None = None) -> str:
         """sbatch --test-only's answer for ``spec`` now: ``sbatch: Job N to start at T using P
-        processors on nodes X in partition Y`` (N: a job id it uses up, as Slurm does). Running jobs count
-        as ending at their limits; pending jobs are not counted (Slurm's will-run test; see
+        processors on nodes X in partition Y`` (N: a job id it uses up, as Slurm does; a
+        refusal in the node selection test uses one up too). Running jobs count as ending at
+        their limits; pending jobs are not counted (Slurm's will-run test; see
         :meth:`Simulation.will_run`)."""
-        found = self.sim.will_run(
-            WorkloadJob(spec, submit=self.now, runtime=0, user=self._user(spec, user))
-        )
+        try:
+            found = self.sim.will_run(
+                WorkloadJob(spec, submit=self.now, runtime=0, user=self._user(spec, user))
+            )
+        except RequestError as exc:
+            if NODE_CONFIG_UNAVAILABLE in str(exc):  # (real Slurm 22.05: "allocation
+                self.sim.use_id()  # failure: ...", and the next job's id is one more)
+            raise
         if found is None:
+            self.sim.use_id()
             raise RequestError(
                 "Requested node configuration is not available (too few of the nodes it may "
                 "use are up; sinfo shows which are down or drained)"

@@ -15,7 +15,7 @@ from slurmlab.sim.engine import (
     HOLDS,
     Simulation,
     array_heads,
-    arrays_split,
+    arrays_converted,
     iter_records,
     shown_as,
     used_at,
@@ -70,6 +70,7 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
     rows = []
     heads = array_heads(sim, t)
     tasks: dict[int, tuple[int, list[int]]] = {}  # collapse: array -> (its row, its tasks)
+    apart: dict[int, list[tuple[int, int, str]]] = {}  # its pending tasks split off it
     states = None  # node states at t, when a reason needs them
     for job, run, _last in iter_records(sim):
         if run["Submit"] > t:
@@ -85,12 +86,14 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
         else:
             st = "PD"
             shown = shown_as(sim, job, t, heads)  # an array's pending tasks: one record
+            reason = last_before(shown.reasons, t, "None")
             if collapse and job.array_id is not None and heads.get(job.array_id) is shown:
                 if job.array_id in tasks:  # (its record's row is the first task's)
                     tasks[job.array_id][1].append(job.array_task)
                     continue
                 tasks[job.array_id] = (len(rows), [job.array_task])
-            reason = last_before(shown.reasons, t, "None")
+            elif collapse and job.array_id is not None:  # a task split off, pending
+                apart.setdefault(job.array_id, []).append((len(rows), job.array_task, reason))
             if reason == "ReqNodeNotAvail":  # squeue shows the nodes (slurmctld's state_desc)
                 states = states or node_states(sim, t)
                 out = [
@@ -130,14 +133,26 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
                 "_order": (job.partition, st == "R", -priority, run["Submit"], job.id),
             }
         )
-    # A record of one task keeps its brackets until a task is split off it (real Slurm
-    # 22.05: --array=3 pending shows 2_[3]; the last of --array=1-5 after four started, 6_5)
-    split = arrays_split(sim, t) if tasks else set()
+    # A record of one task keeps its brackets unless starting a task from it left that one
+    # (real Slurm 22.05: --array=3 pending shows 2_[3]; the last of --array=1-5 after four
+    # started, 6_5). squeue folds the pending tasks split off a record back into it, their
+    # reasons added to its own (_combine_pending_array_tasks: "6_[1-2] JobHeldUser,Priority")
+    converted = arrays_converted(sim, t) if tasks else set()
+    dropped = set()
     for array_id, (row, indices) in tasks.items():
-        if len(indices) > 1 or array_id not in split:
-            head = heads[array_id]
-            throttle = f"%{head.throttle}" if head.throttle else ""
-            rows[row]["JOBID"] = f"{head.array_job}_[{_index_ranges(indices)}{throttle}]"
+        if len(indices) == 1 and array_id in converted:
+            continue
+        reason = rows[row]["NODELIST(REASON)"][1:-1]
+        for other, task, why in apart.get(array_id, ()):
+            dropped.add(other)
+            indices.append(task)
+            if why not in reason.split(","):
+                reason += f",{why}"
+        rows[row]["NODELIST(REASON)"] = f"({reason})"
+        head = heads[array_id]
+        throttle = f"%{head.throttle}" if head.throttle else ""
+        rows[row]["JOBID"] = f"{head.array_job}_[{_index_ranges(sorted(indices))}{throttle}]"
+    rows = [r for k, r in enumerate(rows) if k not in dropped]
     frame = pd.DataFrame(rows, columns=SQUEUE_COLUMNS + ["_order"])
     frame = frame.astype({"NODES": "int64", "START_TIME": "datetime64[ns]", "PRIORITY": "int64"})
     if len(frame):
