@@ -1144,24 +1144,21 @@ def _nodes_hint(cluster: Cluster) -> str:
     return f"it has {compress_hostlist(_node_names(cluster))}"
 
 
-_ACTIONS = ACTIONS
-
-
 def _action(entry, i: int, jobs: tuple[WorkloadJob, ...], cluster: Cluster) -> tuple[Action, ...]:
     """The action an entry gives: one per node of a hostlist (``node: gpu[1-4]``), as
     ``scontrol update NodeName=gpu[1-4]`` changes each node."""
     label, path = f"actions[{i}]", ("actions", i)
     if not isinstance(entry, dict) or "action" not in entry or "at" not in entry:
         raise ScenarioError(
-            f"{label}: each action needs 'at' and 'action' ({', '.join(_ACTIONS)})", path=path
+            f"{label}: each action needs 'at' and 'action' ({', '.join(ACTIONS)})", path=path
         )
     kind = entry["action"]
-    if not isinstance(kind, str) or kind not in _ACTIONS:
+    if not isinstance(kind, str) or kind not in ACTIONS:
         raise ScenarioError(
-            f"{label}: action {kind!r} is not one of {', '.join(_ACTIONS)}",
+            f"{label}: action {kind!r} is not one of {', '.join(ACTIONS)}",
             path=(*path, "action"),
         )
-    target_key = _ACTIONS[kind]
+    target_key = ACTIONS[kind]
     _allowed(entry, {"at", "action", target_key}, label, path)
     if target_key not in entry:
         raise ScenarioError(f"{label}: action {kind!r} needs field {target_key!r}", path=path)

@@ -155,8 +155,8 @@ def test_holding_a_running_job_shows_it_held_and_a_requeue_leaves_it_pending_hel
     jobs = lab.sacct().set_index("JobID")
     assert (jobs.State == "COMPLETED").all()
     # sacct's Priority is the priority at submission (fixture holds: short_held, held while
-    # running, shows 11087; by hand a job held by its user shortly after it started showed 0,
-    # when slurmdbd got its record only later, after the hold)
+    # running, shows 11087; by hand one job held seconds after it started showed 0, we think
+    # because slurmdbd got its record only after the hold)
     assert jobs.loc[str(a), "Priority"] > 0 and jobs.loc[str(a), "Reason"] == "None"
     assert jobs.loc[str(b), "Priority"] == 0  # requeued while held (fixture holds: run_held)
     assert jobs.loc[str(b), "Start"] == lab.result.origin + pd.Timedelta(seconds=611)

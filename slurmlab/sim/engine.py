@@ -69,7 +69,7 @@ HOLDS = frozenset(("JobHeldUser", "JobHeldAdmin", REQUEUE_HELD))
 #: Pending reasons that never clear by waiting.
 PERMANENT = {
     "PartitionTimeLimit", "PartitionNodeLimit", "DependencyNeverSatisfied", "PartitionDown",
-    "QOSMaxWallDurationPerJobLimit", "InvalidReservation", "JobHeldUser", "PartitionInactive",
+    "QOSMaxWallDurationPerJobLimit", "InvalidReservation", "PartitionInactive",
     "MaxMemPerLimit", "ReservationDeleted", "PartitionConfig", *HOLDS,
 }  # fmt: skip
 
