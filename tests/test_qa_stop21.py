@@ -331,3 +331,22 @@ def test_an_array_record_keeps_its_brackets_when_tasks_are_cancelled_off_it():
     lab.scancel(f"{array}_3")
     assert _ids_r(lab)[0] == f"{array}_1"
     assert lab.result.squeue_text().splitlines()[1].split()[0] == f"{array}_[1]"
+
+
+def test_a_hold_outranks_a_partition_limit_and_holding_an_array_holds_its_running_tasks(lab):
+    """Real Slurm: a job over the partition's MaxTime (2:00:00) asked -t 3:00:00, then held,
+    shows JobHeldUser, and so does one submitted with -H; ``scontrol hold`` of an array with
+    two tasks running shows ``3_[3-4] PENDING JobHeldUser 0`` and ``3_1 RUNNING JobHeldUser
+    0``."""
+    over = lab.sbatch("-p gpu -t 3:00:00 -A llm --wrap=true")
+    held = lab.sbatch("-p gpu -H -t 3:00:00 -A llm --wrap=true")
+    array = lab.sbatch("-p cpu --array=1-4 -N 1 --exclusive -t 10 -A llm --wrap=true")
+    lab.hold(over)
+    lab.hold(array)
+    q = lab.squeue().set_index("JOBID")
+    assert q.loc[[str(over), str(held)], "NODELIST(REASON)"].tolist() == ["(JobHeldUser)"] * 2
+    assert q.loc[f"{array}_1", "ST"] == "R" and q.loc[f"{array}_1", "PRIORITY"] == 0
+    assert q.loc[f"{array}_3", "NODELIST(REASON)"] == "(JobHeldUser)"
+    lab.release(over)
+    reason = lab.squeue().set_index("JOBID").loc[str(over), "NODELIST(REASON)"]
+    assert reason == "(PartitionTimeLimit)"

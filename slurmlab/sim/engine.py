@@ -763,6 +763,8 @@ class Simulation(Controller, Lifecycles):
                 self.request_pass()
 
     def _ineligible_reason(self, job: SimJob) -> str | None:
+        if job.held:  # a hold outranks the rest (real Slurm 22.05: a held job over its
+            return job.held  # partition's MaxTime shows JobHeldUser, PartitionTimeLimit after)
         part = self.cluster.partition(job.partition)
         if part.state in ("DOWN", "INACTIVE"):
             return "PartitionDown" if part.state == "DOWN" else "PartitionInactive"
@@ -777,8 +779,6 @@ class Simulation(Controller, Lifecycles):
         q = self.qos[job.qos]
         if q.max_wall is not None and job.limit > q.max_wall.total_seconds():
             return "QOSMaxWallDurationPerJobLimit"
-        if job.held:
-            return job.held
         if job.spec.reservation:
             resv = self.reservations[job.spec.reservation][0]
             if self.env.now >= resv.end:  # held if it was pending when the reservation ended
