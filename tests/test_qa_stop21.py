@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import slurmlab
 from slurmlab.errors import RequestError, SlurmlabError
@@ -350,3 +352,56 @@ def test_a_hold_outranks_a_partition_limit_and_holding_an_array_holds_its_runnin
     lab.release(over)
     reason = lab.squeue().set_index("JOBID").loc[str(over), "NODELIST(REASON)"]
     assert reason == "(PartitionTimeLimit)"
+
+
+def _expand(jobid: str) -> set[str]:
+    """``6_[1-3,5%2]`` -> {6_1, 6_2, 6_3, 6_5}; anything else: itself."""
+    if "_[" not in jobid:
+        return {jobid}
+    base, ranges = jobid[:-1].split("_[")
+    out = set()
+    for part in ranges.split("%")[0].split(","):
+        a, _, b = part.partition("-")
+        out |= {f"{base}_{i}" for i in range(int(a), int(b or a) + 1)}
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    ops=st.lists(
+        st.tuples(st.sampled_from(["hold", "release", "scancel", "advance"]), st.integers(0, 5)),
+        max_size=12,
+    ),
+    held=st.booleans(),
+)
+def test_plain_squeue_shows_every_task_squeue_r_shows_once(ops, held):
+    """However an array's tasks are held, released, cancelled or started, plain squeue's
+    lines (records folded, ``6_[1-3]``) stand for exactly the jobs ``squeue -r`` lists, each
+    once, and a folded line's reasons include each of its tasks' reasons."""
+    lab = slurmlab.Lab("tiny", policy="easy")
+    lab.sbatch("-N 3 --exclusive -t 10", runtime=300)
+    array = lab.sbatch(f"{'-H ' * held}--array=0-5%3 -N 1 --exclusive -t 5", runtime=120)
+    for op, task in ops:
+        key = f"{array}_{task}"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                if op == "advance":
+                    lab.advance(task * 60 + 30)
+                else:
+                    getattr(lab, op)(key)
+            except SlurmlabError:
+                pass  # (a finished task)
+        per_task = lab.squeue().set_index("JOBID")
+        lines = [line.split()[0] for line in lab.result.squeue_text().splitlines()[1:]]
+        reasons = {
+            line.split()[0]: line.split()[9]
+            for line in lab.result.squeue_text().splitlines()[1:]
+            if line.split()[5] == "PD"
+        }
+        shown = [j for line in lines for j in _expand(line)]
+        assert sorted(shown) == sorted(per_task.index), (lines, list(per_task.index))
+        for line, why in reasons.items():
+            for jid in _expand(line):
+                task_reason = per_task.loc[jid, "NODELIST(REASON)"][1:-1]
+                assert task_reason in why[1:-1].split(","), (line, why, jid, task_reason)
