@@ -146,7 +146,7 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
         for other, task, why in apart.get(array_id, ()):
             dropped.add(other)
             indices.append(task)
-            if why not in reason.split(","):
+            if why not in reason:  # (squeue: strstr of the record's reasons)
                 reason += f",{why}"
         rows[row]["NODELIST(REASON)"] = f"({reason})"
         head = heads[array_id]
