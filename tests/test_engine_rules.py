@@ -421,13 +421,14 @@ def test_afternotok_on_an_array_with_one_failed_task_is_satisfied_when_all_end()
 
 # -- placement -----------------------------------------------------------------------------------------
 def test_gpu_jobs_pack_best_fit_then_lowest_node_name():
-    """Best fit: the node with the fewest free GPUs (then CPUs) that fits, ties to the lowest name."""
+    """Best fit (select/cons_tres): the node with the fewest available CPUs among those the
+    job fits on, ties to the lowest name; a node without the GPUs is passed over."""
     result = run(
         job("g1", "--gres=gpu:1 -t 5", submit=0, runtime=100),  # all equal: node1
-        job("g2", "--gres=gpu:1 -t 5", submit=1, runtime=100),  # node1 has 1 GPU left
-        job("g3", "--gres=gpu:2 -t 5", submit=2, runtime=100),  # needs an empty pair: node2
-        job("cpu", "-n 1 -t 5", submit=3, runtime=100),  # fewest free GPUs, then CPUs: node1
-        job("g4", "--gres=gpu:1 -t 5", submit=4, runtime=100),  # node[1-2] full: node3
+        job("g2", "--gres=gpu:1 -t 5", submit=1, runtime=100),  # node1 has 15 CPUs left
+        job("g3", "--gres=gpu:2 -t 5", submit=2, runtime=100),  # node1 lacks GPUs: node2
+        job("cpu", "-n 1 -t 5", submit=3, runtime=100),  # fewest free CPUs (14): node1
+        job("g4", "--gres=gpu:1 -t 5", submit=4, runtime=100),  # node[1-2] no GPU: node3
     )
     assert column(result, "NodeList") == {
         "g1": "node1",

@@ -21,9 +21,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools" / "realslurm"))
 
 from scorecard import (  # noqa: E402
+    NODE_SIMPLIFICATIONS,
     STATE_SIMPLIFICATIONS,
     TOLERANCE_S,
     explained,
+    node_differences,
     order_checked,
     replay,
     scenario_runs,
@@ -56,6 +58,27 @@ def test_simulated_start_order_matches_real_slurm(yaml_path, out):
     (runs whose start differs for a listed simplification left out)."""
     cmp = order_checked(yaml_path.stem, replay(yaml_path, out))
     assert order_violations(cmp, tolerance_s=TOLERANCE_S) == []
+
+
+@pytest.mark.parametrize("yaml_path,out", SCENARIOS, ids=[p.stem for p, _ in SCENARIOS])
+def test_simulated_runs_get_real_slurms_nodes(yaml_path, out):
+    """Every run that started on both sides got the nodes real Slurm gave it (node selection
+    as select/cons_tres does it: placement.py), unless listed with its reason."""
+    moved = node_differences(replay(yaml_path, out))
+    unexplained = [
+        (r.key, r.run, r.nodes_real, r.nodes_sim)
+        for r in moved.itertuples()
+        if (yaml_path.stem, r.key) not in NODE_SIMPLIFICATIONS
+    ]
+    assert not unexplained, f"{yaml_path.stem}: (job, run, real nodes, simulated) {unexplained}"
+
+
+def test_node_simplifications_are_all_still_needed():
+    """A listed node difference that no longer happens is taken off the list."""
+    moved = {
+        (p.stem, key) for p, out in SCENARIOS for key in node_differences(replay(p, out))["key"]
+    }
+    assert set(NODE_SIMPLIFICATIONS) <= moved, set(NODE_SIMPLIFICATIONS) - moved
 
 
 @pytest.mark.parametrize("yaml_path,out", SCENARIOS, ids=[p.stem for p, _ in SCENARIOS])

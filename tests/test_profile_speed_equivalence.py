@@ -1,9 +1,11 @@
 """The fast :class:`Profile` and ``choose_nodes`` give bit-identical answers to the originals.
 
-``RefProfile``, ``ref_choose_nodes`` and their helpers below are frozen copies of the
-implementations before they were optimised; hypothesis drives both through random small
-clusters, profiles and operation sequences and compares every answer and the state after
-every operation. Jobs ask for at least one node (``count >= 1``), as every job does.
+``RefProfile`` and its helpers below are frozen copies of the implementations before they
+were optimised; ``ref_choose_nodes`` transcribes Slurm's own node selection line by line
+(the implementation in placement.py works on runs of nodes instead). Hypothesis drives both
+through random small clusters, profiles and operation sequences and compares every answer
+and the state after every operation. Jobs ask for at least one node (``count >= 1``), as
+every job does.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from hypothesis import strategies as st
 
 from slurmlab.policies import profile as profile_module
 from slurmlab.policies.backfill import _undisturbed
-from slurmlab.policies.base import CPU, GPU, MEM, PendingJob, QueueView
+from slurmlab.policies.base import CPU, MEM, PendingJob, QueueView
 from slurmlab.policies.placement import choose_nodes
 from slurmlab.policies.profile import PoolProfile, Profile
 
@@ -50,8 +52,14 @@ def ref_choose_nodes(
     count: int,
     mask: np.ndarray,
     exclusive: bool = False,
+    weights: np.ndarray | None = None,
+    mem_per_cpu: int = 0,
 ) -> tuple[int, ...] | None:
-    """The ``count`` best-fit node indices for ``demand``, or None when fewer fit."""
+    """Slurm's node selection, transcribed line by line from ``_eval_nodes`` in
+    src/plugins/select/cons_tres/job_test.c (22.05; no required nodes, not contiguous, GRES
+    per node): the table of consecutive node sets, the best-fit set, the single node of
+    fewest available CPUs, or the set's nodes in order. ``avail`` is ``avail_cpus`` of
+    ``can_job_run_on_node``: free CPUs, as far as free memory goes for memory per CPU."""
     if len(free) == 1:  # a one-node pool (SWF traces): skip numpy's per-call overhead
         f, d = free[0], demand
         if count != 1 or not mask[0] or f[0] < d[0] or f[1] < d[1] or f[2] < d[2]:
@@ -59,15 +67,112 @@ def ref_choose_nodes(
         if exclusive and not (f == capacity[0]).all():
             return None
         return (0,)
-    ok = ref_fitting_mask(free, capacity, demand, mask, exclusive)
-    idx = np.flatnonzero(ok)
-    if len(idx) < count:
-        return None
-    if len(idx) == count or count == len(free):
-        return tuple(int(i) for i in idx)
-    sub = free[idx]
-    order = np.lexsort((idx, sub[:, MEM], sub[:, CPU], sub[:, GPU]))
-    return tuple(sorted(int(i) for i in idx[order[:count]]))
+    node_map = ref_fitting_mask(free, capacity, demand, mask, exclusive).tolist()
+    n = len(free)
+    weight = [0] * n if weights is None else [int(w) for w in weights]
+    avail = [int(c) for c in free[:, CPU]]
+    if mem_per_cpu:
+        avail = [min(c, int(m) // mem_per_cpu) for c, m in zip(avail, free[:, MEM].tolist())]
+    avail_cpu_per_node = [a if ok else 0 for a, ok in zip(avail, node_map)]
+    # Build table with information about sets of consecutive nodes
+    consec_cpus, consec_nodes, consec_start, consec_end = [0], [0], [0], [0]
+    consec_weight: list = [None]  # NO_VAL64
+    ci = 0
+
+    def new_set():
+        for a in (consec_cpus, consec_nodes, consec_start, consec_end):
+            a.append(0)
+        consec_weight.append(None)
+
+    for i in range(n):
+        usable = node_map[i]
+        if (
+            usable
+            and consec_weight[ci] is not None
+            and weight[i] != consec_weight[ci]
+            and consec_nodes[ci] != 0
+        ):  # end last set, set up the next
+            consec_end[ci] = i - 1
+            ci += 1
+            new_set()
+        if usable:
+            if consec_nodes[ci] == 0:
+                consec_start[ci] = i
+            consec_cpus[ci] += avail_cpu_per_node[i]
+            consec_nodes[ci] += 1
+            consec_weight[ci] = weight[i]
+        elif consec_nodes[ci] == 0:
+            consec_weight[ci] = None
+        else:
+            consec_end[ci] = i - 1
+            ci += 1
+            new_set()
+    if consec_nodes[ci] != 0:
+        consec_end[ci] = n - 1
+        ci += 1
+    rem_cpus = count * int(demand[CPU])
+    rem_nodes = max_nodes = count
+    selected: set[int] = set()
+    success = False
+    while ci and max_nodes > 0:
+        best_fit_cpus = best_fit_nodes = best_fit_sufficient = 0
+        best_fit_index, best_weight = 0, None
+        for i in range(ci):
+            if consec_nodes[i] == 0:
+                continue
+            sufficient = consec_cpus[i] >= rem_cpus and consec_nodes[i] >= rem_nodes
+            new_best = best_fit_nodes == 0 or consec_weight[i] < best_weight
+            if (
+                not new_best
+                and consec_weight[i] == best_weight
+                and (
+                    (sufficient and best_fit_sufficient == 0)
+                    or (sufficient and consec_cpus[i] < best_fit_cpus)
+                    or (not sufficient and consec_cpus[i] > best_fit_cpus)
+                )
+            ):
+                new_best = True
+            if new_best:
+                best_fit_cpus, best_fit_nodes = consec_cpus[i], consec_nodes[i]
+                best_fit_index, best_fit_sufficient = i, sufficient
+                best_weight = consec_weight[i]
+        if best_fit_nodes == 0:
+            break
+        first, last = consec_start[best_fit_index], consec_end[best_fit_index]
+        if rem_nodes <= 1:  # no required nodes, try best fit single node
+            best_fit, best_size = -1, 0
+            for i in range(first, last + 1):
+                if i in selected or not node_map[i]:
+                    continue
+                if avail_cpu_per_node[i] < rem_cpus:
+                    continue
+                if best_fit == -1 or avail_cpu_per_node[i] < best_size:
+                    best_fit, best_size = i, avail_cpu_per_node[i]
+                    if best_size == rem_cpus:
+                        break
+            if best_fit != -1:  # clear CPU counts for all other nodes
+                for i in range(first, last + 1):
+                    if i != best_fit:
+                        avail_cpu_per_node[i] = 0
+        for i in range(first, last + 1):
+            if max_nodes == 0 or (rem_nodes <= 0 and rem_cpus <= 0):
+                break
+            if i in selected or not node_map[i]:
+                continue
+            cpus = avail_cpu_per_node[i]
+            if cpus <= 0:
+                continue
+            if max_nodes == 1 and cpus < rem_cpus:
+                continue
+            selected.add(i)
+            rem_cpus -= cpus
+            rem_nodes -= 1
+            max_nodes -= 1
+        if rem_nodes <= 0 and rem_cpus <= 0:
+            success = True
+            break
+        consec_cpus[best_fit_index] = consec_nodes[best_fit_index] = 0
+    return tuple(sorted(selected)) if success else None
 
 
 class RefProfile:
@@ -130,10 +235,13 @@ class RefProfile:
         *,
         at: int = 0,
         exclusive: bool = False,
+        mem_per_cpu: int = 0,
     ) -> tuple[int, ...] | None:
         """Nodes on which the job fits from interval ``at`` for ``duration`` seconds, or None."""
         window = self._window(at, self.times[at] + duration)
-        return ref_choose_nodes(window, self.capacity, demand, count, mask, exclusive)
+        return ref_choose_nodes(
+            window, self.capacity, demand, count, mask, exclusive, mem_per_cpu=mem_per_cpu
+        )
 
     def earliest(
         self,
@@ -144,6 +252,7 @@ class RefProfile:
         *,
         exclusive: bool = False,
         not_before: float | None = None,
+        mem_per_cpu: int = 0,
     ) -> tuple[int, float, tuple[int, ...]] | None:
         """The first (interval index, start time, nodes) where the job fits; None if never."""
         times = np.array(self.times)
@@ -170,15 +279,17 @@ class RefProfile:
         for i in np.flatnonzero(fit):  # the first hit nearly always gives the nodes at once
             i = int(i)
             t = float(starts[i])
-            nodes = self._fits_from(i, t, duration, demand, count, mask, exclusive)
+            nodes = self._fits_from(i, t, duration, demand, count, mask, exclusive, mem_per_cpu)
             if nodes is not None:
                 return i, t, nodes
         return None
 
-    def _fits_from(self, i, t, duration, demand, count, mask, exclusive):
+    def _fits_from(self, i, t, duration, demand, count, mask, exclusive, mem_per_cpu):
         j = max(bisect_left(self.times, t + duration, lo=i), i + 1)
         window = self.free[i] if j == i + 1 else _MIN(self.free[i:j], axis=0)
-        return ref_choose_nodes(window, self.capacity, demand, count, mask, exclusive)
+        return ref_choose_nodes(
+            window, self.capacity, demand, count, mask, exclusive, mem_per_cpu=mem_per_cpu
+        )
 
     def valid(self) -> bool:
         """No node is short of any resource at any time (reservations all fit)."""
@@ -253,14 +364,23 @@ def node_sets(draw, n):
 
 
 def job(draw, capacity):
-    """(demand, count, mask, duration) of a random job; jobs ask for at least one node."""
+    """(demand, count, mask, duration) of a random job; jobs ask for at least one node and
+    one CPU on each (Slurm leaves a node without a free CPU out of a job's candidates)."""
     n = len(capacity)
     top = capacity.max(axis=0).tolist()
-    demand = np.array([draw(st.integers(0, c)) for c in top], dtype=np.int64)
+    demand = np.array([draw(st.integers(min(1, c), c)) for c in top], dtype=np.int64)
     count = draw(st.integers(1, min(n + 1, 4)))
     mask = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)) or [True] * n)
     mask |= draw(st.booleans())  # often every node may be used
     return demand, count, mask, draw(spans_st)
+
+
+def per_cpu(draw, demand):
+    """Memory per CPU for ``demand``, which is made to ask for that much per CPU (as the
+    engine's jobs with --mem-per-cpu or DefMemPerCPU do)."""
+    mpc = draw(st.integers(1, 3))
+    demand[MEM] = mpc * demand[CPU]
+    return mpc
 
 
 def profile_args(draw, capacity):
@@ -308,6 +428,8 @@ def draw_op(draw, ref, capacity):
         return kind, (max(t, ref.now) + draw(st.sampled_from([0, 0, 0.25])),), {}
     args = job(draw, capacity)
     kw = {"exclusive": draw(st.booleans())}
+    if draw(st.booleans()):  # memory per CPU: a node's CPUs count as far as its memory goes
+        kw["mem_per_cpu"] = per_cpu(draw, args[0])
     if kind == "fits":
         kw["at"] = draw(st.integers(0, len(ref.times) - 1))
         return kind, args, kw
@@ -348,10 +470,17 @@ def test_choose_nodes_matches_reference(data):
     capacity = draw(clusters())
     free = capacity - amounts(draw, capacity)
     demand, count, mask, _ = job(draw, capacity)
-    count = draw(st.integers(0, len(capacity) + 1)) if draw(st.booleans()) else count
+    count = draw(st.integers(1, len(capacity) + 1)) if draw(st.booleans()) else count
     exclusive = draw(st.booleans())
-    expected = ref_choose_nodes(free, capacity, demand, count, mask, exclusive)
-    assert repr(choose_nodes(free, capacity, demand, count, mask, exclusive)) == repr(expected)
+    weights = None  # Weight: a few levels, often in runs (as slurm.conf lines give them)
+    if draw(st.booleans()):
+        levels = draw(st.lists(st.integers(1, 3), min_size=1, max_size=len(capacity)))
+        weights = np.array((levels * len(capacity))[: len(capacity)], dtype=np.int64)
+        weights.sort() if draw(st.booleans()) else None
+    mpc = per_cpu(draw, demand) if draw(st.booleans()) else 0
+    expected = ref_choose_nodes(free, capacity, demand, count, mask, exclusive, weights, mpc)
+    got = choose_nodes(free, capacity, demand, count, mask, exclusive, weights, mpc)
+    assert repr(got) == repr(expected)
 
 
 @given(st.data())

@@ -5,7 +5,8 @@ tasks) and the run number (0 for the first run, 1 after one requeue...). Start
 times are seconds from the scenario start. A simulated start is *within
 tolerance* when it is at most ``tolerance_s`` from the real one; the start *order*
 matches when no pair of jobs that real Slurm started more than ``tolerance_s``
-apart was started the other way round by the simulator.
+apart was started the other way round by the simulator. Each run's nodes (a
+hostlist expression, empty when it never started) are carried beside its start.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ __all__ = ["compare_starts", "order_violations", "real_runs", "simulated_runs"]
 
 
 def real_runs(starts: pd.DataFrame) -> pd.DataFrame:
-    """Runs from a real cluster's ``starts.csv`` (tools/realslurm): key, run, start, state.
+    """Runs from a real cluster's ``starts.csv`` (tools/realslurm): key, run, start, state,
+    who started it and its nodes (``nodelist``, when the file has it).
 
     >>> real = pd.DataFrame({"id": ["a", "a"], "array_task": [None, None],
     ...     "submit_s": [0, 30], "start_s": [0, 151], "state": ["REQUEUED", "COMPLETED"],
@@ -31,6 +33,8 @@ def real_runs(starts: pd.DataFrame) -> pd.DataFrame:
     frame = frame.sort_values(["key", "submit_s"], kind="stable")
     frame["run"] = frame.groupby("key").cumcount()
     flags = frame["flags"].astype("string").fillna("")
+    nodes = frame["nodelist"] if "nodelist" in frame else pd.Series("", index=frame.index)
+    nodes = nodes.astype("string").fillna("").replace("None assigned", "")
     return pd.DataFrame(
         {
             "key": frame["key"].to_numpy(),
@@ -42,6 +46,7 @@ def real_runs(starts: pd.DataFrame) -> pd.DataFrame:
                 "backfill",
                 np.where(flags.str.contains("SchedMain"), "main", ""),
             ),
+            "nodes": nodes.to_numpy(dtype=object),
         }
     )
 
@@ -57,6 +62,7 @@ def simulated_runs(jobs: pd.DataFrame) -> pd.DataFrame:
             "start": start.to_numpy(dtype=float),
             "state": jobs["State"].astype(str).to_numpy(),
             "started_by": jobs["StartedBy"].astype("string").fillna("").to_numpy(),
+            "nodes": jobs["NodeList"].astype("string").fillna("").to_numpy(dtype=object),
         }
     )
 

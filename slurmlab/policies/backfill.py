@@ -132,7 +132,7 @@ class Fifo:
             if job.may_fit(ranks):
                 nodes = choose_nodes(
                     free, capacity, job.demand, job.count, job.mask & usable, job.exclusive,
-                    view.weights,
+                    view.weights, job.mem_per_cpu,
                 )  # fmt: skip
             if nodes is None:
                 blocked.add(job.partition)
@@ -205,12 +205,13 @@ class Easy(Fifo):
                     if prof is None:
                         nodes = choose_nodes(
                             free, capacity, job.demand, job.count, mask, job.exclusive,
-                            view.weights,
+                            view.weights, job.mem_per_cpu,
                         )  # fmt: skip
                     else:
                         nodes = prof.fits(
-                            job.demand, job.count, mask, job.limit, exclusive=job.exclusive
-                        )
+                            job.demand, job.count, mask, job.limit, exclusive=job.exclusive,
+                            mem_per_cpu=job.mem_per_cpu,
+                        )  # fmt: skip
                         if nodes is None and len(capacity) > 1:
                             moved = self._past_reservations(prof, plans, job, mask, view)
                             if moved == "delays":  # (a longer limit may pick other nodes)
@@ -262,8 +263,9 @@ class Easy(Fifo):
     def plan(prof: Profile, job: PendingJob, view: QueueView) -> tuple | None:
         """Reserve the job's earliest start in ``prof``: (start, nodes, usage), or None."""
         found = prof.earliest(
-            job.demand, job.count, job.plan_mask & view.up, job.limit, exclusive=job.exclusive
-        )
+            job.demand, job.count, job.plan_mask & view.up, job.limit, exclusive=job.exclusive,
+            mem_per_cpu=job.mem_per_cpu,
+        )  # fmt: skip
         if found is None:
             return None
         i, t, nodes = found
@@ -287,7 +289,10 @@ class Easy(Fifo):
         trial = prof.copy()
         for other, t, taken, usage in plans:
             trial.reserve(taken, -usage, t, t + other.limit)  # out
-        nodes = trial.fits(job.demand, job.count, mask, job.limit, exclusive=job.exclusive)
+        nodes = trial.fits(
+            job.demand, job.count, mask, job.limit, exclusive=job.exclusive,
+            mem_per_cpu=job.mem_per_cpu,
+        )  # fmt: skip
         if nodes is None:
             return None
         trial.reserve(nodes, _usage(job, capacity, nodes), view.now, view.now + job.limit, at=0)
@@ -296,7 +301,7 @@ class Easy(Fifo):
             at = bisect_right(trial.times, t) - 1  # (the last interval starting at t)
             new = trial.fits(
                 other.demand, other.count, other.plan_mask & view.up, other.limit, at=at,
-                exclusive=other.exclusive,
+                exclusive=other.exclusive, mem_per_cpu=other.mem_per_cpu,
             )  # fmt: skip
             if new is None:
                 return "delays"  # this reservation
@@ -399,7 +404,7 @@ class Conservative(Easy):
                 continue
             found = prof.replan(
                 job.demand, job.count, job.plan_mask if all_up else job.plan_mask & up,
-                job.limit, t, nodes, usage, exclusive=job.exclusive,
+                job.limit, t, nodes, usage, exclusive=job.exclusive, mem_per_cpu=job.mem_per_cpu,
             )  # fmt: skip
             if found is None or found[1] != t or found[2] != nodes:
                 changes.append((t, t + job.limit, True))  # its old slot, freed
@@ -409,7 +414,10 @@ class Conservative(Easy):
             placed(n, job, found)
         for n, job in fresh:  # then jobs without a reservation, in priority order
             mask = job.plan_mask if all_up else job.plan_mask & up
-            found = prof.earliest(job.demand, job.count, mask, job.limit, exclusive=job.exclusive)
+            found = prof.earliest(
+                job.demand, job.count, mask, job.limit, exclusive=job.exclusive,
+                mem_per_cpu=job.mem_per_cpu,
+            )  # fmt: skip
             if found is not None:
                 i, t, nodes = found
                 prof.reserve(nodes, _usage(job, capacity, nodes), t, t + job.limit, at=i)
@@ -577,7 +585,10 @@ class SlurmBackfill(Conservative):
                 continue  # passed over untested (too few nodes outside the reservations)
             tested += 1
             mask = job.plan_mask if all_up else job.plan_mask & view.up
-            found = prof.earliest(job.demand, job.count, mask, limit, exclusive=job.exclusive)
+            found = prof.earliest(
+                job.demand, job.count, mask, limit, exclusive=job.exclusive,
+                mem_per_cpu=job.mem_per_cpu,
+            )  # fmt: skip
             if found is None:
                 seen.append((job, True, None))
                 reasons[job.id] = "Resources"

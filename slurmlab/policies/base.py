@@ -59,6 +59,9 @@ class PendingJob:
     #: reservation holds during the job's window from now (profiles block those nodes
     #: for the reservation's window only, so plans may use them before and after it)
     reach: np.ndarray | None = None
+    #: MB of memory per CPU when the job asks per CPU and memory is consumable, else 0:
+    #: node selection counts a node's available CPUs as far as its free memory goes
+    mem_per_cpu: int = 0
     #: what decides whether the request fits, but for its time limit (partition, per-node
     #: need, node count, node set, reach, exclusive): within a pass resources only shrink
     #: and a longer window is harder to fit, so a shape that failed for a limit fails for

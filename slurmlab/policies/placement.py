@@ -1,22 +1,40 @@
 """Node selection: which nodes a job gets when several would do.
 
-Deterministic best fit: among the nodes the job may use and on which its
-per-node demand fits, take those with the lowest Weight (slurm.conf(5): "jobs will be
-allocated the nodes with the lowest weight which satisfies their requirements"), then
-the fewest free GPUs, then the fewest free CPUs, then the least free memory, then the
-lowest index: the node's place in slurm.conf, the order of Slurm's node bitmaps (the
-lowest node name for the presets and for nodes listed in name order, as hostlist ranges
-are; a slurm.conf listing ``zeta`` before ``alpha`` puts zeta first, as Slurm does). GPU
-jobs thus pack onto partly used GPU nodes and CPU-only jobs prefer nodes without GPUs.
-``--exclusive`` needs wholly idle nodes. ``weights`` is None when every node has the same
-Weight.
+Slurm's own rule (select/cons_tres, ``_eval_nodes`` in
+``src/plugins/select/cons_tres/job_test.c`` of Slurm 22.05, the default path: no topology,
+no ``CR_LLN``/``LLN``, no ``bf_busy_nodes``), checked against real Slurm in the
+``placement`` fixture of ``datasets/realslurm``:
+
+1. The nodes the job may use and on which its per-node request fits form *runs*: nodes next
+   to each other in the cluster's node order (their place in slurm.conf, the order of
+   Slurm's node bitmaps: the lowest node name first for the presets and for nodes listed in
+   name order) with the same Weight. A node the job cannot use ends a run.
+2. A run is chosen: the one of lowest Weight; among equal Weights the first with enough
+   nodes for the rest of the job, or one with enough nodes and fewer available CPUs (the
+   tightest), or, while none has enough, the one with the most CPUs. As in Slurm, a later run
+   without enough nodes but with more CPUs replaces a run with enough (the comparisons are
+   made run by run, in node order).
+3. From that run a job still needing one node takes the node with the fewest available CPUs
+   (the first of equals); a job needing more takes the run's nodes in order, from its first.
+   If the run had too few, the next run is chosen for the rest.
+
+A node's *available CPUs* are its free CPUs, but for a job whose memory is per CPU
+(``--mem-per-cpu`` or DefMemPerCPU, memory consumable) no more than its free memory holds
+(``can_job_run_on_node``). GPUs only decide whether a node is usable, as in Slurm: a job
+does not go to the node with the fewest free GPUs. ``--exclusive`` needs wholly idle nodes.
+``weights`` is None when every node has the same Weight.
+
+Not modelled: a job that may spread its tasks (``-n`` without ``-N``) is placed with the
+shape it resolved to (a node counts in a run only if that shape fits there), where Slurm
+also counts nodes with some free CPUs; Slurm's main scheduler skips nodes still completing
+a job that ended in the same second (real starts a second after an end can land elsewhere).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from slurmlab.policies.base import CPU, GPU, MEM
+from slurmlab.policies.base import CPU, MEM
 
 __all__ = ["best_fit", "choose_nodes", "covers", "fitting_mask", "idle"]
 
@@ -57,8 +75,10 @@ def choose_nodes(
     mask: np.ndarray,
     exclusive: bool = False,
     weights: np.ndarray | None = None,
+    mem_per_cpu: int = 0,
 ) -> tuple[int, ...] | None:
-    """The ``count`` best-fit node indices for ``demand``, or None when fewer fit."""
+    """The ``count`` nodes Slurm would pick for ``demand`` (ascending), or None when fewer
+    fit. ``mem_per_cpu`` (MB) is the job's memory per CPU when it asks per CPU, else 0."""
     if len(free) == 1:  # a one-node pool (SWF traces): skip numpy's per-call overhead
         f, d = free[0], demand
         if count != 1 or not mask[0] or f[0] < d[0] or f[1] < d[1] or f[2] < d[2]:
@@ -67,20 +87,76 @@ def choose_nodes(
             return None
         return (0,)
     ok = fitting_mask(free, capacity, demand, mask, exclusive)
-    return best_fit(free, ok.nonzero()[0], count, weights)
+    return best_fit(free, ok.nonzero()[0], count, weights, mem_per_cpu)
 
 
 def best_fit(
-    free: np.ndarray, idx: np.ndarray, count: int, weights: np.ndarray | None = None
+    free: np.ndarray,
+    idx: np.ndarray,
+    count: int,
+    weights: np.ndarray | None = None,
+    mem_per_cpu: int = 0,
 ) -> tuple[int, ...] | None:
-    """The ``count`` best-fit nodes among the fitting nodes ``idx`` (ascending), or None."""
-    if len(idx) < count:
+    """The ``count`` nodes Slurm picks among the fitting nodes ``idx`` (ascending), or None:
+    the rule of the module's docstring."""
+    n = len(idx)
+    if n < count:
         return None
-    if len(idx) == count:  # no choice to make: skip the sort
-        return tuple(idx.tolist())
-    sub = free[idx]
+    nodes = idx.tolist()
+    if n == count:  # no choice to make
+        return tuple(nodes)
+    if weights is None and nodes[-1] - nodes[0] == n - 1:  # one run (often)
+        if count > 1:  # its nodes in order
+            return tuple(nodes[:count])
+        return (nodes[int(_available(free, idx, mem_per_cpu).argmin())],)  # the first tightest
+    cpus = _available(free, idx, mem_per_cpu).tolist()
+    # the runs, as [first, last + 1) positions in ``nodes``
     if weights is None:
-        order = np.lexsort((idx, sub[:, MEM], sub[:, CPU], sub[:, GPU]))
+        weight = [0] * n
+        cuts = [k for k in range(1, n) if nodes[k] - nodes[k - 1] != 1]
     else:
-        order = np.lexsort((idx, sub[:, MEM], sub[:, CPU], sub[:, GPU], weights[idx]))
-    return tuple(sorted(idx[order[:count]].tolist()))
+        weight = weights[idx].tolist()
+        cuts = [
+            k for k in range(1, n) if nodes[k] - nodes[k - 1] != 1 or weight[k] != weight[k - 1]
+        ]
+    bounds = [0, *cuts, n]
+    runs = list(zip(bounds, bounds[1:]))
+    sums = [sum(cpus[a:b]) for a, b in runs]
+    chosen: list[int] = []
+    need = count
+    while need:
+        best, best_w, best_cpus, best_enough = None, 0, 0, False
+        for r, (a, b) in enumerate(runs):
+            if a == b:  # used up
+                continue
+            enough = b - a >= need
+            if best is None or weight[a] < best_w:
+                new = True
+            else:
+                new = weight[a] == best_w and (
+                    (enough and not best_enough)
+                    or (enough and sums[r] < best_cpus)
+                    or (not enough and sums[r] > best_cpus)
+                )
+            if new:
+                best, best_w, best_cpus, best_enough = r, weight[a], sums[r], enough
+        a, b = runs[best]
+        if need == 1:
+            run = cpus[a:b]
+            chosen.append(nodes[a + run.index(min(run))])
+            need = 0
+        else:
+            take = nodes[a : min(b, a + need)]
+            chosen += take
+            need -= len(take)
+        runs[best] = (a, a)
+    return tuple(sorted(chosen))
+
+
+def _available(free: np.ndarray, idx: np.ndarray, mem_per_cpu: int) -> np.ndarray:
+    """Slurm's available CPUs on the nodes ``idx``: free CPUs, as far as free memory goes
+    for a job asking ``mem_per_cpu`` MB per CPU."""
+    cpus = free[:, CPU][idx]  # (a column, then the nodes: a third of free[idx, CPU]'s cost)
+    if mem_per_cpu:
+        cpus = np.minimum(cpus, free[:, MEM][idx] // mem_per_cpu)
+    return cpus

@@ -121,10 +121,13 @@ class Profile:
         *,
         at: int = 0,
         exclusive: bool = False,
+        mem_per_cpu: int = 0,
     ) -> tuple[int, ...] | None:
         """Nodes on which the job fits from interval ``at`` for ``duration`` seconds, or None."""
         window = self._window(at, self.times[at] + duration)
-        return choose_nodes(window, self.capacity, demand, count, mask, exclusive, self.weights)
+        return choose_nodes(
+            window, self.capacity, demand, count, mask, exclusive, self.weights, mem_per_cpu
+        )
 
     def earliest(
         self,
@@ -135,6 +138,7 @@ class Profile:
         *,
         exclusive: bool = False,
         not_before: float | None = None,
+        mem_per_cpu: int = 0,
     ) -> tuple[int, float, tuple[int, ...]] | None:
         """The first (interval index, start time, nodes) where the job fits; None if never."""
         # ok[q, n]: the job may run on node n throughout interval q
@@ -149,12 +153,16 @@ class Profile:
         for i in cand[:_TRIES].tolist():
             t = self._start(i, not_before) if shifted else self.times[i]
             if t is not None:
-                nodes = self._fits_from(i, t, duration, demand, count, mask, exclusive, ok)
+                nodes = self._fits_from(
+                    i, t, duration, demand, count, mask, exclusive, ok, mem_per_cpu
+                )
                 if nodes is not None:
                     return i, float(t), nodes
         if len(cand) <= _TRIES:
             return None
-        return self._search(cand[_TRIES:], ok, demand, count, mask, duration, exclusive, not_before)
+        return self._search(
+            cand[_TRIES:], ok, demand, count, mask, duration, exclusive, not_before, mem_per_cpu
+        )
 
     def _start(self, i: int, not_before: float | None) -> float | None:
         """The planned start of a job placed in interval ``i`` (delayed to ``not_before``),
@@ -166,7 +174,7 @@ class Profile:
             return None
         return t
 
-    def _search(self, cand, ok, demand, count, mask, duration, exclusive, not_before):
+    def _search(self, cand, ok, demand, count, mask, duration, exclusive, not_before, mpc):
         """:meth:`earliest` over the candidate intervals ``cand``, vectorised."""
         times = np.array(self.times)
         starts = times[cand]
@@ -185,22 +193,25 @@ class Profile:
             fit &= valid
         for k in fit.nonzero()[0].tolist():
             i, t = int(cand[k]), float(starts[k])
-            nodes = self._fits_from(i, t, duration, demand, count, mask, exclusive, ok)
+            nodes = self._fits_from(i, t, duration, demand, count, mask, exclusive, ok, mpc)
             if nodes is not None:
                 return i, t, nodes
         return None
 
-    def _fits_from(self, i, t, duration, demand, count, mask, exclusive, ok):
-        """The nodes for a start at ``t`` in interval ``i``, or None (``ok`` as in earliest)."""
+    def _fits_from(self, i, t, duration, demand, count, mask, exclusive, ok, mpc):
+        """The nodes for a start at ``t`` in interval ``i``, or None (``ok`` as in earliest;
+        ``mpc``: memory per CPU, as in :func:`choose_nodes`)."""
         j = max(bisect_left(self.times, t + duration, lo=i), i + 1)
         clean = ok[i] if j == i + 1 else _ALL(ok[i:j], axis=0)
         if np.count_nonzero(clean) < count:
             return None
         window = self.free[i] if j == i + 1 else _MIN(self.free[i:j], axis=0)
         if exclusive:  # choose_nodes tests the window's minimum (the same unless free > capacity)
-            return choose_nodes(window, self.capacity, demand, count, mask, exclusive, self.weights)
+            return choose_nodes(
+                window, self.capacity, demand, count, mask, exclusive, self.weights, mpc
+            )
         # for count >= 1 the nodes fitting throughout the window are those choose_nodes takes
-        return best_fit(window, clean.nonzero()[0], count, self.weights)
+        return best_fit(window, clean.nonzero()[0], count, self.weights, mpc)
 
     def replan(
         self,
@@ -213,6 +224,7 @@ class Profile:
         usage: np.ndarray,
         *,
         exclusive: bool = False,
+        mem_per_cpu: int = 0,
     ) -> tuple[int, float, tuple[int, ...]] | None:
         """Compress one standing reservation (conservative backfilling): take the job's
         ``usage`` on ``nodes`` from ``start`` out, put the job back at its earliest fit and
@@ -223,7 +235,9 @@ class Profile:
         i, j = _span(self, start, start + duration, None)  # its intervals (already split)
         index = _node_index(nodes)
         self.free[i:j, index] += usage  # out
-        found = self.earliest(demand, count, mask, duration, exclusive=exclusive)
+        found = self.earliest(
+            demand, count, mask, duration, exclusive=exclusive, mem_per_cpu=mem_per_cpu
+        )
         if found is not None:  # (None: its nodes went down, and no others will do)
             k, t, new = found
             if k == i and new == nodes and j > i:  # it stays (interval i starts at `start`)
@@ -269,7 +283,8 @@ class PoolProfile:
     replaying a 100,000-job trace asks it millions of small questions. Free CPUs, MB and
     GPUs are three lists over the intervals. While no interval is short of memory or GPUs
     (``plain``), a job asking for neither (every job of a processors-only trace) is tested
-    on the CPU list alone.
+    on the CPU list alone. (``mem_per_cpu`` is taken as by :class:`Profile`: with one node
+    there is no choice of nodes for it to change.)
     """
 
     __slots__ = ("_low", "cap", "capacity", "cpu", "gpu", "mem", "now", "plain", "times")
@@ -318,7 +333,7 @@ class PoolProfile:
                 return k
         return -1
 
-    def fits(self, demand, count, mask, duration, *, at=0, exclusive=False):
+    def fits(self, demand, count, mask, duration, *, at=0, exclusive=False, mem_per_cpu=0):
         if count != 1 or not mask[0]:
             return None
         n0, n1, n2 = demand.tolist()
@@ -334,7 +349,9 @@ class PoolProfile:
         short = self._last_short(at, times[at] + duration, n0, n1, n2, exclusive)
         return (0,) if short < 0 else None
 
-    def earliest(self, demand, count, mask, duration, *, exclusive=False, not_before=None):
+    def earliest(
+        self, demand, count, mask, duration, *, exclusive=False, not_before=None, mem_per_cpu=0
+    ):
         if count != 1 or not mask[0]:
             return None
         n0, n1, n2 = int(demand[0]), int(demand[1]), int(demand[2])
@@ -364,7 +381,9 @@ class PoolProfile:
             i = short + 1
         return None
 
-    def replan(self, demand, count, mask, duration, start, nodes, usage, *, exclusive=False):
+    def replan(
+        self, demand, count, mask, duration, start, nodes, usage, *, exclusive=False, mem_per_cpu=0
+    ):
         n0, n1, n2 = int(demand[0]), int(demand[1]), int(demand[2])
         cpus_only = self.plain and mask[0] and not (n1 or n2 or exclusive)
         if not (cpus_only and self.now < start and duration > 0):

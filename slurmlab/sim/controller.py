@@ -134,7 +134,7 @@ class Controller:
             job.pending = PendingJob(
                 job.id, job.partition, job.demand, job.count, job.mask, job.limit,
                 job.exclusive, job.spec.reservation, job.need, None,
-                job.rows,
+                job.rows, mem_per_cpu=job.mem_per_cpu,
             )  # fmt: skip
         return job.pending
 
@@ -147,7 +147,7 @@ class Controller:
             p = pending  # built field by field: dataclasses.replace costs several times more
             planned = PendingJob(
                 p.id, p.partition, p.demand, p.count, p.mask, p.limit, p.exclusive,
-                p.reservation, p.need, plan, p.rows,
+                p.reservation, p.need, plan, p.rows, mem_per_cpu=p.mem_per_cpu,
             )  # fmt: skip
             cached = job.pending_plan = (pending, plan, planned)
         return cached[2]
@@ -424,7 +424,7 @@ class Controller:
             _r, mask = self.reservations[job.spec.reservation]
             nodes = choose_nodes(
                 self.free, self.capacity, job.demand, job.count, job.mask & mask & self.up,
-                job.exclusive, self.weights,
+                job.exclusive, self.weights, job.mem_per_cpu,
             )  # fmt: skip
             reason = self._limit_reason(job) if self._limits else None
             if reason:  # (Slurm checks limits first)
@@ -487,8 +487,9 @@ class Controller:
                 free[list(victim.nodes)] += victim.usage
                 chosen.append(victim)
                 nodes = choose_nodes(
-                    free, self.capacity, job.demand, job.count, mask, job.exclusive, self.weights
-                )
+                    free, self.capacity, job.demand, job.count, mask, job.exclusive, self.weights,
+                    job.mem_per_cpu,
+                )  # fmt: skip
                 if nodes is not None:
                     break
             if nodes is None:

@@ -85,7 +85,7 @@ class SimJob:
         "plans", "requeue", "runs", "usage", "throttle", "exclusive", "work_left", "ckpt",
         "run_plan", "acct", "assoc", "qos", "charged", "factors", "preempting", "victims",
         "preempted_by", "planned_nodes", "live", "rows", "running_view", "pending_plan", "need",
-        "scratch", "held", "split",
+        "scratch", "held", "split", "mem_per_cpu",
     )  # fmt: skip
 
     def __init__(self):
@@ -508,7 +508,7 @@ class Simulation(Controller, Lifecycles):
         prof = availability(self._view())
         found = prof.earliest(
             job.demand, job.count, job.mask & self.up, job.limit, exclusive=job.exclusive,
-            not_before=job.begin if job.begin > now else None,
+            not_before=job.begin if job.begin > now else None, mem_per_cpu=job.mem_per_cpu,
         )  # fmt: skip
         return None if found is None else (found[1], found[2])
 
@@ -599,7 +599,7 @@ class Simulation(Controller, Lifecycles):
         job.preempting = self.preemption and bool(self.qos[job.qos].preempt)
         (
             job.partition, job.tier, job.limit, job.exclusive, job.demand, job.mask, job.count,
-            job.rows, job.need,
+            job.rows, job.need, job.mem_per_cpu,
         ) = shape  # fmt: skip
         max_wall = self.qos[job.qos].max_wall
         if (
@@ -640,7 +640,13 @@ class Simulation(Controller, Lifecycles):
         tier = self.cluster.partition(res.partition).priority_tier
         limit = INF if res.time_limit is None else res.time_limit.total_seconds()
         need = (res.cpus_per_node, res.mem_per_node_mb, res.gpus_per_node)
-        return res.partition, tier, limit, res.whole_node, demand, mask, res.nodes, rows, need
+        # node selection counts a node's CPUs only as far as its free memory goes for a job
+        # whose (consumable) memory is per CPU (placement.py)
+        per_cpu = res.mem_per_cpu_mb if res.mem_per_node_mb and not res.whole_node else 0
+        return (
+            res.partition, tier, limit, res.whole_node, demand, mask, res.nodes, rows, need,
+            per_cpu,
+        )  # fmt: skip
 
     def _priority(self, job: SimJob, *, at_submit: bool = False) -> float:
         if self._priority_fn is not None:

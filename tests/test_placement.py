@@ -1,0 +1,108 @@
+"""Node selection as select/cons_tres does it (placement.py), on small hand-made states.
+
+Each case states the free (CPUs, MB, GPUs) per node and the nodes Slurm 22.05's
+``_eval_nodes`` picks; the ``placement`` fixture of datasets/realslurm checks the same rules
+against real Slurm (tests/test_fidelity.py), and tests/test_profile_speed_equivalence.py
+compares the implementation with a line-by-line transcription of the C code on random states.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import slurmlab
+from slurmlab.policies.placement import choose_nodes
+
+CONF = Path(__file__).resolve().parents[1] / "datasets" / "realslurm" / "slurm.conf"
+
+
+def pick(free, demand, count=1, *, mask=None, weights=None, mem_per_cpu=0, exclusive=False):
+    free = np.array(free, dtype=np.int64)
+    capacity = np.array([[16, 64000, 4]] * len(free), dtype=np.int64)
+    mask = np.ones(len(free), dtype=bool) if mask is None else np.array(mask)
+    weights = None if weights is None else np.array(weights)
+    return choose_nodes(
+        free, capacity, np.array(demand), count, mask, exclusive, weights, mem_per_cpu
+    )
+
+
+def test_the_fewest_available_cpus_not_the_fewest_free_gpus():
+    # (placement block 1) node 0: 4 CPUs, 3 GPUs free; node 1: 11 CPUs, 1 GPU free
+    assert pick([[4, 60000, 3], [11, 60000, 1], [16, 64000, 4]], [1, 1000, 1]) == (0,)
+
+
+def test_a_tight_run_beats_a_tight_node_in_a_looser_run():
+    # (block 2) node 1 has no GPU free and splits the nodes into runs {0} and {2, 3}: the
+    # run with the fewest CPUs (10 against 4 + 16) wins, though node 2 is the tightest node
+    free = [[10, 60000, 2], [15, 60000, 0], [4, 60000, 2], [16, 64000, 4]]
+    assert pick(free, [1, 1000, 1]) == (0,)
+    assert pick(free, [1, 1000, 0]) == (2,)  # a CPU-only job: one run, the tightest node
+
+
+def test_a_multi_node_job_takes_the_runs_nodes_in_order():
+    # (block 3) one run of four: its first two nodes, not the two tightest
+    free = [[16, 64000, 4], [16, 64000, 4], [4, 60000, 2], [4, 60000, 2]]
+    assert pick(free, [1, 1000, 1], 2) == (0, 1)
+
+
+def test_a_run_with_enough_nodes_first():
+    # (block 5) runs {0} (4 CPUs) and {2, 3} (32): only the second has two nodes
+    free = [[4, 60000, 1], [15, 60000, 0], [16, 64000, 4], [16, 64000, 4]]
+    assert pick(free, [1, 1000, 1], 2) == (2, 3)
+
+
+def test_a_later_run_too_small_but_with_more_cpus_replaces_one_big_enough():
+    # (block 6) runs {0, 1} (2 + 2 CPUs, enough nodes) and {3} (16 CPUs, one node): Slurm
+    # takes node 3 first, then the tightest of the first run
+    free = [[2, 50000, 3], [2, 50000, 3], [15, 60000, 0], [16, 64000, 4]]
+    assert pick(free, [1, 1000, 1], 2) == (0, 3)
+    # the other way round (the big run later) the run with enough nodes stays chosen
+    free = [[16, 64000, 4], [15, 60000, 0], [2, 50000, 3], [2, 50000, 3]]
+    assert pick(free, [1, 1000, 1], 2) == (2, 3)
+
+
+def test_cpus_count_as_far_as_free_memory_goes_for_memory_per_cpu():
+    # (block 7) node 0: 14 CPUs but 4000 MB free; node 1: 8 CPUs, 56000 MB
+    free = [[14, 4000, 3], [8, 56000, 3], [16, 64000, 4], [16, 64000, 4]]
+    assert pick(free, [1, 1000, 1], mem_per_cpu=1000) == (0,)
+    assert pick(free, [1, 1000, 1]) == (1,)  # memory per node (--mem): CPUs alone
+
+
+def test_the_lowest_weight_first_even_without_enough_nodes():
+    # runs {0, 1} (Weight 5) and {2} (Weight 1): the light node, then the best of the rest
+    free = [[16, 64000, 4], [8, 64000, 4], [16, 64000, 4]]
+    assert pick(free, [1, 1000, 0], weights=[5, 5, 1]) == (2,)
+    assert pick(free, [1, 1000, 0], 2, weights=[5, 5, 1]) == (1, 2)
+
+
+def test_exclusive_jobs_and_too_few_nodes():
+    free = [[16, 64000, 4], [15, 63000, 4], [16, 64000, 4]]
+    assert pick(free, [16, 64000, 4], 2, exclusive=True) == (0, 2)
+    assert pick(free, [16, 64000, 4], 3, exclusive=True) is None
+    assert pick(free, [1, 1000, 1], 2, mask=[False, True, False]) is None
+
+
+@pytest.fixture
+def lab():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (KillWait and the like: not modelled)
+        cluster = slurmlab.Cluster.from_slurm_conf(CONF)
+    return slurmlab.Lab(cluster)
+
+
+def test_the_lab_places_jobs_as_real_slurm_did(lab):
+    """The placement fixture's block 7 typed into a Lab on the same slurm.conf: the probe
+    goes to gpu1 (memory for 4 more CPUs) as in real Slurm, where free CPUs alone say gpu2."""
+    a = lab.sbatch("-n 2 --mem=60000 --gres=gpu:1 -w gpu1 -t 2:00 -p gpu -A llm --wrap=x")
+    b = lab.sbatch("-n 8 --gres=gpu:1 -w gpu2 -t 2:00 -p gpu -A llm --wrap=x")
+    probe = lab.sbatch("-n 1 --gres=gpu:1 -t 2:00 -p gpu -A llm --wrap=x")
+    per_node = lab.sbatch("-n 1 --mem=1000 --gres=gpu:1 -t 2:00 -p gpu -A llm --wrap=x")
+    lab.advance("1s")
+    nodes = lab.squeue().set_index("JOBID")["NODELIST(REASON)"]
+    assert [nodes[str(j)] for j in (a, b, probe)] == ["gpu1", "gpu2", "gpu1"]
+    # --mem is per node: CPUs alone count, gpu2 (8 free) is the tightest with a GPU
+    assert nodes[str(per_node)] == "gpu2"
