@@ -168,9 +168,18 @@ def srun_env(
     ``account`` and ``qos`` are the job's resolved ones (a simulated job's, as sacct shows
     them); by default the request's ``-A`` (or '') and ``--qos`` (or 'normal').
 
-    A node's GPUs are those Slurm gives the step there: with ``--gpus-per-task`` alone,
-    the node's tasks times GPUs per task (SLURM_GPUS_ON_NODE); each task sees those
+    The step is the one a plain ``srun`` in the batch script starts: the first
+    (SLURM_STEPID 0), over the whole allocation (the SLURM_STEP_* variables equal the
+    job's). A node's GPUs are those Slurm gives the step there: with ``--gpus-per-task``
+    alone, the node's tasks times GPUs per task (SLURM_GPUS_ON_NODE); each task sees those
     ``--gpu-bind`` (see :class:`GpuBind`) binds it to, in CUDA_VISIBLE_DEVICES.
+
+    As real srun (22.05, checked in ``datasets/realslurm/srun-env``), some variables are
+    set only when they apply, so their columns appear only then: SLURM_CPUS_PER_TASK with
+    ``-c``, SLURM_NTASKS_PER_NODE with ``--ntasks-per-node``, SLURM_GPUS_PER_TASK and
+    SLURM_GPUS_PER_NODE with ``--gpus-per-task``/``--gpus-per-node``, SLURM_GPUS_ON_NODE and
+    CUDA_VISIBLE_DEVICES when the job holds GPUs, SLURM_RESTART_COUNT after a requeue (a
+    script reads it as ``os.environ.get("SLURM_RESTART_COUNT", "0")``).
 
     >>> env = srun_env(JobSpec.from_args("-N 2 --ntasks-per-node=8 --gres=gpu:8"), "gpu[01-02]", 42)
     >>> env.loc[9, ["RANK", "LOCAL_RANK", "SLURMD_NODENAME"]].to_dict()
@@ -208,6 +217,19 @@ def srun_env(
         node_gpus = [gpn] * n_nodes
     ntasks = sum(per_node)
     compressed = compress_hostlist(hosts)
+    layout = tasks_per_node_string(per_node)
+    # set only when asked for (sbatch's JOB_CPUS_SET...) or, the restart count, after a requeue
+    optional = {
+        name: value
+        for name, value in (
+            ("SLURM_CPUS_PER_TASK", job.cpus_per_task and cpt),
+            ("SLURM_NTASKS_PER_NODE", job.ntasks_per_node),
+            ("SLURM_GPUS_PER_TASK", job.gpus_per_task),
+            ("SLURM_GPUS_PER_NODE", job.gpus_per_node_option == "gpus-per-node" and gpn),
+            ("SLURM_RESTART_COUNT", int(restart_count)),
+        )
+        if value
+    }
     rows, unbound = [], []
     rank = 0
     for node_id, (host, count, gpus) in enumerate(zip(hosts, per_node, node_gpus)):
@@ -220,20 +242,30 @@ def srun_env(
                 "SLURM_JOB_ID": int(job_id),
                 "SLURM_JOB_NAME": job.job_name,
                 "SLURM_JOB_NODELIST": compressed,
+                "SLURM_NODELIST": compressed,
                 "SLURM_NNODES": n_nodes,
+                "SLURM_JOB_NUM_NODES": n_nodes,
                 "SLURM_NTASKS": ntasks,
+                "SLURM_NPROCS": ntasks,
                 "SLURM_PROCID": rank,
                 "SLURM_LOCALID": local,
                 "SLURM_NODEID": node_id,
                 "SLURMD_NODENAME": host,
-                "SLURM_TASKS_PER_NODE": tasks_per_node_string(per_node),
-                "SLURM_CPUS_PER_TASK": cpt,
-                "SLURM_GPUS_ON_NODE": gpus,
-                "CUDA_VISIBLE_DEVICES": ",".join(map(str, devices)),
+                "SLURM_TASKS_PER_NODE": layout,
+                "SLURM_STEPID": 0,
+                "SLURM_STEP_NODELIST": compressed,
+                "SLURM_STEP_NUM_NODES": n_nodes,
+                "SLURM_STEP_NUM_TASKS": ntasks,
+                "SLURM_STEP_TASKS_PER_NODE": layout,
                 "SLURM_JOB_PARTITION": partition or "",
                 "SLURM_JOB_ACCOUNT": account if account is not None else job.account or "",
                 "SLURM_JOB_QOS": qos if qos is not None else job.qos or "normal",
-                "SLURM_RESTART_COUNT": int(restart_count),
+                **optional,
+            }
+            if gpus:  # (Slurm sets neither on a node where the job holds no GPU)
+                row["SLURM_GPUS_ON_NODE"] = gpus
+                row["CUDA_VISIBLE_DEVICES"] = ",".join(map(str, devices))
+            row |= {
                 "MASTER_ADDR": hosts[0],
                 "MASTER_PORT": master_port(job_id),
                 "WORLD_SIZE": ntasks,

@@ -38,11 +38,15 @@ def test_job_wide_variables(env):
     assert first["SLURM_NNODES"] == 2
     assert first["SLURM_NTASKS"] == 8
     assert first["SLURM_TASKS_PER_NODE"] == "4(x2)"
-    assert first["SLURM_CPUS_PER_TASK"] == 1
     assert first["SLURM_GPUS_ON_NODE"] == 4
     assert first["SLURM_JOB_PARTITION"] == "train"
     assert first["SLURM_JOB_ACCOUNT"] == "ml"
-    assert first["SLURM_RESTART_COUNT"] == 0
+    assert first["SLURM_STEP_NUM_TASKS"] == 8
+    assert first["SLURM_STEP_TASKS_PER_NODE"] == "4(x2)"
+    assert first["SLURM_NTASKS_PER_NODE"] == 4
+    # set only when they apply, as real srun sets them: no -c, never requeued
+    assert "SLURM_CPUS_PER_TASK" not in first
+    assert "SLURM_RESTART_COUNT" not in first
     assert first["MASTER_ADDR"] == "gpu001"
     assert first["MASTER_PORT"] == 15042
     assert first["WORLD_SIZE"] == 8
@@ -70,11 +74,13 @@ def test_cuda_visible_devices_bound_per_task():
     assert set(env["SLURM_GPUS_ON_NODE"]) == {8}
 
 
-def test_no_gpus_means_empty_cuda_visible_devices():
-    """A CPU job's tasks get an empty CUDA_VISIBLE_DEVICES and 0 GPUs on the node."""
-    env = srun_env(JobSpec.from_args("-N 1 -n 2"), "cpu01", 3)
-    assert env["CUDA_VISIBLE_DEVICES"].tolist() == ["", ""]
-    assert env["SLURM_GPUS_ON_NODE"].tolist() == [0, 0]
+def test_no_gpus_means_no_cuda_visible_devices():
+    """A CPU job's tasks get neither CUDA_VISIBLE_DEVICES nor SLURM_GPUS_ON_NODE (real srun
+    sets them only where the job holds GPUs); -c sets SLURM_CPUS_PER_TASK."""
+    env = srun_env(JobSpec.from_args("-N 1 -n 2 -c 3"), "cpu01", 3)
+    assert "CUDA_VISIBLE_DEVICES" not in env.columns
+    assert "SLURM_GPUS_ON_NODE" not in env.columns
+    assert env["SLURM_CPUS_PER_TASK"].tolist() == [3, 3]
 
 
 def test_uneven_tasks_per_node():

@@ -476,7 +476,8 @@ class SimulationResult:
         return format_table(frame, right=SSHARE_NUMBERS)
 
     def srun_env(self, jobid) -> pd.DataFrame:
-        """The srun environment of a job's current (or last) run, with SLURM_RESTART_COUNT."""
+        """The srun environment of a job's current (or last) run (SLURM_RESTART_COUNT: its
+        requeues, set once it has been requeued)."""
         from slurmlab.srun import srun_env
 
         job = self.sim._lookup(jobid)[0]  # noqa: SLF001
