@@ -176,8 +176,11 @@ def srun_env(
 
     As real srun (22.05, checked in ``datasets/realslurm/srun-env``), some variables are
     set only when they apply, so their columns appear only then: SLURM_CPUS_PER_TASK with
-    ``-c``, SLURM_NTASKS_PER_NODE with ``--ntasks-per-node``, SLURM_GPUS_PER_TASK and
-    SLURM_GPUS_PER_NODE with ``--gpus-per-task``/``--gpus-per-node``, SLURM_GPUS_ON_NODE and
+    ``-c``, SLURM_NTASKS_PER_NODE with ``--ntasks-per-node``, SLURM_GPUS,
+    SLURM_GPUS_PER_TASK and SLURM_GPUS_PER_NODE with ``--gpus``, ``--gpus-per-task`` and
+    ``--gpus-per-node`` (as typed: ``a100:2``), SLURM_GPU_BIND with ``--gpu-bind``,
+    SLURM_MEM_PER_CPU with ``--mem-per-cpu`` or DefMemPerCPU (else SLURM_MEM_PER_NODE with
+    ``--mem``, SLURM_MEM_PER_GPU with ``--mem-per-gpu``), SLURM_GPUS_ON_NODE and
     CUDA_VISIBLE_DEVICES when the job holds GPUs, SLURM_RESTART_COUNT after a requeue (a
     script reads it as ``os.environ.get("SLURM_RESTART_COUNT", "0")``).
 
@@ -218,14 +221,28 @@ def srun_env(
     ntasks = sum(per_node)
     compressed = compress_hostlist(hosts)
     layout = tasks_per_node_string(per_node)
-    # set only when asked for (sbatch's JOB_CPUS_SET...) or, the restart count, after a requeue
+
+    def typed(count):  # a GPU option as sbatch passes it on: "a100:2", or the count alone
+        return f"{job.gpu_type}:{count}" if count and job.gpu_type else count
+
+    per_cpu = res.mem_per_cpu_mb if cluster is not None else job.mem_per_cpu_mb
+    # set only when they apply: asked for (or a default, DefMemPerCPU), GPUs as typed, the
+    # restart count after a requeue (env.c: setup_env, env_array_for_batch_job, set_env_from_opts)
     optional = {
         name: value
         for name, value in (
             ("SLURM_CPUS_PER_TASK", job.cpus_per_task and cpt),
             ("SLURM_NTASKS_PER_NODE", job.ntasks_per_node),
-            ("SLURM_GPUS_PER_TASK", job.gpus_per_task),
-            ("SLURM_GPUS_PER_NODE", job.gpus_per_node_option == "gpus-per-node" and gpn),
+            ("SLURM_MEM_PER_CPU", per_cpu),
+            ("SLURM_MEM_PER_NODE", not per_cpu and job.mem_mb),
+            ("SLURM_MEM_PER_GPU", job.mem_per_gpu_mb),
+            ("SLURM_GPUS", typed(job.gpus)),
+            ("SLURM_GPUS_PER_TASK", typed(job.gpus_per_task)),
+            (
+                "SLURM_GPUS_PER_NODE",
+                typed(job.gpus_per_node_option == "gpus-per-node" and job.gpus_per_node),
+            ),
+            ("SLURM_GPU_BIND", bind_text),
             ("SLURM_RESTART_COUNT", int(restart_count)),
         )
         if value

@@ -258,3 +258,18 @@ def test_simulated_job_resolved_account():
     row = lab.result.sacct().iloc[0]
     got = (env.loc[0, "SLURM_JOB_ACCOUNT"], env.loc[0, "SLURM_JOB_QOS"])
     assert got == (row["Account"], row["QOS"])
+
+
+def test_options_come_back_as_sbatch_passes_them_on():
+    """GPU options as typed, --gpu-bind as given, memory per CPU or per node (real srun's,
+    datasets/realslurm/srun-env: SLURM_GPUS=a100:2, SLURM_GPUS_PER_NODE=a100:1)."""
+    env = srun_env(
+        JobSpec.from_args("-n 2 --gpus=a100:2 --gpu-bind=single:1 --mem-per-cpu=500"), "gpu1"
+    )
+    first = env.iloc[0]
+    assert (first["SLURM_GPUS"], first["SLURM_GPU_BIND"]) == ("a100:2", "single:1")
+    assert first["SLURM_MEM_PER_CPU"] == 500 and "SLURM_MEM_PER_NODE" not in env.columns
+    env = srun_env(JobSpec.from_args("-N 1 --mem=4000 --gpus-per-node=a100:1"), "gpu1")
+    assert env.iloc[0]["SLURM_GPUS_PER_NODE"] == "a100:1"
+    assert env.iloc[0]["SLURM_MEM_PER_NODE"] == 4000
+    assert "SLURM_GPUS" not in env.columns and "SLURM_GPU_BIND" not in env.columns

@@ -1,7 +1,7 @@
-"""srun_env against real srun: the variables real Slurm 22.05 gave each task of seven jobs
+"""srun_env against real srun: the variables real Slurm 22.05 gave each task of nine jobs
 (datasets/realslurm/srun-env, recorded by tools/realslurm/capture_srun_env.py on the fixture
 cluster): DDP's 2 x 4 layout, --gpus-per-task, --gpu-bind=map_gpu and single, uneven tasks
-with -c, and a job requeued once. Every variable slurmlab sets is set by real srun with the
+with -c, typed --gpus and --gpus-per-node, --mem, and a job requeued once. Every variable slurmlab sets is set by real srun with the
 same value, and every variable of those slurmlab models that real srun set, slurmlab sets."""
 
 from __future__ import annotations

@@ -31,6 +31,8 @@ CASES = [
     ("single", "-N 1 --ntasks-per-node=4 --gpus-per-node=2 --gpu-bind=single:2 -p gpu -A llm", ""),
     ("uneven_cpu", "-N 2 -n 5 -c 2 -p cpu -A llm --qos=high", ""),
     ("gpus_per_task_2", "-n 2 --gpus-per-task=2 -p gpu -A llm", ""),
+    ("typed_gpus", "-n 2 --gpus=a100:2 --gpu-bind=single:1 -p gpu -A llm", ""),
+    ("mem_per_node", "-N 1 -n 2 --mem=4000 --gpus-per-node=a100:1 -p gpu -A llm", ""),
     # requeued once while running (scontrol requeue): its second run's tasks
     ("requeued", "-N 2 --ntasks-per-node=1 --gres=gpu:1 -p gpu -A llm", ""),
 ]
@@ -47,7 +49,8 @@ VARIABLES = [
     "SLURM_STEP_NUM_TASKS", "SLURM_STEP_TASKS_PER_NODE", "SLURM_GPUS_PER_TASK",
     "SLURM_NODELIST", "SLURM_JOB_NUM_NODES", "SLURM_STEP_NUM_NODES", "SLURM_NPROCS",
     "SLURM_NTASKS_PER_NODE", "SLURM_GPUS_PER_NODE", "SLURM_GPUS", "SLURM_STEPID",
-    "SLURM_JOB_CPUS_PER_NODE", "SLURM_CPUS_ON_NODE", "SLURM_DISTRIBUTION",
+    "SLURM_JOB_CPUS_PER_NODE", "SLURM_CPUS_ON_NODE", "SLURM_DISTRIBUTION", "SLURM_GPU_BIND",
+    "SLURM_MEM_PER_CPU", "SLURM_MEM_PER_NODE", "SLURM_MEM_PER_GPU", "SLURM_CPUS_PER_GPU",
 ]  # fmt: skip
 
 SCRIPT = """#!/bin/bash
