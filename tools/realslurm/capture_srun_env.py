@@ -1,13 +1,14 @@
 """Record the environment real ``srun`` gives each task, for slurmlab.srun_env to match.
 
-Run as root with the one-machine cluster up (``bash tools/realslurm/up.sh``)::
+``bash tools/realslurm/run_all.sh srun-env`` (root) runs it on a fresh one-machine cluster
+(``make realslurm`` does too, after the scenarios); by hand, with the cluster up::
 
     SLURM_CONF=/tmp/slurmlab-realslurm/etc/slurm.conf \
         .venv/bin/python tools/realslurm/capture_srun_env.py --out datasets/realslurm/srun-env
 
 For each case below it submits a batch job as alice whose script runs ``srun`` once; every
 task writes its environment to a file. When the job has ended, the variables slurmlab
-models are collected into ``env.csv`` (one row per case and task: case, variable, value)
+models (and a few it does not) are collected into ``env.csv`` (one row per case and task: case, variable, value)
 and the cases, job ids, node lists and commands into ``meta.json``. Standard library only.
 """
 
@@ -77,14 +78,16 @@ def requeue_when_running(job_id: str, after_s: float = 5, timeout_s: float = 60)
 
 
 def wait_done(job_id: str, timeout_s: float = 120) -> str:
-    """The job's final state, once squeue no longer lists it."""
+    """The job's final state (sacct's), once squeue no longer lists it and the accounting
+    database has its end (it lags slurmctld by a moment)."""
     end = time.time() + timeout_s
     while time.time() < end:
         if not run(["squeue", "-h", "-j", job_id, "-o", "%i"]).stdout.strip():
-            out = run(["sacct", "-n", "-X", "-P", "-j", job_id, "-o", "State,NodeList"]).stdout
-            return out.strip()
+            out = run(["sacct", "-n", "-X", "-P", "-j", job_id, "-o", "State"]).stdout.strip()
+            if out and out.split()[0] not in ("PENDING", "RUNNING", "REQUEUED", "COMPLETING"):
+                return out
         time.sleep(1)
-    raise RuntimeError(f"job {job_id} still queued after {timeout_s} s")
+    raise RuntimeError(f"job {job_id} not ended (in squeue and sacct) after {timeout_s} s")
 
 
 def main(argv=None) -> int:
@@ -114,7 +117,7 @@ def main(argv=None) -> int:
         job_id = res.stdout.strip().split(";")[0]
         if name in REQUEUED:  # (its second run's dumps replace the first's)
             requeue_when_running(job_id)
-        state = wait_done(job_id, timeout_s=400).partition("|")[0]
+        state = wait_done(job_id, timeout_s=400)
         dumps = sorted(dump.glob(f"{job_id}.*.env"), key=lambda p: int(p.name.split(".")[1]))
         envs = [
             dict(line.split("=", 1) for line in path.read_text().splitlines() if "=" in line)

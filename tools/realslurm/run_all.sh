@@ -3,7 +3,7 @@
 # For each scenario file in datasets/realslurm/scenarios/ (or just the names given as
 # arguments): bring up a fresh cluster, replay the scenario, collect, tear down. A fresh
 # cluster per scenario means job ids start at 1 and fair-share usage starts at zero.
-# Usage: bash tools/realslurm/run_all.sh [SCENARIO_NAME ...]
+# Usage: bash tools/realslurm/run_all.sh [SCENARIO_NAME ... | srun-env]
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
@@ -20,6 +20,7 @@ fi
 
 if (($#)); then names=("$@"); else
   names=(); for f in "$DATA"/scenarios/*.yaml; do names+=("$(basename "$f" .yaml)"); done
+  names+=(srun-env)  # not a scenario: srun's task environments (capture_srun_env.py)
 fi
 
 trap 'bash "$HERE/down.sh"' EXIT
@@ -41,7 +42,11 @@ for name in "${names[@]}"; do
   cp "$REALSLURM_DIR/etc/gres.conf" "$DATA/"
   scontrol show config | grep -v -E '^(BOOT_TIME|Configuration data as of)' > "$config_out"
   rm -rf "${DATA:?}/$name"
-  "$PY" "$HERE/run_scenario.py" "$DATA/scenarios/$name.yaml" --out "$DATA/$name"
+  if [[ "$name" == srun-env ]]; then
+    "$PY" "$HERE/capture_srun_env.py" --out "$DATA/$name"
+  else
+    "$PY" "$HERE/run_scenario.py" "$DATA/scenarios/$name.yaml" --out "$DATA/$name"
+  fi
   rm -rf "$LOGS/$name"; cp -r "$REALSLURM_DIR/log" "$LOGS/$name"
 done
 echo "fixtures written under $DATA"
