@@ -8,16 +8,11 @@ compares the implementation with a line-by-line transcription of the C code on r
 
 from __future__ import annotations
 
-import warnings
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 import slurmlab
 from slurmlab.policies.placement import choose_nodes
-
-CONF = Path(__file__).resolve().parents[1] / "datasets" / "realslurm" / "slurm.conf"
 
 
 def pick(free, demand, count=1, *, mask=None, weights=None, mem_per_cpu=0, exclusive=False):
@@ -87,11 +82,8 @@ def test_exclusive_jobs_and_too_few_nodes():
 
 
 @pytest.fixture
-def lab():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # (KillWait and the like: not modelled)
-        cluster = slurmlab.Cluster.from_slurm_conf(CONF)
-    return slurmlab.Lab(cluster)
+def lab(realslurm_cluster):
+    return slurmlab.Lab(realslurm_cluster)
 
 
 def test_the_lab_places_jobs_as_real_slurm_did(lab):

@@ -6,7 +6,6 @@ MB; partitions gpu and cpu; the default EnforcePartLimits=NO). Outputs are quote
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -16,15 +15,10 @@ from hypothesis import strategies as st
 import slurmlab
 from slurmlab.errors import RequestError, SlurmlabError
 
-CONF = Path(__file__).resolve().parents[1] / "datasets" / "realslurm" / "slurm.conf"
-
 
 @pytest.fixture
-def lab():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # (KillWait and the like: not modelled)
-        cluster = slurmlab.Cluster.from_slurm_conf(CONF)
-    return slurmlab.Lab(cluster)
+def lab(realslurm_cluster):
+    return slurmlab.Lab(realslurm_cluster)
 
 
 def _submit(lab, args: str):

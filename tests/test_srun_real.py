@@ -7,7 +7,6 @@ same value, and every variable of those slurmlab models that real srun set, slur
 from __future__ import annotations
 
 import json
-import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -28,21 +27,14 @@ DERIVED = {"MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK", "LOCAL_RANK",
 NOT_MODELLED = {"SLURM_JOB_CPUS_PER_NODE", "SLURM_CPUS_ON_NODE", "SLURM_DISTRIBUTION"}
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # (KillWait and the like: not modelled)
-        return slurmlab.Cluster.from_slurm_conf(DATA / "slurm.conf")
-
-
 @pytest.mark.parametrize("case", META["cases"], ids=[c["case"] for c in META["cases"]])
-def test_srun_env_matches_real_srun(case, cluster):
+def test_srun_env_matches_real_srun(case, realslurm_cluster):
     real = REAL[REAL["case"] == case["case"]]
     assert len(real["procid"].unique()) == case["tasks"]
     first = real[real["procid"] == "0"].set_index("variable")["value"]
     job = JobSpec.from_args(f"--job-name={case['case']} -t 2:00 {case['sbatch']}")
     sim = srun_env(
-        job, case["nodelist"], case["job_id"], cluster=cluster,
+        job, case["nodelist"], case["job_id"], cluster=realslurm_cluster,
         restart_count=int(first.get("SLURM_RESTART_COUNT", 0)),
         account=first["SLURM_JOB_ACCOUNT"], qos=first["SLURM_JOB_QOS"],
     )  # fmt: skip
@@ -59,11 +51,11 @@ def test_srun_env_matches_real_srun(case, cluster):
         assert not mismatched, f"{case['case']} task {procid}: (real, slurmlab) {mismatched}"
 
 
-def test_a_simulated_job_gets_the_same_environment(cluster):
+def test_a_simulated_job_gets_the_same_environment(realslurm_cluster):
     """Result.srun_env of a job simulated on the fixture cluster: its allocation and job id
     stand in for the real ones (ddp_2x4 ran as job 1 on gpu[1-2], as it does here)."""
     case = next(c for c in META["cases"] if c["case"] == "ddp_2x4")
-    lab = slurmlab.Lab(cluster)
+    lab = slurmlab.Lab(realslurm_cluster)
     jid = lab.sbatch(f"--job-name=ddp_2x4 -t 2:00 {case['sbatch']} --wrap=x")
     lab.advance("1s")
     env = lab.result.srun_env(jid)
