@@ -195,6 +195,7 @@ def srun_env(
         res = job.resources(cluster)
         n_nodes, per_node, gpn = res.nodes, list(res.tasks_per_node), res.gpus_per_node
         cpt, partition = res.cpus_per_task, res.partition
+        per_cpu = res.mem_per_cpu_mb  # (DefMemPerCPU too)
     else:
         ntasks, n_nodes = job._tasks_and_nodes()  # noqa: SLF001 - same package
         base, extra = divmod(ntasks, n_nodes)
@@ -206,6 +207,7 @@ def srun_env(
         else:
             gpn = (job.gpus_per_task or 0) * max(per_node)
         cpt, partition = job.cpus_per_task or 1, job.partition
+        per_cpu = job.mem_per_cpu_mb
     if len(hosts) != n_nodes:
         raise SlurmlabError(
             f"srun_env: nodelist {nodelist!r} has {len(hosts)} nodes but the job asks for "
@@ -225,7 +227,6 @@ def srun_env(
     def typed(count):  # a GPU option as sbatch passes it on: "a100:2", or the count alone
         return f"{job.gpu_type}:{count}" if count and job.gpu_type else count
 
-    per_cpu = res.mem_per_cpu_mb if cluster is not None else job.mem_per_cpu_mb
     # set only when they apply: asked for (or a default, DefMemPerCPU), GPUs as typed, the
     # restart count after a requeue (env.c: setup_env, env_array_for_batch_job, set_env_from_opts)
     optional = {
