@@ -159,6 +159,7 @@ def srun_env(
     restart_count: int = 0,
     account: str | None = None,
     qos: str | None = None,
+    cpus: Sequence[int] | None = None,
 ) -> pd.DataFrame:
     """One row per task, one column per environment variable srun sets for it.
 
@@ -166,7 +167,14 @@ def srun_env(
     equal the job's node count. With ``cluster`` the request is resolved against it
     (partition, default GPUs and CPUs); without, the request's own numbers are used.
     ``account`` and ``qos`` are the job's resolved ones (a simulated job's, as sacct shows
-    them); by default the request's ``-A`` (or '') and ``--qos`` (or 'normal').
+    them); by default the request's ``-A`` (or '') and ``--qos`` (or 'normal'). ``cpus``
+    is the CPUs the job holds on each node (a simulated job's allocation); by default the
+    resolved shape's (every CPU of the node with ``--exclusive`` and ``cluster``). They make
+    SLURM_JOB_CPUS_PER_NODE (``4(x2)``) and each node's SLURM_CPUS_ON_NODE. Slurm gives a
+    job of uneven tasks per node CPUs in its own pattern (``8,2`` for ``-N 2 -n 5 -c 2``
+    on idle 32-CPU nodes, where slurmlab's one shape per node holds ``6(x2)``). Without
+    ``cluster`` or ``cpus``, the CPUs of ``--exclusive`` (the nodes' own) are unknown and
+    the two columns are left out.
 
     The step is the one a plain ``srun`` in the batch script starts: the first
     (SLURM_STEPID 0), over the whole allocation (the SLURM_STEP_* variables equal the
@@ -213,6 +221,23 @@ def srun_env(
             f"srun_env: nodelist {nodelist!r} has {len(hosts)} nodes but the job asks for "
             f"{n_nodes}; give exactly {n_nodes} node names"
         )
+    if cpus is not None:
+        node_cpus = [int(c) for c in cpus]
+        if len(node_cpus) != n_nodes:
+            raise SlurmlabError(
+                f"srun_env: cpus={list(cpus)} gives {len(node_cpus)} nodes' CPUs but the job "
+                f"has {n_nodes} nodes; give one count per node of the nodelist"
+            )
+    elif cluster is not None and res.whole_node:
+        known = {n.name: n.cpus for n in cluster.nodes}
+        node_cpus = [known.get(host, res.cpus_per_node) for host in hosts]
+    elif cluster is not None:
+        node_cpus = [res.cpus_per_node] * n_nodes
+    elif job.exclusive:  # every CPU of nodes whose size is unknown without the cluster
+        node_cpus = None
+    else:
+        cpn = max(per_node) * cpt
+        node_cpus = [max(cpn, (job.cpus_per_gpu or 0) * gpn)] * n_nodes
     gpt = job.gpus_per_task or 0
     if gpt and not job.gpus_per_node and not job.gpus:
         # Slurm gives each node its own tasks' GPUs; the simulated allocation holds the
@@ -223,6 +248,7 @@ def srun_env(
     ntasks = sum(per_node)
     compressed = compress_hostlist(hosts)
     layout = tasks_per_node_string(per_node)
+    cpu_layout = None if node_cpus is None else tasks_per_node_string(node_cpus)
 
     def typed(count):  # a GPU option as sbatch passes it on: "a100:2", or the count alone
         return f"{job.gpu_type}:{count}" if count and job.gpu_type else count
@@ -250,7 +276,9 @@ def srun_env(
     }
     rows, unbound = [], []
     rank = 0
-    for node_id, (host, count, gpus) in enumerate(zip(hosts, per_node, node_gpus)):
+    for node_id, (host, count, gpus, on_node) in enumerate(
+        zip(hosts, per_node, node_gpus, node_cpus or [None] * n_nodes)
+    ):
         for local in range(count):
             devices = bind.devices(local, gpus, gpt) if gpus else ()
             if gpus and not devices:
@@ -280,6 +308,9 @@ def srun_env(
                 "SLURM_JOB_QOS": qos if qos is not None else job.qos or "normal",
                 **optional,
             }
+            if cpu_layout is not None:
+                row["SLURM_JOB_CPUS_PER_NODE"] = cpu_layout
+                row["SLURM_CPUS_ON_NODE"] = on_node
             if gpus:  # (Slurm sets neither on a node where the job holds no GPU)
                 row["SLURM_GPUS_ON_NODE"] = gpus
                 row["CUDA_VISIBLE_DEVICES"] = ",".join(map(str, devices))

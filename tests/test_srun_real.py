@@ -22,9 +22,16 @@ REAL = pd.read_csv(DATA / "srun-env" / "env.csv", dtype=str)
 #: what torch.distributed reads, which slurmlab derives (srun does not set them)
 DERIVED = {"MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK", "LOCAL_RANK",
            "LOCAL_WORLD_SIZE", "NODE_RANK"}  # fmt: skip
-#: variables real srun sets that slurmlab does not model (its CPU layout is one shape per
-#: node: SLURM_JOB_CPUS_PER_NODE was 8,2 for -N 2 -n 5 -c 2, slurmlab would say 6(x2))
-NOT_MODELLED = {"SLURM_JOB_CPUS_PER_NODE", "SLURM_CPUS_ON_NODE", "SLURM_DISTRIBUTION"}
+#: variables real srun sets that slurmlab does not model
+NOT_MODELLED = {"SLURM_DISTRIBUTION"}
+#: values that differ, and why: slurmlab's allocation is one shape per node, and Slurm gives
+#: -N 2 -n 5 -c 2 CPUs 8,2 on idle 32-CPU nodes (cons_tres _cpus_to_use: the first node
+#: takes all but one CPU per remaining node of the 10, then dist_tasks trims it to whole
+#: tasks), where slurmlab holds 3 tasks' CPUs on each node: 6(x2), and 6 on each
+KNOWN = {
+    ("uneven_cpu", "SLURM_JOB_CPUS_PER_NODE"): {"0": ("8,2", "6(x2)"), "4": ("8,2", "6(x2)")},
+    ("uneven_cpu", "SLURM_CPUS_ON_NODE"): {"0": ("8", "6"), "4": ("2", "6")},
+}
 
 
 @pytest.mark.parametrize("case", META["cases"], ids=[c["case"] for c in META["cases"]])
@@ -48,7 +55,53 @@ def test_srun_env_matches_real_srun(case, realslurm_cluster):
             for v in modelled | (set(want.index) - NOT_MODELLED)
             if (v in want.index) != (v in got.index) or str(got.get(v)) != want.get(v, "None")
         }
+        for (name, variable), tasks in KNOWN.items():
+            if name == case["case"] and variable in mismatched:
+                if procid in tasks:  # the listed difference is still the same one
+                    assert tuple(map(str, mismatched.pop(variable))) == tasks[procid]
+                else:
+                    mismatched.pop(variable)
         assert not mismatched, f"{case['case']} task {procid}: (real, slurmlab) {mismatched}"
+
+
+def test_the_listed_differences_still_happen(realslurm_cluster):
+    """Each KNOWN difference is still one (a fix must remove it from the list)."""
+    case = next(c for c in META["cases"] if c["case"] == "uneven_cpu")
+    job = JobSpec.from_args(f"-t 2:00 {case['sbatch']}")
+    sim = srun_env(job, case["nodelist"], case["job_id"], cluster=realslurm_cluster)
+    for (_, variable), tasks in KNOWN.items():
+        for procid, (real, ours) in tasks.items():
+            want = REAL[
+                (REAL["case"] == "uneven_cpu")
+                & (REAL["procid"] == procid)
+                & (REAL["variable"] == variable)
+            ]["value"]
+            assert list(want) == [real]
+            assert str(sim.loc[int(procid), variable]) == ours
+
+
+def test_cpus_of_exclusive_and_of_a_simulated_allocation(realslurm_cluster):
+    """--exclusive holds every CPU of its nodes (16 on gpu nodes, 32 on cpu nodes); without a
+    cluster their number is unknown and the columns are left out; ``cpus`` overrides."""
+    job = JobSpec.from_args("-N 2 --ntasks-per-node=2 --exclusive -p gpu")
+    env = srun_env(job, "gpu[1-2]", 7, cluster=realslurm_cluster)
+    assert set(env["SLURM_JOB_CPUS_PER_NODE"]) == {"16(x2)"}
+    assert set(env["SLURM_CPUS_ON_NODE"]) == {16}
+    bare = srun_env(job, "gpu[1-2]", 7)
+    assert "SLURM_JOB_CPUS_PER_NODE" not in bare and "SLURM_CPUS_ON_NODE" not in bare
+    given = srun_env(job, "gpu[1-2]", 7, cpus=[16, 8])
+    assert list(given["SLURM_CPUS_ON_NODE"]) == [16, 16, 8, 8]
+    assert set(given["SLURM_JOB_CPUS_PER_NODE"]) == {"16,8"}
+    with pytest.raises(slurmlab.SlurmlabError, match="one count per node"):
+        srun_env(job, "gpu[1-2]", 7, cpus=[16])
+    plain = srun_env(JobSpec.from_args("-N 2 --ntasks-per-node=3 -c 2"), "n[1-2]", 7)
+    assert set(plain["SLURM_JOB_CPUS_PER_NODE"]) == {"6(x2)"}
+    lab = slurmlab.Lab(realslurm_cluster)
+    jid = lab.sbatch("-N 2 --ntasks-per-node=2 --exclusive -p cpu -t 5:00 --wrap=x")
+    lab.advance("1s")
+    sim = lab.result.srun_env(jid)
+    assert set(sim["SLURM_JOB_CPUS_PER_NODE"]) == {"32(x2)"}
+    assert list(sim["SLURM_CPUS_ON_NODE"]) == [32] * 4
 
 
 def test_a_simulated_job_gets_the_same_environment(realslurm_cluster):

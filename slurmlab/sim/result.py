@@ -492,6 +492,7 @@ class SimulationResult:
             restart_count=job.restarts,
             account=job.account,
             qos=job.qos,
+            cpus=[int(c) for c in job.usage[:, 0]],
         )
 
     def why_pending(self, jobid, at=None) -> str:
