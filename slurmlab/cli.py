@@ -41,9 +41,16 @@ def _add_sinfo(sub) -> None:
 
 
 def load_cluster(name: str, gres_conf: str | None = None):
+    from slurmlab.errors import SlurmlabError
     from slurmlab.spec.cluster import Cluster
 
-    return Cluster.coerce(name, gres_conf)
+    try:
+        return Cluster.coerce(name, gres_conf)
+    except SlurmlabError as exc:  # ("or give a slurmlab.Cluster" means nothing in a shell)
+        text = str(exc).replace(" (or give a slurmlab.Cluster)", "")
+        if text == str(exc):
+            raise
+        raise SlurmlabError(text) from None
 
 
 def _run_sinfo(args) -> int:

@@ -191,10 +191,13 @@ def run_simulate(args) -> int:
     if args.json:
         print(json.dumps(_json_ready(metrics), default=float, allow_nan=False))
     else:
+        # (a cluster without GPUs has no GPU utilization to speak of, rather than 0 %)
+        gpus = result.cluster.tres().get("gres/gpu", 0)
+        gpu = f" (GPU {metrics['gpu_utilization']:.1%})" if gpus else ""
         print(f"policy {metrics['policy']}: {metrics['jobs']} jobs, "
               f"mean wait {metrics['mean_wait_s']:.0f} s, "
               f"mean bounded slowdown {metrics['mean_bounded_slowdown']:.2f}, "
-              f"utilization {metrics['utilization']:.1%} (GPU {metrics['gpu_utilization']:.1%}), "
+              f"utilization {metrics['utilization']:.1%}{gpu}, "
               f"makespan {metrics['makespan_s']:.0f} s, backfilled {metrics['backfilled']}, "
               f"{metrics['wall_s']:.2f} s wall")  # fmt: skip
     return 0

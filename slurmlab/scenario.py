@@ -1185,6 +1185,7 @@ def _action(entry, i: int, jobs: tuple[WorkloadJob, ...], cluster: Cluster) -> t
             path=(*path, "job"),
         )
     if target_key == "job":
+        _check_array_task(target, jobs, label, (*path, "job"))
         submit = _submit_of(target, jobs)
         if submit is not None and at < submit:
             raise ScenarioError(
@@ -1193,6 +1194,29 @@ def _action(entry, i: int, jobs: tuple[WorkloadJob, ...], cluster: Cluster) -> t
                 path=(*path, "at"),
             )
     return (Action(at=at, action=kind, target=target),)
+
+
+def _check_array_task(target: str, jobs: tuple[WorkloadJob, ...], label: str, path) -> None:
+    """``ID_TASK`` must name a task the array ``ID`` has (else Slurm refuses the action:
+    Invalid job id specified)."""
+    by_id = {j.id: j for j in jobs if j.id is not None}
+    base = _scenario_id(target, by_id)
+    if base is None or base == target:
+        return
+    task = int(target.rpartition("_")[2])
+    array = by_id[base].spec.array
+    if array is None:
+        raise ScenarioError(
+            f"{label}: field 'job': {target!r} names task {task} of job {base!r}, which is "
+            f"not an array (no --array); name the job as {base!r}",
+            path=path,
+        )
+    if task not in array.indices:
+        raise ScenarioError(
+            f"{label}: field 'job': job {base!r} has no array task {task} (--array="
+            f"{array}); name one of its tasks, e.g. {base}_{array.indices[0]}",
+            path=path,
+        )
 
 
 def _scenario_id(ref: str, ids) -> str | None:

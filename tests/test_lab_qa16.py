@@ -227,7 +227,7 @@ def test_node_commands_take_hostlists():
     lab.resume(["node2", "node3"])
     lab.fail("node[1,4]", down_for="1h")
     states = lab.sinfo().set_index("NODELIST")["STATE"]
-    assert states["node[1,4]"] == "down" and states["node[2-3]"] == "idle"
+    assert states["node[1,4]"] == "down*" and states["node[2-3]"] == "idle"  # not responding
     lab.advance("1h")
     assert set(lab.sinfo()["STATE"]) == {"idle"}
 
@@ -385,7 +385,7 @@ failures:
     scenario = slurmlab.Scenario.from_dict(doc)
     assert [f.node for f in scenario.failures] == ["node1", "node2", "node3", "node4"]
     result = scenario.run()
-    assert set(result.sinfo(at=200)["STATE"]) == {"down"}
+    assert set(result.sinfo(at=200)["STATE"]) == {"down*"}
     bad = {**doc, "failures": [{"node": "node[4-5]", "at": 100}]}
     with pytest.raises(slurmlab.ScenarioError, match="node 'node5' is not in the cluster"):
         slurmlab.Scenario.from_dict(bad)

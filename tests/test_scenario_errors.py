@@ -55,7 +55,7 @@ CASES = [
     (
         "cluster: tiny\npolicy:\n  name: slurm\n  params:\n    bf_interval: soon\n" + JOB,
         5,
-        ["bf_interval='soon'", "whole number from 1 to 10800"],
+        ["bf_interval='soon'", "a whole number from 1 to 10800"],
     ),
     (
         "cluster: tiny\njobs:\n  - {id: a, runtime: 10, args: -n 1}\n"

@@ -391,7 +391,10 @@ def test_a_cluster_built_in_python_checks_its_settings_too():
     ("params", "words"),
     [
         ("bf_window=abc", "bf_window='abc' must be a whole number from 1 to 43200 (minutes"),
-        ("bf_interval=30s", "bf_interval='30s' must be a whole number from 1 to 10800"),
+        (
+            "bf_interval=30s",
+            "bf_interval='30s' must be -1 (no backfill) or a whole number from 1 to 10800",
+        ),
         ("bf_resolution=5000", "bf_resolution='5000' must be a whole number from 1 to 3600"),
         ("bf_window=1.5", "bf_window='1.5'"),
         ("bf_window=10,bf_window=20", "gives bf_window twice"),

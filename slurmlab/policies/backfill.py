@@ -484,9 +484,10 @@ class SlurmBackfill(Conservative):
             if not (
                 number and math.isfinite(value) and value == int(value) and low <= value <= high
             ):
+                off = {"bf_interval": "-1 (no backfill) or ", "sched_interval": "-1 (none) or "}
                 raise SlurmlabError(
-                    f"slurm policy parameter {key}={value!r} must be a whole number from {low} "
-                    f"to {high} ({what}), as in SchedulerParameters"
+                    f"slurm policy parameter {key}={value!r} must be {off.get(key, '')}a whole "
+                    f"number from {low} to {high} ({what}), as in SchedulerParameters"
                 )
         self.interval = None if self.bf_interval == -1 else float(self.bf_interval)
 

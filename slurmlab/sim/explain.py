@@ -150,7 +150,19 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
     jobs = sim._lookup(jobid)  # noqa: SLF001
     states = [_state_at(sim, j, t) for j in jobs]
     k = states.index("pending") if "pending" in states else 0  # an array: its first pending task
-    job, state = jobs[k], states[k]
+    if len(jobs) == 1:
+        return _why_one(sim, jobs[0], states[0], t)
+    pending = states.count("pending")
+    said = (
+        f"first pending task, {jobs[k].key}" if pending else f"first task, {jobs[k].key}"
+    )  # (an array, or a range of its tasks: say which task is explained)
+    return (
+        f"{jobid} names {len(jobs)} array tasks, {pending} of them pending at t={t:.0f}s; "
+        f"about its {said}: " + _why_one(sim, jobs[k], states[k], t)
+    )
+
+
+def _why_one(sim: Simulation, job, state: str, t: float) -> str:
     if state != "pending":
         return f"Job {job.key} is {state} at t={t:.0f}s; it is not pending."
     reason = _reason_at(sim, job, t)

@@ -79,6 +79,12 @@ class RandomFailures:
             )
         if self.shape <= 0:
             raise SlurmlabError(f"random_failures: shape {self.shape} must be positive")
+        if self.distribution == "exponential" and self.shape != 1.0:  # (never ignored silently)
+            raise SlurmlabError(
+                f"random_failures: shape {self.shape:g} is a Weibull parameter, but the "
+                "distribution is exponential (Weibull with shape 1); add distribution: weibull, "
+                "or remove shape"
+            )
         if self.repair < 0:
             raise SlurmlabError(f"random_failures: repair {self.repair} must not be negative")
 

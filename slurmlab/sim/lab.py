@@ -323,7 +323,7 @@ class Lab:
         return self.result.squeue()
 
     def sinfo(self) -> pd.DataFrame:
-        """Partitions by node state now (idle, mix, alloc, down, drain)."""
+        """Partitions by node state now (idle, mix, alloc, down* (failed), drain...)."""
         return self.result.sinfo()
 
     def sacct(self, duplicates: bool = False) -> pd.DataFrame:
@@ -380,6 +380,21 @@ def sbatch_magic(line: str, cell: str) -> None:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             spec = _spec(cell, options)
+            named = [value for key, value in spec.other if key == "script-file"]
+            if named:  # (sbatch would run that file, and read no script from its input)
+                file, _, after = named[-1].partition(" ")
+                also = (
+                    f"; the words after it ({after}) are the script's arguments, not sbatch "
+                    "options: put options before it"
+                    if after.strip()
+                    else ""
+                )
+                warnings.warn(
+                    f"{file!r} stands where sbatch takes the batch script's file name; "
+                    f"%%sbatch submits the cell's script instead, in a job named after it "
+                    f"({spec.job_name!r}){also}",
+                    stacklevel=2,
+                )
             lab = current_lab()
             if _test_only(spec):  # sbatch prints its estimate on stderr and submits nothing
                 parse_seconds(runtime, what="--runtime")  # (checked all the same)

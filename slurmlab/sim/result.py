@@ -99,7 +99,7 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
                 out = [
                     n
                     for i, n in enumerate(sim.node_names)
-                    if job.mask[i] and states[n] in ("down", "drain", "drng")
+                    if job.mask[i] and states[n] in ("down", "down*", "drain", "drng")
                 ]
                 if out:
                     reason += f", UnavailableNodes:{compress_hostlist(out)}"
@@ -172,7 +172,8 @@ def _index_ranges(indices: list[int]) -> str:
 
 
 def node_states(sim: Simulation, at=None) -> dict[str, str]:
-    """Each node's sinfo state at ``at``: idle, mix, alloc, down, drng (draining), drain."""
+    """Each node's sinfo state at ``at``: idle, mix, alloc, down* (failed: not responding),
+    down (configured so), drng (draining), drain."""
     t = _seconds(sim, at)
     used = used_at(sim, t)
     out = {}
@@ -181,9 +182,15 @@ def node_states(sim: Simulation, at=None) -> dict[str, str]:
     for w, n, st in sim.node_events:
         events.setdefault(n, []).append((w, st))
     for i, name in enumerate(sim.node_names):
-        admin = last_before(events.get(name, []), t, configured[name])
+        changed = last_before(events.get(name, []), t, None)  # by the simulation, or None
+        admin = configured[name] if changed is None else changed
         if admin == "DRAIN" and used[i].any():
             out[name] = "drng"  # draining: no new jobs, running ones finish
+            continue
+        if changed == "DOWN":
+            # failed: slurmd does not respond, which sinfo marks with '*' (an admin's
+            # State=DOWN of a node that responds is plain 'down')
+            out[name] = "down*"
             continue
         if admin in ("DOWN", "DRAIN", "FUTURE"):
             out[name] = admin.lower()
@@ -410,17 +417,23 @@ class SimulationResult:
 
     def sacct(self, duplicates: bool = False) -> pd.DataFrame:
         """The job table, as ``sacct`` (``duplicates=True``: every run, as ``sacct -D``)."""
+        if not isinstance(duplicates, (bool, np.bool_)):  # (sacct("JobID,State"): a slip)
+            raise SlurmlabError(
+                f"sacct(duplicates={duplicates!r}): duplicates is True or False (every run, as "
+                "sacct -D); to pick columns use sacct_text(fields=...) or the table's columns"
+            )
         return self.jobs_all_runs if duplicates else self.jobs
 
     def sacct_text(
-        self, duplicates: bool = False, fields: str | Sequence[str] | None = None
+        self, fields: str | Sequence[str] | None = None, *, duplicates: bool = False
     ) -> str:
         """:meth:`sacct` as sacct prints it: its default columns ``JobID JobName Partition
         Account AllocCPUS State ExitCode`` at sacct's fixed widths, a value too long for its
         column cut, its last character a ``+``. ``fields`` picks columns as ``sacct
         --format`` does (``"JobID,Elapsed,Timelimit,Start"``; ``JobName%30`` widens one),
         with sacct's spellings: ``00:20:00``, ``1-00:00:00``, ``UNLIMITED``, ``Unknown``.
-        One line per job allocation (a simulation has no job steps).
+        One line per job allocation (a simulation has no job steps); ``duplicates=True``:
+        every run, as ``sacct -D``.
         """
         return sacct_text(self.sacct(duplicates), fields)
 

@@ -475,7 +475,16 @@ def _state_word(state: str) -> str:
 #: sinfo's state order (slurm.h node_states: UNKNOWN 0, DOWN 1, IDLE 2, ALLOCATED 3, MIXED 5;
 #: NODE_STATE_DRAIN 0x200 on top), checked against real Slurm 22.05: mix, alloc, idle; a
 #: draining or drained node before them
-_SINFO_ORDER = {"unk": 0, "down": 1, "idle": 2, "alloc": 3, "mix": 5, "drain": 0x202, "drng": 0x203}
+_SINFO_ORDER = {
+    "unk": 0,
+    "down": 1,
+    "down*": 1,
+    "idle": 2,
+    "alloc": 3,
+    "mix": 5,
+    "drain": 0x202,
+    "drng": 0x203,
+}
 
 
 def sinfo_frame(cluster: Cluster, node_states: Mapping[str, str]) -> pd.DataFrame:
@@ -576,7 +585,7 @@ _MEMORY_KEYS = {"defmempercpu", "defmempernode", "defmempergpu", "maxmempercpu",
 #: SchedulerParameters the ``slurm`` policy models: (lowest, highest) whole value Slurm
 #: accepts (sched/backfill's _load_config; bf_window in minutes), and what it means.
 SCHEDULER_PARAMETERS = {
-    "bf_interval": (1, 10800, "seconds between backfill cycles (-1: no backfill), e.g. 30"),
+    "bf_interval": (1, 10800, "seconds between backfill cycles, e.g. 30"),
     "bf_resolution": (1, 3600, "seconds, e.g. 60"),
     "bf_window": (1, 43200, "minutes, e.g. 1440"),
     "bf_max_job_test": (1, 1000000, "jobs, e.g. 500"),
@@ -584,7 +593,7 @@ SCHEDULER_PARAMETERS = {
     "sched_interval": (
         1,
         1000000,
-        "seconds between full main-scheduler passes (-1: none), e.g. 60",
+        "seconds between full main-scheduler passes, e.g. 60",
     ),
 }
 
@@ -608,9 +617,10 @@ def scheduler_parameters_problem(value: str) -> str | None:
         if key in ("bf_interval", "sched_interval") and raw == "-1":
             continue
         if not raw.isdigit() or not low <= int(raw) <= high:
+            off = {"bf_interval": "-1 (no backfill) or ", "sched_interval": "-1 (none) or "}
             return (
-                f"SchedulerParameters {key}={raw!r} must be a whole number from {low} to "
-                f"{high} ({what})"
+                f"SchedulerParameters {key}={raw!r} must be {off.get(key, '')}a whole number "
+                f"from {low} to {high} ({what})"
             )
     return None
 

@@ -1091,6 +1091,22 @@ def _int(long: str, val: str) -> int:
     return int(val)
 
 
+def _gres_text(values: dict) -> str:
+    typ = values.get("gpu_type")
+    return f"gpu:{typ}:{values['gpus_per_node']}" if typ else f"gpu:{values['gpus_per_node']}"
+
+
+def _warn_gres_wins(gres: str, per_node: int) -> None:
+    """--gres=gpu and --gpus-per-node together: sbatch sends both in one per-node request
+    (``gres:gpu:M,gpu:N``, --gres last: slurm_opt.c) and the controller keeps the last count
+    (gres.c _get_next_job_gres), so --gres wins whatever their order."""
+    _warn(
+        f"--gres={gres} and --gpus-per-node={per_node} both ask for GPUs per node; as Slurm "
+        f"does, the --gres count is kept and --gpus-per-node={per_node} is ignored (give one "
+        "of the two)"
+    )
+
+
 def _gpu_count(long: str, val: str, values: dict) -> tuple[str | None, int]:
     """Parse ``[type:]N`` of --gpus / --gpus-per-node / --gpus-per-task."""
     parts = val.split(":")
@@ -1175,6 +1191,8 @@ def _parse_value(long: str, kind: str, val: str | None, values: dict) -> dict:
                 out["gpu_type"] = typ
         out["other_gres"] = tuple(others)
         if out["gpus_per_node"] is not None:
+            if values.get("gpus_per_node_option") == "gpus-per-node":
+                _warn_gres_wins(val, values["gpus_per_node"])
             out["gpus_per_node_option"] = "gres"
             # a type from --gpus / --gpus-per-task holds for an untyped --gres and must agree
             # with a typed one (a --gres given before, in the script, is replaced by this one)
@@ -1192,6 +1210,13 @@ def _parse_value(long: str, kind: str, val: str | None, values: dict) -> dict:
         return out
     if kind == "gpus":
         typ, n = _gpu_count(long, val, values)
+        if (
+            dest == "gpus_per_node"
+            and values.get("gpus_per_node_option") == "gres"
+            and values.get("gpus_per_node") is not None
+        ):
+            _warn_gres_wins(_gres_text(values), n)
+            return {}
         out = {dest: n}
         if typ:
             out["gpu_type"] = typ
