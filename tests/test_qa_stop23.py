@@ -184,3 +184,17 @@ def test_the_checkpoint_scenario_completes_without_failures_too():
     quiet = dataclasses.replace(scenario, random_failures=None).run()
     assert quiet.jobs["State"].tolist() == ["COMPLETED"]
     assert quiet.jobs["Elapsed"].iloc[0].total_seconds() == 6 * 86400 + 143 * 300
+
+
+@pytest.mark.parametrize(
+    ("args", "hint"),
+    [
+        ("--gpus-per-node=3", "use --nodes=2 --gpus-per-node=2 (4 GPUs)"),
+        ("--gres=gpu:5", "use --nodes=3 --gres=gpu:2 (6 GPUs)"),
+        ("--gres=gpu:4", "use --nodes=2 --gres=gpu:2"),
+    ],
+)
+def test_a_gpu_hint_keeps_the_option_used_and_says_a_different_total(args, hint):
+    with pytest.raises(slurmlab.RequestError) as err:
+        slurmlab.JobSpec.from_args(args).resources(slurmlab.Cluster.preset("tiny"))
+    assert str(err.value).endswith(hint)

@@ -1936,7 +1936,14 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
             if p is not part and sum(fits(cluster.node(n)) for n in p.nodes) >= nodes
         ]
         if gpn > max_gpus and max_gpus and not spec.gpus_per_task and wider <= len(pool):
-            hint = f"; use --nodes={wider} --gres=gpu:{max_gpus}"
+            per = (
+                f"--gpus-per-node={max_gpus}"
+                if spec.gpus_per_node_option == "gpus-per-node"
+                else f"--gres=gpu:{max_gpus}"
+            )  # (the option the request used; the total said, when it is more than asked)
+            total = wider * max_gpus
+            more = f" ({total} GPUs)" if total != gpn * nodes else ""
+            hint = f"; use --nodes={wider} {per}{more}"
         elif exclusive_per_cpu:
             hint = "; ask --mem instead, or a smaller --mem-per-cpu"
         elif elsewhere:
