@@ -858,7 +858,7 @@ def _check_dependencies(jobs: tuple[WorkloadJob, ...], docs: list) -> None:
                     else "is not in this scenario"
                 )
                 raise ScenarioError(
-                    f"jobs[{i}]: field {field_name!r}: --dependency={dep.kind}:{ref}: job "
+                    f"{_job_label(i, job)}: field {field_name!r}: --dependency={dep.kind}:{ref}: job "
                     f"{base or ref!r} {when}; a job can only depend on jobs submitted before it",
                     path=("jobs", i, field_name),
                 )
@@ -964,7 +964,7 @@ def _check_job_reservations(
         if name is None:
             continue
         field_name = "script" if "script" in docs[i] else "args"
-        label = f"jobs[{i}]" + (f" (id {job.id!r})" if job.id is not None else "")
+        label = _job_label(i, job)
         opt = f"--reservation={name}"
         r = by_name.get(name)
         if r is None:
@@ -1022,10 +1022,15 @@ def _check_qos(qos: tuple[Qos, ...], jobs: tuple[WorkloadJob, ...], docs: list) 
         if job.spec.qos is not None and job.spec.qos not in names:
             field_name = "script" if "script" in docs[i] else "args"
             raise ScenarioError(
-                f"jobs[{i}]: field {field_name!r}: --qos={job.spec.qos}: Invalid qos "
+                f"{_job_label(i, job)}: field {field_name!r}: --qos={job.spec.qos}: Invalid qos "
                 f"specification; {hint}",
                 path=("jobs", i, field_name),
             )
+
+
+def _job_label(i: int, job: WorkloadJob) -> str:
+    """``jobs[3] (id 'train')``: an entry as every job error names it."""
+    return f"jobs[{i}]" + (f" (id {job.id!r})" if job.id is not None else "")
 
 
 def _check_partition_accounts(cluster: Cluster, tree: AccountTree, jobs, docs: list) -> None:
@@ -1039,7 +1044,7 @@ def _check_partition_accounts(cluster: Cluster, tree: AccountTree, jobs, docs: l
         )
         if not part.admits_account(account):
             key = next((k for k in ("account", "args", "script") if k in docs[i]), None)
-            where = f"jobs[{i}]" if key is None else f"jobs[{i}]: field {key!r}"
+            where = _job_label(i, job) + ("" if key is None else f": field {key!r}")
             raise ScenarioError(
                 f"{where}: account {account!r} in partition {part.name!r}: Invalid account or "
                 "account/partition combination specified (the partition's AllowAccounts/"
@@ -1065,7 +1070,7 @@ def _check_associations(tree: AccountTree, jobs: tuple[WorkloadJob, ...], docs: 
             else:  # the account lists users, and not this one
                 users = ", ".join(tree.accounts[account].users) or "none"
                 fix = f"list {user!r} in the users of account {account!r} (now: {users})"
-            where = f"jobs[{i}]" if key is None else f"jobs[{i}]: field {key!r}"
+            where = _job_label(i, job) + ("" if key is None else f": field {key!r}")
             raise ScenarioError(
                 f"{where}: user {user!r} has no association with account {account!r} (Slurm: "
                 f"Invalid account or account/partition combination specified); {fix}",
@@ -1088,7 +1093,9 @@ def _account(doc, *, where: str) -> Account:
         raise ScenarioError(f"{where}: each account needs a name")
     unknown = set(doc) - known
     if unknown:
-        raise ScenarioError(f"{where}: unknown field(s) {sorted(unknown)}; allowed {sorted(known)}")
+        raise ScenarioError(
+            f"{where}: unknown field(s) {sorted(unknown)}; allowed: {sorted(known)}"
+        )
     max_jobs = doc.get("max_jobs")
     return Account(
         name=str(doc["name"]),

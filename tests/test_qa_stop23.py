@@ -198,3 +198,21 @@ def test_a_gpu_hint_keeps_the_option_used_and_says_a_different_total(args, hint)
     with pytest.raises(slurmlab.RequestError) as err:
         slurmlab.JobSpec.from_args(args).resources(slurmlab.Cluster.preset("tiny"))
     assert str(err.value).endswith(hint)
+
+
+@pytest.mark.parametrize(
+    ("jobs", "label"),
+    [
+        ("  - {id: x, runtime: 10, args: -n 1 --qos=urgent}\n", "jobs[0] (id 'x'): field 'args'"),
+        (
+            "  - {id: x, runtime: 10}\n  - {id: y, runtime: 10, args: --dependency=afterok:z}\n",
+            "jobs[1] (id 'y'): field 'args'",
+        ),
+        ("  - {id: x, runtime: 10, user: bob, account: ops}\n", "jobs[0] (id 'x'): field 'acc"),
+    ],
+)
+def test_every_job_error_names_the_entry_with_its_id(tmp_path, jobs, label):
+    accounts = "accounts: [{name: llm, users: [alice]}]\n" if "ops" in jobs else ""
+    with pytest.raises(ScenarioError, match=r": " + label.replace("[", r"\[").replace("(", r"\(")
+                       .replace(")", r"\)")):  # fmt: skip
+        _scenario(tmp_path, f"cluster: tiny\n{accounts}jobs:\n{jobs}")

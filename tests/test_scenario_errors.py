@@ -109,13 +109,13 @@ CASES = [
         "cluster: tiny\njobs:\n  - {id: a, submit: 0, runtime: 10, args: --dependency=afterok:b}\n"
         "  - {id: b, submit: 5, runtime: 10}\n",
         3,
-        ["jobs[0]: field 'args'", "afterok:b", "submitted at 5 s, not before this job (0 s)"],
+        ["jobs[0] (id 'a'): field 'args'", "afterok:b", "submitted at 5 s, not before this job"],
     ),
     (
         "cluster: tiny\njobs:\n  - {id: a, runtime: 10}\n"
         "  - {id: b, runtime: 10, args: --dependency=afterany:a:c}\n",
         4,
-        ["jobs[1]: field 'args'", "afterany:c", "'c' is not in this scenario"],
+        ["jobs[1] (id 'b'): field 'args'", "afterany:c", "'c' is not in this scenario"],
     ),
     (
         "cluster: tiny\nqos:\n  - {name: high, preempt: [low]}\n" + JOB,

@@ -132,7 +132,7 @@ class Qos:
         unknown = set(doc) - known
         if unknown:
             raise SlurmlabError(
-                f"{where}: unknown field(s) {sorted(unknown)}; allowed {sorted(known)}"
+                f"{where}: unknown field(s) {sorted(unknown)}; allowed: {sorted(known)}"
             )
         pre = doc.get("preempt") or ()
         mode = doc.get("preempt_mode")
@@ -216,7 +216,7 @@ class Reservation:
         unknown = set(doc) - known
         if unknown:
             raise SlurmlabError(
-                f"{where}: unknown field(s) {sorted(unknown)}; allowed {sorted(known)}"
+                f"{where}: unknown field(s) {sorted(unknown)}; allowed: {sorted(known)}"
             )
         for key in ("start", "duration"):
             if key not in doc:
