@@ -87,7 +87,23 @@ def _check_input(path: Path) -> bool:
             f"input {str(path)!r} is neither a scenario nor an SWF trace ({hint}); "
             f"slurmlab simulate reads {_KINDS}"
         ) from None
+    first = next((line for line in data.decode("utf-8").splitlines() if line.strip()), "")
+    if _looks_like_sacct(first):
+        raise SlurmlabError(
+            f"input {str(path)!r} looks like a sacct export (its first line is the header "
+            f"{first[:60]!r}); slurmlab simulate reads {_KINDS}: analyse an export with "
+            f"`slurmlab summary {path}` or `slurmlab report {path}`"
+        )
     return False
+
+
+def _looks_like_sacct(line: str) -> bool:
+    """A header of sacct field names split by ``|`` (``sacct -P``'s first line)."""
+    from slurmlab.records.sacct import SACCT_FIELDS
+
+    names = [n.strip().lower() for n in line.split("|") if n.strip()]
+    known = {f.lower() for f in SACCT_FIELDS}
+    return len(names) >= 2 and sum(n in known for n in names) >= max(2, len(names) // 2)
 
 
 def _check_options(args, swf: bool) -> None:

@@ -160,11 +160,15 @@ def test_why_pending_of_an_array_says_which_task_it_explains():
 
 
 def test_sbatch_magic_warns_about_a_script_file_name_and_its_arguments(capsys):
-    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.testing.globalipapp import get_ipython
 
-    shell = InteractiveShell.instance()
-    shell.run_cell("import slurmlab\n%load_ext slurmlab\nlab = slurmlab.Lab('tiny')")
-    shell.run_cell("%%sbatch train.sh -t 10\n#!/bin/bash\n#SBATCH -N 1\nsrun python train.py\n")
+    ip = get_ipython()
+    ip.run_line_magic("load_ext", "slurmlab")
+    lab = slurmlab.Lab("tiny")
+    capsys.readouterr()
+    ip.run_cell_magic(
+        "sbatch", "train.sh -t 10", "#!/bin/bash\n#SBATCH -N 1\nsrun python train.py\n"
+    )
     captured = capsys.readouterr()
     assert captured.out.strip().splitlines()[-1].startswith("Submitted batch job ")
     assert captured.err.strip() == (
@@ -173,7 +177,7 @@ def test_sbatch_magic_warns_about_a_script_file_name_and_its_arguments(capsys):
         "the words after it (-t 10) are the script's arguments, not sbatch options: put "
         "options before it"
     )
-    job = shell.user_ns["lab"].sacct().iloc[-1]
+    job = lab.sacct().iloc[-1]
     assert job["JobName"] == "train.sh" and job["Timelimit"] != "00:10:00"
 
 
@@ -216,3 +220,12 @@ def test_every_job_error_names_the_entry_with_its_id(tmp_path, jobs, label):
     with pytest.raises(ScenarioError, match=r": " + label.replace("[", r"\[").replace("(", r"\(")
                        .replace(")", r"\)")):  # fmt: skip
         _scenario(tmp_path, f"cluster: tiny\n{accounts}jobs:\n{jobs}")
+
+
+def test_simulate_points_a_sacct_export_to_summary_and_report(tmp_path, capsys):
+    export = tmp_path / "jobs.psv"
+    export.write_text("JobID|State|Elapsed\n1|COMPLETED|01:00:00\n")
+    assert main(["simulate", str(export)]) == 2
+    err = capsys.readouterr().err
+    assert "looks like a sacct export (its first line is the header 'JobID|State|Elapsed')" in err
+    assert f"`slurmlab summary {export}` or `slurmlab report {export}`" in err
