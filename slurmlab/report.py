@@ -151,8 +151,16 @@ def render_report(
             )
 
     use = an.usage(jobs, by="Account")
-    if len(use):
+    if len(use) and summary.gpu_hours is None and summary.cpu_hours is None:
+        notes.append(
+            "Usage, top users, failure hours and the biggest runs are not shown: "
+            + "; ".join(f"{k} are unknown ({why})" for k, why in summary.unknown_hours.items())
+            + "."
+        )
+    elif len(use):
         resource = "gpu_hours" if use["gpu_hours"].sum() > 0 else "cpu_hours"
+        if summary.cpu_hours is None:
+            resource = "gpu_hours"
         figures.append(("Usage by account", viz.usage_figure(use, by="Account", resource=resource)))
         top = an.top_consumers(jobs, by="User", resource=resource, n=10)
         sections.append(

@@ -105,7 +105,7 @@ def test_timestamps_unknown_none_blank_and_epoch():
 
 
 def test_durations_prefer_raw_columns_and_limits():
-    text = "JobID|Elapsed|ElapsedRaw|Timelimit|TimelimitRaw\n1|99:99|90|UNLIMITED|UNLIMITED\n2|01:00|60|Partition_Limit|30\n"
+    text = "JobID|Elapsed|ElapsedRaw|Timelimit|TimelimitRaw\n1|00:01:29|90|UNLIMITED|UNLIMITED\n2|01:00|60|Partition_Limit|30\n"
     jobs = read(text)
     assert jobs["Elapsed"].tolist() == [pd.Timedelta(seconds=90), pd.Timedelta(seconds=60)]
     assert pd.isna(jobs.loc[0, "Timelimit"])

@@ -4,6 +4,8 @@ ended, which rows are one job, and the tiny demo table."""
 from __future__ import annotations
 
 import io
+import warnings
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -73,6 +75,60 @@ def check_columns(jobs: pd.DataFrame, needed: tuple[str, ...], who: str) -> None
             f"{who}: the job table has no column(s) {', '.join(missing)}; export them with "
             f"sacct -o {','.join(missing)} (or pass a table made by read_sacct or simulate)"
         )
+
+
+def check_by(jobs: pd.DataFrame, by: str | Sequence[str] | None, who: str, made=()) -> None:
+    """The error :func:`check_columns` gives, for grouping columns (``by=``) the table lacks;
+    ``made`` names the columns the analyzer makes itself (``Size``)."""
+    if by is None:
+        return
+    names = [by] if isinstance(by, str) else list(by)
+    check_columns(jobs, tuple(c for c in names if c not in made), f"{who}(by={by!r})")
+
+
+def check_freq(freq: str, who: str, name: str = "freq", fixed: bool = True) -> None:
+    """A clear error for a ``freq``/``period`` pandas cannot use (``fixed``: a length of time
+    such as ``1h`` or ``1D``, not a calendar period such as ``MS``)."""
+    examples = "'1h', '6h', '1D' or '7D'" if fixed else "'D', 'W', 'MS' or 'QS'"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # pandas' "use 'BOGUS' instead"
+            if fixed:
+                if pd.Timedelta(pd.tseries.frequencies.to_offset(freq)) <= pd.Timedelta(0):
+                    raise ValueError(freq)
+            else:
+                pd.Timestamp("2024-01-01").to_period(freq)
+    except (ValueError, TypeError, AttributeError):
+        raise SlurmlabError(
+            f"{who}: {name}={freq!r} is not a pandas "
+            + ("frequency of a fixed length" if fixed else "period")
+            + f"; use e.g. {examples}"
+        ) from None
+
+
+def waits(jobs: pd.DataFrame) -> pd.Series:
+    """Start - Submit of each row, NaT where unknown. The one rule of every analyzer: a wait
+    below 0 (Start before Submit) is unknown, left out of counts of waits and their means, and
+    warned about once per call: sacct writes naive local times, so a DST change (or a host
+    clock off) can put Start before Submit.
+
+    >>> waits(demo_jobs()).dt.total_seconds().tolist()[:3]
+    [1800.0, 0.0, 3600.0]
+    """
+    wait = jobs["Start"] - jobs["Submit"]
+    negative = (wait < pd.Timedelta(0)).to_numpy()
+    if negative.any():
+        ids = jobs["JobID"].astype("string").to_numpy()[negative][:5] if "JobID" in jobs else []
+        warnings.warn(
+            f"{int(negative.sum())} run(s) started before they were submitted (Start < Submit: "
+            f"JobID {', '.join(map(str, ids))}{' ...' if negative.sum() > 5 else ''}); their "
+            "waits are unknown and left out. sacct writes naive local times, so a daylight-"
+            "saving change (or a host clock off) does this: export with TZ=UTC sacct ...",
+            UserWarning,
+            stacklevel=3,
+        )
+        wait = wait.where(~negative)
+    return wait
 
 
 #: Columns only a real export has: what the jobs used, measured by Slurm.

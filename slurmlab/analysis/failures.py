@@ -10,7 +10,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from slurmlab.analysis._common import FAILED_STATES, check_columns, count, hours, job_keys, leads
+from slurmlab.analysis._common import (
+    FAILED_STATES,
+    check_by,
+    check_columns,
+    count,
+    hours,
+    job_keys,
+    leads,
+)
 
 __all__ = ["failure_cost", "requeues"]
 
@@ -25,6 +33,7 @@ def failure_cost(jobs: pd.DataFrame, by: str = "State") -> pd.DataFrame:
     1   FAILED     1        0.0        1.0
     """
     check_columns(jobs, ("State", "Elapsed", "NCPUS", "NGPUS"), "failure_cost")
+    check_by(jobs, by, "failure_cost")
     lost = jobs.loc[jobs["State"].isin(FAILED_STATES)]
     h = hours(lost["Elapsed"])
     frame = pd.DataFrame(

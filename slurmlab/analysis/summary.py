@@ -3,18 +3,21 @@
 Counting rules: a job is one JobID (each array task once, each requeued job once, a pending
 range such as ``123_[3-5%2]`` as the tasks it stands for, a het job's components ``12+0``,
 ``12+1`` once); its state is the state of its last run (a het job's: its leader's); hours
-count every run, earlier runs of requeued jobs included. ``last_end`` is when the last run
+count every run, earlier runs of requeued jobs included; they are None (unknown, with the
+sacct -o fields to add in ``unknown_hours``) when no row has the columns they need, never 0.
+A wait below 0 (Start before Submit, as a DST change gives) is unknown, as in ``wait_times``. ``last_end`` is when the last run
 ended, or holds its allocation until (Start + Elapsed for a run still running).
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
 
-from slurmlab.analysis._common import count, hours, job_keys, leads, run_ends, tasks
+from slurmlab.analysis._common import count, hours, job_keys, leads, run_ends, tasks, waits
 
 __all__ = ["Summary", "summary"]
 
@@ -27,8 +30,8 @@ class Summary:
     runs: int
     steps: int
     states: dict[str, int]
-    gpu_hours: float
-    cpu_hours: float
+    gpu_hours: float | None  # None: unknown (see unknown_hours)
+    cpu_hours: float | None
     gpu_hours_by_account: dict[str, float]
     gpu_hours_by_user: dict[str, float]
     mean_wait_s: float | None
@@ -36,6 +39,8 @@ class Summary:
     first_submit: str | None
     last_end: str | None
     bad_rows: int
+    #: Why gpu_hours / cpu_hours are unknown: the sacct -o fields the export lacks.
+    unknown_hours: dict[str, str] | None = None
 
     def to_dict(self) -> dict:
         """Plain JSON-ready values."""
@@ -49,9 +54,9 @@ class Summary:
             f"{self.jobs} jobs ({self.runs} runs, {self.steps} steps) from {self.first_submit or '?'} "
             f"to {self.last_end or '?'}.",
             f"Final states: {states}.",
-            f"Allocated {self.gpu_hours:,.1f} GPU-hours and {self.cpu_hours:,.1f} CPU-hours.",
+            _hours_sentence(self),
         ]
-        if top and self.gpu_hours > 0:
+        if top and self.gpu_hours:
             lines.append(
                 "Top GPU accounts: "
                 + ", ".join(f"{a} {h:,.1f} h ({h / self.gpu_hours:.0%})" for a, h in top)
@@ -68,6 +73,39 @@ class Summary:
 
     def __str__(self) -> str:
         return self.words()
+
+
+def _hours_sentence(s: Summary) -> str:
+    if s.gpu_hours is not None and s.cpu_hours is not None:
+        return f"Allocated {s.gpu_hours:,.1f} GPU-hours and {s.cpu_hours:,.1f} CPU-hours."
+    known = [
+        f"{value:,.1f} {name}-hours"
+        for name, value in (("GPU", s.gpu_hours), ("CPU", s.cpu_hours))
+        if value is not None
+    ]
+    unknown = "; ".join(f"{k} unknown ({why})" for k, why in (s.unknown_hours or {}).items())
+    return (f"Allocated {' and '.join(known)}; " if known else "Allocated hours: ") + unknown + "."
+
+
+#: What each kind of hours needs, and the sacct -o fields that give it.
+_NEEDS = {
+    "GPU-hours": (("Elapsed", "Elapsed,ElapsedRaw"), ("NGPUS", "AllocTRES")),
+    "CPU-hours": (("Elapsed", "Elapsed,ElapsedRaw"), ("NCPUS", "NCPUS (or AllocCPUS)")),
+}
+
+
+def _unknown_hours(jobs: pd.DataFrame) -> dict[str, str]:
+    """Which hours the table cannot give (a column every row lacks), and the fix."""
+    out = {}
+    if not len(jobs):
+        return out
+    for kind, needs in _NEEDS.items():
+        lacking = [
+            field for column, field in needs if column not in jobs or jobs[column].isna().all()
+        ]
+        if lacking:
+            out[kind] = f"the export has no {', '.join(lacking)}: add it to sacct -o"
+    return out
 
 
 def _human(seconds: float | None) -> str:
@@ -100,6 +138,16 @@ def summary(jobs: pd.DataFrame) -> Summary:
     """
     from slurmlab.records.sacct import steps as steps_of
 
+    step_count = len(steps_of(jobs))
+    if len(jobs) == 0 and step_count:
+        warnings.warn(
+            f"summary: the table has {step_count} step row(s) (.batch, .0 ...) and no "
+            "allocation row (sacct -j 5.batch, or a grep that lost the job rows): jobs, runs "
+            "and hours count allocation rows, so they are 0; export the jobs too (sacct -j 5)",
+            UserWarning,
+            stacklevel=2,
+        )
+    unknown = _unknown_hours(jobs)
     weight = tasks(jobs)
     h = hours(jobs["Elapsed"]) if "Elapsed" in jobs else np.zeros(len(jobs))
     gpu = h * count(jobs["NGPUS"]) if "NGPUS" in jobs else np.zeros(len(jobs))
@@ -127,18 +175,17 @@ def summary(jobs: pd.DataFrame) -> Summary:
     states = {str(k): int(v) for k, v in zip(states["State"], states["_w"])}
     wait = None
     if "Start" in jobs and "Submit" in jobs:
-        w = (jobs["Start"] - jobs["Submit"]).dt.total_seconds()[leads(jobs)].dropna()
-        wait = w[w >= 0]
+        wait = waits(jobs).dt.total_seconds()[leads(jobs)].dropna()
     first = jobs["Submit"].min() if "Submit" in jobs else None
     ends = [e for e in (jobs.get("End"), run_ends(jobs)) if e is not None and e.notna().any()]
     end = max(e.max() for e in ends) if ends else None
     return Summary(
         jobs=int(last["_w"].sum()),
         runs=int(leads(jobs).sum()),
-        steps=len(steps_of(jobs)),
+        steps=step_count,
         states=states,
-        gpu_hours=round(float(gpu.sum()), 6),
-        cpu_hours=round(float(cpu.sum()), 6),
+        gpu_hours=None if "GPU-hours" in unknown else round(float(gpu.sum()), 6),
+        cpu_hours=None if "CPU-hours" in unknown else round(float(cpu.sum()), 6),
         gpu_hours_by_account=_by(jobs, "Account", gpu),
         gpu_hours_by_user=_by(jobs, "User", gpu),
         mean_wait_s=float(wait.mean()) if wait is not None and len(wait) else None,
@@ -146,4 +193,5 @@ def summary(jobs: pd.DataFrame) -> Summary:
         first_submit=None if first is None or pd.isna(first) else first.isoformat(),
         last_end=None if end is None or pd.isna(end) else end.isoformat(),
         bad_rows=int(jobs.attrs.get("bad_rows", 0)),
+        unknown_hours=unknown or None,
     )

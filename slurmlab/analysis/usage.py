@@ -18,6 +18,7 @@ import pandas as pd
 
 from slurmlab.analysis._common import (
     check_columns,
+    check_freq,
     count,
     hours,
     job_keys,
@@ -82,6 +83,7 @@ def usage(
     by = [by] if isinstance(by, str) else list(by)
     check_columns(jobs, tuple(by) + (("Start",) if period is not None else ()), "usage")
     if period is not None:
+        check_freq(period, "usage", name="period", fixed=False)
         require_start(jobs, "usage per period")
     frame = _with_hours(jobs, by)
     cols = ["runs", "jobs", "cpu_hours", "gpu_hours", "node_hours"]

@@ -16,7 +16,14 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from slurmlab.analysis._common import check_columns, count, require_start, run_ends
+from slurmlab.analysis._common import (
+    check_by,
+    check_columns,
+    check_freq,
+    count,
+    require_start,
+    run_ends,
+)
 from slurmlab.errors import SlurmlabError
 from slurmlab.spec.units import expand_hostlist
 
@@ -209,6 +216,8 @@ def utilization(
     2 2024-03-01 10:00:00   2.0         0.25
     """
     check_columns(jobs, ("Start", "End", "NCPUS", "NGPUS", "NNodes"), "utilization")
+    check_by(jobs, by, "utilization")
+    check_freq(freq, "utilization")
     require_start(jobs, "utilization")
     started = jobs.loc[jobs["Start"].notna()]
     if started.empty:

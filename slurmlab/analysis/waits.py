@@ -13,7 +13,17 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from slurmlab.analysis._common import check_columns, count, leads, require_start, run_ends, tasks
+from slurmlab.analysis._common import (
+    check_by,
+    check_columns,
+    check_freq,
+    count,
+    leads,
+    require_start,
+    run_ends,
+    tasks,
+    waits,
+)
 from slurmlab.records.schema import TERMINAL_STATES
 
 __all__ = ["bounded_slowdown", "pending_over_time", "wait_stats", "wait_times"]
@@ -31,7 +41,7 @@ def _waited(jobs: pd.DataFrame) -> np.ndarray:
 
 def wait_times(jobs: pd.DataFrame) -> pd.DataFrame:
     """One row per run that started (a het job once), with ``Wait`` (Start - Submit) and a
-    ``Size`` class.
+    ``Size`` class. A wait below 0 (Start before Submit: a DST change) is NaT, with a warning.
 
     >>> from slurmlab.analysis._common import demo_jobs
     >>> wait_times(demo_jobs())[["JobID", "Wait"]]
@@ -41,7 +51,7 @@ def wait_times(jobs: pd.DataFrame) -> pd.DataFrame:
     2   102 0 days 01:00:00
     """
     started = jobs.loc[_waited(jobs)]
-    wait = (started["Start"] - started["Submit"]).clip(lower=pd.Timedelta(0))
+    wait = waits(started)
     size = pd.cut(count(started["NCPUS"]), _SIZE_BINS, labels=_SIZE_LABELS, right=True)
     cols = [
         c
@@ -66,7 +76,8 @@ def wait_stats(jobs: pd.DataFrame, by: str | Sequence[str] = "Partition") -> pd.
     """Wait-time distribution (count, mean, median, p90, max in hours) per group.
 
     ``by`` may be any column, e.g. ``"Partition"``, ``"Account"``, ``"NGPUS"`` or ``"Size"``
-    (CPU-count classes).
+    (CPU-count classes). ``runs`` counts the runs that started; the statistics leave out the
+    waits that are unknown (below 0, see :func:`wait_times`).
 
     >>> from slurmlab.analysis._common import demo_jobs
     >>> wait_stats(demo_jobs(), by="Partition")[["Partition", "runs", "median_h"]]
@@ -74,11 +85,12 @@ def wait_stats(jobs: pd.DataFrame, by: str | Sequence[str] = "Partition") -> pd.
     0       cpu     1      1.00
     1       gpu     2      0.25
     """
-    waits = wait_times(jobs)
+    check_by(jobs, by, "wait_stats", made=("Size",))
+    table = wait_times(jobs)
     by = [by] if isinstance(by, str) else list(by)
-    h = waits["Wait"].dt.total_seconds() / 3600.0
+    h = table["Wait"].dt.total_seconds() / 3600.0
     grouped = h.groupby(
-        [waits[c].astype("string").fillna("(none)") if c != "Size" else waits[c] for c in by],
+        [table[c].astype("string").fillna("(none)") if c != "Size" else table[c] for c in by],
         observed=True,
     )
     out = pd.DataFrame(
@@ -102,12 +114,12 @@ def bounded_slowdown(jobs: pd.DataFrame, tau: str | pd.Timedelta = "10s") -> pd.
     >>> bounded_slowdown(demo_jobs())["BoundedSlowdown"].round(2).tolist()
     [1.25, 1.0, 5.0]
     """
-    waits = wait_times(jobs)
+    table = wait_times(jobs)
     merged = jobs.loc[_waited(jobs), "Elapsed"].reset_index(drop=True)
     run = merged.fillna(pd.Timedelta(0))
     floor = pd.Timedelta(tau)
-    slowdown = (waits["Wait"] + run) / run.where(run > floor, floor)
-    return waits.assign(Elapsed=run, BoundedSlowdown=slowdown.clip(lower=1.0).astype(float))
+    slowdown = (table["Wait"] + run) / run.where(run > floor, floor)
+    return table.assign(Elapsed=run, BoundedSlowdown=slowdown.clip(lower=1.0).astype(float))
 
 
 def pending_over_time(
@@ -126,6 +138,8 @@ def pending_over_time(
     [1.0, 0.0, 4.0]
     """
     check_columns(jobs, ("Submit", "Start"), "pending_over_time")
+    check_by(jobs, by, "pending_over_time")
+    check_freq(freq, "pending_over_time")
     require_start(jobs, "pending_over_time")
     begin = jobs["Eligible"].fillna(jobs["Submit"]) if "Eligible" in jobs else jobs["Submit"]
     known = [jobs["Submit"], jobs["Start"], run_ends(jobs)]

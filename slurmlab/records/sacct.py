@@ -58,9 +58,24 @@ The design, in short:
   columns of the rows after it, by name); a lone short row is reported as truncated, with
   both field counts. A file whose rows mostly do not fit the header gets one error (wrong
   field list or delimiter). Repaired rows are counted in ``attrs["repaired_rows"]``.
+* **Repeated rows and several exports.** A row that repeats an earlier row exactly (exports
+  joined with ``cat``, or whose -S/-E windows overlap) is left out with a warning naming both
+  lines, and counted in ``attrs["duplicate_rows"]`` (lines in ``["duplicate_lines"]``).
+  ``read_sacct([day1, day2, ...])`` reads each file and joins them with :func:`concat_sacct`
+  (steps kept, a run two files list kept once); ``pd.concat`` would drop the steps (a
+  warning from :func:`steps` says so) and count such runs twice.
+* **Values sacct cannot write are bad values**, as malformed ones are: out of range (a time
+  outside 1678..2262, a ``*Raw`` duration over 292 years, an exit code over 255, 2**31 GPUs),
+  negative counts, impossible dates (``2024-02-30``), durations other than ``D-HH:MM:SS``,
+  ``HH:MM:SS`` and ``MM:SS[.mmm]`` with two-digit minutes and seconds below 60, and array
+  ranges that are reversed, empty or beyond MaxArraySize (4,000,001 tasks).
+* **Warnings.** A file whose last line has no line end (sacct ends every line: it may be
+  truncated); a field list or header naming a field sacct does not have (a did-you-mean
+  suggestion; other unknown header columns are kept quietly, as text).
 * **attrs.** ``source``, ``format`` (``parsable``/``parsable2``/``json``), ``delimiter``,
   ``tz``, ``fields`` (the columns as read), ``bad_rows``, ``bad_lines``, ``padded_rows``,
-  ``repaired_rows``, ``unknown_states`` and ``steps``.
+  ``repaired_rows``, ``duplicate_rows``, ``duplicate_lines``, ``unknown_states`` and
+  ``steps``.
 
 The hot path of a well-formed file is vectorised: pyarrow's CSV reader splits the fields
 (rows with the wrong field count go to a slow path), RE2 regexes validate durations, sizes
@@ -71,6 +86,7 @@ are parsed once per distinct value.
 from __future__ import annotations
 
 import bz2
+import difflib
 import gzip
 import io
 import lzma
@@ -100,6 +116,7 @@ __all__ = [
     "SacctParseError",
     "SacctParseWarning",
     "check_time_zone",
+    "concat_sacct",
     "expand_nodelist",
     "gres_gpus",
     "parse_duration",
@@ -232,10 +249,22 @@ _DELIMITERS = ("^|^", "\u2603", "\t", "|", ";")
 
 # ------------------------------------------------------------------- scalar field parsers
 
-#: Digit counts are bounded so that any match fits in int64 nanoseconds (< 292 years).
+#: What sacct writes (``secs2time_str``/``_elapsed_time`` in its source): ``D-HH:MM:SS``,
+#: ``HH:MM:SS`` or ``MM:SS.mmm``, minutes and seconds always two digits (and below 60, checked
+#: after the match), hours two digits after a day part. Hours without days may have 1 to 4
+#: digits (hand-made files write ``1:00:00``). Digit counts are bounded so that any match
+#: fits in int64 nanoseconds (< 292 years).
 _DURATION_RE = (
-    r"^(?:(?P<d>\d{1,5})-)?(?:(?P<h>\d{1,4}):)?(?P<m>\d{1,6}):(?P<s>\d{1,7})(?:\.(?P<f>\d{1,9}))?$"
+    r"^(?:(?P<d>\d{1,5})-(?P<h>\d\d):|(?P<hh>\d{1,4}):)?(?P<m>\d\d):(?P<s>\d\d)"
+    r"(?:\.(?P<f>\d{1,9}))?$"
 )
+#: Any duration-like text: a value that matches this but not ``_DURATION_RE`` is one sacct
+#: never writes (a field of one digit, 60 seconds or more, a cut or too large value).
+_LOOSE_DURATION_RE = re.compile(r"^(?:\d+-)?(?:\d+:)?\d+:\d+(?:\.\d+)?$", re.ASCII)
+#: Slurm's largest MaxArraySize: array task ids run from 0 to 4,000,000.
+MAX_ARRAY_SIZE = 4_000_001
+#: int64 nanoseconds hold +-292 years: the times a job table can hold.
+_MIN_TIME, _MAX_TIME = pd.Timestamp("1678-01-01"), pd.Timestamp("2262-04-11")
 _MEMORY_RE = r"^(?P<num>\d+(?:\.\d*)?|\.\d+)(?P<unit>[KMGTPE]?)(?P<per>[nc]?)$"
 _JOBID_RE = (
     r"^(?P<base>\d+)"
@@ -252,7 +281,8 @@ _RAW_ID_RE = r"^\s*\d+\s*$"
 _ID_COLUMNS = {"ArrayJobID": False, "ArrayTaskID": True, "HetJobID": False, "HetJobOffset": True}
 #: sacct's Flags -> StartedBy (which scheduler started the job).
 _STARTED_BY = {"SchedBackfill": "backfill", "SchedMain": "main", "SchedSubmit": "submit"}
-_EXIT_RE = r"^\d+:\d+$"
+#: code:signal; each part 0..255 (an 8-bit exit status, a signal number), checked after the match
+_EXIT_RE = r"^\d{1,18}:\d{1,18}$"
 _JOBID_PY = re.compile(_JOBID_RE, re.ASCII)
 _UNIT_MB = {"": None, "K": 1 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0**2, "P": 1024.0**3}
 _UNIT_MB["E"] = 1024.0**4
@@ -260,7 +290,8 @@ _BARE_UNIT = {"ReqMem": 1.0}  # a unit-less size: MB for ReqMem, KB for usage fi
 
 
 def parse_duration(text: str | None) -> pd.Timedelta | None:
-    """Parse a sacct duration: ``[D-][HH:]MM:SS[.mmm]`` (a two-part value is MM:SS).
+    """Parse a sacct duration: ``D-HH:MM:SS``, ``HH:MM:SS`` or ``MM:SS[.mmm]`` (a two-part
+    value is MM:SS; minutes and seconds are two digits below 60, as sacct writes them).
 
     Returns None for a missing value or a limit sacct shows as ``UNLIMITED`` or
     ``Partition_Limit``.
@@ -276,15 +307,36 @@ def parse_duration(text: str | None) -> pd.Timedelta | None:
     if text in _MISSING or text in _NO_LIMIT:
         return None
     match = re.match(_DURATION_RE, text, re.ASCII)
-    if not match:
-        raise SacctParseError(
-            "is not a sacct duration [D-][HH:]MM:SS[.mmm]",
-            value=text,
-            hint="sacct writes 1-02:03:04, 02:03:04, 03:04 or 03:04.567",
-        )
-    d, h, m, s, f = (match.group(k) or "" for k in "dhmsf")
+    if not match or _duration_parts_wrong(match):
+        problem, hint = _duration_problem(text)
+        raise SacctParseError(problem, value=text, hint=hint)
+    d, m, s, f = (match.group(k) or "" for k in "dmsf")
+    h = match.group("h") or match.group("hh") or ""
     seconds = ((int(d or 0) * 24 + int(h or 0)) * 60 + int(m)) * 60 + int(s)
     return pd.Timedelta(seconds * 10**9 + int(f.ljust(9, "0") or 0), unit="ns")
+
+
+def _duration_parts_wrong(match: re.Match) -> bool:
+    """Minutes or seconds of 60 and more, or 24 hours and more after a day part."""
+    return (
+        int(match.group("m")) >= 60
+        or int(match.group("s")) >= 60
+        or (match.group("h") is not None and int(match.group("h")) >= 24)
+    )
+
+
+def _duration_problem(text: str) -> tuple[str, str]:
+    """(problem, hint) for a value that is not a duration sacct writes."""
+    hint = (
+        "sacct writes 1-02:03:04, 02:03:04 or 03:04.567 (two-digit minutes and seconds, "
+        "below 60): the value may be cut short (a truncated file?) or the columns shifted"
+    )
+    if _LOOSE_DURATION_RE.match(text):
+        days = int(text.split("-", 1)[0]) if "-" in text else 0
+        if days > 99999 or any(len(p) > 18 for p in re.split(r"[-:.]", text)):
+            return "is out of range: longer than a duration slurmlab can hold (292 years)", hint
+        return "is not a duration sacct writes [D-HH:]MM:SS[.mmm]", hint
+    return "is not a sacct duration [D-][HH:]MM:SS[.mmm]", hint
 
 
 def parse_memory(text: str | None, *, bare_unit_mb: float = 1 / 1024) -> float | None:
@@ -312,7 +364,7 @@ def parse_memory(text: str | None, *, bare_unit_mb: float = 1 / 1024) -> float |
     value = float(match.group("num")) * (bare_unit_mb if factor is None else factor)
     if not value < 2.0**53:  # inf or absurd: no machine has this much memory
         raise SacctParseError(
-            "is too large to be a memory size", value=text, hint="check the column"
+            "is out of range: too large to be a memory size", value=text, hint="check the column"
         )
     return value
 
@@ -366,14 +418,19 @@ def _gpu_counts(pairs: Iterable[tuple[str, str]]) -> tuple[int | None, str | Non
     for key, value in pairs:
         if key != "gres/gpu" and not key.startswith("gres/gpu:"):
             continue
-        try:
-            count = int(value)
-        except ValueError:
+        if not _digits(value.strip()):
             raise SacctParseError(
-                f"GPU count of {key} is not a whole number",
+                f"GPU count of {key} is not a whole number of at least 0",
                 value=value,
                 hint="a TRES GPU entry looks like gres/gpu:a100=4",
-            ) from None
+            )
+        count = int(value)
+        if count >= 2**31:  # no node holds 2 billion GPUs: Slurm's GRES counts are 32-bit
+            raise SacctParseError(
+                f"GPU count of {key} is out of range (2**31 or more)",
+                value=value,
+                hint="a TRES GPU entry looks like gres/gpu:a100=4; check the column",
+            )
         if key == "gres/gpu":
             untyped = count
         else:
@@ -429,6 +486,12 @@ def gres_gpus(text: str | None) -> int | None:
         if count is None and match.group("type") and _digits(match.group("type")):
             count = match.group("type")
         total += int(count) if count is not None else 1
+        if total >= 2**31:
+            raise SacctParseError(
+                "has a GPU count that is out of range (2**31 or more)",
+                value=text,
+                hint="legacy GRES looks like gpu:4 or gpu:V100:2(IDX:0-1); check the column",
+            )
     return total if seen else None
 
 
@@ -448,13 +511,36 @@ def parse_timestamp(text: str | None) -> pd.Timestamp | None:
             return pd.Timestamp(pd.to_datetime(text, format=fmt))
         except (ValueError, OverflowError):
             continue
-    if _digits(text) and len(text) <= 11:
+    if _digits(text) and len(text) <= 11 and int(text) <= _MAX_EPOCH:
         return pd.Timestamp(int(text), unit="s")
+    if _time_out_of_range(text):
+        raise SacctParseError(_TIME_RANGE_PROBLEM, value=text, hint=_TIME_RANGE_HINT)
     raise SacctParseError(
         "is not a sacct time YYYY-MM-DDTHH:MM:SS",
         value=text,
         hint="export with SLURM_TIME_FORMAT=standard (a shell profile may set another format)",
     )
+
+
+#: The largest epoch second a job table can hold (2262-04-11).
+_MAX_EPOCH = 9_223_372_036
+_TIME_RANGE_PROBLEM = "is out of range: slurmlab holds times from 1678 to 2262"
+_TIME_RANGE_HINT = "the value is corrupt or the columns are shifted; check the export"
+
+
+def _time_out_of_range(text: str) -> bool:
+    """A well-formed time (or epoch seconds) outside the years 1678 to 2262."""
+    if _digits(text):
+        return len(text) >= 9 and int(text) > _MAX_EPOCH
+    match = re.match(r"^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)$", text, re.ASCII)
+    if not match:
+        return False
+    try:
+        pd.Timestamp(f"2000-{match.group(2)}-{match.group(3)}")  # a real month and day
+    except ValueError:
+        return False
+    year = int(match.group(1))
+    return not (1678 <= year <= 2261)
 
 
 def parse_state(text: str | None) -> str:
@@ -488,18 +574,50 @@ class JobIdParts:
     step: str | None  # "batch", "extern", "interactive", "0", ...
 
 
-def _range_tasks(expression: str) -> int:
-    """How many tasks an array expression such as ``1,4-9%2`` stands for."""
-    body = expression.split("%", 1)[0]
+def _range_check(expression: str, closed: bool = True) -> tuple[int | None, str | None]:
+    """(how many tasks an array expression such as ``1,4-9%2`` stands for, None) or
+    (None, why sacct never writes it): reversed (``5-1``), empty (``[]``, ``1,,3``),
+    malformed (``1--5``) or beyond MaxArraySize (task ids 0 to 4,000,000). An expression
+    without its ``]`` was cut short at SLURM_BITSTR_LEN: its last, cut, part is not counted."""
+    body, pct, throttle = expression.partition("%")
+    if pct and closed and not _digits(throttle):
+        return None, f"its throttle %{throttle} is not a number"
+    parts = body.split(",")
     total = 0
-    for part in body.split(","):
-        if not part:
-            continue
-        lo, _, hi = part.partition("-")
-        if not _digits(lo) or (hi and not _digits(hi)) or len(lo) > 9 or len(hi) > 9:
-            continue  # cut short at SLURM_BITSTR_LEN: count what is there
-        total += (int(hi) - int(lo) + 1) if hi and int(hi) >= int(lo) else 1
-    return max(total, 1)
+    for i, part in enumerate(parts):
+        lo, dash, hi = part.partition("-")
+        cut = not closed and not pct and i == len(parts) - 1
+        if not _digits(lo) or (dash and not _digits(hi)):
+            if cut:
+                continue  # cut short at SLURM_BITSTR_LEN: count what is there
+            what = "an empty part" if not part else f"the part {part!r} is not N or N-M"
+            return None, what
+        if int(lo) >= MAX_ARRAY_SIZE or (dash and int(hi) >= MAX_ARRAY_SIZE):
+            return None, (
+                f"task ids above {MAX_ARRAY_SIZE - 1:,}: Slurm's largest MaxArraySize is "
+                f"{MAX_ARRAY_SIZE:,}"
+            )
+        if dash and int(hi) < int(lo):
+            if cut:
+                continue
+            return None, f"the range {part} is reversed"
+        total += int(hi) - int(lo) + 1 if dash else 1
+    if total == 0:
+        return None, "no task ids"
+    if total > MAX_ARRAY_SIZE:
+        return None, f"more than {MAX_ARRAY_SIZE:,} tasks, Slurm's largest MaxArraySize"
+    return total, None
+
+
+def _range_tasks(expression: str, closed: bool = True) -> int | None:
+    """How many tasks an array expression such as ``1,4-9%2`` stands for (None: malformed)."""
+    return _range_check(expression, closed)[0]
+
+
+_RANGE_HINT = (
+    "a pending array row looks like 123_[1-5], 123_[1,4-9] or 123_[1-5%2] (at most "
+    "4,000,001 tasks); the value is corrupt or the columns are shifted"
+)
 
 
 def parse_job_id(text: str) -> JobIdParts:
@@ -519,6 +637,13 @@ def parse_job_id(text: str) -> JobIdParts:
             hint="JobID looks like 123, 123.batch, 123_4, 123_[1-5%2] or 123+0.0",
         )
     base, task, rng, het, step = (match.group(k) for k in ("base", "task", "range", "het", "step"))
+    tasks = 1
+    if rng is not None:
+        tasks, why = _range_check(rng, closed=text.split(".", 1)[0].endswith("]"))
+        if tasks is None:
+            raise SacctParseError(
+                f"has an array range sacct never writes ({why})", value=text, hint=_RANGE_HINT
+            )
     is_array = task is not None or rng is not None
     job_id = text.split(".", 1)[0] if step else text
     return JobIdParts(
@@ -526,7 +651,7 @@ def parse_job_id(text: str) -> JobIdParts:
         array_job_id=base if is_array else None,
         array_task_id=int(task) if task is not None else None,
         array_range=rng,
-        array_tasks=_range_tasks(rng) if rng is not None else 1,
+        array_tasks=tasks,
         het_job_id=base if het is not None else None,
         het_offset=int(het) if het is not None else None,
         step=step,
@@ -669,6 +794,7 @@ class _RawTable:
     repaired: int = 0
     epoch: bool = False  # some times were epoch seconds (SLURM_TIME_FORMAT=%s, --json)
     skipped: list[int] = _field(default_factory=list)  # "#" lines among the rows, not joined
+    duplicates: list[int] = _field(default_factory=list)  # rows that repeat an earlier row
 
 
 def _canonical(name: str) -> str:
@@ -700,7 +826,32 @@ def _header_names(first: str, delimiter: str) -> list[str] | None:
     return None
 
 
-def _not_an_export(file: str, first: str) -> SacctParseError:
+_FIXED_WIDTH_HINT = (
+    "sacct without -P/-p writes fixed-width columns and cuts long values (CANCELLED+, "
+    "node names); re-export with `sacct -P -o JobID,...` (slurmlab reads -P and -p output)"
+)
+
+
+def _not_an_export(file: str, first: str, delimiter: str, given: bool) -> SacctParseError:
+    if len(first.split()) > 1 and _header_names(" ".join(first.split()), " ") is not None:
+        return SacctParseError(
+            "is sacct's fixed-width output (its header's field names are separated by spaces), "
+            "which cannot be read",
+            file=file,
+            value=first,
+            hint=_FIXED_WIDTH_HINT,
+        )
+    for other in (*_DELIMITERS, ","):
+        if other != delimiter and other in first and _header_names(first, other) is not None:
+            how = f"delimiter={delimiter!r} was given" if given else f"{delimiter!r} was detected"
+            return SacctParseError(
+                f"has a header that does not split on the delimiter {delimiter!r} ({how}), but "
+                f"it does on {other!r}",
+                file=file,
+                value=first,
+                hint=f"give delimiter={other!r}"
+                + (", or leave delimiter= out to detect it" if given else ""),
+            )
     return SacctParseError(
         "does not look like a sacct export: the first line is not a header of sacct field "
         "names and no field list was given",
@@ -710,6 +861,32 @@ def _not_an_export(file: str, first: str) -> SacctParseError:
         hint="export with `sacct -P -o JobID,...` (with the header), or pass "
         "fields=[...] / --fields for a header-less export",
     )
+
+
+def _warn_unknown_fields(file: str, names: Sequence[str], given: bool) -> None:
+    """Warn about a name that is not a sacct field (a typo: ``Stat`` for State): always for a
+    field list the caller typed, for a header only when a sacct field is a close match that
+    the header lacks (other unknown header columns are kept as text, as documented)."""
+    known = _SACCT_NAMES | set(DERIVED_COLUMNS)
+    lower = list(_CANONICAL)
+    for name in names:
+        if name in known:
+            continue
+        close = difflib.get_close_matches(name.lower(), lower, n=1, cutoff=0.8)
+        guess = _CANONICAL[close[0]] if close else None
+        if guess in names:
+            guess = None
+        if not given and guess is None:
+            continue
+        where = "the field list (fields= / --fields)" if given else "the header"
+        warnings.warn(
+            f"{file}: {where} names {name!r}, which is not a sacct field"
+            + (f" (did you mean {guess}?)" if guess else "")
+            + "; it is read as a text column, and slurmlab does not interpret it"
+            + (f", so {guess} is missing" if guess else ""),
+            SacctParseWarning,
+            stacklevel=5,
+        )
 
 
 def _layout(
@@ -722,9 +899,11 @@ def _layout(
         fields = [f for f in re.split(r"[,|\s]+", fields) if f]
     if fields is None:
         if header is None:
-            raise _not_an_export(file, sample[0])
+            raise _not_an_export(file, sample[0], delim, delimiter is not None)
+        _warn_unknown_fields(file, header, given=False)
         return delim, header, header
     names = [_canonical(f) for f in fields]
+    _warn_unknown_fields(file, names, given=True)
     if header is not None and [h.lower() for h in header] != [n.lower() for n in names]:
         raise SacctParseError(
             "has a header that differs from the fields given",
@@ -750,6 +929,16 @@ def _split(
             "has no rows (only blank or # comment lines)",
             file=file,
             hint="check the sacct command that wrote it",
+        )
+    ruler = next(
+        (line for line in sample[1:3] if re.fullmatch(r"\s*-{3,}(?:\s+-{3,})*\s*", line)), None
+    )
+    if ruler is not None:  # a header underlined with ----- : sacct's default (not -P) output
+        raise SacctParseError(
+            "is sacct's fixed-width output (a header underlined with -----), which cannot be read",
+            file=file,
+            value=sample[0],
+            hint=_FIXED_WIDTH_HINT,
         )
     delim, header, names = _layout(file, sample, fields, delimiter)
     if len(set(names)) != len(names):
@@ -1613,13 +1802,15 @@ def _durations(arr: pa.Array) -> tuple[pa.Array, np.ndarray]:
     last = end - 1
     frac = np.where(has_frac, values[last] * 10 ** (9 - np.where(has_frac, widths[last], 9)), 0)
     total = (((days * 24 + hours) * 60 + minutes) * 60 + seconds) * 1_000_000_000 + frac
+    # sacct writes minutes and seconds below 60, and hours below 24 after a day part
+    ok_np = ok_np & (minutes < 60) & (seconds < 60) & ~(has_day & (hours >= 24))
     out = pa.array(total, pa.int64(), mask=~ok_np).cast(pa.duration("ns"))
     return out, _bad(ok_np, arr, _NO_LIMIT)
 
 
 def _ints(arr: pa.Array, extra_missing: Sequence[str] = ()) -> tuple[pa.Array, np.ndarray]:
     arr = pc.utf8_trim_whitespace(arr)
-    ok = pc.match_substring_regex(arr, pattern=r"^-?\d{1,18}$")
+    ok = pc.match_substring_regex(arr, pattern=r"^\d{1,18}$")  # sacct's counts are >= 0
     values = pc.cast(pc.if_else(ok, arr, pa.scalar(None, pa.string())), pa.int64())
     return values, _bad(ok.to_numpy(zero_copy_only=False), arr, extra_missing)
 
@@ -1657,7 +1848,10 @@ def _timestamps(
     if todo.any():  # other spellings: "YYYY-MM-DD HH:MM:SS" and epoch seconds (%s)
         spaced = pc.strptime(arr, format="%Y-%m-%d %H:%M:%S", unit="s", error_is_null=True)
         values = pc.coalesce(values, spaced)
-        is_epoch = pc.match_substring_regex(arr, pattern=r"^\d{9,11}$")
+        is_epoch = pc.and_(
+            pc.match_substring_regex(arr, pattern=r"^\d{9,11}$"),
+            pc.less_equal(pc.utf8_lpad(arr, 11, "0"), f"{_MAX_EPOCH:011d}"),
+        )
         epoch = pc.cast(pc.if_else(is_epoch, arr, pa.scalar(None, pa.string())), pa.int64())
         if pc.any(is_epoch).as_py():
             if seen is not None:
@@ -1667,6 +1861,21 @@ def _timestamps(
             epoch_ts = pa.array(local.astype("datetime64[s]"), pa.timestamp("s"))
             values = pc.coalesce(values, epoch_ts)
         got = pc.is_valid(values).to_numpy(zero_copy_only=False)
+    # strptime rolls an impossible date over (2024-02-30 -> 03-01) and takes any year: the
+    # day written must be the day read, and the year one that int64 nanoseconds hold
+    written = pc.utf8_slice_codeunits(arr, 8, 10)
+    two = pc.match_substring_regex(written, pattern=r"^\d\d$")
+    day = pc.cast(pc.if_else(two, written, "0"), pa.int64())
+    texty = pc.match_substring(arr, "-")  # (epoch seconds have no day written)
+    rolled = pc.and_(texty, pc.or_(pc.invert(two), pc.not_equal(day, pc.day(values))))
+    outside = pc.or_(
+        pc.less(values, pa.scalar(_MIN_TIME.to_pydatetime(), pa.timestamp("s"))),
+        pc.greater_equal(values, pa.scalar(_MAX_TIME.to_pydatetime(), pa.timestamp("s"))),
+    )
+    wrong = pc.fill_null(pc.or_(rolled, outside), False)
+    if pc.any(wrong).as_py():
+        values = pc.if_else(wrong, pa.scalar(None, pa.timestamp("s")), values)
+        got = got & ~wrong.to_numpy(zero_copy_only=False)
     return values.cast(pa.timestamp("ns")), ~(got | missing)
 
 
@@ -1767,11 +1976,18 @@ def _job_ids(
         is_array = pc.or_(pc.not_equal(task, ""), is_range)
         is_het = pc.not_equal(het, "")
         ranges = pc.if_else(is_range, rng, null)
-        tasks = (
-            [1 if r is None else _range_tasks(r) for r in ranges.to_pylist()]
-            if pc.any(is_range).as_py()
-            else [1] * len(sub)
-        )
+        tasks = [1] * len(sub)
+        if pc.any(is_range).as_py():
+            closed = pc.match_substring_regex(sub, pattern=r"\]$").to_pylist()
+            tasks = [
+                1 if r is None else _range_tasks(r, c) for r, c in zip(ranges.to_pylist(), closed)
+            ]
+            wrong = np.array([t is None for t in tasks])
+            if wrong.any():  # a range sacct never writes: a bad JobID
+                where = np.flatnonzero(special)[wrong]
+                ok = ok.copy()
+                ok[where] = False
+                tasks = [1 if t is None else t for t in tasks]
         for name, values in (
             ("ArrayJobID", pc.if_else(is_array, base, null)),
             ("ArrayTaskID", _to_int(task)),
@@ -1883,6 +2099,13 @@ def _convert(raw: _RawTable, tz: str | None) -> tuple[dict[str, pa.Array], dict[
         elif name in _EXIT_FIELDS:
             text = pc.utf8_trim_whitespace(arr)
             ok = pc.match_substring_regex(text, pattern=_EXIT_RE)
+            if pc.any(ok).as_py():  # each part 0..255
+                parts = pc.split_pattern(pc.if_else(ok, text, "0:0"), ":")
+                small = pc.and_(
+                    pc.less_equal(pc.cast(pc.list_element(parts, 0), pa.int64()), 255),
+                    pc.less_equal(pc.cast(pc.list_element(parts, 1), pa.int64()), 255),
+                )
+                ok = pc.and_(ok, small)
             bad = ~(
                 ok.to_numpy(zero_copy_only=False)
                 | _missing_mask(text).to_numpy(zero_copy_only=False)
@@ -1939,6 +2162,10 @@ def _convert(raw: _RawTable, tz: str | None) -> tuple[dict[str, pa.Array], dict[
         ("CPUTimeRAW", "CPUTime", 10**9),
     ):
         if raw_name in out:
+            over = pc.fill_null(pc.greater(out[raw_name], (2**63 - 1) // unit), False)
+            if pc.any(over).as_py():  # more than int64 nanoseconds hold (292 years)
+                note(raw_name, over.to_numpy(zero_copy_only=False))
+                out[raw_name] = pc.if_else(over, pa.scalar(None, pa.int64()), out[raw_name])
             exact = pc.multiply(out[raw_name], unit).cast(pa.duration("ns"))
             out[name] = pc.coalesce(exact, out[name]) if name in out else exact
     if "NCPUS" not in out and "AllocCPUS" in out:
@@ -1981,7 +2208,68 @@ _PANDAS_TYPES = {
 }
 
 
+_OVERLAP_WHY = (
+    "overlapping or concatenated exports (sacct -S/-E windows that overlap list a job that "
+    "spans them in each; cat day1 day2 repeats it) would count the run twice"
+)
+
+
+def _shown_pairs(pairs: list[tuple[object, object]], verb: str) -> str:
+    shown = ", ".join(f"{a} {verb} {b}" for a, b in pairs[:10])
+    shown = shown.replace(", ", ", line ") if verb.endswith("line") else shown
+    return shown + (f" and {len(pairs) - 10} more" if len(pairs) > 10 else "")
+
+
+def _drop_duplicates(raw: _RawTable) -> None:
+    """Leave out rows that repeat an earlier row exactly, with a warning naming the lines.
+
+    Only rows whose JobID repeats are compared (fast when, as usual, none does)."""
+    if len(raw.lines) < 2 or "JobID" not in raw.columns:
+        return
+    ids = pc.utf8_trim_whitespace(raw.columns["JobID"].cast(pa.string()))
+    codes = pc.dictionary_encode(ids).indices.to_numpy(zero_copy_only=False)
+    repeated = np.bincount(codes)[codes] > 1
+    if not repeated.any():
+        return
+    where = np.flatnonzero(repeated)
+    # (with --duplicates a requeued job's runs share a JobID: the times tell them apart)
+    narrow = [n for n in ("Submit", "Start", "End", "State") if n in raw.columns]
+    if narrow and len(where) > 1:
+        taken = pa.array(where)
+        keys = pc.binary_join_element_wise(
+            ids.take(taken), *(raw.columns[n].cast(pa.string()).take(taken) for n in narrow), "\x1f"
+        )
+        codes = pc.dictionary_encode(keys).indices.to_numpy(zero_copy_only=False)
+        where = where[np.bincount(codes)[codes] > 1]
+        if not len(where):
+            return
+    taken = pa.array(where)
+    values = [raw.columns[name].take(taken).to_pylist() for name in raw.names]
+    first: dict[tuple, int] = {}
+    drop = np.zeros(len(raw.lines), dtype=bool)
+    pairs: list[tuple[int, int]] = []
+    for pos, key in zip(where.tolist(), zip(*values)):
+        seen = first.setdefault(key, pos)
+        if seen != pos:
+            drop[pos] = True
+            pairs.append((int(raw.lines[pos]), int(raw.lines[seen])))
+    if not pairs:
+        return
+    warnings.warn(
+        f"{raw.file}: left out {len(pairs)} row(s) that repeat an earlier row exactly (line "
+        f"{_shown_pairs(pairs, 'repeats line')}): {_OVERLAP_WHY}; each run is kept once, and "
+        "attrs['duplicate_lines'] lists the lines left out",
+        SacctParseWarning,
+        stacklevel=4,
+    )
+    keep = pa.array(~drop)
+    raw.columns = {name: arr.filter(keep) for name, arr in raw.columns.items()}
+    raw.lines = raw.lines[~drop]
+    raw.duplicates = sorted(line for line, _ in pairs)
+
+
 def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFrame:
+    _drop_duplicates(raw)
     out, problems = _convert(raw, tz)
     if raw.epoch and tz is None:
         warnings.warn(
@@ -2061,6 +2349,8 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
             "bad_lines": bad_lines,
             "padded_rows": raw.padded,
             "repaired_rows": raw.repaired,
+            "duplicate_rows": len(raw.duplicates),
+            "duplicate_lines": list(raw.duplicates),
             "unknown_states": {}
             if unknown is None
             else {str(k): int(v) for k, v in unknown.value_counts().items()},
@@ -2147,9 +2437,72 @@ def _value_error(file: str, line: int, column: str, value: str) -> SacctParseErr
         else "exit" if column in _EXIT_FIELDS
         else "tres"
     )  # fmt: skip
-    problem, hint = rules[kind]
+    problem, hint = _specific_problem(kind, column, value.strip()) or rules[kind]
     hint += "; or read with errors='warn' (skip the row) or errors='coerce' (NA)"
     return SacctParseError(problem, file=file, line=line, column=column, value=value, hint=hint)
+
+
+_RAW_UNITS = {"ElapsedRaw": 1, "CPUTimeRAW": 1, "TimelimitRaw": 60}
+
+
+def _specific_problem(kind: str, column: str, value: str) -> tuple[str, str] | None:
+    """A sharper (problem, hint) than the rule of the column's kind, when the value has the
+    right form but is out of range, negative, or one sacct never writes."""
+    if kind == "time":
+        if _time_out_of_range(value):
+            return _TIME_RANGE_PROBLEM, _TIME_RANGE_HINT
+        if re.match(r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d$", value, re.ASCII):
+            return (
+                "is not a real date and time (no such day of the month, or an hour, minute or "
+                "second out of range)",
+                "the value is corrupt or the columns are shifted; check the export",
+            )
+    elif kind == "duration":
+        return _duration_problem(value)
+    elif kind == "int":
+        if re.match(r"^-\d+$", value, re.ASCII):
+            return (
+                "is negative: sacct's counts and seconds are whole numbers of at least 0",
+                "the value is corrupt or the columns are shifted; check the export",
+            )
+        if _digits(value) and (
+            len(value) > 18
+            or int(value) > (2**63 - 1) // (_RAW_UNITS.get(column, 1) * 10**9)
+            and column in _RAW_UNITS
+        ):
+            limit = "292 years" if column in _RAW_UNITS else "18 digits"
+            return (
+                f"is out of range: more than slurmlab can hold ({limit})",
+                "the value is corrupt or the columns are shifted; check the export",
+            )
+    elif kind == "memory":
+        if re.match(_MEMORY_RE, value, re.ASCII):
+            return (
+                "is out of range: too large to be a memory size",
+                "the value is corrupt or the columns are shifted; check the export",
+            )
+    elif kind == "exit":
+        if re.match(r"^\d+:\d+$", value, re.ASCII):
+            return (
+                "is out of range: an exit code and a signal are each 0 to 255",
+                "sacct writes ExitCode as 0:0, 1:0 or 0:15; the value is corrupt or the "
+                "columns are shifted",
+            )
+    elif kind == "JobID":
+        match = _JOBID_PY.match(value)
+        if match and match.group("range") is not None:
+            _, why = _range_check(match.group("range"), value.split(".", 1)[0].endswith("]"))
+            if why:
+                return f"has an array range sacct never writes ({why})", _RANGE_HINT
+    elif kind == "tres":
+        try:
+            if column.endswith("GRES"):
+                gres_gpus(value)
+            else:
+                _gpu_counts(parse_tres(value).items())
+        except SacctParseError as exc:
+            return exc.problem, exc.hint or ""
+    return None
 
 
 class _StepsRef:
@@ -2226,7 +2579,7 @@ def _join_steps(
 
 
 def read_sacct(
-    path_or_buffer: Source,
+    path_or_buffer: Source | Sequence[str | os.PathLike],
     *,
     fields: Sequence[str] | str | None = None,
     delimiter: str | None = None,
@@ -2242,6 +2595,11 @@ def read_sacct(
     it, and in UTC (with a warning) when it is None; text times are kept as written. Steps:
     :func:`steps`.
 
+    Rows that repeat an earlier row exactly (overlapping exports joined with ``cat``) are left
+    out with a warning naming their lines (``attrs["duplicate_rows"]``/``["duplicate_lines"]``).
+    A list of paths (exports per day or week) reads each with the same options and joins them
+    with :func:`concat_sacct`: steps kept, a run listed in more than one file kept once.
+
     >>> import io
     >>> text = "JobID|State|AllocTRES|Elapsed\\n7|TIMEOUT|cpu=8,gres/gpu=2|01:00:00\\n7.batch|CANCELLED||01:00:00\\n"
     >>> jobs = read_sacct(io.StringIO(text))
@@ -2253,6 +2611,14 @@ def read_sacct(
     if errors not in ("raise", "warn", "coerce"):
         raise ValueError(f"errors={errors!r}: use 'raise', 'warn' or 'coerce'")
     check_time_zone(tz)
+    if isinstance(path_or_buffer, (list, tuple)):
+        if not path_or_buffer:
+            raise SlurmlabError("read_sacct: the list of exports is empty; give at least one path")
+        tables = [
+            read_sacct(p, fields=fields, delimiter=delimiter, tz=tz, errors=errors)
+            for p in path_or_buffer
+        ]
+        return concat_sacct(tables)
     file, data = _load_bytes(path_or_buffer)
     head = data[:4096].lstrip()
     if head[:1] in (b"{", b"["):
@@ -2261,8 +2627,150 @@ def read_sacct(
         raw = json_to_raw(file, data)
     else:
         raw = _split(file, data, fields, delimiter)
+        if isinstance(path_or_buffer, (str, os.PathLike)):
+            _warn_no_line_end(file, data)
     del data  # the text is in arrow columns now; free it before converting
     return _normalize(raw, tz, errors)
+
+
+def concat_sacct(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Join job tables read from several exports (one per day or week), steps included.
+
+    ``pd.concat`` drops what the tables carry in ``attrs`` (their steps among them) and keeps
+    a run that two exports both list (sacct -S/-E windows that overlap list a job that spans
+    them in each) twice. Here a row that repeats a row of an earlier table exactly is left
+    out with a warning naming both files and lines; the steps are joined the same way.
+    ``attrs``: ``source`` (the files, joined by ", "), ``sources``, counts summed, and
+    ``bad_lines``/``duplicate_lines`` as ``"file:line"`` texts.
+
+    >>> import io
+    >>> day = "JobID|State|Start|Elapsed|NCPUS\n1|COMPLETED|2024-01-01T23:00:00|02:00:00|4\n"
+    >>> one = read_sacct(io.StringIO(day))
+    >>> two = read_sacct(io.StringIO(day + "2|FAILED|2024-01-02T10:00:00|00:10:00|4\n"))
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     both = concat_sacct([one, two])
+    >>> both["JobID"].tolist(), both.attrs["duplicate_rows"]
+    (['1', '2'], 1)
+    """
+    tables = list(tables)
+    if not tables:
+        raise SlurmlabError("concat_sacct: no tables given; give the tables read_sacct returned")
+    if len({t.attrs.get("tz") for t in tables}) > 1:
+        zones = ", ".join(repr(t.attrs.get("tz")) for t in tables)
+        raise SlurmlabError(
+            f"concat_sacct: the tables were read with different tz ({zones}), so their epoch "
+            "times are in different zones; read every export with the same tz="
+        )
+    sources = [str(t.attrs.get("source", f"table {i}")) for i, t in enumerate(tables)]
+    frames, step_frames, origin = [], [], []
+    for i, table in enumerate(tables):
+        ref = table.attrs.get("steps")
+        lines = ref.lines if ref is not None and len(ref.lines) == len(table) else None
+        frames.append(table)
+        origin += [(sources[i], None if lines is None else int(x)) for x in
+                   (lines if lines is not None else [None] * len(table))]  # fmt: skip
+        if ref is not None:
+            step_frames.append(steps(table) if lines is None else ref.frame)
+    jobs = pd.concat(frames, ignore_index=True, sort=False)
+    compare = [c for c in jobs.columns if not c.startswith("_")]
+    dup = jobs.duplicated(subset=compare, keep="first").to_numpy() if len(jobs) else np.array([])
+    pairs: list[tuple[str, str]] = []
+    if dup.any():
+        hashes = pd.util.hash_pandas_object(jobs[compare], index=False).to_numpy()
+        first: dict[int, int] = {}
+        for pos, h in enumerate(hashes):
+            seen = first.setdefault(int(h), pos)
+            if dup[pos]:
+                pairs.append((_where(origin[pos]), _where(origin[seen])))
+        warnings.warn(
+            f"concat_sacct: left out {len(pairs)} row(s) that repeat a row of an earlier "
+            f"export exactly ({_shown_pairs(pairs, 'repeats')}): {_OVERLAP_WHY}; each run is "
+            "kept once",
+            SacctParseWarning,
+            stacklevel=2,
+        )
+        jobs = jobs.loc[~dup].reset_index(drop=True)
+    kept_lines = np.asarray(
+        [-1 if o[1] is None else o[1] for o, d in zip(origin, dup) if not d] if len(dup) else [],
+        dtype=np.int64,
+    )
+    step_frame = (
+        pd.concat(step_frames, ignore_index=True, sort=False)
+        if step_frames
+        else steps(pd.DataFrame({"JobID": pd.Series(dtype="string")}))
+    )
+    step_dup = 0
+    if len(step_frame):
+        again = step_frame.duplicated(keep="first").to_numpy()
+        step_dup = int(again.sum())
+        step_frame = step_frame.loc[~again].reset_index(drop=True)
+    ids = pa.array(jobs["JobID"].astype("string").to_numpy(na_value=None), pa.string())
+    owned = pa.array(step_frame["AllocJobID"].to_numpy(na_value=None), pa.string())
+    orphans = ~pc.is_in(owned, value_set=ids).to_numpy(zero_copy_only=False)
+    jobs = conform(jobs)
+
+    def total(key: str) -> int:
+        return sum(int(t.attrs.get(key, 0)) for t in tables)
+
+    def located(key: str) -> list[str]:
+        return [f"{src}:{line}" for src, t in zip(sources, tables) for line in t.attrs.get(key, [])]
+
+    unknown: dict[str, int] = {}
+    for t in tables:
+        for state, n in t.attrs.get("unknown_states", {}).items():
+            unknown[state] = unknown.get(state, 0) + n
+    formats = {t.attrs.get("format") for t in tables}
+    delimiters = {t.attrs.get("delimiter") for t in tables}
+    fields = list(dict.fromkeys(f for t in tables for f in t.attrs.get("fields", [])))
+    jobs.attrs.update(
+        {
+            "source": ", ".join(sources),
+            "sources": sources,
+            "format": formats.pop() if len(formats) == 1 else "mixed",
+            "delimiter": delimiters.pop() if len(delimiters) == 1 else None,
+            "tz": tables[0].attrs.get("tz"),
+            "bad_rows": total("bad_rows"),
+            "bad_lines": located("bad_lines"),
+            "padded_rows": total("padded_rows"),
+            "repaired_rows": total("repaired_rows"),
+            "duplicate_rows": total("duplicate_rows") + len(pairs),
+            "duplicate_lines": located("duplicate_lines") + [a for a, _ in pairs],
+            "duplicate_steps": step_dup,
+            "unknown_states": unknown,
+            "fields": fields,
+            "steps": _StepsRef(step_frame, orphans, kept_lines),
+        }
+    )
+    return jobs
+
+
+def _where(origin: tuple[str, int | None]) -> str:
+    source, line = origin
+    return source if line is None else f"{source}:{line}"
+
+
+def _warn_no_line_end(file: str, data: bytes) -> None:
+    """sacct ends every line with a line end: a file whose last line has none may have been
+    cut (an interrupted ``sacct > file``, a full disk), and a cut inside the last field still
+    reads (``10:00:00`` cut to ``10:00``). A warning, not an error: hand-made files (one of
+    the public samples among them) often lack the last line end."""
+    end = data.rstrip(b" \t")
+    if not end or end.endswith((b"\n", b"\r")):
+        return
+    last = end.rsplit(b"\n", 1)[-1].strip()
+    if last.startswith(b"#"):
+        return
+    line = data.count(b"\n") + 1 if b"\n" in data else data.count(b"\r") + 1
+    shown = last[-40:].decode("utf-8", errors="replace")
+    warnings.warn(
+        f"{file}, line {line}: the last line has no line end, so the file may be truncated "
+        f"(an interrupted sacct > file, a full disk, a cut copy) and its last row cut short "
+        f"(it ends {shown!r}); it was read as written: check it against sacct, or re-export",
+        SacctParseWarning,
+        stacklevel=3,
+    )
 
 
 def check_time_zone(tz: str | None) -> None:
@@ -2286,6 +2794,18 @@ def steps(jobs: pd.DataFrame) -> pd.DataFrame:
     """
     ref = jobs.attrs.get("steps")
     if ref is None:
+        made_by_reader = "ArrayTasks" in jobs.columns and "origin" not in jobs.attrs
+        if len(jobs) and "source" not in jobs.attrs and made_by_reader:
+            warnings.warn(
+                "steps: this job table has the columns read_sacct makes but no steps attached: "
+                "pandas drops them (they live in attrs) when tables with different attrs are "
+                "joined, as pd.concat of two read_sacct tables does, so steps, MaxRSS per step "
+                "and step counts are lost; join exports with "
+                "slurmlab.records.sacct.concat_sacct([...]) or read_sacct([path, ...]), which "
+                "keep them",
+                UserWarning,
+                stacklevel=2,
+            )
         return pd.DataFrame(
             {
                 name: pd.Series(dtype="string")

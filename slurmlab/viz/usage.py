@@ -48,13 +48,14 @@ def failure_figure(cost: pd.DataFrame, by: str = "State") -> go.Figure:
     """GPU- and CPU-hours of runs that did not complete (``slurmlab.analysis.failure_cost``)."""
     fig = go.Figure(
         [
-            go.Bar(name="GPU-hours", x=cost[by].astype(str), y=cost["gpu_hours"]),
+            # bars on two y axes are grouped side by side only with an offsetgroup each
+            go.Bar(name="GPU-hours", x=cost[by].astype(str), y=cost["gpu_hours"], offsetgroup=1),
             go.Bar(
                 name="CPU-hours",
                 x=cost[by].astype(str),
                 y=cost["cpu_hours"],
                 yaxis="y2",
-                opacity=0.5,
+                offsetgroup=2,
             ),
         ]
     )

@@ -9,7 +9,8 @@ __all__ = ["efficiency_figure", "wait_figure"]
 
 
 def wait_figure(waits: pd.DataFrame, by: str = "Partition") -> go.Figure:
-    """Box plots of wait hours per group (``slurmlab.analysis.wait_times``).
+    """Box plots of wait hours per group (``slurmlab.analysis.wait_times``); numeric groups
+    (NGPUS, NCPUS) in numeric order.
 
     >>> from slurmlab.analysis import wait_times
     >>> from slurmlab.analysis._common import demo_jobs
@@ -18,8 +19,16 @@ def wait_figure(waits: pd.DataFrame, by: str = "Partition") -> go.Figure:
     """
     fig = go.Figure()
     hours = waits["Wait"].dt.total_seconds() / 3600.0
-    for name, part in hours.groupby(waits[by].astype("string").fillna("(none)"), sort=True):
-        fig.add_trace(go.Box(y=part, name=str(name), boxpoints=False))
+    keys = waits[by]
+    if pd.api.types.is_numeric_dtype(keys) and not pd.api.types.is_bool_dtype(keys):
+        order = sorted(pd.unique(keys.dropna()))  # 1, 2, 8, 16: not "1", "16", "2", "8"
+        names = [str(k) for k in order] + (["(none)"] if keys.isna().any() else [])
+    else:
+        names = sorted(pd.unique(keys.astype("string").fillna("(none)")))
+    labels = keys.astype("string").fillna("(none)")
+    for name in names:
+        part = hours[(labels == name).to_numpy()]
+        fig.add_trace(go.Box(y=part, name=name, boxpoints=False))
     fig.update_layout(
         title=f"Wait from submit to start, by {by}",
         yaxis_title="hours",
@@ -30,13 +39,19 @@ def wait_figure(waits: pd.DataFrame, by: str = "Partition") -> go.Figure:
 
 
 def efficiency_figure(table: pd.DataFrame, column: str) -> go.Figure:
-    """Histogram of an efficiency ratio (``cpu_efficiency``, ``memory_efficiency`` ...)."""
+    """Histogram of an efficiency ratio (``cpu_efficiency``, ``memory_efficiency`` ...); values
+    above 200% are counted in the last bin, and the axis title says so.
+
+    >>> import pandas as pd
+    >>> efficiency_figure(pd.DataFrame({"cpu_efficiency": [0.5, 3.0]}), "cpu_efficiency").layout.xaxis.title.text
+    'cpu_efficiency (values above 200% shown at 200%)'
+    """
     values = table[column].dropna().clip(upper=2.0)
     fig = go.Figure(go.Histogram(x=values, xbins={"start": 0, "end": 2.0, "size": 0.05}))
     title = column.replace("_", " ")
     fig.update_layout(
         title=f"{title[0].upper()}{title[1:]} (runs)",
-        xaxis_title=column,
+        xaxis_title=f"{column} (values above 200% shown at 200%)",
         xaxis_tickformat=".0%",
         yaxis_title="runs",
         template="plotly_white",
