@@ -42,6 +42,7 @@ from slurmlab.records.sacct import (
     _load_bytes,
     _resolve_rows,
     _text_lines,
+    decode_export,
 )
 
 __all__ = ["Anonymizer", "AnonymizeResult", "anonymize_file", "anonymize_text"]
@@ -271,7 +272,7 @@ def anonymize_file(
         )
     anonymizer = Anonymizer(salt)
     text = anonymize_text(
-        data.decode("utf-8", errors="replace"),
+        decode_export(data, name),
         anonymizer,
         fields=fields,
         delimiter=delimiter,

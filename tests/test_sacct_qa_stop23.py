@@ -504,3 +504,34 @@ def test_a_negative_wait_is_unknown_in_every_analyser_with_a_warning():
     assert stats[["Partition", "runs", "mean_h", "median_h"]].to_dict("records") == [
         {"Partition": "p", "runs": 2, "mean_h": 1.0, "median_h": 1.0}
     ]
+
+
+# -- bytes that are not UTF-8 (#6) ------------------------------------------------------------
+LATIN1 = b"JobID|User|JobName|State\n1|alice|caf\xe9|COMPLETED\n2|bob|caf\xe8|COMPLETED\n"
+
+
+def test_a_line_that_is_not_utf8_is_read_as_latin1_with_a_warning(tmp_path):
+    """XDMoD writes job names in ISO-8859-1: such a line is read as Latin-1 (no byte lost,
+    no replacement character), with a warning naming the lines and the bytes."""
+    path = tmp_path / "l1.psv"
+    path.write_bytes(LATIN1)
+    with pytest.warns(SacctParseWarning) as caught:
+        table = read_sacct(path)
+    assert table["JobName"].tolist() == ["café", "cafè"]
+    assert table["State"].tolist() == ["COMPLETED", "COMPLETED"]
+    (message,) = [str(w.message) for w in caught if "UTF-8" in str(w.message)]
+    assert message.startswith(f"{path}: lines 2, 3 hold bytes that are not UTF-8 (line 2: ")
+    assert "read as Latin-1" in message and "iconv -f ENCODING -t UTF-8" in message
+
+
+def test_the_anonymizer_keeps_two_names_that_differ_only_in_a_latin1_byte_apart(tmp_path):
+    from slurmlab.anonymize import anonymize_file
+
+    path, out, mapping = tmp_path / "l1.psv", tmp_path / "out.psv", tmp_path / "map.csv"
+    path.write_bytes(LATIN1)
+    with pytest.warns(SacctParseWarning, match="not UTF-8"):
+        anonymize_file(path, out, mapping_path=mapping)
+    names = [line.split("|")[2] for line in out.read_text().splitlines()[1:]]
+    assert len(set(names)) == 2
+    rows = mapping.read_text(encoding="utf-8").splitlines()
+    assert {r.split(",")[1] for r in rows if r.startswith("job,")} == {"café", "cafè"}

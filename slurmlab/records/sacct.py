@@ -93,6 +93,7 @@ import lzma
 import math
 import os
 import re
+import sys
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -1127,6 +1128,50 @@ def _is_parsable(sample: list[str], has_header: bool, delim: str, n: int) -> boo
     return bool(sample) and ends > len(sample) / 2
 
 
+def decode_export(data: bytes, file: str) -> str:
+    """An export's text: UTF-8, and a line that is not (XDMoD writes job names in
+    ISO-8859-1) read as Latin-1 with a warning naming its lines, so that no byte is lost and
+    two different names never become one (as replacement characters would make them)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    pieces = re.split(rb"(\r\n|\n|\r)", data)  # lines and their ends, numbered as pyarrow does
+    out, odd = [], []
+    for i, piece in enumerate(pieces):
+        try:
+            out.append(piece.decode("utf-8"))
+        except UnicodeDecodeError:
+            out.append(piece.decode("latin-1"))
+            odd.append((i // 2 + 1, piece))
+    number, line = odd[0]
+    bad = next(b for b in line if b >= 0x80)  # (an invalid line has a byte of 0x80 or more)
+    at = line.index(bytes([bad]))
+    shown = ", ".join(map(str, [n for n, _ in odd][:10])) + (", ..." if len(odd) > 10 else "")
+    warnings.warn(
+        f"{file}: line{'s' * (len(odd) > 1)} {shown} {'hold' if len(odd) > 1 else 'holds'} "
+        f"bytes that are not UTF-8 (line {number}: {line[max(0, at - 10) : at + 10]!r}); "
+        "they are read as Latin-1 (ISO-8859-1, as XDMoD writes job names: "
+        f"{line[max(0, at - 10) : at + 10].decode('latin-1')!r}); if the file is in another "
+        "encoding, convert it (iconv -f ENCODING -t UTF-8) and read it again",
+        SacctParseWarning,
+        stacklevel=_caller_level(),
+    )
+    return "".join(out)
+
+
+def _caller_level() -> int:
+    """The warnings stacklevel of the code that called slurmlab (read_sacct, anonymize_file:
+    this is reached at different depths)."""
+    package = str(Path(__file__).resolve().parents[1])
+    frame, level, outermost = sys._getframe(1), 1, 1  # noqa: SLF001 (as warnings walks it)
+    while frame is not None:
+        if frame.f_code.co_filename.startswith(package):
+            outermost = level
+        frame, level = frame.f_back, level + 1
+    return outermost + 1
+
+
 def _text_lines(text: str) -> list[str]:
     """The lines of a text as pyarrow numbers them (``\\r\\n``, ``\\n`` and ``\\r`` end one)."""
     return re.split(r"\r\n|\n|\r", text)
@@ -1136,7 +1181,7 @@ def _split_python(
     file: str, data: bytes, names: list[str], delim: str, trailing: bool, has_header: bool
 ) -> _RawTable:
     """The slow path: every line through Python (odd bytes, or headers further down)."""
-    text = data.decode("utf-8", errors="replace")
+    text = decode_export(data, file)
     lines: list[tuple[int, str]] = []
     skipped: list[int] = []
     seen_header = not has_header
