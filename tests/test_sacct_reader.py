@@ -51,7 +51,7 @@ def test_delimiters_and_trailing_delimiter_are_detected(delimiter, trailing):
 @pytest.mark.parametrize("compress", [gzip.compress, bz2.compress, lzma.compress])
 def test_compressed_files_are_detected_from_content(tmp_path, compress):
     path = tmp_path / "export.txt"  # the name says nothing
-    path.write_bytes(compress("\n".join([HEADER, *ROWS]).encode()))
+    path.write_bytes(compress(("\n".join([HEADER, *ROWS]) + "\n").encode()))  # (as sacct ends it)
     assert read_sacct(path)["JobID"].tolist() == ["10"]
 
 
