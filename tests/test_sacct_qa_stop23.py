@@ -535,3 +535,20 @@ def test_the_anonymizer_keeps_two_names_that_differ_only_in_a_latin1_byte_apart(
     assert len(set(names)) == 2
     rows = mapping.read_text(encoding="utf-8").splitlines()
     assert {r.split(",")[1] for r in rows if r.startswith("job,")} == {"café", "cafè"}
+
+
+# -- the last period of a utilization (#13) ----------------------------------------------------
+def test_the_last_period_is_averaged_over_what_the_export_covers():
+    """A run still RUNNING at the export counts to Start + Elapsed (01:30, the horizon): the
+    01:00 period is averaged over its 30 covered minutes (2 GPUs), not diluted to 1.0."""
+    text = (
+        "JobID|State|Partition|Start|End|Elapsed|NCPUS|NNodes|AllocTRES\n"
+        "1|COMPLETED|gpu|2024-01-01T00:00:00|2024-01-01T01:00:00|01:00:00|4|1|cpu=4,gres/gpu=4\n"
+        "2|RUNNING|gpu|2024-01-01T00:30:00|Unknown|01:00:00|2|1|cpu=2,gres/gpu=2\n"
+    )
+    jobs = read_sacct(io.StringIO(text))
+    u = an.utilization(jobs, capacity={"gpu": {"cpus": 8, "gpus": 8, "nodes": 1}}, freq="1h")
+    gpu = u[u.resource == "gpus"].set_index("time")
+    assert gpu["used"].tolist() == [5.0, 2.0]
+    assert gpu["covered"].tolist() == [pd.Timedelta("1h"), pd.Timedelta("30min")]
+    assert gpu["utilization"].tolist() == [5 / 8, 2 / 8]

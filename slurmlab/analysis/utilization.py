@@ -195,9 +195,15 @@ def utilization(
 ) -> pd.DataFrame:
     """Mean allocated CPUs/GPUs/nodes per period (``freq``) and group, and the fraction used.
 
-    Returns a long table: time, group, resource (cpus, gpus, nodes), used (mean allocated
-    over the period), capacity and utilization (used / capacity). ``capacity`` is per
+    Returns a long table: time (the period's start), covered (how much of the period the
+    export covers), group, resource (cpus, gpus, nodes), used (mean allocated over the covered
+    time: ``used`` x ``covered`` is the resource-time), capacity and utilization
+    (used / capacity). ``capacity`` is per
     partition, so it goes with ``by="Partition"`` or ``by=None`` (the whole cluster).
+
+    A period is averaged over the time the export covers: the last one ends at the export's
+    horizon (its last start or end; a run still running counts to Start + Elapsed), so a
+    period the export covers only in part is not diluted by the time after it.
 
     utilization is NaN where the capacity is 0 (a partition without GPUs has none to use)
     and where the capacity does not cover a group. A partition of the export missing from
@@ -209,11 +215,11 @@ def utilization(
     >>> cap = {"gpu": {"cpus": 32, "gpus": 8, "nodes": 2}, "cpu": {"cpus": 8, "gpus": 0, "nodes": 1}}
     >>> u = utilization(demo_jobs(), capacity=cap, freq="1h")
     >>> gpu = u[(u.resource == "gpus") & (u.Partition == "gpu")].reset_index(drop=True)
-    >>> gpu[["time", "used", "utilization"]]
-                     time  used  utilization
-    0 2024-03-01 08:00:00   2.0         0.25
-    1 2024-03-01 09:00:00   6.0         0.75
-    2 2024-03-01 10:00:00   2.0         0.25
+    >>> gpu[["time", "covered", "used", "utilization"]].round(3)
+                     time         covered   used  utilization
+    0 2024-03-01 08:00:00 0 days 01:00:00  2.000        0.250
+    1 2024-03-01 09:00:00 0 days 01:00:00  6.000        0.750
+    2 2024-03-01 10:00:00 0 days 00:45:00  2.667        0.333
     """
     check_columns(jobs, ("Start", "End", "NCPUS", "NGPUS", "NNodes"), "utilization")
     check_by(jobs, by, "utilization")
@@ -222,7 +228,15 @@ def utilization(
     started = jobs.loc[jobs["Start"].notna()]
     if started.empty:
         return pd.DataFrame(
-            columns=["time", by or "group", "resource", "used", "capacity", "utilization"]
+            columns=[
+                "time",
+                "covered",
+                by or "group",
+                "resource",
+                "used",
+                "capacity",
+                "utilization",
+            ]
         )
     ends = run_ends(started)
     horizon = started["Start"].max()
@@ -236,7 +250,10 @@ def utilization(
     e_ns = (edges - t0).to_numpy(dtype="timedelta64[ns]").astype(np.int64)
     s_ns = (started["Start"] - t0).to_numpy(dtype="timedelta64[ns]").astype(np.int64)
     f_ns = (end - t0).to_numpy(dtype="timedelta64[ns]").astype(np.int64)
-    width = np.diff(e_ns).astype(float)
+    # the export says nothing after its horizon (its last start or end): the last period
+    # is averaged over the part of it the export covers, not diluted by the rest
+    h_ns = np.int64((horizon - t0) // pd.Timedelta(1, "ns"))
+    width = np.diff(np.minimum(e_ns, h_ns)).astype(float)  # (0 after the horizon)
     groups = (
         started[by].astype("string").fillna("(none)").to_numpy()
         if by
@@ -258,7 +275,13 @@ def utilization(
             row[resource] = level
             frames.append(
                 pd.DataFrame(
-                    {"time": edges[:-1], "group": group, "resource": resource, "used": area / width}
+                    {
+                        "time": edges[:-1],
+                        "covered": pd.to_timedelta(width, unit="ns"),
+                        "group": group,
+                        "resource": resource,
+                        "used": np.divide(area, width, out=np.zeros_like(area), where=width > 0),
+                    }
                 )
             )
         peaks.append(row)
