@@ -32,7 +32,7 @@ _CLI_WORDS = (
     (
         re.compile(r"capacity=Cluster\.from_slurm_conf\(<its slurm\.conf>\) or a \{partition: "
                    r"\{\.\.\.\}\} mapping"),
-        "--cluster <its slurm.conf> or a preset name",
+        "--cluster <its slurm.conf> (or a preset name), or --capacity FILE",
     ),
 )  # fmt: skip
 
@@ -94,9 +94,16 @@ def add_subcommands(subparsers) -> None:
         default="report.html",
         help="the HTML file to write (default: report.html in the current folder)",
     )
-    p.add_argument(
+    where = p.add_mutually_exclusive_group()
+    where.add_argument(
         "--cluster",
         help="capacity for utilization: a preset name or a slurm.conf path (else inferred)",
+    )
+    where.add_argument(
+        "--capacity",
+        metavar="FILE",
+        help="capacity for utilization as a YAML or JSON file: {partition: {cpus: N, gpus: N, "
+        "nodes: N}} (for a cluster without a slurm.conf at hand)",
     )
     p.add_argument("--title", help="the report's title")
     _reading_options(p)
@@ -168,6 +175,8 @@ def run_report(args) -> int:
             from slurmlab.cli import load_cluster
 
             capacity = load_cluster(args.cluster)
+        elif args.capacity:
+            capacity = _load_capacity(args.capacity)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             write_report(jobs, args.output, capacity=capacity, title=args.title)
@@ -178,6 +187,24 @@ def run_report(args) -> int:
             _warn(warning.message)
     print(f"wrote {Path(args.output).resolve()}")
     return 0
+
+
+def _load_capacity(path: str) -> dict:
+    """A ``--capacity`` file: {partition: {cpus, gpus, nodes}} in YAML (JSON is YAML)."""
+    import yaml
+
+    try:
+        doc = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SlurmlabError(f"--capacity {path!r}: cannot read it ({exc.strerror})") from None
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise SlurmlabError(f"--capacity {path!r}: not YAML or JSON ({exc})") from None
+    if not isinstance(doc, dict) or not doc:
+        raise SlurmlabError(
+            f"--capacity {path!r}: expected a mapping of partitions, e.g. "
+            "{gpu: {cpus: 512, gpus: 64, nodes: 8}, cpu: {cpus: 256, gpus: 0, nodes: 4}}"
+        )
+    return {str(name): value for name, value in doc.items()}
 
 
 def run_anonymize(args) -> int:

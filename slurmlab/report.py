@@ -129,11 +129,12 @@ def render_report(
             util = an.utilization(jobs, capacity=capacity, freq=freq)
         if any("no capacity given" in str(w.message) for w in caught):
             notes.append(
-                "Capacity was inferred from the peak allocation in the export; pass --cluster for the real capacity."
+                "Capacity was inferred from the peak allocation in the export; give the real "
+                "capacity (capacity= in Python; --cluster or --capacity on the command line)."
             )
         for warning in caught:  # the capacity does not fit the export: say so in the page
             if "no capacity given" not in str(warning.message):
-                notes.append(str(warning.message))
+                notes.append(_both_ways(str(warning.message)))
                 warnings.warn(warning.message, UserWarning, stacklevel=2)
         resource = "gpus" if jobs["NGPUS"].fillna(0).sum() > 0 else "cpus"
         figures.append(("Utilization", viz.utilization_figure(util, resource=resource)))
@@ -247,6 +248,15 @@ def render_report(
         f'<script type="text/javascript">{plotly_js}</script></head>\n<body>\n'
         + "\n".join(body)
         + "\n</body></html>\n"
+    )
+
+
+def _both_ways(message: str) -> str:
+    """A warning of the Python API as the page says it: for Python and the command line."""
+    return message.replace(
+        "capacity=Cluster.from_slurm_conf(<its slurm.conf>) or a {partition: {...}} mapping",
+        "the cluster's slurm.conf or a {partition: {...}} mapping (capacity= in Python; "
+        "--cluster or --capacity on the command line)",
     )
 
 

@@ -651,9 +651,11 @@ def test_a_header_further_down_with_unknown_names_is_a_header(latin1):
         data = data.replace(b"/home/alice/p1", b"/home/al\xe9ce/p1")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", message=".*not UTF-8")  # (read as Latin-1, said)
         jobs = read_sacct(io.BytesIO(data))
     assert jobs["JobID"].tolist() == ["1", "2", "3", "10", "11", "12"]
     assert jobs["WorkDir"].tolist()[3:] == ["/home/bob/q10", "/home/bob/q11", "/home/bob/q12"]
+    assert jobs["WorkDir"].iloc[0] == ("/home/aléce/p1" if latin1 else "/home/alice/p1")
     assert texts(jobs["Foo"]) == [None, None, None, "secretbob10", "secretbob11", "secretbob12"]
     assert "Foo" in jobs.attrs["fields"] and jobs.attrs["repaired_rows"] == 0
 
@@ -689,6 +691,7 @@ def test_a_hash_line_inside_a_free_text_value_is_joined(latin1):
         data = data.replace(b"|j|", b"|j\xe9|")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", message=".*not UTF-8")  # (read as Latin-1, said)
         jobs = read_sacct(io.BytesIO(data))
     assert jobs["Comment"].tolist() == ["run\n#SBATCH -t 5", "x"]
 

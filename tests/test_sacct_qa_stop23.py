@@ -552,3 +552,37 @@ def test_the_last_period_is_averaged_over_what_the_export_covers():
     assert gpu["used"].tolist() == [5.0, 2.0]
     assert gpu["covered"].tolist() == [pd.Timedelta("1h"), pd.Timedelta("30min")]
     assert gpu["utilization"].tolist() == [5 / 8, 2 / 8]
+
+
+# -- slurmlab report --capacity (#19) ----------------------------------------------------------
+def test_report_takes_a_capacity_file_and_its_page_speaks_to_both_kinds_of_user(tmp_path, capsys):
+    from slurmlab.cli import main
+
+    export = tmp_path / "e.psv"
+    export.write_text(
+        "JobID|State|Partition|Start|End|Elapsed|NCPUS|NNodes|NodeList|AllocTRES\n"
+        "1|COMPLETED|gpu|2024-01-01T00:00:00|2024-01-01T01:00:00|01:00:00|4|1|g1|"
+        "cpu=4,gres/gpu=4\n"
+        "2|COMPLETED|cpu|2024-01-01T00:00:00|2024-01-01T01:00:00|01:00:00|2|1|c1|cpu=2\n"
+    )
+    cap = tmp_path / "cap.yaml"
+    cap.write_text("gpu: {cpus: 8, gpus: 8, nodes: 1}\ncpu: {cpus: 8, gpus: 0, nodes: 1}\n")
+    out = tmp_path / "r.html"
+    assert main(["report", str(export), "-o", str(out), "--capacity", str(cap)]) == 0
+    assert "Capacity was inferred" not in out.read_text()
+    capsys.readouterr()
+    partial = tmp_path / "partial.yaml"
+    partial.write_text("{gpu: {cpus: 8, gpus: 8, nodes: 1}}\n")  # no 'cpu' partition
+    assert main(["report", str(export), "-o", str(out), "--capacity", str(partial)]) == 0
+    err = capsys.readouterr().err
+    assert "'cpu' (1 run) of the export is not in the capacity" in err
+    assert "--cluster <its slurm.conf> (or a preset name), or --capacity FILE" in err
+    page = out.read_text()
+    assert "(capacity= in Python; --cluster or --capacity on the command line)" in page
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("[1, 2]\n")
+    assert main(["report", str(export), "-o", str(out), "--capacity", str(bad)]) == 2
+    assert "expected a mapping of partitions" in capsys.readouterr().err
+    both = ["report", str(export), "--capacity", str(cap), "--cluster", "tiny"]
+    with pytest.raises(SystemExit):
+        main(both)

@@ -144,7 +144,9 @@ def _warn_mismatch(out: pd.DataFrame, label: str, runs: dict[str, int], freq: st
         known = [g for g, none in missing.items() if not none]
         warnings.warn(
             f"utilization: {label} "
-            + ", ".join(f"{g!r} ({runs.get(g, 0)} runs)" for g in absent)
+            + ", ".join(
+                f"{g!r} ({runs.get(g, 0)} run{'s' * (runs.get(g, 0) != 1)})" for g in absent
+            )
             + " of the export "
             + ("is" if len(absent) == 1 else "are")
             + " not in the capacity"
