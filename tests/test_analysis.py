@@ -254,7 +254,7 @@ def test_utilization_warns_when_the_capacity_does_not_fit_the_export():
     u, caught = _recorded(lambda: an.utilization(demo_jobs(), capacity=cap, freq="1h"))
     assert len(caught) == 2
     missing, over = caught
-    assert "partition 'cpu' (1 runs) of the export is not in the capacity (it has 'gpu')" in (
+    assert "partition 'cpu' (1 run) of the export is not in the capacity (it has 'gpu')" in (
         missing
     )
     assert "its utilization is NaN" in missing

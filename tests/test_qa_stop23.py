@@ -229,3 +229,33 @@ def test_simulate_points_a_sacct_export_to_summary_and_report(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "looks like a sacct export (its first line is the header 'JobID|State|Elapsed')" in err
     assert f"`slurmlab summary {export}` or `slurmlab report {export}`" in err
+
+
+def test_a_simulated_table_has_the_readers_dtypes_and_derived_columns():
+    """Code written against an export runs on a simulation: the same text storage, and the
+    columns the reader derives (GPUType, ArrayTasks, ExitStatus...), equal after a round trip
+    through sacct text."""
+    import io
+
+    from slurmlab.records.sacct import DERIVED_COLUMNS, read_sacct, write_sacct
+
+    lab = slurmlab.Lab("tiny")
+    lab.sbatch("-N 1 --gres=gpu:1 -t 10 --wrap=x", runtime=60)
+    lab.sbatch("--array=1-2 -n 1 -t 10 --wrap=x", runtime=30, exit_code=3)
+    cancelled = lab.sbatch("-N 4 --exclusive -t 10 --wrap=x", runtime=60)
+    lab.scancel(cancelled)
+    lab.run()
+    jobs = lab.sacct()
+    assert jobs["GPUType"].fillna("-").tolist() == ["a100", "-", "-", "-"]
+    assert jobs["ExitStatus"].tolist() == [0, 3, 3, 0] and jobs["ExitSignal"].tolist() == [0] * 4
+    assert jobs["ArrayTasks"].tolist() == [1, 1, 1, 1]
+    buf = io.StringIO()
+    write_sacct(jobs, buf)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        back = read_sacct(io.StringIO(buf.getvalue()))
+    shared = [c for c in DERIVED_COLUMNS if c in jobs and c in back]
+    assert {"GPUType", "ArrayTasks", "ExitStatus", "ExitSignal", "CancelledBy"} <= set(shared)
+    for column in [*shared, "JobID", "State", "User", "NodeList", "AllocTRES"]:
+        assert jobs[column].dtype == back[column].dtype, column
+        assert jobs[column].equals(back[column]), column

@@ -547,7 +547,7 @@ def test_the_last_period_is_averaged_over_what_the_export_covers():
         "2|RUNNING|gpu|2024-01-01T00:30:00|Unknown|01:00:00|2|1|cpu=2,gres/gpu=2\n"
     )
     jobs = read_sacct(io.StringIO(text))
-    u = an.utilization(jobs, capacity={"gpu": {"cpus": 8, "gpus": 8, "nodes": 1}}, freq="1h")
+    u = an.utilization(jobs, capacity={"gpu": {"cpus": 8, "gpus": 8, "nodes": 2}}, freq="1h")
     gpu = u[u.resource == "gpus"].set_index("time")
     assert gpu["used"].tolist() == [5.0, 2.0]
     assert gpu["covered"].tolist() == [pd.Timedelta("1h"), pd.Timedelta("30min")]

@@ -11,7 +11,7 @@ import warnings
 import pandas as pd
 import pytest
 
-from slurmlab.records.sacct import SacctParseError, read_sacct, steps
+from slurmlab.records.sacct import SacctParseError, SacctParseWarning, read_sacct, steps
 from slurmlab.records.schema import JOB_COLUMNS
 
 HEADER = "JobID|JobIDRaw|JobName|User|Account|Partition|State|Submit|Start|End|Elapsed|NCPUS|AllocTRES|ReqMem|ExitCode"
@@ -217,7 +217,10 @@ def test_a_directory_or_a_binary_file_is_not_an_export(tmp_path):
 
 
 def test_a_few_latin1_bytes_are_still_text(tmp_path):
-    """An export with a non-UTF-8 job name (XDMoD converts to ISO-8859-1) is still read."""
+    """An export with a non-UTF-8 job name (XDMoD converts to ISO-8859-1) is still read: that
+    line as Latin-1, with a warning."""
     path = tmp_path / "latin1.psv"
     path.write_bytes("JobID|JobName|State\n1|a\xe0b|COMPLETED\n".encode("latin-1"))
-    assert read_sacct(path)["State"].tolist() == ["COMPLETED"]
+    with pytest.warns(SacctParseWarning, match="line 2 holds bytes that are not UTF-8"):
+        jobs = read_sacct(path)
+    assert jobs["State"].tolist() == ["COMPLETED"] and jobs["JobName"].tolist() == ["aàb"]

@@ -3,7 +3,10 @@
 Columns carry sacct's names (``sacct --format=...``) and the dtypes below, so an
 analyzer never knows whether a frame came from ``simulate()`` or ``read_sacct()``.
 Times are ``datetime64[ns]`` (naive, the cluster's local time) and durations are
-``timedelta64[ns]``; a simulation anchors its clock at ``attrs["origin"]``.
+``timedelta64[ns]``; a simulation anchors its clock at ``attrs["origin"]``. Text is stored
+in Arrow (``string[pyarrow]``) in both. The columns the reader derives from sacct's
+(``DERIVED_COLUMNS`` of ``slurmlab.records.sacct``: GPUType, ArrayTasks, ExitStatus...)
+follow the schema's in both tables too.
 """
 
 from __future__ import annotations
@@ -122,9 +125,19 @@ TERMINAL_STATES: frozenset[str] = frozenset(
 STARTED_BY = ("main", "backfill")
 
 
+#: Text columns are stored in Arrow ("string[pyarrow]"), as the sacct reader makes them, so
+#: a simulated and a read table hold equal values in equal dtypes (``.equals`` holds).
+_STRING = pd.StringDtype("pyarrow")
+
+
+def _dtype(name: str):
+    dtype = JOB_COLUMNS[name]
+    return _STRING if dtype == "string" else dtype
+
+
 def empty_job_table() -> pd.DataFrame:
     """An empty job table with every column and dtype of the schema."""
-    return pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in JOB_COLUMNS.items()})
+    return pd.DataFrame({name: pd.Series(dtype=_dtype(name)) for name in JOB_COLUMNS})
 
 
 def conform(frame: pd.DataFrame) -> pd.DataFrame:
@@ -134,10 +147,13 @@ def conform(frame: pd.DataFrame) -> pd.DataFrame:
     The input is not modified.
     """
     out = frame.copy()
-    for name, dtype in JOB_COLUMNS.items():
+    for name, declared in JOB_COLUMNS.items():
+        dtype = _dtype(name)
         if name not in out.columns:
-            out[name] = pd.Series(pd.NA if dtype in ("string", "Int64") else None, index=out.index)
-        if out[name].dtype != dtype:  # a pyarrow-backed "string" column is already right
+            out[name] = pd.Series(
+                pd.NA if declared in ("string", "Int64") else None, index=out.index
+            )
+        if out[name].dtype != dtype:
             out[name] = out[name].astype(dtype)
     extra = [c for c in out.columns if c not in JOB_COLUMNS]
     return out[list(JOB_COLUMNS) + extra]

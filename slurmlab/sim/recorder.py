@@ -66,6 +66,7 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
     ``_submit_priority`` and ``_db_reason``); squeue and sprio show later priorities."""
     # the columns a simulation knows; conform() adds any other schema column, empty
     rows: dict[str, list] = {c: [] for c in SIMULATED_COLUMNS}
+    shown_gpu: list[str | None] = []  # GPUType, as the reader derives it from AllocTRES
     nan = np.nan
     names = sim.node_names
     tres = _Tres(sim.cluster)
@@ -121,6 +122,7 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
         # reads sacct's "None assigned" and empty AllocTRES (sacct_text prints them so again)
         rows["NodeList"].append(compress_hostlist(names[i] for i in nodes) if started else None)
         rows["AllocTRES"].append(tres(alloc, job.partition, gpu_type or None) if started else None)
+        shown_gpu.append((gpu_type if started else res.gpu_type) or None if gpus else None)
         rows["ReqTRES"].append(tres(req, job.partition, res.gpu_type))
         rows["Priority"].append(_submit_priority(sim, job, run["Submit"]))
         pending = run["State"] == "PENDING"
@@ -139,8 +141,30 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
     end = frame["End"].where(frame["End"].notna(), now)
     frame["Elapsed"] = (end - frame["Start"]).where(frame["Start"].notna(), pd.Timedelta(0))
     out = conform(frame)
+    _add_derived(out, shown_gpu)
     out.attrs["origin"] = origin
     return out
+
+
+def _add_derived(out: pd.DataFrame, gpu_types: list) -> None:
+    """The columns the sacct reader derives (DERIVED_COLUMNS), so that code written against
+    an export runs on a simulation: GPUType, one task per row (ArrayTasks 1, no
+    ArrayTaskRange: each array task is its own row), ExitStatus/ExitSignal from ExitCode,
+    and ReqMemPer/CancelledBy unknown (ReqMem is per job, as sacct reports it since 21.08;
+    a simulated scancel has no uid)."""
+    text = pd.StringDtype("pyarrow")
+    n = len(out)
+    out["GPUType"] = pd.array(gpu_types, dtype=text)
+    out["ArrayTasks"] = pd.array([1] * n, dtype="Int64")
+    out["ArrayTaskRange"] = pd.array([None] * n, dtype=text)
+    out["ReqMemPer"] = pd.array([None] * n, dtype=text)
+    pairs = [
+        (None, None) if pd.isna(code) else tuple(int(v) for v in code.split(":", 1))
+        for code in out["ExitCode"].tolist()
+    ]  # (the engine writes every ExitCode as status:signal)
+    out["ExitStatus"] = pd.array([p[0] for p in pairs], dtype="Int64")
+    out["ExitSignal"] = pd.array([p[1] for p in pairs], dtype="Int64")
+    out["CancelledBy"] = pd.array([None] * n, dtype=text)
 
 
 EVENT_COLUMNS = ["time", "event", "JobIDRaw", "JobID", "detail"]
