@@ -20,7 +20,7 @@ BACKFILL = ROOT / "course" / "scenarios" / "backfill-basics.yaml"
 REAL = ROOT / "datasets" / "realslurm"
 SQUEUE_HEADER = (
     "JOBID PARTITION NAME USER ACCOUNT ST TIME TIME_LIMIT NODES NODELIST(REASON) START_TIME "
-    "PRIORITY"
+    "PRIORITY SCHEDNODES"
 )
 SACCT_HEADER = "JobID           JobName  Partition    Account  AllocCPUS      State ExitCode"
 
@@ -292,7 +292,7 @@ def test_squeue_text_prints_times_and_ids_as_squeue_does(real_backfill):
     lab.sbatch("-N 4 -t 10 --hold", runtime=60)
     lines = lab.result.squeue_text().splitlines()
     assert lines[1].split()[0] == "2" and "N/A" in lines[1]
-    assert lines[2].split()[-2] == "2026-01-05T00:00:00"
+    assert lines[2].split()[-3] == "2026-01-05T00:00:00" and lines[2].split()[-1] == "(null)"
     text = real_backfill.squeue_text(at=30).splitlines()
     assert text[0].startswith("  JOBID ") and text[2].startswith("    big ")
 

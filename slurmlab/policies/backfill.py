@@ -255,6 +255,7 @@ class Easy(Fifo):
             if planned is not None:
                 plans.append([job, *planned])
                 d.planned[job.id] = planned[0]
+                d.sched_nodes[job.id] = planned[1]
         d.resume = None if stopped else (prof, reserved, plans)
         d.complete = view.resume is None  # (a continued pass keeps the reservations it had)
         return d
@@ -540,6 +541,7 @@ class SlurmBackfill(Conservative):
                 cycle.space = fresh
                 d.reasons.update(cycle.reasons)
                 d.planned.update(cycle.planned)
+                d.sched_nodes.update(cycle.sched_nodes)
             else:  # plan the whole queue again, the jobs it saw first
                 queue = [job for job, _reached, _held in cycle.seen] + list(queue)
                 cycle = None
@@ -548,7 +550,7 @@ class SlurmBackfill(Conservative):
         beyond = self._plan_jobs(queue, view, cycle, up, blocked, d)
         # (a cycle cut short by bf_max_job_test did not see every job: not continued either)
         if not (d.starts or beyond or cycle.tested >= self.bf_max_job_test):
-            cycle.reasons, cycle.planned = d.reasons, d.planned
+            cycle.reasons, cycle.planned, cycle.sched_nodes = d.reasons, d.planned, d.sched_nodes
             d.resume = cycle
         return d
 
@@ -617,6 +619,7 @@ class SlurmBackfill(Conservative):
             space.reserve(nodes, begin, end)
             seen.append((job, True, (nodes, begin, end)))
             planned[job.id] = t
+            d.sched_nodes[job.id] = nodes  # (backfill.c: sched_nodes, where it reserves)
         cycle.tested = tested
         return beyond
 
@@ -639,6 +642,7 @@ class _Cycle:
     seen: list = field(default_factory=list)
     reasons: dict = field(default_factory=dict)
     planned: dict = field(default_factory=dict)
+    sched_nodes: dict = field(default_factory=dict)
     #: id of a job's plan mask -> (the mask, its bitmask); holding the mask keeps its id
     bits: dict = field(default_factory=dict)
 

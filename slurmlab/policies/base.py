@@ -186,6 +186,9 @@ class Decision:
     starts: list[Start] = field(default_factory=list)
     planned: dict[int, float] = field(default_factory=dict)
     planned_nodes: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    #: the nodes a planned start is planned on, as ``squeue --start`` shows them (SCHEDNODES)
+    #: when they are not ``planned_nodes`` (a plan conservative keeps standing)
+    sched_nodes: dict[int, tuple[int, ...]] = field(default_factory=dict)
     reasons: dict[int, str] = field(default_factory=dict)
     resume: object = None  # the policy's state at the end of the pass, to continue it
     #: the reason of every queued job the decision does not name (a pass over the whole

@@ -624,13 +624,16 @@ class Controller:
                 job = jobs[jid]
                 if job.state == "PENDING" and jid not in self.waiting:
                     self._set_reason(job, decision.rest)
-        planned_nodes, plans = decision.planned_nodes, self._plans
+        planned_nodes, plans, shown = decision.planned_nodes, self._plans, decision.sched_nodes
         for jid, t in decision.planned.items():
             job = jobs[jid]
             job.planned_nodes = planned_nodes.get(jid)
             if job.planned != t:
                 job.planned = t
                 job.plans.append((now, t))
+            nodes = shown.get(jid, job.planned_nodes)  # (squeue --start's SCHEDNODES)
+            if nodes != (job.sched[-1][1] if job.sched else None):
+                job.sched.append((now, nodes))
             plans.add(jid)
         if decision.complete and len(self._plans) > len(decision.planned):
             for jid in [j for j in self._plans if j not in decision.planned]:
@@ -639,3 +642,4 @@ class Controller:
                 if job.state == "PENDING" and job.planned is not None:  # its plan is gone
                     job.planned = job.planned_nodes = None
                     job.plans.append((now, None))
+                    job.unschedule(now)

@@ -85,12 +85,14 @@ class SimJob:
         "plans", "requeue", "runs", "usage", "throttle", "exclusive", "work_left", "ckpt",
         "run_plan", "acct", "assoc", "qos", "charged", "factors", "preempting", "victims",
         "preempted_by", "planned_nodes", "live", "rows", "running_view", "pending_plan", "need",
-        "scratch", "held", "split", "mem_per_cpu",
+        "scratch", "held", "split", "mem_per_cpu", "sched",
     )  # fmt: skip
 
     def __init__(self):
         self.reasons: list[tuple[float, str]] = []
         self.plans: list[tuple[float, float | None]] = []  # (when, planned start or None)
+        #: (when, the nodes of its planned start or None): squeue --start's SCHEDNODES
+        self.sched: list[tuple[float, tuple[int, ...] | None]] = []
         self.runs: list[dict] = []
         self.state = "PENDING"
         self.reason = "None"
@@ -116,6 +118,11 @@ class SimJob:
         self.preempting = False
         self.victims: tuple[int, ...] = ()
         self.preempted_by = None
+
+    def unschedule(self, now: float) -> None:
+        """Its planned nodes are gone (started, held, its plan dropped): SCHEDNODES (null)."""
+        if self.sched and self.sched[-1][1] is not None:
+            self.sched.append((now, None))
 
     def sort_key(self):
         """Slurm's evaluation order: tier, priority, submit, id (under preempt/qos, see
@@ -964,6 +971,7 @@ class Simulation(Controller, Lifecycles):
             job.eligible = None
             if job.planned is not None:  # its planned start is gone (squeue: N/A)
                 job.plans.append((self.env.now, None))
+            job.unschedule(self.env.now)
             job.planned = job.planned_nodes = None
             self._plans.discard(job.id)
             self._set_reason(job, reason)

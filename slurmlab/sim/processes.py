@@ -57,6 +57,7 @@ class Lifecycles:
         job.start = self.env.now
         job.by = by
         job.planned_nodes = None
+        job.unschedule(self.env.now)  # (node_scheduler.c: sched_nodes freed at the start)
         self._set_reason(job, "None")
         self.running[job.id] = job
         self._arm_priority_tick()

@@ -34,7 +34,7 @@ __all__ = ["SimulationResult", "sacct_text", "squeue_frame"]
 
 SQUEUE_COLUMNS = [
     "JOBID", "PARTITION", "NAME", "USER", "ACCOUNT", "ST", "TIME", "TIME_LIMIT", "NODES",
-    "NODELIST(REASON)", "START_TIME", "PRIORITY",
+    "NODELIST(REASON)", "START_TIME", "PRIORITY", "SCHEDNODES",
 ]  # fmt: skip
 
 
@@ -59,7 +59,9 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
     """Pending and running jobs at time ``at`` (seconds, a timestamp, or now), like squeue.
 
     Pending jobs show their reason and, where the scheduler planned one, their
-    expected start (``squeue --start``). ``PRIORITY`` is the priority each job had at
+    expected start (``squeue --start``) and the nodes it is planned on (SCHEDNODES: the
+    ``slurm`` policy's backfill reservations, as backfill.c sets them; the planned starts
+    of ``easy`` and ``conservative``; None where there is none, squeue's ``(null)``). ``PRIORITY`` is the priority each job had at
     ``at`` (multifactor priorities are recalculated every PriorityCalcPeriod). Rows are in
     squeue's default order, ``--sort=P,t,-p``: by partition, pending before running, then
     by decreasing priority. Each array task has its row, as ``squeue -r`` lists them;
@@ -83,6 +85,7 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
             where = compress_hostlist(sim.node_names[i] for i in run["nodes"])
             elapsed = format_duration(pd.Timedelta(seconds=t - start))
             planned = sim.origin + pd.Timedelta(seconds=start)
+            sched = None
         else:
             st = "PD"
             shown = shown_as(sim, job, t, heads)  # an array's pending tasks: one record
@@ -106,6 +109,8 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
             where = f"({reason})"
             elapsed = "0:00"
             p = last_before(shown.plans, t, None)
+            nodes = last_before(shown.sched, t, None) if p is not None else None
+            sched = None if nodes is None else compress_hostlist(sim.node_names[i] for i in nodes)
             if p is None and reason == "BeginTime":  # squeue --start shows its begin time
                 p = shown.begin  # (real Slurm 22.05: a --begin=now+600 job, 600 s on)
             planned = sim.origin + pd.Timedelta(seconds=p) if p is not None else pd.NaT
@@ -129,6 +134,7 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
                 "NODELIST(REASON)": where,
                 "START_TIME": planned,
                 "PRIORITY": priority,
+                "SCHEDNODES": sched,
                 # squeue's -S P,t,-p (state: PENDING sorts before RUNNING); then submit order
                 "_order": (job.partition, st == "R", -priority, run["Submit"], job.id),
             }
@@ -447,7 +453,10 @@ class SimulationResult:
         that have not started are its one pending record (``12_[3-9%2]``), as plain squeue
         shows them; ``array=True`` lists each task, as ``squeue -r``."""
         frame = squeue_frame(self.sim, at, collapse=not array)
-        frame = frame.assign(START_TIME=[_slurm_time(v, "N/A") for v in frame["START_TIME"]])
+        frame = frame.assign(
+            START_TIME=[_slurm_time(v, "N/A") for v in frame["START_TIME"]],
+            SCHEDNODES=frame["SCHEDNODES"].fillna("(null)"),
+        )
         return format_table(frame, right=("JOBID", "NODES", "TIME", "TIME_LIMIT", "PRIORITY"))
 
     def sinfo(self, at=None) -> pd.DataFrame:
