@@ -319,7 +319,8 @@ class Lab:
         return names
 
     def squeue(self) -> pd.DataFrame:
-        """The queue now: running and pending jobs, reasons, ``squeue --start`` times."""
+        """The queue now: running and pending jobs, reasons, ``squeue --start`` times and
+        the nodes planned for them (SCHEDNODES)."""
         return self.result.squeue()
 
     def sinfo(self) -> pd.DataFrame:
