@@ -333,3 +333,21 @@ def test_schednodes_against_real_slurms_squeue_start():
     plans a snapshot caught between two backfill cycles on one side. A change here is a
     change in fidelity: say why in the commit."""
     assert _schednodes_against_real_slurm() == (478, 295)
+
+
+def test_joined_simulations_do_not_warn_about_lost_steps():
+    """A simulation's table has the reader's columns, so steps() must not take two joined
+    simulations (their attrs dropped by pd.concat) for read_sacct tables that lost steps."""
+    import pandas as pd
+
+    first = slurmlab.Scenario.load(BACKFILL).run().jobs
+    lab = slurmlab.Lab("tiny")
+    lab.sbatch("-N 1 -t 5 --wrap=x", runtime=10)
+    lab.run()
+    second = lab.sacct()
+    second.attrs["origin"] = pd.Timestamp("2030-01-01")  # (another start: attrs differ)
+    joined = pd.concat([first, second], ignore_index=True)
+    assert joined.attrs == {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert slurmlab.analysis.summary(joined).jobs == 6

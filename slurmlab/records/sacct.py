@@ -109,7 +109,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
 from slurmlab.errors import SlurmlabError
-from slurmlab.records.schema import STATE_ABBREVIATIONS, STATES, conform
+from slurmlab.records.schema import JOB_COLUMNS, STATE_ABBREVIATIONS, STATES, conform
 from slurmlab.spec.units import format_memory_mb
 
 __all__ = [
@@ -2839,7 +2839,10 @@ def steps(jobs: pd.DataFrame) -> pd.DataFrame:
     """
     ref = jobs.attrs.get("steps")
     if ref is None:
-        made_by_reader = "ArrayTasks" in jobs.columns and "origin" not in jobs.attrs
+        # (a simulation's table has the reader's columns too, but never a sacct field
+        # outside the schema: joined simulations with other origins lose their attrs too)
+        raw = [c for c in jobs.columns if c not in JOB_COLUMNS and c not in DERIVED_COLUMNS]
+        made_by_reader = "ArrayTasks" in jobs.columns and "origin" not in jobs.attrs and raw
         if len(jobs) and "source" not in jobs.attrs and made_by_reader:
             warnings.warn(
                 "steps: this job table has the columns read_sacct makes but no steps attached: "
