@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
+
 __all__ = [
     "NODE_CONFIG_UNAVAILABLE",
     "ConfigError",
@@ -9,6 +13,7 @@ __all__ = [
     "SbatchError",
     "ScenarioError",
     "SlurmlabError",
+    "warn_at_caller",
 ]
 
 #: slurmctld's words (ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE) for a request its node
@@ -59,3 +64,19 @@ class ScenarioError(SlurmlabError):
             super().__init__(message)
         else:
             super().__init__(f"{source} line {line}: {message}" if line else f"{source}: {message}")
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn_at_caller(message: str, category: type[Warning] = UserWarning) -> None:
+    """Warn at the line that called slurmlab (``lab.sbatch(...)``, ``read_sacct(...)``), not
+    at a line of slurmlab's own source: the caller of the outermost slurmlab frame, so that
+    frames of other libraries between two of slurmlab's (simpy's) are passed over too
+    (Python 3.12's ``skip_file_prefixes`` would stop at them)."""
+    frame, level, outermost = sys._getframe(0), 1, 1  # noqa: SLF001 (as warnings walks it)
+    while frame is not None:
+        if frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+            outermost = level
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=outermost + 1)

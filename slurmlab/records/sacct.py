@@ -93,7 +93,6 @@ import lzma
 import math
 import os
 import re
-import sys
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -108,7 +107,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
-from slurmlab.errors import SlurmlabError
+from slurmlab.errors import SlurmlabError, warn_at_caller
 from slurmlab.records.schema import JOB_COLUMNS, STATE_ABBREVIATIONS, STATES, conform
 from slurmlab.spec.units import format_memory_mb
 
@@ -262,8 +261,8 @@ _DURATION_RE = (
 #: Any duration-like text: a value that matches this but not ``_DURATION_RE`` is one sacct
 #: never writes (a field of one digit, 60 seconds or more, a cut or too large value).
 _LOOSE_DURATION_RE = re.compile(r"^(?:\d+-)?(?:\d+:)?\d+:\d+(?:\.\d+)?$", re.ASCII)
-#: Slurm's largest MaxArraySize: array task ids run from 0 to 4,000,000.
-MAX_ARRAY_SIZE = 4_000_001
+#: The largest MaxArraySize slurm.conf(5) allows: array task ids run from 0 to 4,000,000.
+LARGEST_ARRAY_SIZE = 4_000_001
 #: int64 nanoseconds hold +-292 years: the times a job table can hold.
 _MIN_TIME, _MAX_TIME = pd.Timestamp("1678-01-01"), pd.Timestamp("2262-04-11")
 _MEMORY_RE = r"^(?P<num>\d+(?:\.\d*)?|\.\d+)(?P<unit>[KMGTPE]?)(?P<per>[nc]?)$"
@@ -593,10 +592,10 @@ def _range_check(expression: str, closed: bool = True) -> tuple[int | None, str 
                 continue  # cut short at SLURM_BITSTR_LEN: count what is there
             what = "an empty part" if not part else f"the part {part!r} is not N or N-M"
             return None, what
-        if int(lo) >= MAX_ARRAY_SIZE or (dash and int(hi) >= MAX_ARRAY_SIZE):
+        if int(lo) >= LARGEST_ARRAY_SIZE or (dash and int(hi) >= LARGEST_ARRAY_SIZE):
             return None, (
-                f"task ids above {MAX_ARRAY_SIZE - 1:,}: Slurm's largest MaxArraySize is "
-                f"{MAX_ARRAY_SIZE:,}"
+                f"task ids above {LARGEST_ARRAY_SIZE - 1:,}: Slurm's largest MaxArraySize is "
+                f"{LARGEST_ARRAY_SIZE:,}"
             )
         if dash and int(hi) < int(lo):
             if cut:
@@ -605,8 +604,8 @@ def _range_check(expression: str, closed: bool = True) -> tuple[int | None, str 
         total += int(hi) - int(lo) + 1 if dash else 1
     if total == 0:
         return None, "no task ids"
-    if total > MAX_ARRAY_SIZE:
-        return None, f"more than {MAX_ARRAY_SIZE:,} tasks, Slurm's largest MaxArraySize"
+    if total > LARGEST_ARRAY_SIZE:
+        return None, f"more than {LARGEST_ARRAY_SIZE:,} tasks, Slurm's largest MaxArraySize"
     return total, None
 
 
@@ -1148,28 +1147,15 @@ def decode_export(data: bytes, file: str) -> str:
     bad = next(b for b in line if b >= 0x80)  # (an invalid line has a byte of 0x80 or more)
     at = line.index(bytes([bad]))
     shown = ", ".join(map(str, [n for n, _ in odd][:10])) + (", ..." if len(odd) > 10 else "")
-    warnings.warn(
+    warn_at_caller(
         f"{file}: line{'s' * (len(odd) > 1)} {shown} {'hold' if len(odd) > 1 else 'holds'} "
         f"bytes that are not UTF-8 (line {number}: {line[max(0, at - 10) : at + 10]!r}); "
         "they are read as Latin-1 (ISO-8859-1, as XDMoD writes job names: "
         f"{line[max(0, at - 10) : at + 10].decode('latin-1')!r}); if the file is in another "
         "encoding, convert it (iconv -f ENCODING -t UTF-8) and read it again",
         SacctParseWarning,
-        stacklevel=_caller_level(),
     )
     return "".join(out)
-
-
-def _caller_level() -> int:
-    """The warnings stacklevel of the code that called slurmlab (read_sacct, anonymize_file:
-    this is reached at different depths)."""
-    package = str(Path(__file__).resolve().parents[1])
-    frame, level, outermost = sys._getframe(1), 1, 1  # noqa: SLF001 (as warnings walks it)
-    while frame is not None:
-        if frame.f_code.co_filename.startswith(package):
-            outermost = level
-        frame, level = frame.f_back, level + 1
-    return outermost + 1
 
 
 def _text_lines(text: str) -> list[str]:

@@ -127,12 +127,12 @@ STARTED_BY = ("main", "backfill")
 
 #: Text columns are stored in Arrow ("string[pyarrow]"), as the sacct reader makes them, so
 #: a simulated and a read table hold equal values in equal dtypes (``.equals`` holds).
-_STRING = pd.StringDtype("pyarrow")
+TEXT_DTYPE = pd.StringDtype("pyarrow")
 
 
 def _dtype(name: str):
     dtype = JOB_COLUMNS[name]
-    return _STRING if dtype == "string" else dtype
+    return TEXT_DTYPE if dtype == "string" else dtype
 
 
 def empty_job_table() -> pd.DataFrame:

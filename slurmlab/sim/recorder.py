@@ -12,7 +12,7 @@ import pandas as pd
 
 from slurmlab.policies.fairshare import billed_tres
 from slurmlab.policies.priority import billing_weights
-from slurmlab.records.schema import conform
+from slurmlab.records.schema import TEXT_DTYPE, conform
 from slurmlab.sim.engine import HOLDS, SimJob, Simulation, array_heads, iter_records, shown_as
 from slurmlab.spec.units import compress_hostlist, format_memory_mb
 
@@ -122,7 +122,7 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
         # reads sacct's "None assigned" and empty AllocTRES (sacct_text prints them so again)
         rows["NodeList"].append(compress_hostlist(names[i] for i in nodes) if started else None)
         rows["AllocTRES"].append(tres(alloc, job.partition, gpu_type or None) if started else None)
-        shown_gpu.append((gpu_type if started else res.gpu_type) or None if gpus else None)
+        shown_gpu.append(((gpu_type if started else res.gpu_type) or None) if gpus else None)
         rows["ReqTRES"].append(tres(req, job.partition, res.gpu_type))
         rows["Priority"].append(_submit_priority(sim, job, run["Submit"]))
         pending = run["State"] == "PENDING"
@@ -152,7 +152,7 @@ def _add_derived(out: pd.DataFrame, gpu_types: list) -> None:
     ArrayTaskRange: each array task is its own row), ExitStatus/ExitSignal from ExitCode,
     and ReqMemPer/CancelledBy unknown (ReqMem is per job, as sacct reports it since 21.08;
     a simulated scancel has no uid)."""
-    text = pd.StringDtype("pyarrow")
+    text = TEXT_DTYPE
     n = len(out)
     out["GPUType"] = pd.array(gpu_types, dtype=text)
     out["ArrayTasks"] = pd.array([1] * n, dtype="Int64")

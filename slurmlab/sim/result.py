@@ -61,8 +61,9 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
     Pending jobs show their reason and, where the scheduler planned one, their
     expected start (``squeue --start``) and the nodes it is planned on (SCHEDNODES: the
     ``slurm`` policy's backfill reservations, as backfill.c sets them; the planned starts
-    of ``easy`` and ``conservative``; None where there is none, squeue's ``(null)``). ``PRIORITY`` is the priority each job had at
-    ``at`` (multifactor priorities are recalculated every PriorityCalcPeriod). Rows are in
+    of ``easy`` and ``conservative``; None where there is none, squeue's ``(null)``).
+    ``PRIORITY`` is the priority each job had at ``at`` (multifactor priorities are
+    recalculated every PriorityCalcPeriod). Rows are in
     squeue's default order, ``--sort=P,t,-p``: by partition, pending before running, then
     by decreasing priority. Each array task has its row, as ``squeue -r`` lists them;
     ``collapse=True`` shows an array's tasks that have not started as the one pending

@@ -14,18 +14,15 @@ from __future__ import annotations
 
 import difflib
 import math
-import os
 import re
 import shlex
-import sys
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, time, timedelta
 from functools import lru_cache
 from typing import Literal
 
-from slurmlab.errors import RequestError, SbatchError, SlurmlabError
+from slurmlab.errors import RequestError, SbatchError, SlurmlabError, warn_at_caller
 from slurmlab.spec.cluster import Cluster, Gres, Node, Partition
 from slurmlab.spec.units import (
     MAX_SECONDS,
@@ -508,20 +505,9 @@ def _not_modelled(long: str) -> SbatchError:
     return SbatchError(f"sbatch accepts {spelled} but slurmlab does not model it; remove it")
 
 
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-
-
 def _warn(message: str) -> None:
-    """Warn at the line that called slurmlab (``lab.sbatch(...)``, ``JobSpec.from_args(...)``,
-    ``simulate(...)``), not at a line of slurmlab's own source: the caller of the outermost
-    slurmlab frame, so that simpy's frames between two of slurmlab's are passed over too
-    (Python 3.12's ``skip_file_prefixes`` would stop at them)."""
-    frame, level, outermost = sys._getframe(0), 1, 1  # noqa: SLF001 (as warnings walks it)
-    while frame is not None:
-        if frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-            outermost = level
-        frame, level = frame.f_back, level + 1
-    warnings.warn(message, UserWarning, stacklevel=outermost + 1)
+    """Warn at the line that called slurmlab (see :func:`slurmlab.errors.warn_at_caller`)."""
+    warn_at_caller(message)
 
 
 def _warn_not_simulated(long: str, value: str | None) -> None:
