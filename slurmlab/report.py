@@ -176,35 +176,11 @@ def render_report(
         if len(cost):
             figures.append(("Failures", viz.failure_figure(cost)))
             sections.append(("Hours of runs that did not complete", _table_html(cost)))
-        biggest = (
-            jobs.assign(
-                gpu_hours=(jobs["Elapsed"].dt.total_seconds().fillna(0) / 3600)
-                * jobs["NGPUS"].fillna(0).astype(float),
-                cpu_hours=(jobs["Elapsed"].dt.total_seconds().fillna(0) / 3600)
-                * jobs["NCPUS"].fillna(0).astype(float),
-            )
-            .sort_values(resource, ascending=False)
-            .head(10)
-        )
-        sections.append(
-            (
-                "Biggest runs",
-                _table_html(
-                    biggest[
-                        [
-                            "JobID",
-                            "JobName",
-                            "User",
-                            "Account",
-                            "Partition",
-                            "State",
-                            "cpu_hours",
-                            "gpu_hours",
-                        ]
-                    ]
-                ),
-            )
-        )
+        biggest = an.biggest_runs(jobs, resource=resource, n=10)
+        if len(biggest):
+            shown = ["JobID", "JobName", "User", "Account", "Partition", "State"]
+            shown = [c for c in shown if c in biggest] + ["cpu_hours", "gpu_hours"]
+            sections.append(("Biggest runs", _table_html(biggest[shown])))
 
     eff = an.cpu_efficiency(jobs) if "TotalCPU" in jobs else None
     if eff is not None and eff["cpu_efficiency"].notna().any():

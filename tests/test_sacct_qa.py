@@ -353,7 +353,7 @@ def _requeues_by_loop(jobs: pd.DataFrame) -> pd.DataFrame:
         rows.append(
             {
                 "JobID": job_id,
-                "runs": len(runs),
+                "runs": int(runs["Start"].notna().sum()),  # the rows that started
                 "Restarts": int(runs["_restarts"].max()),
                 "states": ">".join(runs["State"].astype(str)),
                 "final_state": runs["State"].iloc[-1],

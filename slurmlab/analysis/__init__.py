@@ -12,12 +12,13 @@ from slurmlab.analysis.efficiency import (
 )
 from slurmlab.analysis.failures import failure_cost, requeues
 from slurmlab.analysis.summary import Summary, summary
-from slurmlab.analysis.usage import gpu_hours, share_vs_target, top_consumers, usage
+from slurmlab.analysis.usage import biggest_runs, gpu_hours, share_vs_target, top_consumers, usage
 from slurmlab.analysis.utilization import capacity_of, utilization
 from slurmlab.analysis.waits import bounded_slowdown, pending_over_time, wait_stats, wait_times
 
 __all__ = [
     "Summary",
+    "biggest_runs",
     "bounded_slowdown",
     "capacity_of",
     "cpu_efficiency",

@@ -145,13 +145,21 @@ def _ran_by_elapsed(jobs: pd.DataFrame) -> np.ndarray:
         ran |= (jobs["Elapsed"].fillna(pd.Timedelta(0)) > pd.Timedelta(0)).to_numpy()
     if "State" in jobs:
         ran |= jobs["State"].isin(_RAN_STATES).fillna(False).to_numpy(dtype=bool)
+    if "JobID" in jobs and jobs.attrs.get("steps") is not None:
+        # a job with a step (.batch, .extern ...) had an allocation on its nodes: it started,
+        # even a FAILED one that ran for 0 s
+        from slurmlab.records.sacct import steps
+
+        owners = steps(jobs)["AllocJobID"].astype("string")
+        ran |= jobs["JobID"].astype("string").isin(owners).fillna(False).to_numpy(dtype=bool)
     return ran
 
 
 def started(jobs: pd.DataFrame) -> np.ndarray:
     """Which runs started: those with a Start time. A table whose Start is missing throughout
     (an export without the Start field, such as reportseff's) cannot say so; there a run
-    started if it has an Elapsed above 0 or a state only a started run has (COMPLETED ...).
+    started if it has an Elapsed above 0, a state only a started run has (COMPLETED ...) or
+    a step (.batch, .extern ...).
     """
     if "Start" in jobs and jobs["Start"].notna().any():
         return jobs["Start"].notna().to_numpy()

@@ -18,6 +18,7 @@ from slurmlab.analysis._common import (
     hours,
     job_keys,
     leads,
+    started,
 )
 
 __all__ = ["failure_cost", "requeues"]
@@ -25,6 +26,9 @@ __all__ = ["failure_cost", "requeues"]
 
 def failure_cost(jobs: pd.DataFrame, by: str = "State") -> pd.DataFrame:
     """Runs, CPU-hours and GPU-hours of runs that did not complete, per state (or ``by``).
+
+    A run is an allocation row that started (as ``usage`` and ``summary`` count runs; a het
+    job's components once): a job cancelled before it started cost nothing and is no run.
 
     >>> from slurmlab.analysis._common import demo_jobs
     >>> failure_cost(demo_jobs())[["State", "runs", "gpu_hours", "cpu_hours"]]
@@ -34,12 +38,14 @@ def failure_cost(jobs: pd.DataFrame, by: str = "State") -> pd.DataFrame:
     """
     check_columns(jobs, ("State", "Elapsed", "NCPUS", "NGPUS"), "failure_cost")
     check_by(jobs, by, "failure_cost")
-    lost = jobs.loc[jobs["State"].isin(FAILED_STATES)]
+    lost = jobs.loc[
+        jobs["State"].isin(FAILED_STATES).fillna(False).to_numpy(dtype=bool) & started(jobs)
+    ]
     h = hours(lost["Elapsed"])
     frame = pd.DataFrame(
         {
             by: lost[by].astype("string").fillna("(none)").to_numpy(),
-            "runs": 1,
+            "runs": leads(lost).astype("int64"),
             "gpu_hours": h * count(lost["NGPUS"]),
             "cpu_hours": h * count(lost["NCPUS"]),
         }
@@ -53,8 +59,9 @@ def requeues(jobs: pd.DataFrame) -> pd.DataFrame:
 
     A job is its JobID (a het job's components, ``7+0`` and ``7+1``, are job ``7``: the
     states are its leader's, the hours its components'); its runs are the rows ``sacct
-    --duplicates`` writes (ordered by Submit). ``lost_gpu_hours`` counts every run but the
-    last.
+    --duplicates`` writes (ordered by Submit) that started (a job requeued and pending again
+    has one row more than runs, and its ``states`` end PENDING). ``lost_gpu_hours`` counts
+    every run but the last.
 
     >>> import io
     >>> from slurmlab.records.sacct import read_sacct
@@ -77,6 +84,7 @@ def requeues(jobs: pd.DataFrame) -> pd.DataFrame:
             "gpu_h": hours(jobs["Elapsed"]) * count(jobs["NGPUS"]),
             "restarts": pd.to_numeric(restarts, errors="coerce").fillna(0).to_numpy(),
             "lead": leads(jobs),
+            "ran": started(jobs),
             "pos": np.arange(len(jobs)),
         }
     )
@@ -84,10 +92,12 @@ def requeues(jobs: pd.DataFrame) -> pd.DataFrame:
         frame["submit"] = jobs["Submit"].to_numpy()
         frame = frame.sort_values(["submit", "pos"], kind="stable", na_position="first")
     # the n-th row of a component is its n-th run; a job has as many runs as its components
+    # (rows that started: a requeued job pending again has a row that is not yet a run)
     frame["run"] = frame.groupby("component", sort=False).cumcount().to_numpy()
-    by_job = frame.groupby("key", sort=False)
+    ran = frame.groupby("component", sort=False)["ran"].transform("sum")
+    by_job = frame.assign(ran=ran).groupby("key", sort=False)
     table = pd.DataFrame(
-        {"runs": by_job["run"].max() + 1, "Restarts": by_job["restarts"].max().astype(int)}
+        {"runs": by_job["ran"].max().astype(int), "Restarts": by_job["restarts"].max().astype(int)}
     )
     table = table[(table["runs"] > 1) | (table["Restarts"] > 0)]
     if table.empty:

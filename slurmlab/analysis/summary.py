@@ -2,11 +2,14 @@
 
 Counting rules: a job is one JobID (each array task once, each requeued job once, a pending
 range such as ``123_[3-5%2]`` as the tasks it stands for, a het job's components ``12+0``,
-``12+1`` once); its state is the state of its last run (a het job's: its leader's); hours
-count every run, earlier runs of requeued jobs included; they are None (unknown, with the
-sacct -o fields to add in ``unknown_hours``) when no row has the columns they need, never 0.
-A wait below 0 (Start before Submit, as a DST change gives) is unknown, as in ``wait_times``. ``last_end`` is when the last run
-ended, or holds its allocation until (Start + Elapsed for a run still running).
+``12+1`` once); a run is one of its allocation rows that started (each run of a requeued job;
+a het job once; a pending job, or one cancelled before it started, is a job and no run, as in
+``usage``, ``failure_cost`` and ``requeues``); its state is the state of its last row (a het
+job's: its leader's); hours count every run, earlier runs of requeued jobs included; they are
+None (unknown, with the sacct -o fields to add in ``unknown_hours``) when no row has the
+columns they need, never 0. A wait below 0 (Start before Submit, as a DST change gives) is
+unknown, as in ``wait_times``. ``last_end`` is when the last run ended, or holds its
+allocation until (Start + Elapsed for a run still running).
 """
 
 from __future__ import annotations
@@ -17,7 +20,16 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from slurmlab.analysis._common import count, hours, job_keys, leads, run_ends, tasks, waits
+from slurmlab.analysis._common import (
+    count,
+    hours,
+    job_keys,
+    leads,
+    run_ends,
+    started,
+    tasks,
+    waits,
+)
 
 __all__ = ["Summary", "summary"]
 
@@ -181,7 +193,7 @@ def summary(jobs: pd.DataFrame) -> Summary:
     end = max(e.max() for e in ends) if ends else None
     return Summary(
         jobs=int(last["_w"].sum()),
-        runs=int(leads(jobs).sum()),
+        runs=int((started(jobs) & leads(jobs)).sum()),
         steps=step_count,
         states=states,
         gpu_hours=None if "GPU-hours" in unknown else round(float(gpu.sum()), 6),

@@ -27,7 +27,7 @@ from slurmlab.analysis._common import (
     started,
 )
 
-__all__ = ["gpu_hours", "share_vs_target", "top_consumers", "usage"]
+__all__ = ["biggest_runs", "gpu_hours", "share_vs_target", "top_consumers", "usage"]
 
 
 def _with_hours(jobs: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
@@ -157,6 +157,29 @@ def top_consumers(
     table["share"] = table[resource] / total if total else 0.0
     return (
         table.sort_values(resource, ascending=False, kind="stable").head(n).reset_index(drop=True)
+    )
+
+
+def biggest_runs(jobs: pd.DataFrame, resource: str = "gpu_hours", n: int = 10) -> pd.DataFrame:
+    """The ``n`` runs that used the most of a resource, biggest first, with their hours.
+
+    Only runs that started and used some of it are listed: a job that never started (or ran
+    for 0 s) is not one of the biggest, however few runs the table has. Each run of a
+    requeued job is its own row, as ``usage`` counts it.
+
+    >>> from slurmlab.analysis._common import demo_jobs
+    >>> biggest_runs(demo_jobs())[["JobID", "State", "gpu_hours"]]
+      JobID      State  gpu_hours
+    0   100  COMPLETED        8.0
+    1   101    TIMEOUT        2.0
+    """
+    if resource not in ("cpu_hours", "gpu_hours", "node_hours"):
+        raise ValueError(f"resource={resource!r}: use cpu_hours, gpu_hours or node_hours")
+    frame = _with_hours(jobs)
+    frame = frame[started(jobs) & (frame[resource] > 0).to_numpy()]
+    frame = frame.drop(columns=["runs", "jobs"])
+    return (
+        frame.sort_values(resource, ascending=False, kind="stable").head(n).reset_index(drop=True)
     )
 
 
