@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import io
 import re
+import warnings
 
+import pandas as pd
 import pytest
 
 from slurmlab import analysis as an
@@ -99,3 +101,114 @@ def test_a_failed_job_with_a_step_ran_in_an_export_without_start_times():
     jobs = read_sacct(io.StringIO(text))
     assert an.summary(jobs).runs == 1
     assert an.failure_cost(jobs)["State"].tolist() == ["FAILED"]
+
+
+def _scenario(tmp_path, text):
+    from slurmlab import Scenario
+
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    return Scenario.load(path)
+
+
+RESERVED = """
+cluster: {nodes: [{name: "gpu[01-04]", cpus: 64, memory: 512G, gres: "gpu:h100:8"}]}
+policy: slurm
+reservations: [{name: maint, start: "4:00:00", duration: "2:00:00", nodes: "gpu[01-02]", users: [root]}]
+jobs:
+  - {id: blocker, submit: "3:00:00", runtime: "5:00:00", args: "-N 2 --gres=gpu:8 -t 5:00:00"}
+  - {id: train,   submit: "3:01:00", runtime: "9:00:00", args: "-N 3 --gres=gpu:8 -t 10:00:00"}
+"""
+
+
+def test_why_pending_does_not_count_on_nodes_an_advance_reservation_takes(tmp_path):
+    """At 3:30 only gpu01-02 are free, and maint takes them at 4:00: a 10-hour job cannot
+    start there with 2 nodes (it used to be told --nodes=2 would start it now; it would
+    have started at 6:00)."""
+    result = _scenario(tmp_path, RESERVED).run()
+    why = result.why_pending("train", at="3:30:00")
+    assert "--nodes=2" not in why
+    assert why.endswith("No small change to the request would let it start sooner; it has to wait.")
+    assert result.jobs.set_index("JobID").loc["train", "Start"].strftime("%H:%M") == "08:00"
+
+
+BEFORE_MAINT = """
+cluster: {nodes: [{name: "gpu[01-04]", cpus: 64, memory: 512G, gres: "gpu:h100:8"}]}
+policy: easy
+reservations: [{name: maint, start: "6:00:00", duration: "2:00:00", nodes: "gpu[01-04]", users: [root]}]
+jobs:
+  - {id: train, submit: "3:30:00", runtime: "2:00:00", args: "-N 4 --gres=gpu:8 -t 5:00:00"}
+  - {id: fixed, submit: "3:30:00", runtime: "2:00:00", args: "-N 4 --gres=gpu:8 -t 2:30:00"}
+"""
+
+
+def test_why_pending_suggests_a_limit_that_ends_before_the_reservation(tmp_path):
+    """All four nodes idle at 3:30 and reserved from 6:00: -t 5:00:00 must wait until 8:00,
+    -t 2:30:00 ends at 6:00 and starts at once (the 'fixed' job shows it). The hint used to
+    be 'No small change'."""
+    result = _scenario(tmp_path, BEFORE_MAINT).run()
+    starts = result.jobs.set_index("JobID")["Start"].dt.strftime("%H:%M").to_dict()
+    assert starts == {"train": "08:00", "fixed": "03:30"}
+    alone = BEFORE_MAINT[: BEFORE_MAINT.index("  - {id: fixed")]
+    for policy in ("easy", "slurm"):
+        why = (
+            _scenario(tmp_path, alone.replace("easy", policy))
+            .run()
+            .why_pending("train", at="3:30:00")
+        )
+        assert (
+            "Smallest changes that would let it start sooner: with -t 2:30:00 (instead of "
+            "5:00:00) it would end before reservation maint takes its nodes and could start now"
+        ) in why
+
+
+def test_a_limit_hint_for_a_job_behind_others_leaves_room_for_the_backfill_cycle(tmp_path):
+    """Under slurm a job behind others starts in a backfill cycle, up to bf_interval (30 s)
+    later: 'fixed' (-t 2:30:00, behind 'train') ending at 6:00 from 3:30 would run into
+    maint from 3:30:30, and is not backfilled. At 3:31 (once a cycle has planned 'train')
+    it is told the longest whole-minute limit that ends before 6:00 from 3:31:30."""
+    result = _scenario(tmp_path, BEFORE_MAINT.replace("policy: easy", "policy: slurm")).run()
+    starts = result.jobs.set_index("JobID")["Start"].dt.strftime("%H:%M").to_dict()
+    assert starts == {"train": "08:00", "fixed": "10:00"}
+    assert "with -t 2:28:00 (instead of 2:30:00)" in result.why_pending("fixed", at="3:31:00")
+
+
+GRACE = """
+cluster:
+  nodes: [{name: "gpu[01-04]", cpus: 64, memory: 512G, gres: "gpu:h100:8"}]
+  settings: {PreemptType: preempt/qos, PreemptMode: REQUEUE}
+policy: easy
+qos:
+  - {name: low, priority: 0, grace_time: 300}
+  - {name: high, priority: 1000, preempt: [low]}
+jobs:
+  - {id: train, submit: 0, runtime: "10:00:00", args: "-N 4 --gres=gpu:8 -t 1-00:00:00 --qos=low"}
+  - {id: urgent, submit: "2:00:00", runtime: "1:00:00", args: "-N 1 --gres=gpu:8 -t 2:00:00 --qos=high"}
+"""
+
+
+def test_a_victim_in_its_grace_time_is_expected_to_end_when_the_grace_time_does(tmp_path):
+    """slurm.conf GraceTime: once a job is selected for preemption 'its end time is set to
+    the current time plus GraceTime'. The preemptor's expected start is then 2:05, not the
+    victim's 24-hour limit (it showed 2026-01-06T00:00:00)."""
+    result = _scenario(tmp_path, GRACE).run()
+    queue = result.squeue(at="2:02:00").set_index("JOBID")
+    assert queue.loc["urgent", "START_TIME"].strftime("%H:%M:%S") == "02:05:00"
+    assert result.jobs.set_index("JobID").loc["urgent", "Start"].strftime("%H:%M") == "02:05"
+
+
+def test_the_preemptor_s_expected_start_matches_real_squeue_in_grace_time():
+    """The real-Slurm preemption fixture: urgent (submitted at 40 s) preempts small, whose
+    QOS has GraceTime=10; real squeue at 50 s showed urgent expected at 50 s (start_s)."""
+    from pathlib import Path
+
+    from slurmlab import Scenario
+
+    root = Path(__file__).resolve().parents[1] / "datasets/realslurm"
+    real = pd.read_csv(root / "preemption/queue.csv")
+    (want,) = real[(real["t"] == 50) & (real["name"] == "urgent")]["start_s"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = Scenario.load(root / "scenarios/preemption.yaml").run()
+    queue = result.squeue(at=45).set_index("JOBID")
+    assert (queue.loc["urgent", "START_TIME"] - result.origin).total_seconds() == want == 50

@@ -502,6 +502,9 @@ class Controller:
                 requeue = self._preempt_mode_of(v) == "REQUEUE" and v.requeue
                 self.log("preempt", v, f"by {job.key}")
                 grace = self.qos[v.qos].grace_time
+                if now + grace < v.start + v.limit:  # "its end time is set to the current
+                    # time plus GraceTime" (slurm.conf): squeue and backfill plan with it
+                    v.running_view = RunningJob(v.id, v.nodes, v.usage, now + grace)
                 self._at(
                     grace,
                     lambda _e, v=v, r=requeue, b=job.id, run=v.proc: self._preempt(v, b, r, run),

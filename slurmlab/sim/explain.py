@@ -205,13 +205,15 @@ def _why_one(sim: Simulation, job, state: str, t: float) -> str:
     free = sim.capacity - used_at(sim, t)
     up = _up_at(sim, t)
     heads = array_heads(sim, t)  # (once: every array's pending record at t)
+    windows = _reserved_against(sim, job, t)
     mask = job.mask & up & ~_held_from(sim, job, t, heads=heads)
     # planned starts of other jobs from now on (reservations a change must not delay)
     plans = (_plan_at(j, t) for j in sim.jobs.values() if j is not job)
     ahead = [p for _when, p in filter(None, plans) if p is not None and p >= t]
     clear = not any(p < t + job.limit for p in ahead)  # it would end before all of them
     hints = []
-    fits_now = choose_nodes(free, sim.capacity, job.demand, job.count, mask, job.exclusive)
+    usable = _outside(mask, windows, t + job.limit)
+    fits_now = choose_nodes(free, sim.capacity, job.demand, job.count, usable, job.exclusive)
     if fits_now is None:
         # fewer nodes: for the first job in line, or for a later one when the policy
         # backfills (under fifo, and Slurm's main scheduler alone, a later job waits for
@@ -222,15 +224,21 @@ def _why_one(sim: Simulation, job, state: str, t: float) -> str:
             (
                 k
                 for k in range(job.count - 1, 0, -1)
-                if choose_nodes(free, sim.capacity, job.demand, k, mask, job.exclusive)
+                if choose_nodes(free, sim.capacity, job.demand, k, usable, job.exclusive)
             ),
             None,
         )
         later = reason == "Priority" and _backfills(sim.policy) and _planned_ahead(sim, job, t)
         if fewer and clear and (reason == "Resources" or later):
             hints.append(f"with --nodes={fewer} (instead of {job.count}) it could start now")
-    elif ahead:
-        gap = min(ahead) - t
+        if reason == "Resources" or later:  # ending before an advance reservation begins
+            # (a job behind others starts in a backfill cycle, up to bf_interval later)
+            delay = _cycle_delay(sim.policy) if later else 0.0
+            shorter = _before_reservation(sim, job, free, mask, windows, ahead, t, delay)
+            if shorter:
+                hints.append(shorter)
+    elif ahead:  # (started by a backfill cycle, which may come up to bf_interval later)
+        gap = min(ahead) - t - _cycle_delay(sim.policy)
         if gap >= 60 and gap < job.limit:
             hints.append(
                 f"with -t {format_duration(timedelta(seconds=int(gap // 60) * 60))} (instead of "
@@ -250,6 +258,7 @@ def _why_one(sim: Simulation, job, state: str, t: float) -> str:
         omask[[sim.node_index[n] for n in res.candidates]] = True
         demand = np.array([res.cpus_per_node, res.mem_per_node_mb, res.gpus_per_node])
         omask &= up & ~_held_from(sim, job, t, other.name, ahead_only=False, heads=heads)
+        omask = _outside(omask, windows, t + job.limit)
         if choose_nodes(free, sim.capacity, demand, res.nodes, omask, res.whole_node):
             hints.append(f"partition {other.name!r} has room for it now (-p {other.name})")
     if hints:
@@ -261,6 +270,56 @@ def _why_one(sim: Simulation, job, state: str, t: float) -> str:
     else:
         lines.append("No small change to the request would let it start sooner; it has to wait.")
     return " ".join(lines)
+
+
+def _reserved_against(sim: Simulation, job, t: float) -> list[tuple[float, str, np.ndarray]]:
+    """(start, name, nodes) of the advance reservations not yet over at ``t`` that ``job``
+    may not use (all but its own ``--reservation``): no job may run on their nodes into
+    their window, so no hint may count on those nodes past the window's start."""
+    return [
+        (r.start, r.name, nodes)
+        for r, nodes in sim.reservations.values()
+        if r.end > t and r.name != job.spec.reservation
+    ]
+
+
+def _outside(mask: np.ndarray, windows, until: float) -> np.ndarray:
+    """``mask`` without the nodes of reservations that begin before ``until``."""
+    for start, _name, nodes in windows:
+        if start < until:
+            mask = mask & ~nodes
+    return mask
+
+
+def _cycle_delay(policy) -> float:
+    """How much later than now a backfill cycle may start a job: ``slurm``'s ``bf_interval``
+    (its cycles run on their own clock); ``easy`` and ``conservative`` backfill in the pass."""
+    return float(policy.interval) if getattr(policy, "name", None) == "slurm" else 0.0
+
+
+def _before_reservation(
+    sim: Simulation, job, free, mask, windows, ahead, t: float, delay: float
+) -> str | None:
+    """``with -t H:MM:00 ... it would end before reservation R begins``: the longest whole-
+    minute limit under the job's own with which it fits now on nodes no reservation takes
+    before it ends, and ends before every other job's planned start, even if it starts
+    ``delay`` seconds from now; or None."""
+    for start, name, _nodes in sorted(windows, key=lambda w: w[0], reverse=True):
+        limit = int((start - t - delay) // 60) * 60
+        if limit < 60 or limit >= job.limit or any(p < t + delay + limit for p in ahead):
+            continue
+        usable = _outside(mask, windows, t + limit)
+        if choose_nodes(free, sim.capacity, job.demand, job.count, usable, job.exclusive):
+            now = (
+                format_duration(timedelta(seconds=job.limit))
+                if not math.isinf(job.limit)
+                else "UNLIMITED"
+            )
+            return (
+                f"with -t {format_duration(timedelta(seconds=limit))} (instead of {now}) it "
+                f"would end before reservation {name} takes its nodes and could start now"
+            )
+    return None
 
 
 def _roomier(sim: Simulation, job) -> str:
