@@ -23,7 +23,7 @@ import pandas as pd
 from slurmlab.errors import SbatchError, SlurmlabError
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import JobSpec
-from slurmlab.spec.units import compress_hostlist, expand_hostlist
+from slurmlab.spec.units import compress_hostlist, expand_hostlist, parse_whole
 
 __all__ = ["GpuBind", "master_port", "srun_env", "tasks_per_node_string"]
 
@@ -155,7 +155,7 @@ def srun_env(
     nodelist: str | Sequence[str] = "node[1-2]",
     job_id: int = 1,
     *,
-    cluster: Cluster | None = None,
+    cluster: Cluster | str | None = None,
     restart_count: int = 0,
     account: str | None = None,
     qos: str | None = None,
@@ -164,8 +164,10 @@ def srun_env(
     """One row per task, one column per environment variable srun sets for it.
 
     ``nodelist`` is the allocation (a hostlist expression or names); its length must
-    equal the job's node count. With ``cluster`` the request is resolved against it
+    equal the job's node count. With ``cluster`` (a :class:`Cluster`, a preset name such as
+    ``"ai"`` or a slurm.conf path, as ``simulate`` takes) the request is resolved against it
     (partition, default GPUs and CPUs); without, the request's own numbers are used.
+    ``restart_count`` is how many times the job was requeued (a whole number, 0 at first).
     ``account`` and ``qos`` are the job's resolved ones (a simulated job's, as sacct shows
     them); by default the request's ``-A`` (or '') and ``--qos`` (or 'normal'). ``cpus``
     is the CPUs the job holds on each node (a simulated job's allocation); by default the
@@ -196,6 +198,9 @@ def srun_env(
     >>> env.loc[9, ["RANK", "LOCAL_RANK", "SLURMD_NODENAME"]].to_dict()
     {'RANK': 9, 'LOCAL_RANK': 1, 'SLURMD_NODENAME': 'gpu02'}
     """
+    restart_count = parse_whole(restart_count, what="srun_env: restart_count")
+    if cluster is not None:
+        cluster = Cluster.coerce(cluster)  # (a preset name or a slurm.conf path too)
     hosts = expand_hostlist(nodelist) if isinstance(nodelist, str) else list(nodelist)
     bind_text = next((v for k, v in reversed(job.other) if k == "gpu-bind"), None)
     bind = GpuBind.parse(bind_text)

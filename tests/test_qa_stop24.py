@@ -212,3 +212,96 @@ def test_the_preemptor_s_expected_start_matches_real_squeue_in_grace_time():
         result = Scenario.load(root / "scenarios/preemption.yaml").run()
     queue = result.squeue(at=45).set_index("JOBID")
     assert (queue.loc["urgent", "START_TIME"] - result.origin).total_seconds() == want == 50
+
+
+FAILED_AT_5H = """
+cluster: {nodes: [{name: "gpu[01-04]", cpus: 64, memory: 512G, gres: "gpu:h100:8"}]}
+jobs:
+  - id: train
+    submit: 0
+    runtime: "10:00:00"
+    args: "-N 4 --gres=gpu:8 -t 12:00:00"
+    checkpoint: {interval: 3600, write_cost: 120, restart_cost: 300}
+failures:
+  - {node: gpu01, at: "5:00:00", down_for: "2:00:00"}
+"""
+
+
+def test_a_requeue_counts_before_the_next_run_starts(tmp_path):
+    """Stopped at 5:30, the job failed at 5:00 and waits requeued (Restarts 1): one requeue
+    (it was 0: only runs after a requeue were counted), and no recovery yet, so the mean time
+    to recovery is NaN (it was 0.0, 'instant'). Run to the end: 1 requeue, 7,200 s to
+    recover (the node is back at 7:00)."""
+    scenario = _scenario(tmp_path, FAILED_AT_5H)
+    stopped = scenario.run(until="5:30:00")
+    assert stopped.metrics["requeues"] == 1
+    assert stopped.metrics["mean_time_to_recovery_s"] != stopped.metrics["mean_time_to_recovery_s"]
+    assert stopped.goodput()[["JobID", "runs", "requeues"]].to_dict("records") == [
+        {"JobID": "train", "runs": 1, "requeues": 1}
+    ]
+    done = scenario.run()
+    assert (done.metrics["requeues"], done.metrics["mean_time_to_recovery_s"]) == (1, 7200.0)
+
+
+def test_python_api_inputs_are_checked_like_the_scenario_files():
+    """requeue_delay takes durations like every other time ('2m' crashed mid-run with a
+    TypeError) and refuses negatives (silently accepted); a failure's node may be a hostlist
+    in Python as in YAML; an unknown node lists the cluster's; srun_env takes a preset name
+    (an AttributeError before) and refuses a restart count that is not a whole number >= 0."""
+    from slurmlab import JobSpec, srun_env
+    from slurmlab.errors import SlurmlabError
+    from slurmlab.sim.faults import NodeFailure
+    from slurmlab.sim.simulate import simulate
+    from slurmlab.spec.workload import Workload, WorkloadJob
+
+    spec = JobSpec.from_args("-N 2 --gres=gpu:8 -t 2:00:00")
+    work = Workload((WorkloadJob(spec, submit=0, runtime=3600),))
+    down = [NodeFailure("gpu[001-002]", 600, down_for=60)]
+    result = simulate("ai", work, progress=False, failures=down, requeue_delay="2m")
+    runs = result.sacct(duplicates=True)
+    assert runs["State"].tolist() == ["NODE_FAIL", "COMPLETED"]
+    assert runs["NodeList"].tolist()[0] == "gpu[001-002]"
+    assert (runs["Eligible"].iloc[1] - runs["End"].iloc[0]).total_seconds() == 120
+    with pytest.raises(
+        SlurmlabError, match=r"invalid requeue_delay -600: must be a number of seconds >= 0"
+    ):
+        simulate("ai", work, progress=False, requeue_delay=-600)
+    with pytest.raises(
+        SlurmlabError,
+        match=r"node 'gpu99' is not in cluster 'ai' \(it has cpu\[01-08\],gpu\[001-032\]\)",
+    ):
+        simulate("ai", work, progress=False, failures=[NodeFailure("gpu99", 10)])
+    env = srun_env(spec, "gpu[01-02]", 42, cluster="ai", restart_count=1)
+    assert set(env["SLURM_RESTART_COUNT"]) == {1}
+    for bad in (-1, 2.5, "x"):
+        with pytest.raises(SlurmlabError, match="restart_count"):
+            srun_env(spec, "gpu[01-02]", 42, restart_count=bad)
+
+
+def test_random_failures_fall_on_whole_seconds():
+    """Slurm's clock counts whole seconds: a failure drawn at 18:19:38.6 gave a run whose
+    Elapsed (06:55:29.5) was not its End - Start as sacct prints them (6:55:30)."""
+    import numpy as np
+
+    from slurmlab.sim.faults import RandomFailures
+
+    for model in (RandomFailures(mtbf=3600.0), RandomFailures(3600.0, "weibull", shape=0.7)):
+        rng = np.random.default_rng(3)
+        draws = [model.draw(rng) for _ in range(2000)]
+        assert all(d == int(d) and d >= 1 for d in draws)
+
+
+def test_checkpoint_and_action_errors_say_what_to_do():
+    from slurmlab.errors import SlurmlabError
+    from slurmlab.sim.checkpoint import Checkpoint
+    from slurmlab.spec.workload import Action
+
+    with pytest.raises(SlurmlabError) as caught:
+        Checkpoint(interval=0)
+    assert str(caught.value) == (
+        "checkpoint interval 0 must be positive: give the seconds of work between two "
+        "checkpoints (e.g. interval: 3600, or '1h'); leave out 'checkpoint' for a job that "
+        "does not checkpoint"
+    )
+    with pytest.raises(SlurmlabError, match=r"; a node failure is a 'failures' entry"):
+        Action(60, "fail", "gpu01")

@@ -13,7 +13,8 @@ turn usage into a factor in [0, 1]:
   (first-tier accounts use their actual usage); F = 2^(-U_E / S / d).
 * Fair Tree (fair_tree.html, Slurm's default): at each level siblings are ranked
   by Level Fairshare LF = S / U (S = shares among siblings, U = usage among
-  siblings; zero usage is infinitely fair); a depth-first walk in that order
+  siblings; no shares is LF 0, the least fair, used or not; otherwise zero usage is
+  infinitely fair); a depth-first walk in that order
   numbers the users from the top, and a user's factor is rank / number of users
   (the first gets 1.0). Users with equal LF share a rank.
 """
@@ -23,6 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from numbers import Integral, Real
 
 from slurmlab.errors import SlurmlabError
 from slurmlab.spec.units import parse_names
@@ -40,18 +42,21 @@ __all__ = [
 @dataclass(frozen=True, slots=True)
 class Account:
     """An account with its RawShares, parent account, users (each a user association with
-    one share), GrpTRES limits and MaxJobs, as ``sacctmgr add account`` makes it."""
+    one share), GrpTRES limits and MaxJobs, as ``sacctmgr add account`` makes it.
+
+    RawShares is a whole number >= 0, as Slurm's Fairshare (``sacctmgr add account physics
+    fairshare=70``; an integer in slurmdbd); 0 gives the account the lowest fair share.
+    """
 
     name: str
-    shares: float = 1.0
+    shares: int = 1
     parent: str | None = "root"
     users: tuple[str, ...] = ()
     grp_tres: Mapping[str, int] = field(default_factory=dict)
     max_jobs: int | None = None
 
     def __post_init__(self):
-        if self.shares < 0:
-            raise SlurmlabError(f"account {self.name!r}: shares {self.shares} must not be negative")
+        object.__setattr__(self, "shares", _raw_shares(self.name, self.shares))
         # one name or a list of names (a plain string is one user, never its letters)
         object.__setattr__(
             self, "users", parse_names(self.users, what=f"account {self.name!r} users")
@@ -59,6 +64,21 @@ class Account:
         twice = next((u for u in self.users if self.users.count(u) > 1), None)
         if twice is not None:
             raise SlurmlabError(f"account {self.name!r}: user {twice!r} is listed twice")
+
+
+def _raw_shares(account: str, shares) -> int:
+    """An account's RawShares as an int: a whole number >= 0 (70, or 70.0), else an error
+    naming the account, the value and the fix."""
+    fix = f"give a whole number like 1 or 70 (as sacctmgr add account {account} fairshare=70)"
+    number = isinstance(shares, Real) and not isinstance(shares, bool)  # (numpy's too)
+    if not number or (not isinstance(shares, Integral) and not float(shares).is_integer()):
+        raise SlurmlabError(
+            f"account {account!r}: shares {shares!r} is not a whole number (Slurm's Fairshare "
+            f"is an integer); {fix}"
+        )
+    if shares < 0:
+        raise SlurmlabError(f"account {account!r}: shares {shares!r} must not be negative; {fix}")
+    return int(shares)
 
 
 def user_key(account: str, user: str) -> str:
@@ -271,7 +291,12 @@ def fair_tree(tree: AccountTree, usage: Mapping[str, float]) -> dict[str, dict[s
         for c in children:
             s = tree.shares[c] / s_tot if s_tot else 0.0
             u = sub[c] / u_tot if u_tot else 0.0
-            lf[c] = math.inf if u == 0 else s / u
+            # fair_tree.c _calc_assoc_fs: S = 0 is the lowest LF, whatever the usage; only
+            # then does U = 0 give infinity (an unused association with shares)
+            if s == 0:
+                lf[c] = 0.0
+            else:
+                lf[c] = s / u if u else math.inf
         return lf
 
     lf_all: dict[str, float] = {}

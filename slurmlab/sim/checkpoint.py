@@ -52,7 +52,11 @@ class Checkpoint:
         set_(self, "restart_cost", parse_seconds(self.restart_cost, what="checkpoint restart_cost"))
         set_(self, "on_signal", parse_flag(self.on_signal, what="checkpoint on_signal"))
         if not self.interval > 0:
-            raise SlurmlabError(f"checkpoint interval {self.interval} must be positive")
+            raise SlurmlabError(
+                f"checkpoint interval {self.interval:g} must be positive: give the seconds of "
+                "work between two checkpoints (e.g. interval: 3600, or '1h'); leave out "
+                "'checkpoint' for a job that does not checkpoint"
+            )
         if self.write_cost < 0 or self.restart_cost < 0:
             raise SlurmlabError("checkpoint write_cost and restart_cost must not be negative")
 

@@ -54,7 +54,13 @@ from slurmlab.sim.timing import INF, LATE, NORMAL, URGENT
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import JobSpec, Resources, TimeOfDay
 from slurmlab.spec.qos import Qos, Reservation, parse_preempt_mode, place_reservations
-from slurmlab.spec.units import MAX_SECONDS, parse_duration, parse_list_of, parse_whole
+from slurmlab.spec.units import (
+    MAX_SECONDS,
+    parse_duration,
+    parse_list_of,
+    parse_seconds,
+    parse_whole,
+)
 from slurmlab.spec.workload import DEFAULT_ORIGIN, Action, Workload, WorkloadJob
 
 __all__ = ["Simulation"]
@@ -137,6 +143,10 @@ class EngineOptions:
     enforce_time_limit: bool = True
     requeue_delay: float = 121.0
     over_time_limit: float = 0.0
+
+    def __post_init__(self):  # requeue_delay as seconds or a duration ("2m", "0:02:01"), >= 0
+        delay = parse_seconds(self.requeue_delay, what="requeue_delay")
+        object.__setattr__(self, "requeue_delay", delay)
 
 
 _RESOLUTIONS: OrderedDict[int, tuple] = OrderedDict()

@@ -114,8 +114,11 @@ class RandomFailures:
         return {n: np.random.default_rng(c) for n, c in zip(node_names, children)}
 
     def draw(self, rng: np.random.Generator) -> float:
-        """One time to failure (seconds)."""
+        """One time to failure: whole seconds, at least 1 (slurmctld's clock, and so every
+        time sacct shows, counts whole seconds; a failure at 18:19:38.6 would give a run
+        whose Elapsed is not its End - Start as sacct prints them)."""
         if self.distribution == "exponential":
-            return float(rng.exponential(self.mtbf))
-        scale = self.mtbf / math.gamma(1.0 + 1.0 / self.shape)
-        return float(scale * rng.weibull(self.shape))
+            draw = rng.exponential(self.mtbf)
+        else:
+            draw = self.mtbf / math.gamma(1.0 + 1.0 / self.shape) * rng.weibull(self.shape)
+        return float(max(1, math.ceil(draw)))

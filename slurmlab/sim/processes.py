@@ -21,7 +21,7 @@ from slurmlab.sim.causes import Cancelled, NodeFailed, Preempted, Requeued
 from slurmlab.sim.checkpoint import run_length, run_outcome
 from slurmlab.sim.faults import NodeFailure, RandomFailures
 from slurmlab.sim.timing import URGENT
-from slurmlab.spec.units import compress_hostlist, parse_list_of
+from slurmlab.spec.units import compress_hostlist, expand_hostlist, parse_list_of
 
 #: a job requeued this many times gets a warning (failures may outpace its progress)
 REQUEUE_WARNING = 100
@@ -275,18 +275,27 @@ class Lifecycles:
         if random is not None:
             random = parse_list_of(random, RandomFailures, what="random_failures")[0]
         for f in parse_list_of(failures, NodeFailure, what="failures"):
-            if f.node not in self.node_index:
+            names = expand_hostlist(f.node)  # (a hostlist, gpu[01-02], fails each node)
+            unknown = [n for n in names if n not in self.node_index]
+            if unknown:
                 raise SlurmlabError(
-                    f"failures: node {f.node!r} is not in cluster {self.cluster.name!r}"
+                    f"failures: node {unknown[0]!r} is not in cluster {self.cluster.name!r} "
+                    f"(it has {compress_hostlist(self.node_names)})"
                 )
-            self._scripted_at(f.at - self.env.now, lambda f=f: self.fail_node(f.node, f.down_for))
+            for name in names:
+                self._scripted_at(
+                    f.at - self.env.now, lambda n=name, f=f: self.fail_node(n, f.down_for)
+                )
         if random is not None:
             # one stream per node of the cluster, whichever nodes the model names (naming
             # fewer or more nodes, or in another order, changes no node's failures)
             streams = random.streams(self.node_names, self.seed)
             for name in list(random.nodes) or self.node_names:
                 if name not in self.node_index:
-                    raise SlurmlabError(f"random_failures: node {name!r} is not in the cluster")
+                    raise SlurmlabError(
+                        f"random_failures: node {name!r} is not in cluster {self.cluster.name!r} "
+                        f"(it has {compress_hostlist(self.node_names)})"
+                    )
                 self.env.process(self._failure_process(name, streams[name], random))
 
     def _failure_process(self, name, rng, model):

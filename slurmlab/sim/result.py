@@ -221,10 +221,24 @@ SPRIO_COLUMNS = [
     "JOBSIZE", "PARTITION_PRIO", "QOS", "NICE",
 ]  # fmt: skip
 
+#: Pending reasons of a job sprio leaves out (priority_multifactor.c,
+#: priority_p_get_priority_factors_list): held, priority 0 (a hold; a reservation deleted
+#: under it, reservation.c); or not eligible yet, its begin_time 0 or later than now (a
+#: dependency not yet satisfied, a --begin time or a requeue delay to come, a reservation
+#: that has not started, an array's tasks over its %N throttle: real Slurm 22.05 shows their
+#: EligibleTime Unknown or to come; fixtures holds, dependency, failures, reservation, arrays).
+SPRIO_LEAVES_OUT = HOLDS | {
+    "ReservationDeleted", "Dependency", "DependencyNeverSatisfied", "BeginTime", "Reservation",
+    "JobArrayTaskLimit",
+}  # fmt: skip
+
 
 def sprio_frame(sim: Simulation, t: float) -> pd.DataFrame:
     """Pending jobs at ``t`` with their weighted priority factors (last recalculation <= t).
 
+    As in Slurm, only jobs that are eligible and not held are listed: a held job (priority 0)
+    and one not yet eligible (waiting on a dependency, a --begin time, a requeue delay, a
+    reservation to start or its array's %N throttle) are left out (:data:`SPRIO_LEAVES_OUT`).
     TRES is sprio -l's last column: each weighted TRES factor (``cpu=16,gres/gpu=1000``),
     empty without PriorityWeightTRES.
     """
@@ -237,6 +251,8 @@ def sprio_frame(sim: Simulation, t: float) -> pd.DataFrame:
     for job, run, _last in iter_records(sim):
         s, e = run["Start"], run["End"]
         if run["Submit"] > t or (s is not None and s <= t) or (e is not None and e <= t):
+            continue
+        if last_before(job.reasons, t, "None") in SPRIO_LEAVES_OUT:
             continue
         f = last_before(job.factors, t, None)
         if f is None:
@@ -394,6 +410,9 @@ class SimulationResult:
             restart_h=("restart_h", "sum"),
         )  # fmt: skip
         out["goodput"] = out["useful_h"] / out["allocated_h"].where(out["allocated_h"] > 0)
+        # every requeue, one whose next run has not started yet too (the job's Restarts)
+        restarts = self.jobs.set_index("JobID")["Restarts"]
+        out["requeues"] = restarts.reindex(out.index).fillna(out["requeues"]).astype("int64")
         return out.reset_index()
 
     @cached_property
@@ -409,7 +428,7 @@ class SimulationResult:
         m = schedule_metrics(
             self.jobs, self.sim.cluster.tres(), all_runs=self.jobs_all_runs, now=now
         )
-        m.update(failure_metrics(self.runs))
+        m.update(failure_metrics(self.runs, requeues=int(self.jobs["Restarts"].sum())))
         m["policy"] = self.policy
         m["wall_s"] = self.wall_s
         return m
@@ -473,7 +492,8 @@ class SimulationResult:
         return (self.jobs[column] - self.origin).dt.total_seconds()
 
     def sprio(self, at=None) -> pd.DataFrame:
-        """``sprio -l`` at ``at``: each pending job's priority and its weighted factors."""
+        """``sprio -l`` at ``at``: each eligible pending job's priority and its weighted factors
+        (held jobs and jobs not yet eligible are left out, as in Slurm)."""
         return sprio_frame(self.sim, _seconds(self.sim, at))
 
     def sprio_text(self, at=None) -> str:

@@ -136,4 +136,10 @@ class Action:
 
     def __post_init__(self):
         if self.action not in ACTIONS:
-            raise SlurmlabError(f"action {self.action!r} is not one of {', '.join(ACTIONS)}")
+            elsewhere = {  # (what a node failure is: not an admin action, a scenario section)
+                "fail": "; a node failure is a 'failures' entry ({node, at, down_for})",
+                "down": "; a node failure is a 'failures' entry ({node, at, down_for})",
+            }.get(str(self.action).lower(), "")
+            raise SlurmlabError(
+                f"action {self.action!r} is not one of {', '.join(ACTIONS)}{elsewhere}"
+            )
