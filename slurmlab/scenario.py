@@ -7,6 +7,10 @@ A scenario is a YAML (or JSON) document::
                                        # (relative to this file), or inline nodes/partitions
                                        # (inline, the first partition is the default unless
                                        # one says default: true)
+                                       # inline partitions: {name, nodes, default, max_time,
+                                       # default_time, max_nodes, priority_tier,
+                                       # priority_job_factor (PriorityJobFactor, 0-65533),
+                                       # state}; inline settings: {slurm.conf key: value}
     policy: {name: easy}               # or just: easy ; parameters beside the name
     origin: 2026-01-05T08:00:00        # optional: the calendar time the clock starts at
     jobs:
@@ -56,7 +60,15 @@ from slurmlab.policies.backfill import make_policy
 from slurmlab.policies.fairshare import Account, AccountTree
 from slurmlab.sim.checkpoint import Checkpoint
 from slurmlab.sim.faults import NodeFailure, RandomFailures
-from slurmlab.spec.cluster import Cluster, Node, Partition, parse_gres
+from slurmlab.spec.cluster import (
+    PRIORITY_JOB_FACTOR_MAX,
+    Cluster,
+    ConfSettings,
+    Node,
+    Partition,
+    parse_gres,
+    setting_problem,
+)
 from slurmlab.spec.job import JobSpec
 from slurmlab.spec.presets import presets
 from slurmlab.spec.qos import (
@@ -73,7 +85,6 @@ from slurmlab.spec.units import (
     parse_flag,
     parse_memory_mb,
     parse_names,
-    parse_number,
     parse_seconds,
     parse_whole,
 )
@@ -84,6 +95,7 @@ from slurmlab.spec.workload import (
     Workload,
     WorkloadJob,
     check_exit_code,
+    unknown_action,
 )
 
 __all__ = ["Scenario"]
@@ -99,7 +111,8 @@ _JOB_KEYS = {
 _CLUSTER_KEYS = {"name", "nodes", "partitions", "settings"}
 _NODE_KEYS = {"name", "cpus", "memory", "gres", "features"}
 _PARTITION_KEYS = {
-    "name", "nodes", "default", "max_time", "default_time", "max_nodes", "priority_tier", "state",
+    "name", "nodes", "default", "max_time", "default_time", "max_nodes", "priority_tier",
+    "priority_job_factor", "state",
 }  # fmt: skip
 #: The fields of a cluster a preset or a slurm.conf gives whole (the others are inline's).
 _CLUSTER_FROM = {"preset": {"preset"}, "slurm_conf": {"slurm_conf", "gres_conf"}}
@@ -235,7 +248,7 @@ class Scenario:
         cls, doc, base: Path, source: str, lines: dict, cluster: Cluster | None = None
     ) -> Scenario:
         try:
-            scenario = cls._parse(doc, base, source, cluster)
+            scenario = cls._parse(doc, base, source, cluster, lines)
         except ScenarioError as exc:
             if exc.source is not None:
                 raise
@@ -269,7 +282,9 @@ class Scenario:
         return replace(self, cluster=cluster)
 
     @classmethod
-    def _parse(cls, doc, base: Path, source: str, cluster: Cluster | None = None) -> Scenario:
+    def _parse(
+        cls, doc, base: Path, source: str, cluster: Cluster | None = None, lines: dict | None = None
+    ) -> Scenario:
         if not isinstance(doc, dict):
             raise ScenarioError("expected a mapping with cluster, policy and jobs")
         unknown = set(doc) - _TOP_KEYS
@@ -281,7 +296,7 @@ class Scenario:
             )
         _names_as_written(doc)
         if cluster is None:  # else the cluster replaces the document's (with_cluster)
-            cluster = _cluster(doc.get("cluster", "tiny"), base)
+            cluster = _cluster(doc.get("cluster", "tiny"), base, source, lines or {})
         policy, params = _policy(doc.get("policy", "easy"))
         jobs_doc = doc.get("jobs")
         if not isinstance(jobs_doc, list) or not jobs_doc:
@@ -537,7 +552,7 @@ def _origin(value) -> pd.Timestamp:
     )
 
 
-def _cluster(value, base: Path) -> Cluster:
+def _cluster(value, base: Path, source: str = "scenario", lines: dict | None = None) -> Cluster:
     path = ("cluster",)
     if isinstance(value, str):
         if value in presets():
@@ -579,10 +594,12 @@ def _cluster(value, base: Path) -> Cluster:
         with _entry((*path, "slurm_conf"), "cluster"):
             return Cluster.from_slurm_conf(conf, gres)
     with _entry(path, "cluster"):
-        return _inline_cluster(value)
+        return _inline_cluster(value, source, lines or {})
 
 
-def _inline_cluster(value: dict) -> Cluster:
+def _inline_cluster(value: dict, source: str = "scenario", lines: dict | None = None) -> Cluster:
+    """An inline cluster; ``lines`` (path -> line of ``source``) puts the file and line of
+    each setting in the warnings about it."""
     nodes = []
     nodes_doc = value.get("nodes")
     if not isinstance(nodes_doc, list) or not nodes_doc:
@@ -649,6 +666,7 @@ def _inline_cluster(value: dict) -> Cluster:
             ("default_time", None, lambda v, w: parse_duration(str(v), what=w)),
             ("max_nodes", None, _max_nodes),
             ("priority_tier", 1, lambda v, w: parse_whole(v, what=w)),
+            ("priority_job_factor", 1, _priority_job_factor),
             ("state", "UP", _partition_state),
         ):
             given = p.get(key)
@@ -663,11 +681,38 @@ def _inline_cluster(value: dict) -> Cluster:
             f"cluster.settings must be a mapping of slurm.conf keys, not {settings!r}",
             path=("cluster", "settings"),
         )
-    settings = {str(k): str(v) for k, v in settings.items()}
+    settings = _settings(settings, source, lines or {})
     if parts and not any(p.default for p in parts):  # inline: the first is the default
         parts[0] = replace(parts[0], default=True)
     with _entry(("cluster",)):
         return Cluster(str(value.get("name", "inline")), tuple(nodes), tuple(parts), settings)
+
+
+def _settings(doc: dict, source: str, lines: dict) -> ConfSettings:
+    """``cluster.settings``, each checked as slurm.conf's are (an error names its own line and
+    ``cluster.settings.<key>``), each remembering its line for the warnings about it."""
+    settings = ConfSettings()
+    for key, value in doc.items():
+        path = ("cluster", "settings", key)
+        key, value = str(key), str(value)
+        problem = setting_problem(key, value)
+        if problem:
+            raise ScenarioError(f"cluster.settings.{key}: {problem}", path=path)
+        settings[key] = value
+        if path in lines:
+            settings.where[key] = f"{source} line {lines[path]}: cluster.settings.{key}"
+    return settings
+
+
+def _priority_job_factor(value, what: str) -> int:
+    """A partition's PriorityJobFactor: a whole number from 0 to 65533 (slurm.conf(5))."""
+    factor = parse_whole(value, what=what)
+    if factor > PRIORITY_JOB_FACTOR_MAX:
+        raise SlurmlabError(
+            f"invalid {what} {value!r}: must be at most {PRIORITY_JOB_FACTOR_MAX} (slurm.conf(5) "
+            "PriorityJobFactor: a whole number from 0 to 65533)"
+        )
+    return factor
 
 
 def _partition_state(value, what: str) -> str:
@@ -1099,7 +1144,7 @@ def _account(doc, *, where: str) -> Account:
     max_jobs = doc.get("max_jobs")
     return Account(
         name=str(doc["name"]),
-        shares=parse_number(doc.get("shares", 1), what=f"{where}.shares"),
+        shares=parse_whole(doc.get("shares", 1), what=f"{where}.shares"),
         parent=str(doc.get("parent", "root")),
         users=parse_names(doc.get("users"), what=f"{where}.users"),
         grp_tres=parse_tres_limits(doc.get("grp_tres"), what=f"{where}.grp_tres"),
@@ -1162,7 +1207,7 @@ def _action(entry, i: int, jobs: tuple[WorkloadJob, ...], cluster: Cluster) -> t
     kind = entry["action"]
     if not isinstance(kind, str) or kind not in ACTIONS:
         raise ScenarioError(
-            f"{label}: action {kind!r} is not one of {', '.join(ACTIONS)}",
+            f"{label}: {unknown_action(kind)}",
             path=(*path, "action"),
         )
     target_key = ACTIONS[kind]

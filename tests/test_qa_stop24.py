@@ -305,3 +305,26 @@ def test_checkpoint_and_action_errors_say_what_to_do():
     )
     with pytest.raises(SlurmlabError, match=r"; a node failure is a 'failures' entry"):
         Action(60, "fail", "gpu01")
+
+
+def test_scenario_shares_and_actions_errors_name_the_line_and_the_fix(tmp_path):
+    from slurmlab.errors import SlurmlabError
+
+    action = """
+cluster: {nodes: [{name: "gpu[01-04]", cpus: 64, memory: 512G, gres: "gpu:h100:8"}]}
+jobs:
+  - {id: a, submit: 0, runtime: 3600, args: "-N 1 -t 2:00:00"}
+actions:
+  - {at: 60, action: fail, node: gpu01}
+"""
+    with pytest.raises(SlurmlabError) as caught:
+        _scenario(tmp_path, action)
+    assert str(caught.value).endswith(
+        "s.yaml line 6: actions[0]: action 'fail' is not one of cancel, requeue, hold, "
+        "release, requeuehold, drain, resume; a node failure is a 'failures' entry "
+        "({node, at, down_for})"
+    )
+    shares = action.replace("actions:\n  - {at: 60, action: fail, node: gpu01}\n", "")
+    shares += "accounts:\n  - {name: llm, shares: lots}\n"
+    with pytest.raises(SlurmlabError, match=r"accounts\[0\]\.shares.*'lots'.*whole number"):
+        _scenario(tmp_path, shares)

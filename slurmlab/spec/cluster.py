@@ -8,6 +8,7 @@ engine, and renders an ``sinfo``-like view of itself.
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import shlex
@@ -26,6 +27,8 @@ __all__ = ["Cluster", "Gres", "Node", "Partition", "parse_gres"]
 
 NODE_STATES = ("IDLE", "UP", "DOWN", "DRAIN", "FUTURE", "UNKNOWN", "CLOUD")
 PARTITION_STATES = ("UP", "DOWN", "DRAIN", "INACTIVE")
+#: A partition's PriorityJobFactor "may not exceed 65533" (slurm.conf(5); a uint16 in Slurm).
+PRIORITY_JOB_FACTOR_MAX = 65533
 
 
 def _conf_source(value, kind: str) -> str | Path:
@@ -209,6 +212,11 @@ class Partition:
             raise SlurmlabError(f"Partition {self.name!r}: MaxNodes={self.max_nodes} must be >= 1")
         if self.min_nodes < 0:
             raise SlurmlabError(f"Partition {self.name!r}: MinNodes={self.min_nodes} must be >= 0")
+        if not 0 <= self.priority_job_factor <= PRIORITY_JOB_FACTOR_MAX:
+            raise SlurmlabError(
+                f"Partition {self.name!r}: PriorityJobFactor={self.priority_job_factor} must be a "
+                f"whole number from 0 to {PRIORITY_JOB_FACTOR_MAX} (slurm.conf(5))"
+            )
 
     def option(self, key: str, default: str | None = None) -> str | None:
         """One of the partition line's other options by name (case-insensitive), as text."""
@@ -285,7 +293,7 @@ class Cluster:
                 raise SlurmlabError(f"Cluster {self.name!r}: {problem}")
         where = getattr(self.settings, "where", {})  # (ConfSettings: read from a file)
         for key, value in self.settings.items():
-            note = setting_warning(key, value)
+            note = unknown_key_warning(key, value) or setting_warning(key, value)
             if note:
                 warnings.warn(f"{where.get(key) or f'Cluster {self.name!r}'}: {note}", stacklevel=3)
 
@@ -886,6 +894,12 @@ NOT_MODELLED: dict[str, tuple[frozenset[str], str]] = {
         frozenset({"", "SITE_FACTOR/NONE"}),
         "slurmlab adds no site factor to job priorities",
     ),
+    "PriorityWeightAssoc": (
+        frozenset({"0"}),
+        "Slurm adds this weight times the job's association Priority (sacctmgr modify "
+        "account/user ... set Priority=N, over the largest one); associations have no "
+        "Priority in slurmlab, so every job's ASSOC factor is 0",
+    ),
     "PriorityUsageResetPeriod": (
         frozenset({"NONE"}),
         "Slurm clears all fair-share usage at each period; slurmlab only decays it "
@@ -935,6 +949,175 @@ NOT_MODELLED: dict[str, tuple[frozenset[str], str]] = {
         "slurmlab picks nodes without regard to the network",
     ),
 }
+
+#: Global keys slurmlab reads (slurm_conf.py keeps them with their canonical spelling, as it
+#: does the keys of ``NOT_MODELLED``, which it names in a warning when they ask for what it
+#: does not model). TRESBillingWeights is a partition option in Slurm; slurmlab also takes it
+#: as a global line, the default of partitions without their own.
+SCHEDULER_KEYS = (
+    "ClusterName",
+    "SchedulerType",
+    "SchedulerParameters",
+    "SelectType",
+    "SelectTypeParameters",
+    "PriorityType",
+    "PriorityWeightAge",
+    "PriorityWeightFairshare",
+    "PriorityWeightJobSize",
+    "PriorityWeightPartition",
+    "PriorityWeightQOS",
+    "PriorityWeightAssoc",
+    "PriorityWeightTRES",
+    "PriorityDecayHalfLife",
+    "PriorityMaxAge",
+    "PriorityFavorSmall",
+    "PriorityCalcPeriod",
+    "PriorityFlags",
+    "FairShareDampeningFactor",
+    "PreemptType",
+    "PreemptMode",
+    "PreemptExemptTime",
+    "JobRequeue",
+    "DependencyParameters",
+    "DefMemPerCPU",
+    "DefMemPerNode",
+    "DefMemPerGPU",
+    "EnforcePartLimits",
+    "MaxMemPerCPU",
+    "MaxMemPerNode",
+    "OverTimeLimit",
+    "TRESBillingWeights",
+    "AccountingStorageTRES",
+    "GresTypes",
+)
+
+#: The keys of slurm.conf(5) in Slurm 22.05: read_config.c ``slurm_conf_options[]`` (the
+#: line keys NodeName, PartitionName, NodeSet... among them) and Include. slurmctld refuses to
+#: start on any other ("Parsing error at unrecognized key"): slurmlab names it in a warning
+#: with the closest known key (``unknown_key_warning``). Besides the keys slurmlab reads
+#: (slurm_conf.py ``SCHEDULER_KEYS``) and those it names as not modelled (``NOT_MODELLED``),
+#: most change nothing a simulation shows (AuthType, SlurmctldLogFile...) and are kept silently.
+SLURM_CONF_KEYS = frozenset({
+    "AccountingStorageBackupHost", "AccountingStorageEnforce", "AccountingStorageExternalHost",
+    "AccountingStorageHost", "AccountingStorageLoc", "AccountingStorageParameters",
+    "AccountingStoragePass", "AccountingStoragePort", "AccountingStorageTRES",
+    "AccountingStorageType", "AccountingStorageUser", "AccountingStoreFlags",
+    "AccountingStoreJobComment", "AcctGatherEnergyType", "AcctGatherFilesystemType",
+    "AcctGatherInfinibandType", "AcctGatherInterconnectType", "AcctGatherNodeFreq",
+    "AcctGatherProfileType", "AllowSpecResourcesUsage", "AuthAltParameters", "AuthAltTypes",
+    "AuthInfo", "AuthType", "BackupAddr", "BackupController", "BatchStartTimeout",
+    "BcastExclude", "BcastParameters", "BurstBufferParameters", "BurstBufferType",
+    "CliFilterPlugins", "ClusterName", "CommunicationParameters", "CompleteWait", "ControlAddr",
+    "ControlMachine", "CoreSpecPlugin", "CpuFreqDef", "CpuFreqGovernors", "CredType",
+    "CryptoType", "DebugFlags", "DefCpuPerGPU", "DefMemPerCPU", "DefMemPerGPU",
+    "DefMemPerNode", "DependencyParameters", "DisableRootJobs", "DownNodes", "EioTimeout",
+    "EnforcePartLimits", "Epilog", "EpilogMsgTime", "EpilogSlurmctld", "ExtSensorsFreq",
+    "ExtSensorsType", "FairShareDampeningFactor", "FastSchedule", "FederationParameters",
+    "FirstJobId", "FrontendName", "GetEnvTimeout", "GpuFreqDef", "GresTypes",
+    "GroupUpdateForce", "GroupUpdateTime", "HealthCheckInterval", "HealthCheckNodeState",
+    "HealthCheckProgram", "InactiveLimit", "Include", "InteractiveStepOptions",
+    "JobAcctGatherFrequency", "JobAcctGatherParams", "JobAcctGatherType", "JobCompHost",
+    "JobCompLoc", "JobCompParams", "JobCompPass", "JobCompPort", "JobCompType", "JobCompUser",
+    "JobContainerType", "JobCredentialPrivateKey", "JobCredentialPublicCertificate",
+    "JobFileAppend", "JobRequeue", "JobSubmitPlugins", "KeepAliveTime", "KillOnBadExit",
+    "KillWait", "LaunchParameters", "LaunchType", "Licenses", "LogTimeFormat", "MailDomain",
+    "MailProg", "MaxArraySize", "MaxDBDMsgs", "MaxJobCount", "MaxJobId", "MaxMemPerCPU",
+    "MaxMemPerNode", "MaxNodeCount", "MaxStepCount", "MaxTasksPerNode", "MCSParameters",
+    "MCSPlugin", "MessageTimeout", "MinJobAge", "MpiDefault", "MpiParams",
+    "NodeFeaturesPlugins", "NodeName", "NodeSet", "OverTimeLimit", "PartitionName",
+    "PlugStackConfig", "PluginDir", "PowerParameters", "PowerPlugin", "PreemptExemptTime",
+    "PreemptMode", "PreemptType", "PrEpParameters", "PrEpPlugins",
+    "PriorityCalcPeriod", "PriorityDecayHalfLife", "PriorityFavorSmall", "PriorityFlags",
+    "PriorityMaxAge", "PriorityParameters", "PrioritySiteFactorParameters",
+    "PrioritySiteFactorPlugin", "PriorityType", "PriorityUsageResetPeriod", "PriorityWeightAge",
+    "PriorityWeightAssoc", "PriorityWeightFairshare", "PriorityWeightJobSize",
+    "PriorityWeightPartition", "PriorityWeightQOS", "PriorityWeightTRES", "PrivateData",
+    "ProctrackType", "Prolog", "PrologEpilogTimeout", "PrologFlags", "PrologSlurmctld",
+    "PropagatePrioProcess", "PropagateResourceLimits", "PropagateResourceLimitsExcept",
+    "RebootProgram", "ReconfigFlags", "RequeueExit", "RequeueExitHold", "ResumeFailProgram",
+    "ResumeProgram", "ResumeRate", "ResumeTimeout", "ResvEpilog", "ResvOverRun", "ResvProlog",
+    "ReturnToService", "RoutePlugin", "SallocDefaultCommand", "SbcastParameters",
+    "SchedulerAuth", "SchedulerParameters", "SchedulerTimeSlice", "SchedulerType",
+    "ScronParameters", "SelectType", "SelectTypeParameters", "SlurmctldAddr", "SlurmctldDebug",
+    "SlurmctldHost", "SlurmctldLogFile", "SlurmctldParameters", "SlurmctldPidFile",
+    "SlurmctldPlugstack", "SlurmctldPort", "SlurmctldPrimaryOffProg", "SlurmctldPrimaryOnProg",
+    "SlurmctldSyslogDebug", "SlurmctldTimeout", "SlurmdDebug", "SlurmdLogFile",
+    "SlurmdParameters", "SlurmdPidFile", "SlurmdPort", "SlurmdSpoolDir", "SlurmdSyslogDebug",
+    "SlurmdTimeout", "SlurmdUser", "SlurmSchedLogFile", "SlurmSchedLogLevel", "SlurmUser",
+    "SrunEpilog", "SrunPortRange", "SrunProlog", "StateSaveLocation", "SuspendExcNodes",
+    "SuspendExcParts", "SuspendProgram", "SuspendRate", "SuspendTime", "SuspendTimeout",
+    "SwitchParameters", "SwitchType", "TaskEpilog", "TaskPlugin", "TaskPluginParam",
+    "TaskProlog", "TCPTimeout", "TmpFS", "TopologyParam", "TopologyPlugin", "TrackWCKey",
+    "TreeWidth", "UnkillableStepProgram", "UnkillableStepTimeout", "UsePAM", "VSizeFactor",
+    "WaitTime", "X11Parameters",
+})  # fmt: skip
+
+#: The options of a PartitionName= line (read_config.c ``_partition_options[]``, 22.05).
+PARTITION_OPTIONS = frozenset({
+    "AllocNodes", "AllowAccounts", "AllowGroups", "AllowQos", "Alternate", "CpuBind",
+    "DefCpuPerGPU", "DefMemPerCPU", "DefMemPerGPU", "DefMemPerNode", "Default", "DefaultTime",
+    "DenyAccounts", "DenyQos", "DisableRootJobs", "ExclusiveUser", "GraceTime", "Hidden", "LLN",
+    "MaxCPUsPerNode", "MaxMemPerCPU", "MaxMemPerNode", "MaxNodes", "MaxTime", "MinNodes",
+    "Nodes", "OverSubscribe", "OverTimeLimit", "PartitionName", "PreemptMode", "Priority",
+    "PriorityJobFactor", "PriorityTier", "QOS", "ReqResv", "ResumeTimeout", "RootOnly",
+    "SelectTypeParameters", "Shared", "State", "SuspendTime", "SuspendTimeout",
+    "TRESBillingWeights",
+})  # fmt: skip
+
+#: The options of a NodeName= line (read_config.c ``_nodename_options[]``, 22.05).
+NODE_OPTIONS = frozenset({
+    "BcastAddr", "Boards", "CoreSpecCount", "CoresPerSocket", "CPUs", "CPUSpecList", "CpuBind",
+    "Feature", "Features", "Gres", "MemSpecLimit", "NodeAddr", "NodeHostname", "NodeName",
+    "Port", "Procs", "RealMemory", "Reason", "Sockets", "SocketsPerBoard", "State",
+    "ThreadsPerCore", "TmpDisk", "TRESWeights", "Weight",
+})  # fmt: skip
+
+#: The global keys slurmlab knows, by lower-case name (slurm.conf matches keys in any case):
+#: Slurm's, those NOT_MODELLED names and those slurmlab reads, spelled as those tables do.
+KNOWN_KEYS = {k.lower(): k for k in (*SLURM_CONF_KEYS, *NOT_MODELLED, *SCHEDULER_KEYS)}
+
+#: Keys of Slurm's other configuration files, often put in slurm.conf by mistake.
+_OTHER_FILES = {
+    "switchname": "topology.conf", "cgroupplugin": "cgroup.conf",
+    "constraincores": "cgroup.conf", "constraindevices": "cgroup.conf",
+    "constrainramspace": "cgroup.conf", "autodetect": "gres.conf", "dbdhost": "slurmdbd.conf",
+    "storagetype": "slurmdbd.conf",
+}  # fmt: skip
+
+
+def unknown_key_warning(
+    key: str, value: str, kind: str = "key", options: Iterable[str] | None = None
+) -> str | None:
+    """The warning for a key slurm.conf does not have, or None for one of Slurm's keys.
+
+    ``kind`` says where it was given: a global ``key`` (checked against
+    :data:`SLURM_CONF_KEYS`), or a ``partition option`` / ``node option`` (checked against
+    ``options``). Slurm 22.05 refuses to start on an unknown key; slurmlab ignores it, and
+    names the closest key Slurm has (``difflib``), or where the key belongs.
+
+    >>> unknown_key_warning("PriorityWeightAge", "1000") is None
+    True
+    >>> unknown_key_warning("PriorityWieghtAge", "1000").endswith("did you mean PriorityWeightAge?")
+    True
+    """
+    known = KNOWN_KEYS if options is None else {k.lower(): k for k in options}
+    low = key.lower()
+    if low in known:
+        return None
+    close = difflib.get_close_matches(low, list(known), n=1, cutoff=0.75)
+    if low in _OTHER_FILES:
+        hint = f"it belongs in {_OTHER_FILES[low]}, not in slurm.conf"
+    elif options is not None and low in KNOWN_KEYS:  # (a global key on a NodeName= line...)
+        hint = f"{KNOWN_KEYS[low]} is a global setting: give it on a line of its own"
+    elif close:
+        hint = f"did you mean {known[close[0]]}?"
+    else:
+        hint = "see slurm.conf(5) for Slurm's keys"
+    return (
+        f"{key}={value}: not a slurm.conf {kind}: Slurm 22.05 refuses to start on it "
+        f'("Parsing error at unrecognized key: {key}") and slurmlab ignores it; {hint}'
+    )
+
 
 #: SelectTypeParameters words slurmlab does not model (it allocates single CPUs, and
 #: memory with a *_Memory word), with what Slurm does.

@@ -9,7 +9,9 @@ malformed line raises :class:`ConfigError` naming the line number and the key. A
 setting Slurm would act on but slurmlab does not model (``ReturnToService=0``,
 ``PriorityFlags=INCR_ONLY``, a partition's ``PreemptMode``...) is named in a warning
 with its file and line; keys that change nothing a simulation shows (``SlurmctldHost``,
-``AuthType``...) are kept silently.
+``AuthType``...) are kept silently. A key slurm.conf(5) does not have (``PriorityWieghtAge``),
+on a global, NodeName= or PartitionName= line, is named in a warning with the closest key
+Slurm has: slurmctld 22.05 refuses to start on it, and slurmlab ignores it.
 """
 
 from __future__ import annotations
@@ -20,7 +22,11 @@ from pathlib import Path
 
 from slurmlab.errors import ConfigError, SlurmlabError
 from slurmlab.spec.cluster import (
-    NOT_MODELLED,
+    KNOWN_KEYS,
+    NODE_OPTIONS,
+    PARTITION_OPTIONS,
+    PRIORITY_JOB_FACTOR_MAX,
+    SCHEDULER_KEYS,
     Cluster,
     ConfSettings,
     Gres,
@@ -31,50 +37,16 @@ from slurmlab.spec.cluster import (
     quote_split,
     setting_problem,
     setting_warning,
+    unknown_key_warning,
 )
 from slurmlab.spec.units import expand_hostlist, parse_memory_mb
 
-__all__ = ["parse_gres_conf", "parse_slurm_conf", "read_text"]
+__all__ = ["SCHEDULER_KEYS", "parse_gres_conf", "parse_slurm_conf", "read_text"]
 
-#: Global keys slurmlab reads (kept with their canonical spelling, as are the keys of
-#: ``NOT_MODELLED``, which it names in a warning when they ask for what it does not model).
-SCHEDULER_KEYS = (
-    "ClusterName",
-    "SchedulerType",
-    "SchedulerParameters",
-    "SelectType",
-    "SelectTypeParameters",
-    "PriorityType",
-    "PriorityWeightAge",
-    "PriorityWeightFairshare",
-    "PriorityWeightJobSize",
-    "PriorityWeightPartition",
-    "PriorityWeightQOS",
-    "PriorityWeightAssoc",
-    "PriorityWeightTRES",
-    "PriorityDecayHalfLife",
-    "PriorityMaxAge",
-    "PriorityFavorSmall",
-    "PriorityCalcPeriod",
-    "PriorityFlags",
-    "FairShareDampeningFactor",
-    "PreemptType",
-    "PreemptMode",
-    "PreemptExemptTime",
-    "JobRequeue",
-    "DependencyParameters",
-    "DefMemPerCPU",
-    "DefMemPerNode",
-    "DefMemPerGPU",
-    "EnforcePartLimits",
-    "MaxMemPerCPU",
-    "MaxMemPerNode",
-    "OverTimeLimit",
-    "TRESBillingWeights",
-    "AccountingStorageTRES",
-    "GresTypes",
-)
-_CANON = {k.lower(): k for k in (*NOT_MODELLED, *SCHEDULER_KEYS)}
+_CANON = KNOWN_KEYS  # (lower case -> the spelling slurm.conf(5) uses)
+
+#: A node option slurmlab also reads, beside Slurm's (NODE_OPTIONS): scontrol's name for Features.
+_NODE_ALIASES = frozenset({"AvailableFeatures"})
 
 _NODE_INT = {"cpus", "boards", "sockets", "socketsperboard", "corespersocket", "threadspercore"}
 
@@ -215,6 +187,7 @@ def parse_slurm_conf(
         hl = head.lower()
         if hl == "nodename":
             kv = dict(pairs[1:])
+            _warn_unknown_options(kv, "node option", f"NodeName={value}", no, source, 4)
             if value.upper() == "DEFAULT":
                 node_default.update(kv)
                 continue
@@ -264,6 +237,7 @@ def parse_slurm_conf(
             raw_parts.append((no, {"PartitionName": value, **part_default, **kv}))
         elif hl in ("include", "nodeset", "downnodes", "frontendname", "switchname"):
             settings.setdefault(head, value)
+            settings.where.setdefault(head, f"{source} line {no}")
         else:
             if len(pairs) > 1:
                 raise ConfigError(
@@ -339,8 +313,10 @@ def _partition(kv: dict[str, str], no: int, source: str, all_nodes: list[str]) -
     known = {"partitionname", "nodes", "default", "maxtime", "defaulttime", "maxnodes"}
     known |= {"prioritytier", "priorityjobfactor", "state", "priority", "minnodes"}
     options = {k: v for lk, (k, v) in low.items() if lk not in known}
+    slurms = {o.lower() for o in PARTITION_OPTIONS}
+    _warn_unknown_options(options, "partition option", f"partition {pname!r}", no, source, 6)
     for k, v in options.items():  # (a partition's own TRESBillingWeights, DefMemPerCPU...)
-        problem = setting_problem(k, v)
+        problem = setting_problem(k, v) if k.lower() in slurms else None
         if problem:
             raise ConfigError(f"partition {pname!r}: {problem}", source=source, line=no)
     over = get("OverSubscribe", "NO").upper()
@@ -351,7 +327,7 @@ def _partition(kv: dict[str, str], no: int, source: str, all_nodes: list[str]) -
             source=source,
             line=no,
         )
-    ignored = [k for k in options if k.lower() not in _PARTITION_MODELLED]
+    ignored = [k for k in options if k.lower() in slurms - _PARTITION_MODELLED]
     if over not in ("NO", "EXCLUSIVE"):
         ignored.append(f"OverSubscribe={over}")
     if ignored:
@@ -366,8 +342,18 @@ def _partition(kv: dict[str, str], no: int, source: str, all_nodes: list[str]) -
             warnings.warn(f"{source} line {no}: partition {pname!r}: {note}", stacklevel=5)
     tier = get("PriorityTier", "1")
     job_factor = get("PriorityJobFactor", "1")
+    factor_key = "PriorityJobFactor"
     if get("Priority") is not None:  # the old name sets both (read_config.c)
         tier = job_factor = get("Priority")
+        factor_key = "Priority"
+    factor = _int(job_factor, factor_key, no, source)
+    if not 0 <= factor <= PRIORITY_JOB_FACTOR_MAX:
+        raise ConfigError(
+            f"partition {pname!r}: {factor_key}={job_factor!r} must be a whole number from 0 to "
+            f"{PRIORITY_JOB_FACTOR_MAX} (slurm.conf(5): it may not exceed 65533)",
+            source=source,
+            line=no,
+        )
     state = get("State", "UP").upper()
     if state not in ("UP", "DOWN", "DRAIN", "INACTIVE"):
         raise ConfigError(
@@ -389,11 +375,24 @@ def _partition(kv: dict[str, str], no: int, source: str, all_nodes: list[str]) -
             else _int(max_nodes, "MaxNodes", no, source)
         ),
         priority_tier=_int(tier, "PriorityTier", no, source),
-        priority_job_factor=_int(job_factor, "PriorityJobFactor", no, source),
+        priority_job_factor=factor,
         min_nodes=_int(get("MinNodes", "1"), "MinNodes", no, source),
         state=state,
         options=options,
     )
+
+
+def _warn_unknown_options(
+    kv: dict[str, str], kind: str, what: str, no: int, source: str, stacklevel: int
+) -> None:
+    """Warn about each key of a NodeName= or PartitionName= line that is not one of that
+    line's options in Slurm (``kind``: "node option" or "partition option"), naming the
+    closest one; ``stacklevel`` points the warning at the caller of ``from_slurm_conf``."""
+    options = NODE_OPTIONS | _NODE_ALIASES if kind == "node option" else PARTITION_OPTIONS
+    for k, v in kv.items():
+        note = unknown_key_warning(k, v, kind, options)
+        if note:
+            warnings.warn(f"{source} line {no}: {what}: {note}", stacklevel=stacklevel)
 
 
 def parse_gres_conf(path_or_text: str | Path) -> dict[str, list[Gres]]:

@@ -125,6 +125,14 @@ ACTIONS = {
 }  # fmt: skip
 
 
+def unknown_action(kind) -> str:
+    """The error for an action that is none of :data:`ACTIONS` (a node failure is no admin
+    action: it has its own section, ``failures``)."""
+    failure = str(kind).lower() in ("fail", "failure", "down", "node_fail")
+    hint = "; a node failure is a 'failures' entry ({node, at, down_for})" if failure else ""
+    return f"action {kind!r} is not one of {', '.join(ACTIONS)}{hint}"
+
+
 @dataclass(frozen=True, slots=True)
 class Action:
     """A scripted admin action at ``at`` seconds: cancel, requeue, hold, release or
@@ -136,10 +144,4 @@ class Action:
 
     def __post_init__(self):
         if self.action not in ACTIONS:
-            elsewhere = {  # (what a node failure is: not an admin action, a scenario section)
-                "fail": "; a node failure is a 'failures' entry ({node, at, down_for})",
-                "down": "; a node failure is a 'failures' entry ({node, at, down_for})",
-            }.get(str(self.action).lower(), "")
-            raise SlurmlabError(
-                f"action {self.action!r} is not one of {', '.join(ACTIONS)}{elsewhere}"
-            )
+            raise SlurmlabError(unknown_action(self.action))
