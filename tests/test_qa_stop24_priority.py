@@ -145,8 +145,9 @@ def test_a_scenario_with_fractional_shares_is_refused(tmp_path):
     (tmp_path / "s.yaml").write_text(ZERO_YAML.replace("shares: 0,", "shares: 1.5,"))
     with pytest.raises(ScenarioError) as err:
         Scenario.load(tmp_path / "s.yaml")
-    assert "account 'scavenger': shares 1.5 is not a whole number" in str(err.value)
-    assert "give a whole number like 1 or 70" in str(err.value)
+    assert str(err.value).endswith(
+        "s.yaml line 5: invalid accounts[0].shares 1.5: give a whole number (e.g. 1)"
+    )
 
 
 # -- 3. sprio leaves out held and not-yet-eligible jobs -------------------------------------------
