@@ -328,3 +328,28 @@ actions:
     shares += "accounts:\n  - {name: llm, shares: lots}\n"
     with pytest.raises(SlurmlabError, match=r"accounts\[0\]\.shares.*'lots'.*whole number"):
         _scenario(tmp_path, shares)
+
+
+def test_an_array_s_pending_record_is_one_sprio_row_named_like_its_tasks():
+    """Real sprio (arrays recording, t=10) lists the pending tasks of array 4 ('step') as
+    one row, job 4, priority 11208. slurmlab listed step_5 and step_7; and plain squeue
+    named the record by its number (7_[5,7]) while its tasks showed the scenario's id."""
+    from pathlib import Path
+
+    from slurmlab import Scenario
+
+    root = Path(__file__).resolve().parents[1] / "datasets/realslurm"
+    real = pd.read_csv(root / "arrays/sprio.csv", dtype={"job_id": str})
+    assert real.loc[real["t"] == 10, ["job_id", "priority"]].to_dict("records") == [
+        {"job_id": "4", "priority": 11208}
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = Scenario.load(root / "scenarios/arrays.yaml").run()
+    assert result.sprio(at=9.5)[["JOBID", "PRIORITY"]].to_dict("records") == [
+        {"JOBID": "step", "PRIORITY": 11208}
+    ]
+    lines = result.squeue_text(at=9.5).splitlines()
+    assert [line.split()[0] for line in lines[1:]] == [
+        "step_[5,7]", "step_1", "step_3", "thr_[2-5%2]", "thr_0", "thr_1",
+    ]  # fmt: skip

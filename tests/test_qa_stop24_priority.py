@@ -201,8 +201,8 @@ def _replay(name: str):
 
 def _real_views(name: str):
     """Per snapshot time: the jobs real sprio listed and the jobs real squeue showed pending,
-    as the scenario's ids (an array task ``NAME_TASK``; sprio's one row for an array's
-    pending record stands for that record's tasks)."""
+    as the scenario's ids: an array's pending record (the tasks whose raw JobID is the
+    array's) is the array's id, as sprio lists it; a task of its own is ``NAME_TASK``."""
     ids = json.loads((REAL / name / "meta.json").read_text())["job_ids"]
     back = {str(v): k for k, v in ids.items()}
     queue = pd.read_csv(REAL / name / "queue.csv", dtype={"job_id": str, "job_id_raw": str})
@@ -210,11 +210,13 @@ def _real_views(name: str):
     if "job_id" not in sprio:  # (a scenario where sprio never listed a job)
         sprio = pd.DataFrame({"t": [], "job_id": []})
 
-    def key(job_id: str) -> str:
+    def key(job_id: str, raw: str) -> str:
         array, _, task = job_id.partition("_")
+        if task and raw == array:  # (a task of the array's pending record)
+            return back[array]
         return f"{back[array]}_{task}" if task else back[job_id]
 
-    queue["key"] = [key(j) for j in queue["job_id"]]
+    queue["key"] = [key(j, r) for j, r in zip(queue["job_id"], queue["job_id_raw"])]
     out = {}
     for t in sorted(set(queue["t"]) | set(sprio["t"])):
         now = queue[queue["t"] == t]
@@ -223,6 +225,22 @@ def _real_views(name: str):
             record = now.loc[now["job_id_raw"] == j, "key"]
             listed |= set(record) if len(record) else {back[j]}
         out[t] = (listed, set(now.loc[now["state"] == "PENDING", "key"]))
+    return out
+
+
+def _sim_pending(result, t: float) -> set[str]:
+    """The simulation's pending jobs at ``t`` named as :func:`_real_views` names them."""
+    from slurmlab.sim.engine import array_heads, shown_as
+
+    sim = result.sim
+    heads, by_key = array_heads(sim, t), {j.key: j for j in sim.jobs.values()}
+    out = set()
+    for key in result.squeue(at=t).query("ST == 'PD'")["JOBID"]:
+        job = by_key[key]
+        in_record = job.array_id is not None and heads.get(job.array_id) is shown_as(
+            sim, job, t, heads
+        )
+        out.add(job.array_job if in_record else key)
     return out
 
 
@@ -260,13 +278,13 @@ def test_sprio_lists_the_jobs_real_sprio_listed(name):
     """At every snapshot of every recording, of the jobs pending both in real Slurm and in the
     simulation (read half a second before), sprio lists the ones real sprio listed: a job
     held, waiting on a dependency, a --begin time, a requeue delay, a reservation to start
-    or an array's %N throttle is left out, every other pending job is listed. (Jobs that
-    started a few seconds apart, within test_fidelity's tolerance, are not compared.)"""
+    or an array's %N throttle is left out, every other pending job is listed, an array's
+    pending record as one row named by the array (real sprio: '4'). (Jobs that started a
+    few seconds apart, within test_fidelity's tolerance, are not compared.)"""
     result = _replay(name)
     differ = {}
     for t, (listed, pending) in _real_views(name).items():
-        sim_pending = set(result.squeue(at=t - 0.5).query("ST == 'PD'")["JOBID"])
-        both = pending & sim_pending
+        both = pending & _sim_pending(result, t - 0.5)
         sim = set(result.sprio(at=t - 0.5)["JOBID"]) & both
         if sim != listed & both:
             differ[t] = (sorted(listed & both), sorted(sim))

@@ -158,13 +158,19 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
         rows[row]["NODELIST(REASON)"] = f"({reason})"
         head = heads[array_id]
         throttle = f"%{head.throttle}" if head.throttle else ""
-        rows[row]["JOBID"] = f"{head.array_job}_[{_index_ranges(sorted(indices))}{throttle}]"
+        rows[row]["JOBID"] = f"{_array_name(head)}_[{_index_ranges(sorted(indices))}{throttle}]"
     rows = [r for k, r in enumerate(rows) if k not in dropped]
     frame = pd.DataFrame(rows, columns=SQUEUE_COLUMNS + ["_order"])
     frame = frame.astype({"NODES": "int64", "START_TIME": "datetime64[ns]", "PRIORITY": "int64"})
     if len(frame):
         frame = frame.sort_values("_order", kind="stable")
     return frame.drop(columns="_order").reset_index(drop=True)
+
+
+def _array_name(task) -> str:
+    """The array's name as its tasks' JobIDs show it: ``7`` for ``7_5``, a scenario's id
+    (``step`` for ``step_5``)."""
+    return task.key[: -len(f"_{task.array_task}")]
 
 
 def _index_ranges(indices: list[int]) -> str:
@@ -239,6 +245,8 @@ def sprio_frame(sim: Simulation, t: float) -> pd.DataFrame:
     As in Slurm, only jobs that are eligible and not held are listed: a held job (priority 0)
     and one not yet eligible (waiting on a dependency, a --begin time, a requeue delay, a
     reservation to start or its array's %N throttle) are left out (:data:`SPRIO_LEAVES_OUT`).
+    An array's tasks that have not started are one row, the JobID of the array (its pending
+    record's, as real sprio lists it); a task that started, or was split off, is its own.
     TRES is sprio -l's last column: each weighted TRES factor (``cpu=16,gres/gpu=1000``),
     empty without PriorityWeightTRES.
     """
@@ -248,10 +256,20 @@ def sprio_frame(sim: Simulation, t: float) -> pd.DataFrame:
             "(jobs run in submit order)"
         )
     rows = []
+    heads = array_heads(sim, t)
+    listed: set[int] = set()  # arrays whose pending record has its row
     for job, run, _last in iter_records(sim):
         s, e = run["Start"], run["End"]
         if run["Submit"] > t or (s is not None and s <= t) or (e is not None and e <= t):
             continue
+        key, shown = job.key, shown_as(sim, job, t, heads)
+        if job.array_id is not None and heads.get(job.array_id) is shown:
+            # the tasks that have not started are one job record (the array's JobID), one
+            # row in sprio (real sprio 22.05: '4' for the pending tasks of array 4)
+            if job.array_id in listed:
+                continue
+            listed.add(job.array_id)
+            key, job = _array_name(shown), shown
         if last_before(job.reasons, t, "None") in SPRIO_LEAVES_OUT:
             continue
         f = last_before(job.factors, t, None)
@@ -260,7 +278,7 @@ def sprio_frame(sim: Simulation, t: float) -> pd.DataFrame:
         w = f.weighted(sim.prio.w)
         rows.append(
             {
-                "JOBID": job.key, "PARTITION": job.partition, "USER": job.user,
+                "JOBID": key, "PARTITION": job.partition, "USER": job.user,
                 "ACCOUNT": job.account, "PRIORITY": f.priority(sim.prio.w), "SITE": 0,
                 "AGE": w["AGE"], "ASSOC": w["ASSOC"], "FAIRSHARE": w["FAIRSHARE"],
                 "JOBSIZE": w["JOBSIZE"], "PARTITION_PRIO": w["PARTITION"], "QOS": w["QOS"],
