@@ -353,3 +353,23 @@ def test_an_array_s_pending_record_is_one_sprio_row_named_like_its_tasks():
     assert [line.split()[0] for line in lines[1:]] == [
         "step_[5,7]", "step_1", "step_3", "thr_[2-5%2]", "thr_0", "thr_1",
     ]  # fmt: skip
+
+
+def test_a_lab_job_can_checkpoint_and_resume_after_a_node_failure():
+    """Lab.sbatch(checkpoint=...): 10 h of work, a checkpoint every hour (120 s to write,
+    300 s to load). gpu001 fails at 5 h: 4 h of work saved, so the second run is
+    300 + 6 h + 5 x 120 s = 6:15:00."""
+    from slurmlab import Lab
+
+    lab = Lab("ai")
+    lab.sbatch(
+        "-N 4 --gres=gpu:8 -t 12:00:00",
+        runtime="10h",
+        checkpoint={"interval": "1h", "write_cost": 120, "restart_cost": 300},
+    )
+    lab.advance("5h")
+    lab.fail("gpu001", down_for="1h")
+    lab.run()
+    runs = lab.sacct(duplicates=True)
+    assert runs["State"].tolist() == ["NODE_FAIL", "COMPLETED"]
+    assert [str(e) for e in runs["Elapsed"]] == ["0 days 05:00:00", "0 days 06:15:00"]

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from slurmlab.errors import NODE_CONFIG_UNAVAILABLE, RequestError, SbatchError, SlurmlabError
+from slurmlab.sim.checkpoint import Checkpoint
 from slurmlab.sim.engine import Simulation
 from slurmlab.sim.result import SimulationResult
 from slurmlab.spec.cluster import Cluster
@@ -138,6 +139,7 @@ class Lab:
         runtime: float | str = 600,
         user: str | None = None,
         exit_code: int = 0,
+        checkpoint: Checkpoint | dict | None = None,
     ) -> int | None:
         """Submit now; return the job id. ``runtime`` is how long the job really runs.
 
@@ -146,7 +148,10 @@ class Lab:
         on sbatch's command line: the first argument is then the script, whose ``#SBATCH``
         lines they override. ``user`` submits as that user (a name; else ``--uid``'s, else
         ``you``); ``exit_code`` is the script's exit status, 0..255 (non-zero ends the job
-        FAILED).
+        FAILED). ``checkpoint`` makes the job save its work as it runs (a
+        :class:`~slurmlab.Checkpoint`, or ``{"interval": "1h", "write_cost": 60,
+        "restart_cost": 120}`` as in a scenario): after a node failure (``lab.fail``) or a
+        requeue it resumes from its last checkpoint instead of the beginning.
 
         With ``--test-only`` nothing is submitted: it prints when and where the job would
         start, as sbatch does (see :meth:`Simulation.will_run`), and returns None.
@@ -160,7 +165,9 @@ class Lab:
         if _test_only(spec):
             print(self.test_only(spec, user=user))
             return None
-        return self._submit(spec, runtime, user, exit_code)
+        if isinstance(checkpoint, dict):
+            checkpoint = Checkpoint.from_dict(checkpoint, where="Lab.sbatch: checkpoint")
+        return self._submit(spec, runtime, user, exit_code, checkpoint)
 
     def test_only(self, spec: JobSpec, *, user: str | None = None) -> str:
         """sbatch --test-only's answer for ``spec`` now: ``sbatch: Job N to start at T using P
@@ -195,14 +202,22 @@ class Lab:
             f"nodes {names} in partition {res.partition}"
         )
 
-    def _submit(self, spec: JobSpec, runtime: float | str, user: str | None, exit_code: int) -> int:
+    def _submit(
+        self,
+        spec: JobSpec,
+        runtime: float | str,
+        user: str | None,
+        exit_code: int,
+        checkpoint: Checkpoint | None = None,
+    ) -> int:
         seconds = parse_seconds(runtime, what="runtime")
         user = self._user(spec, user)
         exit_code = check_exit_code(exit_code, what="Lab.sbatch: exit_code")
+        job = WorkloadJob(
+            spec, self.now, seconds, user=user, exit_code=exit_code, checkpoint=checkpoint
+        )
         try:
-            ids = self.sim.submit(
-                WorkloadJob(spec, submit=self.now, runtime=seconds, user=user, exit_code=exit_code)
-            )
+            ids = self.sim.submit(job)
         except RequestError as exc:
             if NODE_CONFIG_UNAVAILABLE in str(exc):
                 # slurmctld refuses such a job after giving it an id, in its node selection
