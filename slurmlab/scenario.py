@@ -33,6 +33,8 @@ A scenario is a YAML (or JSON) document::
       - {name: high, priority: 1000, preempt: [normal], max_tres_per_user: "gres/gpu=16"}
     reservations:                      # optional (scontrol create reservation)
       - {name: launch, start: "1:00:00", duration: "4:00:00", node_count: 4, users: [alice]}
+      - {name: pm, start: 2-00:00:00, duration: 6h, nodes: "node[1-4]", users: [root],
+         flags: [maint]}              # flags: [maint]: a maintenance window
     failures:                          # optional scripted node failures (node: a hostlist)
       - {node: gpu003, at: "2:30:00", down_for: 3600}
     random_failures: {mtbf: 30-00:00:00, distribution: weibull, shape: 0.7, repair: 4:00:00, seed: 1}

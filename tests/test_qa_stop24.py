@@ -373,3 +373,47 @@ def test_a_lab_job_can_checkpoint_and_resume_after_a_node_failure():
     runs = lab.sacct(duplicates=True)
     assert runs["State"].tolist() == ["NODE_FAIL", "COMPLETED"]
     assert [str(e) for e in runs["Elapsed"]] == ["0 days 05:00:00", "0 days 06:15:00"]
+
+
+MAINT = """
+cluster:
+  nodes: [{name: "gpu[01-04]", cpus: 64, memory: 512G, gres: "gpu:h100:8"}]
+  partitions: [{name: train, nodes: ALL}]
+policy: POLICY
+reservations:
+  - {name: maint, start: "4:00:00", duration: "2:00:00", nodes: "gpu[01-04]", users: [root], flags: [maint]}
+jobs:
+  - {id: long, submit: "3:00:00", runtime: "3:00:00", args: "-N 2 --gres=gpu:8 -t 5:00:00"}
+  - {id: short, submit: "3:00:00", runtime: "20:00", args: "-N 2 --gres=gpu:8 -t 30:00"}
+"""
+
+
+@pytest.mark.parametrize("policy", ["fifo", "easy", "conservative", "slurm"])
+def test_a_maintenance_reservation_over_the_whole_partition(tmp_path, policy):
+    """Flags=MAINT over every node of the partition from 4:00 to 6:00. At 3:00 'long' (5 h)
+    cannot run before it: Slurm's reason is 'ReqNodeNotAvail, Reserved for maintenance'
+    (node_scheduler.c), and the main scheduler skips over it (job_scheduler.c), so 'short'
+    (30 min) starts at once, under fifo too. sinfo shows the idle nodes 'maint' during the
+    window. 'long' starts when it ends."""
+    result = _scenario(tmp_path, MAINT.replace("POLICY", policy)).run()
+    starts = result.jobs.set_index("JobID")["Start"].dt.strftime("%H:%M").to_dict()
+    assert starts == {"long": "06:00", "short": "03:00"}
+    queue = result.squeue(at="3:10:00").set_index("JOBID")
+    assert queue.loc["long", "NODELIST(REASON)"] == "(ReqNodeNotAvail, Reserved for maintenance)"
+    assert result.why_pending("long", at="3:10:00").startswith(
+        "Job long is pending (ReqNodeNotAvail, Reserved for maintenance): a maintenance "
+        "reservation holds every node of partition train"
+    )
+    assert "4  maint gpu[01-04]" in result.sinfo_text(at="5:00:00")
+
+
+def test_reservation_flags_other_than_maint_are_refused(tmp_path):
+    from slurmlab.errors import SlurmlabError
+
+    with pytest.raises(
+        SlurmlabError, match=r"flag 'IGNORE_JOBS' is not modelled; slurmlab models MAINT"
+    ):
+        _scenario(
+            tmp_path,
+            MAINT.replace("flags: [maint]", "flags: [ignore_jobs]").replace("POLICY", "easy"),
+        )

@@ -135,6 +135,9 @@ class Fifo:
                     view.weights, job.mem_per_cpu,
                 )  # fmt: skip
             if nodes is None:
+                if not job.blocks:  # (a maintenance window holds its whole partition)
+                    d.reasons[job.id] = "Resources"
+                    continue
                 blocked.add(job.partition)
                 if job.partition in outside:  # its nodes are held for it
                     usable = usable & outside[job.partition]

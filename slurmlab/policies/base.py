@@ -62,6 +62,11 @@ class PendingJob:
     #: MB of memory per CPU when the job asks per CPU and memory is consumable, else 0:
     #: node selection counts a node's available CPUs as far as its free memory goes
     mem_per_cpu: int = 0
+    #: whether, when it cannot start, it stops the main scheduler's pass over its partition
+    #: (it waits for Resources). A job every node of whose partition a maintenance
+    #: reservation holds during its window does not: Slurm's main scheduler skips over it
+    #: and tries the later jobs (job_scheduler.c, ESLURM_RESERVATION_BUSY)
+    blocks: bool = True
     #: what decides whether the request fits, but for its time limit (partition, per-node
     #: need, node count, node set, reach, exclusive): within a pass resources only shrink
     #: and a longer window is harder to fit, so a shape that failed for a limit fails for

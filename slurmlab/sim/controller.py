@@ -26,7 +26,11 @@ from slurmlab.spec.qos import Reservation
 if TYPE_CHECKING:  # the engine assembles these mixins; only types come back
     from slurmlab.sim.engine import SimJob
 
-__all__ = ["Controller"]
+__all__ = ["MAINT_REASON", "Controller"]
+
+#: The reason of a job a maintenance reservation (Flags=MAINT) keeps from every node of its
+#: partition (node_scheduler.c, select_nodes: ESLURM_RESERVATION_MAINT).
+MAINT_REASON = "ReqNodeNotAvail, Reserved for maintenance"
 
 _QOS_USER_REASON = {
     "cpu": "QOSMaxCpuPerUserLimit", "gres/gpu": "QOSMaxGRESPerUser",
@@ -204,7 +208,10 @@ class Controller:
                         mask = cut[key] = job.mask & ~blocked
                     # it may start now only off the reserved nodes; plans may use them
                     # outside the reservations' windows (the profile blocks those)
-                    yield replace(pending, mask=mask, reach=pending.mask)
+                    maint = self._under_maintenance(job)
+                    if maint:
+                        self._maint.add(job.id)
+                    yield replace(pending, mask=mask, reach=pending.mask, blocks=not maint)
                     continue
             yield pending
 
@@ -261,6 +268,16 @@ class Controller:
         self._changed()
         self.events.append((self.env.now, what, None, None, r.name))
         self.request_pass()
+
+    def _under_maintenance(self, job) -> bool:
+        """Whether a maintenance reservation (Flags=MAINT) holds every node of the job's
+        partition during its window from now (reservation.c job_test_resv: the job then
+        cannot run, ESLURM_RESERVATION_MAINT)."""
+        now, part = self.env.now, self.partition_nodes[job.partition]
+        return any(
+            r.maint and r.start < now + job.limit and r.end > now and not (part & ~mask).any()
+            for r, mask in self.reservations.values()
+        )
 
     def _reserved_nodes(self, t0: float, t1: float) -> np.ndarray | None:
         """Nodes held by reservations overlapping [t0, t1) (None when there are none)."""
@@ -618,8 +635,11 @@ class Controller:
         if refused:  # the policy counted the refused job's nodes as taken: look again now
             self.request_pass()
         now = self.env.now
+        maint, self._maint = self._maint, set()
         for jid, reason in decision.reasons.items():
             job = jobs[jid]
+            if reason == "Resources" and jid in maint:
+                reason = MAINT_REASON
             if job.reason != reason and job.state == "PENDING":  # (mostly unchanged)
                 self._set_reason(job, reason)
         if decision.rest is not None:  # the reason of queued jobs the pass did not name

@@ -288,6 +288,7 @@ class Simulation(Controller, Lifecycles):
         self._cpu_needs: Counter[int] = Counter()  # queued jobs by CPUs per node
         self._min_cpus: int | None = None  # the smallest of those (None: to recompute)
         self._odd: set[int] = set()  # jobs whose reason is neither "Priority" nor "None"
+        self._maint: set[int] = set()  # jobs of this pass a maintenance window keeps out
         self._throttles = False  # any array with a %N throttle was submitted
         # continuing passes (QueueView.resume): the last pass's state, cleared by any change
         # but jobs joining the queue; the jobs that joined since; the last queued key then

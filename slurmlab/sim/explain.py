@@ -16,12 +16,18 @@ import numpy as np
 
 from slurmlab.errors import SlurmlabError
 from slurmlab.policies.placement import choose_nodes
+from slurmlab.sim.controller import MAINT_REASON
 from slurmlab.sim.engine import Simulation, array_heads, shown_as, used_at
 from slurmlab.spec.units import format_duration
 
 __all__ = ["why_pending"]
 
 _WORDS = {
+    MAINT_REASON: (
+        "a maintenance reservation holds every node of partition {p} during its time limit "
+        "from now; it starts after the maintenance (or, with a limit that ends before the "
+        "maintenance begins, before it)"
+    ),
     "Priority": "jobs with higher priority are ahead of it in partition {p}",
     "Resources": "it is first in line in partition {p} but the resources it needs are busy",
     "Dependency": "it waits for its dependency ({d}) to be satisfied",

@@ -186,10 +186,17 @@ def _index_ranges(indices: list[int]) -> str:
 
 def node_states(sim: Simulation, at=None) -> dict[str, str]:
     """Each node's sinfo state at ``at``: idle, mix, alloc, down* (failed: not responding),
-    down (configured so), drng (draining), drain."""
+    down (configured so), drng (draining), drain; an idle node in a reservation in force
+    resv, in a maintenance reservation maint (Slurm 22.05's node_state_string_compact)."""
     t = _seconds(sim, at)
     used = used_at(sim, t)
     out = {}
+    reserved: dict[int, str] = {}  # (node_state_string_compact: MAINT before RESV)
+    for r, mask in sim.reservations.values():
+        if r.start <= t < r.end:
+            for i in np.flatnonzero(mask):
+                if reserved.get(int(i)) != "maint":
+                    reserved[int(i)] = "maint" if r.maint else "resv"
     configured = {n.name: n.state for n in sim.cluster.nodes}
     events: dict[str, list] = {}
     for w, n, st in sim.node_events:
@@ -208,9 +215,10 @@ def node_states(sim: Simulation, at=None) -> dict[str, str]:
         if admin in ("DOWN", "DRAIN", "FUTURE"):
             out[name] = admin.lower()
             continue
-        # sinfo: alloc when every CPU is allocated, mix when some are (GPUs do not count)
+        # sinfo: alloc when every CPU is allocated, mix when some are (GPUs do not count);
+        # an idle node in a reservation then in force is resv, in a maintenance one maint
         if not used[i].any():
-            out[name] = "idle"
+            out[name] = reserved.get(i, "idle")
         elif used[i, 0] >= sim.capacity[i, 0]:
             out[name] = "alloc"
         else:

@@ -160,6 +160,10 @@ class Qos:
         )
 
 
+#: The reservation flags slurmlab models (scontrol create reservation Flags=...).
+RESERVATION_FLAGS = ("MAINT",)
+
+
 @dataclass(frozen=True, slots=True)
 class Reservation:
     """An advance reservation (``scontrol create reservation``): nodes over [start, start+duration)."""
@@ -171,6 +175,12 @@ class Reservation:
     node_count: int | None = None
     accounts: tuple[str, ...] = ()
     users: tuple[str, ...] = ()
+    #: ``scontrol create reservation Flags=...``: ``MAINT`` (a maintenance window) is modelled:
+    #: a job whose partition's nodes it all holds during the job's window pends with
+    #: ``ReqNodeNotAvail, Reserved for maintenance`` and does not stop the main scheduler
+    #: from trying the later jobs of its partition (job_scheduler.c, reservation.c
+    #: job_test_resv); sinfo shows its idle nodes ``maint`` (others' idle nodes ``resv``).
+    flags: tuple[str, ...] = ()
 
     def __post_init__(self):
         set_ = object.__setattr__  # times as numbers or durations ("1h", "1:00:00")
@@ -189,6 +199,15 @@ class Reservation:
         if not self.name:
             raise SlurmlabError("reservation: name must not be empty")
         where = f"reservation {self.name!r}"  # names, one or a list (a hostlist for nodes)
+        flags = parse_names(self.flags, what=f"{where} flags")
+        flags = tuple(dict.fromkeys(f.upper() for f in flags))
+        unknown = [f for f in flags if f not in RESERVATION_FLAGS]
+        if unknown:
+            raise SlurmlabError(
+                f"{where}: flag {unknown[0]!r} is not modelled; slurmlab models "
+                f"{', '.join(RESERVATION_FLAGS)} (a maintenance window: flags: [maint])"
+            )
+        set_(self, "flags", flags)
         object.__setattr__(
             self, "nodes", parse_names(self.nodes, what=f"{where} nodes", hostlist_ok=True)
         )
@@ -208,9 +227,14 @@ class Reservation:
     def admits(self, user: str, account: str) -> bool:
         return user in self.users or account in self.accounts
 
+    @property
+    def maint(self) -> bool:
+        """A maintenance reservation (``Flags=MAINT``)."""
+        return "MAINT" in self.flags
+
     @classmethod
     def from_dict(cls, doc: dict, *, where: str = "reservations") -> Reservation:
-        known = {"name", "start", "duration", "nodes", "node_count", "accounts", "users"}
+        known = {"name", "start", "duration", "nodes", "node_count", "accounts", "users", "flags"}
         if not isinstance(doc, dict) or "name" not in doc:
             raise SlurmlabError(f"{where}: each reservation needs a name")
         unknown = set(doc) - known
@@ -232,6 +256,7 @@ class Reservation:
             else parse_whole(doc["node_count"], what=f"{where}.node_count", minimum=1),
             accounts=parse_names(doc.get("accounts"), what=f"{where}.accounts"),
             users=parse_names(doc.get("users"), what=f"{where}.users"),
+            flags=parse_names(doc.get("flags"), what=f"{where}.flags"),
         )
 
 
