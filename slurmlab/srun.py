@@ -161,7 +161,12 @@ def srun_env(
     qos: str | None = None,
     cpus: Sequence[int] | None = None,
 ) -> pd.DataFrame:
-    """One row per task, one column per environment variable srun sets for it.
+    """One row per task: the environment variables srun sets for it (SLURM_*,
+    CUDA_VISIBLE_DEVICES), then those torch.distributed reads, which srun does **not** set:
+    RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT are what a launcher (torchrun,
+    PyTorch Lightning) or the batch script derives from SLURM_PROCID, SLURM_LOCALID,
+    SLURM_NTASKS and the first node of SLURM_JOB_NODELIST (MASTER_PORT: Lightning's choice,
+    15000 + the job id's last four digits).
 
     ``nodelist`` is the allocation (a hostlist expression or names); its length must
     equal the job's node count. With ``cluster`` (a :class:`Cluster`, a preset name such as
