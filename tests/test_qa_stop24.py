@@ -417,3 +417,31 @@ def test_reservation_flags_other_than_maint_are_refused(tmp_path):
             tmp_path,
             MAINT.replace("flags: [maint]", "flags: [ignore_jobs]").replace("POLICY", "easy"),
         )
+
+
+HIGHER_ARRIVES = """
+cluster:
+  nodes: [{name: "gpu[1-4]", cpus: 16, memory: 64000M, gres: "gpu:4"}]
+  settings: {PriorityType: priority/multifactor, PriorityWeightQOS: 10000, PriorityWeightAge: 0}
+policy: slurm
+qos:
+  - {name: normal, priority: 0}
+  - {name: high, priority: 1000}
+jobs:
+  - {id: r1, submit: 0, runtime: 9000, args: "-N 3 --exclusive -t 1:00:00"}
+  - {id: A, submit: 10, runtime: 600, args: "-N 4 --exclusive -t 30"}
+  - {id: H, submit: 45, runtime: 600, args: "-N 2 --exclusive -t 30 --qos=high"}
+"""
+
+
+def test_a_job_overtaken_by_a_higher_priority_one_waits_for_priority_at_once(tmp_path):
+    """H (QOS high) arrives at 45 s ahead of A, which waited for Resources. The main pass at
+    45 s tests H first and fails: job_scheduler.c turns A's Resources into Priority behind
+    the failed partition. A kept Resources until the next backfill cycle (60 s), and
+    why_pending called it first in line."""
+    result = _scenario(tmp_path, HIGHER_ARRIVES).run()
+    reasons = {j.key: j.reasons[:3] for j in result.sim.jobs.values()}
+    assert reasons["A"] == [(10.0, "Priority"), (10.0, "Resources"), (45.0, "Priority")]
+    assert result.why_pending("A", at=50).startswith(
+        "Job A is pending (Priority): jobs with higher priority are ahead of it"
+    )

@@ -145,8 +145,9 @@ class Fifo:
                 if len(blocked) >= partitions:
                     # every partition with queued jobs is blocked: the rest wait for Priority
                     # (the jobs not reached in a continued pass are new ones, which already do)
-                    if limit is None and view.whole and view.resume is None:
-                        d.rest = "Priority"
+                    if view.whole and view.resume is None:
+                        d.rest = "Priority"  # (a main pass of the slurm policy: up to its
+                        d.rest_limit = limit  # depth; job_scheduler.c leaves the rest)
                     break
                 continue
             _take(free, job, capacity, nodes)

@@ -200,6 +200,9 @@ class Decision:
     #: queue that stopped early: nothing more could start and every partition has its
     #: reservation)
     rest: str | None = None
+    #: ``rest`` applies only to the queued jobs before this position in the queue's order
+    #: (a main pass that tests default_queue_depth + 1 jobs leaves the later ones as they were)
+    rest_limit: int | None = None
     #: ``planned`` names every standing planned start: a pending job it leaves out has none
     #: (a reservation it held is gone; ``squeue --start`` shows N/A)
     complete: bool = False

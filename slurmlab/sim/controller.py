@@ -10,6 +10,7 @@ PreemptType=preempt/qos, preempting jobs free room by preempting lower-QOS jobs.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from dataclasses import replace
 from functools import cmp_to_key
 from heapq import heappop
@@ -643,9 +644,12 @@ class Controller:
             if job.reason != reason and job.state == "PENDING":  # (mostly unchanged)
                 self._set_reason(job, reason)
         if decision.rest is not None:  # the reason of queued jobs the pass did not name
+            last = decision.rest_limit
             for jid in [j for j in self._odd if j not in decision.reasons]:
                 job = jobs[jid]
                 if job.state == "PENDING" and jid not in self.waiting:
+                    if last is not None and bisect_left(self.queue, (job.sort_key(), jid)) >= last:
+                        continue  # (not reached by a pass limited to the first jobs)
                     self._set_reason(job, decision.rest)
         planned_nodes, plans, shown = decision.planned_nodes, self._plans, decision.sched_nodes
         for jid, t in decision.planned.items():
