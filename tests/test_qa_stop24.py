@@ -445,3 +445,60 @@ def test_a_job_overtaken_by_a_higher_priority_one_waits_for_priority_at_once(tmp
     assert result.why_pending("A", at=50).startswith(
         "Job A is pending (Priority): jobs with higher priority are ahead of it"
     )
+
+
+ROUNDED = """
+cluster:
+  nodes: [{name: "gpu[1-4]", cpus: 16, memory: 64000, gres: "gpu:4"}]
+  partitions: [{name: gpu, nodes: "gpu[1-4]", default: true, max_time: "5:00:00"}]
+  settings: {SchedulerParameters: "bf_interval=30,bf_resolution=600"}
+policy: slurm
+jobs:
+  - {id: r1, submit: 0, runtime: 9000, args: "-N 3 --exclusive -t 65"}
+  - {id: big, submit: 10, runtime: 600, args: "-N 4 --exclusive -t 30"}
+  - {id: s, submit: 20, runtime: 100, args: "-N 1 --exclusive -t LIMIT"}
+"""
+
+
+def test_a_limit_hint_under_slurm_counts_bf_resolution(tmp_path):
+    """big is planned at 3,900 s, and backfill.c reserves from 3,900 rounded down to
+    bf_resolution=600: 3,600 s, a job ending at 3,600 overlapping it. At 40 s (next cycle at
+    60 s) s is told -t 58:00; it was told -t 1:03:00, which is not backfilled. Each checked
+    by simulating it."""
+
+    def start(limit):
+        run = _scenario(tmp_path, ROUNDED.replace("LIMIT", limit)).run()
+        return run, run.jobs.set_index("JobID").loc["s", ["Start", "StartedBy"]].tolist()
+
+    result, _ = start("90")
+    assert "with -t 58:00 (instead of 1:30:00)" in result.why_pending("s", at=40)
+    assert [str(v) for v in start("58")[1]] == ["2026-01-05 00:00:30", "backfill"]
+    assert [str(v) for v in start("63")[1]] == ["2026-01-05 01:15:00", "main"]
+
+
+UNTESTED = """
+cluster:
+  nodes: [{name: "gpu[1-4]", cpus: 16, memory: 64000, gres: "gpu:4"}]
+  partitions: [{name: gpu, nodes: "gpu[1-4]", default: true, max_time: "5:00:00"}]
+  settings: {SchedulerParameters: "bf_interval=30,bf_resolution=60,bf_max_job_test=3"}
+policy: slurm
+jobs:
+  - {id: r1, submit: 0, runtime: 7200, args: "-N 3 --exclusive -t 1:00:00"}
+  - {id: A, submit: 10, runtime: 600, args: "-N 4 --exclusive -t 30:00"}
+  - {id: B, submit: 11, runtime: 600, args: "-N 4 --exclusive -t 30:00"}
+  - {id: C, submit: 12, runtime: 600, args: "-N 4 --exclusive -t 30:00"}
+  - {id: S, submit: 13, runtime: 600, args: "-N 1 --exclusive -t LIMIT"}
+"""
+
+
+def test_no_backfill_hint_for_a_job_the_cycle_does_not_test(tmp_path):
+    """bf_max_job_test=3: backfill tests A, B and C, never S (squeue shows it N/A). A
+    shorter limit cannot get it backfilled (with -t 58:00 it still waits for the main
+    scheduler), so why_pending no longer suggests one."""
+    result = _scenario(tmp_path, UNTESTED.replace("LIMIT", "2:00:00")).run()
+    assert pd.isna(result.squeue(at=40).set_index("JOBID").loc["S", "START_TIME"])
+    why = result.why_pending("S", at=40)
+    assert "-t " not in why and why.endswith("it has to wait.")
+    shorter = _scenario(tmp_path, UNTESTED.replace("LIMIT", "58:00")).run()
+    assert shorter.jobs.set_index("JobID").loc["S", "StartedBy"] == "main"
+    assert shorter.seconds("Start")[shorter.jobs["JobID"] == "S"].item() >= 3600

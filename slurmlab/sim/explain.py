@@ -215,8 +215,11 @@ def _why_one(sim: Simulation, job, state: str, t: float) -> str:
     mask = job.mask & up & ~_held_from(sim, job, t, heads=heads)
     # planned starts of other jobs from now on (reservations a change must not delay)
     plans = (_plan_at(j, t) for j in sim.jobs.values() if j is not job)
-    ahead = [p for _when, p in filter(None, plans) if p is not None and p >= t]
+    ahead = [_held_from_start(sim.policy, p) for _w, p in filter(None, plans) if p is not None]
+    ahead = [p for p in ahead if p >= t]
     clear = not any(p < t + job.limit for p in ahead)  # it would end before all of them
+    # (a slurm backfill cycle starts a later job only if it tested it: bf_max_job_test)
+    tested = reason != "Priority" or _tested(sim, job, t)
     hints = []
     usable = _outside(mask, windows, t + job.limit)
     fits_now = choose_nodes(free, sim.capacity, job.demand, job.count, usable, job.exclusive)
@@ -234,7 +237,12 @@ def _why_one(sim: Simulation, job, state: str, t: float) -> str:
             ),
             None,
         )
-        later = reason == "Priority" and _backfills(sim.policy) and _planned_ahead(sim, job, t)
+        later = (
+            reason == "Priority"
+            and _backfills(sim.policy)
+            and tested
+            and _planned_ahead(sim, job, t)
+        )
         if fewer and clear and (reason == "Resources" or later):
             hints.append(f"with --nodes={fewer} (instead of {job.count}) it could start now")
         if reason == "Resources" or later:  # ending before an advance reservation begins
@@ -243,8 +251,8 @@ def _why_one(sim: Simulation, job, state: str, t: float) -> str:
             shorter = _before_reservation(sim, job, free, mask, windows, ahead, t, delay)
             if shorter:
                 hints.append(shorter)
-    elif ahead:  # (started by a backfill cycle, which may come up to bf_interval later)
-        gap = min(ahead) - t - _cycle_delay(sim.policy)
+    elif ahead and tested:  # (started by a backfill cycle: up to bf_interval later)
+        gap = min(ahead) - t - _cycle_delay(sim.policy) - _strict(sim.policy)
         if gap >= 60 and gap < job.limit:
             hints.append(
                 f"with -t {format_duration(timedelta(seconds=int(gap // 60) * 60))} (instead of "
@@ -297,6 +305,32 @@ def _outside(mask: np.ndarray, windows, until: float) -> np.ndarray:
     return mask
 
 
+def _held_from_start(policy, start: float) -> float:
+    """When a job planned to start at ``start`` holds its nodes from: ``slurm``'s backfill
+    reserves from the start rounded down to ``bf_resolution`` (backfill.c); others from it."""
+    if getattr(policy, "name", None) == "slurm":
+        res = policy.bf_resolution
+        return math.floor(start / res) * res
+    return start
+
+
+def _strict(policy) -> float:
+    """Seconds a job must end before a reservation begins: ``slurm``'s node_space counts a
+    job ending at a reservation's first second as overlapping it (backfill.c: begin_time <=
+    end_time); elsewhere a job ending at ``t`` frees its nodes for one starting at ``t``."""
+    return 1.0 if getattr(policy, "name", None) == "slurm" else 0.0
+
+
+def _tested(sim: Simulation, job, t: float) -> bool:
+    """Whether the last backfill cycle before ``t`` tested ``job`` (it gave it a planned
+    start, or N/A beyond its window): under ``slurm`` a cycle tests at most
+    ``bf_max_job_test`` jobs, and a job it does not test shows no start (N/A)."""
+    if getattr(sim.policy, "name", None) != "slurm":
+        return True
+    plan = _plan_at(job, t)
+    return plan is not None and plan[1] is not None
+
+
 def _cycle_delay(policy) -> float:
     """How much later than now a backfill cycle may start a job: ``slurm``'s ``bf_interval``
     (its cycles run on their own clock); ``easy`` and ``conservative`` backfill in the pass."""
@@ -311,7 +345,7 @@ def _before_reservation(
     before it ends, and ends before every other job's planned start, even if it starts
     ``delay`` seconds from now; or None."""
     for start, name, _nodes in sorted(windows, key=lambda w: w[0], reverse=True):
-        limit = int((start - t - delay) // 60) * 60
+        limit = int((start - t - delay - _strict(sim.policy)) // 60) * 60
         if limit < 60 or limit >= job.limit or any(p < t + delay + limit for p in ahead):
             continue
         usable = _outside(mask, windows, t + limit)
