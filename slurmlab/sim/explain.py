@@ -315,9 +315,10 @@ def _held_from_start(policy, start: float) -> float:
 
 
 def _strict(policy) -> float:
-    """Seconds a job must end before a reservation begins: ``slurm``'s node_space counts a
-    job ending at a reservation's first second as overlapping it (backfill.c: begin_time <=
-    end_time); elsewhere a job ending at ``t`` frees its nodes for one starting at ``t``."""
+    """Seconds a job must end before another job's planned start: ``slurm``'s node_space
+    counts a job ending at a planned reservation's first second as overlapping it
+    (backfill.c: begin_time <= end_time); elsewhere, and for advance reservations
+    (reservation.c job_test_resv), a job ending at ``t`` frees its nodes for ``t``."""
     return 1.0 if getattr(policy, "name", None) == "slurm" else 0.0
 
 
@@ -345,7 +346,7 @@ def _before_reservation(
     before it ends, and ends before every other job's planned start, even if it starts
     ``delay`` seconds from now; or None."""
     for start, name, _nodes in sorted(windows, key=lambda w: w[0], reverse=True):
-        limit = int((start - t - delay - _strict(sim.policy)) // 60) * 60
+        limit = int((start - t - delay) // 60) * 60  # (ending at its start: no overlap)
         if limit < 60 or limit >= job.limit or any(p < t + delay + limit for p in ahead):
             continue
         usable = _outside(mask, windows, t + limit)
