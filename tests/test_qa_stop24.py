@@ -502,3 +502,21 @@ def test_no_backfill_hint_for_a_job_the_cycle_does_not_test(tmp_path):
     shorter = _scenario(tmp_path, UNTESTED.replace("LIMIT", "58:00")).run()
     assert shorter.jobs.set_index("JobID").loc["S", "StartedBy"] == "main"
     assert shorter.seconds("Start")[shorter.jobs["JobID"] == "S"].item() >= 3600
+
+
+def test_why_pending_after_a_requeue_names_the_requeue_delay():
+    """After lab.requeue the job waits out Slurm's 121-s requeue delay (reason BeginTime):
+    why_pending blamed a --begin the user never gave."""
+    from slurmlab import Lab
+
+    lab = Lab("tiny")
+    job = lab.sbatch("-N 1 -t 1:00:00", runtime="1h")
+    lab.advance("10m")
+    lab.requeue(job)
+    lab.advance("30s")
+    assert lab.why_pending(job) == (
+        "Job 1 is pending (BeginTime): it was requeued at t=600s, and a requeued job is "
+        "eligible again only 121 s later (Slurm's delay), at t=721s."
+    )
+    later = lab.sbatch("-N 1 -t 10 --begin=now+600")
+    assert lab.why_pending(later).endswith("its --begin time has not come yet.")

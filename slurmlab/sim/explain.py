@@ -187,6 +187,13 @@ def _why_one(sim: Simulation, job, state: str, t: float) -> str:
         cpus=job.res.ntasks * job.res.cpus_per_task, pcpus=part_cpus,
         q=job.qos, a=job.account, resv=job.spec.reservation, most=most,
     )  # fmt: skip
+    ended = [r["End"] for r in job.runs if r["End"] is not None and r["End"] <= t]
+    if reason == "BeginTime" and ended:  # a requeue's delay, not --begin
+        delay = sim.options.requeue_delay
+        text = (
+            f"it was requeued at t={max(ended):.0f}s, and a requeued job is eligible again only "
+            f"{delay:g} s later (Slurm's delay), at t={max(ended) + delay:.0f}s"
+        )
     lines = [f"Job {job.key} is pending ({reason}): {text}."]
     if reason in ("PartitionTimeLimit",):
         lines.append(f"Fix: ask for at most -t {format_duration(part.max_time)}.")
