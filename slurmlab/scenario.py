@@ -197,7 +197,16 @@ class Scenario:
         """Read a scenario file (YAML or JSON); errors name its line."""
         path = Path(path)
         if not path.exists():
-            raise ScenarioError(f"scenario file {str(path)!r} does not exist")
+            here = Path.cwd()
+            hint = ""
+            for base in (here, *here.parents):  # (a notebook in course/ given a repo path)
+                if base != here and (base / path).exists():
+                    hint = f"; it exists relative to {str(base)!r}: give {str(base / path)!r}"
+                    break
+            raise ScenarioError(
+                f"scenario file {str(path)!r} does not exist (relative paths start at the "
+                f"current directory, {str(here)!r}){hint}"
+            )
         if path.is_dir():
             raise ScenarioError(f"scenario file {str(path)!r} is a directory; give a .yaml file")
         try:

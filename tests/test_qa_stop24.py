@@ -520,3 +520,29 @@ def test_why_pending_after_a_requeue_names_the_requeue_delay():
     )
     later = lab.sbatch("-N 1 -t 10 --begin=now+600")
     assert lab.why_pending(later).endswith("its --begin time has not come yet.")
+
+
+def test_the_lab_prints_what_the_commands_print(tmp_path, monkeypatch):
+    """lab.srun_env, lab.squeue_text, lab.sinfo_text and lab.sacct_text (they were only on
+    lab.result), and a scenario path from the wrong directory names where it exists."""
+    from slurmlab import Lab, Scenario
+    from slurmlab.errors import SlurmlabError
+
+    lab = Lab("tiny")
+    job = lab.sbatch("-N 2 --ntasks-per-node=2 -t 1:00:00", runtime="1h")
+    assert lab.srun_env(job)["SLURMD_NODENAME"].tolist() == ["node1", "node1", "node2", "node2"]
+    assert lab.squeue_text().splitlines()[1].split()[:6] == [
+        "1",
+        "main",
+        "sbatch",
+        "you",
+        "root",
+        "R",
+    ]
+    assert "    mix node[1-2]" in lab.sinfo_text()
+    assert lab.sacct_text("JobID,State").splitlines()[2].split() == ["1", "RUNNING"]
+    (tmp_path / "course").mkdir()
+    (tmp_path / "course" / "s.yaml").write_text("cluster: tiny\njobs: []\n")
+    monkeypatch.chdir(tmp_path / "course")
+    with pytest.raises(SlurmlabError, match=r"it exists relative to .*: give .*course/s\.yaml"):
+        Scenario.load("course/s.yaml")

@@ -358,6 +358,24 @@ class Lab:
         """``sshare -a -l`` now: shares, usage and fair-share factors (multifactor clusters)."""
         return self.result.sshare()
 
+    def squeue_text(self, *, array: bool = False) -> str:
+        """:meth:`squeue` as squeue prints it (an array's pending tasks as one line, as plain
+        squeue; ``array=True``: one line each, as ``squeue -r``)."""
+        return self.result.squeue_text(array=array)
+
+    def sinfo_text(self) -> str:
+        """:meth:`sinfo` as sinfo prints it."""
+        return self.result.sinfo_text()
+
+    def sacct_text(self, fields: str | None = None, *, duplicates: bool = False) -> str:
+        """:meth:`sacct` as sacct prints it: its default columns, or ``--format``-style
+        ``fields`` (``"JobID,State,Start,End,Elapsed"``)."""
+        return self.result.sacct_text(fields, duplicates=duplicates)
+
+    def srun_env(self, jobid) -> pd.DataFrame:
+        """The environment srun gives each task of a running job (see :func:`slurmlab.srun_env`)."""
+        return self.result.srun_env(jobid)
+
     def __repr__(self) -> str:
         return (
             f"Lab({self.cluster.name}, policy={self.result.policy}, t={self.now:.0f}s, "
