@@ -546,3 +546,26 @@ def test_the_lab_prints_what_the_commands_print(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path / "course")
     with pytest.raises(SlurmlabError, match=r"it exists relative to .*: give .*course/s\.yaml"):
         Scenario.load("course/s.yaml")
+
+
+def test_directives_sbatch_would_not_read_are_named():
+    """'# SBATCH', '#sbatch' and '#SBATCH--time' are comments to sbatch, and #SBATCH after the
+    first command is ignored: real sbatch says nothing, and the job silently got 1 node and
+    no GPU. Each now gets a warning naming its line; the request is unchanged."""
+    from slurmlab import JobSpec
+
+    script = (
+        "#!/bin/bash\n# SBATCH --gres=gpu:4\n#sbatch -N 2\n#SBATCH--time=10\n#SBATCH -p main\n"
+        "module load cuda\n#SBATCH --gres=gpu:4 -N 2 -t 1:00:00\nsrun python train.py\n"
+    )
+    with pytest.warns(UserWarning) as caught:
+        job = JobSpec.from_sbatch(script)
+    assert job.to_args() == ["--partition=main"]
+    messages = [str(w.message) for w in caught]
+    assert [m.split(":")[0] for m in messages] == [
+        "script line 2", "script line 3", "script line 4", "script line 7",
+    ]  # fmt: skip
+    assert messages[3] == (
+        "script line 7: #SBATCH after the first command (line 6: 'module load cuda') is "
+        "ignored, as sbatch does; move every #SBATCH line above the first command"
+    )

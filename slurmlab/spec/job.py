@@ -510,6 +510,32 @@ def _warn(message: str) -> None:
     warn_at_caller(message)
 
 
+#: A comment that was meant as a directive: '# SBATCH', '#sbatch', '#SBATCH--gres'.
+_LOOKS_LIKE_DIRECTIVE = re.compile(r"#\s*sbatch", re.IGNORECASE)
+
+
+def _warn_not_directive(lineno: int, line: str) -> None:
+    """sbatch reads only lines that start '#SBATCH' and a space: this one sets nothing."""
+    _warn(
+        f"script line {lineno}: {line!r} is a comment to sbatch, which reads only lines "
+        "starting with '#SBATCH' (upper case, no space after '#') followed by a space; it "
+        "sets nothing: write it as '#SBATCH --option'"
+    )
+
+
+def _warn_late_directives(script: list[str], first: int, command: str) -> None:
+    """#SBATCH lines after the first command are ignored by sbatch: name them."""
+    late = [
+        n for n, line in enumerate(script[first:], start=first + 1) if line.startswith("#SBATCH")
+    ]
+    if late:
+        _warn(
+            f"script line{'s' * (len(late) > 1)} {', '.join(map(str, late))}: #SBATCH after the "
+            f"first command (line {first}: {command!r}) {'are' if len(late) > 1 else 'is'} "
+            "ignored, as sbatch does; move every #SBATCH line above the first command"
+        )
+
+
 def _warn_not_simulated(long: str, value: str | None) -> None:
     given = f"--{long}" if value is None else f"--{long}={value}"
     _warn(
@@ -724,8 +750,9 @@ class JobSpec:
     def from_sbatch(cls, script_text: str, args: str | Sequence[str] | None = None) -> JobSpec:
         """Build a request from a batch script's ``#SBATCH`` lines (and command-line ``args``).
 
-        Directives after the first command line are ignored, as sbatch ignores them;
-        ``args`` override the script's directives. Like sbatch, a script must start with
+        Directives after the first command line are ignored, as sbatch ignores them (with
+        a warning naming them, as for '# SBATCH' and '#sbatch' lines, which sbatch takes for
+        comments); ``args`` override the script's directives. Like sbatch, a script must start with
         ``#!`` (blank lines before it are forgiven: a notebook cell often starts with one)
         and must not have DOS line breaks (``\\r\\n``).
         """
@@ -741,14 +768,16 @@ class JobSpec:
             )
         directives: list[str] = []
         lines: list[tuple[int, int]] = []  # (script line, how many directive words by then)
-        for lineno, line in enumerate(script_text.splitlines(), start=1):
+        script = script_text.splitlines()
+        for lineno, line in enumerate(script, start=1):
             s = line.strip()
             if not s:
                 continue
             if s.startswith("#SBATCH"):
                 body = s[len("#SBATCH") :]
                 if body and not body[0].isspace():
-                    continue  # e.g. '#SBATCHX' is a comment
+                    _warn_not_directive(lineno, s)  # e.g. '#SBATCH--gres': a comment
+                    continue
                 try:
                     # an unquoted '#' starts a trailing comment, as in sbatch
                     directives.extend(shlex.split(body, comments=True))
@@ -757,7 +786,10 @@ class JobSpec:
                 lines.append((lineno, len(directives)))
                 continue
             if s.startswith("#"):
+                if _LOOKS_LIKE_DIRECTIVE.match(s):  # '# SBATCH', '#sbatch': comments
+                    _warn_not_directive(lineno, s)
                 continue
+            _warn_late_directives(script, lineno, s)
             break  # first command: later #SBATCH lines are ignored
         try:
             spec = cls.from_args(directives)
