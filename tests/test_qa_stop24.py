@@ -569,3 +569,17 @@ def test_directives_sbatch_would_not_read_are_named():
         "script line 7: #SBATCH after the first command (line 6: 'module load cuda') is "
         "ignored, as sbatch does; move every #SBATCH line above the first command"
     )
+
+
+def test_wait_stats_by_a_number_sorts_as_numbers():
+    """wait_stats(by="NGPUS") listed the groups as text: 0, 1, 16, 2, 32."""
+    rows = [HEADER]
+    for job, gpus in enumerate((16, 2, 0, 1, 32), start=1):
+        tres = f"cpu=8,gres/gpu={gpus}" if gpus else "cpu=8"
+        rows.append(
+            f"{job}|j|ann|llm|gpu|COMPLETED|2024-01-01T00:00:00|2024-01-01T01:00:00|"
+            f"2024-01-01T02:00:00|01:00:00|8|1|{tres}"
+        )
+    stats = an.wait_stats(read_sacct(io.StringIO("\n".join(rows))), by="NGPUS")
+    assert stats["NGPUS"].tolist() == [0, 1, 2, 16, 32]
+    assert stats["median_h"].tolist() == [1.0] * 5

@@ -89,10 +89,7 @@ def wait_stats(jobs: pd.DataFrame, by: str | Sequence[str] = "Partition") -> pd.
     table = wait_times(jobs)
     by = [by] if isinstance(by, str) else list(by)
     h = table["Wait"].dt.total_seconds() / 3600.0
-    grouped = h.groupby(
-        [table[c].astype("string").fillna("(none)") if c != "Size" else table[c] for c in by],
-        observed=True,
-    )
+    grouped = h.groupby([_key(table[c]) for c in by], observed=True, dropna=False)
     out = pd.DataFrame(
         {
             "runs": grouped.size(),
@@ -103,6 +100,14 @@ def wait_stats(jobs: pd.DataFrame, by: str | Sequence[str] = "Partition") -> pd.
         }
     )
     return out.reset_index()
+
+
+def _key(column: pd.Series) -> pd.Series:
+    """A grouping key: numbers stay numbers (NGPUS groups sort 0, 1, 2, 16, not 0, 1, 16,
+    2; unknown last), text becomes text with "(none)" for the unknown, classes stay classes."""
+    if isinstance(column.dtype, pd.CategoricalDtype) or pd.api.types.is_numeric_dtype(column):
+        return column
+    return column.astype("string").fillna("(none)")
 
 
 def bounded_slowdown(jobs: pd.DataFrame, tau: str | pd.Timedelta = "10s") -> pd.DataFrame:
