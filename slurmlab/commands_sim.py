@@ -210,10 +210,15 @@ def run_simulate(args) -> int:
         # (a cluster without GPUs has no GPU utilization to speak of, rather than 0 %)
         gpus = result.cluster.tres().get("gres/gpu", 0)
         gpu = f" (GPU {metrics['gpu_utilization']:.1%})" if gpus else ""
+        # failures: what a checkpointing scenario is about
+        failed = metrics["requeues"] or metrics["gpu_hours_lost"] > 0
+        lost = (
+            f"goodput {metrics['goodput']:.1%}, requeues {metrics['requeues']}, " if failed else ""
+        )
         print(f"policy {metrics['policy']}: {metrics['jobs']} jobs, "
-              f"mean wait {metrics['mean_wait_s']:.0f} s, "
+              f"mean wait {metrics['mean_wait_s']:.0f} s (each job's last run), "
               f"mean bounded slowdown {metrics['mean_bounded_slowdown']:.2f}, "
-              f"utilization {metrics['utilization']:.1%}{gpu}, "
+              f"utilization CPU {metrics['utilization']:.1%}{gpu}, {lost}"
               f"makespan {metrics['makespan_s']:.0f} s, backfilled {metrics['backfilled']}, "
               f"{metrics['wall_s']:.2f} s wall")  # fmt: skip
     return 0

@@ -583,3 +583,19 @@ def test_wait_stats_by_a_number_sorts_as_numbers():
     stats = an.wait_stats(read_sacct(io.StringIO("\n".join(rows))), by="NGPUS")
     assert stats["NGPUS"].tolist() == [0, 1, 2, 16, 32]
     assert stats["median_h"].tolist() == [1.0] * 5
+
+
+def test_the_cli_line_labels_cpu_utilization_and_shows_goodput_when_runs_failed(capsys):
+    """The checkpoint scenario's line lacked what it is about (goodput, requeues), its bare
+    utilization was the CPUs', and its mean wait (the last run's) looked wrong."""
+    from pathlib import Path
+
+    from slurmlab.cli import main
+
+    course = Path(__file__).resolve().parents[1] / "course/scenarios"
+    assert main(["simulate", str(course / "checkpoint-256gpu.yaml"), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "mean wait 14400 s (each job's last run)" in out
+    assert "utilization CPU 5.3% (GPU 84.7%), goodput 88.9%, requeues 7," in out
+    assert main(["simulate", str(course / "backfill-basics.yaml"), "--quiet"]) == 0
+    assert "goodput" not in capsys.readouterr().out
