@@ -599,3 +599,20 @@ def test_the_cli_line_labels_cpu_utilization_and_shows_goodput_when_runs_failed(
     assert "utilization CPU 5.3% (GPU 84.7%), goodput 88.9%, requeues 7," in out
     assert main(["simulate", str(course / "backfill-basics.yaml"), "--quiet"]) == 0
     assert "goodput" not in capsys.readouterr().out
+
+
+def test_a_refused_memory_or_cpu_request_says_the_most_a_node_holds():
+    """GPU refusals named a fix; memory and CPU ones did not (teaching preset: 256000 MB and
+    32 CPUs per gpu node)."""
+    from slurmlab import Lab
+    from slurmlab.errors import RequestError
+
+    lab = Lab("teaching")
+    for args, fix in (
+        ("-N 1 --mem=600G -t 10", "; the most its nodes hold: --mem=250G"),
+        ("-n 1 -c 200 -t 10", "; the most its nodes hold: -c 32"),
+        ("-N 1 --mem-per-cpu=100G -c 4 -t 10", "; the most its nodes hold: --mem-per-cpu=64000M"),
+    ):
+        with pytest.raises(RequestError) as caught:
+            lab.sbatch(args)
+        assert str(caught.value).endswith("Requested node configuration is not available" + fix)

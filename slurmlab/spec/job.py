@@ -29,6 +29,7 @@ from slurmlab.spec.units import (
     compress_hostlist,
     expand_hostlist,
     format_duration,
+    format_memory_mb,
     parse_duration,
     parse_memory_mb,
 )
@@ -1966,6 +1967,15 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
             hint = "; ask --mem instead, or a smaller --mem-per-cpu"
         elif elsewhere:
             hint = f"; partitions whose nodes can hold it: {_as_options(elsewhere)}"
+        elif mem_unmet or cpu_unmet:  # (no partition has nodes that big: what one holds)
+            biggest = max(n.memory_mb for n in pool)
+            asks = [f"-c {max_cpus // max(tasks_here, 1)}"] * (cpu_unmet and max_cpus >= tasks_here)
+            if mem_unmet and spec.mem_mb:  # (memory the user asked for, not a default)
+                asks.append(f"--mem={format_memory_mb(biggest)}")
+            elif mem_unmet and spec.mem_per_cpu_mb and not cpu_unmet:
+                asks.append(f"--mem-per-cpu={biggest // cpn}M")
+            if asks:
+                hint = f"; the most its nodes hold: {' and '.join(asks)}"
         subject = f"job {spec.name!r}" if spec.name else "the job"  # (never an invented name)
         # sbatch's first error line names what cannot be met (real Slurm 22.05)
         first = [
