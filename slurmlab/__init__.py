@@ -79,7 +79,21 @@ __all__ = [
 
 
 def load_ipython_extension(ipython) -> None:
-    """``%load_ext slurmlab``: registers the ``%%sbatch`` cell magic."""
+    """``%load_ext slurmlab``: registers the ``%%sbatch`` cell magic, and shows a
+    :class:`SlurmlabError` (a request Slurm would refuse, an unknown job...) as its message,
+    as the commands print theirs, instead of a traceback through slurmlab's code (``%tb``
+    still prints it)."""
     from slurmlab.sim.lab import sbatch_magic
 
     ipython.register_magic_function(sbatch_magic, magic_kind="cell", magic_name="sbatch")
+    ipython.set_custom_exc((SlurmlabError,), _show_error)
+
+
+def _show_error(shell, etype, value, tb, tb_offset=None) -> None:
+    """A slurmlab error in a notebook: its message, which says what to change."""
+    import sys
+
+    sys.last_type, sys.last_value, sys.last_traceback = etype, value, tb  # (for %tb)
+    if hasattr(sys, "last_exc"):
+        sys.last_exc = value
+    print(f"{etype.__name__}: {value}", file=sys.stderr)

@@ -616,3 +616,17 @@ def test_a_refused_memory_or_cpu_request_says_the_most_a_node_holds():
         with pytest.raises(RequestError) as caught:
             lab.sbatch(args)
         assert str(caught.value).endswith("Requested node configuration is not available" + fix)
+
+
+def test_a_slurmlab_error_in_a_notebook_is_its_message(capsys):
+    """After %load_ext slurmlab, lab.scancel(12345) printed a traceback through engine.py;
+    now its message alone, as scancel prints it (%tb still shows the traceback)."""
+    from IPython.testing.globalipapp import get_ipython
+
+    ip = get_ipython()
+    ip.run_line_magic("load_ext", "slurmlab")
+    capsys.readouterr()
+    result = ip.run_cell("import slurmlab\nslurmlab.Lab('tiny').scancel(12345)")
+    assert type(result.error_in_exec).__name__ == "SlurmlabError"
+    err = capsys.readouterr().err
+    assert err == "SlurmlabError: Invalid job id specified: 12345\n"
