@@ -546,7 +546,9 @@ def test_slurm_makes_no_reservation_beyond_bf_window(bf_window, long_start, wide
 
 @pytest.mark.parametrize(("bf_max_job_test", "short_start"), [(2, 1800), (3, 30)])
 def test_slurm_backfill_tests_at_most_bf_max_job_test_jobs(bf_max_job_test, short_start):
-    """bf_max_job_test: a job deeper in the queue than that is never considered for backfill."""
+    """bf_max_job_test: a job deeper in the queue than that is never considered for backfill.
+    (bf_node_space_size, whose default is bf_max_job_test, is set apart: with 3 records the
+    map would be full after w1's reservation and the cycle would stop at w2 as well.)"""
     result = run(
         job("running", "-N 3 --exclusive -t 10", submit=0, runtime=600),
         job("w1", "-N 4 --exclusive -t 10", submit=1, runtime=600),
@@ -554,6 +556,7 @@ def test_slurm_backfill_tests_at_most_bf_max_job_test_jobs(bf_max_job_test, shor
         job("short", "-N 1 --exclusive -t 5", submit=3, runtime=300),
         policy="slurm",
         bf_max_job_test=bf_max_job_test,
+        bf_node_space_size=10,
     )
     assert starts(result) == {"running": 0, "w1": 600, "w2": 1200, "short": short_start}
 
@@ -609,13 +612,16 @@ def test_event_passes_test_one_job_more_than_default_queue_depth():
     assert starts(result)["b"] == 2
 
 
-@pytest.mark.parametrize(("sched_interval", "start"), [(60, 60), (-1, 36000)])
+@pytest.mark.parametrize(("sched_interval", "start"), [(60, 60), (-1, 36060)])
 def test_sched_interval_passes_reach_jobs_beyond_default_queue_depth(sched_interval, start):
     """default_queue_depth=1 limits the passes on events to 2 jobs (job_scheduler.c tests
     one more than the depth): job d (partition pb, whose node is idle) is third in line and
     no event pass reaches it, nor backfill (bf_max_job_test=2).
     The periodic pass every sched_interval (60 s) considers every job and starts it; with
-    sched_interval=-1 it waits until the queue ahead of it drains."""
+    sched_interval=-1 there is no main scheduler at all (slurm.conf(5): "disable the main
+    scheduling loop"): only backfill cycles start jobs, and d waits until the queue ahead of
+    it drains (a itself starts in the first cycle, at 30 s, and ends at 36,030 s, when that
+    cycle starts b; the next, at 36,060 s, reaches d)."""
     result = run(
         job("a", "-p pa -N 1 --exclusive -t 600", submit=0, runtime=36000),
         job("b", "-p pa -N 2 --exclusive -t 60", submit=1, runtime=3600),

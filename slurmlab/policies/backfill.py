@@ -13,9 +13,10 @@
 * :class:`SlurmBackfill` -- Slurm's sched/backfill (slurm.conf(5), sched_config): the
   main scheduler (FIFO per partition, at most ``default_queue_depth`` jobs) runs on every
   event and over the whole queue every ``sched_interval`` seconds (while the queue is deeper
-  than that), and every ``bf_interval`` seconds a backfill pass plans like Conservative for at
-  most ``bf_max_job_test`` tested jobs, each reserving whole nodes from its start to its end
-  rounded down to ``bf_resolution``, and no reservation beyond ``bf_window`` minutes
+  than that; ``sched_interval=-1`` turns it off), and every ``bf_interval`` seconds a backfill
+  pass plans like Conservative for at most ``bf_max_job_test`` tested jobs, each reserving
+  whole nodes from its start to its end rounded down to ``bf_resolution``, no reservation
+  beyond ``bf_window`` minutes, and none once its map holds ``bf_node_space_size`` records
   (backfill.c; checked against real Slurm 22.05 in datasets/realslurm).
 
 Every policy plans with time limits (running jobs are assumed to end at their
@@ -467,7 +468,14 @@ def _undisturbed(start: float, end: float, *changes: list[tuple[float, float, bo
 class SlurmBackfill(Conservative):
     """Slurm's sched/backfill: the main scheduler on events plus a periodic backfill pass.
 
-    Parameters keep Slurm's names and documented defaults (slurm.conf(5)).
+    Parameters keep Slurm's names and documented defaults (slurm.conf(5));
+    ``bf_node_space_size`` None is Slurm's default, ``bf_max_job_test``.
+    ``sched_interval=-1`` disables the main scheduling loop: slurmctld's ``_schedule()``
+    returns at once on every call (job_scheduler.c), so jobs start only in backfill cycles
+    (the simulation then runs the reservation and preemption steps of a pass at each cycle:
+    Slurm's backfill starts jobs in advance reservations and preempts, backfill.c
+    ``_try_sched`` with preemptee candidates). ``bf_interval=-1`` disables backfill; with
+    both, no job ever starts.
     """
 
     name: str = "slurm"
@@ -478,34 +486,51 @@ class SlurmBackfill(Conservative):
     bf_max_job_test: int = 500
     default_queue_depth: int = 100
     sched_interval: float = 60.0
+    bf_node_space_size: int | None = None  # records; None: bf_max_job_test, as in Slurm
     interval: float | None = None
 
     def __post_init__(self):
         for key, (low, high, what) in SCHEDULER_PARAMETERS.items():
             value = getattr(self, key)
             if key in ("bf_interval", "sched_interval") and value == -1:
-                continue  # as in Slurm: no backfill cycles / no periodic full passes
+                continue  # as in Slurm: no backfill cycles / no main scheduler
+            if key == "bf_node_space_size" and value is None:
+                continue  # (Slurm's default: bf_max_job_test)
             number = isinstance(value, int | float) and not isinstance(value, bool)
             if not (
                 number and math.isfinite(value) and value == int(value) and low <= value <= high
             ):
-                off = {"bf_interval": "-1 (no backfill) or ", "sched_interval": "-1 (none) or "}
+                off = {
+                    "bf_interval": "-1 (no backfill) or ",
+                    "sched_interval": "-1 (no main scheduler) or ",
+                }
                 raise SlurmlabError(
                     f"slurm policy parameter {key}={value!r} must be {off.get(key, '')}a whole "
                     f"number from {low} to {high} ({what}), as in SchedulerParameters"
                 )
         self.interval = None if self.bf_interval == -1 else float(self.bf_interval)
 
+    @property
+    def node_space_size(self) -> int:
+        """The records the backfill map may hold: ``bf_node_space_size``, by default
+        ``bf_max_job_test`` (backfill.c ``_load_config``)."""
+        return self.bf_max_job_test if self.bf_node_space_size is None else self.bf_node_space_size
+
     def schedule(self, view: QueueView) -> Decision:
         """The main scheduler: FIFO per partition over the first ``default_queue_depth`` + 1
         jobs (job_scheduler.c stops when ``job_depth++ > def_job_limit``: one more job than
-        the depth is tested)."""
+        the depth is tested; ``default_queue_depth=0`` tests one). With ``sched_interval=-1``
+        it decides nothing (``_schedule()`` returns at once)."""
+        if self.sched_interval == -1:
+            return Decision()
         return self.main_pass(view, view.free.copy(), limit=self.default_queue_depth + 1)
 
     def full_pass(self, view: QueueView) -> Decision:
         """The main scheduler's periodic pass every ``sched_interval`` (sched_config: "At
         less frequent intervals, defined by sched_interval, the main scheduling loop will
         run, considering all jobs"): the whole queue, no ``default_queue_depth``."""
+        if self.sched_interval == -1:
+            return Decision()
         return self.main_pass(view, view.free.copy())
 
     def backfill(self, view: QueueView) -> Decision:
@@ -518,16 +543,25 @@ class SlurmBackfill(Conservative):
         use it); its expected start (``squeue --start``) is not rounded. A job planned beyond
         ``bf_window`` gets an expected start but no reservation. A job for which the
         reservations leave too few nodes at every try (:meth:`NodeSpace.reachable`) is passed
-        over untested, and does not count toward ``bf_max_job_test``.
+        over untested, and does not count toward ``bf_max_job_test``. A whole-node job the
+        cycle starts holds its nodes in the map until its end rounded down (backfill.c
+        ``_bf_reserve_running``; Slurm leaves preemptable jobs out, which slurmlab does not
+        tell apart). Each reservation adds up to two records to the map
+        (:class:`NodeSpace`); once it holds ``bf_node_space_size`` records, the next job
+        to reserve ends the cycle ("table size limit of %u reached"): it keeps its expected
+        start, but no reservation, and the jobs after it are not tested (a job started
+        then simply holds no record).
 
         A cycle after arrivals only (``view.resume``, whose queue holds the new jobs) may
         continue the previous one: running jobs' expected ends and the plans do not move
         with the clock. Only whether a job is reached depends on when the cycle runs (its
         window starts now), so the jobs it saw are walked again over the new map with their
         reservations; when each is reached as before, its plan and reason stand and only the
-        new jobs are planned; otherwise the whole queue is planned again. A cycle that planned
-        a job beyond ``bf_window`` (the window moves with the clock) or that stopped at
-        ``bf_max_job_test`` is not continued.
+        new jobs are planned; otherwise the whole queue is planned again, as it is when the
+        walk over the new map fills it to ``bf_node_space_size`` before a reservation (its
+        records depend on where the map begins). A cycle that planned a job beyond
+        ``bf_window`` (the window moves with the clock), or that stopped at
+        ``bf_max_job_test`` or at ``bf_node_space_size``, is not continued.
         """
         d = Decision()
         d.complete = True
@@ -540,7 +574,7 @@ class SlurmBackfill(Conservative):
         cycle = view.resume
         if cycle is not None:
             fresh = self._node_space(view)
-            if cycle.still_reached(fresh, now, up, blocked):
+            if cycle.still_reached(fresh, now, up, blocked, self.node_space_size):
                 cycle.prof.advance(now)
                 cycle.space = fresh
                 d.reasons.update(cycle.reasons)
@@ -552,8 +586,9 @@ class SlurmBackfill(Conservative):
         if cycle is None:
             cycle = _Cycle(availability(view), self._node_space(view))
         beyond = self._plan_jobs(queue, view, cycle, up, blocked, d)
-        # (a cycle cut short by bf_max_job_test did not see every job: not continued either)
-        if not (d.starts or beyond or cycle.tested >= self.bf_max_job_test):
+        # (a cycle cut short by bf_max_job_test or by a full map did not see every job: not
+        # continued either)
+        if not (d.starts or beyond or cycle.full or cycle.tested >= self.bf_max_job_test):
             cycle.reasons, cycle.planned, cycle.sched_nodes = d.reasons, d.planned, d.sched_nodes
             d.resume = cycle
         return d
@@ -570,6 +605,7 @@ class SlurmBackfill(Conservative):
         # _clear_job_estimates): one beyond bf_max_job_test has none ("Until an attempt is
         # made to backfill schedule a job, its expected initiation time value will not be set")
         tested, max_tested = cycle.tested, self.bf_max_job_test
+        table = self.node_space_size  # the records the map may hold (bf_node_space_size)
         res = self.bf_resolution
         first_slot = math.floor(now / res) * res
         unreached, seen, reasons, planned = cycle.unreached, cycle.seen, d.reasons, d.planned
@@ -605,6 +641,12 @@ class SlurmBackfill(Conservative):
             if t <= now and i == 0:
                 prof.reserve(nodes, _usage(job, view.capacity, nodes), now, now + limit, at=0)
                 d.starts.append(Start(job.id, nodes, "backfill"))
+                if job.exclusive and space.records < table:
+                    # _bf_reserve_running: a whole-node job started holds its nodes in the
+                    # map from its start to its end rounded down (none when the map is full)
+                    end = now + limit
+                    end = math.floor(end / res) * res if end != math.inf else end
+                    space.reserve(nodes, first_slot, end)
                 continue
             reasons[job.id] = "Priority" if job.partition in waiting else "Resources"
             waiting.add(job.partition)
@@ -619,6 +661,13 @@ class SlurmBackfill(Conservative):
             begin = max(math.floor(t / res) * res, first_slot)
             end = t + limit
             end = max(math.floor(end / res) * res if end != math.inf else end, begin + res)
+            if space.records >= table:
+                # "table size limit of %u reached": the cycle ends before this reservation;
+                # the job keeps its expected start and nodes (backfill.c sets them first)
+                planned[job.id] = t
+                d.sched_nodes[job.id] = nodes
+                cycle.full = True
+                break
             prof.reserve(nodes, view.capacity[list(nodes)], max(begin, now), end)
             space.reserve(nodes, begin, end)
             seen.append((job, True, (nodes, begin, end)))
@@ -642,6 +691,7 @@ class _Cycle:
     unreached: dict = field(default_factory=dict)  # request shape -> shortest limit not reached
     waiting: set = field(default_factory=set)  # partitions whose first job waits (Resources)
     tested: int = 0  # jobs tested (bf_max_job_test)
+    full: bool = False  # the map reached bf_node_space_size records: the cycle ended there
     #: each job met, in order: (job, reached?, its reservation (nodes, begin, end) or None)
     seen: list = field(default_factory=list)
     reasons: dict = field(default_factory=dict)
@@ -669,9 +719,10 @@ class _Cycle:
         unreached[job.shape] = job.limit
         return False
 
-    def still_reached(self, space: NodeSpace, now: float, up: int, blocked) -> bool:
+    def still_reached(self, space: NodeSpace, now: float, up: int, blocked, size: int) -> bool:
         """Walk the jobs seen again over ``space`` (a map for ``now``), putting their
-        reservations back in order: whether each is reached as it was."""
+        reservations back in order: whether each is reached as it was, and the map keeps
+        room for each reservation (fewer than ``size`` records before it)."""
         unreached: dict = {}  # as in a cycle: shape -> the shortest limit not reached
         for job, reached, held in self.seen:
             if (
@@ -680,6 +731,8 @@ class _Cycle:
             ):
                 return False
             if held is not None:
+                if space.records >= size:
+                    return False  # a cycle now would end at this reservation
                 space.reserve(*held)
         return True
 

@@ -6,13 +6,20 @@ then (a plan reserves whole nodes). Before a job is tested, backfill.c walks the
 window covers (``TRY_LATER``): when too few nodes stay free there, it tries again from the
 end of the slot holding the start, and when none is left (the last slot of the window) the
 job is passed over without being tested: it does not count toward ``bf_max_job_test``.
-Running jobs are not in the map (the select plugin sees them).
+Running jobs are not in the map (the select plugin sees them), except the whole-node jobs
+the cycle itself starts (``_bf_reserve_running``: their nodes until their end).
+
+The map is a table of at most ``bf_node_space_size`` records (``node_space_recs``): it
+starts with one record for the whole window, and each reservation inserts a record where
+it begins and one where it ends, unless a record already begins there (or it ends beyond
+the window); merged records are not given back. When the table is full, backfill.c stops
+the cycle before the next reservation ("table size limit of %u reached").
 """
 
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -36,16 +43,20 @@ def _bits_of(nodes: tuple[int, ...]) -> int:
 
 
 class NodeSpace:
-    """backfill.c's ``node_space``: slots from ``now`` rounded down to ``now + window``
+    """backfill.c's ``node_space``: records from ``now`` rounded down to ``now + window``
     rounded down (``resolution`` seconds each at the finest), with the nodes not reserved.
 
-    ``times`` are the slot edges (slot k is ``[times[k], times[k + 1])``) and ``slots`` the
-    nodes no planned job holds in each slot, as int bitmasks (bit ``i``: node ``i``; node
+    ``times`` are the record edges (record k is ``[times[k], times[k + 1])``) and ``slots``
+    the nodes no planned job holds in each, as int bitmasks (bit ``i``: node ``i``; node
     sets are few dozen bits, and Python's int operations cost a fraction of numpy's calls
     on arrays that small). Node masks passed in are bitmasks too (:func:`node_bits`).
+    The records are backfill.c's, one for one: record 0 is left empty when a reservation
+    begins at the start of the map, and a reservation merges one pair of neighbouring
+    records that hold the same nodes. ``records`` counts the records the table has used
+    (``node_space_recs``: merging gives none back).
     """
 
-    __slots__ = ("begin", "end", "resolution", "times", "slots", "nodes", "_runs")
+    __slots__ = ("begin", "end", "resolution", "times", "slots", "nodes", "records", "_runs")
     # _runs (one-node maps): (now, longest closed run, its start, its end, open run's start)
 
     def __init__(self, now: float, window: float, resolution: float, nodes: int):
@@ -56,39 +67,65 @@ class NodeSpace:
         self.times = [self.begin, self.end]
         self.nodes = nodes
         self.slots = [(1 << nodes) - 1]
+        self.records = 1  # node_space_recs: one record for the whole window
         self._runs: tuple | None = None  # see __slots__
 
     @property
     def avail(self) -> np.ndarray:
-        """The map as a (slots x nodes) boolean array: True where no planned job holds the
+        """The map as a (records x nodes) boolean array: True where no planned job holds the
         node (for inspection and tests)."""
         return np.array(
             [[bool(bits >> i & 1) for i in range(self.nodes)] for bits in self.slots], dtype=bool
         ).reshape(len(self.slots), self.nodes)
 
-    def _split(self, t: float) -> int:
-        """The index of the slot starting at ``t`` (splitting the one around it)."""
-        times = self.times
-        k = bisect_right(times, t) - 1
-        if times[k] == t or k == len(times) - 1:
-            return k
-        times.insert(k + 1, t)
-        self.slots.insert(k + 1, self.slots[k])
-        return k + 1
-
     def reserve(self, nodes: Sequence[int], start: float, end: float) -> None:
         """``_add_reservation``: ``nodes`` are taken from ``start`` to ``end`` (times on the
-        grid), starting no earlier than the map and lasting at least one slot."""
-        start = max(start, self.begin)
-        end = max(end, start + self.resolution)
-        if start >= self.end:
-            return
-        k0, k1 = self._split(start), self._split(min(end, self.end))
+        grid), starting no earlier than the map and lasting at least one slot.
+
+        As backfill.c: a record is inserted at ``start`` unless a record ends there, and at
+        ``end`` unless one ends there or the map ends before it; then the first two
+        neighbouring records holding the same nodes, from the one before the reservation
+        to the one after it, are merged into one."""
+        if start < self.begin:
+            start = self.begin
+        if end < start + self.resolution:
+            end = start + self.resolution
+        times, slots = self.times, self.slots
+        n = len(slots)
+        k = bisect_left(times, start, 1) - 1  # the first record ending at or after start
+        if k >= n:
+            return  # (it begins after the map: nothing placed)
+        before = k - 1 if k else 0  # one_before
+        if times[k + 1] > start:  # a record from start
+            times.insert(k + 1, start)
+            slots.insert(k + 1, slots[k])
+            n += 1
+            self.records += 1
+        k += 1  # the record beginning at start
         keep = ~_bits_of(tuple(nodes))
-        slots = self.slots
-        for k in range(k0, k1):
+        after = None  # one_after: the record after the reservation (None: to the map's end)
+        while k < n:
+            edge = times[k + 1]
+            if end < edge:  # a record from end
+                times.insert(k + 1, end)
+                slots.insert(k + 1, slots[k])
+                n += 1
+                self.records += 1
+                slots[k] &= keep
+                after = k + 1
+                break
             slots[k] &= keep
-        if self.nodes == 1:
+            if end == edge:
+                after = k + 1 if k + 1 < n else None
+                break
+            k += 1
+        i = before  # drop one record holding the same nodes as the one before it
+        while i != after and i < n - 1:
+            if slots[i] == slots[i + 1]:
+                del times[i + 1], slots[i + 1]
+                break
+            i += 1
+        if self.nodes == 1 and start < self.end:
             self._cut_runs(start, min(end, self.end))
 
     def free_over(self, usable: int, start: float, end: float) -> tuple[int, float | None]:

@@ -108,8 +108,9 @@ class Controller:
     """The scheduling half of :class:`~slurmlab.sim.engine.Simulation` (a mixin)."""
 
     def request_pass(self) -> None:
-        """Ask for one scheduling pass at the end of the current instant."""
-        if not self._pass_pending:
+        """Ask for one scheduling pass at the end of the current instant (none without a
+        main scheduler, sched_interval=-1: the backfill timer is armed all the same)."""
+        if not self._pass_pending and not self._main_off:
             self._pass_pending = True
             self._at(0, self._pass, LATE)
         if self.policy.interval and not self._timer_running and self.queue:
@@ -545,9 +546,10 @@ class Controller:
         """A pass at Slurm's first periodic main-scheduler pass (every sched_interval) from
         ``t`` on, when a job's PreemptExemptTime ends: Slurm preempts in main-scheduler passes
         only, and nothing else calls one then (the real-Slurm preemption fixture: the victim
-        became preemptable at 120 s and was preempted at the periodic pass, 172 s)."""
+        became preemptable at 120 s and was preempted at the periodic pass, 172 s). Without a
+        main scheduler (slurm policy, sched_interval=-1), at the first backfill cycle."""
         grid = self._main_grid
-        if grid is None:  # (sched_interval=-1: the next event's pass looks again)
+        if grid is None:  # (no periodic pass: the next event's pass, if any, looks again)
             return
         t = math.ceil(t / grid) * grid
         if self._wake is not None and self.env.now <= self._wake <= t:
@@ -558,6 +560,22 @@ class Controller:
     def _woken(self, _event=None) -> None:
         self._wake = None  # (its pass may arm the next wake)
         self.request_pass()
+
+    def _backfill_alone(self, _event=None) -> None:
+        """A backfill cycle without a main scheduler (sched_interval=-1): the cycle is where
+        Slurm then starts jobs in advance reservations and preempts (backfill.c tests each
+        job with its preemptee candidates; preempt.html, "Limitations of Preemption During
+        Backfill Scheduling"), so the reservation and preemption steps of a pass run first,
+        as they do before the main scheduler."""
+        if self.queue:
+            order = self._in_order() if self.preemption else None
+            if self.reservations:
+                self._reservation_pass(order)
+                if order is not None and len(order) != len(self.queue):  # (some started)
+                    order = [e for e in order if self.jobs[e[1]].state == "PENDING"]
+            if self.preemption:
+                self._preempt_pass(order)
+        self._backfill_tick()
 
     def _preempt_mode_of(self, victim: SimJob) -> str:
         """The preempted job's mode: its QOS PreemptMode, else the cluster's (preempt_qos.c)."""
@@ -577,7 +595,7 @@ class Controller:
             self._timer_idle = False
             if not now % interval and self._last_tick != now:
                 delay = 0.0
-        self._at(delay, self._backfill_tick, AFTER_PASS)
+        self._at(delay, self._backfill_alone if self._main_off else self._backfill_tick, AFTER_PASS)
 
     def _backfill_tick(self, _event=None) -> None:
         """One backfill cycle, after the main pass of its instant; re-armed while jobs pend.

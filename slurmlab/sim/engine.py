@@ -218,12 +218,26 @@ class Simulation(Controller, Lifecycles):
         every = getattr(self.policy, "sched_interval", -1)
         self._full_every = every if every > 0 else None
         self._full_depth = self.policy.default_queue_depth + 1 if every > 0 else 0
-        # Slurm's periodic main-scheduler pass (sched_interval, 60 s by default; -1: none),
-        # when a time (not an event) lets a job start: a preemption victim's exempt time ends
+        # sched_interval=-1: no main scheduler at all (job_scheduler.c _schedule() returns at
+        # once); jobs start in backfill cycles only, which then run the reservation and
+        # preemption steps of a pass too (controller: _schedule_timer)
+        self._main_off = getattr(self.policy, "sched_interval", None) == -1
+        # Slurm's periodic main-scheduler pass (sched_interval, 60 s by default), when a time
+        # (not an event) lets a job start: a preemption victim's exempt time ends. Without a
+        # main scheduler, the backfill cycle's (bf_interval; None: neither runs)
         grid = every if hasattr(self.policy, "sched_interval") else None
         if grid is None:
             grid = int(cluster.scheduler_parameters.get("sched_interval") or 60)
+        if self._main_off:
+            grid = self.policy.interval or -1
         self._main_grid = grid if grid > 0 else None
+        if self._main_off and not self.policy.interval:
+            warnings.warn(
+                "slurm policy: bf_interval=-1 and sched_interval=-1 turn off both the backfill "
+                "cycles and the main scheduler: Slurm would start no job, and neither does the "
+                "simulation (every job stays PENDING); drop one of them (SchedulerParameters)",
+                stacklevel=3,
+            )
         self.seed = parse_whole(seed, what="seed")  # explicit seeds: a whole number, no surprises
         self.origin = DEFAULT_ORIGIN if origin is None else pd.Timestamp(origin)
         ot = cluster.setting("OverTimeLimit", "0") or "0"

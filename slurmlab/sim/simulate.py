@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import math
 import time
 import warnings
@@ -12,9 +13,9 @@ from slurmlab.policies.fairshare import Account
 from slurmlab.sim.engine import Simulation
 from slurmlab.sim.faults import NodeFailure, RandomFailures
 from slurmlab.sim.result import SimulationResult
-from slurmlab.spec.cluster import SCHEDULER_PARAMETERS, Cluster
+from slurmlab.spec.cluster import SCHEDULER_PARAMETERS, SLURM_SCHEDULER_PARAMETERS, Cluster
 from slurmlab.spec.qos import Qos, Reservation
-from slurmlab.spec.units import parse_instant
+from slurmlab.spec.units import parse_instant, parse_list_of
 from slurmlab.spec.workload import Action, Workload
 
 __all__ = ["simulate"]
@@ -42,7 +43,9 @@ def simulate(
     until the simulated time ``until`` (seconds, ``"3d"``, or a date and time): jobs still
     pending or running then are reported so (sacct's PENDING, RUNNING), and the metrics
     cover the window up to it. A run in which failures come faster than jobs can make
-    progress never ends on its own (Slurm requeues such jobs for ever too): bound it so.
+    progress never ends on its own (Slurm requeues such jobs for ever too): bound it so. Under
+    the ``slurm`` policy with ``bf_interval=-1`` and ``sched_interval=-1`` no job ever starts
+    (as in Slurm; a warning says so): the run ends at the last submission or scripted event.
 
     ``cluster`` is a :class:`Cluster`, a preset name (``"ai"``) or a slurm.conf path.
 
@@ -92,6 +95,16 @@ def simulate(
     sim.add_workload(workload)
     sim.add_actions(actions)
     sim.add_failures(failures, random_failures)
+    if stop is None and _starts_nothing(sim.policy):
+        # bf_interval=-1 and sched_interval=-1 (warned about): no job ever starts, so the run
+        # ends at the last submission or scripted event (priority recalculations, and random
+        # failures, would otherwise go on for ever around jobs that wait)
+        stop = max(
+            [j.submit for j in workload.jobs]
+            + [a.at for a in parse_list_of(actions, Action, what="actions")]
+            + [f.at for f in parse_list_of(failures, NodeFailure, what="failures")],
+            default=0.0,
+        )
     if progress and len(workload) >= 1000:
         from tqdm.auto import tqdm
 
@@ -113,35 +126,76 @@ def simulate(
 #: (they tune how slurmctld yields its locks or spreads its work).
 _NO_EFFECT = {
     "bf_continue", "bf_yield_interval", "bf_yield_sleep", "bf_max_time", "max_rpc_cnt",
-    "max_rpc_count", "bf_node_space_size", "max_sched_time", "sched_min_interval",
+    "max_rpc_count", "max_sched_time", "sched_min_interval",
 }  # fmt: skip
+
+#: What to say about an option of Slurm's that the slurm policy does not model, when a
+#: modelled one does its work.
+_HINTS = {"max_job_bf": "it is the old name of bf_max_job_test: write bf_max_job_test"}
 
 
 def slurm_params(cluster: Cluster) -> dict:
     """The ``slurm`` policy's parameters from the cluster's SchedulerParameters line.
 
     Values were checked when the cluster was read (whole numbers in Slurm's ranges).
-    ``bf_interval=-1`` turns the backfill cycles off, as in Slurm. SchedulerParameters that
-    would change scheduling but are not modelled, and a SchedulerType other than
-    sched/backfill, are named in a warning (they are ignored).
+    ``bf_interval=-1`` turns the backfill cycles off and ``sched_interval=-1`` the main
+    scheduler, as in Slurm. Warnings, naming the slurm.conf file and line (or the scenario's
+    ``cluster.settings.SchedulerParameters``), name the options that are not Slurm's (Slurm
+    ignores them too, so its defaults apply), the options of Slurm's that would change
+    scheduling but are not modelled (ignored), and a SchedulerType other than sched/backfill.
     """
     given = cluster.scheduler_parameters
     out = {}
     for key in SCHEDULER_PARAMETERS:
         if given.get(key):
             out[key] = int(given[key])
-    ignored = sorted(k for k in given if k not in SCHEDULER_PARAMETERS and k not in _NO_EFFECT)
-    if ignored:
+    where = _where(cluster, "SchedulerParameters")
+    known = set(SLURM_SCHEDULER_PARAMETERS)
+    for key in (k for k in given if k not in known):
+        close = difflib.get_close_matches(key, SLURM_SCHEDULER_PARAMETERS, n=1, cutoff=0.75)
+        hint = f"did you mean {close[0]}?" if close else "see slurm.conf(5) for Slurm's options"
         warnings.warn(
-            f"SchedulerParameters {', '.join(ignored)}: not modelled by slurmlab's slurm "
-            f"policy, which ignores them (it models {', '.join(SCHEDULER_PARAMETERS)})",
+            f"{where}: SchedulerParameters {_item(key, given[key])}: not a Slurm 22.05 "
+            "SchedulerParameters option: Slurm ignores it and so does slurmlab (the option "
+            f"meant keeps its default); {hint}",
+            stacklevel=3,
+        )
+    ignored = sorted(
+        k for k in given if k in known and k not in SCHEDULER_PARAMETERS and k not in _NO_EFFECT
+    )
+    if ignored:
+        hints = "".join(f"; {k}: {_HINTS[k]}" for k in ignored if k in _HINTS)
+        warnings.warn(
+            f"{where}: SchedulerParameters {', '.join(ignored)}: not modelled by slurmlab's "
+            f"slurm policy, which ignores them (it models {', '.join(SCHEDULER_PARAMETERS)})"
+            + hints,
             stacklevel=3,
         )
     stype = (cluster.setting("SchedulerType", "sched/backfill") or "").strip().lower()
     if stype != "sched/backfill":
         warnings.warn(
-            f"SchedulerType={stype}: the slurm policy models sched/backfill; for Slurm's "
-            "sched/builtin (strict priority order, no backfill) use policy='fifo'",
+            f"{_where(cluster, 'SchedulerType')}: SchedulerType={stype}: the slurm policy "
+            "models sched/backfill; for Slurm's sched/builtin (strict priority order, no "
+            "backfill) use policy='fifo'",
             stacklevel=3,
         )
     return out
+
+
+def _starts_nothing(policy) -> bool:
+    """Whether ``policy`` can never start a job: the slurm policy with neither a main
+    scheduler (sched_interval=-1) nor backfill cycles (bf_interval=-1)."""
+    return getattr(policy, "sched_interval", None) == -1 and not policy.interval
+
+
+def _where(cluster: Cluster, key: str) -> str:
+    """Where a setting was given: its slurm.conf file and line, or the scenario's line and
+    ``cluster.settings.<key>``, as the cluster's other warnings say (else the cluster)."""
+    where = getattr(cluster.settings, "where", {})
+    low = key.lower()
+    found = next((v for k, v in where.items() if k.lower() == low), None)
+    return found or f"Cluster {cluster.name!r}"
+
+
+def _item(key: str, value: str) -> str:
+    return f"{key}={value}" if value else key

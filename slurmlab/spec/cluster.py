@@ -591,13 +591,19 @@ _UINT32_MAX = 4294967295
 _MEMORY_KEYS = {"defmempercpu", "defmempernode", "defmempergpu", "maxmempercpu", "maxmempernode"}
 
 #: SchedulerParameters the ``slurm`` policy models: (lowest, highest) whole value Slurm
-#: accepts (sched/backfill's _load_config; bf_window in minutes), and what it means.
+#: accepts (sched/backfill's _load_config, job_scheduler.c; bf_window in minutes), and what
+#: it means. ``bf_interval`` and ``sched_interval`` also take -1 (off).
 SCHEDULER_PARAMETERS = {
     "bf_interval": (1, 10800, "seconds between backfill cycles, e.g. 30"),
     "bf_resolution": (1, 3600, "seconds, e.g. 60"),
     "bf_window": (1, 43200, "minutes, e.g. 1440"),
     "bf_max_job_test": (1, 1000000, "jobs, e.g. 500"),
-    "default_queue_depth": (1, 1000000, "jobs, e.g. 100"),
+    "bf_node_space_size": (
+        2,
+        2000000,
+        "records of a backfill cycle's map, e.g. 500; by default bf_max_job_test",
+    ),
+    "default_queue_depth": (0, 1000000, "jobs, e.g. 100; 0 tests one job"),
     "sched_interval": (
         1,
         1000000,
@@ -605,29 +611,71 @@ SCHEDULER_PARAMETERS = {
     ),
 }
 
+#: What -1 means for the parameters that take it.
+_OFF = {"bf_interval": "-1 (no backfill)", "sched_interval": "-1 (no main scheduler)"}
+
+#: Every SchedulerParameters option of Slurm 22.05 (slurm.conf(5), its SchedulerParameters
+#: section), lower case, plus two spellings slurmctld also reads: ``max_rpc_count``
+#: (job_scheduler.c, for max_rpc_cnt) and ``max_job_bf`` (backfill.c, the old name of
+#: bf_max_job_test). Slurm finds each as ``name=`` (or ``name``) anywhere in the line and
+#: ignores anything else.
+SLURM_SCHEDULER_PARAMETERS = (
+    "allow_zero_lic", "assoc_limit_stop", "batch_sched_delay", "bb_array_stage_cnt",
+    "bf_busy_nodes", "bf_continue", "bf_hetjob_immediate", "bf_hetjob_prio", "bf_interval",
+    "bf_job_part_count_reserve", "bf_licenses", "bf_max_job_array_resv", "bf_max_job_assoc",
+    "bf_max_job_part", "bf_max_job_start", "bf_max_job_test", "bf_max_job_user",
+    "bf_max_job_user_part", "bf_max_time", "bf_min_age_reserve", "bf_min_prio_reserve",
+    "bf_node_space_size", "bf_one_resv_per_job", "bf_resolution", "bf_running_job_reserve",
+    "bf_window", "bf_window_linear", "bf_yield_interval", "bf_yield_sleep",
+    "build_queue_timeout", "correspond_after_task_cnt", "default_queue_depth", "defer",
+    "delay_boot", "disable_job_shrink", "disable_hetjob_steps", "enable_hetjob_steps",
+    "enable_user_top", "ignore_numa", "ignore_prefer_validation", "max_array_tasks",
+    "max_rpc_cnt", "max_sched_time", "max_script_size", "max_switch_wait",
+    "no_backup_scheduling", "no_env_cache", "nohold_on_prolog_fail", "pack_serial_at_end",
+    "partition_job_depth", "preempt_reorder_count", "preempt_strict_order",
+    "preempt_youngest_first", "reduce_completing_frag", "requeue_setup_env_fail",
+    "salloc_wait_nodes", "sbatch_wait_nodes", "sched_interval", "sched_max_job_start",
+    "sched_min_interval", "spec_cores_first", "step_retry_count", "step_retry_time",
+    "whole_hetjob",
+    "max_rpc_count", "max_job_bf",
+)  # fmt: skip
+
 
 def scheduler_parameters_problem(value: str) -> str | None:
     """What is wrong with a SchedulerParameters line's modelled options, or None.
+
+    A modelled option must be a whole number in Slurm's range, given once. An option of
+    Slurm's written with a space before ``=`` is refused: slurmctld looks for ``name=`` and
+    would not see it (it would keep the default), which is surely not what was meant.
+    Options that are not Slurm's are warned about when a simulation uses them.
 
     >>> scheduler_parameters_problem("bf_interval=5,bf_window=abc")
     "SchedulerParameters bf_window='abc' must be a whole number from 1 to 43200 (minutes, e.g. 1440)"
     """
     seen: set[str] = set()
     for item in str(value).split(","):
-        key, _, raw = item.strip().partition("=")
-        key, raw = key.strip().lower(), raw.strip()  # (slurmctld matches them in any case)
+        item = item.strip()
+        key, eq, raw = item.partition("=")
+        name = key.strip().lower()  # (slurmctld matches them in any case)
+        if eq and name != key.lower() and name in SLURM_SCHEDULER_PARAMETERS:
+            written = name + "=" + raw.strip()
+            return (
+                f"SchedulerParameters {item!r}: Slurm does not recognise an option with a space "
+                f"before '=' (it looks for '{name}=') and would use its default; write {written}"
+            )
+        key, raw = name, raw.strip()
         if key not in SCHEDULER_PARAMETERS:
             continue
         if key in seen:
             return f"SchedulerParameters gives {key} twice; keep one"
         seen.add(key)
         low, high, what = SCHEDULER_PARAMETERS[key]
-        if key in ("bf_interval", "sched_interval") and raw == "-1":
+        if key in _OFF and raw == "-1":
             continue
         if not raw.isdigit() or not low <= int(raw) <= high:
-            off = {"bf_interval": "-1 (no backfill) or ", "sched_interval": "-1 (none) or "}
+            off = f"{_OFF[key]} or " if key in _OFF else ""
             return (
-                f"SchedulerParameters {key}={raw!r} must be {off.get(key, '')}a whole number "
+                f"SchedulerParameters {key}={raw!r} must be {off}a whole number "
                 f"from {low} to {high} ({what})"
             )
     return None
