@@ -331,8 +331,8 @@ def _strict(policy) -> float:
 
 def _tested(sim: Simulation, job, t: float) -> bool:
     """Whether the last backfill cycle before ``t`` tested ``job`` (it gave it a planned
-    start, or N/A beyond its window): under ``slurm`` a cycle tests at most
-    ``bf_max_job_test`` jobs, and a job it does not test shows no start (N/A)."""
+    start): under ``slurm`` a cycle tests at most ``bf_max_job_test`` jobs and stops when its
+    node_space map is full (``bf_node_space_size``); a job it does not test shows N/A."""
     if getattr(sim.policy, "name", None) != "slurm":
         return True
     plan = _plan_at(job, t)
