@@ -415,14 +415,7 @@ class Controller:
         self._pass_pending = False
         if not self.queue:
             return
-        # under preempt/qos the queue's order is a pairwise one: computed once per pass
-        order = self._in_order() if self.preemption else None
-        if self.reservations:
-            self._reservation_pass(order)
-            if order is not None and len(order) != len(self.queue):  # (some started)
-                order = [e for e in order if self.jobs[e[1]].state == "PENDING"]
-        if self.preemption:
-            self._preempt_pass(order)
+        order = self._before_main()
         if self._can_resume():
             view = self._view(self._resume, len(self._fresh))
         else:
@@ -568,14 +561,20 @@ class Controller:
         Backfill Scheduling"), so the reservation and preemption steps of a pass run first,
         as they do before the main scheduler."""
         if self.queue:
-            order = self._in_order() if self.preemption else None
-            if self.reservations:
-                self._reservation_pass(order)
-                if order is not None and len(order) != len(self.queue):  # (some started)
-                    order = [e for e in order if self.jobs[e[1]].state == "PENDING"]
-            if self.preemption:
-                self._preempt_pass(order)
+            self._before_main()
         self._backfill_tick()
+
+    def _before_main(self) -> list | None:
+        """A pass's first steps: jobs in advance reservations, then preemption. Returns the
+        queue's order under preempt/qos (a pairwise one: computed once per pass), else None."""
+        order = self._in_order() if self.preemption else None
+        if self.reservations:
+            self._reservation_pass(order)
+            if order is not None and len(order) != len(self.queue):  # (some started)
+                order = [e for e in order if self.jobs[e[1]].state == "PENDING"]
+        if self.preemption:
+            self._preempt_pass(order)
+        return order
 
     def _preempt_mode_of(self, victim: SimJob) -> str:
         """The preempted job's mode: its QOS PreemptMode, else the cluster's (preempt_qos.c)."""
