@@ -630,3 +630,37 @@ def test_a_slurmlab_error_in_a_notebook_is_its_message(capsys):
     assert type(result.error_in_exec).__name__ == "SlurmlabError"
     err = capsys.readouterr().err
     assert err == "SlurmlabError: Invalid job id specified: 12345\n"
+
+
+def test_core_specialization_node_options_are_named_as_not_modelled():
+    """CoreSpecCount, CPUSpecList and MemSpecLimit keep resources from jobs in Slurm; they
+    were accepted silently (slurmlab gives jobs every CPU and all the memory)."""
+    from slurmlab import Cluster
+
+    conf = (
+        "ClusterName=x\nNodeName=n[1-2] CPUs=16 RealMemory=64000 CoreSpecCount=2 "
+        "MemSpecLimit=4000\nPartitionName=p Nodes=n[1-2] Default=YES\n"
+    )
+    with pytest.warns(UserWarning) as caught:
+        Cluster.from_slurm_conf(conf)
+    assert [str(w.message).split(": not modelled")[0] for w in caught] == [
+        "slurm.conf line 2: NodeName=n[1-2]: CoreSpecCount=2",
+        "slurm.conf line 2: NodeName=n[1-2]: MemSpecLimit=4000",
+    ]
+
+
+def test_jobs_a_backfill_cycle_starts_in_their_reservation_are_started_by_backfill(tmp_path):
+    """With sched_interval=-1 (no main scheduler) a job in its advance reservation starts in
+    a backfill cycle: StartedBy backfill (it said main)."""
+    doc = """
+cluster:
+  nodes: [{name: "gpu[1-2]", cpus: 16, memory: 64000, gres: "gpu:4"}]
+  settings: {SchedulerParameters: "sched_interval=-1,bf_interval=30"}
+policy: slurm
+reservations: [{name: r, start: 0, duration: "2:00:00", nodes: "gpu1", users: [ann]}]
+jobs:
+  - {id: a, submit: 5, runtime: 60, user: ann, args: "-N 1 -t 10 --reservation=r"}
+"""
+    result = _scenario(tmp_path, doc).run()
+    row = result.jobs.set_index("JobID").loc["a"]
+    assert (result.seconds("Start").item(), row["StartedBy"]) == (30.0, "backfill")

@@ -157,7 +157,7 @@ def test_an_unknown_node_option_is_named_with_the_option_meant():
         f"slurm.conf line 1: NodeName=n[1-2]: {unknown('Wieght', '5', 'node option')}; "
         "did you mean Weight?"
     ]
-    real = "NodeName=n1 CPUs=4 TmpDisk=100 CoreSpecCount=1 NodeHostname=h Features=a\n"
+    real = "NodeName=n1 CPUs=4 TmpDisk=100 Sockets=1 NodeHostname=h Features=a\n"
     assert caught_by(lambda: Cluster.from_slurm_conf(real)) == []
 
 

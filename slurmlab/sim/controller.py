@@ -443,8 +443,8 @@ class Controller:
                 self._set_reason(job, reason)
             elif nodes is None:
                 self._set_reason(job, "Resources")
-            else:
-                self._start(job, nodes, "main")
+            else:  # (a backfill cycle's step when there is no main scheduler)
+                self._start(job, nodes, "backfill" if self._main_off else "main")
 
     def _preempt_pass(self, order=None) -> None:
         """PreemptType=preempt/qos: a job whose QOS may preempt others frees room by doing so.

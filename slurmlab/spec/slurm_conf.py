@@ -391,8 +391,23 @@ def _warn_unknown_options(
     options = NODE_OPTIONS | _NODE_ALIASES if kind == "node option" else PARTITION_OPTIONS
     for k, v in kv.items():
         note = unknown_key_warning(k, v, kind, options)
+        if note is None and kind == "node option":
+            spec = next((s for s in _SPECIALIZED if s.lower() == k.lower()), None)
+            if spec is not None:
+                note = f"{spec}={v}: not modelled by slurmlab (ignored); {_SPECIALIZED[spec]}"
         if note:
             warnings.warn(f"{source} line {no}: {what}: {note}", stacklevel=stacklevel)
+
+
+#: Node options that keep resources from jobs (core specialization), which slurmlab ignores.
+_SPECIALIZED = {
+    "CoreSpecCount": "Slurm keeps that many cores for system use, so jobs get fewer CPUs than "
+    "CPUs= says; slurmlab gives jobs every CPU",
+    "CPUSpecList": "Slurm keeps those CPUs for system use, so jobs get fewer than CPUs= says; "
+    "slurmlab gives jobs every CPU",
+    "MemSpecLimit": "Slurm keeps that much memory (MB) for system use, so jobs get less than "
+    "RealMemory= says; slurmlab gives jobs all of it",
+}
 
 
 def parse_gres_conf(path_or_text: str | Path) -> dict[str, list[Gres]]:
