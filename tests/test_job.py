@@ -328,6 +328,7 @@ srun python train.py
 """
 
 
+@pytest.mark.filterwarnings("ignore:script line")  # (SCRIPT's #SBATCHX, late #SBATCH)
 def test_sbatch_script_directives():
     """#SBATCH lines are options; comments, blank lines and '#SBATCHX' are skipped."""
     spec = JobSpec.from_sbatch(SCRIPT)
@@ -338,6 +339,7 @@ def test_sbatch_script_directives():
     assert spec.script == SCRIPT
 
 
+@pytest.mark.filterwarnings("ignore:script line")  # (SCRIPT's #SBATCHX, late #SBATCH)
 def test_sbatch_trailing_comments_respect_quotes():
     """An unquoted '#' ends a directive (a trailing comment); a quoted '#' is kept."""
     spec = JobSpec.from_sbatch(SCRIPT)
@@ -345,10 +347,14 @@ def test_sbatch_trailing_comments_respect_quotes():
 
 
 def test_directives_after_first_command_are_ignored():
-    """sbatch stops reading #SBATCH lines at the first command line."""
-    assert JobSpec.from_sbatch(SCRIPT).nodes == 2  # the later '#SBATCH --nodes=4' is ignored
+    """sbatch stops reading #SBATCH lines at the first command line (slurmlab says so)."""
+    with pytest.warns(UserWarning) as caught:
+        spec = JobSpec.from_sbatch(SCRIPT)
+    assert spec.nodes == 2  # the later '#SBATCH --nodes=4' is ignored
+    assert [str(w.message).split(":")[0] for w in caught] == ["script line 6", "script line 11"]
 
 
+@pytest.mark.filterwarnings("ignore:script line")  # (SCRIPT's #SBATCHX, late #SBATCH)
 def test_command_line_overrides_script():
     """Command-line options override #SBATCH lines; the other directives stay."""
     spec = JobSpec.from_sbatch(SCRIPT, ["-N", "3", "-t", "30"])
