@@ -607,7 +607,7 @@ class SlurmBackfill(Conservative):
         tested, max_tested = cycle.tested, self.bf_max_job_test
         table = self.node_space_size  # the records the map may hold (bf_node_space_size)
         res = self.bf_resolution
-        first_slot = math.floor(now / res) * res
+        first_slot = _slot_of(now, res)
         unreached, seen, reasons, planned = cycle.unreached, cycle.seen, d.reasons, d.planned
         for job in queue:  # (deep queues: mostly jobs of a shape already known to fail)
             if tested >= max_tested:
@@ -644,9 +644,7 @@ class SlurmBackfill(Conservative):
                 if job.exclusive and space.records < table:
                     # _bf_reserve_running: a whole-node job started holds its nodes in the
                     # map from its start to its end rounded down (none when the map is full)
-                    end = now + limit
-                    end = math.floor(end / res) * res if end != math.inf else end
-                    space.reserve(nodes, first_slot, end)
+                    space.reserve(nodes, first_slot, _slot_of(now + limit, res))
                 continue
             reasons[job.id] = "Priority" if job.partition in waiting else "Resources"
             waiting.add(job.partition)
@@ -658,9 +656,8 @@ class SlurmBackfill(Conservative):
             # Like Slurm, planned reservations take whole nodes, from the start and to the end
             # rounded *down* to bf_resolution (backfill.c), at least one slot long, from the
             # slot of now at the earliest
-            begin = max(math.floor(t / res) * res, first_slot)
-            end = t + limit
-            end = max(math.floor(end / res) * res if end != math.inf else end, begin + res)
+            begin = max(_slot_of(t, res), first_slot)
+            end = max(_slot_of(t + limit, res), begin + res)
             if space.records >= table:
                 # "table size limit of %u reached": the cycle ends before this reservation;
                 # the job keeps its expected start and nodes (backfill.c sets them first)
@@ -678,6 +675,12 @@ class SlurmBackfill(Conservative):
 
     def _node_space(self, view: QueueView) -> NodeSpace:
         return NodeSpace(view.now, self.bf_window * 60.0, self.bf_resolution, len(view.capacity))
+
+
+def _slot_of(t: float, res: float) -> float:
+    """``t`` rounded down to the ``bf_resolution`` grid, as backfill.c rounds reservation
+    edges (an unlimited end stays unlimited)."""
+    return math.floor(t / res) * res if t != math.inf else t
 
 
 @dataclass

@@ -275,11 +275,16 @@ class Controller:
         """Whether a maintenance reservation (Flags=MAINT) holds every node of the job's
         partition during its window from now (reservation.c job_test_resv: the job then
         cannot run, ESLURM_RESERVATION_MAINT)."""
-        now, part = self.env.now, self.partition_nodes[job.partition]
-        return any(
-            r.maint and r.start < now + job.limit and r.end > now and not (part & ~mask).any()
-            for r, mask in self.reservations.values()
-        )
+        windows = self._maint_windows.get(job.partition)
+        if windows is None:  # (reservations and partitions are fixed: once per partition)
+            part = self.partition_nodes[job.partition]
+            windows = self._maint_windows[job.partition] = [
+                (r.start, r.end)
+                for r, mask in self.reservations.values()
+                if r.maint and not (part & ~mask).any()
+            ]
+        now = self.env.now
+        return any(start < now + job.limit and end > now for start, end in windows)
 
     def _reserved_nodes(self, t0: float, t1: float) -> np.ndarray | None:
         """Nodes held by reservations overlapping [t0, t1) (None when there are none)."""
@@ -653,7 +658,9 @@ class Controller:
         if refused:  # the policy counted the refused job's nodes as taken: look again now
             self.request_pass()
         now = self.env.now
-        maint, self._maint = self._maint, set()
+        maint = self._maint  # (filled while the pass read the queue; rarely any)
+        if maint:
+            self._maint = set()
         for jid, reason in decision.reasons.items():
             job = jobs[jid]
             if reason == "Resources" and jid in maint:

@@ -231,7 +231,9 @@ class Simulation(Controller, Lifecycles):
         if self._main_off:
             grid = self.policy.interval or -1
         self._main_grid = grid if grid > 0 else None
-        if self._main_off and not self.policy.interval:
+        #: no job can ever start: the slurm policy without a main scheduler nor backfill
+        self.starts_nothing = self._main_off and not self.policy.interval
+        if self.starts_nothing:
             warnings.warn(
                 "slurm policy: bf_interval=-1 and sched_interval=-1 turn off both the backfill "
                 "cycles and the main scheduler: Slurm would start no job, and neither does the "
@@ -303,6 +305,8 @@ class Simulation(Controller, Lifecycles):
         self._min_cpus: int | None = None  # the smallest of those (None: to recompute)
         self._odd: set[int] = set()  # jobs whose reason is neither "Priority" nor "None"
         self._maint: set[int] = set()  # jobs of this pass a maintenance window keeps out
+        #: partition -> (start, end) of the maintenance reservations holding all its nodes
+        self._maint_windows: dict[str, list[tuple[float, float]]] = {}
         self._throttles = False  # any array with a %N throttle was submitted
         # continuing passes (QueueView.resume): the last pass's state, cleared by any change
         # but jobs joining the queue; the jobs that joined since; the last queued key then
@@ -554,6 +558,7 @@ class Simulation(Controller, Lifecycles):
         mask = np.zeros(len(self.node_names), dtype=bool)
         mask[idx] = True
         self.reservations[r.name] = (r, mask)
+        self._maint_windows.clear()  # (which partitions a maintenance window holds whole)
         usage = np.zeros_like(self.capacity)
         usage[mask] = self.capacity[mask]
         self.blocked_windows.append((r.start, r.end, usage))

@@ -113,15 +113,14 @@ def run_accounting(sim) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols)
 
 
-def failure_metrics(runs: pd.DataFrame, requeues: int | None = None) -> dict:
+def failure_metrics(runs: pd.DataFrame, requeues: int) -> dict:
     """Goodput and the cost of failures from :func:`run_accounting` rows.
 
     goodput = useful GPU-hours / allocated GPU-hours (CPU-hours when no GPU was used);
     GPU-hours lost to failures = lost work x GPUs of runs that ended NODE_FAIL or
     PREEMPTED; mean time to recovery = from a failed run's end to the next run's start,
-    NaN when no failed run has been followed by another yet; ``requeues`` = every requeue
-    (the job table's Restarts, summed: a job requeued and still pending counts), else the
-    runs that followed a requeue.
+    NaN when no failed run has been followed by another yet; ``requeues`` is every requeue
+    (the job table's Restarts, summed: a job requeued and still pending counts).
     """
     weight = runs["NGPUS"] if runs["NGPUS"].sum() > 0 else runs["NCPUS"]
     alloc = float((runs["allocated_s"] * weight).sum())
@@ -144,6 +143,6 @@ def failure_metrics(runs: pd.DataFrame, requeues: int | None = None) -> dict:
         "gpu_hours_lost": float((runs["lost_s"] * gpu).sum()) / 3600,
         "gpu_hours_checkpointing": float((runs["writing_s"] * gpu).sum()) / 3600,
         "gpu_hours_restarting": float((runs["restarting_s"] * gpu).sum()) / 3600,
-        "requeues": int((runs["Restarts"] > 0).sum()) if requeues is None else int(requeues),
+        "requeues": int(requeues),
         "mean_time_to_recovery_s": float(np.mean(recoveries)) if recoveries else NAN,
     }

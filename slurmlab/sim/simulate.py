@@ -95,7 +95,7 @@ def simulate(
     sim.add_workload(workload)
     sim.add_actions(actions)
     sim.add_failures(failures, random_failures)
-    if stop is None and _starts_nothing(sim.policy):
+    if stop is None and sim.starts_nothing:
         # bf_interval=-1 and sched_interval=-1 (warned about): no job ever starts, so the run
         # ends at the last submission or scripted event (priority recalculations, and random
         # failures, would otherwise go on for ever around jobs that wait)
@@ -180,12 +180,6 @@ def slurm_params(cluster: Cluster) -> dict:
             stacklevel=3,
         )
     return out
-
-
-def _starts_nothing(policy) -> bool:
-    """Whether ``policy`` can never start a job: the slurm policy with neither a main
-    scheduler (sched_interval=-1) nor backfill cycles (bf_interval=-1)."""
-    return getattr(policy, "sched_interval", None) == -1 and not policy.interval
 
 
 def _where(cluster: Cluster, key: str) -> str:

@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
+from functools import lru_cache
 from pathlib import Path
 
 import pandas as pd
@@ -1133,6 +1134,12 @@ _OTHER_FILES = {
 }  # fmt: skip
 
 
+@lru_cache(maxsize=8)
+def _by_lower(options: frozenset[str]) -> dict[str, str]:
+    """A line's options by lower-case name (made once per set, not once per key)."""
+    return {k.lower(): k for k in options}
+
+
 def unknown_key_warning(
     key: str, value: str, kind: str = "key", options: Iterable[str] | None = None
 ) -> str | None:
@@ -1148,7 +1155,7 @@ def unknown_key_warning(
     >>> unknown_key_warning("PriorityWieghtAge", "1000").endswith("did you mean PriorityWeightAge?")
     True
     """
-    known = KNOWN_KEYS if options is None else {k.lower(): k for k in options}
+    known = KNOWN_KEYS if options is None else _by_lower(frozenset(options))
     low = key.lower()
     if low in known:
         return None

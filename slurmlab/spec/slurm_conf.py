@@ -45,8 +45,9 @@ __all__ = ["SCHEDULER_KEYS", "parse_gres_conf", "parse_slurm_conf", "read_text"]
 
 _CANON = KNOWN_KEYS  # (lower case -> the spelling slurm.conf(5) uses)
 
-#: A node option slurmlab also reads, beside Slurm's (NODE_OPTIONS): scontrol's name for Features.
-_NODE_ALIASES = frozenset({"AvailableFeatures"})
+#: A NodeName= line's options: Slurm's (NODE_OPTIONS), and one slurmlab also reads,
+#: scontrol's name for Features.
+_NODE_KEYS = NODE_OPTIONS | {"AvailableFeatures"}
 
 _NODE_INT = {"cpus", "boards", "sockets", "socketsperboard", "corespersocket", "threadspercore"}
 
@@ -388,7 +389,7 @@ def _warn_unknown_options(
     """Warn about each key of a NodeName= or PartitionName= line that is not one of that
     line's options in Slurm (``kind``: "node option" or "partition option"), naming the
     closest one; ``stacklevel`` points the warning at the caller of ``from_slurm_conf``."""
-    options = NODE_OPTIONS | _NODE_ALIASES if kind == "node option" else PARTITION_OPTIONS
+    options = _NODE_KEYS if kind == "node option" else PARTITION_OPTIONS
     for k, v in kv.items():
         note = unknown_key_warning(k, v, kind, options)
         if note is None and kind == "node option":
