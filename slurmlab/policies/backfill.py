@@ -334,6 +334,12 @@ class Conservative(Easy):
     without a reservation yet (new ones) then get the earliest slot that delays nobody,
     in priority order. Jobs whose slot is now start now.
 
+    A job whose planned start has passed (a running job ahead of it ran past its time
+    limit, as a trace replays it) keeps its place ahead of every later reservation: it is
+    placed first, at its earliest start, and when that breaks a later reservation (one that
+    counted on the nodes it now takes), every job is planned again in priority order, as
+    after a node failure.
+
     After arrivals only, a job whose window no change of the profile reached since its
     own search (see ``_undisturbed``) keeps its place without a new search: the search
     would find the same start and nodes. On the teaching workload that skips 45 % of the
@@ -362,19 +368,35 @@ class Conservative(Easy):
         since = view.resume
         prof = availability(view)
         kept, fresh = [], []  # (planned start, position, job, nodes, usage); (position, job)
+        late = []  # (planned start, position, job): jobs whose planned start has passed
         for n, job in enumerate(view.queue):
             plan = job.planned
-            if plan is not None and plan[0] >= now:
-                t, nodes = plan
-                usage = _usage(job, capacity, nodes)
-                prof.reserve(nodes, usage, t, t + job.limit)
-                kept.append((t, n, job, nodes, usage))
-            else:
+            if plan is None:
                 fresh.append((n, job))
+            elif plan[0] >= now:
+                kept.append((plan[0], n, job, plan[1], _usage(job, capacity, plan[1])))
+            else:  # a running job ahead of it overran its time limit (traces replay that)
+                late.append((plan[0], n, job))
+        # A late job keeps its place ahead of every later reservation: it is placed first,
+        # at its earliest start (Slurm's OverTimeLimit=UNLIMITED; Mu'alem & Feitelson's jobs
+        # never overrun). The rest of the plan goes back around it; where a reservation no
+        # longer fits (it counted on the late job's nodes), everything is planned again in
+        # priority order, as after a node failure.
+        early = []  # (position, job, where it was found) for the late jobs
+        if late:
+            since = None  # (a changed plan: no search is skipped)
+            for _t, n, job in sorted(late, key=itemgetter(0, 1)):
+                early.append((n, job, self._reserve_earliest(prof, job, capacity, up, all_up)))
+        for t, _n, job, nodes, usage in kept:
+            prof.reserve(nodes, usage, t, t + job.limit)
         if kept and not prof.valid():  # nodes failed or shrank under the plan: plan again
             prof = availability(view)
-            fresh = sorted([(n, job) for _t, n, job, _nodes, _u in kept] + fresh)
-            kept = []
+            fresh = sorted(
+                [(n, job) for _t, n, job, _nodes, _u in kept]
+                + [(n, job) for n, job, _found in early]
+                + fresh
+            )
+            kept, early = [], []
             since = None
         waiting: list[tuple[int, PendingJob, None]] = []  # jobs given a future start
         starting: list[tuple[int, PendingJob, tuple]] = []  # jobs starting now (..., nodes)
@@ -397,6 +419,11 @@ class Conservative(Easy):
             d.planned[job.id] = t
             d.planned_nodes[job.id] = nodes
 
+        for n, job, found in early:
+            if found is not None:
+                changes.append((found[1], found[1] + job.limit, False))
+            before[job.id] = len(changes)
+            placed(n, job, found)
         kept.sort(key=itemgetter(0, 1))  # by reservation time, then position (compression)
         for t, n, job, nodes, usage in kept:
             if (
@@ -419,15 +446,9 @@ class Conservative(Easy):
             before[job.id] = len(changes)
             placed(n, job, found)
         for n, job in fresh:  # then jobs without a reservation, in priority order
-            mask = job.plan_mask if all_up else job.plan_mask & up
-            found = prof.earliest(
-                job.demand, job.count, mask, job.limit, exclusive=job.exclusive,
-                mem_per_cpu=job.mem_per_cpu,
-            )  # fmt: skip
+            found = self._reserve_earliest(prof, job, capacity, up, all_up)
             if found is not None:
-                i, t, nodes = found
-                prof.reserve(nodes, _usage(job, capacity, nodes), t, t + job.limit, at=i)
-                changes.append((t, t + job.limit, False))
+                changes.append((found[1], found[1] + job.limit, False))
             before[job.id] = len(changes)
             placed(n, job, found)
         # In priority order (jobs were placed in order of reservation time): the first job of
@@ -444,6 +465,19 @@ class Conservative(Easy):
         d.resume = (changes, before)
         d.complete = True  # every queued job was placed again, or found no place
         return d
+
+    @staticmethod
+    def _reserve_earliest(prof, job: PendingJob, capacity, up, all_up: bool):
+        """Reserve ``job`` at its earliest fit in ``prof``; where it was found, or None."""
+        mask = job.plan_mask if all_up else job.plan_mask & up
+        found = prof.earliest(
+            job.demand, job.count, mask, job.limit, exclusive=job.exclusive,
+            mem_per_cpu=job.mem_per_cpu,
+        )  # fmt: skip
+        if found is not None:
+            i, t, nodes = found
+            prof.reserve(nodes, _usage(job, capacity, nodes), t, t + job.limit, at=i)
+        return found
 
 
 def _undisturbed(start: float, end: float, *changes: list[tuple[float, float, bool]]) -> bool:
@@ -540,7 +574,9 @@ class SlurmBackfill(Conservative):
         Running jobs are expected to end at their time limits, to the second. A planned job
         reserves its whole nodes from its start to its end, both rounded *down* to
         ``bf_resolution`` (so a job that would end a few seconds into a reserved slot cannot
-        use it); its expected start (``squeue --start``) is not rounded. A job planned beyond
+        use it), and a job ending at the first second of a reservation overlaps it
+        (backfill.c tests ``begin_time <= end_time``); its expected start (``squeue
+        --start``) is not rounded. A job planned beyond
         ``bf_window`` gets an expected start but no reservation. A job for which the
         reservations leave too few nodes at every try (:meth:`NodeSpace.reachable`) is passed
         over untested, and does not count toward ``bf_max_job_test``. A whole-node job the
@@ -665,7 +701,11 @@ class SlurmBackfill(Conservative):
                 d.sched_nodes[job.id] = nodes
                 cycle.full = True
                 break
-            prof.reserve(nodes, view.capacity[list(nodes)], max(begin, now), end)
+            # In the cycle's own profile the reservation holds its nodes from one second
+            # before: backfill.c tests a job over its node_space records with
+            # ``begin_time <= end_time``, so a job ending at the first second of a planned
+            # reservation overlaps it (a job starting at its end does not)
+            prof.reserve(nodes, view.capacity[list(nodes)], max(begin - 1.0, now), end)
             space.reserve(nodes, begin, end)
             seen.append((job, True, (nodes, begin, end)))
             planned[job.id] = t
