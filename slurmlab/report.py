@@ -4,7 +4,9 @@ The file embeds plotly.js, so it opens offline. Every text that comes from the e
 user, account and partition names, states) is escaped: in the page with ``html.escape`` and
 inside the figures' JSON as ``\\u003c``-style escapes, so a job named ``<script>...`` is shown
 as text and runs nothing. A figure the export cannot give (no Start times, no MaxRSS ...) is
-never silently left out: a note says which and what to add to the export.
+never silently left out: a note says which and what to add to the export. What the export
+cannot say is left out rather than drawn as 0 (GPU-hours without AllocTRES, CPU efficiency of
+an export without steps, usage by account without Account).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import plotly.offline
 
 from slurmlab import analysis as an
 from slurmlab import viz
-from slurmlab.analysis._common import run_ends, started
+from slurmlab.analysis._common import known, run_ends, started
 
 __all__ = ["render_report", "write_report"]
 
@@ -65,7 +67,9 @@ def _table_html(frame: pd.DataFrame, floats: str = "{:,.1f}") -> str:
     for record in frame.itertuples(index=False):
         cells = []
         for value in record:
-            if isinstance(value, float):
+            if isinstance(value, float) and value != value:  # NaN: unknown, never 0
+                cells.append('<td class="num">unknown</td>')
+            elif isinstance(value, float):
                 cells.append(f'<td class="num">{html.escape(floats.format(value))}</td>')
             elif isinstance(value, int):
                 cells.append(f'<td class="num">{value:,}</td>')
@@ -108,12 +112,7 @@ def render_report(
             )
         )
         if pending:
-            figures.append(
-                (
-                    "Pending jobs",
-                    viz.pending_figure(an.pending_over_time(jobs, freq=freq or _freq_of(jobs))),
-                )
-            )
+            figures.append(("Pending jobs", viz.pending_figure(an.pending_over_time(jobs))))
     if len(jobs) and jobs["Start"].notna().any():
         ends = run_ends(jobs)  # (a running job: Start + Elapsed)
         span = ends.max() - jobs["Start"].min() if ends.notna().any() else pd.Timedelta(days=1)
@@ -138,20 +137,39 @@ def render_report(
                 warnings.warn(warning.message, UserWarning, stacklevel=2)
         resource = "gpus" if jobs["NGPUS"].fillna(0).sum() > 0 else "cpus"
         figures.append(("Utilization", viz.utilization_figure(util, resource=resource)))
-        figures.append(("Pending jobs", viz.pending_figure(an.pending_over_time(jobs, freq=freq))))
+        # exact: a step at every change of the count (samples would miss short waits)
+        figures.append(("Pending jobs", viz.pending_figure(an.pending_over_time(jobs))))
         waits = an.wait_times(jobs)
         if len(waits):
             figures.append(("Wait times", viz.wait_figure(waits, by="Partition")))
             sections.append(
-                ("Waits by partition", _table_html(an.wait_stats(jobs, by="Partition"), "{:,.2f}"))
+                (
+                    "Waits by partition (from submit to start)",
+                    _table_html(an.wait_stats(jobs, by="Partition"), "{:,.2f}"),
+                )
             )
+            if known(jobs, "Eligible"):
+                with warnings.catch_warnings():  # (waits below 0: warned about above)
+                    warnings.simplefilter("ignore")
+                    eligible = an.wait_stats(jobs, by="Partition", since="Eligible")
+                sections.append(
+                    (
+                        "Waits by partition (from eligible to start: time held, on "
+                        "dependencies or --begin left out)",
+                        _table_html(eligible, "{:,.2f}"),
+                    )
+                )
         else:
             notes.append(
                 "Wait times are not shown: no run has both a Submit and a Start time "
                 "(add Submit to sacct -o)."
             )
 
-    use = an.usage(jobs, by="Account")
+    # an export without Account: usage by user (one "(none)" bar would say nothing)
+    by = next((c for c in ("Account", "User") if known(jobs, c)), None)
+    with warnings.catch_warnings():  # unknown hours: the summary and a note say so
+        warnings.filterwarnings("ignore", message=r".*are unknown, NaN not 0")
+        use = an.usage(jobs, by=by or "Account")
     if len(use) and summary.gpu_hours is None and summary.cpu_hours is None:
         notes.append(
             "Usage, top users, failure hours and the biggest runs are not shown: "
@@ -162,35 +180,56 @@ def render_report(
         resource = "gpu_hours" if use["gpu_hours"].sum() > 0 else "cpu_hours"
         if summary.cpu_hours is None:
             resource = "gpu_hours"
-        figures.append(("Usage by account", viz.usage_figure(use, by="Account", resource=resource)))
-        top = an.top_consumers(jobs, by="User", resource=resource, n=10)
-        sections.append(
-            (
-                "Top users",
-                _table_html(
-                    top[["User", "runs", "jobs", "cpu_hours", "gpu_hours", "share"]], "{:,.2f}"
-                ),
+        if by is None:
+            notes.append(
+                "Usage by account and top users are not shown: the export has no Account and "
+                "no User (add them to sacct -o)."
             )
-        )
-        cost = an.failure_cost(jobs)
+        else:
+            if by == "User":
+                notes.append(
+                    "Usage is shown by user: the export has no Account (add it to sacct -o)."
+                )
+            figures.append(
+                (f"Usage by {by.lower()}", viz.usage_figure(use, by=by, resource=resource))
+            )
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=r".*are unknown, NaN not 0")
+            top = an.top_consumers(jobs, by="User", resource=resource, n=10)
+            cost = an.failure_cost(jobs)
+            biggest = an.biggest_runs(jobs, resource=resource, n=10)
+        if known(jobs, "User"):
+            shown = ["User", "runs", "jobs", "cpu_hours", "gpu_hours", "share"]
+            sections.append(("Top users", _table_html(top[shown], "{:,.2f}")))
         if len(cost):
             figures.append(("Failures", viz.failure_figure(cost)))
             sections.append(("Hours of runs that did not complete", _table_html(cost)))
-        biggest = an.biggest_runs(jobs, resource=resource, n=10)
         if len(biggest):
             shown = ["JobID", "JobName", "User", "Account", "Partition", "State"]
             shown = [c for c in shown if c in biggest] + ["cpu_hours", "gpu_hours"]
             sections.append(("Biggest runs", _table_html(biggest[shown])))
 
-    eff = an.cpu_efficiency(jobs) if "TotalCPU" in jobs else None
+    eff, unknown_cpu = None, []
+    if "TotalCPU" in jobs:  # (TotalCPU unknown without steps: a note, not a figure of zeros)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            eff = an.cpu_efficiency(jobs)
+        for warning in caught:
+            if str(warning.message).startswith("cpu_efficiency: "):
+                unknown_cpu.append(warning)
+            else:
+                warnings.warn(warning.message, warning.category, stacklevel=2)
     if eff is not None and eff["cpu_efficiency"].notna().any():
         figures.append(("CPU efficiency", viz.efficiency_figure(eff, "cpu_efficiency")))
+        notes += [f"CPU efficiency: {_after_colon(w.message)}" for w in unknown_cpu]
     elif len(jobs):
         notes.append(
             "CPU efficiency is not shown: "
             + (
                 "the export has no TotalCPU (add TotalCPU to sacct -o)."
                 if eff is None
+                else _after_colon(unknown_cpu[0].message)
+                if unknown_cpu
                 else "no run has both a TotalCPU and an Elapsed above 0."
             )
         )
@@ -227,6 +266,11 @@ def render_report(
     )
 
 
+def _after_colon(message) -> str:
+    """A warning's text without the analyzer's name in front (``cpu_efficiency: ...``)."""
+    return str(message).split(": ", 1)[-1]
+
+
 def _both_ways(message: str) -> str:
     """A warning of the Python API as the page says it: for Python and the command line."""
     return message.replace(
@@ -247,11 +291,3 @@ def write_report(
     path = Path(path)
     path.write_text(render_report(jobs, capacity=capacity, title=title), encoding="utf-8")
     return path
-
-
-def _freq_of(jobs: pd.DataFrame) -> str:
-    """A tick for the pending-jobs figure of an export where no job started (by its Submits)."""
-    span = jobs["Submit"].max() - jobs["Submit"].min()
-    return (
-        "1h" if span <= pd.Timedelta(days=3) else "1D" if span <= pd.Timedelta(days=120) else "7D"
-    )

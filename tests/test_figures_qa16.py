@@ -30,14 +30,14 @@ def test_a_group_without_capacity_goes_on_a_count_axis():
     debug = traces["debug (allocated; no capacity given)"]
     assert list(debug.y) == [8.0, 2.0] and debug.yaxis == "y2"
     assert fig.layout.yaxis.tickformat == ".0%"
-    assert fig.layout.yaxis2.title.text == "allocated gpus"
+    assert fig.layout.yaxis2.title.text == "allocated GPUs"
 
 
 def test_without_any_capacity_the_only_axis_counts():
     fig = utilization_figure(frame(False))
     assert {t.yaxis for t in fig.data} == {"y"}
     assert fig.layout.yaxis.tickformat is None
-    assert fig.layout.yaxis.title.text == "allocated gpus"
+    assert fig.layout.yaxis.title.text == "allocated GPUs"
 
 
 def test_pending_over_time_of_jobs_still_pending_shows_them_at_the_end():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import warnings
 from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -106,29 +107,104 @@ def check_freq(freq: str, who: str, name: str = "freq", fixed: bool = True) -> N
         ) from None
 
 
-def waits(jobs: pd.DataFrame) -> pd.Series:
-    """Start - Submit of each row, NaT where unknown. The one rule of every analyzer: a wait
-    below 0 (Start before Submit) is unknown, left out of counts of waits and their means, and
-    warned about once per call: sacct writes naive local times, so a DST change (or a host
-    clock off) can put Start before Submit.
+#: Where a wait starts: Submit (the default: what users feel) or Eligible (when the job was
+#: allowed to run: after its holds, dependencies, --begin time or requeue delay).
+Since = Literal["Submit", "Eligible"]
+
+
+def check_since(jobs: pd.DataFrame, since: str, who: str) -> None:
+    """A clear error for a ``since`` that is neither Submit nor Eligible, or an Eligible the
+    table does not have."""
+    if since not in ("Submit", "Eligible"):
+        raise SlurmlabError(
+            f"{who}: since={since!r} is not a start of a wait; use since='Submit' (Start - "
+            "Submit) or since='Eligible' (Start - Eligible, Slurm's Reserved field)"
+        )
+    if since == "Eligible" and ("Eligible" not in jobs or not jobs["Eligible"].notna().any()):
+        raise SlurmlabError(
+            f"{who}(since='Eligible'): the job table has no Eligible times; export them with "
+            "sacct -o ...,Submit,Eligible,Start (or use since='Submit')"
+        )
+
+
+def waits(jobs: pd.DataFrame, since: Since = "Submit") -> pd.Series:
+    """Start - Submit (or Start - Eligible, ``since="Eligible"``; Submit where a row's
+    Eligible is Unknown) of each row, NaT where unknown. The one rule of every analyzer: a
+    wait below 0 (Start before Submit) is unknown, left out of counts of waits and their
+    means, and warned about once per call: sacct writes naive local times, so a DST change
+    (or a host clock off) can put Start before Submit.
 
     >>> waits(demo_jobs()).dt.total_seconds().tolist()[:3]
     [1800.0, 0.0, 3600.0]
     """
-    wait = jobs["Start"] - jobs["Submit"]
+    begin = jobs["Submit"]
+    if since == "Eligible":
+        begin = jobs["Eligible"].fillna(begin)
+    wait = jobs["Start"] - begin
     negative = (wait < pd.Timedelta(0)).to_numpy()
     if negative.any():
         ids = jobs["JobID"].astype("string").to_numpy()[negative][:5] if "JobID" in jobs else []
         warnings.warn(
-            f"{int(negative.sum())} run(s) started before they were submitted (Start < Submit: "
-            f"JobID {', '.join(map(str, ids))}{' ...' if negative.sum() > 5 else ''}); their "
-            "waits are unknown and left out. sacct writes naive local times, so a daylight-"
-            "saving change (or a host clock off) does this: export with TZ=UTC sacct ...",
+            f"{int(negative.sum())} run(s) started before they were "
+            + ("submitted (Start < Submit" if since == "Submit" else "eligible (Start < Eligible")
+            + f": JobID {', '.join(map(str, ids))}{' ...' if negative.sum() > 5 else ''}); "
+            "their waits are unknown and left out. sacct writes naive local times, so a "
+            "daylight-saving change (or a host clock off) does this: export with TZ=UTC sacct ...",
             UserWarning,
             stacklevel=3,
         )
         wait = wait.where(~negative)
     return wait
+
+
+#: What each kind of hours needs: (job-table column, the sacct -o field that gives it).
+HOURS_NEEDS = {
+    "gpu_hours": (("Elapsed", "Elapsed,ElapsedRaw"), ("NGPUS", "AllocTRES")),
+    "cpu_hours": (("Elapsed", "Elapsed,ElapsedRaw"), ("NCPUS", "NCPUS (or AllocCPUS)")),
+    "node_hours": (("Elapsed", "Elapsed,ElapsedRaw"), ("NNodes", "NNodes (or AllocNodes)")),
+}
+HOURS_NAMES = {"gpu_hours": "GPU-hours", "cpu_hours": "CPU-hours", "node_hours": "node-hours"}
+
+
+def unknown_hours(jobs: pd.DataFrame) -> dict[str, str]:
+    """The hours a table cannot give, as ``{"gpu_hours": why}``: a column every row lacks (an
+    export without AllocTRES has no GPU counts). Such hours are unknown (NaN or None), never 0.
+
+    >>> unknown_hours(demo_jobs())
+    {}
+    >>> unknown_hours(demo_jobs().assign(NGPUS=pd.NA))
+    {'gpu_hours': 'the export has no AllocTRES: add it to sacct -o'}
+    """
+    out = {}
+    if not len(jobs):
+        return out
+    for kind, needs in HOURS_NEEDS.items():
+        lacking = [
+            field for column, field in needs if column not in jobs or jobs[column].isna().all()
+        ]
+        if lacking:
+            out[kind] = f"the export has no {', '.join(lacking)}: add it to sacct -o"
+    return out
+
+
+def warn_unknown_hours(unknown: dict[str, str], who: str, stacklevel: int = 2) -> None:
+    """One warning naming the hours that are unknown (NaN, not 0) and the field to add
+    (``stacklevel`` as the caller would give it to ``warnings.warn``)."""
+    if unknown:
+        warnings.warn(
+            f"{who}: "
+            + "; ".join(
+                f"{HOURS_NAMES[k]} are unknown, NaN not 0 ({why})" for k, why in unknown.items()
+            ),
+            UserWarning,
+            stacklevel=stacklevel + 1,
+        )
+
+
+def known(jobs: pd.DataFrame, column: str) -> bool:
+    """Whether the table has a column with at least one value (read_sacct makes every schema
+    column, so a field the export lacks is a column of NA)."""
+    return column in jobs and bool(jobs[column].notna().any())
 
 
 #: Columns only a real export has: what the jobs used, measured by Slurm.

@@ -7,6 +7,8 @@ NTasks). All three return one row per run with the ratio in a column named after
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
@@ -24,14 +26,39 @@ def _ids(jobs: pd.DataFrame) -> pd.DataFrame:
 def cpu_efficiency(jobs: pd.DataFrame) -> pd.DataFrame:
     """TotalCPU / (Elapsed x NCPUS) per run that ran (1.0 = every allocated core busy).
 
+    sacct sums a job's TotalCPU from its steps, so an allocation-only export (``sacct -X``)
+    shows TotalCPU 0 for every job: a run with no step rows and TotalCPU 0 used an unknown
+    amount of CPU, not none. Its efficiency is NaN, with one warning (export without -X).
+
     >>> from slurmlab.analysis._common import demo_jobs
     >>> cpu_efficiency(demo_jobs())["cpu_efficiency"].round(3).tolist()
     [0.625, 0.25, 0.5]
     """
+    from slurmlab.records.sacct import steps
+
     check_columns(jobs, ("TotalCPU", "Elapsed", "NCPUS"), "cpu_efficiency")
     ran = jobs.loc[jobs["Elapsed"].fillna(pd.Timedelta(0)) > pd.Timedelta(0)]
     allocated = ran["Elapsed"].dt.total_seconds().to_numpy(float) * count(ran["NCPUS"])
     used = ran["TotalCPU"].dt.total_seconds().to_numpy(float)
+    # TotalCPU 0 without a step to sum it from: unknown (sacct -X), not idle
+    step_rows = steps(ran) if "JobID" in ran else pd.DataFrame({"AllocJobID": []})
+    stepped = ran["JobID"].astype("string").isin(step_rows["AllocJobID"].astype("string"))
+    unknown = (used == 0) & ~stepped.fillna(False).to_numpy(dtype=bool)
+    if unknown.any():
+        why = (
+            "the export has no step rows (it was made with sacct -X, and sacct sums a job's "
+            "TotalCPU from its steps, so it is 0 there)"
+            if len(step_rows) == 0
+            else "they have no step rows in the export to sum TotalCPU from"
+        )
+        warnings.warn(
+            f"cpu_efficiency: {int(unknown.sum())} of {len(ran)} run(s) have TotalCPU 0 and "
+            f"{why}: their CPU use is unknown, so their cpu_efficiency is NaN, not 0; export "
+            "with the steps (drop -X from the sacct command)",
+            UserWarning,
+            stacklevel=2,
+        )
+        used = np.where(unknown, np.nan, used)
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = np.where(allocated > 0, used / allocated, np.nan)
     out = _ids(ran).assign(

@@ -3,9 +3,13 @@
 A run that ended FAILED, TIMEOUT, CANCELLED, PREEMPTED, NODE_FAIL, OUT_OF_MEMORY, BOOT_FAIL,
 DEADLINE or REQUEUED held its CPUs and GPUs without finishing its work (a requeued job's
 earlier runs, shown by ``sacct --duplicates``, end REQUEUED, PREEMPTED or NODE_FAIL).
+What the export cannot say is unknown, never 0: GPU-hours without AllocTRES are NaN,
+Restarts without a Restarts field is <NA>, each with a warning naming the field.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -17,8 +21,11 @@ from slurmlab.analysis._common import (
     count,
     hours,
     job_keys,
+    known,
     leads,
     started,
+    unknown_hours,
+    warn_unknown_hours,
 )
 
 __all__ = ["failure_cost", "requeues"]
@@ -29,6 +36,8 @@ def failure_cost(jobs: pd.DataFrame, by: str = "State") -> pd.DataFrame:
 
     A run is an allocation row that started (as ``usage`` and ``summary`` count runs; a het
     job's components once): a job cancelled before it started cost nothing and is no run.
+    Hours the export cannot give are NaN (see ``usage``); the rows are biggest first by
+    GPU-hours, or by CPU-hours when GPU-hours are unknown.
 
     >>> from slurmlab.analysis._common import demo_jobs
     >>> failure_cost(demo_jobs())[["State", "runs", "gpu_hours", "cpu_hours"]]
@@ -41,17 +50,21 @@ def failure_cost(jobs: pd.DataFrame, by: str = "State") -> pd.DataFrame:
     lost = jobs.loc[
         jobs["State"].isin(FAILED_STATES).fillna(False).to_numpy(dtype=bool) & started(jobs)
     ]
+    unknown = {k: v for k, v in unknown_hours(jobs).items() if k in ("gpu_hours", "cpu_hours")}
+    warn_unknown_hours(unknown, "failure_cost")
     h = hours(lost["Elapsed"])
+    nan = np.full(len(lost), np.nan)
     frame = pd.DataFrame(
         {
             by: lost[by].astype("string").fillna("(none)").to_numpy(),
             "runs": leads(lost).astype("int64"),
-            "gpu_hours": h * count(lost["NGPUS"]),
-            "cpu_hours": h * count(lost["NCPUS"]),
+            "gpu_hours": nan if "gpu_hours" in unknown else h * count(lost["NGPUS"]),
+            "cpu_hours": nan if "cpu_hours" in unknown else h * count(lost["NCPUS"]),
         }
     )
-    out = frame.groupby(by, sort=False).sum().reset_index()
-    return out.sort_values("gpu_hours", ascending=False, kind="stable").reset_index(drop=True)
+    out = frame.groupby(by, sort=False).sum(min_count=1).reset_index()
+    order = "cpu_hours" if "gpu_hours" in unknown else "gpu_hours"
+    return out.sort_values(order, ascending=False, kind="stable").reset_index(drop=True)
 
 
 def requeues(jobs: pd.DataFrame) -> pd.DataFrame:
@@ -61,7 +74,9 @@ def requeues(jobs: pd.DataFrame) -> pd.DataFrame:
     states are its leader's, the hours its components'); its runs are the rows ``sacct
     --duplicates`` writes (ordered by Submit) that started (a job requeued and pending again
     has one row more than runs, and its ``states`` end PENDING). ``lost_gpu_hours`` counts
-    every run but the last.
+    every run but the last (NaN when the export has no AllocTRES). ``Restarts`` is <NA>, with
+    a warning, when the export has no Restarts field: then only jobs with several runs in
+    the export (``sacct -D``) are found.
 
     >>> import io
     >>> from slurmlab.records.sacct import read_sacct
@@ -75,13 +90,28 @@ def requeues(jobs: pd.DataFrame) -> pd.DataFrame:
     """
     check_columns(jobs, ("JobID", "State", "Elapsed", "NGPUS"), "requeues")
     columns = ["JobID", "runs", "Restarts", "states", "final_state", "lost_gpu_hours"]
-    restarts = jobs["Restarts"] if "Restarts" in jobs else pd.Series(0, index=jobs.index)
+    has_restarts = known(jobs, "Restarts")
+    if len(jobs) and not has_restarts:
+        warnings.warn(
+            "requeues: the export has no Restarts, so Restarts is unknown (<NA>, not 0) and "
+            "only jobs with several runs in the export (sacct -D) are found; add Restarts to "
+            "sacct -o",
+            UserWarning,
+            stacklevel=2,
+        )
+    unknown = {k: v for k, v in unknown_hours(jobs).items() if k == "gpu_hours"}
+    warn_unknown_hours(unknown, "requeues")
+    restarts = jobs["Restarts"] if has_restarts else pd.Series(0, index=jobs.index)
     frame = pd.DataFrame(
         {
             "key": job_keys(jobs).to_numpy(),
             "component": jobs["JobID"].astype("string").to_numpy(),
             "state": jobs["State"].astype(str).to_numpy(),
-            "gpu_h": hours(jobs["Elapsed"]) * count(jobs["NGPUS"]),
+            "gpu_h": (
+                np.full(len(jobs), np.nan)
+                if unknown
+                else hours(jobs["Elapsed"]) * count(jobs["NGPUS"])
+            ),
             "restarts": pd.to_numeric(restarts, errors="coerce").fillna(0).to_numpy(),
             "lead": leads(jobs),
             "ran": started(jobs),
@@ -97,9 +127,14 @@ def requeues(jobs: pd.DataFrame) -> pd.DataFrame:
     ran = frame.groupby("component", sort=False)["ran"].transform("sum")
     by_job = frame.assign(ran=ran).groupby("key", sort=False)
     table = pd.DataFrame(
-        {"runs": by_job["ran"].max().astype(int), "Restarts": by_job["restarts"].max().astype(int)}
+        {
+            "runs": by_job["ran"].max().astype(int),
+            "Restarts": by_job["restarts"].max().astype("Int64"),
+        }
     )
     table = table[(table["runs"] > 1) | (table["Restarts"] > 0)]
+    if not has_restarts:
+        table["Restarts"] = pd.array([pd.NA] * len(table), dtype="Int64")
     if table.empty:
         return pd.DataFrame(columns=columns)
     mine = frame[frame["key"].isin(table.index)]
@@ -110,5 +145,5 @@ def requeues(jobs: pd.DataFrame) -> pd.DataFrame:
     states = leaders.groupby("key", sort=False)["state"]
     table["states"] = states.agg(">".join)
     table["final_state"] = states.last()
-    table["lost_gpu_hours"] = lost.sum().astype(float)
+    table["lost_gpu_hours"] = np.nan if unknown else lost.sum().astype(float)
     return table.rename_axis("JobID").reset_index()[columns]

@@ -8,7 +8,10 @@ a het job once; a pending job, or one cancelled before it started, is a job and 
 job's: its leader's); hours count every run, earlier runs of requeued jobs included; they are
 None (unknown, with the sacct -o fields to add in ``unknown_hours``) when no row has the
 columns they need, never 0. A wait below 0 (Start before Submit, as a DST change gives) is
-unknown, as in ``wait_times``. ``last_end`` is when the last run ended, or holds its
+unknown, as in ``wait_times``. Waits are from Submit (what users feel); where the export has
+Eligible, ``mean_wait_eligible_s`` and ``median_wait_eligible_s`` are from Eligible (Slurm's
+Reserved: holds, dependencies, ``--begin`` and a requeue's delay left out), else None.
+Without an Account column the words name the top GPU users instead of accounts. ``last_end`` is when the last run ended, or holds its
 allocation until (Start + Elapsed for a run still running).
 """
 
@@ -21,13 +24,16 @@ import numpy as np
 import pandas as pd
 
 from slurmlab.analysis._common import (
+    HOURS_NAMES,
     count,
     hours,
     job_keys,
+    known,
     leads,
     run_ends,
     started,
     tasks,
+    unknown_hours,
     waits,
 )
 
@@ -53,6 +59,10 @@ class Summary:
     bad_rows: int
     #: Why gpu_hours / cpu_hours are unknown: the sacct -o fields the export lacks.
     unknown_hours: dict[str, str] | None = None
+    #: Waits from Eligible (when the job was allowed to run: after holds, dependencies,
+    #: --begin, a requeue's delay) to Start, as Slurm's Reserved field; None without Eligible.
+    mean_wait_eligible_s: float | None = None
+    median_wait_eligible_s: float | None = None
 
     def to_dict(self) -> dict:
         """Plain JSON-ready values."""
@@ -61,7 +71,10 @@ class Summary:
     def words(self) -> str:
         """A few sentences a person can read."""
         states = ", ".join(f"{n} {s}" for s, n in self.states.items()) or "none"
-        top = sorted(self.gpu_hours_by_account.items(), key=lambda kv: -kv[1])[:3]
+        # an export without Account: the top users instead, and the line says so
+        by_account = bool(self.gpu_hours_by_account)
+        top = self.gpu_hours_by_account if by_account else self.gpu_hours_by_user
+        top = sorted(top.items(), key=lambda kv: -kv[1])[:3]
         lines = [
             f"{self.jobs} jobs ({self.runs} runs, {self.steps} steps) from {self.first_submit or '?'} "
             f"to {self.last_end or '?'}.",
@@ -70,14 +83,25 @@ class Summary:
         ]
         if top and self.gpu_hours:
             lines.append(
-                "Top GPU accounts: "
+                (
+                    "Top GPU accounts: "
+                    if by_account
+                    else "Top GPU users (no Account in the export): "
+                )
                 + ", ".join(f"{a} {h:,.1f} h ({h / self.gpu_hours:.0%})" for a, h in top)
                 + "."
             )
         if self.mean_wait_s is not None:
             lines.append(
                 f"Jobs waited {_human(self.median_wait_s)} (median), {_human(self.mean_wait_s)} (mean) "
-                "from submit to start."
+                "from submit to start"
+                + (
+                    f", and {_human(self.median_wait_eligible_s)} (median), "
+                    f"{_human(self.mean_wait_eligible_s)} (mean) from eligible to start (time "
+                    "held, on dependencies or --begin left out)."
+                    if self.mean_wait_eligible_s is not None
+                    else "."
+                )
             )
         if self.bad_rows:
             lines.append(f"{self.bad_rows} malformed row(s) were left out or coerced.")
@@ -99,25 +123,10 @@ def _hours_sentence(s: Summary) -> str:
     return (f"Allocated {' and '.join(known)}; " if known else "Allocated hours: ") + unknown + "."
 
 
-#: What each kind of hours needs, and the sacct -o fields that give it.
-_NEEDS = {
-    "GPU-hours": (("Elapsed", "Elapsed,ElapsedRaw"), ("NGPUS", "AllocTRES")),
-    "CPU-hours": (("Elapsed", "Elapsed,ElapsedRaw"), ("NCPUS", "NCPUS (or AllocCPUS)")),
-}
-
-
 def _unknown_hours(jobs: pd.DataFrame) -> dict[str, str]:
     """Which hours the table cannot give (a column every row lacks), and the fix."""
-    out = {}
-    if not len(jobs):
-        return out
-    for kind, needs in _NEEDS.items():
-        lacking = [
-            field for column, field in needs if column not in jobs or jobs[column].isna().all()
-        ]
-        if lacking:
-            out[kind] = f"the export has no {', '.join(lacking)}: add it to sacct -o"
-    return out
+    unknown = unknown_hours(jobs)
+    return {HOURS_NAMES[k]: unknown[k] for k in ("gpu_hours", "cpu_hours") if k in unknown}
 
 
 def _human(seconds: float | None) -> str:
@@ -131,7 +140,7 @@ def _human(seconds: float | None) -> str:
 
 
 def _by(frame: pd.DataFrame, column: str, values: np.ndarray) -> dict[str, float]:
-    if column not in frame:
+    if not known(frame, column):  # an export without Account: no "(none)" holding everything
         return {}
     keys = frame[column].astype("string").fillna("(none)").to_numpy()
     totals = pd.Series(values).groupby(keys).sum()
@@ -185,9 +194,14 @@ def summary(jobs: pd.DataFrame) -> Summary:
         ["_w", "State"], ascending=[False, True], kind="stable"
     )
     states = {str(k): int(v) for k, v in zip(states["State"], states["_w"])}
-    wait = None
+    wait = eligible = None
     if "Start" in jobs and "Submit" in jobs:
         wait = waits(jobs).dt.total_seconds()[leads(jobs)].dropna()
+        if known(jobs, "Eligible"):
+            with warnings.catch_warnings():  # (a wait below 0 is warned about once, above)
+                warnings.simplefilter("ignore")
+                eligible = waits(jobs, since="Eligible").dt.total_seconds()[leads(jobs)]
+            eligible = eligible.dropna()
     first = jobs["Submit"].min() if "Submit" in jobs else None
     ends = [e for e in (jobs.get("End"), run_ends(jobs)) if e is not None and e.notna().any()]
     end = max(e.max() for e in ends) if ends else None
@@ -206,4 +220,10 @@ def summary(jobs: pd.DataFrame) -> Summary:
         last_end=None if end is None or pd.isna(end) else end.isoformat(),
         bad_rows=int(jobs.attrs.get("bad_rows", 0)),
         unknown_hours=unknown or None,
+        mean_wait_eligible_s=_mean(eligible),
+        median_wait_eligible_s=float(eligible.median()) if _mean(eligible) is not None else None,
     )
+
+
+def _mean(seconds: pd.Series | None) -> float | None:
+    return float(seconds.mean()) if seconds is not None and len(seconds) else None

@@ -6,7 +6,8 @@ counts the runs that started; ``jobs`` counts the jobs among them (a JobID once,
 many times it was requeued; a het job's components once), so ``jobs <= runs``. A job that
 never started used nothing and counts in neither (``summary`` counts every job). A run
 started if it has a Start; in an export without Start times, if it has an Elapsed above 0
-or a state only a started run has.
+or a state only a started run has. Hours the export cannot give (GPU-hours without
+AllocTRES, CPU-hours without NCPUS ...) are NaN, never 0, with a warning naming the field.
 """
 
 from __future__ import annotations
@@ -25,15 +26,29 @@ from slurmlab.analysis._common import (
     leads,
     require_start,
     started,
+    unknown_hours,
+    warn_unknown_hours,
 )
 
 __all__ = ["biggest_runs", "gpu_hours", "share_vs_target", "top_consumers", "usage"]
 
 
-def _with_hours(jobs: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
-    """Hours per row, ``runs`` (1 for a run that started, counted on a het job's leader only) and ``jobs`` (1 for the first run of
-    a job, in Start order, within its group of ``by``)."""
-    check_columns(jobs, ("Elapsed", "NCPUS", "NGPUS", "NNodes"), "usage")
+_HOURS = ("cpu_hours", "gpu_hours", "node_hours")
+
+
+def _with_hours(
+    jobs: pd.DataFrame,
+    by: Sequence[str] = (),
+    who: str = "usage",
+    about: Sequence[str] = _HOURS,
+    stacklevel: int = 4,
+) -> pd.DataFrame:
+    """Hours per row, ``runs`` (1 for a run that started, counted on a het job's leader
+    only) and ``jobs`` (1 for the first run of a job, in Start order, within its group of
+    ``by``). Hours the table cannot give are NaN, with a warning for those in ``about``."""
+    check_columns(jobs, ("Elapsed", "NCPUS", "NGPUS", "NNodes"), who)
+    unknown = unknown_hours(jobs)
+    warn_unknown_hours({k: v for k, v in unknown.items() if k in about}, who, stacklevel)
     h = hours(jobs["Elapsed"])
     ran = started(jobs)
     first = ran.copy()
@@ -47,12 +62,14 @@ def _with_hours(jobs: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
         )
         order = order[ran[order]]
         first[order] = ~keys.iloc[order].duplicated(keep="first").to_numpy()
+    amounts = {"cpu_hours": "NCPUS", "gpu_hours": "NGPUS", "node_hours": "NNodes"}
     return jobs.assign(
         runs=(ran & leads(jobs)).astype("int64"),
         jobs=first.astype("int64"),
-        cpu_hours=h * count(jobs["NCPUS"]),
-        gpu_hours=h * count(jobs["NGPUS"]),
-        node_hours=h * count(jobs["NNodes"]),
+        **{
+            kind: np.full(len(jobs), np.nan) if kind in unknown else h * count(jobs[column])
+            for kind, column in amounts.items()
+        },
     )
 
 
@@ -80,19 +97,30 @@ def usage(
     0     nlp        2.0        8.0
     1  vision        8.0       33.0
     """
+    return _usage(jobs, by, period)
+
+
+def _usage(
+    jobs: pd.DataFrame,
+    by: str | Sequence[str],
+    period: str | None = None,
+    who: str = "usage",
+    about: Sequence[str] = _HOURS,
+) -> pd.DataFrame:
     by = [by] if isinstance(by, str) else list(by)
-    check_columns(jobs, tuple(by) + (("Start",) if period is not None else ()), "usage")
+    check_columns(jobs, tuple(by) + (("Start",) if period is not None else ()), who)
     if period is not None:
-        check_freq(period, "usage", name="period", fixed=False)
-        require_start(jobs, "usage per period")
-    frame = _with_hours(jobs, by)
+        check_freq(period, who, name="period", fixed=False)
+        require_start(jobs, f"{who} per period")
+    frame = _with_hours(jobs, by, who, about)
     cols = ["runs", "jobs", "cpu_hours", "gpu_hours", "node_hours"]
     if period is not None:
         frame = _split_by_period(frame, period)
     keys = [_key(frame[c]) for c in by]
     if period is not None:
         keys.append(frame["period"])
-    out = frame[cols].groupby(keys, dropna=period is None, observed=True).sum()
+    # (min_count: the hours of a group are NaN when they are unknown, not a sum of nothing)
+    out = frame[cols].groupby(keys, dropna=period is None, observed=True).sum(min_count=1)
     out[["runs", "jobs"]] = out[["runs", "jobs"]].astype("int64")
     return out.reset_index()
 
@@ -132,11 +160,13 @@ def gpu_hours(jobs: pd.DataFrame, by: str | Sequence[str] | None = None) -> floa
     10.0
     >>> gpu_hours(demo_jobs(), by="User").to_dict()
     {'ann': 8.0, 'bob': 2.0}
+
+    An export without AllocTRES cannot say: NaN (never 0), with a warning naming the field.
     """
-    frame = _with_hours(jobs)
     if by is None:
-        return float(frame["gpu_hours"].sum())
-    return usage(jobs, by=by).set_index(by)["gpu_hours"]
+        frame = _with_hours(jobs, who="gpu_hours", about=("gpu_hours",), stacklevel=3)
+        return float(frame["gpu_hours"].sum(min_count=int(len(frame) > 0)))
+    return _usage(jobs, by, who="gpu_hours", about=("gpu_hours",)).set_index(by)["gpu_hours"]
 
 
 def top_consumers(
@@ -150,11 +180,11 @@ def top_consumers(
     0  ann        8.0    0.8
     1  bob        2.0    0.2
     """
-    table = usage(jobs, by=by)
-    if resource not in table:
+    if resource not in _HOURS:
         raise ValueError(f"resource={resource!r}: use cpu_hours, gpu_hours or node_hours")
-    total = table[resource].sum()
-    table["share"] = table[resource] / total if total else 0.0
+    table = _usage(jobs, by, who="top_consumers", about=(resource,))
+    total = table[resource].sum(min_count=1)  # NaN when unknown: so is every share
+    table["share"] = table[resource] / total if total != 0 else 0.0
     return (
         table.sort_values(resource, ascending=False, kind="stable").head(n).reset_index(drop=True)
     )
@@ -165,7 +195,8 @@ def biggest_runs(jobs: pd.DataFrame, resource: str = "gpu_hours", n: int = 10) -
 
     Only runs that started and used some of it are listed: a job that never started (or ran
     for 0 s) is not one of the biggest, however few runs the table has. Each run of a
-    requeued job is its own row, as ``usage`` counts it.
+    requeued job is its own row, as ``usage`` counts it. Hours the export cannot give (GPU-
+    hours without AllocTRES) rank nothing: the table is empty, with a warning naming the field.
 
     >>> from slurmlab.analysis._common import demo_jobs
     >>> biggest_runs(demo_jobs())[["JobID", "State", "gpu_hours"]]
@@ -175,7 +206,8 @@ def biggest_runs(jobs: pd.DataFrame, resource: str = "gpu_hours", n: int = 10) -
     """
     if resource not in ("cpu_hours", "gpu_hours", "node_hours"):
         raise ValueError(f"resource={resource!r}: use cpu_hours, gpu_hours or node_hours")
-    frame = _with_hours(jobs)
+    # hours that are unknown rank nothing: none listed
+    frame = _with_hours(jobs, who="biggest_runs", about=(resource,), stacklevel=3)
     frame = frame[started(jobs) & (frame[resource] > 0).to_numpy()]
     frame = frame.drop(columns=["runs", "jobs"])
     return (
@@ -199,15 +231,15 @@ def share_vs_target(
     0  vision    0.8     0.5    1.6
     1     nlp    0.2     0.5    0.4
     """
-    table = usage(jobs, by=by).set_index(by)[resource]
+    table = _usage(jobs, by, who="share_vs_target", about=(resource,)).set_index(by)[resource]
     total_target = float(sum(shares.values()))
     if total_target <= 0:
         raise ValueError("shares: give at least one positive share, e.g. {'vision': 2, 'nlp': 1}")
     names = list(dict.fromkeys([*shares, *table.index]))
     used = table.reindex(names, fill_value=0.0)
     out = pd.DataFrame({by: names, resource: used.to_numpy()})
-    total = out[resource].sum()
-    out["share"] = out[resource] / total if total else 0.0
+    total = out[resource].sum(min_count=1)
+    out["share"] = out[resource] / total if total != 0 else 0.0
     out["target"] = [shares.get(name, 0.0) / total_target for name in names]
     out["ratio"] = out["share"] / out["target"].where(out["target"] > 0)
     return out

@@ -5,7 +5,11 @@ Elapsed for one still running at the export (its End is Unknown; Elapsed is its 
 Capacity comes from a cluster (a preset or ``slurm.conf`` via ``Cluster``), a mapping, or, when
 neither is given, from the peak allocation seen in the export (a lower bound, with a warning).
 A capacity that does not fit the export (a partition it lacks, more allocated than it has)
-is warned about by name, never silently divided by.
+is warned about by name, never silently divided by. Partitions may share nodes (a ``debug``
+partition on two of ``train``'s nodes): a partition's utilization counts only its own jobs,
+so it can look idle while its nodes are busy with the other's, and the partitions'
+capacities add up to more than the cluster has; that is warned about too (``by=None`` with
+a ``Cluster`` counts each node once).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from slurmlab.analysis._common import (
     run_ends,
 )
 from slurmlab.errors import SlurmlabError
-from slurmlab.spec.units import expand_hostlist
+from slurmlab.spec.units import compress_hostlist, expand_hostlist
 
 __all__ = ["capacity_of", "utilization"]
 
@@ -189,6 +193,61 @@ def _warn_mismatch(out: pd.DataFrame, label: str, runs: dict[str, int], freq: st
         )
 
 
+def _shared_nodes(capacity, started: pd.DataFrame) -> dict[tuple[str, str], list[str]]:
+    """Pairs of partitions with runs in the export that share nodes, and the nodes: by the
+    cluster's partitions when the capacity is a ``Cluster``, else by the export (a node that
+    ran jobs of both)."""
+    members: dict[str, set[str]] = {}
+    if hasattr(capacity, "partitions"):
+        members = {p.name: set(p.nodes) for p in capacity.partitions}
+    elif "NodeList" in started and "Partition" in started:
+        pairs = pd.DataFrame(
+            {"part": started["Partition"].astype("string"), "nodes": started["NodeList"]}
+        )
+        for part, text in pairs.dropna().drop_duplicates().itertuples(index=False):
+            try:
+                hosts = expand_hostlist(str(text)) if text != "None assigned" else []
+            except SlurmlabError:
+                continue
+            members.setdefault(str(part), set()).update(hosts)
+    # only partitions that ran jobs in the export: one alone on shared nodes is measured right
+    ran = set(started["Partition"].dropna().astype(str)) if "Partition" in started else set()
+    names = sorted(set(members) & ran)
+    shared = {}
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            common = members[a] & members[b]
+            if common:
+                shared[(a, b)] = sorted(common)
+    return shared
+
+
+def _warn_shared(shared: dict[tuple[str, str], list[str]], by: str | None, capacity) -> None:
+    """Say what sharing nodes does to the numbers (see the module docstring)."""
+    pairs = "; ".join(
+        f"{a!r} and {b!r} share {compress_hostlist(nodes)}" for (a, b), nodes in shared.items()
+    )
+    source = "" if hasattr(capacity, "partitions") else " (by the export's NodeList)"
+    if by is not None:
+        warnings.warn(
+            f"utilization: partitions share nodes{source}: {pairs}. Each partition's "
+            "utilization counts only its own jobs, so a partition can look idle while its "
+            "nodes are busy with another partition's jobs, and the partitions' capacities add "
+            "up to more than the cluster has; by=None (with capacity=Cluster...) gives the "
+            "whole cluster, each node counted once",
+            UserWarning,
+            stacklevel=3,
+        )
+    else:
+        warnings.warn(
+            f"utilization: partitions share nodes{source}: {pairs}. The capacity is summed "
+            "over partitions, so those nodes count twice and utilization looks lower than it "
+            "was; give capacity=Cluster.from_slurm_conf(...), which counts each node once",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
 def utilization(
     jobs: pd.DataFrame,
     capacity=None,
@@ -212,6 +271,13 @@ def utilization(
     the capacity, and more allocated than the capacity has (utilization above 1), give a
     ``UserWarning`` naming the partition and the values: the capacity is not the cluster the
     export came from.
+
+    Partitions that share nodes (by the ``Cluster``'s partitions, else by the export's
+    NodeList) give a ``UserWarning`` too, and ``attrs["shared_partitions"]`` lists them
+    (``utilization_figure`` says so in its title): per partition, each counts only its own
+    jobs, so one can show ~0 % while its nodes are busy with another's jobs, and the
+    capacities overlap; with ``by=None`` a capacity mapping counts the shared nodes twice
+    (a ``Cluster`` counts each node once).
 
     >>> from slurmlab.analysis._common import demo_jobs
     >>> cap = {"gpu": {"cpus": 32, "gpus": 8, "nodes": 2}, "cpu": {"cpus": 8, "gpus": 0, "nodes": 1}}
@@ -303,14 +369,23 @@ def utilization(
     if capacity is not None:
         runs = pd.Series(groups).value_counts().to_dict()
         _warn_mismatch(out, "partition" if by else "the cluster", runs, freq)
+    shared = {}
+    if by == "Partition" or (by is None and capacity is not None):
+        shared = _shared_nodes(capacity, started)
+        if by is None and hasattr(capacity, "partitions"):
+            shared = {}  # (each node counted once: nothing to say)
+        if shared:
+            _warn_shared(shared, by, capacity)
     out = out.rename(columns={"group": by or "group"})
     order = {r: i for i, r in enumerate(_RESOURCES)}
     out = out.sort_values(
         [by or "group", "resource", "time"],
         key=lambda s: s.map(order) if s.name == "resource" else s,
         kind="stable",
-    )
-    return out.reset_index(drop=True)
+    ).reset_index(drop=True)
+    if shared:
+        out.attrs["shared_partitions"] = sorted({name for pair in shared for name in pair})
+    return out
 
 
 def _busy_nodes(

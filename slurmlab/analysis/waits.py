@@ -2,8 +2,11 @@
 the pending queue over time.
 
 A run's wait is Start - Submit (Submit is reset when a job is requeued, so each run has its
-own wait); runs that never started have no wait but count as pending until they end. A het
-job is one job: its leader (``12+0``) stands for its components.
+own wait): what users feel, including time the job was not allowed to run (held, waiting on
+a dependency or a ``--begin`` time, a requeue's delay). ``since="Eligible"`` measures from
+Eligible instead, as Slurm's own Reserved field does: only the time the scheduler kept an
+eligible job waiting. Runs that never started have no wait but count as pending until they
+end. A het job is one job: its leader (``12+0``) stands for its components.
 """
 
 from __future__ import annotations
@@ -14,9 +17,11 @@ import numpy as np
 import pandas as pd
 
 from slurmlab.analysis._common import (
+    Since,
     check_by,
     check_columns,
     check_freq,
+    check_since,
     count,
     leads,
     require_start,
@@ -32,16 +37,22 @@ _SIZE_BINS = [0, 1, 8, 32, 128, np.inf]
 _SIZE_LABELS = ["1 CPU", "2-8 CPUs", "9-32 CPUs", "33-128 CPUs", ">128 CPUs"]
 
 
-def _waited(jobs: pd.DataFrame) -> np.ndarray:
+def _waited(jobs: pd.DataFrame, since: Since = "Submit") -> np.ndarray:
     """The rows wait_times keeps: runs that started and were submitted, one per het job."""
     check_columns(jobs, ("Submit", "Start"), "wait_times")
+    check_since(jobs, since, "wait_times")
     require_start(jobs, "wait_times")
     return (jobs["Start"].notna() & jobs["Submit"].notna()).to_numpy() & leads(jobs)
 
 
-def wait_times(jobs: pd.DataFrame) -> pd.DataFrame:
-    """One row per run that started (a het job once), with ``Wait`` (Start - Submit) and a
-    ``Size`` class. A wait below 0 (Start before Submit: a DST change) is NaT, with a warning.
+def wait_times(jobs: pd.DataFrame, since: Since = "Submit") -> pd.DataFrame:
+    """One row per run that started (a het job once), with ``Wait`` and a ``Size`` class.
+
+    ``Wait`` is Start - Submit (``since="Submit"``, the default) or Start - Eligible
+    (``since="Eligible"``: time held, on a dependency or a ``--begin`` time left out, as
+    Slurm's Reserved field; Submit where a row's Eligible is Unknown). A wait below 0 (Start
+    before Submit: a DST change) is NaT, with a warning. The table's ``attrs["since"]`` says
+    which (``wait_figure`` titles itself by it).
 
     >>> from slurmlab.analysis._common import demo_jobs
     >>> wait_times(demo_jobs())[["JobID", "Wait"]]
@@ -50,8 +61,8 @@ def wait_times(jobs: pd.DataFrame) -> pd.DataFrame:
     1   101 0 days 00:00:00
     2   102 0 days 01:00:00
     """
-    started = jobs.loc[_waited(jobs)]
-    wait = waits(started)
+    started = jobs.loc[_waited(jobs, since)]
+    wait = waits(started, since)
     size = pd.cut(count(started["NCPUS"]), _SIZE_BINS, labels=_SIZE_LABELS, right=True)
     cols = [
         c
@@ -65,19 +76,25 @@ def wait_times(jobs: pd.DataFrame) -> pd.DataFrame:
             "NGPUS",
             "NCPUS",
             "Submit",
+            *(("Eligible",) if since == "Eligible" else ()),
             "Start",
         )
         if c in started
     ]
-    return started[cols].assign(Wait=wait, Size=size).reset_index(drop=True)
+    out = started[cols].assign(Wait=wait, Size=size).reset_index(drop=True)
+    out.attrs["since"] = since
+    return out
 
 
-def wait_stats(jobs: pd.DataFrame, by: str | Sequence[str] = "Partition") -> pd.DataFrame:
+def wait_stats(
+    jobs: pd.DataFrame, by: str | Sequence[str] = "Partition", since: Since = "Submit"
+) -> pd.DataFrame:
     """Wait-time distribution (count, mean, median, p90, max in hours) per group.
 
     ``by`` may be any column, e.g. ``"Partition"``, ``"Account"``, ``"NGPUS"`` or ``"Size"``
     (CPU-count classes). ``runs`` counts the runs that started; the statistics leave out the
-    waits that are unknown (below 0, see :func:`wait_times`).
+    waits that are unknown (below 0, see :func:`wait_times`). ``since`` as in
+    :func:`wait_times`: from Submit (the default) or from Eligible.
 
     >>> from slurmlab.analysis._common import demo_jobs
     >>> wait_stats(demo_jobs(), by="Partition")[["Partition", "runs", "median_h"]]
@@ -86,7 +103,7 @@ def wait_stats(jobs: pd.DataFrame, by: str | Sequence[str] = "Partition") -> pd.
     1       gpu     2      0.25
     """
     check_by(jobs, by, "wait_stats", made=("Size",))
-    table = wait_times(jobs)
+    table = wait_times(jobs, since)
     by = [by] if isinstance(by, str) else list(by)
     h = table["Wait"].dt.total_seconds() / 3600.0
     grouped = h.groupby([_key(table[c]) for c in by], observed=True, dropna=False)
@@ -110,17 +127,20 @@ def _key(column: pd.Series) -> pd.Series:
     return column.astype("string").fillna("(none)")
 
 
-def bounded_slowdown(jobs: pd.DataFrame, tau: str | pd.Timedelta = "10s") -> pd.DataFrame:
+def bounded_slowdown(
+    jobs: pd.DataFrame, tau: str | pd.Timedelta = "10s", since: Since = "Submit"
+) -> pd.DataFrame:
     """Bounded slowdown per run: max(1, (wait + run) / max(run, tau)).
 
-    ``tau`` keeps very short jobs from dominating (Feitelson's bounded slowdown).
+    ``tau`` keeps very short jobs from dominating (Feitelson's bounded slowdown); the wait is
+    from Submit or from Eligible (``since``, as in :func:`wait_times`).
 
     >>> from slurmlab.analysis._common import demo_jobs
     >>> bounded_slowdown(demo_jobs())["BoundedSlowdown"].round(2).tolist()
     [1.25, 1.0, 5.0]
     """
-    table = wait_times(jobs)
-    merged = jobs.loc[_waited(jobs), "Elapsed"].reset_index(drop=True)
+    table = wait_times(jobs, since)
+    merged = jobs.loc[_waited(jobs, since), "Elapsed"].reset_index(drop=True)
     run = merged.fillna(pd.Timedelta(0))
     floor = pd.Timedelta(tau)
     slowdown = (table["Wait"] + run) / run.where(run > floor, floor)
@@ -128,23 +148,42 @@ def bounded_slowdown(jobs: pd.DataFrame, tau: str | pd.Timedelta = "10s") -> pd.
 
 
 def pending_over_time(
-    jobs: pd.DataFrame, freq: str = "1h", by: str | None = "Partition"
+    jobs: pd.DataFrame, freq: str | None = None, by: str | None = "Partition"
 ) -> pd.DataFrame:
-    """How many jobs were pending at each tick (every ``freq``, and at the last time the
-    table knows, the export's end), per group.
+    """How many jobs were pending over time, per group: exactly (the default), or sampled
+    every ``freq``.
 
     A run is pending from Eligible (else Submit) until Start; one that never started is
     pending until it ended (cancelled: its End), or to the end of the export while its state
     is still PENDING (whatever its End says). Array ranges count every task; a het job counts
-    once.
+    once. Time held, on a dependency or a ``--begin`` time is not pending here (the job is
+    not yet eligible).
+
+    With ``freq=None`` the table is the step function itself: a row at the first time a job
+    pends and wherever the count changes (every eligible, start or end of a pending job),
+    each giving the count from that time until the next row, and a last row at the export's
+    end (the last time the table knows). No wait is missed, however short. With ``freq``
+    (``"1h"``, ``"1D"`` ...) it is the count at each tick (and at the export's end): samples,
+    between which jobs may have come and gone; ``attrs["freq"]`` says so (``pending_figure``
+    draws them as points, not steps).
 
     >>> from slurmlab.analysis._common import demo_jobs
+    >>> exact = pending_over_time(demo_jobs(), by=None)
+    >>> exact.assign(time=exact["time"].dt.strftime("%H:%M"))
+        time  pending
+    0  08:00      1.0
+    1  08:30      0.0
+    2  09:30      1.0
+    3  10:00      4.0
+    4  10:30      3.0
+    5  10:45      3.0
     >>> pending_over_time(demo_jobs(), freq="1h", by=None)["pending"].tolist()
-    [1.0, 0.0, 4.0]
+    [1.0, 0.0, 4.0, 3.0]
     """
     check_columns(jobs, ("Submit", "Start"), "pending_over_time")
     check_by(jobs, by, "pending_over_time")
-    check_freq(freq, "pending_over_time")
+    if freq is not None:
+        check_freq(freq, "pending_over_time")
     require_start(jobs, "pending_over_time")
     begin = jobs["Eligible"].fillna(jobs["Submit"]) if "Eligible" in jobs else jobs["Submit"]
     known = [jobs["Submit"], jobs["Start"], run_ends(jobs)]
@@ -159,10 +198,11 @@ def pending_over_time(
     if "End" in jobs:  # a job that ended while pending (cancelled) stops pending at its End
         ended = jobs["State"].isin(TERMINAL_STATES).fillna(False) if "State" in jobs else True
         until = until.where(~(never & ended & jobs["End"].notna()), jobs["End"])
-    start = begin[ok].min().floor(freq)
-    ticks = pd.date_range(start, horizon, freq=freq)
-    if ticks[-1] < horizon:  # the export's end is a tick too: what still pends then
-        ticks = ticks.append(pd.DatetimeIndex([horizon]))
+    ticks = None
+    if freq is not None:
+        ticks = pd.date_range(begin[ok].min().floor(freq), horizon, freq=freq)
+        if ticks[-1] < horizon:  # the export's end is a tick too: what still pends then
+            ticks = ticks.append(pd.DatetimeIndex([horizon]))
     weight = (tasks(jobs) * leads(jobs))[ok]
     b = begin[ok].to_numpy()
     u = until[ok].to_numpy()
@@ -171,11 +211,16 @@ def pending_over_time(
         if by
         else np.array(["all"] * ok.sum())
     )
+    end = np.datetime64(horizon)
     rows = []
     for group in pd.unique(groups):
         sel = groups == group
         bs, us, ws = b[sel], u[sel], weight[sel]
-        t = ticks.to_numpy()
+        if ticks is not None:
+            t = ticks.to_numpy()
+        else:  # every time the count may change, from the group's first eligible on
+            t = np.unique(np.concatenate([bs, us, [end]]))
+            t = t[(t >= bs.min()) & (t <= end)]
         # pending at t: begin <= t < until
         order_b = np.argsort(bs)
         order_u = np.argsort(us)
@@ -183,8 +228,16 @@ def pending_over_time(
         cum_u = np.concatenate([[0.0], np.cumsum(ws[order_u])])
         started = cum_b[np.searchsorted(bs[order_b], t, side="right")]
         left = cum_u[np.searchsorted(us[order_u], t, side="right")]
-        frame = pd.DataFrame({"time": ticks, "pending": started - left})
+        frame = pd.DataFrame({"time": t, "pending": started - left})
+        if ticks is None:  # only the changes, and the export's end
+            level = frame["pending"].to_numpy()
+            change = np.r_[True, level[1:] != level[:-1]]
+            change[-1] = True
+            frame = frame[change]
         if by:
             frame.insert(1, by, group)
         rows.append(frame)
-    return pd.concat(rows, ignore_index=True)
+    out = pd.concat(rows, ignore_index=True)
+    if freq is not None:
+        out.attrs["freq"] = freq
+    return out

@@ -9,6 +9,8 @@ import plotly.graph_objects as go
 
 __all__ = ["failure_figure", "states_figure", "usage_figure"]
 
+_LABELS = {"gpu_hours": "GPU-hours", "cpu_hours": "CPU-hours", "node_hours": "node-hours"}
+
 
 def usage_figure(
     usage: pd.DataFrame, by: str = "Account", resource: str = "gpu_hours", top: int = 15
@@ -23,9 +25,7 @@ def usage_figure(
     table = usage.groupby(by, as_index=False)[resource].sum()
     table = table.sort_values(resource, ascending=True).tail(top)
     fig = go.Figure(go.Bar(x=table[resource], y=table[by].astype(str), orientation="h"))
-    label = (
-        resource.replace("_", "-").replace("-hours", " hours").upper().replace(" HOURS", "-hours")
-    )
+    label = _LABELS.get(resource, resource.replace("_", " "))
     fig.update_layout(
         title=f"{label} by {by}",
         xaxis_title=label,
@@ -40,7 +40,12 @@ def states_figure(states: Mapping[str, int]) -> go.Figure:
     """Bars of final job states (``Summary.states``)."""
     names = list(states)
     fig = go.Figure(go.Bar(x=names, y=[states[n] for n in names]))
-    fig.update_layout(title="Final state of each job", yaxis_title="jobs", template="plotly_white")
+    fig.update_layout(
+        title="Final state of each job",
+        xaxis_title="state",
+        yaxis_title="jobs",
+        template="plotly_white",
+    )
     return fig
 
 
@@ -61,6 +66,7 @@ def failure_figure(cost: pd.DataFrame, by: str = "State") -> go.Figure:
     )
     fig.update_layout(
         title="Hours held by runs that did not complete",
+        xaxis_title=by,
         yaxis={"title": "GPU-hours"},
         yaxis2={"title": "CPU-hours", "overlaying": "y", "side": "right"},
         barmode="group",

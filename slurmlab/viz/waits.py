@@ -10,12 +10,16 @@ __all__ = ["efficiency_figure", "wait_figure"]
 
 def wait_figure(waits: pd.DataFrame, by: str = "Partition") -> go.Figure:
     """Box plots of wait hours per group (``slurmlab.analysis.wait_times``); numeric groups
-    (NGPUS, NCPUS) in numeric order.
+    (NGPUS, NCPUS) in numeric order. The title says where the waits start (Submit, or
+    Eligible for ``wait_times(jobs, since="Eligible")``).
 
     >>> from slurmlab.analysis import wait_times
     >>> from slurmlab.analysis._common import demo_jobs
-    >>> [t.name for t in wait_figure(wait_times(demo_jobs())).data]
-    ['cpu', 'gpu']
+    >>> fig = wait_figure(wait_times(demo_jobs()))
+    >>> [t.name for t in fig.data], fig.layout.xaxis.title.text
+    (['cpu', 'gpu'], 'Partition')
+    >>> fig.layout.title.text
+    'Wait from submit to start, by Partition'
     """
     fig = go.Figure()
     hours = waits["Wait"].dt.total_seconds() / 3600.0
@@ -29,8 +33,10 @@ def wait_figure(waits: pd.DataFrame, by: str = "Partition") -> go.Figure:
     for name in names:
         part = hours[(labels == name).to_numpy()]
         fig.add_trace(go.Box(y=part, name=name, boxpoints=False))
+    since = str(waits.attrs.get("since", "Submit")).lower()
     fig.update_layout(
-        title=f"Wait from submit to start, by {by}",
+        title=f"Wait from {since} to start, by {by}",
+        xaxis_title=by,
         yaxis_title="hours",
         template="plotly_white",
         showlegend=False,
