@@ -23,13 +23,23 @@ def add_subcommands(sub) -> None:
         description="Simulate a scenario file or a Standard Workload Format trace.",
     )
     p.add_argument("input", help="scenario file or SWF trace")
-    p.add_argument("--policy", choices=sorted(POLICIES), help="override the scenario's policy")
+    p.add_argument(
+        "--policy",
+        choices=sorted(POLICIES),
+        help="the scheduling policy (default: the scenario's own; easy for an SWF trace)",
+    )
     p.add_argument("--cluster", help="a preset name or a slurm.conf path (overrides the input's)")
     p.add_argument(
-        "--procs", type=_procs, help="SWF: machine size in processors (default MaxProcs)"
+        "--procs",
+        type=_procs,
+        help="SWF: machine size in processors (default: the header's MaxProcs, else MaxNodes, "
+        "else the widest job, with a warning)",
     )
     p.add_argument(
-        "--skip-invalid", action="store_true", help="SWF: drop jobs wider than the machine"
+        "--skip-invalid",
+        action="store_true",
+        help="SWF: drop and count the jobs the machine cannot run (wider than it; on a "
+        "--cluster, also over its partition's MaxTime) instead of stopping at the first",
     )
     p.add_argument(
         "--jobs-out", help="write the job table as CSV (times in seconds from the start)"
@@ -40,8 +50,19 @@ def add_subcommands(sub) -> None:
         help="stop at this simulated time (seconds, 3d, or a date and time); jobs still "
         "pending or running then are reported so",
     )
-    p.add_argument("--json", action="store_true", help="print the metrics as one JSON object")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the metrics as one JSON object, with the machine's processors (procs) and "
+        "the jobs the SWF reader dropped (dropped, dropped_why)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--progress",
+        action="store_true",
+        help="show the progress bar (on stderr) even when stderr is not a terminal, where it "
+        "is off by default",
+    )
     p.set_defaults(func=run_simulate)
 
 
@@ -108,6 +129,8 @@ def _looks_like_sacct(line: str) -> bool:
 
 def _check_options(args, swf: bool) -> None:
     """Options that do not apply to this input are errors, not silently ignored."""
+    if args.quiet and args.progress:
+        raise SlurmlabError("give --quiet (no progress bar) or --progress, not both")
     if args.duplicates and not args.jobs_out:
         raise SlurmlabError(
             "--duplicates applies to --jobs-out (it writes every run of a requeued job, as "
@@ -157,7 +180,7 @@ def _check_writable(path: Path) -> None:
 
 def run_simulate(args) -> int:
     from slurmlab.cli import load_cluster
-    from slurmlab.records.swf import read_swf, swf_cluster
+    from slurmlab.records.swf import SwfDropWarning, read_swf, swf_cluster
     from slurmlab.scenario import Scenario
     from slurmlab.sim.simulate import simulate
 
@@ -166,7 +189,8 @@ def run_simulate(args) -> int:
     _check_options(args, swf)
     if args.jobs_out:
         _check_writable(Path(args.jobs_out))
-    progress = not args.quiet
+    # (a bar redrawn into a file or a pipe fills it: only on a terminal, unless asked for)
+    progress = not args.quiet and (args.progress or sys.stderr.isatty())
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if swf:
@@ -183,8 +207,12 @@ def run_simulate(args) -> int:
             if args.cluster:  # checked again on that cluster: errors name file and entry
                 scenario = scenario.with_cluster(load_cluster(args.cluster))
             result = scenario.run(args.policy, progress=progress, until=args.until)
+    dropped_why: dict[str, int] = {}
     for w in caught:
         print(f"slurmlab: warning: {w.message}", file=sys.stderr)
+        if isinstance(w.message, SwfDropWarning):
+            for why, count in w.message.counts.items():
+                dropped_why[why] = dropped_why.get(why, 0) + count
     metrics = result.metrics
     if not metrics["jobs"]:
         print(
@@ -205,7 +233,13 @@ def run_simulate(args) -> int:
     if args.jobs_out:
         write_jobs_csv(result, args.jobs_out, duplicates=args.duplicates)
     if args.json:
-        print(json.dumps(_json_ready(metrics), default=float, allow_nan=False))
+        # what utilization is a fraction of, and what the SWF reader left out
+        machine = {
+            "procs": sum(n.cpus for n in result.cluster.nodes),
+            "dropped": workload.dropped if swf else 0,
+            "dropped_why": dropped_why,
+        }
+        print(json.dumps(_json_ready(metrics | machine), default=float, allow_nan=False))
     else:
         # (a cluster without GPUs has no GPU utilization to speak of, rather than 0 %)
         gpus = result.cluster.tres().get("gres/gpu", 0)
@@ -215,8 +249,12 @@ def run_simulate(args) -> int:
         lost = (
             f"goodput {metrics['goodput']:.1%}, requeues {metrics['requeues']}, " if failed else ""
         )
+        # a requeued job waits once per run: its wait is counted to its last start
+        last = " (each job's last run)" if metrics["requeues"] else ""
         print(f"policy {metrics['policy']}: {metrics['jobs']} jobs, "
-              f"mean wait {metrics['mean_wait_s']:.0f} s (each job's last run), "
+              f"mean wait {metrics['mean_wait_s']:.0f} s{last}, "
+              f"median wait {metrics['median_wait_s']:.0f} s, "
+              f"p95 wait {metrics['p95_wait_s']:.0f} s, "
               f"mean bounded slowdown {metrics['mean_bounded_slowdown']:.2f}, "
               f"utilization CPU {metrics['utilization']:.1%}{gpu}, {lost}"
               f"makespan {metrics['makespan_s']:.0f} s, backfilled {metrics['backfilled']}, "

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -116,3 +117,82 @@ def test_conservative_late_jobs_never_start_after_later_submitted_jobs_on_fifo_s
     assert order == sorted(order)
     assert got == run_trace(work, "fifo")
     assert isinstance(pd.Series(order).iloc[0], float)
+
+
+# -- the slurm policy on a trace's processor pool ---------------------------------------------
+#
+# A trace's machine is one pool node standing for as many one-processor nodes
+# (Cluster.processor_pool). Slurm's whole-node reservations of one-processor nodes hold a
+# job's processors, so a plan on the pool holds the job's processors, not the whole machine.
+
+
+def test_slurm_on_a_pool_backfills_into_the_processors_a_reservation_leaves(tmp_path):
+    # The reviewer's trace: job 1 holds 6 of 10 processors until 100 s; job 2 (8) is planned
+    # at 100 s; job 3 (2 processors, 1,000 s) fits beside job 2's 8 and starts at the first
+    # backfill cycle (30 s), as on ten one-CPU nodes. Before, job 2's plan held the whole
+    # pool and job 3 waited until 100 s.
+    work = trace(
+        tmp_path,
+        "1 0 -1 100 6 -1 -1 6 100 -1 1 1 1 -1 -1 -1 -1 -1\n"
+        "2 1 -1 100 8 -1 -1 8 100 -1 1 1 1 -1 -1 -1 -1 -1\n"
+        "3 2 -1 1000 2 -1 -1 2 1000 -1 1 1 1 -1 -1 -1 -1 -1\n",
+    )
+    assert swf_cluster(10).processor_pool
+    pool = run_trace(work, "slurm")
+    ten = Cluster.from_slurm_conf(
+        "NodeName=n[01-10] CPUs=1 RealMemory=1000\n"
+        "PartitionName=batch Nodes=n[01-10] Default=YES MaxTime=INFINITE\n"
+    )
+    nodes = starts(simulate(ten, work, policy="slurm", progress=False))
+    assert pool == nodes == {"1": 0.0, "2": 100.0, "3": 30.0}
+    # three processors do not fit beside job 2's eight: it waits for job 2 to end
+    wide = trace(
+        tmp_path,
+        "1 0 -1 100 6 -1 -1 6 100 -1 1 1 1 -1 -1 -1 -1 -1\n"
+        "2 1 -1 100 8 -1 -1 8 100 -1 1 1 1 -1 -1 -1 -1 -1\n"
+        "3 2 -1 1000 3 -1 -1 3 1000 -1 1 1 1 -1 -1 -1 -1 -1\n",
+    )
+    assert run_trace(wide, "slurm")["3"] == 200.0
+
+
+def test_a_pool_plan_holds_the_idle_processors_it_needs_from_its_rounded_start():
+    # bf_resolution rounds a plan's start down to 60 s; before its real start (100 s) the
+    # plan holds only the idle processors the running jobs do not free by then.
+    from slurmlab.policies.profile import PoolProfile
+
+    prof = PoolProfile(
+        0.0, np.array([[4, 0, 0]]), np.array([[10, 0, 0]]), [(100.0, (0,), np.array([[6, 0, 0]]))]
+    )
+    # free: 4 until 100 s (6 busy), 10 after. A plan of 8 from 100 s, held from 59 s.
+    prof.reserve_held((0,), np.array([[8, 0, 0]]), 59.0, 100.0, 180.0)
+    assert list(zip(prof.times, prof.cpu, strict=True)) == [
+        (0.0, 4), (59.0, 2), (100.0, 2), (180.0, 10)
+    ]  # fmt: skip
+
+
+def test_pool_space_counts_processors():
+    from slurmlab.policies.nodespace import PoolSpace
+
+    space = PoolSpace(now=30.0, window=3600.0, resolution=60.0, cpus=10)
+    space.reserve(8, 60.0, 180.0)
+    assert (space.times, space.slots, space.records) == ([0.0, 60.0, 180.0, 3600.0], [10, 2, 10], 3)
+    assert space.reachable(1, 2, 1000.0, 30.0)  # 2 beside the 8 from now
+    assert space.reachable(1, 3, 1000.0, 30.0)  # 3 from 180 s (a later try)
+    space.reserve(9, 180.0, 3600.0)
+    assert (space.slots, space.records) == ([10, 2, 1], 3)
+    assert not space.reachable(1, 3, 1000.0, 30.0)  # no try leaves 3 over 1,000 s...
+    assert space.reachable(1, 3, 20.0, 30.0)  # ...but 20 s end before the plans (50 < 60)
+    assert not space.reachable(0, 1, 20.0, 30.0)  # the pool is down
+
+
+def test_an_arrays_jobid_names_the_whole_array_in_python_workloads_too():
+    # Array ids in a Python workload (no scenario): ``afterok:1`` waits for every task of the
+    # array whose JobID is 1, and ``1_2`` for its task 2, as in Slurm.
+    from slurmlab import Cluster as C
+
+    tiny = C.preset("tiny")
+    arr = WorkloadJob(JobSpec.from_args("-n 1 -t 10 --array=0-3%1"), 0, 100, id="arr")
+    for ref, start in (("1", 400.0), ("1_2", 300.0)):
+        dep = WorkloadJob(JobSpec.from_args(f"-n 1 -t 10 -d afterok:{ref}"), 1, 10, id="dep")
+        r = simulate(tiny, Workload((arr, dep)), policy="fifo", progress=False)
+        assert starts(r)["dep"] == start

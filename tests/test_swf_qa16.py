@@ -53,7 +53,7 @@ def test_a_used_header_field_given_twice_differently_is_an_error(tmp_path):
 def test_errors_say_how_to_fix_the_line(tmp_path):
     path = tmp_path / "t.swf"
     path.write_text("1 0 -1 abc 4 -1 -1 4 200 -1 1 1 1 1 1 1 -1 -1\n")
-    with pytest.raises(SlurmlabError, match="not a number; SWF fields are whole numbers"):
+    with pytest.raises(SlurmlabError, match="not a number; SWF fields are numbers"):
         read_swf(path)
     path.write_text("1 0 -1 100\n")
     with pytest.raises(SlurmlabError, match="start it with ';' if it is a comment"):

@@ -35,7 +35,7 @@ import numpy as np
 
 from slurmlab.errors import SlurmlabError
 from slurmlab.policies.base import Decision, PendingJob, QueueView, Start
-from slurmlab.policies.nodespace import NodeSpace, node_bits
+from slurmlab.policies.nodespace import NodeSpace, PoolSpace, node_bits
 from slurmlab.policies.placement import choose_nodes
 from slurmlab.policies.profile import Profile, make_profile
 from slurmlab.spec.cluster import SCHEDULER_PARAMETERS
@@ -636,6 +636,7 @@ class SlurmBackfill(Conservative):
         horizon = now + self.bf_window * 60.0
         prof, space, hopeless, waiting = cycle.prof, cycle.space, cycle.hopeless, cycle.waiting
         all_up = bool(view.up.all())  # then a job's mask needs no masking
+        pool = view.pool  # a trace's processor pool: plans hold processors, not the node
         beyond = False  # some job was planned beyond the window
         # Each cycle clears every pending job's expected start first (backfill.c,
         # _clear_job_estimates): one beyond bf_max_job_test has none ("Until an attempt is
@@ -675,12 +676,14 @@ class SlurmBackfill(Conservative):
                 continue
             i, t, nodes = found
             if t <= now and i == 0:
-                prof.reserve(nodes, _usage(job, view.capacity, nodes), now, now + limit, at=0)
+                usage = _usage(job, view.capacity, nodes)
+                prof.reserve(nodes, usage, now, now + limit, at=0)
                 d.starts.append(Start(job.id, nodes, "backfill"))
                 if job.exclusive and space.records < table:
                     # _bf_reserve_running: a whole-node job started holds its nodes in the
                     # map from its start to its end rounded down (none when the map is full)
-                    space.reserve(nodes, first_slot, _slot_of(now + limit, res))
+                    held = int(usage[:, 0].sum()) if pool else nodes
+                    space.reserve(held, first_slot, _slot_of(now + limit, res))
                 continue
             reasons[job.id] = "Priority" if job.partition in waiting else "Resources"
             waiting.add(job.partition)
@@ -705,15 +708,24 @@ class SlurmBackfill(Conservative):
             # before: backfill.c tests a job over its node_space records with
             # ``begin_time <= end_time``, so a job ending at the first second of a planned
             # reservation overlaps it (a job starting at its end does not)
-            prof.reserve(nodes, view.capacity[list(nodes)], max(begin - 1.0, now), end)
-            space.reserve(nodes, begin, end)
-            seen.append((job, True, (nodes, begin, end)))
+            if pool:  # (one-processor nodes: the job's processors, see reserve_held)
+                usage = _usage(job, view.capacity, nodes)
+                held = int(usage[:, 0].sum())
+                prof.reserve_held(nodes, usage, max(begin - 1.0, now), max(t, now), end)
+            else:
+                held = nodes
+                prof.reserve(nodes, view.capacity[list(nodes)], max(begin - 1.0, now), end)
+            space.reserve(held, begin, end)
+            seen.append((job, True, (held, begin, end)))
             planned[job.id] = t
             d.sched_nodes[job.id] = nodes  # (backfill.c: sched_nodes, where it reserves)
         cycle.tested = tested
         return beyond
 
     def _node_space(self, view: QueueView) -> NodeSpace:
+        if view.pool:
+            cpus = int(view.capacity[0, 0])
+            return PoolSpace(view.now, self.bf_window * 60.0, self.bf_resolution, cpus)
         return NodeSpace(view.now, self.bf_window * 60.0, self.bf_resolution, len(view.capacity))
 
 
@@ -752,6 +764,12 @@ class _Cycle:
         reservations only take room, so it holds for the cycle)."""
         missed = unreached.get(job.shape)
         if missed is not None and job.limit >= missed:
+            return False
+        if isinstance(space, PoolSpace):  # processors, on a trace's pool
+            need = int(job.demand[0]) * job.count
+            if space.reachable(up & 1, need, job.limit, now, blocked):
+                return True
+            unreached[job.shape] = job.limit
             return False
         mask = job.plan_mask  # as a bitmask, cached per mask
         hit = self.bits.get(id(mask))

@@ -1,7 +1,8 @@
 """Read Standard Workload Format traces (the Parallel Workloads Archive).
 
 SWF: one job per line, 18 whitespace-separated fields, ``-1`` for missing, ``;``
-header lines (``MaxProcs``, ``MaxNodes``, ``UnixStartTime``...). Plain or gzipped.
+header lines (``MaxProcs``, ``MaxNodes``, ``UnixStartTime``, ``TimeZoneString``...). Plain or
+gzipped.
 Each job becomes a processors-only request on a single pool of MaxProcs CPUs:
 width = requested processors if > 0 else allocated; time limit = requested time
 if > 0 else the run time (at least 1 s: Slurm limits are positive). Jobs with
@@ -9,9 +10,12 @@ width <= 0 or an unknown (negative) run time are dropped and counted in a warnin
 zero run times are kept. A trace records what really happened, so its run times
 are replayed as they are, even past the requested time.
 
-Every field is a finite number, and the fields read here (job number, submit, run
-time, processors, requested time, user, executable) are whole numbers; anything else
-is an error naming the file, the line, the field and the value.
+Every field is a finite number. Time fields (submit, wait, run, requested, average CPU
+and think time) may have fractions: the SWF definition (v2.2) allows "floating point values
+for time fields". The counts and numbers read here (job number, processors, user,
+executable) are whole numbers. Anything else is an error naming the file, the line, the
+field and the value. So is a partial-execution record (status 2, 3 or 4: one line per part
+of a job that was checkpointed or swapped out), as slurmlab replays each job once.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import warnings
 import zlib
 from datetime import timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import numpy as np
 import pandas as pd
@@ -31,7 +36,7 @@ from slurmlab.spec.job import JobSpec
 from slurmlab.spec.units import MAX_SECONDS
 from slurmlab.spec.workload import DEFAULT_ORIGIN, Workload, WorkloadJob
 
-__all__ = ["SWF_FIELDS", "read_swf", "read_swf_table", "swf_cluster"]
+__all__ = ["SWF_FIELDS", "SwfDropWarning", "read_swf", "read_swf_table", "swf_cluster"]
 
 SWF_FIELDS = (
     "job", "submit", "wait", "run", "alloc_procs", "avg_cpu", "used_mem", "req_procs",
@@ -39,16 +44,31 @@ SWF_FIELDS = (
     "preceding_job", "think_time",
 )  # fmt: skip
 
-#: The fields read_swf turns into a job: SWF integers, so a fraction is an error.
 #: the largest time (s) a field may hold (MAX_SECONDS, as scenarios), and the latest
 #: UnixStartTime (2100-01-01): beyond them pandas times overflow; no trace comes near
 MAX_UNIX_START = 4_102_444_800
 #: header fields the reader uses: given twice with different values, the trace is ambiguous
-_READ_HEADER = frozenset(("MaxProcs", "MaxNodes", "UnixStartTime"))
+_READ_HEADER = frozenset(("MaxProcs", "MaxNodes", "UnixStartTime", "TimeZoneString"))
 
-WHOLE_FIELDS = (
-    "job", "submit", "run", "alloc_procs", "req_procs", "req_time", "user", "executable",
-)  # fmt: skip
+#: The counts and numbers read_swf turns into a job: a fraction is an error. (Time fields
+#: may have fractions: "it is permissable to use floating point values for time fields".)
+WHOLE_FIELDS = ("job", "alloc_procs", "req_procs", "user", "executable")
+
+#: SWF status codes of partial executions (a job checkpointed or swapped out, one line per part)
+PARTIAL_STATUS = {
+    2: "this partial execution will be continued",
+    3: "the last partial execution, job completed",
+    4: "the last partial execution, job failed",
+}
+
+
+class SwfDropWarning(UserWarning):
+    """read_swf dropped jobs: ``counts`` maps each reason to its number of jobs."""
+
+    def __init__(self, message: str, counts: dict[str, int]):
+        super().__init__(message)
+        self.counts = counts
+
 
 _GZIP = b"\x1f\x8b"
 #: Other compressions a trace may come in, by their magic bytes: (name, how to undo it).
@@ -141,7 +161,7 @@ def _record(s: str, path: Path, no: int) -> list[float]:
         i = next(i for i, p in enumerate(parts) if not _is_number(p))
         raise SlurmlabError(
             f"{path}: line {no}: field {SWF_FIELDS[i]!r} is {parts[i]!r}, not a number; SWF "
-            "fields are whole numbers, -1 when missing"
+            "fields are numbers (counts whole, times in seconds), -1 when missing"
         ) from None
     total = sum(values)
     if total - total != 0:  # nan or inf somewhere, or a sum too large: look at each value
@@ -149,7 +169,7 @@ def _record(s: str, path: Path, no: int) -> list[float]:
             if v - v != 0:
                 raise SlurmlabError(
                     f"{path}: line {no}: field {SWF_FIELDS[i]!r} is {parts[i]!r}, not a finite "
-                    "number; SWF fields are whole numbers, -1 when missing"
+                    "number; SWF fields are finite numbers, -1 when missing"
                 )
     return values
 
@@ -174,7 +194,9 @@ def swf_cluster(procs: int, name: str = "swf") -> Cluster:
     if procs < 1:
         raise SlurmlabError(f"SWF machine size {procs} must be at least 1 processor")
     pool = Node("pool", cpus=int(procs), memory_mb=0)
-    return Cluster(name, (pool,), (Partition("batch", ("pool",), default=True),))
+    return Cluster(
+        name, (pool,), (Partition("batch", ("pool",), default=True),), processor_pool=True
+    )
 
 
 def read_swf(
@@ -187,11 +209,24 @@ def read_swf(
     """Read an SWF trace into a trace Workload (see the module docstring).
 
     The machine is a pool of ``procs`` processors (default: the header's MaxProcs, else
-    MaxNodes, else the widest job; -1 in the header means missing), or ``cluster`` when
-    the trace is to run on a real cluster (then ``max_procs`` is that cluster's CPU count).
-    A job the machine cannot run (wider than it; on a ``cluster``, also a time limit over
-    its default partition's MaxTime, which would pend for ever) raises an error naming it,
-    unless ``skip_invalid=True`` drops and counts it.
+    MaxNodes, else the widest job, with a warning; -1 in the header means missing), or
+    ``cluster`` when the trace is to run on a real cluster (then ``max_procs`` is that
+    cluster's CPU count). A job the machine cannot run (wider than it; on a ``cluster``, also
+    a time limit over its default partition's MaxTime, which would pend for ever) raises an
+    error naming it, unless ``skip_invalid=True`` drops and counts it. Each drop is one
+    :class:`SwfDropWarning`, whose ``counts`` say why.
+
+    Time zero is the header's UnixStartTime as the trace's local time: the wall clock of
+    the zone its ``TimeZoneString`` names (the SWF v2.2 header for it; the older
+    ``TimeZone`` offset is deprecated as buggy and not read), as sacct shows a cluster's
+    local times, so hours of the day are the site's (daily cycles). A zone this system does
+    not know is a warning, and time zero stays in UTC, as it is without a TimeZoneString;
+    without UnixStartTime it is the default origin. Job times are time zero plus the trace's
+    seconds, so after a daylight-saving change they are an hour off the local clock; exact
+    local times are ``(jobs.Submit - w.origin + pd.Timestamp(UnixStartTime, unit="s",
+    tz="UTC")).dt.tz_convert(TimeZoneString)``. KTH's header (``UnixStartTime: 843480031``,
+    ``TimeZoneString: Europe/Stockholm``, ``StartTime: Mon Sep 23 14:00:31 CEST 1996``)
+    gives time zero 1996-09-23 14:00:31.
     """
     path = Path(path)
     if procs is not None and (
@@ -214,9 +249,14 @@ def read_swf(
     keep = (width > 0) & (run >= 0)
     dropped = int((~keep).sum())
     if dropped:
+        no_procs = int((width <= 0).sum())
+        counts = {"no processors": no_procs, "unknown run time": dropped - no_procs}
         warnings.warn(
-            f"{path}: dropped {dropped} of {len(table)} jobs with no processors or an unknown "
-            "run time (SWF -1)",
+            SwfDropWarning(
+                f"{path}: dropped {dropped} of {len(table)} jobs with no processors or an "
+                "unknown run time (SWF -1)",
+                {k: v for k, v in counts.items() if v},
+            ),
             stacklevel=2,
         )
     if cluster is not None:
@@ -226,6 +266,13 @@ def read_swf(
         size = procs or _header_size(header, header_lines, path)
         if size is None:
             size = int(width[keep].max()) if keep.any() else 1
+            basis = "the widest job" if keep.any() else "there is no job to size it by"
+            warnings.warn(
+                f"{path}: the header gives no machine size (MaxProcs and MaxNodes are absent "
+                f"or -1): the machine is taken to be {size} processor{'s' * (size != 1)}, "
+                f"{basis}; pass --procs N (procs=N) to set its size",
+                stacklevel=2,
+            )
         wide = keep & (width > size)
     if wide.any():
         first = int(np.flatnonzero(wide)[0])
@@ -241,6 +288,7 @@ def read_swf(
             path, table, wide, first, skip_invalid,
             reason=f"job {job} asks for {w} processors{why}", fix=larger,
             kind=f"wider than {machine}", detail=f"job {job}, {w} processors",
+            why="wider than the machine",
         )  # fmt: skip
         keep &= ~wide
     part = None if cluster is None else cluster.default_partition
@@ -258,6 +306,7 @@ def read_swf(
                 reason=f"{what} (it would pend for ever, PartitionTimeLimit)",
                 fix="a --cluster whose default partition allows it",
                 kind=f"over partition {part.name!r}'s MaxTime", detail=what,
+                why="over the partition's MaxTime",
             )  # fmt: skip
             keep &= ~long
     order = np.lexsort((table["job"].to_numpy(), table["submit"].to_numpy()))
@@ -294,7 +343,7 @@ def read_swf(
             f"{start}, not a time between 1970 and 2100; write the trace's start as whole "
             "seconds since 1970 ('; UnixStartTime: 843480031'), or -1 if it is unknown"
         )
-    origin = DEFAULT_ORIGIN if start is None else pd.Timestamp(start, unit="s")
+    origin = DEFAULT_ORIGIN if start is None else _local_origin(start, header, header_lines, path)
     return Workload(
         tuple(jobs), name=path.name, origin=origin, dropped=dropped, kind="trace",
         max_procs=size,
@@ -312,9 +361,11 @@ def _refuse_or_drop(
     fix: str,
     kind: str,
     detail: str,
+    why: str,
 ) -> int:
     """Jobs the machine cannot run (``bad``; ``first`` the first in the file): an error naming
-    that job's line, unless ``skip_invalid``; then a warning counting them. Returns the count."""
+    that job's line, unless ``skip_invalid``; then a warning counting them (``why``, in its
+    ``counts``). Returns the count."""
     line = int(table["line"].iloc[first])
     if not skip_invalid:
         raise SlurmlabError(
@@ -323,22 +374,52 @@ def _refuse_or_drop(
         )
     count = int(bad.sum())
     warnings.warn(
-        f"{path}: dropped {count} jobs {kind} (the first: line {line}, {detail})", stacklevel=3
+        SwfDropWarning(
+            f"{path}: dropped {count} jobs {kind} (the first: line {line}, {detail})",
+            {why: count},
+        ),
+        stacklevel=3,
     )
     return count
 
 
+def _local_origin(
+    start: int, header: dict[str, str], lines: dict[str, int], path: Path
+) -> pd.Timestamp:
+    """UnixStartTime as the wall clock of the header's TimeZoneString (UTC without one, or
+    with a zone this system does not know: a warning says so)."""
+    utc = pd.Timestamp(start, unit="s", tz="UTC")
+    name = header.get("TimeZoneString")
+    if name is None:
+        return utc.tz_localize(None)
+    try:
+        zone = ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        warnings.warn(
+            f"{path}: line {lines['TimeZoneString']}: header field 'TimeZoneString' is "
+            f"{name!r}, a time zone this system does not know: the job table's times are in "
+            "UTC; write a tz database name ('; TimeZoneString: Europe/Stockholm') or install "
+            "the tzdata package",
+            stacklevel=3,
+        )
+        return utc.tz_localize(None)
+    return utc.tz_convert(zone).tz_localize(None)
+
+
 def _check_records(table: pd.DataFrame, path: Path) -> None:
     """Raise for the first line (in file order) that breaks a rule: a fraction in a field
-    read as a whole number, a negative job number or submit time, a repeated job number."""
-    problems: list[tuple[int, str]] = []  # (row, message), first row of each rule
+    read as a whole number, a negative job number or submit time, a partial execution, a
+    repeated job number."""
+    problems: list[tuple[int, str]] = []  # (row, message and fix), first row of each rule
+    fix = "; fix or delete the line"
     for name in WHOLE_FIELDS:
         values = table[name].to_numpy()
         bad = np.flatnonzero(values != np.floor(values))
         if len(bad):
             problems.append(
-                (int(bad[0]), f"field {name!r} is {float(values[bad[0]])!r}, not a whole number")
-            )
+                (int(bad[0]), f"field {name!r} is {float(values[bad[0]])!r}, not a whole number "
+                 f"(SWF counts and numbers are whole; times may have fractions){fix}")
+            )  # fmt: skip
     for name, rule in (
         ("job", "every record needs its job number (SWF counts jobs from 1)"),
         ("submit", "a job needs its submit time (seconds from the trace start)"),
@@ -346,9 +427,10 @@ def _check_records(table: pd.DataFrame, path: Path) -> None:
         values = table[name].to_numpy()
         bad = np.flatnonzero(values < 0)
         if len(bad):
-            value = int(values[bad[0]])
+            value = float(values[bad[0]])
+            value = int(value) if value == int(value) else value  # (submit may be fractional)
             missing = " (SWF's missing)" if value == -1 else ""
-            problems.append((int(bad[0]), f"field {name!r} is {value}{missing}: {rule}"))
+            problems.append((int(bad[0]), f"field {name!r} is {value}{missing}: {rule}{fix}"))
     for name in ("submit", "wait", "run", "req_time"):  # seconds pandas can hold as times
         values = table[name].to_numpy()
         bad = np.flatnonzero(values > MAX_SECONDS)
@@ -356,8 +438,11 @@ def _check_records(table: pd.DataFrame, path: Path) -> None:
             value = float(values[bad[0]])
             problems.append(
                 (int(bad[0]), f"field {name!r} is {value:.0f} s, over {MAX_SECONDS:.0e} s "
-                 "(31 years): SWF times are seconds")
+                 f"(31 years): SWF times are seconds{fix}")
             )  # fmt: skip
+    partial = _partial_execution(table)
+    if partial is not None:
+        problems.append(partial)
     repeated = table["job"].duplicated()
     if repeated.any():
         row = int(np.flatnonzero(repeated.to_numpy())[0])
@@ -365,13 +450,44 @@ def _check_records(table: pd.DataFrame, path: Path) -> None:
         earlier = int(table["line"][table["job"] == job].iloc[0])
         problems.append(
             (row, f"field 'job': job number {int(job)} repeats the one on line {earlier}; "
-             "SWF job numbers are unique")
+             f"SWF job numbers are unique{fix}")
         )  # fmt: skip
     if problems:
         row, message = min(problems, key=lambda p: p[0])  # stable: the first rule on a tie
-        raise SlurmlabError(
-            f"{path}: line {int(table['line'].iloc[row])}: {message}; fix or delete the line"
+        raise SlurmlabError(f"{path}: line {int(table['line'].iloc[row])}: {message}")
+
+
+def _partial_execution(table: pd.DataFrame) -> tuple[int, str] | None:
+    """The first partial-execution record (status 2, 3 or 4) and what to do about it, if any.
+
+    A job checkpointed or swapped out has one SWF line per part, with one job number;
+    slurmlab replays each job once, from one line, and a part is not the job."""
+    status = table["status"].to_numpy()
+    bad = np.flatnonzero(np.isin(status, list(PARTIAL_STATUS)))
+    if not len(bad):
+        return None
+    row = int(bad[0])
+    code, job = int(status[row]), int(table["job"].iloc[row])
+    whole = np.flatnonzero(
+        (table["job"].to_numpy() == job) & ~np.isin(status, list(PARTIAL_STATUS))
+    )
+    delete = "awk '/^;/ || $11 < 2 || $11 > 4' TRACE > whole.swf"
+    if len(whole):
+        line, whole_status = int(table["line"].iloc[whole[0]]), int(status[whole[0]])
+        how = (
+            f"line {line} is job {job} as a whole (status {whole_status}), so delete the "
+            f"partial-execution lines ({delete})"
         )
+    else:
+        how = (
+            f"no line describes job {job} as a whole (status 0, 1 or 5): write one line for "
+            f"the whole job in place of its partial executions, or delete them ({delete})"
+        )
+    return row, (
+        f"field 'status' is {code} ({PARTIAL_STATUS[code]}): a partial-execution record of "
+        f"job {job}, which was checkpointed or swapped out; slurmlab replays each job once, "
+        f"from one line: {how}"
+    )
 
 
 def _header_whole(

@@ -837,16 +837,26 @@ class Simulation(Controller, Lifecycles):
         return None
 
     def _ids_of(self, key: str | int) -> list[int] | None:
-        """The job ids ``key`` names (see :meth:`_lookup`), or None."""
-        ids = self.by_key.get(str(key))
-        if ids is None and str(key).isdigit() and int(key) in self.jobs:
+        """The job ids ``key`` names (see :meth:`_lookup`), or None. As in Slurm, an array's
+        JobID (its first task's) names the whole array, and ``JOBID_TASK`` one task, also
+        when the array has a scenario id (``arr``, ``arr_3``)."""
+        key = str(key)
+        ids = self.by_key.get(key)
+        if ids is None and key.isdigit() and int(key) in self.jobs:
+            head = self.jobs[int(key)]
+            if head.array_id == head.id:  # (an array known by its id)
+                return self.by_key.get(head.key.rsplit("_", 1)[0])
             return [int(key)]
         if ids is None:
-            m = _TASK_RANGE.fullmatch(str(key))  # ARRAY_[1-3,5]: some tasks of an array
-            if m:
+            m = _TASK_RANGE.fullmatch(key) or _ONE_TASK.fullmatch(key)
+            if m:  # ARRAY_[1-3,5] or ARRAY_3: tasks of an array
+                base = m.group(1)
+                head = self.jobs.get(int(base)) if base.isdigit() else None
+                if head is not None and head.array_id == head.id:
+                    base = head.key.rsplit("_", 1)[0]
                 out = []
                 for task in _task_indices(m.group(2)):
-                    some = self.by_key.get(f"{m.group(1)}_{task}")
+                    some = self.by_key.get(f"{base}_{task}")
                     if some is None:
                         return None
                     out += some
@@ -1163,6 +1173,7 @@ class Simulation(Controller, Lifecycles):
 
 
 _TASK_RANGE = re.compile(r"(.+)_\[([\d,\s-]+)\]")
+_ONE_TASK = re.compile(r"(\d+)_(\d+)")  # JOBID_TASK of an array known by its scenario id
 
 
 def _task_indices(text: str) -> list[int]:

@@ -111,7 +111,12 @@ def simulate(
         horizon = max(j.submit for j in workload.jobs) or 1.0
         if stop is not None:
             horizon = min(horizon, stop)
-        with tqdm(total=100, unit="%", desc="simulating", leave=False) as bar:
+        # (the simulated time to the last submission, in percent; no rate: "%/s" means nothing)
+        bar_format = (
+            "{desc}: {percentage:3.0f}% of the time to the last submission |{bar}| "
+            "{elapsed}<{remaining}"
+        )
+        with tqdm(total=100, desc="simulating", leave=False, bar_format=bar_format) as bar:
             for k in range(1, 101):
                 sim.run(until=horizon * k / 100)
                 bar.update(1)

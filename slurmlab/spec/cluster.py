@@ -125,6 +125,49 @@ def parse_gres(text: str, *, what: str = "Gres") -> tuple[Gres, ...]:
     return tuple(out)
 
 
+def gres_types(settings: Mapping[str, str]) -> set[str] | None:
+    """slurm.conf's ``GresTypes`` as a set of names (None when it is not set)."""
+    value = next((v for k, v in settings.items() if k.lower() == "grestypes"), None)
+    return None if value is None else {t.strip() for t in str(value).split(",") if t.strip()}
+
+
+def gres_name_problem(name: str, types: set[str] | None) -> str | None:
+    """Why a node may not have a GRES called ``name`` (the rule, without the fix), or None.
+
+    With ``GresTypes`` set, a node's GRES must be one it declares (slurmctld refuses the
+    node otherwise). Without it (inline clusters, or a slurm.conf that does not set it) any
+    name is taken as declared, but a near miss of ``gpu`` (``gpus``, ``GPU``) is refused: the
+    node would hold no GPU, and every GPU job would be refused for want of one.
+
+    >>> gres_name_problem("gpu", None) is None, gres_name_problem("nvme", None) is None
+    (True, True)
+    >>> gres_name_problem("gpus", {"gpu"}).startswith("'gpus' is not in GresTypes (gpu)")
+    True
+    """
+    if types is not None:
+        if name in types:
+            return None
+        return (
+            f"{name!r} is not in GresTypes ({', '.join(sorted(types)) or 'empty'}), and "
+            "slurmctld refuses a node GRES that GresTypes does not declare"
+        )
+    if name != "gpu" and gres_name_suggestion(name, None) == "gpu":
+        return (
+            f"{name!r} is not a GRES slurmlab counts as GPUs (only 'gpu' is, as in Slurm), so "
+            "the node would have no GPU"
+        )
+    return None
+
+
+def gres_name_suggestion(name: str, types: set[str] | None) -> str | None:
+    """The declared GRES name (``gpu`` without GresTypes) ``name`` is a near miss of."""
+    if types is None:
+        close = difflib.get_close_matches(name.lower(), ["gpu"], n=1, cutoff=0.75)
+    else:
+        close = difflib.get_close_matches(name, sorted(types), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
 def _count(s: str) -> int:
     m = re.fullmatch(r"(\d+)([KMG]?)", s)
     if not m:
@@ -262,8 +305,14 @@ class Cluster:
     nodes: tuple[Node, ...]
     partitions: tuple[Partition, ...]
     settings: Mapping[str, str] = field(default_factory=dict)
+    #: a trace's processor pool (:func:`slurmlab.records.swf.swf_cluster`): its one node
+    #: stands for as many one-processor nodes, so the ``slurm`` policy's whole-node
+    #: reservations hold a job's processors, not the whole machine
+    processor_pool: bool = False
 
     def __post_init__(self):
+        if self.processor_pool and len(self.nodes) != 1:
+            raise SlurmlabError(f"Cluster {self.name!r}: a processor pool is one node")
         object.__setattr__(self, "nodes", tuple(self.nodes))
         object.__setattr__(self, "partitions", tuple(self.partitions))
         if not self.nodes:
@@ -283,6 +332,19 @@ class Cluster:
                     f"Partition {p.name!r}: nodes {compress_hostlist(missing)} are not defined; "
                     "add NodeName lines for them"
                 )
+        types = gres_types(self.settings)
+        checked: set[str] = set()
+        for node in self.nodes:
+            for g in node.gres:
+                if g.name not in checked:
+                    problem = gres_name_problem(g.name, types)
+                    if problem:
+                        close = gres_name_suggestion(g.name, types)
+                        fix = f"did you mean {close!r}?" if close else "add it to GresTypes"
+                        if close and types is None:
+                            fix += f" (a GRES really named {g.name!r} is declared in GresTypes)"
+                        raise SlurmlabError(f"Node {node.name!r}: Gres={g}: {problem}; {fix}")
+                    checked.add(g.name)
         if sum(p.default for p in self.partitions) > 1:
             raise SlurmlabError(
                 f"Cluster {self.name!r}: more than one partition has Default=YES "
