@@ -14,10 +14,12 @@ A scenario is a YAML (or JSON) document::
     policy: {name: easy}               # or just: easy ; parameters beside the name
     origin: 2026-01-05T08:00:00        # optional: the calendar time the clock starts at
     jobs:
-      - id: big                        # optional unique name (used by --dependency); a job
-                                       # without one is known by its JobID (1, 2, ...)
+      - id: big                        # optional unique name (used by --dependency: no
+                                       # spaces, ':', ',', '?', '+'); a job without one is
+                                       # known by its JobID (1, 2, ...; an array's JobID
+                                       # names all its tasks, as in Slurm)
         submit: 0                      # seconds, [D-]HH:MM:SS or 2h/30m, from the start
-        runtime: 3600                  # true run time (the scheduler never sees it)
+        runtime: 3600                  # true run time, seconds (the scheduler never sees it)
         args: "-N 4 --gres=gpu:2 -t 2:00:00"    # sbatch options, and/or script: | (#SBATCH text)
         user: alice                    # optional; account too
         exit_code: 0                   # optional; non-zero ends the job FAILED
@@ -39,6 +41,25 @@ A scenario is a YAML (or JSON) document::
       - {node: gpu003, at: "2:30:00", down_for: 3600}
     random_failures: {mtbf: 30-00:00:00, distribution: weibull, shape: 0.7, repair: 4:00:00, seed: 1}
 
+Times come in two units, as in Slurm:
+
+- *offsets and durations* (``submit``, ``runtime``, an action's ``at``, a failure's ``at``
+  and ``down_for``, a reservation's ``start`` and ``duration``, ``checkpoint``'s times,
+  ``random_failures``' ``mtbf`` and ``repair``, a QOS's ``grace_time`` and
+  ``preempt_exempt_time``): a bare number is **seconds** (``3600``); ``[D-]HH:MM:SS`` (or
+  ``M:S``, ``D-H``, ``D-H:M``, read as ``sbatch -t`` reads them) and a number with a unit
+  (``45s``, ``30m``, ``2h``, ``1.5d``) work too. ``submit`` and ``at`` count from the
+  scenario's start, which ``origin`` puts on the calendar (default 2026-01-05T00:00:00);
+  they take no date;
+- *time limits* (``-t`` in ``args``, a partition's ``max_time`` and ``default_time``, a
+  QOS's ``max_wall``): Slurm's forms, where a bare number is **minutes** (``-t 30``,
+  ``max_time: 120``), else ``M:S``, ``H:M:S``, ``D-H``, ``D-H:M``, ``D-H:M:S`` or
+  ``UNLIMITED``; no unit suffix (``2h``), as sbatch and slurm.conf take none.
+
+A reservation's ``duration`` given as a bare number is read as seconds and warned about:
+``scontrol create reservation Duration=60`` means 60 minutes, so write ``1:00:00`` (or
+``60s``) to say which.
+
 Invalid documents raise :class:`ScenarioError` naming the file, the line, the entry, the
 field and its value, and how to fix it (``s.yaml line 7: jobs[2] (id 'eval'): field 'args':
 ...``). Everything is checked when the file is loaded, before anything runs: the policy and
@@ -51,13 +72,13 @@ import re
 from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
 import pandas as pd
 import yaml
 
-from slurmlab.errors import ScenarioError, SlurmlabError
+from slurmlab.errors import ScenarioError, SlurmlabError, warn_at_caller
 from slurmlab.policies.backfill import make_policy
 from slurmlab.policies.fairshare import Account, AccountTree
 from slurmlab.sim.checkpoint import Checkpoint
@@ -68,6 +89,9 @@ from slurmlab.spec.cluster import (
     ConfSettings,
     Node,
     Partition,
+    gres_name_problem,
+    gres_name_suggestion,
+    gres_types,
     parse_gres,
     setting_problem,
 )
@@ -83,6 +107,7 @@ from slurmlab.spec.qos import (
 from slurmlab.spec.units import (
     compress_hostlist,
     expand_hostlist,
+    format_duration,
     parse_duration,
     parse_flag,
     parse_memory_mb,
@@ -239,7 +264,7 @@ class Scenario:
             if context and start is not None and (mark is None or start.line != mark.line):
                 column += f", {context} that starts on line {start.line + 1}"
             raise ScenarioError(
-                f"not valid YAML/JSON: {problem}{column}",
+                f"not valid YAML/JSON: {problem}{column}{_layout_hint(text, problem, mark)}",
                 source=str(path),
                 line=mark.line + 1 if mark is not None else None,
             ) from None
@@ -302,7 +327,8 @@ class Scenario:
         if unknown:
             key = sorted(unknown, key=str)[0]
             raise ScenarioError(
-                f"unknown section(s) {sorted(unknown, key=str)}; allowed: {sorted(_TOP_KEYS)}",
+                f"unknown section(s) {sorted(unknown, key=str)}; allowed: {sorted(_TOP_KEYS)}"
+                + _misplaced_hint(unknown, lines or {}),
                 path=(key,),
             )
         _names_as_written(doc)
@@ -311,13 +337,17 @@ class Scenario:
         policy, params = _policy(doc.get("policy", "easy"))
         jobs_doc = doc.get("jobs")
         if not isinstance(jobs_doc, list) or not jobs_doc:
-            raise ScenarioError("'jobs' must be a non-empty list of job entries", path=("jobs",))
-        jobs = tuple(_job(entry, i, cluster) for i, entry in enumerate(jobs_doc))
+            raise ScenarioError(
+                "'jobs' must be a non-empty list of job entries" + _list_hint(jobs_doc),
+                path=("jobs",),
+            )
+        origin = _origin(doc.get("origin"))
+        jobs = tuple(_job(entry, i, cluster, origin) for i, entry in enumerate(jobs_doc))
         _unique_ids(jobs)
         _no_jobid_collisions(jobs)
         _check_dependencies(jobs, jobs_doc)
         name = str(doc.get("name", Path(source).stem))
-        workload = Workload(jobs, name=name, origin=_origin(doc.get("origin")))
+        workload = Workload(jobs, name=name, origin=origin)
         actions = tuple(
             act for i, a in enumerate(_list(doc, "actions")) for act in _action(a, i, jobs, cluster)
         )
@@ -326,8 +356,9 @@ class Scenario:
         accounts = _accounts(doc)
         with _entry(("accounts",)):  # no cycles, no account named root
             tree = AccountTree(accounts, root_user=True)
-        qos = _section(doc, "qos", Qos.from_dict)
+        qos = _section(doc, "qos", _qos)
         _unique_names(qos, "qos", "QOS")
+        _warn_bare_durations(doc, source, lines or {})
         reservations = _section(doc, "reservations", Reservation.from_dict)
         _unique_names(reservations, "reservations", "reservation")
         for i, r in enumerate(reservations):
@@ -417,6 +448,31 @@ class Scenario:
             **merged,
         )  # fmt: skip
 
+    def lab(self, *, jobs: bool = True, seed: int | None = None):
+        """This scenario as a :class:`~slurmlab.Lab` you drive by hand: its cluster, policy
+        (and parameters), accounts, QOS, reservations and origin, and with ``jobs=True`` its
+        jobs, actions and failures, which play out as the lab advances (the jobs at 0 s are
+        running already). ``jobs=False``: the cluster alone, its queue empty.
+
+        >>> lab = Scenario.load("course/scenarios/backfill-basics.yaml").lab()  # doctest: +SKIP
+        >>> lab.advance("100s").squeue_text()  # doctest: +SKIP
+        """
+        from slurmlab.sim.lab import Lab
+
+        if seed is None:
+            seed = self.seed
+        return Lab(
+            self.cluster, self.policy, seed=seed, accounts=self.accounts, qos=self.qos,
+            reservations=self.reservations, origin=self.workload.origin,
+            **(
+                {"workload": self.workload, "actions": self.actions, "failures": self.failures,
+                 "random_failures": self.random_failures}
+                if jobs
+                else {}
+            ),
+            **self.policy_params,
+        )  # fmt: skip
+
 
 #: What Scenario.run does not replace, and why: each was checked against the jobs at load.
 _NOT_REPLACED = {
@@ -447,6 +503,45 @@ def _yaml_lines(root) -> dict[tuple, int]:
         elif isinstance(node, yaml.SequenceNode):
             stack.extend(((*path, i), item) for i, item in enumerate(node.value))
     return lines
+
+
+#: What YAML's parser says when a key is indented unlike the keys beside it, or when a
+#: value holds an unquoted ': ' (``args: -d afterok: 3``).
+_LAYOUT_PROBLEMS = (
+    "mapping values are not allowed",
+    "did not find expected '-' indicator",
+    "did not find expected key",
+    "expected <block end>",
+)
+
+
+def _layout_hint(text: str, problem: str, mark) -> str:
+    """For a parser error that is usually a mis-indented key or an unquoted ':' in a value,
+    the offending line, quoted, and what to look for."""
+    lines = text.splitlines()
+    if mark is None or mark.line >= len(lines) or not problem.startswith(_LAYOUT_PROBLEMS):
+        return ""
+    here = lines[mark.line]
+    above = next(
+        (
+            (no, line)
+            for no, line in reversed(list(enumerate(lines[: mark.line])))
+            if line.strip() and not line.lstrip().startswith("#")
+        ),
+        None,
+    )
+    indent = len(here) - len(here.lstrip(" "))
+    same = "the keys of one entry (e.g. one job's submit, runtime and args) must line up"
+    colon = "a value with ': ' in it must be quoted (args: \"-d afterok:3 -t 1:00:00\")"
+    if above is not None:
+        above_indent = len(above[1]) - len(above[1].lstrip(" -"))
+        if above_indent != indent:
+            return (
+                f", in {here.rstrip()!r}: this is usually indentation: this key starts in "
+                f"column {indent + 1}, the key above it (line {above[0] + 1}) in column "
+                f"{above_indent + 1}, and {same}; else {colon}"
+            )
+    return f", in {here.rstrip()!r}: {colon}; else it is indentation: {same}"
 
 
 def _key(node) -> object:
@@ -543,6 +638,49 @@ def _names_as_written(doc: dict) -> None:
     walk({k: v for k, v in doc.items() if k != "jobs"}, ())
 
 
+#: The section a key found at the top level most likely belongs in, mis-indented.
+_FIELD_OF = {
+    **{key: "cluster" for key in _CLUSTER_KEYS.union(*_CLUSTER_FROM.values())},
+    **{key: "jobs" for key in _JOB_KEYS},
+}
+
+
+def _misplaced_hint(unknown: set, lines: dict) -> str:
+    """For a top-level key that is a field of a job (or of the cluster): it is mis-indented,
+    and belongs with the job above it."""
+    key = next((k for k in sorted(unknown, key=str) if k in _FIELD_OF), None)
+    if key is None:
+        return ""
+    if _FIELD_OF[key] == "cluster":
+        return (
+            f"; {key!r} is a field of `cluster`, not a section: it looks mis-indented; indent "
+            "it under cluster:"
+        )
+    line = lines.get((key,), 0)
+    above = [(n, p[1]) for p, n in lines.items() if len(p) == 2 and p[0] == "jobs" and n < line]
+    near = "the job above it (jobs[{1}], line {0})".format(*max(above)) if above else "its job"
+    return (
+        f"; {key!r} is a field of a `jobs` entry, not a section: it looks mis-indented; indent "
+        f"it to line up with the other fields of {near}"
+    )
+
+
+def _list_hint(value) -> str:
+    """How the job list is written, for ``jobs`` given as something else (a mapping, say)."""
+    if isinstance(value, dict) and value:
+        first, *rest = list(value)
+        under = ", ".join(f"'    {k}: ...'" for k in rest[:3])
+        return (
+            f", not a mapping ({', '.join(map(str, value))}): start each job with '- ' and "
+            f"line its other fields up under the first: '  - {first}: ...'"
+            + (f" then {under}" if under else "")
+            + ", or one job per line: '  - {submit: 0, runtime: 1h, args: \"-N 1\"}'"
+        )
+    if value is None:
+        return "; add one: '  - {submit: 0, runtime: 1h, args: \"-N 1 -t 2:00:00\"}'"
+    return f", not {value!r}"
+
+
 # -- sections ---------------------------------------------------------------------------------
 def _origin(value) -> pd.Timestamp:
     """``origin``: the calendar time the simulation starts at (the job table's times)."""
@@ -611,6 +749,13 @@ def _cluster(value, base: Path, source: str = "scenario", lines: dict | None = N
 def _inline_cluster(value: dict, source: str = "scenario", lines: dict | None = None) -> Cluster:
     """An inline cluster; ``lines`` (path -> line of ``source``) puts the file and line of
     each setting in the warnings about it."""
+    settings = value.get("settings") or {}
+    if not isinstance(settings, dict):
+        raise ScenarioError(
+            f"cluster.settings must be a mapping of slurm.conf keys, not {settings!r}",
+            path=("cluster", "settings"),
+        )
+    settings = _settings(settings, source, lines or {})
     nodes = []
     nodes_doc = value.get("nodes")
     if not isinstance(nodes_doc, list) or not nodes_doc:
@@ -635,6 +780,7 @@ def _inline_cluster(value: dict, source: str = "scenario", lines: dict | None = 
             memory = parse_memory_mb(n.get("memory", 1), what=f"{where}.memory")
         with _entry((*path, "gres")):
             gres = parse_gres(str(n.get("gres", "")), what=f"{where}.gres")
+        _check_gres_names(gres, settings, where, (*path, "gres"))
         with _entry((*path, "features")):
             features = frozenset(parse_names(n.get("features"), what=f"{where}.features"))
         for name in names:
@@ -673,8 +819,8 @@ def _inline_cluster(value: dict, source: str = "scenario", lines: dict | None = 
         kw = {}
         for key, default, parse in (
             ("default", False, lambda v, w: parse_flag(v, what=w)),
-            ("max_time", "UNLIMITED", lambda v, w: parse_duration(str(v), what=w)),
-            ("default_time", None, lambda v, w: parse_duration(str(v), what=w)),
+            ("max_time", "UNLIMITED", _time_limit),
+            ("default_time", None, _time_limit),
             ("max_nodes", None, _max_nodes),
             ("priority_tier", 1, lambda v, w: parse_whole(v, what=w)),
             ("priority_job_factor", 1, _priority_job_factor),
@@ -686,17 +832,32 @@ def _inline_cluster(value: dict, source: str = "scenario", lines: dict | None = 
                 kw[key] = None if given is None else parse(given, f"{where}.{key}")
         with _entry(path):
             parts.append(Partition(name=str(p.get("name", f"p{i}")), nodes=tuple(names), **kw))
-    settings = value.get("settings") or {}
-    if not isinstance(settings, dict):
-        raise ScenarioError(
-            f"cluster.settings must be a mapping of slurm.conf keys, not {settings!r}",
-            path=("cluster", "settings"),
-        )
-    settings = _settings(settings, source, lines or {})
     if parts and not any(p.default for p in parts):  # inline: the first is the default
         parts[0] = replace(parts[0], default=True)
     with _entry(("cluster",)):
         return Cluster(str(value.get("name", "inline")), tuple(nodes), tuple(parts), settings)
+
+
+def _check_gres_names(gres, settings: ConfSettings, where: str, path: tuple) -> None:
+    """An inline node's GRES names are ones the cluster declares (GresTypes), or without
+    GresTypes no near miss of ``gpu`` (``gpus:a100:4`` would give the node no GPU)."""
+    types = gres_types(settings)
+    for g in gres:
+        problem = gres_name_problem(g.name, types)
+        if problem is None:
+            continue
+        close = gres_name_suggestion(g.name, types)
+        fix = "add it to cluster.settings.GresTypes"
+        if close:
+            fixed = ",".join(str(replace(x, name=close) if x == g else x) for x in gres)
+            fix = f"did you mean {close!r}? write gres: {fixed}"
+            if types is None:
+                fix += (
+                    f" (a GRES really named {g.name!r} needs settings: {{GresTypes: gpu,{g.name}}})"
+                )
+        raise ScenarioError(
+            f"{where}: field 'gres': {','.join(map(str, gres))!r}: {problem}; {fix}", path=path
+        )
 
 
 def _settings(doc: dict, source: str, lines: dict) -> ConfSettings:
@@ -713,6 +874,31 @@ def _settings(doc: dict, source: str, lines: dict) -> ConfSettings:
         if path in lines:
             settings.where[key] = f"{source} line {lines[path]}: cluster.settings.{key}"
     return settings
+
+
+def _as_written(value):
+    """An int YAML read from ``1:00:00`` (sexagesimal: 3600) as the text it was written as,
+    for a field that reads Slurm's time forms (else ``max_time: 1:00:00`` is 3600 minutes)."""
+    return value.text if isinstance(value, _Int) else value
+
+
+def _time_limit(value, what: str):
+    """A partition's ``max_time`` / ``default_time``: a Slurm time limit, as slurm.conf's
+    MaxTime reads it (a bare number is minutes); ``2h`` is refused with the same time in a
+    form it takes."""
+    text = str(_as_written(value)).strip()
+    if re.fullmatch(r"\d+(\.\d+)?\s*[smhd]", text, flags=re.IGNORECASE):
+        seconds = parse_seconds(text, what=what)
+        minutes = f"{seconds / 60:g}" if seconds % 60 == 0 else None
+        raise SlurmlabError(
+            f"invalid {what} {text!r}: a time limit takes Slurm's forms, as slurm.conf's "
+            "MaxTime/DefaultTime and sbatch -t do: minutes as a bare number, M:S, H:M:S, D-H, "
+            "D-H:M, D-H:M:S or UNLIMITED, and no unit suffix (unlike submit and runtime, "
+            f"which are seconds or 2h); write "
+            f"{format_duration(timedelta(seconds=seconds))}"
+            + (f" (or {minutes}, minutes)" if minutes else "")
+        )
+    return parse_duration(text, what=what)
 
 
 def _priority_job_factor(value, what: str) -> int:
@@ -773,7 +959,35 @@ def _policy(value) -> tuple[str, dict]:
     return name, params
 
 
-def _job(entry, i: int, cluster: Cluster) -> WorkloadJob:
+def _submit(value, origin: pd.Timestamp) -> float:
+    """A job's ``submit``: an offset from the scenario's start; a date and time is refused
+    with the offset it would be from ``origin`` (or the ``origin`` that would make it 0)."""
+    try:
+        return parse_seconds(value, what="submit")
+    except SlurmlabError:
+        text = value.isoformat() if isinstance(value, date) else str(value).strip()
+        if not re.match(r"\d{4}-\d\d-\d\d", text):
+            raise
+        try:
+            when = pd.Timestamp(text)
+        except ValueError:
+            raise SlurmlabError(
+                f"invalid submit {text!r}: submit counts from the scenario's start, not a date"
+            ) from None
+    offset = (when - origin).total_seconds()
+    fix = (
+        f"write submit: {format_duration(timedelta(seconds=offset))}, or "
+        if offset >= 0
+        else "it is before that start: "
+    )
+    raise SlurmlabError(
+        f"{text!r} is a date and time, but submit counts from the scenario's start: give "
+        "seconds (e.g. 3600), [D-]HH:MM:SS (e.g. 1:00:00) or 2h. The start is the scenario's "
+        f"origin ({origin.isoformat()}): {fix}set origin: {when.isoformat()} and submit: 0"
+    )
+
+
+def _job(entry, i: int, cluster: Cluster, origin: pd.Timestamp = DEFAULT_ORIGIN) -> WorkloadJob:
     path = ("jobs", i)
     label = f"jobs[{i}]" + (
         f" (id {entry.get('id')!r})" if isinstance(entry, dict) and entry.get("id") else ""
@@ -796,8 +1010,13 @@ def _job(entry, i: int, cluster: Cluster) -> WorkloadJob:
             raise ScenarioError(
                 f"{label}: field {key!r} is {entry[key]!r}; give a name", path=(*path, key)
             )
+    if entry.get("id") is not None:
+        _check_id(str(entry["id"]), label, (*path, "id"))
+    for key in ("user", "account"):
+        if entry.get(key) is not None:
+            _check_word(str(entry[key]), key, f"{label}: field {key!r}", (*path, key))
     with _entry((*path, "submit"), f"{label}: field 'submit'"):
-        submit = parse_seconds(entry.get("submit", 0), what="submit")
+        submit = _submit(entry.get("submit", 0), origin)
     with _entry((*path, "runtime"), f"{label}: field 'runtime'"):
         runtime = parse_seconds(entry["runtime"], what="runtime")
     args = entry.get("args")
@@ -831,6 +1050,12 @@ def _job(entry, i: int, cluster: Cluster) -> WorkloadJob:
                 )
         if entry.get("name"):
             spec = JobSpec.from_args([f"--job-name={entry['name']}"], base=spec)
+        for key, option in (("user", "--uid"), ("account", "--account")):
+            if getattr(spec, key) is not None and entry.get(key) is None:
+                _check_word(
+                    getattr(spec, key), key, f"{label}: field {field_name!r}: {option}",
+                    (*path, field_name), write=f"{option}=",
+                )  # fmt: skip
         spec.validate(cluster)
     ckpt = None
     if entry.get("checkpoint") is not None:
@@ -855,6 +1080,43 @@ def _job(entry, i: int, cluster: Cluster) -> WorkloadJob:
     )
 
 
+#: What sbatch's ``--dependency=afterok:ID`` cannot hold in an ID: its separators
+#: (``:`` between ids, ``,`` and ``?`` between conditions, ``+`` before a delay), the word
+#: breaks of a command line, quotes, and ``[]`` (``ID_[1-3]``: some tasks of an array).
+_ID_BREAKS = re.compile(r"[\s:,?+\[\]'\"]")
+
+
+def _check_id(value: str, label: str, path: tuple) -> None:
+    """A job ``id`` is one word that ``--dependency=afterok:ID`` and actions can name."""
+    bad = sorted(set(_ID_BREAKS.findall(value)))
+    if bad:
+        shown = ", ".join("a space" if c == " " else repr(c) for c in bad)
+        fix = re.sub(r"-+", "-", _ID_BREAKS.sub("-", value)).strip("-") or "job1"
+        raise ScenarioError(
+            f"{label}: field 'id': {value!r} cannot be named in --dependency=afterok:ID "
+            f"(it holds {shown}: sbatch splits job ids at spaces, ':', ',', '?' and '+'); "
+            f"use letters, digits, '-', '_' and '.', e.g. id: {fix}",
+            path=path,
+        )
+
+
+def _check_word(value: str, key: str, label: str, path: tuple, write: str = "") -> None:
+    """A user or account name is one word, as Slurm's are (login names; sacctmgr accounts)."""
+    if value and not any(c.isspace() for c in value):
+        return
+    what = (
+        "a user name: Slurm's users are login names"
+        if key == "user"
+        else "an account name: Slurm's accounts (sacctmgr add account) are names"
+    )
+    example = "-".join(value.split()).lower() or ("alice" if key == "user" else "ml-team")
+    raise ScenarioError(
+        f"{label}: {value!r} is not {what}, one word of letters, digits, '-', '_' and '.'; "
+        f"write e.g. {write or f'{key}: '}{example}",
+        path=path,
+    )
+
+
 def _unique_ids(jobs: tuple[WorkloadJob, ...]) -> None:
     first: dict[str, int] = {}
     for i, job in enumerate(jobs):
@@ -869,19 +1131,28 @@ def _unique_ids(jobs: tuple[WorkloadJob, ...]) -> None:
         first[job.id] = i
 
 
+def _jobids(jobs: tuple[WorkloadJob, ...]) -> list[int]:
+    """Each job's JobID (an array's: its ArrayJobID, the JobID of its first task), as the
+    simulation numbers them: 1, 2, ... in submit order, one number per array task."""
+    out = [0] * len(jobs)
+    next_id = 1
+    for i in sorted(range(len(jobs)), key=lambda i: (jobs[i].submit, i)):
+        out[i] = next_id
+        next_id += len(jobs[i].spec.array.indices) if jobs[i].spec.array else 1
+    return out
+
+
 def _no_jobid_collisions(jobs: tuple[WorkloadJob, ...]) -> None:
     """An ``id`` is not the JobID of a job without one. Like sbatch, the simulation numbers
     jobs 1, 2, ... in submit order (one number per array task) and a job without an ``id``
     is known by that number; ``id: 2`` on another job would make two jobs "2"."""
     numbered: dict[str, int] = {}  # the JobIDs (and array task ids) of jobs without an id
-    next_id = 1
-    for i in sorted(range(len(jobs)), key=lambda i: (jobs[i].submit, i)):
+    for i, jobid in enumerate(_jobids(jobs)):
         job = jobs[i]
         tasks = job.spec.array.indices if job.spec.array else ()
         if job.id is None:
-            numbered[str(next_id)] = i
-            numbered.update({f"{next_id}_{t}": i for t in tasks})
-        next_id += len(tasks) or 1
+            numbered[str(jobid)] = i
+            numbered.update({f"{jobid}_{t}": i for t in tasks})
     for i, job in enumerate(jobs):
         if job.id is not None and job.id in numbered:
             j = numbered[job.id]
@@ -1140,6 +1411,37 @@ def _section(doc: dict, key: str, build) -> tuple:
         with _entry((key, i)):
             out.append(build(entry, where=f"{key}[{i}]"))
     return tuple(out)
+
+
+def _qos(doc, *, where: str) -> Qos:
+    """A ``qos`` entry; ``max_wall: 1:00:00`` (which YAML reads as 3600) as written."""
+    if isinstance(doc, dict) and "max_wall" in doc:
+        doc = {**doc, "max_wall": _as_written(doc["max_wall"])}
+    return Qos.from_dict(doc, where=where)
+
+
+def _warn_bare_durations(doc: dict, source: str, lines: dict) -> None:
+    """A reservation's ``duration`` as a bare number is seconds here, as every scenario time
+    is, but minutes in ``scontrol create reservation Duration=60``: say which was read."""
+    entries = doc.get("reservations")
+    for i, entry in enumerate(entries if isinstance(entries, list) else []):
+        value = entry.get("duration") if isinstance(entry, dict) else None
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
+            continue
+        text = str(_as_written(value)).strip()
+        if not re.fullmatch(r"\d+(\.\d+)?", text) or float(text) == 0:
+            continue  # 1:00:00, 2h, 0...: no doubt
+        path = ("reservations", i, "duration")
+        line = _line_of(lines, path)
+        where = f"{source} line {line}: " if line else f"{source}: "
+        name = f" ({entry['name']})" if entry.get("name") is not None else ""
+        minutes = format_duration(timedelta(minutes=float(text)))
+        warn_at_caller(
+            f"{where}reservations[{i}]{name}: field 'duration': {text} is read as {text} "
+            f"seconds (a scenario's times are seconds, as submit and runtime are), while "
+            f"scontrol create reservation Duration={text} means {text} minutes; write "
+            f"{text}s, or {minutes} for {text} minutes, to say which"
+        )
 
 
 def _account(doc, *, where: str) -> Account:

@@ -8,6 +8,7 @@ Submit with ``lab.sbatch(...)`` (a script or sbatch options), move time with
 
 from __future__ import annotations
 
+import re
 import shlex
 import warnings
 from collections.abc import Sequence
@@ -17,21 +18,28 @@ import pandas as pd
 from slurmlab.errors import NODE_CONFIG_UNAVAILABLE, RequestError, SbatchError, SlurmlabError
 from slurmlab.sim.checkpoint import Checkpoint
 from slurmlab.sim.engine import Simulation
+from slurmlab.sim.faults import RandomFailures
 from slurmlab.sim.result import SimulationResult
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import JobSpec
 from slurmlab.spec.units import compress_hostlist, parse_instant, parse_names, parse_seconds
-from slurmlab.spec.workload import WorkloadJob, check_exit_code, check_name
+from slurmlab.spec.workload import Workload, WorkloadJob, check_exit_code, check_name
 
 __all__ = ["Lab", "current_lab"]
+
+#: slurmctld's words for a job whose user has no association with its account.
+_INVALID_ACCOUNT = "Invalid account or account/partition combination specified"
 
 _CURRENT: list[Lab] = []
 
 
 def _request(args: str | Sequence[str]) -> JobSpec:
     """A request from sbatch's command line as typed. A leading ``sbatch`` (the command's own
-    name) is dropped. Options after a script name are that script's own arguments, as with
-    sbatch, which is rarely what a learner meant: a warning says so."""
+    name) is dropped. The first word that is no option is the batch script's file name, as
+    with sbatch (the Lab reads no file: it names the job); a command there (``python
+    train.py``: a word without '.' or '/'), which sbatch would fail to open, is warned about.
+    Options after a script name are that script's own arguments, as with sbatch, which is
+    rarely what a learner meant: a warning says so too."""
     if isinstance(args, str):
         try:
             words = shlex.split(args)
@@ -47,7 +55,18 @@ def _request(args: str | Sequence[str]) -> JobSpec:
         if key != "script-file":
             continue
         name, *rest = value.split()
-        if any(w.startswith("-") for w in rest):
+        if "." not in name and "/" not in name:  # a command (python, srun), not a file name
+            warnings.warn(
+                f"sbatch: {name!r} stands where sbatch takes the batch script's file name: "
+                f"real sbatch would run a file named {name!r}"
+                + (f" with {' '.join(rest)!r} as its arguments" if rest else "")
+                + f" (sbatch: error: Unable to open file {name}, where there is none); the "
+                f"Lab reads no files and submits a job named {spec.job_name!r} that runs for its "
+                f"runtime. To run a command, give --wrap={value!r} or the script's text "
+                f"('#!/bin/bash\\nsrun {value}')",
+                stacklevel=4,
+            )
+        elif any(w.startswith("-") for w in rest):
             warnings.warn(
                 f"sbatch: {' '.join(rest)!r} after the script name {name!r} are the script's own "
                 "arguments, not sbatch options (as with sbatch): put sbatch options before the "
@@ -97,7 +116,14 @@ def current_lab() -> Lab:
 
 
 class Lab:
-    """A simulated cluster you drive by hand. ``policy`` as in :func:`slurmlab.simulate`."""
+    """A simulated cluster you drive by hand. ``policy``, ``seed``, ``accounts``, ``qos``,
+    ``reservations`` and the policy's parameters as in :func:`slurmlab.simulate`.
+
+    ``workload``, ``actions``, ``failures`` and ``random_failures`` (as ``simulate`` takes
+    them) play out as the lab advances: their jobs are submitted at their submit times,
+    beside the ones you submit. ``origin`` is the calendar time the lab starts at (default:
+    the workload's). :meth:`Scenario.lab() <slurmlab.Scenario.lab>` makes a lab of a scenario.
+    """
 
     def __init__(
         self,
@@ -108,6 +134,11 @@ class Lab:
         accounts=(),
         qos=(),
         reservations=(),
+        workload: Workload | None = None,
+        actions=(),
+        failures=(),
+        random_failures: RandomFailures | None = None,
+        origin: pd.Timestamp | str | None = None,
         **params,
     ):
         cluster = Cluster.coerce(cluster)
@@ -115,12 +146,26 @@ class Lab:
             from slurmlab.sim.simulate import slurm_params
 
             params = {**slurm_params(cluster), **params}
+        if workload is not None and not isinstance(workload, Workload):
+            raise SlurmlabError(
+                f"Lab(workload=...): {type(workload).__name__} is not a slurmlab Workload; "
+                "give Scenario.load(PATH).workload, ai_workload(...) or Workload([...])"
+            )
+        if origin is None and workload is not None:
+            origin = workload.origin
         self.sim = Simulation(
             cluster, policy, seed=seed, policy_params=params, accounts=accounts, qos=qos,
-            reservations=reservations,
+            reservations=reservations, origin=None if origin is None else pd.Timestamp(origin),
+            enforce_time_limit=workload is None or workload.kind != "trace",
         )  # fmt: skip
+        if workload is not None:
+            self.sim.add_workload(workload)
+        self.sim.add_actions(actions)
+        self.sim.add_failures(failures, random_failures)
         self.result = SimulationResult(self.sim, policy if isinstance(policy, str) else "custom")
         _CURRENT.append(self)
+        if workload is not None or actions or failures or random_failures is not None:
+            self._settle()  # (what happens at 0 s has happened: the first jobs run)
 
     @property
     def now(self) -> float:
@@ -144,11 +189,13 @@ class Lab:
         """Submit now; return the job id. ``runtime`` is how long the job really runs.
 
         A text starting with ``#!`` or containing ``#SBATCH`` is a batch script; anything
-        else is sbatch options (``"-N 2 --gres=gpu:2 -t 30"``). ``args`` are options given
-        on sbatch's command line: the first argument is then the script, whose ``#SBATCH``
-        lines they override. ``user`` submits as that user (a name; else ``--uid``'s, else
-        ``you``); ``exit_code`` is the script's exit status, 0..255 (non-zero ends the job
-        FAILED). ``checkpoint`` makes the job save its work as it runs (a
+        else is sbatch's command line (``"-N 2 --gres=gpu:2 -t 30"``, or ``"-N 2 train.sh"``
+        naming a script file, which names the job: the Lab reads no file; a command such as
+        ``"python train.py"`` is warned about, as sbatch would refuse it). ``args`` are
+        options given on sbatch's command line: the first argument is then the script, whose
+        ``#SBATCH`` lines they override. ``user`` submits as that user (a name; else
+        ``--uid``'s, else ``you``); ``exit_code`` is the script's exit status, 0..255
+        (non-zero ends the job FAILED). ``checkpoint`` makes the job save its work as it runs (a
         :class:`~slurmlab.Checkpoint`, or ``{"interval": "1h", "write_cost": 60,
         "restart_cost": 120}`` as in a scenario): after a node failure (``lab.fail``) or a
         requeue it resumes from its last checkpoint instead of the beginning.
@@ -224,10 +271,40 @@ class Lab:
                 # test: the id is used up (real Slurm 22.05). An unknown partition, account
                 # or QOS, or a malformed option, is refused before: no id is used.
                 self.sim.use_id()
+            if _INVALID_ACCOUNT in str(exc) and "AllowAccounts" not in str(exc):
+                raise RequestError(f"{exc}; {self._account_fix(user, spec.account)}") from None
             raise
         self._settle()
         job = self.sim.jobs[ids[0]]
         return int(job.array_job) if job.array_job else ids[0]
+
+    def _account_fix(self, user: str, account: str | None) -> str:
+        """How to submit as a user with an association: the accounts ``user`` may charge, or
+        the users an account lists (the Lab's accounts, as ``sacctmgr show assoc`` lists them)."""
+        tree = self.sim.tree
+        accounts = list(tree.accounts.values())
+        mine = [a.name for a in accounts if user in a.users or not tree.models_users]
+        if account in tree.accounts:  # it lists users, not this one
+            users = ", ".join(tree.accounts[account].users)
+            return f"account {account!r} lists the users {users}: pass user= one of them" + (
+                f", or -A one of the accounts {user!r} may use: {', '.join(mine)}" if mine else ""
+            )
+        unknown = (
+            f"account {account!r} is not one of the Lab's accounts ({', '.join(tree.accounts)}); "
+            if account not in (None, "root")
+            else ""
+        )
+        if mine:
+            return f"{unknown}pass -A one of the accounts {user!r} may use: {', '.join(mine)}"
+        of: dict[str, list[str]] = {}
+        for a in accounts:
+            for u in a.users:
+                of.setdefault(u, []).append(a.name)
+        listed = "; ".join(f"{u}: {', '.join(names)}" for u, names in of.items())
+        return (
+            f"{unknown}{user!r} is in no account's users: pass user= one that is ({listed}), "
+            f"or list {user!r} in an account's users when making the Lab"
+        )
 
     @staticmethod
     def _user(spec: JobSpec, user: str | None) -> str:
@@ -383,6 +460,23 @@ class Lab:
         )
 
 
+#: A unit written as a word of its own after a number (``--runtime 2 hours``).
+_UNIT_WORD = re.compile(r"(s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?)", re.I)
+
+
+def _check_runtime(runtime: str, after: str | None) -> None:
+    """``%%sbatch --runtime``'s value parses whole, and its unit is not the next word (which
+    sbatch would take for the batch script's file name, leaving ``2`` seconds)."""
+    if after is not None and re.fullmatch(r"\d+(\.\d+)?", runtime) and _UNIT_WORD.fullmatch(after):
+        raise SlurmlabError(
+            f"--runtime {runtime} {after}: the duration is one word (the rest of the line is "
+            f"sbatch's options, and {after!r} would be the script's name); write --runtime="
+            f"{runtime}{after[0].lower()}: seconds (e.g. 3600), [D-]HH:MM:SS (e.g. 2:00:00) "
+            "or a number with s/m/h/d (e.g. 2h)"
+        )
+    parse_seconds(runtime, what="--runtime")
+
+
 def sbatch_magic(line: str, cell: str) -> None:
     """``%%sbatch [--runtime DURATION] [sbatch options]``: submit the cell's script to the
     current lab, as ``sbatch [options] script`` would (options override ``#SBATCH`` lines).
@@ -401,16 +495,21 @@ def sbatch_magic(line: str, cell: str) -> None:
             raise SlurmlabError(f"%%sbatch {line}: {exc}") from None
         runtime: float | str = 600
         options: list[str] = []
-        rest = iter(words)
-        for word in rest:
-            if word == "--runtime":
-                runtime = next(rest, "")
-                if not runtime:
-                    raise SlurmlabError("--runtime needs a duration, e.g. --runtime 2h")
-            elif word.startswith("--runtime="):
-                runtime = word.split("=", 1)[1]
+        i = 0
+        while i < len(words):
+            word = words[i]
+            if word == "--runtime" or word.startswith("--runtime="):
+                if word == "--runtime":
+                    i += 1
+                    runtime = words[i] if i < len(words) else ""
+                    if not runtime:
+                        raise SlurmlabError("--runtime needs a duration, e.g. --runtime 2h")
+                else:
+                    runtime = word.split("=", 1)[1]
+                _check_runtime(runtime, words[i + 1] if i + 1 < len(words) else None)
             else:
                 options.append(word)
+            i += 1
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             spec = _spec(cell, options)
