@@ -26,8 +26,10 @@ _CLI_WORDS = (
     (re.compile(r"fields=\[\.\.\.\] / --fields"), "--fields"),
     (re.compile(r"fields=\.\.\."), "--fields"),
     (re.compile(r"leave fields=None"), "leave out --fields"),
+    (re.compile(r"""(?<![-\w])delimiter=('[^']*'|"[^"]*")"""), r"--delimiter \1"),
     (re.compile(r"(?<![-\w])delimiter=(?=[)\s;,])"), "--delimiter"),
     (re.compile(r"tz= the time zone"), "--tz, the time zone"),
+    (re.compile(r"without tz="), "without --tz"),
     (re.compile(r"tz='([^']*)'"), r"--tz \1"),
     (
         re.compile(r"capacity=Cluster\.from_slurm_conf\(<its slurm\.conf>\) or a \{partition: "
@@ -40,7 +42,8 @@ _TZ_HELP = (
     "time zone of the host that ran sacct, e.g. Europe/Berlin. Text times "
     "(YYYY-MM-DDTHH:MM:SS) are that host's local time and are kept as written; epoch-second "
     "times (SLURM_TIME_FORMAT=%%s) and --json exports are shown in this zone, and in UTC when "
-    "--tz is not given (with a warning)"
+    "--tz is not given (with a warning); rows whose epoch times fall on both sides of a "
+    "daylight-saving change in this zone are warned about (leave --tz out to keep UTC)"
 )
 
 
@@ -154,7 +157,11 @@ def run_summary(args) -> int:
         jobs = _read(args)
     except SlurmlabError as exc:
         return _fail(exc)
-    result = summary(jobs)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = summary(jobs)
+    for warning in caught:
+        _warn(warning.message)
     if args.json:
         data = result.to_dict()
         data.pop("runs", None)

@@ -74,10 +74,10 @@ def test_vectorised_durations_match_the_scalar_parser(values):
 
 @given(st.lists(st.text(alphabet="0123456789.KMGTPnc xb", max_size=10), min_size=1, max_size=50))
 def test_vectorised_memory_matches_the_scalar_parser(values):
-    vec, _per, bad = sacct._memory(pa.array(values, pa.string()), 1 / 1024)
+    vec, _per, bad = sacct._memory(pa.array(values, pa.string()), 1 / 1024**2)
     for value, got, is_bad in zip(values, vec.to_pylist(), bad):
         try:
-            want = parse_memory(value)
+            want = parse_memory(value)  # a bare number: bytes by default
         except SacctParseError:
             assert is_bad
             continue

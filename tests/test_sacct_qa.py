@@ -508,7 +508,8 @@ def test_cli_messages_use_the_flags_of_the_command_line(tmp_path, capsys):
     assert "--errors warn" in err and "errors='" not in err
     assert main(["summary", str(bad), "--errors", "warn", "--json"]) == 0
     err = capsys.readouterr().err
-    assert "--errors raise" in err and "errors='" not in err
+    # (the warning gives each row's reason itself, and names --errors coerce to keep them)
+    assert "--errors coerce" in err and "errors='" not in err
     trunc = tmp_path / "trunc.psv"
     trunc.write_text("JobID|State|Elapsed\n1|COMPLETED\n2|COMPLETED|00:01:00\n")
     assert main(["summary", str(trunc)]) == 2

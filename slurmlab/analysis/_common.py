@@ -148,8 +148,14 @@ def waits(jobs: pd.DataFrame, since: Since = "Submit") -> pd.Series:
             f"{int(negative.sum())} run(s) started before they were "
             + ("submitted (Start < Submit" if since == "Submit" else "eligible (Start < Eligible")
             + f": JobID {', '.join(map(str, ids))}{' ...' if negative.sum() > 5 else ''}); "
-            "their waits are unknown and left out. sacct writes naive local times, so a "
-            "daylight-saving change (or a host clock off) does this: export with TZ=UTC sacct ...",
+            "their waits are unknown and left out. "
+            + (
+                "Its epoch times were made naive local times, which repeat an hour at a "
+                "daylight-saving change: read without tz= (UTC) for exact waits"
+                if jobs.attrs.get("dst_lines") or jobs.attrs.get("format") == "json"
+                else "sacct writes naive local times, so a daylight-saving change (or a host "
+                "clock off) does this: export with TZ=UTC sacct ..."
+            ),
             UserWarning,
             stacklevel=3,
         )

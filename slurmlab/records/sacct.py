@@ -32,19 +32,25 @@ The design, in short:
 * **Units.** Times are naive ``datetime64[ns]``: text times (``2024-01-01T10:00:00``) as
   written, the local time of the host that ran sacct; epoch seconds (``SLURM_TIME_FORMAT=%s``
   and every ``--json`` export) converted to ``tz``, and to UTC when no ``tz`` is given (with
-  a warning saying so). ``Unknown``, ``None`` and blank give NaT; ``tz`` is recorded in
-  ``attrs["tz"]`` and a name that is not a time zone is an error. Durations are
-  ``timedelta64[ns]`` (``*Raw`` columns win when present; ``UNLIMITED`` and
+  a warning saying so). Naive local times repeat an hour when daylight-saving time ends and
+  skip one when it starts, so rows whose epoch times fall on both sides of such a change are
+  warned about (their waits are off by the hour; ``attrs["dst_lines"]``): read without
+  ``tz`` to keep UTC, which has no such change. ``Unknown``, ``None`` and blank give NaT;
+  ``tz`` is recorded in ``attrs["tz"]`` and a name that is not a time zone is an error.
+  Durations are ``timedelta64[ns]`` (``*Raw`` columns win when present; ``UNLIMITED`` and
   ``Partition_Limit`` give NaT; without Elapsed it is CPUTime / NCPUS); ReqMem is whole MB
-  (Int64); other sizes (MaxRSS, AveRSS, MaxVMSize, disk I/O) are float MB. States keep the first word only (``CANCELLED by 1234``
-  is CANCELLED, the uid goes to ``CancelledBy``); abbreviations are expanded; unknown states
-  are kept as written and counted in ``attrs["unknown_states"]``. Columns slurmlab does not
-  know are kept as text.
+  (Int64); other sizes (MaxRSS, AveRSS, MaxVMSize, disk I/O) are float MB. A size without a
+  unit is read in the unit sacct prints it from: bytes for MaxRSS, AveRSS, MaxVMSize and
+  AveVMSize (``--noconvert`` writes ``1174753280``: 1120.3 MB), MB for ReqMem and disk I/O.
+  States keep the first word only (``CANCELLED by 1234`` is CANCELLED, the uid goes to
+  ``CancelledBy``); abbreviations are expanded; unknown states are kept as written and
+  counted in ``attrs["unknown_states"]``. Columns slurmlab does not know are kept as text.
 * **Bad rows.** ``errors="raise"`` stops at the first malformed row with a
   :class:`SacctParseError` naming file, line, column, value and a fix. ``"warn"`` leaves such
   rows out, counts them in ``attrs["bad_rows"]`` (lines in ``attrs["bad_lines"]``) and warns
-  once. ``"coerce"`` turns bad values into NA (rows whose JobID or field count cannot be
-  understood are still left out and counted).
+  once, with the reason of each (the error ``"raise"`` gives: file, line, column, value and
+  fix), the first ten and a count of the rest. ``"coerce"`` turns bad values into NA (rows
+  whose JobID or field count cannot be understood are still left out and counted).
 * **Rows that are not one line of the header's width** are read in Python, by rules that
   never guess: the delimiter inside a free-text value (``|`` in a JobName, ``[a|b]`` in
   Constraints) is placed back when exactly one reading of the row makes every other field fit
@@ -62,8 +68,10 @@ The design, in short:
   joined with ``cat``, or whose -S/-E windows overlap) is left out with a warning naming both
   lines, and counted in ``attrs["duplicate_rows"]`` (lines in ``["duplicate_lines"]``).
   ``read_sacct([day1, day2, ...])`` reads each file and joins them with :func:`concat_sacct`
-  (steps kept, a run two files list kept once); ``pd.concat`` would drop the steps (a
-  warning from :func:`steps` says so) and count such runs twice.
+  (steps kept, a run two files list kept once: rows of different files with the same
+  JobIDRaw, Submit and Start are one run, kept as its most final row, so a job RUNNING in
+  one day's export and COMPLETED in the next counts once, COMPLETED); ``pd.concat`` would
+  drop the steps (a warning from :func:`steps` says so) and count such runs twice.
 * **Values sacct cannot write are bad values**, as malformed ones are: out of range (a time
   outside 1678..2262, a ``*Raw`` duration over 292 years, an exit code over 255, 2**31 GPUs),
   negative counts, impossible dates (``2024-02-30``), durations other than ``D-HH:MM:SS``,
@@ -74,8 +82,8 @@ The design, in short:
   suggestion; other unknown header columns are kept quietly, as text).
 * **attrs.** ``source``, ``format`` (``parsable``/``parsable2``/``json``), ``delimiter``,
   ``tz``, ``fields`` (the columns as read), ``bad_rows``, ``bad_lines``, ``padded_rows``,
-  ``repaired_rows``, ``duplicate_rows``, ``duplicate_lines``, ``unknown_states`` and
-  ``steps``.
+  ``repaired_rows``, ``duplicate_rows``, ``duplicate_lines``, ``dst_lines``,
+  ``unknown_states`` and ``steps``.
 
 The hot path of a well-formed file is vectorised: pyarrow's CSV reader splits the fields
 (rows with the wrong field count go to a slow path), RE2 regexes validate durations, sizes
@@ -108,7 +116,13 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
 from slurmlab.errors import SlurmlabError, warn_at_caller
-from slurmlab.records.schema import JOB_COLUMNS, STATE_ABBREVIATIONS, STATES, conform
+from slurmlab.records.schema import (
+    JOB_COLUMNS,
+    STATE_ABBREVIATIONS,
+    STATES,
+    TERMINAL_STATES,
+    conform,
+)
 from slurmlab.spec.units import format_memory_mb
 
 __all__ = [
@@ -286,7 +300,21 @@ _EXIT_RE = r"^\d{1,18}:\d{1,18}$"
 _JOBID_PY = re.compile(_JOBID_RE, re.ASCII)
 _UNIT_MB = {"": None, "K": 1 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0**2, "P": 1024.0**3}
 _UNIT_MB["E"] = 1024.0**4
-_BARE_UNIT = {"ReqMem": 1.0}  # a unit-less size: MB for ReqMem, KB for usage fields
+#: What a size written without a unit means, in MB: the unit sacct prints it from
+#: (``convert_num_unit(value, ..., orig_type, ...)`` in src/sacct/print.c, checked in 22.05.8).
+#: Since step usage became TRES (by 18.08: NEWS, seff moves from rss_max to
+#: tres_usage_in_max in 18.08.5), RSS and virtual memory are counts in bytes
+#: (``UNIT_NONE``), so a bare value is bytes: every value with ``--noconvert``, and by default
+#: one below 1024 or not a multiple of 512 (``CONVERT_NUM_UNIT_EXACT`` leaves it unconverted,
+#: as an AveRSS can be). Disk I/O is printed from MB (``UNIT_MEGA``) and ReqMem from MB, so a
+#: bare value there is MB. Older releases printed RSS from KB (``UNIT_KILO``), always with
+#: its ``K``: a bare value other than 0 never came from them.
+_BYTES = 1 / 1024**2
+_BARE_MB = {
+    "ReqMem": 1.0,
+    **dict.fromkeys(("MaxRSS", "AveRSS", "MaxVMSize", "AveVMSize"), _BYTES),
+    **dict.fromkeys(("MaxDiskRead", "MaxDiskWrite", "AveDiskRead", "AveDiskWrite"), 1.0),
+}
 
 
 def parse_duration(text: str | None) -> pd.Timedelta | None:
@@ -339,16 +367,19 @@ def _duration_problem(text: str) -> tuple[str, str]:
     return "is not a sacct duration [D-][HH:]MM:SS[.mmm]", hint
 
 
-def parse_memory(text: str | None, *, bare_unit_mb: float = 1 / 1024) -> float | None:
+def parse_memory(text: str | None, *, bare_unit_mb: float = _BYTES) -> float | None:
     """Parse a sacct size (``1828196K``, ``2659.95M``, ``2T``, ``0``) into MB (MiB).
 
     A legacy ``n``/``c`` suffix is accepted and ignored (see :func:`parse_reqmem`); a bare
-    number is in ``bare_unit_mb`` MB (KB by default, sacct's base unit for RSS).
+    number is in ``bare_unit_mb`` MB: bytes by default, as sacct writes MaxRSS, AveRSS and
+    MaxVMSize without a unit (``--noconvert``; sizes below 1 KiB); MB for ReqMem and disk I/O.
 
     >>> parse_memory("2048K")
     2.0
     >>> parse_memory("1.5G")
     1536.0
+    >>> parse_memory("1174753280")  # sacct --noconvert: bytes
+    1120.33203125
     """
     text = _clean(text)
     if text in _MISSING:
@@ -826,6 +857,29 @@ def _header_names(first: str, delimiter: str) -> list[str] | None:
     return None
 
 
+#: A field name of a header line, with an optional --format width (``JobName%30``).
+_HEADER_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:%-?\d+)?")
+
+
+def _header_delimiter(first: str) -> str | None:
+    """The delimiter that splits a first line into sacct field names, or None: one of those
+    slurmlab detects, a comma, or the one string found between every two names of the line
+    (sacct takes any characters for --delimiter: ``JobID:::State:::Elapsed`` gives ``:::``;
+    a --parsable header also ends with it)."""
+    for other in (*_DELIMITERS, ","):
+        if other in first and _header_names(first, other) is not None:
+            return other
+    line = first.strip()
+    names = list(_HEADER_NAME.finditer(line))
+    between = {line[a.end() : b.start()] for a, b in zip(names, names[1:])}
+    if len(between) != 1:
+        return None
+    other = between.pop()
+    if not other or other.isspace() or _header_names(line, other) is None:
+        return None
+    return other
+
+
 _FIXED_WIDTH_HINT = (
     "sacct without -P/-p writes fixed-width columns and cuts long values (CANCELLED+, "
     "node names); re-export with `sacct -P -o JobID,...` (slurmlab reads -P and -p output)"
@@ -841,17 +895,23 @@ def _not_an_export(file: str, first: str, delimiter: str, given: bool) -> SacctP
             value=first,
             hint=_FIXED_WIDTH_HINT,
         )
-    for other in (*_DELIMITERS, ","):
-        if other != delimiter and other in first and _header_names(first, other) is not None:
-            how = f"delimiter={delimiter!r} was given" if given else f"{delimiter!r} was detected"
-            return SacctParseError(
-                f"has a header that does not split on the delimiter {delimiter!r} ({how}), but "
-                f"it does on {other!r}",
-                file=file,
-                value=first,
-                hint=f"give delimiter={other!r}"
-                + (", or leave delimiter= out to detect it" if given else ""),
-            )
+    other = _header_delimiter(first)
+    if other is not None and other != delimiter:
+        how = f"delimiter={delimiter!r} was given" if given else f"{delimiter!r} was detected"
+        return SacctParseError(
+            f"has a header that does not split on the delimiter {delimiter!r} ({how}), but "
+            f"it does on {other!r}",
+            file=file,
+            value=first,
+            hint=f"give delimiter={other!r}"
+            + (
+                ", or leave delimiter= out to detect it"
+                if given and other in _DELIMITERS
+                else f" (slurmlab detects only {', '.join(map(repr, _DELIMITERS))})"
+                if other not in _DELIMITERS
+                else ""
+            ),
+        )
     return SacctParseError(
         "does not look like a sacct export: the first line is not a header of sacct field "
         "names and no field list was given",
@@ -2118,7 +2178,7 @@ def _convert(raw: _RawTable, tz: str | None) -> tuple[dict[str, pa.Array], dict[
                 pa.scalar("node"),
             )
         elif name in _MEMORY_FIELDS:
-            bare = 1 / 1024 if "RSS" in name or "VMSize" in name else 1.0
+            bare = _BARE_MB[name]
 
             def size_mb(a, bare=bare):
                 mb, _per, b = _memory(a, bare)
@@ -2347,13 +2407,8 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
         keep = ~drop
         lines = lines[keep]
         if errors == "warn":
-            shown = ", ".join(map(str, bad_lines[:20])) + (" ..." if len(bad_lines) > 20 else "")
-            warnings.warn(
-                f"{raw.file}: left out {len(bad_lines)} malformed row(s) at line(s) {shown}; "
-                "read with errors='raise' to see why",
-                SacctParseWarning,
-                stacklevel=3,
-            )
+            warnings.warn(_left_out(raw, bad_lines, problems), SacctParseWarning, stacklevel=3)
+    dst_lines = _across_dst(raw, out, tz, keep) if raw.epoch and tz is not None else []
     raw.columns = {}  # the text columns are no longer needed: free them
     if keep is not None:
         keep_arr = pa.array(keep)
@@ -2382,6 +2437,7 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
             "repaired_rows": raw.repaired,
             "duplicate_rows": len(raw.duplicates),
             "duplicate_lines": list(raw.duplicates),
+            "dst_lines": dst_lines,
             "unknown_states": {}
             if unknown is None
             else {str(k): int(v) for k, v in unknown.value_counts().items()},
@@ -2390,6 +2446,109 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
         }
     )
     return jobs
+
+
+def _signed(delta: pd.Timedelta) -> str:
+    return ("-" if delta < pd.Timedelta(0) else "") + _fmt_duration(abs(delta))
+
+
+def _across_dst(
+    raw: _RawTable, out: dict[str, pa.Array], tz: str, keep: np.ndarray | None
+) -> list[int]:
+    """The lines of allocation rows whose epoch-second times fall on both sides of a
+    daylight-saving change in ``tz``, with a warning naming them.
+
+    Shown as the job table's naive local times, such times are off against each other by the
+    change (a wait across the autumn change reads an hour shorter, even below 0; across the
+    spring one an hour longer), and every analyzer computes waits and run times from them.
+    Epoch seconds themselves are exact: read without ``tz`` they stay in UTC, which has no
+    such change.
+    """
+    names = [n for n in ("Submit", "Eligible", "Start", "End") if n in raw.names and n in out]
+    if len(names) < 2:
+        return []
+    epochs, offsets = [], []
+    for name in names:
+        text = pc.utf8_trim_whitespace(raw.columns[name].cast(pa.string()))
+        is_epoch = pc.match_substring_regex(text, pattern=r"^\d{9,11}$")
+        seconds = pc.cast(pc.if_else(is_epoch, text, pa.scalar(None, pa.string())), pa.int64())
+        epoch = seconds.to_numpy(zero_copy_only=False).astype("float64")
+        local = pc.cast(out[name], pa.int64()).to_numpy(zero_copy_only=False).astype("float64")
+        epochs.append(epoch)
+        offsets.append(local / 1e9 - epoch)  # the zone's UTC offset at that time (NaN: none)
+    offset = np.vstack(offsets)
+    known = ~np.isnan(offset)
+    low = np.where(known, offset, np.inf).min(axis=0)
+    high = np.where(known, offset, -np.inf).max(axis=0)
+    across = (known.sum(axis=0) >= 2) & (high > low)
+    across &= ~pc.is_valid(out["StepID"]).to_numpy(zero_copy_only=False)
+    if keep is not None:
+        across &= keep
+    if not across.any():
+        return []
+    examples = []
+    for pos in np.flatnonzero(across)[:5].tolist():
+        at = [k for k in range(len(names)) if known[k, pos]]
+        a = at[0]
+        b = next(k for k in at if offset[k, pos] != offset[a, pos])
+        shown = [
+            pd.Timestamp(int(epochs[k][pos]), unit="s", tz="UTC").tz_convert(tz) for k in (a, b)
+        ]
+        local = [t.tz_localize(None) for t in shown]
+        job = raw.columns["JobID"][pos].as_py().strip()
+        examples.append(
+            f"{'row' if raw.fmt == 'json' else 'line'} {int(raw.lines[pos])} (JobID {job}): "
+            f"{names[a]} {int(epochs[a][pos])} is {shown[0]:%Y-%m-%d %H:%M:%S %Z} and "
+            f"{names[b]} {int(epochs[b][pos])} is {shown[1]:%Y-%m-%d %H:%M:%S %Z}, so "
+            f"{names[b]} - {names[a]} reads {_signed(local[1] - local[0])} instead of "
+            f"{_signed(shown[1] - shown[0])}"
+        )
+    count = int(across.sum())
+    warn_at_caller(
+        f"{raw.file}: {count} row(s) have times on both sides of a daylight-saving change in "
+        f"{tz} (tz={tz!r}), so as naive local times (the job table's) they are off against each "
+        f"other by the change: {'; '.join(examples)}{' ...' if count > 5 else ''}; waits and "
+        "run times computed from them are off too (attrs['dst_lines'] lists the lines). "
+        "The epoch seconds are exact: read without tz= to keep the times in UTC, which has no "
+        "daylight-saving change",
+        UserWarning,
+    )
+    return raw.lines[across].tolist()
+
+
+#: Rows whose reasons the errors="warn" warning spells out (the others are counted).
+_REASONS_SHOWN = 10
+#: The end of a hint that advises errors='warn': said to a reader that already left the row out.
+_WARN_ADVICE = re.compile(r";? or read with errors='warn'.*$")
+
+
+def _left_out(raw: _RawTable, bad_lines: list[int], problems: dict[str, np.ndarray]) -> str:
+    """The errors="warn" warning: how many rows were left out, and why, one line per bad
+    value in line order (each the error errors="raise" gives, without its advice to read with
+    errors='warn'), the first ``_REASONS_SHOWN`` of them and a count of the rest."""
+    found: list[tuple[int, int, SacctParseError]] = []
+    for b in sorted(raw.bad, key=lambda b: b.line)[:_REASONS_SHOWN]:
+        where = {"file": raw.file, "line": b.line, "column": b.column, "value": b.value}
+        found.append((b.line, 0, SacctParseError(b.problem, **where, hint=b.hint)))
+    order = {name: k for k, name in enumerate(raw.names, start=1)}
+    for name, mask in problems.items():
+        for pos in np.flatnonzero(mask)[:_REASONS_SHOWN].tolist():
+            line, value = int(raw.lines[pos]), raw.columns[name][pos].as_py() or ""
+            found.append((line, order.get(name, 0), _value_error(raw.file, line, name, value)))
+    found.sort(key=lambda item: item[:2])
+    reasons = []
+    for _, _, e in found[:_REASONS_SHOWN]:
+        where = {"file": e.file, "line": e.line, "column": e.column, "value": e.value}
+        hint = _WARN_ADVICE.sub("", e.hint or "") or None
+        reasons.append(str(SacctParseError(e.problem, **where, hint=hint)))
+    rest = len(raw.bad) + sum(int(m.sum()) for m in problems.values()) - len(reasons)
+    lines = ", ".join(map(str, bad_lines[:20])) + (" ..." if len(bad_lines) > 20 else "")
+    return (
+        f"{raw.file}: left out {len(bad_lines)} malformed row(s) at line(s) {lines}; fix the "
+        "export, or read with errors='coerce' to keep them with NA for the bad values:\n  "
+        + "\n  ".join(reasons)
+        + (f"\n  and {rest} more (attrs['bad_lines'] lists every line)" if rest > 0 else "")
+    )
 
 
 def _step_owner(alloc_ids: pa.Array, is_step: pa.Array) -> np.ndarray:
@@ -2623,13 +2782,16 @@ def read_sacct(
     ``delimiter`` is detected when not given (``|``, ``^|^``, ``☃``, TAB); ``tz`` is the
     time zone of the exporting host (an IANA name such as ``"Europe/Berlin"``), kept in
     ``attrs["tz"]``: epoch-second times (``SLURM_TIME_FORMAT=%s``, ``--json``) are shown in
-    it, and in UTC (with a warning) when it is None; text times are kept as written. Steps:
-    :func:`steps`.
+    it, and in UTC (with a warning) when it is None; text times are kept as written. Rows
+    whose epoch times fall on both sides of a daylight-saving change in ``tz`` are warned
+    about and listed in ``attrs["dst_lines"]``: as naive local times their waits are off by
+    the change (UTC has none). Steps: :func:`steps`.
 
     Rows that repeat an earlier row exactly (overlapping exports joined with ``cat``) are left
     out with a warning naming their lines (``attrs["duplicate_rows"]``/``["duplicate_lines"]``).
     A list of paths (exports per day or week) reads each with the same options and joins them
-    with :func:`concat_sacct`: steps kept, a run listed in more than one file kept once.
+    with :func:`concat_sacct`: steps kept, a run listed in more than one file kept once (as
+    its most final row: COMPLETED rather than the RUNNING of an earlier day's export).
 
     >>> import io
     >>> text = "JobID|State|AllocTRES|Elapsed\\n7|TIMEOUT|cpu=8,gres/gpu=2|01:00:00\\n7.batch|CANCELLED||01:00:00\\n"
@@ -2669,15 +2831,28 @@ def concat_sacct(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
 
     ``pd.concat`` drops what the tables carry in ``attrs`` (their steps among them) and keeps
     a run that two exports both list (sacct -S/-E windows that overlap list a job that spans
-    them in each) twice. Here a row that repeats a row of an earlier table exactly is left
-    out with a warning naming both files and lines; the steps are joined the same way.
-    ``attrs``: ``source`` (the files, joined by ", "), ``sources``, counts summed, and
-    ``bad_lines``/``duplicate_lines`` as ``"file:line"`` texts.
+    them in each) twice. Here each run is kept once:
+
+    * a row that repeats a row of an earlier table exactly is left out, with a warning naming
+      both files and lines;
+    * rows of different tables that are the same run but differ (a job still RUNNING or
+      PENDING when one export was taken has ended by the next) are collapsed into the most
+      final one, with a warning saying how many runs and which row was kept. The same run
+      is the same JobIDRaw (JobID when a table was read without JobIDRaw), Submit and Start
+      (a requeued job's runs differ in them; Unknown equals Unknown); a step, the same and its
+      step id. The most final row has an ended state (``TERMINAL_STATES``: not RUNNING,
+      PENDING, SUSPENDED ...), then the latest End, then comes from the later table. Rows of
+      one table are never collapsed (its runs are distinct unless repeated exactly, which
+      read_sacct already handles), and a run that one table lists twice is left as it is.
+
+    ``attrs``: ``source`` (the files, joined by ", "), ``sources``, counts summed,
+    ``duplicate_rows``/``duplicate_steps`` counting every row left out, and
+    ``bad_lines``/``duplicate_lines``/``dst_lines`` as ``"file:line"`` texts.
 
     >>> import io
-    >>> day = "JobID|State|Start|Elapsed|NCPUS\n1|COMPLETED|2024-01-01T23:00:00|02:00:00|4\n"
+    >>> day = "JobID|State|Start|Elapsed|NCPUS\\n1|COMPLETED|2024-01-01T23:00:00|02:00:00|4\\n"
     >>> one = read_sacct(io.StringIO(day))
-    >>> two = read_sacct(io.StringIO(day + "2|FAILED|2024-01-02T10:00:00|00:10:00|4\n"))
+    >>> two = read_sacct(io.StringIO(day + "2|FAILED|2024-01-02T10:00:00|00:10:00|4\\n"))
     >>> import warnings
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
@@ -2695,7 +2870,7 @@ def concat_sacct(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
             "times are in different zones; read every export with the same tz="
         )
     sources = [str(t.attrs.get("source", f"table {i}")) for i, t in enumerate(tables)]
-    frames, step_frames, origin = [], [], []
+    frames, step_frames, origin, step_of = [], [], [], []
     for i, table in enumerate(tables):
         ref = table.attrs.get("steps")
         lines = ref.lines if ref is not None and len(ref.lines) == len(table) else None
@@ -2704,7 +2879,9 @@ def concat_sacct(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
                    (lines if lines is not None else [None] * len(table))]  # fmt: skip
         if ref is not None:
             step_frames.append(steps(table) if lines is None else ref.frame)
+            step_of.append(np.full(len(step_frames[-1]), i))
     jobs = pd.concat(frames, ignore_index=True, sort=False)
+    table_of = np.repeat(np.arange(len(tables)), [len(t) for t in tables])
     compare = [c for c in jobs.columns if not c.startswith("_")]
     dup = jobs.duplicated(subset=compare, keep="first").to_numpy() if len(jobs) else np.array([])
     pairs: list[tuple[str, str]] = []
@@ -2715,18 +2892,36 @@ def concat_sacct(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
             seen = first.setdefault(int(h), pos)
             if dup[pos]:
                 pairs.append((_where(origin[pos]), _where(origin[seen])))
-        warnings.warn(
+        warn_at_caller(
             f"concat_sacct: left out {len(pairs)} row(s) that repeat a row of an earlier "
             f"export exactly ({_shown_pairs(pairs, 'repeats')}): {_OVERLAP_WHY}; each run is "
             "kept once",
             SacctParseWarning,
-            stacklevel=2,
         )
-        jobs = jobs.loc[~dup].reset_index(drop=True)
-    kept_lines = np.asarray(
-        [-1 if o[1] is None else o[1] for o, d in zip(origin, dup) if not d] if len(dup) else [],
-        dtype=np.int64,
-    )
+    # the same run, not repeated exactly: keep its most final row
+    key = ["JobIDRaw" if all("JobIDRaw" in t.attrs.get("fields", ()) for t in tables) else "JobID"]
+    take, left, kept = _keep_most_final(jobs, key, table_of, dup)
+    merged = [_where(origin[r]) for r in left.tolist()]
+    if merged:
+        state = jobs["State"] if "State" in jobs else pd.Series("?", index=jobs.index)
+        runs = list(dict.fromkeys(kept.tolist()))
+        shown = [
+            f"JobID {jobs['JobID'].iloc[best]}: kept {_where(origin[best])} ({state.iloc[best]}), "
+            "left out "
+            + ", ".join(f"{_where(origin[r])} ({state.iloc[r]})" for r in left[kept == best])
+            for best in runs[:10]
+        ]
+        warn_at_caller(
+            f"concat_sacct: {len(runs)} run(s) appear in more than one export with different "
+            "rows (a job still RUNNING or PENDING when one export was taken has ended by the "
+            "next, as exports taken at midnight list it): each is kept once, as its most "
+            "final row (an ended state, then the latest End, then the later export): "
+            + "; ".join(shown)
+            + (f"; and {len(runs) - 10} more" if len(runs) > 10 else ""),
+            SacctParseWarning,
+        )
+    jobs = jobs.iloc[take].reset_index(drop=True)
+    kept_lines = np.asarray([-1 if origin[r][1] is None else origin[r][1] for r in take], np.int64)
     step_frame = (
         pd.concat(step_frames, ignore_index=True, sort=False)
         if step_frames
@@ -2735,8 +2930,9 @@ def concat_sacct(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
     step_dup = 0
     if len(step_frame):
         again = step_frame.duplicated(keep="first").to_numpy()
-        step_dup = int(again.sum())
-        step_frame = step_frame.loc[~again].reset_index(drop=True)
+        order, _, _ = _keep_most_final(step_frame, [*key, "StepID"], np.concatenate(step_of), again)
+        step_dup = len(step_frame) - len(order)
+        step_frame = step_frame.iloc[order].reset_index(drop=True)
     ids = pa.array(jobs["JobID"].astype("string").to_numpy(na_value=None), pa.string())
     owned = pa.array(step_frame["AllocJobID"].to_numpy(na_value=None), pa.string())
     orphans = ~pc.is_in(owned, value_set=ids).to_numpy(zero_copy_only=False)
@@ -2766,15 +2962,68 @@ def concat_sacct(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
             "bad_lines": located("bad_lines"),
             "padded_rows": total("padded_rows"),
             "repaired_rows": total("repaired_rows"),
-            "duplicate_rows": total("duplicate_rows") + len(pairs),
-            "duplicate_lines": located("duplicate_lines") + [a for a, _ in pairs],
+            "duplicate_rows": total("duplicate_rows") + len(pairs) + len(merged),
+            "duplicate_lines": located("duplicate_lines") + [a for a, _ in pairs] + merged,
             "duplicate_steps": step_dup,
+            "dst_lines": located("dst_lines"),
             "unknown_states": unknown,
             "fields": fields,
             "steps": _StepsRef(step_frame, orphans, kept_lines),
         }
     )
     return jobs
+
+
+def _keep_most_final(
+    frame: pd.DataFrame, key: list[str], table: np.ndarray, repeats: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows of ``frame`` to keep, in order; the rows left out as another table's row of
+    the same run (see :func:`concat_sacct`), in row order; and the row kept for each.
+
+    ``repeats`` marks rows that repeat an earlier row exactly (left out too). The same run:
+    equal ``key`` columns plus Submit and Start (missing equals missing); a table with two
+    rows of one key lists two runs, never guessed apart, so that key is left alone, as is
+    every key when neither Submit nor Start was exported (nothing tells a requeued job's runs
+    apart). The row kept is the most final (an ended state, then the latest End, then the
+    later table) and takes the place of the run's first row.
+    """
+    none = np.zeros(0, dtype=np.int64)
+    take = np.arange(len(frame))
+    keep = ~repeats if len(repeats) else np.ones(len(frame), dtype=bool)
+    times = [c for c in ("Submit", "Start") if c in frame]
+    rows = np.flatnonzero(keep)
+    if len(rows) < 2 or not times:
+        return take[keep], none, none
+    group = frame[key + times].iloc[rows].groupby(key + times, dropna=False, sort=False)
+    group = group.ngroup().to_numpy()
+    shared = np.bincount(group)[group] > 1
+    rows, group = rows[shared], group[shared]
+    twice = pd.DataFrame({"g": group, "t": table[rows]}).duplicated().to_numpy()
+    alone = ~np.isin(group, group[twice])  # (one table lists it twice: left as it is)
+    rows, group = rows[alone], group[alone]
+    if not rows.size:
+        return take[keep], none, none
+    ended = (
+        frame["State"].isin(TERMINAL_STATES).fillna(False).to_numpy(dtype=bool)
+        if "State" in frame
+        else np.zeros(len(frame), dtype=bool)
+    )
+    end = (
+        frame["End"].to_numpy(dtype="datetime64[ns]").astype(np.int64)  # NaT: the smallest
+        if "End" in frame
+        else np.zeros(len(frame), dtype=np.int64)
+    )
+    order = np.lexsort((table[rows], end[rows], ended[rows], group))
+    last = np.r_[group[order][1:] != group[order][:-1], True]
+    best = np.zeros(group.max() + 1, dtype=np.int64)
+    best[group[order][last]] = rows[order][last]
+    first = np.full(group.max() + 1, len(frame), dtype=np.int64)
+    np.minimum.at(first, group, rows)  # (rows are in order: the run's first row)
+    runs = np.unique(group)
+    take[first[runs]] = best[runs]
+    keep[rows[rows != first[group]]] = False
+    left = rows != best[group]
+    return take[keep], rows[left], best[group][left]
 
 
 def _where(origin: tuple[str, int | None]) -> str:

@@ -4,6 +4,14 @@ Slurm's data_parser changes its JSON with each version: 22.05 (``dbv0.0.38``) wr
 numbers and strings, later layouts (``v0.0.39`` onward) wrap numbers as
 ``{"set": true, "infinite": false, "number": 5}`` and states as lists. Both are read here
 into sacct's column names, then parsed by :mod:`slurmlab.records.sacct` like text.
+
+Where the JSON holds a value in another form, it is written as ``sacct -P`` prints it (the
+rules of sacct's ``print.c``): NCPUS and NNodes of a job that has no allocation (cancelled
+while pending) are its request (the ``cpu=``/``node=`` of ReqTRES), a job cancelled by a user
+is ``CANCELLED by <uid>`` (the JSON names the user in ``kill_request_user``: ``root`` is uid 0
+on every system, another name is kept as it is, since the JSON has no uid), and MaxRSS is in
+bytes. What the JSON lacks stays missing: 22.05's ``exit_code`` is ``SUCCESS``/0 for every job
+that exited (its dumper drops the status), so a FAILED job's ``1:0`` reads as ``0:0``.
 """
 
 from __future__ import annotations
@@ -23,6 +31,8 @@ FIELDS = (
     "NTasks", "ReqMem", "MaxRSS", "NodeList", "AllocTRES", "ReqTRES", "Priority", "Restarts",
     "Cluster", "Constraints", "WorkDir", "SubmitLine", "Flags",
 )  # fmt: skip
+#: User names whose uid is the same on every system (sacct prints uids, the JSON names).
+_UIDS = {"root": "0"}
 #: The JSON flags that say which scheduler started a job, in the text export's words.
 _SCHED_FLAGS = {
     "STARTED_ON_SUBMIT": "SchedSubmit",
@@ -81,6 +91,23 @@ def _tres(items: Any) -> str:
     return ",".join(parts)
 
 
+def _tres_count(tres: str, key: str) -> str:
+    """The count of ``key`` (``cpu``, ``node``) in a TRES string such as ``cpu=4,node=1``."""
+    return next((p.split("=", 1)[1] for p in tres.split(",") if p.startswith(f"{key}=")), "")
+
+
+def _state(state: Any, killer: Any) -> str:
+    """The State column as sacct -P prints it: ``CANCELLED by <uid>`` when a user cancelled.
+
+    The JSON names that user (``kill_request_user``); sacct prints the uid. ``root`` is uid 0
+    everywhere; any other name is kept (the JSON has no uid to give).
+    """
+    word = _word(state.get("current")) if isinstance(state, dict) else _word(state)
+    if word.upper() == "CANCELLED" and isinstance(killer, str) and killer:
+        return f"{word} by {_UIDS.get(killer, killer)}"
+    return word
+
+
 def _time(value: Any) -> str:
     number = _number(value)
     return str(int(number)) if number else ""  # epoch seconds; 0 means "not yet"
@@ -132,8 +159,10 @@ def _job_row(job: dict) -> dict[str, str]:
     limit = time.get("limit")
     allocated = _tres(tres.get("allocated"))
     requested = _tres(tres.get("requested"))
-    cpus = next((p.split("=")[1] for p in allocated.split(",") if p.startswith("cpu=")), "")
-    mem = next((p.split("=")[1] for p in requested.split(",") if p.startswith("mem=")), "")
+    # sacct's print.c: NCPUS and NNodes from the allocation, else from the request (a job
+    # cancelled while pending); ReqMem from the request
+    counted = allocated or requested
+    nodes = int(_number(job.get("allocation_nodes")) or 0)
     comment = job.get("comment") if isinstance(job.get("comment"), dict) else {}
     flags = job.get("flags") if isinstance(job.get("flags"), list) else []
     flags = [f for f in flags if isinstance(f, str)]
@@ -146,7 +175,7 @@ def _job_row(job: dict) -> dict[str, str]:
         "Account": str(job.get("account") or assoc.get("account") or ""),
         "Partition": str(job.get("partition") or assoc.get("partition") or ""),
         "QOS": str(job.get("qos") or ""),
-        "State": _word(state.get("current")) if isinstance(state, dict) else _word(state),
+        "State": _state(state, job.get("kill_request_user")),
         "Reason": str(state.get("reason") or "") if isinstance(state, dict) else "",
         "ExitCode": _exit(job.get("exit_code")),
         "DerivedExitCode": _exit(job.get("derived_exit_code")),
@@ -159,10 +188,10 @@ def _job_row(job: dict) -> dict[str, str]:
         "TotalCPU": _seconds(time.get("total")),
         "UserCPU": _seconds(time.get("user")),
         "SystemCPU": _seconds(time.get("system")),
-        "NNodes": str(int(_number(job.get("allocation_nodes")) or 0)),
-        "NCPUS": cpus,
+        "NNodes": str(nodes) if nodes else _tres_count(counted, "node") or "0",
+        "NCPUS": _tres_count(counted, "cpu"),
         "NTasks": "",
-        "ReqMem": mem,
+        "ReqMem": _tres_count(requested, "mem"),
         "MaxRSS": "",
         "NodeList": str(job.get("nodes") or ""),
         "AllocTRES": allocated,
@@ -202,13 +231,14 @@ def _step_row(alloc: dict[str, str], step: dict) -> dict[str, str]:
     )
     nodes = step.get("nodes") or {}
     tasks = step.get("tasks") or {}
+    allocated = _tres(tres.get("allocated"))
     row = dict.fromkeys(FIELDS, "")
     row.update(
         {
             "JobID": f"{alloc['JobID']}.{name}",
             "JobIDRaw": f"{alloc['JobIDRaw']}.{name}",
             "JobName": str(info.get("name") or ""),
-            "State": _word(step.get("state")),
+            "State": _state(step.get("state"), step.get("kill_request_user")),
             "ExitCode": _exit(step.get("exit_code")),
             "Start": _time(time.get("start")),
             "End": _time(time.get("end")),
@@ -217,10 +247,12 @@ def _step_row(alloc: dict[str, str], step: dict) -> dict[str, str]:
             "UserCPU": _seconds(time.get("user")),
             "SystemCPU": _seconds(time.get("system")),
             "NNodes": str(int(_number(nodes.get("count")) or 0)) if isinstance(nodes, dict) else "",
+            # sacct's print.c: the step's CPUs, else its job's
+            "NCPUS": _tres_count(allocated, "cpu") or alloc["NCPUS"],
             "NTasks": str(int(_number(tasks.get("count")) or 0)) if isinstance(tasks, dict) else "",
-            "MaxRSS": f"{rss // 1024}K" if rss is not None else "",
+            "MaxRSS": str(rss) if rss is not None else "",  # bytes, as sacct --noconvert
             "NodeList": str(nodes.get("range") or "") if isinstance(nodes, dict) else "",
-            "AllocTRES": _tres(tres.get("allocated")),
+            "AllocTRES": allocated,
         }
     )
     return row
