@@ -18,7 +18,7 @@ from slurmlab.errors import SlurmlabError
 from slurmlab.policies.placement import choose_nodes
 from slurmlab.sim.controller import MAINT_REASON
 from slurmlab.sim.engine import Simulation, array_heads, shown_as, used_at
-from slurmlab.spec.units import format_duration
+from slurmlab.spec.units import compress_hostlist, format_duration
 
 __all__ = ["why_pending"]
 
@@ -219,7 +219,21 @@ def _why_one(sim: Simulation, job, state: str, t: float) -> str:
     up = _up_at(sim, t)
     heads = array_heads(sim, t)  # (once: every array's pending record at t)
     windows = _reserved_against(sim, job, t)
-    mask = job.mask & up & ~_held_from(sim, job, t, heads=heads)
+    held = _held_from(sim, job, t, heads=heads)
+    mask = job.mask & up & ~held
+    if reason == "Resources" and held.any():
+        unheld = _outside(job.mask & up, windows, t + job.limit)
+        if choose_nodes(free, sim.capacity, job.demand, job.count, unheld, job.exclusive):
+            idle = held & job.mask & up & (free[:, 0] == sim.capacity[:, 0])
+            names = compress_hostlist([n for n, i in zip(sim.node_names, idle) if i])
+            lines[-1] = (
+                f"Job {job.key} is pending (Resources): it is first in line in partition "
+                f"{job.partition}, and the nodes it could use are held: "
+                f"{names + (' is' if idle.sum() == 1 else ' are') if names else 'they are'} "
+                "kept for a higher-priority job waiting in another partition over the same "
+                "nodes (Slurm's main scheduler gives no job after a blocked one the nodes of "
+                "its partition)."
+            )
     # planned starts of other jobs from now on (reservations a change must not delay)
     plans = (_plan_at(j, t) for j in sim.jobs.values() if j is not job)
     ahead = [_held_from_start(sim.policy, p) for _w, p in filter(None, plans) if p is not None]
@@ -266,8 +280,10 @@ def _why_one(sim: Simulation, job, state: str, t: float) -> str:
                 f"{format_duration(timedelta(seconds=job.limit)) if not math.isinf(job.limit) else 'UNLIMITED'}) "
                 "it would end before the next reservation and could be backfilled now"
             )
+    # another partition's nodes are no use where a plan within its time limit holds them
+    planned_on, planned_known = _planned_nodes(sim, job, t)
     for other in sim.cluster.partitions:
-        if other.name == job.partition or not _could_move(sim, job, other, t) or not clear:
+        if other.name == job.partition or not _could_move(sim, job, other, t):
             continue
         try:
             res = replace(job.spec, partition=other.name).resources(sim.cluster)
@@ -279,7 +295,9 @@ def _why_one(sim: Simulation, job, state: str, t: float) -> str:
         omask[[sim.node_index[n] for n in res.candidates]] = True
         demand = np.array([res.cpus_per_node, res.mem_per_node_mb, res.gpus_per_node])
         omask &= up & ~_held_from(sim, job, t, other.name, ahead_only=False, heads=heads)
-        omask = _outside(omask, windows, t + job.limit)
+        omask = _outside(omask, windows, t + job.limit) & ~planned_on
+        if not planned_known and not clear:
+            continue  # (a plan within its time limit whose nodes are not known: any node)
         if choose_nodes(free, sim.capacity, demand, res.nodes, omask, res.whole_node):
             hints.append(f"partition {other.name!r} has room for it now (-p {other.name})")
     if hints:
@@ -310,6 +328,31 @@ def _outside(mask: np.ndarray, windows, until: float) -> np.ndarray:
         if start < until:
             mask = mask & ~nodes
     return mask
+
+
+def _planned_nodes(sim: Simulation, job, t: float) -> tuple[np.ndarray, bool]:
+    """The nodes other jobs' plans at ``t`` hold before ``job`` would end if it started at
+    ``t`` (squeue --start's SCHEDNODES), and whether every such plan named its nodes."""
+    held = np.zeros(len(sim.node_names), dtype=bool)
+    known = True
+    until = t + job.limit + _strict(sim.policy)
+    for other in sim.jobs.values():
+        plan = None if other is job else _plan_at(other, t)
+        if plan is None or plan[1] is None:
+            continue
+        start = _held_from_start(sim.policy, plan[1])
+        if not t <= start < until:
+            continue
+        nodes = None
+        for when, names in other.sched:
+            if when > t:
+                break
+            nodes = names
+        if nodes is None:
+            known = False
+        else:
+            held[list(nodes)] = True
+    return held, known
 
 
 def _held_from_start(policy, start: float) -> float:
