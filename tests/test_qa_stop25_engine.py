@@ -259,3 +259,30 @@ def test_a_job_kept_from_idle_nodes_by_another_partitions_blocked_job_is_told_so
         "it could use are held: gpu02 is kept for a higher-priority job waiting in another "
         "partition over the same nodes"
     )
+
+
+def test_alloc_tres_counts_the_gpus_of_each_type_of_a_job_over_mixed_nodes(tmp_path):
+    # As sacct: gres/gpu:a100=8,gres/gpu:h100=8,gres/gpu=16 (per-type GPU-hours keep them).
+    from slurmlab import Scenario, read_sacct, write_sacct
+    from slurmlab.analysis import usage
+
+    path = tmp_path / "mixed.yaml"
+    path.write_text(
+        "cluster:\n  name: g\n  nodes:\n"
+        '    - {name: "a1", cpus: 64, memory: 512000, gres: "gpu:a100:8", features: [a100]}\n'
+        '    - {name: "h1", cpus: 64, memory: 512000, gres: "gpu:h100:8", features: [h100]}\n'
+        '  partitions:\n    - {name: all, nodes: "a1,h1"}\npolicy: easy\njobs:\n'
+        "  - {id: both, submit: 0, runtime: 3600,"
+        " args: \"-N 2 --gres=gpu:8 -C 'a100|h100' -t 60\"}\n"
+        '  - {id: one, submit: 0, runtime: 3600, args: "-N 1 --gres=gpu:h100:4 -t 60"}\n'
+    )
+    jobs = Scenario.load(path).run().jobs.set_index("JobID")
+    assert jobs.loc["both", "AllocTRES"] == (
+        "billing=2,cpu=2,gres/gpu:a100=8,gres/gpu:h100=8,gres/gpu=16,node=2"
+    )
+    assert jobs.loc["both", "GPUType"] == "a100,h100"
+    out = tmp_path / "sacct.psv"
+    write_sacct(jobs.reset_index(), out)
+    again = read_sacct(out).set_index("JobID")
+    assert again.loc["both", "GPUType"] == "a100,h100" and again.loc["both", "NGPUS"] == 16
+    assert usage(jobs.reset_index(), by="Account")["gpu_hours"].sum() == 20.0

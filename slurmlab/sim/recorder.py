@@ -44,15 +44,19 @@ class _Tres:
         tracked = cluster.setting("AccountingStorageTRES")
         self.tracked = None if tracked is None else {t.strip().lower() for t in tracked.split(",")}
 
-    def __call__(self, tres: dict[str, int], partition: str, gpu_type: str | None) -> str:
+    def __call__(self, tres: dict[str, int], partition: str, gpu_type) -> str:
+        """``gpu_type``: the GPUs' type, None, or {type: count} for GPUs of several types
+        (a job over nodes of different types: one ``gres/gpu:TYPE`` entry each)."""
         billing = billed_tres(tres, self.weights.get(partition, {}), max_tres=self.max_tres)
         parts = [f"billing={int(billing)}", f"cpu={tres['cpu']}", f"node={tres['node']}"]
         gpus, tracked = tres["gres/gpu"], self.tracked
         if gpus and (tracked is None or "gres/gpu" in tracked):
             parts.append(f"gres/gpu={gpus}")
-        typed = f"gres/gpu:{gpu_type}"
-        if gpus and gpu_type and (tracked is None or typed.lower() in tracked):
-            parts.append(f"{typed}={gpus}")
+        by_type = gpu_type if isinstance(gpu_type, dict) else {gpu_type: gpus}
+        for kind, count in by_type.items():
+            typed = f"gres/gpu:{kind}"
+            if count and kind and (tracked is None or typed.lower() in tracked):
+                parts.append(f"{typed}={count}")
         if tres["mem"]:
             parts.append(f"mem={format_memory_mb(tres['mem'])}")  # (62.50G, as sacct)
         return ",".join(sorted(parts))
@@ -88,13 +92,19 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
         alloc = res.allocated(run["usage"]) if started else req
         cpus, gpus = alloc["cpu"], alloc["gres/gpu"]
         gpu_type = res.gpu_type
+        by_type = None  # {type: GPUs} of a run over nodes of several GPU types
         if started and gpus and gpu_type is None:  # (an --exclusive job holds its nodes' GPUs)
             gpu_type = gpu_types.get(frozenset(run["nodes"]))
             if gpu_type is None:
                 kinds = {node_gpu[i] for i in run["nodes"]} - {None}
                 gpu_type = gpu_types[frozenset(run["nodes"])] = (
-                    kinds.pop() if len(kinds) == 1 else ""
+                    kinds.pop() if len(kinds) == 1 else ",".join(sorted(kinds))
                 )
+            if "," in gpu_type:  # as sacct: gres/gpu:a100=8,gres/gpu:h100=8,gres/gpu=16
+                by_type = {}
+                for i, row in zip(run["nodes"], run["usage"].tolist(), strict=True):
+                    if node_gpu[i] and row[2]:
+                        by_type[node_gpu[i]] = by_type.get(node_gpu[i], 0) + int(row[2])
         rows["JobID"].append(job.key)
         rows["JobIDRaw"].append(str(job.id))
         rows["ArrayJobID"].append(job.array_job)
@@ -121,7 +131,9 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
         # a run that never started has no nodes and no allocation: NA, as the sacct reader
         # reads sacct's "None assigned" and empty AllocTRES (sacct_text prints them so again)
         rows["NodeList"].append(compress_hostlist(names[i] for i in nodes) if started else None)
-        rows["AllocTRES"].append(tres(alloc, job.partition, gpu_type or None) if started else None)
+        rows["AllocTRES"].append(
+            tres(alloc, job.partition, by_type or gpu_type or None) if started else None
+        )
         shown_gpu.append(((gpu_type if started else res.gpu_type) or None) if gpus else None)
         rows["ReqTRES"].append(tres(req, job.partition, res.gpu_type))
         rows["Priority"].append(_submit_priority(sim, job, run["Submit"]))
