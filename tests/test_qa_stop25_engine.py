@@ -286,3 +286,28 @@ def test_alloc_tres_counts_the_gpus_of_each_type_of_a_job_over_mixed_nodes(tmp_p
     again = read_sacct(out).set_index("JobID")
     assert again.loc["both", "GPUType"] == "a100,h100" and again.loc["both", "NGPUS"] == 16
     assert usage(jobs.reset_index(), by="Account")["gpu_hours"].sum() == 20.0
+
+
+def test_a_quiet_period_still_gives_a_job_its_reservation_when_bf_window_reaches_it(tmp_path):
+    # bf_window=60 (minutes): W's start (4:00, when R ends) enters the window at 3:00, and
+    # the backfill cycle then reserves g[1-2] for it (squeue --start's SCHEDNODES), though
+    # nothing happened since R started. The timer, stopped while idle, woke for that tick.
+    from slurmlab import Scenario
+
+    path = tmp_path / "beyond.yaml"
+    path.write_text(
+        "cluster:\n  name: g\n  nodes:\n"
+        '    - {name: "g[1-2]", cpus: 64, memory: 512000, gres: "gpu:h100:8"}\n'
+        '  partitions:\n    - {name: p, nodes: "g[1-2]"}\n'
+        "policy: {name: slurm, bf_window: 60}\njobs:\n"
+        '  - {id: R, submit: 0, runtime: 14400, args: "-N 2 --gres=gpu:8 -t 4:00:00"}\n'
+        '  - {id: W, submit: 10, runtime: 600, args: "-N 2 --gres=gpu:8 -t 1:00:00"}\n'
+    )
+    result = Scenario.load(path).run()
+
+    def schednodes(at):
+        return result.squeue(at=at).set_index("JOBID").loc["W", "SCHEDNODES"]
+
+    assert schednodes("2:59:50") is None
+    assert schednodes("3:00:00") == "g[1-2]"
+    assert starts(result) == {"R": 0.0, "W": 14400.0}

@@ -608,7 +608,10 @@ class Controller:
         A cycle can only start jobs after something changed (an event): a cycle after a
         cycle that started nothing, with nothing logged between, would start nothing. The
         timer then stops until the next event requests a pass, which re-arms it on the
-        same ``bf_interval`` grid: the skipped ticks were idle (speed, same starts).
+        same ``bf_interval`` grid: the skipped ticks were idle (speed, same starts). Such a
+        cycle can still plan differently in one case: a job planned beyond ``bf_window``
+        gets its reservation (and squeue --start its SCHEDNODES) once the window reaches
+        its start, so the stopped timer wakes for the first tick that does.
         """
         self._last_tick = self.env.now
         if not self.queue:
@@ -617,6 +620,11 @@ class Controller:
         if len(self.events) == self._bf_seen:
             self._timer_running = False
             self._timer_idle = True
+            wake = self._bf_window_wake
+            if wake is not None and wake > self.env.now:
+                interval = self.policy.interval
+                tick = math.ceil(wake / interval) * interval
+                self._at(tick - self.env.now, self._window_reached, AFTER_PASS)
             return
         self._resume = None  # the cycle plans and starts jobs: the main pass starts afresh
         if self._can_continue_cycle():  # only jobs joined since the last cycle
@@ -631,10 +639,24 @@ class Controller:
         self._cycle_len = len(self.queue)
         self._cycle_key = self.queue[-1][0] if self.queue else None
         self._bf_seen = -1 if decision.starts else len(self.events)
+        window = getattr(self.policy, "bf_window", None)  # (minutes)
+        horizon = self.env.now + window * 60.0 if window else math.inf
+        beyond = min((t for t in decision.planned.values() if t > horizon), default=None)
+        self._bf_window_wake = None if beyond is None else beyond - window * 60.0
         if self.running or self._arrivals_left or self._future_work() or self._pass_pending:
             self._schedule_timer()
         else:
             self._timer_running = False
+
+    def _window_reached(self, _event=None) -> None:
+        """The first tick whose bf_window reaches a start planned beyond it: a cycle, unless
+        an event re-armed the timer since it stopped (that timer's cycles see it)."""
+        if not self._timer_idle or self._timer_running or not self.queue:
+            return
+        self._timer_idle = False
+        self._timer_running = True
+        self._bf_seen = -1
+        (self._backfill_alone if self._main_off else self._backfill_tick)()
 
     def _future_work(self) -> bool:
         """Whether anything scheduled later could let a pending job start.

@@ -299,6 +299,9 @@ class Simulation(Controller, Lifecycles):
         self._arrivals_left = 0
         self._priority_fn = priority
         self._bf_seen = -1  # event count at the last idle backfill cycle
+        #: when the earliest start the last backfill cycle planned beyond bf_window enters
+        #: the window (an idle timer still wakes for the cycle that reserves it), or None
+        self._bf_window_wake: float | None = None
         self._queued: Counter[str] = Counter()  # queued jobs per partition
         self._parts_queued = 0  # partitions with queued jobs
         self._cpu_needs: Counter[int] = Counter()  # queued jobs by CPUs per node
