@@ -18,9 +18,8 @@ from slurmlab.errors import SbatchError, ScenarioError, SlurmlabError
 ROOT = Path(__file__).resolve().parents[1]
 BACKFILL = ROOT / "course" / "scenarios" / "backfill-basics.yaml"
 REAL = ROOT / "datasets" / "realslurm"
-SQUEUE_HEADER = (
-    "JOBID PARTITION NAME USER ACCOUNT ST TIME TIME_LIMIT NODES NODELIST(REASON) START_TIME "
-    "PRIORITY SCHEDNODES"
+SQUEUE_HEADER = (  # squeue's default format: %.18i %.9P %.8j %.8u %.2t %.10M %.6D %R
+    "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)"
 )
 SACCT_HEADER = "JobID           JobName  Partition    Account  AllocCPUS      State ExitCode"
 
@@ -285,16 +284,55 @@ def test_squeue_sorts_by_partition_then_pending_then_priority(real_backfill):
 
 
 def test_squeue_text_prints_times_and_ids_as_squeue_does(real_backfill):
-    """squeue prints START_TIME as 2026-01-05T00:02:00 (N/A when none is planned, even at
-    midnight: never a bare date) and right-justifies JOBID."""
+    """squeue --start prints START_TIME as 2026-01-05T00:02:00 (N/A when none is planned,
+    even at midnight: never a bare date), pending jobs only, and right-justifies JOBID."""
     lab = slurmlab.Lab("tiny")
     lab.sbatch("-N 4 -t 10", runtime=60)
     lab.sbatch("-N 4 -t 10 --hold", runtime=60)
-    lines = lab.result.squeue_text().splitlines()
-    assert lines[1].split()[0] == "2" and "N/A" in lines[1]
-    assert lines[2].split()[-3] == "2026-01-05T00:00:00" and lines[2].split()[-1] == "(null)"
-    text = real_backfill.squeue_text(at=30).splitlines()
-    assert text[0].startswith("  JOBID ") and text[2].startswith("    big ")
+    lines = lab.result.squeue_text(start=True).splitlines()
+    assert len(lines) == 2 and lines[1].split()[0] == "2" and "N/A" in lines[1]
+    assert lines[1].split()[-2:] == ["(null)", "(JobHeldUser)"]
+    text = real_backfill.squeue_text(at=30, start=True).splitlines()
+    assert text[0].startswith("             JOBID ") and text[1].startswith("               big ")
+
+
+def test_squeue_text_lays_its_columns_out_as_real_squeue_start(real_backfill):
+    """Real Slurm 22.05's ``squeue --start -a -r`` in the backfill fixture, 10 s in: the
+    same header and, for the 4-node job, the same columns at the same places (its JobID, its
+    name and its date aside: the simulation names it by its scenario id, on its own clock)."""
+    snap = (REAL / "backfill" / "snapshots.txt").read_text().splitlines()
+    k = snap.index("$ squeue --start -a -r")
+    real_header, real_row = snap[k + 1], snap[k + 2]
+    ours = real_backfill.squeue_text(at=10, start=True, array=True).splitlines()
+    assert ours[0] == real_header
+    row = ours[1]
+    assert len(row) == len(real_row)
+    for a, b in ((19, 28), (38, 46), (47, 49), (69, 76), (77, 97), (98, None)):
+        assert row[a:b] == real_row[a:b]  # partition, user, ST, nodes, SCHEDNODES, reason
+
+
+def test_squeue_text_long_and_default_formats():
+    """squeue -l: the time, then STATE and TIME_LIMIT (cut to TIME_LIMI); the default format
+    cuts a name to 8 characters, as squeue does."""
+    lab = slurmlab.Lab("tiny")
+    lab.sbatch("-N 1 -t 30 -J averylongjobname", runtime=1200)
+    lab.sbatch("-N 4 --exclusive -t 1-0", runtime=100)
+    lab.advance("1m")
+    assert lab.result.squeue_text().splitlines() == [
+        SQUEUE_HEADER,
+        "                 2      main   sbatch      you PD       0:00      4 (Resources)",
+        "                 1      main averylon      you  R       1:00      1 node1",
+    ]
+    assert lab.squeue_text(long=True).splitlines() == [
+        "Mon Jan  5 00:01:00 2026",
+        "             JOBID PARTITION     NAME     USER    STATE       TIME TIME_LIMI  NODES "
+        "NODELIST(REASON)",
+        "                 2      main   sbatch      you  PENDING       0:00 1-00:00:00      4 "
+        "(Resources)",
+        "                 1      main averylon      you  RUNNING       1:00     30:00      1 node1",
+    ]
+    with pytest.raises(SlurmlabError, match="start=True"):
+        lab.result.squeue_text(start=True, long=True)
 
 
 def test_sacct_text_prints_sacct_default_columns_at_their_widths():

@@ -330,7 +330,7 @@ def test_holding_some_tasks_of_an_array_splits_them_off():
     # plain squeue folds it back into the record's line, adding its reason (squeue's
     # _combine_pending_array_tasks; real Slurm 22.05 in tests/test_qa_stop21.py)
     first = lab.result.squeue_text().splitlines()[1].split()
-    assert (first[0], first[9]) == ("2_[0-5]", "(Resources,JobHeldUser)")
+    assert (first[0], first[-1]) == ("2_[0-5]", "(Resources,JobHeldUser)")
     whole = slurmlab.Lab("tiny")
     whole.sbatch("-N 4 --exclusive -t 10", runtime=600)
     whole.hold(whole.sbatch("--array=0-5 -N 1 --exclusive -t 10", runtime=600))

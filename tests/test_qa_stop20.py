@@ -46,7 +46,7 @@ def test_squeue_start_shows_a_begin_time_job_starting_at_its_begin_time():
     begin = lab.result.origin + pd.Timedelta(seconds=660)
     assert frame.START_TIME.tolist() == [begin] * 3
     assert set(frame["NODELIST(REASON)"]) == {"(BeginTime)"}
-    text = lab.result.squeue_text()
+    text = lab.result.squeue_text(start=True)
     assert _ids(text) == ["1", "2_[1-2]"]
     assert text.count(begin.strftime("%Y-%m-%dT%H:%M:%S")) == 2
     lab.run()

@@ -297,7 +297,7 @@ def test_squeue_folds_pending_tasks_split_off_an_array_back_into_its_record(lab)
 
     def lines():
         return [
-            line.split()[0] + " " + line.split()[9]
+            line.split()[0] + " " + line.split()[-1]
             for line in lab.result.squeue_text().splitlines()[1:]
             if line.split()[0].startswith("6")
         ]
@@ -389,9 +389,9 @@ def test_plain_squeue_shows_every_task_squeue_r_shows_once(ops, held):
         per_task = lab.squeue().set_index("JOBID")
         lines = [line.split()[0] for line in lab.result.squeue_text().splitlines()[1:]]
         reasons = {
-            line.split()[0]: line.split()[9]
+            line.split()[0]: line.split()[-1]
             for line in lab.result.squeue_text().splitlines()[1:]
-            if line.split()[5] == "PD"
+            if line.split()[4] == "PD"
         }
         shown = [j for line in lines for j in _expand(line)]
         assert sorted(shown) == sorted(per_task.index), (lines, list(per_task.index))

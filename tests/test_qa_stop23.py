@@ -282,9 +282,9 @@ def test_schednodes_are_the_nodes_a_planned_start_is_planned_on(policy, big, lon
     started = result.seconds("Start")[result.jobs["JobID"] == "big"].iloc[0]
     running = result.squeue(at=started + 1).set_index("JOBID").loc["big"]
     assert running["ST"] == "R" and running["SCHEDNODES"] is None
-    text = result.squeue_text(at=100).splitlines()
-    assert text[0].split()[-1] == "SCHEDNODES"
-    assert [line.split()[-1] for line in text[1:] if line.split()[0] == "big"] == [big or "(null)"]
+    text = result.squeue_text(at=100, start=True).splitlines()
+    assert text[0].split()[-2] == "SCHEDNODES"
+    assert [line.split()[-2] for line in text[1:] if line.split()[0] == "big"] == [big or "(null)"]
 
 
 def _schednodes_against_real_slurm():

@@ -435,10 +435,11 @@ class Lab:
         """``sshare -a -l`` now: shares, usage and fair-share factors (multifactor clusters)."""
         return self.result.sshare()
 
-    def squeue_text(self, *, array: bool = False) -> str:
+    def squeue_text(self, *, array: bool = False, start: bool = False, long: bool = False) -> str:
         """:meth:`squeue` as squeue prints it (an array's pending tasks as one line, as plain
-        squeue; ``array=True``: one line each, as ``squeue -r``)."""
-        return self.result.squeue_text(array=array)
+        squeue; ``array=True``: one line each, as ``squeue -r``; ``start=True``: as
+        ``squeue --start``; ``long=True``: as ``squeue -l``)."""
+        return self.result.squeue_text(array=array, start=start, long=long)
 
     def sinfo_text(self) -> str:
         """:meth:`sinfo` as sinfo prints it."""

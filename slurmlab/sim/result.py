@@ -300,6 +300,50 @@ def sprio_frame(sim: Simulation, t: float) -> pd.DataFrame:
     ).reset_index(drop=True)
 
 
+#: squeue's output formats (squeue.c, opts.c): (column, header, width, right-justified,
+#: cut: a longer value is cut to the width, as _print_str does; times are not cut)
+_SQUEUE_HEAD = [
+    ("JOBID", "JOBID", 18, True, True),
+    ("PARTITION", "PARTITION", 9, True, True),
+    ("NAME", "NAME", 8, True, True),
+    ("USER", "USER", 8, True, True),
+]
+_SQUEUE_TAIL = [
+    ("NODES", "NODES", 6, True, True),
+    ("NODELIST(REASON)", "NODELIST(REASON)", 0, False, False),
+]
+_SQUEUE_DEFAULT = [
+    *_SQUEUE_HEAD,
+    ("ST", "ST", 2, True, True),
+    ("TIME", "TIME", 10, True, False),
+    *_SQUEUE_TAIL,
+]
+_SQUEUE_LONG = [
+    *_SQUEUE_HEAD,
+    ("STATE", "STATE", 8, True, True),
+    ("TIME", "TIME", 10, True, False),
+    ("TIME_LIMIT", "TIME_LIMIT", 9, True, False),
+    *_SQUEUE_TAIL,
+]
+_SQUEUE_START = [
+    *_SQUEUE_HEAD,
+    ("ST", "ST", 2, True, True),
+    ("START_TIME", "START_TIME", 19, True, False),
+    _SQUEUE_TAIL[0],
+    ("SCHEDNODES", "SCHEDNODES", 20, False, True),
+    _SQUEUE_TAIL[1],
+]
+
+
+def _squeue_cell(text: str, width: int, right: bool, cut: bool) -> str:
+    """One value as squeue's _print_str prints it (width 0: as it is)."""
+    if width <= 0:
+        return text
+    if cut:
+        text = text[:width]
+    return text.rjust(width) if right else text.ljust(width)
+
+
 def _slurm_time(value, missing: str) -> str:
     """A time as Slurm prints it (``SLURM_TIME_FORMAT=standard``), ``missing`` for none."""
     return missing if pd.isna(value) else pd.Timestamp(value).strftime("%Y-%m-%dT%H:%M:%S")
@@ -493,17 +537,46 @@ class SimulationResult:
         """Jobs pending or running at ``at`` (seconds from the start, a time, or the end)."""
         return squeue_frame(self.sim, at)
 
-    def squeue_text(self, at=None, *, array: bool = False) -> str:
-        """:meth:`squeue` as squeue prints it: ``START_TIME`` as ``2026-01-05T10:00:00``, N/A
-        where none is planned; an empty queue is the header line alone. An array's tasks
-        that have not started are its one pending record (``12_[3-9%2]``), as plain squeue
-        shows them; ``array=True`` lists each task, as ``squeue -r``."""
+    def squeue_text(
+        self, at=None, *, array: bool = False, start: bool = False, long: bool = False
+    ) -> str:
+        """:meth:`squeue` as squeue (22.05) prints it, in its own formats and widths:
+
+        * by default ``%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R`` (a value longer than its
+          column is cut, as squeue cuts it: a job named ``averylongname`` shows ``averylon``);
+        * ``start=True``: ``squeue --start``, the pending jobs only, by expected start (N/A
+          last), ``%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R`` (START_TIME as
+          ``2026-01-05T10:00:00``, SCHEDNODES ``(null)`` where no nodes are planned);
+        * ``long=True``: ``squeue -l``, the simulated time on a line of its own, then STATE
+          and TIME_LIMIT (``%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R``).
+
+        An empty queue is the header line alone. An array's tasks that have not started are
+        its one pending record (``12_[3-9%2]``), as plain squeue shows them; ``array=True``
+        lists each task, as ``squeue -r``. :meth:`squeue` has every column as a table."""
+        if start and long:
+            raise SlurmlabError("squeue_text: give start=True (squeue --start) or long=True (-l)")
         frame = squeue_frame(self.sim, at, collapse=not array)
+        if start:
+            frame = frame[frame["ST"] == "PD"]
+            frame = frame.sort_values("START_TIME", kind="stable", na_position="last")
         frame = frame.assign(
             START_TIME=[_slurm_time(v, "N/A") for v in frame["START_TIME"]],
             SCHEDNODES=frame["SCHEDNODES"].fillna("(null)"),
+            STATE=frame["ST"].map({"PD": "PENDING", "R": "RUNNING"}),
         )
-        return format_table(frame, right=("JOBID", "NODES", "TIME", "TIME_LIMIT", "PRIORITY"))
+        layout = _SQUEUE_START if start else _SQUEUE_LONG if long else _SQUEUE_DEFAULT
+        lines = [" ".join(_squeue_cell(h, w, right, True) for _c, h, w, right, _cut in layout)]
+        for row in frame.itertuples(index=False):
+            values = dict(zip(frame.columns, row, strict=True))
+            lines.append(
+                " ".join(
+                    _squeue_cell(str(values[c]), w, right, cut) for c, _h, w, right, cut in layout
+                )
+            )
+        if long:
+            now = self.sim.origin + pd.Timedelta(seconds=_seconds(self.sim, at))
+            lines.insert(0, now.strftime("%a %b %e %H:%M:%S %Y"))  # (print_date: ctime)
+        return "\n".join(lines)
 
     def sinfo(self, at=None) -> pd.DataFrame:
         """The sinfo view at ``at``: partitions by node state (idle, mix, alloc, down, drain)."""
