@@ -35,7 +35,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_sinfo(sub) -> None:
     p = sub.add_parser("sinfo", help="print a cluster's partitions like sinfo")
-    p.add_argument("cluster", help="a preset name (tiny, teaching, ai) or a slurm.conf path")
+    p.add_argument(
+        "cluster",
+        help="a preset name (tiny, teaching, ai), a slurm.conf path, or a scenario file "
+        "(.yaml, .yml, .json: its cluster)",
+    )
     p.add_argument("--gres-conf", help="gres.conf path for a slurm.conf cluster")
     p.set_defaults(func=_run_sinfo)
 
@@ -54,6 +58,21 @@ def load_cluster(name: str, gres_conf: str | None = None):
 
 
 def _run_sinfo(args) -> int:
+    from pathlib import Path
+
+    from slurmlab.errors import SlurmlabError
+
+    path = Path(args.cluster)
+    if path.suffix.lower() in (".yaml", ".yml", ".json") and path.is_file():
+        from slurmlab.scenario import Scenario
+
+        if args.gres_conf:
+            raise SlurmlabError(
+                f"--gres-conf applies to a slurm.conf; {args.cluster} is a scenario (its "
+                "cluster section names its gres.conf: cluster: {slurm_conf: ..., gres_conf: ...})"
+            )
+        print(Scenario.load(path).cluster.sinfo_text())
+        return 0
     print(load_cluster(args.cluster, args.gres_conf).sinfo_text())
     return 0
 

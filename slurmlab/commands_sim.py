@@ -46,6 +46,11 @@ def add_subcommands(sub) -> None:
     )
     p.add_argument("--duplicates", action="store_true", help="--jobs-out: every run, as sacct -D")
     p.add_argument(
+        "--sacct-out",
+        help="write every run as a sacct export (sacct -a -P -D, dates from the scenario's "
+        "origin) that slurmlab summary and slurmlab report read",
+    )
+    p.add_argument(
         "--until",
         help="stop at this simulated time (seconds, 3d, or a date and time); jobs still "
         "pending or running then are reported so",
@@ -153,9 +158,9 @@ def _check_options(args, swf: bool) -> None:
         )
 
 
-def _check_writable(path: Path) -> None:
-    """Fail before simulating if the --jobs-out file cannot be written."""
-    where = f"--jobs-out {str(path)!r}"
+def _check_writable(path: Path, flag: str = "--jobs-out") -> None:
+    """Fail before simulating if the --jobs-out (--sacct-out) file cannot be written."""
+    where = f"{flag} {str(path)!r}"
     if path.is_dir():
         raise SlurmlabError(
             f"{where} is a directory; give a file name, e.g. {str(path / 'jobs.csv')!r}"
@@ -187,8 +192,9 @@ def run_simulate(args) -> int:
     path = Path(args.input)
     swf = _check_input(path)
     _check_options(args, swf)
-    if args.jobs_out:
-        _check_writable(Path(args.jobs_out))
+    for flag, out in (("--jobs-out", args.jobs_out), ("--sacct-out", args.sacct_out)):
+        if out:
+            _check_writable(Path(out), flag)
     # (a bar redrawn into a file or a pipe fills it: only on a terminal, unless asked for)
     progress = not args.quiet and (args.progress or sys.stderr.isatty())
     with warnings.catch_warnings(record=True) as caught:
@@ -232,6 +238,10 @@ def run_simulate(args) -> int:
         )
     if args.jobs_out:
         write_jobs_csv(result, args.jobs_out, duplicates=args.duplicates)
+    if args.sacct_out:
+        from slurmlab.records.sacct import write_sacct
+
+        write_sacct(result.sacct(duplicates=True), args.sacct_out)
     if args.json:
         # what utilization is a fraction of, and what the SWF reader left out
         machine = {

@@ -369,7 +369,11 @@ def test_which_numeric_ids_collide_with_jobids(jobs, collides):
 def test_sinfo_and_summary_of_the_wrong_kind_of_file(tmp_path, capsys):
     binary = tmp_path / "binary.yaml"
     binary.write_bytes(b"\x7fELF\x02\x01\x01\x00" + b"\xd0\x00" * 40)
-    assert main(["sinfo", str(binary)]) == 2
+    assert main(["sinfo", str(binary)]) == 2  # (a .yaml: read as a scenario, whose cluster)
+    assert "binary.yaml' is not UTF-8 text" in error_line(capsys.readouterr().err)
+    binconf = tmp_path / "binary.conf"
+    binconf.write_bytes(binary.read_bytes())
+    assert main(["sinfo", str(binconf)]) == 2
     assert "is not a slurm.conf file: not UTF-8 text" in error_line(capsys.readouterr().err)
     conf = tmp_path / "slurm.conf"
     conf.write_text("NodeName=n1 CPUs=2 Gres=gpu:2\nPartitionName=p Nodes=ALL\n")

@@ -912,6 +912,16 @@ def _not_an_export(file: str, first: str, delimiter: str, given: bool) -> SacctP
                 else ""
             ),
         )
+    if str(file).lower().endswith((".yaml", ".yml", ".json")) and not first.lstrip().startswith(
+        ("{", "[")
+    ):  # (a scenario: its job table comes from simulating it)
+        return SacctParseError(
+            "is a scenario file, not a sacct export",
+            file=file,
+            value=first,
+            hint=f"simulate it into one first: slurmlab simulate {file} --sacct-out jobs.psv "
+            "(in Python: write_sacct(Scenario.load(path).run().sacct(duplicates=True), ...))",
+        )
     return SacctParseError(
         "does not look like a sacct export: the first line is not a header of sacct field "
         "names and no field list was given",
