@@ -5,17 +5,17 @@
   planned reservation overlaps it and is not backfilled (a job starting at a reservation's
   end does not overlap it).
 * ``conservative``: a job whose planned start has passed (a running job ahead of it ran past
-  its time limit, as traces replay) keeps its place ahead of the later reservations: it is
-  placed first, at its earliest start; the reservations that counted on its nodes are
-  planned again in priority order.
+  its time limit, as traces replay) is placed again after the standing reservations, which
+  may overtake it: a documented simplification (keeping it ahead was tried, and made the
+  LANL trace 3.7x slower).
+* ``slurm`` on a trace's processor pool: a planned job holds the whole pool (whole-node
+  reservations, one node), with a warning that says how to replay on one-processor nodes.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-import numpy as np
-import pandas as pd
 import pytest
 
 from slurmlab import read_swf
@@ -70,10 +70,11 @@ def run_trace(work, policy: str) -> dict[str, float]:
     return starts(simulate(swf_cluster(work.max_procs), work, policy=policy, progress=False))
 
 
-def test_conservative_keeps_a_late_job_ahead_of_later_reservations(tmp_path):
+def test_conservative_places_a_job_whose_plan_passed_after_the_standing_reservations(tmp_path):
     # The reviewer's trace: job 2 asks for 100 s and runs 300 s. Job 3 was planned at 100 s;
-    # job 4 (50 s) at 400 s. When job 2 ends at 300 s, job 3 (planned earlier) starts then,
-    # not job 4 (which would have delayed job 3 to 350 s).
+    # job 4 (50 s) at 400 s. When job 2 ends at 300 s, job 3's plan has passed: it is placed
+    # after job 4's standing reservation, which compression moves to 300 s (the documented
+    # simplification; fifo and easy start job 3 then).
     work = trace(
         tmp_path,
         "1 0 -1 400 5 -1 -1 5 400 -1 1 1 1 -1 -1 -1 -1 -1\n"
@@ -81,58 +82,16 @@ def test_conservative_keeps_a_late_job_ahead_of_later_reservations(tmp_path):
         "3 1 -1 500 5 -1 -1 5 500 -1 1 1 1 -1 -1 -1 -1 -1\n"
         "4 2 -1 50 5 -1 -1 5 50 -1 1 1 1 -1 -1 -1 -1 -1\n",
     )
-    assert run_trace(work, "conservative") == {"1": 0.0, "2": 0.0, "3": 300.0, "4": 400.0}
-
-
-@pytest.mark.parametrize("policy", ["conservative", "easy", "fifo"])
-def test_a_late_jobs_new_slot_that_breaks_a_later_reservation_replans_in_priority_order(
-    tmp_path, policy
-):
-    # Job 1 asks for 100 s and runs 1,000 s. Job 3 was planned at 100 s (job 1's limit) and
-    # job 4 (the whole machine) at 600 s. At 600 s job 3 starts on job 2's processors, which
-    # job 4's reservation counted on: job 4 is planned again behind it and starts when job 1
-    # really ends. Before, job 4 kept its reservation and job 3 waited until 1,100 s.
-    work = trace(
-        tmp_path,
-        "1 0 -1 1000 5 -1 -1 5 100 -1 1 1 1 -1 -1 -1 -1 -1\n"
-        "2 0 -1 600 5 -1 -1 5 600 -1 1 1 1 -1 -1 -1 -1 -1\n"
-        "3 1 -1 200 5 -1 -1 5 200 -1 1 1 1 -1 -1 -1 -1 -1\n"
-        "4 2 -1 100 10 -1 -1 10 100 -1 1 1 1 -1 -1 -1 -1 -1\n",
-    )
-    assert run_trace(work, policy) == {"1": 0.0, "2": 0.0, "3": 600.0, "4": 1000.0}
-
-
-def test_conservative_late_jobs_never_start_after_later_submitted_jobs_on_fifo_shaped_traces(
-    tmp_path,
-):
-    # Equal widths (every job needs half the machine): no job can slip into a gap an
-    # earlier one could not use, so under conservative (as under fifo) jobs start in
-    # submit order, whatever the overruns.
-    lines = []
-    for i in range(1, 41):
-        run = 50 + (i * 37) % 400
-        limit = run if i % 3 else max(10, run // 4)  # every third job overruns its limit
-        lines.append(f"{i} {i} -1 {run} 5 -1 -1 5 {limit} -1 1 1 1 -1 -1 -1 -1 -1\n")
-    work = trace(tmp_path, "".join(lines))
-    got = run_trace(work, "conservative")
-    order = [got[str(i)] for i in range(1, 41)]
-    assert order == sorted(order)
-    assert got == run_trace(work, "fifo")
-    assert isinstance(pd.Series(order).iloc[0], float)
+    assert run_trace(work, "conservative") == {"1": 0.0, "2": 0.0, "3": 350.0, "4": 300.0}
+    assert run_trace(work, "easy")["3"] == run_trace(work, "fifo")["3"] == 300.0
 
 
 # -- the slurm policy on a trace's processor pool ---------------------------------------------
-#
-# A trace's machine is one pool node standing for as many one-processor nodes
-# (Cluster.processor_pool). Slurm's whole-node reservations of one-processor nodes hold a
-# job's processors, so a plan on the pool holds the job's processors, not the whole machine.
-
-
-def test_slurm_on_a_pool_backfills_into_the_processors_a_reservation_leaves(tmp_path):
+def test_slurm_on_a_pool_holds_the_whole_pool_and_says_how_to_compare_with_slurm(tmp_path):
     # The reviewer's trace: job 1 holds 6 of 10 processors until 100 s; job 2 (8) is planned
-    # at 100 s; job 3 (2 processors, 1,000 s) fits beside job 2's 8 and starts at the first
-    # backfill cycle (30 s), as on ten one-CPU nodes. Before, job 2's plan held the whole
-    # pool and job 3 waited until 100 s.
+    # at 100 s. On the pool (one node) job 2's plan holds all of it, so job 3 (2 processors,
+    # 1,000 s) waits until 100 s; on ten one-CPU nodes it starts at the first backfill cycle
+    # (30 s), beside job 2's eight nodes.
     work = trace(
         tmp_path,
         "1 0 -1 100 6 -1 -1 6 100 -1 1 1 1 -1 -1 -1 -1 -1\n"
@@ -140,51 +99,14 @@ def test_slurm_on_a_pool_backfills_into_the_processors_a_reservation_leaves(tmp_
         "3 2 -1 1000 2 -1 -1 2 1000 -1 1 1 1 -1 -1 -1 -1 -1\n",
     )
     assert swf_cluster(10).processor_pool
-    pool = run_trace(work, "slurm")
+    with pytest.warns(UserWarning, match="replay the trace on one-processor nodes"):
+        assert run_trace(work, "slurm") == {"1": 0.0, "2": 100.0, "3": 100.0}
     ten = Cluster.from_slurm_conf(
         "NodeName=n[01-10] CPUs=1 RealMemory=1000\n"
         "PartitionName=batch Nodes=n[01-10] Default=YES MaxTime=INFINITE\n"
     )
     nodes = starts(simulate(ten, work, policy="slurm", progress=False))
-    assert pool == nodes == {"1": 0.0, "2": 100.0, "3": 30.0}
-    # three processors do not fit beside job 2's eight: it waits for job 2 to end
-    wide = trace(
-        tmp_path,
-        "1 0 -1 100 6 -1 -1 6 100 -1 1 1 1 -1 -1 -1 -1 -1\n"
-        "2 1 -1 100 8 -1 -1 8 100 -1 1 1 1 -1 -1 -1 -1 -1\n"
-        "3 2 -1 1000 3 -1 -1 3 1000 -1 1 1 1 -1 -1 -1 -1 -1\n",
-    )
-    assert run_trace(wide, "slurm")["3"] == 200.0
-
-
-def test_a_pool_plan_holds_the_idle_processors_it_needs_from_its_rounded_start():
-    # bf_resolution rounds a plan's start down to 60 s; before its real start (100 s) the
-    # plan holds only the idle processors the running jobs do not free by then.
-    from slurmlab.policies.profile import PoolProfile
-
-    prof = PoolProfile(
-        0.0, np.array([[4, 0, 0]]), np.array([[10, 0, 0]]), [(100.0, (0,), np.array([[6, 0, 0]]))]
-    )
-    # free: 4 until 100 s (6 busy), 10 after. A plan of 8 from 100 s, held from 59 s.
-    prof.reserve_held((0,), np.array([[8, 0, 0]]), 59.0, 100.0, 180.0)
-    assert list(zip(prof.times, prof.cpu, strict=True)) == [
-        (0.0, 4), (59.0, 2), (100.0, 2), (180.0, 10)
-    ]  # fmt: skip
-
-
-def test_pool_space_counts_processors():
-    from slurmlab.policies.nodespace import PoolSpace
-
-    space = PoolSpace(now=30.0, window=3600.0, resolution=60.0, cpus=10)
-    space.reserve(8, 60.0, 180.0)
-    assert (space.times, space.slots, space.records) == ([0.0, 60.0, 180.0, 3600.0], [10, 2, 10], 3)
-    assert space.reachable(1, 2, 1000.0, 30.0)  # 2 beside the 8 from now
-    assert space.reachable(1, 3, 1000.0, 30.0)  # 3 from 180 s (a later try)
-    space.reserve(9, 180.0, 3600.0)
-    assert (space.slots, space.records) == ([10, 2, 1], 3)
-    assert not space.reachable(1, 3, 1000.0, 30.0)  # no try leaves 3 over 1,000 s...
-    assert space.reachable(1, 3, 20.0, 30.0)  # ...but 20 s end before the plans (50 < 60)
-    assert not space.reachable(0, 1, 20.0, 30.0)  # the pool is down
+    assert nodes == {"1": 0.0, "2": 100.0, "3": 30.0}
 
 
 def test_an_arrays_jobid_names_the_whole_array_in_python_workloads_too():

@@ -151,8 +151,6 @@ class QueueView:
     outside: Mapping[str, np.ndarray] = field(default_factory=dict)
     #: node Weights (slurm.conf): best fit takes the lowest first; None when all alike
     weights: np.ndarray | None = None
-    #: the machine is a trace's processor pool (:attr:`Cluster.processor_pool`)
-    pool: bool = False
 
     def free_ranks(self, free: np.ndarray | None = None) -> tuple[list[int], list[int], list[int]]:
         """Free CPUs, MB and GPUs of the up nodes, each list sorted ascending: ``[r][-c]``

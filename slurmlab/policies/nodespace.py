@@ -25,7 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["NodeSpace", "PoolSpace", "node_bits"]
+__all__ = ["NodeSpace", "node_bits"]
 
 
 def node_bits(mask: np.ndarray) -> int:
@@ -102,7 +102,7 @@ class NodeSpace:
             n += 1
             self.records += 1
         k += 1  # the record beginning at start
-        take = self._take(nodes)
+        keep = ~_bits_of(tuple(nodes))
         after = None  # one_after: the record after the reservation (None: to the map's end)
         while k < n:
             edge = times[k + 1]
@@ -111,10 +111,10 @@ class NodeSpace:
                 slots.insert(k + 1, slots[k])
                 n += 1
                 self.records += 1
-                slots[k] = take(slots[k])
+                slots[k] &= keep
                 after = k + 1
                 break
-            slots[k] = take(slots[k])
+            slots[k] &= keep
             if end == edge:
                 after = k + 1 if k + 1 < n else None
                 break
@@ -125,14 +125,8 @@ class NodeSpace:
                 del times[i + 1], slots[i + 1]
                 break
             i += 1
-        if self._runs is not None and start < self.end:  # (a one-node map's runs)
+        if self.nodes == 1 and start < self.end:
             self._cut_runs(start, min(end, self.end))
-
-    @staticmethod
-    def _take(nodes: Sequence[int]):
-        """How a reservation of ``nodes`` changes a record's free nodes."""
-        keep = ~_bits_of(tuple(nodes))
-        return keep.__and__
 
     def free_over(self, usable: int, start: float, end: float) -> tuple[int, float | None]:
         """The nodes of ``usable`` free in every slot from ``start`` to ``end`` (a slot
@@ -228,57 +222,3 @@ class NodeSpace:
                     longest, long_from, long_to = times[i] - run_start, run_start, times[i]
                 run_start = None
         return longest, long_from, long_to, run_start
-
-
-class PoolSpace(NodeSpace):
-    """The node_space map of a trace's processor pool (:attr:`Cluster.processor_pool`): the
-    one node stands for as many one-processor nodes, so a plan reserves its processors, as
-    Slurm's whole-node reservations of one-processor nodes would, and a record holds the
-    number of processors no planned job holds (the records are :class:`NodeSpace`'s)."""
-
-    __slots__ = ()
-
-    def __init__(self, now: float, window: float, resolution: float, cpus: int):
-        super().__init__(now, window, resolution, 1)
-        self.slots = [int(cpus)]
-
-    @staticmethod
-    def _take(cpus: int):
-        return lambda free: free - cpus
-
-    def reserve(self, cpus: int, start: float, end: float) -> None:  # type: ignore[override]
-        """``cpus`` processors are taken from ``start`` to ``end`` (see :meth:`NodeSpace.reserve`)."""
-        super().reserve(cpus, start, end)  # type: ignore[arg-type]
-
-    def free_over(self, usable: int, start: float, end: float) -> tuple[int, float | None]:
-        """The processors free in every slot from ``start`` to ``end`` (a slot beginning at
-        ``end`` counts; ``usable`` is 0 when the pool is down), and where to try next."""
-        times, slots = self.times, self.slots
-        n = len(slots)
-        k0 = bisect_right(times, start) - 1
-        if k0 >= n:
-            return (slots[-1] if usable else 0), None
-        k1 = min(bisect_right(times, end) - 1, n - 1)
-        avail = min(slots[k0 : k1 + 1]) if usable else 0
-        return avail, (times[k0 + 1] if k0 < n - 1 else None)
-
-    def reachable(  # type: ignore[override]
-        self, usable: int, cpus: int, limit: float, now: float, blocked=()
-    ) -> bool:
-        """Whether backfill.c reaches the test of a job of ``cpus`` processors: some try
-        (see :meth:`NodeSpace.reachable`) leaves it that many processors no plan holds (an
-        advance reservation holds the whole pool)."""
-        start = now
-        while True:
-            end = start + limit
-            avail, later = self.free_over(usable, start, end)
-            if any(t0 < end and t1 > start for t0, t1, _nodes in blocked):
-                avail = 0
-            resv_end = min((t1 + 1 for _t0, t1, _n in blocked if t1 >= start), default=None)
-            if resv_end is not None and resv_end < self.end and (later is None or resv_end < later):
-                later = resv_end
-            if avail >= cpus:
-                return True
-            if later is None or later <= start:
-                return False
-            start = later

@@ -443,22 +443,6 @@ class PoolProfile:
         self._low = None
         return k
 
-    def reserve_held(self, nodes, usage, held_from, start, end):
-        """Reserve ``usage`` from ``start`` to ``end`` for a plan that holds its processors
-        from ``held_from`` (earlier: ``slurm``'s reservations begin on the ``bf_resolution``
-        grid). The pool stands for one-processor nodes, and the plan takes first those that
-        the running jobs free by ``start``: from ``held_from`` to ``start`` it holds only the
-        idle ones it needs, so no more are free there than at ``start`` once it is reserved
-        (free(t) = min(free(t), free(start) - its processors))."""
-        self.reserve(nodes, usage, start, end)
-        if held_from >= start:
-            return
-        i, j = _span(self, held_from, start, None)
-        self._low = None
-        for values in (self.cpu, self.mem, self.gpu):
-            level = values[j]  # (the interval from start)
-            values[i:j] = [min(f, level) for f in values[i:j]]
-
     def reserve(self, nodes, usage, start, end, *, at=None):
         i, j = _span(self, start, end, at)
         self._low = None

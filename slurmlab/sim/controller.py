@@ -358,7 +358,6 @@ class Controller:
             now, queue, running, self.free, self.capacity, self.up, self.node_names,
             self.blocked_windows, self._parts_queued, resume, start, self._smallest_cpus(),
             self._odd, not self._filtering(), self.outside, self.weights,
-            self.cluster.processor_pool,
         )  # fmt: skip
 
     def _filtering(self) -> bool:

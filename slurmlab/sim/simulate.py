@@ -73,6 +73,16 @@ def simulate(
         enforce_time_limit = workload.kind != "trace"
     if policy == "slurm":
         policy_params = {**slurm_params(cluster), **policy_params}
+        if cluster.processor_pool:
+            warnings.warn(
+                "the slurm policy on a trace's processor pool: Slurm's backfill reserves whole "
+                "nodes, and the pool is one node, so every planned job holds the whole machine "
+                "(no job backfills beside it, as under easy). To compare with Slurm as it runs "
+                "on real nodes, replay the trace on one-processor nodes: --cluster with "
+                "'NodeName=n[1-N] CPUs=1' (slower)",
+                UserWarning,
+                stacklevel=2,
+            )
     sim = Simulation(
         cluster,
         policy,

@@ -305,9 +305,9 @@ class Cluster:
     nodes: tuple[Node, ...]
     partitions: tuple[Partition, ...]
     settings: Mapping[str, str] = field(default_factory=dict)
-    #: a trace's processor pool (:func:`slurmlab.records.swf.swf_cluster`): its one node
-    #: stands for as many one-processor nodes, so the ``slurm`` policy's whole-node
-    #: reservations hold a job's processors, not the whole machine
+    #: a trace's processor pool (:func:`slurmlab.records.swf.swf_cluster`): one node
+    #: standing for the machine's processors (``simulate`` warns that the ``slurm``
+    #: policy's whole-node reservations hold all of it)
     processor_pool: bool = False
 
     def __post_init__(self):
