@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Sequence
 
 from slurmlab import __version__
@@ -77,6 +78,12 @@ def _run_sinfo(args) -> int:
     return 0
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A warning as the command's own line: ``slurmlab: warning: ...`` (not Python's
+    ``file:line: UserWarning`` with a source line)."""
+    print(f"slurmlab: warning: {message}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from slurmlab.errors import SlurmlabError
 
@@ -86,7 +93,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning  # (as the command's own lines, no traceback)
+            return int(args.func(args) or 0)
     except SlurmlabError as exc:
         print(f"slurmlab: error: {exc}", file=sys.stderr)
         return 2

@@ -233,3 +233,25 @@ def test_a_quiet_period_still_gives_a_job_its_reservation_when_bf_window_reaches
     assert schednodes("2:59:50") is None
     assert schednodes("3:00:00") == "g[1-2]"
     assert starts(result) == {"R": 0.0, "W": 14400.0}
+
+
+@pytest.mark.parametrize("policy", ["fifo", "easy", "conservative", "slurm"])
+def test_jobs_behind_a_job_with_no_time_limit_show_no_start(tmp_path, policy):
+    # A partition without MaxTime (Slurm's default) and jobs without -t: the running job
+    # never ends as far as the scheduler knows, so the plans behind it are at infinity.
+    # squeue crashed under easy and conservative, and the slurm policy's window wake crashed
+    # the simulation; squeue --start shows N/A and no SCHEDNODES, as Slurm does.
+    from slurmlab import Scenario
+
+    path = tmp_path / "inf.yaml"
+    path.write_text(
+        'cluster:\n  nodes:\n    - {name: "n[1-4]", cpus: 4}\n  partitions:\n'
+        '    - {name: batch, nodes: "n[1-4]", max_time: UNLIMITED}\njobs:\n'
+        '  - {id: a, submit: 0, runtime: 1h, args: "-N 4 --exclusive"}\n'
+        '  - {id: b, submit: 10, runtime: 1h, args: "-N 2 --exclusive"}\n'
+    )
+    result = Scenario.load(path).run(policy)
+    assert starts(result) == {"a": 0.0, "b": 3600.0}
+    assert result.squeue_text(at=100, start=True).splitlines()[1].split()[-4:] == [
+        "N/A", "2", "(null)", "(Resources)"
+    ]  # fmt: skip

@@ -355,14 +355,15 @@ def test_a_lab_with_accounts_says_which_accounts_and_users_to_submit_with():
         lab.sbatch("-N 1")
     assert str(exc.value) == (
         "user 'you' account 'root': Invalid account or account/partition combination "
-        "specified; 'you' is in no account's users: pass user= one that is (alice: llm; bob: "
-        "llm; carol: cv), or list 'you' in an account's users when making the Lab"
+        "specified; 'you' is in no account's users: submit as one that is (user=, or --uid= "
+        "in %%sbatch: alice: llm; bob: llm; carol: cv), or list 'you' in an account's users "
+        "when making the Lab"
     )
     with pytest.raises(RequestError) as exc:
         lab.sbatch("-N 1 -A cv", user="bob")
     assert str(exc.value).endswith(
-        "specified; account 'cv' lists the users carol: pass user= one of them, or -A one of "
-        "the accounts 'bob' may use: llm"
+        "specified; account 'cv' lists the users carol: submit as one of them (user=, or "
+        "--uid= in %%sbatch), or -A one of the accounts 'bob' may use: llm"
     )
     with pytest.raises(RequestError) as exc:
         lab.sbatch("-N 1 -A xyz", user="bob")

@@ -640,7 +640,7 @@ class Controller:
         self._bf_seen = -1 if decision.starts else len(self.events)
         window = getattr(self.policy, "bf_window", None)  # (minutes)
         horizon = self.env.now + window * 60.0 if window else math.inf
-        beyond = min((t for t in decision.planned.values() if t > horizon), default=None)
+        beyond = min((t for t in decision.planned.values() if horizon < t < math.inf), default=None)
         self._bf_window_wake = None if beyond is None else beyond - window * 60.0
         if self.running or self._arrivals_left or self._future_work() or self._pass_pending:
             self._schedule_timer()

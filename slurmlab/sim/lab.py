@@ -286,8 +286,13 @@ class Lab:
         mine = [a.name for a in accounts if user in a.users or not tree.models_users]
         if account in tree.accounts:  # it lists users, not this one
             users = ", ".join(tree.accounts[account].users)
-            return f"account {account!r} lists the users {users}: pass user= one of them" + (
-                f", or -A one of the accounts {user!r} may use: {', '.join(mine)}" if mine else ""
+            return (
+                f"account {account!r} lists the users {users}: submit as one of them (user=, or --uid= in %%sbatch)"
+                + (
+                    f", or -A one of the accounts {user!r} may use: {', '.join(mine)}"
+                    if mine
+                    else ""
+                )
             )
         unknown = (
             f"account {account!r} is not one of the Lab's accounts ({', '.join(tree.accounts)}); "
@@ -302,7 +307,8 @@ class Lab:
                 of.setdefault(u, []).append(a.name)
         listed = "; ".join(f"{u}: {', '.join(names)}" for u, names in of.items())
         return (
-            f"{unknown}{user!r} is in no account's users: pass user= one that is ({listed}), "
+            f"{unknown}{user!r} is in no account's users: submit as one that is (user=, or "
+            f"--uid= in %%sbatch: {listed}), "
             f"or list {user!r} in an account's users when making the Lab"
         )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -110,11 +111,14 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
             where = f"({reason})"
             elapsed = "0:00"
             p = last_before(shown.plans, t, None)
-            nodes = last_before(shown.sched, t, None) if p is not None else None
+            # (a start behind a job with no time limit is never: N/A, and no nodes planned)
+            planning = p is not None and math.isfinite(p)
+            nodes = last_before(shown.sched, t, None) if planning else None
             sched = None if nodes is None else compress_hostlist(sim.node_names[i] for i in nodes)
             if p is None and reason == "BeginTime":  # squeue --start shows its begin time
                 p = shown.begin  # (real Slurm 22.05: a --begin=now+600 job, 600 s on)
-            planned = sim.origin + pd.Timedelta(seconds=p) if p is not None else pd.NaT
+            known = p is not None and math.isfinite(p)
+            planned = sim.origin + pd.Timedelta(seconds=p) if known else pd.NaT
         priority = priority_at(sim, job, t)
         held = where[1:-1] if st == "PD" else last_before(job.reasons, t, "")
         if held in HOLDS:  # a hold sets it to 0 (real Slurm 22.05, a running job's too), so

@@ -77,9 +77,10 @@ def simulate(
             warnings.warn(
                 "the slurm policy on a trace's processor pool: Slurm's backfill reserves whole "
                 "nodes, and the pool is one node, so every planned job holds the whole machine "
-                "(no job backfills beside it, as under easy). To compare with Slurm as it runs "
-                "on real nodes, replay the trace on one-processor nodes: --cluster with "
-                "'NodeName=n[1-N] CPUs=1' (slower)",
+                "and no job backfills beside it (easy backfills into the processors its "
+                "reservation leaves). To compare with Slurm as it runs on real nodes, replay "
+                "the trace on one-processor nodes (slower): a cluster of 'NodeName=n[1-N] "
+                "CPUs=1' (cluster= in Python, --cluster on the command line)",
                 UserWarning,
                 stacklevel=2,
             )
