@@ -158,6 +158,20 @@ def _check_options(args, swf: bool) -> None:
         )
 
 
+def _check_sacct_ids(scenario, path: Path) -> None:
+    """--sacct-out: every job id must read back from a sacct export (write_sacct's rule)."""
+    from slurmlab.records.sacct import writable_id
+
+    bad = [j.id for j in scenario.workload.jobs if j.id is not None and not writable_id(j.id)]
+    if bad:
+        raise SlurmlabError(
+            f"--sacct-out: {path}: job id {bad[0]!r} would not read back from a sacct export "
+            "(a JobID is sacct's own, 123 or 123_4, or a name: a letter first, then no '.', "
+            "'+', '[', ']' or space, which would read as a step, a het-job component or an "
+            "array range); rename it (e.g. with '-' for '.'), or leave --sacct-out out"
+        )
+
+
 def _check_writable(path: Path, flag: str = "--jobs-out") -> None:
     """Fail before simulating if the --jobs-out (--sacct-out) file cannot be written."""
     where = f"{flag} {str(path)!r}"
@@ -212,6 +226,8 @@ def run_simulate(args) -> int:
             scenario = Scenario.load(path)
             if args.cluster:  # checked again on that cluster: errors name file and entry
                 scenario = scenario.with_cluster(load_cluster(args.cluster))
+            if args.sacct_out:  # (before simulating: the export is written after)
+                _check_sacct_ids(scenario, path)
             result = scenario.run(args.policy, progress=progress, until=args.until)
     dropped_why: dict[str, int] = {}
     for w in caught:

@@ -38,6 +38,10 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 """
 
 
+#: the most points of the exact pending-jobs curve a report draws (else it samples)
+PENDING_EXACT = 20_000
+
+
 def _json_for_script(value) -> str:
     """JSON that is safe inside a <script> element (no <, >, & or line separators)."""
     text = value if isinstance(value, str) else json.dumps(value)
@@ -137,8 +141,12 @@ def render_report(
                 warnings.warn(warning.message, UserWarning, stacklevel=2)
         resource = "gpus" if jobs["NGPUS"].fillna(0).sum() > 0 else "cpus"
         figures.append(("Utilization", viz.utilization_figure(util, resource=resource)))
-        # exact: a step at every change of the count (samples would miss short waits)
-        figures.append(("Pending jobs", viz.pending_figure(an.pending_over_time(jobs))))
+        # exact: a step at every change of the count (samples would miss short waits), up
+        # to PENDING_EXACT changes; a bigger export is sampled at freq (the page stays small)
+        pending = an.pending_over_time(jobs)
+        if len(pending) > PENDING_EXACT:
+            pending = an.pending_over_time(jobs, freq=freq)
+        figures.append(("Pending jobs", viz.pending_figure(pending)))
         waits = an.wait_times(jobs)
         if len(waits):
             figures.append(("Wait times", viz.wait_figure(waits, by="Partition")))
@@ -201,6 +209,8 @@ def render_report(
         if known(jobs, "User"):
             shown = ["User", "runs", "jobs", "cpu_hours", "gpu_hours", "share"]
             sections.append(("Top users", _table_html(top[shown], "{:,.2f}")))
+        elif known(jobs, "Account"):
+            notes.append("Top users are not shown: the export has no User (add it to sacct -o).")
         if len(cost):
             figures.append(("Failures", viz.failure_figure(cost)))
             sections.append(("Hours of runs that did not complete", _table_html(cost)))

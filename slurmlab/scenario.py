@@ -974,6 +974,8 @@ def _submit(value, origin: pd.Timestamp) -> float:
             raise SlurmlabError(
                 f"invalid submit {text!r}: submit counts from the scenario's start, not a date"
             ) from None
+        if when.tzinfo is not None:  # (origin is naive, as sacct's local times are)
+            when = when.tz_convert(None)
     offset = (when - origin).total_seconds()
     fix = (
         f"write submit: {format_duration(timedelta(seconds=offset))}, or "

@@ -336,15 +336,17 @@ def test_a_command_given_as_sbatch_options_warns_as_sbatch_would_refuse_it():
         jobid = lab.sbatch("python train.py")
     assert [str(w.message) for w in caught] == [
         "sbatch: 'python' stands where sbatch takes the batch script's file name: real "
-        "sbatch would run a file named 'python' with 'train.py' as its arguments (sbatch: "
-        "error: Unable to open file python, where there is none); the Lab reads no files and "
-        "submits a job named 'python' that runs for its runtime. To run a command, give "
-        "--wrap='python train.py' or the script's text ('#!/bin/bash\\nsrun python train.py')"
+        "sbatch looks for a file named 'python' in the current directory (with 'train.py' as "
+        "its arguments) and, finding none, says 'sbatch: error: Unable to open file python'; "
+        "the Lab reads no files and submits a job named 'python' that runs for its runtime. "
+        "To run a command, give --wrap='python train.py' or the script's text "
+        "('#!/bin/bash\\nsrun python train.py')"
     ]
     assert lab.sacct().set_index("JobID").loc[str(jobid), "JobName"] == "python"
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a script file's name: no warning
         lab.sbatch("-t 5 train.sh")
+        lab.sbatch("-t 5 myjob")  # (a script without a suffix is a file too)
 
 
 def test_a_lab_with_accounts_says_which_accounts_and_users_to_submit_with():

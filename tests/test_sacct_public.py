@@ -369,7 +369,8 @@ def test_orphan_step_is_kept():
 
 #: Golden numbers per file: (jobs, runs, steps, CPU-hours, GPU-hours) from ``summary()``.
 #: A change here is a change in how slurmlab counts: explain it in the commit. None: the
-#: export lacks the fields those hours need (no AllocTRES, no NCPUS), so they are unknown.
+#: export lacks the fields those hours need (no AllocTRES, no NCPUS), so they are unknown;
+#: an export where nothing ran used 0 hours of each, whatever its fields.
 #: runs are the allocation rows that started, as everywhere (usage, failure_cost): a pending
 #: job or range, or a job cancelled before it started, is a job and not a run (each checked
 #: by hand: no Start, or, in exports without Start, Elapsed 0, no step and a pending state).
@@ -377,7 +378,7 @@ GOLDEN = {
     "hb-jobinfo_sacct-snowman-delim.txt": (100, 90, 142, 121009.2, 220.404),
     "hpc-cost-simulator_array.txt": (8, 8, 8, 0.669, None),
     "hpc-cost-simulator_issue-17.txt": (2, 1, 2, 4.136, None),
-    "hpc-cost-simulator_issue-5.txt": (1, 0, 0, 0.0, None),
+    "hpc-cost-simulator_issue-5.txt": (1, 0, 0, 0.0, 0.0),
     "hpc-cost-simulator_issue-59.txt": (1, 1, 1, 0.342, None),
     "hpc-cost-simulator_issue-61.txt": (1, 0, 0, 0.0, None),
     "hpc-cost-simulator_issue-63.txt": (0, 0, 1, 0.0, 0.0),
@@ -394,7 +395,7 @@ GOLDEN = {
     "slyme_sacct_single_parallel_COMPLETED_parsable.txt": (1, 1, 2, 0.052, None),
     "slyme_sacct_single_serial_COMPLETED_parsable.txt": (1, 1, 1, 0.017, None),
     "tdhock-slurm_sacct-2019-11-21.txt": (4162, 64, 128, None, None),
-    "tdhock-slurm_sacct-PENDING.txt": (2, 0, 0, None, None),
+    "tdhock-slurm_sacct-PENDING.txt": (2, 0, 0, 0.0, 0.0),
     "tdhock-slurm_sacct-all-cols.tsv": (1, 1, 2, 1.002, 0.0),
     "tdhock-slurm_sacct-job13936577.txt": (236, 236, 472, None, None),
     "tdhock-slurm_sacct-manyfields.txt": (1, 1, 2, 1.008, 0.0),

@@ -152,7 +152,7 @@ def waits(jobs: pd.DataFrame, since: Since = "Submit") -> pd.Series:
             + (
                 "Its epoch times were made naive local times, which repeat an hour at a "
                 "daylight-saving change: read without tz= (UTC) for exact waits"
-                if jobs.attrs.get("dst_lines") or jobs.attrs.get("format") == "json"
+                if jobs.attrs.get("dst_lines")
                 else "sacct writes naive local times, so a daylight-saving change (or a host "
                 "clock off) does this: export with TZ=UTC sacct ..."
             ),
@@ -184,9 +184,18 @@ def unknown_hours(jobs: pd.DataFrame) -> dict[str, str]:
     out = {}
     if not len(jobs):
         return out
+    if "Start" in jobs and jobs["Start"].notna().any():
+        started = jobs["Start"].notna()
+    elif "State" in jobs:  # (an export without Start: what has not pended ran)
+        started = jobs["State"].ne("PENDING").fillna(True)
+    else:
+        started = pd.Series(True, index=jobs.index)
+    if not started.any():
+        return out  # (no run: no hours to know; 0, not unknown)
+    runs = jobs[started]
     for kind, needs in HOURS_NEEDS.items():
         lacking = [
-            field for column, field in needs if column not in jobs or jobs[column].isna().all()
+            field for column, field in needs if column not in runs or runs[column].isna().all()
         ]
         if lacking:
             out[kind] = f"the export has no {', '.join(lacking)}: add it to sacct -o"

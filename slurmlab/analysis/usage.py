@@ -236,7 +236,8 @@ def share_vs_target(
     if total_target <= 0:
         raise ValueError("shares: give at least one positive share, e.g. {'vision': 2, 'nlp': 1}")
     names = list(dict.fromkeys([*shares, *table.index]))
-    used = table.reindex(names, fill_value=0.0)
+    known = table.notna().any()  # (hours the export cannot give stay unknown: NaN shares)
+    used = table.reindex(names, fill_value=0.0 if known else np.nan)
     out = pd.DataFrame({by: names, resource: used.to_numpy()})
     total = out[resource].sum(min_count=1)
     out["share"] = out[resource] / total if total != 0 else 0.0

@@ -3004,7 +3004,8 @@ def _keep_most_final(
     rows = np.flatnonzero(keep)
     if len(rows) < 2 or not times:
         return take[keep], none, none
-    group = frame[key + times].iloc[rows].groupby(key + times, dropna=False, sort=False)
+    probe = _pending_as_started(frame, key, keep) if "Start" in times else frame
+    group = probe[key + times].iloc[rows].groupby(key + times, dropna=False, sort=False)
     group = group.ngroup().to_numpy()
     shared = np.bincount(group)[group] > 1
     rows, group = rows[shared], group[shared]
@@ -3034,6 +3035,30 @@ def _keep_most_final(
     keep[rows[rows != first[group]]] = False
     left = rows != best[group]
     return take[keep], rows[left], best[group][left]
+
+
+def _pending_as_started(frame: pd.DataFrame, key: list[str], keep: np.ndarray) -> pd.DataFrame:
+    """``frame``'s key and times, where a row not started yet (no Start, a state that has not
+    ended: a job still pending when one export was taken) takes the Start of the one run
+    another row of the same key and Submit started, so that the two are one run."""
+    probe = frame[[*key, "Submit", "Start"]].copy()
+    start = probe["Start"].isna().to_numpy()
+    ended = (
+        frame["State"].isin(TERMINAL_STATES).fillna(False).to_numpy(dtype=bool)
+        if "State" in frame
+        else np.zeros(len(frame), dtype=bool)
+    )
+    waiting = start & ~ended & keep
+    if not waiting.any():
+        return probe
+    runs: dict[tuple, set] = {}
+    for row in probe[~start & keep].itertuples(index=False):
+        runs.setdefault(tuple(row[:-1]), set()).add(row[-1])
+    for i in np.flatnonzero(waiting):
+        found = runs.get(tuple(probe.iloc[i, :-1]))
+        if found is not None and len(found) == 1:
+            probe.iloc[i, -1] = next(iter(found))
+    return probe
 
 
 def _where(origin: tuple[str, int | None]) -> str:
@@ -3176,6 +3201,22 @@ def _default_fields(frame: pd.DataFrame) -> list[str]:
     return names
 
 
+_NOT_A_NAME = (
+    "which is neither a sacct JobID (123, 123_4, 123.batch) nor a name (a letter first, then "
+    "no space, '.', '+', '[' or ']': they would read as a step, a het-job component or an "
+    "array range)"
+)
+
+
+def writable_id(value: str) -> bool:
+    """Whether a JobID written by :func:`write_sacct` reads back as itself: sacct's own
+    (123, 123_4, 123.batch), or a name (a letter first, then no space, '.', '+', '[' or ']')."""
+    value = value.strip()
+    if _JOBID_PY.match(value):
+        return True
+    return bool(value) and value[0].isalpha() and not any(c.isspace() or c in ".+[]" for c in value)
+
+
 def _named_rows(jobs: pd.DataFrame, names: list[str], delimiter: str) -> np.ndarray:
     """Rows whose JobID is a name (a simulation's scenario id), checked to read back.
 
@@ -3194,12 +3235,8 @@ def _named_rows(jobs: pd.DataFrame, names: list[str], delimiter: str) -> np.ndar
     for pos in np.flatnonzero(named):
         value, raw = ids[pos], raws[pos].strip()
         why = fix = None
-        if not value[0].isalpha() or any(c.isspace() or c in ".+[]" for c in value):
-            why = (
-                "which is neither a sacct JobID (123, 123_4, 123.batch) nor a name (a letter "
-                "first, then no space, '.', '+', '[' or ']': they would read as a step, a "
-                "het-job component or an array range)"
-            )
+        if not writable_id(value):
+            why = _NOT_A_NAME
             fix = "give the job an id of letters, digits, '-' and '_' (e.g. 'eval-1')"
         elif delimiter in value:
             why = f"which contains the delimiter {delimiter!r}"

@@ -65,9 +65,12 @@ PARTIAL_STATUS = {
 class SwfDropWarning(UserWarning):
     """read_swf dropped jobs: ``counts`` maps each reason to its number of jobs."""
 
-    def __init__(self, message: str, counts: dict[str, int]):
+    def __init__(self, message: str, counts: dict[str, int] | None = None):
         super().__init__(message)
-        self.counts = counts
+        self.counts = counts or {}
+
+    def __reduce__(self):  # (pickled and copied with its counts: multiprocessing, xdist)
+        return (type(self), (str(self), self.counts))
 
 
 _GZIP = b"\x1f\x8b"

@@ -619,11 +619,7 @@ class Controller:
         if len(self.events) == self._bf_seen:
             self._timer_running = False
             self._timer_idle = True
-            wake = self._bf_window_wake
-            if wake is not None and wake > self.env.now:
-                interval = self.policy.interval
-                tick = math.ceil(wake / interval) * interval
-                self._at(tick - self.env.now, self._window_reached, AFTER_PASS)
+            self._arm_window_wake()
             return
         self._resume = None  # the cycle plans and starts jobs: the main pass starts afresh
         if self._can_continue_cycle():  # only jobs joined since the last cycle
@@ -644,13 +640,23 @@ class Controller:
         self._bf_window_wake = None if beyond is None else beyond - window * 60.0
         if self.running or self._arrivals_left or self._future_work() or self._pass_pending:
             self._schedule_timer()
-        else:
+        else:  # (nothing will happen: jobs held back by a reservation still get their plans)
             self._timer_running = False
+            self._arm_window_wake()
+
+    def _arm_window_wake(self) -> None:
+        """With the timer stopped, a cycle at the first tick whose bf_window reaches the
+        earliest start the last cycle planned beyond it (:meth:`_window_reached`)."""
+        wake = self._bf_window_wake
+        if wake is not None and wake > self.env.now:
+            interval = self.policy.interval
+            tick = math.ceil(wake / interval) * interval
+            self._at(tick - self.env.now, self._window_reached, AFTER_PASS)
 
     def _window_reached(self, _event=None) -> None:
         """The first tick whose bf_window reaches a start planned beyond it: a cycle, unless
         an event re-armed the timer since it stopped (that timer's cycles see it)."""
-        if not self._timer_idle or self._timer_running or not self.queue:
+        if self._timer_running or not self.queue:
             return
         self._timer_idle = False
         self._timer_running = True

@@ -27,6 +27,11 @@ from slurmlab.spec.workload import Workload, WorkloadJob, check_exit_code, check
 
 __all__ = ["Lab", "current_lab"]
 
+#: Commands a newcomer types where sbatch takes a batch script's file name.
+_COMMANDS = frozenset(
+    ("python", "python3", "srun", "torchrun", "accelerate", "deepspeed", "bash", "sh", "mpirun")
+)
+
 #: slurmctld's words for a job whose user has no association with its account.
 _INVALID_ACCOUNT = "Invalid account or account/partition combination specified"
 
@@ -55,12 +60,12 @@ def _request(args: str | Sequence[str]) -> JobSpec:
         if key != "script-file":
             continue
         name, *rest = value.split()
-        if "." not in name and "/" not in name:  # a command (python, srun), not a file name
+        if name in _COMMANDS:  # a command, where sbatch takes a script's file name
             warnings.warn(
                 f"sbatch: {name!r} stands where sbatch takes the batch script's file name: "
-                f"real sbatch would run a file named {name!r}"
-                + (f" with {' '.join(rest)!r} as its arguments" if rest else "")
-                + f" (sbatch: error: Unable to open file {name}, where there is none); the "
+                f"real sbatch looks for a file named {name!r} in the current directory"
+                + (f" (with {' '.join(rest)!r} as its arguments)" if rest else "")
+                + f" and, finding none, says 'sbatch: error: Unable to open file {name}'; the "
                 f"Lab reads no files and submits a job named {spec.job_name!r} that runs for its "
                 f"runtime. To run a command, give --wrap={value!r} or the script's text "
                 f"('#!/bin/bash\\nsrun {value}')",
