@@ -64,7 +64,12 @@ def _run_sinfo(args) -> int:
     from slurmlab.errors import SlurmlabError
 
     path = Path(args.cluster)
-    if path.suffix.lower() in (".yaml", ".yml", ".json") and path.is_file():
+    if path.suffix.lower() in (".yaml", ".yml", ".json") and not path.is_file():
+        raise SlurmlabError(
+            f"scenario file {args.cluster!r} not found (from {Path.cwd()}); give its path, "
+            "a preset name (tiny, teaching, ai) or a slurm.conf"
+        )
+    if path.suffix.lower() in (".yaml", ".yml", ".json"):
         from slurmlab.scenario import Scenario
 
         if args.gres_conf:

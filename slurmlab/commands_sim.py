@@ -65,8 +65,8 @@ def add_subcommands(sub) -> None:
     p.add_argument(
         "--progress",
         action="store_true",
-        help="show the progress bar (on stderr) even when stderr is not a terminal, where it "
-        "is off by default",
+        help="show the progress bar (on stderr; runs of 1,000 jobs or more) even when stderr "
+        "is not a terminal, where it is off by default",
     )
     p.set_defaults(func=run_simulate)
 

@@ -112,3 +112,16 @@ def test_the_cli_prints_warnings_as_its_own_lines(tmp_path, capsys):
     assert main(["sinfo", str(conf)]) == 0
     err = capsys.readouterr().err
     assert err.startswith("slurmlab: warning: ") and "UserWarning" not in err
+
+
+def test_sinfo_of_a_missing_scenario_file_says_so(tmp_path, capsys):
+    assert main(["sinfo", str(tmp_path / "nothere.yaml")]) == 2
+    assert "nothere.yaml' not found" in capsys.readouterr().err
+
+
+def test_a_time_before_the_start_is_refused_as_a_date_too():
+    result = slurmlab.Scenario.load(
+        Path(__file__).resolve().parents[1] / "course" / "scenarios" / "backfill-basics.yaml"
+    ).run()
+    with pytest.raises(slurmlab.SlurmlabError, match="before the simulation's start"):
+        result.squeue_text(at="2025-01-01T00:00")

@@ -430,7 +430,10 @@ def test_policy_help_says_easy_is_the_default_for_traces(capsys):
         "--procs PROCS SWF: machine size in processors (default: the header's MaxProcs, else "
         "MaxNodes, else the widest job, with a warning)" in text
     )
-    assert "--progress show the progress bar (on stderr) even when stderr is not a terminal" in text
+    assert (
+        "--progress show the progress bar (on stderr; runs of 1,000 jobs or more) even when "
+        "stderr is not a terminal" in text
+    )
 
 
 POOL = """\

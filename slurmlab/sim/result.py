@@ -47,6 +47,10 @@ def _seconds(sim: Simulation, at) -> float:
     t = parse_instant(at, sim.origin, what="at")
     if t == float("inf"):
         raise SlurmlabError(f"at={at!r}: give a time (seconds, 2h, or a date and time)")
+    if t < 0:
+        raise SlurmlabError(
+            f"at={at!r} is before the simulation's start ({sim.origin}): give a later time"
+        )
     if t > sim.now and sim.env.peek() < float("inf"):  # paused: its future is not known yet
         raise SlurmlabError(
             f"at={at!r} ({t:.0f} s) is after the time the simulation has reached "
@@ -558,7 +562,9 @@ class SimulationResult:
         its one pending record (``12_[3-9%2]``), as plain squeue shows them; ``array=True``
         lists each task, as ``squeue -r``. :meth:`squeue` has every column as a table."""
         if start and long:
-            raise SlurmlabError("squeue_text: give start=True (squeue --start) or long=True (-l)")
+            raise SlurmlabError(
+                "squeue_text: give start=True (squeue --start) or long=True (-l), not both"
+            )
         frame = squeue_frame(self.sim, at, collapse=not array)
         if start:
             frame = frame[frame["ST"] == "PD"]
