@@ -380,7 +380,7 @@ GOLDEN = {
     "hpc-cost-simulator_issue-17.txt": (2, 1, 2, 4.136, None),
     "hpc-cost-simulator_issue-5.txt": (1, 0, 0, 0.0, 0.0),
     "hpc-cost-simulator_issue-59.txt": (1, 1, 1, 0.342, None),
-    "hpc-cost-simulator_issue-61.txt": (1, 0, 0, 0.0, None),
+    "hpc-cost-simulator_issue-61.txt": (1, 0, 0, 0.0, 0.0),
     "hpc-cost-simulator_issue-63.txt": (0, 0, 1, 0.0, 0.0),
     "hpc-cost-simulator_issue-gl-20.txt": (9, 9, 8, 0.79, None),
     "hpc-cost-simulator_multi-node.txt": (1, 1, 1, 0.334, None),

@@ -184,18 +184,14 @@ def unknown_hours(jobs: pd.DataFrame) -> dict[str, str]:
     out = {}
     if not len(jobs):
         return out
-    if "Start" in jobs and jobs["Start"].notna().any():
-        started = jobs["Start"].notna()
-    elif "State" in jobs:  # (an export without Start: what has not pended ran)
-        started = jobs["State"].ne("PENDING").fillna(True)
-    else:
-        started = pd.Series(True, index=jobs.index)
-    if not started.any():
+    ran = started(jobs)
+    if not ran.any():
         return out  # (no run: no hours to know; 0, not unknown)
-    runs = jobs[started]
     for kind, needs in HOURS_NEEDS.items():
         lacking = [
-            field for column, field in needs if column not in runs or runs[column].isna().all()
+            field
+            for column, field in needs
+            if column not in jobs or jobs[column].isna().to_numpy()[ran].all()
         ]
         if lacking:
             out[kind] = f"the export has no {', '.join(lacking)}: add it to sacct -o"
