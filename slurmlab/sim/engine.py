@@ -839,6 +839,11 @@ class Simulation(Controller, Lifecycles):
                 return "DependencyNeverSatisfied" if state == "never" else "Dependency"
         return None
 
+    def _named_array(self, key: str) -> str:
+        """``key``, or the name of the array (its scenario id) whose JobID ``key`` is."""
+        head = self.jobs.get(int(key)) if key.isdigit() else None
+        return array_name(head) if head is not None and head.array_id == head.id else key
+
     def _ids_of(self, key: str | int) -> list[int] | None:
         """The job ids ``key`` names (see :meth:`_lookup`), or None. As in Slurm, an array's
         JobID (its first task's) names the whole array, and ``JOBID_TASK`` one task, also
@@ -846,17 +851,12 @@ class Simulation(Controller, Lifecycles):
         key = str(key)
         ids = self.by_key.get(key)
         if ids is None and key.isdigit() and int(key) in self.jobs:
-            head = self.jobs[int(key)]
-            if head.array_id == head.id:  # (an array known by its id)
-                return self.by_key.get(head.key.rsplit("_", 1)[0])
-            return [int(key)]
+            named = self._named_array(key)
+            return [int(key)] if named == key else self.by_key.get(named)
         if ids is None:
             m = _TASK_RANGE.fullmatch(key) or _ONE_TASK.fullmatch(key)
             if m:  # ARRAY_[1-3,5] or ARRAY_3: tasks of an array
-                base = m.group(1)
-                head = self.jobs.get(int(base)) if base.isdigit() else None
-                if head is not None and head.array_id == head.id:
-                    base = head.key.rsplit("_", 1)[0]
+                base = self._named_array(m.group(1))
                 out = []
                 for task in _task_indices(m.group(2)):
                     some = self.by_key.get(f"{base}_{task}")
@@ -1173,6 +1173,12 @@ class Simulation(Controller, Lifecycles):
             self.env.step()
         if until > self.env.now:
             self.env.run(until=until)
+
+
+def array_name(task) -> str:
+    """The array's name as its tasks' JobIDs show it: ``7`` for ``7_5``, a scenario's id
+    (``step`` for ``step_5``)."""
+    return task.key[: -len(f"_{task.array_task}")]
 
 
 _TASK_RANGE = re.compile(r"(.+)_\[([\d,\s-]+)\]")

@@ -16,6 +16,7 @@ from slurmlab.sim.engine import (
     HOLDS,
     Simulation,
     array_heads,
+    array_name,
     arrays_converted,
     iter_records,
     shown_as,
@@ -166,19 +167,13 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
         rows[row]["NODELIST(REASON)"] = f"({reason})"
         head = heads[array_id]
         throttle = f"%{head.throttle}" if head.throttle else ""
-        rows[row]["JOBID"] = f"{_array_name(head)}_[{_index_ranges(sorted(indices))}{throttle}]"
+        rows[row]["JOBID"] = f"{array_name(head)}_[{_index_ranges(sorted(indices))}{throttle}]"
     rows = [r for k, r in enumerate(rows) if k not in dropped]
     frame = pd.DataFrame(rows, columns=SQUEUE_COLUMNS + ["_order"])
     frame = frame.astype({"NODES": "int64", "START_TIME": "datetime64[ns]", "PRIORITY": "int64"})
     if len(frame):
         frame = frame.sort_values("_order", kind="stable")
     return frame.drop(columns="_order").reset_index(drop=True)
-
-
-def _array_name(task) -> str:
-    """The array's name as its tasks' JobIDs show it: ``7`` for ``7_5``, a scenario's id
-    (``step`` for ``step_5``)."""
-    return task.key[: -len(f"_{task.array_task}")]
 
 
 def _index_ranges(indices: list[int]) -> str:
@@ -285,7 +280,7 @@ def sprio_frame(sim: Simulation, t: float) -> pd.DataFrame:
             if job.array_id in listed:
                 continue
             listed.add(job.array_id)
-            key, job = _array_name(shown), shown
+            key, job = array_name(shown), shown
         if last_before(job.reasons, t, "None") in SPRIO_LEAVES_OUT:
             continue
         f = last_before(job.factors, t, None)
