@@ -18,6 +18,7 @@ from slurmlab.errors import SlurmlabError
 from slurmlab.policies.placement import choose_nodes
 from slurmlab.sim.controller import MAINT_REASON
 from slurmlab.sim.engine import Simulation, array_heads, shown_as, used_at
+from slurmlab.sim.recorder import last_before
 from slurmlab.spec.units import compress_hostlist, format_duration
 
 __all__ = ["why_pending"]
@@ -235,9 +236,8 @@ def _why_one(sim: Simulation, job, state: str, t: float) -> str:
                 "its partition)."
             )
     # planned starts of other jobs from now on (reservations a change must not delay)
-    plans = (_plan_at(j, t) for j in sim.jobs.values() if j is not job)
-    ahead = [_held_from_start(sim.policy, p) for _w, p in filter(None, plans) if p is not None]
-    ahead = [p for p in ahead if p >= t]
+    planned = _planned_from(sim, job, t)  # (other job, when its plan holds its nodes from)
+    ahead = [start for _other, start in planned]
     clear = not any(p < t + job.limit for p in ahead)  # it would end before all of them
     # (a slurm backfill cycle starts a later job only if it tested it: bf_max_job_test)
     tested = reason != "Priority" or _tested(sim, job, t)
@@ -281,7 +281,8 @@ def _why_one(sim: Simulation, job, state: str, t: float) -> str:
                 "it would end before the next reservation and could be backfilled now"
             )
     # another partition's nodes are no use where a plan within its time limit holds them
-    planned_on, planned_known = _planned_nodes(sim, job, t)
+    until = t + job.limit + _strict(sim.policy)
+    planned_on, planned_known = _planned_nodes(sim, planned, t, until)
     for other in sim.cluster.partitions:
         if other.name == job.partition or not _could_move(sim, job, other, t):
             continue
@@ -330,24 +331,28 @@ def _outside(mask: np.ndarray, windows, until: float) -> np.ndarray:
     return mask
 
 
-def _planned_nodes(sim: Simulation, job, t: float) -> tuple[np.ndarray, bool]:
-    """The nodes other jobs' plans at ``t`` hold before ``job`` would end if it started at
-    ``t`` (squeue --start's SCHEDNODES), and whether every such plan named its nodes."""
-    held = np.zeros(len(sim.node_names), dtype=bool)
-    known = True
-    until = t + job.limit + _strict(sim.policy)
+def _planned_from(sim: Simulation, job, t: float) -> list[tuple[object, float]]:
+    """The other jobs planned at ``t`` to start from ``t`` on, each with when its plan holds
+    its nodes from (reservations a change of ``job`` must not delay)."""
+    out = []
     for other in sim.jobs.values():
         plan = None if other is job else _plan_at(other, t)
-        if plan is None or plan[1] is None:
+        if plan is not None and plan[1] is not None:
+            start = _held_from_start(sim.policy, plan[1])
+            if start >= t:
+                out.append((other, start))
+    return out
+
+
+def _planned_nodes(sim: Simulation, planned, t: float, until: float) -> tuple[np.ndarray, bool]:
+    """The nodes the ``planned`` jobs (:func:`_planned_from` at ``t``) hold from before
+    ``until`` (squeue --start's SCHEDNODES), and whether every such plan named its nodes."""
+    held = np.zeros(len(sim.node_names), dtype=bool)
+    known = True
+    for other, start in planned:
+        if start >= until:
             continue
-        start = _held_from_start(sim.policy, plan[1])
-        if not t <= start < until:
-            continue
-        nodes = None
-        for when, names in other.sched:
-            if when > t:
-                break
-            nodes = names
+        nodes = last_before(other.sched, t, None)
         if nodes is None:
             known = False
         else:
