@@ -370,10 +370,10 @@ def utilization(
         runs = pd.Series(groups).value_counts().to_dict()
         _warn_mismatch(out, "partition" if by else "the cluster", runs, freq)
     shared = {}
-    if by == "Partition" or (by is None and capacity is not None):
+    # (by=None with a Cluster counts each node once: nothing to say, nothing to look for)
+    cluster = hasattr(capacity, "partitions")
+    if by == "Partition" or (by is None and capacity is not None and not cluster):
         shared = _shared_nodes(capacity, started)
-        if by is None and hasattr(capacity, "partitions"):
-            shared = {}  # (each node counted once: nothing to say)
         if shared:
             _warn_shared(shared, by, capacity)
     out = out.rename(columns={"group": by or "group"})
