@@ -464,11 +464,14 @@ class Controller:
         after that time, or at an earlier event's pass. Each victim's own QOS PreemptMode
         (else the cluster's) decides: CANCEL ends it PREEMPTED, REQUEUE requeues it (when
         requeueable), OFF exempts it; it goes after its QOS GraceTime. A preemptor that its
-        own QOS/association limit holds preempts nobody: Slurm checks limits first.
+        own QOS/association limit holds preempts nobody: Slurm checks limits first. As
+        Slurm's main scheduler tests jobs one at a time, what an earlier preemptor of the
+        pass takes (free room, or its victims' nodes) is not free for a later one.
         """
         now = self.env.now
         jobs = self.jobs
         order = self._in_order() if order is None else order
+        pool = self.free.copy()  # what the preemptors before this one leave
         for job in [jobs[jid] for _key, jid in order if jobs[jid].preempting]:
             if any(self.jobs[v].state == "RUNNING" for v in job.victims):
                 continue  # victims are still in their grace time
@@ -483,7 +486,12 @@ class Controller:
                 blocked = self._reserved_nodes(self.env.now, self.env.now + job.limit)
                 if blocked is not None:
                     mask = mask & ~blocked
-            if choose_nodes(self.free, self.capacity, job.demand, job.count, mask, job.exclusive):
+            nodes = choose_nodes(
+                pool, self.capacity, job.demand, job.count, mask, job.exclusive, self.weights,
+                job.mem_per_cpu,
+            )  # fmt: skip
+            if nodes is not None:  # it starts without preempting: what it takes is not free
+                self._take(pool, job, nodes)
                 continue
             cands, exempt_until = [], None
             for r in self.running.values():
@@ -498,7 +506,7 @@ class Controller:
                     continue
                 cands.append(r)
             cands.sort(key=self._victim_order)
-            free = self.free.copy()
+            free = pool.copy()
             chosen, nodes = [], None
             for victim in cands:
                 free[list(victim.nodes)] += victim.usage
@@ -515,6 +523,9 @@ class Controller:
                 continue
             victims = [v for v in chosen if set(v.nodes) & set(nodes)]
             for v in victims:
+                pool[list(v.nodes)] += v.usage
+            self._take(pool, job, nodes)
+            for v in victims:
                 v.preempted_by = job.id
                 requeue = self._preempt_mode_of(v) == "REQUEUE" and v.requeue
                 self.log("preempt", v, f"by {job.key}")
@@ -528,6 +539,11 @@ class Controller:
                     URGENT,
                 )
             job.victims = tuple(v.id for v in victims)
+
+    def _take(self, pool: np.ndarray, job: SimJob, nodes: tuple[int, ...]) -> None:
+        """Count what ``job`` will hold on ``nodes`` as used in a pass's own copy of free."""
+        idx = list(nodes)
+        pool[idx] -= self.capacity[idx] if job.exclusive else job.rows
 
     def _victim_order(self, r: SimJob) -> tuple[int, int, int]:
         """preempt_qos.c's candidate order: QOS priority, then node count (each capped at
