@@ -68,3 +68,49 @@ jobs:
     preempted = r.events[r.events["event"] == "preempt"]
     assert list(zip(preempted["JobID"], preempted["detail"], strict=True)) == [("big", "by h2")]
     assert dict(zip(r.jobs["JobID"], r.jobs["Restarts"], strict=True))["small"] == 0
+
+
+FAIL_TWICE = """\
+name: twice
+cluster:
+  name: c
+  nodes:
+    - {name: "g[1-2]", cpus: 16, memory: 64000}
+  partitions:
+    - {name: p, nodes: "g[1-2]", max_time: "1-00:00:00"}
+policy: fifo
+failures:
+  - {node: g2, at: 100, down_for: %s}
+  - {node: g2, at: 120, down_for: %s}
+jobs:
+  - {id: a, submit: 0, runtime: 600, args: "-N 2 -t 1:00:00"}
+"""
+
+
+def node_back(result, name: str) -> list[float]:
+    ev = result.events
+    return list(ev[(ev["event"] == "node_idle") & (ev["detail"] == name)]["time"])
+
+
+def test_a_node_failing_again_while_down_comes_back_when_both_repairs_are_done(tmp_path):
+    # a second failure during the repair was dropped, with its repair: g2 was back at 160 s
+    # and ran the requeued job from then on
+    longer = scenario(tmp_path, FAIL_TWICE % (60, 7200), "longer.yaml").run()
+    assert node_back(longer, "g2") == [7320.0]
+    assert rows(longer)["a"] == ("COMPLETED", 7320.0, "g[1-2]")
+    # the later failure's repair ending first changes nothing: back at 100 + 7,200
+    shorter = scenario(tmp_path, FAIL_TWICE % (7200, 60), "shorter.yaml").run()
+    assert node_back(shorter, "g2") == [7300.0]
+
+
+def test_lab_fail_of_a_node_already_down_extends_its_outage():
+    from slurmlab import Cluster, Lab
+
+    lab = Lab(Cluster.preset("tiny"))  # node[1-4]
+    lab.fail("node1", down_for="1h")
+    lab.advance("10m")
+    lab.fail("node1", down_for="2h")  # down until 2:10:00, not 1:00:00
+    lab.advance(7100)  # 2:08:20
+    assert lab.sinfo().query("STATE == 'down*'")["NODELIST"].tolist() == ["node1"]
+    lab.advance(100)
+    assert lab.sinfo()["STATE"].tolist() == ["idle"]

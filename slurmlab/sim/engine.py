@@ -289,6 +289,7 @@ class Simulation(Controller, Lifecycles):
         self._plans: set[int] = set()  # jobs a pass gave a planned start (squeue --start)
         self._scripted = 0  # scripted events still to come (actions, failures, repairs...)
         self._down_for_good: set[str] = set()  # nodes a failure took down with no repair
+        self._back_at: dict[str, float] = {}  # when a failed node's outage ends (its repair)
         self._next_id = 1
         self._seq = 0
         self._pass_pending = False

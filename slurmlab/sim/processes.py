@@ -237,6 +237,7 @@ class Lifecycles:
         elif state == "IDLE":  # (resumed: a node failed for good is back in service too)
             self._drained.discard(name)
             self._down_for_good.discard(name)
+            self._back_at.pop(name, None)
         self.node_state[name] = state
         self.up[i] = state not in ("DOWN", "DRAIN", "FUTURE")
         self._nodes_out = not self.up.all()
@@ -247,11 +248,17 @@ class Lifecycles:
     def fail_node(self, name: str, down_for: float | None = None, *, repaired=False) -> bool:
         """The node goes DOWN now: jobs on it end NODE_FAIL (requeued if allowed). It comes
         back after ``down_for`` seconds (None: never, unless the caller ``repaired`` it).
-        False if it was already down (this failure then changes nothing, nor its repair)."""
+
+        False if it was already down: no job is touched, and the outage lasts until the
+        later of its repair and this one (``down_for`` None: for good), so a node that fails
+        again while it is being repaired comes back when both repairs are done."""
         i = self._node(name)
         if self.node_state[name] == "DOWN":
             if down_for is None and not repaired:  # down already, and now for good
                 self._down_for_good.add(name)
+            elif down_for is not None and self.env.now + down_for > self._back_at.get(name, 0):
+                self._back_at[name] = self.env.now + down_for
+                self._scripted_at(down_for, lambda: self._repair(name), URGENT)
             return False
         self.set_node_state(name, "DOWN")
         for job in list(self.running.values()):
@@ -261,12 +268,16 @@ class Lifecycles:
             if not repaired:
                 self._down_for_good.add(name)
         else:
+            self._back_at[name] = self.env.now + down_for
             self._scripted_at(down_for, lambda: self._repair(name), URGENT)
         return True
 
     def _repair(self, name: str) -> None:
         """A repaired node returns to service, still drained if an admin drained it (not one
-        a later failure took down for good)."""
+        a later failure took down for good, nor one whose outage a later failure made
+        longer)."""
+        if self._back_at.get(name, 0) > self.env.now:
+            return
         if self.node_state[name] == "DOWN" and name not in self._down_for_good:
             self.set_node_state(name, "DRAIN" if name in self._drained else "IDLE")
 
@@ -305,6 +316,7 @@ class Lifecycles:
                 return
             if not self.fail_node(name, repaired=True):
                 continue  # already down (a scripted failure, say): nothing to repair either
+            self._back_at[name] = self.env.now + model.repair
             yield self.env.timeout(model.repair)
             self._repair(name)
 
