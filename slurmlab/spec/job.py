@@ -802,6 +802,8 @@ class JobSpec:
                 except SbatchError:
                     raise SbatchError(f"script line {lineno}: #SBATCH directive: {exc}") from None
             raise SbatchError(f"#SBATCH directive: {exc}") from None
+        if any(k == "script-file" for k, _ in spec.other):
+            _refuse_stray_word(directives, lines)
         spec = replace(spec, script=script_text)
         if args:
             script_wrap, spec = spec.wrap, cls.from_args(args, base=spec)
@@ -1071,6 +1073,36 @@ def _options(args: list[str]):
         else:
             yield "script-file", " ".join(args[i - 1 :]), None
             return
+
+
+def _refuse_stray_word(directives: list[str], lines: list[tuple[int, int]]) -> None:
+    """A word of the ``#SBATCH`` lines that is neither an option nor its value: sbatch
+    reads all the directives as one command line and refuses the script at the first such
+    word ("Invalid directive found in batch script", sbatch/opt.c), instead of taking it
+    for a script name as it would on the command line."""
+    done = 0
+    for lineno, upto in lines:
+        for long, val, _short in _options(directives[:upto]):
+            if long != "script-file":
+                continue
+            k = next(k for k in range(upto) if " ".join(directives[k:upto]) == val)
+            word, prev = directives[k], directives[k - 1] if k else ""
+            if prev.startswith("--") and "=" not in prev:
+                takes = _takes(_lookup(prev[2:], None))
+            else:
+                takes = None
+            if takes == "optional":  # (--nice 0: --nice takes its value after '=' only)
+                hint = f"write {prev}={word}"
+            elif k == done:
+                hint = "start each #SBATCH line with an option"
+            else:
+                hint = 'quote a value with spaces, as in --job-name="my job"'
+            raise SbatchError(
+                f"script line {lineno}: Invalid directive found in batch script: {word} "
+                f"(sbatch refuses the script: each word of an #SBATCH line is an option or "
+                f"an option's value; {hint})"
+            )
+        done = upto
 
 
 def _set_option(long: str, val: str | None, values: dict, other: list) -> None:
