@@ -160,6 +160,8 @@ def srun_env(
     account: str | None = None,
     qos: str | None = None,
     cpus: Sequence[int] | None = None,
+    array_job_id: int | None = None,
+    array_task_id: int | None = None,
 ) -> pd.DataFrame:
     """One row per task: the environment variables srun sets for it (SLURM_*,
     CUDA_VISIBLE_DEVICES), then those torch.distributed reads, which srun does **not** set:
@@ -198,6 +200,20 @@ def srun_env(
     ``--mem``, SLURM_MEM_PER_GPU with ``--mem-per-gpu``), SLURM_GPUS_ON_NODE and
     CUDA_VISIBLE_DEVICES when the job holds GPUs, SLURM_RESTART_COUNT after a requeue (a
     script reads it as ``os.environ.get("SLURM_RESTART_COUNT", "0")``).
+    SLURM_DISTRIBUTION is srun's default layout: ``cyclic`` when there are no more tasks
+    than nodes, else ``block`` (launch.c; ``block`` too with ``--mem=0``, step_mgr.c), or
+    the job's ``--distribution``.
+
+    For an array task (a job with ``--array``), the SLURM_ARRAY_* variables: the array's
+    job id (``array_job_id``, by default ``job_id``: the first task's id is the array's),
+    the task's index (``array_task_id``, by default the first index), and the array's
+    COUNT, MIN, MAX and STEP (slurmctld's ``_create_job_array``).
+
+    The derived columns are those of one task per GPU started by ``srun`` itself. With
+    ``srun torchrun --nproc_per_node=G`` (one task per node), torchrun starts G workers
+    on each node and sets RANK, LOCAL_RANK and WORLD_SIZE for them (WORLD_SIZE = nodes x G),
+    and its rendezvous endpoint (``--rdzv_endpoint``) replaces MASTER_ADDR/MASTER_PORT:
+    the table's derived columns then describe srun's tasks, not torchrun's workers.
 
     >>> env = srun_env(JobSpec.from_args("-N 2 --ntasks-per-node=8 --gres=gpu:8"), "gpu[01-02]", 42)
     >>> env.loc[9, ["RANK", "LOCAL_RANK", "SLURMD_NODENAME"]].to_dict()
@@ -229,7 +245,7 @@ def srun_env(
     if len(hosts) != n_nodes:
         raise SlurmlabError(
             f"srun_env: nodelist {nodelist!r} has {len(hosts)} nodes but the job asks for "
-            f"{n_nodes}; give exactly {n_nodes} node names"
+            f"{n_nodes}; give exactly {n_nodes} node name{'s' if n_nodes > 1 else ''}"
         )
     if cpus is not None:
         node_cpus = [int(c) for c in cpus]
@@ -284,6 +300,10 @@ def srun_env(
         )
         if value
     }
+    optional |= _array_env(job, job_id, array_job_id, array_task_id)
+    dist = next((v for k, v in reversed(job.other) if k == "distribution"), None)
+    if dist is None:
+        dist = "cyclic" if ntasks <= n_nodes and job.mem_mb != 0 else "block"
     rows, unbound = [], []
     rank = 0
     for node_id, (host, count, gpus, on_node) in enumerate(
@@ -316,6 +336,7 @@ def srun_env(
                 "SLURM_JOB_PARTITION": partition or "",
                 "SLURM_JOB_ACCOUNT": account if account is not None else job.account or "",
                 "SLURM_JOB_QOS": qos if qos is not None else job.qos or "normal",
+                "SLURM_DISTRIBUTION": dist,
                 **optional,
             }
             if cpu_layout is not None:
@@ -343,3 +364,26 @@ def srun_env(
             stacklevel=2,
         )
     return pd.DataFrame(rows)
+
+
+def _array_env(job: JobSpec, job_id, array_job_id, array_task_id) -> dict[str, int]:
+    """SLURM_ARRAY_* of an array task; none for a job without ``--array``."""
+    if job.array is None:
+        if array_job_id is not None or array_task_id is not None:
+            raise SlurmlabError("srun_env: array_job_id/array_task_id need a job with --array")
+        return {}
+    indices = job.array.indices
+    task = indices[0] if array_task_id is None else parse_whole(array_task_id, what="array_task_id")
+    if task not in indices:
+        raise SlurmlabError(
+            f"srun_env: array_task_id={task} is not a task of --array={job.array}; "
+            f"give one of its indices"
+        )
+    return {
+        "SLURM_ARRAY_JOB_ID": int(job_id if array_job_id is None else array_job_id),
+        "SLURM_ARRAY_TASK_ID": task,
+        "SLURM_ARRAY_TASK_COUNT": len(indices),
+        "SLURM_ARRAY_TASK_MIN": indices[0],
+        "SLURM_ARRAY_TASK_MAX": indices[-1],
+        "SLURM_ARRAY_TASK_STEP": job.array.step,
+    }

@@ -190,7 +190,9 @@ def test_begin(text, begin):
 def test_array(text, indices, throttle):
     """--array takes ranges, lists, :step and a %N throttle."""
     spec = args(text)
-    assert spec.array == ArraySpec(indices, throttle)
+    step = 2 if ":2" in text else 1  # (SLURM_ARRAY_TASK_STEP)
+    assert spec.array == ArraySpec(indices, throttle, step)
+    assert args(spec.to_args()).array == spec.array
 
 
 @pytest.mark.parametrize(

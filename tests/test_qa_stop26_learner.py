@@ -51,3 +51,56 @@ def test_a_stray_word_in_an_sbatch_line_refuses_the_script(script, message):
 def test_a_quoted_value_with_spaces_is_one_word():
     spec = JobSpec.from_sbatch('#!/bin/bash\n#SBATCH -t 10 -J "my job"\nsrun x\n')
     assert spec.name == "my job"
+
+
+def test_an_array_tasks_srun_env_has_slurms_array_variables():
+    # slurmctld's _create_job_array: COUNT, MIN, MAX, STEP (after the first ':'); the
+    # task's own SLURM_JOB_ID, and the array's in SLURM_ARRAY_JOB_ID
+    lab = slurmlab.Lab("teaching")
+    a = lab.sbatch("#!/bin/bash\n#SBATCH --array=0-9:3%2 --gres=gpu:1 -t 30\npython x.py\n")
+    lab.advance(1)
+    env = lab.srun_env(f"{a}_3")
+    array = env.filter(like="SLURM_ARRAY").iloc[0].to_dict()
+    assert array == {
+        "SLURM_ARRAY_JOB_ID": a,
+        "SLURM_ARRAY_TASK_ID": 3,
+        "SLURM_ARRAY_TASK_COUNT": 4,
+        "SLURM_ARRAY_TASK_MIN": 0,
+        "SLURM_ARRAY_TASK_MAX": 9,
+        "SLURM_ARRAY_TASK_STEP": 3,
+    }
+    assert env["SLURM_JOB_ID"].iloc[0] == a + 1  # the second task's own id
+    plain = lab.sbatch("-t 10")
+    lab.advance(1)
+    assert not lab.srun_env(plain).filter(like="SLURM_ARRAY").columns.any()
+
+
+def test_srun_env_of_an_array_request_defaults_to_its_first_task():
+    job = JobSpec.from_args("--array=4,7 -t 10")
+    env = slurmlab.srun_env(job, "node1", 42)
+    assert env.loc[0, ["SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID"]].tolist() == [42, 4]
+    assert (
+        slurmlab.srun_env(job, "node1", 43, array_job_id=42, array_task_id=7).loc[
+            0, "SLURM_ARRAY_TASK_ID"
+        ]
+        == 7
+    )
+    with pytest.raises(
+        slurmlab.SlurmlabError, match="array_task_id=5 is not a task of --array=4,7"
+    ):
+        slurmlab.srun_env(job, "node1", 42, array_task_id=5)
+
+
+@pytest.mark.parametrize(
+    ("args", "nodes", "dist"),
+    [
+        ("-N 2 --ntasks-per-node=1", "n[1-2]", "cyclic"),  # no more tasks than nodes
+        ("-N 2 --ntasks-per-node=4", "n[1-2]", "block"),
+        ("-n 1", "n1", "cyclic"),
+        ("-N 2 --ntasks-per-node=1 --mem=0", "n[1-2]", "block"),  # step_mgr.c: mem 0
+        ("-N 2 --ntasks-per-node=4 -m cyclic", "n[1-2]", "cyclic"),  # as asked
+    ],
+)
+def test_srun_env_sets_srun_default_distribution(args, nodes, dist):
+    env = slurmlab.srun_env(JobSpec.from_args(args), nodes)
+    assert set(env["SLURM_DISTRIBUTION"]) == {dist}

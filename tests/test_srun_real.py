@@ -23,7 +23,7 @@ REAL = pd.read_csv(DATA / "srun-env" / "env.csv", dtype=str)
 DERIVED = {"MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK", "LOCAL_RANK",
            "LOCAL_WORLD_SIZE", "NODE_RANK"}  # fmt: skip
 #: variables real srun sets that slurmlab does not model
-NOT_MODELLED = {"SLURM_DISTRIBUTION"}
+NOT_MODELLED: set[str] = set()
 #: values that differ, and why: slurmlab's allocation is one shape per node, and Slurm gives
 #: -N 2 -n 5 -c 2 CPUs 8,2 on idle 32-CPU nodes (cons_tres _cpus_to_use: the first node
 #: takes all but one CPU per remaining node of the 10, then dist_tasks trims it to whole

@@ -640,6 +640,8 @@ class SimulationResult:
             account=job.account,
             qos=job.qos,
             cpus=[int(c) for c in job.usage[:, 0]],
+            array_job_id=job.array_id,
+            array_task_id=job.array_task,
         )
 
     def why_pending(self, jobid, at=None) -> str:

@@ -43,10 +43,15 @@ MAX_ARRAY_SIZE = 1001  # Slurm's default MaxArraySize: indices 0..1000
 
 @dataclass(frozen=True, slots=True)
 class ArraySpec:
-    """``--array``: the task indices and the ``%N`` throttle (max tasks running at once)."""
+    """``--array``: the task indices and the ``%N`` throttle (max tasks running at once).
+
+    ``step`` is the step Slurm reports to the tasks (SLURM_ARRAY_TASK_STEP): the number
+    after the specification's first ``:`` (``0-99:2``), else 1, as slurmctld reads it.
+    """
 
     indices: tuple[int, ...]
     throttle: int | None = None
+    step: int = 1
 
     def __post_init__(self):
         if not self.indices:
@@ -55,6 +60,8 @@ class ArraySpec:
             raise SbatchError(f"--array: negative index {min(self.indices)}")
         if self.throttle is not None and self.throttle < 1:
             raise SbatchError(f"--array: throttle %{self.throttle} must be at least 1")
+        if self.step < 1:
+            raise SbatchError(f"--array: step :{self.step} must be at least 1")
         object.__setattr__(self, "indices", tuple(sorted(set(self.indices))))
 
     @classmethod
@@ -62,7 +69,7 @@ class ArraySpec:
         """Parse ``0-15``, ``1,3,5``, ``0-99:2``, ``0-15%4``.
 
         >>> ArraySpec.parse("0-6:2%2")
-        ArraySpec(indices=(0, 2, 4, 6), throttle=2)
+        ArraySpec(indices=(0, 2, 4, 6), throttle=2, step=2)
         """
         body, percent, thr = text.partition("%")
         idx: list[int] = []
@@ -88,16 +95,21 @@ class ArraySpec:
                 f"--array={text!r}: throttle %{thr} is not a number (e.g. 0-15%4 runs at most 4 "
                 "tasks at once)"
             )
-        return cls(tuple(idx), int(thr) if thr else None)
+        step = re.match(r"\d*", body.partition(":")[2]).group()  # (slurmctld: atoi)
+        return cls(tuple(idx), int(thr) if thr else None, int(step) if step else 1)
 
     def __str__(self) -> str:
-        runs, idx = [], list(self.indices)
+        """Ranges of the step (``0-98:2``; consecutive ones without it), then the throttle."""
+        runs, idx, step = [], list(self.indices), self.step
         i = 0
         while i < len(idx):
             j = i
-            while j + 1 < len(idx) and idx[j + 1] == idx[j] + 1:
+            while j + 1 < len(idx) and idx[j + 1] == idx[j] + step:
                 j += 1
-            runs.append(str(idx[i]) if i == j else f"{idx[i]}-{idx[j]}")
+            if i == j:
+                runs.append(str(idx[i]))
+            else:
+                runs.append(f"{idx[i]}-{idx[j]}" + (f":{step}" if step > 1 else ""))
             i = j + 1
         return ",".join(runs) + (f"%{self.throttle}" if self.throttle else "")
 
