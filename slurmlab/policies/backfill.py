@@ -553,7 +553,9 @@ class SlurmBackfill(Conservative):
         --start``) is not rounded. On a trace's processor pool (one node) a planned job
         therefore holds the whole pool, as the issue's processors-only model has it
         (simulate warns: replay on one-processor nodes to compare with Slurm's backfill). A job planned beyond
-        ``bf_window`` gets an expected start but no reservation. A job for which the
+        ``bf_window`` gets an expected start but no reservation, and a reservation holds its
+        nodes only up to the map's end (the window's end rounded down to ``bf_resolution``):
+        beyond it backfill.c has no record to hold them in. A job for which the
         reservations leave too few nodes at every try (:meth:`NodeSpace.reachable`) is passed
         over untested, and does not count toward ``bf_max_job_test``. A whole-node job the
         cycle starts holds its nodes in the map until its end rounded down (backfill.c
@@ -572,7 +574,8 @@ class SlurmBackfill(Conservative):
         new jobs are planned; otherwise the whole queue is planned again, as it is when the
         walk over the new map fills it to ``bf_node_space_size`` before a reservation (its
         records depend on where the map begins). A cycle that planned a job beyond
-        ``bf_window`` (the window moves with the clock), or that stopped at
+        ``bf_window`` (the window moves with the clock), one whose reservation was cut at the
+        map's end when the new map ends later, or that stopped at
         ``bf_max_job_test`` or at ``bf_node_space_size``, is not continued.
         """
         d = Decision()
@@ -586,7 +589,10 @@ class SlurmBackfill(Conservative):
         cycle = view.resume
         if cycle is not None:
             fresh = self._node_space(view)
-            if cycle.still_reached(fresh, now, up, blocked, self.node_space_size):
+            # (a reservation cut at the map's end would reach further in a map that ends
+            # later: plan again then)
+            moved = cycle.clipped and fresh.end != cycle.space.end
+            if not moved and cycle.still_reached(fresh, now, up, blocked, self.node_space_size):
                 cycle.prof.advance(now)
                 cycle.space = fresh
                 d.reasons.update(cycle.reasons)
@@ -680,8 +686,14 @@ class SlurmBackfill(Conservative):
             # In the cycle's own profile the reservation holds its nodes from one second
             # before: backfill.c tests a job over its node_space records with
             # ``begin_time <= end_time``, so a job ending at the first second of a planned
-            # reservation overlaps it (a job starting at its end does not)
-            prof.reserve(nodes, view.capacity[list(nodes)], max(begin - 1.0, now), end)
+            # reservation overlaps it (a job starting at its end does not). It holds them
+            # only within the map, which ends at the window's end rounded down: beyond it
+            # backfill.c has no record to hold them in
+            if begin < space.end:
+                hold = (max(begin - 1.0, now), min(end, space.end))
+                prof.reserve(nodes, view.capacity[list(nodes)], *hold)
+            if end > space.end:
+                cycle.clipped = True
             space.reserve(nodes, begin, end)
             seen.append((job, True, (nodes, begin, end)))
             planned[job.id] = t
@@ -711,6 +723,7 @@ class _Cycle:
     waiting: set = field(default_factory=set)  # partitions whose first job waits (Resources)
     tested: int = 0  # jobs tested (bf_max_job_test)
     full: bool = False  # the map reached bf_node_space_size records: the cycle ended there
+    clipped: bool = False  # a reservation reached beyond the map's end (held up to it)
     #: each job met, in order: (job, reached?, its reservation (nodes, begin, end) or None)
     seen: list = field(default_factory=list)
     reasons: dict = field(default_factory=dict)

@@ -1,0 +1,51 @@
+"""QA stop 26: a scheduling researcher's independent check of ``conservative`` and ``slurm``.
+
+* ``slurm``: backfill.c's node_space map ends at the window's end rounded down to
+  ``bf_resolution``; a planned reservation holds nodes only within it. A reservation
+  starting at or after the map's end holds nothing (one reaching past it is cut there:
+  that changes only later jobs' plans, not who starts now).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from slurmlab.sim.simulate import simulate
+from slurmlab.spec.cluster import Cluster
+from slurmlab.spec.job import JobSpec
+from slurmlab.spec.workload import Workload, WorkloadJob
+
+TWO = Cluster.from_slurm_conf(
+    "NodeName=n[1-2] CPUs=4 RealMemory=8000\n"
+    "PartitionName=p Nodes=n[1-2] Default=YES MaxTime=INFINITE\n"
+)
+
+
+def job(id: str, args: str, submit: float, runtime: float) -> WorkloadJob:
+    return WorkloadJob(JobSpec.from_args(args), submit, runtime, id=id)
+
+
+@pytest.mark.parametrize("window", [8, 9])
+def test_a_reservation_at_the_maps_end_holds_nothing(window):
+    # The cycle at 30 s: the map runs from 0 to floor((30 + 60 * window) / 60) * 60, i.e.
+    # 480 (window 8) or 540 (window 9). `wide` is expected at 540: beyond the window with 8
+    # (no reservation), within it with 9 (540 <= 30 + 540) but at the map's end, where
+    # backfill.c's _add_reservation finds no record to hold. `long` starts now either way.
+    work = Workload(
+        (
+            job("a", "-N1 --exclusive -t 9", 0, 540),  # n1 until 540
+            job("wide", "-N2 --exclusive -t 10", 1, 600),  # blocked until 540
+            job("long", "-N1 --exclusive -t 30", 2, 1800),
+        )
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = simulate(
+            TWO, work, "slurm", bf_interval=30, bf_resolution=60, bf_window=window,
+            progress=False,
+        )  # fmt: skip
+    starts = dict(zip(r.jobs["JobID"], r.seconds("Start"), strict=True))
+    assert starts == {"a": 0.0, "wide": 1830.0, "long": 30.0}
+    assert r.jobs.set_index("JobID").loc["long", "StartedBy"] == "backfill"
