@@ -49,3 +49,29 @@ def test_a_reservation_at_the_maps_end_holds_nothing(window):
     starts = dict(zip(r.jobs["JobID"], r.seconds("Start"), strict=True))
     assert starts == {"a": 0.0, "wide": 1830.0, "long": 30.0}
     assert r.jobs.set_index("JobID").loc["long", "StartedBy"] == "backfill"
+
+
+def test_conservative_compresses_in_priority_order():
+    # A pool of 3 processors. At 6, j1 ends 2 s before its limit. The standing reservations
+    # are j3 (1 proc) at [7, 13) and j2 (2 procs) at [8, 17). Compression in priority order
+    # (Mu'alem & Feitelson; pyss compresses in submit order) moves j2 first, to [6, 15),
+    # beside j3's reservation; j3 then stays at 7. In order of reservation time, j3 took the
+    # hole at 6 and j2 could only move to 7.
+    from datetime import timedelta
+
+    from slurmlab.records.swf import swf_cluster
+
+    jobs = [("j4", 1, 1, 6, 6), ("j1", 2, 2, 4, 6), ("j2", 3, 2, 9, 9), ("j3", 5, 1, 6, 6)]
+    work = Workload(
+        tuple(
+            WorkloadJob(
+                JobSpec(ntasks=n, time_limit=timedelta(seconds=limit)), submit=s, runtime=rt, id=i
+            )
+            for i, s, n, rt, limit in jobs
+        ),
+        kind="trace",
+    )
+    r = simulate(swf_cluster(3), work, "conservative", progress=False)
+    assert {j.key: j.start for j in r.sim.jobs.values()} == {
+        "j4": 1.0, "j1": 2.0, "j2": 6.0, "j3": 7.0,
+    }  # fmt: skip

@@ -326,9 +326,11 @@ class Conservative(Easy):
     """EASY with a reservation for every pending job: no job is ever delayed by a later one.
 
     Each pass keeps the standing schedule: every job's reservation from the previous
-    pass goes back into the profile, then, in order of reservation time, each job is
-    taken out and put back at its earliest fit -- never later than it was, since its old
-    slot is still free (Mu'alem & Feitelson's *compression* when jobs end early; see
+    pass goes back into the profile, then, in priority order, each job is taken out and
+    put back at its earliest fit -- never later than it was, since its old slot is still
+    free (Mu'alem & Feitelson's *compression* when jobs end early, in the order pyss's
+    ConservativeScheduler compresses: a hole a job leaves goes to the first job in
+    priority order that fits it, not to the one reserved earliest; see
     ``Profile.replan``, which on a one-node pool leaves a job that cannot start earlier
     where it is, the same outcome without the two profile updates). Jobs
     without a reservation yet (new ones) then get the earliest slot that delays nobody,
@@ -405,7 +407,7 @@ class Conservative(Easy):
             d.planned[job.id] = t
             d.planned_nodes[job.id] = nodes
 
-        kept.sort(key=itemgetter(0, 1))  # by reservation time, then position (compression)
+        kept.sort(key=itemgetter(1))  # in priority order (compression)
         for t, n, job, nodes, usage in kept:
             if (
                 since is not None
@@ -438,7 +440,7 @@ class Conservative(Easy):
                 changes.append((t, t + job.limit, False))
             before[job.id] = len(changes)
             placed(n, job, found)
-        # In priority order (jobs were placed in order of reservation time): the first job of
+        # In priority order (new jobs were placed after the standing ones): the first job of
         # a partition left waiting waits for Resources, the later ones for Priority, and a job
         # starting behind one of them is backfilled (started out of priority order).
         first_blocked: set[str] = set()
