@@ -151,6 +151,7 @@ class EngineOptions:
 
 _RESOLUTIONS: OrderedDict[int, tuple] = OrderedDict()
 _RESOLUTIONS_KEPT = 4  # clusters whose resolutions are kept (a notebook re-simulates one)
+_DEMAND_MAX = 2**62  # above any node capacity (Node caps CPUs, memory and GRES)
 _RESOLUTIONS_MAX = 200_000  # specs remembered per cluster (a trace's are mostly distinct)
 
 
@@ -288,6 +289,7 @@ class Simulation(Controller, Lifecycles):
         self.events: list[tuple] = []
         self._plans: set[int] = set()  # jobs a pass gave a planned start (squeue --start)
         self._scripted = 0  # scripted events still to come (actions, failures, repairs...)
+        self._unbounded = False  # running with no end time (see run)
         self._down_for_good: set[str] = set()  # nodes a failure took down with no repair
         self._back_at: dict[str, float] = {}  # when a failed node's outage ends (its repair)
         self._next_id = 1
@@ -667,9 +669,14 @@ class Simulation(Controller, Lifecycles):
 
     def _shape(self, res: Resources) -> tuple:
         """What every job with these resolved resources shares (arrays are read-only)."""
+        # (a request pending for ever on its partition's size may ask for more than 64 bits
+        # hold, -N 1 --ntasks-per-node=2147483647 -c 2147483647: any amount above every
+        # node's capacity compares the same, so it is capped there)
         demand = np.array(
-            [res.cpus_per_node, res.mem_per_node_mb, res.gpus_per_node], dtype=np.int64
-        )
+            [min(v, _DEMAND_MAX) for v in (res.cpus_per_node, res.mem_per_node_mb,
+                                          res.gpus_per_node)],
+            dtype=np.int64,
+        )  # fmt: skip
         mask = self._masks.get(res.candidates)  # one array per node set: policies compare ids
         if mask is None:
             mask = np.zeros(len(self.node_names), dtype=bool)
@@ -1162,6 +1169,7 @@ class Simulation(Controller, Lifecycles):
             self._run_until(until, progress)
 
     def _run_until(self, until: float | None, progress) -> None:
+        self._unbounded = until is None  # (a job failing for ever then ends the run: _requeue)
         if until is None:
             if progress is None:
                 self.env.run()

@@ -25,6 +25,9 @@ from slurmlab.spec.units import compress_hostlist, expand_hostlist, parse_list_o
 
 #: a job requeued this many times gets a warning (failures may outpace its progress)
 REQUEUE_WARNING = 100
+#: requeues of one job after which a run without an end time stops with an error: it has
+#: shown it cannot finish (each run failing before it ends), and would run for ever
+REQUEUE_LIMIT = 10_000
 
 if TYPE_CHECKING:  # the engine assembles these mixins; only types come back
     from slurmlab.sim.engine import SimJob
@@ -193,6 +196,14 @@ class Lifecycles:
                 f"t={self.env.now:.0f}s): if failures come faster than it can make progress, "
                 "the simulation never ends; simulate(..., until=...) stops it at a time",
                 stacklevel=1,
+            )
+        if job.restarts >= REQUEUE_LIMIT and self._unbounded:
+            raise SlurmlabError(
+                f"job {job.key} has been requeued {job.restarts} times (last: {state} at "
+                f"t={self.env.now:.0f}s) without ending: failures come faster than it can make "
+                "progress, so the simulation would never end. Bound it with until= "
+                "(simulate, Scenario.run, Lab.run) or --until (slurmlab simulate), or make "
+                "failures rarer (mtbf) or the job checkpoint"
             )
         job.state = "PENDING"
         job.submit = self.env.now

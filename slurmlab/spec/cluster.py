@@ -89,6 +89,10 @@ class Gres:
     def __post_init__(self):
         if self.count < 0:
             raise SlurmlabError(f"Gres {self.name!r}: count {self.count} must not be negative")
+        if self.count > _UINT32_MAX:
+            raise SlurmlabError(
+                f"Gres {self.name!r}: count {self.count} is too large (at most {_UINT32_MAX})"
+            )
 
     def __str__(self) -> str:
         return ":".join([self.name] + ([self.type] if self.type else []) + [str(self.count)])
@@ -110,7 +114,7 @@ def parse_gres(text: str, *, what: str = "Gres") -> tuple[Gres, ...]:
             if len(parts) == 1:
                 out.append(Gres(parts[0], None, 1))
             elif len(parts) == 2:
-                if parts[1].isdigit():
+                if _digits(parts[1]):
                     out.append(Gres(parts[0], None, int(parts[1])))
                 else:
                     out.append(Gres(parts[0], parts[1], 1))
@@ -169,7 +173,7 @@ def gres_name_suggestion(name: str, types: set[str] | None) -> str | None:
 
 
 def _count(s: str) -> int:
-    m = re.fullmatch(r"(\d+)([KMG]?)", s)
+    m = re.fullmatch(r"([0-9]+)([KMG]?)", s)
     if not m:
         raise ValueError(s)
     return int(m.group(1)) * {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}[m.group(2)]
@@ -194,8 +198,18 @@ class Node:
             raise SlurmlabError("Node: name must not be empty")
         if self.cpus < 1:
             raise SlurmlabError(f"Node {self.name!r}: CPUs={self.cpus} must be at least 1")
+        if self.cpus > _NODE_CPUS_MAX:  # (slurmctld keeps a node's CPUs in 16 bits)
+            raise SlurmlabError(
+                f"Node {self.name!r}: CPUs={self.cpus} is too many (Slurm allows at most "
+                f"{_NODE_CPUS_MAX} per node)"
+            )
         if self.memory_mb < 0:
             raise SlurmlabError(f"Node {self.name!r}: RealMemory={self.memory_mb} is negative")
+        if self.memory_mb > _NODE_MEM_MAX:
+            raise SlurmlabError(
+                f"Node {self.name!r}: RealMemory={self.memory_mb} MB is too large (at most "
+                f"{_NODE_MEM_MAX} MB)"
+            )
         if self.state.upper() not in NODE_STATES:
             raise SlurmlabError(
                 f"Node {self.name!r}: State={self.state!r} is not one of {', '.join(NODE_STATES)}"
@@ -649,6 +663,8 @@ _WHOLE_WEIGHTS = (
 )  # fmt: skip
 _TIMES = ("PriorityDecayHalfLife", "PriorityCalcPeriod", "PriorityMaxAge")
 _UINT32_MAX = 4294967295
+_NODE_CPUS_MAX = 65533  # uint16 less Slurm's NO_VAL16/INFINITE16
+_NODE_MEM_MAX = 2**48  # MB: far beyond any node, and sums over nodes fit in 64 bits
 
 
 _MEMORY_KEYS = {"defmempercpu", "defmempernode", "defmempergpu", "maxmempercpu", "maxmempernode"}
@@ -735,7 +751,7 @@ def scheduler_parameters_problem(value: str) -> str | None:
         low, high, what = SCHEDULER_PARAMETERS[key]
         if key in _OFF and raw == "-1":
             continue
-        if not raw.isdigit() or not low <= int(raw) <= high:
+        if not _digits(raw) or not low <= int(raw) <= high:
             off = f"{_OFF[key]} or " if key in _OFF else ""
             return (
                 f"SchedulerParameters {key}={raw!r} must be {off}a whole number "
@@ -825,12 +841,12 @@ def setting_problem(key: str, value: str) -> str | None:
     text = str(value).strip()
     for name in _WHOLE_WEIGHTS:
         if low == name.lower():
-            if not text.isdigit() or int(text) > _UINT32_MAX:
+            if not _digits(text) or int(text) > _UINT32_MAX:
                 return f"{key}={value!r} must be a whole number from 0 to {_UINT32_MAX}, e.g. 1000"
             return None
     if low == "schedulerparameters":
         return scheduler_parameters_problem(text)
-    if low in _MEMORY_KEYS and not (text.isdigit() or text.upper() == "UNLIMITED"):
+    if low in _MEMORY_KEYS and not (_digits(text) or text.upper() == "UNLIMITED"):
         return f"{key}={value!r} must be a whole number of MB (or UNLIMITED), e.g. 4000"
     choices = _by_name(_CHOICES, low)
     if choices is not None:
@@ -840,7 +856,7 @@ def setting_problem(key: str, value: str) -> str | None:
     whole = _by_name(_WHOLE_SETTINGS, low)
     if whole is not None:
         lowest, highest, what = whole
-        if not text.isdigit() or not lowest <= int(text) <= highest:
+        if not _digits(text) or not lowest <= int(text) <= highest:
             return f"{key}={value!r} must be a whole number from {lowest} to {highest} ({what})"
         return None
     if low == "priorityweighttres":
@@ -872,17 +888,17 @@ def setting_problem(key: str, value: str) -> str | None:
             )
         return None
     if low == "overtimelimit":
-        if text.upper() != "UNLIMITED" and not (text.isdigit() and int(text) <= 65533):
+        if text.upper() != "UNLIMITED" and not (_digits(text) and int(text) <= 65533):
             return f"{key}={value!r} must be a whole number of minutes up to 65533, or UNLIMITED"
         return None
     if low == "suspendtime":  # (NONE, INFINITE or -1, the default: power saving off)
-        if text.upper() not in ("NONE", "INFINITE", "-1") and not text.isdigit():
+        if text.upper() not in ("NONE", "INFINITE", "-1") and not _digits(text):
             return f"{key}={value!r} must be a whole number of seconds, or NONE (the default)"
         return None
     if low in ("requeueexit", "requeueexithold"):
         for item in _list(text):
             first, _, last = item.partition("-")
-            if not (first.isdigit() and (not last or last.isdigit())) or int(last or first) > 255:
+            if not (_digits(first) and (not last or _digits(last))) or int(last or first) > 255:
                 return (
                     f"{key}={value!r}: {item!r} is not an exit code (0-255) or a range of "
                     "them; write e.g. 1-9,18"
@@ -945,11 +961,11 @@ def _tres_list_problem(key: str, value: str, *, whole: bool) -> str | None:
         if problem:
             return f"{key}={value!r}: {problem}"
         if whole:
-            ok = number.isdigit() and int(number) <= _UINT32_MAX
+            ok = _digits(number) and int(number) <= _UINT32_MAX
         else:
             if name.lower() == "mem" and number[-1:].upper() in ("K", "M", "G", "T"):
                 number = number[:-1]
-            ok = re.fullmatch(r"\d+(\.\d*)?|\.\d+", number) is not None
+            ok = re.fullmatch(r"[0-9]+(\.[0-9]*)?|\.[0-9]+", number) is not None
         if not ok:
             return f"{key}={value!r}: the weight of {name} must be {form}; e.g. {example}"
     return None
@@ -1284,3 +1300,9 @@ def parse_time_value(value: str, key: str, line: int, source: str) -> timedelta 
         return parse_duration(value, what=key)
     except SlurmlabError as exc:
         raise ConfigError(str(exc), source=source, line=line) from None
+
+
+def _digits(text: str) -> bool:
+    """Whether ``text`` is ASCII decimal digits, as Slurm's parsers (strtol) read numbers:
+    ``str.isdigit`` also takes other scripts' digits ('５'), which ``int`` then reads."""
+    return text.isascii() and text.isdigit()

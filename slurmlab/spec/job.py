@@ -74,7 +74,7 @@ class ArraySpec:
         body, percent, thr = text.partition("%")
         idx: list[int] = []
         for part in body.split(","):
-            m = re.fullmatch(r"(\d+)(?:-(\d+)(?::(\d+))?)?", part.strip())
+            m = re.fullmatch(r"([0-9]+)(?:-([0-9]+)(?::([0-9]+))?)?", part.strip())
             if not m:
                 raise SbatchError(
                     f"--array={text!r}: invalid job array specification; use e.g. 0-15, 1,3,5, "
@@ -90,12 +90,12 @@ class ArraySpec:
                     f"(indices 0..{MAX_ARRAY_SIZE - 1})"
                 )
             idx.extend(range(lo, hi + 1, step))
-        if percent and not thr.isdigit():
+        if percent and not _digits(thr):
             raise SbatchError(
                 f"--array={text!r}: throttle %{thr} is not a number (e.g. 0-15%4 runs at most 4 "
                 "tasks at once)"
             )
-        step = re.match(r"\d*", body.partition(":")[2]).group()  # (slurmctld: atoi)
+        step = re.match(r"[0-9]*", body.partition(":")[2]).group()  # (slurmctld: atoi)
         return cls(tuple(idx), int(thr) if thr else None, int(step) if step else 1)
 
     def __str__(self) -> str:
@@ -200,7 +200,7 @@ def _signal_name(text: str) -> str | None:
     """A signal as Slurm's ``sig_name2num`` reads it: ``USR1``, ``sigusr1``, ``10`` (numbers
     1-65535 are kept as numbers); None for anything else."""
     word = text.strip()
-    if re.fullmatch(r"\+?\d+", word):
+    if re.fullmatch(r"\+?[0-9]+", word):
         return str(int(word)) if 1 <= int(word) <= 65535 else None
     name = word.upper().removeprefix("SIG")
     return name if name in _SIGNALS else None
@@ -253,7 +253,7 @@ class SignalSpec:
         name = _signal_name(sig)
         if name is None:
             raise SbatchError(f"{bad}: {sig.strip()!r} is not a signal; {_SIGNAL_HELP}")
-        if at and not (re.fullmatch(r"\s*\+?\d+", secs) and int(secs) <= 65535):
+        if at and not (re.fullmatch(r"\s*\+?[0-9]+", secs) and int(secs) <= 65535):
             raise SbatchError(
                 f"{bad}: sig_time {secs!r} is not a number of seconds 0-65535; {_SIGNAL_HELP}"
             )
@@ -1149,9 +1149,19 @@ def _set_short_with_equals(short: str, long: str, val: str, values: dict, other:
 
 
 def _int(long: str, val: str) -> int:
-    if not re.fullmatch(r"\d+", val.strip()):
+    """A count as sbatch's parse_int reads it: decimal ASCII digits, below strtol's
+    LONG_MAX (which sbatch refuses as too big)."""
+    if not re.fullmatch(r"[0-9]+", val.strip()):
         raise SbatchError(f"--{long}={val!r}: expected a whole number")
+    if int(val) >= _LONG_MAX:
+        raise SbatchError(
+            f"--{long}={val.strip()}: Numeric argument too big (sbatch reads at most "
+            f"{_LONG_MAX - 1})"
+        )
     return int(val)
+
+
+_LONG_MAX = 2**63 - 1
 
 
 def _gres_text(values: dict) -> str:
@@ -1181,7 +1191,7 @@ def _gpu_count(long: str, val: str, values: dict) -> tuple[str | None, int]:
         typ, n = parts
     else:
         raise SbatchError(f"--{long}={val!r}: expected [type:]count, e.g. h100:8")
-    if not n.isdigit():
+    if not _digits(n):
         raise SbatchError(f"--{long}={val!r}: GPU count {n!r} is not a number")
     if typ and values.get("gpu_type") and values["gpu_type"] != typ:
         raise SbatchError(
@@ -1199,7 +1209,7 @@ def _parse_value(long: str, kind: str, val: str | None, values: dict) -> dict:
     if kind == "int":
         return {dest: _int(long, val)}
     if kind == "nodes":
-        m = re.fullmatch(r"(\d+)(?:-(\d+))?", val.strip())
+        m = re.fullmatch(r"([0-9]+)(?:-([0-9]+))?", val.strip())
         if not m or int(m.group(1)) < 1:
             raise SbatchError(f"--nodes={val!r}: expected N or MIN-MAX with N >= 1, e.g. 2 or 2-4")
         return {"nodes": int(m.group(1)), "max_nodes": int(m.group(2)) if m.group(2) else None}
@@ -1227,7 +1237,7 @@ def _parse_value(long: str, kind: str, val: str | None, values: dict) -> dict:
             if len(parts) == 1:
                 typ, n = None, "1"
             elif len(parts) == 2:
-                typ, n = (None, parts[1]) if parts[1].isdigit() else (parts[1], "1")
+                typ, n = (None, parts[1]) if _digits(parts[1]) else (parts[1], "1")
             elif len(parts) == 3:
                 typ, n = parts[1], parts[2]
             else:
@@ -1236,7 +1246,7 @@ def _parse_value(long: str, kind: str, val: str | None, values: dict) -> dict:
                 )
             if not parts[0] or typ == "":
                 raise SbatchError(f"--gres={val!r}: {item!r} has an empty name or type")
-            if not n.isdigit():
+            if not _digits(n):
                 what = "GPU count" if parts[0] == "gpu" else "count"
                 raise SbatchError(f"--gres={val!r}: {what} {n!r} in {item!r} is not a number")
             if parts[0] != "gpu":  # (checked against the cluster's GRES when resolved)
@@ -1304,7 +1314,7 @@ def _parse_value(long: str, kind: str, val: str | None, values: dict) -> dict:
     if kind == "nice":
         if val is None:
             return {"nice": 100}
-        if not re.fullmatch(r"[+-]?\d+", val):
+        if not re.fullmatch(r"[+-]?[0-9]+", val):
             raise SbatchError(f"--nice={val!r}: expected a whole number adjustment")
         return {"nice": int(val)}
     if kind == "signal":
@@ -1353,7 +1363,7 @@ def _read_begin(val: str) -> timedelta | datetime | TimeOfDay:
     ``YYYY-MM-DD[THH:MM[:SS]]``). A date without a year is this year's if it is still
     ahead at submission, else next year's (:class:`TimeOfDay`)."""
     v = val.strip().lower()
-    m = re.fullmatch(r"now(?:\s*\+\s*(\d+)\s*([a-z]*))?", v)
+    m = re.fullmatch(r"now(?:\s*\+\s*([0-9]+)\s*([a-z]*))?", v)
     if m:
         if (m.group(2) or "") not in _UNITS:
             raise SbatchError(
@@ -1366,7 +1376,7 @@ def _read_begin(val: str) -> timedelta | datetime | TimeOfDay:
         return TimeOfDay(time(0), day=1)
     if v in _NAMED_TIMES:
         return TimeOfDay(time(_NAMED_TIMES[v]))
-    m = re.fullmatch(r"(\d{1,2}):(\d{2})(?::(\d{2}))?\s*(am|pm)?", v)
+    m = re.fullmatch(r"([0-9]{1,2}):([0-9]{2})(?::([0-9]{2}))?\s*(am|pm)?", v)
     if m:
         h, mi, sec, half = int(m.group(1)), int(m.group(2)), int(m.group(3) or 0), m.group(4)
         if half and not 1 <= h <= 12:
@@ -1377,8 +1387,9 @@ def _read_begin(val: str) -> timedelta | datetime | TimeOfDay:
             return TimeOfDay(time(h, mi, sec))
         except ValueError as exc:
             raise SbatchError(f"--begin={val!r}: {exc}") from None
-    m = re.fullmatch(r"(\d{2})(\d{2})(\d{2})?", v) or re.fullmatch(
-        r"(\d{1,2})[/.](\d{1,2})(?:[/.](\d{2}))?(?:-(\d{1,2}):(\d{2})(?::(\d{2}))?)?", v
+    m = re.fullmatch(r"([0-9]{2})([0-9]{2})([0-9]{2})?", v) or re.fullmatch(
+        r"([0-9]{1,2})[/.]([0-9]{1,2})(?:[/.]([0-9]{2}))?(?:-([0-9]{1,2}):([0-9]{2})(?::([0-9]{2}))?)?",
+        v,
     )
     if m:
         month, mday, yy, *clock = m.groups() + (None,) * (6 - len(m.groups()))
@@ -1430,7 +1441,7 @@ def _parse_dependency(val: str) -> dict:
     for pos, item in enumerate(items):
         if _bare_job_id(item):  # the old format: a job id alone
             job, bad = item.strip(), f"--dependency={val!r}: Job dependency problem: "
-            if not re.fullmatch(r"\d+(?:_(?:\d+|\*))?", job):
+            if not re.fullmatch(r"[0-9]+(?:_(?:[0-9]+|\*))?", job):
                 raise SbatchError(f"{bad}{job!r} is not a job id (write e.g. afterany:12)")
             if any(":" in i for i in items[pos + 1 :]) or (any_ and pos < len(items) - 1):
                 raise SbatchError(
@@ -1441,7 +1452,7 @@ def _parse_dependency(val: str) -> dict:
             continue
         parts = item.strip().split(":")
         kind = parts[0].lower()  # (slurmctld compares the types in any case)
-        if kind[:1].isdigit():
+        if _digits(kind[:1]):
             raise SbatchError(
                 f"--dependency={val!r}: Job dependency problem: {item.strip()!r} is not "
                 "TYPE:ID; a bare job id means afterany:ID, several jobs are afterany:ID:ID "
@@ -1464,7 +1475,7 @@ def _parse_dependency(val: str) -> dict:
 
 def _bare_job_id(item: str) -> bool:
     """Whether a ``--dependency`` item is Slurm's old format: no ``:``, starting with a digit."""
-    return ":" not in item and item.strip()[:1].isdigit()
+    return ":" not in item and _digits(item.strip()[:1])
 
 
 # -- --constraint -------------------------------------------------------------------------------
@@ -1609,7 +1620,7 @@ def _mem_settings(part: Partition, cluster: Cluster) -> dict[str, int | None]:
             text = (raw or "").strip().upper()
             if text in ("", "UNLIMITED", "INFINITE", "0"):
                 out[key] = None
-            elif text.isdigit():
+            elif _digits(text):
                 out[key] = int(text)
             else:
                 where = f"partition {part.name!r}" if own else "slurm.conf"
@@ -2118,3 +2129,9 @@ def _mem_limit_reason(
             f"(EnforcePartLimits={enforce}): Memory required by task is not available"
         )
     return "MaxMemPerLimit"
+
+
+def _digits(text: str) -> bool:
+    """Whether ``text`` is ASCII decimal digits, as Slurm's parsers (strtol) read numbers:
+    ``str.isdigit`` also takes other scripts' digits ('５'), which ``int`` then reads."""
+    return text.isascii() and text.isdigit()
