@@ -114,3 +114,64 @@ def test_lab_fail_of_a_node_already_down_extends_its_outage():
     assert lab.sinfo().query("STATE == 'down*'")["NODELIST"].tolist() == ["node1"]
     lab.advance(100)
     assert lab.sinfo()["STATE"].tolist() == ["idle"]
+
+
+def test_a_requeue_in_the_second_of_the_submit_moves_the_submit_one_second_on():
+    # batch_requeue_fini (job_mgr.c): the requeued run's Submit differs from the last one,
+    # "so we get different records in the database"
+    from slurmlab import Lab
+
+    lab = Lab("tiny")
+    j = lab.sbatch("-N 1 -t 10", runtime=300)
+    lab.fail("node1", down_for="5m")
+    lab.advance("1h")
+    runs = lab.sacct(duplicates=True)
+    submits = runs[runs["JobID"] == str(j)]["Submit"].tolist()
+    assert [(s - submits[0]).total_seconds() for s in submits] == [0.0, 1.0]
+
+
+def test_sinfo_marks_a_failed_drained_node_and_nodes_of_a_maintenance_reservation(tmp_path):
+    # node_state_string_compact: DRAIN before DOWN, '*' for a node that does not respond,
+    # '$' (MAINT) before '*'; an idle node of a maintenance reservation is plain 'maint'
+    from slurmlab import Lab
+
+    lab = Lab("tiny")  # node[1-4]
+    lab.drain("node1")
+    lab.fail("node1", down_for="1h")
+    lab.sbatch("-N 1 --exclusive -t 60", runtime=3000)
+    lab.advance(1)
+    states = dict(zip(lab.sinfo()["NODELIST"], lab.sinfo()["STATE"], strict=True))
+    assert states["node1"] == "drain*"
+    assert states["node2"] == "alloc"
+    lab.advance("1h")  # repaired: still drained
+    assert "drain" in lab.sinfo()["STATE"].tolist()
+
+
+def test_sinfo_in_a_maintenance_reservation(tmp_path):
+    s = scenario(
+        tmp_path,
+        """\
+name: m
+cluster: tiny
+policy: fifo
+reservations:
+  - {name: pm, start: 600, duration: 1h, nodes: "node[1-2]", users: [root], flags: [maint]}
+failures:
+  - {node: node2, at: 700, down_for: 600}
+jobs:
+  - {id: a, submit: 600, runtime: 1200, args: "-N 1 --exclusive -t 30 --reservation=pm", user: root}
+""",
+    )
+    r = s.run()
+    states = {n: st for st, ns in _nodes_by_state(r.sinfo(at=800)).items() for n in ns}
+    assert states["node1"] == "alloc$"  # `a` runs in the maintenance reservation
+    assert states["node2"] == "down$"
+    assert states["node3"] == "idle"
+
+
+def _nodes_by_state(frame) -> dict[str, list[str]]:
+    from slurmlab.spec.units import expand_hostlist
+
+    return {
+        st: expand_hostlist(nl) for st, nl in zip(frame["STATE"], frame["NODELIST"], strict=True)
+    }

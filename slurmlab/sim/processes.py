@@ -206,7 +206,9 @@ class Lifecycles:
                 "failures rarer (mtbf) or the job checkpoint"
             )
         job.state = "PENDING"
-        job.submit = self.env.now
+        # batch_requeue_fini (job_mgr.c): "make sure the submit isn't the same as the last
+        # submit so put now + 1 so we get different records in the database"
+        job.submit = self.env.now + 1 if self.env.now == job.submit else self.env.now
         job.eligible = None
         job.start = job.end = None
         job.nodes, job.usage, job.by, job.planned = (), None, None, None

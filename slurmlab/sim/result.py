@@ -109,7 +109,7 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
                 out = [
                     n
                     for i, n in enumerate(sim.node_names)
-                    if job.mask[i] and states[n] in ("down", "down*", "drain", "drng")
+                    if job.mask[i] and states[n].rstrip("$*") in ("down", "drain", "drng")
                 ]
                 if out:
                     reason += f", UnavailableNodes:{compress_hostlist(out)}"
@@ -189,8 +189,9 @@ def _index_ranges(indices: list[int]) -> str:
 
 def node_states(sim: Simulation, at=None) -> dict[str, str]:
     """Each node's sinfo state at ``at``: idle, mix, alloc, down* (failed: not responding),
-    down (configured so), drng (draining), drain; an idle node in a reservation in force
-    resv, in a maintenance reservation maint (Slurm 22.05's node_state_string_compact)."""
+    down (configured so), drng (draining), drain (drain* when it failed too); an idle node
+    in a reservation in force resv, in a maintenance reservation maint, and any other state
+    there with '$' (alloc$, down$...), as Slurm 22.05's node_state_string_compact."""
     t = _seconds(sim, at)
     used = used_at(sim, t)
     out = {}
@@ -205,27 +206,31 @@ def node_states(sim: Simulation, at=None) -> dict[str, str]:
     for w, n, st in sim.node_events:
         events.setdefault(n, []).append((w, st))
     for i, name in enumerate(sim.node_names):
-        changed = last_before(events.get(name, []), t, None)  # by the simulation, or None
+        history = [st for w, st in events.get(name, []) if w <= t]
+        changed = history[-1] if history else None  # by the simulation, or None
         admin = configured[name] if changed is None else changed
-        if admin == "DRAIN" and used[i].any():
-            out[name] = "drng"  # draining: no new jobs, running ones finish
-            continue
-        if changed == "DOWN":
-            # failed: slurmd does not respond, which sinfo marks with '*' (an admin's
-            # State=DOWN of a node that responds is plain 'down')
-            out[name] = "down*"
-            continue
-        if admin in ("DOWN", "DRAIN", "FUTURE"):
-            out[name] = admin.lower()
-            continue
+        # drained: by the configuration or an admin, until resumed (a failure keeps it)
+        drained = configured[name] == "DRAIN"
+        for st in history:
+            drained = st == "DRAIN" or (drained and st != "IDLE")
+        maint = reserved.get(i) == "maint"
+        # a failed node's slurmd does not respond: '*'; in a maintenance reservation the
+        # node's state shows '$' instead (node_state_string_compact tests MAINT first)
+        mark = "$" if maint else "*" if changed == "DOWN" else ""
+        if drained:  # draining while jobs run on it, else drained
+            out[name] = ("drng" if used[i].any() else "drain") + mark
+        elif changed == "DOWN":  # failed (an admin's State=DOWN of a node that responds: down)
+            out[name] = "down" + mark
+        elif admin in ("DOWN", "FUTURE"):
+            out[name] = admin.lower() + ("$" if maint else "")
         # sinfo: alloc when every CPU is allocated, mix when some are (GPUs do not count);
         # an idle node in a reservation then in force is resv, in a maintenance one maint
-        if not used[i].any():
+        elif not used[i].any():
             out[name] = reserved.get(i, "idle")
         elif used[i, 0] >= sim.capacity[i, 0]:
-            out[name] = "alloc"
+            out[name] = "alloc" + ("$" if maint else "")
         else:
-            out[name] = "mix"
+            out[name] = "mix" + ("$" if maint else "")
     return out
 
 

@@ -563,7 +563,6 @@ def _state_word(state: str) -> str:
 _SINFO_ORDER = {
     "unk": 0,
     "down": 1,
-    "down*": 1,
     "idle": 2,
     "alloc": 3,
     "mix": 5,
@@ -589,7 +588,9 @@ def sinfo_frame(cluster: Cluster, node_states: Mapping[str, str]) -> pd.DataFram
             groups.setdefault(st, []).append(n)
         # sinfo's default sort "#P,-t": partitions as configured, then decreasing node state
         # (Slurm's state numbers; the DRAIN flag above them: drng and drain come first)
-        for st, names in sorted(groups.items(), key=lambda g: -_SINFO_ORDER.get(g[0], -1)):
+        for st, names in sorted(
+            groups.items(), key=lambda g: -_SINFO_ORDER.get(g[0].rstrip("$*"), -1)
+        ):
             rows.append(
                 {
                     "PARTITION": p.name + ("*" if p is default else ""),
