@@ -788,7 +788,9 @@ def test_random_failures_stop_when_nothing_can_ever_start():
     }
     result = Scenario.from_dict(doc).run()  # (it used to run for ever)
     assert result.jobs.iloc[0]["State"] == "PENDING"
-    assert result.jobs.iloc[0]["Reason"] == "ReqNodeNotAvail"
+    # too few of its partition's nodes in service: Resources, as job_scheduler.c says it
+    # (squeue shows "Nodes required for job are DOWN, DRAINED or reserved ...")
+    assert result.jobs.iloc[0]["Reason"] == "Resources"
 
 
 def test_a_node_down_for_good_is_not_brought_back_by_a_random_repair():
@@ -856,9 +858,11 @@ def test_a_lab_drains_resumes_and_fails_nodes():
     lab = slurmlab.Lab("tiny")
     lab.drain("node1")
     j = lab.sbatch("-N 4 -t 10", runtime=60)
+    # more nodes than the partition has in service: job_scheduler.c's reason and description
     assert (
         lab.squeue().set_index("JOBID").loc[str(j), "NODELIST(REASON)"]
-        == "(ReqNodeNotAvail, UnavailableNodes:node1)"
+        == "(Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority "
+        "partitions)"
     )
     lab.resume("node1")
     assert lab.squeue().set_index("JOBID").loc[str(j), "ST"] == "R"

@@ -175,3 +175,23 @@ def _nodes_by_state(frame) -> dict[str, list[str]]:
     return {
         st: expand_hostlist(nl) for st, nl in zip(frame["STATE"], frame["NODELIST"], strict=True)
     }
+
+
+def test_a_job_wider_than_its_partitions_nodes_up_shows_slurmctlds_description():
+    # job_scheduler.c: min_nodes above the partition's available nodes -> Resources, with the
+    # state_desc squeue prints; why_pending says which nodes are out
+    from slurmlab import Lab
+    from slurmlab.sim.engine import NODES_OUT
+
+    lab = Lab("tiny")  # node[1-4]
+    lab.fail("node[1-3]")
+    a = lab.sbatch("-N 2 -t 10")
+    lab.advance(100)
+    assert lab.squeue()["NODELIST(REASON)"].tolist() == [f"({NODES_OUT})"]
+    assert lab.sacct()["Reason"].tolist() == ["Resources"]  # sacct: the reason itself
+    assert lab.why_pending(a).startswith(
+        "Job 1 is pending (Resources): it asks for 2 nodes but only 1 of partition main's 4 "
+        "nodes is up (node[1-3] are down or drained): squeue shows 'Nodes required for job are "
+        "DOWN, DRAINED or reserved for jobs in higher priority partitions', and Slurm's main "
+        "scheduler starts no later job of the partition in this pass."
+    )

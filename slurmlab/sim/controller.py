@@ -158,6 +158,14 @@ class Controller:
             cached = job.pending_plan = (pending, plan, planned)
         return cached[2]
 
+    def _partition_up(self, partition: str) -> int:
+        """How many of the partition's nodes are up (not down, drained or future)."""
+        idx = self._partition_idx.get(partition)
+        if idx is None:
+            names = self.cluster.partition(partition).nodes
+            idx = self._partition_idx[partition] = [self.node_index[n] for n in names]
+        return int(self.up[idx].sum())
+
     def _pending_jobs(self, order=None):
         """The eligible queue in evaluation order (``order``: as the pass computed it),
         lazily; throttled array tasks left out."""
@@ -189,8 +197,15 @@ class Controller:
                 throttled[job.array_id] = running + 1
             if job.spec.reservation:
                 continue  # started by the reservation pass, inside its reservation
-            if self._nodes_out and int((job.mask & self.up).sum()) < job.count:
-                # too few of the nodes it may use are up (down, drained): Slurm's reason
+            if (
+                self._nodes_out
+                and int((job.mask & self.up).sum()) < job.count
+                and self._partition_up(job.partition) >= job.count
+            ):
+                # too few of the nodes it may use are up (down, drained), though enough of
+                # its partition's are: select's ESLURM_NODE_NOT_AVAIL, the job is passed over.
+                # (With too few of its partition's up, job_scheduler.c gives it Resources
+                # and fails its partition: the policy sees it, and it blocks there)
                 self._set_reason(job, "ReqNodeNotAvail")
                 continue
             if self._limits:

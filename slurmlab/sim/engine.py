@@ -69,6 +69,11 @@ __all__ = ["Simulation"]
 #: squeue's reason for a job ``scontrol requeuehold`` held (slurmctld's state_desc; the
 #: state_reason is WAIT_HELD_USER: its user may release it).
 REQUEUE_HELD = "job requeued in held state"
+#: squeue's reason for a job whose partition has fewer nodes up than it asks for (slurmctld's
+#: state_desc with the reason Resources; job_scheduler.c, which then fails the partition)
+NODES_OUT = (
+    "Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority partitions"
+)
 #: The reasons of a held job (priority 0 while held).
 HOLDS = frozenset(("JobHeldUser", "JobHeldAdmin", REQUEUE_HELD))
 
@@ -290,6 +295,7 @@ class Simulation(Controller, Lifecycles):
         self._plans: set[int] = set()  # jobs a pass gave a planned start (squeue --start)
         self._scripted = 0  # scripted events still to come (actions, failures, repairs...)
         self._unbounded = False  # running with no end time (see run)
+        self._partition_idx: dict[str, list[int]] = {}  # a partition's node indices
         self._down_for_good: set[str] = set()  # nodes a failure took down with no repair
         self._back_at: dict[str, float] = {}  # when a failed node's outage ends (its repair)
         self._next_id = 1

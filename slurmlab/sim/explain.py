@@ -17,7 +17,7 @@ import numpy as np
 from slurmlab.errors import SlurmlabError
 from slurmlab.policies.placement import choose_nodes
 from slurmlab.sim.controller import MAINT_REASON
-from slurmlab.sim.engine import Simulation, array_heads, shown_as, used_at
+from slurmlab.sim.engine import NODES_OUT, Simulation, array_heads, shown_as, used_at
 from slurmlab.sim.recorder import last_before
 from slurmlab.spec.units import compress_hostlist, format_duration
 
@@ -195,6 +195,19 @@ def _why_one(sim: Simulation, job, state: str, t: float) -> str:
             f"it was requeued at t={max(ended):.0f}s, and a requeued job is eligible again only "
             f"{delay:g} s later (Slurm's delay), at t={max(ended) + delay:.0f}s"
         )
+    if reason == "Resources":
+        up = _up_at(sim, t)
+        idx = [sim.node_index[n] for n in part.nodes]
+        if int(up[idx].sum()) < job.count:  # job_scheduler.c: min_nodes > available nodes
+            out = compress_hostlist(n for n in part.nodes if not up[sim.node_index[n]])
+            n_up = int(up[idx].sum())
+            text = (
+                f"it asks for {job.count} node{'s' * (job.count > 1)} but only {n_up} of "
+                f"partition {job.partition}'s {len(idx)} nodes {'is' if n_up == 1 else 'are'} "
+                f"up ({out} {'are' if len(idx) - n_up > 1 else 'is'} down or drained): "
+                f"squeue shows '{NODES_OUT}', and Slurm's main scheduler starts no later job of "
+                "the partition in this pass"
+            )
     lines = [f"Job {job.key} is pending ({reason}): {text}."]
     if reason in ("PartitionTimeLimit",):
         lines.append(f"Fix: ask for at most -t {format_duration(part.max_time)}.")

@@ -14,6 +14,7 @@ import pandas as pd
 from slurmlab.errors import SlurmlabError
 from slurmlab.sim.engine import (
     HOLDS,
+    NODES_OUT,
     Simulation,
     array_heads,
     array_name,
@@ -81,6 +82,8 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
     tasks: dict[int, tuple[int, list[int]]] = {}  # collapse: array -> (its row, its tasks)
     apart: dict[int, list[tuple[int, int, str]]] = {}  # its pending tasks split off it
     states = None  # node states at t, when a reason needs them
+    # (whether any node is ever out: else no Resources job waits for nodes that are down)
+    nodes_vary = bool(sim.node_events) or any(n.state != "IDLE" for n in sim.cluster.nodes)
     for job, run, _last in iter_records(sim):
         if run["Submit"] > t:
             continue
@@ -113,6 +116,14 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
                 ]
                 if out:
                     reason += f", UnavailableNodes:{compress_hostlist(out)}"
+            if reason == "Resources" and nodes_vary:
+                states = states or node_states(sim, t)
+                up = sum(
+                    states[n].rstrip("$*") not in ("down", "drain", "drng", "future")
+                    for n in sim.cluster.partition(job.partition).nodes
+                )
+                if up < job.count:  # (squeue shows slurmctld's state_desc)
+                    reason = NODES_OUT
             where = f"({reason})"
             elapsed = "0:00"
             p = last_before(shown.plans, t, None)
