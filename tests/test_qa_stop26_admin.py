@@ -195,3 +195,28 @@ def test_a_job_wider_than_its_partitions_nodes_up_shows_slurmctlds_description()
         "DOWN, DRAINED or reserved for jobs in higher priority partitions', and Slurm's main "
         "scheduler starts no later job of the partition in this pass."
     )
+
+
+def test_a_maintenance_reservation_may_overlap_another_which_yields_its_nodes(tmp_path):
+    # scontrol(1): MAINT "is permitted to use resources that are already in another
+    # reservation" (reservation.c _resv_overlap skips MAINT on either side); a job of the
+    # other reservation does not use the maintenance nodes meanwhile (job_test_resv)
+    s = scenario(
+        tmp_path,
+        """\
+name: mo
+cluster: tiny
+policy: fifo
+reservations:
+  - {name: a, start: 100, duration: 1h, nodes: node1, users: [alice]}
+  - {name: pm, start: 0, duration: 30m, nodes: "node[1-4]", users: [root], flags: [maint]}
+jobs:
+  - {id: j, submit: 200, runtime: 600, args: "-N 1 -t 20 --reservation=a", user: alice}
+  - {id: k, submit: 300, runtime: 600, args: "-N 1 -t 20", user: bob}
+""",
+    )
+    r = s.run()
+    assert rows(r) == {
+        "j": ("COMPLETED", 1800.0, "node1"),  # in `a`, once the maintenance is over
+        "k": ("COMPLETED", 1800.0, "node2"),
+    }

@@ -301,11 +301,12 @@ class Controller:
         now = self.env.now
         return any(start < now + job.limit and end > now for start, end in windows)
 
-    def _reserved_nodes(self, t0: float, t1: float) -> np.ndarray | None:
-        """Nodes held by reservations overlapping [t0, t1) (None when there are none)."""
+    def _reserved_nodes(self, t0: float, t1: float, besides: str | None = None):
+        """Nodes held by reservations overlapping [t0, t1) (None when there are none), but
+        reservation ``besides``."""
         out = None
         for r, mask in self.reservations.values():
-            if r.start < t1 and r.end > t0:
+            if r.start < t1 and r.end > t0 and r.name != besides:
                 out = mask.copy() if out is None else out | mask
         return out
 
@@ -453,7 +454,12 @@ class Controller:
             job = self.jobs[jid]
             if not job.spec.reservation:
                 continue
-            _r, mask = self.reservations[job.spec.reservation]
+            r, mask = self.reservations[job.spec.reservation]
+            if not r.maint:  # (job_test_resv: not on another reservation's nodes meanwhile,
+                # a maintenance one's say; a job of a maintenance reservation uses them all)
+                others = self._reserved_nodes(self.env.now, self.env.now + job.limit, r.name)
+                if others is not None:
+                    mask = mask & ~others
             nodes = choose_nodes(
                 self.free, self.capacity, job.demand, job.count, job.mask & mask & self.up,
                 job.exclusive, self.weights, job.mem_per_cpu,

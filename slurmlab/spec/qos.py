@@ -266,11 +266,15 @@ def place_reservations(
     """The nodes each reservation holds, as ``scontrol create reservation`` gives them: the
     nodes it names, or for a ``node_count`` the lowest-named nodes no reservation overlapping
     it in time holds. Two reservations may not hold one node at one time (Slurm refuses to
-    create the second: "Requested nodes are busy"); an error names both."""
+    create the second: "Requested nodes are busy"); an error names both. A maintenance
+    reservation (MAINT) may hold nodes another holds, and another may hold its nodes
+    (reservation.c ``_resv_overlap`` skips MAINT on either side)."""
     placed: list[tuple[Reservation, tuple[str, ...]]] = []
     for r in reservations:
         busy: dict[str, str] = {}
         for other, nodes in placed:
+            if r.maint or other.maint:
+                continue
             if other.start < r.end and r.start < other.end:
                 busy.update(dict.fromkeys(nodes, other.name))
         if r.nodes:
