@@ -104,3 +104,18 @@ def test_srun_env_of_an_array_request_defaults_to_its_first_task():
 def test_srun_env_sets_srun_default_distribution(args, nodes, dist):
     env = slurmlab.srun_env(JobSpec.from_args(args), nodes)
     assert set(env["SLURM_DISTRIBUTION"]) == {dist}
+
+
+@pytest.mark.parametrize(
+    ("option", "hint"),
+    [
+        ("--bogus", "see `sbatch --help` for the options"),  # was "did you mean --gpus?"
+        ("--partiton", "did you mean --partition?"),
+        ("--qso", "did you mean --qos?"),
+        ("--dependancy", "did you mean --dependency?"),
+    ],
+)
+def test_did_you_mean_only_for_a_near_spelling(option, hint):
+    with pytest.raises(SbatchError) as exc:
+        JobSpec.from_args(f"{option}=1")
+    assert str(exc.value) == f"unrecognized option {option} (value '1'); {hint}"

@@ -507,9 +507,27 @@ def _lookup(name: str, value: str | None = None) -> str:
     if len(matches) > 1:
         raise SbatchError(f"option --{name} is ambiguous: it could be --{', --'.join(matches)}")
     given = f" (value {value!r})" if value is not None else ""
-    close = difflib.get_close_matches(name, _ALL_LONG, n=1, cutoff=0.6)
+    # a near spelling only (a typo, a letter left out or swapped): --bogus is no --gpus
+    close = [
+        c
+        for c in difflib.get_close_matches(name, _ALL_LONG, n=3, cutoff=0.6)
+        if _edits(name, c) <= max(2, len(name) // 4)
+    ][:1]
     hint = f"did you mean --{close[0]}?" if close else "see `sbatch --help` for the options"
     raise SbatchError(f"unrecognized option --{name}{given}; {hint}")
+
+
+def _edits(a: str, b: str) -> int:
+    """Edits from ``a`` to ``b``: letters inserted, deleted, replaced or swapped."""
+    d = [[i + j if not i * j else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            d[i][j] = min(
+                d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])
+            )
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+    return d[len(a)][len(b)]
 
 
 def _not_modelled(long: str) -> SbatchError:
