@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import warnings
 
+import pandas as pd
 import pytest
 
 from slurmlab.sim.simulate import simulate
@@ -75,3 +76,24 @@ def test_conservative_compresses_in_priority_order():
     assert {j.key: j.start for j in r.sim.jobs.values()} == {
         "j4": 1.0, "j1": 2.0, "j2": 6.0, "j3": 7.0,
     }  # fmt: skip
+
+
+def test_a_job_held_to_the_maps_end_by_cut_reservations_has_no_expected_start():
+    # The real backfill-limits fixture (bf_window=3, bf_resolution=10): at 370 s x1 and x2
+    # are planned at 540 on all four nodes, held until the map's end (550). x3 fits only
+    # after them: backfill.c's tries run out of records at 550 ("can not start until too
+    # far in the future"), and real squeue --start shows N/A and (null) for it
+    from pathlib import Path
+
+    import slurmlab
+    from slurmlab.sim.result import squeue_frame
+
+    path = Path(__file__).resolve().parents[1] / "datasets/realslurm/scenarios/backfill-limits.yaml"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sim = slurmlab.Scenario.load(path).run().sim
+    q = squeue_frame(sim, 370).set_index("JOBID")
+    assert q.loc["x1", "SCHEDNODES"] == "gpu[1-2]"
+    assert q.loc["x2", "SCHEDNODES"] == "gpu[3-4]"
+    assert q.loc["x3", "SCHEDNODES"] is None
+    assert q.loc["x3", "START_TIME"] is pd.NaT or pd.isna(q.loc["x3", "START_TIME"])

@@ -557,7 +557,9 @@ class SlurmBackfill(Conservative):
         (simulate warns: replay on one-processor nodes to compare with Slurm's backfill). A job planned beyond
         ``bf_window`` gets an expected start but no reservation, and a reservation holds its
         nodes only up to the map's end (the window's end rounded down to ``bf_resolution``):
-        beyond it backfill.c has no record to hold them in. A job for which the
+        beyond it backfill.c has no record to hold them in, and a job that such reservations
+        hold back to the map's end gets no expected start (backfill.c's tries run out of
+        records). A job for which the
         reservations leave too few nodes at every try (:meth:`NodeSpace.reachable`) is passed
         over untested, and does not count toward ``bf_max_job_test``. A whole-node job the
         cycle starts holds its nodes in the map until its end rounded down (backfill.c
@@ -668,6 +670,13 @@ class SlurmBackfill(Conservative):
                 continue
             reasons[job.id] = "Priority" if job.partition in waiting else "Resources"
             waiting.add(job.partition)
+            if t >= space.end and cycle.cut is not None and (mask & cycle.cut).any():
+                # held back to the map's end by reservations cut there: backfill.c's tries
+                # (TRY_LATER) run out of records before it, so it gets no start ("can not
+                # start until too far in the future"): squeue --start shows N/A
+                hopeless[shape] = (limit, False)  # (so is the same shape with a longer limit)
+                seen.append((job, True, None))
+                continue
             if t > horizon:
                 hopeless[shape] = (limit, False)
                 beyond = True
@@ -694,6 +703,10 @@ class SlurmBackfill(Conservative):
             if begin < space.end:
                 hold = (max(begin - 1.0, now), min(end, space.end))
                 prof.reserve(nodes, view.capacity[list(nodes)], *hold)
+                if end > space.end:
+                    if cycle.cut is None:
+                        cycle.cut = np.zeros(len(view.capacity), dtype=bool)
+                    cycle.cut[list(nodes)] = True
             if end > space.end:
                 cycle.clipped = True
             space.reserve(nodes, begin, end)
@@ -726,6 +739,7 @@ class _Cycle:
     tested: int = 0  # jobs tested (bf_max_job_test)
     full: bool = False  # the map reached bf_node_space_size records: the cycle ended there
     clipped: bool = False  # a reservation reached beyond the map's end (held up to it)
+    cut: np.ndarray | None = None  # nodes reservations hold up to the map's end (cut there)
     #: each job met, in order: (job, reached?, its reservation (nodes, begin, end) or None)
     seen: list = field(default_factory=list)
     reasons: dict = field(default_factory=dict)
