@@ -56,6 +56,9 @@ Times come in two units, as in Slurm:
   ``max_time: 120``), else ``M:S``, ``H:M:S``, ``D-H``, ``D-H:M``, ``D-H:M:S`` or
   ``UNLIMITED``; no unit suffix (``2h``), as sbatch and slurm.conf take none.
 
+Numbers are read as written, in decimal, as Slurm reads them: ``submit: 010`` is 10 s (YAML
+1.1 alone would read the octal 8), and ``0x10`` or ``1_000`` are errors saying what to write.
+
 A reservation's ``duration`` given as a bare number is read as seconds and warned about:
 ``scontrol create reservation Duration=60`` means 60 minutes, so write ``1:00:00`` (or
 ``60s``) to say which.
@@ -105,6 +108,7 @@ from slurmlab.spec.qos import (
     place_reservations,
 )
 from slurmlab.spec.units import (
+    MAX_COUNT,
     compress_hostlist,
     expand_hostlist,
     format_duration,
@@ -149,7 +153,8 @@ _LATER: tuple[str, ...] = ()
 
 class _Int(int):
     """An int written otherwise than as its digits (``010``, ``0x1F``, ``1_000``, ``1:30``),
-    with that ``text``: a name field refuses it (``id: 010`` would be the job ``'8'``)."""
+    with that ``text``: a name field refuses it (``id: 010`` would be the job ``'8'``), a
+    number or time field reads the text as written (:func:`_written`)."""
 
     text: str
 
@@ -247,6 +252,7 @@ class Scenario:
         loader = _Loader(text)
         try:  # one parse gives the document and, from its nodes, the line of every entry
             root = loader.get_single_node()
+            _check_aliases(root, text, str(path))
             doc = None if root is None else loader.construct_document(root)
         except yaml.reader.ReaderError as exc:  # a character YAML does not allow at all
             line = text.count("\n", 0, exc.position) + 1
@@ -346,20 +352,22 @@ class Scenario:
         _unique_ids(jobs)
         _no_jobid_collisions(jobs)
         _check_dependencies(jobs, jobs_doc)
-        name = str(doc.get("name", Path(source).stem))
+        name = _text(doc, "name", Path(source).stem)
         workload = Workload(jobs, name=name, origin=origin)
         actions = tuple(
-            act for i, a in enumerate(_list(doc, "actions")) for act in _action(a, i, jobs, cluster)
+            act
+            for i, a in enumerate(_list(doc, "actions"))
+            for act in _action(a, i, jobs, cluster, origin)
         )
         extra = {k: doc[k] for k in _LATER if doc.get(k)}
-        failures = _failures(doc, cluster)
+        failures = _failures(doc, cluster, origin)
         accounts = _accounts(doc)
         with _entry(("accounts",)):  # no cycles, no account named root
             tree = AccountTree(accounts, root_user=True)
         qos = _section(doc, "qos", _qos)
         _unique_names(qos, "qos", "QOS")
         _warn_bare_durations(doc, source, lines or {})
-        reservations = _section(doc, "reservations", Reservation.from_dict)
+        reservations = _reservations(doc, origin)
         _unique_names(reservations, "reservations", "reservation")
         for i, r in enumerate(reservations):
             _check_reservation(r, i, cluster, tree)
@@ -374,7 +382,7 @@ class Scenario:
         seed = 0
         if doc.get("seed") is not None:
             with _entry(("seed",)):
-                seed = parse_whole(doc["seed"], what="seed")
+                seed = parse_whole(_as_written(doc["seed"]), what="seed")
         return cls(
             name=name,
             cluster=cluster,
@@ -382,7 +390,7 @@ class Scenario:
             policy=policy,
             policy_params=params,
             actions=actions,
-            description=str(doc.get("description", "")),
+            description=_text(doc, "description", ""),
             extra=extra,
             seed=seed,
             path=Path(source) if source != "scenario" else None,
@@ -487,9 +495,91 @@ _NOT_REPLACED = {
 
 
 # -- where an error is --------------------------------------------------------------------------
+#: The most entries aliases may expand a document to (when that is over ten times the entries
+#: written): the document is walked entry by entry, by path, to find the line of each.
+_EXPANDED_MAX = 100_000
+
+
+def _check_aliases(root, text: str, source: str) -> None:
+    """Refuse an anchor used inside itself (``jobs: &j [..., *j]``: YAML builds a document that
+    contains itself, which no walk of its entries ends), and aliases nested so deep that the
+    document they build is far larger than the one written (a "billion laughs": nine levels
+    of nine aliases are 9**9 entries). Each node is visited once, so this is quick."""
+    if root is None:
+        return
+    size: dict[int, int] = {}  # id(node) -> the entries it expands to, itself included
+    path: set[int] = set()  # the nodes being expanded: a child among them is a cycle
+    stack: list = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            path.discard(id(node))
+            size[id(node)] = 1 + sum(size[id(child)] for child in _children(node))
+            continue
+        if id(node) in size:
+            continue
+        if id(node) in path:
+            raise ScenarioError(
+                _recursion(node, text), source=source, line=node.start_mark.line + 1
+            )
+        path.add(id(node))
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node))
+    total = size[id(root)]
+    if total > max(_EXPANDED_MAX, 10 * len(size)):
+        key, value = (None, root)
+        if isinstance(root, yaml.MappingNode) and root.value:
+            key, value = max(root.value, key=lambda kv: size[id(kv[1])])
+        where = "the document" if key is None else f"field {_key(key)!r}"
+        raise ScenarioError(
+            f"the aliases in {where} expand it to {size[id(value)]:,} entries, from {len(size):,} "
+            'written (nested aliases, a "billion laughs"); a scenario needs no such nesting: '
+            "write the entries out, or alias only whole entries (- *job), one level deep",
+            source=source,
+            line=(value if key is None else key).start_mark.line + 1,
+        )
+
+
+def _children(node) -> list:
+    """The nodes a composed YAML node holds: a mapping's keys and values, a list's items."""
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _recursion(node, text: str) -> str:
+    """What an anchor used inside itself is, naming the anchor and the alias when the text
+    shows them (``&j`` where the node starts, ``*j`` before it ends)."""
+    lines = re.split(r"\r\n|[\r\n\x85\u2028\u2029]", text)  # (YAML's line breaks)
+    start, end = node.start_mark, node.end_mark
+    here = lines[start.line][start.column :] if start.line < len(lines) else ""
+    anchor = re.match(r"&([^\s,\[\]{}]+)", here)
+    fix = (
+        "the entry would contain itself without end: copy the entries it needs, or anchor a "
+        "smaller part and use its alias after that part ends"
+    )
+    if anchor is None:
+        return f"an anchor is used inside itself (an alias in its own entry): {fix}"
+    name = anchor.group(1)
+    alias = re.compile(rf"\*{re.escape(name)}(?![^\s,\[\]{{}}])")
+    used = next(
+        (
+            no + 1
+            for no in range(start.line, min(end.line + 1, len(lines)))
+            if alias.search(lines[no])
+        ),
+        None,
+    )
+    at = f" (*{name} on line {used})" if used is not None else ""
+    return f"the anchor &{name} is used inside itself{at}: {fix}"
+
+
 def _yaml_lines(root) -> dict[tuple, int]:
     """The line (1-based) of every entry and field of a composed YAML document, by its path:
-    ``("jobs", 2, "args")`` -> the line of that job's ``args`` key."""
+    ``("jobs", 2, "args")`` -> the line of that job's ``args`` key. An alias's entries are
+    walked again under each path that uses it (:func:`_check_aliases` bounds how many)."""
     lines: dict[tuple, int] = {}
     stack = [((), root)] if root is not None else []
     while stack:
@@ -498,7 +588,9 @@ def _yaml_lines(root) -> dict[tuple, int]:
         if isinstance(node, yaml.MappingNode):
             for key, value in node.value:
                 sub = (*path, _key(key))
-                lines.setdefault(sub, key.start_mark.line + 1)  # a field is where its key is
+                # a field is where its key is; the last of a key wins, as in the document
+                # (``<<: *job`` puts the merged keys first, the entry's own after them)
+                lines[sub] = key.start_mark.line + 1
                 stack.append((sub, value))
         elif isinstance(node, yaml.SequenceNode):
             stack.extend(((*path, i), item) for i, item in enumerate(node.value))
@@ -578,9 +670,15 @@ def _entry(path: tuple, label: str | None = None):
 
 
 def _list(doc: dict, key: str) -> list:
-    entries = doc.get(key) or []
+    """The entries of section ``key`` (none if it is left out or empty: ``actions:``)."""
+    entries = doc.get(key)
+    if entries is None:
+        return []
     if not isinstance(entries, list):
-        raise ScenarioError(f"{key!r} must be a list of entries, not {entries!r}", path=(key,))
+        none = f" (for none, leave {key!r} out or write {key}: [])" if not entries else ""
+        raise ScenarioError(
+            f"{key!r} must be a list of entries, not {entries!r}{none}", path=(key,)
+        )
     return entries
 
 
@@ -622,7 +720,13 @@ def _names_as_written(doc: dict) -> None:
     """:func:`_a_name` for every name field of the document but its jobs (``_job`` checks
     theirs, naming the job), lists of names included."""
 
+    seen: set[int] = set()  # (an alias: one object in several places, checked once)
+
     def walk(value, path):
+        if isinstance(value, dict | list):
+            if id(value) in seen:
+                return
+            seen.add(id(value))
         if isinstance(value, dict):
             for key, item in value.items():
                 if key in _NAME_KEYS:
@@ -682,6 +786,26 @@ def _list_hint(value) -> str:
 
 
 # -- sections ---------------------------------------------------------------------------------
+def _text(doc: dict, key: str, default: str) -> str:
+    """The scenario's ``name`` or ``description``: text, or a number as written (``name:
+    2026``); left out or empty, ``default``. A list, a mapping or a flag is refused."""
+    value = _as_written(doc.get(key))  # (a name YAML read otherwise is refused already)
+    if value is None:
+        return default
+    if isinstance(value, str | int | float) and not isinstance(value, bool):
+        return str(value)
+    fix = (
+        "give the scenario a name (e.g. name: backfill-basics)"
+        if key == "name"
+        else "give text (e.g. description: Two jobs share one node), or 'description: |' "
+        "and the text on the lines below it"
+    )
+    raise ScenarioError(
+        f"field {key!r} is {value!r}; {fix}; quote text that holds ': ', '[' or '{{'",
+        path=(key,),
+    )
+
+
 def _origin(value) -> pd.Timestamp:
     """``origin``: the calendar time the simulation starts at (the job table's times)."""
     if value is None:
@@ -772,10 +896,11 @@ def _inline_cluster(value: dict, source: str = "scenario", lines: dict | None = 
                 f"{where}: each node needs a name (a hostlist like gpu[01-04])", path=path
             )
         _allowed(n, _NODE_KEYS, where, path)
+        n = _written(n)
         with _entry((*path, "name")):
             names = parse_names(str(n["name"]), what=f"{where}.name", hostlist_ok=True)
         with _entry((*path, "cpus")):
-            cpus = parse_whole(n.get("cpus", 1), what=f"{where}.cpus", minimum=1)
+            cpus = parse_whole(n.get("cpus", 1), what=f"{where}.cpus", minimum=1, maximum=MAX_COUNT)
         with _entry((*path, "memory")):
             memory = parse_memory_mb(n.get("memory", 1), what=f"{where}.memory")
         with _entry((*path, "gres")):
@@ -803,6 +928,7 @@ def _inline_cluster(value: dict, source: str = "scenario", lines: dict | None = 
                 path=path,
             )
         _allowed(p, _PARTITION_KEYS, where, path)
+        p = _written(p)
         spec = p.get("nodes", "ALL")
         with _entry((*path, "nodes")):
             names = (
@@ -822,7 +948,7 @@ def _inline_cluster(value: dict, source: str = "scenario", lines: dict | None = 
             ("max_time", "UNLIMITED", _time_limit),
             ("default_time", None, _time_limit),
             ("max_nodes", None, _max_nodes),
-            ("priority_tier", 1, lambda v, w: parse_whole(v, what=w)),
+            ("priority_tier", 1, lambda v, w: parse_whole(v, what=w, maximum=MAX_COUNT)),
             ("priority_job_factor", 1, _priority_job_factor),
             ("state", "UP", _partition_state),
         ):
@@ -866,7 +992,7 @@ def _settings(doc: dict, source: str, lines: dict) -> ConfSettings:
     settings = ConfSettings()
     for key, value in doc.items():
         path = ("cluster", "settings", key)
-        key, value = str(key), str(value)
+        key, value = str(key), str(_as_written(value))  # (as written: 1:00:00, not 3600)
         problem = setting_problem(key, value)
         if problem:
             raise ScenarioError(f"cluster.settings.{key}: {problem}", path=path)
@@ -880,6 +1006,39 @@ def _as_written(value):
     """An int YAML read from ``1:00:00`` (sexagesimal: 3600) as the text it was written as,
     for a field that reads Slurm's time forms (else ``max_time: 1:00:00`` is 3600 minutes)."""
     return value.text if isinstance(value, _Int) else value
+
+
+#: The fields read as times (offsets, durations and time limits) and as numbers (counts,
+#: sizes, a seed), each section's, wherever in the document.
+_TIME_KEYS = {
+    "submit", "runtime", "at", "down_for", "start", "duration", "interval", "write_cost",
+    "restart_cost", "mtbf", "repair", "grace_time", "preempt_exempt_time", "max_wall",
+    "max_time", "default_time",
+}  # fmt: skip
+_NUMBER_KEYS = {
+    "cpus", "memory", "shares", "max_jobs", "priority", "max_jobs_per_user", "node_count",
+    "priority_tier", "priority_job_factor", "max_nodes", "shape", "seed",
+}  # fmt: skip
+
+
+def _written(entry):
+    """An entry (a mapping) with its time and number fields as the text written
+    (:func:`_as_written`), for their parsers to read as Slurm reads numbers: in decimal
+    digits. YAML 1.1 reads ``010`` as octal 8, ``0x10`` as 16 and ``1_000`` as 1000; Slurm's
+    ``strtol(..., 10)`` reads ``010`` as 10 and takes neither of the others, so ``submit:
+    010`` is 10 s (what a Slurm user means by it) and ``submit: 0x10`` an error saying why."""
+    if not isinstance(entry, dict):
+        return entry
+    keys = _TIME_KEYS | _NUMBER_KEYS
+    return {key: _as_written(v) if key in keys else v for key, v in entry.items()}
+
+
+def _decimal(value):
+    """A field read as a Python int (``exit_code``, a policy's parameters) from the text
+    written: ``010`` is 10, as Slurm reads it; ``0x10``, ``1_000``, ``1:30`` stay text,
+    which the field refuses as not a whole number."""
+    text = _as_written(value)
+    return int(text) if isinstance(value, _Int) and re.fullmatch(r"[0-9]+", text) else text
 
 
 def _time_limit(value, what: str):
@@ -922,7 +1081,7 @@ def _partition_state(value, what: str) -> str:
 def _max_nodes(value, what: str) -> int | None:
     if str(value).upper() in ("UNLIMITED", "INFINITE"):
         return None
-    return parse_whole(value, what=what, minimum=1)
+    return parse_whole(value, what=what, minimum=1, maximum=MAX_COUNT)
 
 
 def _policy(value) -> tuple[str, dict]:
@@ -949,7 +1108,7 @@ def _policy(value) -> tuple[str, dict]:
             f"as policy.params.{key} ({params[key]!r}); give it once",
             path=("policy", key),
         )
-    params = {**params, **beside}
+    params = {key: _decimal(v) for key, v in {**params, **beside}.items()}  # 010 is 10
     name = str(value["name"])
     with _entry(("policy", "name")):
         make_policy(name)
@@ -959,33 +1118,46 @@ def _policy(value) -> tuple[str, dict]:
     return name, params
 
 
-def _submit(value, origin: pd.Timestamp) -> float:
-    """A job's ``submit``: an offset from the scenario's start; a date and time is refused
-    with the offset it would be from ``origin`` (or the ``origin`` that would make it 0)."""
+def _offset(value, origin: pd.Timestamp, key: str = "submit") -> float:
+    """A ``submit`` (or an action's ``at``): an offset from the scenario's start; a date and
+    time is refused with the offset it would be from ``origin`` (:func:`_not_a_date`)."""
     try:
-        return parse_seconds(value, what="submit")
+        return parse_seconds(value, what=key)
     except SlurmlabError:
-        text = value.isoformat() if isinstance(value, date) else str(value).strip()
-        if not re.match(r"\d{4}-\d\d-\d\d", text):
-            raise
-        try:
-            when = pd.Timestamp(text)
-        except ValueError:
-            raise SlurmlabError(
-                f"invalid submit {text!r}: submit counts from the scenario's start, not a date"
-            ) from None
-        if when.tzinfo is not None:  # (origin is naive, as sacct's local times are)
-            when = when.tz_convert(None)
+        _not_a_date(value, origin, key)
+        raise
+
+
+def _not_a_date(value, origin: pd.Timestamp, key: str) -> None:
+    """Refuse a date and time (``2026-01-05T10:00``, which YAML reads as a datetime) in an
+    offset field (``submit``, ``at``, a reservation's ``start``), with the offset it would
+    be from ``origin``, or for ``submit`` the ``origin`` that would make it 0."""
+    text = value.isoformat() if isinstance(value, date) else str(value).strip()
+    if not re.match(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", text):
+        return
+    try:
+        when = pd.Timestamp(text)
+    except ValueError:
+        raise SlurmlabError(
+            f"invalid {key} {text!r}: {key} counts from the scenario's start, not a date"
+        ) from None
+    if when.tzinfo is not None:  # (origin is naive, as sacct's local times are)
+        when = when.tz_convert(None)
     offset = (when - origin).total_seconds()
-    fix = (
-        f"write submit: {format_duration(timedelta(seconds=offset))}, or "
-        if offset >= 0
-        else "it is before that start: "
-    )
+    if key == "submit":
+        fix = (
+            f"write submit: {format_duration(timedelta(seconds=offset))}, or "
+            if offset >= 0
+            else "it is before that start: "
+        ) + f"set origin: {when.isoformat()} and submit: 0"
+    elif offset >= 0:
+        fix = f"write {key}: {format_duration(timedelta(seconds=offset))}"
+    else:
+        fix = f"it is before that start: give a later {key}, or set an earlier origin"
     raise SlurmlabError(
-        f"{text!r} is a date and time, but submit counts from the scenario's start: give "
+        f"{text!r} is a date and time, but {key} counts from the scenario's start: give "
         "seconds (e.g. 3600), [D-]HH:MM:SS (e.g. 1:00:00) or 2h. The start is the scenario's "
-        f"origin ({origin.isoformat()}): {fix}set origin: {when.isoformat()} and submit: 0"
+        f"origin ({origin.isoformat()}): {fix}"
     )
 
 
@@ -1000,6 +1172,7 @@ def _job(entry, i: int, cluster: Cluster, origin: pd.Timestamp = DEFAULT_ORIGIN)
             path=path,
         )
     _allowed(entry, _JOB_KEYS, label, path)
+    entry = _written(entry)  # (submit: 010 is 10 s, as Slurm reads numbers)
     if "runtime" not in entry:
         raise ScenarioError(
             f"{label}: field 'runtime' is missing (the job's true run time)", path=path
@@ -1018,7 +1191,7 @@ def _job(entry, i: int, cluster: Cluster, origin: pd.Timestamp = DEFAULT_ORIGIN)
         if entry.get(key) is not None:
             _check_word(str(entry[key]), key, f"{label}: field {key!r}", (*path, key))
     with _entry((*path, "submit"), f"{label}: field 'submit'"):
-        submit = _submit(entry.get("submit", 0), origin)
+        submit = _offset(entry.get("submit", 0), origin)
     with _entry((*path, "runtime"), f"{label}: field 'runtime'"):
         runtime = parse_seconds(entry["runtime"], what="runtime")
     args = entry.get("args")
@@ -1067,9 +1240,11 @@ def _job(entry, i: int, cluster: Cluster, origin: pd.Timestamp = DEFAULT_ORIGIN)
                 entry["checkpoint"], known, f"{label}: field 'checkpoint'", (*path, "checkpoint")
             )
         with _entry((*path, "checkpoint"), f"{label}: field 'checkpoint'"):
-            ckpt = Checkpoint.from_dict(entry["checkpoint"], where="checkpoint")
+            ckpt = Checkpoint.from_dict(_written(entry["checkpoint"]), where="checkpoint")
     with _entry((*path, "exit_code")):
-        code = check_exit_code(entry.get("exit_code", 0), what=f"{label}: field 'exit_code'")
+        code = check_exit_code(
+            _decimal(entry.get("exit_code", 0)), what=f"{label}: field 'exit_code'"
+        )
     return WorkloadJob(
         spec,
         submit=submit,
@@ -1168,10 +1343,11 @@ def _no_jobid_collisions(jobs: tuple[WorkloadJob, ...]) -> None:
 
 
 def _check_dependencies(jobs: tuple[WorkloadJob, ...], docs: list) -> None:
-    """A ``--dependency`` on a scenario id names a job submitted before this one (real Slurm
-    would count a dependency on a job it does not know as satisfied: a likely mistake, so it
-    is an error); numeric JobIDs are checked when submitted."""
+    """A ``--dependency`` names a job submitted before this one, by its scenario id or by
+    its JobID (real Slurm would count a dependency on a job it does not know as satisfied:
+    a likely mistake, so it is an error)."""
     order = {j.id: (j.submit, i) for i, j in enumerate(jobs) if j.id is not None}
+    jobids = _jobids(jobs)
     for i, job in enumerate(jobs):
         field_name = "script" if "script" in docs[i] else "args"
         for dep in job.spec.dependency:
@@ -1179,13 +1355,17 @@ def _check_dependencies(jobs: tuple[WorkloadJob, ...], docs: list) -> None:
                 base = _scenario_id(ref, order)
                 if base is not None and order[base] < (job.submit, i):
                     continue
-                if base is None and re.fullmatch(r"\d+(_\d+)?", ref):
-                    continue
-                when = (
-                    f"is submitted at {order[base][0]:g} s, not before this job ({job.submit:g} s)"
-                    if base is not None
-                    else "is not in this scenario"
-                )
+                if base is not None:
+                    when = (
+                        f"is submitted at {order[base][0]:g} s, not before this job "
+                        f"({job.submit:g} s)"
+                    )
+                elif re.fullmatch(r"[0-9]+(_[0-9]+)?", ref):
+                    when = _jobid_problem(ref, i, jobs, jobids)
+                    if when is None:
+                        continue
+                else:
+                    when = "is not in this scenario"
                 raise ScenarioError(
                     f"{_job_label(i, job)}: field {field_name!r}: --dependency={dep.kind}:{ref}: job "
                     f"{base or ref!r} {when}; a job can only depend on jobs submitted before it",
@@ -1193,13 +1373,53 @@ def _check_dependencies(jobs: tuple[WorkloadJob, ...], docs: list) -> None:
                 )
 
 
-def _failures(doc: dict, cluster: Cluster) -> tuple[NodeFailure, ...]:
+def _jobid_problem(ref: str, i: int, jobs: tuple[WorkloadJob, ...], jobids: list[int]):
+    """Why the JobID ``ref`` (``7``, or ``7_2`` for task 2 of the array 7) does not name a
+    job submitted before ``jobs[i]``, as the simulation numbers them (:func:`_jobids`); None
+    if it does."""
+    number, _, task = ref.partition("_")
+    n = int(number)
+    sizes = [len(j.spec.array.indices) if j.spec.array else 1 for j in jobs]
+    k = next((k for k in range(len(jobs)) if jobids[k] <= n < jobids[k] + sizes[k]), None)
+    if k is None:
+        total = sum(sizes)
+        return "is not a JobID in this scenario (" + (
+            "its one job is JobID 1)"
+            if total == 1
+            else f"its JobIDs are 1 to {total}: sbatch numbers jobs in submit order, one "
+            "number per array task)"
+        )
+    array = jobs[k].spec.array
+    if task and (array is None or jobids[k] != n):
+        hint = f" (it is in the array {jobids[k]}: {jobids[k]}_TASK)" if array else ""
+        return f"names task {task} of {n}, which is not an array's JobID{hint}"
+    if task and int(task) not in array.indices:
+        return f"is no task of the array {n} (--array={array})"
+    if k == i:
+        return "is this job's own JobID"
+    if jobids[k] > jobids[i] and jobs[k].submit == jobs[i].submit:
+        return (
+            f"is the JobID of jobs[{k}], submitted at the same time ({jobs[k].submit:g} s) "
+            "but later in the list, so after this job"
+        )
+    if jobids[k] > jobids[i]:
+        return (
+            f"is the JobID of jobs[{k}], submitted at {jobs[k].submit:g} s, after this job "
+            f"({jobs[i].submit:g} s)"
+        )
+    return None
+
+
+def _failures(doc: dict, cluster: Cluster, origin: pd.Timestamp) -> tuple[NodeFailure, ...]:
     """``failures`` entries; a ``node`` may be a hostlist (``gpu[1-4]``): one failure each."""
     out = []
     for i, entry in enumerate(_list(doc, "failures")):
+        entry = _written(entry)
         if isinstance(entry, dict):
             known = {f.name for f in fields(NodeFailure)}
             _allowed(entry, known, f"failures[{i}]", ("failures", i))
+            with _entry(("failures", i, "at"), f"failures[{i}]: field 'at'"):
+                _not_a_date(entry.get("at"), origin, "at")
         with _entry(("failures", i)):
             failure = NodeFailure.from_dict(entry, where=f"failures[{i}]")
             nodes = expand_hostlist(failure.node)
@@ -1220,7 +1440,7 @@ def _random_failures(doc: dict, cluster: Cluster) -> RandomFailures | None:
         known = {f.name for f in fields(RandomFailures)}
         _allowed(doc["random_failures"], known, "random_failures", ("random_failures",))
     with _entry(("random_failures",)):
-        model = RandomFailures.from_dict(doc["random_failures"])
+        model = RandomFailures.from_dict(_written(doc["random_failures"]))
     unknown = [n for n in model.nodes if n not in _node_names(cluster)]
     if unknown:
         raise ScenarioError(
@@ -1408,17 +1628,17 @@ def _check_associations(tree: AccountTree, jobs: tuple[WorkloadJob, ...], docs: 
 
 
 def _section(doc: dict, key: str, build) -> tuple:
+    """Each entry of section ``key`` built by ``build``, its times and numbers as written."""
     out = []
     for i, entry in enumerate(_list(doc, key)):
         with _entry((key, i)):
-            out.append(build(entry, where=f"{key}[{i}]"))
+            out.append(build(_written(entry), where=f"{key}[{i}]"))
     return tuple(out)
 
 
 def _qos(doc, *, where: str) -> Qos:
-    """A ``qos`` entry; ``max_wall: 1:00:00`` (which YAML reads as 3600) as written."""
-    if isinstance(doc, dict) and "max_wall" in doc:
-        doc = {**doc, "max_wall": _as_written(doc["max_wall"])}
+    """A ``qos`` entry (its times and numbers as written: ``max_wall: 1:00:00``, which YAML
+    reads as 3600, is an hour; see :func:`_section`)."""
     return Qos.from_dict(doc, where=where)
 
 
@@ -1446,6 +1666,30 @@ def _warn_bare_durations(doc: dict, source: str, lines: dict) -> None:
         )
 
 
+def _reservations(doc: dict, origin: pd.Timestamp) -> tuple[Reservation, ...]:
+    """``reservations`` entries (scontrol create reservation): ``start`` an offset from the
+    scenario's start, not a date; the nodes named, or a number of them, not both."""
+    out = []
+    for i, entry in enumerate(_list(doc, "reservations")):
+        where, path = f"reservations[{i}]", ("reservations", i)
+        entry = _written(entry)
+        if isinstance(entry, dict):
+            label = where + (f" ({entry['name']})" if entry.get("name") is not None else "")
+            with _entry((*path, "start"), f"{label}: field 'start'"):
+                _not_a_date(entry.get("start"), origin, "start")
+            if entry.get("nodes") is not None and entry.get("node_count") is not None:
+                raise ScenarioError(
+                    f"{label}: fields 'nodes' ({entry['nodes']!r}) and 'node_count' "
+                    f"({entry['node_count']!r}) are both given; give one: nodes for the "
+                    "nodes it holds (scontrol's Nodes=), or node_count for how many free "
+                    "nodes it takes (NodeCnt=)",
+                    path=(*path, "node_count"),
+                )
+        with _entry(path):
+            out.append(Reservation.from_dict(entry, where=where))
+    return tuple(out)
+
+
 def _account(doc, *, where: str) -> Account:
     """``{name, shares, parent, users, grp_tres, max_jobs}`` (sacctmgr add account ...)."""
     known = {"name", "shares", "parent", "users", "grp_tres", "max_jobs"}
@@ -1459,11 +1703,13 @@ def _account(doc, *, where: str) -> Account:
     max_jobs = doc.get("max_jobs")
     return Account(
         name=str(doc["name"]),
-        shares=parse_whole(doc.get("shares", 1), what=f"{where}.shares"),
+        shares=parse_whole(doc.get("shares", 1), what=f"{where}.shares", maximum=MAX_COUNT),
         parent=str(doc.get("parent", "root")),
         users=parse_names(doc.get("users"), what=f"{where}.users"),
         grp_tres=parse_tres_limits(doc.get("grp_tres"), what=f"{where}.grp_tres"),
-        max_jobs=None if max_jobs is None else parse_whole(max_jobs, what=f"{where}.max_jobs"),
+        max_jobs=None
+        if max_jobs is None
+        else parse_whole(max_jobs, what=f"{where}.max_jobs", maximum=MAX_COUNT),
     )
 
 
@@ -1511,7 +1757,9 @@ def _nodes_hint(cluster: Cluster) -> str:
     return f"it has {compress_hostlist(_node_names(cluster))}"
 
 
-def _action(entry, i: int, jobs: tuple[WorkloadJob, ...], cluster: Cluster) -> tuple[Action, ...]:
+def _action(
+    entry, i: int, jobs: tuple[WorkloadJob, ...], cluster: Cluster, origin: pd.Timestamp
+) -> tuple[Action, ...]:
     """The action an entry gives: one per node of a hostlist (``node: gpu[1-4]``), as
     ``scontrol update NodeName=gpu[1-4]`` changes each node."""
     label, path = f"actions[{i}]", ("actions", i)
@@ -1530,7 +1778,7 @@ def _action(entry, i: int, jobs: tuple[WorkloadJob, ...], cluster: Cluster) -> t
     if target_key not in entry:
         raise ScenarioError(f"{label}: action {kind!r} needs field {target_key!r}", path=path)
     with _entry((*path, "at"), f"{label}: field 'at'"):
-        at = parse_seconds(entry["at"], what="at")
+        at = _offset(_as_written(entry["at"]), origin, "at")
     target = str(entry[target_key])
     if target_key == "node":
         with _entry((*path, "node"), f"{label}: field 'node'"):

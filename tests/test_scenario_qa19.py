@@ -173,10 +173,11 @@ def test_yaml_numbers_and_booleans_are_not_names(tmp_path, field, written, words
 
 
 def test_decimal_ids_quoted_names_and_other_numbers_still_load(tmp_path):
-    """``id: 7`` is the job '7'; a quoted '010' stays '010'; sexagesimal times are kept."""
+    """``id: 7`` is the job '7'; a quoted '010' stays '010'; sexagesimal times are kept;
+    ``runtime: 016`` is 16 s, in decimal as written (``0x10`` is refused: QA stop 26)."""
     s = _load(
         tmp_path,
-        "cluster: tiny\njobs:\n  - {id: 7, submit: 1:30, runtime: 0x10, user: '0755'}\n"
+        "cluster: tiny\njobs:\n  - {id: 7, submit: 1:30, runtime: 016, user: '0755'}\n"
         "  - {id: '010', runtime: 1, account: 'on'}\n",
     )
     first, second = s.workload.jobs

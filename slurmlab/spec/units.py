@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import datetime, timedelta
+import unicodedata
+from datetime import date, datetime, timedelta
 from numbers import Integral, Real
 
 import hostlist
@@ -31,17 +32,26 @@ __all__ = [
     "parse_memory_mb",
     "parse_names",
     "parse_number",
-    "MAX_SECONDS",
     "parse_seconds",
     "parse_whole",
+    "MAX_COUNT",
+    "MAX_SECONDS",
 ]
 
 _UNLIMITED = {"UNLIMITED", "INFINITE", "INFINITY"}
-_INT = r"(\d+)"
+
+
+#: the longest time slurmlab holds (about 31.7 years): a scenario's offsets and durations,
+#: and time limits; as the SWF reader bounds trace times: beyond it timestamps overflow
+#: pandas' nanosecond range
+MAX_SECONDS = 1e9
 
 
 def parse_duration(text: str | int | float | timedelta, *, what: str = "time") -> timedelta | None:
     """Parse a Slurm time limit (``sbatch -t`` forms) into a timedelta; None means unlimited.
+
+    Digits are ASCII and decimal, as Slurm's ``time_str2mins`` reads them; a limit longer
+    than :data:`MAX_SECONDS` (about 31 years) is refused: a simulation cannot hold it.
 
     >>> parse_duration("90")
     datetime.timedelta(seconds=5400)
@@ -56,26 +66,61 @@ def parse_duration(text: str | int | float | timedelta, *, what: str = "time") -
         raise SlurmlabError(f"invalid {what} {text!r}: expected a Slurm time such as 2:00:00")
     if isinstance(text, int | float):
         # a bare number of minutes, as sbatch reads it
-        return timedelta(minutes=text)
+        if not text >= 0:  # (NaN too)
+            raise SlurmlabError(f"invalid {what} {text!r}: must be a number of minutes >= 0")
+        return _limit(text * 60, text, what)
     s = str(text).strip()
     if s.upper() in _UNLIMITED:
         return None
-    m = re.fullmatch(r"(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?", s)
+    m = re.fullmatch(r"(?:([0-9]+)-)?([0-9]+)(?::([0-9]+))?(?::([0-9]+))?", s)
     if not m:
         raise SlurmlabError(
             f"invalid {what} {text!r}: use minutes, M:S, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED"
             + (" (sbatch: Invalid --time specification)" if what == "--time" else "")
+            + _form_hint(s)
         )
     days, a, b, c = m.groups()
     a, b, c = int(a), b and int(b), c and int(c)
     if days is None:
         if b is None:  # M
-            return timedelta(minutes=a)
+            return _limit(a * 60, text, what)
         if c is None:  # M:S
-            return timedelta(minutes=a, seconds=b)
-        return timedelta(hours=a, minutes=b, seconds=c)  # H:M:S
-    d = int(days)
-    return timedelta(days=d, hours=a, minutes=b or 0, seconds=c or 0)
+            return _limit(a * 60 + b, text, what)
+        return _limit(a * 3600 + b * 60 + c, text, what)  # H:M:S
+    return _limit(int(days) * 86400 + a * 3600 + (b or 0) * 60 + (c or 0), text, what)
+
+
+def _limit(seconds: float, text, what: str) -> timedelta:
+    """``seconds`` as a time limit, or an error for one longer than a simulation can hold
+    (timedelta itself overflows near 2.7 million years; pandas' job table near 292)."""
+    if seconds > MAX_SECONDS:
+        raise SlurmlabError(
+            f"invalid {what} {text!r}: too long to count (Invalid time limit specification): "
+            f"over {MAX_SECONDS:.0e} s (about 31 years), the longest time a simulation can "
+            "hold; give a shorter [days-]hours:minutes:seconds, or UNLIMITED for no limit"
+        )
+    return timedelta(seconds=seconds)
+
+
+def _form_hint(text: str) -> str:
+    """Why number-like ``text`` is not a number here, for the forms Python and YAML 1.1 read
+    and Slurm's ``strtol(..., 10)`` does not: ``0x10``, ``1_000``, other scripts' digits."""
+    m = re.fullmatch(r"[-+]?0([xXoObB])[0-9a-fA-F_]+", text)
+    if m:
+        base = {"x": "hexadecimal", "o": "octal", "b": "binary"}[m.group(1).lower()]
+        try:
+            decimal = f"write {int(text, 0)}"
+        except ValueError:
+            decimal = "write the number in decimal"
+        return (
+            f" ({text} is {base} in YAML 1.1 and Python; Slurm reads numbers in decimal: {decimal})"
+        )
+    if "_" in text and re.fullmatch(r"[-+]?[0-9_]+(\.[0-9_]*)?[a-zA-Z]*", text):
+        return f" (Slurm takes no '_' between digits: write {text.replace('_', '')})"
+    if any(c.isdigit() and not c.isascii() for c in text):
+        ascii_ = "".join(str(unicodedata.digit(c, c)) if not c.isascii() else c for c in text)
+        return f" (Slurm reads the ASCII digits 0-9 only: write {ascii_})"
+    return ""
 
 
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -83,11 +128,6 @@ _SECONDS_HELP = (
     "give seconds (e.g. 3600), a Slurm time ([D-]HH:MM:SS, or M:S, D-H, D-H:M as sbatch -t "
     "reads them, e.g. 1:00:00 or 1-12:00) or a number with s/m/h/d (e.g. 2h)"
 )
-
-
-#: the longest offset or duration a scenario may give (about 31.7 years), as the SWF reader
-#: bounds trace times: beyond it timestamps overflow pandas' nanosecond range
-MAX_SECONDS = 1e9
 
 
 def parse_seconds(value: str | int | float | timedelta, *, what: str = "time") -> float:
@@ -112,8 +152,20 @@ def parse_seconds(value: str | int | float | timedelta, *, what: str = "time") -
 
 
 def _seconds(value, what: str) -> float:
+    try:
+        return _seconds_of(value, what)
+    except OverflowError:  # (digits beyond a float: parse_seconds says it is too long)
+        return math.inf
+
+
+def _seconds_of(value, what: str) -> float:
     if isinstance(value, bool):
         raise SlurmlabError(f"invalid {what} {value!r}: {_SECONDS_HELP}")
+    if isinstance(value, date):  # (YAML reads an unquoted 2026-01-05 as one)
+        raise SlurmlabError(
+            f"invalid {what} {value.isoformat()!r}: a date, where a time is counted: "
+            f"{_SECONDS_HELP}"
+        )
     if isinstance(value, timedelta):
         value = value.total_seconds()
     elif isinstance(value, np.timedelta64):  # (NaT divides to NaN, refused below)
@@ -123,18 +175,18 @@ def _seconds(value, what: str) -> float:
             raise SlurmlabError(f"invalid {what} {value!r}: must be a number of seconds >= 0")
         return float(value)
     s = str(value).strip()
-    if re.fullmatch(r"\d+(\.\d+)?", s):
+    if re.fullmatch(r"[0-9]+(\.[0-9]+)?", s):
         return float(s)
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([smhd])", s, flags=re.IGNORECASE)
+    m = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)\s*([smhd])", s, flags=re.IGNORECASE)
     if m:
         return float(m.group(1)) * _UNIT_SECONDS[m.group(2).lower()]
-    m = re.fullmatch(r"(\d+)-(\d+)(?::(\d+))?(?::(\d+(?:\.\d+)?))?", s)  # D-H[:M[:S]]
+    m = re.fullmatch(r"([0-9]+)-([0-9]+)(?::([0-9]+))?(?::([0-9]+(?:\.[0-9]+)?))?", s)  # D-H:M:S
     if m:
         d, h, mi, sec = m.groups()
         return int(d) * 86400 + int(h) * 3600 + int(mi or 0) * 60 + float(sec or 0)
-    m = re.fullmatch(r"(?:(\d+):)?(\d+):(\d+(?:\.\d+)?)", s)  # [H:]M:S
+    m = re.fullmatch(r"(?:([0-9]+):)?([0-9]+):([0-9]+(?:\.[0-9]+)?)", s)  # [H:]M:S
     if not m:
-        raise SlurmlabError(f"invalid {what} {value!r}: {_SECONDS_HELP}")
+        raise SlurmlabError(f"invalid {what} {value!r}: {_SECONDS_HELP}{_form_hint(s)}")
     h, mi, sec = m.groups()
     return int(h or 0) * 3600 + int(mi) * 60 + float(sec)
 
@@ -162,7 +214,7 @@ def parse_instant(value, origin, *, what: str = "time") -> float:
         except SlurmlabError:
             if not isinstance(value, str):
                 raise  # (a number or a duration: its own error says what is wrong)
-            if not re.match(r"\s*\d{4}-\d\d-\d\d", value):
+            if not re.match(r"\s*[0-9]{4}-[0-9]{2}-[0-9]{2}", value):
                 raise SlurmlabError(
                     f"invalid {what} {value!r}: {_SECONDS_HELP}, or a date and time "
                     "(e.g. 2026-01-05T10:00)"
@@ -211,12 +263,16 @@ def parse_memory_mb(text: str | int, *, what: str = "memory") -> int:
         if text < 0:
             raise SlurmlabError(f"invalid {what} {text!r}: must not be negative")
         return text
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT])?B?\s*", str(text), flags=re.IGNORECASE)
+    s = str(text).strip()
+    m = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)\s*([KMGT])?B?", s, flags=re.IGNORECASE)
     if not m:
         raise SlurmlabError(
             f"invalid {what} {text!r}: give a size in MB or with a K/M/G/T suffix (e.g. 64G)"
+            + _form_hint(s)
         )
     value = float(m.group(1)) * _MEM_UNITS[(m.group(2) or "M").upper()]
+    if value == math.inf:  # (digits beyond a float's range)
+        raise SlurmlabError(f"invalid {what} {text!r}: too large a size")
     return int(-(-value // 1))  # round up, as Slurm does for partial MB
 
 
@@ -256,8 +312,15 @@ def compress_hostlist(names) -> str:
     return hostlist.collect_hostlist(list(names))
 
 
-def parse_whole(value, *, what: str, minimum: int = 0) -> int:
-    """A whole number of at least ``minimum`` (an int, or digits as text).
+#: the largest count slurmlab takes where Slurm keeps one in 32 bits (uint32_t; the two
+#: values above it, 0xfffffffe and 0xffffffff, are Slurm's NO_VAL and INFINITE)
+MAX_COUNT = 2**32 - 3
+
+
+def parse_whole(value, *, what: str, minimum: int = 0, maximum: int | None = None) -> int:
+    """A whole number from ``minimum`` to ``maximum`` (None: no bound; :data:`MAX_COUNT` for
+    a count Slurm keeps in 32 bits): an int, or ASCII decimal digits as text, as Slurm's
+    ``strtol(..., 10)`` reads them (not ``0x10``, ``1_000`` or other scripts' digits).
 
     >>> parse_whole("8", what="cpus")
     8
@@ -265,32 +328,39 @@ def parse_whole(value, *, what: str, minimum: int = 0) -> int:
     whole = isinstance(value, Integral) and not isinstance(value, bool)  # numpy ints too
     if (
         whole
-        or (isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value))
+        or (isinstance(value, str) and re.fullmatch(r"\s*-?[0-9]+\s*", value))
         or (isinstance(value, float) and value.is_integer())
     ):
         n = int(value)
     else:
+        hint = _form_hint(value.strip()) if isinstance(value, str) else ""
         raise SlurmlabError(
-            f"invalid {what} {value!r}: give a whole number (e.g. {max(minimum, 1)})"
+            f"invalid {what} {value!r}: give a whole number (e.g. {max(minimum, 1)}){hint}"
         )
     if n < minimum:
         raise SlurmlabError(f"invalid {what} {value!r}: must be at least {minimum}")
+    if maximum is not None and n > maximum:
+        why = " (Slurm keeps it in 32 bits)" if maximum == MAX_COUNT else ""
+        raise SlurmlabError(f"invalid {what} {value!r}: must be at most {maximum}{why}")
     return n
 
 
 def parse_number(value, *, what: str, minimum: float = 0.0, strict: bool = False) -> float:
-    """A number of at least ``minimum`` (above it with ``strict``), given as a number or text.
+    """A number of at least ``minimum`` (above it with ``strict``), given as a number or
+    text (ASCII decimal digits, with an optional fraction and exponent).
 
     >>> parse_number("0.7", what="shape")
     0.7
     """
     number = isinstance(value, Real) and not isinstance(value, bool)
-    if number or (
-        isinstance(value, str) and re.fullmatch(r"\s*-?\d+(\.\d*)?([eE][-+]?\d+)?\s*", value)
-    ):
+    pattern = r"\s*-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?\s*"
+    if not (number or isinstance(value, str) and re.fullmatch(pattern, value)):
+        hint = _form_hint(value.strip()) if isinstance(value, str) else ""
+        raise SlurmlabError(f"invalid {what} {value!r}: give a number (e.g. 1.5){hint}")
+    try:
         x = float(value)
-    else:
-        raise SlurmlabError(f"invalid {what} {value!r}: give a number (e.g. 1.5)")
+    except OverflowError:  # (an int beyond a float's range)
+        raise SlurmlabError(f"invalid {what} {value!r}: too large a number") from None
     if x != x:  # NaN
         raise SlurmlabError(f"invalid {what} {value!r}: give a number (e.g. 1.5)")
     if x < minimum or (strict and x == minimum):
