@@ -1,26 +1,31 @@
 """Read a real ``slurm.conf`` (and ``gres.conf``) into a :class:`Cluster`.
 
 Handles what real files contain: comments, ``\\`` line continuations, quoted
-values, case-insensitive keys, hostlist ranges, ``NodeName=DEFAULT`` and
-``PartitionName=DEFAULT`` lines, ``Nodes=ALL``, and CPUs computed from
-Sockets x CoresPerSocket x ThreadsPerCore when ``CPUs`` is absent. Global settings
-are kept (``Cluster.settings``) and checked as they are read (``setting_problem``): a
-malformed line raises :class:`ConfigError` naming the line number and the key. A
-setting Slurm would act on but slurmlab does not model (``ReturnToService=0``,
-``PriorityFlags=INCR_ONLY``, a partition's ``PreemptMode``...) is named in a warning
-with its file and line; keys that change nothing a simulation shows (``SlurmctldHost``,
-``AuthType``...) are kept silently. A key slurm.conf(5) does not have (``PriorityWieghtAge``),
-on a global, NodeName= or PartitionName= line, is named in a warning with the closest key
-Slurm has: slurmctld 22.05 refuses to start on it, and slurmlab ignores it.
+values, case-insensitive keys, a leading byte-order mark, hostlist ranges,
+``NodeName=DEFAULT`` and ``PartitionName=DEFAULT`` lines, ``Nodes=ALL``, ``NodeSet=``
+names in a partition's ``Nodes=``, ``DownNodes=`` lines, ``Include`` lines (a relative
+path is read from the including file's directory, as Slurm does), GRES counts with a
+K/M/G suffix, and CPUs computed from Sockets x CoresPerSocket x ThreadsPerCore when
+``CPUs`` is absent. Global settings are kept (``Cluster.settings``) and checked as they are
+read (``setting_problem``): a malformed line raises :class:`ConfigError` naming the file,
+the line number, the key and the value. A setting Slurm would act on but slurmlab does not
+model (``ReturnToService=0``, ``PriorityFlags=INCR_ONLY``, a partition's
+``PreemptMode``...) is named in a warning with its file and line; keys that change nothing
+a simulation shows (``SlurmctldHost``, ``AuthType``...) are kept silently. A key
+slurm.conf(5) does not have (``PriorityWieghtAge``), on a global, NodeName= or
+PartitionName= line, is named in a warning with the closest key Slurm has: slurmctld 22.05
+refuses to start on it, and slurmlab ignores it. Repeats follow slurmctld: a node or a
+partition defined twice is an error; a key given twice (on one line, or a global key on
+two lines) is named in a warning, and the last value wins.
 """
 
 from __future__ import annotations
 
 import re
-import warnings
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from slurmlab.errors import ConfigError, SlurmlabError
+from slurmlab.errors import ConfigError, SlurmlabError, warn_at_caller
 from slurmlab.spec.cluster import (
     KNOWN_KEYS,
     NODE_OPTIONS,
@@ -39,7 +44,7 @@ from slurmlab.spec.cluster import (
     setting_warning,
     unknown_key_warning,
 )
-from slurmlab.spec.units import expand_hostlist, parse_memory_mb
+from slurmlab.spec.units import compress_hostlist, expand_hostlist, parse_memory_mb
 
 __all__ = ["SCHEDULER_KEYS", "parse_gres_conf", "parse_slurm_conf", "read_text"]
 
@@ -49,20 +54,48 @@ _CANON = KNOWN_KEYS  # (lower case -> the spelling slurm.conf(5) uses)
 #: scontrol's name for Features.
 _NODE_KEYS = NODE_OPTIONS | {"AvailableFeatures"}
 
-_NODE_INT = {"cpus", "boards", "sockets", "socketsperboard", "corespersocket", "threadspercore"}
+#: The options of a DownNodes= and a NodeSet= line (read_config.c ``_downnodes_options``,
+#: ``_nodeset_options``).
+_DOWN_NODES_KEYS = frozenset({"Reason", "State"})
+_NODE_SET_KEYS = frozenset({"Feature", "Nodes"})
+
+#: A node's counts, each a uint16 in Slurm (read_config.c ``_nodename_options``).
+_NODE_INT = {"cpus", "procs", "boards", "sockets", "socketsperboard", "corespersocket"}
+_NODE_INT |= {"threadspercore"}
+
+_UINT16_MAX = 65535
+_UINT32_MAX = 4294967295
+
+#: Slurm's count suffixes (slurm_protocol_defs.c ``suffix_mult``), by lower-case suffix.
+_SUFFIX = {"": 1}
+for _i, _letter in enumerate("kmgtp", start=1):
+    _SUFFIX |= {_letter: 1024**_i, f"{_letter}ib": 1024**_i, f"{_letter}b": 1000**_i}
+
+#: Slurm's spelling of each key, by lower-case name (as slurmctld's messages name them).
+_SPELLING = {k.lower(): k for k in (*NODE_OPTIONS, *PARTITION_OPTIONS, *KNOWN_KEYS.values())}
+
+#: Global lines that may repeat, each adding a record (read_config.c: S_P_ARRAY options).
+_REPEATABLE = {"slurmctldhost"}
 
 
 def read_text(path_or_text: str | Path) -> tuple[str, str]:
-    """Return (text, source name) for a path or a literal text."""
+    """Return (text, source name) for a path or a literal text; a leading BOM is dropped."""
+    text, source, _ = _read(path_or_text)
+    return text, source
+
+
+def _read(path_or_text: str | Path) -> tuple[str, str, Path | None]:
+    """(text without a leading byte-order mark, source name, the file read or None)."""
     if isinstance(path_or_text, Path):
-        return path_or_text.read_text(encoding="utf-8"), str(path_or_text)
-    s = str(path_or_text)
-    if "\n" not in s and "=" not in s:
-        p = Path(s)
-        if not p.exists():
+        path = path_or_text
+    else:
+        s = str(path_or_text)
+        if "\n" in s or "=" in s:
+            return s.removeprefix("\ufeff"), "slurm.conf", None
+        path = Path(s)
+        if not path.exists():
             raise SlurmlabError(f"slurm.conf file {s!r} does not exist")
-        return p.read_text(encoding="utf-8"), s
-    return s, "slurm.conf"
+    return path.read_text(encoding="utf-8").removeprefix("\ufeff"), str(path), path
 
 
 def _logical_lines(text: str):
@@ -97,6 +130,107 @@ def _strip_comment(line: str) -> str:
     return "".join(out)
 
 
+# -- Include ------------------------------------------------------------------------------------
+def _conf_lines(text: str, source: str, path: Path | None, settings: ConfSettings, chain=()):
+    """Yield (source, line number, content) of a slurm.conf, each ``Include`` line replaced
+    by the lines of the file it names (parse_config.c ``_parse_include_directive``: a line
+    that starts with the word "include", any case, then white space)."""
+    for no, line in _logical_lines(text):
+        if not re.match(r"include(\s|$)", line, re.IGNORECASE):
+            yield source, no, line
+            continue
+        target, written = _include_target(line, no, source, path, settings)
+        seen = [p.resolve() for p in (*chain, path) if p is not None]
+        if target.resolve() in seen:
+            raise ConfigError(
+                f"Include {written}: {target} is already being read (it includes itself, "
+                "directly or through another file), so Slurm would read it without end; "
+                "remove the loop",
+                source=source,
+                line=no,
+            )
+        included = _read_included(target, written, no, source)
+        yield from _conf_lines(included, str(target), target, settings, (*chain, path))
+
+
+def _include_target(
+    line: str, no: int, source: str, path: Path | None, settings: ConfSettings
+) -> tuple[Path, str]:
+    """The file an ``Include`` line names, and its name as written. A relative name is
+    found in the directory of the file that holds the line (parse_config.c
+    ``_add_full_path``); ``%c`` stands for ClusterName, in lower case."""
+    words = line.split()
+    if len(words) == 1:
+        raise ConfigError(
+            f"{line!r} names no file; write Include and the file, e.g. Include nodes.conf",
+            source=source,
+            line=no,
+        )
+    written = words[1]
+    if len(words) > 2:
+        raise ConfigError(
+            f"{line!r}: an Include line names one file, and Slurm refuses the rest of the line "
+            f'("Parse error in file {source} line {no}: \\"{" ".join(words[2:])}\\""); '
+            "write one Include line per file",
+            source=source,
+            line=no,
+        )
+    name = written
+    if "%c" in name:
+        cluster = settings.get("ClusterName")
+        if cluster is None:
+            raise ConfigError(
+                f"Include {written}: %c stands for ClusterName, which no line above sets "
+                '(Slurm: "Did not get ClusterName for include path"); set ClusterName= '
+                "before this line",
+                source=source,
+                line=no,
+            )
+        name = name.replace("%c", cluster.lower())
+    target = Path(name)
+    if not target.is_absolute():
+        if path is None:
+            raise ConfigError(
+                f"Include {written}: this slurm.conf was given as text, so there is no "
+                f"directory to find {name!r} in (Slurm looks in the directory of the file "
+                "that includes it); give the slurm.conf's path instead of its text, give an "
+                "absolute path, or paste that file's lines here",
+                source=source,
+                line=no,
+            )
+        target = path.parent / target
+    return target, written
+
+
+def _read_included(target: Path, written: str, no: int, source: str) -> str:
+    """The text of an included file; a ConfigError naming the Include line otherwise."""
+    shown = written if str(target) == written else f"{written} ({target})"
+    try:
+        data = target.read_bytes()
+    except FileNotFoundError:
+        problem = "does not exist"
+    except IsADirectoryError:
+        problem = "is a directory, not a file"
+    except OSError as exc:
+        problem = f"cannot be read ({exc.strerror})"
+    else:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            problem = f"is not UTF-8 text (byte {exc.start} is {data[exc.start : exc.start + 1]!r})"
+        else:
+            if "\x00" not in text:
+                return text.removeprefix("\ufeff")
+            problem = "is not text (it holds NUL bytes)"
+    raise ConfigError(
+        f'Include {shown}: the file {problem}; slurmctld stops ("Include" failed in file '
+        f"{source} line {no}); check the path",
+        source=source,
+        line=no,
+    )
+
+
+# -- one line's options -------------------------------------------------------------------------
 def _pairs(line: str, no: int, source: str) -> list[tuple[str, str]]:
     try:
         tokens = quote_split(line)
@@ -117,159 +251,545 @@ def _pairs(line: str, no: int, source: str) -> list[tuple[str, str]]:
     return pairs
 
 
-def _int(value: str, key: str, no: int, source: str) -> int:
-    try:
-        return int(value)
-    except ValueError:
-        raise ConfigError(
-            f"{key}={value!r} is not a whole number", source=source, line=no
-        ) from None
+def _options(pairs: list[tuple[str, str]], what: str, no: int, source: str) -> dict[str, str]:
+    """A line's Key=Value options (after its first); a key given twice, in any case, is
+    named in a warning and its last value wins, as in Slurm (parse_config.c
+    ``_handle_common``: "specified more than once, latest value used")."""
+    out: dict[str, str] = {}
+    first: dict[str, str] = {}  # (lower case -> the spelling first used)
+    for key, value in pairs:
+        low = key.lower()
+        if low in first:
+            was = first[low]
+            says = f"{_SPELLING.get(low, key)} 1 specified more than once, latest value used"
+            warn_at_caller(
+                f"{source} line {no}: {what}: {key} is given twice on this line ({was}="
+                f'{out[was]}, then {key}={value}); Slurm uses the last (slurmctld logs "{says}") '
+                f"and so does slurmlab: {key}={value}; give it once"
+            )
+            out[was] = value
+        else:
+            first[low] = key
+            out[key] = value
+    return out
 
 
-def _node_from(kv: dict[str, str], name: str, no: int, source: str) -> Node:
-    low = {k.lower(): v for k, v in kv.items()}
-    spelled = {k.lower(): k for k in kv}
-    for k in _NODE_INT:
-        if k in low:
-            _int(low[k], spelled[k], no, source)
-    if "cpus" in low or "procs" in low:
-        cpus = _int(low.get("cpus", low.get("procs")), "CPUs", no, source)
-    else:
-        boards = int(low.get("boards", 1))
-        sockets = int(low.get("sockets", low.get("socketsperboard", 1)))
-        cores = int(low.get("corespersocket", 1))
-        threads = int(low.get("threadspercore", 1))
-        cpus = boards * sockets * cores * threads
-    try:
-        mem = parse_memory_mb(low.get("realmemory", "1"), what="RealMemory")
-    except SlurmlabError as exc:
-        raise ConfigError(str(exc), source=source, line=no) from None
-    try:
-        gres = parse_gres(low.get("gres", ""))
-    except SlurmlabError as exc:
-        raise ConfigError(str(exc), source=source, line=no) from None
-    feats = low.get("features", low.get("feature", low.get("availablefeatures", "")))
-    features = frozenset(f for f in re.split(r"[,\s]+", feats) if f)
-    port = low.get("port")
-    state = low.get("state", "UNKNOWN").upper().split("+")[0]
-    if state not in ("IDLE", "UP", "DOWN", "DRAIN", "FUTURE", "UNKNOWN", "CLOUD"):
-        raise ConfigError(
-            f"State={low['state']!r} is not a node state (UNKNOWN, IDLE, DOWN, DRAIN, FUTURE, CLOUD)",
-            source=source,
-            line=no,
+def _merged(defaults: dict[str, str], own: dict[str, str]) -> dict[str, str]:
+    """``defaults`` (a DEFAULT line's options) overridden by a line's ``own``, matching keys
+    in any case."""
+    spelled = {k.lower(): k for k in own}
+    out = {}
+    for k, v in defaults.items():
+        mine = spelled.get(k.lower())
+        if mine is None:
+            out[k] = v
+        else:  # (the line's own value, where the default was)
+            out[mine] = own[mine]
+    return out | own
+
+
+def _whole(
+    value: str,
+    key: str,
+    no: int,
+    source: str,
+    *,
+    most: int,
+    least: int = 0,
+    what: str = "",
+    unlimited: bool = False,
+) -> int:
+    """``value`` of ``key`` as Slurm reads a count (parse_value.c ``s_p_handle_uint16`` /
+    ``uint32``): ASCII digits, at most ``most``; else a ConfigError with the line and value.
+    (``least`` and ``unlimited`` are only named in the fix: the caller refuses a smaller
+    count, and reads UNLIMITED.)"""
+    head = f"{what}: " if what else ""
+    spelled = _SPELLING.get(key.lower(), key)
+    if re.fullmatch(r"[0-9]+", value):
+        if int(value) <= most:
+            return int(value)
+        why = (
+            f'is greater than {most}, the most Slurm takes ("{spelled} value ({value}) is '
+            f'greater than {most}")'
         )
-    return Node(
-        name=name,
-        cpus=cpus,
-        memory_mb=mem,
-        gres=gres,
-        features=features,
-        addr=None,
-        port=_int(port, "Port", no, source) if port else None,
-        state="IDLE" if state in ("UNKNOWN", "UP", "CLOUD") else state,
-        weight=_int(low.get("weight", "1"), "Weight", no, source),
+    elif re.fullmatch(r"-[0-9]+", value):
+        why = f'is less than zero (Slurm: "{spelled} value ({value}) is less than zero")'
+    else:
+        why = "is not a whole number"
+    raise ConfigError(
+        f"{head}{key}={value!r} {why}; give a whole number from {least} to {most}"
+        + (", or UNLIMITED" if unlimited else ""),
+        source=source,
+        line=no,
     )
 
 
+# -- nodes --------------------------------------------------------------------------------------
+def _check_node_options(kv: dict[str, str], what: str, no: int, source: str) -> None:
+    """Check a NodeName= line's own values (its DEFAULT values were checked on their line),
+    so that an error names the line, the key and the value as written."""
+    for key, value in kv.items():
+        low = key.lower()
+        if low in _NODE_INT:
+            if _whole(value, key, no, source, most=_UINT16_MAX, least=1, what=what) == 0:
+                names = what.partition("=")[2]
+                says = f': "NodeNames={names} {_SPELLING[low]}=0 is invalid, reset to 1"'
+                raise ConfigError(
+                    f"{what}: {key}=0 is invalid: a node has at least 1 (slurmctld resets it "
+                    f"to 1{'' if names.upper() == 'DEFAULT' else says}); give the node's real "
+                    f"{key}",
+                    source=source,
+                    line=no,
+                )
+        elif low == "weight":
+            _whole(value, key, no, source, most=_UINT32_MAX, what=what)
+        elif low == "port" and "[" not in value:
+            _whole(value, key, no, source, most=_UINT16_MAX, what=what)
+        elif low == "realmemory":
+            try:
+                parse_memory_mb(value, what="RealMemory")
+            except SlurmlabError as exc:
+                raise ConfigError(f"{what}: {exc}", source=source, line=no) from None
+        elif low == "gres":
+            _node_gres(value, what, no, source)
+        elif low == "state":
+            state = value.upper().split("+")[0]
+            if state not in ("IDLE", "UP", "DOWN", "DRAIN", "FUTURE", "UNKNOWN", "CLOUD"):
+                raise ConfigError(
+                    f"State={value!r} is not a node state (UNKNOWN, IDLE, DOWN, DRAIN, "
+                    "FUTURE, CLOUD)",
+                    source=source,
+                    line=no,
+                )
+
+
+def _node_gres(value: str, what: str, no: int, source: str) -> tuple[Gres, ...]:
+    """A node's ``Gres=`` as slurmctld reads it (gres.c ``_get_gres_cnt``): the text after
+    an item's last colon is its count when it starts with a digit, with an optional K, M,
+    G, T or P suffix (``gpu:2K`` is 2048 GPUs); otherwise a type, with a count of 1."""
+    items = []
+    for item in re.split(r",(?![^()]*\))", value):
+        body = re.sub(r"\(.*\)$", "", item.strip())  # (socket binding, dropped)
+        head, colon, last = body.rpartition(":")
+        if colon and last[:1].isascii() and last[:1].isdigit():
+            m = re.fullmatch(r"([0-9]+)([A-Za-z]*)", last)
+            mult = _SUFFIX.get(m.group(2).lower()) if m else None
+            if mult is None:
+                raise ConfigError(
+                    f"{what}: Gres={value!r}: the count {last!r} of {item.strip()!r} is not a "
+                    "whole number with an optional K, M, G, T or P suffix (slurmctld logs "
+                    f'"Bad GRES configuration: {item.strip()}" and gives the node none); '
+                    "write e.g. gpu:8 or gpu:h100:8",
+                    source=source,
+                    line=no,
+                )
+            body = f"{head}:{int(m.group(1)) * mult}"
+        items.append(body)
+    try:
+        return parse_gres(",".join(items))
+    except SlurmlabError:
+        raise ConfigError(
+            f"{what}: invalid Gres {value!r}: expected name[:type]:count, e.g. gpu:h100:8",
+            source=source,
+            line=no,
+        ) from None
+
+
+def _node_cpus(low: dict[str, str]) -> int:
+    """A node's CPUs: CPUs= (or its old name Procs=), else Boards x Sockets (or
+    SocketsPerBoard) x CoresPerSocket x ThreadsPerCore, each 1 when absent."""
+    count = {k: int(v) for k, v in low.items() if k in _NODE_INT}
+    if "cpus" in count or "procs" in count:
+        return count.get("cpus", count.get("procs"))
+    sockets = count.get("sockets", count.get("socketsperboard", 1))
+    return (
+        count.get("boards", 1)
+        * sockets
+        * count.get("corespersocket", 1)
+        * count.get("threadspercore", 1)
+    )
+
+
+def _node_from(kv: dict[str, str], name: str, what: str, no: int, source: str) -> Node:
+    """The node a NodeName= line defines (``kv``: its options over its DEFAULT ones, each
+    already checked by ``_check_node_options``)."""
+    low = {k.lower(): v for k, v in kv.items()}
+    feats = low.get("features", low.get("feature", low.get("availablefeatures", "")))
+    port = low.get("port")
+    state = low.get("state", "UNKNOWN").upper().split("+")[0]
+    try:
+        return Node(
+            name=name,
+            cpus=_node_cpus(low),
+            memory_mb=parse_memory_mb(low.get("realmemory", "1"), what="RealMemory"),
+            gres=_node_gres(low.get("gres", ""), what, no, source),
+            features=frozenset(f for f in re.split(r"[,\s]+", feats) if f),
+            addr=None,
+            port=int(port) if port else None,
+            state="IDLE" if state in ("UNKNOWN", "UP", "CLOUD") else state,
+            weight=int(low.get("weight", "1")),
+        )
+    except ConfigError:
+        raise
+    except SlurmlabError as exc:
+        raise ConfigError(f"{what}: {exc}", source=source, line=no) from None
+
+
+def _node_line(value: str, kv: dict[str, str], no: int, source: str) -> list[Node]:
+    """The nodes of one NodeName= line (``kv``: its options over its DEFAULT ones)."""
+    what = f"NodeName={value}"
+    try:
+        names = expand_hostlist(value)
+    except SlurmlabError as exc:
+        raise ConfigError(f"NodeName={value!r}: {exc}", source=source, line=no) from None
+    if not names:
+        raise ConfigError(
+            "NodeName= names no node; give the node names, e.g. NodeName=n[1-4]",
+            source=source,
+            line=no,
+        )
+    addrs = ports = None
+    for k, v in list(kv.items()):
+        if k.lower() == "nodeaddr":
+            try:
+                addrs = expand_hostlist(v)
+            except SlurmlabError as exc:
+                raise ConfigError(
+                    f"{what}: NodeAddr={v!r}: {exc}", source=source, line=no
+                ) from None
+            if len(addrs) not in (1, len(names)):
+                raise ConfigError(
+                    f"NodeAddr={v!r} names {len(addrs)} addresses for {len(names)} nodes",
+                    source=source,
+                    line=no,
+                )
+        if k.lower() == "port" and "[" in v:  # Port=[16821-16824]: one port per node
+            try:
+                ports = expand_hostlist(v)
+            except SlurmlabError as exc:
+                raise ConfigError(f"Port={v!r}: {exc}", source=source, line=no) from None
+            if len(ports) not in (1, len(names)):
+                raise ConfigError(
+                    f"Port={v!r} names {len(ports)} ports for {len(names)} nodes",
+                    source=source,
+                    line=no,
+                )
+            for port in ports:
+                _whole(port, "Port", no, source, most=_UINT16_MAX, what=what)
+            kv = {kk: vv for kk, vv in kv.items() if kk.lower() != "port"}
+    template = _node_from(kv, names[0], what, no, source)
+    out = []
+    for i, n in enumerate(names):
+        node = replace(template, name=n)
+        if addrs:
+            node = replace(node, addr=addrs[i if len(addrs) > 1 else 0])
+        if ports:
+            node = replace(node, port=int(ports[i if len(ports) > 1 else 0]))
+        out.append(node)
+    return out
+
+
+def _down_state(value: str, what: str, no: int, source: str) -> str | None:
+    """The state a DownNodes= line's ``State=`` gives its nodes (None: leave them as they
+    are), read as slurmctld's ``state_str2int`` reads it (any case; DRAIN..., FAIL...)."""
+    word = value.upper()
+    if word in ("DOWN", "IDLE", "FUTURE"):
+        return word
+    if word.startswith("DRAIN"):
+        return "DRAIN"
+    if word.startswith("CLOUD"):
+        return "IDLE"  # (as on a NodeName= line)
+    if word == "UNKNOWN":
+        return None  # (slurmctld leaves the state as it is)
+    if word.startswith("FAIL"):
+        warn_at_caller(
+            f"{source} line {no}: {what}: State={value}: slurmlab has no FAIL state; it "
+            "drains the node instead, which schedules the same (Slurm starts no new job on "
+            "a failing node either), but sinfo shows drain where Slurm shows fail"
+        )
+        return "DRAIN"
+    if word in ("ALLOCATED", "MIXED", "ERROR"):
+        warn_at_caller(
+            f"{source} line {no}: {what}: State={value}: not modelled by slurmlab (ignored): "
+            "Slurm shows the node so until its slurmd registers; slurmlab leaves the nodes "
+            "as their NodeName= line says; use DOWN, DRAIN, FAIL or FUTURE"
+        )
+        return None
+    raise ConfigError(
+        f'{what}: State={value!r} is not a state DownNodes takes (Slurm: "Invalid State '
+        f'\\"{value}\\"", and it ignores the line); give DOWN (the default), DRAIN, FAIL, '
+        "FAILING or FUTURE",
+        source=source,
+        line=no,
+    )
+
+
+# -- the file -----------------------------------------------------------------------------------
 def parse_slurm_conf(
     path_or_text: str | Path, gres_conf: str | Path | None = None, *, name: str | None = None
 ) -> Cluster:
     """Parse slurm.conf text or a path into a Cluster (see the module docstring)."""
-    text, source = read_text(path_or_text)
-    settings = ConfSettings()  # (each remembers its line, for the warnings about it)
-    node_default: dict[str, str] = {}
-    part_default: dict[str, str] = {}
-    nodes: dict[str, Node] = {}
-    node_line: dict[str, int] = {}
-    raw_parts: list[tuple[int, dict[str, str]]] = []
-    for no, line in _logical_lines(text):
-        pairs = _pairs(line, no, source)
+    text, source, path = _read(path_or_text)
+    conf = _Conf()
+    for src, no, line in _conf_lines(text, source, path, conf.settings):
+        conf.read(line, no, src)
+    if not conf.nodes:
+        raise ConfigError("no NodeName lines: a cluster needs at least one node", source=source)
+    name = name or conf.settings.get("ClusterName") or Path(source).stem
+    return conf.cluster(name, gres_conf, source)
+
+
+@dataclass
+class _Conf:
+    """What the lines of a slurm.conf say, as they are read: one ``read`` per line, in the
+    order of the file (DEFAULT lines apply to the lines after them), then ``cluster``."""
+
+    settings: ConfSettings = field(default_factory=ConfSettings)
+    nodes: dict[str, Node] = field(default_factory=dict)
+    node_default: dict[str, str] = field(default_factory=dict)
+    part_default: dict[str, str] = field(default_factory=dict)
+    #: (each line kind's DEFAULT line no later line has used yet)
+    unused_default: dict[str, tuple[str, int]] = field(default_factory=dict)
+    #: (where each node, partition and global key (in lower case) was defined)
+    node_at: dict[str, tuple[str, int]] = field(default_factory=dict)
+    part_at: dict[str, tuple[str, int]] = field(default_factory=dict)
+    global_at: dict[str, tuple[str, int]] = field(default_factory=dict)
+    #: (lines read once every node is known: (source, line number, value, options))
+    partition_lines: list[tuple[str, int, dict[str, str]]] = field(default_factory=list)
+    down_lines: list[tuple[str, int, str, dict[str, str]]] = field(default_factory=list)
+    node_sets: dict[str, tuple[str, int, dict[str, str]]] = field(default_factory=dict)
+
+    def read(self, line: str, no: int, src: str) -> None:
+        pairs = _pairs(line, no, src)
         head, value = pairs[0]
-        hl = head.lower()
-        if hl == "nodename":
-            kv = dict(pairs[1:])
-            _warn_unknown_options(kv, "node option", f"NodeName={value}", no, source, 4)
-            if value.upper() == "DEFAULT":
-                node_default.update(kv)
-                continue
-            merged = {**node_default, **kv}
-            try:
-                names = expand_hostlist(value)
-            except SlurmlabError as exc:
-                raise ConfigError(f"NodeName={value!r}: {exc}", source=source, line=no) from None
-            addrs = None
-            for k, v in merged.items():
-                if k.lower() == "nodeaddr":
-                    addrs = expand_hostlist(v)
-                    if len(addrs) not in (1, len(names)):
-                        raise ConfigError(
-                            f"NodeAddr={v!r} names {len(addrs)} addresses for {len(names)} nodes",
-                            source=source,
-                            line=no,
-                        )
-            ports = None
-            for k, v in list(merged.items()):
-                if k.lower() == "port" and "[" in v:  # Port=[16821-16824]: one port per node
-                    try:
-                        ports = expand_hostlist(v)
-                    except SlurmlabError as exc:
-                        raise ConfigError(f"Port={v!r}: {exc}", source=source, line=no) from None
-                    if len(ports) not in (1, len(names)):
-                        raise ConfigError(
-                            f"Port={v!r} names {len(ports)} ports for {len(names)} nodes",
-                            source=source,
-                            line=no,
-                        )
-                    merged = {kk: vv for kk, vv in merged.items() if kk.lower() != "port"}
-            for i, n in enumerate(names):
-                node = _node_from(merged, n, no, source)
-                if addrs:
-                    node = Node(**{**_fields(node), "addr": addrs[i if len(addrs) > 1 else 0]})
-                if ports:
-                    port = ports[i if len(ports) > 1 else 0]
-                    node = Node(**{**_fields(node), "port": _int(port, "Port", no, source)})
-                nodes[n] = node
-                node_line[n] = no
-        elif hl == "partitionname":
-            kv = dict(pairs[1:])
-            if value.upper() == "DEFAULT":
-                part_default.update(kv)
-                continue
-            raw_parts.append((no, {"PartitionName": value, **part_default, **kv}))
-        elif hl in ("include", "nodeset", "downnodes", "frontendname", "switchname"):
-            settings.setdefault(head, value)
-            settings.where.setdefault(head, f"{source} line {no}")
-        else:
-            if len(pairs) > 1:
+        kind = head.lower()
+        if kind == "include":  # (the Include lines Slurm reads were replaced by _conf_lines)
+            raise ConfigError(
+                f"Include={value}: Slurm's Include line has no '=' (slurmctld 22.05 stops on "
+                'this one: "Parsing error at unrecognized key: Include"); write '
+                f"Include {value}",
+                source=src,
+                line=no,
+            )
+        if kind == "switchname":  # (a topology.conf line: the network is not modelled)
+            warn_at_caller(f"{src} line {no}: {unknown_key_warning(head, value)}")
+            return
+        if kind == "frontendname":
+            warn_at_caller(f"{src} line {no}: FrontendName={value}: {_FRONT_END}")
+            return
+        line_kinds = {
+            "nodename": (self.node_line, "node option"),
+            "partitionname": (self.partition_line, "partition option"),
+            "downnodes": (self.down_nodes_line, "DownNodes option"),
+            "nodeset": (self.node_set_line, "NodeSet option"),
+        }
+        if kind not in line_kinds:
+            self.global_line(head, value, pairs, no, src)
+            return
+        read_line, options = line_kinds[kind]
+        what = f"{_CANON.get(kind, head)}={value}"
+        kv = _options(pairs[1:], what, no, src)
+        if options != "partition option":  # (a partition's are checked with its defaults)
+            _warn_unknown_options(kv, options, what, no, src)
+        read_line(value, kv, what, no, src)
+
+    def node_line(self, value: str, kv: dict[str, str], what: str, no: int, src: str) -> None:
+        _check_node_options(kv, what, no, src)
+        if value.upper() == "DEFAULT":
+            self.node_default = _merged(self.node_default, kv)
+            self.unused_default["NodeName"] = (src, no)
+            return
+        self.unused_default.pop("NodeName", None)
+        for node in _node_line(value, _merged(self.node_default, kv), no, src):
+            if node.name in self.node_at:
                 raise ConfigError(
-                    f"{head}={value!r} is followed by {pairs[1][0]!r}: put one global setting per line",
-                    source=source,
+                    f"{what}: node {node.name} is already defined on "
+                    f'{_at(self.node_at[node.name], src)}; slurmctld refuses this ("Duplicated '
+                    f'NodeName {node.name} in the config file"); define each node once',
+                    source=src,
                     line=no,
                 )
-            key = _CANON.get(hl, head)
-            problem = setting_problem(key, value)
-            if problem:
-                raise ConfigError(problem, source=source, line=no)
-            settings[key] = value
-            settings.where[key] = f"{source} line {no}"
-    if not nodes:
-        raise ConfigError("no NodeName lines: a cluster needs at least one node", source=source)
-    if gres_conf is not None:
-        nodes = _apply_gres_conf(nodes, gres_conf)
-    partitions = [_partition(kv, no, source, list(nodes)) for no, kv in raw_parts]
-    if not partitions:
-        partitions = [Partition("default", tuple(nodes), default=True)]
-    cluster_name = name or settings.get("ClusterName") or Path(source).stem
+            self.nodes[node.name] = node
+            self.node_at[node.name] = (src, no)
+
+    def partition_line(self, value: str, kv: dict[str, str], what: str, no: int, src: str) -> None:
+        if value.upper() == "DEFAULT":
+            self.part_default = _merged(self.part_default, kv)
+            self.unused_default["PartitionName"] = (src, no)
+            return
+        if value in self.part_at:
+            raise ConfigError(
+                f"{what}: partition {value!r} is already defined on "
+                f'{_at(self.part_at[value], src)}; slurmctld refuses this ("duplicate entry for '
+                f'partition {value}"); define each partition once',
+                source=src,
+                line=no,
+            )
+        self.part_at[value] = (src, no)
+        self.unused_default.pop("PartitionName", None)
+        merged = {"PartitionName": value, **_merged(self.part_default, kv)}
+        self.partition_lines.append((src, no, merged))
+
+    def down_nodes_line(self, value: str, kv: dict[str, str], what: str, no: int, src: str) -> None:
+        self.down_lines.append((src, no, value, kv))  # (applied once every node is known)
+
+    def node_set_line(self, value: str, kv: dict[str, str], what: str, no: int, src: str) -> None:
+        if value in self.node_sets:
+            warn_at_caller(
+                f"{src} line {no}: {what}: NodeSet {value!r} is already defined on "
+                f"{_at(self.node_sets[value][:2], src)}; Slurm uses the first definition and "
+                "so does slurmlab; give each NodeSet its own name"
+            )
+            return
+        self.node_sets[value] = (src, no, kv)
+
+    def global_line(self, head: str, value: str, pairs: list, no: int, src: str) -> None:
+        if len(pairs) > 1:
+            raise ConfigError(
+                f"{head}={value!r} is followed by {pairs[1][0]!r}: put one global setting per line",
+                source=src,
+                line=no,
+            )
+        low = head.lower()
+        key = _CANON.get(low, head)
+        problem = setting_problem(key, value)
+        if problem:
+            raise ConfigError(problem, source=src, line=no)
+        before = next((k for k in self.settings if k.lower() == low), None)
+        if before is not None:
+            if low not in _REPEATABLE:
+                warn_at_caller(
+                    f"{src} line {no}: {head}={value}: {key} is already set on "
+                    f"{_at(self.global_at[low], src)} ({before}={self.settings[before]}); "
+                    f'Slurm uses the last value (slurmctld logs "{key} 1 specified more than '
+                    f'once, latest value used") and so does slurmlab: {key}={value}; set it once'
+                )
+            del self.settings[before]
+        self.settings[key] = value
+        self.settings.where[key] = f"{src} line {no}"
+        self.global_at[low] = (src, no)
+
+    def cluster(self, name: str, gres_conf: str | Path | None, source: str) -> Cluster:
+        """The cluster the lines read define (with the DownNodes= states and gres.conf)."""
+        nodes = dict(self.nodes)
+        for src, no, value, kv in self.down_lines:
+            _apply_down_nodes(nodes, value, kv, no, src)
+        if gres_conf is not None:
+            nodes = _apply_gres_conf(nodes, gres_conf)
+        members = _node_set_members(self.node_sets, nodes)
+        partitions = [
+            _partition(kv, no, src, list(nodes), members) for src, no, kv in self.partition_lines
+        ]
+        for kind, noun in (("NodeName", "node"), ("PartitionName", "partition")):
+            if kind in self.unused_default and (partitions or kind == "NodeName"):
+                src, no = self.unused_default[kind]
+                warn_at_caller(
+                    f"{src} line {no}: {kind}=DEFAULT: no {kind}= line follows it, so its "
+                    f"values apply to no {noun} (Slurm applies DEFAULT values to later lines "
+                    f"only); move it above the {noun}s it is for"
+                )
+        if not partitions:
+            partitions = [self.default_partition(nodes)]
+        try:
+            return Cluster(name, tuple(nodes.values()), tuple(partitions), self.settings)
+        except ConfigError:
+            raise
+        except SlurmlabError as exc:
+            raise ConfigError(str(exc), source=source) from None
+
+    def default_partition(self, nodes: dict[str, Node]) -> Partition:
+        """The partition of a slurm.conf with no PartitionName= line: every node, in a
+        partition ``default``, with the values of a PartitionName=DEFAULT line if there is
+        one (named in a warning: Slurm would have no partition at all)."""
+        if not self.part_default:
+            return Partition("default", tuple(nodes), default=True)
+        src, no = self.unused_default["PartitionName"]
+        given = " ".join(f"{k}={v}" for k, v in self.part_default.items())
+        warn_at_caller(
+            f"{src} line {no}: PartitionName=DEFAULT {given}: no PartitionName= line follows, "
+            "so in Slurm these values apply to no partition, and with no partition slurmctld "
+            'refuses every job ("No partition specified or system default partition"); '
+            "slurmlab puts every node in a partition 'default' and gives it these values; add "
+            "a line such as PartitionName=main Nodes=ALL Default=YES"
+        )
+        kv = _merged({"Nodes": "ALL", "Default": "YES"}, self.part_default)
+        return _partition({"PartitionName": "default", **kv}, no, src, list(nodes), {})
+
+
+#: Why a FrontendName= line is ignored.
+_FRONT_END = (
+    "not modelled by slurmlab (ignored): front-end nodes exist only in a Slurm built with "
+    '--enable-front-end (a standard slurmctld stops on this line: "Use of FrontendName in '
+    'slurm.conf without Slurm being configured/built with the --enable-front-end option"); '
+    "a front end only runs job scripts, on resources still allocated from the NodeName= "
+    "nodes, so scheduling is the same"
+)
+
+
+def _at(place: tuple[str, int], source: str) -> str:
+    """``line 3`` in the file being read, ``extra.conf line 3`` in another."""
+    return f"line {place[1]}" if place[0] == source else f"{place[0]} line {place[1]}"
+
+
+def _apply_down_nodes(
+    nodes: dict[str, Node], value: str, kv: dict[str, str], no: int, source: str
+) -> None:
+    """Set the state a DownNodes= line gives its nodes (slurmctld ``_handle_downnodes_line``,
+    after every NodeName= line is read). Reason= is a label slurmlab does not keep, as on a
+    NodeName= line."""
+    what = f"DownNodes={value}"
     try:
-        return Cluster(cluster_name, tuple(nodes.values()), tuple(partitions), settings)
-    except ConfigError:
-        raise
+        names = expand_hostlist(value)
     except SlurmlabError as exc:
-        raise ConfigError(str(exc), source=source) from None
+        raise ConfigError(f"{what}: {exc}", source=source, line=no) from None
+    state_text = next((v for k, v in kv.items() if k.lower() == "state"), "DOWN")
+    state = _down_state(state_text, what, no, source)
+    unknown = [n for n in names if n not in nodes]
+    if unknown:
+        warn_at_caller(
+            f"{source} line {no}: {what}: {compress_hostlist(unknown)} is not defined by any "
+            f'NodeName= line; slurmctld logs "DownNode \\"{unknown[0]}\\" does not exist!" '
+            "and skips it, and so does slurmlab; check the node names"
+        )
+    if state is not None:
+        for n in names:
+            if n in nodes:
+                nodes[n] = replace(nodes[n], state=state)
 
 
-def _fields(node: Node) -> dict:
-    return {f: getattr(node, f) for f in Node.__slots__}
+def _node_set_members(
+    node_sets: dict[str, tuple[str, int, dict[str, str]]], nodes: dict[str, Node]
+) -> dict[str, list[str]]:
+    """The nodes of each NodeSet=: those with its Feature=, then those its Nodes= lists
+    (slurmctld ``nodespec_to_hostlist``)."""
+    out: dict[str, list[str]] = {}
+    for set_name, (src, no, kv) in node_sets.items():
+        what = f"NodeSet={set_name}"
+        if set_name in nodes:
+            raise ConfigError(
+                f"{what}: {set_name!r} is also the name of a node; slurm.conf(5): a NodeSet "
+                'name "must not overlap with any NodeName definitions"; rename the NodeSet',
+                source=src,
+                line=no,
+            )
+        low = {k.lower(): v for k, v in kv.items()}
+        found = [n for n, node in nodes.items() if low.get("feature") in node.features]
+        if low.get("nodes"):
+            try:
+                listed = expand_hostlist(low["nodes"])
+            except SlurmlabError as exc:
+                raise ConfigError(f"{what}: Nodes=: {exc}", source=src, line=no) from None
+            missing = [n for n in listed if n not in nodes]
+            if missing:
+                raise ConfigError(
+                    f"{what}: Nodes={low['nodes']!r} names undefined nodes "
+                    f"{compress_hostlist(missing)}; define them with NodeName= lines",
+                    source=src,
+                    line=no,
+                )
+            found += listed
+        out[set_name] = list(dict.fromkeys(found))
+    return out
 
 
 #: Partition options slurmlab applies beyond the Partition fields (in lower case).
@@ -279,7 +799,13 @@ _PARTITION_MODELLED = {
 }  # fmt: skip
 
 
-def _partition(kv: dict[str, str], no: int, source: str, all_nodes: list[str]) -> Partition:
+def _partition(
+    kv: dict[str, str],
+    no: int,
+    source: str,
+    all_nodes: list[str],
+    node_sets: dict[str, list[str]],
+) -> Partition:
     low = {k.lower(): (k, v) for k, v in kv.items()}
     pname = kv["PartitionName"]
     nodes_expr = low.get("nodes", ("Nodes", ""))[1]
@@ -289,9 +815,11 @@ def _partition(kv: dict[str, str], no: int, source: str, all_nodes: list[str]) -
         names = list(all_nodes)
     else:
         try:
-            names = expand_hostlist(nodes_expr)
+            listed = expand_hostlist(nodes_expr)
         except SlurmlabError as exc:
             raise ConfigError(f"Nodes={nodes_expr!r}: {exc}", source=source, line=no) from None
+        # (a NodeSet's name stands for its nodes: slurmctld nodespec_to_hostlist)
+        names = list(dict.fromkeys(m for n in listed for m in node_sets.get(n, [n])))
     missing = [n for n in names if n not in all_nodes]
     if missing:
         raise ConfigError(
@@ -310,21 +838,20 @@ def _partition(kv: dict[str, str], no: int, source: str, all_nodes: list[str]) -
             raise ConfigError(f"{key}={v!r} must be YES or NO", source=source, line=no)
         return v.upper() == "YES"
 
-    max_nodes = get("MaxNodes")
+    what = f"partition {pname!r}"
     known = {"partitionname", "nodes", "default", "maxtime", "defaulttime", "maxnodes"}
     known |= {"prioritytier", "priorityjobfactor", "state", "priority", "minnodes"}
     options = {k: v for lk, (k, v) in low.items() if lk not in known}
     slurms = {o.lower() for o in PARTITION_OPTIONS}
-    _warn_unknown_options(options, "partition option", f"partition {pname!r}", no, source, 6)
+    _warn_unknown_options(options, "partition option", what, no, source)
     for k, v in options.items():  # (a partition's own TRESBillingWeights, DefMemPerCPU...)
         problem = setting_problem(k, v) if k.lower() in slurms else None
         if problem:
-            raise ConfigError(f"partition {pname!r}: {problem}", source=source, line=no)
+            raise ConfigError(f"{what}: {problem}", source=source, line=no)
     over = get("OverSubscribe", "NO").upper()
     if over not in ("NO", "EXCLUSIVE", "YES", "FORCE") and not over.startswith(("YES:", "FORCE:")):
         raise ConfigError(
-            f"partition {pname!r}: OverSubscribe={over!r} must be NO, EXCLUSIVE, YES[:N] or "
-            "FORCE[:N]",
+            f"{what}: OverSubscribe={over!r} must be NO, EXCLUSIVE, YES[:N] or FORCE[:N]",
             source=source,
             line=no,
         )
@@ -332,25 +859,24 @@ def _partition(kv: dict[str, str], no: int, source: str, all_nodes: list[str]) -
     if over not in ("NO", "EXCLUSIVE"):
         ignored.append(f"OverSubscribe={over}")
     if ignored:
-        warnings.warn(
-            f"{source} line {no}: partition {pname!r}: {', '.join(ignored)} not modelled by "
-            "slurmlab (ignored)",
-            stacklevel=5,
+        warn_at_caller(
+            f"{source} line {no}: {what}: {', '.join(ignored)} not modelled by slurmlab (ignored)"
         )
     for k, v in options.items():  # (a modelled option may name what is not: TRES, say)
         note = setting_warning(k, v) if k.lower() in _PARTITION_MODELLED else None
         if note:
-            warnings.warn(f"{source} line {no}: partition {pname!r}: {note}", stacklevel=5)
+            warn_at_caller(f"{source} line {no}: {what}: {note}")
     tier = get("PriorityTier", "1")
     job_factor = get("PriorityJobFactor", "1")
+    tier_key = "PriorityTier"
     factor_key = "PriorityJobFactor"
     if get("Priority") is not None:  # the old name sets both (read_config.c)
         tier = job_factor = get("Priority")
-        factor_key = "Priority"
-    factor = _int(job_factor, factor_key, no, source)
+        tier_key = factor_key = "Priority"
+    factor = _whole(job_factor, factor_key, no, source, most=_UINT32_MAX, what=what)
     if not 0 <= factor <= PRIORITY_JOB_FACTOR_MAX:
         raise ConfigError(
-            f"partition {pname!r}: {factor_key}={job_factor!r} must be a whole number from 0 to "
+            f"{what}: {factor_key}={job_factor!r} must be a whole number from 0 to "
             f"{PRIORITY_JOB_FACTOR_MAX} (slurm.conf(5): it may not exceed 65533)",
             source=source,
             line=no,
@@ -360,36 +886,59 @@ def _partition(kv: dict[str, str], no: int, source: str, all_nodes: list[str]) -
         raise ConfigError(
             f"State={state!r} must be UP, DOWN, DRAIN or INACTIVE", source=source, line=no
         )
-    return Partition(
-        name=pname,
-        nodes=tuple(names),
-        default=yes("Default"),
-        max_time=parse_time_value(get("MaxTime", "UNLIMITED"), "MaxTime", no, source),
-        default_time=(
-            parse_time_value(get("DefaultTime"), "DefaultTime", no, source)
-            if get("DefaultTime")
-            else None
-        ),
-        max_nodes=(
-            None
-            if max_nodes is None or max_nodes.upper() == "UNLIMITED"
-            else _int(max_nodes, "MaxNodes", no, source)
-        ),
-        priority_tier=_int(tier, "PriorityTier", no, source),
-        priority_job_factor=factor,
-        min_nodes=_int(get("MinNodes", "1"), "MinNodes", no, source),
-        state=state,
-        options=options,
+    try:
+        return Partition(
+            name=pname,
+            nodes=tuple(names),
+            default=yes("Default"),
+            max_time=parse_time_value(get("MaxTime", "UNLIMITED"), "MaxTime", no, source),
+            default_time=(
+                parse_time_value(get("DefaultTime"), "DefaultTime", no, source)
+                if get("DefaultTime")
+                else None
+            ),
+            max_nodes=_max_nodes(get("MaxNodes", "UNLIMITED"), what, no, source),
+            priority_tier=_whole(tier, tier_key, no, source, most=_UINT16_MAX, what=what),
+            priority_job_factor=factor,
+            min_nodes=_whole(
+                get("MinNodes", "1"), "MinNodes", no, source, most=_UINT32_MAX, what=what
+            ),
+            state=state,
+            options=options,
+        )
+    except ConfigError:
+        raise
+    except SlurmlabError as exc:
+        raise ConfigError(f"PartitionName={pname}: {exc}", source=source, line=no) from None
+
+
+def _max_nodes(value: str, what: str, no: int, source: str) -> int | None:
+    """A partition's MaxNodes= (None: UNLIMITED), a uint32 in Slurm."""
+    if value.upper() in ("UNLIMITED", "INFINITE"):
+        return None
+    count = _whole(
+        value, "MaxNodes", no, source, most=_UINT32_MAX, least=1, what=what, unlimited=True
     )
+    if count == 0:
+        raise ConfigError(
+            f"{what}: MaxNodes='0' lets no job start (every job needs a node); give at least "
+            "1, or UNLIMITED",
+            source=source,
+            line=no,
+        )
+    return count
 
 
-def _warn_unknown_options(
-    kv: dict[str, str], kind: str, what: str, no: int, source: str, stacklevel: int
-) -> None:
-    """Warn about each key of a NodeName= or PartitionName= line that is not one of that
-    line's options in Slurm (``kind``: "node option" or "partition option"), naming the
-    closest one; ``stacklevel`` points the warning at the caller of ``from_slurm_conf``."""
-    options = _NODE_KEYS if kind == "node option" else PARTITION_OPTIONS
+def _warn_unknown_options(kv: dict[str, str], kind: str, what: str, no: int, source: str) -> None:
+    """Warn about each key of a NodeName=, PartitionName=, DownNodes= or NodeSet= line that
+    is not one of that line's options in Slurm (``kind``: "node option", "partition
+    option"...), naming the closest one."""
+    options = {
+        "node option": _NODE_KEYS,
+        "partition option": PARTITION_OPTIONS,
+        "DownNodes option": _DOWN_NODES_KEYS,
+        "NodeSet option": _NODE_SET_KEYS,
+    }[kind]
     for k, v in kv.items():
         note = unknown_key_warning(k, v, kind, options)
         if note is None and kind == "node option":
@@ -397,7 +946,7 @@ def _warn_unknown_options(
             if spec is not None:
                 note = f"{spec}={v}: not modelled by slurmlab (ignored); {_SPECIALIZED[spec]}"
         if note:
-            warnings.warn(f"{source} line {no}: {what}: {note}", stacklevel=stacklevel)
+            warn_at_caller(f"{source} line {no}: {what}: {note}")
 
 
 #: Node options that keep resources from jobs (core specialization), which slurmlab ignores.
@@ -428,13 +977,25 @@ def parse_gres_conf(path_or_text: str | Path) -> dict[str, list[Gres]]:
             except SlurmlabError as exc:
                 raise ConfigError(f"File={kv['file']!r}: {exc}", source=source, line=no) from None
         elif "count" in kv:
-            count = _int(kv["count"], "Count", no, source)
+            count = _gres_conf_count(kv["count"], no, source)
         else:
             count = 1
         nodes = expand_hostlist(kv["nodename"]) if "nodename" in kv else ["*"]
         for n in nodes:
             out.setdefault(n, []).append(Gres(kv["name"], kv.get("type"), count))
     return out
+
+
+def _gres_conf_count(value: str, no: int, source: str) -> int:
+    """gres.conf ``Count=``: a whole number with an optional suffix (gres.c: ``suffix_mult``)."""
+    m = re.fullmatch(r"([0-9]+)([A-Za-z]*)", value)
+    if m is None or m.group(2).lower() not in _SUFFIX:
+        raise ConfigError(
+            f"Count={value!r} is not a whole number with an optional K, M, G, T or P suffix",
+            source=source,
+            line=no,
+        )
+    return int(m.group(1)) * _SUFFIX[m.group(2).lower()]
 
 
 def _apply_gres_conf(nodes: dict[str, Node], gres_conf: str | Path) -> dict[str, Node]:
@@ -459,5 +1020,5 @@ def _apply_gres_conf(nodes: dict[str, Node], gres_conf: str | Path) -> dict[str,
                 )
         typed = [g for g in entries if g.type] or entries
         others = tuple(g for g in node.gres if g.name not in found)
-        out[name] = Node(**{**_fields(node), "gres": tuple(typed) + others})
+        out[name] = replace(node, gres=tuple(typed) + others)
     return out
