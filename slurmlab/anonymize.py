@@ -34,6 +34,7 @@ from pathlib import Path
 
 import hostlist
 
+from slurmlab.errors import SlurmlabError
 from slurmlab.records.sacct import (
     SACCT_FIELDS,
     SacctParseError,
@@ -262,7 +263,9 @@ def anonymize_file(
     """Write an anonymized copy of a sacct export (plain text, even from a .gz).
 
     ``mapping_path``, when given, receives a CSV of kind, original, pseudonym: keep it private.
+    Neither may be the export itself, nor one the other (refused before anything is written).
     """
+    _refuse_overwrite(source, output, mapping_path)
     name, data = _load_bytes(source)
     if data.lstrip()[:1] in (b"{", b"["):
         raise SacctParseError(
@@ -286,3 +289,21 @@ def anonymize_file(
             for (kind, original), new in sorted(anonymizer.result.mapping.items()):
                 writer.writerow([kind, original, new])
     return anonymizer.result
+
+
+def _refuse_overwrite(
+    source: str | os.PathLike, output: str | os.PathLike, mapping: str | os.PathLike | None
+) -> None:
+    """The original export must survive, and the mapping must not replace the anonymized copy."""
+    if isinstance(source, (str, os.PathLike)) and os.path.isfile(source):
+        for what, path in (("output", output), ("mapping_path", mapping)):
+            if path is not None and os.path.exists(path) and os.path.samefile(path, source):
+                raise SlurmlabError(
+                    f"anonymize_file: {what}={str(path)!r} is the export being anonymized "
+                    f"({str(source)!r}): writing it would destroy the original; give another path"
+                )
+    if mapping is not None and Path(mapping).resolve() == Path(output).resolve():
+        raise SlurmlabError(
+            f"anonymize_file: output and mapping_path are one file ({str(output)!r}): the "
+            "mapping would replace the anonymized export; give each its own path"
+        )

@@ -172,10 +172,35 @@ def run_summary(args) -> int:
     return 0
 
 
+def _check_outputs(args, outputs: list[tuple[str, str | None, str]]) -> None:
+    """Before reading anything: no output may be an input file or another output, and each
+    must be writable (errors as ``simulate --jobs-out`` gives them)."""
+    from slurmlab.cli import check_distinct
+    from slurmlab.commands_sim import check_writable
+
+    inputs = [
+        ("the export", args.export),
+        ("the --cluster slurm.conf", getattr(args, "cluster", None)),
+        ("the --capacity file", getattr(args, "capacity", None)),
+    ]
+    check_distinct(inputs, outputs)
+    for flag, path, example in outputs:
+        if path:
+            check_writable(Path(path), flag, example)
+
+
+def _write_error(flag: str, path: str, exc: OSError) -> SlurmlabError:
+    """A file that could not be written after all (a disk full, a folder removed meanwhile)."""
+    return SlurmlabError(
+        f"{flag} {str(path)!r}: cannot write it ({exc.strerror or exc}); choose another path"
+    )
+
+
 def run_report(args) -> int:
     from slurmlab.report import write_report
 
     try:
+        _check_outputs(args, [("-o", args.output, "report.html")])
         jobs = _read(args)
         capacity = None
         if args.cluster:
@@ -189,6 +214,8 @@ def run_report(args) -> int:
             write_report(jobs, args.output, capacity=capacity, title=args.title)
     except SlurmlabError as exc:
         return _fail(exc)
+    except OSError as exc:
+        return _fail(_write_error("-o", args.output, exc))
     for warning in caught:  # the report itself says when capacity is inferred
         if "no capacity given" not in str(warning.message):
             _warn(warning.message)
@@ -196,8 +223,12 @@ def run_report(args) -> int:
     return 0
 
 
+_CAPACITY_EXAMPLE = "{gpu: {cpus: 512, gpus: 64, nodes: 8}, cpu: {cpus: 256, gpus: 0, nodes: 4}}"
+
+
 def _load_capacity(path: str) -> dict:
-    """A ``--capacity`` file: {partition: {cpus, gpus, nodes}} in YAML (JSON is YAML)."""
+    """A ``--capacity`` file: {partition: {cpus, gpus, nodes}} in YAML (JSON is YAML); each
+    value a whole number of at least 0 (errors name the file, the partition and the value)."""
     import yaml
 
     try:
@@ -208,9 +239,27 @@ def _load_capacity(path: str) -> dict:
         raise SlurmlabError(f"--capacity {path!r}: not YAML or JSON ({exc})") from None
     if not isinstance(doc, dict) or not doc:
         raise SlurmlabError(
-            f"--capacity {path!r}: expected a mapping of partitions, e.g. "
-            "{gpu: {cpus: 512, gpus: 64, nodes: 8}, cpu: {cpus: 256, gpus: 0, nodes: 4}}"
+            f"--capacity {path!r}: expected a mapping of partitions, e.g. {_CAPACITY_EXAMPLE}"
         )
+    for name, value in doc.items():
+        if not isinstance(value, dict):
+            raise SlurmlabError(
+                f"--capacity {path!r}: partition {str(name)!r} is {value!r}, not a mapping of "
+                f"cpus, gpus and nodes; e.g. {_CAPACITY_EXAMPLE}"
+            )
+        for key, count in value.items():
+            if key not in ("cpus", "gpus", "nodes"):
+                raise SlurmlabError(
+                    f"--capacity {path!r}: partition {str(name)!r} has the key {str(key)!r}; "
+                    f"the keys are cpus, gpus and nodes, e.g. {_CAPACITY_EXAMPLE}"
+                )
+            whole = isinstance(count, int) and not isinstance(count, bool)
+            if not whole or count < 0:
+                raise SlurmlabError(
+                    f"--capacity {path!r}: partition {str(name)!r}: {key}={count!r} is not a "
+                    "count; give a whole number of at least 0 (0 for a resource it does not "
+                    "have)"
+                )
     return {str(name): value for name, value in doc.items()}
 
 
@@ -218,6 +267,10 @@ def run_anonymize(args) -> int:
     from slurmlab.anonymize import anonymize_file
 
     try:
+        _check_outputs(
+            args,
+            [("-o", args.output, "anonymized.psv"), ("--mapping", args.mapping, "mapping.csv")],
+        )
         result = anonymize_file(
             args.export,
             args.output,
@@ -228,6 +281,10 @@ def run_anonymize(args) -> int:
         )
     except SlurmlabError as exc:
         return _fail(exc)
+    except OSError as exc:
+        mapping = args.mapping and exc.filename and Path(exc.filename) == Path(args.mapping)
+        flag, path = ("--mapping", args.mapping) if mapping else ("-o", args.output)
+        return _fail(_write_error(flag, path, exc))
     print(f"wrote {args.output} ({result.replaced} values replaced)")
     if args.mapping:
         print(f"wrote the mapping to {args.mapping} (keep it private)")

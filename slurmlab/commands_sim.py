@@ -13,7 +13,7 @@ from pathlib import Path
 from slurmlab.errors import SlurmlabError
 from slurmlab.policies.backfill import POLICIES
 
-__all__ = ["add_subcommands"]
+__all__ = ["add_subcommands", "check_writable"]
 
 
 def add_subcommands(sub) -> None:
@@ -172,12 +172,13 @@ def _check_sacct_ids(scenario, path: Path) -> None:
         )
 
 
-def _check_writable(path: Path, flag: str = "--jobs-out") -> None:
-    """Fail before simulating if the --jobs-out (--sacct-out) file cannot be written."""
+def check_writable(path: Path, flag: str = "--jobs-out", example: str = "jobs.csv") -> None:
+    """Fail before any work if the file of ``flag`` (--jobs-out, --sacct-out; report -o ...)
+    cannot be written: a directory, a missing folder, a read-only place."""
     where = f"{flag} {str(path)!r}"
     if path.is_dir():
         raise SlurmlabError(
-            f"{where} is a directory; give a file name, e.g. {str(path / 'jobs.csv')!r}"
+            f"{where} is a directory; give a file name, e.g. {str(path / example)!r}"
         )
     if not path.parent.is_dir():
         problem = "is not a folder" if path.parent.exists() else "does not exist"
@@ -197,8 +198,27 @@ def _check_writable(path: Path, flag: str = "--jobs-out") -> None:
         path.unlink(missing_ok=True)
 
 
+def _scenario_files(path: Path) -> list[tuple[str, str]]:
+    """The slurm.conf and gres.conf a scenario file names (cluster: {slurm_conf: ...}):
+    inputs too, which no output may overwrite."""
+    import yaml
+
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):  # (loaded already: never here)
+        return []
+    cluster = doc.get("cluster") if isinstance(doc, dict) else None
+    if not isinstance(cluster, dict):
+        return []
+    return [
+        (f"the scenario's cluster.{key}", str(path.parent / str(cluster[key])))
+        for key in ("slurm_conf", "gres_conf")
+        if cluster.get(key)
+    ]
+
+
 def run_simulate(args) -> int:
-    from slurmlab.cli import load_cluster
+    from slurmlab.cli import check_distinct, load_cluster
     from slurmlab.records.swf import SwfDropWarning, read_swf, swf_cluster
     from slurmlab.scenario import Scenario
     from slurmlab.sim.simulate import simulate
@@ -206,9 +226,18 @@ def run_simulate(args) -> int:
     path = Path(args.input)
     swf = _check_input(path)
     _check_options(args, swf)
-    for flag, out in (("--jobs-out", args.jobs_out), ("--sacct-out", args.sacct_out)):
+    outputs = [
+        ("--jobs-out", args.jobs_out, "jobs.csv"),
+        ("--sacct-out", args.sacct_out, "jobs.psv"),
+    ]
+    inputs = [
+        ("the input trace" if swf else "the input scenario", args.input),
+        ("the --cluster slurm.conf", args.cluster),
+    ]
+    check_distinct(inputs, outputs)
+    for flag, out, example in outputs:
         if out:
-            _check_writable(Path(out), flag)
+            check_writable(Path(out), flag, example)
     # (a bar redrawn into a file or a pipe fills it: only on a terminal, unless asked for)
     progress = not args.quiet and (args.progress or sys.stderr.isatty())
     with warnings.catch_warnings(record=True) as caught:
@@ -224,6 +253,7 @@ def run_simulate(args) -> int:
             )
         else:
             scenario = Scenario.load(path)
+            check_distinct(_scenario_files(path), outputs)
             if args.cluster:  # checked again on that cluster: errors name file and entry
                 scenario = scenario.with_cluster(load_cluster(args.cluster))
             if args.sacct_out:  # (before simulating: the export is written after)

@@ -25,6 +25,7 @@ import plotly.offline
 from slurmlab import analysis as an
 from slurmlab import viz
 from slurmlab.analysis._common import known, run_ends, started
+from slurmlab.errors import SlurmlabError
 
 __all__ = ["render_report", "write_report"]
 
@@ -299,5 +300,12 @@ def write_report(
     utilization its denominator; without it the peak of the export is used.
     """
     path = Path(path)
+    source = jobs.attrs.get("source")
+    read_from = isinstance(source, str) and path.exists() and os.path.isfile(source)
+    if read_from and os.path.samefile(path, source):  # (the export: never replaced by a page)
+        raise SlurmlabError(
+            f"write_report: {str(path)!r} is the export the job table was read from; writing "
+            "the report there would destroy the export: give another path, e.g. 'report.html'"
+        )
     path.write_text(render_report(jobs, capacity=capacity, title=title), encoding="utf-8")
     return path

@@ -255,16 +255,18 @@ def test_names_in_jobid_need_a_numeric_jobidraw():
     where the JobID should be) is still an error, and so is a name that holds '.' or '+'."""
     ok = "JobID|JobIDRaw|State\nbig|2|COMPLETED\nsweep_3|6|COMPLETED\n"
     assert read_sacct(io.StringIO(ok))["JobID"].tolist() == ["big", "sweep_3"]
-    for text, value in (
-        ("JobID|State\nbig|COMPLETED\n", "big"),  # no JobIDRaw
-        ("JobID|JobIDRaw|State\nalice|alice|COMPLETED\n", "alice"),  # shifted columns
-        ("JobID|JobIDRaw|State\neval.1|3|COMPLETED\n", "eval.1"),  # would be a step
-        ("JobID|JobIDRaw|State\nx+1|3|COMPLETED\n", "x+1"),  # would be a het job
-        ("JobID|JobIDRaw|State\n12abc|3|COMPLETED\n", "12abc"),  # a number gone wrong
+    # (a name beside a JobIDRaw that is not a number names both columns: test_qa_stop26_fuzz_records)
+    both = ("JobID, JobIDRaw", "JobID=alice, JobIDRaw=alice")
+    for text, (column, value) in (
+        ("JobID|State\nbig|COMPLETED\n", ("JobID", "big")),  # no JobIDRaw
+        ("JobID|JobIDRaw|State\nalice|alice|COMPLETED\n", both),  # shifted columns
+        ("JobID|JobIDRaw|State\neval.1|3|COMPLETED\n", ("JobID", "eval.1")),  # would be a step
+        ("JobID|JobIDRaw|State\nx+1|3|COMPLETED\n", ("JobID", "x+1")),  # would be a het job
+        ("JobID|JobIDRaw|State\n12abc|3|COMPLETED\n", ("JobID", "12abc")),  # a number gone wrong
     ):
         with pytest.raises(SacctParseError, match="numeric JobIDRaw") as info:
             read_sacct(io.StringIO(text))
-        assert (info.value.line, info.value.column, info.value.value) == (2, "JobID", value)
+        assert (info.value.line, info.value.column, info.value.value) == (2, column, value)
 
 
 def test_id_columns_in_a_file_must_agree_with_jobid():

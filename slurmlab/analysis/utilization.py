@@ -122,10 +122,11 @@ def _capacity_table(capacity, used_peak: pd.DataFrame, by: str | None) -> pd.Dat
         bad = values.isna() & table[resource].notna() | (values < 0)
         if bad.any():
             i = int(np.flatnonzero(bad.to_numpy())[0])
+            value = table[resource].iloc[i]
+            value = value.item() if isinstance(value, np.generic) else value  # -1, not np.int64(-1)
             raise SlurmlabError(
                 f"utilization: capacity of partition {table['Partition'].iloc[i]!r}: "
-                f"{resource}={table[resource].iloc[i]!r} is not a count; give a whole number "
-                "of at least 0"
+                f"{resource}={value!r} is not a count; give a whole number of at least 0"
             )
         table[resource] = values
     table = table[["Partition", *[r for r in _RESOURCES if r in table]]]

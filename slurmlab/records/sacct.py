@@ -76,7 +76,13 @@ The design, in short:
   outside 1678..2262, a ``*Raw`` duration over 292 years, an exit code over 255, 2**31 GPUs),
   negative counts, impossible dates (``2024-02-30``), durations other than ``D-HH:MM:SS``,
   ``HH:MM:SS`` and ``MM:SS[.mmm]`` with two-digit minutes and seconds below 60, and array
-  ranges that are reversed, empty or beyond MaxArraySize (4,000,001 tasks).
+  ranges that are reversed, empty or beyond MaxArraySize (4,000,001 tasks); an AllocTRES or
+  ReqTRES entry that is not a count (``cpu=abc``; sizes such as ``mem=64G`` have a unit), a
+  TRES given twice (``gres/gpu=4,gres/gpu=8``), or a ``gres/gpu`` total below its typed
+  entries' sum; a NodeList that is not a hostlist (``node[1-``); a JobIDRaw that is not a
+  number; and times that contradict each other: End before Start by more than a
+  daylight-saving change (within one: a warning), or, for a run that ended, an Elapsed other
+  than End - Start - Suspended (such an error names all the columns and their values).
 * **Warnings.** A file whose last line has no line end (sacct ends every line: it may be
   truncated); a field list or header naming a field sacct does not have (a did-you-mean
   suggestion; other unknown header columns are kept quietly, as text).
@@ -439,13 +445,50 @@ def parse_tres(text: str | None) -> dict[str, str]:
                 value=text,
                 hint="sacct writes TRES as billing=8,cpu=8,gres/gpu=4,mem=64G,node=1",
             )
-        out[key.strip()] = value.strip()
+        key = key.strip()
+        if key in out:  # (sacct writes each TRES once: which one would be right?)
+            raise SacctParseError(
+                f"{key} is given twice ({out[key]} and {value.strip()})",
+                value=text,
+                hint="sacct writes each TRES once, as billing=8,cpu=8,gres/gpu=4,mem=64G,node=1; "
+                "the value is corrupt or was edited: keep the right one",
+            )
+        out[key] = value.strip()
     return out
 
 
+#: TRES whose amount sacct writes as a size with a unit (``mem=64G``); the others are counts.
+_TRES_SIZES = ("mem", "vmem", "fs/", "bb/", "gres/gpumem")
+_TRES_COUNT_RE = re.compile(r"^\d+$", re.ASCII)
+_TRES_SIZE_RE = re.compile(r"^\d+(?:\.\d+)?[KMGTPE]?$", re.ASCII)
+_TRES_HINT = (
+    "sacct writes TRES as billing=8,cpu=8,gres/gpu:a100=4,gres/gpu=4,mem=64G,node=1 (counts, "
+    "and sizes with a unit); the value is corrupt or the columns are shifted"
+)
+
+
+def _allocated_tres(text: str | None) -> tuple[int | None, str | None]:
+    """(GPUs, GPU type) of an AllocTRES/ReqTRES string, every entry checked as sacct writes
+    it: each TRES once, counts whole numbers, sizes a number with an optional unit."""
+    pairs = parse_tres(text)
+    gpus = _gpu_counts(pairs.items())  # (GPU entries first, with their own messages)
+    for key, value in pairs.items():
+        size = key.startswith(_TRES_SIZES)
+        if not (_TRES_SIZE_RE if size else _TRES_COUNT_RE).match(value):
+            what = (
+                "a size (a number with an optional K/M/G/T/P unit, as mem=64G)"
+                if size
+                else "a count (a whole number of at least 0)"
+            )
+            raise SacctParseError(f"{key}={value} is not {what}", value=text, hint=_TRES_HINT)
+    return gpus
+
+
 def _gpu_counts(pairs: Iterable[tuple[str, str]]) -> tuple[int | None, str | None]:
-    """GPUs from gres/gpu entries: the untyped count if present, else the typed sum."""
-    untyped, typed, types = None, 0, []
+    """GPUs from gres/gpu entries: the untyped count if present (the total, never smaller
+    than the typed sum), else the typed sum."""
+    pairs = list(pairs)
+    untyped, typed, types, parts = None, 0, [], []
     for key, value in pairs:
         if key != "gres/gpu" and not key.startswith("gres/gpu:"):
             continue
@@ -467,7 +510,20 @@ def _gpu_counts(pairs: Iterable[tuple[str, str]]) -> tuple[int | None, str | Non
         else:
             typed += count
             types.append(key.split(":", 1)[1])
+            parts.append(f"{key}={count}")
     gpu_type = ",".join(sorted(set(types))) or None
+    if untyped is not None and untyped < typed:  # sacct: the total, and each type's part
+        raise SacctParseError(
+            f"gres/gpu={untyped} is fewer GPUs than its typed entries"
+            + (
+                f" ({parts[0]})"
+                if len(parts) == 1
+                else f" add up to ({' + '.join(parts)} = {typed})"
+            ),
+            value=",".join(f"{key}={value}" for key, value in pairs),
+            hint="sacct writes gres/gpu as the job's GPUs in all and gres/gpu:TYPE as the part "
+            "of each type, so the total is at least their sum; the value is corrupt or was edited",
+        )
     if untyped is not None:
         return untyped, gpu_type
     return (typed if types else None), gpu_type
@@ -887,6 +943,29 @@ _FIXED_WIDTH_HINT = (
 
 
 def _not_an_export(file: str, first: str, delimiter: str, given: bool) -> SacctParseError:
+    tokens = first.split(delimiter)
+    if len(tokens) > 1 and tokens[-1].strip() == "":
+        tokens = tokens[:-1]  # (--parsable's trailing delimiter)
+    named = [t for t in tokens if t.strip()]
+    if len(named) < len(tokens) and _header_names(delimiter.join(named), delimiter) is not None:
+        at = next(i for i, t in enumerate(tokens) if not t.strip())
+        before = next((t.strip() for t in reversed(tokens[:at]) if t.strip()), None)
+        after = next((t.strip() for t in tokens[at + 1 :] if t.strip()), None)
+        where = (
+            f"between {before} and {after}"
+            if before and after
+            else f"before {after}"
+            if after
+            else f"after {before}"
+        )
+        return SacctParseError(
+            f"has a header whose field {at + 1} ({where}) has no name: every column of a "
+            "sacct export has a field name",
+            file=file,
+            value=first,
+            hint=f"delete the extra {delimiter!r} (two delimiters in a row) or name the column, "
+            "as sacct -P -o JobID,... writes the header",
+        )
     if len(first.split()) > 1 and _header_names(" ".join(first.split()), " ") is not None:
         return SacctParseError(
             "is sacct's fixed-width output (its header's field names are separated by spaces), "
@@ -1031,6 +1110,11 @@ def _split(
     def slowly() -> _RawTable:
         return _split_python(file, data, names, delim, trailing, header is not None)
 
+    if not data.isascii():
+        try:  # pyarrow decodes a row it hands to on_invalid as strict UTF-8, and a row that
+            data.decode("utf-8")  # is not fails inside pyarrow (an "Exception ignored"
+        except UnicodeDecodeError:  # traceback on stderr): such a file goes the Python way,
+            return slowly()  # which reads the odd lines as Latin-1 with a warning
     # pyarrow splits the fields; it needs a one-byte delimiter
     sep = delim
     encoded = delim.encode("utf-8")
@@ -1041,7 +1125,7 @@ def _split(
         sep = "\x1f"
     irregular: list[tuple[int, str]] = []
 
-    def on_invalid(row) -> str:
+    def on_invalid(row) -> str:  # (only UTF-8 reaches pyarrow: row.text is always text)
         irregular.append((row.number, row.text))
         return "skip"
 
@@ -2007,7 +2091,7 @@ def _tres_gpu_column(arr: pa.Array, legacy: bool) -> tuple[pa.Array, pa.Array, n
                         kinds = re.findall(r"gpu:([A-Za-z][^:(,]*):\d", text or "")
                         kind = ",".join(sorted(set(kinds))) or None
                 else:
-                    count, kind = _gpu_counts(parse_tres(text).items())
+                    count, kind = _allocated_tres(text)
                 bad.append(False)
             except SacctParseError:
                 count, kind = None, None
@@ -2149,6 +2233,18 @@ def _convert(raw: _RawTable, tz: str | None) -> tuple[dict[str, pa.Array], dict[
             problems[column] = problems.get(column, np.zeros(len(bad), bool)) | bad
 
     ids, bad = _job_ids(cols["JobID"], cols.get("JobIDRaw"))
+    raw_bad = np.zeros(size, dtype=bool)
+    if "JobIDRaw" in cols:  # a number (123, 123.batch on a step row), as sacct writes it
+        raw_text = pc.utf8_trim_whitespace(cols["JobIDRaw"])
+        raw_ok = pc.match_substring_regex(raw_text, pattern=_RAW_ROW_RE)
+        raw_bad = _bad(raw_ok.to_numpy(zero_copy_only=False), raw_text)
+        # a JobID that is a name is read only beside a numeric JobIDRaw: that one is to blame
+        named_bad = bad & pc.match_substring_regex(
+            pc.utf8_trim_whitespace(cols["JobID"]), pattern=_NAME_RE
+        ).to_numpy(zero_copy_only=False)
+        note("JobID, JobIDRaw", named_bad)
+        note("JobIDRaw", raw_bad & ~named_bad)
+        bad = bad & ~named_bad
     note("JobID", bad)
     named = ids.pop("Named").to_numpy(zero_copy_only=False)
     out["JobID"] = _text(pc.utf8_trim_whitespace(cols["JobID"]))
@@ -2231,6 +2327,8 @@ def _convert(raw: _RawTable, tz: str | None) -> tuple[dict[str, pa.Array], dict[
         elif name == "NodeList":
             text = _text(arr)
             none = pc.equal(pc.fill_null(text, ""), "None assigned")
+            bad = _nodelists(arr)
+            none = pc.or_(none, pa.array(bad))  # (errors='coerce': a bad one is NA)
             out[name] = pc.if_else(none, pa.scalar(None, pa.string()), text)
         else:
             out[name] = _text(arr)
@@ -2282,11 +2380,92 @@ def _convert(raw: _RawTable, tz: str | None) -> tuple[dict[str, pa.Array], dict[
         first = pc.list_element(
             pc.split_pattern(pc.fill_null(out["JobIDRaw"], ""), ".", max_splits=1), 0
         )
-        out["JobIDRaw"] = pc.coalesce(_text(first), out["AllocJobID"])
+        first = pc.if_else(pa.array(raw_bad), pa.scalar(None, pa.string()), _text(first))
+        out["JobIDRaw"] = pc.coalesce(first, out["AllocJobID"])
     else:
         out["JobIDRaw"] = out["AllocJobID"]
+    _check_times(raw, out, note)
     raw.epoch = "epoch" in seen
     return out, problems
+
+
+#: What sacct writes as JobIDRaw: the job's number, with the step on a step row.
+_RAW_ROW_RE = r"^\d+(?:\.[A-Za-z0-9_\-]+)?$"
+#: A Slurm hostlist: names and bracketed ranges (``node[01-08,12]x``), joined by commas.
+_RANGES = r"\[\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*\]"
+_HOSTLIST_RE = rf"^(?:[^\[\],\s]|{_RANGES})+(?:,(?:[^\[\],\s]|{_RANGES})+)*$"
+#: A daylight-saving change moves sacct's naive local times by at most this much (an hour;
+#: 30 minutes on Lord Howe Island): a row off by it is not refused.
+_DST_NS = 3600 * 10**9
+_DST_SHIFTS_NS = (1800 * 10**9, 3600 * 10**9)
+
+
+def _nodelists(arr: pa.Array) -> np.ndarray:
+    """NodeLists that are not Slurm hostlists (``node[1-``): the bad mask. A fast regex, and
+    for the values it refuses, the hostlist module has the last word."""
+    text = pc.utf8_trim_whitespace(arr)
+    ok = pc.match_substring_regex(text, pattern=_HOSTLIST_RE).to_numpy(zero_copy_only=False)
+    bad = _bad(ok, text, ("None assigned",))
+    for pos in np.flatnonzero(bad):
+        try:
+            hostlist.expand_hostlist(text[int(pos)].as_py())
+            bad[pos] = False
+        except hostlist.BadHostlist:
+            pass
+    return bad
+
+
+def _check_times(raw: _RawTable, out: dict[str, pa.Array], note) -> None:
+    """Rows whose times contradict each other, as sacct never writes them: End before Start
+    (by more than a daylight-saving change: within one, a warning), and, for a run that
+    ended, an Elapsed that is not End - Start - Suspended. Their bad values become NA
+    (errors='coerce')."""
+    if "Start" not in out or "End" not in out:
+        return
+    start = pc.cast(out["Start"], pa.int64())
+    span = pc.subtract(pc.cast(out["End"], pa.int64()), start)  # (null when one is missing)
+    known = pc.is_valid(span).to_numpy(zero_copy_only=False)
+    span_ns = pc.fill_null(span, 0).to_numpy(zero_copy_only=False)
+    backwards = known & (span_ns < -_DST_NS)
+    if backwards.any():
+        note("Start, End", backwards)
+        out["End"] = pc.if_else(pa.array(backwards), pa.scalar(None, out["End"].type), out["End"])
+    shifted = known & (span_ns < 0) & ~backwards
+    if shifted.any():
+        pos = np.flatnonzero(shifted)
+        shown = ", ".join(str(int(raw.lines[p])) for p in pos[:10]) + (
+            " ..." if len(pos) > 10 else ""
+        )
+        warn_at_caller(
+            f"{raw.file}: {len(pos)} row(s) end before they start, by up to an hour (line(s) "
+            f"{shown}): sacct writes naive local times, so a daylight-saving change does "
+            "this; their run times are off by it: export with TZ=UTC sacct ... to avoid it",
+            UserWarning,
+        )
+    elapsed_in = next((n for n in ("ElapsedRaw", "Elapsed") if n in raw.names), None)
+    if elapsed_in is None or "Elapsed" not in out or "State" not in out:
+        return
+    # only a run that ended has End - Start as its Elapsed (a RUNNING row's End may be the end
+    # of the export's -E window, and its Elapsed runs to the time of the export)
+    ended = pc.is_in(out["State"], value_set=pa.array(sorted(TERMINAL_STATES)))
+    known &= pc.fill_null(ended, False).to_numpy(zero_copy_only=False)
+    elapsed = pc.cast(out["Elapsed"], pa.int64())
+    diff = pc.subtract(elapsed, span)
+    suspended = "Suspended" in raw.names and "Suspended" in out
+    if suspended:  # (sacct: Elapsed = End - Start - Suspended)
+        diff = pc.add(diff, pc.fill_null(pc.cast(out["Suspended"], pa.int64()), 0))
+    checked = pc.is_valid(diff).to_numpy(zero_copy_only=False) & known & ~backwards
+    diff_ns = pc.fill_null(diff, 0).to_numpy(zero_copy_only=False)
+    fits = (diff_ns == 0) | np.isin(np.abs(diff_ns), _DST_SHIFTS_NS)
+    if not suspended:  # time suspended is not in the export: Elapsed may be shorter
+        fits |= diff_ns < 0
+    wrong = checked & ~fits
+    if wrong.any():
+        key = f"Start, End, {'Suspended, ' if suspended else ''}{elapsed_in}"
+        note(key, wrong)
+        out["Elapsed"] = pc.if_else(
+            pa.array(wrong), pa.scalar(None, out["Elapsed"].type), out["Elapsed"]
+        )
 
 
 def _frame(columns: dict[str, pa.Array], mask: pa.Array | None) -> pd.DataFrame:
@@ -2399,7 +2578,7 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
         for name, mask in problems.items():
             pos = int(np.flatnonzero(mask)[0])
             if first_line is None or lines[pos] < first_line:
-                first_line, column, value = int(lines[pos]), name, raw.columns[name][pos].as_py()
+                first_line, column, value = int(lines[pos]), name, _cell(raw, name, pos)
         structural = min(raw.bad, key=lambda b: b.line) if raw.bad else None
         if structural is not None and (first_line is None or structural.line <= first_line):
             b = structural
@@ -2410,6 +2589,8 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
     keep = None
     if row_bad.any() or raw.bad:
         drop = problems.get("JobID", np.zeros(len(lines), dtype=bool))
+        if "JobID, JobIDRaw" in problems:  # (a name without its JobIDRaw: no key either)
+            drop = drop | problems["JobID, JobIDRaw"]
         if errors == "warn":
             drop = drop | row_bad
         # with "coerce" the converters have already turned bad values into NA
@@ -2543,7 +2724,7 @@ def _left_out(raw: _RawTable, bad_lines: list[int], problems: dict[str, np.ndarr
     order = {name: k for k, name in enumerate(raw.names, start=1)}
     for name, mask in problems.items():
         for pos in np.flatnonzero(mask)[:_REASONS_SHOWN].tolist():
-            line, value = int(raw.lines[pos]), raw.columns[name][pos].as_py() or ""
+            line, value = int(raw.lines[pos]), _cell(raw, name, pos)
             found.append((line, order.get(name, 0), _value_error(raw.file, line, name, value)))
     found.sort(key=lambda item: item[:2])
     reasons = []
@@ -2558,6 +2739,16 @@ def _left_out(raw: _RawTable, bad_lines: list[int], problems: dict[str, np.ndarr
         "export, or read with errors='coerce' to keep them with NA for the bad values:\n  "
         + "\n  ".join(reasons)
         + (f"\n  and {rest} more (attrs['bad_lines'] lists every line)" if rest > 0 else "")
+    )
+
+
+def _cell(raw: _RawTable, name: str, pos: int) -> str:
+    """The text of a column at a row; of several (``"Start, End"``, values that contradict
+    each other) as ``Start=..., End=...``."""
+    if name in raw.columns:
+        return raw.columns[name][pos].as_py() or ""
+    return ", ".join(
+        f"{part}={(raw.columns[part][pos].as_py() or '').strip()}" for part in name.split(", ")
     )
 
 
@@ -2624,11 +2815,23 @@ def _value_error(file: str, line: int, column: str, value: str) -> SacctParseErr
         "memory": ("is not a sacct size (a number with an optional K/M/G/T/P unit and n/c suffix)",
                    "sacct writes sizes such as 1828196K, 2659.95M, 2T or 4000Mc"),
         "exit": ("is not an exit code code:signal", "sacct writes ExitCode as 0:0 or 1:15"),
-        "tres": ("has a GPU entry that is not a whole number",
-                 "TRES looks like billing=8,cpu=8,gres/gpu:a100=4,mem=64G,node=1"),
+        "tres": ("is not a TRES list sacct writes", _TRES_HINT),
+        "raw": ("is not a sacct JobIDRaw (a whole number: 123, or 123.batch on a step row)",
+                "if the columns are shifted, check the field list or the delimiter"),
+        "named": ("JobID is a name, which is read only beside a numeric JobIDRaw, and "
+                  "JobIDRaw is not a number",
+                  _NAMED_HINT),
+        "nodes": ("is not a Slurm hostlist", _NODES_HINT),
+        "order": ("End is before Start", _TIMES_HINT),
+        "elapsed": ("Elapsed is not End - Start - Suspended", _TIMES_HINT),
     }  # fmt: skip
     kind = (
         "JobID" if column == "JobID"
+        else "raw" if column == "JobIDRaw"
+        else "named" if column == "JobID, JobIDRaw"
+        else "nodes" if column == "NodeList"
+        else "order" if column == "Start, End"
+        else "elapsed" if column.startswith("Start, End, ")
         else "id" if column in _ID_COLUMNS
         else "time" if column in _TIME_FIELDS
         else "duration" if column in _DURATION_FIELDS
@@ -2694,15 +2897,82 @@ def _specific_problem(kind: str, column: str, value: str) -> tuple[str, str] | N
             _, why = _range_check(match.group("range"), value.split(".", 1)[0].endswith("]"))
             if why:
                 return f"has an array range sacct never writes ({why})", _RANGE_HINT
+    elif kind == "named" and value.endswith("JobIDRaw="):
+        return (
+            "JobID is a name, which is read only beside a numeric JobIDRaw, and JobIDRaw is blank",
+            _NAMED_HINT,
+        )
+    elif kind == "nodes":
+        try:
+            expand_nodelist(value)
+        except SacctParseError as exc:
+            return exc.problem, _NODES_HINT
+    elif kind in ("order", "elapsed"):
+        return _times_problem(value)
     elif kind == "tres":
         try:
             if column.endswith("GRES"):
                 gres_gpus(value)
             else:
-                _gpu_counts(parse_tres(value).items())
+                _allocated_tres(value)
         except SacctParseError as exc:
             return exc.problem, exc.hint or ""
     return None
+
+
+_NAMED_HINT = (
+    "give the row its numeric JobIDRaw (as write_sacct writes a simulation's scenario ids); "
+    "if the columns are shifted (a user name where the JobID should be), check the field list "
+    "or the delimiter"
+)
+_NODES_HINT = (
+    "a NodeList looks like node[01-08],gpu3; the value is corrupt (cut short?) or the columns "
+    "are shifted"
+)
+_TIMES_HINT = (
+    "sacct never writes such times: the values are corrupt or the columns are shifted; check "
+    "the export"
+)
+
+
+def _times_problem(value: str) -> tuple[str, str]:
+    """(problem, hint) for times of a row that contradict each other, from its
+    ``Start=..., End=...[, Suspended=...], Elapsed=...`` text."""
+    given = dict(part.split("=", 1) for part in value.split(", "))
+    start, end = (_any_time(given[k]) for k in ("Start", "End"))
+    span = end - start
+    if span < pd.Timedelta(0):
+        return (
+            f"End is before Start, by {_fmt_duration(-span)} (more than a daylight-saving "
+            "change: a run ends after it starts)",
+            _TIMES_HINT,
+        )
+    elapsed_in = next(k for k in ("ElapsedRaw", "Elapsed") if k in given)
+    elapsed = (
+        pd.Timedelta(seconds=int(given[elapsed_in]))
+        if elapsed_in == "ElapsedRaw"
+        else parse_duration(given[elapsed_in])
+    )
+    suspended = parse_duration(given["Suspended"]) if "Suspended" in given else None
+    less = f" - Suspended ({_fmt_duration(suspended)})" if suspended else ""
+    rule = (
+        "sacct writes Elapsed as End - Start - Suspended"
+        if "Suspended" in given
+        else "sacct writes Elapsed as End - Start (less any time suspended)"
+    )
+    return (
+        f"{elapsed_in} is {_fmt_duration(elapsed)} but End - Start{less} is "
+        f"{_signed(span - (suspended or pd.Timedelta(0)))}: {rule}",
+        _TIMES_HINT,
+    )
+
+
+def _any_time(text: str) -> pd.Timestamp:
+    """A time as written (text or epoch seconds), for a message."""
+    stamp = parse_timestamp(text)
+    if stamp is None:  # (never: both times were read)
+        raise SacctParseError("is not a sacct time", value=text)
+    return stamp
 
 
 class _StepsRef:

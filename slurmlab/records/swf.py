@@ -10,17 +10,25 @@ width <= 0 or an unknown (negative) run time are dropped and counted in a warnin
 zero run times are kept. A trace records what really happened, so its run times
 are replayed as they are, even past the requested time.
 
-Every field is a finite number. Time fields (submit, wait, run, requested, average CPU
-and think time) may have fractions: the SWF definition (v2.2) allows "floating point values
-for time fields". The counts and numbers read here (job number, processors, user,
-executable) are whole numbers. Anything else is an error naming the file, the line, the
-field and the value. So is a partial-execution record (status 2, 3 or 4: one line per part
-of a job that was checkpointed or swapped out), as slurmlab replays each job once.
+Every field is a finite number written as SWF writes numbers (ASCII digits, ``-`` only in
+front: not ``１00``, ``1_00`` or ``+100``, which Python's ``float()`` would take). Time fields
+(submit, wait, run, requested, average CPU and think time) may have fractions: the SWF
+definition (v2.2) allows "floating point values for time fields". The counts and numbers read
+here (job number, processors, user, executable) are whole numbers; -1 is "missing", and no
+other negative number is SWF. The status is one of the definition's (1 completed, 0 failed,
+5 cancelled, -1 missing; 2, 3, 4 partial executions), and a job's preceding job is never the
+job itself. Anything else is an error naming the file, the line, the field and the value. So
+is a partial-execution record (status 2, 3 or 4: one line per part of a job that was
+checkpointed or swapped out), as slurmlab replays each job once. A preceding job that is not
+in the trace, and a header field the reader uses written without its colon
+(``; MaxProcs 64``, a comment to SWF), are warned about. A file named ``.gz`` must be gzip
+data (a file that is, whatever its name, is read as such).
 """
 
 from __future__ import annotations
 
 import gzip
+import re
 import warnings
 import zlib
 from datetime import timedelta
@@ -53,6 +61,22 @@ _READ_HEADER = frozenset(("MaxProcs", "MaxNodes", "UnixStartTime", "TimeZoneStri
 #: The counts and numbers read_swf turns into a job: a fraction is an error. (Time fields
 #: may have fractions: "it is permissable to use floating point values for time fields".)
 WHOLE_FIELDS = ("job", "alloc_procs", "req_procs", "user", "executable")
+
+#: The SWF status codes (the definition's field 11).
+SWF_STATUS = {
+    1: "completed",
+    0: "failed",
+    5: "cancelled",
+    -1: "missing",
+    2: "partial execution, to be continued",
+    3: "last partial execution, completed",
+    4: "last partial execution, failed",
+}
+#: Fields read_swf reads (or checks) where only -1 (missing) may be negative (job and submit
+#: have rules of their own: a job needs both).
+_MISSING_ONLY = (
+    "run", "alloc_procs", "req_procs", "req_time", "user", "executable", "preceding_job",
+)  # fmt: skip
 
 #: SWF status codes of partial executions (a job checkpointed or swapped out, one line per part)
 PARTIAL_STATUS = {
@@ -88,11 +112,18 @@ def _open_text(path: Path):
     name); a UTF-8 byte-order mark is skipped."""
     try:
         with open(path, "rb") as fh:
-            magic = fh.read(6)
+            magic = fh.read(16)
     except OSError as exc:
         raise SlurmlabError(f"SWF file {str(path)!r}: cannot read it ({exc.strerror})") from None
     if magic.startswith(_GZIP):
         return gzip.open(path, "rt", encoding="utf-8-sig", errors="replace"), True
+    if path.name.lower().endswith(".gz"):  # (a failed download, or a plain trace misnamed)
+        plain = path.name[:-3]
+        raise SlurmlabError(
+            f"SWF file {str(path)!r} is named .gz but is not gzip data (it starts {magic!r}); "
+            f"if it is a plain SWF trace, rename it to {plain!r}; else fetch it again "
+            "(gzip -t FILE checks a gzipped file)"
+        )
     for sig, (kind, undo) in _OTHER_COMPRESSION.items():
         if magic.startswith(sig):
             raise SlurmlabError(
@@ -102,8 +133,9 @@ def _open_text(path: Path):
     return open(path, encoding="utf-8-sig", errors="replace"), False
 
 
-def _read(path: Path) -> tuple[pd.DataFrame, dict[str, str], dict[str, int]]:
-    """The records, the header fields and the line of each header field."""
+def _read(path: Path) -> tuple[pd.DataFrame, dict[str, str], dict[str, int], dict[str, int]]:
+    """The records, the header fields, the line of each header field, and the line of each
+    header field the reader uses written without its colon (``; MaxProcs 64``: a comment)."""
     if not path.exists():
         raise SlurmlabError(f"SWF file {str(path)!r} does not exist")
     if path.is_dir():
@@ -112,6 +144,7 @@ def _read(path: Path) -> tuple[pd.DataFrame, dict[str, str], dict[str, int]]:
         )
     header: dict[str, str] = {}
     header_lines: dict[str, int] = {}
+    colonless: dict[str, int] = {}
     rows: list[list[float]] = []
     lines: list[int] = []
     no = 0
@@ -135,8 +168,10 @@ def _read(path: Path) -> tuple[pd.DataFrame, dict[str, str], dict[str, int]]:
                                 "one (a trace has one header)"
                             )
                         header[key], header_lines[key] = value.strip(), no
+                    else:
+                        _warn_colonless(s, path, no, colonless)
                     continue
-                rows.append(_record(s, path, no))
+                rows.append(_record(s, path, no, gzipped))
                 lines.append(no)
     except (EOFError, OSError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
         what = "its gzip data" if gzipped else "it"
@@ -147,13 +182,47 @@ def _read(path: Path) -> tuple[pd.DataFrame, dict[str, str], dict[str, int]]:
         ) from None
     table = pd.DataFrame(np.array(rows).reshape(-1, 18), columns=list(SWF_FIELDS))
     table["line"] = lines
-    return table, header, header_lines
+    return table, header, header_lines, colonless
 
 
-def _record(s: str, path: Path, no: int) -> list[float]:
+def _warn_colonless(s: str, path: Path, no: int, colonless: dict[str, int]) -> None:
+    """A header field the reader uses, written without its colon (``; MaxProcs 64``): SWF
+    reads such a line as a comment, so say so (and remember it for the size warning)."""
+    words = s[1:].split(None, 1)
+    if len(words) < 2 or words[0] not in _READ_HEADER:
+        return
+    key, value = words[0], words[1].strip()
+    first = value.split()[0]
+    looks = (
+        re.fullmatch(r"[A-Za-z_]+(?:/[-+\w]+)*", first, re.ASCII)
+        if key == "TimeZoneString"
+        else _NUMBER_RE.fullmatch(first)
+    )
+    if looks:  # (not a sentence that starts with the word: "; MaxNodes is unknown")
+        colonless.setdefault(key, no)
+        warnings.warn(
+            f"{path}: line {no}: {s!r} is read as a comment: an SWF header field has a colon "
+            f"after its name; write '; {key}: {value}'",
+            stacklevel=4,
+        )
+
+
+#: A number as SWF writes it: ASCII digits, an optional '-' (-1: missing), a fraction, an
+#: exponent (``float()`` also takes ``１00``, ``1_00`` and ``+100``, which SWF never writes).
+_NUMBER = r"-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+_NUMBER_RE = re.compile(_NUMBER, re.ASCII)
+
+
+def _record(s: str, path: Path, no: int, gzipped: bool = False) -> list[float]:
     """One SWF record: 18 finite numbers (errors name the line, the field and the value)."""
     parts = s.split()
     if len(parts) != 18:
+        if "\x00" in s or "\ufffd" in s:  # (NUL, or bytes that are not UTF-8 text)
+            what = "its gzip data decompresses to" if gzipped else "it holds"
+            raise SlurmlabError(
+                f"{path}: line {no}: not text ({what} bytes such as {s[:20]!r}): an SWF "
+                "trace is text, one job per line; check that the file is an SWF trace"
+            )
         raise SlurmlabError(
             f"{path}: line {no}: {len(parts)} fields, SWF has 18 whitespace-separated "
             f"fields (value {s[:60]!r}); fix the line, or start it with ';' if it is a comment"
@@ -174,12 +243,44 @@ def _record(s: str, path: Path, no: int) -> list[float]:
                     f"{path}: line {no}: field {SWF_FIELDS[i]!r} is {parts[i]!r}, not a finite "
                     "number; SWF fields are finite numbers, -1 when missing"
                 )
+    if not s.isascii() or "_" in s or "+" in s:  # what float() takes but SWF never writes
+        _check_forms(s, parts, values, path, no)
     return values
+
+
+def _check_forms(s: str, parts: list[str], values: list[float], path: Path, no: int) -> None:
+    """Raise for a field float() read but SWF never writes so (``１00``, ``1_00``, ``+100``),
+    or fields split by other whitespace than SWF's (a no-break space)."""
+    i = next((i for i, p in enumerate(parts) if not _NUMBER_RE.fullmatch(p)), None)
+    if i is not None:
+        form = (
+            "characters that are not ASCII digits"
+            if not parts[i].isascii()
+            else "a '_'"
+            if "_" in parts[i]
+            else "a '+'"
+        )
+        raise SlurmlabError(
+            f"{path}: line {no}: field {SWF_FIELDS[i]!r} is {parts[i]!r}, not a number as SWF "
+            f"writes them (it has {form}); write it with the ASCII digits 0-9, a leading '-' "
+            f"only for -1 (missing), e.g. {_plain(values[i])}"
+        )
+    odd = next((c for c in s if c.isspace() and not c.isascii()), None)
+    if odd is not None:
+        raise SlurmlabError(
+            f"{path}: line {no}: fields separated by {odd!r}, not by spaces or tabs as SWF "
+            "separates them; replace it with a space"
+        )
+
+
+def _plain(value: float) -> str:
+    """A number as SWF writes it (``100``, ``2.5``)."""
+    return str(int(value)) if value == int(value) else repr(value)
 
 
 def read_swf_table(path: str | Path) -> tuple[pd.DataFrame, dict[str, str]]:
     """The raw SWF records (18 named numeric columns, with ``line``) and the header fields."""
-    table, header, _ = _read(Path(path))
+    table, header, _, _ = _read(Path(path))
     return table, header
 
 
@@ -243,8 +344,9 @@ def read_swf(
             f"give procs={procs} (a pool of that many processors) or cluster={cluster.name!r}, "
             "not both: the trace runs on one machine"
         )
-    table, header, header_lines = _read(path)
+    table, header, header_lines, colonless = _read(path)
     _check_records(table, path)
+    _warn_unknown_preceding(table, path)
     width = np.where(table["req_procs"] > 0, table["req_procs"], table["alloc_procs"])
     run = table["run"].to_numpy()
     req = table["req_time"].to_numpy()
@@ -270,10 +372,16 @@ def read_swf(
         if size is None:
             size = int(width[keep].max()) if keep.any() else 1
             basis = "the widest job" if keep.any() else "there is no job to size it by"
+            lacking = "; ".join(
+                f"line {line} writes {key} without its colon (; {key}: N)"
+                for key, line in colonless.items()
+                if key in ("MaxProcs", "MaxNodes")
+            )
             warnings.warn(
                 f"{path}: the header gives no machine size (MaxProcs and MaxNodes are absent "
-                f"or -1): the machine is taken to be {size} processor{'s' * (size != 1)}, "
-                f"{basis}; pass --procs N (procs=N) to set its size",
+                f"or -1{'; ' + lacking if lacking else ''}): the machine is taken to be {size} "
+                f"processor{'s' * (size != 1)}, {basis}; pass --procs N (procs=N) to set its "
+                "size",
                 stacklevel=2,
             )
         wide = keep & (width > size)
@@ -443,6 +551,29 @@ def _check_records(table: pd.DataFrame, path: Path) -> None:
                 (int(bad[0]), f"field {name!r} is {value:.0f} s, over {MAX_SECONDS:.0e} s "
                  f"(31 years): SWF times are seconds{fix}")
             )  # fmt: skip
+    for name in _MISSING_ONLY:  # -1 is missing; no other negative number is SWF
+        values = table[name].to_numpy()
+        bad = np.flatnonzero((values < 0) & (values != -1))
+        if len(bad):
+            problems.append(
+                (int(bad[0]), f"field {name!r} is {_plain(float(values[bad[0]]))}: SWF writes -1 "
+                 f"for a missing value and no other negative number{fix}")
+            )  # fmt: skip
+    status = table["status"].to_numpy()
+    bad = np.flatnonzero(~np.isin(status, list(SWF_STATUS)))
+    if len(bad):
+        known = ", ".join(f"{code} ({what})" for code, what in SWF_STATUS.items())
+        problems.append(
+            (int(bad[0]), f"field 'status' is {_plain(float(status[bad[0]]))}, not an SWF status: "
+             f"{known}{fix}")
+        )  # fmt: skip
+    own = np.flatnonzero(table["preceding_job"].to_numpy() == table["job"].to_numpy())
+    if len(own):
+        job = int(table["job"].iloc[own[0]])
+        problems.append(
+            (int(own[0]), f"field 'preceding_job' is {job}, the job's own number: a job cannot "
+             f"wait for itself to end; give the job it follows, or -1 for none{fix}")
+        )  # fmt: skip
     partial = _partial_execution(table)
     if partial is not None:
         problems.append(partial)
@@ -458,6 +589,24 @@ def _check_records(table: pd.DataFrame, path: Path) -> None:
     if problems:
         row, message = min(problems, key=lambda p: p[0])  # stable: the first rule on a tie
         raise SlurmlabError(f"{path}: line {int(table['line'].iloc[row])}: {message}")
+
+
+def _warn_unknown_preceding(table: pd.DataFrame, path: Path) -> None:
+    """A preceding job (field 17) that is not in the trace: the feedback it describes cannot
+    be followed (slurmlab replays the recorded submit times, and does not use the field)."""
+    preceding = table["preceding_job"].to_numpy()
+    unknown = np.flatnonzero((preceding != -1) & ~np.isin(preceding, table["job"].to_numpy()))
+    if not len(unknown):
+        return
+    first = int(unknown[0])
+    warnings.warn(
+        f"{path}: line {int(table['line'].iloc[first])}: field 'preceding_job' is "
+        f"{_plain(float(preceding[first]))}, but no such job is in the trace"
+        + (f" (and {len(unknown) - 1} more such jobs)" if len(unknown) > 1 else "")
+        + "; slurmlab replays the recorded submit times and does not use the field; write -1 "
+        "if the job follows none",
+        stacklevel=3,
+    )
 
 
 def _partial_execution(table: pd.DataFrame) -> tuple[int, str] | None:
