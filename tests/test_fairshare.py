@@ -187,19 +187,21 @@ def test_fair_tree_tied_users_share_a_rank():
     assert fs == pytest.approx({"lab/cat": 1.0, "lab/ann": 2 / 3, "lab/ben": 2 / 3})
 
 
-def test_fair_tree_tied_accounts_have_their_children_merged():
-    """Sibling accounts with equal LevelFS are walked as one: their users sorted together.
+def test_fair_tree_tied_accounts_are_walked_one_by_one_as_slurm_22_05_does():
+    """Sibling accounts with equal LevelFS: fair_tree.html says their children are merged,
+    but 22.05's _count_tied_accounts stops at the first account it meets, so each is walked
+    on its own (in name order here), the second starting tied with the first.
 
     a and b both have 50 shares and 400 usage (LF 1, tied). Users' LF within their own
-    account: a1 0.5/0.25 = 2, a2 0.5/0.75 = 2/3, b1 = b2 = 0.5/0.5 = 1.
-    Merged order: a1 (4/4), b1 and b2 tied (3/4), a2 (1/4). Without merging, a2 would
-    come before b1 and b2.
+    account: a1 0.5/0.25 = 2, a2 0.5/0.75 = 2/3, b1 = b2 = 0.5/0.5 = 1. The walk: a1 (4/4),
+    a2 (3/4); b starts tied, so b1 keeps a2's rank (3/4), and b2 ties with b1 (3/4). Merged,
+    as the documentation has it, a2 would come last (1/4).
     """
     tree = AccountTree([Account("a", 50, users=("a1", "a2")), Account("b", 50, users=("b1", "b2"))])
     usage = {"a/a1": 100.0, "a/a2": 300.0, "b/b1": 200.0, "b/b2": 200.0}
     ft = fair_tree(tree, usage)
     fs = {k: v["FairShare"] for k, v in ft.items() if "FairShare" in v}
-    assert fs == pytest.approx({"a/a1": 1.0, "b/b1": 0.75, "b/b2": 0.75, "a/a2": 0.25})
+    assert fs == pytest.approx({"a/a1": 1.0, "a/a2": 0.75, "b/b1": 0.75, "b/b2": 0.75})
 
 
 def test_fair_tree_walks_sub_accounts_depth_first():

@@ -305,8 +305,11 @@ def fair_tree(tree: AccountTree, usage: Mapping[str, float]) -> dict[str, dict[s
             lf_all.update(level(kids))
     # Slurm's walk (fair_tree.c, _calc_tree_fs): siblings in descending LevelFS, users
     # before accounts on equal LevelFS; a user takes the current rank unless it ties with
-    # the association before it (then it keeps that one's rank); consecutive tied accounts
-    # have their children merged, and the first of those children counts as tied too.
+    # the association before it (then it keeps that one's rank); an account tied with the
+    # sibling before it passes the tie on to its first child. fair_tree.html says tied
+    # sibling accounts have their children merged, but 22.05's _count_tied_accounts stops
+    # at the first account it meets (``if (!next_assoc->user) break;``), so it never
+    # merges: each tied account is walked on its own, as here (ties in name order).
     rank = n
     left = n
 
@@ -330,17 +333,8 @@ def fair_tree(tree: AccountTree, usage: Mapping[str, float]) -> dict[str, dict[s
                 left -= 1
                 k += 1
             else:
-                group = [c]
-                while (
-                    k + len(group) < len(ordered)
-                    and not tree.is_user(ordered[k + len(group)])
-                    and lf_all[ordered[k + len(group)]] == lf_all[c]
-                ):
-                    group.append(ordered[k + len(group)])
-                for acc in group[1:]:
-                    out.setdefault(acc, {})["LevelFS"] = lf_all[acc]
-                walk([g for acc in group for g in tree.children[acc]], tied)
-                k += len(group)
+                walk(list(tree.children[c]), tied)
+                k += 1
             prev = lf_all[c]
 
     walk(tree.children["root"], False)
