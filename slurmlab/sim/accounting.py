@@ -129,19 +129,27 @@ class PriorityState:
 
     # -- factors -------------------------------------------------------------------------------
     def factors(self, job, now: float, *, at_submit: bool = False) -> Factors:
-        """A job's factors now. Job size counts the CPUs asked for; an ``--exclusive`` job
-        counts its nodes' whole CPUs from the first recalculation on, as slurmctld does once
-        it has expanded the request (at submission it still counts what was asked)."""
+        """A job's factors now. Job size and the TRES factor count the CPUs and nodes asked
+        for, as slurmctld's min_cpus and min_nodes: a job that fixed no node count (``-n 40``
+        alone) counts one node and its tasks' CPUs, whatever nodes it will get
+        (priority_multifactor.c, job_set_req_tres). An ``--exclusive`` job counts its nodes'
+        whole CPUs from the first recalculation on, as slurmctld does once it has expanded
+        the request (at submission it still counts what was asked)."""
         wait = now - job.eligible if job.eligible is not None else 0.0
         q = self.qos.get(job.qos)
-        cpus = int(job.demand[0]) * job.count
+        res = job.res
+        nodes = res.req_nodes or 1
+        if res.req_nodes is None:  # (the tasks' CPUs, not the shape's on every node)
+            cpus = max(res.ntasks * res.cpus_per_task, int(job.demand[0]))
+        else:
+            cpus = int(job.demand[0]) * job.count
         if job.exclusive and not at_submit:
             cpus = int(self.node_cpus[job.mask].max()) * job.count
         return Factors(
             age=age_factor(wait, self.w.max_age),
             fairshare=self.fairshare(job.assoc),
             jobsize=job_size_factor(
-                job.count,
+                nodes,
                 cpus,
                 self.total_nodes,
                 self.total_cpus,
@@ -156,7 +164,7 @@ class PriorityState:
                 {
                     "cpu": cpus,
                     "mem": float(job.demand[1]) * job.count,
-                    "node": job.count,
+                    "node": nodes,
                     "gres/gpu": float(job.demand[2]) * job.count,
                 },
                 self.part_tres.get(job.partition, {}),

@@ -298,6 +298,9 @@ class Resources:
     #: where memory is no consumable resource (``mem_per_node_mb`` 0), the memory per node
     #: asked for (or the nodes' whole memory), which sacct's ReqMem and ReqTRES still report
     req_mem_mb: int = 0
+    #: the node count the request fixed (-N, --nodelist, --gpus with --gpus-per-node), as
+    #: slurmctld's min_nodes; None when it fixed none (slurmctld then counts 1 until it runs)
+    req_nodes: int | None = None
 
     def allocated(self, usage) -> dict[str, int]:
         """sacct's AllocTRES totals (``cpu``, ``mem`` MB, ``node``, ``gres/gpu``) of an
@@ -2096,6 +2099,7 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
         mem_whole_node=whole_memory,
         req_mem_mb=requested,
         limit_reason=part_limit or limit_reason,
+        req_nodes=nodes if counts.nodes_from else None,
     )
 
 
