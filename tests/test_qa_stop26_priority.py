@@ -39,3 +39,36 @@ def test_job_size_counts_the_nodes_and_cpus_asked_for(tmp_path):
     assert prio["N2n32"] == 1500
     starts = dict(zip(r.jobs["JobID"], r.seconds("Start"), strict=True))
     assert starts["N2n32"] < starts["n40"]  # the higher priority starts first
+
+
+def test_a_negative_nice_is_an_operators_privilege():
+    # validate_job_create_req (job_mgr.c): ESLURM_INVALID_NICE unless root or SlurmUser
+    import pytest
+
+    import slurmlab
+    from slurmlab.errors import RequestError
+
+    lab = slurmlab.Lab("tiny")
+    with pytest.raises(RequestError, match=r"--nice=-500: Invalid --nice value \(a negative"):
+        lab.sbatch("-n 1 -t 10 --nice=-500", user="alice")
+    assert lab.sbatch("-n 1 -t 10 --nice=-500", user="root") == 1  # (no id used up before)
+    assert lab.sbatch("-n 1 -t 10 --nice=500", user="alice") == 2
+
+
+def test_the_priority_is_capped_at_32_bits():
+    from slurmlab.policies.priority import Factors, MultifactorWeights
+
+    w = MultifactorWeights(age=4_000_000_000, qos=4_000_000_000)
+    assert Factors(age=1.0, qos=1.0).priority(w) == 4294967295
+
+
+def test_fairshare_parent_is_named_as_not_modelled():
+    import pytest
+
+    from slurmlab.errors import SlurmlabError
+    from slurmlab.policies.fairshare import Account
+
+    with pytest.raises(
+        SlurmlabError, match=r"Fairshare=parent: use the parent's fair share\) is not modelled"
+    ):
+        Account("a", "parent")

@@ -71,6 +71,11 @@ def _raw_shares(account: str, shares) -> int:
     naming the account, the value and the fix."""
     fix = f"give a whole number like 1 or 70 (as sacctmgr add account {account} fairshare=70)"
     number = isinstance(shares, Real) and not isinstance(shares, bool)  # (numpy's too)
+    if isinstance(shares, str) and shares.strip().lower() == "parent":
+        raise SlurmlabError(
+            f"account {account!r}: shares 'parent' (sacctmgr's Fairshare=parent: use the "
+            f"parent's fair share) is not modelled by slurmlab; {fix}"
+        )
     if not number or (not isinstance(shares, Integral) and not float(shares).is_integer()):
         raise SlurmlabError(
             f"account {account!r}: shares {shares!r} is not a whole number (Slurm's Fairshare "

@@ -238,8 +238,9 @@ class Factors:
         return {k: round(v) for k, v in self.contributions(w).items()} | {"NICE": self.nice}
 
     def priority(self, w: MultifactorWeights) -> int:
-        """priority = sum of weight x factor - nice, truncated to an integer (at least 1)."""
-        return max(1, int(sum(self.contributions(w).values()) - self.nice))
+        """priority = sum of weight x factor - nice, truncated to an integer from 1 to
+        2^32 - 1 (priority_multifactor.c: "exceeds 32 bits. Reducing it to 4294967295")."""
+        return min(max(1, int(sum(self.contributions(w).values()) - self.nice)), 0xFFFFFFFF)
 
 
 def age_factor(eligible_wait: float, max_age: float) -> float:

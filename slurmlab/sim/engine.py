@@ -466,6 +466,15 @@ class Simulation(Controller, Lifecycles):
                 self._resolved_id.clear()
                 self._resolved.clear()
             self._resolved_id[id(spec)] = (spec, res, shape)  # keeps spec alive: id stays its own
+        if spec.nice < 0:  # validate_job_create_req: an operator's privilege
+            user = wjob.user or spec.user or "user"
+            operators = {"root", self.cluster.setting("SlurmUser", "root") or "root"}
+            if user not in operators:
+                raise RequestError(
+                    f"{_who(wjob)}--nice={spec.nice}: Invalid --nice value (a negative nice "
+                    f"raises the job's priority: only root or SlurmUser may give one, and "
+                    f"the job's user is {user!r}); give --nice=0 or more"
+                )
         if spec.reservation is not None and spec.reservation not in self.reservation_names():
             raise RequestError(
                 f"{_who(wjob)}--reservation={spec.reservation}: "
