@@ -72,11 +72,13 @@ its parameters, the account tree, and the jobs and nodes that actions and reserv
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
 from datetime import date, timedelta
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 import yaml
@@ -497,7 +499,7 @@ _NOT_REPLACED = {
 # -- where an error is --------------------------------------------------------------------------
 #: The most entries aliases may expand a document to (when that is over ten times the entries
 #: written): the document is walked entry by entry, by path, to find the line of each.
-_EXPANDED_MAX = 100_000
+_EXPANDED_MAX = 2_000_000  # (a long list of whole-entry aliases stays well under it)
 
 
 def _check_aliases(root, text: str, source: str) -> None:
@@ -533,8 +535,9 @@ def _check_aliases(root, text: str, source: str) -> None:
         where = "the document" if key is None else f"field {_key(key)!r}"
         raise ScenarioError(
             f"the aliases in {where} expand it to {size[id(value)]:,} entries, from {len(size):,} "
-            'written (nested aliases, a "billion laughs"); a scenario needs no such nesting: '
-            "write the entries out, or alias only whole entries (- *job), one level deep",
+            'written: aliases nested in aliases multiply (a "billion laughs"); a scenario '
+            "needs no such nesting: write the entries out, or alias entries that hold no "
+            "aliases themselves",
             source=source,
             line=(value if key is None else key).start_mark.line + 1,
         )
@@ -1348,6 +1351,9 @@ def _check_dependencies(jobs: tuple[WorkloadJob, ...], docs: list) -> None:
     a likely mistake, so it is an error)."""
     order = {j.id: (j.submit, i) for i, j in enumerate(jobs) if j.id is not None}
     jobids = _jobids(jobs)
+    sizes = [len(j.spec.array.indices) if j.spec.array else 1 for j in jobs]
+    by_jobid = sorted(range(len(jobs)), key=jobids.__getitem__)  # (lookups by bisection)
+    numbers = _JobIds(jobids, sizes, by_jobid, [jobids[k] for k in by_jobid])
     for i, job in enumerate(jobs):
         field_name = "script" if "script" in docs[i] else "args"
         for dep in job.spec.dependency:
@@ -1361,7 +1367,7 @@ def _check_dependencies(jobs: tuple[WorkloadJob, ...], docs: list) -> None:
                         f"({job.submit:g} s)"
                     )
                 elif re.fullmatch(r"[0-9]+(_[0-9]+)?", ref):
-                    when = _jobid_problem(ref, i, jobs, jobids)
+                    when = _jobid_problem(ref, i, jobs, numbers)
                     if when is None:
                         continue
                 else:
@@ -1373,14 +1379,27 @@ def _check_dependencies(jobs: tuple[WorkloadJob, ...], docs: list) -> None:
                 )
 
 
-def _jobid_problem(ref: str, i: int, jobs: tuple[WorkloadJob, ...], jobids: list[int]):
+class _JobIds(NamedTuple):
+    """The JobIDs of a scenario's jobs (:func:`_jobids`), their sizes (array tasks), and the
+    jobs in JobID order with their first JobIDs, to find a JobID's job by bisection."""
+
+    jobids: list[int]
+    sizes: list[int]
+    by_jobid: list[int]
+    starts: list[int]
+
+
+def _jobid_problem(ref: str, i: int, jobs: tuple[WorkloadJob, ...], numbers: _JobIds):
     """Why the JobID ``ref`` (``7``, or ``7_2`` for task 2 of the array 7) does not name a
     job submitted before ``jobs[i]``, as the simulation numbers them (:func:`_jobids`); None
     if it does."""
     number, _, task = ref.partition("_")
     n = int(number)
-    sizes = [len(j.spec.array.indices) if j.spec.array else 1 for j in jobs]
-    k = next((k for k in range(len(jobs)) if jobids[k] <= n < jobids[k] + sizes[k]), None)
+    jobids, sizes = numbers.jobids, numbers.sizes
+    at = bisect_right(numbers.starts, n) - 1
+    k = numbers.by_jobid[at] if at >= 0 else None
+    if k is not None and not n < jobids[k] + sizes[k]:
+        k = None
     if k is None:
         total = sum(sizes)
         return "is not a JobID in this scenario (" + (

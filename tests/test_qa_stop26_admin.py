@@ -220,3 +220,25 @@ jobs:
         "j": ("COMPLETED", 1800.0, "node1"),  # in `a`, once the maintenance is over
         "k": ("COMPLETED", 1800.0, "node2"),
     }
+
+
+def test_a_failure_of_a_node_configured_down_does_not_bring_it_back():
+    # (review) the outage a failure extends is one a failure started: a node slurm.conf
+    # marks DOWN stays down until resumed, whatever failures script
+    from slurmlab.sim.faults import NodeFailure
+    from slurmlab.sim.simulate import simulate
+    from slurmlab.spec.cluster import Cluster
+    from slurmlab.spec.job import JobSpec
+    from slurmlab.spec.workload import Workload, WorkloadJob
+
+    cluster = Cluster.from_slurm_conf(
+        "NodeName=n[1-2] CPUs=4 RealMemory=8000\nNodeName=n3 CPUs=4 RealMemory=8000 State=DOWN\n"
+        "PartitionName=p Nodes=n[1-3] Default=YES MaxTime=INFINITE\n"
+    )
+    work = Workload((WorkloadJob(JobSpec.from_args("-N 3 -t 10"), 0, 60, id="wide"),))
+    r = simulate(
+        cluster, work, "fifo", failures=[NodeFailure("n3", at=10, down_for=50)], until=1000,
+        progress=False,
+    )  # fmt: skip
+    assert r.jobs["State"].tolist() == ["PENDING"]
+    assert "down" in r.sinfo(at=100)["STATE"].tolist()

@@ -3,7 +3,6 @@ input and the exact outcome (findings 1.1, 1.2, 2.6, 2.8, 2.9, 3.1 and 3.4 of th
 
 from __future__ import annotations
 
-import time
 import warnings
 
 import pytest
@@ -70,14 +69,21 @@ def test_nine_levels_of_nine_aliases_are_refused_at_once(tmp_path):
         f"{b}: &{b} [{','.join([f'*{a}'] * 9)}]\n" for a, b in zip(levels, levels[1:])
     )
     text = text.replace("h: &h", "h:") + "cluster: tiny\njobs:\n  - {submit: 0, runtime: 5}\n"
-    start = time.perf_counter()
-    message = load_error(tmp_path, text)
-    assert time.perf_counter() - start < 1.0
-    assert message == (
+    # (refused from the sizes of the 35 nodes written, before any walk of the expansion)
+    assert load_error(tmp_path, text) == (
         "v.yaml line 8: the aliases in field 'h' expand it to 48,427,561 entries, from 35 "
-        'written (nested aliases, a "billion laughs"); a scenario needs no such nesting: '
-        "write the entries out, or alias only whole entries (- *job), one level deep"
+        'written: aliases nested in aliases multiply (a "billion laughs"); a scenario needs '
+        "no such nesting: write the entries out, or alias entries that hold no aliases "
+        "themselves"
     )
+
+
+def test_a_long_list_of_whole_entry_aliases_loads(tmp_path):
+    # (review) 10,000 aliases of one job entry expand to 130,000 entries or so: no bomb
+    path = tmp_path / "many.yaml"
+    job = "  - &j {submit: 0, runtime: 5, args: '-n 1 -t 1'}\n"
+    path.write_text("cluster: tiny\njobs:\n" + job + "  - *j\n" * 10_000)
+    assert len(Scenario.load(path).workload.jobs) == 10_001
 
 
 def test_aliases_of_whole_entries_and_merges_still_load_with_their_lines(tmp_path):

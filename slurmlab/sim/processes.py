@@ -12,6 +12,7 @@ and repaired here.
 
 from __future__ import annotations
 
+import math
 import warnings
 from heapq import heapify, heappush
 from typing import TYPE_CHECKING
@@ -208,7 +209,8 @@ class Lifecycles:
         job.state = "PENDING"
         # batch_requeue_fini (job_mgr.c): "make sure the submit isn't the same as the last
         # submit so put now + 1 so we get different records in the database"
-        job.submit = self.env.now + 1 if self.env.now == job.submit else self.env.now
+        now = self.env.now  # (Slurm's times are whole seconds)
+        job.submit = now + 1 if math.floor(now) == math.floor(job.submit) else now
         job.eligible = None
         job.start = job.end = None
         job.nodes, job.usage, job.by, job.planned = (), None, None, None
@@ -269,7 +271,11 @@ class Lifecycles:
         if self.node_state[name] == "DOWN":
             if down_for is None and not repaired:  # down already, and now for good
                 self._down_for_good.add(name)
-            elif down_for is not None and self.env.now + down_for > self._back_at.get(name, 0):
+            elif (  # (an outage a failure started: a node configured DOWN stays so)
+                down_for is not None
+                and name in self._back_at
+                and self.env.now + down_for > self._back_at[name]
+            ):
                 self._back_at[name] = self.env.now + down_for
                 self._scripted_at(down_for, lambda: self._repair(name), URGENT)
             return False
