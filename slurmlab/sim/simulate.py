@@ -43,7 +43,8 @@ def simulate(
     until the simulated time ``until`` (seconds, ``"3d"``, or a date and time): jobs still
     pending or running then are reported so (sacct's PENDING, RUNNING), and the metrics
     cover the window up to it. A run in which failures come faster than jobs can make
-    progress never ends on its own (Slurm requeues such jobs for ever too): bound it so. Under
+    progress would never end on its own (Slurm requeues such jobs for ever too): bound it
+    so; without ``until``, a job requeued 10,000 times ends the run with an error. Under
     the ``slurm`` policy with ``bf_interval=-1`` and ``sched_interval=-1`` no job ever starts
     (as in Slurm; a warning says so): the run ends at the last submission or scripted event.
 
