@@ -35,6 +35,7 @@ from pathlib import Path
 import hostlist
 
 from slurmlab.errors import SlurmlabError
+from slurmlab.paths import same_file
 from slurmlab.records.sacct import (
     SACCT_FIELDS,
     SacctParseError,
@@ -294,15 +295,16 @@ def anonymize_file(
 def _refuse_overwrite(
     source: str | os.PathLike, output: str | os.PathLike, mapping: str | os.PathLike | None
 ) -> None:
-    """The original export must survive, and the mapping must not replace the anonymized copy."""
+    """The original export must survive, and the mapping must not replace the anonymized copy
+    (by any name: ``./x``, a symlink, a hard link)."""
     if isinstance(source, (str, os.PathLike)) and os.path.isfile(source):
         for what, path in (("output", output), ("mapping_path", mapping)):
-            if path is not None and os.path.exists(path) and os.path.samefile(path, source):
+            if path is not None and same_file(path, source):
                 raise SlurmlabError(
                     f"anonymize_file: {what}={str(path)!r} is the export being anonymized "
                     f"({str(source)!r}): writing it would destroy the original; give another path"
                 )
-    if mapping is not None and Path(mapping).resolve() == Path(output).resolve():
+    if mapping is not None and same_file(mapping, output):
         raise SlurmlabError(
             f"anonymize_file: output and mapping_path are one file ({str(output)!r}): the "
             "mapping would replace the anonymized export; give each its own path"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import warnings
 from collections.abc import Sequence
@@ -58,47 +57,6 @@ def load_cluster(name: str, gres_conf: str | None = None):
         if text == str(exc):
             raise
         raise SlurmlabError(text) from None
-
-
-def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
-    """Whether two paths name one file: ``os.path.samefile`` when both exist (a symlink, a
-    hard link, ``./x`` and ``x``), else the same resolved path (an output not written yet)."""
-    try:
-        if os.path.exists(a) and os.path.exists(b):
-            return os.path.samefile(a, b)
-    except OSError:
-        pass
-    return Path(a).resolve() == Path(b).resolve()
-
-
-def check_distinct(
-    inputs: Sequence[tuple[str, str | None]], outputs: Sequence[tuple[str, str | None, str]]
-) -> None:
-    """Refuse, before any work, an output that is one of the input files or another output.
-
-    ``inputs`` are (what it is, path): only existing files count (``--cluster tiny`` names a
-    preset, not a file); ``outputs`` are (option, path, an example of a good name).
-    """
-    from slurmlab.errors import SlurmlabError
-
-    given = [(flag, path, example) for flag, path, example in outputs if path]
-    for flag, path, example in given:
-        for what, source in inputs:
-            if source and os.path.isfile(source) and same_file(path, source):
-                same = "" if str(path) == str(source) else " (the same file)"
-                raise SlurmlabError(
-                    f"{flag} {str(path)!r} is {what} {str(source)!r}{same}: writing it would "
-                    f"destroy {what}; give {flag} another name, e.g. {flag} {example}"
-                )
-    for i, (flag, path, example) in enumerate(given):
-        for other, other_path, other_example in given[i + 1 :]:
-            if same_file(path, other_path):
-                same = "" if str(path) == str(other_path) else " (the same file)"
-                raise SlurmlabError(
-                    f"{flag} {str(path)!r} and {other} {str(other_path)!r} are one file{same}: "
-                    f"one would overwrite the other; give each its own name, e.g. {flag} "
-                    f"{example} {other} {other_example}"
-                )
 
 
 def _run_sinfo(args) -> int:

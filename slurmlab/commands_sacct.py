@@ -17,6 +17,7 @@ import warnings
 from pathlib import Path
 
 from slurmlab.errors import SlurmlabError
+from slurmlab.paths import check_distinct, check_writable
 
 __all__ = ["add_subcommands"]
 
@@ -175,9 +176,6 @@ def run_summary(args) -> int:
 def _check_outputs(args, outputs: list[tuple[str, str | None, str]]) -> None:
     """Before reading anything: no output may be an input file or another output, and each
     must be writable (errors as ``simulate --jobs-out`` gives them)."""
-    from slurmlab.cli import check_distinct
-    from slurmlab.commands_sim import check_writable
-
     inputs = [
         ("the export", args.export),
         ("the --cluster slurm.conf", getattr(args, "cluster", None)),

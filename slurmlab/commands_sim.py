@@ -11,9 +11,10 @@ import warnings
 from pathlib import Path
 
 from slurmlab.errors import SlurmlabError
+from slurmlab.paths import check_distinct, check_writable
 from slurmlab.policies.backfill import POLICIES
 
-__all__ = ["add_subcommands", "check_writable"]
+__all__ = ["add_subcommands"]
 
 
 def add_subcommands(sub) -> None:
@@ -172,53 +173,16 @@ def _check_sacct_ids(scenario, path: Path) -> None:
         )
 
 
-def check_writable(path: Path, flag: str = "--jobs-out", example: str = "jobs.csv") -> None:
-    """Fail before any work if the file of ``flag`` (--jobs-out, --sacct-out; report -o ...)
-    cannot be written: a directory, a missing folder, a read-only place."""
-    where = f"{flag} {str(path)!r}"
-    if path.is_dir():
-        raise SlurmlabError(
-            f"{where} is a directory; give a file name, e.g. {str(path / example)!r}"
-        )
-    if not path.parent.is_dir():
-        problem = "is not a folder" if path.parent.exists() else "does not exist"
-        raise SlurmlabError(
-            f"{where}: folder {str(path.parent)!r} {problem}; create it first "
-            f"(mkdir -p {path.parent}) or choose another path"
-        )
-    existed = path.exists()
-    try:  # os.access says yes to root even on a read-only file system: really try it
-        with open(path, "a"):
-            pass
-    except OSError as exc:
-        raise SlurmlabError(
-            f"{where}: cannot write it ({exc.strerror}); choose another path"
-        ) from None
-    if not existed:
-        path.unlink(missing_ok=True)
-
-
-def _scenario_files(path: Path) -> list[tuple[str, str]]:
-    """The slurm.conf and gres.conf a scenario file names (cluster: {slurm_conf: ...}):
-    inputs too, which no output may overwrite."""
-    import yaml
-
+def _shown(path: Path) -> str:
+    """A resolved path as written from here: relative to the current folder when inside it."""
     try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):  # (loaded already: never here)
-        return []
-    cluster = doc.get("cluster") if isinstance(doc, dict) else None
-    if not isinstance(cluster, dict):
-        return []
-    return [
-        (f"the scenario's cluster.{key}", str(path.parent / str(cluster[key])))
-        for key in ("slurm_conf", "gres_conf")
-        if cluster.get(key)
-    ]
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 def run_simulate(args) -> int:
-    from slurmlab.cli import check_distinct, load_cluster
+    from slurmlab.cli import load_cluster
     from slurmlab.records.swf import SwfDropWarning, read_swf, swf_cluster
     from slurmlab.scenario import Scenario
     from slurmlab.sim.simulate import simulate
@@ -236,8 +200,8 @@ def run_simulate(args) -> int:
     ]
     check_distinct(inputs, outputs)
     for flag, out, example in outputs:
-        if out:
-            check_writable(Path(out), flag, example)
+        if out:  # (this module's open: a test puts a read-only place in its stead)
+            check_writable(Path(out), flag, example, opener=open)
     # (a bar redrawn into a file or a pipe fills it: only on a terminal, unless asked for)
     progress = not args.quiet and (args.progress or sys.stderr.isatty())
     with warnings.catch_warnings(record=True) as caught:
@@ -253,7 +217,8 @@ def run_simulate(args) -> int:
             )
         else:
             scenario = Scenario.load(path)
-            check_distinct(_scenario_files(path), outputs)
+            named = ("the scenario's cluster.slurm_conf", "the scenario's cluster.gres_conf")
+            check_distinct(zip(named, map(_shown, scenario.sources)), outputs)
             if args.cluster:  # checked again on that cluster: errors name file and entry
                 scenario = scenario.with_cluster(load_cluster(args.cluster))
             if args.sacct_out:  # (before simulating: the export is written after)

@@ -26,6 +26,7 @@ from slurmlab import analysis as an
 from slurmlab import viz
 from slurmlab.analysis._common import known, run_ends, started
 from slurmlab.errors import SlurmlabError
+from slurmlab.paths import same_file
 
 __all__ = ["render_report", "write_report"]
 
@@ -301,8 +302,8 @@ def write_report(
     """
     path = Path(path)
     source = jobs.attrs.get("source")
-    read_from = isinstance(source, str) and path.exists() and os.path.isfile(source)
-    if read_from and os.path.samefile(path, source):  # (the export: never replaced by a page)
+    read_from = isinstance(source, str) and os.path.isfile(source)
+    if read_from and same_file(path, source):  # (the export: never replaced by a page)
         raise SlurmlabError(
             f"write_report: {str(path)!r} is the export the job table was read from; writing "
             "the report there would destroy the export: give another path, e.g. 'report.html'"

@@ -221,6 +221,10 @@ class Scenario:
     accounts: tuple[Account, ...] = ()
     qos: tuple[Qos, ...] = ()
     reservations: tuple[Reservation, ...] = ()
+    #: the files it read besides the scenario itself, resolved: its cluster's slurm.conf,
+    #: then its gres.conf (``cluster: {slurm_conf: ..., gres_conf: ...}``); none for a preset
+    #: or an inline cluster. ``with_cluster`` keeps them: they are what the document named.
+    sources: tuple[Path, ...] = ()
     #: (document, base folder, source, lines) it was built from: with_cluster checks it again
     _document: tuple | None = field(default=None, repr=False, compare=False)
 
@@ -401,6 +405,7 @@ class Scenario:
             accounts=accounts,
             qos=qos,
             reservations=reservations,
+            sources=_cluster_files(doc.get("cluster"), base),
         )
 
     def run(
@@ -858,8 +863,7 @@ def _cluster(value, base: Path, source: str = "scenario", lines: dict | None = N
         with _entry((*path, "preset"), "cluster"):
             return Cluster.preset(value["preset"])
     if "slurm_conf" in value:
-        conf = base / str(value["slurm_conf"])
-        gres = base / str(value["gres_conf"]) if value.get("gres_conf") else None
+        conf, gres = _conf_paths(value, base)
         for key, file in (("slurm_conf", conf), ("gres_conf", gres)):
             if file is not None and not file.exists():
                 raise ScenarioError(
@@ -871,6 +875,22 @@ def _cluster(value, base: Path, source: str = "scenario", lines: dict | None = N
             return Cluster.from_slurm_conf(conf, gres)
     with _entry(path, "cluster"):
         return _inline_cluster(value, source, lines or {})
+
+
+def _conf_paths(value: dict, base: Path) -> tuple[Path, Path | None]:
+    """The slurm.conf and gres.conf (or None) of ``cluster: {slurm_conf: ..., gres_conf:
+    ...}``: relative to the scenario file's folder ``base``."""
+    conf = base / str(value["slurm_conf"])
+    gres = base / str(value["gres_conf"]) if value.get("gres_conf") else None
+    return conf, gres
+
+
+def _cluster_files(value, base: Path) -> tuple[Path, ...]:
+    """``Scenario.sources``: the files a valid cluster entry read, resolved (none for a
+    preset or an inline cluster)."""
+    if not isinstance(value, dict) or "slurm_conf" not in value:
+        return ()
+    return tuple(path.resolve() for path in _conf_paths(value, base) if path is not None)
 
 
 def _inline_cluster(value: dict, source: str = "scenario", lines: dict | None = None) -> Cluster:
