@@ -207,7 +207,7 @@ def test_a_slurm_conf_priority_job_factor_above_65533_is_an_error():
     with pytest.raises(ConfigError) as info:
         Cluster.from_slurm_conf(conf)
     assert str(info.value) == (
-        "slurm.conf line 2: partition 'p': PriorityJobFactor='70000' must be a whole number from "
+        "slurm.conf line 2: Partition 'p': PriorityJobFactor=70000 must be a whole number from "
         "0 to 65533 (slurm.conf(5): it may not exceed 65533)"
     )
 

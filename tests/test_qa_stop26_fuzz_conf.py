@@ -60,7 +60,7 @@ def test_an_error_in_an_included_file_names_that_file_and_its_line(tmp_path):
     write(tmp_path / "nodes.conf", "# nodes\nNodeName=n1 CPUs=eight\n")
     assert error(conf) == (
         f"{tmp_path / 'nodes.conf'} line 2: NodeName=n1: CPUs='eight' is not a whole number; "
-        "give a whole number from 1 to 65535"
+        "give a whole number from 1 to 65533"
     )
 
 
@@ -218,7 +218,8 @@ def test_a_gres_count_takes_slurms_suffixes():
     cluster, _ = read(f"GresTypes=gpu,nic\nNodeName=n1 Gres=gpu:2K,nic:x1:1kb\n{PART}")
     assert [str(g) for g in cluster.nodes[0].gres] == ["gpu:2048", "nic:x1:1000"]
     assert error(f"NodeName=n1 Gres=gpu:2x\n{PART}") == (
-        "slurm.conf line 1: NodeName=n1: Gres='gpu:2x': the count '2x' of 'gpu:2x' is not a "
+        "slurm.conf line 1: NodeName=n1: invalid Gres 'gpu:2x': the count '2x' of 'gpu:2x' is "
+        "not a "
         'whole number with an optional K, M, G, T or P suffix (slurmctld logs "Bad GRES '
         'configuration: gpu:2x" and gives the node none); write e.g. gpu:8 or gpu:h100:8'
     )
@@ -232,16 +233,15 @@ def test_a_gres_count_takes_slurms_suffixes():
          '(slurmctld resets it to 1: "NodeNames=n1 CPUs=0 is invalid, reset to 1"); give the '
          "node's real CPUs"),
         ("NodeName=n1 CPUs=-4", "line 1: NodeName=n1: CPUs='-4' is less than zero (Slurm: "
-         '"CPUs value (-4) is less than zero"); give a whole number from 1 to 65535'),
+         '"CPUs value (-4) is less than zero"); give a whole number from 1 to 65533'),
         ("NodeName=n1 Sockets=2 CoresPerSocket=0", "line 1: NodeName=n1: CoresPerSocket=0 is "
          'invalid: a node has at least 1 (slurmctld resets it to 1: "NodeNames=n1 '
          "CoresPerSocket=0 is invalid, reset to 1\"); give the node's real CoresPerSocket"),
-        ("NodeName=n1 CPUs=99999999999999999999", "line 1: NodeName=n1: "
-         "CPUs='99999999999999999999' is greater than 65535, the most Slurm takes (\"CPUs value "
-         '(99999999999999999999) is greater than 65535"); give a whole number from 1 to 65535'),
+        ("NodeName=n1 CPUs=99999999999999999999", "line 1: NodeName=n1: Node 'n1': "
+         "CPUs=99999999999999999999 is too many (Slurm allows at most 65533 per node)"),
         ("NodeName=n1\nPartitionName=main Nodes=ALL MaxNodes=-1", "line 2: partition 'main': "
          "MaxNodes='-1' is less than zero (Slurm: \"MaxNodes value (-1) is less than zero\"); "
-         "give a whole number from 1 to 4294967295, or UNLIMITED"),
+         "give a whole number from 1 to 4294967293, or UNLIMITED"),
         ("NodeName=DEFAULT CPUs=0\nNodeName=n1", "line 1: NodeName=DEFAULT: CPUs=0 is invalid: "
          "a node has at least 1 (slurmctld resets it to 1); give the node's real CPUs"),
     ],

@@ -13,6 +13,7 @@ import os
 import re
 import shlex
 import warnings
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
@@ -22,14 +23,25 @@ from pathlib import Path
 import pandas as pd
 
 from slurmlab.errors import ConfigError, RequestError, SlurmlabError
-from slurmlab.spec.units import compress_hostlist, format_duration, parse_duration
+from slurmlab.spec.units import (
+    MAX_COUNT,
+    MAX_COUNT16,
+    MAX_MEMORY_MB,
+    UINT16_MAX,
+    UINT32_MAX,
+    ascii_digits,
+    compress_hostlist,
+    format_duration,
+    parse_duration,
+    suffixed_count,
+)
 
 __all__ = ["Cluster", "Gres", "Node", "Partition", "parse_gres"]
 
 NODE_STATES = ("IDLE", "UP", "DOWN", "DRAIN", "FUTURE", "UNKNOWN", "CLOUD")
 PARTITION_STATES = ("UP", "DOWN", "DRAIN", "INACTIVE")
 #: A partition's PriorityJobFactor "may not exceed 65533" (slurm.conf(5); a uint16 in Slurm).
-PRIORITY_JOB_FACTOR_MAX = 65533
+PRIORITY_JOB_FACTOR_MAX = MAX_COUNT16
 
 
 def _conf_source(value, kind: str) -> str | Path:
@@ -89,9 +101,9 @@ class Gres:
     def __post_init__(self):
         if self.count < 0:
             raise SlurmlabError(f"Gres {self.name!r}: count {self.count} must not be negative")
-        if self.count > _UINT32_MAX:
+        if self.count > UINT32_MAX:
             raise SlurmlabError(
-                f"Gres {self.name!r}: count {self.count} is too large (at most {_UINT32_MAX})"
+                f"Gres {self.name!r}: count {self.count} is too large (at most {UINT32_MAX})"
             )
 
     def __str__(self) -> str:
@@ -99,33 +111,39 @@ class Gres:
 
 
 def parse_gres(text: str, *, what: str = "Gres") -> tuple[Gres, ...]:
-    """Parse a node's ``Gres=`` value (``gpu:h100:8,nvme:1`` ; ``(S:0-1)`` socket hints dropped).
+    """Parse a node's ``Gres=`` value (``gpu:h100:8,nvme:1``) as slurmctld reads it (gres.c
+    ``_get_gres_cnt``): each item is ``name[:type][:count]``; the text after its last colon
+    is its count when it starts with a digit, with an optional suffix (``gpu:2K`` is 2048
+    GPUs: :func:`~slurmlab.spec.units.suffixed_count`), else its type, with a count of 1
+    (``gpu:tesla``). A ``(S:0-1)`` socket binding is dropped.
 
     >>> parse_gres("gpu:h100:8")
     (Gres(name='gpu', type='h100', count=8),)
+    >>> [str(g) for g in parse_gres("gpu:2K,nic:x1:1kb,gpu:tesla(S:0-1),nvme")]
+    ['gpu:2048', 'nic:x1:1000', 'gpu:tesla:1', 'nvme:1']
     """
     if text in ("", "(null)", "none", "None"):
         return ()
     out = []
     for item in re.split(r",(?![^()]*\))", text):
-        item = re.sub(r"\(.*\)$", "", item.strip())
-        parts = item.split(":")
-        try:
-            if len(parts) == 1:
-                out.append(Gres(parts[0], None, 1))
-            elif len(parts) == 2:
-                if _digits(parts[1]):
-                    out.append(Gres(parts[0], None, int(parts[1])))
-                else:
-                    out.append(Gres(parts[0], parts[1], 1))
-            elif len(parts) == 3:
-                out.append(Gres(parts[0], parts[1], _count(parts[2])))
-            else:
-                raise ValueError
-        except ValueError:
+        name, *rest = re.sub(r"\(.*\)$", "", item.strip()).split(":")
+        types, last = (rest[:-1], rest[-1]) if rest else ([], "")
+        if ascii_digits(last[:1]):
+            count = suffixed_count(last)
+            if count is None:
+                raise SlurmlabError(
+                    f"invalid {what} {text!r}: the count {last!r} of {item.strip()!r} is not a "
+                    "whole number with an optional K, M, G, T or P suffix (slurmctld logs "
+                    f'"Bad GRES configuration: {item.strip()}" and gives the node none); '
+                    "write e.g. gpu:8 or gpu:h100:8"
+                )
+        else:
+            count, types = 1, rest
+        if not name or len(types) > 1 or "" in types:
             raise SlurmlabError(
                 f"invalid {what} {text!r}: expected name[:type]:count, e.g. gpu:h100:8"
-            ) from None
+            )
+        out.append(Gres(name, types[0] if types else None, count))
     return tuple(out)
 
 
@@ -172,16 +190,14 @@ def gres_name_suggestion(name: str, types: set[str] | None) -> str | None:
     return close[0] if close else None
 
 
-def _count(s: str) -> int:
-    m = re.fullmatch(r"([0-9]+)([KMG]?)", s)
-    if not m:
-        raise ValueError(s)
-    return int(m.group(1)) * {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}[m.group(2)]
-
-
 @dataclass(frozen=True, slots=True)
 class Node:
-    """A compute node: CPUs, memory in MB, generic resources (GPUs) and features."""
+    """A compute node: CPUs, memory in MB, generic resources (GPUs) and features.
+
+    Each value is checked against the range Slurm keeps it in, whatever reads it (slurm.conf,
+    a scenario, Python): CPUs from 1 to 65533 (a uint16 less NO_VAL16 and INFINITE16),
+    memory up to 2**48 MB, Weight a uint32, Port from 1 to 65535 (node_conf.c).
+    """
 
     name: str
     cpus: int = 1
@@ -198,17 +214,27 @@ class Node:
             raise SlurmlabError("Node: name must not be empty")
         if self.cpus < 1:
             raise SlurmlabError(f"Node {self.name!r}: CPUs={self.cpus} must be at least 1")
-        if self.cpus > _NODE_CPUS_MAX:  # (slurmctld keeps a node's CPUs in 16 bits)
+        if self.cpus > MAX_COUNT16:  # (slurmctld keeps a node's CPUs in 16 bits)
             raise SlurmlabError(
                 f"Node {self.name!r}: CPUs={self.cpus} is too many (Slurm allows at most "
-                f"{_NODE_CPUS_MAX} per node)"
+                f"{MAX_COUNT16} per node)"
             )
         if self.memory_mb < 0:
             raise SlurmlabError(f"Node {self.name!r}: RealMemory={self.memory_mb} is negative")
-        if self.memory_mb > _NODE_MEM_MAX:
+        if self.memory_mb > MAX_MEMORY_MB:
             raise SlurmlabError(
                 f"Node {self.name!r}: RealMemory={self.memory_mb} MB is too large (at most "
-                f"{_NODE_MEM_MAX} MB)"
+                f"{MAX_MEMORY_MB} MB)"
+            )
+        if not 0 <= self.weight <= UINT32_MAX:
+            raise SlurmlabError(
+                f"Node {self.name!r}: Weight={self.weight} must be a whole number from 0 to "
+                f"{UINT32_MAX} (Slurm keeps it in 32 bits)"
+            )
+        if self.port is not None and not 1 <= self.port <= UINT16_MAX:
+            raise SlurmlabError(
+                f'Node {self.name!r}: Port={self.port} is not a port (slurmctld: "Invalid Port '
+                f'{self.port}"); give a whole number from 1 to {UINT16_MAX}'
             )
         if self.state.upper() not in NODE_STATES:
             raise SlurmlabError(
@@ -240,7 +266,12 @@ class Node:
 
 @dataclass(frozen=True, slots=True)
 class Partition:
-    """A partition: a named set of nodes with time limits, a priority tier and a state."""
+    """A partition: a named set of nodes with time limits, a priority tier and a state.
+
+    Each count is checked against the range Slurm keeps it in, whatever reads it: MaxNodes
+    (None: UNLIMITED) from 1 and MinNodes from 0 to 4294967293 (a uint32 less NO_VAL and
+    INFINITE), PriorityTier and PriorityJobFactor from 0 to 65533 (slurm.conf(5)).
+    """
 
     name: str
     nodes: tuple[str, ...]
@@ -266,15 +297,28 @@ class Partition:
             )
         object.__setattr__(self, "nodes", tuple(self.nodes))
         object.__setattr__(self, "state", self.state.upper())
-        if self.max_nodes is not None and self.max_nodes < 1:
-            raise SlurmlabError(f"Partition {self.name!r}: MaxNodes={self.max_nodes} must be >= 1")
-        if self.min_nodes < 0:
-            raise SlurmlabError(f"Partition {self.name!r}: MinNodes={self.min_nodes} must be >= 0")
-        if not 0 <= self.priority_job_factor <= PRIORITY_JOB_FACTOR_MAX:
-            raise SlurmlabError(
-                f"Partition {self.name!r}: PriorityJobFactor={self.priority_job_factor} must be a "
-                f"whole number from 0 to {PRIORITY_JOB_FACTOR_MAX} (slurm.conf(5))"
+        if self.max_nodes is not None and not 1 <= self.max_nodes <= MAX_COUNT:
+            none = (
+                " (0 would let no job start: every job needs a node)" if self.max_nodes == 0 else ""
             )
+            raise SlurmlabError(
+                f"Partition {self.name!r}: MaxNodes={self.max_nodes} must be a whole number from "
+                f"1 to {MAX_COUNT}, or UNLIMITED{none}"
+            )
+        if not 0 <= self.min_nodes <= MAX_COUNT:
+            raise SlurmlabError(
+                f"Partition {self.name!r}: MinNodes={self.min_nodes} must be a whole number from "
+                f"0 to {MAX_COUNT}"
+            )
+        for key, value in (
+            ("PriorityTier", self.priority_tier),
+            ("PriorityJobFactor", self.priority_job_factor),
+        ):
+            if not 0 <= value <= MAX_COUNT16:
+                raise SlurmlabError(
+                    f"Partition {self.name!r}: {key}={value} must be a whole number from 0 to "
+                    f"{MAX_COUNT16} (slurm.conf(5): it may not exceed {MAX_COUNT16})"
+                )
 
     def option(self, key: str, default: str | None = None) -> str | None:
         """One of the partition line's other options by name (case-insensitive), as text."""
@@ -332,10 +376,10 @@ class Cluster:
         if not self.nodes:
             raise SlurmlabError(f"Cluster {self.name!r}: it has no nodes")
         names = [n.name for n in self.nodes]
-        dup = {n for n in names if names.count(n) > 1}
-        if dup:
-            raise SlurmlabError(f"Cluster {self.name!r}: node names repeated: {sorted(dup)}")
         known = set(names)
+        if len(known) != len(names):
+            dup = {n for n, k in Counter(names).items() if k > 1}
+            raise SlurmlabError(f"Cluster {self.name!r}: node names repeated: {sorted(dup)}")
         pnames = [p.name for p in self.partitions]
         if len(set(pnames)) != len(pnames):
             raise SlurmlabError(f"Cluster {self.name!r}: partition names repeated: {pnames}")
@@ -663,9 +707,6 @@ _WHOLE_WEIGHTS = (
     "PriorityWeightJobSize", "PriorityWeightPartition", "PriorityWeightQOS",
 )  # fmt: skip
 _TIMES = ("PriorityDecayHalfLife", "PriorityCalcPeriod", "PriorityMaxAge")
-_UINT32_MAX = 4294967295
-_NODE_CPUS_MAX = 65533  # uint16 less Slurm's NO_VAL16/INFINITE16
-_NODE_MEM_MAX = 2**48  # MB: far beyond any node, and sums over nodes fit in 64 bits
 
 
 _MEMORY_KEYS = {"defmempercpu", "defmempernode", "defmempergpu", "maxmempercpu", "maxmempernode"}
@@ -752,7 +793,7 @@ def scheduler_parameters_problem(value: str) -> str | None:
         low, high, what = SCHEDULER_PARAMETERS[key]
         if key in _OFF and raw == "-1":
             continue
-        if not _digits(raw) or not low <= int(raw) <= high:
+        if not ascii_digits(raw) or not low <= int(raw) <= high:
             off = f"{_OFF[key]} or " if key in _OFF else ""
             return (
                 f"SchedulerParameters {key}={raw!r} must be {off}a whole number "
@@ -842,12 +883,12 @@ def setting_problem(key: str, value: str) -> str | None:
     text = str(value).strip()
     for name in _WHOLE_WEIGHTS:
         if low == name.lower():
-            if not _digits(text) or int(text) > _UINT32_MAX:
-                return f"{key}={value!r} must be a whole number from 0 to {_UINT32_MAX}, e.g. 1000"
+            if not ascii_digits(text) or int(text) > UINT32_MAX:
+                return f"{key}={value!r} must be a whole number from 0 to {UINT32_MAX}, e.g. 1000"
             return None
     if low == "schedulerparameters":
         return scheduler_parameters_problem(text)
-    if low in _MEMORY_KEYS and not (_digits(text) or text.upper() == "UNLIMITED"):
+    if low in _MEMORY_KEYS and not (ascii_digits(text) or text.upper() == "UNLIMITED"):
         return f"{key}={value!r} must be a whole number of MB (or UNLIMITED), e.g. 4000"
     choices = _by_name(_CHOICES, low)
     if choices is not None:
@@ -857,7 +898,7 @@ def setting_problem(key: str, value: str) -> str | None:
     whole = _by_name(_WHOLE_SETTINGS, low)
     if whole is not None:
         lowest, highest, what = whole
-        if not _digits(text) or not lowest <= int(text) <= highest:
+        if not ascii_digits(text) or not lowest <= int(text) <= highest:
             return f"{key}={value!r} must be a whole number from {lowest} to {highest} ({what})"
         return None
     if low == "priorityweighttres":
@@ -889,17 +930,23 @@ def setting_problem(key: str, value: str) -> str | None:
             )
         return None
     if low == "overtimelimit":
-        if text.upper() != "UNLIMITED" and not (_digits(text) and int(text) <= 65533):
-            return f"{key}={value!r} must be a whole number of minutes up to 65533, or UNLIMITED"
+        if text.upper() != "UNLIMITED" and not (ascii_digits(text) and int(text) <= MAX_COUNT16):
+            return (
+                f"{key}={value!r} must be a whole number of minutes up to {MAX_COUNT16}, "
+                "or UNLIMITED"
+            )
         return None
     if low == "suspendtime":  # (NONE, INFINITE or -1, the default: power saving off)
-        if text.upper() not in ("NONE", "INFINITE", "-1") and not _digits(text):
+        if text.upper() not in ("NONE", "INFINITE", "-1") and not ascii_digits(text):
             return f"{key}={value!r} must be a whole number of seconds, or NONE (the default)"
         return None
     if low in ("requeueexit", "requeueexithold"):
         for item in _list(text):
             first, _, last = item.partition("-")
-            if not (_digits(first) and (not last or _digits(last))) or int(last or first) > 255:
+            if (
+                not (ascii_digits(first) and (not last or ascii_digits(last)))
+                or int(last or first) > 255
+            ):
                 return (
                     f"{key}={value!r}: {item!r} is not an exit code (0-255) or a range of "
                     "them; write e.g. 1-9,18"
@@ -962,7 +1009,7 @@ def _tres_list_problem(key: str, value: str, *, whole: bool) -> str | None:
         if problem:
             return f"{key}={value!r}: {problem}"
         if whole:
-            ok = _digits(number) and int(number) <= _UINT32_MAX
+            ok = ascii_digits(number) and int(number) <= UINT32_MAX
         else:
             if name.lower() == "mem" and number[-1:].upper() in ("K", "M", "G", "T"):
                 number = number[:-1]
@@ -1301,9 +1348,3 @@ def parse_time_value(value: str, key: str, line: int, source: str) -> timedelta 
         return parse_duration(value, what=key)
     except SlurmlabError as exc:
         raise ConfigError(str(exc), source=source, line=line) from None
-
-
-def _digits(text: str) -> bool:
-    """Whether ``text`` is ASCII decimal digits, as Slurm's parsers (strtol) read numbers:
-    ``str.isdigit`` also takes other scripts' digits ('５'), which ``int`` then reads."""
-    return text.isascii() and text.isdigit()

@@ -33,6 +33,7 @@ from slurmlab.spec.units import (
     parse_duration,
     parse_memory_mb,
 )
+from slurmlab.spec.units import ascii_digits as _digits
 
 __all__ = ["ArraySpec", "Dependency", "JobSpec", "Resources", "SignalSpec", "TimeOfDay"]
 
@@ -2151,9 +2152,3 @@ def _mem_limit_reason(
             f"(EnforcePartLimits={enforce}): Memory required by task is not available"
         )
     return "MaxMemPerLimit"
-
-
-def _digits(text: str) -> bool:
-    """Whether ``text`` is ASCII decimal digits, as Slurm's parsers (strtol) read numbers:
-    ``str.isdigit`` also takes other scripts' digits ('５'), which ``int`` then reads."""
-    return text.isascii() and text.isdigit()

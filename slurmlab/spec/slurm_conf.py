@@ -4,24 +4,30 @@ Handles what real files contain: comments, ``\\`` line continuations, quoted
 values, case-insensitive keys, a leading byte-order mark, hostlist ranges,
 ``NodeName=DEFAULT`` and ``PartitionName=DEFAULT`` lines, ``Nodes=ALL``, ``NodeSet=``
 names in a partition's ``Nodes=``, ``DownNodes=`` lines, ``Include`` lines (a relative
-path is read from the including file's directory, as Slurm does), GRES counts with a
-K/M/G suffix, and CPUs computed from Sockets x CoresPerSocket x ThreadsPerCore when
-``CPUs`` is absent. Global settings are kept (``Cluster.settings``) and checked as they are
-read (``setting_problem``): a malformed line raises :class:`ConfigError` naming the file,
-the line number, the key and the value. A setting Slurm would act on but slurmlab does not
-model (``ReturnToService=0``, ``PriorityFlags=INCR_ONLY``, a partition's
+path is read from the including file's directory, as Slurm does), GRES counts with Slurm's
+suffixes (``gpu:2K``), a ``Port=`` range with or without brackets, and CPUs computed from
+Sockets x CoresPerSocket x ThreadsPerCore when ``CPUs`` is absent. Global settings are kept
+(``Cluster.settings``) and checked as they are read (``setting_problem``): a malformed line
+raises :class:`ConfigError` naming the file, the line number, the key and the value. This
+module reads the text; the ranges of the values are the specs' (:class:`Node`,
+:class:`Partition`, :class:`Gres`), so that slurm.conf, a scenario and Python agree, and
+here their errors get the file and the line. A setting Slurm would act on but slurmlab
+does not model (``ReturnToService=0``, ``PriorityFlags=INCR_ONLY``, a partition's
 ``PreemptMode``...) is named in a warning with its file and line; keys that change nothing
 a simulation shows (``SlurmctldHost``, ``AuthType``...) are kept silently. A key
 slurm.conf(5) does not have (``PriorityWieghtAge``), on a global, NodeName= or
 PartitionName= line, is named in a warning with the closest key Slurm has: slurmctld 22.05
 refuses to start on it, and slurmlab ignores it. Repeats follow slurmctld: a node or a
 partition defined twice is an error; a key given twice (on one line, or a global key on
-two lines) is named in a warning, and the last value wins.
+two lines) is named in a warning, and the last value wins; a repeated ``SlurmctldHost``
+adds a controller (the first is the primary), as in Slurm.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -30,7 +36,6 @@ from slurmlab.spec.cluster import (
     KNOWN_KEYS,
     NODE_OPTIONS,
     PARTITION_OPTIONS,
-    PRIORITY_JOB_FACTOR_MAX,
     SCHEDULER_KEYS,
     Cluster,
     ConfSettings,
@@ -44,7 +49,16 @@ from slurmlab.spec.cluster import (
     setting_warning,
     unknown_key_warning,
 )
-from slurmlab.spec.units import compress_hostlist, expand_hostlist, parse_memory_mb
+from slurmlab.spec.units import (
+    MAX_COUNT,
+    MAX_COUNT16,
+    UINT16_MAX,
+    UINT32_MAX,
+    compress_hostlist,
+    expand_hostlist,
+    parse_memory_mb,
+    suffixed_count,
+)
 
 __all__ = ["SCHEDULER_KEYS", "parse_gres_conf", "parse_slurm_conf", "read_text"]
 
@@ -59,22 +73,18 @@ _NODE_KEYS = NODE_OPTIONS | {"AvailableFeatures"}
 _DOWN_NODES_KEYS = frozenset({"Reason", "State"})
 _NODE_SET_KEYS = frozenset({"Feature", "Nodes"})
 
-#: A node's counts, each a uint16 in Slurm (read_config.c ``_nodename_options``).
+#: A node's counts, each a uint16 in Slurm (read_config.c ``_nodename_options``); a Node
+#: holds CPUs (or its old name Procs) and bounds it, the others only make it up.
 _NODE_INT = {"cpus", "procs", "boards", "sockets", "socketsperboard", "corespersocket"}
 _NODE_INT |= {"threadspercore"}
-
-_UINT16_MAX = 65535
-_UINT32_MAX = 4294967295
-
-#: Slurm's count suffixes (slurm_protocol_defs.c ``suffix_mult``), by lower-case suffix.
-_SUFFIX = {"": 1}
-for _i, _letter in enumerate("kmgtp", start=1):
-    _SUFFIX |= {_letter: 1024**_i, f"{_letter}ib": 1024**_i, f"{_letter}b": 1000**_i}
+_NODE_CPUS = {"cpus", "procs"}
 
 #: Slurm's spelling of each key, by lower-case name (as slurmctld's messages name them).
 _SPELLING = {k.lower(): k for k in (*NODE_OPTIONS, *PARTITION_OPTIONS, *KNOWN_KEYS.values())}
 
-#: Global lines that may repeat, each adding a record (read_config.c: S_P_ARRAY options).
+#: Global lines that may repeat, each adding a record (read_config.c: S_P_ARRAY options):
+#: their values are kept in order, joined with commas (SlurmctldHost: the first is the
+#: primary controller, the others its backups).
 _REPEATABLE = {"slurmctldhost"}
 
 
@@ -298,15 +308,20 @@ def _whole(
     least: int = 0,
     what: str = "",
     unlimited: bool = False,
+    spec: bool = False,
 ) -> int:
     """``value`` of ``key`` as Slurm reads a count (parse_value.c ``s_p_handle_uint16`` /
-    ``uint32``): ASCII digits, at most ``most``; else a ConfigError with the line and value.
-    (``least`` and ``unlimited`` are only named in the fix: the caller refuses a smaller
-    count, and reads UNLIMITED.)"""
+    ``uint32``): ASCII digits; else a ConfigError with the line and value.
+
+    ``most`` is the largest value: for a key a spec holds (``spec``: CPUs, Weight, Port,
+    PriorityTier, MaxNodes...) the spec's own bound, which only the spec checks (its error
+    gets this line by :func:`_at_line`); for another (Sockets...) the largest value of its
+    type in Slurm, checked here. (``least`` and ``unlimited`` are only named in the fix: the
+    caller refuses a smaller count, and reads UNLIMITED.)"""
     head = f"{what}: " if what else ""
     spelled = _SPELLING.get(key.lower(), key)
     if re.fullmatch(r"[0-9]+", value):
-        if int(value) <= most:
+        if spec or int(value) <= most:
             return int(value)
         why = (
             f'is greater than {most}, the most Slurm takes ("{spelled} value ({value}) is '
@@ -325,13 +340,29 @@ def _whole(
 
 
 # -- nodes --------------------------------------------------------------------------------------
+@contextmanager
+def _at_line(what: str | None, no: int, source: str):
+    """An error raised inside (a value a spec refuses) as a ConfigError naming the file, the
+    line and ``what`` (``NodeName=n[1-4]``; None: the spec's words name it) before the
+    spec's own words."""
+    try:
+        yield
+    except ConfigError:
+        raise
+    except SlurmlabError as exc:
+        raise ConfigError(f"{what}: {exc}" if what else str(exc), source=source, line=no) from None
+
+
 def _check_node_options(kv: dict[str, str], what: str, no: int, source: str) -> None:
-    """Check a NodeName= line's own values (its DEFAULT values were checked on their line),
-    so that an error names the line, the key and the value as written."""
+    """Check the syntax of a NodeName= line's own values (its DEFAULT values were checked on
+    their line), so that an error names the line, the key and the value as written. Their
+    ranges are the Node's to check (a DEFAULT line's: ``_check_default_node``)."""
     for key, value in kv.items():
         low = key.lower()
         if low in _NODE_INT:
-            if _whole(value, key, no, source, most=_UINT16_MAX, least=1, what=what) == 0:
+            cpus = low in _NODE_CPUS
+            most = MAX_COUNT16 if cpus else UINT16_MAX
+            if _whole(value, key, no, source, most=most, least=1, what=what, spec=cpus) == 0:
                 names = what.partition("=")[2]
                 says = f': "NodeNames={names} {_SPELLING[low]}=0 is invalid, reset to 1"'
                 raise ConfigError(
@@ -342,14 +373,12 @@ def _check_node_options(kv: dict[str, str], what: str, no: int, source: str) -> 
                     line=no,
                 )
         elif low == "weight":
-            _whole(value, key, no, source, most=_UINT32_MAX, what=what)
-        elif low == "port" and "[" not in value:
-            _whole(value, key, no, source, most=_UINT16_MAX, what=what)
+            _whole(value, key, no, source, most=UINT32_MAX, what=what, spec=True)
+        elif low == "port":
+            _ports(value, what, no, source)
         elif low == "realmemory":
-            try:
+            with _at_line(what, no, source):
                 parse_memory_mb(value, what="RealMemory")
-            except SlurmlabError as exc:
-                raise ConfigError(f"{what}: {exc}", source=source, line=no) from None
         elif low == "gres":
             _node_gres(value, what, no, source)
         elif low == "state":
@@ -364,35 +393,24 @@ def _check_node_options(kv: dict[str, str], what: str, no: int, source: str) -> 
 
 
 def _node_gres(value: str, what: str, no: int, source: str) -> tuple[Gres, ...]:
-    """A node's ``Gres=`` as slurmctld reads it (gres.c ``_get_gres_cnt``): the text after
-    an item's last colon is its count when it starts with a digit, with an optional K, M,
-    G, T or P suffix (``gpu:2K`` is 2048 GPUs); otherwise a type, with a count of 1."""
-    items = []
-    for item in re.split(r",(?![^()]*\))", value):
-        body = re.sub(r"\(.*\)$", "", item.strip())  # (socket binding, dropped)
-        head, colon, last = body.rpartition(":")
-        if colon and last[:1].isascii() and last[:1].isdigit():
-            m = re.fullmatch(r"([0-9]+)([A-Za-z]*)", last)
-            mult = _SUFFIX.get(m.group(2).lower()) if m else None
-            if mult is None:
-                raise ConfigError(
-                    f"{what}: Gres={value!r}: the count {last!r} of {item.strip()!r} is not a "
-                    "whole number with an optional K, M, G, T or P suffix (slurmctld logs "
-                    f'"Bad GRES configuration: {item.strip()}" and gives the node none); '
-                    "write e.g. gpu:8 or gpu:h100:8",
-                    source=source,
-                    line=no,
-                )
-            body = f"{head}:{int(m.group(1)) * mult}"
-        items.append(body)
+    """A node's ``Gres=`` as slurmctld reads it (:func:`~slurmlab.spec.cluster.parse_gres`);
+    an error names the file and the line."""
+    with _at_line(what, no, source):
+        return parse_gres(value, what="Gres")
+
+
+def _ports(value: str, what: str, no: int, source: str) -> list[int]:
+    """A ``Port=`` value: one port, or a range or list of them, one per node, with or without
+    brackets (``[27001-27010]`` or ``27001-27010``: node_conf.c reads a value that holds
+    '-' or ',' as ``[value]``). Each is a whole number here; the Node checks its range."""
+    text = f"[{value}]" if value[:1] != "[" and ("-" in value or "," in value) else value
     try:
-        return parse_gres(",".join(items))
-    except SlurmlabError:
-        raise ConfigError(
-            f"{what}: invalid Gres {value!r}: expected name[:type]:count, e.g. gpu:h100:8",
-            source=source,
-            line=no,
-        ) from None
+        ports = expand_hostlist(text)
+    except SlurmlabError as exc:
+        raise ConfigError(f"{what}: Port={value!r}: {exc}", source=source, line=no) from None
+    return [
+        _whole(p, "Port", no, source, most=UINT16_MAX, least=1, what=what, spec=True) for p in ports
+    ]
 
 
 def _node_cpus(low: dict[str, str]) -> int:
@@ -411,28 +429,31 @@ def _node_cpus(low: dict[str, str]) -> int:
 
 
 def _node_from(kv: dict[str, str], name: str, what: str, no: int, source: str) -> Node:
-    """The node a NodeName= line defines (``kv``: its options over its DEFAULT ones, each
-    already checked by ``_check_node_options``)."""
+    """The node a NodeName= line defines, without its address and port (``kv``: its options
+    over its DEFAULT ones, each already checked by ``_check_node_options``)."""
     low = {k.lower(): v for k, v in kv.items()}
     feats = low.get("features", low.get("feature", low.get("availablefeatures", "")))
-    port = low.get("port")
     state = low.get("state", "UNKNOWN").upper().split("+")[0]
-    try:
+    with _at_line(what, no, source):
         return Node(
             name=name,
             cpus=_node_cpus(low),
             memory_mb=parse_memory_mb(low.get("realmemory", "1"), what="RealMemory"),
             gres=_node_gres(low.get("gres", ""), what, no, source),
             features=frozenset(f for f in re.split(r"[,\s]+", feats) if f),
-            addr=None,
-            port=int(port) if port else None,
             state="IDLE" if state in ("UNKNOWN", "UP", "CLOUD") else state,
             weight=int(low.get("weight", "1")),
         )
-    except ConfigError:
-        raise
-    except SlurmlabError as exc:
-        raise ConfigError(f"{what}: {exc}", source=source, line=no) from None
+
+
+def _check_default_node(kv: dict[str, str], what: str, no: int, source: str) -> None:
+    """Check a NodeName=DEFAULT line's values as a node's (CPUs=70000 is too many), so that
+    the error names this line rather than each line that uses them."""
+    template = _node_from(kv, "DEFAULT", what, no, source)
+    port = next((v for k, v in kv.items() if k.lower() == "port"), None)
+    with _at_line(what, no, source):
+        for p in _ports(port, what, no, source) if port else ():
+            replace(template, port=p)
 
 
 def _node_line(value: str, kv: dict[str, str], no: int, source: str) -> list[Node]:
@@ -463,29 +484,23 @@ def _node_line(value: str, kv: dict[str, str], no: int, source: str) -> list[Nod
                     source=source,
                     line=no,
                 )
-        if k.lower() == "port" and "[" in v:  # Port=[16821-16824]: one port per node
-            try:
-                ports = expand_hostlist(v)
-            except SlurmlabError as exc:
-                raise ConfigError(f"Port={v!r}: {exc}", source=source, line=no) from None
+        if k.lower() == "port":  # Port=[16821-16824] or 16821-16824: one port per node
+            ports = _ports(v, what, no, source)
             if len(ports) not in (1, len(names)):
                 raise ConfigError(
-                    f"Port={v!r} names {len(ports)} ports for {len(names)} nodes",
+                    f"Port={v!r} names {len(ports)} ports for {len(names)} nodes (slurmctld: "
+                    '"Port count must equal that of NodeName records or there must be no '
+                    'more than one")',
                     source=source,
                     line=no,
                 )
-            for port in ports:
-                _whole(port, "Port", no, source, most=_UINT16_MAX, what=what)
-            kv = {kk: vv for kk, vv in kv.items() if kk.lower() != "port"}
     template = _node_from(kv, names[0], what, no, source)
     out = []
-    for i, n in enumerate(names):
-        node = replace(template, name=n)
-        if addrs:
-            node = replace(node, addr=addrs[i if len(addrs) > 1 else 0])
-        if ports:
-            node = replace(node, port=int(ports[i if len(ports) > 1 else 0]))
-        out.append(node)
+    with _at_line(what, no, source):
+        for i, n in enumerate(names):
+            addr = addrs[i if len(addrs) > 1 else 0] if addrs else None
+            port = ports[i if len(ports) > 1 else 0] if ports else None
+            out.append(replace(template, name=n, addr=addr, port=port))
     return out
 
 
@@ -596,6 +611,7 @@ class _Conf:
     def node_line(self, value: str, kv: dict[str, str], what: str, no: int, src: str) -> None:
         _check_node_options(kv, what, no, src)
         if value.upper() == "DEFAULT":
+            _check_default_node(kv, what, no, src)
             self.node_default = _merged(self.node_default, kv)
             self.unused_default["NodeName"] = (src, no)
             return
@@ -656,14 +672,15 @@ class _Conf:
         if problem:
             raise ConfigError(problem, source=src, line=no)
         before = next((k for k in self.settings if k.lower() == low), None)
-        if before is not None:
-            if low not in _REPEATABLE:
-                warn_at_caller(
-                    f"{src} line {no}: {head}={value}: {key} is already set on "
-                    f"{_at(self.global_at[low], src)} ({before}={self.settings[before]}); "
-                    f'Slurm uses the last value (slurmctld logs "{key} 1 specified more than '
-                    f'once, latest value used") and so does slurmlab: {key}={value}; set it once'
-                )
+        if before is not None and low in _REPEATABLE:  # (one more record: kept in order)
+            key, value = before, f"{self.settings[before]},{value}"
+        elif before is not None:
+            warn_at_caller(
+                f"{src} line {no}: {head}={value}: {key} is already set on "
+                f"{_at(self.global_at[low], src)} ({before}={self.settings[before]}); "
+                f'Slurm uses the last value (slurmctld logs "{key} 1 specified more than '
+                f'once, latest value used") and so does slurmlab: {key}={value}; set it once'
+            )
             del self.settings[before]
         self.settings[key] = value
         self.settings.where[key] = f"{src} line {no}"
@@ -678,7 +695,7 @@ class _Conf:
             nodes = _apply_gres_conf(nodes, gres_conf)
         members = _node_set_members(self.node_sets, nodes)
         partitions = [
-            _partition(kv, no, src, list(nodes), members) for src, no, kv in self.partition_lines
+            _partition(kv, no, src, nodes, members) for src, no, kv in self.partition_lines
         ]
         for kind, noun in (("NodeName", "node"), ("PartitionName", "partition")):
             if kind in self.unused_default and (partitions or kind == "NodeName"):
@@ -713,7 +730,7 @@ class _Conf:
             "a line such as PartitionName=main Nodes=ALL Default=YES"
         )
         kv = _merged({"Nodes": "ALL", "Default": "YES"}, self.part_default)
-        return _partition({"PartitionName": "default", **kv}, no, src, list(nodes), {})
+        return _partition({"PartitionName": "default", **kv}, no, src, nodes, {})
 
 
 #: Why a FrontendName= line is ignored.
@@ -803,9 +820,11 @@ def _partition(
     kv: dict[str, str],
     no: int,
     source: str,
-    all_nodes: list[str],
+    all_nodes: Mapping[str, Node],
     node_sets: dict[str, list[str]],
 ) -> Partition:
+    """The partition a PartitionName= line defines (``kv``: its options over its DEFAULT
+    ones), over ``all_nodes`` (every node, by name)."""
     low = {k.lower(): (k, v) for k, v in kv.items()}
     pname = kv["PartitionName"]
     nodes_expr = low.get("nodes", ("Nodes", ""))[1]
@@ -873,20 +892,12 @@ def _partition(
     if get("Priority") is not None:  # the old name sets both (read_config.c)
         tier = job_factor = get("Priority")
         tier_key = factor_key = "Priority"
-    factor = _whole(job_factor, factor_key, no, source, most=_UINT32_MAX, what=what)
-    if not 0 <= factor <= PRIORITY_JOB_FACTOR_MAX:
-        raise ConfigError(
-            f"{what}: {factor_key}={job_factor!r} must be a whole number from 0 to "
-            f"{PRIORITY_JOB_FACTOR_MAX} (slurm.conf(5): it may not exceed 65533)",
-            source=source,
-            line=no,
-        )
     state = get("State", "UP").upper()
     if state not in ("UP", "DOWN", "DRAIN", "INACTIVE"):
         raise ConfigError(
             f"State={state!r} must be UP, DOWN, DRAIN or INACTIVE", source=source, line=no
         )
-    try:
+    with _at_line(None, no, source):  # (the Partition checks the ranges, naming itself)
         return Partition(
             name=pname,
             nodes=tuple(names),
@@ -898,35 +909,27 @@ def _partition(
                 else None
             ),
             max_nodes=_max_nodes(get("MaxNodes", "UNLIMITED"), what, no, source),
-            priority_tier=_whole(tier, tier_key, no, source, most=_UINT16_MAX, what=what),
-            priority_job_factor=factor,
+            priority_tier=_whole(
+                tier, tier_key, no, source, most=MAX_COUNT16, what=what, spec=True
+            ),
+            priority_job_factor=_whole(
+                job_factor, factor_key, no, source, most=MAX_COUNT16, what=what, spec=True
+            ),
             min_nodes=_whole(
-                get("MinNodes", "1"), "MinNodes", no, source, most=_UINT32_MAX, what=what
+                get("MinNodes", "1"), "MinNodes", no, source, most=MAX_COUNT, what=what, spec=True
             ),
             state=state,
             options=options,
         )
-    except ConfigError:
-        raise
-    except SlurmlabError as exc:
-        raise ConfigError(f"PartitionName={pname}: {exc}", source=source, line=no) from None
 
 
 def _max_nodes(value: str, what: str, no: int, source: str) -> int | None:
     """A partition's MaxNodes= (None: UNLIMITED), a uint32 in Slurm."""
     if value.upper() in ("UNLIMITED", "INFINITE"):
         return None
-    count = _whole(
-        value, "MaxNodes", no, source, most=_UINT32_MAX, least=1, what=what, unlimited=True
+    return _whole(
+        value, "MaxNodes", no, source, most=MAX_COUNT, least=1, what=what, unlimited=True, spec=True
     )
-    if count == 0:
-        raise ConfigError(
-            f"{what}: MaxNodes='0' lets no job start (every job needs a node); give at least "
-            "1, or UNLIMITED",
-            source=source,
-            line=no,
-        )
-    return count
 
 
 def _warn_unknown_options(kv: dict[str, str], kind: str, what: str, no: int, source: str) -> None:
@@ -981,21 +984,23 @@ def parse_gres_conf(path_or_text: str | Path) -> dict[str, list[Gres]]:
         else:
             count = 1
         nodes = expand_hostlist(kv["nodename"]) if "nodename" in kv else ["*"]
+        with _at_line(f"Name={kv['name']}", no, source):  # (a count above the Gres's bound)
+            gres = Gres(kv["name"], kv.get("type"), count)
         for n in nodes:
-            out.setdefault(n, []).append(Gres(kv["name"], kv.get("type"), count))
+            out.setdefault(n, []).append(gres)
     return out
 
 
 def _gres_conf_count(value: str, no: int, source: str) -> int:
     """gres.conf ``Count=``: a whole number with an optional suffix (gres.c: ``suffix_mult``)."""
-    m = re.fullmatch(r"([0-9]+)([A-Za-z]*)", value)
-    if m is None or m.group(2).lower() not in _SUFFIX:
+    count = suffixed_count(value)
+    if count is None:
         raise ConfigError(
             f"Count={value!r} is not a whole number with an optional K, M, G, T or P suffix",
             source=source,
             line=no,
         )
-    return int(m.group(1)) * _SUFFIX[m.group(2).lower()]
+    return count
 
 
 def _apply_gres_conf(nodes: dict[str, Node], gres_conf: str | Path) -> dict[str, Node]:

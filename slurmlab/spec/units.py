@@ -1,5 +1,6 @@
-"""Slurm's small value syntaxes: durations, memory sizes and hostlists, and the plain
-values of scenario files (whole numbers, numbers, flags, lists of names).
+"""Slurm's small value syntaxes: durations, memory sizes, counts and hostlists, and the plain
+values of scenario files (whole numbers, numbers, flags, lists of names); and the limits of
+Slurm's counts (``MAX_COUNT16``, ``MAX_COUNT``...), which the specs check.
 
 Slurm writes time limits as ``M``, ``M:S``, ``H:M:S``, ``D-H``, ``D-H:M`` or
 ``D-H:M:S`` (``UNLIMITED``/``INFINITE`` for none) and memory in MB unless a
@@ -34,8 +35,14 @@ __all__ = [
     "parse_number",
     "parse_seconds",
     "parse_whole",
+    "ascii_digits",
+    "suffixed_count",
     "MAX_COUNT",
+    "MAX_COUNT16",
+    "MAX_MEMORY_MB",
     "MAX_SECONDS",
+    "UINT16_MAX",
+    "UINT32_MAX",
 ]
 
 _UNLIMITED = {"UNLIMITED", "INFINITE", "INFINITY"}
@@ -312,9 +319,60 @@ def compress_hostlist(names) -> str:
     return hostlist.collect_hostlist(list(names))
 
 
+# -- Slurm's number limits: the one place slurmlab defines them ----------------------------------
+#: The largest values of Slurm's 16- and 32-bit counts (uint16_t, uint32_t), as slurm.conf's
+#: reader takes them (parse_value.c ``s_p_handle_uint16``: "... is greater than 65535").
+UINT16_MAX = 2**16 - 1
+UINT32_MAX = 2**32 - 1
+
+#: the largest count slurmlab takes where Slurm keeps one in 16 bits (uint16_t; the two values
+#: above it, 0xfffe and 0xffff, are Slurm's NO_VAL16 and INFINITE16): a node's CPUs, a
+#: partition's PriorityTier and PriorityJobFactor (slurm.conf(5): "may not exceed 65533")
+MAX_COUNT16 = 2**16 - 3
+
 #: the largest count slurmlab takes where Slurm keeps one in 32 bits (uint32_t; the two
 #: values above it, 0xfffffffe and 0xffffffff, are Slurm's NO_VAL and INFINITE)
 MAX_COUNT = 2**32 - 3
+
+#: the most memory (MB) a node holds: Slurm's RealMemory is 64 bits; slurmlab stops at 2**48
+#: MB (256 EiB), far beyond any node, so that sums over a cluster's nodes fit in 64 bits
+MAX_MEMORY_MB = 2**48
+
+
+def ascii_digits(text: str) -> bool:
+    """Whether ``text`` is ASCII decimal digits, as Slurm's parsers (strtol) read numbers:
+    ``str.isdigit`` also takes other scripts' digits ('５'), which ``int`` then reads.
+
+    >>> ascii_digits("42"), ascii_digits("４２"), ascii_digits(""), ascii_digits("-1")
+    (True, False, False, False)
+    """
+    return text.isascii() and text.isdigit()
+
+
+#: Slurm's count suffixes (slurm_protocol_defs.c ``suffix_mult``), by lower-case suffix:
+#: K or KiB is 1024, KB 1000, and so on up to P.
+_COUNT_SUFFIXES = {"": 1}
+for _power, _letter in enumerate("kmgtp", start=1):
+    _COUNT_SUFFIXES |= {
+        _letter: 1024**_power,
+        f"{_letter}ib": 1024**_power,
+        f"{_letter}b": 1000**_power,
+    }
+
+
+def suffixed_count(text: str) -> int | None:
+    """``text`` as Slurm reads a count with an optional suffix (a GRES count: gres.c
+    ``_get_gres_cnt``; gres.conf's Count=): ASCII digits, then K, M, G, T or P, alone or
+    with iB (1024-based) or B (1000-based), in any case. None when it is not one.
+
+    >>> suffixed_count("8"), suffixed_count("2K"), suffixed_count("2kib"), suffixed_count("1KB")
+    (8, 2048, 2048, 1000)
+    >>> suffixed_count("2x") is None, suffixed_count("K") is None
+    (True, True)
+    """
+    m = re.fullmatch(r"([0-9]+)([A-Za-z]*)", text)
+    mult = _COUNT_SUFFIXES.get(m.group(2).lower()) if m else None
+    return None if mult is None else int(m.group(1)) * mult
 
 
 def parse_whole(value, *, what: str, minimum: int = 0, maximum: int | None = None) -> int:
