@@ -100,7 +100,9 @@ class ArraySpec:
         return cls(tuple(idx), int(thr) if thr else None, int(step) if step else 1)
 
     def __str__(self) -> str:
-        """Ranges of the step (``0-98:2``; consecutive ones without it), then the throttle."""
+        """The indices as ranges, then the throttle: with a step above 1, runs of that step
+        as ``lo-hi:step`` and every other index alone (``0,1,2,3,10-20:2``); else runs of
+        consecutive indices as ``lo-hi``. It parses back to the same indices and step."""
         runs, idx, step = [], list(self.indices), self.step
         i = 0
         while i < len(idx):
