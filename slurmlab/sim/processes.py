@@ -111,6 +111,10 @@ class Lifecycles:
             requeue = self._preempt_mode_of(job) == "REQUEUE" and job.requeue
             if requeue and job.ckpt is None:
                 job.work_left = job.runtime  # the batch script starts again from the beginning
+                # (so the work this run did is lost, as a requeue mid-run loses it: the next
+                # run does it again)
+                job.acct["lost"] += job.acct["useful"]
+                job.acct["useful"] = 0.0
             self._finish(job, "PREEMPTED", "0:0", requeue=requeue)
             return
         if state == "SIGNAL_REQUEUE":
@@ -246,6 +250,23 @@ class Lifecycles:
     def set_node_state(self, name: str, state: str) -> None:
         """Admin node state: ``DRAIN`` (running jobs finish, no new ones), ``IDLE`` (resume)."""
         i = self._node(name)
+        if (
+            state == "IDLE"
+            and self.node_state[name] == "DOWN"
+            and self._back_at.get(name, 0) > self.env.now
+        ):
+            # a node that failed and is being repaired does not respond: Slurm leaves a
+            # resumed one IDLE* and allocates nothing on it. It comes back when repaired
+            # (its drain, if any, is lifted now)
+            self._drained.discard(name)
+            warnings.warn(
+                f"node {name} failed and is down until its repair at "
+                f"t={self._back_at[name]:.0f}s: resuming it lifts its drain, and it returns "
+                "to service when repaired (Slurm allocates nothing on a node that does not "
+                "respond)",
+                stacklevel=3,
+            )
+            return
         self._changed()
         if state == "DRAIN":
             self._drained.add(name)
