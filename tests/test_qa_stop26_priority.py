@@ -72,3 +72,25 @@ def test_fairshare_parent_is_named_as_not_modelled():
         SlurmlabError, match=r"Fairshare=parent: use the parent's fair share\) is not modelled"
     ):
         Account("a", "parent")
+
+
+def test_a_job_over_two_qos_limits_shows_the_one_slurm_checks_first(tmp_path):
+    # acct_policy.c: QOS GrpTRES is tested before MaxTRESPerUser (_qos_job_runnable_post_select)
+    # d1 asks for 8 GPUs under max_tres_per_user gres/gpu=4 and grp_tres gres/gpu=6
+    path = tmp_path / "q.yaml"
+    path.write_text(
+        textwrap.dedent(
+            """\
+            cluster:
+              nodes: [{name: "n[1-4]", cpus: 16, memory: 64000M, gres: "gpu:4"}]
+            policy: slurm
+            qos:
+              - {name: normal, priority: 0}
+              - {name: lim, priority: 1000, max_tres_per_user: "gres/gpu=4", grp_tres: "gres/gpu=6"}
+            jobs:
+              - {id: d1, submit: 5, runtime: 600, user: dave, args: "-N 2 --gres=gpu:4 -t 20 --qos=lim"}
+            """
+        )
+    )
+    r = Scenario.load(path).run(until=100)
+    assert r.squeue(at=10)["NODELIST(REASON)"].tolist() == ["(QOSGrpGRES)"]

@@ -76,6 +76,19 @@ class _RunningView:
         return len(self._jobs)
 
 
+#: TRES ids (slurmdb_defs: cpu 1, mem 2, energy 3, node 4, billing 5; GRES after them)
+_TRES_ORDER = {"cpu": 1, "mem": 2, "energy": 3, "node": 4, "billing": 5}
+
+
+def _over(limits: dict, used: dict, need: dict, reasons: dict) -> str | None:
+    """The reason of the first TRES of ``limits`` (in TRES id order) that ``need`` on top
+    of ``used`` would exceed, or None."""
+    for k in sorted(limits, key=lambda k: (_TRES_ORDER.get(k, 99), k)):
+        if used.get(k, 0) + need.get(k, 0) > limits[k]:
+            return reasons[k]
+    return None
+
+
 def _job_tres(job) -> dict[str, int]:
     n = job.count
     return {
@@ -311,56 +324,50 @@ class Controller:
         return out
 
     def _limit_reason(self, job: SimJob) -> str | None:
-        """The QOS/association limit that starting ``job`` now would exceed, in Slurm's words."""
+        """The QOS/association limit that starting ``job`` now would exceed, in Slurm's words.
+
+        In acct_policy.c's order: the job counts first (acct_policy_job_runnable_pre_select:
+        QOS MaxJobsPerUser, then the association's MaxJobs), then the TRES
+        (_qos_job_runnable_post_select: QOS GrpTRES before MaxTRESPerUser, then the
+        association's GrpTRES), each limit's TRES in TRES id order (cpu, mem, node...).
+        """
         q = self.qos[job.qos]
         need = _job_tres(job)
+        running = self.running.values()
         if q.max_jobs_per_user is not None:
-            n = sum(1 for r in self.running.values() if r.user == job.user and r.qos == job.qos)
+            n = sum(1 for r in running if r.user == job.user and r.qos == job.qos)
             if n + 1 > q.max_jobs_per_user:
                 return "QOSMaxJobsPerUserLimit"
-        if q.max_tres_per_user:
-            used = _sum_tres(
-                r for r in self.running.values() if r.user == job.user and r.qos == job.qos
-            )
-            for k, lim in q.max_tres_per_user.items():
-                if used.get(k, 0) + need.get(k, 0) > lim:
-                    return _QOS_USER_REASON[k]
-        if q.grp_tres:
-            used = _sum_tres(r for r in self.running.values() if r.qos == job.qos)
-            for k, lim in q.grp_tres.items():
-                if used.get(k, 0) + need.get(k, 0) > lim:
-                    return _QOS_GRP_REASON[k]
-        if job.account in self.tree.accounts:
-            return self._assoc_limit_reason(job, need)
-        return None
-
-    def _assoc_limit_reason(self, job: SimJob, need: dict[str, int]) -> str | None:
-        """The association limits (sacctmgr(1)) that starting ``job`` would exceed.
-
-        MaxJobs counts the jobs *each user* runs in the association; an account without
-        its own takes its nearest ancestor's (limits are inherited down the tree). GrpTRES
-        counts every job running in an account *and its children*: the job's account and
-        each of its ancestors must have room.
-        """
-        tree = self.tree
-        chain = _ancestry(tree, job.account)  # the job's account, its parent, ... (no root)
-        accounts = [tree.accounts[a] for a in chain]
+        in_tree = job.account in self.tree.accounts
+        accounts = (
+            [self.tree.accounts[a] for a in _ancestry(self.tree, job.account)] if in_tree else []
+        )
+        # (MaxJobs counts the jobs each user runs in the association; an account without its
+        # own takes its nearest ancestor's: limits are inherited down the tree)
         max_jobs = next((a.max_jobs for a in accounts if a.max_jobs is not None), None)
         if max_jobs is not None:
-            n = sum(
-                1 for r in self.running.values() if r.user == job.user and r.account == job.account
-            )
+            n = sum(1 for r in running if r.user == job.user and r.account == job.account)
             if n + 1 > max_jobs:
                 return "AssocMaxJobsLimit"
+        if q.grp_tres:
+            used = _sum_tres(r for r in running if r.qos == job.qos)
+            reason = _over(q.grp_tres, used, need, _QOS_GRP_REASON)
+            if reason:
+                return reason
+        if q.max_tres_per_user:
+            used = _sum_tres(r for r in running if r.user == job.user and r.qos == job.qos)
+            reason = _over(q.max_tres_per_user, used, need, _QOS_USER_REASON)
+            if reason:
+                return reason
+        # GrpTRES counts every job running in an account *and its children*: the job's
+        # account and each of its ancestors must have room
         for acct in accounts:
             if not acct.grp_tres:
                 continue
-            used = _sum_tres(
-                r for r in self.running.values() if acct.name in _ancestry(tree, r.account)
-            )
-            for k, lim in acct.grp_tres.items():
-                if used.get(k, 0) + need.get(k, 0) > lim:
-                    return _ASSOC_GRP_REASON[k]
+            used = _sum_tres(r for r in running if acct.name in _ancestry(self.tree, r.account))
+            reason = _over(acct.grp_tres, used, need, _ASSOC_GRP_REASON)
+            if reason:
+                return reason
         return None
 
     def _view(self, resume=None, fresh: int = 0, order=None) -> QueueView:
