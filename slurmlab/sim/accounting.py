@@ -139,8 +139,8 @@ class PriorityState:
         q = self.qos.get(job.qos)
         res = job.res
         nodes = res.req_nodes or 1
-        if res.req_nodes is None:  # (the tasks' CPUs, not the shape's on every node)
-            cpus = max(res.ntasks * res.cpus_per_task, int(job.demand[0]))
+        if res.req_nodes is None:  # (the CPUs asked for, not the shape's on every node)
+            cpus = res.req_cpus or int(job.demand[0])
         else:
             cpus = int(job.demand[0]) * job.count
         if job.exclusive and not at_submit:

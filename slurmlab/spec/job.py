@@ -304,6 +304,9 @@ class Resources:
     #: the node count the request fixed (-N, --nodelist, --gpus with --gpus-per-node), as
     #: slurmctld's min_nodes; None when it fixed none (slurmctld then counts 1 until it runs)
     req_nodes: int | None = None
+    #: the CPUs asked for, as sbatch's min_cpus: the tasks (-n; else --ntasks-per-node, or
+    #: one, per node of req_nodes, or one) times CPUs per task
+    req_cpus: int = 0
 
     def allocated(self, usage) -> dict[str, int]:
         """sacct's AllocTRES totals (``cpu``, ``mem`` MB, ``node``, ``gres/gpu``) of an
@@ -2103,6 +2106,12 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
         req_mem_mb=requested,
         limit_reason=part_limit or limit_reason,
         req_nodes=nodes if counts.nodes_from else None,
+        req_cpus=(
+            counts.ntasks
+            if counts.ntasks is not None
+            else (counts.ntasks_per_node or 1) * (nodes if counts.nodes_from else 1)
+        )
+        * counts.cpus_per_task,
     )
 
 

@@ -115,8 +115,14 @@ NODE_SIMPLIFICATIONS: dict[tuple[str, str], str] = {
     ("backfill-mix", "j24"): "follows j18 and j29 (the node each left free)",
     ("backfill-mix", "j25"): "its start differs (listed above: it follows j28)",
     ("gpu-spellings", "gpus_two_nodes"): (
-        "--gpus=3 on 2 nodes: Slurm allocates 3 GPUs (2 + 1) and could use gpu1's 2; the "
-        "simulator gives every node the same shape (2 GPUs each)"
+        "--gpus=3 on 2 nodes: Slurm allocates 3 GPUs (2 + 1) and started it at 41 on gpu1's "
+        "2 and gpu4's 1; the simulator gives every node the same shape (2 GPUs each), so it "
+        "waited for gpu2 (44)"
+    ),
+    ("gpu-spellings", "gpus_spread"): (
+        "follows gpus_two_nodes, which goes first on both sides (job size counts its -N 2, "
+        "against gpus_spread's one node: sprio 174 and 87): it took gpu[1-2] in the "
+        "simulation, so gpus_spread got gpu[3-4]"
     ),
     ("preemption", "filler"): (
         "the simulator's main scheduler starts it at its submission (1 s); real Slurm started "
