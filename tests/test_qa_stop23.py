@@ -328,13 +328,12 @@ def _schednodes_against_real_slurm():
 def test_schednodes_against_real_slurms_squeue_start():
     """Of the pending rows of the fixtures' squeue --start snapshots with a plan on either
     side, 302 of 478 name the same nodes (408 have a plan on both sides: 74 % agree; 296
-    before job size counted the nodes and CPUs a
-    pending job asked for, as slurmctld does; 295 before a job ending at the first second of
-    a planned reservation overlapped it). The rest
-    are mostly backfill-mix's future single-node reservations, whose nodes Slurm picks with
-    cons_common's _will_run_test (running jobs removed in 30-s batches of their ends), and
-    plans a snapshot caught between two backfill cycles on one side. A change here is a
-    change in fidelity: say why in the commit."""
+    before job size counted the nodes and CPUs a pending job asked for, as slurmctld does;
+    295 before a job ending at the first second of a planned reservation overlapped it).
+    The rest are mostly backfill-mix's future single-node reservations, whose nodes Slurm
+    picks with cons_common's _will_run_test (running jobs removed in 30-s batches of their
+    ends), and plans a snapshot caught between two backfill cycles on one side. A change
+    here is a change in fidelity: say why in the commit."""
     assert _schednodes_against_real_slurm() == (478, 302)
 
 
