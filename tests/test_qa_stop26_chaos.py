@@ -57,3 +57,26 @@ def test_resuming_a_failed_node_before_its_repair_leaves_it_down():
     assert r.seconds("Start").tolist() == [1010.0]
     assert r.sinfo(at=500)["STATE"].tolist() == ["down*"]
     assert any("returns to service when repaired" in str(w.message) for w in caught)
+
+
+def test_draining_then_resuming_a_failed_node_leaves_it_down_until_its_repair():
+    # a drain turned the failed node's state into DRAIN, so the resume that followed
+    # brought it back at once, and `a` ran on it 980 s before its repair
+    doc = {
+        "cluster": {"nodes": [{"name": "n1", "cpus": 2, "memory": 4000}]},
+        "jobs": [{"id": "a", "submit": 30, "runtime": 60, "args": "-n 1 -t 10"}],
+        "failures": [{"node": "n1", "at": 10, "down_for": 1000}],
+        "actions": [
+            {"at": 15, "action": "drain", "node": "n1"},
+            {"at": 20, "action": "resume", "node": "n1"},
+        ],
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (the resume's warning)
+        r = Scenario.from_dict(doc).run()
+    assert r.seconds("Start").tolist() == [1010.0]
+    # drained while down, not resumed after the repair: it comes back drained
+    doc["actions"] = doc["actions"][:1]
+    r = Scenario.from_dict(doc).run(until=2000)
+    assert r.jobs["State"].tolist() == ["PENDING"]
+    assert r.sinfo(at=1500)["STATE"].tolist() == ["drain"]

@@ -251,6 +251,14 @@ class Lifecycles:
         """Admin node state: ``DRAIN`` (running jobs finish, no new ones), ``IDLE`` (resume)."""
         i = self._node(name)
         if (
+            state == "DRAIN"
+            and self.node_state[name] == "DOWN"
+            and self._back_at.get(name, 0) > self.env.now
+        ):
+            # a node that failed and is being repaired stays down; it comes back drained
+            self._drained.add(name)
+            return
+        if (
             state == "IDLE"
             and self.node_state[name] == "DOWN"
             and self._back_at.get(name, 0) > self.env.now
