@@ -171,13 +171,17 @@ class Controller:
             cached = job.pending_plan = (pending, plan, planned)
         return cached[2]
 
-    def _partition_up(self, partition: str) -> int:
-        """How many of the partition's nodes are up (not down, drained or future)."""
+    def partition_index(self, partition: str) -> list[int]:
+        """The indices of the partition's nodes (kept: a partition's nodes never change)."""
         idx = self._partition_idx.get(partition)
         if idx is None:
             names = self.cluster.partition(partition).nodes
             idx = self._partition_idx[partition] = [self.node_index[n] for n in names]
-        return int(self.up[idx].sum())
+        return idx
+
+    def _partition_up(self, partition: str) -> int:
+        """How many of the partition's nodes are up (not down, drained or future)."""
+        return int(self.up[self.partition_index(partition)].sum())
 
     def _pending_jobs(self, order=None):
         """The eligible queue in evaluation order (``order``: as the pass computed it),

@@ -1309,6 +1309,17 @@ def shown_as(sim: Simulation, job: SimJob, t: float, heads=None) -> SimJob:
     return heads.get(job.array_id, job)
 
 
+def up_at(sim: Simulation, t: float) -> np.ndarray:
+    """Which nodes are up at time ``t`` (not down, drained or future): the nodes' states as
+    configured, then as the simulation changed them."""
+    state = {n.name: n.state for n in sim.cluster.nodes}
+    for when, name, st in sim.node_events:
+        if when > t:
+            break
+        state[name] = st
+    return np.array([state[n] not in ("DOWN", "DRAIN", "FUTURE") for n in sim.node_names])
+
+
 def used_at(sim: Simulation, t: float) -> np.ndarray:
     """The (nodes x 3) resources held by runs in progress at time ``t``."""
     used = np.zeros_like(sim.capacity)

@@ -17,7 +17,7 @@ import numpy as np
 from slurmlab.errors import SlurmlabError
 from slurmlab.policies.placement import choose_nodes
 from slurmlab.sim.controller import MAINT_REASON
-from slurmlab.sim.engine import NODES_OUT, Simulation, array_heads, shown_as, used_at
+from slurmlab.sim.engine import NODES_OUT, Simulation, array_heads, shown_as, up_at, used_at
 from slurmlab.sim.recorder import last_before
 from slurmlab.spec.units import compress_hostlist, format_duration
 
@@ -87,15 +87,6 @@ for _name in ("MaxCpuPerUserLimit", "MaxGRESPerUser", "MaxNodePerUserLimit", "Ma
         "its user's running jobs in QOS {q} already use as much of a resource as the QOS "
         "allows per user (MaxTRESPerUser); it starts when enough of them end"
     )
-
-
-def _up_at(sim: Simulation, t: float) -> np.ndarray:
-    state = {n.name: n.state for n in sim.cluster.nodes}
-    for when, name, st in sim.node_events:
-        if when > t:
-            break
-        state[name] = st
-    return np.array([state[n] not in ("DOWN", "DRAIN", "FUTURE") for n in sim.node_names])
 
 
 def _held_from(
@@ -195,19 +186,18 @@ def _why_one(sim: Simulation, job, state: str, t: float) -> str:
             f"it was requeued at t={max(ended):.0f}s, and a requeued job is eligible again only "
             f"{delay:g} s later (Slurm's delay), at t={max(ended) + delay:.0f}s"
         )
-    if reason == "Resources":
-        up = _up_at(sim, t)
-        idx = [sim.node_index[n] for n in part.nodes]
-        if int(up[idx].sum()) < job.count:  # job_scheduler.c: min_nodes > available nodes
-            out = compress_hostlist(n for n in part.nodes if not up[sim.node_index[n]])
-            n_up = int(up[idx].sum())
-            text = (
-                f"it asks for {job.count} node{'s' * (job.count > 1)} but only {n_up} of "
-                f"partition {job.partition}'s {len(idx)} nodes {'is' if n_up == 1 else 'are'} "
-                f"up ({out} {'are' if len(idx) - n_up > 1 else 'is'} down or drained): "
-                f"squeue shows '{NODES_OUT}', and Slurm's main scheduler starts no later job of "
-                "the partition in this pass"
-            )
+    up = up_at(sim, t)
+    n_up = int(up[sim.partition_index(job.partition)].sum())
+    if reason == "Resources" and n_up < job.count:  # job_scheduler.c: min_nodes > available
+        out = compress_hostlist(n for n in part.nodes if not up[sim.node_index[n]])
+        n_all = len(part.nodes)
+        text = (
+            f"it asks for {job.count} node{'s' * (job.count > 1)} but only {n_up} of "
+            f"partition {job.partition}'s {n_all} nodes {'is' if n_up == 1 else 'are'} "
+            f"up ({out} {'are' if n_all - n_up > 1 else 'is'} down or drained): "
+            f"squeue shows '{NODES_OUT}', and Slurm's main scheduler starts no later job of "
+            "the partition in this pass"
+        )
     lines = [f"Job {job.key} is pending ({reason}): {text}."]
     if reason in ("PartitionTimeLimit",):
         lines.append(f"Fix: ask for at most -t {format_duration(part.max_time)}.")
@@ -230,7 +220,6 @@ def _why_one(sim: Simulation, job, state: str, t: float) -> str:
     if reason not in ("Priority", "Resources"):
         return " ".join(lines)
     free = sim.capacity - used_at(sim, t)
-    up = _up_at(sim, t)
     heads = array_heads(sim, t)  # (once: every array's pending record at t)
     windows = _reserved_against(sim, job, t)
     held = _held_from(sim, job, t, heads=heads)

@@ -250,19 +250,11 @@ class Lifecycles:
     def set_node_state(self, name: str, state: str) -> None:
         """Admin node state: ``DRAIN`` (running jobs finish, no new ones), ``IDLE`` (resume)."""
         i = self._node(name)
-        if (
-            state == "DRAIN"
-            and self.node_state[name] == "DOWN"
-            and self._back_at.get(name, 0) > self.env.now
-        ):
+        if state == "DRAIN" and self._in_repair(name):
             # a node that failed and is being repaired stays down; it comes back drained
             self._drained.add(name)
             return
-        if (
-            state == "IDLE"
-            and self.node_state[name] == "DOWN"
-            and self._back_at.get(name, 0) > self.env.now
-        ):
+        if state == "IDLE" and self._in_repair(name):
             # a node that failed and is being repaired does not respond: Slurm leaves a
             # resumed one IDLE* and allocates nothing on it. It comes back when repaired
             # (its drain, if any, is lifted now)
@@ -288,6 +280,10 @@ class Lifecycles:
         self.node_events.append((self.env.now, name, state))
         self.events.append((self.env.now, f"node_{state.lower()}", None, None, name))
         self.request_pass()
+
+    def _in_repair(self, name: str) -> bool:
+        """Whether the node failed and its repair is still to come."""
+        return self.node_state[name] == "DOWN" and self._back_at.get(name, 0) > self.env.now
 
     def fail_node(self, name: str, down_for: float | None = None, *, repaired=False) -> bool:
         """The node goes DOWN now: jobs on it end NODE_FAIL (requeued if allowed). It comes

@@ -21,6 +21,7 @@ from slurmlab.sim.engine import (
     arrays_converted,
     iter_records,
     shown_as,
+    up_at,
     used_at,
 )
 from slurmlab.sim.metrics import failure_metrics, run_accounting, schedule_metrics
@@ -81,7 +82,7 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
     heads = array_heads(sim, t)
     tasks: dict[int, tuple[int, list[int]]] = {}  # collapse: array -> (its row, its tasks)
     apart: dict[int, list[tuple[int, int, str]]] = {}  # its pending tasks split off it
-    states = None  # node states at t, when a reason needs them
+    states = up = None  # node states, and which nodes are up, at t when a reason needs them
     # (whether any node is ever out: else no Resources job waits for nodes that are down)
     nodes_vary = bool(sim.node_events) or any(n.state != "IDLE" for n in sim.cluster.nodes)
     for job, run, _last in iter_records(sim):
@@ -117,13 +118,9 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
                 if out:
                     reason += f", UnavailableNodes:{compress_hostlist(out)}"
             if reason == "Resources" and nodes_vary:
-                states = states or node_states(sim, t)
-                up = sum(
-                    states[n].rstrip("$*") not in ("down", "drain", "drng", "future")
-                    for n in sim.cluster.partition(job.partition).nodes
-                )
-                if up < job.count:  # (squeue shows slurmctld's state_desc)
-                    reason = NODES_OUT
+                up = up_at(sim, t) if up is None else up
+                if up[sim.partition_index(job.partition)].sum() < job.count:
+                    reason = NODES_OUT  # (squeue shows slurmctld's state_desc)
             where = f"({reason})"
             elapsed = "0:00"
             p = last_before(shown.plans, t, None)
