@@ -200,8 +200,8 @@ def run_simulate(args) -> int:
     ]
     check_distinct(inputs, outputs)
     for flag, out, example in outputs:
-        if out:  # (this module's open: a test puts a read-only place in its stead)
-            check_writable(Path(out), flag, example, opener=open)
+        if out:
+            check_writable(Path(out), flag, example)
     # (a bar redrawn into a file or a pipe fills it: only on a terminal, unless asked for)
     progress = not args.quiet and (args.progress or sys.stderr.isatty())
     with warnings.catch_warnings(record=True) as caught:

@@ -10,9 +10,8 @@ run thrown away at its end.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import IO
 
 from slurmlab.errors import SlurmlabError
 
@@ -80,13 +79,11 @@ def _same(a: PathLike, b: PathLike) -> str:
     return "" if str(a) == str(b) else " (the same file)"
 
 
-def check_writable(
-    path: Path, flag: str, example: str, *, opener: Callable[..., IO] = open
-) -> None:
+def check_writable(path: Path, flag: str, example: str) -> None:
     """Refuse, before any work, an output ``path`` (given as ``flag``) that cannot be written:
     a directory, a missing folder, a read-only place. ``example`` is a good file name.
 
-    It is really opened for appending (``opener``), since ``os.access`` says yes to root even
+    It is really opened for appending, since ``os.access`` says yes to root even
     on a read-only file system; a file that did not exist is removed again.
     """
     where = f"{flag} {str(path)!r}"
@@ -102,7 +99,7 @@ def check_writable(
         )
     existed = path.exists()
     try:
-        with opener(path, "a"):
+        with open(path, "a"):
             pass
     except OSError as exc:
         raise SlurmlabError(

@@ -250,12 +250,12 @@ def test_jobs_out_that_cannot_be_written_is_an_error_before_simulating(
     tmp_path, capsys, monkeypatch, no_simulation
 ):
     """A read-only place (as root, only trying says so): the error names the path."""
-    import slurmlab.commands_sim
+    import slurmlab.paths
 
     def read_only(file, *args, **kwargs):
         raise PermissionError(13, "Permission denied", str(file))
 
-    monkeypatch.setattr(slurmlab.commands_sim, "open", read_only, raising=False)
+    monkeypatch.setattr(slurmlab.paths, "open", read_only, raising=False)
     path = tmp_path / "t.swf"
     path.write_text(SWF_HEADER + SWF_JOB)
     out = tmp_path / "x.csv"

@@ -120,12 +120,18 @@ def test_check_writable_refuses_a_folder_and_a_missing_folder(here):
         check_writable(Path("nodir", "r.html"), "-o", "report.html")
 
 
-def test_check_writable_tries_the_file_and_leaves_none_behind(here):
+def test_check_writable_tries_the_file_and_leaves_none_behind(here, monkeypatch):
+    import slurmlab.paths
+
     def read_only(file, *args, **kwargs):
         raise PermissionError(13, "Permission denied", str(file))
 
-    with pytest.raises(SlurmlabError, match=r"^-o 'r.html': cannot write it \(Permission denied"):
-        check_writable(Path("r.html"), "-o", "report.html", opener=read_only)
+    with monkeypatch.context() as m:
+        m.setattr(slurmlab.paths, "open", read_only, raising=False)
+        with pytest.raises(
+            SlurmlabError, match=r"^-o 'r.html': cannot write it \(Permission denied"
+        ):
+            check_writable(Path("r.html"), "-o", "report.html")
     check_writable(here / "r.html", "-o", "report.html")
     assert not (here / "r.html").exists()
 
