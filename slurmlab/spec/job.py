@@ -26,7 +26,6 @@ from slurmlab.errors import RequestError, SbatchError, SlurmlabError, warn_at_ca
 from slurmlab.spec.cluster import Cluster, Gres, Node, Partition
 from slurmlab.spec.units import (
     MAX_SECONDS,
-    ascii_digits,
     compress_hostlist,
     expand_hostlist,
     format_duration,
@@ -34,6 +33,7 @@ from slurmlab.spec.units import (
     parse_duration,
     parse_memory_mb,
 )
+from slurmlab.spec.units import ascii_digits as _digits
 
 __all__ = ["ArraySpec", "Dependency", "JobSpec", "Resources", "SignalSpec", "TimeOfDay"]
 
@@ -91,7 +91,7 @@ class ArraySpec:
                     f"(indices 0..{MAX_ARRAY_SIZE - 1})"
                 )
             idx.extend(range(lo, hi + 1, step))
-        if percent and not ascii_digits(thr):
+        if percent and not _digits(thr):
             raise SbatchError(
                 f"--array={text!r}: throttle %{thr} is not a number (e.g. 0-15%4 runs at most 4 "
                 "tasks at once)"
@@ -1218,7 +1218,7 @@ def _gpu_count(long: str, val: str, values: dict) -> tuple[str | None, int]:
         typ, n = parts
     else:
         raise SbatchError(f"--{long}={val!r}: expected [type:]count, e.g. h100:8")
-    if not ascii_digits(n):
+    if not _digits(n):
         raise SbatchError(f"--{long}={val!r}: GPU count {n!r} is not a number")
     if typ and values.get("gpu_type") and values["gpu_type"] != typ:
         raise SbatchError(
@@ -1264,7 +1264,7 @@ def _parse_value(long: str, kind: str, val: str | None, values: dict) -> dict:
             if len(parts) == 1:
                 typ, n = None, "1"
             elif len(parts) == 2:
-                typ, n = (None, parts[1]) if ascii_digits(parts[1]) else (parts[1], "1")
+                typ, n = (None, parts[1]) if _digits(parts[1]) else (parts[1], "1")
             elif len(parts) == 3:
                 typ, n = parts[1], parts[2]
             else:
@@ -1273,7 +1273,7 @@ def _parse_value(long: str, kind: str, val: str | None, values: dict) -> dict:
                 )
             if not parts[0] or typ == "":
                 raise SbatchError(f"--gres={val!r}: {item!r} has an empty name or type")
-            if not ascii_digits(n):
+            if not _digits(n):
                 what = "GPU count" if parts[0] == "gpu" else "count"
                 raise SbatchError(f"--gres={val!r}: {what} {n!r} in {item!r} is not a number")
             if parts[0] != "gpu":  # (checked against the cluster's GRES when resolved)
@@ -1479,7 +1479,7 @@ def _parse_dependency(val: str) -> dict:
             continue
         parts = item.strip().split(":")
         kind = parts[0].lower()  # (slurmctld compares the types in any case)
-        if ascii_digits(kind[:1]):
+        if _digits(kind[:1]):
             raise SbatchError(
                 f"--dependency={val!r}: Job dependency problem: {item.strip()!r} is not "
                 "TYPE:ID; a bare job id means afterany:ID, several jobs are afterany:ID:ID "
@@ -1502,7 +1502,7 @@ def _parse_dependency(val: str) -> dict:
 
 def _bare_job_id(item: str) -> bool:
     """Whether a ``--dependency`` item is Slurm's old format: no ``:``, starting with a digit."""
-    return ":" not in item and ascii_digits(item.strip()[:1])
+    return ":" not in item and _digits(item.strip()[:1])
 
 
 # -- --constraint -------------------------------------------------------------------------------
@@ -1647,7 +1647,7 @@ def _mem_settings(part: Partition, cluster: Cluster) -> dict[str, int | None]:
             text = (raw or "").strip().upper()
             if text in ("", "UNLIMITED", "INFINITE", "0"):
                 out[key] = None
-            elif ascii_digits(text):
+            elif _digits(text):
                 out[key] = int(text)
             else:
                 where = f"partition {part.name!r}" if own else "slurm.conf"
