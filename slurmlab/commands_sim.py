@@ -217,8 +217,8 @@ def run_simulate(args) -> int:
             )
         else:
             scenario = Scenario.load(path)
-            named = ("the scenario's cluster.slurm_conf", "the scenario's cluster.gres_conf")
-            check_distinct(zip(named, map(_shown, scenario.sources)), outputs)
+            named = [(what, _shown(path)) for what, path in scenario.named_sources()]
+            check_distinct(named, outputs)
             if args.cluster:  # checked again on that cluster: errors name file and entry
                 scenario = scenario.with_cluster(load_cluster(args.cluster))
             if args.sacct_out:  # (before simulating: the export is written after)

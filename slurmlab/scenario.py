@@ -109,6 +109,7 @@ from slurmlab.spec.qos import (
     parse_tres_limits,
     place_reservations,
 )
+from slurmlab.spec.slurm_conf import included_files
 from slurmlab.spec.units import (
     MAX_COUNT,
     compress_hostlist,
@@ -222,11 +223,22 @@ class Scenario:
     qos: tuple[Qos, ...] = ()
     reservations: tuple[Reservation, ...] = ()
     #: the files it read besides the scenario itself, resolved: its cluster's slurm.conf,
-    #: then its gres.conf (``cluster: {slurm_conf: ..., gres_conf: ...}``); none for a preset
-    #: or an inline cluster. ``with_cluster`` keeps them: they are what the document named.
+    #: the files that includes (its ``Include`` lines), then its gres.conf (``cluster:
+    #: {slurm_conf: ..., gres_conf: ...}``); none for a preset or an inline cluster.
+    #: ``with_cluster`` keeps them: they are what the document named. ``named_sources``
+    #: says which is which.
     sources: tuple[Path, ...] = ()
     #: (document, base folder, source, lines) it was built from: with_cluster checks it again
     _document: tuple | None = field(default=None, repr=False, compare=False)
+    #: (what each of ``sources`` is, in words)
+    _source_roles: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    def named_sources(self) -> tuple[tuple[str, Path], ...]:
+        """``(what, path)`` for each file of ``sources``: ``("the scenario's
+        cluster.slurm_conf", ...)``, ``("a file the scenario's cluster.slurm_conf includes",
+        ...)``, ``("the scenario's cluster.gres_conf", ...)``."""
+        roles = self._source_roles or ("a file the scenario read",) * len(self.sources)
+        return tuple(zip(roles, self.sources))
 
     @classmethod
     def load(cls, path: str | Path) -> Scenario:
@@ -389,6 +401,7 @@ class Scenario:
         if doc.get("seed") is not None:
             with _entry(("seed",)):
                 seed = parse_whole(_as_written(doc["seed"]), what="seed")
+        files = _cluster_files(doc.get("cluster"), base)
         return cls(
             name=name,
             cluster=cluster,
@@ -405,7 +418,8 @@ class Scenario:
             accounts=accounts,
             qos=qos,
             reservations=reservations,
-            sources=_cluster_files(doc.get("cluster"), base),
+            sources=tuple(path for _, path in files),
+            _source_roles=tuple(role for role, _ in files),
         )
 
     def run(
@@ -885,12 +899,19 @@ def _conf_paths(value: dict, base: Path) -> tuple[Path, Path | None]:
     return conf, gres
 
 
-def _cluster_files(value, base: Path) -> tuple[Path, ...]:
-    """``Scenario.sources``: the files a valid cluster entry read, resolved (none for a
-    preset or an inline cluster)."""
+def _cluster_files(value, base: Path) -> tuple[tuple[str, Path], ...]:
+    """``Scenario.sources`` with what each is: the files a valid cluster entry read, resolved
+    (none for a preset or an inline cluster)."""
     if not isinstance(value, dict) or "slurm_conf" not in value:
         return ()
-    return tuple(path.resolve() for path in _conf_paths(value, base) if path is not None)
+    conf, gres = _conf_paths(value, base)
+    files = [("the scenario's cluster.slurm_conf", conf.resolve())]
+    files += [
+        ("a file the scenario's cluster.slurm_conf includes", path) for path in included_files(conf)
+    ]
+    if gres is not None:
+        files.append(("the scenario's cluster.gres_conf", gres.resolve()))
+    return tuple(files)
 
 
 def _inline_cluster(value: dict, source: str = "scenario", lines: dict | None = None) -> Cluster:

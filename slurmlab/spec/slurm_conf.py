@@ -26,6 +26,7 @@ adds a controller (the first is the primary), as in Slurm.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -60,7 +61,7 @@ from slurmlab.spec.units import (
     suffixed_count,
 )
 
-__all__ = ["SCHEDULER_KEYS", "parse_gres_conf", "parse_slurm_conf", "read_text"]
+__all__ = ["SCHEDULER_KEYS", "included_files", "parse_gres_conf", "parse_slurm_conf", "read_text"]
 
 _CANON = KNOWN_KEYS  # (lower case -> the spelling slurm.conf(5) uses)
 
@@ -141,10 +142,13 @@ def _strip_comment(line: str) -> str:
 
 
 # -- Include ------------------------------------------------------------------------------------
-def _conf_lines(text: str, source: str, path: Path | None, settings: ConfSettings, chain=()):
+def _conf_lines(
+    text: str, source: str, path: Path | None, settings: ConfSettings, chain=(), opened=None
+):
     """Yield (source, line number, content) of a slurm.conf, each ``Include`` line replaced
     by the lines of the file it names (parse_config.c ``_parse_include_directive``: a line
-    that starts with the word "include", any case, then white space)."""
+    that starts with the word "include", any case, then white space). Each file included is
+    appended to the list ``opened`` when one is given."""
     for no, line in _logical_lines(text):
         if not re.match(r"include(\s|$)", line, re.IGNORECASE):
             yield source, no, line
@@ -160,7 +164,9 @@ def _conf_lines(text: str, source: str, path: Path | None, settings: ConfSetting
                 line=no,
             )
         included = _read_included(target, written, no, source)
-        yield from _conf_lines(included, str(target), target, settings, (*chain, path))
+        if opened is not None:
+            opened.append(target)
+        yield from _conf_lines(included, str(target), target, settings, (*chain, path), opened)
 
 
 def _include_target(
@@ -552,6 +558,20 @@ def parse_slurm_conf(
         raise ConfigError("no NodeName lines: a cluster needs at least one node", source=source)
     name = name or conf.settings.get("ClusterName") or Path(source).stem
     return conf.cluster(name, gres_conf, source)
+
+
+def included_files(path: str | Path) -> tuple[Path, ...]:
+    """The files a slurm.conf reads through its ``Include`` lines, in the order Slurm reads
+    them, each once, resolved (not the slurm.conf itself). The file is read as
+    :func:`parse_slurm_conf` reads it (an ``Include`` naming ``%c`` needs the ClusterName of a
+    line above), without its warnings: call it on a file that parses."""
+    text, source, top = _read(Path(path))
+    conf, opened = _Conf(), []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for src, no, line in _conf_lines(text, source, top, conf.settings, opened=opened):
+            conf.read(line, no, src)  # (a ClusterName line above names %c)
+    return tuple(dict.fromkeys(p.resolve() for p in opened))
 
 
 @dataclass

@@ -1,0 +1,67 @@
+"""Stop 27: findings of this stop's reviews, each with its input and exact outcome."""
+
+from __future__ import annotations
+
+import pytest
+
+from slurmlab.cli import main
+from slurmlab.scenario import Scenario
+from slurmlab.spec.slurm_conf import included_files
+
+JOBS = "jobs:\n  - {submit: 0, runtime: 5, args: '-N 1'}\n"
+
+
+@pytest.fixture
+def split_conf(tmp_path, monkeypatch):
+    """s.yaml naming conf/slurm.conf, which includes nodes.conf, (through %c)
+    parts-demo.conf and twice a file of comments; and gres.conf."""
+    monkeypatch.chdir(tmp_path)
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / "slurm.conf").write_text(
+        "ClusterName=Demo\nGresTypes=gpu\nInclude nodes.conf\nInclude parts-%c.conf\n"
+        "Include empty.conf\nInclude empty.conf\n"  # (read twice, listed once)
+    )
+    (conf / "empty.conf").write_text("# nothing yet\n")
+    (conf / "nodes.conf").write_text("NodeName=n[1-2] CPUs=4 Gres=gpu:2\n")
+    (conf / "parts-demo.conf").write_text("PartitionName=main Nodes=ALL Default=YES\n")
+    (conf / "gres.conf").write_text("NodeName=n[1-2] Name=gpu Count=2\n")
+    (tmp_path / "s.yaml").write_text(
+        "cluster: {slurm_conf: conf/slurm.conf, gres_conf: conf/gres.conf}\n" + JOBS
+    )
+    return conf
+
+
+def test_included_files_are_the_files_include_lines_read(split_conf):
+    assert included_files(split_conf / "slurm.conf") == (
+        (split_conf / "nodes.conf").resolve(),
+        (split_conf / "parts-demo.conf").resolve(),
+        (split_conf / "empty.conf").resolve(),
+    )
+
+
+def test_a_scenario_lists_the_files_its_slurm_conf_includes(split_conf):
+    scenario = Scenario.load("s.yaml")
+    names = ("slurm.conf", "nodes.conf", "parts-demo.conf", "empty.conf", "gres.conf")
+    assert scenario.sources == tuple((split_conf / n).resolve() for n in names)
+    assert [what for what, _ in scenario.named_sources()] == [
+        "the scenario's cluster.slurm_conf",
+        "a file the scenario's cluster.slurm_conf includes",
+        "a file the scenario's cluster.slurm_conf includes",
+        "a file the scenario's cluster.slurm_conf includes",
+        "the scenario's cluster.gres_conf",
+    ]
+
+
+def test_simulate_refuses_an_output_over_an_included_file(split_conf, capsys):
+    """An output named like a file the slurm.conf includes would destroy the cluster's
+    definition: refused before anything is written."""
+    before = (split_conf / "nodes.conf").read_text()
+    assert main(["simulate", "s.yaml", "--jobs-out", "conf/nodes.conf"]) == 2
+    assert capsys.readouterr().err == (
+        "slurmlab: error: --jobs-out 'conf/nodes.conf' is a file the scenario's "
+        "cluster.slurm_conf includes 'conf/nodes.conf': writing it would destroy a file the "
+        "scenario's cluster.slurm_conf includes; give --jobs-out another name, e.g. --jobs-out "
+        "jobs.csv\n"
+    )
+    assert (split_conf / "nodes.conf").read_text() == before
