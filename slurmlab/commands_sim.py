@@ -198,6 +198,11 @@ def run_simulate(args) -> int:
         ("the input trace" if swf else "the input scenario", args.input),
         ("the --cluster slurm.conf", args.cluster),
     ]
+    if args.cluster and Path(args.cluster).is_file():  # (not a preset's name)
+        from slurmlab.spec.slurm_conf import included_files
+
+        what = "a file the --cluster slurm.conf includes"
+        inputs += [(what, _shown(p)) for p in included_files(args.cluster)]
     check_distinct(inputs, outputs)
     for flag, out, example in outputs:
         if out:

@@ -65,3 +65,10 @@ def test_simulate_refuses_an_output_over_an_included_file(split_conf, capsys):
         "jobs.csv\n"
     )
     assert (split_conf / "nodes.conf").read_text() == before
+
+
+def test_simulate_refuses_an_output_over_a_file_the_cluster_option_includes(split_conf, capsys):
+    assert main(["simulate", "s.yaml", "--cluster", "conf/slurm.conf", "--sacct-out",
+                 "conf/parts-demo.conf"]) == 2  # fmt: skip
+    assert "is a file the --cluster slurm.conf includes" in capsys.readouterr().err
+    assert (split_conf / "parts-demo.conf").read_text().startswith("PartitionName=main")
