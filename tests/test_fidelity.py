@@ -27,8 +27,10 @@ from scorecard import (  # noqa: E402
     explained,
     node_differences,
     order_checked,
+    readme_block,
     replay,
     scenario_runs,
+    scorecard,
 )
 
 from slurmlab.analysis.fidelity import order_violations  # noqa: E402
@@ -313,3 +315,12 @@ def json_meta(name: str) -> dict:
     import json
 
     return json.loads((ROOT / "datasets/realslurm" / name / "meta.json").read_text())
+
+
+def test_the_readmes_scorecard_is_the_current_codes():
+    """README.md shows the scorecard `make fidelity` prints now: a change to the engine that
+    moves a start or a node against real Slurm shows there (regenerate it with `make
+    fidelity`)."""
+    text, ok = scorecard()
+    assert ok
+    assert readme_block((ROOT / "README.md").read_text(encoding="utf-8")) == text

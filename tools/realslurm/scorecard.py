@@ -194,10 +194,9 @@ def coverage(path: Path) -> tuple[int, int, int, int]:
     return rows, len(header), len(typed), int(jobs.attrs.get("bad_rows", 0))
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--readme", action="store_true", help="also write it into README.md")
-    args = ap.parse_args(argv)
+def scorecard() -> tuple[str, bool]:
+    """The scorecard's text (README.md's SCORECARD block), and whether every difference
+    from real Slurm is a listed simplification."""
     lines = [
         f"Start times: simulated vs real Slurm (tolerance {TOLERANCE_S:.0f} s)",
         "",
@@ -248,13 +247,28 @@ def main(argv=None) -> int:
     for path in sorted(DATA.glob("*/sacct.txt")) + sorted(DATA.glob("*/sacct.json")):
         rows, cols, typed, bad = coverage(path)
         lines.append(f"| {path.parent.name}/{path.name} | {rows} | {cols} | {typed} | {bad} |")
-    text = "\n".join(lines)
+    return "\n".join(lines), ok
+
+
+def readme_block(doc: str) -> str | None:
+    """The SCORECARD block of README.md's text ``doc`` (None without its markers)."""
+    start, end = "<!-- SCORECARD -->", "<!-- /SCORECARD -->"
+    if start not in doc or end not in doc:
+        return None
+    return doc[doc.index(start) + len(start) : doc.index(end)].strip("\n")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--readme", action="store_true", help="also write it into README.md")
+    args = ap.parse_args(argv)
+    text, ok = scorecard()
     print(text)
     if args.readme:
         readme = ROOT / "README.md"
         doc = readme.read_text(encoding="utf-8")
         start, end = "<!-- SCORECARD -->", "<!-- /SCORECARD -->"
-        if start in doc and end in doc:
+        if readme_block(doc) is not None:
             doc = doc[: doc.index(start) + len(start)] + "\n" + text + "\n" + doc[doc.index(end) :]
             readme.write_text(doc, encoding="utf-8")
     return 0 if ok else 1
