@@ -263,6 +263,10 @@ def anonymize_file(
 ) -> AnonymizeResult:
     """Write an anonymized copy of a sacct export (plain text, even from a .gz).
 
+    The pseudonyms are keyed by ``salt``: the same salt gives the same pseudonyms, so pass one
+    to anonymize several exports consistently (they can then be joined). Without one a random
+    salt is drawn and every call gives other pseudonyms.
+
     ``mapping_path``, when given, receives a CSV of kind, original, pseudonym: keep it private.
     Neither may be the export itself, nor one the other (refused before anything is written).
     """

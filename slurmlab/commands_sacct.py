@@ -118,7 +118,12 @@ def add_subcommands(subparsers) -> None:
     )
     p.add_argument("export", help="a sacct export")
     p.add_argument("-o", "--output", required=True, help="the anonymized export to write")
-    p.add_argument("--salt", help="secret key of the pseudonyms (same salt, same pseudonyms)")
+    p.add_argument(
+        "--salt",
+        help="secret key of the pseudonyms: the same salt gives the same pseudonyms, so give one "
+        "to anonymize several exports consistently (default: a random salt, so pseudonyms "
+        "differ from one run to the next)",
+    )
     p.add_argument("--mapping", help="also write the original -> pseudonym mapping (CSV) here")
     p.add_argument("--fields", help="field list of a header-less export")
     p.add_argument("--delimiter", help="the delimiter (detected when not given)")
@@ -284,6 +289,12 @@ def run_anonymize(args) -> int:
         flag, path = ("--mapping", args.mapping) if mapping else ("-o", args.output)
         return _fail(_write_error(flag, path, exc))
     print(f"wrote {args.output} ({result.replaced} values replaced)")
+    if args.salt is None:
+        print(
+            "slurmlab: note: no --salt: a random salt was used, so another run (or another "
+            "export) gets other pseudonyms; give --salt S to keep them the same",
+            file=sys.stderr,
+        )
     if args.mapping:
         print(f"wrote the mapping to {args.mapping} (keep it private)")
     return 0

@@ -72,3 +72,23 @@ def test_simulate_refuses_an_output_over_a_file_the_cluster_option_includes(spli
                  "conf/parts-demo.conf"]) == 2  # fmt: skip
     assert "is a file the --cluster slurm.conf includes" in capsys.readouterr().err
     assert (split_conf / "parts-demo.conf").read_text().startswith("PartitionName=main")
+
+
+# -- docs review ---------------------------------------------------------------------------------
+EXPORT = (
+    "JobID|JobIDRaw|State|Partition|Submit|Start|End|Elapsed|NNodes|NCPUS|NodeList|User\n"
+    "7|7|COMPLETED|main|2026-01-05T00:00:00|2026-01-05T00:00:00|2026-01-05T00:50:00|00:50:00|"
+    "1|2|node1|ann\n"
+)
+
+
+def test_anonymize_without_a_salt_says_its_pseudonyms_change(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "e.psv").write_text(EXPORT)
+    assert main(["anonymize", "e.psv", "-o", "a.psv"]) == 0
+    assert capsys.readouterr().err == (
+        "slurmlab: note: no --salt: a random salt was used, so another run (or another export) "
+        "gets other pseudonyms; give --salt S to keep them the same\n"
+    )
+    assert main(["anonymize", "e.psv", "-o", "b.psv", "--salt", "S"]) == 0
+    assert capsys.readouterr().err == ""

@@ -378,7 +378,9 @@ class Lab:
     def hold(self, jobid) -> None:
         """``scontrol hold``: a pending job (an id, an array, some tasks) waits, with reason
         JobHeldUser, until :meth:`release`. A running job runs on (shown with priority 0);
-        should it be requeued, it pends held."""
+        should it be requeued, it pends held. (In a Lab you are the job's user, so this is a
+        user hold; a scenario's ``actions: hold`` is an administrator's, JobHeldAdmin, as in
+        Slurm.)"""
         self.sim.hold(jobid)
         self._settle()
 
