@@ -189,7 +189,7 @@ def srun_env(
     (SLURM_STEPID 0), over the whole allocation (the SLURM_STEP_* variables equal the
     job's). A node's GPUs are those Slurm gives the step there: with ``--gpus-per-task``
     alone, the node's tasks times GPUs per task (SLURM_GPUS_ON_NODE); each task sees those
-    ``--gpu-bind`` (see :class:`GpuBind`) binds it to, in CUDA_VISIBLE_DEVICES.
+    ``--gpu-bind`` (see :class:`slurmlab.srun.GpuBind`) binds it to, in CUDA_VISIBLE_DEVICES.
 
     As real srun (22.05, checked in ``datasets/realslurm/srun-env``), some variables are
     set only when they apply, so their columns appear only then: SLURM_CPUS_PER_TASK with

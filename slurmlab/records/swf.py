@@ -318,7 +318,7 @@ def read_swf(
     cluster's CPU count). A job the machine cannot run (wider than it; on a ``cluster``, also
     a time limit over its default partition's MaxTime, which would pend for ever) raises an
     error naming it, unless ``skip_invalid=True`` drops and counts it. Each drop is one
-    :class:`SwfDropWarning`, whose ``counts`` say why.
+    :class:`slurmlab.records.swf.SwfDropWarning`, whose ``counts`` say why.
 
     Time zero is the header's UnixStartTime as the trace's local time: the wall clock of
     the zone its ``TimeZoneString`` names (the SWF v2.2 header for it; the older

@@ -206,7 +206,7 @@ class Lab:
         requeue it resumes from its last checkpoint instead of the beginning.
 
         With ``--test-only`` nothing is submitted: it prints when and where the job would
-        start, as sbatch does (see :meth:`Simulation.will_run`), and returns None.
+        start, as sbatch does (see :meth:`test_only`), and returns None.
         """
         if not isinstance(script_or_args, str | list | tuple):
             raise SlurmlabError(
@@ -225,8 +225,8 @@ class Lab:
         """sbatch --test-only's answer for ``spec`` now: ``sbatch: Job N to start at T using P
         processors on nodes X in partition Y`` (N: a job id it uses up, as Slurm does; a
         refusal in the node selection test uses one up too). Running jobs count as ending at
-        their limits; pending jobs are not counted (Slurm's will-run test; see
-        :meth:`Simulation.will_run`)."""
+        their limits, advance reservations are kept, pending jobs are not counted (Slurm's
+        will-run test, job_will_run)."""
         try:
             found = self.sim.will_run(
                 WorkloadJob(spec, submit=self.now, runtime=0, user=self._user(spec, user))
