@@ -92,3 +92,96 @@ def test_anonymize_without_a_salt_says_its_pseudonyms_change(tmp_path, monkeypat
     )
     assert main(["anonymize", "e.psv", "-o", "b.psv", "--salt", "S"]) == 0
     assert capsys.readouterr().err == ""
+
+
+# -- the Lab in a long session ------------------------------------------------------------------
+def _job(args: str, submit: float, runtime: float = 60):
+    from slurmlab import JobSpec, WorkloadJob
+
+    return WorkloadJob(JobSpec.from_args(args.split()), submit=submit, runtime=runtime)
+
+
+def test_a_refused_workload_job_leaves_the_later_ones_to_arrive():
+    """slurmctld refuses one sbatch and takes the next: the lab's advance raises the refusal
+    at its instant, and the workload's later jobs still arrive (they were silently lost)."""
+    from slurmlab import Lab, RequestError, Workload, simulate
+
+    w = Workload([_job("-t 5", 0), _job("--gres=gpu:9 -t 5", 100), _job("-t 5 -J later", 200)])
+    with pytest.raises(RequestError, match=r"workload job 2, submitted at t=100s"):
+        simulate("ai", w)  # (a run stops at the refusal, as before)
+    lab = Lab("ai", workload=w)
+    with pytest.raises(RequestError, match=r"workload job 2, submitted at t=100s"):
+        lab.advance("2m")
+    assert lab.now == 100
+    lab.run()
+    table = lab.sacct()
+    assert list(table["JobName"]) == ["sbatch", "later"]
+    assert list(table["State"]) == ["COMPLETED", "COMPLETED"]
+
+
+def test_advance_leaves_no_spent_event_behind():
+    """After advance() the next event is the next thing that happens (simpy's run(until)
+    left its stop event in the queue, so an idle lab never looked finished)."""
+    from slurmlab import Lab
+
+    lab = Lab("tiny")
+    lab.sbatch("-t 5", runtime=60)
+    lab.advance("5m")
+    assert lab.sim.env.peek() == float("inf")
+
+
+def test_only_the_latest_lab_is_kept_for_the_magic():
+    import gc
+    import weakref
+
+    from slurmlab import Lab
+    from slurmlab.sim.lab import current_lab
+
+    first = Lab("tiny")
+    gone = weakref.ref(first)
+    del first
+    latest = Lab("tiny")
+    gc.collect()
+    assert gone() is None
+    assert current_lab() is latest
+
+
+def test_lab_inputs_a_learner_mistypes_get_clear_errors():
+    from slurmlab import Lab, SbatchError, SlurmlabError
+
+    with pytest.raises(SlurmlabError, match=r"Lab\(origin='yesterday'\): not a date and time"):
+        Lab("tiny", origin="yesterday")
+    lab = Lab("tiny")
+    with pytest.raises(SlurmlabError, match=r"None in \[None\] is not a word of sbatch"):
+        lab.sbatch("#!/bin/bash\nsrun x\n", args=[None])
+    with pytest.raises(SlurmlabError, match=r"None in \['-N', None\] is not a word"):
+        lab.sbatch(["-N", None])
+    with pytest.raises(SbatchError, match="no options and no script: real sbatch would wait"):
+        lab.sbatch("")
+
+
+def test_scancel_takes_several_ids_as_scancel_does():
+    from slurmlab import Lab, SlurmlabError
+
+    lab = Lab("tiny")
+    a, b, c, d = (lab.sbatch("-N 4 -t 5", runtime=300) for _ in range(4))
+    lab.scancel(f"{b} {c}")
+    lab.scancel([d])
+    states = lab.sacct().set_index("JobID")["State"]
+    assert list(states) == ["RUNNING", "CANCELLED", "CANCELLED", "CANCELLED"]
+    with pytest.raises(SlurmlabError):  # (every id is checked before any job is cancelled)
+        lab.scancel(f"{a} 99")
+    assert lab.sacct().set_index("JobID")["State"].iloc[0] == "RUNNING"
+
+
+def test_the_lab_shows_its_date():
+    from slurmlab import Lab, SlurmlabError
+
+    lab = Lab("tiny", origin="2026-01-05T08:00")
+    lab.advance("90m")
+    assert (
+        repr(lab) == "Lab(tiny, policy=easy, t=5400s (2026-01-05T09:30:00), 0 running, 0 pending)"
+    )
+    assert "2026-01-05 09:30:00" in lab._repr_html_()
+    with pytest.raises(SlurmlabError, match=r"already at 5400 s \(2026-01-05T09:30:00\)"):
+        lab.run(until="2026-01-05T09:00")

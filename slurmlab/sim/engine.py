@@ -436,14 +436,25 @@ class Simulation(Controller, Lifecycles):
                 try:
                     self.submit(wjob)
                 except RequestError as exc:
-                    if wjob.id:  # (its errors name it already)
-                        raise
-                    name = f" {wjob.spec.job_name!r}" if wjob.spec.job_name else ""
-                    raise RequestError(
-                        f"job{name} (workload job {positions[i] + 1}, submitted at "
-                        f"t={wjob.submit:.0f}s): {exc}"
-                    ) from None
+                    if not wjob.id:  # (else its errors name it already)
+                        name = f" {wjob.spec.job_name!r}" if wjob.spec.job_name else ""
+                        exc = RequestError(
+                            f"job{name} (workload job {positions[i] + 1}, submitted at "
+                            f"t={wjob.submit:.0f}s): {exc}"
+                        )
+                    self._refused(exc)
                 i += 1
+
+    def _refused(self, exc: RequestError) -> None:
+        """A workload job refused at its submission: the error stops the run once this
+        instant's callbacks are done (``simulate`` fails with it; a Lab's ``advance`` raises
+        it), while the workload's later jobs still arrive, as slurmctld refuses one sbatch
+        and takes the next (a Lab that advances again goes on with them)."""
+
+        def refuse(_event) -> None:
+            raise exc
+
+        self._at(0, refuse, URGENT)
 
     def _checked(self, wjob: WorkloadJob) -> tuple[Resources, tuple]:
         """The request resolved against the cluster, with sbatch's and slurmctld's checks of a
@@ -1195,8 +1206,13 @@ class Simulation(Controller, Lifecycles):
             return
         while self.env.peek() <= until:
             self.env.step()
-        if until > self.env.now:
-            self.env.run(until=until)
+        if until > self.env.now:  # (nothing happens up to it: the clock moves there. Not
+            self._at(until - self.env.now, _nothing)  # env.run(until), which leaves its spent
+            self.env.step()  # stop event in the queue, so that peek() never reaches inf)
+
+
+def _nothing(_event) -> None:
+    pass
 
 
 def array_name(task) -> str:

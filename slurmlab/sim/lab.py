@@ -8,6 +8,7 @@ Submit with ``lab.sbatch(...)`` (a script or sbatch options), move time with
 
 from __future__ import annotations
 
+import html
 import re
 import shlex
 import warnings
@@ -35,6 +36,8 @@ _COMMANDS = frozenset(
 #: slurmctld's words for a job whose user has no association with its account.
 _INVALID_ACCOUNT = "Invalid account or account/partition combination specified"
 
+#: (the most recent Lab, for %%sbatch: only that one, so that the labs a notebook makes again
+#: and again are freed as usual)
 _CURRENT: list[Lab] = []
 
 
@@ -51,9 +54,15 @@ def _request(args: str | Sequence[str]) -> JobSpec:
         except ValueError as exc:  # unbalanced quotes
             raise SbatchError(f"cannot split options {args!r}: {exc}") from None
     else:
-        words = [str(a) for a in args]
+        words = _words(args, "Lab.sbatch")
     if words[:1] == ["sbatch"]:
         words = words[1:]
+    if not words:
+        raise SbatchError(
+            "no options and no script: real sbatch would wait for a batch script on its "
+            'standard input; give options (lab.sbatch("-N 1 -t 10")) or a script\'s text '
+            '(lab.sbatch("#!/bin/bash\\n#SBATCH -t 10\\nsrun python train.py"))'
+        )
     spec = JobSpec.from_args(words)
     _check_script_name(spec, words)
     for key, value in spec.other:
@@ -81,6 +90,17 @@ def _request(args: str | Sequence[str]) -> JobSpec:
     return spec
 
 
+def _words(args: Sequence, what: str) -> list[str]:
+    """Command-line words given as a list: each a string (or a number, as text)."""
+    bad = [a for a in args if not isinstance(a, str | int | float) or isinstance(a, bool)]
+    if bad:
+        raise SlurmlabError(
+            f"{what}: {bad[0]!r} in {list(args)!r} is not a word of sbatch's command line; give "
+            'each option and value as text, e.g. ["-N", "2", "-t", "30"], or one string "-N 2 -t 30"'
+        )
+    return [str(a) for a in args]
+
+
 def _check_script_name(spec: JobSpec, words: Sequence[str]) -> None:
     """sbatch takes the first word that is neither an option nor an option's value as the
     batch script's file name: an empty word there names no file."""
@@ -101,9 +121,11 @@ def _spec(script_or_args: str | Sequence[str], args: str | Sequence[str] | None)
         isinstance(script_or_args, str)
         and (script_or_args.lstrip().startswith("#!") or "#SBATCH" in script_or_args)
     ):
+        if args is not None and not isinstance(args, str):
+            args = _words(args, "Lab.sbatch: args")
         spec = JobSpec.from_sbatch(str(script_or_args), args)
         if args is not None:
-            words = shlex.split(args) if isinstance(args, str) else [str(a) for a in args]
+            words = shlex.split(args) if isinstance(args, str) else _words(args, "Lab.sbatch")
             _check_script_name(spec, words)
         return spec
     return _request(script_or_args)
@@ -128,6 +150,14 @@ class Lab:
     them) play out as the lab advances: their jobs are submitted at their submit times,
     beside the ones you submit. ``origin`` is the calendar time the lab starts at (default:
     the workload's). :meth:`Scenario.lab() <slurmlab.Scenario.lab>` makes a lab of a scenario.
+
+    Time moves only when you move it. Everything that happens at an instant is applied before
+    ``advance`` returns, in the engine's same-time order (job ends, arrivals, one scheduling
+    pass), so a job you submit after ``advance("5m")`` arrives after that instant's pass, as
+    an sbatch typed after the scheduler ran. Each ``sbatch`` gets its own pass, as commands
+    typed one after another: a job that fits is running when ``sbatch`` returns. A scenario
+    (or ``simulate``) differs on both counts: its jobs submitted at an instant arrive before
+    that instant's pass, and share it.
     """
 
     def __init__(
@@ -158,28 +188,46 @@ class Lab:
             )
         if origin is None and workload is not None:
             origin = workload.origin
-        self.sim = Simulation(
+        if origin is not None:
+            origin = _origin(origin)
+        self._sim = Simulation(
             cluster, policy, seed=seed, policy_params=params, accounts=accounts, qos=qos,
-            reservations=reservations, origin=None if origin is None else pd.Timestamp(origin),
+            reservations=reservations, origin=origin,
             enforce_time_limit=workload is None or workload.kind != "trace",
         )  # fmt: skip
         if workload is not None:
-            self.sim.add_workload(workload)
-        self.sim.add_actions(actions)
-        self.sim.add_failures(failures, random_failures)
-        self.result = SimulationResult(self.sim, policy if isinstance(policy, str) else "custom")
-        _CURRENT.append(self)
+            self._sim.add_workload(workload)
+        self._sim.add_actions(actions)
+        self._sim.add_failures(failures, random_failures)
+        self._result = SimulationResult(self._sim, policy if isinstance(policy, str) else "custom")
+        _CURRENT[:] = [self]
         if workload is not None or actions or failures or random_failures is not None:
             self._settle()  # (what happens at 0 s has happened: the first jobs run)
 
     @property
+    def sim(self) -> Simulation:
+        """The lab's engine (:class:`slurmlab.sim.engine.Simulation`)."""
+        return self._sim
+
+    @property
+    def result(self) -> SimulationResult:
+        """The lab so far as a :class:`~slurmlab.SimulationResult` (``squeue_text``,
+        ``metrics``...)."""
+        return self._result
+
+    @property
     def now(self) -> float:
         """Simulated seconds since the lab started."""
-        return self.sim.now
+        return self._sim.now
+
+    @property
+    def date(self) -> pd.Timestamp:
+        """The lab's calendar time now (its origin plus :attr:`now`)."""
+        return self._sim.origin + pd.Timedelta(seconds=self._sim.now)
 
     @property
     def cluster(self) -> Cluster:
-        return self.sim.cluster
+        return self._sim.cluster
 
     def sbatch(
         self,
@@ -269,18 +317,18 @@ class Lab:
             spec, self.now, seconds, user=user, exit_code=exit_code, checkpoint=checkpoint
         )
         try:
-            ids = self.sim.submit(job)
+            ids = self._sim.submit(job)
         except RequestError as exc:
             if NODE_CONFIG_UNAVAILABLE in str(exc):
                 # slurmctld refuses such a job after giving it an id, in its node selection
                 # test: the id is used up (real Slurm 22.05). An unknown partition, account
                 # or QOS, or a malformed option, is refused before: no id is used.
-                self.sim.use_id()
+                self._sim.use_id()
             if _INVALID_ACCOUNT in str(exc) and "AllowAccounts" not in str(exc):
                 raise RequestError(f"{exc}; {self._account_fix(user, spec.account)}") from None
             raise
         self._settle()
-        job = self.sim.jobs[ids[0]]
+        job = self._sim.jobs[ids[0]]
         return int(job.array_job) if job.array_job else ids[0]
 
     def _account_fix(self, user: str, account: str | None) -> str:
@@ -330,11 +378,11 @@ class Lab:
 
     def _settle(self) -> None:
         """Apply every event of the current instant (so a fitting job is running at once)."""
-        self.sim.run(until=self.now)
+        self._sim.run(until=self.now)
         self._reset()
 
     def _reset(self) -> None:
-        self.result = SimulationResult(self.sim, self.result.policy)
+        self._result = SimulationResult(self._sim, self._result.policy)
 
     def run(self, until: float | str | None = None) -> Lab:
         """Advance to ``until`` (seconds from the lab's start, ``[D-]HH:MM:SS``, ``"2h"``, or a
@@ -346,7 +394,10 @@ class Lab:
             if t == float("inf"):
                 return self.run()
             if t < self.now:
-                raise SlurmlabError(f"run(until={until!r}): the lab is already at {self.now:.0f} s")
+                raise SlurmlabError(
+                    f"run(until={until!r}): the lab is already at {self.now:.0f} s "
+                    f"({self.date.isoformat()}); give a later time"
+                )
             self.sim.run(until=t)
         self._reset()
         return self
@@ -356,17 +407,23 @@ class Lab:
         return self.run(until=self.now + parse_seconds(duration, what="duration"))
 
     def scancel(self, jobid) -> None:
-        """Cancel a pending or running job: an id, an array (all its tasks), a task
-        (``12_3``) or some tasks (``12_[1-3,5]``). A job that has already ended is left as
-        it is, with scancel's warning."""
-        jobs = self.sim._lookup(jobid)  # noqa: SLF001 (raises for an unknown id)
-        if all(j.state not in ("PENDING", "RUNNING") for j in jobs):
-            warnings.warn(
-                f"scancel: error: Kill job error on job id {jobid}: Job/step already "
-                "completing or completed",
-                stacklevel=2,
-            )
-        self.sim.cancel(jobid)
+        """Cancel pending or running jobs: an id, an array (all its tasks), a task (``12_3``)
+        or some tasks (``12_[1-3,5]``); several as scancel takes them (``"12 14"``) or as a
+        list (``[12, 14]``). Every id is checked before any job is cancelled. A job that has
+        already ended is left as it is, with scancel's warning."""
+        ids = jobid.split() if isinstance(jobid, str) else jobid
+        ids = list(ids) if isinstance(ids, list | tuple) else [ids]
+        if not ids:
+            raise SlurmlabError(f"scancel: no job id in {jobid!r}; give one, e.g. scancel(12)")
+        found = [(one, self.sim._lookup(one)) for one in ids]  # noqa: SLF001 (unknown: raises)
+        for one, jobs in found:
+            if all(j.state not in ("PENDING", "RUNNING") for j in jobs):
+                warnings.warn(
+                    f"scancel: error: Kill job error on job id {one}: Job/step already "
+                    "completing or completed",
+                    stacklevel=2,
+                )
+            self._sim.cancel(one)
         self._settle()
 
     def requeue(self, jobid) -> None:
@@ -468,14 +525,39 @@ class Lab:
         return self.result.srun_env(jobid)
 
     def __repr__(self) -> str:
+        sim = self.sim
         return (
-            f"Lab({self.cluster.name}, policy={self.result.policy}, t={self.now:.0f}s, "
-            f"{len(self.sim.running)} running, {len(self.sim.queue) + len(self.sim.waiting)} pending)"
+            f"Lab({self.cluster.name}, policy={self._result.policy}, t={self.now:.0f}s "
+            f"({self.date.isoformat()}), {len(sim.running)} running, "
+            f"{len(sim.queue) + len(sim.waiting)} pending)"
+        )
+
+    def _repr_html_(self) -> str:
+        sim = self.sim
+        pending = len(sim.queue) + len(sim.waiting)
+        return (
+            f"<b>Lab</b> {html.escape(self.cluster.name)} &middot; policy "
+            f"{html.escape(str(self._result.policy))} &middot; {self.date.isoformat(sep=' ')} "
+            f"(t={self.now:,.0f} s) &middot; {len(sim.running)} running, {pending} pending"
         )
 
 
 #: A unit written as a word of its own after a number (``--runtime 2 hours``).
 _UNIT_WORD = re.compile(r"(s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?)", re.I)
+
+
+def _origin(value) -> pd.Timestamp:
+    """``Lab(origin=...)``: a date and time (text or a Timestamp)."""
+    try:
+        origin = pd.Timestamp(value)
+    except (ValueError, TypeError):
+        origin = None
+    if origin is None or origin is pd.NaT or origin.tzinfo is not None:
+        raise SlurmlabError(
+            f"Lab(origin={value!r}): not a date and time without a time zone; give the "
+            "calendar time the lab starts at, e.g. origin='2026-01-05T08:00'"
+        )
+    return origin
 
 
 def _check_runtime(runtime: str, after: str | None) -> None:
