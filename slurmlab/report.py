@@ -24,7 +24,7 @@ import plotly.offline
 
 from slurmlab import analysis as an
 from slurmlab import viz
-from slurmlab.analysis._common import known, run_ends, started
+from slurmlab.analysis._common import known, run_ends, run_starts, started
 from slurmlab.errors import SlurmlabError
 from slurmlab.paths import same_file
 
@@ -102,7 +102,8 @@ def render_report(
         figures.append(("States", viz.states_figure(summary.states)))
 
     ran = started(jobs)
-    if len(jobs) and not jobs["Start"].notna().any():
+    starts = run_starts(jobs)  # (a row never allocated has no start, whatever its Start says)
+    if len(jobs) and not starts.notna().any():
         # no job started: the pending jobs can still be drawn from their Submit times
         pending = not ran.any() and "Submit" in jobs and jobs["Submit"].notna().any()
         notes.append(
@@ -119,9 +120,9 @@ def render_report(
         )
         if pending:
             figures.append(("Pending jobs", viz.pending_figure(an.pending_over_time(jobs))))
-    if len(jobs) and jobs["Start"].notna().any():
-        ends = run_ends(jobs)  # (a running job: Start + Elapsed)
-        span = ends.max() - jobs["Start"].min() if ends.notna().any() else pd.Timedelta(days=1)
+    if len(jobs) and starts.notna().any():
+        ends = run_ends(jobs)  # (Start + Elapsed)
+        span = ends.max() - starts.min() if ends.notna().any() else pd.Timedelta(days=1)
         freq = freq or (
             "1h"
             if span <= pd.Timedelta(days=3)

@@ -150,7 +150,8 @@ def test_utilization_with_a_cluster_preset():
 )
 def test_utilization_conserves_gpu_hours(runs):
     """Mean allocated GPUs x the covered part of each period, summed, equals the GPU-hours of
-    the runs (the last period ends at the export's horizon, its last end)."""
+    the runs (the first period begins at the export's start, its first submit; the last
+    ends at the export's horizon, its last end)."""
     t0 = pd.Timestamp("2024-01-01")
     rows = ["JobID|State|Submit|Start|End|Elapsed|NCPUS|NNodes|AllocTRES"]
     for i, (start, length, gpus) in enumerate(runs):
@@ -166,7 +167,9 @@ def test_utilization_conserves_gpu_hours(runs):
     gpu = u[u.resource == "gpus"]
     covered = gpu["covered"].dt.total_seconds() / 3600
     assert (gpu["used"] * covered).sum() == pytest.approx(an.gpu_hours(jobs), abs=1e-9)
-    assert (covered.iloc[:-1] == 1).all() and 0 <= covered.iloc[-1] <= 1
+    assert (covered.iloc[1:-1] == 1).all() and ((covered >= 0) & (covered <= 1)).all()
+    first, horizon = jobs["Submit"].min(), (jobs["Start"] + jobs["Elapsed"]).max()
+    assert covered.sum() == pytest.approx((horizon - first) / pd.Timedelta("1h"))
     assert (gpu["utilization"].dropna() <= 1 + 1e-9).all()
 
 

@@ -222,6 +222,13 @@ EXPECTED_BAD = {
 #: file may be truncated (sacct ends every line).
 NO_LINE_END = {"slurm2sql_test-data2.psv"}
 
+#: Files read with one warning on purpose: rows padded because they are short (a 25-field
+#: export appended to a 26-field one), and a State sacct does not have (invented upstream).
+EXPECTED_WARNING = {
+    "hpc-cost-simulator_sacct-output-v2.txt": r"846 row\(s\) have fewer fields than the field",
+    "hpc-cost-simulator_issue-61.txt": r"State 'INVALID' \(line\(s\) 4\) is not a sacct job state",
+}
+
 
 def _files():
     if not SACCT.is_dir():
@@ -244,8 +251,9 @@ def test_every_public_file_reads(name):
         with pytest.warns(UserWarning, match="left out 4 malformed"):
             jobs = _read(name, errors="warn")
         assert jobs.attrs["bad_lines"] == sorted(expected)
-    elif name in NO_LINE_END:
-        with pytest.warns(UserWarning, match="the last line has no line end") as caught:
+    elif name in NO_LINE_END or name in EXPECTED_WARNING:
+        match = EXPECTED_WARNING.get(name, "the last line has no line end")
+        with pytest.warns(UserWarning, match=match) as caught:
             jobs = _read(name)
         assert len(caught) == 1
         assert jobs.attrs["bad_rows"] == 0
@@ -384,7 +392,8 @@ GOLDEN = {
     "hpc-cost-simulator_issue-63.txt": (0, 0, 1, 0.0, 0.0),
     "hpc-cost-simulator_issue-gl-20.txt": (9, 9, 8, 0.79, None),
     "hpc-cost-simulator_multi-node.txt": (1, 1, 1, 0.334, None),
-    "hpc-cost-simulator_sacct-output-v2.txt": (483, 483, 395, 26.646, None),
+    # 60 of its jobs never got an allocation (AllocNodes 0, Elapsed 0, Start = End): no runs
+    "hpc-cost-simulator_sacct-output-v2.txt": (483, 423, 395, 26.646, None),
     "reportseff_console-jobs-no-timelimit.caretpipe.txt": (4, 4, 8, 23.027, None),
     "reportseff_console-jobs.caretpipe.txt": (4, 3, 6, 1.488, None),
     "reportseff_energy-array.caretpipe.txt": (4, 4, 8, 2.8, None),

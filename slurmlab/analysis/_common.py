@@ -12,7 +12,6 @@ import numpy as np
 import pandas as pd
 
 from slurmlab.errors import SlurmlabError
-from slurmlab.records.schema import TERMINAL_STATES
 
 #: States that end a run without its work being done (the GPU-hours are lost).
 FAILED_STATES = (
@@ -129,10 +128,11 @@ def check_since(jobs: pd.DataFrame, since: str, who: str) -> None:
 
 def waits(jobs: pd.DataFrame, since: Since = "Submit") -> pd.Series:
     """Start - Submit (or Start - Eligible, ``since="Eligible"``; Submit where a row's
-    Eligible is Unknown) of each row, NaT where unknown. The one rule of every analyzer: a
-    wait below 0 (Start before Submit) is unknown, left out of counts of waits and their
-    means, and warned about once per call: sacct writes naive local times, so a DST change
-    (or a host clock off) can put Start before Submit.
+    Eligible is Unknown) of each row, NaT where unknown and for a row that is no run (see
+    :func:`started`: never allocated, whatever its Start says). The one rule of every
+    analyzer: a wait below 0 (Start before Submit) is unknown, left out of counts of waits
+    and their means, and warned about once per call: sacct writes naive local times, so a
+    DST change (or a host clock off) can put Start before Submit.
 
     >>> waits(demo_jobs()).dt.total_seconds().tolist()[:3]
     [1800.0, 0.0, 3600.0]
@@ -140,7 +140,7 @@ def waits(jobs: pd.DataFrame, since: Since = "Submit") -> pd.Series:
     begin = jobs["Submit"]
     if since == "Eligible":
         begin = jobs["Eligible"].fillna(begin)
-    wait = jobs["Start"] - begin
+    wait = run_starts(jobs) - begin
     negative = (wait < pd.Timedelta(0)).to_numpy()
     if negative.any():
         ids = jobs["JobID"].astype("string").to_numpy()[negative][:5] if "JobID" in jobs else []
@@ -242,15 +242,65 @@ def _ran_by_elapsed(jobs: pd.DataFrame) -> np.ndarray:
     return ran
 
 
+def never_allocated(jobs: pd.DataFrame) -> np.ndarray:
+    """Rows that never got an allocation, whatever their Start says: no node (NodeList is
+    sacct's ``None assigned``; where the export has no NodeList, NNodes, sacct's AllocNodes,
+    is 0) and no time run (Elapsed 0; End - Start where Elapsed is unknown). Older Slurm
+    writes such rows, with a Start, for a job it killed while pending (job_mgr.c sets its
+    start_time = end_time = now), where 22.05 writes Start ``None``; sacct's AllocNodes is
+    "0 if the job is pending". A NodeList that names nodes says the job was given them: such
+    a row is a run (of 0 s), whatever NNodes says (while a job pends, 22.05's NNodes is the
+    count it asked for). An export with neither NNodes nor NodeList cannot tell: no row is
+    found there.
+
+    >>> import io
+    >>> from slurmlab.records.sacct import read_sacct
+    >>> text = (
+    ...     "JobID|State|Start|End|Elapsed|AllocNodes\\n"
+    ...     "1|CANCELLED|2022-09-09T17:39:37|2022-09-09T17:39:37|00:00:00|0\\n"
+    ...     "2|FAILED|2022-09-09T17:39:37|2022-09-09T17:39:37|00:00:00|1\\n"
+    ... )
+    >>> never_allocated(read_sacct(io.StringIO(text))).tolist()
+    [True, False]
+    """
+    if "NodeList" in jobs and jobs["NodeList"].notna().any():
+        # the nodes it was given, or none (read_sacct reads sacct's "None assigned" as NA:
+        # in a table that has node lists, a row without one was given no node); this
+        # outranks NNodes, which is the count requested while a job pends (22.05)
+        nodes = jobs["NodeList"].astype("string").str.strip().replace("None assigned", "")
+        none = ~nodes.fillna("").ne("").to_numpy(dtype=bool)
+    elif "NNodes" in jobs:
+        none = (jobs["NNodes"] == 0).fillna(False).to_numpy(dtype=bool)
+    else:
+        none = np.zeros(len(jobs), dtype=bool)
+    if not none.any():
+        return none
+    ran_for = jobs["Elapsed"] if "Elapsed" in jobs else pd.Series(pd.NaT, index=jobs.index)
+    if "Start" in jobs and "End" in jobs:
+        ran_for = ran_for.fillna(jobs["End"] - jobs["Start"])
+    return none & (ran_for.fillna(pd.Timedelta(0)) <= pd.Timedelta(0)).to_numpy(dtype=bool)
+
+
 def started(jobs: pd.DataFrame) -> np.ndarray:
-    """Which runs started: those with a Start time. A table whose Start is missing throughout
-    (an export without the Start field, such as reportseff's) cannot say so; there a run
-    started if it has an Elapsed above 0, a state only a started run has (COMPLETED ...) or
-    a step (.batch, .extern ...).
+    """Which rows are runs that started: those with a Start time, but a row that never got an
+    allocation (:func:`never_allocated`: no node and no time run, as older Slurm writes a job
+    cancelled while pending) is no run, as a Start of None is. A table whose Start is missing
+    throughout (an export without the Start field, such as reportseff's) cannot say so; there
+    a run started if it has an Elapsed above 0, a state only a started run has (COMPLETED
+    ...) or a step (.batch, .extern ...).
     """
     if "Start" in jobs and jobs["Start"].notna().any():
-        return jobs["Start"].notna().to_numpy()
+        return jobs["Start"].notna().to_numpy() & ~never_allocated(jobs)
     return _ran_by_elapsed(jobs)
+
+
+def run_starts(jobs: pd.DataFrame) -> pd.Series:
+    """The Start of each row that is a run that started (:func:`started`), NaT for the
+    others: a row that never got an allocation has no start, whatever its Start says."""
+    start = jobs["Start"]
+    if not start.notna().any():
+        return start
+    return start.where(started(jobs))
 
 
 def require_start(jobs: pd.DataFrame, who: str) -> None:
@@ -264,9 +314,14 @@ def require_start(jobs: pd.DataFrame, who: str) -> None:
 
 
 def run_ends(jobs: pd.DataFrame) -> pd.Series:
-    """When each run gave its allocation back: End for a run that has ended; Start + Elapsed
-    for one still going (RUNNING, SUSPENDED: End is Unknown, or stale as in XDMoD's
-    non-ended sample) or without an End; else End as written (NaT when unknown).
+    """When each run gave its allocation back: Start + Elapsed where both are known, else
+    End as written (NaT when unknown).
+
+    Elapsed, not End - Start: sacct computes Elapsed from epoch times, while Start and End
+    are naive local times, an hour apart too many (or too few) across a daylight-saving
+    change; so the time a run holds its allocation is the time its hours count (Elapsed x
+    count). A run still going (RUNNING, SUSPENDED) has an End that is Unknown, or stale as
+    in XDMoD's non-ended sample: its Elapsed is its time so far.
 
     >>> jobs = demo_jobs()
     >>> run_ends(jobs).dt.strftime("%H:%M").tolist()[:3]
@@ -275,13 +330,7 @@ def run_ends(jobs: pd.DataFrame) -> pd.Series:
     end = jobs["End"] if "End" in jobs else pd.Series(pd.NaT, index=jobs.index, dtype="M8[ns]")
     if "Start" not in jobs or "Elapsed" not in jobs:
         return end
-    by_elapsed = jobs["Start"] + jobs["Elapsed"]
-    ended = (
-        jobs["State"].isin(TERMINAL_STATES).fillna(False).astype(bool)
-        if "State" in jobs
-        else pd.Series(True, index=jobs.index)
-    )
-    out = end.where(ended & end.notna(), by_elapsed).fillna(end)
+    out = (jobs["Start"] + jobs["Elapsed"]).fillna(end)
     return out.where(~(out < jobs["Start"]), jobs["Start"])
 
 

@@ -4,15 +4,24 @@ Counting rules: a job is one JobID (each array task once, each requeued job once
 range such as ``123_[3-5%2]`` as the tasks it stands for, a het job's components ``12+0``,
 ``12+1`` once); a run is one of its allocation rows that started (each run of a requeued job;
 a het job once; a pending job, or one cancelled before it started, is a job and no run, as in
-``usage``, ``failure_cost`` and ``requeues``); its state is the state of its last row (a het
-job's: its leader's); hours count every run, earlier runs of requeued jobs included; they are
-None (unknown, with the sacct -o fields to add in ``unknown_hours``) when no row has the
-columns they need, never 0. A wait below 0 (Start before Submit, as a DST change gives) is
-unknown, as in ``wait_times``. Waits are from Submit (what users feel); where the export has
-Eligible, ``mean_wait_eligible_s`` and ``median_wait_eligible_s`` are from Eligible (Slurm's
-Reserved: holds, dependencies, ``--begin`` and a requeue's delay left out), else None.
-Without an Account column the words name the top GPU users instead of accounts. ``last_end`` is when the last run ended, or holds its
-allocation until (Start + Elapsed for a run still running).
+``usage``, ``failure_cost`` and ``requeues``: a row with a Start that never got an
+allocation, no node and Elapsed 0 as older Slurm records a job cancelled while pending, is
+no run either); its state is the state of its last row (a het job's: its leader's); hours
+count every run, earlier runs of requeued jobs included; they are None (unknown, with the
+sacct -o fields to add in ``unknown_hours``) when no row has the columns they need, never 0.
+
+Waits count jobs, not runs, as a simulation's ``metrics`` do (``slurmlab/sim/metrics.py``):
+each job once, by its last run (a requeue resets Submit, so a requeued job's wait is that of
+its last run), jobs whose last run started only; ``mean_wait_s``, ``median_wait_s`` and
+``p95_wait_s`` (``np.percentile``, linear) are over those waits (``wait_times`` and
+``wait_stats`` list every run). A wait below 0 (Start before Submit, as a DST change gives)
+is unknown, as in ``wait_times``. Waits are from Submit (what users feel); where the export
+has Eligible, ``mean_wait_eligible_s``, ``median_wait_eligible_s`` and
+``p95_wait_eligible_s`` are from Eligible (Slurm's Reserved: holds, dependencies,
+``--begin`` and a requeue's delay left out), else None.
+
+Without an Account column the words name the top GPU users instead of accounts.
+``last_end`` is when the last run ended, or holds its allocation until (Start + Elapsed).
 """
 
 from __future__ import annotations
@@ -52,17 +61,22 @@ class Summary:
     cpu_hours: float | None
     gpu_hours_by_account: dict[str, float]
     gpu_hours_by_user: dict[str, float]
+    #: Waits from Submit to Start, in seconds, over jobs: each job once, by its last run (a
+    #: requeue resets Submit), jobs that started only; None when none started.
     mean_wait_s: float | None
     median_wait_s: float | None
+    p95_wait_s: float | None
     first_submit: str | None
     last_end: str | None
     bad_rows: int
     #: Why gpu_hours / cpu_hours are unknown: the sacct -o fields the export lacks.
     unknown_hours: dict[str, str] | None = None
     #: Waits from Eligible (when the job was allowed to run: after holds, dependencies,
-    #: --begin, a requeue's delay) to Start, as Slurm's Reserved field; None without Eligible.
+    #: --begin, a requeue's delay) to Start, as Slurm's Reserved field, over the same jobs;
+    #: None without Eligible.
     mean_wait_eligible_s: float | None = None
     median_wait_eligible_s: float | None = None
+    p95_wait_eligible_s: float | None = None
 
     def to_dict(self) -> dict:
         """Plain JSON-ready values."""
@@ -196,12 +210,14 @@ def summary(jobs: pd.DataFrame) -> Summary:
     states = {str(k): int(v) for k, v in zip(states["State"], states["_w"])}
     wait = eligible = None
     if "Start" in jobs and "Submit" in jobs:
-        wait = waits(jobs).dt.total_seconds()[leads(jobs)].dropna()
+        # each job once, by its last run (a requeue resets Submit: the wait of that run), as
+        # the simulator's metrics count them; a job whose last row did not start has none
+        final = last["_pos"].to_numpy()
+        wait = _seconds(waits(jobs), final)
         if known(jobs, "Eligible"):
             with warnings.catch_warnings():  # (a wait below 0 is warned about once, above)
                 warnings.simplefilter("ignore")
-                eligible = waits(jobs, since="Eligible").dt.total_seconds()[leads(jobs)]
-            eligible = eligible.dropna()
+                eligible = _seconds(waits(jobs, since="Eligible"), final)
     first = jobs["Submit"].min() if "Submit" in jobs else None
     ends = [e for e in (jobs.get("End"), run_ends(jobs)) if e is not None and e.notna().any()]
     end = max(e.max() for e in ends) if ends else None
@@ -214,16 +230,30 @@ def summary(jobs: pd.DataFrame) -> Summary:
         cpu_hours=None if "CPU-hours" in unknown else round(float(cpu.sum()), 6),
         gpu_hours_by_account=_by(jobs, "Account", gpu),
         gpu_hours_by_user=_by(jobs, "User", gpu),
-        mean_wait_s=float(wait.mean()) if wait is not None and len(wait) else None,
-        median_wait_s=float(wait.median()) if wait is not None and len(wait) else None,
+        mean_wait_s=_stat(wait, np.mean),
+        median_wait_s=_stat(wait, np.median),
+        p95_wait_s=_stat(wait, _p95),
         first_submit=None if first is None or pd.isna(first) else first.isoformat(),
         last_end=None if end is None or pd.isna(end) else end.isoformat(),
         bad_rows=int(jobs.attrs.get("bad_rows", 0)),
         unknown_hours=unknown or None,
-        mean_wait_eligible_s=_mean(eligible),
-        median_wait_eligible_s=float(eligible.median()) if _mean(eligible) is not None else None,
+        mean_wait_eligible_s=_stat(eligible, np.mean),
+        median_wait_eligible_s=_stat(eligible, np.median),
+        p95_wait_eligible_s=_stat(eligible, _p95),
     )
 
 
-def _mean(seconds: pd.Series | None) -> float | None:
-    return float(seconds.mean()) if seconds is not None and len(seconds) else None
+def _seconds(wait: pd.Series, rows: np.ndarray) -> np.ndarray:
+    """The known waits of the given rows, in seconds."""
+    seconds = wait.dt.total_seconds().to_numpy(dtype=float)[rows]
+    return seconds[~np.isnan(seconds)]
+
+
+def _p95(seconds: np.ndarray) -> float:
+    return np.percentile(seconds, 95)
+
+
+def _stat(seconds: np.ndarray | None, how) -> float | None:
+    """A statistic of waits in seconds (as ``slurmlab.sim.metrics`` computes it), None over
+    no wait."""
+    return float(how(seconds)) if seconds is not None and len(seconds) else None

@@ -5,8 +5,9 @@ shows: hours are allocated resources x Elapsed, whatever the job did with them. 
 counts the runs that started; ``jobs`` counts the jobs among them (a JobID once, however
 many times it was requeued; a het job's components once), so ``jobs <= runs``. A job that
 never started used nothing and counts in neither (``summary`` counts every job). A run
-started if it has a Start; in an export without Start times, if it has an Elapsed above 0
-or a state only a started run has. Hours the export cannot give (GPU-hours without
+started if it has a Start, unless it never got an allocation (no node and Elapsed 0, as older
+Slurm records a job cancelled while pending); in an export without Start times, if it has an
+Elapsed above 0 or a state only a started run has. Hours the export cannot give (GPU-hours without
 AllocTRES, CPU-hours without NCPUS ...) are NaN, never 0, with a warning naming the field.
 """
 
@@ -25,6 +26,7 @@ from slurmlab.analysis._common import (
     job_keys,
     leads,
     require_start,
+    run_starts,
     started,
     unknown_hours,
     warn_unknown_hours,
@@ -127,7 +129,7 @@ def _usage(
 
 def _split_by_period(frame: pd.DataFrame, period: str) -> pd.DataFrame:
     """One row per (run, period it ran in), hours scaled by the share of the run's time there."""
-    started = frame[frame["Start"].notna()]
+    started = frame[run_starts(frame).notna().to_numpy()]
     start = started["Start"]
     end = start + started["Elapsed"].fillna(pd.Timedelta(0))
     first = start.dt.to_period(period)

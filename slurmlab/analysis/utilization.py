@@ -1,7 +1,9 @@
 """How busy the cluster was: allocated CPUs, GPUs and nodes over time against capacity.
 
-Each run holds its allocation from Start to its end: End for a run that has ended, Start +
-Elapsed for one still running at the export (its End is Unknown; Elapsed is its time so far).
+Each run holds its allocation from Start to Start + Elapsed (Elapsed is its time so far for
+one still running at the export; End where Elapsed is unknown), so the resource-time is the
+hours ``usage`` and ``summary`` count, even across a daylight-saving change, where End -
+Start of naive local times is an hour off. A row that never got an allocation is no run.
 Capacity comes from a cluster (a preset or ``slurm.conf`` via ``Cluster``), a mapping, or, when
 neither is given, from the peak allocation seen in the export (a lower bound, with a warning).
 A capacity that does not fit the export (a partition it lacks, more allocated than it has)
@@ -27,6 +29,7 @@ from slurmlab.analysis._common import (
     count,
     require_start,
     run_ends,
+    run_starts,
 )
 from slurmlab.errors import SlurmlabError
 from slurmlab.spec.units import compress_hostlist, expand_hostlist
@@ -263,9 +266,14 @@ def utilization(
     (used / capacity). ``capacity`` is per
     partition, so it goes with ``by="Partition"`` or ``by=None`` (the whole cluster).
 
-    A period is averaged over the time the export covers: the last one ends at the export's
-    horizon (its last start or end; a run still running counts to Start + Elapsed), so a
-    period the export covers only in part is not diluted by the time after it.
+    A period is averaged over the time the export covers: the first one begins at the
+    export's start (its first Submit, or first Start where Submit is unknown), the last one
+    ends at the export's horizon (its last start or end; a run counts to Start + Elapsed),
+    so a period the export covers only in part is not diluted by the time before or after
+    it: a 4-minute export at 12:21 is one 1h period covering 4 minutes. Over the whole
+    export, ``used`` x ``covered`` summed over the periods and divided by the capacity x the
+    summed ``covered`` is a simulation's ``metrics["utilization"]`` (``gpu_utilization``
+    for GPUs) of the same run, with ``by=None`` and its ``Cluster`` as the capacity.
 
     utilization is NaN where the capacity is 0 (a partition without GPUs has none to use)
     and where the capacity does not cover a group. A partition of the export missing from
@@ -294,7 +302,7 @@ def utilization(
     check_by(jobs, by, "utilization")
     check_freq(freq, "utilization")
     require_start(jobs, "utilization")
-    started = jobs.loc[jobs["Start"].notna()]
+    started = jobs.loc[run_starts(jobs).notna().to_numpy()]
     if started.empty:
         return pd.DataFrame(
             columns=[
@@ -312,17 +320,18 @@ def utilization(
     if ends.notna().any():
         horizon = max(horizon, ends.max())
     end = ends.fillna(horizon)  # a run with neither End nor Elapsed: to the end of the export
-    edges = pd.date_range(
-        started["Start"].min().floor(freq), horizon.ceil(freq) + pd.Timedelta(freq), freq=freq
-    )
+    begin = _export_start(jobs, started)
+    edges = pd.date_range(begin.floor(freq), horizon.ceil(freq) + pd.Timedelta(freq), freq=freq)
     t0 = edges[0]
     e_ns = (edges - t0).to_numpy(dtype="timedelta64[ns]").astype(np.int64)
     s_ns = (started["Start"] - t0).to_numpy(dtype="timedelta64[ns]").astype(np.int64)
     f_ns = (end - t0).to_numpy(dtype="timedelta64[ns]").astype(np.int64)
-    # the export says nothing after its horizon (its last start or end): the last period
-    # is averaged over the part of it the export covers, not diluted by the rest
+    # the export says nothing before its start (its first submit) or after its horizon (its
+    # last start or end): the first and last periods are averaged over the part of them the
+    # export covers, not diluted by the rest
+    b_ns = np.int64((begin - t0) // pd.Timedelta(1, "ns"))
     h_ns = np.int64((horizon - t0) // pd.Timedelta(1, "ns"))
-    width = np.diff(np.minimum(e_ns, h_ns)).astype(float)  # (0 after the horizon)
+    width = np.diff(np.clip(e_ns, b_ns, h_ns)).astype(float)  # (0 outside the export)
     groups = (
         started[by].astype("string").fillna("(none)").to_numpy()
         if by
@@ -387,6 +396,16 @@ def utilization(
     if shared:
         out.attrs["shared_partitions"] = sorted({name for pair in shared for name in pair})
     return out
+
+
+def _export_start(jobs: pd.DataFrame, started: pd.DataFrame) -> pd.Timestamp:
+    """When the export begins: its first Submit (a pending job's too), or its first Start
+    where Submit is unknown (never after a run's Start: a Start before its Submit, as a
+    daylight-saving change gives, is still covered)."""
+    begin = started["Start"].min()
+    if "Submit" in jobs and jobs["Submit"].notna().any():
+        begin = min(begin, jobs["Submit"].min())
+    return begin
 
 
 def _busy_nodes(

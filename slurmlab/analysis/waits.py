@@ -6,7 +6,9 @@ own wait): what users feel, including time the job was not allowed to run (held,
 a dependency or a ``--begin`` time, a requeue's delay). ``since="Eligible"`` measures from
 Eligible instead, as Slurm's own Reserved field does: only the time the scheduler kept an
 eligible job waiting. Runs that never started have no wait but count as pending until they
-end. A het job is one job: its leader (``12+0``) stands for its components.
+end; so does a row with a Start that never got an allocation (no node, Elapsed 0: older
+Slurm's record of a job cancelled while pending). A het job is one job: its leader
+(``12+0``) stands for its components.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from slurmlab.analysis._common import (
     leads,
     require_start,
     run_ends,
+    run_starts,
+    started,
     tasks,
     waits,
 )
@@ -42,7 +46,7 @@ def _waited(jobs: pd.DataFrame, since: Since = "Submit") -> np.ndarray:
     check_columns(jobs, ("Submit", "Start"), "wait_times")
     check_since(jobs, since, "wait_times")
     require_start(jobs, "wait_times")
-    return (jobs["Start"].notna() & jobs["Submit"].notna()).to_numpy() & leads(jobs)
+    return started(jobs) & jobs["Submit"].notna().to_numpy() & leads(jobs)
 
 
 def wait_times(jobs: pd.DataFrame, since: Since = "Submit") -> pd.DataFrame:
@@ -186,15 +190,16 @@ def pending_over_time(
         check_freq(freq, "pending_over_time")
     require_start(jobs, "pending_over_time")
     begin = jobs["Eligible"].fillna(jobs["Submit"]) if "Eligible" in jobs else jobs["Submit"]
-    known = [jobs["Submit"], jobs["Start"], run_ends(jobs)]
+    start = run_starts(jobs)  # (a row never allocated: pending until it ended, its End)
+    known = [jobs["Submit"], start, run_ends(jobs)]
     if "End" in jobs:
         known.append(jobs["End"])
     ok = begin.notna().to_numpy()
     if not ok.any():
         return pd.DataFrame(columns=["time", *([by] if by else []), "pending"])
     horizon = max(s.max() for s in known if s.notna().any())
-    never = jobs["Start"].isna()
-    until = jobs["Start"].fillna(horizon + pd.Timedelta(1, "ns"))
+    never = start.isna()
+    until = start.fillna(horizon + pd.Timedelta(1, "ns"))
     if "End" in jobs:  # a job that ended while pending (cancelled) stops pending at its End
         ended = jobs["State"].isin(TERMINAL_STATES).fillna(False) if "State" in jobs else True
         until = until.where(~(never & ended & jobs["End"].notna()), jobs["End"])

@@ -43,8 +43,10 @@ The design, in short:
   unit is read in the unit sacct prints it from: bytes for MaxRSS, AveRSS, MaxVMSize and
   AveVMSize (``--noconvert`` writes ``1174753280``: 1120.3 MB), MB for ReqMem and disk I/O.
   States keep the first word only (``CANCELLED by 1234`` is CANCELLED, the uid goes to
-  ``CancelledBy``); abbreviations are expanded; unknown states are kept as written and
-  counted in ``attrs["unknown_states"]``. Columns slurmlab does not know are kept as text.
+  ``CancelledBy``); abbreviations are expanded; a state sacct does not have (``INVALID``) is
+  kept as written, counted in ``attrs["unknown_states"]`` and warned about, with its lines
+  (on a job's last row it becomes the job's final state). Columns slurmlab does not know are
+  kept as text.
 * **Bad rows.** ``errors="raise"`` stops at the first malformed row with a
   :class:`SacctParseError` naming file, line, column, value and a fix. ``"warn"`` leaves such
   rows out, counts them in ``attrs["bad_rows"]`` (lines in ``attrs["bad_lines"]``) and warns
@@ -61,7 +63,9 @@ The design, in short:
   included). Rows with fewer fields are padded with blanks (``attrs["padded_rows"]``) only
   on evidence of an export with fewer columns appended to this one: a run of at least five
   consecutive such rows, or a header line of their own (a header further down switches the
-  columns of the rows after it, by name); a lone short row is reported as truncated, with
+  columns of the rows after it, by name); either way a warning names how many, their first
+  lines, the field list and the fields left blank (real sacct writes every field of every
+  row: a short row is never its own doing). A lone short row is reported as truncated, with
   both field counts. A file whose rows mostly do not fit the header gets one error (wrong
   field list or delimiter). Repaired rows are counted in ``attrs["repaired_rows"]``.
 * **Repeated rows and several exports.** A row that repeats an earlier row exactly (exports
@@ -85,7 +89,8 @@ The design, in short:
   than End - Start - Suspended (such an error names all the columns and their values).
 * **Warnings.** A file whose last line has no line end (sacct ends every line: it may be
   truncated); a field list or header naming a field sacct does not have (a did-you-mean
-  suggestion; other unknown header columns are kept quietly, as text).
+  suggestion; other unknown header columns are kept quietly, as text); padded rows and
+  unknown states (above, as :class:`SacctParseWarning`).
 * **attrs.** ``source``, ``format`` (``parsable``/``parsable2``/``json``), ``delimiter``,
   ``tz``, ``fields`` (the columns as read), ``bad_rows``, ``bad_lines``, ``padded_rows``,
   ``repaired_rows``, ``duplicate_rows``, ``duplicate_lines``, ``dst_lines``,
@@ -205,7 +210,9 @@ def _rebuild_error(problem, file, line, column, value, hint):
 
 
 class SacctParseWarning(UserWarning):
-    """Rows of a sacct export were left out (``errors="warn"``)."""
+    """Rows of a sacct export were not read as written: left out (``errors="warn"``, a
+    repeated row, ``#`` lines), padded (fewer fields than the field list), or with a State
+    sacct does not have."""
 
 
 # --------------------------------------------------------------------------- field names
@@ -878,6 +885,10 @@ class _RawTable:
     fmt: str
     delimiter: str | None
     padded: int = 0
+    padded_lines: list[int] = _field(default_factory=list)  # (the padded rows' lines)
+    padded_by_position: bool = False  # some were short rows (else named by a header line)
+    padded_fields: tuple[str, ...] = ()  # the field list they were padded against
+    padded_missing: list[str] = _field(default_factory=list)  # the fields they lack
     repaired: int = 0
     epoch: bool = False  # some times were epoch seconds (SLURM_TIME_FORMAT=%s, --json)
     skipped: list[int] = _field(default_factory=list)  # "#" lines among the rows, not joined
@@ -1486,9 +1497,15 @@ def _add_rows(raw: _RawTable, found: _Found) -> None:
         return
     names = list(raw.names)
     main = tuple(names)
-    raw.padded += sum(  # rows of an export with fewer columns: the others are blank
-        not set(main) <= set(row.names) for row in found.rows if row.names != main
-    )
+    # rows of an export with fewer columns: the others are blank (warned about in _normalize)
+    padded = [row for row in found.rows if row.names != main and not set(main) <= set(row.names)]
+    if padded:
+        raw.padded += len(padded)
+        raw.padded_lines += [row.line for row in padded]
+        raw.padded_by_position |= any(row.short for row in padded)
+        raw.padded_fields = main
+        lacking = {name for row in padded for name in main if name not in row.names}
+        raw.padded_missing = [name for name in main if name in lacking]
     known = set(names)
     for layout in {row.names for row in found.rows}:
         names += [name for name in layout if name not in known]
@@ -1587,6 +1604,7 @@ class _Row:
     names: tuple[str, ...]  # the columns of this row (fewer for an appended export)
     values: list[str]
     trailing: bool = False  # written with --parsable's trailing delimiter
+    short: bool = False  # fewer fields than its layout: the last ones are missing
 
 
 @dataclass
@@ -1847,7 +1865,7 @@ def _resolve_rows(
             break
         if not placed:
             if c < width and appended[i]:
-                found.rows.append(_Row(first.number, first.names[:c], first.pieces))
+                found.rows.append(_Row(first.number, first.names[:c], first.pieces, short=True))
             elif c < width:
                 found.bad.append(
                     _Bad(
@@ -2615,6 +2633,10 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
     step_to_job = _owner_by_start(jobs, step_rows, step_to_job)
     jobs, step_rows = _join_steps(jobs, step_rows, step_to_job)
     unknown = jobs.loc[~jobs["State"].isin(list(STATES)), "State"] if "State" in jobs else None
+    if unknown is not None and len(unknown):
+        _warn_unknown_states(raw, unknown, lines[~step_mask])
+    if raw.padded_lines:
+        _warn_padded(raw)
     jobs = conform(jobs)
     jobs.attrs.update(
         {
@@ -2637,6 +2659,68 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
         }
     )
     return jobs
+
+
+def _lines_shown(raw: _RawTable, lines: Sequence[int], most: int = 10) -> str:
+    """``line(s) 3, 4 ...`` (``row(s)`` of a --json export), the first ``most`` of them."""
+    shown = ", ".join(str(int(n)) for n in lines[:most])
+    more = f" and {len(lines) - most} more" if len(lines) > most else ""
+    return f"{'row' if raw.fmt == 'json' else 'line'}(s) {shown}{more}"
+
+
+def _warn_unknown_states(raw: _RawTable, unknown: pd.Series, lines: np.ndarray) -> None:
+    """One warning naming each State value sacct does not have and its lines: such a value
+    is kept as written (``attrs["unknown_states"]``), and on a job's last row it becomes the
+    job's final state, so it must not pass silently."""
+    where = lines[np.asarray(unknown.index)]
+    values = unknown.astype(str).to_numpy()
+    parts = [
+        f"State {value!r} ({_lines_shown(raw, where[values == value].tolist(), 5)})"
+        for value in dict.fromkeys(values)
+    ]
+    several = len(parts) > 1
+    warn_at_caller(
+        f"{raw.file}: {'; '.join(parts)} {'are' if several else 'is'} not "
+        f"{'sacct job states' if several else 'a sacct job state'} (sacct's JOB STATE CODES: "
+        f"{', '.join(STATES)}); {'they are' if several else 'it is'} kept as written "
+        "(attrs['unknown_states']), and on a job's last row such a state becomes the job's "
+        "final state in summary and the analyzers. If the row was edited or made by hand, "
+        "correct its State (or delete the row); if the State column holds another field's "
+        "values, give the field list the export was written with (fields=)",
+        SacctParseWarning,
+    )
+
+
+def _warn_padded(raw: _RawTable) -> None:
+    """One warning for rows padded with blanks (fewer fields than the field list in use):
+    how many, their first lines, the field list, the fields they lack and the fix."""
+    n, fields, missing = len(raw.padded_lines), raw.padded_fields, raw.padded_missing
+    if raw.padded_by_position:
+        how = (
+            "read as rows of an export with fewer fields appended to this one (a block of "
+            "consecutive short rows), their last field(s) missing"
+        )
+        fix = (
+            "If the file is one export, read it with the field list sacct wrote it with "
+            "(fields=...); if exports with different fields were joined, read each with its "
+            "own fields= and join them with concat_sacct([read_sacct(a, fields=...), "
+            "read_sacct(b, fields=...)])"
+        )
+    else:
+        how = "read by the header line of their own before them, which names fewer fields"
+        fix = (
+            f"To know {'it' if len(missing) == 1 else 'them'} for those rows, re-export "
+            "their jobs with the same fields as the rest "
+            f"(sacct -P -o {','.join(fields)} ...)"
+        )
+    warn_at_caller(
+        f"{raw.file}: {n} row(s) have fewer fields than the field list in use ({len(fields)} "
+        f"fields: {','.join(fields)}), {_lines_shown(raw, sorted(raw.padded_lines))}: {how}, so "
+        f"their {', '.join(missing)} {'is' if len(missing) == 1 else 'are'} blank, unknown to "
+        f"every analyzer (a '(none)' group in wait_stats and usage). {fix} "
+        "(attrs['padded_rows'] counts these rows)",
+        SacctParseWarning,
+    )
 
 
 def _signed(delta: pd.Timedelta) -> str:
