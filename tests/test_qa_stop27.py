@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from slurmlab.cli import main
 from slurmlab.scenario import Scenario
 from slurmlab.spec.slurm_conf import included_files
 
+ROOT = Path(__file__).resolve().parents[1]
 JOBS = "jobs:\n  - {submit: 0, runtime: 5, args: '-N 1'}\n"
 
 
@@ -185,3 +188,73 @@ def test_the_lab_shows_its_date():
     assert "2026-01-05 09:30:00" in lab._repr_html_()
     with pytest.raises(SlurmlabError, match=r"already at 5400 s \(2026-01-05T09:30:00\)"):
         lab.run(until="2026-01-05T09:00")
+
+
+# -- priority factors kept compactly -----------------------------------------------------------
+def test_a_factor_history_answers_as_the_list_of_every_recalculation():
+    """FactorHistory.at(t) is the last record at or before t, as the plain list of
+    (time, Factors) it replaces, on random histories with repeats and same-time records."""
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from slurmlab.policies.priority import Factors
+    from slurmlab.sim.history import FactorHistory
+    from slurmlab.sim.recorder import last_before
+
+    factors = st.builds(
+        Factors,
+        age=st.sampled_from([0.0, 0.25, 1 / 3]),
+        fairshare=st.sampled_from([0.5, 0.1 + 0.2]),
+        jobsize=st.sampled_from([0.0, 0.125]),
+        nice=st.sampled_from([0, 5]),
+        tres=st.sampled_from([{}, {"cpu": 0.25}]),
+    )
+    steps = st.lists(st.tuples(st.sampled_from([0.0, 0.0, 60.0, 300.0]), factors), max_size=30)
+
+    @given(steps, st.lists(st.floats(-10, 5000), max_size=10))
+    def check(records, probes):
+        plain, hist, t = [], FactorHistory(), 0.0
+        for dt, f in records:
+            t += dt
+            plain.append((t, f))
+            hist.add(t, f)
+        for probe in [*probes, *(r[0] for r in plain)]:
+            assert hist.at(probe) == last_before(plain, probe, None)
+        assert len(hist) <= len(plain)
+
+    check()
+
+
+def test_a_deep_multifactor_queue_keeps_few_bytes_per_recalculation():
+    """500 jobs pending for a day under multifactor (288 recalculations each): the factors'
+    history holds a few doubles per job and recalculation (it held a Factors object each,
+    about 300 bytes: 43 MB a simulated day)."""
+    import gc
+    import tracemalloc
+
+    from slurmlab import Cluster, Lab
+
+    text = (
+        (ROOT / "slurmlab/data/ai.conf")
+        .read_text()
+        .replace(
+            "PriorityType=priority/basic",
+            "PriorityType=priority/multifactor\nPriorityWeightAge=1000\nPriorityWeightFairshare=1000",
+        )
+    )
+    lab = Lab(Cluster.from_slurm_conf(text))
+    lab.sbatch("-N 32 --exclusive --gres=gpu:8 -t 7-00:00:00", runtime="7d")
+    for _ in range(500):
+        lab.sbatch("-N 1 --gres=gpu:8 -t 1:00:00", runtime="1h")
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        lab.advance("1d")
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    records = 500 * 288
+    assert grown / records < 60, f"{grown / records:.0f} bytes per recalculation"
+    assert int(lab.sprio()["AGE"].iloc[0]) == round(1000 * 86400 / (7 * 86400))

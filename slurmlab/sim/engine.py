@@ -49,6 +49,7 @@ from slurmlab.policies.priority import MultifactorWeights, basic_priority, sort_
 from slurmlab.sim.accounting import PriorityState
 from slurmlab.sim.causes import Cancelled, Requeued
 from slurmlab.sim.controller import Controller
+from slurmlab.sim.history import FactorHistory
 from slurmlab.sim.processes import Lifecycles
 from slurmlab.sim.timing import INF, LATE, NORMAL, URGENT
 from slurmlab.spec.cluster import Cluster
@@ -125,7 +126,9 @@ class SimJob:
         self.scratch = False  # its next run starts from the beginning (no checkpoint restored)
         self.acct = {"useful": 0.0, "lost": 0.0, "writing": 0.0, "restarting": 0.0}
         self.charged = 0.0
-        self.factors: list[tuple[float, object]] = []
+        #: priorities over time: (time, priority) under priority/basic, a FactorHistory
+        #: of its recalculations under priority/multifactor
+        self.factors: list[tuple[float, object]] | FactorHistory = []
         self.preempting = False
         self.victims: tuple[int, ...] = ()
         self.preempted_by = None
@@ -727,7 +730,9 @@ class Simulation(Controller, Lifecycles):
             return self._priority_fn(job)
         if self.prio is not None:
             f = self.prio.factors(job, self.env.now, at_submit=at_submit)
-            job.factors.append((self.env.now, f))
+            if not job.factors:  # (its history of recalculations, kept compactly)
+                job.factors = FactorHistory()
+            job.factors.add(self.env.now, f)
             return f.priority(self.prio.w)
         return basic_priority(job.seq, job.spec.nice)
 

@@ -14,6 +14,7 @@ from slurmlab.policies.fairshare import billed_tres
 from slurmlab.policies.priority import billing_weights
 from slurmlab.records.schema import TEXT_DTYPE, conform
 from slurmlab.sim.engine import HOLDS, SimJob, Simulation, array_heads, iter_records, shown_as
+from slurmlab.sim.history import FactorHistory
 from slurmlab.spec.units import compress_hostlist, format_memory_mb
 
 __all__ = ["SIMULATED_COLUMNS", "event_table", "job_table"]
@@ -208,8 +209,10 @@ def event_table(sim: Simulation) -> pd.DataFrame:
     return frame
 
 
-def last_before(history: list[tuple[float, object]], t: float, default):
+def last_before(history: list[tuple[float, object]] | FactorHistory, t: float, default):
     """The value of a (time, value) history at ``t``: the last one set at or before it."""
+    if isinstance(history, FactorHistory):
+        return history.at(t, default)
     value = default
     for when, v in history:
         if when > t:
