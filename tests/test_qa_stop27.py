@@ -258,3 +258,25 @@ def test_a_deep_multifactor_queue_keeps_few_bytes_per_recalculation():
     records = 500 * 288
     assert grown / records < 60, f"{grown / records:.0f} bytes per recalculation"
     assert int(lab.sprio()["AGE"].iloc[0]) == round(1000 * 86400 / (7 * 86400))
+
+
+def test_gpu_hours_of_an_export_whose_alloctres_is_empty_say_so(tmp_path):
+    """The column is there but blank in every run: adding it to sacct -o would not help."""
+    from slurmlab import read_sacct
+    from slurmlab.analysis import summary
+
+    text = (
+        "JobID|State|Submit|Start|End|Elapsed|NCPUS|NNodes|NodeList|AllocTRES\n"
+        "7|COMPLETED|2026-01-05T00:00:00|2026-01-05T00:00:00|2026-01-05T01:00:00|01:00:00|"
+        "2|1|n1|\n"
+    )
+    (tmp_path / "e.psv").write_text(text)
+    s = summary(read_sacct(tmp_path / "e.psv"))
+    assert s.unknown_hours == {
+        "GPU-hours": "AllocTRES is empty in every run of the export: its Slurm recorded no GPUs "
+        "(AccountingStorageTRES without gres/gpu, or an older Slurm)"
+    }
+    (tmp_path / "f.psv").write_text(text.replace("|AllocTRES", "").replace("n1|\n", "n1\n"))
+    assert summary(read_sacct(tmp_path / "f.psv")).unknown_hours == {
+        "GPU-hours": "the export has no AllocTRES: add it to sacct -o"
+    }

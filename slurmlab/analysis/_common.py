@@ -4,6 +4,7 @@ ended, which rows are one job, and the tiny demo table."""
 from __future__ import annotations
 
 import io
+import re
 import warnings
 from collections.abc import Sequence
 from typing import Literal
@@ -174,11 +175,15 @@ HOURS_NAMES = {"gpu_hours": "GPU-hours", "cpu_hours": "CPU-hours", "node_hours":
 
 def unknown_hours(jobs: pd.DataFrame) -> dict[str, str]:
     """The hours a table cannot give, as ``{"gpu_hours": why}``: a column every row lacks (an
-    export without AllocTRES has no GPU counts). Such hours are unknown (NaN or None), never 0.
+    export without AllocTRES has no GPU counts; one whose AllocTRES is blank in every run is
+    told apart, since adding the field would not help). Such hours are unknown (NaN or None),
+    never 0.
 
     >>> unknown_hours(demo_jobs())
     {}
-    >>> unknown_hours(demo_jobs().assign(NGPUS=pd.NA))
+    >>> no_gpus = demo_jobs().assign(NGPUS=pd.NA)
+    >>> no_gpus.attrs["fields"] = [f for f in no_gpus.attrs["fields"] if f != "AllocTRES"]
+    >>> unknown_hours(no_gpus)
     {'gpu_hours': 'the export has no AllocTRES: add it to sacct -o'}
     """
     out = {}
@@ -187,15 +192,38 @@ def unknown_hours(jobs: pd.DataFrame) -> dict[str, str]:
     ran = started(jobs)
     if not ran.any():
         return out  # (no run: no hours to know; 0, not unknown)
+    exported = {str(f).lower() for f in jobs.attrs.get("fields") or ()}
     for kind, needs in HOURS_NEEDS.items():
         lacking = [
             field
             for column, field in needs
             if column not in jobs or jobs[column].isna().to_numpy()[ran].all()
         ]
-        if lacking:
-            out[kind] = f"the export has no {', '.join(lacking)}: add it to sacct -o"
+        empty = [f for f in lacking if _field_names(f) & exported]  # (there, but blank)
+        missing = [f for f in lacking if f not in empty]
+        why = []
+        if missing:
+            why.append(f"the export has no {', '.join(missing)}: add it to sacct -o")
+        if empty:
+            why.append(
+                f"{', '.join(empty)} {'is' if len(empty) == 1 else 'are'} empty in every run "
+                "of the export: "
+                + (
+                    "its Slurm recorded no GPUs (AccountingStorageTRES without gres/gpu, or "
+                    "an older Slurm)"
+                    if empty == ["AllocTRES"]
+                    else "its Slurm did not record them"
+                )
+            )
+        if why:
+            out[kind] = "; ".join(why)
     return out
+
+
+def _field_names(field: str) -> set[str]:
+    """The sacct -o names in a HOURS_NEEDS field text (``"NNodes (or AllocNodes)"``), lower
+    case."""
+    return {name.lower() for name in re.findall(r"[A-Za-z]+", field) if name != "or"}
 
 
 def warn_unknown_hours(unknown: dict[str, str], who: str, stacklevel: int = 2) -> None:

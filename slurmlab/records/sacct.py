@@ -20,7 +20,7 @@ The design, in short:
   absent), ``ExitStatus``/``ExitSignal`` and ``StartedBy`` (``main``, ``backfill`` or
   ``submit`` from Flags' SchedMain, SchedBackfill, SchedSubmit).
 * **Steps in a second frame.** ``.batch``, ``.extern``, ``.interactive`` and ``.0 .. .N`` rows
-  are returned by :func:`steps` (``steps(jobs)``: the steps of the jobs still in ``jobs``, plus
+  are returned by :func:`steps` (``slurmlab.sacct_steps(jobs)``: the steps of the jobs still in ``jobs``, plus
   steps whose allocation row is not in the export). Each step row carries ``AllocJobID``,
   ``StepID`` and ``JobState``: the state of its allocation run (a TIMEOUT job's ``.batch``
   says CANCELLED; with ``--duplicates`` a step belongs to the run it started in). The
@@ -2703,7 +2703,7 @@ def _warn_padded(raw: _RawTable) -> None:
         fix = (
             "If the file is one export, read it with the field list sacct wrote it with "
             "(fields=...); if exports with different fields were joined, read each with its "
-            "own fields= and join them with concat_sacct([read_sacct(a, fields=...), "
+            "own fields= and join them with slurmlab.records.sacct.concat_sacct([read_sacct(a, fields=...), "
             "read_sacct(b, fields=...)])"
         )
     else:
@@ -3076,7 +3076,7 @@ class _StepsRef:
         return self
 
     def __repr__(self) -> str:
-        return f"<{len(self.frame)} step rows; use slurmlab.records.sacct.steps(jobs)>"
+        return f"<{len(self.frame)} step rows; use slurmlab.sacct_steps(jobs)>"
 
 
 def _join_steps(
@@ -3143,18 +3143,18 @@ def read_sacct(
     """Read a sacct export into the job table (one row per allocation run).
 
     ``fields`` names the columns of a header-less export (a list or ``"JobID,State,..."``);
-    ``delimiter`` is detected when not given (``|``, ``^|^``, ``☃``, TAB); ``tz`` is the
+    ``delimiter`` is detected when not given (``|``, ``^|^``, ``☃``, TAB, ``;``); ``tz`` is the
     time zone of the exporting host (an IANA name such as ``"Europe/Berlin"``), kept in
     ``attrs["tz"]``: epoch-second times (``SLURM_TIME_FORMAT=%s``, ``--json``) are shown in
     it, and in UTC (with a warning) when it is None; text times are kept as written. Rows
     whose epoch times fall on both sides of a daylight-saving change in ``tz`` are warned
     about and listed in ``attrs["dst_lines"]``: as naive local times their waits are off by
-    the change (UTC has none). Steps: :func:`steps`.
+    the change (UTC has none). Steps: ``slurmlab.sacct_steps(jobs)``.
 
     Rows that repeat an earlier row exactly (overlapping exports joined with ``cat``) are left
     out with a warning naming their lines (``attrs["duplicate_rows"]``/``["duplicate_lines"]``).
     A list of paths (exports per day or week) reads each with the same options and joins them
-    with :func:`concat_sacct`: steps kept, a run listed in more than one file kept once (as
+    with :func:`slurmlab.records.sacct.concat_sacct`: steps kept, a run listed in more than one file kept once (as
     its most final row: COMPLETED rather than the RUNNING of an earlier day's export).
 
     >>> import io
@@ -3162,7 +3162,8 @@ def read_sacct(
     >>> jobs = read_sacct(io.StringIO(text))
     >>> jobs[["JobID", "State", "NGPUS"]].to_dict("records")
     [{'JobID': '7', 'State': 'TIMEOUT', 'NGPUS': 2}]
-    >>> steps(jobs)[["JobID", "State", "JobState"]].to_dict("records")
+    >>> from slurmlab import sacct_steps
+    >>> sacct_steps(jobs)[["JobID", "State", "JobState"]].to_dict("records")
     [{'JobID': '7.batch', 'State': 'CANCELLED', 'JobState': 'TIMEOUT'}]
     """
     if errors not in ("raise", "warn", "coerce"):
