@@ -1,7 +1,7 @@
 """The environment ``srun`` gives each task, and what a PyTorch DDP launcher derives from it.
 
-For an allocation (nodes, tasks laid out block-wise, GPUs per node) this builds,
-per task, the variables Slurm sets (SLURM_PROCID, SLURM_LOCALID, SLURM_NODEID,
+For an allocation (nodes, tasks laid out as ``--distribution`` says, GPUs per node) this
+builds, per task, the variables Slurm sets (SLURM_PROCID, SLURM_LOCALID, SLURM_NODEID,
 SLURM_TASKS_PER_NODE in Slurm's ``4(x2)`` form, CUDA_VISIBLE_DEVICES as ``--gpu-bind``
 binds the task...) and the ones torch.distributed reads (RANK, LOCAL_RANK, WORLD_SIZE,
 MASTER_ADDR...).
@@ -22,10 +22,17 @@ import pandas as pd
 
 from slurmlab.errors import SbatchError, SlurmlabError
 from slurmlab.spec.cluster import Cluster
-from slurmlab.spec.job import JobSpec
+from slurmlab.spec.job import Distribution, JobSpec
 from slurmlab.spec.units import compress_hostlist, expand_hostlist, parse_whole
 
-__all__ = ["GpuBind", "master_port", "srun_env", "tasks_per_node_string"]
+__all__ = [
+    "Distribution",
+    "GpuBind",
+    "master_port",
+    "srun_env",
+    "task_layout",
+    "tasks_per_node_string",
+]
 
 _GPU_BIND_FORMS = (
     "[verbose,]closest, map_gpu:<list>, mask_gpu:<list>, none, per_task:<gpus_per_task> "
@@ -127,6 +134,126 @@ def _gpu_bind_error(text: str, why: str) -> SbatchError:
     return SbatchError(f"--gpu-bind={text!r}: {why}; srun accepts {_GPU_BIND_FORMS}")
 
 
+def task_layout(
+    distribution: Literal["block", "cyclic", "plane"],
+    slots: Sequence[int],
+    ntasks: int,
+    *,
+    plane_size: int = 0,
+    pack: bool = False,
+) -> tuple[tuple[int, ...], ...]:
+    """The task ids (SLURM_PROCID) srun puts on each node, in SLURM_LOCALID order.
+
+    slurm_step_layout.c's ``_task_layout_block``/``_cyclic``/``_plane``: ``slots`` is how
+    many tasks each node takes (Slurm's ``cpus[]``: the step's CPUs on the node over its
+    CPUs per task, at least 1, and no more than ``--ntasks-per-node`` unless the layout is
+    plane). Each layout first counts a node's tasks, then numbers them. ``block`` deals
+    one task per node with room, round after round, and numbers each node's tasks
+    consecutively (with ``pack``: one task per node, then fill nodes in order); ``cyclic``
+    deals the task ids themselves round-robin; ``plane`` gives every node one task, then up
+    to ``plane_size`` more per node and round, and deals the ids in blocks of
+    ``plane_size``. More tasks than slots oversubscribe the nodes, as Slurm does.
+
+    >>> task_layout("block", [2, 2, 2], 4)  # srun(1)'s examples: three 2-CPU nodes
+    ((0, 1), (2,), (3,))
+    >>> task_layout("cyclic", [2, 2, 2], 4)
+    ((0, 3), (1,), (2,))
+    >>> task_layout("cyclic", [4, 2, 4, 2], 12)  # slurm_step_layout.c's comments
+    ((0, 4, 8, 10), (1, 5), (2, 6, 9, 11), (3, 7))
+    >>> task_layout("plane", [4, 1, 1], 6, plane_size=2)
+    ((0, 1, 4, 5), (2,), (3,))
+    """
+    slots, n = [int(s) for s in slots], len(slots)
+    if not n or min(slots) < 1 or ntasks < 0:
+        raise SlurmlabError(
+            f"task_layout: slots={slots} must give every node (at least one) room for a "
+            f"task, and ntasks={ntasks} must be at least 0"
+        )
+    if distribution == "plane" and plane_size < 1:
+        raise SlurmlabError(
+            f"task_layout: plane needs a plane_size of at least 1, not {plane_size}"
+        )
+    if distribution not in ("block", "cyclic", "plane"):
+        raise SlurmlabError(
+            f"task_layout: distribution {distribution!r} is not block, cyclic or plane"
+        )
+    if distribution == "cyclic":
+        return _layout_cyclic(slots, ntasks)
+    counts = (_plane_counts if distribution == "plane" else _block_counts)(
+        slots, ntasks, plane_size if distribution == "plane" else pack
+    )
+    tids: list[list[int]] = [[] for _ in slots]
+    step = plane_size if distribution == "plane" else max(counts, default=0)
+    taskid = 0
+    while taskid < ntasks:  # deal blocks of `step` ids (block: each node's all at once)
+        for i in range(n):
+            take = min(step, counts[i] - len(tids[i]), ntasks - taskid)
+            tids[i].extend(range(taskid, taskid + take))
+            taskid += take
+    return tuple(map(tuple, tids))
+
+
+def _block_counts(slots: list[int], ntasks: int, pack: bool) -> list[int]:
+    """``_task_layout_block``'s count: a cyclic deal (or, packed, fill nodes in order)."""
+    n, counts, placed = len(slots), [0] * len(slots), 0
+    if pack:
+        for i in range(n):  # pass 1: one task on each node
+            if placed < ntasks and counts[i] < slots[i]:
+                counts[i], placed = counts[i] + 1, placed + 1
+        for i in range(n):  # pass 2: fill the remaining slots node by node
+            take = min(slots[i] - counts[i], ntasks - placed)
+            counts[i], placed = counts[i] + take, placed + take
+        while placed < ntasks:  # pass 3: spread the rest over all nodes
+            for i in range(min(n, ntasks - placed)):
+                counts[i], placed = counts[i] + 1, placed + 1
+        return counts
+    j, over = 0, False
+    while placed < ntasks:
+        space = False
+        for i in range(n):
+            if placed < ntasks and (j < slots[i] or over):
+                counts[i], placed = counts[i] + 1, placed + 1
+                space = space or j + 1 < slots[i]
+        over = over or not space  # (no room left: oversubscribe every node)
+        j += 1
+    return counts
+
+
+def _layout_cyclic(slots: list[int], ntasks: int) -> tuple[tuple[int, ...], ...]:
+    """``_task_layout_cyclic``: task ids dealt round-robin over the nodes with room."""
+    n, tids, taskid = len(slots), [[] for _ in slots], 0
+    over = sum(slots) < ntasks
+    max_over = -(-(ntasks - sum(slots)) // n) if over else 0
+    j = 0
+    while taskid < ntasks:
+        space = False
+        for i in range(n):
+            if taskid < ntasks and (j < slots[i] or (over and j < slots[i] + max_over)):
+                tids[i].append(taskid)
+                taskid += 1
+                space = space or j + 1 < slots[i]
+        over = over or not space
+        j += 1
+    return tuple(map(tuple, tids))
+
+
+def _plane_counts(slots: list[int], ntasks: int, plane_size: int) -> list[int]:
+    """``_task_layout_plane``'s count: one task per node, then up to a plane per node and round."""
+    n, counts, placed = len(slots), [0] * len(slots), 0
+    for i in range(min(n, ntasks)):  # one task on each node first
+        counts[i], placed = counts[i] + 1, placed + 1
+    first, over = True, False
+    while placed < ntasks:
+        space = False
+        for i in range(n):
+            for _ in range(1 if first else 0, plane_size):
+                if placed < ntasks and (slots[i] != counts[i] or over):
+                    counts[i], placed = counts[i] + 1, placed + 1
+                    space = space or slots[i] - (counts[i] + 1) >= 0
+        over, first = over or not space, False
+    return counts
+
+
 def tasks_per_node_string(counts: Sequence[int]) -> str:
     """Slurm's SLURM_TASKS_PER_NODE form: runs of equal counts as ``N(xK)``.
 
@@ -197,18 +324,41 @@ def srun_env(
     SLURM_GPUS_PER_TASK and SLURM_GPUS_PER_NODE with ``--gpus``, ``--gpus-per-task`` and
     ``--gpus-per-node`` (as typed: ``a100:2``), SLURM_GPU_BIND with ``--gpu-bind``,
     SLURM_MEM_PER_CPU with ``--mem-per-cpu`` or DefMemPerCPU (else SLURM_MEM_PER_NODE with
-    ``--mem``, SLURM_MEM_PER_GPU with ``--mem-per-gpu``), SLURM_GPUS_ON_NODE and
-    CUDA_VISIBLE_DEVICES when the job holds GPUs, SLURM_RESTART_COUNT after a requeue (a
-    script reads it as ``os.environ.get("SLURM_RESTART_COUNT", "0")``).
-    SLURM_DISTRIBUTION is srun's default layout: ``cyclic`` when there are no more tasks
-    than nodes, else ``block`` (launch.c; ``block`` too with ``--mem=0``, step_mgr.c), or
-    the job's ``--distribution``.
+    ``--mem``, SLURM_MEM_PER_GPU with ``--mem-per-gpu``), SLURM_CPUS_PER_GPU with
+    ``--cpus-per-gpu`` (env.c ``set_env_from_opts``), SLURM_GPUS_ON_NODE and
+    CUDA_VISIBLE_DEVICES when the job holds GPUs, SLURM_DIST_PLANESIZE with
+    ``--distribution=plane=N``, SLURM_RESTART_COUNT after a requeue (a script reads it as
+    ``os.environ.get("SLURM_RESTART_COUNT", "0")``).
+
+    Tasks go to nodes as ``-m/--distribution`` says (:func:`task_layout`, Slurm's
+    slurm_step_layout.c): ``block`` numbers each node's tasks consecutively, ``cyclic`` deals
+    the task ids round-robin (``-N 2 -n 4``: ranks 0 and 2 on the first node, 1 and 3 on the
+    second), ``plane=N`` deals them in blocks of N. Only the ids move: every node keeps the
+    allocation's tasks (SLURM_TASKS_PER_NODE, LOCAL_WORLD_SIZE), numbered by SLURM_LOCALID
+    in id order, and ``--gpu-bind`` binds by SLURM_LOCALID. (With CPUs to spare on a node,
+    Slurm's ``plane`` can put up to N tasks on the first nodes, where slurmlab keeps the
+    allocation's count.) The parts after ``:`` (``cyclic:block``) only bind CPUs; they show
+    in SLURM_DISTRIBUTION, written as Slurm writes it (``*:*`` as ``block:cyclic``,
+    ``plane=4`` as ``plane``). Without ``--distribution`` it is srun's default: ``cyclic``
+    when there are no more tasks than nodes, else ``block`` (launch.c; ``block`` too with
+    ``--mem=0``, step_mgr.c). ``arbitrary`` (a hostfile's order) is refused: not modelled.
+
+    SLURM_CPUS_PER_TASK is the batch job's ``-c``, which the tasks inherit; since 22.05 srun
+    no longer reads it (RELEASE_NOTES: it reads SRUN_CPUS_PER_TASK only). A plain ``srun``
+    starts its tasks with 1 CPU each unless given ``srun -c N`` (or ``export
+    SRUN_CPUS_PER_TASK=$SLURM_CPUS_PER_TASK``), so under CPU binding (task/affinity, cgroup
+    ConstrainCores) each rank's DataLoader workers share one CPU. The real
+    ``-N 2 -n 5 -c 2`` job in ``datasets/realslurm/srun-env`` shows it: its step put 2
+    tasks on the node where the job holds 2 CPUs (``8,2``), one CPU per task, not 2.
+    (``--cpus-per-gpu`` does carry over: srun reads SLURM_CPUS_PER_GPU back.)
 
     For an array task (a job with ``--array``), the SLURM_ARRAY_* variables: the array's
     job id (``array_job_id``, by default ``job_id``: the first task's id is the array's),
     the task's index (``array_task_id``, by default the first index), and the array's
     COUNT, MIN, MAX and STEP (slurmctld's ``_create_job_array``).
 
+    RANK is SLURM_PROCID and NODE_RANK SLURM_NODEID, so with ``cyclic`` or ``plane`` RANK is
+    not ``NODE_RANK * LOCAL_WORLD_SIZE + LOCAL_RANK`` (what torchrun's layout assumes).
     The derived columns are those of one task per GPU started by ``srun`` itself. With
     ``srun torchrun --nproc_per_node=G`` (one task per node), torchrun starts G workers
     on each node and sets RANK, LOCAL_RANK and WORLD_SIZE for them (WORLD_SIZE = nodes x G),
@@ -289,6 +439,7 @@ def srun_env(
             ("SLURM_MEM_PER_CPU", per_cpu),
             ("SLURM_MEM_PER_NODE", not per_cpu and job.mem_mb),
             ("SLURM_MEM_PER_GPU", job.mem_per_gpu_mb),
+            ("SLURM_CPUS_PER_GPU", job.cpus_per_gpu),
             ("SLURM_GPUS", typed(job.gpus)),
             ("SLURM_GPUS_PER_TASK", typed(job.gpus_per_task)),
             (
@@ -301,15 +452,31 @@ def srun_env(
         if value
     }
     optional |= _array_env(job, job_id, array_job_id, array_task_id)
-    dist = next((v for k, v in reversed(job.other) if k == "distribution"), None)
-    if dist is None:
-        dist = "cyclic" if ntasks <= n_nodes and job.mem_mb != 0 else "block"
+    dist_text = next((v for k, v in reversed(job.other) if k == "distribution"), None)
+    dist = Distribution.parse(dist_text) if dist_text is not None else Distribution("")
+    # srun's own choice without one (launch.c; block too with --mem=0, step_mgr.c)
+    default = "cyclic" if ntasks <= n_nodes and job.mem_mb != 0 else "block"
+    if dist.nodes == "arbitrary":
+        raise SlurmlabError(
+            f"srun_env: --distribution={dist_text} lays the tasks out in the order of the "
+            "hostfile SLURM_HOSTFILE names, which slurmlab does not model; use block, cyclic "
+            "or plane=N"
+        )
+    if dist.nodes == "plane":
+        optional["SLURM_DIST_PLANESIZE"] = dist.plane_size
+    # the allocation's tasks per node are the slots: every layout keeps those counts
+    tids = task_layout(
+        dist.nodes or default,
+        per_node,
+        ntasks,
+        plane_size=dist.plane_size,
+        pack=dist.flag == "pack",
+    )
     rows, unbound = [], []
-    rank = 0
     for node_id, (host, count, gpus, on_node) in enumerate(
         zip(hosts, per_node, node_gpus, node_cpus or [None] * n_nodes)
     ):
-        for local in range(count):
+        for local, rank in enumerate(tids[node_id]):
             devices = bind.devices(local, gpus, gpt) if gpus else ()
             if gpus and not devices:
                 unbound.append(rank)
@@ -336,7 +503,7 @@ def srun_env(
                 "SLURM_JOB_PARTITION": partition or "",
                 "SLURM_JOB_ACCOUNT": account if account is not None else job.account or "",
                 "SLURM_JOB_QOS": qos if qos is not None else job.qos or "normal",
-                "SLURM_DISTRIBUTION": dist,
+                "SLURM_DISTRIBUTION": dist.text(default),
                 **optional,
             }
             if cpu_layout is not None:
@@ -355,15 +522,15 @@ def srun_env(
                 "NODE_RANK": node_id,
             }
             rows.append(row)
-            rank += 1
     if unbound:
+        ranks = ", ".join(map(str, sorted(unbound)))
         warnings.warn(
-            f"--gpu-bind={bind_text}: binds rank {', '.join(map(str, unbound))} to no GPU the "
+            f"--gpu-bind={bind_text}: binds rank {ranks} to no GPU the "
             "step holds on its node (GPU ids count that node's GPUs from 0); as Slurm does, "
             "each such task gets the first GPU instead",
             stacklevel=2,
         )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(sorted(rows, key=lambda row: row["SLURM_PROCID"]))
 
 
 def _array_env(job: JobSpec, job_id, array_job_id, array_task_id) -> dict[str, int]:

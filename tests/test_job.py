@@ -320,7 +320,7 @@ SCRIPT = """#!/bin/bash
 #SBATCH --nodes=2
 #SBATCH --gres=gpu:h100:8 --ntasks-per-node=8
 # an ordinary comment
-#SBATCHX --nodes=9
+# SBATCH --nodes=9
 
 #SBATCH -t 2:00:00
 #SBATCH --output="logs/%x #%j.out"
@@ -330,9 +330,9 @@ srun python train.py
 """
 
 
-@pytest.mark.filterwarnings("ignore:script line")  # (SCRIPT's #SBATCHX, late #SBATCH)
+@pytest.mark.filterwarnings("ignore:script line")  # (SCRIPT's '# SBATCH', late #SBATCH)
 def test_sbatch_script_directives():
-    """#SBATCH lines are options; comments, blank lines and '#SBATCHX' are skipped."""
+    """#SBATCH lines are options; comments, blank lines and '# SBATCH' are skipped."""
     spec = JobSpec.from_sbatch(SCRIPT)
     assert spec.name == "ddp"
     assert spec.nodes == 2
@@ -341,7 +341,7 @@ def test_sbatch_script_directives():
     assert spec.script == SCRIPT
 
 
-@pytest.mark.filterwarnings("ignore:script line")  # (SCRIPT's #SBATCHX, late #SBATCH)
+@pytest.mark.filterwarnings("ignore:script line")  # (SCRIPT's '# SBATCH', late #SBATCH)
 def test_sbatch_trailing_comments_respect_quotes():
     """An unquoted '#' ends a directive (a trailing comment); a quoted '#' is kept."""
     spec = JobSpec.from_sbatch(SCRIPT)
@@ -356,7 +356,7 @@ def test_directives_after_first_command_are_ignored():
     assert [str(w.message).split(":")[0] for w in caught] == ["script line 6", "script line 11"]
 
 
-@pytest.mark.filterwarnings("ignore:script line")  # (SCRIPT's #SBATCHX, late #SBATCH)
+@pytest.mark.filterwarnings("ignore:script line")  # (SCRIPT's '# SBATCH', late #SBATCH)
 def test_command_line_overrides_script():
     """Command-line options override #SBATCH lines; the other directives stay."""
     spec = JobSpec.from_sbatch(SCRIPT, ["-N", "3", "-t", "30"])

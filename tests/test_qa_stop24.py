@@ -542,9 +542,10 @@ def test_the_lab_prints_what_the_commands_print(tmp_path, monkeypatch):
 
 
 def test_directives_sbatch_would_not_read_are_named():
-    """'# SBATCH', '#sbatch' and '#SBATCH--time' are comments to sbatch, and #SBATCH after the
-    first command is ignored: real sbatch says nothing, and the job silently got 1 node and
-    no GPU. Each now gets a warning naming its line; the request is unchanged."""
+    """'# SBATCH' and '#sbatch' are comments to sbatch, and #SBATCH after the first command is
+    ignored: real sbatch says nothing, and the job silently got 1 node and no GPU. Each now
+    gets a warning naming its line. ('#SBATCH--time=10' is a directive: sbatch's magic-word
+    test is a prefix test, tests/test_qa_stop27_sbatch.py.)"""
     from slurmlab import JobSpec
 
     script = (
@@ -553,12 +554,12 @@ def test_directives_sbatch_would_not_read_are_named():
     )
     with pytest.warns(UserWarning) as caught:
         job = JobSpec.from_sbatch(script)
-    assert job.to_args() == ["--partition=main"]
+    assert job.to_args() == ["--partition=main", "--time=10:00"]
     messages = [str(w.message) for w in caught]
     assert [m.split(":")[0] for m in messages] == [
-        "script line 2", "script line 3", "script line 4", "script line 7",
+        "script line 2", "script line 3", "script line 7",
     ]  # fmt: skip
-    assert messages[3] == (
+    assert messages[2] == (
         "script line 7: #SBATCH after the first command (line 6: 'module load cuda') is "
         "ignored, as sbatch does; move every #SBATCH line above the first command"
     )

@@ -35,10 +35,23 @@ from slurmlab.spec.units import (
 )
 from slurmlab.spec.units import ascii_digits as _digits
 
-__all__ = ["ArraySpec", "Dependency", "JobSpec", "Resources", "SignalSpec", "TimeOfDay"]
+__all__ = [
+    "ArraySpec",
+    "Dependency",
+    "Distribution",
+    "JobSpec",
+    "Resources",
+    "SignalSpec",
+    "TimeOfDay",
+]
 
 DependencyKind = Literal["after", "afterok", "afterany", "afternotok", "aftercorr", "singleton"]
 _DEP_KINDS = ("after", "afterok", "afterany", "afternotok", "aftercorr", "singleton")
+#: Slurm 22.05's other dependency types (slurmctld/job_scheduler.c), refused by name
+_DEP_KINDS_NOT_MODELLED = {
+    "afterburstbuffer": "wait for the burst buffer stage-out of the jobs",
+    "expand": "grow the jobs' allocation with this one's",
+}
 MAX_ARRAY_SIZE = 1001  # Slurm's default MaxArraySize: indices 0..1000
 
 
@@ -125,6 +138,12 @@ class Dependency:
     job_ids: tuple[str, ...] = ()
 
     def __post_init__(self):
+        if self.kind in _DEP_KINDS_NOT_MODELLED:
+            raise SbatchError(
+                f"--dependency={self}: {self.kind!r} is a Slurm dependency type "
+                f"({_DEP_KINDS_NOT_MODELLED[self.kind]}) that is not modelled by slurmlab; "
+                f"use one of {', '.join(_DEP_KINDS)}"
+            )
         if self.kind not in _DEP_KINDS:
             raise SbatchError(
                 f"--dependency: unknown type {self.kind!r}; use one of {', '.join(_DEP_KINDS)}"
@@ -446,7 +465,8 @@ _PASSTHROUGH: dict[str, tuple[bool, str | None]] = {
     "immediate": (False, "I"),
 }
 # Pass-through options that change scheduling in Slurm: accepted, with a warning saying
-# what Slurm would do that the simulation does not.
+# what Slurm would do that the simulation does not. (--use-min-nodes is not here:
+# slurmlab always allocates the minimum of -N MIN-MAX, which is what it asks for.)
 _NOT_SIMULATED: dict[str, str] = {
     "time-min": "Slurm may start the job early with a limit cut down to --time-min",
     "licenses": "Slurm holds the job until the licenses are free",
@@ -456,12 +476,18 @@ _NOT_SIMULATED: dict[str, str] = {
     "oversubscribe": "Slurm may share the job's CPUs with other jobs",
     "contiguous": "Slurm only allocates contiguous nodes",
     "spread-job": "Slurm spreads the job over as many nodes as it can",
-    "use-min-nodes": "Slurm picks the smallest node count of a MIN-MAX range",
     "switches": "Slurm waits for an allocation on at most that many leaf switches",
     "immediate": "Slurm cancels the job if it cannot start at once",
     "no-kill": "Slurm keeps the job running when one of its nodes fails",
     "kill-on-invalid-dep": "Slurm may cancel a job whose dependency can never be met",
-    "threads-per-core": "Slurm only uses nodes with that many threads per core",
+    "threads-per-core": (
+        "Slurm only uses nodes with that many threads per core, and with fewer than a core "
+        "has it allocates whole cores and uses that many threads of each"
+    ),
+    "hint": (
+        "Slurm lays the tasks out on sockets, cores and threads by it (nomultithread: one "
+        "thread per core, whole cores allocated)"
+    ),
     "cores-per-socket": "Slurm only uses nodes with that many cores per socket",
     "sockets-per-node": "Slurm only uses nodes with that many sockets",
     "gres-flags": "Slurm may bind the job's GPUs to the cores next to them",
@@ -550,17 +576,81 @@ def _warn(message: str) -> None:
     warn_at_caller(message)
 
 
-#: A comment that was meant as a directive: '# SBATCH', '#sbatch', '#SBATCH--gres'.
+#: A comment that was meant as a directive: '# SBATCH', '#sbatch'.
 _LOOKS_LIKE_DIRECTIVE = re.compile(r"#\s*sbatch", re.IGNORECASE)
+
+#: sbatch's magic words (sbatch/opt.c ``_opt_batch_script``): a line that starts with one,
+#: at its very first character, holds options; '#SLURM' is read too, with an error message.
+_MAGIC_WORDS = ("#SBATCH", "#SLURM")
+
+#: sbatch's message for a script that does not start with '#!' (sbatch.c ``has_shebang``)
+_NO_SHEBANG = (
+    "This does not look like a batch script. The first line must start with #! followed by "
+    "the path to an interpreter. For instance: #!/bin/sh"
+)
 
 
 def _warn_not_directive(lineno: int, line: str) -> None:
-    """sbatch reads only lines that start '#SBATCH' and a space: this one sets nothing."""
+    """sbatch reads only lines that start with '#SBATCH': this one sets nothing."""
     _warn(
         f"script line {lineno}: {line!r} is a comment to sbatch, which reads only lines "
-        "starting with '#SBATCH' (upper case, no space after '#') followed by a space; it "
-        "sets nothing: write it as '#SBATCH --option'"
+        "starting with '#SBATCH' (upper case, no space after '#'); it sets nothing: write it "
+        "as '#SBATCH --option'"
     )
+
+
+def _warn_indented_directive(lineno: int, line: str) -> None:
+    """sbatch reads '#SBATCH' only at the start of a line: an indented one is a comment."""
+    _warn(
+        f"script line {lineno}: {line!r} is indented: sbatch reads #SBATCH only at the start "
+        "of a line, so to sbatch this line is a comment and it sets nothing; start the line "
+        "with #SBATCH (for a script in an indented Python string, pass textwrap.dedent(script))"
+    )
+
+
+def _warn_slurm_magic(lineno: int, line: str) -> None:
+    """'#SLURM' lines: sbatch applies them, with an error message (once per script)."""
+    _warn(
+        f"script line {lineno}: {line!r}: sbatch applies #SLURM lines as #SBATCH lines and "
+        'says "Change from #SLURM to #SBATCH in your script and verify the options are valid '
+        'in sbatch"; slurmlab applies them too: write #SBATCH'
+    )
+
+
+def _warn_pbs(pbs: list[tuple[int, str]]) -> None:
+    """'#PBS' lines: sbatch translates them into options (unless --ignore-pbs); slurmlab
+    does not."""
+    lines = ", ".join(str(n) for n, _ in pbs)
+    _warn(
+        f"script line{'s' * (len(pbs) > 1)} {lines} ({pbs[0][1]!r}"
+        f"{', ...' if len(pbs) > 1 else ''}): sbatch translates #PBS lines into its options "
+        "(unless --ignore-pbs), slurmlab does not: here they set nothing; write them as "
+        "#SBATCH options"
+    )
+
+
+def _check_shebang(script_text: str) -> None:
+    """sbatch's ``has_shebang``: '#!' at the start of the file. Blank lines before it are
+    forgiven (a notebook cell or a Python string often starts with one); an indented
+    '#!' and a byte-order mark are named in the error."""
+    lines = script_text.splitlines()
+    lineno, first = next(((n, ln) for n, ln in enumerate(lines, 1) if ln.strip()), (1, ""))
+    if first.startswith("#!"):
+        return
+    if first.startswith("\ufeff"):
+        raise SbatchError(
+            f"script line {lineno}: the script starts with a UTF-8 byte order mark (BOM, "
+            f"U+FEFF, invisible in most editors) before its first character: {_NO_SHEBANG}; "
+            "save the file without the BOM (in Python: read it with encoding='utf-8-sig'; "
+            "in a shell: sed -i '1s/^\\xEF\\xBB\\xBF//' script)"
+        )
+    if first.lstrip().startswith("#!"):
+        raise SbatchError(
+            f"script line {lineno}: {first!r} is indented: {_NO_SHEBANG} (sbatch needs #! at "
+            "the very first character of the script); remove the indentation (for a script "
+            "in an indented Python string, pass textwrap.dedent(script))"
+        )
+    raise SbatchError(_NO_SHEBANG)
 
 
 def _warn_late_directives(script: list[str], first: int, command: str) -> None:
@@ -790,44 +880,57 @@ class JobSpec:
     def from_sbatch(cls, script_text: str, args: str | Sequence[str] | None = None) -> JobSpec:
         """Build a request from a batch script's ``#SBATCH`` lines (and command-line ``args``).
 
-        Directives after the first command line are ignored, as sbatch ignores them (with
-        a warning naming them, as for '# SBATCH' and '#sbatch' lines, which sbatch takes for
-        comments); ``args`` override the script's directives. Like sbatch, a script must start with
-        ``#!`` (blank lines before it are forgiven: a notebook cell often starts with one)
-        and must not have DOS line breaks (``\\r\\n``).
+        Lines are read as sbatch's ``_opt_batch_script`` reads them: a line starting with
+        ``#SBATCH`` (at its first character; ``#SBATCH--time=10`` too) holds options, and so
+        does one starting with ``#SLURM`` (with sbatch's warning); an indented ``#SBATCH``,
+        ``# SBATCH`` and ``#sbatch`` are comments to sbatch (named in a warning, as are
+        ``#PBS`` lines, which sbatch translates and slurmlab does not). Directives after the
+        first command line are ignored, as sbatch ignores them (with a warning naming them);
+        ``args`` override the script's directives. Like sbatch, a script must start with
+        ``#!`` at its first character (blank lines before it are forgiven: a notebook cell
+        often starts with one; an indented script is refused: dedent it) and must not have
+        DOS line breaks (``\\r\\n``).
         """
         if "\r\n" in script_text:
             raise SbatchError(
                 "Batch script contains DOS line breaks (\\r\\n) instead of expected UNIX line "
                 "breaks (\\n); convert it with dos2unix"
             )
-        if not script_text.lstrip().startswith("#!"):
-            raise SbatchError(
-                "This does not look like a batch script. The first line must start with #! "
-                "followed by the path to an interpreter. For instance: #!/bin/sh"
-            )
+        _check_shebang(script_text)
         directives: list[str] = []
         lines: list[tuple[int, int]] = []  # (script line, how many directive words by then)
+        glued: set[int] = set()  # lines with no space after the magic word ('#SBATCHX')
+        pbs: list[tuple[int, str]] = []
+        slurm_magic_warned = False
         script = script_text.splitlines()
         for lineno, line in enumerate(script, start=1):
-            s = line.strip()
-            if not s:
-                continue
-            if s.startswith("#SBATCH"):
-                body = s[len("#SBATCH") :]
-                if body and not body[0].isspace():
-                    _warn_not_directive(lineno, s)  # e.g. '#SBATCH--gres': a comment
-                    continue
+            magic = next((w for w in _MAGIC_WORDS if line.startswith(w)), None)
+            if magic is not None:  # (a prefix test at column 0, as sbatch's xstrncmp)
+                body = line[len(magic) :]
+                if magic == "#SLURM" and not slurm_magic_warned:
+                    _warn_slurm_magic(lineno, line)
+                    slurm_magic_warned = True
+                if body[:1] and not body[0].isspace():
+                    glued.add(lineno)
                 try:
                     # an unquoted '#' starts a trailing comment, as in sbatch
                     directives.extend(shlex.split(body, comments=True))
                 except ValueError as exc:
-                    raise SbatchError(f"script line {lineno}: cannot read {s!r}: {exc}") from None
+                    raise SbatchError(
+                        f"script line {lineno}: cannot read {line.strip()!r}: {exc}"
+                    ) from None
                 lines.append((lineno, len(directives)))
                 continue
+            s = line.strip()
+            if not s:
+                continue
             if s.startswith("#"):
-                if _LOOKS_LIKE_DIRECTIVE.match(s):  # '# SBATCH', '#sbatch': comments
+                if s.startswith(_MAGIC_WORDS):  # '  #SBATCH': a comment to sbatch
+                    _warn_indented_directive(lineno, line)
+                elif _LOOKS_LIKE_DIRECTIVE.match(s):  # '# SBATCH', '#sbatch': comments
                     _warn_not_directive(lineno, s)
+                elif line.startswith("#PBS"):
+                    pbs.append((lineno, line))
                 continue
             _warn_late_directives(script, lineno, s)
             break  # first command: later #SBATCH lines are ignored
@@ -842,7 +945,7 @@ class JobSpec:
                     raise SbatchError(f"script line {lineno}: #SBATCH directive: {exc}") from None
             raise SbatchError(f"#SBATCH directive: {exc}") from None
         if any(k == "script-file" for k, _ in spec.other):
-            _refuse_stray_word(directives, lines)
+            _refuse_stray_word(directives, lines, glued)
         spec = replace(spec, script=script_text)
         if args:
             script_wrap, spec = spec.wrap, cls.from_args(args, base=spec)
@@ -851,6 +954,8 @@ class JobSpec:
                     "Script arguments not permitted with --wrap option (--wrap makes the batch "
                     "script from its command: give the script or --wrap, not both)"
                 )
+        if pbs and not any(k == "ignore-pbs" for k, _ in spec.other):
+            _warn_pbs(pbs)
         return spec
 
     # -- rendering -------------------------------------------------------------------------
@@ -1024,7 +1129,10 @@ def _gpn_flag(spec: JobSpec) -> str:
 
 def _parse_time_limit(long: str, val: str) -> timedelta | None:
     """A ``-t``/``--time-min`` value as sbatch reads it (``time_str2mins``): whole minutes,
-    a limit with seconds rounded up (``-t 0:30`` is 1 minute); 0 and UNLIMITED are None."""
+    a limit with seconds rounded up (``-t 0:30`` is 1 minute); 0, -1 and UNLIMITED are None
+    (``time_str2secs`` reads -1 as INFINITE)."""
+    if val.strip() == "-1":
+        return None
     try:
         limit = parse_duration(val, what=f"--{long}")
     except SlurmlabError as exc:
@@ -1114,7 +1222,9 @@ def _options(args: list[str]):
             return
 
 
-def _refuse_stray_word(directives: list[str], lines: list[tuple[int, int]]) -> None:
+def _refuse_stray_word(
+    directives: list[str], lines: list[tuple[int, int]], glued: set[int] = frozenset()
+) -> None:
     """A word of the ``#SBATCH`` lines that is neither an option nor its value: sbatch
     reads all the directives as one command line and refuses the script at the first such
     word ("Invalid directive found in batch script", sbatch/opt.c), instead of taking it
@@ -1132,6 +1242,8 @@ def _refuse_stray_word(directives: list[str], lines: list[tuple[int, int]]) -> N
                 takes = None
             if takes == "optional":  # (--nice 0: --nice takes its value after '=' only)
                 hint = f"write {prev}={word}"
+            elif k == done and lineno in glued:  # '#SBATCHX': the word is 'X'
+                hint = "put a space after #SBATCH, as in '#SBATCH --time=10'"
             elif k == done:
                 hint = "start each #SBATCH line with an option"
             else:
@@ -1150,6 +1262,8 @@ def _set_option(long: str, val: str | None, values: dict, other: list) -> None:
     if long in _PASSTHROUGH or long == "script-file":
         if long == "time-min":
             _parse_time_limit("time-min", val)  # (checked, as sbatch checks it)
+        if long in _VALUE_CHECKS:
+            _VALUE_CHECKS[long](val)  # (checked, as sbatch checks it)
         if long in _NOT_SIMULATED:
             _warn_not_simulated(long, val)
         other.append((long, val))
@@ -1173,6 +1287,181 @@ def _set_short_with_equals(short: str, long: str, val: str, values: dict, other:
     except SbatchError as exc:
         raise SbatchError(f"{exc}; {why}: {fix}") from None
     _warn(f"{why}; {fix} if {val[1:]!r} was meant")
+
+
+# -- values of pass-through options, checked as sbatch checks them (slurm_opt.c) ---------------
+def _check_open_mode(val: str) -> None:
+    """``arg_set_open_mode``: the first letter decides (a: append, t: truncate)."""
+    if val[:1] not in ("a", "A", "t", "T"):
+        raise SbatchError(
+            f"--open-mode={val!r}: Invalid --open-mode specification; use --open-mode=append "
+            "or --open-mode=truncate"
+        )
+
+
+_HINTS = ("compute_bound", "memory_bound", "multithread", "nomultithread")
+
+
+def _check_hint(val: str) -> None:
+    """``verify_hint`` (proc_args.c): words split at each ',' not followed by a digit."""
+    for word in re.split(r",(?![0-9])", val):
+        if word.lower() == "help":
+            raise SbatchError(
+                f"--hint={val}: sbatch prints the --hint help and exits (no job); use "
+                f"--hint={' or --hint='.join(_HINTS)}"
+            )
+        if word.lower() not in _HINTS:
+            raise SbatchError(
+                f'--hint={val}: unrecognized --hint argument "{word}", see --hint=help; use '
+                f"{', '.join(_HINTS[:-1])} or {_HINTS[-1]}"
+            )
+
+
+_DIST_LEVELS = ("block", "cyclic", "fcyclic")
+_DIST_HELP = (
+    "use block, cyclic or arbitrary, optionally followed by :block, :cyclic or :fcyclic (for "
+    "sockets, then cores) and ,Pack or ,NoPack (e.g. cyclic:block,NoPack), or plane=N"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Distribution:
+    """A ``-m/--distribution`` value as srun reads it (``verify_dist_type``, proc_args.c).
+
+    ``name`` is SLURM_DISTRIBUTION as Slurm writes it (``format_task_dist_states``: lower
+    case, a ``*`` replaced by its level's default, ``plane`` without its size), '' when only
+    ``pack``/``nopack`` is given (srun then picks block or cyclic). Its first part
+    (:attr:`nodes`) lays the tasks out on the nodes; the parts after ``:`` choose the CPUs of
+    a node a task is bound to (sockets, then cores), not its node. ``plane_size`` is N of
+    ``plane=N``; ``flag`` is ``pack``, ``nopack`` or ''.
+
+    >>> Distribution.parse("Cyclic:*")
+    Distribution(name='cyclic:cyclic', plane_size=0, flag='')
+    >>> Distribution.parse("plane=4").nodes, Distribution.parse("*:block,NoPack").text("block")
+    ('plane', 'block:block,nopack')
+    """
+
+    name: str
+    plane_size: int = 0
+    flag: Literal["", "pack", "nopack"] = ""
+
+    @property
+    def nodes(self) -> str | None:
+        """How task ids go to nodes: block, cyclic, plane or arbitrary (None: srun's default)."""
+        return self.name.split(":")[0] or None
+
+    def text(self, default: str) -> str:
+        """SLURM_DISTRIBUTION, ``default`` (srun's block or cyclic) standing in for no layout."""
+        return (self.name or default) + (f",{self.flag}" if self.flag else "")
+
+    @classmethod
+    def parse(cls, text: str) -> Distribution:
+        """Read a ``--distribution`` value as ``verify_dist_type`` (proc_args.c) does:
+        ``plane=N``, or up to three ``:``-separated levels (``*`` is the default of its
+        level) that name one of Slurm's layouts, then an optional ``,pack`` or ``,nopack``;
+        ``pack`` or ``nopack`` alone (``hostfile`` reads as ``arbitrary``)."""
+        bad = f"--distribution={text!r}: Invalid --distribution specification"
+        if text[:5].lower() == "plane":  # (a plane size can't be combined with anything)
+            size = text.partition("=")[2]
+            if not ("=" in text and re.fullmatch(r"\s*[+]?[0-9]+", size) and 0 < int(size) < 2**31):
+                raise SbatchError(
+                    f"{bad} (Invalid plane size or size not specified); write plane=N, N a "
+                    "whole number of at least 1 (tasks laid out in blocks of N per node)"
+                )
+            return cls("plane", plane_size=int(size))
+        if not text or text[0] == ",":
+            raise SbatchError(f"{bad}; {_DIST_HELP}")
+        base, _, flag = text.partition(",")
+        levels = [w for w in base.split(":") if w]  # (strtok: empty words are skipped)
+        defaults = ["block", "cyclic", None]
+        words: list[str] = []
+        for i, word in enumerate(levels):
+            if i > 2:
+                raise SbatchError(
+                    f"{bad}: at most three levels (nodes:sockets:cores); {_DIST_HELP}"
+                )
+            words.append((defaults[i] or words[1]) if word == "*" else word.lower())
+        if len(words) == 1 and words[0] in ("pack", "nopack") and not flag:
+            return cls("", flag=words[0])
+        known = len(words) == 1 and words[0] in ("block", "cyclic", "arbitrary", "hostfile")
+        known = known or (
+            1 < len(words) <= 3
+            and words[0] in ("block", "cyclic")
+            and all(w in _DIST_LEVELS for w in words[1:])
+        )
+        if not known:
+            raise SbatchError(f"{bad}: {base!r} is not a layout; {_DIST_HELP}")
+        if flag and flag.lower() not in ("pack", "nopack"):
+            raise SbatchError(f"{bad}: {flag!r} is not Pack or NoPack; {_DIST_HELP}")
+        name = ":".join(words)
+        return cls("arbitrary" if name == "hostfile" else name, flag=flag.lower())
+
+
+def _check_distribution(val: str) -> None:
+    Distribution.parse(val)
+
+
+def _check_deadline(val: str) -> None:
+    """``arg_set_deadline``: a time as ``parse_time`` reads it (the forms of --begin)."""
+    try:
+        _parse_begin(val)
+    except SbatchError:
+        raise SbatchError(
+            f"--deadline={val!r}: Invalid --deadline specification; "
+            + _BEGIN_HELP.replace("use ", "give a time as --begin takes it: ", 1)
+        ) from None
+
+
+def _check_wait_all_nodes(val: str) -> None:
+    """``arg_set_wait_all_nodes``: ``parse_int``, then 0 or 1."""
+    fix = "use --wait-all-nodes=0 (start at once) or --wait-all-nodes=1 (wait for every node)"
+    if not re.fullmatch(r"\s*[+]?[0-9]+", val):
+        raise SbatchError(
+            f'--wait-all-nodes={val!r}: Invalid numeric value "{val}" for --wait-all-nodes.; ' + fix
+        )
+    if int(val) > 1:
+        raise SbatchError(f"--wait-all-nodes={val}: Invalid --wait-all-nodes specification; {fix}")
+
+
+def _gpu_bind_ok(bind: str) -> bool:
+    """``_valid_gpu_bind`` (tres_bind.c), as lenient as it is: ``closest`` and ``none`` are
+    recognised by their first letter, ``per_task:``/``single:`` by a number that is not
+    negative (strtol: a word is 0), ``map_gpu:``/``mask_gpu:`` by lists of numbers."""
+    low = bind.lower()
+    low = low[len("verbose,") :] if low.startswith("verbose,") else low
+    if low[:1] in ("c", "n"):
+        return True
+    for prefix, digits in (("map_gpu:", "0-9"), ("mask_gpu:", "0-9a-f")):
+        if low.startswith(prefix):
+            items = [i for i in low[len(prefix) :].split(",") if i]
+            if prefix == "mask_gpu:":
+                items = [i.removeprefix("0x") for i in items]
+            return all(re.fullmatch(rf"[{digits}]+(?:\*[0-9]*)?", i) for i in items)
+    if low.startswith(("per_task:", "single:")):
+        return not re.match(r"\s*-\s*[0-9]", low.partition(":")[2])
+    return False
+
+
+def _check_gpu_bind(val: str) -> None:
+    """``arg_set_gpu_bind``: ``tres_bind_verify_cmdline("gpu:" + value)``."""
+    parts = f"gpu:{val}".split(";")
+    if all(p.startswith("gpu:") and _gpu_bind_ok(p[4:]) for p in parts if p):
+        return
+    raise SbatchError(
+        f"--gpu-bind={val!r}: Invalid --gpu-bind argument: gpu:{val}; use closest, none, "
+        "map_gpu:ID[,ID...], mask_gpu:MASK[,MASK...], per_task:N or single:N (each may "
+        "follow verbose,)"
+    )
+
+
+_VALUE_CHECKS = {
+    "open-mode": _check_open_mode,
+    "hint": _check_hint,
+    "distribution": _check_distribution,
+    "deadline": _check_deadline,
+    "wait-all-nodes": _check_wait_all_nodes,
+    "gpu-bind": _check_gpu_bind,
+}
 
 
 def _int(long: str, val: str) -> int:
@@ -1723,6 +2012,7 @@ def _eligible_nodes(spec: JobSpec, cluster: Cluster, part: Partition) -> list[No
                 f"{part.name!r} ({compress_hostlist(part.nodes)}): {unavailable}"
             )
     if spec.constraint:
+        _check_features(spec, cluster)
         kept = [n for n in pool if features_match(spec.constraint, n.features)]
         lacking = sorted({n.name for n in pool} - {n.name for n in kept})
         if spec.nodelist and lacking:
@@ -1756,6 +2046,43 @@ def _eligible_nodes(spec: JobSpec, cluster: Cluster, part: Partition) -> list[No
             )
         pool = kept
     return pool
+
+
+def _check_mem_per_gpu(spec: JobSpec) -> None:
+    """``--mem-per-gpu`` needs a GPU request, even with --exclusive (gres.c
+    ``gres_job_state_validate``): slurmctld refuses the job, and sbatch says "Invalid
+    generic resource (gres) specification"."""
+    if spec.mem_per_gpu_mb is None or spec.gpus_per_node or spec.gpus or spec.gpus_per_task:
+        return
+    raise RequestError(
+        f"--mem-per-gpu={spec.mem_per_gpu_mb}M: Requested mem_per_tres=gres:gpu:"
+        f"{spec.mem_per_gpu_mb} but did not request any GPU: Invalid generic resource (gres) "
+        "specification; ask for GPUs (e.g. --gpus-per-node=1), or give the memory with --mem "
+        "or --mem-per-cpu"
+    )
+
+
+def _constraint_names(tree: _ConstraintTree) -> list[str]:
+    """The feature names of a ``--constraint`` expression, in order."""
+    if isinstance(tree, str):
+        return [tree]
+    return _constraint_names(tree[1]) + _constraint_names(tree[2])
+
+
+def _check_features(spec: JobSpec, cluster: Cluster) -> None:
+    """Each feature ``--constraint`` names must be a feature of some node of the cluster
+    (job_scheduler.c ``_valid_node_feature``), whatever the operators: slurmctld refuses the
+    job with "Invalid feature specification"."""
+    have = set().union(*(n.features for n in cluster.nodes))
+    unknown = [f for f in _constraint_names(_parse_constraint(spec.constraint)) if f not in have]
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], sorted(have), n=1)
+        hint = f"did you mean {close[0]}?" if close else "name features its nodes have"
+        raise RequestError(
+            f"--constraint={spec.constraint!r}: {', '.join(map(repr, unknown))} is a feature of "
+            f"no node of cluster {cluster.name!r} (its nodes have "
+            f"{', '.join(sorted(have)) or 'no features'}): Invalid feature specification; {hint}"
+        )
 
 
 def _gres_names(cluster: Cluster) -> set[str]:
@@ -1808,6 +2135,7 @@ def _node_fits_type(node: Node, spec: JobSpec) -> bool:
 
 def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
     """The per-node shape Slurm allocates to ``spec`` in ``cluster`` (:meth:`JobSpec.resources`)."""
+    _check_mem_per_gpu(spec)
     _check_gres_names(spec, cluster)
     part = _partition_of(spec, cluster)
     pool = _eligible_nodes(spec, cluster, part)
@@ -1954,6 +2282,8 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
                 "least one GPU"
             )
         gpn = math.ceil(spec.gpus / nodes)
+        if gpn * nodes != spec.gpus:
+            _warn_gpus_rounded(spec, nodes, gpn)
     else:
         gpn = 0
     if spec.gpus_per_task:
@@ -2075,6 +2405,13 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
         )
     if enforce in ("ALL", "ANY", "YES"):  # slurm.conf(5): refuse at submission, not pend
         _enforce_part_limits(spec, part, nodes, enforce)
+    if (
+        spec.max_nodes is not None
+        and spec.max_nodes > spec.nodes
+        and counts.nodes_from == "-N"
+        and not any(k == "use-min-nodes" for k, _ in spec.other)
+    ):
+        _warn_min_nodes(spec, nodes)
     whole_memory = mem == 0 and tracked
     if whole_memory:
         mem = min((n.memory_mb for n in fitting), default=0)
@@ -2112,6 +2449,30 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
             else (counts.ntasks_per_node or 1) * (nodes if counts.nodes_from else 1)
         )
         * counts.cpus_per_task,
+    )
+
+
+def _warn_gpus_rounded(spec: JobSpec, nodes: int, gpn: int) -> None:
+    """``--gpus=N`` that does not divide over the nodes: slurmlab gives every node the same
+    shape, so it holds more GPUs than asked; Slurm holds N, split unevenly."""
+    t = f"{spec.gpu_type}:" if spec.gpu_type else ""
+    _warn(
+        f"--gpus={t}{spec.gpus} on {nodes} nodes: slurmlab holds the same {gpn} GPUs on every "
+        f"node ({gpn * nodes} GPUs, {gpn * nodes - spec.gpus} more than asked), where Slurm "
+        f"holds {spec.gpus}, split unevenly over the nodes; ask --gpus={t}{gpn * nodes} (or "
+        f"--gpus-per-node={t}{gpn}) to simulate what is held, or a count that {nodes} nodes "
+        "share evenly"
+    )
+
+
+def _warn_min_nodes(spec: JobSpec, nodes: int) -> None:
+    """``-N MIN-MAX``: slurmlab allocates MIN; Slurm takes up to MAX nodes when they are
+    free (node_scheduler.c: req_nodes = max_nodes unless --use-min-nodes)."""
+    _warn(
+        f"--nodes={spec.nodes}-{spec.max_nodes}: slurmlab allocates {nodes} node"
+        f"{'s' * (nodes != 1)} (the minimum); Slurm takes up to {spec.max_nodes} nodes when "
+        f"they are free (the minimum only with --use-min-nodes); write --nodes={spec.nodes} "
+        f"or --nodes={spec.max_nodes} for a fixed count"
     )
 
 

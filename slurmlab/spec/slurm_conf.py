@@ -434,6 +434,19 @@ def _node_cpus(low: dict[str, str]) -> int:
     )
 
 
+def _threads_counted(kv: dict[str, str]) -> tuple[int, int] | None:
+    """(ThreadsPerCore, cores) of a NodeName= line whose CPUs count more than one thread
+    per core (CPUs= absent, or equal to cores x threads), else None."""
+    low = {k.lower(): v for k, v in kv.items()}
+    threads = int(low.get("threadspercore", "1"))
+    if threads < 2:
+        return None
+    cores = _node_cpus({k: v for k, v in low.items() if k not in ("cpus", "procs")}) // threads
+    if _node_cpus(low) != cores * threads:
+        return None
+    return threads, cores
+
+
 def _node_from(kv: dict[str, str], name: str, what: str, no: int, source: str) -> Node:
     """The node a NodeName= line defines, without its address and port (``kv``: its options
     over its DEFAULT ones, each already checked by ``_check_node_options``)."""
@@ -593,6 +606,9 @@ class _Conf:
     partition_lines: list[tuple[str, int, dict[str, str]]] = field(default_factory=list)
     down_lines: list[tuple[str, int, str, dict[str, str]]] = field(default_factory=list)
     node_sets: dict[str, tuple[str, int, dict[str, str]]] = field(default_factory=dict)
+    #: (NodeName= lines whose CPUs count more than one thread per core: source, line, names,
+    #: ThreadsPerCore, cores)
+    threaded: list[tuple[str, int, str, int, int]] = field(default_factory=list)
 
     def read(self, line: str, no: int, src: str) -> None:
         pairs = _pairs(line, no, src)
@@ -636,6 +652,9 @@ class _Conf:
             self.unused_default["NodeName"] = (src, no)
             return
         self.unused_default.pop("NodeName", None)
+        threads = _threads_counted(_merged(self.node_default, kv))
+        if threads:
+            self.threaded.append((src, no, value, *threads))
         for node in _node_line(value, _merged(self.node_default, kv), no, src):
             if node.name in self.node_at:
                 raise ConfigError(
@@ -727,12 +746,33 @@ class _Conf:
                 )
         if not partitions:
             partitions = [self.default_partition(nodes)]
+        self.warn_threads()
         try:
             return Cluster(name, tuple(nodes.values()), tuple(partitions), self.settings)
         except ConfigError:
             raise
         except SlurmlabError as exc:
             raise ConfigError(str(exc), source=source) from None
+
+    def warn_threads(self) -> None:
+        """Nodes with ThreadsPerCore > 1 whose CPUs count threads, under a core or socket
+        allocation (CR_Core*, CR_Socket*, or the default CR_Core_Memory): Slurm allocates
+        whole cores (sbatch(1), --mem-per-cpu: -n3 gets cpu=4), and --hint=nomultithread and
+        --threads-per-core=1 count one CPU per core; slurmlab counts each thread as a CPU."""
+        params = str(self.settings.get("SelectTypeParameters", "CR_Core_Memory")).upper()
+        if not self.threaded or "CR_CPU" in params:
+            return
+        shown = self.settings.get("SelectTypeParameters") or "CR_Core_Memory (the default)"
+        for src, no, names, threads, cores in self.threaded:
+            warn_at_caller(
+                f"{src} line {no}: NodeName={names}: ThreadsPerCore={threads} with "
+                f"SelectTypeParameters={shown}: Slurm allocates whole cores ({threads} CPUs "
+                f"each of the {cores} cores; -n 3 gets 4 CPUs, and --hint=nomultithread or "
+                "--threads-per-core=1 use one CPU per core), slurmlab counts each thread as a "
+                f"CPU: not modelled; to count whole cores give the nodes CPUs={cores} (one "
+                "per core), or use SelectTypeParameters=CR_CPU_Memory, under which Slurm too "
+                "counts each thread as a CPU"
+            )
 
     def default_partition(self, nodes: dict[str, Node]) -> Partition:
         """The partition of a slurm.conf with no PartitionName= line: every node, in a
