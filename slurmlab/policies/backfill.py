@@ -190,6 +190,7 @@ class Easy(Fifo):
         up, capacity, odd, min_cpus = view.up, view.capacity, view.odd, view.min_cpus
         all_up = bool(up.all())  # then a job's mask needs no masking
         failed: dict[tuple, float] = {}  # PendingJob.shape -> the shortest limit that failed
+        extra = _PastReservations()  # the second test, with what it found (cleared on changes)
         for job in view.queue:
             if stale:  # (after a start, the pass may well end: no ranks computed in vain)
                 cpus, mems, gpus = view.free_ranks(free)
@@ -212,18 +213,21 @@ class Easy(Fifo):
                             free, capacity, job.demand, job.count, mask, job.exclusive,
                             view.weights, job.mem_per_cpu,
                         )  # fmt: skip
+                    elif extra.delays(job):  # (so it does not fit in the profile either)
+                        shape = None
                     else:
                         nodes = prof.fits(
                             job.demand, job.count, mask, job.limit, exclusive=job.exclusive,
                             mem_per_cpu=job.mem_per_cpu,
                         )  # fmt: skip
                         if nodes is None and len(capacity) > 1:
-                            moved = self._past_reservations(prof, plans, job, mask, view)
+                            moved = extra.test(prof, plans, job, mask, view)
                             if moved == "delays":  # (a longer limit may pick other nodes)
                                 shape = None
                             elif moved is not None:
                                 nodes, prof = moved
                                 failed.clear()  # reservations moved: failures may not hold
+                                extra.clear()
                     if nodes is None and shape is not None:  # (no memo: shape None)
                         # before the profile, any limit fails alike
                         failed[shape] = job.limit if prof is not None else 0.0
@@ -232,6 +236,7 @@ class Easy(Fifo):
                 stale = True
                 if prof is not None:
                     prof.reserve(nodes, usage, view.now, view.now + job.limit, at=0)
+                    extra.clear()
                 else:
                     started.append((view.now + job.limit, nodes, usage))
                 # out of priority order (backfilled) when a job of its partition waits ahead
@@ -259,6 +264,7 @@ class Easy(Fifo):
             planned = self.plan(prof, job, view)
             if planned is not None:
                 plans.append([job, *planned])
+                extra.clear()
                 d.planned[job.id] = planned[0]
                 d.sched_nodes[job.id] = planned[1]
         d.resume = None if stopped else (prof, reserved, plans)
@@ -279,29 +285,80 @@ class Easy(Fifo):
         prof.reserve(nodes, usage, t, t + job.limit, at=i)
         return t, nodes, usage
 
+
+class _PastReservations:
+    """EASY's second test, over one pass: a job that does not fit in the profile (where the
+    pass's reservations hold the nodes planned for them) may still start now if it fits
+    with the reservations taken out and each of them, in order, can then still start when
+    planned, on some nodes. (A reservation cannot start earlier than planned: it was placed
+    at its earliest, and the profile has only filled since.)
+
+    In a deep queue the pass asks it of many jobs, most of them alike. While the profile and
+    the plans stay as they were (the pass calls :meth:`clear` at every start, plan and
+    move), it keeps the profile with the reservations out (built once, not once per job)
+    and each request found to delay a reservation, with its limit (:meth:`delays`): the
+    answer reads only that profile, the plans and the job (the fields :meth:`_key` names,
+    and its mask less the pass's down nodes), and changes nothing, so the same request at
+    the same limit gets it again.
+
+    A longer limit need not get it, though resources only shrink. It does while the limit
+    ends in the same interval of the profile with the reservations out (the job's window
+    then holds the same intervals, and each reservation placed again starts and ends at
+    times of that profile, so its window holds all of the interval the job ends in or none
+    of it); that case is not kept, as in deep queues it gave nothing the same limit did not.
+    A limit ending later may give the job other nodes (where its window meets an advance
+    reservation, unless its mask leaves those out, as the engine's masks do), or hold its
+    nodes where a reservation starts; the reservations, placed again one by one by best
+    fit, need not fail alike then: one pushed to other nodes may leave room for a later one.
+    Random passes give such cases for the first; none were found for the second, but no
+    rule shows there are none.
+    """
+
+    __slots__ = ("_delays", "_out")
+
+    def __init__(self) -> None:
+        self.clear()
+
+    def clear(self) -> None:
+        self._out: Profile | None = None  # the profile with the reservations out
+        # _key(job) -> a job that delays a reservation (held: the ids stay its own)
+        self._delays: dict[tuple, PendingJob] = {}
+
     @staticmethod
-    def _past_reservations(prof, plans, job, mask, view):
-        """A job that does not fit in the profile may still start now if it fits with the
-        pass's reservations taken out, and each of them (in order) can then still start
-        when planned, on some nodes. Returns (its nodes, the profile with the reservations
-        back, some perhaps on other nodes) and updates ``plans``; else nothing changes and it
-        returns None when the job does not fit even with the reservations out (nor would it
-        with a longer limit), or "delays" when it would delay one (best fit may pick other
-        nodes for a longer limit: no rule for those). (A reservation cannot start earlier
-        than planned: it was placed at its earliest, and the profile has only filled since.)"""
+    def _key(job: PendingJob) -> tuple:
+        """What the test reads of a job: its ``shape`` (partition, need, node count, mask and
+        reach by id, exclusive), its limit, ``mem_per_cpu`` (which shape leaves out: it
+        changes which nodes best fit picks, not whether any fit) and its demand and rows by
+        id."""
+        return job.shape, job.limit, job.mem_per_cpu, id(job.demand), id(job.rows)
+
+    def delays(self, job: PendingJob) -> bool:
+        """Whether the job is known to delay a reservation (so it does not fit in the
+        profile either)."""
+        return self._key(job) in self._delays
+
+    def test(self, prof: Profile, plans: list[list], job: PendingJob, mask, view: QueueView):
+        """(The job's nodes, the profile with the reservations back, some perhaps on other
+        nodes), with ``plans`` updated; else nothing changes and it returns None when the job
+        does not fit even with the reservations out (nor would it with a longer limit), or
+        "delays" when it would delay one."""
         if not plans or any(t < view.now for _job, t, *_ in plans):
             return None  # (a plan already due: left where it is)
-        capacity = view.capacity
-        trial = prof.copy()
-        for other, t, taken, usage in plans:
-            trial.reserve(taken, -usage, t, t + other.limit)  # out
-        nodes = trial.fits(
-            job.demand, job.count, mask, job.limit, exclusive=job.exclusive,
+        capacity, now, limit = view.capacity, view.now, job.limit
+        out = self._out
+        if out is None:
+            out = self._out = prof.copy()
+            for other, t, taken, usage in plans:
+                out.reserve(taken, -usage, t, t + other.limit)
+        nodes = out.fits(
+            job.demand, job.count, mask, limit, exclusive=job.exclusive,
             mem_per_cpu=job.mem_per_cpu,
         )  # fmt: skip
         if nodes is None:
             return None
-        trial.reserve(nodes, _usage(job, capacity, nodes), view.now, view.now + job.limit, at=0)
+        trial = out.copy()
+        usage = _usage(job, capacity, nodes)
+        trial.reserve(nodes, usage, now, now + limit, at=0)
         moved = []
         for other, t, *_ in plans:
             at = bisect_right(trial.times, t) - 1  # (the last interval starting at t)
@@ -309,15 +366,16 @@ class Easy(Fifo):
                 other.demand, other.count, other.plan_mask & view.up, other.limit, at=at,
                 exclusive=other.exclusive, mem_per_cpu=other.mem_per_cpu,
             )  # fmt: skip
-            if new is None:
-                return "delays"  # this reservation
-            usage = _usage(other, capacity, new)
-            trial.reserve(new, usage, t, t + other.limit, at=at)
-            moved.append((new, usage))
-        for entry, (new, usage) in zip(plans, moved):
-            entry[2:] = [new, usage]
+            if new is None:  # it would delay this reservation
+                self._delays[self._key(job)] = job
+                return "delays"
+            taken = _usage(other, capacity, new)
+            trial.reserve(new, taken, t, t + other.limit, at=at)
+            moved.append((new, taken))
+        for entry, (new, taken) in zip(plans, moved):
+            entry[2:] = [new, taken]
         # the job out again: the caller takes it in with its start, as any other start
-        trial.reserve(nodes, -_usage(job, capacity, nodes), view.now, view.now + job.limit, at=0)
+        trial.reserve(nodes, -usage, now, now + limit, at=0)
         return nodes, trial
 
 

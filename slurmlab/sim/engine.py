@@ -1268,12 +1268,25 @@ def iter_records(sim: Simulation) -> Iterable[tuple[SimJob, dict, bool]]:
 def _unsplit_at(job: SimJob, t: float) -> bool:
     """Whether an array task is still part of its array's pending record at ``t``: submitted,
     and neither started nor ended by then (a task that ever ran is a job of its own)."""
-    if job.submit > t or (job.end is not None and job.end <= t and job.start is None):
-        return False
-    if job.split is not None and job.split <= t:  # (scontrol on some of the array's tasks)
-        return False
-    starts = [r["Start"] for r in job.runs if r["Start"] is not None]
-    return not starts and (job.start is None or job.start > t)
+    span = _unsplit_span(job)
+    return span is not None and span[0] <= t < span[1]
+
+
+def _unsplit_span(job: SimJob) -> tuple[float, float] | None:
+    """The times ``[from, until)`` at which an array task is part of its array's pending
+    record (:func:`_unsplit_at`), or None when there are none: from its submission until it
+    starts, ends without starting (cancelled) or is split off by scontrol (on some of the
+    array's tasks); never for a task that ever ran."""
+    if job.runs and any(r["Start"] is not None for r in job.runs):
+        return None
+    until = math.inf
+    if job.start is not None:
+        until = job.start
+    elif job.end is not None:
+        until = job.end
+    if job.split is not None:
+        until = min(until, job.split)
+    return (job.submit, until) if until > job.submit else None
 
 
 def array_heads(sim: Simulation, t: float) -> dict[int, SimJob]:
@@ -1306,14 +1319,31 @@ def arrays_converted(sim: Simulation, t: float) -> set[int]:
             arrays.setdefault(job.array_id, []).append(job)
     out = set()
     for array_id, tasks in arrays.items():
-        starts = sorted(
+        starts = [
             s
             for j in tasks
             if (s := _first_start(j)) is not None and s <= t and (j.split is None or j.split > s)
-        )
-        if any(sum(_unsplit_at(j, s) for j in tasks) <= 1 for s in starts):
+        ]
+        if starts and _at_most_one_unsplit(tasks, starts):
             out.add(array_id)
     return out
+
+
+def _at_most_one_unsplit(tasks: list[SimJob], starts: list[float]) -> bool:
+    """Whether at one of ``starts`` at most one of ``tasks`` is unsplit (:func:`_unsplit_at`):
+    one sweep over the tasks' unsplit spans and the starts in time order, a span's edges at
+    an instant counted before a start at it (its from is included, its until is not)."""
+    events = [(s, 1, 0) for s in starts]  # (time, a start?, change in the unsplit count)
+    for j in tasks:
+        span = _unsplit_span(j)
+        if span is not None:
+            events += ((span[0], 0, 1), (span[1], 0, -1))
+    unsplit = 0
+    for _time, start, change in sorted(events):
+        if start and unsplit <= 1:
+            return True
+        unsplit += change
+    return False
 
 
 def _first_start(job: SimJob) -> float | None:
@@ -1344,11 +1374,40 @@ def up_at(sim: Simulation, t: float) -> np.ndarray:
 def used_at(sim: Simulation, t: float) -> np.ndarray:
     """The (nodes x 3) resources held by runs in progress at time ``t``."""
     used = np.zeros_like(sim.capacity)
-    for _job, run, _last in iter_records(sim):
-        s, e = run["Start"], run["End"]
-        if s is not None and s <= t and (e is None or e > t):
-            used[list(run["nodes"])] += run["usage"]
+    for job in unfinished_at(sim, t):
+        runs = [(r["Start"], r["End"], r["nodes"], r["usage"]) for r in job.runs]
+        runs.append((job.start, job.end, job.nodes, job.usage))  # (its last run's record)
+        for s, e, nodes, usage in runs:
+            if s is not None and s <= t and (e is None or e > t):
+                used[list(nodes)] += usage
     return used
+
+
+def unfinished_at(sim: Simulation, t: float) -> Iterable[SimJob]:
+    """The jobs that may have a run not ended at ``t``, in JobID order: at the simulation's
+    present (``t`` is now) the jobs it queues, holds back or runs (``queue``, ``waiting``
+    and ``running``: ``_priority_tick``'s pending jobs are the first two), since every other
+    job ended by now and so did every earlier run (a requeue queues the job again); at
+    another time every job. So a view of the present costs what the active jobs do, not
+    what every job ever submitted does."""
+    if t != sim.now:
+        return sim.jobs.values()
+    ids = {j for _key, j in sim.queue}
+    ids.update(sim.waiting, sim.running)
+    jobs = sim.jobs
+    return [jobs[j] for j in sorted(ids)]
+
+
+def records_at(sim: Simulation, t: float) -> Iterable[tuple[SimJob, dict, bool]]:
+    """The runs of :func:`iter_records` submitted by ``t`` and not ended by then (pending or
+    running at ``t``: squeue's rows), in the same order."""
+    for job in unfinished_at(sim, t):
+        for run in job.runs:
+            end = run["End"]
+            if run["Submit"] <= t and (end is None or end > t):
+                yield job, run, False
+        if job.submit <= t and (job.end is None or job.end > t):
+            yield job, sim._run_record(job, job.state), True  # noqa: SLF001
 
 
 def _seconds(text: str, key: str) -> float:

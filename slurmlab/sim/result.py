@@ -19,7 +19,7 @@ from slurmlab.sim.engine import (
     array_heads,
     array_name,
     arrays_converted,
-    iter_records,
+    records_at,
     shown_as,
     up_at,
     used_at,
@@ -85,12 +85,8 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
     states = up = None  # node states, and which nodes are up, at t when a reason needs them
     # (whether any node is ever out: else no Resources job waits for nodes that are down)
     nodes_vary = bool(sim.node_events) or any(n.state != "IDLE" for n in sim.cluster.nodes)
-    for job, run, _last in iter_records(sim):
-        if run["Submit"] > t:
-            continue
-        start, end = run["Start"], run["End"]
-        if end is not None and end <= t:
-            continue
+    for job, run, _last in records_at(sim, t):  # (submitted by t, not ended by then)
+        start = run["Start"]
         if start is not None and start <= t:
             st = "R"
             where = compress_hostlist(sim.node_names[i] for i in run["nodes"])
@@ -282,9 +278,9 @@ def sprio_frame(sim: Simulation, t: float) -> pd.DataFrame:
     rows = []
     heads = array_heads(sim, t)
     listed: set[int] = set()  # arrays whose pending record has its row
-    for job, run, _last in iter_records(sim):
-        s, e = run["Start"], run["End"]
-        if run["Submit"] > t or (s is not None and s <= t) or (e is not None and e <= t):
+    for job, run, _last in records_at(sim, t):  # (submitted by t, not ended by then)
+        s = run["Start"]
+        if s is not None and s <= t:
             continue
         key, shown = job.key, shown_as(sim, job, t, heads)
         if job.array_id is not None and heads.get(job.array_id) is shown:
