@@ -280,3 +280,18 @@ def test_gpu_hours_of_an_export_whose_alloctres_is_empty_say_so(tmp_path):
     assert summary(read_sacct(tmp_path / "f.psv")).unknown_hours == {
         "GPU-hours": "the export has no AllocTRES: add it to sacct -o"
     }
+
+
+def test_sbatch_refuses_a_plane_too_big_for_the_tasks():
+    """opt.c _opt_verify: n/plane < N and (N-1)*plane >= n is refused (sbatch's simple check)."""
+    from slurmlab import JobSpec, SbatchError
+
+    with pytest.raises(SbatchError) as exc:
+        JobSpec.from_args(["-N", "2", "-n", "4", "-m", "plane=4"])
+    assert str(exc.value) == (
+        "--distribution=plane=4: Too few processes for the requested {plane,node} distribution "
+        "(4 task(s) in blocks of 4 cannot reach 2 nodes); give more tasks (-n), a smaller plane "
+        "size, or fewer nodes"
+    )
+    for ok in ("-N 2 -n 5 -m plane=4", "-n 4 -m plane=4", "-N 2 --ntasks-per-node=2 -m plane=2"):
+        JobSpec.from_args(ok.split())

@@ -140,9 +140,10 @@ def test_arbitrary_is_refused_as_not_modelled(value):
 
 @pytest.mark.parametrize("value", ["bogus", "plane", "plane=0", "block:block:block:block"])
 def test_invalid_distribution(value):
-    """A value Slurm refuses is refused with its words, even on a JobSpec built in Python."""
-    job = dataclasses.replace(JobSpec.from_args("-N 2 -n 4"), other=(("distribution", value),))
+    """A value Slurm refuses is refused with its words, even on a JobSpec built in Python
+    (when it is built: its checks read the value)."""
     with pytest.raises(SbatchError, match="Invalid --distribution specification"):
+        job = dataclasses.replace(JobSpec.from_args("-N 2 -n 4"), other=(("distribution", value),))
         srun_env(job, "n[1-2]", 1)
 
 

@@ -1299,7 +1299,9 @@ def array_heads(sim: Simulation, t: float) -> dict[int, SimJob]:
     scheduler set when it evaluated the record: its first task.
     """
     heads: dict[int, SimJob] = {}
-    for job in sim.jobs.values():  # (in JobID order: an array's tasks in task order)
+    # (in JobID order: an array's tasks in task order; a task in its array's record at t is
+    # pending then, so among the unfinished jobs)
+    for job in unfinished_at(sim, t):
         if job.array_id is not None and job.array_id not in heads and _unsplit_at(job, t):
             heads[job.array_id] = job
     return heads

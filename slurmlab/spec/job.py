@@ -777,6 +777,7 @@ class JobSpec:
             )
         if self.constraint is not None:
             _parse_constraint(self.constraint)  # raises SbatchError naming what is wrong
+        self._check_plane()
         if self.time_limit is not None and self.time_limit <= timedelta(0):
             raise SbatchError(f"--time={format_duration(self.time_limit)}: must be positive")
         if not -2147483645 <= self.nice <= 2147483645:
@@ -791,6 +792,24 @@ class JobSpec:
             names = getattr(self, f)
             if names:
                 object.__setattr__(self, f, tuple(expand_hostlist(compress_hostlist(names))))
+
+    def _check_plane(self) -> None:
+        """sbatch's check of ``-m plane=N`` against the tasks (opt.c ``_opt_verify``): with
+        fewer than N tasks per node on average and too few to reach the last node in blocks
+        of N, it refuses the job ("a simple check", as its comment says: not every case)."""
+        given = [v for k, v in self.other if k == "distribution"]
+        size = Distribution.parse(given[-1]).plane_size if given else 0
+        if not size:
+            return
+        nodes = self.nodes or 1  # (sbatch's defaults: one node, one task)
+        tasks = self.ntasks or (self.ntasks_per_node or 0) * nodes or 1
+        if tasks // size < nodes and (nodes - 1) * size >= tasks:
+            raise SbatchError(
+                f"--distribution={given[-1]}: Too few processes for the requested "
+                f"{{plane,node}} distribution ({tasks} task(s) in blocks of {size} cannot "
+                f"reach {nodes} nodes); give more tasks (-n), a smaller plane size, or fewer "
+                "nodes"
+            )
 
     def _check_gpu_counts(self) -> None:
         """Slurm's ``_test_gres_cnt`` (gres.c): GPUs per job, per node and per task may be
