@@ -295,3 +295,39 @@ def test_sbatch_refuses_a_plane_too_big_for_the_tasks():
     )
     for ok in ("-N 2 -n 5 -m plane=4", "-n 4 -m plane=4", "-N 2 --ntasks-per-node=2 -m plane=2"):
         JobSpec.from_args(ok.split())
+
+
+def test_a_refused_workload_job_leaves_its_instant_complete():
+    """The refusal is raised once the instant's other arrivals and its pass are done, and
+    the lab's views show that instant (a job arriving with the refused one is running)."""
+    from slurmlab import Lab, RequestError, Workload
+
+    w = Workload([_job("--gres=gpu:9 -t 5", 100), _job("-t 5 -J same", 100)])
+    lab = Lab("ai", workload=w)
+    with pytest.raises(RequestError):
+        lab.advance("2m")
+    assert lab.now == 100
+    assert list(lab.sacct()["State"]) == ["RUNNING"]
+    assert list(lab.squeue()["ST"]) == ["R"]
+
+
+def test_lab_words_scancel_lists_and_suspended_time():
+    import io
+
+    import numpy as np
+
+    from slurmlab import Lab, read_sacct
+    from slurmlab.analysis._common import run_ends
+
+    lab = Lab("tiny")
+    assert lab.sbatch(["-N", np.int64(1), "-t", 5]) == 1  # (numbers as words, as before)
+    arr = lab.sbatch("-N 4 --array=1-5 -t 5", runtime=300)
+    lab.scancel(f"{arr}_[2-3, 5]")  # (a task list with a space is one id)
+    states = lab.sacct().set_index("JobID")["State"]
+    assert states[f"{arr}_2"] == states[f"{arr}_3"] == states[f"{arr}_5"] == "CANCELLED"
+    text = (
+        "JobID|State|Start|End|Elapsed|Suspended\n"
+        "7|COMPLETED|2026-01-05T00:00:00|2026-01-05T02:00:00|01:00:00|01:00:00\n"
+    )
+    # a suspended job keeps its allocation: it ends at Start + Elapsed + Suspended
+    assert str(run_ends(read_sacct(io.StringIO(text))).iloc[0]) == "2026-01-05 02:00:00"

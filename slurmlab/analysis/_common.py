@@ -342,8 +342,9 @@ def require_start(jobs: pd.DataFrame, who: str) -> None:
 
 
 def run_ends(jobs: pd.DataFrame) -> pd.Series:
-    """When each run gave its allocation back: Start + Elapsed where both are known, else
-    End as written (NaT when unknown).
+    """When each run gave its allocation back: Start + Elapsed (+ Suspended, where the export
+    has it: a suspended job keeps its allocation, and sacct's Elapsed leaves that time out)
+    where both are known, else End as written (NaT when unknown).
 
     Elapsed, not End - Start: sacct computes Elapsed from epoch times, while Start and End
     are naive local times, an hour apart too many (or too few) across a daylight-saving
@@ -358,7 +359,10 @@ def run_ends(jobs: pd.DataFrame) -> pd.Series:
     end = jobs["End"] if "End" in jobs else pd.Series(pd.NaT, index=jobs.index, dtype="M8[ns]")
     if "Start" not in jobs or "Elapsed" not in jobs:
         return end
-    out = (jobs["Start"] + jobs["Elapsed"]).fillna(end)
+    held = jobs["Elapsed"]
+    if "Suspended" in jobs and pd.api.types.is_timedelta64_dtype(jobs["Suspended"]):
+        held = held + jobs["Suspended"].fillna(pd.Timedelta(0))
+    out = (jobs["Start"] + held).fillna(end)
     return out.where(~(out < jobs["Start"]), jobs["Start"])
 
 

@@ -51,7 +51,7 @@ from slurmlab.sim.causes import Cancelled, Requeued
 from slurmlab.sim.controller import Controller
 from slurmlab.sim.history import FactorHistory
 from slurmlab.sim.processes import Lifecycles
-from slurmlab.sim.timing import INF, LATE, NORMAL, URGENT
+from slurmlab.sim.timing import AFTER_PASS, INF, LATE, NORMAL, URGENT
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import JobSpec, Resources, TimeOfDay
 from slurmlab.spec.qos import Qos, Reservation, parse_preempt_mode, place_reservations
@@ -449,15 +449,17 @@ class Simulation(Controller, Lifecycles):
                 i += 1
 
     def _refused(self, exc: RequestError) -> None:
-        """A workload job refused at its submission: the error stops the run once this
-        instant's callbacks are done (``simulate`` fails with it; a Lab's ``advance`` raises
-        it), while the workload's later jobs still arrive, as slurmctld refuses one sbatch
-        and takes the next (a Lab that advances again goes on with them)."""
+        """A workload job refused at its submission: the error stops the run once everything
+        else at this instant has happened (its other arrivals, its scheduling pass: the
+        refusal is queued after them), so ``simulate`` fails with it and a Lab's ``advance``
+        raises it with the lab complete at that instant; the workload's later jobs still
+        arrive, as slurmctld refuses one sbatch and takes the next (a Lab that advances
+        again goes on with them)."""
 
         def refuse(_event) -> None:
             raise exc
 
-        self._at(0, refuse, URGENT)
+        self._at(0, refuse, _LAST)
 
     def _checked(self, wjob: WorkloadJob) -> tuple[Resources, tuple]:
         """The request resolved against the cluster, with sbatch's and slurmctld's checks of a
@@ -1214,6 +1216,10 @@ class Simulation(Controller, Lifecycles):
         if until > self.env.now:  # (nothing happens up to it: the clock moves there. Not
             self._at(until - self.env.now, _nothing)  # env.run(until), which leaves its spent
             self.env.step()  # stop event in the queue, so that peek() never reaches inf)
+
+
+#: (after everything else at an instant: a refused arrival's error)
+_LAST = AFTER_PASS + 1
 
 
 def _nothing(_event) -> None:

@@ -55,13 +55,13 @@ class FactorHistory:
     def at(self, t: float, default=None):
         """The factors of the last recalculation at or before ``t`` (``default`` if none)."""
         i = bisect_right(self._times, t) - 1
-        if i < 0:
-            return default
-        base = self._bases[bisect_right(self._base_from, i) - 1]
-        return replace(base, age=self._ages[i], fairshare=self._shares[i])
+        return default if i < 0 else self._record(i)
 
     def __iter__(self):
         """(time, factors) of each record, oldest first."""
         for i, t in enumerate(self._times):
-            base = self._bases[bisect_right(self._base_from, i) - 1]
-            yield t, replace(base, age=self._ages[i], fairshare=self._shares[i])
+            yield t, self._record(i)
+
+    def _record(self, i: int) -> Factors:
+        base = self._bases[bisect_right(self._base_from, i) - 1]
+        return replace(base, age=self._ages[i], fairshare=self._shares[i])

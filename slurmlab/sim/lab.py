@@ -33,6 +33,9 @@ _COMMANDS = frozenset(
     ("python", "python3", "srun", "torchrun", "accelerate", "deepspeed", "bash", "sh", "mpirun")
 )
 
+#: scancel's job ids in one string: split at spaces, but not inside a task list (12_[1-3, 5])
+_JOB_IDS = re.compile(r"[^\s\[]+(?:\[[^\]]*\])?")
+
 #: slurmctld's words for a job whose user has no association with its account.
 _INVALID_ACCOUNT = "Invalid account or account/partition combination specified"
 
@@ -91,8 +94,9 @@ def _request(args: str | Sequence[str]) -> JobSpec:
 
 
 def _words(args: Sequence, what: str) -> list[str]:
-    """Command-line words given as a list: each a string (or a number, as text)."""
-    bad = [a for a in args if not isinstance(a, str | int | float) or isinstance(a, bool)]
+    """Command-line words given as a list, each as text (a number, a path...); None is no
+    word (a value left unset)."""
+    bad = [a for a in args if a is None]
     if bad:
         raise SlurmlabError(
             f"{what}: {bad[0]!r} in {list(args)!r} is not a word of sbatch's command line; give "
@@ -125,7 +129,7 @@ def _spec(script_or_args: str | Sequence[str], args: str | Sequence[str] | None)
             args = _words(args, "Lab.sbatch: args")
         spec = JobSpec.from_sbatch(str(script_or_args), args)
         if args is not None:
-            words = shlex.split(args) if isinstance(args, str) else _words(args, "Lab.sbatch")
+            words = shlex.split(args) if isinstance(args, str) else args
             _check_script_name(spec, words)
         return spec
     return _request(script_or_args)
@@ -387,19 +391,21 @@ class Lab:
     def run(self, until: float | str | None = None) -> Lab:
         """Advance to ``until`` (seconds from the lab's start, ``[D-]HH:MM:SS``, ``"2h"``, or a
         date and time such as ``"2026-01-05T10:00"``), or until nothing is left to do."""
-        if until is None:
-            self.sim.run()
-        else:
-            t = parse_instant(until, self.sim.origin, what="until")
-            if t == float("inf"):
-                return self.run()
-            if t < self.now:
-                raise SlurmlabError(
-                    f"run(until={until!r}): the lab is already at {self.now:.0f} s "
-                    f"({self.date.isoformat()}); give a later time"
-                )
-            self.sim.run(until=t)
-        self._reset()
+        try:
+            if until is None:
+                self.sim.run()
+            else:
+                t = parse_instant(until, self.sim.origin, what="until")
+                if t == float("inf"):
+                    return self.run()
+                if t < self.now:
+                    raise SlurmlabError(
+                        f"run(until={until!r}): the lab is already at {self.now:.0f} s "
+                        f"({self.date.isoformat()}); give a later time"
+                    )
+                self.sim.run(until=t)
+        finally:  # (a refused workload job stops it midway: the views show where it is)
+            self._reset()
         return self
 
     def advance(self, duration: float | str) -> Lab:
@@ -411,7 +417,7 @@ class Lab:
         or some tasks (``12_[1-3,5]``); several as scancel takes them (``"12 14"``) or as a
         list (``[12, 14]``). Every id is checked before any job is cancelled. A job that has
         already ended is left as it is, with scancel's warning."""
-        ids = jobid.split() if isinstance(jobid, str) else jobid
+        ids = _JOB_IDS.findall(jobid) if isinstance(jobid, str) else jobid
         ids = list(ids) if isinstance(ids, list | tuple) else [ids]
         if not ids:
             raise SlurmlabError(f"scancel: no job id in {jobid!r}; give one, e.g. scancel(12)")
