@@ -250,12 +250,15 @@ def scorecard() -> tuple[str, bool]:
     return "\n".join(lines), ok
 
 
+#: the markers of the scorecard's block in README.md
+_START, _END = "<!-- SCORECARD -->", "<!-- /SCORECARD -->"
+
+
 def readme_block(doc: str) -> str | None:
     """The SCORECARD block of README.md's text ``doc`` (None without its markers)."""
-    start, end = "<!-- SCORECARD -->", "<!-- /SCORECARD -->"
-    if start not in doc or end not in doc:
+    if _START not in doc or _END not in doc:
         return None
-    return doc[doc.index(start) + len(start) : doc.index(end)].strip("\n")
+    return doc[doc.index(_START) + len(_START) : doc.index(_END)].strip("\n")
 
 
 def main(argv=None) -> int:
@@ -267,10 +270,9 @@ def main(argv=None) -> int:
     if args.readme:
         readme = ROOT / "README.md"
         doc = readme.read_text(encoding="utf-8")
-        start, end = "<!-- SCORECARD -->", "<!-- /SCORECARD -->"
         if readme_block(doc) is not None:
-            doc = doc[: doc.index(start) + len(start)] + "\n" + text + "\n" + doc[doc.index(end) :]
-            readme.write_text(doc, encoding="utf-8")
+            before, after = doc[: doc.index(_START) + len(_START)], doc[doc.index(_END) :]
+            readme.write_text(f"{before}\n{text}\n{after}", encoding="utf-8")
     return 0 if ok else 1
 
 
