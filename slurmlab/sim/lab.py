@@ -194,44 +194,33 @@ class Lab:
             origin = workload.origin
         if origin is not None:
             origin = _origin(origin)
-        self._sim = Simulation(
+        self.sim = Simulation(
             cluster, policy, seed=seed, policy_params=params, accounts=accounts, qos=qos,
             reservations=reservations, origin=origin,
             enforce_time_limit=workload is None or workload.kind != "trace",
         )  # fmt: skip
         if workload is not None:
-            self._sim.add_workload(workload)
-        self._sim.add_actions(actions)
-        self._sim.add_failures(failures, random_failures)
-        self._result = SimulationResult(self._sim, policy if isinstance(policy, str) else "custom")
+            self.sim.add_workload(workload)
+        self.sim.add_actions(actions)
+        self.sim.add_failures(failures, random_failures)
+        self.result = SimulationResult(self.sim, policy if isinstance(policy, str) else "custom")
         _CURRENT[:] = [self]
         if workload is not None or actions or failures or random_failures is not None:
             self._settle()  # (what happens at 0 s has happened: the first jobs run)
 
     @property
-    def sim(self) -> Simulation:
-        """The lab's engine (:class:`slurmlab.sim.engine.Simulation`)."""
-        return self._sim
-
-    @property
-    def result(self) -> SimulationResult:
-        """The lab so far as a :class:`~slurmlab.SimulationResult` (``squeue_text``,
-        ``metrics``...)."""
-        return self._result
-
-    @property
     def now(self) -> float:
         """Simulated seconds since the lab started."""
-        return self._sim.now
+        return self.sim.now
 
     @property
     def date(self) -> pd.Timestamp:
         """The lab's calendar time now (its origin plus :attr:`now`)."""
-        return self._sim.origin + pd.Timedelta(seconds=self._sim.now)
+        return self.sim.origin + pd.Timedelta(seconds=self.sim.now)
 
     @property
     def cluster(self) -> Cluster:
-        return self._sim.cluster
+        return self.sim.cluster
 
     def sbatch(
         self,
@@ -321,18 +310,18 @@ class Lab:
             spec, self.now, seconds, user=user, exit_code=exit_code, checkpoint=checkpoint
         )
         try:
-            ids = self._sim.submit(job)
+            ids = self.sim.submit(job)
         except RequestError as exc:
             if NODE_CONFIG_UNAVAILABLE in str(exc):
                 # slurmctld refuses such a job after giving it an id, in its node selection
                 # test: the id is used up (real Slurm 22.05). An unknown partition, account
                 # or QOS, or a malformed option, is refused before: no id is used.
-                self._sim.use_id()
+                self.sim.use_id()
             if _INVALID_ACCOUNT in str(exc) and "AllowAccounts" not in str(exc):
                 raise RequestError(f"{exc}; {self._account_fix(user, spec.account)}") from None
             raise
         self._settle()
-        job = self._sim.jobs[ids[0]]
+        job = self.sim.jobs[ids[0]]
         return int(job.array_job) if job.array_job else ids[0]
 
     def _account_fix(self, user: str, account: str | None) -> str:
@@ -382,11 +371,11 @@ class Lab:
 
     def _settle(self) -> None:
         """Apply every event of the current instant (so a fitting job is running at once)."""
-        self._sim.run(until=self.now)
+        self.sim.run(until=self.now)
         self._reset()
 
     def _reset(self) -> None:
-        self._result = SimulationResult(self._sim, self._result.policy)
+        self.result = SimulationResult(self.sim, self.result.policy)
 
     def run(self, until: float | str | None = None) -> Lab:
         """Advance to ``until`` (seconds from the lab's start, ``[D-]HH:MM:SS``, ``"2h"``, or a
@@ -429,7 +418,7 @@ class Lab:
                     "completing or completed",
                     stacklevel=2,
                 )
-            self._sim.cancel(one)
+            self.sim.cancel(one)
         self._settle()
 
     def requeue(self, jobid) -> None:
@@ -533,7 +522,7 @@ class Lab:
     def __repr__(self) -> str:
         sim = self.sim
         return (
-            f"Lab({self.cluster.name}, policy={self._result.policy}, t={self.now:.0f}s "
+            f"Lab({self.cluster.name}, policy={self.result.policy}, t={self.now:.0f}s "
             f"({self.date.isoformat()}), {len(sim.running)} running, "
             f"{len(sim.queue) + len(sim.waiting)} pending)"
         )
@@ -543,7 +532,7 @@ class Lab:
         pending = len(sim.queue) + len(sim.waiting)
         return (
             f"<b>Lab</b> {html.escape(self.cluster.name)} &middot; policy "
-            f"{html.escape(str(self._result.policy))} &middot; {self.date.isoformat(sep=' ')} "
+            f"{html.escape(str(self.result.policy))} &middot; {self.date.isoformat(sep=' ')} "
             f"(t={self.now:,.0f} s) &middot; {len(sim.running)} running, {pending} pending"
         )
 
