@@ -1382,12 +1382,9 @@ def up_at(sim: Simulation, t: float) -> np.ndarray:
 def used_at(sim: Simulation, t: float) -> np.ndarray:
     """The (nodes x 3) resources held by runs in progress at time ``t``."""
     used = np.zeros_like(sim.capacity)
-    for job in unfinished_at(sim, t):
-        runs = [(r["Start"], r["End"], r["nodes"], r["usage"]) for r in job.runs]
-        runs.append((job.start, job.end, job.nodes, job.usage))  # (its last run's record)
-        for s, e, nodes, usage in runs:
-            if s is not None and s <= t and (e is None or e > t):
-                used[list(nodes)] += usage
+    for _job, run, _last in records_at(sim, t):  # (not ended by t)
+        if run["Start"] is not None and run["Start"] <= t:
+            used[list(run["nodes"])] += run["usage"]
     return used
 
 
