@@ -1416,10 +1416,6 @@ class Distribution:
         return cls("arbitrary" if name == "hostfile" else name, flag=flag.lower())
 
 
-def _check_distribution(val: str) -> None:
-    Distribution.parse(val)
-
-
 def _check_deadline(val: str) -> None:
     """``arg_set_deadline``: a time as ``parse_time`` reads it (the forms of --begin)."""
     try:
@@ -1476,7 +1472,7 @@ def _check_gpu_bind(val: str) -> None:
 _VALUE_CHECKS = {
     "open-mode": _check_open_mode,
     "hint": _check_hint,
-    "distribution": _check_distribution,
+    "distribution": Distribution.parse,
     "deadline": _check_deadline,
     "wait-all-nodes": _check_wait_all_nodes,
     "gpu-bind": _check_gpu_bind,
