@@ -7,6 +7,9 @@ A scenario is a YAML (or JSON) document::
                                        # (relative to this file), or inline nodes/partitions
                                        # (inline, the first partition is the default unless
                                        # one says default: true)
+                                       # inline nodes: {name, cpus, memory, gres, features,
+                                       # threads_per_core (CPUs per core: whole cores are
+                                       # allocated unless settings say CR_CPU)}
                                        # inline partitions: {name, nodes, default, max_time,
                                        # default_time, max_nodes, priority_tier,
                                        # priority_job_factor (PriorityJobFactor, 0-65533),
@@ -143,7 +146,7 @@ _JOB_KEYS = {
     "name",
 }  # fmt: skip
 _CLUSTER_KEYS = {"name", "nodes", "partitions", "settings"}
-_NODE_KEYS = {"name", "cpus", "memory", "gres", "features"}
+_NODE_KEYS = {"name", "cpus", "memory", "gres", "features", "threads_per_core"}
 _PARTITION_KEYS = {
     "name", "nodes", "default", "max_time", "default_time", "max_nodes", "priority_tier",
     "priority_job_factor", "state",
@@ -928,7 +931,8 @@ def _inline_cluster(value: dict, source: str = "scenario", lines: dict | None = 
     nodes_doc = value.get("nodes")
     if not isinstance(nodes_doc, list) or not nodes_doc:
         raise ScenarioError(
-            "cluster needs 'nodes', a list of {name, cpus, memory, gres, features} (or use a "
+            "cluster needs 'nodes', a list of {name, cpus, memory, gres, features, "
+            "threads_per_core} (or use a "
             "preset / slurm_conf)",
             path=("cluster", "nodes"),
         )
@@ -952,9 +956,15 @@ def _inline_cluster(value: dict, source: str = "scenario", lines: dict | None = 
         _check_gres_names(gres, settings, where, (*path, "gres"))
         with _entry((*path, "features")):
             features = frozenset(parse_names(n.get("features"), what=f"{where}.features"))
+        with _entry((*path, "threads_per_core")):
+            threads = parse_whole(
+                n.get("threads_per_core", 1), what=f"{where}.threads_per_core", minimum=1,
+                maximum=cpus,
+            )  # fmt: skip
         for name in names:
-            with _entry(path):
-                nodes.append(Node(name, cpus, memory, gres, features))
+            label = f"{where}.threads_per_core" if cpus % threads else None
+            with _entry((*path, "threads_per_core") if label else path, label):
+                nodes.append(Node(name, cpus, memory, gres, features, threads_per_core=threads))
     known = {n.name for n in nodes}
     parts = []
     parts_doc = value.get("partitions") or [{"name": "main", "nodes": "ALL", "default": True}]

@@ -208,6 +208,14 @@ TRES_SIMPLIFICATIONS = {
         "--gpus=6 without -N: Slurm's ReqTRES shows the request before allocation (1 node, "
         "1 CPU); the simulator shows the shape it resolved (2 nodes of 3 GPUs)"
     ),
+    ("threads", "n17", "AllocTRES"): (
+        "-n 17 on nodes of 8 cores x 2 threads: Slurm allocated 12 tasks on gpu2's free cores "
+        "and 5 on gpu3's (6 + 3 cores, 18 CPUs); the simulator gives every node the same "
+        "shape, 9 tasks in 5 cores on each (20 CPUs)"
+    ),
+    ("threads", "n17", "ReqTRES"): (
+        "the same job: Slurm's ReqTRES counts 1 node (no -N), the simulator the 2 it resolved"
+    ),
 }
 
 

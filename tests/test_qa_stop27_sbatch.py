@@ -348,18 +348,12 @@ PartitionName=gpu Nodes=g[1-2] Default=YES
 """
 
 
-def test_threads_per_core_with_core_allocation_warns_at_read():
-    """CR_Core* allocates whole cores (sbatch(1) --mem-per-cpu: -n3 gets cpu=4); slurmlab
-    counts threads as CPUs and says so when it reads the nodes."""
-    _cluster, message = _one_warning(parse_slurm_conf, HT_CONF)
-    assert message == (
-        "slurm.conf line 4: NodeName=g[1-2]: ThreadsPerCore=2 with SelectTypeParameters="
-        "CR_Core_Memory: Slurm allocates whole cores (2 CPUs each of the 32 cores; -n 3 gets 4 "
-        "CPUs, and --hint=nomultithread or --threads-per-core=1 use one CPU per core), "
-        "slurmlab counts each thread as a CPU: not modelled; to count whole cores give the "
-        "nodes CPUs=32 (one per core), or use SelectTypeParameters=CR_CPU_Memory, under which "
-        "Slurm too counts each thread as a CPU"
-    )
+def test_threads_per_core_with_core_allocation_reads_quietly_and_is_modelled():
+    """CR_Core* allocates whole cores (real Slurm 22.05, datasets/realslurm/threads: -n 3
+    gets cpu=4): modelled since stop 28, so reading such nodes says nothing."""
+    cluster = _quiet(parse_slurm_conf, HT_CONF)
+    assert {n.threads_per_core for n in cluster.nodes} == {2}
+    assert _quiet(JobSpec.from_args("-n 3").resources, cluster).cpus_per_node == 4
 
 
 def test_threads_per_core_quiet_when_cpus_count_threads_in_slurm_too():
@@ -368,13 +362,10 @@ def test_threads_per_core_quiet_when_cpus_count_threads_in_slurm_too():
     _quiet(parse_slurm_conf, HT_CONF.replace("ThreadsPerCore=2", "ThreadsPerCore=2 CPUs=32"))
 
 
-def test_hint_is_named_as_not_simulated():
-    _spec, message = _one_warning(JobSpec.from_args, "--hint=nomultithread")
-    assert message == (
-        "--hint=nomultithread is accepted but not simulated: Slurm lays the tasks out on "
-        "sockets, cores and threads by it (nomultithread: one thread per core, whole cores "
-        "allocated); slurmlab schedules the job as if it were absent"
-    )
+def test_hint_is_modelled_quietly():
+    """--hint=nomultithread: one thread of each whole core (stop 28), no warning."""
+    spec = _quiet(JobSpec.from_args, "--hint=nomultithread")
+    assert spec.core_limits() == (None, 1)
 
 
 def test_presets_have_one_thread_per_core_and_read_quietly():

@@ -85,11 +85,7 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
         started = run["Start"] is not None
         nodes = run["nodes"]
         count = len(nodes) if started else res.nodes
-        req = {
-            "cpu": res.cpus_per_node * res.nodes,
-            "mem": (res.mem_per_node_mb or res.req_mem_mb) * res.nodes,
-            "node": res.nodes, "gres/gpu": res.gpus_per_node * res.nodes,
-        }  # fmt: skip
+        req = res.requested()
         alloc = res.allocated(run["usage"]) if started else req
         cpus, gpus = alloc["cpu"], alloc["gres/gpu"]
         gpu_type = res.gpu_type

@@ -194,6 +194,11 @@ def gres_name_suggestion(name: str, types: set[str] | None) -> str | None:
 class Node:
     """A compute node: CPUs, memory in MB, generic resources (GPUs) and features.
 
+    ``threads_per_core`` is how many of its CPUs share a core (slurm.conf's ThreadsPerCore,
+    where the node's CPUs count threads). Under a core allocation (SelectTypeParameters
+    CR_Core*, CR_Socket*, or unset) Slurm allocates whole cores on such a node: ``-n 3`` with
+    two threads per core gets 4 CPUs (see :func:`slurmlab.spec.job.resolve`).
+
     Each value is checked against the range Slurm keeps it in, whatever reads it (slurm.conf,
     a scenario, Python): CPUs from 1 to 65533 (a uint16 less NO_VAL16 and INFINITE16),
     memory up to 2**48 MB, Weight a uint32, Port from 1 to 65535 (node_conf.c).
@@ -208,10 +213,22 @@ class Node:
     port: int | None = None
     state: str = "IDLE"
     weight: int = 1
+    threads_per_core: int = 1
 
     def __post_init__(self):
         if not self.name:
             raise SlurmlabError("Node: name must not be empty")
+        threads = self.threads_per_core
+        if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
+            raise SlurmlabError(
+                f"Node {self.name!r}: ThreadsPerCore={threads!r} must be a whole number of at "
+                "least 1"
+            )
+        if isinstance(self.cpus, int) and self.cpus % threads:
+            raise SlurmlabError(
+                f"Node {self.name!r}: CPUs={self.cpus} is not a whole number of cores of "
+                f"ThreadsPerCore={threads} threads; give CPUs as cores x threads per core"
+            )
         if self.cpus < 1:
             raise SlurmlabError(f"Node {self.name!r}: CPUs={self.cpus} must be at least 1")
         if self.cpus > MAX_COUNT16:  # (slurmctld keeps a node's CPUs in 16 bits)
@@ -532,6 +549,18 @@ class Cluster:
     def memory_tracked(self) -> bool:
         """Whether memory is a consumable resource (SelectTypeParameters=CR_*_Memory)."""
         return "memory" in (self.setting("SelectTypeParameters", "") or "").lower()
+
+    @property
+    def core_allocation(self) -> bool:
+        """Whether Slurm allocates whole cores (SelectTypeParameters CR_Core*, CR_Socket*,
+        or unset, as Slurm's default CR_Core_Memory), rather than single CPUs (CR_CPU*):
+        on nodes with ThreadsPerCore > 1 a job then gets every thread of its cores."""
+        return "cr_cpu" not in (self.setting("SelectTypeParameters", "") or "").lower()
+
+    @property
+    def one_task_per_core(self) -> bool:
+        """SelectTypeParameters' CR_ONE_TASK_PER_CORE: ``--ntasks-per-core=1`` by default."""
+        return "cr_one_task_per_core" in (self.setting("SelectTypeParameters", "") or "").lower()
 
     @property
     def job_requeue(self) -> bool:

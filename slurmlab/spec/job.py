@@ -327,6 +327,25 @@ class Resources:
     #: one, per node of req_nodes, or one) times CPUs per task
     req_cpus: int = 0
 
+    def requested(self) -> dict[str, int]:
+        """sacct's ReqTRES totals (``cpu``, ``mem`` MB, ``node``, ``gres/gpu``): the shape on
+        every node, but the CPUs asked for (``req_cpus``) where whole cores round the
+        allocation up, and memory per CPU for those CPUs, as real Slurm 22.05 reports them
+        (datasets/realslurm/threads: ``-n 3`` asks cpu=3, mem 3 x DefMemPerCPU, and is
+        allocated cpu=4)."""
+        cpus = self.cpus_per_node * self.nodes
+        mem = (self.mem_per_node_mb or self.req_mem_mb) * self.nodes
+        if self.req_cpus and self.req_cpus < cpus:
+            cpus = self.req_cpus
+            if self.mem_per_cpu_mb and self.mem_per_node_mb:
+                mem = self.mem_per_cpu_mb * cpus
+        return {
+            "cpu": cpus,
+            "mem": mem,
+            "node": self.nodes,
+            "gres/gpu": self.gpus_per_node * self.nodes,
+        }
+
     def allocated(self, usage) -> dict[str, int]:
         """sacct's AllocTRES totals (``cpu``, ``mem`` MB, ``node``, ``gres/gpu``) of an
         allocation, from the rows (CPUs, MB, GPUs per node) the engine holds for it: all of
@@ -385,6 +404,8 @@ _OPTIONS: dict[str, tuple[str, str, str | None]] = {
     "tasks-per-node": ("ntasks_per_node", "int", None),
     "cpus-per-task": ("cpus_per_task", "int", "c"),
     "cpus-per-gpu": ("cpus_per_gpu", "int", None),
+    "ntasks-per-core": ("ntasks_per_core", "int", None),
+    "threads-per-core": ("threads_per_core", "int", None),
     "mem": ("mem_mb", "mem", None),
     "mem-per-cpu": ("mem_per_cpu_mb", "mem", None),
     "mem-per-gpu": ("mem_per_gpu_mb", "mem", None),
@@ -430,7 +451,6 @@ _PASSTHROUGH: dict[str, tuple[bool, str | None]] = {
     "gpu-freq": (True, None),
     "hint": (True, None),
     "distribution": (True, "m"),
-    "threads-per-core": (True, None),
     "cores-per-socket": (True, None),
     "sockets-per-node": (True, None),
     "licenses": (True, "L"),
@@ -480,14 +500,6 @@ _NOT_SIMULATED: dict[str, str] = {
     "immediate": "Slurm cancels the job if it cannot start at once",
     "no-kill": "Slurm keeps the job running when one of its nodes fails",
     "kill-on-invalid-dep": "Slurm may cancel a job whose dependency can never be met",
-    "threads-per-core": (
-        "Slurm only uses nodes with that many threads per core, and with fewer than a core "
-        "has it allocates whole cores and uses that many threads of each"
-    ),
-    "hint": (
-        "Slurm lays the tasks out on sockets, cores and threads by it (nomultithread: one "
-        "thread per core, whole cores allocated)"
-    ),
     "cores-per-socket": "Slurm only uses nodes with that many cores per socket",
     "sockets-per-node": "Slurm only uses nodes with that many sockets",
     "gres-flags": "Slurm may bind the job's GPUs to the cores next to them",
@@ -497,7 +509,6 @@ _NOT_SIMULATED: dict[str, str] = {
 _NOT_MODELLED: dict[str, str | None] = {
     "ntasks-per-gpu": None,
     "ntasks-per-socket": None,
-    "ntasks-per-core": None,
     "gpus-per-socket": None,
     "cpus-per-gres": None,
     "tres-per-task": None,
@@ -699,6 +710,8 @@ class JobSpec:
     ntasks_per_node: int | None = None
     cpus_per_task: int | None = None
     cpus_per_gpu: int | None = None
+    ntasks_per_core: int | None = None
+    threads_per_core: int | None = None
     mem_mb: int | None = None
     mem_per_cpu_mb: int | None = None
     mem_per_gpu_mb: int | None = None
@@ -730,7 +743,15 @@ class JobSpec:
     )
 
     def __post_init__(self):
-        for f in ("nodes", "ntasks", "ntasks_per_node", "cpus_per_task", "cpus_per_gpu"):
+        for f in (
+            "nodes",
+            "ntasks",
+            "ntasks_per_node",
+            "cpus_per_task",
+            "cpus_per_gpu",
+            "ntasks_per_core",
+            "threads_per_core",
+        ):
             v = getattr(self, f)
             if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):
                 raise SbatchError(f"--{_flag(f)}={v!r}: must be a whole number of at least 1")
@@ -893,7 +914,15 @@ class JobSpec:
                 for f in mem:
                     if f not in given:
                         values[f] = None
-        return cls(**values)
+        spec = cls(**values)
+        ignored = spec.option("hint") is not None and not spec._hint_applies()
+        if ignored and (base is None or base._hint_applies() or base.option("hint") is None):
+            _warn(
+                f"--hint={spec.option('hint')} is ignored: sbatch ignores --hint beside "
+                "--ntasks-per-core, --threads-per-core or --cpu-bind (other than verbose) "
+                "(Following options are mutually exclusive with --hint); give one or the other"
+            )
+        return spec
 
     @classmethod
     def from_sbatch(cls, script_text: str, args: str | Sequence[str] | None = None) -> JobSpec:
@@ -998,7 +1027,14 @@ class JobSpec:
             add("uid", self.user)
         if self.nodes is not None:
             add("nodes", str(self.nodes) + (f"-{self.max_nodes}" if self.max_nodes else ""))
-        for f in ("ntasks", "ntasks_per_node", "cpus_per_task", "cpus_per_gpu"):
+        for f in (
+            "ntasks",
+            "ntasks_per_node",
+            "cpus_per_task",
+            "cpus_per_gpu",
+            "ntasks_per_core",
+            "threads_per_core",
+        ):
             if getattr(self, f) is not None:
                 add(_flag(f), getattr(self, f))
         for f in ("mem_mb", "mem_per_cpu_mb", "mem_per_gpu_mb"):
@@ -1052,6 +1088,48 @@ class JobSpec:
         return f"JobSpec({shlex.join(self.to_args())})"
 
     # -- derived values ----------------------------------------------------------------------
+    def core_limits(self, *, one_task_per_core: bool = False) -> tuple[int | None, int | None]:
+        """(tasks per core, threads per core) the job is limited to, None where unlimited:
+        ``--ntasks-per-core`` and ``--threads-per-core``, else what ``--hint`` implies
+        (``nomultithread``, ``compute_bound``, ``memory_bound``: one thread per core;
+        ``multithread``: no limit on tasks per core, even under CR_ONE_TASK_PER_CORE), else
+        one task per core where SelectTypeParameters has CR_ONE_TASK_PER_CORE (sbatch's
+        ``verify_hint``; slurmctld's ``_set_multi_core_data``). ``--hint`` is ignored beside
+        ``--ntasks-per-core``, ``--threads-per-core`` or ``--cpu-bind``, as sbatch ignores it.
+
+        >>> JobSpec.from_args("-n 3 --hint=nomultithread").core_limits()
+        (None, 1)
+        """
+        per_core, threads = self.ntasks_per_core, self.threads_per_core
+        multithread = False
+        if self._hint_applies():
+            for word in re.split(r",(?![0-9])", self.option("hint") or ""):
+                word = word.lower()
+                if word in _THREAD_HINTS:
+                    threads = _THREAD_HINTS[word]
+                elif word == "multithread":
+                    threads, multithread = None, True
+        if per_core is None and one_task_per_core and not multithread:
+            per_core = 1
+        return per_core, threads
+
+    def option(self, name: str) -> str | None:
+        """The value of a pass-through option (``hint``, ``output``...), the last one given,
+        or None."""
+        return next((v for k, v in reversed(self.other) if k == name), None)
+
+    def _hint_applies(self) -> bool:
+        """sbatch's ``validate_hint_option``: --hint counts unless --ntasks-per-core,
+        --threads-per-core or a --cpu-bind other than verbose is given with it."""
+        if self.option("hint") is None:
+            return False
+        bind = self.option("cpu-bind")
+        return (
+            self.ntasks_per_core is None
+            and self.threads_per_core is None
+            and (bind is None or bind.lower() == "verbose")
+        )
+
     @property
     def job_name(self) -> str:
         """The name Slurm shows: ``--job-name``, else ``wrap`` for --wrap, else the batch
@@ -1931,6 +2009,61 @@ def _counts(spec: JobSpec) -> _TaskCounts:
     return _TaskCounts(ntasks, per_node, nodes, nodes_from, cpt, warning)
 
 
+_THREAD_HINTS = {"nomultithread": 1, "compute_bound": 1, "memory_bound": 1}
+
+
+@dataclass(frozen=True, slots=True)
+class _CoreUse:
+    """How a request uses the cores of nodes with ThreadsPerCore > 1 (threads counted as
+    CPUs) under a core allocation, as select/cons_tres does (cons_common.c
+    ``common_cpus_per_core``, dist_tasks.c ``_block_sync_core_bitmap``).
+
+    A core's threads are all allocated together: ``-n 3`` on two threads per core takes 2
+    cores, 4 CPUs. Of each core the job may use ``usable`` threads: all of them by default,
+    ``--threads-per-core=T`` (or ``--hint=nomultithread``, ``compute_bound``,
+    ``memory_bound``: 1) at most T, ``--ntasks-per-core=K`` at most K x CPUs per task. Its
+    CPUs are spread over cores of that many threads, and each core counts all its threads;
+    with ``--ntasks-per-core=1`` a task of more CPUs than a core holds takes whole cores of
+    its own. Memory per CPU counts the cores' usable threads under ``--threads-per-core``
+    and all their threads otherwise (real Slurm 22.05, datasets/realslurm/threads: ``-n 3``
+    gets cpu=4 and mem 4 x DefMemPerCPU; ``-n 3 --hint=nomultithread`` cpu=6, mem 3 x;
+    ``-n 3 --ntasks-per-core=1`` cpu=6, mem 6 x). On one thread per core, or under
+    SelectTypeParameters=CR_CPU*, every CPU is allocated alone (``threads`` 1).
+    """
+
+    threads: int  # threads per core the job's nodes count as CPUs (1: CPUs allocated alone)
+    usable: int  # of which the job may use
+    per_task_cores: bool  # --ntasks-per-core=1 with more CPUs per task than usable threads
+    cpus_per_task: int
+    limited: bool  # usable set by --threads-per-core (memory then counts usable threads)
+
+    @classmethod
+    def of(cls, spec: JobSpec, cluster: Cluster, pool: list[Node], cpt: int) -> _CoreUse:
+        threads = max(n.threads_per_core for n in pool) if cluster.core_allocation else 1
+        per_core, limit = spec.core_limits(one_task_per_core=cluster.one_task_per_core)
+        usable = threads
+        if per_core:
+            usable = min(usable, per_core * cpt)
+        if limit:
+            usable = min(usable, limit)
+        return cls(threads, usable, per_core == 1 and cpt > usable, cpt, bool(limit))
+
+    def usable_cpus(self, node_cpus: int) -> int:
+        """The CPUs of a node of ``node_cpus`` the job's tasks may use."""
+        return node_cpus // self.threads * self.usable
+
+    def allocated(self, cpus: int, tasks: int) -> tuple[int, int]:
+        """(CPUs allocated, CPUs counted for memory per CPU) on a node where the job's
+        tasks (``tasks`` of them) ask for ``cpus`` CPUs."""
+        if self.threads == 1:
+            return cpus, cpus
+        cores = -(-cpus // self.usable)
+        if self.per_task_cores:
+            cores = max(cores, tasks * -(-self.cpus_per_task // self.usable))
+        mem_threads = self.usable if self.limited else self.threads
+        return cores * self.threads, cores * mem_threads
+
+
 _MEM_GROUPS = (
     ("DefMemPerCPU", "DefMemPerNode"),
     ("DefMemPerGPU",),
@@ -2060,6 +2193,16 @@ def _eligible_nodes(spec: JobSpec, cluster: Cluster, part: Partition) -> list[No
                 f"{', '.join(have) or f'no {gres.name}'}): {unavailable}"
             )
         pool = kept
+    if spec.threads_per_core:  # (-B's threads: nodes with fewer threads per core are not used)
+        kept = [n for n in pool if n.threads_per_core >= spec.threads_per_core]
+        if not kept:
+            most = max(n.threads_per_core for n in pool)
+            raise RequestError(
+                f"--threads-per-core={spec.threads_per_core}: no node of partition "
+                f"{part.name!r} has {spec.threads_per_core} threads per core (at most {most}): "
+                f"{unavailable}; ask --threads-per-core={most} or leave it out"
+            )
+        pool = kept
     return pool
 
 
@@ -2167,7 +2310,8 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
         ratio = math.ceil(per_cpu_asked / max_per_cpu)
         cpt *= ratio
         per_cpu_asked = math.ceil(per_cpu_asked / ratio)
-    max_cpus = max(n.cpus for n in pool)
+    cores = _CoreUse.of(spec, cluster, pool, cpt)
+    max_cpus = cores.usable_cpus(max(n.cpus for n in pool))  # (the CPUs its tasks may use)
     max_gpus = max(n.gpus for n in pool)
 
     # nodes and tasks
@@ -2306,6 +2450,8 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
     cpn = max(tasks_per_node) * cpt
     if spec.cpus_per_gpu and gpn:
         cpn = max(cpn, spec.cpus_per_gpu * gpn)
+    cpn, mem_cpus = cores.allocated(cpn, max(tasks_per_node))  # (whole cores, and the CPUs
+    # that count for memory per CPU)
 
     # memory per node: the request, else the partition's defaults, else the global ones
     per_cpu = per_gpu = 0
@@ -2313,7 +2459,7 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
         mem = spec.mem_mb  # 0 means all the node's memory
     elif per_cpu_asked is not None:
         per_cpu = per_cpu_asked
-        mem = per_cpu * cpn
+        mem = per_cpu * mem_cpus
     elif spec.mem_per_gpu_mb is not None:
         per_gpu = spec.mem_per_gpu_mb
         mem = per_gpu * max(gpn, 1)
@@ -2322,7 +2468,7 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
         mem = per_gpu * gpn
     elif limits["DefMemPerCPU"]:
         per_cpu = limits["DefMemPerCPU"]
-        mem = per_cpu * cpn
+        mem = per_cpu * mem_cpus
     else:
         mem = limits["DefMemPerNode"] or 0  # none: the whole memory of each node
     asked = mem
@@ -2331,7 +2477,7 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
     if tracked and mem and not (per_cpu or per_gpu) and max_per_cpu and mem > max_per_cpu * cpn:
         # a memory per node above MaxMemPerCPU x its CPUs gets more CPUs, as a per-CPU
         # request does (job_mgr.c _valid_pn_min_mem), rather than pending for ever
-        cpn = math.ceil(mem / max_per_cpu)
+        cpn = cores.allocated(math.ceil(mem / max_per_cpu), max(tasks_per_node))[0]
     limit_reason = _mem_limit_reason(spec, cluster, part, limits, mem, per_cpu, per_gpu)
 
     # --exclusive takes every CPU of a node, and --mem-per-cpu then counts them all

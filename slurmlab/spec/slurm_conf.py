@@ -462,6 +462,7 @@ def _node_from(kv: dict[str, str], name: str, what: str, no: int, source: str) -
             features=frozenset(f for f in re.split(r"[,\s]+", feats) if f),
             state="IDLE" if state in ("UNKNOWN", "UP", "CLOUD") else state,
             weight=int(low.get("weight", "1")),
+            threads_per_core=(_threads_counted(kv) or (1, 0))[0],
         )
 
 
@@ -746,7 +747,7 @@ class _Conf:
                 )
         if not partitions:
             partitions = [self.default_partition(nodes)]
-        self.warn_threads()
+        self.warn_threads(nodes, partitions, source)
         try:
             return Cluster(name, tuple(nodes.values()), tuple(partitions), self.settings)
         except ConfigError:
@@ -754,25 +755,29 @@ class _Conf:
         except SlurmlabError as exc:
             raise ConfigError(str(exc), source=source) from None
 
-    def warn_threads(self) -> None:
-        """Nodes with ThreadsPerCore > 1 whose CPUs count threads, under a core or socket
-        allocation (CR_Core*, CR_Socket*, or the default CR_Core_Memory): Slurm allocates
-        whole cores (sbatch(1), --mem-per-cpu: -n3 gets cpu=4), and --hint=nomultithread and
-        --threads-per-core=1 count one CPU per core; slurmlab counts each thread as a CPU."""
+    def warn_threads(
+        self, nodes: dict[str, Node], partitions: list[Partition], source: str
+    ) -> None:
+        """A partition whose nodes differ in ThreadsPerCore (as CPUs), under a core
+        allocation: Slurm allocates each node's own whole cores, slurmlab one shape on every
+        node of a job, its cores sized for the most threads per core of the partition."""
         params = str(self.settings.get("SelectTypeParameters", "CR_Core_Memory")).upper()
         if not self.threaded or "CR_CPU" in params:
             return
-        shown = self.settings.get("SelectTypeParameters") or "CR_Core_Memory (the default)"
-        for src, no, names, threads, cores in self.threaded:
-            warn_at_caller(
-                f"{src} line {no}: NodeName={names}: ThreadsPerCore={threads} with "
-                f"SelectTypeParameters={shown}: Slurm allocates whole cores ({threads} CPUs "
-                f"each of the {cores} cores; -n 3 gets 4 CPUs, and --hint=nomultithread or "
-                "--threads-per-core=1 use one CPU per core), slurmlab counts each thread as a "
-                f"CPU: not modelled; to count whole cores give the nodes CPUs={cores} (one "
-                "per core), or use SelectTypeParameters=CR_CPU_Memory, under which Slurm too "
-                "counts each thread as a CPU"
-            )
+        for part in partitions:
+            counts = sorted({nodes[n].threads_per_core for n in part.nodes if n in nodes})
+            if len(counts) > 1:
+                src, no = self.part_at.get(part.name, (source, 0))
+                where = f"{src} line {no}: " if no else f"{src}: "
+                warn_at_caller(
+                    f"{where}PartitionName={part.name}: its nodes have "
+                    f"ThreadsPerCore {' and '.join(map(str, counts))} (threads counted as "
+                    "CPUs): Slurm allocates whole cores of each node, slurmlab sizes a job's "
+                    f"cores in this partition for {counts[-1]} threads per core on every node "
+                    "(a job of one task gets "
+                    f"{counts[-1]} CPUs even on a node of {counts[0]}); put nodes of "
+                    "different ThreadsPerCore in separate partitions"
+                )
 
     def default_partition(self, nodes: dict[str, Node]) -> Partition:
         """The partition of a slurm.conf with no PartitionName= line: every node, in a

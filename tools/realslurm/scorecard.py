@@ -130,6 +130,14 @@ NODE_SIMPLIFICATIONS: dict[tuple[str, str], str] = {
         "priority) took gpu[2-3] first"
     ),
     ("preemption", "big"): "see filler",
+    ("threads", "gpu2_n1"): (
+        "real Slurm started it (submitted at 44) and n5_mem (45) not at their submission but "
+        "in the backfill cycle at 46, after n17 (submitted at 46, larger, so of higher "
+        "priority), which took gpu2's free cores first; the simulator's main scheduler "
+        "starts each at its submission, so gpu2_n1 and n5_mem took gpu2 and n17 gpu[3-4]"
+    ),
+    ("threads", "n5_mem"): "see gpu2_n1",
+    ("threads", "n17"): "see gpu2_n1",
     ("preemption", "small"): "its second run follows fill2's (see its start)",
 }
 

@@ -4,7 +4,8 @@
 # and one `slurmd -N NAME` per node. Needs root. Stop it with down.sh.
 # Usage: bash tools/realslurm/up.sh [--install] [--conf-extra FILE]
 #   --install          run apt-get first
-#   --conf-extra FILE  append FILE (a template like conf/preemption.conf.in) to slurm.conf
+#   --conf-extra FILE  append FILE (a template like conf/preemption.conf.in) to slurm.conf;
+#                      its NodeName= lines replace the shared lines of the same nodes
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$HERE/env.sh"
@@ -43,6 +44,11 @@ for f in slurm.conf gres.conf slurmdbd.conf cgroup.conf; do
   sed -e "s|@DIR@|$D|g" -e "s|@HOST@|$HOST|g" "$HERE/conf/$f.in" > "$D/etc/$f"
 done
 if [[ -n "$extra" ]]; then  # a scenario's own settings (e.g. preemption), after the rest
+  # A NodeName= line there replaces the shared line of the same nodes (e.g. threads).
+  for names in $(sed -n 's/^NodeName=\([^ ]*\) .*/\1/p' "$extra"); do
+    grep -v -F "NodeName=$names " "$D/etc/slurm.conf" > "$D/etc/slurm.conf.new"
+    mv "$D/etc/slurm.conf.new" "$D/etc/slurm.conf"
+  done
   sed -e "s|@DIR@|$D|g" -e "s|@HOST@|$HOST|g" "$extra" >> "$D/etc/slurm.conf"
 fi
 chmod 600 "$D/etc/slurmdbd.conf"
