@@ -95,7 +95,8 @@ def requeues(jobs: pd.DataFrame) -> pd.DataFrame:
         warnings.warn(
             "requeues: the export has no Restarts, so Restarts is unknown (<NA>, not 0) and "
             "only jobs with several runs in the export (sacct -D) are found; add Restarts to "
-            "sacct -o",
+            "sacct -o (a sacct --json export of Slurm 22.05 has no restart count: export "
+            "with -D, or as text)",
             UserWarning,
             stacklevel=2,
         )

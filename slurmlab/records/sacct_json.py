@@ -197,7 +197,8 @@ def _job_row(job: dict) -> dict[str, str]:
         "AllocTRES": allocated,
         "ReqTRES": requested,
         "Priority": str(int(p)) if (p := _number(job.get("priority"))) is not None else "",
-        "Restarts": str(int(_number(job.get("restart_cnt")) or 0)),
+        # (22.05's JSON has no restart count: unknown, never 0)
+        "Restarts": str(int(r)) if (r := _number(job.get("restart_cnt"))) is not None else "",
         "Cluster": str(job.get("cluster") or ""),
         "Constraints": str(job.get("constraints") or ""),
         "WorkDir": str(job.get("working_directory") or ""),

@@ -1,0 +1,57 @@
+"""Stop 28's review findings, each with its input and exact outcome."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import pytest
+
+import slurmlab
+from slurmlab import analysis
+
+ROOT = Path(__file__).resolve().parents[1]
+FAILURES_JSON = ROOT / "datasets/realslurm/failures/sacct.json"
+
+
+def _read(path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return slurmlab.read_sacct(path)
+
+
+def test_a_json_export_without_restart_count_leaves_restarts_unknown(tmp_path):
+    """Slurm 22.05's sacct --json has no restart count: Restarts is unknown (<NA>), never 0,
+    and requeues() says only jobs with several runs are found (the SRE's review: a JSON
+    export without -D showed every requeued job with Restarts 0, and no warning)."""
+    doc = json.loads(FAILURES_JSON.read_text())
+    assert not any("restart_cnt" in job for job in doc["jobs"])
+    runs = [job for job in doc["jobs"] if job["job_id"] == 6]  # requeued once
+    doc["jobs"] = [job for job in doc["jobs"] if job["job_id"] != 6]
+    doc["jobs"].append(max(runs, key=lambda job: job["time"]["submission"]))  # (no -D)
+    path = tmp_path / "nodup.json"
+    path.write_text(json.dumps(doc))
+    jobs = _read(path)
+    assert jobs["Restarts"].isna().all()
+    with pytest.warns(UserWarning) as caught:
+        found = analysis.requeues(jobs)
+    assert found.empty
+    assert [str(w.message) for w in caught if "Restarts" in str(w.message)] == [
+        "requeues: the export has no Restarts, so Restarts is unknown (<NA>, not 0) and only "
+        "jobs with several runs in the export (sacct -D) are found; add Restarts to sacct -o "
+        "(a sacct --json export of Slurm 22.05 has no restart count: export with -D, or as "
+        "text)"
+    ]
+
+
+def test_a_json_restart_count_is_read_where_present(tmp_path):
+    """Later Slurm versions write ``restart_cnt``: it is read as it is."""
+    doc = json.loads(FAILURES_JSON.read_text())
+    for job in doc["jobs"]:
+        job["restart_cnt"] = 2 if job["job_id"] == 6 else 0
+    path = tmp_path / "counted.json"
+    path.write_text(json.dumps(doc))
+    jobs = _read(path)
+    assert set(jobs.loc[jobs["JobID"] == "6", "Restarts"]) == {2}
+    assert set(jobs.loc[jobs["JobID"] != "6", "Restarts"]) == {0}
