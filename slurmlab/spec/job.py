@@ -329,10 +329,11 @@ class Resources:
 
     def requested(self) -> dict[str, int]:
         """sacct's ReqTRES totals (``cpu``, ``mem`` MB, ``node``, ``gres/gpu``): the shape on
-        every node, but the CPUs asked for (``req_cpus``) where whole cores round the
-        allocation up, and memory per CPU for those CPUs, as real Slurm 22.05 reports them
+        every node, but the CPUs asked for (``req_cpus``) where the allocation holds more
+        (whole cores, ``--cpus-per-gpu``, the same shape on nodes of uneven tasks), with
+        memory per CPU for those CPUs, as real Slurm 22.05 reports them
         (datasets/realslurm/threads: ``-n 3`` asks cpu=3, mem 3 x DefMemPerCPU, and is
-        allocated cpu=4)."""
+        allocated cpu=4; ``--gres=gpu:1 --cpus-per-gpu=3`` asks cpu=1)."""
         cpus = self.cpus_per_node * self.nodes
         mem = (self.mem_per_node_mb or self.req_mem_mb) * self.nodes
         if self.req_cpus and self.req_cpus < cpus:
@@ -2450,8 +2451,8 @@ def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
     cpn = max(tasks_per_node) * cpt
     if spec.cpus_per_gpu and gpn:
         cpn = max(cpn, spec.cpus_per_gpu * gpn)
-    cpn, mem_cpus = cores.allocated(cpn, max(tasks_per_node))  # (whole cores, and the CPUs
-    # that count for memory per CPU)
+    # whole cores, and the CPUs that count for memory per CPU
+    cpn, mem_cpus = cores.allocated(cpn, max(tasks_per_node))
 
     # memory per node: the request, else the partition's defaults, else the global ones
     per_cpu = per_gpu = 0
