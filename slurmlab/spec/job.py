@@ -686,6 +686,13 @@ def _warn_not_simulated(long: str, value: str | None) -> None:
     )
 
 
+#: JobSpec's counts of at least 1 besides the nodes, in the order to_args writes them
+_TASK_COUNTS = (
+    "ntasks", "ntasks_per_node", "cpus_per_task", "cpus_per_gpu", "ntasks_per_core",
+    "threads_per_core",
+)  # fmt: skip
+
+
 @dataclass(frozen=True, slots=True)
 class JobSpec:
     """A batch job request, as the options of ``sbatch`` describe it.
@@ -744,15 +751,7 @@ class JobSpec:
     )
 
     def __post_init__(self):
-        for f in (
-            "nodes",
-            "ntasks",
-            "ntasks_per_node",
-            "cpus_per_task",
-            "cpus_per_gpu",
-            "ntasks_per_core",
-            "threads_per_core",
-        ):
+        for f in ("nodes", *_TASK_COUNTS):
             v = getattr(self, f)
             if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):
                 raise SbatchError(f"--{_flag(f)}={v!r}: must be a whole number of at least 1")
@@ -1028,14 +1027,7 @@ class JobSpec:
             add("uid", self.user)
         if self.nodes is not None:
             add("nodes", str(self.nodes) + (f"-{self.max_nodes}" if self.max_nodes else ""))
-        for f in (
-            "ntasks",
-            "ntasks_per_node",
-            "cpus_per_task",
-            "cpus_per_gpu",
-            "ntasks_per_core",
-            "threads_per_core",
-        ):
+        for f in _TASK_COUNTS:
             if getattr(self, f) is not None:
                 add(_flag(f), getattr(self, f))
         for f in ("mem_mb", "mem_per_cpu_mb", "mem_per_gpu_mb"):
