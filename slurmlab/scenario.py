@@ -1,8 +1,9 @@
 """Scenario files: the shareable unit of the course and of instructors.
 
-A scenario is a YAML (or JSON) document::
+A scenario is a YAML (or JSON) document; every field it takes is below::
 
-    name: backfill-basics
+    name: backfill-basics              # optional (default: the file's name); description: too
+    description: Two big jobs and a stream of small ones
     cluster: tiny                      # a preset, {slurm_conf: PATH[, gres_conf: PATH]}
                                        # (relative to this file), or inline nodes/partitions
                                        # (inline, the first partition is the default unless
@@ -15,34 +16,79 @@ A scenario is a YAML (or JSON) document::
                                        # priority_job_factor (PriorityJobFactor, 0-65533),
                                        # state}; inline settings: {slurm.conf key: value}
     policy: {name: easy}               # or just: easy ; parameters beside the name
+                                       # ({name: slurm, bf_interval: 30}) or under params
+                                       # ({name: slurm, params: {bf_interval: 30}}), not both
     origin: 2026-01-05T08:00:00        # optional: the calendar time the clock starts at
+    seed: 7                            # optional: what random_failures draw from (below)
     jobs:
       - id: big                        # optional unique name (used by --dependency: no
                                        # spaces, ':', ',', '?', '+'); a job without one is
                                        # known by its JobID (1, 2, ...; an array's JobID
                                        # names all its tasks, as in Slurm)
+        name: pretrain                 # optional: the job's name (--job-name)
         submit: 0                      # seconds, [D-]HH:MM:SS or 2h/30m, from the start
         runtime: 3600                  # true run time, seconds (the scheduler never sees it)
         args: "-N 4 --gres=gpu:2 -t 2:00:00"    # sbatch options, and/or script: | (#SBATCH text)
         user: alice                    # optional; account too
         exit_code: 0                   # optional; non-zero ends the job FAILED
-        checkpoint: {interval: 3600, write_cost: 120, restart_cost: 300}   # optional
+        checkpoint: {interval: 3600, write_cost: 120, restart_cost: 300, on_signal: false}
+                                       # optional; on_signal: true with --signal in args: a
+                                       # final checkpoint when the signal comes before the
+                                       # time limit, then the job requeues (chained runs)
     actions:                           # optional scripted admin actions
       - {at: 600, action: cancel, job: big}     # cancel | requeue | hold | release |
                                        # requeuehold (job); drain | resume (node:
                                        # a node or a hostlist, gpu[1-4])
-    accounts:                          # optional fair-share tree (sacctmgr)
+    accounts:                          # optional fair-share tree (sacctmgr add account)
       - {name: llm, shares: 70, users: [alice, bob]}   # once any account lists users,
                                        # a job may charge only an account listing its user
+      - {name: llm-eval, parent: llm, shares: 30, users: "carol,dave", grp_tres: "gres/gpu=8",
+         max_jobs: 4}                  # parent: default root; GrpTRES and MaxJobs limits
     qos:                               # optional (sacctmgr add qos)
       - {name: high, priority: 1000, preempt: [normal], max_tres_per_user: "gres/gpu=16"}
+      - {name: scav, preempt_mode: requeue, grace_time: 60, preempt_exempt_time: 10m,
+         max_jobs_per_user: 2, grp_tres: {gpu: 8}, max_wall: "4:00:00"}
     reservations:                      # optional (scontrol create reservation)
       - {name: launch, start: "1:00:00", duration: "4:00:00", node_count: 4, users: [alice]}
       - {name: pm, start: 2-00:00:00, duration: 6h, nodes: "node[1-4]", users: [root],
-         flags: [maint]}              # flags: [maint]: a maintenance window
+         accounts: [llm], flags: [maint]}   # users and/or accounts it admits; flags:
+                                       # [maint]: a maintenance window
     failures:                          # optional scripted node failures (node: a hostlist)
       - {node: gpu003, at: "2:30:00", down_for: 3600}
-    random_failures: {mtbf: 30-00:00:00, distribution: weibull, shape: 0.7, repair: 4:00:00, seed: 1}
+    random_failures: {mtbf: 30-00:00:00, distribution: weibull, shape: 0.7, repair: 4:00:00,
+                      nodes: "gpu[001-016]", seed: 1}   # nodes: default all
+
+Fields in detail:
+
+- ``users`` (an account's, a reservation's), a reservation's ``accounts`` and a QOS's
+  ``preempt`` take a list or one string of names split at commas, as sacctmgr and scontrol
+  take them: ``users: "alice,bob"`` (or ``"alice, bob"``) is the users alice and bob.
+- ``accounts``: ``shares`` (RawShares, default 1), ``parent`` (an account declared in the
+  section; default ``root``), ``grp_tres`` (GrpTRES: what the running jobs of the account
+  and its sub-accounts hold together, ``"cpu=64,gres/gpu=8,mem=512G,node=4"`` or a mapping)
+  and ``max_jobs`` (MaxJobs: the jobs each user may run in the account at once; a
+  sub-account without its own takes its parent's).
+- ``qos``: ``priority`` (its QOS factor), ``preempt`` (the QOS it may preempt),
+  ``preempt_mode`` (OFF, CANCEL or REQUEUE; default the cluster's PreemptMode),
+  ``grace_time`` (GraceTime: how long a victim runs on once preempted),
+  ``preempt_exempt_time`` (how long its jobs run before they may be preempted), and the
+  limits ``max_jobs_per_user``, ``max_tres_per_user``, ``grp_tres`` (TRES as for accounts)
+  and ``max_wall``. The QOS ``normal`` always exists.
+- ``random_failures``: ``mtbf`` per node, ``distribution`` (``exponential``, the default, or
+  ``weibull`` with its ``shape``), ``repair`` (default 1 h), ``nodes`` (the nodes that
+  fail, a hostlist; default all) and ``seed``.
+- ``seed``: random failures are the only random part of a run. They draw from the section's
+  own ``seed`` when it gives one, which then wins over the top-level ``seed`` (silently: the
+  top-level one is not used); else from the top-level ``seed`` (default 0).
+  ``Scenario.run(seed=N)`` draws them again from ``N`` in both cases.
+
+Some sections have no effect under some slurm.conf settings, as in Slurm, and loading
+the scenario warns about each, naming its entry, the setting and the fix: a QOS's
+``preempt`` unless ``PreemptType=preempt/qos`` and a ``PreemptMode`` other than OFF, an
+account's ``shares`` unless ``PriorityType=priority/multifactor`` with a
+``PriorityWeightFairshare``, a QOS's ``priority`` unless multifactor with a
+``PriorityWeightQOS`` (or preemption on). The presets are ``priority/basic`` without
+preemption and take no ``settings``: use an inline cluster with ``settings`` or a slurm.conf.
 
 Times come in two units, as in Slurm:
 
@@ -64,7 +110,11 @@ Numbers are read as written, in decimal, as Slurm reads them: ``submit: 010`` is
 
 A reservation's ``duration`` given as a bare number is read as seconds and warned about:
 ``scontrol create reservation Duration=60`` means 60 minutes, so write ``1:00:00`` (or
-``60s``) to say which.
+``60s``) to say which. Likewise a two-part time such as ``1:30`` in one of the scenario's own
+times (``submit``, ``runtime``, an ``at``, ``down_for``, checkpoint times, a reservation's
+``start``, ``random_failures``' ``mtbf`` and ``repair``) is read as M:S, 1 min 30 s, as
+``sbatch -t`` reads it, and warned about: write ``1:30:00`` for 1 h 30 min, or ``0:01:30``
+(or ``90``) for 1 min 30 s.
 
 Invalid documents raise :class:`ScenarioError` naming the file, the line, the entry, the
 field and its value, and how to fix it (``s.yaml line 7: jobs[2] (id 'eval'): field 'args':
@@ -101,6 +151,7 @@ from slurmlab.spec.cluster import (
     gres_name_suggestion,
     gres_types,
     parse_gres,
+    preempt_conflict,
     setting_problem,
 )
 from slurmlab.spec.job import JobSpec
@@ -108,6 +159,7 @@ from slurmlab.spec.presets import presets
 from slurmlab.spec.qos import (
     Qos,
     Reservation,
+    parse_name_list,
     parse_preempt_mode,
     parse_tres_limits,
     place_reservations,
@@ -290,8 +342,11 @@ class Scenario:
             context, start = getattr(exc, "context", None), getattr(exc, "context_mark", None)
             if context and start is not None and (mark is None or start.line != mark.line):
                 column += f", {context} that starts on line {start.line + 1}"
+            tab = _tab_problem(text, mark)
             raise ScenarioError(
-                f"not valid YAML/JSON: {problem}{column}{_layout_hint(text, problem, mark)}",
+                f"not valid YAML/JSON: {tab}"
+                if tab
+                else f"not valid YAML/JSON: {problem}{column}{_layout_hint(text, problem, mark)}",
                 source=str(path),
                 line=mark.line + 1 if mark is not None else None,
             ) from None
@@ -359,7 +414,8 @@ class Scenario:
                 path=(key,),
             )
         _names_as_written(doc)
-        if cluster is None:  # else the cluster replaces the document's (with_cluster)
+        replaced = cluster is not None  # the cluster replaces the document's (with_cluster)
+        if cluster is None:
             cluster = _cluster(doc.get("cluster", "tiny"), base, source, lines or {})
         policy, params = _policy(doc.get("policy", "easy"))
         jobs_doc = doc.get("jobs")
@@ -405,6 +461,9 @@ class Scenario:
             with _entry(("seed",)):
                 seed = parse_whole(_as_written(doc["seed"]), what="seed")
         files = _cluster_files(doc.get("cluster"), base)
+        kind = _cluster_kind(cluster, None if replaced else doc.get("cluster", "tiny"))
+        _warn_inert_sections(doc, cluster, kind, qos, accounts, source, lines or {})
+        _warn_minutes_seconds(doc, source, lines or {})
         return cls(
             name=name,
             cluster=cluster,
@@ -659,6 +718,21 @@ def _layout_hint(text: str, problem: str, mark) -> str:
                 f"{above_indent + 1}, and {same}; else {colon}"
             )
     return f", in {here.rstrip()!r}: {colon}; else it is indentation: {same}"
+
+
+def _tab_problem(text: str, mark) -> str | None:
+    """For a parser error at a tab character (YAML's own words do not always say "tab":
+    "found character that cannot start any token"), what the tab does wrong and the fix."""
+    lines = text.splitlines()
+    if mark is None or mark.line >= len(lines):
+        return None
+    here = lines[mark.line]
+    if here[mark.column : mark.column + 1] != "\t":
+        return None
+    fix = "YAML indents with spaces only; replace the tab with spaces"
+    if not here[: mark.column].strip(" \t"):
+        return f"a tab character indents this line ({here.rstrip()!r}): {fix}"
+    return f"a tab character (column {mark.column + 1}) in {here.rstrip()!r}: {fix}"
 
 
 def _key(node) -> object:
@@ -1053,6 +1127,13 @@ def _settings(doc: dict, source: str, lines: dict) -> ConfSettings:
         settings[key] = value
         if path in lines:
             settings.where[key] = f"{source} line {lines[path]}: cluster.settings.{key}"
+    conflict = preempt_conflict(settings)
+    if conflict:  # (named at PreemptType, else at PreemptMode)
+        keys = {k.lower(): k for k in settings}
+        key = keys.get("preempttype") or keys["preemptmode"]
+        raise ScenarioError(
+            f"cluster.settings.{key}: {conflict}", path=("cluster", "settings", key)
+        )
     return settings
 
 
@@ -1736,6 +1817,184 @@ def _warn_bare_durations(doc: dict, source: str, lines: dict) -> None:
         )
 
 
+def _warning_at(source: str, lines: dict, path: tuple) -> str:
+    """``s.yaml line 7: `` (or ``s.yaml: ``): where a warning about ``path`` is."""
+    line = _line_of(lines, path)
+    return f"{source} line {line}: " if line else f"{source}: "
+
+
+def _cluster_kind(cluster: Cluster, spec) -> str:
+    """How the scenario's cluster takes settings: ``preset`` (it takes none), ``slurm_conf``,
+    ``inline``, or ``other`` (a cluster given in place of the document's)."""
+    if spec is None:  # (with_cluster: a preset is one still)
+        is_preset = cluster.name in presets() and cluster == Cluster.preset(cluster.name)
+        return "preset" if is_preset else "other"
+    if isinstance(spec, str) or isinstance(spec, dict) and "preset" in spec:
+        return "preset"
+    return "slurm_conf" if isinstance(spec, dict) and "slurm_conf" in spec else "inline"
+
+
+def _setting_said(cluster: Cluster, kind: str, key: str, default: str) -> str:
+    """A slurm.conf setting as the cluster has it, with where it was read (``PreemptType=
+    preempt/none (slurm.conf line 80)``), or that it is not set and Slurm's default."""
+    value = cluster.setting(key)
+    preset = f"the preset {cluster.name!r}"
+    if value is None:
+        where = f" in {preset}" if kind == "preset" else ""
+        return f"{key} is not set{where} (Slurm's default: {default})"
+    if kind == "preset":
+        return f"{preset} sets {key}={value}"
+    where = getattr(cluster.settings, "where", {})
+    at = next((w for k, w in where.items() if k.lower() == key.lower()), None)
+    return f"{key}={value}" + (f" ({at})" if at else "")
+
+
+def _settings_fix(kind: str, needed: dict[str, str]) -> str:
+    """How to give the cluster the slurm.conf settings ``needed``, for its kind."""
+    conf = " and ".join(f"{k}={v}" for k, v in needed.items())
+    inline = "{" + ", ".join(f"{k}: {v}" for k, v in needed.items()) + "}"
+    if kind == "preset":
+        return (
+            f"give the cluster {conf}: a preset takes no settings, so describe the cluster "
+            f"inline (nodes, partitions) with settings: {inline}, or give a slurm.conf that "
+            "sets them (cluster: {slurm_conf: PATH})"
+        )
+    if kind == "slurm_conf":
+        return f"set {conf} in the cluster's slurm.conf"
+    if kind == "inline":
+        return f"add {inline} to the cluster's settings"
+    return f"give the cluster {conf} (in its slurm.conf, or an inline cluster's settings)"
+
+
+def _warn_inert_sections(
+    doc: dict, cluster: Cluster, kind: str, qos, accounts, source: str, lines: dict
+) -> None:
+    """QOS ``preempt`` lists, account ``shares`` and QOS ``priority`` that the cluster's
+    settings leave without effect are warned about, once per field, naming the setting and
+    how to set it (Slurm ignores them as silently: preempt/none preempts nothing, and
+    priority/basic orders jobs by submit time).
+
+    - ``preempt``: preemption needs PreemptType=preempt/qos and a PreemptMode other than
+      OFF (Slurm's default);
+    - ``shares``: only priority/multifactor's fair-share factor reads them, weighted by
+      PriorityWeightFairshare;
+    - ``priority``: a QOS's priority counts in priority/multifactor's QOS factor (weighted
+      by PriorityWeightQOS) and, while preemption is on, in the order preempt/qos picks
+      its victims.
+    """
+    ptype = (cluster.setting("PreemptType") or "preempt/none").strip().lower()
+    mode = (cluster.setting("PreemptMode") or "OFF").strip().upper()
+    preempting = ptype == "preempt/qos" and mode != "OFF"
+    multifactor = "multifactor" in (cluster.setting("PriorityType") or "").lower()
+    by_name = {q.name: q for q in qos}
+
+    def weight(key: str) -> int:
+        raw = (cluster.setting(key) or "0").strip()
+        return int(raw) if raw.isdigit() else 0  # (checked when the cluster was read)
+
+    def warn(key: str, field_name: str, entries: list, value, why: str, needed: dict) -> None:
+        if not entries:
+            return
+        i = entries[0]
+        also = f" (and {', '.join(f'{key}[{k}]' for k in entries[1:])})" if entries[1:] else ""
+        warn_at_caller(
+            f"{_warning_at(source, lines, (key, i, field_name))}{key}[{i}] "
+            f"({doc[key][i]['name']}){also}: field {field_name!r}: {value} has no effect on "
+            f"this cluster: {why}, as in Slurm; to use it, {_settings_fix(kind, needed)}"
+        )
+
+    def given(key: str, field_name: str, effective) -> list[int]:
+        entries = doc.get(key) if isinstance(doc.get(key), list) else []
+        return [
+            i
+            for i, e in enumerate(entries)
+            if isinstance(e, dict) and e.get(field_name) is not None and effective(e)
+        ]
+
+    if not preempting:
+        entries = given("qos", "preempt", lambda e: by_name[str(e["name"])].preempt)
+        needed = {"PreemptType": "preempt/qos"} if ptype != "preempt/qos" else {}
+        if mode == "OFF":
+            needed["PreemptMode"] = "REQUEUE"
+        key = "PreemptType" if ptype != "preempt/qos" else "PreemptMode"
+        why = _setting_said(cluster, kind, key, "preempt/none" if key == "PreemptType" else "OFF")
+        value = ", ".join(by_name[str(doc["qos"][entries[0]]["name"])].preempt) if entries else ""
+        warn("qos", "preempt", entries, value, f"{why}, so no job is preempted", needed)
+    shares = given("accounts", "shares", lambda e: True)  # (any value: usage counts too)
+    priorities = given("qos", "priority", lambda e: by_name[str(e["name"])].priority)
+    for key, field_name, entries, weight_key, factor in (
+        ("accounts", "shares", shares, "PriorityWeightFairshare", "fair-share"),
+        ("qos", "priority", [] if preempting else priorities, "PriorityWeightQOS", "QOS"),
+    ):
+        needed = {} if multifactor else {"PriorityType": "priority/multifactor"}
+        if weight(weight_key) == 0:
+            needed[weight_key] = "10000"
+        if not needed or not entries:
+            continue
+        if not multifactor:
+            why = _setting_said(cluster, kind, "PriorityType", "priority/basic") + (
+                ", so a job's priority follows its submit order and no priority factor counts"
+            )
+        else:
+            why = _setting_said(cluster, kind, weight_key, "0") + (
+                f", so the {factor} factor counts for nothing in a job's priority"
+            )
+        first = accounts[entries[0]].shares if key == "accounts" else qos[entries[0]].priority
+        warn(key, field_name, entries, first, why, needed)
+
+
+#: The scenario's own offsets and durations (no Slurm field reads them): each section's
+#: fields, a field of a field as a path (a job's ``checkpoint.interval``).
+_OWN_TIMES = {
+    "jobs": (("submit",), ("runtime",), ("checkpoint", "interval"),
+             ("checkpoint", "write_cost"), ("checkpoint", "restart_cost")),
+    "actions": (("at",),),
+    "failures": (("at",), ("down_for",)),
+    "reservations": (("start",),),
+    "random_failures": (("mtbf",), ("repair",)),  # (a mapping, not a list of entries)
+}  # fmt: skip
+
+
+def _warn_minutes_seconds(doc: dict, source: str, lines: dict) -> None:
+    """A scenario time of the two-part form ``1:30`` is M:S (90 s), as ``sbatch -t`` reads
+    it; in ``runtime``, ``submit``, ``at``... (the scenario's own times, no Slurm field)
+    ``1:30`` most likely means 1 h 30 min, so the reading is said in a warning."""
+    for section, keys in _OWN_TIMES.items():
+        value = doc.get(section)
+        entries = [(None, value)] if isinstance(value, dict) else enumerate(value or [])
+        for i, entry in entries:
+            if not isinstance(entry, dict):
+                continue
+            label = section if i is None else f"{section}[{i}]"
+            named = entry.get("id" if section == "jobs" else "name")
+            if isinstance(named, str | int) and i is not None:
+                label += f" (id {str(named)!r})" if section == "jobs" else f" ({named})"
+            for path in keys:
+                value = entry
+                for key in path:
+                    value = value.get(key) if isinstance(value, dict) else None
+                text = str(_as_written(value)).strip() if isinstance(value, str | int) else ""
+                match = re.fullmatch(r"(\d+):(\d+)", text)
+                if match is None or isinstance(value, bool):
+                    continue
+                where = _warning_at(source, lines, (section, *([] if i is None else [i]), *path))
+                first, second = (int(g) for g in match.groups())
+                total = first * 60 + second
+                as_read = _span(first, "min", second, "s")
+                warn_at_caller(
+                    f"{where}{label}: field {'.'.join(path)!r}: {text} is read as {as_read} "
+                    f"(M:S, as sbatch -t reads it); write {text}:00 for "
+                    f"{_span(first, 'h', second, 'min')}, or {total // 3600}:"
+                    f"{total % 3600 // 60:02d}:{total % 60:02d} (or {total}) for {as_read}"
+                )
+
+
+def _span(big: int, big_unit: str, small: int, small_unit: str) -> str:
+    """``1 h 30 min``, ``45 min``, ``2 h`` (a part that is 0 left out, unless both are)."""
+    parts = [f"{n} {unit}" for n, unit in ((big, big_unit), (small, small_unit)) if n]
+    return " ".join(parts) or f"0 {small_unit}"
+
+
 def _reservations(doc: dict, origin: pd.Timestamp) -> tuple[Reservation, ...]:
     """``reservations`` entries (scontrol create reservation): ``start`` an offset from the
     scenario's start, not a date; the nodes named, or a number of them, not both."""
@@ -1775,7 +2034,7 @@ def _account(doc, *, where: str) -> Account:
         name=str(doc["name"]),
         shares=parse_whole(doc.get("shares", 1), what=f"{where}.shares", maximum=MAX_COUNT),
         parent=str(doc.get("parent", "root")),
-        users=parse_names(doc.get("users"), what=f"{where}.users"),
+        users=parse_name_list(doc.get("users"), what=f"{where}.users"),  # sacctmgr's a,b too
         grp_tres=parse_tres_limits(doc.get("grp_tres"), what=f"{where}.grp_tres"),
         max_jobs=None
         if max_jobs is None
@@ -1814,9 +2073,14 @@ def _place_reservations(reservations, cluster: Cluster) -> dict[str, tuple[str, 
         return {
             r.name: nodes for r, nodes in place_reservations(reservations, _node_names(cluster))
         }
-    except SlurmlabError as exc:
-        i = next(k for k, r in enumerate(reservations) if f"reservation {r.name!r}" in str(exc))
-        raise ScenarioError(f"reservations[{i}]: {exc}", path=("reservations", i)) from None
+    except SlurmlabError as exc:  # (it names the one refused first, then the one it overlaps)
+        i = next(
+            k for k, r in enumerate(reservations) if str(exc).startswith(f"reservation {r.name!r}:")
+        )
+        key = "nodes" if reservations[i].nodes else "node_count"
+        raise ScenarioError(
+            f"reservations[{i}]: field {key!r}: {exc}", path=("reservations", i, key)
+        ) from None
 
 
 def _node_names(cluster: Cluster) -> list[str]:

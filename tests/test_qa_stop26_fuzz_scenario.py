@@ -204,8 +204,8 @@ def test_an_underscore_runtime_is_refused_with_the_digits_to_write(tmp_path):
 def test_every_time_field_reads_010_as_ten_seconds(tmp_path):
     """``at``, ``down_for``, a reservation's ``start`` and ``duration``, ``checkpoint``'s
     times, ``random_failures``' ``mtbf`` and ``repair``, a QOS's ``grace_time``."""
-    s = load(
-        tmp_path,
+    path = tmp_path / "ok.yaml"
+    path.write_text(
         "cluster: tiny\n"
         "jobs:\n  - {id: a, submit: 0, runtime: 600, args: '-N 1 -t 20', user: alice,\n"
         "     checkpoint: {interval: 010, write_cost: 010, restart_cost: 010}}\n"
@@ -216,6 +216,19 @@ def test_every_time_field_reads_010_as_ten_seconds(tmp_path):
         "qos: [{name: hi, grace_time: 010, priority: 010, max_wall: 010}]\n"
         "seed: 010\n",
     )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        s = Scenario.load(path)
+    # the one warning: a QOS priority does nothing on tiny (priority/basic)
+    assert [str(w.message) for w in caught] == [
+        f"{path} line 9: qos[0] (hi): field 'priority': 10 has no effect on this cluster: the "
+        "preset 'tiny' sets PriorityType=priority/basic, so a job's priority follows its submit "
+        "order and no priority factor counts, as in Slurm; to use it, give the cluster "
+        "PriorityType=priority/multifactor and PriorityWeightQOS=10000: a preset takes no "
+        "settings, so describe the cluster inline (nodes, partitions) with settings: "
+        "{PriorityType: priority/multifactor, PriorityWeightQOS: 10000}, or give a slurm.conf "
+        "that sets them (cluster: {slurm_conf: PATH})"
+    ]
     ckpt = s.workload.jobs[0].checkpoint
     assert (ckpt.interval, ckpt.write_cost, ckpt.restart_cost) == (10, 10, 10)
     assert s.actions[0].at == 10

@@ -3,7 +3,8 @@
 A QOS carries a priority (the QOS factor), the QOS it may preempt, and limits:
 MaxJobsPerUser, MaxTRESPerUser (e.g. ``gres/gpu=16``), GrpTRES (all its jobs
 together) and MaxWall. A reservation holds nodes (or a node count) over a time
-window for some users/accounts.
+window for some users/accounts. Lists of names (users, accounts, the QOS a QOS
+preempts) are a list or one string split at commas, as sacctmgr's ``Users=alice,bob``.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from slurmlab.spec.units import (
     parse_whole,
 )
 
-__all__ = ["Qos", "Reservation", "parse_preempt_mode", "parse_tres_limits"]
+__all__ = ["Qos", "Reservation", "parse_name_list", "parse_preempt_mode", "parse_tres_limits"]
 
 _TRES_KEYS = ("cpu", "mem", "node", "gres/gpu")
 #: The PreemptMode values slurmlab models; SUSPEND, GANG and WITHIN are Slurm's too.
@@ -47,6 +48,25 @@ def parse_preempt_mode(value, *, what: str = "PreemptMode") -> str:
             f"{', '.join(unmodelled)}; use REQUEUE (the victim pends again) or CANCEL"
         )
     raise SlurmlabError(f"{what}={value}: not a PreemptMode; give OFF, CANCEL or REQUEUE")
+
+
+def parse_name_list(value, *, what: str) -> tuple[str, ...]:
+    """Names as sacctmgr and scontrol take them (``Users=alice,bob``, ``Preempt=low,scav``):
+    a string is split at its commas, the spaces around each name dropped; a list gives its
+    items, each split the same way: ``"alice, bob"`` gives ``('alice', 'bob')``, and
+    ``["alice", "bob,carol"]`` ``('alice', 'bob', 'carol')``. An empty name (``alice,,bob``)
+    is an error.
+    """
+    names = tuple(
+        part.strip() for name in parse_names(value, what=what) for part in name.split(",")
+    )
+    if "" in names:
+        raise SlurmlabError(
+            f"invalid {what} {value!r}: an empty name (a blank item, or nothing between two "
+            "commas); give names separated by commas, as sacctmgr takes them (alice,bob), or a "
+            "list ([alice, bob])"
+        )
+    return names
 
 
 def parse_tres_limits(value, *, what: str = "TRES") -> dict[str, int]:
@@ -116,9 +136,9 @@ class Qos:
         if self.preempt_mode is not None:  # None: the cluster's (sacctmgr's "cluster")
             mode = parse_preempt_mode(self.preempt_mode, what=f"QOS {self.name!r} preempt_mode")
             object.__setattr__(self, "preempt_mode", mode)
-        # one name or a list of names (a plain string is one QOS, never its letters)
+        # names: a list, or a string split at commas (sacctmgr Preempt=low,scav), never letters
         object.__setattr__(
-            self, "preempt", parse_names(self.preempt, what=f"QOS {self.name!r} preempt")
+            self, "preempt", parse_name_list(self.preempt, what=f"QOS {self.name!r} preempt")
         )
         if self.name in self.preempt:
             raise SlurmlabError(f"QOS {self.name!r}: it cannot preempt itself (preempt lists it)")
@@ -139,7 +159,7 @@ class Qos:
         return cls(
             name=str(doc["name"]),
             priority=parse_whole(doc.get("priority", 0), what=f"{where}.priority"),
-            preempt=parse_names(pre, what=f"{where}.preempt"),
+            preempt=parse_name_list(pre, what=f"{where}.preempt"),
             preempt_mode=None
             if not mode or str(mode).strip().upper() == "CLUSTER"
             else parse_preempt_mode(mode, what=f"{where}.preempt_mode"),
@@ -211,8 +231,9 @@ class Reservation:
         object.__setattr__(
             self, "nodes", parse_names(self.nodes, what=f"{where} nodes", hostlist_ok=True)
         )
-        object.__setattr__(self, "accounts", parse_names(self.accounts, what=f"{where} accounts"))
-        object.__setattr__(self, "users", parse_names(self.users, what=f"{where} users"))
+        # a list, or a string split at commas (scontrol's Users=alice,bob)
+        set_(self, "accounts", parse_name_list(self.accounts, what=f"{where} accounts"))
+        set_(self, "users", parse_name_list(self.users, what=f"{where} users"))
         if self.duration <= 0:
             raise SlurmlabError(f"reservation {self.name!r}: duration must be positive")
         if not self.nodes and not self.node_count:
@@ -254,8 +275,8 @@ class Reservation:
             node_count=None
             if doc.get("node_count") is None
             else parse_whole(doc["node_count"], what=f"{where}.node_count", minimum=1),
-            accounts=parse_names(doc.get("accounts"), what=f"{where}.accounts"),
-            users=parse_names(doc.get("users"), what=f"{where}.users"),
+            accounts=parse_name_list(doc.get("accounts"), what=f"{where}.accounts"),
+            users=parse_name_list(doc.get("users"), what=f"{where}.users"),
             flags=parse_names(doc.get("flags"), what=f"{where}.flags"),
         )
 
