@@ -21,16 +21,23 @@ NODES = "NodeName=n[1-2] CPUs=4 RealMemory=8000\nPartitionName=p Nodes=ALL Defau
 NOT_MODELLED = "not modelled by slurmlab (ignored)"
 
 
+#: a PreemptType that preempts needs a PreemptMode (slurmctld refuses it without one)
+PREEMPTING = ("PreemptType=preempt/qos", "PreemptType=preempt/partition_prio")
+
+
 def load(setting: str) -> list[str]:
     """The warnings of reading a slurm.conf whose line 2 is ``setting``."""
+    mode = "PreemptMode=REQUEUE\n" if setting in PREEMPTING else ""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        Cluster.from_slurm_conf(f"ClusterName=c\n{setting}\n{NODES}")
+        Cluster.from_slurm_conf(f"ClusterName=c\n{setting}\n{mode}{NODES}")
     return [str(w.message) for w in caught]
 
 
 def build(settings: dict) -> list[str]:
     """The warnings of building a cluster in Python with ``settings``."""
+    if f"PreemptType={settings.get('PreemptType')}" in PREEMPTING:
+        settings = {**settings, "PreemptMode": "REQUEUE"}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         Cluster("c", (Node("n1"),), (Partition("p", ("n1",)),), settings)

@@ -55,3 +55,55 @@ def test_a_json_restart_count_is_read_where_present(tmp_path):
     jobs = _read(path)
     assert set(jobs.loc[jobs["JobID"] == "6", "Restarts"]) == {2}
     assert set(jobs.loc[jobs["JobID"] != "6", "Restarts"]) == {0}
+
+
+# -- PreemptType and PreemptMode (the Lab demo review) ------------------------------------------
+from slurmlab import Cluster, ConfigError  # noqa: E402
+from slurmlab.errors import SlurmlabError  # noqa: E402
+from slurmlab.spec.cluster import Node, Partition  # noqa: E402
+
+NODES = "NodeName=n[1-2] CPUs=4\nPartitionName=p Nodes=ALL Default=YES\n"
+
+
+def test_preempt_qos_without_a_preempt_mode_is_refused_as_slurmctld_refuses_it():
+    """read_config.c: preempt/qos with PreemptMode OFF (its default) is "PreemptType and
+    PreemptMode values incompatible"; slurmlab ran it with preemption silently off."""
+    with pytest.raises(ConfigError) as info:
+        Cluster.from_slurm_conf(f"ClusterName=c\nPreemptType=preempt/qos\n{NODES}")
+    assert str(info.value) == (
+        "slurm.conf line 2: PreemptType=preempt/qos with no PreemptMode (OFF): slurmctld "
+        'refuses to start ("PreemptType and PreemptMode values incompatible"); set '
+        "PreemptMode=REQUEUE or CANCEL (a QOS's own PreemptMode does not replace it)"
+    )
+
+
+def test_a_preempt_mode_without_a_preempt_type_is_refused_naming_its_line():
+    with pytest.raises(ConfigError) as info:
+        Cluster.from_slurm_conf(f"ClusterName=c\nKillWait=30\nPreemptMode=REQUEUE\n{NODES}")
+    assert str(info.value) == (
+        "slurm.conf line 3: PreemptMode=REQUEUE with PreemptType=preempt/none (the default): "
+        'slurmctld refuses to start ("PreemptType and PreemptMode values incompatible"); set '
+        "PreemptType=preempt/qos to preempt, or drop PreemptMode"
+    )
+
+
+def test_python_settings_get_the_same_check():
+    with pytest.raises(SlurmlabError, match="^Cluster 'c': PreemptType=preempt/qos with "):
+        Cluster("c", (Node("n1"),), (Partition("p", ("n1",)),), {"PreemptType": "preempt/qos"})
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {},
+        {"PreemptType": "preempt/none"},
+        {"PreemptMode": "OFF"},
+        {"PreemptMode": "GANG"},
+        {"PreemptType": "preempt/qos", "PreemptMode": "REQUEUE"},
+        {"PreemptType": "preempt/qos", "PreemptMode": "CANCEL"},
+    ],
+)
+def test_what_slurmctld_accepts_is_accepted(settings):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (GANG is named as not modelled)
+        Cluster("c", (Node("n1"),), (Partition("p", ("n1",)),), settings)

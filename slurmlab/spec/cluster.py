@@ -367,6 +367,36 @@ class ConfSettings(dict):
         self.where: dict[str, str] = {}
 
 
+def preempt_conflict(settings: Mapping[str, str]) -> str | None:
+    """Why slurmctld would refuse these settings' PreemptType with their PreemptMode, or
+    None (read_config.c: preempt/qos and preempt/partition_prio need a mode other than OFF,
+    the default; preempt/none, the default type, takes none but OFF, GANG aside).
+
+    >>> preempt_conflict({"PreemptType": "preempt/qos", "PreemptMode": "REQUEUE"}) is None
+    True
+    """
+    low = {k.lower(): v for k, v in settings.items()}
+    ptype = str(low.get("preempttype") or "preempt/none").strip().lower()
+    given = low.get("preemptmode")
+    words = {w.strip().upper() for w in str(given or "OFF").split(",") if w.strip()}
+    mode_off = not (words - {"OFF", "GANG", "WITHIN"})
+    said = f"PreemptMode={given}" if given else "no PreemptMode (OFF)"
+    if ptype in ("preempt/qos", "preempt/partition_prio") and mode_off:
+        return (
+            f'PreemptType={ptype} with {said}: slurmctld refuses to start ("PreemptType and '
+            "PreemptMode values incompatible\"); set PreemptMode=REQUEUE or CANCEL (a QOS's "
+            "own PreemptMode does not replace it)"
+        )
+    if ptype == "preempt/none" and words - {"OFF", "GANG"}:
+        shown = low.get("preempttype") or "preempt/none (the default)"
+        return (
+            f'{said} with PreemptType={shown}: slurmctld refuses to start ("PreemptType and '
+            'PreemptMode values incompatible"); set PreemptType=preempt/qos to preempt, or '
+            "drop PreemptMode"
+        )
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Cluster:
     """A Slurm cluster: nodes, partitions and the scheduler-relevant slurm.conf settings.
@@ -430,6 +460,9 @@ class Cluster:
             if problem:
                 raise SlurmlabError(f"Cluster {self.name!r}: {problem}")
         where = getattr(self.settings, "where", {})  # (ConfSettings: read from a file)
+        conflict = preempt_conflict(self.settings)
+        if conflict:
+            raise SlurmlabError(f"Cluster {self.name!r}: {conflict}")
         for key, value in self.settings.items():
             note = unknown_key_warning(key, value) or setting_warning(key, value)
             if note:

@@ -45,6 +45,7 @@ from slurmlab.spec.cluster import (
     Partition,
     parse_gres,
     parse_time_value,
+    preempt_conflict,
     quote_split,
     setting_problem,
     setting_warning,
@@ -748,6 +749,10 @@ class _Conf:
         if not partitions:
             partitions = [self.default_partition(nodes)]
         self.warn_threads(nodes, partitions, source)
+        conflict = preempt_conflict(self.settings)
+        if conflict:  # (named at the PreemptType line, else the PreemptMode one)
+            src, no = self.global_at.get("preempttype") or self.global_at["preemptmode"]
+            raise ConfigError(conflict, source=src, line=no)
         try:
             return Cluster(name, tuple(nodes.values()), tuple(partitions), self.settings)
         except ConfigError:
