@@ -152,14 +152,14 @@ jobs:
   - {id: a, runtime: 4000, args: "-N 1 -t 1:00:00",
      checkpoint: {interval: 1000, write_cost: 100, restart_cost: 50}}
 actions:
-  - {at: 4000, action: requeue, job: a}
+  - {at: 3800, action: requeue, job: a}
 """
     )
     runs = result.runs
     assert list(runs["State"]) == ["TIMEOUT", "COMPLETED"]
     assert runs["useful_s"].sum() == 4000
     assert list(runs["restarting_s"]) == [0.0, 50.0]
-    assert runs["End"].iloc[-1] == 4000 + 121 + 50 + 1000
+    assert runs["End"].iloc[-1] == 3800 + 121 + 50 + 1000
 
 
 def test_requeueing_a_completed_job_runs_it_again_from_the_start():
@@ -171,7 +171,7 @@ jobs:
   - {id: a, runtime: 500, args: "-N 1 -t 1:00:00",
      checkpoint: {interval: 1000, write_cost: 100, restart_cost: 50}}
 actions:
-  - {at: 1000, action: requeue, job: a}
+  - {at: 700, action: requeue, job: a}
 """
     )
     runs = result.runs

@@ -254,7 +254,7 @@ def test_a_scenario_action_of_an_unknown_kind_names_the_ones_there_are(tmp_path)
 
 
 def test_a_refused_hold_action_is_a_warning_and_the_run_goes_on(tmp_path):
-    sc = _scenario(tmp_path, "  - {at: 1000, action: hold, job: wait}\n")  # (ended at 360)
+    sc = _scenario(tmp_path, "  - {at: 600, action: hold, job: wait}\n")  # (ended at 360)
     with pytest.warns(UserWarning, match="Job has already finished"):
         r = sc.run()
     assert (r.jobs.State == "COMPLETED").all()

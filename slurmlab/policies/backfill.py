@@ -178,9 +178,13 @@ class Easy(Fifo):
         d = Decision()
         prof = None  # built at the first blocked job: before it, free now is all that matters
         reserved: set[str] = set()
+        # the reserved partitions whose reserved jobs block nothing (PendingJob.blocks: a
+        # maintenance window keeps them out): Slurm's main scheduler tries the later jobs
+        # there, which wait for their own reason (Resources), not for Priority
+        unblocked: set[str] = set()
         plans: list[list] = []  # this pass's reservations: [job, start, nodes, usage]
         if view.resume is not None:  # continue the previous pass (its starts now run)
-            prof, reserved, plans = view.resume
+            prof, reserved, plans, unblocked = view.resume
             if prof is not None:
                 prof.advance(view.now)
         free = view.free.copy()
@@ -244,7 +248,11 @@ class Easy(Fifo):
                 d.starts.append(Start(job.id, nodes, by))
                 continue
             if job.partition in reserved:
-                if job.id in odd:
+                if unblocked and job.partition in unblocked:  # (tried: it cannot start)
+                    d.reasons[job.id] = "Resources"
+                    if job.blocks:  # the first job that blocks its partition
+                        unblocked.discard(job.partition)
+                elif job.id in odd:
                     d.reasons[job.id] = "Priority"
                 if (
                     (cpus[-1] if cpus else -1) < min_cpus
@@ -260,6 +268,8 @@ class Easy(Fifo):
             if prof is None:
                 prof = availability(view, free, started)
             reserved.add(job.partition)
+            if not job.blocks:
+                unblocked.add(job.partition)
             d.reasons[job.id] = "Resources"
             planned = self.plan(prof, job, view)
             if planned is not None:
@@ -267,7 +277,7 @@ class Easy(Fifo):
                 extra.clear()
                 d.planned[job.id] = planned[0]
                 d.sched_nodes[job.id] = planned[1]
-        d.resume = None if stopped else (prof, reserved, plans)
+        d.resume = None if stopped else (prof, reserved, plans, unblocked)
         d.complete = view.resume is None  # (a continued pass keeps the reservations it had)
         return d
 
@@ -500,15 +510,28 @@ class Conservative(Easy):
             placed(n, job, found)
         # In priority order (new jobs were placed after the standing ones): the first job of
         # a partition left waiting waits for Resources, the later ones for Priority, and a job
-        # starting behind one of them is backfilled (started out of priority order).
+        # starting behind one of them is backfilled (started out of priority order). Jobs
+        # that block nothing (PendingJob.blocks: a maintenance window keeps them out) leave
+        # the later ones to wait for Resources too, until one that blocks.
         first_blocked: set[str] = set()
+        unblocked: set[str] = set()  # partitions whose waiting jobs so far block nothing
         for _n, job, nodes in sorted(waiting + starting, key=itemgetter(0)):
             if nodes is not None:  # starting (waiting jobs carry no nodes here)
                 by = "backfill" if job.partition in first_blocked else "main"
                 d.starts.append(Start(job.id, nodes, by))
                 continue
-            d.reasons[job.id] = "Priority" if job.partition in first_blocked else "Resources"
-            first_blocked.add(job.partition)
+            part = job.partition
+            if part not in first_blocked:
+                first_blocked.add(part)
+                d.reasons[job.id] = "Resources"
+                if not job.blocks:
+                    unblocked.add(part)
+            elif unblocked and part in unblocked:
+                d.reasons[job.id] = "Resources"
+                if job.blocks:
+                    unblocked.discard(part)
+            else:
+                d.reasons[job.id] = "Priority"
         d.resume = (changes, before)
         d.complete = True  # every queued job was placed again, or found no place
         return d
@@ -703,8 +726,12 @@ class SlurmBackfill(Conservative):
                 continue
             if not cycle.reached(space, unreached, job, up, now, blocked):
                 seen.append((job, False, None))
-                reasons[job.id] = "Priority" if job.partition in waiting else "Resources"
-                waiting.add(job.partition)
+                if job.partition in waiting:
+                    reasons[job.id] = "Priority"
+                else:
+                    reasons[job.id] = "Resources"
+                    if job.blocks:  # (see below)
+                        waiting.add(job.partition)
                 continue  # passed over untested (too few nodes outside the reservations)
             tested += 1
             mask = job.plan_mask if all_up else job.plan_mask & view.up
@@ -726,17 +753,25 @@ class SlurmBackfill(Conservative):
                     # map from its start to its end rounded down (none when the map is full)
                     space.reserve(nodes, first_slot, _slot_of(now + limit, res))
                 continue
-            reasons[job.id] = "Priority" if job.partition in waiting else "Resources"
-            waiting.add(job.partition)
+            if job.partition in waiting:
+                reasons[job.id] = "Priority"
+            else:
+                reasons[job.id] = "Resources"
+                # the later jobs of its partition wait for Priority, unless it blocks nothing
+                # (PendingJob.blocks: a maintenance window keeps it out); they do not either
+                if job.blocks:
+                    waiting.add(job.partition)
             if t >= space.end and cycle.cut is not None and (mask & cycle.cut).any():
                 # held back to the map's end by reservations cut there: backfill.c's tries
                 # (TRY_LATER) run out of records before it, so it gets no start ("can not
                 # start until too far in the future"): squeue --start shows N/A
-                hopeless[shape] = (limit, False)  # (so is the same shape with a longer limit)
+                # (so is the same shape with a longer limit; it waits for Resources as this
+                # one does when this one blocks nothing)
+                hopeless[shape] = (limit, not job.blocks)
                 seen.append((job, True, None))
                 continue
             if t > horizon:
-                hopeless[shape] = (limit, False)
+                hopeless[shape] = (limit, not job.blocks)
                 beyond = True
                 planned[job.id] = t  # "StartTime set to time after current backfill
                 continue  # window. No reservation" (squeue --start still shows it)
@@ -791,9 +826,12 @@ class _Cycle:
 
     prof: Profile
     space: NodeSpace
-    hopeless: dict = field(default_factory=dict)  # request shape -> (limit, never?)
+    #: request shape -> (limit, whether the later jobs of that shape wait for Resources: none
+    #: ever fits, or the one that failed blocks nothing)
+    hopeless: dict = field(default_factory=dict)
     unreached: dict = field(default_factory=dict)  # request shape -> shortest limit not reached
-    waiting: set = field(default_factory=set)  # partitions whose first job waits (Resources)
+    #: partitions whose first job that blocks (PendingJob.blocks) waits (Resources)
+    waiting: set = field(default_factory=set)
     tested: int = 0  # jobs tested (bf_max_job_test)
     full: bool = False  # the map reached bf_node_space_size records: the cycle ended there
     clipped: bool = False  # a reservation reached beyond the map's end (held up to it)

@@ -65,7 +65,8 @@ class PendingJob:
     #: whether, when it cannot start, it stops the main scheduler's pass over its partition
     #: (it waits for Resources). A job every node of whose partition a maintenance
     #: reservation holds during its window does not: Slurm's main scheduler skips over it
-    #: and tries the later jobs (job_scheduler.c, ESLURM_RESERVATION_BUSY)
+    #: and tries the later jobs (job_scheduler.c, ESLURM_RESERVATION_BUSY), which then wait
+    #: for their own reason (Resources), not for Priority
     blocks: bool = True
     #: what decides whether the request fits, but for its time limit (partition, per-node
     #: need, node count, node set, reach, exclusive): within a pass resources only shrink

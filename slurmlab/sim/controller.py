@@ -318,6 +318,28 @@ class Controller:
         now = self.env.now
         return any(start < now + job.limit and end > now for start, end in windows)
 
+    def _maint_reasons(self, reasons: dict[int, str], maint: set[int]) -> dict[int, str]:
+        """The pass's ``reasons`` with those of the jobs a maintenance window keeps out
+        (``maint``, :meth:`_under_maintenance`) in Slurm's words.
+
+        Such a job blocks nothing (``PendingJob.blocks``): the policies give it Resources, and
+        the later jobs of its partition too until one that blocks. A job given Resources
+        cannot start: ``ReqNodeNotAvail, Reserved for maintenance`` (node_scheduler.c
+        select_nodes, ESLURM_RESERVATION_MAINT). One given Priority waits behind a job that
+        blocks its partition: Slurm's main scheduler skips it without a test and replaces
+        only no reason or Resources with Priority (job_scheduler.c, "Retaining previous
+        scheduling Reason"), so it keeps the maintenance reason once it had it (backfill.c
+        sets no reason on a job it plans).
+        """
+        out = dict(reasons)
+        for jid in maint:
+            given = reasons.get(jid)
+            if given == "Resources":
+                out[jid] = MAINT_REASON
+            elif given == "Priority" and self.jobs[jid].reason == MAINT_REASON:
+                del out[jid]
+        return out
+
     def _reserved_nodes(self, t0: float, t1: float, besides: str | None = None):
         """Nodes held by reservations overlapping [t0, t1) (None when there are none), but
         reservation ``besides``."""
@@ -734,13 +756,12 @@ class Controller:
         if refused:  # the policy counted the refused job's nodes as taken: look again now
             self.request_pass()
         now = self.env.now
-        maint = self._maint  # (filled while the pass read the queue; rarely any)
-        if maint:
+        reasons = decision.reasons
+        if self._maint:  # (filled while the pass read the queue; rarely any)
+            reasons = self._maint_reasons(reasons, self._maint)
             self._maint = set()
-        for jid, reason in decision.reasons.items():
+        for jid, reason in reasons.items():
             job = jobs[jid]
-            if reason == "Resources" and jid in maint:
-                reason = MAINT_REASON
             if job.reason != reason and job.state == "PENDING":  # (mostly unchanged)
                 self._set_reason(job, reason)
         if decision.rest is not None:  # the reason of queued jobs the pass did not name

@@ -251,6 +251,8 @@ class Simulation(Controller, Lifecycles):
             )
         self.seed = parse_whole(seed, what="seed")  # explicit seeds: a whole number, no surprises
         self.origin = DEFAULT_ORIGIN if origin is None else pd.Timestamp(origin)
+        # slurm.conf MinJobAge: how long slurmctld keeps a finished job's record (_records)
+        self._min_job_age = _min_job_age(cluster)
         ot = cluster.setting("OverTimeLimit", "0") or "0"
         self.options = EngineOptions(
             enforce_time_limit=enforce_time_limit,
@@ -1005,8 +1007,16 @@ class Simulation(Controller, Lifecycles):
 
     # -- control ------------------------------------------------------------------------------
     def cancel(self, key: str | int) -> None:
-        """``scancel``: end a pending or running job (all tasks of an array) as CANCELLED."""
-        for job in self._lookup(key):
+        """``scancel``: end a pending or running job (all tasks of an array) as CANCELLED. A
+        job that has already ended is refused with scancel's error, and so is one whose record
+        slurmctld has purged (:meth:`_records`)."""
+        jobs = self._records(key, "scancel")
+        if not any(j.state in ("PENDING", "RUNNING") for j in jobs):
+            raise SlurmlabError(
+                f"scancel: error: Kill job error on job id {key}: Job/step already completing "
+                "or completed"
+            )
+        for job in jobs:
             if job.state == "RUNNING":
                 self.interrupt(job, Cancelled())
             elif job.state == "PENDING":
@@ -1032,11 +1042,12 @@ class Simulation(Controller, Lifecycles):
     def requeue_hold(self, key: str | int) -> None:
         """``scontrol requeuehold``: requeue the job (:meth:`requeue`) and hold it; squeue
         shows the reason as slurmctld words it, ``job requeued in held state``."""
+        self._records(key, "scontrol requeuehold")  # (a purged job: refused in its words)
         self.requeue(key)  # (a running job is held before its interruption requeues it)
         self._hold(key, REQUEUE_HELD, "requeuehold")
 
     def _hold(self, key: str | int, reason: str, command: str) -> None:
-        jobs = self._lookup(key)
+        jobs = self._records(key, f"scontrol {command}")
         if not any(j.state in ("PENDING", "RUNNING") for j in jobs):
             raise SlurmlabError(f"scontrol {command} {key}: Job has already finished")
         self._split_tasks(jobs)
@@ -1081,7 +1092,7 @@ class Simulation(Controller, Lifecycles):
         priority/basic it goes behind every job submitted before the release. Releasing a job
         that is not held does nothing, and one that has ended is refused, as scontrol does
         (real Slurm 22.05)."""
-        jobs = self._lookup(key)
+        jobs = self._records(key, "scontrol release")
         if not any(j.state in ("PENDING", "RUNNING") for j in jobs):
             raise SlurmlabError(f"scontrol release {key}: Job has already finished")
         held = [j for j in jobs if j.state in ("PENDING", "RUNNING") and j.held]
@@ -1101,9 +1112,10 @@ class Simulation(Controller, Lifecycles):
     def requeue(self, key: str | int) -> None:
         """``scontrol requeue``: a running job's run ends REQUEUED and it pends again; a
         finished one pends again to run from the start (scontrol(1): "a running, suspended
-        or finished Slurm batch job"). A job that may not be requeued (``--no-requeue``, or
+        or finished Slurm batch job") while slurmctld still holds its record, MinJobAge after
+        its end (:meth:`_records`). A job that may not be requeued (``--no-requeue``, or
         ``JobRequeue=0`` without ``--requeue``) is refused, as Slurm refuses it."""
-        jobs = self._lookup(key)
+        jobs = self._records(key, "scontrol requeue")
         if all(j.state == "PENDING" for j in jobs):
             raise SlurmlabError(f"scontrol requeue {key}: Job is pending execution")
         stuck = [j.key for j in jobs if not j.requeue and j.state != "PENDING"]
@@ -1195,6 +1207,37 @@ class Simulation(Controller, Lifecycles):
         if ids is None:
             raise SlurmlabError(f"Invalid job id specified: {key!r}")
         return [self.jobs[i] for i in ids]
+
+    def _records(self, key: str | int, command: str) -> list[SimJob]:
+        """The jobs ``key`` names (:meth:`_lookup`) whose records slurmctld still holds, for
+        ``command`` (scancel, scontrol requeue/hold/release) to act on.
+
+        slurmctld purges the record of a job that ended MinJobAge seconds ago or more
+        (slurm.conf, 300 by default; 0 purges none; job_mgr.c ``_list_find_job_old``) at its
+        periodic purge: slurmlab counts it gone once more than MinJobAge has passed. A
+        command naming only purged jobs fails with "Invalid job id specified"; purged tasks
+        of an array it names are left out. Each task counts by its own end (Slurm keeps an
+        array's head record until the whole array has ended; slurmlab does not tell it
+        apart). sacct still lists purged jobs (the database keeps them).
+        """
+        jobs = self._lookup(key)
+        age = self._min_job_age
+        if not age:
+            return jobs
+        oldest = self.env.now - age
+        kept = [
+            j for j in jobs if j.state in ("PENDING", "RUNNING") or j.end is None or j.end >= oldest
+        ]
+        if kept:
+            return kept
+        end = max(j.end for j in jobs)
+        where = "scancel: error: Kill job error on job id" if command == "scancel" else command
+        raise SlurmlabError(
+            f"{where} {key}: Invalid job id specified (it ended at t={end:g}s, more than "
+            f"MinJobAge={age:g} s before t={self.env.now:g}s, so slurmctld has purged its "
+            "record; sacct still lists it): submit it again, or set MinJobAge higher (0 keeps "
+            "every record)"
+        )
 
     def run(self, until: float | None = None, progress=None) -> None:
         """Advance simulated time (to ``until``, or until nothing is left to happen)."""
@@ -1413,6 +1456,17 @@ def records_at(sim: Simulation, t: float) -> Iterable[tuple[SimJob, dict, bool]]
                 yield job, run, False
         if job.submit <= t and (job.end is None or job.end > t):
             yield job, sim._run_record(job, job.state), True  # noqa: SLF001
+
+
+def _min_job_age(cluster: Cluster) -> float:
+    """slurm.conf MinJobAge in seconds: 300 by default, 0 for no purging (slurm.conf(5))."""
+    text = (cluster.setting("MinJobAge", "300") or "300").strip()
+    if not (text.isascii() and text.isdigit()):
+        raise SlurmlabError(
+            f"slurm.conf MinJobAge={text!r}: must be a whole number of seconds, e.g. 300 (the "
+            "default; 0 keeps every finished job's record)"
+        )
+    return float(text)
 
 
 def _seconds(text: str, key: str) -> float:

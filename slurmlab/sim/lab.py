@@ -404,26 +404,26 @@ class Lab:
     def scancel(self, jobid) -> None:
         """Cancel pending or running jobs: an id, an array (all its tasks), a task (``12_3``)
         or some tasks (``12_[1-3,5]``); several as scancel takes them (``"12 14"``) or as a
-        list (``[12, 14]``). Every id is checked before any job is cancelled. A job that has
-        already ended is left as it is, with scancel's warning."""
+        list (``[12, 14]``). Every id is checked before any job is cancelled: an unknown one,
+        or one that ended more than the cluster's MinJobAge ago (slurmctld has purged it), is
+        an error. A job that has ended since is left as it is, with scancel's warning."""
         ids = _JOB_IDS.findall(jobid) if isinstance(jobid, str) else jobid
         ids = list(ids) if isinstance(ids, list | tuple) else [ids]
         if not ids:
             raise SlurmlabError(f"scancel: no job id in {jobid!r}; give one, e.g. scancel(12)")
-        found = [(one, self.sim._lookup(one)) for one in ids]  # noqa: SLF001 (unknown: raises)
-        for one, jobs in found:
-            if all(j.state not in ("PENDING", "RUNNING") for j in jobs):
-                warnings.warn(
-                    f"scancel: error: Kill job error on job id {one}: Job/step already "
-                    "completing or completed",
-                    stacklevel=2,
-                )
-            self.sim.cancel(one)
+        for one in ids:  # (unknown or purged: raises)
+            self.sim._records(one, "scancel")  # noqa: SLF001
+        for one in ids:
+            try:
+                self.sim.cancel(one)
+            except SlurmlabError as exc:  # (it has ended: scancel's error, and it goes on)
+                warnings.warn(str(exc), stacklevel=2)
         self._settle()
 
     def requeue(self, jobid) -> None:
         """``scontrol requeue``: a running job's run ends REQUEUED and it pends again (a
-        finished one too, to run again); eligible again after the requeue delay."""
+        finished one too, to run again, while slurmctld holds its record: up to the cluster's
+        MinJobAge after its end, 300 s by default); eligible again after the requeue delay."""
         self.sim.requeue(jobid)
         self._settle()
 
