@@ -332,3 +332,24 @@ def test_the_readmes_scorecard_is_the_current_codes():
     text, ok = scorecard()
     assert ok
     assert readme_block((ROOT / "README.md").read_text(encoding="utf-8")) == text
+
+
+MAINT_DIR = ROOT / "datasets/realslurm/maintenance"
+
+
+@pytest.mark.skipif(not (MAINT_DIR / "transitions.csv").exists(), reason="no fixture")
+def test_maintenance_shows_real_slurms_pending_reasons_second_by_second():
+    """Replaying ``maintenance`` (a MAINT reservation on every GPU node from 90 s to 270 s):
+    at every change real Slurm showed (polled each second; the simulation is read half a
+    second before, as real Slurm acts a fraction of a second after each instant), each
+    pending job has the same reason: ``ReqNodeNotAvail, Reserved for maintenance`` for every
+    job the window keeps out, the later ones in the queue too, not ``Priority``; the 4-node
+    job ``Resources`` while a job holds one of its nodes, before and after the window."""
+    result = replay_result("maintenance")
+    real = pd.read_csv(MAINT_DIR / "transitions.csv", keep_default_na=False)
+    pending = real[(real["state"] == "PENDING") & (real["reason"] != "None")]
+    assert len(pending) == 7
+    for row in pending.itertuples():
+        q = result.squeue(at=row.t - 0.5).set_index("JOBID")
+        assert q.loc[row.id, "ST"] == "PD", (row.t, row.id)
+        assert q.loc[row.id, "NODELIST(REASON)"] == f"({row.reason})", (row.t, row.id)

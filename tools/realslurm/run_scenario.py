@@ -210,8 +210,9 @@ class Driver:
                 cmd.append(f"Users={','.join(r['users'])}")
             if r.get("accounts"):
                 cmd.append(f"Accounts={','.join(r['accounts'])}")
-            if r.get("flags"):
-                cmd.append(f"Flags={r['flags']}")
+            if r.get("flags"):  # (a list in scenario files: [maint])
+                flags = r["flags"]
+                cmd.append(f"Flags={flags if isinstance(flags, str) else ','.join(flags)}")
             res = run(cmd)
             self.log["reservations"].append(
                 {"name": r["name"], "cmd": shlex.join(cmd), "rc": res.returncode}
