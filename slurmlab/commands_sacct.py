@@ -2,7 +2,8 @@
 
 ``slurmlab.cli`` calls :func:`add_subcommands`; each command parses its arguments, calls the
 public API and prints. A :class:`~slurmlab.SlurmlabError` (a :class:`SacctParseError` among
-them) becomes one line on stderr and exit code 2. Messages written for the Python API
+them) becomes one line on stderr and exit status 1 (2 is argparse's, for a wrong command
+line: ``slurmlab.cli`` lists them). Messages written for the Python API
 (``errors='warn'``, ``fields=...``) are shown with this command line's flags (``--errors
 warn``, ``--fields``).
 """
@@ -10,12 +11,14 @@ warn``, ``--fields``).
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import re
 import sys
 import warnings
 from pathlib import Path
 
+from slurmlab.cli import EXIT_INPUT
 from slurmlab.errors import SlurmlabError
 from slurmlab.paths import check_distinct, check_writable
 
@@ -46,6 +49,30 @@ _TZ_HELP = (
     "--tz is not given (with a warning); rows whose epoch times fall on both sides of a "
     "daylight-saving change in this zone are warned about (leave --tz out to keep UTC)"
 )
+
+
+SUMMARY_JSON_KEYS = """\
+summary --json prints one object with these keys (null where a value is unknown):
+  jobs, runs, steps   counts: JobIDs (each array task, each requeued job once); their
+                      runs that started (each run of a requeued job, as sacct -D); steps
+  states              {State: jobs}: each job's final state
+  gpu_hours, cpu_hours
+                      hours over every run (GPUs or CPUs x Elapsed); null when the export
+                      lacks the fields, which unknown_hours names
+  gpu_hours_by_account, gpu_hours_by_user
+                      {name: GPU-hours}
+  mean_wait_s, median_wait_s, p95_wait_s
+                      seconds from Submit to Start, each job once (its last run), over
+                      the jobs that started; null when none did
+  mean_wait_eligible_s, median_wait_eligible_s, p95_wait_eligible_s
+                      the same from Eligible (holds, dependencies, --begin left out);
+                      null without an Eligible field
+  first_submit, last_end
+                      the first Submit and the last end, YYYY-MM-DDTHH:MM:SS as the
+                      export writes them (--tz for epoch and --json times)
+  bad_rows            malformed rows left out (--errors warn) or kept with NA (coerce)
+  unknown_hours       null, or {"gpu_hours"/"cpu_hours": the sacct -o fields to add}
+"""
 
 
 def _cli_words(text: str) -> str:
@@ -84,9 +111,14 @@ def _reading_options(parser) -> None:
 
 def add_subcommands(subparsers) -> None:
     """Register ``summary``, ``report`` and ``anonymize`` on an argparse subparsers object."""
-    p = subparsers.add_parser("summary", help="summarise a sacct export in words or JSON")
+    p = subparsers.add_parser(
+        "summary",
+        help="summarise a sacct export in words or JSON",
+        epilog=SUMMARY_JSON_KEYS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("export", help="a sacct export (-P/-p text, gzip/bz2/xz, or --json)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--json", action="store_true", help="print one JSON object (its keys: below)")
     _reading_options(p)
     p.set_defaults(func=run_summary)
 
@@ -132,7 +164,7 @@ def add_subcommands(subparsers) -> None:
 
 def _fail(exc: Exception) -> int:
     print(f"slurmlab: error: {_cli_words(str(exc))}", file=sys.stderr)
-    return 2
+    return EXIT_INPUT
 
 
 def _warn(message) -> None:
@@ -142,6 +174,7 @@ def _warn(message) -> None:
 def _read(args):
     from slurmlab.records.sacct import read_sacct
 
+    _check_not_other_input(args.export, getattr(args, "command", None) or "summary")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         jobs = read_sacct(
@@ -153,7 +186,84 @@ def _read(args):
         )
     for warning in caught:
         _warn(warning.message)
+    if args.errors == "coerce" and jobs.attrs.get("bad_rows"):  # (said, as --errors warn says)
+        lines = jobs.attrs.get("bad_lines") or []
+        shown = ", ".join(map(str, lines[:10])) + (
+            f" and {len(lines) - 10} more" if len(lines) > 10 else ""
+        )
+        _warn(
+            f"{args.export}: kept {jobs.attrs['bad_rows']} malformed row(s) with NA for their "
+            f"bad values (--errors coerce){f' at line(s) {shown}' if shown else ''}; "
+            "--errors raise names the first and its fix, --errors warn leaves them out"
+        )
     return jobs
+
+
+#: The first data rows looked at to tell a `simulate --jobs-out` CSV from a sacct export.
+_SNIFF_BYTES = 1 << 16
+#: A scenario document is small; a larger JSON file is a sacct --json export.
+_SCENARIO_MAX_BYTES = 16 << 20
+
+
+def _check_not_other_input(export: str, command: str) -> None:
+    """Files slurmlab writes or reads elsewhere, named as what they are (and what to give
+    instead) before the sacct reader takes them for a malformed export: the CSV of
+    ``slurmlab simulate --jobs-out`` and a scenario in JSON (a .yaml one the reader names).
+    A pipe is left to the reader: it can be read only once."""
+    path = Path(export)
+    try:
+        if not path.is_file():
+            return
+        with open(path, "rb") as fh:
+            head = fh.read(_SNIFF_BYTES)
+        text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
+        if text.lstrip().startswith("{"):
+            if path.stat().st_size > _SCENARIO_MAX_BYTES or '"meta"' in text[:4096]:
+                return  # (sacct --json writes its meta first: read it once, by the reader)
+            doc = json.loads(path.read_bytes().decode("utf-8", errors="replace").lstrip("\ufeff"))
+        else:
+            doc = None
+    except (OSError, ValueError):  # (unreadable, not JSON: the reader's error says so)
+        return
+    if isinstance(doc, dict) and "meta" not in doc and {"cluster", "policy"} & set(doc):
+        raise SlurmlabError(
+            f"{export}: is a scenario file (JSON with a "
+            f"{' and a '.join(repr(k) for k in ('cluster', 'policy') if k in doc)} section), "
+            f"not a sacct export; simulate it into one first: slurmlab simulate {export} "
+            f"--sacct-out jobs.psv, and give slurmlab {command} jobs.psv"
+        )
+    if doc is None and _is_jobs_csv(text):
+        raise SlurmlabError(
+            f"{export}: is the job table `slurmlab simulate --jobs-out` writes (CSV, times in "
+            "seconds from the simulation's start), not a sacct export, which slurmlab "
+            f"{command} reads; write one with `slurmlab simulate SCENARIO --sacct-out "
+            f"jobs.psv` (dates from the scenario's origin) and give slurmlab {command} that, "
+            "or read the CSV with pandas (pd.read_csv)"
+        )
+
+
+def _is_jobs_csv(text: str) -> bool:
+    """The CSV of ``simulate --jobs-out``: sacct column names split by ',' and Elapsed in
+    seconds (``3000.0``), which a sacct export writes as ``[D-]HH:MM:SS``."""
+    lines = text.splitlines()[:21]
+    if len(lines) < 2 or "|" in lines[0]:
+        return False
+    rows = list(csv.reader(lines))
+    header = rows[0]
+    if not {"JobID", "Submit", "Elapsed"} <= set(header):
+        return False
+    at = header.index("Elapsed")
+    seconds = re.compile(r"\d+(\.\d+)?")
+    return any(len(row) > at and seconds.fullmatch(row[at]) for row in rows[1:])
+
+
+def _encodable(text: str, stream) -> bool:
+    """Whether ``stream`` (stdout) can write ``text`` in its encoding."""
+    try:
+        text.encode(getattr(stream, "encoding", None) or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
 
 
 def run_summary(args) -> int:
@@ -172,7 +282,10 @@ def run_summary(args) -> int:
         data = result.to_dict()
         data.pop("runs", None)
         data["runs"] = result.runs
-        print(json.dumps(data, indent=2, ensure_ascii=False))
+        text = json.dumps(data, indent=2, ensure_ascii=False)
+        if not _encodable(text, sys.stdout):  # (an ASCII locale: "\u00e9", the same JSON)
+            text = json.dumps(data, indent=2)
+        print(text)
     else:
         print(result.words())
     return 0
@@ -270,6 +383,7 @@ def run_anonymize(args) -> int:
     from slurmlab.anonymize import anonymize_file
 
     try:
+        _check_not_other_input(args.export, getattr(args, "command", None) or "summary")
         _check_outputs(
             args,
             [("-o", args.output, "anonymized.psv"), ("--mapping", args.mapping, "mapping.csv")],

@@ -1,13 +1,24 @@
-"""``slurmlab simulate``: run a scenario file or an SWF trace under a policy."""
+"""``slurmlab simulate``: run a scenario file or an SWF trace under a policy.
+
+An input is an SWF trace by its name (``.swf``, ``.swf.gz``) or else by its content (``;``
+comment lines and records of whitespace-separated numbers, plain or gzipped), so that
+``<(zcat trace.swf.gz | head -500)`` and ``trace.txt`` are traces too; anything else is a
+scenario (YAML or JSON). A pipe can be read only once: it is copied to a temporary file.
+"""
 
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import math
 import numbers
+import re
+import shutil
 import sys
+import tempfile
 import warnings
+import zlib
 from pathlib import Path
 
 from slurmlab.errors import SlurmlabError
@@ -17,13 +28,52 @@ from slurmlab.policies.backfill import POLICIES
 __all__ = ["add_subcommands"]
 
 
+SIMULATE_JSON_KEYS = """\
+simulate --json prints one object with these keys (null where a mean has no job to
+average: none started, or none ended):
+  policy                 the policy simulated
+  jobs, started, completed, backfilled, requeues
+                         counts of jobs, each once by its last run; backfilled: started
+                         out of priority order; requeues: every requeue
+  states                 {State: jobs}: each job's final state
+  mean_wait_s, median_wait_s, p95_wait_s
+                         seconds from Submit to Start, over the jobs that started
+  mean_bounded_slowdown  mean of max(1, (wait + run) / max(run, 10 s)), jobs that ended
+  utilization, gpu_utilization
+                         fractions (0 to 1) of the CPUs' (GPUs') capacity used from the
+                         first Submit to the last End (or to --until)
+  makespan_s             seconds from the first Submit to the last End (or to --until)
+  cpu_hours, gpu_hours   CPU-hours and GPU-hours allocated, over every run
+  goodput                useful / allocated GPU-hours (CPU-hours without GPUs), 0 to 1
+  gpu_hours_allocated, gpu_hours_useful, gpu_hours_lost, gpu_hours_lost_to_failures,
+  gpu_hours_checkpointing, gpu_hours_restarting
+                         GPU-hours; lost: work since the last checkpoint when a run was
+                         cut (to_failures: by NODE_FAIL or PREEMPTED)
+  mean_time_to_recovery_s
+                         seconds from a failed run's end to the job's next start
+  wall_s                 seconds the simulation took on this computer (differs each run)
+  procs                  the machine's processors (CPUs of all its nodes)
+  dropped                jobs of an SWF trace left out by --skip-invalid (0 otherwise)
+  dropped_why            {reason: jobs}: why they were left out; each reason is a short
+                         English phrase (e.g. "wider than the machine"), for people to
+                         read: compare dropped, not these keys, in a script
+"""
+
+
 def add_subcommands(sub) -> None:
     p = sub.add_parser(
         "simulate",
         help="simulate a scenario (.yaml/.json) or an SWF trace (.swf, .swf.gz)",
         description="Simulate a scenario file or a Standard Workload Format trace.",
+        epilog=SIMULATE_JSON_KEYS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("input", help="scenario file or SWF trace")
+    p.add_argument(
+        "input",
+        help="scenario file (YAML or JSON) or SWF trace, plain or gzipped: a trace by its name "
+        "(.swf, .swf.gz) or else by its content (';' comment lines, records of 18 numbers), "
+        "so a pipe such as <(zcat trace.swf.gz | head -500) works",
+    )
     p.add_argument(
         "--policy",
         choices=sorted(POLICIES),
@@ -59,8 +109,7 @@ def add_subcommands(sub) -> None:
     p.add_argument(
         "--json",
         action="store_true",
-        help="print the metrics as one JSON object, with the machine's processors (procs) and "
-        "the jobs the SWF reader dropped (dropped, dropped_why)",
+        help="print the metrics as one JSON object (its keys: below)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
@@ -85,7 +134,10 @@ def _procs(text: str) -> int:
     return value
 
 
-_KINDS = "a scenario (.yaml, .yml, .json) or an SWF trace (.swf, .swf.gz)"
+_KINDS = "a scenario (.yaml, .yml, .json) or an SWF trace (.swf, .swf.gz, or by its content)"
+#: How much of an input is looked at to tell an SWF trace from a scenario.
+_SNIFF_BYTES = 1 << 16
+_GZIP = b"\x1f\x8b"
 
 
 def _is_swf(path: Path) -> bool:
@@ -93,35 +145,124 @@ def _is_swf(path: Path) -> bool:
     return name.endswith(".swf") or name.endswith(".swf.gz")
 
 
-def _check_input(path: Path) -> bool:
-    """Raise unless ``path`` is an SWF trace or a text (scenario) file; True for SWF."""
+def _cannot_read(path: Path, exc: OSError) -> SlurmlabError:
+    fix = "; check its permissions" if exc.errno in (errno.EACCES, errno.EPERM) else ""
+    return SlurmlabError(f"input {str(path)!r} cannot be read ({exc.strerror or exc}){fix}")
+
+
+def _check_input(path: Path, folder: Path | None = None) -> tuple[bool, Path]:
+    """Raise unless ``path`` is an SWF trace or a text (scenario) file; return whether it is
+    an SWF trace, and the file to read it from: ``path``, or for a pipe (which can be read
+    once only) a copy of it in ``folder`` (a temporary folder the caller removes)."""
     if not path.exists():
         raise SlurmlabError(f"input {str(path)!r} does not exist; give {_KINDS}")
     if path.is_dir():
         raise SlurmlabError(f"input {str(path)!r} is a directory; give {_KINDS}")
     if _is_swf(path):
+        return True, path
+    pipe = not path.is_file()  # (<(...), /dev/stdin)
+    if pipe and folder is None:
+        raise SlurmlabError(f"input {str(path)!r} is not a file; give {_KINDS}")
+    try:
+        if pipe:
+            copy = folder / "input"
+            with open(path, "rb") as src, open(copy, "wb") as dst:
+                head = src.read(_SNIFF_BYTES)
+                dst.write(head)
+                shutil.copyfileobj(src, dst)
+        else:
+            with open(path, "rb") as fh:
+                head = fh.read(_SNIFF_BYTES)
+            copy = path
+        swf = _looks_like_swf(head)
+        if not swf:  # any other input is read as a scenario, so it must be text
+            _check_scenario_text(path, copy.read_bytes())
+    except OSError as exc:
+        raise _cannot_read(path, exc) from None
+    if pipe:  # (named by what it holds; messages name the input as given)
+        named = copy.with_name("input.swf.gz" if head.startswith(_GZIP) else "input.swf")
+        copy = copy.rename(named if swf else copy.with_name("input.yaml"))
+    return swf, copy
+
+
+def _sniffed_lines(head: bytes) -> list[str]:
+    """The first lines of an input that are not blank, decompressed if gzipped; the last
+    one left out when it may be cut (the rest of the input was not read)."""
+    cut = len(head) >= _SNIFF_BYTES
+    if head.startswith(_GZIP):
+        try:
+            head = zlib.decompressobj(wbits=31).decompress(head, _SNIFF_BYTES)
+        except zlib.error:
+            return []
+        cut = True
+    lines = [line.strip() for line in head.decode("utf-8", errors="replace").splitlines()]
+    lines = [line.lstrip("\ufeff") for line in lines if line.strip()]
+    return lines[:-1] if cut and len(lines) > 1 else lines
+
+
+def _looks_like_swf(head: bytes) -> bool:
+    """SWF (plain or gzipped): it starts with a ``;`` comment line (its header) or with a
+    record, whitespace-separated numbers (18 of them; the reader checks each record). A
+    scenario starts with neither: YAML comments are ``#``, JSON starts ``{``."""
+    lines = _sniffed_lines(head)
+    if not lines:
+        return False
+    if lines[0].startswith(";"):
         return True
-    data = path.read_bytes()
-    try:  # any other name is read as a scenario, so it must be text
-        data.decode("utf-8")
+    fields = lines[0].split()
+    return len(fields) >= 2 and all(_is_number(field) for field in fields)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _check_scenario_text(path: Path, data: bytes) -> None:
+    """Raise unless ``data`` can be a scenario: text, and not a sacct export (-P or --json),
+    which the other commands read."""
+    analyse = f"analyse an export with `slurmlab summary {path}` or `slurmlab report {path}`"
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
-        hint = (
-            "it is gzip-compressed: name a gzipped SWF trace NAME.swf.gz"
-            if data.startswith(b"\x1f\x8b")
-            else "it is a binary file, not scenario text"
-        )
+        if data.startswith(_GZIP):
+            lines = _sniffed_lines(data[:_SNIFF_BYTES])
+            if lines and _looks_like_sacct(lines[0]):
+                raise SlurmlabError(
+                    f"input {str(path)!r} is a gzip-compressed sacct export (its first line "
+                    f"is the header {lines[0][:60]!r}); slurmlab simulate reads {_KINDS}: "
+                    f"{analyse} (they read it compressed)"
+                ) from None
+            hint = (
+                "it is gzip-compressed, and its text is neither an SWF trace (';' comment "
+                "lines, records of numbers) nor a sacct export; if it is a gzipped SWF "
+                "trace, name it NAME.swf.gz to read it as one"
+            )
+        else:
+            hint = "it is a binary file, not scenario text"
         raise SlurmlabError(
             f"input {str(path)!r} is neither a scenario nor an SWF trace ({hint}); "
             f"slurmlab simulate reads {_KINDS}"
         ) from None
-    first = next((line for line in data.decode("utf-8").splitlines() if line.strip()), "")
+    first = next((line for line in text.splitlines() if line.strip()), "")
     if _looks_like_sacct(first):
         raise SlurmlabError(
             f"input {str(path)!r} looks like a sacct export (its first line is the header "
-            f"{first[:60]!r}); slurmlab simulate reads {_KINDS}: analyse an export with "
-            f"`slurmlab summary {path}` or `slurmlab report {path}`"
+            f"{first[:60]!r}); slurmlab simulate reads {_KINDS}: {analyse}"
         )
-    return False
+    if text.lstrip("\ufeff \t\r\n").startswith("{"):
+        try:
+            doc = json.loads(text.lstrip("\ufeff"))
+        except ValueError:
+            return  # (the scenario reader names the line)
+        if isinstance(doc, dict) and "meta" in doc and isinstance(doc.get("jobs"), list):
+            raise SlurmlabError(
+                f"input {str(path)!r} is a sacct --json export (top-level 'meta' and "
+                f"'jobs'), not a scenario; slurmlab simulate reads {_KINDS}: {analyse}"
+            )
 
 
 def _looks_like_sacct(line: str) -> bool:
@@ -131,6 +272,25 @@ def _looks_like_sacct(line: str) -> bool:
     names = [n.strip().lower() for n in line.split("|") if n.strip()]
     known = {f.lower() for f in SACCT_FIELDS}
     return len(names) >= 2 and sum(n in known for n in names) >= max(2, len(names) // 2)
+
+
+#: The Python API's words in messages -> the command line's flags.
+_CLI_WORDS = (
+    (re.compile(r" \((skip_invalid=True|procs=N)\)"), ""),
+    (re.compile(r"(?<![-\w])until=('[^']*'|\S+)"), r"--until \1"),
+    (re.compile(r"\(cluster= in Python, --cluster on the command line\)"), "(--cluster)"),
+    (re.compile(r"(?<![-\w])policy='(\w+)'"), r"--policy \1"),
+)
+
+
+def _cli_words(text: str, renames: list[tuple[str, str]] = ()) -> str:
+    """A message of the Python API in the words of the command line; ``renames``: (the
+    temporary copy of a piped input, the input as given)."""
+    for pattern, replacement in _CLI_WORDS:
+        text = pattern.sub(replacement, text)
+    for copy, given in renames:
+        text = text.replace(repr(copy), repr(given)).replace(copy, given)
+    return text
 
 
 def _check_options(args, swf: bool) -> None:
@@ -182,13 +342,27 @@ def _shown(path: Path) -> str:
 
 
 def run_simulate(args) -> int:
+    """``slurmlab simulate``: errors and warnings in the command line's words."""
+    renames: list[tuple[str, str]] = []
+    with tempfile.TemporaryDirectory(prefix="slurmlab-") as folder:
+        try:
+            return _simulate(args, Path(folder), renames)
+        except SlurmlabError as exc:
+            text = _cli_words(str(exc), renames)
+            if text == str(exc):
+                raise
+            raise SlurmlabError(text) from None
+
+
+def _simulate(args, folder: Path, renames: list[tuple[str, str]]) -> int:
     from slurmlab.cli import load_cluster
     from slurmlab.records.swf import SwfDropWarning, read_swf, swf_cluster
     from slurmlab.scenario import Scenario
     from slurmlab.sim.simulate import simulate
 
-    path = Path(args.input)
-    swf = _check_input(path)
+    swf, path = _check_input(Path(args.input), folder)
+    if str(path) != args.input and path.parent == folder:
+        renames.append((str(path), args.input))
     _check_options(args, swf)
     outputs = [
         ("--jobs-out", args.jobs_out, "jobs.csv"),
@@ -222,6 +396,7 @@ def run_simulate(args) -> int:
             )
         else:
             scenario = Scenario.load(path)
+            workload = scenario.workload
             named = [(what, _shown(path)) for what, path in scenario.named_sources()]
             check_distinct(named, outputs)
             if args.cluster:  # checked again on that cluster: errors name file and entry
@@ -231,12 +406,21 @@ def run_simulate(args) -> int:
             result = scenario.run(args.policy, progress=progress, until=args.until)
     dropped_why: dict[str, int] = {}
     for w in caught:
-        print(f"slurmlab: warning: {w.message}", file=sys.stderr)
+        print(f"slurmlab: warning: {_cli_words(str(w.message), renames)}", file=sys.stderr)
         if isinstance(w.message, SwfDropWarning):
             for why, count in w.message.counts.items():
                 dropped_why[why] = dropped_why.get(why, 0) + count
     metrics = result.metrics
-    if not metrics["jobs"]:
+    if not metrics["jobs"] and len(workload) and args.until is not None:
+        first = min(job.submit for job in workload)
+        print(
+            f"slurmlab: warning: {args.input}: no job is submitted before --until "
+            f"{args.until}: the first of its {len(workload)} jobs is submitted at {first:g} s "
+            "(jobs not submitted by then are left out); waits and slowdown below are "
+            "undefined (nan; null in --json), utilization and makespan 0",
+            file=sys.stderr,
+        )
+    elif not metrics["jobs"]:
         print(
             f"slurmlab: warning: {args.input}: no jobs to simulate: waits and slowdown below "
             "are undefined (nan; null in --json), utilization and makespan 0",
@@ -257,7 +441,13 @@ def run_simulate(args) -> int:
     if args.sacct_out:
         from slurmlab.records.sacct import write_sacct
 
-        write_sacct(result.sacct(duplicates=True), args.sacct_out)
+        try:
+            write_sacct(result.sacct(duplicates=True), args.sacct_out)
+        except OSError as exc:  # (a disk full, a folder removed meanwhile)
+            raise SlurmlabError(
+                f"--sacct-out {args.sacct_out!r}: cannot write it ({exc.strerror or exc}); "
+                "choose another path"
+            ) from None
     if args.json:
         # what utilization is a fraction of, and what the SWF reader left out
         machine = {

@@ -209,7 +209,7 @@ def test_summary_cli_json_and_errors(tmp_path, capsys):
     assert data["jobs"] == 2 and data["gpu_hours"] == 10.0 and data["bad_rows"] == 0
     bad = tmp_path / "bad.txt"
     bad.write_text("JobID|Elapsed\n1|ten\n")
-    assert main(["summary", str(bad)]) == 2
+    assert main(["summary", str(bad)]) == 1
     err = capsys.readouterr().err
     assert (
         err.startswith("slurmlab: error:")

@@ -41,10 +41,13 @@ def test_help_in_process(capsys):
     assert "sinfo" in out
 
 
-def test_no_arguments_prints_help(capsys):
-    """`slurmlab` alone prints the help and succeeds."""
-    assert main([]) == 0
-    assert "usage: slurmlab" in capsys.readouterr().out
+def test_no_arguments_is_a_usage_error(capsys):
+    """`slurmlab` alone prints the usage on stderr and fails as a usage error (exit 2)."""
+    with pytest.raises(SystemExit) as exc:
+        main([])
+    assert exc.value.code == 2
+    out = capsys.readouterr()
+    assert out.out == "" and out.err.startswith("usage: slurmlab")
 
 
 def test_python_dash_m_version():
@@ -87,10 +90,10 @@ def test_sinfo_of_a_slurm_conf_file(tmp_path, capsys):
 
 
 def test_bad_input_is_a_short_error(tmp_path, capsys):
-    """A bad slurm.conf gives a one-line error and exit status 2, not a traceback."""
+    """A bad slurm.conf gives a one-line error and exit status 1, not a traceback."""
     conf = tmp_path / "slurm.conf"
     conf.write_text("NodeName=n1 CPUs=many\n")
-    assert main(["sinfo", str(conf)]) == 2
+    assert main(["sinfo", str(conf)]) == 1
     err = capsys.readouterr().err
     assert err.startswith("slurmlab: error: ") and "line 1" in err and "CPUs" in err
 
@@ -124,9 +127,9 @@ def make_input(tmp_path, kind: str):
     if kind == "folder.swf":
         (tmp_path / "dir.swf").mkdir()
         return tmp_path / "dir.swf"
-    if kind == "gzip named .gz":
+    if kind == "gzip named .gz":  # (not an SWF trace: a gzipped one is read by its content)
         path = tmp_path / "t.gz"
-        path.write_bytes(gzip.compress((SWF_HEADER + SWF_JOB).encode()))
+        path.write_bytes(gzip.compress(b"hello: world\n"))
         return path
     if kind == "bzip2 named .swf.bz2":
         path = tmp_path / "x.swf.bz2"
@@ -157,7 +160,7 @@ BAD_INPUTS = [
 def test_simulate_rejects_bad_inputs_naming_the_file(tmp_path, capsys, kind, message):
     path = make_input(tmp_path, kind)
     code, out, err = simulate_cli(capsys, str(path))
-    assert code == 2 and out == ""
+    assert code == 1 and out == ""
     assert message.format(path=path) in error_line(err)
 
 
@@ -190,14 +193,14 @@ def test_swf_options_with_a_scenario_are_an_error(tmp_path, capsys, options, mes
     path = tmp_path / "s.yaml"
     path.write_text(SCENARIO)
     code, _, err = simulate_cli(capsys, str(path), *options)
-    assert code == 2 and message.format(path=path) in error_line(err)
+    assert code == 1 and message.format(path=path) in error_line(err)
 
 
 def test_procs_and_cluster_together_are_an_error(tmp_path, capsys):
     path = tmp_path / "t.swf"
     path.write_text(SWF_HEADER + SWF_JOB)
     code, _, err = simulate_cli(capsys, str(path), "--procs", "8", "--cluster", "tiny")
-    assert code == 2 and "give --procs 8 (a pool" in error_line(err)
+    assert code == 1 and "give --procs 8 (a pool" in error_line(err)
 
 
 def test_cluster_decides_which_swf_jobs_are_too_wide(tmp_path, capsys):
@@ -207,7 +210,7 @@ def test_cluster_decides_which_swf_jobs_are_too_wide(tmp_path, capsys):
     wide = "2 0 -1 100 500 -1 -1 500 200 -1 1 1 1 -1 -1 -1 -1 -1\n"
     path.write_text("; MaxProcs: 1000\n" + SWF_JOB + wide)
     code, _, err = simulate_cli(capsys, str(path), "--cluster", "tiny")
-    assert code == 2
+    assert code == 1
     assert f"{path}: line 3: job 2 asks for 500 processors, which cluster 'tiny'" in error_line(err)
     code, out, err = simulate_cli(
         capsys, str(path), "--cluster", "tiny", "--skip-invalid", "--json"
@@ -235,7 +238,7 @@ def test_jobs_out_in_a_missing_folder_is_an_error_before_simulating(
     path.write_text(SWF_HEADER + SWF_JOB)
     out = tmp_path / "nodir" / "x.csv"
     code, _, err = simulate_cli(capsys, str(path), "--jobs-out", str(out))
-    assert code == 2
+    assert code == 1
     assert f"--jobs-out '{out}': folder '{out.parent}' does not exist; create it" in error_line(err)
 
 
@@ -243,7 +246,7 @@ def test_jobs_out_that_is_a_folder_is_an_error_before_simulating(tmp_path, capsy
     path = tmp_path / "t.swf"
     path.write_text(SWF_HEADER + SWF_JOB)
     code, _, err = simulate_cli(capsys, str(path), "--jobs-out", str(tmp_path))
-    assert code == 2 and f"--jobs-out '{tmp_path}' is a directory" in error_line(err)
+    assert code == 1 and f"--jobs-out '{tmp_path}' is a directory" in error_line(err)
 
 
 def test_jobs_out_that_cannot_be_written_is_an_error_before_simulating(
@@ -260,7 +263,7 @@ def test_jobs_out_that_cannot_be_written_is_an_error_before_simulating(
     path.write_text(SWF_HEADER + SWF_JOB)
     out = tmp_path / "x.csv"
     code, _, err = simulate_cli(capsys, str(path), "--jobs-out", str(out))
-    assert code == 2
+    assert code == 1
     assert f"--jobs-out '{out}': cannot write it (Permission denied)" in error_line(err)
     assert not out.exists()
 
@@ -271,7 +274,7 @@ def test_jobs_out_probe_leaves_no_file_behind_on_error(tmp_path, capsys):
     path.write_text(SWF_HEADER + SWF_JOB.replace("1 0 -1", "1 -1 -1", 1))
     out = tmp_path / "x.csv"
     code, _, err = simulate_cli(capsys, str(path), "--jobs-out", str(out))
-    assert code == 2 and "field 'submit' is -1" in error_line(err)
+    assert code == 1 and "field 'submit' is -1" in error_line(err)
     assert not out.exists()
 
 
@@ -286,7 +289,7 @@ def test_a_write_error_after_simulating_is_one_clear_line(tmp_path, capsys, monk
     path.write_text(SWF_HEADER + SWF_JOB)
     out = tmp_path / "x.csv"
     code, _, err = simulate_cli(capsys, str(path), "--jobs-out", str(out))
-    assert code == 2
+    assert code == 1
     assert f"--jobs-out '{out}': cannot write it ([Errno 28] No space left" in error_line(err)
 
 
@@ -333,7 +336,7 @@ def test_an_id_that_is_another_jobs_jobid_is_an_error(tmp_path, capsys):
         "  - {id: 1, submit: 5, runtime: 100, args: '-n 2 -t 10'}\n"
     )
     code, _, err = simulate_cli(capsys, str(path))
-    assert code == 2
+    assert code == 1
     assert (
         f"{path} line 4: jobs[1] (id '1'): field 'id': '1' is also the JobID of jobs[0], which "
         "has no id" in error_line(err)
@@ -369,20 +372,20 @@ def test_which_numeric_ids_collide_with_jobids(jobs, collides):
 def test_sinfo_and_summary_of_the_wrong_kind_of_file(tmp_path, capsys):
     binary = tmp_path / "binary.yaml"
     binary.write_bytes(b"\x7fELF\x02\x01\x01\x00" + b"\xd0\x00" * 40)
-    assert main(["sinfo", str(binary)]) == 2  # (a .yaml: read as a scenario, whose cluster)
+    assert main(["sinfo", str(binary)]) == 1  # (a .yaml: read as a scenario, whose cluster)
     assert "binary.yaml' is not UTF-8 text" in error_line(capsys.readouterr().err)
     binconf = tmp_path / "binary.conf"
     binconf.write_bytes(binary.read_bytes())
-    assert main(["sinfo", str(binconf)]) == 2
+    assert main(["sinfo", str(binconf)]) == 1
     assert "is not a slurm.conf file: not UTF-8 text" in error_line(capsys.readouterr().err)
     conf = tmp_path / "slurm.conf"
     conf.write_text("NodeName=n1 CPUs=2 Gres=gpu:2\nPartitionName=p Nodes=ALL\n")
-    assert main(["sinfo", str(conf), "--gres-conf", str(tmp_path / "missing.conf")]) == 2
+    assert main(["sinfo", str(conf), "--gres-conf", str(tmp_path / "missing.conf")]) == 1
     assert "missing.conf: gres.conf file does not exist" in error_line(capsys.readouterr().err)
     (tmp_path / "adir").mkdir()
-    assert main(["summary", str(tmp_path / "adir")]) == 2
+    assert main(["summary", str(tmp_path / "adir")]) == 1
     assert "adir: is a directory, not a sacct export" in error_line(capsys.readouterr().err)
-    assert main(["summary", str(binary)]) == 2
+    assert main(["summary", str(binary)]) == 1
     assert "is not text (it starts b'\\x7fELF" in error_line(capsys.readouterr().err)
 
 
@@ -394,7 +397,7 @@ def test_cluster_override_names_the_scenario_file_and_entry(capsys):
     """backfill-basics drains node4, which the ai preset lacks: the error names the file, the
     line and actions[0] (it used to be a bare "Invalid node name specified: 'node4'")."""
     code, out, err = simulate_cli(capsys, str(BACKFILL_BASICS), "--cluster", "ai")
-    assert code == 2 and out == ""
+    assert code == 1 and out == ""
     assert (
         f"{BACKFILL_BASICS} line 15: actions[0]: field 'node': 'node4' is not in the cluster "
         "(it has cpu[01-08],gpu[001-032]) (checked against cluster 'ai', which replaces the "
@@ -411,7 +414,7 @@ def test_cluster_override_checks_jobs_and_reservations_with_their_lines(tmp_path
         "  - {id: wide, runtime: 10, args: '-N 8 --gres=gpu:8 -t 1:00:00'}\n"
     )
     code, _, err = simulate_cli(capsys, str(path), "--cluster", "tiny")
-    assert code == 2
+    assert code == 1
     line = error_line(err)
     assert f"{path} line 3: jobs[0] (id 'small'): field 'args'" in line
     assert "(checked against cluster 'tiny'" in line
@@ -420,7 +423,7 @@ def test_cluster_override_checks_jobs_and_reservations_with_their_lines(tmp_path
         "reservations:\n  - {name: r, start: 0, duration: 60, nodes: [gpu001], users: [alice]}\n"
     )
     code, _, err = simulate_cli(capsys, str(path), "--cluster", "tiny")
-    assert code == 2 and f"{path} line 5: reservations[0]: nodes ['gpu001']" in error_line(err)
+    assert code == 1 and f"{path} line 5: reservations[0]: nodes ['gpu001']" in error_line(err)
 
 
 def test_cluster_override_that_fits_runs_on_the_new_cluster(tmp_path):
@@ -439,7 +442,7 @@ def test_duplicates_without_jobs_out_is_an_error(tmp_path, capsys):
     path = tmp_path / "s.yaml"
     path.write_text(SCENARIO)
     code, out, err = simulate_cli(capsys, str(path), "--duplicates")
-    assert code == 2 and out == ""
+    assert code == 1 and out == ""
     assert "--duplicates applies to --jobs-out" in error_line(err)
     csv = tmp_path / "runs.csv"
     code, _, err = simulate_cli(capsys, str(path), "--duplicates", "--jobs-out", str(csv))
@@ -464,5 +467,5 @@ def test_simulate_until_stops_at_a_time(capsys):
     assert main(["simulate", str(BACKFILL_BASICS), "--until", "30m", "--json", "--quiet"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["makespan_s"] == 1800 and out["states"].get("PENDING", 0) >= 1
-    assert main(["simulate", str(BACKFILL_BASICS), "--until", "soon", "--quiet"]) == 2
+    assert main(["simulate", str(BACKFILL_BASICS), "--until", "soon", "--quiet"]) == 1
     assert "invalid until 'soon'" in capsys.readouterr().err

@@ -224,7 +224,7 @@ def test_cli_simulate_swf(tmp_path):
         "3 20 -1 30 2 -1 -1 8 100 -1 1 1 1 -1 1 -1 -1 -1\n"
     )
     p = run_cli("simulate", str(swf), "--json", "--quiet")
-    assert p.returncode == 2 and "job 3" in p.stderr and "--skip-invalid" in p.stderr
+    assert p.returncode == 1 and "job 3" in p.stderr and "--skip-invalid" in p.stderr
     p = run_cli("simulate", str(swf), "--json", "--quiet", "--skip-invalid")
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["jobs"] == 2
@@ -233,11 +233,11 @@ def test_cli_simulate_swf(tmp_path):
 
 
 def test_cli_simulate_missing_input():
-    """A missing input is one clear error line and exit code 2."""
+    """A missing input is one clear error line and exit code 1."""
     p = run_cli("simulate", "nope.yaml")
-    assert p.returncode == 2 and "does not exist" in p.stderr
+    assert p.returncode == 1 and "does not exist" in p.stderr
     p = run_cli("simulate", str(BACKFILL), "--cluster", "nope", "--quiet")
-    assert p.returncode == 2 and "'nope' is neither a preset (tiny" in p.stderr
+    assert p.returncode == 1 and "'nope' is neither a preset (tiny" in p.stderr
 
 
 def test_nodelist_and_exclude_choose_the_nodes():

@@ -27,7 +27,7 @@ def test_sinfo_of_a_scenario_prints_its_cluster(capsys):
 
 
 def test_sinfo_of_a_scenario_refuses_a_gres_conf(capsys, tmp_path):
-    assert main(["sinfo", str(BACKFILL), "--gres-conf", str(tmp_path / "gres.conf")]) == 2
+    assert main(["sinfo", str(BACKFILL), "--gres-conf", str(tmp_path / "gres.conf")]) == 1
     assert "--gres-conf applies to a slurm.conf" in capsys.readouterr().err
 
 
@@ -47,12 +47,12 @@ def test_a_simulated_sacct_export_feeds_summary_and_report(capsys, tmp_path):
 
 
 def test_report_of_a_scenario_says_how_to_simulate_it_first(capsys, tmp_path):
-    assert main(["report", str(BACKFILL), "-o", str(tmp_path / "r.html")]) == 2
+    assert main(["report", str(BACKFILL), "-o", str(tmp_path / "r.html")]) == 1
     err = capsys.readouterr().err
     assert "is a scenario file, not a sacct export" in err
     assert f"slurmlab simulate {BACKFILL} --sacct-out jobs.psv" in err
 
 
 def test_sacct_out_must_be_writable_before_simulating(capsys, tmp_path):
-    assert main(["simulate", str(BACKFILL), "--sacct-out", str(tmp_path / "no" / "x.psv")]) == 2
+    assert main(["simulate", str(BACKFILL), "--sacct-out", str(tmp_path / "no" / "x.psv")]) == 1
     assert "--sacct-out" in capsys.readouterr().err

@@ -41,7 +41,7 @@ def test_sacct_out_refuses_an_id_that_would_not_read_back_before_simulating(tmp_
     path = tmp_path / "id.yaml"
     path.write_text('cluster: tiny\njobs:\n  - {id: train.1, runtime: 60, args: "-N 1 -t 5"}\n')
     out = tmp_path / "x.psv"
-    assert main(["simulate", str(path), "--sacct-out", str(out)]) == 2
+    assert main(["simulate", str(path), "--sacct-out", str(out)]) == 1
     assert "job id 'train.1' would not read back from a sacct export" in capsys.readouterr().err
     assert not out.exists()
 
@@ -115,7 +115,7 @@ def test_the_cli_prints_warnings_as_its_own_lines(tmp_path, capsys):
 
 
 def test_sinfo_of_a_missing_scenario_file_says_so(tmp_path, capsys):
-    assert main(["sinfo", str(tmp_path / "nothere.yaml")]) == 2
+    assert main(["sinfo", str(tmp_path / "nothere.yaml")]) == 1
     assert "nothere.yaml' not found" in capsys.readouterr().err
 
 

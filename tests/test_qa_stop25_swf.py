@@ -254,7 +254,7 @@ def test_the_cli_prints_the_size_warning(tmp_path, capsys):
     assert err == (
         f"slurmlab: warning: {path}: the header gives no machine size (MaxProcs and MaxNodes "
         "are absent or -1): the machine is taken to be 6 processors, the widest job; pass "
-        "--procs N (procs=N) to set its size\n"
+        "--procs N to set its size\n"
     )
     assert json.loads(out)["procs"] == 6
 
@@ -501,7 +501,7 @@ def test_the_bar_is_on_only_on_a_terminal_unless_asked(
 
 def test_quiet_and_progress_together_are_an_error(tmp_path, capsys):
     code, out, err = cli(capsys, str(write(tmp_path, POOL)), "--quiet", "--progress")
-    assert (code, out) == (2, "")
+    assert (code, out) == (1, "")
     assert err == "slurmlab: error: give --quiet (no progress bar) or --progress, not both\n"
 
 

@@ -75,7 +75,7 @@ def sacct_error(text: str) -> SacctParseError:
 def test_report_over_its_export_is_refused_and_the_export_kept(export, capsys):
     """`slurmlab report e.psv -o e.psv` replaced the export with HTML."""
     code, err = cli(capsys, "report", "e.psv", "-o", "e.psv")
-    assert code == 2
+    assert code == 1
     assert one_error(err) == (
         "-o 'e.psv' is the export 'e.psv': writing it would destroy the export; give -o "
         "another name, e.g. -o report.html"
@@ -86,11 +86,11 @@ def test_report_over_its_export_is_refused_and_the_export_kept(export, capsys):
 def test_the_same_file_by_another_path_or_a_symlink_is_refused(export, capsys):
     """Paths are compared as files: ./e.psv is e.psv, and so is a symlink to it."""
     code, err = cli(capsys, "report", "e.psv", "-o", "./e.psv")
-    assert code == 2
+    assert code == 1
     assert one_error(err).startswith("-o './e.psv' is the export 'e.psv' (the same file): ")
     os.symlink("e.psv", "link.psv")
     code, err = cli(capsys, "report", "link.psv", "-o", "e.psv")
-    assert code == 2
+    assert code == 1
     assert one_error(err).startswith("-o 'e.psv' is the export 'link.psv' (the same file): ")
     assert export.read_text() == EXPORT
 
@@ -100,7 +100,7 @@ def test_simulate_over_its_scenario_is_refused(scenario, capsys, flag):
     """`slurmlab simulate s.yaml --sacct-out s.yaml` replaced the scenario."""
     example = "jobs.psv" if flag == "--sacct-out" else "jobs.csv"
     code, err = cli(capsys, "simulate", "s.yaml", flag, "s.yaml", "--quiet")
-    assert code == 2
+    assert code == 1
     assert one_error(err) == (
         f"{flag} 's.yaml' is the input scenario 's.yaml': writing it would destroy the input "
         f"scenario; give {flag} another name, e.g. {flag} {example}"
@@ -111,7 +111,7 @@ def test_simulate_over_its_scenario_is_refused(scenario, capsys, flag):
 def test_simulate_outputs_that_are_one_file_are_refused(scenario, capsys, tmp_path):
     """`--sacct-out x --jobs-out x`: one output overwrote the other."""
     code, err = cli(capsys, "simulate", "s.yaml", "--sacct-out", "x", "--jobs-out", "./x")
-    assert code == 2
+    assert code == 1
     assert one_error(err) == (
         "--jobs-out './x' and --sacct-out 'x' are one file (the same file): one would "
         "overwrite the other; give each its own name, e.g. --jobs-out jobs.csv --sacct-out "
@@ -129,13 +129,13 @@ def test_simulate_over_the_slurm_conf_of_its_scenario_is_refused(tmp_path, capsy
         SCENARIO.replace("cluster: tiny", "cluster: {slurm_conf: my.conf}")
     )
     code, err = cli(capsys, "simulate", "s.yaml", "--jobs-out", "my.conf", "--quiet")
-    assert code == 2
+    assert code == 1
     assert one_error(err).startswith(
         "--jobs-out 'my.conf' is the scenario's cluster.slurm_conf 'my.conf': writing it would "
         "destroy the scenario's cluster.slurm_conf; give --jobs-out another name"
     )
     code, err = cli(capsys, "simulate", "s.yaml", "--cluster", "my.conf", "--sacct-out", "my.conf")
-    assert code == 2
+    assert code == 1
     assert one_error(err).startswith("--sacct-out 'my.conf' is the --cluster slurm.conf 'my.conf'")
     assert conf.read_text().startswith("NodeName=n[1-2]")
 
@@ -166,7 +166,7 @@ def test_anonymize_never_writes_over_the_export_or_its_other_output(
 ):
     """The original export was replaced by the private mapping, or by its anonymized copy."""
     code, err = cli(capsys, "anonymize", "e.psv", *args)
-    assert code == 2 and one_error(err) == message
+    assert code == 1 and one_error(err) == message
     assert export.read_text() == EXPORT
     assert not (tmp_path / "a.psv").exists()
 
@@ -191,7 +191,7 @@ def test_a_short_row_with_a_byte_that_is_not_utf8_gives_only_the_error(tmp_path,
     path = tmp_path / "f.txt"
     path.write_bytes(header + b"\n" + row + b"\n" + cut + b"\n")
     code, err = cli(capsys, "summary", path)
-    assert code == 2
+    assert code == 1
     assert one_error(err) == (
         f"{path}, line 3: '8|\xff|COMPLETED|main|2026-01-05T': has 5 fields where the header "
         "has 12 (a truncated line?); check that the export was written completely; if rows of "
@@ -427,7 +427,7 @@ def test_outputs_that_cannot_be_written_are_named_before_any_work(
     """They gave bare `[Errno 2]` / `[Errno 21]` text, and anonymize wrote -o before failing
     on --mapping."""
     code, err = cli(capsys, *args)
-    assert code == 2 and one_error(err) == message
+    assert code == 1 and one_error(err) == message
     assert not (tmp_path / "a.psv").exists()
 
 
@@ -439,7 +439,7 @@ def test_a_write_that_fails_afterwards_is_one_clear_line(export, capsys, monkeyp
 
     monkeypatch.setattr(pathlib.Path, "write_text", disk_full)
     code, err = cli(capsys, "report", "e.psv", "-o", "r.html")
-    assert code == 2
+    assert code == 1
     assert (
         one_error(err)
         == "-o 'r.html': cannot write it (No space left on device); choose another path"
@@ -451,7 +451,7 @@ def test_a_negative_capacity_names_the_file_and_the_plain_value(export, capsys, 
     """It said `cpus=np.int64(-1)` and no file name."""
     (tmp_path / "cap.yaml").write_text("{main: {cpus: -1}}\n")
     code, err = cli(capsys, "report", "e.psv", "--capacity", "cap.yaml", "-o", "r.html")
-    assert code == 2
+    assert code == 1
     assert one_error(err) == (
         "--capacity 'cap.yaml': partition 'main': cpus=-1 is not a count; give a whole number "
         "of at least 0 (0 for a resource it does not have)"

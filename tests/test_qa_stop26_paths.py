@@ -43,8 +43,8 @@ def here(tmp_path, monkeypatch):
 
 
 def one_error(capsys, *args: str) -> str:
-    """``slurmlab ARGS`` fails with exit code 2 and one error line: its text."""
-    assert main(list(args)) == 2
+    """``slurmlab ARGS`` fails with exit code 1 and one error line: its text."""
+    assert main(list(args)) == 1
     err = capsys.readouterr().err
     assert err.startswith("slurmlab: error: ") and err.count("\n") == 1, err
     return err[len("slurmlab: error: ") : -1]

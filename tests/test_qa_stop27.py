@@ -60,7 +60,7 @@ def test_simulate_refuses_an_output_over_an_included_file(split_conf, capsys):
     """An output named like a file the slurm.conf includes would destroy the cluster's
     definition: refused before anything is written."""
     before = (split_conf / "nodes.conf").read_text()
-    assert main(["simulate", "s.yaml", "--jobs-out", "conf/nodes.conf"]) == 2
+    assert main(["simulate", "s.yaml", "--jobs-out", "conf/nodes.conf"]) == 1
     assert capsys.readouterr().err == (
         "slurmlab: error: --jobs-out 'conf/nodes.conf' is a file the scenario's "
         "cluster.slurm_conf includes 'conf/nodes.conf': writing it would destroy a file the "
@@ -72,7 +72,7 @@ def test_simulate_refuses_an_output_over_an_included_file(split_conf, capsys):
 
 def test_simulate_refuses_an_output_over_a_file_the_cluster_option_includes(split_conf, capsys):
     assert main(["simulate", "s.yaml", "--cluster", "conf/slurm.conf", "--sacct-out",
-                 "conf/parts-demo.conf"]) == 2  # fmt: skip
+                 "conf/parts-demo.conf"]) == 1  # fmt: skip
     assert "is a file the --cluster slurm.conf includes" in capsys.readouterr().err
     assert (split_conf / "parts-demo.conf").read_text().startswith("PartitionName=main")
 

@@ -581,7 +581,7 @@ def test_report_takes_a_capacity_file_and_its_page_speaks_to_both_kinds_of_user(
     assert "(capacity= in Python; --cluster or --capacity on the command line)" in page
     bad = tmp_path / "bad.yaml"
     bad.write_text("[1, 2]\n")
-    assert main(["report", str(export), "-o", str(out), "--capacity", str(bad)]) == 2
+    assert main(["report", str(export), "-o", str(out), "--capacity", str(bad)]) == 1
     assert "expected a mapping of partitions" in capsys.readouterr().err
     both = ["report", str(export), "--capacity", str(cap), "--cluster", "tiny"]
     with pytest.raises(SystemExit):
