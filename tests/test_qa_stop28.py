@@ -107,3 +107,46 @@ def test_what_slurmctld_accepts_is_accepted(settings):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # (GANG is named as not modelled)
         Cluster("c", (Node("n1"),), (Partition("p", ("n1",)),), settings)
+
+
+# -- reservations written in Python (the Lab demo review) ---------------------------------------
+from slurmlab import Reservation  # noqa: E402
+
+
+def test_a_whole_number_duration_in_python_is_warned_about_as_in_a_scenario():
+    """scontrol's Duration=60 is minutes; Reservation(duration=60) is seconds: said."""
+    with pytest.warns(UserWarning) as caught:
+        r = Reservation("pm", start="1h", duration=60, nodes="node[1-4]", users=["root"])
+    assert r.duration == 60.0
+    assert [str(w.message) for w in caught] == [
+        "reservation 'pm': duration=60 is read as 60 seconds, while scontrol create "
+        "reservation Duration=60 means 60 minutes; write duration='60s', or '60m' for "
+        "minutes, to say which"
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (said explicitly, or a copy of one already read)
+        Reservation("pm", start="1h", duration="60m", nodes="node[1-4]", users=["root"])
+        Reservation("pm", start="1h", duration=3600.0, nodes="node[1-4]", users=["root"])
+
+
+def test_flags_split_at_commas_as_scontrol_takes_them():
+    r = Reservation("pm", start=0, duration="1h", nodes="node1", users="root", flags="maint")
+    assert r.flags == ("MAINT",)
+    with pytest.raises(SlurmlabError) as info:
+        Reservation(
+            "pm", start=0, duration="1h", nodes="node1", users="root", flags="MAINT,IGNORE_JOBS"
+        )
+    assert str(info.value) == (
+        "reservation 'pm': flag 'IGNORE_JOBS' is not modelled; slurmlab models MAINT (a "
+        "maintenance window: flags: [maint])"
+    )
+
+
+def test_a_start_counted_from_now_says_what_start_counts_from():
+    with pytest.raises(SlurmlabError) as info:
+        Reservation("pm", start="now+1hour", duration="1h", nodes="node1", users="root")
+    assert str(info.value).endswith(
+        "(a reservation's start is counted from the simulation's start, a Lab's origin, not "
+        "from now: for scontrol's StartTime=now+1hour in a Lab, use lab.reserve(..., "
+        "start='1h'))"
+    )

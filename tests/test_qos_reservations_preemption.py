@@ -633,13 +633,26 @@ def test_the_victims_qos_preempt_mode_overrides_the_clusters():
 
 
 @pytest.mark.parametrize(("ptype", "mode"), [("preempt/none", "REQUEUE"), ("preempt/qos", "OFF")])
-def test_no_preemption_without_preempt_qos_or_with_mode_off(ptype, mode):
-    """PreemptType other than preempt/qos, or PreemptMode=OFF: the high job simply waits."""
+def test_preempt_type_and_mode_that_slurmctld_refuses_are_refused(ptype, mode):
+    """PreemptType=preempt/none with a PreemptMode, or preempt/qos with PreemptMode=OFF:
+    slurmctld refuses to start ("PreemptType and PreemptMode values incompatible",
+    read_config.c); until stop 28 slurmlab ran them with no preemption, silently."""
+    with pytest.raises(SlurmlabError, match="PreemptType and PreemptMode values incompatible"):
+        preempt_run(
+            job("scav", "-N 2 --exclusive -t 60 -q scavenger", runtime=3000, user="ann"),
+            job("urgent", "-N 2 --exclusive -t 10 -q high", submit=100, runtime=600, user="cat"),
+            ptype=ptype,
+            mode=mode,
+        )
+
+
+def test_no_preemption_without_preempt_qos():
+    """PreemptType=preempt/none (and no PreemptMode): the high job simply waits."""
     result = preempt_run(
         job("scav", "-N 2 --exclusive -t 60 -q scavenger", runtime=3000, user="ann"),
         job("urgent", "-N 2 --exclusive -t 10 -q high", submit=100, runtime=600, user="cat"),
-        ptype=ptype,
-        mode=mode,
+        ptype="preempt/none",
+        mode="OFF",
     )
     assert column(result, "State") == {"scav": "COMPLETED", "urgent": "COMPLETED"}
     assert starts(result) == {"scav": 0, "urgent": 3000}

@@ -527,8 +527,11 @@ class Controller:
         order = self._in_order() if order is None else order
         pool = self.free.copy()  # what the preemptors before this one leave
         for job in [jobs[jid] for _key, jid in order if jobs[jid].preempting]:
-            if any(self.jobs[v].state == "RUNNING" for v in job.victims):
-                continue  # victims are still in their grace time
+            if any(
+                jobs[v].state == "RUNNING" and jobs[v].preempted_by == job.id for v in job.victims
+            ):
+                continue  # its victims are still in their grace time (a victim's later run,
+                # after a requeue, is no longer its victim: it may be preempted again)
             if self._limits:  # Slurm checks limits first: a job that may not start preempts none
                 reason = self._limit_reason(job)
                 if reason:

@@ -590,6 +590,45 @@ class Simulation(Controller, Lifecycles):
     def reservation_names(self) -> set[str]:
         return set(self.reservations)
 
+    def create_reservation(self, r: Reservation) -> tuple[str, ...]:
+        """``scontrol create reservation`` while the simulation runs: ``r`` (its start in
+        seconds of simulated time, not before now) holds its nodes, or ``node_count`` of the
+        lowest-named nodes free of other reservations and running jobs over its window, as
+        Slurm picks them. Refused as Slurm refuses it: a name in use, an unknown node, a
+        start already past, a node another reservation holds over the window (MAINT aside),
+        or one a running job holds past the start, by its time limit ("Requested nodes are
+        busy"; IGNORE_JOBS is not modelled). Returns the nodes it holds."""
+        if r.name in self.reservations:
+            raise SlurmlabError(
+                f"reservation {r.name!r}: Reservation request name is in use (an existing "
+                "reservation has it); give another name"
+            )
+        unknown = [n for n in r.nodes if n not in self.node_index]
+        if unknown:
+            raise SlurmlabError(f"reservation {r.name!r}: unknown nodes {unknown}")
+        now = self.env.now
+        if r.start < now:
+            raise SlurmlabError(
+                f"reservation {r.name!r}: its start t={r.start:g}s is before now "
+                f"(t={now:g}s): Reservation request has invalid start time"
+            )
+        jobs_on: dict[str, str] = {}
+        for job in sorted(self.running.values(), key=lambda j: j.id):
+            view = job.running_view
+            end = view.expected_end if view is not None else job.start + job.limit
+            if end > r.start:  # (by its time limit: Slurm expects it to run that long)
+                until = "with no time limit" if end == INF else f"until t={end:g}s"
+                for i in job.nodes:
+                    jobs_on.setdefault(self.node_names[i], f"job {job.key} ({until})")
+        existing = [res for res, _mask in self.reservations.values()]
+        placed = place_reservations([*existing, r], self.node_names, jobs_on)
+        nodes = placed[-1][1]
+        self._add_reservation(r, nodes)
+        self._changed()
+        self.events.append((now, "reservation_create", None, None, r.name))
+        self.request_pass()
+        return nodes
+
     def _add_reservation(self, r: Reservation, nodes: tuple[str, ...]) -> None:
         """``scontrol create reservation``: ``nodes`` (from :func:`place_reservations`) are
         kept for its users during its window."""

@@ -160,6 +160,29 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
     )
 
 
+def _preempting_at(sim: Simulation, job, t: float) -> list[tuple[str, float]]:
+    """(key, end) of the jobs ``job`` has preempted by ``t`` that are still running at
+    ``t``, in their GraceTime: each ends at its preemption plus its QOS's GraceTime (or
+    earlier, should it end on its own)."""
+    out = []
+    for when, kind, vid, key, detail in sim.events:
+        if when > t:
+            break
+        if kind != "preempt" or detail != f"by {job.key}":
+            continue
+        victim = sim.jobs[vid]
+        runs = [*victim.runs, sim._run_record(victim, victim.state)]  # noqa: SLF001
+        run = next(
+            (r for r in runs if r["Start"] is not None and r["Start"] <= when
+             and (r["End"] is None or r["End"] > when)),
+            None,
+        )  # fmt: skip
+        if run is not None and (run["End"] is None or run["End"] > t):
+            end = when + sim.qos[victim.qos].grace_time
+            out.append((key, end if run["End"] is None else min(end, run["End"])))
+    return out
+
+
 def _why_one(sim: Simulation, job, state: str, t: float) -> str:
     if state != "pending":
         return f"Job {job.key} is {state} at t={t:.0f}s; it is not pending."
@@ -218,6 +241,14 @@ def _why_one(sim: Simulation, job, state: str, t: float) -> str:
             f"--ntasks-per-node){_roomier(sim, job)}."
         )
     if reason not in ("Priority", "Resources"):
+        return " ".join(lines)
+    victims = _preempting_at(sim, job, t)
+    if victims:  # (it waits for its victims' GraceTime, not for a change of request)
+        said = ", ".join(f"job {key} (until t={end:.0f}s)" for key, end in victims)
+        lines.append(
+            f"It is preempting {said}: a preempted job runs on for its QOS's GraceTime, and "
+            f"this job starts on the nodes it frees at t={max(e for _k, e in victims):.0f}s."
+        )
         return " ".join(lines)
     free = sim.capacity - used_at(sim, t)
     heads = array_heads(sim, t)  # (once: every array's pending record at t)

@@ -35,6 +35,8 @@ _COMMANDS = frozenset(
 
 #: scancel's job ids in one string: split at spaces, but not inside a task list (12_[1-3, 5])
 _JOB_IDS = re.compile(r"[^\s\[]+(?:\[[^\]]*\])?")
+#: scontrol's job_list: ids separated by commas (or spaces), a task range kept whole
+_JOB_LIST = re.compile(r"[^\s,\[]+(?:\[[^\]]*\])?")
 
 #: slurmctld's words for a job whose user has no association with its account.
 _INVALID_ACCOUNT = "Invalid account or account/partition combination specified"
@@ -423,24 +425,83 @@ class Lab:
     def requeue(self, jobid) -> None:
         """``scontrol requeue``: a running job's run ends REQUEUED and it pends again (a
         finished one too, to run again, while slurmctld holds its record: up to the cluster's
-        MinJobAge after its end, 300 s by default); eligible again after the requeue delay."""
-        self.sim.requeue(jobid)
-        self._settle()
+        MinJobAge after its end, 300 s by default); eligible again after the requeue delay.
+        Several jobs as scontrol's job_list (``"12,14"``) or a list (:meth:`_each`)."""
+        self._each(jobid, "requeue", self.sim.requeue)
 
     def hold(self, jobid) -> None:
         """``scontrol hold``: a pending job (an id, an array, some tasks) waits, with reason
         JobHeldUser, until :meth:`release`. A running job runs on (shown with priority 0);
         should it be requeued, it pends held. (In a Lab you are the job's user, so this is a
         user hold; a scenario's ``actions: hold`` is an administrator's, JobHeldAdmin, as in
-        Slurm.)"""
-        self.sim.hold(jobid)
-        self._settle()
+        Slurm.) Several jobs as scontrol's job_list (``"12,14"``) or a list."""
+        self._each(jobid, "hold", self.sim.hold)
 
     def release(self, jobid) -> None:
         """``scontrol release``: a held job (``sbatch -H``, :meth:`hold`) may start again; a
-        job that is not held is left as it is."""
-        self.sim.release(jobid)
+        job that is not held is left as it is. Several jobs as scontrol's job_list
+        (``"12,14"``) or a list."""
+        self._each(jobid, "release", self.sim.release)
+
+    def _each(self, jobid, command: str, act) -> None:
+        """Apply ``act`` to each job of scontrol's job_list (ids separated by commas or
+        spaces, ``12_[1-3,5]`` kept whole) or of a list: every id is looked up before any job
+        changes (an unknown or purged one is an error); a job refused (one already ended, a
+        pending one requeued) does not stop the others, and the refusals are raised together
+        once they are done, as scontrol reports each."""
+        ids = _JOB_LIST.findall(jobid) if isinstance(jobid, str) else jobid
+        ids = list(ids) if isinstance(ids, list | tuple) else [ids]
+        if not ids:
+            raise SlurmlabError(f"scontrol {command}: no job id in {jobid!r}; give one, e.g. 12")
+        for one in ids:
+            self.sim._records(one, f"scontrol {command}")  # noqa: SLF001 (unknown: raises)
+        refused = []
+        for one in ids:
+            try:
+                act(one)
+            except SlurmlabError as exc:
+                if len(ids) == 1:
+                    raise
+                refused.append(str(exc))
         self._settle()
+        if refused:
+            done = len(ids) - len(refused)
+            raise SlurmlabError(
+                "; ".join(refused) + f" ({done} of the {len(ids)} jobs named "
+                f"{'were' if done != 1 else 'was'} done)"
+            )
+
+    def reserve(
+        self,
+        name: str,
+        duration: float | str,
+        *,
+        start: float | str = 0,
+        nodes: str | Sequence[str] | None = None,
+        node_count: int | None = None,
+        users=(),
+        accounts=(),
+        flags=(),
+    ) -> tuple[str, ...]:
+        """``scontrol create reservation`` now: ``start`` is counted from now (scontrol's
+        ``StartTime=now+1hour`` is ``start="1h"``; ``0``, the default, is now), ``duration``
+        as in :class:`slurmlab.Reservation` (``"2h"``, ``"1:00:00"``; a bare number is
+        seconds). ``nodes`` or ``node_count`` (the lowest-named nodes free over the window),
+        ``users`` or ``accounts`` allowed in it, ``flags=["maint"]`` for a maintenance
+        window. Refused as Slurm refuses it: nodes another reservation holds over the window,
+        or a running job holds past its start by its time limit ("Requested nodes are busy";
+        IGNORE_JOBS is not modelled). Pending jobs are planned around it from the next pass;
+        jobs submit into it with ``--reservation=NAME``. Returns the nodes it holds."""
+        from slurmlab.spec.qos import Reservation
+
+        offset = parse_seconds(start, what=f"reservation {name!r} start (from now)")
+        r = Reservation(
+            name, self.now + offset, duration, nodes=nodes or (), node_count=node_count,
+            users=users, accounts=accounts, flags=flags,
+        )  # fmt: skip
+        held = self.sim.create_reservation(r)
+        self._settle()
+        return held
 
     def drain(self, nodes: str | Sequence[str]) -> None:
         """``scontrol update NodeName=... State=DRAIN``: running jobs finish, no new ones.

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from slurmlab.errors import SlurmlabError
+from slurmlab.errors import SlurmlabError, warn_at_caller
 from slurmlab.spec.units import (
     parse_duration,
     parse_memory_mb,
@@ -204,7 +204,21 @@ class Reservation:
 
     def __post_init__(self):
         set_ = object.__setattr__  # times as numbers or durations ("1h", "1:00:00")
-        set_(self, "start", parse_seconds(self.start, what=f"reservation {self.name!r} start"))
+        if type(self.duration) is int:  # (as written in Python; once read, it is a float)
+            warn_at_caller(
+                f"reservation {self.name!r}: duration={self.duration} is read as "
+                f"{self.duration} seconds, while scontrol create reservation "
+                f"Duration={self.duration} means {self.duration} minutes; write "
+                f"duration='{self.duration}s', or '{self.duration}m' for minutes, to say which"
+            )
+        try:
+            set_(self, "start", parse_seconds(self.start, what=f"reservation {self.name!r} start"))
+        except SlurmlabError as exc:
+            raise SlurmlabError(
+                f"{exc} (a reservation's start is counted from the simulation's start, a Lab's "
+                "origin, not from now: for scontrol's StartTime=now+1hour in a Lab, use "
+                "lab.reserve(..., start='1h'))"
+            ) from None
         set_(
             self,
             "duration",
@@ -219,7 +233,7 @@ class Reservation:
         if not self.name:
             raise SlurmlabError("reservation: name must not be empty")
         where = f"reservation {self.name!r}"  # names, one or a list (a hostlist for nodes)
-        flags = parse_names(self.flags, what=f"{where} flags")
+        flags = parse_name_list(self.flags, what=f"{where} flags")  # (Flags=MAINT,IGNORE_JOBS)
         flags = tuple(dict.fromkeys(f.upper() for f in flags))
         unknown = [f for f in flags if f not in RESERVATION_FLAGS]
         if unknown:
@@ -277,22 +291,29 @@ class Reservation:
             else parse_whole(doc["node_count"], what=f"{where}.node_count", minimum=1),
             accounts=parse_name_list(doc.get("accounts"), what=f"{where}.accounts"),
             users=parse_name_list(doc.get("users"), what=f"{where}.users"),
-            flags=parse_names(doc.get("flags"), what=f"{where}.flags"),
+            flags=parse_name_list(doc.get("flags"), what=f"{where}.flags"),
         )
 
 
 def place_reservations(
-    reservations, node_names: list[str]
+    reservations, node_names: list[str], jobs_on: Mapping[str, str] | None = None
 ) -> list[tuple[Reservation, tuple[str, ...]]]:
     """The nodes each reservation holds, as ``scontrol create reservation`` gives them: the
     nodes it names, or for a ``node_count`` the lowest-named nodes no reservation overlapping
     it in time holds. Two reservations may not hold one node at one time (Slurm refuses to
     create the second: "Requested nodes are busy"); an error names both. A maintenance
     reservation (MAINT) may hold nodes another holds, and another may hold its nodes
-    (reservation.c ``_resv_overlap`` skips MAINT on either side)."""
+    (reservation.c ``_resv_overlap`` skips MAINT on either side).
+
+    ``jobs_on`` (node -> the running job that holds it past the last reservation's start)
+    is for a reservation created while jobs run (:meth:`slurmlab.Lab.reserve`): the last
+    one, the one being created, may not hold those nodes either (reservation.c
+    ``_job_overlap``: "Requested nodes are busy", unless IGNORE_JOBS, not modelled)."""
     placed: list[tuple[Reservation, tuple[str, ...]]] = []
-    for r in reservations:
+    for i, r in enumerate(reservations):
         busy: dict[str, str] = {}
+        if jobs_on and i == len(reservations) - 1:
+            busy.update(jobs_on)
         for other, nodes in placed:
             if r.maint or other.maint:
                 continue
@@ -301,10 +322,11 @@ def place_reservations(
         if r.nodes:
             taken = [n for n in r.nodes if n in busy]
             if taken:
+                held = busy[taken[0]]
+                by = held if held.startswith("job ") else f"reservation {held!r}"
                 raise SlurmlabError(
                     f"reservation {r.name!r}: Requested nodes are busy: {taken[0]} is held by "
-                    f"reservation {busy[taken[0]]!r} over an overlapping window; pick other "
-                    "nodes or another time"
+                    f"{by} over an overlapping window; pick other nodes or another time"
                 )
             placed.append((r, tuple(r.nodes)))
             continue
@@ -312,8 +334,9 @@ def place_reservations(
         if r.node_count > len(free):
             raise SlurmlabError(
                 f"reservation {r.name!r}: Requested nodes are busy: it needs {r.node_count} "
-                f"nodes, {len(free)} are not held by other reservations over its window "
-                f"(the cluster has {len(node_names)})"
+                f"nodes, {len(free)} are not held by other reservations"
+                f"{' or running jobs' if jobs_on and i == len(reservations) - 1 else ''} over "
+                f"its window (the cluster has {len(node_names)})"
             )
         placed.append((r, tuple(free[: r.node_count])))
     return placed
