@@ -150,3 +150,18 @@ def test_a_start_counted_from_now_says_what_start_counts_from():
         "from now: for scontrol's StartTime=now+1hour in a Lab, use lab.reserve(..., "
         "start='1h'))"
     )
+
+
+def test_a_row_with_one_more_field_than_the_header_names_both_causes(tmp_path):
+    """The scripting review: an export whose rows carry a column its field list does not
+    name was diagnosed only as "the delimiter is inside a value"."""
+    path = tmp_path / "extra.psv"
+    path.write_text("JobID|State|Elapsed\n1|COMPLETED|00:01:00|gpu\n")
+    with pytest.raises(SlurmlabError) as info:
+        slurmlab.read_sacct(path)
+    message = str(info.value)
+    assert (
+        "has 4 fields where the header has 3: either the row has a column the header (or "
+        "fields=) does not name, or the delimiter '|' is inside a value" in message
+    )
+    assert "give the field list it was written with" in message

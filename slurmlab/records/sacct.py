@@ -1892,9 +1892,12 @@ def _resolve_rows(
                         line=first.number,
                         column=None,
                         value=first.text,
-                        problem=f"has {c} fields where the header has {width}: the delimiter "
+                        problem=f"has {c} fields where the header has {width}: either the row "
+                        "has a column the header (or fields=) does not name, or the delimiter "
                         f"{delim!r} is inside a value and {where}",
-                        hint=_DELIMITER_FIX,
+                        hint="if the export has more columns than the header names, give the "
+                        "field list it was written with (the --format of its sacct command); "
+                        f"else {_DELIMITER_FIX}",
                         drop=True,
                     )
                 )
