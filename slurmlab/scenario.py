@@ -20,7 +20,7 @@ A scenario is a YAML (or JSON) document; every field it takes is below::
                                        # ({name: slurm, params: {bf_interval: 30}}), not both
     origin: 2026-01-05T08:00:00        # optional: the calendar time the clock starts at
     seed: 7                            # optional: what random_failures draw from (below)
-    jobs:
+    jobs:                              # (jobs: [] for a cluster alone, for scenario.lab())
       - id: big                        # optional unique name (used by --dependency: no
                                        # spaces, ':', ',', '?', '+'); a job without one is
                                        # known by its JobID (1, 2, ...; an array's JobID
@@ -419,9 +419,9 @@ class Scenario:
             cluster = _cluster(doc.get("cluster", "tiny"), base, source, lines or {})
         policy, params = _policy(doc.get("policy", "easy"))
         jobs_doc = doc.get("jobs")
-        if not isinstance(jobs_doc, list) or not jobs_doc:
+        if not isinstance(jobs_doc, list):  # (jobs: [] is a cluster for scenario.lab())
             raise ScenarioError(
-                "'jobs' must be a non-empty list of job entries" + _list_hint(jobs_doc),
+                "'jobs' must be a list of job entries" + _list_hint(jobs_doc),
                 path=("jobs",),
             )
         origin = _origin(doc.get("origin"))
@@ -880,7 +880,10 @@ def _list_hint(value) -> str:
             + ", or one job per line: '  - {submit: 0, runtime: 1h, args: \"-N 1\"}'"
         )
     if value is None:
-        return "; add one: '  - {submit: 0, runtime: 1h, args: \"-N 1 -t 2:00:00\"}'"
+        return (
+            "; add one: '  - {submit: 0, runtime: 1h, args: \"-N 1 -t 2:00:00\"}' (or write "
+            "jobs: [] for a scenario of a cluster alone, for scenario.lab())"
+        )
     return f", not {value!r}"
 
 

@@ -149,7 +149,7 @@ def test_a_job_field_at_the_top_level_is_named_as_mis_indented(tmp_path):
 def test_jobs_written_as_a_mapping_shows_the_list_form(tmp_path):
     text = 'name: t\ncluster: ai\njobs:\n  id: a\n  submit: 0\n  runtime: 1h\n  args: "-N 1"\n'
     assert load_error(tmp_path, text) == (
-        "v.yaml line 3: 'jobs' must be a non-empty list of job entries, not a mapping (id, "
+        "v.yaml line 3: 'jobs' must be a list of job entries, not a mapping (id, "
         "submit, runtime, args): start each job with '- ' and line its other fields up under "
         "the first: '  - id: ...' then '    submit: ...', '    runtime: ...', '    args: ...', "
         "or one job per line: '  - {submit: 0, runtime: 1h, args: \"-N 1\"}'"

@@ -172,3 +172,26 @@ def test_a_reservation_name_in_use_or_a_past_start_is_refused():
         "reservation 'old': its start t=60s is before now (t=3600s): Reservation request has "
         "invalid start time"
     )
+
+
+def test_a_scenario_of_a_cluster_alone_makes_a_lab(tmp_path):
+    """jobs: [] (a cluster, its QOS and reservations for a live demo) is a scenario; a
+    missing jobs section still says how to write one, and names jobs: []."""
+    path = tmp_path / "demo.yaml"
+    path.write_text(
+        "cluster: tiny\n"
+        "reservations:\n"
+        "  - {name: pm, start: 1h, duration: 1h, node_count: 2, users: [root], flags: [maint]}\n"
+        "jobs: []\n"
+    )
+    lab = slurmlab.Scenario.load(path).lab()
+    lab.advance("1h")
+    assert "  maint node[1-2]" in lab.sinfo_text()
+    path.write_text("cluster: tiny\n")
+    with pytest.raises(slurmlab.ScenarioError) as info:
+        slurmlab.Scenario.load(path)
+    assert str(info.value).endswith(
+        "'jobs' must be a list of job entries; add one: '  - {submit: 0, runtime: 1h, args: "
+        "\"-N 1 -t 2:00:00\"}' (or write jobs: [] for a scenario of a cluster alone, for "
+        "scenario.lab())"
+    )
