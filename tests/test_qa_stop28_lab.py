@@ -192,6 +192,6 @@ def test_a_scenario_of_a_cluster_alone_makes_a_lab(tmp_path):
         slurmlab.Scenario.load(path)
     assert str(info.value).endswith(
         "'jobs' must be a list of job entries; add one: '  - {submit: 0, runtime: 1h, args: "
-        "\"-N 1 -t 2:00:00\"}' (or write jobs: [] for a scenario of a cluster alone, for "
+        '"-N 1 -t 2:00:00"}\' (or write jobs: [] for a scenario of a cluster alone, for '
         "scenario.lab())"
     )
