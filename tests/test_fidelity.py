@@ -353,3 +353,54 @@ def test_maintenance_shows_real_slurms_pending_reasons_second_by_second():
         q = result.squeue(at=row.t - 0.5).set_index("JOBID")
         assert q.loc[row.id, "ST"] == "PD", (row.t, row.id)
         assert q.loc[row.id, "NODELIST(REASON)"] == f"({row.reason})", (row.t, row.id)
+
+
+NODE_FAIL_DIR = ROOT / "datasets/realslurm/node-failure"
+
+
+@pytest.mark.skipif(not (NODE_FAIL_DIR / "transitions.csv").exists(), reason="no fixture")
+def test_node_failures_give_real_slurms_runs_states_and_reasons():
+    """Replaying ``node-failure`` (nodes set DOWN under running jobs, and RESUMEd): every run
+    has real sacct's State, ExitCode (0:0 for NODE_FAIL in 22.05), Submit and Eligible (a
+    requeued run is submitted again at the failure and eligible 121 s later), and each
+    pending job real squeue's reason at every change (BeginTime after the requeue; the
+    4-node job "Nodes required for job are DOWN, DRAINED or reserved for jobs in higher
+    priority partitions" while gpu1 and gpu3 are down)."""
+    from slurmlab import read_sacct
+
+    result = replay_result("node-failure")
+    real = read_sacct(NODE_FAIL_DIR / "sacct.txt")
+    real = real[real["StepID"].isna()] if "StepID" in real else real
+    sim = result.jobs_all_runs
+    origin = result.sim.origin
+    t0 = pd.Timestamp(json_meta("node-failure")["t0_local"])
+
+    def rows(table, start):
+        return sorted(
+            (
+                name,
+                state,
+                code,
+                round((sub - start).total_seconds()),
+                round((eli - start).total_seconds()),
+            )
+            for name, state, code, sub, eli in zip(
+                table["JobName"] if "JobName" in table else table["JobID"],
+                table["State"],
+                table["ExitCode"],
+                table["Submit"],
+                table["Eligible"],
+                strict=True,
+            )
+        )
+
+    sim_rows = rows(sim.assign(JobName=sim["JobID"]), origin)
+    assert sim_rows == rows(real, t0)
+    assert ("train", "NODE_FAIL", "0:0", 0, 0) in sim_rows
+    assert ("train", "COMPLETED", "0:0", 30, 151) in sim_rows
+    transitions = pd.read_csv(NODE_FAIL_DIR / "transitions.csv", keep_default_na=False)
+    pending = transitions[(transitions["state"] == "PENDING") & (transitions["reason"] != "None")]
+    assert len(pending) == 2
+    for row in pending.itertuples():
+        q = result.squeue(at=row.t - 0.5).set_index("JOBID")
+        assert q.loc[row.id, "NODELIST(REASON)"] == f"({row.reason})", (row.t, row.id)

@@ -93,9 +93,14 @@ def test_scenario_file_is_well_formed(scenario_file: Path) -> None:
         assert {"id", "submit", "runtime", "user", "args"} <= job.keys()
     for key in ("slurm_conf", "gres_conf"):
         assert (scenario_file.parent / sc["cluster"][key]).is_file()
-    for action in sc.get("actions") or []:
+    for action in sc.get("actions") or []:  # (on a job, or drain/resume on a node)
+        if action["action"] in ("drain", "resume"):
+            assert set(action) == {"at", "action", "node"}
+            continue
         assert action["job"] in ids
         assert action["action"] in {"cancel", "requeue", "hold", "release", "requeuehold"}
+    for failure in sc.get("failures") or []:
+        assert set(failure) <= {"node", "at", "down_for"}
 
 
 @pytest.mark.parametrize("scenario_file", SCENARIO_FILES, ids=lambda p: p.stem)

@@ -86,6 +86,12 @@ ACTIONS = {  # scenario action -> command (the real job id is appended)
     "hold": ["scontrol", "hold"],
     "release": ["scontrol", "release"],
 }
+NODE_ACTIONS = {  # node action -> (scontrol State=, Reason=)
+    "fail": ("DOWN", "slurmlab-failure"),
+    "back": ("RESUME", None),
+    "drain": ("DRAIN", "slurmlab-drain"),
+    "resume": ("RESUME", None),
+}
 TERMINAL = ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY")
 TERMINAL += ("BOOT_FAIL", "DEADLINE", "PREEMPTED")
 QOS_SETTINGS = {  # scenario qos field -> sacctmgr option, value as sacctmgr wants it
@@ -269,6 +275,9 @@ class Driver:
         self.log["submissions"].append(entry)
 
     def act(self, action: dict) -> None:
+        if action["action"] in NODE_ACTIONS:  # (on a node: drain, resume, a failure's down)
+            self.node_act(action)
+            return
         jid = self.real_ids[action["job"]]
         cmd = ACTIONS[action["action"]] + [jid]
         t = time.time()
@@ -280,6 +289,28 @@ class Driver:
                 "action": action["action"],
                 "job": action["job"],
                 "job_id": jid,
+                "cmd": shlex.join(cmd),
+                "rc": res.returncode,
+                "output": (res.stdout + res.stderr).strip(),
+            }
+        )
+        print(f"  t={t - self.t0:6.1f} {shlex.join(cmd)} rc={res.returncode}")
+
+    def node_act(self, action: dict) -> None:
+        """``scontrol update NodeName=... State=...``: a scenario's ``failures`` entry sets
+        its node DOWN at ``at`` (slurmctld kills its jobs: NODE_FAIL, requeued if they may
+        be) and RESUMEs it ``down_for`` later; ``drain`` and ``resume`` actions likewise."""
+        state, reason = NODE_ACTIONS[action["action"]]
+        cmd = ["scontrol", "update", f"NodeName={action['node']}", f"State={state}"]
+        cmd += [f"Reason={reason}"] if reason else []
+        t = time.time()
+        res = run(cmd)
+        self.log["actions"].append(
+            {
+                "at": parse_seconds(action["at"]),
+                "done_at_s": round(t - self.t0, 3),
+                "action": action["action"],
+                "node": action["node"],
                 "cmd": shlex.join(cmd),
                 "rc": res.returncode,
                 "output": (res.stdout + res.stderr).strip(),
@@ -336,9 +367,18 @@ class Driver:
     def events(self) -> list[Event]:
         evs = [Event(parse_seconds(j.get("submit", 0)), 0, "submit", j) for j in self.jobs.values()]
         for a in self.scenario.get("actions") or []:
-            if a["action"] not in ACTIONS:
-                raise ValueError(f"unknown action {a['action']!r}; use one of {list(ACTIONS)}")
+            if a["action"] not in ACTIONS and a["action"] not in NODE_ACTIONS:
+                known = [*ACTIONS, *NODE_ACTIONS]
+                raise ValueError(f"unknown action {a['action']!r}; use one of {known}")
             evs.append(Event(parse_seconds(a["at"]), 1, "action", a))
+        for f in self.scenario.get("failures") or []:  # (down at `at`, back `down_for` later)
+            at = parse_seconds(f["at"])
+            evs.append(Event(at, 1, "action", {"action": "fail", "node": f["node"], "at": at}))
+            if f.get("down_for") is not None:
+                back = at + parse_seconds(f["down_for"])
+                evs.append(
+                    Event(back, 1, "action", {"action": "back", "node": f["node"], "at": back})
+                )
         return sorted(evs, key=lambda e: (e.at, e.order))
 
     def watch(self) -> None:
