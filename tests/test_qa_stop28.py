@@ -165,3 +165,19 @@ def test_a_row_with_one_more_field_than_the_header_names_both_causes(tmp_path):
         "fields=) does not name, or the delimiter '|' is inside a value" in message
     )
     assert "give the field list it was written with" in message
+
+
+def test_a_json_run_with_two_scheduler_flags_reads_as_the_text_export_writes_it():
+    """Real Slurm 22.05 (datasets/realslurm/node-failure): the JSON of a requeued run that
+    the main scheduler started keeps its first run's STARTED_ON_BACKFILL bit; sacct's text
+    writes the first of submit, main, backfill (slurmdb_job_flags_str): SchedMain."""
+    root = ROOT / "datasets/realslurm/node-failure"
+    doc = json.loads((root / "sacct.json").read_text())
+    flags = [job["flags"] for job in doc["jobs"] if job["job_id"] == 1]
+    assert [f for f in flags[1] if f.startswith("STARTED_ON")] == [
+        "STARTED_ON_SCHEDULE",
+        "STARTED_ON_BACKFILL",
+    ]
+    jobs = _read(root / "sacct.json")
+    train = jobs[jobs["JobName"] == "train"].sort_values("Submit")
+    assert train["StartedBy"].tolist() == ["backfill", "main"]

@@ -33,7 +33,8 @@ FIELDS = (
 )  # fmt: skip
 #: User names whose uid is the same on every system (sacct prints uids, the JSON names).
 _UIDS = {"root": "0"}
-#: The JSON flags that say which scheduler started a job, in the text export's words.
+#: The JSON flags that say which scheduler started a job, in the text export's words, in
+#: the order sacct's text export tests them (one is written: slurmdb_job_flags_str).
 _SCHED_FLAGS = {
     "STARTED_ON_SUBMIT": "SchedSubmit",
     "STARTED_ON_SCHEDULE": "SchedMain",
@@ -203,7 +204,9 @@ def _job_row(job: dict) -> dict[str, str]:
         "Constraints": str(job.get("constraints") or ""),
         "WorkDir": str(job.get("working_directory") or ""),
         "SubmitLine": str(job.get("submit_line") or comment.get("job") or ""),
-        "Flags": ",".join(_SCHED_FLAGS[f] for f in flags if f in _SCHED_FLAGS),
+        # the first of submit, main, backfill, as sacct's text writes the bits
+        # (slurmdb_job_flags_str): a requeued run's JSON can keep its earlier run's bit
+        "Flags": next((text for f, text in _SCHED_FLAGS.items() if f in flags), ""),
     }
 
 
