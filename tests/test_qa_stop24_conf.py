@@ -158,7 +158,14 @@ def test_an_unknown_node_option_is_named_with_the_option_meant():
         "did you mean Weight?"
     ]
     real = "NodeName=n1 CPUs=4 TmpDisk=100 Sockets=1 NodeHostname=h Features=a\n"
-    assert caught_by(lambda: Cluster.from_slurm_conf(real)) == []
+    # (stop 28: its keys are all Slurm's, but CPUs=4 on one socket of one core is reset)
+    assert caught_by(lambda: Cluster.from_slurm_conf(real)) == [
+        "slurm.conf line 1: NodeName=n1: CPUs=4 is none of Sockets (1), Sockets x "
+        "CoresPerSocket (1) and Sockets x CoresPerSocket x ThreadsPerCore (1); slurmctld resets "
+        'it ("NodeNames=n1 CPUs=4 match no Sockets, Sockets*CoresPerSocket or '
+        'Sockets*CoresPerSocket*ThreadsPerCore. Resetting CPUs.") to 1, and so does slurmlab; '
+        "give CPUs=1 or leave CPUs= out"
+    ]
 
 
 # -- 2. inline partitions take PriorityJobFactor ---------------------------------------------------

@@ -220,9 +220,9 @@ def test_a_slurm_conf_node_gres_not_in_gres_types_is_refused_like_slurmctld():
         Cluster.from_slurm_conf(
             "GresTypes=gpu\nNodeName=n1 CPUs=4 Gres=gpus:2\nPartitionName=p Nodes=ALL\n"
         )
-    assert str(exc.value) == (
-        "slurm.conf: Node 'n1': Gres=gpus:2: 'gpus' is not in GresTypes (gpu), and slurmctld "
-        "refuses a node GRES that GresTypes does not declare; did you mean 'gpu'?"
+    assert str(exc.value) == (  # (stop 28: named at its NodeName= line)
+        "slurm.conf line 2: NodeName=n1: Gres=gpus:2: 'gpus' is not in GresTypes (gpu), and "
+        "slurmctld refuses a node GRES that GresTypes does not declare; did you mean 'gpu'?"
     )
     with pytest.raises(ConfigError, match=r"Gres=GPU:2: 'GPU' is not a GRES slurmlab counts"):
         Cluster.from_slurm_conf("NodeName=n1 CPUs=4 Gres=GPU:2\nPartitionName=p Nodes=ALL\n")

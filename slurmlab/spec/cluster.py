@@ -181,6 +181,24 @@ def gres_name_problem(name: str, types: set[str] | None) -> str | None:
     return None
 
 
+def node_gres_problem(node: Node, types: set[str] | None, checked: set[str]) -> str | None:
+    """Why slurmctld would refuse ``node``'s Gres= (``Gres=gpus:4: ...; did you mean
+    'gpu'?``), or None; names already in ``checked`` are not checked again, and the names
+    found good are added to it."""
+    for g in node.gres:
+        if g.name in checked:
+            continue
+        problem = gres_name_problem(g.name, types)
+        if problem:
+            close = gres_name_suggestion(g.name, types)
+            fix = f"did you mean {close!r}?" if close else "add it to GresTypes"
+            if close and types is None:
+                fix += f" (a GRES really named {g.name!r} is declared in GresTypes)"
+            return f"Gres={g}: {problem}; {fix}"
+        checked.add(g.name)
+    return None
+
+
 def gres_name_suggestion(name: str, types: set[str] | None) -> str | None:
     """The declared GRES name (``gpu`` without GresTypes) ``name`` is a near miss of."""
     if types is None:
@@ -306,7 +324,11 @@ class Partition:
         if not self.name:
             raise SlurmlabError("Partition: name must not be empty")
         if not self.nodes:
-            raise SlurmlabError(f"Partition {self.name!r}: it has no nodes; give Nodes=...")
+            raise SlurmlabError(
+                f"Partition {self.name!r}: it has no nodes; slurmlab cannot model a partition "
+                "without nodes (Slurm accepts one: sinfo shows it with 0 nodes, and a job sent "
+                "there waits); give it nodes (Nodes=... in slurm.conf)"
+            )
         if self.state.upper() not in PARTITION_STATES:
             raise SlurmlabError(
                 f"Partition {self.name!r}: State={self.state!r} is not one of "
@@ -344,17 +366,34 @@ class Partition:
 
     def admits_account(self, account: str | None) -> bool:
         """AllowAccounts / DenyAccounts (slurm.conf(5)): whether jobs of ``account`` may
-        run here (Slurm rejects others at submission)."""
-        allow = [a.strip() for a in self.option("AllowAccounts", "ALL").split(",") if a.strip()]
-        deny = [a.strip() for a in self.option("DenyAccounts", "").split(",") if a.strip()]
-        if allow != ["ALL"] and account not in allow:
-            return False
-        return account not in deny
+        run here (Slurm rejects others at submission), as slurmctld's
+        ``part_policy_valid_acct`` (partition_mgr.c) decides.
+
+        Account names match in any case: read_config.c ``_parse_partitionname`` lower-cases
+        AllowAccounts and DenyAccounts, and job_mgr.c ``_validate_job_desc`` the job's
+        account. AllowAccounts=ALL restricts nothing; with AllowAccounts given, DenyAccounts
+        is ignored ("Both AllowAccounts and DenyAccounts are defined, DenyAccounts will be
+        ignored"). A job without an account is refused where AllowAccounts is given.
+
+        >>> Partition("p", ("n1",), options={"AllowAccounts": "LLM", "DenyAccounts": "llm"}
+        ...           ).admits_account("llm")
+        True
+        """
+        own = account.lower() if account else None
+        allow = (self.option("AllowAccounts") or "").strip()
+        if allow and allow.upper() != "ALL":
+            return own is not None and own in _accounts(allow)
+        return own is None or own not in _accounts(self.option("DenyAccounts") or "")
 
     @property
     def time_limit_default(self) -> timedelta | None:
         """The limit a job gets when it asks for none: DefaultTime, else MaxTime."""
         return self.default_time if self.default_time is not None else self.max_time
+
+
+def _accounts(text: str) -> set[str]:
+    """The account names of an AllowAccounts / DenyAccounts list, in lower case."""
+    return {a.strip().lower() for a in text.split(",") if a.strip()}
 
 
 class ConfSettings(dict):
@@ -440,27 +479,22 @@ class Cluster:
         types = gres_types(self.settings)
         checked: set[str] = set()
         for node in self.nodes:
-            for g in node.gres:
-                if g.name not in checked:
-                    problem = gres_name_problem(g.name, types)
-                    if problem:
-                        close = gres_name_suggestion(g.name, types)
-                        fix = f"did you mean {close!r}?" if close else "add it to GresTypes"
-                        if close and types is None:
-                            fix += f" (a GRES really named {g.name!r} is declared in GresTypes)"
-                        raise SlurmlabError(f"Node {node.name!r}: Gres={g}: {problem}; {fix}")
-                    checked.add(g.name)
-        if sum(p.default for p in self.partitions) > 1:
+            problem = node_gres_problem(node, types, checked)
+            if problem:
+                raise SlurmlabError(f"Node {node.name!r}: {problem}")
+        defaults = [p.name for p in self.partitions if p.default]
+        if len(defaults) > 1:
             raise SlurmlabError(
-                f"Cluster {self.name!r}: more than one partition has Default=YES "
-                f"({[p.name for p in self.partitions if p.default]})"
+                f"Cluster {self.name!r}: more than one partition has Default=YES ({defaults}); "
+                "make one of them the default (a slurm.conf read with from_slurm_conf follows "
+                "slurmctld instead: the last Default=YES partition is the default)"
             )
         for key, value in self.settings.items():
             problem = setting_problem(key, value)
             if problem:
                 raise SlurmlabError(f"Cluster {self.name!r}: {problem}")
         where = getattr(self.settings, "where", {})  # (ConfSettings: read from a file)
-        conflict = preempt_conflict(self.settings)
+        conflict = preempt_conflict(self.settings) or select_conflict(self.settings)
         if conflict:
             raise SlurmlabError(f"Cluster {self.name!r}: {conflict}")
         for key, value in self.settings.items():
@@ -1026,6 +1060,8 @@ def setting_problem(key: str, value: str) -> str | None:
             if limit is None and low == "prioritymaxage":  # (UNLIMITED: no age ever counts)
                 return f"{key}={value!r} must be a time, e.g. 7-0 (the default, 7 days)"
             return None
+    if low == "selecttypeparameters":
+        return _select_type_parameters_problem(key, value)
     if low == "jobrequeue" and text not in ("0", "1"):
         return (
             f"{key}={value!r} must be 0 (never requeue batch jobs) or 1 (requeue them, the default)"
@@ -1362,14 +1398,117 @@ def unknown_key_warning(
     )
 
 
-#: SelectTypeParameters words slurmlab does not model (it allocates single CPUs, and
-#: memory with a *_Memory word), with what Slurm does.
+#: How slurmlab allocates a node's CPUs under CR_Core* (and every word but CR_CPU*).
+_WHOLE_CORES = (
+    "slurmlab allocates whole cores (every thread of a core where a node's CPUs count "
+    "threads, ThreadsPerCore > 1)"
+)
+
+#: SelectTypeParameters words slurmlab does not model, with what Slurm does and what
+#: slurmlab does instead (Cluster.core_allocation, Cluster.memory_tracked, placement.py).
 _SELECT_PARAMS_NOT_MODELLED = {
-    "CR_SOCKET": "Slurm allocates whole sockets",
-    "CR_SOCKET_MEMORY": "Slurm allocates whole sockets",
-    "CR_MEMORY": "Slurm allocates memory only and lets jobs share CPUs",
-    "CR_LLN": "Slurm puts jobs on the least loaded nodes",
+    "CR_SOCKET": f"Slurm allocates whole sockets; {_WHOLE_CORES}, as under CR_Core",
+    "CR_SOCKET_MEMORY": (
+        f"Slurm allocates whole sockets; {_WHOLE_CORES} and memory, as under CR_Core_Memory"
+    ),
+    "CR_MEMORY": (
+        "Slurm (select/linear) allocates memory only and lets jobs share a node's CPUs; "
+        f"{_WHOLE_CORES} and memory, as select/cons_tres with CR_Core_Memory"
+    ),
+    "CR_LLN": (
+        "Slurm puts each job on the least loaded nodes (the most idle CPUs); slurmlab picks "
+        "nodes as select/cons_tres does without it (the lowest Weight first, then the "
+        "tightest fit, in slurm.conf order)"
+    ),
+    "CR_PACK_NODES": (
+        "Slurm lays a step's tasks out on as few of the job's nodes as it can, where the job "
+        "has more CPUs than its tasks use; slurmlab's srun_env lays them out as without it "
+        "(ask for it with --distribution=block,pack)"
+    ),
+    "CR_CORE_DEFAULT_DIST_BLOCK": (
+        "Slurm gives a job a node's cores in block order (a socket's before the next's) "
+        "rather than cyclic across sockets; slurmlab does not track which cores a job gets"
+    ),
 }
+
+#: SelectTypeParameters' words (parse_select_type_param, slurm_selecttype_info.c): one way to
+#: allocate, and flags beside it.
+_SELECT_ALLOCATIONS = (
+    "CR_CPU", "CR_CPU_Memory", "CR_Core", "CR_Core_Memory", "CR_Socket", "CR_Socket_Memory",
+    "CR_Memory",
+)  # fmt: skip
+_SELECT_FLAGS = (
+    "CR_ONE_TASK_PER_CORE", "CR_CORE_DEFAULT_DIST_BLOCK", "CR_LLN", "CR_Pack_Nodes",
+    "CR_ALLOCATE_FULL_SOCKET", "other_cons_res", "other_cons_tres",
+)  # fmt: skip
+
+
+def _select_type_parameters_problem(key: str, value: str) -> str | None:
+    """Why slurmctld would refuse this SelectTypeParameters (slurm_selecttype_info.c
+    ``parse_select_type_param``, called by read_config.c, which stops on a failure: "Bad
+    SelectTypeParameter"), or None: each word one of Slurm's (in any case), at most one way
+    to allocate, and CR_ONE_TASK_PER_CORE not beside CR_CPU*."""
+    words = _list(str(value))
+    known = {w.lower(): w for w in (*_SELECT_ALLOCATIONS, *_SELECT_FLAGS)}
+    for word in words:
+        if word.lower() not in known:
+            close = difflib.get_close_matches(word.lower(), list(known), n=1, cutoff=0.6)
+            fix = (
+                f"did you mean {known[close[0]]}?"
+                if close
+                else f"give one of {_words(_SELECT_ALLOCATIONS)}, and optionally "
+                f"{_words(_SELECT_FLAGS)}"
+            )
+            return (
+                f"{key}={value!r}: {word!r} is not a SelectTypeParameter; slurmctld refuses to "
+                f'start ("Bad SelectTypeParameter: {word}"); {fix}'
+            )
+    ways = [w for w in words if w.lower() in {a.lower() for a in _SELECT_ALLOCATIONS}]
+    if len(ways) > 1:
+        return (
+            f"{key}={value!r} gives {_words(ways, 'and')}: Slurm takes one way to allocate "
+            f'({_words(_SELECT_ALLOCATIONS)}) and refuses to start ("Bad SelectTypeParameter: '
+            f'{value}"); keep one'
+        )
+    lows = {w.lower() for w in words}
+    if "cr_one_task_per_core" in lows and lows & {"cr_cpu", "cr_cpu_memory"}:
+        return (
+            f'{key}={value!r}: slurmctld refuses to start ("CR_ONE_TASK_PER_CORE is not '
+            'compatible with CR_CPU*, please change to use CR_CORE* instead.")'
+        )
+    return None
+
+
+def select_conflict(settings: Mapping[str, str]) -> str | None:
+    """Why slurmctld would refuse these settings' SelectTypeParameters under their
+    SelectType, or None: select/cons_tres and select/cons_res need CR_CPU*, CR_Core* or
+    CR_Socket* when SelectTypeParameters is given (cons_common.c ``select_p_node_init``;
+    when it is not given they use CR_Core_Memory).
+
+    >>> select_conflict({"SelectType": "select/cons_tres", "SelectTypeParameters": "CR_Core"})
+    >>> print(select_conflict({"SelectType": "select/cons_res", "SelectTypeParameters": "CR_LLN"}))
+    SelectTypeParameters='CR_LLN' under SelectType=select/cons_res: it names no way to ...
+    """
+    low = {k.lower(): str(v) for k, v in settings.items()}
+    stype = low.get("selecttype", "").strip().lower()
+    given = low.get("selecttypeparameters", "").strip()
+    if stype not in ("select/cons_tres", "select/cons_res") or not given:
+        return None
+    ways = {w.lower() for w in _SELECT_ALLOCATIONS} - {"cr_memory"}
+    words = {w.lower() for w in _list(given)}
+    if words & ways:
+        return None
+    fix = (
+        "write CR_Core_Memory (or CR_CPU_Memory, CR_Socket_Memory) in place of CR_Memory"
+        if "cr_memory" in words
+        else "add one of CR_CPU, CR_CPU_Memory, CR_Core, CR_Core_Memory, CR_Socket or "
+        "CR_Socket_Memory"
+    )
+    return (
+        f"SelectTypeParameters={given!r} under SelectType={stype}: it names no way to "
+        'allocate CPUs, and slurmctld refuses to start ("Invalid SelectTypeParameters: ... You '
+        f'need at least CR_(CPU|CORE|SOCKET)*"); {fix}'
+    )
 
 
 def setting_warning(key: str, value: str) -> str | None:
@@ -1394,7 +1533,6 @@ def setting_warning(key: str, value: str) -> str | None:
     elif low == "selecttypeparameters":
         ignored = [w for w in _list(text) if w.upper() in _SELECT_PARAMS_NOT_MODELLED]
         why = "; ".join(f"{w}: {_SELECT_PARAMS_NOT_MODELLED[w.upper()]}" for w in ignored)
-        why += "; slurmlab allocates single CPUs"
     else:
         entry = _by_name(NOT_MODELLED, low)
         if entry is None or text.upper() in entry[0]:

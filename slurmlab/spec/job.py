@@ -2068,12 +2068,19 @@ def _mem_settings(part: Partition, cluster: Cluster) -> dict[str, int | None]:
     """The memory defaults and limits of ``part`` in MB (None: not set, 0 or UNLIMITED).
 
     A partition's own DefMemPerCPU/DefMemPerNode replace both global ones, and likewise
-    MaxMemPerCPU/MaxMemPerNode and DefMemPerGPU (slurm.conf(5))."""
+    MaxMemPerCPU/MaxMemPerNode and DefMemPerGPU (slurm.conf(5)). Of DefMemPerCPU and
+    DefMemPerNode both given (on the partition's line, or both global), DefMemPerNode holds:
+    read_config.c reads it first, and ignores the other ("DefMemPerCPU ignored, since it's
+    mutually exclusive with DefMemPerNode": ``_parse_partitionname`` and
+    ``_validate_and_set_defaults``)."""
     out: dict[str, int | None] = {}
     for group in _MEM_GROUPS:
         own = any(part.option(k) is not None for k in group)
         for key in group:
             raw = part.option(key) if own else cluster.setting(key)
+            if key == "DefMemPerCPU":  # (DefMemPerNode, given beside it, holds)
+                per_node = part.option("DefMemPerNode") if own else cluster.setting("DefMemPerNode")
+                raw = None if (per_node or "").strip() else raw
             text = (raw or "").strip().upper()
             if text in ("", "UNLIMITED", "INFINITE", "0"):
                 out[key] = None

@@ -6,16 +6,19 @@ values, case-insensitive keys, a leading byte-order mark, hostlist ranges,
 names in a partition's ``Nodes=``, ``DownNodes=`` lines, ``Include`` lines (a relative
 path is read from the including file's directory, as Slurm does), GRES counts with Slurm's
 suffixes (``gpu:2K``), a ``Port=`` range with or without brackets, and CPUs computed from
-Sockets x CoresPerSocket x ThreadsPerCore when ``CPUs`` is absent. Global settings are kept
-(``Cluster.settings``) and checked as they are read (``setting_problem``): a malformed line
-raises :class:`ConfigError` naming the file, the line number, the key and the value. This
-module reads the text; the ranges of the values are the specs' (:class:`Node`,
-:class:`Partition`, :class:`Gres`), so that slurm.conf, a scenario and Python agree, and
-here their errors get the file and the line. A setting Slurm would act on but slurmlab
-does not model (``ReturnToService=0``, ``PriorityFlags=INCR_ONLY``, a partition's
-``PreemptMode``...) is named in a warning with its file and line; keys that change nothing
-a simulation shows (``SlurmctldHost``, ``AuthType``...) are kept silently. A key
-slurm.conf(5) does not have (``PriorityWieghtAge``), on a global, NodeName= or
+Sockets x CoresPerSocket x ThreadsPerCore when ``CPUs`` is absent (and reset to it, with a
+warning, when CPUs= matches none of the topology's counts, as slurmctld resets it). A
+gres.conf is read as slurmd reads it: it describes the GRES slurm.conf's ``Gres=`` declares
+and adds none; what slurmd would ignore or refuse is named (``_check_gres_conf``). Global
+settings are kept (``Cluster.settings``) and checked as they are read (``setting_problem``):
+a malformed line raises :class:`ConfigError` naming the file, the line number, the key
+and the value. This module reads the text; the ranges of the values are the specs'
+(:class:`Node`, :class:`Partition`, :class:`Gres`), so that slurm.conf, a scenario and
+Python agree, and here their errors get the file and the line. A setting Slurm would act
+on but slurmlab does not model (``ReturnToService=0``, ``PriorityFlags=INCR_ONLY``, a
+partition's ``PreemptMode``...) is named in a warning with its file and line; keys that
+change nothing a simulation shows (``SlurmctldHost``, ``AuthType``...) are kept silently. A
+key slurm.conf(5) does not have (``PriorityWieghtAge``), on a global, NodeName= or
 PartitionName= line, is named in a warning with the closest key Slurm has: slurmctld 22.05
 refuses to start on it, and slurmlab ignores it. Repeats follow slurmctld: a node or a
 partition defined twice is an error; a key given twice (on one line, or a global key on
@@ -25,11 +28,13 @@ adds a controller (the first is the primary), as in Slurm.
 
 from __future__ import annotations
 
+import difflib
 import re
 import warnings
 from collections.abc import Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 
 from slurmlab.errors import ConfigError, SlurmlabError, warn_at_caller
@@ -43,10 +48,13 @@ from slurmlab.spec.cluster import (
     Gres,
     Node,
     Partition,
+    gres_types,
+    node_gres_problem,
     parse_gres,
     parse_time_value,
     preempt_conflict,
     quote_split,
+    select_conflict,
     setting_problem,
     setting_warning,
     unknown_key_warning,
@@ -384,8 +392,7 @@ def _check_node_options(kv: dict[str, str], what: str, no: int, source: str) -> 
         elif low == "port":
             _ports(value, what, no, source)
         elif low == "realmemory":
-            with _at_line(what, no, source):
-                parse_memory_mb(value, what="RealMemory")
+            _real_memory(value, what, no, source)
         elif low == "gres":
             _node_gres(value, what, no, source)
         elif low == "state":
@@ -397,6 +404,51 @@ def _check_node_options(kv: dict[str, str], what: str, no: int, source: str) -> 
                     source=source,
                     line=no,
                 )
+
+
+def _real_memory(value: str, what: str, no: int, source: str) -> int:
+    """A node's ``RealMemory=`` in MB, read as slurmctld reads it: a uint64 (parse_value.c
+    ``s_p_handle_uint64``: ``strtoull`` in base 0, so ``0x`` is hexadecimal and a leading 0
+    octal, then an optional ``k``/``K`` that multiplies by 1024). Anything else (``16GB``,
+    ``2G``, ``1.5``) stops slurmctld: a ConfigError naming the line. A number whose leading
+    0 makes it octal, or that is hexadecimal, is named in a warning with the MB it stands
+    for. The Node checks the range.
+
+    >>> _real_memory("64000", "NodeName=n1", 1, "slurm.conf"), _real_memory("2K", "", 1, "")
+    (64000, 2048)
+    """
+    mb = _uint64_mb(value)
+    if mb is None:
+        shown = f"{what}: " if what else ""
+        fix = "write it in MB, e.g. RealMemory=64000"
+        if re.fullmatch(r"[0-9.]+\s*[KMGTkmgt][Bb]?", value):  # (a size with a unit: 16GB)
+            fix = f"write it in MB: RealMemory={parse_memory_mb(value)}"
+        why = "is less than zero" if value.startswith("-") else "is not a valid number"
+        raise ConfigError(
+            f"{shown}RealMemory={value!r} is not a whole number of MB: slurmctld stops on it "
+            f'("RealMemory value ({value}) {why}"); {fix}',
+            source=source,
+            line=no,
+        )
+    if value[:1] == "0" and value.rstrip("kK") != "0":
+        base = "hexadecimal" if value[:2].lower() == "0x" else "octal"
+        warn_at_caller(
+            f"{source} line {no}: {what}: RealMemory={value}: Slurm reads a number that starts "
+            f"with 0 as {base} (strtoull, base 0): {mb} MB, and so does slurmlab; write "
+            f"RealMemory={mb} if that is meant"
+        )
+    return mb
+
+
+def _uint64_mb(value: str) -> int | None:
+    """``value`` as ``s_p_handle_uint64`` reads a count (see :func:`_real_memory`), or None
+    when slurmctld would refuse it."""
+    m = re.fullmatch(r"(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)([kK]?)", value)
+    if m is None:
+        return None
+    digits, kilo = m.groups()
+    base = 16 if digits[:2].lower() == "0x" else 8 if digits[0] == "0" else 10
+    return int(digits, base) * (1024 if kilo else 1)
 
 
 def _node_gres(value: str, what: str, no: int, source: str) -> tuple[Gres, ...]:
@@ -420,50 +472,141 @@ def _ports(value: str, what: str, no: int, source: str) -> list[int]:
     ]
 
 
-def _node_cpus(low: dict[str, str]) -> int:
-    """A node's CPUs: CPUs= (or its old name Procs=), else Boards x Sockets (or
-    SocketsPerBoard) x CoresPerSocket x ThreadsPerCore, each 1 when absent."""
+@dataclass(frozen=True, slots=True)
+class _Topology:
+    """A NodeName= line's CPUs as read_config.c ``_parse_nodename`` makes them up.
+
+    ``sockets`` is the node's sockets in all (Slurm's ``tot_sockets``), ``cores`` per
+    socket, ``threads`` per core; ``cpus`` its CPUs, which count threads, cores or sockets;
+    ``written`` the CPUs= given when Slurm reset it (None: kept); ``both_sockets`` whether
+    Sockets= and SocketsPerBoard= were both given (Slurm uses SocketsPerBoard).
+    """
+
+    sockets: int
+    cores: int
+    threads: int
+    cpus: int
+    written: int | None = None
+    both_sockets: bool = False
+
+    @property
+    def threads_per_cpu_core(self) -> int:
+        """The threads per core the node's CPUs count (1 when CPUs counts cores or sockets):
+        slurmlab's ``Node.threads_per_core``."""
+        full = self.sockets * self.cores * self.threads
+        return self.threads if self.threads > 1 and self.cpus == full else 1
+
+
+def _topology(low: dict[str, str]) -> _Topology:
+    """The topology of a NodeName= line (``low``: its options over its DEFAULT ones, keys
+    in lower case, counts already checked), as read_config.c ``_parse_nodename`` makes it:
+    CPUs= (or its old name Procs=); the sockets from Sockets=, else Boards x SocketsPerBoard
+    (also when both are given), else CPUs / (CoresPerSocket x ThreadsPerCore) when that
+    divides, else Boards; CPUs, when absent, Sockets x CoresPerSocket x ThreadsPerCore; and a
+    CPUs= that is none of Sockets, Sockets x CoresPerSocket and Sockets x CoresPerSocket x
+    ThreadsPerCore reset to the last ("match no Sockets, ... Resetting CPUs.").
+
+    >>> _topology({"sockets": "2", "corespersocket": "8", "threadspercore": "2", "cpus": "20"})
+    _Topology(sockets=2, cores=8, threads=2, cpus=32, written=20, both_sockets=False)
+    """
     count = {k: int(v) for k, v in low.items() if k in _NODE_INT}
-    if "cpus" in count or "procs" in count:
-        return count.get("cpus", count.get("procs"))
-    sockets = count.get("sockets", count.get("socketsperboard", 1))
-    return (
-        count.get("boards", 1)
-        * sockets
-        * count.get("corespersocket", 1)
-        * count.get("threadspercore", 1)
+    boards = count.get("boards", 1)
+    cores = count.get("corespersocket", 1)
+    threads = count.get("threadspercore", 1)
+    cpus = count.get("cpus", count.get("procs"))
+    both = "sockets" in count and "socketsperboard" in count
+    if "sockets" in count and not both:
+        sockets = count["sockets"]
+    elif "socketsperboard" in count:
+        sockets = boards * count["socketsperboard"]
+    elif cpus is not None and cpus >= cores * threads and cpus % (cores * threads) == 0:
+        sockets = cpus // (cores * threads)
+    else:
+        sockets = boards
+    full = sockets * cores * threads
+    if cpus is None:
+        return _Topology(sockets, cores, threads, full, None, both)
+    if cpus in (sockets, sockets * cores, full):
+        return _Topology(sockets, cores, threads, cpus, None, both)
+    return _Topology(sockets, cores, threads, full, cpus, both)
+
+
+#: The keys that give a node's features, in the order read_config.c ``_parse_nodename``
+#: looks for them (on the line, then on its DEFAULT line); AvailableFeatures (scontrol's
+#: name, which slurmlab also reads) after Slurm's.
+_FEATURE_KEYS = ("feature", "features", "availablefeatures")
+
+
+def _node_options(defaults: dict[str, str], own: dict[str, str]) -> dict[str, str]:
+    """A NodeName= line's options over its DEFAULT ones (``_merged``), the features given
+    by the first of Feature=, Features= on the line, then Feature=, Features= on the DEFAULT
+    line (read_config.c ``_parse_nodename``): a line's own features win, whatever the
+    spelling of either, and are kept as ``Features``."""
+    merged = _merged(defaults, own)
+    value = next(
+        (
+            v
+            for kv in (own, defaults)
+            for want in _FEATURE_KEYS
+            for k, v in kv.items()
+            if k.lower() == want
+        ),
+        None,
     )
-
-
-def _threads_counted(kv: dict[str, str]) -> tuple[int, int] | None:
-    """(ThreadsPerCore, cores) of a NodeName= line whose CPUs count more than one thread
-    per core (CPUs= absent, or equal to cores x threads), else None."""
-    low = {k.lower(): v for k, v in kv.items()}
-    threads = int(low.get("threadspercore", "1"))
-    if threads < 2:
-        return None
-    cores = _node_cpus({k: v for k, v in low.items() if k not in ("cpus", "procs")}) // threads
-    if _node_cpus(low) != cores * threads:
-        return None
-    return threads, cores
+    out = {k: v for k, v in merged.items() if k.lower() not in _FEATURE_KEYS}
+    return out if value is None else out | {"Features": value}
 
 
 def _node_from(kv: dict[str, str], name: str, what: str, no: int, source: str) -> Node:
     """The node a NodeName= line defines, without its address and port (``kv``: its options
-    over its DEFAULT ones, each already checked by ``_check_node_options``)."""
+    over its DEFAULT ones, from ``_node_options``, each already checked by
+    ``_check_node_options``)."""
     low = {k.lower(): v for k, v in kv.items()}
-    feats = low.get("features", low.get("feature", low.get("availablefeatures", "")))
+    feats = next((low[k] for k in _FEATURE_KEYS if k in low), "")
     state = low.get("state", "UNKNOWN").upper().split("+")[0]
+    shape = _topology(low)
     with _at_line(what, no, source):
         return Node(
             name=name,
-            cpus=_node_cpus(low),
-            memory_mb=parse_memory_mb(low.get("realmemory", "1"), what="RealMemory"),
+            cpus=shape.cpus,
+            memory_mb=_uint64_mb(low.get("realmemory", "1")) or 0,
             gres=_node_gres(low.get("gres", ""), what, no, source),
             features=frozenset(f for f in re.split(r"[,\s]+", feats) if f),
             state="IDLE" if state in ("UNKNOWN", "UP", "CLOUD") else state,
             weight=int(low.get("weight", "1")),
-            threads_per_core=(_threads_counted(kv) or (1, 0))[0],
+            threads_per_core=shape.threads_per_cpu_core,
+        )
+
+
+def _warn_topology(
+    kv: dict[str, str], value: str, own: dict[str, str], default_at: str, no: int, src: str
+) -> None:
+    """Name in a warning what slurmctld logs and changes of a NodeName= line's topology
+    (read_config.c ``_parse_nodename``): a CPUs= it resets, and Sockets= beside
+    SocketsPerBoard= (``default_at``: where the NodeName=DEFAULT line is, for a value from
+    it)."""
+    low = {k.lower(): v for k, v in kv.items()}
+    shape = _topology(low)
+    what = f"NodeName={value}"
+    if shape.both_sockets:
+        warn_at_caller(
+            f"{src} line {no}: {what}: Sockets={low['sockets']} and SocketsPerBoard="
+            f"{low['socketsperboard']} are both given; Slurm uses SocketsPerBoard (slurmctld "
+            f'logs "NodeNames={value} Sockets=# and SocketsPerBoard=# is invalid , using '
+            f'SocketsPerBoard"): {shape.sockets} sockets, and so does slurmlab; give one of them'
+        )
+    if shape.written is not None:
+        s, c, t = shape.sockets, shape.cores, shape.threads
+        key = "CPUs" if "cpus" in low else "Procs"
+        mine = any(k.lower() == key.lower() for k in own)
+        origin = "" if mine else f" (from the NodeName=DEFAULT line, {default_at})"
+        warn_at_caller(
+            f"{src} line {no}: {what}: {key}={shape.written}{origin} is none of Sockets ({s}), "
+            f"Sockets x CoresPerSocket ({s * c}) and Sockets x CoresPerSocket x ThreadsPerCore "
+            f'({s * c * t}); slurmctld resets it ("NodeNames={value} CPUs={shape.written} '
+            "match no Sockets, Sockets*CoresPerSocket or Sockets*CoresPerSocket*ThreadsPerCore. "
+            f'Resetting CPUs.") to {s * c * t}, and so does slurmlab; give CPUs={s * c * t} '
+            "or leave CPUs= out"
         )
 
 
@@ -608,9 +751,11 @@ class _Conf:
     partition_lines: list[tuple[str, int, dict[str, str]]] = field(default_factory=list)
     down_lines: list[tuple[str, int, str, dict[str, str]]] = field(default_factory=list)
     node_sets: dict[str, tuple[str, int, dict[str, str]]] = field(default_factory=dict)
-    #: (NodeName= lines whose CPUs count more than one thread per core: source, line, names,
-    #: ThreadsPerCore, cores)
-    threaded: list[tuple[str, int, str, int, int]] = field(default_factory=list)
+    #: (whether a NodeName= line's CPUs count more than one thread per core)
+    threaded: bool = False
+    #: (where the last NodeName=DEFAULT line is; each NodeName= line's NodeName=value)
+    node_default_at: tuple[str, int] = ("slurm.conf", 0)
+    node_what: dict[tuple[str, int], str] = field(default_factory=dict)
 
     def read(self, line: str, no: int, src: str) -> None:
         pairs = _pairs(line, no, src)
@@ -651,13 +796,15 @@ class _Conf:
         if value.upper() == "DEFAULT":
             _check_default_node(kv, what, no, src)
             self.node_default = _merged(self.node_default, kv)
-            self.unused_default["NodeName"] = (src, no)
+            self.unused_default["NodeName"] = self.node_default_at = (src, no)
             return
         self.unused_default.pop("NodeName", None)
-        threads = _threads_counted(_merged(self.node_default, kv))
-        if threads:
-            self.threaded.append((src, no, value, *threads))
-        for node in _node_line(value, _merged(self.node_default, kv), no, src):
+        options = _node_options(self.node_default, kv)
+        _warn_topology(options, value, kv, _at(self.node_default_at, src), no, src)
+        if _topology({k.lower(): v for k, v in options.items()}).threads_per_cpu_core > 1:
+            self.threaded = True
+        self.node_what[(src, no)] = what
+        for node in _node_line(value, options, no, src):
             if node.name in self.node_at:
                 raise ConfigError(
                     f"{what}: node {node.name} is already defined on "
@@ -732,12 +879,22 @@ class _Conf:
         nodes = dict(self.nodes)
         for src, no, value, kv in self.down_lines:
             _apply_down_nodes(nodes, value, kv, no, src)
+        types = gres_types(self.settings)
+        checked: set[str] = set()
+        for node in nodes.values():  # (named at its NodeName= line: slurmctld stops there)
+            problem = node_gres_problem(node, types, checked)
+            if problem:
+                src, no = self.node_at[node.name]
+                raise ConfigError(f"{self.node_what[src, no]}: {problem}", source=src, line=no)
         if gres_conf is not None:
-            nodes = _apply_gres_conf(nodes, gres_conf)
+            _check_gres_conf(nodes, gres_conf, types, self.node_at)
         members = _node_set_members(self.node_sets, nodes)
         partitions = [
-            _partition(kv, no, src, nodes, members) for src, no, kv in self.partition_lines
+            _partition(kv, no, src, nodes, members, self.node_sets)
+            for src, no, kv in self.partition_lines
         ]
+        partitions = self.last_default(partitions)
+        self.warn_def_mem()
         for kind, noun in (("NodeName", "node"), ("PartitionName", "partition")):
             if kind in self.unused_default and (partitions or kind == "NodeName"):
                 src, no = self.unused_default[kind]
@@ -753,12 +910,47 @@ class _Conf:
         if conflict:  # (named at the PreemptType line, else the PreemptMode one)
             src, no = self.global_at.get("preempttype") or self.global_at["preemptmode"]
             raise ConfigError(conflict, source=src, line=no)
+        conflict = select_conflict(self.settings)
+        if conflict:  # (named at the SelectTypeParameters line)
+            src, no = self.global_at["selecttypeparameters"]
+            raise ConfigError(conflict, source=src, line=no)
         try:
             return Cluster(name, tuple(nodes.values()), tuple(partitions), self.settings)
         except ConfigError:
             raise
         except SlurmlabError as exc:
             raise ConfigError(str(exc), source=source) from None
+
+    def last_default(self, partitions: list[Partition]) -> list[Partition]:
+        """``partitions`` with only the last Default=YES one the default, as slurmctld makes
+        it (read_config.c ``_build_single_partitionline_info``: "changing default partition
+        from p to q"); each change is named in a warning at the later line."""
+        defaults = [p for p in partitions if p.default]
+        for before, after in zip(defaults, defaults[1:], strict=False):
+            src, no = self.part_at[after.name]
+            was = _at(self.part_at[before.name], src)
+            warn_at_caller(
+                f"{src} line {no}: PartitionName={after.name}: Default=YES, and partition "
+                f"{before.name!r} ({was}) is Default=YES too; Slurm makes the last one the "
+                f'default (slurmctld logs "_parse_part_spec: changing default partition from '
+                f'{before.name} to {after.name}") and so does slurmlab: a job without -p goes '
+                f"to {defaults[-1].name!r}; give Default=YES to one partition"
+            )
+        last = defaults[-1] if defaults else None
+        return [p if p is last or not p.default else replace(p, default=False) for p in partitions]
+
+    def warn_def_mem(self) -> None:
+        """Name a global DefMemPerCPU given beside DefMemPerNode in a warning: slurmctld uses
+        DefMemPerNode (read_config.c ``_validate_and_set_defaults``: "DefMemPerCPU ignored,
+        since it's mutually exclusive with DefMemPerNode"), and so does slurmlab
+        (job.py ``_mem_settings``)."""
+        if "defmempercpu" in self.global_at and "defmempernode" in self.global_at:
+            src, no = self.global_at["defmempercpu"]
+            node_at = _at(self.global_at["defmempernode"], src)
+            warn_at_caller(
+                f"{src} line {no}: DefMemPerCPU={self.settings['DefMemPerCPU']}: "
+                f"{_DEF_MEM_IGNORED.format(node=self.settings['DefMemPerNode'], at=node_at)}"
+            )
 
     def warn_threads(
         self, nodes: dict[str, Node], partitions: list[Partition], source: str
@@ -886,20 +1078,42 @@ _PARTITION_MODELLED = {
 }  # fmt: skip
 
 
+#: Why a DefMemPerCPU beside DefMemPerNode is ignored (read_config.c, for the global lines and
+#: for a partition's, ``_parse_partitionname``).
+_DEF_MEM_IGNORED = (
+    "DefMemPerNode={node} ({at}) is also given, and Slurm uses it (slurmctld logs "
+    '"DefMemPerCPU ignored, since it\'s mutually exclusive with DefMemPerNode"), and so does '
+    "slurmlab: a job that asks for no memory gets {node} MB per node; give one of them"
+)
+
+#: A partition without nodes: Slurm has one, slurmlab cannot model one.
+_NO_NODES = (
+    "Slurm accepts a partition without nodes (sinfo shows it with 0 nodes, and a job sent "
+    "there waits), but slurmlab cannot model one"
+)
+
+
 def _partition(
     kv: dict[str, str],
     no: int,
     source: str,
     all_nodes: Mapping[str, Node],
     node_sets: dict[str, list[str]],
+    set_lines: Mapping[str, tuple[str, int, dict[str, str]]] | None = None,
 ) -> Partition:
     """The partition a PartitionName= line defines (``kv``: its options over its DEFAULT
-    ones), over ``all_nodes`` (every node, by name)."""
+    ones), over ``all_nodes`` (every node, by name); ``node_sets``: each NodeSet's nodes,
+    ``set_lines``: where each is defined and its options."""
     low = {k.lower(): (k, v) for k, v in kv.items()}
     pname = kv["PartitionName"]
     nodes_expr = low.get("nodes", ("Nodes", ""))[1]
     if not nodes_expr:
-        raise ConfigError(f"PartitionName={pname}: Nodes= is missing", source=source, line=no)
+        raise ConfigError(
+            f"PartitionName={pname}: Nodes= is missing: {_NO_NODES}; give Nodes=... (or ALL), "
+            "or remove the line",
+            source=source,
+            line=no,
+        )
     if nodes_expr.upper() == "ALL":
         names = list(all_nodes)
     else:
@@ -917,6 +1131,14 @@ def _partition(
             source=source,
             line=no,
         )
+    if not names:  # (every name in Nodes= a NodeSet that matches no node)
+        raise ConfigError(
+            f"PartitionName={pname}: Nodes={nodes_expr} has no node: "
+            f"{_empty_node_sets(nodes_expr, set_lines or {}, all_nodes, source)}; {_NO_NODES}; "
+            "give the NodeSet a Feature= some nodes have, or the partition other nodes",
+            source=source,
+            line=no,
+        )
 
     def get(key, default=None):
         return low.get(key.lower(), (key, default))[1]
@@ -931,12 +1153,14 @@ def _partition(
     known = {"partitionname", "nodes", "default", "maxtime", "defaulttime", "maxnodes"}
     known |= {"prioritytier", "priorityjobfactor", "state", "priority", "minnodes"}
     options = {k: v for lk, (k, v) in low.items() if lk not in known}
-    slurms = {o.lower() for o in PARTITION_OPTIONS}
+    slurms = {o.lower() for o in PARTITION_OPTIONS} - {"selecttypeparameters"}
     _warn_unknown_options(options, "partition option", what, no, source)
     for k, v in options.items():  # (a partition's own TRESBillingWeights, DefMemPerCPU...)
         problem = setting_problem(k, v) if k.lower() in slurms else None
         if problem:
             raise ConfigError(f"{what}: {problem}", source=source, line=no)
+    _check_partition_select(_option_value(low, "SelectTypeParameters"), what, no, source)
+    _warn_partition_rules(low, what, no, source)
     over = get("OverSubscribe", "NO").upper()
     if over not in ("NO", "EXCLUSIVE", "YES", "FORCE") and not over.startswith(("YES:", "FORCE:")):
         raise ConfigError(
@@ -993,6 +1217,72 @@ def _partition(
         )
 
 
+def _option_value(low: dict[str, tuple[str, str]], key: str) -> str | None:
+    """The value of ``key`` among a line's options by lower-case name, or None."""
+    return low.get(key.lower(), (key, None))[1]
+
+
+def _check_partition_select(value: str | None, what: str, no: int, source: str) -> None:
+    """A partition's own SelectTypeParameters, as read_config.c ``_parse_partitionname``
+    reads it: it must start with CR_Core or CR_Socket (in any case; the rest is not read),
+    else slurmctld stops ("Bad value for SelectTypeParameters")."""
+    if value is not None and not value.lower().startswith(("cr_core", "cr_socket")):
+        raise ConfigError(
+            f"{what}: SelectTypeParameters={value!r}: a partition takes CR_Core, CR_Core_Memory, "
+            'CR_Socket or CR_Socket_Memory; slurmctld stops on it ("Bad value for '
+            f'SelectTypeParameters: {value}"); give one of those, or leave it to the global line',
+            source=source,
+            line=no,
+        )
+
+
+def _warn_partition_rules(low: dict[str, tuple[str, str]], what: str, no: int, source: str) -> None:
+    """Name in a warning a partition's options that Slurm ignores (read_config.c
+    ``_parse_partitionname``): DenyAccounts beside AllowAccounts, DefMemPerCPU beside
+    DefMemPerNode. slurmlab ignores them too (Partition.admits_account, job.py
+    ``_mem_settings``)."""
+    allow, deny = _option_value(low, "AllowAccounts"), _option_value(low, "DenyAccounts")
+    if allow and allow.strip().upper() != "ALL" and deny is not None:
+        names = ",".join(a.strip().lower() for a in allow.split(",") if a.strip())
+        warn_at_caller(
+            f"{source} line {no}: {what}: AllowAccounts={allow} and DenyAccounts={deny} are "
+            'both given; Slurm ignores DenyAccounts (slurmctld logs "Both AllowAccounts and '
+            'DenyAccounts are defined, DenyAccounts will be ignored"), and so does slurmlab: '
+            f"only accounts {names} may use it; give one of them"
+        )
+    per_node, per_cpu = _option_value(low, "DefMemPerNode"), _option_value(low, "DefMemPerCPU")
+    if per_node is not None and per_cpu is not None:
+        rule = _DEF_MEM_IGNORED.format(node=per_node, at="on this line")
+        warn_at_caller(f"{source} line {no}: {what}: DefMemPerCPU={per_cpu}: {rule}")
+
+
+def _empty_node_sets(
+    nodes_expr: str,
+    set_lines: Mapping[str, tuple[str, int, dict[str, str]]],
+    all_nodes: Mapping[str, Node],
+    source: str,
+) -> str:
+    """Why each NodeSet a partition's ``Nodes=`` names matches no node."""
+    have = sorted({f for n in all_nodes.values() for f in n.features})
+    features = f"the nodes have {', '.join(have)}" if have else "no node has a feature"
+    out = []
+    for name in expand_hostlist(nodes_expr):
+        if name not in set_lines:
+            continue
+        src, no, kv = set_lines[name]
+        feature = next((v for k, v in kv.items() if k.lower() == "feature"), None)
+        nodes = next((v for k, v in kv.items() if k.lower() == "nodes"), None)
+        given = " ".join(f"{k}={v}" for k, v in kv.items()) or "no Feature= or Nodes="
+        if feature is not None:
+            why = f"no node has feature {feature!r} ({features})"
+        elif nodes is not None:
+            why = f"Nodes={nodes} lists none"
+        else:
+            why = "it gives no Feature= or Nodes="
+        out.append(f"NodeSet={name} ({_at((src, no), source)}: {given}) matches no node: {why}")
+    return "; ".join(out)
+
+
 def _max_nodes(value: str, what: str, no: int, source: str) -> int | None:
     """A partition's MaxNodes= (None: UNLIMITED), a uint32 in Slurm."""
     if value.upper() in ("UNLIMITED", "INFINITE"):
@@ -1033,32 +1323,194 @@ _SPECIALIZED = {
 }
 
 
+# -- gres.conf ----------------------------------------------------------------------------------
+#: How a gres.conf line starts (gres.c ``gres_g_node_config_load``: ``_gres_conf_options``),
+#: and the options of a NodeName= or Name= line (``_gres_options``). slurmd stops on any
+#: other key ("Parsing error at unrecognized key", then "error opening/reading gres.conf").
+_GRES_LINE_STARTS = ("NodeName", "Name", "AutoDetect")
+_GRES_OPTIONS = frozenset({
+    "AutoDetect", "Count", "CPUs", "Cores", "File", "Files", "Flags", "Link", "Links",
+    "MultipleFiles", "Name", "Type",
+})  # fmt: skip
+
+#: The libraries gres.conf's AutoDetect= names (gres.conf(5)).
+_GPU_LIBRARIES = {"nvml": "NVIDIA's NVML", "rsmi": "AMD's ROCm SMI", "oneapi": "Intel's oneAPI"}
+
+#: GRES whose lines may count more than their device files (gres.c ``_is_shared_name``).
+_SHARED_GRES = ("mps", "shard")
+
+
+@dataclass(frozen=True, slots=True)
+class _GresLine:
+    """One line of a gres.conf: where it is, the nodes it is for (None: every node that
+    reads the file, as a line without NodeName= is), its GRES name (None: an AutoDetect
+    line), type, count, whether it names device files, its AutoDetect= and its Cores=."""
+
+    source: str
+    no: int
+    text: str
+    nodes: frozenset[str] | None
+    name: str | None = None
+    type: str | None = None
+    count: int = 0
+    has_file: bool = False
+    autodetect: str | None = None
+    cores: str | None = None
+
+
 def parse_gres_conf(path_or_text: str | Path) -> dict[str, list[Gres]]:
-    """Parse gres.conf into node name -> list of Gres (types and counts from File=/Count=)."""
+    """Parse gres.conf into node name -> list of Gres (types and counts from File=/Count=);
+    a line without NodeName= is listed under ``"*"``. The lines are read as slurmd reads
+    them (see :func:`_gres_conf_lines`); how they meet slurm.conf's Gres= is
+    ``Cluster.from_slurm_conf``'s to check.
+
+    >>> parse_gres_conf("NodeName=g[1-2] Name=gpu Type=a100 File=/dev/nvidia[0-3]")["g2"]
+    [Gres(name='gpu', type='a100', count=4)]
+    """
+    out: dict[str, list[Gres]] = {}
+    for line in _gres_conf_lines(path_or_text):
+        if line.name is not None:
+            for n in sorted(line.nodes) if line.nodes is not None else ["*"]:
+                out.setdefault(n, []).append(Gres(line.name, line.type, line.count))
+    return out
+
+
+def _gres_conf_lines(path_or_text: str | Path) -> list[_GresLine]:
+    """The lines of a gres.conf, read as slurmd reads them (gres.c
+    ``gres_g_node_config_load``, ``_parse_gres_config``): each starts with NodeName=, Name=
+    or AutoDetect= (a line of its own, for the whole file); a key gres.conf does not have
+    stops slurmd, and is a ConfigError naming the file, the line and the closest key. The
+    count is File='s devices (MultipleFiles=: one), else Count= (with Slurm's suffixes), else
+    1; a Count= other than File='s devices stops slurmd but for mps and shard."""
     text, source = read_text(path_or_text)
     source = source if source != "slurm.conf" else "gres.conf"
-    out: dict[str, list[Gres]] = {}
+    out = []
     for no, line in _logical_lines(text):
-        kv = {k.lower(): v for k, v in _pairs(line, no, source)}
-        if "autodetect" in kv and "name" not in kv:
+        pairs = _pairs(line, no, source)
+        head, value = pairs[0]
+        start = next((k for k in _GRES_LINE_STARTS if k.lower() == head.lower()), None)
+        if start is None:
+            raise ConfigError(_gres_key_problem(head, value, None, source), source=source, line=no)
+        if start == "AutoDetect":
+            if len(pairs) > 1:
+                rest = " ".join(f"{k}={v}" for k, v in pairs[1:])
+                raise ConfigError(
+                    f"AutoDetect={value} is followed by {rest}: a line that starts with "
+                    "AutoDetect= sets it for every node and takes nothing else; slurmd stops on "
+                    f'it ("Parse error in file {source} line {no}: \\"{rest}\\""); set it for '
+                    f"some nodes with NodeName=... AutoDetect={value}, or give {rest} a line "
+                    "of its own",
+                    source=source,
+                    line=no,
+                )
+            out.append(_GresLine(source, no, f"AutoDetect={value}", None, autodetect=value))
             continue
-        if "name" not in kv:
-            raise ConfigError(f"line {line!r} has no Name= (e.g. Name=gpu)", source=source, line=no)
-        if "file" in kv:
+        what = f"{start}={value}"
+        kv = _options(pairs[1:], what, no, source)
+        for key, v in kv.items():
+            if key.lower() not in _by_lower_gres():
+                raise ConfigError(_gres_key_problem(key, v, start, source), source=source, line=no)
+        low = {k.lower(): v for k, v in kv.items()}
+        nodes = None
+        if start == "NodeName":
             try:
-                count = len(expand_hostlist(kv["file"]))
+                nodes = frozenset(expand_hostlist(value))
             except SlurmlabError as exc:
-                raise ConfigError(f"File={kv['file']!r}: {exc}", source=source, line=no) from None
-        elif "count" in kv:
-            count = _gres_conf_count(kv["count"], no, source)
-        else:
-            count = 1
-        nodes = expand_hostlist(kv["nodename"]) if "nodename" in kv else ["*"]
-        with _at_line(f"Name={kv['name']}", no, source):  # (a count above the Gres's bound)
-            gres = Gres(kv["name"], kv.get("type"), count)
-        for n in nodes:
-            out.setdefault(n, []).append(gres)
+                raise ConfigError(f"NodeName={value!r}: {exc}", source=source, line=no) from None
+        name = value if start == "Name" else low.get("name")
+        detect = low.get("autodetect") if start == "NodeName" else None
+        if name is None:
+            if detect is not None:
+                out.append(
+                    _GresLine(source, no, f"{what} AutoDetect={detect}", nodes, autodetect=detect)
+                )
+                continue
+            raise ConfigError(f"line {line!r} has no Name= (e.g. Name=gpu)", source=source, line=no)
+        text_of = f"{what} Name={name}" if start == "NodeName" else what
+        if low.get("type"):
+            text_of += f" Type={low['type']}"
+        count, has_file = _gres_line_count(name, low, text_of, no, source)
+        with _at_line(f"Name={name}", no, source):  # (a count above the Gres's bound)
+            Gres(name, low.get("type"), count)
+        cores = low.get("cores", low.get("cpus"))
+        out.append(
+            _GresLine(
+                source, no, text_of, nodes, name, low.get("type"), count, has_file, detect, cores
+            )
+        )
     return out
+
+
+@lru_cache(maxsize=1)
+def _by_lower_gres() -> dict[str, str]:
+    """gres.conf's line options by lower-case name."""
+    return {k.lower(): k for k in _GRES_OPTIONS}
+
+
+def _gres_key_problem(key: str, value: str, start: str | None, source: str) -> str:
+    """The error for a key gres.conf does not have (``start``: how its line starts; None: the
+    key starts the line)."""
+    says = (
+        f'slurmd stops on it ("Parsing error at unrecognized key: {key}", then "error '
+        f'opening/reading {source}")'
+    )
+    if start == "Name" and key.lower() == "nodename":
+        return (
+            f"{key}={value}: a line that starts with Name= is for every node and takes no "
+            f"NodeName=, and {says}; put NodeName={value} first on the line"
+        )
+    if start is None:
+        starts = {k.lower(): k for k in _GRES_LINE_STARTS}
+        close = difflib.get_close_matches(key.lower(), list(starts), n=1, cutoff=0.6)
+        hint = (
+            f"did you mean {starts[close[0]]}?"
+            if close
+            else "a gres.conf line starts with NodeName=, Name= or AutoDetect="
+        )
+        return f"{key}={value}: not a key a gres.conf line starts with, and {says}; {hint}"
+    close = difflib.get_close_matches(key.lower(), list(_by_lower_gres()), n=1, cutoff=0.6)
+    hint = (
+        f"did you mean {_by_lower_gres()[close[0]]}?"
+        if close
+        else f"gres.conf's keys are {', '.join(sorted(_GRES_OPTIONS))}"
+    )
+    return f"{key}={value}: not a gres.conf key, and {says}; {hint}"
+
+
+def _gres_line_count(
+    name: str, low: dict[str, str], what: str, no: int, source: str
+) -> tuple[int, bool]:
+    """(count, whether it names device files) of a gres.conf line (gres.c
+    ``_parse_gres_config``)."""
+    files = low.get("file", low.get("files"))
+    multiple = low.get("multiplefiles")
+    if files is not None and multiple is not None:
+        raise ConfigError(
+            f'{what}: File= and MultipleFiles= are both given; slurmd stops ("File and '
+            'MultipleFiles options are mutually exclusive"); give one of them',
+            source=source,
+            line=no,
+        )
+    count = None
+    for key, given in (("File", files), ("MultipleFiles", multiple)):
+        if given is not None:
+            try:
+                devices = len(expand_hostlist(given))
+            except SlurmlabError as exc:
+                raise ConfigError(f"{key}={given!r}: {exc}", source=source, line=no) from None
+            count = devices if key == "File" else 1
+    if "count" not in low:
+        return (1 if count is None else count), count is not None
+    written = _gres_conf_count(low["count"], no, source)
+    if count is not None and written != count and name not in _SHARED_GRES:
+        raise ConfigError(
+            f"{what}: Count={low['count']} but File= names {count} device"
+            f'{"s" * (count != 1)}; slurmd stops ("Invalid GRES record for {name}, count does '
+            f'not match File value"); give Count={count} or leave Count= out',
+            source=source,
+            line=no,
+        )
+    return written, count is not None
 
 
 def _gres_conf_count(value: str, no: int, source: str) -> int:
@@ -1073,27 +1525,277 @@ def _gres_conf_count(value: str, no: int, source: str) -> int:
     return count
 
 
-def _apply_gres_conf(nodes: dict[str, Node], gres_conf: str | Path) -> dict[str, Node]:
-    """Fill GRES types from gres.conf; its counts must agree with slurm.conf's Gres=."""
-    table = parse_gres_conf(gres_conf)
-    out = {}
-    for name, node in nodes.items():
-        entries = table.get(name, []) + table.get("*", [])
-        if not entries:
-            out[name] = node
-            continue
-        declared = {g.name: sum(x.count for x in node.gres if x.name == g.name) for g in entries}
-        found: dict[str, int] = {}
-        for g in entries:
-            found[g.name] = found.get(g.name, 0) + g.count
-        for gname, cnt in found.items():
-            if declared.get(gname) and declared[gname] != cnt:
-                raise ConfigError(
-                    f"node {name}: gres.conf lists {cnt} {gname} but slurm.conf Gres= declares "
-                    f"{declared[gname]}; make the counts agree",
-                    source="gres.conf",
+def _check_gres_conf(
+    nodes: Mapping[str, Node],
+    gres_conf: str | Path,
+    types: set[str] | None,
+    node_at: Mapping[str, tuple[str, int]],
+) -> None:
+    """Check a gres.conf against slurm.conf's Gres= as slurmd merges them (gres.c
+    ``gres_g_node_config_load``, ``_merge_config``): the GRES of a node are those its
+    slurm.conf Gres= declares, types included; gres.conf only gives them device files
+    (and cores and links). So nodes keep their slurm.conf GRES, and what slurmd would do
+    otherwise is named:
+
+    - a line for a GRES GresTypes lacks is ignored ("Ignoring gres.conf record, invalid
+      name"), a warning;
+    - a line (or the part of its count) that no Gres= of a node takes is ignored ("A line in
+      gres.conf for GRES gpu has 4 more configured than expected in slurm.conf. Ignoring
+      extra GRES."), a warning: a line without NodeName= gives no GPU to a node whose Gres=
+      has none;
+    - a Gres= without a type takes lines of any type and drops their type (``_match_type``),
+      a warning: a job asking for that type is refused, in Slurm and here;
+    - GPUs a node's gpu lines give fewer of than its Gres= declares, or of another type,
+      are an error: slurmd drops a GPU without a device file, and slurmctld sets the node
+      INVAL ("gres/gpu count reported lower than configured");
+    - GPUs no gpu line with File= covers are named in a warning (slurmlab keeps them), and
+      so is AutoDetect, which slurmlab cannot run, and Cores=.
+
+    ``types``: slurm.conf's GresTypes (None: not set, every name taken); ``node_at``: where
+    each node is defined. Lines that stop slurmd are ConfigErrors (``_gres_conf_lines``,
+    ``_check_gres_records``).
+    """
+    lines = _gres_conf_lines(gres_conf)
+    records = [r for r in lines if r.name is not None]
+    if types is not None:
+        known = {t.lower() for t in types}
+        for r in records:
+            if r.name.lower() not in known:
+                warn_at_caller(
+                    f"{r.source} line {r.no}: {r.text}: {r.name!r} is not in GresTypes "
+                    f'({", ".join(sorted(types))}); slurmd ignores the line ("Ignoring '
+                    f'gres.conf record, invalid name: {r.name}"), and so does slurmlab; add '
+                    f"{r.name} to GresTypes or remove the line"
                 )
-        typed = [g for g in entries if g.type] or entries
-        others = tuple(g for g in node.gres if g.name not in found)
-        out[name] = replace(node, gres=tuple(typed) + others)
-    return out
+        records = [r for r in records if r.name.lower() in known]
+    extra: dict[tuple[_GresLine, int, bool], list[str]] = {}
+    dropped: dict[tuple, list[str]] = {}
+    fileless: dict[_GresLine | None, list[str]] = {}
+    detected: dict[_GresLine, list[str]] = {}
+    for node in nodes.values():
+        mine = [r for r in records if r.nodes is None or node.name in r.nodes]
+        detect = _node_autodetect(lines, node.name)
+        if detect is not None and node.gpus:
+            detected.setdefault(detect, []).append(node.name)
+        _check_gres_records(mine, node.name)
+        left = list(mine)  # (records no Gres= of the node has taken yet)
+        for name in dict.fromkeys(g.name.lower() for g in node.gres):
+            pool = [r for r in mine if r.name.lower() == name]
+            short = _merge_gres(node, name, pool, left, extra, dropped)
+            if name != "gpu" or detect is not None:
+                continue  # (other GRES without a file are counted as written: _merge_gres2)
+            if short and pool:
+                _gpu_shortfall(node, short, pool, node_at)
+            covered = sum(r.count for r in pool if r.has_file)
+            if covered < node.gpus:
+                first = next((r for r in pool if not r.has_file), None)
+                fileless.setdefault(first, []).append(node.name)
+        for r in left:
+            declares = any(g.name.lower() == r.name.lower() for g in node.gres)
+            extra.setdefault((r, r.count, declares), []).append(node.name)
+    _warn_gres_conf(records, extra, dropped, fileless, detected, nodes, gres_conf)
+
+
+def _node_autodetect(lines: list[_GresLine], node: str) -> _GresLine | None:
+    """The AutoDetect line that holds for ``node`` (a node's own, else the file's: gres.c
+    ``_handle_local_autodetect`` / ``_handle_global_autodetect``), unless it is off."""
+    own = [r for r in lines if r.autodetect is not None and r.nodes is not None and node in r.nodes]
+    every = [r for r in lines if r.autodetect is not None and r.nodes is None]
+    found = (own or every or [None])[-1]
+    return None if found is None or found.autodetect.lower() == "off" else found
+
+
+def _check_gres_records(mine: list[_GresLine], node: str) -> None:
+    """The records of one node that stop slurmd (gres.c ``_foreach_gres_conf``): of one
+    GRES, some with File= and some without, some with Type= and some without, or two
+    without either."""
+    by_name: dict[str, list[_GresLine]] = {}
+    for r in mine:
+        by_name.setdefault(r.name.lower(), []).append(r)
+    for group in by_name.values():
+        first, name = group[0], group[0].name
+        for r in group[1:]:
+            problem = None
+            mixed = (
+                f"gres.conf for {name}, some records have {{}} specification while others do not"
+            )
+            if r.has_file != first.has_file:
+                problem = mixed.format('"File"')
+                fix = "give each of the node's lines File=, or none"
+            elif (r.type is None) != (first.type is None):
+                problem = mixed.format('"Type="')
+                fix = "give each of the node's lines Type=, or none"
+            elif not r.has_file and r.type is None:
+                problem = f"gres.conf duplicate records for {name}"
+                fix = "give the node one line for it (one Count=)"
+            if problem:
+                raise ConfigError(
+                    f"{r.text}: node {node} also has line {first.no} for {name}; slurmd stops "
+                    f'("{problem}"); {fix}',
+                    source=r.source,
+                    line=r.no,
+                )
+
+
+def _merge_gres(
+    node: Node,
+    name: str,
+    pool: list[_GresLine],
+    left: list[_GresLine],
+    extra: dict,
+    dropped: dict,
+) -> list[tuple[Gres, int]]:
+    """Match a node's Gres= of one name with its gres.conf lines as slurmd does (gres.c
+    ``_merge_gres2``): each Gres= item takes, in order, the lines of its type (an item
+    without a type: of any type, whose type is dropped) until its count is met; a line's
+    count beyond it is ignored. Returns the items left short, with how many they lack; the
+    lines taken are removed from ``left``, their excess noted in ``extra``, their dropped
+    types in ``dropped``."""
+    short = []
+    for item in (g for g in node.gres if g.name.lower() == name):
+        got, typed = 0, []
+        for r in pool:
+            if got >= item.count:
+                break
+            if r not in left or (
+                item.type is not None and (r.type or "").lower() != item.type.lower()
+            ):
+                continue
+            left.remove(r)
+            take = min(r.count, item.count - got)
+            if r.count > take:
+                extra.setdefault((r, r.count - take, True), []).append(node.name)
+            if item.type is None and r.type:
+                typed.append((r, take))
+            got += take
+        if typed:  # (one warning for the lines of the same Gres= item on several nodes)
+            dropped.setdefault((item, tuple(typed)), []).append(node.name)
+        if got < item.count:
+            short.append((item, item.count - got))
+    return short
+
+
+def _gpu_shortfall(
+    node: Node,
+    short: list[tuple[Gres, int]],
+    pool: list[_GresLine],
+    node_at: Mapping[str, tuple[str, int]],
+) -> None:
+    """The error for a node whose gpu lines give fewer GPUs (of a type) than its Gres=."""
+    item, lack = short[0]
+    label = f"gpu:{item.type}" if item.type else "gpu"
+    src, no = node_at[node.name]
+    reported = node.gpus - sum(n for _, n in short)
+    others = sorted(
+        {r.type for r in pool if r.type and r.type.lower() != (item.type or "").lower()}
+    )
+    first = pool[0]
+    matched = item.type is None or any((r.type or "").lower() == item.type.lower() for r in pool)
+    if matched:
+        why, fix = "", "make the counts agree"
+    elif others:
+        why = f" (its gpu lines have Type={', '.join(others)})"
+        fix = (
+            f"write Type={item.type} in gres.conf, or Gres=gpu:{others[0]}:{item.count} in "
+            "slurm.conf"
+        )
+    else:
+        why = " (its gpu lines have no type)"
+        fix = f"write Type={item.type} in gres.conf"
+    raise ConfigError(
+        f"node {node.name}: gres.conf lists {item.count - lack} {label} but slurm.conf Gres= "
+        f"declares {item.count} ({src} line {no}: Gres={','.join(map(str, node.gres))}){why}; "
+        "slurmd finds no device file for the rest and drops them (gres.c _merge_config), and "
+        'slurmctld sets the node INVAL ("gres/gpu count reported lower than configured '
+        f'({reported} < {node.gpus})"); {fix}',
+        source=first.source,
+        line=first.no,
+    )
+
+
+def _warn_gres_conf(
+    records: list[_GresLine],
+    extra: dict,
+    dropped: dict,
+    fileless: dict,
+    detected: dict,
+    nodes: Mapping[str, Node],
+    gres_conf: str | Path,
+) -> None:
+    """The warnings of ``_check_gres_conf``, one per gres.conf line (naming its nodes)."""
+    for (r, more, declares), names in extra.items():
+        hosts = compress_hostlist(names)
+        label = f"{r.name}:{r.type}" if r.type else r.name
+        if declares:
+            whose = f"slurm.conf's Gres= of {hosts} takes {r.count - more} of this line's {r.count}"
+        else:
+            whose = f"slurm.conf's Gres= of {hosts} declares no {label}, so they have none"
+        fix = (
+            "give the line NodeName= the nodes it is for"
+            if r.nodes is None and not declares
+            else "make gres.conf and slurm.conf's Gres= agree"
+        )
+        warn_at_caller(
+            f'{r.source} line {r.no}: {r.text}: {whose}; slurmd ignores the {more} more ("A line '
+            f"in gres.conf for GRES {label} has {more} more configured than expected in "
+            f'slurm.conf. Ignoring extra GRES."), and so does slurmlab; {fix}'
+        )
+    for (item, typed), names in dropped.items():
+        r = typed[0][0]
+        also = f" (and line{'s' * (len(typed) > 2)} {', '.join(str(t.no) for t, _ in typed[1:])})"
+        counts: dict[str, int] = {}
+        for t, take in typed:
+            counts[t.type] = counts.get(t.type, 0) + take
+        written = ",".join(f"{item.name}:{t}:{n}" for t, n in counts.items())
+        warn_at_caller(
+            f"{r.source} line {r.no}{also if len(typed) > 1 else ''}: {r.text}: slurm.conf's "
+            f"Gres= of {compress_hostlist(names)} names {item.name} without a type ({item}), so "
+            f"slurmd matches {'these lines' if len(typed) > 1 else 'this line'} to it and drops "
+            f"Type={', '.join(counts)} (gres.c _match_type): their {item.name} has no type, in "
+            f"Slurm and in slurmlab, and a job asking --gres={item.name}:{r.type}:N is refused; "
+            f"write the type in slurm.conf: Gres={written}"
+        )
+    for r, names in fileless.items():
+        where = f"{r.source} line {r.no}: {r.text}" if r else str(_gres_source(gres_conf))
+        gpus = nodes[names[0]].gpus
+        files = f"/dev/nvidia[0-{gpus - 1}]" if gpus > 1 else "/dev/nvidia0"
+        warn_at_caller(
+            f"{where}: GPUs of {compress_hostlist(names)} have no File= in gres.conf; Slurm "
+            "22.05's slurmd drops a GPU without a device file (gres.c: \"Removing file-less "
+            "GPU\"), so those nodes would register fewer GPUs than slurm.conf's Gres= declares "
+            "and slurmctld would set them INVAL; slurmlab keeps the GPUs; give their gpu lines "
+            f"File= (e.g. File={files}) or AutoDetect=nvml"
+        )
+    for r, names in detected.items():
+        untyped = [n for n in names if any(g.name == "gpu" and not g.type for g in nodes[n].gres)]
+        note = (
+            f"; {compress_hostlist(untyped)} have GPUs without a type (Gres=gpu:N), so a job "
+            "asking --gres=gpu:<type>:N is refused: write the type in Gres=, e.g. "
+            f"Gres=gpu:<type>:{nodes[untyped[0]].gpus}"
+            if untyped
+            else ""
+        )
+        head = r.text if r.name is None else f"{r.text} AutoDetect={r.autodetect}"
+        library = _GPU_LIBRARIES.get(r.autodetect.lower(), "the GPU library")
+        warn_at_caller(
+            f"{r.source} line {r.no}: {head}: not modelled by slurmlab (ignored): slurmd asks "
+            f"{library} for the GPUs of {compress_hostlist(names)} (their device files, "
+            "cores and links); slurmlab takes the GPUs slurm.conf's Gres= declares, with the "
+            f"types written there{note}"
+        )
+    bound = [r for r in records if r.cores is not None]
+    if bound:
+        r = bound[0]
+        also = f" (also on line{'s' * (len(bound) > 2)} {', '.join(str(b.no) for b in bound[1:])})"
+        warn_at_caller(
+            f"{r.source} line {r.no}: {r.text}: Cores={r.cores}{also if len(bound) > 1 else ''}: "
+            "not modelled by slurmlab (ignored): Slurm prefers a GRES's cores for the jobs "
+            "that use it (and gives them only those with --gres-flags=enforce-binding); "
+            "slurmlab places jobs without regard to which cores are next to which GPU"
+        )
+
+
+def _gres_source(gres_conf: str | Path) -> str:
+    """How a gres.conf is named in messages: its path, or gres.conf for a text."""
+    source = read_text(gres_conf)[1]
+    return source if source != "slurm.conf" else "gres.conf"
