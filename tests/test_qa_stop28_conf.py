@@ -576,3 +576,23 @@ def test_a_gres_name_gres_types_lacks_is_named_at_its_node_line():
         "slurm.conf line 4: NodeName=g[2-3]: Gres=gpus:4: 'gpus' is not in GresTypes (gpu), "
         "and slurmctld refuses a node GRES that GresTypes does not declare; did you mean 'gpu'?"
     )
+
+
+def test_max_mem_per_node_beside_max_mem_per_cpu_holds_as_in_slurm():
+    """read_config.c: "MaxMemPerCPU ignored, since it's mutually exclusive with
+    MaxMemPerNode" (globally and on a partition's line); slurmlab applied MaxMemPerCPU."""
+    text = (
+        "ClusterName=c\nSelectTypeParameters=CR_Core_Memory\nMaxMemPerCPU=1000\n"
+        "MaxMemPerNode=8000\nNodeName=n1 CPUs=8 RealMemory=16000\n"
+        "PartitionName=p Nodes=n1 Default=YES\n"
+    )
+    with pytest.warns(UserWarning) as caught:
+        cluster = Cluster.from_slurm_conf(text)
+    assert [str(w.message) for w in caught] == [
+        "slurm.conf line 3: MaxMemPerCPU=1000: MaxMemPerNode=8000 (line 4) is also given, and "
+        "Slurm uses it (slurmctld logs \"MaxMemPerCPU ignored, since it's mutually exclusive "
+        'with MaxMemPerNode"), and so does slurmlab: a job may have up to 8000 MB per node, '
+        "whatever its CPUs; give one of them"
+    ]
+    res = JobSpec.from_args("-n 1 --mem=4000").resources(cluster)
+    assert (res.cpus_per_node, res.mem_per_node_mb) == (1, 4000)  # (not 4 CPUs for 4000 MB)

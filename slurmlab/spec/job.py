@@ -2072,14 +2072,15 @@ def _mem_settings(part: Partition, cluster: Cluster) -> dict[str, int | None]:
     DefMemPerNode both given (on the partition's line, or both global), DefMemPerNode holds:
     read_config.c reads it first, and ignores the other ("DefMemPerCPU ignored, since it's
     mutually exclusive with DefMemPerNode": ``_parse_partitionname`` and
-    ``_validate_and_set_defaults``)."""
+    ``_validate_and_set_defaults``); likewise MaxMemPerNode over MaxMemPerCPU."""
     out: dict[str, int | None] = {}
     for group in _MEM_GROUPS:
         own = any(part.option(k) is not None for k in group)
         for key in group:
             raw = part.option(key) if own else cluster.setting(key)
-            if key == "DefMemPerCPU":  # (DefMemPerNode, given beside it, holds)
-                per_node = part.option("DefMemPerNode") if own else cluster.setting("DefMemPerNode")
+            if key in ("DefMemPerCPU", "MaxMemPerCPU"):  # (the per-node one beside it holds)
+                node_key = key.replace("CPU", "Node")
+                per_node = part.option(node_key) if own else cluster.setting(node_key)
                 raw = None if (per_node or "").strip() else raw
             text = (raw or "").strip().upper()
             if text in ("", "UNLIMITED", "INFINITE", "0"):

@@ -944,13 +944,13 @@ class _Conf:
         DefMemPerNode (read_config.c ``_validate_and_set_defaults``: "DefMemPerCPU ignored,
         since it's mutually exclusive with DefMemPerNode"), and so does slurmlab
         (job.py ``_mem_settings``)."""
-        if "defmempercpu" in self.global_at and "defmempernode" in self.global_at:
-            src, no = self.global_at["defmempercpu"]
-            node_at = _at(self.global_at["defmempernode"], src)
-            warn_at_caller(
-                f"{src} line {no}: DefMemPerCPU={self.settings['DefMemPerCPU']}: "
-                f"{_DEF_MEM_IGNORED.format(node=self.settings['DefMemPerNode'], at=node_at)}"
-            )
+        for kind in ("Def", "Max"):  # (MaxMemPerNode over MaxMemPerCPU, likewise)
+            cpu_key, node_key = f"{kind}MemPerCPU", f"{kind}MemPerNode"
+            if cpu_key.lower() in self.global_at and node_key.lower() in self.global_at:
+                src, no = self.global_at[cpu_key.lower()]
+                node_at = _at(self.global_at[node_key.lower()], src)
+                rule = _mem_ignored(kind, self.settings[node_key], node_at)
+                warn_at_caller(f"{src} line {no}: {cpu_key}={self.settings[cpu_key]}: {rule}")
 
     def warn_threads(
         self, nodes: dict[str, Node], partitions: list[Partition], source: str
@@ -1078,13 +1078,20 @@ _PARTITION_MODELLED = {
 }  # fmt: skip
 
 
-#: Why a DefMemPerCPU beside DefMemPerNode is ignored (read_config.c, for the global lines and
-#: for a partition's, ``_parse_partitionname``).
-_DEF_MEM_IGNORED = (
-    "DefMemPerNode={node} ({at}) is also given, and Slurm uses it (slurmctld logs "
-    '"DefMemPerCPU ignored, since it\'s mutually exclusive with DefMemPerNode"), and so does '
-    "slurmlab: a job that asks for no memory gets {node} MB per node; give one of them"
-)
+def _mem_ignored(kind: str, node: str, at: str) -> str:
+    """Why a DefMemPerCPU (MaxMemPerCPU) beside DefMemPerNode (MaxMemPerNode) is ignored
+    (read_config.c, for the global lines and for a partition's, ``_parse_partitionname``)."""
+    effect = (
+        f"a job that asks for no memory gets {node} MB per node"
+        if kind == "Def"
+        else f"a job may have up to {node} MB per node, whatever its CPUs"
+    )
+    return (
+        f"{kind}MemPerNode={node} ({at}) is also given, and Slurm uses it (slurmctld logs "
+        f'"{kind}MemPerCPU ignored, since it\'s mutually exclusive with {kind}MemPerNode"), and '
+        f"so does slurmlab: {effect}; give one of them"
+    )
+
 
 #: A partition without nodes: Slurm has one, slurmlab cannot model one.
 _NO_NODES = (
@@ -1250,10 +1257,12 @@ def _warn_partition_rules(low: dict[str, tuple[str, str]], what: str, no: int, s
             'DenyAccounts are defined, DenyAccounts will be ignored"), and so does slurmlab: '
             f"only accounts {names} may use it; give one of them"
         )
-    per_node, per_cpu = _option_value(low, "DefMemPerNode"), _option_value(low, "DefMemPerCPU")
-    if per_node is not None and per_cpu is not None:
-        rule = _DEF_MEM_IGNORED.format(node=per_node, at="on this line")
-        warn_at_caller(f"{source} line {no}: {what}: DefMemPerCPU={per_cpu}: {rule}")
+    for kind in ("Def", "Max"):
+        per_node = _option_value(low, f"{kind}MemPerNode")
+        per_cpu = _option_value(low, f"{kind}MemPerCPU")
+        if per_node is not None and per_cpu is not None:
+            rule = _mem_ignored(kind, per_node, "on this line")
+            warn_at_caller(f"{source} line {no}: {what}: {kind}MemPerCPU={per_cpu}: {rule}")
 
 
 def _empty_node_sets(
