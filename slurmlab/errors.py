@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 __all__ = [
     "NODE_CONFIG_UNAVAILABLE",
@@ -13,6 +16,8 @@ __all__ = [
     "SbatchError",
     "ScenarioError",
     "SlurmlabError",
+    "collected_warnings",
+    "effective_action",
     "warn_at_caller",
 ]
 
@@ -69,14 +74,162 @@ class ScenarioError(SlurmlabError):
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
-def warn_at_caller(message: str, category: type[Warning] = UserWarning) -> None:
-    """Warn at the line that called slurmlab (``lab.sbatch(...)``, ``read_sacct(...)``), not
-    at a line of slurmlab's own source: the caller of the outermost slurmlab frame, so that
-    frames of other libraries between two of slurmlab's (simpy's) are passed over too
-    (Python 3.12's ``skip_file_prefixes`` would stop at them)."""
-    frame, level, outermost = sys._getframe(0), 1, 1  # noqa: SLF001 (as warnings walks it)
+# -- warnings: at the caller's line, once per line under Python's default action ----------------
+#
+# Python shows a warning whose filter action is "default" once per line: it remembers the
+# lines in a registry, and forgets them whenever the filters change. Every
+# ``warnings.catch_warnings()`` changes them on the way in and out, pandas enters one in
+# many of its operations, so a sweep of 20 simulations would show the same warning 20
+# times. slurmlab remembers the warnings it has shown in a registry of its own, forgotten
+# only when the filters in force when a warning is raised are not the ones of the last
+# one (the user's own ``catch_warnings`` block, a test's, ``simplefilter(...)``): a block
+# that came and went in between, as pandas' do, changes nothing. Every other action
+# (``always``, ``error``, ``ignore``, ``module``, ``once``; pytest.warns and
+# ``catch_warnings(record=True)`` with ``simplefilter("always")``) is Python's own.
+
+_shown: set[tuple] = set()  # (text, category, filename, line) of warnings shown
+_shown_under: tuple = (None, None, None)  # (filters list, a copy of it, defaultaction)
+_local = threading.local()  # .collecting: this thread is inside collected_warnings()
+
+
+def _matches(pattern, text: str) -> bool:
+    """A filter's message or module pattern against a value, as ``_warnings`` tests it (a
+    plain string, as the built-in default filters have, must be equal)."""
+    if pattern is None:
+        return True
+    if type(pattern) is str:
+        return pattern == text
+    return bool(pattern.match(text))
+
+
+def effective_action(text: str, category: type[Warning], module: str, lineno: int) -> str:
+    """The action the warning filters give a warning (``"default"``, ``"always"``,
+    ``"error"``...), found as ``warnings.warn_explicit`` finds it: the first filter whose
+    message, category, module and line match, else ``warnings.defaultaction``."""
+    for action, message, cat, mod, line in warnings.filters:
+        if (
+            _matches(message, text)
+            and issubclass(category, cat)
+            and _matches(mod, module)
+            and (line == 0 or line == lineno)
+        ):
+            return action
+    return warnings.defaultaction
+
+
+def _first_time(key: tuple) -> bool:
+    """Whether a warning shown under the "default" action has not been shown since the
+    filters in force became the current ones (and remember it)."""
+    global _shown_under
+    filters = warnings.filters
+    under, copy, default = _shown_under
+    if filters is not under or filters != copy or warnings.defaultaction != default:
+        _shown.clear()
+        _shown_under = (filters, list(filters), warnings.defaultaction)
+    if key in _shown:
+        return False
+    _shown.add(key)
+    return True
+
+
+def _module_of(filename: str, caller) -> tuple[str, dict | None]:
+    """The module name (and globals) a warning at ``filename`` is filtered by: the caller's
+    for its own file, a dotted name for a file of slurmlab's, else a loaded module's with
+    that file, else the file without ``.py`` (as ``warnings.warn_explicit`` would)."""
+    if caller is not None and filename == caller.f_code.co_filename:
+        return caller.f_globals.get("__name__", "<string>"), caller.f_globals
+    if filename.startswith(_PACKAGE_DIR):
+        rest = os.path.splitext(filename[len(_PACKAGE_DIR) :])[0].replace(os.sep, ".")
+        return "slurmlab." + rest.removesuffix(".__init__"), None
+    for module in list(sys.modules.values()):
+        if getattr(module, "__file__", None) == filename:
+            return module.__name__, None
+    return (filename[:-3] if filename.lower().endswith(".py") else filename), None
+
+
+def _show(message, category, filename: str, lineno: int, module: str, module_globals) -> None:
+    """Warn at this file and line, once per process where the action is "default"."""
+    text = str(message)
+    if isinstance(message, Warning):
+        category = type(message)
+    action = effective_action(text, category, module, lineno)
+    if action == "default" and not _first_time((text, category, filename, lineno)):
+        return
+    registry = None
+    if module_globals is not None:  # (Python's registry of that module, as warnings.warn)
+        registry = module_globals.setdefault("__warningregistry__", {})
+    warnings.warn_explicit(message, category, filename, lineno, module, registry)
+
+
+def _caller():
+    """The frame that called slurmlab: the caller of the outermost frame of slurmlab's own
+    source, so that frames of other libraries between two of slurmlab's (simpy's) are passed
+    over too (Python 3.12's ``skip_file_prefixes`` would stop at them). None when there is
+    none (slurmlab's own code at the bottom of the stack)."""
+    frame, outermost = sys._getframe(1), None  # noqa: SLF001 (as warnings walks it)
     while frame is not None:
         if frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-            outermost = level
-        frame, level = frame.f_back, level + 1
-    warnings.warn(message, category, stacklevel=outermost + 1)
+            outermost = frame
+        frame = frame.f_back
+    return sys._getframe(1) if outermost is None else outermost.f_back  # noqa: SLF001
+
+
+def warn_at_caller(message: str, category: type[Warning] = UserWarning) -> None:
+    """Warn at the line that called slurmlab (``lab.sbatch(...)``, ``read_sacct(...)``), not
+    at a line of slurmlab's own source; under Python's default action, once per process for
+    that line and text, whatever ``catch_warnings`` blocks pandas entered in between (the
+    filters ``always``, ``error``, ``ignore``... act as Python's)."""
+    frame = _caller()
+    if frame is None:  # (no caller outside slurmlab: Python finds the line)
+        warnings.warn(message, category, stacklevel=2)
+        return
+    module = frame.f_globals.get("__name__", "<string>")
+    if getattr(_local, "collecting", False):  # collected_warnings() shows it, once
+        warnings.warn_explicit(message, category, frame.f_code.co_filename, frame.f_lineno, module)
+        return
+    _show(message, category, frame.f_code.co_filename, frame.f_lineno, module, frame.f_globals)
+
+
+@contextmanager
+def collected_warnings() -> Iterator[None]:
+    """Show the warnings raised inside (by slurmlab, simpy, pandas...) when the block ends,
+    each as :func:`warn_at_caller` shows it: slurmlab's (a ``UserWarning`` at a line of its
+    own source) at the line that called slurmlab, and under the default action once per
+    process.
+
+    What the filters ``ignore`` never reaches it, and ``error`` raises where the warning
+    is raised, as without it. It collects through ``warnings.showwarning`` (the documented
+    hook), for this thread only: warnings of other threads pass through untouched.
+    """
+    if getattr(_local, "collecting", False):  # (an outer block shows them)
+        yield
+        return
+    caller = _caller()
+    thread = threading.get_ident()
+    caught: list[tuple] = []
+    previous = warnings.showwarning
+    active = True
+
+    def collect(message, category, filename, lineno, file=None, line=None):
+        if active and threading.get_ident() == thread:
+            caught.append((message, category, filename, lineno))
+        else:  # another thread's, or left installed behind another thread's block
+            previous(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = collect
+    _local.collecting = True
+    try:
+        yield
+    finally:
+        _local.collecting = False
+        active = False
+        if warnings.showwarning is collect:  # (else another thread's hook sits on ours)
+            warnings.showwarning = previous
+        for message, category, filename, lineno in caught:
+            # slurmlab's own (UserWarning) at the caller's line; another library's warning
+            # about slurmlab's use of it (a pandas FutureWarning) stays where it arose
+            ours = issubclass(category, UserWarning) and filename.startswith(_PACKAGE_DIR)
+            if caller is not None and ours:
+                filename, lineno = caller.f_code.co_filename, caller.f_lineno
+            module, module_globals = _module_of(filename, caller)
+            _show(message, category, filename, lineno, module, module_globals)

@@ -517,7 +517,7 @@ class Scenario:
         :meth:`with_cluster` for another cluster, and edit the scenario file for the rest
         (a :class:`~slurmlab.SlurmlabError` says so).
         """
-        from slurmlab.sim.simulate import simulate
+        from slurmlab.sim.simulate import inert_checked, simulate
 
         for key, why in _NOT_REPLACED.items():
             if key in params:
@@ -531,13 +531,14 @@ class Scenario:
                 model = replace(model, seed=None)  # drawn again, from the run's seed
         if seed is None:
             seed = self.seed
-        return simulate(
-            self.cluster, self.workload, name, seed, progress=progress,
-            actions=self.actions if actions is None else actions,
-            failures=self.failures if failures is None else failures, random_failures=model,
-            accounts=self.accounts, qos=self.qos, reservations=self.reservations, until=until,
-            **merged,
-        )  # fmt: skip
+        with inert_checked():  # (warned about at load, with the file and line)
+            return simulate(
+                self.cluster, self.workload, name, seed, progress=progress,
+                actions=self.actions if actions is None else actions,
+                failures=self.failures if failures is None else failures,
+                random_failures=model, accounts=self.accounts, qos=self.qos,
+                reservations=self.reservations, until=until, **merged,
+            )  # fmt: skip
 
     def lab(self, *, jobs: bool = True, seed: int | None = None):
         """This scenario as a :class:`~slurmlab.Lab` you drive by hand: its cluster, policy

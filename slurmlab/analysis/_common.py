@@ -12,7 +12,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from slurmlab.errors import SlurmlabError
+from slurmlab.errors import SlurmlabError, warn_at_caller
 
 #: States that end a run without its work being done (the GPU-hours are lost).
 FAILED_STATES = (
@@ -145,7 +145,7 @@ def waits(jobs: pd.DataFrame, since: Since = "Submit") -> pd.Series:
     negative = (wait < pd.Timedelta(0)).to_numpy()
     if negative.any():
         ids = jobs["JobID"].astype("string").to_numpy()[negative][:5] if "JobID" in jobs else []
-        warnings.warn(
+        warn_at_caller(
             f"{int(negative.sum())} run(s) started before they were "
             + ("submitted (Start < Submit" if since == "Submit" else "eligible (Start < Eligible")
             + f": JobID {', '.join(map(str, ids))}{' ...' if negative.sum() > 5 else ''}); "
@@ -156,9 +156,7 @@ def waits(jobs: pd.DataFrame, since: Since = "Submit") -> pd.Series:
                 if jobs.attrs.get("dst_lines")
                 else "sacct writes naive local times, so a daylight-saving change (or a host "
                 "clock off) does this: export with TZ=UTC sacct ..."
-            ),
-            UserWarning,
-            stacklevel=3,
+            )
         )
         wait = wait.where(~negative)
     return wait
@@ -226,17 +224,55 @@ def _field_names(field: str) -> set[str]:
     return {name.lower() for name in re.findall(r"[A-Za-z]+", field) if name != "or"}
 
 
-def warn_unknown_hours(unknown: dict[str, str], who: str, stacklevel: int = 2) -> None:
-    """One warning naming the hours that are unknown (NaN, not 0) and the field to add
-    (``stacklevel`` as the caller would give it to ``warnings.warn``)."""
+def warn_unknown_hours(unknown: dict[str, str], who: str) -> None:
+    """One warning naming the hours that are unknown (NaN, not 0) and the field to add."""
     if unknown:
-        warnings.warn(
+        warn_at_caller(
             f"{who}: "
             + "; ".join(
                 f"{HOURS_NAMES[k]} are unknown, NaN not 0 ({why})" for k, why in unknown.items()
-            ),
-            UserWarning,
-            stacklevel=stacklevel + 1,
+            )
+        )
+
+
+def missing_runs(jobs: pd.DataFrame) -> list[str]:
+    """The jobs whose earlier runs the table lacks: requeued (Restarts > 0) with fewer rows
+    than runs. A job requeued N times has had N + 1 runs, each a row of ``sacct -D`` (and of
+    a simulation's ``jobs_all_runs``); ``sacct`` without ``-D`` (and ``result.jobs``) keeps
+    its last run only.
+
+    >>> import io
+    >>> from slurmlab.records.sacct import read_sacct
+    >>> text = (
+    ...     "JobID|State|Elapsed|NCPUS|Restarts\\n"
+    ...     "7|COMPLETED|01:00:00|8|1\\n"
+    ...     "8|COMPLETED|01:00:00|8|0\\n"
+    ... )
+    >>> missing_runs(read_sacct(io.StringIO(text)))
+    ['7']
+    """
+    if not len(jobs) or "Restarts" not in jobs or "JobID" not in jobs:
+        return []
+    restarts = pd.to_numeric(jobs["Restarts"], errors="coerce").fillna(0).to_numpy(dtype=float)
+    if not (restarts > 0).any():
+        return []
+    rows = pd.DataFrame({"key": job_keys(jobs).to_numpy(), "restarts": restarts})[leads(jobs)]
+    per = rows.groupby("key", sort=False)["restarts"].agg(["size", "max"])
+    return [str(k) for k in per.index[per["max"] >= per["size"]]]
+
+
+def warn_missing_runs(jobs: pd.DataFrame, who: str, what: str = "hours") -> None:
+    """One warning when the table shows requeued jobs without their earlier runs (see
+    :func:`missing_runs`): ``what`` they held is left out of the analyzer's numbers."""
+    ids = missing_runs(jobs)
+    if ids:
+        shown = ", ".join(ids[:5]) + (" ..." if len(ids) > 5 else "")
+        warn_at_caller(
+            f"{who}: {len(ids)} requeued job(s) (Restarts > 0: JobID {shown}) have runs before "
+            "their last that are not in the table (it holds each job's last run, as sacct "
+            f"without -D does), so the {what} of those runs are left out; for a simulation "
+            "pass result.jobs_all_runs (every run: the numbers then match result.metrics), for "
+            "a real cluster export with sacct -D"
         )
 
 

@@ -7,12 +7,11 @@ NTasks). All three return one row per run with the ratio in a column named after
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 
 from slurmlab.analysis._common import check_columns, count, started
+from slurmlab.errors import warn_at_caller
 
 __all__ = ["cpu_efficiency", "memory_efficiency", "requested_memory_mb", "timelimit_accuracy"]
 
@@ -51,12 +50,10 @@ def cpu_efficiency(jobs: pd.DataFrame) -> pd.DataFrame:
             if len(step_rows) == 0
             else "they have no step rows in the export to sum TotalCPU from"
         )
-        warnings.warn(
+        warn_at_caller(
             f"cpu_efficiency: {int(unknown.sum())} of {len(ran)} run(s) have TotalCPU 0 and "
             f"{why}: their CPU use is unknown, so their cpu_efficiency is NaN, not 0; export "
-            "with the steps (drop -X from the sacct command)",
-            UserWarning,
-            stacklevel=2,
+            "with the steps (drop -X from the sacct command)"
         )
         used = np.where(unknown, np.nan, used)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -9,8 +9,6 @@ Restarts without a Restarts field is <NA>, each with a warning naming the field.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 
@@ -25,8 +23,10 @@ from slurmlab.analysis._common import (
     leads,
     started,
     unknown_hours,
+    warn_missing_runs,
     warn_unknown_hours,
 )
+from slurmlab.errors import warn_at_caller
 
 __all__ = ["failure_cost", "requeues"]
 
@@ -52,6 +52,7 @@ def failure_cost(jobs: pd.DataFrame, by: str = "State") -> pd.DataFrame:
     ]
     unknown = {k: v for k, v in unknown_hours(jobs).items() if k in ("gpu_hours", "cpu_hours")}
     warn_unknown_hours(unknown, "failure_cost")
+    warn_missing_runs(jobs, "failure_cost")
     h = hours(lost["Elapsed"])
     nan = np.full(len(lost), np.nan)
     frame = pd.DataFrame(
@@ -92,16 +93,15 @@ def requeues(jobs: pd.DataFrame) -> pd.DataFrame:
     columns = ["JobID", "runs", "Restarts", "states", "final_state", "lost_gpu_hours"]
     has_restarts = known(jobs, "Restarts")
     if len(jobs) and not has_restarts:
-        warnings.warn(
+        warn_at_caller(
             "requeues: the export has no Restarts, so Restarts is unknown (<NA>, not 0) and "
             "only jobs with several runs in the export (sacct -D) are found; add Restarts to "
             "sacct -o (a sacct --json export of Slurm 22.05 has no restart count: export "
-            "with -D, or as text)",
-            UserWarning,
-            stacklevel=2,
+            "with -D, or as text)"
         )
     unknown = {k: v for k, v in unknown_hours(jobs).items() if k == "gpu_hours"}
     warn_unknown_hours(unknown, "requeues")
+    warn_missing_runs(jobs, "requeues", "lost GPU-hours")
     restarts = jobs["Restarts"] if has_restarts else pd.Series(0, index=jobs.index)
     frame = pd.DataFrame(
         {

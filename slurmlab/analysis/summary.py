@@ -7,8 +7,11 @@ a het job once; a pending job, or one cancelled before it started, is a job and 
 ``usage``, ``failure_cost`` and ``requeues``: a row with a Start that never got an
 allocation, no node and Elapsed 0 as older Slurm records a job cancelled while pending, is
 no run either); its state is the state of its last row (a het job's: its leader's); hours
-count every run, earlier runs of requeued jobs included; they are None (unknown, with the
-sacct -o fields to add in ``unknown_hours``) when no row has the columns they need, never 0.
+count every run of the table, earlier runs of requeued jobs included (a table without them,
+``sacct`` without ``-D`` or a simulation's ``result.jobs``, is warned about: pass ``sacct
+-D``'s, or ``result.jobs_all_runs``, whose hours are the simulation's ``metrics``); they
+are None (unknown, with the sacct -o fields to add in ``unknown_hours``) when no row has the
+columns they need, never 0.
 
 Waits count jobs, not runs, as a simulation's ``metrics`` do (``slurmlab/sim/metrics.py``):
 each job once, by its last run (a requeue resets Submit, so a requeued job's wait is that of
@@ -44,7 +47,9 @@ from slurmlab.analysis._common import (
     tasks,
     unknown_hours,
     waits,
+    warn_missing_runs,
 )
+from slurmlab.errors import warn_at_caller
 
 __all__ = ["Summary", "summary"]
 
@@ -175,14 +180,13 @@ def summary(jobs: pd.DataFrame) -> Summary:
 
     step_count = len(steps_of(jobs))
     if len(jobs) == 0 and step_count:
-        warnings.warn(
+        warn_at_caller(
             f"summary: the table has {step_count} step row(s) (.batch, .0 ...) and no "
             "allocation row (sacct -j 5.batch, or a grep that lost the job rows): jobs, runs "
-            "and hours count allocation rows, so they are 0; export the jobs too (sacct -j 5)",
-            UserWarning,
-            stacklevel=2,
+            "and hours count allocation rows, so they are 0; export the jobs too (sacct -j 5)"
         )
     unknown = _unknown_hours(jobs)
+    warn_missing_runs(jobs, "summary")
     weight = tasks(jobs)
     h = hours(jobs["Elapsed"]) if "Elapsed" in jobs else np.zeros(len(jobs))
     gpu = h * count(jobs["NGPUS"]) if "NGPUS" in jobs else np.zeros(len(jobs))

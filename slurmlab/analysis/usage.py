@@ -1,7 +1,11 @@
 """Who used what: CPU-, GPU- and node-hours per account, user, partition or QOS.
 
 Every run counts, including the earlier runs of requeued jobs that ``sacct --duplicates``
-shows: hours are allocated resources x Elapsed, whatever the job did with them. ``runs``
+shows: hours are allocated resources x Elapsed, whatever the job did with them. A table
+without them (``sacct`` without ``-D``, a simulation's ``result.jobs``) shows a requeued
+job by its last run only (Restarts > 0): its earlier runs' hours are left out, with a
+warning naming the jobs and the fix (``sacct -D``; ``result.jobs_all_runs``, on which the
+hours are a simulation's ``metrics``). ``runs``
 counts the runs that started; ``jobs`` counts the jobs among them (a JobID once, however
 many times it was requeued; a het job's components once), so ``jobs <= runs``. A job that
 never started used nothing and counts in neither (``summary`` counts every job). A run
@@ -29,6 +33,7 @@ from slurmlab.analysis._common import (
     run_starts,
     started,
     unknown_hours,
+    warn_missing_runs,
     warn_unknown_hours,
 )
 
@@ -43,14 +48,14 @@ def _with_hours(
     by: Sequence[str] = (),
     who: str = "usage",
     about: Sequence[str] = _HOURS,
-    stacklevel: int = 4,
 ) -> pd.DataFrame:
     """Hours per row, ``runs`` (1 for a run that started, counted on a het job's leader
     only) and ``jobs`` (1 for the first run of a job, in Start order, within its group of
     ``by``). Hours the table cannot give are NaN, with a warning for those in ``about``."""
     check_columns(jobs, ("Elapsed", "NCPUS", "NGPUS", "NNodes"), who)
     unknown = unknown_hours(jobs)
-    warn_unknown_hours({k: v for k, v in unknown.items() if k in about}, who, stacklevel)
+    warn_unknown_hours({k: v for k, v in unknown.items() if k in about}, who)
+    warn_missing_runs(jobs, who)
     h = hours(jobs["Elapsed"])
     ran = started(jobs)
     first = ran.copy()
@@ -166,7 +171,7 @@ def gpu_hours(jobs: pd.DataFrame, by: str | Sequence[str] | None = None) -> floa
     An export without AllocTRES cannot say: NaN (never 0), with a warning naming the field.
     """
     if by is None:
-        frame = _with_hours(jobs, who="gpu_hours", about=("gpu_hours",), stacklevel=3)
+        frame = _with_hours(jobs, who="gpu_hours", about=("gpu_hours",))
         return float(frame["gpu_hours"].sum(min_count=int(len(frame) > 0)))
     return _usage(jobs, by, who="gpu_hours", about=("gpu_hours",)).set_index(by)["gpu_hours"]
 
@@ -209,7 +214,7 @@ def biggest_runs(jobs: pd.DataFrame, resource: str = "gpu_hours", n: int = 10) -
     if resource not in ("cpu_hours", "gpu_hours", "node_hours"):
         raise ValueError(f"resource={resource!r}: use cpu_hours, gpu_hours or node_hours")
     # hours that are unknown rank nothing: none listed
-    frame = _with_hours(jobs, who="biggest_runs", about=(resource,), stacklevel=3)
+    frame = _with_hours(jobs, who="biggest_runs", about=(resource,))
     frame = frame[started(jobs) & (frame[resource] > 0).to_numpy()]
     frame = frame.drop(columns=["runs", "jobs"])
     return (

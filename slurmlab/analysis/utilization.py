@@ -16,7 +16,6 @@ a ``Cluster`` counts each node once).
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -30,8 +29,9 @@ from slurmlab.analysis._common import (
     require_start,
     run_ends,
     run_starts,
+    warn_missing_runs,
 )
-from slurmlab.errors import SlurmlabError
+from slurmlab.errors import SlurmlabError, warn_at_caller
 from slurmlab.spec.units import compress_hostlist, expand_hostlist
 
 __all__ = ["capacity_of", "utilization"]
@@ -68,12 +68,10 @@ _CAPACITY_FORMS = (
 
 def _capacity_table(capacity, used_peak: pd.DataFrame, by: str | None) -> pd.DataFrame:
     if capacity is None:
-        warnings.warn(
+        warn_at_caller(
             "utilization: no capacity given, so it is inferred as the peak allocation seen in "
             "the export (a lower bound: utilization looks higher than it was); pass "
-            "capacity=Cluster.preset(...) or Cluster.from_slurm_conf(...)",
-            UserWarning,
-            stacklevel=3,
+            "capacity=Cluster.preset(...) or Cluster.from_slurm_conf(...)"
         )
         return used_peak
     if by not in ("Partition", None):
@@ -150,7 +148,7 @@ def _warn_mismatch(out: pd.DataFrame, label: str, runs: dict[str, int], freq: st
     absent = [g for g, none in missing.items() if none]
     if absent:
         known = [g for g, none in missing.items() if not none]
-        warnings.warn(
+        warn_at_caller(
             f"utilization: {label} "
             + ", ".join(
                 f"{g!r} ({runs.get(g, 0)} run{'s' * (runs.get(g, 0) != 1)})" for g in absent
@@ -159,19 +157,15 @@ def _warn_mismatch(out: pd.DataFrame, label: str, runs: dict[str, int], freq: st
             + ("is" if len(absent) == 1 else "are")
             + " not in the capacity"
             + (f" (it has {', '.join(map(repr, known))})" if known else "")
-            + f", so {'its' if len(absent) == 1 else 'their'} utilization is NaN; {fix}",
-            UserWarning,
-            stacklevel=3,
+            + f", so {'its' if len(absent) == 1 else 'their'} utilization is NaN; {fix}"
         )
     partial = out[out["capacity"].isna() & ~out["group"].isin(absent)]
     if len(partial):
         pairs = partial.drop_duplicates(["group", "resource"])
-        warnings.warn(
+        warn_at_caller(
             "utilization: the capacity gives no "
             + ", ".join(f"{r} for {label} {g!r}" for g, r in zip(pairs["group"], pairs["resource"]))
-            + f", so that utilization is NaN; {fix}",
-            UserWarning,
-            stacklevel=3,
+            + f", so that utilization is NaN; {fix}"
         )
     eps = 1e-9
     over = out[out["used"] > out["capacity"] * (1 + eps) + eps]  # NaN capacity: never over
@@ -188,12 +182,10 @@ def _warn_mismatch(out: pd.DataFrame, label: str, runs: dict[str, int], freq: st
                 f"{label} {group!r}: {worst['used']:.1f} {resource} allocated on average in the "
                 f"{freq} from {worst['time']} against a capacity of {cap:g} ({ratio}{shared})"
             )
-        warnings.warn(
+        warn_at_caller(
             "utilization: the export allocates more than the capacity has: "
             + "; ".join(parts)
-            + f"; {fix}",
-            UserWarning,
-            stacklevel=3,
+            + f"; {fix}"
         )
 
 
@@ -233,22 +225,18 @@ def _warn_shared(shared: dict[tuple[str, str], list[str]], by: str | None, capac
     )
     source = "" if hasattr(capacity, "partitions") else " (by the export's NodeList)"
     if by is not None:
-        warnings.warn(
+        warn_at_caller(
             f"utilization: partitions share nodes{source}: {pairs}. Each partition's "
             "utilization counts only its own jobs, so a partition can look idle while its "
             "nodes are busy with another partition's jobs, and the partitions' capacities add "
             "up to more than the cluster has; by=None (with capacity=Cluster...) gives the "
-            "whole cluster, each node counted once",
-            UserWarning,
-            stacklevel=3,
+            "whole cluster, each node counted once"
         )
     else:
-        warnings.warn(
+        warn_at_caller(
             f"utilization: partitions share nodes{source}: {pairs}. The capacity is summed "
             "over partitions, so those nodes count twice and utilization looks lower than it "
-            "was; give capacity=Cluster.from_slurm_conf(...), which counts each node once",
-            UserWarning,
-            stacklevel=3,
+            "was; give capacity=Cluster.from_slurm_conf(...), which counts each node once"
         )
 
 
@@ -273,7 +261,10 @@ def utilization(
     it: a 4-minute export at 12:21 is one 1h period covering 4 minutes. Over the whole
     export, ``used`` x ``covered`` summed over the periods and divided by the capacity x the
     summed ``covered`` is a simulation's ``metrics["utilization"]`` (``gpu_utilization``
-    for GPUs) of the same run, with ``by=None`` and its ``Cluster`` as the capacity.
+    for GPUs) of the same run, with ``by=None`` and its ``Cluster`` as the capacity, given
+    every run: ``result.jobs_all_runs`` (``result.jobs`` holds each job's last run, as sacct
+    without ``-D``). A table with requeued jobs (Restarts > 0) whose earlier runs it lacks
+    leaves what those runs held out, with a warning naming them and the fix.
 
     utilization is NaN where the capacity is 0 (a partition without GPUs has none to use)
     and where the capacity does not cover a group. A partition of the export missing from
@@ -302,6 +293,7 @@ def utilization(
     check_by(jobs, by, "utilization")
     check_freq(freq, "utilization")
     require_start(jobs, "utilization")
+    warn_missing_runs(jobs, "utilization", "allocations")
     started = jobs.loc[run_starts(jobs).notna().to_numpy()]
     if started.empty:
         return pd.DataFrame(

@@ -139,6 +139,12 @@ def bounded_slowdown(
     ``tau`` keeps very short jobs from dominating (Feitelson's bounded slowdown); the wait is
     from Submit or from Eligible (``since``, as in :func:`wait_times`).
 
+    Every run that started has a row, one still running too (its run so far, its Elapsed,
+    so its slowdown can only grow). A simulation's ``metrics["mean_bounded_slowdown"]`` is
+    over jobs that ended, each once by its last run: on a run stopped with ``until=`` (or a
+    ``Lab``) the two differ while jobs run; ``bounded_slowdown(jobs[jobs["End"].notna()])``
+    of ``result.jobs`` gives the metric's rows.
+
     >>> from slurmlab.analysis._common import demo_jobs
     >>> bounded_slowdown(demo_jobs())["BoundedSlowdown"].round(2).tolist()
     [1.25, 1.0, 5.0]

@@ -2,7 +2,11 @@
 
 * wait = Start - Submit, over jobs that started (mean, median, p95, in seconds);
 * bounded slowdown = max(1, (wait + run) / max(run, 10 s)), averaged over jobs that
-  started and ended, where run = End - Start (Feitelson's bounded slowdown, tau = 10 s);
+  started and ended, where run = End - Start (Feitelson's bounded slowdown, tau = 10 s); a
+  job still running when a run stopped (``until=``, a ``Lab``) does not count, where
+  ``analysis.bounded_slowdown`` lists every run that started, a running one by its run so
+  far: ``bounded_slowdown(jobs[jobs["End"].notna()])`` of ``result.jobs`` has the rows
+  averaged here;
 * wait, slowdown, ``started``, ``completed``, ``states`` and ``backfilled`` count each job
   once, by its last run (as ``sacct`` without ``-D`` shows it): a requeued job's Submit is
   its requeue time, so its wait is that of its last run; a job requeued and pending when a
@@ -13,6 +17,7 @@
 * makespan = last End - first Submit, over all runs; when the run stopped (``until=``, a
   ``Lab``) while jobs still ran or waited, the window ends then: now - first Submit;
 * a mean, median or percentile over no job (none started, or none ended) is NaN;
+* goodput (with the figures of failures) is defined in :func:`failure_metrics`;
 * backfilled = jobs started out of priority order (``StartedBy == "backfill"``): while a
   job of their partition waited ahead of them (``easy``, ``conservative``), or by a backfill
   cycle of the ``slurm`` policy (Slurm counts every job its backfill scheduler starts).
@@ -116,8 +121,11 @@ def run_accounting(sim) -> pd.DataFrame:
 def failure_metrics(runs: pd.DataFrame, requeues: int) -> dict:
     """Goodput and the cost of failures from :func:`run_accounting` rows.
 
-    goodput = useful GPU-hours / allocated GPU-hours (CPU-hours when no GPU was used);
-    GPU-hours lost to failures = lost work x GPUs of runs that ended NODE_FAIL or
+    goodput = useful GPU-hours / allocated GPU-hours over the runs that had GPUs, or, when no
+    run had a GPU, useful CPU-hours / allocated CPU-hours (so a CPU-only job in a run with
+    GPU jobs does not count: ``SimulationResult.goodput()``'s rows in GPU-hours, summed, give
+    it); NaN when nothing was allocated (no run started, or every run lasted 0 s), as any
+    ratio over nothing is; GPU-hours lost to failures = lost work x GPUs of runs that ended NODE_FAIL or
     PREEMPTED; mean time to recovery = from a failed run's end to the next run's start,
     NaN when no failed run has been followed by another yet; ``requeues`` is every requeue
     (the job table's Restarts, summed: a job requeued and still pending counts).
@@ -136,7 +144,7 @@ def failure_metrics(runs: pd.DataFrame, requeues: int) -> dict:
             if states[k] in ("NODE_FAIL", "PREEMPTED"):
                 recoveries.append(starts[k + 1] - ends[k])
     return {
-        "goodput": useful / alloc if alloc > 0 else 1.0,
+        "goodput": useful / alloc if alloc > 0 else NAN,  # (over nothing: unknown)
         "gpu_hours_allocated": float((runs["allocated_s"] * gpu).sum()) / 3600,
         "gpu_hours_useful": float((runs["useful_s"] * gpu).sum()) / 3600,
         "gpu_hours_lost_to_failures": float((runs["lost_s"] * gpu)[failed].sum()) / 3600,

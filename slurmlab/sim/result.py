@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from functools import cached_property
 
 import numpy as np
@@ -448,16 +448,37 @@ class SimulationResult:
 
     ``jobs`` has one row per job (sacct's columns); ``jobs_all_runs`` one per run, as
     ``sacct --duplicates``. ``squeue(at=)`` and ``sinfo(at=)`` show the cluster at any time.
+    ``policy`` is the policy's name and ``params`` its parameters as the run used them, so
+    the results of a sweep tell themselves apart (their repr shows both).
     """
 
     sim: Simulation = field(repr=False)
     policy: str = "easy"
     wall_s: float = 0.0
 
+    def __repr__(self) -> str:
+        params = f", params={self.params!r}" if self.params else ""
+        return f"SimulationResult(policy={self.policy!r}{params}, wall_s={self.wall_s:.3f})"
+
+    @property
+    def params(self) -> dict:
+        """The policy's parameters as the run used them: keywords given to ``simulate``, else
+        the cluster's SchedulerParameters, else the policy's defaults (``{"bf_interval":
+        30.0, "bf_window": 1440.0, ...}`` for ``slurm``; ``{}`` for ``fifo``, ``easy`` and
+        ``conservative``, which take none)."""
+        policy = self.sim.policy
+        if not is_dataclass(policy):
+            return {}
+        skip = ("name", "interval")  # (its name is .policy; interval is bf_interval's)
+        return {f.name: getattr(policy, f.name) for f in fields(policy) if f.name not in skip}
+
     @cached_property
     def jobs(self) -> pd.DataFrame:
-        """One row per job (its last run) with sacct's columns and types, plus ``StartedBy``
-        (``main`` scheduler or ``backfill``); times are timestamps from ``origin``."""
+        """One row per job (its last run, as ``sacct`` without ``-D``) with sacct's columns and
+        types, plus ``StartedBy`` (``main`` scheduler or ``backfill``); times are timestamps
+        from ``origin``. A requeued job's earlier runs are in :attr:`jobs_all_runs`: hours and
+        utilization from the analyzers equal :attr:`metrics` on that table (on this one they
+        leave those runs out, and warn)."""
         return job_table(self.sim)
 
     @cached_property
@@ -478,7 +499,13 @@ class SimulationResult:
         return run_accounting(self.sim)
 
     def goodput(self) -> pd.DataFrame:
-        """Per job: allocated/useful GPU-hours, losses, requeues and goodput."""
+        """Per job: its runs and requeues, allocated, useful, lost, checkpointing and restart
+        hours, and goodput (useful / allocated; NaN when nothing was allocated).
+
+        The hours are GPU-hours for a job whose runs had GPUs and CPU-hours for a CPU-only
+        job, as its ``unit`` column says (``"GPU-hours"``, ``"CPU-hours"``): sum them per
+        unit. ``metrics["goodput"]`` is the GPU-hours rows' useful over allocated (the
+        CPU-hours rows' when no job had a GPU)."""
         r = self.runs
         w = r["NGPUS"].where(r["NGPUS"] > 0, r["NCPUS"])
         per = r.assign(
@@ -489,8 +516,9 @@ class SimulationResult:
         out = per.groupby("JobID", sort=False).agg(
             runs=("Start", "size"), requeues=("Restarts", "max"), allocated_h=("alloc_h", "sum"),
             useful_h=("useful_h", "sum"), lost_h=("lost_h", "sum"), checkpoint_h=("ckpt_h", "sum"),
-            restart_h=("restart_h", "sum"),
+            restart_h=("restart_h", "sum"), gpus=("NGPUS", "max"),
         )  # fmt: skip
+        out.insert(2, "unit", np.where(out.pop("gpus") > 0, "GPU-hours", "CPU-hours"))
         out["goodput"] = out["useful_h"] / out["allocated_h"].where(out["allocated_h"] > 0)
         # every requeue, one whose next run has not started yet too (the job's Restarts)
         restarts = self.jobs.set_index("JobID")["Restarts"]

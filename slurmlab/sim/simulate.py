@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import difflib
 import math
 import time
-import warnings
 from collections.abc import Sequence
+from dataclasses import fields
 
-from slurmlab.errors import SlurmlabError
+import numpy as np
+
+from slurmlab.errors import SlurmlabError, collected_warnings, warn_at_caller
+from slurmlab.policies.backfill import POLICIES
 from slurmlab.policies.fairshare import Account
 from slurmlab.sim.engine import Simulation
 from slurmlab.sim.faults import NodeFailure, RandomFailures
@@ -52,91 +57,267 @@ def simulate(
 
     ``policy`` is ``"fifo"``, ``"easy"``, ``"conservative"``, ``"slurm"`` or a policy
     object; extra keyword arguments are the policy's parameters (e.g. ``bf_interval=5``
-    for ``"slurm"``, which otherwise takes them from the cluster's SchedulerParameters).
-    ``enforce_time_limit`` defaults to True, and to False for trace workloads (``read_swf``),
-    which replay recorded run times even past their limits (Slurm's OverTimeLimit=UNLIMITED).
+    for ``"slurm"``, which otherwise takes them from the cluster's SchedulerParameters), and
+    the result keeps them (``result.params``). A keyword that is neither simulate's nor the
+    policy's is an error, with a did-you-mean for a misspelling of simulate's own
+    (``progres=True``).
+    ``seed`` matters only with ``random_failures``: their times are drawn from it (unless the
+    model has a seed of its own); everything else in a run is determined by its inputs, so
+    without random failures every seed gives the same result (to vary the jobs, vary the
+    workload's seed: ``ai_workload(n, cluster, seed=...)``).
+    ``enforce_time_limit`` (True or False) defaults to True, and to False for trace workloads
+    (``read_swf``), which replay recorded run times even past their limits (Slurm's
+    OverTimeLimit=UNLIMITED).
     ``actions`` are scripted admin actions (cancel, requeue, hold, release, requeuehold,
     drain, resume) at given times.
-    ``failures`` are scripted node failures and ``random_failures`` a random failure model
-    (drawn from ``seed``, or the model's own seed). ``accounts`` (a fair-share tree),
-    ``qos`` and ``reservations`` are what sacctmgr and scontrol would create; priority
-    settings (PriorityType, PriorityWeight*, PreemptType...) come from the cluster. ``progress=True`` shows a progress bar.
+    ``failures`` are scripted node failures and ``random_failures`` a random failure model.
+    ``accounts`` (a fair-share tree), ``qos`` and ``reservations`` are what sacctmgr and
+    scontrol would create; priority settings (PriorityType, PriorityWeight*, PreemptType...)
+    come from the cluster. Account shares, QOS priorities and QOS ``preempt`` lists that the
+    cluster's settings leave without effect (``priority/basic``, as every preset has, a
+    PriorityWeightFairshare or PriorityWeightQOS of 0, no ``PreemptType=preempt/qos``) are
+    warned about; to give a preset those settings, derive a cluster from it::
+
+        ai = Cluster.preset("ai")
+        fair = dataclasses.replace(ai, settings={**ai.settings,
+            "PriorityType": "priority/multifactor", "PriorityWeightFairshare": "10000"})
+
+    (checked as a slurm.conf's are: ``PriorityWeightAge="abc"`` is an error).
+    ``progress=True`` shows a progress bar for a workload of 1,000 jobs or more (a shorter
+    run ends before a bar could say anything; the command line passes True on a terminal);
+    the run is then advanced in 100 steps, which costs some speed.
+
+    Warnings are shown when the run ends, at the line that called ``simulate``; under
+    Python's default filter, each once per process for that line (a sweep of 20 runs shows
+    it once), while ``simplefilter("always")``, ``"error"``, ``"ignore"`` and
+    ``pytest.warns`` act as they always do.
     """
     t0 = time.perf_counter()
-    cluster = Cluster.coerce(cluster)
-    if not isinstance(workload, Workload):
-        raise SlurmlabError(
-            f"workload must be a slurmlab Workload, not {type(workload).__name__} "
-            f"{str(workload)[:60]!r}: build one with ai_workload(...), read_swf(PATH), "
-            "Scenario.load(PATH).workload or Workload([...])"
-        )
-    if enforce_time_limit is None:
-        enforce_time_limit = workload.kind != "trace"
-    if policy == "slurm":
-        policy_params = {**slurm_params(cluster), **policy_params}
-        if cluster.processor_pool:
-            warnings.warn(
-                "the slurm policy on a trace's processor pool: Slurm's backfill reserves whole "
-                "nodes, and the pool is one node, so every planned job holds the whole machine "
-                "and no job backfills beside it (easy backfills into the processors its "
-                "reservation leaves). To compare with Slurm as it runs on real nodes, replay "
-                "the trace on one-processor nodes (slower): a cluster of 'NodeName=n[1-N] "
-                "CPUs=1' (cluster= in Python, --cluster on the command line)",
-                UserWarning,
-                stacklevel=2,
+    _check_arguments(policy, progress, enforce_time_limit, policy_params)
+    with collected_warnings():
+        cluster = Cluster.coerce(cluster)
+        if not isinstance(workload, Workload):
+            raise SlurmlabError(
+                f"workload must be a slurmlab Workload, not {type(workload).__name__} "
+                f"{str(workload)[:60]!r}: build one with ai_workload(...), read_swf(PATH), "
+                "Scenario.load(PATH).workload or Workload([...])"
             )
-    sim = Simulation(
-        cluster,
-        policy,
-        seed=seed,
-        origin=workload.origin,
-        enforce_time_limit=enforce_time_limit,
-        requeue_delay=requeue_delay,
-        policy_params=policy_params,
-        accounts=accounts,
-        qos=qos,
-        reservations=reservations,
-    )
-    stop = None if until is None else parse_instant(until, sim.origin, what="until")
-    if stop is not None and stop < 0:
-        raise SlurmlabError(
-            f"until={until!r} is before the simulation's start ({sim.origin}): give a later time"
+        if enforce_time_limit is None:
+            enforce_time_limit = workload.kind != "trace"
+        if policy == "slurm":
+            policy_params = {**slurm_params(cluster), **policy_params}
+            if cluster.processor_pool:
+                warn_at_caller(
+                    "the slurm policy on a trace's processor pool: Slurm's backfill reserves "
+                    "whole nodes, and the pool is one node, so every planned job holds the whole "
+                    "machine and no job backfills beside it (easy backfills into the processors "
+                    "its reservation leaves). To compare with Slurm as it runs on real nodes, "
+                    "replay the trace on one-processor nodes (slower): a cluster of "
+                    "'NodeName=n[1-N] CPUs=1' (cluster= in Python, --cluster on the command line)"
+                )
+        sim = Simulation(
+            cluster,
+            policy,
+            seed=seed,
+            origin=workload.origin,
+            enforce_time_limit=bool(enforce_time_limit),
+            requeue_delay=requeue_delay,
+            policy_params=policy_params,
+            accounts=accounts,
+            qos=qos,
+            reservations=reservations,
         )
-    if stop is not None and math.isinf(stop):
-        stop = None  # (for ever: until everything has ended)
-    sim.add_workload(workload)
-    sim.add_actions(actions)
-    sim.add_failures(failures, random_failures)
-    if stop is None and sim.starts_nothing:
-        # bf_interval=-1 and sched_interval=-1 (warned about): no job ever starts, so the run
-        # ends at the last submission or scripted event (priority recalculations, and random
-        # failures, would otherwise go on for ever around jobs that wait)
-        stop = max(
-            [j.submit for j in workload.jobs]
-            + [a.at for a in parse_list_of(actions, Action, what="actions")]
-            + [f.at for f in parse_list_of(failures, NodeFailure, what="failures")],
-            default=0.0,
-        )
-    if progress and len(workload) >= 1000:
-        from tqdm.auto import tqdm
-
-        horizon = max(j.submit for j in workload.jobs) or 1.0
-        if stop is not None:
-            horizon = min(horizon, stop)
-        # (the simulated time to the last submission, in percent; no rate: "%/s" means nothing)
-        bar_format = (
-            "{desc}: {percentage:3.0f}% of the time to the last submission |{bar}| "
-            "{elapsed}<{remaining}"
-        )
-        with tqdm(total=100, desc="simulating", leave=False, bar_format=bar_format) as bar:
-            for k in range(1, 101):
-                sim.run(until=horizon * k / 100)
-                bar.update(1)
+        stop = None if until is None else parse_instant(until, sim.origin, what="until")
+        if stop is not None and stop < 0:
+            raise SlurmlabError(
+                f"until={until!r} is before the simulation's start ({sim.origin}): give a later "
+                "time"
+            )
+        if stop is not None and math.isinf(stop):
+            stop = None  # (for ever: until everything has ended)
+        sim.add_workload(workload)
+        sim.add_actions(actions)
+        sim.add_failures(failures, random_failures)
+        # (a scenario warns about these when it loads, naming its file and line)
+        if not _INERT_CHECKED.get():
+            warn_inert(cluster, list(sim.tree.accounts.values()), list(sim.qos.values()))
+        if stop is None and sim.starts_nothing:
+            # bf_interval=-1 and sched_interval=-1 (warned about): no job ever starts, so the
+            # run ends at the last submission or scripted event (priority recalculations, and
+            # random failures, would otherwise go on for ever around jobs that wait)
+            stop = max(
+                [j.submit for j in workload.jobs]
+                + [a.at for a in parse_list_of(actions, Action, what="actions")]
+                + [f.at for f in parse_list_of(failures, NodeFailure, what="failures")],
+                default=0.0,
+            )
+        if progress and len(workload) >= 1000:
+            _run_with_bar(sim, workload, stop)
+        else:
             sim.run(until=stop)
-    else:
-        sim.run(until=stop)
     name = policy if isinstance(policy, str) else getattr(policy, "name", type(policy).__name__)
     return SimulationResult(sim, name, time.perf_counter() - t0)
+
+
+#: Set while a Scenario runs: it warned about inert sections when it loaded (file and line).
+_INERT_CHECKED: contextvars.ContextVar[bool] = contextvars.ContextVar("inert", default=False)
+
+
+@contextlib.contextmanager
+def inert_checked():
+    """Within it, ``simulate`` does not warn about account shares, QOS priorities and QOS
+    ``preempt`` lists the cluster leaves without effect: the caller (Scenario.run) did."""
+    token = _INERT_CHECKED.set(True)
+    try:
+        yield
+    finally:
+        _INERT_CHECKED.reset(token)
+
+
+def _run_with_bar(sim: Simulation, workload: Workload, stop: float | None) -> None:
+    """Run in 100 steps of the time to the last submission, with a progress bar."""
+    from tqdm.auto import tqdm
+
+    horizon = max(j.submit for j in workload.jobs) or 1.0
+    if stop is not None:
+        horizon = min(horizon, stop)
+    # (the simulated time to the last submission, in percent; no rate: "%/s" means nothing)
+    bar_format = (
+        "{desc}: {percentage:3.0f}% of the time to the last submission |{bar}| "
+        "{elapsed}<{remaining}"
+    )
+    with tqdm(total=100, desc="simulating", leave=False, bar_format=bar_format) as bar:
+        for k in range(1, 101):
+            sim.run(until=horizon * k / 100)
+            bar.update(1)
+        sim.run(until=stop)
+
+
+#: simulate's own keywords: a close misspelling of one is named as such, not taken for a
+#: policy parameter.
+_KEYWORDS = (
+    "cluster", "workload", "policy", "seed", "progress", "enforce_time_limit", "requeue_delay",
+    "actions", "failures", "random_failures", "accounts", "qos", "reservations", "until",
+)  # fmt: skip
+
+
+def _parameters(cls) -> list[str]:
+    """A policy class's parameters (its dataclass fields but its name and cycle interval)."""
+    return [f.name for f in fields(cls) if f.name not in ("name", "interval")]
+
+
+def _check_arguments(policy, progress, enforce_time_limit, params: dict) -> None:
+    """Clear errors for a policy that is none, switches that are not True or False, and a
+    keyword that is neither simulate's nor the policy's."""
+    names = ", ".join(repr(n) for n in POLICIES)
+    if not isinstance(policy, str) and not callable(getattr(policy, "schedule", None)):
+        raise SlurmlabError(
+            f"simulate(policy={policy!r}): give a policy name ({names}) or a policy object "
+            "(one with a schedule(view) method, such as slurmlab.policies.backfill.Easy())"
+        )
+    for key, value, allowed in (
+        ("progress", progress, "True or False"),
+        ("enforce_time_limit", enforce_time_limit, "True, False or None (the workload's kind)"),
+    ):
+        if not isinstance(value, bool | np.bool_) and not (value is None and "None" in allowed):
+            raise SlurmlabError(f"simulate({key}={value!r}): {key} is {allowed}")
+    cls = POLICIES.get(policy) if isinstance(policy, str) else None
+    accepted = _parameters(cls) if cls is not None else []
+    for key in params:
+        if key in accepted or (isinstance(policy, str) and cls is None):
+            continue  # (an unknown policy name: make_policy names the policies)
+        close = difflib.get_close_matches(key, _KEYWORDS, n=1, cutoff=0.75)
+        if close:
+            raise SlurmlabError(
+                f"simulate() has no keyword {key}=: did you mean {close[0]}=? (other keywords "
+                "are the policy's parameters)"
+            )
+        takes = f"it takes {', '.join(accepted)}" if accepted else "it takes none"
+        what = f"policy {policy!r}" if cls is not None else "a policy object"
+        owners = [n for n, c in POLICIES.items() if key in _parameters(c)]
+        if key == "name":
+            hint = ": the policy is named by policy= (to label runs, keep them in a dict)"
+        elif owners:
+            hint = f": {key} is a parameter of policy={owners[0]!r}"
+        else:
+            every = sorted({p for c in POLICIES.values() for p in _parameters(c)})
+            near = difflib.get_close_matches(key, every, n=1, cutoff=0.75)
+            hint = f" (did you mean {near[0]}?)" if near else ""
+        raise SlurmlabError(
+            f"{what} has no parameter {key}{hint}; {takes}, and simulate's own keywords are "
+            f"{', '.join(_KEYWORDS[2:])}"
+        )
+
+
+def warn_inert(cluster: Cluster, accounts: Sequence[Account], qos: Sequence[Qos]) -> None:
+    """Warn about account shares, QOS priorities and QOS ``preempt`` lists that the
+    cluster's settings leave without effect, as a scenario does when it loads (Slurm ignores
+    them as silently):
+
+    - ``shares`` other than 1: only priority/multifactor's fair-share factor reads them,
+      weighted by PriorityWeightFairshare;
+    - a QOS ``priority``: it counts in priority/multifactor's QOS factor (weighted by
+      PriorityWeightQOS) and, while preemption is on, in the order preempt/qos picks victims;
+    - a QOS ``preempt`` list: preemption needs PreemptType=preempt/qos and a PreemptMode other
+      than OFF.
+    """
+    ptype = (cluster.setting("PreemptType") or "preempt/none").strip().lower()
+    mode = (cluster.setting("PreemptMode") or "OFF").strip().upper()
+    preempting = ptype == "preempt/qos" and mode != "OFF"
+    ptype_set = cluster.setting("PriorityType") or "priority/basic"
+    multifactor = "multifactor" in ptype_set.lower()
+
+    def weight(key: str) -> int:
+        raw = (cluster.setting(key) or "0").strip()
+        return int(raw) if raw.isdigit() else 0  # (checked when the cluster was read)
+
+    def fix(needed: dict[str, str]) -> str:
+        pairs = ", ".join(f"{k!r}: {v!r}" for k, v in needed.items())
+        return (
+            f"to use them, give the cluster {', '.join(f'{k}={v}' for k, v in needed.items())} "
+            f"(dataclasses.replace(cluster, settings={{**cluster.settings, {pairs}}}), or "
+            "in its slurm.conf)"
+        )
+
+    preempts = [q for q in qos if q.preempt]
+    if preempts and not preempting:
+        needed = {"PreemptType": "preempt/qos"} if ptype != "preempt/qos" else {}
+        if mode == "OFF":
+            needed["PreemptMode"] = "REQUEUE"
+        said = f"PreemptType={ptype}" if ptype != "preempt/qos" else f"PreemptMode={mode}"
+        lists = "; ".join(f"{q.name}: {','.join(q.preempt)}" for q in preempts)
+        warn_at_caller(
+            f"simulate: the QOS preempt lists ({lists}) have no effect on cluster "
+            f"{cluster.name!r}: it has {said}, so no job is preempted, as in Slurm; "
+            f"{fix(needed)}"
+        )
+    shares = [a for a in accounts if a.shares != 1]
+    prioritized = [] if preempting else [q for q in qos if q.priority]
+    for items, what, weight_key, factor in (
+        (shares, "the accounts' shares", "PriorityWeightFairshare", "fair-share"),
+        (prioritized, "the QOS priorities", "PriorityWeightQOS", "QOS"),
+    ):
+        needed = {} if multifactor else {"PriorityType": "priority/multifactor"}
+        if weight(weight_key) == 0:
+            needed[weight_key] = "10000"
+        if not items or not needed:
+            continue
+        field_name = "shares" if factor == "fair-share" else "priority"
+        values = ", ".join(f"{x.name}={getattr(x, field_name)}" for x in items)
+        if not multifactor:
+            why = (
+                f"it has PriorityType={ptype_set}, so a job's priority follows its submit order "
+                "and no priority factor counts"
+            )
+        else:
+            why = (
+                f"its {weight_key} is 0, so the {factor} factor counts for nothing in a job's "
+                "priority"
+            )
+        warn_at_caller(
+            f"simulate: {what} ({values}) have no effect on cluster {cluster.name!r}: {why}, "
+            f"as in Slurm; {fix(needed)}"
+        )
 
 
 #: SchedulerParameters that change nothing in a simulation whose cycles take no time
@@ -171,30 +352,27 @@ def slurm_params(cluster: Cluster) -> dict:
     for key in (k for k in given if k not in known):
         close = difflib.get_close_matches(key, SLURM_SCHEDULER_PARAMETERS, n=1, cutoff=0.75)
         hint = f"did you mean {close[0]}?" if close else "see slurm.conf(5) for Slurm's options"
-        warnings.warn(
+        warn_at_caller(
             f"{where}: SchedulerParameters {_item(key, given[key])}: not a Slurm 22.05 "
             "SchedulerParameters option: Slurm ignores it and so does slurmlab (the option "
-            f"meant keeps its default); {hint}",
-            stacklevel=3,
+            f"meant keeps its default); {hint}"
         )
     ignored = sorted(
         k for k in given if k in known and k not in SCHEDULER_PARAMETERS and k not in _NO_EFFECT
     )
     if ignored:
         hints = "".join(f"; {k}: {_HINTS[k]}" for k in ignored if k in _HINTS)
-        warnings.warn(
+        warn_at_caller(
             f"{where}: SchedulerParameters {', '.join(ignored)}: not modelled by slurmlab's "
             f"slurm policy, which ignores them (it models {', '.join(SCHEDULER_PARAMETERS)})"
-            + hints,
-            stacklevel=3,
+            + hints
         )
     stype = (cluster.setting("SchedulerType", "sched/backfill") or "").strip().lower()
     if stype != "sched/backfill":
-        warnings.warn(
+        warn_at_caller(
             f"{_where(cluster, 'SchedulerType')}: SchedulerType={stype}: the slurm policy "
             "models sched/backfill; for Slurm's sched/builtin (strict priority order, no "
-            "backfill) use policy='fifo'",
-            stacklevel=3,
+            "backfill) use policy='fifo'"
         )
     return out
 

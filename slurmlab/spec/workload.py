@@ -110,12 +110,35 @@ class Workload:
     def __len__(self) -> int:
         return len(self.jobs)
 
+    def __repr__(self) -> str:
+        """One line, as a Cluster's (the jobs are ``.jobs``): name, jobs, the span of their
+        submit times, kind and origin, e.g. ``Workload('two': 2 jobs, submits 0 s to 1.5 h,
+        kind scenario, origin 2026-01-05 00:00:00)``."""
+        parts = [f"{len(self.jobs)} job{'s' * (len(self.jobs) != 1)}"]
+        if self.jobs:
+            submits = [j.submit for j in self.jobs]
+            parts.append(f"submits {_span(min(submits))} to {_span(max(submits))}")
+        parts += [f"kind {self.kind}", f"origin {self.origin}"]
+        if self.dropped:
+            parts.append(f"{self.dropped} dropped")
+        if self.max_procs is not None:
+            parts.append(f"{self.max_procs} processors")
+        return f"Workload({self.name!r}: {', '.join(parts)})"
+
     def __iter__(self) -> Iterator[WorkloadJob]:
         return iter(self.jobs)
 
     @classmethod
     def from_jobs(cls, jobs: Iterable[WorkloadJob], **kw) -> Workload:
         return cls(tuple(jobs), **kw)
+
+
+def _span(seconds: float) -> str:
+    """Seconds from the start in the largest unit that keeps them readable (``1.5 h``)."""
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.3g} {unit}"
+    return f"{seconds:.3g} s"
 
 
 #: Scripted admin actions and what each names (a job or a node).

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from numbers import Integral
 
 import pandas as pd
 import plotly.graph_objects as go
 
+from slurmlab.errors import SlurmlabError
+from slurmlab.viz._checks import check_choice, check_table
+
 __all__ = ["failure_figure", "states_figure", "usage_figure"]
 
 _LABELS = {"gpu_hours": "GPU-hours", "cpu_hours": "CPU-hours", "node_hours": "node-hours"}
+#: Columns of the analyzers' tables that are numbers, not groups.
+_NUMBERS = ("runs", "jobs", *_LABELS, "share", "target", "ratio", "period")
 
 
 def usage_figure(
@@ -21,7 +27,21 @@ def usage_figure(
     >>> from slurmlab.analysis._common import demo_jobs
     >>> usage_figure(usage(demo_jobs())).data[0].type
     'bar'
+
+    ``by`` is a grouping column of the table, ``resource`` one of its hours columns
+    (``gpu_hours``, ``cpu_hours``, ``node_hours``) and ``top`` a whole number of at least 1:
+    anything else is an error naming the value and what the table allows.
     """
+    who = "usage_figure"
+    maker = "slurmlab.analysis.usage(jobs, by=...)"
+    if isinstance(usage, pd.DataFrame) and not any(c in usage for c in _LABELS):
+        check_table(usage, (resource,), who, maker)
+    check_table(usage, (), who, maker)
+    check_choice(resource, [c for c in _LABELS if c in usage], who, "resource")
+    groups = [c for c in usage.columns if c not in _NUMBERS]
+    check_choice(by, groups, who, "by", f" (the columns {maker} grouped the table by)")
+    if not isinstance(top, Integral) or isinstance(top, bool) or top < 1:
+        raise SlurmlabError(f"{who}: top={top!r}: give a whole number of at least 1 (bars)")
     table = usage.groupby(by, as_index=False)[resource].sum()
     table = table.sort_values(resource, ascending=True).tail(top)
     fig = go.Figure(go.Bar(x=table[resource], y=table[by].astype(str), orientation="h"))
@@ -38,6 +58,11 @@ def usage_figure(
 
 def states_figure(states: Mapping[str, int]) -> go.Figure:
     """Bars of final job states (``Summary.states``)."""
+    if not isinstance(states, Mapping):
+        raise SlurmlabError(
+            f"states_figure: states is a {type(states).__name__}, not a {{state: jobs}} "
+            "mapping; pass slurmlab.analysis.summary(jobs).states"
+        )
     names = list(states)
     fig = go.Figure(go.Bar(x=names, y=[states[n] for n in names]))
     fig.update_layout(
@@ -51,6 +76,10 @@ def states_figure(states: Mapping[str, int]) -> go.Figure:
 
 def failure_figure(cost: pd.DataFrame, by: str = "State") -> go.Figure:
     """GPU- and CPU-hours of runs that did not complete (``slurmlab.analysis.failure_cost``)."""
+    who, maker = "failure_figure", "slurmlab.analysis.failure_cost(jobs, by=...)"
+    check_table(cost, ("gpu_hours", "cpu_hours"), who, maker)
+    groups = [c for c in cost.columns if c not in _NUMBERS]
+    check_choice(by, groups, who, "by", f" (the column {maker} grouped the table by)")
     fig = go.Figure(
         [
             # bars on two y axes are grouped side by side only with an offsetgroup each

@@ -6,6 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from slurmlab.errors import SlurmlabError
+from slurmlab.viz._checks import check_choice, check_table
 
 __all__ = ["pending_figure", "utilization_figure"]
 
@@ -34,7 +35,9 @@ def utilization_figure(
     """Utilization per group over time (``slurmlab.analysis.utilization``), one line a group.
 
     ``by`` is the grouping column (``Partition``, or ``group`` for the whole cluster); by
-    default the one column of the table that is not a utilization column. A group with a
+    default the one column of the table that is not a utilization column. ``resource`` is
+    ``"cpus"``, ``"gpus"`` or ``"nodes"``; another value, a ``by`` the table lacks, or a table
+    that is not ``utilization``'s (the job table itself) is an error naming it. A group with a
     capacity is drawn as a share of it (percent axis); a group without one (no capacity
     given for it) as allocated counts, on a second axis on the right (on the only axis when
     no group has a capacity): never a count on a percent axis. When partitions share nodes
@@ -53,7 +56,14 @@ def utilization_figure(
     >>> fig.layout.title.text, fig.layout.xaxis.title.text
     ('Allocated GPUs / capacity', 'time')
     """
-    group = by or _group_column(util, _UTILIZATION_COLUMNS, "utilization_figure")
+    who = "utilization_figure"
+    drawn = ("time", "resource", "used", "capacity", "utilization")
+    check_table(util, drawn, who, "slurmlab.analysis.utilization(jobs, ...)")
+    check_choice(resource, ("cpus", "gpus", "nodes"), who, "resource")
+    if by is not None:
+        groups = [c for c in util.columns if c not in _UTILIZATION_COLUMNS]
+        check_choice(by, groups, who, "by", " (the table's grouping column)")
+    group = by or _group_column(util, _UTILIZATION_COLUMNS, who)
     if group is None or group not in util:
         raise SlurmlabError(
             f"utilization_figure: the table has no grouping column {group!r} "
@@ -110,6 +120,9 @@ def pending_figure(pending: pd.DataFrame) -> go.Figure:
     >>> pending_figure(pending_over_time(demo_jobs(), freq="1h")).layout.title.text
     'Pending jobs (sampled every 1h)'
     """
+    check_table(
+        pending, ("time", "pending"), "pending_figure", "slurmlab.analysis.pending_over_time(jobs)"
+    )
     freq = pending.attrs.get("freq")
     group = _group_column(pending, ("time", "pending"), "pending_figure")
     parts = pending.groupby(group, sort=True) if group else [("all", pending)]

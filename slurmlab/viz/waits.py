@@ -5,7 +5,16 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from slurmlab.errors import SlurmlabError
+from slurmlab.viz._checks import check_choice, check_table
+
 __all__ = ["efficiency_figure", "wait_figure"]
+
+#: The analyzer that makes each ratio column efficiency_figure draws.
+_MAKERS = {
+    name: f"slurmlab.analysis.{name}(jobs)"
+    for name in ("cpu_efficiency", "memory_efficiency", "timelimit_accuracy")
+}
 
 
 def wait_figure(waits: pd.DataFrame, by: str = "Partition") -> go.Figure:
@@ -20,7 +29,22 @@ def wait_figure(waits: pd.DataFrame, by: str = "Partition") -> go.Figure:
     (['cpu', 'gpu'], 'Partition')
     >>> fig.layout.title.text
     'Wait from submit to start, by Partition'
+
+    ``by`` is a column of the table other than its times (``Partition``, ``Account``,
+    ``NGPUS``, ``Size``...): another, or a table that is not ``wait_times``', is an error
+    naming it.
     """
+    who = "wait_figure"
+    check_table(waits, ("Wait",), who, "slurmlab.analysis.wait_times(jobs)")
+    groups = [
+        c
+        for c in waits.columns
+        if not (
+            pd.api.types.is_datetime64_any_dtype(waits[c])
+            or pd.api.types.is_timedelta64_dtype(waits[c])
+        )
+    ]
+    check_choice(by, groups, who, "by")
     fig = go.Figure()
     hours = waits["Wait"].dt.total_seconds() / 3600.0
     keys = waits[by]
@@ -51,7 +75,27 @@ def efficiency_figure(table: pd.DataFrame, column: str) -> go.Figure:
     >>> import pandas as pd
     >>> efficiency_figure(pd.DataFrame({"cpu_efficiency": [0.5, 3.0]}), "cpu_efficiency").layout.xaxis.title.text
     'cpu_efficiency (values above 200% shown at 200%)'
+
+    ``column`` is a ratio column of the table; one it lacks, or that holds no numbers, is an
+    error naming the analyzer that makes it.
     """
+    who = "efficiency_figure"
+    maker = _MAKERS.get(
+        column, "an efficiency table (slurmlab.analysis.cpu_efficiency(jobs) ...) and its column"
+    )
+    check_table(table, (column,), who, maker)
+    if not pd.api.types.is_numeric_dtype(table[column]) or pd.api.types.is_bool_dtype(
+        table[column]
+    ):
+        ratios = [
+            c
+            for c in table.columns
+            if pd.api.types.is_float_dtype(table[c]) and c.endswith(("_efficiency", "_accuracy"))
+        ]
+        raise SlurmlabError(
+            f"{who}: column={column!r} holds no ratios ({table[column].dtype}); "
+            + (f"use {', '.join(map(repr, ratios))}" if ratios else f"pass {maker}")
+        )
     values = table[column].dropna().clip(upper=2.0)
     fig = go.Figure(go.Histogram(x=values, xbins={"start": 0, "end": 2.0, "size": 0.05}))
     title = column.replace("_", " ")
