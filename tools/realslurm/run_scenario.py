@@ -275,11 +275,19 @@ class Driver:
         self.log["submissions"].append(entry)
 
     def act(self, action: dict) -> None:
-        if action["action"] in NODE_ACTIONS:  # (on a node: drain, resume, a failure's down)
-            self.node_act(action)
-            return
-        jid = self.real_ids[action["job"]]
-        cmd = ACTIONS[action["action"]] + [jid]
+        """A scripted action: on a job (its real id appended to the command), or on a node
+        (``scontrol update NodeName=... State=...``: a scenario's ``failures`` entry sets its
+        node DOWN at ``at``, slurmctld killing its jobs, NODE_FAIL and requeued if they may
+        be, and RESUMEs it ``down_for`` later; ``drain`` and ``resume`` actions likewise)."""
+        if action["action"] in NODE_ACTIONS:
+            state, reason = NODE_ACTIONS[action["action"]]
+            cmd = ["scontrol", "update", f"NodeName={action['node']}", f"State={state}"]
+            cmd += [f"Reason={reason}"] if reason else []
+            what = {"node": action["node"]}
+        else:
+            jid = self.real_ids[action["job"]]
+            cmd = ACTIONS[action["action"]] + [jid]
+            what = {"job": action["job"], "job_id": jid}
         t = time.time()
         res = run(cmd)
         self.log["actions"].append(
@@ -287,30 +295,7 @@ class Driver:
                 "at": parse_seconds(action["at"]),
                 "done_at_s": round(t - self.t0, 3),
                 "action": action["action"],
-                "job": action["job"],
-                "job_id": jid,
-                "cmd": shlex.join(cmd),
-                "rc": res.returncode,
-                "output": (res.stdout + res.stderr).strip(),
-            }
-        )
-        print(f"  t={t - self.t0:6.1f} {shlex.join(cmd)} rc={res.returncode}")
-
-    def node_act(self, action: dict) -> None:
-        """``scontrol update NodeName=... State=...``: a scenario's ``failures`` entry sets
-        its node DOWN at ``at`` (slurmctld kills its jobs: NODE_FAIL, requeued if they may
-        be) and RESUMEs it ``down_for`` later; ``drain`` and ``resume`` actions likewise."""
-        state, reason = NODE_ACTIONS[action["action"]]
-        cmd = ["scontrol", "update", f"NodeName={action['node']}", f"State={state}"]
-        cmd += [f"Reason={reason}"] if reason else []
-        t = time.time()
-        res = run(cmd)
-        self.log["actions"].append(
-            {
-                "at": parse_seconds(action["at"]),
-                "done_at_s": round(t - self.t0, 3),
-                "action": action["action"],
-                "node": action["node"],
+                **what,
                 "cmd": shlex.join(cmd),
                 "rc": res.returncode,
                 "output": (res.stdout + res.stderr).strip(),
