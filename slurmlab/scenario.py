@@ -150,6 +150,7 @@ from slurmlab.spec.cluster import (
     gres_name_problem,
     gres_name_suggestion,
     gres_types,
+    inert_settings,
     parse_gres,
     preempt_conflict,
     setting_problem,
@@ -1874,40 +1875,27 @@ def _warn_inert_sections(
     doc: dict, cluster: Cluster, kind: str, qos, accounts, source: str, lines: dict
 ) -> None:
     """QOS ``preempt`` lists, account ``shares`` and QOS ``priority`` that the cluster's
-    settings leave without effect are warned about, once per field, naming the setting and
-    how to set it (Slurm ignores them as silently: preempt/none preempts nothing, and
-    priority/basic orders jobs by submit time).
-
-    - ``preempt``: preemption needs PreemptType=preempt/qos and a PreemptMode other than
-      OFF (Slurm's default);
-    - ``shares``: only priority/multifactor's fair-share factor reads them, weighted by
-      PriorityWeightFairshare;
-    - ``priority``: a QOS's priority counts in priority/multifactor's QOS factor (weighted
-      by PriorityWeightQOS) and, while preemption is on, in the order preempt/qos picks
-      its victims.
-    """
-    ptype = (cluster.setting("PreemptType") or "preempt/none").strip().lower()
-    mode = (cluster.setting("PreemptMode") or "OFF").strip().upper()
-    preempting = ptype == "preempt/qos" and mode != "OFF"
-    multifactor = "multifactor" in (cluster.setting("PriorityType") or "").lower()
+    settings leave without effect (:func:`slurmlab.spec.cluster.inert_settings`) are warned
+    about, once per field, naming the setting, where it is set and how to set it for this
+    kind of cluster."""
+    inert = inert_settings(cluster)
     by_name = {q.name: q for q in qos}
 
-    def weight(key: str) -> int:
-        raw = (cluster.setting(key) or "0").strip()
-        return int(raw) if raw.isdigit() else 0  # (checked when the cluster was read)
-
-    def warn(key: str, field_name: str, entries: list, value, why: str, needed: dict) -> None:
-        if not entries:
-            return
+    def warn(key: str, field_name: str, entries: list, value) -> None:
+        why = inert[field_name]
         i = entries[0]
         also = f" (and {', '.join(f'{key}[{k}]' for k in entries[1:])})" if entries[1:] else ""
+        said = _setting_said(cluster, kind, why.key, why.default)
         warn_at_caller(
             f"{_warning_at(source, lines, (key, i, field_name))}{key}[{i}] "
             f"({doc[key][i]['name']}){also}: field {field_name!r}: {value} has no effect on "
-            f"this cluster: {why}, as in Slurm; to use it, {_settings_fix(kind, needed)}"
+            f"this cluster: {said}, {why.consequence}, as in Slurm; to use it, "
+            f"{_settings_fix(kind, why.needed)}"
         )
 
     def given(key: str, field_name: str, effective) -> list[int]:
+        if field_name not in inert:
+            return []
         entries = doc.get(key) if isinstance(doc.get(key), list) else []
         return [
             i
@@ -1915,36 +1903,20 @@ def _warn_inert_sections(
             if isinstance(e, dict) and e.get(field_name) is not None and effective(e)
         ]
 
-    if not preempting:
-        entries = given("qos", "preempt", lambda e: by_name[str(e["name"])].preempt)
-        needed = {"PreemptType": "preempt/qos"} if ptype != "preempt/qos" else {}
-        if mode == "OFF":
-            needed["PreemptMode"] = "REQUEUE"
-        key = "PreemptType" if ptype != "preempt/qos" else "PreemptMode"
-        why = _setting_said(cluster, kind, key, "preempt/none" if key == "PreemptType" else "OFF")
-        value = ", ".join(by_name[str(doc["qos"][entries[0]]["name"])].preempt) if entries else ""
-        warn("qos", "preempt", entries, value, f"{why}, so no job is preempted", needed)
-    shares = given("accounts", "shares", lambda e: True)  # (any value: usage counts too)
-    priorities = given("qos", "priority", lambda e: by_name[str(e["name"])].priority)
-    for key, field_name, entries, weight_key, factor in (
-        ("accounts", "shares", shares, "PriorityWeightFairshare", "fair-share"),
-        ("qos", "priority", [] if preempting else priorities, "PriorityWeightQOS", "QOS"),
-    ):
-        needed = {} if multifactor else {"PriorityType": "priority/multifactor"}
-        if weight(weight_key) == 0:
-            needed[weight_key] = "10000"
-        if not needed or not entries:
-            continue
-        if not multifactor:
-            why = _setting_said(cluster, kind, "PriorityType", "priority/basic") + (
-                ", so a job's priority follows its submit order and no priority factor counts"
-            )
-        else:
-            why = _setting_said(cluster, kind, weight_key, "0") + (
-                f", so the {factor} factor counts for nothing in a job's priority"
-            )
-        first = accounts[entries[0]].shares if key == "accounts" else qos[entries[0]].priority
-        warn(key, field_name, entries, first, why, needed)
+    entries = given("qos", "preempt", lambda e: by_name[str(e["name"])].preempt)
+    if entries:
+        warn(
+            "qos",
+            "preempt",
+            entries,
+            ", ".join(by_name[str(doc["qos"][entries[0]]["name"])].preempt),
+        )
+    entries = given("accounts", "shares", lambda e: True)  # (any value: usage counts too)
+    if entries:
+        warn("accounts", "shares", entries, accounts[entries[0]].shares)
+    entries = given("qos", "priority", lambda e: by_name[str(e["name"])].priority)
+    if entries:
+        warn("qos", "priority", entries, qos[entries[0]].priority)
 
 
 #: The scenario's own offsets and durations (no Slurm field reads them): each section's

@@ -18,7 +18,12 @@ from slurmlab.policies.fairshare import Account
 from slurmlab.sim.engine import Simulation
 from slurmlab.sim.faults import NodeFailure, RandomFailures
 from slurmlab.sim.result import SimulationResult
-from slurmlab.spec.cluster import SCHEDULER_PARAMETERS, SLURM_SCHEDULER_PARAMETERS, Cluster
+from slurmlab.spec.cluster import (
+    SCHEDULER_PARAMETERS,
+    SLURM_SCHEDULER_PARAMETERS,
+    Cluster,
+    inert_settings,
+)
 from slurmlab.spec.qos import Qos, Reservation
 from slurmlab.spec.units import parse_instant, parse_list_of
 from slurmlab.spec.workload import Action, Workload
@@ -250,74 +255,38 @@ def _check_arguments(policy, progress, enforce_time_limit, params: dict) -> None
 
 
 def warn_inert(cluster: Cluster, accounts: Sequence[Account], qos: Sequence[Qos]) -> None:
-    """Warn about account shares, QOS priorities and QOS ``preempt`` lists that the
-    cluster's settings leave without effect, as a scenario does when it loads (Slurm ignores
-    them as silently):
+    """Warn about account shares (other than 1), QOS priorities and QOS ``preempt`` lists
+    that the cluster's settings leave without effect
+    (:func:`slurmlab.spec.cluster.inert_settings`), as a scenario does when it loads."""
+    inert = inert_settings(cluster)
 
-    - ``shares`` other than 1: only priority/multifactor's fair-share factor reads them,
-      weighted by PriorityWeightFairshare;
-    - a QOS ``priority``: it counts in priority/multifactor's QOS factor (weighted by
-      PriorityWeightQOS) and, while preemption is on, in the order preempt/qos picks victims;
-    - a QOS ``preempt`` list: preemption needs PreemptType=preempt/qos and a PreemptMode other
-      than OFF.
-    """
-    ptype = (cluster.setting("PreemptType") or "preempt/none").strip().lower()
-    mode = (cluster.setting("PreemptMode") or "OFF").strip().upper()
-    preempting = ptype == "preempt/qos" and mode != "OFF"
-    ptype_set = cluster.setting("PriorityType") or "priority/basic"
-    multifactor = "multifactor" in ptype_set.lower()
-
-    def weight(key: str) -> int:
-        raw = (cluster.setting(key) or "0").strip()
-        return int(raw) if raw.isdigit() else 0  # (checked when the cluster was read)
-
-    def fix(needed: dict[str, str]) -> str:
-        pairs = ", ".join(f"{k!r}: {v!r}" for k, v in needed.items())
-        return (
-            f"to use them, give the cluster {', '.join(f'{k}={v}' for k, v in needed.items())} "
-            f"(dataclasses.replace(cluster, settings={{**cluster.settings, {pairs}}}), or "
-            "in its slurm.conf)"
+    def warn(field_name: str, what: str, values: str) -> None:
+        why = inert[field_name]
+        value = cluster.setting(why.key) or why.default
+        if why.key == "PreemptType":
+            value = value.strip().lower()
+        elif why.key == "PreemptMode":
+            value = value.strip().upper()
+        has = f"its {why.key} is 0" if why.default == "0" else f"it has {why.key}={value}"
+        pairs = ", ".join(f"{k!r}: {v!r}" for k, v in why.needed.items())
+        warn_at_caller(
+            f"simulate: {what} ({values}) have no effect on cluster {cluster.name!r}: {has}, "
+            f"{why.consequence}, as in Slurm; to use them, give the cluster "
+            f"{', '.join(f'{k}={v}' for k, v in why.needed.items())} (dataclasses.replace("
+            f"cluster, settings={{**cluster.settings, {pairs}}}), or in its slurm.conf)"
         )
 
-    preempts = [q for q in qos if q.preempt]
-    if preempts and not preempting:
-        needed = {"PreemptType": "preempt/qos"} if ptype != "preempt/qos" else {}
-        if mode == "OFF":
-            needed["PreemptMode"] = "REQUEUE"
-        said = f"PreemptType={ptype}" if ptype != "preempt/qos" else f"PreemptMode={mode}"
+    preempts = [q for q in qos if q.preempt] if "preempt" in inert else []
+    if preempts:
         lists = "; ".join(f"{q.name}: {','.join(q.preempt)}" for q in preempts)
-        warn_at_caller(
-            f"simulate: the QOS preempt lists ({lists}) have no effect on cluster "
-            f"{cluster.name!r}: it has {said}, so no job is preempted, as in Slurm; "
-            f"{fix(needed)}"
-        )
-    shares = [a for a in accounts if a.shares != 1]
-    prioritized = [] if preempting else [q for q in qos if q.priority]
-    for items, what, weight_key, factor in (
-        (shares, "the accounts' shares", "PriorityWeightFairshare", "fair-share"),
-        (prioritized, "the QOS priorities", "PriorityWeightQOS", "QOS"),
-    ):
-        needed = {} if multifactor else {"PriorityType": "priority/multifactor"}
-        if weight(weight_key) == 0:
-            needed[weight_key] = "10000"
-        if not items or not needed:
-            continue
-        field_name = "shares" if factor == "fair-share" else "priority"
-        values = ", ".join(f"{x.name}={getattr(x, field_name)}" for x in items)
-        if not multifactor:
-            why = (
-                f"it has PriorityType={ptype_set}, so a job's priority follows its submit order "
-                "and no priority factor counts"
-            )
-        else:
-            why = (
-                f"its {weight_key} is 0, so the {factor} factor counts for nothing in a job's "
-                "priority"
-            )
-        warn_at_caller(
-            f"simulate: {what} ({values}) have no effect on cluster {cluster.name!r}: {why}, "
-            f"as in Slurm; {fix(needed)}"
-        )
+        warn("preempt", "the QOS preempt lists", lists)
+    shares = [a for a in accounts if a.shares != 1] if "shares" in inert else []
+    if shares:
+        warn("shares", "the accounts' shares", ", ".join(f"{a.name}={a.shares}" for a in shares))
+    prioritized = [q for q in qos if q.priority] if "priority" in inert else []
+    if prioritized:
+        values = ", ".join(f"{q.name}={q.priority}" for q in prioritized)
+        warn("priority", "the QOS priorities", values)
 
 
 #: SchedulerParameters that change nothing in a simulation whose cycles take no time

@@ -437,6 +437,67 @@ def preempt_conflict(settings: Mapping[str, str]) -> str | None:
 
 
 @dataclass(frozen=True, slots=True)
+class Inert:
+    """Why a scheduling field has no effect on a cluster (:func:`inert_settings`): the
+    setting ``key`` (Slurm's ``default`` when it is not set) leaves it so, with the
+    ``consequence``; ``needed`` are the settings that would give it effect."""
+
+    key: str
+    default: str
+    consequence: str
+    needed: dict[str, str]
+
+
+def inert_settings(cluster: Cluster) -> dict[str, Inert]:
+    """Which of QOS ``preempt`` lists, account ``shares`` and QOS ``priority`` the
+    cluster's settings leave without effect (Slurm ignores them as silently), keyed by those
+    field names; a field they do take effect in is left out.
+
+    - ``preempt``: preemption needs PreemptType=preempt/qos and a PreemptMode other than
+      OFF (Slurm's default);
+    - ``shares``: only priority/multifactor's fair-share factor reads them, weighted by
+      PriorityWeightFairshare;
+    - ``priority``: a QOS's priority counts in priority/multifactor's QOS factor (weighted
+      by PriorityWeightQOS) and, while preemption is on, in the order preempt/qos picks
+      its victims.
+
+    Both a scenario (naming its file and lines) and :func:`slurmlab.simulate` warn with it.
+    """
+    ptype = (cluster.setting("PreemptType") or "preempt/none").strip().lower()
+    mode = (cluster.setting("PreemptMode") or "OFF").strip().upper()
+    preempting = ptype == "preempt/qos" and mode != "OFF"
+    multifactor = "multifactor" in (cluster.setting("PriorityType") or "").lower()
+    out: dict[str, Inert] = {}
+    if not preempting:
+        needed = {"PreemptType": "preempt/qos"} if ptype != "preempt/qos" else {}
+        if mode == "OFF":
+            needed["PreemptMode"] = "REQUEUE"
+        key, default = ("PreemptType", "preempt/none")
+        if ptype == "preempt/qos":
+            key, default = ("PreemptMode", "OFF")
+        out["preempt"] = Inert(key, default, "so no job is preempted", needed)
+    for field_name, weight_key, factor in (
+        ("shares", "PriorityWeightFairshare", "fair-share"),
+        ("priority", "PriorityWeightQOS", "QOS"),
+    ):
+        if field_name == "priority" and preempting:
+            continue  # (preempt/qos orders its victims by QOS priority)
+        needed = {} if multifactor else {"PriorityType": "priority/multifactor"}
+        raw = (cluster.setting(weight_key) or "0").strip()
+        if (int(raw) if raw.isdigit() else 0) == 0:  # (checked when the cluster was read)
+            needed[weight_key] = "10000"
+        if not needed:
+            continue
+        if multifactor:
+            why = f"so the {factor} factor counts for nothing in a job's priority"
+            out[field_name] = Inert(weight_key, "0", why, needed)
+        else:
+            why = "so a job's priority follows its submit order and no priority factor counts"
+            out[field_name] = Inert("PriorityType", "priority/basic", why, needed)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
 class Cluster:
     """A Slurm cluster: nodes, partitions and the scheduler-relevant slurm.conf settings.
 
