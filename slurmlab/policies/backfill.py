@@ -513,25 +513,20 @@ class Conservative(Easy):
         # starting behind one of them is backfilled (started out of priority order). Jobs
         # that block nothing (PendingJob.blocks: a maintenance window keeps them out) leave
         # the later ones to wait for Resources too, until one that blocks.
-        first_blocked: set[str] = set()
-        unblocked: set[str] = set()  # partitions whose waiting jobs so far block nothing
+        first_blocked: set[str] = set()  # partitions with a job left waiting
+        blocking: set[str] = set()  # partitions with a job left waiting that blocks
         for _n, job, nodes in sorted(waiting + starting, key=itemgetter(0)):
             if nodes is not None:  # starting (waiting jobs carry no nodes here)
                 by = "backfill" if job.partition in first_blocked else "main"
                 d.starts.append(Start(job.id, nodes, by))
                 continue
-            part = job.partition
-            if part not in first_blocked:
-                first_blocked.add(part)
-                d.reasons[job.id] = "Resources"
-                if not job.blocks:
-                    unblocked.add(part)
-            elif unblocked and part in unblocked:
+            first_blocked.add(job.partition)
+            if job.partition in blocking:
+                d.reasons[job.id] = "Priority"
+            else:
                 d.reasons[job.id] = "Resources"
                 if job.blocks:
-                    unblocked.discard(part)
-            else:
-                d.reasons[job.id] = "Priority"
+                    blocking.add(job.partition)
         d.resume = (changes, before)
         d.complete = True  # every queued job was placed again, or found no place
         return d
