@@ -1903,18 +1903,18 @@ def _warn_inert_sections(
             if isinstance(e, dict) and e.get(field_name) is not None and effective(e)
         ]
 
-    entries = given("qos", "preempt", lambda e: by_name[str(e["name"])].preempt)
+    entries = given("qos", "preempt", lambda e: by_name[str(e["name"]).lower()].preempt)
     if entries:
         warn(
             "qos",
             "preempt",
             entries,
-            ", ".join(by_name[str(doc["qos"][entries[0]]["name"])].preempt),
+            ", ".join(by_name[str(doc["qos"][entries[0]]["name"]).lower()].preempt),
         )
     entries = given("accounts", "shares", lambda e: True)  # (any value: usage counts too)
     if entries:
         warn("accounts", "shares", entries, accounts[entries[0]].shares)
-    entries = given("qos", "priority", lambda e: by_name[str(e["name"])].priority)
+    entries = given("qos", "priority", lambda e: by_name[str(e["name"]).lower()].priority)
     if entries:
         warn("qos", "priority", entries, qos[entries[0]].priority)
 

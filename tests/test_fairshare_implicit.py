@@ -21,7 +21,7 @@ from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import JobSpec
 from slurmlab.spec.workload import Workload, WorkloadJob
 
-OPEN_TREE = (Account("A", 50), Account("B", 50))
+OPEN_TREE = (Account("a", 50), Account("b", 50))
 
 
 def conf(extra: str = "") -> Cluster:
@@ -62,12 +62,12 @@ def a_fills_the_cluster(extra: str = ""):
 def test_charging_an_account_without_users_makes_a_user_association_with_one_share():
     """resolve() gives ``A/ann``, a leaf under A with 1 share (Slurm's default Fairshare=1)."""
     tree = AccountTree(OPEN_TREE)
-    assert tree.resolve("ann", "A") == ("A", "A/ann")
-    assert tree.parent["A/ann"] == "A"
-    assert tree.shares["A/ann"] == 1.0
-    assert tree.children["A"] == ["A/ann"]
-    assert tree.resolve("ann", "A") == ("A", "A/ann")  # once: a second job reuses it
-    assert tree.children["A"] == ["A/ann"]
+    assert tree.resolve("ann", "a") == ("a", "a/ann")
+    assert tree.parent["a/ann"] == "a"
+    assert tree.shares["a/ann"] == 1.0
+    assert tree.children["a"] == ["a/ann"]
+    assert tree.resolve("ann", "a") == ("a", "a/ann")  # once: a second job reuses it
+    assert tree.children["a"] == ["a/ann"]
 
 
 def test_implicit_users_get_fair_tree_factors_and_keep_their_accounts_classic_factor():
@@ -75,23 +75,23 @@ def test_implicit_users_get_fair_tree_factors_and_keep_their_accounts_classic_fa
     first (1.0), A's user second (1/2). Classic: an only child's effective usage is its
     account's, U_E = U + (U_E,A - U) x 1/1, so its factor is A's."""
     tree = AccountTree(OPEN_TREE)
-    tree.resolve("ann", "A")
-    tree.resolve("ann", "B")
-    usage = {"A/ann": 1000.0}
+    tree.resolve("ann", "a")
+    tree.resolve("ann", "b")
+    usage = {"a/ann": 1000.0}
     fs = {k: v["FairShare"] for k, v in fair_tree(tree, usage).items() if "FairShare" in v}
-    assert fs == {"B/ann": 1.0, "A/ann": 0.5}
+    assert fs == {"b/ann": 1.0, "a/ann": 0.5}
     classic = classic_fairshare(tree, usage)
-    assert classic["A/ann"]["FairShare"] == pytest.approx(classic["A"]["FairShare"])
-    assert classic["A"]["FairShare"] == pytest.approx(2**-2)  # U_E = 1, S = 1/2
+    assert classic["a/ann"]["FairShare"] == pytest.approx(classic["a"]["FairShare"])
+    assert classic["a"]["FairShare"] == pytest.approx(2**-2)  # U_E = 1, S = 1/2
 
 
 def test_accounts_that_list_users_still_admit_only_their_users():
     """Once any account lists users, an unlisted user has no association (Slurm rejects
     the job) and nothing is added to the tree."""
-    tree = AccountTree([Account("A", 50, users=("ann",)), Account("B", 50)])
-    assert tree.resolve("bob", "A") == ("A", None)
-    assert tree.resolve("ann", "B") == ("B", None)
-    assert "A/bob" not in tree.shares and "B/ann" not in tree.shares
+    tree = AccountTree([Account("a", 50, users=("ann",)), Account("b", 50)])
+    assert tree.resolve("bob", "a") == ("a", None)
+    assert tree.resolve("ann", "b") == ("b", None)
+    assert "a/bob" not in tree.shares and "b/ann" not in tree.shares
 
 
 # -- through a simulation -----------------------------------------------------------------------------
@@ -124,16 +124,16 @@ def test_sshare_lists_the_implicit_users_under_their_accounts():
     assert list(zip(frame["Account"], frame["User"], strict=True)) == [
         ("root", ""),
         ("root", "root"),
-        ("A", ""),
-        ("A", "ann"),
-        ("B", ""),
-        ("B", "ann"),
+        ("a", ""),
+        ("a", "ann"),
+        ("b", ""),
+        ("b", "ann"),
     ]
     rows = frame.set_index(["Account", "User"])
-    assert rows.loc[("A", "ann"), "RawShares"] == 1.0
-    assert rows.loc[("A", "ann"), "RawUsage"] == rows.loc[("A", ""), "RawUsage"] == 8 * 300
-    assert rows.loc[("B", "ann"), "FairShare"] == 1.0
-    assert rows.loc[("A", "ann"), "FairShare"] == pytest.approx(1 / 3)
+    assert rows.loc[("a", "ann"), "RawShares"] == 1.0
+    assert rows.loc[("a", "ann"), "RawUsage"] == rows.loc[("a", ""), "RawUsage"] == 8 * 300
+    assert rows.loc[("b", "ann"), "FairShare"] == 1.0
+    assert rows.loc[("a", "ann"), "FairShare"] == pytest.approx(1 / 3)
 
 
 def test_every_users_association_exists_before_the_first_job():

@@ -56,6 +56,12 @@ class Account:
     max_jobs: int | None = None
 
     def __post_init__(self):
+        # sacctmgr lower-cases account names (slurm_addto_char_list), and slurmctld a job's
+        # account: Account("LLM") is account llm, which -A LLM and -A llm both name
+        if isinstance(self.name, str):
+            object.__setattr__(self, "name", self.name.lower())
+        if isinstance(self.parent, str):
+            object.__setattr__(self, "parent", self.parent.lower())
         object.__setattr__(self, "shares", _raw_shares(self.name, self.shares))
         # one name or a list of names (a plain string is one user, never its letters)
         object.__setattr__(
@@ -168,7 +174,7 @@ class AccountTree:
         else root) and its association (None: Slurm rejects the job, "Invalid account or
         account/partition combination specified"). An implicit user association is added
         to the tree here, with 1 share, the first time it is charged."""
-        account = account or self.default_account(user) or "root"
+        account = (account or "").lower() or self.default_account(user) or "root"
         assoc = self.association(account, user)
         if assoc is not None and assoc not in self.shares:
             self._add(assoc, account, 1.0)

@@ -292,9 +292,22 @@ def _is_number(s: str) -> bool:
     return True
 
 
-def swf_cluster(procs: int, name: str = "swf") -> Cluster:
+def swf_cluster(procs: int | Workload, name: str = "swf") -> Cluster:
     """The processors-only machine of a trace: one pool node of ``procs`` CPUs and no
-    memory (a Slurm node's default RealMemory, 1 MB, would show as every job's ReqMem)."""
+    memory (a Slurm node's default RealMemory, 1 MB, would show as every job's ReqMem).
+    ``procs`` may be the trace itself (:func:`read_swf`'s Workload): its ``max_procs``."""
+    if isinstance(procs, Workload):
+        if procs.max_procs is None:
+            raise SlurmlabError(
+                f"workload {procs.name!r} is no SWF trace (it has no machine size): give the "
+                "number of processors, swf_cluster(256)"
+            )
+        procs = procs.max_procs
+    if isinstance(procs, bool) or not isinstance(procs, (int, np.integer)):
+        raise SlurmlabError(
+            f"swf_cluster: procs {procs!r} is not a whole number of processors; give one "
+            "(swf_cluster(256)) or the trace (swf_cluster(read_swf(path)))"
+        )
     if procs < 1:
         raise SlurmlabError(f"SWF machine size {procs} must be at least 1 processor")
     pool = Node("pool", cpus=int(procs), memory_mb=0)

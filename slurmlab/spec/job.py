@@ -751,6 +751,12 @@ class JobSpec:
     )
 
     def __post_init__(self):
+        for f in ("account", "qos"):
+            # slurmctld lower-cases the account (job_mgr.c, xstrtolower) and finds the QOS in
+            # any case (assoc_mgr.c, xstrcasecmp): -A LLM is llm, -q HIGH is QOS high
+            v = getattr(self, f)
+            if isinstance(v, str) and v != v.lower():
+                object.__setattr__(self, f, v.lower())
         for f in ("nodes", *_TASK_COUNTS):
             v = getattr(self, f)
             if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):

@@ -113,6 +113,8 @@ class Qos:
 
     def __post_init__(self):
         set_ = object.__setattr__  # numbers given as text ("10", "5m") are read, never compared raw
+        if isinstance(self.name, str):  # sacctmgr lower-cases QOS names (as accounts')
+            set_(self, "name", self.name.lower())
         set_(self, "priority", parse_whole(self.priority, what=f"QOS {self.name!r} priority"))
         set_(
             self, "grace_time", parse_seconds(self.grace_time, what=f"QOS {self.name!r} grace_time")
@@ -138,7 +140,11 @@ class Qos:
             object.__setattr__(self, "preempt_mode", mode)
         # names: a list, or a string split at commas (sacctmgr Preempt=low,scav), never letters
         object.__setattr__(
-            self, "preempt", parse_name_list(self.preempt, what=f"QOS {self.name!r} preempt")
+            self,
+            "preempt",
+            tuple(
+                q.lower() for q in parse_name_list(self.preempt, what=f"QOS {self.name!r} preempt")
+            ),
         )
         if self.name in self.preempt:
             raise SlurmlabError(f"QOS {self.name!r}: it cannot preempt itself (preempt lists it)")
@@ -246,7 +252,8 @@ class Reservation:
             self, "nodes", parse_names(self.nodes, what=f"{where} nodes", hostlist_ok=True)
         )
         # a list, or a string split at commas (scontrol's Users=alice,bob)
-        set_(self, "accounts", parse_name_list(self.accounts, what=f"{where} accounts"))
+        accounts = parse_name_list(self.accounts, what=f"{where} accounts")
+        set_(self, "accounts", tuple(a.lower() for a in accounts))  # (as jobs' accounts)
         set_(self, "users", parse_name_list(self.users, what=f"{where} users"))
         if self.duration <= 0:
             raise SlurmlabError(f"reservation {self.name!r}: duration must be positive")

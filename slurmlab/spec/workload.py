@@ -77,6 +77,8 @@ class WorkloadJob:
                 "(Checkpoint(interval=3600, write_cost=60))"
             )
         check_exit_code(self.exit_code, what=f"{who}: exit_code")
+        if isinstance(self.account, str):  # Slurm's accounts are lower case (as JobSpec's)
+            object.__setattr__(self, "account", self.account.lower())
         for key, option in (("user", "--uid"), ("account", "--account")):
             given, asked = getattr(self, key), getattr(self.spec, key)
             if given is not None:
