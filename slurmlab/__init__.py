@@ -1,7 +1,8 @@
 """slurmlab: learn Slurm for AI training clusters.
 
 The public API, grouped by stage of the data flow
-(spec -> sim/policies -> records -> analysis -> viz -> widgets).
+(spec -> sim/policies -> records -> analysis -> viz; ipywidgets dashboards, the next stage,
+will be thin views over it).
 """
 
 __version__ = "0.1.0"
