@@ -404,3 +404,35 @@ def test_node_failures_give_real_slurms_runs_states_and_reasons():
     for row in pending.itertuples():
         q = result.squeue(at=row.t - 0.5).set_index("JOBID")
         assert q.loc[row.id, "NODELIST(REASON)"] == f"({row.reason})", (row.t, row.id)
+
+
+LIMITS_DIR = ROOT / "datasets/realslurm/limits"
+
+
+@pytest.mark.skipif(not (LIMITS_DIR / "transitions.csv").exists(), reason="no fixture")
+def test_limits_hold_jobs_with_real_slurms_reasons_until_the_limit_frees():
+    """Replaying ``limits`` (QOS MaxJobsPerUser, MaxTRESPerUser and MaxWall, account GrpTRES
+    and MaxJobs, each holding a job that the free resources would start): at every change real
+    Slurm showed, each pending job has real squeue's reason (QOSMaxJobsPerUserLimit,
+    QOSMaxGRESPerUser, AssocGrpGRES, QOSMaxWallDurationPerJobLimit, AssocMaxJobsLimit; the
+    MaxWall job pends rather than being refused), and each held job starts within the
+    tolerance of the moment the job holding its limit ended."""
+    result = replay_result("limits")
+    real = pd.read_csv(LIMITS_DIR / "transitions.csv", keep_default_na=False)
+    limited = real[(real["state"] == "PENDING") & real["reason"].str.match(r"^(QOS|Assoc)")]
+    assert sorted(limited["reason"]) == sorted(
+        ["QOSMaxJobsPerUserLimit", "QOSMaxGRESPerUser", "AssocGrpGRES"]
+        + ["QOSMaxWallDurationPerJobLimit", "AssocMaxJobsLimit"]
+    )
+    for row in limited.itertuples():
+        q = result.squeue(at=row.t - 0.5).set_index("JOBID")
+        assert q.loc[row.id, "ST"] == "PD", (row.t, row.id)
+        assert q.loc[row.id, "NODELIST(REASON)"] == f"({row.reason})", (row.t, row.id)
+    starts = pd.read_csv(LIMITS_DIR / "starts.csv").set_index("id")
+    sim = result.jobs.set_index("JobID")
+    origin = result.sim.origin
+    for held, holder in (("low2", "low1"), ("hi2", "hi1"), ("c3", "c1"), ("n3", "n1")):
+        sim_start = (sim.loc[held, "Start"] - origin).total_seconds()
+        assert sim_start == (sim.loc[holder, "End"] - origin).total_seconds()
+        assert abs(sim_start - starts.loc[held, "start_s"]) <= TOLERANCE_S
+    assert sim.loc["wall", "State"] == "CANCELLED" and pd.isna(sim.loc["wall", "Start"])

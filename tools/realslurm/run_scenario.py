@@ -5,7 +5,9 @@ through ``runuser``), performs the scripted admin actions (scancel, scontrol req
 snapshots the queue while jobs are queued (squeue --start, sprio, sshare), waits for every job
 to finish and then writes the ground truth: sacct text and JSON, a tidy starts.csv and
 meta.json. A scenario whose ``qos:`` block sets preemption fields (preempt, preempt_mode,
-grace_time, preempt_exempt_time) gets them with ``sacctmgr modify qos`` before t0; every
+grace_time, preempt_exempt_time) or limits (max_jobs_per_user, max_tres_per_user, grp_tres,
+max_wall) gets them with ``sacctmgr modify qos`` before t0, and one whose ``accounts:`` set
+limits (grp_tres, max_jobs) with ``sacctmgr modify account``; every
 second the driver also notes each job's state and reason changes (transitions.csv). Only
 the standard library and PyYAML are used.
 
@@ -102,8 +104,15 @@ QOS_SETTINGS = {  # scenario qos field -> sacctmgr option, value as sacctmgr wan
         "preemptexempttime",
         lambda v: "{:02d}:{:02d}:{:02d}".format(*hms(round(parse_seconds(v)))),
     ),
+    "max_jobs_per_user": ("maxjobsperuser", str),
+    "max_tres_per_user": ("maxtresperuser", str),  # "gres/gpu=4", as sacctmgr takes it
+    "grp_tres": ("grptres", str),
+    "max_wall": ("maxwall", str),  # "00:05:00" ([D-]HH:MM:SS; a bare number is minutes)
 }
-QOS_SHOW = "Name,Priority,Preempt,PreemptMode,GraceTime,PreemptExemptTime"
+QOS_SHOW = "Name,Priority,Preempt,PreemptMode,GraceTime,PreemptExemptTime,MaxJobsPU,MaxTRESPU"
+QOS_SHOW += ",GrpTRES,MaxWall"
+ACCOUNT_SETTINGS = {"grp_tres": ("grptres", str), "max_jobs": ("maxjobs", str)}
+ASSOC_SHOW = "Account,User,GrpTRES,MaxJobs"
 
 
 def parse_seconds(value: int | float | str) -> float:
@@ -178,25 +187,36 @@ class Driver:
 
     # --- scripted inputs --------------------------------------------------------
     def setup_qos(self) -> None:
-        """Give each QOS the preemption settings the scenario's qos block names (the QOS
-        and their priorities come from accounts.sh); slurmdbd pushes them to slurmctld."""
-        for q in self.scenario.get("qos") or []:
-            sets = [f"{opt}={fmt(q[k])}" for k, (opt, fmt) in QOS_SETTINGS.items() if k in q]
-            if not sets:
-                continue
-            cmd = ["sacctmgr", "-i", "modify", "qos", "where", f"name={q['name']}", "set", *sets]
-            res = run(cmd)
-            self.log.setdefault("qos_setup", []).append(
-                {"cmd": shlex.join(cmd), "rc": res.returncode}
-                | {"output": (res.stdout + res.stderr).strip()}
-            )
-            if res.returncode:
-                raise RuntimeError(f"{shlex.join(cmd)}: {res.stderr.strip()}")
+        """Give each QOS the preemption settings and limits the scenario's qos block names,
+        and each account its limits (the QOS, accounts and users and their priorities and
+        shares come from accounts.sh); slurmdbd pushes them to slurmctld."""
+        blocks = (
+            ("qos", "qos", QOS_SETTINGS, []),
+            ("accounts", "account", ACCOUNT_SETTINGS, ["cluster=slurmlab"]),
+        )
+        for key, kind, settings, where in blocks:
+            for q in self.scenario.get(key) or []:
+                sets = [f"{opt}={fmt(q[k])}" for k, (opt, fmt) in settings.items() if k in q]
+                if not sets:
+                    continue
+                cmd = ["sacctmgr", "-i", "modify", kind, "where", f"name={q['name']}", *where]
+                cmd += ["set", *sets]
+                res = run(cmd)
+                self.log.setdefault("qos_setup", []).append(
+                    {"cmd": shlex.join(cmd), "rc": res.returncode}
+                    | {"output": (res.stdout + res.stderr).strip()}
+                )
+                if res.returncode:
+                    raise RuntimeError(f"{shlex.join(cmd)}: {res.stderr.strip()}")
         if self.log.get("qos_setup"):
             time.sleep(2)  # (the update reaches slurmctld in well under a second)
-            shown = run(["sacctmgr", "-n", "-P", "show", "qos", f"format={QOS_SHOW}"]).stdout
-            rows = [dict(zip(QOS_SHOW.split(","), ln.split("|"))) for ln in shown.splitlines()]
-            self.log["qos"] = rows
+            for name, cmd, fields in (
+                ("qos", ["show", "qos"], QOS_SHOW),
+                ("associations", ["show", "assoc", "where", "cluster=slurmlab"], ASSOC_SHOW),
+            ):
+                shown = run(["sacctmgr", "-n", "-P", *cmd, f"format={fields}"]).stdout
+                rows = [dict(zip(fields.split(","), ln.split("|"))) for ln in shown.splitlines()]
+                self.log[name] = rows
 
     def create_reservations(self) -> None:
         for r in self.scenario.get("reservations") or []:
