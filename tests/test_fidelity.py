@@ -406,29 +406,39 @@ def test_node_failures_give_real_slurms_runs_states_and_reasons():
         assert q.loc[row.id, "NODELIST(REASON)"] == f"({row.reason})", (row.t, row.id)
 
 
-LIMITS_DIR = ROOT / "datasets/realslurm/limits"
+
+LIMITS = ROOT / "datasets/realslurm"
 
 
-@pytest.mark.skipif(not (LIMITS_DIR / "transitions.csv").exists(), reason="no fixture")
-def test_limits_hold_jobs_with_real_slurms_reasons_until_the_limit_frees():
-    """Replaying ``limits`` (QOS MaxJobsPerUser, MaxTRESPerUser and MaxWall, account GrpTRES
-    and MaxJobs, each holding a job that the free resources would start): at every change real
-    Slurm showed, each pending job has real squeue's reason (QOSMaxJobsPerUserLimit,
-    QOSMaxGRESPerUser, AssocGrpGRES, QOSMaxWallDurationPerJobLimit, AssocMaxJobsLimit; the
-    MaxWall job pends rather than being refused), and each held job starts within the
-    tolerance of the moment the job holding its limit ended."""
-    result = replay_result("limits")
-    real = pd.read_csv(LIMITS_DIR / "transitions.csv", keep_default_na=False)
+def limit_reasons_match(name: str) -> pd.DataFrame:
+    """Replay scenario ``name`` and check that at every change real Slurm showed (polled each
+    second; the simulation read half a second before) each job pending for a QOS or
+    association limit has real squeue's reason; return those rows."""
+    result = replay_result(name)
+    real = pd.read_csv(LIMITS / name / "transitions.csv", keep_default_na=False)
     limited = real[(real["state"] == "PENDING") & real["reason"].str.match(r"^(QOS|Assoc)")]
-    assert sorted(limited["reason"]) == sorted(
-        ["QOSMaxJobsPerUserLimit", "QOSMaxGRESPerUser", "AssocGrpGRES"]
-        + ["QOSMaxWallDurationPerJobLimit", "AssocMaxJobsLimit"]
-    )
     for row in limited.itertuples():
         q = result.squeue(at=row.t - 0.5).set_index("JOBID")
         assert q.loc[row.id, "ST"] == "PD", (row.t, row.id)
         assert q.loc[row.id, "NODELIST(REASON)"] == f"({row.reason})", (row.t, row.id)
-    starts = pd.read_csv(LIMITS_DIR / "starts.csv").set_index("id")
+    return limited
+
+
+@pytest.mark.skipif(not (LIMITS / "limits/transitions.csv").exists(), reason="no fixture")
+def test_limits_hold_jobs_with_real_slurms_reasons_until_the_limit_frees():
+    """Replaying ``limits`` (QOS MaxJobsPerUser, MaxTRESPerUser and MaxWall, account GrpTRES
+    and MaxJobs, each holding a job that the free resources would start): each pending job
+    has real squeue's reason at every change (QOSMaxJobsPerUserLimit, QOSMaxGRESPerUser,
+    AssocGrpGRES, QOSMaxWallDurationPerJobLimit, AssocMaxJobsLimit; the MaxWall job pends
+    rather than being refused), and each held job starts when the job holding its limit
+    ends, within the tolerance of real Slurm's start."""
+    limited = limit_reasons_match("limits")
+    assert sorted(limited["reason"]) == sorted(
+        ["QOSMaxJobsPerUserLimit", "QOSMaxGRESPerUser", "AssocGrpGRES"]
+        + ["QOSMaxWallDurationPerJobLimit", "AssocMaxJobsLimit"]
+    )
+    result = replay_result("limits")
+    starts = pd.read_csv(LIMITS / "limits/starts.csv").set_index("id")
     sim = result.jobs.set_index("JobID")
     origin = result.sim.origin
     for held, holder in (("low2", "low1"), ("hi2", "hi1"), ("c3", "c1"), ("n3", "n1")):
@@ -436,3 +446,18 @@ def test_limits_hold_jobs_with_real_slurms_reasons_until_the_limit_frees():
         assert sim_start == (sim.loc[holder, "End"] - origin).total_seconds()
         assert abs(sim_start - starts.loc[held, "start_s"]) <= TOLERANCE_S
     assert sim.loc["wall", "State"] == "CANCELLED" and pd.isna(sim.loc["wall", "Start"])
+
+
+@pytest.mark.skipif(not (LIMITS / "limits-order/transitions.csv").exists(), reason="no fixture")
+def test_a_job_over_two_limits_shows_real_slurms_reason_and_the_next_as_one_frees():
+    """Replaying ``limits-order``: alice's a2, over QOS high's GrpTRES and her MaxTRESPerUser
+    at once, shows QOSGrpGRES (acct_policy.c tests the group limit first), then
+    QOSMaxGRESPerUser once bob's b1 ends and frees the group's GPUs; carol's c_hi, over the
+    QOS's GrpTRES only, starts then; c2 waits for account vision's GrpTRES."""
+    limited = limit_reasons_match("limits-order")
+    assert [tuple(r) for r in limited[["t", "id", "reason"]].itertuples(index=False)] == [
+        (7.0, "c_hi", "QOSGrpGRES"),
+        (7.0, "a2", "QOSGrpGRES"),
+        (12.0, "c2", "AssocGrpGRES"),
+        (44.0, "a2", "QOSMaxGRESPerUser"),
+    ]
