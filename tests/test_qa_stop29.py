@@ -62,3 +62,27 @@ def test_swf_cluster_takes_the_trace_itself_or_a_whole_number():
     for bad in ("100", 2.5, None, True):
         with pytest.raises(SlurmlabError, match=r"procs .* is not a whole number of processors"):
             swf_cluster(bad)
+
+
+def test_time_to_recovery_pairs_each_failed_run_with_the_same_jobs_next_run():
+    """failure_metrics, vectorised: a NODE_FAIL or PREEMPTED run counts from its end to the
+    next start of the same job (rows in any order), never to another job's run."""
+    import pandas as pd
+
+    from slurmlab.sim.metrics import failure_metrics
+
+    rows = [  # (JobIDRaw, State, Start, End)
+        (2, "PREEMPTED", 0.0, 100.0),
+        (1, "NODE_FAIL", 10.0, 50.0),
+        (1, "COMPLETED", 170.0, 300.0),  # 120 s after job 1's failure
+        (2, "COMPLETED", 130.0, 200.0),  # 30 s after job 2's preemption
+        (3, "NODE_FAIL", 0.0, 20.0),  # job 3 not run again yet: no recovery
+        (4, "COMPLETED", 25.0, 40.0),
+    ]
+    runs = pd.DataFrame(rows, columns=["JobIDRaw", "State", "Start", "End"])
+    runs = runs.assign(NGPUS=1, NCPUS=1, allocated_s=runs["End"] - runs["Start"])
+    runs = runs.assign(useful_s=0.0, lost_s=0.0, writing_s=0.0, restarting_s=0.0)
+    assert failure_metrics(runs, 2)["mean_time_to_recovery_s"] == 75.0
+    ok = runs[runs["State"] == "COMPLETED"]
+    assert pd.isna(failure_metrics(ok, 0)["mean_time_to_recovery_s"])
+    assert pd.isna(failure_metrics(runs.iloc[:0], 0)["mean_time_to_recovery_s"])

@@ -135,14 +135,13 @@ def failure_metrics(runs: pd.DataFrame, requeues: int) -> dict:
     useful = float((runs["useful_s"] * weight).sum())
     failed = runs["State"].isin(["NODE_FAIL", "PREEMPTED"])
     gpu = runs["NGPUS"]
-    recoveries = []
-    for _jid, g in runs.sort_values(["JobIDRaw", "Start"]).groupby("JobIDRaw"):
-        ends = g["End"].to_numpy()
-        starts = g["Start"].to_numpy()
-        states = g["State"].to_numpy()
-        for k in range(len(g) - 1):
-            if states[k] in ("NODE_FAIL", "PREEMPTED"):
-                recoveries.append(starts[k + 1] - ends[k])
+    # a failed run followed by the same job's next run (runs in order of job, then start)
+    by_job = runs.sort_values(["JobIDRaw", "Start"])
+    jid = by_job["JobIDRaw"].to_numpy()
+    cut = by_job["State"].isin(["NODE_FAIL", "PREEMPTED"]).to_numpy()[:-1]
+    follows = cut & (jid[1:] == jid[:-1])
+    starts = by_job["Start"].to_numpy(dtype=float)
+    recoveries = starts[1:][follows] - by_job["End"].to_numpy(dtype=float)[:-1][follows]
     return {
         "goodput": useful / alloc if alloc > 0 else NAN,  # (over nothing: unknown)
         "gpu_hours_allocated": float((runs["allocated_s"] * gpu).sum()) / 3600,
@@ -152,5 +151,5 @@ def failure_metrics(runs: pd.DataFrame, requeues: int) -> dict:
         "gpu_hours_checkpointing": float((runs["writing_s"] * gpu).sum()) / 3600,
         "gpu_hours_restarting": float((runs["restarting_s"] * gpu).sum()) / 3600,
         "requeues": int(requeues),
-        "mean_time_to_recovery_s": float(np.mean(recoveries)) if recoveries else NAN,
+        "mean_time_to_recovery_s": float(np.mean(recoveries)) if len(recoveries) else NAN,
     }

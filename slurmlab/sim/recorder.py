@@ -78,6 +78,24 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
     node_gpu = [n.gpu_type for n in sim.cluster.nodes]  # (None: no GPU, or several types)
     gpu_types: dict[frozenset, str] = {}
     heads = array_heads(sim, sim.now)  # an array's pending tasks show one reason (its record's)
+    hostlists: dict[tuple, str] = {}  # (runs share node sets: each compressed once)
+    tres_texts: dict[tuple, str] = {}
+
+    def hostlist(nodes) -> str:
+        key = tuple(nodes)
+        text = hostlists.get(key)
+        if text is None:
+            text = hostlists[key] = compress_hostlist(names[i] for i in key)
+        return text
+
+    def tres_text(amounts: dict, partition: str, gpu) -> str:
+        key = (tuple(amounts.items()), partition, gpu if isinstance(gpu, str | None) else
+               tuple(sorted(gpu.items())))  # fmt: skip
+        text = tres_texts.get(key)
+        if text is None:
+            text = tres_texts[key] = tres(amounts, partition, gpu)
+        return text
+
     for job, run, last in iter_records(sim):
         if not duplicates and not last:
             continue
@@ -127,12 +145,12 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
         rows["ReqMem"].append(req["mem"])  # the job's request, as sacct reports it since 21.08
         # a run that never started has no nodes and no allocation: NA, as the sacct reader
         # reads sacct's "None assigned" and empty AllocTRES (sacct_text prints them so again)
-        rows["NodeList"].append(compress_hostlist(names[i] for i in nodes) if started else None)
+        rows["NodeList"].append(hostlist(nodes) if started else None)
         rows["AllocTRES"].append(
-            tres(alloc, job.partition, by_type or gpu_type or None) if started else None
+            tres_text(alloc, job.partition, by_type or gpu_type or None) if started else None
         )
         shown_gpu.append(((gpu_type if started else res.gpu_type) or None) if gpus else None)
-        rows["ReqTRES"].append(tres(req, job.partition, res.gpu_type))
+        rows["ReqTRES"].append(tres_text(req, job.partition, res.gpu_type))
         rows["Priority"].append(_submit_priority(sim, job, run["Submit"]))
         pending = run["State"] == "PENDING"
         rows["Reason"].append(
