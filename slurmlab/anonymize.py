@@ -25,6 +25,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import hmac
+import numbers
 import os
 import re
 import secrets
@@ -33,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import hostlist
+import pandas as pd
 
 from slurmlab.errors import SlurmlabError
 from slurmlab.paths import same_file
@@ -107,7 +109,8 @@ class Anonymizer:
     Within one Anonymizer two values of a kind never share a pseudonym.
     """
 
-    def __init__(self, salt: str | None = None) -> None:
+    def __init__(self, salt: str | int | None = None) -> None:
+        salt = _salt(salt, "Anonymizer")
         self.salt = (salt if salt is not None else secrets.token_hex(16)).encode("utf-8")
         self.result = AnonymizeResult()
         self._owner: dict[tuple[str, str], str] = {}  # (kind, pseudonym) -> original
@@ -256,7 +259,7 @@ def anonymize_file(
     source: str | os.PathLike,
     output: str | os.PathLike,
     *,
-    salt: str | None = None,
+    salt: str | int | None = None,
     fields: Sequence[str] | str | None = None,
     delimiter: str | None = None,
     mapping_path: str | os.PathLike | None = None,
@@ -265,13 +268,30 @@ def anonymize_file(
 
     The pseudonyms are keyed by ``salt``: the same salt gives the same pseudonyms, so pass one
     to anonymize several exports consistently (they can then be joined). Without one a random
-    salt is drawn and every call gives other pseudonyms.
+    salt is drawn and every call gives other pseudonyms. A whole number is taken as its
+    digits (``salt=42`` is ``salt="42"``).
 
     ``mapping_path``, when given, receives a CSV of kind, original, pseudonym: keep it private.
     Neither may be the export itself, nor one the other (refused before anything is written).
     """
+    salt = _salt(salt, "anonymize_file")
+    for what, value in (("source", source), ("output", output), ("mapping_path", mapping_path)):
+        if value is None and what == "mapping_path":
+            continue
+        if not isinstance(value, (str, os.PathLike)):
+            kind = "None" if value is None else f"a {type(value).__name__}"
+            table = (
+                " (to anonymize a job table, write it first: write_sacct(jobs, 'export.psv'))"
+                if isinstance(value, pd.DataFrame) and what == "source"
+                else ""
+            )
+            raise SlurmlabError(
+                f"anonymize_file: {what} is {kind}, not a file path; give the path of "
+                + ("the sacct export" if what == "source" else "the file to write")
+                + table
+            )
     _refuse_overwrite(source, output, mapping_path)
-    name, data = _load_bytes(source)
+    name, data = _load_bytes(source, "anonymize_file")
     if data.lstrip()[:1] in (b"{", b"["):
         raise SacctParseError(
             "is a sacct --json export; the anonymizer reads text exports",
@@ -294,6 +314,18 @@ def anonymize_file(
             for (kind, original), new in sorted(anonymizer.result.mapping.items()):
                 writer.writerow([kind, original, new])
     return anonymizer.result
+
+
+def _salt(salt, who: str) -> str | None:
+    """The salt as text: a str, or a whole number as its digits (None: draw one)."""
+    if salt is None or isinstance(salt, str):
+        return salt
+    if isinstance(salt, numbers.Integral) and not isinstance(salt, bool):
+        return str(int(salt))
+    raise SlurmlabError(
+        f"{who}: salt={salt!r} is a {type(salt).__name__}; give text (salt='my-project-2024') "
+        "or a whole number, kept private and the same for every export to join"
+    )
 
 
 def _refuse_overwrite(

@@ -30,6 +30,10 @@ _CLI_WORDS = (
     (re.compile(r"fields=\[\.\.\.\] / --fields"), "--fields"),
     (re.compile(r"fields=\.\.\."), "--fields"),
     (re.compile(r"leave fields=None"), "leave out --fields"),
+    (re.compile(r"(?<![-\w])fields=(?=[)\s;,])"), "--fields"),  # ("... written with (fields=)")
+    # (the table's attrs are the Python API's: the command line has none to look in)
+    (re.compile(r",? and attrs\['duplicate_lines'\] lists the lines left out"), ""),
+    (re.compile(r" ?\(attrs\['\w+'\][^)]*\)"), ""),
     (re.compile(r"""(?<![-\w])delimiter=('[^']*'|"[^"]*")"""), r"--delimiter \1"),
     (re.compile(r"(?<![-\w])delimiter=(?=[)\s;,])"), "--delimiter"),
     (re.compile(r"tz= the time zone"), "--tz, the time zone"),
@@ -58,7 +62,7 @@ summary --json prints one object with these keys (null where a value is unknown)
   states              {State: jobs}: each job's final state
   gpu_hours, cpu_hours
                       hours over every run (GPUs or CPUs x Elapsed); null when the export
-                      lacks the fields, which unknown_hours names
+                      lacks the fields, which unknown_hours names (0 when nothing ran)
   gpu_hours_by_account, gpu_hours_by_user
                       {name: GPU-hours}
   mean_wait_s, median_wait_s, p95_wait_s

@@ -15,6 +15,7 @@ import html
 import json
 import os
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
@@ -24,7 +25,14 @@ import plotly.offline
 
 from slurmlab import analysis as an
 from slurmlab import viz
-from slurmlab.analysis._common import known, run_ends, run_starts, started
+from slurmlab.analysis._common import (
+    check_columns,
+    check_jobs,
+    known,
+    run_ends,
+    run_starts,
+    started,
+)
 from slurmlab.errors import SlurmlabError
 from slurmlab.paths import same_file
 
@@ -85,10 +93,32 @@ def _table_html(frame: pd.DataFrame, floats: str = "{:,.1f}") -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
+def _check_arguments(jobs, capacity, title, who: str) -> None:
+    """Clear errors for a report's arguments of the wrong kind, naming ``who``."""
+    check_jobs(jobs, who)
+    check_columns(jobs, ("JobID", "State"), who)
+    if title is not None and not isinstance(title, str):
+        raise SlurmlabError(f"{who}(title={title!r}): the title is text (or None: the file name)")
+    if isinstance(capacity, (str, os.PathLike)):
+        raise SlurmlabError(
+            f"{who}(capacity={str(capacity)!r}): a capacity is a Cluster, not its name or "
+            f"path: give capacity=Cluster.preset({str(capacity)!r}) for a preset, or "
+            "Cluster.from_slurm_conf(path) for a slurm.conf"
+        )
+    cluster = hasattr(capacity, "partitions")
+    if not (capacity is None or cluster or isinstance(capacity, (pd.DataFrame, Mapping))):
+        raise SlurmlabError(
+            f"{who}(capacity={capacity!r}): give a Cluster (Cluster.preset(...), "
+            "Cluster.from_slurm_conf(...)), a DataFrame with Partition, cpus, gpus and nodes "
+            "columns, or {partition: {'cpus': N, 'gpus': N, 'nodes': N}}"
+        )
+
+
 def render_report(
     jobs: pd.DataFrame, *, capacity=None, title: str | None = None, freq: str | None = None
 ) -> str:
     """The report as one HTML string (see :func:`write_report`)."""
+    _check_arguments(jobs, capacity, title, "render_report")
     summary = an.summary(jobs)
     source = str(jobs.attrs.get("source", "job table"))
     title = title or f"Cluster report: {os.path.basename(source)}"
@@ -301,6 +331,17 @@ def write_report(
     ``capacity`` (a ``Cluster`` or a table, see ``slurmlab.analysis.utilization``) gives the
     utilization its denominator; without it the peak of the export is used.
     """
+    if isinstance(path, pd.DataFrame) and isinstance(jobs, (str, os.PathLike)):
+        raise SlurmlabError(
+            f"write_report({str(jobs)!r}, <DataFrame>): the job table comes first, then the "
+            f"path: write_report(jobs, {str(jobs)!r})"
+        )
+    _check_arguments(jobs, capacity, title, "write_report")
+    if not isinstance(path, (str, os.PathLike)):
+        raise SlurmlabError(
+            f"write_report: the path is a {type(path).__name__}, not a file name; give "
+            "one, e.g. write_report(jobs, 'report.html')"
+        )
     path = Path(path)
     source = jobs.attrs.get("source")
     read_from = isinstance(source, str) and os.path.isfile(source)

@@ -3,6 +3,7 @@ ended, which rows are one job, and the tiny demo table."""
 
 from __future__ import annotations
 
+import difflib
 import io
 import re
 import warnings
@@ -13,6 +14,8 @@ import numpy as np
 import pandas as pd
 
 from slurmlab.errors import SlurmlabError, warn_at_caller
+from slurmlab.records.sacct import DERIVED_COLUMNS, SACCT_FIELDS, check_job_table
+from slurmlab.records.schema import JOB_COLUMNS
 
 #: States that end a run without its work being done (the GPU-hours are lost).
 FAILED_STATES = (
@@ -63,8 +66,45 @@ def tasks(jobs: pd.DataFrame) -> np.ndarray:
     return count(jobs["ArrayTasks"].fillna(1))
 
 
+#: Every column name a job table can have from sacct or slurmlab (to tell a typo or a
+#: column of another table, such as wait_times' Size, from a field the export lacks).
+_KNOWN = frozenset(SACCT_FIELDS) | frozenset(DERIVED_COLUMNS) | frozenset(JOB_COLUMNS)
+
+#: Columns analyzers make that are not the job table's, and where they come from.
+_MADE = {"Size": "the CPU-count classes wait_times makes; wait_stats(by='Size') groups by it"}
+
+
+def check_jobs(jobs, who: str) -> None:
+    """The error :func:`~slurmlab.records.sacct.check_job_table` gives for an argument that
+    is not a job table (a SimulationResult, a path, None ...), naming ``who``."""
+    check_job_table(jobs, who)
+
+
 def check_columns(jobs: pd.DataFrame, needed: tuple[str, ...], who: str) -> None:
+    check_job_table(jobs, who.split("(")[0])
     missing = [c for c in needed if c not in jobs.columns]
+    # a name no export has (not a sacct field) that is a typo of a column, or another
+    # table's column: "export it with sacct -o" would not help, so say what it is
+    columns = [str(k) for k in jobs.columns]
+    hints = {
+        c: _MADE.get(c)
+        or next(
+            (
+                f"did you mean {m!r}?"
+                for m in difflib.get_close_matches(str(c), columns, n=1, cutoff=0.7)
+            ),
+            None,
+        )
+        for c in missing
+        if c not in _KNOWN
+    }
+    hints = {c: h for c, h in hints.items() if h}
+    if hints:
+        raise SlurmlabError(
+            f"{who}: the job table has no column(s) {', '.join(map(str, hints))}, which "
+            + ("is not a sacct field" if len(hints) == 1 else "are not sacct fields")
+            + f" ({'; '.join(f'{c}: {h}' for c, h in hints.items())})"
+        )
     if missing:
         if any(c in _MEASURED for c in missing):  # what jobs used: only sacct measures it
             raise SlurmlabError(
@@ -78,6 +118,31 @@ def check_columns(jobs: pd.DataFrame, needed: tuple[str, ...], who: str) -> None
         )
 
 
+def by_columns(
+    by, who: str, *, none: str | None = None, many: bool = True, example: str = "Partition"
+) -> list[str] | None:
+    """The grouping columns ``by`` names, as a list: one column name, or (``many``) a list of
+    them; None only where the analyzer has a whole-cluster total (``none`` says what None
+    gives). Anything else is an error naming ``who``, the value and the forms it takes."""
+    if by is None and none is not None:
+        return None
+    if isinstance(by, str) and by:
+        return [by]
+    names = list(by) if many and isinstance(by, (list, tuple, pd.Index, np.ndarray)) else []
+    if names and all(isinstance(n, str) and n for n in names) and len(set(names)) == len(names):
+        return names
+    forms = [f"a column name (by={example!r})"]
+    if many:
+        forms.append("a list of them (by=['Account', 'User'])")
+    if none is not None:
+        forms.append(f"None ({none})")
+    one = "" if many else f"; {who} groups by one column"
+    raise SlurmlabError(
+        f"{who}(by={by!r}): give {', '.join(forms[:-1])}{' or ' if len(forms) > 1 else ''}"
+        f"{forms[-1]}{one}"
+    )
+
+
 def check_by(jobs: pd.DataFrame, by: str | Sequence[str] | None, who: str, made=()) -> None:
     """The error :func:`check_columns` gives, for grouping columns (``by=``) the table lacks;
     ``made`` names the columns the analyzer makes itself (``Size``)."""
@@ -85,6 +150,32 @@ def check_by(jobs: pd.DataFrame, by: str | Sequence[str] | None, who: str, made=
         return
     names = [by] if isinstance(by, str) else list(by)
     check_columns(jobs, tuple(c for c in names if c not in made), f"{who}(by={by!r})")
+
+
+def check_choice(value, allowed: Sequence[str], who: str, name: str) -> None:
+    """An error when ``value`` (the argument ``name``) is not one of ``allowed``, with a
+    did-you-mean for a close spelling."""
+    if isinstance(value, str) and value in allowed:
+        return
+    close = difflib.get_close_matches(str(value).lower(), list(allowed), n=1, cutoff=0.6)
+    raise SlurmlabError(
+        f"{who}: {name}={value!r}: use {', '.join(allowed[:-1])} or {allowed[-1]}"
+        + (f" (did you mean {close[0]!r}?)" if close else "")
+    )
+
+
+def check_count(n, who: str, name: str = "n") -> int:
+    """``n`` as a whole number of at least 0 (an int, or its digits as text), else an error
+    naming ``who`` and the value."""
+    from slurmlab.spec.units import parse_whole
+
+    try:
+        return parse_whole(n, what=name, minimum=0)
+    except SlurmlabError:
+        raise SlurmlabError(
+            f"{who}: {name}={n!r} is not a count; give a whole number of at least 0 (e.g. "
+            f"{name}=10)"
+        ) from None
 
 
 def check_freq(freq: str, who: str, name: str = "freq", fixed: bool = True) -> None:

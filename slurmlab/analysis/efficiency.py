@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from slurmlab.analysis._common import check_columns, count, started
+from slurmlab.analysis._common import check_columns, check_jobs, count, started
 from slurmlab.errors import warn_at_caller
 
 __all__ = ["cpu_efficiency", "memory_efficiency", "requested_memory_mb", "timelimit_accuracy"]
@@ -35,6 +35,7 @@ def cpu_efficiency(jobs: pd.DataFrame) -> pd.DataFrame:
     """
     from slurmlab.records.sacct import steps
 
+    check_jobs(jobs, "cpu_efficiency")
     check_columns(jobs, ("TotalCPU", "Elapsed", "NCPUS"), "cpu_efficiency")
     ran = jobs.loc[jobs["Elapsed"].fillna(pd.Timedelta(0)) > pd.Timedelta(0)]
     allocated = ran["Elapsed"].dt.total_seconds().to_numpy(float) * count(ran["NCPUS"])
@@ -72,6 +73,8 @@ def requested_memory_mb(jobs: pd.DataFrame) -> pd.Series:
     >>> requested_memory_mb(demo_jobs()).tolist()[:3]
     [131072.0, 65536.0, 8192.0]
     """
+    check_jobs(jobs, "requested_memory_mb")
+    check_columns(jobs, ("ReqMem", "NCPUS", "NNodes"), "requested_memory_mb")
     mem = pd.to_numeric(jobs["ReqMem"], errors="coerce").astype(float)
     per = (
         (jobs["ReqMemPer"] if "ReqMemPer" in jobs else pd.Series("", index=jobs.index))
@@ -94,6 +97,7 @@ def memory_efficiency(jobs: pd.DataFrame) -> pd.DataFrame:
     >>> memory_efficiency(demo_jobs())["memory_efficiency"].tolist()
     [0.5, 0.25, 0.25]
     """
+    check_jobs(jobs, "memory_efficiency")
     check_columns(jobs, ("ReqMem", "NCPUS", "NNodes"), "memory_efficiency")
     ran = jobs.loc[started(jobs)]
     requested = requested_memory_mb(ran)
@@ -115,6 +119,7 @@ def timelimit_accuracy(jobs: pd.DataFrame) -> pd.DataFrame:
     >>> timelimit_accuracy(demo_jobs())["timelimit_accuracy"].tolist()
     [0.5, 1.0, 0.25]
     """
+    check_jobs(jobs, "timelimit_accuracy")
     check_columns(jobs, ("Elapsed", "Timelimit"), "timelimit_accuracy")
     ran = jobs.loc[jobs["Elapsed"].fillna(pd.Timedelta(0)) > pd.Timedelta(0)]
     limit = ran["Timelimit"].dt.total_seconds()

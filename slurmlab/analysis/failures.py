@@ -9,13 +9,17 @@ Restarts without a Restarts field is <NA>, each with a warning naming the field.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
 from slurmlab.analysis._common import (
     FAILED_STATES,
+    by_columns,
     check_by,
     check_columns,
+    check_jobs,
     count,
     hours,
     job_keys,
@@ -31,8 +35,9 @@ from slurmlab.errors import warn_at_caller
 __all__ = ["failure_cost", "requeues"]
 
 
-def failure_cost(jobs: pd.DataFrame, by: str = "State") -> pd.DataFrame:
-    """Runs, CPU-hours and GPU-hours of runs that did not complete, per state (or ``by``).
+def failure_cost(jobs: pd.DataFrame, by: str | Sequence[str] = "State") -> pd.DataFrame:
+    """Runs, CPU-hours and GPU-hours of runs that did not complete, per state (or ``by``: a
+    column, or a list of them such as ``["State", "User"]``).
 
     A run is an allocation row that started (as ``usage`` and ``summary`` count runs; a het
     job's components once): a job cancelled before it started cost nothing and is no run.
@@ -45,6 +50,8 @@ def failure_cost(jobs: pd.DataFrame, by: str = "State") -> pd.DataFrame:
     0  TIMEOUT     1        2.0        8.0
     1   FAILED     1        0.0        1.0
     """
+    check_jobs(jobs, "failure_cost")
+    by = by_columns(by, "failure_cost", example="State")
     check_columns(jobs, ("State", "Elapsed", "NCPUS", "NGPUS"), "failure_cost")
     check_by(jobs, by, "failure_cost")
     lost = jobs.loc[
@@ -57,7 +64,7 @@ def failure_cost(jobs: pd.DataFrame, by: str = "State") -> pd.DataFrame:
     nan = np.full(len(lost), np.nan)
     frame = pd.DataFrame(
         {
-            by: lost[by].astype("string").fillna("(none)").to_numpy(),
+            **{c: lost[c].astype("string").fillna("(none)").to_numpy() for c in by},
             "runs": leads(lost).astype("int64"),
             "gpu_hours": nan if "gpu_hours" in unknown else h * count(lost["NGPUS"]),
             "cpu_hours": nan if "cpu_hours" in unknown else h * count(lost["NCPUS"]),
@@ -89,6 +96,7 @@ def requeues(jobs: pd.DataFrame) -> pd.DataFrame:
       JobID  runs               states  lost_gpu_hours
     0     7     2  NODE_FAIL>COMPLETED             4.0
     """
+    check_jobs(jobs, "requeues")
     check_columns(jobs, ("JobID", "State", "Elapsed", "NGPUS"), "requeues")
     columns = ["JobID", "runs", "Restarts", "states", "final_state", "lost_gpu_hours"]
     has_restarts = known(jobs, "Restarts")

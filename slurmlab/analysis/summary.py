@@ -10,8 +10,9 @@ no run either); its state is the state of its last row (a het job's: its leader'
 count every run of the table, earlier runs of requeued jobs included (a table without them,
 ``sacct`` without ``-D`` or a simulation's ``result.jobs``, is warned about: pass ``sacct
 -D``'s, or ``result.jobs_all_runs``, whose hours are the simulation's ``metrics``); they
-are None (unknown, with the sacct -o fields to add in ``unknown_hours``) when no row has the
-columns they need, never 0.
+are None (unknown, with the sacct -o fields to add in ``unknown_hours``) when the runs lack
+the columns they need, never 0; an export in which nothing ran used 0 hours, whatever its
+fields.
 
 Waits count jobs, not runs, as a simulation's ``metrics`` do (``slurmlab/sim/metrics.py``):
 each job once, by its last run (a requeue resets Submit, so a requeued job's wait is that of
@@ -37,6 +38,8 @@ import pandas as pd
 
 from slurmlab.analysis._common import (
     HOURS_NAMES,
+    check_columns,
+    check_jobs,
     count,
     hours,
     job_keys,
@@ -143,7 +146,8 @@ def _hours_sentence(s: Summary) -> str:
 
 
 def _unknown_hours(jobs: pd.DataFrame) -> dict[str, str]:
-    """Which hours the table cannot give (a column every row lacks), and the fix."""
+    """Which hours the table cannot give (a column every run lacks), and the fix. An export
+    in which nothing ran used 0 hours, whatever its fields (known, not unknown)."""
     unknown = unknown_hours(jobs)
     return {HOURS_NAMES[k]: unknown[k] for k in ("gpu_hours", "cpu_hours") if k in unknown}
 
@@ -178,6 +182,8 @@ def summary(jobs: pd.DataFrame) -> Summary:
     """
     from slurmlab.records.sacct import steps as steps_of
 
+    check_jobs(jobs, "summary")
+    check_columns(jobs, ("JobID", "State"), "summary")
     step_count = len(steps_of(jobs))
     if len(jobs) == 0 and step_count:
         warn_at_caller(

@@ -17,14 +17,20 @@ AllocTRES, CPU-hours without NCPUS ...) are NaN, never 0, with a warning naming 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
+from numbers import Real
 
 import numpy as np
 import pandas as pd
 
 from slurmlab.analysis._common import (
+    by_columns,
+    check_choice,
     check_columns,
+    check_count,
     check_freq,
+    check_jobs,
     count,
     hours,
     job_keys,
@@ -36,6 +42,7 @@ from slurmlab.analysis._common import (
     warn_missing_runs,
     warn_unknown_hours,
 )
+from slurmlab.errors import SlurmlabError
 
 __all__ = ["biggest_runs", "gpu_hours", "share_vs_target", "top_consumers", "usage"]
 
@@ -104,6 +111,7 @@ def usage(
     0     nlp        2.0        8.0
     1  vision        8.0       33.0
     """
+    check_jobs(jobs, "usage")
     return _usage(jobs, by, period)
 
 
@@ -114,7 +122,7 @@ def _usage(
     who: str = "usage",
     about: Sequence[str] = _HOURS,
 ) -> pd.DataFrame:
-    by = [by] if isinstance(by, str) else list(by)
+    by = by_columns(by, who, example="Account")
     check_columns(jobs, tuple(by) + (("Start",) if period is not None else ()), who)
     if period is not None:
         check_freq(period, who, name="period", fixed=False)
@@ -170,6 +178,8 @@ def gpu_hours(jobs: pd.DataFrame, by: str | Sequence[str] | None = None) -> floa
 
     An export without AllocTRES cannot say: NaN (never 0), with a warning naming the field.
     """
+    check_jobs(jobs, "gpu_hours")
+    by = by_columns(by, "gpu_hours", none="the total")
     if by is None:
         frame = _with_hours(jobs, who="gpu_hours", about=("gpu_hours",))
         return float(frame["gpu_hours"].sum(min_count=int(len(frame) > 0)))
@@ -187,8 +197,9 @@ def top_consumers(
     0  ann        8.0    0.8
     1  bob        2.0    0.2
     """
-    if resource not in _HOURS:
-        raise ValueError(f"resource={resource!r}: use cpu_hours, gpu_hours or node_hours")
+    check_jobs(jobs, "top_consumers")
+    check_choice(resource, _HOURS, "top_consumers", "resource")
+    n = check_count(n, "top_consumers")
     table = _usage(jobs, by, who="top_consumers", about=(resource,))
     total = table[resource].sum(min_count=1)  # NaN when unknown: so is every share
     table["share"] = table[resource] / total if total != 0 else 0.0
@@ -211,8 +222,9 @@ def biggest_runs(jobs: pd.DataFrame, resource: str = "gpu_hours", n: int = 10) -
     0   100  COMPLETED        8.0
     1   101    TIMEOUT        2.0
     """
-    if resource not in ("cpu_hours", "gpu_hours", "node_hours"):
-        raise ValueError(f"resource={resource!r}: use cpu_hours, gpu_hours or node_hours")
+    check_jobs(jobs, "biggest_runs")
+    check_choice(resource, _HOURS, "biggest_runs", "resource")
+    n = check_count(n, "biggest_runs")
     # hours that are unknown rank nothing: none listed
     frame = _with_hours(jobs, who="biggest_runs", about=(resource,))
     frame = frame[started(jobs) & (frame[resource] > 0).to_numpy()]
@@ -231,6 +243,9 @@ def share_vs_target(
     """Each group's share of the usage next to its fair-share target (shares normalised).
 
     ``ratio`` above 1 means the group used more than its share (its fair-share factor falls).
+    ``shares`` maps each group to its share, a number of at least 0 (a dict or a Series;
+    for ``Account`` objects give ``{a.name: a.shares for a in accounts}``); ``by`` is one
+    column.
 
     >>> from slurmlab.analysis._common import demo_jobs
     >>> share_vs_target(demo_jobs(), {"vision": 1, "nlp": 1})[["Account", "share", "target", "ratio"]]
@@ -238,10 +253,12 @@ def share_vs_target(
     0  vision    0.8     0.5    1.6
     1     nlp    0.2     0.5    0.4
     """
+    check_jobs(jobs, "share_vs_target")
+    shares = _shares(shares)
+    (by,) = by_columns(by, "share_vs_target", many=False, example="Account")
+    check_choice(resource, _HOURS, "share_vs_target", "resource")
     table = _usage(jobs, by, who="share_vs_target", about=(resource,)).set_index(by)[resource]
     total_target = float(sum(shares.values()))
-    if total_target <= 0:
-        raise ValueError("shares: give at least one positive share, e.g. {'vision': 2, 'nlp': 1}")
     names = list(dict.fromkeys([*shares, *table.index]))
     known = table.notna().any()  # (hours the export cannot give stay unknown: NaN shares)
     used = table.reindex(names, fill_value=0.0 if known else np.nan)
@@ -250,4 +267,35 @@ def share_vs_target(
     out["share"] = out[resource] / total if total != 0 else 0.0
     out["target"] = [shares.get(name, 0.0) / total_target for name in names]
     out["ratio"] = out["share"] / out["target"].where(out["target"] > 0)
+    return out
+
+
+_SHARES_FORM = "give {group: share}, e.g. {'vision': 2, 'nlp': 1} (a dict or a Series)"
+
+
+def _shares(shares) -> dict[str, float]:
+    """``shares`` as {group: share}: a mapping or a Series of numbers of at least 0, at
+    least one above 0; anything else is an error naming the value and the form."""
+    if isinstance(shares, pd.Series):
+        shares = shares.to_dict()
+    if not isinstance(shares, Mapping):
+        kind = type(shares).__name__
+        accounts = isinstance(shares, (list, tuple)) and all(
+            hasattr(a, "name") and hasattr(a, "shares") for a in shares
+        )
+        hint = "; for Account objects: {a.name: a.shares for a in accounts}" if accounts else ""
+        raise SlurmlabError(f"share_vs_target: shares is a {kind}; {_SHARES_FORM}{hint}")
+    out = {}
+    for name, value in shares.items():
+        number = isinstance(value, (Real, np.number)) and not isinstance(value, (bool, np.bool_))
+        if not number or not math.isfinite(float(value)) or float(value) < 0:
+            raise SlurmlabError(
+                f"share_vs_target: shares[{name!r}] is {value!r}; a share is a number of at "
+                f"least 0; {_SHARES_FORM}"
+            )
+        out[name] = float(value)
+    if sum(out.values()) <= 0:
+        raise SlurmlabError(
+            f"share_vs_target: shares={shares!r} has no share above 0; {_SHARES_FORM}"
+        )
     return out

@@ -16,15 +16,18 @@ a ``Cluster`` counts each node once).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
 from slurmlab.analysis._common import (
+    by_columns,
     check_by,
     check_columns,
     check_freq,
+    check_jobs,
     count,
     require_start,
     run_ends,
@@ -40,12 +43,26 @@ _RESOURCES = {"cpus": "NCPUS", "gpus": "NGPUS", "nodes": "NNodes"}
 
 
 def capacity_of(cluster) -> pd.DataFrame:
-    """CPUs, GPUs and nodes per partition of a ``slurmlab.Cluster``.
+    """CPUs, GPUs and nodes per partition of a ``slurmlab.Cluster``, or of a cluster named as
+    ``simulate`` names one: a preset (``"ai"``) or a slurm.conf path.
 
     >>> from slurmlab import Cluster
     >>> capacity_of(Cluster.preset("tiny")).columns.tolist()
     ['Partition', 'cpus', 'gpus', 'nodes']
     """
+    if isinstance(cluster, (str, os.PathLike)):
+        from slurmlab.spec.cluster import Cluster
+
+        cluster = Cluster.coerce(cluster)
+    elif not (hasattr(cluster, "partitions") and hasattr(cluster, "node")):
+        kind = "None" if cluster is None else f"a {type(cluster).__name__}"
+        hint = (
+            "pass its cluster: result.cluster (or lab.cluster)"
+            if hasattr(cluster, "cluster")
+            else "give a Cluster (Cluster.preset('ai'), Cluster.from_slurm_conf(path)), a "
+            "preset name or a slurm.conf path"
+        )
+        raise SlurmlabError(f"capacity_of: the cluster is {kind}, not a Cluster; {hint}")
     rows = []
     for part in cluster.partitions:
         nodes = [cluster.node(name) for name in part.nodes]
@@ -289,6 +306,9 @@ def utilization(
     1 2024-03-01 09:00:00 0 days 01:00:00  6.000        0.750
     2 2024-03-01 10:00:00 0 days 00:45:00  2.667        0.333
     """
+    check_jobs(jobs, "utilization")
+    names = by_columns(by, "utilization", none="the whole cluster", many=False)
+    by = names[0] if names else None
     check_columns(jobs, ("Start", "End", "NCPUS", "NGPUS", "NNodes"), "utilization")
     check_by(jobs, by, "utilization")
     check_freq(freq, "utilization")

@@ -13,6 +13,8 @@ Slurm's record of a job cancelled while pending). A het job is one job: its lead
 
 from __future__ import annotations
 
+import re
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -20,9 +22,11 @@ import pandas as pd
 
 from slurmlab.analysis._common import (
     Since,
+    by_columns,
     check_by,
     check_columns,
     check_freq,
+    check_jobs,
     check_since,
     count,
     leads,
@@ -33,7 +37,9 @@ from slurmlab.analysis._common import (
     tasks,
     waits,
 )
+from slurmlab.errors import SlurmlabError
 from slurmlab.records.schema import TERMINAL_STATES
+from slurmlab.spec.units import parse_seconds
 
 __all__ = ["bounded_slowdown", "pending_over_time", "wait_stats", "wait_times"]
 
@@ -65,6 +71,7 @@ def wait_times(jobs: pd.DataFrame, since: Since = "Submit") -> pd.DataFrame:
     1   101 0 days 00:00:00
     2   102 0 days 01:00:00
     """
+    check_jobs(jobs, "wait_times")
     started = jobs.loc[_waited(jobs, since)]
     wait = waits(started, since)
     size = pd.cut(count(started["NCPUS"]), _SIZE_BINS, labels=_SIZE_LABELS, right=True)
@@ -106,9 +113,10 @@ def wait_stats(
     0       cpu     1      1.00
     1       gpu     2      0.25
     """
+    check_jobs(jobs, "wait_stats")
+    by = by_columns(by, "wait_stats")
     check_by(jobs, by, "wait_stats", made=("Size",))
     table = wait_times(jobs, since)
-    by = [by] if isinstance(by, str) else list(by)
     h = table["Wait"].dt.total_seconds() / 3600.0
     grouped = h.groupby([_key(table[c]) for c in by], observed=True, dropna=False)
     out = pd.DataFrame(
@@ -132,12 +140,14 @@ def _key(column: pd.Series) -> pd.Series:
 
 
 def bounded_slowdown(
-    jobs: pd.DataFrame, tau: str | pd.Timedelta = "10s", since: Since = "Submit"
+    jobs: pd.DataFrame, tau: float | str | pd.Timedelta = "10s", since: Since = "Submit"
 ) -> pd.DataFrame:
     """Bounded slowdown per run: max(1, (wait + run) / max(run, tau)).
 
-    ``tau`` keeps very short jobs from dominating (Feitelson's bounded slowdown); the wait is
-    from Submit or from Eligible (``since``, as in :func:`wait_times`).
+    ``tau`` keeps very short jobs from dominating (Feitelson's bounded slowdown): seconds
+    (``10``), a duration as text (``"10s"``, ``"1:00"``, ``"2h"``, or pandas' ``"10 seconds"``)
+    or a Timedelta, as the simulator reads times; the wait is from Submit or from Eligible (``since``, as in
+    :func:`wait_times`).
 
     Every run that started has a row, one still running too (its run so far, its Elapsed,
     so its slowdown can only grow). A simulation's ``metrics["mean_bounded_slowdown"]`` is
@@ -149,12 +159,32 @@ def bounded_slowdown(
     >>> bounded_slowdown(demo_jobs())["BoundedSlowdown"].round(2).tolist()
     [1.25, 1.0, 5.0]
     """
+    check_jobs(jobs, "bounded_slowdown")
+    floor = _tau(tau)
     table = wait_times(jobs, since)
     merged = jobs.loc[_waited(jobs, since), "Elapsed"].reset_index(drop=True)
     run = merged.fillna(pd.Timedelta(0))
-    floor = pd.Timedelta(tau)
     slowdown = (table["Wait"] + run) / run.where(run > floor, floor)
     return table.assign(Elapsed=run, BoundedSlowdown=slowdown.clip(lower=1.0).astype(float))
+
+
+def _tau(tau) -> pd.Timedelta:
+    """``tau`` as a Timedelta of at least 0: seconds, a duration as :func:`parse_seconds`
+    reads it, or pandas' own text (``"10 seconds"``, ``"500ms"``), as before."""
+    try:
+        return pd.Timedelta(seconds=parse_seconds(tau, what="tau"))
+    except SlurmlabError as exc:
+        error = SlurmlabError(f"bounded_slowdown: {exc}")
+    if isinstance(tau, str) and re.search(r"[0-9]", tau) and re.search(r"[A-Za-z]", tau):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", FutureWarning)  # ("1H": use "1h")
+                floor = pd.Timedelta(tau)
+        except ValueError:
+            floor = None
+        if floor is not None and floor >= pd.Timedelta(0):
+            return floor
+    raise error
 
 
 def pending_over_time(
@@ -190,6 +220,9 @@ def pending_over_time(
     >>> pending_over_time(demo_jobs(), freq="1h", by=None)["pending"].tolist()
     [1.0, 0.0, 4.0, 3.0]
     """
+    check_jobs(jobs, "pending_over_time")
+    names = by_columns(by, "pending_over_time", none="the whole cluster", many=False)
+    by = names[0] if names else None
     check_columns(jobs, ("Submit", "Start"), "pending_over_time")
     check_by(jobs, by, "pending_over_time")
     if freq is not None:

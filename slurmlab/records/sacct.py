@@ -105,15 +105,18 @@ are parsed once per distinct value.
 from __future__ import annotations
 
 import bz2
+import datetime
 import difflib
 import gzip
 import io
 import lzma
 import math
+import numbers
 import os
 import re
+import types
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as _field
 from pathlib import Path
@@ -140,6 +143,7 @@ __all__ = [
     "JobIdParts",
     "SacctParseError",
     "SacctParseWarning",
+    "check_job_table",
     "check_time_zone",
     "concat_sacct",
     "expand_nodelist",
@@ -793,7 +797,41 @@ def _source_name(source: Source) -> str:
     return getattr(source, "name", None) or "<buffer>"
 
 
-def _load_bytes(source: Source) -> tuple[str, bytes]:
+def _check_source(source, who: str) -> None:
+    """An error naming what was given when ``source`` is no path, bytes or open file (a job
+    table, a simulation, None), and for text that is an export itself, not its path."""
+    if isinstance(source, (str, bytes, os.PathLike)) or callable(getattr(source, "read", None)):
+        text = isinstance(source, str) and ("\n" in source or "\r" in source)
+        if text and not os.path.exists(source):
+            first = source.lstrip().splitlines()[0] if source.strip() else ""
+            shown = first if len(first) <= 40 else first[:37] + "..."
+            raise SlurmlabError(
+                f"{who}: the path given is text of {len(source.splitlines())} lines "
+                f"(starting {shown!r}), not a file name: to read an export held in a "
+                "string, wrap it: io.StringIO(text)"
+            )
+        return
+    kind = type(source).__name__
+    if isinstance(source, pd.DataFrame):
+        fix = (
+            "it is a job table already (what read_sacct returns): pass it to the analyzers "
+            "as it is"
+            + (
+                ", or write it out first with write_sacct(jobs, 'export.psv')"
+                if who != "read_sacct"
+                else ""
+            )
+        )
+    elif hasattr(source, "jobs_all_runs"):
+        fix = "its job table is result.jobs (every run: result.jobs_all_runs); no reading needed"
+    else:
+        fix = "give the path of a sacct export (a str or Path), its bytes, or an open file"
+    what = "None" if source is None else f"a {kind}"
+    raise SlurmlabError(f"{who}: the export is {what}, not a path or a file; {fix}")
+
+
+def _load_bytes(source: Source, who: str = "read_sacct") -> tuple[str, bytes]:
+    _check_source(source, who)
     name = _source_name(source)
     if isinstance(source, bytes):
         data = source
@@ -3147,8 +3185,9 @@ def read_sacct(
 
     ``fields`` names the columns of a header-less export (a list or ``"JobID,State,..."``);
     ``delimiter`` is detected when not given (``|``, ``^|^``, ``☃``, TAB, ``;``); ``tz`` is the
-    time zone of the exporting host (an IANA name such as ``"Europe/Berlin"``), kept in
-    ``attrs["tz"]``: epoch-second times (``SLURM_TIME_FORMAT=%s``, ``--json``) are shown in
+    time zone of the exporting host, as text (an IANA name such as ``"Europe/Berlin"``,
+    ``"UTC"``, or an offset such as ``"+01:00"``; a number is refused, since pandas would
+    read ``tz=1`` as one second), kept in ``attrs["tz"]``: epoch-second times (``SLURM_TIME_FORMAT=%s``, ``--json``) are shown in
     it, and in UTC (with a warning) when it is None; text times are kept as written. Rows
     whose epoch times fall on both sides of a daylight-saving change in ``tz`` are warned
     about and listed in ``attrs["dst_lines"]``: as naive local times their waits are off by
@@ -3156,7 +3195,9 @@ def read_sacct(
 
     Rows that repeat an earlier row exactly (overlapping exports joined with ``cat``) are left
     out with a warning naming their lines (``attrs["duplicate_rows"]``/``["duplicate_lines"]``).
-    A list of paths (exports per day or week) reads each with the same options and joins them
+    ``path_or_buffer`` is a path, bytes or an open file (text held in a string: wrap it in
+    ``io.StringIO``). A list of paths (exports per day or week) reads each with the same
+    options and joins them
     with :func:`slurmlab.records.sacct.concat_sacct`: steps kept, a run listed in more than one file kept once (as
     its most final row: COMPLETED rather than the RUNNING of an earlier day's export).
 
@@ -3170,8 +3211,15 @@ def read_sacct(
     [{'JobID': '7.batch', 'State': 'CANCELLED', 'JobState': 'TIMEOUT'}]
     """
     if errors not in ("raise", "warn", "coerce"):
-        raise ValueError(f"errors={errors!r}: use 'raise', 'warn' or 'coerce'")
+        raise SlurmlabError(f"read_sacct: errors={errors!r}: use 'raise', 'warn' or 'coerce'")
     check_time_zone(tz)
+    if isinstance(delimiter, str) and delimiter.strip().lower() == "tab":
+        raise SlurmlabError(
+            f"read_sacct: delimiter={delimiter!r} names a delimiter; give the character "
+            "itself: delimiter='\\t' (or leave it out: TAB is detected)"
+        )
+    if isinstance(path_or_buffer, types.GeneratorType):
+        path_or_buffer = tuple(path_or_buffer)  # (paths made on the fly: read as a list)
     if isinstance(path_or_buffer, (list, tuple)):
         if not path_or_buffer:
             raise SlurmlabError("read_sacct: the list of exports is empty; give at least one path")
@@ -3447,9 +3495,21 @@ def _warn_no_line_end(file: str, data: bytes) -> None:
 
 
 def check_time_zone(tz: str | None) -> None:
-    """Raise a :class:`~slurmlab.SlurmlabError` unless ``tz`` is None or a time zone."""
-    if tz is None:
+    """Raise a :class:`~slurmlab.SlurmlabError` unless ``tz`` is None or a time zone: a name
+    (``"UTC"``, ``"Europe/Berlin"``), an offset as text (``"+01:00"``) or a ``tzinfo``. A number
+    is refused: pandas would read ``tz=1`` as one second east of UTC, not one hour."""
+    if tz is None or isinstance(tz, datetime.tzinfo):
         return
+    if not isinstance(tz, str):
+        number = isinstance(tz, numbers.Real)
+        raise SlurmlabError(
+            f"tz={tz!r} is "
+            + ("a number" if number else f"a {type(tz).__name__}")
+            + ", not a time zone"
+            + (" (a number would be read as seconds east of UTC, not hours)" if number else "")
+            + "; give it as text: 'UTC', an offset such as '+01:00', or the IANA name of the "
+            "zone of the host that ran sacct, such as 'Europe/Berlin'"
+        )
     try:
         pd.Timestamp(0, tz="UTC").tz_convert(tz)
     except Exception:  # pytz, zoneinfo and dateutil each raise their own error
@@ -3459,12 +3519,40 @@ def check_time_zone(tz: str | None) -> None:
         ) from None
 
 
+def check_job_table(jobs, who: str) -> None:
+    """A :class:`~slurmlab.SlurmlabError` unless ``jobs`` is a job table (a DataFrame, as
+    ``read_sacct`` and a simulation's ``result.jobs`` give), naming what was given and what
+    to pass instead: a ``SimulationResult`` or a ``Lab`` is not its table."""
+    if isinstance(jobs, pd.DataFrame):
+        return
+    kind = type(jobs).__name__
+    made = "read_sacct('export.psv') or simulate(...).jobs"
+    if hasattr(jobs, "jobs_all_runs"):  # a SimulationResult (records never imports sim)
+        what, fix = (
+            f"a {kind}",
+            "pass result.jobs (each job's last run, as sacct) or result.jobs_all_runs (every "
+            "run, as sacct -D: its hours match result.metrics)",
+        )
+    elif hasattr(jobs, "sbatch") and hasattr(jobs, "sacct"):  # a Lab
+        what, fix = f"a {kind}", "pass lab.sacct() (lab.sacct(duplicates=True): every run)"
+    elif isinstance(jobs, (str, os.PathLike)):
+        shown = str(jobs) if len(str(jobs)) <= 60 else str(jobs)[:57] + "..."
+        what = f"the {kind} {shown!r}"
+        fix = f"read the export first: jobs = read_sacct({shown!r})"
+    elif jobs is None:
+        what, fix = "None", f"pass a job table: {made}"
+    else:
+        what, fix = f"a {kind}", f"pass a job table (a DataFrame): {made}"
+    raise SlurmlabError(f"{who}: the job table is {what}, not a DataFrame; {fix}")
+
+
 def steps(jobs: pd.DataFrame) -> pd.DataFrame:
     """The step rows (``.batch``, ``.extern``, ``.0`` ...) of the jobs in ``jobs``.
 
     Filtering ``jobs`` first filters the steps too. Steps whose allocation row is not in the
     export at all are always returned. A table without steps gives an empty frame.
     """
+    check_job_table(jobs, "sacct_steps")
     ref = jobs.attrs.get("steps")
     if ref is None:
         # (a simulation's table has the reader's columns too, but never a sacct field
@@ -3647,11 +3735,58 @@ def _synth_tres(jobs: pd.DataFrame) -> pd.Series:
     return pd.Series(parts, index=jobs.index, dtype="string")
 
 
+def _write_fields(fields: str | Sequence[str], allowed: Sequence[str]) -> list[str]:
+    """The names ``fields`` gives (a list, or one string split at commas as ``sacct
+    --format`` splits it), each spelt as the table spells it (``jobid`` is JobID); a name the
+    table has no column for is an error naming it, with the close ones (never a blank
+    column)."""
+    items = fields.split(",") if isinstance(fields, str) else fields
+    if isinstance(items, (bytes, Mapping)) or not isinstance(items, Iterable):
+        raise SlurmlabError(
+            f"write_sacct: fields={fields!r} is not a field list; give names as a list "
+            "(['JobID', 'State']) or one string ('JobID,State', as sacct --format)"
+        )
+    spelling = {str(name).lower(): str(name) for name in reversed(list(allowed))}
+    names, unknown = [], []
+    for item in items:
+        name = str(item).strip()
+        if not name and isinstance(fields, str):
+            continue  # ("JobID,State," as sacct reads it)
+        if name.lower() in spelling:
+            names.append(spelling[name.lower()])
+        else:
+            unknown.append(name)
+    if unknown:
+        close = {
+            name: [spelling[c] for c in difflib.get_close_matches(name.lower(), spelling, n=3)]
+            for name in unknown
+        }
+        hints = "; ".join(
+            f"{name!r}: did you mean {' or '.join(close[name])}?" for name in unknown if close[name]
+        )
+        shown = list(dict.fromkeys(allowed))
+        listed = ", ".join(shown[:30]) + (" ..." if len(shown) > 30 else "")
+        raise SlurmlabError(
+            f"write_sacct: fields= names {', '.join(map(repr, unknown))}, which "
+            + ("is not a column" if len(unknown) == 1 else "are not columns")
+            + " of this job table, so "
+            + ("its" if len(unknown) == 1 else "their")
+            + " values would be blank"
+            + (f" ({hints})" if hints else "")
+            + f"; the table has {listed}"
+        )
+    if not names:
+        raise SlurmlabError(
+            f"write_sacct: fields={fields!r} names no field; give e.g. 'JobID,State,Elapsed'"
+        )
+    return names
+
+
 def write_sacct(
     jobs: pd.DataFrame,
     path_or_buffer: str | os.PathLike | IO[str] | None = None,
     *,
-    fields: Sequence[str] | None = None,
+    fields: str | Sequence[str] | None = None,
     delimiter: str = "|",
     header: bool = True,
     include_steps: bool = True,
@@ -3666,7 +3801,10 @@ def write_sacct(
     ``sweep_3``) is written as it is, beside its numeric JobIDRaw, with ArrayJobID and
     ArrayTaskID columns for those rows (a name cannot say it is an array task); a JobID that
     could not be read back (``eval 1``, ``a.b``) is a :class:`~slurmlab.SlurmlabError`.
-    Returns the text when no destination is given.
+    ``fields`` picks the columns: a list, or one string split at commas as ``sacct --format``
+    splits it (``"JobID,State,Elapsed"``), in any case; a name the table has no column for is
+    an error naming it (never a blank column). ``header`` and ``include_steps`` are True or
+    False. Returns the text when no destination is given.
 
     >>> import io
     >>> jobs = read_sacct(io.StringIO("JobID|State|Elapsed\\n1|COMPLETED|00:01:00\\n"))
@@ -3674,6 +3812,15 @@ def write_sacct(
     JobID|State|Elapsed
     1|COMPLETED|00:01:00
     """
+    check_job_table(jobs, "write_sacct")
+    for key, value in (("header", header), ("include_steps", include_steps)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise SlurmlabError(f"write_sacct({key}={value!r}): {key} is True or False")
+    if not isinstance(delimiter, str) or not delimiter:
+        raise SlurmlabError(
+            f"write_sacct(delimiter={delimiter!r}): the delimiter is one or more characters "
+            "put between fields, such as '|' (sacct -P's)"
+        )
     read_fields = jobs.attrs.get("fields")
     jobs = jobs.copy()
     if read_fields is None and ("AllocTRES" not in jobs or jobs["AllocTRES"].isna().all()):
@@ -3686,7 +3833,8 @@ def write_sacct(
     ):
         jobs["Flags"] = _flags(jobs)  # a simulated table: which scheduler started each job
     if fields is not None:
-        names = list(fields)
+        step_columns = ("AllocJobID", "StepID", "JobState") if include_steps else ()
+        names = _write_fields(fields, [*jobs.columns, *(read_fields or ()), *step_columns])
     elif read_fields is not None:
         names = list(read_fields)  # the columns the export had, in its order
     else:

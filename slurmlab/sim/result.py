@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from collections.abc import Sequence
@@ -593,6 +594,9 @@ class SimulationResult:
         An empty queue is the header line alone. An array's tasks that have not started are
         its one pending record (``12_[3-9%2]``), as plain squeue shows them; ``array=True``
         lists each task, as ``squeue -r``. :meth:`squeue` has every column as a table."""
+        for key, value in (("array", array), ("start", start), ("long", long)):
+            if not isinstance(value, bool | np.bool_):  # ("no" would be taken as yes)
+                raise SlurmlabError(f"squeue_text({key}={value!r}): {key} is True or False")
         if start and long:
             raise SlurmlabError(
                 "squeue_text: give start=True (squeue --start) or long=True (-l), not both"
@@ -629,8 +633,22 @@ class SimulationResult:
         return self.sim.cluster.sinfo_text(node_states(self.sim, at))
 
     def seconds(self, column: str = "Start") -> pd.Series:
-        """A time column as seconds from the simulation start."""
-        return (self.jobs[column] - self.origin).dt.total_seconds()
+        """A time column (Submit, Eligible, Start or End) as seconds from the simulation
+        start."""
+        jobs = self.jobs
+        times = [c for c in jobs.columns if pd.api.types.is_datetime64_any_dtype(jobs[c])]
+        if column not in times:
+            if isinstance(column, str) and column in jobs:
+                why = f"{column} is not a time column"
+            else:
+                close = difflib.get_close_matches(str(column), list(jobs.columns), n=1)
+                why = f"the job table has no column {column!r}" + (
+                    f" (did you mean {close[0]!r}?)" if close else ""
+                )
+            raise SlurmlabError(
+                f"seconds({column!r}): {why}; give a time column: {', '.join(times)}"
+            )
+        return (jobs[column] - self.origin).dt.total_seconds()
 
     def sprio(self, at=None) -> pd.DataFrame:
         """``sprio -l`` at ``at``: each eligible pending job's priority and its weighted factors
