@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from numbers import Integral, Real
 
 from slurmlab.errors import SlurmlabError
-from slurmlab.spec.units import parse_names
+from slurmlab.spec.qos import parse_name_list, parse_tres_limits
+from slurmlab.spec.units import MAX_COUNT, parse_whole
 
 __all__ = [
     "Account",
@@ -46,6 +47,9 @@ class Account:
 
     RawShares is a whole number >= 0, as Slurm's Fairshare (``sacctmgr add account physics
     fairshare=70``; an integer in slurmdbd); 0 gives the account the lowest fair share.
+    ``users`` is a list, or one string split at commas as sacctmgr's ``Users=alice,bob``
+    (``"alice,bob"`` is two users); ``grp_tres`` is read as a QOS's (``"gres/gpu=8"`` or
+    ``{"gpu": 8}``; an unknown TRES is an error).
     """
 
     name: str
@@ -58,15 +62,35 @@ class Account:
     def __post_init__(self):
         # sacctmgr lower-cases account names (slurm_addto_char_list), and slurmctld a job's
         # account: Account("LLM") is account llm, which -A LLM and -A llm both name
-        if isinstance(self.name, str):
-            object.__setattr__(self, "name", self.name.lower())
+        if not isinstance(self.name, str) or not self.name:
+            raise SlurmlabError(
+                f"account: name {self.name!r} is not an account name; give e.g. Account('llm')"
+            )
+        object.__setattr__(self, "name", self.name.lower())
+        if self.parent is not None and not isinstance(self.parent, str):
+            raise SlurmlabError(
+                f"account {self.name!r}: parent {self.parent!r} is not an account name; give "
+                "e.g. parent='root'"
+            )
         if isinstance(self.parent, str):
             object.__setattr__(self, "parent", self.parent.lower())
         object.__setattr__(self, "shares", _raw_shares(self.name, self.shares))
-        # one name or a list of names (a plain string is one user, never its letters)
+        # a list, or a string split at commas, as sacctmgr's Users=alice,bob (and a QOS's
+        # preempt, a reservation's users): "alice,bob" is two users, never its letters
         object.__setattr__(
-            self, "users", parse_names(self.users, what=f"account {self.name!r} users")
+            self, "users", parse_name_list(self.users, what=f"account {self.name!r} users")
         )
+        # GrpTRES as a QOS reads it: "gres/gpu=8,cpu=64" or a mapping; an unknown TRES is
+        # an error, never a limit silently left out
+        object.__setattr__(
+            self,
+            "grp_tres",
+            parse_tres_limits(self.grp_tres, what=f"account {self.name!r} grp_tres"),
+        )
+        if self.max_jobs is not None:
+            what = f"account {self.name!r} max_jobs"
+            n = parse_whole(self.max_jobs, what=what, maximum=MAX_COUNT)
+            object.__setattr__(self, "max_jobs", n)
         twice = next((u for u in self.users if self.users.count(u) > 1), None)
         if twice is not None:
             raise SlurmlabError(f"account {self.name!r}: user {twice!r} is listed twice")

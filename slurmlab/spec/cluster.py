@@ -18,8 +18,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from functools import lru_cache
+from numbers import Integral, Real
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from slurmlab.errors import ConfigError, RequestError, SlurmlabError
@@ -31,8 +33,12 @@ from slurmlab.spec.units import (
     UINT32_MAX,
     ascii_digits,
     compress_hostlist,
+    expand_hostlist,
     format_duration,
     parse_duration,
+    parse_list_of,
+    parse_memory_mb,
+    parse_time_limit,
     suffixed_count,
 )
 
@@ -90,6 +96,136 @@ def _conf_source(value, kind: str) -> str | Path:
     return path
 
 
+def whole_value(value, owner: str, key: str, example: int = 1) -> int:
+    """A count given in Python as Slurm's readers would take it: an int (numpy's too), a
+    whole float (``8.0``) or ASCII decimal digits as text (``"8"``); anything else (``8.5``,
+    ``True``, ``"16G"``, None) is an error naming ``owner``, ``key`` and the value. The
+    range is the caller's to check."""
+    if isinstance(value, Integral) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, Real) and not isinstance(value, bool) and float(value).is_integer():
+        return int(value)
+    if isinstance(value, str) and re.fullmatch(r"\s*-?[0-9]+\s*", value) and value.isascii():
+        return int(value)
+    raise SlurmlabError(
+        f"{owner}: {key}={value!r} is not a whole number; give e.g. {key}={example}"
+    )
+
+
+def flag_value(value, owner: str, key: str) -> bool:
+    """A yes/no field given in Python: True or False (numpy's bool too); a string such as
+    ``"no"`` is refused, never read as true for being non-empty."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, np.bool_):  # (a column's value)
+        return bool(value)
+    raise SlurmlabError(f"{owner}: {key} {value!r} is not True or False; give {key}=True or False")
+
+
+def text_value(value, owner: str, key: str, example: str) -> str:
+    """A word given in Python (a state, a name): text, else an error naming the field."""
+    if isinstance(value, str):
+        return value
+    raise SlurmlabError(f"{owner}: {key}={value!r} is not text; give e.g. {key}={example!r}")
+
+
+def _gres_value(value, owner: str) -> tuple[Gres, ...]:
+    """A node's ``gres`` given in Python: Gres objects, or text as slurm.conf's Gres= takes
+    it (``"gpu:h100:8,nvme:1"``), one or a list of them."""
+    items = [value] if isinstance(value, str | Gres) else value
+    if isinstance(items, list | tuple | set | frozenset):
+        out: list[Gres] = []
+        for item in items:
+            if isinstance(item, Gres):
+                out.append(item)
+            elif isinstance(item, str):
+                out.extend(parse_gres(item, what=f"{owner} gres"))
+            else:
+                break
+        else:
+            return tuple(out)
+    raise SlurmlabError(
+        f"{owner}: gres={value!r} is neither Gres objects nor GRES text; give e.g. "
+        "gres='gpu:h100:8' (as slurm.conf's Gres=) or gres=(Gres('gpu', 'h100', 8),)"
+    )
+
+
+def _features_value(value, owner: str) -> frozenset[str]:
+    """A node's ``features`` given in Python: names, or text split at commas as slurm.conf's
+    Features=a100,nvlink (never a string's letters)."""
+    items = [value] if isinstance(value, str) else value
+    if isinstance(items, list | tuple | set | frozenset) and all(isinstance(f, str) for f in items):
+        return frozenset(w for f in items for w in re.split(r"[,\s]+", f) if w)
+    raise SlurmlabError(
+        f"{owner}: features={value!r} is not a list of feature names; give e.g. "
+        "features='a100,nvlink' (as slurm.conf's Features=) or features={'a100', 'nvlink'}"
+    )
+
+
+def _node_names_value(value, owner: str) -> tuple[str, ...]:
+    """A partition's ``nodes`` given in Python: names or hostlists (``"gpu[01-04]"``), one
+    or a list of them, expanded in order (never a string's letters)."""
+    items = [value] if isinstance(value, str) else value
+    if isinstance(items, list | tuple) and all(isinstance(n, str) for n in items):
+        try:
+            return tuple(n for item in items for n in expand_hostlist(item))
+        except SlurmlabError as exc:
+            raise SlurmlabError(f"{owner}: nodes: {exc}") from None
+    raise SlurmlabError(
+        f"{owner}: nodes={value!r} is not a list of node names; give e.g. "
+        "nodes='gpu[01-04]' (a hostlist, as slurm.conf's Nodes=) or nodes=('gpu01', 'gpu02')"
+    )
+
+
+def _settings_text(cluster: str, settings) -> Mapping[str, str]:
+    """``settings`` with every value as slurm.conf's text (:func:`_setting_text`): the
+    mapping itself when all are text already (a ConfSettings keeps where each was read)."""
+    if not isinstance(settings, Mapping):
+        raise SlurmlabError(
+            f"Cluster {cluster!r}: settings={settings!r} is not a mapping of slurm.conf keys; "
+            "give e.g. settings={'PriorityType': 'priority/multifactor'} (or {} for none)"
+        )
+    text = {k: _setting_text(cluster, k, v) for k, v in settings.items()}
+    if all(text[k] is v for k, v in settings.items()):
+        return settings
+    out = type(settings)(text) if isinstance(settings, ConfSettings) else text
+    if isinstance(settings, ConfSettings):
+        out.where.update(settings.where)
+    return out
+
+
+def _setting_text(cluster: str, key, value) -> str:
+    """A setting given in Python as slurm.conf's text: numbers as they are written
+    (``10000`` is ``"10000"``), so that every reader sees what a slurm.conf would give;
+    True/False, None and other objects are refused (``JobRequeue=0`` in slurm.conf, never a
+    Python truth value)."""
+    if not isinstance(key, str):
+        raise SlurmlabError(
+            f"Cluster {cluster!r}: setting name {key!r} is not text; give slurm.conf's key, "
+            "e.g. 'PriorityWeightFairshare'"
+        )
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Integral) and not isinstance(value, bool):
+        return str(int(value))
+    if isinstance(value, Real) and not isinstance(value, bool) and value == value:
+        return str(int(value)) if float(value).is_integer() else str(float(value))
+    fix = "give the text slurm.conf would hold, e.g. 'PriorityWeightFairshare': '10000'"
+    if value is None:
+        fix = f"leave {key} out for Slurm's default, or give the text slurm.conf would hold"
+    elif isinstance(value, bool | np.bool_):
+        fix = (
+            f"give the text slurm.conf would hold: {key}='0' or '1' (or 'NO'/'YES' where "
+            "slurm.conf takes words), never a Python truth value"
+        )
+    elif isinstance(value, Mapping):
+        pairs = ",".join(f"{k}={v}" for k, v in value.items())
+        fix = f"give it as slurm.conf's comma list, e.g. {key}={pairs!r}"
+    raise SlurmlabError(
+        f"Cluster {cluster!r}: setting {key}={value!r} is not slurm.conf text; {fix}"
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Gres:
     """One generic resource on a node, e.g. ``gpu:h100:8`` (name, type, count)."""
@@ -99,6 +235,15 @@ class Gres:
     count: int
 
     def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name:
+            raise SlurmlabError(
+                f"Gres: name {self.name!r} is not a GRES name; give text such as 'gpu'"
+            )
+        if self.type is not None and not isinstance(self.type, str):
+            raise SlurmlabError(
+                f"Gres {self.name!r}: type {self.type!r} is not text; give e.g. 'h100', or None"
+            )
+        object.__setattr__(self, "count", whole_value(self.count, f"Gres {self.name!r}", "count"))
         if self.count < 0:
             raise SlurmlabError(f"Gres {self.name!r}: count {self.count} must not be negative")
         if self.count > UINT32_MAX:
@@ -220,6 +365,10 @@ class Node:
     Each value is checked against the range Slurm keeps it in, whatever reads it (slurm.conf,
     a scenario, Python): CPUs from 1 to 65533 (a uint16 less NO_VAL16 and INFINITE16),
     memory up to 2**48 MB, Weight a uint32, Port from 1 to 65535 (node_conf.c).
+
+    Given in Python, values may be written as slurm.conf writes them: ``gres="gpu:h100:8"``
+    (Gres=), ``features="a100,nvlink"`` (Features=, a comma list), counts as text or numpy
+    integers, ``memory_mb="16G"``.
     """
 
     name: str
@@ -236,6 +385,22 @@ class Node:
     def __post_init__(self):
         if not self.name:
             raise SlurmlabError("Node: name must not be empty")
+        owner = f"Node {self.name!r}"
+        text_value(self.name, "Node", "name", "gpu01")
+        set_ = object.__setattr__  # values given in Python, read as slurm.conf reads them
+        for key, example in (("cpus", 64), ("weight", 1), ("threads_per_core", 2)):
+            set_(self, key, whole_value(getattr(self, key), owner, key, example))
+        if self.port is not None:
+            set_(self, "port", whole_value(self.port, owner, "port", 6818))
+        if isinstance(self.memory_mb, str):  # RealMemory, or a size such as "16G"
+            set_(self, "memory_mb", parse_memory_mb(self.memory_mb, what=f"{owner} memory_mb"))
+        else:
+            set_(self, "memory_mb", whole_value(self.memory_mb, owner, "memory_mb", 16384))
+        set_(self, "gres", _gres_value(self.gres, owner))
+        set_(self, "features", _features_value(self.features, owner))
+        text_value(self.state, owner, "state", "IDLE")
+        if self.addr is not None:
+            text_value(self.addr, owner, "addr", "10.0.0.1")
         threads = self.threads_per_core
         if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
             raise SlurmlabError(
@@ -275,7 +440,6 @@ class Node:
             raise SlurmlabError(
                 f"Node {self.name!r}: State={self.state!r} is not one of {', '.join(NODE_STATES)}"
             )
-        object.__setattr__(self, "features", frozenset(self.features))
         object.__setattr__(self, "state", self.state.upper())
 
     @property
@@ -306,6 +470,11 @@ class Partition:
     Each count is checked against the range Slurm keeps it in, whatever reads it: MaxNodes
     (None: UNLIMITED) from 1 and MinNodes from 0 to 4294967293 (a uint32 less NO_VAL and
     INFINITE), PriorityTier and PriorityJobFactor from 0 to 65533 (slurm.conf(5)).
+
+    Given in Python, ``nodes`` may be a hostlist (``"gpu[01-04]"``, as Nodes=) and
+    ``max_time``/``default_time`` Slurm's time text (``"2:00:00"``, ``"UNLIMITED"``; a bare
+    number is minutes, as MaxTime=, and a Python number is warned about); ``default`` is
+    True or False.
     """
 
     name: str
@@ -323,6 +492,25 @@ class Partition:
     def __post_init__(self):
         if not self.name:
             raise SlurmlabError("Partition: name must not be empty")
+        owner = f"Partition {self.name!r}"
+        text_value(self.name, "Partition", "name", "gpu")
+        set_ = object.__setattr__  # values given in Python, read as slurm.conf reads them
+        set_(self, "nodes", _node_names_value(self.nodes, owner))
+        set_(self, "default", flag_value(self.default, owner, "default"))
+        for key in ("max_time", "default_time"):  # MaxTime=, DefaultTime=: Slurm's times
+            set_(self, key, parse_time_limit(getattr(self, key), what=f"{owner} {key}"))
+        if isinstance(self.max_nodes, str) and self.max_nodes.strip().upper() == "UNLIMITED":
+            set_(self, "max_nodes", None)
+        elif self.max_nodes is not None:
+            set_(self, "max_nodes", whole_value(self.max_nodes, owner, "max_nodes", 4))
+        for key in ("min_nodes", "priority_tier", "priority_job_factor"):
+            set_(self, key, whole_value(getattr(self, key), owner, key))
+        text_value(self.state, owner, "state", "UP")
+        if not isinstance(self.options, Mapping):
+            raise SlurmlabError(
+                f"{owner}: options={self.options!r} is not a mapping; give slurm.conf's other "
+                "partition options as {'OverSubscribe': 'NO', ...}"
+            )
         if not self.nodes:
             raise SlurmlabError(
                 f"Partition {self.name!r}: it has no nodes; slurmlab cannot model a partition "
@@ -334,7 +522,6 @@ class Partition:
                 f"Partition {self.name!r}: State={self.state!r} is not one of "
                 f"{', '.join(PARTITION_STATES)}"
             )
-        object.__setattr__(self, "nodes", tuple(self.nodes))
         object.__setattr__(self, "state", self.state.upper())
         if self.max_nodes is not None and not 1 <= self.max_nodes <= MAX_COUNT:
             none = (
@@ -516,10 +703,15 @@ class Cluster:
     processor_pool: bool = False
 
     def __post_init__(self):
+        text_value(self.name, "Cluster", "name", "mycluster")
+        what = f"Cluster {self.name!r}"
+        object.__setattr__(self, "nodes", tuple(parse_list_of(self.nodes, Node, what=what)))
+        object.__setattr__(
+            self, "partitions", tuple(parse_list_of(self.partitions, Partition, what=what))
+        )
+        object.__setattr__(self, "settings", _settings_text(self.name, self.settings))
         if self.processor_pool and len(self.nodes) != 1:
             raise SlurmlabError(f"Cluster {self.name!r}: a processor pool is one node")
-        object.__setattr__(self, "nodes", tuple(self.nodes))
-        object.__setattr__(self, "partitions", tuple(self.partitions))
         if not self.nodes:
             raise SlurmlabError(f"Cluster {self.name!r}: it has no nodes")
         names = [n.name for n in self.nodes]
@@ -654,6 +846,11 @@ class Cluster:
 
     def setting(self, key: str, default: str | None = None) -> str | None:
         """A global slurm.conf setting by name (case-insensitive), as text."""
+        if not isinstance(key, str):
+            raise SlurmlabError(
+                f"Cluster {self.name!r}: setting name {key!r} is not text; give slurm.conf's "
+                "key, e.g. cluster.setting('JobRequeue')"
+            )
         low = key.lower()
         for k, v in self.settings.items():
             if k.lower() == low:

@@ -14,13 +14,18 @@ from __future__ import annotations
 
 import difflib
 import math
+import os
 import re
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 from functools import lru_cache
+from numbers import Integral, Real
+from pathlib import Path
 from typing import Literal
+
+import numpy as np
 
 from slurmlab.errors import RequestError, SbatchError, SlurmlabError, warn_at_caller
 from slurmlab.spec.cluster import Cluster, Gres, Node, Partition
@@ -32,6 +37,8 @@ from slurmlab.spec.units import (
     format_memory_mb,
     parse_duration,
     parse_memory_mb,
+    parse_seconds,
+    parse_time_limit,
 )
 from slurmlab.spec.units import ascii_digits as _digits
 
@@ -138,6 +145,16 @@ class Dependency:
     job_ids: tuple[str, ...] = ()
 
     def __post_init__(self):
+        ids = self.job_ids  # ("12", "13"); text is split at ':' and numbers are ids
+        ids = ids.split(":") if isinstance(ids, str) else [ids] if isinstance(ids, int) else ids
+        if not isinstance(ids, list | tuple) or not all(
+            isinstance(i, str) or isinstance(i, Integral) and not isinstance(i, bool) for i in ids
+        ):
+            raise SbatchError(
+                f"--dependency: job ids {self.job_ids!r} are not job ids; give e.g. "
+                "Dependency('afterok', ('12', '13'))"
+            )
+        object.__setattr__(self, "job_ids", tuple(str(i) for i in ids))
         if self.kind in _DEP_KINDS_NOT_MODELLED:
             raise SbatchError(
                 f"--dependency={self}: {self.kind!r} is a Slurm dependency type "
@@ -693,6 +710,166 @@ _TASK_COUNTS = (
 )  # fmt: skip
 
 
+#: JobSpec's counts that may be 0 (GPUs, memory)
+_ZERO_COUNTS = (
+    "gpus_per_node", "gpus", "gpus_per_task", "mem_mb", "mem_per_cpu_mb", "mem_per_gpu_mb",
+)  # fmt: skip
+#: JobSpec's text fields, each with an example value
+_TEXT_FIELDS = {
+    "name": "train", "partition": "gpu", "account": "llm", "qos": "normal", "user": "alice",
+    "gpu_type": "h100", "reservation": "maint", "constraint": "a100&nvlink",
+    "wrap": "srun python train.py", "script": "#!/bin/bash\nsrun python train.py",
+}  # fmt: skip
+#: JobSpec's yes/no fields, with the option True stands for
+_COUNT_FIELDS = ("nodes", "max_nodes", *_TASK_COUNTS, *_ZERO_COUNTS, "nice")
+_FLAG_FIELDS = {
+    "requeue": "--requeue",
+    "exclusive": "--exclusive",
+    "hold": "--hold",
+    "time_requested": "a time limit was asked for",
+    "dependency_any": "'?' between the dependencies: any of them",
+}
+
+
+def _begin_value(value) -> timedelta | datetime | TimeOfDay | None:
+    """``begin`` given in Python: a ``timedelta`` after submission (``now+N``), a date and
+    time (``datetime``, pandas' Timestamp), a :class:`TimeOfDay`; a number (numpy's too) is
+    seconds after submission, as ``--begin=now+3600``; text is read as ``--begin`` reads it
+    (``now+1hour``, ``noon``, ``2026-01-05T10:00``), or a delay with a unit (``2h``)."""
+    if value is None or isinstance(value, timedelta | TimeOfDay):
+        return value
+    if isinstance(value, datetime):
+        if value != value or value.tzinfo is not None:  # (NaT is not equal to itself)
+            raise SbatchError(
+                f"JobSpec begin={value!r}: give the cluster's local date and time, without a "
+                "time zone (e.g. datetime(2026, 1, 5, 10, 0)), as sbatch --begin takes it"
+            )
+        return value
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day)
+    if isinstance(value, np.timedelta64) or (
+        isinstance(value, Real) and not isinstance(value, bool)
+    ):
+        try:
+            return timedelta(seconds=parse_seconds(value, what="JobSpec begin"))
+        except SlurmlabError as exc:
+            raise SbatchError(f"{exc} (a number is seconds after submission)") from None
+    if not isinstance(value, str):
+        raise SbatchError(
+            f"JobSpec begin={value!r} is not a begin time; give seconds after submission "
+            "(3600), a timedelta, a datetime, or text as sbatch --begin takes it "
+            "('now+1hour', '2026-01-05T10:00')"
+        )
+    try:
+        return _parse_begin(value)
+    except SbatchError as exc:
+        if re.fullmatch(r"\s*[0-9]+(\.[0-9]+)?\s*[smhdSMHD]\s*", value):  # 2h: now+2h
+            return timedelta(seconds=parse_seconds(value, what="JobSpec begin"))
+        raise SbatchError(
+            f"{exc} (in Python, begin=3600 or timedelta(hours=1) is an hour after submission)"
+        ) from None
+
+
+def _hostlist_value(value, field_name: str) -> tuple[str, ...]:
+    """``nodelist`` / ``exclude`` given in Python: names or hostlists (``"gpu[01-02]"``,
+    ``"gpu01,gpu02"``), one or a list of them, as ``--nodelist`` reads them."""
+    items = [value] if isinstance(value, str) else value
+    flag = _flag(field_name)
+    if not isinstance(items, list | tuple | set | frozenset) or not all(
+        isinstance(n, str) for n in items
+    ):
+        raise SbatchError(
+            f"JobSpec {field_name}={value!r} is not node names; give a hostlist as "
+            f"--{flag} takes it ({field_name}='gpu[001-002]') or a list of names"
+        )
+    try:
+        return tuple(n for item in items for n in expand_hostlist(item))
+    except SlurmlabError as exc:
+        raise SbatchError(f"--{flag}: {exc}") from None
+
+
+def _other_gres_value(value) -> tuple[Gres, ...]:
+    """``other_gres`` given in Python: Gres objects, or text as ``--gres`` takes it
+    (``"nvme:1"``), one or a list of them; GPUs belong in ``gpus_per_node``."""
+    items = [value] if isinstance(value, str | Gres) else value
+    if not isinstance(items, list | tuple):
+        items = [object()]  # (refused below)
+    out: list[Gres] = []
+    for item in items:
+        if isinstance(item, Gres):
+            out.append(item)
+            continue
+        if not isinstance(item, str):
+            raise SbatchError(
+                f"JobSpec other_gres={value!r} is not GRES; give text as --gres takes it "
+                "(other_gres='nvme:1') or Gres objects"
+            )
+        parsed = _parse_value("gres", "gres", item, {})
+        if parsed["gpus_per_node"] is not None:
+            raise SbatchError(
+                f"JobSpec other_gres={value!r} asks for GPUs: other_gres holds the GRES other "
+                "than GPUs; give GPUs as gpus_per_node=N (with gpu_type), or use "
+                f"JobSpec.from_args('--gres={item}')"
+            )
+        out.extend(parsed["other_gres"])
+    return tuple(out)
+
+
+def _dependency_value(value) -> tuple[tuple[Dependency, ...], bool]:
+    """``dependency`` given in Python: Dependency objects, or text as ``--dependency``
+    takes it (``"afterok:1:2"``, ``"afterok:1?afterany:2"``), one or a list of them; and
+    whether the text joins them with ``?`` (any)."""
+    items = [value] if isinstance(value, str | Dependency) else value
+    if not isinstance(items, list | tuple):
+        items = [object()]  # (refused below)
+    deps: list[Dependency] = []
+    any_ = False
+    for item in items:
+        if isinstance(item, Dependency):
+            deps.append(item)
+        elif isinstance(item, str):
+            parsed = _parse_dependency(item)
+            deps.extend(parsed["dependency"])
+            any_ = any_ or parsed["dependency_any"]
+        else:
+            raise SbatchError(
+                f"JobSpec dependency={value!r} is not a dependency; give text as --dependency "
+                "takes it (dependency='afterok:12') or Dependency objects"
+            )
+    return tuple(deps), any_
+
+
+def _parsed_value(value, cls, field_name: str, example: str):
+    """``array`` / ``signal`` given in Python: the object, or text as its option takes it."""
+    if value is None or isinstance(value, cls):
+        return value
+    if isinstance(value, Integral) and not isinstance(value, bool) and cls is ArraySpec:
+        value = str(int(value))
+    if isinstance(value, str):
+        return cls.parse(value)
+    raise SbatchError(
+        f"JobSpec {field_name}={value!r} is not --{field_name}; give text as sbatch takes it "
+        f"({field_name}={example!r}) or a {cls.__name__}"
+    )
+
+
+def _other_value(value) -> tuple[tuple[str, str | None], ...]:
+    """``other`` (the options kept verbatim) given in Python: (option, value) pairs."""
+    if isinstance(value, list | tuple) and all(
+        isinstance(p, list | tuple)
+        and len(p) == 2
+        and isinstance(p[0], str)
+        and (p[1] is None or isinstance(p[1], str))
+        for p in value
+    ):
+        return tuple(tuple(p) for p in value)
+    raise SbatchError(
+        f"JobSpec other={value!r} is not (option, value) pairs; give e.g. "
+        "other=(('output', 'train.out'),), or build the request with "
+        "JobSpec.from_args('--output=train.out')"
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class JobSpec:
     """A batch job request, as the options of ``sbatch`` describe it.
@@ -702,7 +879,12 @@ class JobSpec:
     or directly; derive variants with ``dataclasses.replace``.
 
     ``-t`` is read as sbatch reads it, rounded up to whole minutes; a ``time_limit`` given
-    in Python is kept to the second (a trace's limit). ``gpus_per_node`` is asked with
+    in Python is kept to the second (a trace's limit): a ``timedelta``, or text in Slurm's
+    forms (``"1:00:00"``; a bare number is minutes, as ``-t``, and a Python number is warned
+    about). ``begin`` is a ``timedelta`` or a number of seconds after submission (as
+    ``--begin=now+3600``), a ``datetime``, or text as ``--begin`` reads it. Fields that hold
+    an option's value take its text as sbatch does: ``nodelist="gpu[01-02]"``,
+    ``other_gres="nvme:1"``, ``dependency="afterok:12"``, ``array="0-15%4"``. ``gpus_per_node`` is asked with
     ``--gres=gpu:N`` or ``--gpus-per-node=N``; ``gpus_per_node_option`` remembers which, for
     error messages (it is not part of the request's value).
     """
@@ -751,6 +933,7 @@ class JobSpec:
     )
 
     def __post_init__(self):
+        self._read_python_values()
         for f in ("account", "qos"):
             # slurmctld lower-cases the account (job_mgr.c, xstrtolower) and finds the QOS in
             # any case (assoc_mgr.c, xstrcasecmp): -A LLM is llm, -q HIGH is QOS high
@@ -761,17 +944,16 @@ class JobSpec:
             v = getattr(self, f)
             if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1):
                 raise SbatchError(f"--{_flag(f)}={v!r}: must be a whole number of at least 1")
-        for f in (
-            "gpus_per_node",
-            "gpus",
-            "gpus_per_task",
-            "mem_mb",
-            "mem_per_cpu_mb",
-            "mem_per_gpu_mb",
-        ):
+        for f in _ZERO_COUNTS:
             v = getattr(self, f)
-            if v is not None and (not isinstance(v, int) or v < 0):
+            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0):
                 raise SbatchError(f"--{_flag(f)}={v!r}: must be a whole number >= 0")
+        if self.max_nodes is not None and (
+            not isinstance(self.max_nodes, int) or isinstance(self.max_nodes, bool)
+        ):
+            raise SbatchError(
+                f"max_nodes={self.max_nodes!r}: must be a whole number (--nodes=MIN-MAX)"
+            )
         if self.max_nodes is not None and self.nodes is None:
             raise SbatchError(
                 f"max_nodes={self.max_nodes} needs a minimum: write --nodes=MIN-{self.max_nodes}"
@@ -807,6 +989,8 @@ class JobSpec:
         self._check_plane()
         if self.time_limit is not None and self.time_limit <= timedelta(0):
             raise SbatchError(f"--time={format_duration(self.time_limit)}: must be positive")
+        if not isinstance(self.nice, int) or isinstance(self.nice, bool):
+            raise SbatchError(f"--nice={self.nice!r}: must be a whole number adjustment")
         if not -2147483645 <= self.nice <= 2147483645:
             raise SbatchError(f"--nice={self.nice}: out of range")
         if self.time_limit is not None:
@@ -819,6 +1003,64 @@ class JobSpec:
             names = getattr(self, f)
             if names:
                 object.__setattr__(self, f, tuple(expand_hostlist(compress_hostlist(names))))
+
+    def _read_python_values(self) -> None:
+        """The fields as sbatch would read them when given in Python: counts as numpy's ints
+        too, a time limit or begin time as a number or text, a hostlist, GRES, dependency,
+        array or signal as its option's text (``nodelist="gpu[01-02]"``, never a string's
+        letters); a value of the wrong kind is an error naming the field and the fix."""
+        # (every job of a trace is a JobSpec: values already of their kind, as from_args
+        # and the readers give them, take the quick paths below)
+        set_ = object.__setattr__
+        for f in _TEXT_FIELDS:
+            v = getattr(self, f)
+            if v is not None and type(v) is not str and not isinstance(v, str):
+                raise SbatchError(
+                    f"JobSpec {f}={v!r} is not text; give e.g. {f}={_TEXT_FIELDS[f]!r} (as "
+                    f"sbatch's --{_flag(f)})"
+                )
+        for f in _COUNT_FIELDS:
+            v = getattr(self, f)
+            kind = type(v)  # (numpy's ints are read as ints; bools are refused later)
+            if kind is not int and kind is not bool and v is not None and isinstance(v, Integral):
+                set_(self, f, int(v))
+        for f, meaning in _FLAG_FIELDS.items():
+            v = getattr(self, f)
+            if type(v) is bool or (v is None and f == "requeue"):
+                continue
+            if isinstance(v, np.bool_):  # (a column's value)
+                set_(self, f, bool(v))
+                continue
+            raise SbatchError(
+                f"JobSpec {f} {v!r} is not True or False; give {f}=True ({meaning})"
+                + (", False (--no-requeue) or None (the cluster's JobRequeue)"
+                   if f == "requeue" else " or False")
+            )  # fmt: skip
+        if self.time_limit is not None and type(self.time_limit) is not timedelta:
+            try:
+                set_(self, "time_limit", parse_time_limit(self.time_limit, what="time_limit"))
+            except SbatchError:
+                raise
+            except SlurmlabError as exc:
+                raise SbatchError(f"JobSpec: {exc}") from None
+        if self.begin is not None:
+            set_(self, "begin", _begin_value(self.begin))
+        for f in ("nodelist", "exclude"):
+            if getattr(self, f) != ():
+                set_(self, f, _hostlist_value(getattr(self, f), f))
+        if self.other_gres != ():
+            set_(self, "other_gres", _other_gres_value(self.other_gres))
+        if self.dependency != ():
+            deps, any_ = _dependency_value(self.dependency)
+            set_(self, "dependency", deps)
+            if any_:
+                set_(self, "dependency_any", True)
+        if self.array is not None:
+            set_(self, "array", _parsed_value(self.array, ArraySpec, "array", "0-15%4"))
+        if self.signal is not None:
+            set_(self, "signal", _parsed_value(self.signal, SignalSpec, "signal", "B:USR1@120"))
+        if self.other != ():
+            set_(self, "other", _other_value(self.other))
 
     def _check_plane(self) -> None:
         """sbatch's check of ``-m plane=N`` against the tasks (opt.c ``_opt_verify``): with
@@ -889,14 +1131,19 @@ class JobSpec:
         Options are read as sbatch's getopt_long reads them: ``-N 2`` or ``-N2`` (``-N=2``
         gives ``-N`` the value ``=2``), ``--nodes=2`` or ``--nodes 2``, ``-Hv`` for ``-H -v``.
 
+        A list's words are taken as sbatch receives them, as text (``["-N", 2]`` is
+        ``-N 2``). ``base`` is a request whose options these override.
+
         >>> JobSpec.from_args("-N 4 --gres=gpu:8 -t 2:00:00").tres()["gres/gpu"]
         32
         """
-        if isinstance(args, str):
-            try:
-                args = shlex.split(args)
-            except ValueError as exc:
-                raise SbatchError(f"cannot split options {args!r}: {exc}") from None
+        args = _words(args, "JobSpec.from_args")
+        if base is not None and not isinstance(base, JobSpec):
+            raise SbatchError(
+                f"JobSpec.from_args: base={base!r} is not a JobSpec; give the request these "
+                "options override, e.g. base=JobSpec.from_args('-t 30'), or put all the "
+                "options in one list"
+            )
         values: dict = {} if base is None else {f.name: getattr(base, f.name) for f in fields(cls)}
         other = list(values.get("other", ()))
         for long, val, short in _options(list(args)):
@@ -944,7 +1191,27 @@ class JobSpec:
         ``#!`` at its first character (blank lines before it are forgiven: a notebook cell
         often starts with one; an indented script is refused: dedent it) and must not have
         DOS line breaks (``\\r\\n``).
+
+        ``script_text`` is the script's text; a ``pathlib.Path`` is read, and names the job
+        after the file as ``sbatch train.sh`` does.
         """
+        script_file = None
+        if isinstance(script_text, os.PathLike):
+            script_file = Path(script_text)
+            try:
+                script_text = script_file.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                why = exc.strerror if isinstance(exc, OSError) else "it is not UTF-8 text"
+                raise SbatchError(
+                    f"JobSpec.from_sbatch: cannot read the batch script {str(script_file)!r} "
+                    f"({why}); check the path, or give the script's text"
+                ) from None
+        if not isinstance(script_text, str):
+            raise SbatchError(
+                f"JobSpec.from_sbatch: got {type(script_text).__name__} {script_text!r}; give "
+                "a batch script's text ('#!/bin/bash\\n#SBATCH -t 30\\n...') or a "
+                "pathlib.Path of its file"
+            )
         if "\r\n" in script_text:
             raise SbatchError(
                 "Batch script contains DOS line breaks (\\r\\n) instead of expected UNIX line "
@@ -1001,6 +1268,10 @@ class JobSpec:
         if any(k == "script-file" for k, _ in spec.other):
             _refuse_stray_word(directives, lines, glued)
         spec = replace(spec, script=script_text)
+        if script_file is not None and not any(k == "script-file" for k, _ in spec.other):
+            spec = replace(spec, other=(*spec.other, ("script-file", str(script_file))))
+        if args is not None:
+            args = _words(args, "JobSpec.from_sbatch: args")
         if args:
             script_wrap, spec = spec.wrap, cls.from_args(args, base=spec)
             if spec.wrap != script_wrap:  # --wrap on the command line, with a script
@@ -1188,8 +1459,9 @@ class JobSpec:
                 out[f"gres/gpu:{self.gpu_type}"] = gpus
         return out
 
-    def resources(self, cluster: Cluster) -> Resources:
-        """Resolve against ``cluster``: the per-node shape, or :class:`RequestError` as sbatch says.
+    def resources(self, cluster: Cluster | str | Path) -> Resources:
+        """Resolve against ``cluster`` (a Cluster, a preset name such as ``"ai"`` or a
+        slurm.conf path): the per-node shape, or :class:`RequestError` as sbatch says.
 
         Partition limits (MaxTime, MaxNodes, MaxMemPerNode, MaxMemPerCPU) do not reject the
         job: like Slurm's default ``EnforcePartLimits=NO`` they leave it pending (reasons
@@ -1199,10 +1471,36 @@ class JobSpec:
         """
         return resolve(self, cluster)
 
-    def validate(self, cluster: Cluster) -> JobSpec:
-        """Check the request against ``cluster`` (raising :class:`RequestError`); return it."""
+    def validate(self, cluster: Cluster | str | Path) -> JobSpec:
+        """Check the request against ``cluster`` (a Cluster, a preset name or a slurm.conf
+        path), raising :class:`RequestError`; return it."""
         self.resources(cluster)
         return self
+
+
+def _words(args, what: str) -> list[str]:
+    """sbatch's command-line words: one shell-quoted string split as a shell would, or a
+    list whose words are taken as text (a number, a path), as sbatch receives them."""
+    if isinstance(args, str):
+        try:
+            return shlex.split(args)
+        except ValueError as exc:
+            raise SbatchError(f"cannot split options {args!r}: {exc}") from None
+    fix = 'give the options as text ("-N 2 -t 30") or a list of words (["-N", "2", "-t", "30"])'
+    if not isinstance(args, list | tuple):
+        hint = ""
+        if isinstance(args, os.PathLike):
+            hint = "; for a batch script's file, use JobSpec.from_sbatch(Path(...))"
+        raise SbatchError(f"{what}: got {type(args).__name__} {args!r}; {fix}{hint}")
+    for word in args:
+        ok = isinstance(word, str | os.PathLike) or (
+            isinstance(word, Real) and not isinstance(word, bool)
+        )
+        if not ok:
+            raise SbatchError(
+                f"{what}: {word!r} in {list(args)!r} is not a word of sbatch's command line; {fix}"
+            )
+    return [w if isinstance(w, str) else str(w) for w in args]
 
 
 def _flag(field_name: str) -> str:
@@ -2298,8 +2596,20 @@ def _node_fits_type(node: Node, spec: JobSpec) -> bool:
     return True
 
 
-def resolve(spec: JobSpec, cluster: Cluster) -> Resources:
-    """The per-node shape Slurm allocates to ``spec`` in ``cluster`` (:meth:`JobSpec.resources`)."""
+def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
+    """The per-node shape Slurm allocates to ``spec`` in ``cluster`` (:meth:`JobSpec.resources`;
+    a preset name or a slurm.conf path is read as :func:`slurmlab.simulate` reads it)."""
+    if not isinstance(cluster, Cluster):
+        if not isinstance(cluster, str | os.PathLike):
+            raise SlurmlabError(
+                f"cluster {cluster!r} is not a cluster; give a slurmlab.Cluster, a preset name "
+                "(Cluster.preset names them) or a slurm.conf path"
+            )
+        cluster = Cluster.coerce(cluster)
+    if not isinstance(spec, JobSpec):
+        raise SlurmlabError(
+            f"resolve: {spec!r} is not a JobSpec; build one with JobSpec.from_args('-N 2 -t 30')"
+        )
     _check_mem_per_gpu(spec)
     _check_gres_names(spec, cluster)
     part = _partition_of(spec, cluster)

@@ -30,8 +30,17 @@ def preset_path(name: str):
     return resources.files("slurmlab") / "data" / f"{name}.conf"
 
 
-@cache
 def preset(name: str) -> Cluster:
     """Build the named preset cluster (cached: clusters are immutable)."""
+    if not isinstance(name, str):
+        raise SlurmlabError(
+            f"cluster preset {name!r} is not a name; choose one of {', '.join(_PRESETS)} "
+            "(a Cluster is used as it is: Cluster.coerce(value) takes either)"
+        )
+    return _preset(name)
+
+
+@cache
+def _preset(name: str) -> Cluster:
     text = preset_path(name).read_text(encoding="utf-8")
     return Cluster.from_slurm_conf(text, name=name)

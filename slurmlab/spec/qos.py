@@ -19,6 +19,7 @@ from slurmlab.spec.units import (
     parse_memory_mb,
     parse_names,
     parse_seconds,
+    parse_time_limit,
     parse_whole,
 )
 
@@ -113,15 +114,16 @@ class Qos:
 
     def __post_init__(self):
         set_ = object.__setattr__  # numbers given as text ("10", "5m") are read, never compared raw
-        if isinstance(self.name, str):  # sacctmgr lower-cases QOS names (as accounts')
-            set_(self, "name", self.name.lower())
+        if not isinstance(self.name, str):
+            raise SlurmlabError(f"QOS: name {self.name!r} is not text; give e.g. Qos('high')")
+        set_(self, "name", self.name.lower())  # sacctmgr lower-cases QOS names (as accounts')
         set_(self, "priority", parse_whole(self.priority, what=f"QOS {self.name!r} priority"))
         set_(
             self, "grace_time", parse_seconds(self.grace_time, what=f"QOS {self.name!r} grace_time")
         )
-        if self.max_wall is not None and not isinstance(self.max_wall, timedelta):
-            wall = parse_duration(str(self.max_wall), what=f"QOS {self.name!r} max_wall")
-            set_(self, "max_wall", wall)
+        # MaxWall: Slurm's time forms, a bare number being minutes (sacctmgr MaxWall=60),
+        # said in a warning when given as a Python number
+        set_(self, "max_wall", parse_time_limit(self.max_wall, what=f"QOS {self.name!r} max_wall"))
         for tres in ("max_tres_per_user", "grp_tres"):  # "gres/gpu=16" text, or name -> count
             value = parse_tres_limits(getattr(self, tres), what=f"QOS {self.name!r} {tres}")
             set_(self, tres, value)

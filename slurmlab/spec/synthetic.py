@@ -10,7 +10,9 @@ streams, never the global generator.
 
 from __future__ import annotations
 
+import os
 from datetime import timedelta
+from numbers import Real
 
 import numpy as np
 
@@ -45,8 +47,13 @@ def ai_workload(
     nodes have (4 per GPU, 16 for data preparation, when the nodes have them): every job
     can run."""
     n_jobs, seed, load = _checked("ai_workload", n_jobs, seed, load)
-    if isinstance(cluster, str):
-        cluster = Cluster.preset(cluster)
+    if isinstance(cluster, str | os.PathLike):  # a preset's name or a slurm.conf path
+        cluster = Cluster.coerce(cluster)
+    if not isinstance(cluster, Cluster):
+        raise SlurmlabError(
+            f"ai_workload: cluster {cluster!r} is not a cluster; give a slurmlab.Cluster, a "
+            "preset name (Cluster.preset names them) or a slurm.conf path"
+        )
     gpu_parts = [p for p in cluster.partitions if any(cluster.node(n).gpus for n in p.nodes)]
     cpu_parts = [p for p in cluster.partitions if not any(cluster.node(n).gpus for n in p.nodes)]
     if not gpu_parts:
@@ -147,7 +154,7 @@ def _checked(what: str, n_jobs, seed, load) -> tuple[int, int, float]:
     load in (0, 5] (the offered load, a share of the cluster's capacity)."""
     n_jobs = parse_whole(n_jobs, what=f"{what}: n_jobs", minimum=1)
     seed = parse_whole(seed, what=f"{what}: seed")
-    if isinstance(load, bool) or not isinstance(load, int | float) or not 0 < load <= 5:
+    if isinstance(load, bool) or not isinstance(load, Real) or not 0 < load <= 5:  # numpy's too
         raise SlurmlabError(
             f"{what}: load={load!r} must be a number in (0, 5] (the offered load: 0.9 keeps "
             "the cluster 90 % busy on average)"

@@ -19,7 +19,7 @@ from numbers import Integral, Real
 import hostlist
 import numpy as np
 
-from slurmlab.errors import SlurmlabError
+from slurmlab.errors import SlurmlabError, warn_at_caller
 
 __all__ = [
     "compress_hostlist",
@@ -34,6 +34,7 @@ __all__ = [
     "parse_names",
     "parse_number",
     "parse_seconds",
+    "parse_time_limit",
     "parse_whole",
     "ascii_digits",
     "suffixed_count",
@@ -95,6 +96,55 @@ def parse_duration(text: str | int | float | timedelta, *, what: str = "time") -
             return _limit(a * 60 + b, text, what)
         return _limit(a * 3600 + b * 60 + c, text, what)  # H:M:S
     return _limit(int(days) * 86400 + a * 3600 + (b or 0) * 60 + (c or 0), text, what)
+
+
+def parse_time_limit(value, *, what: str) -> timedelta | None:
+    """A time limit given in Python (a job's ``time_limit``, a partition's ``max_time`` and
+    ``default_time``, a QOS's ``max_wall``): a ``timedelta`` (pandas' too; numpy's is read),
+    None (none given), or text as Slurm reads a limit (``sbatch -t``, MaxTime=, MaxWall=):
+    ``M``, ``M:S``, ``H:M:S``, ``D-H[:M[:S]]``, ``UNLIMITED`` (None).
+
+    A bare Python number is minutes, as Slurm reads a limit, with a warning: slurmlab's
+    other Python times (``submit``, ``runtime``, a reservation's ``duration``) are seconds,
+    so ``3600`` may have been meant as an hour. ``"2h"`` is refused, as Slurm refuses it,
+    with the Slurm time to write.
+
+    >>> parse_time_limit("1:00:00", what="max_time"), parse_time_limit("UNLIMITED", what="t")
+    (datetime.timedelta(seconds=3600), None)
+    """
+    if value is None or isinstance(value, timedelta):
+        return value
+    if isinstance(value, np.timedelta64):
+        return timedelta(seconds=parse_seconds(value, what=what))
+    if isinstance(value, Real) and not isinstance(value, bool):
+        number = int(value) if isinstance(value, Integral) else float(value)
+        limit = parse_duration(number, what=what)
+        warn_at_caller(
+            f"{what}={number!r} is read as {number} minutes ({format_duration(limit)}), as "
+            f"Slurm reads a time limit (sbatch -t {number}, MaxTime={number}, MaxWall="
+            f"{number}), while slurmlab's other Python "
+            f"times are seconds; write {what.rsplit(' ', 1)[-1]}='{format_duration(limit)}' or "
+            f"timedelta(minutes={number}) to say minutes, or timedelta(seconds={number}) "
+            "for seconds"
+        )
+        return limit
+    if not isinstance(value, str):
+        raise SlurmlabError(
+            f"invalid {what} {value!r}: give a timedelta, or a Slurm time such as '2:00:00' "
+            "(a bare number is minutes, as sbatch -t reads it), or 'UNLIMITED'"
+        )
+    try:
+        return parse_duration(value, what=what)
+    except SlurmlabError as exc:
+        try:
+            seconds = parse_seconds(value, what=what)
+        except SlurmlabError:
+            raise exc from None
+        raise SlurmlabError(
+            f"{exc} (a time limit takes Slurm's forms, without a unit such as 'h': write "
+            f"'{format_duration(timedelta(seconds=seconds))}' or "
+            f"timedelta(seconds={seconds:g}))"
+        ) from None
 
 
 def _limit(seconds: float, text, what: str) -> timedelta:

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import date, datetime
 from numbers import Integral
 
 import pandas as pd
 
 from slurmlab.errors import SlurmlabError
 from slurmlab.spec.job import JobSpec
-from slurmlab.spec.units import parse_seconds
+from slurmlab.spec.units import parse_seconds, parse_whole
 
 __all__ = [
     "DEFAULT_ORIGIN",
@@ -61,6 +62,7 @@ class WorkloadJob:
     checkpoint: object | None = None
 
     def __post_init__(self):
+        object.__setattr__(self, "id", _job_id(self.id))
         who = f"job {self.id}" if self.id else "job"
         if not isinstance(self.spec, JobSpec):
             raise SlurmlabError(
@@ -103,7 +105,22 @@ class Workload:
     max_procs: int | None = None
 
     def __post_init__(self):
-        object.__setattr__(self, "jobs", tuple(self.jobs))
+        object.__setattr__(self, "jobs", _workload_jobs(self.jobs))
+        if not isinstance(self.name, str):
+            raise SlurmlabError(f"Workload: name={self.name!r} is not text; give e.g. 'sweep'")
+        object.__setattr__(self, "origin", _origin(self.origin))
+        if self.kind not in KINDS:
+            raise SlurmlabError(
+                f"Workload {self.name!r}: kind={self.kind!r} is not one of {', '.join(KINDS)} "
+                "('scenario': time limits end jobs; 'trace': recorded run times replay even "
+                "past their limits, as read_swf gives)"
+            )
+        if self.max_procs is not None:
+            what = f"Workload {self.name!r}: max_procs"
+            object.__setattr__(self, "max_procs", parse_whole(self.max_procs, what=what, minimum=1))
+        object.__setattr__(
+            self, "dropped", parse_whole(self.dropped, what=f"Workload {self.name!r}: dropped")
+        )
         ids = [j.id for j in self.jobs if j.id is not None]
         if len(set(ids)) != len(ids):
             dup = sorted({i for i in ids if ids.count(i) > 1})
@@ -133,6 +150,75 @@ class Workload:
     @classmethod
     def from_jobs(cls, jobs: Iterable[WorkloadJob], **kw) -> Workload:
         return cls(tuple(jobs), **kw)
+
+
+#: Workload kinds: a scenario's jobs end at their limits; a trace's replay recorded run times.
+KINDS = ("scenario", "trace")
+
+
+def _job_id(value) -> str | None:
+    """A job's ``id`` as the text JobIDs are (``1`` and ``"1"`` are one id): text, or a
+    whole number (numpy's too); a float, even ``1.0``, is refused (it is no job id)."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, Integral) and not isinstance(value, bool):
+        return str(int(value))
+    raise SlurmlabError(
+        f"job id {value!r} is not a job id; give text or a whole number, e.g. id='train-1' or id=7"
+    )
+
+
+def _workload_jobs(jobs) -> tuple[WorkloadJob, ...]:
+    """A workload's jobs: WorkloadJobs, one or a list of them; an error names the first item
+    that is none (a JobSpec wants its submit time and run time) and how to make one."""
+    if isinstance(jobs, WorkloadJob):
+        return (jobs,)
+    if jobs is None or isinstance(jobs, str | JobSpec) or not isinstance(jobs, Iterable):
+        items = [jobs]
+    else:
+        items = list(jobs)
+    if hasattr(jobs, "columns"):  # (a DataFrame iterates over its column names)
+        raise SlurmlabError(
+            "Workload: got a DataFrame; a workload is a list of WorkloadJob (a job table's "
+            "jobs cannot be replayed from the table: build WorkloadJob(spec, submit=..., "
+            "runtime=...) for each)"
+        )
+    for item in items:
+        if isinstance(item, JobSpec):
+            raise SlurmlabError(
+                f"Workload: {item!r} is a JobSpec, not a WorkloadJob; wrap it with its submit "
+                "and run times: WorkloadJob(spec, submit=0, runtime=600)"
+            )
+        if not isinstance(item, WorkloadJob):
+            raise SlurmlabError(
+                f"Workload: {item!r} is a {type(item).__name__}, not a WorkloadJob; give a "
+                "list of WorkloadJob(spec, submit=..., runtime=...)"
+            )
+    return tuple(items)
+
+
+def _origin(value) -> pd.Timestamp:
+    """A workload's ``origin``: a date and time without a time zone, from 1970 to 2200 (a
+    job table's times fit), as text or a Timestamp/datetime; a number is refused (it would
+    be counted from 1970)."""
+    origin = None
+    if isinstance(value, str | datetime | date):
+        try:
+            origin = pd.Timestamp(value)
+        except (ValueError, TypeError, OverflowError):
+            origin = None
+    if (
+        origin is None
+        or origin is pd.NaT
+        or origin.tzinfo is not None
+        or not 1970 <= origin.year <= 2200
+    ):
+        raise SlurmlabError(
+            f"Workload: origin={value!r} is not a date and time from 1970 to 2200 without a "
+            "time zone; give the calendar time the workload starts at, e.g. "
+            "origin='2026-01-05T08:00'"
+        )
+    return origin
 
 
 def _span(seconds: float) -> str:
