@@ -53,7 +53,9 @@ average: none started, or none ended):
                          seconds from a failed run's end to the job's next start
   wall_s                 seconds the simulation took on this computer (differs each run)
   procs                  the machine's processors (CPUs of all its nodes)
-  dropped                jobs of an SWF trace left out by --skip-invalid (0 otherwise)
+  dropped                jobs of an SWF trace left out when it was read: always those with
+                         no processors or an unknown run time (SWF -1), and with
+                         --skip-invalid those the machine cannot run (0 for a scenario)
   dropped_why            {reason: jobs}: why they were left out; each reason is a short
                          English phrase (e.g. "wider than the machine"), for people to
                          read: compare dropped, not these keys, in a script

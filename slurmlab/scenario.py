@@ -130,6 +130,7 @@ from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
 from datetime import date, timedelta
+from os import PathLike
 from pathlib import Path
 from typing import NamedTuple
 
@@ -298,9 +299,19 @@ class Scenario:
 
     @classmethod
     def load(cls, path: str | Path) -> Scenario:
-        """Read a scenario file (YAML or JSON); errors name its line."""
+        """Read a scenario file (YAML or JSON); errors name its line. To build a scenario
+        from a document already in Python (a dict, or YAML text: ``yaml.safe_load(text)``),
+        use :meth:`from_dict`."""
+        _check_path(path)
         path = Path(path)
-        if not path.exists():
+        try:
+            exists = path.exists()
+        except OSError as exc:  # (a name too long for the system, say)
+            raise ScenarioError(
+                f"scenario file {str(path)[:60]!r}: {exc.strerror}; Scenario.load takes a "
+                "file's path (for a document's text: Scenario.from_dict(yaml.safe_load(text)))"
+            ) from None
+        if not exists:
             here = Path.cwd()
             hint = ""
             for base in (here, *here.parents):  # (a notebook in course/ given a repo path)
@@ -551,7 +562,9 @@ class Scenario:
         >>> lab.advance("100s").squeue_text()  # doctest: +SKIP
         """
         from slurmlab.sim.lab import Lab
+        from slurmlab.sim.simulate import check_switch
 
+        check_switch("Scenario.lab", "jobs", jobs)
         if seed is None:
             seed = self.seed
         return Lab(
@@ -565,6 +578,28 @@ class Scenario:
             ),
             **self.policy_params,
         )  # fmt: skip
+
+
+def _check_path(path) -> None:
+    """``Scenario.load`` takes a path: a document (a dict, or YAML text, which has lines)
+    goes to ``Scenario.from_dict``."""
+    if isinstance(path, dict):
+        raise ScenarioError(
+            "Scenario.load takes a scenario file's path, not a dict: for a document already "
+            "read, use Scenario.from_dict(doc)"
+        )
+    if isinstance(path, str) and "\n" in path:
+        raise ScenarioError(
+            f"Scenario.load takes a scenario file's path, but {path[:40]!r}... has lines: it "
+            "looks like a scenario's text; use Scenario.from_dict(yaml.safe_load(text)), or "
+            "write it to a .yaml file and give its path"
+        )
+    if not isinstance(path, str | PathLike):
+        raise ScenarioError(
+            f"Scenario.load({path!r}): give a scenario file's path (a str or a Path), e.g. "
+            "Scenario.load('course/scenarios/backfill-basics.yaml'); for a document already "
+            "in Python, use Scenario.from_dict(doc)"
+        )
 
 
 #: What Scenario.run does not replace, and why: each was checked against the jobs at load.
@@ -1487,10 +1522,7 @@ def _check_dependencies(jobs: tuple[WorkloadJob, ...], docs: list) -> None:
     its JobID (real Slurm would count a dependency on a job it does not know as satisfied:
     a likely mistake, so it is an error)."""
     order = {j.id: (j.submit, i) for i, j in enumerate(jobs) if j.id is not None}
-    jobids = _jobids(jobs)
-    sizes = [len(j.spec.array.indices) if j.spec.array else 1 for j in jobs]
-    by_jobid = sorted(range(len(jobs)), key=jobids.__getitem__)  # (lookups by bisection)
-    numbers = _JobIds(jobids, sizes, by_jobid, [jobids[k] for k in by_jobid])
+    numbers = _jobid_numbers(jobs)
     for i, job in enumerate(jobs):
         field_name = "script" if "script" in docs[i] else "args"
         for dep in job.spec.dependency:
@@ -1526,10 +1558,18 @@ class _JobIds(NamedTuple):
     starts: list[int]
 
 
-def _jobid_problem(ref: str, i: int, jobs: tuple[WorkloadJob, ...], numbers: _JobIds):
-    """Why the JobID ``ref`` (``7``, or ``7_2`` for task 2 of the array 7) does not name a
-    job submitted before ``jobs[i]``, as the simulation numbers them (:func:`_jobids`); None
-    if it does."""
+def _jobid_numbers(jobs: tuple[WorkloadJob, ...]) -> _JobIds:
+    """The scenario's JobIDs, sizes and JobID order (:class:`_JobIds`)."""
+    jobids = _jobids(jobs)
+    sizes = [len(j.spec.array.indices) if j.spec.array else 1 for j in jobs]
+    by_jobid = sorted(range(len(jobs)), key=jobids.__getitem__)  # (lookups by bisection)
+    return _JobIds(jobids, sizes, by_jobid, [jobids[k] for k in by_jobid])
+
+
+def _jobid_job(ref: str, numbers: _JobIds, jobs: tuple[WorkloadJob, ...]):
+    """The job (its index) the JobID ``ref`` (``7``, or ``7_2`` for task 2 of the array 7)
+    names, as the simulation numbers them (:func:`_jobids`), and None; or None and why it
+    names none."""
     number, _, task = ref.partition("_")
     n = int(number)
     jobids, sizes = numbers.jobids, numbers.sizes
@@ -1539,7 +1579,7 @@ def _jobid_problem(ref: str, i: int, jobs: tuple[WorkloadJob, ...], numbers: _Jo
         k = None
     if k is None:
         total = sum(sizes)
-        return "is not a JobID in this scenario (" + (
+        return None, "is not a JobID in this scenario (" + (
             "its one job is JobID 1)"
             if total == 1
             else f"its JobIDs are 1 to {total}: sbatch numbers jobs in submit order, one "
@@ -1548,9 +1588,20 @@ def _jobid_problem(ref: str, i: int, jobs: tuple[WorkloadJob, ...], numbers: _Jo
     array = jobs[k].spec.array
     if task and (array is None or jobids[k] != n):
         hint = f" (it is in the array {jobids[k]}: {jobids[k]}_TASK)" if array else ""
-        return f"names task {task} of {n}, which is not an array's JobID{hint}"
+        return None, f"names task {task} of {n}, which is not an array's JobID{hint}"
     if task and int(task) not in array.indices:
-        return f"is no task of the array {n} (--array={array})"
+        return None, f"is no task of the array {n} (--array={array})"
+    return k, None
+
+
+def _jobid_problem(ref: str, i: int, jobs: tuple[WorkloadJob, ...], numbers: _JobIds):
+    """Why the JobID ``ref`` (``7``, or ``7_2`` for task 2 of the array 7) does not name a
+    job submitted before ``jobs[i]``, as the simulation numbers them (:func:`_jobids`); None
+    if it does."""
+    k, problem = _jobid_job(ref, numbers, jobs)
+    if problem is not None:
+        return problem
+    jobids = numbers.jobids
     if k == i:
         return "is this job's own JobID"
     if jobids[k] > jobids[i] and jobs[k].submit == jobs[i].submit:
@@ -2111,6 +2162,7 @@ def _action(
         )
     if target_key == "job":
         _check_array_task(target, jobs, label, (*path, "job"))
+        _check_jobid_task(target, jobs, label, (*path, "job"))
         submit = _submit_of(target, jobs)
         if submit is not None and at < submit:
             raise ScenarioError(
@@ -2140,6 +2192,21 @@ def _check_array_task(target: str, jobs: tuple[WorkloadJob, ...], label: str, pa
         raise ScenarioError(
             f"{label}: field 'job': job {base!r} has no array task {task} (--array="
             f"{array}); name one of its tasks, e.g. {base}_{array.indices[0]}",
+            path=path,
+        )
+
+
+def _check_jobid_task(target: str, jobs: tuple[WorkloadJob, ...], label: str, path) -> None:
+    """A numeric ``JOBID_TASK`` must name a task the array with that JobID has, as ``ID_TASK``
+    must (else Slurm refuses the action: Invalid job id specified)."""
+    ids = {j.id for j in jobs if j.id is not None}
+    if not re.fullmatch(r"[0-9]+_[0-9]+", target) or _scenario_id(target, ids) is not None:
+        return
+    _, problem = _jobid_job(target, _jobid_numbers(jobs), jobs)
+    if problem is not None:
+        raise ScenarioError(
+            f"{label}: field 'job': JobID {target!r} {problem}; name a task an array has "
+            "(ARRAY_JOBID_TASK), or the array by its id and task (ID_TASK)",
             path=path,
         )
 

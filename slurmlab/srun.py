@@ -278,7 +278,7 @@ def master_port(job_id: int) -> int:
 
 
 def srun_env(
-    job: JobSpec,
+    job: JobSpec | str | Sequence[str],
     nodelist: str | Sequence[str] = "node[1-2]",
     job_id: int = 1,
     *,
@@ -297,10 +297,13 @@ def srun_env(
     SLURM_NTASKS and the first node of SLURM_JOB_NODELIST (MASTER_PORT: Lightning's choice,
     15000 + the job id's last four digits).
 
-    ``nodelist`` is the allocation (a hostlist expression or names); its length must
-    equal the job's node count. With ``cluster`` (a :class:`Cluster`, a preset name such as
-    ``"ai"`` or a slurm.conf path, as ``simulate`` takes) the request is resolved against it
-    (partition, default GPUs and CPUs); without, the request's own numbers are used.
+    ``job`` is the request: a :class:`JobSpec`, or sbatch options as text
+    (``"-N 2 --gres=gpu:8"``) or a list of words, read as :meth:`JobSpec.from_args` reads
+    them. ``nodelist`` is the allocation (a hostlist expression or names); its length must
+    equal the job's node count. ``job_id`` is a whole number. With ``cluster`` (a
+    :class:`Cluster`, a preset name such as ``"ai"`` or a slurm.conf path, as ``simulate``
+    takes) the request is resolved against it (partition, default GPUs and CPUs), and the
+    nodelist must name its nodes; without, the request's own numbers are used.
     ``restart_count`` is how many times the job was requeued (a whole number, 0 at first).
     ``account`` and ``qos`` are the job's resolved ones (a simulated job's, as sacct shows
     them); by default the request's ``-A`` (or '') and ``--qos`` (or 'normal'). ``cpus``
@@ -369,10 +372,16 @@ def srun_env(
     >>> env.loc[9, ["RANK", "LOCAL_RANK", "SLURMD_NODENAME"]].to_dict()
     {'RANK': 9, 'LOCAL_RANK': 1, 'SLURMD_NODENAME': 'gpu02'}
     """
+    job = _job_of(job)
     restart_count = parse_whole(restart_count, what="srun_env: restart_count")
+    job_id = parse_whole(job_id, what="srun_env: job_id", minimum=1)
+    if array_job_id is not None:
+        array_job_id = parse_whole(array_job_id, what="srun_env: array_job_id", minimum=1)
     if cluster is not None:
         cluster = Cluster.coerce(cluster)  # (a preset name or a slurm.conf path too)
     hosts = expand_hostlist(nodelist) if isinstance(nodelist, str) else list(nodelist)
+    if cluster is not None:
+        _check_hosts(hosts, nodelist, cluster)
     bind_text = next((v for k, v in reversed(job.other) if k == "gpu-bind"), None)
     bind = GpuBind.parse(bind_text)
     if cluster is not None:
@@ -398,7 +407,12 @@ def srun_env(
             f"{n_nodes}; give exactly {n_nodes} node name{'s' if n_nodes > 1 else ''}"
         )
     if cpus is not None:
-        node_cpus = [int(c) for c in cpus]
+        if isinstance(cpus, str | bytes) or not hasattr(cpus, "__iter__"):
+            raise SlurmlabError(
+                f"srun_env: cpus={cpus!r}: give the CPUs the job holds on each node as a list, "
+                f"one whole number per node of the nodelist, e.g. cpus={[8] * n_nodes}"
+            )
+        node_cpus = [parse_whole(c, what="srun_env: cpus entry", minimum=1) for c in cpus]
         if len(node_cpus) != n_nodes:
             raise SlurmlabError(
                 f"srun_env: cpus={list(cpus)} gives {len(node_cpus)} nodes' CPUs but the job "
@@ -482,7 +496,7 @@ def srun_env(
                 unbound.append(rank)
                 devices = (0,)
             row = {
-                "SLURM_JOB_ID": int(job_id),
+                "SLURM_JOB_ID": job_id,
                 "SLURM_JOB_NAME": job.job_name,
                 "SLURM_JOB_NODELIST": compressed,
                 "SLURM_NODELIST": compressed,
@@ -533,6 +547,34 @@ def srun_env(
     return pd.DataFrame(sorted(rows, key=lambda row: row["SLURM_PROCID"]))
 
 
+def _job_of(job) -> JobSpec:
+    """The request: a JobSpec, or sbatch options as text (``"-N 2 --gres=gpu:8"``) or a list
+    of words, read as :meth:`JobSpec.from_args` reads them."""
+    if isinstance(job, JobSpec):
+        return job
+    if isinstance(job, str) or (
+        isinstance(job, list | tuple) and job and all(isinstance(w, str) for w in job)
+    ):
+        return JobSpec.from_args(job)
+    raise SlurmlabError(
+        f"srun_env: job={job!r} ({type(job).__name__}) is not a request: give a JobSpec "
+        '(JobSpec.from_args("-N 2 --gres=gpu:8")) or sbatch options as text ("-N 2 --gres=gpu:8")'
+    )
+
+
+def _check_hosts(hosts: list[str], nodelist, cluster: Cluster) -> None:
+    """Every node of the allocation is one of the cluster's."""
+    names = {n.name for n in cluster.nodes}
+    unknown = [h for h in hosts if h not in names]
+    if unknown:
+        raise SlurmlabError(
+            f"srun_env: nodelist {nodelist!r} names {compress_hostlist(unknown)}, which "
+            f"cluster {cluster.name!r} does not have (it has "
+            f"{compress_hostlist(sorted(names))}); give nodes of the cluster, or leave "
+            "cluster= out"
+        )
+
+
 def _array_env(job: JobSpec, job_id, array_job_id, array_task_id) -> dict[str, int]:
     """SLURM_ARRAY_* of an array task; none for a job without ``--array``."""
     if job.array is None:
@@ -547,7 +589,7 @@ def _array_env(job: JobSpec, job_id, array_job_id, array_task_id) -> dict[str, i
             f"give one of its indices"
         )
     return {
-        "SLURM_ARRAY_JOB_ID": int(job_id if array_job_id is None else array_job_id),
+        "SLURM_ARRAY_JOB_ID": job_id if array_job_id is None else array_job_id,
         "SLURM_ARRAY_TASK_ID": task,
         "SLURM_ARRAY_TASK_COUNT": len(indices),
         "SLURM_ARRAY_TASK_MIN": indices[0],

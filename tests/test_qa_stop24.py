@@ -271,7 +271,7 @@ def test_python_api_inputs_are_checked_like_the_scenario_files():
         match=r"node 'gpu99' is not in cluster 'ai' \(it has cpu\[01-08\],gpu\[001-032\]\)",
     ):
         simulate("ai", work, progress=False, failures=[NodeFailure("gpu99", 10)])
-    env = srun_env(spec, "gpu[01-02]", 42, cluster="ai", restart_count=1)
+    env = srun_env(spec, "gpu[001-002]", 42, cluster="ai", restart_count=1)
     assert set(env["SLURM_RESTART_COUNT"]) == {1}
     for bad in (-1, 2.5, "x"):
         with pytest.raises(SlurmlabError, match="restart_count"):

@@ -578,6 +578,9 @@ class SlurmBackfill(Conservative):
     def __post_init__(self):
         for key, (low, high, what) in SCHEDULER_PARAMETERS.items():
             value = getattr(self, key)
+            if isinstance(value, np.integer | np.floating):  # (np.int64(5) from a sweep)
+                value = value.item()
+                setattr(self, key, value)
             if key in ("bf_interval", "sched_interval") and value == -1:
                 continue  # as in Slurm: no backfill cycles / no main scheduler
             if key == "bf_node_space_size" and value is None:

@@ -10,8 +10,9 @@ width <= 0 or an unknown (negative) run time are dropped and counted in a warnin
 zero run times are kept. A trace records what really happened, so its run times
 are replayed as they are, even past the requested time.
 
-Every field is a finite number written as SWF writes numbers (ASCII digits, ``-`` only in
-front: not ``１00``, ``1_00`` or ``+100``, which Python's ``float()`` would take). Time fields
+Every field is a finite number written with ASCII digits, a ``-`` only in front, and
+optionally a fraction (``2.5``) and an exponent (``1e2``, ``1.5E+1``): not ``１00``,
+``1_00`` or ``+100``, which Python's ``float()`` would take. Time fields
 (submit, wait, run, requested, average CPU and think time) may have fractions: the SWF
 definition (v2.2) allows "floating point values for time fields". The counts and numbers read
 here (job number, processors, user, executable) are whole numbers; -1 is "missing", and no
@@ -321,16 +322,17 @@ def read_swf(
     *,
     procs: int | None = None,
     skip_invalid: bool = False,
-    cluster: Cluster | None = None,
+    cluster: Cluster | str | Path | None = None,
 ) -> Workload:
     """Read an SWF trace into a trace Workload (see the module docstring).
 
     The machine is a pool of ``procs`` processors (default: the header's MaxProcs, else
     MaxNodes, else the widest job, with a warning; -1 in the header means missing), or
-    ``cluster`` when the trace is to run on a real cluster (then ``max_procs`` is that
-    cluster's CPU count). A job the machine cannot run (wider than it; on a ``cluster``, also
+    ``cluster`` when the trace is to run on a real cluster (a :class:`Cluster`, a preset
+    name or a slurm.conf path, as ``simulate`` takes; then ``max_procs`` is that cluster's
+    CPU count). A job the machine cannot run (wider than it; on a ``cluster``, also
     a time limit over its default partition's MaxTime, which would pend for ever) raises an
-    error naming it, unless ``skip_invalid=True`` drops and counts it. Each drop is one
+    error naming it, unless ``skip_invalid=True`` (True or False) drops and counts it. Each drop is one
     :class:`slurmlab.records.swf.SwfDropWarning`, whose ``counts`` say why.
 
     Time zero is the header's UnixStartTime as the trace's local time: the wall clock of
@@ -346,6 +348,12 @@ def read_swf(
     gives time zero 1996-09-23 14:00:31.
     """
     path = Path(path)
+    if not isinstance(skip_invalid, bool | np.bool_):  # ("no" would be taken for True)
+        raise SlurmlabError(
+            f"read_swf(skip_invalid={skip_invalid!r}): skip_invalid is True or False"
+        )
+    if cluster is not None:
+        cluster = Cluster.coerce(cluster)  # (a preset name or a slurm.conf path, as simulate)
     if procs is not None and (
         isinstance(procs, bool) or not isinstance(procs, int | np.integer) or procs < 1
     ):

@@ -33,7 +33,7 @@ from bisect import bisect_left, insort
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 import numpy as np
@@ -1205,15 +1205,18 @@ class Simulation(Controller, Lifecycles):
             for j in self.waiting
         )
 
-    def add_actions(self, actions) -> None:
+    def add_actions(self, actions) -> list[Action]:
         """Schedule scripted admin actions (cancel, requeue, hold, release or requeuehold a
-        job; drain or resume a node).
+        job; drain or resume a node); return them with ``at`` in seconds.
 
-        An action runs after the arrivals of its instant (so it can name a job submitted
-        then) and before that instant's scheduling pass.
+        An action's ``at`` is read as the API's other times are (seconds, ``"1h"``,
+        ``"1:00:00"``, a timedelta). An action runs after the arrivals of its instant (so it
+        can name a job submitted then) and before that instant's scheduling pass.
         """
-        for act in parse_list_of(actions, Action, what="actions"):
+        timed = [_timed(act) for act in parse_list_of(actions, Action, what="actions")]
+        for act in timed:
             self._scripted_at(act.at - self.env.now, lambda a=act: self._do(a), LATE)
+        return timed
 
     def _do(self, act) -> None:
         """One scripted action. One that Slurm would refuse (requeue of a job that may not
@@ -1512,6 +1515,15 @@ def _seconds(text: str, key: str) -> float:
     """A slurm.conf time (minutes, M:S, H:M:S, D-H...) in seconds; UNLIMITED is 0 (none)."""
     limit = parse_duration(text, what=f"slurm.conf {key}")
     return 0.0 if limit is None else limit.total_seconds()
+
+
+def _timed(act: Action) -> Action:
+    """``act`` with its ``at`` in seconds: a duration (``"1h"``, a timedelta) read as
+    :func:`parse_seconds` reads one; a negative or unreadable time is an error."""
+    at = parse_seconds(act.at, what=f"action {act.action} {act.target}: at")
+    if type(act.at) in (int, float):  # (already seconds: kept as given)
+        return act
+    return replace(act, at=at)
 
 
 def _who(wjob: WorkloadJob) -> str:

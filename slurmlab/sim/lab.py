@@ -21,6 +21,7 @@ from slurmlab.sim.checkpoint import Checkpoint
 from slurmlab.sim.engine import Simulation
 from slurmlab.sim.faults import RandomFailures
 from slurmlab.sim.result import SimulationResult
+from slurmlab.sim.simulate import check_jobids, check_policy, check_policy_params, slurm_params
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import JobSpec
 from slurmlab.spec.units import compress_hostlist, parse_instant, parse_names, parse_seconds
@@ -32,6 +33,13 @@ __all__ = ["Lab", "current_lab"]
 _COMMANDS = frozenset(
     ("python", "python3", "srun", "torchrun", "accelerate", "deepspeed", "bash", "sh", "mpirun")
 )
+
+#: Lab's own keywords: a close misspelling of one is named as such, not taken for a policy
+#: parameter.
+_KEYWORDS = (
+    "cluster", "policy", "seed", "accounts", "qos", "reservations", "workload", "actions",
+    "failures", "random_failures", "origin",
+)  # fmt: skip
 
 #: scancel's job ids in one string: split at spaces, but not inside a task list (12_[1-3, 5])
 _JOB_IDS = re.compile(r"[^\s\[]+(?:\[[^\]]*\])?")
@@ -182,16 +190,18 @@ class Lab:
         origin: pd.Timestamp | str | None = None,
         **params,
     ):
+        check_policy(policy, "Lab")
+        check_policy_params(policy, params, "Lab()", _KEYWORDS, _KEYWORDS[1:])
         cluster = Cluster.coerce(cluster)
         if policy == "slurm":
-            from slurmlab.sim.simulate import slurm_params
-
             params = {**slurm_params(cluster), **params}
         if workload is not None and not isinstance(workload, Workload):
             raise SlurmlabError(
                 f"Lab(workload=...): {type(workload).__name__} is not a slurmlab Workload; "
                 "give Scenario.load(PATH).workload, ai_workload(...) or Workload([...])"
             )
+        if workload is not None:
+            check_jobids(workload, "Lab(workload=...)")
         if origin is None and workload is not None:
             origin = workload.origin
         if origin is not None:

@@ -74,7 +74,10 @@ def simulate(
     (``read_swf``), which replay recorded run times even past their limits (Slurm's
     OverTimeLimit=UNLIMITED).
     ``actions`` are scripted admin actions (cancel, requeue, hold, release, requeuehold,
-    drain, resume) at given times.
+    drain, resume) at given times (seconds, or a duration such as ``"1h"``).
+    Jobs without an ``id`` are numbered 1, 2, ... in submit order, as sbatch numbers them:
+    an ``id`` that is such a number of another job is an error. A trace's jobs wider than
+    the whole cluster, which can never start, are warned about.
     ``failures`` are scripted node failures and ``random_failures`` a random failure model.
     ``accounts`` (a fair-share tree), ``qos`` and ``reservations`` are what sacctmgr and
     scontrol would create; priority settings (PriorityType, PriorityWeight*, PreemptType...)
@@ -140,8 +143,10 @@ def simulate(
             )
         if stop is not None and math.isinf(stop):
             stop = None  # (for ever: until everything has ended)
+        check_jobids(workload)
+        warn_too_wide(workload, cluster)
         sim.add_workload(workload)
-        sim.add_actions(actions)
+        actions = sim.add_actions(actions)  # (their times in seconds)
         sim.add_failures(failures, random_failures)
         # (a scenario warns about these when it loads, naming its file and line)
         if not _INERT_CHECKED.get():
@@ -152,7 +157,7 @@ def simulate(
             # random failures, would otherwise go on for ever around jobs that wait)
             stop = max(
                 [j.submit for j in workload.jobs]
-                + [a.at for a in parse_list_of(actions, Action, what="actions")]
+                + [a.at for a in actions]
                 + [f.at for f in parse_list_of(failures, NodeFailure, what="failures")],
                 default=0.0,
             )
@@ -214,27 +219,54 @@ def _parameters(cls) -> list[str]:
 def _check_arguments(policy, progress, enforce_time_limit, params: dict) -> None:
     """Clear errors for a policy that is none, switches that are not True or False, and a
     keyword that is neither simulate's nor the policy's."""
+    check_policy(policy, "simulate")
+    check_switch("simulate", "progress", progress)
+    check_switch(
+        "simulate", "enforce_time_limit", enforce_time_limit,
+        "True, False or None (the workload's kind)",
+    )  # fmt: skip
+    check_policy_params(policy, params, "simulate()", _KEYWORDS, _KEYWORDS[2:])
+
+
+def check_switch(where: str, key: str, value, allowed: str = "True or False") -> None:
+    """A switch is True or False (None too where ``allowed`` names it): ``"no"``, which
+    Python takes for true, is an error."""
+    if not isinstance(value, bool | np.bool_) and not (value is None and "None" in allowed):
+        raise SlurmlabError(f"{where}({key}={value!r}): {key} is {allowed}")
+
+
+def check_policy(policy, where: str) -> None:
+    """A policy is a name or a policy object (one with a ``schedule(view)`` method): not
+    None, and not a policy class, which has the method but no parameters set."""
     names = ", ".join(repr(n) for n in POLICIES)
+    if isinstance(policy, type) and callable(getattr(policy, "schedule", None)):
+        raise SlurmlabError(
+            f"{where}(policy={policy.__name__}): {policy.__name__} is a policy class, not a "
+            f"policy object; give {policy.__name__}() (with its parameters, if any) or a "
+            f"policy name ({names})"
+        )
     if not isinstance(policy, str) and not callable(getattr(policy, "schedule", None)):
         raise SlurmlabError(
-            f"simulate(policy={policy!r}): give a policy name ({names}) or a policy object "
+            f"{where}(policy={policy!r}): give a policy name ({names}) or a policy object "
             "(one with a schedule(view) method, such as slurmlab.policies.backfill.Easy())"
         )
-    for key, value, allowed in (
-        ("progress", progress, "True or False"),
-        ("enforce_time_limit", enforce_time_limit, "True, False or None (the workload's kind)"),
-    ):
-        if not isinstance(value, bool | np.bool_) and not (value is None and "None" in allowed):
-            raise SlurmlabError(f"simulate({key}={value!r}): {key} is {allowed}")
+
+
+def check_policy_params(
+    policy, params: dict, where: str, keywords: Sequence[str], listed: Sequence[str]
+) -> None:
+    """A keyword that is neither one of ``where``'s own (``keywords``: a close misspelling
+    of one gets a did-you-mean; the error lists ``listed``) nor a parameter of the policy
+    is an error."""
     cls = POLICIES.get(policy) if isinstance(policy, str) else None
     accepted = _parameters(cls) if cls is not None else []
     for key in params:
         if key in accepted or (isinstance(policy, str) and cls is None):
             continue  # (an unknown policy name: make_policy names the policies)
-        close = difflib.get_close_matches(key, _KEYWORDS, n=1, cutoff=0.75)
+        close = difflib.get_close_matches(key, keywords, n=1, cutoff=0.75)
         if close:
             raise SlurmlabError(
-                f"simulate() has no keyword {key}=: did you mean {close[0]}=? (other keywords "
+                f"{where} has no keyword {key}=: did you mean {close[0]}=? (other keywords "
                 "are the policy's parameters)"
             )
         takes = f"it takes {', '.join(accepted)}" if accepted else "it takes none"
@@ -249,8 +281,62 @@ def _check_arguments(policy, progress, enforce_time_limit, params: dict) -> None
             near = difflib.get_close_matches(key, every, n=1, cutoff=0.75)
             hint = f" (did you mean {near[0]}?)" if near else ""
         raise SlurmlabError(
-            f"{what} has no parameter {key}{hint}; {takes}, and simulate's own keywords are "
-            f"{', '.join(_KEYWORDS[2:])}"
+            f"{what} has no parameter {key}{hint}; {takes}, and {where.removesuffix('()')}'s "
+            f"own keywords are {', '.join(listed)}"
+        )
+
+
+def check_jobids(workload: Workload, where: str = "simulate") -> None:
+    """No job's ``id`` is the JobID a job without one gets: like sbatch, the simulation
+    numbers jobs 1, 2, ... in submit order (one number per array task), and a job without
+    an ``id`` is known by that number, so ``id="1"`` on another job would make two jobs
+    ``1`` in the job table (a scenario file is checked so when it loads). Ids are compared
+    as text: ``id=1`` is the JobID ``1`` too."""
+    jobs = workload.jobs
+    if all(j.id is None for j in jobs) or all(j.id is not None for j in jobs):
+        return  # (only numbers, or only ids: none can be the other's)
+    numbered: dict[str, int] = {}  # the JobIDs (and array task ids) of jobs without an id
+    next_id = 1
+    for i in sorted(range(len(jobs)), key=lambda i: (jobs[i].submit, i)):
+        tasks = jobs[i].spec.array.indices if jobs[i].spec.array else ()
+        if jobs[i].id is None:
+            numbered[str(next_id)] = i
+            numbered.update({f"{next_id}_{t}": i for t in tasks})
+        next_id += len(tasks) or 1
+    for i, job in enumerate(jobs):
+        key = None if job.id is None else str(job.id)
+        if key in numbered:
+            j = numbered[key]
+            name = jobs[j].spec.name  # (-J, if given)
+            named = f" ({f'{name!r}, ' if name else ''}submitted at t={jobs[j].submit:g}s)"
+            raise SlurmlabError(
+                f"{where}: workload.jobs[{i}] has id={job.id!r}, which is also the JobID of "
+                f"workload.jobs[{j}]{named}, a job without an id (like sbatch, the simulation "
+                "numbers jobs 1, 2, ... in submit order, one number per array task): two jobs "
+                f"would be {key!r} in the job table; give workload.jobs[{j}] an id too, or "
+                f"workload.jobs[{i}] one that is not a number (e.g. id='job{key}')"
+            )
+
+
+def warn_too_wide(workload: Workload, cluster: Cluster) -> None:
+    """Warn once about the jobs of a trace (``read_swf``) that ask for more processors than
+    the whole cluster has: they can never start, and stay PENDING (as ``read_swf(cluster=)``
+    refuses each such job when it reads the trace)."""
+    if workload.kind != "trace":
+        return
+    size = sum(n.cpus for n in cluster.nodes)
+    # (the CPUs a job asks for at least: a trace's jobs are processors-only, -n N)
+    wide = [(j.spec.ntasks or 1) * (j.spec.cpus_per_task or 1) for j in workload.jobs]
+    wide = [w for w in wide if w > size]
+    if wide:
+        n = len(wide)
+        warn_at_caller(
+            f"simulate: {n} of the {len(workload)} jobs of trace {workload.name!r} ask for "
+            f"more processors than cluster {cluster.name!r} has ({size} CPUs; the widest asks "
+            f"for {max(wide)}): {'they' if n > 1 else 'it'} can never start and stay"
+            f"{'' if n > 1 else 's'} PENDING; give a cluster of at least {max(wide)} CPUs "
+            "(swf_cluster(workload): the trace's own machine), or drop them with "
+            "read_swf(path, cluster=..., skip_invalid=True)"
         )
 
 
