@@ -406,7 +406,6 @@ def test_node_failures_give_real_slurms_runs_states_and_reasons():
         assert q.loc[row.id, "NODELIST(REASON)"] == f"({row.reason})", (row.t, row.id)
 
 
-
 LIMITS = ROOT / "datasets/realslurm"
 
 
