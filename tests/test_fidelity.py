@@ -460,3 +460,37 @@ def test_a_job_over_two_limits_shows_real_slurms_reason_and_the_next_as_one_free
         (12.0, "c2", "AssocGrpGRES"),
         (44.0, "a2", "QOSMaxGRESPerUser"),
     ]
+
+
+@pytest.mark.skipif(not (LIMITS / "partition-limits/transitions.csv").exists(), reason="no fixture")
+def test_jobs_over_partition_limits_pend_with_real_slurms_reasons():
+    """Replaying ``partition-limits`` (EnforcePartLimits=NO; partition short: MaxTime=5 min,
+    MaxNodes=2, MaxMemPerNode=8000; wide: MinNodes=2): each job over a limit is accepted and
+    pends with real squeue's reason, PartitionTimeLimit, PartitionNodeLimit (over MaxNodes and
+    under MinNodes) or MaxMemPerLimit, until cancelled; the jobs at the limits run. Real
+    Slurm first shows PartitionConfig for the time and memory limits (job_allocate's test at
+    submission) until its next scheduling pass, a second or two later, sets the limit's own
+    reason; the simulator's pass runs at the submission's instant, so the job shows the limit's
+    reason at once: such a row is compared with the reason real Slurm showed next."""
+    real = pd.read_csv(LIMITS / "partition-limits/transitions.csv", keep_default_na=False)
+    pending = real[real["state"] == "PENDING"].reset_index(drop=True)
+    result = replay_result("partition-limits")
+    final = {}
+    for row in pending.itertuples():
+        final[row.id] = row.reason
+    assert final == {
+        "too_long": "PartitionTimeLimit",
+        "too_wide": "PartitionNodeLimit",
+        "too_big": "MaxMemPerLimit",
+        "too_narrow": "PartitionNodeLimit",
+        "wide_ok": "None",
+    }
+    for row in pending.itertuples():
+        if row.reason == "None":  # (wide_ok, between its submission and its start)
+            continue
+        shown = final[row.id] if row.reason == "PartitionConfig" else row.reason
+        q = result.squeue(at=row.t - 0.5).set_index("JOBID")
+        assert q.loc[row.id, "NODELIST(REASON)"] == f"({shown})", (row.t, row.id)
+    sim = result.jobs.set_index("JobID")
+    for job in final:
+        assert sim.loc[job, "State"] == ("COMPLETED" if job == "wide_ok" else "CANCELLED")
