@@ -86,3 +86,22 @@ def test_time_to_recovery_pairs_each_failed_run_with_the_same_jobs_next_run():
     ok = runs[runs["State"] == "COMPLETED"]
     assert pd.isna(failure_metrics(ok, 0)["mean_time_to_recovery_s"])
     assert pd.isna(failure_metrics(runs.iloc[:0], 0)["mean_time_to_recovery_s"])
+
+
+def test_the_gpu_utilization_figure_draws_no_line_for_a_partition_without_gpus():
+    """widget review: the cpu partition's GPU line was all NaN (0 of 0 GPUs); its CPU line
+    stays, and a table whose only group has no GPUs still draws that group (nothing hidden
+    when there is nothing else)."""
+    import warnings
+
+    from slurmlab.analysis import utilization
+    from slurmlab.analysis._common import demo_jobs
+    from slurmlab.viz import utilization_figure
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        util = utilization(demo_jobs())
+    assert [t.name for t in utilization_figure(util, "gpus").data] == ["gpu"]
+    assert [t.name for t in utilization_figure(util, "cpus").data] == ["cpu", "gpu"]
+    only_cpu = util[util["Partition"] == "cpu"]
+    assert [t.name for t in utilization_figure(only_cpu, "gpus").data] == ["cpu"]

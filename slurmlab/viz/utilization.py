@@ -41,7 +41,8 @@ def utilization_figure(
     capacity is drawn as a share of it (percent axis); a group without one (no capacity
     given for it) as allocated counts, on a second axis on the right (on the only axis when
     no group has a capacity): never a count on a percent axis. When partitions share nodes
-    (``attrs["shared_partitions"]``) the title says each line counts only its own jobs.
+    (``attrs["shared_partitions"]``) the title says each line counts only its own jobs. A
+    group with none of the resource that used none (a CPU partition's GPUs) gets no line.
 
     >>> import warnings
     >>> from slurmlab.analysis import utilization
@@ -49,10 +50,10 @@ def utilization_figure(
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")
     ...     fig = utilization_figure(utilization(demo_jobs()))
-    >>> [t.name for t in fig.data]
-    ['cpu', 'gpu']
+    >>> [t.name for t in fig.data]  # (the cpu partition has no GPUs: no line)
+    ['gpu']
     >>> [list(t.x) == sorted(t.x) for t in fig.data]
-    [True, True]
+    [True]
     >>> fig.layout.title.text, fig.layout.xaxis.title.text
     ('Allocated GPUs / capacity', 'time')
     """
@@ -73,6 +74,10 @@ def utilization_figure(
     name = _NAMES.get(resource, resource)
     rows = util[util["resource"] == resource].sort_values([group, "time"], kind="stable")
     parts = list(rows.groupby(group, sort=True))
+    # a group that has none of the resource and used none (the cpu partition's GPUs) has no
+    # line to draw: its utilization is 0 / 0 at every point
+    none = [k for k, p in parts if (p["capacity"] == 0).all() and (p["used"].fillna(0) == 0).all()]
+    parts = [(key, part) for key, part in parts if key not in none] or parts
     has_cap = {key: bool(part["capacity"].notna().any()) for key, part in parts}
     shares = any(has_cap.values())
     fig = go.Figure()
