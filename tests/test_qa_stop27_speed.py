@@ -268,13 +268,16 @@ def test_memory_per_cpu_is_part_of_the_request():
 
 
 def unsplit_at(job, t: float) -> bool:
-    """The plain rule (as it was): a task in its array's pending record at ``t``."""
-    if job.submit > t or (job.end is not None and job.end <= t and job.start is None):
+    """The plain rule: a task in its array's pending record at ``t``: submitted, not split
+    off, and neither started nor ended (cancelled) by then in its first run; once it has
+    left the record it is a job of its own for good (a later requeue does not change what
+    the record was before)."""
+    first = job.runs[0] if job.runs else {"Submit": job.submit, "Start": job.start, "End": job.end}
+    if first["Submit"] > t or (job.split is not None and job.split <= t):
         return False
-    if job.split is not None and job.split <= t:
-        return False
-    starts = [r["Start"] for r in job.runs if r["Start"] is not None]
-    return not starts and (job.start is None or job.start > t)
+    if first["Start"] is not None:
+        return first["Start"] > t
+    return first["End"] is None or first["End"] > t
 
 
 def arrays_converted(sim, t: float) -> set[int]:
@@ -314,8 +317,10 @@ def random_tasks(rng: random.Random) -> SimpleNamespace:
                 end = submit + rng.choice(times)  # cancelled while pending
             if rng.random() < 0.2:
                 split = submit + rng.choice(times)
-            if rng.random() < 0.1:  # ran before, requeued
-                runs = [{"Start": submit + rng.choice(times)}]
+            if rng.random() < 0.1:  # ran before (or was cancelled), requeued
+                first = submit + rng.choice(times)
+                began = first if rng.random() < 0.8 else None
+                runs = [{"Submit": submit, "Start": began, "End": first + rng.choice(times)}]
             jobs[array_id + k] = SimpleNamespace(
                 array_id=array_id, submit=submit, start=start, end=end, split=split, runs=runs
             )

@@ -105,3 +105,17 @@ def test_the_gpu_utilization_figure_draws_no_line_for_a_partition_without_gpus()
     assert [t.name for t in utilization_figure(util, "cpus").data] == ["cpu", "gpu"]
     only_cpu = util[util["Partition"] == "cpu"]
     assert [t.name for t in utilization_figure(only_cpu, "gpus").data] == ["cpu"]
+
+
+def test_until_takes_a_numpy_datetime64_and_refuses_nat():
+    """A column's ``.values`` are numpy datetime64: read as a Timestamp; NaT is no time."""
+    import numpy as np
+    import pandas as pd
+
+    from slurmlab.spec.units import parse_instant
+
+    origin = pd.Timestamp("2026-01-05")
+    assert parse_instant(np.datetime64("2026-01-05T01:00"), origin) == 3600.0
+    for nat in (pd.NaT, np.datetime64("NaT")):
+        with pytest.raises(SlurmlabError, match=r"not a time \(NaT\); give a date and time"):
+            parse_instant(nat, origin)

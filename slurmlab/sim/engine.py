@@ -84,6 +84,9 @@ PERMANENT = {
     "QOSMaxWallDurationPerJobLimit", "InvalidReservation", "PartitionInactive",
     "MaxMemPerLimit", "ReservationDeleted", "PartitionConfig", *HOLDS,
 }  # fmt: skip
+#: Pending reasons no event nor command clears (only scancel ends such a wait): the
+#: permanent ones but the holds, which ``scontrol release`` clears.
+NEVER_CLEARS = frozenset(PERMANENT - HOLDS)
 
 
 class SimJob:
@@ -393,6 +396,27 @@ class Simulation(Controller, Lifecycles):
     @property
     def now(self) -> float:
         return self.env.now
+
+    @property
+    def ran_out(self) -> bool:
+        """Whether the last :meth:`run` (without ``until``) went on until nothing was left to
+        happen: the jobs it left pending never start."""
+        return self._unbounded and self.env.peek() == INF
+
+    def in_progress(self) -> bool:
+        """Whether a job runs now, or pends waiting for something that may still come: its
+        turn, nodes, a begin time, a dependency, a limit, or a release (a held job waits for
+        ``scontrol release``); not one whose reason never clears (:data:`NEVER_CLEARS`)."""
+        if self.running:
+            return True
+        jobs = self.jobs
+        pending = [j for _key, j in self.queue] + list(self.waiting)
+        return any(jobs[j].reason not in NEVER_CLEARS for j in pending)
+
+    def requeued(self) -> bool:
+        """Whether any job has had more than one run (an earlier run ended, the job requeued):
+        only then do ``sacct -D``'s rows differ from ``sacct``'s."""
+        return any(job.runs for job in self.jobs.values())
 
     def _at(self, delay: float, callback, priority: int = NORMAL) -> simpy.Event:
         ev = simpy.Event(self.env)
@@ -1358,7 +1382,7 @@ def iter_records(sim: Simulation) -> Iterable[tuple[SimJob, dict, bool]]:
 
 def _unsplit_at(job: SimJob, t: float) -> bool:
     """Whether an array task is still part of its array's pending record at ``t``: submitted,
-    and neither started nor ended by then (a task that ever ran is a job of its own)."""
+    and neither started nor ended by then (once it has, it is a job of its own for good)."""
     span = _unsplit_span(job)
     return span is not None and span[0] <= t < span[1]
 
@@ -1366,18 +1390,23 @@ def _unsplit_at(job: SimJob, t: float) -> bool:
 def _unsplit_span(job: SimJob) -> tuple[float, float] | None:
     """The times ``[from, until)`` at which an array task is part of its array's pending
     record (:func:`_unsplit_at`), or None when there are none: from its submission until it
-    starts, ends without starting (cancelled) or is split off by scontrol (on some of the
-    array's tasks); never for a task that ever ran."""
-    if job.runs and any(r["Start"] is not None for r in job.runs):
-        return None
+    first starts, ends without starting (cancelled) or is split off by scontrol (on some of
+    the array's tasks). Only its first run counts, so that the record at ``t`` is what it
+    was then: a task started (or requeued) later was in the record until it left it, and a
+    requeued task pends as a job of its own, as in Slurm."""
+    if job.runs:  # (requeued: its first run's times)
+        first = job.runs[0]
+        submit, start, end = first["Submit"], first["Start"], first["End"]
+    else:
+        submit, start, end = job.submit, job.start, job.end
     until = math.inf
-    if job.start is not None:
-        until = job.start
-    elif job.end is not None:
-        until = job.end
+    if start is not None:
+        until = start
+    elif end is not None:
+        until = end
     if job.split is not None:
         until = min(until, job.split)
-    return (job.submit, until) if until > job.submit else None
+    return (submit, until) if until > submit else None
 
 
 def array_heads(sim: Simulation, t: float) -> dict[int, SimJob]:

@@ -14,6 +14,7 @@ import shlex
 import warnings
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 
 from slurmlab.errors import NODE_CONFIG_UNAVAILABLE, RequestError, SbatchError, SlurmlabError
@@ -215,7 +216,8 @@ class Lab:
             self.sim.add_workload(workload)
         self.sim.add_actions(actions)
         self.sim.add_failures(failures, random_failures)
-        self.result = SimulationResult(self.sim, policy if isinstance(policy, str) else "custom")
+        name = policy if isinstance(policy, str) else "custom"
+        self.result = SimulationResult(self.sim, name, live=True)
         _CURRENT[:] = [self]
         if workload is not None or actions or failures or random_failures is not None:
             self._settle()  # (what happens at 0 s has happened: the first jobs run)
@@ -387,7 +389,7 @@ class Lab:
         self._reset()
 
     def _reset(self) -> None:
-        self.result = SimulationResult(self.sim, self.result.policy)
+        self.result = SimulationResult(self.sim, self.result.policy, live=True)
 
     def run(self, until: float | str | None = None) -> Lab:
         """Advance to ``until`` (seconds from the lab's start, ``[D-]HH:MM:SS``, ``"2h"``, or a
@@ -396,7 +398,14 @@ class Lab:
             if until is None:
                 self.sim.run()
             else:
+                if isinstance(until, np.datetime64):  # (as at=: a column's .values)
+                    until = pd.Timestamp(until)
                 t = parse_instant(until, self.sim.origin, what="until")
+                if t != t:  # (NaT: a job's Start before it started)
+                    raise SlurmlabError(
+                        f"run(until={until!r}) is no time (a job that has not started has no "
+                        "Start): give a time"
+                    )
                 if t == float("inf"):
                     return self.run()
                 if t < self.now:
@@ -554,6 +563,13 @@ class Lab:
     def sinfo(self) -> pd.DataFrame:
         """Partitions by node state now (idle, mix, alloc, down* (failed), drain...)."""
         return self.result.sinfo()
+
+    def node_usage(self) -> pd.DataFrame:
+        """Each node now, as ``scontrol show node``: its state and the CPUs, memory and GPUs
+        its running jobs hold, and their JobIDs (see
+        :meth:`SimulationResult.node_usage <slurmlab.sim.result.SimulationResult.node_usage>`,
+        which also takes ``at=``)."""
+        return self.result.node_usage()
 
     def sacct(self, duplicates: bool = False) -> pd.DataFrame:
         """Every job so far with sacct's columns (``duplicates=True``: every run)."""

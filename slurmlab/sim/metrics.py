@@ -11,11 +11,19 @@
   once, by its last run (as ``sacct`` without ``-D`` shows it): a requeued job's Submit is
   its requeue time, so its wait is that of its last run; a job requeued and pending when a
   run stops counts as not started;
-* utilization = used resource-seconds / (capacity x (last End - first Submit)), for CPUs
-  and for GPUs, where used resource-seconds = allocated CPUs (GPUs) x Elapsed over all runs
-  (every run a requeued job had), and capacity is every node's (FUTURE ones included);
-* makespan = last End - first Submit, over all runs; when the run stopped (``until=``, a
-  ``Lab``) while jobs still ran or waited, the window ends then: now - first Submit;
+* utilization = used resource-seconds / (capacity x makespan), for CPUs and for GPUs,
+  where used resource-seconds = allocated CPUs (GPUs) x Elapsed over all runs (every run a
+  requeued job had, a running one up to now), and capacity is every node's (FUTURE ones
+  included);
+* makespan = last End - first Submit, over all runs, for a finished run; else the window
+  ends when the run stopped: now - first Submit. A run is finished when nothing is left to
+  happen in it: a ``simulate()`` without ``until`` that ran to its end (whatever jobs it
+  left pending never start), or a run stopped at a time (``until=``, a ``Lab``) in which no
+  job runs and none waits for anything that may still come. A pending job waits while its
+  reason may still clear: its turn, nodes, a ``--begin`` time, a dependency, a limit, and
+  a hold (``lab.release``, a scenario's ``release`` action clears it), but not a reason
+  that never clears (``PartitionTimeLimit``, ``DependencyNeverSatisfied``...:
+  ``slurmlab.sim.engine.NEVER_CLEARS``); jobs still to be submitted do not count;
 * a mean, median or percentile over no job (none started, or none ended) is NaN;
 * goodput (with the figures of failures) is defined in :func:`failure_metrics`;
 * backfilled = jobs started out of priority order (``StartedBy == "backfill"``): while a
@@ -39,11 +47,10 @@ def schedule_metrics(
 ) -> dict:
     """The metrics above for a job table (``all_runs``: every run, for utilization).
 
-    ``now`` is when a simulation that has not finished stopped (a ``Lab``, or a run
-    stopped early): while a job still runs or waits, the window ends there, not at the last
-    End (an idle machine with jobs waiting is unused capacity), and running jobs count their
-    resource-seconds up to it. A finished run (nothing left to happen) passes no ``now``:
-    its window ends at its last End, whatever jobs could never start.
+    ``now`` is when a simulation that has not finished (see above) stopped: a job still
+    runs or waits then, so the window ends there, not at the last End (an idle machine
+    with jobs waiting is unused capacity), and running jobs count their resource-seconds up
+    to it. A finished run passes no ``now``: its window ends at its last End.
     """
     runs = jobs if all_runs is None else all_runs
     started = jobs[jobs["Start"].notna()]

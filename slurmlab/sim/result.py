@@ -45,9 +45,18 @@ SQUEUE_COLUMNS = [
 
 def _seconds(sim: Simulation, at) -> float:
     """``at`` as seconds from the simulation's start: now when None, else seconds, a duration
-    text (``"2h"``) or a date and time (see :func:`~slurmlab.spec.units.parse_instant`)."""
+    text (``"2h"``) or a date and time (see :func:`~slurmlab.spec.units.parse_instant`): a
+    ``Timestamp``, a ``datetime`` or a ``numpy.datetime64`` (what ``jobs["Start"].values``
+    holds). Every view's ``at=`` is read here."""
     if at is None:
         return sim.now
+    if isinstance(at, np.datetime64):  # (a column's .values, a slider built from them)
+        at = pd.Timestamp(at)
+    if at is pd.NaT:
+        raise SlurmlabError(
+            f"at={at!r} is no time (a job that has not started has no Start, one that has not "
+            "ended no End): give a time (seconds, 2h, or a date and time)"
+        )
     t = parse_instant(at, sim.origin, what="at")
     if t == float("inf"):
         raise SlurmlabError(f"at={at!r}: give a time (seconds, 2h, or a date and time)")
@@ -198,7 +207,11 @@ def node_states(sim: Simulation, at=None) -> dict[str, str]:
     in a reservation in force resv, in a maintenance reservation maint, and any other state
     there with '$' (alloc$, down$...), as Slurm 22.05's node_state_string_compact."""
     t = _seconds(sim, at)
-    used = used_at(sim, t)
+    return _node_states(sim, t, used_at(sim, t))
+
+
+def _node_states(sim: Simulation, t: float, used: np.ndarray) -> dict[str, str]:
+    """:func:`node_states` at ``t`` (seconds), ``used`` the resources held then (used_at)."""
     out = {}
     reserved: dict[int, str] = {}  # (node_state_string_compact: MAINT before RESV)
     for r, mask in sim.reservations.values():
@@ -237,6 +250,60 @@ def node_states(sim: Simulation, at=None) -> dict[str, str]:
         else:
             out[name] = "mix" + ("$" if maint else "")
     return out
+
+
+#: sinfo's long node states (``sinfo -l``, ``sinfo -N -l``: node_state_string) for the
+#: compact ones of :func:`node_states` (their '*' and '$' marks kept)
+LONG_STATES = {
+    "idle": "idle", "mix": "mixed", "alloc": "allocated", "down": "down", "drng": "draining",
+    "drain": "drained", "resv": "reserved", "maint": "maint", "future": "future",
+    "futr": "future",
+}  # fmt: skip
+
+NODE_USAGE_COLUMNS = [
+    "NodeName", "Partitions", "State", "CPUAlloc", "CPUTot", "AllocMem", "RealMemory",
+    "GPUAlloc", "GPUTot", "JobIDs",
+]  # fmt: skip
+
+
+def node_usage_frame(sim: Simulation, at=None) -> pd.DataFrame:
+    """One row per node (in the cluster's node order) at ``at``, with the fields ``scontrol
+    show node`` prints: see :meth:`SimulationResult.node_usage`."""
+    t = _seconds(sim, at)
+    used = np.zeros_like(sim.capacity)
+    on: list[list[str]] = [[] for _ in sim.node_names]  # the jobs running on each node
+    for job, run, _last in records_at(sim, t):  # (as used_at: the runs in progress at t)
+        if run["Start"] is not None and run["Start"] <= t:
+            nodes = list(run["nodes"])
+            used[nodes] += run["usage"]
+            for i in nodes:
+                on[i].append(job.key)
+    states = _node_states(sim, t, used)
+    partitions: dict[str, list[str]] = {name: [] for name in sim.node_names}
+    for p in sim.cluster.partitions:
+        for name in p.nodes:
+            partitions[name].append(p.name)
+    rows = []
+    for i, node in enumerate(sim.cluster.nodes):
+        state = states[node.name]
+        word = state.rstrip("$*")
+        rows.append(
+            (
+                node.name,
+                ",".join(partitions[node.name]),
+                LONG_STATES.get(word, word) + state[len(word) :],
+                int(used[i, 0]),
+                int(sim.capacity[i, 0]),
+                int(used[i, 1]),
+                int(node.memory_mb),
+                int(used[i, 2]),
+                int(sim.capacity[i, 2]),
+                ",".join(on[i]),
+            )
+        )
+    frame = pd.DataFrame(rows, columns=NODE_USAGE_COLUMNS)
+    ints = ["CPUAlloc", "CPUTot", "AllocMem", "RealMemory", "GPUAlloc", "GPUTot"]
+    return frame.astype(dict.fromkeys(ints, "int64"))
 
 
 SSHARE_NUMBERS = (
@@ -456,6 +523,9 @@ class SimulationResult:
     sim: Simulation = field(repr=False)
     policy: str = "easy"
     wall_s: float = 0.0
+    #: a Lab's result: its run goes on as its user acts (sbatch, release...), so it never
+    #: counts as over for running out of events (see :attr:`metrics`)
+    live: bool = field(default=False, repr=False)
 
     def __repr__(self) -> str:
         params = f", params={self.params!r}" if self.params else ""
@@ -484,7 +554,10 @@ class SimulationResult:
 
     @cached_property
     def jobs_all_runs(self) -> pd.DataFrame:
-        """One row per run (a requeued job's earlier runs too), as ``sacct --duplicates``."""
+        """One row per run (a requeued job's earlier runs too), as ``sacct --duplicates``.
+        When no job was requeued it has the same rows as :attr:`jobs` (a copy of it)."""
+        if not self.sim.requeued():  # (every job has one run: no second table to build)
+            return self.jobs.copy()
         return job_table(self.sim, duplicates=True)
 
     @cached_property
@@ -532,10 +605,12 @@ class SimulationResult:
         ``p95_wait_s``, ``mean_bounded_slowdown``, ``utilization`` (CPUs), ``gpu_utilization``,
         ``makespan_s``, ``backfilled``, ``cpu_hours``, ``gpu_hours``, failure and goodput
         figures, ``policy`` and ``wall_s``; each defined in :mod:`slurmlab.sim.metrics`."""
-        # a run stopped early (until=, a Lab between steps) ends its window now; a finished
-        # one (nothing left to happen) at its last End, whatever jobs could never start
-        finished = self.sim.env.peek() == float("inf")
-        now = None if finished else self.origin + pd.Timedelta(seconds=self.sim.now)
+        sim = self.sim
+        # finished (the window ends at the last End): a simulate() without until that ran
+        # until nothing was left to happen, or a stopped run (until=, a Lab) in which no job
+        # runs nor waits for anything that may still come (a held job waits for a release)
+        finished = (sim.ran_out and not self.live) or not sim.in_progress()
+        now = None if finished else self.origin + pd.Timedelta(seconds=sim.now)
         m = schedule_metrics(
             self.jobs, self.sim.cluster.tres(), all_runs=self.jobs_all_runs, now=now
         )
@@ -631,6 +706,37 @@ class SimulationResult:
     def sinfo_text(self, at=None) -> str:
         """:meth:`sinfo` as sinfo prints it."""
         return self.sim.cluster.sinfo_text(node_states(self.sim, at))
+
+    def node_usage(self, at=None) -> pd.DataFrame:
+        """Each node at ``at`` (seconds from the start, a time, or now), one row per node in
+        the cluster's node order, with the fields ``scontrol show node`` prints:
+
+        * ``NodeName``; ``Partitions``, the partitions it is in (``"train,debug"``);
+        * ``State``, sinfo's long state at ``at`` (``sinfo -N -l``): idle, mixed (some CPUs
+          allocated), allocated (every CPU: a node whose GPUs are all taken but not its CPUs
+          is mixed, as in Slurm), down* (failed), drained, draining, reserved, maint...; the
+          same state :meth:`sinfo` shows for it, in its long word;
+        * ``CPUAlloc`` of ``CPUTot``, ``AllocMem`` of ``RealMemory`` (MB; AllocMem is 0 where
+          memory is not a consumable resource), ``GPUAlloc`` of ``GPUTot`` (0 on nodes
+          without GPUs): what the jobs running at ``at`` hold;
+        * ``JobIDs``: those jobs, comma-separated (``"12,14_3"``), ``""`` if none.
+
+        It reads the runs :meth:`squeue` and :meth:`sinfo` read, so it agrees with them:
+        summed over the nodes, CPUAlloc is the NCPUS of the runs of :attr:`jobs_all_runs`
+        in progress at ``at``.
+
+        For example, one job on the ``ai`` preset (its test runs this example)::
+
+            lab = slurmlab.Lab("ai")
+            lab.sbatch("-p train -N 1 -c 8 --gres=gpu:8 -t 10", runtime=60)   # job 1
+            lab.result.node_usage().iloc[0].to_dict()
+            # {'NodeName': 'gpu001', 'Partitions': 'train,debug', 'State': 'mixed',
+            #  'CPUAlloc': 8, 'CPUTot': 96, 'AllocMem': 64000, 'RealMemory': 1024000,
+            #  'GPUAlloc': 8, 'GPUTot': 8, 'JobIDs': '1'}
+
+        A dashboard's "GPUs in use" tile at ``t`` is ``node_usage(at=t)["GPUAlloc"].sum()``.
+        """
+        return node_usage_frame(self.sim, at)
 
     def seconds(self, column: str = "Start") -> pd.Series:
         """A time column (Submit, Eligible, Start or End) as seconds from the simulation

@@ -261,7 +261,9 @@ def parse_instant(value, origin, *, what: str = "time") -> float:
     import pandas as pd  # (the spec layer's other readers need no pandas)
 
     when = None
-    if isinstance(value, pd.Timestamp | datetime):
+    if value is pd.NaT or (isinstance(value, np.datetime64) and np.isnat(value)):
+        raise SlurmlabError(f"invalid {what} {value!r}: not a time (NaT); give a date and time")
+    if isinstance(value, pd.Timestamp | datetime | np.datetime64):  # (a column's .values too)
         when = value
     elif isinstance(value, float) and value == math.inf:
         return math.inf  # for ever (``until``)
