@@ -10,6 +10,7 @@ __version__ = "0.1.0"
 from slurmlab.anonymize import anonymize_file
 from slurmlab.errors import (
     ConfigError,
+    PolicyError,
     RequestError,
     SbatchError,
     ScenarioError,
@@ -76,6 +77,7 @@ __all__ = [
     "SbatchError",
     "RequestError",
     "ScenarioError",
+    "PolicyError",
 ]
 
 

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 __all__ = [
     "NODE_CONFIG_UNAVAILABLE",
     "ConfigError",
+    "PolicyError",
     "RequestError",
     "SbatchError",
     "ScenarioError",
@@ -47,6 +48,15 @@ class SbatchError(SlurmlabError):
 
 class RequestError(SlurmlabError):
     """A job request that no node of its partition can ever satisfy (Slurm rejects it at submit)."""
+
+
+class PolicyError(SlurmlabError):
+    """A decision of a policy object that the engine cannot apply (a start on a node that is
+    not up or too small, a job started twice, a pending reason Slurm does not have...).
+
+    Names the policy, the simulated time, the job and the rule; nothing of the decision has
+    been applied (a Lab stays usable).
+    """
 
 
 class ScenarioError(SlurmlabError):

@@ -98,6 +98,8 @@ def test_utilization_figure_of_the_whole_cluster_and_of_the_synthetic_export():
     """by=None gives one line "all"; the synthetic export one line per partition."""
     jobs = quiet(read_sacct, ROOT / "datasets/synthetic/sacct-synthetic.psv")
     fig = viz.utilization_figure(quiet(an.utilization, jobs))
+    assert [t.name for t in fig.data] == ["debug", "gpu"]  # (GPUs: cpu has none, no line)
+    fig = viz.utilization_figure(quiet(an.utilization, jobs), "cpus")
     assert [t.name for t in fig.data] == ["cpu", "debug", "gpu"]
     assert [t.name for t in viz.utilization_figure(quiet(an.utilization, jobs, by=None)).data] == [
         "all"

@@ -510,8 +510,8 @@ def test_an_efficiency_column_that_holds_no_ratios():
         (
             {"policy": None},
             "simulate(policy=None): give a policy name ('fifo', 'easy', 'conservative', "
-            "'slurm') or a policy object (one with a schedule(view) method, such as "
-            "slurmlab.policies.backfill.Easy())",
+            "'slurm') or a policy object (one with a schedule(view) method returning a "
+            "Decision: see slurmlab.policies.base, or slurmlab.policies.Easy())",
         ),
         (
             {"progres": True},

@@ -117,5 +117,20 @@ def test_until_takes_a_numpy_datetime64_and_refuses_nat():
     origin = pd.Timestamp("2026-01-05")
     assert parse_instant(np.datetime64("2026-01-05T01:00"), origin) == 3600.0
     for nat in (pd.NaT, np.datetime64("NaT")):
-        with pytest.raises(SlurmlabError, match=r"not a time \(NaT\); give a date and time"):
+        with pytest.raises(SlurmlabError, match=r"NaT is no time; give a date and time"):
             parse_instant(nat, origin)
+
+
+def test_the_readmes_own_policy_example_runs_as_written():
+    """README, "Your own policy": the 20-line policy runs every job of its workload, checked
+    by the controller (it is no built-in class), and is labelled by its class name."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = readme.split("### Your own policy", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    scope: dict = {}
+    exec(compile(code, "README.md", "exec"), scope)
+    result = scope["result"]
+    assert (result.policy, result.metrics["started"]) == ("shortestfirst", 60)
+    assert set(result.jobs["State"]) == {"COMPLETED"}

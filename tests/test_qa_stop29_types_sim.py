@@ -196,7 +196,7 @@ def test_a_policy_that_is_none_or_a_class_is_refused_at_construction():
             r"object; give Easy\(\)",
         ):
             make()
-    assert Lab("tiny", Easy()).result.policy == "custom"
+    assert Lab("tiny", Easy()).result.policy == "easy"  # (its name, as simulate labels it)
 
 
 def test_lab_names_a_misspelt_keyword_as_simulate_does():

@@ -34,7 +34,7 @@ from typing import ClassVar
 import numpy as np
 
 from slurmlab.errors import SlurmlabError
-from slurmlab.policies.base import Decision, PendingJob, QueueView, Start
+from slurmlab.policies.base import NODES_OUT, Decision, PendingJob, QueueView, Start
 from slurmlab.policies.nodespace import NodeSpace, node_bits
 from slurmlab.policies.placement import choose_nodes
 from slurmlab.policies.profile import Profile, make_profile
@@ -139,10 +139,17 @@ class Fifo:
                 if not job.blocks:  # (a maintenance window holds its whole partition)
                     d.reasons[job.id] = "Resources"
                     continue
+                reason = "Resources"
+                if (
+                    usable is not up
+                    and job.partition in outside
+                    and int((usable & ~outside[job.partition]).sum()) < job.count
+                ):  # job_scheduler.c: fewer of its partition's nodes are left than it asks
+                    reason = NODES_OUT  # for, the others held for a blocked partition's job
                 blocked.add(job.partition)
                 if job.partition in outside:  # its nodes are held for it
                     usable = usable & outside[job.partition]
-                d.reasons[job.id] = "Resources"
+                d.reasons[job.id] = reason
                 if len(blocked) >= partitions:
                     # every partition with queued jobs is blocked: the rest wait for Priority
                     # (the jobs not reached in a continued pass are new ones, which already do)

@@ -5,26 +5,121 @@ A policy never touches the engine. The controller hands it a read-only
 with their expected ends, and free resources per node) and the policy *returns*
 a :class:`Decision`: which jobs start now on which nodes, which jobs hold a
 reservation at a future time, and the pending reason of every job it looked at.
+
+Your own policy
+---------------
+Any object with a ``schedule(view)`` method that returns a :class:`Decision` is a policy:
+``slurmlab.simulate(cluster, workload, policy=MyPolicy())``, ``Lab(..., policy=MyPolicy())``.
+Everything else is optional:
+
+* ``name``: the label of its runs (``result.policy``); the class name lower-cased when absent.
+* ``interval``: seconds between timer cycles, which call ``backfill(view)`` (absent or None:
+  no timer, only ``schedule`` runs). Cycles fall on multiples of ``interval``; after a cycle
+  that started nothing the timer sleeps until the next event (a decision that depends on the
+  clock alone is not asked for again until something happens).
+* ``backfill(view)``: what a timer cycle decides; when absent, a cycle calls ``schedule``.
+
+``schedule`` runs at the end of every instant in which something happened (a submission,
+an end, a node failing or coming back...): a *pass*. An example, shortest time limit first
+and no backfill (``tests/test_qa_stop29_policy.py`` runs it as written)::
+
+    import slurmlab
+    from slurmlab.policies import Decision, Start, choose_nodes
+
+
+    class ShortestFirst:
+        # shortest time limit first; the first job that does not fit blocks the rest
+
+        def schedule(self, view):
+            decision = Decision()
+            free = view.free.copy()  # the view's arrays are read-only: plan on a copy
+            blocked = False
+            for job in sorted(view.queue, key=lambda j: (j.limit, j.id)):
+                if blocked:
+                    decision.reasons[job.id] = "Priority"
+                    continue
+                nodes = choose_nodes(
+                    free, view.capacity, job.demand, job.count, job.mask & view.up,
+                    job.exclusive, view.weights, job.mem_per_cpu,
+                )
+                if nodes is None:
+                    decision.reasons[job.id] = "Resources"
+                    blocked = True
+                    continue
+                free[list(nodes)] -= job.usage(nodes, view.capacity)
+                decision.starts.append(Start(job.id, nodes))
+            return decision
+
+
+    workload = slurmlab.ai_workload(60, "tiny", seed=1)
+    result = slurmlab.simulate("tiny", workload, policy=ShortestFirst(), progress=False)
+    print(result.policy, result.metrics["started"])  # shortestfirst 60
+
+The rules a decision follows (the controller checks every decision of a policy that is
+not one of the built-in classes, ``Fifo``, ``Easy``, ``Conservative``, ``SlurmBackfill``,
+before it applies anything, and raises :class:`~slurmlab.errors.PolicyError` naming the
+policy, the time, the job and the mistake; a subclass of a built-in is checked too):
+
+* ``schedule`` returns a :class:`Decision` (``Decision()`` starts nothing).
+* It starts only jobs of ``view.queue``, each once, with ``Start(job.id, nodes)``: ``nodes``
+  a tuple of ``job.count`` distinct node indices (``view.node_names[i]`` names node ``i``),
+  each in ``job.mask`` and up (``view.up``), whose free resources hold the job (its
+  :meth:`PendingJob.usage`; ``--exclusive`` jobs take whole idle nodes), counting the
+  decision's earlier starts. ``Start.by`` is ``"main"`` or ``"backfill"`` (the
+  ``backfilled`` metric counts ``"backfill"``).
+* ``job.mask`` does not include ``up``: use ``job.mask & view.up``.
+* ``view.free``, ``view.capacity`` and ``view.up`` are read-only: ``view.free.copy()`` to
+  plan on (writing into them raises numpy's "assignment destination is read-only").
+* ``view.queue`` can be read as often as needed (and ``len``, ``[i]``); the jobs are made
+  as it is read, so a policy that stops early never pays for the rest.
+* ``Decision.reasons`` names jobs of ``view.queue`` with a pending reason Slurm gives:
+  ``"Resources"`` (next in line but it does not fit), ``"Priority"`` (jobs ahead of it wait)...
+* ``Decision.planned[job.id] = t`` (not before ``view.now``) and ``planned_nodes`` are a
+  waiting job's expected start and nodes, as ``squeue --start`` shows them. A plan stands
+  until the job starts or a decision with ``complete=True`` leaves it out: ``complete``
+  says ``planned`` lists every plan that still stands (a policy that plans again at every
+  pass sets it, or the plans it dropped stay).
+* Planning helpers: :func:`~slurmlab.policies.backfill.availability` (the pass's profile,
+  running jobs ending at their limits) and :class:`~slurmlab.policies.profile.Profile`'s
+  ``earliest``/``fits``/``reserve``. ``earliest`` returns ``(i, t, nodes)``: start the job
+  now only when ``i == 0`` (and ``t <= view.now``); ``i > 0`` with ``t == view.now`` is a
+  start that counts on running jobs past their limits ending now, which they may not.
+* ``view.resume`` is always None for it: passes are continued (only the jobs that joined
+  the queue handed over) for the built-in classes alone; any other policy, a subclass of
+  one too, gets the whole queue at every pass.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import tee
 from typing import Literal, Protocol
 
 import numpy as np
+
+#: squeue's reason (slurmctld's state_desc, with the reason Resources) for a job whose
+#: partition has fewer nodes left than it asks for: down, drained, or held in this pass for a
+#: job of a higher PriorityTier partition that could not start (job_scheduler.c removes a
+#: blocked partition's nodes from those the later jobs of its pass may use); the main
+#: scheduler then blocks the job's partition too
+NODES_OUT = (
+    "Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority partitions"
+)
 
 __all__ = [
     "CPU",
     "GPU",
     "MEM",
+    "NODES_OUT",
     "Decision",
     "PendingJob",
+    "PendingQueue",
     "Policy",
     "QueueView",
     "RunningJob",
     "Start",
+    "policy_name",
 ]
 
 #: Resource axes of the per-node arrays: free[node, axis].
@@ -36,7 +131,8 @@ class PendingJob:
     """A job waiting to start, as a policy sees it.
 
     ``demand`` is the per-node (CPUs, MB, GPUs) vector, ``count`` the number of
-    nodes, ``mask`` the nodes it may use (partition, features, GPU type, up),
+    nodes, ``mask`` the nodes it may use (partition, features, GPU type; *not* whether
+    they are up: start it on ``mask & view.up``),
     ``limit`` its time limit in seconds (``inf`` for UNLIMITED), ``planned`` the start
     time and nodes a previous pass reserved for it (conservative keeps its schedule),
     ``rows`` the (count x 3) usage it takes on its nodes unless ``exclusive`` (optional:
@@ -82,6 +178,15 @@ class PendingJob:
             (self.partition, self.need, self.count, id(self.mask), id(self.reach), self.exclusive),
         )
 
+    def usage(self, nodes: tuple[int, ...], capacity: np.ndarray) -> np.ndarray:
+        """What the job takes on ``nodes`` (one (CPUs, MB, GPUs) row per node): whole nodes
+        (``capacity``'s rows) when ``exclusive``, else its ``rows`` (or ``demand`` on each)."""
+        if self.exclusive:
+            return capacity[list(nodes)]
+        if self.rows is not None and len(self.rows) == len(nodes):
+            return self.rows
+        return np.broadcast_to(self.demand, (len(nodes), 3))
+
     @property
     def plan_mask(self) -> np.ndarray:
         """The nodes a plan (a future start found in a profile) may use."""
@@ -108,14 +213,51 @@ class RunningJob:
     expected_end: float
 
 
+class PendingQueue:
+    """The queue of a pass: its jobs are made as they are first read, kept, and replayed.
+
+    Iterate it as often as you like (each ``for`` starts at the first job); a policy that
+    stops early never pays for the jobs after. ``len(queue)`` and ``queue[i]`` work too, and
+    read the whole queue; ``bool(queue)`` reads one job.
+    """
+
+    __slots__ = ("_all", "_head")
+
+    def __init__(self, jobs: Iterable[PendingJob]):
+        (self._head,) = tee(jobs, 1)  # (never advanced: each reader iterates a copy of it)
+        self._all: list[PendingJob] | None = None
+
+    def __iter__(self) -> Iterator[PendingJob]:
+        return self._head.__copy__()
+
+    def _list(self) -> list[PendingJob]:
+        if self._all is None:
+            self._all = list(self._head.__copy__())
+        return self._all
+
+    def __len__(self) -> int:
+        return len(self._list())
+
+    def __getitem__(self, index):
+        return self._list()[index]
+
+    def __bool__(self) -> bool:
+        return next(self._head.__copy__(), None) is not None
+
+    def __repr__(self) -> str:
+        return f"PendingQueue({[job.id for job in self]})"
+
+
 @dataclass(frozen=True, slots=True)
 class QueueView:
     """Read-only state for one scheduling pass.
 
     ``queue`` is already in Slurm's evaluation order (partition PriorityTier, then
-    priority, then submit time, then job id) and may be a lazy iterable: a policy
-    that stops early never pays for the rest. ``free``/``capacity`` are (nodes x 3)
-    arrays over (CPUs, MB, GPUs); ``up`` marks nodes that can take new jobs.
+    priority, then submit time, then job id), a :class:`PendingQueue` (the controller's;
+    read it as often as needed: its jobs are made as they are read, so a policy that stops
+    early never pays for the rest). ``free``/``capacity`` are (nodes x 3) arrays over
+    (CPUs, MB, GPUs); ``up`` marks nodes that can take new jobs. All three are read-only
+    views of the engine's arrays: copy ``free`` to plan on.
 
     Continuing a pass: when nothing happened since the previous pass but new jobs joined
     the end of the queue (no job ended, started or was requeued, no node, priority or
@@ -129,6 +271,9 @@ class QueueView:
     cycle equals a full one); a policy that returns no ``resume`` always gets the whole
     queue, and so does one whose class sets ``resume_whole_queue`` (``conservative``,
     which recomputes its whole plan but skips searches the saved state shows unneeded).
+    Only those exact classes continue passes: any other policy, a subclass of a built-in
+    too (which may order the queue its own way), gets the whole queue and ``resume`` None
+    at every pass.
     """
 
     now: float
@@ -187,7 +332,14 @@ class Start:
 
 @dataclass(slots=True)
 class Decision:
-    """What a pass decided: starts, planned starts (``squeue --start``) and pending reasons."""
+    """What a pass decided: starts, planned starts (``squeue --start``) and pending reasons.
+
+    ``planned`` (job id -> start time, not before now) and ``planned_nodes`` (job id ->
+    node indices) are waiting jobs' expected starts. A plan stands until its job starts or
+    a decision with ``complete=True`` leaves it out; without ``complete`` (the default) a
+    plan a decision no longer names stays as it was. ``reasons`` maps job ids of the
+    pass's queue to Slurm pending reasons (``"Resources"``, ``"Priority"``...).
+    """
 
     starts: list[Start] = field(default_factory=list)
     planned: dict[int, float] = field(default_factory=dict)
@@ -210,11 +362,17 @@ class Decision:
 
 
 class Policy(Protocol):
-    """A scheduling policy: ``schedule`` on events; optionally ``backfill`` every ``interval`` s."""
+    """A scheduling policy: ``schedule`` at every pass (see the module's docs).
 
-    name: str
-    interval: float | None
+    Only ``schedule`` is required. ``name`` defaults to the class name lower-cased;
+    ``interval`` (seconds) to None, no timer; with an ``interval``, ``backfill`` runs at
+    every timer cycle, and defaults to ``schedule``.
+    """
 
     def schedule(self, view: QueueView) -> Decision: ...
 
-    def backfill(self, view: QueueView) -> Decision: ...
+
+def policy_name(policy) -> str:
+    """A policy object's label: its ``name``, else its class name lower-cased."""
+    name = getattr(policy, "name", None)
+    return name if isinstance(name, str) and name else type(policy).__name__.lower()

@@ -140,7 +140,13 @@ class Profile:
         not_before: float | None = None,
         mem_per_cpu: int = 0,
     ) -> tuple[int, float, tuple[int, ...]] | None:
-        """The first (interval index, start time, nodes) where the job fits; None if never."""
+        """The first (interval index, start time, nodes) where the job fits; None if never.
+
+        Start the job *now* only when the index is 0 (and the time is ``now``): running jobs
+        past their expected end are released in interval 1, which also begins at ``now``
+        (see the class), so ``(1, now, nodes)`` is a plan that counts on them ending, not
+        room free now. The built-ins test ``t <= now and i == 0``.
+        """
         # ok[q, n]: the job may run on node n throughout interval q
         ok = covers(self.free, demand)
         ok &= mask

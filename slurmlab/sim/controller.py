@@ -1,7 +1,9 @@
 """The controller: one scheduling pass, as Slurm's slurmctld runs it.
 
 Each pass hands the policy a read-only view (the eligible queue in evaluation order,
-running jobs, free resources) and applies the decision it returns. Before the policy,
+running jobs, free resources) and applies the decision it returns; a decision of a policy
+that is not one of the built-in classes is checked first (:meth:`Controller._check`), so a
+mistake raises a PolicyError and changes nothing. Before the policy,
 jobs with an advance reservation are started on their reservation's nodes and, under
 PreemptType=preempt/qos, preempting jobs free room by preempting lower-QOS jobs. The
 ``slurm`` policy's backfill cycle runs on a timer every ``bf_interval``.
@@ -9,6 +11,7 @@ PreemptType=preempt/qos, preempting jobs free room by preempting lower-QOS jobs.
 
 from __future__ import annotations
 
+import difflib
 import math
 from bisect import bisect_left
 from dataclasses import replace
@@ -18,7 +21,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from slurmlab.policies.base import Decision, PendingJob, QueueView, RunningJob
+from slurmlab.errors import PolicyError
+from slurmlab.policies.backfill import POLICIES
+from slurmlab.policies.base import (
+    Decision,
+    PendingJob,
+    PendingQueue,
+    QueueView,
+    RunningJob,
+    Start,
+    policy_name,
+)
 from slurmlab.policies.placement import choose_nodes
 from slurmlab.sim.causes import Preempted
 from slurmlab.sim.timing import AFTER_PASS, LATE, URGENT
@@ -32,6 +45,10 @@ __all__ = ["MAINT_REASON", "Controller"]
 #: The reason of a job a maintenance reservation (Flags=MAINT) keeps from every node of its
 #: partition (node_scheduler.c, select_nodes: ESLURM_RESERVATION_MAINT).
 MAINT_REASON = "ReqNodeNotAvail, Reserved for maintenance"
+
+#: The policy classes whose decisions are applied unchecked and whose passes may be continued
+#: (exactly these classes: a subclass is checked, and gets the whole queue at every pass).
+BUILT_IN = frozenset(POLICIES.values())
 
 _QOS_USER_REASON = {
     "cpu": "QOSMaxCpuPerUserLimit", "gres/gpu": "QOSMaxGRESPerUser",
@@ -126,7 +143,7 @@ class Controller:
         if not self._pass_pending and not self._main_off:
             self._pass_pending = True
             self._at(0, self._pass, LATE)
-        if self.policy.interval and not self._timer_running and self.queue:
+        if getattr(self.policy, "interval", None) and not self._timer_running and self.queue:
             self._timer_running = True
             self._schedule_timer()
         full = self._full_every
@@ -144,7 +161,7 @@ class Controller:
         if len(self.queue) <= self._full_depth:  # (event passes see every queued job)
             return
         self._resume = None  # (the event passes continue from their own state)
-        self._apply(self.policy.full_pass(self._view()))
+        self._apply(self._decide("full_pass", self._view()))
         self._resume = None
 
     def _pending_of(self, job: SimJob) -> PendingJob:
@@ -403,11 +420,27 @@ class Controller:
             queue, start = self._pending_jobs(order), 0
         else:
             queue, start = self._tail(fresh), len(self.queue) - fresh
+        free, capacity, up = self._read_only()
         return QueueView(
-            now, queue, running, self.free, self.capacity, self.up, self.node_names,
+            now, PendingQueue(queue), running, free, capacity, up, self.node_names,
             self.blocked_windows, self._parts_queued, resume, start, self._smallest_cpus(),
             self._odd, not self._filtering(), self.outside, self.weights,
         )  # fmt: skip
+
+    def _read_only(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Read-only views (no copies) of the engine's free, capacity and up arrays, made once:
+        a policy writing into one gets numpy's "assignment destination is read-only"."""
+        views = getattr(self, "_views", None)
+        if (
+            views is None  # (a view of another array: a copied simulation's, say)
+            or views[0].base is not self.free
+            or views[1].base is not self.capacity
+            or views[2].base is not self.up
+        ):
+            views = self._views = (self.free.view(), self.capacity.view(), self.up.view())
+            for v in views:
+                v.flags.writeable = False
+        return views
 
     def _filtering(self) -> bool:
         """Whether the pass's queue leaves jobs out (throttles, reservations, limits, nodes)."""
@@ -475,10 +508,12 @@ class Controller:
         else:
             view = self._view(order=order)
         self._fresh, self._fresh_after = [], True
-        decision = self.policy.schedule(view)
+        decision = self._decide("schedule", view)
         self._apply(decision)
         # jobs that became eligible while applying (after:<job> dependencies) were not seen
-        self._resume = decision.resume if not self._fresh else None
+        # (only the built-in classes continue passes: see QueueView)
+        built_in = type(self.policy) in BUILT_IN
+        self._resume = decision.resume if not self._fresh and built_in else None
         self._last_key = self.queue[-1][0] if self.queue else None
 
     def _reservation_pass(self, order=None) -> None:
@@ -665,7 +700,7 @@ class Controller:
 
     def _schedule_timer(self) -> None:
         """Arm the backfill timer for the next multiple of the policy's interval."""
-        interval = self.policy.interval
+        interval = self.policy.interval  # (armed only when it has one)
         now = self.env.now
         delay = interval - (now % interval) if now % interval else interval
         if self._timer_idle:  # it stopped while idle: it resumes its grid, this instant included
@@ -699,11 +734,15 @@ class Controller:
             view = self._view(self._cycle, len(self.queue) - self._cycle_len)
         else:
             view = self._view()
-        decision = self.policy.backfill(view)
+        # (a policy without a backfill method runs its schedule at every cycle)
+        method = "backfill" if hasattr(self.policy, "backfill") else "schedule"
+        decision = self._decide(method, view, cycle=True)
         queued = len(self.queue)
         self._apply(decision)
-        # (a start, or a job made eligible while applying, clears or voids what it saw)
-        self._cycle = decision.resume if not decision.starts and len(self.queue) == queued else None
+        # (a start, or a job made eligible while applying, clears or voids what it saw; only
+        # the built-in classes continue cycles)
+        same = not decision.starts and len(self.queue) == queued
+        self._cycle = decision.resume if same and type(self.policy) in BUILT_IN else None
         self._cycle_len = len(self.queue)
         self._cycle_key = self.queue[-1][0] if self.queue else None
         self._bf_seen = -1 if decision.starts else len(self.events)
@@ -794,3 +833,225 @@ class Controller:
                     job.planned = job.planned_nodes = None
                     job.plans.append((now, None))
                     job.unschedule(now)
+
+    # -- a policy's decisions ------------------------------------------------------------------
+    def _decide(self, method: str, view: QueueView, cycle: bool = False) -> Decision:
+        """Ask the policy (its ``method``; ``cycle``: in a timer cycle) for a decision; check it
+        unless the policy is one of the built-in classes (trusted: they keep their speed).
+
+        When the policy raises (its error gets a note naming the pass) or its decision is
+        refused, nothing is applied, and another pass is requested: a Lab goes on, asking the
+        policy again at its next step."""
+        try:
+            decision = getattr(self.policy, method)(view)
+            if type(self.policy) not in BUILT_IN:
+                self._check(decision, view, method)
+        except BaseException as exc:
+            if isinstance(exc, Exception) and not isinstance(exc, PolicyError):
+                # (the policy's own error, at its own line: say which pass ran it)
+                now = _seconds(self.env.now)
+                exc.add_note(f"in policy {policy_name(self.policy)!r}, {method}() at t={now} s")
+            self._maint = set()  # (filled while the queue was read)
+            if cycle:
+                self._timer_running = False  # (re-armed by the pass requested here)
+            self.request_pass()
+            raise
+        return decision
+
+    def _check(self, decision, view: QueueView, method: str) -> None:
+        """Raise a PolicyError, before anything is applied, when a policy's decision breaks a
+        rule of the protocol (slurmlab.policies.base): it is no Decision; a start names a job
+        not in this pass's queue, or one twice, on nodes that are not ``count`` distinct
+        indices of up nodes in the job's mask with room for it (counting the decision's
+        earlier starts; ``--exclusive``: whole idle nodes); ``Start.by`` is not main or
+        backfill; a reason is not one of Slurm's; a planned start is not a time from now on."""
+        now = self.env.now
+        where = f"policy {policy_name(self.policy)!r}, {method}() at t={_seconds(now)} s"
+
+        def fail(message: str):
+            raise PolicyError(f"{where}: {message}")
+
+        if not isinstance(decision, Decision):
+            got = "None" if decision is None else f"a {type(decision).__name__}"
+            hint = (
+                " (its starts go in Decision(starts=[Start(job_id, nodes), ...]))"
+                if isinstance(decision, list | tuple)
+                else ""
+            )
+            fail(
+                f"returned {got}: {method}() must return a "
+                f"slurmlab.policies.Decision{hint}; return Decision() to start nothing"
+            )
+        queue = {job.id: job for job in view.queue}  # (reads the rest of the pass's queue)
+        jobs, names, n_nodes = self.jobs, self.node_names, len(self.free)
+
+        def label(jid) -> str:
+            job = jobs.get(jid) if _is_id(jid) else None
+            return f"job {job.key}" if job is not None else f"job {jid!r}"
+
+        def queued(jid, what: str) -> PendingJob:
+            pending = queue.get(jid) if _is_id(jid) else None
+            if pending is not None:
+                return pending
+            job = jobs.get(jid) if _is_id(jid) else None
+            if job is None:
+                ids = "" if _is_id(jid) else " (ids are ints: PendingJob.id)"
+                fail(f"{what}: no job has id {jid!r}{ids}; name jobs of view.queue")
+            if job.state == "PENDING":
+                why = f"pending ({job.reason}) but not in this pass's queue"
+            elif job.state == "RUNNING":
+                why = f"RUNNING since t={_seconds(job.start)} s"
+            else:
+                why = job.state
+            fail(f"{what}: job {job.key} is {why}; name only jobs of view.queue")
+
+        def check_nodes(nodes, job, what: str) -> None:
+            if not isinstance(nodes, tuple) or not all(map(_is_id, nodes)):
+                fail(
+                    f"{what}: nodes must be a tuple of node indices (ints, as choose_nodes "
+                    f"returns), not {nodes!r}; e.g. tuple(int(i) for i in nodes)"
+                )
+            bad = next((i for i in nodes if not 0 <= i < n_nodes), None)
+            if bad is not None:
+                fail(
+                    f"{what}: node index {bad} is out of range: the cluster has {n_nodes} "
+                    f"nodes, indices 0 to {n_nodes - 1} (view.node_names[i] names node i)"
+                )
+            if len(set(nodes)) != len(nodes):
+                twice = next(i for i in nodes if nodes.count(i) > 1)
+                fail(f"{what}: node {names[twice]} ({twice}) is given twice; give distinct nodes")
+            if len(nodes) != job.count:
+                fail(
+                    f"{what}: {label(job.id)} asks for {job.count} node(s) (-N {job.count}), "
+                    f"got {len(nodes)}; give {job.count} distinct nodes, as choose_nodes(..., "
+                    f"count={job.count}, ...) does"
+                )
+
+        free, capacity, up = self.free.copy(), self.capacity, self.up
+        started: dict = {}
+        starts = decision.starts
+        if not isinstance(starts, list | tuple):
+            fail(f"Decision.starts is {starts!r}: give a list of Start(job_id, nodes)")
+        for k, start in enumerate(starts):
+            if not isinstance(start, Start):
+                fail(f"Decision.starts[{k}] is {start!r}, not a Start: give Start(job_id, nodes)")
+            what = f"Start(job={start.job!r}, nodes={start.nodes!r}) (starts[{k}])"
+            pending = queued(start.job, what)
+            job = jobs[start.job]
+            if start.job in started:
+                fail(
+                    f"{what}: {label(start.job)} is started twice (also by starts"
+                    f"[{started[start.job]}]); start each job once"
+                )
+            started[start.job] = k
+            if start.by not in ("main", "backfill"):
+                fail(
+                    f"{what}: by={start.by!r} must be 'main' (in priority order) or 'backfill' "
+                    "(ahead of a job that waits)"
+                )
+            nodes = start.nodes
+            check_nodes(nodes, job, what)
+            off = [names[i] for i in nodes if not pending.mask[i]]
+            if off:
+                fail(
+                    f"{what}: {label(start.job)} may not use node {','.join(off)} (partition "
+                    f"{job.partition}, its features and GPU type: PendingJob.mask); choose "
+                    "among job.mask & view.up"
+                )
+            down = [names[i] for i in nodes if not up[i]]
+            if down:
+                fail(
+                    f"{what}: node {','.join(down)} is not up (down, drained or not in service: "
+                    "view.up is False there); choose among job.mask & view.up"
+                )
+            for r, i in enumerate(nodes):
+                need = capacity[i] if job.exclusive else job.rows[r]
+                if job.exclusive and (free[i] != capacity[i]).any():
+                    fail(
+                        f"{what}: {label(start.job)} asks for whole nodes (--exclusive) but "
+                        f"node {names[i]} is not idle ({_amounts(free[i])} free of "
+                        f"{_amounts(capacity[i])}{_earlier(started, starts, i)})"
+                    )
+                short = next((a for a in range(3) if free[i][a] < need[a]), None)
+                if short is not None:
+                    fail(
+                        f"{what}: node {names[i]} has {_amount(short, free[i][short])} free"
+                        f"{_earlier(started, starts, i)}, {label(start.job)} needs "
+                        f"{_amount(short, need[short])} there; choose nodes in a copy of "
+                        "view.free less the decision's earlier starts (choose_nodes does)"
+                    )
+                free[i] -= need
+        known = _pending_reasons()
+        for jid, reason in decision.reasons.items():
+            queued(jid, f"Decision.reasons[{jid!r}]")
+            _check_reason(reason, f"Decision.reasons[{jid!r}]", known, fail)
+        if decision.rest is not None:
+            _check_reason(decision.rest, "Decision.rest", known, fail)
+        for jid, t in decision.planned.items():
+            what = f"Decision.planned[{jid!r}] = {t!r}"
+            queued(jid, what)
+            if jid in started:
+                fail(
+                    f"{what}: {label(jid)} starts in this decision (starts[{started[jid]}]); "
+                    "a planned start is for a job that waits"
+                )
+            number = isinstance(t, int | float | np.integer | np.floating)
+            if not number or isinstance(t, bool) or math.isnan(t):
+                fail(f"{what}: a planned start is a time in seconds (float), not {t!r}")
+            if t < now:
+                fail(
+                    f"{what}: {label(jid)}'s planned start is before now (t={_seconds(now)} s); "
+                    "plan it at now or later (Profile.earliest gives such times)"
+                )
+        for field_name in ("planned_nodes", "sched_nodes"):
+            for jid, nodes in getattr(decision, field_name).items():
+                what = f"Decision.{field_name}[{jid!r}] = {nodes!r}"
+                queued(jid, what)
+                check_nodes(nodes, jobs[jid], what)
+
+
+def _is_id(value) -> bool:
+    """An int (a job id or node index; numpy's too), not a bool."""
+    return isinstance(value, int | np.integer) and not isinstance(value, bool)
+
+
+def _seconds(t: float) -> str:
+    """A simulated time in seconds, as messages show it (600, 12.5)."""
+    return f"{t:.0f}" if t == int(t) else f"{t:.3f}".rstrip("0")
+
+
+_UNITS = ("CPUs", "MB", "GPUs")
+
+
+def _amount(axis: int, value) -> str:
+    return f"{int(value)} {_UNITS[axis]}"
+
+
+def _amounts(row) -> str:
+    return "/".join(_amount(a, row[a]) for a in range(3))
+
+
+def _earlier(started: dict, starts, node: int) -> str:
+    """Words for the decision's earlier starts on ``node``, if any."""
+    ks = [k for k in started.values() if node in starts[k].nodes][:-1]
+    return f" after starts{ks} of this decision" if ks else ""
+
+
+def _pending_reasons() -> frozenset[str]:
+    """The pending reasons the project knows (those why_pending explains): a policy's reasons
+    must be among them."""
+    from slurmlab.sim.explain import _WORDS  # (explain imports the engine, which imports this)
+
+    return frozenset(_WORDS)
+
+
+def _check_reason(reason, what: str, known: frozenset[str], fail) -> None:
+    if isinstance(reason, str) and reason in known:
+        return
+    close = difflib.get_close_matches(reason, known, n=1) if isinstance(reason, str) else []
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    fail(
+        f"{what} = {reason!r} is not a pending reason of Slurm's; {hint}use 'Resources' (next "
+        "in line but it does not fit), 'Priority' (jobs ahead of it wait) or another of "
+        "squeue's reasons"
+    )

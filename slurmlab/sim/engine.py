@@ -42,7 +42,7 @@ import simpy
 
 from slurmlab.errors import RequestError, SlurmlabError
 from slurmlab.policies.backfill import availability, make_policy
-from slurmlab.policies.base import PendingJob
+from slurmlab.policies.base import NODES_OUT, PendingJob  # noqa: F401 (NODES_OUT for sim modules)
 from slurmlab.policies.fairshare import Account, AccountTree
 from slurmlab.policies.placement import choose_nodes
 from slurmlab.policies.priority import MultifactorWeights, basic_priority, sort_key
@@ -70,11 +70,8 @@ __all__ = ["Simulation"]
 #: squeue's reason for a job ``scontrol requeuehold`` held (slurmctld's state_desc; the
 #: state_reason is WAIT_HELD_USER: its user may release it).
 REQUEUE_HELD = "job requeued in held state"
-#: squeue's reason for a job whose partition has fewer nodes up than it asks for (slurmctld's
-#: state_desc with the reason Resources; job_scheduler.c, which then fails the partition)
-NODES_OUT = (
-    "Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority partitions"
-)
+#: squeue's reason for a job whose partition has fewer nodes up than it asks for
+#: (slurmlab.policies.base.NODES_OUT, imported here for the sim layer's modules)
 #: The reasons of a held job (priority 0 while held).
 HOLDS = frozenset(("JobHeldUser", "JobHeldAdmin", REQUEUE_HELD))
 
@@ -241,10 +238,10 @@ class Simulation(Controller, Lifecycles):
         if grid is None:
             grid = int(cluster.scheduler_parameters.get("sched_interval") or 60)
         if self._main_off:
-            grid = self.policy.interval or -1
+            grid = getattr(self.policy, "interval", None) or -1
         self._main_grid = grid if grid > 0 else None
         #: no job can ever start: the slurm policy without a main scheduler nor backfill
-        self.starts_nothing = self._main_off and not self.policy.interval
+        self.starts_nothing = self._main_off and not getattr(self.policy, "interval", None)
         if self.starts_nothing:
             warnings.warn(
                 "slurm policy: bf_interval=-1 and sched_interval=-1 turn off both the backfill "

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from slurmlab.errors import NODE_CONFIG_UNAVAILABLE, RequestError, SbatchError, SlurmlabError
+from slurmlab.policies.base import policy_name
 from slurmlab.sim.checkpoint import Checkpoint
 from slurmlab.sim.engine import Simulation
 from slurmlab.sim.faults import RandomFailures
@@ -216,7 +217,7 @@ class Lab:
             self.sim.add_workload(workload)
         self.sim.add_actions(actions)
         self.sim.add_failures(failures, random_failures)
-        name = policy if isinstance(policy, str) else "custom"
+        name = policy if isinstance(policy, str) else policy_name(policy)
         self.result = SimulationResult(self.sim, name, live=True)
         _CURRENT[:] = [self]
         if workload is not None or actions or failures or random_failures is not None:

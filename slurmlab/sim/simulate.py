@@ -14,6 +14,7 @@ import numpy as np
 
 from slurmlab.errors import SlurmlabError, collected_warnings, warn_at_caller
 from slurmlab.policies.backfill import POLICIES
+from slurmlab.policies.base import policy_name
 from slurmlab.policies.fairshare import Account
 from slurmlab.sim.engine import Simulation
 from slurmlab.sim.faults import NodeFailure, RandomFailures
@@ -61,7 +62,9 @@ def simulate(
     ``cluster`` is a :class:`Cluster`, a preset name (``"ai"``) or a slurm.conf path.
 
     ``policy`` is ``"fifo"``, ``"easy"``, ``"conservative"``, ``"slurm"`` or a policy
-    object; extra keyword arguments are the policy's parameters (e.g. ``bf_interval=5``
+    object: one with a ``schedule(view)`` method returning a ``Decision`` (the protocol, an
+    example and the rules its decisions follow: :mod:`slurmlab.policies.base`; a decision
+    that breaks one raises a ``PolicyError``); extra keyword arguments are the policy's parameters (e.g. ``bf_interval=5``
     for ``"slurm"``, which otherwise takes them from the cluster's SchedulerParameters), and
     the result keeps them (``result.params``). A keyword that is neither simulate's nor the
     policy's is an error, with a did-you-mean for a misspelling of simulate's own
@@ -165,7 +168,7 @@ def simulate(
             _run_with_bar(sim, workload, stop)
         else:
             sim.run(until=stop)
-    name = policy if isinstance(policy, str) else getattr(policy, "name", type(policy).__name__)
+    name = policy if isinstance(policy, str) else policy_name(policy)
     return SimulationResult(sim, name, time.perf_counter() - t0)
 
 
@@ -236,8 +239,10 @@ def check_switch(where: str, key: str, value, allowed: str = "True or False") ->
 
 
 def check_policy(policy, where: str) -> None:
-    """A policy is a name or a policy object (one with a ``schedule(view)`` method): not
-    None, and not a policy class, which has the method but no parameters set."""
+    """A policy is a name or a policy object: not None, and not a policy class, which has the
+    method but no parameters set. A policy object needs a ``schedule(view)`` method; its
+    ``name`` (a string), ``interval`` (None or seconds > 0) and ``backfill(view)`` are
+    optional (slurmlab.policies.base)."""
     names = ", ".join(repr(n) for n in POLICIES)
     if isinstance(policy, type) and callable(getattr(policy, "schedule", None)):
         raise SlurmlabError(
@@ -245,10 +250,35 @@ def check_policy(policy, where: str) -> None:
             f"policy object; give {policy.__name__}() (with its parameters, if any) or a "
             f"policy name ({names})"
         )
-    if not isinstance(policy, str) and not callable(getattr(policy, "schedule", None)):
+    if isinstance(policy, str):
+        return
+    if not callable(getattr(policy, "schedule", None)):
         raise SlurmlabError(
             f"{where}(policy={policy!r}): give a policy name ({names}) or a policy object "
-            "(one with a schedule(view) method, such as slurmlab.policies.backfill.Easy())"
+            "(one with a schedule(view) method returning a Decision: see "
+            "slurmlab.policies.base, or slurmlab.policies.Easy())"
+        )
+    label = f"{where}(policy={type(policy).__name__}(...))"
+    name = getattr(policy, "name", None)
+    if name is not None and not (isinstance(name, str) and name):
+        raise SlurmlabError(
+            f"{label}: the policy's name is {name!r}; give a string (or none: the class "
+            "name lower-cased labels the runs)"
+        )
+    interval = getattr(policy, "interval", None)
+    number = isinstance(interval, int | float | np.integer | np.floating)
+    if interval is not None and (
+        isinstance(interval, bool) or not number or not (0 < interval < math.inf)
+    ):
+        raise SlurmlabError(
+            f"{label}: interval={interval!r} must be None (no timer cycles) or the seconds "
+            "between the cycles that call its backfill(view), a number > 0"
+        )
+    backfill = getattr(policy, "backfill", None)
+    if backfill is not None and not callable(backfill):
+        raise SlurmlabError(
+            f"{label}: its backfill is {backfill!r}, not a method; define backfill(view) "
+            "returning a Decision, or leave it out (timer cycles then call schedule)"
         )
 
 

@@ -262,7 +262,7 @@ def parse_instant(value, origin, *, what: str = "time") -> float:
 
     when = None
     if value is pd.NaT or (isinstance(value, np.datetime64) and np.isnat(value)):
-        raise SlurmlabError(f"invalid {what} {value!r}: not a time (NaT); give a date and time")
+        raise SlurmlabError(f"invalid {what} {value!r}: NaT is no time; give a date and time")
     if isinstance(value, pd.Timestamp | datetime | np.datetime64):  # (a column's .values too)
         when = value
     elif isinstance(value, float) and value == math.inf:
