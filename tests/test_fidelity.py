@@ -494,3 +494,26 @@ def test_jobs_over_partition_limits_pend_with_real_slurms_reasons():
     sim = result.jobs.set_index("JobID")
     for job in final:
         assert sim.loc[job, "State"] == ("COMPLETED" if job == "wide_ok" else "CANCELLED")
+
+
+@pytest.mark.skipif(not (LIMITS / "tiers/transitions.csv").exists(), reason="no fixture")
+def test_higher_tier_partitions_go_first_and_hold_their_nodes_from_lower_tiers():
+    """Replaying ``tiers`` (partitions urgent, PriorityTier=10, and batch, PriorityTier=1,
+    over the same four GPU nodes): the urgent jobs, submitted after the batch ones, start
+    first (u2, then u1 with b2), and each pending job has real squeue's reason at every
+    change: while an urgent job waits, its partition's nodes are held from the later jobs of
+    the pass (job_scheduler.c removes them from the available nodes), so b2, the first batch
+    job, shows "Nodes required for job are DOWN, DRAINED or reserved for jobs in higher
+    priority partitions" (too few nodes left), not Resources, and b1 Priority."""
+    result = replay_result("tiers")
+    real = pd.read_csv(LIMITS / "tiers/transitions.csv", keep_default_na=False)
+    pending = real[(real["state"] == "PENDING") & (real["reason"] != "None")]
+    assert len(pending) == 9
+    for row in pending.itertuples():
+        q = result.squeue(at=row.t - 0.5).set_index("JOBID")
+        assert q.loc[row.id, "ST"] == "PD", (row.t, row.id)
+        assert q.loc[row.id, "NODELIST(REASON)"] == f"({row.reason})", (row.t, row.id)
+    starts = result.jobs.set_index("JobID")["Start"]
+    assert list(starts.sort_values(kind="stable").index) == [
+        "blocker", "cpu_side", "u2", "b2", "u1", "b1"
+    ]  # fmt: skip

@@ -327,7 +327,9 @@ def _schednodes_against_real_slurm():
 
 def test_schednodes_against_real_slurms_squeue_start():
     """Of the pending rows of the fixtures' squeue --start snapshots with a plan on either
-    side, 410 of 595 name the same nodes (302 of 478 before stop 28 added the threads and
+    side, 426 of 619 name the same nodes (410 of 595 before stop 29 added limits,
+    limits-order, partition-limits and tiers, whose plans all agree; 302 of 478 before stop 28
+    added the threads and
     maintenance fixtures, whose plans agree on 108 of their 117 rows; of the 478, 408 had a
     plan on both sides: 74 % agree; 296
     before job size counted the nodes and CPUs a pending job asked for, as slurmctld does;
@@ -336,7 +338,7 @@ def test_schednodes_against_real_slurms_squeue_start():
     picks with cons_common's _will_run_test (running jobs removed in 30-s batches of their
     ends), and plans a snapshot caught between two backfill cycles on one side. A change
     here is a change in fidelity: say why in the commit."""
-    assert _schednodes_against_real_slurm() == (595, 410)
+    assert _schednodes_against_real_slurm() == (619, 426)
 
 
 def test_joined_simulations_do_not_warn_about_lost_steps():

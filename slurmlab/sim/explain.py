@@ -128,7 +128,9 @@ def _reason_at(sim: Simulation, job, t: float, heads=None) -> str:
         if when > t:
             break
         reason = r
-    return reason
+    # (squeue's words for Resources when a higher tier's job holds the nodes: explained as
+    # Resources, with the nodes held named)
+    return "Resources" if reason == NODES_OUT else reason
 
 
 def _state_at(sim: Simulation, job, t: float) -> str:

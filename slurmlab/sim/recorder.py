@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from slurmlab.policies.base import NODES_OUT
 from slurmlab.policies.fairshare import billed_tres
 from slurmlab.policies.priority import billing_weights
 from slurmlab.records.schema import TEXT_DTYPE, conform
@@ -154,7 +155,9 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
         rows["Priority"].append(_submit_priority(sim, job, run["Submit"]))
         pending = run["State"] == "PENDING"
         rows["Reason"].append(
-            shown_as(sim, job, sim.now, heads).reason if pending else _db_reason(job, run)
+            _sacct_reason(shown_as(sim, job, sim.now, heads).reason)
+            if pending
+            else _db_reason(job, run)
         )
         rows["Restarts"].append(run["Restarts"])
         rows["StartedBy"].append(run["by"])
@@ -245,7 +248,7 @@ def priority_at(sim: Simulation, job: SimJob, t: float) -> int:
     return int(f if sim.prio is None else f.priority(sim.prio.w))
 
 
-_TURN = frozenset(("None", "Priority", "Resources"))  # waiting one's turn: not kept
+_TURN = frozenset(("None", "Priority", "Resources", NODES_OUT))  # waiting one's turn: not kept
 
 
 def _submit_priority(sim: Simulation, job, t: float) -> int:
@@ -254,6 +257,12 @@ def _submit_priority(sim: Simulation, job, t: float) -> int:
     priority (a few seconds after submission), not a later one (``holds``: a job requeued
     while held shows 0, one held after it started its submission's)."""
     return 0 if last_before(job.reasons, t, "") in HOLDS else priority_at(sim, job, t)
+
+
+def _sacct_reason(reason: str) -> str:
+    """sacct's Reason is slurmctld's state_reason, not squeue's state_desc: Resources for
+    NODES_OUT."""
+    return "Resources" if reason == NODES_OUT else reason
 
 
 def _db_reason(job, run: dict) -> str:
