@@ -337,6 +337,16 @@ def test_the_readmes_scorecard_is_the_current_codes():
 MAINT_DIR = ROOT / "datasets/realslurm/maintenance"
 
 
+def reasons_match(result, rows: pd.DataFrame) -> None:
+    """At every change real Slurm showed (``transitions.csv`` rows, polled each second; the
+    simulation is read half a second before, as real Slurm acts a fraction of a second after
+    each instant), the job pends in the simulation with real squeue's reason."""
+    for row in rows.itertuples():
+        q = result.squeue(at=row.t - 0.5).set_index("JOBID")
+        assert q.loc[row.id, "ST"] == "PD", (row.t, row.id)
+        assert q.loc[row.id, "NODELIST(REASON)"] == f"({row.reason})", (row.t, row.id)
+
+
 @pytest.mark.skipif(not (MAINT_DIR / "transitions.csv").exists(), reason="no fixture")
 def test_maintenance_shows_real_slurms_pending_reasons_second_by_second():
     """Replaying ``maintenance`` (a MAINT reservation on every GPU node from 90 s to 270 s):
@@ -349,10 +359,7 @@ def test_maintenance_shows_real_slurms_pending_reasons_second_by_second():
     real = pd.read_csv(MAINT_DIR / "transitions.csv", keep_default_na=False)
     pending = real[(real["state"] == "PENDING") & (real["reason"] != "None")]
     assert len(pending) == 7
-    for row in pending.itertuples():
-        q = result.squeue(at=row.t - 0.5).set_index("JOBID")
-        assert q.loc[row.id, "ST"] == "PD", (row.t, row.id)
-        assert q.loc[row.id, "NODELIST(REASON)"] == f"({row.reason})", (row.t, row.id)
+    reasons_match(result, pending)
 
 
 NODE_FAIL_DIR = ROOT / "datasets/realslurm/node-failure"
@@ -401,9 +408,7 @@ def test_node_failures_give_real_slurms_runs_states_and_reasons():
     transitions = pd.read_csv(NODE_FAIL_DIR / "transitions.csv", keep_default_na=False)
     pending = transitions[(transitions["state"] == "PENDING") & (transitions["reason"] != "None")]
     assert len(pending) == 2
-    for row in pending.itertuples():
-        q = result.squeue(at=row.t - 0.5).set_index("JOBID")
-        assert q.loc[row.id, "NODELIST(REASON)"] == f"({row.reason})", (row.t, row.id)
+    reasons_match(result, pending)
 
 
 LIMITS = ROOT / "datasets/realslurm"
@@ -416,10 +421,7 @@ def limit_reasons_match(name: str) -> pd.DataFrame:
     result = replay_result(name)
     real = pd.read_csv(LIMITS / name / "transitions.csv", keep_default_na=False)
     limited = real[(real["state"] == "PENDING") & real["reason"].str.match(r"^(QOS|Assoc)")]
-    for row in limited.itertuples():
-        q = result.squeue(at=row.t - 0.5).set_index("JOBID")
-        assert q.loc[row.id, "ST"] == "PD", (row.t, row.id)
-        assert q.loc[row.id, "NODELIST(REASON)"] == f"({row.reason})", (row.t, row.id)
+    reasons_match(result, limited)
     return limited
 
 
@@ -509,10 +511,7 @@ def test_higher_tier_partitions_go_first_and_hold_their_nodes_from_lower_tiers()
     real = pd.read_csv(LIMITS / "tiers/transitions.csv", keep_default_na=False)
     pending = real[(real["state"] == "PENDING") & (real["reason"] != "None")]
     assert len(pending) == 9
-    for row in pending.itertuples():
-        q = result.squeue(at=row.t - 0.5).set_index("JOBID")
-        assert q.loc[row.id, "ST"] == "PD", (row.t, row.id)
-        assert q.loc[row.id, "NODELIST(REASON)"] == f"({row.reason})", (row.t, row.id)
+    reasons_match(result, pending)
     starts = result.jobs.set_index("JobID")["Start"]
     assert list(starts.sort_values(kind="stable").index) == [
         "blocker", "cpu_side", "u2", "b2", "u1", "b1"
