@@ -122,7 +122,7 @@ def test_until_takes_a_numpy_datetime64_and_refuses_nat():
 
 
 def test_the_readmes_own_policy_example_runs_as_written():
-    """README, "Your own policy": the 20-line policy runs every job of its workload, checked
+    """README, "Your own policy": the example policy runs every job of its workload, checked
     by the controller (it is no built-in class), and is labelled by its class name."""
     from pathlib import Path
 
