@@ -39,6 +39,7 @@ from slurmlab.spec.units import (
     parse_list_of,
     parse_memory_mb,
     parse_time_limit,
+    parse_whole,
     suffixed_count,
 )
 
@@ -101,15 +102,14 @@ def whole_value(value, owner: str, key: str, example: int = 1) -> int:
     whole float (``8.0``) or ASCII decimal digits as text (``"8"``); anything else (``8.5``,
     ``True``, ``"16G"``, None) is an error naming ``owner``, ``key`` and the value. The
     range is the caller's to check."""
-    if isinstance(value, Integral) and not isinstance(value, bool):
-        return int(value)
-    if isinstance(value, Real) and not isinstance(value, bool) and float(value).is_integer():
-        return int(value)
-    if isinstance(value, str) and re.fullmatch(r"\s*-?[0-9]+\s*", value) and value.isascii():
-        return int(value)
-    raise SlurmlabError(
-        f"{owner}: {key}={value!r} is not a whole number; give e.g. {key}={example}"
-    )
+    if isinstance(value, Real) and not isinstance(value, bool | Integral | float):
+        value = float(value)  # (numpy's floats: whole ones are read as parse_whole reads 8.0)
+    try:
+        return parse_whole(value, what=key, minimum=-(2**63))
+    except SlurmlabError:
+        raise SlurmlabError(
+            f"{owner}: {key}={value!r} is not a whole number; give e.g. {key}={example}"
+        ) from None
 
 
 def flag_value(value, owner: str, key: str) -> bool:
