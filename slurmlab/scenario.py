@@ -169,6 +169,7 @@ from slurmlab.spec.qos import (
 from slurmlab.spec.slurm_conf import included_files
 from slurmlab.spec.units import (
     MAX_COUNT,
+    check_switch,
     compress_hostlist,
     expand_hostlist,
     format_duration,
@@ -562,7 +563,6 @@ class Scenario:
         >>> lab.advance("100s").squeue_text()  # doctest: +SKIP
         """
         from slurmlab.sim.lab import Lab
-        from slurmlab.sim.simulate import check_switch
 
         check_switch("Scenario.lab", "jobs", jobs)
         if seed is None:

@@ -42,7 +42,7 @@ import pandas as pd
 from slurmlab.errors import RequestError, SlurmlabError
 from slurmlab.spec.cluster import Cluster, Node, Partition
 from slurmlab.spec.job import JobSpec
-from slurmlab.spec.units import MAX_SECONDS
+from slurmlab.spec.units import MAX_SECONDS, check_switch
 from slurmlab.spec.workload import DEFAULT_ORIGIN, Workload, WorkloadJob
 
 __all__ = ["SWF_FIELDS", "SwfDropWarning", "read_swf", "read_swf_table", "swf_cluster"]
@@ -348,10 +348,7 @@ def read_swf(
     gives time zero 1996-09-23 14:00:31.
     """
     path = Path(path)
-    if not isinstance(skip_invalid, bool | np.bool_):  # ("no" would be taken for True)
-        raise SlurmlabError(
-            f"read_swf(skip_invalid={skip_invalid!r}): skip_invalid is True or False"
-        )
+    check_switch("read_swf", "skip_invalid", skip_invalid)  # ("no" would be taken for True)
     if cluster is not None:
         cluster = Cluster.coerce(cluster)  # (a preset name or a slurm.conf path, as simulate)
     if procs is not None and (

@@ -26,7 +26,7 @@ from slurmlab.spec.cluster import (
     inert_settings,
 )
 from slurmlab.spec.qos import Qos, Reservation
-from slurmlab.spec.units import parse_instant, parse_list_of
+from slurmlab.spec.units import check_switch, parse_instant, parse_list_of
 from slurmlab.spec.workload import Action, Workload
 
 __all__ = ["simulate"]
@@ -229,13 +229,6 @@ def _check_arguments(policy, progress, enforce_time_limit, params: dict) -> None
         "True, False or None (the workload's kind)",
     )  # fmt: skip
     check_policy_params(policy, params, "simulate()", _KEYWORDS, _KEYWORDS[2:])
-
-
-def check_switch(where: str, key: str, value, allowed: str = "True or False") -> None:
-    """A switch is True or False (None too where ``allowed`` names it): ``"no"``, which
-    Python takes for true, is an error."""
-    if not isinstance(value, bool | np.bool_) and not (value is None and "None" in allowed):
-        raise SlurmlabError(f"{where}({key}={value!r}): {key} is {allowed}")
 
 
 def check_policy(policy, where: str) -> None:

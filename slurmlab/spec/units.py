@@ -22,6 +22,7 @@ import numpy as np
 from slurmlab.errors import SlurmlabError, warn_at_caller
 
 __all__ = [
+    "check_switch",
     "compress_hostlist",
     "expand_hostlist",
     "format_duration",
@@ -521,3 +522,10 @@ def parse_list_of(items, cls: type, *, what: str) -> list:
                 "read by Scenario.load)"
             )
     return items
+
+
+def check_switch(where: str, key: str, value, allowed: str = "True or False") -> None:
+    """A switch is True or False (None too where ``allowed`` names it): ``"no"``, which
+    Python takes for true, is an error."""
+    if not isinstance(value, bool | np.bool_) and not (value is None and "None" in allowed):
+        raise SlurmlabError(f"{where}({key}={value!r}): {key} is {allowed}")
