@@ -516,3 +516,30 @@ def test_higher_tier_partitions_go_first_and_hold_their_nodes_from_lower_tiers()
     assert list(starts.sort_values(kind="stable").index) == [
         "blocker", "cpu_side", "u2", "b2", "u1", "b1"
     ]  # fmt: skip
+
+
+def test_jobs_of_several_partitions_start_where_real_slurm_started_them():
+    """Replaying ``multi-partition`` (-p a,b over partitions left, gpu[1-2], and right,
+    gpu[3-4], and hi over gpu[3-4] at PriorityTier=5): every job starts in the partition
+    and on the nodes real Slurm chose, in the same order, and each pending job shows real
+    squeue's reason and partition list at every change: the list as given while it waits,
+    tried partitions in PriorityTier order first (h1, -p left,hi, shows hi,left; t1, -p
+    cpu,gpu, whose GPU the cpu partition can never hold, shows gpu,cpu) and the partition it
+    ran in after; h1's hi record goes before m2 though submitted later, and t1 shows the
+    reason of a lower tier whose nodes a blocked hi job holds."""
+    result = replay_result("multi-partition")
+    out = ROOT / "datasets/realslurm/multi-partition"
+    real = pd.read_csv(out / "transitions.csv", keep_default_na=False)
+    pending = real[(real["state"] == "PENDING") & (real["reason"] != "None")]
+    assert len(pending) == 7
+    reasons_match(result, pending)
+    table = result.jobs.set_index("JobID")
+    sacct = pd.read_csv(out / "sacct.txt", sep="|", dtype=str)
+    ran = sacct[sacct["JobName"] != "batch"].set_index("JobName")["Partition"]
+    assert table["Partition"].to_dict() == ran.to_dict()
+    queue = pd.read_csv(out / "queue.csv", keep_default_na=False)
+    for row in queue[queue["state"] == "PENDING"].itertuples():
+        q = result.squeue(at=row.t - 0.5).set_index("JOBID")
+        assert q.loc[row.name, "PARTITION"] == row.partition, (row.t, row.name)
+    starts = table["Start"].sort_values(kind="stable")
+    assert list(starts.index) == ["fill_left", "m1", "fill_right", "h1", "m3", "m2", "t1"]

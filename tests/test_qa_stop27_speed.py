@@ -229,7 +229,7 @@ def test_a_longer_limit_gets_its_own_answer():
         blocked_windows=[(30.0, 60.0, held)], partitions=3,
     )  # fmt: skip
     decision = Easy().schedule(view)
-    assert decision.starts == [Start(14, (1,), "backfill")]
+    assert decision.starts == [Start(14, (1,), "backfill", "pj")]
     assert decision.planned == {10: 5.0, 11: 5.0, 12: 15.0}
 
 
@@ -260,7 +260,7 @@ def test_memory_per_cpu_is_part_of_the_request():
         partitions=3,
     )  # fmt: skip
     decision = Easy().schedule(view)
-    assert decision.starts == [Start(14, (1,), "backfill")]
+    assert decision.starts == [Start(14, (1,), "backfill", "pj")]
     assert decision.planned == {10: 5.0, 11: 5.0, 12: 15.0}
 
 

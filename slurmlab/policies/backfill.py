@@ -118,13 +118,17 @@ class Fifo:
             if p in outside:
                 usable = usable & outside[p]
         d.resume = blocked
+        begun: set[int] = set()  # (-p a,b: a job queued in several partitions starts once)
         for n, job in enumerate(view.queue, start=view.start):
             if limit is not None and n >= limit:
                 break
+            if job.id in begun:
+                continue
             if job.partition in blocked:
                 # behind a blocked job of its partition it waits for Priority (queued jobs
-                # do unless a pass said otherwise: only those need saying it again)
-                if job.id in view.odd:
+                # do unless a pass said otherwise: only those need saying it again; -p a,b:
+                # the last record's reason stands, so it is said whenever one was said)
+                if job.id in view.odd or (view.multi and job.id in d.reasons):
                     d.reasons[job.id] = "Priority"
                 continue
             nodes = None
@@ -150,9 +154,11 @@ class Fifo:
                 if job.partition in outside:  # its nodes are held for it
                     usable = usable & outside[job.partition]
                 d.reasons[job.id] = reason
-                if len(blocked) >= partitions:
+                if len(blocked) >= partitions and not view.multi:
                     # every partition with queued jobs is blocked: the rest wait for Priority
-                    # (the jobs not reached in a continued pass are new ones, which already do)
+                    # (the jobs not reached in a continued pass are new ones, which already do;
+                    # -p a,b: a job's later records may be among them, and their Priority
+                    # would be its reason, so the pass goes on)
                     if view.whole and view.resume is None:
                         d.rest = "Priority"  # (a main pass of the slurm policy: up to its
                         d.rest_limit = limit  # depth; job_scheduler.c leaves the rest)
@@ -160,7 +166,8 @@ class Fifo:
                 continue
             _take(free, job, capacity, nodes)
             ranks = None
-            d.starts.append(Start(job.id, nodes, "main"))
+            d.starts.append(Start(job.id, nodes, "main", job.partition))
+            begun.add(job.id)
         return d
 
     def backfill(self, view: QueueView) -> Decision:  # pragma: no cover - no timer
@@ -199,10 +206,14 @@ class Easy(Fifo):
         started = []
         stopped = False
         up, capacity, odd, min_cpus = view.up, view.capacity, view.odd, view.min_cpus
+        multi = view.multi
         all_up = bool(up.all())  # then a job's mask needs no masking
         failed: dict[tuple, float] = {}  # PendingJob.shape -> the shortest limit that failed
         extra = _PastReservations()  # the second test, with what it found (cleared on changes)
+        begun: set[int] = set()  # (-p a,b: a job queued in several partitions starts once)
         for job in view.queue:
+            if job.id in begun:
+                continue
             if stale:  # (after a start, the pass may well end: no ranks computed in vain)
                 cpus, mems, gpus = view.free_ranks(free)
                 stale = False
@@ -252,19 +263,21 @@ class Easy(Fifo):
                     started.append((view.now + job.limit, nodes, usage))
                 # out of priority order (backfilled) when a job of its partition waits ahead
                 by = "backfill" if job.partition in reserved else "main"
-                d.starts.append(Start(job.id, nodes, by))
+                d.starts.append(Start(job.id, nodes, by, job.partition))
+                begun.add(job.id)
                 continue
             if job.partition in reserved:
                 if unblocked and job.partition in unblocked:  # (tried: it cannot start)
                     d.reasons[job.id] = "Resources"
                     if job.blocks:  # the first job that blocks its partition
                         unblocked.discard(job.partition)
-                elif job.id in odd:
-                    d.reasons[job.id] = "Priority"
+                elif job.id in odd or (multi and job.id in d.reasons):
+                    d.reasons[job.id] = "Priority"  # (-p a,b: see Fifo.main_pass)
                 if (
                     (cpus[-1] if cpus else -1) < min_cpus
                     and len(reserved) >= view.partitions
                     and view.whole
+                    and not multi  # (-p a,b: see Fifo.main_pass)
                 ):
                     # nothing more can start: the rest wait their turn (the jobs not reached
                     # in a continued pass are new ones, which already do)
@@ -282,8 +295,7 @@ class Easy(Fifo):
             if planned is not None:
                 plans.append([job, *planned])
                 extra.clear()
-                d.planned[job.id] = planned[0]
-                d.sched_nodes[job.id] = planned[1]
+                _plan(d, job.id, planned[0], planned[1])
         d.resume = None if stopped else (prof, reserved, plans, unblocked)
         d.complete = view.resume is None  # (a continued pass keeps the reservations it had)
         return d
@@ -447,6 +459,11 @@ class Conservative(Easy):
         since = view.resume
         prof = availability(view)
         kept, fresh = [], []  # (planned start, position, job, nodes, usage); (position, job)
+        # -p a,b: jobs with a record per partition (same id) keep no skipped searches
+        several: set[int] = set()
+        if view.multi:
+            ids = [job.id for job in view.queue]
+            several = {i for i in ids if ids.count(i) > 1}
         for n, job in enumerate(view.queue):
             plan = job.planned
             if plan is not None and plan[0] >= now:
@@ -470,6 +487,8 @@ class Conservative(Easy):
         changes: list[tuple[float, float, bool]] = []  # (start, end, freed) in this pass
         before: dict[int, int] = {}  # job id -> the changes made before its placement
 
+        begun: set[int] = set()  # (-p a,b: a job queued in several partitions starts once)
+
         def placed(n: int, job: PendingJob, found) -> None:
             if found is None:
                 d.reasons[job.id] = "Resources"
@@ -477,10 +496,12 @@ class Conservative(Easy):
             i, t, nodes = found
             if t <= now and i == 0:
                 starting.append((n, job, nodes))
+                begun.add(job.id)
                 return
             waiting.append((n, job, None))
-            d.planned[job.id] = t
-            d.planned_nodes[job.id] = nodes
+            if job.id not in d.planned or t < d.planned[job.id]:  # (-p a,b: the earliest)
+                d.planned[job.id] = t
+                d.planned_nodes[job.id] = nodes
 
         kept.sort(key=itemgetter(1))  # in priority order (compression)
         for t, n, job, nodes, usage in kept:
@@ -488,6 +509,7 @@ class Conservative(Easy):
                 since is not None
                 and t > now
                 and job.id in since[1]
+                and job.id not in several
                 and _undisturbed(t, t + job.limit, since[0][since[1][job.id] :], changes)
             ):
                 placed(n, job, (-1, t, nodes))  # it stays: its search would find the same
@@ -504,6 +526,8 @@ class Conservative(Easy):
             before[job.id] = len(changes)
             placed(n, job, found)
         for n, job in fresh:  # then jobs without a reservation, in priority order
+            if job.id in begun:
+                continue
             mask = job.plan_mask if all_up else job.plan_mask & up
             found = prof.earliest(
                 job.demand, job.count, mask, job.limit, exclusive=job.exclusive,
@@ -525,7 +549,7 @@ class Conservative(Easy):
         for _n, job, nodes in sorted(waiting + starting, key=itemgetter(0)):
             if nodes is not None:  # starting (waiting jobs carry no nodes here)
                 by = "backfill" if job.partition in first_blocked else "main"
-                d.starts.append(Start(job.id, nodes, by))
+                d.starts.append(Start(job.id, nodes, by, job.partition))
                 continue
             first_blocked.add(job.partition)
             if job.partition in blocking:
@@ -717,9 +741,12 @@ class SlurmBackfill(Conservative):
         res = self.bf_resolution
         first_slot = _slot_of(now, res)
         unreached, seen, reasons, planned = cycle.unreached, cycle.seen, d.reasons, d.planned
+        begun: set[int] = set()  # (-p a,b: a job queued in several partitions starts once)
         for job in queue:  # (deep queues: mostly jobs of a shape already known to fail)
             if tested >= max_tested:
                 break
+            if job.id in begun:
+                continue
             # (partitions over the same nodes share a mask: a shape counts per partition,
             # since the first job of each partition waits for Resources, the rest Priority)
             shape, limit = job.shape, job.limit
@@ -752,7 +779,8 @@ class SlurmBackfill(Conservative):
             i, t, nodes = found
             if t <= now and i == 0:
                 prof.reserve(nodes, _usage(job, view.capacity, nodes), now, now + limit, at=0)
-                d.starts.append(Start(job.id, nodes, "backfill"))
+                d.starts.append(Start(job.id, nodes, "backfill", job.partition))
+                begun.add(job.id)
                 if job.exclusive and space.records < table:
                     # _bf_reserve_running: a whole-node job started holds its nodes in the
                     # map from its start to its end rounded down (none when the map is full)
@@ -778,7 +806,8 @@ class SlurmBackfill(Conservative):
             if t > horizon:
                 hopeless[shape] = (limit, not job.blocks)
                 beyond = True
-                planned[job.id] = t  # "StartTime set to time after current backfill
+                if job.id not in planned or t < planned[job.id]:  # (-p a,b: the earliest)
+                    planned[job.id] = t  # "StartTime set to time after current backfill
                 continue  # window. No reservation" (squeue --start still shows it)
             # Like Slurm, planned reservations take whole nodes, from the start and to the end
             # rounded *down* to bf_resolution (backfill.c), at least one slot long, from the
@@ -788,8 +817,7 @@ class SlurmBackfill(Conservative):
             if space.records >= table:
                 # "table size limit of %u reached": the cycle ends before this reservation;
                 # the job keeps its expected start and nodes (backfill.c sets them first)
-                planned[job.id] = t
-                d.sched_nodes[job.id] = nodes
+                _plan(d, job.id, t, nodes)
                 cycle.full = True
                 break
             # In the cycle's own profile the reservation holds its nodes from one second
@@ -809,13 +837,20 @@ class SlurmBackfill(Conservative):
                 cycle.clipped = True
             space.reserve(nodes, begin, end)
             seen.append((job, True, (nodes, begin, end)))
-            planned[job.id] = t
-            d.sched_nodes[job.id] = nodes  # (backfill.c: sched_nodes, where it reserves)
+            _plan(d, job.id, t, nodes)  # (backfill.c: sched_nodes, where it reserves)
         cycle.tested = tested
         return beyond
 
     def _node_space(self, view: QueueView) -> NodeSpace:
         return NodeSpace(view.now, self.bf_window * 60.0, self.bf_resolution, len(view.capacity))
+
+
+def _plan(d: Decision, jid: int, t: float, nodes: tuple[int, ...]) -> None:
+    """A planned start and its nodes (squeue --start); a job queued in several partitions
+    (``-p a,b``, a record each) shows its earliest."""
+    if jid not in d.planned or t < d.planned[jid]:
+        d.planned[jid] = t
+        d.sched_nodes[jid] = nodes
 
 
 def _slot_of(t: float, res: float) -> float:

@@ -67,6 +67,10 @@ policy, the time, the job and the mistake; a subclass of a built-in is checked t
   :meth:`PendingJob.usage`; ``--exclusive`` jobs take whole idle nodes), counting the
   decision's earlier starts. ``Start.by`` is ``"main"`` or ``"backfill"`` (the
   ``backfilled`` metric counts ``"backfill"``).
+* A job submitted to several partitions (``-p a,b``) is in ``view.queue`` once per
+  partition (same ``id``, that partition's ``partition``, ``mask``, ``limit``...): start it
+  once, naming the record with ``Start(job.id, nodes, partition=job.partition)``
+  (``view.multi`` says whether any such job is queued).
 * ``job.mask`` does not include ``up``: use ``job.mask & view.up``.
 * ``view.free``, ``view.capacity`` and ``view.up`` are read-only: ``view.free.copy()`` to
   plan on (writing into them raises numpy's "assignment destination is read-only").
@@ -297,6 +301,10 @@ class QueueView:
     outside: Mapping[str, np.ndarray] = field(default_factory=dict)
     #: node Weights (slurm.conf): best fit takes the lowest first; None when all alike
     weights: np.ndarray | None = None
+    #: some queued job waits in several partitions (``-p a,b``): ``queue`` then holds a
+    #: record per partition for it (same id), in evaluation order, and its reason is the
+    #: one its last record gets, as in Slurm (a policy states it even where ``odd`` says not)
+    multi: bool = False
 
     def free_ranks(self, free: np.ndarray | None = None) -> tuple[list[int], list[int], list[int]]:
         """Free CPUs, MB and GPUs of the up nodes, each list sorted ascending: ``[r][-c]``
@@ -323,11 +331,17 @@ class QueueView:
 
 @dataclass(frozen=True, slots=True)
 class Start:
-    """Start job ``job`` now on node indices ``nodes`` (``by``: main scheduler or backfill)."""
+    """Start job ``job`` now on node indices ``nodes`` (``by``: main scheduler or backfill).
+
+    ``partition``: for a job queued in several partitions (``-p a,b``: one
+    :class:`PendingJob` per partition, same id), the partition of the record started (its
+    ``PendingJob.partition``); None: the first of its records whose mask holds the nodes.
+    """
 
     job: int
     nodes: tuple[int, ...]
     by: Literal["main", "backfill"] = "main"
+    partition: str | None = None
 
 
 @dataclass(slots=True)

@@ -164,8 +164,20 @@ class Controller:
         self._apply(self._decide("full_pass", self._view()))
         self._resume = None
 
-    def _pending_of(self, job: SimJob) -> PendingJob:
-        """The job as policies see it (built once per queued spell: it does not change)."""
+    def _pending_of(self, job: SimJob, key: tuple | None = None) -> PendingJob:
+        """The job as policies see it (built once per queued spell: it does not change); for
+        ``-p a,b``, its record of the partition of queue entry ``key`` (one per partition,
+        as build_job_queue makes them: same id, that partition's request shape)."""
+        if job.alts is not None:
+            alt = job.alts[key[4]]
+            if alt[2] is None:
+                shape = alt[1]
+                p, _tier, _limit, exclusive, demand, mask, count, rows, need, per_cpu = shape
+                alt[2] = PendingJob(
+                    job.id, p, demand, count, mask, self._limit_in(job, shape), exclusive,
+                    job.spec.reservation, need, None, rows, mem_per_cpu=per_cpu,
+                )  # fmt: skip
+            return alt[2]
         if job.pending is None:
             job.pending = PendingJob(
                 job.id, job.partition, job.demand, job.count, job.mask, job.limit,
@@ -209,32 +221,49 @@ class Controller:
             queue = self._in_order() if self.preemption else self.queue
         if not self._filtering():
             jobs = self.jobs
-            for _key, jid in queue:  # nothing to filter: the common case, kept lean
+            for key, jid in queue:  # nothing to filter: the common case, kept lean
                 job = jobs[jid]
-                pending = job.pending or self._pending_of(job)
-                if job.planned_nodes is not None and job.planned is not None:
+                pending = job.pending or self._pending_of(job, key)
+                if (
+                    job.planned_nodes is not None
+                    and job.planned is not None
+                    and (job.alts is None or pending.partition == job.plan_part)
+                ):  # (-p a,b: the standing plan is its record's)
                     pending = self._with_plan(job, pending)
                 yield pending
             return
         throttled: dict[int, int] = {}
         cut: dict[tuple, np.ndarray] = {}  # masks less reserved nodes, one array per node set
-        for _key, jid in queue:
+        # -p a,b: a job's records after its first are not counted against a throttle or
+        # tested against limits again (its first record decided: held back, all are)
+        seen: set[int] = set()
+        held: set[int] = set()
+        passed: set[int] = set()  # (their limits tested and met in this pass)
+        for key, jid in queue:
             job = self.jobs[jid]
-            if job.throttle is not None:
+            record = job.pending or self._pending_of(job, key)
+            first = True
+            if job.alts is not None:
+                if jid in held:
+                    continue
+                first = jid not in seen
+                seen.add(jid)
+            if job.throttle is not None and first:
                 running = throttled.get(job.array_id)
                 if running is None:
                     running = sum(1 for r in self.running.values() if r.array_id == job.array_id)
                 if running >= job.throttle:
                     self._set_reason(job, "JobArrayTaskLimit")
                     throttled[job.array_id] = running
+                    held.add(jid)
                     continue
                 throttled[job.array_id] = running + 1
             if job.spec.reservation:
                 continue  # started by the reservation pass, inside its reservation
             if (
                 self._nodes_out
-                and int((job.mask & self.up).sum()) < job.count
-                and self._partition_up(job.partition) >= job.count
+                and int((record.mask & self.up).sum()) < record.count
+                and self._partition_up(record.partition) >= record.count
             ):
                 # too few of the nodes it may use are up (down, drained), though enough of
                 # its partition's are: select's ESLURM_NODE_NOT_AVAIL, the job is passed over.
@@ -242,16 +271,23 @@ class Controller:
                 # and fails its partition: the policy sees it, and it blocks there)
                 self._set_reason(job, "ReqNodeNotAvail")
                 continue
-            if self._limits:
+            if self._limits and (job.alts is None or jid not in passed):
                 reason = self._limit_reason(job)
                 if reason:
                     self._set_reason(job, reason)
+                    held.add(jid)
                     continue
-            pending = job.pending or self._pending_of(job)
-            if job.planned_nodes is not None and job.planned is not None:
+                if job.alts is not None:
+                    passed.add(jid)
+            pending = record
+            if (
+                job.planned_nodes is not None
+                and job.planned is not None
+                and (job.alts is None or pending.partition == job.plan_part)
+            ):
                 pending = self._with_plan(job, pending)
             if self.reservations:
-                blocked = self._reserved_nodes(self.env.now, self.env.now + job.limit)
+                blocked = self._reserved_nodes(self.env.now, self.env.now + pending.limit)
                 if blocked is not None and (job.mask & blocked).any():
                     key = (id(job.mask), blocked.tobytes())
                     mask = cut.get(key)
@@ -424,7 +460,7 @@ class Controller:
         return QueueView(
             now, PendingQueue(queue), running, free, capacity, up, self.node_names,
             self.blocked_windows, self._parts_queued, resume, start, self._smallest_cpus(),
-            self._odd, not self._filtering(), self.outside, self.weights,
+            self._odd, not self._filtering(), self.outside, self.weights, self._multi > 0,
         )  # fmt: skip
 
     def _read_only(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -454,9 +490,9 @@ class Controller:
     def _tail(self, n: int):
         """The last ``n`` queued jobs, as policies see them (a continued pass)."""
         jobs = self.jobs
-        for _key, jid in self.queue[len(self.queue) - n :]:
+        for key, jid in self.queue[len(self.queue) - n :]:
             job = jobs[jid]
-            yield job.pending or self._pending_of(job)
+            yield job.pending or self._pending_of(job, key)
 
     def _changed(self) -> None:
         """Something other than jobs joining the queue happened: no pass or cycle continues."""
@@ -561,7 +597,9 @@ class Controller:
         jobs = self.jobs
         order = self._in_order() if order is None else order
         pool = self.free.copy()  # what the preemptors before this one leave
-        for job in [jobs[jid] for _key, jid in order if jobs[jid].preempting]:
+        # (-p a,b: a job queued in several partitions preempts for its first partition)
+        preemptors = dict.fromkeys(jid for _key, jid in order if jobs[jid].preempting)
+        for job in [jobs[jid] for jid in preemptors]:
             if any(
                 jobs[v].state == "RUNNING" and jobs[v].preempted_by == job.id for v in job.victims
             ):
@@ -788,6 +826,11 @@ class Controller:
         jobs = self.jobs
         for start in decision.starts:
             job = jobs[start.job]
+            if job.alts is not None:  # -p a,b: the partition of the record it starts in
+                if job.state != "PENDING":  # (a built-in's second record: skipped)
+                    continue
+                records = [self._pending_of(job, key) for key in job.entries]
+                self.use_partition(job, record_for(records, start).partition)
             if self._limits:
                 reason = self._limit_reason(job)
                 if reason:  # another start of this pass used up the limit
@@ -817,6 +860,14 @@ class Controller:
         planned_nodes, plans, shown = decision.planned_nodes, self._plans, decision.sched_nodes
         for jid, t in decision.planned.items():
             job = jobs[jid]
+            if job.alts is not None:
+                if job.state != "PENDING":  # (started in another partition in the pass)
+                    continue
+                nodes = planned_nodes.get(jid)  # the record a standing plan is kept in
+                records = [self._pending_of(job, key) for key in job.entries]
+                job.plan_part = (
+                    None if nodes is None else record_for(records, Start(jid, nodes)).partition
+                )
             job.planned_nodes = planned_nodes.get(jid)
             if job.planned != t:
                 job.planned = t
@@ -882,14 +933,16 @@ class Controller:
                 f"returned {got}: {method}() must return a "
                 f"slurmlab.policies.Decision{hint}; return Decision() to start nothing"
             )
-        queue = {job.id: job for job in view.queue}  # (reads the rest of the pass's queue)
+        queue: dict = {}  # (reads the rest of the pass's queue; -p a,b: a record each)
+        for record in view.queue:
+            queue.setdefault(record.id, []).append(record)
         jobs, names, n_nodes = self.jobs, self.node_names, len(self.free)
 
         def label(jid) -> str:
             job = jobs.get(jid) if _is_id(jid) else None
             return f"job {job.key}" if job is not None else f"job {jid!r}"
 
-        def queued(jid, what: str) -> PendingJob:
+        def queued(jid, what: str) -> list[PendingJob]:
             pending = queue.get(jid) if _is_id(jid) else None
             if pending is not None:
                 return pending
@@ -936,8 +989,14 @@ class Controller:
             if not isinstance(start, Start):
                 fail(f"Decision.starts[{k}] is {start!r}, not a Start: give Start(job_id, nodes)")
             what = f"Start(job={start.job!r}, nodes={start.nodes!r}) (starts[{k}])"
-            pending = queued(start.job, what)
-            job = jobs[start.job]
+            records = queued(start.job, what)
+            pending = record_for(records, start)
+            if pending is None:
+                fail(
+                    f"{what}: {label(start.job)} is not queued in partition "
+                    f"{start.partition!r} (it is in {', '.join(r.partition for r in records)}); "
+                    "give Start(..., partition=job.partition) of the record you start"
+                )
             if start.job in started:
                 fail(
                     f"{what}: {label(start.job)} is started twice (also by starts"
@@ -950,12 +1009,12 @@ class Controller:
                     "(ahead of a job that waits)"
                 )
             nodes = start.nodes
-            check_nodes(nodes, job, what)
+            check_nodes(nodes, pending, what)
             off = [names[i] for i in nodes if not pending.mask[i]]
             if off:
                 fail(
                     f"{what}: {label(start.job)} may not use node {','.join(off)} (partition "
-                    f"{job.partition}, its features and GPU type: PendingJob.mask); choose "
+                    f"{pending.partition}, its features and GPU type: PendingJob.mask); choose "
                     "among job.mask & view.up"
                 )
             down = [names[i] for i in nodes if not up[i]]
@@ -964,9 +1023,10 @@ class Controller:
                     f"{what}: node {','.join(down)} is not up (down, drained or not in service: "
                     "view.up is False there); choose among job.mask & view.up"
                 )
+            rows = pending.usage(nodes, capacity)
             for r, i in enumerate(nodes):
-                need = capacity[i] if job.exclusive else job.rows[r]
-                if job.exclusive and (free[i] != capacity[i]).any():
+                need = capacity[i] if pending.exclusive else rows[r]
+                if pending.exclusive and (free[i] != capacity[i]).any():
                     fail(
                         f"{what}: {label(start.job)} asks for whole nodes (--exclusive) but "
                         f"node {names[i]} is not idle ({_amounts(free[i])} free of "
@@ -990,7 +1050,7 @@ class Controller:
         for jid, t in decision.planned.items():
             what = f"Decision.planned[{jid!r}] = {t!r}"
             queued(jid, what)
-            if jid in started:
+            if jid in started and not jobs[jid].alts:  # (-p a,b: another record's plan)
                 fail(
                     f"{what}: {label(jid)} starts in this decision (starts[{started[jid]}]); "
                     "a planned start is for a job that waits"
@@ -1008,6 +1068,18 @@ class Controller:
                 what = f"Decision.{field_name}[{jid!r}] = {nodes!r}"
                 queued(jid, what)
                 check_nodes(nodes, jobs[jid], what)
+
+
+def record_for(records: list[PendingJob], start: Start) -> PendingJob | None:
+    """The record of a job (``-p a,b``: one per partition) a start starts: the one of
+    ``start.partition``, or without one the first whose node mask holds all its nodes."""
+    if start.partition is not None:
+        return next((r for r in records if r.partition == start.partition), None)
+    if len(records) > 1:
+        for r in records:
+            if r.count == len(start.nodes) and all(r.mask[i] for i in start.nodes):
+                return r
+    return records[0]
 
 
 def _is_id(value) -> bool:

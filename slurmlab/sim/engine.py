@@ -53,7 +53,7 @@ from slurmlab.sim.history import FactorHistory
 from slurmlab.sim.processes import Lifecycles
 from slurmlab.sim.timing import AFTER_PASS, INF, LATE, NORMAL, URGENT
 from slurmlab.spec.cluster import Cluster
-from slurmlab.spec.job import JobSpec, Resources, TimeOfDay
+from slurmlab.spec.job import JobSpec, Resources, TimeOfDay, partition_names, resolve_all
 from slurmlab.spec.qos import Qos, Reservation, parse_preempt_mode, place_reservations
 from slurmlab.spec.units import (
     MAX_SECONDS,
@@ -97,7 +97,8 @@ class SimJob:
         "plans", "requeue", "runs", "usage", "throttle", "exclusive", "work_left", "ckpt",
         "run_plan", "acct", "assoc", "qos", "charged", "factors", "preempting", "victims",
         "preempted_by", "planned_nodes", "live", "rows", "running_view", "pending_plan", "need",
-        "scratch", "held", "split", "mem_per_cpu", "sched",
+        "scratch", "held", "split", "mem_per_cpu", "sched", "alts", "parts", "entries",
+        "plan_part",
     )  # fmt: skip
 
     def __init__(self):
@@ -132,6 +133,12 @@ class SimJob:
         self.preempting = False
         self.victims: tuple[int, ...] = ()
         self.preempted_by = None
+        #: ``-p a,b``: (Resources, request shape, PendingJob or None) per partition it may
+        #: run in, in the order slurmctld tries them; None for a job of one partition
+        self.alts: list | None = None
+        self.parts: str | None = None  # ``-p a,b``: its partitions as squeue shows them
+        self.entries: list | None = None  # ``-p a,b``: its queue entries while queued
+        self.plan_part: str | None = None  # ``-p a,b``: the partition of its standing plan
 
     def unschedule(self, now: float) -> None:
         """Its planned nodes are gone (started, held, its plan dropped): SCHEDNODES (null)."""
@@ -316,6 +323,7 @@ class Simulation(Controller, Lifecycles):
         #: when the earliest start the last backfill cycle planned beyond bf_window enters
         #: the window (an idle timer still wakes for the cycle that reserves it), or None
         self._bf_window_wake: float | None = None
+        self._multi = 0  # queued jobs of several partitions (-p a,b)
         self._queued: Counter[str] = Counter()  # queued jobs per partition
         self._parts_queued = 0  # partitions with queued jobs
         self._cpu_needs: Counter[int] = Counter()  # queued jobs by CPUs per node
@@ -486,7 +494,9 @@ class Simulation(Controller, Lifecycles):
 
     def _checked(self, wjob: WorkloadJob) -> tuple[Resources, tuple]:
         """The request resolved against the cluster, with sbatch's and slurmctld's checks of a
-        submission (a RequestError otherwise): its resources and request shape."""
+        submission (a RequestError otherwise): its resources and request shape; for ``-p
+        a,b``, a tuple of (resources, shape) per partition it may run in, in the order
+        slurmctld tries them."""
         spec = wjob.spec
         hit = self._resolved_id.get(id(spec))  # hashing a JobSpec costs more than this
         if hit is not None and hit[0] is spec:
@@ -495,12 +505,17 @@ class Simulation(Controller, Lifecycles):
             try:
                 res = self._resolved.get(spec)
                 if res is None:
-                    res = self._resolved[spec] = spec.resources(self.cluster)
+                    if spec.partition and "," in spec.partition:
+                        res = resolve_all(spec, self.cluster)
+                    else:
+                        res = spec.resources(self.cluster)
+                    self._resolved[spec] = res
             except RequestError as exc:
                 raise RequestError(f"{_who(wjob)}{exc}") from None
-            shape = self._shapes.get(res)
-            if shape is None:
-                shape = self._shapes[res] = self._shape(res)
+            if isinstance(res, tuple):  # -p a,b
+                shape = tuple((r, self._shape_of(r)) for r in res)
+            else:
+                shape = self._shape_of(res)
             if len(self._resolved_id) >= _RESOLUTIONS_MAX:  # bound the memory kept between runs
                 self._resolved_id.clear()
                 self._resolved.clear()
@@ -530,6 +545,12 @@ class Simulation(Controller, Lifecycles):
                     "submitted earlier"
                 )
         return res, shape
+
+    def _shape_of(self, res: Resources) -> tuple:
+        shape = self._shapes.get(res)
+        if shape is None:
+            shape = self._shapes[res] = self._shape(res)
+        return shape
 
     def submit(self, wjob: WorkloadJob) -> list[int]:
         """Submit now: validate, create the job (one per array task), queue it; return ids."""
@@ -571,9 +592,10 @@ class Simulation(Controller, Lifecycles):
         self._next_id += 1
         return self._next_id - 1
 
-    def will_run(self, wjob: WorkloadJob) -> tuple[float, tuple[int, ...]] | None:
+    def will_run(self, wjob: WorkloadJob) -> tuple[float, tuple[int, ...], Resources] | None:
         """``sbatch --test-only`` (Slurm's job_will_run): when and on which nodes (indices) a
-        job would start if submitted now, or None if it never would on the nodes up now.
+        job would start if submitted now, and its resources there (``-p a,b``: in the
+        partition where it would start first), or None if it never would on the nodes up now.
 
         As Slurm's will-run test does, it counts running jobs as ending at their time limits
         and keeps advance reservations, but no pending job: a job queued ahead may well
@@ -601,12 +623,20 @@ class Simulation(Controller, Lifecycles):
                 "why_pending explains the wait)"
             )
         now = self.env.now
-        prof = availability(self._view())
-        found = prof.earliest(
-            job.demand, job.count, job.mask & self.up, job.limit, exclusive=job.exclusive,
-            not_before=job.begin if job.begin > now else None, mem_per_cpu=job.mem_per_cpu,
-        )  # fmt: skip
-        return None if found is None else (found[1], found[2])
+        best = None
+        for res, shape in [(job.res, None)] if job.alts is None else [a[:2] for a in job.alts]:
+            if shape is not None:  # -p a,b: each partition (job_start_data), the earliest
+                if self._partition_reason(job, res, shape) is not None:
+                    continue
+                self._set_shape(job, res, shape)
+            prof = availability(self._view())
+            found = prof.earliest(
+                job.demand, job.count, job.mask & self.up, job.limit, exclusive=job.exclusive,
+                not_before=job.begin if job.begin > now else None, mem_per_cpu=job.mem_per_cpu,
+            )  # fmt: skip
+            if found is not None and (best is None or found[1] < best[0]):
+                best = (found[1], found[2], job.res)
+        return best
 
     def reservation_names(self) -> set[str]:
         return set(self.reservations)
@@ -668,6 +698,14 @@ class Simulation(Controller, Lifecycles):
         self, wjob: WorkloadJob, spec: JobSpec, res: Resources, shape: tuple, seq: int | None
     ) -> SimJob:
         job = SimJob()
+        if isinstance(res, tuple):  # -p a,b: one (resources, shape) per partition
+            job.alts = [[r, sh, None] for r, sh in shape]
+            # squeue's list (real Slurm 22.05, the multi-partition fixture): the partitions
+            # in the order tried (PriorityTier first), then those that can never run it
+            tried = [r.partition for r in res]
+            never = [p for p in partition_names(spec, self.cluster) if p not in tried]
+            job.parts = ",".join(tried + never)
+            res, shape = shape[0]
         job.key = wjob.id or str(self._next_id)  # (its id once the checks below pass:
         job.wjob, job.spec, job.res = wjob, spec, res  # a rejected sbatch uses up no JobID)
         job.name = spec.job_name
@@ -680,13 +718,14 @@ class Simulation(Controller, Lifecycles):
                 f"{', '.join(sorted(self.qos))})"
             )
         job.assoc = assoc if self.has_accounts else None
-        rule = self._account_rules.get(res.partition)
-        if rule is not None and not rule.admits_account(job.account):
-            raise RequestError(
-                f"{_who(wjob)}account {job.account!r} in partition {res.partition!r}: "
-                "Invalid account or account/partition combination specified (the partition's "
-                "AllowAccounts/DenyAccounts do not admit it)"
-            )
+        for part in [res.partition] if job.alts is None else [a[0].partition for a in job.alts]:
+            rule = self._account_rules.get(part)  # (-p a,b: each must admit it, job_mgr.c
+            if rule is not None and not rule.admits_account(job.account):  # ACCESS_DENIED)
+                raise RequestError(
+                    f"{_who(wjob)}account {job.account!r} in partition {part!r}: "
+                    "Invalid account or account/partition combination specified (the "
+                    "partition's AllowAccounts/DenyAccounts do not admit it)"
+                )
         if self.has_accounts and job.assoc is None:
             raise RequestError(
                 f"{_who(wjob)}user {job.user!r} account {job.account!r}: Invalid account or "
@@ -733,17 +772,7 @@ class Simulation(Controller, Lifecycles):
             seq = self._seq
         job.seq = seq
         job.preempting = self.preemption and bool(self.qos[job.qos].preempt)
-        (
-            job.partition, job.tier, job.limit, job.exclusive, job.demand, job.mask, job.count,
-            job.rows, job.need, job.mem_per_cpu,
-        ) = shape  # fmt: skip
-        max_wall = self.qos[job.qos].max_wall
-        if (
-            max_wall is not None
-            and not spec.time_requested
-            and self.cluster.partition(job.partition).default_time is None
-        ):  # no -t and no DefaultTime: the QOS MaxWall (acct_policy.c _set_time_limit)
-            job.limit = max_wall.total_seconds()
+        self._set_shape(job, res, shape)
         job.submit = self.env.now
         job.runtime = float(wjob.runtime)
         job.work_left = job.runtime
@@ -759,6 +788,40 @@ class Simulation(Controller, Lifecycles):
         job.split = None  # when an array task left its array's pending record (see hold)
         self.jobs[job.id] = job
         return job
+
+    def _set_shape(self, job: SimJob, res: Resources, shape: tuple) -> None:
+        """Give the job the request shape of ``res`` (for ``-p a,b``: of the partition it
+        starts in, and of its first one while it waits)."""
+        job.res = res
+        (
+            job.partition, job.tier, job.limit, job.exclusive, job.demand, job.mask, job.count,
+            job.rows, job.need, job.mem_per_cpu,
+        ) = shape  # fmt: skip
+        job.limit = self._limit_in(job, shape)
+
+    def _limit_in(self, job: SimJob, shape: tuple) -> float:
+        """The job's time limit in the partition of ``shape``: without -t and a DefaultTime,
+        the QOS MaxWall (acct_policy.c _set_time_limit)."""
+        max_wall = self.qos[job.qos].max_wall
+        if (
+            max_wall is not None
+            and not job.spec.time_requested
+            and self.cluster.partition(shape[0]).default_time is None
+        ):
+            return max_wall.total_seconds()
+        return shape[2]
+
+    def use_partition(self, job: SimJob, partition: str) -> None:
+        """``-p a,b``: the job starts in ``partition`` (one of its own); its request shape
+        becomes that partition's, as slurmctld sets ``part_ptr`` for the attempt."""
+        for res, shape, _pending in job.alts:
+            if res.partition == partition:
+                if job.partition != partition:
+                    self._set_shape(job, res, shape)
+                return
+        raise SlurmlabError(  # pragma: no cover - the controller checks the partition
+            f"job {job.key} may not run in partition {partition!r} (-p {job.parts})"
+        )
 
     def _shape(self, res: Resources) -> tuple:
         """What every job with these resolved resources shares (arrays are read-only)."""
@@ -811,6 +874,15 @@ class Simulation(Controller, Lifecycles):
             job.factors.append((self.env.now, new))
         job.priority = new
 
+    @staticmethod
+    def _rekeyed(key: tuple, job: SimJob) -> tuple:
+        """A queue entry's key after the job's priority changed."""
+        if job.alts is None:
+            return job.sort_key()
+        new = (key[0], -job.priority, *key[2:])  # (-p a,b: one entry per partition)
+        job.entries[job.entries.index(key)] = new
+        return new
+
     def _arm_priority_tick(self) -> None:
         """Schedule the next recalculation at the next multiple of PriorityCalcPeriod."""
         if self.prio is None or self._tick_armed:
@@ -830,10 +902,11 @@ class Simulation(Controller, Lifecycles):
         self._tick_armed = False
         self._changed()
         self.prio.tick(self.env.now, self.running.values())
-        pending = [self.jobs[j] for _k, j in self.queue] + [self.jobs[j] for j in self.waiting]
+        queued = dict.fromkeys(j for _k, j in self.queue)  # (-p a,b: a job has several)
+        pending = [self.jobs[j] for j in queued] + [self.jobs[j] for j in self.waiting]
         for job in pending:
             job.priority = self._priority(job)
-        self.queue = sorted((self.jobs[j].sort_key(), j) for _k, j in self.queue)
+        self.queue = sorted((self._rekeyed(k, self.jobs[j]), j) for k, j in self.queue)
         self.log("priority", None, "")
         if (
             self.running
@@ -854,19 +927,16 @@ class Simulation(Controller, Lifecycles):
             if job.eligible is None:
                 job.eligible = self.env.now
                 self.log("eligible", job)
-            key = job.sort_key()
-            insort(self.queue, (key, job.id))
-            self._fresh.append(job.id)
-            if self._last_key is not None and key <= self._last_key:
-                self._fresh_after = False
-            self._queued[job.partition] += 1
-            if self._queued[job.partition] == 1:
-                self._parts_queued += 1
-            self._cpu_needs[job.need[0]] += 1
-            if self.preemption:
-                self._qos_queued[job.qos] += 1
-            if self._min_cpus is not None and job.need[0] < self._min_cpus:
-                self._min_cpus = job.need[0]
+            if job.alts is None:
+                self._add_entry(job, job.sort_key(), job.partition, job.need[0])
+            else:  # -p a,b: one entry per partition it may wait in (build_job_queue)
+                self._multi += 1
+                job.entries = []
+                for k, (res, shape, _pending) in enumerate(job.alts):
+                    if self._partition_reason(job, res, shape) is None:
+                        key = (-shape[1], -job.priority, job.submit, job.id, k)
+                        job.entries.append(key)
+                        self._add_entry(job, key, shape[0], shape[8][0])
             self.waiting.discard(job.id)
             self._set_reason(job, "Priority")
             return
@@ -886,24 +956,47 @@ class Simulation(Controller, Lifecycles):
             start = self.reservations[job.spec.reservation][0].start
             self._at(start - self.env.now, lambda _e, j=job: self._recheck(j))
 
+    def _add_entry(self, job: SimJob, key: tuple, partition: str, cpus: int) -> None:
+        insort(self.queue, (key, job.id))
+        self._fresh.append(job.id)
+        if self._last_key is not None and key <= self._last_key:
+            self._fresh_after = False
+        self._queued[partition] += 1
+        if self._queued[partition] == 1:
+            self._parts_queued += 1
+        self._cpu_needs[cpus] += 1
+        if self.preemption:
+            self._qos_queued[job.qos] += 1
+        if self._min_cpus is not None and cpus < self._min_cpus:
+            self._min_cpus = cpus
+
     def _dequeue(self, job: SimJob) -> None:
-        entry = (job.sort_key(), job.id)
+        if job.alts is None:
+            self._drop_entry(job, job.sort_key(), job.partition, job.need[0])
+        else:
+            for key in job.entries:
+                shape = job.alts[key[4]][1]
+                self._drop_entry(job, key, shape[0], shape[8][0])
+            job.entries = None
+            self._multi -= 1
+        self._changed()
+
+    def _drop_entry(self, job: SimJob, key: tuple, partition: str, c: int) -> None:
+        entry = (key, job.id)
         i = bisect_left(self.queue, entry)
         if i == len(self.queue) or self.queue[i] != entry:  # pragma: no cover - engine bug
             raise RuntimeError(f"job {job.key} is not in the queue")
         del self.queue[i]
-        self._queued[job.partition] -= 1
-        if not self._queued[job.partition]:
+        self._queued[partition] -= 1
+        if not self._queued[partition]:
             self._parts_queued -= 1
         if self.preemption:
             self._qos_queued[job.qos] -= 1
-        c = job.need[0]
         self._cpu_needs[c] -= 1
         if not self._cpu_needs[c]:
             del self._cpu_needs[c]
             if c == self._min_cpus:
                 self._min_cpus = None  # recomputed when asked
-        self._changed()
 
     def _recheck(self, job: SimJob) -> None:
         if job.state == "PENDING" and job.id in self.waiting:
@@ -914,20 +1007,13 @@ class Simulation(Controller, Lifecycles):
     def _ineligible_reason(self, job: SimJob) -> str | None:
         if job.held:  # a hold outranks the rest (real Slurm 22.05: a held job over its
             return job.held  # partition's MaxTime shows JobHeldUser, PartitionTimeLimit after)
-        part = self.cluster.partition(job.partition)
-        if part.state in ("DOWN", "INACTIVE"):
-            return "PartitionDown" if part.state == "DOWN" else "PartitionInactive"
-        if part.max_time is not None and job.limit > part.max_time.total_seconds():
-            return "PartitionTimeLimit"
-        if part.max_nodes is not None and job.count > part.max_nodes:
-            return "PartitionNodeLimit"
-        if job.count < part.min_nodes:  # (EnforcePartLimits=NO, the default: it pends)
-            return "PartitionNodeLimit"
-        if job.res.limit_reason is not None:  # above MaxMemPerNode / MaxMemPerCPU
-            return job.res.limit_reason
-        q = self.qos[job.qos]
-        if q.max_wall is not None and job.limit > q.max_wall.total_seconds():
-            return "QOSMaxWallDurationPerJobLimit"
+        if job.alts is None:
+            reason = self._partition_reason(job, job.res, None)
+        else:  # -p a,b: it waits in the partitions whose limits it meets; none: the first's
+            reasons = [self._partition_reason(job, res, shape) for res, shape, _p in job.alts]
+            reason = None if None in reasons else reasons[0]
+        if reason is not None:
+            return reason
         if job.spec.reservation:
             resv = self.reservations[job.spec.reservation][0]
             if self.env.now >= resv.end:  # held if it was pending when the reservation ended
@@ -940,6 +1026,32 @@ class Simulation(Controller, Lifecycles):
             state = self._dependency_state(job)
             if state != "ok":
                 return "DependencyNeverSatisfied" if state == "never" else "Dependency"
+        return None
+
+    def _partition_reason(self, job: SimJob, res: Resources, shape: tuple | None) -> str | None:
+        """Why the job cannot wait in the partition of ``shape`` (its own for None): the
+        partition's state and limits, and the QOS MaxWall; None when it can."""
+        if shape is None:
+            part, limit, count = self.cluster.partition(job.partition), job.limit, job.count
+        else:
+            part, limit, count = (
+                self.cluster.partition(shape[0]),
+                self._limit_in(job, shape),
+                shape[6],
+            )
+        if part.state in ("DOWN", "INACTIVE"):
+            return "PartitionDown" if part.state == "DOWN" else "PartitionInactive"
+        if part.max_time is not None and limit > part.max_time.total_seconds():
+            return "PartitionTimeLimit"
+        if part.max_nodes is not None and count > part.max_nodes:
+            return "PartitionNodeLimit"
+        if count < part.min_nodes:  # (EnforcePartLimits=NO, the default: it pends)
+            return "PartitionNodeLimit"
+        if res.limit_reason is not None:  # above MaxMemPerNode / MaxMemPerCPU
+            return res.limit_reason
+        q = self.qos[job.qos]
+        if q.max_wall is not None and limit > q.max_wall.total_seconds():
+            return "QOSMaxWallDurationPerJobLimit"
         return None
 
     def _named_array(self, key: str) -> str:

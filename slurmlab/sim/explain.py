@@ -224,6 +224,16 @@ def _why_one(sim: Simulation, job, state: str, t: float) -> str:
             "the partition in this pass"
         )
     lines = [f"Job {job.key} is pending ({reason}): {text}."]
+    if job.alts is not None:  # -p a,b: it waits in each partition (a queue record each)
+        order = [a[0].partition for a in job.alts]
+        never = [p for p in job.parts.split(",") if p not in order]
+        cannot = f" ({', '.join(never)} can never run it)" if never else ""
+        lines.append(
+            f"It was submitted to several partitions (-p {job.parts}): it waits in "
+            f"{' and '.join(order)}{cannot}, tried in that order (PriorityTier first), and "
+            f"starts in the first with room; the reason and what follows are about partition "
+            f"{job.partition}."
+        )
     if reason in ("PartitionTimeLimit",):
         lines.append(f"Fix: ask for at most -t {format_duration(part.max_time)}.")
     if reason == "PartitionNodeLimit" and job.count < part.min_nodes:

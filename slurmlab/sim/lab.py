@@ -297,8 +297,7 @@ class Lab:
                 "Requested node configuration is not available (too few of the nodes it may "
                 "use are up; sinfo shows which are down or drained)"
             )
-        t, nodes = found
-        res = spec.resources(self.cluster)
+        t, nodes, res = found
         if res.whole_node:  # --exclusive: every CPU of its nodes
             procs = int(self.sim.capacity[list(nodes), 0].sum())
         else:

@@ -36,6 +36,19 @@ if TYPE_CHECKING:  # the engine assembles these mixins; only types come back
 __all__ = ["Lifecycles"]
 
 
+def pending_partitions(job: SimJob, t: float) -> str:
+    """The partition squeue and sacct show for a job of several partitions (``-p a,b``)
+    pending at ``t``: the list as given, or, once it has run, the partition it ran in then
+    the others (job_scheduler.c ``rebuild_job_part_list``)."""
+    last = None
+    for run in job.runs:
+        if run["Start"] is not None and run["Start"] <= t:
+            last = run["Partition"]
+    if last is None:
+        return job.parts
+    return ",".join([last] + [a[0].partition for a in job.alts if a[0].partition != last])
+
+
 class Lifecycles:
     """The job- and node-lifecycle half of :class:`~slurmlab.sim.engine.Simulation` (a mixin)."""
 
@@ -237,6 +250,9 @@ class Lifecycles:
             "Submit": job.submit, "Eligible": job.eligible, "Start": job.start, "End": job.end,
             "State": state, "ExitCode": job.exit_code, "nodes": job.nodes, "by": job.by,
             "Restarts": job.restarts, "usage": job.usage, **job.acct,
+            "Partition": job.partition
+            if job.alts is None or job.start is not None
+            else pending_partitions(job, self.env.now),
         }  # fmt: skip
 
     def _node(self, name: str) -> int:

@@ -130,7 +130,7 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
         rows["JobName"].append(job.name)
         rows["User"].append(job.user)
         rows["Account"].append(job.account)
-        rows["Partition"].append(job.partition)
+        rows["Partition"].append(run["Partition"])
         rows["QOS"].append(job.spec.qos or "normal")
         rows["State"].append(run["State"])
         rows["ExitCode"].append(run["ExitCode"])

@@ -26,6 +26,7 @@ from slurmlab.sim.engine import (
     used_at,
 )
 from slurmlab.sim.metrics import failure_metrics, run_accounting, schedule_metrics
+from slurmlab.sim.processes import pending_partitions
 from slurmlab.sim.recorder import event_table, job_table, last_before, priority_at
 from slurmlab.spec.cluster import format_table
 from slurmlab.spec.units import (
@@ -145,7 +146,9 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
         rows.append(
             {
                 "JOBID": job.key,
-                "PARTITION": job.partition,
+                "PARTITION": pending_partitions(job, t)
+                if job.alts is not None and st == "PD"
+                else run["Partition"],
                 "NAME": job.name,
                 "USER": job.user,
                 "ACCOUNT": job.account,

@@ -2406,11 +2406,73 @@ def _oversubscribe(part: Partition) -> str:
     return str(part.option("OverSubscribe", "NO")).upper()
 
 
-def _partition_of(spec: JobSpec, cluster: Cluster) -> Partition:
-    if spec.partition and "," in spec.partition:
+def partition_names(spec: JobSpec, cluster: Cluster) -> list[str]:
+    """The partitions ``-p a,b`` names, in the order slurmctld tries them: each once, by
+    PriorityTier (highest first; equal tiers in the order given), as ``get_part_list`` and
+    ``_select_nodes_parts`` (job_mgr.c) order a job's ``part_ptr_list``. A name that is no
+    partition refuses the whole job, as slurmctld does ("invalid partition specified")."""
+    names: list[str] = []
+    for name in (spec.partition or "").split(","):
+        name = name.strip()
+        if not name:
+            raise RequestError(
+                f"-p {spec.partition!r}: an empty partition name (Invalid partition name "
+                "specified); separate names with single commas, e.g. -p train,spot"
+            )
+        if name not in names:
+            names.append(name)
+    for name in names:
+        try:
+            cluster.partition(name)
+        except SlurmlabError:
+            known = ", ".join(p.name for p in cluster.partitions)
+            raise RequestError(
+                f"-p {spec.partition}: invalid partition specified: {name} (this cluster has "
+                f"{known}): Invalid partition name specified"
+            ) from None
+    tiers = {p.name: p.priority_tier for p in cluster.partitions}
+    return sorted(names, key=lambda n: -tiers[n])  # (stable: equal tiers keep their order)
+
+
+def resolve_all(spec: JobSpec, cluster: Cluster | str | Path) -> tuple[Resources, ...]:
+    """The request resolved in each partition it may run in (``-p a,b``: one
+    :class:`Resources` per partition, in the order slurmctld tries them; one for a single
+    partition). A partition that could never run the job (too few nodes of its kind, a
+    drained partition...) is left out with a warning naming why, as slurmctld passes it
+    over ("non-runnable in partition"); when none could, the job is refused, with each
+    partition's reason."""
+    if not spec.partition or "," not in spec.partition:
+        return (resolve(spec, cluster),)
+    if not isinstance(cluster, Cluster):
+        cluster = Cluster.coerce(cluster)
+    if spec.reservation is not None:
         raise RequestError(
-            f"-p {spec.partition}: several partitions per job are not modelled; pick one"
+            f"-p {spec.partition} with --reservation={spec.reservation}: several partitions "
+            "for a job in a reservation are not modelled; give one partition (the "
+            "reservation's)"
         )
+    out: list[Resources] = []
+    refused: list[tuple[str, str]] = []
+    for name in partition_names(spec, cluster):
+        try:
+            out.append(resolve(replace(spec, partition=name), cluster))
+        except RequestError as exc:
+            refused.append((name, str(exc)))
+    if not out:
+        why = "; ".join(f"in partition {n}: {e}" for n, e in refused)
+        raise RequestError(
+            f"-p {spec.partition}: no partition can run the job ({why}); fix the request or "
+            "name a partition that can run it"
+        )
+    for name, error in refused:
+        _warn(
+            f"-p {spec.partition}: the job can never run in partition {name} ({error}); it "
+            f"waits in {', '.join(r.partition for r in out)} only"
+        )
+    return tuple(out)
+
+
+def _partition_of(spec: JobSpec, cluster: Cluster) -> Partition:
     try:
         part = cluster.partition(spec.partition) if spec.partition else cluster.default_partition
     except RequestError:
@@ -2610,6 +2672,8 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
         raise SlurmlabError(
             f"resolve: {spec!r} is not a JobSpec; build one with JobSpec.from_args('-N 2 -t 30')"
         )
+    if spec.partition and "," in spec.partition:  # several partitions: the first that can
+        return resolve_all(spec, cluster)[0]  # run it (the engine keeps them all)
     _check_mem_per_gpu(spec)
     _check_gres_names(spec, cluster)
     part = _partition_of(spec, cluster)

@@ -1,0 +1,269 @@
+"""Jobs submitted to several partitions (``sbatch -p a,b``), as Slurm 22.05 runs them.
+
+slurmctld keeps one queue record per (job, partition) (job_scheduler.c build_job_queue),
+sorted by PriorityTier then priority like any record; the main scheduler and backfill try
+each record, and the job starts in the first partition with room. squeue and sacct show
+the list while the job waits and the partition it ran in after (rebuild_job_part_list).
+Checked against real Slurm by the ``multi-partition`` fixture (tests/test_fidelity.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+
+import pytest
+
+from slurmlab import Cluster, JobSpec, Lab, simulate
+from slurmlab.errors import PolicyError, RequestError
+from slurmlab.policies import Decision, Start
+from slurmlab.sim.controller import Controller
+from slurmlab.spec.job import partition_names, resolve_all
+from slurmlab.spec.synthetic import ai_workload
+from slurmlab.spec.workload import Workload
+
+POLICIES = ["fifo", "easy", "conservative", "slurm"]
+
+
+def halves() -> Cluster:
+    """Four GPU nodes: partitions left (node 1-2), right (3-4), all (1-4, the default) and
+    hi (3-4, PriorityTier=5)."""
+    return Cluster.from_slurm_conf(
+        """
+        GresTypes=gpu
+        NodeName=gpu[1-4] CPUs=16 RealMemory=64000 Gres=gpu:a100:4
+        NodeName=cpu1 CPUs=32 RealMemory=128000
+        PartitionName=all Nodes=gpu[1-4] Default=YES MaxTime=2:00:00
+        PartitionName=left Nodes=gpu[1-2] MaxTime=2:00:00
+        PartitionName=right Nodes=gpu[3-4] MaxTime=2:00:00
+        PartitionName=hi Nodes=gpu[3-4] PriorityTier=5 MaxTime=10:00
+        PartitionName=cpu Nodes=cpu1 MaxTime=2:00:00
+        """
+    )
+
+
+def test_partitions_are_tried_by_tier_then_in_the_order_given():
+    c = halves()
+    assert partition_names(JobSpec.from_args("-p left,right"), c) == ["left", "right"]
+    assert partition_names(JobSpec.from_args("-p right,left,right"), c) == ["right", "left"]
+    assert partition_names(JobSpec.from_args("-p left,hi"), c) == ["hi", "left"]
+    res = resolve_all(JobSpec.from_args("-p left,right -N 2 --gres=gpu:4"), c)
+    assert [r.partition for r in res] == ["left", "right"]
+    # JobSpec.resources (one Resources): the first partition that can run it
+    assert JobSpec.from_args("-p left,hi -t 5").resources(c).partition == "hi"
+
+
+def test_an_unknown_or_empty_partition_name_refuses_the_job():
+    c = halves()
+    with pytest.raises(RequestError, match="invalid partition specified: nope"):
+        resolve_all(JobSpec.from_args("-p left,nope"), c)
+    with pytest.raises(RequestError, match="an empty partition name"):
+        resolve_all(JobSpec.from_args("-p left,"), c)
+
+
+def test_a_partition_that_can_never_run_the_job_is_left_out_with_a_warning():
+    c = halves()
+    spec = JobSpec.from_args("-p left,right --gres=gpu:8")  # nodes of 4 GPUs
+    with pytest.raises(RequestError, match="no partition can run the job") as err:
+        resolve_all(spec, c)
+    assert "in partition left" in str(err.value) and "in partition right" in str(err.value)
+    with pytest.warns(UserWarning, match="can never run in partition cpu"):
+        res = resolve_all(JobSpec.from_args("-p cpu,left --gres=gpu:1"), c)
+    assert [r.partition for r in res] == ["left"]
+
+
+def test_a_job_over_the_limits_of_every_partition_pends_with_the_first_ones_reason():
+    lab = Lab(halves(), "easy")
+    m = lab.sbatch("-p left,right -N 3 -t 30", runtime="1m")  # 2 nodes each
+    lab.advance("1m")
+    q = lab.squeue().set_index("JOBID")
+    assert q.loc[str(m), "NODELIST(REASON)"] == "(PartitionNodeLimit)"
+
+
+def test_a_reservation_with_several_partitions_is_refused():
+    with pytest.raises(RequestError, match="several partitions for a job in a reservation"):
+        resolve_all(JobSpec.from_args("-p left,right --reservation=maint"), halves())
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_the_job_starts_in_the_partition_with_room(policy):
+    lab = Lab(halves(), policy)
+    lab.sbatch("-p left -N 2 --exclusive -t 1:00:00", runtime="40m")
+    m = lab.sbatch("-p left,right -N 1 --gres=gpu:4 -t 30", runtime="10m")
+    lab.advance("1m")
+    q = lab.squeue().set_index("JOBID")
+    assert q.loc[str(m), "PARTITION"] == "right" and q.loc[str(m), "ST"] == "R"
+    lab.advance("2h")
+    table = lab.sacct().set_index("JobID")
+    assert table.loc[str(m), "Partition"] == "right"
+    assert table.loc[str(m), "NodeList"] == "gpu3"
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_a_job_waiting_in_both_shows_the_list_and_starts_where_room_comes_first(policy):
+    lab = Lab(halves(), policy)
+    lab.sbatch("-p left -N 2 --exclusive -t 1:00:00", runtime="40m")
+    lab.sbatch("-p right -N 2 --exclusive -t 1:00:00", runtime="20m")
+    m = lab.sbatch("-p left,right -N 2 --gres=gpu:4 -t 30", runtime="10m")
+    lab.advance("1m")
+    q = lab.squeue().set_index("JOBID")
+    assert q.loc[str(m), "PARTITION"] == "left,right" and q.loc[str(m), "ST"] == "PD"
+    assert q.loc[str(m), "NODELIST(REASON)"] == "(Resources)"
+    lab.advance("2h")
+    table = lab.sacct().set_index("JobID")
+    assert table.loc[str(m), "Partition"] == "right"  # right frees at 20 min, left at 40
+    assert table.loc[str(m), "Start"] == table.loc[str(m), "Submit"] + pd_minutes(20)
+    # a past view shows what squeue showed then
+    past = lab.result.squeue(at=60).set_index("JOBID")
+    assert past.loc[str(m), "PARTITION"] == "left,right"
+
+
+def pd_minutes(n: int):
+    import pandas as pd
+
+    return pd.Timedelta(minutes=n)
+
+
+@pytest.mark.parametrize("policy", ["fifo", "slurm"])
+def test_a_record_that_cannot_start_blocks_its_partition_for_later_jobs(policy):
+    """The main scheduler fails a partition at the first record that cannot start there,
+    whichever job it belongs to: a later job of that partition waits for Priority, though
+    the blocked job itself starts in its other partition."""
+    lab = Lab(halves(), policy)
+    lab.sbatch("-p left -N 1 --exclusive -t 1:00:00", runtime="40m")  # gpu1
+    m = lab.sbatch("-p left,right -N 2 --gres=gpu:4 -t 30", runtime="10m")
+    later = lab.sbatch("-p left -N 1 --gres=gpu:1 -t 30", runtime="10m")  # fits on gpu2
+    lab.advance("1s")
+    q = lab.squeue().set_index("JOBID")
+    assert q.loc[str(m), "PARTITION"] == "right" and q.loc[str(m), "ST"] == "R"
+    if policy == "fifo":  # blocked in left by m's record: Priority, though gpu2 is free
+        assert q.loc[str(later), "ST"] == "PD"
+        assert q.loc[str(later), "NODELIST(REASON)"] == "(Priority)"
+
+
+def test_a_higher_tier_partition_is_tried_first():
+    lab = Lab(halves(), "fifo")
+    h = lab.sbatch("-p left,hi -N 1 --gres=gpu:4 -t 5", runtime="1m")
+    lab.advance("1s")
+    assert lab.sacct().set_index("JobID").loc[str(h), "Partition"] == "hi"
+
+
+def test_a_requeued_job_shows_the_partition_it_ran_in_first():
+    lab = Lab(halves(), "easy")
+    lab.sbatch("-p left -N 2 --exclusive -t 1:00:00", runtime="40m")
+    m = lab.sbatch("-p left,right -N 1 --gres=gpu:4 -t 30 --requeue", runtime="20m")
+    lab.advance("1m")
+    lab.requeue(m)
+    lab.advance("1s")
+    q = lab.squeue().set_index("JOBID")
+    assert q.loc[str(m), "ST"] == "PD"
+    assert q.loc[str(m), "PARTITION"] == "right,left"  # (rebuild_job_part_list)
+
+
+def test_why_pending_names_every_partition():
+    lab = Lab(halves(), "easy")
+    lab.sbatch("-p left -N 2 --exclusive -t 1:00:00", runtime="40m")
+    lab.sbatch("-p right -N 2 --exclusive -t 1:00:00", runtime="40m")
+    m = lab.sbatch("-p right,left -N 1 --gres=gpu:4 -t 30", runtime="10m")
+    lab.advance("1m")
+    text = lab.why_pending(m)
+    assert "several partitions (-p right,left): it waits in right and left, tried" in text
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (cpu can never run it: warned)
+        t = lab.sbatch("-p cpu,left --gres=gpu:1 -t 30", runtime="10m")
+    lab.advance("1s")
+    assert "it waits in left (cpu can never run it)" in lab.why_pending(t)
+
+
+def multi_workload(cluster: str, n: int, seed: int) -> Workload:
+    """ai_workload with every third job of the train partition sent to train and debug
+    (debug: 2 nodes, MaxTime 1 h, PriorityTier 2) and every fifth to debug and train."""
+    w = ai_workload(n, cluster, seed=seed)
+    jobs = []
+    for k, job in enumerate(w.jobs):
+        part = job.spec.partition or "train"
+        if part == "train" and k % 3 == 0:
+            job = dataclasses.replace(
+                job, spec=dataclasses.replace(job.spec, partition="train,debug")
+            )
+        elif part == "train" and k % 5 == 0:
+            job = dataclasses.replace(
+                job, spec=dataclasses.replace(job.spec, partition="debug,train")
+            )
+        jobs.append(job)
+    return dataclasses.replace(w, jobs=tuple(jobs))
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("seed", [1, 5])
+def test_random_workloads_of_several_partitions_keep_the_engine_invariants(policy, seed):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (debug can never run the wider jobs: warned)
+        result = simulate("ai", multi_workload("ai", 300, seed), policy, progress=False)
+    table = result.jobs
+    assert table["State"].isin(["COMPLETED", "FAILED", "TIMEOUT"]).all()
+    multi = [j for j in result.sim.jobs.values() if j.alts is not None]
+    assert multi and all(j.partition in {"train", "debug"} for j in multi)
+    assert {j.partition for j in multi} == {"train", "debug"}  # both are used
+    for j in multi:  # the row names the partition it ran in, and its nodes are that one's
+        row = table.loc[table["JobIDRaw"] == str(j.id)].iloc[0]
+        assert row["Partition"] == j.partition
+        part_nodes = set(result.sim.cluster.partition(j.partition).nodes)
+        assert {result.sim.node_names[i] for i in j.nodes} <= part_nodes
+    # no node ever holds more than it has: replay the starts and ends
+    for t in sorted(set(table["Start"].dropna()))[::25]:
+        use = result.node_usage(at=t)
+        assert (use["CPUAlloc"] <= use["CPUTot"]).all()
+        assert (use["GPUAlloc"] <= use["GPUTot"]).all()
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_continued_passes_equal_full_passes_with_several_partitions(policy, monkeypatch):
+    cols = ["JobID", "Start", "End", "State", "NodeList", "StartedBy", "Reason", "Partition"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        w = multi_workload("ai", 300, 3)
+        fast = simulate("ai", w, policy, progress=False)
+        with monkeypatch.context() as m:
+            m.setattr(Controller, "_unchanged", lambda self: False)
+            full = simulate("ai", w, policy, progress=False)
+    assert fast.jobs[cols].equals(full.jobs[cols])
+    assert [(j.reasons, j.plans) for j in fast.sim.jobs.values()] == [
+        (j.reasons, j.plans) for j in full.sim.jobs.values()
+    ]
+
+
+class PickRight:
+    """A custom policy that starts every job it can in partition right, naming it."""
+
+    def __init__(self, partition):
+        self.partition = partition
+
+    def schedule(self, view):
+        d = Decision()
+        for job in view.queue:
+            if job.partition == "right":
+                d.starts.append(Start(job.id, (2,), partition=self.partition))
+                break
+        return d
+
+
+def test_a_custom_policy_names_the_partition_of_the_record_it_starts():
+    lab = Lab(halves(), PickRight("right"))
+    m = lab.sbatch("-p left,right -N 1 --gres=gpu:4 -t 30", runtime="10m")
+    lab.advance("1s")
+    assert lab.sacct().set_index("JobID").loc[str(m), "Partition"] == "right"
+    lab = Lab(halves(), PickRight(None))  # without a partition: the record whose nodes hold it
+    m = lab.sbatch("-p left,right -N 1 --gres=gpu:4 -t 30", runtime="10m")
+    lab.advance("1s")
+    assert lab.sacct().set_index("JobID").loc[str(m), "Partition"] == "right"
+    lab = Lab(halves(), PickRight("hi"))
+    with pytest.raises(PolicyError, match="is not queued in partition 'hi'"):  # (its pass
+        lab.sbatch("-p left,right -N 1 --gres=gpu:4 -t 30", runtime="10m")  # runs at once)
+
+
+def test_test_only_names_the_partition_where_it_would_start_first():
+    lab = Lab(halves(), "easy")
+    lab.sbatch("-p left -N 2 --exclusive -t 1:00:00", runtime="40m")
+    out = lab.test_only(JobSpec.from_args("-p left,right -N 1 --gres=gpu:4 -t 30"))
+    assert out.endswith("on nodes gpu3 in partition right"), out
