@@ -428,16 +428,7 @@ def _simulate(args, folder: Path, renames: list[tuple[str, str]]) -> int:
             "are undefined (nan; null in --json), utilization and makespan 0",
             file=sys.stderr,
         )
-    stuck = [j for j in result.sim.jobs.values() if j.state == "PENDING"]
-    if stuck and args.until is None:  # (the run went on until nothing could change)
-        named = ", ".join(f"{j.key} ({j.reason})" for j in stuck[:5])
-        more = f" and {len(stuck) - 5} more" if len(stuck) > 5 else ""
-        print(
-            f"slurmlab: warning: {len(stuck)} job{'s' * (len(stuck) != 1)} never started: "
-            f"{named}{more}; they are in the job table as PENDING, and left out of waits and "
-            "slowdowns (result.why_pending(id) explains each reason)",
-            file=sys.stderr,
-        )
+    # (jobs that never started: simulate warns, a warning line here)
     if args.jobs_out:
         write_jobs_csv(result, args.jobs_out, duplicates=args.duplicates)
     if args.sacct_out:

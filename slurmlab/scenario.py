@@ -1535,6 +1535,12 @@ def _check_dependencies(jobs: tuple[WorkloadJob, ...], docs: list) -> None:
                         f"is submitted at {order[base][0]:g} s, not before this job "
                         f"({job.submit:g} s)"
                     )
+                    if order[base][0] == job.submit:  # (same time: the file's order counts)
+                        when += (
+                            f"; jobs submitted at the same time are submitted in the order "
+                            f"of the file: move {base!r} above this job, or give it an "
+                            "earlier submit"
+                        )
                 elif re.fullmatch(r"[0-9]+(_[0-9]+)?", ref):
                     when = _jobid_problem(ref, i, jobs, numbers)
                     if when is None:

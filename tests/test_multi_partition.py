@@ -11,18 +11,22 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
+from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from slurmlab import Cluster, JobSpec, Lab, simulate
 from slurmlab.errors import PolicyError, RequestError
 from slurmlab.policies import Decision, Start
+from slurmlab.scenario import Scenario
 from slurmlab.sim.controller import Controller
 from slurmlab.spec.job import partition_names, resolve_all
 from slurmlab.spec.synthetic import ai_workload
-from slurmlab.spec.workload import Workload
+from slurmlab.spec.workload import Workload, WorkloadJob
 
 POLICIES = ["fifo", "easy", "conservative", "slurm"]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def halves() -> Cluster:
@@ -57,8 +61,11 @@ def test_an_unknown_or_empty_partition_name_refuses_the_job():
     c = halves()
     with pytest.raises(RequestError, match="invalid partition specified: nope"):
         resolve_all(JobSpec.from_args("-p left,nope"), c)
-    with pytest.raises(RequestError, match="an empty partition name"):
+    with pytest.raises(RequestError, match="invalid partition specified: '' "):
         resolve_all(JobSpec.from_args("-p left,"), c)
+    # get_part_list splits on "," alone: " right" is no partition
+    with pytest.raises(RequestError, match="invalid partition specified: ' right'"):
+        resolve_all(JobSpec.from_args(["-p", "left, right"]), c)
 
 
 def test_a_partition_that_can_never_run_the_job_is_left_out_with_a_warning():
@@ -127,18 +134,24 @@ def pd_minutes(n: int):
 @pytest.mark.parametrize("policy", ["fifo", "slurm"])
 def test_a_record_that_cannot_start_blocks_its_partition_for_later_jobs(policy):
     """The main scheduler fails a partition at the first record that cannot start there,
-    whichever job it belongs to: a later job of that partition waits for Priority, though
-    the blocked job itself starts in its other partition."""
-    lab = Lab(halves(), policy)
-    lab.sbatch("-p left -N 1 --exclusive -t 1:00:00", runtime="40m")  # gpu1
-    m = lab.sbatch("-p left,right -N 2 --gres=gpu:4 -t 30", runtime="10m")
-    later = lab.sbatch("-p left -N 1 --gres=gpu:1 -t 30", runtime="10m")  # fits on gpu2
-    lab.advance("1s")
-    q = lab.squeue().set_index("JOBID")
-    assert q.loc[str(m), "PARTITION"] == "right" and q.loc[str(m), "ST"] == "R"
-    if policy == "fifo":  # blocked in left by m's record: Priority, though gpu2 is free
-        assert q.loc[str(later), "ST"] == "PD"
-        assert q.loc[str(later), "NODELIST(REASON)"] == "(Priority)"
+    whichever job it belongs to: in that pass a later job of that partition waits for
+    Priority, though the blocked job itself starts in its other partition. The next pass
+    no longer sees the block: with fifo (no timer) one follows at once; the slurm policy's
+    backfill cycle starts it (Slurm's periodic passes)."""
+    jobs = [
+        WorkloadJob(JobSpec.from_args("-p left -N 1 --exclusive -t 1:00:00"), 0, 2400, id="b"),
+        WorkloadJob(JobSpec.from_args("-p left,right -N 2 --gres=gpu:4 -t 30"), 0, 600, id="m"),
+        WorkloadJob(JobSpec.from_args("-p left -N 1 --gres=gpu:1 -t 30"), 0, 600, id="later"),
+    ]
+    result = simulate(halves(), Workload(tuple(jobs)), policy, progress=False)
+    table = result.jobs.set_index("JobID")
+    assert (
+        table.loc["m", "Partition"] == "right"
+        and table.loc["m", "Start"] == table.loc["m", "Submit"]
+    )
+    later = next(j for j in result.sim.jobs.values() if j.key == "later")
+    assert (0.0, "Priority") in later.reasons  # blocked in left by m's record in that pass
+    assert later.start == (0.0 if policy == "fifo" else 30.0)  # (bf_interval 30 s)
 
 
 def test_a_higher_tier_partition_is_tried_first():
@@ -172,7 +185,29 @@ def test_why_pending_names_every_partition():
         warnings.simplefilter("ignore")  # (cpu can never run it: warned)
         t = lab.sbatch("-p cpu,left --gres=gpu:1 -t 30", runtime="10m")
     lab.advance("1s")
-    assert "it waits in left (cpu can never run it)" in lab.why_pending(t)
+    assert "it waits in left only; not in cpu (it can never run there)" in lab.why_pending(t)
+
+
+def test_a_partition_whose_limits_the_job_is_over_is_named_with_its_reason():
+    """-p debug,train -t 2:00:00 on the ai preset: debug's MaxTime is 1 h, so the job waits
+    in train only; why_pending talks about train and names debug's limit."""
+    lab = Lab("ai", "easy")
+    lab.sbatch("-N 32 --gres=gpu:8 -t 2:00:00 -p train", runtime="1h")
+    j = lab.sbatch("-p debug,train -N 1 --gres=gpu:8 -t 2:00:00", runtime="10m")
+    lab.advance("1m")
+    text = lab.why_pending(j)
+    assert "it waits in train only; not in debug (PartitionTimeLimit)" in text
+    assert "first in line in partition train" in text
+    q = lab.squeue().set_index("JOBID")
+    assert q.loc[str(j), "PARTITION"] == "debug,train"
+
+
+def test_the_warning_about_a_partition_that_can_never_run_the_job_names_the_job():
+    w = Workload((WorkloadJob(JobSpec.from_args("-p cpu,left --gres=gpu:1 -t 5"), 0, 60, id="c"),))
+    with pytest.warns(
+        UserWarning, match=r"^job c: -p cpu,left: the job can never run in partition cpu"
+    ):
+        simulate(halves(), w, "easy", progress=False)
 
 
 def multi_workload(cluster: str, n: int, seed: int) -> Workload:
@@ -267,3 +302,185 @@ def test_test_only_names_the_partition_where_it_would_start_first():
     lab.sbatch("-p left -N 2 --exclusive -t 1:00:00", runtime="40m")
     out = lab.test_only(JobSpec.from_args("-p left,right -N 1 --gres=gpu:4 -t 30"))
     assert out.endswith("on nodes gpu3 in partition right"), out
+
+
+# -- a reviewer's findings (stop 30): each was a repro against the first version --------------
+
+
+def four(extra: str = "", left: str = "") -> Cluster:
+    return Cluster.from_slurm_conf(
+        f"""
+        {extra}
+        NodeName=n[1-4] CPUs=16 RealMemory=64000
+        NodeName=c1 CPUs=8 RealMemory=8000
+        PartitionName=left Nodes=n[1-2] MaxTime=2:00:00 Default=YES {left}
+        PartitionName=right Nodes=n[3-4] MaxTime=2:00:00
+        PartitionName=cpu Nodes=c1 MaxTime=2:00:00
+        """
+    )
+
+
+def test_limits_are_tested_with_each_partitions_request(tmp_path):
+    """-n 64 is 4 nodes of 16 CPUs in small but 1 of 64 in big; the account's GrpTRES
+    node=2 holds the small record only, and the job starts in big when it frees (Slurm tests
+    TRES limits after node selection, for the partition tried: select_nodes)."""
+    (tmp_path / "sizes.conf").write_text(
+        "NodeName=small[1-4] CPUs=16 RealMemory=64000\n"
+        "NodeName=big[1-2] CPUs=64 RealMemory=256000\n"
+        "PartitionName=small Nodes=small[1-4] MaxTime=2:00:00 Default=YES\n"
+        "PartitionName=big Nodes=big[1-2] MaxTime=2:00:00\n"
+    )
+    for order in ("small,big", "big,small"):
+        doc = {
+            "cluster": {"slurm_conf": "sizes.conf"},
+            "policy": "easy",
+            "accounts": [
+                {"name": "vision", "users": ["carol"], "grp_tres": "node=2"},
+                {"name": "other", "users": ["dave"]},
+            ],
+            "jobs": [
+                {"id": "x", "submit": 0, "runtime": 1200, "user": "dave",
+                 "args": "-p big -N 2 --exclusive -t 30 -A other"},
+                {"id": "j", "submit": 10, "runtime": 600, "user": "carol",
+                 "args": f"-p {order} -n 64 -t 30 -A vision"},
+            ],
+        }  # fmt: skip
+        result = Scenario.from_dict(doc, base=tmp_path).run(progress=False)
+        row = result.jobs.set_index("JobID").loc["j"]
+        assert row["Partition"] == "big" and row["NNodes"] == 1, order
+        assert row["Start"] == row["Submit"] + pd.Timedelta(seconds=1190), order
+
+
+def test_each_partition_gives_its_own_multifactor_priority():
+    """PriorityJobFactor lo=1, hp=100, mid=50: job 3 (-p lo,hp) has 10000 in hp, so its hp
+    record goes before job 2 (-p mid, 5000), as priority_array orders Slurm's records."""
+    c = Cluster.from_slurm_conf(
+        """
+        PriorityType=priority/multifactor
+        PriorityWeightPartition=10000
+        NodeName=n[1-2] CPUs=16 RealMemory=64000
+        PartitionName=lo Nodes=n[1-2] MaxTime=2:00:00 Default=YES PriorityJobFactor=1
+        PartitionName=hp Nodes=n[1-2] MaxTime=2:00:00 PriorityJobFactor=100
+        PartitionName=mid Nodes=n[1-2] MaxTime=2:00:00 PriorityJobFactor=50
+        """
+    )
+    lab = Lab(c, "slurm")
+    lab.sbatch("-p lo -N 2 --exclusive -t 30", runtime="30m")
+    y = lab.sbatch("-p mid -N 2 --exclusive -t 30", runtime="30m")
+    x = lab.sbatch("-p lo,hp -N 2 --exclusive -t 30", runtime="30m")
+    lab.advance("3h")
+    table = lab.sacct().set_index("JobID")
+    assert table.loc[str(x), "Partition"] == "hp"
+    assert table.loc[str(x), "Start"] < table.loc[str(y), "Start"]
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_a_partition_blocked_by_a_job_that_started_elsewhere_is_free_again(policy):
+    """x fails in left (n1 busy) and starts in right in the same pass; k (-p left) then
+    starts on the idle n2 at once, not when x ends."""
+    lab = Lab(four(), policy)
+    lab.sbatch("-p left -N 1 --exclusive -t 60", runtime="60m")
+    lab.advance("1s")
+    x = lab.sbatch("-p left,right -N 2 --exclusive -t 30", runtime="30m")
+    k = lab.sbatch("-p left -N 1 --exclusive -t 90", runtime="90m")
+    lab.advance("5m")
+    q = lab.squeue().set_index("JOBID")
+    assert q.loc[str(x), "PARTITION"] == "right"
+    assert q.loc[str(k), "ST"] == "R" and q.loc[str(k), "NODELIST(REASON)"] == "n2"
+
+
+def test_conservative_plans_are_the_same_with_continued_and_full_passes(monkeypatch):
+    def run():
+        lab = Lab(four(), "conservative")
+        lab.sbatch("-p left -N 2 --exclusive -t 30", runtime="30m")
+        lab.sbatch("-p right -N 2 --exclusive -t 60", runtime="60m")
+        lab.sbatch("-p left,right -N 2 --exclusive -t 30", runtime="30m")
+        lab.advance("1s")
+        j = lab.sbatch("-p right -N 2 --exclusive -t 30", runtime="30m")
+        lab.advance("1s")
+        before = lab.squeue().set_index("JOBID").loc[str(j), "START_TIME"]
+        lab.sbatch("-p cpu -n 1 -t 5", runtime="1m")  # an arrival that touches nothing
+        lab.advance("1s")
+        return before, lab.squeue().set_index("JOBID").loc[str(j), "START_TIME"]
+
+    fast = run()
+    with monkeypatch.context() as m:
+        m.setattr(Controller, "_unchanged", lambda self: False)
+        assert run() == fast
+
+
+@pytest.mark.parametrize("state", ["DRAIN", "INACTIVE"])
+def test_a_partition_that_takes_no_jobs_leaves_the_list(state):
+    """_get_job_parts drops a DRAIN or INACTIVE partition from the job's list (and its
+    name); a DOWN one takes jobs and stays."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (left can never run it: warned)
+        lab = Lab(four(left=f"State={state}"), "easy")
+        lab.sbatch("-p right -N 2 --exclusive -t 60", runtime="60m")
+        j = lab.sbatch("-p left,right -N 1 -t 30", runtime="10m")
+    lab.advance("1m")
+    assert lab.squeue().set_index("JOBID").loc[str(j), "PARTITION"] == "right"
+    lab = Lab(four(left="State=DOWN"), "easy")
+    lab.sbatch("-p right -N 2 --exclusive -t 60", runtime="60m")
+    j = lab.sbatch("-p left,right -N 1 -t 30", runtime="10m")
+    lab.advance("1m")
+    assert lab.squeue().set_index("JOBID").loc[str(j), "PARTITION"] == "left,right"
+
+
+def test_the_reason_is_the_one_the_record_tried_last_leaves():
+    """n1 drained: left has too few nodes up for -N 2 (that record's state_desc would be
+    'Nodes required...'), but right is tried after it and is only busy: Resources."""
+    lab = Lab(four(), "slurm")
+    lab.sbatch("-p right -N 2 --exclusive -t 60", runtime="60m")
+    lab.advance("1s")
+    lab.drain("n1")
+    j = lab.sbatch("-p left,right -N 2 -t 30", runtime="10m")
+    lab.advance("1m")
+    assert lab.squeue().set_index("JOBID").loc[str(j), "NODELIST(REASON)"] == "(Resources)"
+
+
+def test_without_a_time_limit_the_first_partition_named_gives_it():
+    """_valid_job_part sets the limit once from the first partition named: its DefaultTime
+    for every partition (without one, each partition's MaxTime)."""
+    c = Cluster.from_slurm_conf(
+        """
+        NodeName=n[1-4] CPUs=16 RealMemory=64000
+        PartitionName=left Nodes=n[1-2] MaxTime=2:00:00 DefaultTime=10 Default=YES
+        PartitionName=right Nodes=n[3-4] MaxTime=2:00:00 DefaultTime=1:00:00
+        PartitionName=plain Nodes=n[3-4] MaxTime=3:00:00
+        """
+    )
+
+    def limits(p):
+        return [
+            (r.partition, r.time_limit.total_seconds())
+            for r in resolve_all(JobSpec.from_args(f"-p {p}"), c)
+        ]
+
+    assert limits("left,right") == [("left", 600), ("right", 600)]
+    assert limits("right,left") == [("right", 3600), ("left", 3600)]
+    assert limits("plain,right") == [("plain", 10800), ("right", 7200)]
+
+
+def test_after_a_requeue_the_list_keeps_a_partition_that_can_never_run_it():
+    lab = Lab(halves(), "easy")
+    lab.sbatch("-p all -N 4 --exclusive -t 10", runtime="10m")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (cpu can never run it: warned)
+        t = lab.sbatch("-p cpu,all --gres=gpu:1 -t 30 --requeue", runtime="20m")
+    lab.advance("1s")
+    assert lab.squeue().set_index("JOBID").loc[str(t), "PARTITION"] == "all,cpu"
+    lab.advance("11m")
+    lab.requeue(t)
+    lab.advance("1s")
+    assert lab.squeue().set_index("JOBID").loc[str(t), "PARTITION"] == "all,cpu"
+
+
+def test_a_scenario_warns_once_about_a_partition_that_can_never_run_a_job():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        Scenario.load(ROOT / "datasets/realslurm/scenarios/multi-partition.yaml").run(
+            progress=False
+        )
+    never = [w for w in caught if "can never run in partition" in str(w.message)]
+    assert len(never) == 1 and str(never[0].message).startswith("job t1: -p cpu,gpu: ")

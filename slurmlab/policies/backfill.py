@@ -456,14 +456,12 @@ class Conservative(Easy):
         # holds the changes that pass made to it, in order, and how many came before each
         # job's placement: a job none of whose later changes reach its window keeps its
         # place without a search (see _undisturbed).
-        since = view.resume
+        # (-p a,b: a job's records other than the one holding its standing plan are placed
+        # with the new jobs, after the standing plans, so a skip could see a profile a full
+        # pass would not: no searches are skipped while such a job is queued)
+        since = None if view.multi else view.resume
         prof = availability(view)
         kept, fresh = [], []  # (planned start, position, job, nodes, usage); (position, job)
-        # -p a,b: jobs with a record per partition (same id) keep no skipped searches
-        several: set[int] = set()
-        if view.multi:
-            ids = [job.id for job in view.queue]
-            several = {i for i in ids if ids.count(i) > 1}
         for n, job in enumerate(view.queue):
             plan = job.planned
             if plan is not None and plan[0] >= now:
@@ -509,7 +507,6 @@ class Conservative(Easy):
                 since is not None
                 and t > now
                 and job.id in since[1]
-                and job.id not in several
                 and _undisturbed(t, t + job.limit, since[0][since[1][job.id] :], changes)
             ):
                 placed(n, job, (-1, t, nodes))  # it stays: its search would find the same

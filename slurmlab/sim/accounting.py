@@ -128,13 +128,18 @@ class PriorityState:
         return self.fs.get(assoc, {}).get("FairShare", 0.0)
 
     # -- factors -------------------------------------------------------------------------------
-    def factors(self, job, now: float, *, at_submit: bool = False) -> Factors:
+    def factors(
+        self, job, now: float, *, at_submit: bool = False, partition: str | None = None
+    ) -> Factors:
         """A job's factors now. Job size and the TRES factor count the CPUs and nodes asked
         for, as slurmctld's min_cpus and min_nodes: a job that fixed no node count (``-n 40``
         alone) counts one node and its tasks' CPUs, whatever nodes it will get
         (priority_multifactor.c, job_set_req_tres). An ``--exclusive`` job counts its nodes'
         whole CPUs from the first recalculation on, as slurmctld does once it has expanded
-        the request (at submission it still counts what was asked)."""
+        the request (at submission it still counts what was asked). ``partition``: its
+        factors in another of its partitions (``-p a,b``: the partition factor and the TRES
+        factors are per partition, priority_multifactor.c's priority_array)."""
+        part = job.partition if partition is None else partition
         wait = now - job.eligible if job.eligible is not None else 0.0
         q = self.qos.get(job.qos)
         res = job.res
@@ -155,9 +160,7 @@ class PriorityState:
                 self.total_cpus,
                 self.w.favor_small,
             ),  # fmt: skip
-            partition=self.part_factor.get(job.partition, 1) / self.max_part
-            if self.max_part
-            else 0.0,
+            partition=self.part_factor.get(part, 1) / self.max_part if self.max_part else 0.0,
             qos=(q.priority / self.max_qos) if q and self.max_qos else 0.0,
             nice=job.spec.nice,
             tres=tres_factors(
@@ -167,7 +170,7 @@ class PriorityState:
                     "node": nodes,
                     "gres/gpu": float(job.demand[2]) * job.count,
                 },
-                self.part_tres.get(job.partition, {}),
+                self.part_tres.get(part, {}),
             )
             if self.w.tres
             else {},

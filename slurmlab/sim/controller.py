@@ -234,11 +234,10 @@ class Controller:
             return
         throttled: dict[int, int] = {}
         cut: dict[tuple, np.ndarray] = {}  # masks less reserved nodes, one array per node set
-        # -p a,b: a job's records after its first are not counted against a throttle or
-        # tested against limits again (its first record decided: held back, all are)
+        # -p a,b: a job's records after its first are not counted against a throttle again
+        # (its first record decided: held back, all are); limits are tested per record
         seen: set[int] = set()
         held: set[int] = set()
-        passed: set[int] = set()  # (their limits tested and met in this pass)
         for key, jid in queue:
             job = self.jobs[jid]
             record = job.pending or self._pending_of(job, key)
@@ -271,14 +270,11 @@ class Controller:
                 # and fails its partition: the policy sees it, and it blocks there)
                 self._set_reason(job, "ReqNodeNotAvail")
                 continue
-            if self._limits and (job.alts is None or jid not in passed):
-                reason = self._limit_reason(job)
+            if self._limits:
+                reason = self._limit_reason(job, None if job.alts is None else record)
                 if reason:
                     self._set_reason(job, reason)
-                    held.add(jid)
                     continue
-                if job.alts is not None:
-                    passed.add(jid)
             pending = record
             if (
                 job.planned_nodes is not None
@@ -402,8 +398,10 @@ class Controller:
                 out = mask.copy() if out is None else out | mask
         return out
 
-    def _limit_reason(self, job: SimJob) -> str | None:
-        """The QOS/association limit that starting ``job`` now would exceed, in Slurm's words.
+    def _limit_reason(self, job: SimJob, record: PendingJob | None = None) -> str | None:
+        """The QOS/association limit that starting ``job`` now would exceed, in Slurm's words
+        (``-p a,b``: as its ``record`` of one partition asks, node_scheduler.c testing the
+        TRES limits for the partition tried).
 
         In acct_policy.c's order: the job counts first (acct_policy_job_runnable_pre_select:
         QOS MaxJobsPerUser, then the association's MaxJobs), then the TRES
@@ -411,7 +409,7 @@ class Controller:
         association's GrpTRES), each limit's TRES in TRES id order (cpu, mem, node...).
         """
         q = self.qos[job.qos]
-        need = _job_tres(job)
+        need = _job_tres(job if record is None else record)
         running = self.running.values()
         if q.max_jobs_per_user is not None:
             n = sum(1 for r in running if r.user == job.user and r.qos == job.qos)
@@ -822,22 +820,33 @@ class Controller:
         return any(self.jobs[j].reason in ("BeginTime", "Dependency") for j in self.waiting)
 
     def _apply(self, decision: Decision) -> None:
-        refused = False
+        refused = several = False
         jobs = self.jobs
         for start in decision.starts:
             job = jobs[start.job]
+            record = None
             if job.alts is not None:  # -p a,b: the partition of the record it starts in
                 if job.state != "PENDING":  # (a built-in's second record: skipped)
                     continue
-                records = [self._pending_of(job, key) for key in job.entries]
-                self.use_partition(job, record_for(records, start).partition)
+                record = record_for([self._pending_of(job, k) for k in job.entries], start)
+                several = True
             if self._limits:
-                reason = self._limit_reason(job)
+                reason = self._limit_reason(job, record)
                 if reason:  # another start of this pass used up the limit
                     self._set_reason(job, reason)
                     refused = True
                     continue
+            if record is not None:
+                self.use_partition(job, record.partition)
             self._start(job, start.nodes, start.by)
+        if several:
+            # A job of several partitions (-p a,b) that started in one may have blocked
+            # another for the rest of the pass (or held a reservation there): the next pass
+            # is a whole one, which no longer sees that block (Slurm's next pass does not),
+            # and a policy without a timer gets one now (Slurm's periodic passes look again)
+            decision.resume = None
+            if not getattr(self.policy, "interval", None):
+                self.request_pass()
         if refused:  # the policy counted the refused job's nodes as taken: look again now
             self.request_pass()
         now = self.env.now

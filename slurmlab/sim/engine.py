@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 import simpy
 
-from slurmlab.errors import RequestError, SlurmlabError
+from slurmlab.errors import RequestError, SlurmlabError, warn_at_caller
 from slurmlab.policies.backfill import availability, make_policy
 from slurmlab.policies.base import NODES_OUT, PendingJob  # noqa: F401 (NODES_OUT for sim modules)
 from slurmlab.policies.fairshare import Account, AccountTree
@@ -53,7 +53,14 @@ from slurmlab.sim.history import FactorHistory
 from slurmlab.sim.processes import Lifecycles
 from slurmlab.sim.timing import AFTER_PASS, INF, LATE, NORMAL, URGENT
 from slurmlab.spec.cluster import Cluster
-from slurmlab.spec.job import JobSpec, Resources, TimeOfDay, partition_names, resolve_all
+from slurmlab.spec.job import (
+    JobSpec,
+    Resources,
+    TimeOfDay,
+    never_runs_in,
+    partition_names,
+    resolve_all,
+)
 from slurmlab.spec.qos import Qos, Reservation, parse_preempt_mode, place_reservations
 from slurmlab.spec.units import (
     MAX_SECONDS,
@@ -506,7 +513,10 @@ class Simulation(Controller, Lifecycles):
                 res = self._resolved.get(spec)
                 if res is None:
                     if spec.partition and "," in spec.partition:
-                        res = resolve_all(spec, self.cluster)
+                        refused: list = []
+                        res = resolve_all(spec, self.cluster, refused=refused)
+                        for name, error in refused:
+                            warn_at_caller(f"{_who(wjob)}{never_runs_in(spec, name, error, res)}")
                     else:
                         res = spec.resources(self.cluster)
                     self._resolved[spec] = res
@@ -701,9 +711,15 @@ class Simulation(Controller, Lifecycles):
         if isinstance(res, tuple):  # -p a,b: one (resources, shape) per partition
             job.alts = [[r, sh, None] for r, sh in shape]
             # squeue's list (real Slurm 22.05, the multi-partition fixture): the partitions
-            # in the order tried (PriorityTier first), then those that can never run it
+            # in the order tried (PriorityTier first), then those that can never run it but
+            # for a DRAIN or INACTIVE one, which slurmctld drops from the job's list (job_mgr.c
+            # _get_job_parts: _alt_part_test, the partition takes no jobs)
             tried = [r.partition for r in res]
-            never = [p for p in partition_names(spec, self.cluster) if p not in tried]
+            never = [
+                p
+                for p in partition_names(spec, self.cluster)
+                if p not in tried and self.cluster.partition(p).state not in ("DRAIN", "INACTIVE")
+            ]
             job.parts = ",".join(tried + never)
             res, shape = shape[0]
         job.key = wjob.id or str(self._next_id)  # (its id once the checks below pass:
@@ -803,11 +819,11 @@ class Simulation(Controller, Lifecycles):
         """The job's time limit in the partition of ``shape``: without -t and a DefaultTime,
         the QOS MaxWall (acct_policy.c _set_time_limit)."""
         max_wall = self.qos[job.qos].max_wall
-        if (
-            max_wall is not None
-            and not job.spec.time_requested
-            and self.cluster.partition(shape[0]).default_time is None
-        ):
+        if max_wall is None or job.spec.time_requested:
+            return shape[2]
+        # (-p a,b: the DefaultTime of the first partition named, see resolve_all)
+        named = shape[0] if job.alts is None else job.spec.partition.split(",")[0]
+        if self.cluster.partition(named).default_time is None:
             return max_wall.total_seconds()
         return shape[2]
 
@@ -874,14 +890,23 @@ class Simulation(Controller, Lifecycles):
             job.factors.append((self.env.now, new))
         job.priority = new
 
-    @staticmethod
-    def _rekeyed(key: tuple, job: SimJob) -> tuple:
+    def _rekeyed(self, key: tuple, job: SimJob) -> tuple:
         """A queue entry's key after the job's priority changed."""
         if job.alts is None:
             return job.sort_key()
-        new = (key[0], -job.priority, *key[2:])  # (-p a,b: one entry per partition)
-        job.entries[job.entries.index(key)] = new
+        new = (key[0], -self._priority_in(job, key[4]), *key[2:])  # (-p a,b: one entry
+        job.entries[job.entries.index(key)] = new  # per partition)
         return new
+
+    def _priority_in(self, job: SimJob, k: int) -> float:
+        """``-p a,b``: the job's priority in its ``k``-th partition. Under priority/multifactor
+        the partition factor and the TRES factors are the partition's (priority_array, one
+        priority per partition, which build_job_queue gives each record); otherwise it is
+        the job's priority."""
+        part = job.alts[k][0].partition
+        if self.prio is None or self._priority_fn is not None or part == job.partition:
+            return job.priority
+        return self.prio.factors(job, self.env.now, partition=part).priority(self.prio.w)
 
     def _arm_priority_tick(self) -> None:
         """Schedule the next recalculation at the next multiple of PriorityCalcPeriod."""
@@ -934,9 +959,12 @@ class Simulation(Controller, Lifecycles):
                 job.entries = []
                 for k, (res, shape, _pending) in enumerate(job.alts):
                     if self._partition_reason(job, res, shape) is None:
-                        key = (-shape[1], -job.priority, job.submit, job.id, k)
+                        key = (-shape[1], -self._priority_in(job, k), job.submit, job.id, k)
                         job.entries.append(key)
                         self._add_entry(job, key, shape[0], shape[8][0])
+                first = job.alts[job.entries[0][4]]  # (it waits there first: its limits,
+                if first[0].partition != job.partition:  # reasons and hints are that one's)
+                    self._set_shape(job, first[0], first[1])
             self.waiting.discard(job.id)
             self._set_reason(job, "Priority")
             return
@@ -1479,6 +1507,19 @@ def _dep_one(kind: str, target: SimJob) -> str:
     if kind == "afternotok":
         return "never" if st == "COMPLETED" else "ok"
     raise AssertionError(kind)  # pragma: no cover
+
+
+def last_tried(sim: Simulation, job: SimJob) -> tuple[str, int]:
+    """The partition and node count of the job's record a pass tries last: its own, and for
+    ``-p a,b`` the last partition it waits in (whose attempt leaves the reason squeue shows:
+    a busy partition tried after one short of nodes clears that one's state_desc)."""
+    if job.alts is None:
+        return job.partition, job.count
+    last = (job.partition, job.count)
+    for res, shape, _pending in job.alts:
+        if sim._partition_reason(job, res, shape) is None:  # noqa: SLF001
+            last = (shape[0], shape[6])
+    return last
 
 
 def iter_records(sim: Simulation) -> Iterable[tuple[SimJob, dict, bool]]:

@@ -17,7 +17,15 @@ import numpy as np
 from slurmlab.errors import SlurmlabError
 from slurmlab.policies.placement import choose_nodes
 from slurmlab.sim.controller import MAINT_REASON
-from slurmlab.sim.engine import NODES_OUT, Simulation, array_heads, shown_as, up_at, used_at
+from slurmlab.sim.engine import (
+    NODES_OUT,
+    Simulation,
+    array_heads,
+    last_tried,
+    shown_as,
+    up_at,
+    used_at,
+)
 from slurmlab.sim.recorder import last_before
 from slurmlab.spec.units import compress_hostlist, format_duration
 
@@ -212,27 +220,44 @@ def _why_one(sim: Simulation, job, state: str, t: float) -> str:
             f"{delay:g} s later (Slurm's delay), at t={max(ended) + delay:.0f}s"
         )
     up = up_at(sim, t)
-    n_up = int(up[sim.partition_index(job.partition)].sum())
-    if reason == "Resources" and n_up < job.count:  # job_scheduler.c: min_nodes > available
-        out = compress_hostlist(n for n in part.nodes if not up[sim.node_index[n]])
-        n_all = len(part.nodes)
+    tried, count = last_tried(sim, job)  # (-p a,b: the record tried last sets the reason)
+    n_up = int(up[sim.partition_index(tried)].sum())
+    if reason == "Resources" and n_up < count:  # job_scheduler.c: min_nodes > available
+        nodes = sim.cluster.partition(tried).nodes
+        out = compress_hostlist(n for n in nodes if not up[sim.node_index[n]])
+        n_all = len(nodes)
         text = (
-            f"it asks for {job.count} node{'s' * (job.count > 1)} but only {n_up} of "
-            f"partition {job.partition}'s {n_all} nodes {'is' if n_up == 1 else 'are'} "
+            f"it asks for {count} node{'s' * (count > 1)} but only {n_up} of "
+            f"partition {tried}'s {n_all} nodes {'is' if n_up == 1 else 'are'} "
             f"up ({out} {'are' if n_all - n_up > 1 else 'is'} down or drained): "
             f"squeue shows '{NODES_OUT}', and Slurm's main scheduler starts no later job of "
             "the partition in this pass"
         )
     lines = [f"Job {job.key} is pending ({reason}): {text}."]
     if job.alts is not None:  # -p a,b: it waits in each partition (a queue record each)
-        order = [a[0].partition for a in job.alts]
-        never = [p for p in job.parts.split(",") if p not in order]
-        cannot = f" ({', '.join(never)} can never run it)" if never else ""
+        order, held = [], []
+        for res, shape, _p in job.alts:
+            why = sim._partition_reason(job, res, shape)  # noqa: SLF001
+            if why is None:
+                order.append(res.partition)
+            else:  # its limits there (MaxTime, MaxNodes...): that record is not queued
+                held.append((res.partition, why))
+        never = [p for p in job.parts.split(",") if p not in order and p not in dict(held)]
+        cannot = [f"{p} ({why})" for p, why in held] + [
+            f"{p} (it can never run there)" for p in never
+        ]
+        where = (
+            f"it waits in {' and '.join(order)}, tried in that order (PriorityTier first), "
+            "and starts in the first with room"
+            if len(order) > 1
+            else f"it waits in {order[0]} only"
+            if order
+            else "it waits in none of them"
+        )
         lines.append(
-            f"It was submitted to several partitions (-p {job.parts}): it waits in "
-            f"{' and '.join(order)}{cannot}, tried in that order (PriorityTier first), and "
-            f"starts in the first with room; the reason and what follows are about partition "
-            f"{job.partition}."
+            f"It was submitted to several partitions (-p {job.parts}): {where}"
+            + (f"; not in {', '.join(cannot)}" if cannot else "")
+            + f". The reason and what follows are about partition {job.partition}."
         )
     if reason in ("PartitionTimeLimit",):
         lines.append(f"Fix: ask for at most -t {format_duration(part.max_time)}.")

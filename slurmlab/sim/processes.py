@@ -46,7 +46,7 @@ def pending_partitions(job: SimJob, t: float) -> str:
             last = run["Partition"]
     if last is None:
         return job.parts
-    return ",".join([last] + [a[0].partition for a in job.alts if a[0].partition != last])
+    return ",".join([last] + [p for p in job.parts.split(",") if p != last])
 
 
 class Lifecycles:
@@ -246,8 +246,13 @@ class Lifecycles:
         self._enqueue(job)
 
     def _run_record(self, job: SimJob, state: str) -> dict:
+        eligible = job.eligible
+        if eligible is None and job.reason == "BeginTime" and state == "PENDING" and not job.deps:
+            # waiting for its begin time (--begin, a requeue's delay): slurmdbd has that time
+            # as its eligible time already (as_mysql_job_start: time_eligible = begin_time)
+            eligible = job.begin
         return {
-            "Submit": job.submit, "Eligible": job.eligible, "Start": job.start, "End": job.end,
+            "Submit": job.submit, "Eligible": eligible, "Start": job.start, "End": job.end,
             "State": state, "ExitCode": job.exit_code, "nodes": job.nodes, "by": job.by,
             "Restarts": job.restarts, "usage": job.usage, **job.acct,
             "Partition": job.partition

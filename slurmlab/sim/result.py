@@ -20,6 +20,7 @@ from slurmlab.sim.engine import (
     array_heads,
     array_name,
     arrays_converted,
+    last_tried,
     records_at,
     shown_as,
     up_at,
@@ -126,7 +127,8 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
                     reason += f", UnavailableNodes:{compress_hostlist(out)}"
             if reason == "Resources" and nodes_vary:
                 up = up_at(sim, t) if up is None else up
-                if up[sim.partition_index(job.partition)].sum() < job.count:
+                part, count = last_tried(sim, job)
+                if up[sim.partition_index(part)].sum() < count:
                     reason = NODES_OUT  # (squeue shows slurmctld's state_desc)
             where = f"({reason})"
             elapsed = "0:00"

@@ -168,6 +168,8 @@ def simulate(
             _run_with_bar(sim, workload, stop)
         else:
             sim.run(until=stop)
+        if stop is None and not sim.starts_nothing:
+            warn_never_started(sim)
     name = policy if isinstance(policy, str) else policy_name(policy)
     return SimulationResult(sim, name, time.perf_counter() - t0)
 
@@ -339,6 +341,20 @@ def check_jobids(workload: Workload, where: str = "simulate") -> None:
                 f"would be {key!r} in the job table; give workload.jobs[{j}] an id too, or "
                 f"workload.jobs[{i}] one that is not a number (e.g. id='job{key}')"
             )
+
+
+def warn_never_started(sim: Simulation) -> None:
+    """Warn about the jobs a run without ``until`` left PENDING (it went on until nothing
+    could change: they never start), naming the first few and their reasons."""
+    stuck = [j for j in sim.jobs.values() if j.state == "PENDING"]
+    if stuck:
+        named = ", ".join(f"{j.key} ({j.reason})" for j in stuck[:5])
+        more = f" and {len(stuck) - 5} more" if len(stuck) > 5 else ""
+        warn_at_caller(
+            f"{len(stuck)} job{'s' * (len(stuck) != 1)} never started: {named}{more}; they "
+            "are in the job table as PENDING, and left out of waits and slowdowns "
+            "(result.why_pending(id) explains each reason)"
+        )
 
 
 def warn_too_wide(workload: Workload, cluster: Cluster) -> None:

@@ -2413,11 +2413,11 @@ def partition_names(spec: JobSpec, cluster: Cluster) -> list[str]:
     partition refuses the whole job, as slurmctld does ("invalid partition specified")."""
     names: list[str] = []
     for name in (spec.partition or "").split(","):
-        name = name.strip()
-        if not name:
+        if not name.strip() or name != name.strip():  # (get_part_list: strtok on "," only)
             raise RequestError(
-                f"-p {spec.partition!r}: an empty partition name (Invalid partition name "
-                "specified); separate names with single commas, e.g. -p train,spot"
+                f"-p {spec.partition!r}: invalid partition specified: {name!r} (an empty name, "
+                "or spaces around one): Invalid partition name specified; separate names with "
+                "commas alone, e.g. -p train,spot"
             )
         if name not in names:
             names.append(name)
@@ -2434,13 +2434,16 @@ def partition_names(spec: JobSpec, cluster: Cluster) -> list[str]:
     return sorted(names, key=lambda n: -tiers[n])  # (stable: equal tiers keep their order)
 
 
-def resolve_all(spec: JobSpec, cluster: Cluster | str | Path) -> tuple[Resources, ...]:
+def resolve_all(
+    spec: JobSpec, cluster: Cluster | str | Path, *, refused: list | None = None
+) -> tuple[Resources, ...]:
     """The request resolved in each partition it may run in (``-p a,b``: one
     :class:`Resources` per partition, in the order slurmctld tries them; one for a single
     partition). A partition that could never run the job (too few nodes of its kind, a
     drained partition...) is left out with a warning naming why, as slurmctld passes it
-    over ("non-runnable in partition"); when none could, the job is refused, with each
-    partition's reason."""
+    over ("non-runnable in partition"), or, given a ``refused`` list, with (partition,
+    why) appended to it instead (:func:`never_runs_in` words it); when none could, the job
+    is refused, with each partition's reason."""
     if not spec.partition or "," not in spec.partition:
         return (resolve(spec, cluster),)
     if not isinstance(cluster, Cluster):
@@ -2452,24 +2455,40 @@ def resolve_all(spec: JobSpec, cluster: Cluster | str | Path) -> tuple[Resources
             "reservation's)"
         )
     out: list[Resources] = []
-    refused: list[tuple[str, str]] = []
+    dropped: list[tuple[str, str]] = []
+    # without -t, the time limit is set once, from the first partition named (job_mgr.c
+    # _valid_job_part: its DefaultTime); without one it stays unset, and each partition's
+    # MaxTime applies where the job starts (node_scheduler.c select_nodes)
+    first = cluster.partition(spec.partition.split(",")[0])
     for name in partition_names(spec, cluster):
+        one = replace(spec, partition=name)
+        if not spec.time_requested and name != first.name:
+            limit = first.default_time or cluster.partition(name).max_time
+            one = replace(one, time_limit=limit, time_requested=True)
         try:
-            out.append(resolve(replace(spec, partition=name), cluster))
+            out.append(resolve(one, cluster))
         except RequestError as exc:
-            refused.append((name, str(exc)))
+            dropped.append((name, str(exc)))
     if not out:
-        why = "; ".join(f"in partition {n}: {e}" for n, e in refused)
+        why = "; ".join(f"in partition {n}: {e}" for n, e in dropped)
         raise RequestError(
             f"-p {spec.partition}: no partition can run the job ({why}); fix the request or "
             "name a partition that can run it"
         )
-    for name, error in refused:
-        _warn(
-            f"-p {spec.partition}: the job can never run in partition {name} ({error}); it "
-            f"waits in {', '.join(r.partition for r in out)} only"
-        )
+    if refused is not None:
+        refused.extend(dropped)
+    else:
+        for name, error in dropped:
+            _warn(never_runs_in(spec, name, error, out))
     return tuple(out)
+
+
+def never_runs_in(spec: JobSpec, name: str, error: str, kept) -> str:
+    """The warning for a partition of ``-p a,b`` that could never run the job."""
+    return (
+        f"-p {spec.partition}: the job can never run in partition {name} ({error}); it waits "
+        f"in {', '.join(r.partition for r in kept)} only"
+    )
 
 
 def _partition_of(spec: JobSpec, cluster: Cluster) -> Partition:
@@ -2545,10 +2564,17 @@ def _eligible_nodes(spec: JobSpec, cluster: Cluster, part: Partition) -> list[No
         pool = kept
     if spec.gpu_type and not any(_node_fits_type(n, spec) for n in pool):
         have = sorted({t for n in pool for t in n.gpu_types})
+        signed = re.fullmatch(r"[-+][0-9]+", spec.gpu_type)  # (gpu:-1: Slurm reads a type)
         raise RequestError(
             f"GPU type {spec.gpu_type!r} is not in partition {part.name!r} "
             f"(it has {', '.join(have) or 'no typed GPUs'}): Requested node configuration is "
             "not available"
+            + (
+                f"; {spec.gpu_type} after gpu: is read as a type, as Slurm reads it: a GPU "
+                "count is a whole number of 0 or more (e.g. --gres=gpu:1)"
+                if signed
+                else ""
+            )
         )
     pool = [n for n in pool if _node_fits_type(n, spec)]
     for gres in spec.other_gres:  # (their use by other jobs is not tracked: placement only)
@@ -2673,7 +2699,8 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
             f"resolve: {spec!r} is not a JobSpec; build one with JobSpec.from_args('-N 2 -t 30')"
         )
     if spec.partition and "," in spec.partition:  # several partitions: the first that can
-        return resolve_all(spec, cluster)[0]  # run it (the engine keeps them all)
+        return resolve_all(spec, cluster, refused=[])[0]  # run it (the engine keeps them
+        # all, and warns about the others naming the job)
     _check_mem_per_gpu(spec)
     _check_gres_names(spec, cluster)
     part = _partition_of(spec, cluster)

@@ -86,7 +86,7 @@ def parse_duration(text: str | int | float | timedelta, *, what: str = "time") -
         raise SlurmlabError(
             f"invalid {what} {text!r}: use minutes, M:S, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED"
             + (" (sbatch: Invalid --time specification)" if what == "--time" else "")
-            + _form_hint(s)
+            + (_unit_hint(s) or _form_hint(s))
         )
     days, a, b, c = m.groups()
     a, b, c = int(a), b and int(b), c and int(c)
@@ -158,6 +158,26 @@ def _limit(seconds: float, text, what: str) -> timedelta:
             "hold; give a shorter [days-]hours:minutes:seconds, or UNLIMITED for no limit"
         )
     return timedelta(seconds=seconds)
+
+
+_UNIT_WORDS = {
+    "s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1,
+    "m": 60, "min": 60, "mins": 60, "minute": 60, "minutes": 60,
+    "h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600,
+    "d": 86400, "day": 86400, "days": 86400,
+}  # fmt: skip
+
+
+def _unit_hint(text: str) -> str:
+    """For a time limit written with a unit (``2h``, ``90 min``): Slurm's way to write it."""
+    m = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]+)", text.strip())
+    unit = _UNIT_WORDS.get(m.group(2).lower()) if m else None
+    if unit is None:
+        return ""
+    seconds = round(float(m.group(1)) * unit)
+    form = format_duration(timedelta(seconds=seconds))
+    minutes = f", or {seconds // 60} (minutes)" if seconds % 60 == 0 else ""
+    return f" (Slurm takes no units: write {form}{minutes})"
 
 
 def _form_hint(text: str) -> str:
