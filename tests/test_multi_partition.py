@@ -368,6 +368,10 @@ def test_each_partition_gives_its_own_multifactor_priority():
     lab.sbatch("-p lo -N 2 --exclusive -t 30", runtime="30m")
     y = lab.sbatch("-p mid -N 2 --exclusive -t 30", runtime="30m")
     x = lab.sbatch("-p lo,hp -N 2 --exclusive -t 30", runtime="30m")
+    lab.advance("1m")
+    sprio = lab.sprio()  # a row per partition (real sprio), each with its own factor
+    rows = sprio[sprio["JOBID"] == str(x)][["PARTITION", "PRIORITY", "PARTITION_PRIO"]]
+    assert sorted(rows.values.tolist()) == [["hp", 10000, 10000], ["lo", 100, 100]]
     lab.advance("3h")
     table = lab.sacct().set_index("JobID")
     assert table.loc[str(x), "Partition"] == "hp"

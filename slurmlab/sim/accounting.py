@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -128,20 +129,44 @@ class PriorityState:
         return self.fs.get(assoc, {}).get("FairShare", 0.0)
 
     # -- factors -------------------------------------------------------------------------------
-    def factors(
-        self, job, now: float, *, at_submit: bool = False, partition: str | None = None
-    ) -> Factors:
+    def factors(self, job, now: float, *, at_submit: bool = False) -> Factors:
         """A job's factors now. Job size and the TRES factor count the CPUs and nodes asked
         for, as slurmctld's min_cpus and min_nodes: a job that fixed no node count (``-n 40``
         alone) counts one node and its tasks' CPUs, whatever nodes it will get
         (priority_multifactor.c, job_set_req_tres). An ``--exclusive`` job counts its nodes'
         whole CPUs from the first recalculation on, as slurmctld does once it has expanded
-        the request (at submission it still counts what was asked). ``partition``: its
-        factors in another of its partitions (``-p a,b``: the partition factor and the TRES
-        factors are per partition, priority_multifactor.c's priority_array)."""
-        part = job.partition if partition is None else partition
+        the request (at submission it still counts what was asked)."""
         wait = now - job.eligible if job.eligible is not None else 0.0
         q = self.qos.get(job.qos)
+        amounts = self._amounts(job, at_submit)
+        return Factors(
+            age=age_factor(wait, self.w.max_age),
+            fairshare=self.fairshare(job.assoc),
+            jobsize=job_size_factor(
+                amounts["node"],
+                amounts["cpu"],
+                self.total_nodes,
+                self.total_cpus,
+                self.w.favor_small,
+            ),  # fmt: skip
+            partition=self._partition_factor(job.partition),
+            qos=(q.priority / self.max_qos) if q and self.max_qos else 0.0,
+            nice=job.spec.nice,
+            tres=self._tres_factors(amounts, job.partition),
+        )
+
+    def in_partition(self, f: Factors, job, partition: str) -> Factors:
+        """``f``, a job's factors, in another of its partitions (``-p a,b``): the partition
+        factor and the TRES factors are per partition (priority_multifactor.c's
+        priority_array, one priority per partition); the others are the job's."""
+        return replace(
+            f,
+            partition=self._partition_factor(partition),
+            tres=self._tres_factors(self._amounts(job, False), partition),
+        )
+
+    def _amounts(self, job, at_submit: bool) -> dict[str, float]:
+        """The TRES the job asks for, as the job size and TRES factors count them."""
         res = job.res
         nodes = res.req_nodes or 1
         if res.req_nodes is None:  # (the CPUs asked for, not the shape's on every node)
@@ -150,31 +175,20 @@ class PriorityState:
             cpus = int(job.demand[0]) * job.count
         if job.exclusive and not at_submit:
             cpus = int(self.node_cpus[job.mask].max()) * job.count
-        return Factors(
-            age=age_factor(wait, self.w.max_age),
-            fairshare=self.fairshare(job.assoc),
-            jobsize=job_size_factor(
-                nodes,
-                cpus,
-                self.total_nodes,
-                self.total_cpus,
-                self.w.favor_small,
-            ),  # fmt: skip
-            partition=self.part_factor.get(part, 1) / self.max_part if self.max_part else 0.0,
-            qos=(q.priority / self.max_qos) if q and self.max_qos else 0.0,
-            nice=job.spec.nice,
-            tres=tres_factors(
-                {
-                    "cpu": cpus,
-                    "mem": float(job.demand[1]) * job.count,
-                    "node": nodes,
-                    "gres/gpu": float(job.demand[2]) * job.count,
-                },
-                self.part_tres.get(part, {}),
-            )
-            if self.w.tres
-            else {},
-        )
+        return {
+            "cpu": cpus,
+            "mem": float(job.demand[1]) * job.count,
+            "node": nodes,
+            "gres/gpu": float(job.demand[2]) * job.count,
+        }
+
+    def _partition_factor(self, partition: str) -> float:
+        return self.part_factor.get(partition, 1) / self.max_part if self.max_part else 0.0
+
+    def _tres_factors(self, amounts: dict[str, float], partition: str) -> dict[str, float]:
+        if not self.w.tres:
+            return {}
+        return tres_factors(amounts, self.part_tres.get(partition, {}))
 
     # -- views ---------------------------------------------------------------------------------
     def _snapshot_index(self, t: float) -> int:

@@ -734,7 +734,8 @@ class Simulation(Controller, Lifecycles):
                 f"{', '.join(sorted(self.qos))})"
             )
         job.assoc = assoc if self.has_accounts else None
-        for part in [res.partition] if job.alts is None else [a[0].partition for a in job.alts]:
+        parts = () if not self._account_rules else [a[0].partition for a in job.alts or [[res]]]
+        for part in parts:
             rule = self._account_rules.get(part)  # (-p a,b: each must admit it, job_mgr.c
             if rule is not None and not rule.admits_account(job.account):  # ACCESS_DENIED)
                 raise RequestError(
@@ -813,7 +814,8 @@ class Simulation(Controller, Lifecycles):
             job.partition, job.tier, job.limit, job.exclusive, job.demand, job.mask, job.count,
             job.rows, job.need, job.mem_per_cpu,
         ) = shape  # fmt: skip
-        job.limit = self._limit_in(job, shape)
+        if self.qos[job.qos].max_wall is not None:  # (rarely: a QOS MaxWall)
+            job.limit = self._limit_in(job, shape)
 
     def _limit_in(self, job: SimJob, shape: tuple) -> float:
         """The job's time limit in the partition of ``shape``: without -t and a DefaultTime,
@@ -906,7 +908,8 @@ class Simulation(Controller, Lifecycles):
         part = job.alts[k][0].partition
         if self.prio is None or self._priority_fn is not None or part == job.partition:
             return job.priority
-        return self.prio.factors(job, self.env.now, partition=part).priority(self.prio.w)
+        f = self.prio.in_partition(self.prio.factors(job, self.env.now), job, part)
+        return f.priority(self.prio.w)
 
     def _arm_priority_tick(self) -> None:
         """Schedule the next recalculation at the next multiple of PriorityCalcPeriod."""

@@ -30,6 +30,7 @@ from slurmlab.sim.metrics import failure_metrics, run_accounting, schedule_metri
 from slurmlab.sim.processes import pending_partitions
 from slurmlab.sim.recorder import event_table, job_table, last_before, priority_at
 from slurmlab.spec.cluster import format_table
+from slurmlab.spec.job import partition_names
 from slurmlab.spec.units import (
     compress_hostlist,
     format_duration,
@@ -368,16 +369,27 @@ def sprio_frame(sim: Simulation, t: float) -> pd.DataFrame:
         f = last_before(job.factors, t, None)
         if f is None:
             continue
-        w = f.weighted(sim.prio.w)
-        rows.append(
-            {
-                "JOBID": key, "PARTITION": job.partition, "USER": job.user,
-                "ACCOUNT": job.account, "PRIORITY": f.priority(sim.prio.w), "SITE": 0,
-                "AGE": w["AGE"], "ASSOC": w["ASSOC"], "FAIRSHARE": w["FAIRSHARE"],
-                "JOBSIZE": w["JOBSIZE"], "PARTITION_PRIO": w["PARTITION"], "QOS": w["QOS"],
-                "NICE": w["NICE"], "TRES": f.tres_text(sim.prio.w),
-            }
-        )  # fmt: skip
+        # -p a,b: a row per partition, in the order its records are tried (real sprio 22.05,
+        # the multi-partition fixture), each with that partition's factors
+        parts = [job.partition]
+        if job.alts is not None:  # (a DRAIN or INACTIVE partition left the job's list)
+            parts = [
+                p
+                for p in partition_names(job.spec, sim.cluster)
+                if sim.cluster.partition(p).state not in ("DRAIN", "INACTIVE")
+            ]
+        for part in parts:
+            g = f if part == job.partition else sim.prio.in_partition(f, job, part)
+            w = g.weighted(sim.prio.w)
+            rows.append(
+                {
+                    "JOBID": key, "PARTITION": part, "USER": job.user,
+                    "ACCOUNT": job.account, "PRIORITY": g.priority(sim.prio.w), "SITE": 0,
+                    "AGE": w["AGE"], "ASSOC": w["ASSOC"], "FAIRSHARE": w["FAIRSHARE"],
+                    "JOBSIZE": w["JOBSIZE"], "PARTITION_PRIO": w["PARTITION"], "QOS": w["QOS"],
+                    "NICE": w["NICE"], "TRES": g.tres_text(sim.prio.w),
+                }
+            )  # fmt: skip
     frame = pd.DataFrame(rows, columns=[*SPRIO_COLUMNS, "TRES"])  # sprio -l's last column
     frame = frame.astype(dict.fromkeys(SPRIO_COLUMNS[4:], "int64"))  # (none pending too)
     return frame.sort_values(
