@@ -124,6 +124,7 @@ its parameters, the account tree, and the jobs and nodes that actions and reserv
 
 from __future__ import annotations
 
+import difflib
 import re
 from bisect import bisect_right
 from collections.abc import Sequence
@@ -319,6 +320,12 @@ class Scenario:
                 if base != here and (base / path).exists():
                     hint = f"; it exists relative to {str(base)!r}: give {str(base / path)!r}"
                     break
+            folder = path.parent if path.parent.is_dir() else None
+            if not hint and folder is not None:  # a near miss in its folder: a typo
+                names = [p.name for p in folder.iterdir() if p.suffix in (".yaml", ".yml", ".json")]
+                close = difflib.get_close_matches(path.name, names, n=1, cutoff=0.6)
+                if close:
+                    hint = f"; did you mean {str(folder / close[0])!r}?"
             raise ScenarioError(
                 f"scenario file {str(path)!r} does not exist (relative paths start at the "
                 f"current directory, {str(here)!r}){hint}"
@@ -1547,6 +1554,9 @@ def _check_dependencies(jobs: tuple[WorkloadJob, ...], docs: list) -> None:
                         continue
                 else:
                     when = "is not in this scenario"
+                    close = difflib.get_close_matches(ref, [k for k in order if k], n=1)
+                    if close:
+                        when += f" (did you mean {close[0]!r}?)"
                 raise ScenarioError(
                     f"{_job_label(i, job)}: field {field_name!r}: --dependency={dep.kind}:{ref}: job "
                     f"{base or ref!r} {when}; a job can only depend on jobs submitted before it",

@@ -84,3 +84,23 @@ def test_a_held_job_with_a_dependency_keeps_an_unknown_eligible_time():
     lab.advance("1m")
     assert pd.isna(lab.sacct().iloc[1]["Eligible"])
     assert slurmlab.__name__ == "slurmlab"
+
+
+def test_a_dependency_on_a_misspelt_job_suggests_the_id(tmp_path):
+    path = tmp_path / "deps.yaml"
+    path.write_text(
+        "cluster: tiny\njobs:\n"
+        "  - {id: train, submit: 0, runtime: 60, args: '-t 5'}\n"
+        "  - {id: eval, submit: 10, runtime: 60, args: '--dependency=afterok:tran -t 5'}\n"
+    )
+    with pytest.raises(
+        ScenarioError, match=r"job 'tran' is not in this scenario \(did you mean 'train'\?\)"
+    ):
+        Scenario.load(path)
+
+
+def test_a_misspelt_scenario_file_name_suggests_the_file(tmp_path):
+    (tmp_path / "backfill-basics.yaml").write_text("cluster: tiny\njobs: []\n")
+    with pytest.raises(ScenarioError) as err:
+        Scenario.load(tmp_path / "backfill-basic.yaml")
+    assert f"did you mean {str(tmp_path / 'backfill-basics.yaml')!r}?" in str(err.value)
