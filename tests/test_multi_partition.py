@@ -488,3 +488,18 @@ def test_a_scenario_warns_once_about_a_partition_that_can_never_run_a_job():
         )
     never = [w for w in caught if "can never run in partition" in str(w.message)]
     assert len(never) == 1 and str(never[0].message).startswith("job t1: -p cpu,gpu: ")
+
+
+def test_the_readmes_example_policy_runs_jobs_of_several_partitions():
+    """README's ShortestFirst (run as written by tests/test_qa_stop29.py) starts a -p a,b
+    job once, in the partition of the record it chose."""
+    import re
+
+    text = (ROOT / "README.md").read_text()
+    block = next(b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "ShortestFirst" in b)
+    namespace: dict = {}
+    exec(compile(block.split("workload = ")[0], "README example", "exec"), namespace)
+    lab = Lab(halves(), namespace["ShortestFirst"]())  # (it blocks at its first failure)
+    m = lab.sbatch("-p right,left -N 1 --gres=gpu:4 -t 30", runtime="10m")  # both fit
+    lab.advance("1m")
+    assert lab.sacct().set_index("JobID").loc[str(m), "Partition"] == "right"  # once

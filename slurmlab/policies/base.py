@@ -33,10 +33,10 @@ and no backfill (``tests/test_qa_stop29_policy.py`` runs it as written)::
         def schedule(self, view):
             decision = Decision()
             free = view.free.copy()  # the view's arrays are read-only: plan on a copy
-            blocked = False
+            blocked, started = False, set()
             for job in sorted(view.queue, key=lambda j: (j.limit, j.id)):
-                if blocked:
-                    decision.reasons[job.id] = "Priority"
+                if blocked or job.id in started:  # (-p a,b: queued once per partition)
+                    decision.reasons.setdefault(job.id, "Priority")
                     continue
                 nodes = choose_nodes(
                     free, view.capacity, job.demand, job.count, job.mask & view.up,
@@ -47,7 +47,8 @@ and no backfill (``tests/test_qa_stop29_policy.py`` runs it as written)::
                     blocked = True
                     continue
                 free[list(nodes)] -= job.usage(nodes, view.capacity)
-                decision.starts.append(Start(job.id, nodes))
+                decision.starts.append(Start(job.id, nodes, partition=job.partition))
+                started.add(job.id)
             return decision
 
 
