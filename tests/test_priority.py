@@ -333,11 +333,13 @@ def test_age_factor_is_linear_then_flat():
 
 
 # -- the sprio view ----------------------------------------------------------------------------------
-def test_sprio_lists_pending_jobs_only_highest_priority_first():
-    """sprio shows pending jobs (not running ones) ordered by PRIORITY, with sprio's columns."""
+def test_sprio_lists_pending_jobs_only_in_job_id_order():
+    """sprio shows pending jobs (not running ones) in job id order, as real sprio sorts by
+    default (sprio/sort.c "i"; stop 30: it was by PRIORITY, j2 first), with sprio's columns."""
     result = run(*HAND)
     frame = result.sprio(at=900)
-    assert list(frame["JOBID"]) == ["j2", "j1"]
+    assert list(frame["JOBID"]) == ["j1", "j2"]
+    assert frame.set_index("JOBID")["PRIORITY"]["j2"] > frame.set_index("JOBID")["PRIORITY"]["j1"]
     for col in (
         "JOBID",
         "PRIORITY",
@@ -361,7 +363,8 @@ def test_sprio_text_looks_like_the_command():
         "JOBID", "PARTITION", "USER", "ACCOUNT", "PRIORITY", "SITE", "AGE", "ASSOC", "FAIRSHARE",
         "JOBSIZE", "PARTITION", "QOS", "NICE", "TRES",
     ]  # fmt: skip
-    assert lines[1].split()[:5] == ["j2", "high", "cat", "biology", "4650"]
+    assert [line.split()[0] for line in lines[1:]] == ["j1", "j2"]  # (by job id, as sprio)
+    assert lines[2].split()[:5] == ["j2", "high", "cat", "biology", "4650"]
     assert len(lines) == 3
 
 

@@ -388,13 +388,15 @@ def sprio_frame(sim: Simulation, t: float) -> pd.DataFrame:
                     "AGE": w["AGE"], "ASSOC": w["ASSOC"], "FAIRSHARE": w["FAIRSHARE"],
                     "JOBSIZE": w["JOBSIZE"], "PARTITION_PRIO": w["PARTITION"], "QOS": w["QOS"],
                     "NICE": w["NICE"], "TRES": g.tres_text(sim.prio.w),
+                    "_order": job.id,
                 }
             )  # fmt: skip
-    frame = pd.DataFrame(rows, columns=[*SPRIO_COLUMNS, "TRES"])  # sprio -l's last column
-    frame = frame.astype(dict.fromkeys(SPRIO_COLUMNS[4:], "int64"))  # (none pending too)
-    return frame.sort_values(
-        ["PRIORITY", "JOBID"], ascending=[False, True], kind="stable"
-    ).reset_index(drop=True)
+    frame = pd.DataFrame(rows, columns=[*SPRIO_COLUMNS, "TRES", "_order"])  # (TRES: sprio -l's
+    frame = frame.astype(dict.fromkeys(SPRIO_COLUMNS[4:], "int64"))  # last column)
+    # sprio's default order (sprio/sort.c DEFAULT_SORT "i"): by job id; a job of several
+    # partitions keeps its rows in the order of its records (the fixtures' sprio -l)
+    frame = frame.sort_values("_order", kind="stable").drop(columns="_order")
+    return frame.reset_index(drop=True)
 
 
 #: squeue's output formats (squeue.c, opts.c): (column, header, width, right-justified,
