@@ -503,3 +503,73 @@ def test_the_readmes_example_policy_runs_jobs_of_several_partitions():
     m = lab.sbatch("-p right,left -N 1 --gres=gpu:4 -t 30", runtime="10m")  # both fit
     lab.advance("1m")
     assert lab.sacct().set_index("JobID").loc[str(m), "Partition"] == "right"  # once
+
+
+# -- a documentation review (stop 30) -----------------------------------------------------
+
+
+def test_why_pending_explains_the_record_squeue_shows_the_reason_of():
+    """-p all,left: the left record is tried last, and its Priority is squeue's reason;
+    why_pending explains that record (it talked about partition all) and quotes -p as typed."""
+    c = Cluster.from_slurm_conf(
+        """
+        GresTypes=gpu
+        NodeName=gpu[1-4] CPUs=16 RealMemory=64000 Gres=gpu:a100:4
+        PartitionName=all Nodes=gpu[1-4] Default=YES MaxTime=2:00:00
+        PartitionName=left Nodes=gpu[1-2] MaxTime=2:00:00
+        PartitionName=right Nodes=gpu[3-4] MaxTime=2:00:00
+        """
+    )
+    lab = Lab(c, "fifo")
+    lab.sbatch("-p left -N 2 --exclusive -t 10", runtime=40)
+    lab.sbatch("-p right -t 10", runtime=40)
+    lab.sbatch("-p right --exclusive -t 10", runtime=50)
+    lab.sbatch("-p right,left -N 2 --exclusive -t 10", runtime=20)
+    j = lab.sbatch("-p all,left --gres=gpu:2 -t 10", runtime=20)
+    assert lab.squeue().set_index("JOBID").loc[str(j), "NODELIST(REASON)"] == "(Priority)"
+    text = lab.why_pending(j)
+    assert text.startswith(
+        f"Job {j} is pending (Priority): jobs with higher priority are ahead of it in partition "
+        "left."
+    )
+    assert "(-p all,left): it waits in all and left" in text
+    assert text.count(f"Job {j} is pending") == 1
+
+
+SIZES = """
+PriorityType=priority/multifactor
+PriorityWeightPartition=1000
+PriorityWeightJobSize=100
+NodeName=n[1-4] CPUs=4 RealMemory=8000
+PartitionName=a Nodes=n[1-2] Default=YES MaxTime=1:00:00
+PartitionName=b Nodes=n[3-4] MaxTime=1:00:00 PriorityJobFactor=5
+PartitionName=short Nodes=n[3-4] MaxTime=10 PriorityJobFactor=5
+"""
+
+
+def test_a_record_over_its_partitions_limit_does_not_lend_its_priority_to_the_others():
+    """-p short,a -t 30: short's MaxTime is 10 min, so the job waits in a only; sprio's row
+    for a shows a's factor (PriorityJobFactor 1: 200), not short's (1000)."""
+    lab = Lab(Cluster.from_slurm_conf(SIZES), "fifo")
+    lab.sbatch("-p a -N 2 --exclusive -t 10", runtime=100)
+    j = lab.sbatch("-p short,a -N 2 --exclusive -t 30", runtime=50)
+    lab.advance(5)
+    rows = lab.sprio().set_index(["JOBID", "PARTITION"])
+    assert rows.loc[(str(j), "a"), "PARTITION_PRIO"] == 200
+    assert rows.loc[(str(j), "short"), "PARTITION_PRIO"] == 1000
+
+
+def test_an_exclusive_jobs_other_partition_ranks_by_the_job_size_sprio_shows():
+    """Job 4 (-p b,a, submitted later) ties with job 3 in a: job 3 goes first (submit order),
+    as sprio shows them (the other partition's priority once counted --exclusive's whole
+    nodes, which the recorded factors do not yet)."""
+    lab = Lab(Cluster.from_slurm_conf(SIZES), "fifo")
+    lab.sbatch("-p a -N 2 --exclusive -t 10", runtime=100)
+    lab.sbatch("-p b -N 2 --exclusive -t 60", runtime=1000)
+    j3 = lab.sbatch("-p a -N 2 --exclusive -t 30", runtime=50)
+    lab.advance(5)
+    j4 = lab.sbatch("-p b,a -N 2 --exclusive -t 30", runtime=50)
+    lab.advance(300)
+    table = lab.sacct().set_index("JobID")
+    assert table.loc[str(j3), "Start"] < table.loc[str(j4), "Start"]
+    assert table.loc[str(j4), "Partition"] == "a"

@@ -35,8 +35,10 @@ and no backfill (``tests/test_qa_stop29_policy.py`` runs it as written)::
             free = view.free.copy()  # the view's arrays are read-only: plan on a copy
             blocked, started = False, set()
             for job in sorted(view.queue, key=lambda j: (j.limit, j.id)):
-                if blocked or job.id in started:  # (-p a,b: queued once per partition)
-                    decision.reasons.setdefault(job.id, "Priority")
+                if job.id in started:  # (-p a,b: a job is queued once per partition)
+                    continue
+                if blocked:  # (it blocks at the first record that does not fit)
+                    decision.reasons[job.id] = "Priority"
                     continue
                 nodes = choose_nodes(
                     free, view.capacity, job.demand, job.count, job.mask & view.up,
@@ -304,7 +306,8 @@ class QueueView:
     weights: np.ndarray | None = None
     #: some queued job waits in several partitions (``-p a,b``): ``queue`` then holds a
     #: record per partition for it (same id), in evaluation order, and its reason is the
-    #: one its last record gets, as in Slurm (a policy states it even where ``odd`` says not)
+    #: one its last record gets, as in Slurm (so a policy states each record's reason, even
+    #: for a job that ``odd`` leaves out)
     multi: bool = False
 
     def free_ranks(self, free: np.ndarray | None = None) -> tuple[list[int], list[int], list[int]]:

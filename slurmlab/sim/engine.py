@@ -908,8 +908,10 @@ class Simulation(Controller, Lifecycles):
         part = job.alts[k][0].partition
         if self.prio is None or self._priority_fn is not None or part == job.partition:
             return job.priority
-        f = self.prio.in_partition(self.prio.factors(job, self.env.now), job, part)
-        return f.priority(self.prio.w)
+        latest = job.factors.at(self.env.now) if job.factors else None  # (as recorded:
+        if latest is None:  # the job size as it counted then, as sprio shows it)
+            latest = self.prio.factors(job, self.env.now)
+        return self.prio.in_partition(latest, job, part).priority(self.prio.w)
 
     def _arm_priority_tick(self) -> None:
         """Schedule the next recalculation at the next multiple of PriorityCalcPeriod."""

@@ -9,6 +9,7 @@ and another partition.
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import timedelta
 
@@ -194,6 +195,26 @@ def _preempting_at(sim: Simulation, job, t: float) -> list[tuple[str, float]]:
 
 
 def _why_one(sim: Simulation, job, state: str, t: float) -> str:
+    if state == "pending" and job.alts is not None:  # -p a,b: its record tried last, whose
+        with _as_record(sim, job, last_tried(sim, job)[0]):  # reason squeue shows
+            return _why_record(sim, job, state, t)
+    return _why_record(sim, job, state, t)
+
+
+@contextmanager
+def _as_record(sim: Simulation, job, partition: str):
+    """A job of several partitions (``-p a,b``) explained as its record in ``partition``:
+    its request shape there, put back after."""
+    now = next(a for a in job.alts if a[0].partition == job.partition)
+    there = next(a for a in job.alts if a[0].partition == partition)
+    sim._set_shape(job, there[0], there[1])  # noqa: SLF001
+    try:
+        yield
+    finally:
+        sim._set_shape(job, now[0], now[1])  # noqa: SLF001
+
+
+def _why_record(sim: Simulation, job, state: str, t: float) -> str:
     if state != "pending":
         return f"Job {job.key} is {state} at t={t:.0f}s; it is not pending."
     reason = _reason_at(sim, job, t)
@@ -255,7 +276,7 @@ def _why_one(sim: Simulation, job, state: str, t: float) -> str:
             else "it waits in none of them"
         )
         lines.append(
-            f"It was submitted to several partitions (-p {job.parts}): {where}"
+            f"It was submitted to several partitions (-p {job.spec.partition}): {where}"
             + (f"; not in {', '.join(cannot)}" if cannot else "")
             + f". The reason and what follows are about partition {job.partition}."
         )
@@ -297,7 +318,7 @@ def _why_one(sim: Simulation, job, state: str, t: float) -> str:
         if choose_nodes(free, sim.capacity, job.demand, job.count, unheld, job.exclusive):
             idle = held & job.mask & up & (free[:, 0] == sim.capacity[:, 0])
             names = compress_hostlist([n for n, i in zip(sim.node_names, idle) if i])
-            lines[-1] = (
+            lines[0] = (
                 f"Job {job.key} is pending (Resources): it is first in line in partition "
                 f"{job.partition}, and the nodes it could use are held: "
                 f"{names + (' is' if idle.sum() == 1 else ' are') if names else 'they are'} "

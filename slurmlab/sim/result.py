@@ -379,7 +379,7 @@ def sprio_frame(sim: Simulation, t: float) -> pd.DataFrame:
                 if sim.cluster.partition(p).state not in ("DRAIN", "INACTIVE")
             ]
         for part in parts:
-            g = f if part == job.partition else sim.prio.in_partition(f, job, part)
+            g = f if job.alts is None else sim.prio.in_partition(f, job, part)
             w = g.weighted(sim.prio.w)
             rows.append(
                 {

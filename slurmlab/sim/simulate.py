@@ -80,7 +80,8 @@ def simulate(
     drain, resume) at given times (seconds, or a duration such as ``"1h"``).
     Jobs without an ``id`` are numbered 1, 2, ... in submit order, as sbatch numbers them:
     an ``id`` that is such a number of another job is an error. A trace's jobs wider than
-    the whole cluster, which can never start, are warned about.
+    the whole cluster, which can never start, are warned about; so, without ``until``, are
+    the jobs the run leaves PENDING (nothing more could change: they never start).
     ``failures`` are scripted node failures and ``random_failures`` a random failure model.
     ``accounts`` (a fair-share tree), ``qos`` and ``reservations`` are what sacctmgr and
     scontrol would create; priority settings (PriorityType, PriorityWeight*, PreemptType...)
@@ -351,9 +352,9 @@ def warn_never_started(sim: Simulation) -> None:
         named = ", ".join(f"{j.key} ({j.reason})" for j in stuck[:5])
         more = f" and {len(stuck) - 5} more" if len(stuck) > 5 else ""
         warn_at_caller(
-            f"{len(stuck)} job{'s' * (len(stuck) != 1)} never started: {named}{more}; they "
-            "are in the job table as PENDING, and left out of waits and slowdowns "
-            "(result.why_pending(id) explains each reason)"
+            f"{len(stuck)} job{'s' * (len(stuck) != 1)} never started: {named}{more}; "
+            f"{'they are' if len(stuck) > 1 else 'it is'} in the job table as PENDING, and "
+            "left out of waits and slowdowns (result.why_pending(id) explains each reason)"
         )
 
 
