@@ -153,12 +153,15 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
         shown_gpu.append(((gpu_type if started else res.gpu_type) or None) if gpus else None)
         rows["ReqTRES"].append(tres_text(req, job.partition, res.gpu_type))
         rows["Priority"].append(_submit_priority(sim, job, run["Submit"]))
-        pending = run["State"] == "PENDING"
-        rows["Reason"].append(
-            _sacct_reason(shown_as(sim, job, sim.now, heads).reason)
-            if pending
-            else _db_reason(job, run)
-        )
+        reason = None
+        if run["State"] == "PENDING":
+            reason = shown_as(sim, job, sim.now, heads).reason
+        # a pending job's reason as slurmctld gives it to the database: the current one,
+        # but waiting for its turn (Priority, Resources) leaves the last other one, or None
+        # (real Slurm 22.05, checked by hand at stop 30: pending jobs waiting for Resources
+        # or Priority show None in sacct; held, Dependency, PartitionTimeLimit, BeginTime
+        # ones their reason); a run that left the queue its last other one (_db_reason)
+        rows["Reason"].append(reason if reason not in _TURN_OR_NONE else _db_reason(job, run))
         rows["Restarts"].append(run["Restarts"])
         rows["StartedBy"].append(run["by"])
     frame = pd.DataFrame(rows)
@@ -249,6 +252,7 @@ def priority_at(sim: Simulation, job: SimJob, t: float) -> int:
 
 
 _TURN = frozenset(("None", "Priority", "Resources", NODES_OUT))  # waiting one's turn: not kept
+_TURN_OR_NONE = _TURN | {None}
 
 
 def _submit_priority(sim: Simulation, job, t: float) -> int:
@@ -257,12 +261,6 @@ def _submit_priority(sim: Simulation, job, t: float) -> int:
     priority (a few seconds after submission), not a later one (``holds``: a job requeued
     while held shows 0, one held after it started its submission's)."""
     return 0 if last_before(job.reasons, t, "") in HOLDS else priority_at(sim, job, t)
-
-
-def _sacct_reason(reason: str) -> str:
-    """sacct's Reason is slurmctld's state_reason, not squeue's state_desc: Resources for
-    NODES_OUT."""
-    return "Resources" if reason == NODES_OUT else reason
 
 
 def _db_reason(job, run: dict) -> str:
