@@ -186,6 +186,10 @@ class Controller:
             )  # fmt: skip
         return job.pending
 
+    def _queued_records(self, job: SimJob) -> list[PendingJob]:
+        """``-p a,b``: the job's records in the queue now, one per partition it waits in."""
+        return [self._pending_of(job, key) for key in job.entries]
+
     @staticmethod
     def _with_plan(job: SimJob, pending: PendingJob) -> PendingJob:
         """The pending view with the job's standing reservation (kept while it stands)."""
@@ -828,7 +832,7 @@ class Controller:
             if job.alts is not None:  # -p a,b: the partition of the record it starts in
                 if job.state != "PENDING":  # (a built-in's second record: skipped)
                     continue
-                record = record_for([self._pending_of(job, k) for k in job.entries], start)
+                record = record_for(self._queued_records(job), start)
                 several = True
             if self._limits:
                 reason = self._limit_reason(job, record)
@@ -873,9 +877,10 @@ class Controller:
                 if job.state != "PENDING":  # (started in another partition in the pass)
                     continue
                 nodes = planned_nodes.get(jid)  # the record a standing plan is kept in
-                records = [self._pending_of(job, key) for key in job.entries]
                 job.plan_part = (
-                    None if nodes is None else record_for(records, Start(jid, nodes)).partition
+                    None
+                    if nodes is None
+                    else record_for(self._queued_records(job), Start(jid, nodes)).partition
                 )
             job.planned_nodes = planned_nodes.get(jid)
             if job.planned != t:

@@ -57,8 +57,8 @@ from slurmlab.spec.job import (
     JobSpec,
     Resources,
     TimeOfDay,
+    listed_partitions,
     never_runs_in,
-    partition_names,
     resolve_all,
 )
 from slurmlab.spec.qos import Qos, Reservation, parse_preempt_mode, place_reservations
@@ -634,10 +634,11 @@ class Simulation(Controller, Lifecycles):
             )
         now = self.env.now
         best = None
-        for res, shape in [(job.res, None)] if job.alts is None else [a[:2] for a in job.alts]:
+        alts = (
+            [(job.res, None)] if job.alts is None else [job.alts[k][:2] for k in self.waits_in(job)]
+        )
+        for res, shape in alts:
             if shape is not None:  # -p a,b: each partition (job_start_data), the earliest
-                if self._partition_reason(job, res, shape) is not None:
-                    continue
                 self._set_shape(job, res, shape)
             prof = availability(self._view())
             found = prof.earliest(
@@ -711,15 +712,9 @@ class Simulation(Controller, Lifecycles):
         if isinstance(res, tuple):  # -p a,b: one (resources, shape) per partition
             job.alts = [[r, sh, None] for r, sh in shape]
             # squeue's list (real Slurm 22.05, the multi-partition fixture): the partitions
-            # in the order tried (PriorityTier first), then those that can never run it but
-            # for a DRAIN or INACTIVE one, which slurmctld drops from the job's list (job_mgr.c
-            # _get_job_parts: _alt_part_test, the partition takes no jobs)
+            # in the order tried (PriorityTier first), then those that can never run it
             tried = [r.partition for r in res]
-            never = [
-                p
-                for p in partition_names(spec, self.cluster)
-                if p not in tried and self.cluster.partition(p).state not in ("DRAIN", "INACTIVE")
-            ]
+            never = [p for p in listed_partitions(spec, self.cluster) if p not in tried]
             job.parts = ",".join(tried + never)
             res, shape = shape[0]
         job.key = wjob.id or str(self._next_id)  # (its id once the checks below pass:
@@ -962,11 +957,11 @@ class Simulation(Controller, Lifecycles):
             else:  # -p a,b: one entry per partition it may wait in (build_job_queue)
                 self._multi += 1
                 job.entries = []
-                for k, (res, shape, _pending) in enumerate(job.alts):
-                    if self._partition_reason(job, res, shape) is None:
-                        key = (-shape[1], -self._priority_in(job, k), job.submit, job.id, k)
-                        job.entries.append(key)
-                        self._add_entry(job, key, shape[0], shape[8][0])
+                for k in self.waits_in(job):
+                    shape = job.alts[k][1]
+                    key = (-shape[1], -self._priority_in(job, k), job.submit, job.id, k)
+                    job.entries.append(key)
+                    self._add_entry(job, key, shape[0], shape[8][0])
                 first = job.alts[job.entries[0][4]]  # (it waits there first: its limits,
                 if first[0].partition != job.partition:  # reasons and hints are that one's)
                     self._set_shape(job, first[0], first[1])
@@ -1060,6 +1055,15 @@ class Simulation(Controller, Lifecycles):
             if state != "ok":
                 return "DependencyNeverSatisfied" if state == "never" else "Dependency"
         return None
+
+    def waits_in(self, job: SimJob) -> list[int]:
+        """``-p a,b``: the indices in ``job.alts`` of the partitions it may wait in (whose
+        state and limits it meets: :meth:`_partition_reason`), in the order they are tried."""
+        return [
+            k
+            for k, (res, shape, _pending) in enumerate(job.alts)
+            if self._partition_reason(job, res, shape) is None
+        ]
 
     def _partition_reason(self, job: SimJob, res: Resources, shape: tuple | None) -> str | None:
         """Why the job cannot wait in the partition of ``shape`` (its own for None): the
@@ -1518,13 +1522,11 @@ def last_tried(sim: Simulation, job: SimJob) -> tuple[str, int]:
     """The partition and node count of the job's record a pass tries last: its own, and for
     ``-p a,b`` the last partition it waits in (whose attempt leaves the reason squeue shows:
     a busy partition tried after one short of nodes clears that one's state_desc)."""
-    if job.alts is None:
+    waits = [] if job.alts is None else sim.waits_in(job)
+    if not waits:
         return job.partition, job.count
-    last = (job.partition, job.count)
-    for res, shape, _pending in job.alts:
-        if sim._partition_reason(job, res, shape) is None:  # noqa: SLF001
-            last = (shape[0], shape[6])
-    return last
+    shape = job.alts[waits[-1]][1]
+    return shape[0], shape[6]
 
 
 def iter_records(sim: Simulation) -> Iterable[tuple[SimJob, dict, bool]]:

@@ -30,7 +30,7 @@ from slurmlab.sim.metrics import failure_metrics, run_accounting, schedule_metri
 from slurmlab.sim.processes import pending_partitions
 from slurmlab.sim.recorder import event_table, job_table, last_before, priority_at
 from slurmlab.spec.cluster import format_table
-from slurmlab.spec.job import partition_names
+from slurmlab.spec.job import listed_partitions
 from slurmlab.spec.units import (
     compress_hostlist,
     format_duration,
@@ -371,13 +371,7 @@ def sprio_frame(sim: Simulation, t: float) -> pd.DataFrame:
             continue
         # -p a,b: a row per partition, in the order its records are tried (real sprio 22.05,
         # the multi-partition fixture), each with that partition's factors
-        parts = [job.partition]
-        if job.alts is not None:  # (a DRAIN or INACTIVE partition left the job's list)
-            parts = [
-                p
-                for p in partition_names(job.spec, sim.cluster)
-                if sim.cluster.partition(p).state not in ("DRAIN", "INACTIVE")
-            ]
+        parts = [job.partition] if job.alts is None else listed_partitions(job.spec, sim.cluster)
         for part in parts:
             g = f if job.alts is None else sim.prio.in_partition(f, job, part)
             w = g.weighted(sim.prio.w)

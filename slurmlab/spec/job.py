@@ -2434,6 +2434,19 @@ def partition_names(spec: JobSpec, cluster: Cluster) -> list[str]:
     return sorted(names, key=lambda n: -tiers[n])  # (stable: equal tiers keep their order)
 
 
+#: partition states that take no new jobs (slurm.conf(5): "no new jobs may be queued")
+TAKES_NO_JOBS = ("DRAIN", "INACTIVE")
+
+
+def listed_partitions(spec: JobSpec, cluster: Cluster) -> list[str]:
+    """The job's partition list as slurmctld keeps it (``part_ptr_list``, what sprio lists):
+    :func:`partition_names` without the DRAIN or INACTIVE ones, which ``_get_job_parts``
+    drops (job_mgr.c ``_alt_part_test``: the partition takes no jobs)."""
+    return [
+        n for n in partition_names(spec, cluster) if cluster.partition(n).state not in TAKES_NO_JOBS
+    ]
+
+
 def resolve_all(
     spec: JobSpec, cluster: Cluster | str | Path, *, refused: list | None = None
 ) -> tuple[Resources, ...]:
@@ -2498,7 +2511,7 @@ def _partition_of(spec: JobSpec, cluster: Cluster) -> Partition:
         raise
     except SlurmlabError as exc:
         raise RequestError(str(exc)) from None
-    if part.state in ("DRAIN", "INACTIVE"):  # slurm.conf(5): "no new jobs may be queued"
+    if part.state in TAKES_NO_JOBS:
         raise RequestError(
             f"partition {part.name!r} is {part.state}: Required partition not available "
             "(inactive or drain); submit to another partition"

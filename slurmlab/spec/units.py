@@ -160,18 +160,18 @@ def _limit(seconds: float, text, what: str) -> timedelta:
     return timedelta(seconds=seconds)
 
 
-_UNIT_WORDS = {
-    "s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1,
-    "m": 60, "min": 60, "mins": 60, "minute": 60, "minutes": 60,
-    "h": 3600, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600,
-    "d": 86400, "day": 86400, "days": 86400,
+_UNIT_WORDS = {  # (_UNIT_SECONDS's letters, defined below, and the words people write)
+    "sec": 1, "secs": 1, "second": 1, "seconds": 1, "min": 60, "mins": 60, "minute": 60,
+    "minutes": 60, "hr": 3600, "hrs": 3600, "hour": 3600, "hours": 3600, "day": 86400,
+    "days": 86400,
 }  # fmt: skip
 
 
 def _unit_hint(text: str) -> str:
     """For a time limit written with a unit (``2h``, ``90 min``): Slurm's way to write it."""
     m = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]+)", text.strip())
-    unit = _UNIT_WORDS.get(m.group(2).lower()) if m else None
+    word = m.group(2).lower() if m else ""
+    unit = _UNIT_SECONDS.get(word) or _UNIT_WORDS.get(word)
     if unit is None:
         return ""
     seconds = round(float(m.group(1)) * unit)
