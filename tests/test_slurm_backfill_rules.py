@@ -178,6 +178,40 @@ def test_the_one_node_walk_matches_the_general_one(reservations, start, limit):
         same()
 
 
+@given(
+    reservations=st.lists(
+        st.tuples(
+            st.sets(st.integers(0, 5), min_size=1),
+            st.integers(0, 40),
+            st.integers(1, 20),
+        ),
+        max_size=10,
+    ),
+    usable=st.lists(st.booleans(), min_size=6, max_size=6),
+    count=st.integers(1, 6),
+    now=st.integers(0, 450),
+    limit=st.integers(0, 500),
+)
+def test_the_walk_that_skips_tries_reaches_what_the_full_walk_reaches(
+    reservations, usable, count, now, limit
+):
+    """Without advance reservations, reachable() skips the tries that must fail (after a
+    slot that alone leaves too few nodes); it answers as the walk that makes every try (the
+    general path, taken here with an advance reservation long past)."""
+    space = NodeSpace(0.0, 400.0, 10.0, 6)
+    past = [(-100.0, -50.0, 0b111111)]  # over before any try: changes nothing
+    bits = node_bits(np.array(usable))
+
+    def same():
+        got = space.reachable(bits, count, float(limit), float(now))
+        assert got == space.reachable(bits, count, float(limit), float(now), past)
+
+    same()
+    for nodes, begin, length in reservations:
+        space.reserve(sorted(nodes), begin * 10.0, (begin + length) * 10.0)
+        same()
+
+
 def test_node_space_bitmasks():
     """Node sets are int bitmasks (bit i: node i); ``avail`` shows the map as booleans."""
     assert node_bits([True, False, True]) == 0b101

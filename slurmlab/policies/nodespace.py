@@ -157,8 +157,10 @@ class NodeSpace:
         nodes); their nodes are left out while they overlap, and the second after the
         first of them to end is a time to try, as find_resv_end gives). Node sets are
         bitmasks."""
-        if self.nodes == 1 and not blocked:
-            return count == 1 and bool(usable & 1) and self._reachable_one(limit, now)
+        if not blocked:
+            if self.nodes == 1:
+                return count == 1 and bool(usable & 1) and self._reachable_one(limit, now)
+            return self._reachable_free(usable, count, limit, now)
         start = now
         while True:
             end = start + limit
@@ -174,6 +176,33 @@ class NodeSpace:
             if later is None or later <= start:
                 return False
             start = later
+
+    def _reachable_free(self, usable: int, count: int, limit: float, now: float) -> bool:
+        """:meth:`reachable` without advance reservations, skipping the tries that cannot
+        succeed: a try fails at the first slot of its window where fewer than ``count``
+        nodes stay free; when that slot alone leaves too few, every later try whose window
+        still holds it fails too, so the next one that can succeed starts after it."""
+        times, slots = self.times, self.slots
+        n = len(slots)
+        k0 = bisect_right(times, now) - 1  # the slot holding the try's start
+        if k0 >= n:
+            return usable.bit_count() >= count
+        start = now
+        while True:
+            k1 = min(bisect_right(times, start + limit, k0) - 1, n - 1)
+            avail = usable
+            for k in range(k0, k1 + 1):
+                avail &= slots[k]
+                if avail.bit_count() < count:
+                    if (usable & slots[k]).bit_count() < count:
+                        k0 = k  # (tries up to this slot's start hold it: next try after it)
+                    break
+            else:
+                return True
+            k0 += 1
+            if k0 >= n:
+                return False  # (the last slot's try failed: no record is left)
+            start = times[k0]
 
     def _cut_runs(self, start: float, end: float) -> None:
         """Keep the runs of a one-node map up to date after slots ``start`` to ``end`` were
