@@ -56,7 +56,8 @@ A scenario is a YAML (or JSON) document; every field it takes is below::
     failures:                          # optional scripted node failures (node: a hostlist)
       - {node: gpu003, at: "2:30:00", down_for: 3600}
     random_failures: {mtbf: 30-00:00:00, distribution: weibull, shape: 0.7, repair: 4:00:00,
-                      nodes: "gpu[001-016]", seed: 1}   # nodes: default all
+                      nodes: "gpu[001-016]", seed: 1}   # nodes: default all; a list of
+                                       # such models: each fails its own nodes
 
 Fields in detail:
 
@@ -76,7 +77,8 @@ Fields in detail:
   and ``max_wall``. The QOS ``normal`` always exists.
 - ``random_failures``: ``mtbf`` per node, ``distribution`` (``exponential``, the default, or
   ``weibull`` with its ``shape``), ``repair`` (default 1 h), ``nodes`` (the nodes that
-  fail, a hostlist; default all) and ``seed``.
+  fail, a hostlist; default all) and ``seed``; or a list of such models (one per group
+  of nodes, each with its own MTBF: every model fails its nodes on its own).
 - ``seed``: random failures are the only random part of a run. They draw from the section's
   own ``seed`` when it gives one, which then wins over the top-level ``seed`` (silently: the
   top-level one is not used); else from the top-level ``seed`` (default 0).
@@ -277,7 +279,8 @@ class Scenario:
     seed: int = 0
     path: Path | None = None
     failures: tuple[NodeFailure, ...] = ()
-    random_failures: RandomFailures | None = None
+    #: one model, or several (a tuple) from a list in the file
+    random_failures: RandomFailures | tuple[RandomFailures, ...] | None = None
     accounts: tuple[Account, ...] = ()
     qos: tuple[Qos, ...] = ()
     reservations: tuple[Reservation, ...] = ()
@@ -513,7 +516,7 @@ class Scenario:
         progress: bool = False,
         actions: Sequence[Action] | None = None,
         failures: Sequence[NodeFailure] | None = None,
-        random_failures: RandomFailures | None = None,
+        random_failures: RandomFailures | Sequence[RandomFailures] | None = None,
         **params,
     ):
         """Simulate this scenario with :func:`~slurmlab.simulate`.
@@ -529,7 +532,7 @@ class Scenario:
           ``run(seed=2)``... are different histories of the same cluster;
         - ``actions``, ``failures``: these scripted admin actions and node failures
           replace the file's (``()``: none);
-        - ``random_failures``: this failure model replaces the file's (to run without
+        - ``random_failures``: this failure model (or models) replaces the file's (to run without
           random failures: ``dataclasses.replace(scenario, random_failures=None).run()``).
 
         The cluster, the accounts, the QOS and the reservations are checked against the jobs
@@ -547,8 +550,11 @@ class Scenario:
         model = random_failures
         if model is None:
             model = self.random_failures
-            if seed is not None and model is not None and model.seed is not None:
-                model = replace(model, seed=None)  # drawn again, from the run's seed
+            if seed is not None and model is not None:  # drawn again, from the run's seed
+                if isinstance(model, RandomFailures):
+                    model = replace(model, seed=None)
+                else:
+                    model = tuple(replace(m, seed=None) for m in model)
         if seed is None:
             seed = self.seed
         with inert_checked():  # (warned about at load, with the file and line)
@@ -1645,6 +1651,7 @@ def _failures(doc: dict, cluster: Cluster, origin: pd.Timestamp) -> tuple[NodeFa
                 _not_a_date(entry.get("at"), origin, "at")
         with _entry(("failures", i)):
             failure = NodeFailure.from_dict(entry, where=f"failures[{i}]")
+        with _entry(("failures", i, "node"), f"failures[{i}]: field 'node'"):
             nodes = expand_hostlist(failure.node)
         for name in nodes:
             if name not in _node_names(cluster):
@@ -1656,19 +1663,36 @@ def _failures(doc: dict, cluster: Cluster, origin: pd.Timestamp) -> tuple[NodeFa
     return tuple(out)
 
 
-def _random_failures(doc: dict, cluster: Cluster) -> RandomFailures | None:
-    if not doc.get("random_failures"):
+def _random_failures(
+    doc: dict, cluster: Cluster
+) -> RandomFailures | tuple[RandomFailures, ...] | None:
+    """The section: one model (a mapping), or a list of them (a tuple of models)."""
+    section = doc.get("random_failures")
+    if not section:
         return None
-    if isinstance(doc["random_failures"], dict):
-        known = {f.name for f in fields(RandomFailures)}
-        _allowed(doc["random_failures"], known, "random_failures", ("random_failures",))
-    with _entry(("random_failures",)):
-        model = RandomFailures.from_dict(_written(doc["random_failures"]))
+    if isinstance(section, list):
+        return tuple(
+            _failure_model(entry, cluster, ("random_failures", i), f"random_failures[{i}]")
+            for i, entry in enumerate(section)
+        )
+    return _failure_model(section, cluster, ("random_failures",), "random_failures")
+
+
+def _failure_model(entry, cluster: Cluster, path: tuple, where: str) -> RandomFailures:
+    if not isinstance(entry, dict):
+        raise ScenarioError(
+            f"{where}: a failure model is a mapping such as {{mtbf: 30-00:00:00, "
+            f"repair: 4:00:00}}, not {_as_written(entry)!r}",
+            path=path,
+        )
+    _allowed(entry, {f.name for f in fields(RandomFailures)}, where, path)
+    with _entry(path):
+        model = RandomFailures.from_dict(_written(entry), where=where)
     unknown = [n for n in model.nodes if n not in _node_names(cluster)]
     if unknown:
         raise ScenarioError(
-            f"random_failures: nodes {unknown} are not in the cluster ({_nodes_hint(cluster)})",
-            path=("random_failures", "nodes"),
+            f"{where}: nodes {unknown} are not in the cluster ({_nodes_hint(cluster)})",
+            path=(*path, "nodes"),
         )
     return model
 
@@ -1994,7 +2018,7 @@ _OWN_TIMES = {
     "actions": (("at",),),
     "failures": (("at",), ("down_for",)),
     "reservations": (("start",),),
-    "random_failures": (("mtbf",), ("repair",)),  # (a mapping, not a list of entries)
+    "random_failures": (("mtbf",), ("repair",)),  # (a mapping, or a list of them)
 }  # fmt: skip
 
 

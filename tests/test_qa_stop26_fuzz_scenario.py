@@ -97,8 +97,8 @@ def test_aliases_of_whole_entries_and_merges_still_load_with_their_lines(tmp_pat
     assert [(j.submit, j.runtime) for j in s.workload.jobs] == [(0, 5), (0, 5), (30, 5)]
     text = "cluster: tiny\njobs:\n  - &d {runtime: 5, submit: 0}\n  - {<<: *d,\n   submit: -1}\n"
     assert load_error(tmp_path, text) == (
-        "v.yaml line 5: jobs[1]: field 'submit': invalid submit -1: must be a number of "
-        "seconds >= 0"
+        "v.yaml line 5: jobs[1]: field 'submit': invalid submit -1: must not be negative "
+        "(seconds, 0 or more)"
     )
 
 

@@ -134,11 +134,16 @@ def run_outcome(
 
 
 def _costs(write_cost: float, mtbf: float) -> tuple[float, float]:
-    """A checkpoint's write cost (seconds, >= 0) and an MTBF (seconds, > 0), checked."""
-    return (
-        parse_number(write_cost, what="write_cost (seconds)"),
-        parse_number(mtbf, what="mtbf (seconds)", strict=True),
-    )
+    """A checkpoint's write cost (>= 0) and an MTBF (> 0), checked: seconds, or durations
+    as everywhere else in the failure API ("1m", "10h", "1:00:00")."""
+    return _secs(write_cost, "write_cost"), _secs(mtbf, "mtbf", positive=True)
+
+
+def _secs(value, what: str, *, positive: bool = False) -> float:
+    """Seconds (any number: an MTBF of 1e12 s is "no failures") or a duration."""
+    if isinstance(value, str):
+        value = parse_seconds(value, what=f"{what} (seconds or a duration)")
+    return parse_number(value, what=f"{what} (seconds or a duration)", strict=positive)
 
 
 def young_interval(write_cost: float, mtbf: float) -> float:
@@ -168,6 +173,6 @@ def expected_goodput(interval: float, write_cost: float, restart_cost: float, mt
     (a node's MTBF divided by the number of nodes).
     """
     c, m = _costs(write_cost, mtbf)
-    tau = parse_number(interval, what="interval (seconds)", strict=True)
-    r = parse_number(restart_cost, what="restart_cost (seconds)")
+    tau = _secs(interval, "interval", positive=True)
+    r = _secs(restart_cost, "restart_cost")
     return tau / (m * math.exp(r / m) * math.expm1((tau + c) / m))

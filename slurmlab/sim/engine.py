@@ -227,7 +227,7 @@ class Simulation(Controller, Lifecycles):
         seed: int = 0,
         origin: pd.Timestamp | None = None,
         enforce_time_limit: bool = True,
-        requeue_delay: float = 121.0,
+        requeue_delay: float | str | None = None,
         priority: Callable[[SimJob], float] | None = None,
         policy_params: dict | None = None,
         accounts: Sequence[Account] = (),
@@ -270,7 +270,7 @@ class Simulation(Controller, Lifecycles):
         ot = cluster.setting("OverTimeLimit", "0") or "0"
         self.options = EngineOptions(
             enforce_time_limit=enforce_time_limit,
-            requeue_delay=requeue_delay,
+            requeue_delay=cluster.requeue_delay if requeue_delay is None else requeue_delay,
             over_time_limit=INF if ot.upper() == "UNLIMITED" else float(ot) * 60.0,
         )
         self.env = simpy.Environment()
@@ -791,6 +791,8 @@ class Simulation(Controller, Lifecycles):
         job.ckpt = wjob.checkpoint
         job.array_job = job.array_task = job.array_id = job.throttle = None
         job.requeue = self._job_requeue if spec.requeue is None else spec.requeue
+        if job.ckpt is not None and job.ckpt.on_signal and (spec.signal is None or not job.requeue):
+            _warn_on_signal(job, wjob)
         job.usage = None
         job.priority = self._priority(job, at_submit=True)
         job.deps = spec.dependency
@@ -1266,6 +1268,11 @@ class Simulation(Controller, Lifecycles):
             job.held = reason
             if job.state == "RUNNING":  # (nothing to schedule: it keeps its nodes; squeue
                 job.reasons.append((self.env.now, reason))  # shows it, a requeue keeps it)
+                if reason != REQUEUE_HELD:
+                    # _hold_job_rec (job_mgr.c) zeroes its begin time and stores that in the
+                    # database: sacct shows the run's Eligible as Unknown (real fixture holds;
+                    # a release does not store it again); requeuehold holds the next run only
+                    job.eligible = None
                 continue
             if job.id not in self.waiting:
                 self._dequeue(job)
@@ -1340,8 +1347,11 @@ class Simulation(Controller, Lifecycles):
             elif job.state != "PENDING":  # finished: its last run stays in sacct -D
                 self._changed()
                 if job.ckpt is None or job.work_left <= 0:
-                    # the batch script runs again from the start (a completed one too)
+                    # the batch script runs again from the start (a completed one too), so
+                    # the work its last run saved is done again: lost, not useful twice
                     job.work_left, job.scratch = job.runtime, True
+                    job.acct["lost"] += job.acct["useful"]
+                    job.acct["useful"] = 0.0
                 # else it resumes from its last checkpoint, as after any other requeue
                 self._requeue(job, job.state)
                 self.request_pass()
@@ -1710,6 +1720,30 @@ def _timed(act: Action) -> Action:
     if type(act.at) in (int, float):  # (already seconds: kept as given)
         return act
     return replace(act, at=at)
+
+
+def _warn_on_signal(job: SimJob, wjob: WorkloadJob) -> None:
+    """A checkpoint ``on_signal`` that can never act: without ``--signal`` no signal comes
+    before the time limit; a job that may not be requeued cannot requeue itself (scontrol
+    refuses). Either way the job is killed at its limit (TIMEOUT), its work since the last
+    periodic checkpoint lost: the classic mistake of copying the trap + requeue pattern."""
+    who = f"job {wjob.id or job.key}"
+    if job.spec.signal is None:
+        margin = int(job.ckpt.write_cost) + 60
+        why = (
+            f"{who}: checkpoint on_signal needs --signal: without it no signal comes before "
+            f"the time limit to write a last checkpoint; add e.g. --signal=B:USR1@{margin} "
+            "(seconds before the limit: more than the checkpoint's write_cost)"
+        )
+    else:
+        why = (
+            f"{who} may not be requeued (--no-requeue, or JobRequeue=0 without --requeue), so "
+            "its checkpoint on_signal cannot requeue it on the signal; drop --no-requeue or "
+            "add --requeue"
+        )
+    warn_at_caller(
+        f"{why}; as it is, it is killed at its time limit (TIMEOUT) if it runs that long"
+    )
 
 
 def _who(wjob: WorkloadJob) -> str:

@@ -107,11 +107,16 @@ class RandomFailures:
             nodes=parse_names(nodes, what=f"{where}.nodes", hostlist_ok=True),
         )
 
-    def streams(self, node_names, seed: int) -> dict[str, np.random.Generator]:
-        """One independent generator per node, from one seed."""
-        ss = np.random.SeedSequence(self.seed if self.seed is not None else seed)
-        children = ss.spawn(len(node_names))
-        return {n: np.random.default_rng(c) for n, c in zip(node_names, children)}
+    def streams(self, node_names, seed: int, index: int = 0) -> dict[str, np.random.Generator]:
+        """One independent generator per node, from one seed: this model's own, else the
+        run's, the ``index``-th model of a run drawing from the ``index``-th block of the
+        run's streams (so that two models on one node fail independently, and the first
+        model of a list fails as it would alone)."""
+        if self.seed is not None:
+            seed, index = self.seed, 0
+        n = len(node_names)
+        children = np.random.SeedSequence(seed).spawn(n * (index + 1))[n * index :]
+        return {name: np.random.default_rng(c) for name, c in zip(node_names, children)}
 
     def draw(self, rng: np.random.Generator) -> float:
         """One time to failure: whole seconds, at least 1 (slurmctld's clock, and so every

@@ -40,7 +40,7 @@ _COMMANDS = frozenset(
 #: parameter.
 _KEYWORDS = (
     "cluster", "policy", "seed", "accounts", "qos", "reservations", "workload", "actions",
-    "failures", "random_failures", "origin",
+    "failures", "random_failures", "origin", "requeue_delay",
 )  # fmt: skip
 
 #: scancel's job ids in one string: split at spaces, but not inside a task list (12_[1-3, 5])
@@ -160,7 +160,8 @@ def current_lab() -> Lab:
 
 class Lab:
     """A simulated cluster you drive by hand. ``policy``, ``seed``, ``accounts``, ``qos``,
-    ``reservations`` and the policy's parameters as in :func:`slurmlab.simulate`.
+    ``reservations``, ``requeue_delay`` and the policy's parameters as in
+    :func:`slurmlab.simulate`.
 
     ``workload``, ``actions``, ``failures`` and ``random_failures`` (as ``simulate`` takes
     them) play out as the lab advances: their jobs are submitted at their submit times,
@@ -188,8 +189,9 @@ class Lab:
         workload: Workload | None = None,
         actions=(),
         failures=(),
-        random_failures: RandomFailures | None = None,
+        random_failures: RandomFailures | Sequence[RandomFailures] | None = None,
         origin: pd.Timestamp | str | None = None,
+        requeue_delay: float | str | None = None,
         **params,
     ):
         check_policy(policy, "Lab")
@@ -210,7 +212,7 @@ class Lab:
             origin = _origin(origin)
         self.sim = Simulation(
             cluster, policy, seed=seed, policy_params=params, accounts=accounts, qos=qos,
-            reservations=reservations, origin=origin,
+            reservations=reservations, origin=origin, requeue_delay=requeue_delay,
             enforce_time_limit=workload is None or workload.kind != "trace",
         )  # fmt: skip
         if workload is not None:
@@ -447,6 +449,13 @@ class Lab:
         MinJobAge after its end, 300 s by default); eligible again after the requeue delay.
         Several jobs as scontrol's job_list (``"12,14"``) or a list (:meth:`_each`)."""
         self._each(jobid, "requeue", self.sim.requeue)
+
+    def requeuehold(self, jobid) -> None:
+        """``scontrol requeuehold``: :meth:`requeue`, and the job pends held (squeue: "job
+        requeued in held state"; sacct: JobHeldUser) until :meth:`release`, as one parks a
+        job to fix it before it restarts. Several jobs as scontrol's job_list (``"12,14"``)
+        or a list."""
+        self._each(jobid, "requeuehold", self.sim.requeue_hold)
 
     def hold(self, jobid) -> None:
         """``scontrol hold``: a pending job (an id, an array, some tasks) waits, with reason

@@ -276,15 +276,17 @@ class Lifecycles:
             self._drained.add(name)
             return
         if state == "IDLE" and self._in_repair(name):
-            # a node that failed and is being repaired does not respond: Slurm leaves a
-            # resumed one IDLE* and allocates nothing on it. It comes back when repaired
-            # (its drain, if any, is lifted now)
+            # a node that failed and is being repaired does not respond: Slurm shows a
+            # resumed one idle* (IDLE+NOT_RESPONDING) and allocates nothing on it, until its
+            # pings time out again (SlurmdTimeout) and mark it down. slurmlab keeps it down*
+            # until the repair, when it comes back (its drain, if any, is lifted now)
             self._drained.discard(name)
             warnings.warn(
                 f"node {name} failed and is down until its repair at "
                 f"t={self._back_at[name]:.0f}s: resuming it lifts its drain, and it returns "
-                "to service when repaired (Slurm allocates nothing on a node that does not "
-                "respond)",
+                "to service when repaired; until then sinfo shows it down* (Slurm shows a "
+                "resumed node that does not respond as idle* until SlurmdTimeout marks it "
+                "down again, and allocates nothing on it either way)",
                 stacklevel=3,
             )
             return
@@ -347,9 +349,11 @@ class Lifecycles:
             self.set_node_state(name, "DRAIN" if name in self._drained else "IDLE")
 
     def add_failures(self, failures=(), random=None) -> None:
-        """Scripted failures (:class:`NodeFailure`) and random ones (:class:`RandomFailures`)."""
-        if random is not None:
-            random = parse_list_of(random, RandomFailures, what="random_failures")[0]
+        """Scripted failures (:class:`NodeFailure`) and random ones (:class:`RandomFailures`:
+        one model or several, say one per group of nodes, each failing its nodes on its own)."""
+        models = (
+            [] if random is None else parse_list_of(random, RandomFailures, what="random_failures")
+        )
         for f in parse_list_of(failures, NodeFailure, what="failures"):
             names = expand_hostlist(f.node)  # (a hostlist, gpu[01-02], fails each node)
             unknown = [n for n in names if n not in self.node_index]
@@ -362,17 +366,17 @@ class Lifecycles:
                 self._scripted_at(
                     f.at - self.env.now, lambda n=name, f=f: self.fail_node(n, f.down_for)
                 )
-        if random is not None:
+        for k, model in enumerate(models):
             # one stream per node of the cluster, whichever nodes the model names (naming
             # fewer or more nodes, or in another order, changes no node's failures)
-            streams = random.streams(self.node_names, self.seed)
-            for name in list(random.nodes) or self.node_names:
+            streams = model.streams(self.node_names, self.seed, k)
+            for name in list(model.nodes) or self.node_names:
                 if name not in self.node_index:
                     raise SlurmlabError(
                         f"random_failures: node {name!r} is not in cluster {self.cluster.name!r} "
                         f"(it has {compress_hostlist(self.node_names)})"
                     )
-                self.env.process(self._failure_process(name, streams[name], random))
+                self.env.process(self._failure_process(name, streams[name], model))
 
     def _failure_process(self, name, rng, model):
         while True:

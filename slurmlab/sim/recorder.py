@@ -14,7 +14,15 @@ from slurmlab.policies.base import NODES_OUT
 from slurmlab.policies.fairshare import billed_tres
 from slurmlab.policies.priority import billing_weights
 from slurmlab.records.schema import TEXT_DTYPE, conform
-from slurmlab.sim.engine import HOLDS, SimJob, Simulation, array_heads, iter_records, shown_as
+from slurmlab.sim.engine import (
+    HOLDS,
+    REQUEUE_HELD,
+    SimJob,
+    Simulation,
+    array_heads,
+    iter_records,
+    shown_as,
+)
 from slurmlab.sim.history import FactorHistory
 from slurmlab.spec.units import compress_hostlist, format_memory_mb
 
@@ -161,7 +169,9 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
         # (real Slurm 22.05, checked by hand at stop 30: pending jobs waiting for Resources
         # or Priority show None in sacct; held, Dependency, PartitionTimeLimit, BeginTime
         # ones their reason); a run that left the queue its last other one (_db_reason)
-        rows["Reason"].append(reason if reason not in _TURN_OR_NONE else _db_reason(job, run))
+        if reason in _TURN_OR_NONE:
+            reason = _db_reason(job, run)
+        rows["Reason"].append(_DB_WORDS.get(reason, reason))
         rows["Restarts"].append(run["Restarts"])
         rows["StartedBy"].append(run["by"])
     frame = pd.DataFrame(rows)
@@ -253,6 +263,9 @@ def priority_at(sim: Simulation, job: SimJob, t: float) -> int:
 
 _TURN = frozenset(("None", "Priority", "Resources", NODES_OUT))  # waiting one's turn: not kept
 _TURN_OR_NONE = _TURN | {None}
+#: reasons squeue shows in slurmctld's words (state_desc) whose code the database keeps:
+#: scontrol requeuehold sets WAIT_HELD_USER (job_mgr.c), so sacct says JobHeldUser
+_DB_WORDS = {REQUEUE_HELD: "JobHeldUser"}
 
 
 def _submit_priority(sim: Simulation, job, t: float) -> int:

@@ -40,10 +40,10 @@ def simulate(
     *,
     progress: bool = False,
     enforce_time_limit: bool | None = None,
-    requeue_delay: float = 121.0,
+    requeue_delay: float | str | None = None,
     actions: Sequence[Action] = (),
     failures: Sequence[NodeFailure] = (),
-    random_failures: RandomFailures | None = None,
+    random_failures: RandomFailures | Sequence[RandomFailures] | None = None,
     accounts: Sequence[Account] = (),
     qos: Sequence[Qos] = (),
     reservations: Sequence[Reservation] = (),
@@ -76,13 +76,17 @@ def simulate(
     ``enforce_time_limit`` (True or False) defaults to True, and to False for trace workloads
     (``read_swf``), which replay recorded run times even past their limits (Slurm's
     OverTimeLimit=UNLIMITED).
+    ``requeue_delay`` (seconds or a duration) is how long a requeued job waits before it may
+    start again; default: the cluster's AuthInfo ``cred_expire`` (120 s unless set) plus one
+    second, as in Slurm.
     ``actions`` are scripted admin actions (cancel, requeue, hold, release, requeuehold,
     drain, resume) at given times (seconds, or a duration such as ``"1h"``).
     Jobs without an ``id`` are numbered 1, 2, ... in submit order, as sbatch numbers them:
     an ``id`` that is such a number of another job is an error. A trace's jobs wider than
     the whole cluster, which can never start, are warned about; so, without ``until``, are
     the jobs the run leaves PENDING (nothing more could change: they never start).
-    ``failures`` are scripted node failures and ``random_failures`` a random failure model.
+    ``failures`` are scripted node failures and ``random_failures`` a random failure model,
+    or several (one per group of nodes, say: each fails its nodes on its own).
     ``accounts`` (a fair-share tree), ``qos`` and ``reservations`` are what sacctmgr and
     scontrol would create; priority settings (PriorityType, PriorityWeight*, PreemptType...)
     come from the cluster. Account shares, QOS priorities and QOS ``preempt`` lists that the

@@ -888,6 +888,15 @@ class Cluster:
         return "cr_one_task_per_core" in (self.setting("SelectTypeParameters", "") or "").lower()
 
     @property
+    def requeue_delay(self) -> float:
+        """How long a requeued job waits before it may start again: AuthInfo's
+        ``cred_expire`` (default 120 s) plus one second, as batch_requeue_fini (job_mgr.c)
+        sets the job's begin time (slurm.conf(5): cred_expire "also controls how long a
+        requeued job must wait before starting again")."""
+        expire = _cred_expire(self.setting("AuthInfo", "") or "")
+        return float((120 if expire is None else expire) + 1)
+
+    @property
     def job_requeue(self) -> bool:
         """slurm.conf ``JobRequeue`` (default 1: batch jobs are requeued after node failure)."""
         return (self.setting("JobRequeue", "1") or "1").strip() != "0"
@@ -1320,11 +1329,29 @@ def setting_problem(key: str, value: str) -> str | None:
             return None
     if low == "selecttypeparameters":
         return _select_type_parameters_problem(key, value)
+    if low == "authinfo" and "cred_expire=" in text:
+        expire = _cred_expire(text)
+        if expire is None or expire < 5:
+            return (
+                f"{key}={value!r}: cred_expire must be a whole number of seconds, at least 5 "
+                "(Slurm logs it invalid and takes 120, the default); e.g. cred_expire=120"
+            )
+        return None
     if low == "jobrequeue" and text not in ("0", "1"):
         return (
             f"{key}={value!r} must be 0 (never requeue batch jobs) or 1 (requeue them, the default)"
         )
     return None
+
+
+def _cred_expire(authinfo: str) -> int | None:
+    """AuthInfo's ``cred_expire=N`` as slurm_cred.c reads it (atoi after the key: its
+    leading digits), or None when the setting names none."""
+    at = authinfo.find("cred_expire=")
+    if at < 0:
+        return None
+    digits = re.match(r"\d*", authinfo[at + len("cred_expire=") :]).group()
+    return int(digits) if digits else 0
 
 
 def _list(text: str) -> list[str]:

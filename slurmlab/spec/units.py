@@ -249,10 +249,23 @@ def _seconds_of(value, what: str) -> float:
     elif isinstance(value, np.timedelta64):  # (NaT divides to NaN, refused below)
         value = float(value / np.timedelta64(1, "s"))
     if isinstance(value, int | float):
-        if value < 0 or value != value:  # (NaN is not equal to itself)
-            raise SlurmlabError(f"invalid {what} {value!r}: must be a number of seconds >= 0")
+        if value != value:  # (NaN is not equal to itself)
+            raise SlurmlabError(f"invalid {what} {value!r}: not a number; {_SECONDS_HELP}")
+        if value < 0:
+            raise SlurmlabError(
+                f"invalid {what} {value!r}: must not be negative (seconds, 0 or more)"
+            )
         return float(value)
     s = str(value).strip()
+    if s.startswith("-") and s[1:].strip()[:1].isdigit():
+        try:
+            _seconds_of(s[1:].strip(), what)
+        except SlurmlabError:
+            pass  # (not a duration with a minus sign: the general help below)
+        else:
+            raise SlurmlabError(
+                f"invalid {what} {value!r}: must not be negative (a duration, 0 or more)"
+            )
     if re.fullmatch(r"[0-9]+(\.[0-9]+)?", s):
         return float(s)
     m = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)\s*([smhd])", s, flags=re.IGNORECASE)

@@ -1,0 +1,199 @@
+"""Stop 31: a Slurm administrator's review of failures and recovery (random failure models,
+requeues of finished jobs, requeuehold, AuthInfo cred_expire, holds of running jobs,
+checkpoints on --signal, node resumes, error messages)."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+import slurmlab
+from slurmlab import Cluster, Lab, RandomFailures, Scenario, SlurmlabError
+from slurmlab.errors import ScenarioError
+
+ROOT = Path(__file__).resolve().parents[1]
+HOLDS = ROOT / "datasets" / "realslurm" / "holds"
+
+
+def _node_fails(models) -> dict[str, list]:
+    """When each of two 10-hour jobs, one on node1 and one on node2, lost its node."""
+    lab = Lab("tiny", random_failures=models)
+    for name in ("node1", "node2"):
+        lab.sbatch(f"-w {name} -t 1-0 -J {name}", runtime="10h")
+    lab.advance("12h")
+    t = lab.sacct(duplicates=True)
+    return {n: list(t[(t.JobName == n) & (t.State == "NODE_FAIL")].End) for n in ("node1", "node2")}
+
+
+def test_every_random_failure_model_of_a_list_fails_its_nodes():
+    """random_failures=[A, B] applies both models (one per group of nodes, each with its own
+    MTBF), not only the first; the first fails its nodes as it would alone, the second draws
+    from streams of its own (two models never share draws); an empty list is no failures."""
+    a = RandomFailures(mtbf="1h", nodes="node1", repair="10m")
+    b = RandomFailures(mtbf="1h", nodes="node2", repair="10m")
+    both, alone_a, alone_b = _node_fails([a, b]), _node_fails(a), _node_fails(b)
+    assert both["node1"] == alone_a["node1"] and both["node1"]
+    assert alone_a["node2"] == []
+    assert len(both["node2"]) > 0
+    assert both["node2"] != alone_b["node2"]  # (the second model's own streams)
+    assert _node_fails([]) == {"node1": [], "node2": []}
+    result = slurmlab.simulate(
+        "tiny", slurmlab.ai_workload(20, "tiny", seed=1), random_failures=(a, b), until="6h"
+    )
+    failed = result.sacct(duplicates=True).query("State == 'NODE_FAIL'")
+    assert {"node1", "node2"} <= set(failed["NodeList"])  # (simulate takes a list too)
+
+
+def test_a_scenario_takes_a_list_of_random_failure_models(tmp_path):
+    """A list under random_failures is several models; an entry that is not a mapping, or
+    names an unknown node, is an error naming the entry."""
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "cluster: tiny\njobs:\n  - {id: a, submit: 0, runtime: 36000, args: '-w node2 -t 1-0'}\n"
+        "random_failures:\n  - {mtbf: 30d, nodes: node1}\n  - {mtbf: 1h, nodes: node2, seed: 4}\n"
+    )
+    scenario = Scenario.load(path)
+    assert isinstance(scenario.random_failures, tuple) and len(scenario.random_failures) == 2
+    assert scenario.random_failures[1].seed == 4
+    runs = scenario.run(until="12h").sacct(duplicates=True)
+    assert (runs["State"] == "NODE_FAIL").any()
+    again = scenario.run(seed=9, until="12h").sacct(duplicates=True)  # (seeds replaced)
+    assert list(again["End"]) != list(runs["End"])
+    path.write_text("cluster: tiny\njobs: []\nrandom_failures:\n  - {mtbf: 1h}\n  - 3600\n")
+    with pytest.raises(ScenarioError, match=r"line 5: random_failures\[1\]: a failure model is"):
+        Scenario.load(path)
+    path.write_text("cluster: tiny\njobs: []\nrandom_failures:\n  - {mtbf: 1h, nodes: gpu9}\n")
+    with pytest.raises(ScenarioError, match=r"random_failures\[0\]: nodes \['gpu9'\]"):
+        Scenario.load(path)
+
+
+def test_requeuing_a_finished_job_counts_its_first_run_as_lost_work():
+    """A completed job requeued by scontrol runs again from the start: its first run's work
+    is done again, so it is lost, not useful twice (goodput 0.5, not 1.0)."""
+    lab = Lab("tiny")
+    plain = lab.sbatch("-N 1 -t 60", runtime="10m")
+    ckpt = lab.sbatch("-N 1 -t 60", runtime="10m", checkpoint={"interval": "5m"})
+    lab.advance("11m")
+    lab.requeue(f"{plain},{ckpt}")
+    lab.advance("1h")
+    per_job = lab.result.goodput().set_index("JobID")
+    for job in (plain, ckpt):
+        row = per_job.loc[str(job)]
+        assert row["useful_h"] == pytest.approx(10 / 60)
+        assert row["lost_h"] == pytest.approx(10 / 60)
+        assert row["goodput"] == pytest.approx(0.5)
+
+
+def test_sacct_gives_requeuehold_its_reason_code_and_a_held_running_job_no_eligible():
+    """scontrol requeuehold sets WAIT_HELD_USER (the text is squeue's only): sacct says
+    JobHeldUser for a run released after its requeue delay. A job held while it runs has
+    its begin time zeroed in the database: that run's Eligible is Unknown (real fixture
+    holds: run_held's REQUEUED row and short_held's)."""
+    real = slurmlab.read_sacct(HOLDS / "sacct.txt")
+    real = real[~real["JobID"].astype(str).str.contains(r"\.")]
+    scenario = Scenario.load(ROOT / "datasets" / "realslurm" / "scenarios" / "holds.yaml")
+    sim = scenario.run().sacct(duplicates=True)
+    for name, state in (("run_held", "REQUEUED"), ("short_held", "COMPLETED")):
+        assert real[(real.JobName == name) & (real.State == state)]["Eligible"].isna().all()
+        assert sim[(sim.JobID == name) & (sim.State == state)]["Eligible"].isna().all()
+    # requeuehold's own REQUEUED run keeps its Eligible, as in the fixture
+    assert sim[(sim.JobID == "requeueheld") & (sim.State == "REQUEUED")]["Eligible"].notna().all()
+    late = replace(
+        scenario,
+        actions=tuple(
+            replace(a, at=200.0) if a.action == "release" and a.target == "requeueheld" else a
+            for a in scenario.actions
+        ),
+    )
+    rows = late.run().sacct(duplicates=True)
+    second = rows[(rows.JobID == "requeueheld") & (rows.State == "COMPLETED")]
+    assert second["Reason"].tolist() == ["JobHeldUser"]
+    lab = Lab("tiny")
+    job = lab.sbatch("-N 1 -t 60", runtime="1h")
+    lab.advance("1m")
+    lab.requeuehold(job)
+    lab.advance("1m")
+    assert "(job requeued in held state)" in lab.squeue_text()
+    assert lab.sacct(duplicates=True)["Reason"].iloc[-1] == "JobHeldUser"
+    lab.release(job)
+    lab.advance("5m")
+    assert lab.sacct().set_index("JobID").loc[str(job), "State"] == "RUNNING"
+
+
+def test_authinfo_cred_expire_sets_the_requeue_delay(tmp_path):
+    """slurm.conf(5): AuthInfo's cred_expire "also controls how long a requeued job must wait
+    before starting again": the job's begin time is now + cred_expire + 1 (job_mgr.c);
+    below 5 s (or not a number) it is refused, as Slurm logs it invalid. requeue_delay=
+    still overrides it, in a Lab too."""
+    tiny = Cluster.preset("tiny")
+    fast = replace(
+        tiny, settings={**tiny.settings, "AuthInfo": "socket=/run/m.sock,cred_expire=30"}
+    )
+    assert tiny.requeue_delay == 121.0 and fast.requeue_delay == 31.0
+
+    def eligible_after_requeue(cluster, **kw) -> float:
+        lab = Lab(cluster, **kw)
+        job = lab.sbatch("-N 1 -t 60", runtime="1h")
+        lab.advance("1m")
+        lab.requeue(job)
+        lab.advance("1s")
+        row = lab.sacct(duplicates=True).iloc[-1]
+        return (row["Eligible"] - row["Submit"]).total_seconds()
+
+    assert eligible_after_requeue(tiny) == 121
+    assert eligible_after_requeue(fast) == 31
+    assert eligible_after_requeue(fast, requeue_delay="10s") == 10
+    conf = tmp_path / "slurm.conf"
+    conf.write_text(
+        "ClusterName=c\nAuthInfo=cred_expire=3\nNodeName=n1 CPUs=4 RealMemory=1000\n"
+        "PartitionName=p Nodes=n1 Default=YES\n"
+    )
+    with pytest.raises(SlurmlabError, match="cred_expire must be a whole number of seconds"):
+        Cluster.from_slurm_conf(conf)
+
+
+def test_a_checkpoint_on_signal_that_cannot_act_is_warned_about():
+    """on_signal needs --signal (no signal comes otherwise) and a job that may be requeued
+    (it requeues itself): without either, the job is killed at its limit, so say so."""
+    lab = Lab("tiny")
+    ck = {"interval": "10m", "write_cost": 30, "on_signal": True}
+    with pytest.warns(UserWarning, match=r"on_signal needs --signal.*--signal=B:USR1@90"):
+        lab.sbatch("-N 1 -t 30", runtime="1h", checkpoint=ck)
+    with pytest.warns(UserWarning, match=r"may not be requeued.*cannot requeue it on the signal"):
+        lab.sbatch("-N 1 -t 30 --signal=B:USR1@120 --no-requeue", runtime="1h", checkpoint=ck)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lab.sbatch("-N 1 -t 30 --signal=B:USR1@120", runtime="1h", checkpoint=ck)
+
+
+def test_resuming_a_node_in_repair_says_what_sinfo_shows():
+    """The warning says the node stays down* until its repair (as sinfo shows it) and what
+    Slurm shows instead (idle*, not responding), instead of claiming sinfo's idle*."""
+    lab = Lab("tiny")
+    lab.fail("node3", down_for="1h")
+    with pytest.warns(UserWarning, match=r"until then sinfo shows it down\*"):
+        lab.resume("node3")
+    assert "down*" in lab.sinfo_text()
+
+
+def test_failure_and_formula_errors_name_the_field_and_accept_durations(tmp_path):
+    """A bad hostlist in failures names its entry and field; a negative duration says it is
+    negative; Young/Daly/expected goodput take durations as the rest of the failure API."""
+    path = tmp_path / "f.yaml"
+    path.write_text("cluster: tiny\njobs: []\nfailures:\n  - {node: 'node[1-', at: 5}\n")
+    with pytest.raises(ScenarioError, match=r"line 4: failures\[0\]: field 'node': invalid hostl"):
+        Scenario.load(path)
+    with pytest.raises(SlurmlabError, match=r"invalid down_for '-5m': must not be negative"):
+        Lab("tiny").fail("node1", down_for="-5m")
+    with pytest.raises(SlurmlabError, match=r"interval -1: must not be negative"):
+        slurmlab.Checkpoint(interval=-1)
+    assert slurmlab.young_interval("1m", "10h") == pytest.approx(slurmlab.young_interval(60, 36000))
+    assert slurmlab.daly_interval("1:00", "10:00:00") == slurmlab.daly_interval(60, 36000)
+    assert slurmlab.expected_goodput("1h", 60, "5m", "10h") == pytest.approx(
+        slurmlab.expected_goodput(3600, 60, 300, 36000)
+    )
+    with pytest.raises(SlurmlabError, match=r"mtbf .*nan: give a number"):
+        slurmlab.young_interval(10, float("nan"))
