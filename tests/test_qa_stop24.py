@@ -262,9 +262,7 @@ def test_python_api_inputs_are_checked_like_the_scenario_files():
     assert runs["State"].tolist() == ["NODE_FAIL", "COMPLETED"]
     assert runs["NodeList"].tolist()[0] == "gpu[001-002]"
     assert (runs["Eligible"].iloc[1] - runs["End"].iloc[0]).total_seconds() == 120
-    with pytest.raises(
-        SlurmlabError, match=r"invalid requeue_delay -600: must not be negative"
-    ):
+    with pytest.raises(SlurmlabError, match=r"invalid requeue_delay -600: must not be negative"):
         simulate("ai", work, progress=False, requeue_delay=-600)
     with pytest.raises(
         SlurmlabError,
