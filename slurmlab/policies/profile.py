@@ -139,6 +139,7 @@ class Profile:
         exclusive: bool = False,
         not_before: float | None = None,
         mem_per_cpu: int = 0,
+        upto: int | None = None,
     ) -> tuple[int, float, tuple[int, ...]] | None:
         """The first (interval index, start time, nodes) where the job fits; None if never.
 
@@ -146,15 +147,24 @@ class Profile:
         past their expected end are released in interval 1, which also begins at ``now``
         (see the class), so ``(1, now, nodes)`` is a plan that counts on them ending, not
         room free now. The built-ins test ``t <= now and i == 0``.
+
+        ``upto``: only starts in intervals up to that one are looked for (None if none fits
+        there); the intervals past the end of a window from there are not even looked at.
         """
+        free = self.free
+        if upto is not None:  # (no window from interval upto or before reaches further)
+            last = max(bisect_left(self.times, self.times[upto] + duration), upto + 1)
+            free = free[:last]
         # ok[q, n]: the job may run on node n throughout interval q
-        ok = covers(self.free, demand)
+        ok = covers(free, demand)
         ok &= mask
         if exclusive:
-            ok &= idle(self.free, self.capacity)
+            ok &= idle(free, self.capacity)
         # a start needs `count` nodes free in its own interval; the first such interval
         # nearly always (or one of the next few) gives the answer: test those one by one
         cand = (_SUM(ok, axis=1) >= count).nonzero()[0]
+        if upto is not None:
+            cand = cand[: bisect_right(cand, upto)]
         shifted = not_before is not None
         for i in cand[:_TRIES].tolist():
             t = self._start(i, not_before) if shifted else self.times[i]
@@ -182,7 +192,7 @@ class Profile:
 
     def _search(self, cand, ok, demand, count, mask, duration, exclusive, not_before, mpc):
         """:meth:`earliest` over the candidate intervals ``cand``, vectorised."""
-        times = np.array(self.times)
+        times = np.array(self.times[: len(ok)])  # (fewer than all with earliest's upto)
         starts = times[cand]
         valid = None
         if not_before is not None:
@@ -241,7 +251,11 @@ class Profile:
         i, j = _span(self, start, start + duration, None)  # its intervals (already split)
         index = _node_index(nodes)
         self.free[i:j, index] += usage  # out
+        # it starts no later than in its own slot, unless its nodes went down: look there
+        # first, then (None) everywhere
         found = self.earliest(
+            demand, count, mask, duration, exclusive=exclusive, mem_per_cpu=mem_per_cpu, upto=i
+        ) or self.earliest(
             demand, count, mask, duration, exclusive=exclusive, mem_per_cpu=mem_per_cpu
         )
         if found is not None:  # (None: its nodes went down, and no others will do)
