@@ -197,3 +197,133 @@ def test_failure_and_formula_errors_name_the_field_and_accept_durations(tmp_path
     )
     with pytest.raises(SlurmlabError, match=r"mtbf .*nan: give a number"):
         slurmlab.young_interval(10, float("nan"))
+
+
+# -- a dashboard author's cross-view audit -------------------------------------------------
+
+_GPU4 = {
+    "nodes": [
+        {"name": "g[1-4]", "cpus": 8, "memory": 32000, "gres": "gpu:4"},
+        {"name": "c1", "cpus": 16, "memory": 64000},
+    ],
+    "partitions": [
+        {"name": "gpu", "nodes": "g[1-4]", "default": True},
+        {"name": "short", "nodes": "g[1-2],c1"},
+    ],
+}
+
+
+@pytest.mark.parametrize("policy", ["fifo", "easy", "conservative", "slurm"])
+@pytest.mark.parametrize("partitions", ["short,gpu", "gpu,short"])
+def test_a_reservation_on_one_partitions_nodes_leaves_the_jobs_other_partition(policy, partitions):
+    """-p short,gpu while an advance reservation holds short's GPU nodes: the job starts at
+    once in gpu (its record there has gpu's nodes, not short's), whatever the order of -p."""
+    doc = {
+        "cluster": _GPU4,
+        "policy": policy,
+        "reservations": [
+            {"name": "r1", "start": 0, "duration": "1:00:00", "nodes": "g[1-2]", "users": ["alice"]}
+        ],
+        "jobs": [
+            {"id": "j", "submit": 10, "runtime": 120, "user": "bob",
+             "args": f"-p {partitions} -N 1 --gres=gpu:1 -t 10"},
+        ],
+    }  # fmt: skip
+    row = Scenario.from_dict(doc).run().jobs.iloc[0]
+    assert (row.Partition, row.NodeList) == ("gpu", "g3")
+    assert (row.Start - row.Submit).total_seconds() == 0
+
+
+def test_squeue_start_forgets_the_plan_of_a_requeued_jobs_first_wait():
+    """A job planned, started, then requeued by a node failure shows its new begin time in
+    squeue --start, not the start planned before its first run (a time in the past)."""
+    doc = {
+        "cluster": "tiny",
+        "policy": "easy",
+        "jobs": [
+            {"id": "X", "submit": 0, "runtime": 100, "args": "-N 4 -t 2 --exclusive"},
+            {"id": "Y", "submit": 10, "runtime": 1000, "args": "-N 2 -t 30 --exclusive"},
+            {"id": "Z", "submit": 10, "runtime": 1000, "args": "-N 2 -t 30 --exclusive"},
+        ],
+        "failures": [{"node": "node1", "at": 150, "down_for": 60}],
+    }
+    r = Scenario.from_dict(doc).run()
+    assert "2026-01-05T00:02:00" in r.squeue_text(at=50, start=True)  # (its first plan)
+    line = next(x for x in r.squeue_text(at=200, start=True).splitlines() if " Y " in x)
+    assert "2026-01-05T00:04:31" in line and "BeginTime" in line  # (150 s + 121 s)
+
+
+def test_a_throttled_arrays_tasks_wait_for_the_limit_only_while_its_tasks_run():
+    """JobArrayTaskLimit only while the array's running tasks fill its %N slots: with one of
+    two running, a requeued task left out of a pass waits as the task the pass looked at."""
+    cluster = {
+        "nodes": [{"name": "g[1-4]", "cpus": 8, "memory": 32000, "gres": "gpu:2"}],
+        "partitions": [{"name": "short", "nodes": "g[1-4]", "default": True}],
+    }
+    doc = {
+        "cluster": cluster,
+        "policy": "easy",
+        "jobs": [
+            {
+                "id": "j14",
+                "submit": 0,
+                "runtime": 3700,
+                "args": "-N 2 --gres=gpu:2 -t 60 --array=0-3%2",
+            }
+        ],
+        "failures": [{"node": "g2", "at": 600, "down_for": 300}],
+    }
+    r = Scenario.from_dict(doc).run()
+
+    def tasks(at):  # squeue -r: task -> (state, reason)
+        rows = [line.split(None, 7) for line in r.squeue_text(at=at, array=True).splitlines()[1:]]
+        return {row[0]: (row[4], row[7]) for row in rows}
+
+    at800 = tasks(800)
+    assert sum(st == "R" for st, _ in at800.values()) == 1  # (a %2 slot is free)
+    assert not any("JobArrayTaskLimit" in why for _, why in at800.values())
+    assert at800["j14_0"] == at800["j14_2"]
+    assert "maximum number of tasks" not in r.why_pending("j14_0", at=800)
+    at1000 = tasks(1000)
+    assert sum(st == "R" for st, _ in at1000.values()) == 2  # (two at a time, still)
+    assert {why for st, why in at1000.values() if st == "PD"} == {"(JobArrayTaskLimit)"}
+    # none running (short's only GPU nodes: one is down): the requeued tasks wait as the rest
+    doc["cluster"] = {
+        "nodes": [{"name": "g[1-2]", "cpus": 8, "memory": 32000, "gres": "gpu:4"},
+                  {"name": "c1", "cpus": 16, "memory": 64000}],
+        "partitions": [{"name": "short", "nodes": "g[1-2],c1", "default": True}],
+    }  # fmt: skip
+    r = Scenario.from_dict(doc).run()
+    at800 = tasks(800)
+    assert {st for st, _ in at800.values()} == {"PD"}
+    assert {why for _, why in at800.values()} == {"(ReqNodeNotAvail, UnavailableNodes:g2)"}
+
+
+@pytest.mark.parametrize("prio", ["priority/basic", "priority/multifactor"])
+def test_a_job_waiting_on_a_held_job_ends_the_run(prio):
+    """Nothing can happen once only a held job and a job depending on it are left: the run
+    ends (under multifactor priority it recalculated priorities for ever)."""
+    doc = {
+        "cluster": {"nodes": [{"name": "n1", "cpus": 8}], "settings": {"PriorityType": prio}},
+        "jobs": [
+            {"id": "b", "runtime": 60, "args": "-t 5 --hold"},
+            {"id": "c", "runtime": 60, "args": "-t 5 --dependency=afterok:b"},
+        ],
+    }
+    with pytest.warns(UserWarning, match="never started"):
+        r = Scenario.from_dict(doc).run()
+    assert r.sim.now <= 300
+    assert set(r.jobs["State"]) == {"PENDING"}
+
+
+def test_random_failures_leave_the_clock_at_the_last_thing_that_happened():
+    """A run without an end stops when nothing is left to happen, not at the next random
+    failure days later (views without at= would describe that time)."""
+    doc = {
+        "cluster": "tiny",
+        "jobs": [{"id": "a", "runtime": 60, "args": "-N 1 -t 5"}],
+        "random_failures": {"mtbf": "30d", "repair": "10m"},
+    }
+    r = Scenario.from_dict(doc).run()
+    assert r.sim.now == 60.0
+    assert r.squeue_text(long=True).splitlines()[0] == "Mon Jan  5 00:01:00 2026"

@@ -254,9 +254,16 @@ class Controller:
             if job.throttle is not None and first:
                 running = throttled.get(job.array_id)
                 if running is None:
-                    running = sum(1 for r in self.running.values() if r.array_id == job.array_id)
+                    running = self._array_running(job.array_id)
                 if running >= job.throttle:
-                    self._set_reason(job, "JobArrayTaskLimit")
+                    # the tasks given to the policy fill the %N slots that are free: a task
+                    # left out waits for JobArrayTaskLimit only if its array's running tasks
+                    # fill them (job_array_start_test); else it waits as those tasks do (the
+                    # same request), which the pass decides (_withheld_reasons)
+                    if self._array_running(job.array_id) >= job.throttle:
+                        self._set_reason(job, "JobArrayTaskLimit")
+                    else:
+                        self._withheld.append(jid)
                     throttled[job.array_id] = running
                     held.add(jid)
                     continue
@@ -288,11 +295,12 @@ class Controller:
                 pending = self._with_plan(job, pending)
             if self.reservations:
                 blocked = self._reserved_nodes(self.env.now, self.env.now + pending.limit)
-                if blocked is not None and (job.mask & blocked).any():
-                    key = (id(job.mask), blocked.tobytes())
+                # (the record's mask: -p a,b gives each partition's record its own nodes)
+                if blocked is not None and (pending.mask & blocked).any():
+                    key = (id(pending.mask), blocked.tobytes())
                     mask = cut.get(key)
                     if mask is None:
-                        mask = cut[key] = job.mask & ~blocked
+                        mask = cut[key] = pending.mask & ~blocked
                     # it may start now only off the reserved nodes; plans may use them
                     # outside the reservations' windows (the profile blocks those)
                     maint = self._under_maintenance(job)
@@ -815,13 +823,49 @@ class Controller:
         self._bf_seen = -1
         (self._backfill_alone if self._main_off else self._backfill_tick)()
 
+    def _array_running(self, array_id: int) -> int:
+        """How many tasks of the array run now."""
+        return sum(1 for r in self.running.values() if r.array_id == array_id)
+
+    def _withheld_reasons(self) -> None:
+        """The reasons of the array tasks a pass left out while their array had free %N
+        slots (the tasks given to the policy took them): JobArrayTaskLimit if the pass's
+        starts filled the slots, else the reason of a task of the array the pass looked at
+        and left waiting (the same request, so the same wait: Slurm shows an array's waiting
+        tasks in one record, with one reason)."""
+        jobs, running, waiting_as = self.jobs, {}, {}
+        for jid in self._withheld:
+            job = jobs[jid]
+            if job.state != "PENDING":
+                continue
+            aid = job.array_id
+            if aid not in running:
+                running[aid] = self._array_running(aid)
+                waiting_as[aid] = next(
+                    (
+                        other.reason
+                        for _k, j in self.queue
+                        if (other := jobs[j]).array_id == aid
+                        and j not in self._withheld
+                        and other.reason not in ("JobArrayTaskLimit", "None")
+                    ),
+                    "JobArrayTaskLimit",
+                )
+            reason = "JobArrayTaskLimit" if running[aid] >= job.throttle else waiting_as[aid]
+            if job.reason != reason:
+                self._set_reason(job, reason)
+        self._withheld = []
+
     def _future_work(self) -> bool:
         """Whether anything scheduled later could let a pending job start.
 
         Node repairs and resumes need no timer: they request a pass, which re-arms it (a
         node that stays DOWN must not keep the timer ticking for ever).
         """
-        return any(self.jobs[j].reason in ("BeginTime", "Dependency") for j in self.waiting)
+        reasons = {self.jobs[j].reason for j in self.waiting}
+        # a dependency is released by another job's start or end: only while some job can
+        # still run (a job waiting on a held one, with nothing else to do, waits for ever)
+        return "BeginTime" in reasons or ("Dependency" in reasons and self._work_remaining())
 
     def _apply(self, decision: Decision) -> None:
         refused = several = False
@@ -862,6 +906,8 @@ class Controller:
             job = jobs[jid]
             if job.reason != reason and job.state == "PENDING":  # (mostly unchanged)
                 self._set_reason(job, reason)
+        if self._withheld:
+            self._withheld_reasons()
         if decision.rest is not None:  # the reason of queued jobs the pass did not name
             last = decision.rest_limit
             for jid in [j for j in self._odd if j not in decision.reasons]:
@@ -917,6 +963,7 @@ class Controller:
                 now = _seconds(self.env.now)
                 exc.add_note(f"in policy {policy_name(self.policy)!r}, {method}() at t={now} s")
             self._maint = set()  # (filled while the queue was read)
+            self._withheld = []
             if cycle:
                 self._timer_running = False  # (re-armed by the pass requested here)
             self.request_pass()

@@ -337,6 +337,9 @@ class Simulation(Controller, Lifecycles):
         self._min_cpus: int | None = None  # the smallest of those (None: to recompute)
         self._odd: set[int] = set()  # jobs whose reason is neither "Priority" nor "None"
         self._maint: set[int] = set()  # jobs of this pass a maintenance window keeps out
+        self._failure_waits: set = set()  # the random failure processes' pending timeouts
+        self._random_failures = False  # whether random failure processes run (add_failures)
+        self._withheld: list[int] = []  # array tasks this pass left out (_withheld_reasons)
         #: partition -> (start, end) of the maintenance reservations holding all its nodes
         self._maint_windows: dict[str, list[tuple[float, float]]] = {}
         self._throttles = False  # any array with a %N throttle was submitted
@@ -1371,14 +1374,15 @@ class Simulation(Controller, Lifecycles):
         back = self.capacity.copy()  # every node that is or will be back, idle
         out = [self.node_index[n] for n in self._drained | self._down_for_good]
         back[out] = 0
-        for _k, jid in self.queue:
+        for key, jid in self.queue:
             job = self.jobs[jid]
             if job.reason.startswith(held):
                 continue
-            mask = job.mask
+            rec = job if job.alts is None else self._pending_of(job, key)  # (-p a,b: its record)
+            mask = rec.mask
             if job.spec.reservation and job.spec.reservation in self.reservations:
                 mask = mask & self.reservations[job.spec.reservation][1]
-            if choose_nodes(back, self.capacity, job.demand, job.count, mask, job.exclusive):
+            if choose_nodes(back, self.capacity, rec.demand, rec.count, mask, rec.exclusive):
                 return True
         return any(
             self.jobs[j].reason not in PERMANENT and self.jobs[j].reason != "Dependency"
@@ -1469,11 +1473,17 @@ class Simulation(Controller, Lifecycles):
     def _run_until(self, until: float | None, progress) -> None:
         self._unbounded = until is None  # (a job failing for ever then ends the run: _requeue)
         if until is None:
-            if progress is None:
+            if progress is None and not self._random_failures:
                 self.env.run()
-            else:
-                while self.env.peek() < INF:
-                    self.env.step()
+                return
+            queue = self.env._queue  # simpy's heap of (time, priority, id, event)
+            while self.env.peek() < INF:
+                # random failures go on for ever: the run ends before the next failure or
+                # repair once nothing is left to happen (not at the failure, days later)
+                if queue[0][3] in self._failure_waits and not self._work_remaining():
+                    return
+                self.env.step()
+                if progress is not None:
                     progress(self.env.now)
             return
         while self.env.peek() <= until:

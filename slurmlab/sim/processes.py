@@ -232,6 +232,8 @@ class Lifecycles:
         job.start = job.end = None
         job.nodes, job.usage, job.by, job.planned = (), None, None, None
         job.planned_nodes = None
+        if job.plans and job.plans[-1][1] is not None:  # the plan of its first wait is gone
+            job.plans.append((now, None))  # (squeue --start: its begin time, or N/A)
         job.acct = {"useful": 0.0, "lost": 0.0, "writing": 0.0, "restarting": 0.0}
         job.preempted_by = None
         job.charged = 0.0
@@ -366,6 +368,7 @@ class Lifecycles:
                 self._scripted_at(
                     f.at - self.env.now, lambda n=name, f=f: self.fail_node(n, f.down_for)
                 )
+        self._random_failures = self._random_failures or bool(models)
         for k, model in enumerate(models):
             # one stream per node of the cluster, whichever nodes the model names (naming
             # fewer or more nodes, or in another order, changes no node's failures)
@@ -379,14 +382,23 @@ class Lifecycles:
                 self.env.process(self._failure_process(name, streams[name], model))
 
     def _failure_process(self, name, rng, model):
+        # (its waits are in _failure_waits: a run without an end stops before one of them
+        # when nothing is left to happen, rather than move the clock to it: _run_until)
+        waits = self._failure_waits
         while True:
-            yield self.env.timeout(model.draw(rng))
+            wait = self.env.timeout(model.draw(rng))
+            waits.add(wait)
+            yield wait
+            waits.discard(wait)
             if not self._work_remaining():
                 return
             if not self.fail_node(name, repaired=True):
                 continue  # already down (a scripted failure, say): nothing to repair either
             self._back_at[name] = self.env.now + model.repair
-            yield self.env.timeout(model.repair)
+            wait = self.env.timeout(model.repair)
+            waits.add(wait)
+            yield wait
+            waits.discard(wait)
             self._repair(name)
 
 
