@@ -327,3 +327,39 @@ def test_random_failures_leave_the_clock_at_the_last_thing_that_happened():
     r = Scenario.from_dict(doc).run()
     assert r.sim.now == 60.0
     assert r.squeue_text(long=True).splitlines()[0] == "Mon Jan  5 00:01:00 2026"
+
+
+def test_conservative_gives_a_preemptor_the_room_its_victim_frees():
+    """preempt/qos under conservative: H preempts L1 (GraceTime 30 s) and starts on the nodes
+    L1 frees at 90 s, as why_pending says, though L2 (low QOS, a higher PriorityTier
+    partition) held a reservation there from before H arrived; L2 is not preempted in turn."""
+    qos = [
+        {"name": "high", "priority": 1000, "preempt": ["low"]},
+        {"name": "low", "grace_time": 30},
+    ]
+    doc = {
+        "cluster": {
+            "nodes": [{"name": "g[1-3]", "cpus": 8, "memory": 32000, "gres": "gpu:4"}],
+            "partitions": [
+                {"name": "gpu", "nodes": "g[1-3]", "default": True},
+                {"name": "short", "nodes": "g[1-2]", "priority_tier": 2},
+            ],
+            "settings": {
+                "PriorityType": "priority/multifactor", "PriorityWeightQOS": "5000",
+                "PreemptType": "preempt/qos", "PreemptMode": "REQUEUE",
+            },
+        },
+        "policy": "conservative",
+        "qos": qos,
+        "jobs": [
+            {"id": "L1", "runtime": 900, "args": "-p short -N 2 --gres=gpu:3 -t 60 --qos=low"},
+            {"id": "L2", "runtime": 900, "args": "-p short -N 2 --gres=gpu:3 -t 60 --qos=low"},
+            {"id": "H", "submit": 60, "runtime": 60, "args": "-p gpu -N 3 --exclusive -t 5 --qos=high"},
+        ],
+    }  # fmt: skip
+    r = Scenario.from_dict(doc).run()
+    assert "starts on the nodes it frees at t=90s" in r.why_pending("H", at=61)
+    runs = r.jobs_all_runs
+    rows = [(x.JobID, x.State, (x.Start - r.origin).total_seconds()) for x in runs.itertuples()]
+    assert ("H", "COMPLETED", 90.0) in rows
+    assert (runs["State"] == "PREEMPTED").sum() == 1  # (L1 only: no second preemption)

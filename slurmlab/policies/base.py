@@ -171,6 +171,10 @@ class PendingJob:
     #: and tries the later jobs (job_scheduler.c, ESLURM_RESERVATION_BUSY), which then wait
     #: for their own reason (Resources), not for Priority
     blocks: bool = True
+    #: whether its QOS preempted running jobs for it (preempt/qos) and it has not started
+    #: yet: the room its victims free is meant for it (``conservative`` places it before the
+    #: reservations standing when it arrived, which would otherwise take that room)
+    preempting: bool = False
     #: what decides whether the request fits, but for its time limit (partition, per-node
     #: need, node count, node set, reach, exclusive): within a pass resources only shrink
     #: and a longer window is harder to fit, so a shape that failed for a limit fails for

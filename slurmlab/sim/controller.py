@@ -234,6 +234,8 @@ class Controller:
                     and (job.alts is None or pending.partition == job.plan_part)
                 ):  # (-p a,b: the standing plan is its record's)
                     pending = self._with_plan(job, pending)
+                if job.victims:  # (preempt/qos: it preempted jobs and waits for their room)
+                    pending = replace(pending, preempting=True)
                 yield pending
             return
         throttled: dict[int, int] = {}
@@ -293,6 +295,8 @@ class Controller:
                 and (job.alts is None or pending.partition == job.plan_part)
             ):
                 pending = self._with_plan(job, pending)
+            if job.victims:  # (preempt/qos: it preempted jobs and waits for their room)
+                pending = replace(pending, preempting=True)
             if self.reservations:
                 blocked = self._reserved_nodes(self.env.now, self.env.now + pending.limit)
                 # (the record's mask: -p a,b gives each partition's record its own nodes)

@@ -54,6 +54,7 @@ class Lifecycles:
 
     def _start(self, job: SimJob, nodes: tuple[int, ...], by: str) -> None:
         self._dequeue(job)
+        job.victims = ()  # (what it preempted for is behind it: PendingJob.preempting)
         if len(nodes) == 1:  # one row: basic indexing is several times cheaper than a list
             i = nodes[0]
             usage = self.capacity[i : i + 1].copy() if job.exclusive else job.rows
