@@ -549,12 +549,7 @@ class Scenario:
         merged = {**(self.policy_params if name == self.policy else {}), **params}
         model = random_failures
         if model is None:
-            model = self.random_failures
-            if seed is not None and model is not None:  # drawn again, from the run's seed
-                if isinstance(model, RandomFailures):
-                    model = replace(model, seed=None)
-                else:
-                    model = tuple(replace(m, seed=None) for m in model)
+            model = self._failure_models(seed)
         if seed is None:
             seed = self.seed
         with inert_checked():  # (warned about at load, with the file and line)
@@ -566,11 +561,22 @@ class Scenario:
                 reservations=self.reservations, until=until, **merged,
             )  # fmt: skip
 
+    def _failure_models(self, seed: int | None):
+        """The file's random failure models; with a ``seed`` given, drawn again from it (a
+        model's own seed set aside), as run(seed=) and lab(seed=) promise."""
+        model = self.random_failures
+        if seed is None or model is None:
+            return model
+        if isinstance(model, RandomFailures):
+            return replace(model, seed=None)
+        return tuple(replace(m, seed=None) for m in model)
+
     def lab(self, *, jobs: bool = True, seed: int | None = None):
         """This scenario as a :class:`~slurmlab.Lab` you drive by hand: its cluster, policy
         (and parameters), accounts, QOS, reservations and origin, and with ``jobs=True`` its
         jobs, actions and failures, which play out as the lab advances (the jobs at 0 s are
-        running already). ``jobs=False``: the cluster alone, its queue empty.
+        running already). ``jobs=False``: the cluster alone, its queue empty. ``seed``: the
+        random failures are drawn again from it, as with :meth:`run`.
 
         >>> lab = Scenario.load("course/scenarios/backfill-basics.yaml").lab()  # doctest: +SKIP
         >>> lab.advance("100s").squeue_text()  # doctest: +SKIP
@@ -578,6 +584,7 @@ class Scenario:
         from slurmlab.sim.lab import Lab
 
         check_switch("Scenario.lab", "jobs", jobs)
+        models = self._failure_models(seed)
         if seed is None:
             seed = self.seed
         return Lab(
@@ -585,7 +592,7 @@ class Scenario:
             reservations=self.reservations, origin=self.workload.origin,
             **(
                 {"workload": self.workload, "actions": self.actions, "failures": self.failures,
-                 "random_failures": self.random_failures}
+                 "random_failures": models}
                 if jobs
                 else {}
             ),

@@ -363,3 +363,92 @@ def test_conservative_gives_a_preemptor_the_room_its_victim_frees():
     rows = [(x.JobID, x.State, (x.Start - r.origin).total_seconds()) for x in runs.itertuples()]
     assert ("H", "COMPLETED", 90.0) in rows
     assert (runs["State"] == "PREEMPTED").sum() == 1  # (L1 only: no second preemption)
+
+
+# -- a review of this stop's changes ---------------------------------------------------------
+
+
+def test_random_failures_resume_after_an_idle_spell_in_a_lab():
+    """A failure model does not stop for good when the cluster is idle for a while: jobs
+    submitted after an idle advance still meet failures (the run without an end still
+    stops at the last thing that happened)."""
+    model = RandomFailures(mtbf="2h", repair="10m")
+    lab = Lab("tiny", random_failures=model)
+    lab.sbatch("-N 1 -t 30", runtime="10m")
+    lab.advance("3d")  # (nothing to do for most of it)
+    for i in range(4):
+        lab.sbatch(f"-w node{i + 1} -t 1-0", runtime="20h")
+    lab.advance("21h")
+    assert (lab.sacct(duplicates=True)["State"] == "NODE_FAIL").sum() > 0
+
+
+def test_two_failure_models_with_the_same_own_seed_fail_independently():
+    """Copy-pasted models (same own seed, same node) draw from different streams: the node
+    fails about twice as often as with one of them (not at the same instants)."""
+    one = RandomFailures(mtbf="2h", repair="1m", nodes="node1", seed=5)
+    alone, both = _node_fails(one)["node1"], _node_fails([one, one])["node1"]
+    assert len(both) > len(alone) > 0
+    assert both[: len(alone)] != alone or len(set(both)) == len(both)
+
+
+def test_scenario_lab_with_a_seed_draws_the_failures_again(tmp_path):
+    """Scenario.lab(seed=) redraws the random failures as Scenario.run(seed=) does (a model's
+    own seed set aside)."""
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "cluster: tiny\njobs:\n  - {id: a, submit: 0, runtime: 72000, args: '-w node1 -t 1-0'}\n"
+        "random_failures: {mtbf: 2h, repair: 1m, nodes: node1, seed: 4}\n"
+    )
+    scenario = Scenario.load(path)
+
+    def ends(lab):
+        lab.advance("21h")
+        rows = lab.sacct(duplicates=True)
+        return list(rows[rows.State == "NODE_FAIL"]["End"])
+
+    assert ends(scenario.lab()) == list(
+        scenario.run(until="21h").sacct(duplicates=True).query("State == 'NODE_FAIL'")["End"]
+    )
+    assert ends(scenario.lab(seed=9)) == list(
+        scenario.run(seed=9, until="21h")
+        .sacct(duplicates=True)
+        .query("State == 'NODE_FAIL'")["End"]
+    )
+    assert ends(scenario.lab(seed=9)) != ends(scenario.lab())
+
+
+def test_on_signal_warnings_come_once_per_submission_and_check_the_margin():
+    """An array gets one warning, naming the array; a --signal that comes less than the
+    checkpoint's write_cost before the limit is warned about too."""
+    lab = Lab("tiny")
+    ck = {"interval": "10m", "write_cost": 30, "on_signal": True}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        lab.sbatch("-N 1 -t 30 --array=0-9", runtime="1h", checkpoint=ck)
+    assert len(caught) == 1 and str(caught[0].message).startswith("job 1: checkpoint on_signal")
+    with pytest.warns(UserWarning, match=r"--signal comes 10 s before .* write_cost \(30 s\)"):
+        lab.sbatch("-N 1 -t 30 --signal=B:USR1@10", runtime="1h", checkpoint=ck)
+
+
+def test_review_nits_cred_expire_requeuehold_and_durations():
+    """cred_expire as atoi reads it (spaces, a sign); requeuehold of a pending job is refused
+    in its own name, and a job requeued held in the second it started still shows in squeue;
+    "-0" is no negative time; Young's interval takes a timedelta."""
+    from datetime import timedelta
+
+    tiny = Cluster.preset("tiny")
+    spaced = replace(tiny, settings={**tiny.settings, "AuthInfo": "cred_expire= 30"})
+    assert spaced.requeue_delay == 31.0
+    lab = Lab("tiny")
+    running = lab.sbatch("-N 4 -t 60 --exclusive", runtime="1h")
+    waiting = lab.sbatch("-N 4 -t 60 --exclusive", runtime="1h")
+    with pytest.raises(SlurmlabError, match=rf"scontrol requeuehold {waiting}: Job is pending"):
+        lab.requeuehold(waiting)
+    # requeued in the second it started (its new Submit is a second later, as in Slurm), it
+    # still shows in squeue at once
+    lab.requeuehold(running)
+    assert "(job requeued in held state)" in lab.squeue_text()
+    assert slurmlab.Checkpoint(interval="1h", write_cost="-0").write_cost == 0
+    assert slurmlab.young_interval(timedelta(minutes=1), timedelta(hours=10)) == pytest.approx(
+        slurmlab.young_interval(60, 36000)
+    )

@@ -141,7 +141,7 @@ def _costs(write_cost: float, mtbf: float) -> tuple[float, float]:
 
 def _secs(value, what: str, *, positive: bool = False) -> float:
     """Seconds (any number: an MTBF of 1e12 s is "no failures") or a duration."""
-    if isinstance(value, str):
+    if not isinstance(value, int | float):  # ("1h", a timedelta...; a number stays as given)
         value = parse_seconds(value, what=f"{what} (seconds or a duration)")
     return parse_number(value, what=f"{what} (seconds or a duration)", strict=positive)
 

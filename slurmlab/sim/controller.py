@@ -238,7 +238,11 @@ class Controller:
                     pending = replace(pending, preempting=True)
                 yield pending
             return
-        throttled: dict[int, int] = {}
+        throttled: dict[int, int] = {}  # array -> tasks running, or given to the policy
+        active: dict[int, int] = {}  # array -> tasks running (counted once per pass)
+        handed, withheld = self._handed, self._withheld  # (see _withheld_reasons)
+        handed.clear()
+        withheld.clear()
         cut: dict[tuple, np.ndarray] = {}  # masks less reserved nodes, one array per node set
         # -p a,b: a job's records after its first are not counted against a throttle again
         # (its first record decided: held back, all are); limits are tested per record
@@ -254,22 +258,24 @@ class Controller:
                 first = jid not in seen
                 seen.add(jid)
             if job.throttle is not None and first:
-                running = throttled.get(job.array_id)
+                aid = job.array_id
+                running = throttled.get(aid)
                 if running is None:
-                    running = self._array_running(job.array_id)
+                    running = active[aid] = self._array_running(aid)
                 if running >= job.throttle:
                     # the tasks given to the policy fill the %N slots that are free: a task
                     # left out waits for JobArrayTaskLimit only if its array's running tasks
                     # fill them (job_array_start_test); else it waits as those tasks do (the
                     # same request), which the pass decides (_withheld_reasons)
-                    if self._array_running(job.array_id) >= job.throttle:
+                    if active[aid] >= job.throttle:
                         self._set_reason(job, "JobArrayTaskLimit")
                     else:
-                        self._withheld.append(jid)
-                    throttled[job.array_id] = running
+                        withheld.append(jid)
+                    throttled[aid] = running
                     held.add(jid)
                     continue
-                throttled[job.array_id] = running + 1
+                throttled[aid] = running + 1
+                handed.setdefault(aid, []).append(jid)  # (given a free %N slot)
             if job.spec.reservation:
                 continue  # started by the reservation pass, inside its reservation
             if (
@@ -845,12 +851,11 @@ class Controller:
             aid = job.array_id
             if aid not in running:
                 running[aid] = self._array_running(aid)
-                waiting_as[aid] = next(
+                waiting_as[aid] = next(  # (the tasks given to the policy: %N at most)
                     (
                         other.reason
-                        for _k, j in self.queue
-                        if (other := jobs[j]).array_id == aid
-                        and j not in self._withheld
+                        for j in self._handed.get(aid, ())
+                        if (other := jobs[j]).state == "PENDING"
                         and other.reason not in ("JobArrayTaskLimit", "None")
                     ),
                     "JobArrayTaskLimit",
@@ -858,7 +863,8 @@ class Controller:
             reason = "JobArrayTaskLimit" if running[aid] >= job.throttle else waiting_as[aid]
             if job.reason != reason:
                 self._set_reason(job, reason)
-        self._withheld = []
+        self._withheld.clear()
+        self._handed.clear()
 
     def _future_work(self) -> bool:
         """Whether anything scheduled later could let a pending job start.
@@ -967,7 +973,7 @@ class Controller:
                 now = _seconds(self.env.now)
                 exc.add_note(f"in policy {policy_name(self.policy)!r}, {method}() at t={now} s")
             self._maint = set()  # (filled while the queue was read)
-            self._withheld = []
+            self._withheld.clear()
             if cycle:
                 self._timer_running = False  # (re-armed by the pass requested here)
             self.request_pass()

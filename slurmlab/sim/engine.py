@@ -340,6 +340,7 @@ class Simulation(Controller, Lifecycles):
         self._failure_waits: set = set()  # the random failure processes' pending timeouts
         self._random_failures = False  # whether random failure processes run (add_failures)
         self._withheld: list[int] = []  # array tasks this pass left out (_withheld_reasons)
+        self._handed: dict[int, list[int]] = {}  # array -> tasks the pass gave the policy
         #: partition -> (start, end) of the maintenance reservations holding all its nodes
         self._maint_windows: dict[str, list[tuple[float, float]]] = {}
         self._throttles = False  # any array with a %N throttle was submitted
@@ -590,6 +591,9 @@ class Simulation(Controller, Lifecycles):
             ids.append(job.id)
             self.log("submit", job)
             self._enqueue(job)
+        first = self.jobs[ids[0]]
+        if first.ckpt is not None and first.ckpt.on_signal:  # (once per sbatch: arrays too)
+            _warn_on_signal(first, wjob.id or (first.array_job if spec.array else first.key))
         self._arm_priority_tick()
         self.request_pass()
         return ids
@@ -794,8 +798,6 @@ class Simulation(Controller, Lifecycles):
         job.ckpt = wjob.checkpoint
         job.array_job = job.array_task = job.array_id = job.throttle = None
         job.requeue = self._job_requeue if spec.requeue is None else spec.requeue
-        if job.ckpt is not None and job.ckpt.on_signal and (spec.signal is None or not job.requeue):
-            _warn_on_signal(job, wjob)
         job.usage = None
         job.priority = self._priority(job, at_submit=True)
         job.deps = spec.dependency
@@ -1257,7 +1259,8 @@ class Simulation(Controller, Lifecycles):
         """``scontrol requeuehold``: requeue the job (:meth:`requeue`) and hold it; squeue
         shows the reason as slurmctld words it, ``job requeued in held state``."""
         self._records(key, "scontrol requeuehold")  # (a purged job: refused in its words)
-        self.requeue(key)  # (a running job is held before its interruption requeues it)
+        self.requeue(key, "scontrol requeuehold")  # (a running job is held before its
+        # interruption requeues it)
         self._hold(key, REQUEUE_HELD, "requeuehold")
 
     def _hold(self, key: str | int, reason: str, command: str) -> None:
@@ -1328,19 +1331,19 @@ class Simulation(Controller, Lifecycles):
             else:
                 self._recheck(job)
 
-    def requeue(self, key: str | int) -> None:
+    def requeue(self, key: str | int, command: str = "scontrol requeue") -> None:
         """``scontrol requeue``: a running job's run ends REQUEUED and it pends again; a
         finished one pends again to run from the start (scontrol(1): "a running, suspended
         or finished Slurm batch job") while slurmctld still holds its record, MinJobAge after
         its end (:meth:`_records`). A job that may not be requeued (``--no-requeue``, or
         ``JobRequeue=0`` without ``--requeue``) is refused, as Slurm refuses it."""
-        jobs = self._records(key, "scontrol requeue")
+        jobs = self._records(key, command)
         if all(j.state == "PENDING" for j in jobs):
-            raise SlurmlabError(f"scontrol requeue {key}: Job is pending execution")
+            raise SlurmlabError(f"{command} {key}: Job is pending execution")
         stuck = [j.key for j in jobs if not j.requeue and j.state != "PENDING"]
         if stuck:
             raise SlurmlabError(
-                f"scontrol requeue {key}: Requested operation is presently disabled for job "
+                f"{command} {key}: Requested operation is presently disabled for job "
                 f"{stuck[0]} (it is not requeueable: --no-requeue, or JobRequeue=0 without "
                 "--requeue)"
             )
@@ -1702,7 +1705,10 @@ def records_at(sim: Simulation, t: float) -> Iterable[tuple[SimJob, dict, bool]]
             end = run["End"]
             if run["Submit"] <= t and (end is None or end > t):
                 yield job, run, False
-        if job.submit <= t and (job.end is None or job.end > t):
+        # (a job requeued in the second it was submitted has its Submit one second later,
+        # batch_requeue_fini's "now + 1": it is in the queue from its requeue on all the same)
+        back = job.runs and job.runs[-1]["End"] is not None and job.runs[-1]["End"] <= t
+        if (job.submit <= t or back) and (job.end is None or job.end > t):
             yield job, sim._run_record(job, job.state), True  # noqa: SLF001
 
 
@@ -1732,25 +1738,36 @@ def _timed(act: Action) -> Action:
     return replace(act, at=at)
 
 
-def _warn_on_signal(job: SimJob, wjob: WorkloadJob) -> None:
-    """A checkpoint ``on_signal`` that can never act: without ``--signal`` no signal comes
-    before the time limit; a job that may not be requeued cannot requeue itself (scontrol
-    refuses). Either way the job is killed at its limit (TIMEOUT), its work since the last
-    periodic checkpoint lost: the classic mistake of copying the trap + requeue pattern."""
-    who = f"job {wjob.id or job.key}"
-    if job.spec.signal is None:
-        margin = int(job.ckpt.write_cost) + 60
+def _warn_on_signal(job: SimJob, name: str) -> None:
+    """A checkpoint ``on_signal`` that can never act (said once per submission, naming the
+    job or array): without ``--signal`` no signal comes before the time limit; with one
+    that comes less than the checkpoint's ``write_cost`` before it, the last checkpoint
+    cannot be written in time; a job that may not be requeued cannot requeue itself
+    (scontrol refuses). Either way the job is killed at its limit (TIMEOUT), its work since
+    the last periodic checkpoint lost: the classic mistakes of copying the trap + requeue
+    pattern."""
+    who, sig, cost = f"job {name}", job.spec.signal, job.ckpt.write_cost
+    margin = int(cost) + 60
+    if sig is None:
         why = (
             f"{who}: checkpoint on_signal needs --signal: without it no signal comes before "
             f"the time limit to write a last checkpoint; add e.g. --signal=B:USR1@{margin} "
             "(seconds before the limit: more than the checkpoint's write_cost)"
         )
-    else:
+    elif sig.seconds < cost:
+        why = (
+            f"{who}: --signal comes {sig.seconds:g} s before the time limit, less than the "
+            f"checkpoint's write_cost ({cost:g} s), so its last checkpoint cannot be written "
+            f"in time; give e.g. --signal=B:USR1@{margin}"
+        )
+    elif not job.requeue:
         why = (
             f"{who} may not be requeued (--no-requeue, or JobRequeue=0 without --requeue), so "
             "its checkpoint on_signal cannot requeue it on the signal; drop --no-requeue or "
             "add --requeue"
         )
+    else:
+        return
     warn_at_caller(
         f"{why}; as it is, it is killed at its time limit (TIMEOUT) if it runs that long"
     )

@@ -108,15 +108,18 @@ class RandomFailures:
         )
 
     def streams(self, node_names, seed: int, index: int = 0) -> dict[str, np.random.Generator]:
-        """One independent generator per node, from one seed: this model's own, else the
-        run's, the ``index``-th model of a run drawing from the ``index``-th block of the
-        run's streams (so that two models on one node fail independently, and the first
-        model of a list fails as it would alone)."""
+        """One independent generator per node, from one seed (this model's own, else the
+        run's): the ``index``-th model of a run draws from the ``index``-th block of that
+        seed's streams, so that two models on one node fail independently (even with the
+        same seed), and the first model of a list fails as it would alone. (Block k is
+        what ``SeedSequence(seed).spawn`` would give as children ``k n`` to ``k n + n - 1``.)"""
         if self.seed is not None:
-            seed, index = self.seed, 0
+            seed = self.seed
         n = len(node_names)
-        children = np.random.SeedSequence(seed).spawn(n * (index + 1))[n * index :]
-        return {name: np.random.default_rng(c) for name, c in zip(node_names, children)}
+        return {
+            name: np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(n * index + i,)))
+            for i, name in enumerate(node_names)
+        }
 
     def draw(self, rng: np.random.Generator) -> float:
         """One time to failure: whole seconds, at least 1 (slurmctld's clock, and so every

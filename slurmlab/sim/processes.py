@@ -392,7 +392,7 @@ class Lifecycles:
             yield wait
             waits.discard(wait)
             if not self._work_remaining():
-                return
+                continue  # (no failure while nothing can happen; a Lab may submit more later)
             if not self.fail_node(name, repaired=True):
                 continue  # already down (a scripted failure, say): nothing to repair either
             self._back_at[name] = self.env.now + model.repair

@@ -1350,8 +1350,9 @@ def _cred_expire(authinfo: str) -> int | None:
     at = authinfo.find("cred_expire=")
     if at < 0:
         return None
-    digits = re.match(r"\d*", authinfo[at + len("cred_expire=") :]).group()
-    return int(digits) if digits else 0
+    number = re.match(r"\s*([+-]?\d+)?", authinfo[at + len("cred_expire=") :]).group(1)
+    value = int(number) if number else 0
+    return value if value <= 2**31 - 1 else 0  # (beyond an int: atoi's is undefined)
 
 
 def _list(text: str) -> list[str]:

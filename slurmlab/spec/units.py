@@ -259,10 +259,12 @@ def _seconds_of(value, what: str) -> float:
     s = str(value).strip()
     if s.startswith("-") and s[1:].strip()[:1].isdigit():
         try:
-            _seconds_of(s[1:].strip(), what)
+            magnitude = _seconds_of(s[1:].strip(), what)
         except SlurmlabError:
             pass  # (not a duration with a minus sign: the general help below)
         else:
+            if magnitude == 0:
+                return 0.0  # ("-0" is no negative time)
             raise SlurmlabError(
                 f"invalid {what} {value!r}: must not be negative (a duration, 0 or more)"
             )
