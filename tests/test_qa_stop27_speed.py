@@ -408,11 +408,16 @@ def records(pairs) -> list[tuple]:
 
 
 def plain_records_at(sim, t: float) -> list[tuple]:
-    return records(
-        (job, run, last)
-        for job, run, last in engine.iter_records(sim)
-        if run["Submit"] <= t and (run["End"] is None or run["End"] > t)
-    )
+    """Every run there at ``t``: from its Submit, or from the end of the job's run before it
+    (a run requeued in its first second gives the next a Submit one second later)."""
+    out, before = [], {}  # job id -> End of its previous run
+    for job, run, last in engine.iter_records(sim):
+        prev = before.get(job.id)
+        there = run["Submit"] <= t or (prev is not None and prev <= t)
+        if there and (run["End"] is None or run["End"] > t):
+            out.append((job, run, last))
+        before[job.id] = run["End"]
+    return records(out)
 
 
 def plain_used_at(sim, t: float) -> np.ndarray:

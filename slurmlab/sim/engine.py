@@ -1701,14 +1701,16 @@ def records_at(sim: Simulation, t: float) -> Iterable[tuple[SimJob, dict, bool]]
     """The runs of :func:`iter_records` submitted by ``t`` and not ended by then (pending or
     running at ``t``: squeue's rows), in the same order."""
     for job in unfinished_at(sim, t):
+        # (a run requeued in the second it was submitted gives the next one a Submit a second
+        # later, batch_requeue_fini's "now + 1": that one is queued from the requeue all the
+        # same, so a run is there from its Submit or the end of the run before it)
+        back = False  # the run before ended by t
         for run in job.runs:
             end = run["End"]
-            if run["Submit"] <= t and (end is None or end > t):
+            if (back or run["Submit"] <= t) and (end is None or end > t):
                 yield job, run, False
-        # (a job requeued in the second it was submitted has its Submit one second later,
-        # batch_requeue_fini's "now + 1": it is in the queue from its requeue on all the same)
-        back = job.runs and job.runs[-1]["End"] is not None and job.runs[-1]["End"] <= t
-        if (job.submit <= t or back) and (job.end is None or job.end > t):
+            back = end is not None and end <= t
+        if (back or job.submit <= t) and (job.end is None or job.end > t):
             yield job, sim._run_record(job, job.state), True  # noqa: SLF001
 
 
