@@ -452,3 +452,19 @@ def test_review_nits_cred_expire_requeuehold_and_durations():
     assert slurmlab.young_interval(timedelta(minutes=1), timedelta(hours=10)) == pytest.approx(
         slurmlab.young_interval(60, 36000)
     )
+
+
+def test_requeuehold_of_an_array_holds_the_tasks_it_requeues_only():
+    """scontrol requeuehold of a whole array requeues and holds its running tasks; its waiting
+    tasks are left as they are (_job_requeue_op returns ESLURM_JOB_PENDING for a pending job
+    before the hold), so they start on the nodes the held ones free."""
+    lab = Lab("tiny")
+    array = lab.sbatch("-N 2 --exclusive -t 60 --array=0-3", runtime="1h")
+    lab.advance("1m")
+    lab.requeuehold(array)
+    lab.advance("1s")
+    rows = [line.split(None, 7) for line in lab.squeue_text(array=True).splitlines()[1:]]
+    state = {row[0]: (row[4], row[7]) for row in rows}
+    assert state[f"{array}_0"] == ("PD", "(job requeued in held state)")
+    assert state[f"{array}_1"] == ("PD", "(job requeued in held state)")
+    assert state[f"{array}_2"][0] == state[f"{array}_3"][0] == "R"

@@ -1258,13 +1258,18 @@ class Simulation(Controller, Lifecycles):
     def requeue_hold(self, key: str | int) -> None:
         """``scontrol requeuehold``: requeue the job (:meth:`requeue`) and hold it; squeue
         shows the reason as slurmctld words it, ``job requeued in held state``."""
-        self._records(key, "scontrol requeuehold")  # (a purged job: refused in its words)
+        jobs = self._records(key, "scontrol requeuehold")  # (a purged job: refused in its words)
+        # only the jobs it requeues are held: a pending one (an array's waiting tasks) is
+        # left as it is (_job_requeue_op, job_mgr.c: ESLURM_JOB_PENDING before the hold)
+        requeued = {j.id for j in jobs if j.state != "PENDING"}
         self.requeue(key, "scontrol requeuehold")  # (a running job is held before its
         # interruption requeues it)
-        self._hold(key, REQUEUE_HELD, "requeuehold")
+        self._hold(key, REQUEUE_HELD, "requeuehold", only=requeued)
 
-    def _hold(self, key: str | int, reason: str, command: str) -> None:
+    def _hold(self, key: str | int, reason: str, command: str, only: set | None = None) -> None:
         jobs = self._records(key, f"scontrol {command}")
+        if only is not None:
+            jobs = [j for j in jobs if j.id in only]
         if not any(j.state in ("PENDING", "RUNNING") for j in jobs):
             raise SlurmlabError(f"scontrol {command} {key}: Job has already finished")
         self._split_tasks(jobs)
