@@ -546,15 +546,9 @@ class Conservative(Easy):
         for n, job in fresh:  # then jobs without a reservation, in priority order
             if job.id in begun:
                 continue
-            mask = job.plan_mask if all_up else job.plan_mask & up
-            found = prof.earliest(
-                job.demand, job.count, mask, job.limit, exclusive=job.exclusive,
-                mem_per_cpu=job.mem_per_cpu,
-            )  # fmt: skip
+            found = _reserve_earliest(prof, job, view, all_up)
             if found is not None:
-                i, t, nodes = found
-                prof.reserve(nodes, _usage(job, capacity, nodes), t, t + job.limit, at=i)
-                changes.append((t, t + job.limit, False))
+                changes.append((found[1], found[1] + job.limit, False))
             before[job.id] = len(changes)
             placed(n, job, found)
         # In priority order (new jobs were placed after the standing ones): the first job of
@@ -589,17 +583,25 @@ class Conservative(Easy):
         for n, job in urgent:
             if job.id in starting:
                 continue
-            found = prof.earliest(
-                job.demand, job.count, job.plan_mask if all_up else job.plan_mask & view.up,
-                job.limit, exclusive=job.exclusive, mem_per_cpu=job.mem_per_cpu,
-            )  # fmt: skip
-            if found is not None:
-                i, t, nodes = found
-                prof.reserve(nodes, _usage(job, view.capacity, nodes), t, t + job.limit, at=i)
-                if t <= now and i == 0:
-                    starting.add(job.id)
+            found = _reserve_earliest(prof, job, view, all_up)
+            if found is not None and found[1] <= now and found[0] == 0:
+                starting.add(job.id)
             out.append((n, job, found))
         return out
+
+
+def _reserve_earliest(prof: Profile, job: PendingJob, view: QueueView, all_up: bool):
+    """Reserve ``job`` at its earliest fit in ``prof`` (on the up nodes its plans may use);
+    return that (interval index, start, nodes), or None when it never fits."""
+    mask = job.plan_mask if all_up else job.plan_mask & view.up
+    found = prof.earliest(
+        job.demand, job.count, mask, job.limit, exclusive=job.exclusive,
+        mem_per_cpu=job.mem_per_cpu,
+    )  # fmt: skip
+    if found is not None:
+        i, t, nodes = found
+        prof.reserve(nodes, _usage(job, view.capacity, nodes), t, t + job.limit, at=i)
+    return found
 
 
 def _undisturbed(start: float, end: float, *changes: list[tuple[float, float, bool]]) -> bool:
