@@ -384,11 +384,11 @@ def test_random_failures_resume_after_an_idle_spell_in_a_lab():
 
 def test_two_failure_models_with_the_same_own_seed_fail_independently():
     """Copy-pasted models (same own seed, same node) draw from different streams: the node
-    fails about twice as often as with one of them (not at the same instants)."""
+    fails more often than with one of them (with shared streams the second model's failures
+    fell at the first's instants, on a node already down, and were lost)."""
     one = RandomFailures(mtbf="2h", repair="1m", nodes="node1", seed=5)
     alone, both = _node_fails(one)["node1"], _node_fails([one, one])["node1"]
     assert len(both) > len(alone) > 0
-    assert both[: len(alone)] != alone or len(set(both)) == len(both)
 
 
 def test_scenario_lab_with_a_seed_draws_the_failures_again(tmp_path):

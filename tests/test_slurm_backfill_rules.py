@@ -125,15 +125,21 @@ def walk(space, usable, start, end):
     return avail, later
 
 
-@given(
-    reservations=st.lists(
+def reservations_on(nodes: int, most: int):
+    """Random reservations on a map of ``nodes`` nodes and 10 s slots: (node set, first
+    slot, slots)."""
+    return st.lists(
         st.tuples(
-            st.sets(st.integers(0, 4), min_size=1),
+            st.sets(st.integers(0, nodes - 1), min_size=1),
             st.integers(0, 40),
             st.integers(1, 20),
         ),
-        max_size=8,
-    ),
+        max_size=most,
+    )
+
+
+@given(
+    reservations=reservations_on(5, 8),
     usable=st.lists(st.booleans(), min_size=5, max_size=5),
     start=st.integers(0, 45),
     limit=st.integers(0, 30),
@@ -179,14 +185,7 @@ def test_the_one_node_walk_matches_the_general_one(reservations, start, limit):
 
 
 @given(
-    reservations=st.lists(
-        st.tuples(
-            st.sets(st.integers(0, 5), min_size=1),
-            st.integers(0, 40),
-            st.integers(1, 20),
-        ),
-        max_size=10,
-    ),
+    reservations=reservations_on(6, 10),
     usable=st.lists(st.booleans(), min_size=6, max_size=6),
     count=st.integers(1, 6),
     now=st.integers(0, 450),
