@@ -39,6 +39,9 @@ A scenario is a YAML (or JSON) document; every field it takes is below::
       - {at: 600, action: cancel, job: big}     # cancel | requeue | hold | release |
                                        # requeuehold (job); drain | resume (node:
                                        # a node or a hostlist, gpu[1-4])
+      - {at: 900, action: update, job: big, time: "1:00:00", nodes: 2, partition: gpu}
+                                       # scontrol update (an administrator's): any of
+                                       # time, nodes (pending job), partition (pending)
     accounts:                          # optional fair-share tree (sacctmgr add account)
       - {name: llm, shares: 70, users: [alice, bob]}   # once any account lists users,
                                        # a job may charge only an account listing its user
@@ -186,6 +189,7 @@ from slurmlab.spec.units import (
 from slurmlab.spec.workload import (
     ACTIONS,
     DEFAULT_ORIGIN,
+    UPDATE_FIELDS,
     Action,
     Workload,
     WorkloadJob,
@@ -2182,7 +2186,9 @@ def _action(
             path=(*path, "action"),
         )
     target_key = ACTIONS[kind]
-    _allowed(entry, {"at", "action", target_key}, label, path)
+    fields = set(UPDATE_FIELDS) if kind == "update" else set()
+    _allowed(entry, {"at", "action", target_key, *fields}, label, path)
+    changes = _update_changes(entry, label, path) if kind == "update" else ()
     if target_key not in entry:
         raise ScenarioError(f"{label}: action {kind!r} needs field {target_key!r}", path=path)
     with _entry((*path, "at"), f"{label}: field 'at'"):
@@ -2217,7 +2223,42 @@ def _action(
                 f"({submit:g} s); {kind} it at or after its submission",
                 path=(*path, "at"),
             )
-    return (Action(at=at, action=kind, target=target),)
+    return (Action(at=at, action=kind, target=target, changes=changes),)
+
+
+def _update_changes(entry: dict, label: str, path) -> tuple[tuple[str, object], ...]:
+    """An update action's changes (``nodes``, ``time``, ``partition``), each checked as
+    scontrol reads it: a whole number of nodes of at least 1, a time limit as ``-t`` reads
+    it, a partition's name (refused when the action runs if the cluster has no such one)."""
+    changes = []
+    for key in UPDATE_FIELDS:
+        if key not in entry:
+            continue
+        value = entry[key]
+        where = (*path, key)
+        if key == "nodes":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ScenarioError(
+                    f"{label}: field 'nodes': {value!r} is not a whole number of nodes of at "
+                    "least 1 (scontrol update NumNodes=)",
+                    path=where,
+                )
+        elif key == "time":
+            with _entry(where, f"{label}: field 'time'"):
+                JobSpec(time_limit=str(value))  # (read as -t: "1:00:00", "30" minutes)
+            value = str(value)
+        elif not isinstance(value, str) or not value.strip():
+            raise ScenarioError(
+                f"{label}: field 'partition': {value!r} is not a partition's name", path=where
+            )
+        changes.append((key, value))
+    if not changes:
+        raise ScenarioError(
+            f"{label}: an update needs at least one of {', '.join(UPDATE_FIELDS)} (as "
+            "scontrol update NumNodes=, TimeLimit=, Partition=)",
+            path=path,
+        )
+    return tuple(changes)
 
 
 def _check_array_task(target: str, jobs: tuple[WorkloadJob, ...], label: str, path) -> None:

@@ -319,7 +319,7 @@ actions:
         _scenario(tmp_path, action)
     assert str(caught.value).endswith(
         "s.yaml line 6: actions[0]: action 'fail' is not one of cancel, requeue, hold, "
-        "release, requeuehold, drain, resume; a node failure is a 'failures' entry "
+        "release, requeuehold, update, drain, resume; a node failure is a 'failures' entry "
         "({node, at, down_for})"
     )
     shares = action.replace("actions:\n  - {at: 60, action: fail, node: gpu01}\n", "")

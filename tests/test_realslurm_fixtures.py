@@ -98,7 +98,9 @@ def test_scenario_file_is_well_formed(scenario_file: Path) -> None:
             assert set(action) == {"at", "action", "node"}
             continue
         assert action["job"] in ids
-        assert action["action"] in {"cancel", "requeue", "hold", "release", "requeuehold"}
+        assert action["action"] in {"cancel", "requeue", "hold", "release", "requeuehold", "update"}
+        if action["action"] == "update":  # (scontrol update JobId= NumNodes= TimeLimit= ...)
+            assert set(action) - {"at", "action", "job"} <= {"nodes", "time", "partition"}
     for failure in sc.get("failures") or []:
         assert set(failure) <= {"node", "at", "down_for"}
 

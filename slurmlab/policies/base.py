@@ -175,6 +175,11 @@ class PendingJob:
     #: yet: the room its victims free is meant for it (``conservative`` places it before the
     #: reservations standing when it arrived, which would otherwise take that room)
     preempting: bool = False
+    #: whether its request changed (``scontrol update``: nodes, time limit, partition)
+    #: since the last pass: ``conservative`` places it again in priority order among the
+    #: standing reservations, so it keeps its precedence over the jobs behind it (their
+    #: reservations stay: it takes only room none of them holds)
+    updated: bool = False
     #: what decides whether the request fits, but for its time limit (partition, per-node
     #: need, node count, node set, reach, exclusive): within a pass resources only shrink
     #: and a longer window is harder to fit, so a shape that failed for a limit fails for

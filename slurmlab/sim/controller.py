@@ -236,6 +236,8 @@ class Controller:
                     pending = self._with_plan(job, pending)
                 if job.victims:  # (preempt/qos: it preempted jobs and waits for their room)
                     pending = replace(pending, preempting=True)
+                if job.updated:  # (scontrol update changed its request since the last pass)
+                    pending = replace(pending, updated=True)
                 yield pending
             return
         throttled: dict[int, int] = {}  # array -> tasks running, or given to the policy
@@ -303,6 +305,8 @@ class Controller:
                 pending = self._with_plan(job, pending)
             if job.victims:  # (preempt/qos: it preempted jobs and waits for their room)
                 pending = replace(pending, preempting=True)
+            if job.updated:  # (scontrol update changed its request since the last pass)
+                pending = replace(pending, updated=True)
             if self.reservations:
                 blocked = self._reserved_nodes(self.env.now, self.env.now + pending.limit)
                 # (the record's mask: -p a,b gives each partition's record its own nodes)
@@ -946,6 +950,10 @@ class Controller:
             if nodes != (job.sched[-1][1] if job.sched else None):
                 job.sched.append((now, nodes))
             plans.add(jid)
+        if self._updated:  # (the pass has seen the requests scontrol update changed)
+            for jid in self._updated:
+                jobs[jid].updated = False
+            self._updated.clear()
         if decision.complete and len(self._plans) > len(decision.planned):
             for jid in [j for j in self._plans if j not in decision.planned]:
                 self._plans.discard(jid)

@@ -52,6 +52,7 @@ from slurmlab.sim.controller import Controller
 from slurmlab.sim.history import FactorHistory
 from slurmlab.sim.processes import Lifecycles
 from slurmlab.sim.timing import AFTER_PASS, INF, LATE, NORMAL, URGENT
+from slurmlab.sim.updates import Updates
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import (
     JobSpec,
@@ -105,7 +106,7 @@ class SimJob:
         "run_plan", "acct", "assoc", "qos", "charged", "factors", "preempting", "victims",
         "preempted_by", "planned_nodes", "live", "rows", "running_view", "pending_plan", "need",
         "scratch", "held", "split", "mem_per_cpu", "sched", "alts", "parts", "entries",
-        "plan_part",
+        "plan_part", "requests", "updated", "req_tres",
     )  # fmt: skip
 
     def __init__(self):
@@ -146,6 +147,12 @@ class SimJob:
         self.parts: str | None = None  # ``-p a,b``: its partitions as squeue shows them
         self.entries: list | None = None  # ``-p a,b``: its queue entries while queued
         self.plan_part: str | None = None  # ``-p a,b``: the partition of its standing plan
+        #: (when, limit, count, partition) before each scontrol update (sim.updates), or None
+        self.requests: list | None = None
+        self.updated = False  # its request changed since the last pass (PendingJob.updated)
+        #: sacct's ReqTRES once scontrol update changed its node count (Slurm keeps the rest
+        #: of the request's TRES), else None: its resources' own
+        self.req_tres: dict | None = None
 
     def unschedule(self, now: float) -> None:
         """Its planned nodes are gone (started, held, its plan dropped): SCHEDNODES (null)."""
@@ -216,7 +223,7 @@ def _paused_gc():
             gc.enable()
 
 
-class Simulation(Controller, Lifecycles):
+class Simulation(Controller, Lifecycles, Updates):
     """One simulated cluster: submit jobs, advance time, read the state at any moment."""
 
     def __init__(
@@ -312,6 +319,7 @@ class Simulation(Controller, Lifecycles):
         self.dependents: dict[int, set[int]] = {}
         self.events: list[tuple] = []
         self._plans: set[int] = set()  # jobs a pass gave a planned start (squeue --start)
+        self._updated: set[int] = set()  # jobs whose request changed since the last pass
         self._scripted = 0  # scripted events still to come (actions, failures, repairs...)
         self._unbounded = False  # running with no end time (see run)
         self._partition_idx: dict[str, list[int]] = {}  # a partition's node indices
@@ -716,14 +724,7 @@ class Simulation(Controller, Lifecycles):
         self, wjob: WorkloadJob, spec: JobSpec, res: Resources, shape: tuple, seq: int | None
     ) -> SimJob:
         job = SimJob()
-        if isinstance(res, tuple):  # -p a,b: one (resources, shape) per partition
-            job.alts = [[r, sh, None] for r, sh in shape]
-            # squeue's list (real Slurm 22.05, the multi-partition fixture): the partitions
-            # in the order tried (PriorityTier first), then those that can never run it
-            tried = [r.partition for r in res]
-            never = [p for p in listed_partitions(spec, self.cluster) if p not in tried]
-            job.parts = ",".join(tried + never)
-            res, shape = shape[0]
+        res, shape = self._alternatives(job, spec, res, shape)
         job.key = wjob.id or str(self._next_id)  # (its id once the checks below pass:
         job.wjob, job.spec, job.res = wjob, spec, res  # a rejected sbatch uses up no JobID)
         job.name = spec.job_name
@@ -736,36 +737,7 @@ class Simulation(Controller, Lifecycles):
                 f"{', '.join(sorted(self.qos))})"
             )
         job.assoc = assoc if self.has_accounts else None
-        parts = () if not self._account_rules else [a[0].partition for a in job.alts or [[res]]]
-        for part in parts:
-            rule = self._account_rules.get(part)  # (-p a,b: each must admit it, job_mgr.c
-            if rule is not None and not rule.admits_account(job.account):  # ACCESS_DENIED)
-                raise RequestError(
-                    f"{_who(wjob)}account {job.account!r} in partition {part!r}: "
-                    "Invalid account or account/partition combination specified (the "
-                    "partition's AllowAccounts/DenyAccounts do not admit it)"
-                )
-        if self.has_accounts and job.assoc is None:
-            raise RequestError(
-                f"{_who(wjob)}user {job.user!r} account {job.account!r}: Invalid account or "
-                "account/partition combination specified"
-            )
-        if spec.reservation is not None and spec.reservation in self.reservations:
-            resv = self.reservations[spec.reservation][0]
-            if not resv.admits(job.user, job.account):
-                raise RequestError(
-                    f"{_who(wjob)}--reservation={spec.reservation}: Access denied to requested "
-                    f"reservation (it admits users {list(resv.users)} and accounts "
-                    f"{list(resv.accounts)})"
-                )
-            held = self.reservations[spec.reservation][1]
-            usable = int((held & shape[5]).sum())  # (shape[5] is its node mask, [6] its count)
-            if usable < shape[6]:
-                raise RequestError(
-                    f"{_who(wjob)}--reservation={spec.reservation}: Requested node "
-                    f"configuration is not available (the job needs {shape[6]} nodes; the "
-                    f"reservation holds {int(held.sum())}, {usable} of which can run it)"
-                )
+        self._admitted(wjob, job, [a[0] for a in job.alts or [[res]]], shape)
         begin = spec.begin
         if begin is None:
             job.begin = self.env.now
@@ -807,6 +779,58 @@ class Simulation(Controller, Lifecycles):
         job.split = None  # when an array task left its array's pending record (see hold)
         self.jobs[job.id] = job
         return job
+
+    def _alternatives(self, job: SimJob, spec: JobSpec, res, shape) -> tuple:
+        """Set the job's partitions to try (``-p a,b``: one (resources, shape, PendingJob)
+        per partition, ``job.alts``; None for one partition) and return the resources and
+        shape of the first."""
+        if not isinstance(res, tuple):
+            job.alts = job.parts = None
+            return res, shape
+        job.alts = [[r, sh, None] for r, sh in shape]
+        # squeue's list (real Slurm 22.05, the multi-partition fixture): the partitions
+        # in the order tried (PriorityTier first), then those that can never run it
+        tried = [r.partition for r in res]
+        never = [p for p in listed_partitions(spec, self.cluster) if p not in tried]
+        job.parts = ",".join(tried + never)
+        return shape[0]
+
+    def _admitted(self, wjob: WorkloadJob, job: SimJob, results: list, shape: tuple) -> None:
+        """The checks of a request that depend on where it runs (a submission's, and an
+        update's of its partition or size): each partition's AllowAccounts/DenyAccounts, the
+        job's association, and its reservation's access and nodes (``shape``: the request
+        shape of its first partition). A RequestError otherwise."""
+        parts = () if not self._account_rules else [r.partition for r in results]
+        for part in parts:
+            rule = self._account_rules.get(part)  # (-p a,b: each must admit it, job_mgr.c
+            if rule is not None and not rule.admits_account(job.account):  # ACCESS_DENIED)
+                raise RequestError(
+                    f"{_who(wjob)}account {job.account!r} in partition {part!r}: "
+                    "Invalid account or account/partition combination specified (the "
+                    "partition's AllowAccounts/DenyAccounts do not admit it)"
+                )
+        if self.has_accounts and job.assoc is None:
+            raise RequestError(
+                f"{_who(wjob)}user {job.user!r} account {job.account!r}: Invalid account or "
+                "account/partition combination specified"
+            )
+        spec = wjob.spec
+        if spec.reservation is not None and spec.reservation in self.reservations:
+            resv = self.reservations[spec.reservation][0]
+            if not resv.admits(job.user, job.account):
+                raise RequestError(
+                    f"{_who(wjob)}--reservation={spec.reservation}: Access denied to requested "
+                    f"reservation (it admits users {list(resv.users)} and accounts "
+                    f"{list(resv.accounts)})"
+                )
+            held = self.reservations[spec.reservation][1]
+            usable = int((held & shape[5]).sum())  # (shape[5] is its node mask, [6] its count)
+            if usable < shape[6]:
+                raise RequestError(
+                    f"{_who(wjob)}--reservation={spec.reservation}: Requested node "
+                    f"configuration is not available (the job needs {shape[6]} nodes; the "
+                    f"reservation holds {int(held.sum())}, {usable} of which can run it)"
+                )
 
     def _set_shape(self, job: SimJob, res: Resources, shape: tuple) -> None:
         """Give the job the request shape of ``res`` (for ``-p a,b``: of the partition it
@@ -1398,8 +1422,8 @@ class Simulation(Controller, Lifecycles):
         )
 
     def add_actions(self, actions) -> list[Action]:
-        """Schedule scripted admin actions (cancel, requeue, hold, release or requeuehold a
-        job; drain or resume a node); return them with ``at`` in seconds.
+        """Schedule scripted admin actions (cancel, requeue, hold, release, requeuehold or
+        update a job; drain or resume a node); return them with ``at`` in seconds.
 
         An action's ``at`` is read as the API's other times are (seconds, ``"1h"``,
         ``"1:00:00"``, a timedelta). An action runs after the arrivals of its instant (so it
@@ -1424,6 +1448,12 @@ class Simulation(Controller, Lifecycles):
                 self.release(act.target)
             elif act.action == "requeuehold":
                 self.requeue_hold(act.target)
+            elif act.action == "update":  # (an administrator's: an operator may raise limits)
+                changes = dict(act.changes)
+                self.update(
+                    act.target, nodes=changes.get("nodes"), time_limit=changes.get("time"),
+                    partition=changes.get("partition"), operator=True,
+                )  # fmt: skip
             elif act.action == "drain":
                 self.set_node_state(act.target, "DRAIN")
             else:

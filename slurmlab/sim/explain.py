@@ -395,8 +395,9 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
     if hints:
         lines.append(
             "Smallest changes that would let it start sooner: " + "; ".join(hints) + " (made "
-            f"with scontrol update JobId={job.key} ..., which keeps its place in the queue; "
-            "a new sbatch would queue behind the jobs submitted since)."
+            f"with scontrol update JobId={job.key} ..., in a Lab lab.update({job.key!r}, ...), "
+            "which keeps its place in the queue; a new sbatch would queue behind the jobs "
+            "submitted since)."
         )
     else:
         lines.append("No small change to the request would let it start sooner; it has to wait.")

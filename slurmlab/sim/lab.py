@@ -471,6 +471,30 @@ class Lab:
         (``"12,14"``) or a list."""
         self._each(jobid, "release", self.sim.release)
 
+    def update(
+        self, jobid, *, nodes: int | str | None = None, time=None, partition: str | None = None
+    ) -> None:
+        """``scontrol update JobId=... NumNodes=... TimeLimit=... Partition=...``: change a
+        job's request and keep its place in the queue (a new sbatch would queue behind the
+        jobs submitted since), as :meth:`why_pending`'s suggestions are made.
+
+        ``nodes`` (NumNodes) changes a pending job's minimum node count and keeps its
+        maximum (``-N 3`` updated to ``nodes=1`` is ``-N 1-3``; above the maximum is refused,
+        ``nodes="4-4"`` sets both); ``partition`` moves a pending job; ``time`` (TimeLimit,
+        read as ``-t``: ``"1:00:00"``, ``"30"`` minutes, ``"UNLIMITED"``, ``"+15"``/``"-15"``
+        relative) is lowered for a pending or running job (a running one then ends at its
+        start plus the new limit if it has not finished: TIMEOUT), or raised for a pending
+        one up to its partition's MaxTime: you are the job's user, and only an operator may
+        raise it further or raise a running job's. Slurm refuses the rest, and so does
+        this, with scontrol's words (rules in :mod:`slurmlab.sim.updates`). Several jobs as
+        scontrol's job_list (``"12,14"``), an array, or a list.
+        """
+        self._each(
+            jobid,
+            "update",
+            lambda one: self.sim.update(one, nodes=nodes, time_limit=time, partition=partition),
+        )
+
     def _each(self, jobid, command: str, act) -> None:
         """Apply ``act`` to each job of scontrol's job_list (ids separated by commas or
         spaces, ``12_[1-3,5]`` kept whole) or of a list: every id is looked up before any job

@@ -84,7 +84,7 @@ class Lifecycles:
         if job.id in self.dependents:  # --dependency=after:<this job> is satisfied by its start
             self._release_dependents(job)
 
-    def _run_length(self, job: SimJob) -> tuple[float, str]:
+    def _run_length(self, job: SimJob, restarted: bool | None = None) -> tuple[float, str]:
         """How long this run lasts and how it ends if nothing interrupts it.
 
         The run needs its remaining work plus checkpoint overheads (:mod:`.checkpoint`).
@@ -93,7 +93,8 @@ class Lifecycles:
         checkpoint (``write_cost`` s) and requeues itself. A signal that leaves no time to
         save any work (or to finish the write before the limit) cannot help: TIMEOUT.
         """
-        restarted = _restarted(job)
+        if restarted is None:  # (a run in progress passes its own: job.run_plan)
+            restarted = _restarted(job)
         need = run_length(job.work_left, job.ckpt, restarted)
         limit = job.limit + self.options.over_time_limit
         if self.options.enforce_time_limit and need > limit:

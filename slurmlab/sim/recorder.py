@@ -112,7 +112,7 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
         started = run["Start"] is not None
         nodes = run["nodes"]
         count = len(nodes) if started else res.nodes
-        req = res.requested()
+        req = job.req_tres or res.requested()  # (scontrol update: see sim.updates)
         alloc = res.allocated(run["usage"]) if started else req
         cpus, gpus = alloc["cpu"], alloc["gres/gpu"]
         gpu_type = res.gpu_type
@@ -226,7 +226,8 @@ def event_table(sim: Simulation) -> pd.DataFrame:
       again after a hold of the pending job; sacct's Eligible), ``start`` (``main`` or
       ``backfill``: who
       started it), ``end`` (its State: COMPLETED, FAILED, TIMEOUT, CANCELLED, NODE_FAIL,
-      PREEMPTED...), ``requeue`` (the State its run ended in), ``preempt`` (``by <JobID>``);
+      PREEMPTED...), ``requeue`` (the State its run ended in), ``preempt`` (``by <JobID>``),
+      ``update`` (scontrol update: what changed, ``NumNodes=1 TimeLimit=30:00``);
     * ``priority`` (multifactor priorities recalculated), ``node_down`` / ``node_idle`` /
       ``node_drain``... (``detail``: the node), ``reservation_start`` / ``reservation_end``
       (the reservation), ``refused`` (a scenario action that could not apply).

@@ -29,6 +29,7 @@ from slurmlab.sim.engine import (
 from slurmlab.sim.metrics import failure_metrics, run_accounting, schedule_metrics
 from slurmlab.sim.processes import pending_partitions
 from slurmlab.sim.recorder import event_table, job_table, last_before, priority_at
+from slurmlab.sim.updates import request_at
 from slurmlab.spec.cluster import format_table
 from slurmlab.spec.job import listed_partitions
 from slurmlab.spec.units import (
@@ -143,6 +144,7 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
             known = p is not None and math.isfinite(p)
             planned = sim.origin + pd.Timedelta(seconds=p) if known else pd.NaT
         priority = priority_at(sim, job, t)
+        limit, count, partition = request_at(job, t)  # (as it was then: scontrol update)
         held = where[1:-1] if st == "PD" else last_before(job.reasons, t, "")
         if held in HOLDS:  # a hold sets it to 0 (real Slurm 22.05, a running job's too), so
             priority = 0  # squeue lists held jobs last
@@ -151,6 +153,8 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
                 "JOBID": job.key,
                 "PARTITION": pending_partitions(job, t)
                 if job.alts is not None and st == "PD"
+                else partition
+                if st == "PD"
                 else run["Partition"],
                 "NAME": job.name,
                 "USER": job.user,
@@ -158,15 +162,15 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
                 "ST": st,
                 "TIME": elapsed,
                 "TIME_LIMIT": format_duration(
-                    None if np.isinf(job.limit) else pd.Timedelta(seconds=job.limit)
+                    None if np.isinf(limit) else pd.Timedelta(seconds=limit)
                 ),
-                "NODES": len(run["nodes"]) if st == "R" else job.count,
+                "NODES": len(run["nodes"]) if st == "R" else count,
                 "NODELIST(REASON)": where,
                 "START_TIME": planned,
                 "PRIORITY": priority,
                 "SCHEDNODES": sched,
                 # squeue's -S P,t,-p (state: PENDING sorts before RUNNING); then submit order
-                "_order": (job.partition, st == "R", -priority, run["Submit"], job.id),
+                "_order": (partition, st == "R", -priority, run["Submit"], job.id),
             }
         )
     # A record of one task keeps its brackets unless starting a task from it left that one

@@ -232,8 +232,10 @@ def _span(seconds: float) -> str:
 #: Scripted admin actions and what each names (a job or a node).
 ACTIONS = {
     "cancel": "job", "requeue": "job", "hold": "job", "release": "job", "requeuehold": "job",
-    "drain": "node", "resume": "node",
+    "update": "job", "drain": "node", "resume": "node",
 }  # fmt: skip
+#: What an ``update`` action may change (scontrol update's NumNodes, TimeLimit, Partition).
+UPDATE_FIELDS = ("nodes", "time", "partition")
 
 
 def unknown_action(kind) -> str:
@@ -246,13 +248,36 @@ def unknown_action(kind) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    """A scripted admin action at ``at`` seconds: cancel, requeue, hold, release or
-    requeuehold a job (scancel, scontrol), drain or resume a node."""
+    """A scripted admin action at ``at`` seconds: cancel, requeue, hold, release,
+    requeuehold or update a job (scancel, scontrol), drain or resume a node. An update's
+    ``changes`` are (field, value) pairs of :data:`UPDATE_FIELDS` (``(("nodes", 2),
+    ("time", "1:00:00"))``), made as an administrator makes them (``scontrol update``)."""
 
     at: float
     action: str
     target: str
+    changes: tuple[tuple[str, object], ...] = ()
 
     def __post_init__(self):
         if self.action not in ACTIONS:
             raise SlurmlabError(unknown_action(self.action))
+        changes = self.changes
+        if isinstance(changes, dict):
+            changes = tuple(changes.items())
+            object.__setattr__(self, "changes", changes)
+        if self.action == "update":
+            if not changes:
+                raise SlurmlabError(
+                    f"action update {self.target}: nothing to change; give changes among "
+                    f"{', '.join(UPDATE_FIELDS)}, e.g. changes={{'time': '1:00:00'}}"
+                )
+            bad = [k for k, _v in changes if k not in UPDATE_FIELDS]
+            if bad:
+                raise SlurmlabError(
+                    f"action update {self.target}: {bad[0]!r} is not one of "
+                    f"{', '.join(UPDATE_FIELDS)}"
+                )
+        elif changes:
+            raise SlurmlabError(
+                f"action {self.action} {self.target}: changes are for update actions only"
+            )

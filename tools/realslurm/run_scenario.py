@@ -88,6 +88,7 @@ ACTIONS = {  # scenario action -> command (the real job id is appended)
     "hold": ["scontrol", "hold"],
     "release": ["scontrol", "release"],
 }
+UPDATE_WORDS = {"nodes": "NumNodes", "time": "TimeLimit", "partition": "Partition"}
 NODE_ACTIONS = {  # node action -> (scontrol State=, Reason=)
     "fail": ("DOWN", "slurmlab-failure"),
     "back": ("RESUME", None),
@@ -304,6 +305,15 @@ class Driver:
             cmd = ["scontrol", "update", f"NodeName={action['node']}", f"State={state}"]
             cmd += [f"Reason={reason}"] if reason else []
             what = {"node": action["node"]}
+        elif action["action"] == "update":  # scontrol update, as root (an administrator)
+            jid = self.real_ids[action["job"]]
+            cmd = ["scontrol", "update", f"JobId={jid}"]
+            cmd += [
+                f"{word}={action[key]}"
+                for key, word in UPDATE_WORDS.items()
+                if action.get(key) is not None
+            ]
+            what = {"job": action["job"], "job_id": jid}
         else:
             jid = self.real_ids[action["job"]]
             cmd = ACTIONS[action["action"]] + [jid]
@@ -372,8 +382,8 @@ class Driver:
     def events(self) -> list[Event]:
         evs = [Event(parse_seconds(j.get("submit", 0)), 0, "submit", j) for j in self.jobs.values()]
         for a in self.scenario.get("actions") or []:
-            if a["action"] not in ACTIONS and a["action"] not in NODE_ACTIONS:
-                known = [*ACTIONS, *NODE_ACTIONS]
+            if a["action"] not in ACTIONS and a["action"] not in NODE_ACTIONS | {"update": 0}:
+                known = [*ACTIONS, "update", *NODE_ACTIONS]
                 raise ValueError(f"unknown action {a['action']!r}; use one of {known}")
             evs.append(Event(parse_seconds(a["at"]), 1, "action", a))
         for f in self.scenario.get("failures") or []:  # (down at `at`, back `down_for` later)

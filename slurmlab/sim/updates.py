@@ -1,0 +1,338 @@
+"""``scontrol update`` of a job: its node count, time limit or partition changed while it
+waits, or its time limit while it runs, as slurmctld's ``_update_job`` (job_mgr.c, Slurm
+22.05) changes them. Checked against real Slurm 22.05.8 by hand (stop 32; the commands and
+outputs are quoted in tests/test_scontrol_update.py).
+
+* A pending job keeps its place: Submit and Eligible stay, and so does its priority under
+  priority/basic; under priority/multifactor slurmctld sets it again at once (the job
+  size, partition and age factors as they are now). Its standing plan (``squeue
+  --start``) is dropped and made again by the pass that follows at once. The changed
+  request is checked as a submission of it would be (slurmlab refuses what sbatch would
+  refuse, such as GPUs in a partition without any; Slurm takes such an update and the job
+  then pends for ever, BadConstraints), and must still be admitted where it runs
+  (AllowAccounts, its reservation); a partition's limits it breaks make it pend
+  (PartitionNodeLimit, PartitionTimeLimit), as in Slurm.
+* TimeLimit: a user may lower it (pending or running), and raise a pending job's up to
+  its partition's MaxTime; only an operator (a scenario's action is an administrator's)
+  raises it further or raises a running job's ("Access/permission denied"). ``+T`` and
+  ``-T`` add to or take from the limit, as scontrol's ``TimeLimit=+30``. A running job
+  then ends at its start plus the new limit (+ OverTimeLimit) if its work is not done by
+  then, TIMEOUT, at once when that moment has passed (Slurm's periodic time-limit check
+  ends it up to 30 s later).
+* NumNodes: a pending job's minimum. ``N`` keeps the maximum it had (``-N 3`` updated
+  to ``NumNodes=1`` is ``-N 1-3``, which Slurm may start on up to 3 nodes when they are
+  free: slurmlab allocates the minimum, with its warning), and above that maximum is
+  "Node count specification invalid": ``"N-N"`` (or ``"MIN-MAX"``) sets both. A task
+  count below the new minimum is raised to it; without ``-n`` the tasks follow the nodes
+  (slurmctld keeps the job's CPU count, NumCPUs: a ``-N 3`` job moved to one node asks
+  for 3 CPUs there; slurmlab for 1, as a new ``-N 1`` job). A running job: Slurm can
+  shrink it (not modelled: refused, saying so); growing is "Requested operation not
+  supported on this system".
+* Partition: a pending job's only ("Job is no longer pending execution"; the partition it
+  already has is accepted).
+
+An array named whole changes every task (a running task's refusals are reported with the
+others' success); some of its pending tasks are split off its pending record. Views of an
+earlier moment (``squeue(at=...)``) show the request as it was then (``why_pending`` of
+an earlier moment explains the request as it is now); the job tables
+(sacct) show it as it is now, as sacct does; ReqTRES after a NumNodes change keeps the
+CPUs, memory, billing and GPUs first asked for and changes the node count only, as Slurm
+22.05 does (``-N 2 --gres=gpu:2`` updated to one node shows gres/gpu=4 in ReqTRES and 2
+in AllocTRES; the update fixture's wide, cpu=2 and node=1).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import replace
+from datetime import timedelta
+from heapq import heappush
+from typing import TYPE_CHECKING
+
+from slurmlab.errors import RequestError, SlurmlabError
+from slurmlab.sim.processes import _unschedule
+from slurmlab.sim.timing import URGENT
+from slurmlab.spec.job import JobSpec
+from slurmlab.spec.units import format_duration
+
+if TYPE_CHECKING:  # the engine assembles this mixin; only types come back
+    from slurmlab.sim.engine import SimJob
+
+__all__ = ["Updates", "request_at"]
+
+_NODE_RANGE = re.compile(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?")
+
+
+def request_at(job: SimJob, t: float) -> tuple[float, int, str]:
+    """The job's (time limit in seconds, node count, partition) as they were at ``t``: the
+    values before the first update after ``t``, else the current ones."""
+    for when, limit, count, partition in job.requests or ():
+        if t < when:
+            return limit, count, partition
+    return job.limit, job.count, job.partition
+
+
+def _limit_text(seconds: float) -> str:
+    return "UNLIMITED" if math.isinf(seconds) else format_duration(timedelta(seconds=seconds))
+
+
+def _refused(words: str, job: SimJob, why: str = "") -> SlurmlabError:
+    """scontrol's error line for one job (``Access/permission denied for job 12``), and why."""
+    return SlurmlabError(f"{words} for job {job.key}" + (f" ({why})" if why else ""))
+
+
+class Updates:
+    """``scontrol update`` for :class:`~slurmlab.sim.engine.Simulation` (a mixin)."""
+
+    def update(
+        self,
+        key: str | int,
+        *,
+        nodes: int | str | None = None,
+        time_limit=None,
+        partition: str | None = None,
+        operator: bool = False,
+    ) -> None:
+        """``scontrol update JobId=KEY [NumNodes=N] [TimeLimit=T] [Partition=P]``, with the
+        rules of the module's docstring. ``nodes`` is a count or ``"MIN-MAX"``;
+        ``time_limit`` is read as ``-t`` (``"1:00:00"``, ``"30"`` minutes, ``"UNLIMITED"``,
+        a timedelta; ``"+30"``/``"-30"`` relative). Refusals are raised together once the
+        jobs not refused have changed, each as scontrol prints it."""
+        jobs = self._records(key, "scontrol update")
+        fields = {
+            name: value
+            for name, value in (("nodes", nodes), ("time_limit", time_limit),
+                                ("partition", partition))
+            if value is not None
+        }  # fmt: skip
+        command = " ".join(["scontrol update", f"JobId={key}", *_scontrol_words(fields)])
+        if not fields:
+            raise SlurmlabError(
+                f"{command}: nothing to change; give nodes=, time_limit= or partition="
+            )
+        live = [j for j in jobs if j.state in ("PENDING", "RUNNING")]
+        if not live:
+            raise SlurmlabError(f"{command}: Job has already finished")
+        self._split_tasks(jobs)  # (some tasks of an array: split off its pending record)
+        refused = []
+        for job in live:
+            try:
+                if job.state == "RUNNING":
+                    self._update_running(job, fields, operator)
+                else:
+                    self._update_pending(job, fields, operator)
+            except SlurmlabError as exc:
+                refused.append(str(exc))
+        if refused:
+            done = len(live) - len(refused)
+            tail = f" ({done} of {len(live)} jobs changed)" if len(live) > 1 else ""
+            raise SlurmlabError(f"{command}: " + "; ".join(refused) + tail)
+
+    @staticmethod
+    def _new_limit(job: SimJob, spec: JobSpec, value) -> tuple[JobSpec, float]:
+        """``spec`` with time limit ``value`` (``+T``/``-T``: relative to the job's), and
+        that limit in seconds."""
+        sign = value[0] if isinstance(value, str) and value[:1] in "+-" else ""
+        try:
+            spec = replace(spec, time_limit=value[1:] if sign else value, time_requested=True)
+        except SlurmlabError as exc:
+            raise _refused("Invalid time limit specification", job, str(exc)) from None
+        seconds = math.inf if spec.time_limit is None else spec.time_limit.total_seconds()
+        if sign:
+            if math.isinf(job.limit) or math.isinf(seconds):
+                raise _refused(
+                    "Invalid time limit specification", job, "a relative change needs finite limits"
+                )
+            seconds = job.limit + seconds if sign == "+" else job.limit - seconds
+            if seconds <= 0:
+                raise _refused(
+                    "Invalid time limit specification", job,
+                    f"{value} leaves no time of its {_limit_text(job.limit)}",
+                )  # fmt: skip
+            spec = replace(spec, time_limit=timedelta(seconds=seconds))
+        return spec, seconds
+
+    def _update_running(self, job: SimJob, fields: dict, operator: bool) -> None:
+        if "partition" in fields and fields["partition"] != job.partition:
+            raise _refused("Job is no longer pending execution", job)
+        if "nodes" in fields:
+            low, _high = _node_range(fields["nodes"], job)
+            if low > job.count:
+                raise _refused("Requested operation not supported on this system", job)
+            if low < job.count:
+                raise _refused(
+                    "Job is no longer pending execution", job,
+                    f"NumNodes={low} would shrink the running job: Slurm releases its other "
+                    "nodes at once, slurmlab does not model that; only a pending job's node "
+                    "count changes here",
+                )  # fmt: skip
+        if "time_limit" not in fields:
+            return
+        if job.preempted_by is not None:  # (job_mgr.c: preempt_time set, ESLURM_JOB_FINISHED)
+            raise _refused("Job has already finished", job, "it is being preempted")
+        spec, new = self._new_limit(job, job.spec, fields["time_limit"])
+        if new == job.limit:
+            return
+        if new > job.limit and not operator:
+            raise _refused(
+                "Access/permission denied", job,
+                f"a user may lower a running job's time limit, {_limit_text(job.limit)}; only "
+                "an operator or administrator may raise it",
+            )  # fmt: skip
+        self._remember(job)
+        job.spec, job.wjob = spec, replace(job.wjob, spec=spec)
+        job.res = replace(job.res, time_limit=spec.time_limit)
+        job.limit = new
+        # its end is planned again: the old event leaves simpy's queue (as an interruption's)
+        run = job.proc
+        run.callbacks.clear()
+        _unschedule(self.env, run)
+        _remaining, restarted = job.run_plan
+        length, state = self._run_length(job, restarted)
+        job.proc = self._at(
+            max(0.0, job.start + length - self.env.now),
+            lambda _e, j=job, s=state: self._run_ended(j, s),
+            URGENT,
+        )
+        self._expect_end(job)
+        job.running_view = None  # (policies see its new expected end)
+        self.log("update", job, f"TimeLimit={_limit_text(new)}")
+        self._changed()
+        self.request_pass()
+
+    def _expect_end(self, job: SimJob) -> None:
+        """The run's expected end (start + limit) in the heap :meth:`_unchanged` reads; an
+        entry of the same moment (a limit set back to an earlier value) is replaced, so that
+        no two entries compare their events."""
+        entry = (job.start + job.limit, job.id, job.restarts, job.proc)
+        ends = self._expected_ends
+        for i, old in enumerate(ends):
+            if old[:3] == entry[:3]:
+                ends[i] = entry  # (same key: the heap stays a heap)
+                return
+        heappush(ends, entry)
+
+    def _update_pending(self, job: SimJob, fields: dict, operator: bool) -> None:
+        spec = job.spec
+        changes: dict = {}
+        if "nodes" in fields:
+            low, high = _node_range(fields["nodes"], job)
+            # its maximum: -N N is N-N; without -N none (sbatch leaves max_nodes unset)
+            top = spec.max_nodes or spec.nodes or math.inf
+            if high is None:  # NumNodes=N sets the minimum and keeps the maximum
+                if low > top:
+                    raise _refused(
+                        "Node count specification invalid", job,
+                        f"NumNodes={low} is above its maximum, {top}: NumNodes={low}-{low} "
+                        "sets both",
+                    )  # fmt: skip
+                high = top
+            if low < 1 or high < low:
+                raise _refused("Node count specification invalid", job, f"NumNodes={low}-{high}")
+            changes["nodes"] = low
+            changes["max_nodes"] = high if low < high < math.inf else None
+            if spec.ntasks is not None and spec.ntasks < low:
+                changes["ntasks"] = low  # (job_mgr.c: num_tasks at least min_nodes)
+        if "partition" in fields:
+            changes["partition"] = fields["partition"]
+        spec = replace(spec, **changes)
+        new = None
+        if "time_limit" in fields:
+            spec, new = self._new_limit(job, spec, fields["time_limit"])
+        wjob = replace(job.wjob, spec=spec)
+        try:
+            res, shape = self._checked(wjob)
+            if isinstance(res, tuple):  # -p a,b: each partition it may run in
+                results, first = list(res), shape[0][1]
+            else:
+                results, first = [res], shape
+            self._admitted(wjob, job, results, first)
+        except RequestError as exc:
+            words = (
+                "Invalid partition name specified"
+                if "Invalid partition name" in str(exc)
+                else "Requested node configuration is not available"
+            )
+            raise _refused(
+                words, job, f"{exc}; slurmlab refuses what a submission of the changed request "
+                "would be refused for (Slurm may take the update and leave the job pending)",
+            ) from None  # fmt: skip
+        if new is not None and new > job.limit and not operator:
+            # (job_mgr.c: the MaxTime of its partition, the new one if that changes too)
+            part = self.cluster.partition(results[0].partition)
+            top = math.inf if part.max_time is None else part.max_time.total_seconds()
+            if new > top:
+                raise _refused(
+                    "Access/permission denied", job,
+                    f"a user may raise a pending job's time limit up to its partition's "
+                    f"MaxTime, {_limit_text(top)} in {part.name!r}; only an operator or "
+                    "administrator above it",
+                )  # fmt: skip
+        kept = job.req_tres or job.res.requested()  # (ReqTRES: Slurm changes its node only)
+        self._remember(job)
+        queued = job.id not in self.waiting
+        if queued:
+            self._dequeue(job)  # (its entries as they were: -p a,b, one per partition)
+        else:
+            self.waiting.discard(job.id)
+        res, shape = self._alternatives(job, spec, res, shape)
+        job.spec, job.wjob = spec, wjob
+        self._set_shape(job, res, shape)
+        if "nodes" in fields:
+            job.req_tres = {**kept, "node": job.count}
+        job.pending = job.pending_plan = None  # (policies see the new request)
+        now = self.env.now
+        if job.planned is not None:  # its plan is for the old request: planned again
+            job.plans.append((now, None))
+        job.unschedule(now)
+        job.planned = job.planned_nodes = None
+        self._plans.discard(job.id)
+        job.updated = True  # (conservative places it again in its order: PendingJob.updated)
+        self._updated.add(job.id)
+        if self.prio is not None and not job.held:  # (multifactor: set again at once)
+            self._reprioritise(job)
+        self.log("update", job, " ".join(_scontrol_words(fields, job)))
+        self._changed()
+        self._enqueue(job)
+        self.request_pass()
+
+    def _remember(self, job: SimJob) -> None:
+        """Keep the request as it was until now, for views of earlier moments."""
+        if job.requests is None:
+            job.requests = []
+        job.requests.append((self.env.now, job.limit, job.count, job.partition))
+
+
+def _node_range(value, job: SimJob) -> tuple[int, int | None]:
+    """NumNodes as scontrol reads it: ``N`` (the minimum) or ``"MIN-MAX"``."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value, None
+    m = _NODE_RANGE.fullmatch(value) if isinstance(value, str) else None
+    if m is None:
+        raise _refused(
+            "Invalid numeric value", job, f"NumNodes={value!r}: give a count or MIN-MAX, e.g. 2"
+        )
+    return int(m[1]), (int(m[2]) if m[2] else None)
+
+
+def _scontrol_words(fields: dict, job: SimJob | None = None) -> list[str]:
+    """The update as scontrol's words (``NumNodes=2 TimeLimit=1:00:00 Partition=gpu``):
+    the values asked for, or, with ``job``, the values they became."""
+    words = []
+    if "nodes" in fields:
+        value = fields["nodes"]
+        if job is not None:
+            top = job.spec.max_nodes
+            value = f"{job.count}-{top}" if top else job.count
+        words.append(f"NumNodes={value}")
+    if "time_limit" in fields:
+        value = fields["time_limit"]
+        if job is not None:
+            value = _limit_text(job.limit)
+        elif isinstance(value, timedelta):
+            value = format_duration(value)
+        words.append(f"TimeLimit={value}")
+    if "partition" in fields:
+        words.append(f"Partition={fields['partition'] if job is None else job.spec.partition}")
+    return words
