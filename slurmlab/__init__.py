@@ -82,13 +82,18 @@ __all__ = [
 
 
 def load_ipython_extension(ipython) -> None:
-    """``%load_ext slurmlab``: registers the ``%%sbatch`` cell magic, and shows a
-    :class:`SlurmlabError` (a request Slurm would refuse, an unknown job...) as its message,
-    as the commands print theirs, instead of a traceback through slurmlab's code (``%tb``
-    still prints it)."""
+    """``%load_ext slurmlab``: registers the ``%%sbatch`` cell magic and the line magics
+    ``%squeue``, ``%sinfo``, ``%sacct``, ``%scancel`` and ``%scontrol`` (update, hold,
+    release, requeue, requeuehold: :mod:`slurmlab.sim.magics`) on the current Lab, and
+    shows a :class:`SlurmlabError` (a request Slurm would refuse, an unknown job...) as its
+    message, as the commands print theirs, instead of a traceback through slurmlab's code
+    (``%tb`` still prints it)."""
     from slurmlab.sim.lab import sbatch_magic
+    from slurmlab.sim.magics import MAGICS
 
     ipython.register_magic_function(sbatch_magic, magic_kind="cell", magic_name="sbatch")
+    for name, magic in MAGICS.items():
+        ipython.register_magic_function(magic, magic_kind="line", magic_name=name)
     ipython.set_custom_exc((SlurmlabError,), _show_error)
 
 

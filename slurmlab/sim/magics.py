@@ -1,0 +1,184 @@
+"""Line magics for notebooks (``%load_ext slurmlab``): Slurm's commands, typed as on a login
+node, on the current :class:`~slurmlab.sim.lab.Lab` (the one ``%%sbatch`` submits to).
+
+* ``%squeue [--start] [-r] [-l]``, ``%sinfo``, ``%sacct [-o FIELDS] [-D]``: print the lab's
+  views as the commands print them;
+* ``%scancel 12 14``;
+* ``%scontrol update JobId=12 [NumNodes=N] [TimeLimit=T] [Partition=P]``, ``%scontrol
+  hold|release|requeue|requeuehold 12,14``.
+
+As the commands, they print nothing when all went well, and an error line on stderr when
+Slurm would refuse (the cell goes on: one mistake does not stop a workshop's notebook);
+warnings are printed as the commands print theirs.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import warnings
+
+from slurmlab.errors import SlurmlabError
+from slurmlab.sim.lab import current_lab
+
+__all__ = ["MAGICS"]
+
+#: scontrol update's keys slurmlab changes, in any case, and Lab.update's argument for each
+_UPDATE_KEYS = {"numnodes": "nodes", "reqnodes": "nodes", "timelimit": "time",
+                "partition": "partition"}  # fmt: skip
+_JOB_COMMANDS = ("hold", "release", "requeue", "requeuehold")
+
+
+def _run(command: str, act) -> None:
+    """Run ``act``; print its warnings and its SlurmlabError as ``command`` prints them."""
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            act()
+    except SlurmlabError as exc:
+        _say(command, "warning", [w.message for w in caught])
+        _say(command, "error", [exc])
+        return
+    _say(command, "warning", [w.message for w in caught])
+
+
+def _say(command: str, kind: str, messages) -> None:
+    """Print each message on stderr, as ``command: kind: ...`` unless it says its command
+    already (``scancel: error: Kill job error ...``, ``scontrol update JobId=...: ...``)."""
+    for message in messages:
+        text = str(message)
+        print(text if text.startswith(command) else f"{command}: {kind}: {text}", file=sys.stderr)
+
+
+def _words(command: str, line: str) -> list[str]:
+    try:
+        return shlex.split(line)
+    except ValueError as exc:  # unbalanced quotes
+        raise SlurmlabError(f"{command} {line}: {exc}") from None
+
+
+def scontrol_magic(line: str) -> None:
+    """``%scontrol update JobId=12 TimeLimit=30``, ``%scontrol hold 12``: see the module."""
+
+    def act() -> None:
+        words = _words("scontrol", line)
+        if not words:
+            raise SlurmlabError(
+                "give a command: update JobId=N [NumNodes=N] [TimeLimit=T] [Partition=P], "
+                f"or {', '.join(_JOB_COMMANDS)} followed by job ids"
+            )
+        command, rest = words[0].lower(), words[1:]
+        lab = current_lab()
+        if command in _JOB_COMMANDS:
+            if not rest:
+                raise SlurmlabError(f"scontrol {command}: give the job ids, e.g. {command} 12")
+            getattr(lab, command)(",".join(rest))
+            return
+        if command != "update":
+            raise SlurmlabError(
+                f"{words[0]!r}: slurmlab's %scontrol knows update, {', '.join(_JOB_COMMANDS)} "
+                "(for show job/partition/node: %squeue, %sinfo, lab.sprio())"
+            )
+        jobid, changes = None, {}
+        for word in rest:
+            key, eq, value = word.partition("=")
+            low = key.lower()
+            if not eq or not value:
+                raise SlurmlabError(f"update: {word!r}: expected Key=Value, e.g. TimeLimit=30")
+            if low in ("jobid", "job"):
+                jobid = value
+            elif low in _UPDATE_KEYS:
+                changes[_UPDATE_KEYS[low]] = value
+            else:
+                raise SlurmlabError(
+                    f"update: {key}= is not one slurmlab changes (it changes NumNodes, "
+                    "TimeLimit and Partition of a job)"
+                )
+        if jobid is None:
+            raise SlurmlabError("update: give the job, e.g. update JobId=12 TimeLimit=30")
+        nodes = changes.get("nodes")
+        if nodes is not None and nodes.isdigit():
+            changes["nodes"] = int(nodes)
+        lab.update(jobid, **changes)
+
+    _run("scontrol", act)
+
+
+def scancel_magic(line: str) -> None:
+    """``%scancel 12 14``: cancel jobs of the current lab."""
+    _run("scancel", lambda: current_lab().scancel(line.strip() or _no_ids()))
+
+
+def _no_ids():
+    raise SlurmlabError("give the job ids to cancel, e.g. scancel 12")
+
+
+def squeue_magic(line: str) -> None:
+    """``%squeue [--start] [-r|--array] [-l|--long]``."""
+
+    def act() -> None:
+        flags = {"start": False, "array": False, "long": False}
+        for word in _words("squeue", line):
+            name = {"--start": "start", "-r": "array", "--array": "array", "-l": "long",
+                    "--long": "long"}.get(word)  # fmt: skip
+            if name is None:
+                raise SlurmlabError(
+                    f"{word!r}: slurmlab's %squeue takes --start, -r (--array) and -l (--long); "
+                    "lab.squeue() is the table to filter"
+                )
+            flags[name] = True
+        print(current_lab().squeue_text(**flags))
+
+    _run("squeue", act)
+
+
+def sinfo_magic(line: str) -> None:
+    """``%sinfo``."""
+
+    def act() -> None:
+        if line.strip():
+            raise SlurmlabError(
+                f"{line.strip()!r}: slurmlab's %sinfo takes no options; lab.sinfo() is the "
+                "table to filter"
+            )
+        print(current_lab().sinfo_text())
+
+    _run("sinfo", act)
+
+
+def sacct_magic(line: str) -> None:
+    """``%sacct [-o|--format FIELDS] [-D|--duplicates]``."""
+
+    def act() -> None:
+        words = _words("sacct", line)
+        fields, duplicates, i = None, False, 0
+        while i < len(words):
+            word = words[i]
+            if word in ("-D", "--duplicates"):
+                duplicates = True
+            elif word in ("-o", "--format"):
+                i += 1
+                if i == len(words):
+                    raise SlurmlabError(f"{word} needs a field list, e.g. -o JobID,State")
+                fields = words[i]
+            elif word.startswith(("--format=", "-o")):
+                fields = word.split("=", 1)[1] if "=" in word else word[2:]
+            else:
+                raise SlurmlabError(
+                    f"{word!r}: slurmlab's %sacct takes -o FIELDS and -D; lab.sacct() is the "
+                    "table to filter"
+                )
+            i += 1
+        print(current_lab().sacct_text(fields, duplicates=duplicates))
+
+    _run("sacct", act)
+
+
+#: name -> line magic, registered by ``%load_ext slurmlab``
+MAGICS = {
+    "scontrol": scontrol_magic,
+    "scancel": scancel_magic,
+    "squeue": squeue_magic,
+    "sinfo": sinfo_magic,
+    "sacct": sacct_magic,
+}
