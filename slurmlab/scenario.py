@@ -195,6 +195,7 @@ from slurmlab.spec.workload import (
     WorkloadJob,
     check_exit_code,
     unknown_action,
+    update_value,
 )
 
 __all__ = ["Scenario"]
@@ -2188,7 +2189,7 @@ def _action(
     target_key = ACTIONS[kind]
     fields = set(UPDATE_FIELDS) if kind == "update" else set()
     _allowed(entry, {"at", "action", target_key, *fields}, label, path)
-    changes = _update_changes(entry, label, path) if kind == "update" else ()
+    changes = _update_changes(entry, label, path, cluster) if kind == "update" else ()
     if target_key not in entry:
         raise ScenarioError(f"{label}: action {kind!r} needs field {target_key!r}", path=path)
     with _entry((*path, "at"), f"{label}: field 'at'"):
@@ -2226,31 +2227,29 @@ def _action(
     return (Action(at=at, action=kind, target=target, changes=changes),)
 
 
-def _update_changes(entry: dict, label: str, path) -> tuple[tuple[str, object], ...]:
+def _update_changes(
+    entry: dict, label: str, path, cluster: Cluster
+) -> tuple[tuple[str, object], ...]:
     """An update action's changes (``nodes``, ``time``, ``partition``), each checked as
-    scontrol reads it: a whole number of nodes of at least 1, a time limit as ``-t`` reads
-    it, a partition's name (refused when the action runs if the cluster has no such one)."""
+    scontrol reads it (:func:`slurmlab.spec.workload.update_value`; times as written, so
+    ``time: 1:00:00`` is an hour, not YAML's 3600 minutes), and a partition the cluster
+    has."""
     changes = []
     for key in UPDATE_FIELDS:
         if key not in entry:
             continue
-        value = entry[key]
         where = (*path, key)
-        if key == "nodes":
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        with _entry(where, f"{label}: field {key!r}"):
+            value = update_value(key, _as_written(entry[key]))
+        if key == "partition":
+            names = [p.name for p in cluster.partitions]
+            unknown = [p for p in value.split(",") if p.strip() not in names]
+            if unknown:
                 raise ScenarioError(
-                    f"{label}: field 'nodes': {value!r} is not a whole number of nodes of at "
-                    "least 1 (scontrol update NumNodes=)",
+                    f"{label}: field 'partition': {unknown[0]!r} is not a partition of the "
+                    f"cluster (it has {', '.join(names)})",
                     path=where,
                 )
-        elif key == "time":
-            with _entry(where, f"{label}: field 'time'"):
-                JobSpec(time_limit=str(value))  # (read as -t: "1:00:00", "30" minutes)
-            value = str(value)
-        elif not isinstance(value, str) or not value.strip():
-            raise ScenarioError(
-                f"{label}: field 'partition': {value!r} is not a partition's name", path=where
-            )
         changes.append((key, value))
     if not changes:
         raise ScenarioError(

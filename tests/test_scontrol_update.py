@@ -375,9 +375,14 @@ def test_a_scenario_updates_jobs_as_an_administrator(tmp_path):
     ("entry", "message"),
     [
         ("{at: 60, action: update, job: b}", "an update needs at least one of nodes, time"),
-        ("{at: 60, action: update, job: b, nodes: 0}", "field 'nodes': 0 is not a whole"),
-        ("{at: 60, action: update, job: b, time: soon}", "field 'time'"),
-        ("{at: 60, action: update, job: b, partition: 3}", "field 'partition': 3 is not"),
+        ("{at: 60, action: update, job: b, nodes: 0}", "field 'nodes': nodes=0: give a node"),
+        ("{at: 60, action: update, job: b, nodes: 3-2}", "field 'nodes': nodes='3-2'"),
+        ("{at: 60, action: update, job: b, time: soon}", "field 'time': time='soon'"),
+        (
+            "{at: 60, action: update, job: b, partition: gpu}",
+            "field 'partition': 'gpu' is not a partition of the cluster \\(it has main\\)",
+        ),
+        ("{at: 60, action: update, job: b, partition: 3}", "field 'partition': partition=3"),
         ("{at: 60, action: cancel, job: b, nodes: 1}", "nodes"),
     ],
 )
@@ -418,3 +423,213 @@ def test_reqtres_keeps_the_first_request_but_its_node_count():
     row = lab.sacct().set_index("JobID").loc[str(job)]
     assert "gres/gpu=4" in row.ReqTRES and "node=1" in row.ReqTRES and "cpu=2" in row.ReqTRES
     assert "gres/gpu=2" in row.AllocTRES and row.NNodes == 1
+
+
+def test_scenario_update_values_read_as_written(tmp_path):
+    """``time: 1:00:00`` unquoted is an hour (YAML alone reads 3600, which -t would take for
+    minutes), ``nodes: 3-3`` a range, ``time: +10`` relative."""
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "cluster: tiny\njobs:\n  - {id: b, submit: 0, runtime: 60, args: '-N 2 -t 30 -H'}\n"
+        "actions:\n  - {at: 1, action: update, job: b, time: 1:00:00, nodes: 3-3}\n"
+        "  - {at: 2, action: update, job: b, time: +10}\n"
+    )
+    scenario = Scenario.load(path)
+    assert [a.changes for a in scenario.actions] == [
+        (("nodes", "3-3"), ("time", "1:00:00")), (("time", "+10"),)
+    ]  # fmt: skip
+    lab = scenario.lab()
+    lab.advance(5)
+    row = lab.squeue().set_index("JOBID").loc["b"]
+    assert (row.TIME_LIMIT, row.NODES) == ("1:10:00", 3)
+
+
+def test_an_update_action_is_checked_when_made():
+    for changes, message in (
+        ({"nodes": 0}, "nodes=0: give a node count"),
+        ({"time": "soon"}, "time='soon'"),
+        ({"partition": 3}, "partition=3: give a partition's name"),
+    ):
+        with pytest.raises(SlurmlabError, match=message):
+            Action(60, "update", "2", changes=changes)
+
+
+# -- review of stop 32 (findings H1-L9) ----------------------------------------------------
+
+
+def test_an_operators_limit_is_exempt_from_maxtime():
+    """H1: job_mgr.c sets limit_set.time = ADMIN_SET_LIMIT for an operator's update, and
+    job_limits_check then gives no PartitionTimeLimit (real Slurm: Reason Priority after
+    root raised a pending job above MaxTime). A user's later update takes the exemption
+    away again."""
+    lab = Lab("tiny", "easy")  # main: MaxTime 1 day
+    lab.sbatch("--exclusive -N 4 -t 30", runtime="10m")
+    job = lab.sbatch("--exclusive -N 1 -t 30", runtime="1h")
+    lab.sim.update(job, time_limit="2-00:00:00", operator=True)
+    assert lab.squeue().set_index("JOBID").loc[str(job), "NODELIST(REASON)"] == "(Priority)"
+    lab.run()
+    assert lab.sacct().set_index("JobID").loc[str(job), "State"] == "COMPLETED"
+    other = lab.sbatch("-N 1 -t 30 -H", runtime="1h")
+    lab.sim.update(other, time_limit="UNLIMITED", operator=True)
+    lab.update(other, time="2-0")  # (a user's lowering: no longer an operator's limit)
+    lab.release(other)
+    reason = lab.squeue().set_index("JOBID").loc[str(other), "NODELIST(REASON)"]
+    assert reason == "(PartitionTimeLimit)"
+
+
+def test_a_partly_refused_array_update_schedules_what_changed():
+    """M1: the pending tasks moved to an idle partition start at once, though the running
+    tasks refused the move (one error line for them, as scontrol prints 28_0-3: ...)."""
+    nodes = tuple(Node(name=f"n{i}", cpus=16, memory_mb=64000) for i in range(1, 5))
+    cluster = Cluster(
+        name="ab",
+        nodes=nodes,
+        partitions=(
+            Partition(name="A", nodes=("n1", "n2"), default=True),
+            Partition(name="B", nodes=("n3", "n4")),
+        ),
+    )
+    lab = Lab(cluster, "easy")
+    lab.sbatch("--exclusive --array=0-3 -N 1 -p A -t 30", runtime="20m")
+    with pytest.raises(SlurmlabError) as err:
+        lab.update("1", partition="B")
+    assert str(err.value) == (
+        "scontrol update JobId=1 Partition=B: Job is no longer pending execution for job "
+        "1_[0-1] (2 of 4 jobs changed)"
+    )
+    assert set(lab.squeue().ST) == {"R"}
+
+
+def test_an_updated_preemptor_gives_up_its_old_victims():
+    """M2: moved to another partition, a preempting job preempts there at the next pass
+    instead of waiting out its first victim's GraceTime; why_pending names its new victim
+    only."""
+    from slurmlab import Qos
+
+    conf = (
+        "PreemptType=preempt/qos\nPreemptMode=REQUEUE\nNodeName=n[1-4] CPUs=4 RealMemory=8000\n"
+        "PartitionName=A Nodes=n[1-2] Default=YES\nPartitionName=B Nodes=n[3-4]\n"
+    )
+    lab = Lab(
+        Cluster.from_slurm_conf(conf),
+        "easy",
+        qos=(Qos("low", grace_time=300), Qos("high", priority=100, preempt=("low",))),
+    )
+    lab.sbatch("--exclusive -N 2 -p A -t 2:00:00 -q low", runtime="1h")
+    lab.sbatch("--exclusive -N 2 -p B -t 2:00:00 -q low", runtime="1h")
+    lab.advance(60)
+    high = lab.sbatch("--exclusive -N 2 -p A -t 30 -q high", runtime="10m")
+    lab.update(high, partition="B")
+    why = lab.why_pending(high)
+    assert "It is preempting job 2 (until t=360s)" in why and "job 1" not in why
+    lab.run()
+    assert _starts(lab)[str(high)] == 360
+
+
+def test_squeue_of_the_past_shows_the_partitions_as_they_were():
+    """M3: -p a,b jobs: the list before an update to one partition, and the reverse."""
+    lab = Lab(_two_partitions(), "easy")
+    lab.sbatch("--exclusive -N 4 -t 30", runtime="30m")
+    a = lab.sbatch("--exclusive -N 1 -p long,short -t 30", runtime="10m")
+    b = lab.sbatch("--exclusive -N 1 -p long -t 30", runtime="10m")
+    lab.advance(60)
+    lab.update(a, partition="short")
+    lab.update(b, partition="long,short")
+    then = lab.result.squeue(at=30).set_index("JOBID").PARTITION
+    now = lab.squeue().set_index("JOBID").PARTITION
+    assert (then[str(a)], then[str(b)]) == ("long,short", "long")
+    assert (now[str(a)], now[str(b)]) == ("short", "long,short")
+
+
+def test_a_running_limit_lowered_into_the_past_keeps_its_overtimelimit():
+    """L1: slurmctld sets the end to now when the new one has passed, and kills the job
+    OverTimeLimit after it (OverTimeLimit=5: at 15 minutes, lowered at 10)."""
+    conf = "OverTimeLimit=5\nNodeName=n[1-4] CPUs=4 RealMemory=8000\nPartitionName=p Nodes=n[1-4] Default=YES\n"
+    lab = Lab(Cluster.from_slurm_conf(conf), "easy")
+    a = lab.sbatch("-N 1 -t 1:00:00", runtime="1h")
+    lab.advance("10m")
+    lab.update(a, time="1")
+    lab.run()
+    row = lab.sacct().set_index("JobID").loc[str(a)]
+    assert row.State == "TIMEOUT" and (row.End - row.Start).total_seconds() == 900
+
+
+def test_a_count_from_a_table_and_a_requeued_runs_own_limit():
+    """L2: NumNodes as numpy's integer (taken from squeue()); L4: sacct -D shows an earlier
+    run with the limit it ran with (the update came after its requeue)."""
+    lab = Lab("tiny", "easy")
+    lab.sbatch("--exclusive -N 4 -t 30", runtime="20m")
+    b = lab.sbatch("-N 3 -t 30", runtime="20m")
+    lab.update(b, nodes=lab.squeue().set_index("JOBID").loc[str(b), "NODES"] - 1)
+    assert lab.squeue().set_index("JOBID").loc[str(b), "NODES"] == 2
+    lab = Lab("tiny", "easy")
+    j = lab.sbatch("--exclusive -N 2 -t 30", runtime="20m")
+    lab.advance(60)
+    lab.requeue(j)
+    lab.update(j, time="25")
+    lab.run()
+    limits = lab.sacct(duplicates=True).Timelimit.dt.total_seconds().tolist()
+    assert limits == [1800, 1500]
+
+
+def test_a_refused_update_sets_a_multifactor_priority_again():
+    """L3: job_mgr.c update_job sets the priority of a job that is not held again after any
+    update, refused or not (its age factor moves on)."""
+    conf = (
+        "PriorityType=priority/multifactor\nPriorityWeightAge=1000\nPriorityMaxAge=1:00:00\n"
+        "PriorityCalcPeriod=60\nNodeName=n[1-4] CPUs=4 RealMemory=8000\n"
+        "PartitionName=p Nodes=n[1-4] Default=YES MaxTime=1:00:00\n"
+    )
+    lab = Lab(Cluster.from_slurm_conf(conf), "easy")
+    lab.sbatch("--exclusive -N 4 -t 1:00:00", runtime="1h")
+    job = lab.sbatch("--exclusive -N 1 -t 30", runtime="10m")
+    lab.advance(1799)  # (a calculation at 1740 s: the next at 1800 s)
+    before = lab.sim.jobs[job].priority
+    with pytest.raises(SlurmlabError, match="Access/permission denied"):
+        lab.update(job, time="2:00:00")
+    assert lab.sim.jobs[job].priority > before
+
+
+def test_the_same_partition_list_of_a_running_job_is_no_change():
+    """L5: job_mgr.c compares Partition= with the job's list (-p short,long)."""
+    lab = Lab(_two_partitions(), "easy")
+    job = lab.sbatch("--exclusive -N 1 -p short,long -t 30", runtime="10m")
+    lab.update(job, partition="short,long")
+    with pytest.raises(SlurmlabError, match="no longer pending"):
+        lab.update(job, partition="short")
+
+
+def test_a_signal_already_past_leaves_time_to_write_the_checkpoint():
+    """L9: the limit lowered past the --signal moment: the signal comes now, and the job
+    writes its last checkpoint (60 s) and requeues, when that ends within its limit."""
+    lab = Lab("tiny", "easy")
+    job = lab.sbatch(
+        "-N 1 -t 2:00:00 --signal=B:USR1@300",
+        runtime="3h",
+        checkpoint={"interval": "1h", "write_cost": 60, "on_signal": True},
+    )
+    lab.advance("10m")
+    lab.update(job, time="12")
+    lab.advance("2m")
+    runs = lab.sacct(duplicates=True)
+    first = runs.iloc[0]
+    assert first.State == "REQUEUED" and (first.End - first.Start).total_seconds() == 660
+
+
+def test_why_pending_gives_the_commands_of_its_suggestions():
+    """L8: each suggestion with its scontrol update and Lab call; the Fix of a partition or
+    QOS limit too."""
+    lab = Lab("tiny", "easy")
+    lab.sbatch("--exclusive -N 3 -t 30", runtime="20m")
+    lab.sbatch("--exclusive -N 4 -t 30", runtime="20m")
+    job = lab.sbatch("--exclusive -N 1 -t 2:00:00")
+    assert lab.why_pending(job).endswith(
+        "Make one with scontrol update, which keeps its place in the queue (a new sbatch "
+        "would queue behind the jobs submitted since): scontrol update JobId=3 "
+        'TimeLimit=30:00, in a Lab lab.update(3, time="30:00").'
+    )
+    long = lab.sbatch("-N 1 -t 3-0")
+    assert lab.why_pending(long).endswith(
+        "Fix: ask for at most -t 1-00:00:00 (scontrol update JobId=4 TimeLimit=1-00:00:00, "
+        'in a Lab lab.update(4, time="1-00:00:00")).'
+    )

@@ -106,7 +106,7 @@ class SimJob:
         "run_plan", "acct", "assoc", "qos", "charged", "factors", "preempting", "victims",
         "preempted_by", "planned_nodes", "live", "rows", "running_view", "pending_plan", "need",
         "scratch", "held", "split", "mem_per_cpu", "sched", "alts", "parts", "entries",
-        "plan_part", "requests", "updated", "req_tres",
+        "plan_part", "requests", "updated", "req_tres", "admin_time",
     )  # fmt: skip
 
     def __init__(self):
@@ -153,6 +153,10 @@ class SimJob:
         #: sacct's ReqTRES once scontrol update changed its node count (Slurm keeps the rest
         #: of the request's TRES), else None: its resources' own
         self.req_tres: dict | None = None
+        #: its time limit was set by an operator (scontrol update as root: slurmctld's
+        #: ADMIN_SET_LIMIT), which exempts it from the partition's MaxTime and the QOS
+        #: MaxWall (job_mgr.c job_limits_check, acct_policy.c)
+        self.admin_time = False
 
     def unschedule(self, now: float) -> None:
         """Its planned nodes are gone (started, held, its plan dropped): SCHEDNODES (null)."""
@@ -1109,7 +1113,11 @@ class Simulation(Controller, Lifecycles, Updates):
             )
         if part.state in ("DOWN", "INACTIVE"):
             return "PartitionDown" if part.state == "DOWN" else "PartitionInactive"
-        if part.max_time is not None and limit > part.max_time.total_seconds():
+        if (
+            part.max_time is not None
+            and limit > part.max_time.total_seconds()
+            and not job.admin_time  # (an operator's limit: job_mgr.c ADMIN_SET_LIMIT)
+        ):
             return "PartitionTimeLimit"
         if part.max_nodes is not None and count > part.max_nodes:
             return "PartitionNodeLimit"
@@ -1118,7 +1126,7 @@ class Simulation(Controller, Lifecycles, Updates):
         if res.limit_reason is not None:  # above MaxMemPerNode / MaxMemPerCPU
             return res.limit_reason
         q = self.qos[job.qos]
-        if q.max_wall is not None and limit > q.max_wall.total_seconds():
+        if q.max_wall is not None and limit > q.max_wall.total_seconds() and not job.admin_time:
             return "QOSMaxWallDurationPerJobLimit"
         return None
 

@@ -9,6 +9,7 @@ and another partition.
 from __future__ import annotations
 
 import math
+import re
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import timedelta
@@ -66,7 +67,7 @@ _WORDS = {
     "ReservationDeleted": "its reservation {resv} ended while it waited, and Slurm holds such jobs;"
     " it will never start (resubmit without --reservation)",
     "QOSMaxWallDurationPerJobLimit": "its time limit {tl} exceeds QOS {q}'s MaxWall; it will never "
-    "start (ask for a shorter -t, or another QOS)",
+    "start as it is (ask for a shorter -t, or another QOS)",
     "QOSMaxJobsPerUserLimit": "its user already runs as many jobs as QOS {q} allows per user "
     "(MaxJobsPerUser); it starts when one of them ends",
     "AssocMaxJobsLimit": "its user already runs as many jobs as account {a} allows (MaxJobs); it "
@@ -171,6 +172,20 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
     )
 
 
+def _update_command(job, hint: str) -> str:
+    """The scontrol update, and the Lab call, that make a change why_pending suggests
+    (``with --nodes=2 ...``, ``with -t 19:00 ...``, ``... (-p debug)``)."""
+    arg = job.key if job.key.isdigit() else repr(job.key)
+    if m := re.match(r"with --nodes=(\d+) ", hint):
+        words, kw = f"NumNodes={m[1]}", f"nodes={m[1]}"
+    elif m := re.match(r"with -t (\S+) ", hint):
+        words, kw = f"TimeLimit={m[1]}", f'time="{m[1]}"'
+    else:
+        name = re.search(r"\(-p (\S+)\)", hint)[1]
+        words, kw = f"Partition={name}", f'partition="{name}"'
+    return f"scontrol update JobId={job.key} {words}, in a Lab lab.update({arg}, {kw})"
+
+
 def _preempting_at(sim: Simulation, job, t: float) -> list[tuple[str, float]]:
     """(key, end) of the jobs ``job`` has preempted by ``t`` that are still running at
     ``t``, in their GraceTime: each ends at its preemption plus its QOS's GraceTime (or
@@ -179,6 +194,9 @@ def _preempting_at(sim: Simulation, job, t: float) -> list[tuple[str, float]]:
     for when, kind, vid, key, detail in sim.events:
         if when > t:
             break
+        if kind == "update" and vid == job.id and ("NumNodes=" in detail or "Partition=" in detail):
+            out = []  # (a new partition or size gives up the room its preemptions free)
+            continue
         if kind != "preempt" or detail != f"by {job.key}":
             continue
         victim = sim.jobs[vid]
@@ -280,8 +298,14 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
             + (f"; not in {', '.join(cannot)}" if cannot else "")
             + f". The reason and what follows are about partition {job.partition}."
         )
+    if reason == "QOSMaxWallDurationPerJobLimit":
+        wall = format_duration(sim.qos[job.qos].max_wall)
+        lines.append(
+            f"Fix: ask for at most -t {wall} ({_update_command(job, f'with -t {wall} ')})."
+        )
     if reason in ("PartitionTimeLimit",):
-        lines.append(f"Fix: ask for at most -t {format_duration(part.max_time)}.")
+        top = format_duration(part.max_time)
+        lines.append(f"Fix: ask for at most -t {top} ({_update_command(job, f'with -t {top} ')}).")
     if reason == "PartitionNodeLimit" and job.count < part.min_nodes:
         lines.append(f"Fix: ask for --nodes={part.min_nodes} or more, or another partition.")
     elif reason == "PartitionNodeLimit" and job.spec.gpus and job.spec.gpus_per_node:
@@ -291,7 +315,10 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
             f"nodes){_roomier(sim, job)}."
         )
     elif reason == "PartitionNodeLimit":
-        lines.append(f"Fix: ask for --nodes={most} or fewer{_roomier(sim, job)}.")
+        lines.append(
+            f"Fix: ask for --nodes={most} or fewer ({_update_command(job, f'with --nodes={most} ')})"
+            f"{_roomier(sim, job)}."
+        )
     if reason == "PartitionConfig":
         widest = max(sim.cluster.node(n).cpus for n in part.nodes)
         lines.append(
@@ -394,10 +421,11 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
             hints.append(f"partition {other.name!r} has room for it now (-p {other.name})")
     if hints:
         lines.append(
-            "Smallest changes that would let it start sooner: " + "; ".join(hints) + " (made "
-            f"with scontrol update JobId={job.key} ..., in a Lab lab.update({job.key!r}, ...), "
-            "which keeps its place in the queue; a new sbatch would queue behind the jobs "
-            "submitted since)."
+            "Smallest changes that would let it start sooner: " + "; ".join(hints) + ". Make "
+            "one with scontrol update, which keeps its place in the queue (a new sbatch would "
+            "queue behind the jobs submitted since): "
+            + "; ".join(_update_command(job, hint) for hint in hints)
+            + "."
         )
     else:
         lines.append("No small change to the request would let it start sooner; it has to wait.")

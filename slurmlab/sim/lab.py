@@ -508,14 +508,16 @@ class Lab:
         for one in ids:
             self.sim._records(one, f"scontrol {command}")  # noqa: SLF001 (unknown: raises)
         refused = []
-        for one in ids:
-            try:
-                act(one)
-            except SlurmlabError as exc:
-                if len(ids) == 1:
-                    raise
-                refused.append(str(exc))
-        self._settle()
+        try:
+            for one in ids:
+                try:
+                    act(one)
+                except SlurmlabError as exc:
+                    if len(ids) == 1:
+                        raise
+                    refused.append(str(exc))
+        finally:  # (what did change is scheduled at once: an array's tasks not refused)
+            self._settle()
         if refused:
             done = len(ids) - len(refused)
             raise SlurmlabError(

@@ -24,6 +24,7 @@ from slurmlab.sim.engine import (
     shown_as,
 )
 from slurmlab.sim.history import FactorHistory
+from slurmlab.sim.updates import request_at
 from slurmlab.spec.units import compress_hostlist, format_memory_mb
 
 __all__ = ["SIMULATED_COLUMNS", "event_table", "job_table"]
@@ -112,7 +113,10 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
         started = run["Start"] is not None
         nodes = run["nodes"]
         count = len(nodes) if started else res.nodes
-        req = job.req_tres or res.requested()  # (scontrol update: see sim.updates)
+        limit, req = job.limit, job.req_tres
+        if job.requests and not last:  # an earlier run: the request it ran with (sim.updates)
+            limit, _count, _part, req, _changed = request_at(job, run["End"], ended=True)
+        req = req or res.requested()
         alloc = res.allocated(run["usage"]) if started else req
         cpus, gpus = alloc["cpu"], alloc["gres/gpu"]
         gpu_type = res.gpu_type
@@ -147,7 +151,7 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
         rows["Start"].append(nan if run["Start"] is None else run["Start"])
         rows["End"].append(nan if run["End"] is None else run["End"])
         rows["Elapsed"].append(nan)
-        rows["Timelimit"].append(job.limit)
+        rows["Timelimit"].append(limit)
         rows["NNodes"].append(count)
         rows["NCPUS"].append(cpus)
         rows["NGPUS"].append(gpus)

@@ -144,18 +144,21 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
             known = p is not None and math.isfinite(p)
             planned = sim.origin + pd.Timedelta(seconds=p) if known else pd.NaT
         priority = priority_at(sim, job, t)
-        limit, count, partition = request_at(job, t)  # (as it was then: scontrol update)
+        # the request as it was then (scontrol update may have changed it since)
+        limit, count, asked, _req, changed = request_at(job, t)
         held = where[1:-1] if st == "PD" else last_before(job.reasons, t, "")
         if held in HOLDS:  # a hold sets it to 0 (real Slurm 22.05, a running job's too), so
             priority = 0  # squeue lists held jobs last
         rows.append(
             {
                 "JOBID": job.key,
-                "PARTITION": pending_partitions(job, t)
-                if job.alts is not None and st == "PD"
-                else partition
-                if st == "PD"
-                else run["Partition"],
+                "PARTITION": run["Partition"]
+                if st == "R"
+                else asked
+                if changed
+                else pending_partitions(job, t)
+                if job.alts is not None
+                else job.partition,
                 "NAME": job.name,
                 "USER": job.user,
                 "ACCOUNT": job.account,
@@ -170,7 +173,7 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
                 "PRIORITY": priority,
                 "SCHEDNODES": sched,
                 # squeue's -S P,t,-p (state: PENDING sorts before RUNNING); then submit order
-                "_order": (partition, st == "R", -priority, run["Submit"], job.id),
+                "_order": (job.partition, st == "R", -priority, run["Submit"], job.id),
             }
         )
     # A record of one task keeps its brackets unless starting a task from it left that one

@@ -4,8 +4,7 @@ waits, or its time limit while it runs, as slurmctld's ``_update_job`` (job_mgr.
 outputs are quoted in tests/test_scontrol_update.py).
 
 * A pending job keeps its place: Submit and Eligible stay, and so does its priority under
-  priority/basic; under priority/multifactor slurmctld sets it again at once (the job
-  size, partition and age factors as they are now). Its standing plan (``squeue
+  priority/basic (multifactor: below). Its standing plan (``squeue
   --start``) is dropped and made again by the pass that follows at once. The changed
   request is checked as a submission of it would be (slurmlab refuses what sbatch would
   refuse, such as GPUs in a partition without any; Slurm takes such an update and the job
@@ -14,11 +13,17 @@ outputs are quoted in tests/test_scontrol_update.py).
   (PartitionNodeLimit, PartitionTimeLimit), as in Slurm.
 * TimeLimit: a user may lower it (pending or running), and raise a pending job's up to
   its partition's MaxTime; only an operator (a scenario's action is an administrator's)
-  raises it further or raises a running job's ("Access/permission denied"). ``+T`` and
-  ``-T`` add to or take from the limit, as scontrol's ``TimeLimit=+30``. A running job
-  then ends at its start plus the new limit (+ OverTimeLimit) if its work is not done by
-  then, TIMEOUT, at once when that moment has passed (Slurm's periodic time-limit check
-  ends it up to 30 s later).
+  raises it further or raises a running job's ("Access/permission denied"). An
+  operator's limit is exempt from the partition's MaxTime and the QOS MaxWall
+  (slurmctld's ADMIN_SET_LIMIT) until a user changes it. ``+T`` and ``-T`` add to or
+  take from the limit, as scontrol's ``TimeLimit=+30``. A running job then ends at its
+  start plus the new limit (+ OverTimeLimit) if its work is not done by then, TIMEOUT;
+  when that moment has passed, OverTimeLimit after the update (slurmctld sets the end to
+  now; its periodic time-limit check ends the job up to 30 s later). A job checkpointing
+  on ``--signal`` whose signal moment has passed is signalled at the update, and writes
+  its last checkpoint and requeues if that ends within its limit.
+* Under priority/multifactor every update, refused or not, sets the job's priority
+  again (job_mgr.c, unless it is held).
 * NumNodes: a pending job's minimum. ``N`` keeps the maximum it had (``-N 3`` updated
   to ``NumNodes=1`` is ``-N 1-3``, which Slurm may start on up to 3 nodes when they are
   free: slurmlab allocates the minimum, with its warning), and above that maximum is
@@ -28,14 +33,15 @@ outputs are quoted in tests/test_scontrol_update.py).
   for 3 CPUs there; slurmlab for 1, as a new ``-N 1`` job). A running job: Slurm can
   shrink it (not modelled: refused, saying so); growing is "Requested operation not
   supported on this system".
-* Partition: a pending job's only ("Job is no longer pending execution"; the partition it
-  already has is accepted).
+* Partition: a pending job's only ("Job is no longer pending execution"; the partition
+  list it already has is accepted). A new partition or node count gives up the room its
+  preemptions (preempt/qos) were freeing: the next pass preempts for the new request.
 
 An array named whole changes every task (a running task's refusals are reported with the
 others' success); some of its pending tasks are split off its pending record. Views of an
 earlier moment (``squeue(at=...)``) show the request as it was then (``why_pending`` of
-an earlier moment explains the request as it is now); the job tables
-(sacct) show it as it is now, as sacct does; ReqTRES after a NumNodes change keeps the
+an earlier moment explains the request as it is now); the job tables (sacct) show it as
+it is now (a requeued job's earlier runs as they ran), as sacct does; ReqTRES after a NumNodes change keeps the
 CPUs, memory, billing and GPUs first asked for and changes the node count only, as Slurm
 22.05 does (``-N 2 --gres=gpu:2`` updated to one node shows gres/gpu=4 in ReqTRES and 2
 in AllocTRES; the update fixture's wide, cpu=2 and node=1).
@@ -44,6 +50,7 @@ in AllocTRES; the update fixture's wide, cpu=2 and node=1).
 from __future__ import annotations
 
 import math
+import operator
 import re
 from dataclasses import replace
 from datetime import timedelta
@@ -64,22 +71,70 @@ __all__ = ["Updates", "request_at"]
 _NODE_RANGE = re.compile(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?")
 
 
-def request_at(job: SimJob, t: float) -> tuple[float, int, str]:
-    """The job's (time limit in seconds, node count, partition) as they were at ``t``: the
-    values before the first update after ``t``, else the current ones."""
-    for when, limit, count, partition in job.requests or ():
-        if t < when:
-            return limit, count, partition
-    return job.limit, job.count, job.partition
+def request_at(
+    job: SimJob, t: float, *, ended: bool = False
+) -> tuple[float, int, str, dict | None, bool]:
+    """The job's request as it was at ``t``: (time limit in seconds, node count, partition
+    as squeue shows it, sacct's ReqTRES or None for its resources' own, and whether an
+    update has changed it since). The values before the first update after ``t`` (at or
+    after ``t`` for a run that ``ended`` at ``t``: an update in that instant came after
+    it), else the current ones."""
+    for when, limit, count, partition, req in job.requests or ():
+        if t < when or (ended and t == when):
+            return limit, count, partition, req, True
+    return job.limit, job.count, job.parts or job.partition, job.req_tres, False
 
 
 def _limit_text(seconds: float) -> str:
     return "UNLIMITED" if math.isinf(seconds) else format_duration(timedelta(seconds=seconds))
 
 
-def _refused(words: str, job: SimJob, why: str = "") -> SlurmlabError:
+class _Refusal(SlurmlabError):
+    """One job's refusal: scontrol's words and why (grouped with the same refusals of an
+    array's other tasks, as scontrol prints ``28_0-3: Access/permission denied``)."""
+
+    def __init__(self, words: str, job: SimJob, why: str = ""):
+        self.words, self.why, self.job = words, why, job
+        super().__init__(f"{words} for job {job.key}" + (f" ({why})" if why else ""))
+
+
+def _refused(words: str, job: SimJob, why: str = "") -> _Refusal:
     """scontrol's error line for one job (``Access/permission denied for job 12``), and why."""
-    return SlurmlabError(f"{words} for job {job.key}" + (f" ({why})" if why else ""))
+    return _Refusal(words, job, why)
+
+
+def _grouped(refusals: list[_Refusal]) -> list[str]:
+    """The refusals, those of one array with the same words and reason as one line naming
+    its tasks (``1_[0-3]``)."""
+    groups: dict[tuple, list[_Refusal]] = {}
+    for r in refusals:
+        array = r.job.array_job if r.job.array_task is not None else None
+        groups.setdefault((array, r.words, r.why) if array else (id(r),), []).append(r)
+    lines = []
+    for rs in groups.values():
+        first = rs[0]
+        if len(rs) == 1:
+            lines.append(str(first))
+            continue
+        base = first.job.key.rsplit("_", 1)[0]
+        tasks = _ranges(sorted(r.job.array_task for r in rs))
+        lines.append(
+            f"{first.words} for job {base}_[{tasks}]" + (f" ({first.why})" if first.why else "")
+        )
+    return lines
+
+
+def _ranges(indices: list[int]) -> str:
+    """``0-3,5``: ascending task indices as Slurm prints them."""
+    out, start, prev = [], None, None
+    for i in [*indices, None]:
+        if start is not None and (i is None or i != prev + 1):
+            out.append(str(start) if start == prev else f"{start}-{prev}")
+            start = None
+        if i is not None and start is None:
+            start = i
+        prev = i
+    return ",".join(out)
 
 
 class Updates:
@@ -115,19 +170,36 @@ class Updates:
         if not live:
             raise SlurmlabError(f"{command}: Job has already finished")
         self._split_tasks(jobs)  # (some tasks of an array: split off its pending record)
-        refused = []
+        refused: list[_Refusal] = []
         for job in live:
             try:
                 if job.state == "RUNNING":
                     self._update_running(job, fields, operator)
                 else:
                     self._update_pending(job, fields, operator)
-            except SlurmlabError as exc:
-                refused.append(str(exc))
+            except _Refusal as exc:
+                refused.append(exc)
+                if job.state == "PENDING":  # (its priority is set again all the same)
+                    self._set_priority_again(job)
         if refused:
             done = len(live) - len(refused)
             tail = f" ({done} of {len(live)} jobs changed)" if len(live) > 1 else ""
-            raise SlurmlabError(f"{command}: " + "; ".join(refused) + tail)
+            raise SlurmlabError(f"{command}: " + "; ".join(_grouped(refused)) + tail)
+
+    def _set_priority_again(self, job: SimJob) -> None:
+        """job_mgr.c ``update_job``: after any update of a job that is not held, refused or
+        not, its priority is set again, unless under priority/basic (multifactor: its
+        factors as they are now, the job size with its node count). A queued job takes its
+        new place in the queue at once."""
+        if self.prio is None or job.held:
+            return
+        if job.state == "PENDING" and job.id not in self.waiting:
+            self._dequeue(job)
+            self._reprioritise(job)
+            self._enqueue(job)
+            self.request_pass()
+        else:
+            self._reprioritise(job)
 
     @staticmethod
     def _new_limit(job: SimJob, spec: JobSpec, value) -> tuple[JobSpec, float]:
@@ -154,7 +226,8 @@ class Updates:
         return spec, seconds
 
     def _update_running(self, job: SimJob, fields: dict, operator: bool) -> None:
-        if "partition" in fields and fields["partition"] != job.partition:
+        # (job_mgr.c compares the request with the job's partition string: -p b,a's list)
+        if "partition" in fields and fields["partition"] != (job.parts or job.partition):
             raise _refused("Job is no longer pending execution", job)
         if "nodes" in fields:
             low, _high = _node_range(fields["nodes"], job)
@@ -184,22 +257,41 @@ class Updates:
         job.spec, job.wjob = spec, replace(job.wjob, spec=spec)
         job.res = replace(job.res, time_limit=spec.time_limit)
         job.limit = new
+        job.admin_time = operator  # (limit_set.time: an operator's is ADMIN_SET_LIMIT)
         # its end is planned again: the old event leaves simpy's queue (as an interruption's)
         run = job.proc
         run.callbacks.clear()
         _unschedule(self.env, run)
-        _remaining, restarted = job.run_plan
-        length, state = self._run_length(job, restarted)
+        end, state = self._new_end(job)
         job.proc = self._at(
-            max(0.0, job.start + length - self.env.now),
-            lambda _e, j=job, s=state: self._run_ended(j, s),
-            URGENT,
+            end - self.env.now, lambda _e, j=job, s=state: self._run_ended(j, s), URGENT
         )
         self._expect_end(job)
         job.running_view = None  # (policies see its new expected end)
         self.log("update", job, f"TimeLimit={_limit_text(new)}")
+        self._set_priority_again(job)
         self._changed()
         self.request_pass()
+
+    def _new_end(self, job: SimJob) -> tuple[float, str]:
+        """When and how the running job ends under its new limit. Its work may still end
+        it first. Else, when the new end (start + limit) has passed, slurmctld sets it to
+        now (job_mgr.c), so the job still gets OverTimeLimit from the update; and a job
+        whose ``--signal`` moment has passed gets the signal now (at the next time-limit
+        check in Slurm), then writes its last checkpoint and requeues if that ends by its
+        limit."""
+        now = self.env.now
+        _remaining, restarted = job.run_plan
+        length, state = self._run_length(job, restarted)
+        end = job.start + length
+        if state == "TIMEOUT":
+            end = max(job.start + job.limit, now) + self.options.over_time_limit
+        elif state == "SIGNAL_REQUEUE" and end - job.ckpt.write_cost < now:
+            end = now + job.ckpt.write_cost  # (signalled now: the final write follows)
+            if end > job.start + job.limit:
+                end = max(job.start + job.limit, now) + self.options.over_time_limit
+                state = "TIMEOUT"
+        return max(end, now), state
 
     def _expect_end(self, job: SimJob) -> None:
         """The run's expected end (start + limit) in the heap :meth:`_unchanged` reads; an
@@ -229,7 +321,8 @@ class Updates:
                     )  # fmt: skip
                 high = top
             if low < 1 or high < low:
-                raise _refused("Node count specification invalid", job, f"NumNodes={low}-{high}")
+                asked = fields["nodes"]
+                raise _refused("Node count specification invalid", job, f"NumNodes={asked}")
             changes["nodes"] = low
             changes["max_nodes"] = high if low < high < math.inf else None
             if spec.ntasks is not None and spec.ntasks < low:
@@ -249,14 +342,18 @@ class Updates:
                 results, first = [res], shape
             self._admitted(wjob, job, results, first)
         except RequestError as exc:
-            words = (
-                "Invalid partition name specified"
-                if "Invalid partition name" in str(exc)
-                else "Requested node configuration is not available"
-            )
+            text = str(exc)
+            if "Invalid partition name" in text:  # (Slurm refuses these too)
+                raise _refused("Invalid partition name specified", job, text) from None
+            if "INACTIVE" in text or "Required partition not available" in text:
+                raise _refused(
+                    "Required partition not available (inactive or drain)", job, text
+                ) from None
             raise _refused(
-                words, job, f"{exc}; slurmlab refuses what a submission of the changed request "
-                "would be refused for (Slurm may take the update and leave the job pending)",
+                "Requested node configuration is not available", job,
+                f"{text}; slurmlab refuses what a submission of the changed request would be "
+                "refused for, where Slurm takes the update and leaves the job pending (e.g. "
+                "BadConstraints)",
             ) from None  # fmt: skip
         if new is not None and new > job.limit and not operator:
             # (job_mgr.c: the MaxTime of its partition, the new one if that changes too)
@@ -271,6 +368,12 @@ class Updates:
                 )  # fmt: skip
         kept = job.req_tres or job.res.requested()  # (ReqTRES: Slurm changes its node only)
         self._remember(job)
+        if "time_limit" in fields:
+            job.admin_time = operator  # (limit_set.time: an operator's is ADMIN_SET_LIMIT)
+        if "partition" in fields or "nodes" in fields:
+            # the room its preemptions free is for the request it had: the preempted jobs
+            # go on ending, and the next pass preempts for the new one if it may
+            job.victims = ()
         queued = job.id not in self.waiting
         if queued:
             self._dequeue(job)  # (its entries as they were: -p a,b, one per partition)
@@ -301,13 +404,19 @@ class Updates:
         """Keep the request as it was until now, for views of earlier moments."""
         if job.requests is None:
             job.requests = []
-        job.requests.append((self.env.now, job.limit, job.count, job.partition))
+        job.requests.append(
+            (self.env.now, job.limit, job.count, job.parts or job.partition, job.req_tres)
+        )
 
 
 def _node_range(value, job: SimJob) -> tuple[int, int | None]:
-    """NumNodes as scontrol reads it: ``N`` (the minimum) or ``"MIN-MAX"``."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value, None
+    """NumNodes as scontrol reads it: ``N`` (the minimum; a numpy integer too, as a table
+    gives it) or ``"MIN-MAX"``."""
+    if not isinstance(value, bool | str):
+        try:
+            return operator.index(value), None
+        except TypeError:
+            pass
     m = _NODE_RANGE.fullmatch(value) if isinstance(value, str) else None
     if m is None:
         raise _refused(

@@ -7,6 +7,7 @@ The true ``runtime`` is what the job would need; the scheduler never sees it
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -238,6 +239,44 @@ ACTIONS = {
 UPDATE_FIELDS = ("nodes", "time", "partition")
 
 
+def update_value(key: str, value):
+    """An update's value checked as scontrol reads it (a SlurmlabError naming the field
+    otherwise): ``nodes`` a count of at least 1 or ``"MIN-MAX"``; ``time`` a time limit as
+    ``-t`` reads it (``"1:00:00"``, ``"30"`` minutes, ``"UNLIMITED"``, a timedelta), or
+    ``"+T"``/``"-T"`` to add or take off; ``partition`` a name, or several (``a,b``)."""
+    if key == "nodes":
+        if isinstance(value, Integral) and not isinstance(value, bool) and value >= 1:
+            return int(value)
+        m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", value) if isinstance(value, str) else None
+        if m is None or int(m[1]) < 1 or (m[2] is not None and int(m[2]) < int(m[1])):
+            raise SlurmlabError(
+                f"nodes={value!r}: give a node count of at least 1 or MIN-MAX, e.g. 2 or 2-2 "
+                "(scontrol update NumNodes=)"
+            )
+        return int(m[1]) if m[2] is None else f"{int(m[1])}-{int(m[2])}"
+    if key == "time":
+        text = value[1:] if isinstance(value, str) and value[:1] in "+-" else value
+        if isinstance(text, Integral) and not isinstance(text, bool):
+            text = str(text)  # (minutes, as -t 30)
+        try:
+            JobSpec(time_limit=text)
+        except SlurmlabError as exc:
+            raise SlurmlabError(
+                f"time={value!r}: {exc} (scontrol update TimeLimit=; +T or -T adds or takes off)"
+            ) from None
+        return str(value) if isinstance(value, Integral) else value
+    if (
+        not isinstance(value, str)
+        or not value.strip()
+        or any(not p.strip() for p in value.split(","))
+    ):
+        raise SlurmlabError(
+            f"partition={value!r}: give a partition's name, or several as a,b "
+            "(scontrol update Partition=)"
+        )
+    return value.strip()
+
+
 def unknown_action(kind) -> str:
     """The error for an action that is none of :data:`ACTIONS` (a node failure is no admin
     action: it has its own section, ``failures``)."""
@@ -271,12 +310,18 @@ class Action:
                     f"action update {self.target}: nothing to change; give changes among "
                     f"{', '.join(UPDATE_FIELDS)}, e.g. changes={{'time': '1:00:00'}}"
                 )
-            bad = [k for k, _v in changes if k not in UPDATE_FIELDS]
-            if bad:
-                raise SlurmlabError(
-                    f"action update {self.target}: {bad[0]!r} is not one of "
-                    f"{', '.join(UPDATE_FIELDS)}"
-                )
+            checked = []
+            for key, value in changes:
+                if key not in UPDATE_FIELDS:
+                    raise SlurmlabError(
+                        f"action update {self.target}: {key!r} is not one of "
+                        f"{', '.join(UPDATE_FIELDS)}"
+                    )
+                try:
+                    checked.append((key, update_value(key, value)))
+                except SlurmlabError as exc:
+                    raise SlurmlabError(f"action update {self.target}: {exc}") from None
+            object.__setattr__(self, "changes", tuple(checked))
         elif changes:
             raise SlurmlabError(
                 f"action {self.action} {self.target}: changes are for update actions only"
