@@ -61,6 +61,17 @@ def _two_partitions() -> Cluster:
     )  # fmt: skip
 
 
+def _multifactor_lab(weights: str, max_time: str) -> Lab:
+    """4 nodes of 4 CPUs in one partition, priority/multifactor with ``weights``, computed
+    every minute."""
+    conf = (
+        f"PriorityType=priority/multifactor\n{weights}\nPriorityCalcPeriod=60\n"
+        "NodeName=n[1-4] CPUs=4 RealMemory=8000\n"
+        f"PartitionName=p Nodes=n[1-4] Default=YES MaxTime={max_time}\n"
+    )
+    return Lab(Cluster.from_slurm_conf(conf), "easy")
+
+
 def _starts(lab: Lab) -> dict[str, float]:
     t = lab.sacct()
     return {j: (s - lab.result.origin).total_seconds() for j, s in zip(t.JobID, t.Start)}
@@ -237,12 +248,7 @@ def test_multifactor_sets_the_priority_again_at_once():
     """Under priority/multifactor the update sets the job's priority again at once (its job
     size with the new node count: real Slurm 22.05, 262 -> 95 for NumNodes 3 -> 1); under
     priority/basic it keeps its own."""
-    conf = (
-        "PriorityType=priority/multifactor\nPriorityWeightJobSize=1000\n"
-        "PriorityCalcPeriod=60\nNodeName=n[1-4] CPUs=4 RealMemory=8000\n"
-        "PartitionName=p Nodes=n[1-4] Default=YES MaxTime=INFINITE\n"
-    )
-    lab = Lab(Cluster.from_slurm_conf(conf), "easy")
+    lab = _multifactor_lab("PriorityWeightJobSize=1000", "INFINITE")
     lab.sbatch("--exclusive -N 4 -t 30", runtime="30m")
     job = lab.sbatch("--exclusive -N 3 -t 30", runtime="10m")
     lab.advance(10)
@@ -575,12 +581,7 @@ def test_a_count_from_a_table_and_a_requeued_runs_own_limit():
 def test_a_refused_update_sets_a_multifactor_priority_again():
     """L3: job_mgr.c update_job sets the priority of a job that is not held again after any
     update, refused or not (its age factor moves on)."""
-    conf = (
-        "PriorityType=priority/multifactor\nPriorityWeightAge=1000\nPriorityMaxAge=1:00:00\n"
-        "PriorityCalcPeriod=60\nNodeName=n[1-4] CPUs=4 RealMemory=8000\n"
-        "PartitionName=p Nodes=n[1-4] Default=YES MaxTime=1:00:00\n"
-    )
-    lab = Lab(Cluster.from_slurm_conf(conf), "easy")
+    lab = _multifactor_lab("PriorityWeightAge=1000\nPriorityMaxAge=1:00:00", "1:00:00")
     lab.sbatch("--exclusive -N 4 -t 1:00:00", runtime="1h")
     job = lab.sbatch("--exclusive -N 1 -t 30", runtime="10m")
     lab.advance(1799)  # (a calculation at 1740 s: the next at 1800 s)
