@@ -634,3 +634,15 @@ def test_why_pending_gives_the_commands_of_its_suggestions():
         "Fix: ask for at most -t 1-00:00:00 (scontrol update JobId=4 TimeLimit=1-00:00:00, "
         'in a Lab lab.update(4, time="1-00:00:00")).'
     )
+
+
+def test_a_request_past_what_a_job_may_hold_is_one_refusal_per_array():
+    """A value the request cannot hold is refused for each task, as one line, and the other
+    tasks are left as they were (not an error that stops the update half-way)."""
+    lab = Lab("tiny")
+    lab.sbatch("--array=0-3 -N 1 -t 30 -H")
+    with pytest.raises(SlurmlabError, match=r"for job 1_\[0-3\] .*\(0 of 4 jobs changed\)$"):
+        lab.update("1", nodes=f"{10**12}-{10**12}")
+    with pytest.raises(SlurmlabError, match=r"^scontrol update JobId=1_2 TimeLimit=99999-0: "
+                       r"Invalid time limit specification for job 1_2 \("):  # fmt: skip
+        lab.update("1_2", time="99999-0")

@@ -57,7 +57,7 @@ from datetime import timedelta
 from heapq import heappush
 from typing import TYPE_CHECKING
 
-from slurmlab.errors import RequestError, SlurmlabError
+from slurmlab.errors import SlurmlabError
 from slurmlab.sim.processes import _unschedule
 from slurmlab.sim.timing import URGENT
 from slurmlab.spec.job import JobSpec
@@ -329,7 +329,10 @@ class Updates:
                 changes["ntasks"] = low  # (job_mgr.c: num_tasks at least min_nodes)
         if "partition" in fields:
             changes["partition"] = fields["partition"]
-        spec = replace(spec, **changes)
+        try:
+            spec = replace(spec, **changes)
+        except SlurmlabError as exc:  # (a count past what a request may hold, say)
+            raise _refused("Invalid job specification", job, str(exc)) from None
         new = None
         if "time_limit" in fields:
             spec, new = self._new_limit(job, spec, fields["time_limit"])
@@ -341,7 +344,7 @@ class Updates:
             else:
                 results, first = [res], shape
             self._admitted(wjob, job, results, first)
-        except RequestError as exc:
+        except SlurmlabError as exc:  # (a RequestError, or an SbatchError of the request)
             text = str(exc)
             if "Invalid partition name" in text:  # (Slurm refuses these too)
                 raise _refused("Invalid partition name specified", job, text) from None
