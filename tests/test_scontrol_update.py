@@ -452,6 +452,7 @@ def test_scenario_update_values_read_as_written(tmp_path):
 
 def test_an_update_action_is_checked_when_made():
     for changes, message in (
+        ("time", "changes='time': give a mapping"),
         ({"nodes": 0}, "nodes=0: give a node count"),
         ({"time": "soon"}, "time='soon'"),
         ({"partition": 3}, "partition=3: give a partition's name"),

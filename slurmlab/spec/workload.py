@@ -304,6 +304,13 @@ class Action:
         if isinstance(changes, dict):
             changes = tuple(changes.items())
             object.__setattr__(self, "changes", changes)
+        if isinstance(changes, str | bytes) or not all(
+            isinstance(c, tuple | list) and len(c) == 2 for c in changes
+        ):
+            raise SlurmlabError(
+                f"action {self.action} {self.target}: changes={changes!r}: give a mapping, "
+                "e.g. changes={'time': '1:00:00'}"
+            )
         if self.action == "update":
             if not changes:
                 raise SlurmlabError(
