@@ -9,7 +9,6 @@ and another partition.
 from __future__ import annotations
 
 import math
-import re
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import timedelta
@@ -172,17 +171,18 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
     )
 
 
-def _update_command(job, hint: str) -> str:
-    """The scontrol update, and the Lab call, that make a change why_pending suggests
-    (``with --nodes=2 ...``, ``with -t 19:00 ...``, ``... (-p debug)``)."""
+def _update_command(
+    job, *, nodes: int | None = None, time: str | None = None, partition: str | None = None
+) -> str:
+    """The scontrol update, and the Lab call, that make one change why_pending suggests
+    (``nodes``, ``time`` or ``partition``)."""
     arg = job.key if job.key.isdigit() else repr(job.key)
-    if m := re.match(r"with --nodes=(\d+) ", hint):
-        words, kw = f"NumNodes={m[1]}", f"nodes={m[1]}"
-    elif m := re.match(r"with -t (\S+) ", hint):
-        words, kw = f"TimeLimit={m[1]}", f'time="{m[1]}"'
+    if nodes is not None:
+        words, kw = f"NumNodes={nodes}", f"nodes={nodes}"
+    elif time is not None:
+        words, kw = f"TimeLimit={time}", f'time="{time}"'
     else:
-        name = re.search(r"\(-p (\S+)\)", hint)[1]
-        words, kw = f"Partition={name}", f'partition="{name}"'
+        words, kw = f"Partition={partition}", f'partition="{partition}"'
     return f"scontrol update JobId={job.key} {words}, in a Lab lab.update({arg}, {kw})"
 
 
@@ -300,12 +300,10 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
         )
     if reason == "QOSMaxWallDurationPerJobLimit":
         wall = format_duration(sim.qos[job.qos].max_wall)
-        lines.append(
-            f"Fix: ask for at most -t {wall} ({_update_command(job, f'with -t {wall} ')})."
-        )
+        lines.append(f"Fix: ask for at most -t {wall} ({_update_command(job, time=wall)}).")
     if reason in ("PartitionTimeLimit",):
         top = format_duration(part.max_time)
-        lines.append(f"Fix: ask for at most -t {top} ({_update_command(job, f'with -t {top} ')}).")
+        lines.append(f"Fix: ask for at most -t {top} ({_update_command(job, time=top)}).")
     if reason == "PartitionNodeLimit" and job.count < part.min_nodes:
         lines.append(f"Fix: ask for --nodes={part.min_nodes} or more, or another partition.")
     elif reason == "PartitionNodeLimit" and job.spec.gpus and job.spec.gpus_per_node:
@@ -316,7 +314,7 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
         )
     elif reason == "PartitionNodeLimit":
         lines.append(
-            f"Fix: ask for --nodes={most} or fewer ({_update_command(job, f'with --nodes={most} ')})"
+            f"Fix: ask for --nodes={most} or fewer ({_update_command(job, nodes=most)})"
             f"{_roomier(sim, job)}."
         )
     if reason == "PartitionConfig":
@@ -359,7 +357,7 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
     clear = not any(p < t + job.limit for p in ahead)  # it would end before all of them
     # (a slurm backfill cycle starts a later job only if it tested it: bf_max_job_test)
     tested = reason != "Priority" or _tested(sim, job, t)
-    hints = []
+    hints: list[tuple[str, dict]] = []  # (the change in words, as Lab.update takes it)
     usable = _outside(mask, windows, t + job.limit)
     fits_now = choose_nodes(free, sim.capacity, job.demand, job.count, usable, job.exclusive)
     if fits_now is None:
@@ -383,7 +381,12 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
             and _planned_ahead(sim, job, t)
         )
         if fewer and clear and (reason == "Resources" or later):
-            hints.append(f"with --nodes={fewer} (instead of {job.count}) it could start now")
+            hints.append(
+                (
+                    f"with --nodes={fewer} (instead of {job.count}) it could start now",
+                    {"nodes": fewer},
+                )
+            )
         if reason == "Resources" or later:  # ending before an advance reservation begins
             # (a job behind others starts in a backfill cycle, up to bf_interval later)
             delay = _cycle_delay(sim.policy) if later else 0.0
@@ -393,10 +396,14 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
     elif ahead and tested:  # (started by a backfill cycle: up to bf_interval later)
         gap = min(ahead) - t - _cycle_delay(sim.policy) - _strict(sim.policy)
         if gap >= 60 and gap < job.limit:
+            limit = format_duration(timedelta(seconds=int(gap // 60) * 60))
             hints.append(
-                f"with -t {format_duration(timedelta(seconds=int(gap // 60) * 60))} (instead of "
-                f"{format_duration(timedelta(seconds=job.limit)) if not math.isinf(job.limit) else 'UNLIMITED'}) "
-                "it would end before the next reservation and could be backfilled now"
+                (
+                    f"with -t {limit} (instead of "
+                    f"{format_duration(timedelta(seconds=job.limit)) if not math.isinf(job.limit) else 'UNLIMITED'}) "
+                    "it would end before the next reservation and could be backfilled now",
+                    {"time": limit},
+                )
             )
     # another partition's nodes are no use where a plan within its time limit holds them
     until = t + job.limit + _strict(sim.policy)
@@ -418,13 +425,19 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
         if not planned_known and not clear:
             continue  # (a plan within its time limit whose nodes are not known: any node)
         if choose_nodes(free, sim.capacity, demand, res.nodes, omask, res.whole_node):
-            hints.append(f"partition {other.name!r} has room for it now (-p {other.name})")
+            hints.append(
+                (
+                    f"partition {other.name!r} has room for it now (-p {other.name})",
+                    {"partition": other.name},
+                )
+            )
     if hints:
         lines.append(
-            "Smallest changes that would let it start sooner: " + "; ".join(hints) + ". Make "
-            "one with scontrol update, which keeps its place in the queue (a new sbatch would "
-            "queue behind the jobs submitted since): "
-            + "; ".join(_update_command(job, hint) for hint in hints)
+            "Smallest changes that would let it start sooner: "
+            + "; ".join(text for text, _change in hints)
+            + ". Make one with scontrol update, which keeps its place in the queue (a new "
+            "sbatch would queue behind the jobs submitted since): "
+            + "; ".join(_update_command(job, **change) for _text, change in hints)
             + "."
         )
     else:
@@ -515,11 +528,11 @@ def _cycle_delay(policy) -> float:
 
 def _before_reservation(
     sim: Simulation, job, free, mask, windows, ahead, t: float, delay: float
-) -> str | None:
-    """``with -t H:MM:00 ... it would end before reservation R begins``: the longest whole-
-    minute limit under the job's own with which it fits now on nodes no reservation takes
-    before it ends, and ends before every other job's planned start, even if it starts
-    ``delay`` seconds from now; or None."""
+) -> tuple[str, dict] | None:
+    """``with -t H:MM:00 ... it would end before reservation R begins`` and that change
+    (``{"time": "H:MM:00"}``): the longest whole-minute limit under the job's own with which
+    it fits now on nodes no reservation takes before it ends, and ends before every other
+    job's planned start, even if it starts ``delay`` seconds from now; or None."""
     for start, name, _nodes in sorted(windows, key=lambda w: w[0], reverse=True):
         limit = int((start - t - delay) // 60) * 60  # (ending at its start: no overlap)
         if limit < 60 or limit >= job.limit or any(p < t + delay + limit for p in ahead):
@@ -531,9 +544,11 @@ def _before_reservation(
                 if not math.isinf(job.limit)
                 else "UNLIMITED"
             )
+            text = format_duration(timedelta(seconds=limit))
             return (
-                f"with -t {format_duration(timedelta(seconds=limit))} (instead of {now}) it "
-                f"would end before reservation {name} takes its nodes and could start now"
+                f"with -t {text} (instead of {now}) it would end before reservation {name} "
+                "takes its nodes and could start now",
+                {"time": text},
             )
     return None
 

@@ -106,11 +106,13 @@ def scontrol_magic(line: str) -> None:
 
 def scancel_magic(line: str) -> None:
     """``%scancel 12 14``: cancel jobs of the current lab."""
-    _run("scancel", lambda: current_lab().scancel(line.strip() or _no_ids()))
 
+    def act() -> None:
+        if not line.strip():
+            raise SlurmlabError("give the job ids to cancel, e.g. scancel 12")
+        current_lab().scancel(line.strip())
 
-def _no_ids():
-    raise SlurmlabError("give the job ids to cancel, e.g. scancel 12")
+    _run("scancel", act)
 
 
 def squeue_magic(line: str) -> None:

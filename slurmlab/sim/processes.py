@@ -153,10 +153,15 @@ class Lifecycles:
         if not job.live or job.proc is not run:
             return  # the run ended first, or another interruption was delivered
         job.live = False
-        run.callbacks.clear()  # the planned end no longer happens ...
-        _unschedule(self.env, run)  # ... nor moves the clock when its time comes
+        self._drop_end(run)
         self._account(job, final_checkpoint=False)
         self._interrupted(job, cause)
+
+    def _drop_end(self, run) -> None:
+        """The run's planned end no longer happens (interrupted, or planned again), nor
+        moves the clock when its time comes."""
+        run.callbacks.clear()
+        _unschedule(self.env, run)
 
     def _account(self, job: SimJob, *, final_checkpoint: bool) -> None:
         """Book the run's useful, lost and overhead seconds; keep the saved progress."""

@@ -36,6 +36,7 @@ from slurmlab.spec.units import (
     compress_hostlist,
     format_duration,
     format_memory_mb,
+    index_ranges,
     parse_instant,
 )
 
@@ -194,24 +195,13 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
         rows[row]["NODELIST(REASON)"] = f"({reason})"
         head = heads[array_id]
         throttle = f"%{head.throttle}" if head.throttle else ""
-        rows[row]["JOBID"] = f"{array_name(head)}_[{_index_ranges(sorted(indices))}{throttle}]"
+        rows[row]["JOBID"] = f"{array_name(head)}_[{index_ranges(sorted(indices))}{throttle}]"
     rows = [r for k, r in enumerate(rows) if k not in dropped]
     frame = pd.DataFrame(rows, columns=SQUEUE_COLUMNS + ["_order"])
     frame = frame.astype({"NODES": "int64", "START_TIME": "datetime64[ns]", "PRIORITY": "int64"})
     if len(frame):
         frame = frame.sort_values("_order", kind="stable")
     return frame.drop(columns="_order").reset_index(drop=True)
-
-
-def _index_ranges(indices: list[int]) -> str:
-    """``0-3,5,7-8``: array task indices (ascending) as Slurm prints them."""
-    runs: list[list[int]] = []
-    for i in indices:
-        if runs and i == runs[-1][1] + 1:
-            runs[-1][1] = i
-        else:
-            runs.append([i, i])
-    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
 
 
 def node_states(sim: Simulation, at=None) -> dict[str, str]:

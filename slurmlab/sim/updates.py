@@ -51,24 +51,21 @@ from __future__ import annotations
 
 import math
 import operator
-import re
 from dataclasses import replace
 from datetime import timedelta
 from heapq import heappush
 from typing import TYPE_CHECKING
 
 from slurmlab.errors import SlurmlabError
-from slurmlab.sim.processes import _unschedule
 from slurmlab.sim.timing import URGENT
 from slurmlab.spec.job import JobSpec
-from slurmlab.spec.units import format_duration
+from slurmlab.spec.units import format_duration, index_ranges
+from slurmlab.spec.workload import node_range
 
 if TYPE_CHECKING:  # the engine assembles this mixin; only types come back
     from slurmlab.sim.engine import SimJob
 
 __all__ = ["Updates", "request_at"]
-
-_NODE_RANGE = re.compile(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?")
 
 
 def request_at(
@@ -117,24 +114,11 @@ def _grouped(refusals: list[_Refusal]) -> list[str]:
             lines.append(str(first))
             continue
         base = first.job.key.rsplit("_", 1)[0]
-        tasks = _ranges(sorted(r.job.array_task for r in rs))
+        tasks = index_ranges(sorted(r.job.array_task for r in rs))
         lines.append(
             f"{first.words} for job {base}_[{tasks}]" + (f" ({first.why})" if first.why else "")
         )
     return lines
-
-
-def _ranges(indices: list[int]) -> str:
-    """``0-3,5``: ascending task indices as Slurm prints them."""
-    out, start, prev = [], None, None
-    for i in [*indices, None]:
-        if start is not None and (i is None or i != prev + 1):
-            out.append(str(start) if start == prev else f"{start}-{prev}")
-            start = None
-        if i is not None and start is None:
-            start = i
-        prev = i
-    return ",".join(out)
 
 
 class Updates:
@@ -259,9 +243,7 @@ class Updates:
         job.limit = new
         job.admin_time = operator  # (limit_set.time: an operator's is ADMIN_SET_LIMIT)
         # its end is planned again: the old event leaves simpy's queue (as an interruption's)
-        run = job.proc
-        run.callbacks.clear()
-        _unschedule(self.env, run)
+        self._drop_end(job.proc)
         end, state = self._new_end(job)
         job.proc = self._at(
             end - self.env.now, lambda _e, j=job, s=state: self._run_ended(j, s), URGENT
@@ -420,12 +402,12 @@ def _node_range(value, job: SimJob) -> tuple[int, int | None]:
             return operator.index(value), None
         except TypeError:
             pass
-    m = _NODE_RANGE.fullmatch(value) if isinstance(value, str) else None
-    if m is None:
+    span = node_range(value) if isinstance(value, str) else None
+    if span is None:
         raise _refused(
             "Invalid numeric value", job, f"NumNodes={value!r}: give a count or MIN-MAX, e.g. 2"
         )
-    return int(m[1]), (int(m[2]) if m[2] else None)
+    return span
 
 
 def _scontrol_words(fields: dict, job: SimJob | None = None) -> list[str]:

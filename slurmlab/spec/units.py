@@ -27,6 +27,7 @@ __all__ = [
     "expand_hostlist",
     "format_duration",
     "format_memory_mb",
+    "index_ranges",
     "parse_duration",
     "parse_flag",
     "parse_instant",
@@ -405,6 +406,17 @@ def expand_hostlist(expr: str) -> list[str]:
 def compress_hostlist(names) -> str:
     """Compress node names into Slurm's hostlist form (``gpu[01-03]``), sorted as Slurm does."""
     return hostlist.collect_hostlist(list(names))
+
+
+def index_ranges(indices: list[int]) -> str:
+    """``0-3,5,7-8``: array task indices (ascending) as Slurm prints them."""
+    runs: list[list[int]] = []
+    for i in indices:
+        if runs and i == runs[-1][1] + 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
 
 
 # -- Slurm's number limits: the one place slurmlab defines them ----------------------------------

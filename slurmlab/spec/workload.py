@@ -239,6 +239,13 @@ ACTIONS = {
 UPDATE_FIELDS = ("nodes", "time", "partition")
 
 
+def node_range(text: str) -> tuple[int, int | None] | None:
+    """``"N"`` or ``"MIN-MAX"`` (scontrol's NumNodes) as (N, None) or (MIN, MAX); None when
+    the text is neither."""
+    m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", text)
+    return None if m is None else (int(m[1]), int(m[2]) if m[2] is not None else None)
+
+
 def update_value(key: str, value):
     """An update's value checked as scontrol reads it (a SlurmlabError naming the field
     otherwise): ``nodes`` a count of at least 1 or ``"MIN-MAX"``; ``time`` a time limit as
@@ -247,13 +254,13 @@ def update_value(key: str, value):
     if key == "nodes":
         if isinstance(value, Integral) and not isinstance(value, bool) and value >= 1:
             return int(value)
-        m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", value) if isinstance(value, str) else None
-        if m is None or int(m[1]) < 1 or (m[2] is not None and int(m[2]) < int(m[1])):
+        span = node_range(value) if isinstance(value, str) else None
+        if span is None or span[0] < 1 or (span[1] is not None and span[1] < span[0]):
             raise SlurmlabError(
                 f"nodes={value!r}: give a node count of at least 1 or MIN-MAX, e.g. 2 or 2-2 "
                 "(scontrol update NumNodes=)"
             )
-        return int(m[1]) if m[2] is None else f"{int(m[1])}-{int(m[2])}"
+        return span[0] if span[1] is None else f"{span[0]}-{span[1]}"
     if key == "time":
         text = value[1:] if isinstance(value, str) and value[:1] in "+-" else value
         if isinstance(text, Integral) and not isinstance(text, bool):
