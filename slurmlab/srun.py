@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import pandas as pd
@@ -382,6 +382,13 @@ def srun_env(
     hosts = expand_hostlist(nodelist) if isinstance(nodelist, str) else list(nodelist)
     if cluster is not None:
         _check_hosts(hosts, nodelist, cluster)
+    if (
+        job.max_nodes is not None
+        and job.nodes is not None
+        and job.nodes < len(hosts) <= job.max_nodes
+    ):
+        # --nodes=MIN-MAX given more than MIN: the step is that of the nodes it got
+        job = replace(job, nodes=len(hosts), max_nodes=None)
     bind_text = next((v for k, v in reversed(job.other) if k == "gpu-bind"), None)
     bind = GpuBind.parse(bind_text)
     if cluster is not None:

@@ -57,7 +57,11 @@ def requests(draw, cluster: Cluster, extras: bool) -> tuple[str, float, float, i
     nodes = len(cluster.nodes)
     args = [f"-t {draw(st.integers(1, 10))}"]
     if draw(st.booleans()):
-        args.append(f"-N {draw(st.integers(1, nodes))}")
+        low = draw(st.integers(1, nodes))
+        if draw(st.integers(0, 3)) == 0:  # -N MIN-MAX: up to MAX nodes when free
+            args.append(f"-N {low}-{draw(st.integers(low, nodes + 1))}")
+        else:
+            args.append(f"-N {low}")
     if draw(st.booleans()):
         args.append(f"-n {draw(st.integers(1, 16))}")
     if draw(st.booleans()):

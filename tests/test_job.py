@@ -72,10 +72,11 @@ def test_option_forms(text, field, value):
 
 
 def test_nodes_min_max():
-    """-N MIN-MAX keeps both counts; the allocation uses the minimum."""
+    """-N MIN-MAX keeps both counts; the allocation needs the minimum, takes up to MAX."""
     spec = args("-N 2-4")
     assert (spec.nodes, spec.max_nodes) == (2, 4)
-    assert spec.resources(TINY).nodes == 2
+    res = spec.resources(TINY)
+    assert (res.nodes, res.max_nodes) == (2, 4)
 
 
 @pytest.mark.parametrize(

@@ -150,22 +150,29 @@ def test_pbs_lines_are_named_as_not_translated():
 # -- 3. -N MIN-MAX ----------------------------------------------------------------------------
 
 
-def test_nodes_min_max_warns_that_the_minimum_is_allocated():
-    """node_scheduler.c asks for max_nodes unless --use-min-nodes: slurmlab allocates MIN."""
+def test_nodes_min_max_takes_up_to_max_and_warns_only_for_a_shape_per_job():
+    """node_scheduler.c asks for max_nodes unless --use-min-nodes: a request whose shape per
+    node does not depend on its node count takes up to MAX (tests/test_nodes_range.py); one
+    of tasks per job (-n) is allocated MIN, with a warning."""
     spec = JobSpec.from_args("-N 2-4 --ntasks-per-node=2 --gres=gpu:2")
+    res = _quiet(spec.resources, TINY)
+    assert (res.nodes, res.max_nodes) == (2, 4)
+    spec = JobSpec.from_args("-N 2-4 -n 4 --gres=gpu:2")
     res, message = _one_warning(spec.resources, TINY)
-    assert res.nodes == 2
+    assert (res.nodes, res.max_nodes) == (2, None)
     assert message == (
-        "--nodes=2-4: slurmlab allocates 2 nodes (the minimum); Slurm takes up to 4 nodes "
-        "when they are free (the minimum only with --use-min-nodes); write --nodes=2 or "
-        "--nodes=4 for a fixed count"
+        "--nodes=2-4 with -n: slurmlab allocates 2 nodes (the minimum), as its shape per node "
+        "depends on the node count; Slurm takes up to 4 nodes when they are free and spreads "
+        "the tasks over them; write --nodes=2 or --nodes=4 for a fixed count, or "
+        "--ntasks-per-node for a shape per node"
     )
 
 
 def test_use_min_nodes_is_what_slurmlab_does():
-    """--use-min-nodes asks for what slurmlab always does: no warning at all."""
+    """--use-min-nodes asks for the minimum: no warning at all, and no more nodes."""
     spec = _quiet(JobSpec.from_args, "-N 2-4 --use-min-nodes --gres=gpu:2")
-    assert _quiet(spec.resources, TINY).nodes == 2
+    res = _quiet(spec.resources, TINY)
+    assert (res.nodes, res.max_nodes) == (2, None)
 
 
 # -- 4. --mem-per-gpu without GPUs --------------------------------------------------------------

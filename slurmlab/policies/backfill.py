@@ -21,6 +21,12 @@
 
 Every policy plans with time limits (running jobs are assumed to end at their
 limits), never with true run times.
+
+A job of a node-count range (``-N MIN-MAX``, :attr:`PendingJob.most`) is tested with MIN
+and takes up to MAX of the nodes it could use instead: starting now, those free now
+(FIFO, a main pass) or free throughout its window in the pass's profile (a backfilled
+start: no reservation loses a node); planned, those free throughout its planned window
+(backfill.c's will-run test with ``req_nodes`` = MAX).
 """
 
 from __future__ import annotations
@@ -137,7 +143,7 @@ class Fifo:
             if job.may_fit(ranks):
                 nodes = choose_nodes(
                     free, capacity, job.demand, job.count, job.mask & usable, job.exclusive,
-                    view.weights, job.mem_per_cpu,
+                    view.weights, job.mem_per_cpu, job.most,
                 )  # fmt: skip
             if nodes is None:
                 if not job.blocks:  # (a maintenance window holds its whole partition)
@@ -233,14 +239,14 @@ class Easy(Fifo):
                     if prof is None:
                         nodes = choose_nodes(
                             free, capacity, job.demand, job.count, mask, job.exclusive,
-                            view.weights, job.mem_per_cpu,
+                            view.weights, job.mem_per_cpu, job.most,
                         )  # fmt: skip
                     elif extra.delays(job):  # (so it does not fit in the profile either)
                         shape = None
                     else:
                         nodes = prof.fits(
                             job.demand, job.count, mask, job.limit, exclusive=job.exclusive,
-                            mem_per_cpu=job.mem_per_cpu,
+                            mem_per_cpu=job.mem_per_cpu, most=job.most,
                         )  # fmt: skip
                         if nodes is None and len(capacity) > 1:
                             moved = extra.test(prof, plans, job, mask, view)
@@ -305,7 +311,7 @@ class Easy(Fifo):
         """Reserve the job's earliest start in ``prof``: (start, nodes, usage), or None."""
         found = prof.earliest(
             job.demand, job.count, job.plan_mask & view.up, job.limit, exclusive=job.exclusive,
-            mem_per_cpu=job.mem_per_cpu,
+            mem_per_cpu=job.mem_per_cpu, most=job.most,
         )  # fmt: skip
         if found is None:
             return None
@@ -381,7 +387,7 @@ class _PastReservations:
                 out.reserve(taken, -usage, t, t + other.limit)
         nodes = out.fits(
             job.demand, job.count, mask, limit, exclusive=job.exclusive,
-            mem_per_cpu=job.mem_per_cpu,
+            mem_per_cpu=job.mem_per_cpu, most=job.most,
         )  # fmt: skip
         if nodes is None:
             return None
@@ -393,7 +399,7 @@ class _PastReservations:
             at = bisect_right(trial.times, t) - 1  # (the last interval starting at t)
             new = trial.fits(
                 other.demand, other.count, other.plan_mask & view.up, other.limit, at=at,
-                exclusive=other.exclusive, mem_per_cpu=other.mem_per_cpu,
+                exclusive=other.exclusive, mem_per_cpu=other.mem_per_cpu, most=other.most,
             )  # fmt: skip
             if new is None:  # it would delay this reservation
                 self._delays[self._key(job)] = job
@@ -552,6 +558,7 @@ class Conservative(Easy):
             found = prof.replan(
                 job.demand, job.count, job.plan_mask if all_up else job.plan_mask & up,
                 job.limit, t, nodes, usage, exclusive=job.exclusive, mem_per_cpu=job.mem_per_cpu,
+                most=job.most,
             )  # fmt: skip
             if found is None or found[1] != t or found[2] != nodes:
                 changes.append((t, t + job.limit, True))  # its old slot, freed
@@ -612,7 +619,7 @@ def _reserve_earliest(prof: Profile, job: PendingJob, view: QueueView, all_up: b
     mask = job.plan_mask if all_up else job.plan_mask & view.up
     found = prof.earliest(
         job.demand, job.count, mask, job.limit, exclusive=job.exclusive,
-        mem_per_cpu=job.mem_per_cpu,
+        mem_per_cpu=job.mem_per_cpu, most=job.most,
     )  # fmt: skip
     if found is not None:
         i, t, nodes = found
@@ -826,7 +833,7 @@ class SlurmBackfill(Conservative):
             mask = job.plan_mask if all_up else job.plan_mask & view.up
             found = prof.earliest(
                 job.demand, job.count, mask, limit, exclusive=job.exclusive,
-                mem_per_cpu=job.mem_per_cpu,
+                mem_per_cpu=job.mem_per_cpu, most=job.most,
             )  # fmt: skip
             if found is None:
                 seen.append((job, True, None))

@@ -65,7 +65,8 @@ policy, the time, the job and the mistake; a subclass of a built-in is checked t
 
 * ``schedule`` returns a :class:`Decision` (``Decision()`` starts nothing).
 * It starts only jobs of ``view.queue``, each once, with ``Start(job.id, nodes)``: ``nodes``
-  a tuple of ``job.count`` distinct node indices (``view.node_names[i]`` names node ``i``),
+  a tuple of ``job.count`` distinct node indices (from ``job.count`` to ``job.most`` for a
+  ``--nodes=MIN-MAX`` job; ``view.node_names[i]`` names node ``i``),
   each in ``job.mask`` and up (``view.up``), whose free resources hold the job (its
   :meth:`PendingJob.usage`; ``--exclusive`` jobs take whole idle nodes), counting the
   decision's earlier starts. ``Start.by`` is ``"main"`` or ``"backfill"`` (the
@@ -180,6 +181,11 @@ class PendingJob:
     #: standing reservations, so it keeps its precedence over the jobs behind it (their
     #: reservations stay: it takes only room none of them holds)
     updated: bool = False
+    #: ``--nodes=MIN-MAX``: MAX (``count`` is MIN), else None. Started now or planned, the
+    #: job takes as many of the nodes that fit it as there are, up to ``most`` (pass it to
+    #: :func:`choose_nodes`, ``Profile.fits`` and ``Profile.earliest``); a decision may
+    #: start it on any number of nodes from ``count`` to ``most``
+    most: int | None = None
     #: what decides whether the request fits, but for its time limit (partition, per-node
     #: need, node count, node set, reach, exclusive): within a pass resources only shrink
     #: and a longer window is harder to fit, so a shape that failed for a limit fails for
@@ -191,7 +197,15 @@ class PendingJob:
         object.__setattr__(
             self,
             "shape",
-            (self.partition, self.need, self.count, id(self.mask), id(self.reach), self.exclusive),
+            (
+                self.partition,
+                self.need,
+                self.count,
+                id(self.mask),
+                id(self.reach),
+                self.exclusive,
+                self.most,
+            ),  # fmt: skip
         )
 
     def usage(self, nodes: tuple[int, ...], capacity: np.ndarray) -> np.ndarray:
@@ -201,7 +215,7 @@ class PendingJob:
             return capacity[list(nodes)]
         if self.rows is not None and len(self.rows) == len(nodes):
             return self.rows
-        return np.broadcast_to(self.demand, (len(nodes), 3))
+        return np.broadcast_to(self.demand, (len(nodes), 3))  # (-N MIN-MAX: any number)
 
     @property
     def plan_mask(self) -> np.ndarray:

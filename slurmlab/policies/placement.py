@@ -76,9 +76,14 @@ def choose_nodes(
     exclusive: bool = False,
     weights: np.ndarray | None = None,
     mem_per_cpu: int = 0,
+    most: int | None = None,
 ) -> tuple[int, ...] | None:
     """The ``count`` nodes Slurm would pick for ``demand`` (ascending), or None when fewer
-    fit. ``mem_per_cpu`` (MB) is the job's memory per CPU when it asks per CPU, else 0."""
+    fit. ``mem_per_cpu`` (MB) is the job's memory per CPU when it asks per CPU, else 0.
+
+    ``most``: a job of ``--nodes=MIN-MAX`` (``count`` MIN, ``most`` MAX) gets as many of
+    the fitting nodes as there are, up to ``most``, and at least ``count`` (slurmctld's
+    ``get_node_cnts`` asks the select plugin for ``req_nodes`` = MAX, which accepts MIN)."""
     if len(free) == 1:  # a one-node pool (SWF traces): skip numpy's per-call overhead
         f, d = free[0], demand
         if count != 1 or not mask[0] or f[0] < d[0] or f[1] < d[1] or f[2] < d[2]:
@@ -87,7 +92,10 @@ def choose_nodes(
             return None
         return (0,)
     ok = fitting_mask(free, capacity, demand, mask, exclusive)
-    return best_fit(free, ok.nonzero()[0], count, weights, mem_per_cpu)
+    idx = ok.nonzero()[0]
+    if most is not None and most > count and len(idx) > count:
+        return best_fit(free, idx, min(most, len(idx)), weights, mem_per_cpu, least=count)
+    return best_fit(free, idx, count, weights, mem_per_cpu)
 
 
 def best_fit(
@@ -96,9 +104,14 @@ def best_fit(
     count: int,
     weights: np.ndarray | None = None,
     mem_per_cpu: int = 0,
+    least: int | None = None,
 ) -> tuple[int, ...] | None:
     """The ``count`` nodes Slurm picks among the fitting nodes ``idx`` (ascending), or None:
-    the rule of the module's docstring."""
+    the rule of the module's docstring.
+
+    ``least``: a ``--nodes=MIN-MAX`` job taking ``count`` (up to MAX) nodes where MIN
+    (``least``) would do: a run has *enough* nodes when it holds what the job still needs
+    of MIN (cons_tres ``_enough_nodes``); it still takes up to ``count`` from it."""
     n = len(idx)
     if n < count:
         return None
@@ -124,12 +137,13 @@ def best_fit(
     sums = [sum(cpus[a:b]) for a, b in runs]
     chosen: list[int] = []
     need = count
+    slack = 0 if least is None else count - least  # (nodes it may do without)
     while need:
         best, best_w, best_cpus, best_enough = None, 0, 0, False
         for r, (a, b) in enumerate(runs):
             if a == b:  # used up
                 continue
-            enough = b - a >= need
+            enough = b - a >= need - slack
             if best is None or weight[a] < best_w:
                 new = True
             else:

@@ -122,11 +122,21 @@ class Profile:
         at: int = 0,
         exclusive: bool = False,
         mem_per_cpu: int = 0,
+        most: int | None = None,
     ) -> tuple[int, ...] | None:
-        """Nodes on which the job fits from interval ``at`` for ``duration`` seconds, or None."""
+        """Nodes on which the job fits from interval ``at`` for ``duration`` seconds, or None
+        (``most``: up to that many, for ``--nodes=MIN-MAX``, see :func:`choose_nodes`)."""
         window = self._window(at, self.times[at] + duration)
         return choose_nodes(
-            window, self.capacity, demand, count, mask, exclusive, self.weights, mem_per_cpu
+            window,
+            self.capacity,
+            demand,
+            count,
+            mask,
+            exclusive,
+            self.weights,
+            mem_per_cpu,
+            most,
         )
 
     def earliest(
@@ -140,6 +150,7 @@ class Profile:
         not_before: float | None = None,
         mem_per_cpu: int = 0,
         upto: int | None = None,
+        most: int | None = None,
     ) -> tuple[int, float, tuple[int, ...]] | None:
         """The first (interval index, start time, nodes) where the job fits; None if never.
 
@@ -150,6 +161,10 @@ class Profile:
 
         ``upto``: only starts in intervals up to that one are looked for (None if none fits
         there); the intervals past the end of a window from there are not even looked at.
+
+        ``most``: a ``--nodes=MIN-MAX`` job (``count`` MIN) starts where MIN fit, and takes
+        up to ``most`` of the nodes free throughout its window there, as Slurm's backfill
+        plans it (``_try_sched`` with ``req_nodes`` = MAX).
         """
         free = self.free
         if upto is not None:  # (no window from interval upto or before reaches further)
@@ -170,14 +185,23 @@ class Profile:
             t = self._start(i, not_before) if shifted else self.times[i]
             if t is not None:
                 nodes = self._fits_from(
-                    i, t, duration, demand, count, mask, exclusive, ok, mem_per_cpu
+                    i, t, duration, demand, count, mask, exclusive, ok, mem_per_cpu, most
                 )
                 if nodes is not None:
                     return i, float(t), nodes
         if len(cand) <= _TRIES:
             return None
         return self._search(
-            cand[_TRIES:], ok, demand, count, mask, duration, exclusive, not_before, mem_per_cpu
+            cand[_TRIES:],
+            ok,
+            demand,
+            count,
+            mask,
+            duration,
+            exclusive,
+            not_before,
+            mem_per_cpu,
+            most,
         )
 
     def _start(self, i: int, not_before: float | None) -> float | None:
@@ -190,7 +214,7 @@ class Profile:
             return None
         return t
 
-    def _search(self, cand, ok, demand, count, mask, duration, exclusive, not_before, mpc):
+    def _search(self, cand, ok, demand, count, mask, duration, exclusive, not_before, mpc, most):
         """:meth:`earliest` over the candidate intervals ``cand``, vectorised."""
         times = np.array(self.times[: len(ok)])  # (fewer than all with earliest's upto)
         starts = times[cand]
@@ -209,14 +233,14 @@ class Profile:
             fit &= valid
         for k in fit.nonzero()[0].tolist():
             i, t = int(cand[k]), float(starts[k])
-            nodes = self._fits_from(i, t, duration, demand, count, mask, exclusive, ok, mpc)
+            nodes = self._fits_from(i, t, duration, demand, count, mask, exclusive, ok, mpc, most)
             if nodes is not None:
                 return i, t, nodes
         return None
 
-    def _fits_from(self, i, t, duration, demand, count, mask, exclusive, ok, mpc):
+    def _fits_from(self, i, t, duration, demand, count, mask, exclusive, ok, mpc, most=None):
         """The nodes for a start at ``t`` in interval ``i``, or None (``ok`` as in earliest;
-        ``mpc``: memory per CPU, as in :func:`choose_nodes`)."""
+        ``mpc``: memory per CPU, ``most``: up to that many nodes, as in :func:`choose_nodes`)."""
         j = max(bisect_left(self.times, t + duration, lo=i), i + 1)
         clean = ok[i] if j == i + 1 else _ALL(ok[i:j], axis=0)
         if np.count_nonzero(clean) < count:
@@ -224,10 +248,13 @@ class Profile:
         window = self.free[i] if j == i + 1 else _MIN(self.free[i:j], axis=0)
         if exclusive:  # choose_nodes tests the window's minimum (the same unless free > capacity)
             return choose_nodes(
-                window, self.capacity, demand, count, mask, exclusive, self.weights, mpc
+                window, self.capacity, demand, count, mask, exclusive, self.weights, mpc, most
             )
         # for count >= 1 the nodes fitting throughout the window are those choose_nodes takes
-        return best_fit(window, clean.nonzero()[0], count, self.weights, mpc)
+        idx = clean.nonzero()[0]
+        if most is not None and most > count and len(idx) > count:
+            return best_fit(window, idx, min(most, len(idx)), self.weights, mpc, least=count)
+        return best_fit(window, idx, count, self.weights, mpc)
 
     def replan(
         self,
@@ -241,6 +268,7 @@ class Profile:
         *,
         exclusive: bool = False,
         mem_per_cpu: int = 0,
+        most: int | None = None,
     ) -> tuple[int, float, tuple[int, ...]] | None:
         """Compress one standing reservation (conservative backfilling): take the job's
         ``usage`` on ``nodes`` from ``start`` out, put the job back at its earliest fit and
@@ -254,10 +282,12 @@ class Profile:
         # it starts no later than in its own slot, unless its nodes went down: look there
         # first, then (None) everywhere
         found = self.earliest(
-            demand, count, mask, duration, exclusive=exclusive, mem_per_cpu=mem_per_cpu, upto=i
+            demand, count, mask, duration, exclusive=exclusive, mem_per_cpu=mem_per_cpu, upto=i,
+            most=most,
         ) or self.earliest(
-            demand, count, mask, duration, exclusive=exclusive, mem_per_cpu=mem_per_cpu
-        )
+            demand, count, mask, duration, exclusive=exclusive, mem_per_cpu=mem_per_cpu,
+            most=most,
+        )  # fmt: skip
         if found is not None:  # (None: its nodes went down, and no others will do)
             k, t, new = found
             if k == i and new == nodes and j > i:  # it stays (interval i starts at `start`)
@@ -265,6 +295,8 @@ class Profile:
             else:
                 if exclusive:  # whole nodes: what it holds depends on which
                     usage = self.capacity[list(new)]
+                elif len(new) != len(usage):  # (-N MIN-MAX: another number of nodes)
+                    usage = np.broadcast_to(demand, (len(new), 3))
                 self.reserve(new, usage, t, t + duration, at=k)
         return found
 
@@ -303,8 +335,8 @@ class PoolProfile:
     replaying a 100,000-job trace asks it millions of small questions. Free CPUs, MB and
     GPUs are three lists over the intervals. While no interval is short of memory or GPUs
     (``plain``), a job asking for neither (every job of a processors-only trace) is tested
-    on the CPU list alone. (``mem_per_cpu`` is taken as by :class:`Profile`: with one node
-    there is no choice of nodes for it to change.)
+    on the CPU list alone. (``mem_per_cpu`` and ``most`` are taken as by :class:`Profile`:
+    with one node there is no choice of nodes for them to change.)
     """
 
     __slots__ = ("_low", "cap", "capacity", "cpu", "gpu", "mem", "now", "plain", "times")
@@ -353,7 +385,9 @@ class PoolProfile:
                 return k
         return -1
 
-    def fits(self, demand, count, mask, duration, *, at=0, exclusive=False, mem_per_cpu=0):
+    def fits(
+        self, demand, count, mask, duration, *, at=0, exclusive=False, mem_per_cpu=0, most=None
+    ):
         if count != 1 or not mask[0]:
             return None
         n0, n1, n2 = demand.tolist()
@@ -370,8 +404,9 @@ class PoolProfile:
         return (0,) if short < 0 else None
 
     def earliest(
-        self, demand, count, mask, duration, *, exclusive=False, not_before=None, mem_per_cpu=0
-    ):
+        self, demand, count, mask, duration, *, exclusive=False, not_before=None, mem_per_cpu=0,
+        most=None,
+    ):  # fmt: skip
         if count != 1 or not mask[0]:
             return None
         n0, n1, n2 = int(demand[0]), int(demand[1]), int(demand[2])
@@ -402,8 +437,9 @@ class PoolProfile:
         return None
 
     def replan(
-        self, demand, count, mask, duration, start, nodes, usage, *, exclusive=False, mem_per_cpu=0
-    ):
+        self, demand, count, mask, duration, start, nodes, usage, *, exclusive=False, mem_per_cpu=0,
+        most=None,
+    ):  # fmt: skip
         n0, n1, n2 = int(demand[0]), int(demand[1]), int(demand[2])
         cpus_only = self.plain and mask[0] and not (n1 or n2 or exclusive)
         if not (cpus_only and self.now < start and duration > 0):

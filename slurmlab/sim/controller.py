@@ -106,8 +106,9 @@ def _over(limits: dict, used: dict, need: dict, reasons: dict) -> str | None:
     return None
 
 
-def _job_tres(job) -> dict[str, int]:
-    n = job.count
+def _job_tres(job, n: int | None = None) -> dict[str, int]:
+    """The TRES ``job`` asks for on ``n`` nodes (by default its node count, the minimum)."""
+    n = job.count if n is None else n
     return {
         "cpu": int(job.demand[0]) * n, "mem": int(job.demand[1]) * n, "gres/gpu": int(job.demand[2]) * n,
         "node": n,
@@ -172,17 +173,17 @@ class Controller:
             alt = job.alts[key[4]]
             if alt[2] is None:
                 shape = alt[1]
-                p, _tier, _limit, exclusive, demand, mask, count, rows, need, per_cpu = shape
+                p, _tier, _limit, exclusive, demand, mask, count, rows, need, per_cpu = shape[:10]
                 alt[2] = PendingJob(
                     job.id, p, demand, count, mask, self._limit_in(job, shape), exclusive,
-                    job.spec.reservation, need, None, rows, mem_per_cpu=per_cpu,
+                    job.spec.reservation, need, None, rows, mem_per_cpu=per_cpu, most=shape[10],
                 )  # fmt: skip
             return alt[2]
         if job.pending is None:
             job.pending = PendingJob(
                 job.id, job.partition, job.demand, job.count, job.mask, job.limit,
                 job.exclusive, job.spec.reservation, job.need, None,
-                job.rows, mem_per_cpu=job.mem_per_cpu,
+                job.rows, mem_per_cpu=job.mem_per_cpu, most=job.most,
             )  # fmt: skip
         return job.pending
 
@@ -199,7 +200,7 @@ class Controller:
             p = pending  # built field by field: dataclasses.replace costs several times more
             planned = PendingJob(
                 p.id, p.partition, p.demand, p.count, p.mask, p.limit, p.exclusive,
-                p.reservation, p.need, plan, p.rows, mem_per_cpu=p.mem_per_cpu,
+                p.reservation, p.need, plan, p.rows, mem_per_cpu=p.mem_per_cpu, most=p.most,
             )  # fmt: skip
             cached = job.pending_plan = (pending, plan, planned)
         return cached[2]
@@ -296,6 +297,8 @@ class Controller:
                 if reason:
                     self._set_reason(job, reason)
                     continue
+                if record.most is not None:  # -N MIN-MAX: no more nodes than the limits allow
+                    record = self._within_limits(job, record)
             pending = record
             if (
                 job.planned_nodes is not None
@@ -424,7 +427,9 @@ class Controller:
                 out = mask.copy() if out is None else out | mask
         return out
 
-    def _limit_reason(self, job: SimJob, record: PendingJob | None = None) -> str | None:
+    def _limit_reason(
+        self, job: SimJob, record: PendingJob | None = None, nodes: int | None = None
+    ) -> str | None:
         """The QOS/association limit that starting ``job`` now would exceed, in Slurm's words
         (``-p a,b``: as its ``record`` of one partition asks, node_scheduler.c testing the
         TRES limits for the partition tried).
@@ -433,9 +438,10 @@ class Controller:
         QOS MaxJobsPerUser, then the association's MaxJobs), then the TRES
         (_qos_job_runnable_post_select: QOS GrpTRES before MaxTRESPerUser, then the
         association's GrpTRES), each limit's TRES in TRES id order (cpu, mem, node...).
+        ``nodes``: on that many nodes (``--nodes=MIN-MAX``), by default its minimum.
         """
         q = self.qos[job.qos]
-        need = _job_tres(job if record is None else record)
+        need = _job_tres(job if record is None else record, nodes)
         running = self.running.values()
         if q.max_jobs_per_user is not None:
             n = sum(1 for r in running if r.user == job.user and r.qos == job.qos)
@@ -472,6 +478,22 @@ class Controller:
             if reason:
                 return reason
         return None
+
+    def _within_limits(self, job: SimJob, record: PendingJob) -> PendingJob:
+        """A ``--nodes=MIN-MAX`` job's record with MAX lowered to the most nodes its QOS and
+        association limits leave room for now (node_scheduler.c ``get_node_cnts`` caps
+        max_nodes with ``acct_policy_get_max_nodes``; slurmlab caps by every TRES limit, so
+        that the nodes it gets never take it over one)."""
+        rec = None if job.alts is None else record
+        most = next(
+            (
+                n
+                for n in range(record.most, record.count, -1)
+                if not self._limit_reason(job, rec, n)
+            ),
+            None,
+        )
+        return record if most == record.most else replace(record, most=most)
 
     def _view(self, resume=None, fresh: int = 0, order=None) -> QueueView:
         now = self.env.now
@@ -590,7 +612,7 @@ class Controller:
                     mask = mask & ~others
             nodes = choose_nodes(
                 self.free, self.capacity, job.demand, job.count, job.mask & mask & self.up,
-                job.exclusive, self.weights, job.mem_per_cpu,
+                job.exclusive, self.weights, job.mem_per_cpu, job.most,
             )  # fmt: skip
             reason = self._limit_reason(job) if self._limits else None
             if reason:  # (Slurm checks limits first)
@@ -642,7 +664,7 @@ class Controller:
                     mask = mask & ~blocked
             nodes = choose_nodes(
                 pool, self.capacity, job.demand, job.count, mask, job.exclusive, self.weights,
-                job.mem_per_cpu,
+                job.mem_per_cpu, job.most,
             )  # fmt: skip
             if nodes is not None:  # it starts without preempting: what it takes is not free
                 self._take(pool, job, nodes)
@@ -667,7 +689,7 @@ class Controller:
                 chosen.append(victim)
                 nodes = choose_nodes(
                     free, self.capacity, job.demand, job.count, mask, job.exclusive, self.weights,
-                    job.mem_per_cpu,
+                    job.mem_per_cpu, job.most,
                 )  # fmt: skip
                 if nodes is not None:
                     break
@@ -697,7 +719,7 @@ class Controller:
     def _take(self, pool: np.ndarray, job: SimJob, nodes: tuple[int, ...]) -> None:
         """Count what ``job`` will hold on ``nodes`` as used in a pass's own copy of free."""
         idx = list(nodes)
-        pool[idx] -= self.capacity[idx] if job.exclusive else job.rows
+        pool[idx] -= self.capacity[idx] if job.exclusive else job.rows_on(len(idx))
 
     def _victim_order(self, r: SimJob) -> tuple[int, int, int]:
         """preempt_qos.c's candidate order: QOS priority, then node count (each capped at
@@ -1052,7 +1074,13 @@ class Controller:
             if len(set(nodes)) != len(nodes):
                 twice = next(i for i in nodes if nodes.count(i) > 1)
                 fail(f"{what}: node {names[twice]} ({twice}) is given twice; give distinct nodes")
-            if len(nodes) != job.count:
+            if job.most is not None and not job.count <= len(nodes) <= job.most:
+                fail(
+                    f"{what}: {label(job.id)} asks for {job.count} to {job.most} nodes (-N "
+                    f"{job.count}-{job.most}), got {len(nodes)}; give that many distinct "
+                    f"nodes, as choose_nodes(..., count={job.count}, ..., most={job.most}) does"
+                )
+            if job.most is None and len(nodes) != job.count:
                 fail(
                     f"{what}: {label(job.id)} asks for {job.count} node(s) (-N {job.count}), "
                     f"got {len(nodes)}; give {job.count} distinct nodes, as choose_nodes(..., "
@@ -1156,7 +1184,9 @@ def record_for(records: list[PendingJob], start: Start) -> PendingJob | None:
         return next((r for r in records if r.partition == start.partition), None)
     if len(records) > 1:
         for r in records:
-            if r.count == len(start.nodes) and all(r.mask[i] for i in start.nodes):
+            if r.count <= len(start.nodes) <= (r.most or r.count) and all(
+                r.mask[i] for i in start.nodes
+            ):
                 return r
     return records[0]
 

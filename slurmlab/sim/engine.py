@@ -106,7 +106,7 @@ class SimJob:
         "run_plan", "acct", "assoc", "qos", "charged", "factors", "preempting", "victims",
         "preempted_by", "planned_nodes", "live", "rows", "running_view", "pending_plan", "need",
         "scratch", "held", "split", "mem_per_cpu", "sched", "alts", "parts", "entries",
-        "plan_part", "requests", "updated", "req_tres", "admin_time",
+        "plan_part", "requests", "updated", "req_tres", "admin_time", "most",
     )  # fmt: skip
 
     def __init__(self):
@@ -157,6 +157,12 @@ class SimJob:
         #: ADMIN_SET_LIMIT), which exempts it from the partition's MaxTime and the QOS
         #: MaxWall (job_mgr.c job_limits_check, acct_policy.c)
         self.admin_time = False
+
+    def rows_on(self, n: int) -> np.ndarray:
+        """What it holds on each of ``n`` nodes (not ``--exclusive``): its shape per node
+        (``--nodes=MIN-MAX`` takes any number of nodes from MIN to MAX)."""
+        rows = self.rows
+        return rows if len(rows) == n else np.broadcast_to(self.demand, (n, 3))
 
     def unschedule(self, now: float) -> None:
         """Its planned nodes are gone (started, held, its plan dropped): SCHEDNODES (null)."""
@@ -663,6 +669,7 @@ class Simulation(Controller, Lifecycles, Updates):
             found = prof.earliest(
                 job.demand, job.count, job.mask & self.up, job.limit, exclusive=job.exclusive,
                 not_before=job.begin if job.begin > now else None, mem_per_cpu=job.mem_per_cpu,
+                most=job.most,
             )  # fmt: skip
             if found is not None and (best is None or found[1] < best[0]):
                 best = (found[1], found[2], job.res)
@@ -842,7 +849,7 @@ class Simulation(Controller, Lifecycles, Updates):
         job.res = res
         (
             job.partition, job.tier, job.limit, job.exclusive, job.demand, job.mask, job.count,
-            job.rows, job.need, job.mem_per_cpu,
+            job.rows, job.need, job.mem_per_cpu, job.most,
         ) = shape  # fmt: skip
         if self.qos[job.qos].max_wall is not None:  # (rarely: a QOS MaxWall)
             job.limit = self._limit_in(job, shape)
@@ -897,7 +904,7 @@ class Simulation(Controller, Lifecycles, Updates):
         per_cpu = res.mem_per_cpu_mb if res.mem_per_node_mb and not res.whole_node else 0
         return (
             res.partition, tier, limit, res.whole_node, demand, mask, res.nodes, rows, need,
-            per_cpu,
+            per_cpu, res.max_nodes,
         )  # fmt: skip
 
     def _priority(self, job: SimJob, *, at_submit: bool = False) -> float:
@@ -1119,7 +1126,8 @@ class Simulation(Controller, Lifecycles, Updates):
             and not job.admin_time  # (an operator's limit: job_mgr.c ADMIN_SET_LIMIT)
         ):
             return "PartitionTimeLimit"
-        if part.max_nodes is not None and count > part.max_nodes:
+        # (-N MIN-MAX: its MAX too, job_mgr.c _part_access_check, though it could run on MIN)
+        if part.max_nodes is not None and max(count, job.spec.max_nodes or 0) > part.max_nodes:
             return "PartitionNodeLimit"
         if count < part.min_nodes:  # (EnforcePartLimits=NO, the default: it pends)
             return "PartitionNodeLimit"

@@ -172,13 +172,13 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
 
 
 def _update_command(
-    job, *, nodes: int | None = None, time: str | None = None, partition: str | None = None
+    job, *, nodes: int | str | None = None, time: str | None = None, partition: str | None = None
 ) -> str:
     """The scontrol update, and the Lab call, that make one change why_pending suggests
     (``nodes``, ``time`` or ``partition``)."""
     arg = job.key if job.key.isdigit() else repr(job.key)
     if nodes is not None:
-        words, kw = f"NumNodes={nodes}", f"nodes={nodes}"
+        words, kw = f"NumNodes={nodes}", f"nodes={nodes!r}"  # (a range is a string)
     elif time is not None:
         words, kw = f"TimeLimit={time}", f'time="{time}"'
     else:
@@ -245,7 +245,8 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
     text = words.format(
         p=job.partition, r=reason, d=",".join(map(str, job.deps)),
         tl=format_duration(None if math.isinf(job.limit) else timedelta(seconds=job.limit)),
-        mt=format_duration(part.max_time), n=job.count, thr=job.throttle,
+        mt=format_duration(part.max_time), thr=job.throttle,
+        n=f"{job.count}-{job.spec.max_nodes}" if job.spec.max_nodes else job.count,
         nodes=f"at least {part.min_nodes}" if job.count < part.min_nodes
         else f"at most {most}",
         cpus=job.res.ntasks * job.res.cpus_per_task, pcpus=part_cpus,
@@ -311,6 +312,11 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
         lines.append(
             f"Fix: ask for --gpus={most * gpn} or fewer (with --gpus-per-node={gpn}: {most} "
             f"nodes){_roomier(sim, job)}."
+        )
+    elif reason == "PartitionNodeLimit" and job.count <= most < (job.spec.max_nodes or 0):
+        span = f"{job.count}-{most}" if job.count < most else f"{most}"  # (-N MIN-MAX)
+        lines.append(
+            f"Fix: ask for --nodes={span} ({_update_command(job, nodes=span)}){_roomier(sim, job)}."
         )
     elif reason == "PartitionNodeLimit":
         lines.append(
@@ -602,7 +608,7 @@ def _could_move(sim: Simulation, job, part, t: float) -> bool:
         return False
     if part.max_time is not None and job.limit > part.max_time.total_seconds():
         return False
-    if part.max_nodes is not None and job.count > part.max_nodes:
+    if part.max_nodes is not None and max(job.count, job.spec.max_nodes or 0) > part.max_nodes:
         return False
     if job.count < part.min_nodes or not part.admits_account(job.account):
         return False

@@ -57,13 +57,13 @@ class Lifecycles:
         job.victims = ()  # (what it preempted for is behind it: PendingJob.preempting)
         if len(nodes) == 1:  # one row: basic indexing is several times cheaper than a list
             i = nodes[0]
-            usage = self.capacity[i : i + 1].copy() if job.exclusive else job.rows
+            usage = self.capacity[i : i + 1].copy() if job.exclusive else job.rows_on(1)
             row = self.free[i]
             row -= usage[0]
             short = row[0] < 0 or row[1] < 0 or row[2] < 0
         else:
             idx = list(nodes)
-            usage = self.capacity[idx].copy() if job.exclusive else job.rows
+            usage = self.capacity[idx].copy() if job.exclusive else job.rows_on(len(idx))
             self.free[idx] -= usage
             short = (self.free[idx] < 0).any()
         if short:  # pragma: no cover - a policy bug, never input

@@ -168,7 +168,7 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
                 "TIME_LIMIT": format_duration(
                     None if np.isinf(limit) else pd.Timedelta(seconds=limit)
                 ),
-                "NODES": len(run["nodes"]) if st == "R" else count,
+                "NODES": len(run["nodes"]) if st == "R" else _pending_nodes(job, count, where),
                 "NODELIST(REASON)": where,
                 "START_TIME": planned,
                 "PRIORITY": priority,
@@ -202,6 +202,19 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
     if len(frame):
         frame = frame.sort_values("_order", kind="stable")
     return frame.drop(columns="_order").reset_index(drop=True)
+
+
+def _pending_nodes(job, count: int, where: str) -> int:
+    """squeue's NODES of a pending job: its node count, but for ``--nodes=MIN-MAX`` the nodes
+    slurmctld's test at submission would give it (node_cnt_wag: up to MAX of the nodes of
+    its partition that fit it, real Slurm 22.05 shows 4 for a pending ``-N 2-4``), unless
+    a partition limit keeps it out (then MIN)."""
+    if job.most is None or count != job.count or where in _LIMITED:
+        return count
+    return max(count, min(job.most, int(job.mask.sum())))
+
+
+_LIMITED = {"(PartitionNodeLimit)", "(PartitionConfig)", "(PartitionTimeLimit)"}
 
 
 def node_states(sim: Simulation, at=None) -> dict[str, str]:

@@ -25,8 +25,8 @@ outputs are quoted in tests/test_scontrol_update.py).
 * Under priority/multifactor every update, refused or not, sets the job's priority
   again (job_mgr.c, unless it is held).
 * NumNodes: a pending job's minimum. ``N`` keeps the maximum it had (``-N 3`` updated
-  to ``NumNodes=1`` is ``-N 1-3``, which Slurm may start on up to 3 nodes when they are
-  free: slurmlab allocates the minimum, with its warning), and above that maximum is
+  to ``NumNodes=1`` is ``-N 1-3``, which starts on up to 3 nodes when they are free, as
+  in Slurm), and above that maximum is
   "Node count specification invalid": ``"N-N"`` (or ``"MIN-MAX"``) sets both. A task
   count below the new minimum is raised to it; without ``-n`` the tasks follow the nodes
   (slurmctld keeps the job's CPU count, NumCPUs: a ``-N 3`` job moved to one node asks

@@ -7,7 +7,8 @@ rejects at submission what no node of the partition could ever run, in Slurm's
 words ("Requested node configuration is not available").
 
 Known simplifications: every node of an allocation gets the same shape (Slurm may
-lay tasks out unevenly), and ``-N MIN-MAX`` is allocated MIN nodes.
+lay tasks out unevenly), so ``-N MIN-MAX`` takes up to MAX nodes only when its shape per
+node does not depend on how many it gets (not with ``-n`` or ``--gpus``: those get MIN).
 """
 
 from __future__ import annotations
@@ -343,6 +344,11 @@ class Resources:
     #: the CPUs asked for, as sbatch's min_cpus: the tasks (-n; else --ntasks-per-node, or
     #: one, per node of req_nodes, or one) times CPUs per task
     req_cpus: int = 0
+    #: ``--nodes=MIN-MAX`` (``nodes`` is MIN): the most nodes it takes when they are free
+    #: (MAX, at most the partition's MaxNodes), as slurmctld's req_nodes; None for a fixed
+    #: count. Every node gets the same shape whatever their number (tasks per node, memory
+    #: and GPUs per node), so only the totals change with the nodes it gets
+    max_nodes: int | None = None
 
     def requested(self) -> dict[str, int]:
         """sacct's ReqTRES totals (``cpu``, ``mem`` MB, ``node``, ``gres/gpu``): the shape on
@@ -503,8 +509,8 @@ _PASSTHROUGH: dict[str, tuple[bool, str | None]] = {
     "immediate": (False, "I"),
 }
 # Pass-through options that change scheduling in Slurm: accepted, with a warning saying
-# what Slurm would do that the simulation does not. (--use-min-nodes is not here:
-# slurmlab always allocates the minimum of -N MIN-MAX, which is what it asks for.)
+# what Slurm would do that the simulation does not. (--use-min-nodes is not here: with it
+# -N MIN-MAX is allocated its minimum, as in Slurm.)
 _NOT_SIMULATED: dict[str, str] = {
     "time-min": "Slurm may start the job early with a limit cut down to --time-min",
     "licenses": "Slurm holds the job until the licenses are free",
@@ -2987,13 +2993,14 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
         )
     if enforce in ("ALL", "ANY", "YES"):  # slurm.conf(5): refuse at submission, not pend
         _enforce_part_limits(spec, part, nodes, enforce)
+    most = None
     if (
         spec.max_nodes is not None
         and spec.max_nodes > spec.nodes
         and counts.nodes_from == "-N"
         and not any(k == "use-min-nodes" for k, _ in spec.other)
     ):
-        _warn_min_nodes(spec, nodes)
+        most = _most_nodes(spec, counts, part, nodes)
     whole_memory = mem == 0 and tracked
     if whole_memory:
         mem = min((n.memory_mb for n in fitting), default=0)
@@ -3031,6 +3038,7 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
             else (counts.ntasks_per_node or 1) * (nodes if counts.nodes_from else 1)
         )
         * counts.cpus_per_task,
+        max_nodes=most,
     )
 
 
@@ -3047,15 +3055,35 @@ def _warn_gpus_rounded(spec: JobSpec, nodes: int, gpn: int) -> None:
     )
 
 
-def _warn_min_nodes(spec: JobSpec, nodes: int) -> None:
-    """``-N MIN-MAX``: slurmlab allocates MIN; Slurm takes up to MAX nodes when they are
-    free (node_scheduler.c: req_nodes = max_nodes unless --use-min-nodes)."""
-    _warn(
-        f"--nodes={spec.nodes}-{spec.max_nodes}: slurmlab allocates {nodes} node"
-        f"{'s' * (nodes != 1)} (the minimum); Slurm takes up to {spec.max_nodes} nodes when "
-        f"they are free (the minimum only with --use-min-nodes); write --nodes={spec.nodes} "
-        f"or --nodes={spec.max_nodes} for a fixed count"
-    )
+def _most_nodes(spec: JobSpec, counts: _TaskCounts, part: Partition, nodes: int) -> int | None:
+    """``-N MIN-MAX``: the most nodes the job takes (slurmctld's req_nodes: MAX, at most the
+    partition's MaxNodes, node_scheduler.c ``get_node_cnts``), or None when it takes MIN.
+
+    A request of GPUs per job (``--gpus``) takes MIN in Slurm too (cons_tres ``_eval_nodes``
+    aims at min_nodes when GRES are asked per job). cons_tres takes no more nodes than the
+    job has tasks (``job_test.c``: max_nodes = MAX(num_tasks, min_nodes)), and slurmctld
+    counts ``--ntasks-per-node=K`` without ``-n`` as K x MIN tasks (job_mgr.c): ``-N 1-3
+    --ntasks-per-node=2`` gets at most 2 nodes (real Slurm 22.05: 2 nodes, 4 tasks). A
+    task count above MIN (``-n``) is spread over up to that many nodes, its shape per node
+    depending on how many it gets, which slurmlab does not model: it allocates MIN, with a
+    warning (``-n`` up to MIN takes MIN in Slurm too)."""
+    if spec.gpus is not None:
+        return None
+    if counts.ntasks is not None and counts.ntasks <= nodes:
+        return None
+    if counts.ntasks is not None:
+        _warn(
+            f"--nodes={spec.nodes}-{spec.max_nodes} with -n: slurmlab allocates {nodes} node"
+            f"{'s' * (nodes != 1)} (the minimum), as its shape per node depends on the node "
+            f"count; Slurm takes up to {spec.max_nodes} nodes when they are free and spreads "
+            f"the tasks over them; write --nodes={spec.nodes} or --nodes={spec.max_nodes} "
+            "for a fixed count, or --ntasks-per-node for a shape per node"
+        )
+        return None
+    most = spec.max_nodes if part.max_nodes is None else min(spec.max_nodes, part.max_nodes)
+    if spec.ntasks_per_node is not None:  # (num_tasks = K x MIN caps the node count)
+        most = min(most, max(spec.ntasks_per_node * nodes, nodes))
+    return most if most > nodes else None
 
 
 def _enforce_part_limits(spec: JobSpec, part: Partition, nodes: int, enforce: str) -> None:
@@ -3069,10 +3097,12 @@ def _enforce_part_limits(spec: JobSpec, part: Partition, nodes: int, enforce: st
             f"{format_duration(part.max_time)} of {where}: Requested time limit is invalid "
             "(missing or exceeds some limit)"
         )
-    if (part.max_nodes is not None and nodes > part.max_nodes) or nodes < part.min_nodes:
+    top = max(nodes, spec.max_nodes or 0)  # (-N MIN-MAX: its MAX too, _part_access_check)
+    if (part.max_nodes is not None and top > part.max_nodes) or nodes < part.min_nodes:
         allowed = f"{part.min_nodes}-{part.max_nodes or 'UNLIMITED'}"
+        asked = f"{nodes}-{top}" if top > nodes else f"{nodes}"
         raise RequestError(
-            f"{nodes} nodes, outside {allowed} of {where}: Node count specification invalid"
+            f"{asked} nodes, outside {allowed} of {where}: Node count specification invalid"
         )
 
 
