@@ -93,7 +93,7 @@ def test_a_shape_per_node_takes_up_to_max_and_per_job_requests_take_min():
     assert JobSpec.from_args("-N 1-3 --gpus=2").resources(ai).max_nodes is None
     assert JobSpec.from_args("-N 2-4 --use-min-nodes").resources(cluster).max_nodes is None
     assert JobSpec.from_args("-N 3-3").resources(cluster).max_nodes is None
-    with pytest.warns(UserWarning, match="with -n: slurmlab allocates 2 nodes"):
+    with pytest.warns(UserWarning, match="with -n 8: slurmlab allocates 2 nodes"):
         assert JobSpec.from_args("-N 2-4 -n 8").resources(cluster).max_nodes is None
 
 
@@ -281,3 +281,82 @@ def test_a_policy_may_start_it_on_min_to_max_nodes_and_no_other_count():
         lab = Lab(Cluster.from_slurm_conf(SIX), policy=Fixed(count))
         with pytest.raises(PolicyError, match=r"asks for 2 to 3 nodes \(-N 2-3\), got "):
             lab.sbatch("-N 2-3 --exclusive -t 10", runtime=60)
+
+
+# -- the review's findings ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_a_limit_is_checked_on_the_nodes_each_start_gets(policy):
+    """GrpTRES node=4: two -N 1-3 jobs in one pass. Slurm lowers MAX to the limit's value
+    (3), picks 3 nodes for the first, then checks the second on the nodes it would get
+    (acct_policy_job_runnable_post_select, counting the first): 3 + 3 > 4, so it waits
+    (QOSGrpNodeLimit), and it is not tried with fewer nodes."""
+    lab = Lab(Cluster.from_slurm_conf(SIX), policy=policy, qos=[Qos("normal", grp_tres="node=4")])
+    a = lab.sbatch("-N 1-3 -t 10", runtime=60)
+    b = lab.sbatch("-N 1-3 -t 10", runtime=60)
+    lab.advance(1)
+    assert row(lab, a)["NNodes"] == 3
+    assert row(lab, b)["State"] == "PENDING"
+    q = lab.squeue().set_index("JOBID")
+    assert q.loc[str(b), "NODELIST(REASON)"] == "(QOSGrpNodeLimit)"
+    lab.advance(120)
+    assert row(lab, b)["NNodes"] == 3
+
+
+def test_a_limit_caps_max_by_its_value_not_by_the_room_left():
+    """GrpTRES node=3 with 2 nodes in use: a -N 1-3 job would get 3 free nodes, 5 > 3, and
+    waits (Slurm does not start it on the one node the limit leaves)."""
+    lab = Lab(Cluster.from_slurm_conf(SIX), policy="easy", qos=[Qos("normal", grp_tres="node=3")])
+    lab.sbatch("-N 2 -t 10", runtime=600)
+    j = lab.sbatch("-N 1-3 -t 10", runtime=60)
+    lab.advance(1)
+    assert row(lab, j)["State"] == "PENDING"
+    lab.advance(600)
+    assert row(lab, j)["NNodes"] == 3
+
+
+def test_a_job_of_an_advance_reservation_is_capped_and_checked_too():
+    lab = Lab(Cluster.from_slurm_conf(SIX), policy="easy", qos=[Qos("normal", grp_tres="node=2")])
+    lab.reserve("r1", "1h", node_count=4, users="you")
+    j = lab.sbatch("--reservation=r1 -N 1-4 -t 10", runtime=60)
+    lab.advance(1)
+    assert row(lab, j)["NNodes"] == 2
+
+
+def test_tasks_and_tasks_per_node_raise_min():
+    """cons_common job_test.c: -N 1-3 -n 6 --ntasks-per-node=2 needs 3 nodes (real Slurm
+    22.05 ran it on 3 nodes, 6 tasks), where a fixed -N 1 with them is refused."""
+    cluster = Cluster.from_slurm_conf(SIX)
+    res = JobSpec.from_args("-N 1-3 -n 6 --ntasks-per-node=2").resources(cluster)
+    assert (res.nodes, res.max_nodes, res.tasks_per_node) == (3, None, (2, 2, 2))
+    with pytest.raises(RequestError, match="needs at least 3 nodes, not 1"):
+        JobSpec.from_args("-N 1 -n 6 --ntasks-per-node=2").resources(cluster)
+
+
+def test_a_node_list_shorter_than_max_is_warned():
+    cluster = Cluster.from_slurm_conf(SIX)
+    with pytest.warns(UserWarning, match="Slurm adds other free nodes up to 3"):
+        assert JobSpec.from_args("-N 1-3 -w n1").resources(cluster).nodes == 1
+
+
+def test_squeue_shows_min_for_a_held_or_updated_range_job():
+    lab = lab_of(policy="slurm")
+    lab.sbatch("-N 6 --exclusive -t 10", runtime=600)
+    lab.advance(1)
+    held = lab.sbatch("-H -N 2-4 -t 10", runtime=60)
+    moved = lab.sbatch("-N 2-4 -t 10", runtime=60)
+    lab.update(moved, nodes=1)  # (1-4; an update clears slurmctld's guess)
+    lab.advance(1)
+    nodes = lab.squeue().set_index("JOBID")["NODES"]
+    assert (nodes[str(held)], nodes[str(moved)]) == (2, 1)
+
+
+def test_why_pending_names_the_range_it_suggests():
+    lab = lab_of(policy="easy")
+    lab.sbatch("-N 3 --exclusive -t 10", runtime=600)
+    lab.advance(1)
+    j = lab.sbatch("-N 4-6 --exclusive -t 10", runtime=60)
+    lab.advance(1)
+    assert "with --nodes=3-6 (instead of 4-6) it could start now" in lab.why_pending(j)
+    assert "NumNodes=3" in lab.why_pending(j)

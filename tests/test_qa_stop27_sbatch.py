@@ -161,7 +161,7 @@ def test_nodes_min_max_takes_up_to_max_and_warns_only_for_a_shape_per_job():
     res, message = _one_warning(spec.resources, TINY)
     assert (res.nodes, res.max_nodes) == (2, None)
     assert message == (
-        "--nodes=2-4 with -n: slurmlab allocates 2 nodes (the minimum), as its shape per node "
+        "--nodes=2-4 with -n 4: slurmlab allocates 2 nodes (the minimum), as its shape per node "
         "depends on the node count; Slurm takes up to 4 nodes when they are free and spreads "
         "the tasks over them; write --nodes=2 or --nodes=4 for a fixed count, or "
         "--ntasks-per-node for a shape per node"

@@ -297,7 +297,9 @@ class Controller:
                 if reason:
                     self._set_reason(job, reason)
                     continue
-                if record.most is not None:  # -N MIN-MAX: no more nodes than the limits allow
+                if record.most is not None:
+                    if self._over.get(jid) == self.env.now:
+                        continue  # its start was refused at this moment (its reason is set)
                     record = self._within_limits(job, record)
             pending = record
             if (
@@ -480,20 +482,26 @@ class Controller:
         return None
 
     def _within_limits(self, job: SimJob, record: PendingJob) -> PendingJob:
-        """A ``--nodes=MIN-MAX`` job's record with MAX lowered to the most nodes its QOS and
-        association limits leave room for now (node_scheduler.c ``get_node_cnts`` caps
-        max_nodes with ``acct_policy_get_max_nodes``; slurmlab caps by every TRES limit, so
-        that the nodes it gets never take it over one)."""
-        rec = None if job.alts is None else record
-        most = next(
-            (
-                n
-                for n in range(record.most, record.count, -1)
-                if not self._limit_reason(job, rec, n)
-            ),
-            None,
-        )
+        """A ``--nodes=MIN-MAX`` job's record with MAX lowered to its limits on nodes."""
+        most = self._node_cap(job, record.most, record.count)
         return record if most == record.most else replace(record, most=most)
+
+    def _node_cap(self, job: SimJob, most: int, count: int) -> int | None:
+        """``most`` lowered to the node limits of the job's QOS and associations, as
+        node_scheduler.c ``get_node_cnts`` lowers max_nodes with acct_policy.c
+        ``acct_policy_get_max_nodes``: to the limits' values (QOS MaxTRESPerUser and
+        GrpTRES node=, else the associations' GrpTRES node=), not to the room they leave;
+        None when that leaves no more than ``count``. The nodes it then gets are checked
+        against every limit (``_apply``): over one, it does not start, and waits (Slurm
+        does not try fewer nodes)."""
+        q = self.qos[job.qos]
+        caps = [q.max_tres_per_user.get("node"), q.grp_tres.get("node")]
+        if caps[1] is None and job.account in self.tree.accounts:
+            # (an association's GrpTRES node= counts unless the QOS sets its own)
+            caps += [self.tree.accounts[a].grp_tres.get("node") for a in _ancestry(
+                self.tree, job.account)]  # fmt: skip
+        most = min([most] + [c for c in caps if c is not None])
+        return most if most > count else None
 
     def _view(self, resume=None, fresh: int = 0, order=None) -> QueueView:
         now = self.env.now
@@ -610,11 +618,16 @@ class Controller:
                 others = self._reserved_nodes(self.env.now, self.env.now + job.limit, r.name)
                 if others is not None:
                     mask = mask & ~others
+            most = job.most
+            if most is not None and self._limits:
+                most = self._node_cap(job, most, job.count)
             nodes = choose_nodes(
                 self.free, self.capacity, job.demand, job.count, job.mask & mask & self.up,
-                job.exclusive, self.weights, job.mem_per_cpu, job.most,
+                job.exclusive, self.weights, job.mem_per_cpu, most,
             )  # fmt: skip
             reason = self._limit_reason(job) if self._limits else None
+            if not reason and nodes is not None and len(nodes) > job.count and self._limits:
+                reason = self._limit_reason(job, None, len(nodes))  # (on the nodes it gets)
             if reason:  # (Slurm checks limits first)
                 self._set_reason(job, reason)
             elif nodes is None:
@@ -915,10 +928,14 @@ class Controller:
                 record = record_for(self._queued_records(job), start)
                 several = True
             if self._limits:
-                reason = self._limit_reason(job, record)
-                if reason:  # another start of this pass used up the limit
-                    self._set_reason(job, reason)
+                # on the nodes it gets (acct_policy_job_runnable_post_select), counting this
+                # pass's earlier starts
+                reason = self._limit_reason(job, record, len(start.nodes))
+                if reason:  # another start of this pass used up the limit, or -N MIN-MAX
+                    self._set_reason(job, reason)  # took more nodes than the limit allows
                     refused = True
+                    if len(start.nodes) > (job.count if record is None else record.count):
+                        self._over[job.id] = self.env.now  # (not tried again now)
                     continue
             if record is not None:
                 self.use_partition(job, record.partition)

@@ -387,9 +387,11 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
             and _planned_ahead(sim, job, t)
         )
         if fewer and clear and (reason == "Resources" or later):
+            top = job.spec.max_nodes  # (-N MIN-MAX: NumNodes=N keeps the maximum)
+            span = f"-{top}" if top and top > job.count else ""
             hints.append(
                 (
-                    f"with --nodes={fewer} (instead of {job.count}) it could start now",
+                    f"with --nodes={fewer}{span} (instead of {job.count}{span}) it could start now",
                     {"nodes": fewer},
                 )
             )

@@ -205,16 +205,17 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
 
 
 def _pending_nodes(job, count: int, where: str) -> int:
-    """squeue's NODES of a pending job: its node count, but for ``--nodes=MIN-MAX`` the nodes
-    slurmctld's test at submission would give it (node_cnt_wag: up to MAX of the nodes of
-    its partition that fit it, real Slurm 22.05 shows 4 for a pending ``-N 2-4``), unless
-    a partition limit keeps it out (then MIN)."""
-    if job.most is None or count != job.count or where in _LIMITED:
+    """squeue's NODES of a pending job: its node count, but for ``--nodes=MIN-MAX`` waiting
+    its turn (Resources, Priority) the nodes slurmctld's test at submission gives it
+    (node_cnt_wag: up to MAX of the nodes of its partition that fit it; real Slurm 22.05
+    shows 4 for a pending ``-N 2-4``). A job held, blocked by a limit or a dependency is not
+    tested (MIN), and an update of its request clears the guess (job_mgr.c)."""
+    if job.most is None or job.requests is not None or where not in _TESTED:
         return count
     return max(count, min(job.most, int(job.mask.sum())))
 
 
-_LIMITED = {"(PartitionNodeLimit)", "(PartitionConfig)", "(PartitionTimeLimit)"}
+_TESTED = {"(Resources)", "(Priority)"}
 
 
 def node_states(sim: Simulation, at=None) -> dict[str, str]:

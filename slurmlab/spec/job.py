@@ -2743,6 +2743,14 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
 
     # nodes and tasks
     nodes, ntasks, per_node = counts.nodes, counts.ntasks, counts.ntasks_per_node
+    if (
+        counts.nodes_from == "-N"
+        and spec.max_nodes is not None
+        and ntasks
+        and per_node
+        and nodes < math.ceil(ntasks / per_node) <= spec.max_nodes
+    ):  # -N MIN-MAX: MIN rises to hold the tasks (cons_common job_test.c, real Slurm 22.05:
+        nodes = math.ceil(ntasks / per_node)  # -N 1-3 -n 6 --ntasks-per-node=2 on 3 nodes)
     if spec.nodelist:
         listed = compress_hostlist(spec.nodelist)
         if spec.max_nodes is not None and len(spec.nodelist) > spec.max_nodes:
@@ -2767,6 +2775,14 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
                 f"--nodelist={listed} names {len(spec.nodelist)} nodes but {needs}: list "
                 "every node the job should get (topping up a node list with other nodes is "
                 "not modelled)"
+            )
+        if spec.max_nodes is not None and len(spec.nodelist) < spec.max_nodes:
+            _warn(
+                f"--nodes={spec.nodes}-{spec.max_nodes} with --nodelist={listed}: slurmlab "
+                f"gives the job the {len(spec.nodelist)} listed node"
+                f"{'s' * (len(spec.nodelist) != 1)}; Slurm adds other free nodes up to "
+                f"{spec.max_nodes} (topping up a node list is not modelled); list every node "
+                "the job should get"
             )
     # how the node count was found, for the errors: "--gpus=9 needs 5 nodes of 2 GPUs"
     if spec.ntasks is not None or ntasks is None:
@@ -3063,27 +3079,30 @@ def _most_nodes(spec: JobSpec, counts: _TaskCounts, part: Partition, nodes: int)
     aims at min_nodes when GRES are asked per job). cons_tres takes no more nodes than the
     job has tasks (``job_test.c``: max_nodes = MAX(num_tasks, min_nodes)), and slurmctld
     counts ``--ntasks-per-node=K`` without ``-n`` as K x MIN tasks (job_mgr.c): ``-N 1-3
-    --ntasks-per-node=2`` gets at most 2 nodes (real Slurm 22.05: 2 nodes, 4 tasks). A
-    task count above MIN (``-n``) is spread over up to that many nodes, its shape per node
-    depending on how many it gets, which slurmlab does not model: it allocates MIN, with a
-    warning (``-n`` up to MIN takes MIN in Slurm too)."""
+    --ntasks-per-node=2`` gets at most 2 nodes (real Slurm 22.05: 2 nodes, 4 tasks). More
+    tasks per job (``-n``) than MIN are spread over up to that many nodes, their shape per
+    node depending on how many it gets, which slurmlab does not model: it allocates MIN,
+    with a warning."""
     if spec.gpus is not None:
         return None
-    if counts.ntasks is not None and counts.ntasks <= nodes:
+    most = spec.max_nodes if part.max_nodes is None else min(spec.max_nodes, part.max_nodes)
+    tasks = counts.ntasks
+    if tasks is None and spec.ntasks_per_node is not None:
+        tasks = spec.ntasks_per_node * nodes
+    if tasks is not None:
+        most = min(most, max(tasks, nodes))
+    if most <= nodes:
         return None
     if counts.ntasks is not None:
         _warn(
-            f"--nodes={spec.nodes}-{spec.max_nodes} with -n: slurmlab allocates {nodes} node"
-            f"{'s' * (nodes != 1)} (the minimum), as its shape per node depends on the node "
-            f"count; Slurm takes up to {spec.max_nodes} nodes when they are free and spreads "
-            f"the tasks over them; write --nodes={spec.nodes} or --nodes={spec.max_nodes} "
-            "for a fixed count, or --ntasks-per-node for a shape per node"
+            f"--nodes={spec.nodes}-{spec.max_nodes} with -n {counts.ntasks}: slurmlab "
+            f"allocates {nodes} node{'s' * (nodes != 1)} (the minimum), as its shape per node "
+            f"depends on the node count; Slurm takes up to {most} nodes when they are free "
+            f"and spreads the tasks over them; write --nodes={nodes} or --nodes={most} for a "
+            "fixed count, or --ntasks-per-node for a shape per node"
         )
         return None
-    most = spec.max_nodes if part.max_nodes is None else min(spec.max_nodes, part.max_nodes)
-    if spec.ntasks_per_node is not None:  # (num_tasks = K x MIN caps the node count)
-        most = min(most, max(spec.ntasks_per_node * nodes, nodes))
-    return most if most > nodes else None
+    return most
 
 
 def _enforce_part_limits(spec: JobSpec, part: Partition, nodes: int, enforce: str) -> None:
