@@ -46,7 +46,9 @@ def test_scontrol_refusals_and_warnings_are_lines_on_stderr(lab, capsys):
     assert lines[0].startswith(
         "scontrol update JobId=1 TimeLimit=3:00:00: Access/permission denied for job 1 ("
     )
-    assert lines[1].startswith("scontrol: warning: --nodes=1-3 with -n 6: slurmlab allocates 1 node")
+    assert lines[1].startswith(
+        "scontrol: warning: --nodes=1-3 with -n 6: slurmlab allocates 1 node"
+    )
     assert lines[2] == (
         "scontrol: error: update: Nice= is not one slurmlab changes (it changes NumNodes, "
         "TimeLimit and Partition of a job)"
