@@ -360,3 +360,25 @@ def test_why_pending_names_the_range_it_suggests():
     lab.advance(1)
     assert "with --nodes=3-6 (instead of 4-6) it could start now" in lab.why_pending(j)
     assert "NumNodes=3" in lab.why_pending(j)
+
+
+def test_why_pending_says_a_range_is_over_a_limit_on_the_nodes_it_picks():
+    """MaxTRESPerUser gres/gpu=8 and -N 1-4 --gres=gpu:4 on an idle cluster: Slurm picks 4
+    nodes (16 GPUs), the post-select check refuses it, and it waits for ever; why_pending
+    says so and how to narrow the range, which lets it start."""
+    conf = SIX.replace("RealMemory=32000", "RealMemory=32000 Gres=gpu:4") + "GresTypes=gpu\n"
+    lab = Lab(
+        Cluster.from_slurm_conf(conf),
+        policy="easy",
+        qos=[Qos("normal", max_tres_per_user="gres/gpu=8")],
+    )
+    j = lab.sbatch("-N 1-4 --gres=gpu:4 -t 10", runtime=60)
+    lab.advance(5)
+    assert row(lab, j)["State"] == "PENDING"
+    text = lab.why_pending(j)
+    assert "(QOSMaxGRESPerUser)" in text
+    assert "asks for up to 4 (--nodes=1-4) and takes as many as are free" in text
+    assert "Fix: narrow the range to --nodes=1-2 (scontrol update JobId=1 NumNodes=1-2" in text
+    lab.update(j, nodes="1-2")
+    lab.advance(5)
+    assert row(lab, j)["NNodes"] == 2

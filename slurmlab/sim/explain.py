@@ -274,6 +274,7 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
             "the partition in this pass"
         )
     lines = [f"Job {job.key} is pending ({reason}): {text}."]
+    lines += _range_over_limit(sim, job, reason, t)
     if job.alts is not None:  # -p a,b: it waits in each partition (a queue record each)
         order, held = [], []
         for res, shape, _p in job.alts:
@@ -600,6 +601,34 @@ def _planned_ahead(sim: Simulation, job, t: float) -> bool:
                 return False
             found = True
     return found
+
+
+def _range_over_limit(sim: Simulation, job, reason: str, t: float) -> list[str]:
+    """A ``-N MIN-MAX`` job that its QOS/association limits would let run on MIN nodes but
+    not on the nodes it gets: Slurm checks the nodes picked (up to MAX) and tries no fewer
+    (acct_policy_job_runnable_post_select), so it waits; the lines that say so, with the
+    range that would fit now. (At the present moment only: the limits' room then.)"""
+    if (
+        job.most is None
+        or not reason.startswith(("QOS", "Assoc"))
+        or t != sim.env.now
+        or not sim._limits  # noqa: SLF001
+        or sim._limit_reason(job) is not None  # noqa: SLF001 - MIN does not fit either
+    ):
+        return []
+    fits = max(
+        n
+        for n in range(job.count, job.most + 1)
+        if not sim._limit_reason(job, None, n)  # noqa: SLF001
+    )
+    span = f"{job.count}-{fits}" if fits > job.count else f"{fits}"
+    return [
+        f"Here it is its own size: on {job.count} node{'s' * (job.count > 1)} it would be "
+        "within that limit, but it "
+        f"asks for up to {job.most} (--nodes={job.count}-{job.most}) and takes as many as are "
+        "free: Slurm checks the limit on the nodes it picks and does not try fewer.",
+        f"Fix: narrow the range to --nodes={span} ({_update_command(job, nodes=span)}).",
+    ]
 
 
 def _could_move(sim: Simulation, job, part, t: float) -> bool:
