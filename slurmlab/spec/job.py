@@ -8,7 +8,8 @@ words ("Requested node configuration is not available").
 
 Known simplifications: every node of an allocation gets the same shape (Slurm may
 lay tasks out unevenly), so ``-N MIN-MAX`` takes up to MAX nodes only when its shape per
-node does not depend on how many it gets (not with ``-n`` or ``--gpus``: those get MIN).
+node does not depend on how many it gets: with more tasks (``-n``) than MIN it gets MIN, with
+a warning (``--gpus``, GPUs per job, gets MIN as in Slurm).
 """
 
 from __future__ import annotations
