@@ -382,3 +382,29 @@ def test_why_pending_says_a_range_is_over_a_limit_on_the_nodes_it_picks():
     lab.update(j, nodes="1-2")
     lab.advance(5)
     assert row(lab, j)["NNodes"] == 2
+
+
+def test_an_exclusive_job_counts_its_whole_nodes_against_limits():
+    """node_scheduler.c checks the limits on the nodes picked: an --exclusive job's CPUs are
+    all its nodes' (total_cpus) and so are their GPUs (its GRES become the whole nodes', as
+    AllocTRES shows: real Slurm gave -N 2 --exclusive gres/gpu=8 in the node-range fixture).
+    GrpTRES gres/gpu=8 on nodes of 4 GPUs: -N 2 --exclusive runs, -N 3 --exclusive waits
+    (QOSGrpGRES), though it asks for no GPU."""
+    conf = SIX.replace("RealMemory=32000", "RealMemory=32000 Gres=gpu:4") + "GresTypes=gpu\n"
+    lab = Lab(
+        Cluster.from_slurm_conf(conf), policy="fifo", qos=[Qos("normal", grp_tres="gres/gpu=8")]
+    )
+    two = lab.sbatch("-N 2 --exclusive -t 10", runtime=60)
+    lab.advance(1)
+    assert row(lab, two)["State"] == "RUNNING"
+    three = lab.sbatch("-N 3 --exclusive -t 10", runtime=60)
+    lab.advance(1)
+    assert lab.squeue().set_index("JOBID").loc[str(three), "NODELIST(REASON)"] == "(QOSGrpGRES)"
+    lab.advance(600)
+    assert row(lab, three)["State"] == "PENDING"  # (12 GPUs: over 8 even on an idle cluster)
+    cpus = Lab(Cluster.from_slurm_conf(SIX), policy="easy", qos=[Qos("normal", grp_tres="cpu=16")])
+    grow = cpus.sbatch("-N 1-4 --exclusive -t 10", runtime=60)  # 4 whole nodes: 32 CPUs
+    fixed = cpus.sbatch("-N 2 --exclusive -t 10", runtime=60)  # 16: within the limit
+    cpus.advance(1)
+    assert row(cpus, grow)["State"] == "PENDING"
+    assert row(cpus, fixed)["NNodes"] == 2

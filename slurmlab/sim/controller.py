@@ -293,13 +293,13 @@ class Controller:
                 self._set_reason(job, "ReqNodeNotAvail")
                 continue
             if self._limits:
+                if self._over and self._over.get(jid) == self.env.now:
+                    continue  # its start was refused at this moment (its reason is set)
                 reason = self._limit_reason(job, None if job.alts is None else record)
                 if reason:
                     self._set_reason(job, reason)
                     continue
                 if record.most is not None:
-                    if self._over.get(jid) == self.env.now:
-                        continue  # its start was refused at this moment (its reason is set)
                     record = self._within_limits(job, record)
             pending = record
             if (
@@ -430,7 +430,11 @@ class Controller:
         return out
 
     def _limit_reason(
-        self, job: SimJob, record: PendingJob | None = None, nodes: int | None = None
+        self,
+        job: SimJob,
+        record: PendingJob | None = None,
+        nodes: int | None = None,
+        whole: np.ndarray | None = None,
     ) -> str | None:
         """The QOS/association limit that starting ``job`` now would exceed, in Slurm's words
         (``-p a,b``: as its ``record`` of one partition asks, node_scheduler.c testing the
@@ -441,9 +445,14 @@ class Controller:
         (_qos_job_runnable_post_select: QOS GrpTRES before MaxTRESPerUser, then the
         association's GrpTRES), each limit's TRES in TRES id order (cpu, mem, node...).
         ``nodes``: on that many nodes (``--nodes=MIN-MAX``), by default its minimum.
+        ``whole``: the capacity rows of the nodes an ``--exclusive`` job gets, whose CPUs and
+        GPUs are all its own (node_scheduler.c checks the limits on the job's total_cpus and
+        its whole nodes' GRES once they are picked; memory stays what it asks for).
         """
         q = self.qos[job.qos]
         need = _job_tres(job if record is None else record, nodes)
+        if whole is not None:
+            need["cpu"], need["gres/gpu"] = int(whole[:, 0].sum()), int(whole[:, 2].sum())
         running = self.running.values()
         if q.max_jobs_per_user is not None:
             n = sum(1 for r in running if r.user == job.user and r.qos == job.qos)
@@ -626,8 +635,9 @@ class Controller:
                 job.exclusive, self.weights, job.mem_per_cpu, most,
             )  # fmt: skip
             reason = self._limit_reason(job) if self._limits else None
-            if not reason and nodes is not None and len(nodes) > job.count and self._limits:
-                reason = self._limit_reason(job, None, len(nodes))  # (on the nodes it gets)
+            if not reason and nodes is not None and self._limits:  # (on the nodes it gets)
+                whole = self.capacity[list(nodes)] if job.exclusive else None
+                reason = self._limit_reason(job, None, len(nodes), whole)
             if reason:  # (Slurm checks limits first)
                 self._set_reason(job, reason)
             elif nodes is None:
@@ -930,12 +940,12 @@ class Controller:
             if self._limits:
                 # on the nodes it gets (acct_policy_job_runnable_post_select), counting this
                 # pass's earlier starts
-                reason = self._limit_reason(job, record, len(start.nodes))
-                if reason:  # another start of this pass used up the limit, or -N MIN-MAX
-                    self._set_reason(job, reason)  # took more nodes than the limit allows
+                whole = self.capacity[list(start.nodes)] if job.exclusive else None
+                reason = self._limit_reason(job, record, len(start.nodes), whole)
+                if reason:  # another start of this pass used up the limit, or the nodes it
+                    self._set_reason(job, reason)  # got (-N MIN-MAX, --exclusive) are over it
                     refused = True
-                    if len(start.nodes) > (job.count if record is None else record.count):
-                        self._over[job.id] = self.env.now  # (not tried again now)
+                    self._over[job.id] = self.env.now  # (not tried again at this moment)
                     continue
             if record is not None:
                 self.use_partition(job, record.partition)

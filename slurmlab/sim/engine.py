@@ -359,8 +359,8 @@ class Simulation(Controller, Lifecycles, Updates):
         self._random_failures = False  # whether random failure processes run (add_failures)
         self._withheld: list[int] = []  # array tasks this pass left out (_withheld_reasons)
         self._handed: dict[int, list[int]] = {}  # array -> tasks the pass gave the policy
-        #: -N MIN-MAX jobs whose start a limit refused on the nodes they got -> that moment:
-        #: not tried again at that moment (Controller._apply)
+        #: jobs whose start a QOS/association limit refused on the nodes they got -> that
+        #: moment: not tried again at that moment (Controller._apply)
         self._over: dict[int, float] = {}
         #: partition -> (start, end) of the maintenance reservations holding all its nodes
         self._maint_windows: dict[str, list[tuple[float, float]]] = {}
