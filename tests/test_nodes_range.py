@@ -402,6 +402,9 @@ def test_an_exclusive_job_counts_its_whole_nodes_against_limits():
     assert lab.squeue().set_index("JOBID").loc[str(three), "NODELIST(REASON)"] == "(QOSGrpGRES)"
     lab.advance(600)
     assert row(lab, three)["State"] == "PENDING"  # (12 GPUs: over 8 even on an idle cluster)
+    text = lab.why_pending(three)
+    assert "with --exclusive it holds every CPU and GPU of the nodes it gets" in text
+    assert "Fix: ask for fewer nodes, or drop --exclusive" in text
     cpus = Lab(Cluster.from_slurm_conf(SIX), policy="easy", qos=[Qos("normal", grp_tres="cpu=16")])
     grow = cpus.sbatch("-N 1-4 --exclusive -t 10", runtime=60)  # 4 whole nodes: 32 CPUs
     fixed = cpus.sbatch("-N 2 --exclusive -t 10", runtime=60)  # 16: within the limit

@@ -604,18 +604,27 @@ def _planned_ahead(sim: Simulation, job, t: float) -> bool:
 
 
 def _range_over_limit(sim: Simulation, job, reason: str, t: float) -> list[str]:
-    """A ``-N MIN-MAX`` job that its QOS/association limits would let run on MIN nodes but
-    not on the nodes it gets: Slurm checks the nodes picked (up to MAX) and tries no fewer
-    (acct_policy_job_runnable_post_select), so it waits; the lines that say so, with the
-    range that would fit now. (At the present moment only: the limits' room then.)"""
+    """A job that its QOS/association limits would let start on what it asks for, but not on
+    the nodes it gets: Slurm checks the limits again once the nodes are picked
+    (acct_policy_job_runnable_post_select) and tries no fewer, so it waits. A ``-N MIN-MAX``
+    job takes up to MAX nodes; an ``--exclusive`` one every CPU and GPU of its nodes. The
+    lines that say so, with a fix. (At the present moment only: the limits' room then.)"""
     if (
-        job.most is None
+        (job.most is None and not job.exclusive)
         or not reason.startswith(("QOS", "Assoc"))
         or t != sim.env.now
         or not sim._limits  # noqa: SLF001
-        or sim._limit_reason(job) is not None  # noqa: SLF001 - MIN does not fit either
+        or sim._limit_reason(job) is not None  # noqa: SLF001 - its request does not fit either
     ):
         return []
+    if job.exclusive:
+        return [
+            "Here it is its own size: with --exclusive it holds every CPU and GPU of the "
+            f"{'nodes' if job.count > 1 else 'node'} it gets, and Slurm checks the limit on "
+            "those, not on what it asks for.",
+            "Fix: ask for fewer nodes, or drop --exclusive and ask for the CPUs and GPUs it "
+            "needs (scontrol update cannot change --exclusive: submit it again).",
+        ]
     fits = max(
         n
         for n in range(job.count, job.most + 1)
