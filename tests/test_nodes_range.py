@@ -288,13 +288,13 @@ def test_a_policy_may_start_it_on_min_to_max_nodes_and_no_other_count():
 
 @pytest.mark.parametrize("policy", POLICIES)
 def test_a_limit_is_checked_on_the_nodes_each_start_gets(policy):
-    """GrpTRES node=4: two -N 1-3 jobs in one pass. Slurm lowers MAX to the limit's value
-    (3), picks 3 nodes for the first, then checks the second on the nodes it would get
-    (acct_policy_job_runnable_post_select, counting the first): 3 + 3 > 4, so it waits
-    (QOSGrpNodeLimit), and it is not tried with fewer nodes."""
+    """GrpTRES node=4: two -N 1-3 --exclusive jobs in one pass. Slurm lowers MAX to the
+    limit's value (3), picks 3 nodes for the first, then checks the second on the nodes it
+    would get (acct_policy_job_runnable_post_select, counting the first): 3 + 3 > 4, so it
+    waits (QOSGrpNodeLimit), and it is not tried with fewer nodes."""
     lab = Lab(Cluster.from_slurm_conf(SIX), policy=policy, qos=[Qos("normal", grp_tres="node=4")])
-    a = lab.sbatch("-N 1-3 -t 10", runtime=60)
-    b = lab.sbatch("-N 1-3 -t 10", runtime=60)
+    a = lab.sbatch("-N 1-3 --exclusive -t 10", runtime=60)
+    b = lab.sbatch("-N 1-3 --exclusive -t 10", runtime=60)
     lab.advance(1)
     assert row(lab, a)["NNodes"] == 3
     assert row(lab, b)["State"] == "PENDING"
@@ -304,16 +304,24 @@ def test_a_limit_is_checked_on_the_nodes_each_start_gets(policy):
     assert row(lab, b)["NNodes"] == 3
 
 
-def test_a_limit_caps_max_by_its_value_not_by_the_room_left():
-    """GrpTRES node=3 with 2 nodes in use: a -N 1-3 job would get 3 free nodes, 5 > 3, and
-    waits (Slurm does not start it on the one node the limit leaves)."""
-    lab = Lab(Cluster.from_slurm_conf(SIX), policy="easy", qos=[Qos("normal", grp_tres="node=3")])
-    lab.sbatch("-N 2 -t 10", runtime=600)
-    j = lab.sbatch("-N 1-3 -t 10", runtime=60)
-    lab.advance(1)
-    assert row(lab, j)["State"] == "PENDING"
-    lab.advance(600)
-    assert row(lab, j)["NNodes"] == 3
+def test_node_limits_count_nodes_once_however_many_jobs_share_them():
+    """acct_policy.c counts a QOS's nodes in a bitmap (_get_unique_job_node_cnt). GrpTRES
+    node=3 with a 2-node job of the QOS running: a -N 1-3 job sharing those nodes takes
+    n[1-3] at once (3 distinct nodes; real Slurm 22.05, the limits-nodes fixture: r_grow
+    started at its submission on gpu[1-3] beside r_block on gpu[1-2]); an --exclusive one
+    would hold 5 distinct nodes and waits, as Slurm tries no fewer."""
+    for exclusive, started in (("", True), (" --exclusive", False)):
+        lab = Lab(
+            Cluster.from_slurm_conf(SIX), policy="easy", qos=[Qos("normal", grp_tres="node=3")]
+        )
+        lab.sbatch(f"-N 2{exclusive} -t 10", runtime=600)
+        j = lab.sbatch(f"-N 1-3{exclusive} -t 10", runtime=60)
+        lab.advance(1)
+        assert (row(lab, j)["State"] == "RUNNING") is started
+        if started:
+            assert row(lab, j)["NodeList"] == "n[1-3]"
+        lab.advance(600)
+        assert row(lab, j)["NNodes"] == 3
 
 
 def test_a_job_of_an_advance_reservation_is_capped_and_checked_too():

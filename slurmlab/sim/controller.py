@@ -124,15 +124,27 @@ def _ancestry(tree, account: str) -> list[str]:
     return out
 
 
-def _sum_tres(jobs) -> dict[str, int]:
+def _sum_tres(jobs) -> tuple[dict[str, int], set[int]]:
+    """The TRES ``jobs`` hold, and their nodes. Nodes count once however many of the jobs
+    share them (acct_policy.c keeps a node bitmap per QOS, user and association)."""
     out = {"cpu": 0, "mem": 0, "gres/gpu": 0, "node": 0}
+    nodes: set[int] = set()
     for j in jobs:
         u = j.usage.sum(axis=0)
         out["cpu"] += int(u[0])
         out["mem"] += int(u[1])
         out["gres/gpu"] += int(u[2])
-        out["node"] += len(j.nodes)
-    return out
+        nodes.update(j.nodes)
+    out["node"] = len(nodes)
+    return out, nodes
+
+
+def _unique(need: dict[str, int], picked: tuple[int, ...] | None, held: set[int]) -> dict:
+    """``need`` with the nodes already held (``held``) left out of its node count, once the
+    job's nodes are ``picked`` (acct_policy.c ``_get_unique_job_node_cnt``)."""
+    if picked is None or not held:
+        return need
+    return {**need, "node": len(set(picked) - held)}
 
 
 class Controller:
@@ -435,6 +447,7 @@ class Controller:
         record: PendingJob | None = None,
         nodes: int | None = None,
         whole: np.ndarray | None = None,
+        picked: tuple[int, ...] | None = None,
     ) -> str | None:
         """The QOS/association limit that starting ``job`` now would exceed, in Slurm's words
         (``-p a,b``: as its ``record`` of one partition asks, node_scheduler.c testing the
@@ -448,6 +461,8 @@ class Controller:
         ``whole``: the capacity rows of the nodes an ``--exclusive`` job gets, whose CPUs and
         GPUs are all its own (node_scheduler.c checks the limits on the job's total_cpus and
         its whole nodes' GRES once they are picked; memory stays what it asks for).
+        ``picked``: the nodes it gets, which count for node= limits only where no job of the
+        limit's QOS, user or association holds them already (unique nodes, acct_policy.c).
         """
         q = self.qos[job.qos]
         need = _job_tres(job if record is None else record, nodes)
@@ -470,13 +485,13 @@ class Controller:
             if n + 1 > max_jobs:
                 return "AssocMaxJobsLimit"
         if q.grp_tres:
-            used = _sum_tres(r for r in running if r.qos == job.qos)
-            reason = _over(q.grp_tres, used, need, _QOS_GRP_REASON)
+            used, held = _sum_tres(r for r in running if r.qos == job.qos)
+            reason = _over(q.grp_tres, used, _unique(need, picked, held), _QOS_GRP_REASON)
             if reason:
                 return reason
         if q.max_tres_per_user:
-            used = _sum_tres(r for r in running if r.user == job.user and r.qos == job.qos)
-            reason = _over(q.max_tres_per_user, used, need, _QOS_USER_REASON)
+            used, held = _sum_tres(r for r in running if r.user == job.user and r.qos == job.qos)
+            reason = _over(q.max_tres_per_user, used, _unique(need, picked, held), _QOS_USER_REASON)
             if reason:
                 return reason
         # GrpTRES counts every job running in an account *and its children*: the job's
@@ -484,8 +499,10 @@ class Controller:
         for acct in accounts:
             if not acct.grp_tres:
                 continue
-            used = _sum_tres(r for r in running if acct.name in _ancestry(self.tree, r.account))
-            reason = _over(acct.grp_tres, used, need, _ASSOC_GRP_REASON)
+            used, held = _sum_tres(
+                r for r in running if acct.name in _ancestry(self.tree, r.account)
+            )
+            reason = _over(acct.grp_tres, used, _unique(need, picked, held), _ASSOC_GRP_REASON)
             if reason:
                 return reason
         return None
@@ -637,7 +654,7 @@ class Controller:
             reason = self._limit_reason(job) if self._limits else None
             if not reason and nodes is not None and self._limits:  # (on the nodes it gets)
                 whole = self.capacity[list(nodes)] if job.exclusive else None
-                reason = self._limit_reason(job, None, len(nodes), whole)
+                reason = self._limit_reason(job, None, len(nodes), whole, nodes)
             if reason:  # (Slurm checks limits first)
                 self._set_reason(job, reason)
             elif nodes is None:
@@ -941,7 +958,7 @@ class Controller:
                 # on the nodes it gets (acct_policy_job_runnable_post_select), counting this
                 # pass's earlier starts
                 whole = self.capacity[list(start.nodes)] if job.exclusive else None
-                reason = self._limit_reason(job, record, len(start.nodes), whole)
+                reason = self._limit_reason(job, record, len(start.nodes), whole, start.nodes)
                 if reason:  # another start of this pass used up the limit, or the nodes it
                     self._set_reason(job, reason)  # got (-N MIN-MAX, --exclusive) are over it
                     refused = True
