@@ -698,7 +698,12 @@ jobs:
             max_wall=timedelta(hours=1),
         ),
     )  # fmt: skip
-    assert starts(scenario.run()) == {"a": 0, "b": 60}  # physics' GrpTRES gres/gpu=2
+    # QOS high's GrpTRES gres/gpu=8 overrides physics' gres/gpu=2 (acct_policy.c skips an
+    # association limit the QOS sets): both start; without the QOS's, physics' holds b back
+    assert starts(scenario.run()) == {"a": 0, "b": 0}
+    text = (tmp_path / "s.yaml").read_text().replace(", grp_tres: {gpu: 8}", "")
+    (tmp_path / "s.yaml").write_text(text)
+    assert starts(Scenario.load(tmp_path / "s.yaml").run()) == {"a": 0, "b": 60}
 
 
 def test_scenario_sections_reject_unknown_fields(tmp_path):

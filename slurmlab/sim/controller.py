@@ -139,11 +139,15 @@ def _sum_tres(jobs) -> tuple[dict[str, int], set[int]]:
     return out, nodes
 
 
-def _unique(need: dict[str, int], picked: tuple[int, ...] | None, held: set[int]) -> dict:
+def _unique(need: dict[str, int], picked: tuple[int, ...] | None, held: set[int], mask) -> dict:
     """``need`` with the nodes already held (``held``) left out of its node count, once the
-    job's nodes are ``picked`` (acct_policy.c ``_get_unique_job_node_cnt``)."""
-    if picked is None or not held:
+    job's nodes are ``picked`` (acct_policy.c ``_get_unique_job_node_cnt``); before they
+    are, with as many left out as held nodes it may use (Slurm tests no TRES before it picks
+    the nodes: a job that may land on held nodes is not held back)."""
+    if not held:
         return need
+    if picked is None:
+        return {**need, "node": max(0, need["node"] - sum(1 for i in held if mask[i]))}
     return {**need, "node": len(set(picked) - held)}
 
 
@@ -305,8 +309,11 @@ class Controller:
                 self._set_reason(job, "ReqNodeNotAvail")
                 continue
             if self._limits:
-                if self._over and self._over.get(jid) == self.env.now:
-                    continue  # its start was refused at this moment (its reason is set)
+                if self._over and self._over.get((jid, record.partition)) == (
+                    self.env.now,
+                    self._n_started,
+                ):  # its start there was refused at this moment, with nothing started since
+                    continue  # (its reason is set)
                 reason = self._limit_reason(job, None if job.alts is None else record)
                 if reason:
                     self._set_reason(job, reason)
@@ -466,6 +473,7 @@ class Controller:
         """
         q = self.qos[job.qos]
         need = _job_tres(job if record is None else record, nodes)
+        mask = (job if record is None else record).mask
         if whole is not None:
             need["cpu"], need["gres/gpu"] = int(whole[:, 0].sum()), int(whole[:, 2].sum())
         running = self.running.values()
@@ -486,23 +494,30 @@ class Controller:
                 return "AssocMaxJobsLimit"
         if q.grp_tres:
             used, held = _sum_tres(r for r in running if r.qos == job.qos)
-            reason = _over(q.grp_tres, used, _unique(need, picked, held), _QOS_GRP_REASON)
+            reason = _over(q.grp_tres, used, _unique(need, picked, held, mask), _QOS_GRP_REASON)
             if reason:
                 return reason
         if q.max_tres_per_user:
             used, held = _sum_tres(r for r in running if r.user == job.user and r.qos == job.qos)
-            reason = _over(q.max_tres_per_user, used, _unique(need, picked, held), _QOS_USER_REASON)
+            reason = _over(
+                q.max_tres_per_user, used, _unique(need, picked, held, mask), _QOS_USER_REASON
+            )
             if reason:
                 return reason
         # GrpTRES counts every job running in an account *and its children*: the job's
         # account and each of its ancestors must have room
+        # (a TRES the QOS's GrpTRES limits is not tested against the associations':
+        # acct_policy.c skips limits the QOS set, QOS limits overriding association ones)
         for acct in accounts:
-            if not acct.grp_tres:
+            limits = acct.grp_tres
+            if limits and q.grp_tres:
+                limits = {k: v for k, v in limits.items() if k not in q.grp_tres}
+            if not limits:
                 continue
             used, held = _sum_tres(
                 r for r in running if acct.name in _ancestry(self.tree, r.account)
             )
-            reason = _over(acct.grp_tres, used, _unique(need, picked, held), _ASSOC_GRP_REASON)
+            reason = _over(limits, used, _unique(need, picked, held, mask), _ASSOC_GRP_REASON)
             if reason:
                 return reason
         return None
@@ -862,14 +877,14 @@ class Controller:
         method = "backfill" if hasattr(self.policy, "backfill") else "schedule"
         decision = self._decide(method, view, cycle=True)
         queued = len(self.queue)
-        self._apply(decision)
+        started = self._apply(decision)  # (a start a limit refused is none)
         # (a start, or a job made eligible while applying, clears or voids what it saw; only
         # the built-in classes continue cycles)
-        same = not decision.starts and len(self.queue) == queued
+        same = not started and len(self.queue) == queued
         self._cycle = decision.resume if same and type(self.policy) in BUILT_IN else None
         self._cycle_len = len(self.queue)
         self._cycle_key = self.queue[-1][0] if self.queue else None
-        self._bf_seen = -1 if decision.starts else len(self.events)
+        self._bf_seen = -1 if started else len(self.events)
         window = getattr(self.policy, "bf_window", None)  # (minutes)
         horizon = self.env.now + window * 60.0 if window else math.inf
         beyond = min((t for t in decision.planned.values() if horizon < t < math.inf), default=None)
@@ -943,9 +958,12 @@ class Controller:
         # still run (a job waiting on a held one, with nothing else to do, waits for ever)
         return "BeginTime" in reasons or ("Dependency" in reasons and self._work_remaining())
 
-    def _apply(self, decision: Decision) -> None:
+    def _apply(self, decision: Decision) -> int:
+        """Start the decision's jobs (each checked against the limits on the nodes it gets)
+        and set the pending reasons it names; return how many jobs started."""
         refused = several = False
         jobs = self.jobs
+        started = 0
         for start in decision.starts:
             job = jobs[start.job]
             record = None
@@ -962,11 +980,16 @@ class Controller:
                 if reason:  # another start of this pass used up the limit, or the nodes it
                     self._set_reason(job, reason)  # got (-N MIN-MAX, --exclusive) are over it
                     refused = True
-                    self._over[job.id] = self.env.now  # (not tried again at this moment)
+                    # not tried again in that partition until something else starts (then
+                    # at once: other nodes may be left), nor at a later moment's first pass
+                    part = job.partition if record is None else record.partition
+                    self._over[job.id, part] = (self.env.now, self._n_started)
                     continue
             if record is not None:
                 self.use_partition(job, record.partition)
             self._start(job, start.nodes, start.by)
+            started += 1
+            self._n_started += 1
         if several:
             # A job of several partitions (-p a,b) that started in one may have blocked
             # another for the rest of the pass (or held a reservation there): the next pass
@@ -975,8 +998,13 @@ class Controller:
             decision.resume = None
             if not getattr(self.policy, "interval", None):
                 self.request_pass()
-        if refused:  # the policy counted the refused job's nodes as taken: look again now
-            self.request_pass()
+        stale = False  # a job refused at this moment, before a start that changed its nodes
+        if started and self._over:
+            now = self.env.now
+            self._over = {k: v for k, v in self._over.items() if v[0] == now}  # (this moment's)
+            stale = any(v[1] != self._n_started for v in self._over.values())
+        if refused or stale:  # the policy counted the refused job's nodes as taken, or a
+            self.request_pass()  # start changed what a refused one would get: look again now
         now = self.env.now
         reasons = decision.reasons
         if self._maint:  # (filled while the pass read the queue; rarely any)
@@ -1028,6 +1056,7 @@ class Controller:
                     job.planned = job.planned_nodes = None
                     job.plans.append((now, None))
                     job.unschedule(now)
+        return started
 
     # -- a policy's decisions ------------------------------------------------------------------
     def _decide(self, method: str, view: QueueView, cycle: bool = False) -> Decision:

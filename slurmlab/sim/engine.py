@@ -359,9 +359,11 @@ class Simulation(Controller, Lifecycles, Updates):
         self._random_failures = False  # whether random failure processes run (add_failures)
         self._withheld: list[int] = []  # array tasks this pass left out (_withheld_reasons)
         self._handed: dict[int, list[int]] = {}  # array -> tasks the pass gave the policy
-        #: jobs whose start a QOS/association limit refused on the nodes they got -> that
-        #: moment: not tried again at that moment (Controller._apply)
-        self._over: dict[int, float] = {}
+        #: (job, partition) whose start a QOS/association limit refused on the nodes it got ->
+        #: (that moment, starts so far): not tried again there until something else starts
+        #: (Controller._apply)
+        self._over: dict[tuple[int, str], tuple[float, int]] = {}
+        self._n_started = 0  # jobs started so far (runs)
         #: partition -> (start, end) of the maintenance reservations holding all its nodes
         self._maint_windows: dict[str, list[tuple[float, float]]] = {}
         self._throttles = False  # any array with a %N throttle was submitted
