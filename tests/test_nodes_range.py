@@ -419,3 +419,67 @@ def test_an_exclusive_job_counts_its_whole_nodes_against_limits():
     cpus.advance(1)
     assert row(cpus, grow)["State"] == "PENDING"
     assert row(cpus, fixed)["NNodes"] == 2
+
+
+# -- the second review (limits on the nodes a job gets) ----------------------------------------
+
+GPU_CPU = (
+    "GresTypes=gpu\nNodeName=g[1-2] CPUs=16 RealMemory=32000 Gres=gpu:4\n"
+    "NodeName=c[1-2] CPUs=32 RealMemory=64000\n"
+    "PartitionName=gpu Nodes=g[1-2] Default=YES\nPartitionName=cpu Nodes=c[1-2]\n"
+)
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_a_start_refused_in_one_partition_is_tried_in_the_next(policy):
+    """GrpTRES gres/gpu=4: -p gpu,cpu -N 2 --exclusive would hold 8 GPUs in gpu, none in
+    cpu: Slurm skips that partition's queue record (job_scheduler.c, ESLURM_ACCOUNTING_POLICY)
+    and starts the job in cpu."""
+    lab = Lab(
+        Cluster.from_slurm_conf(GPU_CPU), policy=policy, qos=[Qos("normal", grp_tres="gres/gpu=4")]
+    )
+    j = lab.sbatch("-p gpu,cpu -N 2 --exclusive -t 10", runtime=60)
+    lab.advance(1)
+    assert (row(lab, j)["State"], row(lab, j)["NodeList"]) == ("RUNNING", "c[1-2]")
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_a_refused_job_is_tried_again_when_a_start_leaves_it_fewer_nodes(policy):
+    """GrpTRES cpu=8: J (-N 1-4 -c 4) would take 4 idle nodes (16 CPUs) and is refused; K
+    (another QOS, 2 whole nodes) starts in the same moment, after which J gets the other 2
+    nodes (8 CPUs) and starts, as Slurm's next pass would start it."""
+    lab = Lab(
+        Cluster.from_slurm_conf(SIX.replace("CPUs=8", "CPUs=16")),
+        policy=policy,
+        qos=[Qos("normal", grp_tres="cpu=8"), Qos("other")],
+    )
+    j = lab.sbatch("-N 1-4 -c 4 -t 60", runtime=600)
+    lab.sbatch("-N 4 --exclusive --qos=other -t 60", runtime=3000)
+    lab.advance(1)
+    assert row(lab, j)["State"] == "RUNNING"
+    assert row(lab, j)["NCPUS"] == 8
+
+
+def test_run_ends_when_every_start_a_backfill_cycle_makes_is_refused():
+    """QOS cpu=8 and -N 2 --exclusive on 16-CPU nodes: Slurm keeps it pending for ever; the
+    slurm policy's timer must go idle (run() returns) instead of cycling for ever."""
+    lab = Lab(
+        Cluster.from_slurm_conf(SIX.replace("CPUs=8", "CPUs=16")),
+        policy="slurm",
+        qos=[Qos("normal", grp_tres="cpu=8")],
+    )
+    j = lab.sbatch("-N 2 --exclusive -t 10", runtime=60)
+    lab.run()
+    assert row(lab, j)["State"] == "PENDING"
+    assert lab.result.sim.env.now < 3600
+
+
+def test_small_jobs_on_a_qos_s_nodes_are_not_held_back_by_its_node_limit():
+    """GrpTRES node=2 with a -N 2 job (1 CPU a node) of the QOS running: a -N 1 and a -N 2
+    job land on the same nodes and add none (Slurm tests no TRES before it picks nodes)."""
+    lab = Lab(Cluster.from_slurm_conf(SIX), policy="easy", qos=[Qos("normal", grp_tres="node=2")])
+    lab.sbatch("-N 2 -t 10", runtime=600)
+    one = lab.sbatch("-N 1 -t 10", runtime=60)
+    two = lab.sbatch("-N 2 -t 10", runtime=60)
+    lab.advance(1)
+    assert (row(lab, one)["NodeList"], row(lab, two)["NodeList"]) == ("n1", "n[1-2]")

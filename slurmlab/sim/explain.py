@@ -83,13 +83,14 @@ _GRP = (
     ("GrpMemLimit", "memory"),
 )
 for _name, _what in _GRP:  # GrpTRES of a QOS, and of an account or one of its parents
+    _many = "much" if _what == "memory" else "many"
     _WORDS[f"QOS{_name}"] = (
-        f"the jobs of QOS {{q}} already use as many {_what} as its GrpTRES allows; it starts "
+        f"the jobs of QOS {{q}} already use as {_many} {_what} as its GrpTRES allows; it starts "
         "when enough of them end"
     )
     _WORDS[f"Assoc{_name}"] = (
-        f"the jobs of account {{a}} (or a parent account) already use as many {_what} as its "
-        "GrpTRES allows; it starts when enough of them end"
+        f"the jobs of account {{a}} (or a parent account) already use as {_many} {_what} as "
+        "its GrpTRES allows; it starts when enough of them end"
     )
 for _name in ("MaxCpuPerUserLimit", "MaxGRESPerUser", "MaxNodePerUserLimit", "MaxMemoryPerUser"):
     _WORDS[f"QOS{_name}"] = (
@@ -273,8 +274,10 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
             f"squeue shows '{NODES_OUT}', and Slurm's main scheduler starts no later job of "
             "the partition in this pass"
         )
-    lines = [f"Job {job.key} is pending ({reason}): {text}."]
-    lines += _range_over_limit(sim, job, reason, t)
+    own = _range_over_limit(sim, job, reason, t)
+    if own:  # (not other jobs' use: its own allocation is over the limit)
+        text = "on the nodes it would get, it would go over that limit of its QOS or account"
+    lines = [f"Job {job.key} is pending ({reason}): {text}.", *own]
     if job.alts is not None:  # -p a,b: it waits in each partition (a queue record each)
         order, held = [], []
         for res, shape, _p in job.alts:
