@@ -92,10 +92,7 @@ def choose_nodes(
             return None
         return (0,)
     ok = fitting_mask(free, capacity, demand, mask, exclusive)
-    idx = ok.nonzero()[0]
-    if most is not None and most > count and len(idx) > count:
-        return best_fit(free, idx, min(most, len(idx)), weights, mem_per_cpu, least=count)
-    return best_fit(free, idx, count, weights, mem_per_cpu)
+    return best_fit(free, ok.nonzero()[0], count, weights, mem_per_cpu, most)
 
 
 def best_fit(
@@ -104,17 +101,20 @@ def best_fit(
     count: int,
     weights: np.ndarray | None = None,
     mem_per_cpu: int = 0,
-    least: int | None = None,
+    most: int | None = None,
 ) -> tuple[int, ...] | None:
     """The ``count`` nodes Slurm picks among the fitting nodes ``idx`` (ascending), or None:
     the rule of the module's docstring.
 
-    ``least``: a ``--nodes=MIN-MAX`` job taking ``count`` (up to MAX) nodes where MIN
-    (``least``) would do: a run has *enough* nodes when it holds what the job still needs
-    of MIN (cons_tres ``_enough_nodes``); it still takes up to ``count`` from it."""
+    ``most``: a ``--nodes=MIN-MAX`` job (``count`` MIN) takes as many of them as there are,
+    up to ``most``; a run has *enough* nodes when it holds what the job still needs of MIN
+    (cons_tres ``_enough_nodes``), and it still takes up to that many from it."""
     n = len(idx)
     if n < count:
         return None
+    least = count
+    if most is not None and most > count:
+        count = min(most, n)
     nodes = idx.tolist()
     if n == count:  # no choice to make
         return tuple(nodes)
@@ -137,7 +137,7 @@ def best_fit(
     sums = [sum(cpus[a:b]) for a, b in runs]
     chosen: list[int] = []
     need = count
-    slack = 0 if least is None else count - least  # (nodes it may do without)
+    slack = count - least  # (nodes a MIN-MAX job may do without)
     while need:
         best, best_w, best_cpus, best_enough = None, 0, 0, False
         for r, (a, b) in enumerate(runs):

@@ -251,10 +251,7 @@ class Profile:
                 window, self.capacity, demand, count, mask, exclusive, self.weights, mpc, most
             )
         # for count >= 1 the nodes fitting throughout the window are those choose_nodes takes
-        idx = clean.nonzero()[0]
-        if most is not None and most > count and len(idx) > count:
-            return best_fit(window, idx, min(most, len(idx)), self.weights, mpc, least=count)
-        return best_fit(window, idx, count, self.weights, mpc)
+        return best_fit(window, clean.nonzero()[0], count, self.weights, mpc, most)
 
     def replan(
         self,

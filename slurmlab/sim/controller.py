@@ -453,7 +453,7 @@ class Controller:
         job: SimJob,
         record: PendingJob | None = None,
         nodes: int | None = None,
-        whole: np.ndarray | None = None,
+        *,
         picked: tuple[int, ...] | None = None,
     ) -> str | None:
         """The QOS/association limit that starting ``job`` now would exceed, in Slurm's words
@@ -465,16 +465,19 @@ class Controller:
         (_qos_job_runnable_post_select: QOS GrpTRES before MaxTRESPerUser, then the
         association's GrpTRES), each limit's TRES in TRES id order (cpu, mem, node...).
         ``nodes``: on that many nodes (``--nodes=MIN-MAX``), by default its minimum.
-        ``whole``: the capacity rows of the nodes an ``--exclusive`` job gets, whose CPUs and
-        GPUs are all its own (node_scheduler.c checks the limits on the job's total_cpus and
-        its whole nodes' GRES once they are picked; memory stays what it asks for).
-        ``picked``: the nodes it gets, which count for node= limits only where no job of the
-        limit's QOS, user or association holds them already (unique nodes, acct_policy.c).
+        ``picked``: the nodes it gets (node_scheduler.c tests the limits again once they are
+        picked): their number; all their CPUs and GPUs for an ``--exclusive`` job (the job's
+        total_cpus and its whole nodes' GRES; memory stays what it asks for); and for node=
+        limits only those no job of the limit's QOS, user or association holds already
+        (unique nodes, acct_policy.c).
         """
         q = self.qos[job.qos]
+        if picked is not None:
+            nodes = len(picked)
         need = _job_tres(job if record is None else record, nodes)
         mask = (job if record is None else record).mask
-        if whole is not None:
+        if picked is not None and job.exclusive:
+            whole = self.capacity[list(picked)]
             need["cpu"], need["gres/gpu"] = int(whole[:, 0].sum()), int(whole[:, 2].sum())
         running = self.running.values()
         if q.max_jobs_per_user is not None:
@@ -668,8 +671,7 @@ class Controller:
             )  # fmt: skip
             reason = self._limit_reason(job) if self._limits else None
             if not reason and nodes is not None and self._limits:  # (on the nodes it gets)
-                whole = self.capacity[list(nodes)] if job.exclusive else None
-                reason = self._limit_reason(job, None, len(nodes), whole, nodes)
+                reason = self._limit_reason(job, picked=nodes)
             if reason:  # (Slurm checks limits first)
                 self._set_reason(job, reason)
             elif nodes is None:
@@ -975,8 +977,7 @@ class Controller:
             if self._limits:
                 # on the nodes it gets (acct_policy_job_runnable_post_select), counting this
                 # pass's earlier starts
-                whole = self.capacity[list(start.nodes)] if job.exclusive else None
-                reason = self._limit_reason(job, record, len(start.nodes), whole, start.nodes)
+                reason = self._limit_reason(job, record, picked=start.nodes)
                 if reason:  # another start of this pass used up the limit, or the nodes it
                     self._set_reason(job, reason)  # got (-N MIN-MAX, --exclusive) are over it
                     refused = True
