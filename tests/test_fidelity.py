@@ -464,6 +464,42 @@ def test_a_job_over_two_limits_shows_real_slurms_reason_and_the_next_as_one_free
     ]
 
 
+@pytest.mark.skipif(not (LIMITS / "limits-busy/transitions.csv").exists(), reason="no fixture")
+def test_a_job_over_a_limit_on_the_nodes_it_would_get_waits_for_it_and_holds_none_back():
+    """Replaying ``limits-busy``: while too few nodes are free, Slurm tests the limits on the
+    nodes a job would get on idle nodes (node_scheduler.c select_nodes). x3 (-N 3 --exclusive,
+    QOS GrpTRES gres/gpu=8) shows QOSGrpGRES and rg (-N 1-2, QOS GrpTRES node=2) shows
+    QOSGrpNodeLimit, as in real squeue; neither stops the main scheduler, so after (2 nodes,
+    into x3's plan) and b_after start at their submissions, and rg starts on one node when
+    one is free, as in real Slurm."""
+    limited = limit_reasons_match("limits-busy")
+    assert [tuple(r) for r in limited[["t", "id", "reason"]].itertuples(index=False)] == [
+        (7.0, "x3", "QOSGrpGRES"),
+        (11.0, "rg", "QOSGrpNodeLimit"),
+        (51.0, "rg", "QOSGrpNodeLimit"),
+    ]
+    result = replay_result("limits-busy")
+    starts = pd.read_csv(LIMITS / "limits-busy/starts.csv").set_index("id")
+    sim = result.jobs.set_index("JobID")
+    origin = result.sim.origin
+    for job in ("after", "b_after", "rg"):
+        sim_start = (sim.loc[job, "Start"] - origin).total_seconds()
+        assert sim_start == starts.loc[job, "start_s"], job
+        assert sim.loc[job, "NodeList"] == starts.loc[job, "nodelist"], job
+    assert sim.loc["x3", "State"] == "CANCELLED" and pd.isna(sim.loc["x3", "Start"])
+
+
+@pytest.mark.skipif(not (LIMITS / "limits-nodes/transitions.csv").exists(), reason="no fixture")
+def test_an_exclusive_job_shows_its_limit_while_its_nodes_are_busy_as_in_real_slurm():
+    """Replaying ``limits-nodes``: x3 (-N 3 --exclusive, 12 GPUs on whole nodes against
+    GrpTRES gres/gpu=8) shows QOSGrpGRES from its first pass, while x2 still holds two of the
+    nodes (the simulator showed Resources until stop 34)."""
+    limited = limit_reasons_match("limits-nodes")
+    assert [tuple(r) for r in limited[["t", "id", "reason"]].itertuples(index=False)] == [
+        (6.0, "x3", "QOSGrpGRES")
+    ]
+
+
 @pytest.mark.skipif(not (LIMITS / "partition-limits/transitions.csv").exists(), reason="no fixture")
 def test_jobs_over_partition_limits_pend_with_real_slurms_reasons():
     """Replaying ``partition-limits`` (EnforcePartLimits=NO; partition short: MaxTime=5 min,

@@ -32,7 +32,7 @@ from slurmlab.policies.base import (
     Start,
     policy_name,
 )
-from slurmlab.policies.placement import choose_nodes
+from slurmlab.policies.placement import choose_nodes, fitting_mask
 from slurmlab.sim.causes import Preempted
 from slurmlab.sim.timing import AFTER_PASS, LATE, URGENT
 from slurmlab.spec.qos import Reservation
@@ -97,24 +97,6 @@ class _RunningView:
 _TRES_ORDER = {"cpu": 1, "mem": 2, "energy": 3, "node": 4, "billing": 5}
 
 
-def _over(limits: dict, used: dict, need: dict, reasons: dict) -> str | None:
-    """The reason of the first TRES of ``limits`` (in TRES id order) that ``need`` on top
-    of ``used`` would exceed, or None."""
-    for k in sorted(limits, key=lambda k: (_TRES_ORDER.get(k, 99), k)):
-        if used.get(k, 0) + need.get(k, 0) > limits[k]:
-            return reasons[k]
-    return None
-
-
-def _job_tres(job, n: int | None = None) -> dict[str, int]:
-    """The TRES ``job`` asks for on ``n`` nodes (by default its node count, the minimum)."""
-    n = job.count if n is None else n
-    return {
-        "cpu": int(job.demand[0]) * n, "mem": int(job.demand[1]) * n, "gres/gpu": int(job.demand[2]) * n,
-        "node": n,
-    }  # fmt: skip
-
-
 def _ancestry(tree, account: str) -> list[str]:
     """``account`` and the declared accounts above it, nearest first (root left out)."""
     out = []
@@ -137,18 +119,6 @@ def _sum_tres(jobs) -> tuple[dict[str, int], set[int]]:
         nodes.update(j.nodes)
     out["node"] = len(nodes)
     return out, nodes
-
-
-def _unique(need: dict[str, int], picked: tuple[int, ...] | None, held: set[int], mask) -> dict:
-    """``need`` with the nodes already held (``held``) left out of its node count, once the
-    job's nodes are ``picked`` (acct_policy.c ``_get_unique_job_node_cnt``); before they
-    are, with as many left out as held nodes it may use (Slurm tests no TRES before it picks
-    the nodes: a job that may land on held nodes is not held back)."""
-    if not held:
-        return need
-    if picked is None:
-        return {**need, "node": max(0, need["node"] - sum(1 for i in held if mask[i]))}
-    return {**need, "node": len(set(picked) - held)}
 
 
 class Controller:
@@ -263,6 +233,7 @@ class Controller:
         handed.clear()
         withheld.clear()
         cut: dict[tuple, np.ndarray] = {}  # masks less reserved nodes, one array per node set
+        memo: dict[tuple, tuple] = {}  # limit tests of one request by one user, QOS, account
         # -p a,b: a job's records after its first are not counted against a throttle again
         # (its first record decided: held back, all are); limits are tested per record
         seen: set[int] = set()
@@ -309,17 +280,20 @@ class Controller:
                 self._set_reason(job, "ReqNodeNotAvail")
                 continue
             if self._limits:
-                if self._over and self._over.get((jid, record.partition)) == (
-                    self.env.now,
-                    self._n_started,
-                ):  # its start there was refused at this moment, with nothing started since
-                    continue  # (its reason is set)
-                reason = self._limit_reason(job, None if job.alts is None else record)
+                over = self._over.get((jid, record.partition)) if self._over else None
+                if (
+                    over is not None
+                    and over[0] == self.env.now
+                    and over[1] in (None, self._n_started)
+                ):
+                    continue  # its start there was refused at this moment, with nothing
+                    # started since that may leave it other nodes (its reason is set)
+                reason, record, busy = self._limits_for(job, record, memo)
                 if reason:
                     self._set_reason(job, reason)
                     continue
-                if record.most is not None:
-                    record = self._within_limits(job, record)
+                if busy:  # (over a limit on the nodes it would get: if it cannot start, it
+                    self._maint[jid] = busy  # waits for that limit, blocking nothing)
             pending = record
             if (
                 job.planned_nodes is not None
@@ -343,8 +317,9 @@ class Controller:
                     # outside the reservations' windows (the profile blocks those)
                     maint = self._under_maintenance(job)
                     if maint:
-                        self._maint.add(job.id)
-                    yield replace(pending, mask=mask, reach=pending.mask, blocks=not maint)
+                        self._maint[job.id] = MAINT_REASON
+                    blocks = pending.blocks and not maint
+                    yield replace(pending, mask=mask, reach=pending.mask, blocks=blocks)
                     continue
             yield pending
 
@@ -417,25 +392,28 @@ class Controller:
         now = self.env.now
         return any(start < now + job.limit and end > now for start, end in windows)
 
-    def _maint_reasons(self, reasons: dict[int, str], maint: set[int]) -> dict[int, str]:
-        """The pass's ``reasons`` with those of the jobs a maintenance window keeps out
-        (``maint``, :meth:`_under_maintenance`) in Slurm's words.
+    def _own_reasons(self, reasons: dict[int, str], own: dict[int, str]) -> dict[int, str]:
+        """The pass's ``reasons`` with those of the jobs that block nothing in Slurm's words
+        (``own``: job -> its reason), those a maintenance window keeps out
+        (:meth:`_under_maintenance`) and those over a limit on the nodes they would get
+        (:meth:`_busy_limit_reason`).
 
         Such a job blocks nothing (``PendingJob.blocks``): the policies give it Resources, and
         the later jobs of its partition too until one that blocks. A job given Resources
         cannot start: ``ReqNodeNotAvail, Reserved for maintenance`` (node_scheduler.c
-        select_nodes, ESLURM_RESERVATION_MAINT). One given Priority waits behind a job that
-        blocks its partition: Slurm's main scheduler skips it without a test and replaces
-        only no reason or Resources with Priority (job_scheduler.c, "Retaining previous
-        scheduling Reason"), so it keeps the maintenance reason once it had it (backfill.c
-        sets no reason on a job it plans).
+        select_nodes, ESLURM_RESERVATION_MAINT), or the limit's reason
+        (ESLURM_ACCOUNTING_POLICY). One given Priority waits behind a job that blocks its
+        partition: Slurm's main scheduler skips it without a test and replaces only no reason
+        or Resources with Priority (job_scheduler.c, "Retaining previous scheduling Reason"),
+        so it keeps its own reason once it had it (backfill.c sets no reason on a job it
+        plans).
         """
         out = dict(reasons)
-        for jid in maint:
+        for jid, reason in own.items():
             given = reasons.get(jid)
             if given == "Resources":
-                out[jid] = MAINT_REASON
-            elif given == "Priority" and self.jobs[jid].reason == MAINT_REASON:
+                out[jid] = reason
+            elif given == "Priority" and self.jobs[jid].reason == reason:
                 del out[jid]
         return out
 
@@ -455,6 +433,7 @@ class Controller:
         nodes: int | None = None,
         *,
         picked: tuple[int, ...] | None = None,
+        busy: tuple[int, ...] | None = None,
     ) -> str | None:
         """The QOS/association limit that starting ``job`` now would exceed, in Slurm's words
         (``-p a,b``: as its ``record`` of one partition asks, node_scheduler.c testing the
@@ -470,20 +449,77 @@ class Controller:
         total_cpus and its whole nodes' GRES; memory stays what it asks for); and for node=
         limits only those no job of the limit's QOS, user or association holds already
         (unique nodes, acct_policy.c).
+        ``busy``: the nodes a test-only selection gives it while it cannot start (see
+        :meth:`_busy_limit_reason`): their number and, for an ``--exclusive`` job, their GRES;
+        the CPUs and memory it asks for; no node counted as held but those it names (-w).
         """
-        q = self.qos[job.qos]
+        count_reason, checks = self._checks(job)
+        if count_reason:
+            return count_reason
+        src = job if record is None else record
         if picked is not None:
             nodes = len(picked)
-        need = _job_tres(job if record is None else record, nodes)
-        mask = (job if record is None else record).mask
+        elif busy is not None:
+            nodes = len(busy)
+        n = src.count if nodes is None else nodes
+        demand = src.demand
+        cpu, mem, gpu = int(demand[0]) * n, int(demand[1]) * n, int(demand[2]) * n
         if picked is not None and job.exclusive:
             whole = self.capacity[list(picked)]
-            need["cpu"], need["gres/gpu"] = int(whole[:, 0].sum()), int(whole[:, 2].sum())
-        running = self.running.values()
-        if q.max_jobs_per_user is not None:
-            n = sum(1 for r in running if r.user == job.user and r.qos == job.qos)
-            if n + 1 > q.max_jobs_per_user:
-                return "QOSMaxJobsPerUserLimit"
+            cpu, gpu = int(whole[:, 0].sum()), int(whole[:, 2].sum())
+        named = None
+        if busy is not None:
+            # select_nodes: the CPUs it asks for (its min_cpus: no total_cpus before it
+            # starts), memory per CPU for those or per node for each node, and GRES per node
+            # (_handle_exclusive_gres: an --exclusive job's whole nodes')
+            cpu = int(demand[0]) * src.count
+            if src.mem_per_cpu:
+                mem = int(demand[1]) * src.count
+            if job.exclusive:
+                gpu = int(self.capacity[list(busy), 2].sum())
+            named = self._named_nodes(job)
+        for items, limited, used, held, reasons, group in checks:
+            node = n
+            if held and "node" in limited:
+                if picked is not None:  # (acct_policy.c _get_unique_job_node_cnt)
+                    node = len(set(picked) - held)
+                elif busy is not None:  # (no job_resrcs yet: only the nodes it names)
+                    node = n - len(named & held) if named else n
+                else:  # before nodes are picked: as many left out as held nodes it could
+                    # start on now, or as it names (-w) if it cannot (never more than Slurm
+                    # leaves out on the nodes it picks, or on a test-only selection)
+                    out = self._held_in(group, held, src)
+                    if job.spec.nodelist:
+                        out = max(out, len(self._named_nodes(job) & held))
+                    node = max(0, n - out)
+            need = {"cpu": cpu, "mem": mem, "gres/gpu": gpu, "node": node}
+            for k, limit in items:
+                if used.get(k, 0) + need.get(k, 0) > limit:
+                    return reasons[k]
+        return None
+
+    def _checks(self, job: SimJob) -> tuple[str | None, list[tuple]]:
+        """The limits ``job`` is tested against, for as long as no job starts or ends: (the
+        job-count limit it is over, or None; the TRES limits in acct_policy.c's order, each
+        as (its (TRES, value) pairs in TRES id order, the limits, the TRES and nodes its
+        group's running jobs hold, the reasons, the group)).
+
+        The job counts first (acct_policy_job_runnable_pre_select: QOS MaxJobsPerUser, then
+        the association's MaxJobs), then the TRES (_qos_job_runnable_post_select: QOS GrpTRES
+        before MaxTRESPerUser, then the association's GrpTRES)."""
+        key = ("checks", job.qos, job.user, job.account)
+        cache = self._used_cache()
+        got = cache.get(key)
+        if got is not None:
+            return got
+        q = self.qos[job.qos]
+        used_by = self._used_by
+        count_reason = None
+        if (
+            q.max_jobs_per_user is not None
+            and used_by(("user", job.user, job.qos))[2] + 1 > q.max_jobs_per_user
+        ):
+            count_reason = "QOSMaxJobsPerUserLimit"
         in_tree = job.account in self.tree.accounts
         accounts = (
             [self.tree.accounts[a] for a in _ancestry(self.tree, job.account)] if in_tree else []
@@ -491,22 +527,25 @@ class Controller:
         # (MaxJobs counts the jobs each user runs in the association; an account without its
         # own takes its nearest ancestor's: limits are inherited down the tree)
         max_jobs = next((a.max_jobs for a in accounts if a.max_jobs is not None), None)
-        if max_jobs is not None:
-            n = sum(1 for r in running if r.user == job.user and r.account == job.account)
-            if n + 1 > max_jobs:
-                return "AssocMaxJobsLimit"
+        if (
+            count_reason is None
+            and max_jobs is not None
+            and used_by(("assoc", job.user, job.account))[2] + 1 > max_jobs
+        ):
+            count_reason = "AssocMaxJobsLimit"
+        checks = []
+
+        def add(limits, group, reasons):
+            used, held, _n = used_by(group)
+            items = [
+                (k, limits[k]) for k in sorted(limits, key=lambda k: (_TRES_ORDER.get(k, 99), k))
+            ]
+            checks.append((items, limits, used, held, reasons, group))
+
         if q.grp_tres:
-            used, held = _sum_tres(r for r in running if r.qos == job.qos)
-            reason = _over(q.grp_tres, used, _unique(need, picked, held, mask), _QOS_GRP_REASON)
-            if reason:
-                return reason
+            add(q.grp_tres, ("qos", job.qos), _QOS_GRP_REASON)
         if q.max_tres_per_user:
-            used, held = _sum_tres(r for r in running if r.user == job.user and r.qos == job.qos)
-            reason = _over(
-                q.max_tres_per_user, used, _unique(need, picked, held, mask), _QOS_USER_REASON
-            )
-            if reason:
-                return reason
+            add(q.max_tres_per_user, ("user", job.user, job.qos), _QOS_USER_REASON)
         # GrpTRES counts every job running in an account *and its children*: the job's
         # account and each of its ancestors must have room
         # (a TRES the QOS's GrpTRES limits is not tested against the associations':
@@ -515,15 +554,131 @@ class Controller:
             limits = acct.grp_tres
             if limits and q.grp_tres:
                 limits = {k: v for k, v in limits.items() if k not in q.grp_tres}
-            if not limits:
-                continue
-            used, held = _sum_tres(
-                r for r in running if acct.name in _ancestry(self.tree, r.account)
+            if limits:
+                add(limits, ("account", acct.name), _ASSOC_GRP_REASON)
+        got = cache[key] = (count_reason, checks)
+        return got
+
+    def _held_in(self, group: tuple, held: set[int], src) -> int:
+        """How many of the nodes ``group``'s running jobs hold the job (or record) ``src``
+        could start on now: Slurm tests no TRES before it picks nodes, and a job that may
+        land on held nodes adds none there (cached with the sums, per request)."""
+        cache = self._used_cache()
+        mask = src.mask
+        key = ("held_in", group, mask.tobytes(), src.need, src.exclusive)
+        got = cache.get(key)
+        if got is None:
+            idx = sorted(held)
+            fits = fitting_mask(
+                self.free[idx], self.capacity[idx], src.demand, mask[idx], src.exclusive
             )
-            reason = _over(limits, used, _unique(need, picked, held, mask), _ASSOC_GRP_REASON)
-            if reason:
-                return reason
-        return None
+            got = cache[key] = int(fits.sum())
+        return got
+
+    def _limits_for(
+        self, job: SimJob, record: PendingJob, memo: dict
+    ) -> tuple[str | None, PendingJob, str | None]:
+        """(the limit ``job``'s request is over, or None; the record to hand the policy, MAX
+        lowered to its node limits and blocking nothing when busy; the limit it is over on
+        the nodes it would get while busy, or None): :meth:`_limit_reason`,
+        :meth:`_within_limits` and :meth:`_busy_limit_reason`. Their results are kept for
+        one pass (``memo``) per request shape, user, QOS and account, and the records made
+        per job while its request stays the same: a deep queue holds many alike."""
+        key = (record.shape, record.mem_per_cpu, job.qos, job.user, job.account,
+               job.spec.nodelist, job.alts is None)  # fmt: skip
+        got = memo.get(key)
+        if got is None:
+            reason = self._limit_reason(job, None if job.alts is None else record)
+            capped = busy = None
+            if not reason:
+                capped = self._within_limits(job, record) if record.most is not None else record
+                busy = self._busy_limit_reason(job, capped)
+            got = memo[key] = (reason, None if capped is None else capped.most, busy)
+        reason, most, busy = got
+        if reason:
+            return reason, record, None
+        made = self._limit_records.get((job.id, record.partition))
+        if made is None or made[0] is not record:
+            made = self._limit_records[job.id, record.partition] = [record, {}]
+        variant = made[1].get((most, busy is None))
+        if variant is None:
+            variant = record
+            if most != record.most:
+                variant = replace(variant, most=most)
+            if busy:
+                variant = replace(variant, blocks=False)
+            made[1][most, busy is None] = variant
+        return None, variant, busy
+
+    def _used_cache(self) -> dict:
+        """The limits' cache: valid until a job starts or ends."""
+        epoch, cache = self._used
+        if epoch != self._run_epoch:
+            cache = {}
+            self._used = (self._run_epoch, cache)
+        return cache
+
+    def _used_by(self, group: tuple) -> tuple[dict[str, int], set[int], int]:
+        """The TRES, nodes and number of the running jobs of a limit's ``group``: ("qos", Q),
+        ("user", U, Q) (a user's jobs in QOS Q), ("assoc", U, A) (a user's jobs in account
+        A) or ("account", A) (the jobs of A and its child accounts). Cached until a job
+        starts or ends: a pass tests many jobs against the same sums."""
+        cache = self._used_cache()
+        got = cache.get(group)
+        if got is None:
+            kind = group[0]
+            if kind == "qos":
+                jobs = [r for r in self.running.values() if r.qos == group[1]]
+            elif kind == "user":
+                jobs = [r for r in self.running.values() if (r.user, r.qos) == group[1:]]
+            elif kind == "assoc":
+                jobs = [r for r in self.running.values() if (r.user, r.account) == group[1:]]
+            else:
+                tree, name = self.tree, group[1]
+                jobs = [r for r in self.running.values() if name in _ancestry(tree, r.account)]
+            got = cache[group] = (*_sum_tres(jobs), len(jobs))
+        return got
+
+    def _busy_limit_reason(
+        self, job: SimJob, record: PendingJob, cached: bool = True
+    ) -> str | None:
+        """The QOS/association limit ``job`` (as ``record`` asks, its MAX lowered to its node
+        limits) would exceed on the nodes Slurm tests it on when too few are free, or None.
+
+        select_nodes (node_scheduler.c), finding the nodes busy, picks nodes as if every
+        usable node were idle (``_pick_best_nodes``' test-only selection, possible_bitmap)
+        and tests the limits on them (acct_policy_job_runnable_post_select): up to MAX of a
+        ``-N MIN-MAX`` job, an ``--exclusive`` job's whole nodes' GRES, and no node counted
+        as one its QOS or association holds already (the job has no allocation yet). Over a
+        limit, the job waits for it instead of Resources, and does not stop the main
+        scheduler's pass over its partition (job_scheduler.c, "delayed for accounting
+        policy"). Tested only where it can differ from the test on its request (node=
+        limits, ``--exclusive`` jobs, node ranges); None when it can never fit."""
+        if not (job.exclusive or record.most is not None or self._node_limits):
+            return None
+        nodes = self._idle_pick(record, cached)
+        if nodes is None:
+            return None
+        return self._limit_reason(job, None if job.alts is None else record, busy=nodes)
+
+    def _idle_pick(self, record: PendingJob, cached: bool = True) -> tuple[int, ...] | None:
+        """The nodes ``record`` would get if every usable node were idle (a test-only
+        selection), or None when it can never fit on the nodes up. ``cached``: per request
+        shape (whose mask a job keeps alive) while no node goes up or down."""
+        key = (record.shape, record.most)
+        if cached and key in self._idle_picks:
+            return self._idle_picks[key]
+        nodes = choose_nodes(
+            self.capacity, self.capacity, record.demand, record.count, record.mask & self.up,
+            record.exclusive, self.weights, record.mem_per_cpu, record.most,
+        )  # fmt: skip
+        if cached:
+            self._idle_picks[key] = nodes
+        return nodes
+
+    def _named_nodes(self, job: SimJob) -> set[int]:
+        """The nodes ``job`` names with ``--nodelist`` (-w)."""
+        return {self.node_index[n] for n in job.spec.nodelist if n in self.node_index}
 
     def _within_limits(self, job: SimJob, record: PendingJob) -> PendingJob:
         """A ``--nodes=MIN-MAX`` job's record with MAX lowered to its limits on nodes."""
@@ -670,8 +825,13 @@ class Controller:
                 job.exclusive, self.weights, job.mem_per_cpu, most,
             )  # fmt: skip
             reason = self._limit_reason(job) if self._limits else None
-            if not reason and nodes is not None and self._limits:  # (on the nodes it gets)
-                reason = self._limit_reason(job, picked=nodes)
+            if not reason and self._limits:  # on the nodes it gets, or would get
+                if nodes is not None:
+                    reason = self._limit_reason(job, picked=nodes)
+                elif job.alts is None:  # (on its reservation's nodes)
+                    record = self._pending_of(job)
+                    record = replace(record, mask=record.mask & mask, most=most)
+                    reason = self._busy_limit_reason(job, record, cached=False)
             if reason:  # (Slurm checks limits first)
                 self._set_reason(job, reason)
             elif nodes is None:
@@ -981,10 +1141,12 @@ class Controller:
                 if reason:  # another start of this pass used up the limit, or the nodes it
                     self._set_reason(job, reason)  # got (-N MIN-MAX, --exclusive) are over it
                     refused = True
-                    # not tried again in that partition until something else starts (then
-                    # at once: other nodes may be left), nor at a later moment's first pass
+                    # not tried again in that partition at this moment, but for a job whose
+                    # nodes another start may change (-N MIN-MAX fewer, --exclusive others):
+                    # then after each start (other starts only add to what the limits count)
                     part = job.partition if record is None else record.partition
-                    self._over[job.id, part] = (self.env.now, self._n_started)
+                    again = self._n_started if job.most is not None or job.exclusive else None
+                    self._over[job.id, part] = (self.env.now, again)
                     continue
             if record is not None:
                 self.use_partition(job, record.partition)
@@ -1003,14 +1165,14 @@ class Controller:
         if started and self._over:
             now = self.env.now
             self._over = {k: v for k, v in self._over.items() if v[0] == now}  # (this moment's)
-            stale = any(v[1] != self._n_started for v in self._over.values())
+            stale = any(v[1] not in (None, self._n_started) for v in self._over.values())
         if refused or stale:  # the policy counted the refused job's nodes as taken, or a
             self.request_pass()  # start changed what a refused one would get: look again now
         now = self.env.now
         reasons = decision.reasons
         if self._maint:  # (filled while the pass read the queue; rarely any)
-            reasons = self._maint_reasons(reasons, self._maint)
-            self._maint = set()
+            reasons = self._own_reasons(reasons, self._maint)
+            self._maint = {}
         for jid, reason in reasons.items():
             job = jobs[jid]
             if job.reason != reason and job.state == "PENDING":  # (mostly unchanged)
@@ -1076,7 +1238,7 @@ class Controller:
                 # (the policy's own error, at its own line: say which pass ran it)
                 now = _seconds(self.env.now)
                 exc.add_note(f"in policy {policy_name(self.policy)!r}, {method}() at t={now} s")
-            self._maint = set()  # (filled while the queue was read)
+            self._maint = {}  # (filled while the queue was read)
             self._withheld.clear()
             if cycle:
                 self._timer_running = False  # (re-armed by the pass requested here)

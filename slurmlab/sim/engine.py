@@ -354,7 +354,10 @@ class Simulation(Controller, Lifecycles, Updates):
         self._cpu_needs: Counter[int] = Counter()  # queued jobs by CPUs per node
         self._min_cpus: int | None = None  # the smallest of those (None: to recompute)
         self._odd: set[int] = set()  # jobs whose reason is neither "Priority" nor "None"
-        self._maint: set[int] = set()  # jobs of this pass a maintenance window keeps out
+        # jobs of this pass that block nothing, and the reason each shows instead of
+        # Resources: a maintenance window keeps them out, or a limit on the nodes they
+        # would get (Controller._own_reasons)
+        self._maint: dict[int, str] = {}
         self._failure_waits: set = set()  # the random failure processes' pending timeouts
         self._random_failures = False  # whether random failure processes run (add_failures)
         self._withheld: list[int] = []  # array tasks this pass left out (_withheld_reasons)
@@ -362,7 +365,7 @@ class Simulation(Controller, Lifecycles, Updates):
         #: (job, partition) whose start a QOS/association limit refused on the nodes it got ->
         #: (that moment, starts so far): not tried again there until something else starts
         #: (Controller._apply)
-        self._over: dict[tuple[int, str], tuple[float, int]] = {}
+        self._over: dict[tuple[int, str], tuple[float, int | None]] = {}
         self._n_started = 0  # jobs started so far (runs)
         #: partition -> (start, end) of the maintenance reservations holding all its nodes
         self._maint_windows: dict[str, list[tuple[float, float]]] = {}
@@ -418,6 +421,14 @@ class Simulation(Controller, Lifecycles, Updates):
             q.max_jobs_per_user is not None or q.max_tres_per_user or q.grp_tres
             for q in self.qos.values()
         ) or any(a.grp_tres or a.max_jobs is not None for a in accounts)
+        # (node= limits count the nodes a busy job would get: Controller._busy_limit_reason)
+        self._run_epoch = 0  # changes whenever a job starts or ends
+        self._used: tuple[int, dict] = (-1, {})  # (epoch, limit group -> running TRES)
+        self._idle_picks: dict[tuple, tuple[int, ...] | None] = {}  # (while nodes stay up)
+        self._limit_records: dict[tuple, list] = {}  # (job, partition) -> Controller._limits_for's
+        self._node_limits = any(
+            "node" in q.max_tres_per_user or "node" in q.grp_tres for q in self.qos.values()
+        ) or any("node" in a.grp_tres for a in accounts)
         self.reservations: dict[str, tuple[Reservation, np.ndarray]] = {}
         reservations = parse_list_of(reservations, Reservation, what="reservations")
         names = [r.name for r in reservations]

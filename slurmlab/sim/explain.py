@@ -274,9 +274,9 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
             f"squeue shows '{NODES_OUT}', and Slurm's main scheduler starts no later job of "
             "the partition in this pass"
         )
-    own = _range_over_limit(sim, job, reason, t)
-    if own:  # (not other jobs' use: its own allocation is over the limit)
-        text = "on the nodes it would get, it would go over that limit of its QOS or account"
+    own = _own_allocation_over_limit(sim, job, reason, t)
+    if own:  # (not only other jobs' use: what it would get is over the limit)
+        text, own = own[0], own[1:]
     lines = [f"Job {job.key} is pending ({reason}): {text}.", *own]
     if job.alts is not None:  # -p a,b: it waits in each partition (a queue record each)
         order, held = [], []
@@ -606,22 +606,52 @@ def _planned_ahead(sim: Simulation, job, t: float) -> bool:
     return found
 
 
-def _range_over_limit(sim: Simulation, job, reason: str, t: float) -> list[str]:
+def _own_allocation_over_limit(sim: Simulation, job, reason: str, t: float) -> list[str]:
     """A job that its QOS/association limits would let start on what it asks for, but not on
-    the nodes it gets: Slurm checks the limits again once the nodes are picked
-    (acct_policy_job_runnable_post_select) and tries no fewer, so it waits. A ``-N MIN-MAX``
-    job takes up to MAX nodes; an ``--exclusive`` one every CPU and GPU of its nodes. The
-    lines that say so, with a fix. (At the present moment only: the limits' room then.)"""
+    the nodes it would get: the reason's words, then the lines that say why, with a fix.
+    (At the present moment only: the limits' room then.)
+
+    Slurm tests the limits again on the nodes it picks (acct_policy_job_runnable_post_select)
+    and tries no fewer: a ``-N MIN-MAX`` job takes up to MAX nodes, an ``--exclusive`` one
+    every CPU and GPU of its nodes. While too few nodes are free it tests them on the nodes
+    it would get if every usable node were idle, none counted as one its QOS or account holds
+    (``Controller._busy_limit_reason``): over a limit there, the job shows that limit instead
+    of Resources and holds no later job back, though it may well start once nodes are free."""
     if (
-        (job.most is None and not job.exclusive)
-        or not reason.startswith(("QOS", "Assoc"))
+        not reason.startswith(("QOS", "Assoc"))
         or t != sim.env.now
         or not sim._limits  # noqa: SLF001
         or sim._limit_reason(job) is not None  # noqa: SLF001 - its request does not fit either
+        or job.alts is not None
     ):
         return []
+    record = sim._pending_of(job)  # noqa: SLF001
+    if job.most is not None:
+        record = sim._within_limits(job, record)  # noqa: SLF001
+    now = choose_nodes(
+        sim.free, sim.capacity, record.demand, record.count, record.mask & sim.up,
+        record.exclusive, sim.weights, record.mem_per_cpu, record.most,
+    )  # fmt: skip
+    idle = sim._idle_pick(record) if now is None else now  # noqa: SLF001
+    if idle is None:
+        return []
+    if now is None and not sim._limit_reason(job, picked=idle):  # noqa: SLF001
+        n = len(idle)
+        return [
+            "too few nodes are free for it, and then Slurm tests the limits on the nodes it "
+            "would get if every usable node were idle, counting none of them as held by its "
+            "QOS or account yet",
+            f"On those {n} node{'s' * (n > 1)} it would be over that limit, so it waits for "
+            "the limit rather than for Resources, and holds no later job of its partition "
+            "back. It starts when enough nodes are free and the ones it gets keep it within "
+            "the limit.",
+        ]
+    if job.most is None and not job.exclusive:
+        return []
+    words = "on the nodes it would get, it would go over that limit of its QOS or account"
     if job.exclusive:
         return [
+            words,
             "Here it is its own size: with --exclusive it holds every CPU and GPU of the "
             f"{'nodes' if job.count > 1 else 'node'} it gets, and Slurm checks the limit on "
             "those, not on what it asks for.",
@@ -635,6 +665,7 @@ def _range_over_limit(sim: Simulation, job, reason: str, t: float) -> list[str]:
     )
     span = f"{job.count}-{fits}" if fits > job.count else f"{fits}"
     return [
+        words,
         f"Here it is its own size: on {job.count} node{'s' * (job.count > 1)} it would be "
         "within that limit, but it "
         f"asks for up to {job.most} (--nodes={job.count}-{job.most}) and takes as many as are "

@@ -78,6 +78,7 @@ class Lifecycles:
         job.unschedule(self.env.now)  # (node_scheduler.c: sched_nodes freed at the start)
         self._set_reason(job, "None")
         self.running[job.id] = job
+        self._run_epoch += 1  # (the limits' sums of running jobs are cached per epoch)
         self._arm_priority_tick()
         self.log("start", job, by)
         self._run(job)
@@ -201,6 +202,7 @@ class Lifecycles:
         else:
             self.free[list(job.nodes)] += job.usage
         del self.running[job.id]
+        self._run_epoch += 1
         job.end = self.env.now
         job.exit_code = exit_code
         self.log("end", job, state)
@@ -308,6 +310,7 @@ class Lifecycles:
             self._back_at.pop(name, None)
         self.node_state[name] = state
         self.up[i] = state not in ("DOWN", "DRAIN", "FUTURE")
+        self._idle_picks.clear()  # (test-only selections are on the nodes up)
         self._nodes_out = not self.up.all()
         self.node_events.append((self.env.now, name, state))
         self.events.append((self.env.now, f"node_{state.lower()}", None, None, name))
