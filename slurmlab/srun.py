@@ -19,10 +19,11 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 import pandas as pd
+from hostlist import numerically_sorted
 
 from slurmlab.errors import SbatchError, SlurmlabError
 from slurmlab.spec.cluster import Cluster
-from slurmlab.spec.job import Distribution, JobSpec
+from slurmlab.spec.job import Distribution, JobSpec, _warn_gpus_rounded
 from slurmlab.spec.units import compress_hostlist, expand_hostlist, parse_whole
 
 __all__ = [
@@ -331,7 +332,11 @@ def srun_env(
     ``--cpus-per-gpu`` (env.c ``set_env_from_opts``), SLURM_GPUS_ON_NODE and
     CUDA_VISIBLE_DEVICES when the job holds GPUs, SLURM_DIST_PLANESIZE with
     ``--distribution=plane=N``, SLURM_RESTART_COUNT after a requeue (a script reads it as
-    ``os.environ.get("SLURM_RESTART_COUNT", "0")``).
+    ``os.environ.get("SLURM_RESTART_COUNT", "0")``). Not given: SLURM_JOB_GPUS,
+    SLURM_STEP_GPUS and GPU_DEVICE_ORDINAL, the indices of the node's GPUs the job holds
+    (gres_common.c): slurmlab does not track which of a node's GPUs a job gets (the
+    CUDA_VISIBLE_DEVICES shown count from 0, as a task sees its GPUs under cgroup's
+    ConstrainDevices).
 
     Tasks go to nodes as ``-m/--distribution`` says (:func:`task_layout`, Slurm's
     slurm_step_layout.c): ``block`` numbers each node's tasks consecutively, ``cyclic`` deals
@@ -382,6 +387,8 @@ def srun_env(
     hosts = expand_hostlist(nodelist) if isinstance(nodelist, str) else list(nodelist)
     if cluster is not None:
         _check_hosts(hosts, nodelist, cluster)
+    order = _allocation_order(hosts, nodelist, cluster)
+    hosts = [hosts[i] for i in order]
     if (
         job.max_nodes is not None
         and job.nodes is not None
@@ -404,6 +411,8 @@ def srun_env(
             gpn = job.gpus_per_node
         elif job.gpus:
             gpn = -(-job.gpus // n_nodes)
+            if job.gpus % n_nodes:  # (as a cluster's resolution warns it)
+                _warn_gpus_rounded(job, n_nodes, gpn)
         else:
             gpn = (job.gpus_per_task or 0) * max(per_node)
         cpt, partition = job.cpus_per_task or 1, job.partition
@@ -425,6 +434,7 @@ def srun_env(
                 f"srun_env: cpus={list(cpus)} gives {len(node_cpus)} nodes' CPUs but the job "
                 f"has {n_nodes} nodes; give one count per node of the nodelist"
             )
+        node_cpus = [node_cpus[i] for i in order]  # (each node keeps its count)
     elif cluster is not None and res.whole_node:
         known = {n.name: n.cpus for n in cluster.nodes}
         node_cpus = [known.get(host, res.cpus_per_node) for host in hosts]
@@ -567,6 +577,29 @@ def _job_of(job) -> JobSpec:
         f"srun_env: job={job!r} ({type(job).__name__}) is not a request: give a JobSpec "
         '(JobSpec.from_args("-N 2 --gres=gpu:8")) or sbatch options as text ("-N 2 --gres=gpu:8")'
     )
+
+
+def _allocation_order(hosts: list[str], nodelist, cluster: Cluster | None) -> list[int]:
+    """The order Slurm lists an allocation's nodes in, as indices into ``hosts``: its node
+    table's (slurm.conf's order, bitmap2node_name), which numbers the tasks (SLURM_NODEID,
+    the ranks, MASTER_ADDR) and SLURM_JOB_NODELIST; without ``cluster``, names in numeric
+    order (``gpu9`` before ``gpu10``). A nodelist given in another order is warned about."""
+    if cluster is not None:
+        index = {n.name: i for i, n in enumerate(cluster.nodes)}
+        order = sorted(range(len(hosts)), key=lambda i: index[hosts[i]])
+    else:
+        rank = {h: k for k, h in enumerate(numerically_sorted(list(dict.fromkeys(hosts))))}
+        order = sorted(range(len(hosts)), key=lambda i: rank[hosts[i]])
+    if order != sorted(order):
+        shown = ",".join(hosts[i] for i in order)
+        by = "the cluster's node table" if cluster is not None else "by name"
+        warnings.warn(
+            f"srun_env: nodelist {nodelist!r} is not in the order Slurm lists a job's nodes "
+            f"({by}: {shown}); Slurm numbers the nodes and tasks (SLURM_NODEID, RANK, MASTER_ADDR) "
+            "in that order, so the environment is shown in it",
+            stacklevel=3,
+        )
+    return order
 
 
 def _check_hosts(hosts: list[str], nodelist, cluster: Cluster) -> None:

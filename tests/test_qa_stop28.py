@@ -39,9 +39,9 @@ def test_a_json_export_without_restart_count_leaves_restarts_unknown(tmp_path):
     assert found.empty
     assert [str(w.message) for w in caught if "Restarts" in str(w.message)] == [
         "requeues: the export has no Restarts, so Restarts is unknown (<NA>, not 0) and only "
-        "jobs with several runs in the export (sacct -D) are found; add Restarts to sacct -o "
-        "(a sacct --json export of Slurm 22.05 has no restart count: export with -D, or as "
-        "text)"
+        "jobs with several runs in the export are found: export with sacct -D (--duplicates: "
+        "each run of a requeued job is a row), and add Restarts to -o where your sacct has "
+        "that field (Slurm 22.05's has none; newer releases' has)"
     ]
 
 

@@ -276,7 +276,7 @@ def test_durations_sacct_writes_still_read(value, seconds):
         ("1_[5-1]", "the range 5-1 is reversed"),
         ("1_[]", "an empty part"),
         ("1_[%2]", "an empty part"),
-        ("1_[1--5]", "the part '1--5' is not N or N-M"),
+        ("1_[1--5]", "the part '1--5' is not N, N-M or N-M:S"),
         ("1_[1,,3]", "an empty part"),
         ("1_[0-4000001]", "task ids above 4,000,000: Slurm's largest MaxArraySize is 4,000,001"),
     ],

@@ -403,7 +403,7 @@ def never_allocated(jobs: pd.DataFrame) -> np.ndarray:
     is 0) and no time run (Elapsed 0; End - Start where Elapsed is unknown). Older Slurm
     writes such rows, with a Start, for a job it killed while pending (job_mgr.c sets its
     start_time = end_time = now), where 22.05 writes Start ``None``; sacct's AllocNodes is
-    "0 if the job is pending". A NodeList that names nodes says the job was given them: such
+    "0 if the job is pending", and so is NCPUS (AllocCPUS) where NNodes is the count asked. A NodeList that names nodes says the job was given them: such
     a row is a run (of 0 s), whatever NNodes says (while a job pends, 22.05's NNodes is the
     count it asked for). An export with neither NNodes nor NodeList cannot tell: no row is
     found there.
@@ -428,6 +428,9 @@ def never_allocated(jobs: pd.DataFrame) -> np.ndarray:
         none = (jobs["NNodes"] == 0).fillna(False).to_numpy(dtype=bool)
     else:
         none = np.zeros(len(jobs), dtype=bool)
+    if "NCPUS" in jobs and not ("NodeList" in jobs and jobs["NodeList"].notna().any()):
+        # (sacct's NCPUS is AllocCPUS: 0 for a job never given CPUs, whatever NNodes asked)
+        none |= (jobs["NCPUS"] == 0).fillna(False).to_numpy(dtype=bool)
     if not none.any():
         return none
     ran_for = jobs["Elapsed"] if "Elapsed" in jobs else pd.Series(pd.NaT, index=jobs.index)
@@ -439,13 +442,20 @@ def never_allocated(jobs: pd.DataFrame) -> np.ndarray:
 def started(jobs: pd.DataFrame) -> np.ndarray:
     """Which rows are runs that started: those with a Start time, but a row that never got an
     allocation (:func:`never_allocated`: no node and no time run, as older Slurm writes a job
-    cancelled while pending) is no run, as a Start of None is. A table whose Start is missing
+    cancelled while pending) is no run, as a Start of None is, nor is a PENDING row (sacct
+    -T gives a job still pending the window's end as its Start). A table whose Start is missing
     throughout (an export without the Start field, such as reportseff's) cannot say so; there
     a run started if it has an Elapsed above 0, a state only a started run has (COMPLETED
     ...) or a step (.batch, .extern ...).
     """
     if "Start" in jobs and jobs["Start"].notna().any():
-        return jobs["Start"].notna().to_numpy() & ~never_allocated(jobs)
+        out = jobs["Start"].notna().to_numpy() & ~never_allocated(jobs)
+        if "State" in jobs:  # (sacct -T writes a Start for a job still pending: the window's
+            # end, as_mysql_jobacct_process.c; a pending row is never a run)
+            out &= ~jobs["State"].astype("string").eq("PENDING").to_numpy(
+                dtype=bool, na_value=False
+            )
+        return out
     return _ran_by_elapsed(jobs)
 
 

@@ -82,9 +82,12 @@ def requeues(jobs: pd.DataFrame) -> pd.DataFrame:
     states are its leader's, the hours its components'); its runs are the rows ``sacct
     --duplicates`` writes (ordered by Submit) that started (a job requeued and pending again
     has one row more than runs, and its ``states`` end PENDING). ``lost_gpu_hours`` counts
-    every run but the last (NaN when the export has no AllocTRES). ``Restarts`` is <NA>, with
-    a warning, when the export has no Restarts field: then only jobs with several runs in
-    the export (``sacct -D``) are found.
+    every run but the last, whole (NaN when the export has no AllocTRES): what the earlier
+    runs held. sacct does not know checkpoints, so for a job that resumes from one this is
+    an upper bound of the work lost; a simulation's ``metrics["gpu_hours_lost"]`` counts
+    only the work since each run's last checkpoint. ``Restarts`` is <NA>, with a warning,
+    when the export has no Restarts field (Slurm 22.05's sacct has none; newer releases'
+    has): then only jobs with several runs in the export (``sacct -D``) are found.
 
     >>> import io
     >>> from slurmlab.records.sacct import read_sacct
@@ -103,9 +106,9 @@ def requeues(jobs: pd.DataFrame) -> pd.DataFrame:
     if len(jobs) and not has_restarts:
         warn_at_caller(
             "requeues: the export has no Restarts, so Restarts is unknown (<NA>, not 0) and "
-            "only jobs with several runs in the export (sacct -D) are found; add Restarts to "
-            "sacct -o (a sacct --json export of Slurm 22.05 has no restart count: export "
-            "with -D, or as text)"
+            "only jobs with several runs in the export are found: export with sacct -D "
+            "(--duplicates: each run of a requeued job is a row), and add Restarts to -o "
+            "where your sacct has that field (Slurm 22.05's has none; newer releases' has)"
         )
     unknown = {k: v for k, v in unknown_hours(jobs).items() if k == "gpu_hours"}
     warn_unknown_hours(unknown, "requeues")

@@ -135,7 +135,13 @@ class Summary:
 
 def _hours_sentence(s: Summary) -> str:
     if s.gpu_hours is not None and s.cpu_hours is not None:
-        return f"Allocated {s.gpu_hours:,.1f} GPU-hours and {s.cpu_hours:,.1f} CPU-hours."
+        text = f"Allocated {s.gpu_hours:,.1f} GPU-hours and {s.cpu_hours:,.1f} CPU-hours."
+        if s.gpu_hours == 0 and s.cpu_hours > 0:  # a CPU cluster, or GPUs Slurm never counted
+            text += (
+                " No run's AllocTRES names a GPU: if the cluster has GPUs, its slurm.conf "
+                "lacks AccountingStorageTRES=gres/gpu and Slurm recorded none."
+            )
+        return text
     known = [
         f"{value:,.1f} {name}-hours"
         for name, value in (("GPU", s.gpu_hours), ("CPU", s.cpu_hours))

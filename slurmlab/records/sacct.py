@@ -25,7 +25,9 @@ The design, in short:
   ``StepID`` and ``JobState``: the state of its allocation run (a TIMEOUT job's ``.batch``
   says CANCELLED; with ``--duplicates`` a step belongs to the run it started in). The
   allocation rows also receive what only steps know: ``MaxRSS`` (MB, max over steps),
-  ``MemUsed`` (MB, max over steps of MaxRSS x NTasks, an upper bound of the job's peak) and
+  ``MemUsed`` (MB, max over steps of the memory of all the step's tasks: TRESUsageInTot's
+  ``mem``, the sum of each task's peak, else MaxRSS x NTasks, the largest task's peak times
+  the tasks; an upper bound of the job's peak either way) and
   TotalCPU when the allocation row lacks it. The step frame lives in ``attrs["steps"]`` inside
   a small holder that pandas copies by reference (a DataFrame directly in ``attrs`` would be
   deep-copied by every operation and breaks ``pd.concat``).
@@ -299,7 +301,7 @@ _MIN_TIME, _MAX_TIME = pd.Timestamp("1678-01-01"), pd.Timestamp("2262-04-11")
 _MEMORY_RE = r"^(?P<num>\d+(?:\.\d*)?|\.\d+)(?P<unit>[KMGTPE]?)(?P<per>[nc]?)$"
 _JOBID_RE = (
     r"^(?P<base>\d+)"
-    r"(?:_(?P<task>\d{1,9})|_\[(?P<range>[0-9,%\-]*)\]?|\+(?P<het>\d{1,9}))?"
+    r"(?:_(?P<task>\d{1,9})|_\[(?P<range>[0-9,%\-:.]*)\]?|\+(?P<het>\d{1,9}))?"
     r"(?:\.(?P<step>[A-Za-z0-9_\-]+))?$"
 )
 #: A JobID that is a name, not a number: what ``write_sacct`` writes for a simulation's
@@ -650,12 +652,20 @@ def parse_state(text: str | None) -> str:
     'CANCELLED'
     >>> parse_state("TO")
     'TIMEOUT'
+    >>> parse_state("OUT_OF_ME+")  # (cut by a fixed-width column: the one state it begins)
+    'OUT_OF_MEMORY'
     """
     words = _clean(text).split()
     if not words:
         return "UNKNOWN"
-    word = words[0].rstrip("+").upper()
-    return STATE_ABBREVIATIONS.get(word, word)
+    word = words[0].upper()
+    cut = word.endswith("+")  # (sacct's fixed-width columns cut it: OUT_OF_ME+)
+    word = STATE_ABBREVIATIONS.get(word.rstrip("+"), word.rstrip("+"))
+    if cut and word not in STATES:
+        whole = [s for s in STATES if s.startswith(word)]
+        if len(whole) == 1:
+            return whole[0]
+    return word
 
 
 @dataclass(frozen=True, slots=True)
@@ -675,20 +685,34 @@ class JobIdParts:
 def _range_check(expression: str, closed: bool = True) -> tuple[int | None, str | None]:
     """(how many tasks an array expression such as ``1,4-9%2`` stands for, None) or
     (None, why sacct never writes it): reversed (``5-1``), empty (``[]``, ``1,,3``),
-    malformed (``1--5``) or beyond MaxArraySize (task ids 0 to 4,000,000). An expression
-    without its ``]`` was cut short at SLURM_BITSTR_LEN: its last, cut, part is not counted."""
+    malformed (``1--5``) or beyond MaxArraySize (task ids 0 to 4,000,000).
+
+    As xlate_array_task_str (slurm_protocol_defs.c) writes them: a regular stride as
+    ``first-last:step`` (``1-59:2``, 30 tasks), and a list longer than SLURM_BITSTR_LEN (64
+    characters by default) cut short, its last three characters turned into ``...``. An
+    expression cut short (``...``, or without its ``]``) counts only the parts before the
+    cut: the last may itself be cut (``57`` of ``571``), so it is left out."""
     body, pct, throttle = expression.partition("%")
     if pct and closed and not _digits(throttle):
         return None, f"its throttle %{throttle} is not a number"
+    dots = body.endswith("...")
+    if dots:
+        body = body[:-3]
+    if "." in body:
+        return None, "a '.' that is not the '...' of a list cut short"
     parts = body.split(",")
     total = 0
     for i, part in enumerate(parts):
-        lo, dash, hi = part.partition("-")
-        cut = not closed and not pct and i == len(parts) - 1
-        if not _digits(lo) or (dash and not _digits(hi)):
-            if cut:
-                continue  # cut short at SLURM_BITSTR_LEN: count what is there
-            what = "an empty part" if not part else f"the part {part!r} is not N or N-M"
+        if (dots or (not closed and not pct)) and i == len(parts) - 1:
+            continue  # cut short at SLURM_BITSTR_LEN: count the parts before it
+        span, colon, step = part.partition(":")
+        lo, dash, hi = span.partition("-")
+        if (
+            not _digits(lo)
+            or (dash and not _digits(hi))
+            or (colon and not (dash and _digits(step) and int(step) > 0))
+        ):
+            what = "an empty part" if not part else f"the part {part!r} is not N, N-M or N-M:S"
             return None, what
         if int(lo) >= LARGEST_ARRAY_SIZE or (dash and int(hi) >= LARGEST_ARRAY_SIZE):
             return None, (
@@ -696,15 +720,19 @@ def _range_check(expression: str, closed: bool = True) -> tuple[int | None, str 
                 f"{LARGEST_ARRAY_SIZE:,}"
             )
         if dash and int(hi) < int(lo):
-            if cut:
-                continue
-            return None, f"the range {part} is reversed"
-        total += int(hi) - int(lo) + 1 if dash else 1
+            return None, f"the range {span} is reversed"
+        total += (int(hi) - int(lo)) // int(step or 1) + 1 if dash else 1
     if total == 0:
-        return None, "no task ids"
+        return None, "no whole task id" + (" before the cut" if dots or not closed else "")
     if total > LARGEST_ARRAY_SIZE:
         return None, f"more than {LARGEST_ARRAY_SIZE:,} tasks, Slurm's largest MaxArraySize"
     return total, None
+
+
+def _range_cut(expression: str, closed: bool) -> bool:
+    """Whether sacct cut an array expression short (SLURM_BITSTR_LEN): ``...`` before its
+    throttle or end, or no ``]``."""
+    return not closed or expression.partition("%")[0].endswith("...")
 
 
 def _range_tasks(expression: str, closed: bool = True) -> int | None:
@@ -2165,7 +2193,11 @@ def _tres_gpu_column(arr: pa.Array, legacy: bool) -> tuple[pa.Array, pa.Array, n
     return struct.field("n"), struct.field("type"), bad
 
 
-_ALLOC_RE = r"^(?P<base>\d+)(?:_(?P<task>\d{1,9})|_\[(?P<range>[0-9,%\-]*)\]?|\+(?P<het>\d{1,9}))?$"
+#: stands for a cut list's "..." while JobIDs are split at their first "." (a step's)
+_ELLIPSIS = "\u2026"
+_ALLOC_RE = (
+    r"^(?P<base>\d+)(?:_(?P<task>\d{1,9})|_\[(?P<range>[0-9,%\-:.]*)\]?|\+(?P<het>\d{1,9}))?$"
+)
 
 
 def _job_ids(
@@ -2182,6 +2214,9 @@ def _job_ids(
     arr = pc.utf8_trim_whitespace(arr)
     n = len(arr)
     ok = pc.match_substring_regex(arr, pattern=_JOBID_RE).to_numpy(zero_copy_only=False)
+    cut_list = pc.any(pc.match_substring(arr, "...")).as_py()
+    if cut_list:  # (an array list sacct cut short, 124_[1,4,...57...]: its dots are no step)
+        arr = pc.replace_substring(arr, "...", _ELLIPSIS)
     named = np.zeros(n, dtype=bool)
     if raw_ids is not None and not ok.all():
         named = (
@@ -2194,6 +2229,8 @@ def _job_ids(
     starts, lengths = offsets[:-1], np.diff(offsets)
     flat = lists.values
     alloc = flat.take(pa.array(starts))
+    if cut_list:
+        alloc = pc.replace_substring(alloc, _ELLIPSIS, "...")
     has_step = lengths == 2
     step = flat.take(pa.array(np.where(has_step, starts + 1, 0), mask=~has_step))
     step = pc.if_else(pc.equal(step, ""), pa.scalar(None, pa.string()), step)
@@ -2207,6 +2244,7 @@ def _job_ids(
         "StepID": step,
         "ArrayTasks": pa.array(np.ones(n, dtype=np.int64)),
         "Named": pa.array(named),
+        "Cut": pa.array(np.zeros(n, dtype=bool)),
     }
     special = pc.or_(pc.match_substring(alloc, "_"), pc.match_substring(alloc, "+"))
     special = special.to_numpy(zero_copy_only=False) & ok
@@ -2223,9 +2261,11 @@ def _job_ids(
         tasks = [1] * len(sub)
         if pc.any(is_range).as_py():
             closed = pc.match_substring_regex(sub, pattern=r"\]$").to_pylist()
-            tasks = [
-                1 if r is None else _range_tasks(r, c) for r, c in zip(ranges.to_pylist(), closed)
-            ]
+            listed = list(zip(ranges.to_pylist(), closed))
+            tasks = [1 if r is None else _range_tasks(r, c) for r, c in listed]
+            cut = np.zeros(n, dtype=bool)
+            cut[np.flatnonzero(special)] = [r is not None and _range_cut(r, c) for r, c in listed]
+            out["Cut"] = pa.array(cut)
             wrong = np.array([t is None for t in tasks])
             if wrong.any():  # a range sacct never writes: a bad JobID
                 where = np.flatnonzero(special)[wrong]
@@ -2306,6 +2346,17 @@ def _convert(raw: _RawTable, tz: str | None) -> tuple[dict[str, pa.Array], dict[
         bad = bad & ~named_bad
     note("JobID", bad)
     named = ids.pop("Named").to_numpy(zero_copy_only=False)
+    cut = ids.pop("Cut").to_numpy(zero_copy_only=False) & ~bad
+    if cut.any():
+        warn_at_caller(
+            f"{raw.file}: {int(cut.sum())} pending array row(s) "
+            f"({_lines_shown(raw, raw.lines[cut].tolist())}) have a task list sacct cut short "
+            "at SLURM_BITSTR_LEN (64 characters unless set; it ends in '...' or lacks its "
+            "']'): their ArrayTasks counts only the tasks written whole, fewer than pending. "
+            "To count them all, export again with SLURM_BITSTR_LEN=0 set (sacct then writes "
+            "every list whole: SLURM_BITSTR_LEN=0 sacct -P ...)",
+            SacctParseWarning,
+        )
     out["JobID"] = _text(pc.utf8_trim_whitespace(cols["JobID"]))
     out.update(ids)
     for name, whole in _ID_COLUMNS.items():
@@ -2490,6 +2541,8 @@ def _check_times(raw: _RawTable, out: dict[str, pa.Array], note) -> None:
         note("Start, End", backwards)
         out["End"] = pc.if_else(pa.array(backwards), pa.scalar(None, out["End"].type), out["End"])
     shifted = known & (span_ns < 0) & ~backwards
+    wrong = _elapsed_wrong(raw, out, note, known, span, backwards)
+    shifted &= ~wrong  # (those are errors: their Elapsed says the times are wrong)
     if shifted.any():
         pos = np.flatnonzero(shifted)
         shown = ", ".join(str(int(raw.lines[p])) for p in pos[:10]) + (
@@ -2501,13 +2554,19 @@ def _check_times(raw: _RawTable, out: dict[str, pa.Array], note) -> None:
             "this; their run times are off by it: export with TZ=UTC sacct ... to avoid it",
             UserWarning,
         )
+
+
+def _elapsed_wrong(raw: _RawTable, out: dict, note, known, span, backwards) -> np.ndarray:
+    """Rows of runs that ended whose Elapsed is not End - Start - Suspended (nor off by a
+    daylight-saving change): noted as bad, their Elapsed NA; the mask of them."""
+    none = np.zeros(len(known), dtype=bool)
     elapsed_in = next((n for n in ("ElapsedRaw", "Elapsed") if n in raw.names), None)
     if elapsed_in is None or "Elapsed" not in out or "State" not in out:
-        return
+        return none
     # only a run that ended has End - Start as its Elapsed (a RUNNING row's End may be the end
     # of the export's -E window, and its Elapsed runs to the time of the export)
     ended = pc.is_in(out["State"], value_set=pa.array(sorted(TERMINAL_STATES)))
-    known &= pc.fill_null(ended, False).to_numpy(zero_copy_only=False)
+    known = known & pc.fill_null(ended, False).to_numpy(zero_copy_only=False)
     elapsed = pc.cast(out["Elapsed"], pa.int64())
     diff = pc.subtract(elapsed, span)
     suspended = "Suspended" in raw.names and "Suspended" in out
@@ -2525,6 +2584,7 @@ def _check_times(raw: _RawTable, out: dict[str, pa.Array], note) -> None:
         out["Elapsed"] = pc.if_else(
             pa.array(wrong), pa.scalar(None, out["Elapsed"].type), out["Elapsed"]
         )
+    return wrong
 
 
 def _frame(columns: dict[str, pa.Array], mask: pa.Array | None) -> pd.DataFrame:
@@ -2726,8 +2786,10 @@ def _warn_unknown_states(raw: _RawTable, unknown: pd.Series, lines: np.ndarray) 
         f"{', '.join(STATES)}); {'they are' if several else 'it is'} kept as written "
         "(attrs['unknown_states']), and on a job's last row such a state becomes the job's "
         "final state in summary and the analyzers. If the row was edited or made by hand, "
-        "correct its State (or delete the row); if the State column holds another field's "
-        "values, give the field list the export was written with (fields=)",
+        "correct its State (or delete the row); a state sacct cut short to fit a column "
+        "(ending in '+') is read whole only when it begins one state alone: export with -P "
+        "(parsable, nothing cut); if the State column holds another field's values, give "
+        "the field list the export was written with (fields=)",
         SacctParseWarning,
     )
 
@@ -3066,7 +3128,7 @@ def _times_problem(value: str) -> tuple[str, str]:
     given = dict(part.split("=", 1) for part in value.split(", "))
     start, end = (_any_time(given[k]) for k in ("Start", "End"))
     span = end - start
-    if span < pd.Timedelta(0):
+    if span < -pd.Timedelta(hours=1):  # (within an hour: Elapsed is what contradicts them)
         return (
             f"End is before Start, by {_fmt_duration(-span)} (more than a daylight-saving "
             "change: a run ends after it starts)",
@@ -3120,6 +3182,16 @@ class _StepsRef:
         return f"<{len(self.frame)} step rows; use slurmlab.sacct_steps(jobs)>"
 
 
+def _tres_mem_mb(column: pd.Series) -> np.ndarray:
+    """The ``mem=`` of TRES usage strings (``cpu=08:00:00,mem=55G``) in MB; NaN without one.
+    A bare number is bytes (sacct writes usage in bytes unless it adds a unit)."""
+    found = column.astype("string").str.extract(r"(?:^|,)mem=(\d+(?:\.\d+)?)([KMGTPE]?)(?:,|$)")
+    value = pd.to_numeric(found[0], errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+    units = found[1].fillna("").to_numpy(dtype=object)
+    scale = np.array([_UNIT_MB[u] or 1 / 1024**2 for u in units], dtype="float64")
+    return value * scale
+
+
 def _join_steps(
     jobs: pd.DataFrame, step_rows: pd.DataFrame, owner: np.ndarray
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -3143,6 +3215,9 @@ def _join_steps(
             else np.ones(len(rss))
         )
         used = rss * np.where(np.isnan(tasks), 1.0, tasks)
+        if "TRESUsageInTot" in step_rows:  # the step's tasks' peaks summed: tighter
+            summed = _tres_mem_mb(step_rows["TRESUsageInTot"])
+            used = np.where(np.isnan(summed), used, summed)
         ok = has & ~np.isnan(rss)
         peak = np.full(len(jobs), -np.inf)
         np.maximum.at(peak, owner[ok], rss[ok])

@@ -71,7 +71,10 @@ def _seconds(value: Any) -> str:
     micro = _number(value.get("microseconds")) or 0
     total = int(seconds) * 1_000_000 + int(micro)
     hours, rest = divmod(total // 1_000_000, 3600)
+    days, hours = divmod(hours, 24)  # (as sacct -P writes it: 426-16:00:00, not 10240:00:00)
     text = f"{hours:02d}:{rest // 60:02d}:{rest % 60:02d}"
+    if days:
+        text = f"{days}-{text}"
     if total % 1_000_000:
         text += f".{total % 1_000_000:06d}"
     return text

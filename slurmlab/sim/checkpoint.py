@@ -3,7 +3,8 @@
 A job needs ``work`` seconds of useful computation (its true run time). With a
 checkpoint ``interval`` I, a ``write_cost`` C and a ``restart_cost`` R, a run that
 resumes from saved progress P first spends R loading the checkpoint (only after a
-restart), then alternates I seconds of work with C seconds of writing, and needs
+restart from one: a run cut short before its first checkpoint starts again from zero,
+with nothing to load), then alternates I seconds of work with C seconds of writing, and needs
 no checkpoint after its last piece of work. When a run is cut short (node
 failure, preemption, time limit), the work since its last *completed* checkpoint
 is lost; the next run resumes from there. Without checkpoints every restart

@@ -21,7 +21,15 @@ __all__ = ["NodeFailure", "RandomFailures"]
 
 @dataclass(frozen=True, slots=True)
 class NodeFailure:
-    """A scripted failure: ``node`` goes DOWN at ``at`` for ``down_for`` seconds (None: stays down)."""
+    """A scripted failure: ``node`` goes DOWN at ``at`` for ``down_for`` seconds (None: stays down).
+
+    ``down_for`` is the time until the node is back in service. With Slurm's default
+    ReturnToService=0 a node that went DOWN stays DOWN until an administrator resumes it
+    (``scontrol update NodeName=... State=RESUME``): ``down_for`` is then the repair plus
+    that resume; with ReturnToService=1 or 2, slurmd registering again brings it back.
+    slurmlab does not tell them apart: every failure with a ``down_for`` ends with the node
+    IDLE (or still DRAIN, when it was drained), and one without stays DOWN.
+    """
 
     node: str
     at: float

@@ -284,7 +284,10 @@ class Lifecycles:
         i = self._node(name)
         if state == "DRAIN" and self._in_repair(name):
             # a node that failed and is being repaired stays down; it comes back drained
+            # (sinfo shows it drain* meanwhile: node_state_string_compact tests DRAIN first)
             self._drained.add(name)
+            self.node_events.append((self.env.now, name, "DRAIN"))
+            self.events.append((self.env.now, "node_drain", None, None, name))
             return
         if state == "IDLE" and self._in_repair(name):
             # a node that failed and is being repaired does not respond: Slurm shows a
@@ -358,6 +361,8 @@ class Lifecycles:
         if self._back_at.get(name, 0) > self.env.now:
             return
         if self.node_state[name] == "DOWN" and name not in self._down_for_good:
+            if name in self._drained:  # (repaired: no longer failed, still drained)
+                self.node_events.append((self.env.now, name, "IDLE"))
             self.set_node_state(name, "DRAIN" if name in self._drained else "IDLE")
 
     def add_failures(self, failures=(), random=None) -> None:
@@ -414,8 +419,14 @@ class Lifecycles:
 
 def _restarted(job: SimJob) -> bool:
     """Whether the run restores a checkpoint first (and pays its restart cost): a requeued
-    job that checkpoints, unless it was requeued to run again from the beginning."""
-    return job.restarts > 0 and job.ckpt is not None and not job.scratch
+    job that checkpoints and has saved progress, unless it was requeued to run again from
+    the beginning (a job cut short before its first checkpoint has none to load)."""
+    return (
+        job.restarts > 0
+        and job.ckpt is not None
+        and not job.scratch
+        and job.work_left < job.runtime
+    )
 
 
 def _unschedule(env, event) -> None:

@@ -246,12 +246,14 @@ def _node_states(sim: Simulation, t: float, used: np.ndarray) -> dict[str, str]:
         admin = configured[name] if changed is None else changed
         # drained: by the configuration or an admin, until resumed (a failure keeps it)
         drained = configured[name] == "DRAIN"
+        failed = False  # (until repaired: drained while down, it is still down)
         for st in history:
             drained = st == "DRAIN" or (drained and st != "IDLE")
+            failed = st == "DOWN" or (failed and st == "DRAIN")
         maint = reserved.get(i) == "maint"
         # a failed node's slurmd does not respond: '*'; in a maintenance reservation the
         # node's state shows '$' instead (node_state_string_compact tests MAINT first)
-        mark = "$" if maint else "*" if changed == "DOWN" else ""
+        mark = "$" if maint else "*" if failed else ""
         if drained:  # draining while jobs run on it, else drained
             out[name] = ("drng" if used[i].any() else "drain") + mark
         elif changed == "DOWN":  # failed (an admin's State=DOWN of a node that responds: down)

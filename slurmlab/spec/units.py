@@ -404,8 +404,24 @@ def expand_hostlist(expr: str) -> list[str]:
 
 
 def compress_hostlist(names) -> str:
-    """Compress node names into Slurm's hostlist form (``gpu[01-03]``), sorted as Slurm does."""
-    return hostlist.collect_hostlist(list(names))
+    """Compress node names into Slurm's hostlist form (``gpu[01-03]``), sorted as Slurm does.
+
+    Slurm ranges only a name's trailing number (hostlist.c ``hostname_create_dims``):
+    ``node1-ib,node2-ib`` stays as it is, where python-hostlist would write
+    ``node[1-2]-ib``."""
+    names = list(names)
+    plain = [n for n in names if not n[-1:].isdigit() and any(c.isdigit() for c in n)]
+    if not plain:
+        return hostlist.collect_hostlist(names)
+    ranged = [n for n in names if n not in set(plain)]
+    pieces = (
+        [(hostlist.numerically_sorted(ranged)[0], hostlist.collect_hostlist(ranged))]
+        if ranged
+        else []
+    )
+    pieces += [(n, n) for n in dict.fromkeys(plain)]
+    first = {key: i for i, key in enumerate(hostlist.numerically_sorted([k for k, _ in pieces]))}
+    return ",".join(text for key, text in sorted(pieces, key=lambda kv: first[kv[0]]))
 
 
 def index_ranges(indices: list[int]) -> str:
