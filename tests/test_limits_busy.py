@@ -173,3 +173,121 @@ def test_without_a_limit_on_what_it_would_get_nothing_changes():
     lab.advance(1)
     assert reason(lab, j) == "(Resources)"
     assert reason(lab, later) == "(Priority)"
+
+
+# -- the review of the change (stop 34) -----------------------------------------------------
+
+
+def _node_limit_lab(policy: str) -> tuple[Lab, int, int]:
+    """QOS lim GrpTRES node=2 holding n1 (1 CPU); n2 busy 2 min, n[3-4] 20 min; J (-N 2 -c 4,
+    QOS lim) would hold 2 idle nodes, none counted as the QOS's: 1 + 2 > 2."""
+    lab = lab_of(CPU8, policy, grp_tres="node=2")
+    lab.sbatch("-n 1 --qos=lim -w n1 -t 20:00", runtime=1200)
+    lab.sbatch("-N 1 --exclusive -w n2 -t 2:00", runtime=120)
+    lab.sbatch("-N 2 --exclusive -w n3,n4 -t 20:00", runtime=1200)
+    j = lab.sbatch("-N 2 -c 4 --qos=lim -t 5:00", runtime=30)
+    big = lab.sbatch("-N 4 --exclusive -t 5:00", runtime=30)
+    return lab, j, big
+
+
+def test_slurms_backfill_gives_no_reservation_to_a_job_over_a_limit_on_its_plan():
+    """backfill.c tests the limits on the nodes it plans (no node counted as the QOS's yet)
+    and reserves nothing when that is over ("adding reservation ... blocked by
+    acct_policy_job_runnable_post_select"): J gets no plan, and a small job backfills onto
+    n1 at the next cycle instead of waiting behind J's reservation."""
+    lab, j, _big = _node_limit_lab("slurm")
+    small = lab.sbatch("-n 1 -t 5:00", runtime=300)
+    lab.advance(40)
+    q = lab.squeue().set_index("JOBID")
+    assert q.loc[str(j), "NODELIST(REASON)"] == "(QOSGrpNodeLimit)"
+    assert q.loc[str(j), "SCHEDNODES"] is None
+    assert state(lab, small) == "RUNNING" and nodelist(lab, small) == "n1"
+
+
+def test_a_plan_within_the_limit_is_still_reserved():
+    """x3's case in limits-busy: backfill counts the GRES a job asks for (whole-node GRES
+    are select_nodes'), so an --exclusive job over GrpTRES gres/gpu only on whole nodes is
+    planned, as real Slurm planned it (SCHEDNODES gpu[1-3])."""
+    lab = lab_of(GPU4, "slurm", grp_tres="gres/gpu=8")
+    lab.sbatch("-N 2 --exclusive -t 5:00", runtime=150)
+    x3 = lab.sbatch("-N 3 --exclusive --qos=lim -t 3:00", runtime=30)
+    lab.advance(40)
+    assert lab.squeue().set_index("JOBID").loc[str(x3), "SCHEDNODES"] is not None
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_the_later_job_waits_for_its_own_reason_under_every_policy(policy):
+    """J blocks nothing: the 4-node job behind it waits for Resources, not for Priority (a
+    standing plan once dropped J's blocks=False under conservative)."""
+    lab, j, big = _node_limit_lab(policy)
+    for t in (1, 30, 60):
+        lab.advance(t - lab.now)
+        q = lab.squeue().set_index("JOBID")
+        assert q.loc[str(j), "NODELIST(REASON)"] == "(QOSGrpNodeLimit)"
+        assert q.loc[str(big), "NODELIST(REASON)"] == "(Resources)"
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_the_nodes_it_would_get_leave_out_reservations_of_others(policy):
+    """_get_req_features takes other reservations' nodes out before the test-only pick: with
+    n[1-2] reserved for another user, -N 1-3 --exclusive would get n[3-4] (8 GPUs, within
+    GrpTRES gres/gpu=8), so it waits for Resources and holds the partition."""
+    lab = lab_of(GPU4, policy, grp_tres="gres/gpu=8")
+    lab.reserve("r", "2h", nodes="n[1-2]", users="other")
+    lab.sbatch("-N 2 --exclusive -t 5:00", runtime=150)
+    x = lab.sbatch("-N 1-3 --exclusive --qos=lim -t 3:00", runtime=30)
+    later = lab.sbatch("-n 1 -t 3:00", runtime=30)
+    lab.advance(1)
+    assert reason(lab, x) == "(Resources)"
+    if policy == "fifo":
+        assert reason(lab, later) == "(Priority)"
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_a_job_refused_at_a_moment_is_tried_again_when_a_job_ends_then(policy):
+    """QOS node=2 and its job on n1 holding all 8 CPUs: the later QOS job waits; cancelled at
+    the same moment, the first frees the room, and the waiting one starts at once."""
+    for args in ("-N 2", "-N 1-2 -c 8"):
+        lab = lab_of(CPU8, policy, grp_tres="node=2")
+        first = lab.sbatch("-N 1 -c 8 --qos=lim -t 20:00", runtime=1200)
+        lab.advance(5)
+        j = lab.sbatch(f"{args} --qos=lim -t 5:00", runtime=30)
+        lab.scancel(first)
+        lab.advance(1)
+        start = lab.sacct().set_index("JobID").loc[str(j), "Start"]
+        assert (start - lab.sacct()["Submit"].min()).total_seconds() == 5, (policy, args)
+
+
+def test_why_pending_does_not_blame_its_own_size_when_others_use_the_room():
+    """-N 2 --exclusive holds 8 GPUs, GrpTRES gres/gpu=8, and a QOS job holds 4: over only
+    with the QOS's running jobs, it starts once they end; why_pending says that, not "its
+    own size ... drop --exclusive"."""
+    lab = lab_of(GPU4, "slurm", grp_tres="gres/gpu=8")
+    lab.sbatch("-N 1 --gres=gpu:4 --qos=lim -t 5:00", runtime=100)
+    lab.sbatch("-N 3 --exclusive -t 5:00", runtime=300)
+    x = lab.sbatch("-N 2 --exclusive --qos=lim -t 3:00", runtime=30)
+    lab.advance(1)
+    text = lab.why_pending(x)
+    assert "with what the running jobs of its QOS or account hold" in text
+    assert "own size" not in text
+    lab.advance(300)
+    assert state(lab, x) in ("RUNNING", "COMPLETED")
+
+
+def test_max_is_lowered_to_the_nearest_account_node_limit():
+    """acct_policy_get_max_nodes walks up the associations and stops at the first with a
+    GrpTRES node= limit: a child's node=3 caps -N 1-4, though its parent allows 2."""
+    from slurmlab import Account
+
+    lab = Lab(
+        Cluster.from_slurm_conf(CPU8),
+        policy="easy",
+        accounts=[
+            Account("parent", grp_tres="node=2"),
+            Account("child", parent="parent", grp_tres="node=3", users=["you"]),
+        ],
+    )
+    j = lab.sbatch("-N 1-4 -A child -t 5:00", runtime=60)
+    lab.advance(1)
+    rec = lab.sim._pending_of(lab.sim.jobs[j])  # noqa: SLF001
+    assert lab.sim._within_limits(lab.sim.jobs[j], rec).most == 3  # noqa: SLF001

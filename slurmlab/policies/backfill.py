@@ -873,6 +873,11 @@ class SlurmBackfill(Conservative):
                 if job.id not in planned or t < planned[job.id]:  # (-p a,b: the earliest)
                     planned[job.id] = t  # "StartTime set to time after current backfill
                 continue  # window. No reservation" (squeue --start still shows it)
+            if job.reserve_most is not None and len(nodes) > job.reserve_most:
+                # over a QOS/association limit on the nodes planned: "adding reservation
+                # for %pJ blocked by acct_policy_job_runnable_post_select", no reservation
+                seen.append((job, True, None))
+                continue
             # Like Slurm, planned reservations take whole nodes, from the start and to the end
             # rounded *down* to bf_resolution (backfill.c), at least one slot long, from the
             # slot of now at the earliest

@@ -186,6 +186,11 @@ class PendingJob:
     #: :func:`choose_nodes`, ``Profile.fits`` and ``Profile.earliest``); a decision may
     #: start it on any number of nodes from ``count`` to ``most``
     most: int | None = None
+    #: the most nodes a backfill reservation may hold for it (``slurm`` policy): a job
+    #: over a QOS/association limit on the nodes it would get gets no reservation on more
+    #: (backfill.c tests the limits on the planned nodes before it reserves them); None:
+    #: no such cap
+    reserve_most: int | None = None
     #: what decides whether the request fits, but for its time limit (partition, per-node
     #: need, node count, node set, reach, exclusive): within a pass resources only shrink
     #: and a longer window is harder to fit, so a shape that failed for a limit fails for

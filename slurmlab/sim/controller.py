@@ -187,6 +187,7 @@ class Controller:
             planned = PendingJob(
                 p.id, p.partition, p.demand, p.count, p.mask, p.limit, p.exclusive,
                 p.reservation, p.need, plan, p.rows, mem_per_cpu=p.mem_per_cpu, most=p.most,
+                blocks=p.blocks, reserve_most=p.reserve_most,
             )  # fmt: skip
             cached = job.pending_plan = (pending, plan, planned)
         return cached[2]
@@ -281,13 +282,9 @@ class Controller:
                 continue
             if self._limits:
                 over = self._over.get((jid, record.partition)) if self._over else None
-                if (
-                    over is not None
-                    and over[0] == self.env.now
-                    and over[1] in (None, self._n_started)
-                ):
-                    continue  # its start there was refused at this moment, with nothing
-                    # started since that may leave it other nodes (its reason is set)
+                if over is not None and over[0] == self.env.now and over[1] == self._since(over):
+                    continue  # its start there was refused at this moment, and nothing that
+                    # may let it start changed since (its reason is set)
                 reason, record, busy = self._limits_for(job, record, memo)
                 if reason:
                     self._set_reason(job, reason)
@@ -392,6 +389,10 @@ class Controller:
         now = self.env.now
         return any(start < now + job.limit and end > now for start, end in windows)
 
+    def _since(self, over: tuple) -> tuple:
+        """A refusal's marker (``_over``) as it would be now: what changed since shows."""
+        return ("any", self._run_epoch) if over[1][0] == "any" else ("end", self._n_ended)
+
     def _own_reasons(self, reasons: dict[int, str], own: dict[int, str]) -> dict[int, str]:
         """The pass's ``reasons`` with those of the jobs that block nothing in Slurm's words
         (``own``: job -> its reason), those a maintenance window keeps out
@@ -434,6 +435,8 @@ class Controller:
         *,
         picked: tuple[int, ...] | None = None,
         busy: tuple[int, ...] | None = None,
+        plan: bool = False,
+        alone: bool = False,
     ) -> str | None:
         """The QOS/association limit that starting ``job`` now would exceed, in Slurm's words
         (``-p a,b``: as its ``record`` of one partition asks, node_scheduler.c testing the
@@ -452,9 +455,11 @@ class Controller:
         ``busy``: the nodes a test-only selection gives it while it cannot start (see
         :meth:`_busy_limit_reason`): their number and, for an ``--exclusive`` job, their GRES;
         the CPUs and memory it asks for; no node counted as held but those it names (-w).
+        ``plan``: with ``busy``, as backfill tests the nodes it plans (:meth:`_busy_limits`).
+        ``alone``: as if no job of its QOS, user or account ran (is it over on its own?).
         """
         count_reason, checks = self._checks(job)
-        if count_reason:
+        if count_reason and not alone:
             return count_reason
         src = job if record is None else record
         if picked is not None:
@@ -475,10 +480,16 @@ class Controller:
             cpu = int(demand[0]) * src.count
             if src.mem_per_cpu:
                 mem = int(demand[1]) * src.count
-            if job.exclusive:
+            if plan:  # (backfill's test of a plan: the will-run test's total_cpus, and
+                # GRES as asked)
+                whole = self.capacity[list(busy), 0].sum()
+                cpu = int(whole) if job.exclusive else int(demand[0]) * n
+            elif job.exclusive:
                 gpu = int(self.capacity[list(busy), 2].sum())
             named = self._named_nodes(job)
         for items, limited, used, held, reasons, group in checks:
+            if alone:
+                used, held = {}, set()
             node = n
             if held and "node" in limited:
                 if picked is not None:  # (acct_policy.c _get_unique_job_node_cnt)
@@ -584,30 +595,31 @@ class Controller:
         :meth:`_within_limits` and :meth:`_busy_limit_reason`. Their results are kept for
         one pass (``memo``) per request shape, user, QOS and account, and the records made
         per job while its request stays the same: a deep queue holds many alike."""
-        key = (record.shape, record.mem_per_cpu, job.qos, job.user, job.account,
-               job.spec.nodelist, job.alts is None)  # fmt: skip
+        key = (record.shape, record.mem_per_cpu, record.limit, job.qos, job.user, job.account,
+               job.spec.nodelist, job.spec.reservation, job.alts is None)  # fmt: skip
         got = memo.get(key)
         if got is None:
             reason = self._limit_reason(job, None if job.alts is None else record)
-            capped = busy = None
+            capped = busy = reserve = None
             if not reason:
                 capped = self._within_limits(job, record) if record.most is not None else record
-                busy = self._busy_limit_reason(job, capped)
-            got = memo[key] = (reason, None if capped is None else capped.most, busy)
-        reason, most, busy = got
+                busy, reserve = self._busy_limits(job, capped)
+            got = memo[key] = (reason, None if capped is None else capped.most, busy, reserve)
+        reason, most, busy, reserve = got
         if reason:
             return reason, record, None
-        made = self._limit_records.get((job.id, record.partition))
+        mine = self._limit_records.setdefault(job.id, {})  # (dropped when it starts)
+        made = mine.get(record.partition)
         if made is None or made[0] is not record:
-            made = self._limit_records[job.id, record.partition] = [record, {}]
-        variant = made[1].get((most, busy is None))
+            made = mine[record.partition] = [record, {}]
+        variant = made[1].get((most, busy is None, reserve))
         if variant is None:
             variant = record
             if most != record.most:
                 variant = replace(variant, most=most)
             if busy:
-                variant = replace(variant, blocks=False)
-            made[1][most, busy is None] = variant
+                variant = replace(variant, blocks=False, reserve_most=reserve)
+            made[1][most, busy is None, reserve] = variant
         return None, variant, busy
 
     def _used_cache(self) -> dict:
@@ -654,18 +666,48 @@ class Controller:
         scheduler's pass over its partition (job_scheduler.c, "delayed for accounting
         policy"). Tested only where it can differ from the test on its request (node=
         limits, ``--exclusive`` jobs, node ranges); None when it can never fit."""
+        return self._busy_limits(job, record, cached)[0]
+
+    def _busy_limits(
+        self, job: SimJob, record: PendingJob, cached: bool = True
+    ) -> tuple[str | None, int | None]:
+        """(:meth:`_busy_limit_reason`; when it is over, the most nodes a backfill
+        reservation may hold for it, 0 for none). backfill.c tests the limits on the nodes
+        it plans before it reserves them (acct_policy_job_runnable_post_select, no node
+        counted as held): their number, the CPUs the will-run test gives it (whole nodes'
+        for ``--exclusive``), its GRES as asked (``_handle_exclusive_gres`` is
+        select_nodes'), and skips the reservation when that is over a limit. The nodes are
+        picked off those advance reservations hold for others (``_get_req_features``)."""
         if not (job.exclusive or record.most is not None or self._node_limits):
-            return None
+            return None, None
+        if self.reservations:
+            blocked = self._reserved_nodes(
+                self.env.now, self.env.now + record.limit, job.spec.reservation
+            )
+            if blocked is not None and (record.mask & blocked).any():
+                record, cached = replace(record, mask=record.mask & ~blocked), False
         nodes = self._idle_pick(record, cached)
         if nodes is None:
-            return None
-        return self._limit_reason(job, None if job.alts is None else record, busy=nodes)
+            return None, None
+        src = None if job.alts is None else record
+        reason = self._limit_reason(job, src, busy=nodes)
+        if not reason:
+            return None, None
+        most = next(
+            (
+                n
+                for n in range(len(nodes), record.count - 1, -1)
+                if not self._limit_reason(job, src, busy=nodes[:n], plan=True)
+            ),
+            0,
+        )
+        return reason, most
 
     def _idle_pick(self, record: PendingJob, cached: bool = True) -> tuple[int, ...] | None:
         """The nodes ``record`` would get if every usable node were idle (a test-only
         selection), or None when it can never fit on the nodes up. ``cached``: per request
         shape (whose mask a job keeps alive) while no node goes up or down."""
-        key = (record.shape, record.most)
+        key = (record.shape, record.most, record.mem_per_cpu)
         if cached and key in self._idle_picks:
             return self._idle_picks[key]
         nodes = choose_nodes(
@@ -696,9 +738,13 @@ class Controller:
         q = self.qos[job.qos]
         caps = [q.max_tres_per_user.get("node"), q.grp_tres.get("node")]
         if caps[1] is None and job.account in self.tree.accounts:
-            # (an association's GrpTRES node= counts unless the QOS sets its own)
-            caps += [self.tree.accounts[a].grp_tres.get("node") for a in _ancestry(
-                self.tree, job.account)]  # fmt: skip
+            # (an association's GrpTRES node= counts unless the QOS sets its own: the
+            # nearest one that sets it, acct_policy_get_max_nodes walking up the parents)
+            caps.append(next((
+                self.tree.accounts[a].grp_tres["node"]
+                for a in _ancestry(self.tree, job.account)
+                if "node" in self.tree.accounts[a].grp_tres
+            ), None))  # fmt: skip
         most = min([most] + [c for c in caps if c is not None])
         return most if most > count else None
 
@@ -1141,18 +1187,19 @@ class Controller:
                 if reason:  # another start of this pass used up the limit, or the nodes it
                     self._set_reason(job, reason)  # got (-N MIN-MAX, --exclusive) are over it
                     refused = True
-                    # not tried again in that partition at this moment, but for a job whose
-                    # nodes another start may change (-N MIN-MAX fewer, --exclusive others):
-                    # then after each start (other starts only add to what the limits count)
+                    # not tried again in that partition at this moment unless a job ends (its
+                    # room frees), or, for a job whose nodes another start may change (-N
+                    # MIN-MAX fewer, --exclusive others), a job starts (other starts only
+                    # add to what the limits count)
                     part = job.partition if record is None else record.partition
-                    again = self._n_started if job.most is not None or job.exclusive else None
-                    self._over[job.id, part] = (self.env.now, again)
+                    shifts = job.most is not None or job.exclusive
+                    marker = ("any", self._run_epoch) if shifts else ("end", self._n_ended)
+                    self._over[job.id, part] = (self.env.now, marker)
                     continue
             if record is not None:
                 self.use_partition(job, record.partition)
             self._start(job, start.nodes, start.by)
             started += 1
-            self._n_started += 1
         if several:
             # A job of several partitions (-p a,b) that started in one may have blocked
             # another for the rest of the pass (or held a reservation there): the next pass
@@ -1161,11 +1208,11 @@ class Controller:
             decision.resume = None
             if not getattr(self.policy, "interval", None):
                 self.request_pass()
-        stale = False  # a job refused at this moment, before a start that changed its nodes
+        stale = False  # a job refused at this moment, before a change that may let it start
         if started and self._over:
             now = self.env.now
             self._over = {k: v for k, v in self._over.items() if v[0] == now}  # (this moment's)
-            stale = any(v[1] not in (None, self._n_started) for v in self._over.values())
+            stale = any(v[1] != self._since(v) for v in self._over.values())
         if refused or stale:  # the policy counted the refused job's nodes as taken, or a
             self.request_pass()  # start changed what a refused one would get: look again now
         now = self.env.now

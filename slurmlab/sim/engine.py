@@ -365,8 +365,7 @@ class Simulation(Controller, Lifecycles, Updates):
         #: (job, partition) whose start a QOS/association limit refused on the nodes it got ->
         #: (that moment, starts so far): not tried again there until something else starts
         #: (Controller._apply)
-        self._over: dict[tuple[int, str], tuple[float, int | None]] = {}
-        self._n_started = 0  # jobs started so far (runs)
+        self._over: dict[tuple[int, str], tuple[float, tuple[str, int]]] = {}
         #: partition -> (start, end) of the maintenance reservations holding all its nodes
         self._maint_windows: dict[str, list[tuple[float, float]]] = {}
         self._throttles = False  # any array with a %N throttle was submitted
@@ -425,7 +424,8 @@ class Simulation(Controller, Lifecycles, Updates):
         self._run_epoch = 0  # changes whenever a job starts or ends
         self._used: tuple[int, dict] = (-1, {})  # (epoch, limit group -> running TRES)
         self._idle_picks: dict[tuple, tuple[int, ...] | None] = {}  # (while nodes stay up)
-        self._limit_records: dict[tuple, list] = {}  # (job, partition) -> Controller._limits_for's
+        self._limit_records: dict[int, dict] = {}  # job -> partition -> Controller._limits_for's
+        self._n_ended = 0  # jobs that ended (or left running), for limits refused (_over)
         self._node_limits = any(
             "node" in q.max_tres_per_user or "node" in q.grp_tres for q in self.qos.values()
         ) or any("node" in a.grp_tres for a in accounts)

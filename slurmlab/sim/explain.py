@@ -648,6 +648,11 @@ def _own_allocation_over_limit(sim: Simulation, job, reason: str, t: float) -> l
         ]
     if job.most is None and not job.exclusive:
         return []
+    if not sim._limit_reason(job, picked=idle, alone=True):  # noqa: SLF001
+        return [  # (over only with what its QOS's or account's running jobs hold)
+            "on the nodes it would get, with what the running jobs of its QOS or account "
+            "hold, it would go over that limit; it starts when enough of them end"
+        ]
     words = "on the nodes it would get, it would go over that limit of its QOS or account"
     if job.exclusive:
         return [

@@ -78,6 +78,7 @@ class Lifecycles:
         job.unschedule(self.env.now)  # (node_scheduler.c: sched_nodes freed at the start)
         self._set_reason(job, "None")
         self.running[job.id] = job
+        self._limit_records.pop(job.id, None)
         self._run_epoch += 1  # (the limits' sums of running jobs are cached per epoch)
         self._arm_priority_tick()
         self.log("start", job, by)
@@ -203,6 +204,7 @@ class Lifecycles:
             self.free[list(job.nodes)] += job.usage
         del self.running[job.id]
         self._run_epoch += 1
+        self._n_ended += 1
         job.end = self.env.now
         job.exit_code = exit_code
         self.log("end", job, state)
