@@ -291,3 +291,21 @@ def test_max_is_lowered_to_the_nearest_account_node_limit():
     lab.advance(1)
     rec = lab.sim._pending_of(lab.sim.jobs[j])  # noqa: SLF001
     assert lab.sim._within_limits(lab.sim.jobs[j], rec).most == 3  # noqa: SLF001
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_exclusive_jobs_count_the_memory_slurm_allocates_them(policy):
+    """--exclusive allocates all CPUs and GRES but only the memory asked for (here
+    DefMemPerCPU x the node's 8 CPUs = 8000 MB, as AllocTRES shows): two such jobs of a QOS
+    with GrpTRES mem=20000 both run (whole-node memory, 32000 each, would hold one back)."""
+    conf = CPU8.replace("Default=YES", "Default=YES DefMemPerCPU=1000") + (
+        "SelectType=select/cons_tres\nSelectTypeParameters=CR_Core_Memory\n"
+    )
+    lab = lab_of(conf, policy, grp_tres="mem=20000")
+    a = lab.sbatch("-N 1 --exclusive --qos=lim -t 5:00", runtime=60)
+    b = lab.sbatch("-N 1 --exclusive --qos=lim -t 5:00", runtime=60)
+    c = lab.sbatch("-N 1 --exclusive --qos=lim -t 5:00", runtime=60)
+    lab.advance(1)
+    assert (state(lab, a), state(lab, b)) == ("RUNNING", "RUNNING")
+    assert "mem=8000M" in lab.sacct().set_index("JobID").loc[str(a), "AllocTRES"]
+    assert reason(lab, c) == "(QOSGrpMemLimit)"  # (8000 x 3 > 20000)

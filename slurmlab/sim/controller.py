@@ -108,13 +108,15 @@ def _ancestry(tree, account: str) -> list[str]:
 
 def _sum_tres(jobs) -> tuple[dict[str, int], set[int]]:
     """The TRES ``jobs`` hold, and their nodes. Nodes count once however many of the jobs
-    share them (acct_policy.c keeps a node bitmap per QOS, user and association)."""
+    share them (acct_policy.c keeps a node bitmap per QOS, user and association). An
+    ``--exclusive`` job holds its nodes' CPUs and GPUs but only the memory Slurm allocates
+    it (its AllocTRES: what it asks for, or DefMemPerCPU x the CPUs), not the nodes' own."""
     out = {"cpu": 0, "mem": 0, "gres/gpu": 0, "node": 0}
     nodes: set[int] = set()
     for j in jobs:
         u = j.usage.sum(axis=0)
         out["cpu"] += int(u[0])
-        out["mem"] += int(u[1])
+        out["mem"] += j.res.allocated(j.usage)["mem"] if j.exclusive else int(u[1])
         out["gres/gpu"] += int(u[2])
         nodes.update(j.nodes)
     out["node"] = len(nodes)
@@ -449,9 +451,9 @@ class Controller:
         ``nodes``: on that many nodes (``--nodes=MIN-MAX``), by default its minimum.
         ``picked``: the nodes it gets (node_scheduler.c tests the limits again once they are
         picked): their number; all their CPUs and GPUs for an ``--exclusive`` job (the job's
-        total_cpus and its whole nodes' GRES; memory stays what it asks for); and for node=
-        limits only those no job of the limit's QOS, user or association holds already
-        (unique nodes, acct_policy.c).
+        total_cpus and its whole nodes' GRES; its memory what Slurm allocates it there); and
+        for node= limits only those no job of the limit's QOS, user or association holds
+        already (unique nodes, acct_policy.c).
         ``busy``: the nodes a test-only selection gives it while it cannot start (see
         :meth:`_busy_limit_reason`): their number and, for an ``--exclusive`` job, their GRES;
         the CPUs and memory it asks for; no node counted as held but those it names (-w).
@@ -472,6 +474,8 @@ class Controller:
         if picked is not None and job.exclusive:
             whole = self.capacity[list(picked)]
             cpu, gpu = int(whole[:, 0].sum()), int(whole[:, 2].sum())
+            # (the memory Slurm allocates it on those nodes, as its AllocTRES will show)
+            mem = self._res_of(job, record).allocated(whole)["mem"]
         named = None
         if busy is not None:
             # select_nodes: the CPUs it asks for (its min_cpus: no total_cpus before it
@@ -508,6 +512,13 @@ class Controller:
                 if used.get(k, 0) + need.get(k, 0) > limit:
                     return reasons[k]
         return None
+
+    @staticmethod
+    def _res_of(job: SimJob, record: PendingJob | None):
+        """The job's resolved request (``-p a,b``: the one of ``record``'s partition)."""
+        if record is None or job.alts is None:
+            return job.res
+        return next((r for r, *_ in job.alts if r.partition == record.partition), job.res)
 
     def _checks(self, job: SimJob) -> tuple[str | None, list[tuple]]:
         """The limits ``job`` is tested against, for as long as no job starts or ends: (the
