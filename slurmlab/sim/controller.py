@@ -292,7 +292,7 @@ class Controller:
                     self._set_reason(job, reason)
                     continue
                 if busy:  # (over a limit on the nodes it would get: if it cannot start, it
-                    self._maint[jid] = busy  # waits for that limit, blocking nothing)
+                    self._own[jid] = busy  # waits for that limit, blocking nothing)
             pending = record
             if (
                 job.planned_nodes is not None
@@ -316,7 +316,7 @@ class Controller:
                     # outside the reservations' windows (the profile blocks those)
                     maint = self._under_maintenance(job)
                     if maint:
-                        self._maint[job.id] = MAINT_REASON
+                        self._own[job.id] = MAINT_REASON
                     blocks = pending.blocks and not maint
                     yield replace(pending, mask=mask, reach=pending.mask, blocks=blocks)
                     continue
@@ -399,7 +399,7 @@ class Controller:
         """The pass's ``reasons`` with those of the jobs that block nothing in Slurm's words
         (``own``: job -> its reason), those a maintenance window keeps out
         (:meth:`_under_maintenance`) and those over a limit on the nodes they would get
-        (:meth:`_busy_limit_reason`).
+        (:meth:`_busy_limits`).
 
         Such a job blocks nothing (``PendingJob.blocks``): the policies give it Resources, and
         the later jobs of its partition too until one that blocks. A job given Resources
@@ -455,7 +455,7 @@ class Controller:
         for node= limits only those no job of the limit's QOS, user or association holds
         already (unique nodes, acct_policy.c).
         ``busy``: the nodes a test-only selection gives it while it cannot start (see
-        :meth:`_busy_limit_reason`): their number and, for an ``--exclusive`` job, their GRES;
+        :meth:`_busy_limits`): their number and, for an ``--exclusive`` job, their GRES;
         the CPUs and memory it asks for; no node counted as held but those it names (-w).
         ``plan``: with ``busy``, as backfill tests the nodes it plans (:meth:`_busy_limits`).
         ``alone``: as if no job of its QOS, user or account ran (is it over on its own?).
@@ -603,7 +603,7 @@ class Controller:
         """(the limit ``job``'s request is over, or None; the record to hand the policy, MAX
         lowered to its node limits and blocking nothing when busy; the limit it is over on
         the nodes it would get while busy, or None): :meth:`_limit_reason`,
-        :meth:`_within_limits` and :meth:`_busy_limit_reason`. Their results are kept for
+        :meth:`_within_limits` and :meth:`_busy_limits`. Their results are kept for
         one pass (``memo``) per request shape, user, QOS and account, and the records made
         per job while its request stays the same: a deep queue holds many alike."""
         key = (record.shape, record.mem_per_cpu, record.limit, job.qos, job.user, job.account,
@@ -662,33 +662,28 @@ class Controller:
             got = cache[group] = (*_sum_tres(jobs), len(jobs))
         return got
 
-    def _busy_limit_reason(
+    def _busy_limits(
         self, job: SimJob, record: PendingJob, cached: bool = True
-    ) -> str | None:
-        """The QOS/association limit ``job`` (as ``record`` asks, its MAX lowered to its node
-        limits) would exceed on the nodes Slurm tests it on when too few are free, or None.
+    ) -> tuple[str | None, int | None]:
+        """(the QOS/association limit ``job``, as ``record`` asks, its MAX lowered to its
+        node limits, would exceed on the nodes Slurm tests it on when too few are free, or
+        None; when it is over, the most nodes a backfill reservation may hold for it, 0 for
+        none).
 
         select_nodes (node_scheduler.c), finding the nodes busy, picks nodes as if every
-        usable node were idle (``_pick_best_nodes``' test-only selection, possible_bitmap)
-        and tests the limits on them (acct_policy_job_runnable_post_select): up to MAX of a
+        usable node were idle (``_pick_best_nodes``' test-only selection, possible_bitmap,
+        off the nodes advance reservations hold for others, ``_get_req_features``) and tests
+        the limits on them (acct_policy_job_runnable_post_select): up to MAX of a
         ``-N MIN-MAX`` job, an ``--exclusive`` job's whole nodes' GRES, and no node counted
         as one its QOS or association holds already (the job has no allocation yet). Over a
         limit, the job waits for it instead of Resources, and does not stop the main
         scheduler's pass over its partition (job_scheduler.c, "delayed for accounting
-        policy"). Tested only where it can differ from the test on its request (node=
-        limits, ``--exclusive`` jobs, node ranges); None when it can never fit."""
-        return self._busy_limits(job, record, cached)[0]
-
-    def _busy_limits(
-        self, job: SimJob, record: PendingJob, cached: bool = True
-    ) -> tuple[str | None, int | None]:
-        """(:meth:`_busy_limit_reason`; when it is over, the most nodes a backfill
-        reservation may hold for it, 0 for none). backfill.c tests the limits on the nodes
-        it plans before it reserves them (acct_policy_job_runnable_post_select, no node
-        counted as held): their number, the CPUs the will-run test gives it (whole nodes'
-        for ``--exclusive``), its GRES as asked (``_handle_exclusive_gres`` is
-        select_nodes'), and skips the reservation when that is over a limit. The nodes are
-        picked off those advance reservations hold for others (``_get_req_features``)."""
+        policy"). backfill.c tests the limits again on the nodes it plans before it reserves
+        them (no node counted as held): their number, the CPUs the will-run test gives it
+        (whole nodes' for ``--exclusive``), its GRES as asked (``_handle_exclusive_gres`` is
+        select_nodes'), and skips the reservation when that is over a limit. Tested only
+        where it can differ from the test on its request (node= limits, ``--exclusive``
+        jobs, node ranges); (None, None) when it can never fit."""
         if not (job.exclusive or record.most is not None or self._node_limits):
             return None, None
         if self.reservations:
@@ -888,7 +883,7 @@ class Controller:
                 elif job.alts is None:  # (on its reservation's nodes)
                     record = self._pending_of(job)
                     record = replace(record, mask=record.mask & mask, most=most)
-                    reason = self._busy_limit_reason(job, record, cached=False)
+                    reason = self._busy_limits(job, record, cached=False)[0]
             if reason:  # (Slurm checks limits first)
                 self._set_reason(job, reason)
             elif nodes is None:
@@ -1228,9 +1223,9 @@ class Controller:
             self.request_pass()  # start changed what a refused one would get: look again now
         now = self.env.now
         reasons = decision.reasons
-        if self._maint:  # (filled while the pass read the queue; rarely any)
-            reasons = self._own_reasons(reasons, self._maint)
-            self._maint = {}
+        if self._own:  # (filled while the pass read the queue; rarely any)
+            reasons = self._own_reasons(reasons, self._own)
+            self._own = {}
         for jid, reason in reasons.items():
             job = jobs[jid]
             if job.reason != reason and job.state == "PENDING":  # (mostly unchanged)
@@ -1296,7 +1291,7 @@ class Controller:
                 # (the policy's own error, at its own line: say which pass ran it)
                 now = _seconds(self.env.now)
                 exc.add_note(f"in policy {policy_name(self.policy)!r}, {method}() at t={now} s")
-            self._maint = {}  # (filled while the queue was read)
+            self._own = {}  # (filled while the queue was read)
             self._withheld.clear()
             if cycle:
                 self._timer_running = False  # (re-armed by the pass requested here)

@@ -357,7 +357,7 @@ class Simulation(Controller, Lifecycles, Updates):
         # jobs of this pass that block nothing, and the reason each shows instead of
         # Resources: a maintenance window keeps them out, or a limit on the nodes they
         # would get (Controller._own_reasons)
-        self._maint: dict[int, str] = {}
+        self._own: dict[int, str] = {}
         self._failure_waits: set = set()  # the random failure processes' pending timeouts
         self._random_failures = False  # whether random failure processes run (add_failures)
         self._withheld: list[int] = []  # array tasks this pass left out (_withheld_reasons)
@@ -420,7 +420,7 @@ class Simulation(Controller, Lifecycles, Updates):
             q.max_jobs_per_user is not None or q.max_tres_per_user or q.grp_tres
             for q in self.qos.values()
         ) or any(a.grp_tres or a.max_jobs is not None for a in accounts)
-        # (node= limits count the nodes a busy job would get: Controller._busy_limit_reason)
+        # (node= limits count the nodes a busy job would get: Controller._busy_limits)
         self._run_epoch = 0  # changes whenever a job starts or ends
         self._used: tuple[int, dict] = (-1, {})  # (epoch, limit group -> running TRES)
         self._idle_picks: dict[tuple, tuple[int, ...] | None] = {}  # (while nodes stay up)

@@ -615,7 +615,7 @@ def _own_allocation_over_limit(sim: Simulation, job, reason: str, t: float) -> l
     and tries no fewer: a ``-N MIN-MAX`` job takes up to MAX nodes, an ``--exclusive`` one
     every CPU and GPU of its nodes. While too few nodes are free it tests them on the nodes
     it would get if every usable node were idle, none counted as one its QOS or account holds
-    (``Controller._busy_limit_reason``): over a limit there, the job shows that limit instead
+    (``Controller._busy_limits``): over a limit there, the job shows that limit instead
     of Resources and holds no later job back, though it may well start once nodes are free."""
     if (
         not reason.startswith(("QOS", "Assoc"))
