@@ -571,8 +571,11 @@ def test_a_row_is_read_as_written_or_reported_never_misread(rows, parsable):
         text = "|".join(fields) + end
         if truncate and i == len(rows):  # a cut last line (with fewer fields than the header)
             text = "|".join([fields[0], fields[1].replace("|", ""), fields[2]])
-        # a line inside a value with a row's width is a row (its JobID is checked): out of scope
-        assume(all(len(part.split("|")) not in (6, 7) for part in text.split("\n")[1:]))
+        # a line inside a value with a row's width is a row (its JobID is checked): out of scope;
+        # so is a row cut by a newline whose first line already has a row's width (a name of
+        # delimiters, "|||||\na": sacct -P writes the same bytes for other rows)
+        parts = text.split("\n")
+        assume(len(parts) == 1 or all(len(part.split("|")) not in (6, 7) for part in parts))
         where[str(i)] = ("\n".join(lines).count("\n") + 2, fields, truncate)
         lines.append(text)
     with warnings.catch_warnings():
