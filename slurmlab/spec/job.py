@@ -2752,6 +2752,18 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
         and nodes < math.ceil(ntasks / per_node) <= spec.max_nodes
     ):  # -N MIN-MAX: MIN rises to hold the tasks (cons_common job_test.c, real Slurm 22.05:
         nodes = math.ceil(ntasks / per_node)  # -N 1-3 -n 6 --ntasks-per-node=2 on 3 nodes)
+    elif counts.nodes_from == "-N" and spec.max_nodes is not None and ntasks and per_node is None:
+        # -N 1-4 -n 200 on nodes of 128 CPUs: Slurm spreads the tasks over up to MAX nodes;
+        # slurmlab's one shape per node needs at least the fewest nodes they fit on (by CPUs,
+        # and by memory when it is given per CPU)
+        fit = max_cpus // cpt
+        per_cpu_mem = per_cpu_asked
+        if per_cpu_mem is None and spec.mem_mb is None and spec.mem_per_gpu_mb is None:
+            per_cpu_mem = 0 if spec.gpus_per_node or spec.gpus else limits["DefMemPerCPU"]
+        if per_cpu_mem and tracked:
+            fit = min(fit, max(n.memory_mb for n in pool) // (per_cpu_mem * cpt))
+        fewest = min(math.ceil(ntasks / max(fit, 1)), spec.max_nodes)
+        nodes = max(nodes, fewest)  # (more than MAX: the error then names MAX's shape)
     if spec.nodelist:
         listed = compress_hostlist(spec.nodelist)
         if spec.max_nodes is not None and len(spec.nodelist) > spec.max_nodes:
@@ -3097,7 +3109,9 @@ def _most_nodes(spec: JobSpec, counts: _TaskCounts, part: Partition, nodes: int)
     if counts.ntasks is not None:
         _warn(
             f"--nodes={spec.nodes}-{spec.max_nodes} with -n {counts.ntasks}: slurmlab "
-            f"allocates {nodes} node{'s' * (nodes != 1)} (the minimum), as its shape per node "
+            f"allocates {nodes} node{'s' * (nodes != 1)} "
+            f"({'the minimum' if nodes == spec.nodes else 'the fewest its tasks fit on'}), "
+            "as its shape per node "
             f"depends on the node count; Slurm takes up to {most} nodes when they are free "
             f"and spreads the tasks over them; write --nodes={nodes} or --nodes={most} for a "
             "fixed count, or --ntasks-per-node for a shape per node"
