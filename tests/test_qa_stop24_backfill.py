@@ -396,7 +396,7 @@ def test_an_option_slurm_does_not_have_is_named_with_its_file_and_line(tmp_path)
     conf.write_text(
         "ClusterName=t\n"
         "SchedulerType=sched/backfill\n"
-        "SchedulerParameters=bf_interval=30,bf_windw=60,bf_max_job_user=2\n"
+        "SchedulerParameters=bf_interval=30,bf_windw=60,bf_one_resv_per_job\n"
         "NodeName=n[1-2] CPUs=4 RealMemory=8000\n"
         "PartitionName=p Nodes=n[1-2] Default=YES MaxTime=INFINITE\n"
     )
@@ -406,7 +406,7 @@ def test_an_option_slurm_does_not_have_is_named_with_its_file_and_line(tmp_path)
     assert "Slurm ignores it and so does slurmlab" in said[0]
     assert said[0].endswith("did you mean bf_window?")
     assert said[1].startswith(
-        f"{conf} line 3: SchedulerParameters bf_max_job_user: not modelled by slurmlab's "
+        f"{conf} line 3: SchedulerParameters bf_one_resv_per_job: not modelled by slurmlab's "
     )
     assert len(said) == 2
 

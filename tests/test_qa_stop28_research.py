@@ -28,15 +28,17 @@ from slurmlab import (
 from slurmlab.errors import SlurmlabError, collected_warnings, effective_action, warn_at_caller
 
 MINI = """ClusterName=mini
-SchedulerParameters=bf_max_job_user=10
+SchedulerParameters=bf_job_part_count_reserve=10
 GresTypes=gpu
 NodeName=node[1-4] CPUs=16 RealMemory=64000 Gres=gpu:a100:2
 PartitionName=main Nodes=node[1-4] Default=YES MaxTime=1-00:00:00
 """
 NOT_MODELLED = (
-    "slurm.conf line 2: SchedulerParameters bf_max_job_user: not modelled by slurmlab's "
-    "slurm policy, which ignores them (it models bf_interval, bf_resolution, bf_window, "
-    "bf_max_job_test, bf_node_space_size, default_queue_depth, sched_interval)"
+    "slurm.conf line 2: SchedulerParameters bf_job_part_count_reserve: not modelled by "
+    "slurmlab's slurm policy, which ignores them (it models bf_interval, bf_resolution, "
+    "bf_window, bf_max_job_test, bf_node_space_size, bf_max_job_user, bf_max_job_assoc, "
+    "bf_max_job_part, bf_max_job_user_part, bf_max_job_start, bf_min_age_reserve, "
+    "bf_min_prio_reserve, default_queue_depth, sched_interval)"
 )
 
 
@@ -105,7 +107,7 @@ def test_always_error_and_ignore_act_as_python_has_them(mini, small):
     assert texts(caught) == [NOT_MODELLED] * 3
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(UserWarning, match="bf_max_job_user: not modelled"):
+        with pytest.raises(UserWarning, match="bf_job_part_count_reserve: not modelled"):
             simulate(mini, small, policy="slurm")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("ignore")
@@ -119,7 +121,7 @@ def test_pytest_warns_sees_a_warning_shown_before(mini, small):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("default")
         simulate(mini, small, policy="slurm")
-        with pytest.warns(UserWarning, match="bf_max_job_user"):
+        with pytest.warns(UserWarning, match="bf_job_part_count_reserve"):
             simulate(mini, small, policy="slurm")
         warnings.filterwarnings("always", message="slurm.conf line 2")
         simulate(mini, small, policy="slurm")
@@ -535,7 +537,9 @@ def test_an_efficiency_column_that_holds_no_ratios():
             {"policy": "slurm", "name": "x"},
             "policy 'slurm' has no parameter name: the policy is named by policy= (to label "
             "runs, keep them in a dict); it takes bf_interval, bf_resolution, bf_window, "
-            "bf_max_job_test, default_queue_depth, sched_interval, bf_node_space_size, and "
+            "bf_max_job_test, default_queue_depth, sched_interval, bf_node_space_size, "
+            "bf_max_job_user, bf_max_job_assoc, bf_max_job_part, bf_max_job_user_part, "
+            "bf_max_job_start, bf_min_age_reserve, bf_min_prio_reserve, and "
             "simulate's own keywords are policy, seed, progress, enforce_time_limit, "
             "requeue_delay, actions, failures, random_failures, accounts, qos, reservations, "
             "until",
@@ -544,7 +548,9 @@ def test_an_efficiency_column_that_holds_no_ratios():
             {"policy": "slurm", "bf_windw": 60},
             "policy 'slurm' has no parameter bf_windw (did you mean bf_window?); it takes "
             "bf_interval, bf_resolution, bf_window, bf_max_job_test, default_queue_depth, "
-            "sched_interval, bf_node_space_size, and simulate's own keywords are policy, seed, "
+            "sched_interval, bf_node_space_size, bf_max_job_user, bf_max_job_assoc, "
+            "bf_max_job_part, bf_max_job_user_part, bf_max_job_start, bf_min_age_reserve, "
+            "bf_min_prio_reserve, and simulate's own keywords are policy, seed, "
             "progress, enforce_time_limit, requeue_delay, actions, failures, random_failures, "
             "accounts, qos, reservations, until",
         ),
@@ -597,6 +603,9 @@ def test_a_result_records_its_policy_parameters():
     assert a.params == {
         "bf_interval": 30.0, "bf_resolution": 60.0, "bf_window": 60, "bf_max_job_test": 500,
         "default_queue_depth": 100, "sched_interval": 60.0, "bf_node_space_size": None,
+        "bf_max_job_user": 0, "bf_max_job_assoc": 0, "bf_max_job_part": 0,
+        "bf_max_job_user_part": 0, "bf_max_job_start": 0, "bf_min_age_reserve": 0,
+        "bf_min_prio_reserve": 0,
     }  # fmt: skip
     assert (b.params["bf_window"], b.params["bf_interval"]) == (120, 5)
     assert repr(a).startswith(

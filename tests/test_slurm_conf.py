@@ -419,9 +419,9 @@ def test_scheduler_parameters_not_modelled_are_named_in_a_warning():
     those that only tune slurmctld's own work (bf_continue...) are not."""
     import slurmlab
 
-    conf = "SchedulerParameters=bf_continue,bf_max_job_user=2,BF_INTERVAL=5\nNodeName=n1 CPUs=4\n"
+    conf = "SchedulerParameters=bf_continue,bf_one_resv_per_job,BF_INTERVAL=5\nNodeName=n1 CPUs=4\n"
     cluster = Cluster.from_slurm_conf(conf)
-    with pytest.warns(UserWarning, match=r"SchedulerParameters bf_max_job_user: not modelled"):
+    with pytest.warns(UserWarning, match=r"SchedulerParameters bf_one_resv_per_job: not modelled"):
         lab = slurmlab.Lab(cluster, policy="slurm")
     assert lab.sim.policy.bf_interval == 5
     builtin = Cluster.from_slurm_conf("SchedulerType=sched/builtin\nNodeName=n1 CPUs=4\n")

@@ -16,7 +16,9 @@
   than that; ``sched_interval=-1`` turns it off), and every ``bf_interval`` seconds a backfill
   pass plans like Conservative for at most ``bf_max_job_test`` tested jobs, each reserving
   whole nodes from its start to its end rounded down to ``bf_resolution``, no reservation
-  beyond ``bf_window`` minutes, and none once its map holds ``bf_node_space_size`` records
+  beyond ``bf_window`` minutes, and none once its map holds ``bf_node_space_size`` records;
+  with the per-cycle caps ``bf_max_job_user`` / ``_assoc`` / ``_part`` / ``_user_part`` /
+  ``_start`` and the thresholds ``bf_min_age_reserve`` / ``bf_min_prio_reserve``
   (backfill.c; checked against real Slurm 22.05 in datasets/realslurm).
 
 Every policy plans with time limits (running jobs are assumed to end at their
@@ -39,8 +41,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from slurmlab.errors import SlurmlabError
-from slurmlab.policies.base import NODES_OUT, Decision, PendingJob, QueueView, Start
+from slurmlab.errors import SlurmlabError, warn_at_caller
+from slurmlab.policies.base import NODES_OUT, Decision, JobFacts, PendingJob, QueueView, Start
 from slurmlab.policies.nodespace import NodeSpace, node_bits
 from slurmlab.policies.placement import choose_nodes
 from slurmlab.policies.profile import Profile, make_profile
@@ -651,6 +653,18 @@ class SlurmBackfill(Conservative):
 
     Parameters keep Slurm's names and documented defaults (slurm.conf(5));
     ``bf_node_space_size`` None is Slurm's default, ``bf_max_job_test``.
+    The per-cycle caps and reservation thresholds follow backfill.c (all 0, off, by
+    default): before a job is tested, a cycle that has already counted
+    ``bf_max_job_user_part`` jobs of its user in its partition, ``bf_max_job_part`` of its
+    partition, ``bf_max_job_assoc`` of its association (account and user) or
+    ``bf_max_job_user`` of its user skips it (``_job_exceeds_max_bf_param``: its reason
+    stands, it has no expected start), and otherwise counts it toward each, whether it then
+    fits or not; a cycle ends once it has started ``bf_max_job_start`` jobs; a job of
+    priority below ``bf_min_prio_reserve`` (the per-QOS MinPrioThreshold that overrides it
+    is not modelled) or eligible for less than ``bf_min_age_reserve`` seconds may start now
+    but gets no reservation (``TEST_NOW_ONLY``). ``bf_max_job_assoc`` set with
+    ``bf_max_job_user`` wins, with a warning, as Slurm logs. Under any of them a cycle is
+    never continued from the previous one (:meth:`backfill`).
     ``sched_interval=-1`` disables the main scheduling loop: slurmctld's ``_schedule()``
     returns at once on every call (job_scheduler.c), so jobs start only in backfill cycles
     (the simulation then runs the reservation and preemption steps of a pass at each cycle:
@@ -668,6 +682,14 @@ class SlurmBackfill(Conservative):
     default_queue_depth: int = 100
     sched_interval: float = 60.0
     bf_node_space_size: int | None = None  # records; None: bf_max_job_test, as in Slurm
+    # per-cycle caps of jobs tested (0: none) and starts, and who gets no reservation
+    bf_max_job_user: int = 0
+    bf_max_job_assoc: int = 0
+    bf_max_job_part: int = 0
+    bf_max_job_user_part: int = 0
+    bf_max_job_start: int = 0
+    bf_min_age_reserve: int = 0  # seconds
+    bf_min_prio_reserve: int = 0
     interval: float | None = None
 
     def __post_init__(self):
@@ -692,7 +714,24 @@ class SlurmBackfill(Conservative):
                     f"slurm policy parameter {key}={value!r} must be {off.get(key, '')}a whole "
                     f"number from {low} to {high} ({what}), as in SchedulerParameters"
                 )
+        if self.bf_max_job_assoc and self.bf_max_job_user:
+            warn_at_caller(
+                f"slurm policy: bf_max_job_user={self.bf_max_job_user} and bf_max_job_assoc="
+                f'{self.bf_max_job_assoc} are both set; as in Slurm ("Both bf_max_job_user '
+                'and bf_max_job_assoc are set: bf_max_job_assoc taking precedence"), only '
+                "bf_max_job_assoc applies: keep one"
+            )
+            self.bf_max_job_user = 0
         self.interval = None if self.bf_interval == -1 else float(self.bf_interval)
+
+    @property
+    def _caps(self) -> bool:
+        """Whether a per-cycle cap or a reservation threshold is set (bf_max_job_user ...)."""
+        return bool(
+            self.bf_max_job_user or self.bf_max_job_assoc or self.bf_max_job_part
+            or self.bf_max_job_user_part or self.bf_max_job_start or self.bf_min_age_reserve
+            or self.bf_min_prio_reserve
+        )  # fmt: skip
 
     @property
     def node_space_size(self) -> int:
@@ -783,8 +822,11 @@ class SlurmBackfill(Conservative):
             cycle = _Cycle(availability(view), self._node_space(view))
         beyond = self._plan_jobs(queue, view, cycle, up, blocked, d)
         # (a cycle cut short by bf_max_job_test or by a full map did not see every job: not
-        # continued either)
-        if not (d.starts or beyond or cycle.full or cycle.tested >= self.bf_max_job_test):
+        # continued either; nor one under per-cycle caps, whose counts and ages a continued
+        # cycle would have to carry)
+        if not (
+            d.starts or beyond or cycle.full or cycle.tested >= self.bf_max_job_test or self._caps
+        ):
             cycle.reasons, cycle.planned, cycle.sched_nodes = d.reasons, d.planned, d.sched_nodes
             d.resume = cycle
         return d
@@ -806,11 +848,17 @@ class SlurmBackfill(Conservative):
         first_slot = _slot_of(now, res)
         unreached, seen, reasons, planned = cycle.unreached, cycle.seen, d.reasons, d.planned
         begun: set[int] = set()  # (-p a,b: a job queued in several partitions starts once)
+        caps, no_reserve = self._caps, False
         for job in queue:  # (deep queues: mostly jobs of a shape already known to fail)
             if tested >= max_tested:
                 break
             if job.id in begun:
                 continue
+            if caps:
+                facts = _facts(view, job)
+                if self._over_caps(job, facts, cycle.counts):
+                    continue  # skipped: its reason stands, it has no expected start
+                no_reserve = self._no_reserve(facts, now)
             # (partitions over the same nodes share a mask: a shape counts per partition,
             # since the first job of each partition waits for Resources, the rest Priority)
             shape, limit = job.shape, job.limit
@@ -849,6 +897,8 @@ class SlurmBackfill(Conservative):
                     # _bf_reserve_running: a whole-node job started holds its nodes in the
                     # map from its start to its end rounded down (none when the map is full)
                     space.reserve(nodes, first_slot, _slot_of(now + limit, res))
+                if self.bf_max_job_start and len(d.starts) >= self.bf_max_job_start:
+                    break  # "bf_max_job_start limit of %d reached": the cycle ends
                 continue
             if job.partition in waiting:
                 reasons[job.id] = "Priority"
@@ -858,6 +908,9 @@ class SlurmBackfill(Conservative):
                 # (PendingJob.blocks: a maintenance window keeps it out); they do not either
                 if job.blocks:
                     waiting.add(job.partition)
+            if no_reserve:  # TEST_NOW_ONLY (bf_min_age_reserve, bf_min_prio_reserve): it
+                seen.append((job, True, None))  # could only start now: no reservation,
+                continue  # no expected start
             if t >= space.end and cycle.cut is not None and (mask & cycle.cut).any():
                 # held back to the map's end by reservations cut there: backfill.c's tries
                 # (TRY_LATER) run out of records before it, so it gets no start ("can not
@@ -913,6 +966,43 @@ class SlurmBackfill(Conservative):
     def _node_space(self, view: QueueView) -> NodeSpace:
         return NodeSpace(view.now, self.bf_window * 60.0, self.bf_resolution, len(view.capacity))
 
+    def _over_caps(self, job: PendingJob, facts: JobFacts, counts: dict) -> bool:
+        """Whether the cycle has already tested as many jobs of the job's user in its
+        partition (``bf_max_job_user_part``), of its partition (``bf_max_job_part``), of its
+        association (``bf_max_job_assoc``: its account and user) or of its user
+        (``bf_max_job_user``) as the cap; if not, the job counts toward each (backfill.c
+        ``_job_exceeds_max_bf_param``, before the job is tested)."""
+        keys = []
+        if self.bf_max_job_user_part:
+            keys.append((("user_part", facts.user, job.partition), self.bf_max_job_user_part))
+        if self.bf_max_job_part:
+            keys.append((("part", job.partition), self.bf_max_job_part))
+        if self.bf_max_job_assoc:
+            keys.append((("assoc", facts.account, facts.user), self.bf_max_job_assoc))
+        if self.bf_max_job_user:
+            keys.append((("user", facts.user), self.bf_max_job_user))
+        if any(counts.get(key, 0) >= cap for key, cap in keys):
+            return True
+        for key, _cap in keys:
+            counts[key] = counts.get(key, 0) + 1
+        return False
+
+    def _no_reserve(self, facts: JobFacts, now: float) -> bool:
+        """backfill.c's TEST_NOW_ONLY: the job may start now but gets no reservation when its
+        priority is below ``bf_min_prio_reserve`` or it has been eligible for less than
+        ``bf_min_age_reserve`` seconds (its begin_time: sacct's Eligible)."""
+        if self.bf_min_prio_reserve and facts.priority < self.bf_min_prio_reserve:
+            return True
+        return bool(self.bf_min_age_reserve) and now - facts.eligible < self.bf_min_age_reserve
+
+
+def _facts(view: QueueView, job: PendingJob) -> JobFacts:
+    """The job's :class:`JobFacts` from the view; a view built by hand (no ``facts``) gives
+    no user or account, and no priority or age that a threshold would hold back."""
+    if view.facts is None:
+        return JobFacts("", "", math.inf, -math.inf)
+    return view.facts(job)
+
 
 def _plan(d: Decision, jid: int, t: float, nodes: tuple[int, ...]) -> None:
     """A planned start and its nodes (squeue --start); a job queued in several partitions
@@ -942,6 +1032,8 @@ class _Cycle:
     #: partitions whose first job that blocks (PendingJob.blocks) waits (Resources)
     waiting: set = field(default_factory=set)
     tested: int = 0  # jobs tested (bf_max_job_test)
+    #: jobs counted toward bf_max_job_user / _assoc / _part / _user_part, per key
+    counts: dict = field(default_factory=dict)
     full: bool = False  # the map reached bf_node_space_size records: the cycle ended there
     clipped: bool = False  # a reservation reached beyond the map's end (held up to it)
     cut: np.ndarray | None = None  # nodes reservations hold up to the map's end (cut there)

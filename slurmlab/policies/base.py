@@ -99,10 +99,10 @@ policy, the time, the job and the mistake; a subclass of a built-in is checked t
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import tee
-from typing import Literal, Protocol
+from typing import Literal, NamedTuple, Protocol
 
 import numpy as np
 
@@ -121,6 +121,7 @@ __all__ = [
     "MEM",
     "NODES_OUT",
     "Decision",
+    "JobFacts",
     "PendingJob",
     "PendingQueue",
     "Policy",
@@ -132,6 +133,18 @@ __all__ = [
 
 #: Resource axes of the per-node arrays: free[node, axis].
 CPU, MEM, GPU = 0, 1, 2
+
+
+class JobFacts(NamedTuple):
+    """Who a queued job is and where it stands, read when a policy asks
+    (:attr:`QueueView.facts`): its user and account, its priority (in the partition of the
+    record asked about: ``-p a,b`` gives each record its partition's), and when it became
+    eligible (sacct's Eligible, in simulated seconds: Slurm's begin_time)."""
+
+    user: str
+    account: str
+    priority: float
+    eligible: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -337,6 +350,10 @@ class QueueView:
     #: one its last record gets, as in Slurm (so a policy states each record's reason, even
     #: for a job that ``odd`` leaves out)
     multi: bool = False
+    #: ``facts(job)``: the :class:`JobFacts` of a queued record (user, account, priority,
+    #: eligible time), read from the engine when asked (a policy that never asks pays
+    #: nothing); None outside a simulation
+    facts: Callable[[PendingJob], JobFacts] | None = None
 
     def free_ranks(self, free: np.ndarray | None = None) -> tuple[list[int], list[int], list[int]]:
         """Free CPUs, MB and GPUs of the up nodes, each list sorted ascending: ``[r][-c]``

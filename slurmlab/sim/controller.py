@@ -25,6 +25,7 @@ from slurmlab.errors import PolicyError
 from slurmlab.policies.backfill import POLICIES
 from slurmlab.policies.base import (
     Decision,
+    JobFacts,
     PendingJob,
     PendingQueue,
     QueueView,
@@ -766,7 +767,19 @@ class Controller:
             now, PendingQueue(queue), running, free, capacity, up, self.node_names,
             self.blocked_windows, self._parts_queued, resume, start, self._smallest_cpus(),
             self._odd, not self._filtering(), self.outside, self.weights, self._multi > 0,
+            self._facts,
         )  # fmt: skip
+
+    def _facts(self, pending: PendingJob) -> JobFacts:
+        """:attr:`QueueView.facts`: a queued record's user, account, priority (its
+        partition's, for ``-p a,b``) and eligible time."""
+        job = self.jobs[pending.id]
+        priority = job.priority
+        if job.alts is not None and pending.partition != job.partition:
+            k = next(k for k, alt in enumerate(job.alts) if alt[0].partition == pending.partition)
+            priority = self._priority_in(job, k)
+        eligible = job.eligible if job.eligible is not None else job.submit
+        return JobFacts(job.user, job.account, priority, eligible)
 
     def _read_only(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Read-only views (no copies) of the engine's free, capacity and up arrays, made once:
@@ -1069,9 +1082,10 @@ class Controller:
         cycle that started nothing, with nothing logged between, would start nothing. The
         timer then stops until the next event requests a pass, which re-arms it on the
         same ``bf_interval`` grid: the skipped ticks were idle (speed, same starts). Such a
-        cycle can still plan differently in one case: a job planned beyond ``bf_window``
+        cycle can still plan differently in two cases: a job planned beyond ``bf_window``
         gets its reservation (and squeue --start its SCHEDNODES) once the window reaches
-        its start, so the stopped timer wakes for the first tick that does.
+        its start, and under ``bf_min_age_reserve`` a job gets one once it is old enough;
+        the stopped timer wakes for the first tick at which either happens.
         """
         self._last_tick = self.env.now
         if not self.queue:
@@ -1080,7 +1094,7 @@ class Controller:
         if len(self.events) == self._bf_seen:
             self._timer_running = False
             self._timer_idle = True
-            self._arm_window_wake()
+            self._arm_wake()
             return
         self._resume = None  # the cycle plans and starts jobs: the main pass starts afresh
         if self._can_continue_cycle():  # only jobs joined since the last cycle
@@ -1102,25 +1116,33 @@ class Controller:
         window = getattr(self.policy, "bf_window", None)  # (minutes)
         horizon = self.env.now + window * 60.0 if window else math.inf
         beyond = min((t for t in decision.planned.values() if horizon < t < math.inf), default=None)
-        self._bf_window_wake = None if beyond is None else beyond - window * 60.0
+        self._bf_wake = None if beyond is None else beyond - window * 60.0
+        age = getattr(self.policy, "bf_min_age_reserve", 0)
+        if age:  # the first moment a queued job is old enough to get a reservation
+            now, jobs = self.env.now, self.jobs
+            aged = (jobs[jid].eligible + age for _key, jid in self.queue)
+            older = min((t for t in aged if t > now), default=None)
+            if older is not None and (self._bf_wake is None or older < self._bf_wake):
+                self._bf_wake = older
         if self.running or self._arrivals_left or self._future_work() or self._pass_pending:
             self._schedule_timer()
         else:  # (nothing will happen: jobs held back by a reservation still get their plans)
             self._timer_running = False
-            self._arm_window_wake()
+            self._arm_wake()
 
-    def _arm_window_wake(self) -> None:
-        """With the timer stopped, a cycle at the first tick whose bf_window reaches the
-        earliest start the last cycle planned beyond it (:meth:`_window_reached`)."""
-        wake = self._bf_window_wake
+    def _arm_wake(self) -> None:
+        """With the timer stopped, a cycle at the first tick at which the last cycle's plans
+        would change (:meth:`_backfill_tick`): its bf_window reaches the earliest start
+        planned beyond it, or a queued job reaches ``bf_min_age_reserve``."""
+        wake = self._bf_wake
         if wake is not None and wake > self.env.now:
             interval = self.policy.interval
             tick = math.ceil(wake / interval) * interval
-            self._at(tick - self.env.now, self._window_reached, AFTER_PASS)
+            self._at(tick - self.env.now, self._wake_cycle, AFTER_PASS)
 
-    def _window_reached(self, _event=None) -> None:
-        """The first tick whose bf_window reaches a start planned beyond it: a cycle, unless
-        an event re-armed the timer since it stopped (that timer's cycles see it)."""
+    def _wake_cycle(self, _event=None) -> None:
+        """The first tick at which the plans would change (:meth:`_arm_wake`): a cycle,
+        unless an event re-armed the timer since it stopped (that timer's cycles see it)."""
         if self._timer_running or not self.queue:
             return
         self._timer_idle = False

@@ -347,7 +347,7 @@ class Simulation(Controller, Lifecycles, Updates):
         self._bf_seen = -1  # event count at the last idle backfill cycle
         #: when the earliest start the last backfill cycle planned beyond bf_window enters
         #: the window (an idle timer still wakes for the cycle that reserves it), or None
-        self._bf_window_wake: float | None = None
+        self._bf_wake: float | None = None
         self._multi = 0  # queued jobs of several partitions (-p a,b)
         self._queued: Counter[str] = Counter()  # queued jobs per partition
         self._parts_queued = 0  # partitions with queued jobs

@@ -1087,6 +1087,37 @@ SCHEDULER_PARAMETERS = {
         2000000,
         "records of a backfill cycle's map, e.g. 500; by default bf_max_job_test",
     ),
+    "bf_max_job_user": (
+        0,
+        1000000,
+        "jobs of one user a backfill cycle tests, e.g. 20; 0: no limit",
+    ),
+    "bf_max_job_assoc": (
+        0,
+        1000000,
+        "jobs of one association (account and user) a backfill cycle tests, e.g. 20; 0: no limit",
+    ),
+    "bf_max_job_part": (
+        0,
+        1000000,
+        "jobs of one partition a backfill cycle tests, e.g. 100; 0: no limit",
+    ),
+    "bf_max_job_user_part": (
+        0,
+        1000000,
+        "jobs of one user in one partition a backfill cycle tests, e.g. 10; 0: no limit",
+    ),
+    "bf_max_job_start": (0, 10000, "jobs one backfill cycle starts at most, e.g. 50; 0: no limit"),
+    "bf_min_age_reserve": (
+        0,
+        2592000,
+        "seconds a job must have been eligible before backfill reserves for it, e.g. 600",
+    ),
+    "bf_min_prio_reserve": (
+        0,
+        4294967295,
+        "the priority below which backfill starts a job only at once, never reserves for it",
+    ),
     "default_queue_depth": (0, 1000000, "jobs, e.g. 100; 0 tests one job"),
     "sched_interval": (
         1,

@@ -1,0 +1,277 @@
+"""The ``slurm`` policy's per-cycle caps and reservation thresholds (SchedulerParameters
+``bf_max_job_user``, ``bf_max_job_assoc``, ``bf_max_job_part``, ``bf_max_job_user_part``,
+``bf_max_job_start``, ``bf_min_age_reserve``, ``bf_min_prio_reserve``), as Slurm 22.05.8's
+backfill.c has them:
+
+* ``_job_exceeds_max_bf_param``, before a job is tested: once a cycle has counted as many
+  jobs of the job's user (in its partition), partition or association as the cap, the job
+  is skipped (no start, no expected start, its reason stands); otherwise it counts toward
+  each cap, whether or not it then fits. ``bf_max_job_assoc`` set with ``bf_max_job_user``
+  wins ("Both bf_max_job_user and bf_max_job_assoc are set: bf_max_job_assoc taking
+  precedence").
+* ``bf_max_job_start``: the cycle ends once it has started that many jobs.
+* ``TEST_NOW_ONLY``: a job of priority below ``bf_min_prio_reserve``, or eligible for less
+  than ``bf_min_age_reserve`` seconds, may start now but gets no reservation.
+
+The real fixture ``backfill-caps`` (datasets/realslurm) shows all three on Slurm 22.05.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pytest
+
+from slurmlab import Cluster, Lab, Scenario
+from slurmlab.errors import SlurmlabError
+from slurmlab.policies import Decision, JobFacts, SlurmBackfill
+from slurmlab.sim.simulate import slurm_params
+
+FOUR = "NodeName=n[1-4] CPUs=8 RealMemory=32000\nPartitionName=p Nodes=ALL Default=YES\n"
+FIXTURE = Path(__file__).resolve().parents[1] / "datasets/realslurm/scenarios/backfill-caps.yaml"
+
+
+def lab_with(params: str = "", conf: str = FOUR) -> Lab:
+    line = "SchedulerParameters=bf_interval=5,bf_resolution=10,bf_window=60"
+    return Lab(Cluster.from_slurm_conf(conf + line + params + "\n"), policy="slurm")
+
+
+def table(lab: Lab):
+    return lab.sacct().set_index("JobID")
+
+
+def queued(lab: Lab, jid: int):
+    """Job ``jid``'s squeue row."""
+    return lab.squeue().set_index("JOBID").loc[str(jid)]
+
+
+def planned_s(lab: Lab, jid: int) -> float | None:
+    """A pending job's expected start (squeue --start) in seconds from the lab's start."""
+    start = queued(lab, jid)["START_TIME"]
+    return None if start != start else (start - lab.sim.origin).total_seconds()
+
+
+def started_s(lab: Lab, jid: int) -> float | None:
+    """When job ``jid`` started, in seconds from the lab's start (None: not yet)."""
+    frame = table(lab)
+    start = frame.loc[str(jid), "Start"]
+    return None if start != start else (start - frame["Submit"].min()).total_seconds()
+
+
+def blocked_partition(lab: Lab) -> None:
+    """Three of the four nodes busy for 5 minutes (job 1) and a 4-node job behind them
+    (job 2, alice's): the main scheduler blocks the partition at job 2, so only backfill
+    can start the later jobs."""
+    lab.sbatch("-N 3 --exclusive -t 5:00", runtime=200, user="bob")
+    lab.sbatch("-N 4 -t 3:00", runtime=60, user="alice")
+
+
+# -- reading the parameters ---------------------------------------------------------------------
+
+
+def test_the_caps_are_read_from_scheduler_parameters_and_no_longer_warned_about():
+    conf = FOUR + (
+        "SchedulerParameters=bf_max_job_user=3,bf_max_job_part=9,bf_max_job_user_part=2,"
+        "bf_max_job_start=4,bf_min_age_reserve=600,bf_min_prio_reserve=1000\n"
+    )
+    cluster = Cluster.from_slurm_conf(conf)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        params = slurm_params(cluster)
+    assert params == {
+        "bf_max_job_user": 3,
+        "bf_max_job_part": 9,
+        "bf_max_job_user_part": 2,
+        "bf_max_job_start": 4,
+        "bf_min_age_reserve": 600,
+        "bf_min_prio_reserve": 1000,
+    }
+    policy = SlurmBackfill(**params)
+    assert (policy.bf_max_job_user, policy.bf_min_age_reserve) == (3, 600)
+
+
+@pytest.mark.parametrize(
+    "item,message",
+    [
+        (
+            "bf_max_job_start=10001",
+            "bf_max_job_start='10001' must be a whole number from 0 to 10000",
+        ),
+        ("bf_min_age_reserve=2592001", "from 0 to 2592000"),
+        ("bf_max_job_user=-1", "bf_max_job_user='-1' must be a whole number from 0 to 1000000"),
+        ("bf_min_prio_reserve=x", "bf_min_prio_reserve='x' must be a whole number"),
+    ],
+)
+def test_values_outside_slurms_ranges_are_refused_naming_the_option(item, message):
+    with pytest.raises(SlurmlabError, match=message):
+        Cluster.from_slurm_conf(FOUR + f"SchedulerParameters={item}\n")
+
+
+def test_a_policy_parameter_outside_its_range_is_refused():
+    with pytest.raises(SlurmlabError, match="bf_max_job_start=-2 must be a whole number from 0"):
+        SlurmBackfill(bf_max_job_start=-2)
+
+
+def test_user_and_assoc_caps_together_keep_assoc_as_slurm_does():
+    with pytest.warns(UserWarning, match="only bf_max_job_assoc applies"):
+        policy = SlurmBackfill(bf_max_job_user=2, bf_max_job_assoc=3)
+    assert (policy.bf_max_job_user, policy.bf_max_job_assoc) == (0, 3)
+
+
+# -- the caps on jobs tested ----------------------------------------------------------------------
+
+
+def test_bf_max_job_user_skips_a_users_third_job_of_a_cycle():
+    """Alice's jobs 2 (4 nodes, waiting) and 3 (10 minutes: it would delay job 2) are
+    tested; her job 4 (1 minute, fits before job 2's reservation on n4) is not, while
+    carol's job 5 of the same shape backfills. Without the cap both start at 5 s."""
+    for params, alice_short in (("", 5.0), (",bf_max_job_user=2", None)):
+        lab = lab_with(params)
+        blocked_partition(lab)
+        lab.sbatch("-N 1 -t 10:00", runtime=60, user="alice")
+        short = lab.sbatch("-N 1 -t 1:00", runtime=30, user="alice")
+        other = lab.sbatch("-N 1 -t 1:00", runtime=30, user="carol")
+        lab.advance("20s")
+        assert started_s(lab, short) == alice_short, params
+        assert started_s(lab, other) == 5.0
+    # skipped, it keeps the reason the main scheduler gave it and has no expected start
+    assert queued(lab, short)["NODELIST(REASON)"] == "(Priority)"
+    assert planned_s(lab, short) is None
+    assert planned_s(lab, 2) == 300.0  # (tested: it has its reservation)
+
+
+def test_a_job_counts_toward_the_cap_whether_or_not_it_fits():
+    """Alice's job 2 (4 nodes) cannot start, yet it counts: with bf_max_job_user=1 her short
+    job 3, which would fit before job 2's reservation, is not tested; carol's is."""
+    lab = lab_with(",bf_max_job_user=1")
+    blocked_partition(lab)
+    short = lab.sbatch("-N 1 -t 1:00", runtime=30, user="alice")
+    other = lab.sbatch("-N 1 -t 1:00", runtime=30, user="carol")
+    lab.advance("20s")
+    assert started_s(lab, short) is None
+    assert started_s(lab, other) == 5.0
+    assert planned_s(lab, 2) == 300.0  # job 2, tested and counted, has its reservation
+
+
+def test_bf_max_job_assoc_counts_per_account_and_user():
+    """Alice in two accounts: with bf_max_job_assoc=2 her job in the other account is
+    tested (and backfills); with bf_max_job_user=2 it is not."""
+    for params, started in ((",bf_max_job_assoc=2", 5.0), (",bf_max_job_user=2", None)):
+        lab = lab_with(params)
+        lab.sbatch("-N 3 --exclusive -t 5:00 -A a", runtime=200, user="bob")
+        lab.sbatch("-N 4 -t 3:00 -A a", runtime=60, user="alice")
+        lab.sbatch("-N 1 -t 10:00 -A a", runtime=60, user="alice")
+        other_account = lab.sbatch("-N 1 -t 1:00 -A b", runtime=30, user="alice")
+        lab.advance("20s")
+        assert started_s(lab, other_account) == started, params
+
+
+def test_bf_max_job_part_and_user_part_count_per_partition():
+    """Two partitions over the same four nodes. bf_max_job_part=2: partition p's third job
+    is skipped, q's first is tested. bf_max_job_user_part=2: alice's third job in p is
+    skipped, her first in q is tested."""
+    conf = FOUR.replace("Default=YES", "Default=YES\nPartitionName=q Nodes=ALL")
+    for params in (",bf_max_job_part=2", ",bf_max_job_user_part=2"):
+        lab = lab_with(params, conf)
+        blocked_partition(lab)
+        lab.sbatch("-N 1 -t 10:00", runtime=60, user="alice")
+        third = lab.sbatch("-N 1 -t 1:00", runtime=30, user="alice")
+        in_q = lab.sbatch("-N 1 -t 1:00 -p q", runtime=30, user="alice")
+        lab.advance("20s")
+        assert started_s(lab, third) is None, params
+        assert started_s(lab, in_q) == 5.0, params
+
+
+def test_bf_max_job_start_ends_a_cycle_after_that_many_starts():
+    """Two short jobs fit at once: one cycle starts both, or with bf_max_job_start=1 one
+    per cycle (5 s apart, bf_interval=5)."""
+    for params, second in (("", 5.0), (",bf_max_job_start=1", 10.0)):
+        lab = lab_with(params)
+        blocked_partition(lab)
+        one = lab.sbatch("-N 1 -t 1:00", runtime=60, user="carol")
+        two = lab.sbatch("-N 1 -t 1:00", runtime=60, user="carol")
+        lab.advance("30s")
+        assert (started_s(lab, one), started_s(lab, two)) == (5.0, second), params
+
+
+# -- who gets no reservation ------------------------------------------------------------------
+
+
+def test_bf_min_age_reserve_leaves_a_young_job_without_a_reservation():
+    """Job 2 (4 nodes) is eligible at 0. A 10-minute 1-node job submitted at 10 s would
+    delay job 2's reservation, so it waits; with bf_min_age_reserve=60 job 2 has no
+    reservation in its first minute and the long job backfills on n4 (as in the real
+    fixture backfill-caps): at the next cycle after its submission, 15 s."""
+    for params, long_start in (("", None), (",bf_min_age_reserve=60", 15.0)):
+        lab = lab_with(params)
+        blocked_partition(lab)
+        lab.advance("10s")
+        long = lab.sbatch("-N 1 -t 10:00", runtime=600, user="carol")
+        lab.advance("20s")
+        assert started_s(lab, long) == long_start, params
+
+
+def test_a_young_job_has_no_expected_start_until_it_is_old_enough():
+    lab = lab_with(",bf_min_age_reserve=60")
+    blocked_partition(lab)
+    lab.advance("55s")
+    assert planned_s(lab, 2) is None
+    lab.advance("10s")  # eligible for 60 s at the cycle at 60 s: it reserves
+    assert planned_s(lab, 2) == 300.0
+
+
+def test_bf_min_prio_reserve_leaves_jobs_below_it_without_a_reservation():
+    """Under priority/basic job 2 has priority 4294901758: a threshold above it leaves it
+    without a reservation, so the long job backfills; at it, job 2 reserves."""
+    for threshold, long_start in ((4294901759, 5.0), (4294901758, None)):
+        lab = lab_with(f",bf_min_prio_reserve={threshold}")
+        blocked_partition(lab)
+        long = lab.sbatch("-N 1 -t 10:00", runtime=600, user="carol")
+        lab.advance("20s")
+        assert int(table(lab).loc["2", "Priority"]) == 4294901758
+        assert started_s(lab, long) == long_start, threshold
+
+
+# -- the view's facts ---------------------------------------------------------------------------
+
+
+class Recorder:
+    """A policy of one's own that records what ``view.facts`` says of each queued job."""
+
+    name = "recorder"
+
+    def __init__(self) -> None:
+        self.seen: dict[int, JobFacts] = {}
+
+    def schedule(self, view):
+        for job in view.queue:
+            self.seen[job.id] = view.facts(job)
+        return Decision()
+
+
+def test_a_policy_reads_a_queued_jobs_user_account_priority_and_eligible_time():
+    recorder = Recorder()
+    lab = Lab(Cluster.from_slurm_conf(FOUR), policy=recorder)
+    lab.sbatch("-N 1 -t 1:00 -A acct", user="alice")  # (the recorder starts nothing)
+    lab.advance("5s")
+    lab.sbatch("-N 1 -t 1:00 --begin=now+20", user="bob")
+    lab.advance("30s")
+    first, second = recorder.seen[1], recorder.seen[2]
+    assert (first.user, first.account, first.eligible) == ("alice", "acct", 0.0)
+    assert (second.user, second.eligible) == ("bob", 25.0)
+    assert first.priority > second.priority  # priority/basic: submit order
+
+
+def test_the_real_fixture_shows_each_cap_as_slurm_did():
+    """backfill-caps on Slurm 22.05: sneak backfilled at 10 s while big was younger than
+    60 s; a2 never got a test (alice's big and wide came first) and started with wide; c1
+    and c2 started one backfill cycle apart. The simulation does the same."""
+    result = Scenario.load(FIXTURE).run()
+    jobs = result.jobs.set_index("JobID")
+    origin = jobs["Submit"].min()
+    start = {jid: (jobs.loc[jid, "Start"] - origin).total_seconds() for jid in jobs.index}
+    assert start["sneak"] < start["big"]
+    assert jobs.loc["sneak", "StartedBy"] == "backfill"
+    assert start["a2"] == start["wide"]
+    assert start["c2"] - start["c1"] == 5.0
