@@ -53,4 +53,4 @@ def test_tasks_that_do_not_fit_on_max_are_refused_with_maxs_shape():
     """``-N 1-2 -n 300``: even 2 nodes cannot hold 150 tasks each; the error names the
     shape on MAX nodes, not on MIN."""
     with pytest.raises(RequestError, match=r"needs 150 CPUs per node \(150 tasks of 1 CPU"):
-        JobSpec.from_args("-N 1-2 -n 300 -p cpu".split()).resources(AI)
+        JobSpec.from_args(["-N", "1-2", "-n", "300", "-p", "cpu"]).resources(AI)
