@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from slurmlab import Cluster, Lab, Scenario
+from slurmlab import Cluster, JobSpec, Lab, Scenario
 from slurmlab.errors import SlurmlabError
 from slurmlab.policies import Decision, JobFacts, SlurmBackfill
 from slurmlab.sim.simulate import slurm_params
@@ -275,3 +275,135 @@ def test_the_real_fixture_shows_each_cap_as_slurm_did():
     assert jobs.loc["sneak", "StartedBy"] == "backfill"
     assert start["a2"] == start["wide"]
     assert start["c2"] - start["c1"] == 5.0
+
+
+# -- an array's pending record ------------------------------------------------------------------
+
+
+def test_an_arrays_record_is_one_test_when_its_first_task_cannot_be_reserved():
+    """bf_window=3 and bf_max_job_test=4: an 8-task array of 2-node tasks waits behind a
+    3-node job whose limit ends beyond the window, so its first task gets no reservation
+    and the cycle leaves the record (backfill.c: the array is one job record). The short
+    job behind it is tested and backfills on the free node; tested one job per task, the
+    array used up the cycle's four tests and the short job waited for the main scheduler
+    (as the real fixture backfill-arrays shows, Slurm backfills it)."""
+    lab = Lab(
+        Cluster.from_slurm_conf(
+            FOUR + "SchedulerParameters=bf_interval=5,bf_resolution=10,bf_window=3,"
+            "bf_max_job_test=4\n"
+        ),
+        policy="slurm",
+    )
+    lab.sbatch("-N 3 --exclusive -t 10:00", runtime=120)
+    lab.sbatch("--array=1-8 -N 2 -t 2:00", runtime=20)
+    lab.advance("10s")
+    short = lab.sbatch("-N 1 -t 1:00", runtime=30)
+    lab.advance("20s")
+    assert started_s(lab, short) == 15.0
+    assert table(lab).loc[str(short), "StartedBy"] == "backfill"
+
+
+def test_an_arrays_record_gets_at_most_bf_max_job_array_resv_reservations():
+    """Four nodes busy for 2 minutes; a 6-task array of 2-node tasks, then a 1-node job.
+    Each reservation takes whole nodes for a minute: tasks 1 and 2 at 120 (n[1-2],
+    n[3-4]), task 3 at 180. With bf_max_job_array_resv=3 the cycle leaves the array after
+    its third reservation, so the 1-node job is planned at 180 on the nodes task 3 leaves;
+    with the default (20) tasks 4 to 6 take them (180, 240, 240) and it is planned at 300."""
+    for params, planned in ((",bf_max_job_array_resv=3", 180.0), ("", 300.0)):
+        lab = lab_with(params)
+        lab.sbatch("-N 4 --exclusive -t 2:00", runtime=100)
+        lab.sbatch("--array=1-6 -N 2 -t 1:00", runtime=20)
+        late = lab.sbatch("-N 1 -t 1:00", runtime=20)
+        lab.advance("10s")
+        assert planned_s(lab, late) == planned, params
+
+
+def test_within_an_arrays_record_bf_max_job_test_does_not_end_the_cycle():
+    """backfill.c tests bf_max_job_test between job records, not between the tasks of an
+    array's record: with bf_max_job_test=2 a 6-task array behind a blocker gets all its
+    reservations (the array is the first record), the job after it none. (The map's size,
+    bf_node_space_size, is bf_max_job_test by default: 100 records here.)"""
+    lab = lab_with(",bf_max_job_test=2,bf_node_space_size=100")
+    lab.sbatch("-N 4 --exclusive -t 2:00", runtime=100)
+    lab.sbatch("--array=1-6 -N 4 -t 1:00", runtime=20)
+    late = lab.sbatch("-N 1 -t 1:00", runtime=20)
+    lab.advance("10s")
+    plans = lab.sim.jobs
+    assert [plans[j].planned for j in sorted(plans) if plans[j].array_id == 2] == [
+        120.0, 180.0, 240.0, 300.0, 360.0, 420.0,
+    ]  # fmt: skip
+    assert planned_s(lab, late) is None
+
+
+def test_a_task_split_off_its_record_is_a_record_of_its_own():
+    """scontrol hold of one task splits it off (its own record): released, it is tested on
+    its own, not as part of the array's record."""
+    lab = lab_with("")
+    lab.sbatch("-N 4 --exclusive -t 2:00", runtime=100)
+    lab.sbatch("--array=1-3 -N 4 -t 1:00", runtime=20)
+    lab.advance("1s")
+    records = {job.id: job.array for job in lab.sim._pending_jobs()}
+    assert set(records.values()) == {2}
+    lab.hold("2_3")
+    lab.release("2_3")
+    lab.advance("1s")
+    records = {lab.sim.jobs[job.id].key: job.array for job in lab.sim._pending_jobs()}
+    assert records == {"2_1": 2, "2_2": 2, "2_3": None}
+
+
+def test_continued_cycles_equal_full_cycles_with_deep_arrays(monkeypatch):
+    """Arrays of 30 and 12 tasks among single jobs arriving one by one (continued backfill
+    cycles plan just the new jobs, with the records the previous cycle left): every job's
+    start, nodes and whole history of reasons and plans equal those of cycles planned from
+    scratch."""
+    from slurmlab import Workload, simulate
+    from slurmlab.sim.controller import Controller
+    from slurmlab.spec.workload import WorkloadJob
+
+    def job(args, submit, runtime):
+        return WorkloadJob(JobSpec.from_args(args.split()), submit=submit, runtime=runtime)
+
+    jobs = [job("-N 3 --exclusive -t 10", 0, 400), job("--array=1-30 -N 2 -t 3", 5, 50)]
+    jobs += [job(f"-N 1 -t {1 + k % 4}", 7 + 11 * k, 30 + 7 * k) for k in range(20)]
+    jobs += [job("--array=1-12 -N 1 -t 2", 60, 40), job("-N 4 -t 5", 61, 100)]
+    cluster = Cluster.from_slurm_conf(FOUR)
+
+    def run():
+        result = simulate(
+            cluster,
+            Workload(tuple(jobs)),
+            "slurm",
+            bf_interval=5,
+            bf_resolution=10,
+            bf_max_job_array_resv=4,
+            bf_max_job_test=6,
+            bf_node_space_size=50,
+        )
+        return result.jobs[["JobID", "Start", "NodeList"]], [
+            (j.id, j.reasons, j.plans) for j in result.sim.jobs.values()
+        ]
+
+    fast = run()
+    with monkeypatch.context() as m:
+        m.setattr(Controller, "_unchanged", lambda self: False)
+        full = run()
+    assert fast[0].equals(full[0]) and fast[1] == full[1]
+
+
+ARRAYS = Path(__file__).resolve().parents[1] / "datasets/realslurm/scenarios/backfill-arrays.yaml"
+
+
+def test_the_real_arrays_fixture_backfills_behind_an_arrays_record_as_slurm_did():
+    """backfill-arrays on Slurm 22.05: short backfilled on gpu4 at its submission (10 s),
+    sweep's record being one test of the four; at 240 s squeue --start showed arr's record
+    at 340 (its second, last, reservation) on cpu[1-2] and late at 400 on cpu1."""
+    result = Scenario.load(ARRAYS).run()
+    jobs = result.jobs.set_index("JobID")
+    origin = jobs["Submit"].min()
+    assert (jobs.loc["short", "Start"] - origin).total_seconds() == 10.0
+    assert jobs.loc["short", "StartedBy"] == "backfill"
+    queue = result.squeue(at=240).set_index("JOBID")
+    seconds = (queue["START_TIME"] - origin).dt.total_seconds()
+    assert seconds["arr_1"] == seconds["arr_6"] == 340.0
+    assert queue.loc["arr_1", "SCHEDNODES"] == "cpu[1-2]"
+    assert (seconds["late"], queue.loc["late", "SCHEDNODES"]) == (400.0, "cpu1")

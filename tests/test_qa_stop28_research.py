@@ -36,8 +36,8 @@ PartitionName=main Nodes=node[1-4] Default=YES MaxTime=1-00:00:00
 NOT_MODELLED = (
     "slurm.conf line 2: SchedulerParameters bf_job_part_count_reserve: not modelled by "
     "slurmlab's slurm policy, which ignores them (it models bf_interval, bf_resolution, "
-    "bf_window, bf_max_job_test, bf_node_space_size, bf_max_job_user, bf_max_job_assoc, "
-    "bf_max_job_part, bf_max_job_user_part, bf_max_job_start, bf_min_age_reserve, "
+    "bf_window, bf_max_job_test, bf_node_space_size, bf_max_job_array_resv, bf_max_job_user, "
+    "bf_max_job_assoc, bf_max_job_part, bf_max_job_user_part, bf_max_job_start, bf_min_age_reserve, "
     "bf_min_prio_reserve, default_queue_depth, sched_interval)"
 )
 
@@ -538,7 +538,7 @@ def test_an_efficiency_column_that_holds_no_ratios():
             "policy 'slurm' has no parameter name: the policy is named by policy= (to label "
             "runs, keep them in a dict); it takes bf_interval, bf_resolution, bf_window, "
             "bf_max_job_test, default_queue_depth, sched_interval, bf_node_space_size, "
-            "bf_max_job_user, bf_max_job_assoc, bf_max_job_part, bf_max_job_user_part, "
+            "bf_max_job_array_resv, bf_max_job_user, bf_max_job_assoc, bf_max_job_part, bf_max_job_user_part, "
             "bf_max_job_start, bf_min_age_reserve, bf_min_prio_reserve, and "
             "simulate's own keywords are policy, seed, progress, enforce_time_limit, "
             "requeue_delay, actions, failures, random_failures, accounts, qos, reservations, "
@@ -548,7 +548,8 @@ def test_an_efficiency_column_that_holds_no_ratios():
             {"policy": "slurm", "bf_windw": 60},
             "policy 'slurm' has no parameter bf_windw (did you mean bf_window?); it takes "
             "bf_interval, bf_resolution, bf_window, bf_max_job_test, default_queue_depth, "
-            "sched_interval, bf_node_space_size, bf_max_job_user, bf_max_job_assoc, "
+            "sched_interval, bf_node_space_size, bf_max_job_array_resv, bf_max_job_user, "
+            "bf_max_job_assoc, "
             "bf_max_job_part, bf_max_job_user_part, bf_max_job_start, bf_min_age_reserve, "
             "bf_min_prio_reserve, and simulate's own keywords are policy, seed, "
             "progress, enforce_time_limit, requeue_delay, actions, failures, random_failures, "
@@ -603,7 +604,8 @@ def test_a_result_records_its_policy_parameters():
     assert a.params == {
         "bf_interval": 30.0, "bf_resolution": 60.0, "bf_window": 60, "bf_max_job_test": 500,
         "default_queue_depth": 100, "sched_interval": 60.0, "bf_node_space_size": None,
-        "bf_max_job_user": 0, "bf_max_job_assoc": 0, "bf_max_job_part": 0,
+        "bf_max_job_array_resv": 20, "bf_max_job_user": 0, "bf_max_job_assoc": 0,
+        "bf_max_job_part": 0,
         "bf_max_job_user_part": 0, "bf_max_job_start": 0, "bf_min_age_reserve": 0,
         "bf_min_prio_reserve": 0,
     }  # fmt: skip

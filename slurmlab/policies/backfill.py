@@ -17,8 +17,10 @@
   pass plans like Conservative for at most ``bf_max_job_test`` tested jobs, each reserving
   whole nodes from its start to its end rounded down to ``bf_resolution``, no reservation
   beyond ``bf_window`` minutes, and none once its map holds ``bf_node_space_size`` records;
-  with the per-cycle caps ``bf_max_job_user`` / ``_assoc`` / ``_part`` / ``_user_part`` /
-  ``_start`` and the thresholds ``bf_min_age_reserve`` / ``bf_min_prio_reserve``
+  an array's pending tasks tested as one record (at most ``bf_max_job_array_resv`` of
+  them reserved), with the per-cycle caps ``bf_max_job_user`` / ``_assoc`` / ``_part`` /
+  ``_user_part`` / ``_start`` and the thresholds ``bf_min_age_reserve`` /
+  ``bf_min_prio_reserve``
   (backfill.c; checked against real Slurm 22.05 in datasets/realslurm).
 
 Every policy plans with time limits (running jobs are assumed to end at their
@@ -653,6 +655,16 @@ class SlurmBackfill(Conservative):
 
     Parameters keep Slurm's names and documented defaults (slurm.conf(5));
     ``bf_node_space_size`` None is Slurm's default, ``bf_max_job_test``.
+    A job array's tasks that have not started (nor been requeued or split off) are one job
+    record in Slurm (:attr:`PendingJob.array`): a cycle tests them task after task while
+    they start, or get reservations up to ``bf_max_job_array_resv`` (20 by default), then
+    leaves the record, and its other tasks are not tested in that cycle (no reason change,
+    no expected start); ``bf_max_job_test`` is checked between records, so a record's tasks
+    are tested to its end (backfill.c ``next_task``). A deep array behind a job it cannot
+    be planned around is thus one test, and later jobs are still tested. (Slurm reserves
+    for the tasks of a throttled array, ``%N``, beyond the throttle; slurmlab's queue holds
+    no more of its tasks than may run.)
+
     The per-cycle caps and reservation thresholds follow backfill.c (all 0, off, by
     default): before a job is tested, a cycle that has already counted
     ``bf_max_job_user_part`` jobs of its user in its partition, ``bf_max_job_part`` of its
@@ -682,6 +694,7 @@ class SlurmBackfill(Conservative):
     default_queue_depth: int = 100
     sched_interval: float = 60.0
     bf_node_space_size: int | None = None  # records; None: bf_max_job_test, as in Slurm
+    bf_max_job_array_resv: int = 20  # tasks of one array reserved per cycle
     # per-cycle caps of jobs tested (0: none) and starts, and who gets no reservation
     bf_max_job_user: int = 0
     bf_max_job_assoc: int = 0
@@ -849,9 +862,25 @@ class SlurmBackfill(Conservative):
         unreached, seen, reasons, planned = cycle.unreached, cycle.seen, d.reasons, d.planned
         begun: set[int] = set()  # (-p a,b: a job queued in several partitions starts once)
         caps, no_reserve = self._caps, False
+        # An array's pending record (PendingJob.array) is tested task after task (backfill.c
+        # next_task) while its tasks start, or get reservations up to bf_max_job_array_resv;
+        # then the cycle leaves it, and its other tasks are not tested in this cycle. Within
+        # the record bf_max_job_test does not end the cycle (it is tested between records).
+        record, reserved, left = None, 0, cycle.left
+        array_resv = self.bf_max_job_array_resv
         for job in queue:  # (deep queues: mostly jobs of a shape already known to fail)
-            if tested >= max_tested:
-                break
+            array = job.array
+            within = array is not None and array == record
+            record = None  # (set again below if the cycle goes on to the record's next task)
+            if not within:
+                if array is not None:
+                    if array in left:  # the cycle left its record: not tested (kept in
+                        seen.append((job, None, None))  # seen for a cycle planned again)
+                        continue
+                    left.add(array)
+                    reserved = 0
+                if tested >= max_tested:
+                    break
             if job.id in begun:
                 continue
             if caps:
@@ -899,6 +928,7 @@ class SlurmBackfill(Conservative):
                     space.reserve(nodes, first_slot, _slot_of(now + limit, res))
                 if self.bf_max_job_start and len(d.starts) >= self.bf_max_job_start:
                     break  # "bf_max_job_start limit of %d reached": the cycle ends
+                record = array  # (an array's record: its next task)
                 continue
             if job.partition in waiting:
                 reasons[job.id] = "Priority"
@@ -960,6 +990,10 @@ class SlurmBackfill(Conservative):
             space.reserve(nodes, begin, end)
             seen.append((job, True, (nodes, begin, end)))
             _plan(d, job.id, t, nodes)  # (backfill.c: sched_nodes, where it reserves)
+            if array is not None:  # "Try making reservation for next task of job array"
+                reserved += 1
+                if reserved < array_resv:
+                    record = array
         cycle.tested = tested
         return beyond
 
@@ -1034,6 +1068,8 @@ class _Cycle:
     tested: int = 0  # jobs tested (bf_max_job_test)
     #: jobs counted toward bf_max_job_user / _assoc / _part / _user_part, per key
     counts: dict = field(default_factory=dict)
+    #: arrays whose pending record the cycle has tested and left (PendingJob.array)
+    left: set = field(default_factory=set)
     full: bool = False  # the map reached bf_node_space_size records: the cycle ended there
     clipped: bool = False  # a reservation reached beyond the map's end (held up to it)
     cut: np.ndarray | None = None  # nodes reservations hold up to the map's end (cut there)

@@ -204,6 +204,10 @@ class PendingJob:
     #: (backfill.c tests the limits on the planned nodes before it reserves them); None:
     #: no such cap
     reserve_most: int | None = None
+    #: the array whose pending record it is part of (Slurm keeps an array's tasks that have
+    #: not started, nor been requeued or split off by scontrol, in one job record, which its
+    #: schedulers test task after task), else None
+    array: int | None = None
     #: what decides whether the request fits, but for its time limit (partition, per-node
     #: need, node count, node set, reach, exclusive): within a pass resources only shrink
     #: and a longer window is harder to fit, so a shape that failed for a limit fails for

@@ -124,6 +124,14 @@ def _sum_tres(jobs) -> tuple[dict[str, int], set[int]]:
     return out, nodes
 
 
+def _record_of(job: SimJob) -> int | None:
+    """:attr:`PendingJob.array`: the job's array while it is part of the array's pending
+    record (never started nor requeued, not split off), else None."""
+    if job.array_id is None or job.runs or job.split is not None:
+        return None
+    return job.array_id
+
+
 class Controller:
     """The scheduling half of :class:`~slurmlab.sim.engine.Simulation` (a mixin)."""
 
@@ -166,13 +174,14 @@ class Controller:
                 alt[2] = PendingJob(
                     job.id, p, demand, count, mask, self._limit_in(job, shape), exclusive,
                     job.spec.reservation, need, None, rows, mem_per_cpu=per_cpu, most=shape[10],
+                    array=_record_of(job),
                 )  # fmt: skip
             return alt[2]
         if job.pending is None:
             job.pending = PendingJob(
                 job.id, job.partition, job.demand, job.count, job.mask, job.limit,
                 job.exclusive, job.spec.reservation, job.need, None,
-                job.rows, mem_per_cpu=job.mem_per_cpu, most=job.most,
+                job.rows, mem_per_cpu=job.mem_per_cpu, most=job.most, array=_record_of(job),
             )  # fmt: skip
         return job.pending
 
@@ -190,7 +199,7 @@ class Controller:
             planned = PendingJob(
                 p.id, p.partition, p.demand, p.count, p.mask, p.limit, p.exclusive,
                 p.reservation, p.need, plan, p.rows, mem_per_cpu=p.mem_per_cpu, most=p.most,
-                blocks=p.blocks, reserve_most=p.reserve_most,
+                blocks=p.blocks, reserve_most=p.reserve_most, array=p.array,
             )  # fmt: skip
             cached = job.pending_plan = (pending, plan, planned)
         return cached[2]

@@ -1368,6 +1368,9 @@ class Simulation(Controller, Lifecycles, Updates):
                 for job in chosen:
                     if job.split is None:
                         job.split = now
+                        job.pending = job.pending_plan = None  # (its record: its own now)
+                        for alt in job.alts or ():
+                            alt[2] = None
 
     def release(self, key: str | int) -> None:
         """``scontrol release``: a held job (``sbatch -H``, ``scontrol hold``) may start

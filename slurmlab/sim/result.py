@@ -13,16 +13,19 @@ import numpy as np
 import pandas as pd
 
 from slurmlab.errors import SlurmlabError
+from slurmlab.policies.backfill import SlurmBackfill
 from slurmlab.sim.engine import (
     HOLDS,
     NODES_OUT,
     Simulation,
+    _unsplit_at,
     array_heads,
     array_name,
     arrays_converted,
     last_tried,
     records_at,
     shown_as,
+    unfinished_at,
     up_at,
     used_at,
 )
@@ -98,6 +101,7 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
     tasks: dict[int, tuple[int, list[int]]] = {}  # collapse: array -> (its row, its tasks)
     apart: dict[int, list[tuple[int, int, str]]] = {}  # its pending tasks split off it
     states = up = None  # node states, and which nodes are up, at t when a reason needs them
+    plans = None  # the slurm policy: the arrays' pending records' planned starts and nodes
     # (whether any node is ever out: else no Resources job waits for nodes that are down)
     nodes_vary = bool(sim.node_events) or any(n.state != "IDLE" for n in sim.cluster.nodes)
     for job, run, _last in records_at(sim, t):  # (submitted by t, not ended by then)
@@ -136,9 +140,23 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
             where = f"({reason})"
             elapsed = "0:00"
             p = last_before(shown.plans, t, None)
+            record = None  # an array's pending record: its last reservation (see below)
+            if (
+                job.array_id is not None
+                and heads.get(job.array_id) is shown
+                and isinstance(sim.policy, SlurmBackfill)
+            ):
+                if plans is None:
+                    plans = _record_plans(sim, t, heads)
+                record = plans.get(job.array_id)
+            if record is not None:
+                p = record[0]
             # (a start behind a job with no time limit is never: N/A, and no nodes planned)
             planning = p is not None and math.isfinite(p)
-            nodes = last_before(shown.sched, t, None) if planning else None
+            if record is not None:
+                nodes = record[1]
+            else:
+                nodes = last_before(shown.sched, t, None) if planning else None
             sched = None if nodes is None else compress_hostlist(sim.node_names[i] for i in nodes)
             if p is None and reason == "BeginTime":  # squeue --start shows its begin time
                 p = shown.begin  # (real Slurm 22.05: a --begin=now+600 job, 600 s on)
@@ -836,3 +854,22 @@ class SimulationResult:
         from slurmlab.sim.explain import why_pending
 
         return why_pending(self.sim, jobid, _seconds(self.sim, at))
+
+
+def _record_plans(sim: Simulation, t: float, heads: dict) -> dict[int, tuple[float, tuple]]:
+    """The expected start and nodes each array's pending record shows at ``t``, when a cycle
+    reserved for several of its tasks: backfill.c plans the record's tasks one after another
+    (next_task) and the record keeps the last one's start and nodes (real Slurm 22.05, the
+    backfill-arrays fixture: tasks 1 and 2 reserved at 280 and 340 s, squeue --start shows
+    340). Arrays none of whose tasks has a planned start are left out."""
+    out: dict[int, tuple[float, tuple]] = {}
+    for job in unfinished_at(sim, t):
+        if job.array_id not in heads or not _unsplit_at(job, t):
+            continue
+        p = last_before(job.plans, t, None)
+        if p is None or not math.isfinite(p):
+            continue
+        best = out.get(job.array_id)
+        if best is None or p >= best[0]:
+            out[job.array_id] = (p, last_before(job.sched, t, None))
+    return out

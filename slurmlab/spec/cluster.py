@@ -1087,6 +1087,11 @@ SCHEDULER_PARAMETERS = {
         2000000,
         "records of a backfill cycle's map, e.g. 500; by default bf_max_job_test",
     ),
+    "bf_max_job_array_resv": (
+        0,
+        1000,
+        "tasks of one job array a backfill cycle reserves for, e.g. 20, the default",
+    ),
     "bf_max_job_user": (
         0,
         1000000,
