@@ -407,3 +407,50 @@ def test_the_real_arrays_fixture_backfills_behind_an_arrays_record_as_slurm_did(
     assert seconds["arr_1"] == seconds["arr_6"] == 340.0
     assert queue.loc["arr_1", "SCHEDNODES"] == "cpu[1-2]"
     assert (seconds["late"], queue.loc["late", "SCHEDNODES"]) == (400.0, "cpu1")
+
+
+# -- the main scheduler and an array's record -------------------------------------------------------
+
+TWO = (
+    "NodeName=a[1-2] CPUs=4\nNodeName=b1 CPUs=4\n"
+    "PartitionName=pa Nodes=a[1-2] Default=YES MaxTime=INFINITE\n"
+    "PartitionName=pb Nodes=b1 MaxTime=INFINITE\n"
+)
+
+
+def test_the_main_scheduler_counts_a_waiting_arrays_record_once():
+    """job_scheduler.c counts job records toward default_queue_depth: a 20-task array
+    waiting in pa is one, so with default_queue_depth=5 a job of the idle partition pb
+    behind it starts at its submission (main scheduler); counted task by task, the array
+    used up the depth and the job waited for the backfill cycle at 30 s."""
+    lab = Lab(Cluster.from_slurm_conf("SchedulerParameters=default_queue_depth=5\n" + TWO), "slurm")
+    lab.sbatch("-p pa -N 2 --exclusive -t 60", runtime=3600)
+    lab.sbatch("-p pa --array=1-20 -N 1 -t 10", runtime=60)
+    lab.advance("3s")
+    other = lab.sbatch("-p pb -N 1 -t 10", runtime=60)
+    lab.advance("1s")
+    assert started_s(lab, other) == 3.0
+    assert table(lab).loc[str(other), "StartedBy"] == "main"
+
+
+def test_the_tasks_a_pass_starts_each_count_toward_the_depth():
+    """Within the record each task tested counts (job_depth grows at next_task): with
+    default_queue_depth=2 one pass tests three tasks, starting them (one CPU each), and
+    stops; the next tasks start at the backfill cycle (30 s)."""
+    lab = Lab(Cluster.from_slurm_conf("SchedulerParameters=default_queue_depth=2\n" + TWO), "slurm")
+    lab.sbatch("-p pa --array=1-6 -n 1 -t 10", runtime=600)
+    lab.advance("31s")
+    starts = table(lab)["Start"].sort_index()
+    seconds = sorted((starts - table(lab)["Submit"].min()).dt.total_seconds())
+    assert seconds == [0.0, 0.0, 0.0, 30.0, 30.0, 30.0]
+
+
+def test_the_real_queue_depth_fixture_starts_the_job_behind_an_array_at_once():
+    """queue-depth on Slurm 22.05 (default_queue_depth=2, bf_interval=60): cpujob, the third
+    job record behind pair and sweep's pending tasks, started at its submission (10 s) by
+    the main scheduler; the simulation does the same."""
+    path = FIXTURE.parent / "queue-depth.yaml"
+    jobs = Scenario.load(path).run().jobs.set_index("JobID")
+    origin = jobs["Submit"].min()
+    assert (jobs.loc["cpujob", "Start"] - origin).total_seconds() == 10.0
+    assert jobs.loc["cpujob", "StartedBy"] == "main"

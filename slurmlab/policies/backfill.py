@@ -117,9 +117,20 @@ class Fifo:
         return view.free.copy()
 
     def main_pass(self, view: QueueView, free: np.ndarray, limit: int | None = None) -> Decision:
+        """One pass of the main scheduler over ``view.queue``, testing at most ``limit`` job
+        records (None: all).
+
+        Slurm counts a job array's pending tasks as one record (:attr:`PendingJob.array`):
+        the pass tests its tasks one after another while they start, each counting toward
+        the limit, and leaves the record at the first that does not (job_scheduler.c
+        ``next_task``, ``job_depth``); its other tasks are not tested in that pass. A job of
+        ``-p a,b`` already started in an earlier partition's record counts no more."""
         d = Decision()
-        # continuing the previous pass: its blocked partitions stay blocked
+        # continuing the previous pass: its blocked partitions stay blocked, and the jobs
+        # still queued ahead of the new ones count (a pass is continued only when none of
+        # them is an array task: see below)
         blocked: set[str] = set() if view.resume is None else view.resume
+        depth = view.start
         ranks = None  # computed when a job needs them (a start may well end the pass)
         capacity, up, partitions = view.capacity, view.up, view.partitions
         usable = up  # up nodes outside every blocked partition
@@ -129,11 +140,21 @@ class Fifo:
                 usable = usable & outside[p]
         d.resume = blocked
         begun: set[int] = set()  # (-p a,b: a job queued in several partitions starts once)
-        for n, job in enumerate(view.queue, start=view.start):
-            if limit is not None and n >= limit:
-                break
+        record, left = None, set()  # the array whose record the pass is in; records left
+        # (with a limit, array records can be told from positions only by reading them)
+        scan = view.arrays and limit is not None
+        for job in view.queue:
             if job.id in begun:
                 continue
+            array = job.array
+            if array is not None and array != record:
+                if array in left:
+                    continue  # its record was left in this pass: not tested
+                left.add(array)
+            record = None
+            depth += 1
+            if limit is not None and depth > limit:
+                break
             if job.partition in blocked:
                 # behind a blocked job of its partition it waits for Priority (queued jobs
                 # do unless a pass said otherwise: only those need saying it again; -p a,b:
@@ -164,11 +185,12 @@ class Fifo:
                 if job.partition in outside:  # its nodes are held for it
                     usable = usable & outside[job.partition]
                 d.reasons[job.id] = reason
-                if len(blocked) >= partitions and not view.multi:
+                if len(blocked) >= partitions and not view.multi and not scan:
                     # every partition with queued jobs is blocked: the rest wait for Priority
                     # (the jobs not reached in a continued pass are new ones, which already do;
                     # -p a,b: a job's later records may be among them, and their Priority
-                    # would be its reason, so the pass goes on)
+                    # would be its reason, so the pass goes on; so it does when array
+                    # records may lie ahead, to count them as records)
                     if view.whole and view.resume is None:
                         d.rest = "Priority"  # (a main pass of the slurm policy: up to its
                         d.rest_limit = limit  # depth; job_scheduler.c leaves the rest)
@@ -178,6 +200,9 @@ class Fifo:
             ranks = None
             d.starts.append(Start(job.id, nodes, "main", job.partition))
             begun.add(job.id)
+            record = array  # (an array's record: its next task)
+        if scan:  # a continued pass would count by positions: the next pass is a full one
+            d.resume = None
         return d
 
     def backfill(self, view: QueueView) -> Decision:  # pragma: no cover - no timer
@@ -754,9 +779,10 @@ class SlurmBackfill(Conservative):
 
     def schedule(self, view: QueueView) -> Decision:
         """The main scheduler: FIFO per partition over the first ``default_queue_depth`` + 1
-        jobs (job_scheduler.c stops when ``job_depth++ > def_job_limit``: one more job than
-        the depth is tested; ``default_queue_depth=0`` tests one). With ``sched_interval=-1``
-        it decides nothing (``_schedule()`` returns at once)."""
+        job records (job_scheduler.c stops when ``job_depth++ > def_job_limit``: one more
+        record than the depth is tested; ``default_queue_depth=0`` tests one; an array's
+        pending tasks are one record, each task it tests counting: :meth:`main_pass`). With
+        ``sched_interval=-1`` it decides nothing (``_schedule()`` returns at once)."""
         if self.sched_interval == -1:
             return Decision()
         return self.main_pass(view, view.free.copy(), limit=self.default_queue_depth + 1)

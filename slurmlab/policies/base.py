@@ -358,6 +358,8 @@ class QueueView:
     #: eligible time), read from the engine when asked (a policy that never asks pays
     #: nothing); None outside a simulation
     facts: Callable[[PendingJob], JobFacts] | None = None
+    #: some queued job is an array task (then ``PendingJob.array`` records may be queued)
+    arrays: bool = False
 
     def free_ranks(self, free: np.ndarray | None = None) -> tuple[list[int], list[int], list[int]]:
         """Free CPUs, MB and GPUs of the up nodes, each list sorted ascending: ``[r][-c]``

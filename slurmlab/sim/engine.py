@@ -349,6 +349,9 @@ class Simulation(Controller, Lifecycles, Updates):
         #: the window (an idle timer still wakes for the cycle that reserves it), or None
         self._bf_wake: float | None = None
         self._multi = 0  # queued jobs of several partitions (-p a,b)
+        self._arrays = (
+            0  # queue entries of array tasks (PendingJob.array records may be among them)
+        )
         self._queued: Counter[str] = Counter()  # queued jobs per partition
         self._parts_queued = 0  # partitions with queued jobs
         self._cpu_needs: Counter[int] = Counter()  # queued jobs by CPUs per node
@@ -1051,6 +1054,8 @@ class Simulation(Controller, Lifecycles, Updates):
         if self._queued[partition] == 1:
             self._parts_queued += 1
         self._cpu_needs[cpus] += 1
+        if job.array_id is not None:
+            self._arrays += 1
         if self.preemption:
             self._qos_queued[job.qos] += 1
         if self._min_cpus is not None and cpus < self._min_cpus:
@@ -1078,6 +1083,8 @@ class Simulation(Controller, Lifecycles, Updates):
             self._parts_queued -= 1
         if self.preemption:
             self._qos_queued[job.qos] -= 1
+        if job.array_id is not None:
+            self._arrays -= 1
         self._cpu_needs[c] -= 1
         if not self._cpu_needs[c]:
             del self._cpu_needs[c]
