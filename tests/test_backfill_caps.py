@@ -202,8 +202,9 @@ def test_bf_min_age_reserve_leaves_a_young_job_without_a_reservation():
     """Job 2 (4 nodes) is eligible at 0. A 10-minute 1-node job submitted at 10 s would
     delay job 2's reservation, so it waits; with bf_min_age_reserve=60 job 2 has no
     reservation in its first minute and the long job backfills on n4 (as in the real
-    fixture backfill-caps): at the next cycle after its submission, 15 s."""
-    for params, long_start in (("", None), (",bf_min_age_reserve=60", 15.0)):
+    fixture backfill-caps). Job 2, young, does not block the partition either, so the main
+    scheduler starts the long job at its submission."""
+    for params, long_start in (("", None), (",bf_min_age_reserve=60", 10.0)):
         lab = lab_with(params)
         blocked_partition(lab)
         lab.advance("10s")
@@ -223,8 +224,9 @@ def test_a_young_job_has_no_expected_start_until_it_is_old_enough():
 
 def test_bf_min_prio_reserve_leaves_jobs_below_it_without_a_reservation():
     """Under priority/basic job 2 has priority 4294901758: a threshold above it leaves it
-    without a reservation, so the long job backfills; at it, job 2 reserves."""
-    for threshold, long_start in ((4294901759, 5.0), (4294901758, None)):
+    without a reservation (and it blocks not its partition), so the long job starts at its
+    submission; at it, job 2 reserves and blocks, and the long job waits."""
+    for threshold, long_start in ((4294901759, 0.0), (4294901758, None)):
         lab = lab_with(f",bf_min_prio_reserve={threshold}")
         blocked_partition(lab)
         long = lab.sbatch("-N 1 -t 10:00", runtime=600, user="carol")
@@ -271,8 +273,10 @@ def test_the_real_fixture_shows_each_cap_as_slurm_did():
     jobs = result.jobs.set_index("JobID")
     origin = jobs["Submit"].min()
     start = {jid: (jobs.loc[jid, "Start"] - origin).total_seconds() for jid in jobs.index}
-    assert start["sneak"] < start["big"]
-    assert jobs.loc["sneak", "StartedBy"] == "backfill"
+    assert start["sneak"] == 10.0 and start["big"] == 210.0
+    # (Slurm started sneak in a backfill cycle that ran in the second of its submission,
+    # before the main scheduler's pass: job_scheduler.c would have started it too, big
+    # being young; the simulator's main pass at the submission does)
     assert start["a2"] == start["wide"]
     assert start["c2"] - start["c1"] == 5.0
 
@@ -454,3 +458,55 @@ def test_the_real_queue_depth_fixture_starts_the_job_behind_an_array_at_once():
     origin = jobs["Submit"].min()
     assert (jobs.loc["cpujob", "Start"] - origin).total_seconds() == 10.0
     assert jobs.loc["cpujob", "StartedBy"] == "main"
+
+
+def test_a_young_job_does_not_block_its_partition_in_the_main_scheduler():
+    """job_scheduler.c: a job eligible for less than bf_min_age_reserve does not stop the
+    main scheduler's pass over its partition (slurm.conf(5): it "will not prevent a newly
+    submitted job from starting immediately"). Job 2 (4 nodes) waits from 0 s; a 10-minute
+    1-node job submitted at 12 s starts at once by the main scheduler (with
+    bf_interval=30, backfill would start it only at 30 s). Once job 2 is 60 s old it
+    blocks the partition again: a 1-node job submitted at 70 s waits."""
+    lab = Lab(
+        Cluster.from_slurm_conf(
+            FOUR.replace("n[1-4]", "n[1-5]")
+            + "SchedulerParameters=bf_interval=30,bf_resolution=10,bf_window=60,"
+            "bf_min_age_reserve=60\n"
+        ),
+        policy="slurm",
+    )
+    lab.sbatch("-N 3 --exclusive -t 5:00", runtime=200, user="bob")
+    lab.sbatch("-N 5 -t 3:00", runtime=60, user="alice")
+    lab.advance("12s")
+    young = lab.sbatch("-N 1 -t 10:00", runtime=600, user="carol")
+    lab.advance("1s")
+    assert started_s(lab, young) == 12.0
+    assert table(lab).loc[str(young), "StartedBy"] == "main"
+    assert queued(lab, 2)["NODELIST(REASON)"] == "(Resources)"
+    lab.advance("57s")
+    old = lab.sbatch("-N 1 -t 1:00", runtime=30, user="carol")
+    lab.advance("1s")
+    assert started_s(lab, old) is None
+    assert queued(lab, old)["NODELIST(REASON)"] == "(Priority)"
+
+
+def test_why_pending_says_a_capped_job_was_not_tested_and_a_young_one_gets_no_reservation():
+    """why_pending said "it has to wait" of a job that fits now but that no backfill cycle
+    tested (bf_max_job_user), and of a job too young for a reservation."""
+    lab = lab_with(",bf_max_job_user=2")
+    blocked_partition(lab)
+    lab.sbatch("-N 1 -t 10:00", runtime=60, user="alice")
+    short = lab.sbatch("-N 1 -t 1:00", runtime=30, user="alice")
+    lab.advance("20s")
+    why = lab.why_pending(short)
+    assert "The last backfill cycle did not test it (squeue --start shows N/A)" in why
+    assert "at most 2 of one user (bf_max_job_user)" in why
+    assert "has to wait" not in why
+    lab = lab_with(",bf_min_age_reserve=60")
+    blocked_partition(lab)
+    lab.advance("20s")
+    assert lab.why_pending(2).endswith(
+        "It has been eligible for 20 s, less than bf_min_age_reserve=60: backfill gives it "
+        "no reservation (squeue --start shows N/A), and it holds no later job of its "
+        "partition back; it starts when it fits now, and gets a reservation from t=60s."
+    )

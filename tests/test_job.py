@@ -276,7 +276,7 @@ def test_script_path_and_its_arguments():
         ("-a 5-1", ["--array", "'5-1'"]),
         ("-a 1-x", ["--array", "'1-x'"]),
         ("-a 0-15%x", ["--array", "'0-15%x'"]),
-        ("-a 0-5000", ["--array", "MaxArraySize"]),
+        ("-a 0-5000000", ["--array", "MaxArraySize"]),
         ("-d whenever:1", ["--dependency", "'whenever'"]),
         ("-d afterok", ["--dependency=afterok"]),
         ("-d singleton:3", ["--dependency=singleton"]),

@@ -492,11 +492,14 @@ jobs:
 def test_no_backfill_hint_for_a_job_the_cycle_does_not_test(tmp_path):
     """bf_max_job_test=3: backfill tests A, B and C, never S (squeue shows it N/A). A
     shorter limit cannot get it backfilled (with -t 58:00 it still waits for the main
-    scheduler), so why_pending no longer suggests one."""
+    scheduler), so why_pending no longer suggests one; it says why the cycle gave it no
+    start (stop 35: it said "it has to wait")."""
     result = _scenario(tmp_path, UNTESTED.replace("LIMIT", "2:00:00")).run()
     assert pd.isna(result.squeue(at=40).set_index("JOBID").loc["S", "START_TIME"])
     why = result.why_pending("S", at=40)
-    assert "-t " not in why and why.endswith("it has to wait.")
+    assert "-t " not in why
+    assert "The last backfill cycle did not test it (squeue --start shows N/A): a cycle " in why
+    assert "tests at most 3 jobs in priority order (bf_max_job_test)" in why
     shorter = _scenario(tmp_path, UNTESTED.replace("LIMIT", "58:00")).run()
     assert shorter.jobs.set_index("JobID").loc["S", "StartedBy"] == "main"
     assert shorter.seconds("Start")[shorter.jobs["JobID"] == "S"].item() >= 3600

@@ -54,3 +54,30 @@ def test_tasks_that_do_not_fit_on_max_are_refused_with_maxs_shape():
     shape on MAX nodes, not on MIN."""
     with pytest.raises(RequestError, match=r"needs 150 CPUs per node \(150 tasks of 1 CPU"):
         JobSpec.from_args(["-N", "1-2", "-n", "300", "-p", "cpu"]).resources(AI)
+
+
+def test_max_array_size_is_the_clusters():
+    """MaxArraySize in slurm.conf was warned about as not modelled and --array checked
+    against Slurm's default (1001) whatever the file said: a 2,000-task sweep on a cluster
+    with MaxArraySize=10001 was refused. slurmctld checks the indices at submission
+    against the cluster's value (job_mgr.c _valid_array_inx), and so does slurmlab."""
+    from slurmlab import Workload, WorkloadJob, simulate
+
+    nodes = "NodeName=n[1-2] CPUs=4\nPartitionName=p Nodes=ALL Default=YES\n"
+    big = Cluster.from_slurm_conf("MaxArraySize=10001\n" + nodes)
+    sweep = JobSpec.from_args(["--array=0-1999", "-n", "1", "-t", "1"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (no "not modelled" warning any more)
+        result = simulate(big, Workload((WorkloadJob(sweep, submit=0, runtime=1),)), "easy")
+    assert len(result.jobs) == 2000
+    with pytest.raises(RequestError) as default:
+        sweep.resources(Cluster.from_slurm_conf(nodes))
+    assert str(default.value).startswith(
+        "--array=0-1999: index 1999 exceeds MaxArraySize=1001 of cluster 'slurm' (indices "
+        "0..1000): Invalid job array specification; use indices below it, or raise "
+        "MaxArraySize in the cluster's slurm.conf"
+    )
+    with pytest.raises(RequestError, match="MaxArraySize=0 turns job arrays off"):
+        JobSpec.from_args(["--array=0-1"]).resources(
+            Cluster.from_slurm_conf("MaxArraySize=0\n" + nodes)
+        )

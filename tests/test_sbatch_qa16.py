@@ -59,7 +59,7 @@ def test_more_nodes_than_the_partition_has_is_refused_at_once(text, said):
 @pytest.mark.parametrize(
     ("text", "words"),
     [
-        ("--array=0-99999999999", ["--array", "MaxArraySize=1001"]),
+        ("--array=0-99999999999", ["--array", "largest MaxArraySize Slurm allows, 4000001"]),
         ("--begin=now+99999999999days", ["--begin", "too far in the future"]),
         ("-t 99999999999:00:00", ["--time", "Invalid time limit specification"]),
     ],

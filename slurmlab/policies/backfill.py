@@ -171,7 +171,9 @@ class Fifo:
                     view.weights, job.mem_per_cpu, job.most,
                 )  # fmt: skip
             if nodes is None:
-                if not job.blocks:  # (a maintenance window holds its whole partition)
+                if not job.blocks or self._passed_over(job, view):
+                    # (a maintenance window holds its whole partition; slurm: too young or
+                    # of too low a priority to get a reservation)
                     d.reasons[job.id] = "Resources"
                     continue
                 reason = "Resources"
@@ -207,6 +209,11 @@ class Fifo:
 
     def backfill(self, view: QueueView) -> Decision:  # pragma: no cover - no timer
         return Decision()
+
+    def _passed_over(self, job: PendingJob, view: QueueView) -> bool:
+        """Whether a job that cannot start leaves its partition to the later jobs of the
+        pass (the ``slurm`` policy's thresholds; never under FIFO)."""
+        return False
 
 
 @dataclass
@@ -785,7 +792,21 @@ class SlurmBackfill(Conservative):
         ``sched_interval=-1`` it decides nothing (``_schedule()`` returns at once)."""
         if self.sched_interval == -1:
             return Decision()
-        return self.main_pass(view, view.free.copy(), limit=self.default_queue_depth + 1)
+        d = self.main_pass(view, view.free.copy(), limit=self.default_queue_depth + 1)
+        if self.bf_min_age_reserve or self.bf_min_prio_reserve:
+            d.resume = None  # (whether a job blocks its partition changes with its age)
+        return d
+
+    def _passed_over(self, job: PendingJob, view: QueueView) -> bool:
+        """job_scheduler.c: a job eligible for less than ``bf_min_age_reserve`` seconds, or
+        of priority below ``bf_min_prio_reserve``, does not block its partition when it
+        cannot start ("Consider other jobs in this partition if job has been waiting for
+        less than bf_min_age_reserve time"): slurm.conf(5), such jobs "will not prevent a
+        newly submitted job from starting immediately, even if the newly submitted job has
+        a lower priority". It waits for Resources."""
+        if not (self.bf_min_age_reserve or self.bf_min_prio_reserve):
+            return False
+        return self._no_reserve(_facts(view, job), view.now)
 
     def full_pass(self, view: QueueView) -> Decision:
         """The main scheduler's periodic pass every ``sched_interval`` (sched_config: "At
@@ -793,7 +814,10 @@ class SlurmBackfill(Conservative):
         run, considering all jobs"): the whole queue, no ``default_queue_depth``."""
         if self.sched_interval == -1:
             return Decision()
-        return self.main_pass(view, view.free.copy())
+        d = self.main_pass(view, view.free.copy())
+        if self.bf_min_age_reserve or self.bf_min_prio_reserve:
+            d.resume = None
+        return d
 
     def backfill(self, view: QueueView) -> Decision:
         """One backfill cycle (backfill.c ``_attempt_backfill``): each tested job, in priority

@@ -27,7 +27,7 @@ from slurmlab.sim.engine import (
     up_at,
     used_at,
 )
-from slurmlab.sim.recorder import last_before
+from slurmlab.sim.recorder import last_before, priority_at
 from slurmlab.spec.units import compress_hostlist, format_duration
 
 __all__ = ["why_pending"]
@@ -452,9 +452,68 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
             + "; ".join(_update_command(job, **change) for _text, change in hints)
             + "."
         )
-    else:
+    unreserved = _no_reservation(sim, job, t)
+    if unreserved:
+        lines.append(unreserved)
+    elif not tested:  # (under slurm: no planned start, so no cycle reserved for it)
+        lines.append(_untested(sim.policy))
+    elif not hints:
         lines.append("No small change to the request would let it start sooner; it has to wait.")
     return " ".join(lines)
+
+
+def _no_reservation(sim: Simulation, job, t: float) -> str | None:
+    """Under the ``slurm`` policy, why backfill gives ``job`` no reservation at ``t``: it is
+    too young (``bf_min_age_reserve``) or of too low a priority (``bf_min_prio_reserve``);
+    else None."""
+    policy = sim.policy
+    if getattr(policy, "name", None) != "slurm":
+        return None
+    age = getattr(policy, "bf_min_age_reserve", 0)
+    least = getattr(policy, "bf_min_prio_reserve", 0)
+    since = job.eligible if job.eligible is not None and job.eligible <= t else None
+    if age and since is not None and t - since < age:
+        return (
+            f"It has been eligible for {t - since:.0f} s, less than bf_min_age_reserve={age}: "
+            "backfill gives it no reservation (squeue --start shows N/A), and it holds no "
+            "later job of its partition back; it starts when it fits now, and gets a "
+            f"reservation from t={since + age:.0f}s."
+        )
+    priority = priority_at(sim, job, t)
+    if least and priority < least:
+        return (
+            f"Its priority, {priority:.0f}, is below bf_min_prio_reserve={least}: backfill "
+            "gives it no reservation (squeue --start shows N/A), and it holds no later job "
+            "of its partition back; it starts when it fits now."
+        )
+    return None
+
+
+def _untested(policy) -> str:
+    """Why the ``slurm`` policy's last backfill cycle gave a job no planned start: it did
+    not test it (``bf_max_job_test`` and the per-cycle caps)."""
+    caps = [
+        f"{getattr(policy, key)} {what} ({key})"
+        for key, what in (
+            ("bf_max_job_user", "of one user"),
+            ("bf_max_job_assoc", "of one account and user"),
+            ("bf_max_job_part", "of one partition"),
+            ("bf_max_job_user_part", "of one user in one partition"),
+        )
+        if getattr(policy, key, 0)
+    ]
+    said = f", at most {', '.join(caps)}" if caps else ""
+    if getattr(policy, "bf_max_job_start", 0):
+        said += f", and it ends after {policy.bf_max_job_start} starts (bf_max_job_start)"
+    tested = getattr(policy, "bf_max_job_test", 500)
+    return (
+        "The last backfill cycle did not test it (squeue --start shows N/A): a cycle tests "
+        f"at most {tested} jobs in priority order (bf_max_job_test){said}, an array's pending "
+        "tasks counting as one job, and stops once its map holds bf_node_space_size "
+        "reservations; a cycle tests it once fewer jobs are ahead of it (the jobs ahead "
+        "start, end or are cancelled), and a main-scheduler pass starts it when it is first "
+        "in line and fits."
+    )
 
 
 def _reserved_against(sim: Simulation, job, t: float) -> list[tuple[float, str, np.ndarray]]:

@@ -1471,11 +1471,6 @@ NOT_MODELLED: dict[str, tuple[frozenset[str], str]] = {
         "Slurm waits up to this many seconds between SIGTERM and SIGKILL when it ends a job "
         "(time limit, scancel, preemption); slurmlab's jobs end at the SIGTERM",
     ),
-    "MaxArraySize": (
-        frozenset({"1001"}),
-        "Slurm takes --array indices below this; slurmlab checks them against Slurm's "
-        "default, 1001 (indices 0-1000)",
-    ),
     "PreemptParameters": (
         frozenset({""}),
         "they change which jobs Slurm preempts and when; slurmlab preempts as without them",

@@ -62,6 +62,7 @@ _DEP_KINDS_NOT_MODELLED = {
     "expand": "grow the jobs' allocation with this one's",
 }
 MAX_ARRAY_SIZE = 1001  # Slurm's default MaxArraySize: indices 0..1000
+LARGEST_ARRAY_SIZE = 4000001  # the largest MaxArraySize slurm.conf(5) allows
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,10 +108,10 @@ class ArraySpec:
             hi, step = lo if hi is None else int(hi), int(step or 1)
             if hi < lo or step < 1:
                 raise SbatchError(f"--array={text!r}: range {part!r} is empty or has step < 1")
-            if hi >= MAX_ARRAY_SIZE:  # (checked before the indices are listed)
-                raise SbatchError(
-                    f"--array={text!r}: index {hi} exceeds MaxArraySize={MAX_ARRAY_SIZE} "
-                    f"(indices 0..{MAX_ARRAY_SIZE - 1})"
+            if hi >= LARGEST_ARRAY_SIZE:  # (checked before the indices are listed; a
+                raise SbatchError(  # cluster's own MaxArraySize is checked at submission)
+                    f"--array={text!r}: index {hi} exceeds the largest MaxArraySize Slurm "
+                    f"allows, {LARGEST_ARRAY_SIZE} (indices 0..{LARGEST_ARRAY_SIZE - 1})"
                 )
             idx.extend(range(lo, hi + 1, step))
         if percent and not _digits(thr):
@@ -2723,6 +2724,7 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
         # all, and warns about the others naming the job)
     _check_mem_per_gpu(spec)
     _check_gres_names(spec, cluster)
+    _check_array_size(spec, cluster)
     part = _partition_of(spec, cluster)
     pool = _eligible_nodes(spec, cluster, part)
     counts = _counts(spec)
@@ -3069,6 +3071,24 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
         * counts.cpus_per_task,
         max_nodes=most,
     )
+
+
+def _check_array_size(spec: JobSpec, cluster: Cluster) -> None:
+    """``--array`` indices below the cluster's MaxArraySize (slurm.conf; 1001 by default,
+    0 turns arrays off), as slurmctld checks them at submission (job_mgr.c
+    ``_valid_array_inx``: "Invalid job array specification")."""
+    if spec.array is None or not spec.array.indices:
+        return
+    raw = cluster.setting("MaxArraySize", str(MAX_ARRAY_SIZE))
+    size = int(raw) if str(raw).strip().isdigit() else MAX_ARRAY_SIZE
+    top = max(spec.array.indices)
+    if top >= size:
+        said = "MaxArraySize=0 turns job arrays off" if size == 0 else f"indices 0..{size - 1}"
+        raise RequestError(
+            f"--array={spec.array}: index {top} exceeds MaxArraySize={size} of cluster "
+            f"{cluster.name!r} ({said}): Invalid job array specification; use indices "
+            "below it, or raise MaxArraySize in the cluster's slurm.conf"
+        )
 
 
 def _warn_gpus_rounded(spec: JobSpec, nodes: int, gpn: int) -> None:
