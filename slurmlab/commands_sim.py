@@ -32,9 +32,14 @@ SIMULATE_JSON_KEYS = """\
 simulate --json prints one object with these keys (null where a mean has no job to
 average: none started, or none ended):
   policy                 the policy simulated
+  params                 {parameter: value}: the policy's parameters as used (the slurm
+                         policy: its SchedulerParameters, from the cluster's slurm.conf
+                         and the scenario); {} for the other policies
   jobs, started, completed, backfilled, requeues
-                         counts of jobs, each once by its last run; backfilled: started
-                         out of priority order; requeues: every requeue
+                         counts of jobs, each once by its last run; backfilled: under easy
+                         and conservative, started while a job of their partition waited
+                         ahead of them; under slurm, started by its backfill cycles (as
+                         sdiag counts them); requeues: every requeue
   states                 {State: jobs}: each job's final state
   mean_wait_s, median_wait_s, p95_wait_s
                          seconds from Submit to Start, over the jobs that started
@@ -405,6 +410,14 @@ def _simulate(args, folder: Path, renames: list[tuple[str, str]]) -> int:
                 scenario = scenario.with_cluster(load_cluster(args.cluster))
             if args.sacct_out:  # (before simulating: the export is written after)
                 _check_sacct_ids(scenario, path)
+            if args.policy and args.policy != scenario.policy and scenario.policy_params:
+                given = ", ".join(f"{k}={v}" for k, v in scenario.policy_params.items())
+                warnings.warn(
+                    f"{_shown(path)}: --policy {args.policy} replaces the scenario's policy "
+                    f"{scenario.policy!r}, and its parameters ({given}) are left out: they "
+                    f"are {scenario.policy!r}'s",
+                    stacklevel=1,
+                )
             result = scenario.run(args.policy, progress=progress, until=args.until)
     dropped_why: dict[str, int] = {}
     for w in caught:
@@ -444,6 +457,7 @@ def _simulate(args, folder: Path, renames: list[tuple[str, str]]) -> int:
     if args.json:
         # what utilization is a fraction of, and what the SWF reader left out
         machine = {
+            "params": result.params,
             "procs": sum(n.cpus for n in result.cluster.nodes),
             "dropped": workload.dropped if swf else 0,
             "dropped_why": dropped_why,

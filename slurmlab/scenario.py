@@ -17,7 +17,8 @@ A scenario is a YAML (or JSON) document; every field it takes is below::
                                        # state}; inline settings: {slurm.conf key: value}
     policy: {name: easy}               # or just: easy ; parameters beside the name
                                        # ({name: slurm, bf_interval: 30}) or under params
-                                       # ({name: slurm, params: {bf_interval: 30}}), not both
+                                       # ({name: slurm, params: {bf_interval: 30}}); a
+                                       # parameter in one place, not both
     origin: 2026-01-05T08:00:00        # optional: the calendar time the clock starts at
     seed: 7                            # optional: what random_failures draw from (below)
     jobs:                              # (jobs: [] for a cluster alone, for scenario.lab())
@@ -271,7 +272,8 @@ _Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_yaml_ti
 
 @dataclass(frozen=True)
 class Scenario:
-    """A loaded scenario: ``cluster``, ``workload``, ``policy`` (+ params) and ``actions``."""
+    """A loaded scenario: ``cluster``, ``workload``, ``policy`` (and its ``policy_params``)
+    and ``actions``."""
 
     name: str
     cluster: Cluster

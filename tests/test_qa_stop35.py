@@ -81,3 +81,102 @@ def test_max_array_size_is_the_clusters():
         JobSpec.from_args(["--array=0-1"]).resources(
             Cluster.from_slurm_conf("MaxArraySize=0\n" + nodes)
         )
+
+
+SCENARIO = """\
+cluster: tiny
+policy: {name: slurm, bf_max_job_user: 5, bf_window: 60}
+jobs:
+  - {id: a, submit: 0, runtime: 60, args: "-N 1 -t 5"}
+"""
+
+
+def cli(capsys, *argv: str) -> tuple[int, str, str]:
+    from slurmlab.cli import main
+
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:
+        code = exc.code
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_simulate_json_records_the_policys_parameters(tmp_path, capsys):
+    """A what-if from the shell could not tell its runs apart: --json now has params."""
+    import json
+
+    path = tmp_path / "s.yaml"
+    path.write_text(SCENARIO)
+    code, out, err = cli(capsys, "simulate", str(path), "--json", "--quiet")
+    assert code == 0, err
+    params = json.loads(out)["params"]
+    assert (params["bf_max_job_user"], params["bf_window"], params["bf_interval"]) == (5, 60, 30.0)
+    code, out, _err = cli(capsys, "simulate", str(path), "--json", "--quiet", "--policy", "easy")
+    assert json.loads(out)["params"] == {}
+
+
+def test_a_policy_from_the_command_line_says_it_leaves_the_scenarios_parameters_out(
+    tmp_path, capsys
+):
+    path = tmp_path / "s.yaml"
+    path.write_text(SCENARIO)
+    code, _out, err = cli(capsys, "simulate", str(path), "--policy", "easy", "--quiet")
+    assert code == 0
+    assert (
+        f"slurmlab: warning: {path}: --policy easy replaces the scenario's policy 'slurm', and "
+        "its parameters (bf_max_job_user=5, bf_window=60) are left out: they are 'slurm''s"
+    ) in err
+
+
+@pytest.mark.parametrize(
+    ("line", "hint"),
+    [
+        (
+            "SchedulerParameters=bf_interval =60",
+            "(a space before '='? write SchedulerParameters=bf_interval=60 with no space)",
+        ),
+        (
+            "SchedulerParameters=bf_interval=60, bf_max_job_user=5",
+            "(a space after a comma? SchedulerParameters's list is one word: write "
+            "SchedulerParameters=bf_interval=60,bf_max_job_user=5 with no space)",
+        ),
+        (
+            "SchedulerParameters= bf_interval=60",
+            "(a space after '='? write SchedulerParameters=bf_interval=60 with no space)",
+        ),
+        ("NodeName=n9 CPUs =4", "(a space before '='? write CPUs=4 with no space)"),
+        ("NodeName=n9 CPUs= 4", "(a space after '='? write CPUs=4 with no space)"),
+    ],
+)
+def test_a_stray_space_in_a_slurm_conf_line_is_named(line, hint):
+    """The errors said "'=60' is not Key=Value" or "put one global setting per line" of a
+    line whose only fault is a space; they now say where the space is and how to write it."""
+    from slurmlab.errors import ConfigError
+
+    with pytest.raises(ConfigError) as exc:
+        Cluster.from_slurm_conf(line + "\nNodeName=n1 CPUs=4\n")
+    assert str(exc.value).startswith("slurm.conf line 1: ") and str(exc.value).endswith(hint)
+
+
+def test_a_misspelt_policy_parameter_in_a_scenario_gets_a_did_you_mean(tmp_path):
+    from slurmlab import Scenario
+    from slurmlab.errors import ScenarioError
+
+    path = tmp_path / "s.yaml"
+    path.write_text(SCENARIO.replace("bf_max_job_user", "bf_max_jobs_user"))
+    with pytest.raises(
+        ScenarioError, match=r"no parameter bf_max_jobs_user \(did you mean bf_max_job_user\?\)"
+    ):
+        Scenario.load(path)
+
+
+def test_enable_user_top_is_a_permission_and_accepted_quietly():
+    from slurmlab.sim.simulate import slurm_params
+
+    cluster = Cluster.from_slurm_conf(
+        "SchedulerParameters=enable_user_top,bf_max_job_array_resv=0\nNodeName=n1 CPUs=4\n"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert slurm_params(cluster) == {"bf_max_job_array_resv": 0}

@@ -35,6 +35,7 @@ start: no reservation loses a node); planned, those free throughout its planned 
 
 from __future__ import annotations
 
+import difflib
 import math
 from bisect import bisect_right
 from dataclasses import dataclass, field, fields
@@ -1186,8 +1187,11 @@ def make_policy(name: str | object = "easy", **params) -> object:
     allowed = {f.name for f in fields(cls) if f.name not in ("name", "interval")}  # no ClassVars
     unknown = set(params) - allowed
     if unknown:
+        first = sorted(unknown)[0]
+        close = difflib.get_close_matches(first, sorted(allowed), n=1, cutoff=0.75)
         raise SlurmlabError(
             f"policy {name!r} has no parameter {', '.join(sorted(unknown))}"
+            + (f" (did you mean {close[0]}?)" if close else "")
             + (f"; it takes {', '.join(sorted(allowed))}" if allowed else "; it takes none")
         )
     return cls(**params)

@@ -420,10 +420,12 @@ def warn_inert(cluster: Cluster, accounts: Sequence[Account], qos: Sequence[Qos]
 
 
 #: SchedulerParameters that change nothing in a simulation whose cycles take no time
-#: (they tune how slurmctld yields its locks or spreads its work).
+#: (they tune how slurmctld yields its locks or spreads its work; a busy slurmctld may cut
+#: a backfill cycle short at bf_max_time, which a simulated cycle never is), or that only
+#: grant a permission (enable_user_top: users may run scontrol top).
 _NO_EFFECT = {
     "bf_continue", "bf_yield_interval", "bf_yield_sleep", "bf_max_time", "max_rpc_cnt",
-    "max_rpc_count", "max_sched_time", "sched_min_interval",
+    "max_rpc_count", "max_sched_time", "sched_min_interval", "enable_user_top",
 }  # fmt: skip
 
 #: What to say about an option of Slurm's that the slurm policy does not model, when a

@@ -264,11 +264,20 @@ def _pairs(line: str, no: int, source: str) -> list[tuple[str, str]]:
             f"cannot split {line!r}: {exc} (unbalanced quotes?)", source=source, line=no
         ) from None
     pairs = []
-    for tok in tokens:
+    for i, tok in enumerate(tokens):
         key, eq, value = tok.partition("=")
         if not eq or not key:
+            hint = ""
+            after = tokens[i + 1] if i + 1 < len(tokens) else ""
+            if not eq and after.startswith("="):  # "CPUs =4": a space before the '='
+                hint = f" (a space before '='? write {tok}{after} with no space)"
+            elif not key and pairs:  # "SchedulerParameters=bf_interval =60"
+                k, v = pairs[-1]
+                hint = f" (a space before '='? write {k}={v}{tok} with no space)"
+            elif pairs and not pairs[-1][1]:  # "CPUs= 4"
+                hint = f" (a space after '='? write {pairs[-1][0]}={tok} with no space)"
             raise ConfigError(
-                f"{tok!r} is not Key=Value; every setting must be written Key=Value",
+                f"{tok!r} is not Key=Value; every setting must be written Key=Value{hint}",
                 source=source,
                 line=no,
             )
@@ -849,8 +858,19 @@ class _Conf:
 
     def global_line(self, head: str, value: str, pairs: list, no: int, src: str) -> None:
         if len(pairs) > 1:
+            space = ""
+            if not value:  # "SchedulerParameters= bf_interval=60"
+                space = (
+                    f" (a space after '='? write {head}={pairs[1][0]}={pairs[1][1]} with no space)"
+                )
+            elif value.endswith(","):  # "SchedulerParameters=a=1, b=2": a list split by a space
+                space = (
+                    f" (a space after a comma? {head}'s list is one word: write "
+                    f"{head}={value}{pairs[1][0]}={pairs[1][1]} with no space)"
+                )
             raise ConfigError(
-                f"{head}={value!r} is followed by {pairs[1][0]!r}: put one global setting per line",
+                f"{head}={value!r} is followed by {pairs[1][0]!r}: put one global setting per "
+                f"line{space}",
                 source=src,
                 line=no,
             )
