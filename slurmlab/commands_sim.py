@@ -9,6 +9,7 @@ scenario (YAML or JSON). A pipe can be read only once: it is copied to a tempora
 from __future__ import annotations
 
 import argparse
+import difflib
 import errno
 import json
 import math
@@ -19,6 +20,7 @@ import sys
 import tempfile
 import warnings
 import zlib
+from dataclasses import fields
 from pathlib import Path
 
 from slurmlab.errors import SlurmlabError
@@ -88,6 +90,15 @@ def add_subcommands(sub) -> None:
     )
     p.add_argument("--cluster", help="a preset name or a slurm.conf path (overrides the input's)")
     p.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        type=_param,
+        metavar="NAME=VALUE",
+        help="a policy parameter, e.g. --param bf_max_job_user=20 (repeat for more); it adds "
+        "to or overrides the scenario's and the cluster's SchedulerParameters",
+    )
+    p.add_argument(
         "--procs",
         type=_procs,
         help="SWF: machine size in processors (default: the header's MaxProcs, else MaxNodes, "
@@ -126,6 +137,34 @@ def add_subcommands(sub) -> None:
         "is not a terminal, where it is off by default",
     )
     p.set_defaults(func=run_simulate)
+
+
+def _param(text: str) -> tuple[str, int | float]:
+    """``--param NAME=VALUE``: a policy parameter and its number (argparse reports the
+    error); whether the policy simulated takes it is checked when it is made."""
+    name, eq, value = text.partition("=")
+    name, value = name.strip(), value.strip()
+    if not eq or not name:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not NAME=VALUE; write e.g. --param bf_max_job_user=20"
+        )
+    known = sorted(
+        {f.name for cls in POLICIES.values() for f in fields(cls)} - {"name", "interval"}
+    )
+    if name not in known:
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.75)
+        raise argparse.ArgumentTypeError(
+            f"{name!r} is no policy parameter"
+            + (f" (did you mean {close[0]}?)" if close else "")
+            + f"; the policies take {', '.join(known)}"
+        )
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: {value!r} is not a number; write e.g. --param {name}=20"
+        ) from None
+    return name, int(number) if number.is_integer() else number
 
 
 def _procs(text: str) -> int:
@@ -399,7 +438,12 @@ def _simulate(args, folder: Path, renames: list[tuple[str, str]]) -> int:
             )
             cluster = cluster or swf_cluster(workload.max_procs)
             result = simulate(
-                cluster, workload, args.policy or "easy", progress=progress, until=args.until
+                cluster,
+                workload,
+                args.policy or "easy",
+                progress=progress,
+                until=args.until,
+                **dict(args.param),
             )
         else:
             scenario = Scenario.load(path)
@@ -418,7 +462,9 @@ def _simulate(args, folder: Path, renames: list[tuple[str, str]]) -> int:
                     f"are {scenario.policy!r}'s",
                     stacklevel=1,
                 )
-            result = scenario.run(args.policy, progress=progress, until=args.until)
+            result = scenario.run(
+                args.policy, progress=progress, until=args.until, **dict(args.param)
+            )
     dropped_why: dict[str, int] = {}
     for w in caught:
         print(f"slurmlab: warning: {_cli_words(str(w.message), renames)}", file=sys.stderr)

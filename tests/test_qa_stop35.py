@@ -180,3 +180,32 @@ def test_enable_user_top_is_a_permission_and_accepted_quietly():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert slurm_params(cluster) == {"bf_max_job_array_resv": 0}
+
+
+def test_a_policy_parameter_from_the_command_line(tmp_path, capsys):
+    """What-ifs from the shell needed a scenario file per variant: --param NAME=VALUE adds to
+    or overrides the scenario's (and the cluster's SchedulerParameters); a name no policy
+    takes is a usage error with a did-you-mean, and one the policy simulated does not take
+    names the policy that does."""
+    import json
+
+    path = tmp_path / "s.yaml"
+    path.write_text(SCENARIO)
+    code, out, err = cli(
+        capsys, "simulate", str(path), "--json", "--quiet", "--param", "bf_max_job_user=7",
+        "--param", "bf_min_age_reserve=600",
+    )  # fmt: skip
+    assert code == 0, err
+    params = json.loads(out)["params"]
+    assert (params["bf_max_job_user"], params["bf_min_age_reserve"], params["bf_window"]) == (
+        7, 600, 60,
+    )  # fmt: skip
+    code, _out, err = cli(capsys, "simulate", str(path), "--param", "bf_max_jobs_user=3")
+    assert code == 2
+    assert "'bf_max_jobs_user' is no policy parameter (did you mean bf_max_job_user?)" in err
+    code, _out, err = cli(capsys, "simulate", str(path), "--param", "bf_max_job_user")
+    assert code == 2 and "'bf_max_job_user' is not NAME=VALUE" in err
+    code, _out, err = cli(
+        capsys, "simulate", str(path), "--quiet", "--policy", "easy", "--param", "bf_window=5"
+    )
+    assert code == 1 and "bf_window is a parameter of --policy slurm" in err
