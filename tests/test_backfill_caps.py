@@ -510,3 +510,74 @@ def test_why_pending_says_a_capped_job_was_not_tested_and_a_young_one_gets_no_re
         "no reservation (squeue --start shows N/A), and it holds no later job of its "
         "partition back; it starts when it fits now, and gets a reservation from t=60s."
     )
+
+
+# -- the review of the change (stop 35) ------------------------------------------------------------
+
+
+def conf_lab(extra: str, parts: str = "PartitionName=p Nodes=ALL Default=YES\n") -> Lab:
+    return Lab(
+        Cluster.from_slurm_conf(
+            f"NodeName=n[1-4] CPUs=8 RealMemory=32000\n{parts}SchedulerParameters={extra}\n"
+        ),
+        policy="slurm",
+    )
+
+
+@pytest.mark.parametrize("extra", ["bf_interval=30", "bf_interval=30,sched_interval=-1"])
+def test_an_array_of_several_partitions_starts_its_tasks_in_one_cycle(extra):
+    """-p a,b gives an array's pending tasks a record per partition (job_scheduler.c): its
+    queue entries interleave (task 1 in a, task 1 in b, task 2 in a...). Keyed by array
+    alone, the record was left when task 1's entry in b was passed over (started in a), so
+    the tasks started one per cycle (30, 60, 90 s); all three start at 30 s."""
+    lab = conf_lab(extra, "PartitionName=a Nodes=ALL Default=YES\nPartitionName=b Nodes=ALL\n")
+    lab.sbatch("-N 1 --exclusive -t 10:00", runtime=600)
+    lab.sbatch("-N 4 -p a,b -t 10:00", runtime=60)
+    lab.sbatch("--array=1-3 -N 1 --exclusive -p a,b -t 2:00", runtime=100)
+    lab.advance("200s")
+    starts = table(lab)["Start"]
+    assert [(starts[k] - lab.sim.origin).total_seconds() for k in ("3_1", "3_2", "3_3")] == [
+        30.0, 30.0, 30.0,
+    ]  # fmt: skip
+
+
+def test_a_job_growing_old_enough_between_idle_cycles_gets_its_reservation():
+    """The backfill timer sleeps through idle cycles but wakes when a job becomes old
+    enough for a reservation; a moment that passed before an idle tick (job 2 old at 70 s,
+    the last cycle at 60 s, the next tick at 90 s idle) was lost, and so was the next one
+    (job 3 at 100 s): both got their reservations only at the next event (1200 s)."""
+    lab = conf_lab("bf_interval=30,bf_resolution=10,bf_min_age_reserve=60")
+    lab.sbatch("-N 3 --exclusive -t 20:00", runtime=1200)
+    lab.advance("10s")
+    lab.sbatch("-N 4 -t 5:00", runtime=60)
+    lab.advance("30s")
+    lab.sbatch("-N 4 -t 5:00", runtime=60)
+    lab.advance("100s")
+    assert (lab.sim.jobs[2].planned, lab.sim.jobs[3].planned) == (1200.0, 1500.0)
+
+
+def test_a_job_that_may_only_start_now_and_cannot_is_not_counted_as_tested():
+    """backfill.c: a TEST_NOW_ONLY job for which the map leaves too few nodes now goes no
+    further (no later try) and does not count toward bf_max_job_test. Job 3 (2 nodes,
+    young) cannot start now; job 4 (1 node, 1 minute) is still tested with
+    bf_max_job_test=2, and backfills at 70 s."""
+    lab = conf_lab("bf_interval=5,bf_resolution=10,bf_max_job_test=2,bf_min_age_reserve=60")
+    lab.sbatch("-N 3 --exclusive -t 5:00", runtime=300)
+    lab.sbatch("-N 4 -t 5:00", runtime=60)
+    lab.advance("65s")
+    lab.sbatch("-N 2 -t 10:00", runtime=60)
+    short = lab.sbatch("-N 1 -t 1:00", runtime=30)
+    lab.advance("60s")
+    assert started_s(lab, short) == 70.0
+
+
+def test_no_array_record_is_tested_by_backfill_with_bf_max_job_array_resv_zero():
+    """backfill.c _job_runnable_now: pend_run_tasks (0) >= bf_max_job_array_resv (0), so
+    backfill tests no array's pending record; with sched_interval=-1 its tasks never start
+    (a plain job does)."""
+    lab = conf_lab("bf_interval=5,sched_interval=-1,bf_max_job_array_resv=0")
+    lab.sbatch("--array=1-3 -N 1 -t 2:00", runtime=60)
+    plain = lab.sbatch("-N 1 -t 2:00", runtime=60)
+    lab.advance("30s")
+    assert started_s(lab, plain) == 5.0
+    assert table(lab).loc[["1_1", "1_2", "1_3"], "Start"].isna().all()

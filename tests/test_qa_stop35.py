@@ -209,3 +209,14 @@ def test_a_policy_parameter_from_the_command_line(tmp_path, capsys):
         capsys, "simulate", str(path), "--quiet", "--policy", "easy", "--param", "bf_window=5"
     )
     assert code == 1 and "bf_window is a parameter of --policy slurm" in err
+
+
+def test_a_node_range_with_tasks_on_nodes_of_different_sizes():
+    """-N 1-5 -n 200 on one 128-CPU node and four of 64: the fewest nodes was taken from
+    the largest node (2 nodes of 100 tasks, which only one node holds: refused); it is the
+    fewest that enough nodes hold: 4 of 50."""
+    cluster = Cluster.from_slurm_conf(
+        "NodeName=big CPUs=128\nNodeName=s[1-4] CPUs=64\nPartitionName=p Nodes=ALL Default=YES\n"
+    )
+    res, _said = resolved("-N 1-5 -n 200", cluster)
+    assert (res.nodes, res.tasks_per_node) == (4, (50,) * 4)

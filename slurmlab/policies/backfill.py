@@ -141,21 +141,25 @@ class Fifo:
                 usable = usable & outside[p]
         d.resume = blocked
         begun: set[int] = set()  # (-p a,b: a job queued in several partitions starts once)
-        record, left = None, set()  # the array whose record the pass is in; records left
+        # arrays' pending records, (array, partition), the pass has left (their other tasks
+        # are not tested); the record of the job tested last, and whether it goes on
+        left: set = set()
+        last, keep = None, False
         # (with a limit, array records can be told from positions only by reading them)
         scan = view.arrays and limit is not None
         for job in view.queue:
+            if last is not None and not keep:  # its task did not start: the record is left
+                left.add(last)
+            last = None
+            record = None if job.array is None else (job.array, job.partition)
+            if record is not None and record in left:
+                continue  # not tested
             if job.id in begun:
-                continue
-            array = job.array
-            if array is not None and array != record:
-                if array in left:
-                    continue  # its record was left in this pass: not tested
-                left.add(array)
-            record = None
-            depth += 1
+                continue  # (-p a,b: started from another partition's record)
+            depth += 1  # (each task a record's test reaches counts: job_scheduler.c next_task)
             if limit is not None and depth > limit:
                 break
+            last, keep = record, False
             if job.partition in blocked:
                 # behind a blocked job of its partition it waits for Priority (queued jobs
                 # do unless a pass said otherwise: only those need saying it again; -p a,b:
@@ -203,7 +207,7 @@ class Fifo:
             ranks = None
             d.starts.append(Start(job.id, nodes, "main", job.partition))
             begun.add(job.id)
-            record = array  # (an array's record: its next task)
+            keep = True  # (an array's record: its next task)
         if scan:  # a continued pass would count by positions: the next pass is a full one
             d.resume = None
         return d
@@ -913,27 +917,32 @@ class SlurmBackfill(Conservative):
         unreached, seen, reasons, planned = cycle.unreached, cycle.seen, d.reasons, d.planned
         begun: set[int] = set()  # (-p a,b: a job queued in several partitions starts once)
         caps, no_reserve = self._caps, False
-        # An array's pending record (PendingJob.array) is tested task after task (backfill.c
-        # next_task) while its tasks start, or get reservations up to bf_max_job_array_resv;
-        # then the cycle leaves it, and its other tasks are not tested in this cycle. Within
-        # the record bf_max_job_test does not end the cycle (it is tested between records).
-        record, reserved, left = None, 0, cycle.left
+        # An array's pending record in a partition (PendingJob.array; -p a,b: one per
+        # partition) is tested task after task (backfill.c next_task) while its tasks start,
+        # or get reservations up to bf_max_job_array_resv; then the cycle leaves it, and its
+        # other tasks are not tested in this cycle. bf_max_job_test is tested between
+        # records, not between a record's tasks. bf_max_job_array_resv=0: backfill tests no
+        # array record (_job_runnable_now: pend_run_tasks >= bf_max_job_array_resv).
+        opened, left = cycle.opened, cycle.left  # record -> its reservations; records left
         array_resv = self.bf_max_job_array_resv
+        last, keep = None, False  # the record of the job tested last; whether it goes on
         for job in queue:  # (deep queues: mostly jobs of a shape already known to fail)
-            array = job.array
-            within = array is not None and array == record
-            record = None  # (set again below if the cycle goes on to the record's next task)
-            if not within:
-                if array is not None:
-                    if array in left:  # the cycle left its record: not tested (kept in
-                        seen.append((job, None, None))  # seen for a cycle planned again)
-                        continue
-                    left.add(array)
-                    reserved = 0
+            if last is not None and not keep:  # its task neither started nor was reserved
+                del opened[last]
+                left.add(last)
+            last = None
+            record = None if job.array is None else (job.array, job.partition)
+            if record is not None and (record in left or not array_resv):
+                seen.append((job, None, None))  # (not tested; kept in seen for a cycle
+                continue  # planned again)
+            if record is None or record not in opened:
                 if tested >= max_tested:
                     break
+                if record is not None:
+                    opened[record] = 0
             if job.id in begun:
-                continue
+                continue  # (-p a,b: started from another partition's record)
+            last, keep = record, False
             if caps:
                 facts = _facts(view, job)
                 if self._over_caps(job, facts, cycle.counts):
@@ -948,7 +957,11 @@ class SlurmBackfill(Conservative):
                 seen.append((job, None, None))
                 reasons[job.id] = "Resources" if known[1] else "Priority"
                 continue
-            if not cycle.reached(space, unreached, job, up, now, blocked):
+            if not (
+                cycle.reached_now(space, job, up, now, blocked)
+                if no_reserve
+                else cycle.reached(space, unreached, job, up, now, blocked)
+            ):
                 seen.append((job, False, None))
                 if job.partition in waiting:
                     reasons[job.id] = "Priority"
@@ -979,7 +992,7 @@ class SlurmBackfill(Conservative):
                     space.reserve(nodes, first_slot, _slot_of(now + limit, res))
                 if self.bf_max_job_start and len(d.starts) >= self.bf_max_job_start:
                     break  # "bf_max_job_start limit of %d reached": the cycle ends
-                record = array  # (an array's record: its next task)
+                keep = True  # (an array's record: its next task)
                 continue
             if job.partition in waiting:
                 reasons[job.id] = "Priority"
@@ -1041,10 +1054,9 @@ class SlurmBackfill(Conservative):
             space.reserve(nodes, begin, end)
             seen.append((job, True, (nodes, begin, end)))
             _plan(d, job.id, t, nodes)  # (backfill.c: sched_nodes, where it reserves)
-            if array is not None:  # "Try making reservation for next task of job array"
-                reserved += 1
-                if reserved < array_resv:
-                    record = array
+            if record is not None:  # "Try making reservation for next task of job array"
+                opened[record] += 1
+                keep = opened[record] < array_resv
         cycle.tested = tested
         return beyond
 
@@ -1119,7 +1131,9 @@ class _Cycle:
     tested: int = 0  # jobs tested (bf_max_job_test)
     #: jobs counted toward bf_max_job_user / _assoc / _part / _user_part, per key
     counts: dict = field(default_factory=dict)
-    #: arrays whose pending record the cycle has tested and left (PendingJob.array)
+    #: arrays' pending records, (array, partition), the cycle is testing: their reservations
+    opened: dict = field(default_factory=dict)
+    #: records the cycle has tested and left (their other tasks are not tested)
     left: set = field(default_factory=set)
     full: bool = False  # the map reached bf_node_space_size records: the cycle ended there
     clipped: bool = False  # a reservation reached beyond the map's end (held up to it)
@@ -1150,6 +1164,15 @@ class _Cycle:
             return True
         unreached[job.shape] = job.limit
         return False
+
+    def reached_now(self, space: NodeSpace, job: PendingJob, up: int, now, blocked) -> bool:
+        """:meth:`reached` for a job that may only start now (TEST_NOW_ONLY): its first try
+        alone (:meth:`NodeSpace.reachable_now`)."""
+        mask = job.plan_mask
+        hit = self.bits.get(id(mask))
+        if hit is None:
+            hit = self.bits[id(mask)] = (mask, node_bits(mask))
+        return space.reachable_now(hit[1] & up, job.count, job.limit, now, blocked)
 
     def still_reached(self, space: NodeSpace, now: float, up: int, blocked, size: int) -> bool:
         """Walk the jobs seen again over ``space`` (a map for ``now``), putting their

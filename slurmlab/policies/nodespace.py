@@ -177,6 +177,24 @@ class NodeSpace:
                 return False
             start = later
 
+    def reachable_now(
+        self,
+        usable: int,
+        count: int,
+        limit: float,
+        now: float,
+        blocked: Sequence[tuple[float, float, int]] = (),
+    ) -> bool:
+        """:meth:`reachable` for a job backfill may only start now (``TEST_NOW_ONLY``): its
+        first try alone, from now. One that fails is passed over untested (backfill.c:
+        a job with no reservation to make goes no further than that try)."""
+        end = now + limit
+        avail, _later = self.free_over(usable, now, end)
+        for t0, t1, nodes in blocked:
+            if t0 < end and t1 > now:
+                avail &= ~nodes
+        return avail.bit_count() >= count
+
     def _reachable_free(self, usable: int, count: int, limit: float, now: float) -> bool:
         """:meth:`reachable` without advance reservations, skipping the tries that cannot
         succeed: a try fails at the first slot of its window where fewer than ``count``

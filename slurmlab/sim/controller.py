@@ -1100,8 +1100,9 @@ class Controller:
         if not self.queue:
             self._timer_running = False
             return
-        if len(self.events) == self._bf_seen:
-            self._timer_running = False
+        wake = self._bf_wake  # (a moment the last cycle's plans change at, now passed: the
+        if len(self.events) == self._bf_seen and (wake is None or wake > self.env.now):
+            self._timer_running = False  # cycle runs, and finds the next such moment)
             self._timer_idle = True
             self._arm_wake()
             return

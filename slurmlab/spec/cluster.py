@@ -1090,8 +1090,8 @@ SCHEDULER_PARAMETERS = {
     "bf_max_job_array_resv": (
         0,
         1000,
-        "tasks of one job array a backfill cycle reserves for, e.g. 20, the default (0 and 1 "
-        "both reserve for its first task only: Slurm tests the cap after it)",
+        "tasks of one job array a backfill cycle reserves for, e.g. 20, the default; 0: "
+        "backfill tests no array's pending tasks at all",
     ),
     "bf_max_job_user": (
         0,

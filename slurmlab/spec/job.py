@@ -2756,16 +2756,27 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
         nodes = math.ceil(ntasks / per_node)  # -N 1-3 -n 6 --ntasks-per-node=2 on 3 nodes)
     elif counts.nodes_from == "-N" and spec.max_nodes is not None and ntasks and per_node is None:
         # -N 1-4 -n 200 on nodes of 128 CPUs: Slurm spreads the tasks over up to MAX nodes;
-        # slurmlab's one shape per node needs at least the fewest nodes they fit on (by CPUs,
-        # and by memory when it is given per CPU)
-        fit = max_cpus // cpt
+        # slurmlab's one shape per node needs at least the fewest nodes that enough of the
+        # partition's nodes hold (by CPUs, and by memory when it is given per CPU)
         per_cpu_mem = per_cpu_asked
         if per_cpu_mem is None and spec.mem_mb is None and spec.mem_per_gpu_mb is None:
             per_cpu_mem = 0 if spec.gpus_per_node or spec.gpus else limits["DefMemPerCPU"]
-        if per_cpu_mem and tracked:
-            fit = min(fit, max(n.memory_mb for n in pool) // (per_cpu_mem * cpt))
-        fewest = min(math.ceil(ntasks / max(fit, 1)), spec.max_nodes)
-        nodes = max(nodes, fewest)  # (more than MAX: the error then names MAX's shape)
+        per_cpu_mem = per_cpu_mem if tracked else 0
+        fits = [  # the tasks each node holds
+            min(
+                cores.usable_cpus(n.cpus) // cpt,
+                n.memory_mb // (per_cpu_mem * cpt) if per_cpu_mem else ntasks,
+            )
+            for n in pool
+        ]
+        nodes = next(  # (none: MAX, and the error names its shape)
+            (
+                k
+                for k in range(nodes, spec.max_nodes + 1)
+                if sum(f >= math.ceil(ntasks / k) for f in fits) >= k
+            ),
+            spec.max_nodes,
+        )
     if spec.nodelist:
         listed = compress_hostlist(spec.nodelist)
         if spec.max_nodes is not None and len(spec.nodelist) > spec.max_nodes:
