@@ -164,10 +164,7 @@ class NodeSpace:
         start = now
         while True:
             end = start + limit
-            avail, later = self.free_over(usable, start, end)
-            for t0, t1, nodes in blocked:
-                if t0 < end and t1 > start:
-                    avail &= ~nodes
+            avail, later = self._free_of(usable, start, end, blocked)
             resv_end = min((t1 + 1 for _t0, t1, _n in blocked if t1 >= start), default=None)
             if resv_end is not None and resv_end < self.end and (later is None or resv_end < later):
                 later = resv_end
@@ -188,12 +185,16 @@ class NodeSpace:
         """:meth:`reachable` for a job backfill may only start now (``TEST_NOW_ONLY``): its
         first try alone, from now. One that fails is passed over untested (backfill.c:
         a job with no reservation to make goes no further than that try)."""
-        end = now + limit
-        avail, _later = self.free_over(usable, now, end)
+        return self._free_of(usable, now, now + limit, blocked)[0].bit_count() >= count
+
+    def _free_of(self, usable: int, start: float, end: float, blocked) -> tuple[int, float | None]:
+        """:meth:`free_over`, less the nodes of the advance reservations ``blocked`` that
+        overlap ``start`` to ``end``."""
+        avail, later = self.free_over(usable, start, end)
         for t0, t1, nodes in blocked:
-            if t0 < end and t1 > now:
+            if t0 < end and t1 > start:
                 avail &= ~nodes
-        return avail.bit_count() >= count
+        return avail, later
 
     def _reachable_free(self, usable: int, count: int, limit: float, now: float) -> bool:
         """:meth:`reachable` without advance reservations, skipping the tries that cannot
