@@ -1167,12 +1167,12 @@ class _Cycle:
 
     def reached_now(self, space: NodeSpace, job: PendingJob, up: int, now, blocked) -> bool:
         """:meth:`reached` for a job that may only start now (TEST_NOW_ONLY): its first try
-        alone (:meth:`NodeSpace.reachable_now`)."""
+        alone (:meth:`NodeSpace.reachable` with ``now_only``)."""
         mask = job.plan_mask
         hit = self.bits.get(id(mask))
         if hit is None:
             hit = self.bits[id(mask)] = (mask, node_bits(mask))
-        return space.reachable_now(hit[1] & up, job.count, job.limit, now, blocked)
+        return space.reachable(hit[1] & up, job.count, job.limit, now, blocked, now_only=True)
 
     def still_reached(self, space: NodeSpace, now: float, up: int, blocked, size: int) -> bool:
         """Walk the jobs seen again over ``space`` (a map for ``now``), putting their

@@ -150,13 +150,17 @@ class NodeSpace:
         limit: float,
         now: float,
         blocked: Sequence[tuple[float, float, int]] = (),
+        now_only: bool = False,
     ) -> bool:
         """Whether backfill.c reaches the test of a job of ``count`` nodes and ``limit``
         seconds: some try, from now or a later slot edge, leaves it ``count`` nodes free of
         reservations (``blocked``: advance reservations it may not use, as (start, end,
         nodes); their nodes are left out while they overlap, and the second after the
         first of them to end is a time to try, as find_resv_end gives). Node sets are
-        bitmasks."""
+        bitmasks. ``now_only``: a job backfill may only start now (``TEST_NOW_ONLY``) has
+        its first try alone; one that fails there goes no further (backfill.c)."""
+        if now_only:
+            return self._free_of(usable, now, now + limit, blocked)[0].bit_count() >= count
         if not blocked:
             if self.nodes == 1:
                 return count == 1 and bool(usable & 1) and self._reachable_one(limit, now)
@@ -173,19 +177,6 @@ class NodeSpace:
             if later is None or later <= start:
                 return False
             start = later
-
-    def reachable_now(
-        self,
-        usable: int,
-        count: int,
-        limit: float,
-        now: float,
-        blocked: Sequence[tuple[float, float, int]] = (),
-    ) -> bool:
-        """:meth:`reachable` for a job backfill may only start now (``TEST_NOW_ONLY``): its
-        first try alone, from now. One that fails is passed over untested (backfill.c:
-        a job with no reservation to make goes no further than that try)."""
-        return self._free_of(usable, now, now + limit, blocked)[0].bit_count() >= count
 
     def _free_of(self, usable: int, start: float, end: float, blocked) -> tuple[int, float | None]:
         """:meth:`free_over`, less the nodes of the advance reservations ``blocked`` that
