@@ -148,6 +148,7 @@ from slurmlab.errors import ScenarioError, SlurmlabError, warn_at_caller
 from slurmlab.policies.backfill import make_policy
 from slurmlab.policies.fairshare import Account, AccountTree
 from slurmlab.sim.checkpoint import Checkpoint
+from slurmlab.sim.engine import _TASK_RANGE, _task_indices
 from slurmlab.sim.faults import NodeFailure, RandomFailures
 from slurmlab.spec.cluster import (
     PRIORITY_JOB_FACTOR_MAX,
@@ -2176,8 +2177,26 @@ def _action(
     entry, i: int, jobs: tuple[WorkloadJob, ...], cluster: Cluster, origin: pd.Timestamp
 ) -> tuple[Action, ...]:
     """The action an entry gives: one per node of a hostlist (``node: gpu[1-4]``), as
-    ``scontrol update NodeName=gpu[1-4]`` changes each node."""
+    ``scontrol update NodeName=gpu[1-4]`` changes each node, and one per task of an array
+    task range (``job: sweep_[3-5]``), as scancel takes it."""
     label, path = f"actions[{i}]", ("actions", i)
+    if isinstance(entry, dict) and isinstance(entry.get("job"), str):
+        tasks = _TASK_RANGE.fullmatch(entry["job"].strip())
+        if tasks:
+            indices = _task_indices(tasks.group(2))
+            if not indices:
+                raise ScenarioError(
+                    f"{label}: field 'job': {entry['job']!r} is no task range; write e.g. "
+                    f"{tasks.group(1)}_[3-5] or {tasks.group(1)}_[1,4-6]",
+                    path=(*path, "job"),
+                )
+            return tuple(
+                action
+                for task in indices
+                for action in _action(
+                    {**entry, "job": f"{tasks.group(1)}_{task}"}, i, jobs, cluster, origin
+                )
+            )
     if not isinstance(entry, dict) or "action" not in entry or "at" not in entry:
         raise ScenarioError(
             f"{label}: each action needs 'at' and 'action' ({', '.join(ACTIONS)})", path=path

@@ -51,7 +51,7 @@ def test_scontrol_refusals_and_warnings_are_lines_on_stderr(lab, capsys):
     )
     assert lines[2] == (
         "scontrol: error: update: Nice= is not one slurmlab changes (it changes NumNodes, "
-        "TimeLimit and Partition of a job)"
+        "TimeLimit and Partition of a job, and an array's ArrayTaskThrottle)"
     )
     assert lines[3] == "scontrol: error: update: give the job, e.g. update JobId=12 TimeLimit=30"
     assert lines[4].startswith("scontrol: error: 'show': slurmlab's %scontrol knows update")

@@ -7,7 +7,7 @@ import warnings
 import pytest
 
 from slurmlab import Cluster, JobSpec
-from slurmlab.errors import RequestError
+from slurmlab.errors import RequestError, SlurmlabError
 
 AI = Cluster.preset("ai")  # cpu[01-08]: 128 CPUs, 512000 MB, DefMemPerCPU=8000 in cpu
 
@@ -220,3 +220,108 @@ def test_a_node_range_with_tasks_on_nodes_of_different_sizes():
     )
     res, _said = resolved("-N 1-5 -n 200", cluster)
     assert (res.nodes, res.tasks_per_node) == (4, (50,) * 4)
+
+
+def test_an_arrays_throttle_is_changed_with_scontrol_update():
+    """scontrol update JobId=12 ArrayTaskThrottle=N (a researcher's routine mid-sweep) was
+    refused as "not one slurmlab changes"; lab.update(..., throttle=N), %scontrol update and
+    a scenario update action set it (0: no limit), for the array or any of its tasks."""
+    from slurmlab import Lab
+
+    lab = Lab("tiny")
+    array = lab.sbatch("--array=0-9%2 -n 1 -t 10", runtime=300)
+    lab.advance("10s")
+    assert lab.squeue_text().splitlines()[1].split()[0] == "1_[2-9%2]"
+    lab.update(array, throttle=4)
+    lab.advance("1s")
+    assert lab.squeue_text().splitlines()[1].split()[0] == "1_[4-9%4]"
+    assert (lab.sacct()["State"] == "RUNNING").sum() == 4
+    lab.update(f"{array}_7", throttle=0)
+    lab.advance("1s")
+    assert (lab.sacct()["State"] == "RUNNING").sum() == 10
+    with pytest.raises(SlurmlabError, match="give a whole number of tasks"):
+        lab.update(array, throttle=-1)
+    plain = lab.sbatch("-n 1 -t 10", runtime=10)
+    with pytest.raises(SlurmlabError, match=f"job {plain} is not a job array"):
+        lab.update(plain, throttle=2)
+
+
+def test_a_scenario_can_update_an_arrays_throttle_and_cancel_a_range_of_tasks(tmp_path):
+    """Scenario actions: update with throttle, and cancel of sweep_[3-5] (refused before:
+    "no job 'sweep_[3-5]'", though lab.scancel takes it)."""
+    from slurmlab import Scenario
+
+    path = tmp_path / "sweep.yaml"
+    path.write_text(
+        "cluster: tiny\n"
+        "jobs:\n"
+        '  - {id: sweep, submit: 0, runtime: 600, args: "--array=1-8%2 -n 1 -t 20"}\n'
+        "actions:\n"
+        "  - {at: 100, action: update, job: sweep, throttle: 8}\n"
+        '  - {at: 200, action: cancel, job: "sweep_[3-5]"}\n'
+    )
+    jobs = Scenario.load(path).run().jobs.set_index("JobID")
+    origin = jobs["Submit"].min()
+    starts = (jobs["Start"] - origin).dt.total_seconds()
+    assert starts[["sweep_1", "sweep_2"]].tolist() == [0.0, 0.0]
+    assert starts[["sweep_3", "sweep_8"]].tolist() == [100.0, 100.0]
+    assert jobs.loc[["sweep_3", "sweep_4", "sweep_5"], "State"].tolist() == ["CANCELLED"] * 3
+    assert jobs.loc["sweep_6", "State"] == "COMPLETED"
+
+
+def test_srun_env_of_an_array_id_names_the_tasks_to_choose_from():
+    """srun_env(ARRAY) silently gave task 0's environment (even long after it ended)."""
+    from slurmlab import Lab
+
+    lab = Lab("tiny")
+    array = lab.sbatch("--array=0-3 -n 1 -t 10", runtime=600)
+    lab.advance("1s")
+    with pytest.raises(SlurmlabError) as exc:
+        lab.srun_env(array)
+    assert str(exc.value) == (
+        "srun_env(1): it names 4 array tasks (running: 1_0, 1_1, 1_2, 1_3); give one task, "
+        "e.g. srun_env('1_0') (srun runs in one job's allocation)"
+    )
+    env = lab.srun_env(f"{array}_2")
+    assert env.loc[0, ["SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID"]].tolist() == [1, 2]
+
+
+def test_why_pending_names_memory_when_it_alone_holds_a_job_back():
+    """Under CR_Core_Memory with no DefMemPerCPU each job gets a node's whole memory: a
+    1-GPU sweep runs one task per 4-GPU node, and why_pending said "the resources it needs
+    are busy ... it has to wait" of the rest, though only memory holds them back."""
+    from slurmlab import Lab
+
+    conf = (
+        "GresTypes=gpu\nSelectType=select/cons_tres\nSelectTypeParameters=CR_Core_Memory\n"
+        "NodeName=g[1-4] CPUs=32 RealMemory=64000 Gres=gpu:a100:4\n"
+        "PartitionName=p Nodes=ALL Default=YES\n"
+    )
+    lab = Lab(Cluster.from_slurm_conf(conf), policy="slurm")
+    array = lab.sbatch("--array=0-7 --gres=gpu:1 -t 20", runtime="15m")
+    lab.advance("1s")
+    why = lab.why_pending(array)
+    assert (
+        "What it waits for is memory: the CPUs and GPUs it needs are free now on enough "
+        "nodes, but not 64000 MB per node (it asks for none, so it gets each node's whole "
+        "memory); with less (--mem, --mem-per-cpu or --mem-per-gpu) it could start now."
+    ) in why
+    assert "has to wait" not in why
+
+
+def test_why_pending_before_any_backfill_cycle_says_when_the_first_runs():
+    """Before any backfill cycle had run since a job was submitted, why_pending blamed
+    bf_max_job_test (500) and bf_node_space_size with two jobs queued."""
+    from slurmlab import Lab
+
+    conf = "NodeName=n[1-4] CPUs=8\nPartitionName=p Nodes=ALL Default=YES\nSchedulerParameters=bf_interval=30\n"
+    lab = Lab(Cluster.from_slurm_conf(conf), policy="slurm")
+    lab.sbatch("-N 3 --exclusive -t 10", runtime=600)
+    lab.sbatch("-N 4 -t 5", runtime=300)
+    late = lab.sbatch("-N 1 --exclusive -t 30", runtime=1500)
+    lab.advance("29s")
+    assert lab.why_pending(late).endswith(
+        "No backfill cycle has run since it became eligible at t=0s: they run every "
+        "bf_interval=30 s, and the next, at t=30s, is the first that can test it (squeue "
+        "--start shows N/A until a cycle gives it a start)."
+    )

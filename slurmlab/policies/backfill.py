@@ -496,7 +496,9 @@ class Conservative(Easy):
     Slurm's reservations do: a later job is not slipped in by moving an earlier reservation
     to other nodes at the same start (EASY does that for its one reservation per
     partition; for every reservation it would be a search over node sets). So a job may
-    wait where another choice of nodes would have delayed no one.
+    wait where another choice of nodes would have delayed no one, and an array's tasks
+    may start out of index order (a later task's nodes free up first; Slurm, which plans
+    an array's pending tasks as one record, starts them in order).
     """
 
     name: str = "conservative"

@@ -1107,6 +1107,7 @@ class Controller:
             self._arm_wake()
             return
         self._resume = None  # the cycle plans and starts jobs: the main pass starts afresh
+        self.cycle_times.append(self.env.now)
         if self._can_continue_cycle():  # only jobs joined since the last cycle
             view = self._view(self._cycle, len(self.queue) - self._cycle_len)
         else:

@@ -345,6 +345,8 @@ class Simulation(Controller, Lifecycles, Updates):
         self._arrivals_left = 0
         self._priority_fn = priority
         self._bf_seen = -1  # event count at the last idle backfill cycle
+        #: when backfill cycles ran (idle ticks, which would decide nothing, left out)
+        self.cycle_times: list[float] = []
         #: when the earliest start the last backfill cycle planned beyond bf_window enters
         #: the window (an idle timer still wakes for the cycle that reserves it), or None
         self._bf_wake: float | None = None
@@ -1495,6 +1497,7 @@ class Simulation(Controller, Lifecycles, Updates):
                 self.update(
                     act.target, nodes=changes.get("nodes"), time_limit=changes.get("time"),
                     partition=changes.get("partition"), operator=True,
+                    throttle=changes.get("throttle"),
                 )  # fmt: skip
             elif act.action == "drain":
                 self.set_node_state(act.target, "DRAIN")

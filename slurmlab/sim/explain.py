@@ -9,6 +9,7 @@ and another partition.
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import timedelta
@@ -370,6 +371,22 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
     hints: list[tuple[str, dict]] = []  # (the change in words, as Lab.update takes it)
     usable = _outside(mask, windows, t + job.limit)
     fits_now = choose_nodes(free, sim.capacity, job.demand, job.count, usable, job.exclusive)
+    memory_bound = False
+    if reason == "Resources" and fits_now is None and not job.exclusive and job.demand[1] > 0:
+        # memory alone: its CPUs and GPUs are free now on enough nodes, not the MB it asks
+        # (a job asking none gets each node's whole memory under CR_*_Memory)
+        demand = job.demand.copy()
+        demand[1] = 0
+        if choose_nodes(free, sim.capacity, demand, job.count, usable, False) is not None:
+            memory_bound = True
+            asked = job.spec.mem_mb is not None or job.spec.mem_per_cpu_mb is not None
+            asked = asked or job.spec.mem_per_gpu_mb is not None
+            whole = "" if asked else " (it asks for none, so it gets each node's whole memory)"
+            lines.append(
+                f"What it waits for is memory: the CPUs and GPUs it needs are free now on "
+                f"enough nodes, but not {int(job.demand[1])} MB per node{whole}; with less "
+                "(--mem, --mem-per-cpu or --mem-per-gpu) it could start now."
+            )
     if fits_now is None:
         # fewer nodes: for the first job in line, or for a later one when the policy
         # backfills (under fifo, and Slurm's main scheduler alone, a later job waits for
@@ -456,8 +473,8 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
     if unreserved:
         lines.append(unreserved)
     elif not tested:  # (under slurm: no planned start, so no cycle reserved for it)
-        lines.append(_untested(sim.policy))
-    elif not hints:
+        lines.append(_untested(sim, job, t))
+    elif not hints and not memory_bound:
         lines.append("No small change to the request would let it start sooner; it has to wait.")
     return " ".join(lines)
 
@@ -489,9 +506,22 @@ def _no_reservation(sim: Simulation, job, t: float) -> str | None:
     return None
 
 
-def _untested(policy) -> str:
-    """Why the ``slurm`` policy's last backfill cycle gave a job no planned start: it did
-    not test it (``bf_max_job_test`` and the per-cycle caps)."""
+def _untested(sim: Simulation, job, t: float) -> str:
+    """Why the ``slurm`` policy's last backfill cycle gave a job no planned start: none has
+    run since the job became eligible, or it did not test it (``bf_max_job_test`` and the
+    per-cycle caps)."""
+    policy = sim.policy
+    interval = getattr(policy, "interval", None)
+    ran = sim.cycle_times[: bisect_right(sim.cycle_times, t)]  # (a cycle at t has run by now)
+    since = job.eligible if job.eligible is not None else job.submit
+    if interval and (not ran or ran[-1] < since):
+        last = f" (the last ran at t={ran[-1]:.0f}s)" if ran else ""
+        return (
+            f"No backfill cycle has run since it became eligible at t={since:.0f}s{last}: "
+            f"they run every bf_interval={interval:g} s, and the next, at "
+            f"t={math.floor(t / interval) * interval + interval:.0f}s, is the first that can "
+            "test it (squeue --start shows N/A until a cycle gives it a start)."
+        )
     caps = [
         f"{getattr(policy, key)} {what} ({key})"
         for key, what in (

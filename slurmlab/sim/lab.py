@@ -472,7 +472,13 @@ class Lab:
         self._each(jobid, "release", self.sim.release)
 
     def update(
-        self, jobid, *, nodes: int | str | None = None, time=None, partition: str | None = None
+        self,
+        jobid,
+        *,
+        nodes: int | str | None = None,
+        time=None,
+        partition: str | None = None,
+        throttle: int | None = None,
     ) -> None:
         """``scontrol update JobId=... NumNodes=... TimeLimit=... Partition=...``: change a
         job's request and keep its place in the queue (a new sbatch would queue behind the
@@ -487,12 +493,16 @@ class Lab:
         one up to its partition's MaxTime: you are the job's user, and only an operator may
         raise it further or raise a running job's. Slurm refuses the rest, and so does
         this, with scontrol's words (rules in :mod:`slurmlab.sim.updates`). Several jobs as
-        scontrol's job_list (``"12,14"``), an array, or a list.
+        scontrol's job_list (``"12,14"``), an array, or a list. ``throttle``
+        (ArrayTaskThrottle) sets an array's %N: at most that many of its tasks run at once
+        (0: no limit), alone in its update.
         """
         self._each(
             jobid,
             "update",
-            lambda one: self.sim.update(one, nodes=nodes, time_limit=time, partition=partition),
+            lambda one: self.sim.update(
+                one, nodes=nodes, time_limit=time, partition=partition, throttle=throttle
+            ),
         )
 
     def _each(self, jobid, command: str, act) -> None:

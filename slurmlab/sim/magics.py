@@ -25,7 +25,7 @@ __all__ = ["MAGICS"]
 
 #: scontrol update's keys slurmlab changes, in any case, and Lab.update's argument for each
 _UPDATE_KEYS = {"numnodes": "nodes", "reqnodes": "nodes", "timelimit": "time",
-                "partition": "partition"}  # fmt: skip
+                "partition": "partition", "arraytaskthrottle": "throttle"}  # fmt: skip
 _JOB_COMMANDS = ("hold", "release", "requeue", "requeuehold")
 
 
@@ -92,7 +92,7 @@ def scontrol_magic(line: str) -> None:
             else:
                 raise SlurmlabError(
                     f"update: {key}= is not one slurmlab changes (it changes NumNodes, "
-                    "TimeLimit and Partition of a job)"
+                    "TimeLimit and Partition of a job, and an array's ArrayTaskThrottle)"
                 )
         if jobid is None:
             raise SlurmlabError("update: give the job, e.g. update JobId=12 TimeLimit=30")

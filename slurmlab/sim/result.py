@@ -832,7 +832,15 @@ class SimulationResult:
         requeues, set once it has been requeued)."""
         from slurmlab.srun import srun_env
 
-        job = self.sim._lookup(jobid)[0]  # noqa: SLF001
+        jobs = self.sim._lookup(jobid)  # noqa: SLF001
+        if len(jobs) > 1:  # (an array: srun runs in one task's allocation)
+            running = [j.key for j in jobs if j.state == "RUNNING"]
+            said = f"running: {', '.join(running[:5])}" if running else "none of them runs now"
+            raise SlurmlabError(
+                f"srun_env({jobid!r}): it names {len(jobs)} array tasks ({said}); give one "
+                f"task, e.g. srun_env({jobs[0].key!r}) (srun runs in one job's allocation)"
+            )
+        job = jobs[0]
         nodes = [self.sim.node_names[i] for i in job.nodes] or None
         if nodes is None:
             raise SlurmlabError(f"job {job.key} is not running: it has no allocation")

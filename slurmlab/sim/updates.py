@@ -132,12 +132,23 @@ class Updates:
         time_limit=None,
         partition: str | None = None,
         operator: bool = False,
+        throttle: int | None = None,
     ) -> None:
         """``scontrol update JobId=KEY [NumNodes=N] [TimeLimit=T] [Partition=P]``, with the
         rules of the module's docstring. ``nodes`` is a count or ``"MIN-MAX"``;
         ``time_limit`` is read as ``-t`` (``"1:00:00"``, ``"30"`` minutes, ``"UNLIMITED"``,
         a timedelta; ``"+30"``/``"-30"`` relative). Refusals are raised together once the
-        jobs not refused have changed, each as scontrol prints it."""
+        jobs not refused have changed, each as scontrol prints it. ``throttle``
+        (``ArrayTaskThrottle=N``) sets the %N of the arrays KEY names (0: no limit) on its
+        own: :meth:`update_throttle`."""
+        if throttle is not None:
+            if nodes is not None or time_limit is not None or partition is not None:
+                raise SlurmlabError(
+                    f"scontrol update JobId={key} ArrayTaskThrottle={throttle}: change the "
+                    "throttle on its own (one update), then the other fields"
+                )
+            self.update_throttle(key, throttle)
+            return
         jobs = self._records(key, "scontrol update")
         fields = {
             name: value
@@ -169,6 +180,34 @@ class Updates:
             done = len(live) - len(refused)
             tail = f" ({done} of {len(live)} jobs changed)" if len(live) > 1 else ""
             raise SlurmlabError(f"{command}: " + "; ".join(_grouped(refused)) + tail)
+
+    def update_throttle(self, key: str | int, throttle) -> None:
+        """``scontrol update JobId=KEY ArrayTaskThrottle=N``: at most N tasks of the array
+        run at once from now (0 or none: no limit), as ``--array=...%N`` would have set
+        (job_mgr.c ``_update_job``: an array's max_run_tasks; tasks already running beyond
+        a lowered limit run on). KEY names the array, or any of its tasks."""
+        command = f"scontrol update JobId={key} ArrayTaskThrottle={throttle}"
+        if isinstance(throttle, bool) or not (
+            (isinstance(throttle, int) and throttle >= 0)
+            or (isinstance(throttle, str) and throttle.isdigit())
+        ):
+            raise SlurmlabError(
+                f"{command}: give a whole number of tasks, e.g. ArrayTaskThrottle=4 (0: no limit)"
+            )
+        limit = int(throttle) or None
+        jobs = self._records(key, "scontrol update")
+        arrays = {j.array_id for j in jobs if j.array_id is not None}
+        if not arrays:
+            raise SlurmlabError(f"{command}: job {key} is not a job array (ArrayTaskThrottle "
+                                "is an array's %N)")  # fmt: skip
+        for job in self.jobs.values():
+            if job.array_id in arrays:
+                job.throttle = limit
+        self._throttles = self._throttles or limit is not None
+        for array in sorted(arrays):
+            self.log("update", self.jobs[array], f"ArrayTaskThrottle={limit or 0}")
+        self._changed()
+        self.request_pass()
 
     def _set_priority_again(self, job: SimJob) -> None:
         """job_mgr.c ``update_job``: after any update of a job that is not held, refused or

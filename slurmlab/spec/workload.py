@@ -235,8 +235,9 @@ ACTIONS = {
     "cancel": "job", "requeue": "job", "hold": "job", "release": "job", "requeuehold": "job",
     "update": "job", "drain": "node", "resume": "node",
 }  # fmt: skip
-#: What an ``update`` action may change (scontrol update's NumNodes, TimeLimit, Partition).
-UPDATE_FIELDS = ("nodes", "time", "partition")
+#: What an ``update`` action may change (scontrol update's NumNodes, TimeLimit, Partition,
+#: and an array's ArrayTaskThrottle).
+UPDATE_FIELDS = ("nodes", "time", "partition", "throttle")
 
 
 def node_range(text: str) -> tuple[int, int | None] | None:
@@ -261,6 +262,15 @@ def update_value(key: str, value):
                 "(scontrol update NumNodes=)"
             )
         return span[0] if span[1] is None else f"{span[0]}-{span[1]}"
+    if key == "throttle":
+        if isinstance(value, Integral) and not isinstance(value, bool) and value >= 0:
+            return int(value)
+        if isinstance(value, str) and value.strip().isdigit():
+            return int(value)
+        raise SlurmlabError(
+            f"throttle={value!r}: give a whole number of tasks, e.g. 4 (0: no limit; "
+            "scontrol update ArrayTaskThrottle=)"
+        )
     if key == "time":
         text = value[1:] if isinstance(value, str) and value[:1] in "+-" else value
         if isinstance(text, Integral) and not isinstance(text, bool):
