@@ -581,3 +581,93 @@ def test_no_array_record_is_tested_by_backfill_with_bf_max_job_array_resv_zero()
     lab.advance("30s")
     assert started_s(lab, plain) == 5.0
     assert table(lab).loc[["1_1", "1_2", "1_3"], "Start"].isna().all()
+
+
+# -- the second review (stop 35) -------------------------------------------------------------------
+
+
+def test_a_young_job_short_of_nodes_still_blocks_its_partition():
+    """job_scheduler.c: a job whose partition has too few usable nodes fails its partition
+    at once (fail_this_part), before the bf_min_age_reserve exception: job 3 (lo, 2 nodes,
+    n1 held for the blocked hi partition) shows slurmctld's words and job 4 waits."""
+    from slurmlab.policies.base import NODES_OUT
+
+    conf = (
+        "NodeName=n[1-2] CPUs=4 RealMemory=4000\n"
+        "PartitionName=hi Nodes=n1 PriorityTier=2 MaxTime=INFINITE\n"
+        "PartitionName=lo Nodes=n[1-2] Default=YES PriorityTier=1 MaxTime=INFINITE\n"
+        "SchedulerParameters=bf_interval=30,bf_min_age_reserve=600\n"
+    )
+    lab = Lab(Cluster.from_slurm_conf(conf), "slurm")
+    lab.sbatch("-p hi -N 1 --exclusive -t 60", runtime=3600)
+    lab.sbatch("-p hi -N 1 --exclusive -t 10", runtime=60)
+    lab.advance("700s")
+    wide = lab.sbatch("-p lo -N 2 -t 10", runtime=60)
+    later = lab.sbatch("-p lo -N 1 -t 10", runtime=60)
+    lab.advance("1s")
+    assert queued(lab, wide)["NODELIST(REASON)"] == f"({NODES_OUT})"
+    assert queued(lab, later)["NODELIST(REASON)"] == "(Priority)"
+
+
+def test_a_pass_cut_at_its_depth_is_not_continued():
+    """Every _schedule() call starts from the head of the queue: a pass cut at
+    default_queue_depth was continued by the next (after arrivals) from its position, so
+    j3 waited for backfill (30 s) where a full pass starts it at 6 s."""
+    from slurmlab import Workload, simulate
+    from slurmlab.spec.workload import WorkloadJob
+
+    cluster = Cluster.from_slurm_conf(
+        "NodeName=n1 CPUs=2 RealMemory=4000\nNodeName=n2 CPUs=4 RealMemory=4000\n"
+        "NodeName=n3 CPUs=8 RealMemory=8000\n"
+        "PartitionName=a Nodes=n1,n2,n3 Default=YES MaxTime=INFINITE\n"
+        "PartitionName=b Nodes=n1,n2,n3 PriorityTier=2 MaxTime=INFINITE\n"
+    )
+    jobs = (
+        WorkloadJob(JobSpec.from_args(["-t", "6"]), 0, 300, id="j2"),
+        WorkloadJob(JobSpec.from_args(["-t", "6"]), 0, 60, id="j3"),
+        WorkloadJob(JobSpec.from_args(["-t", "1"]), 6, 600, id="j5"),
+    )
+    table = simulate(cluster, Workload(jobs), "slurm", default_queue_depth=0).jobs
+    j3 = table.set_index("JobID").loc["j3"]
+    assert (j3["Start"] - table["Submit"].min()).total_seconds() == 6.0
+    assert j3["StartedBy"] == "main"
+
+
+def test_an_arrays_reservations_are_counted_across_its_partitions():
+    """backfill.c counts reservations per array (test_array_job_id), so -p pa,pb's second
+    record goes on from the first's count: with bf_max_job_array_resv=2, one task is
+    reserved in pa and one in pb, and job 4 is planned at 30 s on b1, not after two."""
+    conf = (
+        "NodeName=a1 CPUs=4 RealMemory=4000\nNodeName=b1 CPUs=4 RealMemory=4000\n"
+        "PartitionName=pa Nodes=a1 Default=YES PriorityTier=2 MaxTime=INFINITE\n"
+        "PartitionName=pb Nodes=b1 MaxTime=INFINITE\n"
+        "SchedulerParameters=bf_interval=30,bf_resolution=60,bf_max_job_array_resv=2\n"
+    )
+    lab = Lab(Cluster.from_slurm_conf(conf), "slurm")
+    lab.sbatch("-p pa -N1 --exclusive -t 20", runtime=1200)
+    lab.sbatch("-p pb -N1 --exclusive -t 20", runtime=1200)
+    lab.sbatch("-p pa,pb --array=0-5 -N1 --exclusive -t 10", runtime=600)
+    job = lab.sbatch("-p pb -N1 --exclusive -t 10", runtime=600)
+    lab.advance("31s")
+    assert planned_s(lab, job) == 1800.0
+
+
+def test_why_pending_of_an_array_task_reads_its_records_plan():
+    """A pending task shows its record's plan in squeue; why_pending said the cycle "did not
+    test it" when the task itself had no reservation of its own."""
+    lab = lab_with(",bf_max_job_array_resv=2")
+    lab.sbatch("-N 4 --exclusive -t 2:00", runtime=100)
+    lab.sbatch("--array=0-5 -N 4 -t 1:00", runtime=20)
+    lab.advance("10s")
+    assert planned_s(lab, "2_4") is not None
+    assert "did not test it" not in lab.why_pending("2_4")
+
+
+def test_why_pending_says_backfill_tests_no_array_with_bf_max_job_array_resv_zero():
+    lab = conf_lab("bf_interval=5,sched_interval=-1,bf_max_job_array_resv=0")
+    lab.sbatch("--array=1-2 -N 1 -t 2:00", runtime=60)
+    lab.advance("30s")
+    assert lab.why_pending("1_1").endswith(
+        "Backfill tests no array's pending tasks (bf_max_job_array_resv=0, squeue --start "
+        "shows N/A), and with no main scheduler (sched_interval=-1) none of them ever starts."
+    )

@@ -499,7 +499,7 @@ def test_no_backfill_hint_for_a_job_the_cycle_does_not_test(tmp_path):
     why = result.why_pending("S", at=40)
     assert "-t " not in why
     assert "The last backfill cycle did not test it (squeue --start shows N/A): a cycle " in why
-    assert "tests at most 3 jobs in priority order (bf_max_job_test)" in why
+    assert "tests at most 3 jobs in priority order (bf_max_job_test, counted between" in why
     shorter = _scenario(tmp_path, UNTESTED.replace("LIMIT", "58:00")).run()
     assert shorter.jobs.set_index("JobID").loc["S", "StartedBy"] == "main"
     assert shorter.seconds("Start")[shorter.jobs["JobID"] == "S"].item() >= 3600

@@ -158,6 +158,9 @@ class Fifo:
                 continue  # (-p a,b: started from another partition's record)
             depth += 1  # (each task a record's test reaches counts: job_scheduler.c next_task)
             if limit is not None and depth > limit:
+                # (the next pass starts from the head of the queue again, as every
+                # _schedule() call does: one cut at its depth is not continued)
+                d.resume = None
                 break
             last, keep = record, False
             if job.partition in blocked:
@@ -176,9 +179,7 @@ class Fifo:
                     view.weights, job.mem_per_cpu, job.most,
                 )  # fmt: skip
             if nodes is None:
-                if not job.blocks or self._passed_over(job, view):
-                    # (a maintenance window holds its whole partition; slurm: too young or
-                    # of too low a priority to get a reservation)
+                if not job.blocks:  # (a maintenance window holds its whole partition)
                     d.reasons[job.id] = "Resources"
                     continue
                 reason = "Resources"
@@ -188,6 +189,9 @@ class Fifo:
                     and int((usable & ~outside[job.partition]).sum()) < job.count
                 ):  # job_scheduler.c: fewer of its partition's nodes are left than it asks
                     reason = NODES_OUT  # for, the others held for a blocked partition's job
+                elif self._passed_over(job, view):  # (slurm: too young, or of too low a
+                    d.reasons[job.id] = "Resources"  # priority, to hold its partition; a job
+                    continue  # short of nodes fails it all the same: fail_this_part)
                 blocked.add(job.partition)
                 if job.partition in outside:  # its nodes are held for it
                     usable = usable & outside[job.partition]
@@ -925,12 +929,12 @@ class SlurmBackfill(Conservative):
         # other tasks are not tested in this cycle. bf_max_job_test is tested between
         # records, not between a record's tasks. bf_max_job_array_resv=0: backfill tests no
         # array record (_job_runnable_now: pend_run_tasks >= bf_max_job_array_resv).
-        opened, left = cycle.opened, cycle.left  # record -> its reservations; records left
+        opened, left = cycle.opened, cycle.left  # records being tested; records left
         array_resv = self.bf_max_job_array_resv
         last, keep = None, False  # the record of the job tested last; whether it goes on
         for job in queue:  # (deep queues: mostly jobs of a shape already known to fail)
             if last is not None and not keep:  # its task neither started nor was reserved
-                del opened[last]
+                opened.discard(last)
                 left.add(last)
             last = None
             record = None if job.array is None else (job.array, job.partition)
@@ -941,7 +945,7 @@ class SlurmBackfill(Conservative):
                 if tested >= max_tested:
                     break
                 if record is not None:
-                    opened[record] = 0
+                    opened.add(record)
             if job.id in begun:
                 continue  # (-p a,b: started from another partition's record)
             last, keep = record, False
@@ -1057,8 +1061,13 @@ class SlurmBackfill(Conservative):
             seen.append((job, True, (nodes, begin, end)))
             _plan(d, job.id, t, nodes)  # (backfill.c: sched_nodes, where it reserves)
             if record is not None:  # "Try making reservation for next task of job array"
-                opened[record] += 1
-                keep = opened[record] < array_resv
+                # (counted per array, not per record: -p a,b's second record goes on from
+                # the first's count, backfill.c test_array_job_id / test_array_count)
+                if cycle.test_array == record[0]:
+                    cycle.test_count += 1
+                else:
+                    cycle.test_array, cycle.test_count = record[0], 1
+                keep = cycle.test_count < array_resv
         cycle.tested = tested
         return beyond
 
@@ -1133,8 +1142,11 @@ class _Cycle:
     tested: int = 0  # jobs tested (bf_max_job_test)
     #: jobs counted toward bf_max_job_user / _assoc / _part / _user_part, per key
     counts: dict = field(default_factory=dict)
-    #: arrays' pending records, (array, partition), the cycle is testing: their reservations
-    opened: dict = field(default_factory=dict)
+    #: arrays' pending records, (array, partition), the cycle is testing
+    opened: set = field(default_factory=set)
+    #: the array whose tasks the cycle reserved for last, and how many in a row
+    test_array: int | None = None
+    test_count: int = 0
     #: records the cycle has tested and left (their other tasks are not tested)
     left: set = field(default_factory=set)
     full: bool = False  # the map reached bf_node_space_size records: the cycle ended there

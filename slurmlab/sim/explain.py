@@ -22,6 +22,7 @@ from slurmlab.sim.controller import MAINT_REASON
 from slurmlab.sim.engine import (
     NODES_OUT,
     Simulation,
+    _unsplit_at,
     array_heads,
     last_tried,
     shown_as,
@@ -535,14 +536,23 @@ def _untested(sim: Simulation, job, t: float) -> str:
     said = f", at most {', '.join(caps)}" if caps else ""
     if getattr(policy, "bf_max_job_start", 0):
         said += f", and it ends after {policy.bf_max_job_start} starts (bf_max_job_start)"
+    main = getattr(policy, "sched_interval", 60) != -1
+    first = " a main-scheduler pass starts it when it is first in line and fits" if main else ""
+    if job.array_id is not None and _unsplit_at(job, t) and not policy.bf_max_job_array_resv:
+        return (
+            "Backfill tests no array's pending tasks (bf_max_job_array_resv=0, squeue "
+            "--start shows N/A)"
+            + (f";{first}." if main else ", and with no main scheduler (sched_interval=-1) "
+               "none of them ever starts.")
+        )  # fmt: skip
     tested = getattr(policy, "bf_max_job_test", 500)
     return (
         "The last backfill cycle did not test it (squeue --start shows N/A): a cycle tests "
-        f"at most {tested} jobs in priority order (bf_max_job_test){said}, an array's pending "
-        "tasks counting as one job, and stops once its map holds bf_node_space_size "
-        "reservations; a cycle tests it once fewer jobs are ahead of it (the jobs ahead "
-        "start, end or are cancelled), and a main-scheduler pass starts it when it is first "
-        "in line and fits."
+        f"at most {tested} jobs in priority order (bf_max_job_test, counted between job "
+        f"records: an array's pending tasks are one, tested task after task){said}, and "
+        "stops once its map holds bf_node_space_size reservations; a cycle tests it once "
+        "fewer jobs are ahead of it (the jobs ahead start, end or are cancelled)"
+        + (f", and{first}." if main else ".")
     )
 
 
@@ -618,7 +628,17 @@ def _tested(sim: Simulation, job, t: float) -> bool:
     if getattr(sim.policy, "name", None) != "slurm":
         return True
     plan = _plan_at(job, t)
-    return plan is not None and plan[1] is not None
+    if plan is not None and plan[1] is not None:
+        return True
+    if job.array_id is None or not _unsplit_at(job, t):
+        return False
+    # an array's pending task shows its record's plan (squeue): the record was tested when
+    # a cycle planned any of its tasks
+    return any(
+        (p := _plan_at(other, t)) is not None and p[1] is not None
+        for other in sim.jobs.values()
+        if other.array_id == job.array_id and _unsplit_at(other, t)
+    )
 
 
 def _cycle_delay(policy) -> float:
