@@ -325,3 +325,20 @@ def test_why_pending_before_any_backfill_cycle_says_when_the_first_runs():
         "bf_interval=30 s, and the next, at t=30s, is the first that can test it (squeue "
         "--start shows N/A until a cycle gives it a start)."
     )
+
+
+def test_an_exclusive_job_no_node_fits_pends_under_multifactor_priority_too():
+    """-N 1 -n 4 --exclusive on a 2-CPU node pends for ever (PartitionConfig); under
+    priority/multifactor its job-size factor took the largest CPU count of no node and
+    the simulation crashed (ValueError: zero-size array)."""
+    from slurmlab import Workload, WorkloadJob, simulate
+
+    cluster = Cluster.from_slurm_conf(
+        "PriorityType=priority/multifactor\nNodeName=n1 CPUs=2 RealMemory=8000\n"
+        "PartitionName=a Nodes=n1 Default=YES MaxTime=INFINITE\n"
+    )
+    job = WorkloadJob(JobSpec.from_args(["-t", "4", "-N", "1", "-n", "4", "--exclusive"]), 0, 60)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        row = simulate(cluster, Workload((job,)), "fifo").jobs.iloc[0]
+    assert (row["State"], row["Reason"]) == ("PENDING", "PartitionConfig")

@@ -173,8 +173,8 @@ class PriorityState:
             cpus = res.req_cpus or int(job.demand[0])
         else:
             cpus = int(job.demand[0]) * job.count
-        if job.exclusive and not at_submit:
-            cpus = int(self.node_cpus[job.mask].max()) * job.count
+        if job.exclusive and not at_submit and job.mask.any():  # (no node fits a job that
+            cpus = int(self.node_cpus[job.mask].max()) * job.count  # pends for ever)
         return {
             "cpu": cpus,
             "mem": float(job.demand[1]) * job.count,
