@@ -671,3 +671,29 @@ def test_why_pending_says_backfill_tests_no_array_with_bf_max_job_array_resv_zer
         "Backfill tests no array's pending tasks (bf_max_job_array_resv=0, squeue --start "
         "shows N/A), and with no main scheduler (sched_interval=-1) none of them ever starts."
     )
+
+
+def test_a_task_split_off_a_rejected_array_is_not_tested_after_it():
+    """job_scheduler.c reject_array_job: once an element of an array is tested and not
+    started in a partition, the array's later elements there (a task split off its record
+    by a hold and release) are not tested, nor counted toward default_queue_depth, and show
+    the rejected element's reason: with default_queue_depth=1, job 6 of the idle partition q
+    is still reached and starts at its submission (3 s); 2_2 shows Resources."""
+    conf = (
+        "NodeName=n1 CPUs=4 RealMemory=4000\nNodeName=n2 CPUs=4 RealMemory=4000\n"
+        "PartitionName=p Nodes=n1 Default=YES MaxTime=INFINITE\n"
+        "PartitionName=q Nodes=n2 MaxTime=INFINITE\n"
+        "SchedulerParameters=bf_interval=30,default_queue_depth=1\n"
+    )
+    lab = Lab(Cluster.from_slurm_conf(conf), "slurm")
+    lab.sbatch("-p p -N1 --exclusive -t 60", runtime=3600)
+    lab.sbatch("-p p --array=0-3 -N1 --exclusive -t 10", runtime=60)
+    lab.advance("1s")
+    lab.hold("2_2")
+    lab.advance("1s")
+    lab.release("2_2")
+    lab.advance("1s")
+    other = lab.sbatch("-p q -N1 -t 10", runtime=60)
+    lab.advance("1s")
+    assert started_s(lab, other) == 3.0
+    assert queued(lab, "2_2")["NODELIST(REASON)"] == "(Resources)"

@@ -145,6 +145,9 @@ class Fifo:
         # are not tested); the record of the job tested last, and whether it goes on
         left: set = set()
         last, keep = None, False
+        # the last array element tested and not started, as (array, partition), and its id:
+        # the array's later elements there (tasks split off its record) are not tested
+        reject, rejected = None, None
         # (with a limit, array records can be told from positions only by reading them)
         scan = view.arrays and limit is not None
         for job in view.queue:
@@ -156,6 +159,12 @@ class Fifo:
                 continue  # not tested
             if job.id in begun:
                 continue  # (-p a,b: started from another partition's record)
+            if job.array_job is not None:
+                if reject == (job.array_job, job.partition):
+                    if rejected in d.reasons:  # (fill_array_reasons: the rejected one's)
+                        d.reasons[job.id] = d.reasons[rejected]
+                    continue  # "already rejected array element": not tested nor counted
+                reject, rejected = (job.array_job, job.partition), job.id
             depth += 1  # (each task a record's test reaches counts: job_scheduler.c next_task)
             if limit is not None and depth > limit:
                 # (the next pass starts from the head of the queue again, as every
@@ -212,8 +221,9 @@ class Fifo:
             d.starts.append(Start(job.id, nodes, "main", job.partition))
             begun.add(job.id)
             keep = True  # (an array's record: its next task)
-        if scan:  # a continued pass would count by positions: the next pass is a full one
-            d.resume = None
+            reject = None
+        if view.arrays:  # a continued pass would count by positions and forget which array
+            d.resume = None  # elements were rejected: the next pass is a full one
         return d
 
     def backfill(self, view: QueueView) -> Decision:  # pragma: no cover - no timer
@@ -948,6 +958,11 @@ class SlurmBackfill(Conservative):
                     opened.add(record)
             if job.id in begun:
                 continue  # (-p a,b: started from another partition's record)
+            if job.array_job is not None:  # (see main_pass: backfill.c reject_array_job)
+                if cycle.reject == (job.array_job, job.partition):
+                    seen.append((job, None, None))
+                    continue
+                cycle.reject = (job.array_job, job.partition)
             last, keep = record, False
             if caps:
                 facts = _facts(view, job)
@@ -996,6 +1011,7 @@ class SlurmBackfill(Conservative):
                     # _bf_reserve_running: a whole-node job started holds its nodes in the
                     # map from its start to its end rounded down (none when the map is full)
                     space.reserve(nodes, first_slot, _slot_of(now + limit, res))
+                cycle.reject = None
                 if self.bf_max_job_start and len(d.starts) >= self.bf_max_job_start:
                     break  # "bf_max_job_start limit of %d reached": the cycle ends
                 keep = True  # (an array's record: its next task)
@@ -1060,6 +1076,7 @@ class SlurmBackfill(Conservative):
             space.reserve(nodes, begin, end)
             seen.append((job, True, (nodes, begin, end)))
             _plan(d, job.id, t, nodes)  # (backfill.c: sched_nodes, where it reserves)
+            cycle.reject = None  # ("Clear assumed rejected array status")
             if record is not None:  # "Try making reservation for next task of job array"
                 # (counted per array, not per record: -p a,b's second record goes on from
                 # the first's count, backfill.c test_array_job_id / test_array_count)
@@ -1147,6 +1164,9 @@ class _Cycle:
     #: the array whose tasks the cycle reserved for last, and how many in a row
     test_array: int | None = None
     test_count: int = 0
+    #: the last array element tested and neither started nor reserved, (array, partition):
+    #: the array's later elements there are not tested (backfill.c reject_array_job)
+    reject: tuple | None = None
     #: records the cycle has tested and left (their other tasks are not tested)
     left: set = field(default_factory=set)
     full: bool = False  # the map reached bf_node_space_size records: the cycle ended there

@@ -208,6 +208,10 @@ class PendingJob:
     #: not started, nor been requeued or split off by scontrol, in one job record, which its
     #: schedulers test task after task), else None
     array: int | None = None
+    #: the array an array task belongs to, in its pending record or split off it (Slurm's
+    #: schedulers skip the array's later elements in a partition once one was rejected
+    #: there: job_scheduler.c and backfill.c ``reject_array_job``), else None
+    array_job: int | None = None
     #: what decides whether the request fits, but for its time limit (partition, per-node
     #: need, node count, node set, reach, exclusive): within a pass resources only shrink
     #: and a longer window is harder to fit, so a shape that failed for a limit fails for

@@ -174,7 +174,7 @@ class Controller:
                 alt[2] = PendingJob(
                     job.id, p, demand, count, mask, self._limit_in(job, shape), exclusive,
                     job.spec.reservation, need, None, rows, mem_per_cpu=per_cpu, most=shape[10],
-                    array=_record_of(job),
+                    array=_record_of(job), array_job=job.array_id,
                 )  # fmt: skip
             return alt[2]
         if job.pending is None:
@@ -182,6 +182,7 @@ class Controller:
                 job.id, job.partition, job.demand, job.count, job.mask, job.limit,
                 job.exclusive, job.spec.reservation, job.need, None,
                 job.rows, mem_per_cpu=job.mem_per_cpu, most=job.most, array=_record_of(job),
+                array_job=job.array_id,
             )  # fmt: skip
         return job.pending
 
@@ -200,6 +201,7 @@ class Controller:
                 p.id, p.partition, p.demand, p.count, p.mask, p.limit, p.exclusive,
                 p.reservation, p.need, plan, p.rows, mem_per_cpu=p.mem_per_cpu, most=p.most,
                 blocks=p.blocks, reserve_most=p.reserve_most, array=p.array,
+                array_job=p.array_job,
             )  # fmt: skip
             cached = job.pending_plan = (pending, plan, planned)
         return cached[2]
