@@ -38,11 +38,13 @@ A scenario is a YAML (or JSON) document; every field it takes is below::
                                        # time limit, then the job requeues (chained runs)
     actions:                           # optional scripted admin actions
       - {at: 600, action: cancel, job: big}     # cancel | requeue | hold | release |
-                                       # requeuehold (job); drain | resume (node:
-                                       # a node or a hostlist, gpu[1-4])
+                                       # requeuehold (job: an id, ID_TASK, or a task
+                                       # range ID_[3-5]); drain | resume (node: a node
+                                       # or a hostlist, gpu[1-4])
       - {at: 900, action: update, job: big, time: "1:00:00", nodes: 2, partition: gpu}
                                        # scontrol update (an administrator's): any of
-                                       # time, nodes (pending job), partition (pending)
+                                       # time, nodes (pending job), partition (pending);
+                                       # or throttle: an array's %N (ArrayTaskThrottle)
     accounts:                          # optional fair-share tree (sacctmgr add account)
       - {name: llm, shares: 70, users: [alice, bob]}   # once any account lists users,
                                        # a job may charge only an account listing its user
