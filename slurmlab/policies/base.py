@@ -95,6 +95,10 @@ policy, the time, the job and the mistake; a subclass of a built-in is checked t
 * ``view.resume`` is always None for it: passes are continued (only the jobs that joined
   the queue handed over) for the built-in classes alone; any other policy, a subclass of
   one too, gets the whole queue at every pass.
+* ``view.facts(job)`` gives a queued record's :class:`JobFacts` (user, account, priority,
+  eligible time), read when asked: a policy of per-user caps or of age thresholds uses it.
+  ``job.array`` names the array whose pending record a task is part of (Slurm tests such
+  a record task after task), ``job.array_job`` the array of any task.
 """
 
 from __future__ import annotations
