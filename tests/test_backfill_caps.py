@@ -697,3 +697,49 @@ def test_a_task_split_off_a_rejected_array_is_not_tested_after_it():
     lab.advance("1s")
     assert started_s(lab, other) == 3.0
     assert queued(lab, "2_2")["NODELIST(REASON)"] == "(Resources)"
+
+
+def test_a_throttled_arrays_record_is_reserved_for_beyond_its_throttle():
+    """backfill.c: a reservation does not count against an array's %N (job_array_start_test
+    counts running tasks), so a cycle reserves for a waiting --array=1-6%2 record's six
+    tasks (four nodes at 300 s, two at 420 s), not two; the later 1-node job is planned at
+    420 s, after them (the real fixture backfill-throttle shows it). Starts are as before:
+    two tasks at a time when the blocker ends, and the later job beside them."""
+    lab = lab_with("")
+    lab.sbatch("-N 4 --exclusive -t 5:00", runtime=100)
+    lab.sbatch("--array=1-6%2 -N 1 --exclusive -t 2:00", runtime=30)
+    late = lab.sbatch("-N 1 --exclusive -t 2:00", runtime=30)
+    lab.advance("12s")
+    assert planned_s(lab, "2_1") == 420.0  # (the record shows its last reservation)
+    assert planned_s(lab, late) == 420.0
+    lab.advance("200s")
+    starts = table(lab)["Start"]
+    seconds = {k: (starts[k] - lab.sim.origin).total_seconds() for k in starts.index}
+    assert [seconds[f"2_{i}"] for i in range(1, 7)] == [100.0, 100.0, 130.0, 130.0, 160.0, 160.0]
+    assert seconds[str(late)] == 100.0
+
+
+def test_a_throttled_array_whose_slots_fill_by_starting_is_not_reserved_beyond():
+    """After a start fills the throttle, job_array_start_test ends the record: with one free
+    node, --array=1-4%1 starts its first task and reserves nothing more."""
+    lab = lab_with("")
+    lab.sbatch("-N 3 --exclusive -t 5:00", runtime=100)
+    lab.sbatch("--array=1-4%1 -N 1 --exclusive -t 2:00", runtime=30)
+    lab.advance("12s")
+    assert started_s(lab, "2_1") == 0.0
+    assert all(lab.sim.jobs[j].planned is None for j in (3, 4, 5))
+
+
+def test_the_real_throttle_fixture_plans_the_later_job_after_the_sixth_task():
+    """backfill-throttle on Slurm 22.05: at 40 s squeue --start showed sweep's record and
+    late planned at 418 s (the blocker started at 1 s: its limit ends at 301, the second
+    wave of tasks at 421 rounded down to bf_resolution) on gpu2 and gpu3: all six tasks of
+    the --array=1-6%2 record were reserved for. The simulation plans both at 420 s on the
+    same nodes (reserving two tasks only, it planned late at 300 s)."""
+    path = FIXTURE.parent / "backfill-throttle.yaml"
+    result = Scenario.load(path).run()
+    queue = result.squeue(at=40).set_index("JOBID")
+    origin = result.jobs["Submit"].min()
+    seconds = (queue["START_TIME"] - origin).dt.total_seconds()
+    assert (seconds["sweep_1"], queue.loc["sweep_1", "SCHEDNODES"]) == (420.0, "gpu2")
+    assert (seconds["late"], queue.loc["late", "SCHEDNODES"]) == (420.0, "gpu3")

@@ -714,9 +714,11 @@ class SlurmBackfill(Conservative):
     leaves the record, and its other tasks are not tested in that cycle (no reason change,
     no expected start); ``bf_max_job_test`` is checked between records, so a record's tasks
     are tested to its end (backfill.c ``next_task``). A deep array behind a job it cannot
-    be planned around is thus one test, and later jobs are still tested. (Slurm reserves
-    for the tasks of a throttled array, ``%N``, beyond the throttle; slurmlab's queue holds
-    no more of its tasks than may run.)
+    be planned around is thus one test, and later jobs are still tested. A throttled
+    array's record (``%N``) is reserved for beyond its throttle too, up to
+    ``bf_max_job_array_resv`` tasks: a reservation does not count against the throttle
+    (job_array_start_test counts running tasks), so the cycle goes on after one; after a
+    start that fills the throttle it leaves the record (:attr:`PendingJob.reserve_only`).
 
     The per-cycle caps and reservation thresholds follow backfill.c (all 0, off, by
     default): before a job is tested, a cycle that has already counted
@@ -942,12 +944,23 @@ class SlurmBackfill(Conservative):
         opened, left = cycle.opened, cycle.left  # records being tested; records left
         array_resv = self.bf_max_job_array_resv
         last, keep = None, False  # the record of the job tested last; whether it goes on
+        reserved_last = False  # whether that job was reserved for (not started)
         for job in queue:  # (deep queues: mostly jobs of a shape already known to fail)
             if last is not None and not keep:  # its task neither started nor was reserved
                 opened.discard(last)
                 left.add(last)
             last = None
             record = None if job.array is None else (job.array, job.partition)
+            if job.reserve_only and not (record in opened and reserved_last):
+                # beyond the throttle's free slots: planned only after a reservation of its
+                # record (its running tasks then stay under the throttle); after a start
+                # that filled the slots, job_array_start_test ends the record
+                if record is not None and record in opened:
+                    opened.discard(record)
+                    left.add(record)
+                seen.append((job, None, None))
+                continue
+            reserved_last = False
             if record is not None and (record in left or not array_resv):
                 seen.append((job, None, None))  # (not tested; kept in seen for a cycle
                 continue  # planned again)
@@ -1003,6 +1016,9 @@ class SlurmBackfill(Conservative):
                 hopeless[shape] = (limit, True)
                 continue
             i, t, nodes = found
+            if job.reserve_only and t <= now:  # (it may not start: its record ends here)
+                seen.append((job, True, None))
+                continue
             if t <= now and i == 0:
                 prof.reserve(nodes, _usage(job, view.capacity, nodes), now, now + limit, at=0)
                 d.starts.append(Start(job.id, nodes, "backfill", job.partition))
@@ -1085,6 +1101,7 @@ class SlurmBackfill(Conservative):
                 else:
                     cycle.test_array, cycle.test_count = record[0], 1
                 keep = cycle.test_count < array_resv
+                reserved_last = True
         cycle.tested = tested
         return beyond
 

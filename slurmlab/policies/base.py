@@ -216,6 +216,12 @@ class PendingJob:
     #: schedulers skip the array's later elements in a partition once one was rejected
     #: there: job_scheduler.c and backfill.c ``reject_array_job``), else None
     array_job: int | None = None
+    #: an array task beyond the free slots of its %N throttle, handed to a ``slurm``
+    #: backfill cycle to be planned only: Slurm's backfill goes on reserving for an
+    #: array's record while its running tasks stay under the throttle (job_array_start_test
+    #: counts running tasks, not reserved ones), up to bf_max_job_array_resv. It may not
+    #: start.
+    reserve_only: bool = False
     #: what decides whether the request fits, but for its time limit (partition, per-node
     #: need, node count, node set, reach, exclusive): within a pass resources only shrink
     #: and a longer window is harder to fit, so a shape that failed for a limit fails for

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from slurmlab.errors import PolicyError
-from slurmlab.policies.backfill import POLICIES
+from slurmlab.policies.backfill import POLICIES, SlurmBackfill
 from slurmlab.policies.base import (
     Decision,
     JobFacts,
@@ -218,9 +218,11 @@ class Controller:
         """How many of the partition's nodes are up (not down, drained or future)."""
         return int(self.up[self.partition_index(partition)].sum())
 
-    def _pending_jobs(self, order=None):
+    def _pending_jobs(self, order=None, reserve: bool = False):
         """The eligible queue in evaluation order (``order``: as the pass computed it),
-        lazily; throttled array tasks left out."""
+        lazily; throttled array tasks left out (``reserve``, a ``slurm`` backfill cycle: the
+        tasks of an array's record beyond its free %N slots are handed over to be planned
+        only, :attr:`PendingJob.reserve_only`, while its running tasks leave slots free)."""
         if order is not None:
             queue = order
         else:
@@ -256,7 +258,7 @@ class Controller:
         for key, jid in queue:
             job = self.jobs[jid]
             record = job.pending or self._pending_of(job, key)
-            first = True
+            first, extra = True, False
             if job.alts is not None:
                 if jid in held:
                     continue
@@ -276,11 +278,14 @@ class Controller:
                         self._set_reason(job, "JobArrayTaskLimit")
                     else:
                         withheld.append(jid)
+                        extra = reserve and record.array is not None and job.alts is None
                     throttled[aid] = running
-                    held.add(jid)
-                    continue
-                throttled[aid] = running + 1
-                handed.setdefault(aid, []).append(jid)  # (given a free %N slot)
+                    if not extra:
+                        held.add(jid)
+                        continue
+                else:
+                    throttled[aid] = running + 1
+                    handed.setdefault(aid, []).append(jid)  # (given a free %N slot)
             if job.spec.reservation:
                 continue  # started by the reservation pass, inside its reservation
             if (
@@ -330,9 +335,8 @@ class Controller:
                     if maint:
                         self._own[job.id] = MAINT_REASON
                     blocks = pending.blocks and not maint
-                    yield replace(pending, mask=mask, reach=pending.mask, blocks=blocks)
-                    continue
-            yield pending
+                    pending = replace(pending, mask=mask, reach=pending.mask, blocks=blocks)
+            yield replace(pending, reserve_only=True) if extra else pending
 
     def _in_order(self) -> list[tuple[tuple, int]]:
         """The queue in Slurm's evaluation order (job_scheduler.c ``sort_job_queue2``).
@@ -766,11 +770,11 @@ class Controller:
         most = min([most] + [c for c in caps if c is not None])
         return most if most > count else None
 
-    def _view(self, resume=None, fresh: int = 0, order=None) -> QueueView:
+    def _view(self, resume=None, fresh: int = 0, order=None, reserve: bool = False) -> QueueView:
         now = self.env.now
         running = _RunningView(self.running, now)
         if resume is None or getattr(self.policy, "resume_whole_queue", False):
-            queue, start = self._pending_jobs(order), 0
+            queue, start = self._pending_jobs(order, reserve), 0
         else:
             queue, start = self._tail(fresh), len(self.queue) - fresh
         free, capacity, up = self._read_only()
@@ -1112,8 +1116,8 @@ class Controller:
         self.cycle_times.append(self.env.now)
         if self._can_continue_cycle():  # only jobs joined since the last cycle
             view = self._view(self._cycle, len(self.queue) - self._cycle_len)
-        else:
-            view = self._view()
+        else:  # (slurm: an array's record is planned beyond its %N's free slots)
+            view = self._view(reserve=type(self.policy) is SlurmBackfill)
         # (a policy without a backfill method runs its schedule at every cycle)
         method = "backfill" if hasattr(self.policy, "backfill") else "schedule"
         decision = self._decide(method, view, cycle=True)
