@@ -793,12 +793,16 @@ class SlurmBackfill(Conservative):
         self.interval = None if self.bf_interval == -1 else float(self.bf_interval)
 
     @property
+    def _thresholds(self) -> bool:
+        """Whether a reservation threshold is set (bf_min_age_reserve, bf_min_prio_reserve)."""
+        return bool(self.bf_min_age_reserve or self.bf_min_prio_reserve)
+
+    @property
     def _caps(self) -> bool:
         """Whether a per-cycle cap or a reservation threshold is set (bf_max_job_user ...)."""
         return bool(
             self.bf_max_job_user or self.bf_max_job_assoc or self.bf_max_job_part
-            or self.bf_max_job_user_part or self.bf_max_job_start or self.bf_min_age_reserve
-            or self.bf_min_prio_reserve
+            or self.bf_max_job_user_part or self.bf_max_job_start or self._thresholds
         )  # fmt: skip
 
     @property
@@ -816,7 +820,7 @@ class SlurmBackfill(Conservative):
         if self.sched_interval == -1:
             return Decision()
         d = self.main_pass(view, view.free.copy(), limit=self.default_queue_depth + 1)
-        if self.bf_min_age_reserve or self.bf_min_prio_reserve:
+        if self._thresholds:
             d.resume = None  # (whether a job blocks its partition changes with its age)
         return d
 
@@ -827,7 +831,7 @@ class SlurmBackfill(Conservative):
         less than bf_min_age_reserve time"): slurm.conf(5), such jobs "will not prevent a
         newly submitted job from starting immediately, even if the newly submitted job has
         a lower priority". It waits for Resources."""
-        if not (self.bf_min_age_reserve or self.bf_min_prio_reserve):
+        if not self._thresholds:
             return False
         return self._no_reserve(_facts(view, job), view.now)
 
@@ -838,7 +842,7 @@ class SlurmBackfill(Conservative):
         if self.sched_interval == -1:
             return Decision()
         d = self.main_pass(view, view.free.copy())
-        if self.bf_min_age_reserve or self.bf_min_prio_reserve:
+        if self._thresholds:
             d.resume = None
         return d
 
@@ -991,11 +995,7 @@ class SlurmBackfill(Conservative):
                 seen.append((job, None, None))
                 reasons[job.id] = "Resources" if known[1] else "Priority"
                 continue
-            if not (
-                cycle.reached_now(space, job, up, now, blocked)
-                if no_reserve
-                else cycle.reached(space, unreached, job, up, now, blocked)
-            ):
+            if not cycle.reached(space, unreached, job, up, now, blocked, now_only=no_reserve):
                 seen.append((job, False, None))
                 if job.partition in waiting:
                     reasons[job.id] = "Priority"
@@ -1198,32 +1198,33 @@ class _Cycle:
     bits: dict = field(default_factory=dict)
 
     def reached(
-        self, space: NodeSpace, unreached: dict, job: PendingJob, up: int, now, blocked
+        self,
+        space: NodeSpace,
+        unreached: dict,
+        job: PendingJob,
+        up: int,
+        now,
+        blocked,
+        now_only: bool = False,
     ) -> bool:
         """Whether the node_space walk over ``space`` reaches ``job`` (:meth:`NodeSpace.reachable`
         over the up nodes its plans may use), a shape not reached at some limit being not
         reached at a longer one (``unreached``: shape -> shortest limit not reached;
-        reservations only take room, so it holds for the cycle)."""
-        missed = unreached.get(job.shape)
-        if missed is not None and job.limit >= missed:
-            return False
+        reservations only take room, so it holds for the cycle). ``now_only``: a job that
+        may only start now (TEST_NOW_ONLY) has its first try alone, and no shape is noted."""
+        if not now_only:
+            missed = unreached.get(job.shape)
+            if missed is not None and job.limit >= missed:
+                return False
         mask = job.plan_mask  # as a bitmask, cached per mask
         hit = self.bits.get(id(mask))
         if hit is None:
             hit = self.bits[id(mask)] = (mask, node_bits(mask))
-        if space.reachable(hit[1] & up, job.count, job.limit, now, blocked):
+        if space.reachable(hit[1] & up, job.count, job.limit, now, blocked, now_only=now_only):
             return True
-        unreached[job.shape] = job.limit
+        if not now_only:
+            unreached[job.shape] = job.limit
         return False
-
-    def reached_now(self, space: NodeSpace, job: PendingJob, up: int, now, blocked) -> bool:
-        """:meth:`reached` for a job that may only start now (TEST_NOW_ONLY): its first try
-        alone (:meth:`NodeSpace.reachable` with ``now_only``)."""
-        mask = job.plan_mask
-        hit = self.bits.get(id(mask))
-        if hit is None:
-            hit = self.bits[id(mask)] = (mask, node_bits(mask))
-        return space.reachable(hit[1] & up, job.count, job.limit, now, blocked, now_only=True)
 
     def still_reached(self, space: NodeSpace, now: float, up: int, blocked, size: int) -> bool:
         """Walk the jobs seen again over ``space`` (a map for ``now``), putting their
