@@ -60,7 +60,7 @@ from slurmlab.errors import SlurmlabError
 from slurmlab.sim.timing import URGENT
 from slurmlab.spec.job import JobSpec
 from slurmlab.spec.units import format_duration, index_ranges
-from slurmlab.spec.workload import node_range
+from slurmlab.spec.workload import node_range, update_value
 
 if TYPE_CHECKING:  # the engine assembles this mixin; only types come back
     from slurmlab.sim.engine import SimJob
@@ -187,14 +187,10 @@ class Updates:
         (job_mgr.c ``_update_job``: an array's max_run_tasks; tasks already running beyond
         a lowered limit run on). KEY names the array, or any of its tasks."""
         command = f"scontrol update JobId={key} ArrayTaskThrottle={throttle}"
-        if isinstance(throttle, bool) or not (
-            (isinstance(throttle, int) and throttle >= 0)
-            or (isinstance(throttle, str) and throttle.isdigit())
-        ):
-            raise SlurmlabError(
-                f"{command}: give a whole number of tasks, e.g. ArrayTaskThrottle=4 (0: no limit)"
-            )
-        limit = int(throttle) or None
+        try:  # (as a scenario's update action reads it)
+            limit = update_value("throttle", throttle) or None
+        except SlurmlabError as exc:
+            raise SlurmlabError(f"{command}: {exc}") from None
         jobs = self._records(key, "scontrol update")
         arrays = {j.array_id for j in jobs if j.array_id is not None}
         if not arrays:
