@@ -701,6 +701,11 @@ class Cluster:
     #: standing for the machine's processors (``simulate`` warns that the ``slurm``
     #: policy's whole-node reservations hold all of it)
     processor_pool: bool = False
+    #: node name -> Node, for :meth:`node` (a cluster of thousands of nodes looks its nodes
+    #: up by name once per node of a partition, per request shape resolved)
+    _by_name: dict[str, Node] = field(
+        init=False, repr=False, compare=False, hash=False, default_factory=dict
+    )
 
     def __post_init__(self):
         text_value(self.name, "Cluster", "name", "mycluster")
@@ -715,7 +720,8 @@ class Cluster:
         if not self.nodes:
             raise SlurmlabError(f"Cluster {self.name!r}: it has no nodes")
         names = [n.name for n in self.nodes]
-        known = set(names)
+        object.__setattr__(self, "_by_name", {n.name: n for n in self.nodes})
+        known = self._by_name.keys()
         if len(known) != len(names):
             dup = {n for n, k in Counter(names).items() if k > 1}
             raise SlurmlabError(f"Cluster {self.name!r}: node names repeated: {sorted(dup)}")
@@ -807,9 +813,9 @@ class Cluster:
 
     # -- lookups ------------------------------------------------------------------------------
     def node(self, name: str) -> Node:
-        for n in self.nodes:
-            if n.name == name:
-                return n
+        node = self._by_name.get(name) if isinstance(name, str) else None
+        if node is not None:
+            return node
         raise SlurmlabError(f"Cluster {self.name!r}: no node named {name!r}")
 
     def partition(self, name: str | None = None) -> Partition:

@@ -19,6 +19,7 @@ import math
 import os
 import re
 import shlex
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import date, datetime, time, timedelta
@@ -2343,8 +2344,8 @@ class _CoreUse:
     limited: bool  # usable set by --threads-per-core (memory then counts usable threads)
 
     @classmethod
-    def of(cls, spec: JobSpec, cluster: Cluster, pool: list[Node], cpt: int) -> _CoreUse:
-        threads = max(n.threads_per_core for n in pool) if cluster.core_allocation else 1
+    def of(cls, spec: JobSpec, cluster: Cluster, pool: _Pool, cpt: int) -> _CoreUse:
+        threads = max(n.threads_per_core for n in pool.reps) if cluster.core_allocation else 1
         per_core, limit = spec.core_limits(one_task_per_core=cluster.one_task_per_core)
         usable = threads
         if per_core:
@@ -2527,14 +2528,121 @@ def _partition_of(spec: JobSpec, cluster: Cluster) -> Partition:
     return part
 
 
-def _eligible_nodes(spec: JobSpec, cluster: Cluster, part: Partition) -> list[Node]:
+def _node_class(node: Node) -> tuple:
+    """What a request's shape is checked against on a node: nodes alike in these are alike
+    to :func:`resolve` (their names, addresses, states and weights aside)."""
+    return (node.cpus, node.memory_mb, node.gres, node.features, node.threads_per_core)
+
+
+class _Pool(tuple):
+    """Nodes a request may use, in partition order, grouped into classes of nodes alike to
+    :func:`resolve` (:func:`_node_class`). A cluster of thousands of nodes has a handful of
+    classes: a check of one node of a class (``reps``) answers for all of them, so resolving
+    a request costs the same on 4,000 nodes as on 4 (it was linear in the nodes, per
+    request: a replay of a large cluster's export resolves tens of thousands)."""
+
+    reps: tuple[Node, ...]  # one node of each class, in order of first appearance
+    _groups: tuple[tuple[int, ...], ...]  # each class's positions
+    _subsets: dict[tuple[int, ...], _Pool]  # where(): the classes kept -> the pool
+    _names: tuple[str, ...] | None
+
+    def __new__(cls, nodes):
+        self = super().__new__(cls, nodes)
+        groups: dict[tuple, list[int]] = {}
+        for i, node in enumerate(self):
+            groups.setdefault(_node_class(node), []).append(i)
+        self._groups = tuple(map(tuple, groups.values()))
+        self.reps = tuple(self[g[0]] for g in self._groups)
+        self._subsets, self._names = {}, None
+        return self
+
+    def where(self, test) -> _Pool:
+        """The nodes of the classes whose nodes pass ``test`` (a test of one node's class:
+        CPUs, memory, GRES, features, threads per core; never its name)."""
+        keep = tuple(k for k, rep in enumerate(self.reps) if test(rep))
+        if len(keep) == len(self.reps):
+            return self
+        hit = self._subsets.get(keep)
+        if hit is None:
+            hit = self._subsets[keep] = _Pool(
+                self[i] for i in sorted(i for k in keep for i in self._groups[k])
+            )
+        return hit
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        if self._names is None:
+            self._names = tuple(n.name for n in self)
+        return self._names
+
+
+_MEMOS: OrderedDict[int, tuple[Cluster, dict]] = OrderedDict()
+_MEMOS_KEPT = 8  # clusters whose facts are kept (a notebook resolves against one or two)
+
+
+def _memo(cluster: Cluster) -> dict:
+    """Facts derived from ``cluster`` (frozen, so they never change): its node pools per
+    partition and filter, the CPUs of its partitions, its GRES names and node features."""
+    key = id(cluster)
+    hit = _MEMOS.get(key)
+    if hit is None or hit[0] is not cluster:
+        hit = _MEMOS[key] = (cluster, {})
+        while len(_MEMOS) > _MEMOS_KEPT:
+            _MEMOS.popitem(last=False)
+    return hit[1]
+
+
+def _known(cluster: Cluster, what: str):
+    """The cluster's GRES names (``"gres"``), node features (``"features"``) or node names
+    (``"nodes"``), as a set computed once."""
+    memo = _memo(cluster)
+    hit = memo.get(what)
+    if hit is None:
+        if what == "gres":
+            hit = {g.name for n in cluster.nodes for g in n.gres}
+        elif what == "features":
+            hit = set().union(*(n.features for n in cluster.nodes))
+        else:
+            hit = {n.name for n in cluster.nodes}
+        hit = memo[what] = frozenset(hit)
+    return hit
+
+
+def _partition_cpus(cluster: Cluster, part: Partition) -> int:
+    memo = _memo(cluster)
+    hit = memo.get(("cpus", part.name))
+    if hit is None:
+        hit = memo[("cpus", part.name)] = cluster.partition_cpus(part.name)
+    return hit
+
+
+def _eligible_nodes(spec: JobSpec, cluster: Cluster, part: Partition) -> _Pool:
+    """:func:`_find_eligible_nodes`, kept per cluster for each partition and node filter."""
+    key = (
+        "pool",
+        part.name,
+        spec.nodelist,
+        spec.exclude,
+        spec.constraint,
+        spec.gpu_type,
+        spec.other_gres,
+        spec.threads_per_core,
+    )
+    memo = _memo(cluster)
+    pool = memo.get(key)
+    if pool is None:
+        pool = memo[key] = _find_eligible_nodes(spec, cluster, part)
+    return pool
+
+
+def _find_eligible_nodes(spec: JobSpec, cluster: Cluster, part: Partition) -> _Pool:
     """The nodes of ``part`` the request may use (--nodelist, --exclude, --constraint and the
     GPU type and the other GRES applied in turn); a filter that leaves none is named in the
     error. A name in --nodelist or --exclude that is no node of the cluster is refused, as
     slurmctld refuses it ("Invalid node name specified")."""
     unavailable = "Requested node configuration is not available"
     pool = [cluster.node(n) for n in part.nodes]
-    known = {n.name for n in cluster.nodes}
+    known = _known(cluster, "nodes")
     for option, names in (("--nodelist", spec.nodelist), ("--exclude", spec.exclude)):
         unknown = [n for n in names if n not in known]
         if unknown:
@@ -2617,7 +2725,7 @@ def _eligible_nodes(spec: JobSpec, cluster: Cluster, part: Partition) -> list[No
                 f"{unavailable}; ask --threads-per-core={most} or leave it out"
             )
         pool = kept
-    return pool
+    return _Pool(pool)
 
 
 def _check_mem_per_gpu(spec: JobSpec) -> None:
@@ -2645,7 +2753,7 @@ def _check_features(spec: JobSpec, cluster: Cluster) -> None:
     """Each feature ``--constraint`` names must be a feature of some node of the cluster
     (job_scheduler.c ``_valid_node_feature``), whatever the operators: slurmctld refuses the
     job with "Invalid feature specification"."""
-    have = set().union(*(n.features for n in cluster.nodes))
+    have = _known(cluster, "features")
     unknown = [f for f in _constraint_names(_parse_constraint(spec.constraint)) if f not in have]
     if unknown:
         close = difflib.get_close_matches(unknown[0], sorted(have), n=1)
@@ -2659,7 +2767,7 @@ def _check_features(spec: JobSpec, cluster: Cluster) -> None:
 
 def _gres_names(cluster: Cluster) -> set[str]:
     """The generic resources the cluster knows: GresTypes and every node's Gres."""
-    names = {g.name for n in cluster.nodes for g in n.gres}
+    names = _known(cluster, "gres")
     return names | {t.strip() for t in (cluster.setting("GresTypes") or "").split(",") if t.strip()}
 
 
@@ -2741,8 +2849,8 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
         cpt *= ratio
         per_cpu_asked = math.ceil(per_cpu_asked / ratio)
     cores = _CoreUse.of(spec, cluster, pool, cpt)
-    max_cpus = cores.usable_cpus(max(n.cpus for n in pool))  # (the CPUs its tasks may use)
-    max_gpus = max(n.gpus for n in pool)
+    max_cpus = cores.usable_cpus(max(n.cpus for n in pool.reps))  # (CPUs its tasks may use)
+    max_gpus = max(n.gpus for n in pool.reps)
 
     # nodes and tasks
     nodes, ntasks, per_node = counts.nodes, counts.ntasks, counts.ntasks_per_node
@@ -2862,7 +2970,7 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
         # Only a node count asked for (-N, --gpus with GPUs per node) pends for its size:
         # one slurmlab derives (-n 30 --ntasks-per-node=10, --gpus=20 alone) is refused
         tasks = ntasks if ntasks is not None else (per_node or 1) * nodes
-        if tasks * cpt > cluster.partition_cpus(part.name):
+        if tasks * cpt > _partition_cpus(cluster, part):
             part_limit = "PartitionConfig"
         elif nodes > len(part.nodes) and counts.nodes_from in ("-N", "--gpus"):
             part_limit = "PartitionNodeLimit"
@@ -2960,7 +3068,7 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
             and exclusive_per_cpu * n.cpus <= n.memory_mb
         )
 
-    fitting = [n for n in pool if fits(n)]
+    fitting = pool.where(fits)
     if len(fitting) < nodes and not part_limit:  # (pending for ever: no sizes are checked)
         why = []
         tasks_here = max(tasks_per_node)
@@ -3045,14 +3153,14 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
         most = _most_nodes(spec, counts, part, nodes)
     whole_memory = mem == 0 and tracked
     if whole_memory:
-        mem = min((n.memory_mb for n in fitting), default=0)
+        mem = min((n.memory_mb for n in fitting.reps), default=0)
     # (real Slurm 22.05, CR_Core and no default: ReqMem is each node's memory, --mem=0 too)
-    requested = 0 if tracked else asked or min((n.memory_mb for n in fitting), default=0)
+    requested = 0 if tracked else asked or min((n.memory_mb for n in fitting.reps), default=0)
     time_limit = spec.time_limit if spec.time_requested else part.time_limit_default
     gpu_type = spec.gpu_type
     if gpu_type is None and gpn:
         # an untyped request on nodes of one GPU type gets that type (sacct's gres/gpu:h100)
-        types = {n.gpu_type for n in fitting}
+        types = {n.gpu_type for n in fitting.reps}
         gpu_type = types.pop() if len(types) == 1 else None
     return Resources(
         partition=part.name,
@@ -3067,7 +3175,7 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
         time_limit=time_limit,
         whole_node=spec.exclusive or _oversubscribe(part) == "EXCLUSIVE",
         features=spec.constraint,
-        candidates=tuple(n.name for n in fitting),
+        candidates=fitting.names,
         mem_per_cpu_mb=per_cpu,
         mem_per_gpu_mb=per_gpu,
         mem_whole_node=whole_memory,

@@ -1,0 +1,282 @@
+"""Large clusters cost what small ones do, and decide exactly the same.
+
+Three shortcuts for clusters of thousands of nodes (see benchmarks/README.md, 28th look):
+
+* ``resolve`` checks a request against one node of each class of nodes alike in CPUs,
+  memory, GRES, features and threads per core (``_Pool``), not against every node, and
+  ``Cluster.node`` finds a node by name in a dict (it scanned the nodes: resolving a
+  request on 4,096 nodes looked nodes up 4,096 x 4,096 times);
+* ``best_fit`` finds the runs of consecutive nodes with numpy;
+* ``conservative`` starts the jobs that start now before any reservation stands without
+  building a profile of every running job's end on every node.
+
+Each test compares with the plain computation: nodes made unique (one class each), the
+runs found by a Python loop, conservative with the shortcut switched off.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_engine_properties import SETTINGS, scenarios
+from test_engine_resume import history, same
+
+from slurmlab import Cluster, Scenario, SlurmlabError, simulate
+from slurmlab.errors import RequestError
+from slurmlab.policies.backfill import Conservative
+from slurmlab.policies.placement import best_fit
+from slurmlab.records.swf import swf_cluster
+from slurmlab.spec.job import JobSpec, _Pool, resolve
+from slurmlab.spec.synthetic import ai_workload, pool_workload
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.filterwarnings("ignore")
+
+# three kinds of node, interleaved in the node list (each template: slurm.conf attributes)
+TEMPLATES = (
+    "CPUs=32 RealMemory=64000 Gres=gpu:a100:4 Features=a100,ib",
+    "CPUs=64 RealMemory=256000 Gres=gpu:h100:8 Features=h100,ib,nvlink",
+    "CPUs=16 RealMemory=32000 ThreadsPerCore=2 Features=cpu",
+)
+ARGS = (
+    "-N 1",
+    "-N 2 --gres=gpu:4",
+    "-N 3 --gres=gpu:h100:8",
+    "--gres=gpu:a100:2 -c 8",
+    "-N 2 -C ib --gres=gpu:2",
+    "-C nvlink -N 1 --exclusive",
+    "-n 40",
+    "-N 1-3 -n 48",
+    "--mem=100G",
+    "--mem=0 -N 2",
+    "-c 12 --threads-per-core=1",
+    "--gpus=12 --gpus-per-node=4",
+    "-x n1 -N 2",
+    "-w n2,n3",
+    "-p cpu -n 8",
+    "-p gpu,cpu -n 20",
+    "--exclusive --mem-per-cpu=2000",
+    "-N 4 --gres=gpu:1",
+)
+
+
+def conf(kinds: list[int], *, unique: bool = False) -> str:
+    """A slurm.conf of the nodes n1.. of those kinds; ``unique`` gives each node a feature of
+    its own, which makes every node its own class (the per-node computation)."""
+    lines = [
+        "ClusterName=mixed",
+        "SelectType=select/cons_tres",
+        "SelectTypeParameters=CR_Core_Memory",
+        "GresTypes=gpu",
+    ]
+    for i, kind in enumerate(kinds, 1):
+        line = f"NodeName=n{i} {TEMPLATES[kind]}"
+        if unique:
+            line += f",own{i}" if "Features=" in line else f" Features=own{i}"
+        lines.append(line)
+    every = ",".join(f"n{i}" for i in range(1, len(kinds) + 1))
+    cpu = ",".join(f"n{i}" for i, k in enumerate(kinds, 1) if k == 2) or every
+    lines.append(f"PartitionName=gpu Nodes={every} Default=YES MaxTime=INFINITE")
+    lines.append(f"PartitionName=cpu Nodes={cpu} MaxTime=INFINITE")
+    return "\n".join(lines)
+
+
+def outcome(spec: JobSpec, cluster: Cluster):
+    try:
+        return resolve(spec, cluster)
+    except RequestError as exc:
+        return f"refused: {exc}"
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    kinds=st.lists(st.integers(0, 2), min_size=1, max_size=12),
+    args=st.lists(st.sampled_from(ARGS), min_size=1, max_size=6),
+)
+def test_resolving_by_node_classes_equals_resolving_node_by_node(kinds, args):
+    classes = Cluster.from_slurm_conf(conf(kinds))
+    each = Cluster.from_slurm_conf(conf(kinds, unique=True))
+    for text in args:
+        spec = JobSpec.from_args(text)
+        got, want = outcome(spec, classes), outcome(spec, each)
+        if "-C" in text and isinstance(want, str):  # (the error lists the nodes' features)
+            assert isinstance(got, str)
+        else:
+            assert got == want, text
+
+
+def test_candidates_keep_partition_order_across_classes():
+    cluster = Cluster.from_slurm_conf(conf([0, 1, 0, 2, 1, 0, 1]))
+    res = resolve(JobSpec.from_args("--gres=gpu:4"), cluster)  # a100 and h100 nodes
+    assert res.candidates == ("n1", "n2", "n3", "n5", "n6", "n7")
+    res = resolve(JobSpec.from_args("-c 40"), cluster)  # the 64-CPU nodes only
+    assert res.candidates == ("n2", "n5", "n7")
+    res = resolve(JobSpec.from_args("-C ib -x n3 -c 2"), cluster)
+    assert res.candidates == ("n1", "n2", "n5", "n6", "n7")
+
+
+def test_a_pool_groups_nodes_alike_and_keeps_their_order():
+    cluster = Cluster.from_slurm_conf(conf([0, 1, 0, 2, 1]))
+    pool = _Pool(cluster.nodes)
+    assert [n.name for n in pool.reps] == ["n1", "n2", "n4"]  # one of each class
+    assert pool.names == ("n1", "n2", "n3", "n4", "n5")
+    big = pool.where(lambda n: n.cpus >= 32)
+    assert big.names == ("n1", "n2", "n3", "n5")
+    assert pool.where(lambda n: n.cpus >= 32) is big  # (kept: built once)
+    assert pool.where(lambda n: True) is pool
+    assert pool.where(lambda n: False).names == ()
+
+
+def test_a_node_is_found_by_name():
+    cluster = Cluster.from_slurm_conf(conf([0, 1, 2]))
+    assert cluster.node("n2").cpus == 64
+    for bad in ("n9", ["n1"], None):
+        with pytest.raises(SlurmlabError, match="no node named"):
+            cluster.node(bad)
+
+
+def runs_by_loop(nodes: list[int], weight: list[int]) -> list[int]:
+    """The cuts between runs as best_fit found them before: a Python loop."""
+    return [
+        k
+        for k in range(1, len(nodes))
+        if nodes[k] - nodes[k - 1] != 1 or weight[k] != weight[k - 1]
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    picked=st.lists(st.booleans(), min_size=2, max_size=40),
+    weights=st.one_of(st.none(), st.lists(st.integers(0, 3), min_size=40, max_size=40)),
+    cpus=st.lists(st.integers(0, 8), min_size=40, max_size=40),
+    count=st.integers(1, 6),
+)
+def test_best_fit_runs_found_by_numpy_are_the_loops(picked, weights, cpus, count):
+    """best_fit's answers stay those of the loop it had: check them against a version of
+    best_fit that uses the loop (its runs and the rest of its rule unchanged)."""
+    idx = np.flatnonzero(picked)
+    free = np.zeros((40, 3), dtype=np.int64)
+    free[:, 0] = cpus
+    w = None if weights is None else np.array(weights, dtype=np.int64)
+    got = best_fit(free, idx, count, w)
+    want = best_fit_by_loop(free, idx, count, w)
+    assert got == want
+
+
+def best_fit_by_loop(free, idx, count, weights):
+    """best_fit as it was, for the tests (no memory per CPU, no MIN-MAX)."""
+    n = len(idx)
+    if n < count:
+        return None
+    nodes = idx.tolist()
+    if n == count:
+        return tuple(nodes)
+    if weights is None and nodes[-1] - nodes[0] == n - 1:
+        if count > 1:
+            return tuple(nodes[:count])
+        return (nodes[int(free[idx, 0].argmin())],)
+    cpus = free[idx, 0].tolist()
+    weight = [0] * n if weights is None else weights[idx].tolist()
+    bounds = [0, *runs_by_loop(nodes, weight), n]
+    runs = list(zip(bounds, bounds[1:]))
+    sums = [sum(cpus[a:b]) for a, b in runs]
+    chosen, need = [], count
+    while need:
+        best, best_w, best_cpus, best_enough = None, 0, 0, False
+        for r, (a, b) in enumerate(runs):
+            if a == b:
+                continue
+            enough = b - a >= need
+            if best is None or weight[a] < best_w:
+                new = True
+            else:
+                new = weight[a] == best_w and (
+                    (enough and not best_enough)
+                    or (enough and sums[r] < best_cpus)
+                    or (not enough and sums[r] > best_cpus)
+                )
+            if new:
+                best, best_w, best_cpus, best_enough = r, weight[a], sums[r], enough
+        a, b = runs[best]
+        if need == 1:
+            run = cpus[a:b]
+            chosen.append(nodes[a + run.index(min(run))])
+            need = 0
+        else:
+            take = nodes[a : min(b, a + need)]
+            chosen += take
+            need -= len(take)
+        runs[best] = (a, a)
+    return tuple(sorted(chosen))
+
+
+# -- conservative: jobs starting before any reservation stands, without a profile -----------
+def both_ways(cluster, workload, **params):
+    eager = history(simulate(cluster, workload, "conservative", **params))
+    Conservative._eager = False
+    try:  # (not monkeypatch: hypothesis runs many examples per test call)
+        plain = history(simulate(cluster, workload, "conservative", **params))
+    finally:
+        Conservative._eager = True
+    return eager, plain
+
+
+@pytest.mark.parametrize(("preset", "seed", "load"), [
+    ("ai", 1, 0.3), ("ai", 2, 0.9), ("teaching", 3, 0.5), ("teaching", 4, 1.5), ("tiny", 5, 0.7),
+])  # fmt: skip
+def test_conservative_starts_without_a_profile_as_with_one(preset, seed, load):
+    cluster = Cluster.preset(preset)
+    eager, plain = both_ways(cluster, ai_workload(400, cluster, seed=seed, load=load))
+    assert same(eager, plain)
+
+
+def test_conservative_on_a_pool_with_jobs_past_their_limits():
+    """A trace's jobs run past their limits (released at now in a second interval)."""
+    workload = pool_workload(1500, 64, seed=2)
+    eager, plain = both_ways(swf_cluster(64), workload)
+    assert same(eager, plain)
+
+
+@pytest.mark.parametrize(
+    "name", ["reservation", "maintenance", "node-failure", "preemption", "arrays", "update"]
+)
+def test_conservative_scenarios_with_reservations_failures_and_preemption(name):
+    scenario = Scenario.load(ROOT / "datasets/realslurm/scenarios" / f"{name}.yaml")
+    eager = history(scenario.run(policy="conservative"))
+    Conservative._eager = False
+    try:
+        plain = history(scenario.run(policy="conservative"))
+    finally:
+        Conservative._eager = True
+    assert same(eager, plain)
+
+
+@SETTINGS
+@given(case=scenarios())
+def test_conservative_starts_without_a_profile_on_random_workloads(case):
+    """Random clusters and workloads, with arrays, --begin, dependencies, zero-length jobs."""
+    assert same(*both_ways(*case))
+
+
+def test_the_shortcut_is_taken():
+    """An under-loaded run starts most jobs without building a profile."""
+    from slurmlab.policies import backfill
+
+    built = []
+    original = backfill.availability
+
+    def spy(view, *args, **kwargs):
+        built.append(view.now)
+        return original(view, *args, **kwargs)
+
+    cluster = Cluster.preset("ai")
+    backfill.availability = spy
+    try:
+        simulate(cluster, ai_workload(300, cluster, seed=1, load=0.2), "conservative")
+    finally:
+        backfill.availability = original
+    assert len(built) < 150  # (one per pass without the shortcut: over 300)
