@@ -12,6 +12,9 @@ wall time to other work on a shared machine) of:
 * the largest SWF trace in ../shared/datasets/public/swf (LANL CM-5, 122k jobs) and KTH
   for every policy, the tests' reference fifo/easy on the same traces, and simpy alone
   (one event per arrival and per end, nothing else: the floor of any simpy engine);
+* large clusters: 4,608 nodes (4,096 of 8 GPUs) under 3,000 AI jobs at load 0.9, the first
+  run (every request resolved) and the next; 640 nodes under 1,000 jobs at load 1.2, a
+  deep queue;
 * the 2,000-job AI teaching workload (``ai_workload``) on the ``ai`` preset: the best of
   three re-simulations (a widget re-simulates the same workload), and the first run.
 
@@ -47,6 +50,9 @@ from slurmlab.spec.cluster import Cluster  # noqa: E402
 from slurmlab.spec.synthetic import ai_workload, pool_workload  # noqa: E402
 
 POLICIES = ("fifo", "easy", "conservative", "slurm")
+PARTS = ("teaching", "large", "traces", "pools")
+#: (GPU nodes, CPU nodes, jobs, load): thousands of nodes; hundreds under a deep queue
+LARGE = ((4096, 512, 3000, 0.9), (512, 128, 1000, 1.2))
 SHARED = Path(os.environ.get("SLURMLAB_SHARED", ROOT.parent / "shared")) / "datasets/public/swf"
 
 
@@ -93,6 +99,23 @@ def _simpy_events(ref) -> int:
     return len(ended)
 
 
+def large_cluster(gpu_nodes: int, cpu_nodes: int) -> Cluster:
+    """A cluster of ``gpu_nodes`` nodes of 8 H100s and ``cpu_nodes`` CPU nodes."""
+    return Cluster.from_slurm_conf(
+        "\n".join(
+            [
+                "ClusterName=large",
+                "SelectType=select/cons_tres",
+                "GresTypes=gpu",
+                f"NodeName=gpu[0001-{gpu_nodes:04d}] CPUs=128 RealMemory=1000000 Gres=gpu:h100:8",
+                f"NodeName=cpu[001-{cpu_nodes:03d}] CPUs=64 RealMemory=256000",
+                f"PartitionName=train Nodes=gpu[0001-{gpu_nodes:04d}] Default=YES MaxTime=7-0",
+                f"PartitionName=cpu Nodes=cpu[001-{cpu_nodes:03d}] MaxTime=2-0",
+            ]
+        )  # fmt: skip
+    )
+
+
 def reference_jobs(workload):
     return [
         RefJob(j.id, j.submit, j.spec.ntasks, j.runtime, j.spec.time_limit.total_seconds())
@@ -120,7 +143,18 @@ def main(argv=None) -> int:
     ap.add_argument("--budget", type=float, default=900.0, help="max seconds for one run")
     ap.add_argument("--load", type=float, default=0.5, help="offered load of the pools")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument(
+        "--parts",
+        default=",".join(PARTS),
+        help=f"comma-separated, of {', '.join(PARTS)} (a partial run is printed, not written)",
+    )
     args = ap.parse_args(argv)
+    parts = [x.strip() for x in args.parts.split(",") if x.strip()]
+    unknown = sorted(set(parts) - set(PARTS))
+    if unknown:
+        ap.error(f"--parts: {', '.join(unknown)} unknown; choose from {', '.join(PARTS)}")
+    if set(parts) != set(PARTS):
+        args.no_write = True
     warnings.simplefilter("ignore")
     rows = []
 
@@ -134,14 +168,26 @@ def main(argv=None) -> int:
     # every slider move: same cluster and workload, so requests are already resolved)
     ai = Cluster.preset("ai")
     w = ai_workload(2000, ai, seed=1)
-    for p in POLICIES:
+    for p in POLICIES if "teaching" in parts else ():
         first, res = cpu(lambda p=p: simulate(ai, w, p))
         again = min(cpu(lambda p=p: simulate(ai, w, p))[0] for _ in range(3))
         name = "ai preset, 2,000-job teaching workload"
         row(name, 2000, p, again, f"first run {first:.2f} s", res)
 
+    # large clusters: resolution on thousands of nodes (first run), and a deep queue on
+    # hundreds (where the profile, a times x nodes array, dominates)
+    for gpu_nodes, cpu_nodes, n, load in LARGE if "large" in parts else ():
+        w = ai_workload(n, large_cluster(gpu_nodes, cpu_nodes), seed=1, load=load)
+        name = f"{gpu_nodes + cpu_nodes:,} nodes ({gpu_nodes:,} of 8 GPUs), load {load:g}"
+        for p in POLICIES:
+            big = large_cluster(gpu_nodes, cpu_nodes)  # (a new one: nothing resolved yet)
+            first, res = cpu(lambda p=p, big=big, w=w: simulate(big, w, p))
+            again = cpu(lambda p=p, big=big, w=w: simulate(big, w, p))[0]
+            row(name, n, p, again, f"first run {first:.2f} s", res)
+
     # real traces, with the reference beside the engine
-    for name in ("KTH-SP2-1996-2.1-cln.swf.gz", "LANL-CM5-1994-4.1-cln.swf.gz"):
+    traces = ("KTH-SP2-1996-2.1-cln.swf.gz", "LANL-CM5-1994-4.1-cln.swf.gz")
+    for name in traces if "traces" in parts else ():
         path = SHARED / name
         if not path.exists():
             print(f"skip {name}: {path} not found")
@@ -160,7 +206,7 @@ def main(argv=None) -> int:
 
     # synthetic pools
     per_job: dict[str, float] = {}
-    for n in (int(x) for x in args.sizes.split(",")):
+    for n in (int(x) for x in args.sizes.split(",")) if "pools" in parts else ():
         work = pool_workload(n, 256, seed=0, load=args.load)
         cl = swf_cluster(256)
         name = f"synthetic pool 256 procs, load {args.load:g}"

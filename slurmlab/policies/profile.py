@@ -224,7 +224,7 @@ class Profile:
             k = np.searchsorted(times, starts, side="right") - 1
             valid = (starts == times[cand]) | (k == cand)  # else a later breakpoint covers it
         # a window fits on a node where no interval in it is bad
-        bad = np.zeros((len(times) + 1, ok.shape[1]), dtype=np.int64)
+        bad = np.zeros((len(times) + 1, ok.shape[1]), dtype=np.int32)  # (counts of intervals)
         np.cumsum(~ok, axis=0, out=bad[1:])
         ends = np.searchsorted(times, starts + duration, side="left")
         np.maximum(ends, cand + 1, out=ends)
