@@ -45,6 +45,18 @@ def both(cluster, workload, policy, monkeypatch, **params):
     return fast, full
 
 
+def both_fresh(cluster, workload, policy, **params):
+    """:func:`both` without pytest's monkeypatch (hypothesis runs many examples per call)."""
+    fast = history(simulate(cluster, workload, policy, **params))
+    original = Controller._unchanged
+    try:
+        Controller._unchanged = lambda self: False
+        full = history(simulate(cluster, workload, policy, **params))
+    finally:
+        Controller._unchanged = original
+    return fast, full
+
+
 def same(fast, full) -> bool:
     return fast[0].equals(full[0]) and fast[1] == full[1]
 
@@ -122,14 +134,7 @@ def test_continuing_equals_recomputing_on_random_workloads(policy, case):
     """Random clusters and workloads, with arrays, --begin and dependencies (jobs that join
     the queue ahead of others), zero-length jobs and failing jobs."""
     cluster, workload = case
-    fast = history(simulate(cluster, workload, policy))
-    original = Controller._unchanged
-    try:  # (monkeypatch is function-scoped: hypothesis runs many examples per call)
-        Controller._unchanged = lambda self: False
-        full = history(simulate(cluster, workload, policy))
-    finally:
-        Controller._unchanged = original
-    assert same(fast, full)
+    assert same(*both_fresh(cluster, workload, policy))
 
 
 def test_conservative_skips_searches_after_arrivals(monkeypatch):

@@ -25,11 +25,12 @@ from hypothesis import strategies as st
 from test_engine_properties import SETTINGS, scenarios
 from test_engine_resume import history, same
 
-from slurmlab import Cluster, Scenario, SlurmlabError, simulate
+from slurmlab import Cluster, RandomFailures, Scenario, SlurmlabError, simulate
 from slurmlab.errors import RequestError
 from slurmlab.policies.backfill import Conservative
 from slurmlab.policies.placement import best_fit
 from slurmlab.records.swf import swf_cluster
+from slurmlab.sim.controller import Controller
 from slurmlab.spec.job import JobSpec, _Pool, resolve
 from slurmlab.spec.synthetic import ai_workload, pool_workload
 
@@ -280,3 +281,74 @@ def test_the_shortcut_is_taken():
     finally:
         backfill.availability = original
     assert len(built) < 150  # (one per pass without the shortcut: over 300)
+
+
+# -- the up nodes of each queued job's mask, while a node is out -------------------------
+# While any node is drained or down (always some on a large cluster) every pass tests every
+# queued job for nodes it may use that are up (ReqNodeNotAvail); the counts are now kept per
+# mask and partition until a node changes state. Compared with counting at every test.
+def plain_not_avail(self, record):
+    return (
+        int((record.mask & self.up).sum()) < record.count
+        and self._partition_up(record.partition) >= record.count
+    )
+
+
+def kept_and_counted(cluster, workload, policy, **params):
+    result = simulate(cluster, workload, policy, **params)
+    kept = history(result)
+    original = Controller._nodes_not_avail
+    Controller._nodes_not_avail = plain_not_avail
+    try:  # (not monkeypatch: hypothesis runs many examples per test call)
+        counted = history(simulate(cluster, workload, policy, **params))
+    finally:
+        Controller._nodes_not_avail = original
+    kept_and_counted.node_events = result.sim.node_events
+    return kept, counted
+
+
+@pytest.mark.parametrize("policy", ["fifo", "easy", "conservative", "slurm"])
+@pytest.mark.parametrize(("preset", "seed", "out"), [
+    ("ai", 1, {"gpu003": "DRAIN"}),
+    ("ai", 2, {"gpu001": "DOWN", "cpu02": "DRAIN"}),
+    ("teaching", 3, {"gpu04": "DRAIN"}),
+])  # fmt: skip
+def test_up_counts_kept_with_nodes_out(policy, preset, seed, out):
+    cluster = Cluster.preset(preset).with_node_states(out)
+    kept, counted = kept_and_counted(cluster, ai_workload(400, cluster, seed=seed), policy)
+    assert same(kept, counted)
+
+
+@pytest.mark.parametrize("policy", ["fifo", "easy", "conservative", "slurm"])
+def test_up_counts_kept_with_nodes_failing_at_random(policy):
+    """Nodes go down and come back: the counts are dropped at every change."""
+    cluster = Cluster.preset("ai")
+    failures = RandomFailures(mtbf=20 * 86400, repair=7200)
+    kept, counted = kept_and_counted(
+        cluster, ai_workload(400, cluster, seed=4), policy, random_failures=failures, seed=3,
+        until=20 * 86400,
+    )  # fmt: skip
+    assert same(kept, counted)
+    assert any(state == "DOWN" for _t, _n, state in kept_and_counted.node_events)
+
+
+@pytest.mark.parametrize("policy", ["fifo", "easy", "conservative", "slurm"])
+@SETTINGS
+@given(case=scenarios(), drained=st.integers(1, 4), state=st.sampled_from(["DRAIN", "DOWN"]))
+def test_up_counts_kept_on_random_workloads(policy, case, drained, state):
+    cluster, workload = case
+    names = [n.name for n in cluster.nodes]
+    cluster = cluster.with_node_states({names[(drained - 1) % len(names)]: state})
+    assert same(*kept_and_counted(cluster, workload, policy))
+
+
+def test_a_job_whose_nodes_are_out_waits_for_them():
+    """The reason itself (real Slurm: ReqNodeNotAvail while its only node is drained)."""
+    text = conf([0, 1, 2])
+    cluster = Cluster.from_slurm_conf(text).with_node_states({"n2": "DRAIN"})
+    from slurmlab.spec.workload import Workload, WorkloadJob
+
+    jobs = (WorkloadJob(JobSpec.from_args("-C nvlink -t 10"), submit=0, runtime=60),)
+    result = simulate(cluster, Workload(jobs), "fifo")
+    assert result.jobs.Reason.iloc[0] == "ReqNodeNotAvail"
+    assert result.jobs.State.iloc[0] == "PENDING"

@@ -218,6 +218,26 @@ class Controller:
         """How many of the partition's nodes are up (not down, drained or future)."""
         return int(self.up[self.partition_index(partition)].sum())
 
+    def _nodes_not_avail(self, record: PendingJob) -> bool:
+        """Whether too few of the nodes the job may use are up (down, drained), though
+        enough of its partition's are: select's ESLURM_NODE_NOT_AVAIL, the job is passed
+        over (ReqNodeNotAvail). (With too few of its partition's up, job_scheduler.c gives
+        it Resources and fails its partition: the policy sees it, and it blocks there.)
+
+        The counts are kept per mask and partition until a node changes state (every queued
+        job is tested at every pass while a node is out, which is always on a large
+        cluster)."""
+        counts = self._up_counts
+        hit = counts.get(id(record.mask))
+        if hit is None or hit[0] is not record.mask:  # (the mask is kept: its id its own)
+            hit = counts[id(record.mask)] = (record.mask, int((record.mask & self.up).sum()))
+        if hit[1] >= record.count:
+            return False
+        part = counts.get(record.partition)
+        if part is None:
+            part = counts[record.partition] = self._partition_up(record.partition)
+        return part >= record.count
+
     def _pending_jobs(self, order=None, reserve: bool = False):
         """The eligible queue in evaluation order (``order``: as the pass computed it),
         lazily; throttled array tasks left out (``reserve``, a ``slurm`` backfill cycle: the
@@ -288,15 +308,7 @@ class Controller:
                     handed.setdefault(aid, []).append(jid)  # (given a free %N slot)
             if job.spec.reservation:
                 continue  # started by the reservation pass, inside its reservation
-            if (
-                self._nodes_out
-                and int((record.mask & self.up).sum()) < record.count
-                and self._partition_up(record.partition) >= record.count
-            ):
-                # too few of the nodes it may use are up (down, drained), though enough of
-                # its partition's are: select's ESLURM_NODE_NOT_AVAIL, the job is passed over.
-                # (With too few of its partition's up, job_scheduler.c gives it Resources
-                # and fails its partition: the policy sees it, and it blocks there)
+            if self._nodes_out and self._nodes_not_avail(record):
                 self._set_reason(job, "ReqNodeNotAvail")
                 continue
             if self._limits:
@@ -812,7 +824,12 @@ class Controller:
         return views
 
     def _filtering(self) -> bool:
-        """Whether the pass's queue leaves jobs out (throttles, reservations, limits, nodes)."""
+        """Whether the pass's queue leaves jobs out (throttles, reservations, limits, nodes).
+
+        While it does, no pass continues the previous one: the jobs a pass leaves out get
+        their reasons as it reaches them, and a continued pass would reach new jobs a full
+        one does not (one that stops where every partition is blocked), or not reach old
+        ones it does (a new job's partition had none queued)."""
         return bool(self._throttles or self.reservations or self._limits or self._nodes_out)
 
     def _smallest_cpus(self) -> int:

@@ -319,6 +319,7 @@ class Simulation(Controller, Lifecycles, Updates):
         self.up = np.array([n.state not in ("DOWN", "DRAIN", "FUTURE") for n in cluster.nodes])
         # whether any node is down or drained (only then can a job lack usable nodes)
         self._nodes_out = not self.up.all()
+        self._up_counts: dict = {}  # (Controller._nodes_not_avail)
         self.node_state = {n.name: n.state for n in cluster.nodes}
         self.node_events: list[tuple[float, str, str]] = []
         self.jobs: dict[int, SimJob] = {}

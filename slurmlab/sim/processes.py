@@ -317,6 +317,7 @@ class Lifecycles:
         self.up[i] = state not in ("DOWN", "DRAIN", "FUTURE")
         self._idle_picks.clear()  # (test-only selections are on the nodes up)
         self._nodes_out = not self.up.all()
+        self._up_counts = {}  # (Controller._nodes_not_avail)
         self.node_events.append((self.env.now, name, state))
         self.events.append((self.env.now, f"node_{state.lower()}", None, None, name))
         self.request_pass()
