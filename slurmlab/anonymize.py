@@ -103,6 +103,9 @@ class AnonymizeResult:
         )
 
 
+_CANCELLED_BY = re.compile(r"^(\s*CANCELLED by )(\S+)(.*)$")
+
+
 class Anonymizer:
     """Keyed, stable pseudonyms: ``Anonymizer(salt).pseudonym("user", "ann")``.
 
@@ -114,6 +117,9 @@ class Anonymizer:
         self.salt = (salt if salt is not None else secrets.token_hex(16)).encode("utf-8")
         self.result = AnonymizeResult()
         self._owner: dict[tuple[str, str], str] = {}  # (kind, pseudonym) -> original
+        # a node list -> (its pseudonym, the names it replaced): an export repeats its node
+        # lists on every step row, and expanding and collecting them was half the time
+        self._node_lists: dict[str, tuple[str, int]] = {}
 
     def _digest(self, kind: str, value: str) -> bytes:
         return hmac.new(self.salt, f"{kind}\x00{value}".encode(), hashlib.sha256).digest()
@@ -161,11 +167,19 @@ class Anonymizer:
     def nodes(self, value: str) -> str:
         if value in _KEEP:
             return value
+        hit = self._node_lists.get(value)
+        if hit is not None:
+            self.result.replaced += hit[1]  # (counted as each name's replacement is)
+            return hit[0]
+        before = self.result.replaced
         try:
             names = hostlist.expand_hostlist(value)
         except hostlist.BadHostlist:
-            return self.pseudonym("node", value)
-        return hostlist.collect_hostlist([self.pseudonym("node", n) for n in names])
+            new = self.pseudonym("node", value)
+        else:
+            new = hostlist.collect_hostlist([self.pseudonym("node", n) for n in names])
+        self._node_lists[value] = (new, self.result.replaced - before)
+        return new
 
     def tres_nodes(self, value: str) -> str:
         """A TRES map whose values are node names (``cpu=cdr735,mem=cdr735``)."""
@@ -178,7 +192,7 @@ class Anonymizer:
         return ",".join(items)
 
     def state(self, value: str) -> str:
-        match = re.match(r"^(\s*CANCELLED by )(\S+)(.*)$", value)
+        match = _CANCELLED_BY.match(value)
         if not match:
             return value
         return match.group(1) + self.pseudonym("uid", match.group(2)) + match.group(3)

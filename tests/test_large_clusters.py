@@ -28,7 +28,7 @@ from test_engine_resume import history, same
 from slurmlab import Cluster, RandomFailures, Scenario, SlurmlabError, simulate
 from slurmlab.errors import RequestError
 from slurmlab.policies.backfill import Conservative
-from slurmlab.policies.placement import best_fit
+from slurmlab.policies.placement import _cuts
 from slurmlab.records.swf import swf_cluster
 from slurmlab.sim.controller import Controller
 from slurmlab.spec.job import JobSpec, _Pool, resolve
@@ -153,66 +153,14 @@ def runs_by_loop(nodes: list[int], weight: list[int]) -> list[int]:
 @given(
     picked=st.lists(st.booleans(), min_size=2, max_size=40),
     weights=st.one_of(st.none(), st.lists(st.integers(0, 3), min_size=40, max_size=40)),
-    cpus=st.lists(st.integers(0, 8), min_size=40, max_size=40),
-    count=st.integers(1, 6),
 )
-def test_best_fit_runs_found_by_numpy_are_the_loops(picked, weights, cpus, count):
-    """best_fit's answers stay those of the loop it had: check them against a version of
-    best_fit that uses the loop (its runs and the rest of its rule unchanged)."""
+def test_best_fit_runs_found_by_numpy_are_the_loops(picked, weights):
+    """best_fit's runs of consecutive fitting nodes of one Weight (the rest of its rule
+    unchanged) are those its Python loop found."""
     idx = np.flatnonzero(picked)
-    free = np.zeros((40, 3), dtype=np.int64)
-    free[:, 0] = cpus
     w = None if weights is None else np.array(weights, dtype=np.int64)
-    got = best_fit(free, idx, count, w)
-    want = best_fit_by_loop(free, idx, count, w)
-    assert got == want
-
-
-def best_fit_by_loop(free, idx, count, weights):
-    """best_fit as it was, for the tests (no memory per CPU, no MIN-MAX)."""
-    n = len(idx)
-    if n < count:
-        return None
     nodes = idx.tolist()
-    if n == count:
-        return tuple(nodes)
-    if weights is None and nodes[-1] - nodes[0] == n - 1:
-        if count > 1:
-            return tuple(nodes[:count])
-        return (nodes[int(free[idx, 0].argmin())],)
-    cpus = free[idx, 0].tolist()
-    weight = [0] * n if weights is None else weights[idx].tolist()
-    bounds = [0, *runs_by_loop(nodes, weight), n]
-    runs = list(zip(bounds, bounds[1:]))
-    sums = [sum(cpus[a:b]) for a, b in runs]
-    chosen, need = [], count
-    while need:
-        best, best_w, best_cpus, best_enough = None, 0, 0, False
-        for r, (a, b) in enumerate(runs):
-            if a == b:
-                continue
-            enough = b - a >= need
-            if best is None or weight[a] < best_w:
-                new = True
-            else:
-                new = weight[a] == best_w and (
-                    (enough and not best_enough)
-                    or (enough and sums[r] < best_cpus)
-                    or (not enough and sums[r] > best_cpus)
-                )
-            if new:
-                best, best_w, best_cpus, best_enough = r, weight[a], sums[r], enough
-        a, b = runs[best]
-        if need == 1:
-            run = cpus[a:b]
-            chosen.append(nodes[a + run.index(min(run))])
-            need = 0
-        else:
-            take = nodes[a : min(b, a + need)]
-            chosen += take
-            need -= len(take)
-        runs[best] = (a, a)
-    return tuple(sorted(chosen))
+    assert _cuts(idx, w) == runs_by_loop(nodes, [0] * len(nodes) if w is None else w[idx].tolist())
 
 
 # -- conservative: jobs starting before any reservation stands, without a profile -----------
@@ -352,3 +300,81 @@ def test_a_job_whose_nodes_are_out_waits_for_them():
     result = simulate(cluster, Workload(jobs), "fifo")
     assert result.jobs.Reason.iloc[0] == "ReqNodeNotAvail"
     assert result.jobs.State.iloc[0] == "PENDING"
+
+
+# -- taking an event out of simpy's queue ----------------------------------------------------
+@settings(max_examples=200, deadline=None)
+@given(
+    times=st.lists(st.integers(0, 50), min_size=1, max_size=60),
+    out=st.lists(st.integers(0, 59), max_size=30),
+)
+def test_unscheduled_events_leave_the_others_in_order(times, out):
+    """_unschedule mends simpy's heap where the entry was (it rebuilt the whole heap per
+    cancelled or failed job): the events left are processed in the order they would be."""
+    import simpy
+
+    from slurmlab.sim.processes import _unschedule
+
+    env = simpy.Environment()
+    events = [env.timeout(t, value=k) for k, t in enumerate(times)]
+    gone = {k % len(events) for k in out}
+    for k in gone:
+        _unschedule(env, events[k])
+    seen = []
+    for k, ev in enumerate(events):
+        ev.callbacks.append(lambda e, k=k: seen.append(k))
+    env.run()
+    # simpy orders same-time events by when they were scheduled
+    want = sorted((k for k in range(len(events)) if k not in gone), key=lambda k: (times[k], k))
+    assert seen == want
+
+
+# -- gres.conf records found per node through an index ---------------------------------------
+def test_gres_conf_records_and_autodetect_per_node():
+    """A node's records are the lines for every node and its own, in file order; its own
+    AutoDetect line (the last naming it) overrides the file's."""
+    from test_qa_stop28_conf import MIXED_CONF, gres_of, load
+
+    gres = (
+        "AutoDetect=nvml\n"
+        "NodeName=gpu01 AutoDetect=off\n"
+        "NodeName=gpu01 Name=gpu File=/dev/nvidia[0-3]\n"
+        "Name=mps Count=400\n"
+        "NodeName=gpu02 Name=gpu File=/dev/nvidia[0-3]\n"
+    )
+    cluster, caught = load(MIXED_CONF, gres)
+    assert gres_of(cluster)["gpu01"] == gres_of(cluster)["gpu02"] == "gpu:4,mps:400"
+    assert len(caught) == 2
+    assert caught[0].startswith("gres.conf line 4: Name=mps: slurm.conf's Gres= of cpu[01-02]")
+    assert caught[1].startswith(  # gpu01's own AutoDetect=off holds for it
+        "gres.conf line 1: AutoDetect=nvml: not modelled by slurmlab (ignored): slurmd asks "
+        "NVIDIA's NVML for the GPUs of gpu02 (their"
+    )
+
+
+def test_a_thousand_node_gres_conf_of_one_line_per_node():
+    nodes = 1000
+    conf_text = "\n".join([
+        "ClusterName=g", "GresTypes=gpu",
+        f"NodeName=g[0001-{nodes}] CPUs=64 RealMemory=512000 Gres=gpu:h100:8",
+        "PartitionName=all Nodes=ALL Default=YES",
+    ])  # fmt: skip
+    gres = "".join(f"NodeName=g{i:04d} Name=gpu Type=h100 File=/dev/nvidia[0-7]\n" for i in
+                   range(1, nodes + 1))  # fmt: skip
+    cluster = Cluster.from_slurm_conf(conf_text, gres)
+    assert cluster.tres()["gres/gpu"] == 8 * nodes
+
+
+# -- anonymize: node lists kept --------------------------------------------------------------
+def test_anonymized_node_lists_are_kept_and_counted():
+    from slurmlab.anonymize import Anonymizer
+
+    anon = Anonymizer(salt="s")
+    first = anon.nodes("gpu[01-04]")
+    count = anon.result.replaced
+    assert count == 4
+    assert anon.nodes("gpu[01-04]") == first  # (from the kept list)
+    assert anon.result.replaced == 8  # counted as each name's replacement is
+    # the same names, the same pseudonyms (each list collected, so in sorted order)
+    assert set(anon.nodes("gpu[03-04]").split(",")) < set(first.split(","))
+    assert anon.nodes("not a[hostlist") == anon.pseudonym("node", "not a[hostlist")

@@ -124,15 +124,8 @@ def best_fit(
         return (nodes[int(_available(free, idx, mem_per_cpu).argmin())],)  # the first tightest
     cpus = _available(free, idx, mem_per_cpu).tolist()
     # the runs, as [first, last + 1) positions in ``nodes``
-    # (found by numpy: a Python loop over thousands of fitting nodes dominated large clusters)
-    step = np.diff(idx) != 1
-    if weights is None:
-        weight = [0] * n
-    else:
-        w = weights[idx]
-        step |= np.diff(w) != 0
-        weight = w.tolist()
-    cuts = (step.nonzero()[0] + 1).tolist()
+    weight = [0] * n if weights is None else weights[idx].tolist()
+    cuts = _cuts(idx, weights)
     bounds = [0, *cuts, n]
     runs = list(zip(bounds, bounds[1:]))
     sums = [sum(cpus[a:b]) for a, b in runs]
@@ -166,6 +159,16 @@ def best_fit(
             need -= len(take)
         runs[best] = (a, a)
     return tuple(sorted(chosen))
+
+
+def _cuts(idx: np.ndarray, weights: np.ndarray | None) -> list[int]:
+    """Where runs of the fitting nodes ``idx`` begin, after the first: positions k where
+    ``idx[k]`` does not follow ``idx[k - 1]``, or its Weight differs. (Found by numpy: a
+    Python loop over thousands of fitting nodes dominated large clusters.)"""
+    step = np.diff(idx) != 1
+    if weights is not None:
+        step |= np.diff(weights[idx]) != 0
+    return (step.nonzero()[0] + 1).tolist()
 
 
 def _available(free: np.ndarray, idx: np.ndarray, mem_per_cpu: int) -> np.ndarray:

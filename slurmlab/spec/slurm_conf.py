@@ -1601,9 +1601,23 @@ def _check_gres_conf(
     dropped: dict[tuple, list[str]] = {}
     fileless: dict[_GresLine | None, list[str]] = {}
     detected: dict[_GresLine, list[str]] = {}
+    # each node's records, in file order, found through an index (a gres.conf of one line per
+    # node, as configuration tools write it, made this loop nodes x lines)
+    everyone = [k for k, r in enumerate(records) if r.nodes is None]
+    named: dict[str, list[int]] = {}
+    for k, r in enumerate(records):
+        for name in r.nodes or ():
+            named.setdefault(name, []).append(k)
+    auto_every = [r for r in lines if r.autodetect is not None and r.nodes is None]
+    auto_own: dict[str, _GresLine] = {}  # (the last line naming the node holds)
+    for r in lines:
+        if r.autodetect is not None and r.nodes is not None:
+            for name in r.nodes:
+                auto_own[name] = r
     for node in nodes.values():
-        mine = [r for r in records if r.nodes is None or node.name in r.nodes]
-        detect = _node_autodetect(lines, node.name)
+        own = named.get(node.name)
+        mine = [records[k] for k in (sorted(everyone + own) if own else everyone)]
+        detect = _node_autodetect(auto_own.get(node.name), auto_every)
         if detect is not None and node.gpus:
             detected.setdefault(detect, []).append(node.name)
         _check_gres_records(mine, node.name)
@@ -1625,12 +1639,11 @@ def _check_gres_conf(
     _warn_gres_conf(records, extra, dropped, fileless, detected, nodes, gres_conf)
 
 
-def _node_autodetect(lines: list[_GresLine], node: str) -> _GresLine | None:
-    """The AutoDetect line that holds for ``node`` (a node's own, else the file's: gres.c
-    ``_handle_local_autodetect`` / ``_handle_global_autodetect``), unless it is off."""
-    own = [r for r in lines if r.autodetect is not None and r.nodes is not None and node in r.nodes]
-    every = [r for r in lines if r.autodetect is not None and r.nodes is None]
-    found = (own or every or [None])[-1]
+def _node_autodetect(own: _GresLine | None, every: list[_GresLine]) -> _GresLine | None:
+    """The AutoDetect line that holds for a node: its own (the last line naming it), else the
+    file's (the last for every node; gres.c ``_handle_local_autodetect`` /
+    ``_handle_global_autodetect``), unless it is off."""
+    found = own if own is not None else (every[-1] if every else None)
     return None if found is None or found.autodetect.lower() == "off" else found
 
 
