@@ -2617,12 +2617,15 @@ def _partition_cpus(cluster: Cluster, part: Partition) -> int:
 
 
 def _eligible_nodes(spec: JobSpec, cluster: Cluster, part: Partition) -> _Pool:
-    """:func:`_find_eligible_nodes`, kept per cluster for each partition and node filter."""
+    """:func:`_find_eligible_nodes`, kept per cluster for each partition and node filter;
+    not for filters by node name (``-w``, ``-x``): an export replayed may name different
+    nodes on every job, and a pool of thousands of nodes kept per list would hold hundreds
+    of megabytes."""
+    if spec.nodelist or spec.exclude:
+        return _find_eligible_nodes(spec, cluster, part)
     key = (
         "pool",
         part.name,
-        spec.nodelist,
-        spec.exclude,
         spec.constraint,
         spec.gpu_type,
         spec.other_gres,
