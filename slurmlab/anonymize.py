@@ -117,9 +117,10 @@ class Anonymizer:
         self.salt = (salt if salt is not None else secrets.token_hex(16)).encode("utf-8")
         self.result = AnonymizeResult()
         self._owner: dict[tuple[str, str], str] = {}  # (kind, pseudonym) -> original
-        # a node list -> (its pseudonym, the names it replaced): an export repeats its node
-        # lists on every step row, and expanding and collecting them was half the time
-        self._node_lists: dict[str, tuple[str, int]] = {}
+        # a node list -> (its pseudonym, the names it replaced, their (kind, name) ->
+        # pseudonym pairs): an export repeats its node lists on every step row, and expanding
+        # and collecting them was half the time
+        self._node_lists: dict[str, tuple[str, int, tuple]] = {}
 
     def _digest(self, kind: str, value: str) -> bytes:
         return hmac.new(self.salt, f"{kind}\x00{value}".encode(), hashlib.sha256).digest()
@@ -168,17 +169,23 @@ class Anonymizer:
         if value in _KEEP:
             return value
         hit = self._node_lists.get(value)
-        if hit is not None:
-            self.result.replaced += hit[1]  # (counted as each name's replacement is)
+        if hit is not None:  # (counted and mapped as each name's replacement is: the
+            self.result.replaced += hit[1]  # result may be a new one since)
+            self.result.mapping.update(hit[2])
             return hit[0]
         before = self.result.replaced
         try:
             names = hostlist.expand_hostlist(value)
         except hostlist.BadHostlist:
+            names = [value]
             new = self.pseudonym("node", value)
         else:
             new = hostlist.collect_hostlist([self.pseudonym("node", n) for n in names])
-        self._node_lists[value] = (new, self.result.replaced - before)
+        mapping = self.result.mapping
+        pairs = tuple(
+            (("node", n), mapping[("node", n)]) for n in dict.fromkeys(names) if n not in _KEEP
+        )
+        self._node_lists[value] = (new, self.result.replaced - before, pairs)
         return new
 
     def tres_nodes(self, value: str) -> str:

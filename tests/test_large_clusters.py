@@ -392,3 +392,29 @@ def test_pools_filtered_by_node_names_are_not_kept():
         resolve(JobSpec.from_args(f"-N 1 -x n{i}"), cluster)
         assert resolve(JobSpec.from_args(f"-w n{i}"), cluster).candidates == (f"n{i}",)
     assert len(_memo(cluster)) == kept
+
+
+def test_kept_node_lists_fill_a_new_result_as_before():
+    """(review) A caller may start a new result between exports: the kept lists' names go
+    into its mapping, as a fresh replacement would put them."""
+    from slurmlab.anonymize import Anonymizer, AnonymizeResult, anonymize_text
+
+    anon, text = Anonymizer("s"), "JobID|NodeList\n1|n[1-2]\n2|n[1-2],n1\n"
+    anonymize_text(text, anon)
+    first = dict(anon.result.mapping), anon.result.replaced
+    anon.result = AnonymizeResult()
+    anonymize_text(text, anon)
+    assert (dict(anon.result.mapping), anon.result.replaced) == first
+
+
+def test_the_node_index_is_not_a_field_of_the_cluster():
+    """(review) Kept beside the cluster: its pickles and dataclasses.asdict are as before."""
+    import dataclasses
+    import pickle
+
+    cluster = Cluster.from_slurm_conf(conf([0, 1, 2]))
+    assert [f.name for f in dataclasses.fields(Cluster)] == [
+        "name", "nodes", "partitions", "settings", "processor_pool",
+    ]  # fmt: skip
+    again = pickle.loads(pickle.dumps(cluster))
+    assert again == cluster and again.node("n3").cpus == 16

@@ -13,7 +13,7 @@ import os
 import re
 import shlex
 import warnings
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
@@ -684,6 +684,23 @@ def inert_settings(cluster: Cluster) -> dict[str, Inert]:
     return out
 
 
+_BY_NAME: OrderedDict[int, tuple[Cluster, dict[str, Node]]] = OrderedDict()
+_BY_NAME_KEPT = 16  # clusters whose node index is kept
+
+
+def _nodes_by_name(cluster: Cluster) -> dict[str, Node]:
+    """``cluster``'s nodes by name, built once (a cluster of thousands of nodes looks its
+    nodes up by name once per node of a partition, per request shape resolved: a linear
+    scan made that quadratic). Kept beside the cluster, not in it: a field would change its
+    pickles and ``dataclasses.asdict``."""
+    hit = _BY_NAME.get(id(cluster))
+    if hit is None or hit[0] is not cluster:  # (the cluster is kept: its id its own)
+        hit = _BY_NAME[id(cluster)] = (cluster, {n.name: n for n in cluster.nodes})
+        while len(_BY_NAME) > _BY_NAME_KEPT:
+            _BY_NAME.popitem(last=False)
+    return hit[1]
+
+
 @dataclass(frozen=True, slots=True)
 class Cluster:
     """A Slurm cluster: nodes, partitions and the scheduler-relevant slurm.conf settings.
@@ -701,11 +718,6 @@ class Cluster:
     #: standing for the machine's processors (``simulate`` warns that the ``slurm``
     #: policy's whole-node reservations hold all of it)
     processor_pool: bool = False
-    #: node name -> Node, for :meth:`node` (a cluster of thousands of nodes looks its nodes
-    #: up by name once per node of a partition, per request shape resolved)
-    _by_name: dict[str, Node] = field(
-        init=False, repr=False, compare=False, hash=False, default_factory=dict
-    )
 
     def __post_init__(self):
         text_value(self.name, "Cluster", "name", "mycluster")
@@ -720,8 +732,7 @@ class Cluster:
         if not self.nodes:
             raise SlurmlabError(f"Cluster {self.name!r}: it has no nodes")
         names = [n.name for n in self.nodes]
-        object.__setattr__(self, "_by_name", {n.name: n for n in self.nodes})
-        known = self._by_name.keys()
+        known = set(names)
         if len(known) != len(names):
             dup = {n for n, k in Counter(names).items() if k > 1}
             raise SlurmlabError(f"Cluster {self.name!r}: node names repeated: {sorted(dup)}")
@@ -813,7 +824,7 @@ class Cluster:
 
     # -- lookups ------------------------------------------------------------------------------
     def node(self, name: str) -> Node:
-        node = self._by_name.get(name) if isinstance(name, str) else None
+        node = _nodes_by_name(self).get(name) if isinstance(name, str) else None
         if node is not None:
             return node
         raise SlurmlabError(f"Cluster {self.name!r}: no node named {name!r}")
