@@ -383,15 +383,15 @@ def test_anonymized_node_lists_are_kept_and_counted():
 def test_pools_filtered_by_node_names_are_not_kept():
     """A replayed export may name other nodes (-w, -x) on every job: a pool kept per node
     list (thousands of nodes each) held 413 MB after 2,000 such jobs on 4,096 nodes."""
-    from slurmlab.spec.job import _memo
+    from slurmlab.spec.cluster import derived
 
     cluster = Cluster.from_slurm_conf(conf([0, 1, 2] * 4))
     resolve(JobSpec.from_args("-N 1"), cluster)
-    kept = len(_memo(cluster))
+    kept = len(derived(cluster))
     for i in range(1, 13):
         resolve(JobSpec.from_args(f"-N 1 -x n{i}"), cluster)
         assert resolve(JobSpec.from_args(f"-w n{i}"), cluster).candidates == (f"n{i}",)
-    assert len(_memo(cluster)) == kept
+    assert len(derived(cluster)) == kept
 
 
 def test_kept_node_lists_fill_a_new_result_as_before():

@@ -684,21 +684,31 @@ def inert_settings(cluster: Cluster) -> dict[str, Inert]:
     return out
 
 
-_BY_NAME: OrderedDict[int, tuple[Cluster, dict[str, Node]]] = OrderedDict()
-_BY_NAME_KEPT = 16  # clusters whose node index is kept
+_DERIVED: OrderedDict[int, tuple[Cluster, dict]] = OrderedDict()
+_DERIVED_KEPT = 8  # clusters whose facts are kept (a notebook works with one or two)
+
+
+def derived(cluster: Cluster) -> dict:
+    """A dict of facts derived from ``cluster``, kept beside it (it is frozen, so they never
+    change; a field would change its pickles and ``dataclasses.asdict``): its nodes by name
+    here, the node pools of :func:`slurmlab.spec.job.resolve` there."""
+    hit = _DERIVED.get(id(cluster))
+    if hit is None or hit[0] is not cluster:  # (the cluster is kept: its id its own)
+        hit = _DERIVED[id(cluster)] = (cluster, {})
+        while len(_DERIVED) > _DERIVED_KEPT:
+            _DERIVED.popitem(last=False)
+    return hit[1]
 
 
 def _nodes_by_name(cluster: Cluster) -> dict[str, Node]:
     """``cluster``'s nodes by name, built once (a cluster of thousands of nodes looks its
     nodes up by name once per node of a partition, per request shape resolved: a linear
-    scan made that quadratic). Kept beside the cluster, not in it: a field would change its
-    pickles and ``dataclasses.asdict``."""
-    hit = _BY_NAME.get(id(cluster))
-    if hit is None or hit[0] is not cluster:  # (the cluster is kept: its id its own)
-        hit = _BY_NAME[id(cluster)] = (cluster, {n.name: n for n in cluster.nodes})
-        while len(_BY_NAME) > _BY_NAME_KEPT:
-            _BY_NAME.popitem(last=False)
-    return hit[1]
+    scan made that quadratic)."""
+    facts = derived(cluster)
+    by_name = facts.get("by_name")
+    if by_name is None:
+        by_name = facts["by_name"] = {n.name: n for n in cluster.nodes}
+    return by_name
 
 
 @dataclass(frozen=True, slots=True)

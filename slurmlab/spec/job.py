@@ -19,7 +19,6 @@ import math
 import os
 import re
 import shlex
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import date, datetime, time, timedelta
@@ -32,6 +31,7 @@ import numpy as np
 
 from slurmlab.errors import RequestError, SbatchError, SlurmlabError, warn_at_caller
 from slurmlab.spec.cluster import Cluster, Gres, Node, Partition
+from slurmlab.spec.cluster import derived as cluster_facts
 from slurmlab.spec.units import (
     MAX_SECONDS,
     compress_hostlist,
@@ -2576,26 +2576,10 @@ class _Pool(tuple):
         return self._names
 
 
-_MEMOS: OrderedDict[int, tuple[Cluster, dict]] = OrderedDict()
-_MEMOS_KEPT = 8  # clusters whose facts are kept (a notebook resolves against one or two)
-
-
-def _memo(cluster: Cluster) -> dict:
-    """Facts derived from ``cluster`` (frozen, so they never change): its node pools per
-    partition and filter, the CPUs of its partitions, its GRES names and node features."""
-    key = id(cluster)
-    hit = _MEMOS.get(key)
-    if hit is None or hit[0] is not cluster:
-        hit = _MEMOS[key] = (cluster, {})
-        while len(_MEMOS) > _MEMOS_KEPT:
-            _MEMOS.popitem(last=False)
-    return hit[1]
-
-
 def _known(cluster: Cluster, what: str):
     """The cluster's GRES names (``"gres"``), node features (``"features"``) or node names
     (``"nodes"``), as a set computed once."""
-    memo = _memo(cluster)
+    memo = cluster_facts(cluster)
     hit = memo.get(what)
     if hit is None:
         if what == "gres":
@@ -2609,7 +2593,7 @@ def _known(cluster: Cluster, what: str):
 
 
 def _partition_cpus(cluster: Cluster, part: Partition) -> int:
-    memo = _memo(cluster)
+    memo = cluster_facts(cluster)
     hit = memo.get(("cpus", part.name))
     if hit is None:
         hit = memo[("cpus", part.name)] = cluster.partition_cpus(part.name)
@@ -2631,7 +2615,7 @@ def _eligible_nodes(spec: JobSpec, cluster: Cluster, part: Partition) -> _Pool:
         spec.other_gres,
         spec.threads_per_core,
     )
-    memo = _memo(cluster)
+    memo = cluster_facts(cluster)
     pool = memo.get(key)
     if pool is None:
         pool = memo[key] = _find_eligible_nodes(spec, cluster, part)
