@@ -21,12 +21,13 @@ import numpy as np
 
 from slurmlab.policies.placement import best_fit, choose_nodes, covers, idle
 
-__all__ = ["PoolProfile", "Profile", "make_profile"]
+__all__ = ["MergedProfile", "PoolProfile", "Profile", "make_profile"]
 
 _MIN = np.minimum.reduce  # the ufunc's reduce: what ndarray.min calls, without its overhead
 _ALL = np.logical_and.reduce
 _SUM = np.add.reduce
 _ACCUMULATE = np.add.accumulate
+MERGE_FROM = 256  # nodes: make_profile merges nodes alike from this many on
 _TRIES = 6  # candidate intervals earliest tests one by one before searching vectorised
 
 
@@ -128,7 +129,7 @@ class Profile:
         (``most``: up to that many, for ``--nodes=MIN-MAX``, see :func:`choose_nodes`)."""
         window = self._window(at, self.times[at] + duration)
         return choose_nodes(
-            window,
+            self._expand(window),
             self.capacity,
             demand,
             count,
@@ -170,14 +171,11 @@ class Profile:
         if upto is not None:  # (no window from interval upto or before reaches further)
             last = max(bisect_left(self.times, self.times[upto] + duration), upto + 1)
             free = free[:last]
-        # ok[q, n]: the job may run on node n throughout interval q
-        ok = covers(free, demand)
-        ok &= mask
-        if exclusive:
-            ok &= idle(free, self.capacity)
+        # ok[q, n]: the job may run on node n throughout interval q (w: see _ok)
+        ok, w = self._ok(free, demand, mask, exclusive)
         # a start needs `count` nodes free in its own interval; the first such interval
         # nearly always (or one of the next few) gives the answer: test those one by one
-        cand = (_SUM(ok, axis=1) >= count).nonzero()[0]
+        cand = ((_SUM(ok, axis=1) if w is None else ok @ w) >= count).nonzero()[0]
         if upto is not None:
             cand = cand[: bisect_right(cand, upto)]
         shifted = not_before is not None
@@ -185,7 +183,7 @@ class Profile:
             t = self._start(i, not_before) if shifted else self.times[i]
             if t is not None:
                 nodes = self._fits_from(
-                    i, t, duration, demand, count, mask, exclusive, ok, mem_per_cpu, most
+                    i, t, duration, demand, count, mask, exclusive, ok, mem_per_cpu, most, w
                 )
                 if nodes is not None:
                     return i, float(t), nodes
@@ -202,7 +200,22 @@ class Profile:
             not_before,
             mem_per_cpu,
             most,
+            w,
         )
+
+    def _ok(self, free, demand, mask, exclusive) -> tuple[np.ndarray, np.ndarray | None]:
+        """(ok, w): ``ok[q, n]`` is whether the job may run on column ``n`` of ``free``
+        throughout interval ``q``; ``w[n]`` is how many of the job's nodes column ``n``
+        stands for (None: one each, as here; see :class:`MergedProfile`)."""
+        ok = covers(free, demand)
+        ok &= mask
+        if exclusive:
+            ok &= idle(free, self.capacity)
+        return ok, None
+
+    def _expand(self, columns: np.ndarray) -> np.ndarray:
+        """Per node, from per column (here: the same)."""
+        return columns
 
     def _start(self, i: int, not_before: float | None) -> float | None:
         """The planned start of a job placed in interval ``i`` (delayed to ``not_before``),
@@ -214,7 +227,9 @@ class Profile:
             return None
         return t
 
-    def _search(self, cand, ok, demand, count, mask, duration, exclusive, not_before, mpc, most):
+    def _search(
+        self, cand, ok, demand, count, mask, duration, exclusive, not_before, mpc, most, w=None
+    ):
         """:meth:`earliest` over the candidate intervals ``cand``, vectorised."""
         times = np.array(self.times[: len(ok)])  # (fewer than all with earliest's upto)
         starts = times[cand]
@@ -228,24 +243,32 @@ class Profile:
         np.cumsum(~ok, axis=0, out=bad[1:])
         ends = np.searchsorted(times, starts + duration, side="left")
         np.maximum(ends, cand + 1, out=ends)
-        fit = _SUM(bad[ends] == bad[cand], axis=1) >= count
+        clean = bad[ends] == bad[cand]
+        fit = (_SUM(clean, axis=1) if w is None else clean @ w) >= count
         if valid is not None:
             fit &= valid
         for k in fit.nonzero()[0].tolist():
             i, t = int(cand[k]), float(starts[k])
-            nodes = self._fits_from(i, t, duration, demand, count, mask, exclusive, ok, mpc, most)
+            nodes = self._fits_from(
+                i, t, duration, demand, count, mask, exclusive, ok, mpc, most, w
+            )
             if nodes is not None:
                 return i, t, nodes
         return None
 
-    def _fits_from(self, i, t, duration, demand, count, mask, exclusive, ok, mpc, most=None):
-        """The nodes for a start at ``t`` in interval ``i``, or None (``ok`` as in earliest;
-        ``mpc``: memory per CPU, ``most``: up to that many nodes, as in :func:`choose_nodes`)."""
+    def _fits_from(
+        self, i, t, duration, demand, count, mask, exclusive, ok, mpc, most=None, w=None
+    ):
+        """The nodes for a start at ``t`` in interval ``i``, or None (``ok`` and ``w`` as in
+        earliest; ``mpc``: memory per CPU, ``most``: up to that many nodes, as in
+        :func:`choose_nodes`)."""
         j = max(bisect_left(self.times, t + duration, lo=i), i + 1)
         clean = ok[i] if j == i + 1 else _ALL(ok[i:j], axis=0)
-        if np.count_nonzero(clean) < count:
+        if (np.count_nonzero(clean) if w is None else clean @ w) < count:
             return None
         window = self.free[i] if j == i + 1 else _MIN(self.free[i:j], axis=0)
+        if w is not None:  # per column: per node
+            window, clean = self._expand(window), self._expand(clean) & mask
         if exclusive:  # choose_nodes tests the window's minimum (the same unless free > capacity)
             return choose_nodes(
                 window, self.capacity, demand, count, mask, exclusive, self.weights, mpc, most
@@ -274,8 +297,7 @@ class Profile:
         ``usage`` is what the job holds per node; it depends on which nodes only for an
         ``exclusive`` job (whole nodes). The profile must be valid (all reservations fit)."""
         i, j = _span(self, start, start + duration, None)  # its intervals (already split)
-        index = _node_index(nodes)
-        self.free[i:j, index] += usage  # out
+        self._change(i, j, nodes, usage, True)  # out
         # it starts no later than in its own slot, unless its nodes went down: look there
         # first, then (None) everywhere
         found = self.earliest(
@@ -288,7 +310,7 @@ class Profile:
         if found is not None:  # (None: its nodes went down, and no others will do)
             k, t, new = found
             if k == i and new == nodes and j > i:  # it stays (interval i starts at `start`)
-                self.free[i:j, index] -= usage
+                self._change(i, j, nodes, usage, False)
             else:
                 if exclusive:  # whole nodes: what it holds depends on which
                     usage = self.capacity[list(new)]
@@ -322,7 +344,175 @@ class Profile:
     ) -> None:
         """Take ``usage`` (per node) on ``nodes`` from ``start`` until ``end`` (``inf``: forever)."""
         i, j = _span(self, start, end, at)
-        self.free[i:j, _node_index(nodes)] -= usage
+        self._change(i, j, nodes, usage, False)
+
+    def _change(self, i: int, j: int, nodes: tuple[int, ...], usage, add: bool) -> None:
+        """Give back (``add``) or take ``usage`` on ``nodes`` in intervals ``[i, j)``."""
+        if add:
+            self.free[i:j, _node_index(nodes)] += usage
+        else:
+            self.free[i:j, _node_index(nodes)] -= usage
+
+
+class MergedProfile(Profile):
+    """A :class:`Profile` whose nodes alike throughout are one column of ``free``.
+
+    On a large cluster most nodes share their whole future with others: idle nodes, the
+    nodes of one multi-node job, nodes of one reservation. A deep queue on 640 nodes has
+    about 90 distinct columns, and every search and every new breakpoint costs in
+    proportion to the columns, not the nodes. ``group_of[n]`` is node ``n``'s column;
+    nodes share a column only while their capacity and free resources agree at every
+    breakpoint. A change on some of a column's nodes first gives them a column of their
+    own (columns are not merged back: a profile lives for one pass or cycle).
+
+    Every answer (start, interval and nodes) and every free amount per node equal
+    :class:`Profile`'s: best fit runs on the nodes, from their columns' windows.
+    """
+
+    __slots__ = ("group_of", "gcap", "sizes")
+
+    def __init__(self, now, free, capacity, releases=(), weights=None):
+        self.now, self.capacity, self.weights = now, capacity, weights
+        # what each node gets back, when: a flat list of (interval, CPUs, MB, GPUs) per node
+        # (intervals as Profile makes them: releases due by now form a second one at now)
+        times = [now]
+        back: dict[int, list[int]] = {}
+        for t, nodes, usage in sorted(releases, key=_first):
+            if t < now:
+                t = now
+            if t != times[-1] or len(times) == 1:
+                times.append(t)
+            k = len(times) - 1
+            if usage.shape != (len(nodes), 3):  # (one row for every node)
+                usage = np.broadcast_to(usage, (len(nodes), 3))
+            for node, row in zip(nodes, usage.tolist(), strict=True):
+                got = back.get(node)
+                if got is None:
+                    back[node] = [k, *row]
+                else:
+                    got += (k, *row)
+        self.times = times
+        # Nodes alike now (capacity and free) and given back the same, in the same order,
+        # share a column. (Nodes given back the same in another way stay apart: fewer
+        # merged, never two that differ.)
+        now_rows = np.hstack((capacity, free))  # (np.unique(axis=0) costs 10 times more)
+        _, group_of = np.unique(now_rows.view(np.dtype((np.void, now_rows[0].nbytes))).ravel(),
+                                return_inverse=True)  # fmt: skip
+        group_of = group_of.ravel()
+        if back:
+            alike = group_of.tolist()
+            keys: dict[tuple, int] = {}
+            touched = list(back)
+            group_of[touched] = np.add(
+                [keys.setdefault((alike[node], *back[node]), len(keys)) for node in touched],
+                max(alike) + 1,
+            )
+        _, reps, group_of = np.unique(group_of, return_index=True, return_inverse=True)
+        self.group_of = group_of.ravel()
+        self.sizes = np.bincount(self.group_of).tolist()
+        self.gcap = capacity[reps]
+        # the running sum over the intervals, per column, from its first node's returns
+        delta = np.zeros((len(times), len(reps), 3), dtype=free.dtype)
+        delta[0] = free[reps]
+        for g, node in enumerate(reps.tolist()):
+            got = back.get(node)
+            for q in range(0, len(got) if got else 0, 4):
+                delta[got[q], g] += got[q + 1 : q + 4]
+        _ACCUMULATE(delta, axis=0, out=delta)
+        self.free = delta
+
+    def copy(self) -> MergedProfile:
+        new = object.__new__(MergedProfile)
+        new.now, new.capacity, new.weights = self.now, self.capacity, self.weights
+        new.times, new.free = list(self.times), self.free.copy()
+        new.group_of, new.gcap, new.sizes = self.group_of.copy(), self.gcap, list(self.sizes)
+        return new
+
+    def _ok(self, free, demand, mask, exclusive):
+        ok = covers(free, demand)
+        if exclusive:
+            ok &= idle(free, self.gcap)
+        # a column counts for as many of the job's nodes as it has nodes in the mask
+        return ok, np.bincount(self.group_of[mask], minlength=len(self.sizes))
+
+    def _expand(self, columns):
+        return columns[self.group_of]
+
+    def _change(self, i, j, nodes, usage, add):
+        n = len(nodes)
+        if not n:
+            return
+        index = _node_array(nodes)
+        usage = np.asarray(usage)
+        if usage.ndim == 1:  # (one row for every node, as numpy broadcasts it in Profile)
+            usage = np.broadcast_to(usage, (n, 3))
+        row = usage[0]
+        if n == 1:
+            g = int(self.group_of[nodes[0]])
+        else:
+            groups = self.group_of[index]
+            g = int(groups[0])
+            if not (groups == g).all() or (usage.strides[0] and not (usage == row).all()):
+                targets, rows = self._regroup(index, groups, usage)  # (several columns)
+                if add:
+                    self.free[i:j, targets] += rows
+                else:
+                    self.free[i:j, targets] -= rows
+                return
+        # (nearly always) the same on every node, all of one column
+        if self.sizes[g] != n:
+            g = self._own(g, index)
+        column = self.free[i:j, g]
+        if add:
+            column += row
+        else:
+            column -= row
+
+    def _own(self, g: int, index: np.ndarray) -> int:
+        """A new column for the nodes ``index``, some of column ``g``'s (a copy of it)."""
+        target = len(self.sizes)
+        self.sizes.append(len(index))
+        self.sizes[g] -= len(index)
+        self.group_of[index] = target
+        self.free = np.concatenate((self.free, self.free[:, g : g + 1]), axis=1)
+        self.gcap = np.concatenate((self.gcap, self.gcap[g : g + 1]))
+        return target
+
+    def _regroup(self, index, groups, usage):
+        """Give ``index``'s nodes columns of their own where their column holds other nodes
+        too, or where they take different ``usage``: (columns, usage per column)."""
+        parts: dict[tuple, list[int]] = {}
+        for node, g, row in zip(index.tolist(), groups.tolist(), usage.tolist(), strict=True):
+            parts.setdefault((g, *row), []).append(node)
+        sizes, group_of = self.sizes, self.group_of
+        left = {}  # nodes of each column not yet moved to a new one
+        new: list[int] = []  # the column each new column copies
+        targets, rows = [], []
+        for (g, *row), members in parts.items():
+            rest = left.get(g, sizes[g])
+            if len(members) == rest:  # the column's last nodes: they keep it
+                target = g
+            else:
+                target = len(sizes)
+                new.append(g)
+                sizes.append(len(members))
+                sizes[g] -= len(members)
+                group_of[members] = target
+            left[g] = rest - len(members)
+            targets.append(target)
+            rows.append(row)
+        if new:
+            self.free = np.concatenate((self.free, self.free[:, new]), axis=1)
+            self.gcap = np.concatenate((self.gcap, self.gcap[new]))
+        return targets, np.array(rows, dtype=self.free.dtype)
+
+
+@lru_cache(maxsize=4096)
+def _node_array(nodes: tuple[int, ...]) -> np.ndarray:
+    """``nodes`` as an index array (cached, never written)."""
+    index = np.array(nodes, dtype=np.intp)
+    index.flags.writeable = False
+    return index
 
 
 class PoolProfile:
@@ -542,7 +732,11 @@ def _span(prof, start: float, end: float, at: int | None) -> tuple[int, int]:
 
 
 def make_profile(now, free, capacity, releases=(), weights=None):
-    """A :class:`Profile`, or its plain-Python twin for a one-node pool."""
+    """A :class:`Profile`: its plain-Python twin for a one-node pool, one merging nodes
+    alike from :data:`MERGE_FROM` nodes on (below, numpy's per-call cost outweighs the
+    columns saved)."""
     if len(capacity) == 1:
         return PoolProfile(now, free, capacity, releases)
+    if len(capacity) >= MERGE_FROM:
+        return MergedProfile(now, free, capacity, releases, weights)
     return Profile(now, free, capacity, releases, weights)
