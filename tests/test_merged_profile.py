@@ -316,8 +316,11 @@ def test_usage_given_as_one_row_counts_on_every_node():
     """``reserve(nodes, row)``: numpy broadcasts one row over the nodes in Profile; so does
     MergedProfile, on one node, on a whole column and on part of one."""
     capacity = np.array([[4, 8, 2]] * 6, dtype=np.int64)
-    for nodes in [(0,), (0, 1, 2, 3, 4, 5), (1, 2)]:
-        profs = both(capacity, 0.0, capacity.copy(), [])
-        for p in profs:
-            p.reserve(nodes, np.array([1, 2, 1]), 5.0, 10.0)
-        assert per_node(profs[1]) == per_node(profs[0])
+    free = capacity.copy()
+    free[3:] = [2, 4, 1]  # two columns: nodes 0-2 and 3-5
+    for nodes in [(0,), (0, 1, 2), (1, 2), (2, 3), (0, 1, 2, 3, 4, 5)]:
+        for row in (np.array([1, 2, 1]), np.array([[1, 2, 1]])):
+            profs = both(capacity, 0.0, free, [])
+            for p in profs:
+                p.reserve(nodes, row, 5.0, 10.0)
+            assert per_node(profs[1]) == per_node(profs[0])

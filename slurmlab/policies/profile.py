@@ -342,7 +342,8 @@ class Profile:
         *,
         at: int | None = None,
     ) -> None:
-        """Take ``usage`` (per node) on ``nodes`` from ``start`` until ``end`` (``inf``: forever)."""
+        """Take ``usage`` (per node, or one row for all) on ``nodes`` (distinct, as node
+        selection gives them) from ``start`` until ``end`` (``inf``: forever)."""
         i, j = _span(self, start, end, at)
         self._change(i, j, nodes, usage, False)
 
@@ -444,8 +445,8 @@ class MergedProfile(Profile):
             return
         index = _node_array(nodes)
         usage = np.asarray(usage)
-        if usage.ndim == 1:  # (one row for every node, as numpy broadcasts it in Profile)
-            usage = np.broadcast_to(usage, (n, 3))
+        if usage.ndim == 1 or len(usage) != n:  # (one row for every node, as numpy
+            usage = np.broadcast_to(usage, (n, 3))  # broadcasts it in Profile)
         row = usage[0]
         if n == 1:
             g = int(self.group_of[nodes[0]])
