@@ -21,7 +21,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_engine_properties import scenarios
 from test_engine_resume import history, same
-from test_profile_speed_equivalence import SETTINGS, out_search_in, per_cpu, spans_st, times_st
+from test_profile_speed_equivalence import (
+    SETTINGS,
+    compress,
+    out_search_in,
+    per_cpu,
+    place_jobs,
+    spans_st,
+    times_st,
+)
 
 from slurmlab import Cluster, RandomFailures, Scenario, simulate
 from slurmlab.policies import profile as profile_module
@@ -194,39 +202,20 @@ def test_merged_replan_matches_profile(data):
     capacity = draw(alike_clusters())
     now, free, releases = start_state(draw, capacity)
     profs = both(capacity, now, free, releases) + both(capacity, now, free, releases)[1:]
-    standing = []
-    for _ in range(draw(st.integers(1, 10))):
+
+    def job_drawn():
         demand, count, mask, duration, kw = request(draw, capacity)
-        exclusive = kw["exclusive"]
-        found = profs[0].earliest(demand, count, mask, duration, exclusive=exclusive)
-        assert repr(profs[1].earliest(demand, count, mask, duration, exclusive=exclusive)) == (
-            repr(found)
-        )
-        if found is None or math.isinf(found[1]):
-            continue
-        i, t, nodes = found
-        usage = capacity[list(nodes)] if exclusive else np.broadcast_to(demand, (count, 3))
-        for p in profs:
-            p.reserve(nodes, usage, t, t + duration, at=i)
-        standing.append([t, len(standing), demand, count, mask, duration, nodes, usage, exclusive])
-    if releases and draw(st.booleans()):  # a running job ends early: its resources come back
-        end, nodes, use = releases[draw(st.integers(0, len(releases) - 1))]
-        if end > now:
-            for p in profs:
-                p.reserve(nodes, -use, now, end)
-    for s in sorted(standing, key=lambda s: s[:2]):
-        t, _n, demand, count, mask, duration, nodes, usage, exclusive = s
-        if not profs[0].valid():
-            break
-        call = (demand, count, mask, duration, t, nodes, usage)
-        got = profs[0].replan(*call, exclusive=exclusive)
+        return demand, count, mask, duration, kw["exclusive"]
+
+    standing = place_jobs(draw, profs, capacity, now, releases, job_drawn, most=10)
+
+    def check(got, call, exclusive):
         assert repr(profs[1].replan(*call, exclusive=exclusive)) == repr(got)
         assert repr(out_search_in(profs[2], *call, exclusive)) == repr(got)
         for p in profs[1:]:
             assert per_node(p) == per_node(profs[0])
-        if got is not None:
-            s[0], s[6] = got[1], got[2]
-            s[7] = capacity[list(got[2])] if exclusive else usage
+
+    compress(profs[0], standing, capacity, check)
 
 
 def test_alike_nodes_share_a_column_until_they_differ():

@@ -678,11 +678,36 @@ def test_replan_matches_out_search_in(data):
     capacity = draw(clusters())
     now, left, releases = running_jobs(draw, capacity)
     profs = [Profile(now, left.copy(), capacity, releases) for _ in range(2)]
+
+    def job_drawn():
+        return (*job(draw, capacity), draw(st.booleans()))
+
+    standing = place_jobs(draw, profs, capacity, now, releases, job_drawn, most=8)
+    assert_same_state(profs[0], profs[1])
+
+    def check(got, call, exclusive):
+        assert repr(out_search_in(profs[1], *call, exclusive)) == repr(got)
+        assert_same_state(profs[0], profs[1])
+        # never later than it stood (a zero-length job holds no slot of its own)
+        assert got is None or got[1] <= call[4] or call[3] == 0
+
+    compress(profs[0], standing, capacity, check)
+
+
+def place_jobs(draw, profs, capacity, now, releases, job_drawn, most):
+    """Up to ``most`` jobs (``job_drawn()``: demand, count, mask, duration, exclusive) placed
+    at their earliest fit one after another in every profile of ``profs`` (which must all
+    answer alike), then perhaps a running job ending early (its resources come back).
+    Returns the standing reservations, [start, order, demand, count, mask, duration, nodes,
+    usage, exclusive] each."""
     standing = []
-    for _ in range(draw(st.integers(1, 8))):
-        demand, count, mask, duration = job(draw, capacity)
-        exclusive = draw(st.booleans())
+    for _ in range(draw(st.integers(1, most))):
+        demand, count, mask, duration, exclusive = job_drawn()
         found = profs[0].earliest(demand, count, mask, duration, exclusive=exclusive)
+        for p in profs[1:]:
+            assert repr(p.earliest(demand, count, mask, duration, exclusive=exclusive)) == (
+                repr(found)
+            )
         if found is None or math.isinf(found[1]):
             continue
         i, t, nodes = found
@@ -690,23 +715,26 @@ def test_replan_matches_out_search_in(data):
         for p in profs:
             p.reserve(nodes, usage, t, t + duration, at=i)
         standing.append([t, len(standing), demand, count, mask, duration, nodes, usage, exclusive])
-    if releases and draw(st.booleans()):  # a running job ends early: its resources come back
+    if releases and draw(st.booleans()):
         end, nodes, use = releases[draw(st.integers(0, len(releases) - 1))]
         if end > now:
             for p in profs:
                 p.reserve(nodes, -use, now, end)
-    assert_same_state(profs[0], profs[1])
+    return standing
+
+
+def compress(prof, standing, capacity, check):
+    """Compression as conservative runs it on ``prof``: every standing reservation, in order
+    of start, taken out and put back at its earliest fit (``replan``), while the profile is
+    valid; ``check(answer, call, exclusive)`` after each move."""
     for s in sorted(standing, key=lambda s: s[:2]):
         t, _n, demand, count, mask, duration, nodes, usage, exclusive = s
-        if not profs[0].valid():
+        if not prof.valid():
             break
         call = (demand, count, mask, duration, t, nodes, usage)
-        got = profs[0].replan(*call, exclusive=exclusive)
-        assert repr(out_search_in(profs[1], *call, exclusive)) == repr(got)
-        assert_same_state(profs[0], profs[1])
+        got = prof.replan(*call, exclusive=exclusive)
+        check(got, call, exclusive)
         if got is not None:
-            # never later than it stood (a zero-length job holds no slot of its own)
-            assert got[1] <= t or duration == 0
             s[0], s[6] = got[1], got[2]
             s[7] = capacity[list(got[2])] if exclusive else usage
 
