@@ -124,9 +124,8 @@ def request(draw, capacity):
 
 def per_node(prof):
     """(times, free per node, now, valid) of either profile."""
-    free = prof.free
+    free = prof.per_node()
     if isinstance(prof, MergedProfile):
-        free = free[:, prof.group_of]
         assert np.array_equal(prof.gcap[prof.group_of], prof.capacity)  # columns are alike
         assert np.bincount(prof.group_of, minlength=len(prof.sizes)).tolist() == prof.sizes
     return repr(prof.times), free.tolist(), prof.now, prof.valid()

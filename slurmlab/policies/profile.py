@@ -5,7 +5,9 @@ running job's resources at its expected end (its time limit, never its true run
 time), and lets a policy ask "when is the earliest time this job fits?" and
 "reserve these nodes from t0 to t1". Free resources are piecewise constant
 between breakpoints; ``free[k]`` holds the (nodes x 3) free array from
-``times[k]`` until ``times[k + 1]``.
+``times[k]`` until ``times[k + 1]``. On clusters of :data:`MERGE_FROM` nodes or more,
+:func:`make_profile` gives a :class:`MergedProfile`, whose ``free`` holds one column per set
+of nodes alike throughout; :meth:`Profile.per_node` reads either per node.
 """
 
 from __future__ import annotations
@@ -84,6 +86,11 @@ class Profile:
         free = delta[: len(times)]
         _ACCUMULATE(free, axis=0, out=free)  # the running sum, in place (np.cumsum allocates)
         self.free = free
+
+    def per_node(self) -> np.ndarray:
+        """Free (CPUs, MB, GPUs) per interval and node: a (times x nodes x 3) array
+        (``free`` itself here; do not write to it)."""
+        return self.free
 
     def copy(self) -> Profile:
         """An independent copy (to try changes on)."""
@@ -428,6 +435,9 @@ class MergedProfile(Profile):
         new.times, new.free = list(self.times), self.free.copy()
         new.group_of, new.gcap, new.sizes = self.group_of.copy(), self.gcap, list(self.sizes)
         return new
+
+    def per_node(self) -> np.ndarray:
+        return self.free[:, self.group_of]  # (a copy)
 
     def _ok(self, free, demand, mask, exclusive):
         ok = covers(free, demand)
