@@ -453,7 +453,7 @@ class MergedProfile(Profile):
         n = len(nodes)
         if not n:
             return
-        index = _node_array(nodes)
+        index = _node_index(nodes)  # (a slice for a range of nodes)
         usage = np.asarray(usage)
         if usage.ndim == 1 or len(usage) != n:  # (one row for every node, as numpy
             usage = np.broadcast_to(usage, (n, 3))  # broadcasts it in Profile)
@@ -464,7 +464,7 @@ class MergedProfile(Profile):
             groups = self.group_of[index]
             g = int(groups[0])
             if not (groups == g).all() or (usage.strides[0] and not (usage == row).all()):
-                targets, rows = self._regroup(index, groups, usage)  # (several columns)
+                targets, rows = self._regroup(nodes, groups, usage)  # (several columns)
                 if add:
                     self.free[i:j, targets] += rows
                 else:
@@ -472,28 +472,28 @@ class MergedProfile(Profile):
                 return
         # (nearly always) the same on every node, all of one column
         if self.sizes[g] != n:
-            g = self._own(g, index)
+            g = self._own(g, index, n)
         column = self.free[i:j, g]
         if add:
             column += row
         else:
             column -= row
 
-    def _own(self, g: int, index: np.ndarray) -> int:
-        """A new column for the nodes ``index``, some of column ``g``'s (a copy of it)."""
+    def _own(self, g: int, index, n: int) -> int:
+        """A new column for the ``n`` nodes ``index``, some of column ``g``'s (a copy of it)."""
         target = len(self.sizes)
-        self.sizes.append(len(index))
-        self.sizes[g] -= len(index)
+        self.sizes.append(n)
+        self.sizes[g] -= n
         self.group_of[index] = target
         self.free = np.concatenate((self.free, self.free[:, g : g + 1]), axis=1)
         self.gcap = np.concatenate((self.gcap, self.gcap[g : g + 1]))
         return target
 
-    def _regroup(self, index, groups, usage):
-        """Give ``index``'s nodes columns of their own where their column holds other nodes
-        too, or where they take different ``usage``: (columns, usage per column)."""
+    def _regroup(self, nodes, groups, usage):
+        """Give ``nodes`` columns of their own where their column holds other nodes too, or
+        where they take different ``usage``: (columns, usage per column)."""
         parts: dict[tuple, list[int]] = {}
-        for node, g, row in zip(index.tolist(), groups.tolist(), usage.tolist(), strict=True):
+        for node, g, row in zip(nodes, groups.tolist(), usage.tolist(), strict=True):
             parts.setdefault((g, *row), []).append(node)
         sizes, group_of = self.sizes, self.group_of
         left = {}  # nodes of each column not yet moved to a new one
@@ -516,14 +516,6 @@ class MergedProfile(Profile):
             self.free = np.concatenate((self.free, self.free[:, new]), axis=1)
             self.gcap = np.concatenate((self.gcap, self.gcap[new]))
         return targets, np.array(rows, dtype=self.free.dtype)
-
-
-@lru_cache(maxsize=4096)
-def _node_array(nodes: tuple[int, ...]) -> np.ndarray:
-    """``nodes`` as an index array (cached, never written)."""
-    index = np.array(nodes, dtype=np.intp)
-    index.flags.writeable = False
-    return index
 
 
 class PoolProfile:
