@@ -71,21 +71,15 @@ class Profile:
             self.times = [now]
             self.free = free[None].copy()
             return
-        # one row per release instant, summed; releases at `now` (or overdue) form a
-        # second interval starting at `now`
-        delta = np.zeros((len(rel) + 1, *free.shape), dtype=free.dtype)
+        # one row per release instant, summed
+        times, rows = _intervals(now, rel)
+        delta = np.zeros((len(times), *free.shape), dtype=free.dtype)
         delta[0] = free
-        times = [now]
-        for t, nodes, usage in rel:
-            if t < now:
-                t = now
-            if t != times[-1] or len(times) == 1:
-                times.append(t)
-            delta[len(times) - 1, _node_index(nodes)] += usage
+        for k, (_t, nodes, usage) in zip(rows, rel):
+            delta[k, _node_index(nodes)] += usage
         self.times = times
-        free = delta[: len(times)]
-        _ACCUMULATE(free, axis=0, out=free)  # the running sum, in place (np.cumsum allocates)
-        self.free = free
+        _ACCUMULATE(delta, axis=0, out=delta)  # the running sum, in place (np.cumsum allocates)
+        self.free = delta
 
     def per_node(self) -> np.ndarray:
         """Free (CPUs, MB, GPUs) per interval and node: a (times x nodes x 3) array
@@ -94,7 +88,7 @@ class Profile:
 
     def copy(self) -> Profile:
         """An independent copy (to try changes on)."""
-        new = object.__new__(Profile)
+        new = object.__new__(type(self))
         new.now, new.capacity, new.weights = self.now, self.capacity, self.weights
         new.times, new.free = list(self.times), self.free.copy()
         return new
@@ -382,15 +376,10 @@ class MergedProfile(Profile):
     def __init__(self, now, free, capacity, releases=(), weights=None):
         self.now, self.capacity, self.weights = now, capacity, weights
         # what each node gets back, when: a flat list of (interval, CPUs, MB, GPUs) per node
-        # (intervals as Profile makes them: releases due by now form a second one at now)
-        times = [now]
+        rel = sorted(releases, key=_first)
+        times, rows = _intervals(now, rel)
         back: dict[int, list[int]] = {}
-        for t, nodes, usage in sorted(releases, key=_first):
-            if t < now:
-                t = now
-            if t != times[-1] or len(times) == 1:
-                times.append(t)
-            k = len(times) - 1
+        for k, (_t, nodes, usage) in zip(rows, rel):
             if usage.shape != (len(nodes), 3):  # (one row for every node)
                 usage = np.broadcast_to(usage, (len(nodes), 3))
             for node, row in zip(nodes, usage.tolist(), strict=True):
@@ -430,9 +419,7 @@ class MergedProfile(Profile):
         self.free = delta
 
     def copy(self) -> MergedProfile:
-        new = object.__new__(MergedProfile)
-        new.now, new.capacity, new.weights = self.now, self.capacity, self.weights
-        new.times, new.free = list(self.times), self.free.copy()
+        new = super().copy()
         new.group_of, new.gcap, new.sizes = self.group_of.copy(), self.gcap, list(self.sizes)
         return new
 
@@ -537,16 +524,15 @@ class PoolProfile:
         self.capacity = capacity
         self.cap = tuple(capacity[0].tolist())
         c0, c1, c2 = free[0].tolist()
-        times, cpu, mem, gpu = [now], [c0], [c1], [c2]
-        for t, _nodes, usage in sorted(releases, key=_first):
+        cpu, mem, gpu = [c0], [c1], [c2]
+        rel = sorted(releases, key=_first)
+        times, rows = _intervals(now, rel)
+        for k, (_t, _nodes, usage) in zip(rows, rel):  # (running sums)
             u0, u1, u2 = usage[0].tolist()
             c0, c1, c2 = c0 + u0, c1 + u1, c2 + u2
-            if t <= now:
-                t = now  # "may end at any moment": a second interval starting now
-            if t == times[-1] and len(times) > 1:
-                cpu[-1], mem[-1], gpu[-1] = c0, c1, c2
+            if k < len(cpu):  # (another release at the same instant)
+                cpu[k], mem[k], gpu[k] = c0, c1, c2
             else:
-                times.append(t)
                 cpu.append(c0)
                 mem.append(c1)
                 gpu.append(c2)
@@ -709,6 +695,20 @@ class PoolProfile:
 
 
 _first = itemgetter(0)
+
+
+def _intervals(now: float, releases: list) -> tuple[list[float], list[int]]:
+    """The breakpoints of a profile from ``now`` and the interval each release (sorted by
+    time) begins, in one pass: releases at ``now`` or overdue form a second interval
+    starting at ``now``; releases at one instant share an interval."""
+    times, rows = [now], []
+    for t, _nodes, _usage in releases:
+        if t < now:
+            t = now
+        if t != times[-1] or len(times) == 1:
+            times.append(t)
+        rows.append(len(times) - 1)
+    return times, rows
 
 
 def _last_below(values: list, i: int, j: int, need: int) -> int:
