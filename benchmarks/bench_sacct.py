@@ -6,6 +6,7 @@ and normalises it in a fresh process, best of three, on one core. Prints one mar
     | read_sacct 1M rows x 30 cols | rows | MB | best wall s | best CPU s | peak RSS MB | machine | date |
 
 Target (issue 6): under 5 s and under 2 GB. Run: ``python benchmarks/bench_sacct.py``.
+A second row measures ``anonymize_file`` on the same export, once (``--no-anonymize`` skips it).
 """
 
 from __future__ import annotations
@@ -41,6 +42,30 @@ peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps({"times": times, "cpu": cpu, "rows": rows, "peak_mb": peak}))
 """
 
+# anonymize_file on the same export, once (it holds one chunk of rows at a time, not the
+# whole export split into rows: see slurmlab.anonymize.CHUNK_LINES)
+CHILD_ANONYMIZE = r"""
+import json, os, resource, sys, tempfile, time
+from slurmlab.anonymize import anonymize_file
+path = sys.argv[1]
+with tempfile.TemporaryDirectory() as folder:
+    t, c = time.perf_counter(), time.process_time()
+    anonymize_file(path, os.path.join(folder, "anonymized.psv"), salt="bench")
+    times, cpu = [time.perf_counter() - t], [time.process_time() - c]
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"times": times, "cpu": cpu, "peak_mb": peak}))
+"""
+
+
+def _child(code: str, *args: str) -> dict:
+    """Run ``code`` in a fresh process on one core; return the JSON it prints last."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    cmd = [sys.executable, "-c", code, *args]
+    if sys.platform.startswith("linux"):
+        cmd = ["taskset", "-c", "0", *cmd]  # one core
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
 
 def make_export(rows: int, seed: int) -> Path:
     from slurmlab.records.synth import SynthConfig, synth_sacct
@@ -65,14 +90,13 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument(
+        "--no-anonymize", action="store_true", help="measure read_sacct only, not anonymize_file"
+    )
     args = parser.parse_args()
     path = make_export(args.rows, args.seed)
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
-    cmd = [sys.executable, "-c", CHILD, str(path), str(args.repeat)]
-    if sys.platform.startswith("linux"):
-        cmd = ["taskset", "-c", "0", *cmd]  # one core
-    done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result = _child(CHILD, str(path), str(args.repeat))
+    anonymized = None if args.no_anonymize else _child(CHILD_ANONYMIZE, str(path))
     size_mb = path.stat().st_size / 1e6
     machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
     try:
@@ -92,6 +116,12 @@ def main() -> int:
         f"{min(result['times']):.2f} | {min(result['cpu']):.2f} | {result['peak_mb']:,.0f} | "
         f"{machine} | {dt.date.today()} |"
     )
+    if anonymized is not None:
+        print(
+            f"| anonymize_file -P, 30 columns (1 core, once) | {args.rows:,} | {size_mb:,.0f} "
+            f"| {anonymized['times'][0]:.2f} | {anonymized['cpu'][0]:.2f} | "
+            f"{anonymized['peak_mb']:,.0f} | {machine} | {dt.date.today()} |"
+        )
     return 0
 
 

@@ -25,13 +25,17 @@ from __future__ import annotations
 import csv
 import hashlib
 import hmac
+import math
 import numbers
 import os
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import chain, islice
 from pathlib import Path
+from typing import IO
 
 import hostlist
 import pandas as pd
@@ -41,12 +45,16 @@ from slurmlab.paths import same_file
 from slurmlab.records.sacct import (
     SACCT_FIELDS,
     SacctParseError,
+    _Found,
     _is_parsable,
     _layout,
+    _Line,
+    _line_items,
+    _line_kind,
     _load_bytes,
-    _resolve_rows,
+    _resolve_items,
     _text_lines,
-    decode_export,
+    export_lines,
 )
 
 __all__ = ["Anonymizer", "AnonymizeResult", "anonymize_file", "anonymize_text"]
@@ -239,41 +247,113 @@ def anonymize_text(
     A row split over several lines (a newline inside a value) is written as one line; a line
     that cannot be split safely is a :class:`SacctParseError` and nothing is written.
     """
-    lines = [
+    out: list[str] = []
+    _anonymize_lines(
+        enumerate(_text_lines(text), 1),
+        anonymizer,
+        out.append,
+        ending="\r\n" if "\r\n" in text[:65536] else "\n",
+        fields=fields,
+        delimiter=delimiter,
+        file=file,
+    )
+    return "".join(out)
+
+
+#: lines anonymized at a time: the rows of one chunk are held (about 15x their size) while
+#: it is split and rewritten, never the whole export
+CHUNK_LINES = 20_000
+
+
+def _anonymize_lines(
+    lines: Iterable[tuple[int, str]],
+    anonymizer: Anonymizer,
+    write: Callable[[str], object],
+    *,
+    ending: str,
+    fields: Sequence[str] | str | None,
+    delimiter: str | None,
+    file: str,
+) -> None:
+    """Anonymize numbered lines, handing the output to ``write`` a chunk at a time.
+
+    Rows are split as ``read_sacct`` splits them, chunk by chunk: a chunk ends before a line
+    that starts a row of the regular width, which no row before it can reach into (a value
+    spanning lines) and no run of rows alike can hold (appended rows of fewer fields). A
+    :class:`SacctParseError` for the first line that cannot be split safely stops it (what
+    was written before is the caller's to throw away)."""
+    lines = (
         (number, line)
-        for number, line in enumerate(_text_lines(text), 1)
+        for number, line in lines
         if line.strip() and not line.lstrip().startswith("#")
-    ]
-    if not lines:
+    )
+    head = list(islice(lines, 20))
+    if not head:
         raise SacctParseError("has no rows to anonymize", file=file)
-    sample = [line for _, line in lines[:20]]
+    sample = [line for _, line in head]
     delim, header, names = _layout(file, sample, fields, delimiter)
     parsable = _is_parsable(sample, header is not None, delim, len(names))
-    rows = lines[1:] if header is not None else lines
-    found = _resolve_rows(names, delim, parsable, rows)
-    if found.bad:
-        bad = min(found.bad, key=lambda b: b.line)
-        raise SacctParseError(
-            f"{bad.problem}; so it cannot be anonymized safely (part of a value could pass "
-            "through unchanged)",
-            file=file,
-            line=bad.line,
-            column=bad.column,
-            value=bad.value,
-            hint=re.sub(r";? or read with errors='warn'.*$", "", bad.hint),
-        )
-    out: dict[int, str] = {number: text for number, text in rows if number in found.headers}
     if header is not None:
-        out[lines[0][0]] = lines[0][1]
-    for row in found.rows:
-        job = row.values[row.names.index("JobID")] if "JobID" in row.names else ""
-        new = [
-            anonymizer.field(column, value, "." in job)
-            for column, value in zip(row.names, row.values)
-        ]
-        out[row.line] = delim.join(new) + (delim if row.trailing else "")
-    ending = "\r\n" if "\r\n" in text[:65536] else "\n"
-    return "".join(out[number] + ending for number in sorted(out))
+        write(head[0][1] + ending)
+        head = head[1:]
+    pending: list[_Line] = []  # split, not yet resolved into rows
+    headers: list[int] = []  # header lines further down, among them
+    texts: dict[int, str] = {}  # their text
+    layout = None
+    batch: list[tuple[int, str]] = []
+    for number, line in chain(head, lines, [(None, None)]):
+        if number is not None:
+            batch.append((number, line))
+            if len(batch) < CHUNK_LINES:
+                continue
+        known = len(headers)
+        more, layout = _line_items(names, delim, parsable, batch, headers, layout)
+        if len(headers) > known:  # (kept as they are)
+            lookup = dict(batch)
+            texts.update((n, lookup[n]) for n in headers[known:])
+        pending += more
+        batch = []
+        cut = len(pending) if number is None else _last_cut(pending, parsable)
+        if not cut:
+            continue  # (no safe place yet: the chunk grows)
+        done, pending = pending[:cut], pending[cut:]
+        upto = pending[0].number if pending else math.inf
+        found = _Found([], [], [])
+        _resolve_items(done, delim, parsable, found)
+        if found.bad:
+            bad = min(found.bad, key=lambda b: b.line)
+            raise SacctParseError(
+                f"{bad.problem}; so it cannot be anonymized safely (part of a value could "
+                "pass through unchanged)",
+                file=file,
+                line=bad.line,
+                column=bad.column,
+                value=bad.value,
+                hint=re.sub(r";? or read with errors='warn'.*$", "", bad.hint),
+            )
+        out = {n: texts.pop(n) for n in [n for n in headers if n < upto]}
+        headers = [n for n in headers if n >= upto]
+        for row in found.rows:
+            job = row.values[row.names.index("JobID")] if "JobID" in row.names else ""
+            new = [
+                anonymizer.field(column, value, "." in job)
+                for column, value in zip(row.names, row.values)
+            ]
+            out[row.line] = delim.join(new) + (delim if row.trailing else "")
+        write("".join(out[n] + ending for n in sorted(out)))
+
+
+def _last_cut(items: list[_Line], parsable: bool) -> int:
+    """The last position (above 0) before which the items may be resolved on their own, or 0:
+    an item that starts a row and sets it apart from no run (see ``_resolve_items``), so no
+    row before it continues on it and no run of rows alike reaches over it."""
+    for k in range(len(items) - 1, 0, -1):
+        item = items[k]
+        if item.starts:
+            kind = _line_kind(item)
+            if kind is None or (parsable and kind[0] == "trailing"):
+                return k
+    return 0
 
 
 def anonymize_file(
@@ -320,14 +400,16 @@ def anonymize_file(
             hint="export with sacct -P (or read it with read_sacct and write_sacct first)",
         )
     anonymizer = Anonymizer(salt)
-    text = anonymize_text(
-        decode_export(data, name),
-        anonymizer,
-        fields=fields,
-        delimiter=delimiter,
-        file=name,
-    )
-    Path(output).write_text(text, encoding="utf-8", newline="")
+    with _written_whole(output) as handle:
+        _anonymize_lines(
+            export_lines(data, name),
+            anonymizer,
+            handle.write,
+            ending="\r\n" if b"\r\n" in data[:65536] else "\n",
+            fields=fields,
+            delimiter=delimiter,
+            file=name,
+        )
     if mapping_path is not None:
         with open(mapping_path, "w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
@@ -335,6 +417,32 @@ def anonymize_file(
             for (kind, original), new in sorted(anonymizer.result.mapping.items()):
                 writer.writerow([kind, original, new])
     return anonymizer.result
+
+
+@contextmanager
+def _written_whole(output: str | os.PathLike) -> Iterator[IO[str]]:
+    """A text file to write ``output`` through: a new file beside it, renamed over it once the
+    block ends without error and removed when it raises, so that a line that cannot be
+    anonymized safely leaves nothing behind (and an earlier output stays as it was). A
+    symlink is written through; a device or a pipe (``/dev/stdout``), or an output in a
+    folder that takes no new file, is written in place."""
+    target = Path(os.path.realpath(output))
+    partial = None
+    if not target.exists() or target.is_file():
+        partial = target.with_name(f".{target.name}.{secrets.token_hex(4)}.partial")
+        try:
+            partial.touch(exist_ok=False)  # (the permissions a new output would get)
+        except OSError:
+            partial = None
+    try:
+        with open(target if partial is None else partial, "w", encoding="utf-8", newline="") as f:
+            yield f
+        if partial is not None:
+            os.replace(partial, target)
+    except BaseException:
+        if partial is not None:
+            partial.unlink(missing_ok=True)
+        raise
 
 
 def _salt(salt, who: str) -> str | None:

@@ -118,7 +118,7 @@ import os
 import re
 import types
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as _field
 from pathlib import Path
@@ -1374,6 +1374,30 @@ def decode_export(data: bytes, file: str) -> str:
         except UnicodeDecodeError:
             out.append(piece.decode("latin-1"))
             odd.append((i // 2 + 1, piece))
+    _warn_latin1(file, odd)
+    return "".join(out)
+
+
+def export_lines(data: bytes, file: str) -> Iterator[tuple[int, str]]:
+    """The numbered lines of an export's bytes, one by one, as :func:`decode_export` and
+    :func:`_text_lines` give them (a line that is not UTF-8 read as Latin-1, with the same
+    warning, given once the last line is read): for a reader that keeps little at a time."""
+    odd = []
+    for number, match in enumerate(re.finditer(rb"([^\r\n]*)(\r\n|\n|\r|$)", data), 1):
+        piece = match.group(1)
+        try:
+            yield number, piece.decode("utf-8")
+        except UnicodeDecodeError:
+            odd.append((number, piece))
+            yield number, piece.decode("latin-1")
+        if not match.group(2):  # the end of the data
+            break
+    if odd:
+        _warn_latin1(file, odd)
+
+
+def _warn_latin1(file: str, odd: list[tuple[int, bytes]]) -> None:
+    """Warn that the lines ``odd`` (number, bytes) were read as Latin-1."""
     number, line = odd[0]
     bad = next(b for b in line if b >= 0x80)  # (an invalid line has a byte of 0x80 or more)
     at = line.index(bytes([bad]))
@@ -1386,7 +1410,6 @@ def decode_export(data: bytes, file: str) -> str:
         "encoding, convert it (iconv -f ENCODING -t UTF-8) and read it again",
         SacctParseWarning,
     )
-    return "".join(out)
 
 
 def _text_lines(text: str) -> list[str]:
@@ -1843,39 +1866,70 @@ def _resolve_rows(
     not have one between its rows). A header line further down switches the columns of the
     rows after it; a line that cannot start a row (no JobID) continues the row before it.
     """
-    main = tuple(names)
     found = _Found([], [], [])
+    items, _after = _line_items(names, delim, parsable, lines, found.headers)
+    _resolve_items(items, delim, parsable, found, regular)
+    return found
+
+
+def _line_items(
+    names: Sequence[str],
+    delim: str,
+    parsable: bool,
+    lines: Iterable[tuple[int, str]],
+    headers: list[int],
+    layout: tuple[str, ...] | None = None,
+) -> tuple[list[_Line], tuple[str, ...]]:
+    """The lines as :class:`_Line` items (a header further down is not one: its number goes
+    to ``headers``), and the columns in effect after them. ``layout``: those in effect
+    before them (the first header's by default)."""
+    main = tuple(names)
     items: list[_Line] = []
-    layout = main
+    layout = main if layout is None else layout
     for number, text in lines:
         pieces = text.split(delim)
         other = _mid_header(text, delim, main)
         if other is not None:
-            found.headers.append(number)
+            headers.append(number)
             layout = tuple(other)
             continue
         width = len(layout)
         whole = len(pieces) == width + 1 and pieces[-1] == "" if parsable else len(pieces) == width
         starts = not text.lstrip().startswith("#") and (whole or _starts_row(layout, pieces))
         items.append(_Line(number, text, pieces, layout, starts))
+    return items, layout
+
+
+def _line_kind(item: _Line):
+    """What sets a line apart in a run of lines alike (see :func:`_resolve_items`): short
+    of its layout's fields, or one more, empty (the trailing delimiter); None for neither."""
+    c, width = len(item.pieces), len(item.names)
+    if item.starts and c < width:
+        return ("short", c, item.names)
+    if c == width + 1 and item.pieces[-1] == "":
+        return ("trailing", c, item.names)
+    return None
+
+
+def _resolve_items(
+    items: list[_Line],
+    delim: str,
+    parsable: bool,
+    found: _Found,
+    regular: np.ndarray | None = None,
+) -> None:
+    """Add the rows of ``items`` to ``found`` (or why they are none: ``found.bad``); see
+    :func:`_resolve_rows`."""
     slots = (
         np.searchsorted(regular, [item.number for item in items])
         if regular is not None and len(regular) and items
         else np.zeros(len(items), dtype=np.int64)
     )
 
-    def kind(item: _Line):
-        c, width = len(item.pieces), len(item.names)
-        if item.starts and c < width:
-            return ("short", c, item.names)
-        if c == width + 1 and item.pieces[-1] == "":
-            return ("trailing", c, item.names)
-        return None
-
     # evidence: runs of rows that share a shorter count, or a trailing delimiter
     appended = [False] * len(items)
     trailing_first = [parsable] * len(items)
-    kinds = [kind(item) for item in items]
+    kinds = [_line_kind(item) for item in items]
     i = 0
     while i < len(items):
         j = i + 1
@@ -1969,7 +2023,6 @@ def _resolve_rows(
                 )
             found.bad += [_not_a_row(item, attached=True) for item in items[i + 1 : j]]
         i = j
-    return found
 
 
 def _not_a_row(item: _Line, attached: bool = False) -> _Bad:
