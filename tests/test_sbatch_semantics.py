@@ -276,7 +276,7 @@ def test_unknown_option_suggests_the_closest_one():
 
 
 @pytest.mark.parametrize(
-    "text", ["--time-min=30", "-L foo:2", "--licenses=foo:2", "--overcommit", "--tmp=10G",
+    "text", ["-L foo:2", "--licenses=foo:2", "--overcommit", "--tmp=10G",
              "--deadline=now+1hour"]
 )  # fmt: skip
 def test_pass_through_options_that_change_scheduling_warn(text):

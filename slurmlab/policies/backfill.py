@@ -764,6 +764,10 @@ class SlurmBackfill(Conservative):
     but gets no reservation (``TEST_NOW_ONLY``). ``bf_max_job_assoc`` set with
     ``bf_max_job_user`` wins, with a warning, as Slurm logs. Under any of them a cycle is
     never continued from the previous one (:meth:`backfill`).
+    A job with ``--time-min`` (:attr:`PendingJob.time_min`) is tested, planned and started
+    by a cycle with its limit lowered to its ``--time-min`` (``Start.limit``), as Slurm
+    22.05's backfill.c does (see :func:`_bf_limit`); the main scheduler starts it with its
+    full limit.
     ``sched_interval=-1`` disables the main scheduling loop: slurmctld's ``_schedule()``
     returns at once on every call (job_scheduler.c), so jobs start only in backfill cycles
     (the simulation then runs the reservation and preemption steps of a pass at each cycle:
@@ -1020,7 +1024,7 @@ class SlurmBackfill(Conservative):
                 no_reserve = self._no_reserve(facts, now)
             # (partitions over the same nodes share a mask: a shape counts per partition,
             # since the first job of each partition waits for Resources, the rest Priority)
-            shape, limit = job.shape, job.limit
+            shape, limit = job.shape, _bf_limit(job)
             known = hopeless.get(shape)
             if known is not None and limit >= known[0]:
                 tested += 1
@@ -1053,7 +1057,8 @@ class SlurmBackfill(Conservative):
                 continue
             if t <= now and i == 0:
                 prof.reserve(nodes, _usage(job, view.capacity, nodes), now, now + limit, at=0)
-                d.starts.append(Start(job.id, nodes, "backfill", job.partition))
+                lower = limit if limit < job.limit else None  # (--time-min)
+                d.starts.append(Start(job.id, nodes, "backfill", job.partition, lower))
                 begun.add(job.id)
                 if job.exclusive and space.records < table:
                     # _bf_reserve_running: a whole-node job started holds its nodes in the
@@ -1246,16 +1251,17 @@ class _Cycle:
         may only start now (TEST_NOW_ONLY) has its first try alone, and no shape is noted."""
         if not now_only:
             missed = unreached.get(job.shape)
-            if missed is not None and job.limit >= missed:
+            if missed is not None and _bf_limit(job) >= missed:
                 return False
         mask = job.plan_mask  # as a bitmask, cached per mask
         hit = self.bits.get(id(mask))
         if hit is None:
             hit = self.bits[id(mask)] = (mask, node_bits(mask))
-        if space.reachable(hit[1] & up, job.count, job.limit, now, blocked, now_only=now_only):
+        limit = _bf_limit(job)
+        if space.reachable(hit[1] & up, job.count, limit, now, blocked, now_only=now_only):
             return True
         if not now_only:
-            unreached[job.shape] = job.limit
+            unreached[job.shape] = limit
         return False
 
     def still_reached(self, space: NodeSpace, now: float, up: int, blocked, size: int) -> bool:
@@ -1274,6 +1280,17 @@ class _Cycle:
                     return False  # a cycle now would end at this reservation
                 space.reserve(*held)
         return True
+
+
+def _bf_limit(job: PendingJob) -> float:
+    """The limit Slurm 22.05's backfill tests, plans and starts a job with: its
+    ``--time-min`` when below its limit (backfill.c sets ``time_limit = time_min`` before
+    the will-run test and does not raise it again for a start: ``comp_time_limit`` is
+    already ``time_min`` when ``_reset_job_time_limit`` caps the extension; later Slurm
+    extends the limit up to the next reservation), else its limit. A plan gives the job
+    its full limit back (``_set_job_time_limit``): only a start keeps the lower one."""
+    low = job.time_min
+    return low if 0 < low < job.limit else job.limit
 
 
 POLICIES = {"fifo": Fifo, "easy": Easy, "conservative": Conservative, "slurm": SlurmBackfill}

@@ -222,6 +222,9 @@ class PendingJob:
     #: counts running tasks, not reserved ones), up to bf_max_job_array_resv. It may not
     #: start.
     reserve_only: bool = False
+    #: ``--time-min`` in seconds (0: none): Slurm's backfill (the ``slurm`` policy) plans
+    #: and starts the job with its limit lowered to it (``Start.limit``)
+    time_min: float = 0.0
     #: what decides whether the request fits, but for its time limit (partition, per-node
     #: need, node count, node set, reach, exclusive): within a pass resources only shrink
     #: and a longer window is harder to fit, so a shape that failed for a limit fails for
@@ -405,12 +408,16 @@ class Start:
     ``partition``: for a job queued in several partitions (``-p a,b``: one
     :class:`PendingJob` per partition, same id), the partition of the record started (its
     ``PendingJob.partition``); None: the first of its records whose mask holds the nodes.
+    ``limit``: a lower time limit for the job (not below its ``--time-min``).
     """
 
     job: int
     nodes: tuple[int, ...]
     by: Literal["main", "backfill"] = "main"
     partition: str | None = None
+    #: the time limit (seconds) this run gets instead of the job's: lower, down to its
+    #: ``PendingJob.time_min`` (``--time-min``), or None to keep it
+    limit: float | None = None
 
 
 @dataclass(slots=True)

@@ -17,6 +17,7 @@ from bisect import bisect_left
 from dataclasses import replace
 from functools import cmp_to_key
 from heapq import heappop
+from numbers import Real
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -174,7 +175,7 @@ class Controller:
                 alt[2] = PendingJob(
                     job.id, p, demand, count, mask, self._limit_in(job, shape), exclusive,
                     job.spec.reservation, need, None, rows, mem_per_cpu=per_cpu, most=shape[10],
-                    array=_record_of(job), array_job=job.array_id,
+                    array=_record_of(job), array_job=job.array_id, time_min=job.time_min,
                 )  # fmt: skip
             return alt[2]
         if job.pending is None:
@@ -182,7 +183,7 @@ class Controller:
                 job.id, job.partition, job.demand, job.count, job.mask, job.limit,
                 job.exclusive, job.spec.reservation, job.need, None,
                 job.rows, mem_per_cpu=job.mem_per_cpu, most=job.most, array=_record_of(job),
-                array_job=job.array_id,
+                array_job=job.array_id, time_min=job.time_min,
             )  # fmt: skip
         return job.pending
 
@@ -201,7 +202,7 @@ class Controller:
                 p.id, p.partition, p.demand, p.count, p.mask, p.limit, p.exclusive,
                 p.reservation, p.need, plan, p.rows, mem_per_cpu=p.mem_per_cpu, most=p.most,
                 blocks=p.blocks, reserve_most=p.reserve_most, array=p.array,
-                array_job=p.array_job,
+                array_job=p.array_job, time_min=p.time_min,
             )  # fmt: skip
             cached = job.pending_plan = (pending, plan, planned)
         return cached[2]
@@ -1260,6 +1261,8 @@ class Controller:
                     continue
             if record is not None:
                 self.use_partition(job, record.partition)
+            if start.limit is not None and start.limit < job.limit:
+                self._lower_limit(job, start.limit)
             self._start(job, start.nodes, start.by)
             started += 1
         if several:
@@ -1460,6 +1463,24 @@ class Controller:
                     f"{what}: by={start.by!r} must be 'main' (in priority order) or 'backfill' "
                     "(ahead of a job that waits)"
                 )
+            if start.limit is not None:
+                limit, low = start.limit, pending.time_min
+                ok = isinstance(limit, Real) and not isinstance(limit, bool)
+                if not ok or not (low and low <= limit <= pending.limit):
+                    allowed = (
+                        f"from its --time-min, {_seconds(low)} s, to its limit, "
+                        + (
+                            "UNLIMITED"
+                            if math.isinf(pending.limit)
+                            else f"{_seconds(pending.limit)} s"
+                        )
+                        if low
+                        else "none: it has no --time-min (PendingJob.time_min 0)"
+                    )
+                    fail(
+                        f"{what}: limit={limit!r} is no time limit {label(start.job)} may get "
+                        f"({allowed}); give None to keep its limit"
+                    )
             nodes = start.nodes
             check_nodes(nodes, pending, what)
             off = [names[i] for i in nodes if not pending.mask[i]]

@@ -106,7 +106,7 @@ class SimJob:
         "run_plan", "acct", "assoc", "qos", "charged", "factors", "preempting", "victims",
         "preempted_by", "planned_nodes", "live", "rows", "running_view", "pending_plan", "need",
         "scratch", "held", "split", "mem_per_cpu", "sched", "alts", "parts", "entries",
-        "plan_part", "requests", "updated", "req_tres", "admin_time", "most",
+        "plan_part", "requests", "updated", "req_tres", "admin_time", "most", "full_limit",
     )  # fmt: skip
 
     def __init__(self):
@@ -157,6 +157,15 @@ class SimJob:
         #: ADMIN_SET_LIMIT), which exempts it from the partition's MaxTime and the QOS
         #: MaxWall (job_mgr.c job_limits_check, acct_policy.c)
         self.admin_time = False
+        #: the limit a job without -t had before backfill lowered it to its --time-min (a
+        #: requeue gives it back: job_mgr.c _job_requeue_op), else None
+        self.full_limit: float | None = None
+
+    @property
+    def time_min(self) -> float:
+        """``--time-min`` in seconds, 0 without one."""
+        low = self.spec.time_min
+        return 0.0 if low is None else low.total_seconds()
 
     def rows_on(self, n: int) -> np.ndarray:
         """What it holds on each of ``n`` nodes (not ``--exclusive``): its shape per node
@@ -375,6 +384,7 @@ class Simulation(Controller, Lifecycles, Updates):
         #: partition -> (start, end) of the maintenance reservations holding all its nodes
         self._maint_windows: dict[str, list[tuple[float, float]]] = {}
         self._throttles = False  # any array with a %N throttle was submitted
+        self._time_min_said = False  # (a --time-min job under fifo/easy/conservative)
         # continuing passes (QueueView.resume): the last pass's state, cleared by any change
         # but jobs joining the queue; the jobs that joined since; the last queued key then
         self._resume = None
@@ -634,6 +644,9 @@ class Simulation(Controller, Lifecycles, Updates):
         first = self.jobs[ids[0]]
         if first.ckpt is not None and first.ckpt.on_signal:  # (once per sbatch: arrays too)
             _warn_on_signal(first, wjob.id or (first.array_job if spec.array else first.key))
+        if spec.time_min is not None and not self._time_min_said:
+            self._time_min_said = True
+            _warn_time_min(self.policy, wjob.id or first.key)
         self._arm_priority_tick()
         self.request_pass()
         return ids
@@ -1819,6 +1832,18 @@ def _timed(act: Action) -> Action:
     if type(act.at) in (int, float):  # (already seconds: kept as given)
         return act
     return replace(act, at=at)
+
+
+def _warn_time_min(policy, key: str) -> None:
+    """``--time-min`` is used by Slurm's backfill only (the ``slurm`` policy): say so, once
+    per run, when a built-in policy without it meets one."""
+    name = getattr(policy, "name", None)
+    if name in ("fifo", "easy", "conservative") and type(policy).__module__.startswith("slurmlab"):
+        warn_at_caller(
+            f"job {key} asks for --time-min, which only Slurm's backfill uses (policy "
+            f"'slurm': it may start such a job early with its limit lowered to --time-min); "
+            f"under policy {name!r} these jobs keep their full time limits"
+        )
 
 
 def _warn_on_signal(job: SimJob, name: str) -> None:

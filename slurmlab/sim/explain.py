@@ -427,11 +427,17 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
         gap = min(ahead) - t - _cycle_delay(sim.policy) - _strict(sim.policy)
         if gap >= 60 and gap < job.limit:
             limit = format_duration(timedelta(seconds=int(gap // 60) * 60))
+            flexible = ""
+            if getattr(sim.policy, "name", None) == "slurm" and sim.policy.interval is not None:
+                flexible = (
+                    f" (or, at submission, keep -t and add --time-min={limit}: Slurm's "
+                    "backfill starts such a job in a gap with its limit lowered to that)"
+                )
             hints.append(
                 (
                     f"with -t {limit} (instead of "
                     f"{format_duration(timedelta(seconds=job.limit)) if not math.isinf(job.limit) else 'UNLIMITED'}) "
-                    "it would end before the next reservation and could be backfilled now",
+                    f"it would end before the next reservation and could be backfilled now{flexible}",
                     {"time": limit},
                 )
             )

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import replace
+from datetime import timedelta
 from heapq import _siftdown, _siftup, heappush  # (_sift*: see _unschedule)
 from typing import TYPE_CHECKING
 
@@ -249,6 +251,11 @@ class Lifecycles:
         job.preempted_by = None
         job.charged = 0.0
         job.begin = self.env.now + self.options.requeue_delay
+        if job.full_limit is not None:  # (lowered to its --time-min: its default again)
+            self._remember(job)
+            job.limit, job.full_limit = job.full_limit, None
+            back = None if math.isinf(job.limit) else timedelta(seconds=job.limit)
+            job.res = replace(job.res, time_limit=back)
         job.pending = None
         # its priority is set again, as for a new job (job_mgr.c set_job_prio): under
         # priority/basic it goes behind every job submitted before the requeue

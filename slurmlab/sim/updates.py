@@ -290,6 +290,23 @@ class Updates:
         self._changed()
         self.request_pass()
 
+    def _lower_limit(self, job: SimJob, limit: float) -> None:
+        """Start the job with a lower time limit (``Start.limit``: Slurm 22.05's backfill
+        starts a ``--time-min`` job with its limit lowered to it, backfill.c). sacct and
+        squeue show the lower limit from then on. A job with ``-t`` keeps it, requeued
+        too (slurmctld stores no other); one without gets its default back at a requeue
+        (``_job_requeue_op``: limit_set.time)."""
+        self._remember(job)
+        new = timedelta(seconds=limit)
+        if job.spec.time_requested:
+            spec = replace(job.spec, time_limit=new)
+            job.spec, job.wjob = spec, replace(job.wjob, spec=spec)
+        elif job.full_limit is None:
+            job.full_limit = job.limit
+        job.res = replace(job.res, time_limit=new)
+        job.limit = limit
+        self.log("update", job, f"TimeLimit={_limit_text(limit)} (--time-min, by backfill)")
+
     def _new_end(self, job: SimJob) -> tuple[float, str]:
         """When and how the running job ends under its new limit. Its work may still end
         it first. Else, when the new end (start + limit) has passed, slurmctld sets it to
@@ -369,6 +386,11 @@ class Updates:
                 raise _refused(
                     "Required partition not available (inactive or drain)", job, text
                 ) from None
+            if "Invalid time-min specification" in text:  # (a limit below its --time-min)
+                raise _refused(
+                    "Invalid time-min specification (exceeds job's time or other limits)", job,
+                    text.split(": Invalid time-min")[0],
+                ) from None  # fmt: skip
             raise _refused(
                 "Requested node configuration is not available", job,
                 f"{text}; slurmlab refuses what a submission of the changed request would be "

@@ -441,6 +441,7 @@ _OPTIONS: dict[str, tuple[str, str, str | None]] = {
     "gpus-per-node": ("gpus_per_node", "gpus", None),
     "gpus-per-task": ("gpus_per_task", "gpus", None),
     "time": ("time_limit", "time", "t"),
+    "time-min": ("time_min", "time", None),
     "begin": ("begin", "begin", "b"),
     "array": ("array", "array", "a"),
     "dependency": ("dependency", "dependency", "d"),
@@ -486,7 +487,6 @@ _PASSTHROUGH: dict[str, tuple[bool, str | None]] = {
     "propagate": (True, None),
     "gres-flags": (True, None),
     "tmp": (True, None),
-    "time-min": (True, None),
     "deadline": (True, None),
     "switches": (True, None),
     "network": (True, None),
@@ -515,7 +515,6 @@ _PASSTHROUGH: dict[str, tuple[bool, str | None]] = {
 # what Slurm would do that the simulation does not. (--use-min-nodes is not here: with it
 # -N MIN-MAX is allocated its minimum, as in Slurm.)
 _NOT_SIMULATED: dict[str, str] = {
-    "time-min": "Slurm may start the job early with a limit cut down to --time-min",
     "licenses": "Slurm holds the job until the licenses are free",
     "overcommit": "Slurm allocates one CPU per node instead of one per task",
     "deadline": "Slurm cancels the job if it cannot end by the deadline",
@@ -921,6 +920,9 @@ class JobSpec:
     other_gres: tuple[Gres, ...] = ()
     time_limit: timedelta | None = None
     time_requested: bool = False
+    #: ``--time-min``: the ``slurm`` policy's backfill may start the job with its limit
+    #: lowered to this (None: no such option)
+    time_min: timedelta | None = None
     begin: timedelta | datetime | TimeOfDay | None = None
     array: ArraySpec | None = None
     dependency: tuple[Dependency, ...] = ()
@@ -998,6 +1000,8 @@ class JobSpec:
         self._check_plane()
         if self.time_limit is not None and self.time_limit <= timedelta(0):
             raise SbatchError(f"--time={format_duration(self.time_limit)}: must be positive")
+        if self.time_min is not None and self.time_min <= timedelta(0):
+            raise SbatchError(f"--time-min={format_duration(self.time_min)}: must be positive")
         if not isinstance(self.nice, int) or isinstance(self.nice, bool):
             raise SbatchError(f"--nice={self.nice!r}: must be a whole number adjustment")
         if not -2147483645 <= self.nice <= 2147483645:
@@ -1045,13 +1049,15 @@ class JobSpec:
                 + (", False (--no-requeue) or None (the cluster's JobRequeue)"
                    if f == "requeue" else " or False")
             )  # fmt: skip
-        if self.time_limit is not None and type(self.time_limit) is not timedelta:
-            try:
-                set_(self, "time_limit", parse_time_limit(self.time_limit, what="time_limit"))
-            except SbatchError:
-                raise
-            except SlurmlabError as exc:
-                raise SbatchError(f"JobSpec: {exc}") from None
+        for f in ("time_limit", "time_min"):
+            value = getattr(self, f)
+            if value is not None and type(value) is not timedelta:
+                try:
+                    set_(self, f, parse_time_limit(value, what=f))
+                except SbatchError:
+                    raise
+                except SlurmlabError as exc:
+                    raise SbatchError(f"JobSpec: {exc}") from None
         if self.begin is not None:
             set_(self, "begin", _begin_value(self.begin))
         for f in ("nodelist", "exclude"):
@@ -1331,6 +1337,8 @@ class JobSpec:
             add("gpus-per-task", f"{t}{self.gpus_per_task}")
         if self.time_requested:
             add("time", format_duration(self.time_limit))
+        if self.time_min is not None:
+            add("time-min", format_duration(self.time_min))
         if self.begin is not None:
             add("begin", _format_begin(self.begin))
         if self.array is not None:
@@ -1663,8 +1671,6 @@ def _set_option(long: str, val: str | None, values: dict, other: list) -> None:
     """Apply one option to the request being built: ``values`` holds JobSpec fields,
     ``other`` the options kept verbatim (and the script's name)."""
     if long in _PASSTHROUGH or long == "script-file":
-        if long == "time-min":
-            _parse_time_limit("time-min", val)  # (checked, as sbatch checks it)
         if long in _VALUE_CHECKS:
             _VALUE_CHECKS[long](val)  # (checked, as sbatch checks it)
         if long in _NOT_SIMULATED:
@@ -1939,6 +1945,8 @@ def _parse_value(long: str, kind: str, val: str | None, values: dict) -> dict:
                 f"with an optional K/M/G/T suffix; write e.g. {mb}M"
             )
         return {dest: mb}
+    if kind == "time" and long == "time-min":
+        return {"time_min": _parse_time_limit(long, val)}
     if kind == "time":
         return {"time_limit": _parse_time_limit(long, val), "time_requested": True}
     if kind == "gres":
@@ -3144,6 +3152,8 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
     # (real Slurm 22.05, CR_Core and no default: ReqMem is each node's memory, --mem=0 too)
     requested = 0 if tracked else asked or min((n.memory_mb for n in fitting.reps), default=0)
     time_limit = spec.time_limit if spec.time_requested else part.time_limit_default
+    if spec.time_min is not None:
+        _check_time_min(spec, part, time_limit)
     gpu_type = spec.gpu_type
     if gpu_type is None and gpn:
         # an untyped request on nodes of one GPU type gets that type (sacct's gres/gpu:h100)
@@ -3244,6 +3254,28 @@ def _most_nodes(spec: JobSpec, counts: _TaskCounts, part: Partition, nodes: int)
         )
         return None
     return most
+
+
+def _check_time_min(spec: JobSpec, part: Partition, limit: timedelta | None) -> None:
+    """slurmctld refuses a ``--time-min`` above the job's time limit (the partition's
+    DefaultTime without ``-t``) or above the partition's MaxTime, whatever
+    EnforcePartLimits says (job_mgr.c ``_valid_job_part``)."""
+    low = spec.time_min
+    above = [
+        f"{what} {format_duration(value)}"
+        for what, value in (
+            ("the time limit" + ("" if spec.time_requested else " (DefaultTime)"),
+             limit if spec.time_requested or part.default_time is not None else None),
+            (f"MaxTime of partition {part.name!r}", part.max_time),
+        )
+        if value is not None and low > value
+    ]  # fmt: skip
+    if above:
+        raise RequestError(
+            f"--time-min={format_duration(low)} is above {' and '.join(above)}: Invalid "
+            "time-min specification (exceeds job's time or other limits); give a --time-min "
+            "no longer than the job's -t"
+        )
 
 
 def _enforce_part_limits(spec: JobSpec, part: Partition, nodes: int, enforce: str) -> None:
