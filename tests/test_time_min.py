@@ -272,3 +272,26 @@ def test_why_pending_suggests_a_time_min_under_the_slurm_policy_only():
         text = lb.why_pending(jid)
         assert "with -t 4:00 (instead of 10:00)" in text
         assert ("add --time-min=4:00" in text) is said
+
+
+def test_a_checkpointing_training_run_backfilled_with_its_time_min():
+    """The flexible limit of checkpointing training runs: backfilled at 5 s into the hour
+    before a reservation with its 30-minute --time-min, the run gets its signal 2 minutes
+    before that limit, writes a checkpoint and requeues itself; having -t, it keeps the
+    lowered limit for its later runs too (Slurm 22.05 stores no other), so it goes on in
+    30-minute runs from its checkpoints until its work is done."""
+    conf = FOUR + "SchedulerParameters=bf_interval=5,bf_resolution=10,bf_window=600\n"
+    lb = lab(conf)
+    lb.sbatch("-N 3 --exclusive -t 60:00", runtime=3600)
+    lb.sbatch("-N 4 --exclusive -t 10:00", runtime=600)
+    jid = lb.sbatch(
+        "-N 1 --exclusive -t 120:00 --time-min=30:00 --signal=B:USR1@120 --requeue",
+        runtime=7000,
+        checkpoint={"interval": "10m", "write_cost": 30, "on_signal": True},
+    )
+    lb.run()
+    runs = lb.result.sacct(duplicates=True).set_index("JobID").loc[[str(jid)]]
+    assert runs["State"].tolist() == ["REQUEUED"] * 4 + ["COMPLETED"]
+    assert (runs["Timelimit"] == timedelta(minutes=30)).all()
+    assert seconds(lb, runs["Start"].iloc[0]) == 5.0
+    assert ((runs["End"] - runs["Start"]).iloc[:4] == timedelta(minutes=28, seconds=30)).all()
