@@ -295,3 +295,22 @@ def test_a_checkpointing_training_run_backfilled_with_its_time_min():
     assert (runs["Timelimit"] == timedelta(minutes=30)).all()
     assert seconds(lb, runs["Start"].iloc[0]) == 5.0
     assert ((runs["End"] - runs["Start"]).iloc[:4] == timedelta(minutes=28, seconds=30)).all()
+
+
+def test_a_job_of_two_partitions_keeps_its_lowered_limit_when_requeued():
+    """-p a,b: the lowered limit holds in every partition the requeued job may start in."""
+    conf = (
+        "NodeName=n[1-4] CPUs=8 RealMemory=32000\nPartitionName=pa Nodes=n[1-2] Default=YES\n"
+        "PartitionName=pb Nodes=n[3-4]\n" + PARAMS
+    )
+    lb = lab(conf)
+    lb.sbatch("-p pa -N 2 --exclusive -t 5:00", runtime=300)
+    lb.sbatch("-p pb -N 1 --exclusive -t 5:00", runtime=300)
+    lb.sbatch("-p pb -N 2 --exclusive -t 1:00", runtime=60)
+    jid = lb.sbatch("-p pa,pb -N 1 --exclusive -t 10:00 --time-min=2:00", runtime=100)
+    lb.advance("20s")
+    assert row(lb, jid)["Timelimit"] == timedelta(minutes=2)
+    lb.requeue(jid)
+    lb.run()
+    runs = lb.result.sacct(duplicates=True).set_index("JobID").loc[[str(jid)]]
+    assert (runs["Timelimit"] == timedelta(minutes=2)).all() and len(runs) == 2

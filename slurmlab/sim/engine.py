@@ -886,14 +886,19 @@ class Simulation(Controller, Lifecycles, Updates):
             job.partition, job.tier, job.limit, job.exclusive, job.demand, job.mask, job.count,
             job.rows, job.need, job.mem_per_cpu, job.most,
         ) = shape  # fmt: skip
-        if self.qos[job.qos].max_wall is not None:  # (rarely: a QOS MaxWall)
+        if job.spec.time_min is not None or self.qos[job.qos].max_wall is not None:
+            # (rarely: a limit backfill lowered to --time-min holds in every partition, with
+            # -t; a QOS MaxWall)
             job.limit = self._limit_in(job, shape)
 
     def _limit_in(self, job: SimJob, shape: tuple) -> float:
         """The job's time limit in the partition of ``shape``: without -t and a DefaultTime,
         the QOS MaxWall (acct_policy.c _set_time_limit)."""
         max_wall = self.qos[job.qos].max_wall
-        if max_wall is None or job.spec.time_requested:
+        if job.spec.time_requested:  # (-t, or the --time-min backfill lowered it to)
+            limit = job.spec.time_limit
+            return math.inf if limit is None else min(shape[2], limit.total_seconds())
+        if max_wall is None:
             return shape[2]
         # (-p a,b: the DefaultTime of the first partition named, see resolve_all)
         named = shape[0] if job.alts is None else job.spec.partition.split(",")[0]

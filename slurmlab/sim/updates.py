@@ -305,6 +305,9 @@ class Updates:
             job.full_limit = job.limit
         job.res = replace(job.res, time_limit=new)
         job.limit = limit
+        if job.alts is not None:  # (-p a,b: its records are made again if it is requeued)
+            for alt in job.alts:
+                alt[2] = None
         self.log("update", job, f"TimeLimit={_limit_text(limit)} (--time-min, by backfill)")
 
     def _new_end(self, job: SimJob) -> tuple[float, str]:
