@@ -30,12 +30,9 @@ import numbers
 import os
 import re
 import secrets
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, islice
-from pathlib import Path
-from typing import IO
 
 import hostlist
 import pandas as pd
@@ -297,6 +294,7 @@ def _anonymize_lines(
         write(head[0][1] + ending)
         head = head[1:]
     pending: list[_Line] = []  # split, not yet resolved into rows
+    scanned = 0  # (the pending items before this one are no place to cut)
     headers: list[int] = []  # header lines further down, among them
     texts: dict[int, str] = {}  # their text
     layout = None
@@ -313,10 +311,12 @@ def _anonymize_lines(
             texts.update((n, lookup[n]) for n in headers[known:])
         pending += more
         batch = []
-        cut = len(pending) if number is None else _last_cut(pending, parsable)
-        if not cut:
+        cut = len(pending) if number is None else _last_cut(pending, parsable, scanned)
+        if not cut and number is not None:
+            scanned = len(pending)
             continue  # (no safe place yet: the chunk grows)
         done, pending = pending[:cut], pending[cut:]
+        scanned = 0
         upto = pending[0].number if pending else math.inf
         found = _Found([], [], [])
         _resolve_items(done, delim, parsable, found)
@@ -343,11 +343,12 @@ def _anonymize_lines(
         write("".join(out[n] + ending for n in sorted(out)))
 
 
-def _last_cut(items: list[_Line], parsable: bool) -> int:
+def _last_cut(items: list[_Line], parsable: bool, scanned: int = 0) -> int:
     """The last position (above 0) before which the items may be resolved on their own, or 0:
     an item that starts a row and sets it apart from no run (see ``_resolve_items``), so no
-    row before it continues on it and no run of rows alike reaches over it."""
-    for k in range(len(items) - 1, 0, -1):
+    row before it continues on it and no run of rows alike reaches over it. (Whether an item
+    is such a place depends on it alone: the first ``scanned`` items are known not to be.)"""
+    for k in range(len(items) - 1, max(scanned, 1) - 1, -1):
         item = items[k]
         if item.starts:
             kind = _line_kind(item)
@@ -400,16 +401,23 @@ def anonymize_file(
             hint="export with sacct -P (or read it with read_sacct and write_sacct first)",
         )
     anonymizer = Anonymizer(salt)
-    with _written_whole(output) as handle:
-        _anonymize_lines(
-            export_lines(data, name),
-            anonymizer,
-            handle.write,
-            ending="\r\n" if b"\r\n" in data[:65536] else "\n",
-            fields=fields,
-            delimiter=delimiter,
-            file=name,
-        )
+    # The output is kept (as text, about the export's size) and written at the end, in
+    # place, as before: a line that cannot be anonymized safely leaves an earlier output as
+    # it was, and the file keeps its owner, permissions and links (a pipe or a device,
+    # /dev/stdout, is written as any file)
+    chunks: list[str] = []
+    _anonymize_lines(
+        export_lines(data, name),
+        anonymizer,
+        chunks.append,
+        ending="\r\n" if "\r\n" in _head_text(data) else "\n",
+        fields=fields,
+        delimiter=delimiter,
+        file=name,
+    )
+    with open(output, "w", encoding="utf-8", newline="") as handle:
+        handle.writelines(chunks)
+    del chunks
     if mapping_path is not None:
         with open(mapping_path, "w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
@@ -419,30 +427,10 @@ def anonymize_file(
     return anonymizer.result
 
 
-@contextmanager
-def _written_whole(output: str | os.PathLike) -> Iterator[IO[str]]:
-    """A text file to write ``output`` through: a new file beside it, renamed over it once the
-    block ends without error and removed when it raises, so that a line that cannot be
-    anonymized safely leaves nothing behind (and an earlier output stays as it was). A
-    symlink is written through; a device or a pipe (``/dev/stdout``), or an output in a
-    folder that takes no new file, is written in place."""
-    target = Path(os.path.realpath(output))
-    partial = None
-    if not target.exists() or target.is_file():
-        partial = target.with_name(f".{target.name}.{secrets.token_hex(4)}.partial")
-        try:
-            partial.touch(exist_ok=False)  # (the permissions a new output would get)
-        except OSError:
-            partial = None
-    try:
-        with open(target if partial is None else partial, "w", encoding="utf-8", newline="") as f:
-            yield f
-        if partial is not None:
-            os.replace(partial, target)
-    except BaseException:
-        if partial is not None:
-            partial.unlink(missing_ok=True)
-        raise
+def _head_text(data: bytes) -> str:
+    """The export's first 65,536 characters, as ``decode_export`` would read them (a byte
+    that is not UTF-8 counts as one character, as Latin-1 reads it), to tell its line ends."""
+    return data[: 4 * 65536].decode("utf-8", "surrogateescape")[:65536]
 
 
 def _salt(salt, who: str) -> str | None:

@@ -211,3 +211,73 @@ def test_the_output_is_written_where_writing_it_would_go(tmp_path):
         "link.psv",
         "real.psv",
     ]
+
+
+def test_an_existing_output_is_rewritten_in_place(tmp_path):
+    """Its permissions and hard links stay (a private 0600 file stays private), a pipe is
+    written as any file (``-o /dev/stdout | gzip``), and a refused export leaves the file
+    as it was even where no other file could be made beside it."""
+    import os
+    import stat
+
+    src = tmp_path / "in.psv"
+    src.write_text(HEADER + "\n1|usr1|jn1|COMPLETED|00:01:00|cm1\n")
+    out = tmp_path / "out.psv"
+    out.write_text("old\n")
+    out.chmod(0o600)
+    twin = tmp_path / "twin.psv"
+    os.link(out, twin)
+    anonymize_file(src, out, salt="k")
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
+    assert twin.read_text() == out.read_text() != "old\n"
+    read, write = os.pipe()
+    try:
+        anonymize_file(src, f"/proc/self/fd/{write}", salt="k")
+        os.close(write)
+        write = None
+        with os.fdopen(read) as pipe:
+            assert pipe.read() == out.read_text()
+    finally:
+        if write is not None:
+            os.close(write)
+
+
+def test_a_parse_error_comes_before_an_output_that_cannot_be_written(tmp_path):
+    src = tmp_path / "in.psv"
+    src.write_text(HEADER + "\n1|usr1\n")
+    with pytest.raises(SacctParseError, match="cannot be anonymized safely"):
+        anonymize_file(src, tmp_path / "no-such-folder" / "out.psv", salt="k")
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 10**9])
+def test_an_export_of_headers_only_keeps_them(chunk, monkeypatch):
+    text = HEADER + "\n" + HEADER + "\n" + SHORT_HEADER + "\n"
+    monkeypatch.setattr(anon, "CHUNK_LINES", chunk)
+    assert anonymize_text(text, Anonymizer("k")) == text
+
+
+def test_the_latin1_warning_comes_first_even_when_a_later_line_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(anon, "CHUNK_LINES", 2)
+    rows = [f"{i}|usr{i}|jn{i}|COMPLETED|00:01:00|cm{i}".encode() for i in range(1, 9)]
+    rows[1] = rows[1].replace(b"jn2", b"j\xe9n2")
+    rows[6] = b"7|usr7"
+    src = tmp_path / "in.psv"
+    src.write_bytes(HEADER.encode() + b"\n" + b"\n".join(rows) + b"\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(SacctParseError, match="cannot be anonymized safely"):
+            anonymize_file(src, tmp_path / "out.psv", salt="k")
+    assert any("line 3 holds bytes that are not UTF-8" in str(w.message) for w in caught)
+
+
+def test_line_ends_are_told_from_the_first_characters_not_bytes(tmp_path):
+    """As decode_export read them: a first CRLF beyond 65,536 bytes but within 65,536
+    characters (multibyte job names) still makes the output CRLF."""
+    name = "é" * 50
+    rows = "".join(f"{i}|usr{i}|{name}|COMPLETED|00:01:00|cm{i}\n" for i in range(1, 600))
+    text = HEADER + "\n" + rows + "600|usr600|jn|COMPLETED|00:01:00|cm\r\n"
+    assert len(text.encode()) > 65536 + 100 and text.index("\r\n") < 65536
+    src = tmp_path / "in.psv"
+    src.write_bytes(text.encode())
+    anonymize_file(src, tmp_path / "out.psv", salt="k")
+    assert (tmp_path / "out.psv").read_bytes().count(b"\r\n") == 601

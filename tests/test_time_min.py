@@ -314,3 +314,44 @@ def test_a_job_of_two_partitions_keeps_its_lowered_limit_when_requeued():
     lb.run()
     runs = lb.result.sacct(duplicates=True).set_index("JobID").loc[[str(jid)]]
     assert (runs["Timelimit"] == timedelta(minutes=2)).all() and len(runs) == 2
+
+
+def test_scontrol_update_refuses_a_running_jobs_limit_below_its_time_min():
+    """Real Slurm 22.05 (checked by hand on 2026-12-06): `scontrol update JobId=2
+    TimeLimit=2` of a running job with --time-min=5 is refused with "Invalid time-min
+    specification (exceeds job's time or other limits) for job 2"."""
+    lb = lab()
+    jid = lb.sbatch("-N 1 -t 10:00 --time-min=5:00", runtime=600)
+    lb.advance("10s")
+    with pytest.raises(Exception, match=r"TimeLimit=2:00: Invalid time-min specification"):
+        lb.update(jid, time="2:00")
+    lb.update(jid, time="5:00")
+    assert row(lb, jid)["Timelimit"] == timedelta(minutes=5)
+
+
+def test_why_pending_suggests_a_lower_time_min_for_a_job_that_has_one():
+    """A job whose --time-min is too long for the gap: the hint is a lower --time-min (a new
+    sbatch), never a TimeLimit update below its --time-min, which Slurm refuses."""
+    lb = lab()
+    lb.sbatch("-N 3 --exclusive -t 5:00", runtime=300)
+    lb.sbatch("-N 4 --exclusive -t 1:00", runtime=60)
+    jid = lb.sbatch("-N 1 --exclusive -t 10:00 --time-min=6:00", runtime=60)
+    lb.advance("10s")
+    text = lb.why_pending(jid)
+    assert "with --time-min=4:00 (instead of 6:00)" in text
+    assert "TimeLimit=" not in text and "scontrol update cannot set a limit below" in text
+
+
+def test_an_operators_update_after_a_lowered_start_stays_at_a_requeue():
+    """Without -t the lowered limit goes back to the default at a requeue, but a limit set by
+    scontrol update in between stays (slurmctld's limit_set)."""
+    conf = FOUR.replace("Default=YES", "Default=YES DefaultTime=10:00") + PARAMS
+    lb = lab(conf)
+    lb.sbatch("-N 3 --exclusive -t 5:00", runtime=300)
+    lb.sbatch("-N 4 --exclusive -t 1:00", runtime=60)
+    jid = lb.sbatch("-N 1 --exclusive --time-min=2:00", runtime=100)
+    lb.advance("20s")
+    lb.sim.update(jid, time_limit="3:00", operator=True)
+    lb.requeue(jid)
+    lb.advance("1s")
+    assert row(lb, jid)["Timelimit"] == timedelta(minutes=3)

@@ -369,7 +369,8 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
     clear = not any(p < t + job.limit for p in ahead)  # it would end before all of them
     # (a slurm backfill cycle starts a later job only if it tested it: bf_max_job_test)
     tested = reason != "Priority" or _tested(sim, job, t)
-    hints: list[tuple[str, dict]] = []  # (the change in words, as Lab.update takes it)
+    # (the change in words, as Lab.update takes it; None: scontrol update cannot make it)
+    hints: list[tuple[str, dict | None]] = []
     usable = _outside(mask, windows, t + job.limit)
     fits_now = choose_nodes(free, sim.capacity, job.demand, job.count, usable, job.exclusive)
     memory_bound = False
@@ -427,20 +428,34 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
         gap = min(ahead) - t - _cycle_delay(sim.policy) - _strict(sim.policy)
         if gap >= 60 and gap < job.limit:
             limit = format_duration(timedelta(seconds=int(gap // 60) * 60))
-            flexible = ""
-            if getattr(sim.policy, "name", None) == "slurm" and sim.policy.interval is not None:
-                flexible = (
-                    f" (or, at submission, keep -t and add --time-min={limit}: Slurm's "
-                    "backfill starts such a job in a gap with its limit lowered to that)"
+            slurm = getattr(sim.policy, "name", None) == "slurm"
+            if job.time_min:  # (its limit may not go below it: a new sbatch, then)
+                if slurm:
+                    low = format_duration(timedelta(seconds=job.time_min))
+                    hints.append(
+                        (
+                            f"with --time-min={limit} (instead of {low}) Slurm's backfill "
+                            "could start it now with that limit, ending before the next "
+                            "reservation (a new sbatch: scontrol update cannot set a limit "
+                            "below its --time-min)",
+                            None,
+                        )
+                    )
+            else:
+                flexible = ""
+                if slurm and sim.policy.interval is not None:
+                    flexible = (
+                        f" (or, at submission, keep -t and add --time-min={limit}: Slurm's "
+                        "backfill starts such a job in a gap with its limit lowered to that)"
+                    )
+                hints.append(
+                    (
+                        f"with -t {limit} (instead of "
+                        f"{format_duration(timedelta(seconds=job.limit)) if not math.isinf(job.limit) else 'UNLIMITED'}) "
+                        f"it would end before the next reservation and could be backfilled now{flexible}",
+                        {"time": limit},
+                    )
                 )
-            hints.append(
-                (
-                    f"with -t {limit} (instead of "
-                    f"{format_duration(timedelta(seconds=job.limit)) if not math.isinf(job.limit) else 'UNLIMITED'}) "
-                    f"it would end before the next reservation and could be backfilled now{flexible}",
-                    {"time": limit},
-                )
-            )
     # another partition's nodes are no use where a plan within its time limit holds them
     until = t + job.limit + _strict(sim.policy)
     planned_on, planned_known = _planned_nodes(sim, planned, t, until)
@@ -468,12 +483,16 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
                 )
             )
     if hints:
+        updates = [_update_command(job, **change) for _text, change in hints if change]
         lines.append(
             "Smallest changes that would let it start sooner: "
             + "; ".join(text for text, _change in hints)
-            + ". Make one with scontrol update, which keeps its place in the queue (a new "
-            "sbatch would queue behind the jobs submitted since): "
-            + "; ".join(_update_command(job, **change) for _text, change in hints)
+            + (
+                ". Make one with scontrol update, which keeps its place in the queue (a new "
+                "sbatch would queue behind the jobs submitted since): " + "; ".join(updates)
+                if updates
+                else ""
+            )
             + "."
         )
     unreserved = _no_reservation(sim, job, t)
@@ -662,7 +681,12 @@ def _before_reservation(
     job's planned start, even if it starts ``delay`` seconds from now; or None."""
     for start, name, _nodes in sorted(windows, key=lambda w: w[0], reverse=True):
         limit = int((start - t - delay) // 60) * 60  # (ending at its start: no overlap)
-        if limit < 60 or limit >= job.limit or any(p < t + delay + limit for p in ahead):
+        if (
+            limit < 60
+            or limit >= job.limit
+            or limit < job.time_min  # (an update may not go below it)
+            or any(p < t + delay + limit for p in ahead)
+        ):
             continue
         usable = _outside(mask, windows, t + limit)
         if choose_nodes(free, sim.capacity, job.demand, job.count, usable, job.exclusive):

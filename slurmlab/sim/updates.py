@@ -266,6 +266,12 @@ class Updates:
         spec, new = self._new_limit(job, job.spec, fields["time_limit"])
         if new == job.limit:
             return
+        if job.time_min and new < job.time_min:  # (real Slurm 22.05, checked by hand)
+            raise _refused(
+                "Invalid time-min specification (exceeds job's time or other limits)", job,
+                f"TimeLimit={_limit_text(new)} is below its --time-min, "
+                f"{_limit_text(job.time_min)}",
+            )  # fmt: skip
         if new > job.limit and not operator:
             raise _refused(
                 "Access/permission denied", job,
@@ -276,6 +282,7 @@ class Updates:
         job.spec, job.wjob = spec, replace(job.wjob, spec=spec)
         job.res = replace(job.res, time_limit=spec.time_limit)
         job.limit = new
+        job.full_limit = None  # (a limit set by update stays at a requeue: limit_set)
         job.admin_time = operator  # (limit_set.time: an operator's is ADMIN_SET_LIMIT)
         # its end is planned again: the old event leaves simpy's queue (as an interruption's)
         self._drop_end(job.proc)
