@@ -35,6 +35,13 @@ def seconds(lab: Lab, when) -> float | None:
     return None if when != when else (when - lab.sim.origin).total_seconds()
 
 
+def blockers(lb: Lab) -> int:
+    """Three of the four nodes busy until 300 s (job 1), and job 2 (all four nodes, 1
+    minute) reserved from then: a gap of 300 s on the fourth node. Returns job 2's id."""
+    lb.sbatch("-N 3 --exclusive -t 5:00", runtime=300)
+    return lb.sbatch("-N 4 --exclusive -t 1:00", runtime=60)
+
+
 @pytest.mark.filterwarnings("ignore:.*KillWait")
 def test_the_real_fixture_limits_states_and_starters():
     """Every job's Timelimit, State and starter as real Slurm 22.05 recorded them."""
@@ -62,8 +69,7 @@ def test_backfill_starts_it_with_its_time_min_and_kills_it_there():
     limit, which squeue and sacct show, and ends it at 120 s (TIMEOUT) though its work
     takes 200 s. Without --time-min the same job waits for job 2."""
     lb = lab()
-    lb.sbatch("-N 3 --exclusive -t 5:00", runtime=300)
-    big = lb.sbatch("-N 4 --exclusive -t 1:00", runtime=60)
+    big = blockers(lb)
     flex = lb.sbatch("-N 1 --exclusive -t 10:00 --time-min=2:00", runtime=200)
     rigid = lb.sbatch("-N 1 --exclusive -t 10:00", runtime=30)
     lb.advance("10s")
@@ -80,8 +86,7 @@ def test_backfill_starts_it_with_its_time_min_and_kills_it_there():
 
 def test_a_time_min_too_long_for_the_gap_waits_with_its_full_limit():
     lb = lab()
-    lb.sbatch("-N 3 --exclusive -t 5:00", runtime=300)
-    lb.sbatch("-N 4 --exclusive -t 1:00", runtime=60)
+    blockers(lb)
     flex = lb.sbatch("-N 1 --exclusive -t 10:00 --time-min=6:00", runtime=30)
     lb.run()
     r = row(lb, flex)
@@ -116,8 +121,7 @@ def test_a_requeued_job_keeps_the_lowered_limit_only_with_t(asked):
     keeps its lowered limit after a requeue; one without gets its default back."""
     conf = FOUR.replace("Default=YES", "Default=YES DefaultTime=10:00") + PARAMS
     lb = lab(conf)
-    lb.sbatch("-N 3 --exclusive -t 5:00", runtime=300)
-    lb.sbatch("-N 4 --exclusive -t 1:00", runtime=60)
+    blockers(lb)
     args = "-N 1 --exclusive --time-min=2:00" + (" -t 10:00" if asked else "")
     flex = lb.sbatch(args, runtime=100)
     lb.advance("20s")
@@ -265,8 +269,7 @@ def test_continued_cycles_equal_full_cycles_and_limits_are_lowered_only_by_backf
 def test_why_pending_suggests_a_time_min_under_the_slurm_policy_only():
     for policy, said in (("slurm", True), ("easy", False)):
         lb = lab(policy=policy)
-        lb.sbatch("-N 3 --exclusive -t 5:00", runtime=300)
-        lb.sbatch("-N 4 --exclusive -t 1:00", runtime=60)
+        blockers(lb)
         jid = lb.sbatch("-N 1 --exclusive -t 10:00", runtime=60)
         lb.advance("10s")
         text = lb.why_pending(jid)
@@ -333,8 +336,7 @@ def test_why_pending_suggests_a_lower_time_min_for_a_job_that_has_one():
     """A job whose --time-min is too long for the gap: the hint is a lower --time-min (a new
     sbatch), never a TimeLimit update below its --time-min, which Slurm refuses."""
     lb = lab()
-    lb.sbatch("-N 3 --exclusive -t 5:00", runtime=300)
-    lb.sbatch("-N 4 --exclusive -t 1:00", runtime=60)
+    blockers(lb)
     jid = lb.sbatch("-N 1 --exclusive -t 10:00 --time-min=6:00", runtime=60)
     lb.advance("10s")
     text = lb.why_pending(jid)
@@ -347,8 +349,7 @@ def test_an_operators_update_after_a_lowered_start_stays_at_a_requeue():
     scontrol update in between stays (slurmctld's limit_set)."""
     conf = FOUR.replace("Default=YES", "Default=YES DefaultTime=10:00") + PARAMS
     lb = lab(conf)
-    lb.sbatch("-N 3 --exclusive -t 5:00", runtime=300)
-    lb.sbatch("-N 4 --exclusive -t 1:00", runtime=60)
+    blockers(lb)
     jid = lb.sbatch("-N 1 --exclusive --time-min=2:00", runtime=100)
     lb.advance("20s")
     lb.sim.update(jid, time_limit="3:00", operator=True)
