@@ -1249,15 +1249,15 @@ class _Cycle:
         reached at a longer one (``unreached``: shape -> shortest limit not reached;
         reservations only take room, so it holds for the cycle). ``now_only``: a job that
         may only start now (TEST_NOW_ONLY) has its first try alone, and no shape is noted."""
+        limit = _bf_limit(job)
         if not now_only:
             missed = unreached.get(job.shape)
-            if missed is not None and _bf_limit(job) >= missed:
+            if missed is not None and limit >= missed:
                 return False
         mask = job.plan_mask  # as a bitmask, cached per mask
         hit = self.bits.get(id(mask))
         if hit is None:
             hit = self.bits[id(mask)] = (mask, node_bits(mask))
-        limit = _bf_limit(job)
         if space.reachable(hit[1] & up, job.count, limit, now, blocked, now_only=now_only):
             return True
         if not now_only:

@@ -1382,26 +1382,28 @@ def export_lines(data: bytes, file: str) -> Iterator[tuple[int, str]]:
     """The numbered lines of an export's bytes, one by one, as :func:`decode_export` and
     :func:`_text_lines` give them (a line that is not UTF-8 read as Latin-1, with the same
     warning, given before the first line): for a reader that keeps little at a time."""
-    lines = rb"([^\r\n]*)(\r\n|\n|\r|$)"
     odd: set[int] = set()
     try:
         data.decode("utf-8")  # (nearly always: then no line needs looking at)
     except UnicodeDecodeError:
         found = []
-        for number, match in enumerate(re.finditer(lines, data), 1):
+        for number, piece in _byte_lines(data):
             try:
-                match.group(1).decode("utf-8")
+                piece.decode("utf-8")
             except UnicodeDecodeError:
-                found.append((number, match.group(1)))
-            if not match.group(2):
-                break
+                found.append((number, piece))
         odd = {number for number, _ in found}
         _warn_latin1(file, found)
-    for number, match in enumerate(re.finditer(lines, data), 1):
-        piece = match.group(1)
+    for number, piece in _byte_lines(data):
         yield number, piece.decode("latin-1" if number in odd else "utf-8")
+
+
+def _byte_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """The numbered lines of ``data`` (without their ends), as :func:`_text_lines` splits."""
+    for number, match in enumerate(re.finditer(rb"([^\r\n]*)(\r\n|\n|\r|$)", data), 1):
+        yield number, match.group(1)
         if not match.group(2):  # the end of the data
-            break
+            return
 
 
 def _warn_latin1(file: str, odd: list[tuple[int, bytes]]) -> None:

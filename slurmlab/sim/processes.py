@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import replace
-from datetime import timedelta
 from heapq import _siftdown, _siftup, heappush  # (_sift*: see _unschedule)
 from typing import TYPE_CHECKING
 
@@ -24,6 +22,7 @@ from slurmlab.sim.causes import Cancelled, NodeFailed, Preempted, Requeued
 from slurmlab.sim.checkpoint import run_length, run_outcome
 from slurmlab.sim.faults import NodeFailure, RandomFailures
 from slurmlab.sim.timing import URGENT
+from slurmlab.sim.updates import set_limit
 from slurmlab.spec.units import compress_hostlist, expand_hostlist, parse_list_of
 
 #: a job requeued this many times gets a warning (failures may outpace its progress)
@@ -253,9 +252,8 @@ class Lifecycles:
         job.begin = self.env.now + self.options.requeue_delay
         if job.full_limit is not None:  # (lowered to its --time-min: its default again)
             self._remember(job)
-            job.limit, job.full_limit = job.full_limit, None
-            back = None if math.isinf(job.limit) else timedelta(seconds=job.limit)
-            job.res = replace(job.res, time_limit=back)
+            set_limit(job, job.full_limit)
+            job.full_limit = None
         job.pending = None
         # its priority is set again, as for a new job (job_mgr.c set_job_prio): under
         # priority/basic it goes behind every job submitted before the requeue

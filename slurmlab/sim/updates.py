@@ -280,8 +280,7 @@ class Updates:
             )  # fmt: skip
         self._remember(job)
         job.spec, job.wjob = spec, replace(job.wjob, spec=spec)
-        job.res = replace(job.res, time_limit=spec.time_limit)
-        job.limit = new
+        set_limit(job, new)
         job.full_limit = None  # (a limit set by update stays at a requeue: limit_set)
         job.admin_time = operator  # (limit_set.time: an operator's is ADMIN_SET_LIMIT)
         # its end is planned again: the old event leaves simpy's queue (as an interruption's)
@@ -304,14 +303,12 @@ class Updates:
         too (slurmctld stores no other); one without gets its default back at a requeue
         (``_job_requeue_op``: limit_set.time)."""
         self._remember(job)
-        new = timedelta(seconds=limit)
         if job.spec.time_requested:
-            spec = replace(job.spec, time_limit=new)
+            spec = replace(job.spec, time_limit=timedelta(seconds=limit))
             job.spec, job.wjob = spec, replace(job.wjob, spec=spec)
         elif job.full_limit is None:
             job.full_limit = job.limit
-        job.res = replace(job.res, time_limit=new)
-        job.limit = limit
+        set_limit(job, limit)
         if job.alts is not None:  # (-p a,b: its records are made again if it is requeued)
             for alt in job.alts:
                 alt[2] = None
@@ -459,6 +456,14 @@ class Updates:
         job.requests.append(
             (self.env.now, job.limit, job.count, job.parts or job.partition, job.req_tres)
         )
+
+
+def set_limit(job: SimJob, seconds: float) -> None:
+    """Give the job the time limit ``seconds`` (``inf``: none), its resources' too."""
+    job.res = replace(
+        job.res, time_limit=None if math.isinf(seconds) else timedelta(seconds=seconds)
+    )
+    job.limit = seconds
 
 
 def _node_range(value, job: SimJob) -> tuple[int, int | None]:
