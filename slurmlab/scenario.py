@@ -134,7 +134,6 @@ from __future__ import annotations
 
 import difflib
 import re
-from bisect import bisect_right
 from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
@@ -192,12 +191,15 @@ from slurmlab.spec.units import (
 )
 from slurmlab.spec.workload import (
     ACTIONS,
+    AFTER_ARRAY,
     DEFAULT_ORIGIN,
     UPDATE_FIELDS,
     Action,
     Workload,
     WorkloadJob,
     check_exit_code,
+    jobid_clash,
+    jobid_numbers,
     unknown_action,
     update_value,
 )
@@ -1513,38 +1515,29 @@ def _unique_ids(jobs: tuple[WorkloadJob, ...]) -> None:
         first[job.id] = i
 
 
-def _jobids(jobs: tuple[WorkloadJob, ...]) -> list[int]:
-    """Each job's JobID (an array's: its ArrayJobID, the JobID of its first task), as the
-    simulation numbers them: 1, 2, ... in submit order, one number per array task."""
-    out = [0] * len(jobs)
-    next_id = 1
-    for i in sorted(range(len(jobs)), key=lambda i: (jobs[i].submit, i)):
-        out[i] = next_id
-        next_id += len(jobs[i].spec.array.indices) if jobs[i].spec.array else 1
-    return out
-
-
 def _no_jobid_collisions(jobs: tuple[WorkloadJob, ...]) -> None:
-    """An ``id`` is not the JobID of a job without one. Like sbatch, the simulation numbers
-    jobs 1, 2, ... in submit order (one number per array task) and a job without an ``id``
-    is known by that number; ``id: 2`` on another job would make two jobs "2"."""
-    numbered: dict[str, int] = {}  # the JobIDs (and array task ids) of jobs without an id
-    for i, jobid in enumerate(_jobids(jobs)):
-        job = jobs[i]
-        tasks = job.spec.array.indices if job.spec.array else ()
-        if job.id is None:
-            numbered[str(jobid)] = i
-            numbered.update({f"{jobid}_{t}": i for t in tasks})
-    for i, job in enumerate(jobs):
-        if job.id is not None and job.id in numbered:
-            j = numbered[job.id]
-            raise ScenarioError(
-                f"jobs[{i}] (id {job.id!r}): field 'id': {job.id!r} is also the JobID of "
-                f"jobs[{j}], which has no id (like sbatch, jobs are numbered 1, 2, ... in "
-                f"submit order); give jobs[{j}] an id, or this job one that is not a number "
-                f"(e.g. 'job{job.id}')",
-                path=("jobs", i, "id"),
-            )
+    """An ``id`` is not the JobID of a job without one (:func:`jobid_clash`). Like sbatch,
+    the simulation numbers jobs 1, 2, ... in submit order and a job without an ``id`` is
+    known by that number; ``id: 2`` on another job would make two jobs "2"."""
+    clash = jobid_clash(jobs)
+    if clash is None:
+        return
+    i, j, first = clash
+    job = jobs[i]
+    fix = f"or this job one that is not a number (e.g. 'job{job.id}')"
+    if j is None:
+        raise ScenarioError(
+            f"jobs[{i}] (id {job.id!r}): field 'id': {job.id!r} may be the JobID of a job "
+            f"without an id: {AFTER_ARRAY} (from {first} on here); give the jobs without "
+            f"an id ids too, {fix}",
+            path=("jobs", i, "id"),
+        )
+    raise ScenarioError(
+        f"jobs[{i}] (id {job.id!r}): field 'id': {job.id!r} is also the JobID of "
+        f"jobs[{j}], which has no id (like sbatch, jobs are numbered 1, 2, ... in "
+        f"submit order); give jobs[{j}] an id, {fix}",
+        path=("jobs", i, "id"),
+    )
 
 
 def _check_dependencies(jobs: tuple[WorkloadJob, ...], docs: list) -> None:
@@ -1588,46 +1581,49 @@ def _check_dependencies(jobs: tuple[WorkloadJob, ...], docs: list) -> None:
 
 
 class _JobIds(NamedTuple):
-    """The JobIDs of a scenario's jobs (:func:`_jobids`), their sizes (array tasks), and the
-    jobs in JobID order with their first JobIDs, to find a JobID's job by bisection."""
+    """The JobIDs of a scenario's jobs known before the run (:func:`jobid_numbers`: None
+    for the others), the job each names, and the first number only the run gives (None
+    when every JobID is known)."""
 
-    jobids: list[int]
-    sizes: list[int]
-    by_jobid: list[int]
-    starts: list[int]
+    jobids: list[int | None]
+    by_jobid: dict[int, int]
+    first_unknown: int | None
 
 
 def _jobid_numbers(jobs: tuple[WorkloadJob, ...]) -> _JobIds:
-    """The scenario's JobIDs, sizes and JobID order (:class:`_JobIds`)."""
-    jobids = _jobids(jobs)
-    sizes = [len(j.spec.array.indices) if j.spec.array else 1 for j in jobs]
-    by_jobid = sorted(range(len(jobs)), key=jobids.__getitem__)  # (lookups by bisection)
-    return _JobIds(jobids, sizes, by_jobid, [jobids[k] for k in by_jobid])
+    """The scenario's JobIDs (:class:`_JobIds`)."""
+    jobids = jobid_numbers(jobs)
+    by_jobid = {n: k for k, n in enumerate(jobids) if n is not None}
+    first = len(by_jobid) + 1 if len(by_jobid) < len(jobs) else None
+    return _JobIds(jobids, by_jobid, first)
 
 
 def _jobid_job(ref: str, numbers: _JobIds, jobs: tuple[WorkloadJob, ...]):
     """The job (its index) the JobID ``ref`` (``7``, or ``7_2`` for task 2 of the array 7)
-    names, as the simulation numbers them (:func:`_jobids`), and None; or None and why it
-    names none."""
+    names, as the simulation numbers them (:func:`jobid_numbers`), and None; or None and
+    why it names none."""
     number, _, task = ref.partition("_")
     n = int(number)
-    jobids, sizes = numbers.jobids, numbers.sizes
-    at = bisect_right(numbers.starts, n) - 1
-    k = numbers.by_jobid[at] if at >= 0 else None
-    if k is not None and not n < jobids[k] + sizes[k]:
-        k = None
+    k = numbers.by_jobid.get(n)
+    most = _most_jobids(jobs)
+    if k is None and numbers.first_unknown is not None and numbers.first_unknown <= n <= most:
+        return None, (
+            f"is not known before the run: {AFTER_ARRAY}, from {numbers.first_unknown} on "
+            "here; give the job an id and name it by that"
+        )
     if k is None:
-        total = sum(sizes)
         return None, "is not a JobID in this scenario (" + (
             "its one job is JobID 1)"
-            if total == 1
-            else f"its JobIDs are 1 to {total}: sbatch numbers jobs in submit order, one "
-            "number per array task)"
+            if most == 1
+            else f"its JobIDs are 1 to {len(jobs)}: sbatch numbers jobs in submit order, "
+            "one number per submission, an array's tasks ARRAY_TASK)"
+            if numbers.first_unknown is None
+            else f"its JobIDs are 1 to at most {most}: one per submission, and one more "
+            "for each array task that starts, all but the last of each array)"
         )
     array = jobs[k].spec.array
-    if task and (array is None or jobids[k] != n):
-        hint = f" (it is in the array {jobids[k]}: {jobids[k]}_TASK)" if array else ""
-        return None, f"names task {task} of {n}, which is not an array's JobID{hint}"
+    if task and array is None:
+        return None, f"names task {task} of {n}, which is not an array's JobID"
     if task and int(task) not in array.indices:
         return None, f"is no task of the array {n} (--array={array})"
     return k, None
@@ -1635,14 +1631,16 @@ def _jobid_job(ref: str, numbers: _JobIds, jobs: tuple[WorkloadJob, ...]):
 
 def _jobid_problem(ref: str, i: int, jobs: tuple[WorkloadJob, ...], numbers: _JobIds):
     """Why the JobID ``ref`` (``7``, or ``7_2`` for task 2 of the array 7) does not name a
-    job submitted before ``jobs[i]``, as the simulation numbers them (:func:`_jobids`); None
-    if it does."""
+    job submitted before ``jobs[i]``, as the simulation numbers them (:func:`jobid_numbers`);
+    None if it does."""
     k, problem = _jobid_job(ref, numbers, jobs)
     if problem is not None:
         return problem
     jobids = numbers.jobids
     if k == i:
         return "is this job's own JobID"
+    if jobids[i] is None:  # (its JobID is unknown before the run: after every known one)
+        return None
     if jobids[k] > jobids[i] and jobs[k].submit == jobs[i].submit:
         return (
             f"is the JobID of jobs[{k}], submitted at the same time ({jobs[k].submit:g} s) "
@@ -2340,7 +2338,12 @@ def _names_a_job(target: str, jobs: tuple[WorkloadJob, ...]) -> bool:
     """``target`` is a job's id, an array task ``ID_TASK`` of one, or a numeric JobID."""
     if _scenario_id(target, {j.id for j in jobs if j.id is not None}) is not None:
         return True
-    if re.fullmatch(r"\d+(_\d+)?", target):  # JobIDs count from 1, one per array task
-        total = sum(len(j.spec.array.indices) if j.spec.array else 1 for j in jobs)
-        return 1 <= int(target.partition("_")[0]) <= total
+    if re.fullmatch(r"\d+(_\d+)?", target):
+        return 1 <= int(target.partition("_")[0]) <= _most_jobids(jobs)
     return False
+
+
+def _most_jobids(jobs: tuple[WorkloadJob, ...]) -> int:
+    """How many JobIDs a scenario's jobs can take at most: one per submission, and one more
+    per array task but the last of each array, which keeps the array's (jobid_numbers)."""
+    return sum(len(j.spec.array.indices) if j.spec.array else 1 for j in jobs)

@@ -361,9 +361,9 @@ def srun_env(
     (``--cpus-per-gpu`` does carry over: srun reads SLURM_CPUS_PER_GPU back.)
 
     For an array task (a job with ``--array``), the SLURM_ARRAY_* variables: the array's
-    job id (``array_job_id``, by default ``job_id``; in Slurm a task gets a JobID of its
-    own when it starts, and the array's goes to the task started last from its pending
-    record, while slurmlab numbers the tasks at submission, the first taking the array's),
+    job id (``array_job_id``, by default ``job_id``; in Slurm, as in a simulation, a task
+    gets a JobID of its own when it starts, and the array's goes to the task started last
+    from its pending record),
     the task's index (``array_task_id``, by default the first index), and the array's
     COUNT, MIN, MAX and STEP (slurmctld's ``_create_job_array``).
 

@@ -197,6 +197,9 @@ def test_no_job_starts_before_submit_begin_or_its_dependencies(policy, case):
     table = result.jobs
     by_id = {j.id: j for j in workload.jobs}
     rows = {jid: row for jid, row in zip(table["JobID"], table.itertuples())}
+    # the job table lists jobs in submit order (an array's tasks share their JobID until
+    # they start: JobIDRaw is no submit order)
+    order = {jid: k for k, jid in enumerate(table["JobID"])}
     tasks: dict[str, list] = {}
     for jid, row in rows.items():
         tasks.setdefault(jid.split("_")[0], []).append(row)
@@ -220,7 +223,7 @@ def test_no_job_starts_before_submit_begin_or_its_dependencies(policy, case):
                 earlier = [
                     r
                     for other, r in rows.items()
-                    if int(r.JobIDRaw) < int(row.JobIDRaw)  # submitted before it
+                    if order[other] < order[jid]  # submitted before it
                     and r.JobName == row.JobName
                     and r.User == row.User
                     and r.State != "PENDING"

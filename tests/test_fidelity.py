@@ -197,6 +197,31 @@ def test_exit_codes_match_real_slurm(yaml_path, out):
     assert not differ, f"{yaml_path.stem}: (real, simulated) ExitCode {differ}"
 
 
+@pytest.mark.parametrize("yaml_path,out", SCENARIOS, ids=[p.stem for p, _ in SCENARIOS])
+def test_jobids_match_real_slurm(yaml_path, out):
+    """Every run has real Slurm's JobIDRaw, and every array task its ArrayJobID: a
+    submission takes one JobID (an array one for all its tasks), and each array task that
+    leaves its array's pending record takes the next number then, but the last, which keeps
+    the array's (the ``arrays`` fixture: 1_0 is 2, 1_5 is 1, and the array submitted
+    after the first two tasks started is 4)."""
+    real = pd.read_csv(out / "starts.csv", dtype=str)
+    real = real[real["id"].notna()]
+    task = real["array_task"].fillna("")
+    keys = real["id"] + task.where(task == "", "_" + task)
+    sim = replay_result(yaml_path.stem).sacct(duplicates=True)
+    raws = sim.groupby("JobID")["JobIDRaw"].agg(set)
+    arrays = sim.groupby("JobID")["ArrayJobID"].first()
+    differ = []
+    for key, jobid, raw in zip(keys, real["job_id"], real["job_id_raw"], strict=True):
+        if key not in raws.index:
+            continue  # (a job the simulation refused as real Slurm did: other tests)
+        if raw not in {str(r) for r in raws[key]}:
+            differ.append((key, "JobIDRaw", raw, sorted(raws[key])))
+        if "_" in jobid and str(arrays[key]) != jobid.split("_")[0]:
+            differ.append((key, "ArrayJobID", jobid.split("_")[0], arrays[key]))
+    assert not differ, f"{yaml_path.stem}: (key, column, real, simulated) {differ}"
+
+
 #: Where the simulated TRES knowingly differ from real Slurm's, and why.
 TRES_SIMPLIFICATIONS = {
     ("gpu-spellings", "gpus_two_nodes", "AllocTRES"): (

@@ -425,9 +425,11 @@ def test_a_dependency_on_an_arrays_jobid_waits_for_all_its_tasks(tmp_path, with_
     (3:20), as in Slurm and in a Lab. With ``id: arr`` it used to wait for arr_0 alone (1:40)."""
     path = tmp_path / "a.yaml"
     path.write_text(ARRNUM if with_id else ARRNUM.replace("id: arr, ", ""))
-    jobs = Scenario.load(path).run().jobs.set_index("JobIDRaw")
+    jobs = Scenario.load(path).run().jobs.set_index("JobID")
     origin = pd.Timestamp("2026-01-05")
-    assert (jobs.loc["5", "Start"] - origin).total_seconds() == 200
+    assert (jobs.loc["dep", "Start"] - origin).total_seconds() == 200
+    # submitted after the first two tasks started (JobIDs 2 and 3), as slurmctld numbers
+    assert jobs.loc["dep", "JobIDRaw"] == "4"
     lab = slurmlab.Lab("tiny")
     array = lab.sbatch("--array=0-3%2 -N1 --gres=gpu:2 -t 5", runtime=100)
     lab.advance(1)

@@ -397,24 +397,29 @@ def test_a_dependency_on_a_missing_jobid_is_refused_at_load(tmp_path):
     )
 
 
-ARRAY = "cluster: tiny\njobs:\n  - {submit: 0, runtime: 5, args: '-n 1 --array=0-2 -t 10'}\n"
+ARRAY = (
+    "cluster: tiny\njobs:\n  - {submit: 0, runtime: 5, args: '-n 1 -t 10'}\n"
+    "  - {submit: 0, runtime: 5, args: '-n 1 --array=0-2 -t 10'}\n"
+)
 
 
 @pytest.mark.parametrize(
     ("ref", "why"),
     [
-        ("9", "is not a JobID in this scenario (its JobIDs are 1 to 4: sbatch numbers jobs "
-         "in submit order, one number per array task)"),
-        ("4", "is this job's own JobID"),
-        ("1_5", "is no task of the array 1 (--array=0-2)"),
-        ("2_1", "names task 1 of 2, which is not an array's JobID (it is in the array 1: "
-         "1_TASK)"),
+        ("9", "is not a JobID in this scenario (its JobIDs are 1 to at most 5: one per "
+         "submission, and one more for each array task that starts, all but the last of "
+         "each array)"),
+        ("5", "is not known before the run: after an array of several tasks the run decides "
+         "the JobIDs, as slurmctld does (each task that starts takes the next number, all "
+         "but the last), from 3 on here; give the job an id and name it by that"),
+        ("2_5", "is no task of the array 2 (--array=0-2)"),
+        ("1_1", "names task 1 of 1, which is not an array's JobID"),
     ],
 )  # fmt: skip
 def test_a_numeric_dependency_names_a_job_or_array_task_submitted_before(tmp_path, ref, why):
     text = ARRAY + f"  - {{submit: 1, runtime: 5, args: '-n 1 -t 10 -d afterok:{ref}'}}\n"
     assert load_error(tmp_path, text) == (
-        f"v.yaml line 4: jobs[1]: field 'args': --dependency=afterok:{ref}: job '{ref}' {why}; "
+        f"v.yaml line 5: jobs[2]: field 'args': --dependency=afterok:{ref}: job '{ref}' {why}; "
         "a job can only depend on jobs submitted before it"
     )
 
@@ -432,15 +437,17 @@ def test_a_dependency_on_a_jobid_submitted_later_is_refused(tmp_path):
 
 
 def test_dependencies_on_earlier_jobids_and_array_tasks_load_and_run(tmp_path):
-    """JobIDs count in submit order: jobs[2] (submitted first) is 1, the array 2-4."""
+    """JobIDs count in submit order: jobs[2] (submitted first) is 1, the array 2; its tasks
+    that start at 5 s take 3 and 4 (2_2, the last, keeps 2), so jobs[1] is 5."""
     s = load(
         tmp_path,
         "cluster: tiny\njobs:\n  - {submit: 5, runtime: 5, args: '-n 1 --array=0-2 -t 10'}\n"
-        "  - {submit: 9, runtime: 5, args: '-n 1 -t 10 -d afterok:2_2:3:1'}\n"
+        "  - {submit: 9, runtime: 5, args: '-n 1 -t 10 -d afterok:2_2:2:1'}\n"
         "  - {submit: 0, runtime: 5, args: '-n 1 -t 10'}\n",
     )
     jobs = s.run().jobs
     assert jobs["JobID"].tolist() == ["1", "2_0", "2_1", "2_2", "5"]
+    assert jobs["JobIDRaw"].tolist() == ["1", "3", "4", "2", "5"]
     assert (jobs["State"] == "COMPLETED").all()
 
 

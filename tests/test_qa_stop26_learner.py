@@ -69,7 +69,8 @@ def test_an_array_tasks_srun_env_has_slurms_array_variables():
         "SLURM_ARRAY_TASK_MAX": 9,
         "SLURM_ARRAY_TASK_STEP": 3,
     }
-    assert env["SLURM_JOB_ID"].iloc[0] == a + 1  # the second task's own id
+    # its own JobID, given as it left the array's record after task 0 (which took a + 1)
+    assert env["SLURM_JOB_ID"].iloc[0] == a + 2
     plain = lab.sbatch("-t 10")
     lab.advance(1)
     assert not lab.srun_env(plain).filter(like="SLURM_ARRAY").columns.any()

@@ -302,8 +302,7 @@ actions:
     ("target", "why"),
     [
         ("2_9", r"JobID '2_9' is no task of the array 2 \(--array=1-3\)"),
-        ("3_3", r"JobID '3_3' names task 3 of 3, which is not an array's JobID \(it is in the "
-         r"array 2: 2_TASK\)"),
+        ("3_3", r"JobID '3_3' names task 3 of 3, which is not an array's JobID;"),
         ("1_1", r"JobID '1_1' names task 1 of 1, which is not an array's JobID"),
     ],
 )  # fmt: skip

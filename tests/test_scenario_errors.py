@@ -356,16 +356,21 @@ def test_an_array_tasks_own_jobid_names_that_task_alone():
     doc = {
         "cluster": "tiny",
         "jobs": [{"id": "sweep", "runtime": 600, "args": "-n 1 --array=0-3 -t 20"}],
-        "actions": [{"at": 60, "action": "cancel", "job": "2"}],
+        # the four tasks start at once: sweep_0 takes JobID 2, sweep_1 3, sweep_2 4, and
+        # sweep_3, the last to leave the array's record, keeps the array's, 1
+        "actions": [{"at": 60, "action": "cancel", "job": "3"}],
     }
     jobs = Scenario.from_dict(doc).run().jobs.set_index("JobID")
     assert jobs.loc["sweep_1", "State"] == "CANCELLED"
     assert (jobs.drop(index="sweep_1").State == "COMPLETED").all()
     lab = slurmlab.Lab("tiny")
     first = lab.sbatch("-n 1 --array=0-2 -t 20", runtime=600)
-    lab.scancel(first + 2)
+    raw = lab.sacct().set_index("JobID").JobIDRaw
+    assert raw.tolist() == [str(first + 1), str(first + 2), str(first)]
+    lab.scancel(raw[f"{first}_1"])
     states = lab.sacct().set_index("JobID").State
-    assert states[f"{first}_2"] == "CANCELLED" and states[f"{first}_0"] != "CANCELLED"
+    assert states[f"{first}_1"] == "CANCELLED" and states[f"{first}_0"] != "CANCELLED"
+    assert states[f"{first}_2"] != "CANCELLED"
 
 
 def test_sbatch_with_an_unknown_dependency_leaves_no_job_behind():
@@ -376,7 +381,8 @@ def test_sbatch_with_an_unknown_dependency_leaves_no_job_behind():
         lab.sbatch("-n 1 --dependency=afterok:999", runtime=60)
     assert lab.squeue().empty and lab.sacct().empty
     first = lab.sbatch("-n 1 --array=0-2 -t 10", runtime=60)
-    after = lab.sbatch(f"-n 1 -t 10 --dependency=afterok:{first + 1}", runtime=60)  # task 1's JobID
+    # task 1's own JobID: task 0 took first + 1 when it started, task 1 first + 2
+    after = lab.sbatch(f"-n 1 -t 10 --dependency=afterok:{first + 2}", runtime=60)
     lab.advance(30)
     assert lab.squeue().set_index("JOBID").loc[str(after), "NODELIST(REASON)"] == "(Dependency)"
     lab.advance(60)

@@ -50,7 +50,7 @@ from slurmlab.sim.accounting import PriorityState
 from slurmlab.sim.causes import Cancelled, Requeued
 from slurmlab.sim.controller import Controller
 from slurmlab.sim.history import FactorHistory
-from slurmlab.sim.processes import Lifecycles
+from slurmlab.sim.processes import Lifecycles, in_record
 from slurmlab.sim.timing import AFTER_PASS, INF, LATE, NORMAL, URGENT
 from slurmlab.sim.updates import Updates
 from slurmlab.spec.cluster import Cluster
@@ -107,6 +107,7 @@ class SimJob:
         "preempted_by", "planned_nodes", "live", "rows", "running_view", "pending_plan", "need",
         "scratch", "held", "split", "mem_per_cpu", "sched", "alts", "parts", "entries",
         "plan_part", "requests", "updated", "req_tres", "admin_time", "most", "full_limit",
+        "raw",
     )  # fmt: skip
 
     def __init__(self):
@@ -345,7 +346,14 @@ class Simulation(Controller, Lifecycles, Updates):
         self._partition_idx: dict[str, list[int]] = {}  # a partition's node indices
         self._down_for_good: set[str] = set()  # nodes a failure took down with no repair
         self._back_at: dict[str, float] = {}  # when a failed node's outage ends (its repair)
-        self._next_id = 1
+        self._next_id = 1  # the engine's own job ids: one per job (array task), in submit order
+        #: the next JobID number slurmctld gives (sbatch; an array task leaving its array's
+        #: pending record), and what each given names: a job's or a split task's key, an
+        #: array's name; and how many tasks each array's pending record holds (array_id)
+        self._next_jobid = 1
+        self._numbers: dict[int, str] = {}
+        self._array_numbers: dict[int, str] = {}
+        self._in_record: dict[int, int] = {}
         self._seq = 0
         self._pass_pending = False
         self._timer_running = False
@@ -623,24 +631,31 @@ class Simulation(Controller, Lifecycles, Updates):
         tasks = spec.array.indices if spec.array else (None,)
         ids = []
         array_id = None
-        seq = None  # priority/basic sets an array's priority once, for the whole array
+        seq = raw = None  # priority/basic sets an array's priority once, for the whole array
         for task in tasks:
-            job = self._new_job(wjob, spec, res, shape, seq)
-            seq = job.seq
+            # (one JobID for a submission: an array's tasks share it until each leaves its
+            # pending record, see _leave_record)
+            job = self._new_job(wjob, spec, res, shape, seq, raw)
+            seq, raw = job.seq, job.raw
             if spec.array:
                 array_id = array_id or job.id
-                base = wjob.id or str(array_id)
-                job.array_job, job.array_task = str(array_id), task
+                base = wjob.id or str(job.raw)
+                job.array_job, job.array_task = str(job.raw), task
                 job.key = f"{base}_{task}"
                 job.throttle = spec.array.throttle
                 self._throttles = self._throttles or job.throttle is not None
                 job.array_id = array_id
             self.by_key.setdefault(job.key, []).append(job.id)
             if spec.array:
-                self.by_key.setdefault(wjob.id or str(array_id), []).append(job.id)
+                self.by_key.setdefault(base, []).append(job.id)
             ids.append(job.id)
             self.log("submit", job)
             self._enqueue(job)
+        if spec.array:
+            self._array_numbers[job.raw] = base
+            self._in_record[array_id] = len(tasks)
+        elif wjob.id is not None:  # (a job without an id is its number in by_key already)
+            self._numbers[job.raw] = job.key
         first = self.jobs[ids[0]]
         if first.ckpt is not None and first.ckpt.on_signal:  # (once per sbatch: arrays too)
             _warn_on_signal(first, wjob.id or (first.array_job if spec.array else first.key))
@@ -653,14 +668,14 @@ class Simulation(Controller, Lifecycles, Updates):
 
     @property
     def next_id(self) -> int:
-        """The id the next job submitted gets."""
-        return self._next_id
+        """The JobID the next job submitted gets."""
+        return self._next_jobid
 
     def use_id(self) -> int:
         """Use up the next JobID without a job, as ``sbatch --test-only`` does in real Slurm
         22.05 (``Job 1 to start at ...``; the next submission is job 2); return it."""
-        self._next_id += 1
-        return self._next_id - 1
+        self._next_jobid += 1
+        return self._next_jobid - 1
 
     def will_run(self, wjob: WorkloadJob) -> tuple[float, tuple[int, ...], Resources] | None:
         """``sbatch --test-only`` (Slurm's job_will_run): when and on which nodes (indices) a
@@ -676,11 +691,11 @@ class Simulation(Controller, Lifecycles, Updates):
         """
         spec = wjob.spec
         res, shape = self._checked(wjob)
-        next_id, seq = self._next_id, self._seq
+        next_id, jobid, seq = self._next_id, self._next_jobid, self._seq
         try:  # every check a submission makes, then the job is dropped again
             job = self._new_job(wjob, spec, res, shape, None)
         finally:
-            self._next_id, self._seq = next_id, seq
+            self._next_id, self._next_jobid, self._seq = next_id, jobid, seq
         del self.jobs[job.id]
         if spec.dependency or spec.reservation:  # (no reason computed: it registers the job)
             reason = "Dependency" if spec.dependency else f"its reservation {spec.reservation}"
@@ -767,11 +782,17 @@ class Simulation(Controller, Lifecycles, Updates):
             self._scripted_at(max(0.0, t - self.env.now), lambda w=what: self._resv_edge(r, w))
 
     def _new_job(
-        self, wjob: WorkloadJob, spec: JobSpec, res: Resources, shape: tuple, seq: int | None
+        self,
+        wjob: WorkloadJob,
+        spec: JobSpec,
+        res: Resources,
+        shape: tuple,
+        seq: int | None,
+        raw: int | None = None,
     ) -> SimJob:
         job = SimJob()
         res, shape = self._alternatives(job, spec, res, shape)
-        job.key = wjob.id or str(self._next_id)  # (its id once the checks below pass:
+        job.key = wjob.id or str(self._next_jobid)  # (its id once the checks below pass:
         job.wjob, job.spec, job.res = wjob, spec, res  # a rejected sbatch uses up no JobID)
         job.name = spec.job_name
         job.user = wjob.user or spec.user or "user"
@@ -802,6 +823,10 @@ class Simulation(Controller, Lifecycles, Updates):
             )
         job.id = self._next_id
         self._next_id += 1
+        if raw is None:  # the submission's JobID (an array's later tasks: the first's)
+            raw = self._next_jobid
+            self._next_jobid += 1
+        job.raw = raw
         if seq is None:  # (an array's tasks share their submission's: one priority)
             # a job held at submission (sbatch -H) has priority 0 and takes no place in
             # priority/basic's order: it gets one when released (real Slurm 22.05)
@@ -1184,18 +1209,21 @@ class Simulation(Controller, Lifecycles, Updates):
 
     def _named_array(self, key: str) -> str:
         """``key``, or the name of the array (its scenario id) whose JobID ``key`` is."""
-        head = self.jobs.get(int(key)) if key.isdigit() else None
-        return array_name(head) if head is not None and head.array_id == head.id else key
+        return self._array_numbers.get(int(key), key) if key.isdigit() else key
 
     def _ids_of(self, key: str | int) -> list[int] | None:
         """The job ids ``key`` names (see :meth:`_lookup`), or None. As in Slurm, an array's
-        JobID (its first task's) names the whole array, and ``JOBID_TASK`` one task, also
-        when the array has a scenario id (``arr``, ``arr_3``)."""
+        JobID names the whole array (its last task keeps that JobID), ``JOBID_TASK`` one
+        task, also when the array has a scenario id (``arr``, ``arr_3``), and a task's own
+        JobID (given when it left the array's pending record) that task; a job with a
+        scenario id is also known by its JobID."""
         key = str(key)
         ids = self.by_key.get(key)
-        if ids is None and key.isdigit() and int(key) in self.jobs:
-            named = self._named_array(key)
-            return [int(key)] if named == key else self.by_key.get(named)
+        if ids is None and key.isdigit():
+            n = int(key)
+            named = self._array_numbers.get(n) or self._numbers.get(n)
+            if named is not None:
+                return self.by_key.get(named)
         if ids is None:
             m = _TASK_RANGE.fullmatch(key) or _ONE_TASK.fullmatch(key)
             if m:  # ARRAY_[1-3,5] or ARRAY_3: tasks of an array
@@ -1320,6 +1348,8 @@ class Simulation(Controller, Lifecycles, Updates):
             if job.state == "RUNNING":
                 self.interrupt(job, Cancelled())
             elif job.state == "PENDING":
+                if in_record(job):
+                    self._leave_record(job, ended=True)
                 if job.id in self.waiting:
                     self.waiting.discard(job.id)
                 else:
@@ -1386,19 +1416,32 @@ class Simulation(Controller, Lifecycles, Updates):
 
     def _split_tasks(self, jobs: list[SimJob]) -> None:
         """Slurm keeps an array's pending tasks in one job record until they start; changing
-        some of its tasks but not all (scontrol hold 12_3) splits those off into records of
-        their own, which show their own reason. Changing the whole array splits nothing."""
+        some of them but not all (scontrol hold 12_3) splits those off into records of their
+        own, which show their own reason and get JobIDs of their own (:meth:`_leave_record`).
+        Changing every task the record holds splits nothing (job_mgr.c update_job_str)."""
         now = self.env.now
         for array_id in {j.array_id for j in jobs if j.array_id is not None}:
-            tasks = sum(1 for j in self.jobs.values() if j.array_id == array_id)
-            chosen = [j for j in jobs if j.array_id == array_id]
-            if len(chosen) < tasks:
+            chosen = [j for j in jobs if j.array_id == array_id and in_record(j)]
+            if len(chosen) < self._in_record[array_id]:
                 for job in chosen:
-                    if job.split is None:
-                        job.split = now
-                        job.pending = job.pending_plan = None  # (its record: its own now)
-                        for alt in job.alts or ():
-                            alt[2] = None
+                    self._leave_record(job)
+                    job.split = now
+                    job.pending = job.pending_plan = None  # (its record: its own now)
+                    for alt in job.alts or ():
+                        alt[2] = None
+
+    def _leave_record(self, job: SimJob, ended: bool = False) -> None:
+        """An array task leaves its array's pending record (:func:`in_record`): it starts,
+        scontrol changes it alone, or (``ended``) scancel ends it while pending. A task that
+        leaves others behind gets a JobID of its own, the next number (job_mgr.c
+        job_array_split); the last keeps the array's (job_array_post_sched). A cancelled
+        task gets none: slurmctld only takes it out of the record (job_str_signal)."""
+        left = self._in_record[job.array_id] - 1
+        self._in_record[job.array_id] = left
+        if left and not ended:
+            job.raw = self._next_jobid
+            self._next_jobid += 1
+            self._numbers[job.raw] = job.key
 
     def release(self, key: str | int) -> None:
         """``scontrol release``: a held job (``sbatch -H``, ``scontrol hold``) may start

@@ -338,7 +338,7 @@ class Lab:
             raise
         self._settle()
         job = self.sim.jobs[ids[0]]
-        return int(job.array_job) if job.array_job else ids[0]
+        return int(job.array_job) if job.array_job else job.raw
 
     def _account_fix(self, user: str, account: str | None) -> str:
         """How to submit as a user with an association: the accounts ``user`` may charge, or

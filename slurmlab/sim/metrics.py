@@ -106,7 +106,7 @@ def run_accounting(sim) -> pd.DataFrame:
         rows.append(
             {
                 "JobID": job.key,
-                "JobIDRaw": job.id,
+                "JobIDRaw": job.raw,
                 "Restarts": run["Restarts"],
                 "State": run["State"],
                 "Start": run["Start"],

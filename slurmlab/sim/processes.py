@@ -50,10 +50,21 @@ def pending_partitions(job: SimJob, t: float) -> str:
     return ",".join([last] + [p for p in job.parts.split(",") if p != last])
 
 
+def in_record(job: SimJob) -> bool:
+    """Whether ``job`` is an array task in its array's pending record: pending, never
+    started, and not split off by scontrol (slurmctld keeps such tasks in one job record,
+    the array's JobID)."""
+    return (
+        job.array_id is not None and job.split is None and not job.runs and job.state == "PENDING"
+    )
+
+
 class Lifecycles:
     """The job- and node-lifecycle half of :class:`~slurmlab.sim.engine.Simulation` (a mixin)."""
 
     def _start(self, job: SimJob, nodes: tuple[int, ...], by: str) -> None:
+        if in_record(job):  # (an array task: it leaves its array's pending record)
+            self._leave_record(job)
         self._dequeue(job)
         job.victims = ()  # (what it preempted for is behind it: PendingJob.preempting)
         if len(nodes) == 1:  # one row: basic indexing is several times cheaper than a list

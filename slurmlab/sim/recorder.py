@@ -134,7 +134,7 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
                     if node_gpu[i] and row[2]:
                         by_type[node_gpu[i]] = by_type.get(node_gpu[i], 0) + int(row[2])
         rows["JobID"].append(job.key)
-        rows["JobIDRaw"].append(str(job.id))
+        rows["JobIDRaw"].append(str(job.raw))
         rows["ArrayJobID"].append(job.array_job)
         rows["ArrayTaskID"].append(job.array_task)
         rows["HetJobID"].append(None)
@@ -240,7 +240,8 @@ def event_table(sim: Simulation) -> pd.DataFrame:
     are the engine's own floats: compare them with the tables' times to the microsecond.
     """
     frame = pd.DataFrame(sim.events, columns=EVENT_COLUMNS)
-    frame["JobIDRaw"] = frame["JobIDRaw"].astype("Int64")
+    raw = {i: job.raw for i, job in sim.jobs.items()}  # (the log holds the engine's own ids)
+    frame["JobIDRaw"] = frame["JobIDRaw"].map(raw).astype("Int64")
     return frame
 
 

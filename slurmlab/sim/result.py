@@ -847,13 +847,13 @@ class SimulationResult:
         return srun_env(
             job.spec,
             nodes,
-            job.id,
+            job.raw,
             cluster=self.sim.cluster,
             restart_count=job.restarts,
             account=job.account,
             qos=job.qos,
             cpus=[int(c) for c in job.usage[:, 0]],
-            array_job_id=job.array_id,
+            array_job_id=None if job.array_job is None else int(job.array_job),
             array_task_id=job.array_task,
         )
 

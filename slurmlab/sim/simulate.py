@@ -27,7 +27,7 @@ from slurmlab.spec.cluster import (
 )
 from slurmlab.spec.qos import Qos, Reservation
 from slurmlab.spec.units import check_switch, parse_instant, parse_list_of
-from slurmlab.spec.workload import Action, Workload
+from slurmlab.spec.workload import AFTER_ARRAY, Action, Workload, jobid_clash
 
 __all__ = ["simulate"]
 
@@ -317,35 +317,32 @@ def check_policy_params(
 
 
 def check_jobids(workload: Workload, where: str = "simulate") -> None:
-    """No job's ``id`` is the JobID a job without one gets: like sbatch, the simulation
-    numbers jobs 1, 2, ... in submit order (one number per array task), and a job without
-    an ``id`` is known by that number, so ``id="1"`` on another job would make two jobs
-    ``1`` in the job table (a scenario file is checked so when it loads). Ids are compared
-    as text: ``id=1`` is the JobID ``1`` too."""
+    """No job's ``id`` is the JobID a job without one gets (:func:`jobid_clash`): like
+    sbatch, the simulation numbers jobs 1, 2, ... in submit order, and a job without an
+    ``id`` is known by that number, so ``id="1"`` on another job would make two jobs ``1``
+    in the job table (a scenario file is checked so when it loads). Ids are compared as
+    text: ``id=1`` is the JobID ``1`` too."""
+    clash = jobid_clash(workload.jobs)
+    if clash is None:
+        return
+    i, j, first = clash
     jobs = workload.jobs
-    if all(j.id is None for j in jobs) or all(j.id is not None for j in jobs):
-        return  # (only numbers, or only ids: none can be the other's)
-    numbered: dict[str, int] = {}  # the JobIDs (and array task ids) of jobs without an id
-    next_id = 1
-    for i in sorted(range(len(jobs)), key=lambda i: (jobs[i].submit, i)):
-        tasks = jobs[i].spec.array.indices if jobs[i].spec.array else ()
-        if jobs[i].id is None:
-            numbered[str(next_id)] = i
-            numbered.update({f"{next_id}_{t}": i for t in tasks})
-        next_id += len(tasks) or 1
-    for i, job in enumerate(jobs):
-        key = None if job.id is None else str(job.id)
-        if key in numbered:
-            j = numbered[key]
-            name = jobs[j].spec.name  # (-J, if given)
-            named = f" ({f'{name!r}, ' if name else ''}submitted at t={jobs[j].submit:g}s)"
-            raise SlurmlabError(
-                f"{where}: workload.jobs[{i}] has id={job.id!r}, which is also the JobID of "
-                f"workload.jobs[{j}]{named}, a job without an id (like sbatch, the simulation "
-                "numbers jobs 1, 2, ... in submit order, one number per array task): two jobs "
-                f"would be {key!r} in the job table; give workload.jobs[{j}] an id too, or "
-                f"workload.jobs[{i}] one that is not a number (e.g. id='job{key}')"
-            )
+    key = str(jobs[i].id)
+    fix = f"workload.jobs[{i}] one that is not a number (e.g. id='job{key}')"
+    if j is None:
+        raise SlurmlabError(
+            f"{where}: workload.jobs[{i}] has id={jobs[i].id!r}, which may be the JobID of a "
+            f"job without an id: {AFTER_ARRAY} (from {first} on here); give the "
+            f"jobs without an id ids too, or {fix}"
+        )
+    name = jobs[j].spec.name  # (-J, if given)
+    named = f" ({f'{name!r}, ' if name else ''}submitted at t={jobs[j].submit:g}s)"
+    raise SlurmlabError(
+        f"{where}: workload.jobs[{i}] has id={jobs[i].id!r}, which is also the JobID of "
+        f"workload.jobs[{j}]{named}, a job without an id (like sbatch, the simulation "
+        "numbers jobs 1, 2, ... in submit order, one number per submission): two jobs "
+        f"would be {key!r} in the job table; give workload.jobs[{j}] an id too, or {fix}"
+    )
 
 
 def warn_never_started(sim: Simulation) -> None:

@@ -350,3 +350,71 @@ class Action:
             raise SlurmlabError(
                 f"action {self.action} {self.target}: changes are for update actions only"
             )
+
+
+def jobid_numbers(jobs: tuple[WorkloadJob, ...]) -> list[int | None]:
+    """Each job's JobID number as a simulation gives it, where it is known before the run,
+    else None.
+
+    Like sbatch, slurmctld numbers submissions 1, 2, ... in submit order (jobs submitted
+    at the same time in the workload's order), and an array takes one number for all its
+    tasks. But each array task that leaves its array's pending record (it starts, or
+    ``scontrol`` changes it alone) takes the next number then, all but the last, which
+    keeps the array's (job_mgr.c job_array_split, job_array_post_sched; the ``arrays``
+    fixture: an array submitted after two tasks of another had started got JobID 4, not 2).
+    So the numbers of the jobs submitted after an array of two or more tasks depend on the
+    run: None for those. The jobs submitted at the same time as the first such array are
+    numbered before any of its tasks can start (a simulation submits every job of an
+    instant before its scheduling pass).
+    """
+    out: list[int | None] = [None] * len(jobs)
+    cut = None  # the submit time of the first array of several tasks
+    for n, i in enumerate(sorted(range(len(jobs)), key=lambda i: (jobs[i].submit, i)), 1):
+        if cut is not None and jobs[i].submit > cut:
+            break
+        out[i] = n
+        array = jobs[i].spec.array
+        if cut is None and array is not None and len(array.indices) > 1:
+            cut = jobs[i].submit
+    return out
+
+
+def jobid_clash(jobs: tuple[WorkloadJob, ...]) -> tuple[int, int | None, int | None] | None:
+    """The first job whose ``id`` would also be the JobID of a job without one, or None.
+
+    A job without an ``id`` is known by its number (:func:`jobid_numbers`), an array's tasks
+    by ``NUMBER_TASK``; an ``id`` that is the same text would make two jobs of that JobID.
+    Returns ``(i, j, None)``: ``jobs[i].id`` is the JobID of ``jobs[j]``; or ``(i, None,
+    n)``: ``jobs[i].id`` is a number (or ``NUMBER_TASK``) not below ``n``, the first number
+    the run decides, while a job without an id gets one of those."""
+    if all(j.id is None for j in jobs) or all(j.id is not None for j in jobs):
+        return None  # (only numbers, or only ids: none can be the other's)
+    numbers = jobid_numbers(jobs)
+    numbered: dict[str, int] = {}  # the JobIDs (and array task ids) of jobs without an id
+    for j, job in enumerate(jobs):
+        n = numbers[j]
+        if job.id is None and n is not None:
+            numbered[str(n)] = j
+            if job.spec.array is not None:
+                numbered.update({f"{n}_{t}": j for t in job.spec.array.indices})
+    known = [n for n in numbers if n is not None]
+    first_unknown = max(known) + 1 if len(known) < len(jobs) else None
+    unknown_unnamed = any(job.id is None and n is None for job, n in zip(jobs, numbers))
+    for i, job in enumerate(jobs):
+        if job.id is None:
+            continue
+        if job.id in numbered:
+            return i, numbered[job.id], None
+        m = _NUMBERED.fullmatch(job.id)
+        if unknown_unnamed and m and int(m.group(1)) >= first_unknown:
+            return i, None, first_unknown
+    return None
+
+
+_NUMBERED = re.compile(r"(\d+)(?:_\d+)?")
+
+#: Why a JobID after an array is known only once the run gives it (:func:`jobid_numbers`).
+AFTER_ARRAY = (
+    "after an array of several tasks the run decides the JobIDs, as slurmctld does (each "
+    "task that starts takes the next number, all but the last)"
+)
