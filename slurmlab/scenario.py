@@ -1591,10 +1591,11 @@ class _JobIds(NamedTuple):
 
 
 def _jobid_numbers(jobs: tuple[WorkloadJob, ...]) -> _JobIds:
-    """The scenario's JobIDs (:class:`_JobIds`)."""
+    """The scenario's JobIDs (:class:`_JobIds`): past the known ones, up to the most the run
+    can give (an array task's own JobIDs among them), the run decides them."""
     jobids = jobid_numbers(jobs)
     by_jobid = {n: k for k, n in enumerate(jobids) if n is not None}
-    first = len(by_jobid) + 1 if len(by_jobid) < len(jobs) else None
+    first = len(by_jobid) + 1 if len(by_jobid) < _most_jobids(jobs) else None
     return _JobIds(jobids, by_jobid, first)
 
 
@@ -1609,7 +1610,7 @@ def _jobid_job(ref: str, numbers: _JobIds, jobs: tuple[WorkloadJob, ...]):
     if k is None and numbers.first_unknown is not None and numbers.first_unknown <= n <= most:
         return None, (
             f"is not known before the run: {AFTER_ARRAY}, from {numbers.first_unknown} on "
-            "here; give the job an id and name it by that"
+            "here; give the job an id and name it by that (an array task: ID_TASK)"
         )
     if k is None:
         return None, "is not a JobID in this scenario (" + (
@@ -2177,8 +2178,9 @@ def _action(
     entry, i: int, jobs: tuple[WorkloadJob, ...], cluster: Cluster, origin: pd.Timestamp
 ) -> tuple[Action, ...]:
     """The action an entry gives: one per node of a hostlist (``node: gpu[1-4]``), as
-    ``scontrol update NodeName=gpu[1-4]`` changes each node, and one per task of an array
-    task range (``job: sweep_[3-5]``), as scancel takes it."""
+    ``scontrol update NodeName=gpu[1-4]`` changes each node; an array task range (``job:
+    sweep_[3-5]``), each of its tasks checked, is one action, as scancel and scontrol take
+    it (scontrol hold naming every task of an array's pending record splits none off)."""
     label, path = f"actions[{i}]", ("actions", i)
     if isinstance(entry, dict) and isinstance(entry.get("job"), str):
         tasks = _TASK_RANGE.fullmatch(entry["job"].strip())
@@ -2190,13 +2192,11 @@ def _action(
                     f"{tasks.group(1)}_[3-5] or {tasks.group(1)}_[1,4-6]",
                     path=(*path, "job"),
                 )
-            return tuple(
-                action
-                for task in indices
-                for action in _action(
+            for task in indices:  # (each task must be one the array has)
+                one = _action(
                     {**entry, "job": f"{tasks.group(1)}_{task}"}, i, jobs, cluster, origin
                 )
-            )
+            return (replace(one[0], target=entry["job"].strip()),)
     if not isinstance(entry, dict) or "action" not in entry or "at" not in entry:
         raise ScenarioError(
             f"{label}: each action needs 'at' and 'action' ({', '.join(ACTIONS)})", path=path
@@ -2305,18 +2305,23 @@ def _check_array_task(target: str, jobs: tuple[WorkloadJob, ...], label: str, pa
 
 
 def _check_jobid_task(target: str, jobs: tuple[WorkloadJob, ...], label: str, path) -> None:
-    """A numeric ``JOBID_TASK`` must name a task the array with that JobID has, as ``ID_TASK``
-    must (else Slurm refuses the action: Invalid job id specified)."""
+    """A numeric JobID must be one known before the run (:func:`jobid_numbers`), and a
+    ``JOBID_TASK`` name a task the array with that JobID has, as ``ID_TASK`` must (else
+    Slurm refuses the action: Invalid job id specified)."""
     ids = {j.id for j in jobs if j.id is not None}
-    if not re.fullmatch(r"[0-9]+_[0-9]+", target) or _scenario_id(target, ids) is not None:
+    if not re.fullmatch(r"[0-9]+(_[0-9]+)?", target) or _scenario_id(target, ids) is not None:
         return
     _, problem = _jobid_job(target, _jobid_numbers(jobs), jobs)
     if problem is not None:
-        raise ScenarioError(
-            f"{label}: field 'job': JobID {target!r} {problem}; name a task an array has "
-            "(ARRAY_JOBID_TASK), or the array by its id and task (ID_TASK)",
-            path=path,
+        fix = (
+            ""  # (its fix said: give the job an id)
+            if problem.startswith("is not known before the run")
+            else "; name a task an array has (ARRAY_JOBID_TASK), or the array by its id and "
+            "task (ID_TASK)"
+            if "_" in target
+            else "; name a job by its id, an array task as ID_TASK"
         )
+        raise ScenarioError(f"{label}: field 'job': JobID {target!r} {problem}{fix}", path=path)
 
 
 def _scenario_id(ref: str, ids) -> str | None:

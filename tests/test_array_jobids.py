@@ -16,7 +16,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from slurmlab import Cluster, JobSpec, Lab, Scenario, Workload, WorkloadJob, simulate
+from slurmlab import (
+    Cluster,
+    JobSpec,
+    Lab,
+    Scenario,
+    Workload,
+    WorkloadJob,
+    read_sacct,
+    simulate,
+    write_sacct,
+)
 from slurmlab.errors import SlurmlabError
 from slurmlab.scenario import ScenarioError
 from slurmlab.spec.workload import Action
@@ -146,6 +156,64 @@ def test_the_event_log_names_each_job_by_its_jobidraw_in_the_job_table():
     assert all(int(r) == table[j] for j, r in zip(events["JobID"], events["JobIDRaw"]))
 
 
+def test_a_task_scancel_took_out_of_the_record_cannot_be_requeued():
+    """job_str_signal only takes a pending task out of its array's record: no job record is
+    left to requeue (Invalid job id), and the record's last task keeps the array's JobID."""
+    lab = tiny_lab()
+    a = lab.sbatch("--array=0-3 -N4 --exclusive -t 10", runtime=60)  # 1_0 runs: JobID 2
+    lab.scancel(f"{a}_[1-2]")
+    lab.advance("2m")
+    with pytest.raises(SlurmlabError, match="Invalid job id specified .scancel took it out"):
+        lab.requeue(f"{a}_[1-2]")
+    lab.advance("10m")
+    assert raws(lab) == {"1_0": 2, "1_1": 1, "1_2": 1, "1_3": 1}
+    assert lab.sbatch("-N1 -t 5", runtime=5) == 3
+
+
+def test_a_record_cancelled_whole_pends_again_whole_when_requeued():
+    """scancel of every task of the record ends the record itself; requeue of it (or of one
+    of its tasks) brings all its tasks back, and they take numbers as they start."""
+    lab = tiny_lab()
+    lab.sbatch("-N4 --exclusive -t 10", runtime=60)  # 1
+    a = lab.sbatch("--array=0-3 -N4 --exclusive -t 10", runtime=60)  # 2
+    lab.scancel(a)
+    lab.requeue(f"{a}_1")
+    lab.advance("1h")
+    states = dict(zip(lab.sacct()["JobID"], lab.sacct()["State"], strict=True))
+    assert set(states.values()) == {"COMPLETED"}
+    assert raws(lab) == {"1": 1, "2_0": 3, "2_1": 4, "2_2": 5, "2_3": 2}
+
+
+def test_a_release_of_a_task_not_held_splits_it_too():
+    """update_job_str splits the tasks it names off the record before it looks at holds."""
+    lab = tiny_lab()
+    a = lab.sbatch("--array=0-5 -N4 --exclusive -t 10", runtime=60)  # 1_0 runs: 2
+    lab.release(f"{a}_3")
+    assert lab.sbatch("-N1 -t 5", runtime=5) == 4
+    lab.hold(f"{a}_[4,2]")  # split in task order, as the record's bitmap is walked
+    got = raws(lab)
+    assert (got["1_2"], got["1_3"], got["1_4"]) == (5, 3, 6)
+
+
+def test_two_exports_of_a_simulation_join_its_pending_tasks_to_their_runs(tmp_path):
+    """Tasks pending in one export show the array's JobIDRaw; in the next they have their
+    own: concat_sacct joins each to its run by array, task and Submit."""
+    lab = tiny_lab()
+    lab.sbatch("-N4 --exclusive -t 10", runtime=60)
+    lab.sbatch("-N4 --exclusive -t 10", runtime=60)
+    lab.sbatch("--array=0-2 -N4 --exclusive -t 10", runtime=60)
+    lab.advance(5)
+    (tmp_path / "day1").write_text(write_sacct(lab.sacct()))
+    lab.advance("10m")
+    (tmp_path / "day2").write_text(write_sacct(lab.sacct()))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        both = read_sacct([tmp_path / "day1", tmp_path / "day2"])
+    assert both["JobID"].tolist() == ["1", "2", "3_0", "3_1", "3_2"]
+    assert both["JobIDRaw"].tolist() == ["1", "2", "4", "5", "3"]
+    assert (both["State"] == "COMPLETED").all()
+
+
 def write(tmp_path, jobs: str):
     path = tmp_path / "s.yaml"
     path.write_text(f"cluster: tiny\npolicy: fifo\njobs:\n{jobs}")
@@ -194,6 +262,29 @@ def test_a_numeric_id_that_may_be_a_later_jobid_is_refused(tmp_path):
     )
     with pytest.raises(SlurmlabError, match="may be the JobID of a job without an id"):
         simulate(Cluster.preset("tiny"), Workload(jobs), progress=False)
+
+
+def test_a_scenario_action_or_dependency_on_a_number_after_an_array_is_refused(tmp_path):
+    jobs = (
+        "  - {submit: 0, runtime: 60, args: '--array=0-2 -N1 -t 10:00'}\n"
+        "  - {submit: 5, runtime: 60, args: '-N1 -t 10:00'}\n"
+    )
+    path = tmp_path / "a.yaml"
+    path.write_text(
+        f"cluster: tiny\njobs:\n{jobs}actions:\n  - {{at: 20, action: cancel, job: 3}}\n"
+    )
+    with pytest.raises(ScenarioError, match=r"JobID '3' is not known before the run: .*ID_TASK"):
+        Scenario.load(path)
+    spec = JobSpec.from_args("-N1 -t 10:00 -d afterok:3")
+    work = Workload(
+        (
+            WorkloadJob(JobSpec.from_args("--array=0-2 -N1 -t 10:00"), 0, 60),
+            WorkloadJob(JobSpec.from_args("-N1 -t 10:00"), 5, 60),
+            WorkloadJob(spec, 10, 60),
+        )
+    )
+    with pytest.raises(SlurmlabError, match=r"afterok:3: JobID 3 is not known before the run"):
+        simulate(Cluster.preset("tiny"), work, progress=False)
 
 
 @settings(max_examples=40, deadline=None)

@@ -411,7 +411,8 @@ ARRAY = (
          "each array)"),
         ("5", "is not known before the run: after an array of several tasks the run decides "
          "the JobIDs, as slurmctld does (each task that starts takes the next number, all "
-         "but the last), from 3 on here; give the job an id and name it by that"),
+         "but the last), from 3 on here; give the job an id and name it by that (an array "
+         "task: ID_TASK)"),
         ("2_5", "is no task of the array 2 (--array=0-2)"),
         ("1_1", "names task 1 of 1, which is not an array's JobID"),
     ],

@@ -97,7 +97,9 @@ def test_scenario_file_is_well_formed(scenario_file: Path) -> None:
         if action["action"] in ("drain", "resume"):
             assert set(action) == {"at", "action", "node"}
             continue
-        assert action["job"] in ids
+        # (a job's id, or an array task ID_TASK / tasks ID_[0-2] of one)
+        base, _, task = action["job"].rpartition("_")
+        assert action["job"] in ids or (base in ids and re.fullmatch(r"\d+|\[[\d,-]+\]", task))
         assert action["action"] in {"cancel", "requeue", "hold", "release", "requeuehold", "update"}
         if action["action"] == "update":  # (scontrol update JobId= NumNodes= TimeLimit= ...)
             assert set(action) - {"at", "action", "job"} <= {"nodes", "time", "partition"}

@@ -357,9 +357,13 @@ def test_an_array_tasks_own_jobid_names_that_task_alone():
         "cluster": "tiny",
         "jobs": [{"id": "sweep", "runtime": 600, "args": "-n 1 --array=0-3 -t 20"}],
         # the four tasks start at once: sweep_0 takes JobID 2, sweep_1 3, sweep_2 4, and
-        # sweep_3, the last to leave the array's record, keeps the array's, 1
+        # sweep_3, the last to leave the array's record, keeps the array's, 1; a scenario
+        # cannot know those numbers before the run, so it names the task sweep_1
         "actions": [{"at": 60, "action": "cancel", "job": "3"}],
     }
+    with pytest.raises(ScenarioError, match="JobID '3' is not known before the run"):
+        Scenario.from_dict(doc)
+    doc["actions"][0]["job"] = "sweep_1"
     jobs = Scenario.from_dict(doc).run().jobs.set_index("JobID")
     assert jobs.loc["sweep_1", "State"] == "CANCELLED"
     assert (jobs.drop(index="sweep_1").State == "COMPLETED").all()

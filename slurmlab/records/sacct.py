@@ -3595,6 +3595,8 @@ def _pending_as_started(frame: pd.DataFrame, key: list[str], keep: np.ndarray) -
     waiting = start & ~ended & keep
     if not waiting.any():
         return probe
+    if key == ["JobIDRaw"] and "ArrayTaskID" in frame:
+        _tasks_as_started(frame, probe, waiting, ~start & keep)
     runs: dict[tuple, set] = {}
     for row in probe[~start & keep].itertuples(index=False):
         runs.setdefault(tuple(row[:-1]), set()).add(row[-1])
@@ -3603,6 +3605,34 @@ def _pending_as_started(frame: pd.DataFrame, key: list[str], keep: np.ndarray) -
         if found is not None and len(found) == 1:
             probe.iloc[i, -1] = next(iter(found))
     return probe
+
+
+def _tasks_as_started(
+    frame: pd.DataFrame, probe: pd.DataFrame, waiting: np.ndarray, started: np.ndarray
+) -> None:
+    """A pending array task's row (``7_3``: one task) takes the JobIDRaw and Start of the
+    one run of that task and Submit that started in another export: a task gets its own
+    JobIDRaw when it starts, so until then it shows the array's, as every task still in the
+    array's pending record does (a simulation's job table has a row for each)."""
+    task = frame["ArrayTaskID"].notna().to_numpy(dtype=bool)
+    pending = np.flatnonzero(waiting & task)
+    if not pending.size:
+        return
+    array = frame["ArrayJobID"].to_numpy(dtype=object)
+    index = frame["ArrayTaskID"].to_numpy(dtype=object)
+    submit = frame["Submit"].to_numpy(dtype=object)
+    raw = probe["JobIDRaw"].to_numpy(dtype=object)
+    begun = probe["Start"].to_numpy(dtype=object)
+    runs: dict[tuple, set] = {}
+    # (only the arrays with a pending task's row: an export may hold millions of tasks)
+    wanted = frame["ArrayJobID"].isin(set(array[pending])).to_numpy(dtype=bool)
+    for i in np.flatnonzero(started & task & wanted):
+        runs.setdefault((array[i], index[i], submit[i]), set()).add((raw[i], begun[i]))
+    at_raw, at_start = probe.columns.get_loc("JobIDRaw"), probe.columns.get_loc("Start")
+    for i in pending:
+        found = runs.get((array[i], index[i], submit[i]))
+        if found is not None and len(found) == 1:
+            probe.iloc[i, at_raw], probe.iloc[i, at_start] = next(iter(found))
 
 
 def _where(origin: tuple[str, int | None]) -> str:

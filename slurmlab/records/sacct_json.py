@@ -17,12 +17,14 @@ that exited (its dumper drops the status), so a FAILED job's ``1:0`` reads as ``
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from slurmlab.records.sacct import SacctParseError, _RawTable
+from slurmlab.spec.units import index_ranges
 
 FIELDS = (
     "JobID", "JobIDRaw", "JobName", "User", "Group", "Account", "Partition", "QOS", "State",
@@ -149,10 +151,23 @@ def _job_id(job: dict) -> str:
     if array_id and task is not None:
         return f"{int(array_id)}_{int(task)}"
     if array_id and array.get("task"):
-        return f"{int(array_id)}_[{array['task']}]"
+        return f"{int(array_id)}_[{_task_list(str(array['task']))}]"
     if het_id and offset is not None:
         return f"{int(het_id)}+{int(offset)}"
     return "" if job_id is None else str(int(job_id))
+
+
+def _task_list(text: str) -> str:
+    """The tasks of an array's pending record as sacct prints them (``0-3``): Slurm 22.05's
+    JSON gives them as the record's task bitmap in hexadecimal (``0xF``; the
+    ``array-records`` fixture), sacct's text as ranges."""
+    if not _HEX.fullmatch(text):
+        return text
+    bits = int(text, 16)
+    return index_ranges([i for i in range(bits.bit_length()) if bits >> i & 1])
+
+
+_HEX = re.compile(r"0x[0-9A-Fa-f]+")
 
 
 def _job_row(job: dict) -> dict[str, str]:

@@ -107,7 +107,7 @@ class SimJob:
         "preempted_by", "planned_nodes", "live", "rows", "running_view", "pending_plan", "need",
         "scratch", "held", "split", "mem_per_cpu", "sched", "alts", "parts", "entries",
         "plan_part", "requests", "updated", "req_tres", "admin_time", "most", "full_limit",
-        "raw",
+        "raw", "in_rec",
     )  # fmt: skip
 
     def __init__(self):
@@ -161,6 +161,10 @@ class SimJob:
         #: the limit a job without -t had before backfill lowered it to its --time-min (a
         #: requeue gives it back: job_mgr.c _job_requeue_op), else None
         self.full_limit: float | None = None
+        #: an array task in its array's pending record (slurmctld's one job record for the
+        #: tasks not started yet, the array's JobID; :func:`in_record`), or in that record
+        #: when scancel ended it whole
+        self.in_rec = False
 
     @property
     def time_min(self) -> float:
@@ -645,6 +649,7 @@ class Simulation(Controller, Lifecycles, Updates):
                 job.throttle = spec.array.throttle
                 self._throttles = self._throttles or job.throttle is not None
                 job.array_id = array_id
+                job.in_rec = True
             self.by_key.setdefault(job.key, []).append(job.id)
             if spec.array:
                 self.by_key.setdefault(base, []).append(job.id)
@@ -1344,12 +1349,15 @@ class Simulation(Controller, Lifecycles, Updates):
                 f"scancel: error: Kill job error on job id {key}: Job/step already completing "
                 "or completed"
             )
+        for array_id in {j.array_id for j in jobs if j.array_id is not None}:
+            chosen = [j for j in jobs if j.array_id == array_id and in_record(j)]
+            if len(chosen) < self._in_record[array_id]:  # (every one: the record ends whole,
+                for job in chosen:  # CANCELLED with its tasks; some: taken out of it)
+                    self._leave_record(job, ended=True)
         for job in jobs:
             if job.state == "RUNNING":
                 self.interrupt(job, Cancelled())
             elif job.state == "PENDING":
-                if in_record(job):
-                    self._leave_record(job, ended=True)
                 if job.id in self.waiting:
                     self.waiting.discard(job.id)
                 else:
@@ -1423,7 +1431,7 @@ class Simulation(Controller, Lifecycles, Updates):
         for array_id in {j.array_id for j in jobs if j.array_id is not None}:
             chosen = [j for j in jobs if j.array_id == array_id and in_record(j)]
             if len(chosen) < self._in_record[array_id]:
-                for job in chosen:
+                for job in sorted(chosen, key=lambda j: j.array_task):  # (bitmap order)
                     self._leave_record(job)
                     job.split = now
                     job.pending = job.pending_plan = None  # (its record: its own now)
@@ -1436,6 +1444,7 @@ class Simulation(Controller, Lifecycles, Updates):
         leaves others behind gets a JobID of its own, the next number (job_mgr.c
         job_array_split); the last keeps the array's (job_array_post_sched). A cancelled
         task gets none: slurmctld only takes it out of the record (job_str_signal)."""
+        job.in_rec = False
         left = self._in_record[job.array_id] - 1
         self._in_record[job.array_id] = left
         if left and not ended:
@@ -1453,8 +1462,9 @@ class Simulation(Controller, Lifecycles, Updates):
         if not any(j.state in ("PENDING", "RUNNING") for j in jobs):
             raise SlurmlabError(f"scontrol release {key}: Job has already finished")
         held = [j for j in jobs if j.state in ("PENDING", "RUNNING") and j.held]
-        if any(j.state == "PENDING" for j in held):
-            self._split_tasks(jobs)
+        # (update_job_str splits the tasks named off their array's record before it looks
+        # at their holds: a release of a task not held splits it too)
+        self._split_tasks(jobs)
         if held:  # its priority is set again (job_mgr.c set_job_prio): under priority/basic it
             self._seq += 1  # goes behind every job queued (real Slurm 22.05); one for all
         for job in held:  # the tasks released together, as for one submission
@@ -1472,7 +1482,16 @@ class Simulation(Controller, Lifecycles, Updates):
         or finished Slurm batch job") while slurmctld still holds its record, MinJobAge after
         its end (:meth:`_records`). A job that may not be requeued (``--no-requeue``, or
         ``JobRequeue=0`` without ``--requeue``) is refused, as Slurm refuses it."""
-        jobs = self._records(key, command)
+        jobs = [j for j in self._records(key, command) if not _taken_out(j)]
+        if not jobs:  # (scancel took it out of its array's pending record: job_str_signal)
+            raise SlurmlabError(
+                f"{command} {key}: Invalid job id specified (scancel took it out of its "
+                "array's pending record before it started, so slurmctld keeps no record of it)"
+            )
+        whole = {j.array_id for j in jobs if j.in_rec and j.state != "PENDING"}
+        if whole:  # a record scancel ended whole is one job record: all its tasks pend again
+            more = [j for j in self.jobs.values() if j.array_id in whole and j.in_rec]
+            jobs = sorted({*jobs, *more}, key=lambda j: j.id)  # (in task order)
         if all(j.state == "PENDING" for j in jobs):
             raise SlurmlabError(f"{command} {key}: Job is pending execution")
         stuck = [j.key for j in jobs if not j.requeue and j.state != "PENDING"]
@@ -1644,6 +1663,19 @@ _LAST = AFTER_PASS + 1
 
 def _nothing(_event) -> None:
     pass
+
+
+def _taken_out(job: SimJob) -> bool:
+    """Whether scancel took ``job``, an array task, out of its array's pending record alone
+    before it ever started: slurmctld then keeps no record of it (job_str_signal)."""
+    return (
+        job.array_id is not None
+        and not job.in_rec
+        and job.split is None
+        and job.state == "CANCELLED"
+        and all(r["Start"] is None for r in job.runs)
+        and job.start is None
+    )
 
 
 def array_name(task) -> str:

@@ -51,12 +51,10 @@ def pending_partitions(job: SimJob, t: float) -> str:
 
 
 def in_record(job: SimJob) -> bool:
-    """Whether ``job`` is an array task in its array's pending record: pending, never
-    started, and not split off by scontrol (slurmctld keeps such tasks in one job record,
-    the array's JobID)."""
-    return (
-        job.array_id is not None and job.split is None and not job.runs and job.state == "PENDING"
-    )
+    """Whether ``job`` is an array task pending in its array's pending record: never started
+    nor split off by scontrol (slurmctld keeps such tasks in one job record, the array's
+    JobID; a record scancel ended whole pends again whole when requeued)."""
+    return job.in_rec and job.state == "PENDING"
 
 
 class Lifecycles:

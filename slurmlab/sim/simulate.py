@@ -6,6 +6,7 @@ import contextlib
 import contextvars
 import difflib
 import math
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import fields
@@ -27,7 +28,7 @@ from slurmlab.spec.cluster import (
 )
 from slurmlab.spec.qos import Qos, Reservation
 from slurmlab.spec.units import check_switch, parse_instant, parse_list_of
-from slurmlab.spec.workload import AFTER_ARRAY, Action, Workload, jobid_clash
+from slurmlab.spec.workload import AFTER_ARRAY, Action, Workload, jobid_clash, jobid_numbers
 
 __all__ = ["simulate"]
 
@@ -322,6 +323,7 @@ def check_jobids(workload: Workload, where: str = "simulate") -> None:
     ``id`` is known by that number, so ``id="1"`` on another job would make two jobs ``1``
     in the job table (a scenario file is checked so when it loads). Ids are compared as
     text: ``id=1`` is the JobID ``1`` too."""
+    _no_unknown_jobid_refs(workload, where)
     clash = jobid_clash(workload.jobs)
     if clash is None:
         return
@@ -343,6 +345,27 @@ def check_jobids(workload: Workload, where: str = "simulate") -> None:
         "numbers jobs 1, 2, ... in submit order, one number per submission): two jobs "
         f"would be {key!r} in the job table; give workload.jobs[{j}] an id too, or {fix}"
     )
+
+
+def _no_unknown_jobid_refs(workload: Workload, where: str) -> None:
+    """A ``--dependency`` names no JobID the run decides (:func:`jobid_numbers`): which job
+    it would name depends on how many array tasks have started by then."""
+    numbers = [n for n in jobid_numbers(workload.jobs) if n is not None]
+    if len(numbers) == len(workload.jobs):
+        return
+    first = max(numbers) + 1
+    ids = {j.id for j in workload.jobs if j.id is not None}  # (an id names its job)
+    for i, job in enumerate(workload.jobs):
+        for dep in job.spec.dependency:
+            for ref in dep.job_ids:
+                m = re.fullmatch(r"(\d+)(?:_\d+)?", ref)
+                if m and int(m.group(1)) >= first and ref not in ids and m.group(1) not in ids:
+                    raise SlurmlabError(
+                        f"{where}: workload.jobs[{i}] --dependency={dep.kind}:{ref}: JobID "
+                        f"{ref} is not known before the run: {AFTER_ARRAY} (from {first} on "
+                        "here); give the job it means an id and name it by that (an array "
+                        "task: ID_TASK)"
+                    )
 
 
 def warn_never_started(sim: Simulation) -> None:

@@ -295,6 +295,14 @@ class Driver:
             print(f"  t={t - self.t0:6.1f} submitted {job['id']} -> {jid}")
         self.log["submissions"].append(entry)
 
+    def real_id(self, target: str) -> str:
+        """The real JobID a scenario's action names: a job's id, or an array task (``ID_3``)
+        or tasks (``ID_[0-2]``) of an array by its id."""
+        if target in self.real_ids:
+            return self.real_ids[target]
+        base, _, tasks = str(target).rpartition("_")
+        return f"{self.real_ids[base]}_{tasks}"
+
     def act(self, action: dict) -> None:
         """A scripted action: on a job (its real id appended to the command), or on a node
         (``scontrol update NodeName=... State=...``: a scenario's ``failures`` entry sets its
@@ -306,7 +314,7 @@ class Driver:
             cmd += [f"Reason={reason}"] if reason else []
             what = {"node": action["node"]}
         elif action["action"] == "update":  # scontrol update, as root (an administrator)
-            jid = self.real_ids[action["job"]]
+            jid = self.real_id(action["job"])
             cmd = ["scontrol", "update", f"JobId={jid}"]
             cmd += [
                 f"{word}={action[key]}"
@@ -315,7 +323,7 @@ class Driver:
             ]
             what = {"job": action["job"], "job_id": jid}
         else:
-            jid = self.real_ids[action["job"]]
+            jid = self.real_id(action["job"])
             cmd = ACTIONS[action["action"]] + [jid]
             what = {"job": action["job"], "job_id": jid}
         t = time.time()
