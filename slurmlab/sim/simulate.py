@@ -6,7 +6,6 @@ import contextlib
 import contextvars
 import difflib
 import math
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import fields
@@ -28,7 +27,14 @@ from slurmlab.spec.cluster import (
 )
 from slurmlab.spec.qos import Qos, Reservation
 from slurmlab.spec.units import check_switch, parse_instant, parse_list_of
-from slurmlab.spec.workload import AFTER_ARRAY, Action, Workload, jobid_clash, jobid_numbers
+from slurmlab.spec.workload import (
+    AFTER_ARRAY,
+    NUMERIC_JOBID,
+    Action,
+    Workload,
+    jobid_clash,
+    jobid_numbers,
+)
 
 __all__ = ["simulate"]
 
@@ -360,7 +366,7 @@ def _no_unknown_jobid_refs(workload: Workload, where: str) -> None:
     for i, job in enumerate(workload.jobs):
         for dep in job.spec.dependency:
             for ref in dep.job_ids:
-                m = re.fullmatch(r"(\d+)(?:_\d+)?", ref)
+                m = NUMERIC_JOBID.fullmatch(ref)
                 if m and int(m.group(1)) >= first and ref not in ids and m.group(1) not in ids:
                     raise SlurmlabError(
                         f"{where}: workload.jobs[{i}] --dependency={dep.kind}:{ref}: JobID "

@@ -405,13 +405,14 @@ def jobid_clash(jobs: tuple[WorkloadJob, ...]) -> tuple[int, int | None, int | N
             continue
         if job.id in numbered:
             return i, numbered[job.id], None
-        m = _NUMBERED.fullmatch(job.id)
+        m = NUMERIC_JOBID.fullmatch(job.id)
         if unknown_unnamed and m and int(m.group(1)) >= first_unknown:
             return i, None, first_unknown
     return None
 
 
-_NUMBERED = re.compile(r"(\d+)(?:_\d+)?")
+#: A numeric JobID (``7``) or array task (``7_3``): the number is its group 1.
+NUMERIC_JOBID = re.compile(r"(\d+)(?:_\d+)?")
 
 #: Why a JobID after an array is known only once the run gives it (:func:`jobid_numbers`).
 AFTER_ARRAY = (
