@@ -833,9 +833,6 @@ class SimulationResult:
         from slurmlab.srun import srun_env
 
         jobs = self.sim._lookup(jobid)  # noqa: SLF001
-        if len(jobs) > 1 and str(jobid).isdigit():  # an array's JobID: srun --jobid takes
-            mine = [j for j in jobs if j.raw == int(jobid) and not j.in_rec]  # the job record
-            jobs = mine or jobs  # of that number, its last task once that has left the record
         if len(jobs) > 1:  # (an array: srun runs in one task's allocation)
             running = [j.key for j in jobs if j.state == "RUNNING"]
             said = f"running: {', '.join(running[:5])}" if running else "none of them runs now"
