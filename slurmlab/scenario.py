@@ -1588,6 +1588,7 @@ class _JobIds(NamedTuple):
     jobids: list[int | None]
     by_jobid: dict[int, int]
     first_unknown: int | None
+    most: int  # the most JobIDs the run can give (_most_jobids)
 
 
 def _jobid_numbers(jobs: tuple[WorkloadJob, ...]) -> _JobIds:
@@ -1595,8 +1596,9 @@ def _jobid_numbers(jobs: tuple[WorkloadJob, ...]) -> _JobIds:
     can give (an array task's own JobIDs among them), the run decides them."""
     jobids = jobid_numbers(jobs)
     by_jobid = {n: k for k, n in enumerate(jobids) if n is not None}
-    first = len(by_jobid) + 1 if len(by_jobid) < _most_jobids(jobs) else None
-    return _JobIds(jobids, by_jobid, first)
+    most = _most_jobids(jobs)
+    first = len(by_jobid) + 1 if len(by_jobid) < most else None
+    return _JobIds(jobids, by_jobid, first, most)
 
 
 def _jobid_job(ref: str, numbers: _JobIds, jobs: tuple[WorkloadJob, ...]):
@@ -1606,7 +1608,7 @@ def _jobid_job(ref: str, numbers: _JobIds, jobs: tuple[WorkloadJob, ...]):
     number, _, task = ref.partition("_")
     n = int(number)
     k = numbers.by_jobid.get(n)
-    most = _most_jobids(jobs)
+    most = numbers.most
     if k is None and numbers.first_unknown is not None and numbers.first_unknown <= n <= most:
         return None, (
             f"is not known before the run: {AFTER_ARRAY}, from {numbers.first_unknown} on "

@@ -1349,11 +1349,9 @@ class Simulation(Controller, Lifecycles, Updates):
                 f"scancel: error: Kill job error on job id {key}: Job/step already completing "
                 "or completed"
             )
-        for array_id in {j.array_id for j in jobs if j.array_id is not None}:
-            chosen = [j for j in jobs if j.array_id == array_id and in_record(j)]
-            if len(chosen) < self._in_record[array_id]:  # (every one: the record ends whole,
-                for job in chosen:  # CANCELLED with its tasks; some: taken out of it)
-                    self._leave_record(job, ended=True)
+        # (every task of a record: it ends whole, CANCELLED with them; some: taken out of it)
+        for job in self._some_of_records(jobs):
+            self._leave_record(job, ended=True)
         for job in jobs:
             if job.state == "RUNNING":
                 self.interrupt(job, Cancelled())
@@ -1428,15 +1426,23 @@ class Simulation(Controller, Lifecycles, Updates):
         own, which show their own reason and get JobIDs of their own (:meth:`_leave_record`).
         Changing every task the record holds splits nothing (job_mgr.c update_job_str)."""
         now = self.env.now
+        for job in self._some_of_records(jobs):
+            self._leave_record(job)
+            job.split = now
+            job.pending = job.pending_plan = None  # (its record: its own now)
+            for alt in job.alts or ():
+                alt[2] = None
+
+    def _some_of_records(self, jobs: list[SimJob]) -> list[SimJob]:
+        """The array tasks of ``jobs`` in their arrays' pending records, where ``jobs`` names
+        some of a record's tasks but not all (a command naming all acts on the record whole),
+        each array's in task order (the record's bitmap order)."""
+        out: list[SimJob] = []
         for array_id in {j.array_id for j in jobs if j.array_id is not None}:
             chosen = [j for j in jobs if j.array_id == array_id and in_record(j)]
             if len(chosen) < self._in_record[array_id]:
-                for job in sorted(chosen, key=lambda j: j.array_task):  # (bitmap order)
-                    self._leave_record(job)
-                    job.split = now
-                    job.pending = job.pending_plan = None  # (its record: its own now)
-                    for alt in job.alts or ():
-                        alt[2] = None
+                out += sorted(chosen, key=lambda j: j.array_task)
+        return out
 
     def _leave_record(self, job: SimJob, ended: bool = False) -> None:
         """An array task leaves its array's pending record (:func:`in_record`): it starts,
