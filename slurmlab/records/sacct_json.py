@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 
 from slurmlab.records.sacct import SacctParseError, _RawTable
-from slurmlab.spec.units import index_ranges
+from slurmlab.spec.units import array_task_str
 
 FIELDS = (
     "JobID", "JobIDRaw", "JobName", "User", "Group", "Account", "Partition", "QOS", "State",
@@ -164,7 +164,9 @@ def _task_list(text: str) -> str:
     if not _HEX.fullmatch(text):
         return text
     bits = int(text, 16)
-    return index_ranges([i for i in range(bits.bit_length()) if bits >> i & 1])
+    # (as sacct's text with SLURM_BITSTR_LEN=0: a regular stride as 0-20:2, never cut)
+    tasks = [i for i in range(bits.bit_length()) if bits >> i & 1]
+    return array_task_str(tasks, bitstr_len=0) if tasks else ""
 
 
 _HEX = re.compile(r"0x[0-9A-Fa-f]+")

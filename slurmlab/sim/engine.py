@@ -107,7 +107,7 @@ class SimJob:
         "preempted_by", "planned_nodes", "live", "rows", "running_view", "pending_plan", "need",
         "scratch", "held", "split", "mem_per_cpu", "sched", "alts", "parts", "entries",
         "plan_part", "requests", "updated", "req_tres", "admin_time", "most", "full_limit",
-        "raw", "in_rec",
+        "raw", "in_rec", "order",
     )  # fmt: skip
 
     def __init__(self):
@@ -185,8 +185,18 @@ class SimJob:
 
     def sort_key(self):
         """Slurm's evaluation order: tier, priority, submit, id (under preempt/qos, see
-        ``Controller._in_order``)."""
-        return sort_key(self.tier, self.priority, self.submit, self.id)
+        ``Controller._in_order``); ``order`` is the id it is ordered by (:meth:`split_order`)."""
+        return sort_key(self.tier, self.priority, self.submit, self.order)
+
+    def split_order(self, tasks: int) -> float:
+        """The id an array task is ordered by once it is a record of its own while pending
+        (split off by scontrol, or the last task of the record): slurmctld sorts an array's
+        tasks by the array's JobID and then by task id, its pending record (task id NO_VAL)
+        after them (job_scheduler.c sort_job_queue2), so such a task goes before the tasks
+        still in the record, and after every job submitted before the array. Its place
+        among the array's ``tasks`` ids (``array_id``, ``array_id + 1``, ...) is kept."""
+        rank = self.id - self.array_id
+        return self.array_id - 1 + (rank + 1) / (tasks + 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,6 +368,8 @@ class Simulation(Controller, Lifecycles, Updates):
         self._numbers: dict[int, str] = {}
         self._array_numbers: dict[int, str] = {}
         self._in_record: dict[int, int] = {}
+        #: the arrays some of whose pending tasks scontrol split off their record
+        self._split_arrays: set[int] = set()
         self._seq = 0
         self._pass_pending = False
         self._timer_running = False
@@ -826,7 +838,7 @@ class Simulation(Controller, Lifecycles, Updates):
                 f"{MAX_SECONDS:.0e} s (about 31 years) after the simulation's start "
                 f"({self.origin}), the longest time it can hold; give an earlier --begin"
             )
-        job.id = self._next_id
+        job.id = job.order = self._next_id
         self._next_id += 1
         if raw is None:  # the submission's JobID (an array's later tasks: the first's)
             raw = self._next_jobid
@@ -1064,19 +1076,7 @@ class Simulation(Controller, Lifecycles, Updates):
             if job.eligible is None:
                 job.eligible = self.env.now
                 self.log("eligible", job)
-            if job.alts is None:
-                self._add_entry(job, job.sort_key(), job.partition, job.need[0])
-            else:  # -p a,b: one entry per partition it may wait in (build_job_queue)
-                self._multi += 1
-                job.entries = []
-                for k in self.waits_in(job):
-                    shape = job.alts[k][1]
-                    key = (-shape[1], -self._priority_in(job, k), job.submit, job.id, k)
-                    job.entries.append(key)
-                    self._add_entry(job, key, shape[0], shape[8][0])
-                first = job.alts[job.entries[0][4]]  # (it waits there first: its limits,
-                if first[0].partition != job.partition:  # reasons and hints are that one's)
-                    self._set_shape(job, first[0], first[1])
+            self._queue_entries(job)
             self.waiting.discard(job.id)
             self._set_reason(job, "Priority")
             return
@@ -1095,6 +1095,41 @@ class Simulation(Controller, Lifecycles, Updates):
         elif reason == "Reservation":
             start = self.reservations[job.spec.reservation][0].start
             self._at(start - self.env.now, lambda _e, j=job: self._recheck(j))
+
+    def _queue_entries(self, job: SimJob) -> None:
+        """Put an eligible pending job's entries in the queue."""
+        if job.alts is None:
+            self._add_entry(job, job.sort_key(), job.partition, job.need[0])
+        else:  # -p a,b: one entry per partition it may wait in (build_job_queue)
+            self._multi += 1
+            job.entries = []
+            for k in self.waits_in(job):
+                shape = job.alts[k][1]
+                key = (-shape[1], -self._priority_in(job, k), job.submit, job.order, k)
+                job.entries.append(key)
+                self._add_entry(job, key, shape[0], shape[8][0])
+            first = job.alts[job.entries[0][4]]  # (it waits there first: its limits,
+            if first[0].partition != job.partition:  # reasons and hints are that one's)
+                self._set_shape(job, first[0], first[1])
+
+    def _in_queue(self, job: SimJob) -> bool:
+        """Whether ``job`` has entries in the queue."""
+        if job.alts is not None:
+            return job.entries is not None
+        entry = (job.sort_key(), job.id)
+        i = bisect_left(self.queue, entry)
+        return i < len(self.queue) and self.queue[i] == entry
+
+    def _reorder(self, job: SimJob, order: float) -> None:
+        """Order a pending job by ``order`` from now on (its queue entries moved)."""
+        if job.order == order:
+            return
+        queued = self._in_queue(job)
+        if queued:
+            self._dequeue(job)
+        job.order = order
+        if queued:
+            self._queue_entries(job)
 
     def _add_entry(self, job: SimJob, key: tuple, partition: str, cpus: int) -> None:
         insort(self.queue, (key, job.id))
@@ -1427,11 +1462,13 @@ class Simulation(Controller, Lifecycles, Updates):
         Changing every task the record holds splits nothing (job_mgr.c update_job_str)."""
         now = self.env.now
         for job in self._some_of_records(jobs):
+            self._split_arrays.add(job.array_id)
             self._leave_record(job)
             job.split = now
             job.pending = job.pending_plan = None  # (its record: its own now)
             for alt in job.alts or ():
                 alt[2] = None
+            self._reorder(job, job.split_order(len(job.spec.array.indices)))
 
     def _some_of_records(self, jobs: list[SimJob]) -> list[SimJob]:
         """The array tasks of ``jobs`` in their arrays' pending records, where ``jobs`` names
@@ -1457,6 +1494,13 @@ class Simulation(Controller, Lifecycles, Updates):
             job.raw = self._next_jobid
             self._next_jobid += 1
             self._numbers[job.raw] = job.key
+            if left == 1 and job.array_id in self._split_arrays:
+                # the record is its last task now (job_array_post_sched), ordered by its task
+                # id among the tasks split off before it (only they can tie with it)
+                tasks = len(job.spec.array.indices)
+                ids = range(job.array_id, job.array_id + tasks)
+                last = next(t for i in ids if in_record(t := self.jobs[i]))
+                self._reorder(last, last.split_order(tasks))
 
     def release(self, key: str | int) -> None:
         """``scontrol release``: a held job (``sbatch -H``, ``scontrol hold``) may start
@@ -1488,7 +1532,7 @@ class Simulation(Controller, Lifecycles, Updates):
         or finished Slurm batch job") while slurmctld still holds its record, MinJobAge after
         its end (:meth:`_records`). A job that may not be requeued (``--no-requeue``, or
         ``JobRequeue=0`` without ``--requeue``) is refused, as Slurm refuses it."""
-        jobs = [j for j in self._records(key, command) if not _taken_out(j)]
+        jobs = [j for j in self._records(key, command) if not taken_out(j)]
         if not jobs:  # (scancel took it out of its array's pending record: job_str_signal)
             raise SlurmlabError(
                 f"{command} {key}: Invalid job id specified (scancel took it out of its "
@@ -1671,7 +1715,7 @@ def _nothing(_event) -> None:
     pass
 
 
-def _taken_out(job: SimJob) -> bool:
+def taken_out(job: SimJob) -> bool:
     """Whether scancel took ``job``, an array task, out of its array's pending record alone
     before it ever started: slurmctld then keeps no record of it (job_str_signal)."""
     return (

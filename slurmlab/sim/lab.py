@@ -642,10 +642,14 @@ class Lab:
         """:meth:`sinfo` as sinfo prints it."""
         return self.result.sinfo_text()
 
-    def sacct_text(self, fields: str | None = None, *, duplicates: bool = False) -> str:
+    def sacct_text(
+        self, fields: str | None = None, *, duplicates: bool = False, array: bool = False
+    ) -> str:
         """:meth:`sacct` as sacct prints it: its default columns, or ``--format``-style
-        ``fields`` (``"JobID,State,Start,End,Elapsed"``)."""
-        return self.result.sacct_text(fields, duplicates=duplicates)
+        ``fields`` (``"JobID,State,Start,End,Elapsed"``); an array's tasks that have not
+        started as its one pending record (``12_[3-9%2]``), as sacct lists them
+        (``array=True``: one line per task)."""
+        return self.result.sacct_text(fields, duplicates=duplicates, array=array)
 
     def srun_env(self, jobid) -> pd.DataFrame:
         """The environment srun gives each task of a running job (see :func:`slurmlab.srun_env`)."""

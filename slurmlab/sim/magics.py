@@ -1,7 +1,7 @@
 """Line magics for notebooks (``%load_ext slurmlab``): Slurm's commands, typed as on a login
 node, on the current :class:`~slurmlab.sim.lab.Lab` (the one ``%%sbatch`` submits to).
 
-* ``%squeue [--start] [-r] [-l]``, ``%sinfo``, ``%sacct [-o FIELDS] [-D]``: print the lab's
+* ``%squeue [--start] [-r] [-l]``, ``%sinfo``, ``%sacct [-o FIELDS] [-D] [--array]``: print the lab's
   views as the commands print them;
 * ``%scancel 12 14``;
 * ``%scontrol update JobId=12 [NumNodes=N] [TimeLimit=T] [Partition=P]``, ``%scontrol
@@ -149,15 +149,17 @@ def sinfo_magic(line: str) -> None:
 
 
 def sacct_magic(line: str) -> None:
-    """``%sacct [-o|--format FIELDS] [-D|--duplicates]``."""
+    """``%sacct [-o|--format FIELDS] [-D|--duplicates] [--array]``."""
 
     def act() -> None:
         words = _words("sacct", line)
-        fields, duplicates, i = None, False, 0
+        fields, duplicates, array, i = None, False, False, 0
         while i < len(words):
             word = words[i]
             if word in ("-D", "--duplicates"):
                 duplicates = True
+            elif word == "--array":  # (newer sacct's: one line per array task)
+                array = True
             elif word in ("-o", "--format"):
                 i += 1
                 if i == len(words):
@@ -167,11 +169,11 @@ def sacct_magic(line: str) -> None:
                 fields = word.split("=", 1)[1] if "=" in word else word[2:]
             else:
                 raise SlurmlabError(
-                    f"{word!r}: slurmlab's %sacct takes -o FIELDS and -D; lab.sacct() is the "
-                    "table to filter"
+                    f"{word!r}: slurmlab's %sacct takes -o FIELDS, -D and --array; lab.sacct() "
+                    "is the table to filter"
                 )
             i += 1
-        print(current_lab().sacct_text(fields, duplicates=duplicates))
+        print(current_lab().sacct_text(fields, duplicates=duplicates, array=array))
 
     _run("sacct", act)
 

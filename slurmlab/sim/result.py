@@ -25,6 +25,7 @@ from slurmlab.sim.engine import (
     last_tried,
     records_at,
     shown_as,
+    taken_out,
     unfinished_at,
     up_at,
     used_at,
@@ -36,6 +37,8 @@ from slurmlab.sim.updates import request_at
 from slurmlab.spec.cluster import format_table
 from slurmlab.spec.job import listed_partitions
 from slurmlab.spec.units import (
+    BITSTR_LEN,
+    array_task_str,
     compress_hostlist,
     format_duration,
     format_memory_mb,
@@ -205,15 +208,22 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
         if len(indices) == 1 and array_id in converted:
             continue
         reason = rows[row]["NODELIST(REASON)"][1:-1]
+        merged = False
         for other, task, why in apart.get(array_id, ()):
+            if any(rows[other][c] != rows[row][c] for c in ("NAME", "PARTITION")):
+                continue  # (squeue combines only tasks of the record's name and partition)
+            merged = True
             dropped.add(other)
             indices.append(task)
             if why not in reason:  # (squeue: strstr of the record's reasons)
                 reason += f",{why}"
         rows[row]["NODELIST(REASON)"] = f"({reason})"
         head = heads[array_id]
-        throttle = f"%{head.throttle}" if head.throttle else ""
-        rows[row]["JOBID"] = f"{array_name(head)}_[{index_ranges(sorted(indices))}{throttle}]"
+        if merged:  # squeue writes the combined list itself: bit_fmt into SLURM_BITSTR_LEN
+            tasks = index_ranges(sorted(indices))[: BITSTR_LEN - 1]  # bytes (no stride, no
+        else:  # throttle, no '...'; real Slurm 22.05: 2_[0,2-5] for 2_[0,2-3,5%2] and 2_4)
+            tasks = array_task_str(indices, head.throttle)
+        rows[row]["JOBID"] = f"{array_name(head)}_[{tasks}]"
     rows = [r for k, r in enumerate(rows) if k not in dropped]
     frame = pd.DataFrame(rows, columns=SQUEUE_COLUMNS + ["_order"])
     frame = frame.astype({"NODES": "int64", "START_TIME": "datetime64[ns]", "PRIORITY": "int64"})
@@ -554,6 +564,90 @@ def sacct_text(jobs: pd.DataFrame, fields: str | Sequence[str] | None = None) ->
     return "\n".join(lines)
 
 
+#: sacct's array_task_id of a job that is no array task, and of an array's pending record
+#: (NO_VAL): it sorts after the tasks of its array (options.c _sort_desc_submit_time)
+_NO_TASK = 0xFFFFFFFE
+
+
+def sacct_records(
+    sim: Simulation, table: pd.DataFrame, *, array: bool = False, eligible_only: bool = True
+) -> pd.DataFrame:
+    """``table`` (the simulation's job table, or its every run's) with the rows plain
+    ``sacct`` lists for them now, in sacct's order (Slurm 22.05: the ``array-records`` and
+    ``array-lines`` fixtures, as_mysql_jobacct_process.c, sacct's options.c):
+
+    * the tasks still in an array's pending record are one row, the record's (its JobIDRaw
+      the array's): ``7_[0-3,5%2]``, the list as :func:`~slurmlab.spec.units.array_task_str`
+      writes it, the other fields its first task's. A record scancel ended whole is one
+      row as well (``7_[0-3]  CANCELLED``); one that the start of a task had turned into
+      its last task shows that task (``7_5``), as squeue does;
+    * a task scancel took out of the record before it ever started has no row: slurmctld
+      keeps no record of it, so slurmdbd has none;
+    * only the jobs eligible by now (``eligible_only``): sacct without ``-j`` hides the
+      others ("handle normal time query of only eligible jobs"), and slurmdbd's eligible
+      time is unset for a job never eligible (held, waiting for a dependency, a
+      ``--begin`` to come or a reservation: one cancelled so never shows) and for a job
+      held again, until it is released; a pending record that waits for its throttle
+      (JobArrayTaskLimit) has it infinite (accounting_storage_slurmdbd.c). slurmdbd hears
+      of changes up to 5 s late (its job thread's period), which is not simulated;
+    * rows sorted as sacct sorts them: by Submit, then ArrayJobID (0 for a job that is no
+      array task), task id (a record after its array's tasks), JobIDRaw.
+
+    Tasks split off the record (started, or changed alone by scontrol) keep rows of their
+    own, as they have job records of their own. ``array=True`` keeps every row of ``table``,
+    one per task (as newer sacct's ``--array`` expands a record, and as ``sacct -j`` lists
+    jobs not eligible), in the same order. ``eligible_only=False`` lists jobs whatever their
+    eligibility, as ``sacct -s STATES`` lists those that ended (the fixtures' exports)."""
+    by_key = {j.key: j for j in sim.jobs.values()}
+    keys = table["JobID"].to_numpy(dtype=object)
+    unstarted = table["Start"].isna().to_numpy()
+    states = table["State"].to_numpy(dtype=object)
+    ends = table["End"].to_numpy(dtype=object)
+    keep = np.ones(len(table), dtype=bool)
+    task_ids = pd.to_numeric(table["ArrayTaskID"], errors="coerce").fillna(_NO_TASK)
+    task_ids = task_ids.to_numpy(dtype="int64")
+    records: dict[tuple, list[tuple[int, object]]] = {}  # (array, state, end) -> its rows
+    for i, key in enumerate(keys):
+        job = by_key.get(key)
+        if array or job is None or job.array_id is None:
+            continue
+        if taken_out(job):
+            keep[i] = False
+        elif job.in_rec and unstarted[i]:  # (sacct -D: a record's earlier ends apart)
+            records.setdefault((job.array_id, states[i], ends[i]), []).append((i, job))
+    converted = arrays_converted(sim, sim.now) if records else set()
+    for (array_id, _state, _end), rows in records.items():
+        rows.sort(key=lambda r: r[1].array_task)
+        (first, head), *rest = rows
+        for i, _job in rest:
+            keep[i] = False
+        if not rest and array_id in converted:  # (the record is its last task now)
+            continue
+        tasks = array_task_str([job.array_task for _i, job in rows], head.throttle)
+        keys[first] = f"{array_name(head)}_[{tasks}]"
+        task_ids[first] = _NO_TASK
+    if eligible_only and not array:
+        now = sim.origin + pd.Timedelta(seconds=sim.now)
+        eligible = table["Eligible"]
+        keep &= (eligible.notna() & (eligible <= now)).to_numpy()
+        original = table["JobID"].to_numpy(dtype=object)  # (a record: its first task's)
+        for i in np.flatnonzero(keep & (states == "PENDING")):
+            job = by_key.get(original[i])
+            if job is not None and job.reason == "JobArrayTaskLimit":
+                keep[i] = False
+    array_ids = pd.to_numeric(table["ArrayJobID"], errors="coerce").fillna(0)
+    order = pd.DataFrame(
+        {
+            "submit": table["Submit"].to_numpy(),
+            "array": array_ids.to_numpy(dtype="int64"),
+            "task": task_ids,
+            "raw": pd.to_numeric(table["JobIDRaw"], errors="coerce").to_numpy(),
+        }
+    )[keep]
+    rows = order.sort_values(list(order.columns), kind="stable").index.to_numpy()
+    return table.assign(JobID=keys).iloc[rows].reset_index(drop=True)
+
+
 @dataclass
 class SimulationResult:
     """A finished (or paused) simulation: the job table, the event log and the metrics.
@@ -681,7 +775,11 @@ class SimulationResult:
         return self.jobs_all_runs if duplicates else self.jobs
 
     def sacct_text(
-        self, fields: str | Sequence[str] | None = None, *, duplicates: bool = False
+        self,
+        fields: str | Sequence[str] | None = None,
+        *,
+        duplicates: bool = False,
+        array: bool = False,
     ) -> str:
         """:meth:`sacct` as sacct prints it: its default columns ``JobID JobName Partition
         Account AllocCPUS State ExitCode`` at sacct's fixed widths, a value too long for its
@@ -690,8 +788,19 @@ class SimulationResult:
         with sacct's spellings: ``00:20:00``, ``1-00:00:00``, ``UNLIMITED``, ``Unknown``.
         One line per job allocation (a simulation has no job steps); ``duplicates=True``:
         every run, as ``sacct -D``.
+
+        Lines as plain sacct lists them (:func:`sacct_records`): the tasks still in an
+        array's pending record as one line, ``12_[3-9%2]`` (JobIDRaw the array's), none for
+        a task scancel took out of it before it started, and only jobs eligible by now (a
+        held job, one waiting for a dependency or its ``--begin``, and a record waiting for
+        its throttle are not listed, as sacct without ``-j`` hides them); in sacct's order
+        (by Submit, then ArrayJobID and task). ``array=True`` prints every row of
+        :meth:`sacct` instead, one line per task (as newer sacct's ``--array``) and per
+        job, eligible or not.
         """
-        return sacct_text(self.sacct(duplicates), fields)
+        if not isinstance(array, bool | np.bool_):  # ("no" would be taken as yes)
+            raise SlurmlabError(f"sacct_text(array={array!r}): array is True or False")
+        return sacct_text(sacct_records(self.sim, self.sacct(duplicates), array=array), fields)
 
     def squeue(self, at=None) -> pd.DataFrame:
         """Jobs pending or running at ``at`` (seconds from the start, a time, or the end)."""

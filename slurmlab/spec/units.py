@@ -28,6 +28,7 @@ __all__ = [
     "format_duration",
     "format_memory_mb",
     "index_ranges",
+    "array_task_str",
     "parse_duration",
     "parse_flag",
     "parse_instant",
@@ -433,6 +434,50 @@ def index_ranges(indices: list[int]) -> str:
         else:
             runs.append([i, i])
     return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
+#: the characters squeue and sacct print of an array's pending task list by default
+#: (SLURM_BITSTR_LEN unset: 64, the buffer's trailing NUL included)
+BITSTR_LEN = 64
+
+
+def array_task_str(indices, throttle: int | None = None, bitstr_len: int = BITSTR_LEN) -> str:
+    """The task list of an array's pending record as squeue and sacct print it (between the
+    brackets of ``12_[...]``), as Slurm 22.05's xlate_array_task_str writes it
+    (slurm_protocol_defs.c):
+
+    * a regular stride as ``first-last:step`` when the tasks span more than 10 ids, number
+      more than 5 and the second id is not among them;
+    * else ranges (``0-3,5,7-8``) cut to ``bitstr_len`` - 1 characters, a list that would
+      reach ``bitstr_len`` - 2 ending in ``...`` instead (SLURM_BITSTR_LEN, 64 unless set; 0
+      prints it whole);
+    * then the throttle, ``%N``.
+
+    >>> array_task_str([0, 1, 2, 3, 5], throttle=2)
+    '0-3,5%2'
+    >>> array_task_str(range(0, 21, 2))
+    '0-20:2'
+    >>> array_task_str(range(0, 100, 3), bitstr_len=0)
+    '0-99:3'
+    >>> array_task_str([i for i in range(99) if i % 3])[-12:]
+    '29,31-32,...'
+    """
+    tasks = sorted(set(indices))
+    if not tasks:
+        raise ValueError("array_task_str: an array's pending record holds at least one task")
+    first, last = tasks[0], tasks[-1]
+    text = None
+    if last - first > 10 and len(tasks) > 5 and tasks[1] != first + 1:
+        step = tasks[1] - first
+        if all(b - a == step for a, b in zip(tasks, tasks[1:])):
+            text = f"{first}-{last}:{step}"
+    if text is None:
+        text = index_ranges(tasks)
+        if bitstr_len > 0:  # (bit_fmt into a buffer of bitstr_len bytes, NUL included)
+            text = text[: bitstr_len - 1]
+            if len(text) > bitstr_len - 3:
+                text = text[: bitstr_len - 4] + "..."
+    return text if throttle is None else f"{text}%{throttle}"
 
 
 # -- Slurm's number limits: the one place slurmlab defines them ----------------------------------

@@ -44,6 +44,9 @@ SACCT_FIELDS = (
     "Reserved,Constraints,Layout,SubmitLine,WorkDir,Comment"
 )
 SACCT_STATES = "BF,CA,CD,DL,F,NF,OOM,PD,PR,R,RQ,RS,RV,S,TO"
+#: the fields of the sacct -X taken with each snapshot (JobID wide enough for a task list cut
+#: at SLURM_BITSTR_LEN's 64 characters)
+SNAPSHOT_SACCT = "JobID%80,JobIDRaw,State"
 SQUEUE_FIELDS = {  # squeue -o code -> column name (one array task per line with -r)
     "%i": "job_id",
     "%A": "job_id_raw",
@@ -364,6 +367,10 @@ class Driver:
         self.snap_text.write(f"\n######## t=+{t}s ({stamp(now)})\n")
         for cmd in (
             ["squeue", "--start", "-a", "-r"],
+            # plain squeue and sacct -X: an array's pending record as one line, as printed
+            # (SLURM_BITSTR_LEN unset: a task list cut at 64 characters)
+            ["squeue", "-a"],
+            ["sacct", "-X", "-a", "-S", stamp(self.t0 - 60), "-o", SNAPSHOT_SACCT],
             ["sprio", "-l"],
             ["sshare", "-a", "-l", "-P"],
             ["scontrol", "-d", "-o", "show", "job"],

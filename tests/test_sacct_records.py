@@ -1,0 +1,339 @@
+"""sacct's lines for a simulation: an array's tasks still in its pending record are one line
+(``2_[0-3,5%2]``, JobIDRaw the array's), a task scancel took out of that record has none, and
+the lines come in sacct's order (by Submit, then ArrayJobID and task: options.c
+_sort_desc_submit_time). The task list is written as Slurm 22.05's xlate_array_task_str
+writes it, for squeue too: a regular stride as ``0-20:2``, a long list cut at 64 characters.
+
+Ground truth: every real-Slurm fixture's sacct (datasets/realslurm) and, during a run, sacct
+on real Slurm 22.05.8 by hand (a blocker, ``--array=0-5%2`` with task 4 held, ``--array=0-3``
+with task 1 cancelled: ``2_4 4 PENDING``, ``2_[0-3,5%2] 2 PENDING``, ``3_[0,2-3] 3 PENDING``).
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from slurmlab import Cluster, Lab
+from slurmlab.errors import SlurmlabError
+from slurmlab.sim.magics import sacct_magic
+from slurmlab.sim.result import sacct_records, squeue_frame
+from slurmlab.spec.units import array_task_str, index_ranges
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools" / "realslurm"))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from scorecard import STATE_SIMPLIFICATIONS, scenario_runs  # noqa: E402
+from test_fidelity import meta_ids, replay_result  # noqa: E402
+
+SCENARIOS = list(scenario_runs())
+
+
+def lines(text: str) -> list[list[str]]:
+    """The rows of a sacct_text, split into their cells."""
+    return [line.split() for line in text.splitlines()[2:]]
+
+
+def blocked_lab() -> Lab:
+    """The by-hand run: a job holds all 4 nodes of the tiny preset, two arrays wait."""
+    lab = Lab(Cluster.preset("tiny"), policy="fifo")
+    lab.sbatch("-N 4 --exclusive -t 1:00:00 --wrap=sleep", runtime="1h")  # 1
+    lab.sbatch("--array=0-5%2 -n 1 -t 10:00 --wrap=sleep", runtime="5m")  # 2
+    lab.sbatch("--array=0-3 -n 1 -t 10:00 --wrap=sleep", runtime="5m")  # 3
+    lab.advance(10)
+    lab.hold("2_4")
+    lab.scancel("3_1")
+    lab.advance(10)
+    return lab
+
+
+def test_a_pending_record_is_one_line_as_real_sacct_prints_it():
+    lab = blocked_lab()
+    rows = lines(lab.sacct_text("JobID%20,JobIDRaw,State"))
+    assert rows == [
+        ["1", "1", "RUNNING"],
+        # (2_4, held alone, is split off with JobID 4, but a hold unsets its eligible time:
+        # sacct without -j does not list it until it is released)
+        ["2_[0-3,5%2]", "2", "PENDING"],
+        ["3_[0,2-3]", "3", "PENDING"],  # (3_1, cancelled inside the record: no line)
+    ]
+    # the job table keeps a row per task, the cancelled one too, and so does array=True
+    table = lab.sacct()
+    assert len(table) == 1 + 6 + 4
+    assert table.loc[table["JobID"] == "3_1", "State"].item() == "CANCELLED"
+    expanded = lines(lab.sacct_text("JobID%20,JobIDRaw,State", array=True))
+    assert [r[0] for r in expanded] == ["1"] + [f"2_{t}" for t in range(6)] + [
+        f"3_{t}" for t in range(4)
+    ]
+    assert ["3_1", "3", "CANCELLED"] in expanded
+    assert ["2_4", "4", "PENDING"] in expanded
+    lab.release("2_4")
+    rows = lines(lab.sacct_text("JobID%20,JobIDRaw,State"))
+    assert rows[1:3] == [["2_4", "4", "PENDING"], ["2_[0-3,5%2]", "2", "PENDING"]]
+
+
+def test_the_tasks_take_lines_of_their_own_as_they_start():
+    lab = blocked_lab()
+    lab.release("2_4")  # (under priority/basic: behind every job queued)
+    lab.advance("1h")  # the blocker ends: 2 tasks of array 2 (%2) and all of array 3 start
+    rows = lines(lab.sacct_text("JobID%20,JobIDRaw,State"))
+    assert [r[0] for r in rows] == ["1", "2_0", "2_1", "3_0", "3_2", "3_3"]
+    assert "3_1" not in [r[0] for r in rows]  # (never a line: slurmdbd never had one)
+    # the tasks held back by the throttle (JobArrayTaskLimit) are not listed: slurmctld
+    # gives slurmdbd an infinite eligible time for them
+    expanded = lines(lab.sacct_text("JobID%20,JobIDRaw,State", array=True))
+    pending = [r for r in expanded if r[2] == "PENDING"]
+    assert pending == [
+        ["2_2", "2", "PENDING"],
+        ["2_3", "2", "PENDING"],
+        ["2_4", "4", "PENDING"],
+        ["2_5", "2", "PENDING"],
+    ]
+    assert "(JobArrayTaskLimit)" in lab.why_pending("2_2")
+
+
+def test_a_record_cancelled_whole_is_one_cancelled_line():
+    lab = blocked_lab()
+    lab.scancel("3")
+    rows = lines(lab.sacct_text("JobID%20,JobIDRaw,State"))
+    assert ["3_[0,2-3]", "3", "CANCELLED"] in rows
+    assert not [r for r in rows if r[0].startswith("3_") and r[0] != "3_[0,2-3]"]
+
+
+def test_a_record_of_one_task_keeps_its_brackets_until_a_start_leaves_it_one():
+    """As squeue: --array=3 pending is 1_[3]; the last task of an array whose other tasks
+    started is the record itself then, 1_5 (job_array_post_sched)."""
+    lab = Lab(Cluster.preset("tiny"), policy="fifo")
+    lab.sbatch("-N 4 --exclusive -t 1:00:00 --wrap=sleep", runtime="1h")
+    lab.sbatch("--array=3 -n 1 -t 10:00 --wrap=sleep", runtime="5m")
+    lab.advance(5)
+    assert ["2_[3]", "2", "PENDING"] in lines(lab.sacct_text("JobID,JobIDRaw,State"))
+
+    lab = Lab(Cluster.preset("tiny"), policy="fifo")
+    lab.sbatch("--array=0-4 -N 1 --exclusive -t 10:00 --wrap=sleep", runtime="5m")
+    lab.advance(5)  # tasks 0-3 start on the 4 nodes; 4 is left: the record is 1_4 now
+    rows = lines(lab.sacct_text("JobID,JobIDRaw,State"))
+    assert ["1_4", "1", "PENDING"] in rows
+    assert lab.squeue_text().count("1_4") == 1
+
+
+def test_sacct_order_puts_plain_jobs_before_arrays_submitted_in_the_same_second():
+    """sacct sorts by Submit, then ArrayJobID (0 for a job that is no array task): a job
+    submitted with an array in the same second comes first, whatever its JobID."""
+    lab = Lab(Cluster.preset("tiny"), policy="fifo")
+    lab.sbatch("--array=0-1 -n 1 -t 10:00 --wrap=sleep", runtime="5m")  # 1 (1_0 starts: 2)
+    lab.sbatch("-n 1 -t 10:00 --wrap=sleep", runtime="5m")  # 3, the same second
+    lab.advance(1)
+    lab.sbatch("-n 1 -t 10:00 --wrap=sleep", runtime="5m")  # 4
+    lab.advance("1h")
+    rows = lines(lab.sacct_text("JobID,JobIDRaw"))
+    assert rows == [["3", "3"], ["1_0", "2"], ["1_1", "1"], ["4", "4"]]
+
+
+def test_squeue_and_sacct_write_a_stride_and_cut_a_long_list_as_slurm():
+    lab = Lab(Cluster.preset("tiny"), policy="fifo")
+    lab.sbatch("-N 4 --exclusive -t 1:00:00 --wrap=sleep", runtime="1h")
+    lab.sbatch("--array=0-20:2 -n 1 -t 10:00 --wrap=sleep", runtime="5m")
+    odd = ",".join(str(i) for i in range(200) if i % 3)  # (no stride: 1,2,4,5,7,...)
+    lab.sbatch(f"--array={odd} -n 1 -t 10:00 --wrap=sleep", runtime="5m")
+    lab.advance(5)
+    sacct = lab.sacct_text("JobID%70,State")
+    squeue = lab.squeue_text()
+    assert "2_[0-20:2]" in sacct and "2_[0-20:2]" in squeue
+    cut = "3_[" + index_ranges([i for i in range(200) if i % 3])[:60] + "...]"
+    assert len(cut) == 3 + 63 + 1
+    assert cut in sacct
+    # (squeue's %.18i column cuts it further)
+    assert any(line.startswith(f"{cut[:18]} ") for line in squeue.splitlines())
+
+
+@pytest.mark.parametrize(
+    "tasks,throttle,text",
+    [
+        ([0, 1, 2, 3, 5], 2, "0-3,5%2"),
+        ([4], None, "4"),
+        (list(range(0, 21, 2)), None, "0-20:2"),  # a stride: span > 10, more than 5 tasks
+        (list(range(0, 10, 2)), None, "0,2,4,6,8"),  # span 8: no stride
+        ([0, 3, 6, 9, 12], None, "0,3,6,9,12"),  # 5 tasks: no stride
+        ([0, 1, 3, 5, 7, 9, 11, 13], None, "0-1,3,5,7,9,11,13"),  # 2nd id set: no stride
+        (list(range(5, 100, 7)), 4, "5-96:7%4"),
+    ],
+)
+def test_array_task_str_follows_xlate_array_task_str(tasks, throttle, text):
+    assert array_task_str(tasks, throttle) == text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sets(st.integers(0, 400), min_size=1, max_size=80), st.sampled_from([0, 16, 64]))
+def test_array_task_str_is_the_ranges_or_their_first_characters(tasks, bitstr_len):
+    """Without a stride, the list is index_ranges' text, whole when it fits in bitstr_len
+    - 2 characters (or bitstr_len is 0), else its first bitstr_len - 4 and '...'."""
+    text = array_task_str(tasks, bitstr_len=bitstr_len)
+    full = index_ranges(sorted(tasks))
+    if ":" in text:  # a stride: first-last:step naming exactly these tasks
+        span, step = text.split(":")
+        lo, hi = map(int, span.split("-"))
+        assert set(range(lo, hi + 1, int(step))) == tasks
+    elif bitstr_len == 0 or len(full) <= bitstr_len - 3:
+        assert text == full
+    else:
+        assert text == full[: bitstr_len - 4] + "..."
+        assert len(text) == bitstr_len - 1
+
+
+def test_array_must_be_true_or_false_and_the_magic_takes_array(capsys):
+    lab = blocked_lab()
+    with pytest.raises(SlurmlabError, match="array is True or False"):
+        lab.result.sacct_text(array="yes")
+    sacct_magic("-o JobID%20,State --array")
+    out = capsys.readouterr().out
+    assert "2_0" in out and "3_1" in out and "[" not in out.split("\n", 2)[2]
+    sacct_magic("-o JobID%20,State")
+    assert "2_[0-3,5%2]" in capsys.readouterr().out
+
+
+def translate(key: str, ids: dict[str, str]) -> str:
+    """A simulated JobID with the real JobIDs of a fixture's scenario ids."""
+    if key in ids:
+        return ids[key]
+    if "_[" in key:
+        base, rest = key.split("_[", 1)
+        return f"{ids.get(base, base)}_[{rest}"
+    base, _, task = key.rpartition("_")
+    return f"{ids.get(base, base)}_{task}" if base else key
+
+
+@pytest.mark.parametrize("yaml_path,out", SCENARIOS, ids=[p.stem for p, _ in SCENARIOS])
+def test_sacct_lists_the_lines_real_slurm_listed(yaml_path, out):
+    """Every fixture: the simulation's sacct -D lines (JobID, JobIDRaw, State) are real
+    sacct's, in its order: array-records' cancelled record is one line (4_[0-3]), its task
+    cancelled inside the record none. The runs of a job whose final state knowingly differs
+    (scorecard.STATE_SIMPLIFICATIONS) are left out on both sides."""
+    name = yaml_path.stem
+    ids = meta_ids(name)
+    real = pd.read_csv(out / "sacct.txt", sep="|", dtype=str, keep_default_na=False)
+    real = real[~real["JobID"].str.contains(".", regex=False)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = replay_result(name)
+    sim = sacct_records(result.sim, result.sacct(duplicates=True), eligible_only=False)
+    skip = {ids[job] for scenario, job in STATE_SIMPLIFICATIONS if scenario == name}
+    got = [
+        (translate(k, ids), str(raw), state.split()[0])
+        for k, raw, state in zip(sim["JobID"], sim["JobIDRaw"], sim["State"], strict=True)
+    ]
+    want = [
+        (k, raw, state.split()[0])
+        for k, raw, state in zip(real["JobID"], real["JobIDRaw"], real["State"], strict=True)
+    ]
+    got = [g for g in got if g[0] not in skip]
+    want = [w for w in want if w[0] not in skip]
+    assert got == want
+
+
+def snapshot_outputs(out: Path, command: str) -> dict[int, list[str]]:
+    """The output lines of ``command`` (its first words) in each of a fixture's snapshots,
+    by the snapshot's time (seconds from t0)."""
+    found: dict[int, list[str]] = {}
+    t = None
+    block: list[str] | None = None
+    for line in (out / "snapshots.txt").read_text().splitlines():
+        if line.startswith("######## t=+"):
+            t = int(line.split("+", 1)[1].split("s", 1)[0])
+        elif line.startswith("$ "):
+            block = found.setdefault(t, []) if line[2:].startswith(command) else None
+        elif block is not None and line.strip():
+            block.append(line)
+    return found
+
+
+#: How late slurmdbd may hear of a change: slurmctld sends new jobs' records from a thread
+#: that runs every 5 s (accounting_storage_slurmdbd.c _set_db_inx_thread); a second more
+#: for sacct's whole-second times. Snapshots taken sooner after a change are not compared.
+SLURMDBD_LAG_S = 6.0
+
+LINES_FIXTURES = [(p, out) for p, out in SCENARIOS if snapshot_outputs(out, "sacct -X")]
+
+
+@pytest.mark.parametrize("yaml_path,out", LINES_FIXTURES, ids=[p.stem for p, _ in LINES_FIXTURES])
+def test_sacct_and_squeue_print_pending_records_as_real_slurm_did_during_the_run(yaml_path, out):
+    """At each snapshot of a fixture recorded with them (array-lines), the simulation's
+    sacct -X lines (JobID, JobIDRaw, State) and plain squeue's JOBID and ST column are real
+    Slurm's: the throttled record, the task split off by a hold, the stride, the list cut at
+    64 characters, the record cancelled whole, the record of one task."""
+    name = yaml_path.stem
+    ids = meta_ids(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from slurmlab.scenario import Scenario
+
+        scenario = Scenario.load(yaml_path)
+    squeues = snapshot_outputs(out, "squeue -a")
+    final = scenario.run()
+    actions = [a["at"] for a in yaml.safe_load(yaml_path.read_text()).get("actions") or ()]
+    changes = np.array([*final.events["time"], *actions], dtype=float)
+    compared = 0
+    for t, block in snapshot_outputs(out, "sacct -X").items():
+        if ((changes > t - SLURMDBD_LAG_S) & (changes <= t)).any():
+            continue  # (slurmdbd may not have heard of it yet)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = scenario.run(until=t)
+        sim = sacct_records(result.sim, result.sacct())
+        got = [
+            [translate(k, ids), str(raw), state.split()[0]]
+            for k, raw, state in zip(sim["JobID"], sim["JobIDRaw"], sim["State"], strict=True)
+        ]
+        # (sacct's State column cuts "CANCELLED by 0" to "CANCELLED+"; slurmlab does not
+        # know who cancelled a job, so prints "CANCELLED")
+        want = [[*line.split()[:2], line.split()[2].rstrip("+")] for line in block[2:]]
+        assert got == want, f"t=+{t}s"
+        frame = squeue_frame(result.sim, collapse=True)
+        got_q = sorted((translate(k, ids)[:18], st) for k, st in zip(frame["JOBID"], frame["ST"]))
+        want_q = sorted((line[:18].strip(), line.split()[4]) for line in squeues[t][1:])
+        assert got_q == want_q, f"t=+{t}s"
+        compared += 1
+    assert compared >= 5
+
+
+@pytest.mark.parametrize("policy", ["fifo", "easy", "conservative", "slurm"])
+def test_a_task_split_off_its_record_goes_before_the_tasks_still_in_it(policy):
+    """Same priority and submit time: slurmctld sorts an array's tasks by task id and its
+    pending record (task id NO_VAL) after them (sort_job_queue2), so a task scontrol split
+    off goes first (array-lines: the released thr_4 started before thr_0). Under
+    priority/basic an update keeps the priority: 1_3, updated alone, runs first."""
+    lab = Lab(Cluster.preset("tiny"), policy=policy)
+    lab.sbatch("-N 4 --exclusive -t 10:00 --wrap=sleep", runtime=100)  # 1
+    lab.sbatch("--array=0-3%1 -N 1 --exclusive -t 10:00 --wrap=sleep", runtime=50)  # 2
+    lab.advance(10)
+    lab.update("2_3", time="9:00")  # split off: JobID 3
+    lab.advance(500)
+    starts = lab.sacct().set_index("JobID")["Start"]
+    order = sorted(["2_0", "2_1", "2_2", "2_3"], key=lambda k: starts[k])
+    assert order == ["2_3", "2_0", "2_1", "2_2"]
+    raws = lab.sacct().set_index("JobID")["JobIDRaw"]
+    # (2_3 took 3 when split; 2_0 and 2_1 take 4 and 5 as they start, 2_2 keeps the array's)
+    assert [raws[k] for k in order] == ["3", "4", "5", "2"]
+
+
+def test_the_last_task_of_a_record_is_ordered_by_its_task_id_among_split_ones():
+    """When the record holds one task (its others started or split off), it is that task's
+    record, compared by task id with the tasks split off before it."""
+    lab = Lab(Cluster.preset("tiny"), policy="fifo")
+    lab.sbatch("-N 4 --exclusive -t 10:00 --wrap=sleep", runtime=100)  # 1
+    lab.sbatch("--array=0-2%1 -N 1 --exclusive -t 10:00 --wrap=sleep", runtime=50)  # 2
+    lab.advance(10)
+    lab.update("2_2", time="9:00")  # split off (JobID 3); the record holds 2_0 and 2_1
+    lab.update("2_0", time="9:00")  # split off (JobID 4); the record is 2_1's now
+    lab.advance(500)
+    starts = lab.sacct().set_index("JobID")["Start"]
+    assert sorted(["2_0", "2_1", "2_2"], key=lambda k: starts[k]) == ["2_0", "2_1", "2_2"]
