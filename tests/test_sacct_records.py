@@ -337,3 +337,43 @@ def test_the_last_task_of_a_record_is_ordered_by_its_task_id_among_split_ones():
     lab.advance(500)
     starts = lab.sacct().set_index("JobID")["Start"]
     assert sorted(["2_0", "2_1", "2_2"], key=lambda k: starts[k]) == ["2_0", "2_1", "2_2"]
+
+
+def test_sacct_j_lists_the_jobs_named_eligible_or_not(capsys):
+    """sacct -j: "an explicit list of jobs, so don't hide non-eligible ones"
+    (as_mysql_jobacct_process.c); 12 names job 12 and every row of array 12, 12_3 the row
+    whose task id is 3, which a task still in a record of several tasks has not."""
+    lab = blocked_lab()  # 2_4 held (JobID 4), 3_1 cancelled inside its record
+    assert lines(lab.sacct_text("JobID%20,JobIDRaw,State", jobs="2")) == [
+        ["2_4", "4", "PENDING"],  # (held: listed, as a list names it)
+        ["2_[0-3,5%2]", "2", "PENDING"],
+    ]
+    assert lines(lab.sacct_text("JobID%20,JobIDRaw", jobs="2_4")) == [["2_4", "4"]]
+    assert lines(lab.sacct_text("JobID%20,JobIDRaw", jobs="4")) == [["2_4", "4"]]
+    assert lines(lab.sacct_text("JobID%20", jobs="2_0,3_1")) == []  # (in a record; gone)
+    assert lines(lab.sacct_text("JobID%20", jobs=["1", "3"])) == [["1"], ["3_[0,2-3]"]]
+    # the expanded view names tasks in a record too
+    assert lines(lab.sacct_text("JobID%20", jobs="2_0", array=True)) == [["2_0"]]
+    with pytest.raises(SlurmlabError, match=r"'2\[1\]' is not a job.*12,14_3"):
+        lab.sacct_text(jobs="1,2[1]")
+    sacct_magic("-o JobID%20,State -j 2_4")
+    assert capsys.readouterr().out.split()[-2:] == ["2_4", "PENDING"]
+    sacct_magic("--jobs=1 -o JobID")
+    assert capsys.readouterr().out.split()[-1] == "1"
+
+
+def test_sacct_j_takes_a_scenarios_ids():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from slurmlab.scenario import Scenario
+
+        scenario = Scenario.load(ROOT / "datasets/realslurm/scenarios/array-lines.yaml")
+        result = scenario.run(until=30)
+    assert lines(result.sacct_text("JobID%30,JobIDRaw", jobs="thr")) == [
+        ["thr_4", "7"],
+        ["thr_[0,2-3,5%2]", "2"],
+    ]
+    assert lines(result.sacct_text("JobID%30", jobs="thr_4,gone")) == [
+        ["thr_4"],
+        ["gone_[0-2]"],
+    ]

@@ -643,13 +643,18 @@ class Lab:
         return self.result.sinfo_text()
 
     def sacct_text(
-        self, fields: str | None = None, *, duplicates: bool = False, array: bool = False
+        self,
+        fields: str | None = None,
+        *,
+        duplicates: bool = False,
+        array: bool = False,
+        jobs: str | list | None = None,
     ) -> str:
         """:meth:`sacct` as sacct prints it: its default columns, or ``--format``-style
         ``fields`` (``"JobID,State,Start,End,Elapsed"``); an array's tasks that have not
         started as its one pending record (``12_[3-9%2]``), as sacct lists them
-        (``array=True``: one line per task)."""
-        return self.result.sacct_text(fields, duplicates=duplicates, array=array)
+        (``array=True``: one line per task); ``jobs="12,14"``: those only, as ``sacct -j``."""
+        return self.result.sacct_text(fields, duplicates=duplicates, array=array, jobs=jobs)
 
     def srun_env(self, jobid) -> pd.DataFrame:
         """The environment srun gives each task of a running job (see :func:`slurmlab.srun_env`)."""

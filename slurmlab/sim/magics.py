@@ -1,7 +1,7 @@
 """Line magics for notebooks (``%load_ext slurmlab``): Slurm's commands, typed as on a login
 node, on the current :class:`~slurmlab.sim.lab.Lab` (the one ``%%sbatch`` submits to).
 
-* ``%squeue [--start] [-r] [-l]``, ``%sinfo``, ``%sacct [-o FIELDS] [-D] [--array]``: print the lab's
+* ``%squeue [--start] [-r] [-l]``, ``%sinfo``, ``%sacct [-o FIELDS] [-j JOBS] [-D] [--array]``: print the lab's
   views as the commands print them;
 * ``%scancel 12 14``;
 * ``%scontrol update JobId=12 [NumNodes=N] [TimeLimit=T] [Partition=P]``, ``%scontrol
@@ -149,17 +149,24 @@ def sinfo_magic(line: str) -> None:
 
 
 def sacct_magic(line: str) -> None:
-    """``%sacct [-o|--format FIELDS] [-D|--duplicates] [--array]``."""
+    """``%sacct [-o|--format FIELDS] [-D|--duplicates] [--array] [-j|--jobs JOBS]``."""
 
     def act() -> None:
         words = _words("sacct", line)
-        fields, duplicates, array, i = None, False, False, 0
+        fields, duplicates, array, jobs, i = None, False, False, None, 0
         while i < len(words):
             word = words[i]
             if word in ("-D", "--duplicates"):
                 duplicates = True
             elif word == "--array":  # (newer sacct's: one line per array task)
                 array = True
+            elif word in ("-j", "--jobs"):
+                i += 1
+                if i == len(words):
+                    raise SlurmlabError(f"{word} needs a job list, e.g. -j 12,14_3")
+                jobs = words[i]
+            elif word.startswith(("--jobs=", "-j")):
+                jobs = word.split("=", 1)[1] if word.startswith("--jobs=") else word[2:]
             elif word in ("-o", "--format"):
                 i += 1
                 if i == len(words):
@@ -169,11 +176,12 @@ def sacct_magic(line: str) -> None:
                 fields = word.split("=", 1)[1] if "=" in word else word[2:]
             else:
                 raise SlurmlabError(
-                    f"{word!r}: slurmlab's %sacct takes -o FIELDS, -D and --array; lab.sacct() "
-                    "is the table to filter"
+                    f"{word!r}: slurmlab's %sacct takes -o FIELDS, -j JOBS, -D and --array; "
+                    "lab.sacct() is the table to filter"
                 )
             i += 1
-        print(current_lab().sacct_text(fields, duplicates=duplicates, array=array))
+        lab = current_lab()
+        print(lab.sacct_text(fields, duplicates=duplicates, array=array, jobs=jobs))
 
     _run("sacct", act)
 

@@ -570,7 +570,12 @@ _NO_TASK = 0xFFFFFFFE
 
 
 def sacct_records(
-    sim: Simulation, table: pd.DataFrame, *, array: bool = False, eligible_only: bool = True
+    sim: Simulation,
+    table: pd.DataFrame,
+    *,
+    array: bool = False,
+    eligible_only: bool = True,
+    jobs: str | Sequence | None = None,
 ) -> pd.DataFrame:
     """``table`` (the simulation's job table, or its every run's) with the rows plain
     ``sacct`` lists for them now, in sacct's order (Slurm 22.05: the ``array-records`` and
@@ -597,7 +602,10 @@ def sacct_records(
     own, as they have job records of their own. ``array=True`` keeps every row of ``table``,
     one per task (as newer sacct's ``--array`` expands a record, and as ``sacct -j`` lists
     jobs not eligible), in the same order. ``eligible_only=False`` lists jobs whatever their
-    eligibility, as ``sacct -s STATES`` lists those that ended (the fixtures' exports)."""
+    eligibility, as ``sacct -s STATES`` lists those that ended (the fixtures' exports).
+
+    ``jobs`` lists only the jobs named, as ``sacct -j 12,14_3`` (:func:`sacct_selection`),
+    eligible or not: sacct does not hide the jobs a list names."""
     by_key = {j.key: j for j in sim.jobs.values()}
     keys = table["JobID"].to_numpy(dtype=object)
     unstarted = table["Start"].isna().to_numpy()
@@ -626,7 +634,9 @@ def sacct_records(
         tasks = array_task_str([job.array_task for _i, job in rows], head.throttle)
         keys[first] = f"{array_name(head)}_[{tasks}]"
         task_ids[first] = _NO_TASK
-    if eligible_only and not array:
+    if jobs is not None:
+        keep &= sacct_selection(jobs, table, keys, task_ids)
+    elif eligible_only and not array:
         now = sim.origin + pd.Timedelta(seconds=sim.now)
         eligible = table["Eligible"]
         keep &= (eligible.notna() & (eligible <= now)).to_numpy()
@@ -646,6 +656,37 @@ def sacct_records(
     )[keep]
     rows = order.sort_values(list(order.columns), kind="stable").index.to_numpy()
     return table.assign(JobID=keys).iloc[rows].reset_index(drop=True)
+
+
+def sacct_selection(
+    jobs: str | Sequence, table: pd.DataFrame, keys: np.ndarray, task_ids: np.ndarray
+) -> np.ndarray:
+    """Which rows ``sacct -j`` lists for ``jobs`` (``"12,14_3"``, or a list), ``keys`` the
+    rows' JobIDs and ``task_ids`` their task ids (:data:`_NO_TASK` for no task, and for an
+    array's pending record). As slurmdbd selects them (as_mysql_jobacct_process.c): ``12``
+    names job 12 and every row of array 12 (``id_job`` or ``id_array_job``); ``12_3`` the row
+    of array 12 whose task id is 3, which a task still in a pending record of several tasks
+    has not (it has a line of its own once it starts or is split off). A scenario's id names
+    its job or array as its number does."""
+    words = [w.strip() for w in jobs.split(",")] if isinstance(jobs, str) else list(jobs)
+    raw = table["JobIDRaw"].astype("string").fillna("").to_numpy(dtype=object)
+    arrays = table["ArrayJobID"].astype("string").fillna("").to_numpy(dtype=object)
+    names = np.array([re.sub(r"_(\[.*\]|\d+)$", "", str(k)) for k in keys], dtype=object)
+    chosen = np.zeros(len(table), dtype=bool)
+    for word in words:
+        word = str(word).strip()
+        job, under, task = word.rpartition("_")
+        if under and task.isdigit() and job:
+            chosen |= (task_ids == int(task)) & ((arrays == job) | (names == job))
+        elif word and not any(c in word for c in " []%"):
+            chosen |= (raw == word) | (arrays == word) | (keys == word) | (names == word)
+        else:
+            raise SlurmlabError(
+                f"sacct -j {jobs if isinstance(jobs, str) else ','.join(map(str, jobs))}: "
+                f"{word!r} is not a job: give JobIDs, array tasks or ids, comma-separated "
+                "(e.g. 12,14_3)"
+            )
+    return chosen
 
 
 @dataclass
@@ -780,6 +821,7 @@ class SimulationResult:
         *,
         duplicates: bool = False,
         array: bool = False,
+        jobs: str | Sequence | None = None,
     ) -> str:
         """:meth:`sacct` as sacct prints it: its default columns ``JobID JobName Partition
         Account AllocCPUS State ExitCode`` at sacct's fixed widths, a value too long for its
@@ -796,11 +838,14 @@ class SimulationResult:
         its throttle are not listed, as sacct without ``-j`` hides them); in sacct's order
         (by Submit, then ArrayJobID and task). ``array=True`` prints every row of
         :meth:`sacct` instead, one line per task (as newer sacct's ``--array``) and per
-        job, eligible or not.
+        job, eligible or not. ``jobs="12,14_3"`` lists only those, eligible or not, as
+        ``sacct -j`` (``12`` names a job or a whole array, ``14_3`` a task that has a line
+        of its own: started, or split off its array's record).
         """
         if not isinstance(array, bool | np.bool_):  # ("no" would be taken as yes)
             raise SlurmlabError(f"sacct_text(array={array!r}): array is True or False")
-        return sacct_text(sacct_records(self.sim, self.sacct(duplicates), array=array), fields)
+        table = self.sacct(duplicates)
+        return sacct_text(sacct_records(self.sim, table, array=array, jobs=jobs), fields)
 
     def squeue(self, at=None) -> pd.DataFrame:
         """Jobs pending or running at ``at`` (seconds from the start, a time, or the end)."""
