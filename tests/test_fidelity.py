@@ -116,6 +116,57 @@ def test_backfill_flags_agree_where_slurm_backfilled_a_job_ahead():
 QOS_DIR = ROOT / "datasets" / "realslurm" / "accounts-qos"
 
 
+#: sprio rows that knowingly differ from real Slurm's, per (scenario, job), and why.
+SPRIO_DIFFERENCES = {
+    ("node-range", "long"): (
+        "-N 1-2 --exclusive, pending: Slurm's job size counts 32 CPUs (two nodes' worth, the "
+        "CPUs its backfill test gave it), the simulator the 16 of its smallest node count"
+    ),
+    ("limits-busy", "rg"): "-N 1-2 -c 32, pending: the same, 64 CPUs against 32",
+    ("update", "long"): (
+        "at 30 s, just after scontrol update: Slurm shows the factors it recomputed from the "
+        "request (1 CPU, age 0), the simulator its exclusive node's 16 CPUs and age so far"
+    ),
+    ("threads", "pack9"): (
+        "carol's fair-share factor at 90-100 s (0.25 in Slurm, 0.75 in the simulator): her "
+        "account's usage decayed and charged at other instants"
+    ),
+}
+
+
+def test_sprio_factors_match_real_sprio_in_every_fixture():
+    """Every fixture with sprio snapshots: each pending job's weighted FAIRSHARE, JOBSIZE,
+    PARTITION and QOS equal real sprio's, and AGE is within 5, but for the rows of
+    SPRIO_DIFFERENCES. Limit-blocked jobs (a partition's MaxTime, a QOS MaxWall) accrue
+    age as in Slurm, whose job_independent finds them eligible; the scenarios declare the
+    accounts the real cluster had (tools/realslurm/accounts.sh), so fair share counts."""
+    checked = differ = 0
+    for yaml_path, out in SCENARIOS:
+        if not (out / "sprio.csv").exists():
+            continue
+        name = yaml_path.stem
+        real = pd.read_csv(out / "sprio.csv")
+        ids = {v: k for k, v in meta_ids(name).items()}
+        result = replay_result(name)
+        for t, snap in real.groupby("t"):
+            sim = result.sprio(at=float(t)).set_index("JOBID")
+            for row in snap.itertuples():
+                base, _, task = str(row.job_id).partition("_")
+                key = ids.get(base, base) + (f"_{task}" if task else "")
+                if key not in sim.index:
+                    continue  # started a second earlier in the simulation
+                got = sim.loc[[key]].iloc[0]
+                same = (row.fairshare, row.jobsize, row.partition_w, row.qos) == (
+                    got.FAIRSHARE, got.JOBSIZE, got.PARTITION_PRIO, got.QOS
+                ) and abs(got.AGE - row.age) <= 5  # fmt: skip
+                if (name, ids.get(base, base)) in SPRIO_DIFFERENCES:
+                    differ += not same
+                    continue
+                assert same, (name, t, key, row, got.to_dict())
+                checked += 1
+    assert checked >= 900 and differ == 25
+
+
 @pytest.mark.skipif(not (QOS_DIR / "sprio.csv").exists(), reason="no accounts-qos fixture")
 def test_sprio_factors_match_real_sprio():
     """Replaying accounts-qos, sprio's weighted FAIRSHARE, JOBSIZE, PARTITION and QOS of every
@@ -633,3 +684,41 @@ def test_sprio_lists_a_row_per_partition_of_a_job_of_several():
                 assert (r.jobsize, r.partition_w, r.qos) == (g.JOBSIZE, g.PARTITION_PRIO, g.QOS)
                 checked += 1
     assert checked >= 20
+
+
+@pytest.mark.parametrize("yaml_path,out", SCENARIOS, ids=[p.stem for p, _ in SCENARIOS])
+def test_eligible_times_match_real_sacct(yaml_path, out):
+    """Every run's Eligible is real sacct's within the start tolerance, or unknown on both
+    sides: a job blocked by a partition's or QOS's limit is eligible from its submission
+    (job_independent finds it so), and an array task the throttle held back
+    (JobArrayTaskLimit) from the moment it is no longer held back, as slurmctld zeroes its
+    begin time meanwhile (job_array_start_test)."""
+    import json
+
+    name = yaml_path.stem
+    ids = meta_ids(name)
+    t0 = json.loads((out / "meta.json").read_text())["t0"]
+    real = pd.read_csv(out / "sacct.txt", sep="|", dtype=str, keep_default_na=False)
+    real = real[~real["JobID"].str.contains(".", regex=False)]
+    result = replay_result(name)
+    sim = result.sacct(duplicates=True)
+    runs: dict[str, list] = {}
+    for key, eligible in zip(sim["JobID"], sim["Eligible"], strict=True):
+        base, under, task = key.rpartition("_")
+        real_key = ids.get(key) or (f"{ids.get(base, base)}_{task}" if under else key)
+        seconds = None if pd.isna(eligible) else (eligible - result.origin).total_seconds()
+        runs.setdefault(real_key, []).append(seconds)
+    seen: dict[str, int] = {}
+    compared = 0
+    for key, eligible in zip(real["JobID"], real["Eligible"], strict=True):
+        i = seen.get(key, 0)
+        seen[key] = i + 1
+        if i >= len(runs.get(key, ())):
+            continue  # (a run the simulation did not have: the scorecard's business)
+        want = None if eligible in ("Unknown", "") else pd.Timestamp(eligible).timestamp() - t0
+        got = runs[key][i]
+        assert (want is None) == (got is None), (key, want, got)
+        if want is not None:
+            assert abs(want - got) <= TOLERANCE_S, (key, want, got)
+        compared += 1
+    assert compared

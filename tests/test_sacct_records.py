@@ -377,3 +377,20 @@ def test_sacct_j_takes_a_scenarios_ids():
         ["thr_4"],
         ["gone_[0-2]"],
     ]
+
+
+def test_a_job_over_a_partition_limit_is_eligible_and_listed():
+    """slurmctld's job_independent finds a job over its partition's MaxTime eligible (no
+    hold, dependency or begin time): its begin time is set, it accrues age, and plain sacct
+    lists it (real Slurm 22.05, the partition-limits fixture: Eligible = Submit, AGE grows)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from slurmlab.scenario import Scenario
+
+        scenario = Scenario.load(ROOT / "datasets/realslurm/scenarios/partition-limits.yaml")
+        result = scenario.run(until=60)
+    jobs = result.sacct().set_index("JobID")
+    assert jobs.loc["too_long", "Reason"] == "PartitionTimeLimit"
+    assert jobs.loc["too_long", "Eligible"] == jobs.loc["too_long", "Submit"]
+    assert ["too_long", "PENDING"] in lines(result.sacct_text("JobID%20,State"))
+    assert result.sprio().set_index("JOBID").loc["too_long", "AGE"] > 0

@@ -92,6 +92,17 @@ PERMANENT = {
 #: Pending reasons no event nor command clears (only scancel ends such a wait): the
 #: permanent ones but the holds, which ``scontrol release`` clears.
 NEVER_CLEARS = frozenset(PERMANENT - HOLDS)
+#: Why a pending job may not be eligible yet (slurmctld's job_independent: held, a begin
+#: time to come, a dependency, a reservation not in force). A job waiting for any other
+#: reason (a partition's or QOS's limit, a partition down) is eligible: its begin time is
+#: set, it accrues age, and sacct shows its Eligible (real Slurm 22.05, the limits and
+#: partition-limits fixtures).
+NOT_YET_ELIGIBLE = frozenset(
+    {
+        *HOLDS, "BeginTime", "Dependency", "DependencyNeverSatisfied", "Reservation",
+        "ReservationDeleted", "InvalidReservation",
+    }
+)  # fmt: skip
 
 
 class SimJob:
@@ -1089,6 +1100,9 @@ class Simulation(Controller, Lifecycles, Updates):
             self._release_dependents(job)
             return
         self.waiting.add(job.id)
+        if job.eligible is None and reason not in NOT_YET_ELIGIBLE:
+            job.eligible = self.env.now
+            self.log("eligible", job)
         self._set_reason(job, reason)
         if reason == "BeginTime":
             self._at(job.begin - self.env.now, lambda _e, j=job: self._recheck(j))

@@ -57,6 +57,26 @@ def in_record(job: SimJob) -> bool:
     return job.in_rec and job.state == "PENDING"
 
 
+def unthrottled(job: SimJob, eligible: float) -> float | None:
+    """The eligible time slurmdbd has for an array task that waited for its array's throttle
+    (JobArrayTaskLimit) since it became eligible: slurmctld zeroes its begin time while the
+    throttle holds it back (job_mgr.c job_array_start_test) and sets it to the time it next
+    finds the task eligible (job_independent), when the reason it waits for changes or it
+    starts; None while the throttle still holds it. Its age factor still counts from
+    ``eligible``: the throttle leaves its accrue time alone (real Slurm 22.05: the ``arrays``,
+    ``backfill-throttle`` and ``array-lines`` fixtures' Eligible are the tasks' starts)."""
+    reasons = job.reasons
+    for k in range(len(reasons) - 1, -1, -1):
+        t, why = reasons[k]
+        if t < eligible:
+            break
+        if why == "JobArrayTaskLimit":
+            if k + 1 < len(reasons):
+                return reasons[k + 1][0]
+            return job.start if job.start is not None and job.start >= t else None
+    return eligible
+
+
 class Lifecycles:
     """The job- and node-lifecycle half of :class:`~slurmlab.sim.engine.Simulation` (a mixin)."""
 
@@ -278,6 +298,8 @@ class Lifecycles:
             # waiting for its begin time (--begin, a requeue's delay): slurmdbd has that time
             # as its eligible time already (as_mysql_job_start: time_eligible = begin_time)
             eligible = job.begin
+        elif eligible is not None and job.throttle is not None:
+            eligible = unthrottled(job, eligible)
         return {
             "Submit": job.submit, "Eligible": eligible, "Start": job.start, "End": job.end,
             "State": state, "ExitCode": job.exit_code, "nodes": job.nodes, "by": job.by,
