@@ -118,11 +118,6 @@ QOS_DIR = ROOT / "datasets" / "realslurm" / "accounts-qos"
 
 #: sprio rows that knowingly differ from real Slurm's, per (scenario, job), and why.
 SPRIO_DIFFERENCES = {
-    ("node-range", "long"): (
-        "-N 1-2 --exclusive, pending: Slurm's job size counts 32 CPUs (two nodes' worth, the "
-        "CPUs its backfill test gave it), the simulator the 16 of its smallest node count"
-    ),
-    ("limits-busy", "rg"): "-N 1-2 -c 32, pending: the same, 64 CPUs against 32",
     ("update", "long"): (
         "at 30 s, just after scontrol update: Slurm shows the factors it recomputed from the "
         "request (1 CPU, age 0), the simulator its exclusive node's 16 CPUs and age so far"
@@ -139,7 +134,9 @@ def test_sprio_factors_match_real_sprio_in_every_fixture():
     PARTITION and QOS equal real sprio's, and AGE is within 5, but for the rows of
     SPRIO_DIFFERENCES. Limit-blocked jobs (a partition's MaxTime, a QOS MaxWall) accrue
     age as in Slurm, whose job_independent finds them eligible; the scenarios declare the
-    accounts the real cluster had (tools/realslurm/accounts.sh), so fair share counts."""
+    accounts the real cluster had (tools/realslurm/accounts.sh), so fair share counts; a
+    queued -N MIN-MAX job's size counts the CPUs of the nodes Slurm's test gave it
+    (node-range's long: 32 CPUs for -N 1-2 --exclusive; limits-busy's rg: 64 for -c 32)."""
     checked = differ = 0
     for yaml_path, out in SCENARIOS:
         if not (out / "sprio.csv").exists():
@@ -164,7 +161,7 @@ def test_sprio_factors_match_real_sprio_in_every_fixture():
                     continue
                 assert same, (name, t, key, row, got.to_dict())
                 checked += 1
-    assert checked >= 900 and differ == 25
+    assert checked >= 1000 and differ == 3
 
 
 @pytest.mark.skipif(not (QOS_DIR / "sprio.csv").exists(), reason="no accounts-qos fixture")

@@ -175,6 +175,20 @@ class PriorityState:
             cpus = int(job.demand[0]) * job.count
         if job.exclusive and not at_submit and job.mask.any():  # (no node fits a job that
             cpus = int(self.node_cpus[job.mask].max()) * job.count  # pends for ever)
+        if (
+            job.most is not None
+            and not at_submit
+            and job.requests is None
+            and (job.reason in ("Resources", "Priority") or job.reason.startswith(("QOS", "Assoc")))
+            and job.mask.any()
+        ):
+            # -N MIN-MAX queued (its turn, or a QOS or association limit): the CPUs of the
+            # nodes slurmctld's last test of it gave it (job_ptr->total_cpus: up to MAX of
+            # its partition's nodes that fit it, as squeue's NODES shows them; real Slurm
+            # 22.05, the node-range and limits-busy fixtures)
+            wag = max(job.count, min(job.most, int(job.mask.sum())))
+            per = int(self.node_cpus[job.mask].max()) if job.exclusive else int(job.demand[0])
+            cpus = per * wag
         return {
             "cpu": cpus,
             "mem": float(job.demand[1]) * job.count,
