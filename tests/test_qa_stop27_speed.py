@@ -280,26 +280,6 @@ def unsplit_at(job, t: float) -> bool:
     return first["End"] is None or first["End"] > t
 
 
-def arrays_converted(sim, t: float) -> set[int]:
-    """The plain computation (as it was): at every start, count the tasks still unsplit."""
-    arrays: dict[int, list] = {}
-    for job in sim.jobs.values():
-        if job.array_id is not None and job.submit <= t:
-            arrays.setdefault(job.array_id, []).append(job)
-    out = set()
-    for array_id, tasks in arrays.items():
-        starts = sorted(
-            s
-            for j in tasks
-            if (s := engine._first_start(j)) is not None
-            and s <= t
-            and (j.split is None or j.split > s)
-        )
-        if any(sum(unsplit_at(j, s) for j in tasks) <= 1 for s in starts):
-            out.add(array_id)
-    return out
-
-
 def random_tasks(rng: random.Random) -> SimpleNamespace:
     """A made-up simulation of a few arrays whose tasks' times collide often."""
     times = [0.0, 10.0, 20.0, 30.0, 40.0]
@@ -327,14 +307,15 @@ def random_tasks(rng: random.Random) -> SimpleNamespace:
     return SimpleNamespace(jobs=jobs)
 
 
-def test_unsplit_spans_and_converted_arrays_equal_the_plain_rule_on_made_up_tasks():
+def test_unsplit_spans_equal_the_plain_rule_on_made_up_tasks():
+    """(Which records became their last task is no longer computed from the tasks' times:
+    the engine notes when, in command order: test_sacct_records.py.)"""
     rng = random.Random(0)
     for _ in range(3000):
         sim = random_tasks(rng)
         for t in (0.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 80.0, 1e9):
             for job in sim.jobs.values():
                 assert engine._unsplit_at(job, t) == unsplit_at(job, t)
-            assert engine.arrays_converted(sim, t) == arrays_converted(sim, t)
 
 
 # -- a random session, looked at as it goes ---------------------------------------------------
@@ -473,10 +454,26 @@ def test_views_of_the_present_equal_views_over_every_job(seed, monkeypatch):
         for t in rng.sample(sorted(seen_times), min(3, len(seen_times))):  # times past
             assert records(engine.records_at(sim, t)) == plain_records_at(sim, t)
             assert (engine.used_at(sim, t) == plain_used_at(sim, t)).all()
-            assert engine.arrays_converted(sim, t) == arrays_converted(sim, t)
             for job in sim.jobs.values():
                 assert engine._unsplit_at(job, t) == unsplit_at(job, t)
     assert len(lab.sim.jobs) > 50 and any(j.array_id for j in lab.sim.jobs.values())
+
+
+def converted_by_starts(sim, t: float) -> set[int]:
+    """The plain count for arrays no scontrol command split: a record is its last task from
+    the first start that leaves at most one task unsplit."""
+    arrays: dict[int, list] = {}
+    for job in sim.jobs.values():
+        if job.array_id is not None and job.submit <= t:
+            arrays.setdefault(job.array_id, []).append(job)
+    return {
+        array_id
+        for array_id, tasks in arrays.items()
+        if any(
+            sum(unsplit_at(j, s) for j in tasks) <= 1
+            for s in {j.start for j in tasks if j.start is not None and j.start <= t}
+        )
+    }
 
 
 def test_a_big_array_converts_as_the_plain_count_says():
@@ -487,5 +484,5 @@ def test_a_big_array_converts_as_the_plain_count_says():
     for _ in range(8):
         lab.advance("5m")
         for t in {j.start for j in lab.sim.jobs.values() if j.start is not None} | {lab.now}:
-            assert engine.arrays_converted(lab.sim, t) == arrays_converted(lab.sim, t)
+            assert engine.arrays_converted(lab.sim, t) == converted_by_starts(lab.sim, t)
     assert engine.arrays_converted(lab.sim, lab.now) == {1}  # (its last task ran on its own)

@@ -394,3 +394,64 @@ def test_a_job_over_a_partition_limit_is_eligible_and_listed():
     assert jobs.loc["too_long", "Eligible"] == jobs.loc["too_long", "Submit"]
     assert ["too_long", "PENDING"] in lines(result.sacct_text("JobID%20,State"))
     assert result.sprio().set_index("JOBID").loc["too_long", "AGE"] > 0
+
+
+def test_a_split_that_leaves_one_task_makes_the_record_that_task():
+    """job_array_split: when splitting a task off leaves one task in the record (task_cnt
+    <= 1), the record becomes that task (job_array_post_sched), for a task scontrol changes
+    alone as for one that starts: squeue lists the two apart (the record has no task list
+    left to fold into) and sacct shows 2_1 with the array's JobID."""
+    lab = Lab(Cluster.preset("tiny"), policy="fifo")
+    lab.sbatch("-N 4 --exclusive -t 60 --wrap=sleep", runtime=3600)
+    lab.sbatch("--array=1-2 -N1 -t 10 --wrap=sleep", runtime=60)
+    lab.advance(5)
+    lab.hold("2_2")
+    lab.advance(5)
+    queue = [line.split()[0] for line in lab.squeue_text().splitlines()[1:]]
+    assert queue == ["2_1", "2_2", "1"]
+    rows = lines(lab.sacct_text("JobID%20,JobIDRaw,State", jobs="2"))
+    assert rows == [["2_1", "2", "PENDING"], ["2_2", "3", "PENDING"]]
+
+
+def test_sacct_d_keeps_a_record_cancelled_whole_as_it_was():
+    """sacct -D: a record scancel ended whole stays one CANCELLED line with the array's
+    JobID after it is requeued and its tasks start and take JobIDs of their own (the
+    requeue gives the next run a database row of its own: batch_requeue_fini)."""
+    lab = Lab(Cluster.preset("tiny"), policy="fifo")
+    lab.sbatch("-N4 --exclusive -t 10 --wrap=sleep", runtime=60)
+    lab.sbatch("--array=0-3 -N4 --exclusive -t 10 --wrap=sleep", runtime=60)
+    lab.advance(5)
+    lab.scancel("2")
+    lab.advance(5)
+    lab.requeue("2")
+    lab.advance(300)
+    rows = lines(lab.sacct_text("JobID%12,JobIDRaw,State", duplicates=True))
+    assert rows[1] == ["2_[0-3]", "2", "CANCELLED"]
+    assert [r[0] for r in rows[2:]] == ["2_0", "2_1", "2_2", "2_3"]
+
+
+def test_sacct_sorts_submit_times_by_the_whole_second():
+    """sacct compares Submit in whole seconds (time_t), then ArrayJobID: a job submitted a
+    fraction of a second after an array, in the same second, comes first."""
+    lab = Lab(Cluster.preset("tiny"), policy="fifo")
+    lab.sbatch("-N4 --exclusive -t 10 --wrap=sleep", runtime=600)
+    lab.advance(0.3)
+    lab.sbatch("--array=0-1 -N1 -t 10 --wrap=sleep", runtime=60)
+    lab.advance(0.3)
+    lab.sbatch("-N1 -t 10 --wrap=sleep", runtime=60)
+    assert [r[0] for r in lines(lab.sacct_text("JobID"))] == ["1", "3", "2_[0-1]"]
+
+
+def test_commands_at_one_instant_convert_a_record_in_the_order_given():
+    """scontrol release 6_2 (the record keeps 6_1 and 6_3: no conversion) then scancel 6_3
+    at the same instant: the record keeps its list, 6_[1] (real Slurm 22.05 by hand,
+    test_qa_stop21); the other order converts it, as the split then leaves one task."""
+    cases = (("release", "scancel", ["2_[1-2]"]), ("scancel", "release", ["2_1", "2_2"]))
+    for first, then, shown in cases:
+        lab = Lab(Cluster.preset("tiny"), policy="fifo")
+        lab.sbatch("-N 4 --exclusive -t 60 --wrap=sleep", runtime=3600)
+        lab.sbatch("-H --array=1-3 -N1 -t 10 --wrap=sleep", runtime=60)
+        for command in (first, then):
+            getattr(lab, command)("2_2" if command == "release" else "2_3")
+        ids = sorted(line.split()[0] for line in lab.squeue_text().splitlines()[1:])
+        assert ids == ["1", *shown]

@@ -381,6 +381,8 @@ class Simulation(Controller, Lifecycles, Updates):
         self._in_record: dict[int, int] = {}
         #: the arrays some of whose pending tasks scontrol split off their record
         self._split_arrays: set[int] = set()
+        #: when each array's pending record became its last task (:func:`arrays_converted`)
+        self.converted_at: dict[int, float] = {}
         self._seq = 0
         self._pass_pending = False
         self._timer_running = False
@@ -1508,6 +1510,8 @@ class Simulation(Controller, Lifecycles, Updates):
             job.raw = self._next_jobid
             self._next_jobid += 1
             self._numbers[job.raw] = job.key
+            if left == 1:  # the record is its last task now (job_array_split)
+                self.converted_at.setdefault(job.array_id, self.env.now)
             if left == 1 and job.array_id in self._split_arrays:
                 # the record is its last task now (job_array_post_sched), ordered by its task
                 # id among the tasks split off before it (only they can tie with it)
@@ -1848,47 +1852,13 @@ def array_heads(sim: Simulation, t: float) -> dict[int, SimJob]:
 def arrays_converted(sim: Simulation, t: float) -> set[int]:
     """The job arrays whose pending record had become a plain task record by ``t``.
 
-    slurmctld turns an array's pending record into its last task when starting a task from
-    it leaves one task or none (job_array_post_sched): squeue then prints ``6_5``. A record
-    that shrank otherwise (tasks cancelled, or split off by scontrol and started on their
-    own) keeps its task list: ``6_[1]`` (real Slurm 22.05; ``2_[3]`` before anything).
-    """
-    arrays: dict[int, list[SimJob]] = {}
-    for job in sim.jobs.values():
-        if job.array_id is not None and job.submit <= t:
-            arrays.setdefault(job.array_id, []).append(job)
-    out = set()
-    for array_id, tasks in arrays.items():
-        starts = [
-            s
-            for j in tasks
-            if (s := _first_start(j)) is not None and s <= t and (j.split is None or j.split > s)
-        ]
-        if starts and _at_most_one_unsplit(tasks, starts):
-            out.add(array_id)
-    return out
-
-
-def _at_most_one_unsplit(tasks: list[SimJob], starts: list[float]) -> bool:
-    """Whether at one of ``starts`` at most one of ``tasks`` is unsplit (:func:`_unsplit_at`):
-    one sweep over the tasks' unsplit spans and the starts in time order, a span's edges at
-    an instant counted before a start at it (its from is included, its until is not)."""
-    events = [(s, 1, 0) for s in starts]  # (time, a start?, change in the unsplit count)
-    for j in tasks:
-        span = _unsplit_span(j)
-        if span is not None:
-            events += ((span[0], 0, 1), (span[1], 0, -1))
-    unsplit = 0
-    for _time, start, change in sorted(events):
-        if start and unsplit <= 1:
-            return True
-        unsplit += change
-    return False
-
-
-def _first_start(job: SimJob) -> float | None:
-    starts = [r["Start"] for r in job.runs if r["Start"] is not None]
-    return starts[0] if starts else job.start
+    slurmctld turns an array's pending record into its last task when splitting a task off
+    it leaves one task (job_array_split, job_array_post_sched), the task starting or
+    scontrol changing it alone: squeue then prints ``6_5``. A record that shrank otherwise
+    (tasks cancelled, whose scancel only takes them out of it) keeps its task list:
+    ``6_[1]`` (real Slurm 22.05; ``2_[3]`` before anything). The engine notes when it
+    happens (commands at one instant count in the order they were given)."""
+    return {a for a, when in sim.converted_at.items() if when <= t}
 
 
 def shown_as(sim: Simulation, job: SimJob, t: float, heads=None) -> SimJob:

@@ -612,16 +612,18 @@ def sacct_records(
     states = table["State"].to_numpy(dtype=object)
     ends = table["End"].to_numpy(dtype=object)
     keep = np.ones(len(table), dtype=bool)
+    raws = table["JobIDRaw"].to_numpy(dtype=object).copy()
     task_ids = pd.to_numeric(table["ArrayTaskID"], errors="coerce").fillna(_NO_TASK)
     task_ids = task_ids.to_numpy(dtype="int64")
     records: dict[tuple, list[tuple[int, object]]] = {}  # (array, state, end) -> its rows
+    last = {key: i for i, key in enumerate(keys)}  # (sacct -D: a job's last run is its last)
     for i, key in enumerate(keys):
         job = by_key.get(key)
         if array or job is None or job.array_id is None:
             continue
         if taken_out(job):
             keep[i] = False
-        elif job.in_rec and unstarted[i]:  # (sacct -D: a record's earlier ends apart)
+        elif unstarted[i] and _in_record_then(job, last[key] == i, ends[i], sim.origin):
             records.setdefault((job.array_id, states[i], ends[i]), []).append((i, job))
     converted = arrays_converted(sim, sim.now) if records else set()
     for (array_id, _state, _end), rows in records.items():
@@ -634,6 +636,7 @@ def sacct_records(
         tasks = array_task_str([job.array_task for _i, job in rows], head.throttle)
         keys[first] = f"{array_name(head)}_[{tasks}]"
         task_ids[first] = _NO_TASK
+        raws[first] = head.array_job  # (the record is the array's job: its JobID)
     if jobs is not None:
         keep &= sacct_selection(jobs, table, keys, task_ids)
     elif eligible_only and not array:
@@ -648,14 +651,27 @@ def sacct_records(
     array_ids = pd.to_numeric(table["ArrayJobID"], errors="coerce").fillna(0)
     order = pd.DataFrame(
         {
-            "submit": table["Submit"].to_numpy(),
+            "submit": table["Submit"].dt.floor("s").to_numpy(),  # (sacct: whole seconds)
             "array": array_ids.to_numpy(dtype="int64"),
             "task": task_ids,
-            "raw": pd.to_numeric(table["JobIDRaw"], errors="coerce").to_numpy(),
+            "raw": pd.to_numeric(pd.Series(raws), errors="coerce").to_numpy(),
         }
     )[keep]
     rows = order.sort_values(list(order.columns), kind="stable").index.to_numpy()
-    return table.assign(JobID=keys).iloc[rows].reset_index(drop=True)
+    out = table.assign(JobID=keys, JobIDRaw=pd.array(raws, dtype=table["JobIDRaw"].dtype))
+    return out.iloc[rows].reset_index(drop=True)
+
+
+def _in_record_then(job, last: bool, end, origin: pd.Timestamp) -> bool:
+    """Whether a run of ``job`` that never started ended (or, its last, waits) in its
+    array's pending record: its last run while the task is in the record now; an earlier
+    one (``sacct -D``: a record scancel ended whole, then requeued) unless scontrol had
+    split the task off before that run ended."""
+    if last:
+        return bool(job.in_rec)
+    if job.split is None:
+        return True
+    return pd.isna(end) or origin + pd.Timedelta(seconds=job.split) > end
 
 
 def sacct_selection(
