@@ -43,6 +43,15 @@ def lines(text: str) -> list[list[str]]:
     return [line.split() for line in text.splitlines()[2:]]
 
 
+def tiny_lab(*jobs: tuple[str, float]) -> Lab:
+    """A fifo lab on the tiny preset (4 nodes) with ``jobs`` submitted: (sbatch options,
+    run time in seconds)."""
+    lab = Lab(Cluster.preset("tiny"), policy="fifo")
+    for args, runtime in jobs:
+        lab.sbatch(f"{args} --wrap=sleep", runtime=runtime)
+    return lab
+
+
 def blocked_lab() -> Lab:
     """The by-hand run: a job holds all 4 nodes of the tiny preset, two arrays wait."""
     lab = Lab(Cluster.preset("tiny"), policy="fifo")
@@ -401,9 +410,7 @@ def test_a_split_that_leaves_one_task_makes_the_record_that_task():
     <= 1), the record becomes that task (job_array_post_sched), for a task scontrol changes
     alone as for one that starts: squeue lists the two apart (the record has no task list
     left to fold into) and sacct shows 2_1 with the array's JobID."""
-    lab = Lab(Cluster.preset("tiny"), policy="fifo")
-    lab.sbatch("-N 4 --exclusive -t 60 --wrap=sleep", runtime=3600)
-    lab.sbatch("--array=1-2 -N1 -t 10 --wrap=sleep", runtime=60)
+    lab = tiny_lab(("-N 4 --exclusive -t 60", 3600), ("--array=1-2 -N1 -t 10", 60))
     lab.advance(5)
     lab.hold("2_2")
     lab.advance(5)
@@ -417,9 +424,7 @@ def test_sacct_d_keeps_a_record_cancelled_whole_as_it_was():
     """sacct -D: a record scancel ended whole stays one CANCELLED line with the array's
     JobID after it is requeued and its tasks start and take JobIDs of their own (the
     requeue gives the next run a database row of its own: batch_requeue_fini)."""
-    lab = Lab(Cluster.preset("tiny"), policy="fifo")
-    lab.sbatch("-N4 --exclusive -t 10 --wrap=sleep", runtime=60)
-    lab.sbatch("--array=0-3 -N4 --exclusive -t 10 --wrap=sleep", runtime=60)
+    lab = tiny_lab(("-N4 --exclusive -t 10", 60), ("--array=0-3 -N4 --exclusive -t 10", 60))
     lab.advance(5)
     lab.scancel("2")
     lab.advance(5)
@@ -433,8 +438,7 @@ def test_sacct_d_keeps_a_record_cancelled_whole_as_it_was():
 def test_sacct_sorts_submit_times_by_the_whole_second():
     """sacct compares Submit in whole seconds (time_t), then ArrayJobID: a job submitted a
     fraction of a second after an array, in the same second, comes first."""
-    lab = Lab(Cluster.preset("tiny"), policy="fifo")
-    lab.sbatch("-N4 --exclusive -t 10 --wrap=sleep", runtime=600)
+    lab = tiny_lab(("-N4 --exclusive -t 10", 600))
     lab.advance(0.3)
     lab.sbatch("--array=0-1 -N1 -t 10 --wrap=sleep", runtime=60)
     lab.advance(0.3)

@@ -153,37 +153,47 @@ def sacct_magic(line: str) -> None:
 
     def act() -> None:
         words = _words("sacct", line)
-        fields, duplicates, array, jobs, i = None, False, False, None, 0
+        given: dict[str, str] = {}  # fields, jobs
+        duplicates = array = False
+        i = 0
         while i < len(words):
             word = words[i]
             if word in ("-D", "--duplicates"):
                 duplicates = True
             elif word == "--array":  # (newer sacct's: one line per array task)
                 array = True
-            elif word in ("-j", "--jobs"):
-                i += 1
-                if i == len(words):
-                    raise SlurmlabError(f"{word} needs a job list, e.g. -j 12,14_3")
-                jobs = words[i]
-            elif word.startswith(("--jobs=", "-j")):
-                jobs = word.split("=", 1)[1] if word.startswith("--jobs=") else word[2:]
-            elif word in ("-o", "--format"):
-                i += 1
-                if i == len(words):
-                    raise SlurmlabError(f"{word} needs a field list, e.g. -o JobID,State")
-                fields = words[i]
-            elif word.startswith(("--format=", "-o")):
-                fields = word.split("=", 1)[1] if "=" in word else word[2:]
             else:
-                raise SlurmlabError(
-                    f"{word!r}: slurmlab's %sacct takes -o FIELDS, -j JOBS, -D and --array; "
-                    "lab.sacct() is the table to filter"
-                )
+                for key, short, long, example in _SACCT_VALUED:
+                    if word in (short, long):
+                        i += 1
+                        if i == len(words):
+                            raise SlurmlabError(f"{word} needs {example}")
+                        given[key] = words[i]
+                        break
+                    if word.startswith((f"{long}=", short)):
+                        given[key] = word[len(long) + 1 :] if word[1] == "-" else word[2:]
+                        break
+                else:
+                    raise SlurmlabError(
+                        f"{word!r}: slurmlab's %sacct takes -o FIELDS, -j JOBS, -D and "
+                        "--array; lab.sacct() is the table to filter"
+                    )
             i += 1
         lab = current_lab()
-        print(lab.sacct_text(fields, duplicates=duplicates, array=array, jobs=jobs))
+        print(
+            lab.sacct_text(
+                given.get("fields"), duplicates=duplicates, array=array, jobs=given.get("jobs")
+            )
+        )
 
     _run("sacct", act)
+
+
+#: %sacct's options that take a value: (what it sets, -x, --long, what it needs)
+_SACCT_VALUED = (
+    ("fields", "-o", "--format", "a field list, e.g. -o JobID,State"),
+    ("jobs", "-j", "--jobs", "a job list, e.g. -j 12,14_3"),
+)
 
 
 #: name -> line magic, registered by ``%load_ext slurmlab``
