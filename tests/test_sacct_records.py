@@ -459,3 +459,18 @@ def test_commands_at_one_instant_convert_a_record_in_the_order_given():
             getattr(lab, command)("2_2" if command == "release" else "2_3")
         ids = sorted(line.split()[0] for line in lab.squeue_text().splitlines()[1:])
         assert ids == ["1", *shown]
+
+
+def test_the_magic_says_which_jobs_sacct_left_out(capsys):
+    """sacct prints nothing about the jobs it hides; %sacct adds a note on stderr naming
+    them and the -j that lists them (its stdout stays sacct's)."""
+    lab = blocked_lab()
+    lab.sbatch("-d afterok:1 -n 1 -t 5 --wrap=sleep", runtime=60)  # 5: waits for 1
+    assert lab.result.sacct_unlisted() == ["2_4", "5"]
+    sacct_magic("-o JobID%20,State")
+    out, err = capsys.readouterr()
+    assert out == lab.sacct_text("JobID%20,State") + "\n"
+    assert "(slurmlab) not listed" in err and "2_4, 5 (held" in err and "-j 2,5" in err
+    sacct_magic("-o JobID%20,State -j 5")
+    out, err = capsys.readouterr()
+    assert out.split()[-2:] == ["5", "PENDING"] and not err

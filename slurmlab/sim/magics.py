@@ -185,6 +185,16 @@ def sacct_magic(line: str) -> None:
                 given.get("fields"), duplicates=duplicates, array=array, jobs=given.get("jobs")
             )
         )
+        hidden = [] if array or "jobs" in given else lab.result.sacct_unlisted(duplicates)
+        if hidden:  # (sacct says nothing of them: a learner wonders where the job went)
+            shown = ", ".join(hidden[:8]) + (", ..." if len(hidden) > 8 else "")
+            numbers = ",".join(dict.fromkeys(k.split("_")[0] for k in hidden))
+            print(
+                f"(slurmlab) not listed, as sacct lists only jobs eligible to run by now: "
+                f"{shown} (held, or waiting for a dependency, a begin time, a reservation or "
+                f"an array's throttle); %sacct -j {numbers} lists them",
+                file=sys.stderr,
+            )
 
     _run("sacct", act)
 

@@ -863,6 +863,16 @@ class SimulationResult:
         table = self.sacct(duplicates)
         return sacct_text(sacct_records(self.sim, table, array=array, jobs=jobs), fields)
 
+    def sacct_unlisted(self, duplicates: bool = False) -> list[str]:
+        """The JobIDs (as sacct prints them: ``12``, ``14_[0-3]``) that :meth:`sacct_text`
+        leaves out now because they are not eligible yet: held, or waiting for a dependency,
+        a begin time, a reservation or their array's throttle. ``sacct_text(jobs=...)``
+        lists them, as ``sacct -j`` does."""
+        table = self.sacct(duplicates)
+        listed = set(sacct_records(self.sim, table)["JobID"])
+        every = sacct_records(self.sim, table, eligible_only=False)["JobID"]
+        return list(dict.fromkeys(k for k in every if k not in listed))
+
     def squeue(self, at=None) -> pd.DataFrame:
         """Jobs pending or running at ``at`` (seconds from the start, a time, or the end)."""
         return squeue_frame(self.sim, at)
