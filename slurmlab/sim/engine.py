@@ -1510,15 +1510,13 @@ class Simulation(Controller, Lifecycles, Updates):
             job.raw = self._next_jobid
             self._next_jobid += 1
             self._numbers[job.raw] = job.key
-            if left == 1:  # the record is its last task now (job_array_split)
+            if left == 1:  # the record is its last task now (job_array_post_sched)
                 self.converted_at.setdefault(job.array_id, self.env.now)
-            if left == 1 and job.array_id in self._split_arrays:
-                # the record is its last task now (job_array_post_sched), ordered by its task
-                # id among the tasks split off before it (only they can tie with it)
-                tasks = len(job.spec.array.indices)
-                ids = range(job.array_id, job.array_id + tasks)
-                last = next(t for i in ids if in_record(t := self.jobs[i]))
-                self._reorder(last, last.split_order(tasks))
+                if job.array_id in self._split_arrays:  # ordered by its task id among the
+                    tasks = len(job.spec.array.indices)  # tasks split off before it (only
+                    ids = range(job.array_id, job.array_id + tasks)  # they can tie with it)
+                    last = next(t for i in ids if in_record(t := self.jobs[i]))
+                    self._reorder(last, last.split_order(tasks))
 
     def release(self, key: str | int) -> None:
         """``scontrol release``: a held job (``sbatch -H``, ``scontrol hold``) may start
