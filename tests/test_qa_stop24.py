@@ -624,7 +624,9 @@ def test_a_slurmlab_error_in_a_notebook_is_its_message(capsys):
     result = ip.run_cell("import slurmlab\nslurmlab.Lab('tiny').scancel(12345)")
     assert type(result.error_in_exec).__name__ == "SlurmlabError"
     err = capsys.readouterr().err
-    assert err == "SlurmlabError: Invalid job id specified: 12345\n"
+    assert err == (
+        "SlurmlabError: Invalid job id specified: 12345 (no job has been submitted yet)\n"
+    )
 
 
 def test_core_specialization_node_options_are_named_as_not_modelled():

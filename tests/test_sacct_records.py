@@ -470,7 +470,64 @@ def test_the_magic_says_which_jobs_sacct_left_out(capsys):
     sacct_magic("-o JobID%20,State")
     out, err = capsys.readouterr()
     assert out == lab.sacct_text("JobID%20,State") + "\n"
-    assert "(slurmlab) not listed" in err and "2_4, 5 (held" in err and "-j 2,5" in err
+    assert "(slurmlab) not listed: 2_4, 5." in err and "-j 2,5 lists them" in err
     sacct_magic("-o JobID%20,State -j 5")
     out, err = capsys.readouterr()
     assert out.split()[-2:] == ["5", "PENDING"] and not err
+
+
+def test_a_requeued_job_shows_its_requeued_run_until_it_is_eligible_again():
+    """sacct without -D filters by eligibility, then keeps each job's last run: during the
+    requeue's delay (its begin time to come) plain sacct shows the REQUEUED run, not
+    nothing (as_mysql_jobacct_process.c: the query's condition, then duplicates dropped)."""
+    lab = tiny_lab(("-N1 -t 10", 300))
+    lab.advance(60)
+    lab.requeue(1)
+    assert lines(lab.sacct_text("JobID,State")) == [["1", "REQUEUED"]]
+    assert lab.result.sacct_unlisted() == []
+    lab.advance(180)
+    assert lines(lab.sacct_text("JobID,State")) == [["1", "RUNNING"]]
+    assert lines(lab.sacct_text("JobID,State", duplicates=True)) == [
+        ["1", "REQUEUED"],
+        ["1", "RUNNING"],
+    ]
+
+
+def test_an_earlier_run_keeps_the_jobid_it_had():
+    """A record scancel ended whole, requeued, whose tasks then start and take JobIDs of
+    their own: the table's cancelled runs keep the array's JobID (the job table, not only
+    sacct_text's folded line)."""
+    lab = tiny_lab(("-N4 --exclusive -t 60", 1800), ("--array=0-2 -N1 -t 10", 300))
+    lab.scancel("2")
+    lab.requeue("2")
+    lab.advance("40m")
+    runs = lab.sacct(duplicates=True)
+    cancelled = runs[runs["State"] == "CANCELLED"]
+    assert cancelled["JobIDRaw"].tolist() == ["2", "2", "2"]
+    done = runs[(runs["State"] == "COMPLETED") & runs["JobID"].str.startswith("2_")]
+    assert sorted(done["JobIDRaw"].tolist()) == ["2", "3", "4"]
+
+
+def test_a_job_held_while_it_ran_is_never_listed_and_the_note_says_why(capsys):
+    """scontrol hold of a running job zeroes its begin time in slurmdbd (_hold_job_rec; the
+    holds fixture: Eligible Unknown), so plain sacct never lists it, even once it ended;
+    the note says a hold clears it for good, and -j lists it."""
+    lab = tiny_lab(("-N1 -t 10", 60))
+    lab.advance(10)
+    lab.hold(1)
+    lab.advance(600)
+    assert lines(lab.sacct_text("JobID,State")) == []
+    assert lab.result.sacct_unlisted() == ["1"]
+    sacct_magic("-o JobID,State")
+    err = capsys.readouterr().err
+    assert "scontrol hold clears it for good" in err and "-j 1" in err
+    assert lines(lab.sacct_text("JobID,State", jobs="1")) == [["1", "COMPLETED"]]
+
+
+def test_an_unknown_task_says_which_tasks_the_array_has():
+    lab = tiny_lab(("-N4 --exclusive -t 60", 1800), ("--array=0-20:3 -N1 -t 10", 300))
+    for key in ("2_4", "2_[3-9]"):
+        with pytest.raises(SlurmlabError, match=r"'2_.*' \(array 2 has tasks 0-18:3: name one"):
+            lab.hold(key)
+    with pytest.raises(SlurmlabError, match=r"'1_4' \(no job has been submitted yet\)"):
+        Lab(Cluster.preset("tiny")).hold("1_4")

@@ -65,6 +65,7 @@ from slurmlab.spec.job import (
 from slurmlab.spec.qos import Qos, Reservation, parse_preempt_mode, place_reservations
 from slurmlab.spec.units import (
     MAX_SECONDS,
+    array_task_str,
     parse_duration,
     parse_list_of,
     parse_seconds,
@@ -929,7 +930,8 @@ class Simulation(Controller, Lifecycles, Updates):
             if usable < shape[6]:
                 raise RequestError(
                     f"{_who(wjob)}--reservation={spec.reservation}: Requested node "
-                    f"configuration is not available (the job needs {shape[6]} nodes; the "
+                    f"configuration is not available (the job needs {shape[6]} "
+                    f"node{'s' if shape[6] != 1 else ''}; the "
                     f"reservation holds {int(held.sum())}, {usable} of which can run it)"
                 )
 
@@ -1661,8 +1663,23 @@ class Simulation(Controller, Lifecycles, Updates):
         ``ID_TASK``, or an array task's own numeric JobID (JobIDRaw), as scancel takes them."""
         ids = self._ids_of(key)
         if ids is None:
-            raise SlurmlabError(f"Invalid job id specified: {key!r}")
+            raise SlurmlabError(f"Invalid job id specified: {key!r}{self._why_unknown(key)}")
         return [self.jobs[i] for i in ids]
+
+    def _why_unknown(self, key: str | int) -> str:
+        """Why no job has the id ``key``, when slurmlab can say: the tasks an array named
+        ``ARRAY_TASK`` has, or that no job was submitted yet."""
+        key = str(key)
+        m = _TASK_RANGE.fullmatch(key) or _ONE_TASK.fullmatch(key)
+        if m:
+            named = self.by_key.get(self._named_array(m.group(1)), ())
+            tasks = [self.jobs[i].array_task for i in named]
+            if tasks and None not in tasks:
+                listed = array_task_str(tasks, bitstr_len=0)
+                return f" (array {m.group(1)} has tasks {listed}: name one of those)"
+        if not self.jobs:
+            return " (no job has been submitted yet)"
+        return ""
 
     def _records(self, key: str | int, command: str) -> list[SimJob]:
         """The jobs ``key`` names (:meth:`_lookup`) whose records slurmctld still holds, for

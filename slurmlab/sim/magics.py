@@ -190,9 +190,10 @@ def sacct_magic(line: str) -> None:
             shown = ", ".join(hidden[:8]) + (", ..." if len(hidden) > 8 else "")
             numbers = ",".join(dict.fromkeys(k.split("_")[0] for k in hidden))
             print(
-                f"(slurmlab) not listed, as sacct lists only jobs eligible to run by now: "
-                f"{shown} (held, or waiting for a dependency, a begin time, a reservation or "
-                f"an array's throttle); %sacct -j {numbers} lists them",
+                f"(slurmlab) not listed: {shown}. sacct lists only jobs with an eligible time "
+                "by now: a job held, or waiting for a dependency, a begin time, a reservation "
+                "or its array's throttle, has none yet, and scontrol hold clears it for good "
+                f"(even a running job's); %sacct -j {numbers} lists them",
                 file=sys.stderr,
             )
 

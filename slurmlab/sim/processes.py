@@ -303,7 +303,7 @@ class Lifecycles:
         return {
             "Submit": job.submit, "Eligible": eligible, "Start": job.start, "End": job.end,
             "State": state, "ExitCode": job.exit_code, "nodes": job.nodes, "by": job.by,
-            "Restarts": job.restarts, "usage": job.usage, **job.acct,
+            "Restarts": job.restarts, "usage": job.usage, "raw": job.raw, **job.acct,
             "Partition": job.partition
             if job.alts is None or job.start is not None
             else pending_partitions(job, self.env.now),

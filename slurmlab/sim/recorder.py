@@ -134,7 +134,8 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
                     if node_gpu[i] and row[2]:
                         by_type[node_gpu[i]] = by_type.get(node_gpu[i], 0) + int(row[2])
         rows["JobID"].append(job.key)
-        rows["JobIDRaw"].append(str(job.raw))
+        rows["JobIDRaw"].append(str(run["raw"]))  # (the run's: a task's changes on leaving
+        # its array's pending record, after a run that ended in it)
         rows["ArrayJobID"].append(job.array_job)
         rows["ArrayTaskID"].append(job.array_task)
         rows["HetJobID"].append(None)

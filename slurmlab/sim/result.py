@@ -576,6 +576,7 @@ def sacct_records(
     array: bool = False,
     eligible_only: bool = True,
     jobs: str | Sequence | None = None,
+    latest: bool = False,
 ) -> pd.DataFrame:
     """``table`` (the simulation's job table, or its every run's) with the rows plain
     ``sacct`` lists for them now, in sacct's order (Slurm 22.05: the ``array-records`` and
@@ -605,7 +606,9 @@ def sacct_records(
     eligibility, as ``sacct -s STATES`` lists those that ended (the fixtures' exports).
 
     ``jobs`` lists only the jobs named, as ``sacct -j 12,14_3`` (:func:`sacct_selection`),
-    eligible or not: sacct does not hide the jobs a list names."""
+    eligible or not: sacct does not hide the jobs a list names. ``latest`` keeps, of the
+    rows listed, each job's last, as sacct without ``-D`` does after its selection: given
+    every run, a requeued job waiting for its begin time shows its REQUEUED run."""
     by_key = {j.key: j for j in sim.jobs.values()}
     keys = table["JobID"].to_numpy(dtype=object)
     unstarted = table["Start"].isna().to_numpy()
@@ -648,6 +651,10 @@ def sacct_records(
             job = by_key.get(original[i])
             if job is not None and job.reason == "JobArrayTaskLimit":
                 keep[i] = False
+    if latest:  # (the last listed row of each job: keys are its JobID as printed)
+        kept = np.flatnonzero(keep)
+        final = {keys[i]: i for i in kept}
+        keep[kept] = [final[keys[i]] == i for i in kept]
     array_ids = pd.to_numeric(table["ArrayJobID"], errors="coerce").fillna(0)
     order = pd.DataFrame(
         {
@@ -856,21 +863,29 @@ class SimulationResult:
         :meth:`sacct` instead, one line per task (as newer sacct's ``--array``) and per
         job, eligible or not. ``jobs="12,14_3"`` lists only those, eligible or not, as
         ``sacct -j`` (``12`` names a job or a whole array, ``14_3`` a task that has a line
-        of its own: started, or split off its array's record).
+        of its own: started, or split off its array's record). Without ``duplicates``
+        each job shows its last listed run (a requeued job waiting for its begin time:
+        REQUEUED). State shows ``CANCELLED`` where sacct adds who did it (``CANCELLED by
+        1001``, cut to ``CANCELLED+`` in its default width): slurmlab has no user ids.
         """
         if not isinstance(array, bool | np.bool_):  # ("no" would be taken as yes)
             raise SlurmlabError(f"sacct_text(array={array!r}): array is True or False")
-        table = self.sacct(duplicates)
-        return sacct_text(sacct_records(self.sim, table, array=array, jobs=jobs), fields)
+        rows = self._sacct_rows(duplicates, array=array, jobs=jobs)
+        return sacct_text(rows, fields)
+
+    def _sacct_rows(self, duplicates: bool, **options) -> pd.DataFrame:
+        """:func:`sacct_records` over every run, each job's last listed one unless
+        ``duplicates`` (a requeued job not yet eligible again shows its last run)."""
+        return sacct_records(self.sim, self.jobs_all_runs, latest=not duplicates, **options)
 
     def sacct_unlisted(self, duplicates: bool = False) -> list[str]:
         """The JobIDs (as sacct prints them: ``12``, ``14_[0-3]``) that :meth:`sacct_text`
-        leaves out now because they are not eligible yet: held, or waiting for a dependency,
-        a begin time, a reservation or their array's throttle. ``sacct_text(jobs=...)``
-        lists them, as ``sacct -j`` does."""
-        table = self.sacct(duplicates)
-        listed = set(sacct_records(self.sim, table)["JobID"])
-        every = sacct_records(self.sim, table, eligible_only=False)["JobID"]
+        leaves out now for want of an eligible time: a job held, or waiting for a
+        dependency, a begin time, a reservation or its array's throttle, has none yet, and
+        a hold clears it for good (a job held while it ran, and finished so, is never
+        listed). ``sacct_text(jobs=...)`` lists them, as ``sacct -j`` does."""
+        listed = set(self._sacct_rows(duplicates)["JobID"])
+        every = self._sacct_rows(duplicates, eligible_only=False)["JobID"]
         return list(dict.fromkeys(k for k in every if k not in listed))
 
     def squeue(self, at=None) -> pd.DataFrame:
