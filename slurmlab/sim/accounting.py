@@ -186,9 +186,8 @@ class PriorityState:
             # nodes slurmctld's last test of it gave it (job_ptr->total_cpus: up to MAX of
             # its partition's nodes that fit it, as squeue's NODES shows them; real Slurm
             # 22.05, the node-range and limits-busy fixtures)
-            wag = max(job.count, min(job.most, int(job.mask.sum())))
             per = int(self.node_cpus[job.mask].max()) if job.exclusive else int(job.demand[0])
-            cpus = per * wag
+            cpus = per * job.nodes_guess()
         return {
             "cpu": cpus,
             "mem": float(job.demand[1]) * job.count,

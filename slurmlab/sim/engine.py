@@ -200,6 +200,11 @@ class SimJob:
         ``Controller._in_order``); ``order`` is the id it is ordered by (:meth:`split_order`)."""
         return sort_key(self.tier, self.priority, self.submit, self.order)
 
+    def nodes_guess(self) -> int:
+        """A pending ``-N MIN-MAX`` job's node count as slurmctld's test of it gives it
+        (node_cnt_wag, total_cpus): up to MAX of its partition's nodes that fit it."""
+        return max(self.count, min(self.most, int(self.mask.sum())))
+
     def split_order(self, tasks: int) -> float:
         """The id an array task is ordered by once it is a record of its own while pending
         (split off by scontrol, or the last task of the record): slurmctld sorts an array's

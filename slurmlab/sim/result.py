@@ -240,7 +240,7 @@ def _pending_nodes(job, count: int, where: str) -> int:
     tested (MIN), and an update of its request clears the guess (job_mgr.c)."""
     if job.most is None or job.requests is not None or where not in _TESTED:
         return count
-    return max(count, min(job.most, int(job.mask.sum())))
+    return max(count, job.nodes_guess())
 
 
 _TESTED = {"(Resources)", "(Priority)"}
@@ -645,12 +645,8 @@ def sacct_records(
     elif eligible_only and not array:
         now = sim.origin + pd.Timedelta(seconds=sim.now)
         eligible = table["Eligible"]
+        # (a task the throttle holds back has none: processes.unthrottled)
         keep &= (eligible.notna() & (eligible <= now)).to_numpy()
-        original = table["JobID"].to_numpy(dtype=object)  # (a record: its first task's)
-        for i in np.flatnonzero(keep & (states == "PENDING")):
-            job = by_key.get(original[i])
-            if job is not None and job.reason == "JobArrayTaskLimit":
-                keep[i] = False
     if latest:  # (the last listed row of each job: keys are its JobID as printed)
         kept = np.flatnonzero(keep)
         final = {keys[i]: i for i in kept}
