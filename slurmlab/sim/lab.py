@@ -43,9 +43,8 @@ _KEYWORDS = (
     "failures", "random_failures", "origin", "requeue_delay",
 )  # fmt: skip
 
-#: scancel's job ids in one string: split at spaces, but not inside a task list (12_[1-3, 5])
-_JOB_IDS = re.compile(r"[^\s\[]+(?:\[[^\]]*\])?")
-#: scontrol's job_list: ids separated by commas (or spaces), a task range kept whole
+#: scancel's and scontrol's job ids in one string: split at spaces and at commas, but not
+#: inside a task list (12_[1-3, 5]); scancel's opt.c ``_xlate_job_step_ids`` splits so too
 _JOB_LIST = re.compile(r"[^\s,\[]+(?:\[[^\]]*\])?")
 
 #: slurmctld's words for a job whose user has no association with its account.
@@ -426,11 +425,12 @@ class Lab:
 
     def scancel(self, jobid) -> None:
         """Cancel pending or running jobs: an id, an array (all its tasks), a task (``12_3``)
-        or some tasks (``12_[1-3,5]``); several as scancel takes them (``"12 14"``) or as a
-        list (``[12, 14]``). Every id is checked before any job is cancelled: an unknown one,
+        or some tasks (``12_[1-3,5]``); several as scancel takes them (``"12 14"``, or
+        ``"12_3,12_5"``: scancel splits ids at commas outside brackets) or as a list
+        (``[12, 14]``). Every id is checked before any job is cancelled: an unknown one,
         or one that ended more than the cluster's MinJobAge ago (slurmctld has purged it), is
         an error. A job that has ended since is left as it is, with scancel's warning."""
-        ids = _JOB_IDS.findall(jobid) if isinstance(jobid, str) else jobid
+        ids = _JOB_LIST.findall(jobid) if isinstance(jobid, str) else jobid
         ids = list(ids) if isinstance(ids, list | tuple) else [ids]
         if not ids:
             raise SlurmlabError(f"scancel: no job id in {jobid!r}; give one, e.g. scancel(12)")
