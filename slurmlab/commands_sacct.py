@@ -75,7 +75,8 @@ summary --json prints one object with these keys (null where a value is unknown)
                       the first Submit and the last end, YYYY-MM-DDTHH:MM:SS as the
                       export writes them (--tz for epoch and --json times)
   bad_rows            malformed rows left out (--errors warn) or kept with NA (coerce)
-  unknown_hours       null, or {"gpu_hours"/"cpu_hours": the sacct -o fields to add}
+  unknown_hours       null, or {"GPU-hours"/"CPU-hours": why they are unknown, naming the
+                      sacct -o field to add}
 """
 
 

@@ -241,5 +241,8 @@ def collected_warnings() -> Iterator[None]:
             ours = issubclass(category, UserWarning) and filename.startswith(_PACKAGE_DIR)
             if caller is not None and ours:
                 filename, lineno = caller.f_code.co_filename, caller.f_lineno
-            module, module_globals = _module_of(filename, caller)
-            _show(message, category, filename, lineno, module, module_globals)
+            module, _globals = _module_of(filename, caller)
+            # (no registry: this warning passed warnings.warn's filters and its registry once
+            # already, and one raised at the caller's line, stacklevel=, was entered in that
+            # module's registry then: passing it again would hide it; _show dedupes)
+            _show(message, category, filename, lineno, module, None)

@@ -3,8 +3,8 @@
 A scenario is a YAML (or JSON) document; every field it takes is below::
 
     name: backfill-basics              # optional (default: the file's name); description: too
-    description: Two big jobs and a stream of small ones
-    cluster: tiny                      # a preset, {slurm_conf: PATH[, gres_conf: PATH]}
+    description: One big job, an admin's actions, accounts, QOS and failures
+    cluster: ai                        # a preset, {slurm_conf: PATH[, gres_conf: PATH]}
                                        # (relative to this file), or inline nodes/partitions
                                        # (inline, the first partition is the default unless
                                        # one says default: true)
@@ -41,7 +41,7 @@ A scenario is a YAML (or JSON) document; every field it takes is below::
                                        # requeuehold (job: an id, ID_TASK, or a task
                                        # range ID_[3-5]); drain | resume (node: a node
                                        # or a hostlist, gpu[1-4])
-      - {at: 900, action: update, job: big, time: "1:00:00", nodes: 2, partition: gpu}
+      - {at: 900, action: update, job: big, time: "1:00:00", nodes: 2, partition: debug}
                                        # scontrol update (an administrator's): any of
                                        # time, nodes (pending job), partition (pending);
                                        # or throttle: an array's %N (ArrayTaskThrottle)
@@ -56,7 +56,7 @@ A scenario is a YAML (or JSON) document; every field it takes is below::
          max_jobs_per_user: 2, grp_tres: {gpu: 8}, max_wall: "4:00:00"}
     reservations:                      # optional (scontrol create reservation)
       - {name: launch, start: "1:00:00", duration: "4:00:00", node_count: 4, users: [alice]}
-      - {name: pm, start: 2-00:00:00, duration: 6h, nodes: "node[1-4]", users: [root],
+      - {name: pm, start: 2-00:00:00, duration: 6h, nodes: "gpu[001-004]", users: [root],
          accounts: [llm], flags: [maint]}   # users and/or accounts it admits; flags:
                                        # [maint]: a maintenance window
     failures:                          # optional scripted node failures (node: a hostlist)

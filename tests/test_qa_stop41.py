@@ -49,3 +49,102 @@ def test_scancel_magic_takes_a_comma_list(capsys):
     _out, err = capsys.readouterr()
     assert err == ""
     assert _states(lab) == {str(a): "CANCELLED", str(b): "CANCELLED"}
+
+
+def _two_jobs() -> Lab:
+    lab = Lab("tiny", "fifo")
+    lab.sbatch("-N 1 -t 10", runtime="5m")
+    lab.sbatch("--array=0-3 -N 1 -t 10", runtime="5m")
+    lab.advance(1)
+    return lab
+
+
+def test_sacct_text_takes_a_job_number_and_refuses_what_sacct_refuses():
+    import numpy as np
+
+    lab = _two_jobs()
+    one = lab.sacct_text("JobID,State", jobs="1")
+    assert lab.sacct_text("JobID,State", jobs=1) == one
+    assert lab.sacct_text("JobID,State", jobs=np.int64(1)) == one
+    assert lab.sacct_text("JobID,State", jobs="1,,2") == lab.sacct_text("JobID,State", jobs="1,2")
+    assert lab.sacct_text("JobID,State", jobs=[1, "2_1"]).split()[-4:] == [
+        "1", "RUNNING", "2_1", "RUNNING"
+    ]  # fmt: skip
+    for bad, said in (
+        (1.0, "is not a job list"),
+        ([1.0], "is not a job id"),
+        ("-1", "Bad job/step specified"),
+        ("2_*", "Bad job/step specified"),
+        ("2_-1", "Bad job/step specified"),
+        ("1.batch", "a simulation has no steps"),
+        ("", "no job id in it"),
+        (True, "is not a job list"),
+    ):
+        with pytest.raises(SlurmlabError, match=said):
+            lab.sacct_text(jobs=bad)
+    with pytest.raises(SlurmlabError, match="is not a field list"):
+        lab.sacct_text(123)
+    with pytest.raises(SlurmlabError, match="duplicates is True or False"):
+        lab.sacct_text(duplicates="no")
+
+
+def test_sacct_magic_adds_up_repeated_format_and_job_options(capsys):
+    from slurmlab.sim.magics import sacct_magic
+
+    lab = _two_jobs()
+    sacct_magic("-o JobID -o State -j 1 --jobs=2_0")
+    out, _err = capsys.readouterr()
+    assert out == lab.sacct_text("JobID,State", jobs="1,2_0") + "\n"
+
+
+@pytest.mark.parametrize("low", ["0", "-1", "UNLIMITED"])
+def test_time_min_zero_or_unlimited_is_infinite_and_refused_as_slurmctld_does(low):
+    """slurm_opt.c arg_set_time_min: 0 (and -1, UNLIMITED) is INFINITE, above any limit;
+    job_mgr.c refuses it: Invalid time-min specification. slurmlab dropped it silently."""
+    from slurmlab.spec.job import TIME_MIN_INFINITE, JobSpec
+
+    assert JobSpec.from_args([f"--time-min={low}", "-t", "30"]).time_min == TIME_MIN_INFINITE
+    assert "--time-min=UNLIMITED" in JobSpec.from_args([f"--time-min={low}"]).to_args()
+    lab = Lab("tiny", "slurm")
+    with pytest.raises(SlurmlabError, match="Invalid time-min specification.*leave --time-min"):
+        lab.sbatch(f"--time-min={low} -t 30 -N 1")
+    with pytest.raises(SlurmlabError, match="Invalid time-min specification"):
+        lab.sbatch(f"--time-min={low} -N 1")  # (above MaxTime)
+    assert lab.sbatch("--time-min=10 -t 30 -N 1") == 1
+
+
+def test_a_warning_raised_at_the_callers_line_inside_simulate_is_shown(tmp_path):
+    """engine.py warns with stacklevel= at the user's line; collected_warnings passed it to
+    that module's registry a second time, so Python's default action hid it."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import slurmlab\n"
+        "from slurmlab.spec.synthetic import ai_workload\n"
+        "w = ai_workload(5, 'tiny', seed=1)\n"
+        "slurmlab.simulate('tiny', w, policy='slurm', bf_interval=-1, sched_interval=-1,\n"
+        "                  progress=False)\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("bf_interval=-1 and sched_interval=-1 turn off both") == 1
+    assert f"{script}:4: UserWarning" in done.stderr
+
+
+def test_the_scenario_format_in_the_docstring_loads_and_runs(tmp_path):
+    import textwrap
+    import warnings
+
+    import slurmlab.scenario as module
+    from slurmlab import Scenario
+
+    block = module.__doc__.split("every field it takes is below::\n\n", 1)[1]
+    text = textwrap.dedent(block.split("\n\nFields in detail", 1)[0])
+    path = tmp_path / "example.yaml"
+    path.write_text(text)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (its fair-share and QOS fields on priority/basic)
+        jobs = Scenario.load(path).run().jobs
+    assert list(jobs["JobID"]) == ["big"]

@@ -1349,7 +1349,9 @@ class Controller:
             if isinstance(exc, Exception) and not isinstance(exc, PolicyError):
                 # (the policy's own error, at its own line: say which pass ran it)
                 now = _seconds(self.env.now)
-                exc.add_note(f"in policy {policy_name(self.policy)!r}, {method}() at t={now} s")
+                note = f"in policy {policy_name(self.policy)!r}, {method}() at t={now} s"
+                if hasattr(exc, "add_note"):  # (Python 3.11+; 3.10 raises it without)
+                    exc.add_note(note)
             self._own = {}  # (filled while the queue was read)
             self._withheld.clear()
             if cycle:

@@ -55,6 +55,7 @@ from slurmlab.sim.timing import AFTER_PASS, INF, LATE, NORMAL, URGENT
 from slurmlab.sim.updates import Updates
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import (
+    TIME_MIN_INFINITE,
     JobSpec,
     Resources,
     TimeOfDay,
@@ -180,9 +181,10 @@ class SimJob:
 
     @property
     def time_min(self) -> float:
-        """``--time-min`` in seconds, 0 without one."""
+        """``--time-min`` in seconds, 0 without one (or an unlimited one, on an unlimited
+        job: it cannot lower the limit)."""
         low = self.spec.time_min
-        return 0.0 if low is None else low.total_seconds()
+        return 0.0 if low is None or low == TIME_MIN_INFINITE else low.total_seconds()
 
     def rows_on(self, n: int) -> np.ndarray:
         """What it holds on each of ``n`` nodes (not ``--exclusive``): its shape per node

@@ -4,10 +4,11 @@ node, on the current :class:`~slurmlab.sim.lab.Lab` (the one ``%%sbatch`` submit
 * ``%squeue [--start] [-r] [-l]``, ``%sinfo``, ``%sacct [-o FIELDS] [-j JOBS] [-D] [--array]``: print the lab's
   views as the commands print them;
 * ``%scancel 12 14``;
-* ``%scontrol update JobId=12 [NumNodes=N] [TimeLimit=T] [Partition=P]``, ``%scontrol
-  hold|release|requeue|requeuehold 12,14``.
+* ``%scontrol update JobId=12 [NumNodes=N] [TimeLimit=T] [Partition=P]
+  [ArrayTaskThrottle=N]``, ``%scontrol hold|release|requeue|requeuehold 12,14``.
 
-As the commands, they print nothing when all went well, and an error line on stderr when
+As the commands, ``%scancel`` and ``%scontrol`` print nothing when all went well, and each
+magic prints an error line on stderr when
 Slurm would refuse (the cell goes on: one mistake does not stop a workshop's notebook);
 warnings are printed as the commands print theirs.
 """
@@ -64,7 +65,8 @@ def scontrol_magic(line: str) -> None:
         words = _words("scontrol", line)
         if not words:
             raise SlurmlabError(
-                "give a command: update JobId=N [NumNodes=N] [TimeLimit=T] [Partition=P], "
+                "give a command: update JobId=N [NumNodes=N] [TimeLimit=T] [Partition=P] "
+                "[ArrayTaskThrottle=N], "
                 f"or {', '.join(_JOB_COMMANDS)} followed by job ids"
             )
         command, rest = words[0].lower(), words[1:]
@@ -168,10 +170,11 @@ def sacct_magic(line: str) -> None:
                         i += 1
                         if i == len(words):
                             raise SlurmlabError(f"{word} needs {example}")
-                        given[key] = words[i]
+                        given[key] = _joined(given.get(key), words[i])
                         break
                     if word.startswith((f"{long}=", short)):
-                        given[key] = word[len(long) + 1 :] if word[1] == "-" else word[2:]
+                        value = word[len(long) + 1 :] if word[1] == "-" else word[2:]
+                        given[key] = _joined(given.get(key), value)
                         break
                 else:
                     raise SlurmlabError(
@@ -198,6 +201,12 @@ def sacct_magic(line: str) -> None:
             )
 
     _run("sacct", act)
+
+
+def _joined(before: str | None, value: str) -> str:
+    """A repeated -o or -j adds to the list, as sacct's options.c does (``-o JobID -o State``
+    is ``-o JobID,State``)."""
+    return value if before is None else f"{before},{value}"
 
 
 #: %sacct's options that take a value: (what it sets, -x, --long, what it needs)

@@ -530,6 +530,13 @@ def sacct_text(jobs: pd.DataFrame, fields: str | Sequence[str] | None = None) ->
     known = {k.lower(): k for k in SACCT_WIDTHS}
     if fields is None:
         fields = SACCT_DEFAULT_FORMAT
+    if not isinstance(fields, str) and not (
+        isinstance(fields, list | tuple) and all(isinstance(f, str) for f in fields)
+    ):
+        raise SlurmlabError(
+            f"sacct --format: fields={fields!r} is not a field list: give a string "
+            '("JobID,State,Elapsed") or a list of field names'
+        )
     columns = []  # (name, width)
     for item in fields.split(",") if isinstance(fields, str) else fields:
         name, cut, width = str(item).strip().partition("%")
@@ -687,25 +694,62 @@ def sacct_selection(
     of array 12 whose task id is 3, which a task still in a pending record of several tasks
     has not (it has a line of its own once it starts or is split off). A scenario's id names
     its job or array as its number does."""
-    words = [w.strip() for w in jobs.split(",")] if isinstance(jobs, str) else list(jobs)
+    words = _sacct_job_words(jobs)
     raw = table["JobIDRaw"].astype("string").fillna("").to_numpy(dtype=object)
     arrays = table["ArrayJobID"].astype("string").fillna("").to_numpy(dtype=object)
     names = np.array([re.sub(r"_(\[.*\]|\d+)$", "", str(k)) for k in keys], dtype=object)
     chosen = np.zeros(len(table), dtype=bool)
     for word in words:
-        word = str(word).strip()
         job, under, task = word.rpartition("_")
         if under and task.isdigit() and job:
             chosen |= (task_ids == int(task)) & ((arrays == job) | (names == job))
-        elif word and not any(c in word for c in " []%"):
-            chosen |= (raw == word) | (arrays == word) | (keys == word) | (names == word)
         else:
-            raise SlurmlabError(
-                f"sacct -j {jobs if isinstance(jobs, str) else ','.join(map(str, jobs))}: "
-                f"{word!r} is not a job: give JobIDs, array tasks or ids, comma-separated "
-                "(e.g. 12,14_3)"
-            )
+            chosen |= (raw == word) | (arrays == word) | (keys == word) | (names == word)
     return chosen
+
+
+def _sacct_job_words(jobs) -> list[str]:
+    """``sacct -j``'s job list as words: a string split at commas (empty items skipped, as
+    ``slurm_addto_step_list`` skips them), a job number, or a list of both. A word sacct
+    refuses ("Bad job/step specified": ``-1``, ``2_*``, ``2_-1``) is an error here too, and
+    so is a step (``12.0``, ``12.batch``: a simulation has none)."""
+    if isinstance(jobs, bool) or not isinstance(jobs, str | int | np.integer | list | tuple):
+        raise SlurmlabError(
+            f'sacct -j: jobs={jobs!r} is not a job list: give JobIDs as a string ("12,14_3"), '
+            "a job number, or a list of them"
+        )
+    items = [jobs] if not isinstance(jobs, list | tuple) else list(jobs)
+    shown = jobs if isinstance(jobs, str) else ",".join(map(str, items))
+    words = []
+    for item in items:
+        if isinstance(item, int | np.integer) and not isinstance(item, bool):
+            item = str(int(item))
+        if not isinstance(item, str):
+            raise SlurmlabError(
+                f"sacct -j {shown}: {item!r} is not a job id: give JobIDs as strings or "
+                'whole numbers (e.g. 12, "14_3")'
+            )
+        words += [w.strip() for w in item.split(",") if w.strip()]
+    if not words:
+        raise SlurmlabError(f"sacct -j {shown!r}: no job id in it; give some, e.g. -j 12,14_3")
+    for word in words:
+        base, under, task = word.rpartition("_")
+        if "." in word and not under:
+            raise SlurmlabError(
+                f"sacct -j {shown}: {word!r} names a job step; a simulation has no steps "
+                f"(sacct -X): give the job's id, {word.split('.')[0]}"
+            )
+        if (
+            (under and not (task.isdigit() and base))
+            or not re.fullmatch(r"[\w.-]+", word)
+            or (word.startswith("-"))
+        ):
+            raise SlurmlabError(
+                f"sacct -j {shown}: {word!r} is not a job: give JobIDs, array tasks or "
+                "scenario ids, comma-separated (e.g. 12,14_3); sacct refuses it too (Bad "
+                "job/step specified)"
+            )
+    return words
 
 
 @dataclass
@@ -864,8 +908,9 @@ class SimulationResult:
         REQUEUED). State shows ``CANCELLED`` where sacct adds who did it (``CANCELLED by
         1001``, cut to ``CANCELLED+`` in its default width): slurmlab has no user ids.
         """
-        if not isinstance(array, bool | np.bool_):  # ("no" would be taken as yes)
-            raise SlurmlabError(f"sacct_text(array={array!r}): array is True or False")
+        for name, flag in (("array", array), ("duplicates", duplicates)):
+            if not isinstance(flag, bool | np.bool_):  # ("no" would be taken as yes)
+                raise SlurmlabError(f"sacct_text({name}={flag!r}): {name} is True or False")
         rows = self._sacct_rows(duplicates, array=array, jobs=jobs)
         return sacct_text(rows, fields)
 
@@ -993,7 +1038,8 @@ class SimulationResult:
 
     def sprio(self, at=None) -> pd.DataFrame:
         """``sprio -l`` at ``at``: each eligible pending job's priority and its weighted factors
-        (held jobs and jobs not yet eligible are left out, as in Slurm)."""
+        (held jobs and jobs not yet eligible are left out, as in Slurm). Needs
+        PriorityType=priority/multifactor, as sprio does (the presets use priority/basic)."""
         return sprio_frame(self.sim, _seconds(self.sim, at))
 
     def sprio_text(self, at=None) -> str:
@@ -1002,7 +1048,8 @@ class SimulationResult:
         return format_table(frame, right=[c for c in frame.columns if c not in ("USER", "ACCOUNT")])
 
     def sshare(self, at=None) -> pd.DataFrame:
-        """``sshare -a -l`` at ``at``: shares, decayed usage and fair-share factors."""
+        """``sshare -a -l`` at ``at``: shares, decayed usage and fair-share factors. Needs
+        PriorityType=priority/multifactor (the presets use priority/basic)."""
         if self.sim.prio is None:
             raise SlurmlabError(
                 "sshare needs PriorityType=priority/multifactor; this cluster uses priority/basic "

@@ -87,7 +87,7 @@ def simulate(
     start again; default: the cluster's AuthInfo ``cred_expire`` (120 s unless set) plus one
     second, as in Slurm.
     ``actions`` are scripted admin actions (cancel, requeue, hold, release, requeuehold,
-    drain, resume) at given times (seconds, or a duration such as ``"1h"``).
+    update, drain, resume) at given times (seconds, or a duration such as ``"1h"``).
     Jobs without an ``id`` are numbered 1, 2, ... in submit order, as sbatch numbers them:
     an ``id`` that is such a number of another job is an error. A trace's jobs wider than
     the whole cluster, which can never start, are warned about; so, without ``until``, are

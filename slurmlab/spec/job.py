@@ -921,7 +921,8 @@ class JobSpec:
     time_limit: timedelta | None = None
     time_requested: bool = False
     #: ``--time-min``: the ``slurm`` policy's backfill may start the job with its limit
-    #: lowered to this (None: no such option)
+    #: lowered to this (None: no such option; :data:`TIME_MIN_INFINITE` for 0, -1 or
+    #: UNLIMITED, which slurmctld refuses unless the job's limit is unlimited too)
     time_min: timedelta | None = None
     begin: timedelta | datetime | TimeOfDay | None = None
     array: ArraySpec | None = None
@@ -1338,7 +1339,7 @@ class JobSpec:
         if self.time_requested:
             add("time", format_duration(self.time_limit))
         if self.time_min is not None:
-            add("time-min", format_duration(self.time_min))
+            add("time-min", _time_min_text(self.time_min))
         if self.begin is not None:
             add("begin", _format_begin(self.begin))
         if self.array is not None:
@@ -1536,6 +1537,11 @@ def _gpn_flag(spec: JobSpec) -> str:
     if spec.gpus_per_node_option == "gpus-per-node":
         return f"--gpus-per-node={t}{spec.gpus_per_node}"
     return f"--gres=gpu:{t}{spec.gpus_per_node}"
+
+
+#: ``--time-min=0`` (or -1, UNLIMITED): sbatch sends INFINITE (slurm_opt.c
+#: ``arg_set_time_min``), above any limit but an unlimited one
+TIME_MIN_INFINITE = timedelta.max
 
 
 def _parse_time_limit(long: str, val: str) -> timedelta | None:
@@ -1945,8 +1951,9 @@ def _parse_value(long: str, kind: str, val: str | None, values: dict) -> dict:
                 f"with an optional K/M/G/T suffix; write e.g. {mb}M"
             )
         return {dest: mb}
-    if kind == "time" and long == "time-min":
-        return {"time_min": _parse_time_limit(long, val)}
+    if kind == "time" and long == "time-min":  # (0, -1, UNLIMITED: INFINITE, arg_set_time_min)
+        low = _parse_time_limit(long, val)
+        return {"time_min": TIME_MIN_INFINITE if low is None else low}
     if kind == "time":
         return {"time_limit": _parse_time_limit(long, val), "time_requested": True}
     if kind == "gres":
@@ -3261,6 +3268,8 @@ def _check_time_min(spec: JobSpec, part: Partition, limit: timedelta | None) -> 
     DefaultTime without ``-t``) or above the partition's MaxTime, whatever
     EnforcePartLimits says (job_mgr.c ``_valid_job_part``)."""
     low = spec.time_min
+    if low == TIME_MIN_INFINITE and limit is None and spec.time_requested and not part.max_time:
+        return  # (-t UNLIMITED, a partition without MaxTime: as long as its limit)
     above = [
         f"{what} {format_duration(value)}"
         for what, value in (
@@ -3270,12 +3279,21 @@ def _check_time_min(spec: JobSpec, part: Partition, limit: timedelta | None) -> 
         )
         if value is not None and low > value
     ]  # fmt: skip
+    if low == TIME_MIN_INFINITE and not above:  # (INFINITE > NO_VAL: no limit given)
+        above = ["the time limit (none given)"]
     if above:
         raise RequestError(
-            f"--time-min={format_duration(low)} is above {' and '.join(above)}: Invalid "
+            f"--time-min={_time_min_text(low)} is above {' and '.join(above)}: Invalid "
             "time-min specification (exceeds job's time or other limits); give a --time-min "
             "no longer than the job's -t"
-        )
+            + (" (sbatch reads --time-min=0, -1 and UNLIMITED as INFINITE: to have no "
+               "minimum, leave --time-min out)" if low == TIME_MIN_INFINITE else "")
+        )  # fmt: skip
+
+
+def _time_min_text(low: timedelta) -> str:
+    """A ``--time-min`` as sbatch takes it back (INFINITE: ``UNLIMITED``)."""
+    return "UNLIMITED" if low == TIME_MIN_INFINITE else format_duration(low)
 
 
 def _enforce_part_limits(spec: JobSpec, part: Partition, nodes: int, enforce: str) -> None:
