@@ -2185,6 +2185,10 @@ def _action(
     it (scontrol hold naming every task of an array's pending record splits none off)."""
     label, path = f"actions[{i}]", ("actions", i)
     if isinstance(entry, dict) and isinstance(entry.get("job"), str):
+        whole = entry["job"].strip()
+        if whole.endswith("_*"):  # (ID_*: the whole array, as scancel and scontrol take it)
+            one = _action({**entry, "job": whole[:-2]}, i, jobs, cluster, origin)
+            return (replace(one[0], target=whole),)
         tasks = _TASK_RANGE.fullmatch(entry["job"].strip())
         if tasks:
             indices = _task_indices(tasks.group(2))

@@ -61,8 +61,8 @@ def test_an_unknown_or_empty_partition_name_refuses_the_job():
     c = halves()
     with pytest.raises(RequestError, match="invalid partition specified: nope"):
         resolve_all(JobSpec.from_args("-p left,nope"), c)
-    with pytest.raises(RequestError, match="invalid partition specified: '' "):
-        resolve_all(JobSpec.from_args("-p left,"), c)
+    # get_part_list's strtok_r skips an empty name: -p left, is -p left
+    assert [r.partition for r in resolve_all(JobSpec.from_args("-p left,"), c)] == ["left"]
     # get_part_list splits on "," alone: " right" is no partition
     with pytest.raises(RequestError, match="invalid partition specified: ' right'"):
         resolve_all(JobSpec.from_args(["-p", "left, right"]), c)

@@ -148,3 +148,74 @@ def test_the_scenario_format_in_the_docstring_loads_and_runs(tmp_path):
         warnings.simplefilter("ignore")  # (its fair-share and QOS fields on priority/basic)
         jobs = Scenario.load(path).run().jobs
     assert list(jobs["JobID"]) == ["big"]
+
+
+def test_jobid_star_names_the_whole_array(tmp_path):
+    """scancel 12_* (opt.c: array_id INFINITE), --dependency=afterok:12_* (job_scheduler.c)
+    and a scenario action's ``job: sw_*`` name the whole array."""
+    from slurmlab import Scenario
+
+    lab = Lab("tiny", "fifo")
+    lab.sbatch("-N 4 --exclusive -t 10", runtime=60)
+    arr = lab.sbatch("--array=0-3 -N 1 -t 10", runtime=60)
+    after = lab.sbatch(f"-N 1 -t 10 --dependency=afterany:{arr}_*", runtime=60)
+    lab.advance(1)
+    lab.scancel(f"{arr}_*")
+    states = _states(lab)
+    assert [states[f"{arr}_{t}"] for t in range(4)] == ["CANCELLED"] * 4
+    lab.advance(120)
+    assert _states(lab)[str(after)] in ("RUNNING", "COMPLETED")
+    path = tmp_path / "star.yaml"
+    path.write_text(
+        "cluster: tiny\npolicy: fifo\njobs:\n"
+        '  - {id: big, submit: 0, runtime: 100, args: "-N 4 --exclusive -t 10"}\n'
+        '  - {id: sw, submit: 0, runtime: 50, args: "--array=0-3 -N 1 -t 10"}\n'
+        'actions:\n  - {at: 5, action: cancel, job: "sw_*"}\n'
+    )
+    jobs = Scenario.load(path).run().jobs.set_index("JobID")["State"]
+    assert list(jobs[[f"sw_{t}" for t in range(4)]]) == ["CANCELLED"] * 4
+
+
+def test_scontrol_job_list_forms(capsys):
+    from slurmlab.sim.magics import scontrol_magic
+
+    lab = Lab("tiny", "fifo")
+    lab.sbatch("-N 4 --exclusive -t 10", runtime=60)
+    two = lab.sbatch("-N 1 -t 10", runtime=60)
+    scontrol_magic(f"hold JobId={two}")  # (scontrol strips JobId= and Job=)
+    assert lab.squeue().set_index("JOBID").loc[str(two), "NODELIST(REASON)"] == "(JobHeldUser)"
+    scontrol_magic(f"release Job={two}")
+    scontrol_magic("hold Name=foo")
+    scontrol_magic("hold [2-4]")
+    _out, err = capsys.readouterr()
+    lines = err.splitlines()
+    assert len(lines) == 2 and "not by Name=" in lines[0]
+    assert "'[2-4]'" in lines[1]  # (the word kept whole, not '2-4]')
+    assert lab.squeue().set_index("JOBID").loc[str(two), "NODELIST(REASON)"] == "(Resources)"
+
+
+def test_empty_partition_names_are_skipped_as_strtok_skips_them():
+    lab = Lab("tiny", "fifo")
+    for spelled in ("main,", ",main", "main,,main"):
+        lab.sbatch(f"-p {spelled} -N 1 -t 5")
+    assert set(lab.sacct()["Partition"]) == {"main"}
+    with pytest.raises(SlurmlabError, match="Invalid partition name specified"):
+        lab.sbatch("-p , -N 1 -t 5")
+
+
+def test_a_node_count_update_names_one_job_as_scontrol_wants():
+    """update_job.c _is_single_job: NumNodes for several ids is 'Invalid job ID', and for an
+    array of several records 'Job resizing not supported for job arrays'."""
+    lab = Lab("tiny", "fifo")
+    lab.sbatch("-N 4 --exclusive -t 10", runtime=60)
+    one = lab.sbatch("-N 1-3 -t 10", runtime=60)
+    arr = lab.sbatch("--array=0-2 -N 1-3 -t 10", runtime=60)
+    lab.advance(1)
+    with pytest.raises(SlurmlabError, match=f"Invalid job ID {one},{arr}"):
+        lab.update(f"{one},{arr}", nodes=2)
+    lab.update(arr, nodes=2)  # (one pending record: one job to scontrol)
+    lab.hold(f"{arr}_1")  # (split off: two records now)
+    with pytest.raises(SlurmlabError, match="Job resizing not supported for job arrays"):
+        lab.update(arr, nodes=3)
+    lab.update(f"{arr}_0", nodes=3)
+    lab.update(f"{arr}_2", time="5")  # (other changes may name an array of many records)

@@ -59,6 +59,7 @@ from slurmlab.spec.job import (
     JobSpec,
     Resources,
     TimeOfDay,
+    first_partition,
     listed_partitions,
     never_runs_in,
     resolve_all,
@@ -965,7 +966,7 @@ class Simulation(Controller, Lifecycles, Updates):
         if max_wall is None:
             return shape[2]
         # (-p a,b: the DefaultTime of the first partition named, see resolve_all)
-        named = shape[0] if job.alts is None else job.spec.partition.split(",")[0]
+        named = shape[0] if job.alts is None else first_partition(job.spec.partition)
         if self.cluster.partition(named).default_time is None:
             return max_wall.total_seconds()
         return shape[2]
@@ -1281,8 +1282,11 @@ class Simulation(Controller, Lifecycles, Updates):
         JobID names the whole array (its last task keeps that JobID), ``JOBID_TASK`` one
         task, also when the array has a scenario id (``arr``, ``arr_3``), and a task's own
         JobID (given when it left the array's pending record) that task; a job with a
-        scenario id is also known by its JobID."""
+        scenario id is also known by its JobID. ``JOBID_*`` names the whole array, as in
+        scancel (opt.c) and --dependency (job_scheduler.c)."""
         key = str(key)
+        if key.endswith("_*"):
+            key = key[:-2]
         ids = self.by_key.get(key)
         if ids is None and key.isdigit():
             n = int(key)

@@ -45,7 +45,7 @@ _KEYWORDS = (
 
 #: scancel's and scontrol's job ids in one string: split at spaces and at commas, but not
 #: inside a task list (12_[1-3, 5]); scancel's opt.c ``_xlate_job_step_ids`` splits so too
-_JOB_LIST = re.compile(r"[^\s,\[]+(?:\[[^\]]*\])?")
+_JOB_LIST = re.compile(r"[^\s,\[]*\[[^\]]*\]|[^\s,\[]+")
 
 #: slurmctld's words for a job whose user has no association with its account.
 _INVALID_ACCOUNT = "Invalid account or account/partition combination specified"
@@ -495,8 +495,11 @@ class Lab:
         this, with scontrol's words (rules in :mod:`slurmlab.sim.updates`). Several jobs as
         scontrol's job_list (``"12,14"``), an array, or a list. ``throttle``
         (ArrayTaskThrottle) sets an array's %N: at most that many of its tasks run at once
-        (0: no limit), alone in its update.
+        (0: no limit), alone in its update. A change of ``nodes`` names one job: one id, and
+        not an array of several records (scontrol's ``_is_single_job``).
         """
+        if nodes is not None:
+            self._single_job(jobid)
         self._each(
             jobid,
             "update",
@@ -504,6 +507,27 @@ class Lab:
                 one, nodes=nodes, time_limit=time, partition=partition, throttle=throttle
             ),
         )
+
+    def _single_job(self, jobid) -> None:
+        """scontrol resizes one job only (update_job.c ``_is_single_job``): a NumNodes change
+        naming several ids, or an array id whose tasks are in several records (some started
+        or split off its pending record), is refused before anything changes."""
+        ids = _JOB_LIST.findall(jobid) if isinstance(jobid, str) else jobid
+        ids = list(ids) if isinstance(ids, list | tuple) else [ids]
+        if len(ids) != 1 or (isinstance(ids[0], str) and "[" in ids[0]):
+            shown = jobid if isinstance(jobid, str) else ",".join(map(str, ids))
+            raise SlurmlabError(
+                f"scontrol update JobId={shown} NumNodes=...: Invalid job ID {shown} (a node "
+                "count is changed for one job at a time: update each alone)"
+            )
+        jobs = self.sim._records(ids[0], "scontrol update")  # noqa: SLF001
+        records = sum(not j.in_rec for j in jobs) + any(j.in_rec for j in jobs)
+        if records > 1:
+            raise SlurmlabError(
+                f"scontrol update JobId={ids[0]} NumNodes=...: Job resizing not supported for "
+                f"job arrays (its tasks are in {records} records: update one task, "
+                f"JobId={ids[0]}_N)"
+            )
 
     def _each(self, jobid, command: str, act) -> None:
         """Apply ``act`` to each job of scontrol's job_list (ids separated by commas or

@@ -74,7 +74,18 @@ def scontrol_magic(line: str) -> None:
         if command in _JOB_COMMANDS:
             if not rest:
                 raise SlurmlabError(f"scontrol {command}: give the job ids, e.g. {command} 12")
-            getattr(lab, command)(",".join(rest))
+            ids = []
+            for word in rest:  # (scontrol strips JobId= and Job=: update_job.c)
+                key, eq, value = word.partition("=")
+                if eq and key.lower() in ("jobid", "job"):
+                    word = value
+                elif eq:
+                    raise SlurmlabError(
+                        f"scontrol {command} {word}: slurmlab's %scontrol names jobs by id "
+                        f"(JobId=12 or 12), not by {key}= (use lab.squeue() to find the ids)"
+                    )
+                ids.append(word)
+            getattr(lab, command)(",".join(ids))
             return
         if command != "update":
             raise SlurmlabError(

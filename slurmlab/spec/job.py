@@ -2430,6 +2430,11 @@ def _oversubscribe(part: Partition) -> str:
     return str(part.option("OverSubscribe", "NO")).upper()
 
 
+def first_partition(names: str) -> str:
+    """The first partition ``-p a,b`` names (empty names skipped, as strtok_r skips them)."""
+    return next((n for n in names.split(",") if n), "")
+
+
 def partition_names(spec: JobSpec, cluster: Cluster) -> list[str]:
     """The partitions ``-p a,b`` names, in the order slurmctld tries them: each once, by
     PriorityTier (highest first; equal tiers in the order given), as ``get_part_list`` and
@@ -2437,11 +2442,13 @@ def partition_names(spec: JobSpec, cluster: Cluster) -> list[str]:
     partition refuses the whole job, as slurmctld does ("invalid partition specified")."""
     names: list[str] = []
     for name in (spec.partition or "").split(","):
-        if not name.strip() or name != name.strip():  # (get_part_list: strtok on "," only)
+        if not name:  # (get_part_list: strtok_r on "," skips empty names, -p main,)
+            continue
+        if name != name.strip():  # (but keeps spaces: " gpu" is no partition)
             raise RequestError(
-                f"-p {spec.partition!r}: invalid partition specified: {name!r} (an empty name, "
-                "or spaces around one): Invalid partition name specified; separate names with "
-                "commas alone, e.g. -p train,spot"
+                f"-p {spec.partition!r}: invalid partition specified: {name!r} (spaces around "
+                "a name): Invalid partition name specified; separate names with commas "
+                "alone, e.g. -p train,spot"
             )
         if name not in names:
             names.append(name)
@@ -2496,7 +2503,7 @@ def resolve_all(
     # without -t, the time limit is set once, from the first partition named (job_mgr.c
     # _valid_job_part: its DefaultTime); without one it stays unset, and each partition's
     # MaxTime applies where the job starts (node_scheduler.c select_nodes)
-    first = cluster.partition(spec.partition.split(",")[0])
+    first = cluster.partition(first_partition(spec.partition))
     for name in partition_names(spec, cluster):
         one = replace(spec, partition=name)
         if not spec.time_requested and name != first.name:
