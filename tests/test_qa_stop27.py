@@ -172,9 +172,9 @@ def test_scancel_takes_several_ids_as_scancel_does():
     lab.scancel([d])
     states = lab.sacct().set_index("JobID")["State"]
     assert list(states) == ["RUNNING", "CANCELLED", "CANCELLED", "CANCELLED"]
-    with pytest.raises(SlurmlabError):  # (every id is checked before any job is cancelled)
+    with pytest.raises(SlurmlabError):  # (each id on its own, as scancel: 99 is unknown)
         lab.scancel(f"{a} 99")
-    assert lab.sacct().set_index("JobID")["State"].iloc[0] == "RUNNING"
+    assert lab.sacct().set_index("JobID")["State"].iloc[0] == "CANCELLED"
 
 
 def test_the_lab_shows_its_date():

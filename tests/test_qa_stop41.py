@@ -33,12 +33,24 @@ def test_scancel_splits_ids_at_commas_outside_task_lists():
     assert states[f"{arr}_2"] == "PENDING" and states[str(blocker)] == "RUNNING"
 
 
-def test_scancel_checks_every_comma_separated_id_before_cancelling():
+def test_scancel_and_scontrol_handle_each_id_on_its_own():
+    """scancel sends one request per id (scancel.c) and job_str_signal cancels the tasks of
+    a task list that exist; scontrol's _next_job_id loop goes on past an invalid id. The
+    errors are raised once the rest is done."""
     lab = Lab("tiny", "fifo")
+    lab.sbatch("-N 4 --exclusive -t 10", runtime="5m")
     first = lab.sbatch("-N 1 -t 10", runtime="5m")
-    with pytest.raises(SlurmlabError, match="Invalid job id specified"):
+    arr = lab.sbatch("--array=0-5 -N 1 -t 10", runtime="5m")
+    with pytest.raises(SlurmlabError, match=r"'999' \(the other 1 id named: cancelled\)"):
         lab.scancel(f"{first},999")
-    assert _states(lab)[str(first)] != "CANCELLED"
+    assert _states(lab)[str(first)] == "CANCELLED"
+    with pytest.raises(SlurmlabError, match=rf"its tasks {arr}_\[4,5\] were cancelled"):
+        lab.scancel(f"{arr}_[4-100]")
+    with pytest.raises(SlurmlabError, match="'999'.*1 of the 2 jobs named was done"):
+        lab.hold(f"{arr}_0,999")
+    states = _states(lab)
+    assert [states[f"{arr}_{t}"] for t in range(6)] == ["PENDING"] * 4 + ["CANCELLED"] * 2
+    assert lab.squeue().set_index("JOBID").loc[f"{arr}_0", "NODELIST(REASON)"] == "(JobHeldUser)"
 
 
 def test_scancel_magic_takes_a_comma_list(capsys):

@@ -20,7 +20,7 @@ import pandas as pd
 from slurmlab.errors import NODE_CONFIG_UNAVAILABLE, RequestError, SbatchError, SlurmlabError
 from slurmlab.policies.base import policy_name
 from slurmlab.sim.checkpoint import Checkpoint
-from slurmlab.sim.engine import Simulation
+from slurmlab.sim.engine import _TASK_RANGE, Simulation, _task_indices
 from slurmlab.sim.faults import RandomFailures
 from slurmlab.sim.result import SimulationResult
 from slurmlab.sim.simulate import check_jobids, check_policy, check_policy_params, slurm_params
@@ -424,24 +424,57 @@ class Lab:
         return self.run(until=self.now + parse_seconds(duration, what="duration"))
 
     def scancel(self, jobid) -> None:
-        """Cancel pending or running jobs: an id, an array (all its tasks), a task (``12_3``)
-        or some tasks (``12_[1-3,5]``); several as scancel takes them (``"12 14"``, or
-        ``"12_3,12_5"``: scancel splits ids at commas outside brackets) or as a list
-        (``[12, 14]``). Every id is checked before any job is cancelled: an unknown one,
-        or one that ended more than the cluster's MinJobAge ago (slurmctld has purged it), is
-        an error. A job that has ended since is left as it is, with scancel's warning."""
+        """Cancel pending or running jobs: an id, an array (all its tasks, or ``12_*``), a task
+        (``12_3``) or some tasks (``12_[1-3,5]``); several as scancel takes them (``"12 14"``,
+        or ``"12_3,12_5"``: scancel splits ids at commas outside brackets) or as a list
+        (``[12, 14]``). As scancel, each id is handled on its own: the jobs that exist are
+        cancelled, and an unknown id (or one that ended more than the cluster's MinJobAge
+        ago: slurmctld has purged it) is an error raised once the others are done; the
+        tasks of a task list that exist are cancelled (job_str_signal), the rest named in the
+        error. A job that has ended since is left as it is, with scancel's warning."""
         ids = _JOB_LIST.findall(jobid) if isinstance(jobid, str) else jobid
         ids = list(ids) if isinstance(ids, list | tuple) else [ids]
         if not ids:
             raise SlurmlabError(f"scancel: no job id in {jobid!r}; give one, e.g. scancel(12)")
-        for one in ids:  # (unknown or purged: raises)
-            self.sim._records(one, "scancel")  # noqa: SLF001
+        known, errors = [], []
         for one in ids:
+            try:
+                self.sim._records(one, "scancel")  # noqa: SLF001 (unknown or purged: raises)
+                known.append(one)
+            except SlurmlabError as exc:
+                some = self._existing_tasks(one)
+                if some is not None:  # (job_str_signal cancels the tasks that exist)
+                    known.append(some)
+                    errors.append(f"{exc}; its tasks {some} were cancelled")
+                else:
+                    errors.append(str(exc))
+        for one in known:
             try:
                 self.sim.cancel(one)
             except SlurmlabError as exc:  # (it has ended: scancel's error, and it goes on)
                 warnings.warn(str(exc), stacklevel=2)
         self._settle()
+        if errors:
+            done = len(ids) - len(errors)
+            said = f" (the other {done} id{'s' * (done != 1)} named: cancelled)" if done else ""
+            raise SlurmlabError("; ".join(errors) + said)
+
+    def _existing_tasks(self, key) -> str | None:
+        """For a task list of which some tasks do not exist (``12_[1-100]`` of a 6-task
+        array), the tasks that do, as one id (``12_[1-5]``); None otherwise."""
+        m = _TASK_RANGE.fullmatch(str(key).strip())
+        if not m:
+            return None
+        found = []
+        for task in _task_indices(m.group(2)):
+            try:
+                self.sim._records(f"{m.group(1)}_{task}", "scancel")  # noqa: SLF001
+                found.append(task)
+            except SlurmlabError:
+                continue
+        if not found:
+            return None
+        return f"{m.group(1)}_[{','.join(map(str, found))}]"
 
     def requeue(self, jobid) -> None:
         """``scontrol requeue``: a running job's run ends REQUEUED and it pends again (a
@@ -531,20 +564,19 @@ class Lab:
 
     def _each(self, jobid, command: str, act) -> None:
         """Apply ``act`` to each job of scontrol's job_list (ids separated by commas or
-        spaces, ``12_[1-3,5]`` kept whole) or of a list: every id is looked up before any job
-        changes (an unknown or purged one is an error); a job refused (one already ended, a
+        spaces, ``12_[1-3,5]`` kept whole) or of a list, each on its own as scontrol's
+        ``_next_job_id`` loop does: an id refused (unknown, purged, a job already ended, a
         pending one requeued) does not stop the others, and the refusals are raised together
         once they are done, as scontrol reports each."""
         ids = _JOB_LIST.findall(jobid) if isinstance(jobid, str) else jobid
         ids = list(ids) if isinstance(ids, list | tuple) else [ids]
         if not ids:
             raise SlurmlabError(f"scontrol {command}: no job id in {jobid!r}; give one, e.g. 12")
-        for one in ids:
-            self.sim._records(one, f"scontrol {command}")  # noqa: SLF001 (unknown: raises)
         refused = []
         try:
-            for one in ids:
+            for one in ids:  # (scontrol's _next_job_id: each id on its own, unknown ones too)
                 try:
+                    self.sim._records(one, f"scontrol {command}")  # noqa: SLF001
                     act(one)
                 except SlurmlabError as exc:
                     if len(ids) == 1:
