@@ -231,3 +231,29 @@ def test_a_node_count_update_names_one_job_as_scontrol_wants():
         lab.update(arr, nodes=3)
     lab.update(f"{arr}_0", nodes=3)
     lab.update(f"{arr}_2", time="5")  # (other changes may name an array of many records)
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [("1.5", "parse_time.c refuses a fraction"), ("-5", "write it as text: time: '-5'")],
+)
+def test_an_update_actions_time_as_a_yaml_number_is_whole_minutes(tmp_path, value, said):
+    from slurmlab import Scenario
+    from slurmlab.errors import ScenarioError
+
+    path = tmp_path / "u.yaml"
+    path.write_text(
+        "cluster: tiny\njobs:\n"
+        '  - {id: a, submit: 0, runtime: 100, args: "-N 4 --exclusive -t 10"}\n'
+        '  - {id: b, submit: 0, runtime: 50, args: "-N 1 -t 10"}\n'
+        f"actions:\n  - {{at: 5, action: update, job: b, time: {value}}}\n"
+    )
+    with pytest.raises(ScenarioError, match=rf"line 6: actions\[0\]: field 'time'.*{said}"):
+        Scenario.load(path)
+
+
+def test_an_update_with_nothing_to_change_says_what_it_takes():
+    lab = Lab("tiny", "fifo")
+    job = lab.sbatch("-N 1 -t 10")
+    with pytest.raises(SlurmlabError, match="No changes specified.*time=, partition= or throttle="):
+        lab.update(job)

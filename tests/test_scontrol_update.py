@@ -194,7 +194,7 @@ def test_what_scontrol_refuses():
         lab.update(run, nodes=3)
     with pytest.raises(SlurmlabError, match="no longer pending.*slurmlab does not model that"):
         lab.update(run, nodes=1)  # (Slurm shrinks it)
-    with pytest.raises(SlurmlabError, match="nothing to change"):
+    with pytest.raises(SlurmlabError, match="No changes specified"):
         lab.update(run)
     with pytest.raises(SlurmlabError, match="Invalid job id specified"):
         lab.update(99, time="10")

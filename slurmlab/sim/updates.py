@@ -159,7 +159,7 @@ class Updates:
         command = " ".join(["scontrol update", f"JobId={key}", *_scontrol_words(fields)])
         if not fields:
             raise SlurmlabError(
-                f"{command}: nothing to change; give nodes=, time_limit= or partition="
+                f"{command}: No changes specified (give nodes=, time=, partition= or throttle=)"
             )
         live = [j for j in jobs if j.state in ("PENDING", "RUNNING")]
         if not live:

@@ -272,8 +272,19 @@ def update_value(key: str, value):
             "scontrol update ArrayTaskThrottle=)"
         )
     if key == "time":
+        if isinstance(value, Integral) and not isinstance(value, bool) and value < 0:
+            raise SlurmlabError(
+                f"time={value!r}: a negative number; to take {-value} minutes off, write it as "
+                f"text: time: '-{-value}' (scontrol update TimeLimit=-{-value})"
+            )
+        if isinstance(value, float | bool):
+            raise SlurmlabError(
+                f"time={value!r}: scontrol update TimeLimit= takes whole minutes or "
+                "[D-]HH:MM:SS (parse_time.c refuses a fraction); write e.g. time: '1:30' for "
+                "a minute and a half, or time: 2"
+            )
         text = value[1:] if isinstance(value, str) and value[:1] in "+-" else value
-        if isinstance(text, Integral) and not isinstance(text, bool):
+        if isinstance(text, Integral):
             text = str(text)  # (minutes, as -t 30)
         try:
             JobSpec(time_limit=text)
