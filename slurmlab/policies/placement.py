@@ -26,7 +26,8 @@ does not go to the node with the fewest free GPUs. ``--exclusive`` needs wholly 
 
 Not modelled: a job that may spread its tasks (``-n`` without ``-N``) is placed with the
 shape it resolved to (a node counts in a run only if that shape fits there), where Slurm
-also counts nodes with some free CPUs; Slurm's main scheduler skips nodes still completing
+also counts nodes with some free CPUs and spreads the tasks over them (``why_pending`` says
+when real Slurm would start such a job now); Slurm's main scheduler skips nodes still completing
 a job that ended in the same second (real starts a second after an end can land elsewhere).
 """
 
