@@ -23,7 +23,7 @@ from hostlist import numerically_sorted
 
 from slurmlab.errors import SbatchError, SlurmlabError
 from slurmlab.spec.cluster import Cluster
-from slurmlab.spec.job import Distribution, JobSpec, _warn_gpus_rounded
+from slurmlab.spec.job import Distribution, JobSpec, _warn_gpus_rounded, spread_of
 from slurmlab.spec.units import compress_hostlist, expand_hostlist, parse_whole
 
 __all__ = [
@@ -419,6 +419,18 @@ def srun_env(
             gpn = (job.gpus_per_task or 0) * max(per_node)
         cpt, partition = job.cpus_per_task or 1, job.partition
         per_cpu = job.mem_per_cpu_mb
+    if (
+        cluster is not None
+        and cpus is not None
+        and len(hosts) > n_nodes
+        and spread_of(job, res, cluster) is not None
+        and hasattr(cpus, "__len__")
+        and len(cpus) == len(hosts)
+    ):
+        # -n without -N spread over several nodes (its tasks dealt out: placement.py): the
+        # tasks on each node are its CPUs there over the CPUs per task
+        given = [parse_whole(c, what="srun_env: cpus entry", minimum=1) for c in cpus]
+        n_nodes, per_node = len(hosts), [given[i] // cpt for i in order]
     if len(hosts) != n_nodes:
         raise SlurmlabError(
             f"srun_env: nodelist {nodelist!r} has {len(hosts)} nodes but the job asks for "

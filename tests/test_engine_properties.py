@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from slurmlab.errors import SlurmlabError
 from slurmlab.sim.simulate import simulate
 from slurmlab.spec.cluster import Cluster
-from slurmlab.spec.job import JobSpec
+from slurmlab.spec.job import JobSpec, spread_of
 from slurmlab.spec.units import expand_hostlist
 from slurmlab.spec.workload import Workload, WorkloadJob
 
@@ -129,9 +129,20 @@ def allocations(cluster, workload, result) -> dict[str, dict[str, np.ndarray]]:
         if row.State == "PENDING":
             continue
         spec = specs[row.JobID.split("_")[0]]
-        out[row.JobID] = {
-            n: per_node_usage(cluster, spec, n) for n in expand_hostlist(row.NodeList)
-        }
+        names = expand_hostlist(row.NodeList)
+        res = spec.resources(cluster)
+        spread = spread_of(spec, res, cluster)
+        if spread is not None and len(names) > res.nodes:
+            # -n without -N spread over several nodes: its tasks dealt out unevenly (the
+            # engine's record of its usage), all of them, one or more on each node
+            (sim_job,) = [result.sim.jobs[i] for i in result.sim.by_key[row.JobID]]
+            usage = sim_job.runs[-1]["usage"]
+            tasks = usage[:, 0] // spread[1][0]
+            assert (tasks >= 1).all() and tasks.sum() == spread[0], row.JobID
+            assert (usage == np.outer(tasks, spread[1])).all(), row.JobID
+            out[row.JobID] = dict(zip(names, usage))
+        else:
+            out[row.JobID] = {n: per_node_usage(cluster, spec, n) for n in names}
         total = sum(out[row.JobID].values())
         tres = dict(kv.split("=") for kv in row.AllocTRES.split(","))
         assert int(tres["cpu"]) == total[0], row.JobID

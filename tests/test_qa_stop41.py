@@ -257,23 +257,3 @@ def test_an_update_with_nothing_to_change_says_what_it_takes():
     job = lab.sbatch("-N 1 -t 10")
     with pytest.raises(SlurmlabError, match="No changes specified.*time=, partition= or throttle="):
         lab.update(job)
-
-
-def test_why_pending_says_real_slurm_would_spread_a_job_without_nodes():
-    """-n without -N: Slurm spreads the tasks over several nodes when no one node holds them
-    all (a real-Slurm recording, datasets/realslurm mix-7's first run: -n 32 over cpu[1-2]
-    with 20 and 24 CPUs free). slurmlab does not model it; why_pending says so."""
-    from slurmlab import Cluster
-    from slurmlab.spec.cluster import Node, Partition
-
-    nodes = tuple(Node(f"cpu{i}", cpus=32, memory_mb=128000) for i in (1, 2))
-    cluster = Cluster("two", nodes, (Partition("cpu", ("cpu1", "cpu2"), default=True),))
-    lab = Lab(cluster, "slurm")
-    lab.sbatch("-N 1 -n 20 -t 5 -w cpu1", runtime=100)
-    lab.sbatch("-N 1 -n 20 -t 5 -w cpu2", runtime=100)
-    spreads = lab.sbatch("-n 24 -t 5", runtime=100)
-    stays = lab.sbatch("-n 32 -t 5", runtime=100)  # (24 free in all: Slurm waits too)
-    lab.advance(10)
-    said = lab.why_pending(spreads)
-    assert "Real Slurm would start it now, its 24 tasks spread over cpu[1-2]" in said
-    assert "spread" not in lab.why_pending(stays)

@@ -28,7 +28,7 @@ from slurmlab.policies.base import (
     Start,
     policy_name,
 )
-from slurmlab.policies.placement import choose_nodes
+from slurmlab.policies.placement import Spread, choose_nodes, spread_nodes
 from slurmlab.policies.profile import Profile, make_profile
 
 __all__ = [
@@ -48,9 +48,11 @@ __all__ = [
     "policy_name",
     # helpers a policy plans with
     "Profile",
+    "Spread",
     "availability",
     "choose_nodes",
     "make_profile",
+    "spread_nodes",
     # the built-ins
     "POLICIES",
     "Conservative",

@@ -47,7 +47,7 @@ import numpy as np
 from slurmlab.errors import SlurmlabError, warn_at_caller
 from slurmlab.policies.base import NODES_OUT, Decision, JobFacts, PendingJob, QueueView, Start
 from slurmlab.policies.nodespace import NodeSpace, node_bits
-from slurmlab.policies.placement import choose_nodes
+from slurmlab.policies.placement import choose_nodes, spread_nodes
 from slurmlab.policies.profile import Profile, make_profile
 from slurmlab.spec.cluster import SCHEDULER_PARAMETERS
 
@@ -77,7 +77,11 @@ def availability(view: QueueView, free: np.ndarray | None = None, started=()) ->
 
 
 def _usage(job: PendingJob, capacity: np.ndarray, nodes: tuple[int, ...]) -> np.ndarray:
-    """Per-node resources a job holds on ``nodes`` (whole nodes with --exclusive)."""
+    """Per-node resources a job holds on ``nodes`` (whole nodes with --exclusive; a spread
+    job's own on each of its nodes)."""
+    spread = getattr(nodes, "rows", None)
+    if spread is not None:
+        return spread
     if job.exclusive:
         return capacity[list(nodes)]
     if job.rows is not None and len(job.rows) == len(nodes):
@@ -187,6 +191,8 @@ class Fifo:
                     free, capacity, job.demand, job.count, job.mask & usable, job.exclusive,
                     view.weights, job.mem_per_cpu, job.most,
                 )  # fmt: skip
+            if nodes is None and job.spread is not None:  # (-n without -N: several nodes)
+                nodes = spread_nodes(free, *job.spread, job.mask & usable, view.weights)
             if nodes is None:
                 if not job.blocks:  # (a maintenance window holds its whole partition)
                     d.reasons[job.id] = "Resources"
@@ -314,6 +320,12 @@ class Easy(Fifo):
                     if nodes is None and shape is not None:  # (no memo: shape None)
                         # before the profile, any limit fails alike
                         failed[shape] = job.limit if prof is not None else 0.0
+            if nodes is None and job.spread is not None:  # (-n without -N: several nodes)
+                mask = job.mask if all_up else job.mask & up
+                if prof is None:
+                    nodes = spread_nodes(free, *job.spread, mask, view.weights)
+                else:
+                    nodes = prof.spread_fits(job.spread, mask, job.limit)
             if nodes is not None:
                 usage = _take(free, job, view.capacity, nodes)
                 stale = True
@@ -573,6 +585,8 @@ class Conservative(Easy):
                     free, capacity, job.demand, job.count, mask, job.exclusive, view.weights,
                     job.mem_per_cpu, job.most,
                 )  # fmt: skip
+                if nodes is None and job.spread is not None:  # (-n without -N)
+                    nodes = spread_nodes(free, *job.spread, mask, view.weights)
                 if nodes is None:
                     break
                 usage = _take(free, job, capacity, nodes)
@@ -702,6 +716,18 @@ class Conservative(Easy):
         return out
 
 
+def _spread_now(prof: Profile, job: PendingJob, view: QueueView, found):
+    """``found`` (an earliest fit), or for a job that may spread over nodes (``-n`` without
+    ``-N``) and would not start now on one, ``(0, now, nodes)`` when its tasks fit on
+    several nodes from now (:meth:`Profile.spread_fits`). A plan for later keeps its one-node
+    shape."""
+    if job.spread is None or (found is not None and found[0] == 0 and found[1] <= view.now):
+        return found
+    mask = job.mask if view.up.all() else job.mask & view.up
+    nodes = prof.spread_fits(job.spread, mask, job.limit)
+    return found if nodes is None else (0, view.now, nodes)
+
+
 def _reserve_earliest(prof: Profile, job: PendingJob, view: QueueView, all_up: bool):
     """Reserve ``job`` at its earliest fit in ``prof`` (on the up nodes its plans may use);
     return that (interval index, start, nodes), or None when it never fits."""
@@ -710,6 +736,7 @@ def _reserve_earliest(prof: Profile, job: PendingJob, view: QueueView, all_up: b
         job.demand, job.count, mask, job.limit, exclusive=job.exclusive,
         mem_per_cpu=job.mem_per_cpu, most=job.most,
     )  # fmt: skip
+    found = _spread_now(prof, job, view, found)
     if found is not None:
         i, t, nodes = found
         prof.reserve(nodes, _usage(job, view.capacity, nodes), t, t + job.limit, at=i)
@@ -1046,6 +1073,8 @@ class SlurmBackfill(Conservative):
                 job.demand, job.count, mask, limit, exclusive=job.exclusive,
                 mem_per_cpu=job.mem_per_cpu, most=job.most,
             )  # fmt: skip
+            if job.spread is not None and not job.reserve_only and limit == job.limit:
+                found = _spread_now(prof, job, view, found)
             if found is None:
                 seen.append((job, True, None))
                 reasons[job.id] = "Resources"

@@ -71,6 +71,10 @@ policy, the time, the job and the mistake; a subclass of a built-in is checked t
   :meth:`PendingJob.usage`; ``--exclusive`` jobs take whole idle nodes), counting the
   decision's earlier starts. ``Start.by`` is ``"main"`` or ``"backfill"`` (the
   ``backfilled`` metric counts ``"backfill"``).
+* A job Slurm may spread over nodes (``-n`` without ``-N``: ``job.spread`` is its tasks and
+  one task's demand) starts on one node as any other, or, when none holds it, on
+  :func:`~slurmlab.policies.placement.spread_nodes`'s answer (a ``Spread``: its nodes with
+  its uneven usage on each, which :meth:`PendingJob.usage` returns).
 * A job submitted to several partitions (``-p a,b``) is in ``view.queue`` once per
   partition (same ``id``, that partition's ``partition``, ``mask``, ``limit``...): start it
   once, naming the record with ``Start(job.id, nodes, partition=job.partition)``
@@ -225,6 +229,12 @@ class PendingJob:
     #: ``--time-min`` in seconds (0: none): Slurm's backfill (the ``slurm`` policy) plans
     #: and starts the job with its limit lowered to it (``Start.limit``)
     time_min: float = 0.0
+    #: a job Slurm may spread over several nodes (``-n`` without ``-N``): (its tasks, the
+    #: (CPUs, MB, GPUs) of one task); ``demand`` and ``count`` are its one-node shape. When
+    #: no one node holds it, :func:`~slurmlab.policies.placement.spread_nodes` on the free
+    #: resources (``Profile.spread_fits`` from a profile) gives the nodes to start it on now,
+    #: with its usage on each. None for every other job
+    spread: tuple[int, np.ndarray] | None = None
     #: what decides whether the request fits, but for its time limit (partition, per-node
     #: need, node count, node set, reach, exclusive): within a pass resources only shrink
     #: and a longer window is harder to fit, so a shape that failed for a limit fails for
@@ -244,12 +254,18 @@ class PendingJob:
                 id(self.reach),
                 self.exclusive,
                 self.most,
+                None if self.spread is None else (self.spread[0], *self.spread[1].tolist()),
             ),  # fmt: skip
         )
 
     def usage(self, nodes: tuple[int, ...], capacity: np.ndarray) -> np.ndarray:
         """What the job takes on ``nodes`` (one (CPUs, MB, GPUs) row per node): whole nodes
-        (``capacity``'s rows) when ``exclusive``, else its ``rows`` (or ``demand`` on each)."""
+        (``capacity``'s rows) when ``exclusive``, else its ``rows`` (or ``demand`` on each);
+        on the nodes of a spread job (:class:`~slurmlab.policies.placement.Spread`), what it
+        takes on each."""
+        spread = getattr(nodes, "rows", None)
+        if spread is not None:
+            return spread
         if self.exclusive:
             return capacity[list(nodes)]
         if self.rows is not None and len(self.rows) == len(nodes):

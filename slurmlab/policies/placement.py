@@ -24,10 +24,14 @@ A node's *available CPUs* are its free CPUs, but for a job whose memory is per C
 does not go to the node with the fewest free GPUs. ``--exclusive`` needs wholly idle nodes.
 ``weights`` is None when every node has the same Weight.
 
-Not modelled: a job that may spread its tasks (``-n`` without ``-N``) is placed with the
-shape it resolved to (a node counts in a run only if that shape fits there), where Slurm
-also counts nodes with some free CPUs and spreads the tasks over them (``why_pending`` says
-when real Slurm would start such a job now); Slurm's main scheduler skips nodes still completing
+A job that may spread its tasks (``-n`` without ``-N``: :attr:`PendingJob.spread`) takes
+one node when one holds all its tasks; when none does, :func:`spread_nodes` gives it
+several, as Slurm does: in a run chosen by the same rule, counted in the tasks each node
+holds, the one node that holds the rest or else the run's nodes in order, and its tasks
+dealt out one per node in turn (cons_tres ``dist_tasks_compute_c_b``). Only starting now
+spreads a job: a plan for later (backfill, ``squeue --start``) counts its one-node shape.
+
+Not modelled: Slurm's main scheduler skips nodes still completing
 a job that ended in the same second (real starts a second after an end can land elsewhere).
 """
 
@@ -37,7 +41,7 @@ import numpy as np
 
 from slurmlab.policies.base import CPU, MEM
 
-__all__ = ["best_fit", "choose_nodes", "covers", "fitting_mask", "idle"]
+__all__ = ["Spread", "best_fit", "choose_nodes", "covers", "fitting_mask", "idle", "spread_nodes"]
 
 
 # Reducing numpy's short (CPUs, MB, GPUs) axis costs several times more than a
@@ -179,3 +183,84 @@ def _available(free: np.ndarray, idx: np.ndarray, mem_per_cpu: int) -> np.ndarra
     if mem_per_cpu:
         cpus = np.minimum(cpus, free[:, MEM][idx] // mem_per_cpu)
     return cpus
+
+
+class Spread(tuple):
+    """The nodes of a job spread over several (:func:`spread_nodes`): a tuple of node indices
+    like any other, with ``rows``, the (CPUs, MB, GPUs) it takes on each (its tasks dealt out
+    unevenly), which :meth:`PendingJob.usage` returns for them."""
+
+    rows: np.ndarray
+
+
+def spread_nodes(
+    free: np.ndarray,
+    ntasks: int,
+    per_task: np.ndarray,
+    mask: np.ndarray,
+    weights: np.ndarray | None = None,
+) -> Spread | None:
+    """The nodes Slurm spreads a job's ``ntasks`` tasks of ``per_task`` (CPUs, MB, GPUs)
+    over, and the usage on each, or None when the free nodes of ``mask`` cannot hold them.
+
+    select/cons_tres ``_eval_nodes`` for a job of one node at least and no most: a node's
+    available CPUs are what it holds of the job's tasks here; runs of nodes are chosen as in
+    :func:`best_fit` (lowest Weight, then the first with enough, or the tightest with
+    enough, or while none has enough the largest); from a run the one node holding all the
+    tasks left (the tightest such), else its nodes in order until the tasks are held. The
+    tasks are then dealt out one per node in turn, each node up to what it holds
+    (``dist_tasks_compute_c_b``: 32 tasks on nodes holding 20 and 24 get 16 and 16)."""
+    holds = free[:, CPU] // per_task[0]
+    if per_task[1] > 0:
+        holds = np.minimum(holds, free[:, MEM] // per_task[1])
+    if per_task[2] > 0:
+        holds = np.minimum(holds, free[:, 2] // per_task[2])
+    idx = np.flatnonzero(mask & (holds > 0))
+    cap = holds[idx].astype(np.int64).tolist()
+    if sum(cap) < ntasks:
+        return None
+    weight = [0] * len(cap) if weights is None else weights[idx].tolist()
+    bounds = [0, *_cuts(idx, weights), len(cap)]
+    runs = list(zip(bounds, bounds[1:]))
+    sums = [sum(cap[a:b]) for a, b in runs]
+    chosen: list[int] = []
+    need = ntasks
+    while need > 0:
+        best, best_w, best_sum, best_enough = None, 0, 0, False
+        for r, (a, b) in enumerate(runs):
+            if a == b:
+                continue
+            enough = sums[r] >= need
+            if best is None or weight[a] < best_w:
+                new = True
+            else:
+                new = weight[a] == best_w and (
+                    (enough and not best_enough)
+                    or (enough and sums[r] < best_sum)
+                    or (not enough and sums[r] > best_sum)
+                )
+            if new:
+                best, best_w, best_sum, best_enough = r, weight[a], sums[r], enough
+        a, b = runs[best]
+        single = [k for k in range(a, b) if cap[k] >= need]
+        if single:
+            chosen.append(min(single, key=lambda k: cap[k]))
+            need = 0
+        else:
+            for k in range(a, b):
+                chosen.append(k)
+                need -= cap[k]
+                if need <= 0:
+                    break
+        runs[best] = (a, a)
+    chosen.sort()
+    tasks = [0] * len(chosen)
+    left = ntasks
+    while left:
+        for j, k in enumerate(chosen):
+            if left and tasks[j] < cap[k]:
+                tasks[j] += 1
+                left -= 1
+    out = Spread(int(idx[k]) for k in chosen)
+    out.rows = np.outer(np.array(tasks, dtype=free.dtype), per_task.astype(free.dtype))
+    return out

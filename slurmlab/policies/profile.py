@@ -21,7 +21,7 @@ from operator import itemgetter
 
 import numpy as np
 
-from slurmlab.policies.placement import best_fit, choose_nodes, covers, idle
+from slurmlab.policies.placement import best_fit, choose_nodes, covers, idle, spread_nodes
 
 __all__ = ["MergedProfile", "PoolProfile", "Profile", "make_profile"]
 
@@ -213,6 +213,16 @@ class Profile:
         if exclusive:
             ok &= idle(free, self.capacity)
         return ok, None
+
+    def spread_fits(
+        self, spread: tuple[int, np.ndarray], mask: np.ndarray, duration: float, *, at: int = 0
+    ) -> tuple[int, ...] | None:
+        """The nodes a job spread over several (``PendingJob.spread``: its tasks and one
+        task's demand) fits on from interval ``at`` for ``duration`` seconds, with its usage
+        on each (:func:`~slurmlab.policies.placement.spread_nodes` over the least free on
+        each node in that window), or None."""
+        window = self._window(at, self.times[at] + duration)
+        return spread_nodes(self._expand(window), spread[0], spread[1], mask, self.weights)
 
     def _expand(self, columns: np.ndarray) -> np.ndarray:
         """Per node, from per column (here: the same)."""
@@ -560,6 +570,10 @@ class PoolProfile:
             if exclusive and (cpu[k], mem[k], gpu[k]) != cap:
                 return k
         return -1
+
+    def spread_fits(self, spread, mask, duration, *, at: int = 0) -> None:
+        """A job spread over several nodes needs two or more: never on one node."""
+        return None
 
     def fits(
         self, demand, count, mask, duration, *, at=0, exclusive=False, mem_per_cpu=0, most=None

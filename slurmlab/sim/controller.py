@@ -37,6 +37,7 @@ from slurmlab.policies.base import (
 from slurmlab.policies.placement import choose_nodes, fitting_mask
 from slurmlab.sim.causes import Preempted
 from slurmlab.sim.timing import AFTER_PASS, LATE, URGENT
+from slurmlab.spec.job import spread_of
 from slurmlab.spec.qos import Reservation
 
 if TYPE_CHECKING:  # the engine assembles these mixins; only types come back
@@ -176,6 +177,7 @@ class Controller:
                     job.id, p, demand, count, mask, self._limit_in(job, shape), exclusive,
                     job.spec.reservation, need, None, rows, mem_per_cpu=per_cpu, most=shape[10],
                     array=_record_of(job), array_job=job.array_id, time_min=job.time_min,
+                    spread=spread_of(job.spec, alt[0], self.cluster),
                 )  # fmt: skip
             return alt[2]
         if job.pending is None:
@@ -183,7 +185,7 @@ class Controller:
                 job.id, job.partition, job.demand, job.count, job.mask, job.limit,
                 job.exclusive, job.spec.reservation, job.need, None,
                 job.rows, mem_per_cpu=job.mem_per_cpu, most=job.most, array=_record_of(job),
-                array_job=job.array_id, time_min=job.time_min,
+                array_job=job.array_id, time_min=job.time_min, spread=job.spread,
             )  # fmt: skip
         return job.pending
 
@@ -202,7 +204,7 @@ class Controller:
                 p.id, p.partition, p.demand, p.count, p.mask, p.limit, p.exclusive,
                 p.reservation, p.need, plan, p.rows, mem_per_cpu=p.mem_per_cpu, most=p.most,
                 blocks=p.blocks, reserve_most=p.reserve_most, array=p.array,
-                array_job=p.array_job, time_min=p.time_min,
+                array_job=p.array_job, time_min=p.time_min, spread=p.spread,
             )  # fmt: skip
             cached = job.pending_plan = (pending, plan, planned)
         return cached[2]
@@ -1409,6 +1411,28 @@ class Controller:
                 why = job.state
             fail(f"{what}: job {job.key} is {why}; name only jobs of view.queue")
 
+        def check_spread(nodes, rows, job, what: str) -> None:
+            if job.spread is None:
+                fail(
+                    f"{what}: {label(job.id)} may not spread over nodes (its PendingJob.spread "
+                    "is None: it asks for a node count, GPUs, --mem or --exclusive); give "
+                    "choose_nodes's plain tuple of nodes"
+                )
+            ntasks, task = job.spread
+            rows = np.asarray(rows)
+            tasks = rows[:, 0] // task[0] if rows.shape == (len(nodes), 3) else None
+            if (
+                tasks is None
+                or (tasks < 1).any()
+                or int(tasks.sum()) != ntasks
+                or (rows != np.outer(tasks, task)).any()
+            ):
+                fail(
+                    f"{what}: the usage of {label(job.id)} on its nodes (Spread.rows) must "
+                    f"hold its {ntasks} tasks of {task.tolist()}, one or more on each node; "
+                    "give spread_nodes's answer"
+                )
+
         def check_nodes(nodes, job, what: str) -> None:
             if not isinstance(nodes, tuple) or not all(map(_is_id, nodes)):
                 fail(
@@ -1424,6 +1448,10 @@ class Controller:
             if len(set(nodes)) != len(nodes):
                 twice = next(i for i in nodes if nodes.count(i) > 1)
                 fail(f"{what}: node {names[twice]} ({twice}) is given twice; give distinct nodes")
+            rows = getattr(nodes, "rows", None)
+            if rows is not None:  # (placement.Spread: -n without -N over several nodes)
+                check_spread(nodes, rows, job, what)
+                return
             if job.most is not None and not job.count <= len(nodes) <= job.most:
                 fail(
                     f"{what}: {label(job.id)} asks for {job.count} to {job.most} nodes (-N "

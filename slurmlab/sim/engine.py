@@ -63,6 +63,7 @@ from slurmlab.spec.job import (
     listed_partitions,
     never_runs_in,
     resolve_all,
+    spread_of,
 )
 from slurmlab.spec.qos import Qos, Reservation, parse_preempt_mode, place_reservations
 from slurmlab.spec.units import (
@@ -121,7 +122,7 @@ class SimJob:
         "preempted_by", "planned_nodes", "live", "rows", "running_view", "pending_plan", "need",
         "scratch", "held", "split", "mem_per_cpu", "sched", "alts", "parts", "entries",
         "plan_part", "requests", "updated", "req_tres", "admin_time", "most", "full_limit",
-        "raw", "in_rec", "order",
+        "raw", "in_rec", "order", "spread",
     )  # fmt: skip
 
     def __init__(self):
@@ -951,6 +952,7 @@ class Simulation(Controller, Lifecycles, Updates):
             job.partition, job.tier, job.limit, job.exclusive, job.demand, job.mask, job.count,
             job.rows, job.need, job.mem_per_cpu, job.most,
         ) = shape  # fmt: skip
+        job.spread = spread_of(job.spec, res, self.cluster)
         if job.spec.time_min is not None or self.qos[job.qos].max_wall is not None:
             # (rarely: a limit backfill lowered to --time-min holds in every partition, with
             # -t; a QOS MaxWall)

@@ -174,40 +174,6 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
     )
 
 
-def _spread_now(sim, job, free: np.ndarray, usable: np.ndarray) -> str | None:
-    """For a job Slurm may spread over nodes (``-n`` without ``-N``, ``--ntasks-per-node``,
-    GPUs, a node list or ``--exclusive``; memory per CPU or none), the nodes whose free CPUs
-    (and memory) would hold its tasks now, as select/cons_tres fills them in node order;
-    None when they would not, or the job may not spread. slurmlab does not model spreading:
-    this names what real Slurm would do."""
-    spec = job.spec
-    if (
-        spec.ntasks is None
-        or spec.ntasks < 2
-        or spec.nodes is not None
-        or spec.ntasks_per_node is not None
-        or spec.nodelist
-        or spec.mem_mb is not None
-        or job.exclusive
-        or job.count != 1
-        or job.demand[2] > 0
-    ):
-        return None
-    cpus = job.demand[0] / spec.ntasks  # (per task)
-    mem = job.demand[1] / spec.ntasks
-    holds = free[:, 0] // cpus
-    if mem > 0:
-        holds = np.minimum(holds, free[:, 1] // mem)
-    holds = np.where(usable, holds, 0)
-    need, chosen = spec.ntasks, []
-    for i in np.flatnonzero(holds > 0):
-        chosen.append(sim.node_names[i])
-        need -= int(holds[i])
-        if need <= 0:
-            return compress_hostlist(chosen)
-    return None
-
-
 def _update_command(
     job, *, nodes: int | str | None = None, time: str | None = None, partition: str | None = None
 ) -> str:
@@ -422,15 +388,6 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
                 f"What it waits for is memory: the CPUs and GPUs it needs are free now on "
                 f"enough nodes, but not {int(job.demand[1])} MB per node{whole}; with less "
                 "(--mem, --mem-per-cpu or --mem-per-gpu) it could start now."
-            )
-    if reason == "Resources" and fits_now is None and not memory_bound:
-        spread = _spread_now(sim, job, free, usable)
-        if spread:
-            lines.append(
-                f"Real Slurm would start it now, its {job.spec.ntasks} tasks spread over "
-                f"{spread} (-n without -N lets the job take several nodes when no one node "
-                "holds them all); slurmlab keeps such a job on one node (not modelled): ask "
-                "for the nodes with -N (e.g. --nodes=2) to have it spread here."
             )
     if fits_now is None:
         # fewer nodes: for the first job in line, or for a later one when the policy

@@ -17,6 +17,8 @@ import warnings
 from heapq import _siftdown, _siftup, heappush  # (_sift*: see _unschedule)
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from slurmlab.errors import SlurmlabError
 from slurmlab.sim.causes import Cancelled, NodeFailed, Preempted, Requeued
 from slurmlab.sim.checkpoint import run_length, run_outcome
@@ -85,7 +87,13 @@ class Lifecycles:
             self._leave_record(job)
         self._dequeue(job)
         job.victims = ()  # (what it preempted for is behind it: PendingJob.preempting)
-        if len(nodes) == 1:  # one row: basic indexing is several times cheaper than a list
+        spread = getattr(nodes, "rows", None)  # (a job spread over nodes: placement.Spread)
+        if spread is not None:
+            idx = list(nodes)
+            usage = np.array(spread, dtype=self.free.dtype)
+            self.free[idx] -= usage
+            short = (self.free[idx] < 0).any()
+        elif len(nodes) == 1:  # one row: basic indexing is several times cheaper than a list
             i = nodes[0]
             usage = self.capacity[i : i + 1].copy() if job.exclusive else job.rows_on(1)
             row = self.free[i]
