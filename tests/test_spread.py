@@ -156,3 +156,31 @@ def test_a_custom_policy_may_start_a_spread_job_and_nothing_else_on_several_node
         assert done.jobs.set_index("JobID").loc["spread", "NodeList"] == "cpu[1-3]"
         with pytest.raises(PolicyError, match="must\\s+hold its 30 tasks"):
             simulate(three_nodes(), Workload(tuple(jobs)), Spreading(wrong=True), progress=False)
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_a_job_planned_for_later_spreads_once_room_frees_on_several_nodes(policy):
+    """Planned on one node at the running jobs' limits (600 s), it starts at 50 s over
+    cpu[1-3] when d ends (conservative moves its standing reservation to now)."""
+    jobs = [
+        WorkloadJob(JobSpec.from_args(f"-N 1 -n 20 -t 10 -w cpu{i}"), 0, 300, id=f"r{i}")
+        for i in (1, 2, 3)
+    ] + [
+        WorkloadJob(JobSpec.from_args("-N 1 -n 12 -t 10 -w cpu3"), 0, 50, id="d"),
+        WorkloadJob(JobSpec.from_args("-n 30 -t 5"), 1, 100, id="spread"),
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = simulate(three_nodes(), Workload(tuple(jobs)), policy, progress=False)
+    t = result.jobs.set_index("JobID")
+    start = (t.loc["spread", "Start"] - result.origin).total_seconds()
+    assert t.loc["spread", "NodeList"] == "cpu[1-3]"
+    assert start == 50 or (policy == "slurm" and 50 <= start <= 80)  # (its next cycle)
+
+
+def test_a_one_node_pool_never_spreads():
+    from slurmlab.records.swf import swf_cluster
+
+    pool = swf_cluster(64)
+    spec = JobSpec(ntasks=8)
+    assert spread_of(spec, spec.resources(pool), pool) is None

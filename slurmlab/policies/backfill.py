@@ -513,6 +513,10 @@ class Conservative(Easy):
     placed first, before the reservations standing when it arrived: the room its victims
     free is meant for it (left to a reservation made earlier, it would preempt again).
 
+    A job that may spread over nodes (``-n`` without ``-N``: ``PendingJob.spread``) is
+    planned with its one-node shape, and starts now on several nodes whenever its tasks fit
+    there from now for its limit, a standing reservation moved to now then.
+
     After arrivals only, a job whose window no change of the profile reached since its
     own search (see ``_undisturbed``) keeps its place without a new search: the search
     would find the same start and nodes. On the teaching workload that skips 45 % of the
@@ -659,6 +663,8 @@ class Conservative(Easy):
                 job.limit, t, nodes, usage, exclusive=job.exclusive, mem_per_cpu=job.mem_per_cpu,
                 most=job.most,
             )  # fmt: skip
+            if job.spread is not None and found is not None and found[1] > now:
+                found = _spread_instead(prof, job, view, found)
             if found is None or found[1] != t or found[2] != nodes:
                 changes.append((t, t + job.limit, True))  # its old slot, freed
                 if found is not None:
@@ -726,6 +732,21 @@ def _spread_now(prof: Profile, job: PendingJob, view: QueueView, found):
     mask = job.mask if view.up.all() else job.mask & view.up
     nodes = prof.spread_fits(job.spread, mask, job.limit)
     return found if nodes is None else (0, view.now, nodes)
+
+
+def _spread_instead(prof: Profile, job: PendingJob, view: QueueView, found):
+    """A standing reservation ``found`` (its interval, start and nodes, in ``prof``) of a
+    job that may spread over nodes, moved to now on several nodes when its tasks fit there
+    from now (it is taken out first: its own room counts); else ``found`` as it was."""
+    _i, t, nodes = found
+    usage = _usage(job, view.capacity, nodes)
+    prof.reserve(nodes, -usage, t, t + job.limit)
+    spread = _spread_now(prof, job, view, None)
+    if spread is None:
+        prof.reserve(nodes, usage, t, t + job.limit)
+        return found
+    prof.reserve(spread[2], spread[2].rows, view.now, view.now + job.limit, at=0)
+    return spread
 
 
 def _reserve_earliest(prof: Profile, job: PendingJob, view: QueueView, all_up: bool):

@@ -502,6 +502,9 @@ class Controller:
         n = src.count if nodes is None else nodes
         demand = src.demand
         cpu, mem, gpu = int(demand[0]) * n, int(demand[1]) * n, int(demand[2]) * n
+        spread = getattr(picked, "rows", None)  # (-n without -N over several nodes: its own)
+        if spread is not None:
+            cpu, mem, gpu = (int(v) for v in spread.sum(axis=0))
         if picked is not None and job.exclusive:
             whole = self.capacity[list(picked)]
             cpu, gpu = int(whole[:, 0].sum()), int(whole[:, 2].sum())

@@ -2459,8 +2459,8 @@ def spread_of(spec: JobSpec, res: Resources, cluster: Cluster) -> tuple[int, np.
             return None
         per_cpu = res.mem_per_cpu_mb
     part = cluster.partition(res.partition)
-    if part.max_nodes is not None and part.max_nodes < 2:
-        return None
+    if len(part.nodes) < 2 or (part.max_nodes is not None and part.max_nodes < 2):
+        return None  # (one node: a trace's pool, too)
     task = np.array([res.cpus_per_task, per_cpu * res.cpus_per_task, 0], dtype=np.int64)
     task.flags.writeable = False
     return res.ntasks, task
