@@ -132,14 +132,15 @@ def allocations(cluster, workload, result) -> dict[str, dict[str, np.ndarray]]:
         names = expand_hostlist(row.NodeList)
         res = spec.resources(cluster)
         spread = spread_of(spec, res, cluster)
-        if spread is not None and len(names) > res.nodes:
-            # -n without -N spread over several nodes: its tasks dealt out unevenly (the
-            # engine's record of its usage), all of them, one or more on each node
+        if spread is not None:
+            # -n without -N, placed as Slurm spreads it (one node or several): its tasks
+            # dealt out unevenly (the engine's record of its usage), all of them, one or
+            # more on each node
             (sim_job,) = [result.sim.jobs[i] for i in result.sim.by_key[row.JobID]]
-            usage = sim_job.runs[-1]["usage"]
+            usage = sim_job.runs[-1]["usage"] if sim_job.runs else sim_job.usage
             tasks = usage[:, 0] // spread[1][0]
             assert (tasks >= 1).all() and tasks.sum() == spread[0], row.JobID
-            assert (usage == np.outer(tasks, spread[1])).all(), row.JobID
+            assert (usage == np.outer(tasks, spread[1]) + spread[2]).all(), row.JobID
             out[row.JobID] = dict(zip(names, usage))
         else:
             out[row.JobID] = {n: per_node_usage(cluster, spec, n) for n in names}

@@ -35,27 +35,45 @@ def three_nodes(weights=None) -> Cluster:
     )
 
 
-def test_tasks_are_dealt_out_one_per_node_in_turn():
+NONE = np.zeros(3, dtype=int)
+
+
+def test_each_node_takes_what_it_holds_of_the_tasks_left():
+    """As real Slurm placed mix-7's j10 (scontrol show job -d: Nodes=cpu1 CPU_IDs=0-15,28-31
+    Mem=20000, Nodes=cpu2 CPU_IDs=0-11 Mem=12000)."""
     mask = np.ones(2, dtype=bool)
     free = np.array([[20, 30000, 0], [24, 120000, 0]])
-    nodes = spread_nodes(free, 32, TASK, mask)
-    assert nodes == (0, 1) and nodes.rows.tolist() == [[16, 16000, 0], [16, 16000, 0]]
+    nodes = spread_nodes(free, 32, TASK, NONE, mask)
+    assert nodes == (0, 1) and nodes.rows.tolist() == [[20, 20000, 0], [12, 12000, 0]]
     free = np.array([[30, 300000, 0], [2, 120000, 0], [10, 100000, 0]])
-    nodes = spread_nodes(free, 32, TASK, np.ones(3, dtype=bool))
-    # (in node order until the tasks are held: 30 + 2; then dealt out up to each node's)
-    assert nodes == (0, 1) and nodes.rows[:, 0].tolist() == [30, 2]
-    assert spread_nodes(free, 43, TASK, np.ones(3, dtype=bool)) is None  # (42 held at most)
+    nodes = spread_nodes(free, 32, TASK, NONE, np.ones(3, dtype=bool))
+    assert nodes == (0, 1) and nodes.rows[:, 0].tolist() == [30, 2]  # (in node order)
+    assert spread_nodes(free, 43, TASK, NONE, np.ones(3, dtype=bool)) is None  # (42 held)
     # memory per task bounds what a node holds: 5 tasks of 1000 MB on the first
     free = np.array([[30, 5000, 0], [30, 100000, 0]])
-    assert spread_nodes(free, 32, TASK, np.ones(2, dtype=bool)).rows[:, 0].tolist() == [5, 27]
+    assert spread_nodes(free, 32, TASK, NONE, mask).rows[:, 0].tolist() == [5, 27]
+    # what each node holds besides (--mem, --gres=gpu:N): a node without it holds no task
+    per_node = np.array([0, 2000, 1])
+    free = np.array([[30, 100000, 0], [8, 100000, 2], [30, 100000, 1]])
+    one_cpu = np.array([1, 0, 0])
+    nodes = spread_nodes(free, 20, one_cpu, per_node, np.ones(3, dtype=bool))
+    assert nodes == (2,) and nodes.rows.tolist() == [[20, 2000, 1]]  # (it holds them all)
+    nodes = spread_nodes(free, 35, one_cpu, per_node, np.ones(3, dtype=bool))
+    assert nodes == (1, 2) and nodes.rows.tolist() == [[8, 2000, 1], [27, 2000, 1]]
 
 
-def test_a_run_of_lower_weight_goes_first_and_one_node_that_holds_the_rest_is_taken():
+def test_one_node_that_holds_the_rest_and_the_lowest_weight_first():
+    mask = np.ones(3, dtype=bool)
     free = np.array([[10, 10**6, 0], [30, 10**6, 0], [12, 10**6, 0]])
+    # one run: cpu2 holds all 25 (the tightest that does)
+    assert spread_nodes(free, 25, TASK, NONE, mask).rows[:, 0].tolist() == [25]
     weights = np.array([2, 1, 1])  # cpu2 and cpu3 first (lower Weight), a run of their own
-    nodes = spread_nodes(free, 40, TASK, np.ones(3, dtype=bool), weights)
-    assert nodes == (1, 2) and nodes.rows[:, 0].tolist() == [28, 12]
-    # the run cpu2-cpu3 holds 42: no single node of it holds 40, so both, in order
+    nodes = spread_nodes(free, 40, TASK, NONE, mask, weights)
+    assert nodes == (1, 2) and nodes.rows[:, 0].tolist() == [30, 10]
+    # the lowest Weight first even when it holds too few: 10 there, the rest on the next
+    free, weights = np.array([[10, 10**6, 0], [32, 10**6, 0]]), np.array([1, 2])
+    nodes = spread_nodes(free, 20, TASK, NONE, np.ones(2, dtype=bool), weights)
+    assert nodes == (0, 1) and nodes.rows[:, 0].tolist() == [10, 10]
 
 
 def test_which_requests_may_spread():
@@ -65,9 +83,10 @@ def test_which_requests_may_spread():
         spec = JobSpec.from_args(args)
         return spread_of(spec, spec.resources(cluster), cluster) is not None
 
-    assert spreads("-n 32") and spreads("-n 4 -c 2") and spreads("-n 2 --mem-per-cpu=500")
+    for free in ("-n 32", "-n 4 -c 2", "-n 2 --mem-per-cpu=500", "-n 32 --mem=1000", "-n 48"):
+        assert spreads(free), free
     for fixed in ("-n 1", "-N 1 -n 32", "-n 32 --ntasks-per-node=32", "-n 32 --exclusive",
-                  "-n 32 --mem=1000", "-n 8 -w cpu1", "-N 1-2 -n 8"):  # fmt: skip
+                  "-n 8 -w cpu1", "-N 1-2 -n 8"):  # fmt: skip
         assert not spreads(fixed), fixed
 
 

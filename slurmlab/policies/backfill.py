@@ -186,13 +186,13 @@ class Fifo:
             nodes = None
             if ranks is None:
                 ranks = view.free_ranks(free)
-            if job.may_fit(ranks):
+            if job.spread is not None:  # (-n without -N: one node or several)
+                nodes = spread_nodes(free, *job.spread, job.mask & usable, view.weights)
+            elif job.may_fit(ranks):
                 nodes = choose_nodes(
                     free, capacity, job.demand, job.count, job.mask & usable, job.exclusive,
                     view.weights, job.mem_per_cpu, job.most,
                 )  # fmt: skip
-            if nodes is None and job.spread is not None:  # (-n without -N: several nodes)
-                nodes = spread_nodes(free, *job.spread, job.mask & usable, view.weights)
             if nodes is None:
                 if not job.blocks:  # (a maintenance window holds its whole partition)
                     d.reasons[job.id] = "Resources"
@@ -287,7 +287,13 @@ class Easy(Fifo):
             nodes = None
             # PendingJob.may_fit, inline (the loop's hottest test on long queues)
             c, need = job.count, job.need
-            if (
+            if job.spread is not None:  # (-n without -N: one node or several)
+                mask = job.mask if all_up else job.mask & up
+                if prof is None:
+                    nodes = spread_nodes(free, *job.spread, mask, view.weights)
+                else:
+                    nodes = prof.spread_fits(job.spread, mask, job.limit)
+            elif (
                 c <= len(cpus)
                 and need[0] <= cpus[-c]
                 and need[1] <= mems[-c]
@@ -320,12 +326,6 @@ class Easy(Fifo):
                     if nodes is None and shape is not None:  # (no memo: shape None)
                         # before the profile, any limit fails alike
                         failed[shape] = job.limit if prof is not None else 0.0
-            if nodes is None and job.spread is not None:  # (-n without -N: several nodes)
-                mask = job.mask if all_up else job.mask & up
-                if prof is None:
-                    nodes = spread_nodes(free, *job.spread, mask, view.weights)
-                else:
-                    nodes = prof.spread_fits(job.spread, mask, job.limit)
             if nodes is not None:
                 usage = _take(free, job, view.capacity, nodes)
                 stale = True
@@ -585,12 +585,13 @@ class Conservative(Easy):
                 if not 0 < job.limit < math.inf:  # (a reservation of no length holds
                     break  # nothing, one without end is never released: placed below)
                 mask = job.plan_mask if all_up else job.plan_mask & up
-                nodes = choose_nodes(
-                    free, capacity, job.demand, job.count, mask, job.exclusive, view.weights,
-                    job.mem_per_cpu, job.most,
-                )  # fmt: skip
-                if nodes is None and job.spread is not None:  # (-n without -N)
+                if job.spread is not None:  # (-n without -N: one node or several)
                     nodes = spread_nodes(free, *job.spread, mask, view.weights)
+                else:
+                    nodes = choose_nodes(
+                        free, capacity, job.demand, job.count, mask, job.exclusive,
+                        view.weights, job.mem_per_cpu, job.most,
+                    )  # fmt: skip
                 if nodes is None:
                     break
                 usage = _take(free, job, capacity, nodes)
@@ -663,7 +664,7 @@ class Conservative(Easy):
                 job.limit, t, nodes, usage, exclusive=job.exclusive, mem_per_cpu=job.mem_per_cpu,
                 most=job.most,
             )  # fmt: skip
-            if job.spread is not None and found is not None and found[1] > now:
+            if job.spread is not None and found is not None:
                 found = _spread_instead(prof, job, view, found)
             if found is None or found[1] != t or found[2] != nodes:
                 changes.append((t, t + job.limit, True))  # its old slot, freed
@@ -724,10 +725,10 @@ class Conservative(Easy):
 
 def _spread_now(prof: Profile, job: PendingJob, view: QueueView, found):
     """``found`` (an earliest fit), or for a job that may spread over nodes (``-n`` without
-    ``-N``) and would not start now on one, ``(0, now, nodes)`` when its tasks fit on
-    several nodes from now (:meth:`Profile.spread_fits`). A plan for later keeps its one-node
-    shape."""
-    if job.spread is None or (found is not None and found[0] == 0 and found[1] <= view.now):
+    ``-N``) ``(0, now, nodes)`` when its tasks fit from now (:meth:`Profile.spread_fits`:
+    on one node or several, as Slurm picks them). A plan for later keeps the shape it
+    resolved to."""
+    if job.spread is None:
         return found
     mask = job.mask if view.up.all() else job.mask & view.up
     nodes = prof.spread_fits(job.spread, mask, job.limit)
@@ -736,8 +737,9 @@ def _spread_now(prof: Profile, job: PendingJob, view: QueueView, found):
 
 def _spread_instead(prof: Profile, job: PendingJob, view: QueueView, found):
     """A standing reservation ``found`` (its interval, start and nodes, in ``prof``) of a
-    job that may spread over nodes, moved to now on several nodes when its tasks fit there
-    from now (it is taken out first: its own room counts); else ``found`` as it was."""
+    job that may spread over nodes, moved to now on the nodes Slurm would pick when its
+    tasks fit from now (it is taken out first: its own room counts); else ``found`` as it
+    was."""
     _i, t, nodes = found
     usage = _usage(job, view.capacity, nodes)
     prof.reserve(nodes, -usage, t, t + job.limit)

@@ -71,10 +71,11 @@ policy, the time, the job and the mistake; a subclass of a built-in is checked t
   :meth:`PendingJob.usage`; ``--exclusive`` jobs take whole idle nodes), counting the
   decision's earlier starts. ``Start.by`` is ``"main"`` or ``"backfill"`` (the
   ``backfilled`` metric counts ``"backfill"``).
-* A job Slurm may spread over nodes (``-n`` without ``-N``: ``job.spread`` is its tasks and
-  one task's demand) starts on one node as any other, or, when none holds it, on
-  :func:`~slurmlab.policies.placement.spread_nodes`'s answer (a ``Spread``: its nodes with
-  its uneven usage on each, which :meth:`PendingJob.usage` returns).
+* A job Slurm may spread over nodes (``-n`` without ``-N``: ``job.spread`` is its tasks,
+  one task's demand and what each node holds besides) may start on
+  :func:`~slurmlab.policies.placement.spread_nodes`'s answer (a ``Spread``: one node or
+  several, with its usage on each, which :meth:`PendingJob.usage` returns), as Slurm
+  places it; or on ``job.count`` nodes of ``job.demand``, as any other job.
 * A job submitted to several partitions (``-p a,b``) is in ``view.queue`` once per
   partition (same ``id``, that partition's ``partition``, ``mask``, ``limit``...): start it
   once, naming the record with ``Start(job.id, nodes, partition=job.partition)``
@@ -230,11 +231,13 @@ class PendingJob:
     #: and starts the job with its limit lowered to it (``Start.limit``)
     time_min: float = 0.0
     #: a job Slurm may spread over several nodes (``-n`` without ``-N``): (its tasks, the
-    #: (CPUs, MB, GPUs) of one task); ``demand`` and ``count`` are its one-node shape. When
-    #: no one node holds it, :func:`~slurmlab.policies.placement.spread_nodes` on the free
-    #: resources (``Profile.spread_fits`` from a profile) gives the nodes to start it on now,
-    #: with its usage on each. None for every other job
-    spread: tuple[int, np.ndarray] | None = None
+    #: (CPUs, MB, GPUs) of one task, what each node holds besides: ``--mem``, GPUs per
+    #: node); ``demand`` and ``count`` are the shape it resolved to (its tasks on the fewest
+    #: nodes, evenly), which plans for later use. Started now, it goes where
+    #: :func:`~slurmlab.policies.placement.spread_nodes` puts it in the free resources
+    #: (``Profile.spread_fits`` from a profile): one node, or several, with its usage on
+    #: each. None for every other job
+    spread: tuple[int, np.ndarray, np.ndarray] | None = None
     #: what decides whether the request fits, but for its time limit (partition, per-node
     #: need, node count, node set, reach, exclusive): within a pass resources only shrink
     #: and a longer window is harder to fit, so a shape that failed for a limit fails for

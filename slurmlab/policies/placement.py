@@ -24,14 +24,17 @@ A node's *available CPUs* are its free CPUs, but for a job whose memory is per C
 does not go to the node with the fewest free GPUs. ``--exclusive`` needs wholly idle nodes.
 ``weights`` is None when every node has the same Weight.
 
-A job that may spread its tasks (``-n`` without ``-N``: :attr:`PendingJob.spread`) takes
-one node when one holds all its tasks; when none does, :func:`spread_nodes` gives it
-several, as Slurm does: in a run chosen by the same rule, counted in the tasks each node
-holds, the one node that holds the rest or else the run's nodes in order, and its tasks
-dealt out one per node in turn (cons_tres ``dist_tasks_compute_c_b``). Only starting now
-spreads a job: a plan for later (backfill, ``squeue --start``) counts its one-node shape.
+A job that may spread its tasks (``-n`` without ``-N``: :attr:`PendingJob.spread`) is
+placed by :func:`spread_nodes`, as Slurm places it: runs of the nodes that hold any of its
+tasks, chosen by the same rule and counted in tasks, and from a run the one node that holds
+the rest (the tightest), or else the run's nodes in order, each taking what it holds of the
+tasks left. So it takes one node when one holds it all, and several when none does. Only
+starting now spreads a job: a plan for later (backfill, ``squeue --start``) counts the shape
+it resolved to (its tasks on the fewest nodes, evenly).
 
-Not modelled: Slurm's main scheduler skips nodes still completing
+Not modelled: other jobs count in a run only the nodes their whole per-node shape fits on,
+where Slurm also counts nodes with some free CPUs (20, 10, 0 and 24 CPUs free: a one-node
+``-N 1 -n 20`` job goes to the first node here, to the fourth in Slurm); Slurm's main scheduler skips nodes still completing
 a job that ended in the same second (real starts a second after an end can land elsewhere).
 """
 
@@ -138,21 +141,7 @@ def best_fit(
     need = count
     slack = count - least  # (nodes a MIN-MAX job may do without)
     while need:
-        best, best_w, best_cpus, best_enough = None, 0, 0, False
-        for r, (a, b) in enumerate(runs):
-            if a == b:  # used up
-                continue
-            enough = b - a >= need - slack
-            if best is None or weight[a] < best_w:
-                new = True
-            else:
-                new = weight[a] == best_w and (
-                    (enough and not best_enough)
-                    or (enough and sums[r] < best_cpus)
-                    or (not enough and sums[r] > best_cpus)
-                )
-            if new:
-                best, best_w, best_cpus, best_enough = r, weight[a], sums[r], enough
+        best = _best_run(runs, weight, sums, [b - a >= need - slack for a, b in runs])
         a, b = runs[best]
         if need == 1:
             run = cpus[a:b]
@@ -164,6 +153,28 @@ def best_fit(
             need -= len(take)
         runs[best] = (a, a)
     return tuple(sorted(chosen))
+
+
+def _best_run(runs: list, weight: list, sums: list, enough: list[bool]) -> int:
+    """The run a job takes nodes from next (``_eval_nodes``): the lowest Weight; among equal
+    Weights the first with ``enough``, or one with enough and a smaller ``sums`` (the
+    tightest), or, while none has enough, the one with the largest. Used-up runs
+    (``a == b``) are passed over."""
+    best, best_w, best_sum, best_enough = None, 0, 0, False
+    for r, (a, b) in enumerate(runs):
+        if a == b:  # used up
+            continue
+        if best is None or weight[a] < best_w:
+            new = True
+        else:
+            new = weight[a] == best_w and (
+                (enough[r] and not best_enough)
+                or (enough[r] and sums[r] < best_sum)
+                or (not enough[r] and sums[r] > best_sum)
+            )
+        if new:
+            best, best_w, best_sum, best_enough = r, weight[a], sums[r], enough[r]
+    return best
 
 
 def _cuts(idx: np.ndarray, weights: np.ndarray | None) -> list[int]:
@@ -197,24 +208,27 @@ def spread_nodes(
     free: np.ndarray,
     ntasks: int,
     per_task: np.ndarray,
+    per_node: np.ndarray,
     mask: np.ndarray,
     weights: np.ndarray | None = None,
 ) -> Spread | None:
     """The nodes Slurm spreads a job's ``ntasks`` tasks of ``per_task`` (CPUs, MB, GPUs)
-    over, and the usage on each, or None when the free nodes of ``mask`` cannot hold them.
+    over, each node also holding ``per_node`` (``--mem``, ``--gres=gpu:N``), and the usage
+    on each, or None when the free nodes of ``mask`` cannot hold them.
 
     select/cons_tres ``_eval_nodes`` for a job of one node at least and no most: a node's
-    available CPUs are what it holds of the job's tasks here; runs of nodes are chosen as in
-    :func:`best_fit` (lowest Weight, then the first with enough, or the tightest with
-    enough, or while none has enough the largest); from a run the one node holding all the
-    tasks left (the tightest such), else its nodes in order until the tasks are held. The
-    tasks are then dealt out one per node in turn, each node up to what it holds
-    (``dist_tasks_compute_c_b``: 32 tasks on nodes holding 20 and 24 get 16 and 16)."""
-    holds = free[:, CPU] // per_task[0]
-    if per_task[1] > 0:
-        holds = np.minimum(holds, free[:, MEM] // per_task[1])
-    if per_task[2] > 0:
-        holds = np.minimum(holds, free[:, 2] // per_task[2])
+    available CPUs are what it holds of the job's tasks (a node without ``per_node`` free
+    holds none); runs of nodes are chosen as in :func:`best_fit` (lowest Weight first, then
+    the first with enough, or the tightest with enough, or while none has enough the
+    largest); from a run the one node holding all the tasks left (the tightest such), else
+    its nodes in order until the tasks are held. Each node takes what it holds of the tasks
+    left, in the order picked (``_cpus_to_use``; ``dist_tasks_compute_c_b`` stays within
+    it): 32 tasks on nodes holding 20 and 24 take 20 and 12 (real Slurm 22.05, mix-7)."""
+    room = free - per_node
+    holds = np.where((room >= 0).all(axis=1), room[:, CPU] // per_task[CPU], 0)
+    for r in (MEM, 2):
+        if per_task[r] > 0:
+            holds = np.minimum(holds, room[:, r] // per_task[r])
     idx = np.flatnonzero(mask & (holds > 0))
     cap = holds[idx].astype(np.int64).tolist()
     if sum(cap) < ntasks:
@@ -223,44 +237,24 @@ def spread_nodes(
     bounds = [0, *_cuts(idx, weights), len(cap)]
     runs = list(zip(bounds, bounds[1:]))
     sums = [sum(cap[a:b]) for a, b in runs]
-    chosen: list[int] = []
+    taken: dict[int, int] = {}  # position in idx -> its tasks, in the order picked
     need = ntasks
     while need > 0:
-        best, best_w, best_sum, best_enough = None, 0, 0, False
-        for r, (a, b) in enumerate(runs):
-            if a == b:
-                continue
-            enough = sums[r] >= need
-            if best is None or weight[a] < best_w:
-                new = True
-            else:
-                new = weight[a] == best_w and (
-                    (enough and not best_enough)
-                    or (enough and sums[r] < best_sum)
-                    or (not enough and sums[r] > best_sum)
-                )
-            if new:
-                best, best_w, best_sum, best_enough = r, weight[a], sums[r], enough
+        best = _best_run(runs, weight, sums, [total >= need for total in sums])
         a, b = runs[best]
         single = [k for k in range(a, b) if cap[k] >= need]
         if single:
-            chosen.append(min(single, key=lambda k: cap[k]))
+            taken[min(single, key=lambda k: cap[k])] = need
             need = 0
         else:
             for k in range(a, b):
-                chosen.append(k)
-                need -= cap[k]
+                taken[k] = min(cap[k], need)
+                need -= taken[k]
                 if need <= 0:
                     break
         runs[best] = (a, a)
-    chosen.sort()
-    tasks = [0] * len(chosen)
-    left = ntasks
-    while left:
-        for j, k in enumerate(chosen):
-            if left and tasks[j] < cap[k]:
-                tasks[j] += 1
-                left -= 1
-    out = Spread(int(idx[k]) for k in chosen)
-    out.rows = np.outer(np.array(tasks, dtype=free.dtype), per_task.astype(free.dtype))
+    order = sorted(taken)
+    tasks = np.array([taken[k] for k in order], dtype=free.dtype)
+    out = Spread(int(idx[k]) for k in order)
+    out.rows = np.outer(tasks, per_task.astype(free.dtype)) + per_node.astype(free.dtype)
     return out

@@ -215,14 +215,14 @@ class Profile:
         return ok, None
 
     def spread_fits(
-        self, spread: tuple[int, np.ndarray], mask: np.ndarray, duration: float, *, at: int = 0
+        self, spread: tuple, mask: np.ndarray, duration: float, *, at: int = 0
     ) -> tuple[int, ...] | None:
-        """The nodes a job spread over several (``PendingJob.spread``: its tasks and one
-        task's demand) fits on from interval ``at`` for ``duration`` seconds, with its usage
-        on each (:func:`~slurmlab.policies.placement.spread_nodes` over the least free on
-        each node in that window), or None."""
+        """The nodes a job that may spread (``PendingJob.spread``: its tasks, one task's
+        demand, what each node holds besides) fits on from interval ``at`` for ``duration``
+        seconds, with its usage on each (:func:`~slurmlab.policies.placement.spread_nodes`
+        over the least free on each node in that window), or None."""
         window = self._window(at, self.times[at] + duration)
-        return spread_nodes(self._expand(window), spread[0], spread[1], mask, self.weights)
+        return spread_nodes(self._expand(window), *spread, mask, self.weights)
 
     def _expand(self, columns: np.ndarray) -> np.ndarray:
         """Per node, from per column (here: the same)."""

@@ -1421,19 +1421,19 @@ class Controller:
                     "is None: it asks for a node count, GPUs, --mem or --exclusive); give "
                     "choose_nodes's plain tuple of nodes"
                 )
-            ntasks, task = job.spread
+            ntasks, task, node = job.spread
             rows = np.asarray(rows)
             tasks = rows[:, 0] // task[0] if rows.shape == (len(nodes), 3) else None
             if (
                 tasks is None
                 or (tasks < 1).any()
                 or int(tasks.sum()) != ntasks
-                or (rows != np.outer(tasks, task)).any()
+                or (rows != np.outer(tasks, task) + node).any()
             ):
                 fail(
                     f"{what}: the usage of {label(job.id)} on its nodes (Spread.rows) must "
-                    f"hold its {ntasks} tasks of {task.tolist()}, one or more on each node; "
-                    "give spread_nodes's answer"
+                    f"hold its {ntasks} tasks of {task.tolist()}, one or more on each node, "
+                    f"and {node.tolist()} on each; give spread_nodes's answer"
                 )
 
         def check_nodes(nodes, job, what: str) -> None:

@@ -6,7 +6,7 @@ import difflib
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -1083,7 +1083,7 @@ class SimulationResult:
         if nodes is None:
             raise SlurmlabError(f"job {job.key} is not running: it has no allocation")
         return srun_env(
-            job.spec,
+            replace(job.spec, partition=job.partition),  # (-p a,b: the one it runs in)
             nodes,
             job.raw,
             cluster=self.sim.cluster,

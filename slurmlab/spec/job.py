@@ -2430,40 +2430,45 @@ def _oversubscribe(part: Partition) -> str:
     return str(part.option("OverSubscribe", "NO")).upper()
 
 
-def spread_of(spec: JobSpec, res: Resources, cluster: Cluster) -> tuple[int, np.ndarray] | None:
-    """(tasks, one task's (CPUs, MB, GPUs)) for a job Slurm may spread over several nodes,
-    else None (:attr:`PendingJob.spread`): ``-n`` of two tasks or more without ``-N``,
-    ``--ntasks-per-node``, a node list, GPUs, ``--mem`` or ``--exclusive``, resolved to one
-    node of exactly its tasks' CPUs (no whole cores rounded up), memory per CPU or none, in
-    a partition that allows several nodes. Slurm gives it as many nodes as hold its tasks
-    (min_nodes 1, no maximum), when no one node holds them all."""
+def spread_of(
+    spec: JobSpec, res: Resources, cluster: Cluster
+) -> tuple[int, np.ndarray, np.ndarray] | None:
+    """(tasks, one task's (CPUs, MB, GPUs), what each node holds besides) for a job Slurm
+    may spread over several nodes, else None (:attr:`PendingJob.spread`): ``-n`` of two
+    tasks or more without ``-N``, ``--ntasks-per-node``, a node list, ``--exclusive``,
+    ``--gpus``/``--gpus-per-task`` or ``--mem-per-gpu``, whose CPUs are its tasks' (no whole
+    cores rounded up), its memory per CPU, per node (``--mem``: held on each node) or none,
+    its GPUs per node (``--gres=gpu:N``: on each node), in a partition of two nodes or more
+    that allows several. slurmctld gives such a job min_nodes 1 and no maximum, and the
+    select plugin as many nodes as hold its tasks (:func:`spread_nodes`)."""
     if (
         spec.ntasks is None
         or spec.ntasks < 2
         or spec.nodes is not None
         or spec.ntasks_per_node is not None
         or spec.nodelist
-        or spec.mem_mb is not None
-        or spec.gpus or spec.gpus_per_node or spec.gpus_per_task
-        or res.nodes != 1
+        or spec.gpus or spec.gpus_per_task or spec.mem_per_gpu_mb is not None
         or res.max_nodes is not None
         or res.whole_node
         or res.mem_whole_node
-        or res.gpus_per_node
-        or res.cpus_per_node != res.ntasks * res.cpus_per_task
+        or res.cpus_per_node != -(-res.ntasks // res.nodes) * res.cpus_per_task
     ):  # fmt: skip
         return None
-    per_cpu = 0
+    per_cpu = per_node_mem = 0
     if res.mem_per_node_mb:
-        if not res.mem_per_cpu_mb or res.mem_per_node_mb != res.mem_per_cpu_mb * res.cpus_per_node:
+        if spec.mem_mb is not None:
+            per_node_mem = res.mem_per_node_mb
+        elif res.mem_per_cpu_mb and res.mem_per_node_mb == res.mem_per_cpu_mb * res.cpus_per_node:
+            per_cpu = res.mem_per_cpu_mb
+        else:
             return None
-        per_cpu = res.mem_per_cpu_mb
     part = cluster.partition(res.partition)
     if len(part.nodes) < 2 or (part.max_nodes is not None and part.max_nodes < 2):
         return None  # (one node: a trace's pool, too)
     task = np.array([res.cpus_per_task, per_cpu * res.cpus_per_task, 0], dtype=np.int64)
-    task.flags.writeable = False
-    return res.ntasks, task
+    node = np.array([0, per_node_mem, res.gpus_per_node], dtype=np.int64)
+    task.flags.writeable = node.flags.writeable = False
+    return res.ntasks, task, node
 
 
 def first_partition(names: str) -> str:
