@@ -44,7 +44,7 @@ def test_scancel_and_scontrol_handle_each_id_on_its_own():
     with pytest.raises(SlurmlabError, match=r"'999' \(the other 1 id named: cancelled\)"):
         lab.scancel(f"{first},999")
     assert _states(lab)[str(first)] == "CANCELLED"
-    with pytest.raises(SlurmlabError, match=rf"its tasks {arr}_\[4,5\] were cancelled"):
+    with pytest.raises(SlurmlabError, match=rf"its tasks {arr}_\[4-5\] were cancelled"):
         lab.scancel(f"{arr}_[4-100]")
     with pytest.raises(SlurmlabError, match="'999'.*1 of the 2 jobs named was done"):
         lab.hold(f"{arr}_0,999")

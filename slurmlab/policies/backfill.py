@@ -514,8 +514,9 @@ class Conservative(Easy):
     free is meant for it (left to a reservation made earlier, it would preempt again).
 
     A job that may spread over nodes (``-n`` without ``-N``: ``PendingJob.spread``) is
-    planned with its one-node shape, and starts now on several nodes whenever its tasks fit
-    there from now for its limit, a standing reservation moved to now then.
+    planned with the shape it resolved to, and starts now where ``spread_nodes`` puts it
+    (one node or several) whenever its tasks fit from now for its limit, a standing
+    reservation moved to now then.
 
     After arrivals only, a job whose window no change of the profile reached since its
     own search (see ``_undisturbed``) keeps its place without a new search: the search

@@ -26,7 +26,13 @@ from slurmlab.sim.result import SimulationResult
 from slurmlab.sim.simulate import check_jobids, check_policy, check_policy_params, slurm_params
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import JobSpec
-from slurmlab.spec.units import compress_hostlist, parse_instant, parse_names, parse_seconds
+from slurmlab.spec.units import (
+    array_task_str,
+    compress_hostlist,
+    parse_instant,
+    parse_names,
+    parse_seconds,
+)
 from slurmlab.spec.workload import Workload, WorkloadJob, check_exit_code, check_name
 
 __all__ = ["Lab", "current_lab"]
@@ -474,7 +480,7 @@ class Lab:
                 continue
         if not found:
             return None
-        return f"{m.group(1)}_[{','.join(map(str, found))}]"
+        return f"{m.group(1)}_[{array_task_str(found, None, bitstr_len=0)}]"
 
     def requeue(self, jobid) -> None:
         """``scontrol requeue``: a running job's run ends REQUEUED and it pends again (a
