@@ -376,10 +376,7 @@ class Easy(Fifo):
     @staticmethod
     def plan(prof: Profile, job: PendingJob, view: QueueView) -> tuple | None:
         """Reserve the job's earliest start in ``prof``: (start, nodes, usage), or None."""
-        found = prof.earliest(
-            job.demand, job.count, job.plan_mask & view.up, job.limit, exclusive=job.exclusive,
-            mem_per_cpu=job.mem_per_cpu, most=job.most,
-        )  # fmt: skip
+        found = _earliest(prof, job, job.plan_mask & view.up, job.limit)
         if found is None:
             return None
         i, t, nodes = found
@@ -464,10 +461,13 @@ class _PastReservations:
         moved = []
         for other, t, *_ in plans:
             at = bisect_right(trial.times, t) - 1  # (the last interval starting at t)
-            new = trial.fits(
-                other.demand, other.count, other.plan_mask & view.up, other.limit, at=at,
-                exclusive=other.exclusive, mem_per_cpu=other.mem_per_cpu, most=other.most,
-            )  # fmt: skip
+            if other.spread is not None:
+                new = trial.spread_fits(other.spread, other.plan_mask & view.up, other.limit, at=at)
+            else:
+                new = trial.fits(
+                    other.demand, other.count, other.plan_mask & view.up, other.limit, at=at,
+                    exclusive=other.exclusive, mem_per_cpu=other.mem_per_cpu, most=other.most,
+                )  # fmt: skip
             if new is None:  # it would delay this reservation
                 self._delays[self._key(job)] = job
                 return "delays"
@@ -513,10 +513,9 @@ class Conservative(Easy):
     placed first, before the reservations standing when it arrived: the room its victims
     free is meant for it (left to a reservation made earlier, it would preempt again).
 
-    A job that may spread over nodes (``-n`` without ``-N``: ``PendingJob.spread``) is
-    planned with the shape it resolved to, and starts now where ``spread_nodes`` puts it
-    (one node or several) whenever its tasks fit from now for its limit, a standing
-    reservation moved to now then.
+    A job that may spread over nodes (``-n`` without ``-N``: ``PendingJob.spread``) is placed
+    where ``spread_nodes`` puts it (one node or several) at its earliest fit
+    (``Profile.spread_earliest``), its standing reservation taken out and placed again so.
 
     After arrivals only, a job whose window no change of the profile reached since its
     own search (see ``_undisturbed``) keeps its place without a new search: the search
@@ -660,13 +659,15 @@ class Conservative(Easy):
                 placed(n, job, (-1, t, nodes))  # it stays: its search would find the same
                 before[job.id] = len(changes)  # (and counts as searched here, from now on)
                 continue
-            found = prof.replan(
-                job.demand, job.count, job.plan_mask if all_up else job.plan_mask & up,
-                job.limit, t, nodes, usage, exclusive=job.exclusive, mem_per_cpu=job.mem_per_cpu,
-                most=job.most,
-            )  # fmt: skip
-            if job.spread is not None and found is not None:
-                found = _spread_instead(prof, job, view, found)
+            plan_mask = job.plan_mask if all_up else job.plan_mask & up
+            if job.spread is not None:  # (out, then back in at its earliest, as Slurm places it)
+                prof.reserve(nodes, -usage, t, t + job.limit)
+                found = _reserve_earliest(prof, job, view, all_up)
+            else:
+                found = prof.replan(
+                    job.demand, job.count, plan_mask, job.limit, t, nodes, usage,
+                    exclusive=job.exclusive, mem_per_cpu=job.mem_per_cpu, most=job.most,
+                )  # fmt: skip
             if found is None or found[1] != t or found[2] != nodes:
                 changes.append((t, t + job.limit, True))  # its old slot, freed
                 if found is not None:
@@ -724,43 +725,23 @@ class Conservative(Easy):
         return out
 
 
-def _spread_now(prof: Profile, job: PendingJob, view: QueueView, found):
-    """``found`` (an earliest fit), or for a job that may spread over nodes (``-n`` without
-    ``-N``) ``(0, now, nodes)`` when its tasks fit from now (:meth:`Profile.spread_fits`:
-    on one node or several, as Slurm picks them). A plan for later keeps the shape it
-    resolved to."""
-    if job.spread is None:
-        return found
-    mask = job.mask if view.up.all() else job.mask & view.up
-    nodes = prof.spread_fits(job.spread, mask, job.limit)
-    return found if nodes is None else (0, view.now, nodes)
-
-
-def _spread_instead(prof: Profile, job: PendingJob, view: QueueView, found):
-    """A standing reservation ``found`` (its interval, start and nodes, in ``prof``) of a
-    job that may spread over nodes, moved to now on the nodes Slurm would pick when its
-    tasks fit from now (it is taken out first: its own room counts); else ``found`` as it
-    was."""
-    _i, t, nodes = found
-    usage = _usage(job, view.capacity, nodes)
-    prof.reserve(nodes, -usage, t, t + job.limit)
-    spread = _spread_now(prof, job, view, None)
-    if spread is None:
-        prof.reserve(nodes, usage, t, t + job.limit)
-        return found
-    prof.reserve(spread[2], spread[2].rows, view.now, view.now + job.limit, at=0)
-    return spread
+def _earliest(prof: Profile, job: PendingJob, mask: np.ndarray, limit: float):
+    """The job's earliest fit in ``prof`` for ``limit`` seconds on ``mask``: (interval index,
+    start, nodes), or None. A job that may spread over nodes (``-n`` without ``-N``) is placed
+    as Slurm places it (:meth:`Profile.spread_earliest`: one node or several)."""
+    if job.spread is not None:
+        return prof.spread_earliest(job.spread, mask, limit)
+    return prof.earliest(
+        job.demand, job.count, mask, limit, exclusive=job.exclusive,
+        mem_per_cpu=job.mem_per_cpu, most=job.most,
+    )  # fmt: skip
 
 
 def _reserve_earliest(prof: Profile, job: PendingJob, view: QueueView, all_up: bool):
     """Reserve ``job`` at its earliest fit in ``prof`` (on the up nodes its plans may use);
     return that (interval index, start, nodes), or None when it never fits."""
     mask = job.plan_mask if all_up else job.plan_mask & view.up
-    found = prof.earliest(
-        job.demand, job.count, mask, job.limit, exclusive=job.exclusive,
-        mem_per_cpu=job.mem_per_cpu, most=job.most,
-    )  # fmt: skip
-    found = _spread_now(prof, job, view, found)
+    found = _earliest(prof, job, mask, job.limit)
     if found is not None:
         i, t, nodes = found
         prof.reserve(nodes, _usage(job, view.capacity, nodes), t, t + job.limit, at=i)
@@ -1093,12 +1074,7 @@ class SlurmBackfill(Conservative):
                 continue  # passed over untested (too few nodes outside the reservations)
             tested += 1
             mask = job.plan_mask if all_up else job.plan_mask & view.up
-            found = prof.earliest(
-                job.demand, job.count, mask, limit, exclusive=job.exclusive,
-                mem_per_cpu=job.mem_per_cpu, most=job.most,
-            )  # fmt: skip
-            if job.spread is not None and not job.reserve_only and limit == job.limit:
-                found = _spread_now(prof, job, view, found)
+            found = _earliest(prof, job, mask, limit)
             if found is None:
                 seen.append((job, True, None))
                 reasons[job.id] = "Resources"

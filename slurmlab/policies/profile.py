@@ -224,6 +224,18 @@ class Profile:
         window = self._window(at, self.times[at] + duration)
         return spread_nodes(self._expand(window), *spread, mask, self.weights)
 
+    def spread_earliest(
+        self, spread: tuple, mask: np.ndarray, duration: float
+    ) -> tuple[int, float, tuple[int, ...]] | None:
+        """The earliest fit of a job that may spread (``PendingJob.spread``): (interval
+        index, start, nodes with their usage), trying each interval's start in turn with
+        :meth:`spread_fits`, as Slurm's will-run test places it; None when it never fits."""
+        for k, t in enumerate(self.times):
+            nodes = self.spread_fits(spread, mask, duration, at=k)
+            if nodes is not None:
+                return k, t, nodes
+        return None
+
     def _expand(self, columns: np.ndarray) -> np.ndarray:
         """Per node, from per column (here: the same)."""
         return columns
@@ -573,6 +585,10 @@ class PoolProfile:
 
     def spread_fits(self, spread, mask, duration, *, at: int = 0) -> None:
         """A job spread over several nodes needs two or more: never on one node."""
+        return None
+
+    def spread_earliest(self, spread, mask, duration) -> None:
+        """(No job may spread on one node: see :meth:`spread_fits`.)"""
         return None
 
     def fits(
