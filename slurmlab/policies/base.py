@@ -233,10 +233,10 @@ class PendingJob:
     #: a job Slurm may spread over several nodes (``-n`` without ``-N``): (its tasks, the
     #: (CPUs, MB, GPUs) of one task, what each node holds besides: ``--mem``, GPUs per
     #: node); ``demand`` and ``count`` are the shape it resolved to (its tasks on the fewest
-    #: nodes, evenly), which plans for later use. Started now, it goes where
+    #: nodes, evenly). The built-in policies place it where
     #: :func:`~slurmlab.policies.placement.spread_nodes` puts it in the free resources
-    #: (``Profile.spread_fits`` from a profile): one node, or several, with its usage on
-    #: each. None for every other job
+    #: (``Profile.spread_fits``/``spread_earliest`` in a profile): one node, or several,
+    #: with its usage on each. None for every other job
     spread: tuple[int, np.ndarray, np.ndarray] | None = None
     #: what decides whether the request fits, but for its time limit (partition, per-node
     #: need, node count, node set, reach, exclusive): within a pass resources only shrink

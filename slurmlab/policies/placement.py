@@ -28,9 +28,8 @@ A job that may spread its tasks (``-n`` without ``-N``: :attr:`PendingJob.spread
 placed by :func:`spread_nodes`, as Slurm places it: runs of the nodes that hold any of its
 tasks, chosen by the same rule and counted in tasks, and from a run the one node that holds
 the rest (the tightest), or else the run's nodes in order, each taking what it holds of the
-tasks left. So it takes one node when one holds it all, and several when none does. Only
-starting now spreads a job: a plan for later (backfill, ``squeue --start``) counts the shape
-it resolved to (its tasks on the fewest nodes, evenly).
+tasks left. So it takes one node when one holds it all, and several when none does; a plan
+for later (backfill, ``squeue --start``) is placed so too (``Profile.spread_earliest``).
 
 Not modelled: other jobs count in a run only the nodes their whole per-node shape fits on,
 where Slurm also counts nodes with some free CPUs (20, 10, 0 and 24 CPUs free: a one-node
