@@ -203,3 +203,22 @@ def test_a_one_node_pool_never_spreads():
     pool = swf_cluster(64)
     spec = JobSpec(ntasks=8)
     assert spread_of(spec, spec.resources(pool), pool) is None
+
+
+@pytest.mark.parametrize("policy", ("easy", "conservative", "slurm"))
+def test_a_job_that_may_spread_is_planned_as_it_would_start(policy):
+    """-n 34 (more than a 32-CPU node) resolved to 2 nodes of 17, which two nodes hold only
+    at 240 s; spread, it holds at 120 s on cpu1's 32 and cpu2's 2: squeue --start shows that
+    plan, and it starts then."""
+    jobs = [
+        WorkloadJob(JobSpec.from_args(f"-N 1 -n 28 -t {m} -w cpu{i}"), 0, 60 * m, id=f"r{i}")
+        for i, m in ((1, 2), (2, 4), (3, 10))
+    ] + [WorkloadJob(JobSpec.from_args("-n 34 -t 5"), 1, 60, id="wide")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = simulate(three_nodes(), Workload(tuple(jobs)), policy, progress=False)
+        queue = result.squeue(at=90).set_index("JOBID")
+    start = (queue.loc["wide", "START_TIME"] - result.origin).total_seconds()
+    assert start == 120 and queue.loc["wide", "SCHEDNODES"] == "cpu[1-2]"
+    row = result.jobs.set_index("JobID").loc["wide"]
+    assert (row.Start - result.origin).total_seconds() == 120 and row.NodeList == "cpu[1-2]"
