@@ -422,12 +422,12 @@ def srun_env(
     if (
         cluster is not None
         and cpus is not None
-        and len(hosts) > n_nodes
+        and len(hosts) >= n_nodes
         and spread_of(job, res, cluster) is not None
         and hasattr(cpus, "__len__")
         and len(cpus) == len(hosts)
     ):
-        # -n without -N spread over several nodes (its tasks dealt out: placement.py): the
+        # -n without -N, placed as Slurm spreads it (placement.py: perhaps unevenly): the
         # tasks on each node are its CPUs there over the CPUs per task
         given = [parse_whole(c, what="srun_env: cpus entry", minimum=1) for c in cpus]
         n_nodes, per_node = len(hosts), [given[i] // cpt for i in order]

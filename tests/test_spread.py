@@ -222,3 +222,15 @@ def test_a_job_that_may_spread_is_planned_as_it_would_start(policy):
     assert start == 120 and queue.loc["wide", "SCHEDNODES"] == "cpu[1-2]"
     row = result.jobs.set_index("JobID").loc["wide"]
     assert (row.Start - result.origin).total_seconds() == 120 and row.NodeList == "cpu[1-2]"
+
+
+def test_srun_env_of_a_job_spread_unevenly_over_its_resolved_node_count():
+    """-n 48 resolves to 2 nodes of 24 (a node holds 32); spread, it takes 30 + 18."""
+    lab = Lab(three_nodes(), "fifo")
+    lab.sbatch("-N 1 -n 2 -t 5 -w cpu1", runtime=100)
+    lab.sbatch("-N 1 -n 14 -t 5 -w cpu2", runtime=100)
+    lab.sbatch("-N 1 -n 32 -t 5 -w cpu3", runtime=100)
+    wide = lab.sbatch("-n 48 -t 5", runtime=100)
+    lab.advance(5)
+    assert lab.sacct().set_index("JobID").loc[str(wide), "NodeList"] == "cpu[1-2]"
+    assert lab.srun_env(wide)["SLURM_TASKS_PER_NODE"].iloc[0] == "30,18"
