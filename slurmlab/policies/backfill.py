@@ -77,16 +77,8 @@ def availability(view: QueueView, free: np.ndarray | None = None, started=()) ->
 
 
 def _usage(job: PendingJob, capacity: np.ndarray, nodes: tuple[int, ...]) -> np.ndarray:
-    """Per-node resources a job holds on ``nodes`` (whole nodes with --exclusive; a spread
-    job's own on each of its nodes)."""
-    spread = getattr(nodes, "rows", None)
-    if spread is not None:
-        return spread
-    if job.exclusive:
-        return capacity[list(nodes)]
-    if job.rows is not None and len(job.rows) == len(nodes):
-        return job.rows
-    return np.broadcast_to(job.demand, (len(nodes), 3))
+    """Per-node resources a job holds on ``nodes`` (:meth:`PendingJob.usage`)."""
+    return job.usage(nodes, capacity)
 
 
 def _take(free: np.ndarray, job: PendingJob, capacity: np.ndarray, nodes) -> np.ndarray:
@@ -659,14 +651,14 @@ class Conservative(Easy):
                 placed(n, job, (-1, t, nodes))  # it stays: its search would find the same
                 before[job.id] = len(changes)  # (and counts as searched here, from now on)
                 continue
-            plan_mask = job.plan_mask if all_up else job.plan_mask & up
             if job.spread is not None:  # (out, then back in at its earliest, as Slurm places it)
                 prof.reserve(nodes, -usage, t, t + job.limit)
                 found = _reserve_earliest(prof, job, view, all_up)
             else:
                 found = prof.replan(
-                    job.demand, job.count, plan_mask, job.limit, t, nodes, usage,
-                    exclusive=job.exclusive, mem_per_cpu=job.mem_per_cpu, most=job.most,
+                    job.demand, job.count, job.plan_mask if all_up else job.plan_mask & up,
+                    job.limit, t, nodes, usage, exclusive=job.exclusive,
+                    mem_per_cpu=job.mem_per_cpu, most=job.most,
                 )  # fmt: skip
             if found is None or found[1] != t or found[2] != nodes:
                 changes.append((t, t + job.limit, True))  # its old slot, freed

@@ -53,6 +53,15 @@ _KEYWORDS = (
 #: inside a task list (12_[1-3, 5]); scancel's opt.c ``_xlate_job_step_ids`` splits so too
 _JOB_LIST = re.compile(r"[^\s,\[]*\[[^\]]*\]|[^\s,\[]+")
 
+
+def _job_ids(jobid) -> list:
+    """The ids a command names: a string's words (:data:`_JOB_LIST`), a list's items, or
+    the one id given."""
+    if isinstance(jobid, str):
+        return _JOB_LIST.findall(jobid)
+    return list(jobid) if isinstance(jobid, list | tuple) else [jobid]
+
+
 #: slurmctld's words for a job whose user has no association with its account.
 _INVALID_ACCOUNT = "Invalid account or account/partition combination specified"
 
@@ -438,8 +447,7 @@ class Lab:
         ago: slurmctld has purged it) is an error raised once the others are done; the
         tasks of a task list that exist are cancelled (job_str_signal), the rest named in the
         error. A job that has ended since is left as it is, with scancel's warning."""
-        ids = _JOB_LIST.findall(jobid) if isinstance(jobid, str) else jobid
-        ids = list(ids) if isinstance(ids, list | tuple) else [ids]
+        ids = _job_ids(jobid)
         if not ids:
             raise SlurmlabError(f"scancel: no job id in {jobid!r}; give one, e.g. scancel(12)")
         known, errors = [], []
@@ -551,8 +559,7 @@ class Lab:
         """scontrol resizes one job only (update_job.c ``_is_single_job``): a NumNodes change
         naming several ids, or an array id whose tasks are in several records (some started
         or split off its pending record), is refused before anything changes."""
-        ids = _JOB_LIST.findall(jobid) if isinstance(jobid, str) else jobid
-        ids = list(ids) if isinstance(ids, list | tuple) else [ids]
+        ids = _job_ids(jobid)
         if len(ids) != 1 or (isinstance(ids[0], str) and "[" in ids[0]):
             shown = jobid if isinstance(jobid, str) else ",".join(map(str, ids))
             raise SlurmlabError(
@@ -574,8 +581,7 @@ class Lab:
         ``_next_job_id`` loop does: an id refused (unknown, purged, a job already ended, a
         pending one requeued) does not stop the others, and the refusals are raised together
         once they are done, as scontrol reports each."""
-        ids = _JOB_LIST.findall(jobid) if isinstance(jobid, str) else jobid
-        ids = list(ids) if isinstance(ids, list | tuple) else [ids]
+        ids = _job_ids(jobid)
         if not ids:
             raise SlurmlabError(f"scontrol {command}: no job id in {jobid!r}; give one, e.g. 12")
         refused = []
