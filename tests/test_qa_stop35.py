@@ -303,9 +303,13 @@ def test_why_pending_names_memory_when_it_alone_holds_a_job_back():
     why = lab.why_pending(array)
     assert (
         "What it waits for is memory: the CPUs and GPUs it needs are free now on enough "
-        "nodes, but not 64000 MB per node (it asks for none, so it gets each node's whole "
-        "memory); with less (--mem, --mem-per-cpu or --mem-per-gpu) it could start now."
-    ) in why
+        "nodes, but not 64000 MB per node (it asks for none and the cluster sets no "
+        "DefMemPerCPU, DefMemPerGPU or DefMemPerNode, so it gets each node's whole memory); "
+        "those nodes have no memory free: the jobs running there hold it all (a job that asks "
+        "for none gets a node's whole memory here, as this one does), so it waits for one of "
+        "them to end; give the jobs --mem (or the cluster DefMemPerCPU) so that several share "
+        "a node."
+    ) in why  # (stop 42: with less it could not start now either: no MB is free)
     assert "has to wait" not in why
 
 

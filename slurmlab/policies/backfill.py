@@ -327,7 +327,11 @@ class Easy(Fifo):
                 else:
                     started.append((view.now + job.limit, nodes, usage))
                 # out of priority order (backfilled) when a job of its partition waits ahead
-                by = "backfill" if job.partition in reserved else "main"
+                # and blocks it (behind only jobs a maintenance window keeps out, Slurm's
+                # main scheduler, and FIFO's pass, would start it as well)
+                by = "main"
+                if job.partition in reserved and not (unblocked and job.partition in unblocked):
+                    by = "backfill"
                 d.starts.append(Start(job.id, nodes, by, job.partition))
                 begun.add(job.id)
                 continue
@@ -682,15 +686,14 @@ class Conservative(Easy):
         # a partition left waiting waits for Resources, the later ones for Priority, and a job
         # starting behind one of them is backfilled (started out of priority order). Jobs
         # that block nothing (PendingJob.blocks: a maintenance window keeps them out) leave
-        # the later ones to wait for Resources too, until one that blocks.
-        first_blocked: set[str] = set()  # partitions with a job left waiting
+        # the later ones to wait for Resources too, until one that blocks, and a job
+        # starting behind only such jobs is not backfilled (FIFO's pass starts it too).
         blocking: set[str] = set()  # partitions with a job left waiting that blocks
         for _n, job, nodes in sorted(waiting + starting, key=itemgetter(0)):
             if nodes is not None:  # starting (waiting jobs carry no nodes here)
-                by = "backfill" if job.partition in first_blocked else "main"
+                by = "backfill" if job.partition in blocking else "main"
                 d.starts.append(Start(job.id, nodes, by, job.partition))
                 continue
-            first_blocked.add(job.partition)
             if job.partition in blocking:
                 d.reasons[job.id] = "Priority"
             else:

@@ -31,10 +31,14 @@ the rest (the tightest), or else the run's nodes in order, each taking what it h
 tasks left. So it takes one node when one holds it all, and several when none does; a plan
 for later (backfill, ``squeue --start``) is placed so too (``Profile.spread_earliest``).
 
-Not modelled: other jobs count in a run only the nodes their whole per-node shape fits on,
-where Slurm also counts nodes with some free CPUs (20, 10, 0 and 24 CPUs free: a one-node
-``-N 1 -n 20`` job goes to the first node here, to the fourth in Slurm); Slurm's main scheduler skips nodes still completing
-a job that ended in the same second (real starts a second after an end can land elsewhere).
+Not modelled: a job of several nodes counts in a run only the nodes its whole per-node shape
+fits on, where Slurm also counts nodes holding at least one of its tasks, as it may give
+them fewer (20, 20, 5, 0, 20 and 20 CPUs free: a ``-N 2 -n 40`` job takes the first two
+nodes here; in Slurm the run of the first three has more CPUs than the last two, so it
+takes the last two). A one-node job is placed as in Slurm: ``_can_job_run_on_node`` leaves
+out the nodes that cannot hold all its tasks. Slurm's main scheduler skips nodes still
+completing a job that ended in the same second (real starts a second after an end can land
+elsewhere).
 """
 
 from __future__ import annotations

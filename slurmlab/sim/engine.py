@@ -1233,6 +1233,9 @@ class Simulation(Controller, Lifecycles, Updates):
             state = self._dependency_state(job)
             if state != "ok":
                 return "DependencyNeverSatisfied" if state == "never" else "Dependency"
+            # fulfilled: Slurm flushes the list (job_scheduler.c test_job_dependency), so a
+            # job requeued later does not wait for it again (a singleton for its namesake)
+            job.deps, job.deps_any = (), False
         return None
 
     def waits_in(self, job: SimJob) -> list[int]:

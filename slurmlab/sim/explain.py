@@ -17,7 +17,7 @@ from datetime import timedelta
 import numpy as np
 
 from slurmlab.errors import SlurmlabError
-from slurmlab.policies.placement import choose_nodes
+from slurmlab.policies.placement import choose_nodes, covers
 from slurmlab.sim.controller import MAINT_REASON
 from slurmlab.sim.engine import (
     NODES_OUT,
@@ -381,14 +381,7 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
         demand[1] = 0
         if choose_nodes(free, sim.capacity, demand, job.count, usable, False) is not None:
             memory_bound = True
-            asked = job.spec.mem_mb is not None or job.spec.mem_per_cpu_mb is not None
-            asked = asked or job.spec.mem_per_gpu_mb is not None
-            whole = "" if asked else " (it asks for none, so it gets each node's whole memory)"
-            lines.append(
-                f"What it waits for is memory: the CPUs and GPUs it needs are free now on "
-                f"enough nodes, but not {int(job.demand[1])} MB per node{whole}; with less "
-                "(--mem, --mem-per-cpu or --mem-per-gpu) it could start now."
-            )
+            lines.append(_memory_wait(sim, job, free, demand, usable))
     if fits_now is None:
         # fewer nodes: for the first job in line, or for a later one when the policy
         # backfills (under fifo, and Slurm's main scheduler alone, a later job waits for
@@ -425,7 +418,8 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
             if shorter:
                 hints.append(shorter)
     elif ahead and tested:  # (started by a backfill cycle: up to bf_interval later)
-        gap = min(ahead) - t - _cycle_delay(sim.policy) - _strict(sim.policy)
+        gap = _gap_on(sim, job, planned, free, usable, t)
+        gap -= _cycle_delay(sim.policy) + _strict(sim.policy)
         if gap >= 60 and gap < job.limit:
             limit = format_duration(timedelta(seconds=int(gap // 60) * 60))
             slurm = getattr(sim.policy, "name", None) == "slurm"
@@ -581,6 +575,44 @@ def _untested(sim: Simulation, job, t: float) -> str:
     )
 
 
+def _memory_wait(sim, job, free: np.ndarray, demand: np.ndarray, usable: np.ndarray) -> str:
+    """The line for a job that waits for memory alone (``demand``: its request without
+    memory): where the MB it asks for come from, and the most per node it could start with
+    now, or that its nodes have none free."""
+    asked = job.spec.mem_mb is not None or job.spec.mem_per_cpu_mb is not None
+    asked = asked or job.spec.mem_per_gpu_mb is not None
+    mb = int(job.demand[1])
+    if asked:
+        whence = ""
+    elif (sim.capacity[job.mask, 1] == mb).all():
+        whence = (
+            " (it asks for none and the cluster sets no DefMemPerCPU, DefMemPerGPU or "
+            "DefMemPerNode, so it gets each node's whole memory)"
+        )
+    else:
+        whence = " (it asks for none: the cluster's default for it)"
+    # the nodes its CPUs and GPUs fit on now, the count-th most free memory among them
+    room = np.sort(free[usable & covers(free, demand), 1])[::-1]
+    most = int(room[job.count - 1]) if room.size >= job.count else 0
+    head = (
+        "What it waits for is memory: the CPUs and GPUs it needs are free now on enough "
+        f"nodes, but not {mb} MB per node{whence}; "
+    )
+    if most > 0:
+        return head + f"with --mem={most}M per node or less it could start now."
+    if whence and not whence.endswith("default for it)"):  # (no DefMem*: whole nodes' memory)
+        return head + (
+            "those nodes have no memory free: the jobs running there hold it all (a job that "
+            "asks for none gets a node's whole memory here, as this one does), so it waits "
+            "for one of them to end; give the jobs --mem (or the cluster DefMemPerCPU) so "
+            "that several share a node."
+        )
+    return head + (
+        "those nodes have no memory free: the jobs running there hold it all (--mem=0 "
+        "takes a node's whole memory), so it waits for one of them to end."
+    )
+
+
 def _reserved_against(sim: Simulation, job, t: float) -> list[tuple[float, str, np.ndarray]]:
     """(start, name, nodes) of the advance reservations not yet over at ``t`` that ``job``
     may not use (all but its own ``--reservation``): no job may run on their nodes into
@@ -611,6 +643,27 @@ def _planned_from(sim: Simulation, job, t: float) -> list[tuple[object, float]]:
             if start >= t:
                 out.append((other, start))
     return out
+
+
+def _gap_on(sim: Simulation, job, planned, free: np.ndarray, usable: np.ndarray, t: float):
+    """Seconds from ``t`` until a job that fits now would meet a planned start: on the nodes
+    it fits on now, the ``job.count``-th latest first planned start (a plan holds the nodes
+    its SCHEDNODES name; one that names none, every node), so it may run up to then on the
+    nodes whose plans come last."""
+    first = np.full(len(sim.node_names), math.inf)
+    for other, start in planned:
+        nodes = last_before(other.sched, t, None)
+        if nodes is None:
+            np.minimum(first, start, out=first)
+        else:
+            at = list(nodes)
+            first[at] = np.minimum(first[at], start)
+    if job.exclusive:
+        fit = usable & (free == sim.capacity).all(axis=1)
+    else:
+        fit = usable & covers(free, job.demand)
+    room = np.sort(first[fit])[::-1]
+    return (room[job.count - 1] if room.size >= job.count else first.min()) - t
 
 
 def _planned_nodes(sim: Simulation, planned, t: float, until: float) -> tuple[np.ndarray, bool]:

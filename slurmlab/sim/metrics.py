@@ -27,7 +27,8 @@
 * a mean, median or percentile over no job (none started, or none ended) is NaN;
 * goodput (with the figures of failures) is defined in :func:`failure_metrics`;
 * backfilled = jobs started out of priority order (``StartedBy == "backfill"``): while a
-  job of their partition waited ahead of them (``easy``, ``conservative``), or by a backfill
+  job of their partition waited ahead of them and held it (``easy``, ``conservative``; not
+  one a maintenance window keeps out, which FIFO's pass goes past too), or by a backfill
   cycle of the ``slurm`` policy (Slurm counts every job its backfill scheduler starts).
 """
 
