@@ -191,16 +191,6 @@ def _read(args):
         )
     for warning in caught:
         _warn(warning.message)
-    if args.errors == "coerce" and jobs.attrs.get("bad_rows"):  # (said, as --errors warn says)
-        lines = jobs.attrs.get("bad_lines") or []
-        shown = ", ".join(map(str, lines[:10])) + (
-            f" and {len(lines) - 10} more" if len(lines) > 10 else ""
-        )
-        _warn(
-            f"{args.export}: kept {jobs.attrs['bad_rows']} malformed row(s) with NA for their "
-            f"bad values (--errors coerce){f' at line(s) {shown}' if shown else ''}; "
-            "--errors raise names the first and its fix, --errors warn leaves them out"
-        )
     return jobs
 
 

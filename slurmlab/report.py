@@ -176,12 +176,15 @@ def render_report(
         figures.append(("Utilization", viz.utilization_figure(util, resource=resource)))
         # exact: a step at every change of the count (samples would miss short waits), up
         # to PENDING_EXACT changes; a bigger export is sampled at freq (the page stays small)
-        pending = an.pending_over_time(jobs)
-        if len(pending) > PENDING_EXACT:
-            pending = an.pending_over_time(jobs, freq=freq)
-        figures.append(("Pending jobs", viz.pending_figure(pending)))
-        waits = an.wait_times(jobs)
-        if len(waits):
+        # (without Submit times waits and pending are unknown: the analyzers say so, a note here)
+        submitted = known(jobs, "Submit")
+        if submitted or known(jobs, "Eligible"):
+            pending = an.pending_over_time(jobs)
+            if len(pending) > PENDING_EXACT:
+                pending = an.pending_over_time(jobs, freq=freq)
+            figures.append(("Pending jobs", viz.pending_figure(pending)))
+        waits = an.wait_times(jobs) if submitted else None
+        if waits is not None and len(waits):
             figures.append(("Wait times", viz.wait_figure(waits, by="Partition")))
             sections.append(
                 (
@@ -202,14 +205,19 @@ def render_report(
                 )
         else:
             notes.append(
-                "Wait times are not shown: no run has both a Submit and a Start time "
-                "(add Submit to sacct -o)."
+                (
+                    "Wait times are not shown"
+                    if submitted
+                    else "Wait times and pending jobs are not shown"
+                )
+                + ": no run has both a Submit and a Start time (add Submit to sacct -o)."
             )
 
     # an export without Account: usage by user (one "(none)" bar would say nothing)
     by = next((c for c in ("Account", "User") if known(jobs, c)), None)
-    with warnings.catch_warnings():  # unknown hours: the summary and a note say so
+    with warnings.catch_warnings():  # unknown hours, no Account: the summary and a note say so
         warnings.filterwarnings("ignore", message=r".*are unknown, NaN not 0")
+        warnings.filterwarnings("ignore", message=r".*: no (Account|User) in the export")
         use = an.usage(jobs, by=by or "Account")
     if len(use) and summary.gpu_hours is None and summary.cpu_hours is None:
         notes.append(
@@ -236,6 +244,7 @@ def render_report(
             )
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=r".*are unknown, NaN not 0")
+            warnings.filterwarnings("ignore", message=r".*: no User in the export")  # (a note)
             top = an.top_consumers(jobs, by="User", resource=resource, n=10)
             cost = an.failure_cost(jobs)
             biggest = an.biggest_runs(jobs, resource=resource, n=10)

@@ -7,6 +7,7 @@ tests skip when it is absent. Field orders of header-less files come from its RE
 from __future__ import annotations
 
 import os
+import re
 import warnings
 from pathlib import Path
 
@@ -227,6 +228,8 @@ NO_LINE_END = {"slurm2sql_test-data2.psv"}
 EXPECTED_WARNING = {
     "hpc-cost-simulator_sacct-output-v2.txt": r"846 row\(s\) have fewer fields than the field",
     "hpc-cost-simulator_issue-61.txt": r"State 'INVALID' \(line\(s\) 4\) is not a sacct job state",
+    # (XDMoD's field list has ReqGRES but no AllocTRES: the GPUs are those requested)
+    "xdmod_reqgres-variants-synthetic.psv": r"the export has no AllocTRES, so NGPUS",
 }
 
 
@@ -255,15 +258,37 @@ def test_every_public_file_reads(name):
         match = EXPECTED_WARNING.get(name, "the last line has no line end")
         with pytest.warns(UserWarning, match=match) as caught:
             jobs = _read(name)
-        assert len(caught) == 1
+        assert len([w for w in caught if _COMMENTS not in str(w.message)]) == 1
         assert jobs.attrs["bad_rows"] == 0
     else:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
+            warnings.filterwarnings("ignore", message=f".*{re.escape(_COMMENTS)}")  # (see below)
             jobs = _read(name)
         assert jobs.attrs["bad_rows"] == 0
     assert len(jobs) + len(steps(jobs)) > 0
     assert jobs["State"].notna().all() or "State" not in jobs.attrs["fields"]
+
+
+#: The warning about '#' lines added to a capture (sacct writes none).
+_COMMENTS = "'#' comment line(s)"
+
+
+@pytest.mark.parametrize("name", _files())
+def test_comment_lines_added_to_a_capture_are_said(name):
+    """The captures' own '#' notes (a title, the sbatch line) are skipped and named."""
+    lines = (SACCT / name).read_bytes().decode("utf-8", "replace").splitlines()
+    notes = [n for n, line in enumerate(lines, start=1) if line.lstrip().startswith("#")]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _read(name, errors="warn")
+    said = [str(w.message) for w in caught if _COMMENTS in str(w.message)]
+    if not notes:
+        assert said == []
+    else:
+        assert len(said) == 1
+        assert f"skipped {len(notes)} {_COMMENTS}, at line(s) " in said[0]
+        assert ", ".join(map(str, notes[:20])) in said[0]
 
 
 def test_every_file_in_the_folder_has_a_known_layout():

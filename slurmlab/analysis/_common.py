@@ -143,13 +143,67 @@ def by_columns(
     )
 
 
-def check_by(jobs: pd.DataFrame, by: str | Sequence[str] | None, who: str, made=()) -> None:
-    """The error :func:`check_columns` gives, for grouping columns (``by=``) the table lacks;
-    ``made`` names the columns the analyzer makes itself (``Size``)."""
+def check_by(
+    jobs: pd.DataFrame,
+    by: str | Sequence[str] | None,
+    who: str,
+    made: Sequence[str] = (),
+    *,
+    name_by: bool = True,
+) -> None:
+    """The error :func:`check_columns` gives, for grouping columns (``by=``) the table lacks,
+    followed by the columns it has (any of them groups); ``made`` names the columns the
+    analyzer makes itself (``Size``). ``name_by``: the error starts ``who(by=...)``."""
     if by is None:
         return
     names = [by] if isinstance(by, str) else list(by)
-    check_columns(jobs, tuple(c for c in names if c not in made), f"{who}(by={by!r})")
+    try:
+        check_columns(
+            jobs, tuple(c for c in names if c not in made), f"{who}(by={by!r})" if name_by else who
+        )
+    except SlurmlabError as exc:
+        if not isinstance(jobs, pd.DataFrame):  # (not a job table: that error says it all)
+            raise
+        has = [str(c) for c in jobs.columns] + [c for c in made if c not in jobs.columns]
+        raise SlurmlabError(
+            f"{exc}; group by one of the table's columns: {', '.join(has)}"
+        ) from None
+
+
+def warn_blank_by(jobs: pd.DataFrame, by: Sequence[str], who: str) -> None:
+    """One warning per grouping column that is blank in every row (an export without that
+    field: read_sacct makes every schema column), so every row is in one group "(none)".
+
+    >>> import io, warnings
+    >>> from slurmlab.records.sacct import read_sacct
+    >>> jobs = read_sacct(io.StringIO("JobID|User|State|Elapsed|NCPUS\\n1|ann|COMPLETED|01:00:00|4\\n"))
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_blank_by(jobs, ["Account"], "usage")
+    >>> print(caught[0].message)  # doctest: +NORMALIZE_WHITESPACE
+    usage: no Account in the export (blank in every row), so all 1 row(s) are in one group
+    '(none)'; add Account to sacct -o, or group by a column the export has (by='User')
+    """
+    if not len(jobs):
+        return
+    exported = {str(f).lower() for f in jobs.attrs.get("fields") or ()}
+    for column in by:
+        if column not in jobs or jobs[column].notna().any():
+            continue
+        if column in SACCT_FIELDS and exported and column.lower() not in exported:
+            fix = f"add {column} to sacct -o"
+        else:  # (the field is there, or the table is not an export: its values are blank)
+            fix = f"fill in its {column} column"
+        other = next((c for c in _GROUPS if c not in by and known(jobs, c)), None)
+        warn_at_caller(
+            f"{who}: no {column} in the export (blank in every row), so all {len(jobs)} "
+            f"row(s) are in one group '(none)'; {fix}"
+            + (f", or group by a column the export has (by={other!r})" if other else "")
+        )
+
+
+#: Columns a job table is usually grouped by (to suggest one the export has).
+_GROUPS = ("Account", "User", "Partition", "QOS")
 
 
 def check_choice(value, allowed: Sequence[str], who: str, name: str) -> None:
@@ -478,6 +532,28 @@ def require_start(jobs: pd.DataFrame, who: str) -> None:
         )
 
 
+def require_submit(jobs: pd.DataFrame, who: str, eligible: bool = False) -> None:
+    """An error naming the fix when the table has rows but no Submit times (an export
+    without the Submit field: read_sacct makes the column, blank): every wait starts at
+    Submit, so none is known, where 0 rows would read as "no job waited". ``eligible``: an
+    Eligible time will do instead (when a job began pending)."""
+    check_columns(jobs, ("Submit",), who)
+    begin = jobs["Submit"].notna()
+    if eligible and "Eligible" in jobs:
+        begin |= jobs["Eligible"].notna()
+    if len(jobs) and not begin.any():
+        raise SlurmlabError(
+            f"{who}: the job table has no Submit times"
+            + (
+                " (nor Eligible), so when each job began pending is unknown; export them with "
+                "sacct -o ...,Submit,Eligible,Start"
+                if eligible
+                else ", so every wait (Start - Submit) is unknown; export them with sacct -o "
+                "...,Submit,Start"
+            )
+        )
+
+
 def run_ends(jobs: pd.DataFrame) -> pd.Series:
     """When each run gave its allocation back: Start + Elapsed (+ Suspended, where the export
     has it: a suspended job keeps its allocation, and sacct's Elapsed leaves that time out)
@@ -505,10 +581,22 @@ def run_ends(jobs: pd.DataFrame) -> pd.Series:
 
 def job_keys(jobs: pd.DataFrame) -> pd.Series:
     """The job each row belongs to: its JobID, or for a het-job component (``12+1``) its
-    leader's id (``12``): the components of a het job are one job."""
+    leader's id (``12``): the components of a het job are one job. An export of several
+    clusters (``sacct -M a,b``, a Cluster column with several values) keys them by cluster
+    too (``a:12``), as job ids repeat across clusters."""
     key = jobs["JobID"].astype("string")
     if "HetJobID" in jobs:
         key = jobs["HetJobID"].astype("string").fillna(key)
+    return by_cluster(jobs, key)
+
+
+def by_cluster(jobs: pd.DataFrame, key: pd.Series) -> pd.Series:
+    """``key`` (job ids), prefixed by the row's cluster (``a:12``) in an export of several
+    clusters (``sacct -M a,b``: a Cluster column with several values), where job ids repeat."""
+    if "Cluster" in jobs:
+        cluster = jobs["Cluster"].astype("string")
+        if cluster.nunique(dropna=True) > 1:
+            return cluster.fillna("") + ":" + key
     return key
 
 

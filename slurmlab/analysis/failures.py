@@ -16,6 +16,7 @@ import pandas as pd
 
 from slurmlab.analysis._common import (
     FAILED_STATES,
+    by_cluster,
     by_columns,
     check_by,
     check_columns,
@@ -117,7 +118,7 @@ def requeues(jobs: pd.DataFrame) -> pd.DataFrame:
     frame = pd.DataFrame(
         {
             "key": job_keys(jobs).to_numpy(),
-            "component": jobs["JobID"].astype("string").to_numpy(),
+            "component": by_cluster(jobs, jobs["JobID"].astype("string")).to_numpy(),
             "state": jobs["State"].astype(str).to_numpy(),
             "gpu_h": (
                 np.full(len(jobs), np.nan)

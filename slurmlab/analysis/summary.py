@@ -24,7 +24,9 @@ has Eligible, ``mean_wait_eligible_s``, ``median_wait_eligible_s`` and
 ``p95_wait_eligible_s`` are from Eligible (Slurm's Reserved: holds, dependencies,
 ``--begin`` and a requeue's delay left out), else None.
 
-Without an Account column the words name the top GPU users instead of accounts.
+Without an Account column the words name the top GPU users instead of accounts. Step rows
+whose job's allocation row is not in the export (``sacct -j 1234.batch``, a grep) count as
+steps only, never as jobs, runs or hours, with a warning naming their jobs.
 ``last_end`` is when the last run ended, or holds its allocation until (Start + Elapsed).
 """
 
@@ -87,8 +89,13 @@ class Summary:
     p95_wait_eligible_s: float | None = None
 
     def to_dict(self) -> dict:
-        """Plain JSON-ready values."""
-        return asdict(self)
+        """Plain JSON-ready values; waits in seconds rounded to the millisecond (``6120.0``,
+        not the ``6119.999999999999`` a percentile can give; the fields keep every digit)."""
+        data = asdict(self)
+        for key in _WAIT_FIELDS:
+            if data[key] is not None:
+                data[key] = round(data[key], 3)
+        return data
 
     def words(self) -> str:
         """A few sentences a person can read."""
@@ -133,6 +140,17 @@ class Summary:
         return self.words()
 
 
+#: The waits of a Summary, in seconds.
+_WAIT_FIELDS = (
+    "mean_wait_s",
+    "median_wait_s",
+    "p95_wait_s",
+    "mean_wait_eligible_s",
+    "median_wait_eligible_s",
+    "p95_wait_eligible_s",
+)
+
+
 def _hours_sentence(s: Summary) -> str:
     if s.gpu_hours is not None and s.cpu_hours is not None:
         text = f"Allocated {s.gpu_hours:,.1f} GPU-hours and {s.cpu_hours:,.1f} CPU-hours."
@@ -149,6 +167,37 @@ def _hours_sentence(s: Summary) -> str:
     ]
     unknown = "; ".join(f"{k} unknown ({why})" for k, why in (s.unknown_hours or {}).items())
     return (f"Allocated {' and '.join(known)}; " if known else "Allocated hours: ") + unknown + "."
+
+
+def _warn_orphan_steps(jobs: pd.DataFrame, step_rows: pd.DataFrame) -> None:
+    """One warning for step rows (.batch, .0 ...) whose job's allocation row is not in the
+    export (``sacct -j 5.batch``, or a grep that lost the job rows): a step is part of its
+    job's allocation, so jobs, runs and hours, which count allocation rows, leave it out."""
+    if not len(step_rows) or "AllocJobID" not in step_rows:
+        return
+    owners = step_rows["AllocJobID"].astype("string")
+    orphan = ~owners.isin(jobs["JobID"].astype("string")).fillna(False).to_numpy(dtype=bool)
+    if not orphan.any():
+        return
+    ids = list(dict.fromkeys(owners[orphan].dropna()))
+    first = ids[0] if ids else "?"
+    step = str(step_rows["JobID"].to_numpy()[orphan][0])
+    shown = ", ".join(ids[:5]) + (" ..." if len(ids) > 5 else "")
+    if len(jobs) == 0:
+        warn_at_caller(
+            f"summary: the table has {int(orphan.sum())} step row(s) (.batch, .0 ...) and no "
+            f"allocation row (sacct -j {step}, or a grep that lost the job rows): jobs, runs "
+            f"and hours count allocation rows, so they are 0; export the jobs too (sacct -j "
+            f"{first})"
+        )
+        return
+    warn_at_caller(
+        f"summary: {int(orphan.sum())} step row(s) of {len(ids)} job(s) whose allocation row "
+        f"is not in the export (JobID {shown}) are left out of jobs, runs and hours, which "
+        f"count allocation rows (the steps count only as steps); an export filtered on steps "
+        f"(sacct -j {step}) or a grep loses the job rows: export the jobs too (sacct -j "
+        f"{first}, or without -j on steps)"
+    )
 
 
 def _unknown_hours(jobs: pd.DataFrame) -> dict[str, str]:
@@ -190,13 +239,9 @@ def summary(jobs: pd.DataFrame) -> Summary:
 
     check_jobs(jobs, "summary")
     check_columns(jobs, ("JobID", "State"), "summary")
-    step_count = len(steps_of(jobs))
-    if len(jobs) == 0 and step_count:
-        warn_at_caller(
-            f"summary: the table has {step_count} step row(s) (.batch, .0 ...) and no "
-            "allocation row (sacct -j 5.batch, or a grep that lost the job rows): jobs, runs "
-            "and hours count allocation rows, so they are 0; export the jobs too (sacct -j 5)"
-        )
+    step_rows = steps_of(jobs)
+    step_count = len(step_rows)
+    _warn_orphan_steps(jobs, step_rows)
     unknown = _unknown_hours(jobs)
     warn_missing_runs(jobs, "summary")
     weight = tasks(jobs)

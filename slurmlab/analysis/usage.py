@@ -12,7 +12,8 @@ never started used nothing and counts in neither (``summary`` counts every job).
 started if it has a Start, unless it never got an allocation (no node and Elapsed 0, as older
 Slurm records a job cancelled while pending); in an export without Start times, if it has an
 Elapsed above 0 or a state only a started run has. Hours the export cannot give (GPU-hours without
-AllocTRES, CPU-hours without NCPUS ...) are NaN, never 0, with a warning naming the field.
+AllocTRES, CPU-hours without NCPUS ...) are NaN, never 0, with a warning naming the field;
+so is a grouping column the export lacks (every run in one group "(none)").
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import pandas as pd
 
 from slurmlab.analysis._common import (
     by_columns,
+    check_by,
     check_choice,
     check_columns,
     check_count,
@@ -39,10 +41,11 @@ from slurmlab.analysis._common import (
     run_starts,
     started,
     unknown_hours,
+    warn_blank_by,
     warn_missing_runs,
     warn_unknown_hours,
 )
-from slurmlab.errors import SlurmlabError
+from slurmlab.errors import SlurmlabError, warn_at_caller
 
 __all__ = ["biggest_runs", "gpu_hours", "share_vs_target", "top_consumers", "usage"]
 
@@ -123,11 +126,13 @@ def _usage(
     about: Sequence[str] = _HOURS,
 ) -> pd.DataFrame:
     by = by_columns(by, who, example="Account")
-    check_columns(jobs, tuple(by) + (("Start",) if period is not None else ()), who)
+    check_by(jobs, by, who, name_by=False)
     if period is not None:
+        check_columns(jobs, ("Start",), who)
         check_freq(period, who, name="period", fixed=False)
         require_start(jobs, f"{who} per period")
     frame = _with_hours(jobs, by, who, about)
+    warn_blank_by(jobs, by, who)
     cols = ["runs", "jobs", "cpu_hours", "gpu_hours", "node_hours"]
     if period is not None:
         frame = _split_by_period(frame, period)
@@ -245,7 +250,8 @@ def share_vs_target(
     ``ratio`` above 1 means the group used more than its share (its fair-share factor falls).
     ``shares`` maps each group to its share, a number of at least 0 (a dict or a Series;
     for ``Account`` objects give ``{a.name: a.shares for a in accounts}``); ``by`` is one
-    column.
+    column. A group of ``shares`` with no run in the export is listed with usage 0, with a
+    warning naming it and groups the export has (a misspelt or anonymized name looks so).
 
     >>> from slurmlab.analysis._common import demo_jobs
     >>> share_vs_target(demo_jobs(), {"vision": 1, "nlp": 1})[["Account", "share", "target", "ratio"]]
@@ -261,6 +267,8 @@ def share_vs_target(
     total_target = float(sum(shares.values()))
     names = list(dict.fromkeys([*shares, *table.index]))
     known = table.notna().any()  # (hours the export cannot give stay unknown: NaN shares)
+    if known:  # (else every usage is unknown, as warned: none is 0)
+        _warn_absent(shares, table.index, by)
     used = table.reindex(names, fill_value=0.0 if known else np.nan)
     out = pd.DataFrame({by: names, resource: used.to_numpy()})
     total = out[resource].sum(min_count=1)
@@ -268,6 +276,28 @@ def share_vs_target(
     out["target"] = [shares.get(name, 0.0) / total_target for name in names]
     out["ratio"] = out["share"] / out["target"].where(out["target"] > 0)
     return out
+
+
+def _warn_absent(shares: Mapping[str, float], used: pd.Index, by: str) -> None:
+    """One warning naming the groups of ``shares`` that have no run in the export (usage 0),
+    and a few the export has."""
+    absent = [name for name in shares if name not in used]
+    if not absent:
+        return
+    have = [str(name) for name in used]
+    shown = ", ".join(map(repr, absent[:5])) + (" ..." if len(absent) > 5 else "")
+    others = ", ".join(map(repr, have[:5])) + (" ..." if len(have) > 5 else "")
+    warn_at_caller(
+        f"share_vs_target: no job in the export has {by} {shown} (in shares), so "
+        + ("its" if len(absent) == 1 else "their")
+        + " usage is 0; "
+        + (
+            f"the export's {by} values: {others} (check the spelling, and that the export "
+            "covers those groups and is not anonymized)"
+            if have
+            else f"the export has no other {by}"
+        )
+    )
 
 
 _SHARES_FORM = "give {group: share}, e.g. {'vision': 2, 'nlp': 1} (a dict or a Series)"

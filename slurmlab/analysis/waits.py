@@ -8,7 +8,8 @@ Eligible instead, as Slurm's own Reserved field does: only the time the schedule
 eligible job waiting. Runs that never started have no wait but count as pending until they
 end; so does a row with a Start that never got an allocation (no node, Elapsed 0: older
 Slurm's record of a job cancelled while pending). A het job is one job: its leader
-(``12+0``) stands for its components.
+(``12+0``) stands for its components. An export without Submit times knows no wait: the
+analyzers say so, naming the field to add, rather than return 0 rows.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from slurmlab.analysis._common import (
     count,
     leads,
     require_start,
+    require_submit,
     run_ends,
     run_starts,
     started,
@@ -47,12 +49,40 @@ _SIZE_BINS = [0, 1, 8, 32, 128, np.inf]
 _SIZE_LABELS = ["1 CPU", "2-8 CPUs", "9-32 CPUs", "33-128 CPUs", ">128 CPUs"]
 
 
-def _waited(jobs: pd.DataFrame, since: Since = "Submit") -> np.ndarray:
-    """The rows wait_times keeps: runs that started and were submitted, one per het job."""
-    check_columns(jobs, ("Submit", "Start"), "wait_times")
-    check_since(jobs, since, "wait_times")
-    require_start(jobs, "wait_times")
-    return started(jobs) & jobs["Submit"].notna().to_numpy() & leads(jobs)
+def _waited(jobs: pd.DataFrame, since: Since, who: str) -> pd.DataFrame:
+    """The rows wait_times keeps: runs that started and were submitted, one per het job (an
+    error naming ``who`` when the table cannot say: no Submit or no Start times)."""
+    check_columns(jobs, ("Submit", "Start"), who)
+    check_since(jobs, since, who)
+    require_start(jobs, who)
+    require_submit(jobs, who)
+    return jobs.loc[started(jobs) & jobs["Submit"].notna().to_numpy() & leads(jobs)]
+
+
+def _wait_table(runs: pd.DataFrame, since: Since) -> pd.DataFrame:
+    """The table of :func:`wait_times` for the rows :func:`_waited` keeps (in their order)."""
+    wait = waits(runs, since)
+    size = pd.cut(count(runs["NCPUS"]), _SIZE_BINS, labels=_SIZE_LABELS, right=True)
+    cols = [
+        c
+        for c in (
+            "JobID",
+            "JobIDRaw",
+            "User",
+            "Account",
+            "Partition",
+            "QOS",
+            "NGPUS",
+            "NCPUS",
+            "Submit",
+            *(("Eligible",) if since == "Eligible" else ()),
+            "Start",
+        )
+        if c in runs
+    ]
+    out = runs[cols].assign(Wait=wait, Size=size).reset_index(drop=True)
+    out.attrs["since"] = since
+    return out
 
 
 def wait_times(jobs: pd.DataFrame, since: Since = "Submit") -> pd.DataFrame:
@@ -72,29 +102,7 @@ def wait_times(jobs: pd.DataFrame, since: Since = "Submit") -> pd.DataFrame:
     2   102 0 days 01:00:00
     """
     check_jobs(jobs, "wait_times")
-    started = jobs.loc[_waited(jobs, since)]
-    wait = waits(started, since)
-    size = pd.cut(count(started["NCPUS"]), _SIZE_BINS, labels=_SIZE_LABELS, right=True)
-    cols = [
-        c
-        for c in (
-            "JobID",
-            "JobIDRaw",
-            "User",
-            "Account",
-            "Partition",
-            "QOS",
-            "NGPUS",
-            "NCPUS",
-            "Submit",
-            *(("Eligible",) if since == "Eligible" else ()),
-            "Start",
-        )
-        if c in started
-    ]
-    out = started[cols].assign(Wait=wait, Size=size).reset_index(drop=True)
-    out.attrs["since"] = since
-    return out
+    return _wait_table(_waited(jobs, since, "wait_times"), since)
 
 
 def wait_stats(
@@ -102,8 +110,9 @@ def wait_stats(
 ) -> pd.DataFrame:
     """Wait-time distribution (count, mean, median, p90, max in hours) per group.
 
-    ``by`` may be any column, e.g. ``"Partition"``, ``"Account"``, ``"NGPUS"`` or ``"Size"``
-    (CPU-count classes). ``runs`` counts the runs that started; the statistics leave out the
+    ``by`` may be any column of the job table (or a list of them), e.g. ``"Partition"``,
+    ``"Account"``, ``"NGPUS"``, ``"GPUType"`` or ``"JobName"``, or ``"Size"`` (the CPU-count
+    classes of :func:`wait_times`). ``runs`` counts the runs that started; the statistics leave out the
     waits that are unknown (below 0, see :func:`wait_times`). ``since`` as in
     :func:`wait_times`: from Submit (the default) or from Eligible.
 
@@ -116,9 +125,12 @@ def wait_stats(
     check_jobs(jobs, "wait_stats")
     by = by_columns(by, "wait_stats")
     check_by(jobs, by, "wait_stats", made=("Size",))
-    table = wait_times(jobs, since)
+    runs = _waited(jobs, since, "wait_stats")
+    table = _wait_table(runs, since)
+    runs = runs.reset_index(drop=True)  # (the rows of table, in its order)
     h = table["Wait"].dt.total_seconds() / 3600.0
-    grouped = h.groupby([_key(table[c]) for c in by], observed=True, dropna=False)
+    keys = [_key(table[c] if c == "Size" else runs[c]) for c in by]
+    grouped = h.groupby(keys, observed=True, dropna=False)
     out = pd.DataFrame(
         {
             "runs": grouped.size(),
@@ -132,9 +144,16 @@ def wait_stats(
 
 
 def _key(column: pd.Series) -> pd.Series:
-    """A grouping key: numbers stay numbers (NGPUS groups sort 0, 1, 2, 16, not 0, 1, 16,
-    2; unknown last), text becomes text with "(none)" for the unknown, classes stay classes."""
-    if isinstance(column.dtype, pd.CategoricalDtype) or pd.api.types.is_numeric_dtype(column):
+    """A grouping key: numbers, times and durations stay what they are (NGPUS groups sort 0,
+    1, 2, 16, not 0, 1, 16, 2; Timelimit 00:30:00 before 02:00:00; unknown last), text becomes
+    text with "(none)" for the unknown, classes stay classes."""
+    kind = column.dtype
+    if (
+        isinstance(kind, pd.CategoricalDtype)
+        or pd.api.types.is_numeric_dtype(kind)
+        or pd.api.types.is_datetime64_any_dtype(kind)
+        or pd.api.types.is_timedelta64_dtype(kind)
+    ):
         return column
     return column.astype("string").fillna("(none)")
 
@@ -161,9 +180,9 @@ def bounded_slowdown(
     """
     check_jobs(jobs, "bounded_slowdown")
     floor = _tau(tau)
-    table = wait_times(jobs, since)
-    merged = jobs.loc[_waited(jobs, since), "Elapsed"].reset_index(drop=True)
-    run = merged.fillna(pd.Timedelta(0))
+    runs = _waited(jobs, since, "bounded_slowdown")
+    table = _wait_table(runs, since)
+    run = runs["Elapsed"].reset_index(drop=True).fillna(pd.Timedelta(0))
     slowdown = (table["Wait"] + run) / run.where(run > floor, floor)
     return table.assign(Elapsed=run, BoundedSlowdown=slowdown.clip(lower=1.0).astype(float))
 
@@ -191,7 +210,8 @@ def pending_over_time(
     jobs: pd.DataFrame, freq: str | None = None, by: str | None = "Partition"
 ) -> pd.DataFrame:
     """How many jobs were pending over time, per group: exactly (the default), or sampled
-    every ``freq``.
+    every ``freq``. ``pending`` is a count of jobs (int64); ``by`` is one column of the job
+    table, or None for the whole cluster.
 
     A run is pending from Eligible (else Submit) until Start; one that never started is
     pending until it ended (cancelled: its End), or to the end of the export while its state
@@ -211,14 +231,14 @@ def pending_over_time(
     >>> exact = pending_over_time(demo_jobs(), by=None)
     >>> exact.assign(time=exact["time"].dt.strftime("%H:%M"))
         time  pending
-    0  08:00      1.0
-    1  08:30      0.0
-    2  09:30      1.0
-    3  10:00      4.0
-    4  10:30      3.0
-    5  10:45      3.0
+    0  08:00        1
+    1  08:30        0
+    2  09:30        1
+    3  10:00        4
+    4  10:30        3
+    5  10:45        3
     >>> pending_over_time(demo_jobs(), freq="1h", by=None)["pending"].tolist()
-    [1.0, 0.0, 4.0, 3.0]
+    [1, 0, 4, 3]
     """
     check_jobs(jobs, "pending_over_time")
     names = by_columns(by, "pending_over_time", none="the whole cluster", many=False)
@@ -228,6 +248,7 @@ def pending_over_time(
     if freq is not None:
         check_freq(freq, "pending_over_time")
     require_start(jobs, "pending_over_time")
+    require_submit(jobs, "pending_over_time", eligible=True)
     begin = jobs["Eligible"].fillna(jobs["Submit"]) if "Eligible" in jobs else jobs["Submit"]
     start = run_starts(jobs)  # (a row never allocated: pending until it ended, its End)
     known = [jobs["Submit"], start, run_ends(jobs)]
@@ -235,7 +256,10 @@ def pending_over_time(
         known.append(jobs["End"])
     ok = begin.notna().to_numpy()
     if not ok.any():
-        return pd.DataFrame(columns=["time", *([by] if by else []), "pending"])
+        empty = {"time": pd.Series(dtype="datetime64[ns]")}
+        if by:
+            empty[by] = pd.Series(dtype="string")
+        return pd.DataFrame({**empty, "pending": pd.Series(dtype="int64")})
     horizon = max(s.max() for s in known if s.notna().any())
     never = start.isna()
     until = start.fillna(horizon + pd.Timedelta(1, "ns"))
@@ -272,7 +296,8 @@ def pending_over_time(
         cum_u = np.concatenate([[0.0], np.cumsum(ws[order_u])])
         started = cum_b[np.searchsorted(bs[order_b], t, side="right")]
         left = cum_u[np.searchsorted(us[order_u], t, side="right")]
-        frame = pd.DataFrame({"time": t, "pending": started - left})
+        # (whole jobs: the weights are task counts, so the count is a whole number)
+        frame = pd.DataFrame({"time": t, "pending": np.rint(started - left).astype("int64")})
         if ticks is None:  # only the changes, and the export's end
             level = frame["pending"].to_numpy()
             change = np.r_[True, level[1:] != level[:-1]]

@@ -958,6 +958,7 @@ class _RawTable:
     repaired: int = 0
     epoch: bool = False  # some times were epoch seconds (SLURM_TIME_FORMAT=%s, --json)
     skipped: list[int] = _field(default_factory=list)  # "#" lines among the rows, not joined
+    comments: list[int] = _field(default_factory=list)  # "#" lines that follow no row
     duplicates: list[int] = _field(default_factory=list)  # rows that repeat an earlier row
 
 
@@ -1024,7 +1025,13 @@ def _not_an_export(file: str, first: str, delimiter: str, given: bool) -> SacctP
     if len(tokens) > 1 and tokens[-1].strip() == "":
         tokens = tokens[:-1]  # (--parsable's trailing delimiter)
     named = [t for t in tokens if t.strip()]
-    if len(named) < len(tokens) and _header_names(delimiter.join(named), delimiter) is not None:
+    other = _header_delimiter(first)
+    doubled = other is not None and other != delimiter and delimiter in other  # (--delimiter=';;')
+    if (
+        len(named) < len(tokens)
+        and not doubled
+        and _header_names(delimiter.join(named), delimiter) is not None
+    ):
         at = next(i for i, t in enumerate(tokens) if not t.strip())
         before = next((t.strip() for t in reversed(tokens[:at]) if t.strip()), None)
         after = next((t.strip() for t in tokens[at + 1 :] if t.strip()), None)
@@ -1051,7 +1058,6 @@ def _not_an_export(file: str, first: str, delimiter: str, given: bool) -> SacctP
             value=first,
             hint=_FIXED_WIDTH_HINT,
         )
-    other = _header_delimiter(first)
     if other is not None and other != delimiter:
         how = f"delimiter={delimiter!r} was given" if given else f"{delimiter!r} was detected"
         return SacctParseError(
@@ -1253,6 +1259,9 @@ def _split(
         columns = columns[:-1]
     comment = pc.starts_with(pc.utf8_ltrim_whitespace(columns[0]), "#")
     comment = comment.to_numpy(zero_copy_only=False)
+    for pos in np.flatnonzero(comment):  # a row whose first field begins with "#"
+        if _hash_row(names, [c[int(pos)].as_py() for c in columns], False):
+            comment[pos] = False
     comments = [  # "#" lines: joined onto a row that ends in free text, else counted
         (number, text) for number, text in irregular if text.strip().startswith("#")
     ]
@@ -1336,6 +1345,7 @@ def _comment_lines(
     follows = set(data)
     for number, text in comments:
         if number - 1 not in follows:
+            raw.comments.append(number)
             continue
         follows.add(number)
         if free_last:
@@ -1345,9 +1355,28 @@ def _comment_lines(
     return joined
 
 
+def _hash_row(names: Sequence[str], pieces: Sequence[str], trailing: bool) -> bool:
+    """Whether a line beginning with ``#`` is a row all the same: sacct writes no comments,
+    and a JobName or Comment may begin with ``#``; a line of all the fields that begins with
+    such a free-text column, whose JobID is valid and every other field fits its column, is
+    a row (``#exp1|12|COMPLETED|...``; not ``#PENDING|12|...``, a row commented out)."""
+    width = len(names) + trailing
+    return (
+        len(pieces) == width
+        and not (trailing and pieces[-1])
+        and names[0] in _FREE_SET
+        and "JobID" in names
+        and _job_id_ok(names, pieces)
+        and all(_field_ok(name, value) for name, value in zip(names, pieces))
+    )
+
+
 def _continues(text: str, names: Sequence[str], pieces: list[str]) -> bool:
-    """Whether a line can only continue the row before it (a ``#`` line never starts one)."""
-    return text.lstrip().startswith("#") or not _starts_row(names, pieces)
+    """Whether a line can only continue the row before it (a ``#`` line starts one only
+    when it is a whole row: :func:`_hash_row`)."""
+    if text.lstrip().startswith("#"):
+        return not (_hash_row(names, pieces, False) or _hash_row(names, pieces, True))
+    return not _starts_row(names, pieces)
 
 
 def _is_parsable(sample: list[str], has_header: bool, delim: str, n: int) -> bool:
@@ -1434,6 +1463,7 @@ def _split_python(
     text = decode_export(data, file)
     lines: list[tuple[int, str]] = []
     skipped: list[int] = []
+    comments: list[int] = []
     seen_header = not has_header
     layout = names
     previous = -1  # the last line that is (or continues) a row
@@ -1442,13 +1472,17 @@ def _split_python(
         stripped = line.strip()
         if not stripped:
             continue
-        if stripped.startswith("#"):  # (see _comment_lines)
+        if stripped.startswith("#") and not (
+            seen_header and _hash_row(layout, line.split(delim), trailing)
+        ):  # (see _comment_lines)
             if number - 1 == previous:
                 previous = number
                 if layout[-1] in _FREE_SET:
                     lines.append((number, line))  # a line of a free-text value: joined
                 else:
                     skipped.append(number)
+            else:
+                comments.append(number)
             continue
         if not seen_header:
             seen_header = True
@@ -1469,6 +1503,7 @@ def _split_python(
         fmt="parsable" if trailing else "parsable2",
         delimiter=delim,
         skipped=skipped,
+        comments=comments,
     )
     if mid:
         _check_fit(file, names, delim, trailing, lines, 0)  # headers further down: by name
@@ -1484,7 +1519,7 @@ def _split_python(
         if (
             len(pieces) == width
             and not (trailing and pieces[-1])
-            and not line.lstrip().startswith("#")
+            and (not line.lstrip().startswith("#") or _hash_row(names, pieces, trailing))
         ):
             regular.append((number, pieces))
         else:
@@ -1905,7 +1940,10 @@ def _line_items(
             continue
         width = len(layout)
         whole = len(pieces) == width + 1 and pieces[-1] == "" if parsable else len(pieces) == width
-        starts = not text.lstrip().startswith("#") and (whole or _starts_row(layout, pieces))
+        if text.lstrip().startswith("#"):
+            starts = _hash_row(layout, pieces, parsable)
+        else:
+            starts = whole or _starts_row(layout, pieces)
         items.append(_Line(number, text, pieces, layout, starts))
     return items, layout
 
@@ -2525,6 +2563,19 @@ def _convert(raw: _RawTable, tz: str | None) -> tuple[dict[str, pa.Array], dict[
             gtype = pc.if_else(pc.is_null(ngpus), kind, gtype)
             ngpus = pc.coalesce(ngpus, count)
         ngpus = pc.if_else(pc.and_(pc.is_null(ngpus), given_any), pa.scalar(0, pa.int64()), ngpus)
+    requested = [name for name in ("ReqTRES", "ReqGRES") if name in cols]
+    if (
+        requested
+        and not any(name in cols for name in ("AllocTRES", "AllocGRES"))
+        and pc.any(pc.greater(ngpus, 0)).as_py()
+    ):
+        warnings.warn(
+            f"{raw.file}: the export has no AllocTRES, so NGPUS (and GPU-hours) are what "
+            f"was requested ({', '.join(requested)}), which can differ from what was allocated "
+            "(--exclusive, --gpus over several nodes); add AllocTRES to sacct -o",
+            SacctParseWarning,
+            stacklevel=4,
+        )
     out["NGPUS"], out["GPUType"] = ngpus, gtype
 
     # prefer the *Raw columns: exact, and cheaper than text
@@ -2750,6 +2801,16 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
             SacctParseWarning,
             stacklevel=3,
         )
+    if raw.comments:
+        shown = ", ".join(map(str, raw.comments[:20])) + (" ..." if len(raw.comments) > 20 else "")
+        warnings.warn(
+            f"{raw.file}: skipped {len(raw.comments)} '#' comment line(s), at line(s) {shown}: "
+            "sacct writes no comments, so they were added to the export; a line beginning "
+            "with '#' that has every field and a valid JobID is read as a row (a JobName "
+            "such as '#exp1')",
+            SacctParseWarning,
+            stacklevel=3,
+        )
     lines = raw.lines
     bad_lines: list[int] = sorted(b.line for b in raw.bad)
     row_bad = np.zeros(len(lines), dtype=bool)
@@ -2778,9 +2839,16 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
         # with "coerce" the converters have already turned bad values into NA
         bad_lines = sorted(set(bad_lines) | set(lines[row_bad].tolist()))
         keep = ~drop
-        lines = lines[keep]
         if errors == "warn":
             warnings.warn(_left_out(raw, bad_lines, problems), SacctParseWarning, stacklevel=3)
+        else:  # "coerce": say which rows kept NA and which could not be kept at all
+            gone = sorted({b.line for b in raw.bad} | set(lines[drop].tolist()))
+            warnings.warn(
+                _left_out(raw, bad_lines, problems, ("coerce", gone)),
+                SacctParseWarning,
+                stacklevel=3,
+            )
+        lines = lines[keep]
     dst_lines = _across_dst(raw, out, tz, keep) if raw.epoch and tz is not None else []
     raw.columns = {}  # the text columns are no longer needed: free them
     if keep is not None:
@@ -2963,10 +3031,17 @@ _REASONS_SHOWN = 10
 _WARN_ADVICE = re.compile(r";? or read with errors='warn'.*$")
 
 
-def _left_out(raw: _RawTable, bad_lines: list[int], problems: dict[str, np.ndarray]) -> str:
+def _left_out(
+    raw: _RawTable,
+    bad_lines: list[int],
+    problems: dict[str, np.ndarray],
+    coerced: tuple[str, list[int]] | None = None,
+) -> str:
     """The errors="warn" warning: how many rows were left out, and why, one line per bad
     value in line order (each the error errors="raise" gives, without its advice to read with
-    errors='warn'), the first ``_REASONS_SHOWN`` of them and a count of the rest."""
+    errors='warn'), the first ``_REASONS_SHOWN`` of them and a count of the rest.
+    ``coerced``: ("coerce", the lines of the rows left out all the same), for the
+    errors="coerce" warning (the other bad rows were kept with NA)."""
     found: list[tuple[int, int, SacctParseError]] = []
     for b in sorted(raw.bad, key=lambda b: b.line)[:_REASONS_SHOWN]:
         where = {"file": raw.file, "line": b.line, "column": b.column, "value": b.value}
@@ -2983,13 +3058,33 @@ def _left_out(raw: _RawTable, bad_lines: list[int], problems: dict[str, np.ndarr
         hint = _WARN_ADVICE.sub("", e.hint or "") or None
         reasons.append(str(SacctParseError(e.problem, **where, hint=hint)))
     rest = len(raw.bad) + sum(int(m.sum()) for m in problems.values()) - len(reasons)
-    lines = ", ".join(map(str, bad_lines[:20])) + (" ..." if len(bad_lines) > 20 else "")
-    return (
-        f"{raw.file}: left out {len(bad_lines)} malformed row(s) at line(s) {lines}; fix the "
-        "export, or read with errors='coerce' to keep them with NA for the bad values:\n  "
-        + "\n  ".join(reasons)
-        + (f"\n  and {rest} more (attrs['bad_lines'] lists every line)" if rest > 0 else "")
+    detail = "\n  ".join(reasons) + (
+        f"\n  and {rest} more (attrs['bad_lines'] lists every line)" if rest > 0 else ""
     )
+    if coerced is not None:  # errors="coerce": which rows kept NA, which could not be kept
+        kept = sorted(set(bad_lines) - set(coerced[1]))
+        out = [f"{raw.file}: errors='coerce': "]
+        if kept:
+            out.append(
+                f"kept {len(kept)} malformed row(s) with NA for the bad values, at line(s) {_some(kept)}"
+            )
+        if coerced[1]:
+            out.append(
+                ("; " if kept else "")
+                + f"left out {len(coerced[1])} row(s) that cannot be kept (no JobID or not "
+                f"a whole row), at line(s) {_some(coerced[1])}"
+            )
+        return "".join(out) + ":\n  " + detail
+    return (
+        f"{raw.file}: left out {len(bad_lines)} malformed row(s) at line(s) {_some(bad_lines)}; "
+        "fix the export, or read with errors='coerce' to keep them with NA for the bad "
+        "values:\n  " + detail
+    )
+
+
+def _some(lines: Sequence[int], most: int = 20) -> str:
+    """Line numbers, the first ``most`` of them."""
+    return ", ".join(map(str, lines[:most])) + (" ..." if len(lines) > most else "")
 
 
 def _cell(raw: _RawTable, name: str, pos: int) -> str:
@@ -3393,8 +3488,9 @@ def concat_sacct(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
       PENDING when one export was taken has ended by the next) are collapsed into the most
       final one, with a warning saying how many runs and which row was kept. The same run
       is the same JobIDRaw (JobID when a table was read without JobIDRaw), Submit and Start
-      (a requeued job's runs differ in them; Unknown equals Unknown); a step, the same and its
-      step id. The most final row has an ended state (``TERMINAL_STATES``: not RUNNING,
+      (a requeued job's runs differ in them; Unknown equals Unknown), and the same Cluster
+      and User when every table has them (JobIDs repeat across clusters); a step, the same
+      and its step id. The most final row has an ended state (``TERMINAL_STATES``: not RUNNING,
       PENDING, SUSPENDED ...), then the latest End, then comes from the later table. Rows of
       one table are never collapsed (its runs are distinct unless repeated exactly, which
       read_sacct already handles), and a run that one table lists twice is left as it is.
@@ -3454,6 +3550,9 @@ def concat_sacct(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
         )
     # the same run, not repeated exactly: keep its most final row
     key = ["JobIDRaw" if all("JobIDRaw" in t.attrs.get("fields", ()) for t in tables) else "JobID"]
+    for column in ("User", "Cluster"):  # (job ids repeat across clusters: sacct -M a,b)
+        if all(column in t.attrs.get("fields", ()) for t in tables):
+            key.insert(0, column)
     take, left, kept = _keep_most_final(jobs, key, table_of, dup)
     merged = [_where(origin[r]) for r in left.tolist()]
     if merged:
@@ -3595,8 +3694,8 @@ def _pending_as_started(frame: pd.DataFrame, key: list[str], keep: np.ndarray) -
     waiting = start & ~ended & keep
     if not waiting.any():
         return probe
-    if key == ["JobIDRaw"] and "ArrayTaskID" in frame:
-        _tasks_as_started(frame, probe, waiting, ~start & keep)
+    if key[-1] == "JobIDRaw" and "ArrayTaskID" in frame:
+        _tasks_as_started(frame, probe, waiting, ~start & keep, key[:-1])
     runs: dict[tuple, set] = {}
     for row in probe[~start & keep].itertuples(index=False):
         runs.setdefault(tuple(row[:-1]), set()).add(row[-1])
@@ -3608,12 +3707,17 @@ def _pending_as_started(frame: pd.DataFrame, key: list[str], keep: np.ndarray) -
 
 
 def _tasks_as_started(
-    frame: pd.DataFrame, probe: pd.DataFrame, waiting: np.ndarray, started: np.ndarray
+    frame: pd.DataFrame,
+    probe: pd.DataFrame,
+    waiting: np.ndarray,
+    started: np.ndarray,
+    also: list[str],
 ) -> None:
     """A pending array task's row (``7_3``: one task) takes the JobIDRaw and Start of the
     one run of that task and Submit that started in another export: a task gets its own
     JobIDRaw when it starts, so until then it shows the array's, as every task still in the
-    array's pending record does (a simulation's job table has a row for each)."""
+    array's pending record does (a simulation's job table has a row for each). ``also``:
+    the other key columns the run must share (Cluster, User)."""
     task = frame["ArrayTaskID"].notna().to_numpy(dtype=bool)
     pending = np.flatnonzero(waiting & task)
     if not pending.size:
@@ -3621,6 +3725,8 @@ def _tasks_as_started(
     array = frame["ArrayJobID"].to_numpy(dtype=object)
     index = frame["ArrayTaskID"].to_numpy(dtype=object)
     submit = frame["Submit"].to_numpy(dtype=object)
+    if also:  # (the other key columns, with the submit time, as one value)
+        submit = list(zip(*(probe[c].to_numpy(dtype=object) for c in also), submit))
     raw = probe["JobIDRaw"].to_numpy(dtype=object)
     begun = probe["Start"].to_numpy(dtype=object)
     runs: dict[tuple, set] = {}
