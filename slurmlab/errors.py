@@ -102,6 +102,24 @@ _shown_under: tuple = (None, None, None)  # (filters list, a copy of it, default
 _local = threading.local()  # .collecting: this thread is inside collected_warnings()
 
 
+def unknown_fields(unknown, known, *, allowed: bool = True) -> str:
+    """``unknown field(s) [...]`` for a document entry, with a did-you-mean for each field
+    spelled close to a known one (``runtim``: ``runtime``) and, with ``allowed``, the list of
+    known fields."""
+    import difflib
+
+    names = sorted(unknown, key=str)
+    guesses = [
+        f"{name!r}: did you mean {close[0]!r}?"
+        for name in names
+        if (close := difflib.get_close_matches(str(name), sorted(known), n=1, cutoff=0.7))
+    ]
+    text = f"unknown field(s) {names}"
+    if guesses:
+        text += f" ({'; '.join(guesses)})"
+    return text + (f"; allowed: {sorted(known)}" if allowed else "")
+
+
 def _matches(pattern, text: str) -> bool:
     """A filter's message or module pattern against a value, as ``_warnings`` tests it (a
     plain string, as the built-in default filters have, must be equal)."""

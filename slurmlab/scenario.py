@@ -134,6 +134,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import warnings
 from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
@@ -145,7 +146,7 @@ from typing import NamedTuple
 import pandas as pd
 import yaml
 
-from slurmlab.errors import ScenarioError, SlurmlabError, warn_at_caller
+from slurmlab.errors import ScenarioError, SlurmlabError, unknown_fields, warn_at_caller
 from slurmlab.policies.backfill import make_policy
 from slurmlab.policies.fairshare import Account, AccountTree
 from slurmlab.sim.checkpoint import Checkpoint
@@ -460,7 +461,10 @@ class Scenario:
                 path=("jobs",),
             )
         origin = _origin(doc.get("origin"))
-        jobs = tuple(_job(entry, i, cluster, origin) for i, entry in enumerate(jobs_doc))
+        jobs = tuple(
+            _job_said_where(entry, i, cluster, origin, source, lines or {})
+            for i, entry in enumerate(jobs_doc)
+        )
         _unique_ids(jobs)
         _no_jobid_collisions(jobs)
         _check_dependencies(jobs, jobs_doc)
@@ -855,7 +859,7 @@ def _allowed(entry: dict, allowed: set, label: str, path: tuple) -> None:
     if unknown:
         key = sorted(unknown, key=str)[0]
         raise ScenarioError(
-            f"{label}: unknown field(s) {sorted(unknown, key=str)}; allowed: {sorted(allowed)}",
+            f"{label}: {unknown_fields(unknown, allowed)}",
             path=(*path, key),
         )
 
@@ -1368,6 +1372,22 @@ def _not_a_date(value, origin: pd.Timestamp, key: str) -> None:
     )
 
 
+def _job_said_where(
+    entry, i: int, cluster: Cluster, origin: pd.Timestamp, source: str, lines: dict
+) -> WorkloadJob:
+    """:func:`_job`, its warnings (sbatch's about the job's options or script: an #SBATCH
+    line after the first command, an option not simulated) naming the file, line and entry."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        job = _job(entry, i, cluster, origin)
+    field_name = "script" if "script" in entry else "args"
+    label = f"jobs[{i}]" + (f" (id {entry.get('id')!r})" if entry.get("id") else "")
+    for w in caught:
+        where = _warning_at(source, lines, ("jobs", i, field_name))
+        warn_at_caller(f"{where}{label}: field {field_name!r}: {w.message}", w.category)
+    return job
+
+
 def _job(entry, i: int, cluster: Cluster, origin: pd.Timestamp = DEFAULT_ORIGIN) -> WorkloadJob:
     path = ("jobs", i)
     label = f"jobs[{i}]" + (
@@ -1521,6 +1541,7 @@ def _no_jobid_collisions(jobs: tuple[WorkloadJob, ...]) -> None:
     known by that number; ``id: 2`` on another job would make two jobs "2"."""
     clash = jobid_clash(jobs)
     if clash is None:
+        _no_id_of_another(jobs)
         return
     i, j, first = clash
     job = jobs[i]
@@ -1538,6 +1559,30 @@ def _no_jobid_collisions(jobs: tuple[WorkloadJob, ...]) -> None:
         f"submit order); give jobs[{j}] an id, {fix}",
         path=("jobs", i, "id"),
     )
+
+
+def _no_id_of_another(jobs: tuple[WorkloadJob, ...]) -> None:
+    """With every job given an ``id``, a number as an id is not another job's JobID: a job
+    is known by its JobID too, so ``cancel job: 2`` would name two jobs."""
+    if not jobs or any(j.id is None for j in jobs):
+        return
+    numbered: dict[str, int] = {}
+    for k, n in enumerate(jobid_numbers(jobs)):
+        if n is not None:
+            numbered[str(n)] = k
+            if jobs[k].spec.array is not None:
+                numbered.update({f"{n}_{t}": k for t in jobs[k].spec.array.indices})
+    for i, job in enumerate(jobs):
+        k = numbered.get(job.id)
+        if k is not None and k != i:
+            raise ScenarioError(
+                f"jobs[{i}] (id {job.id!r}): field 'id': {job.id!r} is also the JobID of "
+                f"jobs[{k}] (id {jobs[k].id!r}): like sbatch, jobs are numbered 1, 2, ... in "
+                "submit order and a job is known by its JobID too, so actions and "
+                f"dependencies naming {job.id!r} would mean two jobs; give this job an id that "
+                f"is not a number (e.g. 'job{job.id}')",
+                path=("jobs", i, "id"),
+            )
 
 
 def _check_dependencies(jobs: tuple[WorkloadJob, ...], docs: list) -> None:
@@ -2111,9 +2156,7 @@ def _account(doc, *, where: str) -> Account:
         raise ScenarioError(f"{where}: each account needs a name")
     unknown = set(doc) - known
     if unknown:
-        raise ScenarioError(
-            f"{where}: unknown field(s) {sorted(unknown)}; allowed: {sorted(known)}"
-        )
+        raise ScenarioError(f"{where}: {unknown_fields(unknown, known)}")
     max_jobs = doc.get("max_jobs")
     return Account(
         name=str(doc["name"]),

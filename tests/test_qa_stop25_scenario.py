@@ -375,9 +375,11 @@ def test_a_lab_with_accounts_says_which_accounts_and_users_to_submit_with():
     )
     assert lab.sbatch("-N 1", user="alice") == 1
     open_lab = slurmlab.Lab("tiny", accounts=[Account("llm"), Account("cv")])  # no users listed
-    with pytest.raises(RequestError) as exc:
-        open_lab.sbatch("-N 1")
-    assert str(exc.value).endswith("specified; pass -A one of the accounts 'you' may use: llm, cv")
+    # (stop 42: no account lists users, so none is restricted, as the README says: a job
+    # without -A charges root, through an implicit root/you association)
+    assert open_lab.sbatch("-N 1") == 1
+    open_lab.advance(1)
+    assert open_lab.sacct()["Account"].tolist() == ["root"]
 
 
 def test_a_scenario_becomes_a_lab_with_its_cluster_policy_accounts_qos_and_jobs(tmp_path):

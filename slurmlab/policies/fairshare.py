@@ -191,7 +191,8 @@ class AccountTree:
         for a in self.accounts.values():
             if user in a.users:
                 return user_key(a.name, user)
-        return None
+        # no account lists users: a job without -A charges root, through root/user
+        return None if self.models_users else user_key("root", user)
 
     def resolve(self, user: str, account: str | None) -> tuple[str, str | None]:
         """The account a job of ``user`` charges (``-A``, else the user's default account,

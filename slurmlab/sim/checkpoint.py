@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from slurmlab.errors import SlurmlabError
+from slurmlab.errors import SlurmlabError, unknown_fields
 from slurmlab.spec.units import parse_flag, parse_number, parse_seconds
 
 __all__ = [
@@ -64,11 +64,12 @@ class Checkpoint:
     @classmethod
     def from_dict(cls, doc: dict, *, where: str = "checkpoint") -> Checkpoint:
         """From a scenario entry ``{interval, write_cost, restart_cost, on_signal}``."""
+        known = {"interval", "write_cost", "restart_cost", "on_signal"}
+        unknown = set(doc) - known if isinstance(doc, dict) else set()
+        if unknown:
+            raise SlurmlabError(f"{where}: {unknown_fields(unknown, known)}")
         if not isinstance(doc, dict) or "interval" not in doc:
             raise SlurmlabError(f"{where}: give at least 'interval' (seconds or HH:MM:SS)")
-        unknown = set(doc) - {"interval", "write_cost", "restart_cost", "on_signal"}
-        if unknown:
-            raise SlurmlabError(f"{where}: unknown field(s) {sorted(unknown)}")
         return cls(
             interval=parse_seconds(doc["interval"], what=f"{where}.interval"),
             write_cost=parse_seconds(doc.get("write_cost", 0), what=f"{where}.write_cost"),

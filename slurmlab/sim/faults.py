@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from slurmlab.errors import SlurmlabError
+from slurmlab.errors import SlurmlabError, unknown_fields
 from slurmlab.spec.units import parse_names, parse_number, parse_seconds, parse_whole
 
 __all__ = ["NodeFailure", "RandomFailures"]
@@ -45,11 +45,12 @@ class NodeFailure:
 
     @classmethod
     def from_dict(cls, doc: dict, *, where: str = "failures") -> NodeFailure:
+        known = {"node", "at", "down_for"}
+        unknown = set(doc) - known if isinstance(doc, dict) else set()
+        if unknown:
+            raise SlurmlabError(f"{where}: {unknown_fields(unknown, known)}")
         if not isinstance(doc, dict) or "node" not in doc or "at" not in doc:
             raise SlurmlabError(f"{where}: each failure needs 'node' and 'at' (and 'down_for')")
-        unknown = set(doc) - {"node", "at", "down_for"}
-        if unknown:
-            raise SlurmlabError(f"{where}: unknown field(s) {sorted(unknown)}")
         down = doc.get("down_for")
         return cls(
             node=str(doc["node"]),  # (a scenario checks it is one of the cluster's)
@@ -98,11 +99,12 @@ class RandomFailures:
 
     @classmethod
     def from_dict(cls, doc: dict, *, where: str = "random_failures") -> RandomFailures:
+        known = {"mtbf", "distribution", "shape", "repair", "seed", "nodes"}
+        unknown = set(doc) - known if isinstance(doc, dict) else set()
+        if unknown:
+            raise SlurmlabError(f"{where}: {unknown_fields(unknown, known)}")
         if not isinstance(doc, dict) or "mtbf" not in doc:
             raise SlurmlabError(f"{where}: give at least 'mtbf' (seconds or [D-]HH:MM:SS)")
-        unknown = set(doc) - {"mtbf", "distribution", "shape", "repair", "seed", "nodes"}
-        if unknown:
-            raise SlurmlabError(f"{where}: unknown field(s) {sorted(unknown)}")
         nodes = doc.get("nodes")
         return cls(
             mtbf=parse_seconds(doc["mtbf"], what=f"{where}.mtbf"),

@@ -1107,11 +1107,18 @@ class JobSpec:
         task_f = f"--gpus-per-task={t}{per_task}"
         bad = ": Invalid generic resource (gres) specification"
         if per_job and per_node:
+            # (what agrees with the node count asked, else the nearest whole number of nodes)
+            want = f"--gpus={t}{per_node * (self.nodes or max(1, round(per_job / per_node)))}"
+            if per_node > per_job:  # gres.c: "Failed to ensure --gpus >= --gpus-per-node"
+                raise SbatchError(
+                    f"{job_f} is fewer GPUs than {node_f} asks for on one node (Slurm: "
+                    f"Failed to ensure --gpus >= --gres=gpu/--gpus-per-node){bad}; ask "
+                    f"{want}, or leave --gpus out"
+                )
             if per_job % per_node:
                 raise SbatchError(
                     f"{job_f} is not a whole number of nodes of {node_f} (the job gets the "
-                    f"same GPUs on every node){bad}; ask e.g. --gpus={t}"
-                    f"{per_node * max(1, round(per_job / per_node))}"
+                    f"same GPUs on every node){bad}; ask e.g. {want}, or leave --gpus out"
                 )
             nodes = per_job // per_node
             if self.nodes is not None and not (
@@ -1119,7 +1126,8 @@ class JobSpec:
             ):
                 asked = f"{self.nodes}" + (f"-{self.max_nodes}" if self.max_nodes else "")
                 raise SbatchError(
-                    f"{job_f} with {node_f} makes {nodes} nodes, but --nodes={asked}{bad}"
+                    f"{job_f} with {node_f} makes {nodes} node{'s' * (nodes != 1)}, but "
+                    f"--nodes={asked}{bad}; ask {want}, or leave --gpus out"
                 )
         for flag, count, what, given, given_flag in (
             (job_f, per_job, "tasks", self.ntasks, "--ntasks"),
@@ -1328,7 +1336,9 @@ class JobSpec:
                 add(_flag(f), f"{getattr(self, f)}M")
         t = f"{self.gpu_type}:" if self.gpu_type else ""
         gres = [str(g) for g in self.other_gres]
-        if self.gpus_per_node is not None:
+        if self.gpus_per_node is not None and self.gpus_per_node_option == "gpus-per-node":
+            add("gpus-per-node", f"{t}{self.gpus_per_node}")  # (as written: SLURM_GPUS_PER_NODE)
+        elif self.gpus_per_node is not None:
             gres.insert(0, f"gpu:{t}{self.gpus_per_node}")
         if gres:
             add("gres", ",".join(gres))
@@ -1993,7 +2003,9 @@ def _parse_value(long: str, kind: str, val: str | None, values: dict) -> dict:
                 out["gpus_per_node"] = int(n)
                 out["gpu_type"] = typ
         out["other_gres"] = tuple(others)
-        if out["gpus_per_node"] is not None:
+        if out["gpus_per_node"] is None and values.get("gpus_per_node_option") == "gpus-per-node":
+            del out["gpus_per_node"]  # (sbatch keeps --gpus-per-node apart from --gres=nvme:1)
+        if out.get("gpus_per_node") is not None:
             if values.get("gpus_per_node_option") == "gpus-per-node":
                 _warn_gres_wins(val, values["gpus_per_node"])
             out["gpus_per_node_option"] = "gres"

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from slurmlab.errors import SlurmlabError, warn_at_caller
+from slurmlab.errors import SlurmlabError, unknown_fields, warn_at_caller
 from slurmlab.spec.units import (
     parse_duration,
     parse_memory_mb,
@@ -159,9 +159,7 @@ class Qos:
             raise SlurmlabError(f"{where}: each QOS needs a name")
         unknown = set(doc) - known
         if unknown:
-            raise SlurmlabError(
-                f"{where}: unknown field(s) {sorted(unknown)}; allowed: {sorted(known)}"
-            )
+            raise SlurmlabError(f"{where}: {unknown_fields(unknown, known)}")
         pre = doc.get("preempt") or ()
         mode = doc.get("preempt_mode")
         return cls(
@@ -283,9 +281,7 @@ class Reservation:
             raise SlurmlabError(f"{where}: each reservation needs a name")
         unknown = set(doc) - known
         if unknown:
-            raise SlurmlabError(
-                f"{where}: unknown field(s) {sorted(unknown)}; allowed: {sorted(known)}"
-            )
+            raise SlurmlabError(f"{where}: {unknown_fields(unknown, known)}")
         for key in ("start", "duration"):
             if key not in doc:
                 raise SlurmlabError(f"{where}: reservation {doc['name']!r} needs {key!r}")

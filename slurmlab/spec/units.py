@@ -213,7 +213,8 @@ _SECONDS_HELP = (
 def parse_seconds(value: str | int | float | timedelta, *, what: str = "time") -> float:
     """Parse a scenario offset or duration: seconds as a number, Slurm's time forms as text
     (``M:S``, ``H:M:S``, ``D-H``, ``D-H:M``, ``D-H:M:S``, read as ``sbatch -t`` reads them), a
-    number with a unit (``45s``, ``30m``, ``2h``, ``1.5d``) or a ``timedelta`` (also pandas').
+    number with a unit (``45s``, ``30m``, ``2h``, ``1.5d``), several (``2h30m``, ``1d12h``)
+    or a ``timedelta`` (also pandas').
 
     Unlike ``sbatch -t``, a bare number here means seconds. At most :data:`MAX_SECONDS`.
 
@@ -221,6 +222,8 @@ def parse_seconds(value: str | int | float | timedelta, *, what: str = "time") -
     (90.0, 90.0, 86400.0, 7200.0)
     >>> parse_seconds("1-12"), parse_seconds("1-12:30"), parse_seconds("1:00:00")
     (129600.0, 131400.0, 3600.0)
+    >>> parse_seconds("2h30m"), parse_seconds("1d 12h")
+    (9000.0, 129600.0)
     """
     seconds = _seconds(value, what)
     if seconds > MAX_SECONDS:
@@ -275,6 +278,15 @@ def _seconds_of(value, what: str) -> float:
     m = re.fullmatch(r"([0-9]+(?:\.[0-9]+)?)\s*([smhd])", s, flags=re.IGNORECASE)
     if m:
         return float(m.group(1)) * _UNIT_SECONDS[m.group(2).lower()]
+    if re.fullmatch(r"(?:[0-9]+(?:\.[0-9]+)?\s*[smhd]\s*){2,4}", s, flags=re.IGNORECASE):
+        parts = re.findall(r"([0-9]+(?:\.[0-9]+)?)\s*([smhd])", s, flags=re.IGNORECASE)
+        units = ["dhms".index(u.lower()) for _, u in parts]
+        if units == sorted(set(units)):  # (2h30m, 1d12h: each unit once, largest first)
+            return sum(float(n) * _UNIT_SECONDS[u.lower()] for n, u in parts)
+        raise SlurmlabError(
+            f"invalid {what} {value!r}: give each unit once, the largest first (e.g. 1d12h "
+            f"or 2h30m); {_SECONDS_HELP}"
+        )
     m = re.fullmatch(r"([0-9]+)-([0-9]+)(?::([0-9]+))?(?::([0-9]+(?:\.[0-9]+)?))?", s)  # D-H:M:S
     if m:
         d, h, mi, sec = m.groups()

@@ -1,0 +1,341 @@
+"""Stop 42's QA rounds (an AI-training user, a workshop instructor, an sacct analyst): the
+findings fixed, each pinned to the behaviour Slurm (or the README) gives."""
+
+from __future__ import annotations
+
+import io
+import re
+import textwrap
+import warnings
+
+import pytest
+
+from slurmlab import Lab, Scenario
+from slurmlab.errors import ScenarioError, SlurmlabError
+from slurmlab.records.sacct import SacctParseError, concat_sacct, read_sacct
+from slurmlab.sim.checkpoint import Checkpoint
+from slurmlab.spec.job import JobSpec
+from slurmlab.spec.units import parse_seconds
+
+
+def _scenario(tmp_path, text: str, name: str = "s.yaml") -> Scenario:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return Scenario.load(path)
+
+
+# -- the simulator ------------------------------------------------------------------------------
+def test_a_requeued_job_does_not_wait_for_its_fulfilled_dependency_again():
+    """test_job_dependency flushes a fulfilled dependency list: after a node failure the
+    singleton job restarts after the requeue delay, not when its namesake ends."""
+    lab = Lab("ai", policy="slurm")
+    a = lab.sbatch(
+        "-N 1 --gpus-per-node=8 -t 2:00:00 -J chain --dependency=singleton --wrap=x",
+        runtime="1h",
+    )
+    lab.sbatch("-N 1 --gpus-per-node=8 -t 2:00:00 -J chain --wrap=x", runtime="1h")
+    lab.advance(30)
+    lab.fail("gpu001", down_for="10m")
+    lab.advance("3h")
+    runs = lab.sacct(duplicates=True)
+    mine = runs[runs["JobID"] == str(a)].sort_values("Start")
+    assert mine["State"].tolist() == ["NODE_FAIL", "COMPLETED"]
+    second = (mine["Start"].iloc[1] - mine["Start"].iloc[0]).total_seconds()
+    assert second == 30 + 121  # the failure, then the requeue delay (cred_lifetime + 1)
+
+
+def test_why_pending_says_which_memory_a_job_waits_for():
+    lab = Lab("ai", policy="slurm")
+    for _ in range(2):
+        lab.sbatch("-p debug -N 1 --gpus-per-node=4 --mem=0 -t 1:00:00 --wrap=x", runtime="50m")
+    b = lab.sbatch("-p debug -N 1 --gpus-per-node=4 -t 30:00 --wrap=x", runtime="10m")
+    lab.advance(60)
+    text = lab.why_pending(b)
+    assert "(it asks for none: the cluster's default for it)" in text
+    assert "gets each node's whole memory" not in text  # (the preset sets DefMemPerCPU)
+    assert "those nodes have no memory free" in text and "--mem=0" in text
+    assert "could start now" not in text.split("Smallest changes")[0]
+
+    lab = Lab("ai", policy="slurm")
+    for _ in range(2):
+        lab.sbatch("-p debug -N 1 --gpus-per-node=4 --mem=900G -t 1:00:00 --wrap=x", runtime="50m")
+    b = lab.sbatch("-p debug -N 1 --gpus-per-node=4 --mem=200G -t 30:00 --wrap=x", runtime="10m")
+    lab.advance(60)
+    text = lab.why_pending(b)
+    assert "not 204800 MB per node; with --mem=102400M per node or less it could start now" in text
+
+
+CONSERVATIVE_GAP = """\
+    cluster:
+      nodes: [{name: "n[1-4]", cpus: 8, memory: 32000}]
+      partitions: [{name: p, nodes: "n[1-4]", max_time: "1-00:00:00"}]
+    policy: easy
+    jobs:
+      - {id: R, submit: 0, runtime: 600,  args: "-N 2 -t 10 --exclusive"}
+      - {id: A, submit: 1, runtime: 600,  args: "-N 3 -t 10 --exclusive"}
+      - {id: B, submit: 2, runtime: 600,  args: "-N 4 -t 10 --exclusive"}
+      - {id: C, submit: 3, runtime: 1800, args: "-N 1 -t 30 --exclusive"}
+    """
+
+
+def test_why_pending_time_hint_counts_the_plans_on_the_nodes_the_job_could_use(tmp_path):
+    """A's plan (600 s) holds n[1-3]; on n4 only B's (1200 s) comes: -t 19:00, not 9:00."""
+    sc = _scenario(tmp_path, CONSERVATIVE_GAP)
+    text = sc.run("conservative").why_pending("C", at=10)
+    assert "with -t 19:00 (instead of 30:00) it would end before the next reservation" in text
+    doc = (
+        CONSERVATIVE_GAP.rstrip(" ")
+        + '    actions: [{at: 10, action: update, job: C, time: "19:00"}]\n'
+    )
+    jobs = _scenario(tmp_path, doc, "u.yaml").run("conservative").jobs.set_index("JobID")
+    assert (jobs.loc["C", "Start"] - jobs.loc["R", "Start"]).total_seconds() == 10
+    assert jobs.loc["C", "NodeList"] == "n4"
+
+
+MAINT = """\
+    cluster:
+      nodes: [{name: "n[1-4]", cpus: 8, memory: 32000, gres: "gpu:4"}]
+      partitions: [{name: gpu, nodes: "n[1-4]", max_time: "1-00:00:00"}]
+    policy: easy
+    reservations:
+      - {name: pm, start: "2:00:00", duration: "1:00:00", nodes: "n[1-4]", users: [root],
+         flags: [maint]}
+    jobs:
+      - {id: fits, submit: 0, runtime: 1800, args: "-N 1 --gres=gpu:4 -t 1:00:00"}
+      - {id: toolong, submit: 0, runtime: 1800, args: "-N 1 --gres=gpu:4 -t 3:00:00"}
+      - {id: exact, submit: 0, runtime: 1800, args: "-N 1 --gres=gpu:4 -t 2:00:00"}
+      - {id: later, submit: "1:30:00", runtime: 600, args: "-N 1 --gres=gpu:4 -t 20"}
+    """
+
+
+@pytest.mark.parametrize("policy", ["fifo", "easy", "conservative", "slurm"])
+def test_a_job_past_one_a_maintenance_window_keeps_out_is_not_backfilled(tmp_path, policy):
+    """FIFO's pass goes past such a job too: every policy gives the same schedule, and none
+    counts those starts as backfilled."""
+    result = _scenario(tmp_path, MAINT).run(policy)
+    assert result.metrics["backfilled"] == 0
+    assert result.jobs["StartedBy"].tolist() == ["main"] * 4
+
+
+# -- the sacct reader -------------------------------------------------------------------------
+def test_a_row_whose_job_name_begins_with_a_hash_is_a_row(tmp_path):
+    export = tmp_path / "x.psv"
+    export.write_text(
+        "JobName|JobID|State|Elapsed|NCPUS\n#exp1|1|COMPLETED|01:00:00|4\n"
+        "exp2|2|COMPLETED|01:00:00|4\n"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        jobs = read_sacct(export)
+    assert jobs["JobName"].tolist() == ["#exp1", "exp2"]
+    # the slow path (bytes that are not UTF-8) reads it alike
+    export.write_bytes(export.read_bytes() + b"\xe9t\xe9|3|COMPLETED|01:00:00|4\n")
+    with pytest.warns(UserWarning, match="Latin-1"):
+        jobs = read_sacct(export)
+    assert jobs["JobName"].tolist() == ["#exp1", "exp2", "\xe9t\xe9"]
+
+
+def test_comment_lines_are_skipped_and_named(tmp_path):
+    export = tmp_path / "x.psv"
+    export.write_text(
+        "# exported by me\nJobID|State|Elapsed|NCPUS\n1|COMPLETED|01:00:00|4\n\n# note\n"
+        "#2|COMPLETED|01:00:00|4\n3|COMPLETED|01:00:00|4\n"
+    )
+    with pytest.warns(UserWarning) as caught:
+        jobs = read_sacct(export)
+    assert jobs["JobID"].tolist() == ["1", "3"]  # (a JobID beginning with '#' is no row)
+    said = [str(w.message) for w in caught]
+    assert any("skipped 3 '#' comment line(s), at line(s) 1, 5, 6" in m for m in said), said
+
+
+def test_a_row_commented_out_stays_out(tmp_path):
+    """``#PENDING|12|...``: the '#' is in State, which no row begins with."""
+    export = tmp_path / "x.psv"
+    export.write_text("State|JobID|Elapsed\nPENDING|12|00:00:00\n\n#PENDING|12|00:00:00\n")
+    with pytest.warns(UserWarning, match="comment line"):
+        jobs = read_sacct(export)
+    assert jobs["JobID"].tolist() == ["12"]
+
+
+HEADER = "JobID|JobIDRaw|Cluster|User|State|Submit|Start|End|Elapsed|NCPUS\n"
+
+
+def test_one_job_id_on_two_clusters_is_two_jobs(tmp_path):
+    alpha, beta = tmp_path / "alpha.psv", tmp_path / "beta.psv"
+    alpha.write_text(
+        HEADER + "100|100|alpha|alice|RUNNING|2024-03-05T10:00:00|2024-03-05T10:00:00|"
+        "Unknown|01:00:00|4\n"
+    )
+    beta.write_text(
+        HEADER + "100|100|beta|bob|COMPLETED|2024-03-05T10:00:00|2024-03-05T10:00:00|"
+        "2024-03-05T11:00:00|01:00:00|4\n"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        jobs = read_sacct([alpha, beta])
+    assert jobs[["Cluster", "User", "State"]].values.tolist() == [
+        ["alpha", "alice", "RUNNING"],
+        ["beta", "bob", "COMPLETED"],
+    ]
+    # the same cluster: one run, its most final row
+    again = tmp_path / "again.psv"
+    again.write_text(beta.read_text().replace("|beta|bob|", "|alpha|alice|"))
+    with pytest.warns(UserWarning, match="appear in more than one export"):
+        jobs = concat_sacct([read_sacct(alpha), read_sacct(again)])
+    assert jobs["State"].tolist() == ["COMPLETED"]
+
+
+def test_errors_coerce_says_what_it_kept_and_what_it_could_not(tmp_path):
+    export = tmp_path / "x.psv"
+    export.write_text(
+        "JobID|State|Elapsed|ReqMem\n1|COMPLETED|01:00:00|4G\n2|COMPLETED|01:00:00|4Q\n"
+        "3|COMPLETED|01:00\n4|COMPLETED|01:00:00|4G\n"
+    )
+    with pytest.warns(UserWarning) as caught:
+        jobs = read_sacct(export, errors="coerce")
+    assert jobs["JobID"].tolist() == ["1", "2", "4"]
+    text = "\n".join(str(w.message) for w in caught)
+    assert (
+        "errors='coerce': kept 1 malformed row(s) with NA for the bad values, at line(s) 3; "
+        "left out 1 row(s) that cannot be kept (no JobID or not a whole row), at line(s) 4:"
+    ) in text
+    assert "line 3, column ReqMem: '4Q'" in text and "line 4:" in text
+
+
+def test_a_doubled_delimiter_is_named_as_the_delimiter(tmp_path):
+    export = tmp_path / "x.psv"
+    export.write_text("JobID;;State;;Elapsed\n1;;COMPLETED;;01:00:00\n")
+    with pytest.raises(SacctParseError, match=re.escape("give delimiter=';;'")):
+        read_sacct(export)
+    assert read_sacct(export, delimiter=";;")["JobID"].tolist() == ["1"]
+
+
+def test_gpus_read_from_a_request_alone_are_said_to_be_so():
+    text = "JobID|State|Elapsed|ReqTRES\n1|COMPLETED|01:00:00|cpu=4,gres/gpu=2\n"
+    with pytest.warns(UserWarning, match=r"no AllocTRES, so NGPUS .* \(ReqTRES\)"):
+        jobs = read_sacct(io.StringIO(text))
+    assert jobs["NGPUS"].tolist() == [2]
+    with warnings.catch_warnings():  # with AllocTRES nothing is said
+        warnings.simplefilter("error")
+        read_sacct(io.StringIO(text.replace("ReqTRES", "AllocTRES")))
+
+
+# -- scenarios, specs and durations -------------------------------------------------------------
+def test_misspelled_fields_get_a_did_you_mean(tmp_path):
+    with pytest.raises(ScenarioError, match=r"'runtim': did you mean 'runtime'\?"):
+        _scenario(tmp_path, "jobs: [{id: a, submit: 0, runtim: 60, args: '-N 1 -t 5'}]\n")
+    with pytest.raises(SlurmlabError, match=r"'intervall': did you mean 'interval'\?"):
+        Checkpoint.from_dict({"intervall": "1h"})
+    with pytest.raises(SlurmlabError, match=r"'writecost': did you mean 'write_cost'\?"):
+        Checkpoint.from_dict({"interval": "1h", "writecost": 60})
+
+
+def test_a_script_warning_names_the_scenario_file_line_and_job(tmp_path):
+    doc = """\
+        cluster: tiny
+        jobs:
+          - id: a
+            submit: 0
+            runtime: 60
+            script: |
+              #!/bin/bash
+              srun python train.py
+              #SBATCH -t 10
+        """
+    with pytest.warns(UserWarning) as caught:
+        _scenario(tmp_path, doc)
+    said = [str(w.message) for w in caught if "#SBATCH after" in str(w.message)]
+    assert len(said) == 1
+    assert said[0].startswith(f"{tmp_path / 's.yaml'} line 6: jobs[0] (id 'a'): field 'script': ")
+
+
+def test_accounts_without_users_let_a_job_without_an_account_run(tmp_path):
+    doc = """\
+        cluster: tiny
+        accounts: [{name: x}]
+        jobs: [{id: a, submit: 0, runtime: 60, args: "-N 1 -t 5"},
+               {id: b, submit: 0, runtime: 60, args: "-N 1 -t 5 -A x"}]
+        """
+    jobs = _scenario(tmp_path, doc).run().jobs
+    assert jobs[["JobID", "Account", "State"]].values.tolist() == [
+        ["a", "root", "COMPLETED"],
+        ["b", "x", "COMPLETED"],
+    ]
+    listed = doc.replace("[{name: x}]", "[{name: x, users: [alice]}]")
+    with pytest.raises(ScenarioError, match="has no association with account 'root'"):
+        _scenario(tmp_path, listed, "listed.yaml")
+
+
+def test_a_numeric_id_that_is_another_jobs_jobid_is_refused(tmp_path):
+    doc = """\
+        cluster: tiny
+        jobs:
+          - {id: a, submit: 0, runtime: 600, args: "-N 1 -t 15"}
+          - {id: b, submit: 0, runtime: 600, args: "-N 1 -t 15"}
+          - {id: 2, submit: 0, runtime: 600, args: "-N 1 -t 15"}
+        """
+    with pytest.raises(ScenarioError, match=r"'2' is also the JobID of jobs\[1\] \(id 'b'\)"):
+        _scenario(tmp_path, doc)
+    own = (
+        doc.replace("{id: a,", "{id: 1,").replace("{id: b,", "{id: x,").replace("id: 2,", "id: 3,")
+    )
+    assert len(_scenario(tmp_path, own, "own.yaml").workload.jobs) == 3  # (its own JobIDs)
+
+
+def test_durations_with_several_units():
+    assert parse_seconds("2h30m") == 9000 and parse_seconds("1d 12h") == 129600
+    assert parse_seconds("90m30s") == 5430
+    with pytest.raises(SlurmlabError, match="give each unit once, the largest first"):
+        parse_seconds("30m2h")
+    lab = Lab("tiny")
+    lab.advance("2h30m")
+    assert lab.now == 9000
+
+
+def test_gpus_per_node_survives_a_later_gres_of_another_kind():
+    spec = JobSpec.from_args(["-N", "2", "--gpus-per-node=8", "--gres=nvme:1"])
+    assert spec.gpus_per_node == 8 and [g.name for g in spec.other_gres] == ["nvme"]
+    # (a later --gres replaces an earlier one whole, as sbatch's arg_set_gres does)
+    assert JobSpec.from_args(["--gres=gpu:2", "--gres=nvme:1"]).gpus_per_node is None
+
+
+def test_to_args_keeps_gpus_per_node_as_written():
+    spec = JobSpec.from_args(["-N", "2", "--gpus-per-node=h100:8", "--ntasks-per-node=8"])
+    args = spec.to_args()
+    assert "--gpus-per-node=h100:8" in args and not any(a.startswith("--gres") for a in args)
+    again = JobSpec.from_args(args)
+    assert again == spec and again.gpus_per_node_option == "gpus-per-node"
+    assert "#SBATCH --gpus-per-node=h100:8" in spec.to_sbatch()
+
+
+def test_fewer_gpus_per_job_than_per_node_is_named_as_slurm_names_it():
+    lab = Lab("ai")
+    with pytest.raises(SlurmlabError) as info:
+        lab.sbatch("-N 2 --gpus=4 --gpus-per-node=8 -t 10 --wrap=x")
+    assert "Failed to ensure --gpus >= --gres=gpu/--gpus-per-node" in str(info.value)
+    assert "ask --gpus=16, or leave --gpus out" in str(info.value)
+    with pytest.raises(SlurmlabError, match="makes 1 node, but --nodes=2.*ask --gpus=16"):
+        lab.sbatch("-N 2 --gpus=8 --gpus-per-node=8 -t 10 --wrap=x")
+    assert lab.sbatch("-N 2 --gpus=16 --gpus-per-node=8 -t 10 --wrap=x") == 1
+
+
+def test_one_export_of_two_clusters_counts_their_jobs_apart():
+    """sacct -M alpha,beta: JobID 100 on each is two jobs, neither requeued."""
+    from slurmlab import analysis
+
+    text = (
+        (
+            HEADER + "100|100|alpha|alice|COMPLETED|2024-03-05T10:00:00|2024-03-05T10:00:00|"
+            "2024-03-05T11:00:00|01:00:00|4\n"
+            "100|100|beta|bob|FAILED|2024-03-05T10:30:00|2024-03-05T10:30:00|"
+            "2024-03-05T11:00:00|00:30:00|4\n"
+        )
+        .replace("|NCPUS\n", "|NCPUS|AllocTRES\n")
+        .replace("|4\n", "|4|cpu=4,gres/gpu=1\n")
+    )
+    jobs = read_sacct(io.StringIO(text))
+    summary = analysis.summary(jobs)
+    assert (summary.jobs, summary.runs) == (2, 2)
+    assert summary.states == {"COMPLETED": 1, "FAILED": 1}
+    with pytest.warns(UserWarning, match="no Restarts"):
+        assert analysis.requeues(jobs).empty
