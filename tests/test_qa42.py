@@ -8,6 +8,7 @@ import re
 import textwrap
 import warnings
 
+import pandas as pd
 import pytest
 
 from slurmlab import Lab, Scenario
@@ -339,3 +340,50 @@ def test_one_export_of_two_clusters_counts_their_jobs_apart():
     assert summary.states == {"COMPLETED": 1, "FAILED": 1}
     with pytest.warns(UserWarning, match="no Restarts"):
         assert analysis.requeues(jobs).empty
+
+
+def test_utilization_over_the_window_the_export_was_taken_for():
+    """sacct -S 2024-03-01 lists a job submitted on 02-20: without the window, the days
+    before read as nearly idle; with start=/end= they are not reported, and runs are cut."""
+    from slurmlab import analysis
+
+    head = "JobID|State|Partition|Submit|Start|End|Elapsed|NCPUS|NNodes|AllocTRES\n"
+    rows = [
+        "1|COMPLETED|gpu|2024-02-20T00:00:00|2024-02-28T00:00:00|2024-03-01T12:00:00|"
+        "2-12:00:00|8|1|cpu=8,gres/gpu=8,node=1",
+        "2|COMPLETED|gpu|2024-03-01T00:00:00|2024-03-01T00:00:00|2024-03-02T00:00:00|"
+        "1-00:00:00|8|1|cpu=8,gres/gpu=8,node=1",
+    ]
+    jobs = read_sacct(io.StringIO(head + "\n".join(rows) + "\n"))
+    cap = {"gpu": {"cpus": 16, "gpus": 16, "nodes": 2}}
+    whole = analysis.utilization(jobs, capacity=cap, freq="1D")
+    assert whole["time"].min() == pd.Timestamp("2024-02-20")
+    u = analysis.utilization(jobs, capacity=cap, freq="1D", start="2024-03-01", end="2024-03-02")
+    gpus = u[u["resource"] == "gpus"]
+    assert gpus["time"].tolist() == [pd.Timestamp("2024-03-01")]
+    assert gpus["covered"].tolist() == [pd.Timedelta("1D")]
+    assert gpus["used"].tolist() == [12.0]  # 8 all day + 8 for half of it
+    with pytest.raises(SlurmlabError, match="is not a date and time"):
+        analysis.utilization(jobs, capacity=cap, start="yesterday-ish")
+    with pytest.raises(SlurmlabError, match="window .* is empty"):
+        analysis.utilization(jobs, capacity=cap, start="2024-03-02", end="2024-03-01")
+
+
+def test_small_reader_messages_say_what_was_written():
+    with pytest.warns(UserWarning, match=r"a blank State \(read as 'UNKNOWN'\) \(line\(s\) 2\)"):
+        read_sacct(io.StringIO("JobID|State|Elapsed\n1||01:00:00\n"))
+    # a request below 1 MB is 1 MB: 0 would read as a node's whole memory
+    jobs = read_sacct(io.StringIO("JobID|State|ReqMem\n1|COMPLETED|512K\n2|COMPLETED|0\n"))
+    assert jobs["ReqMem"].tolist() == [1, 0]
+    with pytest.warns(UserWarning, match="has a header but no rows"):
+        assert read_sacct(io.StringIO("JobID|State|Elapsed\n")).empty
+
+
+def test_an_export_mixing_epoch_seconds_and_written_dates_is_said_to():
+    text = "JobID|State|Submit|Start\n1|COMPLETED|2024-01-01T00:00:00|1704067200\n"
+    with pytest.warns(UserWarning) as caught:
+        read_sacct(io.StringIO(text))
+    assert any("mix epoch seconds and written dates" in str(w.message) for w in caught)
+    with pytest.warns(UserWarning) as caught:  # one way only: not said
+        read_sacct(io.StringIO(text.replace("2024-01-01T00:00:00", "1704067200")))
+    assert not any("mix epoch" in str(w.message) for w in caught)

@@ -262,6 +262,8 @@ def utilization(
     capacity=None,
     freq: str = "1h",
     by: str | None = "Partition",
+    start=None,
+    end=None,
 ) -> pd.DataFrame:
     """Mean allocated CPUs/GPUs/nodes per period (``freq``) and group, and the fraction used.
 
@@ -275,7 +277,11 @@ def utilization(
     export's start (its first Submit, or first Start where Submit is unknown), the last one
     ends at the export's horizon (its last start or end; a run counts to Start + Elapsed),
     so a period the export covers only in part is not diluted by the time before or after
-    it: a 4-minute export at 12:21 is one 1h period covering 4 minutes. Over the whole
+    it: a 4-minute export at 12:21 is one 1h period covering 4 minutes. ``start`` and
+    ``end`` (a date and time, as ``sacct -S``/``-E`` take them) give the window the export
+    was taken over instead: ``sacct -S`` lists the jobs running in its window, so a long job
+    submitted days before would otherwise make those days look nearly idle; runs are cut
+    to the window. Over the whole
     export, ``used`` x ``covered`` summed over the periods and divided by the capacity x the
     summed ``covered`` is a simulation's ``metrics["utilization"]`` (``gpu_utilization``
     for GPUs) of the same run, with ``by=None`` and its ``Cluster`` as the capacity, given
@@ -331,18 +337,30 @@ def utilization(
     horizon = started["Start"].max()
     if ends.notna().any():
         horizon = max(horizon, ends.max())
-    end = ends.fillna(horizon)  # a run with neither End nor Elapsed: to the end of the export
+    until = ends.fillna(horizon)  # a run with neither End nor Elapsed: to the end of the export
     begin = _export_start(jobs, started)
+    if start is not None:
+        begin = _window_edge(start, "start", started["Start"])
+    if end is not None:
+        horizon = _window_edge(end, "end", started["Start"])
+    if (start is not None or end is not None) and horizon <= begin:
+        raise SlurmlabError(
+            f"utilization: the window from {begin} to {horizon} is empty; give start= before "
+            "end= (the -S and -E the export was taken with)"
+        )
     edges = pd.date_range(begin.floor(freq), horizon.ceil(freq) + pd.Timedelta(freq), freq=freq)
     t0 = edges[0]
     e_ns = (edges - t0).to_numpy(dtype="timedelta64[ns]").astype(np.int64)
     s_ns = (started["Start"] - t0).to_numpy(dtype="timedelta64[ns]").astype(np.int64)
-    f_ns = (end - t0).to_numpy(dtype="timedelta64[ns]").astype(np.int64)
+    f_ns = (until - t0).to_numpy(dtype="timedelta64[ns]").astype(np.int64)
     # the export says nothing before its start (its first submit) or after its horizon (its
     # last start or end): the first and last periods are averaged over the part of them the
     # export covers, not diluted by the rest
     b_ns = np.int64((begin - t0) // pd.Timedelta(1, "ns"))
     h_ns = np.int64((horizon - t0) // pd.Timedelta(1, "ns"))
+    if start is not None or end is not None:  # runs cut to the window
+        s_ns = np.clip(s_ns, b_ns, h_ns)
+        f_ns = np.clip(f_ns, b_ns, h_ns)
     width = np.diff(np.clip(e_ns, b_ns, h_ns)).astype(float)  # (0 outside the export)
     groups = (
         started[by].astype("string").fillna("(none)").to_numpy()
@@ -408,6 +426,29 @@ def utilization(
     if shared:
         out.attrs["shared_partitions"] = sorted({name for pair in shared for name in pair})
     return out
+
+
+def _window_edge(value, name: str, times: pd.Series) -> pd.Timestamp:
+    """``start=``/``end=`` of :func:`utilization` as a time of the table's kind (naive local
+    times, or the time zone the export was read in)."""
+    try:
+        when = pd.Timestamp(value)
+    except (ValueError, TypeError) as exc:
+        raise SlurmlabError(
+            f"utilization: {name}={value!r} is not a date and time ({exc}); give one as sacct "
+            "-S/-E takes it, e.g. '2024-03-01T00:00'"
+        ) from None
+    if when is pd.NaT:
+        raise SlurmlabError(f"utilization: {name}=NaT is no time; give a date and time")
+    zone = times.dt.tz
+    if zone is not None and when.tz is None:
+        return when.tz_localize(zone)
+    if zone is None and when.tz is not None:
+        raise SlurmlabError(
+            f"utilization: {name}={value!r} has a time zone, but the export's times have none "
+            "(local times, as sacct -P writes them); give it without a zone"
+        )
+    return when
 
 
 def _export_start(jobs: pd.DataFrame, started: pd.DataFrame) -> pd.Timestamp:

@@ -437,7 +437,7 @@ def parse_reqmem(text: str | None) -> tuple[int | None, str | None]:
         return None, None
     mb = parse_memory(text, bare_unit_mb=1.0)
     per = {"c": "cpu", "n": "node"}.get(text[-1])
-    return (None if mb is None else int(round(mb))), per
+    return (None if mb is None else math.ceil(mb) if mb < 1 else int(round(mb))), per
 
 
 def parse_tres(text: str | None) -> dict[str, str]:
@@ -2218,9 +2218,13 @@ def _timestamps(
     missing = _missing_mask(arr).to_numpy(zero_copy_only=False)
     got = pc.is_valid(values).to_numpy(zero_copy_only=False)
     todo = ~(got | missing)
+    if seen is not None and got.any():
+        seen.add("written")
     if todo.any():  # other spellings: "YYYY-MM-DD HH:MM:SS" and epoch seconds (%s)
         spaced = pc.strptime(arr, format="%Y-%m-%d %H:%M:%S", unit="s", error_is_null=True)
         values = pc.coalesce(values, spaced)
+        if seen is not None and pc.any(pc.is_valid(values)).as_py():
+            seen.add("written")  # (dates written: with epoch seconds too, a mixed export)
         is_epoch = pc.and_(
             pc.match_substring_regex(arr, pattern=r"^\d{9,11}$"),
             pc.less_equal(pc.utf8_lpad(arr, 11, "0"), f"{_MAX_EPOCH:011d}"),
@@ -2487,7 +2491,11 @@ def _convert(raw: _RawTable, tz: str | None) -> tuple[dict[str, pa.Array], dict[
                 return pa.StructArray.from_arrays([mb, per], ["mb", "per"]), b
 
             struct, bad = _dictionary_apply(arr, reqmem)
-            out["ReqMem"] = pc.cast(pc.round(struct.field("mb")), pa.int64())
+            # whole MB, as Slurm keeps them; a request below 1 MB (512K) is 1 MB, not 0 (which
+            # means a node's whole memory)
+            mb = struct.field("mb")
+            whole = pc.if_else(pc.less(mb, 1.0), pc.ceil(mb), pc.round(mb))
+            out["ReqMem"] = pc.cast(whole, pa.int64())
             per = struct.field("per")
             out["ReqMemPer"] = pc.case_when(
                 pc.make_struct(pc.equal(per, "c"), pc.equal(per, "n")),
@@ -2610,6 +2618,15 @@ def _convert(raw: _RawTable, tz: str | None) -> tuple[dict[str, pa.Array], dict[
         out["JobIDRaw"] = out["AllocJobID"]
     _check_times(raw, out, note)
     raw.epoch = "epoch" in seen
+    if {"epoch", "written"} <= seen:
+        warnings.warn(
+            f"{raw.file}: its times mix epoch seconds and written dates (sacct writes one "
+            "export one way, by SLURM_TIME_FORMAT): the epoch ones are shown in tz= (UTC "
+            "without it), the written ones as written (the local time of the host that ran "
+            "sacct), so the two can be hours apart; export them one way",
+            SacctParseWarning,
+            stacklevel=4,
+        )
     return out, problems
 
 
@@ -2869,6 +2886,14 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
         _warn_unknown_states(raw, unknown, lines[~step_mask])
     if raw.padded_lines:
         _warn_padded(raw)
+    if not len(jobs) and not len(step_rows) and not raw.bad and not len(raw.duplicates):
+        warnings.warn(
+            f"{raw.file}: has a header but no rows: the sacct command selected no job (sacct "
+            "lists only the caller's jobs without -a, and only today's without -S/-E); the "
+            "table is empty",
+            SacctParseWarning,
+            stacklevel=3,
+        )
     jobs = conform(jobs)
     jobs.attrs.update(
         {
@@ -2907,7 +2932,8 @@ def _warn_unknown_states(raw: _RawTable, unknown: pd.Series, lines: np.ndarray) 
     where = lines[np.asarray(unknown.index)]
     values = unknown.astype(str).to_numpy()
     parts = [
-        f"State {value!r} ({_lines_shown(raw, where[values == value].tolist(), 5)})"
+        ("a blank State (read as 'UNKNOWN')" if value == "UNKNOWN" else f"State {value!r}")
+        + f" ({_lines_shown(raw, where[values == value].tolist(), 5)})"
         for value in dict.fromkeys(values)
     ]
     several = len(parts) > 1
