@@ -45,24 +45,24 @@ def test_a_requeued_job_does_not_wait_for_its_fulfilled_dependency_again():
     assert second == 30 + 121  # the failure, then the requeue delay (cred_lifetime + 1)
 
 
-def test_why_pending_says_which_memory_a_job_waits_for():
+def _why_memory(running: str, waiting: str) -> str:
+    """why_pending of a debug-partition job (``waiting``) behind two 4-GPU jobs
+    (``running``) that fill the partition's two nodes' memory or part of it."""
     lab = Lab("ai", policy="slurm")
     for _ in range(2):
-        lab.sbatch("-p debug -N 1 --gpus-per-node=4 --mem=0 -t 1:00:00 --wrap=x", runtime="50m")
-    b = lab.sbatch("-p debug -N 1 --gpus-per-node=4 -t 30:00 --wrap=x", runtime="10m")
+        lab.sbatch(f"-p debug -N 1 --gpus-per-node=4 {running} -t 1:00:00 --wrap=x", runtime="50m")
+    b = lab.sbatch(f"-p debug -N 1 --gpus-per-node=4 {waiting} -t 30:00 --wrap=x", runtime="10m")
     lab.advance(60)
-    text = lab.why_pending(b)
+    return lab.why_pending(b)
+
+
+def test_why_pending_says_which_memory_a_job_waits_for():
+    text = _why_memory("--mem=0", "")
     assert "(it asks for none: the cluster's default for it)" in text
     assert "gets each node's whole memory" not in text  # (the preset sets DefMemPerCPU)
     assert "those nodes have no memory free" in text and "--mem=0" in text
     assert "could start now" not in text.split("Smallest changes")[0]
-
-    lab = Lab("ai", policy="slurm")
-    for _ in range(2):
-        lab.sbatch("-p debug -N 1 --gpus-per-node=4 --mem=900G -t 1:00:00 --wrap=x", runtime="50m")
-    b = lab.sbatch("-p debug -N 1 --gpus-per-node=4 --mem=200G -t 30:00 --wrap=x", runtime="10m")
-    lab.advance(60)
-    text = lab.why_pending(b)
+    text = _why_memory("--mem=900G", "--mem=200G")
     assert "not 204800 MB per node; with --mem=102400M per node or less it could start now" in text
 
 
