@@ -260,9 +260,9 @@ def test_why_pending_knows_the_state_at_any_time_across_requeues():
 
     root = Path(__file__).resolve().parents[1]
     done = slurmlab.Scenario.load(root / "course/scenarios/backfill-basics.yaml").run()
-    assert "is COMPLETED at" in done.why_pending("short")  # after the run: not "running"
+    assert "it ended COMPLETED at" in done.why_pending("short")  # after the run: not "running"
     runs = slurmlab.Scenario.load(root / "datasets/realslurm/scenarios/failures.yaml").run()
-    assert "is FAILED at t=100s" in runs.why_pending("fail", at=100)
+    assert "it ended FAILED at t=10s" in runs.why_pending("fail", at=100)  # (asked at 100)
     first = runs.sim.jobs[runs.sim._ids_of("requeued")[0]].runs[0]  # noqa: SLF001
     assert "is running" in runs.why_pending("requeued", at=first["Start"] + 1)
     assert "is pending" in runs.why_pending("requeued", at=first["End"] + 1)  # requeued

@@ -387,3 +387,92 @@ def test_an_export_mixing_epoch_seconds_and_written_dates_is_said_to():
     with pytest.warns(UserWarning) as caught:  # one way only: not said
         read_sacct(io.StringIO(text.replace("2024-01-01T00:00:00", "1704067200")))
     assert not any("mix epoch" in str(w.message) for w in caught)
+
+
+# -- figures --------------------------------------------------------------------------------------
+def test_figures_with_nothing_to_draw_say_why():
+    from slurmlab import analysis, viz
+
+    lab = Lab("tiny")
+    lab.sbatch("-N 4 --gres=gpu:2 -t 30 --wrap=x", runtime=1200)
+    lab.sbatch("-N 4 --gres=gpu:2 -t 30 --wrap=x", runtime=1200)  # (pending behind it)
+    jobs = lab.sacct()  # at 0: one running, one pending, none ended
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cost = analysis.failure_cost(jobs)
+    said = viz.failure_figure(cost).layout.annotations
+    assert [a.text for a in said] == ["No run failed: nothing to draw"]
+    empty = analysis.wait_times(jobs).iloc[0:0]
+    assert viz.wait_figure(empty).layout.annotations[0].text.startswith("No run has started")
+    assert viz.states_figure({}).layout.annotations[0].text.startswith("No job has ended")
+    assert not viz.states_figure({"COMPLETED": 1}).layout.annotations
+
+
+def test_a_line_of_one_point_is_drawn_with_its_marker():
+    from slurmlab import analysis, viz
+
+    lab = Lab("tiny")
+    lab.sbatch("-N 4 --gres=gpu:2 -t 30 --wrap=x", runtime=1200)
+    lab.advance("25m")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        util = analysis.utilization(lab.sacct(), lab.cluster)
+    trace = viz.utilization_figure(util).data[0]
+    assert len(trace.x) == 1 and trace.mode == "lines+markers"
+
+
+def test_memory_efficiency_of_a_simulation_is_refused_as_cpu_efficiency_is():
+    from slurmlab import analysis
+
+    result = Lab("tiny")
+    result.sbatch("-N 1 -t 5 --wrap=x", runtime=60)
+    result.advance(100)
+    for measure in (analysis.cpu_efficiency, analysis.memory_efficiency):
+        with pytest.raises(SlurmlabError, match="a simulation does not measure what jobs do"):
+            measure(result.sacct())
+
+
+# -- a learner's commands ---------------------------------------------------------------------
+def test_scancel_of_an_unknown_id_speaks_as_scancel_does():
+    lab = Lab("tiny")
+    with pytest.raises(SlurmlabError) as info:
+        lab.scancel(42)
+    assert str(info.value).startswith(
+        "scancel: error: Kill job error on job id 42: Invalid job id specified"
+    )
+
+
+def test_an_ambiguous_plural_option_suggests_the_plural():
+    lab = Lab("ai")
+    with pytest.raises(
+        SlurmlabError, match=r"did you mean --gpus=1\? \(GPUs per job; per node: --gres=gpu:1\)"
+    ):
+        lab.sbatch("--gpu=1 -t 5 --wrap=x")
+    with pytest.raises(SlurmlabError, match=r"did you mean --nodes=2\?"):
+        lab.sbatch("--node=2 -t 5 --wrap=x")
+
+
+def test_sacct_j_that_lists_nothing_says_why(capsys):
+    from slurmlab.sim.magics import sacct_magic, scancel_magic
+
+    lab = Lab("tiny")
+    lab.sbatch("--array=0-9%2 -t 30 --wrap=x", runtime="20m")
+    lab.advance("25m")
+    scancel_magic("1_[7-9]")
+    capsys.readouterr()
+    sacct_magic("-j 999")
+    _out, err = capsys.readouterr()
+    assert err == "(slurmlab) sacct lists nothing for -j 999: no job 999 was submitted\n"
+    sacct_magic("-j 1_7")
+    _out, err = capsys.readouterr()
+    assert "has no line of its own (%sacct --array lists every task)" in err
+    sacct_magic("-j 1_0")
+    _out, err = capsys.readouterr()
+    assert err == ""
+
+
+def test_why_pending_of_an_ended_job_says_when_it_ended():
+    lab = Lab("tiny")
+    done = lab.sbatch("-t 30 --wrap=x", runtime=600)
+    lab.advance(1800)
+    assert lab.why_pending(done) == f"Job {done} is not pending: it ended COMPLETED at t=600s."

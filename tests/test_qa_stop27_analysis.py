@@ -84,7 +84,7 @@ def test_a_row_with_a_start_but_no_allocation_is_a_job_and_no_run_in_every_analy
     assert an.usage(jobs, by="Partition")[["runs", "jobs"]].values.tolist() == [[1, 1]]
     assert an.usage(jobs, by="Partition", period="D")["runs"].tolist() == [1]
     assert an.biggest_runs(jobs)["JobID"].tolist() == ["1"]
-    assert an.memory_efficiency(jobs)["JobID"].tolist() == ["1"]
+    assert an.memory_efficiency(jobs.assign(MaxRSS=1.0))["JobID"].tolist() == ["1"]
     u = quiet(an.utilization, jobs, capacity={"gpu": {"cpus": 16, "gpus": 4, "nodes": 2}})
     gpus = u[u.resource == "gpus"]
     used_h = (gpus["used"] * gpus["covered"].dt.total_seconds() / 3600).sum()

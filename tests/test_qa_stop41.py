@@ -41,7 +41,10 @@ def test_scancel_and_scontrol_handle_each_id_on_its_own():
     lab.sbatch("-N 4 --exclusive -t 10", runtime="5m")
     first = lab.sbatch("-N 1 -t 10", runtime="5m")
     arr = lab.sbatch("--array=0-5 -N 1 -t 10", runtime="5m")
-    with pytest.raises(SlurmlabError, match=r"'999' \(the other 1 id named: cancelled\)"):
+    with pytest.raises(
+        SlurmlabError,
+        match=r"on job id 999: Invalid job id specified \(the other 1 id named: cancelled\)",
+    ):
         lab.scancel(f"{first},999")
     assert _states(lab)[str(first)] == "CANCELLED"
     with pytest.raises(SlurmlabError, match=rf"its tasks {arr}_\[4-5\] were cancelled"):

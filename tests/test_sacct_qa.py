@@ -273,7 +273,7 @@ def test_without_a_start_column_runs_are_decided_by_elapsed_and_state():
     jobs = read(NO_START)
     u = an.usage(jobs, by="User")
     assert u[["runs", "jobs", "cpu_hours"]].values.tolist() == [[1, 1, 4.0]]
-    assert an.memory_efficiency(jobs)["JobID"].tolist() == ["1"]
+    assert an.memory_efficiency(jobs.assign(MaxRSS=1.0))["JobID"].tolist() == ["1"]
     with pytest.raises(SlurmlabError, match="no Start times"):
         an.wait_times(jobs)
     with pytest.raises(SlurmlabError, match="no Start times"):

@@ -419,8 +419,13 @@ def test_failure_figure_groups_its_two_axes_side_by_side():
 
 def test_efficiency_figure_says_values_are_clipped_at_200_percent():
     fig = viz.efficiency_figure(pd.DataFrame({"cpu_efficiency": [0.5, 3.0]}), "cpu_efficiency")
-    assert fig.layout.xaxis.title.text == "cpu_efficiency (values above 200% shown at 200%)"
+    assert fig.layout.xaxis.title.text == (
+        "CPU efficiency (TotalCPU / (Elapsed x NCPUS)) (values above 200% counted at 200%)"
+    )
     assert list(fig.data[0].x) == [0.5, 2.0]
+    # (stop 42: plotly's bins are [start + k size, ...): 2.0 needs a bin of its own)
+    bins = fig.data[0].xbins
+    assert bins.start <= 2.0 < bins.end and (2.0 - bins.start) / bins.size < 41
 
 
 # ----------------------------------------------------------- 11. unknown hours, steps only (#12)

@@ -119,6 +119,8 @@ def memory_efficiency(jobs: pd.DataFrame) -> pd.DataFrame:
     """
     check_jobs(jobs, "memory_efficiency")
     check_columns(jobs, ("ReqMem", "NCPUS", "NNodes"), "memory_efficiency")
+    if "MemUsed" not in jobs:  # (what jobs used: only an export has it, as for TotalCPU)
+        check_columns(jobs, ("MaxRSS",), "memory_efficiency")
     ran = jobs.loc[started(jobs)]
     requested = requested_memory_mb(ran)
     if "MemUsed" in ran:

@@ -1709,6 +1709,11 @@ class Simulation(Controller, Lifecycles, Updates):
         array's head record until the whole array has ended; slurmlab does not tell it
         apart). sacct still lists purged jobs (the database keeps them).
         """
+        if command == "scancel" and self._ids_of(key) is None:  # (scancel's own words)
+            raise SlurmlabError(
+                f"scancel: error: Kill job error on job id {key}: Invalid job id specified"
+                f"{self._why_unknown(key)}"
+            )
         jobs = self._lookup(key)
         age = self._min_job_age
         if not age:

@@ -237,7 +237,11 @@ def _as_record(sim: Simulation, job, partition: str):
 
 def _why_record(sim: Simulation, job, state: str, t: float) -> str:
     if state != "pending":
-        return f"Job {job.key} is {state} at t={t:.0f}s; it is not pending."
+        if state in ("running", "not yet submitted"):
+            return f"Job {job.key} is {state} at t={t:.0f}s; it is not pending."
+        runs = [*job.runs, sim._run_record(job, job.state)]  # noqa: SLF001
+        end = max((r["End"] for r in runs if r["End"] is not None and r["End"] <= t), default=t)
+        return f"Job {job.key} is not pending: it ended {state} at t={end:.0f}s."
     reason = _reason_at(sim, job, t)
     part = sim.cluster.partition(job.partition)
     most = min(len(part.nodes), part.max_nodes or len(part.nodes))  # nodes a job may get

@@ -15,6 +15,7 @@ warnings are printed as the commands print theirs.
 
 from __future__ import annotations
 
+import re
 import shlex
 import sys
 import warnings
@@ -194,11 +195,20 @@ def sacct_magic(line: str) -> None:
                     )
             i += 1
         lab = current_lab()
-        print(
-            lab.sacct_text(
-                given.get("fields"), duplicates=duplicates, array=array, jobs=given.get("jobs")
-            )
+        text = lab.sacct_text(
+            given.get("fields"), duplicates=duplicates, array=array, jobs=given.get("jobs")
         )
+        print(text)
+        if "jobs" in given and len(text.splitlines()) <= 2:  # (the header alone, as sacct)
+            words = [w for w in re.split(r",(?![^\[]*\])", given["jobs"]) if w]
+            unknown = [w for w in words if lab.sim._ids_of(w) is None]  # noqa: SLF001
+            why = (
+                f"no job {', '.join(unknown)} was submitted"
+                if unknown
+                else "a task scancel took out of its array's pending record has no line of "
+                "its own (%sacct --array lists every task)"
+            )
+            print(f"(slurmlab) sacct lists nothing for -j {given['jobs']}: {why}", file=sys.stderr)
         hidden = [] if array or "jobs" in given else lab.result.sacct_unlisted(duplicates)
         if hidden:  # (sacct says nothing of them: a learner wonders where the job went)
             shown = ", ".join(hidden[:8]) + (", ..." if len(hidden) > 8 else "")

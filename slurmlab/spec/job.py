@@ -577,7 +577,15 @@ def _lookup(name: str, value: str | None = None) -> str:
     if len(matches) == 1:
         return matches[0]
     if len(matches) > 1:
-        raise SbatchError(f"option --{name} is ambiguous: it could be --{', --'.join(matches)}")
+        hint = ""
+        if f"{name}s" in matches:  # (--gpu=1, --node=2: the plural is the option meant)
+            shown = f"={value}" if value is not None else ""
+            hint = f"; did you mean --{name}s{shown}?"
+            if name == "gpu":
+                hint += f" (GPUs per job; per node: --gres=gpu:{value or 'N'})"
+        raise SbatchError(
+            f"option --{name} is ambiguous: it could be --{', --'.join(matches)}{hint}"
+        )
     given = f" (value {value!r})" if value is not None else ""
     # a near spelling only (a typo, a letter left out or swapped): --bogus is no --gpus
     close = [

@@ -50,3 +50,15 @@ def check_choice(value, allowed: Sequence, who: str, name: str, hint: str = "") 
         + (f"; did you mean {close[0]!r}?" if close else "")
         + hint
     )
+
+
+def say_empty(fig, text: str) -> None:
+    """A figure with nothing to draw says why in its middle (never blank axes alone)."""
+    fig.add_annotation(
+        text=text, xref="paper", yref="paper", x=0.5, y=0.5, showarrow=False, font={"size": 14}
+    )
+
+
+def lines_mode(n: int) -> str:
+    """A line of one point draws nothing: mark the points of a trace of fewer than two."""
+    return "lines" if n >= 2 else "lines+markers"

@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from slurmlab.errors import SlurmlabError
-from slurmlab.viz._checks import check_choice, check_table
+from slurmlab.viz._checks import check_choice, check_table, say_empty
 
 __all__ = ["failure_figure", "states_figure", "usage_figure"]
 
@@ -44,8 +44,15 @@ def usage_figure(
         raise SlurmlabError(f"{who}: top={top!r}: give a whole number of at least 1 (bars)")
     table = usage.groupby(by, as_index=False)[resource].sum()
     table = table.sort_values(resource, ascending=True).tail(top)
-    fig = go.Figure(go.Bar(x=table[resource], y=table[by].astype(str), orientation="h"))
     label = _LABELS.get(resource, resource.replace("_", " "))
+    fig = go.Figure(
+        go.Bar(
+            x=table[resource], y=table[by].astype(str), orientation="h",
+            hovertemplate=f"%{{y}}: %{{x:.3g}} {label}<extra></extra>",
+        )
+    )  # fmt: skip
+    if table.empty:
+        say_empty(fig, f"No run held any {label}: nothing to draw")
     fig.update_layout(
         title=f"{label} by {by}",
         xaxis_title=label,
@@ -65,6 +72,8 @@ def states_figure(states: Mapping[str, int]) -> go.Figure:
         )
     names = list(states)
     fig = go.Figure(go.Bar(x=names, y=[states[n] for n in names]))
+    if not names:
+        say_empty(fig, "No job has ended yet: no final state to draw")
     fig.update_layout(
         title="Final state of each job",
         xaxis_title="state",
@@ -83,16 +92,25 @@ def failure_figure(cost: pd.DataFrame, by: str = "State") -> go.Figure:
     fig = go.Figure(
         [
             # bars on two y axes are grouped side by side only with an offsetgroup each
-            go.Bar(name="GPU-hours", x=cost[by].astype(str), y=cost["gpu_hours"], offsetgroup=1),
+            go.Bar(
+                name="GPU-hours",
+                x=cost[by].astype(str),
+                y=cost["gpu_hours"],
+                offsetgroup=1,
+                hovertemplate="%{x}: %{y:.3g} GPU-hours<extra></extra>",
+            ),
             go.Bar(
                 name="CPU-hours",
                 x=cost[by].astype(str),
                 y=cost["cpu_hours"],
                 yaxis="y2",
                 offsetgroup=2,
+                hovertemplate="%{x}: %{y:.3g} CPU-hours<extra></extra>",
             ),
         ]
     )
+    if cost.empty:
+        say_empty(fig, "No run failed: nothing to draw")
     fig.update_layout(
         title="Hours held by runs that did not complete",
         xaxis_title=by,

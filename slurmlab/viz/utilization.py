@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from slurmlab.errors import SlurmlabError
-from slurmlab.viz._checks import check_choice, check_table
+from slurmlab.viz._checks import check_choice, check_table, lines_mode, say_empty
 
 __all__ = ["pending_figure", "utilization_figure"]
 
@@ -88,8 +88,20 @@ def utilization_figure(
             y, label = part["used"], f"{key} (allocated; no capacity given)"
             axis = "y2" if shares else "y"
         fig.add_trace(
-            go.Scatter(x=part["time"], y=y, mode="lines", name=label, line_shape="hv", yaxis=axis)
+            go.Scatter(
+                x=part["time"],
+                y=y,
+                mode=lines_mode(len(part)),
+                name=label,
+                line_shape="hv",
+                yaxis=axis,
+                hovertemplate="%{x}: %{y:.1%}<extra>%{fullData.name}</extra>"
+                if has_cap[key]
+                else f"%{{x}}: %{{y:.3g}} {name}<extra>%{{fullData.name}}</extra>",
+            )  # fmt: skip
         )
+    if not parts or rows.empty:
+        say_empty(fig, "No run has started yet: nothing was allocated")
     title = f"Allocated {name} / capacity" if shares else f"Allocated {name}"
     shared = util.attrs.get("shared_partitions")
     if shared:
@@ -141,9 +153,12 @@ def pending_figure(pending: pd.DataFrame) -> go.Figure:
             )  # fmt: skip
         else:
             trace = go.Scatter(
-                x=part["time"], y=part["pending"], mode="lines", name=str(key), line_shape="hv"
-            )
+                x=part["time"], y=part["pending"], mode=lines_mode(len(part)), name=str(key),
+                line_shape="hv",
+            )  # fmt: skip
         fig.add_trace(trace)
+    if pending.empty:
+        say_empty(fig, "No job was pending: nothing to draw")
     fig.update_layout(
         title="Pending jobs" + (f" (sampled every {freq})" if freq else ""),
         xaxis_title="time",

@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from slurmlab.errors import SlurmlabError
-from slurmlab.viz._checks import check_choice, check_table
+from slurmlab.viz._checks import check_choice, check_table, say_empty
 
 __all__ = ["efficiency_figure", "wait_figure"]
 
@@ -57,6 +57,8 @@ def wait_figure(waits: pd.DataFrame, by: str = "Partition") -> go.Figure:
     for name in names:
         part = hours[(labels == name).to_numpy()]
         fig.add_trace(go.Box(y=part, name=name, boxpoints=False))
+    if waits.empty:
+        say_empty(fig, "No run has started yet: there is no wait to draw")
     since = str(waits.attrs.get("since", "Submit")).lower()
     fig.update_layout(
         title=f"Wait from {since} to start, by {by}",
@@ -70,11 +72,11 @@ def wait_figure(waits: pd.DataFrame, by: str = "Partition") -> go.Figure:
 
 def efficiency_figure(table: pd.DataFrame, column: str) -> go.Figure:
     """Histogram of an efficiency ratio (``cpu_efficiency``, ``memory_efficiency`` ...); values
-    above 200% are counted in the last bin, and the axis title says so.
+    above 200% are counted in the last bin (at 200%), and the axis title says so.
 
     >>> import pandas as pd
     >>> efficiency_figure(pd.DataFrame({"cpu_efficiency": [0.5, 3.0]}), "cpu_efficiency").layout.xaxis.title.text
-    'cpu_efficiency (values above 200% shown at 200%)'
+    'CPU efficiency (TotalCPU / (Elapsed x NCPUS)) (values above 200% counted at 200%)'
 
     ``column`` is a ratio column of the table; one it lacks, or that holds no numbers, is an
     error naming the analyzer that makes it.
@@ -96,14 +98,33 @@ def efficiency_figure(table: pd.DataFrame, column: str) -> go.Figure:
             f"{who}: column={column!r} holds no ratios ({table[column].dtype}); "
             + (f"use {', '.join(map(repr, ratios))}" if ratios else f"pass {maker}")
         )
-    values = table[column].dropna().clip(upper=2.0)
-    fig = go.Figure(go.Histogram(x=values, xbins={"start": 0, "end": 2.0, "size": 0.05}))
-    title = column.replace("_", " ")
+    known = table[column].dropna()
+    values = known.clip(upper=2.0)
+    # (plotly's last bin is [1.95, 2.0): the bins run to 2.05 so that 200% has one)
+    fig = go.Figure(
+        go.Histogram(
+            x=values,
+            xbins={"start": 0, "end": 2.05, "size": 0.05},
+            hovertemplate="%{x}: %{y} runs<extra></extra>",
+        )
+    )
+    title = _TITLES.get(column) or column.replace("_", " ")
+    over = bool((known > 2.0).any())
     fig.update_layout(
         title=f"{title[0].upper()}{title[1:]} (runs)",
-        xaxis_title=f"{column} (values above 200% shown at 200%)",
+        xaxis_title=title + (" (values above 200% counted at 200%)" if over else ""),
         xaxis_tickformat=".0%",
         yaxis_title="runs",
         template="plotly_white",
     )
+    if known.empty:
+        say_empty(fig, f"No run has a {title}: nothing to draw")
     return fig
+
+
+#: How efficiency_figure names the ratio columns the analyzers make.
+_TITLES = {
+    "cpu_efficiency": "CPU efficiency (TotalCPU / (Elapsed x NCPUS))",
+    "memory_efficiency": "memory efficiency (peak used / requested)",
+    "timelimit_accuracy": "time-limit accuracy (Elapsed / Timelimit)",
+}
