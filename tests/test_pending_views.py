@@ -266,5 +266,5 @@ def test_why_pending_knows_the_state_at_any_time_across_requeues():
     first = runs.sim.jobs[runs.sim._ids_of("requeued")[0]].runs[0]  # noqa: SLF001
     assert "is running" in runs.why_pending("requeued", at=first["Start"] + 1)
     assert "is pending" in runs.why_pending("requeued", at=first["End"] + 1)  # requeued
-    assert "is COMPLETED" in runs.why_pending("requeued", at=300)
+    assert "ended COMPLETED" in runs.why_pending("requeued", at=300)
     assert "not yet submitted" in runs.why_pending("requeued", at=0)
