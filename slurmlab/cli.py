@@ -83,8 +83,15 @@ def _add_sinfo(sub) -> None:
     p = sub.add_parser("sinfo", help="print a cluster's partitions like sinfo")
     p.add_argument(
         "cluster",
+        nargs="?",
         help="a preset name (tiny, teaching, ai), a slurm.conf path, or a scenario file "
         "(.yaml, .yml, .json: its cluster)",
+    )
+    p.add_argument(
+        "--cluster",
+        dest="cluster_option",
+        metavar="CLUSTER",
+        help="the same, as simulate and report take it",
     )
     p.add_argument(
         "--gres-conf", help="gres.conf path for a slurm.conf cluster (not a preset or a scenario)"
@@ -109,6 +116,12 @@ def _run_sinfo(args) -> int:
     from slurmlab.errors import SlurmlabError
     from slurmlab.spec.presets import presets
 
+    if (args.cluster is None) == (args.cluster_option is None):
+        raise SlurmlabError(
+            "sinfo: give the cluster once: a preset name (tiny, teaching, ai), a slurm.conf "
+            "path or a scenario file, as `slurmlab sinfo ai` or `slurmlab sinfo --cluster ai`"
+        )
+    args.cluster = args.cluster or args.cluster_option
     path = Path(args.cluster)
     if path.suffix.lower() in (".yaml", ".yml", ".json") and not path.is_file():
         raise SlurmlabError(

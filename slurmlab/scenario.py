@@ -162,6 +162,7 @@ from slurmlab.spec.cluster import (
     gres_name_suggestion,
     gres_types,
     inert_settings,
+    mixed_gpu_note,
     parse_gres,
     preempt_conflict,
     setting_problem,
@@ -503,6 +504,15 @@ class Scenario:
         kind = _cluster_kind(cluster, None if replaced else doc.get("cluster", "tiny"))
         _warn_inert_sections(doc, cluster, kind, qos, accounts, source, lines or {})
         _warn_minutes_seconds(doc, source, lines or {})
+        if kind in ("slurm_conf", "inline") and policy != "slurm":
+            said = [k for k in cluster.scheduler_parameters if k.startswith(("bf_", "sched_"))]
+            if said:  # (the textbook policies read none: a what-if on them changes nothing)
+                warn_at_caller(
+                    f"{_warning_at(source, lines or {}, ('policy',))}policy {policy!r} reads "
+                    f"none of the cluster's SchedulerParameters ({', '.join(said[:4])}"
+                    f"{', ...' if len(said) > 4 else ''}): only policy 'slurm' (Slurm's "
+                    "sched/backfill) does; use policy: slurm to study them"
+                )
         return cls(
             name=name,
             cluster=cluster,
@@ -1164,6 +1174,9 @@ def _inline_cluster(value: dict, source: str = "scenario", lines: dict | None = 
             parts.append(Partition(name=str(p.get("name", f"p{i}")), nodes=tuple(names), **kw))
     if parts and not any(p.default for p in parts):  # inline: the first is the default
         parts[0] = replace(parts[0], default=True)
+    mixed = mixed_gpu_note(nodes)
+    if mixed:
+        warn_at_caller(f"{_warning_at(source, lines or {}, ('cluster', 'nodes'))}nodes {mixed}")
     with _entry(("cluster",)):
         return Cluster(str(value.get("name", "inline")), tuple(nodes), tuple(parts), settings)
 

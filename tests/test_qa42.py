@@ -476,3 +476,99 @@ def test_why_pending_of_an_ended_job_says_when_it_ended():
     done = lab.sbatch("-t 30 --wrap=x", runtime=600)
     lab.advance(1800)
     assert lab.why_pending(done) == f"Job {done} is not pending: it ended COMPLETED at t=600s."
+
+
+# -- an administrator's slurm.conf -------------------------------------------------------------
+def _conf(text: str):
+    from slurmlab import Cluster
+
+    return Cluster.from_slurm_conf(textwrap.dedent(text))
+
+
+def test_continued_lines_join_as_slurm_joins_them():
+    """parse_config.c: a trailing backslash joins the next line with nothing between, an
+    escaped '#' is a '#', blanks may stand around '='."""
+    c = _conf(
+        """\
+        SchedulerParameters= bf_window=100,\\
+        bf_max_job_test=50
+        NodeName=n[1-2] CPUs = 4 Reason=rack\\#3
+        NodeName=n[3-4] CPUs=4 # a comment
+        PartitionName=p Nodes=n[1-2],\\
+        n[3-4] Default=YES
+        """
+    )
+    assert c.scheduler_parameters == {"bf_window": "100", "bf_max_job_test": "50"}
+    assert c.node("n1").cpus == 4
+    assert c.partition("p").nodes == ("n1", "n2", "n3", "n4")
+
+
+def test_an_empty_value_followed_by_an_option_is_read_as_slurm_reads_it():
+    with pytest.warns(UserWarning, match=r"Features= Weight=5: with blanks after its '='"):
+        c = _conf("NodeName=n1 CPUs=4 Features= Weight=5\nPartitionName=p Nodes=n1\n")
+    assert c.node("n1").weight == 1  # (Weight=5 is the node's feature, as in slurmctld)
+
+
+def test_booleans_node_states_and_old_names_as_slurmctld_reads_them():
+    c = _conf(
+        """\
+        NodeName=n1 CPUs=4 State=DRAINED
+        NodeName=n2 CPUs=4
+        PartitionName=p Nodes=n1,n2 Default=1 Hidden=true Shared=EXCLUSIVE
+        PartitionName=q Nodes=n2
+        """
+    )
+    assert c.partition("p").default and c.node("n1").state == "DRAIN"
+    shown = [line.split()[0] for line in c.sinfo_text().splitlines()[1:]]
+    assert shown == ["q"]  # (p is hidden)
+    assert c.partition("p").option("OverSubscribe") == "EXCLUSIVE"
+    with pytest.raises(SlurmlabError, match="Invalid state UP"):
+        _conf("NodeName=n1 CPUs=4 State=UP\nPartitionName=p Nodes=n1\n")
+    with pytest.raises(SlurmlabError, match="reserved word"):
+        _conf("NodeName=ALL CPUs=4\nPartitionName=p Nodes=ALL\n")
+    with pytest.raises(SlurmlabError, match="must be YES or NO"):
+        _conf("NodeName=n1 CPUs=4\nPartitionName=p Nodes=n1 Hidden=maybe\n")
+
+
+def test_gres_without_gres_types_is_warned_about():
+    with pytest.warns(UserWarning, match="without GresTypes: slurmctld keeps no GRES"):
+        _conf("NodeName=n[1-2] CPUs=4 Gres=gpu:2\nPartitionName=p Nodes=ALL\n")
+
+
+def test_a_typed_request_fits_only_nodes_with_enough_of_its_type():
+    text = """\
+        GresTypes=gpu
+        NodeName=g[1-2] CPUs=32 RealMemory=100000 Gres=gpu:a100:4,gpu:v100:2
+        PartitionName=gpu Nodes=ALL Default=YES
+        """
+    with pytest.warns(UserWarning, match=r"g\[1-2\] have GPUs of several types"):
+        lab = Lab(_conf(text))
+    with pytest.raises(
+        SlurmlabError, match=r"no node of partition 'gpu' has so many \(at most 4\)"
+    ):
+        lab.sbatch("--gres=gpu:a100:5 -t 5 --wrap=x")
+    with pytest.raises(SlurmlabError, match=r"at most 2"):
+        lab.sbatch("--gres=gpu:v100:3 -t 5 --wrap=x")
+    assert lab.sbatch("--gres=gpu:v100:2 -t 5 --wrap=x") > 0
+
+
+def test_a_scenario_says_when_its_policy_reads_no_scheduler_parameters(tmp_path):
+    (tmp_path / "slurm.conf").write_text(
+        "SchedulerParameters=bf_window=100\nNodeName=n[1-2] CPUs=4\n"
+        "PartitionName=p Nodes=ALL Default=YES\n"
+    )
+    doc = "cluster: {slurm_conf: slurm.conf}\njobs: [{submit: 0, runtime: 60, args: '-t 5'}]\n"
+    with pytest.warns(UserWarning, match="policy 'easy' reads none of the cluster's Schedul"):
+        _scenario(tmp_path, doc)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _scenario(tmp_path, "policy: slurm\n" + doc, "slurm.yaml")
+
+
+def test_sinfo_takes_the_cluster_as_simulate_does(capsys):
+    from slurmlab.cli import main
+
+    assert main(["sinfo", "--cluster", "tiny"]) == 0
+    assert capsys.readouterr().out.startswith("PARTITION AVAIL")
+    assert main(["sinfo"]) == 1
+    assert "give the cluster once" in capsys.readouterr().err

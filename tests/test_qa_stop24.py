@@ -625,7 +625,8 @@ def test_a_slurmlab_error_in_a_notebook_is_its_message(capsys):
     assert type(result.error_in_exec).__name__ == "SlurmlabError"
     err = capsys.readouterr().err
     assert err == (
-        "SlurmlabError: Invalid job id specified: 12345 (no job has been submitted yet)\n"
+        "SlurmlabError: scancel: error: Kill job error on job id 12345: Invalid job id "
+        "specified (no job has been submitted yet)\n"
     )
 
 

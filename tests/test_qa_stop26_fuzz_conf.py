@@ -48,7 +48,7 @@ def test_include_reads_the_file_from_the_directory_of_the_file_that_names_it(tmp
     )
     write(tmp_path / "etc" / "nodes.conf", "NodeName=n1 CPUs=8\n")
     write(tmp_path / "etc" / "sub" / "lab-more.conf", "INCLUDE gpu.conf\n")
-    write(tmp_path / "etc" / "sub" / "gpu.conf", "NodeName=g1 CPUs=4 Gres=gpu:2\n")
+    write(tmp_path / "etc" / "sub" / "gpu.conf", "GresTypes=gpu\nNodeName=g1 CPUs=4 Gres=gpu:2\n")
     cluster, caught = read(conf)
     assert caught == []
     assert [(n.name, n.cpus, n.gpus) for n in cluster.nodes] == [("n1", 8, 0), ("g1", 4, 2)]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import difflib
 import os
 import re
-import shlex
 import warnings
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping
@@ -296,6 +295,24 @@ def gres_types(settings: Mapping[str, str]) -> set[str] | None:
     """slurm.conf's ``GresTypes`` as a set of names (None when it is not set)."""
     value = next((v for k, v in settings.items() if k.lower() == "grestypes"), None)
     return None if value is None else {t.strip() for t in str(value).split(",") if t.strip()}
+
+
+def mixed_gpu_note(nodes) -> str | None:
+    """What slurmlab does not model on nodes with GPUs of several types (``Gres=gpu:a100:4,
+    gpu:v100:2``), in words, or None when no node has them: a node's GPUs are one count, so
+    jobs asking for one type may together hold more of it than the node has (Slurm counts
+    each type); one job alone never gets more of its type than the node has."""
+    mixed = [n.name for n in nodes if len(n.gpu_types) > 1]
+    if not mixed:
+        return None
+    first = next(n for n in nodes if n.name == mixed[0])
+    kinds = ", ".join(f"{t}:{c}" for t, c in first.gpu_types.items())
+    return (
+        f"{compress_hostlist(mixed)} have GPUs of several types ({mixed[0]}: {kinds}): slurmlab "
+        "counts a node's GPUs together, so jobs asking for one type may together hold more of "
+        "it than the node has, where Slurm counts each type (one job alone gets no more than "
+        "the node has of its type)"
+    )
 
 
 def gres_name_problem(name: str, types: set[str] | None) -> str | None:
@@ -1012,7 +1029,7 @@ def sinfo_frame(cluster: Cluster, node_states: Mapping[str, str]) -> pd.DataFram
     default = next((p for p in cluster.partitions if p.default), None)
     by_name = {n.name: n for n in cluster.nodes}
     for p in cluster.partitions:
-        if str(p.option("Hidden", "NO")).upper() == "YES":
+        if conf_bool(p.option("Hidden", "NO")):
             continue
         groups: dict[str, list[str]] = {}
         for n in p.nodes:
@@ -1083,22 +1100,15 @@ def format_fixed(frame: pd.DataFrame, spec) -> str:
     return "\n".join(lines)
 
 
-#: what shlex treats specially in a slurm.conf line (no comment characters: see quote_split),
-#: and the blanks it splits at
-_QUOTING = re.compile(r"['\"\\]")
-_BLANK = " \t\r\n"
-_BLANKS = re.compile(f"[{_BLANK}]+")
-
-
-def quote_split(line: str) -> list[str]:
-    """Split a slurm.conf line into tokens, honouring quotes."""
-    if not _QUOTING.search(line):  # (nearly always; shlex, char by char, dominated big confs)
-        line = line.strip(_BLANK)
-        return _BLANKS.split(line) if line else []
-    lex = shlex.shlex(line, posix=True)
-    lex.whitespace_split = True
-    lex.commenters = ""
-    return list(lex)
+def conf_bool(value) -> bool | None:
+    """A slurm.conf boolean as parse_config.c ``s_p_handle_boolean`` reads it: YES, UP, TRUE
+    or 1 is true, NO, DOWN, FALSE or 0 false (any case); anything else None."""
+    word = str(value).strip().lower()
+    if word in ("yes", "up", "true", "1"):
+        return True
+    if word in ("no", "down", "false", "0"):
+        return False
+    return None
 
 
 #: slurm.conf keys checked when a cluster is built, with the form Slurm accepts.

@@ -2762,6 +2762,14 @@ def _find_eligible_nodes(spec: JobSpec, cluster: Cluster, part: Partition) -> _P
             )
         pool = kept
     if spec.gpu_type and not any(_node_fits_type(n, spec) for n in pool):
+        most = max((n.gpu_types.get(spec.gpu_type, 0) for n in pool), default=0)
+        if most:  # (the type is there, not as many per node)
+            raise RequestError(
+                f"{spec.gpus_per_node} GPUs of type {spec.gpu_type!r} per node: no node of "
+                f"partition {part.name!r} has so many (at most {most}): Requested node "
+                f"configuration is not available; ask for {most} or fewer per node, on more "
+                "nodes"
+            )
         have = sorted({t for n in pool for t in n.gpu_types})
         signed = re.fullmatch(r"[-+][0-9]+", spec.gpu_type)  # (gpu:-1: Slurm reads a type)
         raise RequestError(
@@ -2878,8 +2886,10 @@ def _pool_size(pool: list[Node], part: Partition) -> str:
 
 
 def _node_fits_type(node: Node, spec: JobSpec) -> bool:
+    """Whether the node has the job's GPU type, as many of it as the job asks per node
+    (``--gres=gpu:a100:5`` fits no node of 4 A100s, whatever other GPUs it has)."""
     if spec.gpu_type:
-        return node.gpu_types.get(spec.gpu_type, 0) > 0
+        return node.gpu_types.get(spec.gpu_type, 0) >= max(1, spec.gpus_per_node or 0)
     return True
 
 

@@ -48,12 +48,13 @@ from slurmlab.spec.cluster import (
     Gres,
     Node,
     Partition,
+    conf_bool,
     gres_types,
+    mixed_gpu_note,
     node_gres_problem,
     parse_gres,
     parse_time_value,
     preempt_conflict,
-    quote_split,
     select_conflict,
     setting_problem,
     setting_warning,
@@ -119,35 +120,47 @@ def _read(path_or_text: str | Path) -> tuple[str, str, Path | None]:
 
 
 def _logical_lines(text: str):
-    """Yield (line number, content) with comments stripped and continuations joined."""
+    """Yield (line number, content) as parse_config.c ``_get_next_line`` reads a slurm.conf:
+    a ``#`` not escaped by a backslash ends the line (``_strip_comments``: quotes do not
+    matter); a line ending in an odd number of backslashes (blanks after them aside) goes
+    on in the next one, with nothing between (``_strip_continuation``: ``Nodes=a,\\``
+    then ``b`` is ``Nodes=a,b``); then every backslash escapes the character after it
+    (``_strip_escapes``: ``rack\\#3`` is ``rack#3``)."""
     buf, start = "", None
     for no, raw in enumerate(text.splitlines(), start=1):
-        line = _strip_comment(raw).rstrip()
+        line = _strip_comment(raw)
         if start is None:
             start = no
-        if line.endswith("\\"):
-            buf += line[:-1] + " "
+        body = line.rstrip()
+        slashes = len(body) - len(body.rstrip("\\"))
+        if slashes % 2:
+            buf += body[:-1]
             continue
         buf += line
-        if buf.strip():
-            yield start, buf.strip()
+        content = _strip_escapes(buf).strip()
+        if content:
+            yield start, content
         buf, start = "", None
-    if buf.strip():
-        yield start, buf.strip()
+    content = _strip_escapes(buf).strip()
+    if content:
+        yield start, content
 
 
 def _strip_comment(line: str) -> str:
-    out, quote = [], None
-    for ch in line:
-        if quote:
-            if ch == quote:
-                quote = None
-        elif ch in "\"'":
-            quote = ch
-        elif ch == "#":
-            break
-        out.append(ch)
-    return "".join(out)
+    """The line up to its first ``#`` not escaped (after an even number of backslashes)."""
+    if "#" not in line:
+        return line
+    slashes = 0
+    for i, ch in enumerate(line):
+        if ch == "#" and slashes % 2 == 0:
+            return line[:i]
+        slashes = slashes + 1 if ch == "\\" else 0
+    return line
+
+
+def _strip_escapes(line: str) -> str:
+    """Every backslash dropped, the character after it kept (``\\\\`` is one backslash)."""
+    return re.sub(r"\\(.?)", r"\1", line) if "\\" in line else line
 
 
 # -- Include ------------------------------------------------------------------------------------
@@ -256,32 +269,74 @@ def _read_included(target: Path, written: str, no: int, source: str) -> str:
 
 
 # -- one line's options -------------------------------------------------------------------------
+#: One Key=Value of a slurm.conf line, as parse_config.c's keyvalue_pattern reads it: blanks
+#: may stand around the "=", and the value is quoted (blanks inside) or runs to a blank.
+_KEY_VALUE = re.compile(r'\s*([A-Za-z0-9_.]+)\s*([-*+/]?)=\s*(?:"([^"]*)"|(\S+))(?=\s|$)')
+
+
+#: Option names of node, partition and global lines (lower case): a value after "Key= "
+#: that starts with one was most likely meant as an option of its own.
+_OPTION_WORDS = frozenset(
+    k.lower() for k in (*NODE_OPTIONS, *PARTITION_OPTIONS, *KNOWN_KEYS.values())
+)
+
+
 def _pairs(line: str, no: int, source: str) -> list[tuple[str, str]]:
-    try:
-        tokens = quote_split(line)
-    except ValueError as exc:
-        raise ConfigError(
-            f"cannot split {line!r}: {exc} (unbalanced quotes?)", source=source, line=no
-        ) from None
-    pairs = []
-    for i, tok in enumerate(tokens):
-        key, eq, value = tok.partition("=")
-        if not eq or not key:
-            hint = ""
-            after = tokens[i + 1] if i + 1 < len(tokens) else ""
-            if not eq and after.startswith("="):  # "CPUs =4": a space before the '='
-                hint = f" (a space before '='? write {tok}{after} with no space)"
-            elif not key and pairs:  # "SchedulerParameters=bf_interval =60"
+    """A line's Key=Value pairs, read as slurmctld reads them (``_keyvalue_regex``): ``CPUs =
+    4`` is CPUs=4, and after ``Key=`` and blanks the next word is its value (``Key= a=b``
+    gives Key the value ``a=b``, which is warned about). ``Key=`` at a line's end is an
+    empty value; a word that is not Key=Value is an error, as slurmctld stops on it."""
+    pairs: list[tuple[str, str]] = []
+    pos, n = 0, len(line)
+    while pos < n:
+        m = _KEY_VALUE.match(line, pos)
+        if m is None:
+            rest = line[pos:].strip()
+            end = re.fullmatch(r"([A-Za-z0-9_.]+)\s*=", rest)
+            if end:  # (Key= at the end: an empty value)
+                pairs.append((end.group(1), ""))
+                break
+            if not rest:
+                break
+            word = rest.split()[0]
+            hint = " (a quoted value needs its closing quote)" if '"' in rest else ""
+            if word.startswith("=") and pairs:  # "bf_interval =60": slurmctld stops too
                 k, v = pairs[-1]
-                hint = f" (a space before '='? write {k}={v}{tok} with no space)"
-            elif pairs and not pairs[-1][1]:  # "CPUs= 4"
-                hint = f" (a space after '='? write {pairs[-1][0]}={tok} with no space)"
+                hint = f" (a space before '='? write {k}={v}{word} with no space)"
             raise ConfigError(
-                f"{tok!r} is not Key=Value; every setting must be written Key=Value{hint}",
+                f"{word!r} is not Key=Value; every setting must be written Key=Value{hint}",
                 source=source,
                 line=no,
             )
+        key, op, quoted, plain = m.groups()
+        value = quoted if quoted is not None else plain
+        if quoted is None and '"' in value:  # (slurmctld would keep the quote in the value)
+            raise ConfigError(
+                f'{key}={value}: a quote that is not closed; write {key}="..." around a '
+                "value with blanks, or no quotes",
+                source=source,
+                line=no,
+            )
+        if op:
+            raise ConfigError(
+                f"{key}{op}={value}: the {op}= operator (parse_config.c S_P_OPERATOR_*) is "
+                f"not modelled here; write {key}=VALUE",
+                source=source,
+                line=no,
+            )
+        gap = line[m.start(2) : m.start(3) if quoted is not None else m.start(4)]
+        if (
+            quoted is None
+            and gap.endswith((" ", "\t"))
+            and value.split("=")[0].lower() in _OPTION_WORDS
+        ):  # (Features= Weight=5: Weight=5 is the features, as slurmctld reads it)
+            warn_at_caller(
+                f"{source} line {no}: {key}= {value}: with blanks after its '=', {key} takes "
+                f"the next word as its value, as slurmctld reads it ({key}={value}); if "
+                f"{key} was meant to be empty, write {key}= last on the line"
+            )
         pairs.append((key, value))
+        pos = m.end()
     return pairs
 
 
@@ -405,14 +460,44 @@ def _check_node_options(kv: dict[str, str], what: str, no: int, source: str) -> 
         elif low == "gres":
             _node_gres(value, what, no, source)
         elif low == "state":
-            state = value.upper().split("+")[0]
-            if state not in ("IDLE", "UP", "DOWN", "DRAIN", "FUTURE", "UNKNOWN", "CLOUD"):
+            state = _node_state(value)
+            if state is None:
                 raise ConfigError(
-                    f"State={value!r} is not a node state (UNKNOWN, IDLE, DOWN, DRAIN, "
-                    "FUTURE, CLOUD)",
+                    f"{what}: State={value!r} is not a node state (slurmctld stops: "
+                    f'"Invalid state {value}"); give UNKNOWN, IDLE, DOWN, DRAIN, FAIL, FUTURE '
+                    "or CLOUD (node_conf.c state_str2int)",
                     source=source,
                     line=no,
                 )
+            if value.upper().startswith("FAIL"):
+                warn_at_caller(
+                    f"{source} line {no}: {what}: State={value}: slurmlab has no FAIL state; "
+                    "it drains the node instead, which schedules the same (Slurm starts no "
+                    "new job on a failing node either), but sinfo shows drain where Slurm "
+                    "shows fail"
+                )
+            elif value.upper() in ("ALLOCATED", "MIXED", "ERROR"):
+                warn_at_caller(
+                    f"{source} line {no}: {what}: State={value}: not modelled by slurmlab: "
+                    "Slurm shows the node so until its slurmd registers; slurmlab starts it "
+                    "IDLE"
+                )
+
+
+def _node_state(value: str) -> str | None:
+    """A NodeName= line's ``State=`` as slurmlab models it, read as node_conf.c
+    ``state_str2int`` reads it: a base state's name (any case), or a word beginning with
+    CLOUD, DRAIN or FAIL; None for anything else (``UP``: slurmctld stops)."""
+    word = value.upper().split("+")[0]
+    if word in ("UNKNOWN", "IDLE", "ALLOCATED", "MIXED", "ERROR"):
+        return "IDLE"
+    if word in ("DOWN", "FUTURE"):
+        return word
+    if word.startswith(("DRAIN", "FAIL")):
+        return "DRAIN"
+    if word.startswith("CLOUD"):
+        return "IDLE"
+    return None
 
 
 def _real_memory(value: str, what: str, no: int, source: str) -> int:
@@ -572,7 +657,7 @@ def _node_from(kv: dict[str, str], name: str, what: str, no: int, source: str) -
     ``_check_node_options``)."""
     low = {k.lower(): v for k, v in kv.items()}
     feats = next((low[k] for k in _FEATURE_KEYS if k in low), "")
-    state = low.get("state", "UNKNOWN").upper().split("+")[0]
+    state = _node_state(low.get("state", "UNKNOWN")) or "IDLE"
     shape = _topology(low)
     with _at_line(what, no, source):
         return Node(
@@ -581,7 +666,7 @@ def _node_from(kv: dict[str, str], name: str, what: str, no: int, source: str) -
             memory_mb=_uint64_mb(low.get("realmemory", "1")) or 0,
             gres=_node_gres(low.get("gres", ""), what, no, source),
             features=frozenset(f for f in re.split(r"[,\s]+", feats) if f),
-            state="IDLE" if state in ("UNKNOWN", "UP", "CLOUD") else state,
+            state=state,
             weight=int(low.get("weight", "1")),
             threads_per_core=shape.threads_per_cpu_core,
         )
@@ -632,6 +717,13 @@ def _check_default_node(kv: dict[str, str], what: str, no: int, source: str) -> 
 def _node_line(value: str, kv: dict[str, str], no: int, source: str) -> list[Node]:
     """The nodes of one NodeName= line (``kv``: its options over its DEFAULT ones)."""
     what = f"NodeName={value}"
+    if value.upper() == "ALL":  # (read_config.c _parse_nodename: ALL names every node)
+        raise ConfigError(
+            "NodeName=ALL: 'ALL' is a reserved word disallowed for use with NodeName (slurmctld "
+            "stops); name the nodes, e.g. NodeName=n[1-4]",
+            source=source,
+            line=no,
+        )
     try:
         names = expand_hostlist(value)
     except SlurmlabError as exc:
@@ -906,8 +998,22 @@ class _Conf:
             if problem:
                 src, no = self.node_at[node.name]
                 raise ConfigError(f"{self.node_what[src, no]}: {problem}", source=src, line=no)
+        with_gres = [n for n in nodes.values() if n.gres]
+        if types is None and with_gres:  # (node_conf.c: gres_name_filter keeps none)
+            src, no = self.node_at[with_gres[0].name]
+            names = compress_hostlist([n.name for n in with_gres])
+            warn_at_caller(
+                f"{src} line {no}: Gres= on {names} without GresTypes: slurmctld keeps no "
+                "GRES a GresTypes line does not declare (node_conf.c gres_name_filter), so in "
+                "Slurm these nodes have none and every --gres/--gpus job is refused; slurmlab "
+                "keeps them as written; add GresTypes="
+                + ",".join(sorted({g.name for n in with_gres for g in n.gres}))
+            )
         if gres_conf is not None:
             _check_gres_conf(nodes, gres_conf, types, self.node_at)
+        mixed = mixed_gpu_note(nodes.values())
+        if mixed:
+            warn_at_caller(f"{source}: nodes {mixed}")
         members = _node_set_members(self.node_sets, nodes)
         partitions = [
             _partition(kv, no, src, nodes, members, self.node_sets)
@@ -1092,6 +1198,11 @@ def _node_set_members(
 
 
 #: Partition options slurmlab applies beyond the Partition fields (in lower case).
+#: A partition's S_P_BOOLEAN options (read_config.c _parse_partitionname), lower case.
+_PARTITION_BOOLEANS = frozenset(
+    ("disablerootjobs", "exclusiveuser", "hidden", "lln", "powerdownonidle", "reqresv", "rootonly")
+)
+
 _PARTITION_MODELLED = {
     "defmempercpu", "defmempernode", "defmempergpu", "maxmempercpu", "maxmempernode",
     "tresbillingweights", "hidden", "oversubscribe", "allowaccounts", "denyaccounts",
@@ -1133,6 +1244,12 @@ def _partition(
     ``set_lines``: where each is defined and its options."""
     low = {k.lower(): (k, v) for k, v in kv.items()}
     pname = kv["PartitionName"]
+    if "shared" in low:  # the old name of OverSubscribe, read when it is not given
+        shared = low.pop("shared")
+        kv = {k: v for k, v in kv.items() if k != shared[0]}
+        if "oversubscribe" not in low:
+            low["oversubscribe"] = ("OverSubscribe", shared[1])
+            kv["OverSubscribe"] = shared[1]
     nodes_expr = low.get("nodes", ("Nodes", ""))[1]
     if not nodes_expr:
         raise ConfigError(
@@ -1172,14 +1289,29 @@ def _partition(
 
     def yes(key):
         v = get(key, "NO")
-        if v.upper() not in ("YES", "NO"):
-            raise ConfigError(f"{key}={v!r} must be YES or NO", source=source, line=no)
-        return v.upper() == "YES"
+        if conf_bool(v) is None:
+            raise ConfigError(
+                f"{key}={v!r} must be YES or NO (Slurm also takes TRUE/FALSE, 1/0, UP/DOWN)",
+                source=source,
+                line=no,
+            )
+        return bool(conf_bool(v))
 
     what = f"partition {pname!r}"
     known = {"partitionname", "nodes", "default", "maxtime", "defaulttime", "maxnodes"}
     known |= {"prioritytier", "priorityjobfactor", "state", "priority", "minnodes"}
     options = {k: v for lk, (k, v) in low.items() if lk not in known}
+    for k, v in list(options.items()):  # (S_P_BOOLEAN options: yes/no, true/false, 1/0, up/down)
+        if k.lower() in _PARTITION_BOOLEANS:
+            flag = conf_bool(v)
+            if flag is None:
+                raise ConfigError(
+                    f"{what}: {k}={v!r} must be YES or NO (Slurm also takes TRUE/FALSE, 1/0, "
+                    "UP/DOWN)",
+                    source=source,
+                    line=no,
+                )
+            options[k] = "YES" if flag else "NO"
     slurms = {o.lower() for o in PARTITION_OPTIONS} - {"selecttypeparameters"}
     _warn_unknown_options(options, "partition option", what, no, source)
     for k, v in options.items():  # (a partition's own TRESBillingWeights, DefMemPerCPU...)
