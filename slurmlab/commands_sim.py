@@ -288,7 +288,15 @@ def _check_scenario_text(path: Path, data: bytes) -> None:
                 "trace, name it NAME.swf.gz to read it as one"
             )
         else:
-            hint = "it is a binary file, not scenario text"
+            from slurmlab.records.swf import OTHER_COMPRESSION
+
+            packed = next((v for k, v in OTHER_COMPRESSION.items() if data.startswith(k)), None)
+            hint = (
+                f"it is {packed[0]}-compressed: decompress it first ({packed[1]}), then give "
+                "the .swf (or gzip it: slurmlab reads .swf.gz)"
+                if packed
+                else "it is a binary file, not scenario text"
+            )
         raise SlurmlabError(
             f"input {str(path)!r} is neither a scenario nor an SWF trace ({hint}); "
             f"slurmlab simulate reads {_KINDS}"
@@ -485,6 +493,16 @@ def _simulate(args, folder: Path, renames: list[tuple[str, str]]) -> int:
         print(
             f"slurmlab: warning: {args.input}: no jobs to simulate: waits and slowdown below "
             "are undefined (nan; null in --json), utilization and makespan 0",
+            file=sys.stderr,
+        )
+    elif args.until is not None and metrics["started"] < metrics["jobs"]:
+        waiting = metrics["jobs"] - metrics["started"]
+        print(
+            f"slurmlab: warning: {args.input}: at --until {args.until}, {waiting} of its "
+            f"{metrics['jobs']} jobs submitted by then had not started: waits and slowdown "
+            "below count only the jobs that started, so a policy that leaves jobs waiting "
+            "looks better; compare policies over the whole run, or on the same started jobs "
+            "(--jobs-out)",
             file=sys.stderr,
         )
     # (jobs that never started: simulate warns, a warning line here)

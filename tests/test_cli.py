@@ -150,7 +150,11 @@ BAD_INPUTS = [
     ("folder", "input '{path}' is a directory; give a scenario (.yaml, .yml, .json) or an SWF"),
     ("folder.swf", "input '{path}' is a directory"),
     ("gzip named .gz", "input '{path}' is neither a scenario nor an SWF trace (it is gzip-"),
-    ("bzip2 named .swf.bz2", "input '{path}' is neither a scenario nor an SWF trace (it is a b"),
+    (
+        "bzip2 named .swf.bz2",
+        "input '{path}' is neither a scenario nor an SWF trace (it is bzip2-compressed: "
+        "decompress it first (bunzip2 FILE)",
+    ),
     ("truncated .swf.gz", "SWF file '{path}': cannot read its gzip data"),
     ("nan submit", "{path}: line 2: field 'submit' is 'nan', not a finite number"),
 ]
@@ -216,7 +220,7 @@ def test_cluster_decides_which_swf_jobs_are_too_wide(tmp_path, capsys):
         capsys, str(path), "--cluster", "tiny", "--skip-invalid", "--json"
     )
     assert code == 0 and json.loads(out)["jobs"] == 1
-    assert "dropped 1 jobs wider than cluster 'tiny'" in err
+    assert "dropped 1 job wider than cluster 'tiny'" in err
 
 
 # -- --jobs-out: checked before the simulation, and every write error is one clear line ----------

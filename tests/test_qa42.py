@@ -572,3 +572,59 @@ def test_sinfo_takes_the_cluster_as_simulate_does(capsys):
     assert capsys.readouterr().out.startswith("PARTITION AVAIL")
     assert main(["sinfo"]) == 1
     assert "give the cluster once" in capsys.readouterr().err
+
+
+# -- a scheduling researcher's traces ---------------------------------------------------------
+EASY_SWF = (
+    "; MaxProcs: 10\n"
+    "1 0 -1 100 6 -1 -1 6 100 -1 1 -1 -1 -1 -1 -1 -1 -1\n"
+    "2 1 -1 10 6 -1 -1 6 10 -1 1 -1 -1 -1 -1 -1 -1 -1\n"
+    "3 2 -1 200 3 -1 -1 3 200 -1 1 -1 -1 -1 -1 -1 -1 -1\n"
+    "4 3 -1 500 1 -1 -1 1 -1 -1 1 -1 -1 -1 -1 -1 -1 -1\n"
+    "5 4 -1 5 1 -1 -1 1 5 -1 1 -1 -1 -1 -1 -1 -1 -1\n"
+)
+
+
+def test_a_slice_of_a_trace_is_a_trace(tmp_path):
+    from slurmlab import read_swf
+
+    path = tmp_path / "t.swf"
+    path.write_text(EASY_SWF.replace("1 500 1 -1 -1 1 -1", "1 500 1 -1 -1 1 50"))
+    w = read_swf(path)
+    part = w[:3]
+    assert (part.kind, part.origin, part.max_procs, len(part)) == ("trace", w.origin, 10, 3)
+    assert w[0].id == "1" and w[-1].id == "5"
+    with pytest.raises(SlurmlabError, match=r"give a position \(w\[0\]\) or a slice"):
+        w["a"]
+
+
+def test_jobs_without_a_requested_time_are_said_to_have_exact_estimates(tmp_path):
+    from slurmlab import read_swf
+
+    path = tmp_path / "t.swf"
+    path.write_text(EASY_SWF)
+    with pytest.warns(UserWarning, match=r"1 of 5 jobs has no requested time .*perfect estimates"):
+        read_swf(path)
+
+
+def test_simulate_until_says_how_many_jobs_had_not_started(tmp_path, capsys):
+    from slurmlab.cli import main
+
+    path = tmp_path / "t.swf"
+    path.write_text(EASY_SWF.replace("1 500 1 -1 -1 1 -1", "1 500 1 -1 -1 1 500"))
+    assert main(["simulate", str(path), "--until", "50", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "at --until 50, 2 of its 5 jobs submitted by then had not started" in err
+
+
+def test_a_header_field_in_the_wrong_case_is_named(tmp_path):
+    from slurmlab import read_swf
+
+    path = tmp_path / "t.swf"
+    path.write_text(EASY_SWF.replace("; MaxProcs: 10", "; maxprocs: 10"))
+    with pytest.warns(UserWarning) as caught:
+        read_swf(path)
+    assert any(
+        "header field 'maxprocs' is not read: SWF names it 'MaxProcs'" in str(w.message)
+        for w in caught
+    )

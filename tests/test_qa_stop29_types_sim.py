@@ -81,7 +81,7 @@ def test_read_swf_refuses_a_skip_invalid_that_is_not_true_or_false(tmp_path):
         SlurmlabError, match=r"read_swf\(skip_invalid='no'\): skip_invalid is True or False"
     ):
         read_swf(path, skip_invalid="no")
-    with pytest.warns(swf.SwfDropWarning, match=r"dropped 1 jobs wider than 64 processors"):
+    with pytest.warns(swf.SwfDropWarning, match=r"dropped 1 job wider than 64 processors"):
         assert read_swf(path, skip_invalid=np.bool_(True)).dropped == 1
 
 

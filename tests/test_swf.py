@@ -116,7 +116,7 @@ def test_skip_invalid_drops_and_counts_wide_jobs(tmp_path):
         tmp_path,
         HEADER + swf_line(1, 0, 10, 2, 2, 20) + "\n" + swf_line(7, 1, 10, 16, 16, 20) + "\n",
     )
-    with pytest.warns(UserWarning, match="dropped 1 jobs wider than 8 processors"):
+    with pytest.warns(UserWarning, match="dropped 1 job wider than 8 processors"):
         w = read_swf(path, skip_invalid=True)
     assert [j.id for j in w.jobs] == ["1"]
     assert w.dropped == 1
@@ -228,7 +228,7 @@ def test_cluster_is_the_machine_that_decides_what_is_too_wide(tmp_path):
         r"--skip-invalid",
     ):
         read_swf(path, cluster=tiny)
-    dropped = r"dropped 1 jobs wider than cluster 'tiny' \(the first: line 3, job 2, 500 proc"
+    dropped = r"dropped 1 job wider than cluster 'tiny' \(the first: line 3, job 2, 500 proc"
     with pytest.warns(UserWarning, match=dropped):
         w = read_swf(path, cluster=tiny, skip_invalid=True)
     assert [j.id for j in w.jobs] == ["1"]

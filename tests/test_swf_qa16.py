@@ -72,8 +72,10 @@ def test_a_limit_over_the_partitions_max_time_is_refused_or_dropped(tmp_path):
         {"job": 1, "submit": 0, "run": 100, "req": 200_000},
         {"job": 2, "submit": 5, "run": 100, "req": 600},
     )
-    with pytest.raises(SlurmlabError, match="line 2: job 1 asks for 200000 s, over partition 'p'"):
+    with pytest.raises(
+        SlurmlabError, match="line 2: job 1 asks for 200000 s, over the MaxTime of partition 'p'"
+    ):
         read_swf(path, cluster=cluster)
-    with pytest.warns(UserWarning, match="dropped 1 jobs over partition 'p'"):
+    with pytest.warns(UserWarning, match="dropped 1 job over the MaxTime of partition 'p'"):
         work = read_swf(path, cluster=cluster, skip_invalid=True)
     assert [j.id for j in work.jobs] == ["2"] and work.dropped == 1

@@ -100,7 +100,7 @@ class SwfDropWarning(UserWarning):
 
 _GZIP = b"\x1f\x8b"
 #: Other compressions a trace may come in, by their magic bytes: (name, how to undo it).
-_OTHER_COMPRESSION = {
+OTHER_COMPRESSION = {
     b"BZh": ("bzip2", "bunzip2 FILE"),
     b"\xfd7zXZ\x00": ("xz", "unxz FILE"),
     b"\x28\xb5\x2f\xfd": ("zstd", "unzstd FILE"),
@@ -125,7 +125,7 @@ def _open_text(path: Path):
             f"if it is a plain SWF trace, rename it to {plain!r}; else fetch it again "
             "(gzip -t FILE checks a gzipped file)"
         )
-    for sig, (kind, undo) in _OTHER_COMPRESSION.items():
+    for sig, (kind, undo) in OTHER_COMPRESSION.items():
         if magic.startswith(sig):
             raise SlurmlabError(
                 f"SWF file {str(path)!r} is {kind}-compressed; slurmlab reads SWF traces plain "
@@ -160,6 +160,14 @@ def _read(path: Path) -> tuple[pd.DataFrame, dict[str, str], dict[str, int], dic
                     key, sep, value = s[1:].partition(":")
                     key = key.strip()
                     if sep and key and " " not in key:
+                        spelt = {k.lower(): k for k in _READ_HEADER}.get(key.lower())
+                        if spelt and spelt != key:  # (SWF's field names are case-sensitive)
+                            warnings.warn(
+                                f"{path}: line {no}: header field {key!r} is not read: SWF "
+                                f"names it {spelt!r} (the case counts); write '; {spelt}: "
+                                f"{value.strip()}'",
+                                stacklevel=3,
+                            )
                         if key in header and key not in _READ_HEADER:
                             continue  # (Note: lines repeat; the first of each is kept)
                         if key in header and header[key] != value.strip():
@@ -374,10 +382,12 @@ def read_swf(
     if dropped:
         no_procs = int((width <= 0).sum())
         counts = {"no processors": no_procs, "unknown run time": dropped - no_procs}
+        first = int(np.flatnonzero(~keep)[0])
         warnings.warn(
             SwfDropWarning(
-                f"{path}: dropped {dropped} of {len(table)} jobs with no processors or an "
-                "unknown run time (SWF -1)",
+                f"{path}: dropped {dropped} of {len(table)} job{'s' * (len(table) != 1)} with "
+                "no processors or an unknown run time (SWF -1; the first at line "
+                f"{int(table['line'].iloc[first])}, job {int(table['job'].iloc[first])})",
                 {k: v for k, v in counts.items() if v},
             ),
             stacklevel=2,
@@ -428,17 +438,29 @@ def read_swf(
             first = int(np.flatnonzero(long)[0])
             what = (
                 f"job {int(table['job'].iloc[first])} asks for {limit[first]:.0f} s, over "
-                f"partition {part.name!r}'s MaxTime of {max_s:.0f} s"
+                f"the MaxTime of partition {part.name!r}, {max_s:.0f} s"
             )
             dropped += _refuse_or_drop(
                 path, table, long, first, skip_invalid,
                 reason=f"{what} (it would pend for ever, PartitionTimeLimit)",
                 fix="a --cluster whose default partition allows it",
-                kind=f"over partition {part.name!r}'s MaxTime", detail=what,
+                kind=f"over the MaxTime of partition {part.name!r}", detail=what,
                 why="over the partition's MaxTime",
             )  # fmt: skip
             keep &= ~long
     order = np.lexsort((table["job"].to_numpy(), table["submit"].to_numpy()))
+    guessed = keep & ~(req > 0)
+    if guessed.any():  # (a time limit the run time itself: estimates no scheduler has)
+        n, total = int(guessed.sum()), int(keep.sum())
+        warnings.warn(
+            f"{path}: {n} of {total} job{'s' * (total != 1)} {'has' if n == 1 else 'have'} no "
+            "requested time (SWF field "
+            "9 is -1), so their time limit is their run time: the schedulers know those run "
+            "times exactly (perfect estimates), which makes backfilling look better than "
+            "with users' estimates (Mu'alem & Feitelson 2001); compare policies on traces "
+            "with requested times, or mind it",
+            stacklevel=2,
+        )
     jobs = []
     sub = table["submit"].to_numpy()
     num = table["job"].to_numpy()
@@ -504,7 +526,7 @@ def _refuse_or_drop(
     count = int(bad.sum())
     warnings.warn(
         SwfDropWarning(
-            f"{path}: dropped {count} jobs {kind} (the first: line {line}, {detail})",
+            f"{path}: dropped {count} job{'s' * (count != 1)} {kind} (the first: line {line}, {detail})",
             {why: count},
         ),
         stacklevel=3,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from numbers import Integral
 
@@ -147,6 +147,19 @@ class Workload:
 
     def __iter__(self) -> Iterator[WorkloadJob]:
         return iter(self.jobs)
+
+    def __getitem__(self, key):
+        """A job (``w[0]``), or a Workload of some of the jobs (``w[:2000]``, the first 2,000
+        of a trace) that keeps the name, origin, kind and machine size: a trace's slice
+        still replays its run times past their limits (``kind="trace"``), where jobs taken
+        into ``Workload.from_jobs`` would be a scenario's, ended at their limits."""
+        if isinstance(key, slice):
+            return replace(self, jobs=self.jobs[key])
+        if isinstance(key, bool) or not isinstance(key, Integral):
+            raise SlurmlabError(
+                f"Workload {self.name!r}[{key!r}]: give a position (w[0]) or a slice (w[:100])"
+            )
+        return self.jobs[int(key)]
 
     @classmethod
     def from_jobs(cls, jobs: Iterable[WorkloadJob], **kw) -> Workload:
