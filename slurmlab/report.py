@@ -207,7 +207,7 @@ def render_report(
             notes.append(
                 (
                     "Wait times are not shown"
-                    if submitted
+                    if submitted or known(jobs, "Eligible")
                     else "Wait times and pending jobs are not shown"
                 )
                 + ": no run has both a Submit and a Start time (add Submit to sacct -o)."

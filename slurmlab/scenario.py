@@ -462,10 +462,7 @@ class Scenario:
                 path=("jobs",),
             )
         origin = _origin(doc.get("origin"))
-        jobs = tuple(
-            _job_said_where(entry, i, cluster, origin, source, lines or {})
-            for i, entry in enumerate(jobs_doc)
-        )
+        jobs = _jobs_said_where(jobs_doc, cluster, origin, source, lines or {})
         _unique_ids(jobs)
         _no_jobid_collisions(jobs)
         _check_dependencies(jobs, jobs_doc)
@@ -505,13 +502,14 @@ class Scenario:
         _warn_inert_sections(doc, cluster, kind, qos, accounts, source, lines or {})
         _warn_minutes_seconds(doc, source, lines or {})
         if kind in ("slurm_conf", "inline") and policy != "slurm":
-            said = [k for k in cluster.scheduler_parameters if k.startswith(("bf_", "sched_"))]
-            if said:  # (the textbook policies read none: a what-if on them changes nothing)
+            said = [k for k in cluster.scheduler_parameters if k.startswith("bf_")]
+            if said:  # (the textbook policies read no bf_*: a what-if on them changes nothing)
                 warn_at_caller(
-                    f"{_warning_at(source, lines or {}, ('policy',))}policy {policy!r} reads "
-                    f"none of the cluster's SchedulerParameters ({', '.join(said[:4])}"
-                    f"{', ...' if len(said) > 4 else ''}): only policy 'slurm' (Slurm's "
-                    "sched/backfill) does; use policy: slurm to study them"
+                    f"{_warning_at(source, lines or {}, ('policy',))}the scenario's policy "
+                    f"{policy!r} reads none of the cluster's backfill SchedulerParameters "
+                    f"({', '.join(said[:4])}{', ...' if len(said) > 4 else ''}): only policy "
+                    "'slurm' (Slurm's sched/backfill) does; run it with policy: slurm (or "
+                    "run('slurm'), --policy slurm) to study them"
                 )
         return cls(
             name=name,
@@ -1385,20 +1383,28 @@ def _not_a_date(value, origin: pd.Timestamp, key: str) -> None:
     )
 
 
-def _job_said_where(
-    entry, i: int, cluster: Cluster, origin: pd.Timestamp, source: str, lines: dict
-) -> WorkloadJob:
-    """:func:`_job`, its warnings (sbatch's about the job's options or script: an #SBATCH
-    line after the first command, an option not simulated) naming the file, line and entry."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        job = _job(entry, i, cluster, origin)
-    field_name = "script" if "script" in entry else "args"
-    label = f"jobs[{i}]" + (f" (id {entry.get('id')!r})" if entry.get("id") else "")
-    for w in caught:
+def _jobs_said_where(
+    docs: list, cluster: Cluster, origin: pd.Timestamp, source: str, lines: dict
+) -> tuple[WorkloadJob, ...]:
+    """The jobs (:func:`_job`), their warnings (sbatch's about a job's options or script: an
+    #SBATCH line after the first command, an option not simulated) naming the file, line and
+    entry of the first job each is about, and how many others it is about too."""
+    jobs, said = [], {}
+    for i, entry in enumerate(docs):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            jobs.append(_job(entry, i, cluster, origin))
+        for w in caught:
+            said.setdefault((str(w.message), w.category), []).append(i)
+    for (message, category), which in said.items():
+        i, entry = which[0], docs[which[0]]
+        field_name = "script" if "script" in entry else "args"
+        label = f"jobs[{i}]" + (f" (id {entry.get('id')!r})" if entry.get("id") else "")
+        more = len(which) - 1
+        also = f" (and {more} other job{'s' * (more != 1)})" if more else ""
         where = _warning_at(source, lines, ("jobs", i, field_name))
-        warn_at_caller(f"{where}{label}: field {field_name!r}: {w.message}", w.category)
-    return job
+        warn_at_caller(f"{where}{label}{also}: field {field_name!r}: {message}", category)
+    return tuple(jobs)
 
 
 def _job(entry, i: int, cluster: Cluster, origin: pd.Timestamp = DEFAULT_ORIGIN) -> WorkloadJob:

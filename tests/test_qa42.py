@@ -59,7 +59,7 @@ def _why_memory(running: str, waiting: str) -> str:
 def test_why_pending_says_which_memory_a_job_waits_for():
     text = _why_memory("--mem=0", "")
     assert "(it asks for none: the cluster's default for it)" in text
-    assert "gets each node's whole memory" not in text  # (the preset sets DefMemPerCPU)
+    assert "gets a node's whole memory" not in text  # (the preset sets DefMemPerCPU)
     assert "those nodes have no memory free" in text and "--mem=0" in text
     assert "could start now" not in text.split("Smallest changes")[0]
     text = _why_memory("--mem=900G", "--mem=200G")
@@ -558,7 +558,9 @@ def test_a_scenario_says_when_its_policy_reads_no_scheduler_parameters(tmp_path)
         "PartitionName=p Nodes=ALL Default=YES\n"
     )
     doc = "cluster: {slurm_conf: slurm.conf}\njobs: [{submit: 0, runtime: 60, args: '-t 5'}]\n"
-    with pytest.warns(UserWarning, match="policy 'easy' reads none of the cluster's Schedul"):
+    with pytest.warns(
+        UserWarning, match="policy 'easy' reads none of the cluster's backfill Schedul"
+    ):
         _scenario(tmp_path, doc)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -628,3 +630,60 @@ def test_a_header_field_in_the_wrong_case_is_named(tmp_path):
         "header field 'maxprocs' is not read: SWF names it 'MaxProcs'" in str(w.message)
         for w in caught
     )
+
+
+# -- from the review of the stop's changes ----------------------------------------------------
+def test_why_pending_after_the_run_still_names_the_dependency(tmp_path):
+    doc = """\
+        cluster: tiny
+        jobs:
+          - {id: a, submit: 0, runtime: 60, args: "-N 1 -t 5"}
+          - {id: b, submit: 1, runtime: 60, args: "-N 1 -t 5 -d afterok:a"}
+        """
+    result = _scenario(tmp_path, doc).run()
+    assert "its dependency (afterok:a)" in result.why_pending("b", at=5)
+
+
+def test_summary_names_malformed_rows_as_where_step_owners_went():
+    from slurmlab import analysis
+
+    text = (
+        "JobID|State|Elapsed|NCPUS|ReqMem\n5|COMPLETED|01:00:00|4|4Q\n"
+        "5.batch|COMPLETED|01:00:00|4|4G\n6|COMPLETED|01:00:00|4|4G\n"
+    )
+    with pytest.warns(UserWarning, match="left out 1 malformed"):
+        jobs = read_sacct(io.StringIO(text), errors="warn")
+    with pytest.warns(UserWarning, match=r"read_sacct left malformed rows out \(line\(s\) 2\)"):
+        analysis.summary(jobs)
+
+
+def test_concat_of_exports_without_submit_times():
+    text = "JobID|State|Start|Elapsed\n1|COMPLETED|2024-01-01T00:00:00|01:00:00\n"
+    with pytest.warns(UserWarning, match="repeat a row of an earlier export"):
+        jobs = concat_sacct([read_sacct(io.StringIO(text)), read_sacct(io.StringIO(text))])
+    assert jobs["JobID"].tolist() == ["1"]
+
+
+def test_a_window_that_starts_after_the_export_says_so():
+    from slurmlab import analysis
+
+    text = (
+        "JobID|State|Partition|Submit|Start|End|Elapsed|NCPUS|NNodes|AllocTRES\n"
+        "1|COMPLETED|p|2024-03-01T00:00:00|2024-03-01T00:00:00|2024-03-01T01:00:00|01:00:00|"
+        "1|1|cpu=1,node=1\n"
+    )
+    jobs = read_sacct(io.StringIO(text))
+    with pytest.raises(SlurmlabError, match="start= is at or after the export's last start"):
+        analysis.utilization(
+            jobs, capacity={"p": {"cpus": 1, "gpus": 0, "nodes": 1}}, start="2024-03-10"
+        )
+
+
+def test_a_slice_of_a_trace_has_none_of_its_drops(tmp_path):
+    from slurmlab import read_swf
+
+    path = tmp_path / "t.swf"
+    path.write_text(EASY_SWF + "6 5 -1 -1 1 -1 -1 1 5 -1 1 -1 -1 -1 -1 -1 -1 -1\n")
+    with pytest.warns(UserWarning):
+        w = read_swf(path)
+    assert w.dropped == 1 and w[:2].dropped == 0

@@ -289,7 +289,7 @@ def test_read_swf_warnings_say_why_jobs_were_dropped(tmp_path):
     ]
     # (job 3, the one kept, has no requested time: its limit is its run time, said too)
     assert [str(c.message) for c in caught if c.category is not SwfDropWarning] == [
-        f"{path}: 1 of 1 job has no requested time (SWF field 9 is -1), so their time "
+        f"{path}: 1 of 1 job has no requested time (SWF field 9 is -1 or 0), so their time "
         "limit is their run time: the schedulers know those run times exactly (perfect "
         "estimates), which makes backfilling look better than with users' estimates "
         "(Mu'alem & Feitelson 2001); compare policies on traces with requested times, or "

@@ -165,9 +165,8 @@ def check_by(
         if not isinstance(jobs, pd.DataFrame):  # (not a job table: that error says it all)
             raise
         has = [str(c) for c in jobs.columns] + [c for c in made if c not in jobs.columns]
-        raise SlurmlabError(
-            f"{exc}; group by one of the table's columns: {', '.join(has)}"
-        ) from None
+        shown = ", ".join(has[:25]) + (f" ... ({len(has)} in all)" if len(has) > 25 else "")
+        raise SlurmlabError(f"{exc}; group by one of the table's columns: {shown}") from None
 
 
 def warn_blank_by(jobs: pd.DataFrame, by: Sequence[str], who: str) -> None:

@@ -183,6 +183,17 @@ def _warn_orphan_steps(jobs: pd.DataFrame, step_rows: pd.DataFrame) -> None:
     first = ids[0] if ids else "?"
     step = str(step_rows["JobID"].to_numpy()[orphan][0])
     shown = ", ".join(ids[:5]) + (" ..." if len(ids) > 5 else "")
+    bad = jobs.attrs.get("bad_lines") or []
+    if bad:  # (read_sacct left malformed rows out: the job rows may well be among them)
+        lines = ", ".join(map(str, bad[:10])) + (" ..." if len(bad) > 10 else "")
+        warn_at_caller(
+            f"summary: {int(orphan.sum())} step row(s) of {len(ids)} job(s) (JobID {shown}) "
+            f"have no allocation row in the table: read_sacct left malformed rows out (line(s) "
+            f"{lines}), their job rows most likely among them; jobs, runs and hours leave "
+            "those jobs out: read with errors='coerce' to keep the rows with NA for the bad "
+            "values, or fix them"
+        )
+        return
     if len(jobs) == 0:
         warn_at_caller(
             f"summary: the table has {int(orphan.sum())} step row(s) (.batch, .0 ...) and no "

@@ -344,10 +344,13 @@ def utilization(
     if end is not None:
         horizon = _window_edge(end, "end", started["Start"])
     if (start is not None or end is not None) and horizon <= begin:
-        raise SlurmlabError(
-            f"utilization: the window from {begin} to {horizon} is empty; give start= before "
-            "end= (the -S and -E the export was taken with)"
-        )
+        if start is not None and end is not None:
+            fix = "give start= before end= (the -S and -E the export was taken with)"
+        elif start is not None:
+            fix = f"start= is at or after the export's last start or end ({horizon})"
+        else:
+            fix = f"end= is at or before the export's first submit ({begin})"
+        raise SlurmlabError(f"utilization: the window from {begin} to {horizon} is empty: {fix}")
     edges = pd.date_range(begin.floor(freq), horizon.ceil(freq) + pd.Timedelta(freq), freq=freq)
     t0 = edges[0]
     e_ns = (edges - t0).to_numpy(dtype="timedelta64[ns]").astype(np.int64)

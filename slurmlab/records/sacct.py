@@ -3710,7 +3710,7 @@ def _pending_as_started(frame: pd.DataFrame, key: list[str], keep: np.ndarray) -
     """``frame``'s key and times, where a row not started yet (no Start, a state that has not
     ended: a job still pending when one export was taken) takes the Start of the one run
     another row of the same key and Submit started, so that the two are one run."""
-    probe = frame[[*key, "Submit", "Start"]].copy()
+    probe = frame[[*key, *(c for c in ("Submit", "Start") if c in frame)]].copy()
     start = probe["Start"].isna().to_numpy()
     ended = (
         frame["State"].isin(TERMINAL_STATES).fillna(False).to_numpy(dtype=bool)
@@ -3720,7 +3720,7 @@ def _pending_as_started(frame: pd.DataFrame, key: list[str], keep: np.ndarray) -
     waiting = start & ~ended & keep
     if not waiting.any():
         return probe
-    if key[-1] == "JobIDRaw" and "ArrayTaskID" in frame:
+    if key[-1] == "JobIDRaw" and "ArrayTaskID" in frame and "Submit" in frame:
         _tasks_as_started(frame, probe, waiting, ~start & keep, key[:-1])
     runs: dict[tuple, set] = {}
     for row in probe[~start & keep].itertuples(index=False):

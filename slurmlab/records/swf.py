@@ -455,7 +455,7 @@ def read_swf(
         warnings.warn(
             f"{path}: {n} of {total} job{'s' * (total != 1)} {'has' if n == 1 else 'have'} no "
             "requested time (SWF field "
-            "9 is -1), so their time limit is their run time: the schedulers know those run "
+            "9 is -1 or 0), so their time limit is their run time: the schedulers know those run "
             "times exactly (perfect estimates), which makes backfilling look better than "
             "with users' estimates (Mu'alem & Feitelson 2001); compare policies on traces "
             "with requested times, or mind it",

@@ -250,7 +250,7 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
     if reason == "PartitionNodeLimit" and job.count > len(part.nodes):
         words = _MORE_NODES_THAN_IT_HAS
     text = words.format(
-        p=job.partition, r=reason, d=",".join(map(str, job.deps)),
+        p=job.partition, r=reason, d=",".join(map(str, job.spec.dependency)),
         tl=format_duration(None if math.isinf(job.limit) else timedelta(seconds=job.limit)),
         mt=format_duration(part.max_time), thr=job.throttle,
         n=f"{job.count}-{job.spec.max_nodes}" if job.spec.max_nodes else job.count,
@@ -586,12 +586,13 @@ def _memory_wait(sim, job, free: np.ndarray, demand: np.ndarray, usable: np.ndar
     asked = job.spec.mem_mb is not None or job.spec.mem_per_cpu_mb is not None
     asked = asked or job.spec.mem_per_gpu_mb is not None
     mb = int(job.demand[1])
+    whole = job.res.mem_whole_node and not asked  # (no DefMem*: a node's whole memory)
     if asked:
         whence = ""
-    elif (sim.capacity[job.mask, 1] == mb).all():
+    elif whole:
         whence = (
             " (it asks for none and the cluster sets no DefMemPerCPU, DefMemPerGPU or "
-            "DefMemPerNode, so it gets each node's whole memory)"
+            "DefMemPerNode, so it gets a node's whole memory: the smallest of its nodes')"
         )
     else:
         whence = " (it asks for none: the cluster's default for it)"
@@ -604,7 +605,7 @@ def _memory_wait(sim, job, free: np.ndarray, demand: np.ndarray, usable: np.ndar
     )
     if most > 0:
         return head + f"with --mem={most}M per node or less it could start now."
-    if whence and not whence.endswith("default for it)"):  # (no DefMem*: whole nodes' memory)
+    if whole:
         return head + (
             "those nodes have no memory free: the jobs running there hold it all (a job that "
             "asks for none gets a node's whole memory here, as this one does), so it waits "

@@ -299,7 +299,11 @@ def _pairs(line: str, no: int, source: str) -> list[tuple[str, str]]:
             if not rest:
                 break
             word = rest.split()[0]
-            hint = " (a quoted value needs its closing quote)" if '"' in rest else ""
+            hint = ""
+            if '"' in rest:
+                hint = " (a quoted value needs its closing quote)"
+            elif "'" in rest:
+                hint = " (slurm.conf quotes a value with \" only, not ')"
             if word.startswith("=") and pairs:  # "bf_interval =60": slurmctld stops too
                 k, v = pairs[-1]
                 hint = f" (a space before '='? write {k}={v}{word} with no space)"
@@ -313,7 +317,8 @@ def _pairs(line: str, no: int, source: str) -> list[tuple[str, str]]:
         if quoted is None and '"' in value:  # (slurmctld would keep the quote in the value)
             raise ConfigError(
                 f'{key}={value}: a quote that is not closed; write {key}="..." around a '
-                "value with blanks, or no quotes",
+                "value with blanks, or no quotes (a '#' ends the line even inside quotes, as "
+                "in slurmctld: write \\# for a '#' in a value)",
                 source=source,
                 line=no,
             )
@@ -1198,9 +1203,10 @@ def _node_set_members(
 
 
 #: Partition options slurmlab applies beyond the Partition fields (in lower case).
-#: A partition's S_P_BOOLEAN options (read_config.c _parse_partitionname), lower case.
+#: A partition's S_P_BOOLEAN options (Slurm 22.05 read_config.c _parse_partitionname),
+#: lower case.
 _PARTITION_BOOLEANS = frozenset(
-    ("disablerootjobs", "exclusiveuser", "hidden", "lln", "powerdownonidle", "reqresv", "rootonly")
+    ("disablerootjobs", "exclusiveuser", "hidden", "lln", "reqresv", "rootonly")
 )
 
 _PARTITION_MODELLED = {

@@ -153,8 +153,8 @@ class Workload:
         of a trace) that keeps the name, origin, kind and machine size: a trace's slice
         still replays its run times past their limits (``kind="trace"``), where jobs taken
         into ``Workload.from_jobs`` would be a scenario's, ended at their limits."""
-        if isinstance(key, slice):
-            return replace(self, jobs=self.jobs[key])
+        if isinstance(key, slice):  # (the drops were the whole trace's: none of the slice)
+            return replace(self, jobs=self.jobs[key], dropped=0)
         if isinstance(key, bool) or not isinstance(key, Integral):
             raise SlurmlabError(
                 f"Workload {self.name!r}[{key!r}]: give a position (w[0]) or a slice (w[:100])"
