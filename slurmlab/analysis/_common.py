@@ -165,7 +165,7 @@ def check_by(
         if not isinstance(jobs, pd.DataFrame):  # (not a job table: that error says it all)
             raise
         has = [str(c) for c in jobs.columns] + [c for c in made if c not in jobs.columns]
-        shown = ", ".join(has[:25]) + (f" ... ({len(has)} in all)" if len(has) > 25 else "")
+        shown = ", ".join(has[:60]) + (f" ... ({len(has)} in all)" if len(has) > 60 else "")
         raise SlurmlabError(f"{exc}; group by one of the table's columns: {shown}") from None
 
 
