@@ -687,3 +687,14 @@ def test_a_slice_of_a_trace_has_none_of_its_drops(tmp_path):
     with pytest.warns(UserWarning):
         w = read_swf(path)
     assert w.dropped == 1 and w[:2].dropped == 0
+
+
+def test_more_slurm_conf_rules_slurmctld_keeps():
+    with pytest.raises(SlurmlabError, match="NodeAddr not allowed with NodeName=DEFAULT"):
+        _conf("NodeName=DEFAULT NodeAddr=10.0.0.1 CPUs=4\nNodeName=n1\nPartitionName=p Nodes=n1\n")
+    c = _conf("NodeName=n1 CPUs=4 Weight=4294967295\nPartitionName=p Nodes=n1\n")
+    assert c.node("n1").weight == 4294967294  # (read_config.c: INFINITE less one)
+    with pytest.raises(
+        SlurmlabError, match=r"a space after a comma\? .*AllowAccounts=physics,chem"
+    ):
+        _conf("NodeName=n1 CPUs=4\nPartitionName=p Nodes=n1 AllowAccounts=physics, chem\n")

@@ -174,7 +174,8 @@ def test_a_partition_mixing_thread_counts_is_named():
         "slurm.conf line 4: PartitionName=all: its nodes have ThreadsPerCore 1 and 2 "
         "(threads counted as CPUs): Slurm allocates whole cores of each node, slurmlab sizes "
         "a job's cores in this partition for 2 threads per core on every node (a job of one "
-        "task gets 2 CPUs even on a node of 1); put nodes of different ThreadsPerCore in "
+        "task per node on several nodes gets 2 CPUs on each, even on a node of 1; a job on "
+        "one node gets that node's own cores); put nodes of different ThreadsPerCore in "
         "separate partitions"
     ]
     assert JobSpec.from_args("-n 1").resources(cluster).cpus_per_node == 2

@@ -307,6 +307,9 @@ def _pairs(line: str, no: int, source: str) -> list[tuple[str, str]]:
             if word.startswith("=") and pairs:  # "bf_interval =60": slurmctld stops too
                 k, v = pairs[-1]
                 hint = f" (a space before '='? write {k}={v}{word} with no space)"
+            elif pairs and pairs[-1][1].endswith(","):  # "AllowAccounts=a, b"
+                k, v = pairs[-1]
+                hint = f" (a space after a comma? a list is one word: write {k}={v}{word})"
             raise ConfigError(
                 f"{word!r} is not Key=Value; every setting must be written Key=Value{hint}",
                 source=source,
@@ -672,7 +675,8 @@ def _node_from(kv: dict[str, str], name: str, what: str, no: int, source: str) -
             gres=_node_gres(low.get("gres", ""), what, no, source),
             features=frozenset(f for f in re.split(r"[,\s]+", feats) if f),
             state=state,
-            weight=int(low.get("weight", "1")),
+            # (read_config.c: INFINITE, 4294967295, is lowered by one: a node never "unusable")
+            weight=min(int(low.get("weight", "1")), UINT32_MAX - 1),
             threads_per_core=shape.threads_per_cpu_core,
         )
 
@@ -712,6 +716,14 @@ def _warn_topology(
 def _check_default_node(kv: dict[str, str], what: str, no: int, source: str) -> None:
     """Check a NodeName=DEFAULT line's values as a node's (CPUs=70000 is too many), so that
     the error names this line rather than each line that uses them."""
+    for key in kv:  # (read_config.c _parse_nodename: an address is one node's own)
+        if key.lower() in ("nodeaddr", "bcastaddr"):
+            raise ConfigError(
+                f"{what}: {key} not allowed with NodeName=DEFAULT (slurmctld stops); give "
+                "each node its address on its own NodeName= line",
+                source=source,
+                line=no,
+            )
     template = _node_from(kv, "DEFAULT", what, no, source)
     port = next((v for k, v in kv.items() if k.lower() == "port"), None)
     with _at_line(what, no, source):
@@ -1102,9 +1114,10 @@ class _Conf:
                     f"ThreadsPerCore {' and '.join(map(str, counts))} (threads counted as "
                     "CPUs): Slurm allocates whole cores of each node, slurmlab sizes a job's "
                     f"cores in this partition for {counts[-1]} threads per core on every node "
-                    "(a job of one task gets "
-                    f"{counts[-1]} CPUs even on a node of {counts[0]}); put nodes of "
-                    "different ThreadsPerCore in separate partitions"
+                    f"(a job of one task per node on several nodes gets {counts[-1]} CPUs "
+                    f"on each, even on a node of {counts[0]}; a job on one node gets that "
+                    "node's own cores); put nodes of different ThreadsPerCore in separate "
+                    "partitions"
                 )
 
     def default_partition(self, nodes: dict[str, Node]) -> Partition:
