@@ -676,9 +676,16 @@ def _node_from(kv: dict[str, str], name: str, what: str, no: int, source: str) -
             features=frozenset(f for f in re.split(r"[,\s]+", feats) if f),
             state=state,
             # (read_config.c: INFINITE, 4294967295, is lowered by one: a node never "unusable")
-            weight=min(int(low.get("weight", "1")), UINT32_MAX - 1),
+            weight=_weight(low.get("weight", "1")),
             threads_per_core=shape.threads_per_cpu_core,
         )
+
+
+def _weight(value: str) -> int:
+    """A node's Weight: INFINITE (4294967295) is lowered by one, as read_config.c does; a
+    value out of range is left for the Node to refuse."""
+    weight = int(value)
+    return weight - 1 if weight == UINT32_MAX else weight
 
 
 def _warn_topology(
