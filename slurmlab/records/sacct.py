@@ -2810,18 +2810,17 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
             stacklevel=3,
         )
     if raw.skipped:
-        shown = ", ".join(map(str, raw.skipped[:20])) + (" ..." if len(raw.skipped) > 20 else "")
         warnings.warn(
             f"{raw.file}: skipped {len(raw.skipped)} '#' line(s) among the rows, at line(s) "
-            f"{shown}: they follow no row that ends in a free-text column, so they are read as "
+            f"{_some(raw.skipped)}: they follow no row that ends in a free-text column, so they are read as "
             "comments; if they are part of a value, export that field last (or with --json)",
             SacctParseWarning,
             stacklevel=3,
         )
     if raw.comments:
-        shown = ", ".join(map(str, raw.comments[:20])) + (" ..." if len(raw.comments) > 20 else "")
         warnings.warn(
-            f"{raw.file}: skipped {len(raw.comments)} '#' comment line(s), at line(s) {shown}: "
+            f"{raw.file}: skipped {len(raw.comments)} '#' comment line(s), at line(s) "
+            f"{_some(raw.comments)}: "
             "sacct writes no comments, so they were added to the export; a line beginning "
             "with '#' that has every field and a valid JobID is read as a row (a JobName "
             "such as '#exp1')",

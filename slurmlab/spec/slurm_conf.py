@@ -478,18 +478,22 @@ def _check_node_options(kv: dict[str, str], what: str, no: int, source: str) -> 
                     line=no,
                 )
             if value.upper().startswith("FAIL"):
-                warn_at_caller(
-                    f"{source} line {no}: {what}: State={value}: slurmlab has no FAIL state; "
-                    "it drains the node instead, which schedules the same (Slurm starts no "
-                    "new job on a failing node either), but sinfo shows drain where Slurm "
-                    "shows fail"
-                )
+                _warn_fail_state(value, what, no, source)
             elif value.upper() in ("ALLOCATED", "MIXED", "ERROR"):
                 warn_at_caller(
                     f"{source} line {no}: {what}: State={value}: not modelled by slurmlab: "
                     "Slurm shows the node so until its slurmd registers; slurmlab starts it "
                     "IDLE"
                 )
+
+
+def _warn_fail_state(value: str, what: str, no: int, source: str) -> None:
+    """``State=FAIL...`` (a NodeName= or DownNodes= line): drained here, as it schedules."""
+    warn_at_caller(
+        f"{source} line {no}: {what}: State={value}: slurmlab has no FAIL state; it drains "
+        "the node instead, which schedules the same (Slurm starts no new job on a failing "
+        "node either), but sinfo shows drain where Slurm shows fail"
+    )
 
 
 def _node_state(value: str) -> str | None:
@@ -806,11 +810,7 @@ def _down_state(value: str, what: str, no: int, source: str) -> str | None:
     if word == "UNKNOWN":
         return None  # (slurmctld leaves the state as it is)
     if word.startswith("FAIL"):
-        warn_at_caller(
-            f"{source} line {no}: {what}: State={value}: slurmlab has no FAIL state; it "
-            "drains the node instead, which schedules the same (Slurm starts no new job on "
-            "a failing node either), but sinfo shows drain where Slurm shows fail"
-        )
+        _warn_fail_state(value, what, no, source)
         return "DRAIN"
     if word in ("ALLOCATED", "MIXED", "ERROR"):
         warn_at_caller(
