@@ -13,13 +13,13 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from test_engine_properties import SETTINGS, scenarios
 from test_engine_rules import TWO_PARTITIONS, job
 
 from slurmlab import Cluster, simulate
 from slurmlab.policies import backfill
-from slurmlab.policies.profile import Profile
+from slurmlab.policies.profile import PoolProfile, Profile
 from slurmlab.records.swf import swf_cluster
 from slurmlab.sim.controller import Controller
 from slurmlab.spec.synthetic import ai_workload, pool_workload
@@ -162,33 +162,54 @@ def test_conservative_skips_searches_after_arrivals(monkeypatch):
 class SkipChecks:
     """Conservative searching every job anyway, checking each time its skip rule said a
     job could skip that the search indeed left the job where it was: the rule and the
-    changes recorded pass after pass, against what the searches find."""
+    changes recorded pass after pass, against what the searches find.
+
+    The rule is asked just before a job's search, which is ``Profile.replan`` or, for a
+    job that may spread over nodes (``-n`` without ``-N``), ``_reserve_earliest`` after
+    its slot is taken out: the verdict is checked by the search that follows it.
+    """
 
     def __init__(self):
-        self.verdicts, self.checked = {}, []
+        self.verdict, self.checked, self.spreading = None, [], 0
 
     def rule(self, start, end, *changes):
-        self.verdicts[start, end] = backfill_undisturbed(start, end, *changes)  # it would skip
+        self.verdict = backfill_undisturbed(start, end, *changes), start  # it would skip
         return False  # search anyway
 
-    def replan(self, prof, demand, count, mask, duration, start, nodes, usage, **kw):
-        found = profile_replan(prof, demand, count, mask, duration, start, nodes, usage, **kw)
-        if self.verdicts.pop((start, start + duration), False):
-            self.checked.append(found is not None and (found[1], found[2]) == (start, nodes))
+    def check(self, found, nodes) -> None:
+        verdict, self.verdict = self.verdict, None
+        if verdict is not None and verdict[0]:
+            self.checked.append(found is not None and (found[1], found[2]) == (verdict[1], nodes))
+
+    def replan(self, original, prof, *args, **kw):
+        found = original(prof, *args, **kw)
+        self.check(found, args[5])  # (demand, count, mask, duration, start, nodes, ...)
+        return found
+
+    def earliest(self, prof, job, view, all_up):
+        found = reserve_earliest(prof, job, view, all_up)
+        if self.verdict is not None:  # (a spreading job searched after its rule)
+            self.spreading += self.verdict[0]
+            self.check(found, job.planned[1])
         return found
 
     def run(self, cluster, workload) -> list[bool]:
-        original = backfill._undisturbed, Profile.replan
-        backfill._undisturbed = self.rule
-        Profile.replan = lambda prof, *a, **kw: self.replan(prof, *a, **kw)
+        original = backfill._undisturbed, backfill._reserve_earliest
+        backfill._undisturbed, backfill._reserve_earliest = self.rule, self.earliest
+        for kind, replan in REPLANS.items():  # (one node's profile or a processor pool's)
+            kind.replan = lambda prof, *a, _r=replan, **kw: self.replan(_r, prof, *a, **kw)
         try:  # (not monkeypatch: hypothesis runs many examples per test call)
             simulate(cluster, workload, "conservative")
         finally:
-            backfill._undisturbed, Profile.replan = original
+            backfill._undisturbed, backfill._reserve_earliest = original
+            for kind, replan in REPLANS.items():
+                kind.replan = replan
+        assert self.verdict is None, "a verdict no search followed"
         return self.checked
 
 
-backfill_undisturbed, profile_replan = backfill._undisturbed, Profile.replan
+backfill_undisturbed, reserve_earliest = backfill._undisturbed, backfill._reserve_earliest
+REPLANS = {Profile: Profile.replan, PoolProfile: PoolProfile.replan}
 
 
 @pytest.mark.parametrize(
@@ -202,13 +223,18 @@ def test_every_skipped_search_would_have_kept_the_job_in_place(preset, seed, loa
     assert checked and all(checked)
 
 
-# Derandomized at stop 42: fresh draws found cases, present at 10684b4 already, where the
-# skip rule keeps a standing reservation that a full search would move earlier (3 nodes,
-# exclusive jobs of zero run time behind afterok dependencies: the stop's note). Until the
-# rule is fixed, the fixed draws keep CI deterministic; the cases are the next stop's work.
-@settings(SETTINGS, derandomize=True, database=None)
+def test_every_skipped_search_would_have_kept_the_job_in_place_in_a_processor_pool():
+    """The same on a trace's processor pool, whose profile (``PoolProfile``) replans on its
+    own."""
+    checked = SkipChecks().run(swf_cluster(64), pool_workload(1500, 64, seed=2))
+    assert checked and all(checked)
+
+
+@SETTINGS
 @given(case=scenarios())
 def test_every_skipped_search_would_have_kept_the_job_in_place_at_random(case):
+    """Random clusters and workloads, jobs that spread over nodes among them (stop 42 saw
+    this fail when a spreading job's verdict was checked against the next job's search)."""
     assert all(SkipChecks().run(*case))
 
 
@@ -240,3 +266,27 @@ def test_easy_stopping_early_equals_a_full_scan(cluster, workload, monkeypatch):
         m.setattr(Controller, "_smallest_cpus", lambda self: 0)  # never stop early
         full = history(simulate(cluster, workload, "easy"))
     assert same(fast, full)
+
+
+def test_a_spreading_job_that_skips_its_search_would_have_kept_its_place():
+    """A job that may spread over nodes (-n 9 on two 8-CPU nodes) is searched with
+    ``_reserve_earliest``, its slot taken out: its skip verdict is checked by that search
+    (found by fresh hypothesis draws at stop 42, where it was checked by the next job's)."""
+    cluster = Cluster.from_slurm_conf(
+        """
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+DefMemPerCPU=1000
+NodeName=n[1-2] CPUs=8 RealMemory=8000
+PartitionName=p Nodes=n[1-2] Default=YES MaxTime=INFINITE
+"""
+    )
+    workload = Workload((
+        job("j1", "-t 1:00 --exclusive", 1, 0),
+        job("j9", "-n 9 -t 1:00 --begin=now+1 --dependency=afterok:j1", 11, 0),
+        job("j10", "--mem=500M -t 1:00 --dependency=afterok:j1 --exclusive", 11, 300),
+        job("j12", "-t 1:00 --exclusive", 69, 0),
+    ))  # fmt: skip
+    checks = SkipChecks()
+    checked = checks.run(cluster, workload)
+    assert checks.spreading and checked and all(checked)
