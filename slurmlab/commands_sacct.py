@@ -28,6 +28,7 @@ __all__ = ["add_subcommands"]
 _CLI_WORDS = (
     (re.compile(r"errors='(raise|warn|coerce)'"), r"--errors \1"),
     (re.compile(r"fields=\[\.\.\.\] / --fields"), "--fields"),
+    (re.compile(r"fields= / --fields"), "--fields"),  # (not "--fields / --fields")
     (re.compile(r"fields=\.\.\."), "--fields"),
     (re.compile(r"leave fields=None"), "leave out --fields"),
     (re.compile(r"(?<![-\w])fields=(?=[)\s;,])"), "--fields"),  # ("... written with (fields=)")
@@ -205,12 +206,21 @@ def _check_not_other_input(export: str, command: str) -> None:
     instead) before the sacct reader takes them for a malformed export: the CSV of
     ``slurmlab simulate --jobs-out`` and a scenario in JSON (a .yaml one the reader names).
     A pipe is left to the reader: it can be read only once."""
+    from slurmlab.commands_sim import _is_swf, _sniffed_lines
+
     path = Path(export)
     try:
         if not path.is_file():
             return
         with open(path, "rb") as fh:
             head = fh.read(_SNIFF_BYTES)
+        first = (_sniffed_lines(head) or [""])[0]
+        numbers = first.split()
+        swf = (
+            _is_swf(path)
+            or first.startswith(";")
+            or (len(numbers) == 18 and all(re.fullmatch(r"-?\d+(\.\d+)?", n) for n in numbers))
+        )  # (an SWF trace, by its name, its ';' header or a record of 18 numbers)
         text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
         if text.lstrip().startswith("{"):
             if path.stat().st_size > _SCENARIO_MAX_BYTES or '"meta"' in text[:4096]:
@@ -220,6 +230,13 @@ def _check_not_other_input(export: str, command: str) -> None:
             doc = None
     except (OSError, ValueError):  # (unreadable, not JSON: the reader's error says so)
         return
+    if swf:
+        raise SlurmlabError(
+            f"{export}: is an SWF trace (the Standard Workload Format: ';' header lines, then "
+            f"records of 18 numbers), not a sacct export, which slurmlab {command} reads; "
+            f"simulate it: slurmlab simulate {export} (add --sacct-out jobs.psv to write a "
+            f"sacct export of the run for slurmlab {command})"
+        )
     if isinstance(doc, dict) and "meta" not in doc and {"cluster", "policy"} & set(doc):
         raise SlurmlabError(
             f"{export}: is a scenario file (JSON with a "

@@ -371,6 +371,57 @@ def _check_options(args, swf: bool) -> None:
             f"give --procs {args.procs} (a pool of that many processors) or --cluster "
             f"{args.cluster}, not both: the trace runs on one machine"
         )
+    _check_until(args.until)
+
+
+#: How --until is read, for its errors.
+_UNTIL_HELP = (
+    "--until is a time counted from the simulation's start (seconds, e.g. 3600, 3d or "
+    "1:00:00) or a date and time (e.g. 2026-01-05T10:00)"
+)
+
+
+def _check_until(until: str | None, origin=None) -> None:
+    """--until, with the reason it cannot be read: a negative time, one beyond what a
+    simulation holds (about 31 years), a date past that from ``origin`` (the input's start;
+    None: not known yet) or past what pandas' times hold (the year 2262)."""
+    import pandas as pd
+
+    from slurmlab.spec.units import MAX_SECONDS, parse_seconds
+
+    if until is None:
+        return
+    if not re.match(r"\s*[0-9]{4}-[0-9]{2}-[0-9]{2}", until):  # (not a date: a time)
+        try:
+            parse_seconds(until, what="until")
+        except SlurmlabError as exc:  # (its words list the forms, or say what is wrong)
+            said = (
+                f"{exc}, or a date and time (e.g. 2026-01-05T10:00)"
+                if "give seconds" in str(exc)
+                else f"{exc}; {_UNTIL_HELP}"
+            )
+            raise SlurmlabError(said) from None
+        return
+    try:
+        stamp = pd.Timestamp(until)
+    except (ValueError, OverflowError):  # (not a date: the simulation's reader says why)
+        return
+    if stamp.tz is not None:
+        return  # (the simulation's reader says what it makes of a zone)
+    if stamp > pd.Timestamp.max:
+        raise SlurmlabError(
+            f"invalid until {until!r}: after {pd.Timestamp.max:%Y-%m-%d}, the last time "
+            "pandas (and the job table's times) can hold; give an earlier date"
+        )
+    if origin is None or origin.tz is not None:  # (a zone: the simulation's reader says)
+        return
+    if stamp > origin + pd.Timedelta(seconds=MAX_SECONDS):
+        days = (stamp.to_pydatetime() - origin.to_pydatetime()).days
+        raise SlurmlabError(
+            f"invalid until {until!r}: {days} days after the simulation's start "
+            f"({origin}), over {MAX_SECONDS:.0e} s (about 31 years), the longest time a "
+            "simulation can hold; give an earlier date"
+        )
 
 
 def _check_sacct_ids(scenario, path: Path) -> None:
@@ -411,7 +462,7 @@ def run_simulate(args) -> int:
 def _simulate(args, folder: Path, renames: list[tuple[str, str]]) -> int:
     from slurmlab.cli import load_cluster
     from slurmlab.records.swf import SwfDropWarning, read_swf, swf_cluster
-    from slurmlab.scenario import Scenario
+    from slurmlab.scenario import DefaultClusterWarning, Scenario
     from slurmlab.sim.simulate import simulate
 
     swf, path = _check_input(Path(args.input), folder)
@@ -445,6 +496,7 @@ def _simulate(args, folder: Path, renames: list[tuple[str, str]]) -> int:
                 path, procs=args.procs, skip_invalid=args.skip_invalid, cluster=cluster
             )
             cluster = cluster or swf_cluster(workload.max_procs)
+            _check_until(args.until, workload.origin)
             result = simulate(
                 cluster,
                 workload,
@@ -454,8 +506,11 @@ def _simulate(args, folder: Path, renames: list[tuple[str, str]]) -> int:
                 **dict(args.param),
             )
         else:
+            if args.cluster:  # (the scenario's own cluster is not used: no default to name)
+                warnings.filterwarnings("ignore", category=DefaultClusterWarning)
             scenario = Scenario.load(path)
             workload = scenario.workload
+            _check_until(args.until, workload.origin)
             named = [(what, _shown(path)) for what, path in scenario.named_sources()]
             check_distinct(named, outputs)
             if args.cluster:  # checked again on that cluster: errors name file and entry

@@ -5,7 +5,8 @@ A scenario is a YAML (or JSON) document; every field it takes is below::
     name: backfill-basics              # optional (default: the file's name); description: too
     description: One big job, an admin's actions, accounts, QOS and failures
     cluster: ai                        # a preset, {slurm_conf: PATH[, gres_conf: PATH]}
-                                       # (relative to this file), or inline nodes/partitions
+                                       # (relative to this file), or inline nodes/partitions;
+                                       # none: the preset tiny, with a warning
                                        # (inline, the first partition is the default unless
                                        # one says default: true)
                                        # inline nodes: {name, cpus, memory, gres, features,
@@ -176,6 +177,7 @@ from slurmlab.spec.qos import (
     parse_preempt_mode,
     parse_tres_limits,
     place_reservations,
+    preemption_loop,
 )
 from slurmlab.spec.slurm_conf import included_files
 from slurmlab.spec.units import (
@@ -234,6 +236,28 @@ class _Int(int):
     number or time field reads the text as written (:func:`_written`)."""
 
     text: str
+
+
+class _Bool:
+    """A YAML 1.1 boolean (``on``, ``yes``, ``off``...) in a field that holds a name, with its
+    ``text`` as written: the error asking to quote it quotes what the user wrote
+    (:func:`_a_name`, which refuses it before anything reads the name)."""
+
+    __slots__ = ("text", "value")
+
+    def __init__(self, text: str, value: bool) -> None:
+        self.text, self.value = text, value
+
+    def __bool__(self) -> bool:
+        return self.value
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+class DefaultClusterWarning(UserWarning):
+    """A scenario without a ``cluster`` section runs on the preset ``tiny``
+    (``slurmlab simulate --cluster`` gives one, and leaves this warning out)."""
 
 
 class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when PyYAML has it
@@ -364,6 +388,7 @@ class Scenario:
             root = loader.get_single_node()
             _check_aliases(root, text, str(path))
             doc = None if root is None else loader.construct_document(root)
+            _mark_written_bools(doc, root)
         except yaml.reader.ReaderError as exc:  # a character YAML does not allow at all
             line = text.count("\n", 0, exc.position) + 1
             raise ScenarioError(
@@ -454,6 +479,15 @@ class Scenario:
         replaced = cluster is not None  # the cluster replaces the document's (with_cluster)
         if cluster is None:
             cluster = _cluster(doc.get("cluster", "tiny"), base, source, lines or {})
+            if "cluster" not in doc:
+                warn_at_caller(
+                    f"{source}: the scenario has no 'cluster' section, so it runs on the "
+                    f"preset cluster 'tiny' ({_described(cluster)}), the default; write "
+                    "cluster: tiny to keep it (and this warning away), or name the machine: "
+                    f"a preset ({', '.join(presets())}), {{slurm_conf: PATH}} or inline "
+                    "nodes and partitions",
+                    DefaultClusterWarning,
+                )
         policy, params = _policy(doc.get("policy", "easy"))
         jobs_doc = doc.get("jobs")
         if not isinstance(jobs_doc, list):  # (jobs: [] is a cluster for scenario.lab())
@@ -846,7 +880,18 @@ def _entry(path: tuple, label: str | None = None):
             raise
         raise ScenarioError(exc.message, path=path) from None
     except SlurmlabError as exc:
+        # a sub-field the message names (failures[0].down_for, checkpoint.restart_cost):
+        # its own line (the entry's when it is not found)
+        sub = _SUBFIELD.search(str(exc))
+        if sub and path:  # (checkpoint.x in entry ...'checkpoint'; failures[0].x in failures[0])
+            owner = sub.group(1)
+            if owner == str(path[-1]) or (isinstance(path[-1], int) and owner.endswith("]")):
+                path = (*path, sub.group(2))
         raise ScenarioError(f"{label}: {exc}" if label else str(exc), path=path) from None
+
+
+#: ``failures[0].down_for``, ``checkpoint.restart_cost``: an entry's field in a message
+_SUBFIELD = re.compile(r"\b(\w+(?:\[\d+\])?)\.(\w+)\b")
 
 
 def _list(doc: dict, key: str) -> list:
@@ -881,19 +926,59 @@ _NAME_KEYS = {
 
 def _a_name(value, label: str, path: tuple, key: str) -> None:
     """Refuse a value YAML 1.1 read as something else than the name written: ``010`` (the
-    number 8), ``0x1F``, ``no`` / ``on`` (booleans)."""
+    number 8), ``0x1F``, ``no`` / ``on`` (booleans: the error quotes what was written)."""
     if isinstance(value, _Int):
         raise ScenarioError(
             f"{label}: YAML reads {value.text} as the number {int(value)}, not the name "
             f"{value.text!r}; quote it: {key}: '{value.text}'",
             path=path,
         )
-    if isinstance(value, bool):
+    if isinstance(value, _Bool):
         raise ScenarioError(
-            f"{label}: YAML reads an unquoted yes/no, on/off or true/false as the boolean "
-            f"{value}, not a name; quote it (e.g. {key}: '{'yes' if value else 'no'}')",
+            f"{label}: YAML reads the unquoted {value.text} as the boolean {value.value}, not "
+            f"the name {value.text!r} (YAML 1.1: yes/no, on/off, true/false); quote it: "
+            f"{key}: '{value.text}'",
             path=path,
         )
+    if isinstance(value, bool):  # (a document built in Python: what was written is lost)
+        raise ScenarioError(
+            f"{label}: {value} is a boolean, not a name (YAML 1.1 reads an unquoted yes/no, "
+            "on/off or true/false as one); give the name as a text, quoted in YAML "
+            f"({key}: 'on')",
+            path=path,
+        )
+
+
+def _mark_written_bools(doc, root) -> None:
+    """Put a :class:`_Bool` (the boolean and its text as written) in place of each boolean
+    YAML read in a name field (``account: on``), so that the error quotes ``on``."""
+    if doc is None or root is None:
+        return
+    stack = [(doc, root)]
+    while stack:
+        value, node = stack.pop()
+        if isinstance(node, yaml.MappingNode) and isinstance(value, dict):
+            for key_node, item in node.value:
+                key = _key(key_node)
+                if key not in value:
+                    continue
+                if key in _NAME_KEYS:
+                    named = value[key]
+                    if _is_bool(item, named):
+                        value[key] = _Bool(item.value, named)
+                    elif isinstance(item, yaml.SequenceNode) and isinstance(named, list):
+                        for i, (sub, one) in enumerate(zip(item.value, named)):
+                            if _is_bool(sub, one):
+                                named[i] = _Bool(sub.value, one)
+                stack.append((value[key], item))
+        elif isinstance(node, yaml.SequenceNode) and isinstance(value, list):
+            stack.extend(zip(value, node.value))
+
+
+def _is_bool(node, value) -> bool:
+    return (
+        isinstance(node, yaml.ScalarNode) and node.tag.endswith(":bool") and isinstance(value, bool)
+    )
 
 
 def _names_as_written(doc: dict) -> None:
@@ -1461,6 +1546,16 @@ def _job(entry, i: int, cluster: Cluster, origin: pd.Timestamp = DEFAULT_ORIGIN)
             spec = JobSpec.from_sbatch(entry["script"], args)
         else:
             spec = JobSpec.from_args(args if args is not None else "")
+        for key, value in spec.other:  # sbatch [options] script [args...]
+            name, *rest = value.split() if key == "script-file" else ("",)
+            if any(w.startswith("-") for w in rest):
+                raise ScenarioError(
+                    f"{label}: field {field_name!r}: {' '.join(rest)!r} after the script name "
+                    f"{name!r} are the script's own arguments, not sbatch options (sbatch "
+                    "stops reading options at the script name): put the options before it, or "
+                    "leave the name out (a scenario's job runs for its runtime)",
+                    path=(*path, field_name),
+                )
         for key, option in (("name", "--job-name"), ("account", "--account"), ("user", "--uid")):
             given, set_by_option = entry.get(key), getattr(spec, key)
             if None not in (given, set_by_option) and str(given) != set_by_option:
@@ -1896,6 +1991,16 @@ def _check_qos(qos: tuple[Qos, ...], jobs: tuple[WorkloadJob, ...], docs: list) 
                     f"qos[{i}]: field 'preempt': QOS {other!r} is unknown; {hint}",
                     path=("qos", i, "preempt"),
                 )
+    loop = preemption_loop({q.name: q.preempt for q in qos})
+    if loop:
+        i = next(k for k, q in enumerate(qos) if q.name == loop[0])
+        raise ScenarioError(
+            f"qos[{i}] ({loop[0]}): field 'preempt': QOS {' -> '.join(loop)} may preempt one "
+            "another in a loop, and their jobs would preempt each other for ever (sacctmgr "
+            'refuses it: "QOS Preemption loop detected"); take one of them out of the '
+            "other's preempt list",
+            path=("qos", i, "preempt"),
+        )
     for i, job in enumerate(jobs):
         if job.spec.qos is not None and job.spec.qos not in names:
             field_name = "script" if "script" in docs[i] else "args"
@@ -2218,13 +2323,25 @@ def _place_reservations(reservations, cluster: Cluster) -> dict[str, tuple[str, 
     ScenarioError on the entry of one that overlaps another on a node."""
     try:
         return {
-            r.name: nodes for r, nodes in place_reservations(reservations, _node_names(cluster))
+            r.name: nodes
+            for r, nodes in place_reservations(
+                reservations,
+                _node_names(cluster),
+                partitions={p.name: p.nodes for p in cluster.partitions},
+                default=next((p.name for p in cluster.partitions if p.default), None),
+            )
         }
     except SlurmlabError as exc:  # (it names the one refused first, then the one it overlaps)
         i = next(
             k for k, r in enumerate(reservations) if str(exc).startswith(f"reservation {r.name!r}:")
         )
-        key = "nodes" if reservations[i].nodes else "node_count"
+        key = (
+            "nodes"
+            if reservations[i].nodes
+            else "partition"
+            if "partition" in str(exc).split(":", 1)[1][:40]
+            else "node_count"
+        )
         raise ScenarioError(
             f"reservations[{i}]: field {key!r}: {exc}", path=("reservations", i, key)
         ) from None
@@ -2232,6 +2349,13 @@ def _place_reservations(reservations, cluster: Cluster) -> dict[str, tuple[str, 
 
 def _node_names(cluster: Cluster) -> list[str]:
     return [n.name for n in cluster.nodes]
+
+
+def _described(cluster: Cluster) -> str:
+    """``4 nodes, 32 CPUs, 8 GPUs``: a cluster in a few words."""
+    cpus = sum(n.cpus for n in cluster.nodes)
+    gpus = cluster.tres().get("gres/gpu", 0)
+    return f"{len(cluster.nodes)} nodes, {cpus} CPUs" + (f", {gpus} GPUs" if gpus else "")
 
 
 def _nodes_hint(cluster: Cluster) -> str:
@@ -2306,6 +2430,8 @@ def _action(
     if target_key == "job":
         _check_array_task(target, jobs, label, (*path, "job"))
         _check_jobid_task(target, jobs, label, (*path, "job"))
+        if any(key == "throttle" for key, _ in changes):
+            _check_throttle(target, changes, jobs, label, path)
         submit = _submit_of(target, jobs)
         if submit is not None and at < submit:
             raise ScenarioError(
@@ -2369,6 +2495,37 @@ def _check_array_task(target: str, jobs: tuple[WorkloadJob, ...], label: str, pa
             f"{label}: field 'job': job {base!r} has no array task {task} (--array="
             f"{array}); name one of its tasks, e.g. {base}_{array.indices[0]}",
             path=path,
+        )
+
+
+def _check_throttle(
+    target: str, changes, jobs: tuple[WorkloadJob, ...], label: str, path: tuple
+) -> None:
+    """An update's ``throttle`` (scontrol update ArrayTaskThrottle=) needs a job array (an
+    array's %N; else scontrol refuses it), and goes on its own (the other fields in another
+    update)."""
+    others = [key for key, _ in changes if key != "throttle"]
+    if others:
+        raise ScenarioError(
+            f"{label}: field 'throttle' goes in an update of its own (as scontrol update "
+            f"JobId=... ArrayTaskThrottle=N); give {', '.join(others)} in another update "
+            "action",
+            path=(*path, others[0]),
+        )
+    by_id = {j.id: j for j in jobs if j.id is not None}
+    base = _scenario_id(target, by_id)
+    if base is not None:
+        job = by_id[base]
+    else:  # a numeric JobID (known before the run: _check_jobid_task)
+        k, _ = _jobid_job(target, _jobid_numbers(jobs), jobs)
+        job = jobs[k] if k is not None else None
+    if job is not None and job.spec.array is None:
+        name = repr(job.id) if job.id is not None else f"JobID {target}"
+        raise ScenarioError(
+            f"{label}: field 'throttle': job {name} is not a job array (no --array in its "
+            "args), and ArrayTaskThrottle is an array's %N (scontrol refuses it); name an "
+            "array's id, or give the job --array=...%N",
+            path=(*path, "throttle"),
         )
 
 

@@ -24,7 +24,7 @@ from hostlist import numerically_sorted
 from slurmlab.errors import SbatchError, SlurmlabError
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import Distribution, JobSpec, _warn_gpus_rounded, spread_of
-from slurmlab.spec.units import compress_hostlist, expand_hostlist, parse_whole
+from slurmlab.spec.units import compress_hostlist, expand_hostlist, ordered_hostlist, parse_whole
 
 __all__ = [
     "Distribution",
@@ -467,7 +467,7 @@ def srun_env(
     else:
         node_gpus = [gpn] * n_nodes
     ntasks = sum(per_node)
-    compressed = compress_hostlist(hosts)
+    compressed = ordered_hostlist(hosts)  # (the allocation's order: slurm.conf's)
     layout = tasks_per_node_string(per_node)
     cpu_layout = None if node_cpus is None else tasks_per_node_string(node_cpus)
 

@@ -116,11 +116,12 @@ def test_defaults_and_what_slurmlab_models_load_without_a_warning(setting):
 
 
 def test_unmodelled_priority_flags_are_named_each():
-    """Of PriorityFlags slurmlab models NO_FAIR_TREE and MAX_TRES; the others are named."""
+    """Of PriorityFlags slurmlab models NO_FAIR_TREE, DEPTH_OBLIVIOUS and MAX_TRES; the others
+    are named."""
     flags = "SMALL_RELATIVE_TO_TIME,MAX_TRES,NO_NORMAL_QOS,ACCRUE_ALWAYS,CALCULATE_RUNNING"
     assert load(f"PriorityFlags={flags}") == [
         "slurm.conf line 2: PriorityFlags SMALL_RELATIVE_TO_TIME, NO_NORMAL_QOS, ACCRUE_ALWAYS, "
-        f"CALCULATE_RUNNING: {NOT_MODELLED}; it models NO_FAIR_TREE and MAX_TRES"
+        f"CALCULATE_RUNNING: {NOT_MODELLED}; it models NO_FAIR_TREE, DEPTH_OBLIVIOUS and MAX_TRES"
     ]
 
 
@@ -173,7 +174,7 @@ def test_unmodelled_select_type_parameters_are_named():
             "must be preempt/none, preempt/partition_prio or preempt/qos",
         ),
         ("PriorityType=priority/fancy", "must be priority/basic or priority/multifactor"),
-        ("PriorityFavorSmall=true", "must be YES or NO"),
+        ("PriorityFavorSmall=maybe", "is not a boolean"),
         ("SelectType=select/magic", "must be select/cons_tres"),
         ("PreemptMode=KILL", "'KILL' is not a PreemptMode; Slurm's are OFF, CANCEL, GANG"),
         ("PreemptMode=REQUEUE,BOGUS", "'BOGUS' is not a PreemptMode"),

@@ -293,7 +293,7 @@ SSHARE_COLUMNS = [
 def _sshare_after_usage(extra: str = ""):
     """ann runs 2 CPUs and cat 4 CPUs for 600 s, no decay: usage 1200 and 2400."""
     return simulate(
-        conf("PriorityDecayHalfLife=0\n" + extra),
+        conf("PriorityDecayHalfLife=0\nPriorityUsageResetPeriod=NONE\n" + extra),
         Workload(
             [
                 job("a", "-n 2 -t 10", runtime=600, user="ann"),
@@ -306,22 +306,23 @@ def _sshare_after_usage(extra: str = ""):
 
 
 def test_sshare_lists_root_accounts_and_users_with_their_usage():
-    """``sshare -a -l``: root, the root user association every cluster has, then each account
-    followed by its users, with decayed usage (row order and columns as real sshare prints)."""
+    """``sshare -a -l``: root, the root user association every cluster has, then the accounts
+    in name order, each followed by its users, with decayed usage (row order and columns as
+    real sshare prints: slurmdb_defs.c _sort_children_list)."""
     frame = _sshare_after_usage().sshare(at=600)
     assert list(frame.columns[: len(SSHARE_COLUMNS)]) == SSHARE_COLUMNS
     assert list(zip(frame["Account"], frame["User"], strict=True)) == [
         ("root", ""),
         ("root", "root"),
+        ("biology", ""),
+        ("biology", "cat"),
         ("physics", ""),
         ("physics", "ann"),
         ("physics", "ben"),
-        ("biology", ""),
-        ("biology", "cat"),
     ]
-    assert list(frame["RawUsage"]) == [3600, 0, 1200, 1200, 0, 2400, 2400]
-    assert list(frame["RawShares"][1:]) == [1.0, 60.0, 1.0, 1.0, 40.0, 1.0]
-    assert list(frame["NormUsage"][1:]) == pytest.approx([0, 1 / 3, 1 / 3, 0, 2 / 3, 2 / 3])
+    assert list(frame["RawUsage"]) == [3600, 0, 2400, 2400, 1200, 1200, 0]
+    assert list(frame["RawShares"][1:]) == [1.0, 40.0, 1.0, 60.0, 1.0, 1.0]
+    assert list(frame["NormUsage"][1:]) == pytest.approx([0, 2 / 3, 2 / 3, 1 / 3, 1 / 3, 0])
 
 
 def test_sshare_under_fair_tree_shows_level_fairshare_and_user_ranks():
@@ -379,7 +380,7 @@ def test_sshare_shows_a_finished_jobs_usage_at_once():
     is still that of t=60: ann 120 of 360.
     """
     result = simulate(
-        conf("PriorityDecayHalfLife=0"),
+        conf("PriorityDecayHalfLife=0\nPriorityUsageResetPeriod=NONE"),
         Workload(
             [
                 job("a", "-n 2 -t 10", runtime=90, user="ann"),
@@ -452,7 +453,7 @@ def test_sshare_text_looks_like_the_command():
     lines = text.splitlines()
     assert lines[0].split() == SSHARE_COLUMNS
     assert len(lines) == 1 + 7
-    assert "0.594059" in lines[3]  # physics' NormShares, 60/101
+    assert lines[5].split()[:4] == ["physics", "60", "0.594059", "1200"]  # (after biology)
 
 
 def test_sshare_needs_multifactor():

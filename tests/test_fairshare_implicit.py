@@ -30,6 +30,7 @@ def conf(extra: str = "") -> Cluster:
 PriorityType=priority/multifactor
 PriorityWeightFairshare=10000
 PriorityDecayHalfLife=0
+PriorityUsageResetPeriod=NONE
 PriorityCalcPeriod=1
 {extra}
 NodeName=n[1-2] CPUs=4 RealMemory=8000

@@ -48,6 +48,7 @@ PriorityWeightPartition=800
 PriorityWeightQOS=3000
 PriorityMaxAge=0:20:00
 PriorityDecayHalfLife=0
+PriorityUsageResetPeriod=NONE
 PriorityCalcPeriod=1
 """
 CLUSTER = Cluster.from_slurm_conf(MULTIFACTOR + NODES)

@@ -148,7 +148,7 @@ def test_sprio_has_an_empty_tres_column_without_tres_weights():
 
 def usage_after_one_job(extra: str) -> float:
     """Raw usage of account a after a 16-CPU, 4-GPU job ran 60 s (no decay)."""
-    c = cluster("PriorityDecayHalfLife=0\n" + extra)
+    c = cluster("PriorityDecayHalfLife=0\nPriorityUsageResetPeriod=NONE\n" + extra)
     w = Workload((job("j", "-N 1 -n 16 --gres=gpu:4 -t 10", user="you"),))
     result = simulate(c, w, "easy", accounts=(Account("a", users=("you",)),))
     table = result.sshare(at=120).set_index(["Account", "User"])
@@ -168,6 +168,7 @@ def test_usage_is_the_max_of_the_weighted_tres_with_max_tres():
 TWO_PARTITIONS = """
 PriorityType=priority/multifactor
 PriorityDecayHalfLife=0
+PriorityUsageResetPeriod=NONE
 PriorityCalcPeriod=1
 SelectTypeParameters=CR_Core_Memory
 {extra}
@@ -224,7 +225,7 @@ def test_fractional_billing_is_truncated_in_sacct_but_not_in_usage():
 
 def test_a_bad_partition_billing_weight_is_named_with_its_line():
     with pytest.raises(
-        ConfigError, match=r"line 8: partition 'main': TRESBillingWeights='CPU=lots'"
+        ConfigError, match=r"line 9: partition 'main': TRESBillingWeights='CPU=lots'"
     ):
         billed_run(main="TRESBillingWeights=CPU=lots")
 

@@ -162,14 +162,29 @@ def test_why_pending_suggests_a_limit_that_ends_before_the_reservation(tmp_path)
         ) in why
 
 
+BEHIND_A_BLOCKED_JOB = """
+cluster: {nodes: [{name: "gpu[01-05]", cpus: 64, memory: 512G, gres: "gpu:h100:8"}]}
+policy: slurm
+reservations: [{name: maint, start: "6:00:00", duration: "2:00:00", nodes: "gpu[01-04]", users: [root]}]
+jobs:
+  - {id: other, submit: "3:00:00", runtime: "9:00:00", args: "-N 1 --exclusive -t 10:00:00"}
+  - {id: train, submit: "3:30:00", runtime: "2:00:00", args: "-N 4 --gres=gpu:8 -t 5:00:00"}
+  - {id: fixed, submit: "3:30:00", runtime: "2:00:00", args: "-N 4 --gres=gpu:8 -t 2:30:00"}
+"""
+
+
 def test_a_limit_hint_for_a_job_behind_others_leaves_room_for_the_backfill_cycle(tmp_path):
     """Under slurm a job behind others starts in a backfill cycle, up to bf_interval (30 s)
     later: 'fixed' (-t 2:30:00, behind 'train') ending at 6:00 from 3:30 would run into
     maint from 3:30:30, and is not backfilled. At 3:31 (once a cycle has planned 'train')
-    it is told the longest whole-minute limit that ends before 6:00 from 3:31:30."""
-    result = _scenario(tmp_path, BEFORE_MAINT.replace("policy: easy", "policy: slurm")).run()
+    it is told the longest whole-minute limit that ends before 6:00 from 3:31:30.
+
+    'train' blocks its partition: the one node maint leaves it (gpu05) is busy ('other'
+    holds it whole), select's ESLURM_NODES_BUSY. (With every node it may use idle, it
+    would block nothing: see test_a_job_reservations_keep_out_blocks_nothing_when_the_rest_is_idle.)"""
+    result = _scenario(tmp_path, BEHIND_A_BLOCKED_JOB).run()
     starts = result.jobs.set_index("JobID")["Start"].dt.strftime("%H:%M").to_dict()
-    assert starts == {"train": "08:00", "fixed": "10:00"}
+    assert starts == {"other": "03:00", "train": "08:00", "fixed": "10:00"}
     assert "with -t 2:28:00 (instead of 2:30:00)" in result.why_pending("fixed", at="3:31:00")
 
 

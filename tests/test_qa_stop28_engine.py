@@ -106,12 +106,13 @@ def test_every_job_a_maintenance_window_keeps_out_shows_its_reason(tmp_path, pol
     ESLURM_RESERVATION_BUSY) and each gets 'ReqNodeNotAvail, Reserved for maintenance'
     (node_scheduler.c select_nodes); backfill sets no reason on a job it plans. So y shows it
     too, under every policy (it showed Priority under easy, conservative and slurm, and
-    sacct's Reason was None under easy and conservative). The starts are unchanged."""
+    sacct's Reason was None under easy and conservative). The starts are unchanged. sacct
+    keeps the reason's code, ReqNodeNotAvail (job_reason_string; the maintenance fixture)."""
     result, _ = _run(_scenario(tmp_path, MAINT), policy)
     queue = result.squeue(at="1:30:00").set_index("JOBID")["NODELIST(REASON)"].to_dict()
     assert queue == {"x": f"({MAINT_REASON})", "y": f"({MAINT_REASON})"}
     jobs = result.jobs.set_index("JobID")
-    assert jobs["Reason"].to_dict() == {"x": MAINT_REASON, "y": MAINT_REASON}
+    assert jobs["Reason"].to_dict() == {"x": "ReqNodeNotAvail", "y": "ReqNodeNotAvail"}
     assert jobs["Start"].dt.strftime("%H:%M").to_dict() == {"x": "02:00", "y": "02:00"}
 
 

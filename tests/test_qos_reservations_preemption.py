@@ -751,11 +751,9 @@ def test_python_objects_take_text_numbers_and_reject_wrong_types():
         (lambda: Lab("tiny", accounts=[{"name": "a"}]), "not a slurmlab.Account"),
         (lambda: Lab("tiny", qos=["high"]), "not a slurmlab.Qos"),
         (
-            lambda: slurmlab.simulate(
-                "tiny", slurmlab.ai_workload(5, "tiny"), failures=[{"node": "node1", "at": 5}]
-            ),
+            lambda: slurmlab.simulate("tiny", slurmlab.ai_workload(5, "tiny"), failures=["node1"]),
             "not a slurmlab.NodeFailure",
-        ),  # noqa: E501
+        ),  # (a dict is read as a scenario's failures entry: stop 43)
         (lambda: Qos("high", priority="lots"), "priority"),
         (
             lambda: slurmlab.WorkloadJob(slurmlab.JobSpec(), 0, 5, checkpoint={"interval": 5}),
@@ -766,6 +764,10 @@ def test_python_objects_take_text_numbers_and_reject_wrong_types():
     for make, message in bad:
         with pytest.raises(SlurmlabError, match=message):
             make()
+    run = slurmlab.simulate(
+        "tiny", slurmlab.ai_workload(5, "tiny"), failures=[{"node": "node1", "at": 5}]
+    )
+    assert "node_down" in set(run.events["event"])
 
 
 def test_reservations_do_not_share_nodes_over_one_window():

@@ -367,7 +367,8 @@ def test_a_bad_priority_setting_or_job_requeue_names_line_key_value_and_form(set
     [
         "PriorityWeightAge=0", "PriorityWeightTRES=CPU=1000,Mem=2000,GRES/gpu=3000",
         'TRESBillingWeights="CPU=1.0,Mem=0.25G,GRES/gpu=2.0"', "PriorityCalcPeriod=5",
-        "PriorityDecayHalfLife=7-0", "PriorityMaxAge=1:00:00", "PriorityDecayHalfLife=0",
+        "PriorityDecayHalfLife=7-0", "PriorityMaxAge=1:00:00",
+        "PriorityDecayHalfLife=0\nPriorityUsageResetPeriod=NONE",
         "JobRequeue=0", "JobRequeue=1", "PreemptExemptTime=-1", "PreemptExemptTime=5:00",
     ],
 )  # fmt: skip

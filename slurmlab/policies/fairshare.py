@@ -11,6 +11,8 @@ turn usage into a factor in [0, 1]:
   shares_siblings down the path; normalized usage U = usage / root usage;
   effective usage U_E = U_A + (U_E,parent - U_A) * S_self/S_siblings, top-down
   (first-tier accounts use their actual usage); F = 2^(-U_E / S / d).
+  PriorityFlags=DEPTH_OBLIVIOUS keeps F but computes U_E so that depth in the tree does
+  not weigh on it (:func:`depth_oblivious_usage`).
 * Fair Tree (fair_tree.html, Slurm's default): at each level siblings are ranked
   by Level Fairshare LF = S / U (S = shares among siblings, U = usage among
   siblings; no shares is LF 0, the least fair, used or not; otherwise zero usage is
@@ -233,7 +235,7 @@ class AccountTree:
     def norm_shares(self) -> dict[str, float]:
         """NormShares: product of shares_self / shares_siblings from root down."""
         out = {"root": 1.0}
-        for k in self._preorder():
+        for k in self.preorder():
             if k == "root":
                 continue
             p = self.parent[k]
@@ -241,12 +243,25 @@ class AccountTree:
             out[k] = out[p] * (self.shares[k] / sib if sib else 0.0)
         return out
 
-    def _preorder(self):
+    def preorder(self):
+        """Every association, parents before children, in sshare's order: under each account
+        its users, then its sub-accounts, each in name order (slurmdb_defs.c
+        ``_sort_children_list``, which orders slurmctld's association list).
+
+        >>> tree = AccountTree([Account("zeta", users="zoe,adam"), Account("alpha"),
+        ...                     Account("sub", parent="zeta")])
+        >>> list(tree.preorder())
+        ['root', 'alpha', 'zeta', 'zeta/adam', 'zeta/zoe', 'sub']
+        """
         stack = ["root"]
         while stack:
             k = stack.pop()
             yield k
-            stack.extend(reversed(self.children[k]))
+            stack.extend(reversed(self.sorted_children(k)))
+
+    def sorted_children(self, key: str) -> list[str]:
+        """The associations under ``key``: users first, then accounts, each by name."""
+        return sorted(self.children[key], key=lambda c: (not self.is_user(c), c.rpartition("/")[2]))
 
 
 def _node_tres(name: str) -> bool:
@@ -289,21 +304,32 @@ def decay_factor(seconds: float, half_life: float) -> float:
 
 
 def classic_fairshare(
-    tree: AccountTree, usage: Mapping[str, float], dampening: float = 1.0
+    tree: AccountTree,
+    usage: Mapping[str, float],
+    dampening: float = 1.0,
+    *,
+    depth_oblivious: bool = False,
 ) -> dict[str, dict[str, float]]:
-    """Classic fair share per association: NormShares, NormUsage, EffectvUsage, FairShare."""
+    """Classic fair share per association: NormShares, NormUsage, EffectvUsage, FairShare.
+
+    ``depth_oblivious`` (PriorityFlags=DEPTH_OBLIVIOUS) computes EffectvUsage below the
+    first tier with :func:`depth_oblivious_usage` instead of the classic formula.
+    """
     sub = tree.subtree_usage(usage)
     root = sub["root"]
     norm_u = {k: (v / root if root > 0 else 0.0) for k, v in sub.items()}
     shares = tree.norm_shares()
     eff: dict[str, float] = {"root": 1.0 if root > 0 else 0.0}
     out: dict[str, dict[str, float]] = {}
-    for k in tree._preorder():  # noqa: SLF001
+    for k in tree.preorder():
         if k == "root":
             continue
         p = tree.parent[k]
         if p == "root":
             eff[k] = norm_u[k]
+        elif depth_oblivious:
+            siblings = sum(norm_u[c] for c in tree.children[p])
+            eff[k] = depth_oblivious_usage(norm_u[k], shares[k], siblings, eff[p], shares[p])
         else:
             sib = sum(tree.shares[c] for c in tree.children[p])
             eff[k] = norm_u[k] + (eff[p] - norm_u[k]) * (tree.shares[k] / sib if sib else 0.0)
@@ -311,6 +337,34 @@ def classic_fairshare(
         f = 2.0 ** (-eff[k] / s / dampening) if s > 0 else 0.0
         out[k] = {"NormShares": s, "NormUsage": norm_u[k], "EffectvUsage": eff[k], "FairShare": f}
     return out
+
+
+def depth_oblivious_usage(
+    usage: float,
+    shares: float,
+    siblings_usage: float,
+    parent_effective: float,
+    parent_shares: float,
+) -> float:
+    """EffectvUsage under PriorityFlags=DEPTH_OBLIVIOUS (priority_multifactor.c
+    ``_depth_oblivious_set_usage_efctv``), from NormUsage and NormShares.
+
+    The factor is to be 2^-R with R = R_parent x r^k: R_parent = U_E,parent / S_parent, r =
+    (U / S) / (sum of the siblings' U / S_parent), and k = 1 unless R_parent and r pull to
+    opposite sides of 1, when k = 1 / (1 + (5 ln R_parent)^2) damps r; U_E = R x S. An
+    association without usage or shares, or whose parent has none, keeps U_E = U.
+
+    >>> depth_oblivious_usage(1.0, 35 / 101, 1.0, 1.0, 70 / 101)  # all of its account's
+    1.0
+    """
+    if not (shares and parent_shares and parent_effective and usage):
+        return usage
+    ratio_p = parent_effective / parent_shares
+    ratio_l = (usage / shares) / (siblings_usage / parent_shares)
+    k = 1.0
+    if math.log(ratio_p) * math.log(ratio_l) < 0:
+        k = 1.0 / (1.0 + (5.0 * math.log(ratio_p)) ** 2)
+    return ratio_p * ratio_l**k * shares
 
 
 def fair_tree(tree: AccountTree, usage: Mapping[str, float]) -> dict[str, dict[str, float]]:

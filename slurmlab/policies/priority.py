@@ -11,10 +11,12 @@ job's amount over its partition's total) minus nice, truncated to an integer.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from slurmlab.errors import SlurmlabError
+from slurmlab.spec.cluster import billing_weight, conf_bool
 from slurmlab.spec.units import parse_duration
 
 __all__ = [
@@ -53,10 +55,12 @@ class MultifactorWeights:
     """priority/multifactor settings (slurm.conf), with Slurm's defaults.
 
     Weights default to 0; PriorityMaxAge 7-0; PriorityDecayHalfLife 7-0;
-    PriorityCalcPeriod 5 minutes; Fair Tree unless PriorityFlags has NO_FAIR_TREE.
-    ``tres`` is PriorityWeightTRES by lower-case TRES name (``{"cpu": 1000, "gres/gpu":
-    4000}``); ``max_tres`` PriorityFlags=MAX_TRES. TRESBillingWeights are per partition:
-    :func:`billing_weights`.
+    PriorityCalcPeriod 5 minutes (each read in whole minutes, rounded up, as slurmctld's
+    ``time_str2mins``); Fair Tree unless PriorityFlags has NO_FAIR_TREE or DEPTH_OBLIVIOUS
+    (read_config.c: DEPTH_OBLIVIOUS turns Fair Tree off; ``depth_oblivious`` then picks the
+    classic factor's depth-oblivious effective usage). ``tres`` is PriorityWeightTRES by
+    lower-case TRES name (``{"cpu": 1000, "gres/gpu": 4000}``); ``max_tres``
+    PriorityFlags=MAX_TRES. TRESBillingWeights are per partition: :func:`billing_weights`.
     """
 
     age: int = 0
@@ -70,6 +74,7 @@ class MultifactorWeights:
     calc_period: float = 300.0
     decay_half_life: float = 7 * 86400.0
     fair_tree: bool = True
+    depth_oblivious: bool = False
     dampening: float = 1.0
     tres: Mapping[str, int] = field(default_factory=dict)
     max_tres: bool = False
@@ -94,9 +99,11 @@ class MultifactorWeights:
             if raw is None:
                 return default
             td = parse_duration(raw, what=key)
-            return 0.0 if td is None else td.total_seconds()
+            # (UNLIMITED: no decay, no age limit; else whole minutes, as time_str2mins)
+            return 0.0 if td is None else 60.0 * math.ceil(td.total_seconds() / 60)
 
         flags = {f.strip() for f in (cluster.setting("PriorityFlags", "") or "").upper().split(",")}
+        depth_oblivious = "DEPTH_OBLIVIOUS" in flags
         return cls(
             age=weight("PriorityWeightAge"),
             fairshare=weight("PriorityWeightFairshare"),
@@ -105,10 +112,11 @@ class MultifactorWeights:
             qos=weight("PriorityWeightQOS"),
             assoc=weight("PriorityWeightAssoc"),
             max_age=period("PriorityMaxAge", 7 * 86400.0),
-            favor_small=(cluster.setting("PriorityFavorSmall", "NO") or "NO").upper() == "YES",
-            calc_period=period("PriorityCalcPeriod", 300.0) or 300.0,
+            favor_small=conf_bool(cluster.setting("PriorityFavorSmall", "NO") or "NO") is True,
+            calc_period=period("PriorityCalcPeriod", 300.0),
             decay_half_life=period("PriorityDecayHalfLife", 7 * 86400.0),
-            fair_tree="NO_FAIR_TREE" not in flags,
+            fair_tree="NO_FAIR_TREE" not in flags and not depth_oblivious,
+            depth_oblivious=depth_oblivious,
             dampening=float(cluster.setting("FairShareDampeningFactor", "1") or 1),
             tres=parse_tres_weights(cluster.setting("PriorityWeightTRES", "") or ""),
             max_tres="MAX_TRES" in flags,
@@ -128,19 +136,19 @@ def billing_weights(cluster) -> dict[str, dict[str, float]]:
 
 
 def parse_billing(text: str) -> dict[str, float]:
-    """``TRESBillingWeights="CPU=1.0,Mem=0.25G,GRES/gpu=2.0"`` -> per-unit weights (mem per MB)."""
+    """``TRESBillingWeights="CPU=1.0,Mem=0.25G,GRES/gpu=2.0"`` -> per-unit weights (mem per
+    MB). A weight may end in K, M, G, T or P (spec.cluster's ``billing_weight``: Mem=1K and
+    Mem=1M weigh a MB 1, Mem=1G 1/1024).
+
+    >>> parse_billing("CPU=1.0,Mem=0.25G,GRES/gpu=2.0")
+    {'cpu': 1.0, 'mem': 0.000244140625, 'gres/gpu': 2.0}
+    """
     out: dict[str, float] = {}
     for item in text.strip('"').split(","):
         if not item.strip():
             continue
         k, _, v = item.partition("=")
-        k = k.strip().lower()
-        v = v.strip()
-        scale = 1.0
-        if k == "mem" and v[-1:].upper() in "KMGT" and v[-1:].isalpha():
-            scale = {"K": 1 / 1024, "M": 1.0, "G": 1 / 1024, "T": 1 / 1024**2}[v[-1].upper()]
-            v = v[:-1]
-        out[k] = float(v) * scale
+        out[k.strip().lower()] = billing_weight(k.strip(), v)
     return out
 
 

@@ -111,6 +111,7 @@ import datetime
 import difflib
 import gzip
 import io
+import json
 import lzma
 import math
 import numbers
@@ -183,22 +184,28 @@ class SacctParseError(SlurmlabError):
         column: str | None = None,
         value: str | None = None,
         hint: str | None = None,
+        record: str | None = None,
+        field: str | None = None,
     ) -> None:
         self.problem, self.file, self.line = problem, file, line
         self.column, self.value, self.hint = column, value, hint
-        where = ", ".join(
-            part
-            for part in (
+        #: (a --json export: the job entry, ``jobs[3] (job_id 4)``, and the JSON field, such
+        #: as ``time.start``; ``value`` is then the value as the JSON writes it)
+        self.record, self.field = record, field
+        if record is not None:  # (a row of a --json export is named by its job entry)
+            named = f" ({column})" if column and field and column != field else ""
+            places = (file, record, f"field {field}{named}" if field else None)
+        else:
+            places = (
                 file,
                 f"line {line}" if line is not None else None,
                 f"column{'s' if ', ' in column else ''} {column}" if column else None,
             )
-            if part
-        )
+        where = ", ".join(part for part in places if part)
         text = f"{where}: " if where else ""
         if value is not None:
             shown = value if len(value) <= 80 else value[:77] + "..."
-            text += f"{shown!r}: "
+            text += f"{shown}: " if record is not None else f"{shown!r}: "
         text += problem
         if hint:
             text += f"; {hint}"
@@ -207,12 +214,18 @@ class SacctParseError(SlurmlabError):
     def __reduce__(self):  # keep the keyword-only fields when pickled (multiprocessing)
         return (
             _rebuild_error,
-            (self.problem, self.file, self.line, self.column, self.value, self.hint),
-        )
+            (
+                self.problem, self.file, self.line, self.column, self.value, self.hint,
+                self.record, self.field,
+            ),
+        )  # fmt: skip
 
 
-def _rebuild_error(problem, file, line, column, value, hint):
-    return SacctParseError(problem, file=file, line=line, column=column, value=value, hint=hint)
+def _rebuild_error(problem, file, line, column, value, hint, record=None, field=None):
+    return SacctParseError(
+        problem, file=file, line=line, column=column, value=value, hint=hint, record=record,
+        field=field,
+    )  # fmt: skip
 
 
 class SacctParseWarning(UserWarning):
@@ -931,12 +944,27 @@ def _check_text(name: str, data: bytes) -> None:
 class _Bad:
     line: int
     column: str | None
-    value: str
+    value: str | None
     problem: str
     hint: str
     drop: bool  # the row cannot be kept even with errors="coerce"
     ambiguous: bool = False  # the row fits the field list more than one way
     attached: bool = False  # a line after a row that starts well (only that row is wrong)
+    field: str | None = None  # (--json: the JSON field, as ``steps[0]``; value: JSON text)
+
+
+@dataclass
+class _JsonBad:
+    """A value of a ``--json`` export that sacct never writes, found as the JSON was read:
+    its row (``line``) is kept, with the cell of ``column`` blank (NA with errors='coerce';
+    a JobID problem leaves the row out all the same)."""
+
+    line: int
+    column: str  # the sacct column the value is read into
+    field: str  # the JSON field, as ``time.start`` or ``steps[0].time.elapsed``
+    value: str | None  # the value as the JSON writes it (None: the field is missing)
+    problem: str
+    hint: str
 
 
 @dataclass
@@ -960,6 +988,12 @@ class _RawTable:
     skipped: list[int] = _field(default_factory=list)  # "#" lines among the rows, not joined
     comments: list[int] = _field(default_factory=list)  # "#" lines that follow no row
     duplicates: list[int] = _field(default_factory=list)  # rows that repeat an earlier row
+    #: (--json: each row's job entry, ``jobs[3] (job_id 4)``, and the prefix of its fields,
+    #: ``steps[0].`` on a step's row, by line - 1; the JSON field each column is read from,
+    #: on a job's row and on a step's; the values found wrong as the JSON was read)
+    json_rows: list[tuple[str, str]] = _field(default_factory=list)
+    json_fields: dict[str, tuple[str, str]] = _field(default_factory=dict)
+    json_bad: dict[tuple[int, str], _JsonBad] = _field(default_factory=dict)
 
 
 def _canonical(name: str) -> str:
@@ -1083,6 +1117,18 @@ def _not_an_export(file: str, first: str, delimiter: str, given: bool) -> SacctP
             value=first,
             hint=f"simulate it into one first: slurmlab simulate {file} --sacct-out jobs.psv "
             "(in Python: write_sacct(Scenario.load(path).run().sacct(duplicates=True), ...))",
+        )
+    words = first.split()
+    if first.lstrip().startswith(";") or (
+        len(words) == 18 and all(re.fullmatch(r"-?\d+(?:\.\d+)?", w) for w in words)
+    ):  # (an SWF trace: ';' header lines, records of 18 numbers)
+        return SacctParseError(
+            "is an SWF trace (the Standard Workload Format: ';' header lines, then records of "
+            "18 numbers), not a sacct export",
+            file=file,
+            value=first,
+            hint=f"simulate it: slurmlab simulate {file} (in Python: read_swf(path) gives its "
+            "workload); slurmlab summary and read_sacct read sacct exports",
         )
     return SacctParseError(
         "does not look like a sacct export: the first line is not a header of sacct field "
@@ -2233,9 +2279,13 @@ def _timestamps(
         if pc.any(is_epoch).as_py():
             if seen is not None:
                 seen.add("epoch")
-            seconds = pd.to_datetime(epoch.to_numpy(zero_copy_only=False), unit="s", utc=True)
+            # (whole seconds, the missing ones as 0 and masked after: pandas converts a float
+            # array with NaN through a multiply that can overflow, FloatingPointError)
+            whole = pc.fill_null(epoch, 0).to_numpy(zero_copy_only=False)
+            seconds = pd.to_datetime(whole, unit="s", utc=True)
             local = seconds.tz_convert(tz).tz_localize(None) if tz else seconds.tz_localize(None)
             epoch_ts = pa.array(local.astype("datetime64[s]"), pa.timestamp("s"))
+            epoch_ts = pc.if_else(pc.is_valid(epoch), epoch_ts, pa.scalar(None, pa.timestamp("s")))
             values = pc.coalesce(values, epoch_ts)
         got = pc.is_valid(values).to_numpy(zero_copy_only=False)
     # strptime rolls an impossible date over (2024-02-30 -> 03-01) and takes any year: the
@@ -2567,6 +2617,11 @@ def _convert(raw: _RawTable, tz: str | None) -> tuple[dict[str, pa.Array], dict[
             count, kind, bad = _tres_gpu_column(cols[name], name.endswith("GRES"))
             note(name, bad)
             given = pc.and_(pc.invert(_missing_mask(cols[name])), pc.invert(pa.array(bad)))
+            if not name.endswith("GRES"):  # (gpu=2: GPUs slurmlab cannot count, not 0)
+                odd = _odd_gpu_entries(raw, name, cols[name], bad)
+                if odd.any():
+                    given = pc.and_(given, pa.array(~odd))
+                    count = pc.if_else(pa.array(odd), pa.scalar(None, pa.int64()), count)
             given_any = pc.or_(given_any, given)
             gtype = pc.if_else(pc.is_null(ngpus), kind, gtype)
             ngpus = pc.coalesce(ngpus, count)
@@ -2585,6 +2640,7 @@ def _convert(raw: _RawTable, tz: str | None) -> tuple[dict[str, pa.Array], dict[
             stacklevel=4,
         )
     out["NGPUS"], out["GPUType"] = ngpus, gtype
+    _warn_blank_alloc_tres(raw, cols, ngpus, ids)
 
     # prefer the *Raw columns: exact, and cheaper than text
     for raw_name, name, unit in (
@@ -2628,6 +2684,81 @@ def _convert(raw: _RawTable, tz: str | None) -> tuple[dict[str, pa.Array], dict[
             stacklevel=4,
         )
     return out, problems
+
+
+def _odd_gpu_entries(raw: _RawTable, name: str, arr: pa.Array, bad: np.ndarray) -> np.ndarray:
+    """Rows of a TRES column with a GPU entry sacct never writes (``gpu=2``, ``GRES/gpu=2``:
+    sacct writes ``gres/gpu=2``), named in a warning: their GPUs are unknown, not 0. The
+    mask of them."""
+    odd = np.zeros(len(arr), dtype=bool)
+    # (a fast look for the rows to check: a key with "gpu" and no "/", or GRES/ in capitals)
+    bare = pc.match_substring_regex(arr, r"(?:^|,)\s*[^,=/]*gpu[^,=]*=", ignore_case=True)
+    cased = pc.match_substring_regex(arr, r"(?:^|,)\s*[^,=/]*[A-Z][^,=/]*/")
+    maybe = pc.fill_null(pc.or_(bare, cased), False)
+    first = None  # (the first such entry's key, for the warning)
+    for pos in np.flatnonzero(maybe.to_numpy(zero_copy_only=False) & ~bad).tolist():
+        keys = [item.partition("=")[0].strip() for item in (arr[pos].as_py() or "").split(",")]
+        found = next((k for k in keys if _odd_gpu_key(k)), None)
+        if found is not None:
+            odd[pos] = True
+            first = first or found
+    if odd.any():
+        pos = np.flatnonzero(odd)
+        meant = "gres/gpu" + first.lower().partition("gpu")[2].removeprefix("s")
+        warn_at_caller(
+            f"{raw.file}: {len(pos)} row(s) ({_lines_shown(raw, raw.lines[pos].tolist())}) have "
+            f"a GPU entry in {name} that sacct never writes ({first}=..., in "
+            f"{arr[int(pos[0])].as_py()!r}): sacct writes GPUs as gres/gpu=N (gres/gpu:TYPE=N "
+            "for a type), so their GPUs are not counted from it: NGPUS is <NA> (unknown, not "
+            f"0) unless another TRES field names them; write {meant}=N for it (the value was "
+            "edited, or written by another tool)",
+            SacctParseWarning,
+        )
+    return odd
+
+
+def _odd_gpu_key(key: str) -> bool:
+    """A TRES key naming GPUs as sacct never writes it (``gpu``, ``gpus:a100``,
+    ``GRES/gpu``): not under ``gres/``, nor a license or burst buffer that says gpu."""
+    return "gpu" in key.lower() and not key.startswith(("gres/", "license/", "bb/"))
+
+
+def _warn_blank_alloc_tres(
+    raw: _RawTable, cols: dict[str, pa.Array], ngpus: pa.Array, ids: dict[str, pa.Array]
+) -> None:
+    """Warn about allocation rows of runs that took time but have a blank AllocTRES, when
+    the export's other runs have theirs (every run blank is unknown_hours' to name): sacct
+    writes the TRES of every allocation, so such a row was cut or edited; its GPUs are
+    unknown (NGPUS <NA>), and GPU-hours count without it."""
+    if "AllocTRES" not in cols:
+        return
+    if "ElapsedRaw" in cols:
+        took, _ = _ints(cols["ElapsedRaw"])
+        took = pc.greater(took, 0)
+    elif "Elapsed" in cols:
+        took, _ = _dictionary_apply(cols["Elapsed"], _durations)
+        took = pc.greater(pc.cast(took, pa.int64()), 0)
+    else:
+        return
+    took = pc.and_(pc.fill_null(took, False), pc.is_null(ids["StepID"]))
+    ran = took.to_numpy(zero_copy_only=False)
+    blank = _missing_mask(cols["AllocTRES"]).to_numpy(zero_copy_only=False) & ran
+    if "AllocGRES" in cols:  # (GPUs of an older Slurm, listed there)
+        blank &= _missing_mask(cols["AllocGRES"]).to_numpy(zero_copy_only=False)
+    if not blank.any() or blank.sum() == ran.sum():
+        return
+    requested = (blank & pc.is_valid(ngpus).to_numpy(zero_copy_only=False)).any()
+    what = "NGPUS is <NA>" + (
+        ", or what ReqTRES requested where it names GPUs" if requested else ""
+    )
+    warn_at_caller(
+        f"{raw.file}: {int(blank.sum())} run(s) that took time have a blank AllocTRES "
+        f"({_lines_shown(raw, raw.lines[blank].tolist())}), while the export's other runs "
+        "have theirs: sacct writes the TRES of every allocation, so these rows were cut or "
+        f"edited; their GPUs are unknown, not 0 ({what}), and GPU-hours leave them out; "
+        "export them again, or fill in their AllocTRES",
+        SacctParseWarning,
+    )
 
 
 #: What sacct writes as JobIDRaw: the job's number, with the step on a step row.
@@ -2827,6 +2958,7 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
             SacctParseWarning,
             stacklevel=3,
         )
+    problems = _with_json_problems(raw, problems)
     lines = raw.lines
     bad_lines: list[int] = sorted(b.line for b in raw.bad)
     row_bad = np.zeros(len(lines), dtype=bool)
@@ -2840,11 +2972,8 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
                 first_line, column, value = int(lines[pos]), name, _cell(raw, name, pos)
         structural = min(raw.bad, key=lambda b: b.line) if raw.bad else None
         if structural is not None and (first_line is None or structural.line <= first_line):
-            b = structural
-            raise SacctParseError(
-                b.problem, file=raw.file, line=b.line, column=b.column, value=b.value, hint=b.hint
-            )
-        raise _value_error(raw.file, first_line, column, value)
+            raise _bad_error(raw, structural)
+        raise _row_error(raw, first_line, column, value)
     keep = None
     if row_bad.any() or raw.bad:
         drop = problems.get("JobID", np.zeros(len(lines), dtype=bool))
@@ -2918,10 +3047,87 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
 
 
 def _lines_shown(raw: _RawTable, lines: Sequence[int], most: int = 10) -> str:
-    """``line(s) 3, 4 ...`` (``row(s)`` of a --json export), the first ``most`` of them."""
-    shown = ", ".join(str(int(n)) for n in lines[:most])
+    """``line(s) 3, 4 ...`` (of a --json export, its job entries: ``jobs[2] (job_id 3)``),
+    the first ``most`` of them."""
     more = f" and {len(lines) - most} more" if len(lines) > most else ""
-    return f"{'row' if raw.fmt == 'json' else 'line'}(s) {shown}{more}"
+    if raw.fmt == "json":
+        return ", ".join(_json_row(raw, int(n)) for n in lines[:most]) + more
+    shown = ", ".join(str(int(n)) for n in lines[:most])
+    return f"line(s) {shown}{more}"
+
+
+def _json_row(raw: _RawTable, line: int) -> str:
+    """A row of a --json export named by its job entry: ``jobs[2] (job_id 3)``, and
+    ``jobs[2] (job_id 3) steps[0]`` for a step's row."""
+    record, prefix = raw.json_rows[line - 1]
+    return f"{record} {prefix.rstrip('.')}" if prefix else record
+
+
+def _with_json_problems(raw: _RawTable, problems: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The bad-value masks, with the values the --json reader found wrong first (on a row,
+    the one named by errors='raise')."""
+    if not raw.json_bad:
+        return problems
+    out: dict[str, np.ndarray] = {}
+    for line, column in raw.json_bad:
+        pos = int(np.searchsorted(raw.lines, line))
+        if pos < len(raw.lines) and raw.lines[pos] == line:  # (not left out as a repeat)
+            out.setdefault(column, np.zeros(len(raw.lines), dtype=bool))[pos] = True
+    for name, mask in problems.items():
+        out[name] = out[name] | mask if name in out else mask
+    return out
+
+
+_ADVICE = "; or read with errors='warn' (skip the row) or errors='coerce' (NA)"
+
+
+def _bad_error(raw: _RawTable, b: _Bad) -> SacctParseError:
+    """The error for a row that cannot be read (a --json entry that is no object)."""
+    if raw.fmt == "json":
+        record = raw.json_rows[b.line - 1][0]
+        where = {"record": record, "field": b.field}
+        return SacctParseError(
+            b.problem, file=raw.file, line=b.line, value=b.value, hint=b.hint, **where
+        )
+    return SacctParseError(
+        b.problem, file=raw.file, line=b.line, column=b.column, value=b.value, hint=b.hint
+    )
+
+
+def _row_error(raw: _RawTable, line: int, column: str, value: str) -> SacctParseError:
+    """The error for a bad value: in a text export, its line and column; in a --json one, its
+    job entry (``jobs[3] (job_id 4)``), its JSON field and the value as the JSON has it."""
+    if raw.fmt != "json":
+        return _value_error(raw.file, line, column, value)
+    record, prefix = raw.json_rows[line - 1]
+    found = raw.json_bad.get((line, column))
+    if found is not None:
+        return SacctParseError(
+            found.problem, file=raw.file, line=line, column=column, value=found.value,
+            hint=found.hint + _ADVICE, record=record, field=found.field,
+        )  # fmt: skip
+    text = _value_error(raw.file, line, column, value)
+    step = 1 if prefix else 0
+    fields = [raw.json_fields.get(part, (part, part))[step] for part in column.split(", ")]
+    field = ", ".join(prefix + f for f in dict.fromkeys(fields))
+    shown = value.strip()
+    if ", " not in column and not re.fullmatch(r"-?\d+(?:\.\d+)?", shown):
+        shown = json.dumps(shown, ensure_ascii=False)  # (as the JSON writes a text)
+    hint = text.hint or ""
+    for said, meant in _SHIFTED_WORDS:  # (a JSON has no columns to shift)
+        hint = said.sub(meant, hint)
+    return SacctParseError(
+        text.problem, file=raw.file, line=line, column=column, value=shown,
+        hint=hint.lstrip("; "), record=record, field=field,
+    )  # fmt: skip
+
+
+#: A text export's advice about shifted columns, as said of a --json export.
+_SHIFTED_WORDS = (
+    (re.compile(r"check the field list: the columns may be shifted"), "the value is corrupt"),
+    (re.compile(r";? ?if the columns are shifted[^;]*"), ""),
+    (re.compile(r" or the columns (?:are|were) shifted"), " or edited"),
+)
 
 
 def _warn_unknown_states(raw: _RawTable, unknown: pd.Series, lines: np.ndarray) -> None:
@@ -3069,19 +3275,20 @@ def _left_out(
     errors="coerce" warning (the other bad rows were kept with NA)."""
     found: list[tuple[int, int, SacctParseError]] = []
     for b in sorted(raw.bad, key=lambda b: b.line)[:_REASONS_SHOWN]:
-        where = {"file": raw.file, "line": b.line, "column": b.column, "value": b.value}
-        found.append((b.line, 0, SacctParseError(b.problem, **where, hint=b.hint)))
+        found.append((b.line, 0, _bad_error(raw, b)))
     order = {name: k for k, name in enumerate(raw.names, start=1)}
     for name, mask in problems.items():
         for pos in np.flatnonzero(mask)[:_REASONS_SHOWN].tolist():
             line, value = int(raw.lines[pos]), _cell(raw, name, pos)
-            found.append((line, order.get(name, 0), _value_error(raw.file, line, name, value)))
+            found.append((line, order.get(name, 0), _row_error(raw, line, name, value)))
     found.sort(key=lambda item: item[:2])
     reasons = []
     for _, _, e in found[:_REASONS_SHOWN]:
         where = {"file": e.file, "line": e.line, "column": e.column, "value": e.value}
         hint = _WARN_ADVICE.sub("", e.hint or "") or None
-        reasons.append(str(SacctParseError(e.problem, **where, hint=hint)))
+        reasons.append(
+            str(SacctParseError(e.problem, **where, hint=hint, record=e.record, field=e.field))
+        )
     rest = len(raw.bad) + sum(int(m.sum()) for m in problems.values()) - len(reasons)
     detail = "\n  ".join(reasons) + (
         f"\n  and {rest} more (attrs['bad_lines'] lists every line)" if rest > 0 else ""
@@ -3091,20 +3298,29 @@ def _left_out(
         out = [f"{raw.file}: errors='coerce': "]
         if kept:
             out.append(
-                f"kept {len(kept)} malformed row(s) with NA for the bad values, at line(s) {_some(kept)}"
+                f"kept {len(kept)} malformed row(s) with NA for the bad values, at "
+                f"{_rows_at(raw, kept)}"
             )
         if coerced[1]:
             out.append(
                 ("; " if kept else "")
                 + f"left out {len(coerced[1])} row(s) that cannot be kept (no JobID or not "
-                f"a whole row), at line(s) {_some(coerced[1])}"
+                f"a whole row), at {_rows_at(raw, coerced[1])}"
             )
         return "".join(out) + ":\n  " + detail
     return (
-        f"{raw.file}: left out {len(bad_lines)} malformed row(s) at line(s) {_some(bad_lines)}; "
+        f"{raw.file}: left out {len(bad_lines)} malformed row(s) at {_rows_at(raw, bad_lines)}; "
         "fix the export, or read with errors='coerce' to keep them with NA for the bad "
         "values:\n  " + detail
     )
+
+
+def _rows_at(raw: _RawTable, lines: Sequence[int], most: int = 20) -> str:
+    """``line(s) 3, 4 ...``; of a --json export, its job entries (``jobs[2] (job_id 3)``)."""
+    if raw.fmt == "json":
+        more = " ..." if len(lines) > most else ""
+        return ", ".join(_json_row(raw, int(n)) for n in lines[:most]) + more
+    return f"line(s) {_some(lines, most)}"
 
 
 def _some(lines: Sequence[int], most: int = 20) -> str:

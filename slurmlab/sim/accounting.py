@@ -113,7 +113,13 @@ class PriorityState:
     def _fair_share(self, usage: dict[str, float]) -> dict[str, dict[str, float]]:
         if self.w.fair_tree:
             return fair_tree(self.tree, usage)
-        return classic_fairshare(self.tree, usage, self.w.dampening)
+        return self._classic(usage)
+
+    def _classic(self, usage: dict[str, float]) -> dict[str, dict[str, float]]:
+        """Classic fair share, depth-oblivious under PriorityFlags=DEPTH_OBLIVIOUS."""
+        return classic_fairshare(
+            self.tree, usage, self.w.dampening, depth_oblivious=self.w.depth_oblivious
+        )
 
     def fairshare(self, assoc: str | None) -> float:
         """The fair-share factor of an association at the last recalculation.
@@ -166,7 +172,11 @@ class PriorityState:
         )
 
     def _amounts(self, job, at_submit: bool) -> dict[str, float]:
-        """The TRES the job asks for, as the job size and TRES factors count them."""
+        """The TRES the job asks for, as the job size and TRES factors count them. Memory
+        is the memory asked for, as in ReqTRES, even where it is no consumable resource
+        (SelectTypeParameters without *_Memory): slurmctld's ``job_set_req_tres`` counts a
+        pending job's pn_min_memory whatever the select type, and ``_get_tres_factors``
+        divides that by the partition's memory."""
         res = job.res
         nodes = res.req_nodes or 1
         if res.req_nodes is None:  # (the CPUs asked for, not the shape's on every node)
@@ -190,7 +200,7 @@ class PriorityState:
             cpus = per * job.nodes_guess()
         return {
             "cpu": cpus,
-            "mem": float(job.demand[1]) * job.count,
+            "mem": float((job.req_tres or res.requested())["mem"]),
             "node": nodes,
             "gres/gpu": float(job.demand[2]) * job.count,
         }
@@ -244,16 +254,18 @@ class PriorityState:
 
         Under Fair Tree (checked against real Slurm 22.05 in datasets/realslurm) NormShares
         and EffectvUsage are an association's share of its siblings' shares and usage, and
-        FairShare is shown for users only; with PriorityFlags=NO_FAIR_TREE NormShares is the
-        product down the tree and EffectvUsage the classic effective usage. NormUsage is
-        usage over the whole cluster's.
+        FairShare is shown for users only; with PriorityFlags=NO_FAIR_TREE (or
+        DEPTH_OBLIVIOUS) NormShares is the product down the tree and EffectvUsage the classic
+        (or depth-oblivious) effective usage. NormUsage is usage over the whole cluster's.
+        Rows come in sshare's order: under each account its users, then its sub-accounts,
+        each by name (slurmdb_defs.c ``_sort_children_list``).
 
         RawUsage is the usage at ``t``: a job that ended since the last recalculation is
         in it already. The other columns are those of the last recalculation (real sshare
         shows the NormUsage, EffectvUsage, LevelFS and FairShare the decay thread computed).
         """
         usage, raw_usage = self._usage_at(t)
-        classic = classic_fairshare(self.tree, usage, self.w.dampening)
+        classic = self._classic(usage)
         tree_fs = fair_tree(self.tree, usage) if self.w.fair_tree else None
         sub = self.tree.subtree_usage(usage)
         raw = self.tree.subtree_usage(raw_usage)
@@ -265,7 +277,7 @@ class PriorityState:
                 "NormUsage": None, "EffectvUsage": 1.0, "FairShare": None, "LevelFS": None,
             }
         ]  # fmt: skip
-        for key in self.tree._preorder():  # noqa: SLF001
+        for key in self.tree.preorder():  # (sshare's order: users, then sub-accounts)
             if key == "root":
                 continue
             acct, _, user = key.partition("/")

@@ -273,6 +273,7 @@ class Controller:
         handed.clear()
         withheld.clear()
         cut: dict[tuple, np.ndarray] = {}  # masks less reserved nodes, one array per node set
+        out: dict = {}  # which of those a request cannot use, and who holds nodes whole
         memo: dict[tuple, tuple] = {}  # limit tests of one request by one user, QOS, account
         # -p a,b: a job's records after its first are not counted against a throttle again
         # (its first record decided: held back, all are); limits are tested per record
@@ -349,6 +350,9 @@ class Controller:
                     maint = self._under_maintenance(job)
                     if maint:
                         self._own[job.id] = MAINT_REASON
+                    elif pending.blocks and self._reserved_out(pending, mask, out):
+                        self._own[job.id] = "ReqNodeNotAvail"
+                        maint = True  # (blocks nothing either)
                     blocks = pending.blocks and not maint
                     pending = replace(pending, mask=mask, reach=pending.mask, blocks=blocks)
             yield replace(pending, reserve_only=True) if extra else pending
@@ -421,6 +425,31 @@ class Controller:
             ]
         now = self.env.now
         return any(start < now + job.limit and end > now for start, end in windows)
+
+    def _reserved_out(self, record: PendingJob, mask: np.ndarray, memo: dict) -> bool:
+        """Whether ``record``, off the nodes reservations hold (``mask``), could not run
+        even if those it may use were idle, and none of them is busy for it: select's
+        ESLURM_NODE_NOT_AVAIL (node_scheduler.c ``_pick_best_nodes``: not runable_avail,
+        no nodes_busy; busy is not idle for an ``--exclusive`` job, held by an
+        ``--exclusive`` job for a job that shares). It waits for ReqNodeNotAvail ("May be
+        reserved for other job") and does not block its partition: job_scheduler.c fails a
+        partition on ESLURM_NODES_BUSY only. With a usable node busy, it is
+        ESLURM_NODES_BUSY (Resources, and it blocks). ``memo``: the pass's, per node set
+        and request shape."""
+        usable = mask & self.up
+        key = ("out", usable.tobytes(), record.shape, record.most, record.mem_per_cpu)
+        hit = memo.get(key)
+        if hit is None:
+            hit = memo[key] = self._idle_pick(replace(record, mask=usable), cached=False) is None
+        if not hit:
+            return False
+        idx = np.flatnonzero(usable)
+        if record.exclusive:
+            return bool((self.free[idx] == self.capacity[idx]).all())
+        held = memo.get("held")
+        if held is None:  # (nodes of --exclusive jobs: share_node_bitmap's complement)
+            held = memo["held"] = {n for r in self.running.values() if r.exclusive for n in r.nodes}
+        return held.isdisjoint(idx.tolist())
 
     def _since(self, over: tuple) -> tuple:
         """A refusal's marker (``_over``) as it would be now: what changed since shows."""
@@ -909,16 +938,33 @@ class Controller:
         self._last_key = self.queue[-1][0] if self.queue else None
 
     def _reservation_pass(self, order=None) -> None:
-        """Jobs with an advance reservation are evaluated first, on their reservation's nodes."""
+        """Jobs with an advance reservation are evaluated first, on their reservation's nodes,
+        in priority order.
+
+        As in job_scheduler.c ``schedule``: a job of a reservation that finds its nodes busy
+        (ESLURM_NODES_BUSY) fails that reservation for the rest of the pass (failed_resv),
+        and its later jobs wait for Priority without a test, so a smaller later job does not
+        slip ahead of it; other reservations and the partition go on. A job whose
+        reservation's nodes are all held by another reservation over its time limit waits
+        for 'ReqNodeNotAvail, Reserved for maintenance' (node_scheduler.c
+        ``_build_node_list``: resv_overlap with no usable node left), failing nothing.
+        Backfill does not plan these jobs (no expected start; see the README)."""
+        failed: set[str] = set()  # reservations whose job found its nodes busy this pass
         for _key, jid in list(self.queue if order is None else order):
             job = self.jobs[jid]
             if not job.spec.reservation:
+                continue
+            if job.spec.reservation in failed:
+                self._set_reason(job, "Priority")
                 continue
             r, mask = self.reservations[job.spec.reservation]
             if not r.maint:  # (job_test_resv: not on another reservation's nodes meanwhile,
                 # a maintenance one's say; a job of a maintenance reservation uses them all)
                 others = self._reserved_nodes(self.env.now, self.env.now + job.limit, r.name)
                 if others is not None:
+                    if not (mask & ~others).any():  # (all of them: resv_overlap)
+                        self._set_reason(job, MAINT_REASON)
+                        continue
                     mask = mask & ~others
             most = job.most
             if most is not None and self._limits:
@@ -939,6 +985,7 @@ class Controller:
                 self._set_reason(job, reason)
             elif nodes is None:
                 self._set_reason(job, "Resources")
+                failed.add(r.name)
             else:  # (a backfill cycle's step when there is no main scheduler)
                 self._start(job, nodes, "backfill" if self._main_off else "main")
 

@@ -65,7 +65,13 @@ from slurmlab.spec.job import (
     resolve_all,
     spread_of,
 )
-from slurmlab.spec.qos import Qos, Reservation, parse_preempt_mode, place_reservations
+from slurmlab.spec.qos import (
+    Qos,
+    Reservation,
+    parse_preempt_mode,
+    place_reservations,
+    preemption_loop,
+)
 from slurmlab.spec.units import (
     MAX_SECONDS,
     array_task_str,
@@ -457,6 +463,13 @@ class Simulation(Controller, Lifecycles, Updates):
             for other in q.preempt:
                 if other not in self.qos:
                     raise SlurmlabError(f"QOS {q.name!r}: preempt names unknown QOS {other!r}")
+        loop = preemption_loop({q.name: q.preempt for q in self.qos.values()})
+        if loop:
+            raise SlurmlabError(
+                f"QOS {' -> '.join(loop)}: these QOS may preempt one another in a loop, and "
+                'their jobs would preempt each other for ever (sacctmgr refuses it: "QOS '
+                "Preemption loop detected\"); take one of them out of the other's preempt list"
+            )
         accounts = parse_list_of(accounts, Account, what="accounts")
         self.tree = AccountTree(accounts, root_user=bool(accounts))
         self.has_accounts = bool(accounts)
@@ -502,7 +515,7 @@ class Simulation(Controller, Lifecycles, Updates):
             unknown = [n for n in r.nodes if n not in self.node_index]
             if unknown:
                 raise SlurmlabError(f"reservation {r.name!r}: unknown nodes {unknown}")
-        for r, nodes in place_reservations(reservations, self.node_names):
+        for r, nodes in place_reservations(reservations, self.node_names, **self._resv_pools()):
             self._add_reservation(r, nodes)
 
     # -- time -------------------------------------------------------------------------------
@@ -768,6 +781,13 @@ class Simulation(Controller, Lifecycles, Updates):
     def reservation_names(self) -> set[str]:
         return set(self.reservations)
 
+    def _resv_pools(self) -> dict:
+        """The nodes a ``node_count`` reservation takes from (place_reservations): its
+        partition's, else the default partition's."""
+        cluster = self.cluster
+        default = next((p.name for p in cluster.partitions if p.default), None)
+        return {"partitions": {p.name: p.nodes for p in cluster.partitions}, "default": default}
+
     def create_reservation(self, r: Reservation) -> tuple[str, ...]:
         """``scontrol create reservation`` while the simulation runs: ``r`` (its start in
         seconds of simulated time, not before now) holds its nodes, or ``node_count`` of the
@@ -799,7 +819,7 @@ class Simulation(Controller, Lifecycles, Updates):
                 for i in job.nodes:
                     jobs_on.setdefault(self.node_names[i], f"job {job.key} ({until})")
         existing = [res for res, _mask in self.reservations.values()]
-        placed = place_reservations([*existing, r], self.node_names, jobs_on)
+        placed = place_reservations([*existing, r], self.node_names, jobs_on, **self._resv_pools())
         nodes = placed[-1][1]
         self._add_reservation(r, nodes)
         self._changed()
@@ -1105,8 +1125,11 @@ class Simulation(Controller, Lifecycles, Updates):
             self.waiting.discard(job.id)
             self._set_reason(job, "Priority")
             return
-        if reason == "DependencyNeverSatisfied" and self._kill_invalid_depend:
-            # DependencyParameters=kill_invalid_depend: Slurm cancels such a job at once
+        kill = job.spec.kill_on_invalid_dep  # (the job's own flag first: job_mgr.c
+        if kill is None:  # handle_invalid_dependency; then DependencyParameters)
+            kill = self._kill_invalid_depend
+        if reason == "DependencyNeverSatisfied" and kill:
+            # --kill-on-invalid-dep / kill_invalid_depend: Slurm cancels such a job at once
             self.waiting.discard(job.id)
             job.state, job.end, job.exit_code = "CANCELLED", self.env.now, "0:0"
             self._set_reason(job, "Dependency")  # (what sacct shows for it: the real fixture)
@@ -1212,23 +1235,18 @@ class Simulation(Controller, Lifecycles, Updates):
                 self.request_pass()
 
     def _ineligible_reason(self, job: SimJob) -> str | None:
+        """Why ``job`` may not be queued now, in job_mgr.c ``job_independent``'s order: a
+        hold, and a reservation deleted under it, keep their reason; then its dependency
+        (tested first, "so we can cancel jobs before dependent job records get purged"),
+        its ``--begin`` time and its reservation's start; only an independent job is tested
+        against its partition (job_scheduler.c ``_job_runnable_test2``), None when it may."""
         if job.held:  # a hold outranks the rest (real Slurm 22.05: a held job over its
             return job.held  # partition's MaxTime shows JobHeldUser, PartitionTimeLimit after)
-        if job.alts is None:
-            reason = self._partition_reason(job, job.res, None)
-        else:  # -p a,b: it waits in the partitions whose limits it meets; none: the first's
-            reasons = [self._partition_reason(job, res, shape) for res, shape, _p in job.alts]
-            reason = None if None in reasons else reasons[0]
-        if reason is not None:
-            return reason
+        resv = None
         if job.spec.reservation:
             resv = self.reservations[job.spec.reservation][0]
             if self.env.now >= resv.end:  # held if it was pending when the reservation ended
                 return "ReservationDeleted" if job.submit < resv.end else "InvalidReservation"
-            if self.env.now < resv.start:
-                return "Reservation"
-        if job.begin > self.env.now:
-            return "BeginTime"
         if job.deps:
             state = self._dependency_state(job)
             if state != "ok":
@@ -1236,7 +1254,15 @@ class Simulation(Controller, Lifecycles, Updates):
             # fulfilled: Slurm flushes the list (job_scheduler.c test_job_dependency), so a
             # job requeued later does not wait for it again (a singleton for its namesake)
             job.deps, job.deps_any = (), False
-        return None
+        if job.begin > self.env.now:
+            return "BeginTime"
+        if resv is not None and self.env.now < resv.start:
+            return "Reservation"
+        if job.alts is None:
+            return self._partition_reason(job, job.res, None)
+        # -p a,b: it waits in the partitions whose limits it meets; none: the first's
+        reasons = [self._partition_reason(job, res, shape) for res, shape, _p in job.alts]
+        return None if None in reasons else reasons[0]
 
     def waits_in(self, job: SimJob) -> list[int]:
         """``-p a,b``: the indices in ``job.alts`` of the partitions it may wait in (whose
@@ -1352,6 +1378,15 @@ class Simulation(Controller, Lifecycles, Updates):
         started. ``aftercorr`` makes an array task wait for the task of the same index.
         """
         targets = self._targets(job, ref)
+        age = self._min_job_age
+        if age:  # records slurmctld had purged when the job was submitted (see _records)
+            oldest = job.submit - age
+            targets = [
+                t for t in targets
+                if t.state in ("PENDING", "RUNNING") or t.end is None or t.end >= oldest
+            ]  # fmt: skip
+            if not targets:  # test_job_dependency: "job is gone, dependency lifted"
+                return "ok"
         if len(targets) == 1:
             return _dep_one(kind, targets[0])
         if kind == "aftercorr":

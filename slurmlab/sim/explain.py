@@ -158,6 +158,37 @@ def _state_at(sim: Simulation, job, t: float) -> str:
     return runs[-1]["State"]
 
 
+def _not_avail(sim: Simulation, job, t: float) -> str | None:
+    """ReqNodeNotAvail with none of the job's nodes down: advance reservations hold so many
+    of them during its time limit from ``t`` that the rest could not hold it even idle
+    (the controller's ``_reserved_out``). None when a node of it is down (the usual words)."""
+    up = up_at(sim, t)
+    if (job.mask & ~up).any():
+        return None
+    names = [
+        r.name
+        for r, mask in sim.reservations.values()
+        if r.start < t + job.limit and r.end > t and (mask & job.mask).any()
+        and r.name != job.spec.reservation
+    ]  # fmt: skip
+    if not names:
+        return None
+    ends = max(r.end for r, _m in sim.reservations.values() if r.name in names)
+    first = min(r.start for r, _m in sim.reservations.values() if r.name in names)
+    when = (
+        f" (or, with a time limit ending by t={first:.0f}s, before {'it' if len(names) == 1 else 'them'})"
+        if first > t
+        else ""
+    )
+    return (
+        f"advance reservation{'s' if len(names) > 1 else ''} {', '.join(names)} hold"
+        f"{'' if len(names) > 1 else 's'} nodes it needs during its time limit from now, and "
+        "the nodes left could not hold it even if they were idle (squeue: 'ReqNodeNotAvail, "
+        f"May be reserved for other job'); it holds back no later job of partition "
+        f"{job.partition}, and starts after t={ends:.0f}s{when}"
+    )
+
+
 def why_pending(sim: Simulation, jobid, t: float) -> str:
     jobs = sim._lookup(jobid)  # noqa: SLF001
     states = [_state_at(sim, j, t) for j in jobs]
@@ -187,6 +218,28 @@ def _update_command(
     else:
         words, kw = f"Partition={partition}", f'partition="{partition}"'
     return f"scontrol update JobId={job.key} {words}, in a Lab lab.update({arg}, {kw})"
+
+
+def _exempt_at(sim: Simulation, job, t: float) -> list[tuple[str, float]]:
+    """(key, time) of the running jobs at ``t`` that ``job``'s QOS may preempt but that
+    their PreemptExemptTime still protects, and when it ends for each (preempt/qos)."""
+    if not getattr(sim, "preemption", False):
+        return []
+    targets = sim.qos[job.qos].preempt
+    if not targets:
+        return []
+    out = []
+    for other in sim.jobs.values():
+        if other.qos not in targets or other.id == job.id:
+            continue
+        for run in [*other.runs, sim._run_record(other, other.state)]:  # noqa: SLF001
+            start, end = run["Start"], run["End"]
+            if start is None or start > t or (end is not None and end <= t):
+                continue
+            free_at = start + sim._exempt_time(other)  # noqa: SLF001
+            if free_at > t:
+                out.append((other.key, free_at))
+    return out
 
 
 def _preempting_at(sim: Simulation, job, t: float) -> list[tuple[str, float]]:
@@ -259,13 +312,29 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
         cpus=job.res.ntasks * job.res.cpus_per_task, pcpus=part_cpus,
         q=job.qos, a=job.account, resv=job.spec.reservation, most=most,
     )  # fmt: skip
-    ended = [r["End"] for r in job.runs if r["End"] is not None and r["End"] <= t]
-    if reason == "BeginTime" and ended:  # a requeue's delay, not --begin
+    # (the requeue: at its run's end, or later for scontrol requeue of a finished job)
+    requeued = [w for w, kind, jid, _k, _d in sim.events if kind == "requeue" and jid == job.id]
+    requeued = [w for w in requeued if w <= t]
+    if reason == "BeginTime" and requeued:  # a requeue's delay, not --begin
         delay = sim.options.requeue_delay
         text = (
-            f"it was requeued at t={max(ended):.0f}s, and a requeued job is eligible again only "
-            f"{delay:g} s later (Slurm's delay), at t={max(ended) + delay:.0f}s"
+            f"it was requeued at t={max(requeued):.0f}s, and a requeued job is eligible again "
+            f"only {delay:g} s later (Slurm's delay), at t={max(requeued) + delay:.0f}s"
         )
+    if reason == MAINT_REASON:
+        windows = [
+            (r.start, r.end)
+            for r, mask in sim.reservations.values()
+            if r.maint and r.start <= t < r.end and (mask & job.mask).any()
+        ]
+        if windows:  # (under way: no limit ends before it begins)
+            text = (
+                f"a maintenance reservation holds every node of partition {job.partition} "
+                f"until t={max(e for _s, e in windows):.0f}s; it starts after the maintenance"
+            )
+    reserved_out = _not_avail(sim, job, t) if reason == "ReqNodeNotAvail" else None
+    if reserved_out:  # (a shorter limit or fewer nodes may help: the hints below)
+        text = reserved_out
     up = up_at(sim, t)
     tried, count = last_tried(sim, job)  # (-p a,b: the record tried last sets the reason)
     n_up = int(up[sim.partition_index(tried)].sum())
@@ -283,6 +352,18 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
     own = _own_allocation_over_limit(sim, job, reason, t)
     if own:  # (not only other jobs' use: what it would get is over the limit)
         text, own = own[0], own[1:]
+    elif (
+        reason.startswith(("QOSGrp", "QOSMax", "AssocGrp"))
+        and reason in _WORDS
+        and reason != "QOSMaxWallDurationPerJobLimit"
+        and sim._limit_reason(job, alone=True)  # noqa: SLF001 - over with nothing running
+    ):
+        whose = f"QOS {job.qos}" if reason.startswith("QOS") else f"account {job.account}"
+        text = (
+            f"its request alone is over {whose}'s limit: with no other job of it running it "
+            "would still be, so it will never start as it is; ask for less (scontrol "
+            f"update), or use another {whose.split()[0]}"
+        )
     lines = [f"Job {job.key} is pending ({reason}): {text}.", *own]
     if job.alts is not None:  # -p a,b: it waits in each partition (a queue record each)
         order, held = [], []
@@ -339,7 +420,7 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
             f"Fix: ask for at most {part_cpus} CPUs in all and {widest} on a node (-n, -c, "
             f"--ntasks-per-node){_roomier(sim, job)}."
         )
-    if reason not in ("Priority", "Resources"):
+    if reason not in ("Priority", "Resources") and not reserved_out:
         return " ".join(lines)
     victims = _preempting_at(sim, job, t)
     if victims:  # (it waits for its victims' GraceTime, not for a change of request)
@@ -347,6 +428,16 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
         lines.append(
             f"It is preempting {said}: a preempted job runs on for its QOS's GraceTime, and "
             f"this job starts on the nodes it frees at t={max(e for _k, e in victims):.0f}s."
+        )
+        return " ".join(lines)
+    exempt = _exempt_at(sim, job, t) if reason == "Resources" else []
+    if exempt:  # (it preempts them once their exempt time is over, if it still needs to)
+        said = ", ".join(f"job {key} (until t={at:.0f}s)" for key, at in exempt)
+        them = "it" if len(exempt) == 1 else "them"
+        lines.append(
+            f"Its QOS {job.qos} may preempt {said}: PreemptExemptTime protects {them} until "
+            f"then, so it preempts from t={min(at for _k, at in exempt):.0f}s, if it still "
+            "needs the nodes."
         )
         return " ".join(lines)
     free = sim.capacity - used_at(sim, t)
@@ -406,7 +497,8 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
             and tested
             and _planned_ahead(sim, job, t)
         )
-        if fewer and clear and (reason == "Resources" or later):
+        first = reason == "Resources" or bool(reserved_out)  # (it waits for no job ahead)
+        if fewer and clear and (first or later):
             top = job.spec.max_nodes  # (-N MIN-MAX: NumNodes=N keeps the maximum)
             span = f"-{top}" if top and top > job.count else ""
             hints.append(
@@ -415,7 +507,7 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
                     {"nodes": fewer},
                 )
             )
-        if reason == "Resources" or later:  # ending before an advance reservation begins
+        if first or later:  # ending before an advance reservation begins
             # (a job behind others starts in a backfill cycle, up to bf_interval later)
             delay = _cycle_delay(sim.policy) if later else 0.0
             shorter = _before_reservation(sim, job, free, mask, windows, ahead, t, delay)

@@ -53,7 +53,11 @@ class NodeFailure:
             raise SlurmlabError(f"{where}: each failure needs 'node' and 'at' (and 'down_for')")
         down = doc.get("down_for")
         return cls(
-            node=str(doc["node"]),  # (a scenario checks it is one of the cluster's)
+            # (a scenario checks they are the cluster's; a list is one hostlist, as the
+            # nodes of random_failures)
+            node=",".join(map(str, doc["node"]))
+            if isinstance(doc["node"], (list, tuple))
+            else str(doc["node"]),
             at=parse_seconds(doc["at"], what=f"{where}.at"),
             down_for=None if down is None else parse_seconds(down, what=f"{where}.down_for"),
         )

@@ -614,12 +614,15 @@ class Lab:
         users=(),
         accounts=(),
         flags=(),
+        partition: str | None = None,
     ) -> tuple[str, ...]:
         """``scontrol create reservation`` now: ``start`` is counted from now (scontrol's
         ``StartTime=now+1hour`` is ``start="1h"``; ``0``, the default, is now), ``duration``
         as in :class:`slurmlab.Reservation` (``"2h"``, ``"1:00:00"``; a bare number is
         seconds). ``nodes`` or ``node_count`` (the lowest-named nodes free over the window),
-        ``users`` or ``accounts`` allowed in it, ``flags=["maint"]`` for a maintenance
+        ``partition`` (scontrol's ``PartitionName=``: where ``node_count`` takes its nodes;
+        by default the default partition's), ``users`` or ``accounts`` allowed in it,
+        ``flags=["maint"]`` for a maintenance
         window. Refused as Slurm refuses it: nodes another reservation holds over the window,
         or a running job holds past its start by its time limit ("Requested nodes are busy";
         IGNORE_JOBS is not modelled). Pending jobs are planned around it from the next pass;
@@ -629,7 +632,7 @@ class Lab:
         offset = parse_seconds(start, what=f"reservation {name!r} start (from now)")
         r = Reservation(
             name, self.now + offset, duration, nodes=nodes or (), node_count=node_count,
-            users=users, accounts=accounts, flags=flags,
+            users=users, accounts=accounts, flags=flags, partition=partition,
         )  # fmt: skip
         held = self.sim.create_reservation(r)
         self._settle()

@@ -4,6 +4,9 @@ node, on the current :class:`~slurmlab.sim.lab.Lab` (the one ``%%sbatch`` submit
 * ``%squeue [--start] [-r] [-l]``, ``%sinfo``, ``%sacct [-o FIELDS] [-j JOBS] [-D] [--array]``: print the lab's
   views as the commands print them;
 * ``%scancel 12 14``;
+* ``%sbatch --wrap=COMMAND [--runtime DURATION] [sbatch options]``: submit a job without a
+  script, as ``sbatch --wrap`` does (IPython refuses a ``%%sbatch`` cell with an empty
+  body; ``%%sbatch --wrap=...`` over a blank cell body works too);
 * ``%scontrol update JobId=12 [NumNodes=N] [TimeLimit=T] [Partition=P]
   [ArrayTaskThrottle=N]``, ``%scontrol hold|release|requeue|requeuehold 12,14``.
 
@@ -22,6 +25,7 @@ import warnings
 
 from slurmlab.errors import SlurmlabError
 from slurmlab.sim.lab import current_lab
+from slurmlab.sim.lab import sbatch_magic as _sbatch_cell
 
 __all__ = ["MAGICS"]
 
@@ -116,6 +120,14 @@ def scontrol_magic(line: str) -> None:
         lab.update(jobid, **changes)
 
     _run("scontrol", act)
+
+
+def sbatch_magic(line: str) -> None:
+    """``%sbatch --wrap=hostname -t 5``: the ``%%sbatch`` cell magic without a cell, for a
+    job whose script ``--wrap`` makes (sbatch reads no script then); prints ``Submitted
+    batch job N`` as ``%%sbatch`` does. Without ``--wrap`` it is sbatch's "Batch script is
+    empty!": write the script in a ``%%sbatch`` cell."""
+    _sbatch_cell(line, "")
 
 
 def scancel_magic(line: str) -> None:
@@ -239,6 +251,7 @@ _SACCT_VALUED = (
 
 #: name -> line magic, registered by ``%load_ext slurmlab``
 MAGICS = {
+    "sbatch": sbatch_magic,
     "scontrol": scontrol_magic,
     "scancel": scancel_magic,
     "squeue": squeue_magic,

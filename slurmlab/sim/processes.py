@@ -292,11 +292,14 @@ class Lifecycles:
             set_limit(job, job.full_limit)
             job.full_limit = None
         job.pending = None
-        # its priority is set again, as for a new job (job_mgr.c set_job_prio): under
-        # priority/basic it goes behind every job submitted before the requeue
-        self._seq += 1
-        job.seq = self._seq
-        self._reprioritise(job)
+        # Its priority is kept: no requeue path of job_mgr.c calls set_job_prio
+        # (kill_running_job_by_node_name, _job_requeue_op, batch_requeue_fini; only a
+        # release after a hold does), so under priority/basic a training job requeued after
+        # a node failure keeps its place ahead of the jobs submitted since. Under
+        # multifactor (and a custom priority) its factors are computed again, as Slurm's
+        # periodic recalculation does, from its new submit and begin times.
+        if self.prio is not None or self._priority_fn is not None:
+            self._reprioritise(job)
         self.log("requeue", job, state)
         self._enqueue(job)
 

@@ -14,6 +14,7 @@ from slurmlab.policies.base import NODES_OUT
 from slurmlab.policies.fairshare import billed_tres
 from slurmlab.policies.priority import billing_weights
 from slurmlab.records.schema import TEXT_DTYPE, conform
+from slurmlab.sim.controller import MAINT_REASON
 from slurmlab.sim.engine import (
     HOLDS,
     REQUEUE_HELD,
@@ -25,7 +26,7 @@ from slurmlab.sim.engine import (
 )
 from slurmlab.sim.history import FactorHistory
 from slurmlab.sim.updates import request_at
-from slurmlab.spec.units import compress_hostlist, format_memory_mb
+from slurmlab.spec.units import format_memory_mb, ordered_hostlist
 
 __all__ = ["SIMULATED_COLUMNS", "event_table", "job_table"]
 
@@ -95,7 +96,8 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
         key = tuple(nodes)
         text = hostlists.get(key)
         if text is None:
-            text = hostlists[key] = compress_hostlist(names[i] for i in key)
+            # (the node table's order, as slurmctld writes a job's nodes)
+            text = hostlists[key] = ordered_hostlist(names[i] for i in sorted(key))
         return text
 
     def tres_text(amounts: dict, partition: str, gpu) -> str:
@@ -271,8 +273,9 @@ def priority_at(sim: Simulation, job: SimJob, t: float) -> int:
 _TURN = frozenset(("None", "Priority", "Resources", NODES_OUT))  # waiting one's turn: not kept
 _TURN_OR_NONE = _TURN | {None}
 #: reasons squeue shows in slurmctld's words (state_desc) whose code the database keeps:
-#: scontrol requeuehold sets WAIT_HELD_USER (job_mgr.c), so sacct says JobHeldUser
-_DB_WORDS = {REQUEUE_HELD: "JobHeldUser"}
+#: scontrol requeuehold sets WAIT_HELD_USER (job_mgr.c), so sacct says JobHeldUser; a
+#: maintenance window's WAIT_NODE_NOT_AVAIL is ReqNodeNotAvail (the maintenance fixture)
+_DB_WORDS = {REQUEUE_HELD: "JobHeldUser", MAINT_REASON: "ReqNodeNotAvail"}
 
 
 def _submit_priority(sim: Simulation, job, t: float) -> int:

@@ -43,6 +43,7 @@ from slurmlab.spec.units import (
     format_duration,
     format_memory_mb,
     index_ranges,
+    ordered_hostlist,
     parse_instant,
 )
 
@@ -111,7 +112,7 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
         start = run["Start"]
         if start is not None and start <= t:
             st = "R"
-            where = compress_hostlist(sim.node_names[i] for i in run["nodes"])
+            where = ordered_hostlist(sim.node_names[i] for i in sorted(run["nodes"]))
             elapsed = format_duration(pd.Timedelta(seconds=t - start))
             planned = sim.origin + pd.Timedelta(seconds=start)
             sched = None
@@ -133,8 +134,12 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
                     for i, n in enumerate(sim.node_names)
                     if job.mask[i] and states[n].rstrip("$*") in ("down", "drain", "drng")
                 ]
-                if out:
-                    reason += f", UnavailableNodes:{compress_hostlist(out)}"
+                # (none down: nodes advance reservations hold, node_scheduler.c's words)
+                reason += (
+                    f", UnavailableNodes:{compress_hostlist(out)}"
+                    if out
+                    else ", May be reserved for other job"
+                )
             if reason == "Resources" and nodes_vary:
                 up = up_at(sim, t) if up is None else up
                 part, count = last_tried(sim, job)
@@ -160,7 +165,11 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
                 nodes = record[1]
             else:
                 nodes = last_before(shown.sched, t, None) if planning else None
-            sched = None if nodes is None else compress_hostlist(sim.node_names[i] for i in nodes)
+            sched = (
+                None
+                if nodes is None
+                else ordered_hostlist(sim.node_names[i] for i in sorted(nodes))
+            )
             if p is None and reason == "BeginTime":  # squeue --start shows its begin time
                 p = shown.begin  # (real Slurm 22.05: a --begin=now+600 job, 600 s on)
             known = p is not None and math.isfinite(p)
@@ -1058,8 +1067,15 @@ class SimulationResult:
         return self.sim.prio.sshare(_seconds(self.sim, at))
 
     def sshare_text(self, at=None) -> str:
-        """``sshare -a -l`` as text (six decimals, as sshare prints them)."""
+        """``sshare -a -l`` as text (six decimals, as sshare prints them; each account
+        indented one space per level below root, its users one more, as sshare's
+        ``slurmdb_tree_name_get`` does)."""
         frame = self.sshare(at).astype(object).where(lambda f: f.notna(), "")
+        tree = self.sim.tree
+        frame["Account"] = [
+            " " * (len(tree.path(a)) - 1 + bool(u)) + a
+            for a, u in zip(frame["Account"], frame["User"], strict=True)
+        ]
         frame["RawShares"] = [f"{v:g}" if isinstance(v, float) else v for v in frame["RawShares"]]
         for col in ("NormShares", "NormUsage", "EffectvUsage", "FairShare", "LevelFS"):
             frame[col] = [f"{v:.6f}" if isinstance(v, float) else v for v in frame[col]]

@@ -762,10 +762,19 @@ class Cluster:
         known = set(names)
         if len(known) != len(names):
             dup = {n for n, k in Counter(names).items() if k > 1}
-            raise SlurmlabError(f"Cluster {self.name!r}: node names repeated: {sorted(dup)}")
+            raise SlurmlabError(
+                f"Cluster {self.name!r}: node names repeated: {compress_hostlist(dup)} "
+                f"{'is' if len(dup) == 1 else 'are'} defined twice (two NodeName lines, or "
+                "two nodes entries, name them); define each node once"
+            )
         pnames = [p.name for p in self.partitions]
         if len(set(pnames)) != len(pnames):
-            raise SlurmlabError(f"Cluster {self.name!r}: partition names repeated: {pnames}")
+            dup = sorted(n for n, k in Counter(pnames).items() if k > 1)
+            raise SlurmlabError(
+                f"Cluster {self.name!r}: partition names repeated: {', '.join(dup)} "
+                f"{'is' if len(dup) == 1 else 'are'} defined twice; give each partition its "
+                "own name (one PartitionName line, or one partitions entry, each)"
+            )
         for p in self.partitions:
             missing = [n for n in p.nodes if n not in known]
             if missing:
@@ -791,7 +800,11 @@ class Cluster:
             if problem:
                 raise SlurmlabError(f"Cluster {self.name!r}: {problem}")
         where = getattr(self.settings, "where", {})  # (ConfSettings: read from a file)
-        conflict = preempt_conflict(self.settings) or select_conflict(self.settings)
+        conflict = (
+            preempt_conflict(self.settings)
+            or select_conflict(self.settings)
+            or usage_reset_conflict(self.settings)
+        )
         if conflict:
             raise SlurmlabError(f"Cluster {self.name!r}: {conflict}")
         for key, value in self.settings.items():
@@ -1008,18 +1021,44 @@ def _state_word(state: str) -> str:
     return {"up": "idle", "unknown": "unk", "future": "futr"}.get(s, s)
 
 
-#: sinfo's state order (slurm.h node_states: UNKNOWN 0, DOWN 1, IDLE 2, ALLOCATED 3, MIXED 5;
-#: NODE_STATE_DRAIN 0x200 on top), checked against real Slurm 22.05: mix, alloc, idle; a
-#: draining or drained node before them
-_SINFO_ORDER = {
-    "unk": 0,
-    "down": 1,
-    "idle": 2,
-    "alloc": 3,
-    "mix": 5,
+#: sinfo's compact node states as raw Slurm node states (slurm.h: base UNKNOWN 0, DOWN 1,
+#: IDLE 2, ALLOCATED 3, MIXED 5, FUTURE 6, with flag bits RES 0x20, DRAIN 0x200, NO_RESPOND
+#: 0x800, MAINT 0x8000), each the flags that make slurm_protocol_defs.c
+#: node_state_string_compact print it: resv is an idle node of a reservation in force
+#: (reservation.c set_node_maint_mode sets RES on its nodes, and MAINT for a maintenance
+#: one), drng a draining node still running jobs
+_SINFO_STATE_VALUES = {
+    "unk": 0x0,
+    "down": 0x1,
+    "idle": 0x2,
+    "alloc": 0x3,
+    "mix": 0x5,
+    "futr": 0x6,
+    "future": 0x6,
+    "resv": 0x22,
+    "maint": 0x8022,
     "drain": 0x202,
     "drng": 0x203,
 }
+_SINFO_MARKS = {"*": 0x800, "$": 0x8020}  # (not responding; in a maintenance reservation)
+
+
+def sinfo_state_value(state: str) -> int:
+    """The raw Slurm node state behind a compact sinfo state (``down*`` is DOWN|NO_RESPOND,
+    0x801), which sinfo's default sort ``#P,-t`` orders by, largest first (sort.c
+    ``_sort_by_state`` compares sinfo_data's node_state, flag bits included); -1 for a word
+    it does not know.
+
+    >>> sorted(["alloc", "mix", "down*", "resv", "idle"], key=sinfo_state_value, reverse=True)
+    ['down*', 'resv', 'mix', 'alloc', 'idle']
+    """
+    word = state.rstrip("*$")
+    value = _SINFO_STATE_VALUES.get(word)
+    if value is None:
+        return -1
+    for mark in state[len(word) :]:
+        value |= _SINFO_MARKS[mark]
+    return value
 
 
 def sinfo_frame(cluster: Cluster, node_states: Mapping[str, str]) -> pd.DataFrame:
@@ -1037,11 +1076,9 @@ def sinfo_frame(cluster: Cluster, node_states: Mapping[str, str]) -> pd.DataFram
             if st in ("future", "futr"):  # (a FUTURE node resumed is shown like any other)
                 continue
             groups.setdefault(st, []).append(n)
-        # sinfo's default sort "#P,-t": partitions as configured, then decreasing node state
-        # (Slurm's state numbers; the DRAIN flag above them: drng and drain come first)
-        for st, names in sorted(
-            groups.items(), key=lambda g: -_SINFO_ORDER.get(g[0].rstrip("$*"), -1)
-        ):
+        # sinfo's default sort "#P,-t": partitions as configured, then decreasing raw node
+        # state, flag bits included (down* and resv above mix and alloc; see sinfo_state_value)
+        for st, names in sorted(groups.items(), key=lambda g: -sinfo_state_value(g[0])):
             rows.append(
                 {
                     "PARTITION": p.name + ("*" if p is default else ""),
@@ -1117,6 +1154,9 @@ _WHOLE_WEIGHTS = (
     "PriorityWeightJobSize", "PriorityWeightPartition", "PriorityWeightQOS",
 )  # fmt: skip
 _TIMES = ("PriorityDecayHalfLife", "PriorityCalcPeriod", "PriorityMaxAge")
+#: Settings slurm.conf reads as booleans (read_config.c S_P_BOOLEAN: parse_value.c
+#: ``s_p_handle_boolean``, whose words :func:`conf_bool` reads)
+_BOOLEANS = ("PriorityFavorSmall",)
 
 
 _MEMORY_KEYS = {"defmempercpu", "defmempernode", "defmempergpu", "maxmempercpu", "maxmempernode"}
@@ -1267,7 +1307,6 @@ _WHOLE_SETTINGS = {
 _CHOICES = {
     "EnforcePartLimits": ("ALL", "ANY", "NO", "YES"),
     "PreemptType": ("preempt/none", "preempt/partition_prio", "preempt/qos"),
-    "PriorityFavorSmall": ("YES", "NO"),
     "PriorityType": ("priority/basic", "priority/multifactor"),
     "PriorityUsageResetPeriod": (
         "NONE", "NOW", "DAILY", "WEEKLY", "MONTHLY", "QUARTERLY", "YEARLY",
@@ -1275,13 +1314,13 @@ _CHOICES = {
     "SelectType": ("select/cons_tres", "select/cons_res", "select/linear", "select/cray_aries"),
 }  # fmt: skip
 
-#: Slurm's PriorityFlags (slurm.conf(5), 22.05 on) and the two slurmlab models.
+#: Slurm's PriorityFlags (slurm.conf(5), 22.05 on) and the three slurmlab models.
 PRIORITY_FLAGS = (
     "ACCRUE_ALWAYS", "CALCULATE_RUNNING", "DEPTH_OBLIVIOUS", "INCR_ONLY", "MAX_TRES",
     "NO_FAIR_TREE", "NO_NORMAL_ALL", "NO_NORMAL_ASSOC", "NO_NORMAL_PART", "NO_NORMAL_QOS",
     "NO_NORMAL_TRES", "SMALL_RELATIVE_TO_TIME",
 )  # fmt: skip
-_PRIORITY_FLAGS_MODELLED = ("NO_FAIR_TREE", "MAX_TRES")
+_PRIORITY_FLAGS_MODELLED = ("NO_FAIR_TREE", "DEPTH_OBLIVIOUS", "MAX_TRES")
 _PRIORITY_FLAGS_OLD = ("FAIR_TREE",)  # (before 19.05 it turned Fair Tree on: now the default)
 
 #: Slurm's PreemptModes (slurm.conf(5)); slurmlab runs OFF, CANCEL and REQUEUE and refuses
@@ -1337,6 +1376,13 @@ def setting_problem(key: str, value: str) -> str | None:
         return scheduler_parameters_problem(text)
     if low in _MEMORY_KEYS and not (ascii_digits(text) or text.upper() == "UNLIMITED"):
         return f"{key}={value!r} must be a whole number of MB (or UNLIMITED), e.g. 4000"
+    if any(low == name.lower() for name in _BOOLEANS):
+        if conf_bool(text) is None:
+            return (
+                f'{key}={value!r} is not a boolean (Slurm: "{text}" is not a valid option for '
+                f'"{key}"); write YES, TRUE, 1 or UP, or NO, FALSE, 0 or DOWN (e.g. {key}=YES)'
+            )
+        return None
     choices = _by_name(_CHOICES, low)
     if choices is not None:
         if text.lower() not in (c.lower() for c in choices):
@@ -1410,6 +1456,13 @@ def setting_problem(key: str, value: str) -> str | None:
                 )
             if limit is None and low == "prioritymaxage":  # (UNLIMITED: no age ever counts)
                 return f"{key}={value!r} must be a time, e.g. 7-0 (the default, 7 days)"
+            if low == "prioritycalcperiod" and (limit is None or not limit.total_seconds()):
+                # read_config.c: time_str2mins (minutes rounded up) must be >= 1
+                return (
+                    f'{key}={value!r}: slurmctld refuses it (Bad value "{text}" for '
+                    "PriorityCalcPeriod): it must be a time of at least one minute; write e.g. "
+                    f"{key}=5 (minutes, the default)"
+                )
             return None
     if low == "selecttypeparameters":
         return _select_type_parameters_problem(key, value)
@@ -1464,9 +1517,62 @@ def _tres_name_problem(name: str) -> str | None:
     return f"{name!r} is not a Slurm TRES{hint}; Slurm's TRES are {_TRES_NAMES}"
 
 
+#: TRES whose counts are in MB (slurmdb_defs.c ``slurmdb_get_tres_base_unit``: UNIT_MEGA);
+#: the others are plain counts (UNIT_NONE)
+_MEGA_TRES = ("mem", "bb")
+_UNITS = "KMGTP"  # (slurm_protocol_api.c get_unit_type: K is 1 ... P is 5; no unit 0)
+
+
+def billing_unit_divisor(tres: str, unit: str) -> int:
+    """What a TRESBillingWeights weight ending in ``unit`` is divided by: 1024 for each step
+    the unit is above the TRES's own unit (MB for Mem and BB, 1 for the others), nothing
+    for a unit at or below it (slurm_protocol_api.c ``_tres_weight_item`` with
+    ``get_convert_unit_val``). So Mem=1K and Mem=1M weigh a MB 1, Mem=1G 1/1024, Mem=1T
+    1/1024^2, Mem=1P 1/1024^3; CPU=1K weighs a CPU 1/1024. A unit Slurm refuses, or one
+    whose divisor overflows Slurm's C int (1024^4 and up: CPU=1T, CPU=1P), is an error.
+
+    >>> [billing_unit_divisor("Mem", u) for u in "KMGTP"]
+    [1, 1, 1024, 1048576, 1073741824]
+    >>> billing_unit_divisor("GRES/gpu", "k")
+    1024
+    """
+    step = _UNITS.find(unit.upper()) + 1 if len(unit) == 1 else 0
+    if step == 0:
+        raise SlurmlabError(
+            f'the weight of {tres} ends in {unit!r}, not a unit (Slurm: "Invalid unit type '
+            f"'{unit}'. Possible options are 'KMGTP'\"); write e.g. {tres}=0.25G"
+        )
+    base = 2 if tres.split("/")[0].lower() in _MEGA_TRES else 0  # (UNIT_MEGA, UNIT_NONE)
+    if step - base >= 4:
+        raise SlurmlabError(
+            f"the weight of {tres} in {unit.upper()} would be divided by 1024^{step - base}, "
+            "which overflows the C int Slurm converts it with; write the weight per unit "
+            "(e.g. CPU=0.001) or use K, M or G"
+        )
+    return 1024 ** max(step - base, 0)
+
+
+def billing_weight(tres: str, text: str) -> float:
+    """A TRESBillingWeights weight as a weight per unit of the TRES (per MB for Mem): a
+    number, which may end in a unit (:func:`billing_unit_divisor`; as strtod and
+    ``_tres_weight_item`` read it, only the first character after the number counts).
+
+    >>> billing_weight("Mem", "0.25G"), billing_weight("Mem", "2K"), billing_weight("CPU", "1")
+    (0.000244140625, 2.0, 1.0)
+    """
+    m = re.fullmatch(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(.*)", text.strip())
+    if m is None:
+        raise SlurmlabError(
+            f"the weight of {tres} must be a number >= 0, which may end in K, M, G, T or P; "
+            "write e.g. CPU=1.0,Mem=0.25G,GRES/gpu=2.0"
+        )
+    number, unit = m.groups()
+    return float(number) / (billing_unit_divisor(tres, unit[0]) if unit else 1)
+
+
 def _tres_list_problem(key: str, value: str, *, whole: bool) -> str | None:
     example = "CPU=1000,Mem=2000,GRES/gpu=3000" if whole else "CPU=1.0,Mem=0.25G,GRES/gpu=2.0"
-    form = "a whole number >= 0" if whole else "a number >= 0 (Mem may end in K, M, G or T)"
+    form = "a whole number >= 0"
     for item in str(value).strip().strip('"').split(","):
         if not item.strip():
             continue
@@ -1477,13 +1583,13 @@ def _tres_list_problem(key: str, value: str, *, whole: bool) -> str | None:
         if problem:
             return f"{key}={value!r}: {problem}"
         if whole:
-            ok = ascii_digits(number) and int(number) <= UINT32_MAX
-        else:
-            if name.lower() == "mem" and number[-1:].upper() in ("K", "M", "G", "T"):
-                number = number[:-1]
-            ok = re.fullmatch(r"[0-9]+(\.[0-9]*)?|\.[0-9]+", number) is not None
-        if not ok:
-            return f"{key}={value!r}: the weight of {name} must be {form}; e.g. {example}"
+            if not (ascii_digits(number) and int(number) <= UINT32_MAX):
+                return f"{key}={value!r}: the weight of {name} must be {form}; e.g. {example}"
+            continue
+        try:
+            billing_weight(name, number)
+        except SlurmlabError as exc:
+            return f"{key}={value!r}: {exc}"
     return None
 
 
@@ -1844,6 +1950,38 @@ def _select_type_parameters_problem(key: str, value: str) -> str | None:
     return None
 
 
+def usage_reset_conflict(settings: Mapping[str, str]) -> str | None:
+    """Why slurmctld would refuse these settings' PriorityDecayHalfLife=0 (usage never
+    decays), or None: it needs PriorityUsageResetPeriod set, to any value (read_config.c:
+    "You have to either have PriorityDecayHalfLife != 0 or PriorityUsageResetPeriod set to
+    something or the priority plugin will result in rolling over."). Slurm checks it
+    whatever the PriorityType.
+
+    >>> usage_reset_conflict({"PriorityDecayHalfLife": "0", "PriorityUsageResetPeriod": "NONE"})
+    >>> print(usage_reset_conflict({"PriorityDecayHalfLife": "0"}))
+    PriorityDecayHalfLife=0 with no PriorityUsageResetPeriod: slurmctld refuses it ...
+    """
+    low = {k.lower(): (k, str(v)) for k, v in settings.items()}
+    if "priorityusageresetperiod" in low or "prioritydecayhalflife" not in low:
+        return None
+    key, text = low["prioritydecayhalflife"]
+    try:
+        half_life = parse_duration(text.strip(), what=key)
+    except SlurmlabError:
+        return None  # (setting_problem names it)
+    if half_life is None or half_life.total_seconds():  # (UNLIMITED: not 0 to slurmctld)
+        return None
+    where = getattr(settings, "where", {}).get(key)
+    at = f" ({where})" if where else ""
+    return (
+        f"{key}={text.strip()}{at} with no PriorityUsageResetPeriod: slurmctld refuses it "
+        '("You have to either have PriorityDecayHalfLife != 0 or PriorityUsageResetPeriod set '
+        'to something or the priority plugin will result in rolling over."); for usage that '
+        "never decays add PriorityUsageResetPeriod=NONE, else give a half-life, e.g. "
+        f"{key}=7-0 (the default)"
+    )
+
+
 def select_conflict(settings: Mapping[str, str]) -> str | None:
     """Why slurmctld would refuse these settings' SelectTypeParameters under their
     SelectType, or None: select/cons_tres and select/cons_res need CR_CPU*, CR_Core* or
@@ -1881,8 +2019,8 @@ def setting_warning(key: str, value: str) -> str | None:
 
     >>> setting_warning("SlurmdTimeout", "300") is None  # (the default)
     True
-    >>> setting_warning("PriorityFlags", "MAX_TRES,INCR_ONLY")
-    'PriorityFlags INCR_ONLY: not modelled by slurmlab (ignored); it models NO_FAIR_TREE and MAX_TRES'
+    >>> print(setting_warning("PriorityFlags", "MAX_TRES,INCR_ONLY"))
+    PriorityFlags INCR_ONLY: not modelled by slurmlab (ignored); it models NO_FAIR_TREE, ...
     """
     low = key.lower()
     text = str(value).strip().strip('"')
@@ -1890,7 +2028,7 @@ def setting_warning(key: str, value: str) -> str | None:
     if low == "priorityflags":
         ignored = [f for f in _list(text) if f.upper() in PRIORITY_FLAGS]
         ignored = [f for f in ignored if f.upper() not in _PRIORITY_FLAGS_MODELLED]
-        why = "it models NO_FAIR_TREE and MAX_TRES"
+        why = f"it models {_words(_PRIORITY_FLAGS_MODELLED, 'and')}"
     elif low in ("priorityweighttres", "tresbillingweights"):
         names = [item.partition("=")[0].strip() for item in _list(text)]
         ignored = [n for n in names if n.lower() not in _TRES_MODELLED]

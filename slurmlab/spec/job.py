@@ -182,10 +182,13 @@ class Dependency:
 class TimeOfDay:
     """``--begin`` without a full date, resolved when the job is submitted.
 
-    A time of day: the next time the clock shows ``at`` (today, or tomorrow if that time
-    has passed). ``day``: that many days after the submission's date (``tomorrow`` is day 1
-    at 00:00). ``month`` and ``mday``: a date without a year (``MM/DD``, ``MMDD``) at ``at``,
-    this year if that moment is still ahead, else next year, as Slurm's ``parse_time`` reads it.
+    A time of day: today's ``at`` if its hour and minute are later than the submission's,
+    else tomorrow's; seconds are not compared, so ``--begin=midnight`` (or ``00:00``)
+    submitted at 00:00:00, or ``10:30:50`` submitted at 10:30:20, is tomorrow's. ``day``:
+    that many days after the submission's date (``tomorrow`` is day 1 at 00:00). ``month``
+    and ``mday``: a date without a year (``MM/DD``, ``MMDD``) at ``at``, this year if its
+    month, day, hour and minute are later than the submission's, else next year. Both as
+    Slurm's ``parse_time`` reads them (src/common/parse_time.c).
     """
 
     at: time
@@ -220,8 +223,8 @@ class TimeOfDay:
             return date + _since_midnight(self.at)
         if self.day is not None:
             return midnight + timedelta(days=self.day) + _since_midnight(self.at)
-        t = midnight + _since_midnight(self.at)
-        return t if t >= submitted else t + timedelta(days=1)
+        today = (self.at.hour, self.at.minute) > (submitted.hour, submitted.minute)
+        return midnight + timedelta(days=0 if today else 1) + _since_midnight(self.at)
 
 
 def _since_midnight(at: time) -> timedelta:
@@ -445,6 +448,7 @@ _OPTIONS: dict[str, tuple[str, str, str | None]] = {
     "begin": ("begin", "begin", "b"),
     "array": ("array", "array", "a"),
     "dependency": ("dependency", "dependency", "d"),
+    "kill-on-invalid-dep": ("kill_on_invalid_dep", "yesno", None),
     "requeue": ("requeue", "true", None),
     "no-requeue": ("requeue", "false", None),
     "exclusive": ("exclusive", "exclusive", None),
@@ -506,7 +510,6 @@ _PASSTHROUGH: dict[str, tuple[bool, str | None]] = {
     "contiguous": (False, None),
     "spread-job": (False, None),
     "use-min-nodes": (False, None),
-    "kill-on-invalid-dep": (True, None),
     "get-user-env": (False, None),
     "ignore-pbs": (False, None),
     "immediate": (False, "I"),
@@ -525,7 +528,6 @@ _NOT_SIMULATED: dict[str, str] = {
     "switches": "Slurm waits for an allocation on at most that many leaf switches",
     "immediate": "Slurm cancels the job if it cannot start at once",
     "no-kill": "Slurm keeps the job running when one of its nodes fails",
-    "kill-on-invalid-dep": "Slurm may cancel a job whose dependency can never be met",
     "cores-per-socket": "Slurm only uses nodes with that many cores per socket",
     "sockets-per-node": "Slurm only uses nodes with that many sockets",
     "gres-flags": "Slurm may bind the job's GPUs to the cores next to them",
@@ -635,6 +637,15 @@ _NO_SHEBANG = (
 )
 
 
+def _misspelt_directive(line: str) -> bool:
+    """A comment whose first word is a misspelt SBATCH (``#SBTACH -N 2``, ``#SBACH``): one
+    or two letters swapped, missing or wrong, followed by an option."""
+    word, _, rest = line[1:].strip().partition(" ")
+    if not rest.lstrip().startswith("-") or not 4 <= len(word) <= 8:
+        return False
+    return difflib.SequenceMatcher(None, word.upper(), "SBATCH").ratio() >= 0.65
+
+
 def _warn_not_directive(lineno: int, line: str) -> None:
     """sbatch reads only lines that start with '#SBATCH': this one sets nothing."""
     _warn(
@@ -695,6 +706,13 @@ def _check_shebang(script_text: str) -> None:
             "the very first character of the script); remove the indentation (for a script "
             "in an indented Python string, pass textwrap.dedent(script))"
         )
+    text = script_text.strip()
+    if len(lines) == 1 and " " not in text and ("/" in text or "." in text):
+        raise SbatchError(  # (a file's name given as the script's text)
+            f"{_NO_SHEBANG}. The script given is {text!r}, which looks like a file's name: "
+            f"give the file (JobSpec.from_sbatch(Path({text!r}))) or its text "
+            f"(Path({text!r}).read_text())"
+        )
     raise SbatchError(_NO_SHEBANG)
 
 
@@ -744,6 +762,14 @@ _FLAG_FIELDS = {
     "hold": "--hold",
     "time_requested": "a time limit was asked for",
     "dependency_any": "'?' between the dependencies: any of them",
+    "kill_on_invalid_dep": "--kill-on-invalid-dep=yes",
+}
+#: the yes/no fields that may be None, and what None stands for
+_UNSET_FLAGS = {
+    "requeue": ", False (--no-requeue) or None (the cluster's JobRequeue)",
+    "kill_on_invalid_dep": (
+        ", False (--kill-on-invalid-dep=no) or None (the cluster's DependencyParameters)"
+    ),
 }
 
 
@@ -936,6 +962,10 @@ class JobSpec:
     array: ArraySpec | None = None
     dependency: tuple[Dependency, ...] = ()
     dependency_any: bool = False
+    #: ``--kill-on-invalid-dep=yes|no``: cancel the job (True) or leave it pending (False)
+    #: when its dependency can never be satisfied; None: as the cluster's
+    #: DependencyParameters says (``kill_invalid_depend``)
+    kill_on_invalid_dep: bool | None = None
     requeue: bool | None = None
     exclusive: bool = False
     signal: SignalSpec | None = None
@@ -1048,16 +1078,15 @@ class JobSpec:
                 set_(self, f, int(v))
         for f, meaning in _FLAG_FIELDS.items():
             v = getattr(self, f)
-            if type(v) is bool or (v is None and f == "requeue"):
+            if type(v) is bool or (v is None and f in _UNSET_FLAGS):
                 continue
             if isinstance(v, np.bool_):  # (a column's value)
                 set_(self, f, bool(v))
                 continue
             raise SbatchError(
                 f"JobSpec {f} {v!r} is not True or False; give {f}=True ({meaning})"
-                + (", False (--no-requeue) or None (the cluster's JobRequeue)"
-                   if f == "requeue" else " or False")
-            )  # fmt: skip
+                + _UNSET_FLAGS.get(f, " or False")
+            )
         for f in ("time_limit", "time_min"):
             value = getattr(self, f)
             if value is not None and type(value) is not timedelta:
@@ -1225,7 +1254,8 @@ class JobSpec:
         DOS line breaks (``\\r\\n``).
 
         ``script_text`` is the script's text; a ``pathlib.Path`` is read, and names the job
-        after the file as ``sbatch train.sh`` does.
+        after the file as ``sbatch train.sh`` does. An empty (or blank) script with
+        ``--wrap`` in ``args`` is no script at all: sbatch reads none with ``--wrap``.
         """
         script_file = None
         if isinstance(script_text, os.PathLike):
@@ -1244,6 +1274,22 @@ class JobSpec:
                 "a batch script's text ('#!/bin/bash\\n#SBATCH -t 30\\n...') or a "
                 "pathlib.Path of its file"
             )
+        if not script_text.strip():
+            # sbatch reads no script with --wrap (sbatch.c: it makes one of the command)
+            spec = cls.from_args(args) if args is not None else None
+            if spec is not None and spec.wrap is not None and script_file is None:
+                return spec
+            if spec is not None and spec.wrap is not None:  # (a file named: sbatch's error)
+                raise SbatchError(
+                    "Script arguments not permitted with --wrap option (--wrap makes the "
+                    "batch script from its command: give the script or --wrap, not both)"
+                )
+            raise SbatchError(
+                ("Batch script is empty!" if not script_text else "Batch script contains only "
+                 "whitespace!") + " Give the script (#!/bin/bash, then #SBATCH lines and "
+                "commands), or the command alone with --wrap=COMMAND (sbatch then reads no "
+                "script)"
+            )  # fmt: skip
         if "\r\n" in script_text:
             raise SbatchError(
                 "Batch script contains DOS line breaks (\\r\\n) instead of expected UNIX line "
@@ -1280,8 +1326,8 @@ class JobSpec:
             if s.startswith("#"):
                 if s.startswith(_MAGIC_WORDS):  # '  #SBATCH': a comment to sbatch
                     _warn_indented_directive(lineno, line)
-                elif _LOOKS_LIKE_DIRECTIVE.match(s):  # '# SBATCH', '#sbatch': comments
-                    _warn_not_directive(lineno, s)
+                elif _LOOKS_LIKE_DIRECTIVE.match(s) or _misspelt_directive(s):
+                    _warn_not_directive(lineno, s)  # '# SBATCH', '#sbatch', '#SBTACH'
                 elif line.startswith("#PBS"):
                     pbs.append((lineno, line))
                 continue
@@ -1364,6 +1410,8 @@ class JobSpec:
             add("array", str(self.array))
         if self.dependency:
             add("dependency", ("?" if self.dependency_any else ",").join(map(str, self.dependency)))
+        if self.kill_on_invalid_dep is not None:
+            add("kill-on-invalid-dep", "yes" if self.kill_on_invalid_dep else "no")
         if self.requeue is not None:
             out.append("--requeue" if self.requeue else "--no-requeue")
         if self.exclusive:
@@ -2052,6 +2100,8 @@ def _parse_value(long: str, kind: str, val: str | None, values: dict) -> dict:
         return {"array": ArraySpec.parse(val)}
     if kind == "dependency":
         return _parse_dependency(val)
+    if kind == "yesno":
+        return {dest: _kill_on_invalid_dep(val, values.get(dest))}
     if kind == "exclusive":
         if val not in (None, "user", "mcs", "topo"):
             raise SbatchError(f"--exclusive={val!r}: use --exclusive, or =user, =mcs, =topo")
@@ -2108,7 +2158,8 @@ def _parse_begin(val: str) -> timedelta | datetime | TimeOfDay:
 def _read_begin(val: str) -> timedelta | datetime | TimeOfDay:
     """``--begin`` as sbatch(1) reads it: ``now+N[units]`` (from submission), a time of day
     (``HH:MM[:SS]`` with an optional AM/PM, ``midnight``, ``noon``, ``elevenses``, ``fika``,
-    ``teatime``: the next time the clock shows it), ``today``, ``tomorrow``, or a date
+    ``teatime``: today's if its hour and minute are later than the submission's, else
+    tomorrow's, :class:`TimeOfDay`), ``today``, ``tomorrow``, or a date
     (``MMDD[YY]``, ``MM/DD[/YY]``, ``MM.DD[.YY]``, ``MM/DD[/YY]-HH:MM[:SS]``,
     ``YYYY-MM-DD[THH:MM[:SS]]``). A date without a year is this year's if it is still
     ahead at submission, else next year's (:class:`TimeOfDay`)."""
@@ -2179,21 +2230,25 @@ def _parse_dependency(val: str) -> dict:
     """``--dependency`` as slurmctld's ``update_job_dependency`` reads it: ``type:id[:id...]``
     conditions joined by ``,`` (all) or ``?`` (any), ``singleton``, and Slurm's old format, a
     bare job id, meaning ``afterany:id``. As in Slurm, a bare id must not be followed by a
-    ``type:id`` condition nor by ``?`` (Slurm then reads the whole rest as one condition)."""
+    ``type:id`` condition nor by ``?`` (Slurm then reads the whole rest as one condition).
+
+    Both separators in one list are accepted as slurmctld accepts them, with a warning: one
+    ``?`` anywhere makes the whole list "any" (``update_job_dependency`` sets its or_flag, and
+    ``_depend_list2str`` then marks every condition SLURM_FLAGS_OR)."""
     any_ = "?" in val
-    if any_ and "," in val:
-        raise SbatchError(f"--dependency={val!r}: use ',' (all) or '?' (any), not both")
     deps = []
     items = re.split(r"[,?]", val)
-    fix = ("?" if any_ else ",").join(
-        f"afterany:{i.strip()}" if _bare_job_id(i) else i.strip() for i in items
+    seps = [*re.findall(r"[,?]", val), ""]  # the separator after each item
+    fix = "".join(
+        (f"afterany:{i.strip()}" if _bare_job_id(i) else i.strip()) + sep
+        for i, sep in zip(items, seps, strict=True)
     )
     for pos, item in enumerate(items):
         if _bare_job_id(item):  # the old format: a job id alone
             job, bad = item.strip(), f"--dependency={val!r}: Job dependency problem: "
             if not re.fullmatch(r"[0-9]+(?:_(?:[0-9]+|\*))?", job):
                 raise SbatchError(f"{bad}{job!r} is not a job id (write e.g. afterany:12)")
-            if any(":" in i for i in items[pos + 1 :]) or (any_ and pos < len(items) - 1):
+            if any(":" in i for i in items[pos + 1 :]) or seps[pos] == "?":
                 raise SbatchError(
                     f"{bad}a bare job id ({job}, the old format of afterany:{job}) may only be "
                     f"followed by ',' and other bare ids; write --dependency={fix}"
@@ -2220,7 +2275,35 @@ def _parse_dependency(val: str) -> dict:
         if any(not i for i in ids):
             raise SbatchError(f"--dependency={val!r}: empty job id in {item!r}")
         deps.append(Dependency(kind, ids))  # validates the kind
+    if any_ and "," in val:
+        _warn(
+            f"--dependency={val!r} mixes ',' (all) and '?' (any): one '?' makes the whole list "
+            "'any' in Slurm (the job may start when any one of its conditions is satisfied, "
+            f"not all of them); write --dependency={'?'.join(map(str, deps))} to say so, or "
+            "use ',' alone for 'all'"
+        )
     return {"dependency": tuple(deps), "dependency_any": any_}
+
+
+def _kill_on_invalid_dep(val: str, before: bool | None) -> bool:
+    """``--kill-on-invalid-dep=yes|no`` as sbatch's ``arg_set_kill_on_invalid_dep`` reads it
+    (either word, in any case). Each sets its own bit of the job's flags and none clears the
+    other, so a ``yes`` given anywhere (an ``#SBATCH`` line, the command line) wins over a
+    ``no`` (``handle_invalid_dependency`` tests KILL_INV_DEP first)."""
+    word = val.lower() if val is not None else ""  # (xstrcasecmp: the whole word)
+    if word not in ("yes", "no"):
+        raise SbatchError(
+            f"--kill-on-invalid-dep={val!r}: Invalid --kill-on-invalid-dep specification; use "
+            "--kill-on-invalid-dep=yes (cancel the job when its dependency can never be "
+            "satisfied) or =no (leave it pending)"
+        )
+    if before and word == "no":
+        _warn(
+            "--kill-on-invalid-dep=no after --kill-on-invalid-dep=yes: sbatch keeps both "
+            "flags, and Slurm then cancels the job (yes wins); give the option once"
+        )
+        return True
+    return word == "yes"
 
 
 def _bare_job_id(item: str) -> bool:

@@ -9,7 +9,7 @@ preempts) are a list or one string split at commas, as sacctmgr's ``Users=alice,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -23,7 +23,14 @@ from slurmlab.spec.units import (
     parse_whole,
 )
 
-__all__ = ["Qos", "Reservation", "parse_name_list", "parse_preempt_mode", "parse_tres_limits"]
+__all__ = [
+    "Qos",
+    "Reservation",
+    "parse_name_list",
+    "parse_preempt_mode",
+    "parse_tres_limits",
+    "preemption_loop",
+]
 
 _TRES_KEYS = ("cpu", "mem", "node", "gres/gpu")
 #: The PreemptMode values slurmlab models; SUSPEND, GANG and WITHIN are Slurm's too.
@@ -49,6 +56,33 @@ def parse_preempt_mode(value, *, what: str = "PreemptMode") -> str:
             f"{', '.join(unmodelled)}; use REQUEUE (the victim pends again) or CANCEL"
         )
     raise SlurmlabError(f"{what}={value}: not a PreemptMode; give OFF, CANCEL or REQUEUE")
+
+
+def preemption_loop(preempts: dict[str, tuple[str, ...]]) -> list[str] | None:
+    """A cycle of QOS that may preempt one another (``qa -> qb -> qa``), as a list of
+    names from and back to its first, or None. sacctmgr refuses to make one ("QOS
+    Preemption loop detected": as_mysql_qos.c ``_preemption_loop``); two jobs of such QOS
+    would preempt each other for ever."""
+    state: dict[str, int] = {}  # 1: on the path being walked, 2: done
+
+    def walk(name: str, path: list[str]) -> list[str] | None:
+        state[name] = 1
+        for other in preempts.get(name, ()):
+            if state.get(other) == 1:
+                return [*path[path.index(other) :], other]
+            if other not in state:
+                found = walk(other, [*path, other])
+                if found:
+                    return found
+        state[name] = 2
+        return None
+
+    for name in preempts:
+        if name not in state:
+            found = walk(name, [name])
+            if found:
+                return found
+    return None
 
 
 def parse_name_list(value, *, what: str) -> tuple[str, ...]:
@@ -207,6 +241,9 @@ class Reservation:
     #: from trying the later jobs of its partition (job_scheduler.c, reservation.c
     #: job_test_resv); sinfo shows its idle nodes ``maint`` (others' idle nodes ``resv``).
     flags: tuple[str, ...] = ()
+    #: ``PartitionName=``: the partition whose nodes a ``node_count`` takes (None: the
+    #: cluster's default partition, as reservation.c ``_select_nodes`` takes it)
+    partition: str | None = None
 
     def __post_init__(self):
         set_ = object.__setattr__  # times as numbers or durations ("1h", "1:00:00")
@@ -276,7 +313,10 @@ class Reservation:
 
     @classmethod
     def from_dict(cls, doc: dict, *, where: str = "reservations") -> Reservation:
-        known = {"name", "start", "duration", "nodes", "node_count", "accounts", "users", "flags"}
+        known = {
+            "name", "start", "duration", "nodes", "node_count", "accounts", "users", "flags",
+            "partition",
+        }  # fmt: skip
         if not isinstance(doc, dict) or "name" not in doc:
             raise SlurmlabError(f"{where}: each reservation needs a name")
         unknown = set(doc) - known
@@ -297,15 +337,23 @@ class Reservation:
             accounts=parse_name_list(doc.get("accounts"), what=f"{where}.accounts"),
             users=parse_name_list(doc.get("users"), what=f"{where}.users"),
             flags=parse_name_list(doc.get("flags"), what=f"{where}.flags"),
+            partition=None if doc.get("partition") is None else str(doc["partition"]),
         )
 
 
 def place_reservations(
-    reservations, node_names: list[str], jobs_on: Mapping[str, str] | None = None
+    reservations,
+    node_names: list[str],
+    jobs_on: Mapping[str, str] | None = None,
+    *,
+    partitions: Mapping[str, Sequence[str]] | None = None,
+    default: str | None = None,
 ) -> list[tuple[Reservation, tuple[str, ...]]]:
     """The nodes each reservation holds, as ``scontrol create reservation`` gives them: the
     nodes it names, or for a ``node_count`` the lowest-named nodes no reservation overlapping
-    it in time holds. Two reservations may not hold one node at one time (Slurm refuses to
+    it in time holds, among those of its ``partition`` (``partitions``: name -> its nodes;
+    without one, the ``default`` partition's, as reservation.c ``_select_nodes`` takes the
+    default partition's; without ``partitions``, any node). Two reservations may not hold one node at one time (Slurm refuses to
     create the second: "Requested nodes are busy"); an error names both. A maintenance
     reservation (MAINT) may hold nodes another holds, and another may hold its nodes
     (reservation.c ``_resv_overlap`` skips MAINT on either side).
@@ -335,13 +383,26 @@ def place_reservations(
                 )
             placed.append((r, tuple(r.nodes)))
             continue
-        free = [n for n in node_names if n not in busy]
+        pool = node_names
+        if partitions is not None and (r.partition or default) is not None:
+            name = r.partition or default
+            if name not in partitions:
+                raise SlurmlabError(
+                    f"reservation {r.name!r}: partition {name!r} is unknown (this cluster has "
+                    f"{', '.join(partitions)}): Invalid partition name specified"
+                )
+            members = set(partitions[name])
+            pool = [n for n in node_names if n in members]
+        elif r.partition is not None:
+            raise SlurmlabError(f"reservation {r.name!r}: partition {r.partition!r} is unknown")
+        free = [n for n in pool if n not in busy]
         if r.node_count > len(free):
             raise SlurmlabError(
                 f"reservation {r.name!r}: Requested nodes are busy: it needs {r.node_count} "
                 f"nodes, {len(free)} are not held by other reservations"
                 f"{' or running jobs' if jobs_on and i == len(reservations) - 1 else ''} over "
-                f"its window (the cluster has {len(node_names)})"
+                f"its window ({'the cluster' if len(pool) == len(node_names) else f'partition {name!r}'}"
+                f" has {len(pool)})"
             )
         placed.append((r, tuple(free[: r.node_count])))
     return placed

@@ -18,9 +18,13 @@ Python agree, and here their errors get the file and the line. A setting Slurm w
 on but slurmlab does not model (``ReturnToService=0``, ``PriorityFlags=INCR_ONLY``, a
 partition's ``PreemptMode``...) is named in a warning with its file and line; keys that
 change nothing a simulation shows (``SlurmctldHost``, ``AuthType``...) are kept silently. A
-key slurm.conf(5) does not have (``PriorityWieghtAge``), on a global, NodeName= or
-PartitionName= line, is named in a warning with the closest key Slurm has: slurmctld 22.05
-refuses to start on it, and slurmlab ignores it. Repeats follow slurmctld: a node or a
+global key slurm.conf(5) does not have (``PriorityWieghtAge``) is named in a warning with the
+closest key Slurm has (slurmctld 22.05 refuses to start on it; slurmlab ignores it). A key a
+NodeName=, PartitionName=, DownNodes= or NodeSet= line does not take (``RealMemroy=``), a
+misspelt line keyword (``NodeNmae=``) and a node or partition name holding ``=`` (a space
+missing: ``NodeName=n[1-2]CPUs=8``) are errors with the fix, as slurmctld stops on them and
+the run would go on without the value meant. A gres.conf line naming nodes slurm.conf does
+not define is named in a warning (no slurmd reads it). Repeats follow slurmctld: a node or a
 partition defined twice is an error; a key given twice (on one line, or a global key on
 two lines) is named in a warning, and the last value wins; a repeated ``SlurmctldHost``
 adds a controller (the first is the primary), as in Slurm.
@@ -907,11 +911,15 @@ class _Conf:
             "nodeset": (self.node_set_line, "NodeSet option"),
         }
         if kind not in line_kinds:
+            _misspelt_line_kind(head, value, pairs, no, src)
             self.global_line(head, value, pairs, no, src)
             return
         read_line, options = line_kinds[kind]
         what = f"{_CANON.get(kind, head)}={value}"
+        if kind in ("nodename", "partitionname") and "=" in value:
+            raise ConfigError(_glued(head, value, options), source=src, line=no)
         kv = _options(pairs[1:], what, no, src)
+        _refuse_unknown_options(kv, options, what, no, src)
         if options != "partition option":  # (a partition's are checked with its defaults)
             _warn_unknown_options(kv, options, what, no, src)
         read_line(value, kv, what, no, src)
@@ -1479,6 +1487,96 @@ def _max_nodes(value: str, what: str, no: int, source: str) -> int | None:
     )
 
 
+#: How the lines that define records start (read_config.c ``slurm_conf_options``: S_P_ARRAY
+#: keys), by lower-case name: a key close to one is that line's keyword misspelt.
+_LINE_KINDS = {
+    k.lower(): k for k in ("NodeName", "PartitionName", "DownNodes", "NodeSet", "FrontendName")
+}
+
+
+def _misspelt_line_kind(head: str, value: str, pairs: list, no: int, source: str) -> None:
+    """Refuse a line whose first key is not one of Slurm's but close to a record keyword
+    (``NodeNmae=n[1-2] CPUs=8``): slurmctld stops on it ("Parsing error at unrecognized
+    key"), and read as a global setting it would only be "followed by" its options."""
+    low = head.lower()
+    if low in _CANON:
+        return
+    close = difflib.get_close_matches(low, list(_LINE_KINDS), n=1, cutoff=0.75)
+    if not close:
+        return
+    meant = _LINE_KINDS[close[0]]
+    rest = " ".join(f"{k}={v}" for k, v in pairs[1:])
+    raise ConfigError(
+        f'{head}={value}: {head} is not a slurm.conf key (slurmctld 22.05 stops: "Parsing '
+        f'error at unrecognized key: {head}"); did you mean {meant}? write {meant}={value}'
+        + (f" {rest}" if rest else ""),
+        source=source,
+        line=no,
+    )
+
+
+def _glued(head: str, value: str, kind: str) -> str:
+    """The error for a node or partition name holding '=' (``NodeName=n[1-2]CPUs=8``): an
+    option glued to the name, a space missing before it, most likely."""
+    what = "node" if kind == "node option" else "partition"
+    options = _NODE_KEYS if kind == "node option" else PARTITION_OPTIONS
+    before, _, after = value.partition("=")
+    glued = max(
+        (o for o in options if before.lower().endswith(o.lower()) and len(before) > len(o)),
+        key=len,
+        default=None,
+    )
+    if glued is not None:
+        name = before[: -len(glued)]
+        return (
+            f"{head}={value}: a {what} name cannot hold '=': a space is missing before "
+            f"{glued}= (slurmctld would read the {what} name {value!r}); write "
+            f"{head}={name} {before[-len(glued) :]}={after}"
+        )
+    return (
+        f"{head}={value}: a {what} name cannot hold '=' (slurmctld would read the {what} name "
+        f"{value!r}); separate each Key=Value from the next with a space"
+    )
+
+
+def _refuse_unknown_options(kv: dict[str, str], kind: str, what: str, no: int, source: str) -> None:
+    """Refuse a key of a NodeName=, PartitionName=, DownNodes= or NodeSet= line that is not
+    one of that line's options in Slurm 22.05 (read_config.c ``_nodename_options``,
+    ``_partition_options``...): slurmctld stops on it (parse_config.c: "Parsing error at
+    unrecognized key", then "Unable to process configuration file", fatal), so the run would
+    go on without the value meant (RealMemroy=: RealMemory 1). The error names the closest
+    option, or where the key belongs."""
+    options = {
+        "node option": _NODE_KEYS,
+        "partition option": PARTITION_OPTIONS,
+        "DownNodes option": _DOWN_NODES_KEYS | {"DownNodes"},
+        "NodeSet option": _NODE_SET_KEYS | {"NodeSet"},
+    }[kind]
+    known = {o.lower(): o for o in options}
+    for key, value in kv.items():
+        low = key.lower()
+        if low in known:
+            continue
+        close = difflib.get_close_matches(low, list(known), n=1, cutoff=0.75)
+        if close:
+            hint = f"did you mean {known[close[0]]}?"
+        elif low in _CANON:
+            hint = f"{_CANON[low]} is a global setting: give it on a line of its own"
+        elif kind == "node option" and low in _by_lower_gres():
+            hint = (
+                f"{key}= is a gres.conf option: a line NodeName=... Name=gpu File=... belongs "
+                "in gres.conf"
+            )
+        else:
+            hint = f"see slurm.conf(5) for the {kind}s; remove it"
+        raise ConfigError(
+            f'{what}: {key}={value}: not a slurm.conf {kind} (slurmctld 22.05 stops: "Parsing '
+            f'error at unrecognized key: {key}"); {hint}',
+            source=source,
+            line=no,
+        )
+
+
 def _warn_unknown_options(kv: dict[str, str], kind: str, what: str, no: int, source: str) -> None:
     """Warn about each key of a NodeName=, PartitionName=, DownNodes= or NodeSet= line that
     is not one of that line's options in Slurm (``kind``: "node option", "partition
@@ -1743,6 +1841,7 @@ def _check_gres_conf(
     ``_check_gres_records``).
     """
     lines = _gres_conf_lines(gres_conf)
+    _warn_unknown_gres_nodes(lines, nodes)
     records = [r for r in lines if r.name is not None]
     if types is not None:
         known = {t.lower() for t in types}
@@ -1795,6 +1894,29 @@ def _check_gres_conf(
             declares = any(g.name.lower() == r.name.lower() for g in node.gres)
             extra.setdefault((r, r.count, declares), []).append(node.name)
     _warn_gres_conf(records, extra, dropped, fileless, detected, nodes, gres_conf)
+
+
+def _warn_unknown_gres_nodes(lines: list[_GresLine], nodes: Mapping[str, Node]) -> None:
+    """Warn about each gres.conf line whose NodeName= names nodes slurm.conf does not define
+    (a typo, or another cluster's file): slurmd reads only the lines that name its own node,
+    so no node takes such a line, in Slurm and in slurmlab."""
+    for r in lines:
+        if r.nodes is None:
+            continue
+        unknown = sorted(n for n in r.nodes if n not in nodes)
+        if not unknown:
+            continue
+        every = len(unknown) == len(r.nodes)
+        close = difflib.get_close_matches(unknown[0], list(nodes), n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        warn_at_caller(
+            f"{r.source} line {r.no}: {r.text}: {compress_hostlist(unknown)} "
+            f"{'is' if len(unknown) == 1 else 'are'} not {'a node' if len(unknown) == 1 else 'nodes'} "
+            f"of slurm.conf{hint}, whose nodes are {compress_hostlist(list(nodes))}; slurmd "
+            "reads only the gres.conf lines that name its own node, so "
+            + ("no node takes this line" if every else "those names take nothing")
+            + ", in Slurm and in slurmlab; write NodeName= with slurm.conf's node names"
+        )
 
 
 def _node_autodetect(own: _GresLine | None, every: list[_GresLine]) -> _GresLine | None:

@@ -323,6 +323,11 @@ def parse_instant(value, origin, *, what: str = "time") -> float:
         except SlurmlabError:
             if not isinstance(value, str):
                 raise  # (a number or a duration: its own error says what is wrong)
+            if re.fullmatch(r"\s*-\s*[0-9.]+\s*[a-z]*\s*", value):  # ("-5", "-2h")
+                raise SlurmlabError(
+                    f"invalid {what} {value!r}: a time before the start; give 0 or more "
+                    "(seconds, a duration such as 2h, or a date and time)"
+                ) from None
             if not re.match(r"\s*[0-9]{4}-[0-9]{2}-[0-9]{2}", value):
                 raise SlurmlabError(
                     f"invalid {what} {value!r}: {_SECONDS_HELP}, or a date and time "
@@ -435,6 +440,52 @@ def compress_hostlist(names) -> str:
     pieces += [(n, n) for n in dict.fromkeys(plain)]
     first = {key: i for i, key in enumerate(hostlist.numerically_sorted([k for k, _ in pieces]))}
     return ",".join(text for key, text in sorted(pieces, key=lambda kv: first[kv[0]]))
+
+
+def ordered_hostlist(names) -> str:
+    """Node names in Slurm's hostlist form in the order given, not sorted: a job's node list
+    as slurmctld writes it (node_mgr.c ``bitmap2node_name_sortable(bitmap, false)``: the
+    node table's order, which is slurm.conf's). ``h100-1,h100-2,a100-1,a100-2`` stays
+    ``h100-[1-2],a100-[1-2]`` where :func:`compress_hostlist` would put a100 first. Names
+    given in sorted order read as :func:`compress_hostlist` writes them.
+
+    Consecutive numbers of one prefix make a range (``hostrange_join``), and ranges of one
+    prefix next to each other share a bracket (hostlist.c ``_get_bracketed_list``), when
+    their zero padding agrees (``n09,n10`` is ``n[09-10]``; ``n8,n09`` two entries)."""
+    groups: list[list] = []  # [prefix, [[low, high], ...], widest padding, narrowest]
+    for name in names:
+        stem = name.rstrip("0123456789")
+        digits = name[len(stem) :]
+        if not digits:
+            groups.append([name, None, 0, 0])
+            continue
+        n = int(digits)
+        low, high = (len(digits), len(digits)) if digits[0] == "0" and len(digits) > 1 else (
+            1, len(digits),
+        )  # fmt: skip
+        last = groups[-1] if groups else None
+        if last is not None and last[1] is not None and last[0] == stem:
+            both = max(last[2], low), min(last[3], high)
+            if both[0] <= both[1]:
+                last[2], last[3] = both
+                if n == last[1][-1][1] + 1:
+                    last[1][-1][1] = n
+                else:
+                    last[1].append([n, n])
+                continue
+        groups.append([stem, [[n, n]], low, high])
+    out = []
+    for stem, runs, width, _most in groups:
+        if runs is None:
+            out.append(stem)
+        elif len(runs) == 1 and runs[0][0] == runs[0][1]:
+            out.append(f"{stem}{runs[0][0]:0{width}d}")
+        else:
+            parts = [
+                f"{a:0{width}d}" if a == b else f"{a:0{width}d}-{b:0{width}d}" for a, b in runs
+            ]
+            out.append(f"{stem}[{','.join(parts)}]")
+    return ",".join(out)
 
 
 def index_ranges(indices: list[int]) -> str:
@@ -626,16 +677,20 @@ def parse_names(value, *, what: str, hostlist_ok: bool = False) -> tuple[str, ..
 
 
 def parse_list_of(items, cls: type, *, what: str) -> list:
-    """``items`` (one or several) as a list of ``cls`` objects; an error names the first
-    item that is not one (a dict from a scenario file, a name...) and how to build one."""
+    """``items`` (one or several) as a list of ``cls`` objects, a dict read as a scenario
+    file's entry (``cls.from_dict``) where ``cls`` has that form; an error names the first
+    item that is neither (a name...) and how to build one."""
     if isinstance(items, cls | str | dict):
         items = [items]
     try:
         items = list(items)
     except TypeError:
         items = [items]
-    for item in items:
-        if not isinstance(item, cls):
+    from_dict = getattr(cls, "from_dict", None)
+    for i, item in enumerate(items):
+        if isinstance(item, dict) and from_dict is not None:  # (a scenario entry's form)
+            items[i] = from_dict(item, where=f"{what}[{i}]")
+        elif not isinstance(item, cls):
             raise SlurmlabError(
                 f"{what}: {item!r} is a {type(item).__name__}, not a slurmlab.{cls.__name__} "
                 f"(build one with slurmlab.{cls.__name__}(...); a scenario file's entries are "

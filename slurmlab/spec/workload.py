@@ -76,8 +76,9 @@ class WorkloadJob:
             object.__setattr__(self, "runtime", parse_seconds(self.runtime, what=f"{who}: runtime"))
         if self.checkpoint is not None and not hasattr(self.checkpoint, "interval"):
             raise SlurmlabError(
-                f"{who}: checkpoint {self.checkpoint!r} is not a slurmlab.Checkpoint "
-                "(Checkpoint(interval=3600, write_cost=60))"
+                f"{who}: checkpoint {self.checkpoint!r} is not a slurmlab.Checkpoint: give "
+                "slurmlab.Checkpoint(interval=3600, write_cost=60), or in Lab.sbatch its dict "
+                "{'interval': 3600, 'write_cost': 60} (a scenario's checkpoint: field's form)"
             )
         check_exit_code(self.exit_code, what=f"{who}: exit_code")
         if isinstance(self.account, str):  # Slurm's accounts are lower case (as JobSpec's)
