@@ -506,9 +506,10 @@ def _simulate(args, folder: Path, renames: list[tuple[str, str]]) -> int:
                 **dict(args.param),
             )
         else:
-            if args.cluster:  # (the scenario's own cluster is not used: no default to name)
-                warnings.filterwarnings("ignore", category=DefaultClusterWarning)
-            scenario = Scenario.load(path)
+            with warnings.catch_warnings():
+                if args.cluster:  # (the scenario's own cluster is not used: no default to name)
+                    warnings.filterwarnings("ignore", category=DefaultClusterWarning)
+                scenario = Scenario.load(path)
             workload = scenario.workload
             _check_until(args.until, workload.origin)
             named = [(what, _shown(path)) for what, path in scenario.named_sources()]

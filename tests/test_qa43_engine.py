@@ -436,3 +436,42 @@ def test_a_negative_until_says_why(value):
     cluster = Cluster.preset("tiny")
     with pytest.raises(SlurmlabError, match="a time before the start; give 0 or more"):
         simulate(cluster, ai_workload(5, cluster, seed=1), "fifo", until=value)
+
+
+def test_a_job_naming_its_nodes_fails_not_its_reservation(tmp_path):
+    """job_scheduler.c: a job whose -w list covers its node count does not fail its
+    partition (nor its reservation); only its nodes are kept from later jobs. J1 waits for
+    node1, J2 starts at once on node2 (review of stop 43)."""
+    text = """
+cluster: tiny
+policy: fifo
+reservations:
+  - {name: r, start: 0, duration: "4:00:00", nodes: "node[1-2]", users: bob}
+jobs:
+  - {id: J0, submit: 0, runtime: 1800, user: bob, args: "-N 1 -w node1 --exclusive --reservation=r -t 1:00:00"}
+  - {id: J1, submit: 5, runtime: 600, user: bob, args: "-N 1 -w node1 --reservation=r -t 1:00:00"}
+  - {id: J2, submit: 5, runtime: 600, user: bob, args: "-N 1 --reservation=r -t 1:00:00"}
+"""
+    starts = dict(zip(*(lambda r: (r.jobs["JobID"], r.seconds("Start")))(_run(tmp_path, text))))
+    assert starts == {"J0": 0, "J1": 1800, "J2": 5}
+
+
+def test_a_job_of_several_partitions_keeps_resources_by_a_reservation(tmp_path):
+    """-p a,b: partition b, tried last, is busy: the job waits for Resources (the record
+    tried last sets the reason), not ReqNodeNotAvail from partition a's reservation."""
+    text = """
+cluster:
+  nodes: [{name: "node[1-4]", cpus: 4, memory: 8000}]
+  partitions:
+    - {name: a, nodes: "node[1-2]", default: true}
+    - {name: b, nodes: "node[3-4]"}
+policy: fifo
+reservations:
+  - {name: pm, start: "1:00:00", duration: "1:00:00", nodes: "node1", users: root}
+jobs:
+  - {id: Y, submit: 0, runtime: 5000, user: bob, args: "-p b -N 2 --exclusive -t 3:00:00"}
+  - {id: X, submit: 1, runtime: 600, user: bob, args: "-p a,b -N 2 -t 2:00:00"}
+"""
+    result = _run(tmp_path, text)
+    assert result.squeue(at=10).set_index("JOBID").loc["X", "NODELIST(REASON)"] == "(Resources)"
+    assert "down or drained" not in result.why_pending("X", at=10)

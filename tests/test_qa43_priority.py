@@ -9,7 +9,6 @@ sort by raw node state (sinfo/sort.c).
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import pytest
@@ -86,10 +85,10 @@ def test_depth_oblivious_fair_share_as_slurm_computes_it():
 
 def test_depth_oblivious_damps_a_ratio_pulling_against_its_parent():
     """k = 1 / (1 + (5 ln R_parent)^2) when R_parent and r are on opposite sides of 1:
-    parent R 2 (U_E 0.5 of S 0.25), r = (0.1/0.125) / (0.5/0.25) = 0.4."""
-    r_p, r_l = 2.0, 0.4
-    k = 1 / (1 + (5 * math.log(r_p)) ** 2)
-    assert depth_oblivious_usage(0.1, 0.125, 0.5, 0.5, 0.25) == pytest.approx(r_p * r_l**k * 0.125)
+    parent R 2 (U_E 0.5 of S 0.25), r = (0.1/0.125) / (0.5/0.25) = 0.4. By hand:
+    k = 1 / (1 + (5 x 0.693147)^2) = 0.076856, and U_E = R_parent x r^k x S =
+    2 x 0.4^0.076856 x 0.125 = 2 x 0.932000 x 0.125 = 0.2330."""
+    assert depth_oblivious_usage(0.1, 0.125, 0.5, 0.5, 0.25) == pytest.approx(0.2330, abs=1e-4)
     assert depth_oblivious_usage(0.0, 0.125, 0.5, 0.5, 0.25) == 0.0  # (no usage: U)
 
 

@@ -2691,10 +2691,13 @@ def _odd_gpu_entries(raw: _RawTable, name: str, arr: pa.Array, bad: np.ndarray) 
     sacct writes ``gres/gpu=2``), named in a warning: their GPUs are unknown, not 0. The
     mask of them."""
     odd = np.zeros(len(arr), dtype=bool)
-    # (a fast look for the rows to check: a key with "gpu" and no "/", or GRES/ in capitals)
-    bare = pc.match_substring_regex(arr, r"(?:^|,)\s*[^,=/]*gpu[^,=]*=", ignore_case=True)
-    cased = pc.match_substring_regex(arr, r"(?:^|,)\s*[^,=/]*[A-Z][^,=/]*/")
-    maybe = pc.fill_null(pc.or_(bare, cased), False)
+    # (a fast look for the rows to check: a key with "gpu" and no "/", or GRES/ in capitals;
+    # on the column's distinct values, far fewer than its rows)
+    distinct = pc.unique(arr)
+    bare = pc.match_substring_regex(distinct, r"(?:^|,)\s*[^,=/]*gpu[^,=]*=", ignore_case=True)
+    cased = pc.match_substring_regex(distinct, r"(?:^|,)\s*[^,=/]*[A-Z][^,=/]*/")
+    hits = pc.or_(bare, cased)
+    maybe = pc.fill_null(pc.take(hits, pc.index_in(arr, value_set=distinct)), False)
     first = None  # (the first such entry's key, for the warning)
     for pos in np.flatnonzero(maybe.to_numpy(zero_copy_only=False) & ~bad).tolist():
         keys = [item.partition("=")[0].strip() for item in (arr[pos].as_py() or "").split(",")]
@@ -2732,6 +2735,9 @@ def _warn_blank_alloc_tres(
     unknown (NGPUS <NA>), and GPU-hours count without it."""
     if "AllocTRES" not in cols:
         return
+    missing = _missing_mask(cols["AllocTRES"]).to_numpy(zero_copy_only=False)
+    if not missing.any():  # (the usual export: nothing to look at)
+        return
     if "ElapsedRaw" in cols:
         took, _ = _ints(cols["ElapsedRaw"])
         took = pc.greater(took, 0)
@@ -2742,7 +2748,7 @@ def _warn_blank_alloc_tres(
         return
     took = pc.and_(pc.fill_null(took, False), pc.is_null(ids["StepID"]))
     ran = took.to_numpy(zero_copy_only=False)
-    blank = _missing_mask(cols["AllocTRES"]).to_numpy(zero_copy_only=False) & ran
+    blank = missing & ran
     if "AllocGRES" in cols:  # (GPUs of an older Slurm, listed there)
         blank &= _missing_mask(cols["AllocGRES"]).to_numpy(zero_copy_only=False)
     if not blank.any() or blank.sum() == ran.sum():

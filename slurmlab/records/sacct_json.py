@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -100,11 +100,15 @@ class _At:
     line: int
     prefix: str
     bad: dict[tuple[int, str], _JsonBad]
+    #: the columns noted on this row (the file's ``bad`` holds every row's)
+    noted: list[str] = field(default_factory=list)
 
     def note(self, column: str, field: str, value: Any, problem: str, hint: str) -> None:
         shown = None if value is _ABSENT else _json_text(value)
         found = _JsonBad(self.line, column, self.prefix + field, shown, problem, hint)
-        self.bad.setdefault((self.line, column), found)  # (the first of a column is named)
+        if (self.line, column) not in self.bad:  # (the first of a column is named)
+            self.bad[self.line, column] = found
+            self.noted.append(column)
 
 
 def _json_text(value: Any) -> str:
@@ -495,15 +499,14 @@ def _start(at: _At, time: dict, elapsed: int | None) -> str:
 def _blank_noted(at: _At, row: dict[str, str]) -> dict[str, str]:
     """A row whose noted values are blank (NA with errors='coerce'): a TRES list noted as
     wrong blanks what is read from it."""
-    for line, column in at.bad:
-        if line == at.line:
-            row[column] = ""
-            if column == "AllocTRES":
-                row["NCPUS"] = ""
-            elif column == "ReqTRES":
-                row["ReqMem"] = ""
-            elif column == "JobID":
-                row["JobIDRaw"] = ""
+    for column in at.noted:  # (this row's own: the file's list is not walked per row)
+        row[column] = ""
+        if column == "AllocTRES":
+            row["NCPUS"] = ""
+        elif column == "ReqTRES":
+            row["ReqMem"] = ""
+        elif column == "JobID":
+            row["JobIDRaw"] = ""
     return row
 
 

@@ -350,7 +350,11 @@ class Controller:
                     maint = self._under_maintenance(job)
                     if maint:
                         self._own[job.id] = MAINT_REASON
-                    elif pending.blocks and self._reserved_out(pending, mask, out):
+                    elif (
+                        pending.blocks
+                        and job.alts is None
+                        and self._reserved_out(pending, mask, out)
+                    ):
                         self._own[job.id] = "ReqNodeNotAvail"
                         maint = True  # (blocks nothing either)
                     blocks = pending.blocks and not maint
@@ -435,7 +439,11 @@ class Controller:
         reserved for other job") and does not block its partition: job_scheduler.c fails a
         partition on ESLURM_NODES_BUSY only. With a usable node busy, it is
         ESLURM_NODES_BUSY (Resources, and it blocks). ``memo``: the pass's, per node set
-        and request shape."""
+        and request shape.
+
+        Simplifications: busy is the nodes' state at the start of the pass (a job started
+        earlier in the same pass, submitted at the same instant, is not counted), and a
+        ``-p a,b`` job is not tested (its records keep Resources)."""
         usable = mask & self.up
         key = ("out", usable.tobytes(), record.shape, record.most, record.mem_per_cpu)
         hit = memo.get(key)
@@ -944,12 +952,15 @@ class Controller:
         As in job_scheduler.c ``schedule``: a job of a reservation that finds its nodes busy
         (ESLURM_NODES_BUSY) fails that reservation for the rest of the pass (failed_resv),
         and its later jobs wait for Priority without a test, so a smaller later job does not
-        slip ahead of it; other reservations and the partition go on. A job whose
+        slip ahead of it; other reservations and the partition go on. A job whose ``-w``
+        list covers its node count fails nothing: only its nodes are kept from the later
+        jobs of the pass. A job whose
         reservation's nodes are all held by another reservation over its time limit waits
         for 'ReqNodeNotAvail, Reserved for maintenance' (node_scheduler.c
         ``_build_node_list``: resv_overlap with no usable node left), failing nothing.
         Backfill does not plan these jobs (no expected start; see the README)."""
         failed: set[str] = set()  # reservations whose job found its nodes busy this pass
+        kept_out = np.zeros(len(self.up), dtype=bool)  # nodes -w jobs that wait hold (below)
         for _key, jid in list(self.queue if order is None else order):
             job = self.jobs[jid]
             if not job.spec.reservation:
@@ -969,6 +980,8 @@ class Controller:
             most = job.most
             if most is not None and self._limits:
                 most = self._node_cap(job, most, job.count)
+            if kept_out.any():
+                mask = mask & ~kept_out
             nodes = choose_nodes(
                 self.free, self.capacity, job.demand, job.count, job.mask & mask & self.up,
                 job.exclusive, self.weights, job.mem_per_cpu, most,
@@ -985,7 +998,11 @@ class Controller:
                 self._set_reason(job, reason)
             elif nodes is None:
                 self._set_reason(job, "Resources")
-                failed.add(r.name)
+                named = self._named_nodes(job) if job.spec.nodelist else set()
+                if len(named) >= job.count:  # -w covering its nodes: those are kept from the
+                    kept_out[list(named)] = True  # later jobs, the reservation fails not
+                else:  # (job_scheduler.c: fail_by_part false for such a job)
+                    failed.add(r.name)
             else:  # (a backfill cycle's step when there is no main scheduler)
                 self._start(job, nodes, "backfill" if self._main_off else "main")
 

@@ -1046,9 +1046,10 @@ class Simulation(Controller, Lifecycles, Updates):
         return basic_priority(job.seq, job.spec.nice)
 
     def _reprioritise(self, job: SimJob) -> None:
-        """Set a job's priority again (a requeue, a release). Under multifactor the factors
-        keep its history; otherwise the values are kept in ``job.factors`` (its first value
-        from the start), so that a snapshot of an earlier moment shows the one it had then."""
+        """Set a job's priority again (a release; a requeue under multifactor). Under
+        multifactor the factors keep its history; otherwise the values are kept in
+        ``job.factors`` (its first value from the start), so that a snapshot of an earlier
+        moment shows the one it had then."""
         new = self._priority(job)
         if self.prio is None and new != job.priority:
             if not job.factors:

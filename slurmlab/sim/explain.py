@@ -163,7 +163,7 @@ def _not_avail(sim: Simulation, job, t: float) -> str | None:
     of them during its time limit from ``t`` that the rest could not hold it even idle
     (the controller's ``_reserved_out``). None when a node of it is down (the usual words)."""
     up = up_at(sim, t)
-    if (job.mask & ~up).any():
+    if job.alts is not None or (job.mask & ~up).any():  # (-p a,b: the controller's Resources)
         return None
     names = [
         r.name

@@ -263,7 +263,7 @@ def last_before(history: list[tuple[float, object]] | FactorHistory, t: float, d
 def priority_at(sim: Simulation, job: SimJob, t: float) -> int:
     """The priority ``job`` had at ``t``: under priority/multifactor its last recalculation at
     or before ``t`` (``job.factors``, which sprio shows too); otherwise the value it was set to
-    last (at submission, a requeue or a release: ``Simulation._reprioritise``)."""
+    last (at submission or a release: ``Simulation._reprioritise``)."""
     f = last_before(job.factors, t, None)
     if f is None:
         return int(job.priority)
