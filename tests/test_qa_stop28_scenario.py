@@ -373,6 +373,7 @@ def test_the_docstring_example_is_yaml_with_every_section_and_field():
     }  # fmt: skip
     assert keys("reservations") == {
         "name", "start", "duration", "nodes", "node_count", "users", "accounts", "flags",
+        "partition",
     }  # fmt: skip
     assert set(doc["random_failures"]) == {
         "mtbf", "distribution", "shape", "repair", "nodes", "seed",
