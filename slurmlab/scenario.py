@@ -57,7 +57,7 @@ A scenario is a YAML (or JSON) document; every field it takes is below::
          max_jobs_per_user: 2, grp_tres: {gpu: 8}, max_wall: "4:00:00"}
     reservations:                      # optional (scontrol create reservation)
       - {name: launch, start: "1:00:00", duration: "4:00:00", node_count: 4, users: [alice],
-         partition: gpu}               # node_count's nodes: partition's (default: the default one)
+         partition: train}             # node_count's nodes: partition's (default: the default one)
       - {name: pm, start: 2-00:00:00, duration: 6h, nodes: "gpu[001-004]", users: [root],
          accounts: [llm], flags: [maint]}   # users and/or accounts it admits; flags:
                                        # [maint]: a maintenance window
