@@ -179,6 +179,7 @@ from slurmlab.spec.qos import (
     parse_tres_limits,
     place_reservations,
     preemption_loop,
+    reservation_pools,
 )
 from slurmlab.spec.slurm_conf import included_files
 from slurmlab.spec.units import (
@@ -2328,8 +2329,7 @@ def _place_reservations(reservations, cluster: Cluster) -> dict[str, tuple[str, 
             for r, nodes in place_reservations(
                 reservations,
                 _node_names(cluster),
-                partitions={p.name: p.nodes for p in cluster.partitions},
-                default=next((p.name for p in cluster.partitions if p.default), None),
+                **reservation_pools(cluster),
             )
         }
     except SlurmlabError as exc:  # (it names the one refused first, then the one it overlaps)

@@ -71,6 +71,7 @@ from slurmlab.spec.qos import (
     parse_preempt_mode,
     place_reservations,
     preemption_loop,
+    reservation_pools,
 )
 from slurmlab.spec.units import (
     MAX_SECONDS,
@@ -515,7 +516,9 @@ class Simulation(Controller, Lifecycles, Updates):
             unknown = [n for n in r.nodes if n not in self.node_index]
             if unknown:
                 raise SlurmlabError(f"reservation {r.name!r}: unknown nodes {unknown}")
-        for r, nodes in place_reservations(reservations, self.node_names, **self._resv_pools()):
+        for r, nodes in place_reservations(
+            reservations, self.node_names, **reservation_pools(self.cluster)
+        ):
             self._add_reservation(r, nodes)
 
     # -- time -------------------------------------------------------------------------------
@@ -781,13 +784,6 @@ class Simulation(Controller, Lifecycles, Updates):
     def reservation_names(self) -> set[str]:
         return set(self.reservations)
 
-    def _resv_pools(self) -> dict:
-        """The nodes a ``node_count`` reservation takes from (place_reservations): its
-        partition's, else the default partition's."""
-        cluster = self.cluster
-        default = next((p.name for p in cluster.partitions if p.default), None)
-        return {"partitions": {p.name: p.nodes for p in cluster.partitions}, "default": default}
-
     def create_reservation(self, r: Reservation) -> tuple[str, ...]:
         """``scontrol create reservation`` while the simulation runs: ``r`` (its start in
         seconds of simulated time, not before now) holds its nodes, or ``node_count`` of the
@@ -819,7 +815,9 @@ class Simulation(Controller, Lifecycles, Updates):
                 for i in job.nodes:
                     jobs_on.setdefault(self.node_names[i], f"job {job.key} ({until})")
         existing = [res for res, _mask in self.reservations.values()]
-        placed = place_reservations([*existing, r], self.node_names, jobs_on, **self._resv_pools())
+        placed = place_reservations(
+            [*existing, r], self.node_names, jobs_on, **reservation_pools(self.cluster)
+        )
         nodes = placed[-1][1]
         self._add_reservation(r, nodes)
         self._changed()

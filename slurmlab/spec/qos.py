@@ -30,6 +30,7 @@ __all__ = [
     "parse_preempt_mode",
     "parse_tres_limits",
     "preemption_loop",
+    "reservation_pools",
 ]
 
 _TRES_KEYS = ("cpu", "mem", "node", "gres/gpu")
@@ -339,6 +340,15 @@ class Reservation:
             flags=parse_name_list(doc.get("flags"), what=f"{where}.flags"),
             partition=None if doc.get("partition") is None else str(doc["partition"]),
         )
+
+
+def reservation_pools(cluster) -> dict:
+    """The ``partitions`` and ``default`` keywords of :func:`place_reservations` for
+    ``cluster``: where a ``node_count`` reservation takes its nodes."""
+    return {
+        "partitions": {p.name: p.nodes for p in cluster.partitions},
+        "default": next((p.name for p in cluster.partitions if p.default), None),
+    }
 
 
 def place_reservations(
