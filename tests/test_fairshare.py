@@ -448,12 +448,14 @@ def test_sshare_raw_usage_matches_real_slurm_after_jobs_end():
 
 
 def test_sshare_text_looks_like_the_command():
-    """sshare_text has sshare -l's header line and one line per association."""
+    """sshare_text has sshare -l's header line (with GrpTRESMins and TRESRunMins, as
+    sshare/process.c's long fields), its line of dashes and one line per association."""
     text = _sshare_after_usage().sshare_text(at=600)
     lines = text.splitlines()
-    assert lines[0].split() == SSHARE_COLUMNS
-    assert len(lines) == 1 + 7
-    assert lines[5].split()[:4] == ["physics", "60", "0.594059", "1200"]  # (after biology)
+    assert lines[0].split() == [*SSHARE_COLUMNS, "GrpTRESMins", "TRESRunMins"]
+    assert set(lines[1]) == {"-", " "}  # (print_fields_header's line of dashes)
+    assert len(lines) == 2 + 7
+    assert lines[6].split()[:4] == ["physics", "60", "0.594059", "1200"]  # (after biology)
 
 
 def test_sshare_needs_multifactor():

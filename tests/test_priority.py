@@ -357,15 +357,15 @@ def test_sprio_lists_pending_jobs_only_in_job_id_order():
 
 
 def test_sprio_text_looks_like_the_command():
-    """sprio_text has sprio -l's header (PARTITION for the partition factor, TRES last) and
-    one row a job."""
+    """sprio_text has sprio -l's header (PARTITION for the partition factor, TRES last; no
+    ACCOUNT: sprio.c's long format has none) and one row a job."""
     lines = run(*HAND).sprio_text(at=900).splitlines()
     assert lines[0].split() == [
-        "JOBID", "PARTITION", "USER", "ACCOUNT", "PRIORITY", "SITE", "AGE", "ASSOC", "FAIRSHARE",
+        "JOBID", "PARTITION", "USER", "PRIORITY", "SITE", "AGE", "ASSOC", "FAIRSHARE",
         "JOBSIZE", "PARTITION", "QOS", "NICE", "TRES",
     ]  # fmt: skip
     assert [line.split()[0] for line in lines[1:]] == ["j1", "j2"]  # (by job id, as sprio)
-    assert lines[2].split()[:5] == ["j2", "high", "cat", "biology", "4650"]
+    assert lines[2].split()[:4] == ["j2", "high", "cat", "4650"]
     assert len(lines) == 3
 
 

@@ -22,6 +22,7 @@ from slurmlab.policies.base import policy_name
 from slurmlab.sim.checkpoint import Checkpoint
 from slurmlab.sim.engine import _TASK_RANGE, Simulation, _task_indices
 from slurmlab.sim.faults import RandomFailures
+from slurmlab.sim.processes import in_record
 from slurmlab.sim.result import SimulationResult
 from slurmlab.sim.simulate import check_jobids, check_policy, check_policy_params, slurm_params
 from slurmlab.spec.cluster import Cluster
@@ -720,32 +721,52 @@ class Lab:
         duplicates: bool = False,
         array: bool = False,
         jobs: str | list | None = None,
+        starttime=None,
+        parsable: bool = False,
+        parsable2: bool = False,
     ) -> str:
         """:meth:`sacct` as sacct prints it: its default columns, or ``--format``-style
         ``fields`` (``"JobID,State,Start,End,Elapsed"``); an array's tasks that have not
         started as its one pending record (``12_[3-9%2]``), as sacct lists them
-        (``array=True``: one line per task); ``jobs="12,14"``: those only, as ``sacct -j``."""
-        return self.result.sacct_text(fields, duplicates=duplicates, array=array, jobs=jobs)
+        (``array=True``: one line per task); ``jobs="12,14"``: those only, as ``sacct -j``;
+        jobs that ended before ``starttime`` (``sacct -S``; by default today's midnight, as
+        sacct) left out; ``parsable``/``parsable2``: ``sacct -p``/``-P``
+        (see :meth:`SimulationResult.sacct_text`)."""
+        return self.result.sacct_text(
+            fields,
+            duplicates=duplicates,
+            array=array,
+            jobs=jobs,
+            starttime=starttime,
+            parsable=parsable,
+            parsable2=parsable2,
+        )
 
     def srun_env(self, jobid) -> pd.DataFrame:
         """The environment srun gives each task of a running job (see :func:`slurmlab.srun_env`)."""
         return self.result.srun_env(jobid)
 
-    def __repr__(self) -> str:
+    def _pending(self) -> str:
+        """The pending jobs as squeue counts them: an array's tasks still in its pending
+        record are one (``3 pending (40 array tasks)``: two jobs and a record of 40 tasks),
+        a job waiting in several partitions is one."""
         sim = self.sim
+        ids = {j for _key, j in sim.queue} | sim.waiting
+        tasks = [sim.jobs[i] for i in ids if in_record(sim.jobs[i])]
+        count = len(ids) - len(tasks) + len({j.array_id for j in tasks})
+        return f"{count} pending" + (f" ({len(tasks)} array tasks)" if tasks else "")
+
+    def __repr__(self) -> str:
         return (
             f"Lab({self.cluster.name}, policy={self.result.policy}, t={self.now:.0f}s "
-            f"({self.date.isoformat()}), {len(sim.running)} running, "
-            f"{len(sim.queue) + len(sim.waiting)} pending)"
+            f"({self.date.isoformat()}), {len(self.sim.running)} running, {self._pending()})"
         )
 
     def _repr_html_(self) -> str:
-        sim = self.sim
-        pending = len(sim.queue) + len(sim.waiting)
         return (
             f"<b>Lab</b> {html.escape(self.cluster.name)} &middot; policy "
             f"{html.escape(str(self.result.policy))} &middot; {self.date.isoformat(sep=' ')} "
-            f"(t={self.now:,.0f} s) &middot; {len(sim.running)} running, {pending} pending"
+            f"(t={self.now:,.0f} s) &middot; {len(self.sim.running)} running, {self._pending()}"
         )
 
 

@@ -1,8 +1,8 @@
 """Line magics for notebooks (``%load_ext slurmlab``): Slurm's commands, typed as on a login
 node, on the current :class:`~slurmlab.sim.lab.Lab` (the one ``%%sbatch`` submits to).
 
-* ``%squeue [--start] [-r] [-l]``, ``%sinfo``, ``%sacct [-o FIELDS] [-j JOBS] [-D] [--array]``: print the lab's
-  views as the commands print them;
+* ``%squeue [--start] [-r] [-l]``, ``%sinfo``, ``%sacct [-o FIELDS] [-j JOBS] [-S TIME] [-D]
+  [-X] [-p|-P] [--array]``: print the lab's views as the commands print them;
 * ``%scancel 12 14``;
 * ``%sbatch --wrap=COMMAND [--runtime DURATION] [sbatch options]``: submit a job without a
   script, as ``sbatch --wrap`` does (IPython refuses a ``%%sbatch`` cell with an empty
@@ -175,12 +175,16 @@ def sinfo_magic(line: str) -> None:
 
 
 def sacct_magic(line: str) -> None:
-    """``%sacct [-o|--format FIELDS] [-D|--duplicates] [--array] [-j|--jobs JOBS]``."""
+    """``%sacct [-o|--format FIELDS] [-j|--jobs JOBS] [-S|--starttime TIME] [-D|--duplicates]
+    [-X|--allocations] [-p|--parsable] [-P|--parsable2] [--array]``: ``-S`` as
+    :meth:`~slurmlab.sim.result.SimulationResult.sacct_text`'s ``starttime`` (without it
+    and ``-j``, sacct's window starts at midnight of the simulated day); ``-X`` changes
+    nothing (a simulation has no job steps: every line is an allocation)."""
 
     def act() -> None:
         words = _words("sacct", line)
-        given: dict[str, str] = {}  # fields, jobs
-        duplicates = array = False
+        given: dict[str, str] = {}  # fields, jobs, starttime
+        duplicates = array = parsable = parsable2 = False
         i = 0
         while i < len(words):
             word = words[i]
@@ -188,30 +192,42 @@ def sacct_magic(line: str) -> None:
                 duplicates = True
             elif word == "--array":  # (newer sacct's: one line per array task)
                 array = True
+            elif word in ("-X", "--allocations"):  # (every line already is one)
+                pass
+            elif word in ("-p", "--parsable", "-P", "--parsable2"):  # (the last one counts)
+                parsable2 = word in ("-P", "--parsable2")
+                parsable = not parsable2
             else:
                 for key, short, long, example in _SACCT_VALUED:
                     if word in (short, long):
                         i += 1
                         if i == len(words):
                             raise SlurmlabError(f"{word} needs {example}")
-                        given[key] = _joined(given.get(key), words[i])
+                        given[key] = _joined(given.get(key), words[i], key)
                         break
                     if word.startswith((f"{long}=", short)):
                         value = word[len(long) + 1 :] if word[1] == "-" else word[2:]
-                        given[key] = _joined(given.get(key), value)
+                        given[key] = _joined(given.get(key), value, key)
                         break
                 else:
                     raise SlurmlabError(
-                        f"{word!r}: slurmlab's %sacct takes -o FIELDS, -j JOBS, -D and "
-                        "--array; lab.sacct() is the table to filter"
+                        f"{word!r}: slurmlab's %sacct takes -o FIELDS, -j JOBS, -S TIME, -D, "
+                        "-X, -p, -P and --array; lab.sacct() is the table to filter"
                     )
             i += 1
         lab = current_lab()
         text = lab.sacct_text(
-            given.get("fields"), duplicates=duplicates, array=array, jobs=given.get("jobs")
+            given.get("fields"),
+            duplicates=duplicates,
+            array=array,
+            jobs=given.get("jobs"),
+            starttime=given.get("starttime"),
+            parsable=parsable,
+            parsable2=parsable2,
         )
         print(text)
-        if "jobs" in given and len(text.splitlines()) <= 2:  # (the header alone, as sacct)
+        header = 1 if parsable or parsable2 else 2  # (-p, -P: no line of dashes)
+        if "jobs" in given and len(text.splitlines()) <= header:  # (the header alone)
             words = [w for w in re.split(r",(?![^\[]*\])", given["jobs"]) if w]
             unknown = [w for w in words if lab.sim._ids_of(w) is None]  # noqa: SLF001
             why = (
@@ -221,7 +237,24 @@ def sacct_magic(line: str) -> None:
                 "its own (%sacct --array lists every task)"
             )
             print(f"(slurmlab) sacct lists nothing for -j {given['jobs']}: {why}", file=sys.stderr)
-        hidden = [] if array or "jobs" in given else lab.result.sacct_unlisted(duplicates)
+        window = None if "jobs" in given else given.get("starttime")
+        before = (
+            [] if "jobs" in given else lab.result.sacct_before_window(duplicates, starttime=window)
+        )
+        if before:  # (sacct's default window starts at midnight: jobs of yesterday vanish)
+            shown = ", ".join(before[:8]) + (", ..." if len(before) > 8 else "")
+            since = lab.result.sacct_window(window)
+            print(
+                f"(slurmlab) not listed: {shown}, which ended before {since:%Y-%m-%dT%H:%M:%S}"
+                f"; sacct lists the jobs not ended before its -S time, midnight today without "
+                "one: %sacct -S 0 lists every job since the start",
+                file=sys.stderr,
+            )
+        hidden = (
+            []
+            if array or "jobs" in given
+            else lab.result.sacct_unlisted(duplicates, starttime=window)
+        )
         if hidden:  # (sacct says nothing of them: a learner wonders where the job went)
             shown = ", ".join(hidden[:8]) + (", ..." if len(hidden) > 8 else "")
             numbers = ",".join(dict.fromkeys(k.split("_")[0] for k in hidden))
@@ -236,16 +269,17 @@ def sacct_magic(line: str) -> None:
     _run("sacct", act)
 
 
-def _joined(before: str | None, value: str) -> str:
+def _joined(before: str | None, value: str, key: str) -> str:
     """A repeated -o or -j adds to the list, as sacct's options.c does (``-o JobID -o State``
-    is ``-o JobID,State``)."""
-    return value if before is None else f"{before},{value}"
+    is ``-o JobID,State``); a repeated -S replaces the time."""
+    return value if before is None or key == "starttime" else f"{before},{value}"
 
 
 #: %sacct's options that take a value: (what it sets, -x, --long, what it needs)
 _SACCT_VALUED = (
     ("fields", "-o", "--format", "a field list, e.g. -o JobID,State"),
     ("jobs", "-j", "--jobs", "a job list, e.g. -j 12,14_3"),
+    ("starttime", "-S", "--starttime", "a time, e.g. -S 2026-01-05T00:00 or -S 0"),
 )
 
 

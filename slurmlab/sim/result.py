@@ -14,6 +14,7 @@ import pandas as pd
 
 from slurmlab.errors import SlurmlabError
 from slurmlab.policies.backfill import SlurmBackfill
+from slurmlab.policies.fairshare import billed_tres
 from slurmlab.sim.engine import (
     HOLDS,
     NODES_OUT,
@@ -34,7 +35,6 @@ from slurmlab.sim.metrics import failure_metrics, run_accounting, schedule_metri
 from slurmlab.sim.processes import pending_partitions
 from slurmlab.sim.recorder import event_table, job_table, last_before, priority_at
 from slurmlab.sim.updates import request_at
-from slurmlab.spec.cluster import format_table
 from slurmlab.spec.job import listed_partitions
 from slurmlab.spec.units import (
     BITSTR_LEN,
@@ -180,16 +180,19 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
         held = where[1:-1] if st == "PD" else last_before(job.reasons, t, "")
         if held in HOLDS:  # a hold sets it to 0 (real Slurm 22.05, a running job's too), so
             priority = 0  # squeue lists held jobs last
+        partition = (
+            run["Partition"]
+            if st == "R"
+            else asked
+            if changed
+            else pending_partitions(job, t)
+            if job.alts is not None
+            else job.partition
+        )
         rows.append(
             {
                 "JOBID": job.key,
-                "PARTITION": run["Partition"]
-                if st == "R"
-                else asked
-                if changed
-                else pending_partitions(job, t)
-                if job.alts is not None
-                else job.partition,
+                "PARTITION": partition,
                 "NAME": job.name,
                 "USER": job.user,
                 "ACCOUNT": job.account,
@@ -203,8 +206,11 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
                 "START_TIME": planned,
                 "PRIORITY": priority,
                 "SCHEDNODES": sched,
-                # squeue's -S P,t,-p (state: PENDING sorts before RUNNING); then submit order
-                "_order": (job.partition, st == "R", -priority, run["Submit"], job.id),
+                # squeue's -S P,t,-p (state: PENDING sorts before RUNNING); then submit order.
+                # P is the partition as shown: a job pending in several sorts by the whole
+                # list, "zeta,mid" after "mid" (print.c print_jobs_array keeps the job's
+                # partition string, sort.c _sort_job_by_partition xstrcmp's it)
+                "_order": (partition, st == "R", -priority, run["Submit"], job.id),
             }
         )
     # A record of one task keeps its brackets unless starting a task from it left that one
@@ -259,7 +265,11 @@ def node_states(sim: Simulation, at=None) -> dict[str, str]:
     """Each node's sinfo state at ``at``: idle, mix, alloc, down* (failed: not responding),
     down (configured so), drng (draining), drain (drain* when it failed too); an idle node
     in a reservation in force resv, in a maintenance reservation maint, and any other state
-    there with '$' (alloc$, down$...), as Slurm 22.05's node_state_string_compact."""
+    there with '$' (alloc$, down$...), as Slurm 22.05's node_state_string_compact. Under
+    the ``slurm`` policy an idle node that the latest backfill cycle planned a pending job
+    on (its SCHEDNODES at ``at``) is plnd: backfill.c sets NODE_STATE_PLANNED on the idle
+    nodes of every job it reserves for (_handle_planned, after clearing the last cycle's),
+    and node_state_string_compact prints PLND for an idle node with it after RESV."""
     t = _seconds(sim, at)
     return _node_states(sim, t, used_at(sim, t))
 
@@ -273,6 +283,7 @@ def _node_states(sim: Simulation, t: float, used: np.ndarray) -> dict[str, str]:
             for i in np.flatnonzero(mask):
                 if reserved.get(int(i)) != "maint":
                     reserved[int(i)] = "maint" if r.maint else "resv"
+    planned = _planned_nodes(sim, t) if isinstance(sim.policy, SlurmBackfill) else set()
     configured = {n.name: n.state for n in sim.cluster.nodes}
     events: dict[str, list] = {}
     for w, n, st in sim.node_events:
@@ -298,13 +309,33 @@ def _node_states(sim: Simulation, t: float, used: np.ndarray) -> dict[str, str]:
         elif admin in ("DOWN", "FUTURE"):
             out[name] = admin.lower() + ("$" if maint else "")
         # sinfo: alloc when every CPU is allocated, mix when some are (GPUs do not count);
-        # an idle node in a reservation then in force is resv, in a maintenance one maint
+        # an idle node in a reservation then in force is resv, in a maintenance one maint,
+        # else plnd where the latest backfill cycle planned a job (a mixed one stays mix)
         elif not used[i].any():
-            out[name] = reserved.get(i, "idle")
+            out[name] = reserved.get(i, "plnd" if i in planned else "idle")
         elif used[i, 0] >= sim.capacity[i, 0]:
             out[name] = "alloc" + ("$" if maint else "")
         else:
             out[name] = "mix" + ("$" if maint else "")
+    return out
+
+
+def _planned_nodes(sim: Simulation, t: float) -> set[int]:
+    """The nodes the ``slurm`` policy's latest backfill cycle planned pending jobs on, as
+    of ``t``: the union of the SCHEDNODES of the jobs pending then with a planned start
+    (each array task's own: backfill.c ORs every reserved task's nodes into
+    planned_bitmap). A cycle that no longer plans a job clears its SCHEDNODES, so a node
+    stays planned exactly while a standing plan holds it."""
+    out: set[int] = set()
+    for job, run, _last in records_at(sim, t):  # (submitted by t, not ended by then)
+        if run["Start"] is not None and run["Start"] <= t:
+            continue  # (running at t)
+        p = last_before(job.plans, t, None)
+        if p is None or not math.isfinite(p):
+            continue
+        nodes = last_before(job.sched, t, None)
+        if nodes:
+            out.update(nodes)
     return out
 
 
@@ -313,7 +344,7 @@ def _node_states(sim: Simulation, t: float, used: np.ndarray) -> dict[str, str]:
 LONG_STATES = {
     "idle": "idle", "mix": "mixed", "alloc": "allocated", "down": "down", "drng": "draining",
     "drain": "drained", "resv": "reserved", "maint": "maint", "future": "future",
-    "futr": "future",
+    "futr": "future", "plnd": "planned",
 }  # fmt: skip
 
 NODE_USAGE_COLUMNS = [
@@ -361,10 +392,6 @@ def node_usage_frame(sim: Simulation, at=None) -> pd.DataFrame:
     ints = ["CPUAlloc", "CPUTot", "AllocMem", "RealMemory", "GPUAlloc", "GPUTot"]
     return frame.astype(dict.fromkeys(ints, "int64"))
 
-
-SSHARE_NUMBERS = (
-    "RawShares", "NormShares", "RawUsage", "NormUsage", "EffectvUsage", "FairShare", "LevelFS",
-)  # fmt: skip
 
 SPRIO_COLUMNS = [
     "JOBID", "PARTITION", "USER", "ACCOUNT", "PRIORITY", "SITE", "AGE", "ASSOC", "FAIRSHARE",
@@ -478,6 +505,19 @@ _SQUEUE_START = [
 ]
 
 
+#: ``sprio -l``'s format (sprio.c: ``%.15i %9r %.8u %.10Y %.10S %.10A %.10B %.10F %.10J %.10P
+#: %.10Q %.11N %.20T``): (column of :func:`sprio_frame`, header, width, right-justified);
+#: its _print_str cuts every value to its width, as squeue's does
+_SPRIO_LONG = [
+    ("JOBID", "JOBID", 15, True), ("PARTITION", "PARTITION", 9, False),
+    ("USER", "USER", 8, True), ("PRIORITY", "PRIORITY", 10, True), ("SITE", "SITE", 10, True),
+    ("AGE", "AGE", 10, True), ("ASSOC", "ASSOC", 10, True),
+    ("FAIRSHARE", "FAIRSHARE", 10, True), ("JOBSIZE", "JOBSIZE", 10, True),
+    ("PARTITION_PRIO", "PARTITION", 10, True), ("QOS", "QOS", 10, True),
+    ("NICE", "NICE", 11, True), ("TRES", "TRES", 20, True),
+]  # fmt: skip
+
+
 def _squeue_cell(text: str, width: int, right: bool, cut: bool) -> str:
     """One value as squeue's _print_str prints it (width 0: as it is)."""
     if width <= 0:
@@ -534,9 +574,70 @@ def _sacct_cell(frame: pd.DataFrame, name: str) -> list[str]:
     return ["" if pd.isna(v) else str(v) for v in col]
 
 
-def sacct_text(jobs: pd.DataFrame, fields: str | Sequence[str] | None = None) -> str:
-    """A job table as sacct prints it (see :meth:`SimulationResult.sacct_text`)."""
+#: sacct's fields, in its ``fields[]`` order (sacct.c): ``--format`` takes a field by any
+#: case-insensitive prefix of its name, the first in this order (options.c:
+#: xstrncasecmp over the length given; ``st`` is Start, ``State`` comes after it)
+SACCT_FIELDS = (
+    "Account", "AdminComment", "AllocCPUS", "AllocNodes", "AllocTRES", "AssocID", "AveCPU",
+    "AveCPUFreq", "AveDiskRead", "AveDiskWrite", "AvePages", "AveRSS", "AveVMSize", "BlockID",
+    "Cluster", "Comment", "Constraints", "ConsumedEnergy", "ConsumedEnergyRaw", "Container",
+    "CPUTime", "CPUTimeRAW", "DBIndex", "DerivedExitCode", "Elapsed", "ElapsedRaw", "Eligible",
+    "End", "ExitCode", "Flags", "GID", "Group", "JobID", "JobIDRaw", "JobName", "Layout",
+    "MaxDiskRead", "MaxDiskReadNode", "MaxDiskReadTask", "MaxDiskWrite", "MaxDiskWriteNode",
+    "MaxDiskWriteTask", "MaxPages", "MaxPagesNode", "MaxPagesTask", "MaxRSS", "MaxRSSNode",
+    "MaxRSSTask", "MaxVMSize", "MaxVMSizeNode", "MaxVMSizeTask", "McsLabel", "MinCPU",
+    "MinCPUNode", "MinCPUTask", "NCPUS", "NNodes", "NodeList", "NTasks", "Partition",
+    "Priority", "QOS", "QOSRAW", "Reason", "ReqCPUFreq", "ReqCPUFreqGov", "ReqCPUFreqMax",
+    "ReqCPUFreqMin", "ReqCPUS", "ReqMem", "ReqNodes", "ReqTRES", "Reservation",
+    "ReservationId", "Reserved", "ResvCPU", "ResvCPURAW", "Start", "State", "Submit",
+    "SubmitLine", "Suspended", "SystemComment", "SystemCPU", "Timelimit", "TimelimitRaw",
+    "TotalCPU", "TRESUsageInAve", "TRESUsageInMax", "TRESUsageInMaxNode", "TRESUsageInMaxTask",
+    "TRESUsageInMin", "TRESUsageInMinNode", "TRESUsageInMinTask", "TRESUsageInTot",
+    "TRESUsageOutAve", "TRESUsageOutMax", "TRESUsageOutMaxNode", "TRESUsageOutMaxTask",
+    "TRESUsageOutMin", "TRESUsageOutMinNode", "TRESUsageOutMinTask", "TRESUsageOutTot", "UID",
+    "User", "UserCPU", "WCKey", "WCKeyID", "WorkDir",
+)  # fmt: skip
+
+#: How sacct prints each recorded field (sacct.c fields[], print_fields.c): a number
+#: (print_fields_uint32/64: never cut, overflowing its column), a duration
+#: (print_fields_time_from_secs: never cut either), a date (print_fields_date: cut to the
+#: width, no ``+``); every other field is a string (print_fields_str: cut, its last
+#: character ``+``), Timelimit too (print.c passes it as text). Restarts is slurmlab's.
+_SACCT_NUMBERS = {"AllocCPUS", "NCPUS", "NNodes", "Priority", "Restarts"}
+_SACCT_DURATIONS = {"Elapsed"}
+_SACCT_DATES = {"Submit", "Eligible", "Start", "End"}
+
+
+def _sacct_field(name: str, item: str) -> str:
+    """The recorded field ``sacct --format`` names with ``name`` (any case, or a prefix of
+    a field's name, the first in sacct's order, :data:`SACCT_FIELDS`)."""
     known = {k.lower(): k for k in SACCT_WIDTHS}
+    low = name.lower()
+    if low in known:
+        return known[low]
+    if "all".startswith(low):  # (options.c tests ALL first: -o a, -o al print every field)
+        raise SlurmlabError(
+            f"sacct --format: {item!r} is sacct's ALL (every field, as a prefix of it); "
+            f"slurmlab records these: {', '.join(SACCT_WIDTHS)}"
+        )
+    match = next((f for f in SACCT_FIELDS if f.lower().startswith(low)), None)
+    if match is None or match not in SACCT_WIDTHS:
+        meant = "" if match is None else f" (sacct reads it as {match})"
+        raise SlurmlabError(
+            f"sacct --format: {name!r}{meant} is not a field slurmlab records; use one of "
+            f"{', '.join(SACCT_WIDTHS)}"
+        )
+    return match
+
+
+def sacct_text(
+    jobs: pd.DataFrame,
+    fields: str | Sequence[str] | None = None,
+    *,
+    parsable: bool = False,
+    parsable2: bool = False,
+) -> str:
+    """A job table as sacct prints it (see :meth:`SimulationResult.sacct_text`)."""
     if fields is None:
         fields = SACCT_DEFAULT_FORMAT
     if not isinstance(fields, str) and not (
@@ -549,12 +650,9 @@ def sacct_text(jobs: pd.DataFrame, fields: str | Sequence[str] | None = None) ->
     columns = []  # (name, width)
     for item in fields.split(",") if isinstance(fields, str) else fields:
         name, cut, width = str(item).strip().partition("%")
-        if name.lower() not in known:
-            raise SlurmlabError(
-                f"sacct --format: {name!r} is not a field slurmlab records; use one of "
-                f"{', '.join(SACCT_WIDTHS)}"
-            )
-        name = known[name.lower()]
+        if not name.strip() and not cut:  # (options.c skips an empty item: "JobID,,State")
+            continue
+        name = _sacct_field(name.strip(), str(item).strip())
         if ("NCPUS" if name == "AllocCPUS" else name) not in jobs:
             raise SlurmlabError(f"sacct --format: this job table has no {name} column")
         if cut and not re.fullmatch(r"-?[1-9]\d*", width):
@@ -563,20 +661,33 @@ def sacct_text(jobs: pd.DataFrame, fields: str | Sequence[str] | None = None) ->
                 f"whole number (e.g. {name}%20; {name}%-20 left-justifies)"
             )
         columns.append((name, int(width) if cut else SACCT_WIDTHS[name]))
+    values = [_sacct_cell(jobs, name) for name, _ in columns]
+    for k, (name, width) in enumerate(columns):
+        if name in _SACCT_DATES:  # (print_fields_date: in a buffer of the column's width,
+            values[k] = [v[: abs(width)] for v in values[k]]  # -p and -P too)
+    if parsable or parsable2:  # print_fields.c: '|' after each value, but the last with -P
+        end = "" if parsable2 else "|"
+        lines = ["|".join(name for name, _ in columns) + end]
+        lines += ["|".join(row) + end for row in zip(*values)]
+        return "\n".join(lines)
 
-    def line(cells, mark: str) -> str:
-        """sacct's ``%*.*s `` per field (negative width: left-justified): a value longer
-        than its column is cut, its last character replaced by ``mark``."""
+    def line(cells, header: bool) -> str:
+        """sacct's ``%*.*s `` per field (negative width: left-justified): a string longer
+        than its column is cut, its last character replaced by ``+``; a date is cut
+        without one, a number or a duration is never cut (it pushes the next column on),
+        and the header is cut as a date is."""
         out = []
-        for (_name, width), v in zip(columns, cells):
+        for (name, width), v in zip(columns, cells):
             n = abs(width)
-            v = v[: n - len(mark)] + mark if len(v) > n else v
+            if len(v) > n and (header or name in _SACCT_DATES):
+                v = v[:n]
+            elif len(v) > n and name not in _SACCT_NUMBERS | _SACCT_DURATIONS:
+                v = v[: n - 1] + "+"
             out.append(v.rjust(n) if width > 0 else v.ljust(n))
         return " ".join(out).rstrip()
 
-    lines = [line((name for name, _ in columns), ""), " ".join("-" * abs(w) for _, w in columns)]
-    values = [_sacct_cell(jobs, name) for name, _ in columns]
-    lines += [line(row, "+") for row in zip(*values)]
+    lines = [line((name for name, _ in columns), True), " ".join("-" * abs(w) for _, w in columns)]
+    lines += [line(row, False) for row in zip(*values)]
     return "\n".join(lines)
 
 
@@ -593,6 +704,7 @@ def sacct_records(
     eligible_only: bool = True,
     jobs: str | Sequence | None = None,
     latest: bool = False,
+    starttime: pd.Timestamp | None = None,
 ) -> pd.DataFrame:
     """``table`` (the simulation's job table, or its every run's) with the rows plain
     ``sacct`` lists for them now, in sacct's order (Slurm 22.05: the ``array-records`` and
@@ -622,7 +734,9 @@ def sacct_records(
     eligibility, as ``sacct -s STATES`` lists those that ended (the fixtures' exports).
 
     ``jobs`` lists only the jobs named, as ``sacct -j 12,14_3`` (:func:`sacct_selection`),
-    eligible or not: sacct does not hide the jobs a list names. ``latest`` keeps, of the
+    eligible or not: sacct does not hide the jobs a list names. ``starttime`` keeps only
+    the rows that had not ended before it (End on or after it, or none yet: slurmdbd's
+    ``time_end >= start || time_end = 0``, as_mysql_jobacct_process.c). ``latest`` keeps, of the
     rows listed, each job's last, as sacct without ``-D`` does after its selection: given
     every run, a requeued job waiting for its begin time shows its REQUEUED run."""
     by_key = {j.key: j for j in sim.jobs.values()}
@@ -663,6 +777,8 @@ def sacct_records(
         eligible = table["Eligible"]
         # (a task the throttle holds back has none: processes.unthrottled)
         keep &= (eligible.notna() & (eligible <= now)).to_numpy()
+    if starttime is not None:
+        keep &= (table["End"].isna() | (table["End"] >= starttime)).to_numpy()
     if latest:  # (the last listed row of each job: keys are its JobID as printed)
         kept = np.flatnonzero(keep)
         final = {keys[i]: i for i in kept}
@@ -894,14 +1010,30 @@ class SimulationResult:
         duplicates: bool = False,
         array: bool = False,
         jobs: str | Sequence | None = None,
+        starttime=None,
+        parsable: bool = False,
+        parsable2: bool = False,
     ) -> str:
         """:meth:`sacct` as sacct prints it: its default columns ``JobID JobName Partition
-        Account AllocCPUS State ExitCode`` at sacct's fixed widths, a value too long for its
-        column cut, its last character a ``+``. ``fields`` picks columns as ``sacct
-        --format`` does (``"JobID,Elapsed,Timelimit,Start"``; ``JobName%30`` widens one),
-        with sacct's spellings: ``00:20:00``, ``1-00:00:00``, ``UNLIMITED``, ``Unknown``.
-        One line per job allocation (a simulation has no job steps); ``duplicates=True``:
-        every run, as ``sacct -D``.
+        Account AllocCPUS State ExitCode`` at sacct's fixed widths. A text too long for its
+        column is cut, its last character a ``+`` (JobName, State, Timelimit, AllocTRES...);
+        a date is cut without one, and a number (AllocCPUS, NNodes, Priority) or a duration
+        (Elapsed) is never cut, pushing the next column on, as sacct's print_fields.c does.
+        ``fields`` picks columns as ``sacct --format`` does (``"JobID,Elapsed,Timelimit,
+        Start"``; ``JobName%30`` widens one; a field by any prefix of its name, any case, the
+        first in sacct's order: ``jobn``, and ``st`` is Start), with sacct's spellings:
+        ``00:20:00``, ``1-00:00:00``, ``UNLIMITED``, ``Unknown``. ``parsable=True`` prints as
+        ``sacct -p`` (a ``|`` after every value), ``parsable2=True`` as ``sacct -P`` (``|``
+        between values). One line per job allocation (a simulation has no job steps, so
+        ``-X`` changes nothing); ``duplicates=True``: every run, as ``sacct -D``.
+
+        The time window: as sacct, only jobs that had not ended before ``starttime``
+        (``sacct -S``: seconds from the start, a duration or a date and time). Without it
+        the window starts at midnight of the current (simulated) day, sacct's default: a
+        job that ended before that midnight is not listed (``starttime=0`` lists every job
+        since the start; :meth:`sacct_before_window` names the others); with ``jobs`` it
+        starts at the epoch (sacct.1 DEFAULT TIME WINDOW; slurmdb_defs.c
+        slurmdb_job_cond_def_start_end).
 
         Lines as plain sacct lists them (:func:`sacct_records`): the tasks still in an
         array's pending record as one line, ``12_[3-9%2]`` (JobIDRaw the array's), none for
@@ -917,25 +1049,59 @@ class SimulationResult:
         REQUEUED). State shows ``CANCELLED`` where sacct adds who did it (``CANCELLED by
         1001``, cut to ``CANCELLED+`` in its default width): slurmlab has no user ids.
         """
-        for name, flag in (("array", array), ("duplicates", duplicates)):
+        for name, flag in (
+            ("array", array),
+            ("duplicates", duplicates),
+            ("parsable", parsable),
+            ("parsable2", parsable2),
+        ):
             if not isinstance(flag, bool | np.bool_):  # ("no" would be taken as yes)
                 raise SlurmlabError(f"sacct_text({name}={flag!r}): {name} is True or False")
-        rows = self._sacct_rows(duplicates, array=array, jobs=jobs)
-        return sacct_text(rows, fields)
+        if parsable and parsable2:
+            raise SlurmlabError(
+                "sacct_text: give parsable=True (sacct -p, a '|' after every value) or "
+                "parsable2=True (-P, none after the last), not both"
+            )
+        since = self.sacct_window(starttime, jobs=jobs is not None)
+        rows = self._sacct_rows(duplicates, array=array, jobs=jobs, starttime=since)
+        return sacct_text(rows, fields, parsable=parsable, parsable2=parsable2)
+
+    def sacct_window(self, starttime=None, *, jobs: bool = False) -> pd.Timestamp | None:
+        """Where sacct's time window starts (``sacct -S``; ``starttime`` as :meth:`sacct_text`
+        takes it): that time when given; else none with a job list (``jobs``: ``-j``, from
+        the epoch); else midnight of the simulated day (slurmdb_defs.c
+        slurmdb_job_cond_def_start_end)."""
+        if starttime is not None:
+            t = parse_instant(starttime, self.origin, what="sacct starttime")
+            return self.origin + pd.Timedelta(seconds=t)
+        if jobs:
+            return None
+        return (self.origin + pd.Timedelta(seconds=self.sim.now)).normalize()
 
     def _sacct_rows(self, duplicates: bool, **options) -> pd.DataFrame:
         """:func:`sacct_records` over every run, each job's last listed one unless
         ``duplicates`` (a requeued job not yet eligible again shows its last run)."""
         return sacct_records(self.sim, self.jobs_all_runs, latest=not duplicates, **options)
 
-    def sacct_unlisted(self, duplicates: bool = False) -> list[str]:
+    def sacct_unlisted(self, duplicates: bool = False, *, starttime=None) -> list[str]:
         """The JobIDs (as sacct prints them: ``12``, ``14_[0-3]``) that :meth:`sacct_text`
         leaves out now for want of an eligible time: a job held, or waiting for a
         dependency, a begin time, a reservation or its array's throttle, has none yet, and
         a hold clears it for good (a job held while it ran, and finished so, is never
-        listed). ``sacct_text(jobs=...)`` lists them, as ``sacct -j`` does."""
-        listed = set(self._sacct_rows(duplicates)["JobID"])
-        every = self._sacct_rows(duplicates, eligible_only=False)["JobID"]
+        listed). ``sacct_text(jobs=...)`` lists them, as ``sacct -j`` does. (Jobs that
+        ended before the time window, ``starttime``, are :meth:`sacct_before_window`'s.)"""
+        since = self.sacct_window(starttime)
+        listed = set(self._sacct_rows(duplicates, starttime=since)["JobID"])
+        every = self._sacct_rows(duplicates, eligible_only=False, starttime=since)["JobID"]
+        return list(dict.fromkeys(k for k in every if k not in listed))
+
+    def sacct_before_window(self, duplicates: bool = False, *, starttime=None) -> list[str]:
+        """The JobIDs :meth:`sacct_text` leaves out now because they ended before its time
+        window starts (``starttime``; by default midnight of the simulated day, sacct's
+        default window): ``sacct_text(starttime=0)`` lists them."""
+        since = self.sacct_window(starttime)
+        listed = set(self._sacct_rows(duplicates, starttime=since)["JobID"])
+        every = self._sacct_rows(duplicates)["JobID"]
         return list(dict.fromkeys(k for k in every if k not in listed))
 
     def squeue(self, at=None) -> pd.DataFrame:
@@ -1052,9 +1218,19 @@ class SimulationResult:
         return sprio_frame(self.sim, _seconds(self.sim, at))
 
     def sprio_text(self, at=None) -> str:
-        """:meth:`sprio` as sprio prints it."""
-        frame = self.sprio(at).rename(columns={"PARTITION_PRIO": "PARTITION"})
-        return format_table(frame, right=[c for c in frame.columns if c not in ("USER", "ACCOUNT")])
+        """:meth:`sprio` as ``sprio -l`` prints it, in its fixed format ``%.15i %9r %.8u %.10Y
+        %.10S %.10A %.10B %.10F %.10J %.10P %.10Q %.11N %.20T`` (sprio.c): no ACCOUNT
+        column (:meth:`sprio` has it), the job's partition the one column left-justified,
+        a value longer than its column cut, and each line as wide as the format (an empty
+        TRES is 20 spaces)."""
+        frame = self.sprio(at)
+        lines = [" ".join(_squeue_cell(h, w, right, True) for _c, h, w, right in _SPRIO_LONG)]
+        for row in frame.itertuples(index=False):
+            values = dict(zip(frame.columns, row, strict=True))
+            lines.append(
+                " ".join(_squeue_cell(str(values[c]), w, r, True) for c, _h, w, r in _SPRIO_LONG)
+            )
+        return "\n".join(lines)
 
     def sshare(self, at=None) -> pd.DataFrame:
         """``sshare -a -l`` at ``at``: shares, decayed usage and fair-share factors. Needs
@@ -1067,19 +1243,36 @@ class SimulationResult:
         return self.sim.prio.sshare(_seconds(self.sim, at))
 
     def sshare_text(self, at=None) -> str:
-        """``sshare -a -l`` as text (six decimals, as sshare prints them; each account
-        indented one space per level below root, its users one more, as sshare's
-        ``slurmdb_tree_name_get`` does)."""
-        frame = self.sshare(at).astype(object).where(lambda f: f.notna(), "")
-        tree = self.sim.tree
-        frame["Account"] = [
-            " " * (len(tree.path(a)) - 1 + bool(u)) + a
-            for a, u in zip(frame["Account"], frame["User"], strict=True)
-        ]
-        frame["RawShares"] = [f"{v:g}" if isinstance(v, float) else v for v in frame["RawShares"]]
-        for col in ("NormShares", "NormUsage", "EffectvUsage", "FairShare", "LevelFS"):
-            frame[col] = [f"{v:.6f}" if isinstance(v, float) else v for v in frame[col]]
-        return format_table(frame, right=SSHARE_NUMBERS)
+        """:meth:`sshare` as ``sshare -a -l`` prints it (sshare/process.c, print_fields.c):
+        under Fair Tree the fields ``Account User RawShares NormShares RawUsage NormUsage
+        EffectvUsage FairShare LevelFS GrpTRESMins TRESRunMins``, LevelFS left out with
+        PriorityFlags=NO_FAIR_TREE (or DEPTH_OBLIVIOUS), at sshare's widths, then a line of
+        dashes. Account is left-justified, each account indented one space per level below
+        root and its users one more (``slurmdb_tree_name_get``); a text too long for its
+        column is cut, its last character ``+``; numbers are right-justified, six decimals
+        (``%f``, ``inf``). GrpTRESMins is blank (slurmlab models no such limit);
+        TRESRunMins is, per association and summed up the tree, the TRES-minutes left to
+        its running jobs (allocation x time limit, less what each decay cycle has taken
+        since the job started: :func:`tres_run_mins`), cut by its 30 columns as sshare cuts
+        it (``cpu=43,mem=43000,energy=0,nod+``; ``sshare -P`` prints it whole)."""
+        frame = self.sshare(at)
+        t = _seconds(self.sim, at)
+        tree, fair = self.sim.tree, self.sim.prio.w.fair_tree
+        run_mins = tres_run_mins(self.sim, t)
+        layout = [spec for spec in _SSHARE_LONG if fair or spec[0] != "LevelFS"]
+        header = [_sshare_cell(name, width, "str") for name, width, _kind in layout]
+        lines = [" ".join(header), " ".join("-" * abs(w) for _n, w, _k in layout)]
+        for row in frame.astype(object).itertuples(index=False):
+            rec = dict(zip(frame.columns, row, strict=True))
+            account, user = rec["Account"], rec["User"] or ""
+            key = f"{account}/{user}" if user else account
+            rec["Account"] = " " * (len(tree.path(account)) - 1 + bool(user)) + account
+            rec["User"] = user or None
+            rec["GrpTRESMins"] = None
+            rec["TRESRunMins"] = run_mins.get(key)
+            cells = [_sshare_cell(rec[name], width, kind) for name, width, kind in layout]
+            lines.append(" ".join(cells))
+        return "\n".join(line.rstrip() for line in lines)
 
     def srun_env(self, jobid) -> pd.DataFrame:
         """The srun environment of a job's current (or last) run (SLURM_RESTART_COUNT: its
@@ -1116,6 +1309,110 @@ class SimulationResult:
         from slurmlab.sim.explain import why_pending
 
         return why_pending(self.sim, jobid, _seconds(self.sim, at))
+
+
+#: ``sshare -l``'s fields (sshare/process.c fields[]: width, negative left-justified) and
+#: how print_fields.c prints each: text (print_fields_str, _print_tres: cut, last character
+#: ``+``), whole numbers (print_fields_uint32/64) and decimals (print_fields_double)
+_SSHARE_LONG = [
+    ("Account", -20, "str"), ("User", 10, "str"), ("RawShares", 10, "int"),
+    ("NormShares", 11, "float"), ("RawUsage", 11, "int"), ("NormUsage", 11, "float"),
+    ("EffectvUsage", 13, "float"), ("FairShare", 10, "float"), ("LevelFS", 10, "float"),
+    ("GrpTRESMins", 30, "str"), ("TRESRunMins", 30, "str"),
+]  # fmt: skip
+
+
+def _sshare_cell(value, width: int, kind: str) -> str:
+    """One value as print_fields.c prints it in a column of ``width`` (negative:
+    left-justified); None (or NaN) is blank. A decimal too wide for ``%f`` is written
+    ``%.Ne`` with N narrowed until it fits, as print_fields_double does."""
+    n = abs(width)
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        text = ""
+    elif kind == "int":
+        text = str(int(value))
+    elif kind == "float":
+        text = f"{value:{n}f}"
+        if len(text) > n:  # (print_fields_double: e-notation, its precision narrowed)
+            wide = len(f"{value:{n}.{n}e}")
+            p = n - (wide - n) if wide > n else n
+            text = f"{value:{p}.{p}e}" if p >= 0 else f"{value:e}"
+    else:
+        text = str(value)
+        if len(text) > n:
+            text = text[: n - 1] + "+"
+    return text.ljust(n) if width < 0 else text.rjust(n)
+
+
+#: The TRES slurmctld always has, in their ids' order (tres ids 1-8, slurmdb_defs.c)
+_BASE_TRES = ("cpu", "mem", "energy", "node", "billing", "fs/disk", "vmem", "pages")
+
+
+def _cluster_tres(cluster) -> list[str]:
+    """The TRES sshare lists: the base ones, then the cluster's AccountingStorageTRES
+    beyond them in their order; without that setting ``gres/gpu`` and its types when the
+    cluster has GPUs, as slurmlab's AllocTRES shows them (see recorder._Tres)."""
+    tracked = cluster.setting("AccountingStorageTRES")
+    if tracked is not None:
+        extra = [x.strip() for x in tracked.split(",") if x.strip()]
+    else:
+        types = sorted({k for n in cluster.nodes for k in n.gpu_types})
+        extra = (
+            (["gres/gpu"] + [f"gres/gpu:{k}" for k in types])
+            if cluster.tres().get("gres/gpu")
+            else []
+        )
+    names = list(_BASE_TRES)
+    for name in extra:
+        if name.lower() not in names:
+            names.append(name.lower())
+    return names
+
+
+def tres_run_mins(sim: Simulation, t: float) -> dict[str, str]:
+    """sshare's TRESRunMins at ``t``, per association key (``"llm"``, ``"llm/alice"``,
+    ``"root"``), as slurmctld keeps grp_used_tres_run_secs: a job adds its allocation times
+    its time limit when it starts (acct_policy_job_begin; energy never), each decay cycle
+    (every PriorityCalcPeriod) takes off the seconds run since the last, a job that ends
+    takes off the rest, and every association up to root holds its jobs' sum; sshare
+    divides each sum by 60 (TRES-minutes, whole). Real Slurm 22.05, the backfill
+    fixture's ``sshare -a -l -P``: ``cpu=41,mem=41000,energy=0,node=6,...`` for bob's two
+    jobs (1 CPU x 60 s and 8 CPUs x 300 s) before the first decay cycle."""
+    prio, cluster = sim.prio, sim.cluster
+    names = _cluster_tres(cluster)
+    period = prio.w.calc_period
+    decayed = math.floor(t / period) * period if period > 0 else t  # the last cycle <= t
+    secs: dict[str, dict[str, float]] = {}
+    for job, run, _last in records_at(sim, t):
+        start = run["Start"]
+        if start is None or start > t:
+            continue
+        limit = request_at(job, t)[0]
+        limit = 0xFFFFFFFF * 60 if math.isinf(limit) else limit  # (INFINITE minutes)
+        left = max(limit - max(0.0, decayed - start), 0.0)
+        alloc = job.res.allocated(run["usage"])
+        weights = prio.billing.get(run["Partition"], {})
+        amounts = {
+            "cpu": alloc["cpu"], "mem": alloc["mem"], "node": alloc["node"],
+            "billing": int(billed_tres(alloc, weights, max_tres=prio.w.max_tres)),
+            "gres/gpu": alloc["gres/gpu"],
+        }  # fmt: skip
+        for i, row in zip(run["nodes"], run["usage"].tolist(), strict=True):
+            for kind in cluster.nodes[i].gpu_types:
+                key = f"gres/gpu:{kind.lower()}"
+                amounts[key] = amounts.get(key, 0) + int(row[2])
+        key = job.assoc
+        if key is None:  # (no accounts: the user's association under root, as sshare lists)
+            key = f"root/{job.user}" if f"root/{job.user}" in sim.tree.parent else "root"
+        while key is not None:
+            into = secs.setdefault(key, {})
+            for name in names:
+                into[name] = into.get(name, 0.0) + amounts.get(name, 0) * left
+            key = sim.tree.parent.get(key)
+    return {
+        key: ",".join(f"{name}={int(secs.get(key, {}).get(name, 0.0)) // 60}" for name in names)
+        for key in sim.tree.parent
+    }
 
 
 def _record_plans(sim: Simulation, t: float, heads: dict) -> dict[int, tuple[float, tuple]]:

@@ -1004,8 +1004,12 @@ class Cluster:
 
         Uses sinfo's default format ``%9P %.5a %.10l %.6D %.6t %N``: fixed widths,
         right-justified where the format has a dot, long values cut like sinfo cuts them.
+        The PARTITION column is as wide as the longest name printed, the default
+        partition's ``*`` counted, and at least 9 (sinfo's print.c
+        ``_set_part_field_size``): ``interactive*`` is printed whole.
         """
-        return format_fixed(self.sinfo(node_states), SINFO_FORMAT)
+        frame = self.sinfo(node_states)
+        return format_fixed(frame, sinfo_format(frame))
 
     def __repr__(self) -> str:
         t = self.tres()
@@ -1023,10 +1027,11 @@ def _state_word(state: str) -> str:
 
 #: sinfo's compact node states as raw Slurm node states (slurm.h: base UNKNOWN 0, DOWN 1,
 #: IDLE 2, ALLOCATED 3, MIXED 5, FUTURE 6, with flag bits RES 0x20, DRAIN 0x200, NO_RESPOND
-#: 0x800, MAINT 0x8000), each the flags that make slurm_protocol_defs.c
+#: 0x800, MAINT 0x8000, PLANNED 0x200000), each the flags that make slurm_protocol_defs.c
 #: node_state_string_compact print it: resv is an idle node of a reservation in force
 #: (reservation.c set_node_maint_mode sets RES on its nodes, and MAINT for a maintenance
-#: one), drng a draining node still running jobs
+#: one), drng a draining node still running jobs, plnd an idle node sched/backfill planned
+#: a job on (backfill.c _handle_planned; it sorts above every other state)
 _SINFO_STATE_VALUES = {
     "unk": 0x0,
     "down": 0x1,
@@ -1039,6 +1044,7 @@ _SINFO_STATE_VALUES = {
     "maint": 0x8022,
     "drain": 0x202,
     "drng": 0x203,
+    "plnd": 0x200002,
 }
 _SINFO_MARKS = {"*": 0x800, "$": 0x8020}  # (not responding; in a maintenance reservation)
 
@@ -1118,6 +1124,15 @@ SINFO_FORMAT = (
     ("STATE", 6, True),
     ("NODELIST", 0, False),
 )
+
+
+def sinfo_format(frame: pd.DataFrame) -> tuple:
+    """:data:`SINFO_FORMAT` with the PARTITION width sinfo gives the rows of ``frame`` (its
+    PARTITION column, the default's ``*`` already on): the longest, at least 9
+    (print.c ``_set_part_field_size``, MIN_PART_FIELD_SIZE; the default format sets
+    part_field_flag), so a name is never cut and keeps its ``*``."""
+    width = max([SINFO_FORMAT[0][1], *(len(str(p)) for p in frame["PARTITION"])])
+    return (("PARTITION", width, False), *SINFO_FORMAT[1:])
 
 
 def format_fixed(frame: pd.DataFrame, spec) -> str:
