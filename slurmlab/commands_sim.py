@@ -40,16 +40,17 @@ average: none started, or none ended):
   jobs, started, completed, backfilled, requeues
                          counts of jobs, each once by its last run; backfilled: under easy
                          and conservative, started while a job of their partition waited
-                         ahead of them; under slurm, started by its backfill cycles (as
-                         sdiag counts them); requeues: every requeue
+                         ahead of them; under slurm, started by its backfill cycles (fewer
+                         than real Slurm's sdiag: see metrics.py); requeues: every requeue
   states                 {State: jobs}: each job's final state
   mean_wait_s, median_wait_s, p95_wait_s
                          seconds from Submit to Start, over the jobs that started
   mean_bounded_slowdown  mean of max(1, (wait + run) / max(run, 10 s)), jobs that ended
   utilization, gpu_utilization
                          fractions (0 to 1) of the CPUs' (GPUs') capacity used from the
-                         first Submit to the last End (or to --until)
-  makespan_s             seconds from the first Submit to the last End (or to --until)
+                         first Submit to the last End of a job that ran (or to --until)
+  makespan_s             seconds from the first Submit to the last End of a job that ran
+                         (or to --until)
   cpu_hours, gpu_hours   CPU-hours and GPU-hours allocated, over every run
   goodput                useful / allocated GPU-hours (CPU-hours without GPUs), 0 to 1
   gpu_hours_allocated, gpu_hours_useful, gpu_hours_lost, gpu_hours_lost_to_failures,

@@ -233,22 +233,75 @@ def check_count(n, who: str, name: str = "n") -> int:
 
 def check_freq(freq: str, who: str, name: str = "freq", fixed: bool = True) -> None:
     """A clear error for a ``freq``/``period`` pandas cannot use (``fixed``: a length of time
-    such as ``1h`` or ``1D``, not a calendar period such as ``MS``)."""
-    examples = "'1h', '6h', '1D' or '7D'" if fixed else "'D', 'W', 'MS' or 'QS'"
+    such as ``1h`` or ``1D``; else a calendar period, as :func:`period_code` takes it)."""
+    if not fixed:
+        period_code(freq, who, name)
+        return
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)  # pandas' "use 'BOGUS' instead"
-            if fixed:
-                if pd.Timedelta(pd.tseries.frequencies.to_offset(freq)) <= pd.Timedelta(0):
-                    raise ValueError(freq)
-            else:
-                pd.Timestamp("2024-01-01").to_period(freq)
+            if pd.Timedelta(pd.tseries.frequencies.to_offset(freq)) <= pd.Timedelta(0):
+                raise ValueError(freq)
     except (ValueError, TypeError, AttributeError):
         raise SlurmlabError(
-            f"{who}: {name}={freq!r} is not a pandas "
-            + ("frequency of a fixed length" if fixed else "period")
-            + f"; use e.g. {examples}"
+            f"{who}: {name}={freq!r} is not a pandas frequency of a fixed length; use e.g. "
+            "'1h', '6h', '1D' or '7D'"
         ) from None
+
+
+_MONTHS = ("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC")
+
+
+def period_code(period: str, who: str, name: str = "period") -> str:
+    """The pandas Period frequency of a calendar ``period``: one hour, day, week (``W``,
+    ``W-MON`` ...), month, quarter or year. pandas' start-anchored names, which its Periods
+    refuse, are taken for the same periods: ``MS`` is the month ``M``, ``QS`` the quarter
+    ``Q`` (``QS-DEC``, quarters from December, is ``Q-NOV``, quarters ending in November),
+    ``YS`` (``AS``) the year ``Y``, as are the end-anchored ``ME``, ``QE`` and ``YE``. A
+    multiple (``2D``, ``2MS``) is refused: pandas counts its periods from each time, so they
+    are no grid (sum the ``D`` or ``MS`` rows instead).
+
+    >>> [period_code(p, "usage") for p in ("D", "W", "MS", "QS", "QS-DEC", "YS", "ME")]
+    ['D', 'W-SUN', 'M', 'Q-DEC', 'Q-NOV', 'Y-DEC', 'M']
+    """
+    from pandas.tseries import offsets
+
+    examples = "'D', 'W', 'MS' (or 'M'), 'QS' (or 'Q') or 'YS' (or 'Y')"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # ('AS': use 'YS'; 'M': use 'ME')
+            offset = pd.tseries.frequencies.to_offset(period)
+    except (ValueError, TypeError, AttributeError):
+        offset = None
+    kind = type(offset)
+    if kind in (offsets.MonthBegin, offsets.MonthEnd):
+        code = "M"
+    elif kind in (offsets.QuarterBegin, offsets.QuarterEnd):
+        last = offset.startingMonth - (kind is offsets.QuarterBegin)  # (the quarter's end)
+        code = f"Q-{_MONTHS[(last - 1) % 12]}"
+    elif kind in (offsets.YearBegin, offsets.YearEnd):
+        last = offset.month - (kind is offsets.YearBegin)
+        code = f"Y-{_MONTHS[(last - 1) % 12]}"
+    else:
+        code = offset.freqstr if offset is not None else None
+        if offset is not None and offset.n != 1:
+            code = None
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", FutureWarning)
+                code = pd.Timestamp("2024-01-01").to_period(code).freqstr if code else None
+        except (ValueError, TypeError, AttributeError):
+            code = None
+    if offset is not None and offset.n != 1:
+        base = re.sub(r"^[+-]?[0-9]+", "", str(period).strip())
+        raise SlurmlabError(
+            f"{who}: {name}={period!r} is a multiple of a period, which pandas counts from "
+            f"each run's own start, not on a calendar grid; use one period ({name}={base!r}) "
+            "and add up its rows"
+        )
+    if code is None:
+        raise SlurmlabError(f"{who}: {name}={period!r} is not a pandas period; use e.g. {examples}")
+    return code
 
 
 #: Where a wait starts: Submit (the default: what users feel) or Eligible (when the job was
@@ -551,6 +604,39 @@ def require_submit(jobs: pd.DataFrame, who: str, eligible: bool = False) -> None
                 "...,Submit,Start"
             )
         )
+
+
+#: States of a run that still holds its allocation (its steps may still run): sacct's
+#: RUNNING and SUSPENDED, and the squeue-side states of a job not yet done (COMPLETING while
+#: its steps end, CONFIGURING while its nodes boot, STOPPED, SIGNALING). REQUEUED and
+#: RESIZING rows are runs that ended (a requeue; the allocation before a resize).
+RUNNING_STATES = ("RUNNING", "SUSPENDED", "COMPLETING", "CONFIGURING", "STOPPED", "SIGNALING")
+
+
+def still_running(jobs: pd.DataFrame) -> np.ndarray:
+    """Which rows are runs still going when the export was taken: by their State where it is
+    known (RUNNING_STATES; not blank or UNKNOWN), else by an End that is Unknown in an
+    export that has End times. An export without the End field (read_sacct makes the
+    column, blank) says nothing by it, so a COMPLETED row there has ended.
+
+    >>> import io
+    >>> from slurmlab.records.sacct import read_sacct
+    >>> text = "JobID|State|Elapsed\\n1|COMPLETED|01:00:00\\n2|RUNNING|00:10:00\\n"
+    >>> still_running(read_sacct(io.StringIO(text))).tolist()
+    [False, True]
+    """
+    out = np.zeros(len(jobs), dtype=bool)
+    state = (
+        jobs["State"].astype("string")
+        if "State" in jobs
+        else pd.Series(pd.NA, index=jobs.index, dtype="string")
+    )
+    # (read_sacct reads a blank State as UNKNOWN: as unknown as a missing one)
+    has_state = (state.notna() & state.ne("UNKNOWN")).to_numpy(dtype=bool, na_value=False)
+    out[has_state] = state[has_state].isin(RUNNING_STATES).to_numpy(dtype=bool)
+    if known(jobs, "End"):
+        out |= ~has_state & jobs["End"].isna().to_numpy(dtype=bool)
+    return out
 
 
 def run_ends(jobs: pd.DataFrame) -> pd.Series:

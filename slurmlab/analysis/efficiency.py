@@ -10,7 +10,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from slurmlab.analysis._common import check_columns, check_jobs, count, started
+from slurmlab.analysis._common import (
+    RUNNING_STATES,
+    check_columns,
+    check_jobs,
+    count,
+    started,
+    still_running,
+)
 from slurmlab.errors import warn_at_caller
 
 __all__ = ["cpu_efficiency", "memory_efficiency", "requested_memory_mb", "timelimit_accuracy"]
@@ -28,9 +35,11 @@ def cpu_efficiency(jobs: pd.DataFrame) -> pd.DataFrame:
     sacct sums a job's TotalCPU from its steps, so an allocation-only export (``sacct -X``)
     shows TotalCPU 0 for every job: a run with no step rows and TotalCPU 0 used an unknown
     amount of CPU, not none. Its efficiency is NaN, with one warning (export without -X).
-    So is a run still running (State RUNNING, or no End): slurmdbd records a step's CPU
-    time when the step ends, so its TotalCPU counts only the steps that ended (0 while its
-    batch step runs), against all the time it has run.
+    So is a run still running (``_common.still_running``: its State says so, or, where the
+    State is unknown, its End is Unknown): slurmdbd records a step's CPU time when the step
+    ends, so its TotalCPU counts only the steps that ended (0 while its batch step runs),
+    against all the time it has run. A run whose State has ended counts whatever its End
+    says (an export without the End field, a ``CANCELLED by 0`` row with End Unknown).
 
     >>> from slurmlab.analysis._common import demo_jobs
     >>> cpu_efficiency(demo_jobs())["cpu_efficiency"].round(3).tolist()
@@ -60,21 +69,14 @@ def cpu_efficiency(jobs: pd.DataFrame) -> pd.DataFrame:
             "with the steps (drop -X from the sacct command)"
         )
         used = np.where(unknown, np.nan, used)
-    running = ran["End"].isna().to_numpy() if "End" in ran else np.zeros(len(ran), bool)
-    if "State" in ran:
-        running |= (
-            ran["State"]
-            .astype("string")
-            .isin(["RUNNING", "SUSPENDED"])
-            .to_numpy(dtype=bool, na_value=False)
-        )
-    running &= ~np.isnan(used)
+    running = still_running(ran) & ~np.isnan(used)
     if running.any():
         warn_at_caller(
             f"cpu_efficiency: {int(running.sum())} of {len(ran)} run(s) are still running "
-            "(State RUNNING, or no End): sacct's TotalCPU counts a step's CPU time only once "
-            "the step ends, so theirs is unknown and their cpu_efficiency is NaN; export "
-            "again once they have ended"
+            f"(State {', '.join(RUNNING_STATES)}, or, where the State is unknown, End "
+            "Unknown): sacct's TotalCPU counts a step's CPU time only once the step ends, so "
+            "theirs is unknown and their cpu_efficiency is NaN; export again once they have "
+            "ended"
         )
         used = np.where(running, np.nan, used)
     with np.errstate(invalid="ignore", divide="ignore"):

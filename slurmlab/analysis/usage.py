@@ -31,12 +31,12 @@ from slurmlab.analysis._common import (
     check_choice,
     check_columns,
     check_count,
-    check_freq,
     check_jobs,
     count,
     hours,
     job_keys,
     leads,
+    period_code,
     require_start,
     run_starts,
     started,
@@ -103,10 +103,11 @@ def usage(
 
     ``runs`` counts the runs that started (each run of a requeued job), ``jobs`` the jobs
     among them (each JobID once, an array task being its own job), both int64; a job that
-    never started counts in neither. ``period`` is a pandas frequency (``"D"``, ``"W"``,
-    ``"MS"``): a run's hours are split across the periods it ran in, in proportion to its
-    time in each; a run counts in the period it started, a job in the period its first run
-    started.
+    never started counts in neither. ``period`` is a calendar period (``"D"``, ``"W"``,
+    ``"MS"`` or ``"M"`` for months, ``"QS"`` or ``"Q"``, ``"YS"`` or ``"Y"``; see
+    :func:`~slurmlab.analysis._common.period_code`), and the ``period`` column its start: a
+    run's hours are split across the periods it ran in, in proportion to its time in each;
+    a run counts in the period it started, a job in the period its first run started.
 
     >>> from slurmlab.analysis._common import demo_jobs
     >>> usage(demo_jobs(), by="Account")[["Account", "gpu_hours", "cpu_hours"]]
@@ -129,7 +130,7 @@ def _usage(
     check_by(jobs, by, who, name_by=False)
     if period is not None:
         check_columns(jobs, ("Start",), who)
-        check_freq(period, who, name="period", fixed=False)
+        period = period_code(period, who)
         require_start(jobs, f"{who} per period")
     frame = _with_hours(jobs, by, who, about)
     warn_blank_by(jobs, by, who)

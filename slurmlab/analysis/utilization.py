@@ -286,8 +286,15 @@ def utilization(
     summed ``covered`` is a simulation's ``metrics["utilization"]`` (``gpu_utilization``
     for GPUs) of the same run, with ``by=None`` and its ``Cluster`` as the capacity, given
     every run: ``result.jobs_all_runs`` (``result.jobs`` holds each job's last run, as sacct
-    without ``-D``). A table with requeued jobs (Restarts > 0) whose earlier runs it lacks
-    leaves what those runs held out, with a warning naming them and the fix.
+    without ``-D``). Both windows open at the first Submit (a job that never started
+    included) and end at the last start or end of a run (a job cancelled while pending
+    holds nothing, whatever its End). One case differs: a run stopped (``until=``, a
+    ``Lab``) while a job still waits and none runs (held, or its ``--begin`` time to come)
+    counts the metrics' window up to the stop, the idle time at the end being unused
+    capacity, while the table says nothing after its last end; pass
+    ``end=result.origin + pd.Timedelta(seconds=result.sim.now)`` to match it. A table with
+    requeued jobs (Restarts > 0) whose earlier runs it lacks leaves what those runs held
+    out, with a warning naming them and the fix.
 
     utilization is NaN where the capacity is 0 (a partition without GPUs has none to use)
     and where the capacity does not cover a group. A partition of the export missing from

@@ -30,6 +30,7 @@ from slurmlab.analysis._common import (
     check_jobs,
     check_since,
     count,
+    known,
     leads,
     require_start,
     require_submit,
@@ -206,6 +207,17 @@ def _tau(tau) -> pd.Timedelta:
     raise error
 
 
+def _pending_from(jobs: pd.DataFrame, start: pd.Series) -> pd.Series:
+    """When each run began pending (see :func:`pending_over_time`): its Eligible; NaT, never
+    pending, for a run that never started and never became eligible (Eligible Unknown in an
+    export that has the field); Submit for a run that started with Eligible Unknown, and
+    where the export has no Eligible at all."""
+    if not known(jobs, "Eligible"):
+        return jobs["Submit"]
+    eligible = jobs["Eligible"]
+    return eligible.where(eligible.notna() | start.isna(), jobs["Submit"])
+
+
 def pending_over_time(
     jobs: pd.DataFrame, freq: str | None = None, by: str | None = "Partition"
 ) -> pd.DataFrame:
@@ -213,11 +225,15 @@ def pending_over_time(
     every ``freq``. ``pending`` is a count of jobs (int64); ``by`` is one column of the job
     table, or None for the whole cluster.
 
-    A run is pending from Eligible (else Submit) until Start; one that never started is
-    pending until it ended (cancelled: its End), or to the end of the export while its state
-    is still PENDING (whatever its End says). Array ranges count every task; a het job counts
-    once. Time held, on a dependency or a ``--begin`` time is not pending here (the job is
-    not yet eligible).
+    A run is pending from Eligible until Start; one that never started is pending until it
+    ended (cancelled: its End), or to the end of the export while its state is still PENDING
+    (whatever its End says). Array ranges count every task; a het job counts once. Time
+    held, on a dependency or a ``--begin`` time is not pending here (the job is not yet
+    eligible), so a job that never became eligible (Eligible Unknown: Slurm sets it only
+    once the job is free to run, job_mgr.c's job_independent) and never started is never
+    pending, even while its state is PENDING. A run that started with Eligible Unknown (a
+    job held while it ran: the hold clears it) pends from Submit, and so does every run of
+    an export without the Eligible field.
 
     With ``freq=None`` the table is the step function itself: a row at the first time a job
     pends and wherever the count changes (every eligible, start or end of a pending job),
@@ -249,22 +265,24 @@ def pending_over_time(
         check_freq(freq, "pending_over_time")
     require_start(jobs, "pending_over_time")
     require_submit(jobs, "pending_over_time", eligible=True)
-    begin = jobs["Eligible"].fillna(jobs["Submit"]) if "Eligible" in jobs else jobs["Submit"]
     start = run_starts(jobs)  # (a row never allocated: pending until it ended, its End)
-    known = [jobs["Submit"], start, run_ends(jobs)]
+    begin = _pending_from(jobs, start)
+    times = [jobs["Submit"], start, run_ends(jobs)]
     if "End" in jobs:
-        known.append(jobs["End"])
+        times.append(jobs["End"])
     ok = begin.notna().to_numpy()
     if not ok.any():
         empty = {"time": pd.Series(dtype="datetime64[ns]")}
         if by:
             empty[by] = pd.Series(dtype="string")
         return pd.DataFrame({**empty, "pending": pd.Series(dtype="int64")})
-    horizon = max(s.max() for s in known if s.notna().any())
+    horizon = max(s.max() for s in times if s.notna().any())
     never = start.isna()
     until = start.fillna(horizon + pd.Timedelta(1, "ns"))
     if "End" in jobs:  # a job that ended while pending (cancelled) stops pending at its End
-        ended = jobs["State"].isin(TERMINAL_STATES).fillna(False) if "State" in jobs else True
+        # (by its State; where the State is unknown, an End says it ended)
+        state = jobs["State"] if "State" in jobs else pd.Series(pd.NA, index=jobs.index)
+        ended = state.isin([*TERMINAL_STATES, "UNKNOWN"]).fillna(False) | state.isna()
         until = until.where(~(never & ended & jobs["End"].notna()), jobs["End"])
     ticks = None
     if freq is not None:
@@ -273,7 +291,7 @@ def pending_over_time(
             ticks = ticks.append(pd.DatetimeIndex([horizon]))
     weight = (tasks(jobs) * leads(jobs))[ok]
     b = begin[ok].to_numpy()
-    u = until[ok].to_numpy()
+    u = np.maximum(until[ok].to_numpy(), b)  # (an Eligible after the Start: never below 0)
     groups = (
         jobs.loc[ok, by].astype("string").fillna("(none)").to_numpy()
         if by
