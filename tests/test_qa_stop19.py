@@ -228,9 +228,11 @@ def test_refusals_for_size_say_which_partitions_would_do():
         lab.sbatch("-p cpu --gres=gpu:8")
 
 
-def test_an_array_throttle_needs_a_number():
-    with pytest.raises(SbatchError, match=r"throttle % is not a number"):
-        slurmlab.Lab("tiny").sbatch("--array=0-3% -t 5")
+def test_an_empty_array_throttle_is_none():
+    """job_mgr.c _create_job_array sets max_run_tasks only when atoi after '%' is above 0."""
+    lab = slurmlab.Lab("tiny")
+    a = lab.sbatch("--array=0-3% -t 5")
+    assert {j.throttle for j in lab.sim.jobs.values() if j.array_job == str(a)} == {None}
 
 
 def test_the_cli_warns_of_jobs_that_never_started(tmp_path, capsys):

@@ -239,9 +239,11 @@ def test_gpus_that_do_not_divide_over_the_nodes_warn():
         (
             "--deadline=garbage",
             "--deadline='garbage': Invalid --deadline specification; give a time as --begin "
-            "takes it: now+N[seconds|minutes|hours|days|weeks], HH:MM[:SS][AM|PM], midnight, "
-            "noon, elevenses, fika, teatime, today, tomorrow, MMDD[YY], MM/DD[/YY], "
-            "MM.DD[.YY], MM/DD[/YY]-HH:MM[:SS] or YYYY-MM-DD[THH:MM[:SS]]",
+            "takes it: now[+|-N[seconds|minutes|hours|days|weeks]] (e.g. now+1hour: no "
+            "abbreviation such as now+1h), HH:MM[:SS][AM|PM], midnight, noon, fika, teatime, "
+            "today, tomorrow, MMDD[YY], MM/DD[/YY], MM.DD[.YY], YYYY-MM-DD, a date and a time "
+            "together (MM/DD-HH:MM, YYYY-MM-DDTHH:MM, tomorrowT10:00, noon tomorrow) or "
+            "uts<seconds since the epoch>",
         ),
         (
             "--wait-all-nodes=7",

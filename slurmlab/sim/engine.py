@@ -129,7 +129,7 @@ class SimJob:
         "preempted_by", "planned_nodes", "live", "rows", "running_view", "pending_plan", "need",
         "scratch", "held", "split", "mem_per_cpu", "sched", "alts", "parts", "entries",
         "plan_part", "requests", "updated", "req_tres", "admin_time", "most", "full_limit",
-        "raw", "in_rec", "order", "spread",
+        "raw", "in_rec", "order", "spread", "dep_done",
     )  # fmt: skip
 
     def __init__(self):
@@ -187,6 +187,9 @@ class SimJob:
         #: tasks not started yet, the array's JobID; :func:`in_record`), or in that record
         #: when scancel ended it whole
         self.in_rec = False
+        #: its --dependency conditions decided for good, (condition index, job id or None for
+        #: singleton) -> 'ok' or 'never' (Simulation._dependency_state), or None: none yet
+        self.dep_done: dict | None = None
 
     @property
     def time_min(self) -> float:
@@ -398,6 +401,9 @@ class Simulation(Controller, Lifecycles, Updates):
         self._in_record: dict[int, int] = {}
         #: the arrays some of whose pending tasks scontrol split off their record
         self._split_arrays: set[int] = set()
+        #: the arrays one of whose tasks ended otherwise than COMPLETED (a run not requeued),
+        #: even if it ran again since: slurmctld's max_exit_code of the array (_release_dependents)
+        self._array_failed: set[int] = set()
         #: when each array's pending record became its last task (:func:`arrays_converted`)
         self.converted_at: dict[int, float] = {}
         self._seq = 0
@@ -454,6 +460,14 @@ class Simulation(Controller, Lifecycles, Updates):
         self._drained: set[str] = set()  # nodes an admin drained (kept drained across a failure)
         deps = (cluster.setting("DependencyParameters", "") or "").lower()
         self._kill_invalid_depend = "kill_invalid_depend" in deps
+        #: arrays with --dependency=aftercorr and tasks in their pending record, which each
+        #: scheduling pass splits into records of their own (Simulation._split_aftercorr);
+        #: whether such a split is armed; how many split-off tasks may pend at once
+        self._corr_arrays: set[int] = set()
+        self._corr_armed = False
+        corr = cluster.scheduler_parameters.get("correspond_after_task_cnt")
+        corr = re.match(r"\s*[+-]?[0-9]*", str(corr or "")).group().strip()
+        self._corr_cnt = max(int(corr) if corr.lstrip("+-") else 0, _CORRESPOND_TASK_CNT)
         # specs resolve the same way every time on one cluster: cached across simulations
         self._resolved, self._resolved_id, self._shapes, self._masks = _resolutions(cluster)
         self.blocked_windows: list[tuple[float, float, np.ndarray]] = []
@@ -663,6 +677,16 @@ class Simulation(Controller, Lifecycles, Updates):
             )
         for dep in spec.dependency:  # checked before any job exists: sbatch rejects it whole
             missing = [ref for ref in dep.job_ids if self._ids_of(ref) is None]
+            if missing and not _JOBID.fullmatch(missing[0]):
+                # job_scheduler.c _parse_dependency_jobid_new: a JobID of 0, or one followed
+                # by anything but _TASK, _*, ',', '?', ':' or '+', is ESLURM_DEPENDENCY
+                raise RequestError(
+                    f"{_who(wjob)}--dependency={dep.kind}:{missing[0]}: Job dependency problem "
+                    f"(no job {missing[0]!r} was submitted before it, and slurmctld reads no "
+                    "JobID in it: it refuses a JobID of 0 or one followed by anything but _TASK "
+                    "or _*); name a job submitted earlier by its JobID or scenario id, e.g. "
+                    f"{dep.kind}:12 or {dep.kind}:12_3"
+                )
             if missing:
                 raise RequestError(  # real Slurm 22.05 takes an unknown job for one that
                     f"{_who(wjob)}--dependency={dep.kind}:{missing[0]}: no "  # ended long ago
@@ -687,6 +711,7 @@ class Simulation(Controller, Lifecycles, Updates):
         ids = []
         array_id = None
         seq = raw = None  # priority/basic sets an array's priority once, for the whole array
+        corr = spec.array is not None and any(d.kind == "aftercorr" for d in spec.dependency)
         for task in tasks:
             # (one JobID for a submission: an array's tasks share it until each leaves its
             # pending record, see _leave_record)
@@ -701,6 +726,8 @@ class Simulation(Controller, Lifecycles, Updates):
                 self._throttles = self._throttles or job.throttle is not None
                 job.array_id = array_id
                 job.in_rec = True
+                if corr:  # (its pending record tests aftercorr as a whole: _ref_state)
+                    self._corr_arrays.add(array_id)
             self.by_key.setdefault(job.key, []).append(job.id)
             if spec.array:
                 self.by_key.setdefault(base, []).append(job.id)
@@ -719,6 +746,8 @@ class Simulation(Controller, Lifecycles, Updates):
             self._time_min_said = True
             _warn_time_min(self.policy, wjob.id or first.key)
         self._arm_priority_tick()
+        if corr:
+            self._arm_aftercorr_split()
         self.request_pass()
         return ids
 
@@ -1207,6 +1236,8 @@ class Simulation(Controller, Lifecycles, Updates):
             job.entries = None
             self._multi -= 1
         self._changed()
+        if self._corr_arrays and not job.in_rec and job.array_id in self._corr_arrays:
+            self._arm_aftercorr_split()  # (a split-off task starts: more may split off)
 
     def _drop_entry(self, job: SimJob, key: tuple, partition: str, c: int) -> None:
         entry = (key, job.id)
@@ -1252,7 +1283,7 @@ class Simulation(Controller, Lifecycles, Updates):
                 return "DependencyNeverSatisfied" if state == "never" else "Dependency"
             # fulfilled: Slurm flushes the list (job_scheduler.c test_job_dependency), so a
             # job requeued later does not wait for it again (a singleton for its namesake)
-            job.deps, job.deps_any = (), False
+            job.deps, job.deps_any, job.dep_done = (), False, None
         if job.begin > self.env.now:
             return "BeginTime"
         if resv is not None and self.env.now < resv.start:
@@ -1347,13 +1378,33 @@ class Simulation(Controller, Lifecycles, Updates):
         return [self.jobs[i] for i in ids]
 
     def _dependency_state(self, job: SimJob) -> str:
-        """'ok', 'wait' or 'never' for the job's --dependency list (',' all / '?' any)."""
+        """'ok', 'wait' or 'never' for the job's --dependency list (',' all / '?' any).
+
+        Each condition on one job (``afterok:12:13`` is two) is decided once: slurmctld tests
+        only those still DEPEND_NOT_FULFILLED (job_scheduler.c test_job_dependency), so one
+        that failed stays failed, and one fulfilled stays fulfilled, whatever the job it
+        names does later (sbatch(1): "Once a job dependency fails due to the termination
+        state of a preceding job, the dependent job will never be run, even if the
+        preceding job is requeued and has a different termination state")."""
         results = []
-        for dep in job.deps:
+        done = job.dep_done
+        for k, dep in enumerate(job.deps):
             if dep.kind == "singleton":
-                results.append(self._singleton_state(job))
+                state = done.get((k, None)) if done else None
+                if state is None:
+                    state = self._singleton_state(job)
+                    if state != "wait":
+                        done = self._decided(job, (k, None), state)
+                results.append(state)
                 continue
-            states = [self._ref_state(job, dep.kind, ref) for ref in dep.job_ids]
+            states = []
+            for ref in dep.job_ids:
+                state = done.get((k, ref)) if done else None
+                if state is None:
+                    state = self._ref_state(job, dep.kind, ref)
+                    if state != "wait":
+                        done = self._decided(job, (k, ref), state)
+                states.append(state)
             if "never" in states:
                 results.append("never")
             elif all(s == "ok" for s in states):
@@ -1368,6 +1419,14 @@ class Simulation(Controller, Lifecycles, Updates):
             return "never"
         return "ok" if all(r == "ok" for r in results) else "wait"
 
+    @staticmethod
+    def _decided(job: SimJob, key: tuple, state: str) -> dict:
+        """Keep a dependency condition's outcome for good (:meth:`_dependency_state`)."""
+        if job.dep_done is None:
+            job.dep_done = {}
+        job.dep_done[key] = state
+        return job.dep_done
+
     def _ref_state(self, job: SimJob, kind: str, ref: str) -> str:
         """One dependency condition on the job(s) ``ref`` names: 'ok', 'wait' or 'never'.
 
@@ -1375,8 +1434,18 @@ class Simulation(Controller, Lifecycles, Updates):
         every task has ended and all completed, ``afternotok`` once every task has ended and
         one did not, ``afterany`` once every task has ended, ``after`` once every task has
         started. ``aftercorr`` makes an array task wait for the task of the same index.
+        A task that once ended otherwise than COMPLETED counts as not completed even if it
+        was requeued and completed since: job_mgr.c test_job_array_complete is false once
+        the array's max_exit_code is not 0, which _job_array_comp raises for such an end
+        (9 for a cancelled task) and nothing lowers.
         """
+        if kind == "aftercorr" and self._corr_record(job):
+            # the array's pending record: tested as a whole, and "still depends" rather than
+            # failed (job_scheduler.c _test_job_dependency_common, array_task_id NO_VAL)
+            state = self._ref_state(job, "afterok", ref)
+            return "wait" if state == "never" else state
         targets = self._targets(job, ref)
+        whole = self._whole_array(ref, targets[0])
         age = self._min_job_age
         if age:  # records slurmctld had purged when the job was submitted (see _records)
             oldest = job.submit - age
@@ -1386,43 +1455,72 @@ class Simulation(Controller, Lifecycles, Updates):
             ]  # fmt: skip
             if not targets:  # test_job_dependency: "job is gone, dependency lifted"
                 return "ok"
-        if len(targets) == 1:
+        if len(targets) == 1 and whole is None:
             return _dep_one(kind, targets[0])
         if kind == "aftercorr":
             mine = [t for t in targets if t.array_task == job.array_task]
-            targets = mine or targets  # (no such task, or not an array task: the whole array)
-            if len(targets) == 1:
-                return _dep_one(kind, targets[0])
+            if mine:  # (no such task, or not an array task: the whole array)
+                return _dep_one(kind, mine[0])
         if kind == "after":
             return "ok" if all(_dep_one(kind, t) == "ok" for t in targets) else "wait"
         if any(t.state in ("PENDING", "RUNNING") for t in targets):
             return "wait"
         if kind == "afterany":
             return "ok"
-        completed = all(t.state == "COMPLETED" for t in targets)
+        completed = whole not in self._array_failed and all(t.state == "COMPLETED" for t in targets)
         if kind == "afternotok":
             return "never" if completed else "ok"
         return "ok" if completed else "never"  # afterok, aftercorr
 
+    def _whole_array(self, ref: str, target: SimJob) -> int | None:
+        """The array (its first task's id) ``ref`` names whole (``12``, ``12_*``, a scenario
+        id), of which ``target`` is a task; None when it names tasks or a job that is no
+        array (slurmctld's array_task_id INFINITE, tested by test_job_array_complete)."""
+        if target.array_id is None:
+            return None
+        key = ref.removesuffix("_*")
+        base = array_name(target)
+        named = self._array_numbers.get(int(key)) if key.isascii() and key.isdigit() else None
+        return target.array_id if key == base or named == base else None
+
     def _singleton_state(self, job: SimJob) -> str:
         """``--dependency=singleton``: no job of the same name and user may be running, nor
-        pending ahead of it (Slurm: running or suspended, or pending with a lower id)."""
+        pending with a lower JobID (job_scheduler.c _find_singleton_job compares the job_id
+        of the records: a task in its array's pending record has the array's, one split off
+        or requeued after it ran its own, given later; the tasks of one record do not
+        block one another).
+
+        It waits for the first such job, and when that one runs, also for the first pending
+        one: a running job requeued pends again (with its own, higher JobID for a task),
+        which releases no dependent, while the pending one's start or end does."""
+        running = None
         for other in self.jobs.values():
-            if (
-                other.name == job.name
-                and other.user == job.user
-                and other.id != job.id
-                and (other.state == "RUNNING" or (other.state == "PENDING" and other.id < job.id))
-            ):
+            if other.name != job.name or other.user != job.user or other.id == job.id:
+                continue
+            if other.state == "PENDING" and other.raw < job.raw:
                 self.dependents.setdefault(other.id, set()).add(job.id)
-                return "wait"
-        return "ok"
+                running = running or other
+                break
+            if other.state == "RUNNING" and running is None:
+                running = other
+        if running is None:
+            return "ok"
+        self.dependents.setdefault(running.id, set()).add(job.id)
+        return "wait"
 
     def _release_dependents(self, job: SimJob) -> None:
         """Look again at the jobs depending on ``job`` (it started or ended). A job whose
         dependency is now satisfied joins the queue, and a pass follows at this instant:
         a dependency satisfied is an arrival (``after:`` is satisfied by a start, inside a
-        pass, so the pass that follows is another one at the same time)."""
+        pass, so the pass that follows is another one at the same time).
+
+        An array task's end otherwise than COMPLETED (not a requeue: that ends no run in
+        job_completion_logger's sense) marks its array for good (``_array_failed``): its
+        max_exit_code, job_mgr.c _job_array_comp."""
+        if job.array_id is not None and job.state not in ("COMPLETED", "RUNNING", "PENDING"):
+            self._array_failed.add(job.array_id)
+            if job.array_id in self._corr_arrays and not job.in_rec:
+                self._arm_aftercorr_split()  # (a split-off task cancelled while pending)
         released = False
         for jid in sorted(self.dependents.pop(job.id, ())):
             dep = self.jobs[jid]
@@ -1522,6 +1620,56 @@ class Simulation(Controller, Lifecycles, Updates):
             self._set_reason(job, reason)
             self._changed()
             self.request_pass()
+
+    def _corr_record(self, job: SimJob) -> bool:
+        """Whether ``job`` is a task in the pending record of an aftercorr array, one not yet
+        its last task (:meth:`_split_aftercorr`)."""
+        return (
+            job.array_id in self._corr_arrays
+            and in_record(job)
+            and job.array_id not in self.converted_at
+        )
+
+    def _arm_aftercorr_split(self) -> None:
+        """Split aftercorr arrays' tasks once this instant's events are done, before its
+        scheduling pass (or right after the pass that started a split-off task)."""
+        if not self._corr_armed:
+            self._corr_armed = True
+            self._at(0, self._split_aftercorr, NORMAL)
+
+    def _split_aftercorr(self, _event=None) -> None:
+        """Each scheduling pass, slurmctld's build_job_queue (job_scheduler.c) splits the
+        pending tasks of an array with an aftercorr dependency off its pending record, one
+        by one in task order, into records of their own (job_array_split: each the next
+        JobID), while fewer than ``correspond_after_task_cnt`` (SchedulerParameters, 10 by
+        default) of its tasks pend split off; a record left with one task becomes that task
+        (job_array_post_sched: it keeps the array's JobID). Each split-off task then tests
+        its own aftercorr, on the task of the same index. No more once the record's
+        dependencies are satisfied (the list flushed). slurmlab splits at the instant of the
+        submission, and whenever a split-off task starts or is cancelled."""
+        self._corr_armed = False
+        now = self.env.now
+        for array_id in sorted(self._corr_arrays):
+            first = self.jobs[array_id]
+            n = len(first.spec.array.indices)
+            tasks = [self.jobs[i] for i in range(array_id, array_id + n)]
+            record = [t for t in tasks if in_record(t)]
+            if (
+                not record
+                or array_id in self.converted_at
+                or not any(d.kind == "aftercorr" for d in record[0].deps)
+            ):
+                self._corr_arrays.discard(array_id)
+                continue
+            pending = sum(t.state == "PENDING" and not t.in_rec for t in tasks)
+            take = min(self._corr_cnt - pending, len(record) - 1)
+            if take > 0:
+                self._split_tasks(record[:take])
+            if len(record) - max(take, 0) == 1 and pending + max(take, 0) < self._corr_cnt:
+                self.converted_at.setdefault(array_id, now)  # (its one task: post_sched)
+                self._corr_arrays.discard(array_id)
+            for job in record[: max(take, 0)] + record[-1:]:
+                self._recheck(job)  # (its own aftercorr now, or the record's still)
 
     def _split_tasks(self, jobs: list[SimJob]) -> None:
         """Slurm keeps an array's pending tasks in one job record until they start; changing
@@ -1823,6 +1971,10 @@ def array_name(task) -> str:
 
 
 _TASK_RANGE = re.compile(r"(.+)_\[([\d,\s-]+)\]")
+#: job_scheduler.c CORRESPOND_ARRAY_TASK_CNT: the least correspond_after_task_cnt
+_CORRESPOND_TASK_CNT = 10
+#: a JobID slurmctld reads in --dependency: not 0, an optional _TASK or _* after it
+_JOBID = re.compile(r"0*[1-9][0-9]*(?:_(?:[0-9]+|\*))?")
 _ONE_TASK = re.compile(r"(\d+)_(\d+)")  # JOBID_TASK of an array known by its scenario id
 
 
@@ -1981,15 +2133,26 @@ def records_at(sim: Simulation, t: float) -> Iterable[tuple[SimJob, dict, bool]]
     for job in unfinished_at(sim, t):
         # (a run requeued in the second it was submitted gives the next one a Submit a second
         # later, batch_requeue_fini's "now + 1": that one is queued from the requeue all the
-        # same, so a run is there from its Submit or the end of the run before it)
-        back = False  # the run before ended by t
+        # same, so a run is there from its Submit or, when it was queued as the run before
+        # ended, from that end. A finished job requeued later by scontrol is not listed
+        # between its end and the requeue: squeue shows no finished job)
+        before = None  # the End of the run before
         for run in job.runs:
             end = run["End"]
-            if (back or run["Submit"] <= t) and (end is None or end > t):
+            if _queued_by(run["Submit"], before, t) and (end is None or end > t):
                 yield job, run, False
-            back = end is not None and end <= t
-        if (back or job.submit <= t) and (job.end is None or job.end > t):
+            before = end
+        if _queued_by(job.submit, before, t) and (job.end is None or job.end > t):
             yield job, sim._run_record(job, job.state), True  # noqa: SLF001
+
+
+def _queued_by(submit: float, before: float | None, t: float) -> bool:
+    """Whether a run submitted at ``submit``, after a run that ended at ``before`` (None:
+    the first run), is in the queue at ``t``: from its Submit, or from the end of the run
+    before when it was requeued then (its Submit that end or a second later)."""
+    if submit <= t:
+        return True
+    return before is not None and before <= t and submit - before <= 1
 
 
 def _min_job_age(cluster: Cluster) -> float:

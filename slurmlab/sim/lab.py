@@ -543,7 +543,9 @@ class Lab:
         this, with scontrol's words (rules in :mod:`slurmlab.sim.updates`). Several jobs as
         scontrol's job_list (``"12,14"``), an array, or a list. ``throttle``
         (ArrayTaskThrottle) sets an array's %N: at most that many of its tasks run at once
-        (0: no limit), alone in its update. A change of ``nodes`` names one job: one id, and
+        (0: no limit), alone in its update; through one task it changes the %N only for the
+        task keeping the array's JobID (or all of the pending record's tasks): other pending
+        tasks named are split off their record, as in Slurm 22.05. A change of ``nodes`` names one job: one id, and
         not an array of several records (scontrol's ``_is_single_job``).
         """
         if nodes is not None:

@@ -248,6 +248,8 @@ class Lifecycles:
         self.log("end", job, state)
         if requeue:
             self._requeue(job, state)
+            if job.id in self.dependents:  # (a singleton's running blocker pends again,
+                self._release_dependents(job)  # behind it when its JobID is higher)
         else:
             job.state = state
             self._release_dependents(job)

@@ -456,6 +456,10 @@ _NO_EFFECT = {
     "max_rpc_count", "max_sched_time", "sched_min_interval", "enable_user_top",
 }  # fmt: skip
 
+#: SchedulerParameters the engine reads under every policy (not the slurm policy's own):
+#: correspond_after_task_cnt, how many tasks of an aftercorr array are split off at once
+_ENGINE_READ = {"correspond_after_task_cnt"}
+
 #: What to say about an option of Slurm's that the slurm policy does not model, when a
 #: modelled one does its work.
 _HINTS = {"max_job_bf": "it is the old name of bf_max_job_test: write bf_max_job_test"}
@@ -487,7 +491,12 @@ def slurm_params(cluster: Cluster) -> dict:
             f"meant keeps its default); {hint}"
         )
     ignored = sorted(
-        k for k in given if k in known and k not in SCHEDULER_PARAMETERS and k not in _NO_EFFECT
+        k
+        for k in given
+        if k in known
+        and k not in SCHEDULER_PARAMETERS
+        and k not in _NO_EFFECT
+        and k not in _ENGINE_READ
     )
     if ignored:
         hints = "".join(f"; {k}: {_HINTS[k]}" for k in ignored if k in _HINTS)

@@ -139,8 +139,8 @@ class Updates:
         ``time_limit`` is read as ``-t`` (``"1:00:00"``, ``"30"`` minutes, ``"UNLIMITED"``,
         a timedelta; ``"+30"``/``"-30"`` relative). Refusals are raised together once the
         jobs not refused have changed, each as scontrol prints it. ``throttle``
-        (``ArrayTaskThrottle=N``) sets the %N of the arrays KEY names (0: no limit) on its
-        own: :meth:`update_throttle`."""
+        (``ArrayTaskThrottle=N``, an array's %N; 0: no limit) is changed on its own, with
+        Slurm's rules of which records hold it: :meth:`update_throttle`."""
         if throttle is not None:
             if nodes is not None or time_limit is not None or partition is not None:
                 raise SlurmlabError(
@@ -183,19 +183,31 @@ class Updates:
 
     def update_throttle(self, key: str | int, throttle) -> None:
         """``scontrol update JobId=KEY ArrayTaskThrottle=N``: at most N tasks of the array
-        run at once from now (0 or none: no limit), as ``--array=...%N`` would have set
-        (job_mgr.c ``_update_job``: an array's max_run_tasks; tasks already running beyond
-        a lowered limit run on). KEY names the array, or any of its tasks."""
+        run at once from now (0: no limit), as ``--array=...%N`` would have set; tasks
+        already running beyond a lowered limit run on.
+
+        As in Slurm 22.05, the throttle is the array's ``array_recs`` (job_mgr.c
+        ``_update_job`` sets max_run_tasks only on a record that has them): the array's
+        pending record and the task that keeps the array's JobID (the last to leave that
+        record), even once it has ended. KEY naming the array, its pending record's tasks
+        all, or that task changes it; KEY naming some of the tasks still in the pending
+        record splits them off into records of their own (``update_job_str``, as for any
+        update: they get JobIDs of their own) and changes nothing else, as does KEY naming
+        another task or a job that is no array (no error: scontrol says nothing); a job
+        that has ended and holds no array's throttle is refused ("Job has already
+        finished")."""
         command = f"scontrol update JobId={key} ArrayTaskThrottle={throttle}"
         try:  # (as a scenario's update action reads it)
             limit = update_value("throttle", throttle) or None
         except SlurmlabError as exc:
             raise SlurmlabError(f"{command}: {exc}") from None
         jobs = self._records(key, "scontrol update")
-        arrays = {j.array_id for j in jobs if j.array_id is not None}
+        self._split_tasks(jobs)  # (some tasks of a pending record: split off it)
+        arrays = {j.array_id for j in jobs if _holds_array_recs(j)}
         if not arrays:
-            raise SlurmlabError(f"{command}: job {key} is not a job array (ArrayTaskThrottle "
-                                "is an array's %N)")  # fmt: skip
+            if all(j.state not in ("PENDING", "RUNNING") for j in jobs):
+                raise SlurmlabError(f"{command}: Job has already finished")
+            return
         for job in self.jobs.values():
             if job.array_id in arrays:
                 job.throttle = limit
@@ -456,6 +468,16 @@ class Updates:
         job.requests.append(
             (self.env.now, job.limit, job.count, job.parts or job.partition, job.req_tres)
         )
+
+
+def _holds_array_recs(job: SimJob) -> bool:
+    """Whether ``job``'s job record holds its array's ``array_recs`` (the throttle): a task
+    in the array's pending record, or the task that keeps the array's JobID once it left it
+    (job_mgr.c job_array_post_sched keeps array_recs there), but not one scancel took out
+    of the record before it started (slurmctld keeps no record of it: job_str_signal)."""
+    if job.array_id is None or job.raw != int(job.array_job):
+        return False
+    return job.in_rec or job.start is not None or bool(job.runs)
 
 
 def set_limit(job: SimJob, seconds: float) -> None:

@@ -91,7 +91,8 @@ class ArraySpec:
 
     @classmethod
     def parse(cls, text: str) -> ArraySpec:
-        """Parse ``0-15``, ``1,3,5``, ``0-99:2``, ``0-15%4``.
+        """Parse ``0-15``, ``1,3,5``, ``0-99:2``, ``0-15%4`` (``%0`` and a bare ``%``: no
+        throttle, as slurmctld reads them).
 
         >>> ArraySpec.parse("0-6:2%2")
         ArraySpec(indices=(0, 2, 4, 6), throttle=2, step=2)
@@ -115,13 +116,18 @@ class ArraySpec:
                     f"allows, {LARGEST_ARRAY_SIZE} (indices 0..{LARGEST_ARRAY_SIZE - 1})"
                 )
             idx.extend(range(lo, hi + 1, step))
-        if percent and not _digits(thr):
-            raise SbatchError(
-                f"--array={text!r}: throttle %{thr} is not a number (e.g. 0-15%4 runs at most 4 "
-                "tasks at once)"
+        # slurmctld's _create_job_array reads the throttle with atoi and sets it only when
+        # above 0: %0, a bare % (and atoi's 0 for text) mean no throttle
+        m = re.match(r"\s*([+-]?[0-9]+)", thr)
+        throttle = int(m.group(1)) if m else 0
+        if thr and not _digits(thr):
+            _warn(
+                f"--array={text!r}: throttle %{thr} is not a number; slurmctld reads it as "
+                f"{max(throttle, 0)} (atoi){', no throttle' if throttle < 1 else ''}: write "
+                "e.g. 0-15%4 to run at most 4 tasks at once"
             )
         step = re.match(r"[0-9]*", body.partition(":")[2]).group()  # (slurmctld: atoi)
-        return cls(tuple(idx), int(thr) if thr else None, int(step) if step else 1)
+        return cls(tuple(idx), throttle if throttle > 0 else None, int(step) if step else 1)
 
     def __str__(self) -> str:
         """The indices as ranges, then the throttle: with a step above 1, runs of that step
@@ -2127,16 +2133,20 @@ def _parse_value(long: str, kind: str, val: str | None, values: dict) -> dict:
     raise AssertionError(kind)  # pragma: no cover - table and parser are written together
 
 
-_UNITS = {"": 1, "s": 1, "sec": 1, "seconds": 1, "second": 1, "m": 60, "min": 60, "minutes": 60}
-_UNITS.update({"minute": 60, "h": 3600, "hour": 3600, "hours": 3600, "d": 86400, "day": 86400})
-_UNITS.update({"days": 86400, "w": 604800, "week": 604800, "weeks": 604800})
-
-
-_NAMED_TIMES = {"midnight": 0, "elevenses": 11, "noon": 12, "fika": 15, "teatime": 16}
+#: parse_time's unit names (src/common/parse_time.c ``un[]``), tried in this order, each
+#: matched by its own length: ``hour`` matches ``now+1hour`` and ``now+1hours``, but no
+#: abbreviation (``now+1h``, ``now+30m``, ``now+90s``) matches any
+_UNITS = (
+    ("seconds", 1), ("second", 1), ("minutes", 60), ("minute", 60), ("hours", 3600),
+    ("hour", 3600), ("days", 86400), ("day", 86400), ("weeks", 604800), ("week", 604800),
+)  # fmt: skip
+#: parse_time's named times of day (Slurm 22.05; ``elevenses`` came in 23.02)
+_NAMED_TIMES = {"midnight": 0, "noon": 12, "fika": 15, "teatime": 16}
 _BEGIN_HELP = (
-    "use now+N[seconds|minutes|hours|days|weeks], HH:MM[:SS][AM|PM], midnight, noon, "
-    "elevenses, fika, teatime, today, tomorrow, MMDD[YY], MM/DD[/YY], MM.DD[.YY], "
-    "MM/DD[/YY]-HH:MM[:SS] or YYYY-MM-DD[THH:MM[:SS]]"
+    "use now[+|-N[seconds|minutes|hours|days|weeks]] (e.g. now+1hour: no abbreviation such as "
+    "now+1h), HH:MM[:SS][AM|PM], midnight, noon, fika, teatime, today, tomorrow, MMDD[YY], "
+    "MM/DD[/YY], MM.DD[.YY], YYYY-MM-DD, a date and a time together (MM/DD-HH:MM, "
+    "YYYY-MM-DDTHH:MM, tomorrowT10:00, noon tomorrow) or uts<seconds since the epoch>"
 )
 
 
@@ -2156,74 +2166,242 @@ def _parse_begin(val: str) -> timedelta | datetime | TimeOfDay:
 
 
 def _read_begin(val: str) -> timedelta | datetime | TimeOfDay:
-    """``--begin`` as sbatch(1) reads it: ``now+N[units]`` (from submission), a time of day
-    (``HH:MM[:SS]`` with an optional AM/PM, ``midnight``, ``noon``, ``elevenses``, ``fika``,
-    ``teatime``: today's if its hour and minute are later than the submission's, else
-    tomorrow's, :class:`TimeOfDay`), ``today``, ``tomorrow``, or a date
-    (``MMDD[YY]``, ``MM/DD[/YY]``, ``MM.DD[.YY]``, ``MM/DD[/YY]-HH:MM[:SS]``,
-    ``YYYY-MM-DD[THH:MM[:SS]]``). A date without a year is this year's if it is still
-    ahead at submission, else next year's (:class:`TimeOfDay`)."""
-    v = val.strip().lower()
-    m = re.fullmatch(r"now(?:\s*\+\s*([0-9]+)\s*([a-z]*))?", v)
-    if m:
-        if (m.group(2) or "") not in _UNITS:
-            raise SbatchError(
-                f"--begin={val!r}: unknown unit {m.group(2)!r}; use seconds, minutes, hours, days, weeks"
-            )
-        return timedelta(seconds=int(m.group(1) or 0) * _UNITS[m.group(2) or ""])
-    if v == "today":  # today's date at 00:00, already past: at once
-        return timedelta(0)
-    if v == "tomorrow":
-        return TimeOfDay(time(0), day=1)
-    if v in _NAMED_TIMES:
-        return TimeOfDay(time(_NAMED_TIMES[v]))
-    m = re.fullmatch(r"([0-9]{1,2}):([0-9]{2})(?::([0-9]{2}))?\s*(am|pm)?", v)
-    if m:
-        h, mi, sec, half = int(m.group(1)), int(m.group(2)), int(m.group(3) or 0), m.group(4)
-        if half and not 1 <= h <= 12:
-            raise SbatchError(f"--begin={val!r}: with AM/PM the hour is 1 to 12")
-        if half:
-            h = h % 12 + (12 if half == "pm" else 0)
-        try:
-            return TimeOfDay(time(h, mi, sec))
-        except ValueError as exc:
-            raise SbatchError(f"--begin={val!r}: {exc}") from None
-    m = re.fullmatch(r"([0-9]{2})([0-9]{2})([0-9]{2})?", v) or re.fullmatch(
-        r"([0-9]{1,2})[/.]([0-9]{1,2})(?:[/.]([0-9]{2}))?(?:-([0-9]{1,2}):([0-9]{2})(?::([0-9]{2}))?)?",
-        v,
-    )
-    if m:
-        month, mday, yy, *clock = m.groups() + (None,) * (6 - len(m.groups()))
-        month, mday, hms = int(month), int(mday), [int(x or 0) for x in clock]
-        try:
-            if yy is not None:  # Slurm's parse_time: two-digit years are 20YY
-                return datetime(2000 + int(yy), month, mday, *hms)
-            return TimeOfDay(time(*hms), month=month, mday=mday)
-        except SbatchError:
-            raise
-        except ValueError as exc:
-            raise SbatchError(f"--begin={val!r}: {exc}; {_BEGIN_HELP}") from None
-    try:
-        when = datetime.fromisoformat(val.strip())
-    except ValueError:
-        raise SbatchError(f"--begin={val!r}: {_BEGIN_HELP}") from None
-    if when.tzinfo is not None:
+    """``--begin`` as Slurm 22.05's ``parse_time`` (src/common/parse_time.c) reads it.
+
+    A sequence of words, blanks, ``-`` and ``T`` between them: ``now`` with an optional
+    ``+N`` or ``-N`` and a unit (``seconds``, the default, ``minutes``, ``hours``, ``days``,
+    ``weeks``, or the singular; no abbreviation), a :class:`timedelta` from submission; a time
+    of day (``HH:MM[:SS]`` with an optional AM/PM, ``midnight``, ``noon``, ``fika``,
+    ``teatime``); a date (``today``, ``tomorrow``, ``MMDD[YY]``, ``MM/DD[/YY]``,
+    ``MM.DD[.YY]``, ``YYYY-MM-DD``). A time alone is today's if its hour and minute are later
+    than the submission's, else tomorrow's; a date alone is at 00:00, a date without a year
+    this year's if still ahead, else next year's (:class:`TimeOfDay`); a date with a time,
+    in either order (``tomorrowT10:00``, ``noon tomorrow``, ``01/06-10:00``), that day's
+    time. ``uts<N>`` is N seconds since the epoch, the simulated clock read as UTC. A time
+    already past starts the job at once (slurmctld keeps no begin time before now).
+    """
+    help_ = f"--begin={val!r}: Invalid time specification; {_BEGIN_HELP}"
+    if val[:3].lower() == "uts":  # strtol: blanks, a sign, digits and nothing after
+        m = re.fullmatch(r"\s*([+-]?[0-9]+)", val[3:])
+        if not m or not 1_000_000 <= int(m.group(1)) < 2**63 - 1:
+            raise SbatchError(help_)
+        return datetime(1970, 1, 1) + timedelta(seconds=int(m.group(1)))
+    if re.search(r"[0-9](?:Z|\+[0-9]{2}:?[0-9]{2})\s*$", val):  # ('Z', '+': no time here)
         raise SbatchError(
-            f"--begin={val!r}: give the cluster's local time, without a timezone "
-            "(e.g. 2026-01-05T10:00), as sbatch takes it"
+            f"--begin={val!r}: Invalid time specification: give the cluster's local time, "
+            "without a timezone (e.g. 2026-01-05T10:00), as sbatch takes it"
         )
-    return when
+    s, low = val, val.lower()
+    n = len(s)
+
+    def at(i: int) -> str:
+        return s[i] if i < n else ""
+
+    def digit(i: int) -> bool:
+        return at(i) in "0123456789" and at(i) != ""
+
+    hour = minute = second = None
+    day = mdy = None  # today/tomorrow: days after the submission's date; or (month, day, year)
+    delta = None  # now[+-N]
+    times = dates = 0  # (parse_time keeps the last of each)
+    pos = 0
+    while pos < n and s[pos] != "\n":
+        c = s[pos]
+        if c in " \t-T":  # (isblank, '-' and 'T' separate words)
+            pos += 1
+            continue
+        if delta is not None:  # (slurmctld would take the date and time of now+N, then these)
+            raise SbatchError(
+                f"--begin={val!r}: now+N followed by another date or time is not modelled by "
+                "slurmlab; give now+N alone, or a date and time"
+            )
+        word = next(
+            (w for w in ("today", "tomorrow", *_NAMED_TIMES) if low.startswith(w, pos)), None
+        )
+        if word in ("today", "tomorrow"):
+            day, mdy, dates = (0 if word == "today" else 1), None, dates + 1
+            pos += len(word)
+            continue
+        if word is not None:
+            hour, minute, second = _NAMED_TIMES[word], 0, 0
+            pos, times = pos + len(word), times + 1
+            continue
+        if low.startswith("elevenses", pos):  # (parse_time of Slurm 23.02 and later)
+            raise SbatchError(
+                f"--begin={val!r}: Invalid time specification: elevenses (11:00) came in Slurm "
+                "23.02, and 22.05's parse_time does not know it; write 11:00"
+            )
+        if low.startswith("now", pos):
+            if pos:  # (parse_time then reads past its own position: undefined)
+                raise SbatchError(help_)
+            pos, delta = _now_delta(s, low, pos + 3, val)
+            continue
+        if not digit(pos):
+            raise SbatchError(help_)
+        if at(pos + 1) == ":" or at(pos + 2) == ":":  # _get_time
+            pos, (hour, minute, second) = _clock(s, low, pos, help_)
+            times += 1
+        else:  # _get_date
+            pos, mdy = _date(s, pos, help_)
+            day, dates = None, dates + 1
+    if times > 1 or dates > 1:  # (2026-01-05T10:00-05:00 is 05:00: no UTC offset)
+        _warn(
+            f"--begin={val!r} gives more than one {'time' if times > 1 else 'date'}: Slurm's "
+            "parse_time keeps the last one (a '-05:00' after a time is the time 05:00, not a "
+            "UTC offset); give one date and one time"
+        )
+    if delta is not None:
+        return timedelta(seconds=delta)
+    if hour is None and day is None and mdy is None:  # (parse_time returns 0)
+        raise SbatchError(f"--begin={val!r}: Invalid --begin specification; {_BEGIN_HELP}")
+    clock = time(hour or 0, minute or 0, second or 0)
+    if day is not None:
+        if day == 0 and hour is None:  # today's 00:00 has passed: at once
+            return timedelta(0)
+        return TimeOfDay(clock, day=day)
+    if mdy is not None:
+        month, mday, year = mdy
+        if year is None:
+            try:
+                return TimeOfDay(clock, month=month, mday=mday)
+            except SbatchError:
+                raise SbatchError(
+                    f"--begin={val!r}: {month:02d}/{mday:02d} is not a date"
+                ) from None
+        try:  # (mktime makes 02/31 March's 3rd, or 2nd)
+            return datetime(year, month, 1) + timedelta(days=mday - 1) + _since_midnight(clock)
+        except (ValueError, OverflowError):
+            raise SbatchError(help_) from None
+    return TimeOfDay(clock)
+
+
+def _now_delta(s: str, low: str, i: int, val: str) -> tuple[int, int]:
+    """After ``now``: blanks, then the end or ``+N``/``-N`` with an optional unit (parse_time's
+    ``_get_delta``); the position after it and the seconds."""
+    n = len(s)
+    while i < n and s[i] in " \t":
+        i += 1
+    if i >= n or s[i] == "\n":
+        return i, 0
+    if s[i] not in "+-":
+        raise SbatchError(f"--begin={val!r}: Invalid time specification; {_BEGIN_HELP}")
+    sign = -1 if s[i] == "-" else 1
+    count, digits, j = 0, 0, i + 1
+    while j < n and s[j] != "\n":
+        if s[j].isspace():
+            j += 1
+            continue
+        unit = next(((u, k) for u, k in _UNITS if low.startswith(u, j)), None)
+        if unit is not None:
+            j += len(unit[0])
+            count *= unit[1]
+            break
+        if s[j] in "0123456789":
+            count, digits = count * 10 + int(s[j]), digits + 1
+            j += 1
+            continue
+        word = re.match(r"[a-z]*", low[j:]).group()
+        raise SbatchError(
+            f"--begin={val!r}: Invalid time specification: {word or s[j]!r} is not a unit Slurm "
+            "22.05 knows (seconds, minutes, hours, days, weeks, or the singular, spelt out: "
+            f"e.g. now+1hour, now+30minutes); {_BEGIN_HELP}"
+        )
+    if not digits:
+        raise SbatchError(
+            f"--begin={val!r}: Invalid time specification (now{s[i]} needs a "
+            f"number, e.g. now{s[i]}1hour); {_BEGIN_HELP}"
+        )
+    return j, sign * count
+
+
+def _clock(s: str, low: str, pos: int, help_: str) -> tuple[int, tuple[int, int, int]]:
+    """``HH:MM[:SS] [AM|PM]`` at ``pos`` (parse_time's ``_get_time``): the position after it
+    and (hour, minute, second)."""
+
+    def two(i: int) -> int:
+        if not (s[i : i + 2].isdigit() and len(s[i : i + 2]) == 2 and s[i : i + 2].isascii()):
+            raise SbatchError(help_)
+        return int(s[i : i + 2])
+
+    i = pos
+    if s[i + 1] == ":":
+        hour, i = int(s[i]), i + 1
+    else:
+        hour, i = two(i), i + 2
+    if hour > 23 or s[i : i + 1] != ":":
+        raise SbatchError(help_)
+    minute, i = two(i + 1), i + 3
+    second = 0
+    if s[i : i + 1] == ":":
+        second, i = two(i + 1), i + 3
+    if minute > 59 or second > 59:
+        raise SbatchError(help_)
+    while i < len(s) and s[i].isspace():
+        i += 1
+    half = low[i : i + 2]
+    if half == "pm":  # 12pm is noon, 13pm no time
+        hour = 12 if hour == 12 else hour + 12
+        i += 2
+    elif half == "am":  # 12am is midnight
+        hour = 0 if hour == 12 else hour
+        i += 2
+    if hour > 23 or (half == "am" and hour > 11):
+        raise SbatchError(f"{help_} (with AM/PM the hour is 0 to 12)")
+    return i, (hour, minute, second)
+
+
+def _date(s: str, pos: int, help_: str) -> tuple[int, tuple[int, int, int | None]]:
+    """``YYYY-MM-DD`` or ``MMDD[YY]``, ``MM/DD[/YY]``, ``MM.DD[.YY]`` at ``pos`` (parse_time's
+    ``_get_date``): the position after it and (month, day, year or None: a year ``00`` is
+    none, as parse_time reads it)."""
+    n = len(s)
+
+    def num(i: int, most: int) -> tuple[int, int]:  # 1..most digits (at least one)
+        j = i
+        while j < n and j - i < most and s[j] in "0123456789":
+            j += 1
+        if j == i:
+            raise SbatchError(help_)
+        return int(s[i:j]), j
+
+    year = None
+    if n >= pos + 7 and s[pos + 4 : pos + 5] == "-" and s[pos + 7 : pos + 8] == "-":
+        if not all(c in "0123456789" for c in s[pos : pos + 4]):
+            raise SbatchError(help_)
+        year = int(s[pos : pos + 4])
+        month, i = num(pos + 5, 2)
+        mday, i = num(i + 1, 2)
+    else:
+        month, i = num(pos, 2)
+        if s[i : i + 1] in (".", "/"):
+            i += 1
+        mday, i = num(i, 2)
+        if s[i : i + 1] in (".", "/"):
+            i += 1
+        if i < n and s[i] in "0123456789":
+            if s[i + 1 : i + 2] not in tuple("0123456789"):
+                raise SbatchError(help_)
+            yy, i = int(s[i : i + 2]), i + 2
+            year = 2000 + yy if yy else None
+    if not 1 <= month <= 12 or not 1 <= mday <= 31:
+        raise SbatchError(help_)
+    return i, (month, mday, year)
 
 
 def _format_begin(b: timedelta | datetime | TimeOfDay) -> str:
+    """``begin`` as ``--begin`` text that :func:`_read_begin` reads back the same."""
     if isinstance(b, timedelta):
-        return f"now+{int(b.total_seconds())}"
+        seconds = int(b.total_seconds())
+        return f"now-{-seconds}" if seconds < 0 else f"now+{seconds}"
     if isinstance(b, TimeOfDay):
+        at = f"{b.at.hour:02d}:{b.at.minute:02d}:{b.at.second:02d}"
         if b.month is not None:
-            at = f"-{b.at.isoformat()}" if b.at != time(0) else ""
-            return f"{b.month:02d}/{b.mday:02d}{at}"
-        return "tomorrow" if b.day == 1 else b.at.isoformat()
-    return b.isoformat()
+            return f"{b.month:02d}/{b.mday:02d}" + (f"-{at}" if b.at != time(0) else "")
+        if b.day in (0, 1):  # today / tomorrow, at a time (tomorrowT10:00:00)
+            word = "today" if b.day == 0 else "tomorrow"
+            return word + (f"T{at}" if b.at != time(0) else "")
+        return at
+    return f"{b.year:04d}-{b.month:02d}-{b.day:02d}T{b.hour:02d}:{b.minute:02d}:{b.second:02d}"
 
 
 def _parse_dependency(val: str) -> dict:
@@ -2235,10 +2413,11 @@ def _parse_dependency(val: str) -> dict:
     Both separators in one list are accepted as slurmctld accepts them, with a warning: one
     ``?`` anywhere makes the whole list "any" (``update_job_dependency`` sets its or_flag, and
     ``_depend_list2str`` then marks every condition SLURM_FLAGS_OR)."""
-    any_ = "?" in val
+    text = _expand_task_lists(val)
+    any_ = "?" in text
     deps = []
-    items = re.split(r"[,?]", val)
-    seps = [*re.findall(r"[,?]", val), ""]  # the separator after each item
+    items = re.split(r"[,?]", text)
+    seps = [*re.findall(r"[,?]", text), ""]  # the separator after each item
     fix = "".join(
         (f"afterany:{i.strip()}" if _bare_job_id(i) else i.strip()) + sep
         for i, sep in zip(items, seps, strict=True)
@@ -2275,7 +2454,7 @@ def _parse_dependency(val: str) -> dict:
         if any(not i for i in ids):
             raise SbatchError(f"--dependency={val!r}: empty job id in {item!r}")
         deps.append(Dependency(kind, ids))  # validates the kind
-    if any_ and "," in val:
+    if any_ and "," in text:
         _warn(
             f"--dependency={val!r} mixes ',' (all) and '?' (any): one '?' makes the whole list "
             "'any' in Slurm (the job may start when any one of its conditions is satisfied, "
@@ -2304,6 +2483,38 @@ def _kill_on_invalid_dep(val: str, before: bool | None) -> bool:
         )
         return True
     return word == "yes"
+
+
+#: ``JOBID_[task list]`` in a --dependency (job_scheduler.c ``_xlate_array_dep``)
+_TASK_LIST_DEP = re.compile(r"([^:,?\[\]]+)_\[([^\]]*)\]")
+
+
+def _expand_task_lists(val: str) -> str:
+    """``afterok:1_[0,2]`` -> ``afterok:1_0:1_2``: slurmctld's ``update_job_dependency``
+    expands an array's task list (``_xlate_array_dep``) before it splits the list at ``,``
+    and ``?``, into one condition per task. The list is ``bit_unfmt``'s: ``a-b`` ranges and
+    single tasks joined by ``,``, or one ``a-b:step`` (which, as ``bitfmt2int`` reads it,
+    stops before ``b``)."""
+
+    def tasks(m: re.Match) -> str:
+        job, listed = m.group(1), m.group(2)
+        out: set[int] = set()
+        step = re.fullmatch(r"([0-9]+)-([0-9]+):([0-9]+)", listed)
+        if step:
+            first, last, every = map(int, step.groups())
+            out.update(range(first, last, every) if every > 0 else ())
+        elif re.fullmatch(r"[0-9]+(?:-[0-9]+)?(?:,[0-9]+(?:-[0-9]+)?)*", listed):
+            for part in listed.split(","):
+                a, _, b = part.partition("-")
+                out.update(range(int(a), int(b or a) + 1))
+        if not out:
+            raise SbatchError(
+                f"--dependency={val!r}: Job dependency problem: {m.group(0)!r} is not a task "
+                f"list; write e.g. {job}_[0-3,7] or {job}_[0-9:2]"
+            )
+        return ":".join(f"{job}_{t}" for t in sorted(out))
+
+    return _TASK_LIST_DEP.sub(tasks, val) if "_[" in val else val
 
 
 def _bare_job_id(item: str) -> bool:
