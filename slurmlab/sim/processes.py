@@ -313,8 +313,11 @@ class Lifecycles:
             eligible = job.begin
         elif eligible is not None and job.throttle is not None:
             eligible = unthrottled(job, eligible)
+        # Begin: the begin time in force for this run (--begin, or the requeue delay's end),
+        # which squeue --start shows at an earlier time while the run waited for it
         return {
-            "Submit": job.submit, "Eligible": eligible, "Start": job.start, "End": job.end,
+            "Submit": job.submit, "Eligible": eligible, "Begin": job.begin, "Start": job.start,
+            "End": job.end,
             "State": state, "ExitCode": job.exit_code, "nodes": job.nodes, "by": job.by,
             "Restarts": job.restarts, "usage": job.usage, "raw": job.raw, **job.acct,
             "Partition": job.partition

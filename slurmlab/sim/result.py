@@ -32,7 +32,6 @@ from slurmlab.sim.engine import (
     used_at,
 )
 from slurmlab.sim.metrics import failure_metrics, run_accounting, schedule_metrics
-from slurmlab.sim.processes import pending_partitions
 from slurmlab.sim.recorder import event_table, job_table, last_before, priority_at
 from slurmlab.sim.updates import request_at
 from slurmlab.spec.job import listed_partitions
@@ -109,6 +108,13 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
     # (whether any node is ever out: else no Resources job waits for nodes that are down)
     nodes_vary = bool(sim.node_events) or any(n.state != "IDLE" for n in sim.cluster.nodes)
     for job, run, _last in records_at(sim, t):  # (submitted by t, not ended by then)
+        # the request as it was then (scontrol update may have changed it since); -p a,b:
+        # its partitions and their shapes (job.alts) are those it had at t unless an update
+        # since changed its partition list or node count (then only the request kept at t)
+        limit, count, asked, req, changed = request_at(job, t)
+        alts_then = job.alts is not None and (
+            not changed or (asked == job.parts and req == job.req_tres)
+        )
         start = run["Start"]
         if start is not None and start <= t:
             st = "R"
@@ -142,8 +148,14 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
                 )
             if reason == "Resources" and nodes_vary:
                 up = up_at(sim, t) if up is None else up
-                part, count = last_tried(sim, job)
-                if up[sim.partition_index(part)].sum() < count:
+                # (-p a,b: of the partition tried last; with partitions an update changed
+                # since, whose shapes then are not kept, when every one of them is short)
+                tried = (
+                    [last_tried(sim, job)]
+                    if alts_then
+                    else [(name, count) for name in asked.split(",")]
+                )
+                if all(up[sim.partition_index(name)].sum() < need for name, need in tried):
                     reason = NODES_OUT  # (squeue shows slurmctld's state_desc)
             where = f"({reason})"
             elapsed = "0:00"
@@ -171,24 +183,21 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
                 else ordered_hostlist(sim.node_names[i] for i in sorted(nodes))
             )
             if p is None and reason == "BeginTime":  # squeue --start shows its begin time
-                p = shown.begin  # (real Slurm 22.05: a --begin=now+600 job, 600 s on)
+                # (real Slurm 22.05: a --begin=now+600 job, 600 s on): this run's, not the one
+                # a later requeue set; an array's pending record's is its head's first run's
+                p = run["Begin"] if shown is job else _first_begin(shown)
             known = p is not None and math.isfinite(p)
             planned = sim.origin + pd.Timedelta(seconds=p) if known else pd.NaT
         priority = priority_at(sim, job, t)
-        # the request as it was then (scontrol update may have changed it since)
-        limit, count, asked, _req, changed = request_at(job, t)
         held = where[1:-1] if st == "PD" else last_before(job.reasons, t, "")
         if held in HOLDS:  # a hold sets it to 0 (real Slurm 22.05, a running job's too), so
             priority = 0  # squeue lists held jobs last
-        partition = (
-            run["Partition"]
-            if st == "R"
-            else asked
-            if changed
-            else pending_partitions(job, t)
-            if job.alts is not None
-            else job.partition
-        )
+        if st == "R":
+            partition, nodes = run["Partition"], len(run["nodes"])
+        else:
+            partition = _pending_list(job, t, asked)
+            shape = _waiting_shape(sim, job, t) if alts_then else None
+            nodes = _pending_nodes(job, t, where, count, shape)
         rows.append(
             {
                 "JOBID": job.key,
@@ -201,7 +210,7 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
                 "TIME_LIMIT": format_duration(
                     None if np.isinf(limit) else pd.Timedelta(seconds=limit)
                 ),
-                "NODES": len(run["nodes"]) if st == "R" else _pending_nodes(job, count, where),
+                "NODES": nodes,
                 "NODELIST(REASON)": where,
                 "START_TIME": planned,
                 "PRIORITY": priority,
@@ -247,15 +256,54 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
     return frame.drop(columns="_order").reset_index(drop=True)
 
 
-def _pending_nodes(job, count: int, where: str) -> int:
-    """squeue's NODES of a pending job: its node count, but for ``--nodes=MIN-MAX`` waiting
+def _pending_nodes(job, t: float, where: str, count: int, shape: tuple | None = None) -> int:
+    """squeue's NODES of a job pending at ``t``: its node count ``count`` (``-p a,b``: that of
+    ``shape``, the request shape it had then, whose MAX and nodes count too), but for ``--nodes=MIN-MAX`` waiting
     its turn (Resources, Priority) the nodes slurmctld's test at submission gives it
     (node_cnt_wag: up to MAX of the nodes of its partition that fit it; real Slurm 22.05
     shows 4 for a pending ``-N 2-4``). A job held, blocked by a limit or a dependency is not
-    tested (MIN), and an update of its request clears the guess (job_mgr.c)."""
-    if job.most is None or job.requests is not None or where not in _TESTED:
+    tested (MIN), and an update of its request by ``t`` clears the guess (job_mgr.c)."""
+    most, mask = job.most, job.mask
+    if shape is not None:  # (the engine's request shape: its mask, count and MAX)
+        mask, count, most = shape[5], shape[6], shape[10]
+    updated = any(when <= t for when, *_ in job.requests or ())
+    if most is None or updated or where not in _TESTED:
         return count
-    return max(count, job.nodes_guess())
+    return max(count, min(most, int(mask.sum())))  # (SimJob.nodes_guess, with that shape)
+
+
+def _waiting_shape(sim: Simulation, job, t: float) -> tuple:
+    """The request shape (an entry of the engine's ``job.alts``) of a ``-p a,b`` job pending
+    at ``t``, as the engine gave it then (``Simulation._set_shape``): its first partition's
+    from its submission, from each start the partition's it started in, and from each time
+    it was queued (its reason Priority) the first partition it may wait in (build_job_queue
+    tries that record first). So NODES is that partition's node count, as it was live."""
+    started, last = -math.inf, None  # (the start of its last run started by t, and where)
+    for r in job.runs:
+        if r["Start"] is not None and r["Start"] <= t:
+            started, last = r["Start"], r["Partition"]
+    queued = any(started < when <= t and why == "Priority" for when, why in job.reasons)
+    waits = sim.waits_in(job) if queued else ()
+    if waits:
+        return job.alts[waits[0]][1]
+    return next((shape for res, shape, _p in job.alts if res.partition == last), job.alts[0][1])
+
+
+def _pending_list(job, t: float, parts: str) -> str:
+    """The partitions squeue shows for a job pending at ``t`` whose list was ``parts`` then:
+    ``-p a,b`` as given or, once it has run, the partition it ran in then the others
+    (job_scheduler.c ``rebuild_job_part_list``; processes.pending_partitions, for the list
+    the job has now)."""
+    names = parts.split(",")
+    ran = [r["Partition"] for r in job.runs if r["Start"] is not None and r["Start"] <= t]
+    if len(names) == 1 or not ran or ran[-1] not in names:
+        return parts
+    return ",".join([ran[-1]] + [n for n in names if n != ran[-1]])
+
+
+def _first_begin(job) -> float:
+    """The begin time of the job's first run (an array's pending record shows its head's)."""
+    return job.runs[0]["Begin"] if job.runs else job.begin
 
 
 _TESTED = {"(Resources)", "(Priority)"}
@@ -447,10 +495,16 @@ def sprio_frame(sim: Simulation, t: float) -> pd.DataFrame:
         if f is None:
             continue
         # -p a,b: a row per partition, in the order its records are tried (real sprio 22.05,
-        # the multi-partition fixture), each with that partition's factors
-        parts = [job.partition] if job.alts is None else listed_partitions(job.spec, sim.cluster)
+        # the multi-partition fixture), each with that partition's factors. The partitions
+        # are those of t: an update of its partition since is not in them
+        _limit, _count, asked, _req, _changed = request_at(job, t)
+        if "," in asked:
+            spec = job.spec if asked == job.parts else replace(job.spec, partition=asked)
+            parts = listed_partitions(spec, sim.cluster)
+        else:
+            parts = [asked]
         for part in parts:
-            g = f if job.alts is None else sim.prio.in_partition(f, job, part)
+            g = f if "," not in asked else sim.prio.in_partition(f, job, part)
             w = g.weighted(sim.prio.w)
             rows.append(
                 {
