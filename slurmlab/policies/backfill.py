@@ -147,6 +147,11 @@ class Fifo:
         # (with a limit, array records can be told from positions only by reading them)
         scan = view.arrays and limit is not None
         for job in view.queue:
+            if limit is not None and job.ahead:  # records the controller left out or
+                depth += job.ahead  # tested itself count as well (PendingJob.ahead)
+                if depth > limit:
+                    d.resume = None
+                    break
             if last is not None and not keep:  # its task did not start: the record is left
                 left.add(last)
             last = None
@@ -1053,10 +1058,23 @@ class SlurmBackfill(Conservative):
             # since the first job of each partition waits for Resources, the rest Priority)
             shape, limit = job.shape, _bf_limit(job)
             known = hopeless.get(shape)
-            if known is not None and limit >= known[0]:
+            if (
+                known is not None
+                and limit >= known[0]
+                and (known[2] is None or limit == known[0] or not view.blocked_windows)
+            ):
                 tested += 1
                 seen.append((job, None, None))
                 reasons[job.id] = "Resources" if known[1] else "Priority"
+                t = known[2]  # a start beyond the window (see below) is this job's too,
+                # unless reservations cut at the map's end hold its nodes since
+                if (
+                    t is not None
+                    and not no_reserve  # (TEST_NOW_ONLY: no start but now)
+                    and (cycle.cut is None or not (job.plan_mask & cycle.cut).any())
+                    and (job.id not in planned or t < planned[job.id])
+                ):
+                    planned[job.id] = t
                 continue
             if not cycle.reached(space, unreached, job, up, now, blocked, now_only=no_reserve):
                 seen.append((job, False, None))
@@ -1073,7 +1091,7 @@ class SlurmBackfill(Conservative):
             if found is None:
                 seen.append((job, True, None))
                 reasons[job.id] = "Resources"
-                hopeless[shape] = (limit, True)
+                hopeless[shape] = (limit, True, None)
                 continue
             i, t, nodes = found
             if job.reserve_only and t <= now:  # (it may not start: its record ends here)
@@ -1110,15 +1128,21 @@ class SlurmBackfill(Conservative):
                 # start until too far in the future"): squeue --start shows N/A
                 # (so is the same shape with a longer limit; it waits for Resources as this
                 # one does when this one blocks nothing)
-                hopeless[shape] = (limit, not job.blocks)
+                hopeless[shape] = (limit, not job.blocks, None)
                 seen.append((job, True, None))
                 continue
             if t > horizon:
-                hopeless[shape] = (limit, not job.blocks)
+                # "StartTime set to time after current backfill window. No reservation
+                # created" (backfill.c): squeue --start still shows it. So it does for each
+                # later job of the shape, which Slurm tests and finds the same start: nothing
+                # is held beyond the map's end, so a reservation made in between cannot move
+                # it, and no longer limit can start earlier or, with no advance reservation
+                # ahead (free room only grows after the map), later
+                hopeless[shape] = (limit, not job.blocks, t)
                 beyond = True
                 if job.id not in planned or t < planned[job.id]:  # (-p a,b: the earliest)
-                    planned[job.id] = t  # "StartTime set to time after current backfill
-                continue  # window. No reservation" (squeue --start still shows it)
+                    planned[job.id] = t
+                continue
             if job.reserve_most is not None and len(nodes) > job.reserve_most:
                 # over a QOS/association limit on the nodes planned: "adding reservation
                 # for %pJ blocked by acct_policy_job_runnable_post_select", no reservation
@@ -1138,9 +1162,14 @@ class SlurmBackfill(Conservative):
             # In the cycle's own profile the reservation holds its nodes from one second
             # before: backfill.c tests a job over its node_space records with
             # ``begin_time <= end_time``, so a job ending at the first second of a planned
-            # reservation overlaps it (a job starting at its end does not). It holds them
-            # only within the map, which ends at the window's end rounded down: beyond it
-            # backfill.c has no record to hold them in
+            # reservation overlaps it (a job starting at its end does not). (A
+            # simplification for a job planned for later: backfill.c's walk takes its end
+            # from now, and its final _test_resv_overlap compares ``begin_time <
+            # end_reserve`` on times rounded down to bf_resolution, so Slurm may plan a job
+            # ending at, or within the first slot of, a reservation that begins after now +
+            # its limit before it; see the README.) It holds them only within the map, which
+            # ends at the window's end rounded down: beyond it backfill.c has no record to
+            # hold them in
             if begin < space.end:
                 hold = (max(begin - 1.0, now), min(end, space.end))
                 prof.reserve(nodes, view.capacity[list(nodes)], *hold)
@@ -1229,7 +1258,8 @@ class _Cycle:
     prof: Profile
     space: NodeSpace
     #: request shape -> (limit, whether the later jobs of that shape wait for Resources: none
-    #: ever fits, or the one that failed blocks nothing)
+    #: ever fits, or the one that failed blocks nothing, and the start it was planned at
+    #: beyond the window, else None)
     hopeless: dict = field(default_factory=dict)
     unreached: dict = field(default_factory=dict)  # request shape -> shortest limit not reached
     #: partitions whose first job that blocks (PendingJob.blocks) waits (Resources)

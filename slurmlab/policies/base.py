@@ -238,6 +238,13 @@ class PendingJob:
     #: (``Profile.spread_fits``/``spread_earliest`` in a profile): one node, or several,
     #: with its usage on each. None for every other job
     spread: tuple[int, np.ndarray, np.ndarray] | None = None
+    #: job records just before it in Slurm's evaluation order that the controller evaluated
+    #: or left out itself, and that Slurm's main scheduler counts toward its
+    #: ``default_queue_depth`` all the same (job_scheduler.c counts ``job_depth`` before
+    #: testing limits, reservations and nodes): jobs held by a QOS or association limit,
+    #: jobs waiting for ReqNodeNotAvail, and, before the first job of a pass, the jobs in
+    #: advance reservations (sorted first, evaluated by the controller's reservation step)
+    ahead: int = 0
     #: what decides whether the request fits, but for its time limit (partition, per-node
     #: need, node count, node set, reach, exclusive): within a pass resources only shrink
     #: and a longer window is harder to fit, so a shape that failed for a limit fails for

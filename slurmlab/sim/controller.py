@@ -15,7 +15,7 @@ import difflib
 import math
 from bisect import bisect_left
 from dataclasses import replace
-from functools import cmp_to_key
+from functools import cached_property, cmp_to_key
 from heapq import heappop
 from numbers import Real
 from typing import TYPE_CHECKING
@@ -68,12 +68,19 @@ _ASSOC_GRP_REASON = {
 
 
 class _RunningView:
-    """The running jobs as policies see them, built only if a policy looks (FIFO never does)."""
+    """The running jobs as policies see them, built only if a policy looks (FIFO never does).
 
-    __slots__ = ("_items", "_jobs", "_now")
+    A job is expected to end at its time limit. Past it, ``overtime`` (the cluster's
+    OverTimeLimit and KillWait, in seconds; None for a trace replay, which does not enforce
+    limits) gives the guess of Slurm's will-run test (cons_common/job_test.c
+    ``_guess_job_end``, when the job's end_time is not after now): the end plus KillWait plus
+    OverTimeLimit; with OverTimeLimit=UNLIMITED, now plus the job's own limit; never before
+    now + 1 s. A trace job past its limit may end at any moment: now."""
 
-    def __init__(self, jobs: dict, now: float):
-        self._jobs, self._now, self._items = jobs, now, None
+    __slots__ = ("_items", "_jobs", "_now", "_overtime")
+
+    def __init__(self, jobs: dict, now: float, overtime: tuple[float, float] | None = None):
+        self._jobs, self._now, self._items, self._overtime = jobs, now, None, overtime
 
     def _build(self) -> list[RunningJob]:
         if self._items is None:
@@ -83,11 +90,22 @@ class _RunningView:
                 r = j.running_view  # made once per run: expected to end at its limit ...
                 if r is None:
                     r = j.running_view = RunningJob(j.id, j.nodes, j.usage, j.start + j.limit)
-                if r.expected_end < now:  # ... or, past it (a trace job), at any moment
-                    r = RunningJob(j.id, j.nodes, j.usage, now)
+                if r.expected_end < now:  # ... or, past it, at Slurm's guess (see above)
+                    r = RunningJob(j.id, j.nodes, j.usage, self._past_limit(r, j.limit))
                 items.append(r)
             self._items = items
         return self._items
+
+    def _past_limit(self, r: RunningJob, limit: float) -> float:
+        now = self._now
+        if self._overtime is None:  # (a trace: "may end at any moment")
+            return now
+        over, kill_wait = self._overtime
+        if over == math.inf:  # OverTimeLimit=UNLIMITED: "No idea when the job might end"
+            end = now + limit if limit != math.inf else now + 365 * 86400.0
+        else:
+            end = r.expected_end + kill_wait + over
+        return max(end, now + 1.0)
 
     def __iter__(self):
         return iter(self._build())
@@ -153,6 +171,19 @@ class Controller:
             self._full_armed = True
             now = self.env.now
             self._at(full - (now % full) if now % full else full, self._full_pass, AFTER_PASS)
+
+    #: job records the last reservation step tested (see :attr:`PendingJob.ahead`)
+    _resv_depth: int = 0
+
+    @cached_property
+    def _overtime(self) -> tuple[float, float] | None:
+        """(OverTimeLimit, KillWait) in seconds, with which plans guess when a job running
+        past its time limit ends (:class:`_RunningView`); None when limits are not enforced
+        (a trace replay: such a job may end at any moment)."""
+        if not self.options.enforce_time_limit:
+            return None
+        kill_wait = float(self.cluster.setting("KillWait", "30") or 30)
+        return (self.options.over_time_limit, kill_wait)
 
     def _full_pass(self, _event=None) -> None:
         """sched_interval: the main scheduler over the whole queue (``default_queue_depth``
@@ -279,6 +310,9 @@ class Controller:
         # (its first record decided: held back, all are); limits are tested per record
         seen: set[int] = set()
         held: set[int] = set()
+        # records left out below that Slurm's main scheduler counts toward its depth (limits,
+        # ReqNodeNotAvail), and first those of the reservation step: PendingJob.ahead
+        ahead = self._resv_depth if self.reservations else 0
         for key, jid in queue:
             job = self.jobs[jid]
             record = job.pending or self._pending_of(job, key)
@@ -314,15 +348,18 @@ class Controller:
                 continue  # started by the reservation pass, inside its reservation
             if self._nodes_out and self._nodes_not_avail(record):
                 self._set_reason(job, "ReqNodeNotAvail")
+                ahead += 1
                 continue
             if self._limits:
                 over = self._over.get((jid, record.partition)) if self._over else None
                 if over is not None and over[0] == self.env.now and over[1] == self._since(over):
+                    ahead += 1
                     continue  # its start there was refused at this moment, and nothing that
                     # may let it start changed since (its reason is set)
                 reason, record, busy = self._limits_for(job, record, memo)
                 if reason:
                     self._set_reason(job, reason)
+                    ahead += 1
                     continue
                 if busy:  # (over a limit on the nodes it would get: if it cannot start, it
                     self._own[jid] = busy  # waits for that limit, blocking nothing)
@@ -359,7 +396,12 @@ class Controller:
                         maint = True  # (blocks nothing either)
                     blocks = pending.blocks and not maint
                     pending = replace(pending, mask=mask, reach=pending.mask, blocks=blocks)
-            yield replace(pending, reserve_only=True) if extra else pending
+            if extra:
+                pending = replace(pending, reserve_only=True)
+            if ahead:
+                pending = replace(pending, ahead=ahead)
+                ahead = 0
+            yield pending
 
     def _in_order(self) -> list[tuple[tuple, int]]:
         """The queue in Slurm's evaluation order (job_scheduler.c ``sort_job_queue2``).
@@ -827,7 +869,7 @@ class Controller:
 
     def _view(self, resume=None, fresh: int = 0, order=None, reserve: bool = False) -> QueueView:
         now = self.env.now
-        running = _RunningView(self.running, now)
+        running = _RunningView(self.running, now, self._overtime)
         if resume is None or getattr(self.policy, "resume_whole_queue", False):
             queue, start = self._pending_jobs(order, reserve), 0
         else:
@@ -958,13 +1000,33 @@ class Controller:
         reservation's nodes are all held by another reservation over its time limit waits
         for 'ReqNodeNotAvail, Reserved for maintenance' (node_scheduler.c
         ``_build_node_list``: resv_overlap with no usable node left), failing nothing.
-        Backfill does not plan these jobs (no expected start; see the README)."""
+        Backfill does not plan these jobs (no expected start; see the README).
+
+        Slurm sorts these jobs first (job_scheduler.c ``sort_job_queue2``), so under the
+        ``slurm`` policy they are the first records its main scheduler counts toward
+        ``default_queue_depth``: the step tests at most that many + 1, and the main pass
+        counts them before its own (:attr:`PendingJob.ahead`). Without a main scheduler
+        (sched_interval=-1: a backfill cycle's step) no depth applies."""
         failed: set[str] = set()  # reservations whose job found its nodes busy this pass
         kept_out = np.zeros(len(self.up), dtype=bool)  # nodes -w jobs that wait hold (below)
-        for _key, jid in list(self.queue if order is None else order):
+        depth = getattr(self.policy, "default_queue_depth", None)
+        limit = None if depth is None or self._main_off else depth + 1
+        tested, left = 0, set()  # records tested (an array's: task after task), records left
+        self._resv_depth = 0
+        for key, jid in list(self.queue if order is None else order):
             job = self.jobs[jid]
             if not job.spec.reservation:
                 continue
+            if limit is not None:  # (as Fifo.main_pass counts records: an array's tasks
+                # while they start; the record is left at the first that does not)
+                array = (job.pending or self._pending_of(job, key)).array
+                if array is None or array not in left:
+                    tested += 1
+                    if tested > limit:
+                        break
+                    self._resv_depth = tested
+                    if array is not None:  # left unless this task starts (below)
+                        left.add(array)
             if job.spec.reservation in failed:
                 self._set_reason(job, "Priority")
                 continue
@@ -1005,6 +1067,8 @@ class Controller:
                     failed.add(r.name)
             else:  # (a backfill cycle's step when there is no main scheduler)
                 self._start(job, nodes, "backfill" if self._main_off else "main")
+                if limit is not None and array is not None:
+                    left.discard(array)  # (its next task is tested)
 
     def _preempt_pass(self, order=None) -> None:
         """PreemptType=preempt/qos: a job whose QOS may preempt others frees room by doing so.
