@@ -196,7 +196,11 @@ def _caller():
     none (slurmlab's own code at the bottom of the stack)."""
     frame, outermost = sys._getframe(1), None  # noqa: SLF001 (as warnings walks it)
     while frame is not None:
-        if frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        code = frame.f_code.co_filename
+        if code.startswith(_PACKAGE_DIR) or (  # (or code slurmlab generated: a dataclass's
+            code.startswith("<")  # __init__, whose file is "<string>")
+            and str(frame.f_globals.get("__name__", "")).startswith("slurmlab.")
+        ):
             outermost = frame
         frame = frame.f_back
     return sys._getframe(1) if outermost is None else outermost.f_back  # noqa: SLF001

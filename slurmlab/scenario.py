@@ -175,11 +175,11 @@ from slurmlab.spec.qos import (
     Qos,
     Reservation,
     parse_name_list,
-    parse_preempt_mode,
     parse_tres_limits,
     place_reservations,
     preemption_loop,
     reservation_pools,
+    simulated_preempt_mode,
 )
 from slurmlab.spec.slurm_conf import included_files
 from slurmlab.spec.units import (
@@ -1907,7 +1907,8 @@ def _unique_names(entries: tuple, key: str, what: str) -> None:
 
 
 def _check_preempt_mode(cluster: Cluster, doc: dict) -> None:
-    """slurm.conf PreemptMode is one slurmlab models (OFF, CANCEL, REQUEUE)."""
+    """slurm.conf PreemptMode is one slurmlab models (OFF, CANCEL, REQUEUE) where it
+    preempts (under preempt/qos; another PreemptType preempts nothing here)."""
     mode = cluster.setting("PreemptMode", None)
     if mode is None:
         return
@@ -1919,7 +1920,9 @@ def _check_preempt_mode(cluster: Cluster, doc: dict) -> None:
         keys = [k for k in spec["settings"] if str(k).lower() == "preemptmode"]
         path = ("cluster", "settings", *keys[:1])
     with _entry(path, "cluster"):
-        parse_preempt_mode(mode, what="PreemptMode")
+        simulated_preempt_mode(
+            mode, cluster.setting("PreemptType") or "preempt/none", what="PreemptMode"
+        )
 
 
 def _check_job_reservations(

@@ -18,6 +18,9 @@ from slurmlab.spec.cluster import Node, Partition
 
 ROOT = Path(__file__).resolve().parent.parent
 NODES = "NodeName=n[1-2] CPUs=4 RealMemory=8000\nPartitionName=p Nodes=ALL Default=YES\n"
+#: what slurmlab models, said (a slurm.conf without SelectType is warned about: Slurm's
+#: default is select/linear)
+SELECT = "SelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n"
 NOT_MODELLED = "not modelled by slurmlab (ignored)"
 
 
@@ -26,11 +29,15 @@ PREEMPTING = ("PreemptType=preempt/qos", "PreemptType=preempt/partition_prio")
 
 
 def load(setting: str) -> list[str]:
-    """The warnings of reading a slurm.conf whose line 2 is ``setting``."""
+    """The warnings of reading a slurm.conf whose line 2 is ``setting`` (its last lines
+    name SelectType, unless ``setting`` does)."""
     mode = "PreemptMode=REQUEUE\n" if setting in PREEMPTING else ""
+    select = SELECT
+    if setting.startswith("SelectType"):
+        select = "" if setting.startswith("SelectType=") else SELECT.split("\n")[0] + "\n"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        Cluster.from_slurm_conf(f"ClusterName=c\n{setting}\n{mode}{NODES}")
+        Cluster.from_slurm_conf(f"ClusterName=c\n{setting}\n{mode}{NODES}{select}")
     return [str(w.message) for w in caught]
 
 
@@ -139,6 +146,7 @@ def test_real_tres_slurmlab_does_not_count_are_named(key):
 def test_a_partitions_billing_weights_name_the_partition():
     """A partition's own TRESBillingWeights are checked like the global ones."""
     conf = 'NodeName=n1\nPartitionName=gpu Nodes=n1 TRESBillingWeights="CPU=1,GRES/gpu:a100=2"\n'
+    conf += SELECT
     with pytest.warns(UserWarning) as caught:
         Cluster.from_slurm_conf(conf)
     assert [str(w.message) for w in caught] == [

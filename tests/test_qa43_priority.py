@@ -22,6 +22,7 @@ from slurmlab.scenario import Scenario
 from slurmlab.spec.cluster import Cluster, setting_problem, sinfo_state_value
 
 NODES = "NodeName=n[1-4] CPUs=16 RealMemory=64000\nPartitionName=main Nodes=n[1-4] Default=YES\n"
+NODES += "SelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n"  # (as slurmlab models)
 
 
 def conf(settings: str) -> Cluster:

@@ -653,6 +653,7 @@ def test_core_specialization_node_options_are_named_as_not_modelled():
     conf = (
         "ClusterName=x\nNodeName=n[1-2] CPUs=16 RealMemory=64000 CoreSpecCount=2 "
         "MemSpecLimit=4000\nPartitionName=p Nodes=n[1-2] Default=YES\n"
+        "SelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n"
     )
     with pytest.warns(UserWarning) as caught:
         Cluster.from_slurm_conf(conf)

@@ -24,7 +24,10 @@ from slurmlab.spec.cluster import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
-NODES = "NodeName=n[1-2] CPUs=4 RealMemory=8000\nPartitionName=p Nodes=ALL Default=YES\n"
+#: what slurmlab models (a slurm.conf without SelectType is warned about: Slurm's default is
+#: select/linear)
+SELECT = "SelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n"
+NODES = "NodeName=n[1-2] CPUs=4 RealMemory=8000\nPartitionName=p Nodes=ALL Default=YES\n" + SELECT
 REFUSED = 'Slurm 22.05 refuses to start on it ("Parsing error at unrecognized key: {}")'
 JOB = '  - {runtime: 60, args: "-n 1 -t 5"}\n'
 
@@ -129,7 +132,7 @@ def test_unknown_partition_options_are_not_called_unmodelled_slurm_options():
     not a partition option, with the option meant, and refused as slurmctld refuses it
     (stop 43: "Parsing error at unrecognized key" stops it); a global key says to give it
     its own line."""
-    conf = "NodeName=n1 CPUs=4\nPartitionName=p Nodes=n1 Default=YES {}\n"
+    conf = "NodeName=n1 CPUs=4\nPartitionName=p Nodes=n1 Default=YES {}\n" + SELECT
     with pytest.raises(
         ConfigError, match=r"PriorityJobFacter=4: .*did you mean PriorityJobFactor\?"
     ):
@@ -156,6 +159,7 @@ def test_an_unknown_node_option_is_named_with_the_option_meant():
     ):
         Cluster.from_slurm_conf(conf)
     real = "NodeName=n1 CPUs=4 TmpDisk=100 Sockets=1 NodeHostname=h Features=a\n"
+    real += "PartitionName=p Nodes=n1\n" + SELECT
     # (stop 28: its keys are all Slurm's, but CPUs=4 on one socket of one core is reset)
     assert caught_by(lambda: Cluster.from_slurm_conf(real)) == [
         "slurm.conf line 1: NodeName=n1: CPUs=4 is none of Sockets (1), Sockets x "

@@ -14,10 +14,16 @@ import pytest
 from slurmlab import Cluster, ConfigError
 
 PART = "PartitionName=main Nodes=ALL Default=YES\n"
+#: what slurmlab models (a slurm.conf without SelectType is warned about: Slurm's default is
+#: select/linear)
+SELECT = "SelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n"
 
 
 def read(conf, *args) -> tuple[Cluster, list[str]]:
-    """The cluster a slurm.conf (a path or its text) defines, and the warnings it gives."""
+    """The cluster a slurm.conf (a path or its text) defines, and the warnings it gives; a
+    text that names no SelectType gets SELECT as its last lines."""
+    if isinstance(conf, str) and "selecttype" not in conf.lower():
+        conf += SELECT
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         cluster = Cluster.from_slurm_conf(conf, *args)
@@ -44,7 +50,7 @@ def test_include_reads_the_file_from_the_directory_of_the_file_that_names_it(tmp
     and its nodes vanished."""
     conf = write(
         tmp_path / "etc" / "slurm.conf",
-        f"ClusterName=Lab\nInclude nodes.conf\ninclude sub/%c-more.conf\n{PART}",
+        f"ClusterName=Lab\nInclude nodes.conf\ninclude sub/%c-more.conf\n{PART}{SELECT}",
     )
     write(tmp_path / "etc" / "nodes.conf", "NodeName=n1 CPUs=8\n")
     write(tmp_path / "etc" / "sub" / "lab-more.conf", "INCLUDE gpu.conf\n")
@@ -254,7 +260,7 @@ def test_a_bad_count_names_the_file_line_key_and_value(tmp_path, line, message):
 # -- §3.3 a byte-order mark -----------------------------------------------------------------------
 def test_a_leading_byte_order_mark_is_dropped(tmp_path):
     conf = tmp_path / "bom.conf"
-    conf.write_bytes(f"\ufeffNodeName=n[1-2] CPUs=8\n{PART}".encode())
+    conf.write_bytes(f"\ufeffNodeName=n[1-2] CPUs=8\n{PART}{SELECT}".encode())
     cluster, caught = read(conf)
     assert caught == []
     assert [n.name for n in cluster.nodes] == ["n1", "n2"]

@@ -21,7 +21,11 @@ JOB = '  - {runtime: 60, args: "-n 1 -t 5"}\n'
 
 
 def read(conf) -> tuple[Cluster, list[str]]:
-    """The cluster a slurm.conf (a path or its text) defines, and the warnings it gives."""
+    """The cluster a slurm.conf (a path or its text) defines, and the warnings it gives; a
+    text that names no SelectType names what slurmlab models in its last lines (Slurm's
+    default, select/linear, is warned about)."""
+    if isinstance(conf, str) and "selecttype" not in conf.lower():
+        conf += "SelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         built = Cluster.from_slurm_conf(conf)

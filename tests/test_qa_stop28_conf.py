@@ -14,7 +14,13 @@ from slurmlab.spec.cluster import Node, Partition
 
 
 def load(conf: str, gres: str | None = None) -> tuple[Cluster, list[str]]:
-    """The cluster of a slurm.conf text (and gres.conf text), and the warnings it gave."""
+    """The cluster of a slurm.conf text (and gres.conf text), and the warnings it gave. A
+    text that names no SelectType gets SelectType=select/cons_tres with CR_Core, what
+    slurmlab models, as a last line (Slurm's default, select/linear, is warned about)."""
+    if "selecttype=" not in conf.lower():
+        conf += "\nSelectType=select/cons_tres\n"
+        if "selecttypeparameters=" not in conf.lower():
+            conf += "SelectTypeParameters=CR_Core\n"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         cluster = Cluster.from_slurm_conf(conf, gres)
@@ -428,10 +434,10 @@ def test_a_global_def_mem_per_node_wins_over_the_global_def_mem_per_cpu():
 # -- 7. a line's own Feature= over its DEFAULT's Features= ---------------------------------------
 def test_a_nodes_own_feature_wins_over_its_default_lines_whatever_the_spelling():
     """read_config.c _parse_nodename: Feature, then Features, on the line, then on the
-    DEFAULT line."""
+    DEFAULT line (scontrol's AvailableFeatures is no slurm.conf option: test_qa44_conf)."""
     conf = (
         "ClusterName=f\nNodeName=DEFAULT CPUs=4 Features=old\nNodeName=n1 Feature=new\n"
-        "NodeName=n2\nNodeName=n3 AvailableFeatures=x,y\nPartitionName=p Nodes=ALL Default=YES\n"
+        "NodeName=n2\nNodeName=n3 Features=x,y\nPartitionName=p Nodes=ALL Default=YES\n"
     )
     cluster, caught = load(conf)
     assert caught == []
@@ -584,7 +590,7 @@ def test_max_mem_per_node_beside_max_mem_per_cpu_holds_as_in_slurm():
     text = (
         "ClusterName=c\nSelectTypeParameters=CR_Core_Memory\nMaxMemPerCPU=1000\n"
         "MaxMemPerNode=8000\nNodeName=n1 CPUs=8 RealMemory=16000\n"
-        "PartitionName=p Nodes=n1 Default=YES\n"
+        "PartitionName=p Nodes=n1 Default=YES\nSelectType=select/cons_tres\n"
     )
     with pytest.warns(UserWarning) as caught:
         cluster = Cluster.from_slurm_conf(text)

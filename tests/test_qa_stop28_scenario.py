@@ -170,7 +170,8 @@ def test_an_inline_cluster_names_the_setting_missing_and_its_own_lines(tmp_path)
 def test_a_slurm_conf_cluster_names_its_line_and_says_to_edit_it(tmp_path):
     (tmp_path / "slurm.conf").write_text(
         "ClusterName=c\nPreemptType=preempt/none\nNodeName=n[1-2] CPUs=4\n"
-        "PartitionName=p Nodes=ALL Default=YES\n"
+        "PartitionName=p Nodes=ALL Default=YES\nSelectType=select/cons_tres\n"
+        "SelectTypeParameters=CR_Core\n"
     )
     path = write(
         tmp_path,

@@ -166,7 +166,7 @@ def test_a_partition_mixing_thread_counts_is_named():
         "SelectTypeParameters=CR_Core_Memory\n"
         "NodeName=a1 Sockets=1 CoresPerSocket=8 ThreadsPerCore=2 RealMemory=1000\n"
         "NodeName=b1 CPUs=8 RealMemory=1000\n"
-        "PartitionName=all Nodes=a1,b1 Default=YES\n"
+        "PartitionName=all Nodes=a1,b1 Default=YES\nSelectType=select/cons_tres\n"
     )
     with pytest.warns(UserWarning) as caught:
         cluster = parse_slurm_conf(text)

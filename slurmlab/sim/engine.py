@@ -68,10 +68,10 @@ from slurmlab.spec.job import (
 from slurmlab.spec.qos import (
     Qos,
     Reservation,
-    parse_preempt_mode,
     place_reservations,
     preemption_loop,
     reservation_pools,
+    simulated_preempt_mode,
 )
 from slurmlab.spec.units import (
     MAX_SECONDS,
@@ -311,6 +311,8 @@ class Simulation(Controller, Lifecycles, Updates):
         # the slurm policy's periodic full passes: every sched_interval while more jobs queue
         # than an event pass tests (default_queue_depth + 1); None when there are none
         every = getattr(self.policy, "sched_interval", -1)
+        if every == 0:  # (controller.c: difftime(now, last_full_sched_time) >= 0 holds at each
+            every = 1  # loop of slurmctld's background thread, about every second)
         self._full_every = every if every > 0 else None
         self._full_depth = self.policy.default_queue_depth + 1 if every > 0 else 0
         # sched_interval=-1: no main scheduler at all (job_scheduler.c _schedule() returns at
@@ -322,7 +324,8 @@ class Simulation(Controller, Lifecycles, Updates):
         # main scheduler, the backfill cycle's (bf_interval; None: neither runs)
         grid = every if hasattr(self.policy, "sched_interval") else None
         if grid is None:
-            grid = int(cluster.scheduler_parameters.get("sched_interval") or 60)
+            given = cluster.scheduler_parameters.get("sched_interval")
+            grid = 60 if given is None else max(int(given), 1)
         if self._main_off:
             grid = getattr(self.policy, "interval", None) or -1
         self._main_grid = grid if grid > 0 else None
@@ -494,8 +497,8 @@ class Simulation(Controller, Lifecycles, Updates):
         self._arm_priority_tick()
         self._job_requeue = cluster.job_requeue  # slurm.conf JobRequeue (looked up once)
         ptype = (cluster.setting("PreemptType", "preempt/none") or "").lower()
-        self.preempt_mode = parse_preempt_mode(
-            cluster.setting("PreemptMode", "OFF") or "OFF", what="slurm.conf PreemptMode"
+        self.preempt_mode = simulated_preempt_mode(  # (refused under preempt/qos only)
+            cluster.setting("PreemptMode", "OFF") or "OFF", ptype, what="slurm.conf PreemptMode"
         )
         self.preemption = ptype == "preempt/qos" and self.preempt_mode != "OFF"
         exempt = (cluster.setting("PreemptExemptTime", "-1") or "-1").strip()

@@ -11,7 +11,6 @@ from __future__ import annotations
 import difflib
 import os
 import re
-import warnings
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -23,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from slurmlab.errors import ConfigError, RequestError, SlurmlabError
+from slurmlab.errors import ConfigError, RequestError, SlurmlabError, warn_at_caller
 from slurmlab.spec.units import (
     MAX_COUNT,
     MAX_COUNT16,
@@ -225,13 +224,24 @@ def _setting_text(cluster: str, key, value) -> str:
     )
 
 
+#: The largest count of a GRES other than GPUs: gres.c ``_get_gres_cnt`` reads it with
+#: strtoll into 64 bits (slurm.conf(5): ``bandwidth:lustre:no_consume:4G``).
+GRES_COUNT_MAX = 2**63 - 1
+
+
 @dataclass(frozen=True, slots=True)
 class Gres:
-    """One generic resource on a node, e.g. ``gpu:h100:8`` (name, type, count)."""
+    """One generic resource on a node, e.g. ``gpu:h100:8`` (name, type, count).
+
+    ``no_consume`` is slurm.conf's ``no_consume`` flag (``bandwidth:lustre:no_consume:4G``):
+    jobs asking for the GRES do not hold it, so any number of them may use it at once. A GPU
+    count is at most 2**32 - 1 (slurmlab counts a node's GPUs as other resources), another
+    GRES's at most 2**63 - 1, as Slurm reads it."""
 
     name: str
     type: str | None
     count: int
+    no_consume: bool = False
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
@@ -245,26 +255,35 @@ class Gres:
         object.__setattr__(self, "count", whole_value(self.count, f"Gres {self.name!r}", "count"))
         if self.count < 0:
             raise SlurmlabError(f"Gres {self.name!r}: count {self.count} must not be negative")
-        if self.count > UINT32_MAX:
+        most = UINT32_MAX if self.name == "gpu" else GRES_COUNT_MAX
+        if self.count > most:
             raise SlurmlabError(
-                f"Gres {self.name!r}: count {self.count} is too large (at most {UINT32_MAX})"
+                f"Gres {self.name!r}: count {self.count} is too large (at most {most})"
+            )
+        if not isinstance(self.no_consume, bool):
+            raise SlurmlabError(
+                f"Gres {self.name!r}: no_consume={self.no_consume!r} is not True or False"
             )
 
     def __str__(self) -> str:
-        return ":".join([self.name] + ([self.type] if self.type else []) + [str(self.count)])
+        flag = ["no_consume"] if self.no_consume else []
+        return ":".join([self.name, *([self.type] if self.type else []), *flag, str(self.count)])
 
 
 def parse_gres(text: str, *, what: str = "Gres") -> tuple[Gres, ...]:
     """Parse a node's ``Gres=`` value (``gpu:h100:8,nvme:1``) as slurmctld reads it (gres.c
-    ``_get_gres_cnt``): each item is ``name[:type][:count]``; the text after its last colon
-    is its count when it starts with a digit, with an optional suffix (``gpu:2K`` is 2048
-    GPUs: :func:`~slurmlab.spec.units.suffixed_count`), else its type, with a count of 1
-    (``gpu:tesla``). A ``(S:0-1)`` socket binding is dropped.
+    ``_get_gres_cnt``): each item is ``name[:type][:no_consume][:count]``; the text after
+    its last colon is its count when it starts with a digit, with an optional suffix
+    (``gpu:2K`` is 2048 GPUs: :func:`~slurmlab.spec.units.suffixed_count`), else its type,
+    with a count of 1 (``gpu:tesla``); ``no_consume`` (in any case) is a flag, never a type
+    (gres.c ``gres_add_type``). A ``(S:0-1)`` socket binding is dropped.
 
     >>> parse_gres("gpu:h100:8")
-    (Gres(name='gpu', type='h100', count=8),)
+    (Gres(name='gpu', type='h100', count=8, no_consume=False),)
     >>> [str(g) for g in parse_gres("gpu:2K,nic:x1:1kb,gpu:tesla(S:0-1),nvme")]
     ['gpu:2048', 'nic:x1:1000', 'gpu:tesla:1', 'nvme:1']
+    >>> [str(g) for g in parse_gres("bandwidth:lustre:no_consume:4G")]
+    ['bandwidth:lustre:no_consume:4294967296']
     """
     if text in ("", "(null)", "none", "None"):
         return ()
@@ -283,11 +302,13 @@ def parse_gres(text: str, *, what: str = "Gres") -> tuple[Gres, ...]:
                 )
         else:
             count, types = 1, rest
+        no_consume = any(t.lower() == "no_consume" for t in types)
+        types = [t for t in types if t.lower() != "no_consume"]
         if not name or len(types) > 1 or "" in types:
             raise SlurmlabError(
-                f"invalid {what} {text!r}: expected name[:type]:count, e.g. gpu:h100:8"
+                f"invalid {what} {text!r}: expected name[:type][:no_consume]:count, e.g. gpu:h100:8"
             )
-        out.append(Gres(name, types[0] if types else None, count))
+        out.append(Gres(name, types[0] if types else None, count, no_consume))
     return tuple(out)
 
 
@@ -312,6 +333,21 @@ def mixed_gpu_note(nodes) -> str | None:
         "counts a node's GPUs together, so jobs asking for one type may together hold more of "
         "it than the node has, where Slurm counts each type (one job alone gets no more than "
         "the node has of its type)"
+    )
+
+
+def no_consume_gpu_note(nodes) -> str | None:
+    """What slurmlab does not model of GPUs flagged ``no_consume`` (``Gres=gpu:no_consume:2``),
+    in words, or None when no node has them: Slurm lets any number of jobs use them at once,
+    slurmlab allocates them as other GPUs, to one job at a time."""
+    flagged = [n.name for n in nodes if any(g.name == "gpu" and g.no_consume for g in n.gres)]
+    if not flagged:
+        return None
+    return (
+        f"{compress_hostlist(flagged)} have GPUs flagged no_consume: not modelled by slurmlab; "
+        "Slurm lets any number of jobs use them at once (a job's GPUs are not held), slurmlab "
+        "allocates them as other GPUs, each to one job at a time; drop no_consume to say so, "
+        "or give jobs that share them no --gres=gpu"
     )
 
 
@@ -640,6 +676,41 @@ def preempt_conflict(settings: Mapping[str, str]) -> str | None:
     return None
 
 
+#: What Slurm does for each PreemptMode slurmlab does not model (preempt_mode_warning).
+_PREEMPT_MODES_NOT_MODELLED = {
+    "SUSPEND": "Slurm suspends a job it preempts and resumes it when the preemptor ends",
+    "GANG": (
+        "Slurm time-slices jobs that share CPUs (OverSubscribe=FORCE), one SchedulerTimeSlice "
+        "each in turn; slurmlab runs each job on CPUs of its own, without time slicing"
+    ),
+    "WITHIN": "Slurm lets jobs of the same QOS preempt one another",
+}
+
+
+def preempt_mode_warning(settings: Mapping[str, str]) -> str | None:
+    """What slurmlab leaves out of a PreemptMode of SUSPEND, GANG or WITHIN under a
+    PreemptType other than preempt/qos (the only one slurmlab preempts with), or None. There
+    no job is preempted, so the simulation runs as without them (spec/qos.py
+    ``simulated_preempt_mode``); under preempt/qos they are refused when it simulates.
+
+    >>> print(preempt_mode_warning({"PreemptMode": "GANG"}))
+    PreemptMode=GANG: not modelled by slurmlab (ignored); GANG: Slurm time-slices jobs ...
+    """
+    low = {k.lower(): str(v) for k, v in settings.items()}
+    ptype = (low.get("preempttype") or "preempt/none").strip().lower()
+    given = low.get("preemptmode", "").strip()
+    words = [w.strip().upper() for w in given.split(",") if w.strip()]
+    unmodelled = [w for w in words if w in _PREEMPT_MODES_NOT_MODELLED]
+    if ptype == "preempt/qos" or not unmodelled:
+        return None
+    no_job = f"slurmlab preempts no job under PreemptType={ptype}"
+    why = "; ".join(
+        f"{w}: {_PREEMPT_MODES_NOT_MODELLED[w]}" + ("" if w == "GANG" else f"; {no_job}")
+        for w in unmodelled
+    )
+    return f"PreemptMode={given}: not modelled by slurmlab (ignored); {why}"
+
+
 @dataclass(frozen=True, slots=True)
 class Inert:
     """Why a scheduling field has no effect on a cluster (:func:`inert_settings`): the
@@ -800,6 +871,9 @@ class Cluster:
             if problem:
                 raise SlurmlabError(f"Cluster {self.name!r}: {problem}")
         where = getattr(self.settings, "where", {})  # (ConfSettings: read from a file)
+        note = None if isinstance(self.settings, ConfSettings) else no_consume_gpu_note(self.nodes)
+        if note:  # (a slurm.conf's is named at its NodeName= line)
+            warn_at_caller(f"Cluster {self.name!r}: nodes {note}")
         conflict = (
             preempt_conflict(self.settings)
             or select_conflict(self.settings)
@@ -809,8 +883,10 @@ class Cluster:
             raise SlurmlabError(f"Cluster {self.name!r}: {conflict}")
         for key, value in self.settings.items():
             note = unknown_key_warning(key, value) or setting_warning(key, value)
+            if key.lower() == "preemptmode":
+                note = preempt_mode_warning(self.settings)
             if note:
-                warnings.warn(f"{where.get(key) or f'Cluster {self.name!r}'}: {note}", stacklevel=3)
+                warn_at_caller(f"{where.get(key) or f'Cluster {self.name!r}'}: {note}")
 
     # -- construction -------------------------------------------------------------------------
     @classmethod
@@ -929,8 +1005,16 @@ class Cluster:
 
     @property
     def memory_tracked(self) -> bool:
-        """Whether memory is a consumable resource (SelectTypeParameters=CR_*_Memory)."""
-        return "memory" in (self.setting("SelectTypeParameters", "") or "").lower()
+        """Whether memory is a consumable resource: SelectTypeParameters=CR_*_Memory, or
+        SelectType=select/cons_tres or select/cons_res with no SelectTypeParameters, which
+        then use CR_Core_Memory (cons_common.c ``select_p_node_init``: "SelectTypeParameters
+        not specified, using default value: CR_Core_Memory"). Settings that name no
+        SelectType (a cluster built in Python) leave memory untracked."""
+        params = (self.setting("SelectTypeParameters", "") or "").strip()
+        if not params:
+            select = (self.setting("SelectType", "") or "").strip().lower()
+            return select in ("select/cons_tres", "select/cons_res")
+        return "memory" in params.lower()
 
     @property
     def core_allocation(self) -> bool:
@@ -1228,9 +1312,10 @@ SCHEDULER_PARAMETERS = {
     ),
     "default_queue_depth": (0, 1000000, "jobs, e.g. 100; 0 tests one job"),
     "sched_interval": (
-        1,
+        0,
         1000000,
-        "seconds between full main-scheduler passes, e.g. 60",
+        "seconds between full main-scheduler passes, e.g. 60 (0: at every loop of slurmctld's "
+        "background thread, about every second)",
     ),
 }
 
@@ -1638,7 +1723,8 @@ NOT_MODELLED: dict[str, tuple[frozenset[str], str]] = {
     "KillWait": (
         frozenset({"30"}),
         "Slurm waits up to this many seconds between SIGTERM and SIGKILL when it ends a job "
-        "(time limit, scancel, preemption); slurmlab's jobs end at the SIGTERM",
+        "(time limit, scancel, preemption); slurmlab's jobs end at the SIGTERM (KillWait counts "
+        "only in the plans for a job running past its limit under OverTimeLimit)",
     ),
     "PreemptParameters": (
         frozenset({""}),

@@ -2785,6 +2785,38 @@ def spread_of(
     return res.ntasks, task, node
 
 
+def _spread_pool(
+    spec: JobSpec, cluster: Cluster, pool: _Pool, shape: Resources, cores: _CoreUse, need_mem: int
+) -> _Pool | None:
+    """The nodes of ``pool`` that hold at least one task of a job Slurm may spread over
+    nodes (:func:`spread_of` of its ``shape``), when together they hold all its tasks; else
+    None. Each node holds its usable CPUs' worth of tasks (and no more than its memory holds,
+    memory per CPU or per node), as select/cons_tres ``_eval_nodes`` takes each node's
+    available CPUs until the tasks are held (job_test.c): ``-n 30`` on nodes of 24 and 8
+    CPUs runs on both, 24 + 6, where an even share (15 per node) fits one. Its nodes are
+    the job's candidates, so that :func:`spread_nodes` may place it on any of them."""
+    spread = spread_of(spec, shape, cluster)
+    if spread is None:
+        return None
+    ntasks, task, node = spread
+    tracked = cluster.memory_tracked
+
+    def holds(n: Node) -> int:
+        room = (
+            cores.usable_cpus(n.cpus) - int(node[0]),
+            (n.memory_mb if tracked else 0) - int(node[1]),
+            n.gpus - int(node[2]),
+        )
+        if min(room) < 0 or (not tracked and n.memory_mb < need_mem):  # (the floor where
+            return 0  # memory is not consumed; else the room above)
+        return min(r // int(t) for r, t in zip(room, task, strict=True) if t > 0)
+
+    held = pool.where(lambda n: holds(n) > 0)
+    if sum(holds(rep) * len(g) for rep, g in zip(held.reps, held._groups, strict=True)) < ntasks:
+        return None  # (counted per class of nodes alike)
+    return held
+
+
 def first_partition(names: str) -> str:
     """The first partition ``-p a,b`` names (empty names skipped, as strtok_r skips them)."""
     return next((n for n in names.split(",") if n), "")
@@ -3064,6 +3096,9 @@ def _find_eligible_nodes(spec: JobSpec, cluster: Cluster, part: Partition) -> _P
                 f"configuration is not available; ask for {most} or fewer per node, on more "
                 "nodes"
             )
+        lost = _type_left_out_by(spec, cluster, part)
+        if lost:  # (the partition has it; -w, -x or -C left it out)
+            raise RequestError(f"GPU type {spec.gpu_type!r}: {lost}")
         have = sorted({t for n in pool for t in n.gpu_types})
         signed = re.fullmatch(r"[-+][0-9]+", spec.gpu_type)  # (gpu:-1: Slurm reads a type)
         raise RequestError(
@@ -3098,6 +3133,37 @@ def _find_eligible_nodes(spec: JobSpec, cluster: Cluster, part: Partition) -> _P
             )
         pool = kept
     return _Pool(pool)
+
+
+def _type_left_out_by(spec: JobSpec, cluster: Cluster, part: Partition) -> str | None:
+    """Why no node of ``part`` with the GPUs of the type the request asks for is left to it,
+    when the partition has such nodes: the option (``--nodelist``, ``--exclude``,
+    ``--constraint``, applied in turn) that leaves them all out; else None."""
+    pool = [n for n in (cluster.node(name) for name in part.nodes) if _node_fits_type(n, spec)]
+    if not pool:
+        return None
+    having = f"{compress_hostlist([n.name for n in pool])}, and"
+    them = "that node" if len(pool) == 1 else "those nodes"
+    filters = []
+    if spec.nodelist:
+        filters.append(("--nodelist", spec.nodelist, lambda n: n.name in spec.nodelist))
+    if spec.exclude:
+        filters.append(("--exclude", spec.exclude, lambda n: n.name not in spec.exclude))
+    if spec.constraint:
+        filters.append(
+            ("--constraint", None, lambda n: features_match(spec.constraint, n.features))
+        )
+    for option, names, test in filters:
+        pool = [n for n in pool if test(n)]
+        if not pool:
+            given = f"{option}={compress_hostlist(names) if names else repr(spec.constraint)}"
+            fix = "name a node with it" if option == "--nodelist" else f"drop {option}"
+            return (
+                f"partition {part.name!r} has it on {having} {given} leaves out {them}: "
+                f"Requested node configuration is not available; {fix}, or ask for another "
+                "GPU type"
+            )
+    return None
 
 
 def _check_mem_per_gpu(spec: JobSpec) -> None:
@@ -3423,6 +3489,12 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
     else:
         mem = limits["DefMemPerNode"] or 0  # none: the whole memory of each node
     asked = mem
+    # the memory a node must have: where memory is no consumable resource too, a node with
+    # less than the job asks is none of its nodes (node_scheduler.c _build_node_list tests
+    # pn_min_memory <= RealMemory whatever SelectTypeParameters says: a --mem-per-cpu value
+    # alone, a --mem per node; "Memory specification can not be satisfied")
+    need_mem = mem if tracked else per_cpu or (0 if per_gpu else mem)
+    per_cpu_floor = not tracked and bool(per_cpu)  # (need_mem is per CPU then)
     if not tracked:  # memory is no consumable resource: none is allocated, but sacct's
         mem = per_cpu = per_gpu = 0  # ReqMem and ReqTRES still report the request (asked)
     if tracked and mem and not (per_cpu or per_gpu) and max_per_cpu and mem > max_per_cpu * cpn:
@@ -3438,33 +3510,45 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
         return (
             n.cpus >= cpn
             and n.gpus >= gpn
-            and (mem == 0 or n.memory_mb >= mem)
+            and n.memory_mb >= need_mem
             and exclusive_per_cpu * n.cpus <= n.memory_mb
         )
 
     fitting = pool.where(fits)
+    shape = Resources(  # (what spread_of tests: whether the job may spread over nodes)
+        part.name, nodes, ntasks, tasks_per_node, cpt, cpn, mem, gpn, None, None,
+        whole_node=spec.exclusive or _oversubscribe(part) == "EXCLUSIVE",
+        mem_per_cpu_mb=per_cpu, mem_whole_node=mem == 0 and tracked,
+    )  # fmt: skip
+    spread = _spread_pool(spec, cluster, pool, shape, cores, need_mem)
+    if spread is not None:  # -n without -N: every node that holds one of its tasks
+        fitting = spread
     if len(fitting) < nodes and not part_limit:  # (pending for ever: no sizes are checked)
         why = []
         tasks_here = max(tasks_per_node)
         cpu_unmet = not any(n.cpus >= cpn for n in pool)
-        mem_unmet = bool(mem) and not any(n.memory_mb >= mem for n in pool)
+        mem_unmet = not any(n.memory_mb >= need_mem for n in pool)
         if cpu_unmet:
             how = f"{tasks_here} tasks of {cpt} CPU{'s' * (cpt > 1)}, " if tasks_here > 1 else ""
             why.append(f"{cpn} CPUs per node ({how}largest node has {max_cpus})")
         if not any(n.gpus >= gpn for n in pool):
             why.append(f"{gpn} GPUs per node (largest node has {max_gpus})")
-        if mem_unmet:
+        if mem_unmet and per_cpu_floor:
+            biggest = max(n.memory_mb for n in pool)
+            why.append(f"{need_mem} MB per CPU (largest node has {biggest} MB)")
+        elif mem_unmet:
             how = f"{cpn} CPUs x {per_cpu} MB, " if per_cpu else ""
             how = f"{gpn} GPUs x {per_gpu} MB, " if per_gpu and gpn > 1 else how
             biggest = max(n.memory_mb for n in pool)
-            why.append(f"{mem} MB per node ({how}largest node has {biggest} MB)")
+            why.append(f"{need_mem} MB per node ({how}largest node has {biggest} MB)")
         if exclusive_per_cpu and not any(exclusive_per_cpu * n.cpus <= n.memory_mb for n in pool):
             why.append(
                 f"--mem-per-cpu={exclusive_per_cpu}M for each of a node's CPUs, which "
                 "--exclusive allocates (more than the memory of any node)"
             )
         if not why:  # each size fits some node, but not enough nodes hold them all
-            sizes = [f"{cpn} CPU{'s' * (cpn > 1)}"] + [f"{mem} MB"] * bool(mem)
+            per = " per CPU" if per_cpu_floor else ""
+            sizes = [f"{cpn} CPU{'s' * (cpn > 1)}"] + [f"{need_mem} MB{per}"] * bool(need_mem)
             sizes += [f"{gpn} GPU{'s' * (gpn > 1)}"] * bool(gpn)
             raise RequestError(
                 f"{derived}; only {len(fitting)} node{'s' * (len(fitting) != 1)} of partition "
@@ -3497,7 +3581,7 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
             if mem_unmet and spec.mem_mb:  # (memory the user asked for, not a default)
                 asks.append(f"--mem={format_memory_mb(biggest)}")
             elif mem_unmet and spec.mem_per_cpu_mb and not cpu_unmet:
-                asks.append(f"--mem-per-cpu={biggest // cpn}M")
+                asks.append(f"--mem-per-cpu={biggest // (1 if per_cpu_floor else cpn)}M")
             if asks:
                 hint = f"; the most its nodes hold: {' and '.join(asks)}"
         subject = f"job {spec.name!r}" if spec.name else "the job"  # (never an invented name)

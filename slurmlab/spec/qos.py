@@ -31,6 +31,7 @@ __all__ = [
     "parse_tres_limits",
     "preemption_loop",
     "reservation_pools",
+    "simulated_preempt_mode",
 ]
 
 _TRES_KEYS = ("cpu", "mem", "node", "gres/gpu")
@@ -57,6 +58,18 @@ def parse_preempt_mode(value, *, what: str = "PreemptMode") -> str:
             f"{', '.join(unmodelled)}; use REQUEUE (the victim pends again) or CANCEL"
         )
     raise SlurmlabError(f"{what}={value}: not a PreemptMode; give OFF, CANCEL or REQUEUE")
+
+
+def simulated_preempt_mode(value, preempt_type, *, what: str = "PreemptMode") -> str:
+    """The cluster's PreemptMode as a simulation runs it (:func:`parse_preempt_mode`) under
+    its PreemptType. slurmlab preempts under preempt/qos only: under another type no job is
+    preempted, so a SUSPEND, GANG or WITHIN there changes nothing slurmlab models (the
+    cluster names it in a warning, cluster.py ``preempt_mode_warning``) and the mode run is
+    OFF; under preempt/qos it is refused as :func:`parse_preempt_mode` refuses it."""
+    words = {w.strip().upper() for w in str(value).split(",")}
+    if str(preempt_type).strip().lower() != "preempt/qos" and words & set(_UNMODELLED_MODES):
+        return "OFF"
+    return parse_preempt_mode(value, what=what)
 
 
 def preemption_loop(preempts: dict[str, tuple[str, ...]]) -> list[str] | None:

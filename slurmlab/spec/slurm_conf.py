@@ -55,6 +55,7 @@ from slurmlab.spec.cluster import (
     conf_bool,
     gres_types,
     mixed_gpu_note,
+    no_consume_gpu_note,
     node_gres_problem,
     parse_gres,
     parse_time_value,
@@ -79,9 +80,9 @@ __all__ = ["SCHEDULER_KEYS", "included_files", "parse_gres_conf", "parse_slurm_c
 
 _CANON = KNOWN_KEYS  # (lower case -> the spelling slurm.conf(5) uses)
 
-#: A NodeName= line's options: Slurm's (NODE_OPTIONS), and one slurmlab also reads,
-#: scontrol's name for Features.
-_NODE_KEYS = NODE_OPTIONS | {"AvailableFeatures"}
+#: A NodeName= line's options: Slurm's (read_config.c ``_nodename_options``). scontrol's
+#: AvailableFeatures is not one: slurmctld refuses it ("Parsing error at unrecognized key").
+_NODE_KEYS = NODE_OPTIONS
 
 #: The options of a DownNodes= and a NodeSet= line (read_config.c ``_downnodes_options``,
 #: ``_nodeset_options``).
@@ -642,9 +643,8 @@ def _topology(low: dict[str, str]) -> _Topology:
 
 
 #: The keys that give a node's features, in the order read_config.c ``_parse_nodename``
-#: looks for them (on the line, then on its DEFAULT line); AvailableFeatures (scontrol's
-#: name, which slurmlab also reads) after Slurm's.
-_FEATURE_KEYS = ("feature", "features", "availablefeatures")
+#: looks for them (on the line, then on its DEFAULT line).
+_FEATURE_KEYS = ("feature", "features")
 
 
 def _node_options(defaults: dict[str, str], own: dict[str, str]) -> dict[str, str]:
@@ -1046,6 +1046,13 @@ class _Conf:
         mixed = mixed_gpu_note(nodes.values())
         if mixed:
             warn_at_caller(f"{source}: nodes {mixed}")
+        shared = no_consume_gpu_note(nodes.values())
+        if shared:
+            first = next(
+                n for n in nodes.values() if any(g.no_consume and g.name == "gpu" for g in n.gres)
+            )
+            src, no = self.node_at[first.name]
+            warn_at_caller(f"{src} line {no}: nodes {shared}")
         members = _node_set_members(self.node_sets, nodes)
         partitions = [
             _partition(kv, no, src, nodes, members, self.node_sets)
@@ -1062,8 +1069,10 @@ class _Conf:
                     f"only); move it above the {noun}s it is for"
                 )
         if not partitions:
-            partitions = [self.default_partition(nodes)]
+            partitions = [self.default_partition(nodes, source)]
         self.warn_threads(nodes, partitions, source)
+        if "selecttype" not in self.global_at:
+            warn_at_caller(f"{source}: {_NO_SELECT_TYPE}")
         conflict = preempt_conflict(self.settings)
         if conflict:  # (named at the PreemptType line, else the PreemptMode one)
             src, no = self.global_at.get("preempttype") or self.global_at["preemptmode"]
@@ -1135,11 +1144,19 @@ class _Conf:
                     "partitions"
                 )
 
-    def default_partition(self, nodes: dict[str, Node]) -> Partition:
+    def default_partition(self, nodes: dict[str, Node], source: str) -> Partition:
         """The partition of a slurm.conf with no PartitionName= line: every node, in a
         partition ``default``, with the values of a PartitionName=DEFAULT line if there is
-        one (named in a warning: Slurm would have no partition at all)."""
+        one, named in a warning: Slurm has no partition at all then, and refuses every job
+        (job_mgr.c ``_get_job_parts``: "No partition specified or system default partition";
+        with -p, "Invalid partition name specified")."""
         if not self.part_default:
+            warn_at_caller(
+                f"{source}: no PartitionName= line: Slurm then has no partition, and "
+                'slurmctld refuses every job ("No partition specified or system default '
+                "partition\"); slurmlab puts every node in a partition 'default' (Default=YES); "
+                "add a line such as PartitionName=main Nodes=ALL Default=YES"
+            )
             return Partition("default", tuple(nodes), default=True)
         src, no = self.unused_default["PartitionName"]
         given = " ".join(f"{k}={v}" for k, v in self.part_default.items())
@@ -1153,6 +1170,17 @@ class _Conf:
         kv = _merged({"Nodes": "ALL", "Default": "YES"}, self.part_default)
         return _partition({"PartitionName": "default", **kv}, no, src, nodes, {})
 
+
+#: Why a slurm.conf without a SelectType line is warned about (what SelectType=select/linear
+#: is warned about, cluster.py NOT_MODELLED): read_config.c takes DEFAULT_SELECT_TYPE then.
+_NO_SELECT_TYPE = (
+    "no SelectType line: Slurm 22.05 then uses select/linear (read_config.h "
+    "DEFAULT_SELECT_TYPE), which allocates only whole nodes, one job per node; slurmlab "
+    "allocates cores and GPUs like select/cons_tres, several jobs per node, memory as "
+    "SelectTypeParameters says (not consumed without it); add SelectType=select/cons_tres "
+    "for what slurmlab models (Slurm then consumes memory, CR_Core_Memory, unless "
+    "SelectTypeParameters says otherwise), or give jobs --exclusive for whole nodes"
+)
 
 #: Why a FrontendName= line is ignored.
 _FRONT_END = (
@@ -1562,6 +1590,8 @@ def _refuse_unknown_options(kv: dict[str, str], kind: str, what: str, no: int, s
             hint = f"did you mean {known[close[0]]}?"
         elif low in _CANON:
             hint = f"{_CANON[low]} is a global setting: give it on a line of its own"
+        elif kind == "node option" and low in ("availablefeatures", "activefeatures"):
+            hint = f"{key} is scontrol's name (scontrol show node); slurm.conf's is Features="
         elif kind == "node option" and low in _by_lower_gres():
             hint = (
                 f"{key}= is a gres.conf option: a line NodeName=... Name=gpu File=... belongs "
@@ -1650,7 +1680,7 @@ def parse_gres_conf(path_or_text: str | Path) -> dict[str, list[Gres]]:
     ``Cluster.from_slurm_conf``'s to check.
 
     >>> parse_gres_conf("NodeName=g[1-2] Name=gpu Type=a100 File=/dev/nvidia[0-3]")["g2"]
-    [Gres(name='gpu', type='a100', count=4)]
+    [Gres(name='gpu', type='a100', count=4, no_consume=False)]
     """
     out: dict[str, list[Gres]] = {}
     for line in _gres_conf_lines(path_or_text):
