@@ -127,6 +127,16 @@ SPRIO_DIFFERENCES = {
         "carol's fair-share factor at 90-100 s (0.25 in Slurm, 0.75 in the simulator): her "
         "account's usage decayed and charged at other instants"
     ),
+    ("mix-12", "j15"): (
+        "submitted at 59 s: Slurm's priority recalculations fall about 5 s earlier than the "
+        "simulator's (its decay thread counts PriorityCalcPeriod from slurmctld's start), so "
+        "at 60-70 s Slurm still shows its size at submission (1 CPU), the simulator its "
+        "exclusive node's 16 CPUs from its recalculation at 60 s"
+    ),
+    ("mix-12", "j29"): (
+        "-N 1-2 at 180-200 s: Slurm's backfill planned it on two nodes (gpu[1,4], JOBSIZE 91), "
+        "the simulator's on one (87)"
+    ),
 }
 
 
@@ -146,7 +156,10 @@ def test_sprio_factors_match_real_sprio_in_every_fixture():
         real = pd.read_csv(out / "sprio.csv")
         ids = {v: k for k, v in meta_ids(name).items()}
         result = replay_result(name)
+        since = DIVERGED.get(name, (float("inf"),))[0]  # (then the run takes another path)
         for t, snap in real.groupby("t"):
+            if t >= since:
+                continue
             sim = result.sprio(at=float(t)).set_index("JOBID")
             for row in snap.itertuples():
                 base, _, task = str(row.job_id).partition("_")
@@ -162,7 +175,7 @@ def test_sprio_factors_match_real_sprio_in_every_fixture():
                     continue
                 assert same, (name, t, key, row, got.to_dict())
                 checked += 1
-    assert checked >= 1000 and differ == 3, (checked, differ)
+    assert checked >= 1000 and differ == 8, (checked, differ)
 
 
 @pytest.mark.skipif(not (QOS_DIR / "sprio.csv").exists(), reason="no accounts-qos fixture")
@@ -292,6 +305,13 @@ def test_jobids_match_real_slurm(yaml_path, out):
 
 #: Where the simulated TRES knowingly differ from real Slurm's, and why.
 TRES_SIMPLIFICATIONS = {
+    **{
+        ("mix-11", key, "AllocTRES"): (
+            "-N 1-2 after mix-11 takes another path (scorecard.DIVERGED, 25 s): it took "
+            "another number of nodes"
+        )
+        for key in ("j17", "j26", "j31")
+    },
     ("gpu-spellings", "gpus_two_nodes", "AllocTRES"): (
         "--gpus=3 on 2 nodes: Slurm allocates 3 GPUs (2 + 1); the simulator gives every node "
         "of a job the same shape (2 + 2)"

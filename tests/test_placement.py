@@ -88,13 +88,15 @@ def lab(realslurm_cluster):
 
 def test_the_lab_places_jobs_as_real_slurm_did(lab):
     """The placement fixture's block 7 typed into a Lab on the same slurm.conf: the probe
-    goes to gpu1 (memory for 4 more CPUs) as in real Slurm, where free CPUs alone say gpu2."""
+    goes to gpu1 (memory for 4 more CPUs) as in real Slurm, where free CPUs alone say gpu2.
+    (A one-task GPU job, it takes the first fitting node anyway: tests/test_qa44_placement.py.)"""
     a = lab.sbatch("-n 2 --mem=60000 --gres=gpu:1 -w gpu1 -t 2:00 -p gpu -A llm --wrap=x")
     b = lab.sbatch("-n 8 --gres=gpu:1 -w gpu2 -t 2:00 -p gpu -A llm --wrap=x")
     probe = lab.sbatch("-n 1 --gres=gpu:1 -t 2:00 -p gpu -A llm --wrap=x")
-    per_node = lab.sbatch("-n 1 --mem=1000 --gres=gpu:1 -t 2:00 -p gpu -A llm --wrap=x")
+    per_node = lab.sbatch("--mem=1000 --gres=gpu:1 -t 2:00 -p gpu -A llm --wrap=x")
     lab.advance("1s")
     nodes = lab.squeue().set_index("JOBID")["NODELIST(REASON)"]
     assert [nodes[str(j)] for j in (a, b, probe)] == ["gpu1", "gpu2", "gpu1"]
-    # --mem is per node: CPUs alone count, gpu2 (8 free) is the tightest with a GPU
+    # --mem is per node: CPUs alone count, gpu2 (8 free) is the tightest with a GPU (no -n:
+    # its task count is open, so Slurm counts every node's free CPUs)
     assert nodes[str(per_node)] == "gpu2"

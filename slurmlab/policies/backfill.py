@@ -188,7 +188,7 @@ class Fifo:
             elif job.may_fit(ranks):
                 nodes = choose_nodes(
                     free, capacity, job.demand, job.count, job.mask & usable, job.exclusive,
-                    view.weights, job.mem_per_cpu, job.most,
+                    view.weights, job.mem_per_cpu, job.most, job.gres_fixed,
                 )  # fmt: skip
             if nodes is None:
                 if not job.blocks:  # (a maintenance window holds its whole partition)
@@ -303,14 +303,14 @@ class Easy(Fifo):
                     if prof is None:
                         nodes = choose_nodes(
                             free, capacity, job.demand, job.count, mask, job.exclusive,
-                            view.weights, job.mem_per_cpu, job.most,
+                            view.weights, job.mem_per_cpu, job.most, job.gres_fixed,
                         )  # fmt: skip
                     elif extra.delays(job):  # (so it does not fit in the profile either)
                         shape = None
                     else:
                         nodes = prof.fits(
                             job.demand, job.count, mask, job.limit, exclusive=job.exclusive,
-                            mem_per_cpu=job.mem_per_cpu, most=job.most,
+                            mem_per_cpu=job.mem_per_cpu, most=job.most, gres_fixed=job.gres_fixed,
                         )  # fmt: skip
                         if nodes is None and len(capacity) > 1:
                             moved = extra.test(prof, plans, job, mask, view)
@@ -452,7 +452,7 @@ class _PastReservations:
                 out.reserve(taken, -usage, t, t + other.limit)
         nodes = out.fits(
             job.demand, job.count, mask, limit, exclusive=job.exclusive,
-            mem_per_cpu=job.mem_per_cpu, most=job.most,
+            mem_per_cpu=job.mem_per_cpu, most=job.most, gres_fixed=job.gres_fixed,
         )  # fmt: skip
         if nodes is None:
             return None
@@ -468,6 +468,7 @@ class _PastReservations:
                 new = trial.fits(
                     other.demand, other.count, other.plan_mask & view.up, other.limit, at=at,
                     exclusive=other.exclusive, mem_per_cpu=other.mem_per_cpu, most=other.most,
+                    gres_fixed=other.gres_fixed,
                 )  # fmt: skip
             if new is None:  # it would delay this reservation
                 self._delays[self._key(job)] = job
@@ -591,7 +592,7 @@ class Conservative(Easy):
                 else:
                     nodes = choose_nodes(
                         free, capacity, job.demand, job.count, mask, job.exclusive,
-                        view.weights, job.mem_per_cpu, job.most,
+                        view.weights, job.mem_per_cpu, job.most, job.gres_fixed,
                     )  # fmt: skip
                 if nodes is None:
                     break
@@ -667,7 +668,7 @@ class Conservative(Easy):
                 found = prof.replan(
                     job.demand, job.count, job.plan_mask if all_up else job.plan_mask & up,
                     job.limit, t, nodes, usage, exclusive=job.exclusive,
-                    mem_per_cpu=job.mem_per_cpu, most=job.most,
+                    mem_per_cpu=job.mem_per_cpu, most=job.most, gres_fixed=job.gres_fixed,
                 )  # fmt: skip
             if found is None or found[1] != t or found[2] != nodes:
                 changes.append((t, t + job.limit, True))  # its old slot, freed
@@ -733,7 +734,7 @@ def _earliest(prof: Profile, job: PendingJob, mask: np.ndarray, limit: float):
         return prof.spread_earliest(job.spread, mask, limit)
     return prof.earliest(
         job.demand, job.count, mask, limit, exclusive=job.exclusive,
-        mem_per_cpu=job.mem_per_cpu, most=job.most,
+        mem_per_cpu=job.mem_per_cpu, most=job.most, gres_fixed=job.gres_fixed,
     )  # fmt: skip
 
 

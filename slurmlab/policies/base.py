@@ -188,6 +188,11 @@ class PendingJob:
     #: MB of memory per CPU when the job asks per CPU and memory is consumable, else 0:
     #: node selection counts a node's available CPUs as far as its free memory goes
     mem_per_cpu: int = 0
+    #: a GPU (GRES) job whose tasks per node are fixed (``-n 1``, ``--ntasks-per-node``...):
+    #: node selection counts every node it fits as the same CPUs, as Slurm trims each
+    #: node's usable cores to the job's (:func:`~slurmlab.policies.placement.gres_fixed`;
+    #: pass it to :func:`choose_nodes`, ``Profile.fits`` and ``Profile.earliest``)
+    gres_fixed: bool = False
     #: whether, when it cannot start, it stops the main scheduler's pass over its partition
     #: (it waits for Resources). A job every node of whose partition a maintenance
     #: reservation holds during its window does not: Slurm's main scheduler skips over it
@@ -265,6 +270,7 @@ class PendingJob:
                 self.exclusive,
                 self.most,
                 None if self.spread is None else (self.spread[0], *self.spread[1].tolist()),
+                self.gres_fixed,
             ),  # fmt: skip
         )
 

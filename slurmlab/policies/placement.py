@@ -20,9 +20,14 @@ no ``CR_LLN``/``LLN``, no ``bf_busy_nodes``), checked against real Slurm in the
 
 A node's *available CPUs* are its free CPUs, but for a job whose memory is per CPU
 (``--mem-per-cpu`` or DefMemPerCPU, memory consumable) no more than its free memory holds
-(``can_job_run_on_node``). GPUs only decide whether a node is usable, as in Slurm: a job
-does not go to the node with the fewest free GPUs. ``--exclusive`` needs wholly idle nodes.
-``weights`` is None when every node has the same Weight.
+(``can_job_run_on_node``). A job does not go to the node with the fewest free GPUs, but a
+GPU (GRES) job whose tasks per node are fixed (:func:`gres_fixed`: ``-n 1``, ``-N 2 -n 2``,
+``--ntasks-per-node``, ``-N 1 -n 4``) counts on every node it fits only the CPUs it needs:
+Slurm's ``gres_select_filter_sock_core`` trims each node's usable cores down to them, so all
+fitting nodes count the same. Such a job takes the first node of the shortest run of fitting
+nodes, and a job of several nodes compares runs by their node counts (the smallest with
+enough; the first of equals). ``--exclusive`` needs wholly idle nodes. ``weights`` is None
+when every node has the same Weight.
 
 A job that may spread its tasks (``-n`` without ``-N``: :attr:`PendingJob.spread`) is
 placed by :func:`spread_nodes`, as Slurm places it: runs of the nodes that hold any of its
@@ -31,14 +36,16 @@ the rest (the tightest), or else the run's nodes in order, each taking what it h
 tasks left. So it takes one node when one holds it all, and several when none does; a plan
 for later (backfill, ``squeue --start``) is placed so too (``Profile.spread_earliest``).
 
-Not modelled: a job of several nodes counts in a run only the nodes its whole per-node shape
-fits on, where Slurm also counts nodes holding at least one of its tasks, as it may give
-them fewer (20, 20, 5, 0, 20 and 20 CPUs free: a ``-N 2 -n 40`` job takes the first two
-nodes here; in Slurm the run of the first three has more CPUs than the last two, so it
-takes the last two). A one-node job is placed as in Slurm: ``_can_job_run_on_node`` leaves
-out the nodes that cannot hold all its tasks. Slurm's main scheduler skips nodes still
-completing a job that ended in the same second (real starts a second after an end can land
-elsewhere).
+Not modelled: ``--gpus-per-task`` with an open task count, whose usable CPUs Slurm trims to
+the tasks a node's free GPUs hold (so they differ from node to node);
+``--ntasks-per-socket`` and ``--ntasks-per-board`` (not trimmed here). A job of several
+nodes counts in a run only the nodes its whole per-node shape fits on, where Slurm also
+counts nodes holding at least one of its tasks, as it may give them fewer (20, 20, 5, 0, 20
+and 20 CPUs free: a ``-N 2 -n 40`` job takes the first two nodes here; in Slurm the run of
+the first three has more CPUs than the last two, so it takes the last two). A one-node job
+is placed as in Slurm: ``_can_job_run_on_node`` leaves out the nodes that cannot hold all
+its tasks. Slurm's main scheduler skips nodes still completing a job that ended in the same
+second (real starts a second after an end can land elsewhere).
 """
 
 from __future__ import annotations
@@ -47,7 +54,16 @@ import numpy as np
 
 from slurmlab.policies.base import CPU, MEM
 
-__all__ = ["Spread", "best_fit", "choose_nodes", "covers", "fitting_mask", "idle", "spread_nodes"]
+__all__ = [
+    "Spread",
+    "best_fit",
+    "choose_nodes",
+    "covers",
+    "fitting_mask",
+    "gres_fixed",
+    "idle",
+    "spread_nodes",
+]
 
 
 # Reducing numpy's short (CPUs, MB, GPUs) axis costs several times more than a
@@ -88,9 +104,12 @@ def choose_nodes(
     weights: np.ndarray | None = None,
     mem_per_cpu: int = 0,
     most: int | None = None,
+    gres_fixed: bool = False,
 ) -> tuple[int, ...] | None:
     """The ``count`` nodes Slurm would pick for ``demand`` (ascending), or None when fewer
     fit. ``mem_per_cpu`` (MB) is the job's memory per CPU when it asks per CPU, else 0.
+    ``gres_fixed``: a GPU job whose tasks per node are fixed (:func:`gres_fixed`), for
+    which every fitting node counts the same CPUs.
 
     ``most``: a job of ``--nodes=MIN-MAX`` (``count`` MIN, ``most`` MAX) gets as many of
     the fitting nodes as there are, up to ``most``, and at least ``count`` (slurmctld's
@@ -103,7 +122,7 @@ def choose_nodes(
             return None
         return (0,)
     ok = fitting_mask(free, capacity, demand, mask, exclusive)
-    return best_fit(free, ok.nonzero()[0], count, weights, mem_per_cpu, most)
+    return best_fit(free, ok.nonzero()[0], count, weights, mem_per_cpu, most, gres_fixed)
 
 
 def best_fit(
@@ -113,9 +132,11 @@ def best_fit(
     weights: np.ndarray | None = None,
     mem_per_cpu: int = 0,
     most: int | None = None,
+    gres_fixed: bool = False,
 ) -> tuple[int, ...] | None:
     """The ``count`` nodes Slurm picks among the fitting nodes ``idx`` (ascending), or None:
-    the rule of the module's docstring.
+    the rule of the module's docstring (``gres_fixed``: every one of them counts the same
+    CPUs).
 
     ``most``: a ``--nodes=MIN-MAX`` job (``count`` MIN) takes as many of them as there are,
     up to ``most``; a run has *enough* nodes when it holds what the job still needs of MIN
@@ -132,8 +153,10 @@ def best_fit(
     if weights is None and nodes[-1] - nodes[0] == n - 1:  # one run (often)
         if count > 1:  # its nodes in order
             return tuple(nodes[:count])
+        if gres_fixed:  # (every node counts the same: the first)
+            return (nodes[0],)
         return (nodes[int(_available(free, idx, mem_per_cpu).argmin())],)  # the first tightest
-    cpus = _available(free, idx, mem_per_cpu).tolist()
+    cpus = [1] * n if gres_fixed else _available(free, idx, mem_per_cpu).tolist()
     # the runs, as [first, last + 1) positions in ``nodes``
     weight = [0] * n if weights is None else weights[idx].tolist()
     cuts = _cuts(idx, weights)
@@ -188,6 +211,44 @@ def _cuts(idx: np.ndarray, weights: np.ndarray | None) -> list[int]:
     if weights is not None:
         step |= np.diff(weights[idx]) != 0
     return (step.nonzero()[0] + 1).tolist()
+
+
+def gres_fixed(
+    *,
+    gres: bool,
+    ntasks: int | None,
+    nodes: int | None,
+    max_nodes: int | None,
+    ntasks_per_node: int | None,
+    ntasks_per_core: int | None = None,
+) -> bool:
+    """Whether Slurm counts on every node a job fits only the CPUs the job needs (so every
+    fitting node counts the same, :func:`best_fit`): a job asking for GRES (``gres``: GPUs
+    or other GRES) whose tasks per node are fixed.
+
+    select/cons_tres ``_select_cores`` (job_test.c) fixes the tasks of a node for
+    ``--ntasks-per-node``; for ``-N 1`` (max_nodes 1) with ``-n``; for ``-n 1``; for
+    ``-n`` equal to ``-N`` (one task per node). For such a GRES job,
+    ``gres_select_filter_sock_core`` (cons_common/gres_select_filter.c) then clears the
+    node's free cores beyond those the tasks need (``while (avail_cores_tot > req_cpus)``)
+    and caps its available CPUs at tasks x CPUs per task. A job without ``-n`` (sbatch
+    sends no task count, slurmctld's num_tasks is 0: ``--gres=gpu:1``, ``-N 2
+    --gres=gpu:1``) or with more tasks than ``-N`` nodes has an open task count
+    (max_tasks_this_node NO_VAL) and is not trimmed; nor, without ``--ntasks-per-node``, is
+    a job with ``--ntasks-per-core`` (its tasks per node: that times the node's cores).
+    ``max_nodes``: the MAX of ``-N MIN-MAX`` (None: MIN), which sbatch lowers to ``-n``."""
+    if not gres:
+        return False
+    if ntasks_per_node is not None:
+        return True
+    if ntasks is None or ntasks_per_core is not None:
+        return False
+    if ntasks == 1:
+        return True
+    if nodes is None:  # (no -N: slurmctld's max_nodes 0)
+        return False
+    most = nodes if max_nodes is None else min(max_nodes, ntasks)  # (details->max_nodes)
+    return most == 1 or nodes == most == ntasks
 
 
 def _available(free: np.ndarray, idx: np.ndarray, mem_per_cpu: int) -> np.ndarray:

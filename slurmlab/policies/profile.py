@@ -125,9 +125,11 @@ class Profile:
         exclusive: bool = False,
         mem_per_cpu: int = 0,
         most: int | None = None,
+        gres_fixed: bool = False,
     ) -> tuple[int, ...] | None:
         """Nodes on which the job fits from interval ``at`` for ``duration`` seconds, or None
-        (``most``: up to that many, for ``--nodes=MIN-MAX``, see :func:`choose_nodes`)."""
+        (``most``: up to that many, for ``--nodes=MIN-MAX``; ``gres_fixed``: every fitting
+        node counts the same CPUs; see :func:`choose_nodes`)."""
         window = self._window(at, self.times[at] + duration)
         return choose_nodes(
             self._expand(window),
@@ -139,6 +141,7 @@ class Profile:
             self.weights,
             mem_per_cpu,
             most,
+            gres_fixed,
         )
 
     def earliest(
@@ -153,6 +156,7 @@ class Profile:
         mem_per_cpu: int = 0,
         upto: int | None = None,
         most: int | None = None,
+        gres_fixed: bool = False,
     ) -> tuple[int, float, tuple[int, ...]] | None:
         """The first (interval index, start time, nodes) where the job fits; None if never.
 
@@ -166,7 +170,8 @@ class Profile:
 
         ``most``: a ``--nodes=MIN-MAX`` job (``count`` MIN) starts where MIN fit, and takes
         up to ``most`` of the nodes free throughout its window there, as Slurm's backfill
-        plans it (``_try_sched`` with ``req_nodes`` = MAX).
+        plans it (``_try_sched`` with ``req_nodes`` = MAX). ``gres_fixed``: as in
+        :func:`choose_nodes`.
         """
         free = self.free
         if upto is not None:  # (no window from interval upto or before reaches further)
@@ -184,8 +189,9 @@ class Profile:
             t = self._start(i, not_before) if shifted else self.times[i]
             if t is not None:
                 nodes = self._fits_from(
-                    i, t, duration, demand, count, mask, exclusive, ok, mem_per_cpu, most, w
-                )
+                    i, t, duration, demand, count, mask, exclusive, ok, mem_per_cpu, most, w,
+                    gres_fixed,
+                )  # fmt: skip
                 if nodes is not None:
                     return i, float(t), nodes
         if len(cand) <= _TRIES:
@@ -202,6 +208,7 @@ class Profile:
             mem_per_cpu,
             most,
             w,
+            gres_fixed,
         )
 
     def _ok(self, free, demand, mask, exclusive) -> tuple[np.ndarray, np.ndarray | None]:
@@ -251,8 +258,9 @@ class Profile:
         return t
 
     def _search(
-        self, cand, ok, demand, count, mask, duration, exclusive, not_before, mpc, most, w=None
-    ):
+        self, cand, ok, demand, count, mask, duration, exclusive, not_before, mpc, most, w=None,
+        gf=False,
+    ):  # fmt: skip
         """:meth:`earliest` over the candidate intervals ``cand``, vectorised."""
         times = np.array(self.times[: len(ok)])  # (fewer than all with earliest's upto)
         starts = times[cand]
@@ -273,18 +281,18 @@ class Profile:
         for k in fit.nonzero()[0].tolist():
             i, t = int(cand[k]), float(starts[k])
             nodes = self._fits_from(
-                i, t, duration, demand, count, mask, exclusive, ok, mpc, most, w
+                i, t, duration, demand, count, mask, exclusive, ok, mpc, most, w, gf
             )
             if nodes is not None:
                 return i, t, nodes
         return None
 
     def _fits_from(
-        self, i, t, duration, demand, count, mask, exclusive, ok, mpc, most=None, w=None
+        self, i, t, duration, demand, count, mask, exclusive, ok, mpc, most=None, w=None, gf=False
     ):
         """The nodes for a start at ``t`` in interval ``i``, or None (``ok`` and ``w`` as in
-        earliest; ``mpc``: memory per CPU, ``most``: up to that many nodes, as in
-        :func:`choose_nodes`)."""
+        earliest; ``mpc``: memory per CPU, ``most``: up to that many nodes, ``gf``:
+        ``gres_fixed``, as in :func:`choose_nodes`)."""
         j = max(bisect_left(self.times, t + duration, lo=i), i + 1)
         clean = ok[i] if j == i + 1 else _ALL(ok[i:j], axis=0)
         if (np.count_nonzero(clean) if w is None else clean @ w) < count:
@@ -294,10 +302,10 @@ class Profile:
             window, clean = self._expand(window), self._expand(clean) & mask
         if exclusive:  # choose_nodes tests the window's minimum (the same unless free > capacity)
             return choose_nodes(
-                window, self.capacity, demand, count, mask, exclusive, self.weights, mpc, most
+                window, self.capacity, demand, count, mask, exclusive, self.weights, mpc, most, gf
             )
         # for count >= 1 the nodes fitting throughout the window are those choose_nodes takes
-        return best_fit(window, clean.nonzero()[0], count, self.weights, mpc, most)
+        return best_fit(window, clean.nonzero()[0], count, self.weights, mpc, most, gf)
 
     def replan(
         self,
@@ -312,6 +320,7 @@ class Profile:
         exclusive: bool = False,
         mem_per_cpu: int = 0,
         most: int | None = None,
+        gres_fixed: bool = False,
     ) -> tuple[int, float, tuple[int, ...]] | None:
         """Compress one standing reservation (conservative backfilling): take the job's
         ``usage`` on ``nodes`` from ``start`` out, put the job back at its earliest fit and
@@ -325,10 +334,10 @@ class Profile:
         # first, then (None) everywhere
         found = self.earliest(
             demand, count, mask, duration, exclusive=exclusive, mem_per_cpu=mem_per_cpu, upto=i,
-            most=most,
+            most=most, gres_fixed=gres_fixed,
         ) or self.earliest(
             demand, count, mask, duration, exclusive=exclusive, mem_per_cpu=mem_per_cpu,
-            most=most,
+            most=most, gres_fixed=gres_fixed,
         )  # fmt: skip
         if found is not None:  # (None: its nodes went down, and no others will do)
             k, t, new = found
@@ -592,8 +601,9 @@ class PoolProfile:
         return None
 
     def fits(
-        self, demand, count, mask, duration, *, at=0, exclusive=False, mem_per_cpu=0, most=None
-    ):
+        self, demand, count, mask, duration, *, at=0, exclusive=False, mem_per_cpu=0, most=None,
+        gres_fixed=False,
+    ):  # fmt: skip
         if count != 1 or not mask[0]:
             return None
         n0, n1, n2 = demand.tolist()
@@ -611,7 +621,7 @@ class PoolProfile:
 
     def earliest(
         self, demand, count, mask, duration, *, exclusive=False, not_before=None, mem_per_cpu=0,
-        most=None,
+        most=None, gres_fixed=False,
     ):  # fmt: skip
         if count != 1 or not mask[0]:
             return None
@@ -644,7 +654,7 @@ class PoolProfile:
 
     def replan(
         self, demand, count, mask, duration, start, nodes, usage, *, exclusive=False, mem_per_cpu=0,
-        most=None,
+        most=None, gres_fixed=False,
     ):  # fmt: skip
         n0, n1, n2 = int(demand[0]), int(demand[1]), int(demand[2])
         cpus_only = self.plain and mask[0] and not (n1 or n2 or exclusive)

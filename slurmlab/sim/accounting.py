@@ -193,11 +193,26 @@ class PriorityState:
             and job.mask.any()
         ):
             # -N MIN-MAX queued (its turn, or a QOS or association limit): the CPUs of the
-            # nodes slurmctld's last test of it gave it (job_ptr->total_cpus: up to MAX of
-            # its partition's nodes that fit it, as squeue's NODES shows them; real Slurm
-            # 22.05, the node-range and limits-busy fixtures)
-            per = int(self.node_cpus[job.mask].max()) if job.exclusive else int(job.demand[0])
-            cpus = per * job.nodes_guess()
+            # nodes slurmctld's last test of it gave it (job_ptr->total_cpus, which
+            # cons_common's job_test sets on every successful test). Waiting for its turn:
+            # those of backfill's plan for it (the will-run test; squeue --start's
+            # SCHEDNODES) while it has one (real Slurm: -N 1-2 planned on one node, sprio
+            # JOBSIZE 87, not the 91 of two; mix-12's j29 planned on gpu[1,4]: 91).
+            # Else, and while a QOS or association limit holds it (real Slurm then shows
+            # no plan: the main scheduler's test on its partition as if idle comes last,
+            # _pick_best_nodes TEST_ONLY, at submission too), up to MAX of its nodes that
+            # fit it, as squeue's NODES shows them (the node-range and limits-busy
+            # fixtures). Priority set at submission comes before any test: its minimum.
+            turn = job.reason in ("Resources", "Priority")
+            plan = job.sched[-1][1] if job.sched and turn else None
+            if plan:
+                if job.exclusive:
+                    cpus = int(self.node_cpus[list(plan)].sum())
+                else:
+                    cpus = int(job.demand[0]) * len(plan)
+            else:
+                per = int(self.node_cpus[job.mask].max()) if job.exclusive else int(job.demand[0])
+                cpus = per * job.nodes_guess()
         return {
             "cpu": cpus,
             "mem": float((job.req_tres or res.requested())["mem"]),

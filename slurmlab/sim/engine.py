@@ -44,7 +44,7 @@ from slurmlab.errors import RequestError, SlurmlabError, warn_at_caller
 from slurmlab.policies.backfill import availability, make_policy
 from slurmlab.policies.base import NODES_OUT, PendingJob  # noqa: F401 (NODES_OUT for sim modules)
 from slurmlab.policies.fairshare import Account, AccountTree
-from slurmlab.policies.placement import choose_nodes
+from slurmlab.policies.placement import choose_nodes, gres_fixed
 from slurmlab.policies.priority import MultifactorWeights, basic_priority, sort_key
 from slurmlab.sim.accounting import PriorityState
 from slurmlab.sim.causes import Cancelled, Requeued
@@ -129,7 +129,7 @@ class SimJob:
         "preempted_by", "planned_nodes", "live", "rows", "running_view", "pending_plan", "need",
         "scratch", "held", "split", "mem_per_cpu", "sched", "alts", "parts", "entries",
         "plan_part", "requests", "updated", "req_tres", "admin_time", "most", "full_limit",
-        "raw", "in_rec", "order", "spread", "dep_done",
+        "raw", "in_rec", "order", "spread", "dep_done", "gres_fixed",
     )  # fmt: skip
 
     def __init__(self):
@@ -807,7 +807,7 @@ class Simulation(Controller, Lifecycles, Updates):
             found = prof.earliest(
                 job.demand, job.count, job.mask & self.up, job.limit, exclusive=job.exclusive,
                 not_before=job.begin if job.begin > now else None, mem_per_cpu=job.mem_per_cpu,
-                most=job.most,
+                most=job.most, gres_fixed=job.gres_fixed,
             )  # fmt: skip
             if found is not None and (best is None or found[1] < best[0]):
                 best = (found[1], found[2], job.res)
@@ -1003,6 +1003,12 @@ class Simulation(Controller, Lifecycles, Updates):
             job.rows, job.need, job.mem_per_cpu, job.most,
         ) = shape  # fmt: skip
         job.spread = spread_of(job.spec, res, self.cluster)
+        spec = job.spec  # (node selection counts its nodes' CPUs as its own: placement.py)
+        job.gres_fixed = gres_fixed(
+            gres=bool(res.gpus_per_node or spec.gpus or spec.gpus_per_task or spec.other_gres),
+            ntasks=spec.ntasks, nodes=spec.nodes, max_nodes=spec.max_nodes,
+            ntasks_per_node=spec.ntasks_per_node, ntasks_per_core=spec.ntasks_per_core,
+        )  # fmt: skip
         if job.spec.time_min is not None or self.qos[job.qos].max_wall is not None:
             # (rarely: a limit backfill lowered to --time-min holds in every partition, with
             # -t; a QOS MaxWall)

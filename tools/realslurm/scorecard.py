@@ -56,11 +56,42 @@ _MIX7_FOLLOWS = (
     "before it; from then on the gpu partition's starts differ"
 )
 
+#: mix-11 (a random mix) takes another path from 25 s on: the array j08's first tasks
+_MIX11_J08 = (
+    "the simulator's main scheduler starts the array j08's first two tasks at its submission "
+    "(25 s), both on gpu2, and j09 (submitted at 26 s) on gpu4; real Slurm started them a "
+    "second later in the backfill cycle at 26 s, after j09 (QOS high, so of higher "
+    "priority): j09 and j08_0 on gpu2, j08_1 on gpu4 (with j08 submitted at 26 in the "
+    "scenario, every run of mix-11 starts within the tolerance on real Slurm's nodes)"
+)
+_MIX11_FOLLOWS = (
+    "follows j08 and j09 (another node each from 26 s, see j08_1): the gpu partition's "
+    "nodes, and from j19 on its starts, differ"
+)
+#: mix-13 takes another path from 53 s on: the first priority recalculation came earlier
+_MIX13_DECAY = (
+    "slurmctld recalculates priorities every PriorityCalcPeriod (1 minute) counted from its "
+    "own start (the decay thread, priority_multifactor.c), about 5 s before t0 here (4.6 to "
+    "6.5 s in these recordings), so the first recalculation, at which fair share split "
+    "(alice 7500, bob 5000, carol 2500), came at about 54 s: bob's j09 then outranked "
+    "carol's j07 and took gpu1 at 57 (j07 at 62). The simulator recalculates every minute "
+    "from the scenario's start (60 s): carol's j07, still ahead at 55, took gpu1, and j09 "
+    "waited until 198"
+)
+_MIX13_FOLLOWS = (
+    "follows j09 and j07 (the first priority recalculation, at about 54 s in real Slurm, "
+    "at 60 s here: see j09): the gpu partition's starts and nodes differ from then on"
+)
+
 #: From when a fixture's run knowingly takes another path than real Slurm's, and why: the
 #: runs real Slurm started (or that were submitted) from then on are compared by their start
 #: times alone (listed in SIMPLIFICATIONS and NODE_SIMPLIFICATIONS), not by the values a
 #: different path changes (JobIDRaw, Eligible, sacct's lines, snapshots, SCHEDNODES)
-DIVERGED: dict[str, tuple[float, str]] = {"mix-7": (118.0, _MIX7_J27)}
+DIVERGED: dict[str, tuple[float, str]] = {
+    "mix-7": (118.0, _MIX7_J27),
+    "mix-11": (25.0, _MIX11_J08),
+    "mix-13": (53.0, _MIX13_DECAY),
+}
 
 #: Documented Slurm behaviours the simulator deliberately does not model, per (scenario, job):
 #: the largest difference tolerated beyond TOLERANCE_S, and why.
@@ -132,6 +163,40 @@ SIMPLIFICATIONS.update(
     }  # fmt: skip
 )
 
+SIMPLIFICATIONS.update(
+    {
+        ("mix-11", key): (110.0, _MIX11_FOLLOWS)
+        for key in ("j19", "j21", "j32", "j35", "j24", "j29", "j37", "j26", "j34", "j38", "j30")
+    }
+)
+SIMPLIFICATIONS[("mix-13", "j09")] = (150.0, _MIX13_DECAY)
+SIMPLIFICATIONS.update(
+    {
+        ("mix-13", key): (150.0, _MIX13_FOLLOWS)
+        for key in (
+            "j00_2",
+            "j21_0",
+            "j21_1",
+            "j31_0",
+            "j32",
+            "j00_3",
+            "j31_2",
+            "j19",
+            "j21_3",
+            "j26",
+            "j22",
+            "j31_3",
+            "j28",
+            "j31_4",
+            "j34_1",
+            "j23",
+            "j39",
+            "j27",
+            "j05",
+        )
+    }  # fmt: skip
+)
+
 #: Final states that differ for the same reason as a listed start time.
 STATE_SIMPLIFICATIONS = {("preemption", "fill2")}
 
@@ -176,6 +241,48 @@ NODE_SIMPLIFICATIONS: dict[tuple[str, str], str] = {
     ("threads", "n17"): "see gpu2_n1",
     ("preemption", "small"): "its second run follows fill2's (see its start)",
     ("mix-7", "j27"): _MIX7_J27,
+    ("mix-11", "j08_1"): _MIX11_J08,
+    ("mix-11", "j09"): _MIX11_J08,
+    **{
+        ("mix-11", key): _MIX11_FOLLOWS
+        for key in ("j17", "j18", "j19", "j12_2", "j31", "j23", "j29", "j26", "j34", "j38")
+    },
+    **{
+        ("mix-13", key): _MIX13_FOLLOWS
+        for key in (
+            "j00_2",
+            "j21_0",
+            "j21_1",
+            "j31_0",
+            "j10",
+            "j15",
+            "j29",
+            "j38",
+            "j32",
+            "j00_3",
+            "j31_2",
+            "j37",
+            "j21_2",
+            "j21_3",
+            "j13",
+            "j35",
+            "j26",
+            "j22",
+            "j31_3",
+            "j28",
+            "j34_0",
+            "j31_4",
+            "j16",
+            "j18",
+            "j33",
+            "j34_2",
+            "j23",
+            "j25",
+            "j39",
+            "j27",
+            "j05",
+        )
+    },  # fmt: skip
     **{
         ("mix-7", key): _MIX7_FOLLOWS
         for key in (
