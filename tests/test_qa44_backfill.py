@@ -7,6 +7,7 @@ its time limit is expected to end when select guesses, and every job planned bey
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from slurmlab import Cluster, Lab, Scenario
 from slurmlab.sim.simulate import simulate
@@ -41,17 +42,20 @@ SchedulerParameters=bf_interval=60,default_queue_depth=2
 """
 
 
-def test_jobs_held_by_a_limit_count_toward_default_queue_depth(tmp_path):
+@pytest.mark.parametrize(("depth", "carol"), [(2, 60.0), (4, 10.0)])
+def test_jobs_held_by_a_limit_count_toward_default_queue_depth(tmp_path, depth, carol):
     """job_scheduler.c ``_schedule``: ``job_depth++ > def_job_limit`` (line 1573) comes before
     ``acct_policy_job_runnable_pre_select`` (1711), so a job a QOS limit holds uses up the
     depth as a tested one does. Three of bob's jobs wait for MaxJobsPerUser=1; with
     default_queue_depth=2 the pass at carol's submission tests them (depth 0, 1, 2) and stops
-    at hers: she starts at the first backfill cycle (60 s), not at once."""
+    at hers: she starts at the first backfill cycle (60 s), not at once. With
+    default_queue_depth=4 the three held jobs and carol's fit in the depth (5 records), so
+    she starts at her submission."""
     conf = tmp_path / "slurm.conf"
-    conf.write_text(LIMITS_CONF)
+    conf.write_text(LIMITS_CONF.replace("default_queue_depth=2", f"default_queue_depth={depth}"))
     low = "-n 1 -t 20:00 -A a --qos=low"
     doc = {
-        "name": "depth-limits",
+        "name": f"depth-limits-{depth}",
         "cluster": {"slurm_conf": str(conf)},
         "policy": {"name": "slurm"},
         "accounts": [{"name": "a", "users": ["bob", "carol"]}],
@@ -68,34 +72,7 @@ def test_jobs_held_by_a_limit_count_toward_default_queue_depth(tmp_path):
     }
     r = Scenario.from_dict(doc, base=tmp_path).run()
     start = dict(zip(r.jobs["JobID"], r.seconds("Start")))
-    assert start["c"] == 60.0
-
-
-def test_a_held_job_beyond_the_depth_lets_the_pass_reach_no_further(tmp_path):
-    """The same with default_queue_depth=4: the three held jobs and carol's fit in the
-    depth (5 records), so she starts at her submission."""
-    conf = tmp_path / "slurm.conf"
-    conf.write_text(LIMITS_CONF.replace("default_queue_depth=2", "default_queue_depth=4"))
-    low = "-n 1 -t 20:00 -A a --qos=low"
-    doc = {
-        "name": "depth-limits-4",
-        "cluster": {"slurm_conf": str(conf)},
-        "policy": {"name": "slurm"},
-        "accounts": [{"name": "a", "users": ["bob", "carol"]}],
-        "qos": [
-            {"name": "normal", "priority": 0},
-            {"name": "low", "priority": 0, "max_jobs_per_user": 1},
-        ],
-        "jobs": [{"id": "b0", "submit": 0, "runtime": 500, "user": "bob", "args": low}]
-        + [
-            {"id": f"b{k}", "submit": k, "runtime": 50, "user": "bob", "args": low}
-            for k in (1, 2, 3)
-        ]
-        + [{"id": "c", "submit": 10, "runtime": 50, "user": "carol", "args": "-n 1 -t 20:00 -A a"}],
-    }
-    r = Scenario.from_dict(doc, base=tmp_path).run()
-    start = dict(zip(r.jobs["JobID"], r.seconds("Start")))
-    assert start["c"] == 10.0
+    assert start["c"] == carol
 
 
 RESV_CONF = """SelectType=select/cons_tres
