@@ -17,7 +17,7 @@ from slurmlab.errors import SlurmlabError
 from slurmlab.spec.cluster import Node, Partition
 
 ROOT = Path(__file__).resolve().parent.parent
-NODES = "NodeName=n[1-2] CPUs=4 RealMemory=8000\nPartitionName=p Nodes=ALL Default=YES\n"
+NODES = "NodeName=n[1-2] CPUs=4 RealMemory=8000\nPartitionName=p Nodes=ALL Default=YES DefMemPerCPU=2000\n"
 #: what slurmlab models, said (a slurm.conf without SelectType is warned about: Slurm's
 #: default is select/linear)
 SELECT = "SelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n"

@@ -275,3 +275,25 @@ def test_the_tasks_of_one_pending_record_do_not_hold_one_another_back():
     a = lab.sbatch("--array=0-2 -n1 -t 5 -J s --dependency=singleton", runtime=60)
     lab.advance("5m")
     assert [_job(lab, f"{a}_{t}").start for t in range(3)] == [0, 0, 0]
+
+
+def test_scontrol_update_time_limit_is_read_in_whole_minutes():
+    # scontrol/update_job.c: time_limit = time_str2mins(val), a part of a minute rounded up
+    # (parse_time.c), before +/- is applied: the real bf-cancel recording's slurmctld log
+    # says "setting time_limit to 2" after TimeLimit=1:30
+    import pandas as pd
+
+    from slurmlab import Lab
+
+    lab = Lab("tiny")
+    a = lab.sbatch("-n 1 -t 10:00", runtime=300)
+    b = lab.sbatch("-n 1 -t 10:00", runtime=300)
+    lab.advance(10)
+    lab.update(a, time="1:30")
+    lab.update(b, time="-0:30")
+    lab.advance(400)
+    rows = lab.result.jobs.set_index("JobID")
+    assert rows.loc[str(a), "Timelimit"] == pd.Timedelta(minutes=2)
+    assert rows.loc[str(a), "State"] == "TIMEOUT"
+    assert rows.loc[str(a), "Elapsed"] == pd.Timedelta(minutes=2)
+    assert rows.loc[str(b), "Timelimit"] == pd.Timedelta(minutes=9)

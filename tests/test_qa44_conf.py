@@ -47,8 +47,11 @@ def test_cons_tres_without_select_type_parameters_consumes_memory(select):
     not specified, using default value: CR_Core_Memory": two jobs of 800 MB on a node of
     1000 MB run one after the other."""
     cluster, caught = load(f"SelectType={select}\n{ONE_NODE}")
-    assert caught == []
+    # (named: with no DefMemPerCPU, a job without --mem gets the node's whole memory)
+    assert len(caught) == 1 and "a job without --mem gets the whole memory" in caught[0]
     assert cluster.memory_tracked and cluster.core_allocation
+    _, caught = load(f"SelectType={select}\nDefMemPerCPU=100\n{ONE_NODE}")
+    assert caught == []
     lab = lab_of(f"SelectType={select}\n{ONE_NODE}")
     for _ in range(2):
         lab.sbatch("-n 1 --mem=800 -t 10", runtime=300)

@@ -253,3 +253,50 @@ def test_lab_repr_counts_an_arrays_pending_tasks_as_squeue_does():
     assert repr(lab).endswith("1 running, 2 pending (10 array tasks))")
     assert lab._repr_html_().endswith("1 running, 2 pending (10 array tasks)")
     assert re.search(r"\b2_\[0-9\]", lab.squeue_text())
+
+
+def test_a_finished_simulations_sacct_text_lists_its_whole_run():
+    # a simulate() result is an export of its whole run; a Lab's sacct is sacct now, from
+    # midnight of the simulated day (slurmdb_defs.c slurmdb_job_cond_def_start_end)
+    import slurmlab
+    from slurmlab.spec.synthetic import ai_workload
+
+    r = slurmlab.simulate(slurmlab.Cluster.preset("ai"), ai_workload(60, "ai", seed=1))
+    assert r.jobs["End"].max().normalize() > r.jobs["Submit"].min().normalize()  # (days)
+    lines = r.sacct_text("JobID").splitlines()[2:]
+    assert len(lines) == len(r.jobs)
+    lab = slurmlab.Lab("tiny")
+    lab.sbatch("-N 1 -t 2:00:00 --wrap=x", runtime="1h")
+    lab.advance("36h")
+    assert lab.sacct_text("JobID").splitlines()[2:] == []
+    assert lab.result.sacct_before_window() == ["1"]
+
+
+def test_sacct_magic_reads_S_as_sacct_does(capsys):
+    # sacct reads -S with parse_time(optarg, 1): 10:00 is today at 10:00 even when later
+    # than now, a date alone is at 00:00, now-N<unit> counts back from now
+    import slurmlab
+    from slurmlab.sim.magics import sacct_magic
+
+    lab = slurmlab.Lab("tiny")
+    for _ in range(3):
+        lab.sbatch("-N 1 -t 2:00:00 --wrap=x", runtime="1h")
+        lab.advance("10h")  # ends at 01:00, 11:00, 21:00 on 2026-01-05
+    lab.advance("16h")  # now 2026-01-06 22:00
+    lab.sbatch("-N 1 -t 2:00:00 --wrap=x", runtime="1h")
+    lab.advance("1h30m")  # now 2026-01-06 23:30: job 4 ended at 23:00
+
+    def listed(option: str) -> list[str]:
+        sacct_magic(f"-o JobID {option}")
+        out = capsys.readouterr().out.splitlines()[2:]
+        return [line.strip() for line in out]
+
+    assert listed("") == ["4"]
+    assert listed("-S 2026-01-05") == ["1", "2", "3", "4"]
+    assert listed("-S 01/05-10:30") == ["2", "3", "4"]
+    assert listed("-S now-3hours") == ["4"]
+    assert listed("-S now-27hours") == ["3", "4"]
+    with pytest.raises(slurmlab.SlurmlabError, match=r"now\+1hour"):
+        from slurmlab.spec.job import read_past_time
+
+        read_past_time("now-1h", lab.date, what="sacct -S")

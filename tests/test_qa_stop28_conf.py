@@ -45,7 +45,7 @@ SHARD_CONF = """ClusterName=g
 GresTypes=gpu,shard
 SelectType=select/cons_tres
 NodeName=gpu[01-02] CPUs=64 RealMemory=512000 Gres=gpu:a100:4,shard:32
-PartitionName=all Nodes=ALL Default=YES
+PartitionName=all Nodes=ALL Default=YES DefMemPerCPU=4000
 """
 SHARD_GRES = """NodeName=gpu[01-02] Name=gpu Type=a100 File=/dev/nvidia[0-3]
 NodeName=gpu[01-02] Name=shard Count=32

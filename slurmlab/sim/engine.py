@@ -325,7 +325,7 @@ class Simulation(Controller, Lifecycles, Updates):
         grid = every if hasattr(self.policy, "sched_interval") else None
         if grid is None:
             given = cluster.scheduler_parameters.get("sched_interval")
-            grid = 60 if given is None else max(int(given), 1)
+            grid = 60 if given is None else int(given) or 1  # (0: about every second)
         if self._main_off:
             grid = getattr(self.policy, "interval", None) or -1
         self._main_grid = grid if grid > 0 else None

@@ -23,9 +23,12 @@ import shlex
 import sys
 import warnings
 
+import pandas as pd
+
 from slurmlab.errors import SlurmlabError
 from slurmlab.sim.lab import current_lab
 from slurmlab.sim.lab import sbatch_magic as _sbatch_cell
+from slurmlab.spec.job import read_past_time
 
 __all__ = ["MAGICS"]
 
@@ -176,7 +179,9 @@ def sinfo_magic(line: str) -> None:
 
 def sacct_magic(line: str) -> None:
     """``%sacct [-o|--format FIELDS] [-j|--jobs JOBS] [-S|--starttime TIME] [-D|--duplicates]
-    [-X|--allocations] [-p|--parsable] [-P|--parsable2] [--array]``: ``-S`` as
+    [-X|--allocations] [-p|--parsable] [-P|--parsable2] [--array]``: ``-S`` read as sacct
+    reads it (parse_time in the past: ``2026-01-05``, ``10:00`` today, ``now-2hours``,
+    :func:`~slurmlab.spec.job.read_past_time`), the start of the window of
     :meth:`~slurmlab.sim.result.SimulationResult.sacct_text`'s ``starttime`` (without it
     and ``-j``, sacct's window starts at midnight of the simulated day); ``-X`` changes
     nothing (a simulation has no job steps: every line is an allocation)."""
@@ -216,6 +221,10 @@ def sacct_magic(line: str) -> None:
                     )
             i += 1
         lab = current_lab()
+        if "starttime" in given:  # (sacct reads -S with parse_time, in the past)
+            given["starttime"] = pd.Timestamp(
+                read_past_time(given["starttime"], lab.date, what="sacct -S")
+            )
         text = lab.sacct_text(
             given.get("fields"),
             duplicates=duplicates,
@@ -247,7 +256,7 @@ def sacct_magic(line: str) -> None:
             print(
                 f"(slurmlab) not listed: {shown}, which ended before {since:%Y-%m-%dT%H:%M:%S}"
                 f"; sacct lists the jobs not ended before its -S time, midnight today without "
-                "one: %sacct -S 0 lists every job since the start",
+                f"one: %sacct -S {lab.result.origin:%Y-%m-%d} lists every job since the start",
                 file=sys.stderr,
             )
         hidden = (
@@ -279,7 +288,7 @@ def _joined(before: str | None, value: str, key: str) -> str:
 _SACCT_VALUED = (
     ("fields", "-o", "--format", "a field list, e.g. -o JobID,State"),
     ("jobs", "-j", "--jobs", "a job list, e.g. -j 12,14_3"),
-    ("starttime", "-S", "--starttime", "a time, e.g. -S 2026-01-05T00:00 or -S 0"),
+    ("starttime", "-S", "--starttime", "a time, e.g. -S 2026-01-05, -S 10:00 or -S now-2hours"),
 )
 
 

@@ -41,7 +41,7 @@
   never starts one there; it waits for the main scheduler's next run, which slurmctld's
   background loop makes at most every ``batch_sched_delay`` (3 s) after a submission
   (controller.c; ``sched_min_interval`` paces it too), and a backfill cycle that comes
-  first starts it instead. On the 32 real-Slurm fixtures (``datasets/realslurm``, each
+  first starts it instead. On the first 32 real-Slurm fixtures (``datasets/realslurm``, each
   scenario replayed under its ``slurm`` policy and compared with
   ``analysis.fidelity``'s ``real_runs``/``simulated_runs``' ``started_by``), real Slurm
   started 168 of its 397 runs by backfill, the simulation 30 of 398 (``array-lines``: 56

@@ -1082,12 +1082,13 @@ class SimulationResult:
         ``-X`` changes nothing); ``duplicates=True``: every run, as ``sacct -D``.
 
         The time window: as sacct, only jobs that had not ended before ``starttime``
-        (``sacct -S``: seconds from the start, a duration or a date and time). Without it
-        the window starts at midnight of the current (simulated) day, sacct's default: a
-        job that ended before that midnight is not listed (``starttime=0`` lists every job
-        since the start; :meth:`sacct_before_window` names the others); with ``jobs`` it
-        starts at the epoch (sacct.1 DEFAULT TIME WINDOW; slurmdb_defs.c
-        slurmdb_job_cond_def_start_end).
+        (``sacct -S``: seconds from the start, a duration or a date and time). Without it,
+        a finished simulation's lists every job since its start (an export of the whole
+        run), while a :class:`~slurmlab.Lab`'s window starts at midnight of the current
+        (simulated) day, sacct's default: a job that ended before that midnight is not
+        listed (``starttime=0`` lists every job since the start; :meth:`sacct_before_window`
+        names the others; ``%sacct`` says so); with ``jobs`` it starts at the epoch (sacct.1
+        DEFAULT TIME WINDOW; slurmdb_defs.c slurmdb_job_cond_def_start_end).
 
         Lines as plain sacct lists them (:func:`sacct_records`): the tasks still in an
         array's pending record as one line, ``12_[3-9%2]`` (JobIDRaw the array's), none for
@@ -1123,12 +1124,13 @@ class SimulationResult:
     def sacct_window(self, starttime=None, *, jobs: bool = False) -> pd.Timestamp | None:
         """Where sacct's time window starts (``sacct -S``; ``starttime`` as :meth:`sacct_text`
         takes it): that time when given; else none with a job list (``jobs``: ``-j``, from
-        the epoch); else midnight of the simulated day (slurmdb_defs.c
-        slurmdb_job_cond_def_start_end)."""
+        the epoch) or for a finished simulation (a :func:`~slurmlab.simulate` result, read
+        as an export of its whole run); else, for a :class:`~slurmlab.Lab`'s, midnight of
+        the simulated day (slurmdb_defs.c slurmdb_job_cond_def_start_end)."""
         if starttime is not None:
             t = parse_instant(starttime, self.origin, what="sacct starttime")
             return self.origin + pd.Timedelta(seconds=t)
-        if jobs:
+        if jobs or not self.live:
             return None
         return (self.origin + pd.Timedelta(seconds=self.sim.now)).normalize()
 

@@ -235,13 +235,18 @@ class Updates:
     @staticmethod
     def _new_limit(job: SimJob, spec: JobSpec, value) -> tuple[JobSpec, float]:
         """``spec`` with time limit ``value`` (``+T``/``-T``: relative to the job's), and
-        that limit in seconds."""
+        that limit in seconds. scontrol reads it in whole minutes, a part of one rounded up
+        (update_job.c ``time_str2mins``: ``TimeLimit=1:30`` is 2 minutes, ``-0:30`` takes
+        one off), before a relative change is applied."""
         sign = value[0] if isinstance(value, str) and value[:1] in "+-" else ""
         try:
             spec = replace(spec, time_limit=value[1:] if sign else value, time_requested=True)
         except SlurmlabError as exc:
             raise _refused("Invalid time limit specification", job, str(exc)) from None
         seconds = math.inf if spec.time_limit is None else spec.time_limit.total_seconds()
+        if math.isfinite(seconds) and seconds % 60:
+            seconds = math.ceil(seconds / 60) * 60
+            spec = replace(spec, time_limit=timedelta(seconds=seconds))
         if sign:
             if math.isinf(job.limit) or math.isinf(seconds):
                 raise _refused(

@@ -232,6 +232,43 @@ class TimeOfDay:
         today = (self.at.hour, self.at.minute) > (submitted.hour, submitted.minute)
         return midnight + timedelta(days=0 if today else 1) + _since_midnight(self.at)
 
+    def resolve_past(self, now: datetime) -> datetime:
+        """The time ``parse_time(text, past=1)`` gives at ``now`` (sacct's ``-S``): a time of
+        day is today's, later than now or not; a date without a year is this year's, last
+        year's when its month is after now's; ``today``/``tomorrow`` as without ``past``."""
+        midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+        if self.month is not None:
+            year = now.year - 1 if self.month > now.month else now.year
+            try:
+                date = datetime(year, self.month, self.mday)
+            except ValueError:  # 02/29 of a common year: mktime() makes it 03/01
+                date = datetime(year, 3, 1)
+            return date + _since_midnight(self.at)
+        return midnight + timedelta(days=self.day or 0) + _since_midnight(self.at)
+
+
+def read_past_time(text: str, now: datetime, *, what: str) -> datetime:
+    """A time as Slurm 22.05's ``parse_time(text, 1)`` reads it for sacct's ``-S``/``-E``
+    (src/common/parse_time.c, the ``past`` flag), at ``now``: the forms of ``--begin``
+    (:func:`_read_begin`: ``2026-01-05``, ``2026-01-05T10:00``, ``01/05``, ``10:00``,
+    ``midnight``, ``now-2hours``, ``today``...), a time of day being today's and a date
+    without a year this year's or last (:meth:`TimeOfDay.resolve_past`). ``what`` names
+    the option in an error (``%sacct -S``)."""
+    try:
+        value = _read_begin(str(text))
+    except SbatchError as e:
+        why = str(e).split(": ", 1)[-1]
+        raise SbatchError(f"{what} {text!r}: {why}") from None
+    except OverflowError:
+        value = None
+    if value is None:
+        raise SbatchError(f"{what} {text!r}: too far away to count")
+    if isinstance(value, timedelta):
+        return now + value
+    if isinstance(value, TimeOfDay):
+        return value.resolve_past(now)
+    return value
+
 
 def _since_midnight(at: time) -> timedelta:
     return timedelta(hours=at.hour, minutes=at.minute, seconds=at.second)

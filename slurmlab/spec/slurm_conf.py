@@ -1082,11 +1082,22 @@ class _Conf:
             src, no = self.global_at["selecttypeparameters"]
             raise ConfigError(conflict, source=src, line=no)
         try:
-            return Cluster(name, tuple(nodes.values()), tuple(partitions), self.settings)
+            cluster = Cluster(name, tuple(nodes.values()), tuple(partitions), self.settings)
         except ConfigError:
             raise
         except SlurmlabError as exc:
             raise ConfigError(str(exc), source=source) from None
+        whole = _whole_memory_partitions(cluster)
+        if whole:
+            warn_at_caller(
+                f"{source}: memory is a consumable resource here (no SelectTypeParameters "
+                "line: select/cons_tres's default is CR_Core_Memory) "
+                f"and partition{'s' * (len(whole) > 1)} {', '.join(whole)} set no "
+                "DefMemPerCPU, DefMemPerNode or DefMemPerGPU: a job without --mem gets the whole "
+                "memory of each of its nodes, as in Slurm, so such jobs never share a node; "
+                "set DefMemPerCPU (e.g. RealMemory / CPUs) to let them share"
+            )
+        return cluster
 
     def last_default(self, partitions: list[Partition]) -> list[Partition]:
         """``partitions`` with only the last Default=YES one the default, as slurmctld makes
@@ -1190,6 +1201,23 @@ _FRONT_END = (
     "a front end only runs job scripts, on resources still allocated from the NodeName= "
     "nodes, so scheduling is the same"
 )
+
+
+_DEF_MEM = ("DefMemPerCPU", "DefMemPerNode", "DefMemPerGPU")
+
+
+def _whole_memory_partitions(cluster: Cluster) -> list[str]:
+    """The partitions where a job without ``--mem`` gets its nodes' whole memory because
+    of cons_tres's default CR_Core_Memory (no SelectTypeParameters line): memory consumed
+    and no default per CPU, node or GPU, in the partition or globally (job_mgr.c leaves
+    pn_min_memory 0, which select/cons_tres reads as all of a node's memory)."""
+    if (
+        not cluster.memory_tracked
+        or cluster.setting("SelectTypeParameters", None)  # (memory asked for: no surprise)
+        or any(cluster.setting(k, None) for k in _DEF_MEM)
+    ):
+        return []
+    return [p.name for p in cluster.partitions if not any(p.option(k) for k in _DEF_MEM)]
 
 
 def _at(place: tuple[str, int], source: str) -> str:
