@@ -188,7 +188,7 @@ class Fifo:
             elif job.may_fit(ranks):
                 nodes = choose_nodes(
                     free, capacity, job.demand, job.count, job.mask & usable, job.exclusive,
-                    view.weights, job.mem_per_cpu, job.most, job.gres_fixed,
+                    view.weights, job.mem_per_cpu, job.most, job.gres_fixed, job.gpus_per_job,
                 )  # fmt: skip
             if nodes is None:
                 if not job.blocks:  # (a maintenance window holds its whole partition)
@@ -304,6 +304,7 @@ class Easy(Fifo):
                         nodes = choose_nodes(
                             free, capacity, job.demand, job.count, mask, job.exclusive,
                             view.weights, job.mem_per_cpu, job.most, job.gres_fixed,
+                            job.gpus_per_job,
                         )  # fmt: skip
                     elif extra.delays(job):  # (so it does not fit in the profile either)
                         shape = None
@@ -311,6 +312,7 @@ class Easy(Fifo):
                         nodes = prof.fits(
                             job.demand, job.count, mask, job.limit, exclusive=job.exclusive,
                             mem_per_cpu=job.mem_per_cpu, most=job.most, gres_fixed=job.gres_fixed,
+                            gpus_per_job=job.gpus_per_job,
                         )  # fmt: skip
                         if nodes is None and len(capacity) > 1:
                             moved = extra.test(prof, plans, job, mask, view)
@@ -453,6 +455,7 @@ class _PastReservations:
         nodes = out.fits(
             job.demand, job.count, mask, limit, exclusive=job.exclusive,
             mem_per_cpu=job.mem_per_cpu, most=job.most, gres_fixed=job.gres_fixed,
+            gpus_per_job=job.gpus_per_job,
         )  # fmt: skip
         if nodes is None:
             return None
@@ -468,7 +471,7 @@ class _PastReservations:
                 new = trial.fits(
                     other.demand, other.count, other.plan_mask & view.up, other.limit, at=at,
                     exclusive=other.exclusive, mem_per_cpu=other.mem_per_cpu, most=other.most,
-                    gres_fixed=other.gres_fixed,
+                    gres_fixed=other.gres_fixed, gpus_per_job=other.gpus_per_job,
                 )  # fmt: skip
             if new is None:  # it would delay this reservation
                 self._delays[self._key(job)] = job
@@ -592,7 +595,7 @@ class Conservative(Easy):
                 else:
                     nodes = choose_nodes(
                         free, capacity, job.demand, job.count, mask, job.exclusive,
-                        view.weights, job.mem_per_cpu, job.most, job.gres_fixed,
+                        view.weights, job.mem_per_cpu, job.most, job.gres_fixed, job.gpus_per_job,
                     )  # fmt: skip
                 if nodes is None:
                     break
@@ -669,6 +672,7 @@ class Conservative(Easy):
                     job.demand, job.count, job.plan_mask if all_up else job.plan_mask & up,
                     job.limit, t, nodes, usage, exclusive=job.exclusive,
                     mem_per_cpu=job.mem_per_cpu, most=job.most, gres_fixed=job.gres_fixed,
+                    gpus_per_job=job.gpus_per_job,
                 )  # fmt: skip
             if found is None or found[1] != t or found[2] != nodes:
                 changes.append((t, t + job.limit, True))  # its old slot, freed
@@ -735,6 +739,7 @@ def _earliest(prof: Profile, job: PendingJob, mask: np.ndarray, limit: float):
     return prof.earliest(
         job.demand, job.count, mask, limit, exclusive=job.exclusive,
         mem_per_cpu=job.mem_per_cpu, most=job.most, gres_fixed=job.gres_fixed,
+        gpus_per_job=job.gpus_per_job,
     )  # fmt: skip
 
 

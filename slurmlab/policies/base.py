@@ -42,7 +42,8 @@ and no backfill (``tests/test_qa_stop29_policy.py`` runs it as written)::
                     continue
                 nodes = choose_nodes(
                     free, view.capacity, job.demand, job.count, job.mask & view.up,
-                    job.exclusive, view.weights, job.mem_per_cpu,
+                    job.exclusive, view.weights, job.mem_per_cpu, job.most,
+                    job.gres_fixed, job.gpus_per_job,
                 )
                 if nodes is None:
                     decision.reasons[job.id] = "Resources"
@@ -193,6 +194,11 @@ class PendingJob:
     #: node's usable cores to the job's (:func:`~slurmlab.policies.placement.gres_fixed`;
     #: pass it to :func:`choose_nodes`, ``Profile.fits`` and ``Profile.earliest``)
     gres_fixed: bool = False
+    #: the GPUs of a job that asks for them per job (``--gpus=N``; ``--gpus-per-task``
+    #: times ``-n``) and none per node, else 0: node selection takes nodes with more GPUs
+    #: free first, counted up to that many (:func:`~slurmlab.policies.placement.gpu_weights`;
+    #: pass it, as ``gres_fixed``, to :func:`choose_nodes` and the ``Profile`` methods)
+    gpus_per_job: int = 0
     #: whether, when it cannot start, it stops the main scheduler's pass over its partition
     #: (it waits for Resources). A job every node of whose partition a maintenance
     #: reservation holds during its window does not: Slurm's main scheduler skips over it
@@ -271,6 +277,7 @@ class PendingJob:
                 self.most,
                 None if self.spread is None else (self.spread[0], *self.spread[1].tolist()),
                 self.gres_fixed,
+                self.gpus_per_job,
             ),  # fmt: skip
         )
 

@@ -29,6 +29,15 @@ nodes, and a job of several nodes compares runs by their node counts (the smalle
 enough; the first of equals). ``--exclusive`` needs wholly idle nodes. ``weights`` is None
 when every node has the same Weight.
 
+A job asking for GPUs per job (``--gpus=N``, or ``--gpus-per-task`` with ``-n``; none per
+node: :attr:`PendingJob.gpus_per_job`) weighs its nodes also by their free GPUs, counted up
+to N (:func:`gpu_weights`): below the Weight of rule 2, a node with more of them goes first,
+and a change of them ends a run, as cons_tres's ``can_job_run_on_node`` sets the low byte of
+each node's sched_weight (``-N 2 --gpus=5`` with a GPU taken on gpu1: gpu[2-3], real Slurm in
+the ``gpus-per-job`` fixture). A per-node request (``--gres=gpu:N``, ``--gpus-per-node``)
+caps every usable node at N, so its nodes weigh alike. The same holds for plans, by the GPUs
+free throughout their window.
+
 A job that may spread its tasks (``-n`` without ``-N``: :attr:`PendingJob.spread`) is
 placed by :func:`spread_nodes`, as Slurm places it: runs of the nodes that hold any of its
 tasks, chosen by the same rule and counted in tasks, and from a run the one node that holds
@@ -36,8 +45,13 @@ the rest (the tightest), or else the run's nodes in order, each taking what it h
 tasks left. So it takes one node when one holds it all, and several when none does; a plan
 for later (backfill, ``squeue --start``) is placed so too (``Profile.spread_earliest``).
 
-Not modelled: ``--gpus-per-task`` with an open task count, whose usable CPUs Slurm trims to
-the tasks a node's free GPUs hold (so they differ from node to node);
+Not modelled: the GPU weights of an ``--exclusive`` GPU job, which Slurm does not cap (its
+nodes' whole GPU counts rank them; alike on the fixtures' GPU nodes), of GPUs near the job's
+cores by socket (``Cores=`` in gres.conf), and those a job without GPUs inherits in
+backfill's will-run test from the last GPU job tested (slurmctld resets a node's
+sched_weight only in the main scheduler's ``_sync_node_weight``); ``--gpus-per-task`` with
+an open task count, whose usable CPUs Slurm trims to the tasks a node's free GPUs hold (so
+they differ from node to node);
 ``--ntasks-per-socket`` and ``--ntasks-per-board`` (not trimmed here). A job of several
 nodes counts in a run only the nodes its whole per-node shape fits on, where Slurm also
 counts nodes holding at least one of its tasks, as it may give them fewer (20, 20, 5, 0, 20
@@ -52,7 +66,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from slurmlab.policies.base import CPU, MEM
+from slurmlab.policies.base import CPU, GPU, MEM
 
 __all__ = [
     "Spread",
@@ -60,6 +74,7 @@ __all__ = [
     "choose_nodes",
     "covers",
     "fitting_mask",
+    "gpu_weights",
     "gres_fixed",
     "idle",
     "spread_nodes",
@@ -105,11 +120,13 @@ def choose_nodes(
     mem_per_cpu: int = 0,
     most: int | None = None,
     gres_fixed: bool = False,
+    gpus_per_job: int = 0,
 ) -> tuple[int, ...] | None:
     """The ``count`` nodes Slurm would pick for ``demand`` (ascending), or None when fewer
     fit. ``mem_per_cpu`` (MB) is the job's memory per CPU when it asks per CPU, else 0.
     ``gres_fixed``: a GPU job whose tasks per node are fixed (:func:`gres_fixed`), for
-    which every fitting node counts the same CPUs.
+    which every fitting node counts the same CPUs. ``gpus_per_job``: the GPUs of a job that
+    asks for them per job (:func:`gpu_weights`), else 0.
 
     ``most``: a job of ``--nodes=MIN-MAX`` (``count`` MIN, ``most`` MAX) gets as many of
     the fitting nodes as there are, up to ``most``, and at least ``count`` (slurmctld's
@@ -122,7 +139,9 @@ def choose_nodes(
             return None
         return (0,)
     ok = fitting_mask(free, capacity, demand, mask, exclusive)
-    return best_fit(free, ok.nonzero()[0], count, weights, mem_per_cpu, most, gres_fixed)
+    return best_fit(
+        free, ok.nonzero()[0], count, weights, mem_per_cpu, most, gres_fixed, gpus_per_job
+    )
 
 
 def best_fit(
@@ -133,10 +152,12 @@ def best_fit(
     mem_per_cpu: int = 0,
     most: int | None = None,
     gres_fixed: bool = False,
+    gpus_per_job: int = 0,
 ) -> tuple[int, ...] | None:
     """The ``count`` nodes Slurm picks among the fitting nodes ``idx`` (ascending), or None:
     the rule of the module's docstring (``gres_fixed``: every one of them counts the same
-    CPUs).
+    CPUs; ``gpus_per_job``: a job's GPUs per job, which weigh its nodes by
+    :func:`gpu_weights`).
 
     ``most``: a ``--nodes=MIN-MAX`` job (``count`` MIN) takes as many of them as there are,
     up to ``most``; a run has *enough* nodes when it holds what the job still needs of MIN
@@ -150,6 +171,8 @@ def best_fit(
     nodes = idx.tolist()
     if n == count:  # no choice to make
         return tuple(nodes)
+    if gpus_per_job:
+        weights = gpu_weights(free, weights, gpus_per_job)
     if weights is None and nodes[-1] - nodes[0] == n - 1:  # one run (often)
         if count > 1:  # its nodes in order
             return tuple(nodes[:count])
@@ -211,6 +234,25 @@ def _cuts(idx: np.ndarray, weights: np.ndarray | None) -> list[int]:
     if weights is not None:
         step |= np.diff(weights[idx]) != 0
     return (step.nonzero()[0] + 1).tolist()
+
+
+def gpu_weights(free: np.ndarray, weights: np.ndarray | None, gpus_per_job: int) -> np.ndarray:
+    """The weights a job asking for ``gpus_per_job`` GPUs per job (``--gpus=N``, or
+    ``--gpus-per-task`` times ``-n``; none per node) sees: slurm.conf's Weight first, then
+    the node with more free GPUs, counted up to ``gpus_per_job`` (the lowest weight first).
+
+    slurmctld's ``_set_sched_weight`` (node_scheduler.c) sets a node's sched_weight to
+    ``Weight << 8 | 0xff``; select/cons_tres ``can_job_run_on_node`` (job_test.c) sets its
+    low byte to ``0xff - near_gpu_cnt`` ("favor nodes with more co-located GPUs"), the free
+    GPUs ``gres_select_filter_remove_unusable`` (gres_select_filter.c) finds near the
+    node's usable cores (all of them without ``Cores=`` in gres.conf), capped at the GPUs per
+    node the job asks, or else at its GPUs per job. A per-node request caps every usable
+    node at the same count, so only GPUs per job rank nodes: ``-N 2 --gpus=5`` takes two
+    nodes with 4 GPUs free over one with 3 (real Slurm 22.05, fixture gpus-per-job).
+    ``_eval_nodes`` begins a run at every change of sched_weight and takes the lowest."""
+    near = np.minimum(free[:, GPU], min(gpus_per_job, 0xFF)).astype(np.int64)
+    base = 0 if weights is None else weights.astype(np.int64) << 8
+    return base + (0xFF - near)
 
 
 def gres_fixed(

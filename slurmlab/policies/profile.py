@@ -126,10 +126,12 @@ class Profile:
         mem_per_cpu: int = 0,
         most: int | None = None,
         gres_fixed: bool = False,
+        gpus_per_job: int = 0,
     ) -> tuple[int, ...] | None:
         """Nodes on which the job fits from interval ``at`` for ``duration`` seconds, or None
         (``most``: up to that many, for ``--nodes=MIN-MAX``; ``gres_fixed``: every fitting
-        node counts the same CPUs; see :func:`choose_nodes`)."""
+        node counts the same CPUs; ``gpus_per_job``: nodes with more GPUs free in the window
+        first; see :func:`choose_nodes`)."""
         window = self._window(at, self.times[at] + duration)
         return choose_nodes(
             self._expand(window),
@@ -142,6 +144,7 @@ class Profile:
             mem_per_cpu,
             most,
             gres_fixed,
+            gpus_per_job,
         )
 
     def earliest(
@@ -157,6 +160,7 @@ class Profile:
         upto: int | None = None,
         most: int | None = None,
         gres_fixed: bool = False,
+        gpus_per_job: int = 0,
     ) -> tuple[int, float, tuple[int, ...]] | None:
         """The first (interval index, start time, nodes) where the job fits; None if never.
 
@@ -170,8 +174,9 @@ class Profile:
 
         ``most``: a ``--nodes=MIN-MAX`` job (``count`` MIN) starts where MIN fit, and takes
         up to ``most`` of the nodes free throughout its window there, as Slurm's backfill
-        plans it (``_try_sched`` with ``req_nodes`` = MAX). ``gres_fixed``: as in
-        :func:`choose_nodes`.
+        plans it (``_try_sched`` with ``req_nodes`` = MAX). ``gres_fixed``,
+        ``gpus_per_job``: as in :func:`choose_nodes` (the GPUs free throughout the window
+        rank the nodes, as cons_tres's will-run test weighs them).
         """
         free = self.free
         if upto is not None:  # (no window from interval upto or before reaches further)
@@ -190,7 +195,7 @@ class Profile:
             if t is not None:
                 nodes = self._fits_from(
                     i, t, duration, demand, count, mask, exclusive, ok, mem_per_cpu, most, w,
-                    gres_fixed,
+                    gres_fixed, gpus_per_job,
                 )  # fmt: skip
                 if nodes is not None:
                     return i, float(t), nodes
@@ -209,6 +214,7 @@ class Profile:
             most,
             w,
             gres_fixed,
+            gpus_per_job,
         )
 
     def _ok(self, free, demand, mask, exclusive) -> tuple[np.ndarray, np.ndarray | None]:
@@ -259,7 +265,7 @@ class Profile:
 
     def _search(
         self, cand, ok, demand, count, mask, duration, exclusive, not_before, mpc, most, w=None,
-        gf=False,
+        gf=False, gpj=0,
     ):  # fmt: skip
         """:meth:`earliest` over the candidate intervals ``cand``, vectorised."""
         times = np.array(self.times[: len(ok)])  # (fewer than all with earliest's upto)
@@ -281,18 +287,19 @@ class Profile:
         for k in fit.nonzero()[0].tolist():
             i, t = int(cand[k]), float(starts[k])
             nodes = self._fits_from(
-                i, t, duration, demand, count, mask, exclusive, ok, mpc, most, w, gf
+                i, t, duration, demand, count, mask, exclusive, ok, mpc, most, w, gf, gpj
             )
             if nodes is not None:
                 return i, t, nodes
         return None
 
     def _fits_from(
-        self, i, t, duration, demand, count, mask, exclusive, ok, mpc, most=None, w=None, gf=False
-    ):
+        self, i, t, duration, demand, count, mask, exclusive, ok, mpc, most=None, w=None, gf=False,
+        gpj=0,
+    ):  # fmt: skip
         """The nodes for a start at ``t`` in interval ``i``, or None (``ok`` and ``w`` as in
         earliest; ``mpc``: memory per CPU, ``most``: up to that many nodes, ``gf``:
-        ``gres_fixed``, as in :func:`choose_nodes`)."""
+        ``gres_fixed``, ``gpj``: ``gpus_per_job``, as in :func:`choose_nodes`)."""
         j = max(bisect_left(self.times, t + duration, lo=i), i + 1)
         clean = ok[i] if j == i + 1 else _ALL(ok[i:j], axis=0)
         if (np.count_nonzero(clean) if w is None else clean @ w) < count:
@@ -302,10 +309,11 @@ class Profile:
             window, clean = self._expand(window), self._expand(clean) & mask
         if exclusive:  # choose_nodes tests the window's minimum (the same unless free > capacity)
             return choose_nodes(
-                window, self.capacity, demand, count, mask, exclusive, self.weights, mpc, most, gf
-            )
+                window, self.capacity, demand, count, mask, exclusive, self.weights, mpc, most, gf,
+                gpj,
+            )  # fmt: skip
         # for count >= 1 the nodes fitting throughout the window are those choose_nodes takes
-        return best_fit(window, clean.nonzero()[0], count, self.weights, mpc, most, gf)
+        return best_fit(window, clean.nonzero()[0], count, self.weights, mpc, most, gf, gpj)
 
     def replan(
         self,
@@ -321,6 +329,7 @@ class Profile:
         mem_per_cpu: int = 0,
         most: int | None = None,
         gres_fixed: bool = False,
+        gpus_per_job: int = 0,
     ) -> tuple[int, float, tuple[int, ...]] | None:
         """Compress one standing reservation (conservative backfilling): take the job's
         ``usage`` on ``nodes`` from ``start`` out, put the job back at its earliest fit and
@@ -334,10 +343,10 @@ class Profile:
         # first, then (None) everywhere
         found = self.earliest(
             demand, count, mask, duration, exclusive=exclusive, mem_per_cpu=mem_per_cpu, upto=i,
-            most=most, gres_fixed=gres_fixed,
+            most=most, gres_fixed=gres_fixed, gpus_per_job=gpus_per_job,
         ) or self.earliest(
             demand, count, mask, duration, exclusive=exclusive, mem_per_cpu=mem_per_cpu,
-            most=most, gres_fixed=gres_fixed,
+            most=most, gres_fixed=gres_fixed, gpus_per_job=gpus_per_job,
         )  # fmt: skip
         if found is not None:  # (None: its nodes went down, and no others will do)
             k, t, new = found
@@ -602,7 +611,7 @@ class PoolProfile:
 
     def fits(
         self, demand, count, mask, duration, *, at=0, exclusive=False, mem_per_cpu=0, most=None,
-        gres_fixed=False,
+        gres_fixed=False, gpus_per_job=0,
     ):  # fmt: skip
         if count != 1 or not mask[0]:
             return None
@@ -621,7 +630,7 @@ class PoolProfile:
 
     def earliest(
         self, demand, count, mask, duration, *, exclusive=False, not_before=None, mem_per_cpu=0,
-        most=None, gres_fixed=False,
+        most=None, gres_fixed=False, gpus_per_job=0,
     ):  # fmt: skip
         if count != 1 or not mask[0]:
             return None
@@ -654,7 +663,7 @@ class PoolProfile:
 
     def replan(
         self, demand, count, mask, duration, start, nodes, usage, *, exclusive=False, mem_per_cpu=0,
-        most=None, gres_fixed=False,
+        most=None, gres_fixed=False, gpus_per_job=0,
     ):  # fmt: skip
         n0, n1, n2 = int(demand[0]), int(demand[1]), int(demand[2])
         cpus_only = self.plain and mask[0] and not (n1 or n2 or exclusive)

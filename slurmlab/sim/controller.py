@@ -209,6 +209,7 @@ class Controller:
                     job.spec.reservation, need, None, rows, mem_per_cpu=per_cpu, most=shape[10],
                     array=_record_of(job), array_job=job.array_id, time_min=job.time_min,
                     spread=spread_of(job.spec, alt[0], self.cluster), gres_fixed=job.gres_fixed,
+                    gpus_per_job=job.gpus_per_job,
                 )  # fmt: skip
             return alt[2]
         if job.pending is None:
@@ -217,7 +218,7 @@ class Controller:
                 job.exclusive, job.spec.reservation, job.need, None,
                 job.rows, mem_per_cpu=job.mem_per_cpu, most=job.most, array=_record_of(job),
                 array_job=job.array_id, time_min=job.time_min, spread=job.spread,
-                gres_fixed=job.gres_fixed,
+                gres_fixed=job.gres_fixed, gpus_per_job=job.gpus_per_job,
             )  # fmt: skip
         return job.pending
 
@@ -237,7 +238,7 @@ class Controller:
                 p.reservation, p.need, plan, p.rows, mem_per_cpu=p.mem_per_cpu, most=p.most,
                 blocks=p.blocks, reserve_most=p.reserve_most, array=p.array,
                 array_job=p.array_job, time_min=p.time_min, spread=p.spread,
-                gres_fixed=p.gres_fixed,
+                gres_fixed=p.gres_fixed, gpus_per_job=p.gpus_per_job,
             )  # fmt: skip
             cached = job.pending_plan = (pending, plan, planned)
         return cached[2]
@@ -834,6 +835,7 @@ class Controller:
         nodes = choose_nodes(
             self.capacity, self.capacity, record.demand, record.count, record.mask & self.up,
             record.exclusive, self.weights, record.mem_per_cpu, record.most, record.gres_fixed,
+            record.gpus_per_job,
         )  # fmt: skip
         if cached:
             self._idle_picks[key] = nodes
@@ -1049,6 +1051,7 @@ class Controller:
             nodes = choose_nodes(
                 self.free, self.capacity, job.demand, job.count, job.mask & mask & self.up,
                 job.exclusive, self.weights, job.mem_per_cpu, most, job.gres_fixed,
+                job.gpus_per_job,
             )  # fmt: skip
             reason = self._limit_reason(job) if self._limits else None
             if not reason and self._limits:  # on the nodes it gets, or would get
@@ -1114,7 +1117,7 @@ class Controller:
                     mask = mask & ~blocked
             nodes = choose_nodes(
                 pool, self.capacity, job.demand, job.count, mask, job.exclusive, self.weights,
-                job.mem_per_cpu, job.most, job.gres_fixed,
+                job.mem_per_cpu, job.most, job.gres_fixed, job.gpus_per_job,
             )  # fmt: skip
             if nodes is not None:  # it starts without preempting: what it takes is not free
                 self._take(pool, job, nodes)
@@ -1139,7 +1142,7 @@ class Controller:
                 chosen.append(victim)
                 nodes = choose_nodes(
                     free, self.capacity, job.demand, job.count, mask, job.exclusive, self.weights,
-                    job.mem_per_cpu, job.most, job.gres_fixed,
+                    job.mem_per_cpu, job.most, job.gres_fixed, job.gpus_per_job,
                 )  # fmt: skip
                 if nodes is not None:
                     break

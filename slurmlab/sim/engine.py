@@ -129,7 +129,7 @@ class SimJob:
         "preempted_by", "planned_nodes", "live", "rows", "running_view", "pending_plan", "need",
         "scratch", "held", "split", "mem_per_cpu", "sched", "alts", "parts", "entries",
         "plan_part", "requests", "updated", "req_tres", "admin_time", "most", "full_limit",
-        "raw", "in_rec", "order", "spread", "dep_done", "gres_fixed",
+        "raw", "in_rec", "order", "spread", "dep_done", "gres_fixed", "gpus_per_job",
     )  # fmt: skip
 
     def __init__(self):
@@ -807,7 +807,7 @@ class Simulation(Controller, Lifecycles, Updates):
             found = prof.earliest(
                 job.demand, job.count, job.mask & self.up, job.limit, exclusive=job.exclusive,
                 not_before=job.begin if job.begin > now else None, mem_per_cpu=job.mem_per_cpu,
-                most=job.most, gres_fixed=job.gres_fixed,
+                most=job.most, gres_fixed=job.gres_fixed, gpus_per_job=job.gpus_per_job,
             )  # fmt: skip
             if found is not None and (best is None or found[1] < best[0]):
                 best = (found[1], found[2], job.res)
@@ -1009,6 +1009,10 @@ class Simulation(Controller, Lifecycles, Updates):
             ntasks=spec.ntasks, nodes=spec.nodes, max_nodes=spec.max_nodes,
             ntasks_per_node=spec.ntasks_per_node, ntasks_per_core=spec.ntasks_per_core,
         )  # fmt: skip
+        # GPUs per job (--gpus, or --gpus-per-task times -n) rank its nodes by free GPUs
+        # unless it asks some per node (placement.gpu_weights)
+        per_task = (spec.gpus_per_task or 0) * (spec.ntasks or 0)
+        job.gpus_per_job = 0 if spec.gpus_per_node else spec.gpus or per_task
         if job.spec.time_min is not None or self.qos[job.qos].max_wall is not None:
             # (rarely: a limit backfill lowered to --time-min holds in every partition, with
             # -t; a QOS MaxWall)

@@ -920,6 +920,7 @@ def _own_allocation_over_limit(sim: Simulation, job, reason: str, t: float) -> l
     now = choose_nodes(
         sim.free, sim.capacity, record.demand, record.count, record.mask & sim.up,
         record.exclusive, sim.weights, record.mem_per_cpu, record.most, record.gres_fixed,
+        record.gpus_per_job,
     )  # fmt: skip
     idle = sim._idle_pick(record) if now is None else now  # noqa: SLF001
     if idle is None:
