@@ -555,7 +555,7 @@ def test_a_typed_request_fits_only_nodes_with_enough_of_its_type():
 def test_a_scenario_says_when_its_policy_reads_no_scheduler_parameters(tmp_path):
     (tmp_path / "slurm.conf").write_text(
         "SchedulerParameters=bf_window=100\nNodeName=n[1-2] CPUs=4\n"
-        "PartitionName=p Nodes=ALL Default=YES\nSelectType=select/cons_tres\n"
+        "PartitionName=p Nodes=ALL Default=YES\nSelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n"
     )
     doc = "cluster: {slurm_conf: slurm.conf}\njobs: [{submit: 0, runtime: 60, args: '-t 5'}]\n"
     with pytest.warns(
