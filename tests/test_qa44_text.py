@@ -297,6 +297,6 @@ def test_sacct_magic_reads_S_as_sacct_does(capsys):
     assert listed("-S now-3hours") == ["4"]
     assert listed("-S now-27hours") == ["3", "4"]
     with pytest.raises(slurmlab.SlurmlabError, match=r"now\+1hour"):
-        from slurmlab.spec.job import read_past_time
+        from slurmlab.spec.parse_time import read_past_time
 
         read_past_time("now-1h", lab.date, what="sacct -S")

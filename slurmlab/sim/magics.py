@@ -28,7 +28,7 @@ import pandas as pd
 from slurmlab.errors import SlurmlabError
 from slurmlab.sim.lab import current_lab
 from slurmlab.sim.lab import sbatch_magic as _sbatch_cell
-from slurmlab.spec.job import read_past_time
+from slurmlab.spec.parse_time import read_past_time
 
 __all__ = ["MAGICS"]
 
@@ -181,7 +181,7 @@ def sacct_magic(line: str) -> None:
     """``%sacct [-o|--format FIELDS] [-j|--jobs JOBS] [-S|--starttime TIME] [-D|--duplicates]
     [-X|--allocations] [-p|--parsable] [-P|--parsable2] [--array]``: ``-S`` read as sacct
     reads it (parse_time in the past: ``2026-01-05``, ``10:00`` today, ``now-2hours``,
-    :func:`~slurmlab.spec.job.read_past_time`), the start of the window of
+    :func:`~slurmlab.spec.parse_time.read_past_time`), the start of the window of
     :meth:`~slurmlab.sim.result.SimulationResult.sacct_text`'s ``starttime`` (without it
     and ``-j``, sacct's window starts at midnight of the simulated day); ``-X`` changes
     nothing (a simulation has no job steps: every line is an allocation)."""
