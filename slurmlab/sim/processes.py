@@ -39,17 +39,20 @@ if TYPE_CHECKING:  # the engine assembles these mixins; only types come back
 __all__ = ["Lifecycles"]
 
 
-def pending_partitions(job: SimJob, t: float) -> str:
+def pending_partitions(job: SimJob, t: float, parts: str | None = None) -> str:
     """The partition squeue and sacct show for a job of several partitions (``-p a,b``)
-    pending at ``t``: the list as given, or, once it has run, the partition it ran in then
-    the others (job_scheduler.c ``rebuild_job_part_list``)."""
+    pending at ``t`` whose list was ``parts`` then (None: its list now): the list as given,
+    or, once it has run in one of them, the partition it ran in then the others
+    (job_scheduler.c ``rebuild_job_part_list``)."""
+    parts = job.parts if parts is None else parts
+    names = parts.split(",")
     last = None
     for run in job.runs:
         if run["Start"] is not None and run["Start"] <= t:
             last = run["Partition"]
-    if last is None:
-        return job.parts
-    return ",".join([last] + [p for p in job.parts.split(",") if p != last])
+    if len(names) == 1 or last not in names:
+        return parts
+    return ",".join([last] + [p for p in names if p != last])
 
 
 def in_record(job: SimJob) -> bool:

@@ -32,6 +32,7 @@ from slurmlab.sim.engine import (
     used_at,
 )
 from slurmlab.sim.metrics import failure_metrics, run_accounting, schedule_metrics
+from slurmlab.sim.processes import pending_partitions
 from slurmlab.sim.recorder import event_table, job_table, last_before, priority_at
 from slurmlab.sim.updates import request_at
 from slurmlab.spec.job import listed_partitions
@@ -195,7 +196,7 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
         if st == "R":
             partition, nodes = run["Partition"], len(run["nodes"])
         else:
-            partition = _pending_list(job, t, asked)
+            partition = pending_partitions(job, t, asked)
             shape = _waiting_shape(sim, job, t) if alts_then else None
             nodes = _pending_nodes(job, t, where, count, shape)
         rows.append(
@@ -287,18 +288,6 @@ def _waiting_shape(sim: Simulation, job, t: float) -> tuple:
     if waits:
         return job.alts[waits[0]][1]
     return next((shape for res, shape, _p in job.alts if res.partition == last), job.alts[0][1])
-
-
-def _pending_list(job, t: float, parts: str) -> str:
-    """The partitions squeue shows for a job pending at ``t`` whose list was ``parts`` then:
-    ``-p a,b`` as given or, once it has run, the partition it ran in then the others
-    (job_scheduler.c ``rebuild_job_part_list``; processes.pending_partitions, for the list
-    the job has now)."""
-    names = parts.split(",")
-    ran = [r["Partition"] for r in job.runs if r["Start"] is not None and r["Start"] <= t]
-    if len(names) == 1 or not ran or ran[-1] not in names:
-        return parts
-    return ",".join([ran[-1]] + [n for n in names if n != ran[-1]])
 
 
 def _first_begin(job) -> float:
