@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 import math
 from bisect import bisect_left
+from collections.abc import Callable
 from dataclasses import replace
 from functools import cached_property, cmp_to_key
 from heapq import heappop
@@ -70,16 +71,16 @@ _ASSOC_GRP_REASON = {
 class _RunningView:
     """The running jobs as policies see them, built only if a policy looks (FIFO never does).
 
-    A job is expected to end at its time limit. Past it, ``overtime`` (the cluster's
-    OverTimeLimit and KillWait, in seconds; None for a trace replay, which does not enforce
-    limits) gives the guess of Slurm's will-run test (cons_common/job_test.c
+    A job is expected to end at its time limit. Past it, ``overtime`` (the OverTimeLimit of a
+    job's partition, from :meth:`EngineOptions.over_time`, and KillWait in seconds; None for a
+    trace replay, which does not enforce limits) gives the guess of Slurm's will-run test (cons_common/job_test.c
     ``_guess_job_end``, when the job's end_time is not after now): the end plus KillWait plus
     OverTimeLimit; with OverTimeLimit=UNLIMITED, now plus the job's own limit; never before
     now + 1 s. A trace job past its limit may end at any moment: now."""
 
     __slots__ = ("_items", "_jobs", "_now", "_overtime")
 
-    def __init__(self, jobs: dict, now: float, overtime: tuple[float, float] | None = None):
+    def __init__(self, jobs: dict, now: float, overtime: tuple[Callable, float] | None = None):
         self._jobs, self._now, self._items, self._overtime = jobs, now, None, overtime
 
     def _build(self) -> list[RunningJob]:
@@ -91,16 +92,18 @@ class _RunningView:
                 if r is None:
                     r = j.running_view = RunningJob(j.id, j.nodes, j.usage, j.start + j.limit)
                 if r.expected_end < now:  # ... or, past it, at Slurm's guess (see above)
-                    r = RunningJob(j.id, j.nodes, j.usage, self._past_limit(r, j.limit))
+                    end = self._past_limit(r, j.limit, j.partition)
+                    r = RunningJob(j.id, j.nodes, j.usage, end)
                 items.append(r)
             self._items = items
         return self._items
 
-    def _past_limit(self, r: RunningJob, limit: float) -> float:
+    def _past_limit(self, r: RunningJob, limit: float, partition: str) -> float:
         now = self._now
         if self._overtime is None:  # (a trace: "may end at any moment")
             return now
-        over, kill_wait = self._overtime
+        over_time, kill_wait = self._overtime
+        over = over_time(partition)
         if over == math.inf:  # OverTimeLimit=UNLIMITED: "No idea when the job might end"
             end = now + limit if limit != math.inf else now + 365 * 86400.0
         else:
@@ -176,14 +179,14 @@ class Controller:
     _resv_depth: int = 0
 
     @cached_property
-    def _overtime(self) -> tuple[float, float] | None:
-        """(OverTimeLimit, KillWait) in seconds, with which plans guess when a job running
+    def _overtime(self) -> tuple[Callable[[str], float], float] | None:
+        """(OverTimeLimit of a partition, KillWait in seconds), with which plans guess when a job running
         past its time limit ends (:class:`_RunningView`); None when limits are not enforced
         (a trace replay: such a job may end at any moment)."""
         if not self.options.enforce_time_limit:
             return None
         kill_wait = float(self.cluster.setting("KillWait", "30") or 30)
-        return (self.options.over_time_limit, kill_wait)
+        return (self.options.over_time, kill_wait)
 
     def _full_pass(self, _event=None) -> None:
         """sched_interval: the main scheduler over the whole queue (``default_queue_depth``

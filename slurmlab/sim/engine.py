@@ -31,9 +31,9 @@ import re
 import warnings
 from bisect import bisect_left, insort
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 
 import numpy as np
@@ -237,10 +237,23 @@ class EngineOptions:
     enforce_time_limit: bool = True
     requeue_delay: float = 121.0
     over_time_limit: float = 0.0
+    #: a partition's own OverTimeLimit (seconds), which overrides the cluster's for its jobs
+    partition_over_time: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self):  # requeue_delay as seconds or a duration ("2m", "0:02:01"), >= 0
         delay = parse_seconds(self.requeue_delay, what="requeue_delay")
         object.__setattr__(self, "requeue_delay", delay)
+
+    def over_time(self, partition: str) -> float:
+        """The OverTimeLimit (seconds) of a job running in ``partition``: the partition's own
+        when its line sets one, else the cluster's (job_mgr.c ``job_time_limit``,
+        cons_common/job_test.c ``_guess_job_end``)."""
+        return self.partition_over_time.get(partition, self.over_time_limit)
+
+
+def _over_time(text: str) -> float:
+    """An OverTimeLimit's minutes (or UNLIMITED/INFINITE) in seconds."""
+    return INF if text.strip().upper() in ("UNLIMITED", "INFINITE") else float(text) * 60.0
 
 
 _RESOLUTIONS: OrderedDict[int, tuple] = OrderedDict()
@@ -342,11 +355,16 @@ class Simulation(Controller, Lifecycles, Updates):
         self.origin = DEFAULT_ORIGIN if origin is None else pd.Timestamp(origin)
         # slurm.conf MinJobAge: how long slurmctld keeps a finished job's record (_records)
         self._min_job_age = _min_job_age(cluster)
-        ot = cluster.setting("OverTimeLimit", "0") or "0"
         self.options = EngineOptions(
             enforce_time_limit=enforce_time_limit,
             requeue_delay=cluster.requeue_delay if requeue_delay is None else requeue_delay,
-            over_time_limit=INF if ot.upper() == "UNLIMITED" else float(ot) * 60.0,
+            over_time_limit=_over_time(cluster.setting("OverTimeLimit", "0") or "0"),
+            partition_over_time={
+                p.name: _over_time(v)
+                for p in cluster.partitions
+                for k, v in p.options.items()
+                if k.lower() == "overtimelimit"
+            },
         )
         self.env = simpy.Environment()
         self.node_names = [n.name for n in cluster.nodes]

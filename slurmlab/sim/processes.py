@@ -139,7 +139,7 @@ class Lifecycles:
         if restarted is None:  # (a run in progress passes its own: job.run_plan)
             restarted = _restarted(job)
         need = run_length(job.work_left, job.ckpt, restarted)
-        limit = job.limit + self.options.over_time_limit
+        limit = job.limit + self.options.over_time(job.partition)
         if self.options.enforce_time_limit and need > limit:
             sig, ckpt = job.spec.signal, job.ckpt
             # (a job that may not be requeued cannot requeue itself: scontrol refuses it)

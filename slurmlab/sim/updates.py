@@ -343,11 +343,11 @@ class Updates:
         length, state = self._run_length(job, restarted)
         end = job.start + length
         if state == "TIMEOUT":
-            end = max(job.start + job.limit, now) + self.options.over_time_limit
+            end = max(job.start + job.limit, now) + self.options.over_time(job.partition)
         elif state == "SIGNAL_REQUEUE" and end - job.ckpt.write_cost < now:
             end = now + job.ckpt.write_cost  # (signalled now: the final write follows)
             if end > job.start + job.limit:
-                end = max(job.start + job.limit, now) + self.options.over_time_limit
+                end = max(job.start + job.limit, now) + self.options.over_time(job.partition)
                 state = "TIMEOUT"
         return max(end, now), state
 

@@ -1523,7 +1523,8 @@ def setting_problem(key: str, value: str) -> str | None:
             )
         return None
     if low == "overtimelimit":
-        if text.upper() != "UNLIMITED" and not (ascii_digits(text) and int(text) <= MAX_COUNT16):
+        unlimited = text.upper() in ("UNLIMITED", "INFINITE")  # (s_p_handle_uint16)
+        if not unlimited and not (ascii_digits(text) and int(text) <= MAX_COUNT16):
             return (
                 f"{key}={value!r} must be a whole number of minutes up to {MAX_COUNT16}, "
                 "or UNLIMITED"

@@ -1296,6 +1296,7 @@ _PARTITION_BOOLEANS = frozenset(
 _PARTITION_MODELLED = {
     "defmempercpu", "defmempernode", "defmempergpu", "maxmempercpu", "maxmempernode",
     "tresbillingweights", "hidden", "oversubscribe", "allowaccounts", "denyaccounts",
+    "overtimelimit",
 }  # fmt: skip
 
 

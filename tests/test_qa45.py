@@ -1,0 +1,73 @@
+"""Stop 45: rules of Slurm 22.05 checked against its source, one at a time.
+
+A partition's own OverTimeLimit (read_config.c ``_parse_partitionname``) overrides the
+cluster's for the jobs that run in it, both when they are killed (job_mgr.c
+``job_time_limit``) and when plans guess their end (cons_common/job_test.c
+``_guess_job_end``).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pandas as pd
+import pytest
+
+from slurmlab import Cluster, Lab
+
+ORIGIN = pd.Timestamp("2026-01-05 00:00:00")
+
+PART_OVERTIME_CONF = """SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+OverTimeLimit=1
+KillWait=30
+SchedulerParameters=bf_interval=5,bf_resolution=60,bf_window=120
+NodeName=n[1-3] CPUs=8 RealMemory=32000
+PartitionName=p Nodes=n[1-3] Default=YES MaxTime=60{extra}
+PartitionName=q Nodes=n[1-3] MaxTime=60
+"""
+
+
+def _cluster(extra: str) -> Cluster:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (the option is modelled: no warning)
+        return Cluster.from_slurm_conf(PART_OVERTIME_CONF.format(extra=extra))
+
+
+@pytest.mark.parametrize(
+    ("extra", "elapsed_p"),
+    [("", 120), (" OverTimeLimit=3", 240), (" OverTimeLimit=UNLIMITED", 600),
+     (" OverTimeLimit=INFINITE", 600)],
+)  # fmt: skip
+def test_a_partitions_overtimelimit_overrides_the_clusters_for_its_jobs(extra, elapsed_p):
+    """Two 1-minute jobs that would run 10 minutes, one in each partition: the one in ``q``
+    is killed at 1 + 1 minutes (the cluster's OverTimeLimit); the one in ``p`` at 1 + its
+    partition's (never, under UNLIMITED: it completes)."""
+    lab = Lab(_cluster(extra))
+    lab.sbatch("-N 1 -t 1 -p p", runtime=600)
+    lab.sbatch("-N 1 -t 1 -p q", runtime=600)
+    lab.run(until=3600)
+    acct = lab.sacct().set_index("JobID")
+    assert acct.loc["2", "State"] == "TIMEOUT"
+    assert acct.loc["2", "Elapsed"].total_seconds() == 120
+    assert acct.loc["1", "Elapsed"].total_seconds() == elapsed_p
+    assert acct.loc["1", "State"] == ("COMPLETED" if elapsed_p == 600 else "TIMEOUT")
+
+
+def test_plans_guess_the_end_of_an_overtime_job_with_its_partitions_overtimelimit():
+    """``_guess_job_end``: limit + KillWait + the partition's OverTimeLimit. R1 (limit
+    300 s, partition p with OverTimeLimit=10) runs past its limit; the 3-node job H is
+    planned at 300 + 30 + 600 = 930 s, where the cluster's OverTimeLimit=1 would give 390."""
+    lab = Lab(_cluster(" OverTimeLimit=10"), policy="slurm")
+    lab.sbatch("-N 2 --exclusive -t 5 -w n[1-2]", runtime=1000)
+    lab.sbatch("-N 3 -t 10", runtime=60)
+    lab.advance("314s")
+    lab.sbatch("-N 1 -t 3 -p q", runtime=60)  # (something new: a backfill cycle at 315 s)
+    lab.advance("2s")
+    q = lab.squeue().set_index("JOBID")
+    assert (q.loc["2", "START_TIME"] - ORIGIN).total_seconds() == 930.0
+
+
+def test_a_bad_partition_overtimelimit_is_refused_with_the_line():
+    with pytest.raises(Exception, match=r"line 7.*OverTimeLimit='5s'.*whole number of minutes"):
+        Cluster.from_slurm_conf(PART_OVERTIME_CONF.format(extra=" OverTimeLimit=5s"))
