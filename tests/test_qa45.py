@@ -71,3 +71,30 @@ def test_plans_guess_the_end_of_an_overtime_job_with_its_partitions_overtimelimi
 def test_a_bad_partition_overtimelimit_is_refused_with_the_line():
     with pytest.raises(Exception, match=r"line 7.*OverTimeLimit='5s'.*whole number of minutes"):
         Cluster.from_slurm_conf(PART_OVERTIME_CONF.format(extra=" OverTimeLimit=5s"))
+
+
+# -- --begin=MM/DD past the month's end: mktime() rolls it over ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("begin", "expected"),
+    [("02/30", "2026-03-02 00:00:00"), ("02/29T10:00", "2026-03-01 10:00:00"),
+     ("04/31", "2026-05-01 00:00:00"), ("2028-02-30T00:00:00", "2028-03-01 00:00:00"),
+     ("01/01", "2027-01-01 00:00:00")],
+)  # fmt: skip
+def test_begin_month_day_past_the_months_end_rolls_into_the_next(begin, expected):
+    """parse_time.c ``_get_date`` checks only month 1-12 and day 1-31; ``slurm_mktime``
+    then rolls 02/30 into March (2026 is a common year, 2028 a leap year). A date without a
+    year not later than the submission's (01/01 on 2026-01-05) is next year's."""
+    lab = Lab(Cluster.preset("tiny"))
+    jid = lab.sbatch(f"-n 1 --begin={begin}", runtime=60)
+    row = lab.squeue().set_index("JOBID").loc[str(jid)]
+    assert row["NODELIST(REASON)"] == "(BeginTime)"
+    assert row["START_TIME"] == pd.Timestamp(expected)
+    assert lab.sacct().set_index("JobID").loc[str(jid), "Eligible"] == pd.Timestamp(expected)
+
+
+@pytest.mark.parametrize("begin", ["13/01", "02/32", "00/10"])
+def test_begin_month_day_out_of_range_is_refused(begin):
+    with pytest.raises(Exception, match="--begin"):
+        Lab(Cluster.preset("tiny")).sbatch(f"-n 1 --begin={begin}", runtime=60)

@@ -36,12 +36,12 @@ class TimeOfDay:
         if self.month is not None:
             if self.day is not None:
                 raise SbatchError("--begin: give a month and day, or a day offset, not both")
-            try:
-                datetime(2000, self.month, self.mday)  # (a leap year: 02/29 is a date)
-            except ValueError:
+            # (_get_date's range; mktime() rolls a day past the month's end into the next)
+            if not (1 <= self.month <= 12 and 1 <= self.mday <= 31):
                 raise SbatchError(
-                    f"--begin={self.month:02d}/{self.mday:02d}: not a date (MM/DD)"
-                ) from None
+                    f"--begin={self.month:02d}/{self.mday:02d}: not a date (MM/DD: a month "
+                    "from 01 to 12, a day from 01 to 31)"
+                )
 
     def resolve(self, submitted: datetime) -> datetime:
         """The begin time of a job submitted at ``submitted``."""
@@ -50,11 +50,7 @@ class TimeOfDay:
             now = (submitted.month, submitted.day, submitted.hour, submitted.minute)
             later = (self.month, self.mday, self.at.hour, self.at.minute) > now
             year = submitted.year if later else submitted.year + 1
-            try:
-                date = datetime(year, self.month, self.mday)
-            except ValueError:  # 02/29 of a common year: mktime() makes it 03/01
-                date = datetime(year, 3, 1)
-            return date + _since_midnight(self.at)
+            return _mktime(year, self.month, self.mday) + _since_midnight(self.at)
         if self.day is not None:
             return midnight + timedelta(days=self.day) + _since_midnight(self.at)
         today = (self.at.hour, self.at.minute) > (submitted.hour, submitted.minute)
@@ -67,12 +63,15 @@ class TimeOfDay:
         midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
         if self.month is not None:
             year = now.year - 1 if self.month > now.month else now.year
-            try:
-                date = datetime(year, self.month, self.mday)
-            except ValueError:  # 02/29 of a common year: mktime() makes it 03/01
-                date = datetime(year, 3, 1)
-            return date + _since_midnight(self.at)
+            return _mktime(year, self.month, self.mday) + _since_midnight(self.at)
         return midnight + timedelta(days=self.day or 0) + _since_midnight(self.at)
+
+
+def _mktime(year: int, month: int, mday: int) -> datetime:
+    """The date ``mktime()`` makes of a day of a month, up to 31: a day past the month's end
+    rolls into the next month (02/30 is March's 2nd, or 1st in a leap year), as
+    ``parse_time`` gives it (parse_time.c checks only 1-31)."""
+    return datetime(year, month, 1) + timedelta(days=mday - 1)
 
 
 def read_past_time(text: str, now: datetime, *, what: str) -> datetime:
@@ -237,8 +236,8 @@ def _read_begin(val: str) -> timedelta | datetime | TimeOfDay:
                 raise SbatchError(
                     f"--begin={val!r}: {month:02d}/{mday:02d} is not a date"
                 ) from None
-        try:  # (mktime makes 02/31 March's 3rd, or 2nd)
-            return datetime(year, month, 1) + timedelta(days=mday - 1) + _since_midnight(clock)
+        try:
+            return _mktime(year, month, mday) + _since_midnight(clock)
         except (ValueError, OverflowError):
             raise SbatchError(help_) from None
     return TimeOfDay(clock)
