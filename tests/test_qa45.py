@@ -98,3 +98,56 @@ def test_begin_month_day_past_the_months_end_rolls_into_the_next(begin, expected
 def test_begin_month_day_out_of_range_is_refused(begin):
     with pytest.raises(Exception, match="--begin"):
         Lab(Cluster.preset("tiny")).sbatch(f"-n 1 --begin={begin}", runtime=60)
+
+
+# -- QueueView.choose_nodes: a custom policy gets Slurm's selection with every rule ------------
+
+
+class _FirstFit:
+    """Priority order, no backfill, placing with ``view.choose_nodes`` alone."""
+
+    def schedule(self, view):
+        from slurmlab.policies import Decision, Start
+
+        decision, free = Decision(), view.free.copy()
+        for job in view.queue:
+            nodes = view.choose_nodes(job, free)
+            if nodes is None:
+                decision.reasons[job.id] = "Resources"
+                break
+            free[list(nodes)] -= job.usage(nodes, view.capacity)
+            decision.starts.append(Start(job.id, nodes, partition=job.partition))
+        return decision
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        "-N 1-3 --ntasks-per-node=2 --mem=1000",
+        "-N 2 --gpus=6 --mem=1000",
+        "-n 1 --gres=gpu:1 --ntasks-per-node=1 --mem=1000",
+        "-n 3 --mem-per-cpu=9000",
+    ],
+)
+def test_a_custom_policy_placing_with_view_choose_nodes_places_as_fifo(args):
+    """The README's custom-policy example places with ``view.choose_nodes(job, free)``:
+    ``--nodes=MIN-MAX`` (all it can get, up to MAX), GPUs per job, fixed tasks per node and
+    memory per CPU are placed as the built-in policies place them."""
+    from slurmlab import simulate
+    from slurmlab.spec.job import JobSpec
+    from slurmlab.spec.workload import Workload, WorkloadJob
+
+    first = JobSpec.from_args("-N 1 -n 1 --gres=gpu:1 --mem=1000 -w gpu1")
+    jobs = [
+        WorkloadJob(first, 0, 500, id="a"),
+        WorkloadJob(JobSpec.from_args(args), 1, 100, id="b"),
+    ]
+    cluster = Cluster.from_slurm_conf(
+        "SelectType=select/cons_tres\nSelectTypeParameters=CR_Core_Memory\nGresTypes=gpu\n"
+        "NodeName=gpu[1-3] CPUs=16 RealMemory=64000 Gres=gpu:4\n"
+        "PartitionName=p Nodes=gpu[1-3] Default=YES\n"
+    )
+    mine = simulate(cluster, Workload(jobs), policy=_FirstFit(), progress=False).jobs
+    fifo = simulate(cluster, Workload(jobs), policy="fifo", progress=False).jobs
+    assert mine["NodeList"].tolist() == fifo["NodeList"].tolist()
+    assert mine["Start"].tolist() == fifo["Start"].tolist()

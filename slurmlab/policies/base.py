@@ -24,7 +24,7 @@ an end, a node failing or coming back...): a *pass*. An example, shortest time l
 and no backfill (``tests/test_qa_stop29_policy.py`` runs it as written)::
 
     import slurmlab
-    from slurmlab.policies import Decision, Start, choose_nodes
+    from slurmlab.policies import Decision, Start
 
 
     class ShortestFirst:
@@ -40,11 +40,7 @@ and no backfill (``tests/test_qa_stop29_policy.py`` runs it as written)::
                 if blocked:  # (it blocks at the first record that does not fit)
                     decision.reasons[job.id] = "Priority"
                     continue
-                nodes = choose_nodes(
-                    free, view.capacity, job.demand, job.count, job.mask & view.up,
-                    job.exclusive, view.weights, job.mem_per_cpu, job.most,
-                    job.gres_fixed, job.gpus_per_job,
-                )
+                nodes = view.choose_nodes(job, free)  # (Slurm's selection, every rule)
                 if nodes is None:
                     decision.reasons[job.id] = "Resources"
                     blocked = True
@@ -416,6 +412,24 @@ class QueueView:
     facts: Callable[[PendingJob], JobFacts] | None = None
     #: some queued job is an array task (then ``PendingJob.array`` records may be queued)
     arrays: bool = False
+
+    def choose_nodes(
+        self, job: PendingJob, free: np.ndarray | None = None, mask: np.ndarray | None = None
+    ) -> tuple[int, ...] | None:
+        """The nodes Slurm's selection gives ``job`` on the up nodes of its partition with
+        ``free`` resources (the view's by default; a policy planning on a copy passes the
+        copy), within ``mask`` when given; None when it does not fit. It passes every rule
+        of the record to :func:`~slurmlab.policies.placement.choose_nodes` (node Weights,
+        ``--mem-per-cpu``, ``--nodes=MIN-MAX``, GPU placement), which a custom policy
+        should not have to spell out."""
+        from slurmlab.policies.placement import choose_nodes  # (placement imports this module)
+
+        usable = job.mask & self.up if mask is None else job.mask & mask & self.up
+        return choose_nodes(
+            self.free if free is None else free, self.capacity, job.demand, job.count, usable,
+            job.exclusive, self.weights, job.mem_per_cpu, job.most, job.gres_fixed,
+            job.gpus_per_job,
+        )  # fmt: skip
 
     def free_ranks(self, free: np.ndarray | None = None) -> tuple[list[int], list[int], list[int]]:
         """Free CPUs, MB and GPUs of the up nodes, each list sorted ascending: ``[r][-c]``
