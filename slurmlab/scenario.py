@@ -78,7 +78,8 @@ Fields in detail:
   and ``max_jobs`` (MaxJobs: the jobs each user may run in the account at once; a
   sub-account without its own takes its parent's).
 - ``qos``: ``priority`` (its QOS factor), ``preempt`` (the QOS it may preempt),
-  ``preempt_mode`` (OFF, CANCEL or REQUEUE; default the cluster's PreemptMode),
+  ``preempt_mode`` (CANCEL or REQUEUE; default, or OFF or CLUSTER as sacctmgr reads them,
+  the cluster's PreemptMode),
   ``grace_time`` (GraceTime: how long a victim runs on once preempted),
   ``preempt_exempt_time`` (how long its jobs run before they may be preempted), and the
   limits ``max_jobs_per_user``, ``max_tres_per_user``, ``grp_tres`` (TRES as for accounts)

@@ -8,6 +8,8 @@ preempt the other's), slurm.conf(5) and sacctmgr(1) PreemptExemptTime.
 
 from __future__ import annotations
 
+import pytest
+
 from slurmlab.sim.simulate import simulate
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import JobSpec
@@ -182,11 +184,13 @@ def test_exempt_jobs_are_skipped_for_preemptable_ones():
     assert starts(result)["hi"] == 100
 
 
-def test_preempt_exempt_time_unlimited_means_never_preempted():
-    """PreemptExemptTime=UNLIMITED: no running job is ever a candidate; the preemptor waits
-    for the victim to end on its own."""
+@pytest.mark.parametrize("value", ["UNLIMITED", "INFINITE", "-1"])
+def test_preempt_exempt_time_unlimited_means_none(value):
+    """PreemptExemptTime=UNLIMITED is no exemption, as -1 is: time_str2secs reads both as
+    INFINITE, which acct_policy_get_preemptable_time takes as "none" (returns the start).
+    Until stop 45 slurmlab read UNLIMITED as "never preempted"."""
     result = simulate(
-        cluster(1, "PreemptExemptTime=UNLIMITED\n"),
+        cluster(1, f"PreemptExemptTime={value}\n"),
         Workload(
             (
                 job("low", "-N 1 --exclusive -t 300", runtime=5000),
@@ -196,8 +200,8 @@ def test_preempt_exempt_time_unlimited_means_never_preempted():
         "easy",
         qos=(Qos("high", priority=100, preempt=("normal",)),),
     )
-    assert preempted(result) == []
-    assert starts(result)["hi"] == 5000
+    assert preempted(result) == ["low"]
+    assert starts(result)["hi"] == 100
 
 
 def test_the_preemption_waits_for_the_periodic_main_scheduler_pass():

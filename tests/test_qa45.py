@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from slurmlab import Cluster, Lab
+from slurmlab.spec.qos import Qos
 
 ORIGIN = pd.Timestamp("2026-01-05 00:00:00")
 
@@ -151,3 +152,95 @@ def test_a_custom_policy_placing_with_view_choose_nodes_places_as_fifo(args):
     fifo = simulate(cluster, Workload(jobs), policy="fifo", progress=False).jobs
     assert mine["NodeList"].tolist() == fifo["NodeList"].tolist()
     assert mine["Start"].tolist() == fifo["Start"].tolist()
+
+
+# -- preemption (preempt/qos) as select/cons_tres and acct_policy.c choose -------------------
+
+
+def _one_node(mode: str, extra: str = "") -> Cluster:
+    return Cluster.from_slurm_conf(
+        f"PreemptType=preempt/qos\nPreemptMode={mode}\n{extra}SelectType=select/cons_tres\n"
+        "SelectTypeParameters=CR_Core\nNodeName=n1 CPUs=16 RealMemory=64000\n"
+        "PartitionName=main Nodes=n1 Default=YES MaxTime=INFINITE\n"
+    )
+
+
+def _preempt_run(cluster, jobs, qos):
+    from slurmlab import simulate
+    from slurmlab.spec.job import JobSpec
+    from slurmlab.spec.workload import Workload, WorkloadJob
+
+    work = Workload(tuple(WorkloadJob(JobSpec.from_args(a), s, rt, id=i) for i, a, s, rt in jobs))
+    result = simulate(cluster, work, "easy", qos=qos, progress=False)
+    victims = [e[3] for e in result.sim.events if e[1] == "preempt"]
+    starts = dict(zip(result.jobs["JobID"], result.jobs["Start"]))
+    return victims, starts
+
+
+HIGH = Qos("high", priority=100, preempt=("normal",))
+
+
+def test_preemption_re_sorts_the_candidates_to_preempt_fewer_jobs():
+    """cons_common/job_test.c ``_run_now``: taking v1 (-n 4), then v2 (-n 12), out lets the
+    -n 12 preemptor fit; the candidates are re-sorted, v2 (whose removal made it fit) first,
+    and the second try fits with v2 alone: v1 runs on (PreemptParameters reorder_count=1)."""
+    victims, _ = _preempt_run(
+        _one_node("REQUEUE"),
+        [("v1", "-n 4 -t 100", 0, 3000), ("v2", "-n 12 -t 100", 0, 3000),
+         ("hi", "-n 12 -t 20 -q high", 10, 300)],
+        (HIGH,),
+    )  # fmt: skip
+    assert victims == ["v2"]
+
+
+def test_preemption_still_takes_every_victim_it_needs():
+    """Three -n 4 jobs and a -n 8 one on 16 CPUs; a -n 16 preemptor needs them all."""
+    victims, starts = _preempt_run(
+        _one_node("CANCEL"),
+        [("a", "-n 4 -t 100", 0, 3000), ("b", "-n 4 -t 100", 0, 3000),
+         ("c", "-n 8 -t 100", 0, 3000), ("hi", "-n 16 -t 20 -q high", 10, 300)],
+        (HIGH,),
+    )  # fmt: skip
+    assert sorted(victims) == ["a", "b", "c"]
+
+
+def test_a_qos_preempt_mode_off_is_the_clusters_mode():
+    """sacctmgr(1): OFF, "" or Cluster unset a QOS's PreemptMode (preempt_mode_num gives 0
+    for both), and preempt_qos.c ``_job_preempt_mode`` then takes slurm.conf's: the
+    victim of a QOS with PreemptMode=OFF is requeued under the cluster's REQUEUE."""
+    with pytest.warns(UserWarning, match="Slurm reads OFF as the cluster's PreemptMode"):
+        normal = Qos("normal", preempt_mode="OFF")
+    victims, starts = _preempt_run(
+        _one_node("REQUEUE"),
+        [("v1", "-n 16 -t 100", 0, 3000), ("hi", "-n 12 -t 20 -q high", 10, 300)],
+        (HIGH, normal),
+    )
+    assert victims == ["v1"]
+    assert starts["hi"] == ORIGIN + pd.Timedelta(seconds=10)
+
+
+def test_a_scenario_qos_preempt_mode_off_or_cluster_is_the_clusters(tmp_path):
+    """In a scenario, ``preempt_mode: off`` (YAML's false) and ``cluster`` are the cluster's
+    mode too; off is warned about with the file."""
+    from slurmlab import Scenario
+
+    for mode in ("off", "cluster", "CLUSTER"):
+        path = tmp_path / f"s-{mode}.yaml"
+        path.write_text(
+            "cluster: tiny\npolicy: easy\n"
+            f"qos:\n  - {{name: scav, preempt_mode: {mode}}}\n"
+            "jobs:\n  - {submit: 0, runtime: 60, args: -n 1 -q scav}\n"
+        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            sc = Scenario.load(path)
+        assert next(q for q in sc.qos if q.name == "scav").preempt_mode is None
+        said = [str(w.message) for w in caught if "reads OFF" in str(w.message)]
+        assert bool(said) == (mode == "off")
+
+
+@pytest.mark.parametrize("value", ["-1", "UNLIMITED", "infinite"])
+def test_a_qos_preempt_exempt_time_of_minus_one_or_unlimited_is_unset(value):
+    """sacctmgr PreemptExemptTime=-1 (or UNLIMITED) leaves the QOS's unset: INFINITE, which
+    acct_policy_get_preemptable_time passes over for slurm.conf's."""
+    assert Qos("scav", preempt_exempt_time=value).preempt_exempt_time is None

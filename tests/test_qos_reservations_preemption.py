@@ -610,7 +610,9 @@ def test_grace_time_delays_the_preemption():
 
 def test_the_victims_qos_preempt_mode_overrides_the_clusters():
     """A QOS PreemptMode applies to jobs *of* that QOS: scavenger's CANCEL beats the
-    cluster's REQUEUE; PreemptMode=OFF on a QOS makes its jobs unpreemptable."""
+    cluster's REQUEUE; PreemptMode=OFF on a QOS is the cluster's mode (sacctmgr(1);
+    preempt_qos.c ``_job_preempt_mode`` takes the QOS's only when it is not OFF, 0), so its
+    jobs are requeued as the cluster says, and a warning says so."""
     qos = (
         Qos("scavenger", preempt_mode="CANCEL"),
         Qos("high", priority=1000, preempt=("scavenger",), preempt_mode="REQUEUE"),
@@ -622,14 +624,16 @@ def test_the_victims_qos_preempt_mode_overrides_the_clusters():
     )
     assert column(result, "State")["scav"] == "PREEMPTED"
     assert column(result, "Restarts")["scav"] == 0
-    exempt = (Qos("scavenger", preempt_mode="OFF"), PREEMPT_QOS[1])
+    with pytest.warns(UserWarning, match="Slurm reads OFF as the cluster's PreemptMode"):
+        off = (Qos("scavenger", preempt_mode="OFF"), PREEMPT_QOS[1])
+    assert off[0].preempt_mode is None
     result = preempt_run(
         job("scav", "-N 2 --exclusive -t 60 -q scavenger", runtime=3000, user="ann"),
         job("urgent", "-N 2 --exclusive -t 10 -q high", submit=100, runtime=600, user="cat"),
-        qos=exempt,
+        qos=off,
     )
-    assert column(result, "State")["scav"] == "COMPLETED"
-    assert starts(result)["urgent"] == 3000
+    assert column(result, "Restarts")["scav"] == 1  # (the cluster's REQUEUE)
+    assert starts(result)["urgent"] == 100
 
 
 @pytest.mark.parametrize(("ptype", "mode"), [("preempt/none", "REQUEUE"), ("preempt/qos", "OFF")])

@@ -1085,7 +1085,8 @@ class Controller:
         are running jobs of a QOS the preemptor's may preempt, in preempt_qos.c's order:
         lowest QOS priority first, then fewest nodes (to preempt small jobs rather than
         large ones), then oldest job (Slurm's job list order). They are added one by one
-        until the preemptor fits; those on the nodes it then gets are preempted. A job that
+        until the preemptor fits, then re-sorted to preempt fewer (:meth:`_victims_for`);
+        those on the nodes it then gets are preempted. A job that
         has run less than its QOS PreemptExemptTime (else slurm.conf's) is no candidate:
         the preemptor looks again at the first periodic main-scheduler pass (sched_interval)
         after that time, or at an earlier event's pass. Each victim's own QOS PreemptMode
@@ -1129,31 +1130,18 @@ class Controller:
             for r in self.running.values():
                 if r.qos not in q.preempt or r.preempted_by is not None:
                     continue
-                if self._preempt_mode_of(r) == "OFF":
-                    continue
                 until = r.start + self._exempt_time(r)
-                if until > now:  # PreemptExemptTime: not yet (UNLIMITED: never)
-                    if until != float("inf"):
-                        exempt_until = until if exempt_until is None else min(exempt_until, until)
+                if until > now:  # PreemptExemptTime: not yet
+                    exempt_until = until if exempt_until is None else min(exempt_until, until)
                     continue
                 cands.append(r)
             cands.sort(key=self._victim_order)
-            free = pool.copy()
-            chosen, nodes = [], None
-            for victim in cands:
-                free[list(victim.nodes)] += victim.usage
-                chosen.append(victim)
-                nodes = choose_nodes(
-                    free, self.capacity, job.demand, job.count, mask, job.exclusive, self.weights,
-                    job.mem_per_cpu, job.most, job.gres_fixed, job.gpus_per_job,
-                )  # fmt: skip
-                if nodes is not None:
-                    break
-            if nodes is None:
+            found = self._victims_for(job, pool, mask, cands)
+            if found is None:
                 if exempt_until is not None:
                     self._wake_at(exempt_until)
                 continue
-            victims = [v for v in chosen if set(v.nodes) & set(nodes)]
+            victims, nodes = found
             for v in victims:
                 pool[list(v.nodes)] += v.usage
             self._take(pool, job, nodes)
@@ -1171,6 +1159,43 @@ class Controller:
                     URGENT,
                 )
             job.victims = tuple(v.id for v in victims)
+
+    #: PreemptParameters reorder_count: how often the candidates are re-sorted (default 1)
+    _REORDER_COUNT = 1
+
+    def _victims_for(
+        self, job: SimJob, pool: np.ndarray, mask: np.ndarray, cands: list[SimJob]
+    ) -> tuple[list[SimJob], tuple[int, ...]] | None:
+        """The jobs ``job`` preempts and the nodes it gets, or None when removing every
+        candidate leaves it no room: select/cons_tres ``_run_now`` (cons_common/job_test.c).
+        Candidates, in order, are taken out one by one until the job fits; it then re-sorts
+        them to preempt fewer: the one that made it fit first, then the others taken out by
+        how many of the chosen nodes they hold (most first), the rest after them, and tries
+        again, up to ``reorder_count`` (1) more times past the first fit, or until a pass
+        has tried as many fits as there are candidates. The victims are the jobs taken out
+        in the last try that hold some of its nodes (-n 4 then -n 12 on a 16-CPU node: a
+        -n 12 preemptor takes out both, then, with -n 12 first, preempts only it)."""
+        passes = 0
+        while True:
+            free = pool.copy()
+            nodes, fit = None, 0
+            for fit, victim in enumerate(cands):
+                free[list(victim.nodes)] += victim.usage
+                nodes = choose_nodes(
+                    free, self.capacity, job.demand, job.count, mask, job.exclusive, self.weights,
+                    job.mem_per_cpu, job.most, job.gres_fixed, job.gpus_per_job,
+                )  # fmt: skip
+                if nodes is not None:
+                    break
+            if nodes is None:
+                return None
+            taken = set(nodes)
+            passes += 1
+            if passes - 1 > self._REORDER_COUNT or len(cands) <= passes:
+                return [v for v in cands[: fit + 1] if taken & set(v.nodes)], nodes
+            usable = {v.id: len(taken & set(v.nodes)) for v in cands[:fit]}
+            usable[cands[fit].id] = 99999
+            cands = sorted(cands, key=lambda v: -usable.get(v.id, 0))  # (stable, as qsort's)
 
     def _take(self, pool: np.ndarray, job: SimJob, nodes: tuple[int, ...]) -> None:
         """Count what ``job`` will hold on ``nodes`` as used in a pass's own copy of free."""

@@ -520,10 +520,12 @@ class Simulation(Controller, Lifecycles, Updates):
         )
         self.preemption = ptype == "preempt/qos" and self.preempt_mode != "OFF"
         exempt = (cluster.setting("PreemptExemptTime", "-1") or "-1").strip()
-        # slurm.conf PreemptExemptTime (Slurm time; -1, the default, is none)
-        self.preempt_exempt = 0.0 if exempt == "-1" else _seconds(exempt, "PreemptExemptTime")
-        if exempt.upper() in ("UNLIMITED", "INFINITE"):  # (never preempted)
-            self.preempt_exempt = INF
+        # slurm.conf PreemptExemptTime (a Slurm time). -1, the default, is none, and so are
+        # UNLIMITED and INFINITE: time_str2secs reads all three as INFINITE, which
+        # acct_policy_get_preemptable_time takes as "none" (slurm.conf(5): "A time of -1
+        # disables the option, equivalent to 0")
+        none = exempt == "-1" or exempt.upper() in ("UNLIMITED", "INFINITE")
+        self.preempt_exempt = 0.0 if none else _seconds(exempt, "PreemptExemptTime")
         # QOS -> the QOS it may preempt (preempt/qos orders the queue by it)
         self._preempts = {q.name: frozenset(q.preempt) for q in self.qos.values()}
         self._wake: float | None = None  # a pass armed for when a PreemptExemptTime ends

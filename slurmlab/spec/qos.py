@@ -143,6 +143,35 @@ def parse_tres_limits(value, *, what: str = "TRES") -> dict[str, int]:
     return out
 
 
+def _qos_preempt_mode(value, *, what: str) -> str | None:
+    """A QOS's PreemptMode: CANCEL or REQUEUE, or None for the cluster's. sacctmgr reads
+    OFF, CLUSTER and "" alike (slurm_protocol_defs.c ``preempt_mode_num``: PREEMPT_MODE_OFF,
+    0), and preempt_qos.c ``_job_preempt_mode`` takes the QOS's mode only when it is not 0:
+    "Unsetting the QOS specific PreemptMode, by specifying "OFF", "" or "Cluster", makes it
+    use the default cluster-wide PreemptMode" (sacctmgr(1)). OFF does not exempt its jobs,
+    which a warning says, since that is what it seems to mean."""
+    text = str(value).strip().upper()
+    if text == "OFF":
+        warn_at_caller(
+            f"{what}=OFF: for a QOS, Slurm reads OFF as the cluster's "
+            'PreemptMode (sacctmgr(1): OFF, "" or Cluster unset the QOS\'s mode), so its jobs '
+            "are preempted as the cluster's mode says; to keep them from being preempted, "
+            "leave the QOS out of every other QOS's preempt list"
+        )
+    if text in ("", "OFF", "CLUSTER"):
+        return None
+    return parse_preempt_mode(value, what=what)
+
+
+def _exempt_time(value, *, what: str) -> float | None:
+    """A QOS's PreemptExemptTime in seconds; None when not given or unset as sacctmgr unsets
+    it (-1, UNLIMITED: INFINITE, which acct_policy_get_preemptable_time passes over for
+    slurm.conf's)."""
+    if value is None or str(value).strip().upper() in ("-1", "UNLIMITED", "INFINITE"):
+        return None
+    return parse_seconds(value, what=what)
+
+
 @dataclass(frozen=True, slots=True)
 class Qos:
     """A QOS: priority, whom it may preempt, and its limits."""
@@ -157,7 +186,8 @@ class Qos:
     grp_tres: Mapping[str, int] = field(default_factory=dict)
     max_wall: timedelta | None = None
     #: sacctmgr PreemptExemptTime: a job of this QOS runs at least this long before it may
-    #: be preempted (None: slurm.conf's PreemptExemptTime, else none)
+    #: be preempted (None, or -1/UNLIMITED as sacctmgr reads them: slurm.conf's
+    #: PreemptExemptTime, else none)
     preempt_exempt_time: float | None = None
 
     def __post_init__(self):
@@ -175,9 +205,8 @@ class Qos:
         for tres in ("max_tres_per_user", "grp_tres"):  # "gres/gpu=16" text, or name -> count
             value = parse_tres_limits(getattr(self, tres), what=f"QOS {self.name!r} {tres}")
             set_(self, tres, value)
-        if self.preempt_exempt_time is not None:
-            what = f"QOS {self.name!r} preempt_exempt_time"
-            set_(self, "preempt_exempt_time", parse_seconds(self.preempt_exempt_time, what=what))
+        what = f"QOS {self.name!r} preempt_exempt_time"
+        set_(self, "preempt_exempt_time", _exempt_time(self.preempt_exempt_time, what=what))
         if self.max_jobs_per_user is not None:
             n = parse_whole(self.max_jobs_per_user, what=f"QOS {self.name!r} max_jobs_per_user")
             set_(self, "max_jobs_per_user", n)
@@ -186,8 +215,8 @@ class Qos:
         if self.priority < 0:
             raise SlurmlabError(f"QOS {self.name!r}: priority {self.priority} must be >= 0")
         if self.preempt_mode is not None:  # None: the cluster's (sacctmgr's "cluster")
-            mode = parse_preempt_mode(self.preempt_mode, what=f"QOS {self.name!r} preempt_mode")
-            object.__setattr__(self, "preempt_mode", mode)
+            what = f"QOS {self.name!r} preempt_mode"
+            set_(self, "preempt_mode", _qos_preempt_mode(self.preempt_mode, what=what))
         # names: a list, or a string split at commas (sacctmgr Preempt=low,scav), never letters
         object.__setattr__(
             self,
@@ -215,8 +244,10 @@ class Qos:
             priority=parse_whole(doc.get("priority", 0), what=f"{where}.priority"),
             preempt=parse_name_list(pre, what=f"{where}.preempt"),
             preempt_mode=None
-            if not mode or str(mode).strip().upper() == "CLUSTER"
-            else parse_preempt_mode(mode, what=f"{where}.preempt_mode"),
+            if mode is None
+            else _qos_preempt_mode(  # (YAML reads a bare off as false)
+                "OFF" if mode is False else mode, what=f"{where}.preempt_mode"
+            ),
             grace_time=parse_seconds(doc.get("grace_time", 0), what=f"{where}.grace_time"),
             max_jobs_per_user=None
             if doc.get("max_jobs_per_user") is None
@@ -228,9 +259,9 @@ class Qos:
             max_wall=parse_duration(str(doc["max_wall"]), what=f"{where}.max_wall")
             if doc.get("max_wall")
             else None,
-            preempt_exempt_time=None
-            if doc.get("preempt_exempt_time") is None
-            else parse_seconds(doc["preempt_exempt_time"], what=f"{where}.preempt_exempt_time"),
+            preempt_exempt_time=_exempt_time(
+                doc.get("preempt_exempt_time"), what=f"{where}.preempt_exempt_time"
+            ),
         )
 
 
