@@ -1178,16 +1178,17 @@ class Controller:
         passes = 0
         while True:
             free = pool.copy()
-            nodes, fit = None, 0
-            for fit, victim in enumerate(cands):
+            nodes, fit = None, None
+            for k, victim in enumerate(cands):
                 free[list(victim.nodes)] += victim.usage
                 nodes = choose_nodes(
                     free, self.capacity, job.demand, job.count, mask, job.exclusive, self.weights,
                     job.mem_per_cpu, job.most, job.gres_fixed, job.gpus_per_job,
                 )  # fmt: skip
                 if nodes is not None:
+                    fit = k
                     break
-            if nodes is None:
+            if fit is None:
                 return None
             taken = set(nodes)
             passes += 1
