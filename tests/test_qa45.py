@@ -244,3 +244,48 @@ def test_a_qos_preempt_exempt_time_of_minus_one_or_unlimited_is_unset(value):
     """sacctmgr PreemptExemptTime=-1 (or UNLIMITED) leaves the QOS's unset: INFINITE, which
     acct_policy_get_preemptable_time passes over for slurm.conf's."""
     assert Qos("scav", preempt_exempt_time=value).preempt_exempt_time is None
+
+
+# -- classic fair share: the accounts' EffectvUsage lags one PriorityCalcPeriod ---------------
+
+CLASSIC = """
+cluster:
+  nodes: [{name: "n[1-4]", cpus: 16, memory: 64000}]
+  partitions: [{name: main, nodes: "n[1-4]", max_time: "1-00:00:00"}]
+  settings: {PriorityType: priority/multifactor, PriorityWeightAge: 1000,
+             PriorityWeightFairshare: 10000, PriorityWeightJobSize: 1000,
+             PriorityCalcPeriod: "1", PriorityMaxAge: "1:00:00",
+             PriorityDecayHalfLife: "1:00:00", PriorityFlags: NO_FAIR_TREE}
+policy: slurm
+accounts:
+  - {name: llm, shares: 70, users: [alice, bob]}
+  - {name: vision, shares: 30, users: [carol]}
+jobs:
+  - {id: blocker, submit: 0, runtime: 90, user: alice, args: "-N 4 --exclusive -t 10 -A llm"}
+  - {id: b1, submit: 5, runtime: 60, user: bob, args: "-N 4 --exclusive -t 10 -A llm"}
+  - {id: c1, submit: 6, runtime: 60, user: carol, args: "-N 4 --exclusive -t 10 -A vision"}
+"""
+
+
+def test_classic_fair_share_sets_the_accounts_usage_before_the_recalculations_charges():
+    """priority_multifactor.c ``_decay_thread`` (classic): ``_set_children_usage_efctv``
+    sets the accounts' EffectvUsage first, then usage is decayed and the running jobs
+    charged, and users' factors read their account's value as set before. At the 60 s
+    recalculation llm's EffectvUsage is still 0 (alice's blocker is charged only then), so
+    bob's factor is 1.0, as carol's: b1 (older) starts first when the blocker ends."""
+    import yaml
+
+    from slurmlab import Scenario
+
+    result = Scenario.from_dict(yaml.safe_load(CLASSIC)).run()
+    prio = result.sprio(at=70).set_index("JOBID")
+    assert prio.loc["b1", "FAIRSHARE"] == prio.loc["c1", "FAIRSHARE"] == 10000
+    starts = dict(zip(result.jobs["JobID"], result.seconds("Start")))
+    assert starts["b1"] == 90.0 and starts["c1"] == 150.0
+    # sshare shows the accounts' values as set: llm's 0 at 70 s; at the next
+    # recalculation, 120 s, its usage has caught up (all of the cluster's)
+    shown = result.sshare(at=70).set_index(["Account", "User"])
+    assert shown.loc[("llm", ""), "EffectvUsage"] == shown.loc[("llm", ""), "NormUsage"] == 0.0
+    assert shown.loc[("llm", "bob"), "FairShare"] == 1.0
+    later = result.sshare(at=130).set_index(["Account", "User"])
+    assert later.loc[("llm", ""), "EffectvUsage"] == 1.0

@@ -309,15 +309,28 @@ def classic_fairshare(
     dampening: float = 1.0,
     *,
     depth_oblivious: bool = False,
+    account_usage: Mapping[str, float] | None = None,
 ) -> dict[str, dict[str, float]]:
     """Classic fair share per association: NormShares, NormUsage, EffectvUsage, FairShare.
 
     ``depth_oblivious`` (PriorityFlags=DEPTH_OBLIVIOUS) computes EffectvUsage below the
     first tier with :func:`depth_oblivious_usage` instead of the classic formula.
+
+    ``account_usage``: the usage the accounts' (non-user associations') NormUsage and
+    EffectvUsage come from, when it is not ``usage``. slurmctld's decay thread sets them
+    first (priority_multifactor.c ``_set_children_usage_efctv``), then decays usage and
+    charges the running jobs, and computes each user's from the usage then, with its
+    account's as set before: the accounts lag one PriorityCalcPeriod behind.
     """
     sub = tree.subtree_usage(usage)
     root = sub["root"]
     norm_u = {k: (v / root if root > 0 else 0.0) for k, v in sub.items()}
+    if account_usage is not None:
+        sub_a = tree.subtree_usage(account_usage)
+        root_a = sub_a["root"]
+        for k, v in sub_a.items():
+            if k != "root" and "/" not in k:  # (an account: user associations are acct/user)
+                norm_u[k] = v / root_a if root_a > 0 else 0.0
     shares = tree.norm_shares()
     eff: dict[str, float] = {"root": 1.0 if root > 0 else 0.0}
     out: dict[str, dict[str, float]] = {}

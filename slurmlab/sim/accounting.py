@@ -63,6 +63,9 @@ class PriorityState:
         # charges each snapshot's usage holds
         self.end_charges: list[tuple[float, str, float]] = []
         self._charges_in: list[int] = []
+        #: classic fair share: the usage the accounts' EffectvUsage came from at each
+        #: snapshot (None: the same as the users')
+        self._accounts_in: list[dict[str, float] | None] = []
         self.recompute(0.0)
 
     # -- usage ---------------------------------------------------------------------------------
@@ -96,29 +99,43 @@ class PriorityState:
         return used
 
     def tick(self, now: float, running) -> None:
-        """Decay usage to ``now``, charge running jobs, recompute fair share, snapshot."""
+        """Decay usage to ``now``, charge running jobs, recompute fair share, snapshot.
+        Classic fair share takes the accounts' usage from before the decay and the charges
+        (see :func:`classic_fairshare`'s ``account_usage``)."""
+        before = None if self.w.fair_tree else dict(self.usage)
         d = decay_factor(now - self.last_tick, self.w.decay_half_life)
         for k in self.usage:
             self.usage[k] *= d
         for job in running:
             self._charge(job, now)
         self.last_tick = now
-        self.recompute(now)
+        self.recompute(now, before)
 
-    def recompute(self, now: float) -> None:
-        self.fs = self._fair_share(self.usage)
+    def recompute(self, now: float, accounts_from: dict[str, float] | None = None) -> None:
+        self.fs = self._fair_share(self.usage, accounts_from)
         self.snapshots.append((now, dict(self.usage), self.fs))
         self._charges_in.append(len(self.end_charges))
+        self._accounts_in.append(accounts_from)
 
-    def _fair_share(self, usage: dict[str, float]) -> dict[str, dict[str, float]]:
+    def _fair_share(
+        self, usage: dict[str, float], accounts_from: dict[str, float] | None = None
+    ) -> dict[str, dict[str, float]]:
         if self.w.fair_tree:
             return fair_tree(self.tree, usage)
-        return self._classic(usage)
+        return self._classic(usage, accounts_from)
 
-    def _classic(self, usage: dict[str, float]) -> dict[str, dict[str, float]]:
-        """Classic fair share, depth-oblivious under PriorityFlags=DEPTH_OBLIVIOUS."""
+    def _classic(
+        self, usage: dict[str, float], accounts_from: dict[str, float] | None = None
+    ) -> dict[str, dict[str, float]]:
+        """Classic fair share, depth-oblivious under PriorityFlags=DEPTH_OBLIVIOUS; the
+        accounts' from ``accounts_from``, the usage before the recalculation's decay and
+        charges (see :func:`classic_fairshare`)."""
         return classic_fairshare(
-            self.tree, usage, self.w.dampening, depth_oblivious=self.w.depth_oblivious
+            self.tree,
+            usage,
+            self.w.dampening,
+            depth_oblivious=self.w.depth_oblivious,
+            account_usage=accounts_from,
         )
 
     def fairshare(self, assoc: str | None) -> float:
@@ -131,7 +148,7 @@ class PriorityState:
         if assoc is None:
             return 0.0
         if assoc not in self.fs:
-            self.fs = self._fair_share(self.snapshots[-1][1])
+            self.fs = self._fair_share(self.snapshots[-1][1], self._accounts_in[-1])
         return self.fs.get(assoc, {}).get("FairShare", 0.0)
 
     # -- factors -------------------------------------------------------------------------------
@@ -280,7 +297,10 @@ class PriorityState:
         shows the NormUsage, EffectvUsage, LevelFS and FairShare the decay thread computed).
         """
         usage, raw_usage = self._usage_at(t)
-        classic = self._classic(usage)
+        i = self._snapshot_index(t)
+        period = self.w.calc_period  # (a recalculation skipped while idle charged nothing)
+        skipped = max(self.snapshots[i][0], math.floor(t / period) * period) > self.snapshots[i][0]
+        classic = self._classic(usage, None if skipped else self._accounts_in[i])
         tree_fs = fair_tree(self.tree, usage) if self.w.fair_tree else None
         sub = self.tree.subtree_usage(usage)
         raw = self.tree.subtree_usage(raw_usage)
@@ -313,7 +333,10 @@ class PriorityState:
                     "RawShares": self.tree.shares[key],
                     "NormShares": norm_shares,
                     "RawUsage": int(raw[key]),
-                    "NormUsage": sub[key] / total if total else 0.0,
+                    # (classic: an account's as the decay thread set it, see _classic)
+                    "NormUsage": c["NormUsage"]
+                    if tree_fs is None
+                    else (sub[key] / total if total else 0.0),
                     "EffectvUsage": effective,
                     "FairShare": fs,
                     "LevelFS": tree_fs[key].get("LevelFS") if tree_fs is not None else None,

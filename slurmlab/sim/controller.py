@@ -646,7 +646,7 @@ class Controller:
         group's running jobs hold, the reasons, the group)).
 
         The job counts first (acct_policy_job_runnable_pre_select: QOS MaxJobsPerUser, then
-        the association's MaxJobs), then the TRES (_qos_job_runnable_post_select: QOS GrpTRES
+        the association's MaxJobs unless the QOS has a MaxJobsPerUser), then the TRES (_qos_job_runnable_post_select: QOS GrpTRES
         before MaxTRESPerUser, then the association's GrpTRES)."""
         key = ("checks", job.qos, job.user, job.account)
         cache = self._used_cache()
@@ -666,10 +666,13 @@ class Controller:
             [self.tree.accounts[a] for a in _ancestry(self.tree, job.account)] if in_tree else []
         )
         # (MaxJobs counts the jobs each user runs in the association; an account without its
-        # own takes its nearest ancestor's: limits are inherited down the tree)
+        # own takes its nearest ancestor's: limits are inherited down the tree. A QOS with a
+        # MaxJobsPerUser, reached or not, overrides it: acct_policy_job_runnable_pre_select
+        # tests the association's only while the QOS's max_jobs_pu is INFINITE)
         max_jobs = next((a.max_jobs for a in accounts if a.max_jobs is not None), None)
         if (
             count_reason is None
+            and q.max_jobs_per_user is None
             and max_jobs is not None
             and used_by(("assoc", job.user, job.account))[2] + 1 > max_jobs
         ):
