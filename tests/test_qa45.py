@@ -289,3 +289,37 @@ def test_classic_fair_share_sets_the_accounts_usage_before_the_recalculations_ch
     assert shown.loc[("llm", "bob"), "FairShare"] == 1.0
     later = result.sshare(at=130).set_index(["Account", "User"])
     assert later.loc[("llm", ""), "EffectvUsage"] == 1.0
+
+
+MAXJOBS = """
+cluster:
+  nodes: [{name: "n[1-4]", cpus: 16, memory: 64000}]
+  partitions: [{name: main, nodes: "n[1-4]", max_time: "1-00:00:00"}]
+policy: slurm
+accounts:
+  - {name: llm, shares: 70, users: [alice, bob], max_jobs: 1}
+qos:
+  - {name: normal%s}
+jobs:
+  - {id: a1, submit: 0, runtime: 600, user: alice, args: "-n 1 -t 20 -A llm"}
+  - {id: a2, submit: 5, runtime: 600, user: alice, args: "-n 1 -t 20 -A llm"}
+"""
+
+
+@pytest.mark.parametrize(
+    ("qos", "reason"), [("", "(AssocMaxJobsLimit)"), (", max_jobs_per_user: 5", None)]
+)
+def test_a_qos_max_jobs_per_user_overrides_the_associations_max_jobs(qos, reason):
+    """acct_policy_job_runnable_pre_select tests the association's MaxJobs only while the
+    QOS's MaxJobsPerUser is INFINITE: a QOS that has one, reached or not, overrides it (the
+    rule of QOS limits over association limits)."""
+    import yaml
+
+    from slurmlab import Scenario
+
+    result = Scenario.from_dict(yaml.safe_load(MAXJOBS % qos)).run(until=30)
+    q = result.squeue(at=30).set_index("JOBID")
+    if reason is None:
+        assert q.loc["a2", "ST"] == "R"
+    else:
+        assert q.loc["a2", "NODELIST(REASON)"] == reason
