@@ -323,3 +323,27 @@ def test_a_qos_max_jobs_per_user_overrides_the_associations_max_jobs(qos, reason
         assert q.loc["a2", "ST"] == "R"
     else:
         assert q.loc["a2", "NODELIST(REASON)"] == reason
+
+
+def test_priority_weight_tres_takes_negative_and_fractional_weights():
+    """slurm.conf(5) PriorityWeightTRES: "Negative values are allowed"; ``_tres_weight_item``
+    reads each with strtod. A CPU weight of -1000 ranks the wider of two jobs lower."""
+    conf = (
+        "PriorityType=priority/multifactor\nPriorityWeightTRES=CPU=-1000,GRES/gpu=0.5\n"
+        "PriorityWeightAge=0\nPriorityWeightPartition=100000\nSelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n"
+        "NodeName=n1 CPUs=16 RealMemory=64000\nPartitionName=p Nodes=n1 Default=YES\n"
+    )
+    lab = Lab(Cluster.from_slurm_conf(conf))
+    lab.sbatch("-n 16 -t 10", runtime=600)  # (holds the node)
+    wide = lab.sbatch("-n 16 -t 10", runtime=60)
+    narrow = lab.sbatch("-n 4 -t 10", runtime=60)
+    prio = lab.sprio().set_index("JOBID")
+    assert prio.loc[str(narrow), "PRIORITY"] > prio.loc[str(wide), "PRIORITY"] >= 1
+
+
+def test_priority_weight_tres_that_is_not_a_number_names_it():
+    with pytest.raises(Exception, match="PriorityWeightTRES.*the weight of CPU must be a number"):
+        Cluster.from_slurm_conf(
+            "PriorityType=priority/multifactor\nPriorityWeightTRES=CPU=lots\n"
+            "NodeName=n1 CPUs=16 RealMemory=64000\nPartitionName=p Nodes=n1 Default=YES\n"
+        )

@@ -337,7 +337,7 @@ def test_a_missing_gres_conf_is_named_as_gres_conf(tmp_path):
         ("PriorityWeightAge=-5", "whole number from 0"),
         ("PriorityWeightFairshare=1.5", "whole number from 0"),
         ("PriorityWeightQOS=4294967296", "whole number from 0 to 4294967295"),
-        ("PriorityWeightTRES=CPU=x", "whole number >= 0"),
+        ("PriorityWeightTRES=CPU=x", "the weight of CPU must be a number, which may end in K"),
         ("TRESBillingWeights=CPU=cheap", "a number >= 0"),
         ("PriorityCalcPeriod=abc", "not a Slurm time"),
         ("PriorityMaxAge=UNLIMITED", "must be a time"),

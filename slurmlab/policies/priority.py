@@ -152,24 +152,23 @@ def parse_billing(text: str) -> dict[str, float]:
     return out
 
 
-def parse_tres_weights(text: str) -> dict[str, int]:
-    """``PriorityWeightTRES=CPU=1000,GRES/gpu=4000`` -> ``{"cpu": 1000, "gres/gpu": 4000}``.
+def parse_tres_weights(text: str) -> dict[str, float]:
+    """``PriorityWeightTRES=CPU=1000,GRES/gpu=4000`` -> ``{"cpu": 1000.0, "gres/gpu": 4000.0}``.
+    Weights are numbers, negative ones too ("Negative values are allowed", slurm.conf(5)),
+    which may end in a unit (Mem=1G), read as ``_tres_weight_item`` reads them (strtod).
 
-    >>> parse_tres_weights("CPU=1000,Mem=2000,GRES/gpu=3000")
-    {'cpu': 1000, 'mem': 2000, 'gres/gpu': 3000}
+    >>> parse_tres_weights("CPU=1000,Mem=2000,GRES/gpu=-3000")
+    {'cpu': 1000.0, 'mem': 2000.0, 'gres/gpu': -3000.0}
     """
-    out: dict[str, int] = {}
+    out: dict[str, float] = {}
     for item in text.strip('"').split(","):
         if not item.strip():
             continue
         name, _, value = item.partition("=")
-        value = value.strip()
-        if not value.isdigit():
-            raise SlurmlabError(
-                f"slurm.conf PriorityWeightTRES={text!r}: the weight of {name.strip()} must be "
-                "a whole number >= 0; write e.g. CPU=1000,GRES/gpu=4000"
-            )
-        out[name.strip().lower()] = int(value)
+        try:
+            out[name.strip().lower()] = billing_weight(name.strip(), value, signed=True)
+        except SlurmlabError as exc:
+            raise SlurmlabError(f"slurm.conf PriorityWeightTRES={text!r}: {exc}") from None
     return out
 
 

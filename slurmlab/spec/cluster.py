@@ -1495,9 +1495,9 @@ def setting_problem(key: str, value: str) -> str | None:
             return f"{key}={value!r} must be a whole number from {lowest} to {highest} ({what})"
         return None
     if low == "priorityweighttres":
-        return _tres_list_problem(key, value, whole=True)
+        return _tres_list_problem(key, value, signed=True)
     if low == "tresbillingweights":
-        return _tres_list_problem(key, value, whole=False)
+        return _tres_list_problem(key, value, signed=False)
     if low == "priorityflags":
         known = PRIORITY_FLAGS + _PRIORITY_FLAGS_OLD
         bad = [f for f in _list(text) if f.upper() not in known]
@@ -1653,27 +1653,36 @@ def billing_unit_divisor(tres: str, unit: str) -> int:
     return 1024 ** max(step - base, 0)
 
 
-def billing_weight(tres: str, text: str) -> float:
-    """A TRESBillingWeights weight as a weight per unit of the TRES (per MB for Mem): a
-    number, which may end in a unit (:func:`billing_unit_divisor`; as strtod and
-    ``_tres_weight_item`` read it, only the first character after the number counts).
+def billing_weight(tres: str, text: str, *, signed: bool = False) -> float:
+    """A TRESBillingWeights (or PriorityWeightTRES) weight as a weight per unit of the TRES
+    (per MB for Mem): a number, which may end in a unit (:func:`billing_unit_divisor`; as
+    strtod and ``_tres_weight_item`` read it, only the first character after the number
+    counts). ``signed``: it may be negative (PriorityWeightTRES: "Negative values are
+    allowed", slurm.conf(5)).
 
     >>> billing_weight("Mem", "0.25G"), billing_weight("Mem", "2K"), billing_weight("CPU", "1")
     (0.000244140625, 2.0, 1.0)
+    >>> billing_weight("CPU", "-1000", signed=True)
+    -1000.0
     """
-    m = re.fullmatch(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(.*)", text.strip())
+    sign = "-?" if signed else ""
+    m = re.fullmatch("(" + sign + r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(.*)", text.strip())
     if m is None:
+        kind = "a number" if signed else "a number >= 0"
+        example = "CPU=-1000,GRES/gpu=4000" if signed else "CPU=1.0,Mem=0.25G,GRES/gpu=2.0"
         raise SlurmlabError(
-            f"the weight of {tres} must be a number >= 0, which may end in K, M, G, T or P; "
-            "write e.g. CPU=1.0,Mem=0.25G,GRES/gpu=2.0"
+            f"the weight of {tres} must be {kind}, which may end in K, M, G, T or P; "
+            f"write e.g. {example}"
         )
     number, unit = m.groups()
     return float(number) / (billing_unit_divisor(tres, unit[0]) if unit else 1)
 
 
-def _tres_list_problem(key: str, value: str, *, whole: bool) -> str | None:
-    example = "CPU=1000,Mem=2000,GRES/gpu=3000" if whole else "CPU=1.0,Mem=0.25G,GRES/gpu=2.0"
-    form = "a whole number >= 0"
+def _tres_list_problem(key: str, value: str, *, signed: bool) -> str | None:
+    """What is wrong with a TRES=weight list (``signed``: PriorityWeightTRES, whose weights
+    may be negative; TRESBillingWeights' may not), or None; both read by
+    ``_tres_weight_item`` (strtod, then a unit)."""
+    example = "CPU=1000,Mem=2000,GRES/gpu=3000" if signed else "CPU=1.0,Mem=0.25G,GRES/gpu=2.0"
     for item in str(value).strip().strip('"').split(","):
         if not item.strip():
             continue
@@ -1683,12 +1692,8 @@ def _tres_list_problem(key: str, value: str, *, whole: bool) -> str | None:
         problem = _tres_name_problem(name)
         if problem:
             return f"{key}={value!r}: {problem}"
-        if whole:
-            if not (ascii_digits(number) and int(number) <= UINT32_MAX):
-                return f"{key}={value!r}: the weight of {name} must be {form}; e.g. {example}"
-            continue
         try:
-            billing_weight(name, number)
+            billing_weight(name, number, signed=signed)
         except SlurmlabError as exc:
             return f"{key}={value!r}: {exc}"
     return None
