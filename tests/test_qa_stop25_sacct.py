@@ -102,14 +102,16 @@ def test_the_order_of_the_exports_does_not_decide_which_row_is_kept(tmp_path):
 
 
 def test_runs_of_a_requeued_job_are_kept_apart(tmp_path):
-    """sacct -D lists each run of a requeued job with its own Start: two exports listing one
-    run each give two runs, not one, and no warning."""
+    """sacct -D lists each run of a requeued job with its own Submit (a requeue resets it:
+    batch_requeue_fini, job_mgr.c, "so we get different records in the database"): two
+    exports listing one run each give two runs, not one, and no warning. (QA 45: the second
+    run's Submit was the first's, which Slurm never writes.)"""
     one = DAY_HEADER + (
         "7|7|REQUEUED|2024-01-01T22:00:00|2024-01-01T22:00:00|2024-01-01T23:00:00|01:00:00|4|"
         "cpu=4|a\n"
     )
     two = DAY_HEADER + (
-        "7|7|COMPLETED|2024-01-01T22:00:00|2024-01-02T01:00:00|2024-01-02T02:00:00|01:00:00|4|"
+        "7|7|COMPLETED|2024-01-01T23:00:00|2024-01-02T01:00:00|2024-01-02T02:00:00|01:00:00|4|"
         "cpu=4|a\n"
     )
     with warnings.catch_warnings():
@@ -147,10 +149,13 @@ def test_without_jobidraw_the_jobid_names_the_run(tmp_path):
 
 
 def test_rows_of_one_export_are_never_collapsed(tmp_path):
-    """An export that itself lists a run twice, differently, is not guessed at: with another
-    export's row of that run, all three rows are kept (and one file alone keeps both)."""
+    """A file that lists an ended run twice, differently, is not guessed at: with another
+    export's row of that run, all three rows are kept (and one file alone keeps both).
+    (QA 45: a file listing a run RUNNING, then again, is exports joined without their
+    headers and is collapsed: tests/test_qa45_sacct.py.)"""
     twice = DAY_HEADER + (
-        "4|4|RUNNING|2024-01-01T10:00:00|2024-01-01T10:00:00|Unknown|01:00:00|4|cpu=4|a\n"
+        "4|4|COMPLETED|2024-01-01T10:00:00|2024-01-01T10:00:00|2024-01-01T11:00:00|01:00:00|4|"
+        "cpu=4|a\n"
         "4|4|COMPLETED|2024-01-01T10:00:00|2024-01-01T10:00:00|2024-01-01T12:00:00|02:00:00|4|"
         "cpu=4|a\n"
     )
@@ -160,9 +165,9 @@ def test_rows_of_one_export_are_never_collapsed(tmp_path):
     )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert read(twice)["State"].tolist() == ["RUNNING", "COMPLETED"]
+        assert read(twice)["End"].dt.hour.tolist() == [11, 12]
         jobs = read_sacct(write_days(tmp_path, twice, once))
-    assert jobs["State"].tolist() == ["RUNNING", "COMPLETED", "COMPLETED"]
+    assert jobs["End"].dt.hour.tolist() == [11, 12, 12]
     assert jobs.attrs["duplicate_rows"] == 0
 
 

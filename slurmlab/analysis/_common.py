@@ -381,6 +381,15 @@ def unknown_hours(jobs: pd.DataFrame) -> dict[str, str]:
     >>> unknown_hours(no_gpus)
     {'gpu_hours': 'the export has no AllocTRES: add it to sacct -o'}
     """
+    return unknown_columns(jobs, HOURS_NEEDS)
+
+
+def unknown_columns(
+    jobs: pd.DataFrame, wanted: dict[str, tuple[tuple[str, str], ...]]
+) -> dict[str, str]:
+    """Of ``wanted`` (``{name: ((column, sacct -o field), ...)}``, as ``HOURS_NEEDS``), those
+    a table cannot give, as ``{name: why}``: a column every started run lacks. See
+    :func:`unknown_hours`."""
     out = {}
     if not len(jobs):
         return out
@@ -388,7 +397,7 @@ def unknown_hours(jobs: pd.DataFrame) -> dict[str, str]:
     if not ran.any():
         return out  # (no run: no hours to know; 0, not unknown)
     exported = {str(f).lower() for f in jobs.attrs.get("fields") or ()}
-    for kind, needs in HOURS_NEEDS.items():
+    for kind, needs in wanted.items():
         lacking = [
             field
             for column, field in needs

@@ -32,6 +32,7 @@ from slurmlab.analysis._common import (
     require_start,
     run_ends,
     run_starts,
+    unknown_columns,
     warn_missing_runs,
 )
 from slurmlab.errors import SlurmlabError, warn_at_caller
@@ -40,6 +41,13 @@ from slurmlab.spec.units import compress_hostlist, expand_hostlist
 __all__ = ["capacity_of", "utilization"]
 
 _RESOURCES = {"cpus": "NCPUS", "gpus": "NGPUS", "nodes": "NNodes"}
+#: The sacct -o field each resource's count is read from (as ``HOURS_NEEDS``).
+_FIELDS = {
+    "cpus": (("NCPUS", "NCPUS (or AllocCPUS)"),),
+    "gpus": (("NGPUS", "AllocTRES"),),
+    "nodes": (("NNodes", "NNodes (or AllocNodes)"),),
+}
+_NAMES = {"cpus": "CPUs", "gpus": "GPUs", "nodes": "nodes"}
 
 
 def capacity_of(cluster) -> pd.DataFrame:
@@ -416,6 +424,7 @@ def utilization(
     out = used.merge(cap_long, on=["group", "resource"], how="left")
     out["capacity"] = out["capacity"].astype(float)
     out["utilization"] = out["used"] / out["capacity"].where(out["capacity"] > 0)
+    _unknown_as_nan(out, jobs)
     if capacity is not None:
         runs = pd.Series(groups).value_counts().to_dict()
         _warn_mismatch(out, "partition" if by else "the cluster", runs, freq)
@@ -436,6 +445,26 @@ def utilization(
     if shared:
         out.attrs["shared_partitions"] = sorted({name for pair in shared for name in pair})
     return out
+
+
+def _unknown_as_nan(out: pd.DataFrame, jobs: pd.DataFrame) -> None:
+    """What an export cannot say is unknown, never 0: a resource whose count no started run
+    has (no AllocTRES: GPUs; neither NNodes nor a NodeList: nodes) is used and utilized NaN,
+    with one warning naming the field to add, as ``usage`` gives NaN hours for it."""
+    unknown = unknown_columns(jobs, _FIELDS)
+    if "nodes" in unknown and "NodeList" in jobs and jobs["NodeList"].notna().any():
+        del unknown["nodes"]  # (the nodes are counted from NodeList: _busy_nodes)
+    for resource in unknown:
+        rows = out["resource"] == resource
+        out.loc[rows, ["used", "utilization"]] = np.nan
+    if unknown:
+        warn_at_caller(
+            "utilization: "
+            + "; ".join(
+                f"{_NAMES[name]} used are unknown, NaN not 0 ({why})"
+                for name, why in unknown.items()
+            )
+        )
 
 
 def _window_edge(value, name: str, times: pd.Series) -> pd.Timestamp:

@@ -75,9 +75,13 @@ The design, in short:
   lines, and counted in ``attrs["duplicate_rows"]`` (lines in ``["duplicate_lines"]``).
   ``read_sacct([day1, day2, ...])`` reads each file and joins them with :func:`concat_sacct`
   (steps kept, a run two files list kept once: rows of different files with the same
-  JobIDRaw, Submit and Start are one run, kept as its most final row, so a job RUNNING in
-  one day's export and COMPLETED in the next counts once, COMPLETED); ``pd.concat`` would
-  drop the steps (a warning from :func:`steps` says so) and count such runs twice.
+  JobIDRaw and Submit, as slurmdbd keys a record, are one run, kept as its most final row,
+  so a job RUNNING in one day's export and COMPLETED in the next counts once, COMPLETED;
+  ``sacct -T`` exports, whose Start is cut to each -S, join into the whole run); ``pd.concat``
+  would drop the steps (a warning from :func:`steps` says so) and count such runs twice.
+  One file that lists a run twice, differently, after a header again (``cat day1 day2``) or
+  after a RUNNING/PENDING row of it (``sacct -n`` exports appended) is such exports joined,
+  and is read as that list, with a warning.
 * **Values sacct cannot write are bad values**, as malformed ones are: out of range (a time
   outside 1678..2262, a ``*Raw`` duration over 292 years, an exit code over 255, 2**31 GPUs),
   negative counts, impossible dates (``2024-02-30``), durations other than ``D-HH:MM:SS``,
@@ -119,7 +123,7 @@ import os
 import re
 import types
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as _field
 from pathlib import Path
@@ -312,10 +316,13 @@ LARGEST_ARRAY_SIZE = 4_000_001
 #: int64 nanoseconds hold +-292 years: the times a job table can hold.
 _MIN_TIME, _MAX_TIME = pd.Timestamp("1678-01-01"), pd.Timestamp("2262-04-11")
 _MEMORY_RE = r"^(?P<num>\d+(?:\.\d*)?|\.\d+)(?P<unit>[KMGTPE]?)(?P<per>[nc]?)$"
+# (a step of a heterogeneous step, ``srun ... : ...`` in one allocation, ends in ``+N``, its
+# component: log_build_step_id_str (log.c) appends ``+%u`` when step_het_comp is set, and
+# sacct's JobID and JobIDRaw (print.c) are built with it: ``61034.0+1``)
 _JOBID_RE = (
     r"^(?P<base>\d+)"
     r"(?:_(?P<task>\d{1,9})|_\[(?P<range>[0-9,%\-:.]*)\]?|\+(?P<het>\d{1,9}))?"
-    r"(?:\.(?P<step>[A-Za-z0-9_\-]+))?$"
+    r"(?:\.(?P<step>[A-Za-z0-9_\-]+(?:\+\d{1,9})?))?$"
 )
 #: A JobID that is a name, not a number: what ``write_sacct`` writes for a simulation's
 #: scenario ids (``big``, ``sweep_3``). It starts with a letter and holds no space, ``.``,
@@ -553,6 +560,23 @@ def _gpu_counts(pairs: Iterable[tuple[str, str]]) -> tuple[int | None, str | Non
     if untyped is not None:
         return untyped, gpu_type
     return (typed if types else None), gpu_type
+
+
+def tres_gpu_type(alloc: str | None, req: str | None = None) -> str | None:
+    """GPUType as the reader derives it for a row: the GPU type(s) of AllocTRES's typed
+    ``gres/gpu:TYPE`` entries, or of ReqTRES's when AllocTRES is blank (a pending job); None
+    when that list has no typed entry (a cluster whose AccountingStorageTRES tracks only
+    ``gres/gpu`` writes none, so sacct cannot tell the type).
+
+    >>> tres_gpu_type("cpu=8,gres/gpu:a100=4,gres/gpu=4,node=1")
+    'a100'
+    >>> tres_gpu_type("cpu=8,gres/gpu=4,node=1", "cpu=8,gres/gpu:a100=4,gres/gpu=4") is None
+    True
+    """
+    for text in (alloc, req):
+        if _clean(text) not in _MISSING_SET:
+            return _allocated_tres(text)[1]
+    return None
 
 
 def tres_gpus(text: str | None) -> int | None:
@@ -988,6 +1012,7 @@ class _RawTable:
     skipped: list[int] = _field(default_factory=list)  # "#" lines among the rows, not joined
     comments: list[int] = _field(default_factory=list)  # "#" lines that follow no row
     duplicates: list[int] = _field(default_factory=list)  # rows that repeat an earlier row
+    headers: list[int] = _field(default_factory=list)  # a header again (exports joined)
     #: (--json: each row's job entry, ``jobs[3] (job_id 4)``, and the prefix of its fields,
     #: ``steps[0].`` on a step's row, by line - 1; the JSON field each column is read from,
     #: on a job's row and on a step's; the values found wrong as the JSON was read)
@@ -1339,6 +1364,7 @@ def _split(
         if tokens != [name.lower() for name in names]:
             data = data.replace(b"\x1f", encoded)
             return slowly()
+    headers = lines[heads].tolist()[1 if header is not None else 0 :]  # (again: joined)
     if heads.any():
         drop = ~heads if drop is None else drop & ~heads
     if drop is not None:
@@ -1359,6 +1385,7 @@ def _split(
         bad=[],
         fmt="parsable" if trailing else "parsable2",
         delimiter=delim,
+        headers=headers,
     )
     pending = [
         (number, text)
@@ -1673,6 +1700,7 @@ def _add_rows(raw: _RawTable, found: _Found) -> None:
     """Put the rows found by :func:`_resolve_rows` among the regular rows, in line order."""
     raw.bad.extend(found.bad)
     raw.repaired += found.repaired
+    raw.headers = sorted(raw.headers + found.headers)
     if not found.rows:
         return
     names = list(raw.names)
@@ -2767,8 +2795,9 @@ def _warn_blank_alloc_tres(
     )
 
 
-#: What sacct writes as JobIDRaw: the job's number, with the step on a step row.
-_RAW_ROW_RE = r"^\d+(?:\.[A-Za-z0-9_\-]+)?$"
+#: What sacct writes as JobIDRaw: the job's number, with the step on a step row (``0+1``:
+#: a heterogeneous step's component).
+_RAW_ROW_RE = r"^\d+(?:\.[A-Za-z0-9_\-]+(?:\+\d{1,9})?)?$"
 #: A Slurm hostlist: names and bracketed ranges (``node[01-08,12]x``), joined by commas.
 _RANGES = r"\[\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*\]"
 _HOSTLIST_RE = rf"^(?:[^\[\],\s]|{_RANGES})+(?:,(?:[^\[\],\s]|{_RANGES})+)*$"
@@ -3005,6 +3034,7 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
     if keep is not None:
         keep_arr = pa.array(keep)
         out = {name: arr.filter(keep_arr) for name, arr in out.items()}
+    out, lines = _joined_exports(raw, out, lines)
     is_step = pc.is_valid(out["StepID"])
     step_mask = is_step.to_numpy(zero_copy_only=False)
     alloc_cols = {k: v for k, v in out.items() if k not in ("StepID", "AllocJobID")}
@@ -3012,8 +3042,9 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
     step_cols = {"JobID": out["JobID"], "AllocJobID": out["AllocJobID"], "StepID": out["StepID"]}
     step_cols.update({k: v for k, v in out.items() if k not in step_cols})
     step_rows = _frame(step_cols, is_step)
-    step_to_job = _step_owner(out["AllocJobID"], is_step)
-    step_to_job = _owner_by_start(jobs, step_rows, step_to_job)
+    owners = _by_cluster(out["AllocJobID"], out.get("Cluster"))
+    step_to_job = _step_owner(owners, is_step)
+    step_to_job = _owner_by_start(jobs, step_rows, step_to_job, owners, is_step)
     jobs, step_rows = _join_steps(jobs, step_rows, step_to_job)
     unknown = jobs.loc[~jobs["State"].isin(list(STATES)), "State"] if "State" in jobs else None
     if unknown is not None and len(unknown):
@@ -3050,6 +3081,81 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
         }
     )
     return jobs
+
+
+def _joined_exports(
+    raw: _RawTable, out: dict[str, pa.Array], lines: np.ndarray
+) -> tuple[dict[str, pa.Array], np.ndarray]:
+    """One file that lists a run (same Cluster, User, JobIDRaw and Submit) in rows that
+    differ is several exports joined (``cat mon.psv tue.psv > week.psv``): one export never
+    does, as slurmdbd's job table holds one record per (id_job, time_submit) of a cluster
+    (``unique index``, accounting_storage_mysql.c). Its parts (split where a header comes
+    again, or where a row repeats the JobID of a run the part already listed) are joined as
+    :func:`concat_sacct` joins exports, with a warning naming the file and its lines."""
+    key = ["JobIDRaw" if "JobIDRaw" in out else "JobID"]
+    times = _run_times(out)
+    if len(lines) < 2 or not times or raw.fmt == "json":  # (JSON: one document, one export)
+        return out, lines
+    ids = pc.dictionary_encode(out[key[0]]).indices.to_numpy(zero_copy_only=False)
+    if not (np.bincount(ids)[ids] > 1).any():  # (as usual: every JobIDRaw once)
+        return out, lines
+    key = [c for c in ("Cluster", "User") if c in raw.names] + key
+    wanted = {*key, *times, "JobID", "Start", "End", "Elapsed", "State"}
+    wanted |= {"ArrayJobID", "ArrayTaskID"}
+    frame = _frame({c: out[c] for c in out if c in wanted}, None).copy()  # (writable)
+    live = (
+        frame["State"].isin(set(STATES) - TERMINAL_STATES).fillna(False).to_numpy(dtype=bool)
+        if "State" in frame
+        else np.zeros(len(frame), dtype=bool)
+    )
+    part = _export_parts(frame[[*key, *times, "JobID"]], live, raw.headers, lines)
+    take, left, kept = _keep_most_final(frame, key, part, np.zeros(len(frame), dtype=bool))
+    if not left.size:
+        return out, lines
+    runs, shown = _runs_shown(frame, left, kept, lambda r: f"line {lines[r]}")
+    cut = _join_segments(frame, left, kept)
+    warnings.warn(
+        f"{raw.file}: lists {runs} run(s) more than once with different rows (the same "
+        "JobIDRaw and Submit, which one sacct export never repeats: slurmdbd keeps one "
+        "record per job id and submit time), so the file looks like several exports joined "
+        "(cat day1 day2 > file"
+        + (f"; the header comes again at line(s) {_some(raw.headers)}" if raw.headers else "")
+        + "): each run is kept once, as its most final row (an ended state, then the latest "
+        f"End, then the later row): {shown}. Read the exports as a list instead, "
+        "read_sacct(['day1.psv', 'day2.psv']), which joins them (concat_sacct)"
+        + (f"; and {_truncated(cut)}" if cut else ""),
+        SacctParseWarning,
+        stacklevel=4,
+    )
+    raw.duplicates = sorted(raw.duplicates + lines[left].tolist())
+    if cut:
+        for name in ("Start", "Elapsed"):
+            out[name] = pa.array(frame[name], type=out[name].type)
+    order = pa.array(take)
+    return {name: arr.take(order) for name, arr in out.items()}, lines[take]
+
+
+def _export_parts(
+    ident: pd.DataFrame, live: np.ndarray, headers: list[int], lines: np.ndarray
+) -> np.ndarray:
+    """Which export of a joined file each row came from (0, 1 ...): a new one begins at a
+    header line further down (``headers``), and (exports joined without their headers, sacct -n) at a
+    row whose ``ident`` (the run's key, Submit and JobID) a ``live`` row of the current part
+    already has: a state that can still change (RUNNING, PENDING ...; an ended run's row
+    listed twice is no sign of a later export, and is left as it is)."""
+    bounds = [int(np.searchsorted(lines, h)) for h in headers]
+    codes = ident.groupby(list(ident.columns), dropna=False, sort=False).ngroup().to_numpy()
+    repeated = np.flatnonzero(np.bincount(codes)[codes] > 1)
+    seen: dict[int, bool] = {}  # (the current part's idents: whether their row was live)
+    for pos in repeated.tolist():
+        if seen.get(codes[pos], False):
+            bounds.append(pos)
+            seen = {}
+        seen.setdefault(codes[pos], bool(live[pos]))
+    part = np.zeros(len(lines), dtype=np.int64)
+    if bounds:
+        part = np.searchsorted(np.unique(bounds), np.arange(len(lines)), side="right")
+    return part
 
 
 def _lines_shown(raw: _RawTable, lines: Sequence[int], most: int = 10) -> str:
@@ -3344,8 +3450,39 @@ def _cell(raw: _RawTable, name: str, pos: int) -> str:
     )
 
 
+def _by_cluster(ids: pa.Array, clusters: pa.Array | None, always: bool = False) -> pa.Array:
+    """Job ids, prefixed by their cluster when the export holds several (``sacct -M a,b``,
+    ``-M all``: a Cluster column with more than one value), where job ids repeat: each
+    cluster's slurmdbd numbers its own jobs (the job table is one per cluster,
+    ``"<cluster>_job_table"``, accounting_storage_mysql.c). As concat_sacct and
+    ``analysis._common.job_keys`` key them. ``always``: prefix even one cluster's ids."""
+    if clusters is None or (not always and pc.count_distinct(clusters).as_py() < 2):
+        return ids
+    text = pc.fill_null(clusters.cast(pa.string()), "")
+    return pc.binary_join_element_wise(text, ids.cast(pa.string()), "\x1f")
+
+
+def _owned_by(jobs: pd.DataFrame, step_frame: pd.DataFrame) -> np.ndarray:
+    """Which step rows belong to an allocation row of ``jobs`` (by job id, and by cluster
+    when the steps are of several clusters: :func:`_by_cluster`)."""
+    wanted = _text_column(jobs, "JobID")
+    owned = pa.array(step_frame["AllocJobID"].to_numpy(na_value=None), pa.string())
+    if "Cluster" in jobs and "Cluster" in step_frame and step_frame["Cluster"].nunique() > 1:
+        wanted = _by_cluster(wanted, _text_column(jobs, "Cluster"), always=True)
+        owned = _by_cluster(owned, _text_column(step_frame, "Cluster"), always=True)
+    return pc.is_in(owned, value_set=wanted).to_numpy(zero_copy_only=False)
+
+
+def _text_column(frame: pd.DataFrame, name: str) -> pa.Array | None:
+    """A text column of ``frame`` as an arrow array (None when ``frame`` has none)."""
+    if name not in frame:
+        return None
+    return pa.array(frame[name].astype("string").to_numpy(na_value=None), pa.string())
+
+
 def _step_owner(alloc_ids: pa.Array, is_step: pa.Array) -> np.ndarray:
-    """For each step row, the position of its allocation run (the last one), or -1."""
+    """For each step row, the position of its allocation run (the last one), or -1.
+    ``alloc_ids``: each row's allocation id (with its cluster: :func:`_by_cluster`)."""
     jobs = alloc_ids.filter(pc.invert(is_step))
     steps_ = alloc_ids.filter(is_step)
     if len(steps_) == 0:
@@ -3356,24 +3493,33 @@ def _step_owner(alloc_ids: pa.Array, is_step: pa.Array) -> np.ndarray:
     return np.where(pos >= 0, len(jobs) - 1 - pos, -1)
 
 
-def _owner_by_start(jobs: pd.DataFrame, step_rows: pd.DataFrame, owner: np.ndarray) -> np.ndarray:
-    """With --duplicates a JobID has several runs: give each step the run it started in."""
+def _owner_by_start(
+    jobs: pd.DataFrame,
+    step_rows: pd.DataFrame,
+    owner: np.ndarray,
+    alloc_ids: pa.Array,
+    is_step: pa.Array,
+) -> np.ndarray:
+    """With --duplicates a JobID has several runs: give each step the run it started in.
+    ``alloc_ids``/``is_step`` as for :func:`_step_owner` (a job id with its cluster)."""
     if not len(owner) or not len(jobs) or "Start" not in jobs or "Start" not in step_rows:
         return owner
-    repeated = jobs["JobID"].duplicated(keep=False).to_numpy()
+    job_ids = alloc_ids.filter(pc.invert(is_step)).to_numpy(zero_copy_only=False)
+    step_ids = alloc_ids.filter(is_step).to_numpy(zero_copy_only=False)
+    repeated = pd.Series(job_ids).duplicated(keep=False).to_numpy()
     pick = np.flatnonzero((owner >= 0) & repeated[np.maximum(owner, 0)])
     if not pick.size:
         return owner
     runs = pd.DataFrame(
         {
-            "key": jobs["JobID"].to_numpy()[repeated],
+            "key": job_ids[repeated],
             "at": jobs["Start"].to_numpy()[repeated],
             "run": np.flatnonzero(repeated),
         }
     ).dropna(subset=["at"])
     wanted = pd.DataFrame(
         {
-            "key": step_rows["AllocJobID"].to_numpy()[pick],
+            "key": step_ids[pick],
             "at": step_rows["Start"].to_numpy()[pick],
             "pos": pick,
         }
@@ -3674,7 +3820,9 @@ def read_sacct(
     the change (UTC has none). Steps: ``slurmlab.sacct_steps(jobs)``.
 
     Rows that repeat an earlier row exactly (overlapping exports joined with ``cat``) are left
-    out with a warning naming their lines (``attrs["duplicate_rows"]``/``["duplicate_lines"]``).
+    out with a warning naming their lines (``attrs["duplicate_rows"]``/``["duplicate_lines"]``);
+    so are the earlier rows of a run such a file lists again, differently (RUNNING in one
+    day's part, COMPLETED in the next: it is read as :func:`concat_sacct` joins exports).
     ``path_or_buffer`` is a path, bytes or an open file (text held in a string: wrap it in
     ``io.StringIO``). A list of paths (exports per day or week) reads each with the same
     options and joins them
@@ -3734,13 +3882,15 @@ def concat_sacct(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
     * rows of different tables that are the same run but differ (a job still RUNNING or
       PENDING when one export was taken has ended by the next) are collapsed into the most
       final one, with a warning saying how many runs and which row was kept. The same run
-      is the same JobIDRaw (JobID when a table was read without JobIDRaw), Submit and Start
-      (a requeued job's runs differ in them; Unknown equals Unknown), and the same Cluster
-      and User when every table has them (JobIDs repeat across clusters); a step, the same
-      and its step id. The most final row has an ended state (``TERMINAL_STATES``: not RUNNING,
-      PENDING, SUSPENDED ...), then the latest End, then comes from the later table. Rows of
-      one table are never collapsed (its runs are distinct unless repeated exactly, which
-      read_sacct already handles), and a run that one table lists twice is left as it is.
+      is the same JobIDRaw (JobID when a table was read without JobIDRaw) and Submit (Start
+      when no table has Submit; a requeued job's runs differ in it; Unknown equals Unknown),
+      and the same Cluster and User when every table has them (JobIDs repeat across
+      clusters); a step, the same and its step id. The most final row has an ended state
+      (``TERMINAL_STATES``: not RUNNING, PENDING, SUSPENDED ...), then the latest End, then
+      comes from the later table; a run whose rows start at different times (``sacct -T``)
+      takes the earliest Start, and Elapsed from it, with a warning. Rows of one table are
+      never collapsed here (read_sacct joins the exports one file holds), and a run that one
+      table lists twice is left as it is.
 
     ``attrs``: ``source`` (the files, joined by ", "), ``sources``, counts summed,
     ``duplicate_rows``/``duplicate_steps`` counting every row left out, and
@@ -3802,24 +3952,18 @@ def concat_sacct(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
             key.insert(0, column)
     take, left, kept = _keep_most_final(jobs, key, table_of, dup)
     merged = [_where(origin[r]) for r in left.tolist()]
+    cut = _join_segments(jobs, left, kept)
     if merged:
-        state = jobs["State"] if "State" in jobs else pd.Series("?", index=jobs.index)
-        runs = list(dict.fromkeys(kept.tolist()))
-        shown = [
-            f"JobID {jobs['JobID'].iloc[best]}: kept {_where(origin[best])} ({state.iloc[best]}), "
-            "left out "
-            + ", ".join(f"{_where(origin[r])} ({state.iloc[r]})" for r in left[kept == best])
-            for best in runs[:10]
-        ]
+        runs, shown = _runs_shown(jobs, left, kept, lambda r: _where(origin[r]))
         warn_at_caller(
-            f"concat_sacct: {len(runs)} run(s) appear in more than one export with different "
+            f"concat_sacct: {runs} run(s) appear in more than one export with different "
             "rows (a job still RUNNING or PENDING when one export was taken has ended by the "
             "next, as exports taken at midnight list it): each is kept once, as its most "
-            "final row (an ended state, then the latest End, then the later export): "
-            + "; ".join(shown)
-            + (f"; and {len(runs) - 10} more" if len(runs) > 10 else ""),
+            f"final row (an ended state, then the latest End, then the later export): {shown}",
             SacctParseWarning,
         )
+    if cut:
+        warn_at_caller(f"concat_sacct: {_truncated(cut)}", SacctParseWarning)
     jobs = jobs.iloc[take].reset_index(drop=True)
     kept_lines = np.asarray([-1 if origin[r][1] is None else origin[r][1] for r in take], np.int64)
     step_frame = (
@@ -3833,9 +3977,7 @@ def concat_sacct(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
         order, _, _ = _keep_most_final(step_frame, [*key, "StepID"], np.concatenate(step_of), again)
         step_dup = len(step_frame) - len(order)
         step_frame = step_frame.iloc[order].reset_index(drop=True)
-    ids = pa.array(jobs["JobID"].astype("string").to_numpy(na_value=None), pa.string())
-    owned = pa.array(step_frame["AllocJobID"].to_numpy(na_value=None), pa.string())
-    orphans = ~pc.is_in(owned, value_set=ids).to_numpy(zero_copy_only=False)
+    orphans = ~_owned_by(jobs, step_frame)
     jobs = conform(jobs)
 
     def total(key: str) -> int:
@@ -3881,20 +4023,25 @@ def _keep_most_final(
     the same run (see :func:`concat_sacct`), in row order; and the row kept for each.
 
     ``repeats`` marks rows that repeat an earlier row exactly (left out too). The same run:
-    equal ``key`` columns plus Submit and Start (missing equals missing); a table with two
-    rows of one key lists two runs, never guessed apart, so that key is left alone, as is
-    every key when neither Submit nor Start was exported (nothing tells a requeued job's runs
-    apart). The row kept is the most final (an ended state, then the latest End, then the
-    later table) and takes the place of the run's first row.
+    equal ``key`` columns plus Submit (missing equals missing), as slurmdbd keys its job
+    table (``unique index (id_job, time_submit)``, one table per cluster:
+    accounting_storage_mysql.c); a requeued job's runs never share it (batch_requeue_fini,
+    job_mgr.c: "make sure the submit isn't the same as the last submit ... so we get
+    different records in the database"), and a run's Start may not be the same in two exports
+    (``sacct -T`` cuts it to -S: :func:`_join_segments`). Without Submit, Start tells runs
+    apart. A table with two rows of one key lists two runs, never guessed apart, so that key
+    is left alone, as is every key when neither Submit nor Start was exported (nothing tells
+    a requeued job's runs apart). The row kept is the most final (an ended state, then the
+    latest End, then the later table) and takes the place of the run's first row.
     """
     none = np.zeros(0, dtype=np.int64)
     take = np.arange(len(frame))
     keep = ~repeats if len(repeats) else np.ones(len(frame), dtype=bool)
-    times = [c for c in ("Submit", "Start") if c in frame]
+    times = _run_times(frame)
     rows = np.flatnonzero(keep)
     if len(rows) < 2 or not times:
         return take[keep], none, none
-    probe = _pending_as_started(frame, key, keep) if "Start" in times else frame
+    probe = _pending_as_started(frame, key, keep, times)
     group = probe[key + times].iloc[rows].groupby(key + times, dropna=False, sort=False)
     group = group.ngroup().to_numpy()
     shared = np.bincount(group)[group] > 1
@@ -3927,12 +4074,90 @@ def _keep_most_final(
     return take[keep], rows[left], best[group][left]
 
 
-def _pending_as_started(frame: pd.DataFrame, key: list[str], keep: np.ndarray) -> pd.DataFrame:
-    """``frame``'s key and times, where a row not started yet (no Start, a state that has not
-    ended: a job still pending when one export was taken) takes the Start of the one run
-    another row of the same key and Submit started, so that the two are one run."""
-    probe = frame[[*key, *(c for c in ("Submit", "Start") if c in frame)]].copy()
-    start = probe["Start"].isna().to_numpy()
+def _runs_shown(
+    frame: pd.DataFrame, left: np.ndarray, kept: np.ndarray, where: Callable[[int], str]
+) -> tuple[int, str]:
+    """How many runs :func:`_keep_most_final` collapsed, and the first ten as text: ``JobID
+    1: kept tue.psv:2 (COMPLETED), left out mon.psv:2 (RUNNING)``."""
+    state = frame["State"] if "State" in frame else pd.Series("?", index=frame.index)
+    runs = list(dict.fromkeys(kept.tolist()))
+    shown = [
+        f"JobID {frame['JobID'].iloc[best]}: kept {where(best)} ({state.iloc[best]}), left out "
+        + ", ".join(f"{where(r)} ({state.iloc[r]})" for r in left[kept == best])
+        for best in runs[:10]
+    ]
+    return len(runs), "; ".join(shown) + (f"; and {len(runs) - 10} more" if len(runs) > 10 else "")
+
+
+def _join_segments(frame: pd.DataFrame, left: np.ndarray, kept: np.ndarray) -> list[str]:
+    """Give each run :func:`_keep_most_final` collapsed the earliest Start of its rows that
+    had started, and Elapsed from it to the kept row's End; the JobIDs whose Start moved.
+
+    A run's Start is set once (its record's time_start), so its rows differ in Start only in
+    exports taken with ``sacct -T`` (--truncate): as_mysql_jobacct_process.c
+    (setup_job_cond_limits' caller, JOBCOND_FLAG_NO_TRUNC unset) cuts a Start before -S to
+    -S and an End after -E to -E, and gives a job not started yet Start = End (a PENDING
+    row: left out here). Joined, a run's segments are the whole run again."""
+    if not left.size or "Start" not in frame:
+        return []
+    start = frame["Start"].to_numpy(dtype="datetime64[ns]")
+    began = ~np.isnat(start)
+    if "State" in frame:
+        began &= (frame["State"] != "PENDING").fillna(True).to_numpy(dtype=bool)
+    rows = np.concatenate([left, np.unique(kept)])
+    owner = np.concatenate([kept, np.unique(kept)])
+    ok = began[rows]
+    earliest = pd.Series(start[rows][ok]).groupby(owner[ok]).min()
+    moved = earliest[earliest.to_numpy() < start[earliest.index.to_numpy()]]
+    if moved.empty:
+        return []
+    at = moved.index.to_numpy()
+    column = frame.columns.get_loc("Start")
+    frame.iloc[at, column] = moved.to_numpy()
+    if "End" in frame and "Elapsed" in frame:
+        end = frame["End"].iloc[at]
+        elapsed = (end - frame["Start"].iloc[at]).where(end.notna(), frame["Elapsed"].iloc[at])
+        frame.iloc[at, frame.columns.get_loc("Elapsed")] = elapsed.to_numpy()
+    return frame["JobID"].iloc[at].astype(str).tolist()
+
+
+def _truncated(jobs: list[str]) -> str:
+    """The warning's text for runs :func:`_join_segments` joined."""
+    shown = ", ".join(jobs[:10]) + (f" and {len(jobs) - 10} more" if len(jobs) > 10 else "")
+    return (
+        f"{len(jobs)} run(s) have a different Start in different rows (JobID {shown}): the "
+        "exports look taken with sacct -T (--truncate), which cuts a Start before -S to -S "
+        "and an End after -E to -E; each run was given its earliest Start, and Elapsed from "
+        "it to its last End (usage the rows add up, such as TotalCPU, is the kept row's "
+        "window only); export without -T for whole runs"
+    )
+
+
+def _run_times(frame: pd.DataFrame | dict[str, pa.Array]) -> list[str]:
+    """The time that, with the job id, tells a run (see :func:`_keep_most_final`): Submit,
+    else (not exported: a job table has the column, empty) Start."""
+    for name in ("Submit", "Start"):
+        column = frame.get(name)
+        if column is None or not len(column):
+            continue
+        nulls = column.null_count if isinstance(column, pa.Array) else column.isna().sum()
+        if nulls < len(column):
+            return [name]
+    return []
+
+
+def _pending_as_started(
+    frame: pd.DataFrame, key: list[str], keep: np.ndarray, times: list[str]
+) -> pd.DataFrame:
+    """``frame``'s key and ``times``, where a row not started yet (no Start, a state that has
+    not ended: a job still pending when one export was taken) takes the JobIDRaw of the one
+    run of its array task that started (:func:`_tasks_as_started`) and, when Start tells
+    runs apart (no Submit), the Start of the one run another row of its key started, so
+    that the two are one run."""
+    probe = frame[[*key, *times]].copy()
+    if "Start" not in frame:
+        return probe
+    start = frame["Start"].isna().to_numpy()
     ended = (
         frame["State"].isin(TERMINAL_STATES).fillna(False).to_numpy(dtype=bool)
         if "State" in frame
@@ -3943,6 +4168,8 @@ def _pending_as_started(frame: pd.DataFrame, key: list[str], keep: np.ndarray) -
         return probe
     if key[-1] == "JobIDRaw" and "ArrayTaskID" in frame and "Submit" in frame:
         _tasks_as_started(frame, probe, waiting, ~start & keep, key[:-1])
+    if "Start" not in times:
+        return probe
     runs: dict[tuple, set] = {}
     for row in probe[~start & keep].itertuples(index=False):
         runs.setdefault(tuple(row[:-1]), set()).add(row[-1])
@@ -3960,8 +4187,8 @@ def _tasks_as_started(
     started: np.ndarray,
     also: list[str],
 ) -> None:
-    """A pending array task's row (``7_3``: one task) takes the JobIDRaw and Start of the
-    one run of that task and Submit that started in another export: a task gets its own
+    """A pending array task's row (``7_3``: one task) takes the JobIDRaw of the one run of
+    that task and Submit that started in another export: a task gets its own
     JobIDRaw when it starts, so until then it shows the array's, as every task still in the
     array's pending record does (a simulation's job table has a row for each). ``also``:
     the other key columns the run must share (Cluster, User)."""
@@ -3975,17 +4202,16 @@ def _tasks_as_started(
     if also:  # (the other key columns, with the submit time, as one value)
         submit = list(zip(*(probe[c].to_numpy(dtype=object) for c in also), submit))
     raw = probe["JobIDRaw"].to_numpy(dtype=object)
-    begun = probe["Start"].to_numpy(dtype=object)
     runs: dict[tuple, set] = {}
     # (only the arrays with a pending task's row: an export may hold millions of tasks)
     wanted = frame["ArrayJobID"].isin(set(array[pending])).to_numpy(dtype=bool)
     for i in np.flatnonzero(started & task & wanted):
-        runs.setdefault((array[i], index[i], submit[i]), set()).add((raw[i], begun[i]))
-    at_raw, at_start = probe.columns.get_loc("JobIDRaw"), probe.columns.get_loc("Start")
+        runs.setdefault((array[i], index[i], submit[i]), set()).add(raw[i])
+    at_raw = probe.columns.get_loc("JobIDRaw")
     for i in pending:
         found = runs.get((array[i], index[i], submit[i]))
         if found is not None and len(found) == 1:
-            probe.iloc[i, at_raw], probe.iloc[i, at_start] = next(iter(found))
+            probe.iloc[i, at_raw] = next(iter(found))
 
 
 def _where(origin: tuple[str, int | None]) -> str:
@@ -4100,9 +4326,7 @@ def steps(jobs: pd.DataFrame) -> pd.DataFrame:
     frame = ref.frame
     if len(frame) == 0:
         return frame.copy()
-    wanted = pa.array(jobs["JobID"].astype("string").to_numpy(na_value=None), pa.string())
-    owned = pa.array(frame["AllocJobID"].to_numpy(na_value=None), pa.string())
-    keep = pc.is_in(owned, value_set=wanted).to_numpy(zero_copy_only=False) | ref.orphans
+    keep = _owned_by(jobs, frame) | ref.orphans
     return frame.loc[keep].reset_index(drop=True)
 
 

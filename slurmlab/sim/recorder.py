@@ -13,6 +13,7 @@ import pandas as pd
 from slurmlab.policies.base import NODES_OUT
 from slurmlab.policies.fairshare import billed_tres
 from slurmlab.policies.priority import billing_weights
+from slurmlab.records.sacct import tres_gpu_type
 from slurmlab.records.schema import TEXT_DTYPE, conform
 from slurmlab.sim.controller import MAINT_REASON
 from slurmlab.sim.engine import (
@@ -91,6 +92,7 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
     heads = array_heads(sim, sim.now)  # an array's pending tasks show one reason (its record's)
     hostlists: dict[tuple, str] = {}  # (runs share node sets: each compressed once)
     tres_texts: dict[tuple, str] = {}
+    gpu_shown: dict[tuple, str | None] = {}  # (AllocTRES, ReqTRES) -> GPUType
 
     def hostlist(nodes) -> str:
         key = tuple(nodes)
@@ -99,6 +101,12 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
             # (the node table's order, as slurmctld writes a job's nodes)
             text = hostlists[key] = ordered_hostlist(names[i] for i in sorted(key))
         return text
+
+    def shown_type(alloc_text: str | None, req_text: str) -> str | None:
+        key = (alloc_text, req_text)
+        if key not in gpu_shown:
+            gpu_shown[key] = tres_gpu_type(alloc_text, req_text)
+        return gpu_shown[key]
 
     def tres_text(amounts: dict, partition: str, gpu) -> str:
         key = (tuple(amounts.items()), partition, gpu if isinstance(gpu, str | None) else
@@ -165,8 +173,9 @@ def job_table(sim: Simulation, *, duplicates: bool = False) -> pd.DataFrame:
         rows["AllocTRES"].append(
             tres_text(alloc, job.partition, by_type or gpu_type or None) if started else None
         )
-        shown_gpu.append(((gpu_type if started else res.gpu_type) or None) if gpus else None)
         rows["ReqTRES"].append(tres_text(req, job.partition, res.gpu_type))
+        # (a cluster that accounts only gres/gpu writes no typed entry: no type, as sacct)
+        shown_gpu.append(shown_type(rows["AllocTRES"][-1], rows["ReqTRES"][-1]))
         rows["Priority"].append(_submit_priority(sim, job, run["Submit"]))
         reason = None
         if run["State"] == "PENDING":
