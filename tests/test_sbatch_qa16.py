@@ -281,7 +281,6 @@ def test_node_count_errors_say_how_the_count_was_found(text, said):
         "-C nope",
         "-p nope",
         "--gres=gpu:v100:1",
-        "-n 2 -N 3 -w node[1-3]",
     ],
 )
 def test_errors_name_no_invented_job(text):

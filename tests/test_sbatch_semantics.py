@@ -222,25 +222,38 @@ def test_fewer_tasks_than_nodes_lowers_the_node_count():
     assert args("-N 3 -n 2").tres()["node"] == 2
 
 
-def test_nodelist_longer_than_nodes_raises_the_node_count():
-    """sbatch(1) -w: "The job will contain all of these hosts"; -N 2 with three hosts is 3."""
-    res = args("-w node[1-3] -N 2").resources(TINY)
+def test_nodelist_raises_the_minimum_node_count():
+    """sbatch/opt.c _opt_verify: the hosts of -w raise the minimum node count (min_nodes =
+    MAX(hosts, min_nodes)): -w node[1-3] alone and with -N 2-4 is 3 nodes; with a plain -N 2
+    (min = max = 2, verify_node_count) the minimum passes the maximum: "invalid number of
+    nodes (-N 3-2)"."""
+    res = args("-w node[1-3]").resources(TINY)
     assert (res.nodes, res.candidates) == (3, ("node1", "node2", "node3"))
+    with pytest.warns(UserWarning, match="Slurm adds other free nodes up to 4"):
+        res = args("-w node[1-3] -N 2-4").resources(TINY)
+    assert res.nodes == 3
+    with pytest.raises(SbatchError, match=r"invalid number of nodes \(-N 3-2\)"):
+        args("-w node[1-3] -N 2")
 
 
 def test_nodelist_longer_than_max_nodes_is_invalid():
-    """-w with more hosts than -N MIN-MAX (or --gpus / --gres=gpu:N) allows is "Node count
-    specification invalid"."""
-    with pytest.raises(RequestError, match="Node count specification invalid"):
-        args("-w node[1-3] -N 1-2").resources(TINY)
+    """-w with more hosts than -N MIN-MAX allows is sbatch's "invalid number of nodes"
+    (sbatch/opt.c _opt_verify); more than --gpus / --gres=gpu:N make is slurmctld's "Node
+    count specification invalid"."""
+    with pytest.raises(SbatchError, match=r"invalid number of nodes \(-N 3-2\)"):
+        args("-w node[1-3] -N 1-2")
     with pytest.raises(RequestError, match="makes 2 nodes .* Node count specification invalid"):
         args("-w node[1-3] --gpus=4 --gres=gpu:2").resources(TINY)
 
 
-def test_every_listed_node_needs_a_task():
-    """-w node[1-3] -n 2 cannot give each listed node a task: rejected."""
-    with pytest.raises(RequestError, match="every node --nodelist names"):
-        args("-w node[1-3] -n 2").resources(TINY)
+def test_fewer_tasks_than_listed_nodes_drop_the_last_hosts():
+    """sbatch/opt.c _opt_verify: -n 2 with -w node[1-3] is "can't run 2 processes on 3
+    nodes, setting nnodes to 2", and sbatch pops the last host off the list."""
+    with pytest.warns(UserWarning, match="can't run 2 processes on 3 nodes, setting nnodes to 2"):
+        spec = args("-w node[1-3] -n 2")
+    assert spec.nodelist == ("node1", "node2")
+    res = spec.resources(TINY)
+    assert (res.nodes, res.candidates) == (2, ("node1", "node2"))
 
 
 # -- options sbatch has that slurmlab does not model, or only passes through ------------------

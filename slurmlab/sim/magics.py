@@ -3,12 +3,13 @@ node, on the current :class:`~slurmlab.sim.lab.Lab` (the one ``%%sbatch`` submit
 
 * ``%squeue [--start] [-r] [-l]``, ``%sinfo``, ``%sacct [-o FIELDS] [-j JOBS] [-S TIME] [-D]
   [-X] [-p|-P] [--array]``: print the lab's views as the commands print them;
-* ``%scancel 12 14``;
+* ``%scancel 12 14``, ``%scancel [-u USER|--me] [-t STATE] [-n NAME] [-p PARTITION] [ids]``;
 * ``%sbatch --wrap=COMMAND [--runtime DURATION] [sbatch options]``: submit a job without a
   script, as ``sbatch --wrap`` does (IPython refuses a ``%%sbatch`` cell with an empty
   body; ``%%sbatch --wrap=...`` over a blank cell body works too);
 * ``%scontrol update JobId=12 [NumNodes=N] [TimeLimit=T] [Partition=P]
-  [ArrayTaskThrottle=N]``, ``%scontrol hold|release|requeue|requeuehold 12,14``.
+  [ArrayTaskThrottle=N]`` (``TimeLimit+=T``/``-=T``, ``Key Value`` words, keys cut short as
+  scontrol allows: ``TimeL=30``), ``%scontrol hold|release|requeue|requeuehold 12,14``.
 
 As the commands, ``%scancel`` and ``%scontrol`` print nothing when all went well, and each
 magic prints an error line on stderr when
@@ -26,15 +27,26 @@ import warnings
 import pandas as pd
 
 from slurmlab.errors import SlurmlabError
+from slurmlab.records.schema import STATE_ABBREVIATIONS, STATES
 from slurmlab.sim.lab import current_lab
 from slurmlab.sim.lab import sbatch_magic as _sbatch_cell
+from slurmlab.sim.result import squeue_frame
 from slurmlab.spec.parse_time import read_past_time
 
 __all__ = ["MAGICS"]
 
-#: scontrol update's keys slurmlab changes, in any case, and Lab.update's argument for each
-_UPDATE_KEYS = {"numnodes": "nodes", "reqnodes": "nodes", "timelimit": "time",
-                "partition": "partition", "arraytaskthrottle": "throttle"}  # fmt: skip
+#: scontrol update's keys slurmlab changes, in update_job.c's order: (key, the fewest letters
+#: it may be cut to, Lab.update's argument; None: the job)
+_UPDATE_KEYS = (
+    ("JobId", 3, None),
+    ("ArrayTaskThrottle", 10, "throttle"),
+    ("TimeLimit", 5, "time"),
+    ("ReqNodes", 8, "nodes"),
+    ("NumNodes", 8, "nodes"),
+    ("Partition", 2, "partition"),
+)
+#: update_job.c's keys that take no value, with the fewest letters they may be cut to
+_UPDATE_FLAGS = (("Nice", 2), ("ResetAccrueTime", 3))
 _JOB_COMMANDS = ("hold", "release", "requeue", "requeuehold")
 
 
@@ -100,29 +112,89 @@ def scontrol_magic(line: str) -> None:
                 f"{words[0]!r}: slurmlab's %scontrol knows update, {', '.join(_JOB_COMMANDS)} "
                 "(for show job/partition/node: %squeue, %sinfo, lab.sprio())"
             )
-        jobid, changes = None, {}
-        for word in rest:
-            key, eq, value = word.partition("=")
-            low = key.lower()
-            if not eq or not value:
-                raise SlurmlabError(f"update: {word!r}: expected Key=Value, e.g. TimeLimit=30")
-            if low in ("jobid", "job"):
-                jobid = value
-            elif low in _UPDATE_KEYS:
-                changes[_UPDATE_KEYS[low]] = value
-            else:
-                raise SlurmlabError(
-                    f"update: {key}= is not one slurmlab changes (it changes NumNodes, "
-                    "TimeLimit and Partition of a job, and an array's ArrayTaskThrottle)"
-                )
-        if jobid is None:
-            raise SlurmlabError("update: give the job, e.g. update JobId=12 TimeLimit=30")
-        nodes = changes.get("nodes")
-        if nodes is not None and nodes.isdigit():
-            changes["nodes"] = int(nodes)
+        jobid, changes = _update_request(rest)
         lab.update(jobid, **changes)
 
     _run("scontrol", act)
+
+
+def _abbreviates(tag: str, key: str, fewest: int) -> bool:
+    """Whether update_job.c's ``xstrncasecmp(tag, key, MAX(taglen, fewest))`` matches: ``tag``
+    is ``key`` or ``key`` cut to at least ``fewest`` letters, in any case (``TimeL``)."""
+    return fewest <= len(tag) <= len(key) and key.lower().startswith(tag.lower())
+
+
+def _not_changed(key: str) -> SlurmlabError:
+    return SlurmlabError(
+        f"update: {key} is not one slurmlab changes (it changes NumNodes, TimeLimit and "
+        "Partition of a job, and an array's ArrayTaskThrottle)"
+    )
+
+
+def _update_request(words: list[str]) -> tuple[str, dict]:
+    """(the job, Lab.update's arguments) of ``scontrol update``'s words, read as update_job.c
+    ``scontrol_update_job`` reads them, one after the other: ``Key=Value``, or ``Key Value``
+    (a word without '=' takes the next one as its value), keys in any case and cut short
+    (:func:`_abbreviates`); ``TimeLimit+=30``, ``TimeLimit-=30`` and ``TimeLimit=+30`` change
+    the limit by that much (of one job: JobId= first); ``+=``/``-=`` on any other key is
+    refused."""
+    jobid, changes = None, {}
+    i = 0
+    while i < len(words):
+        word, i = words[i], i + 1
+        tag, eq, value = word.partition("=")
+        sign = ""
+        if eq and tag[-1:] in ("+", "-"):
+            sign, tag = tag[-1], tag[:-1]
+        elif not eq:
+            if any(_abbreviates(tag, key, fewest) for key, fewest in _UPDATE_FLAGS):
+                raise _not_changed(tag)  # (Nice, ResetAccrueTime: no value)
+            if i == len(words):
+                raise SlurmlabError(
+                    f"update: Invalid input: {word} (Request aborted): give Key=Value or Key "
+                    "Value, e.g. TimeLimit=30"
+                )
+            value, i = words[i], i + 1
+        found = [(k, a) for k, fewest, a in _UPDATE_KEYS if _abbreviates(tag, k, fewest)]
+        if not found:
+            raise _not_changed(f"{tag}=" if eq else tag)
+        key, arg = found[0]
+        if key == "TimeLimit" and value[:1] in ("+", "-"):
+            if sign:
+                raise SlurmlabError(
+                    f"update: {word}: Invalid syntax, variations of +=- are not accepted "
+                    "(write TimeLimit+=30 or TimeLimit=+30)"
+                )
+            sign, value = value[0], value[1:]
+        if not value:
+            raise SlurmlabError(f"update: {word}: no value; give one, e.g. TimeLimit=30")
+        if sign and key != "TimeLimit":
+            raise SlurmlabError(f"update: Option {word} does not accept [+|-]= syntax")
+        if sign:
+            _check_relative_job(jobid)
+            value = sign + value
+        if arg is None:
+            jobid = value
+        else:
+            changes[arg] = int(value) if arg == "nodes" and value.isdigit() else value
+    if jobid is None:
+        raise SlurmlabError("update: give the job, e.g. update JobId=12 TimeLimit=30")
+    return jobid, changes
+
+
+def _check_relative_job(jobid: str | None) -> None:
+    """A TimeLimit increment or decrement is of the one job JobId= named before it (the
+    limit update_job.c ``_get_job_time`` reads): a job or an array task, not a list."""
+    if jobid is None:
+        raise SlurmlabError(
+            "update: JobId must precede TimeLimit increment or decrement (write update "
+            "JobId=12 TimeLimit+=30)"
+        )
+    if not re.fullmatch(r"\d+(_\d+)?", jobid):
+        raise SlurmlabError(
+            f"update: Invalid job ID {jobid} (a TimeLimit increment or decrement is of one "
+            "job, 12 or 12_3: update each alone, or give TimeLimit=T)"
+        )
 
 
 def sbatch_magic(line: str) -> None:
@@ -134,14 +206,151 @@ def sbatch_magic(line: str) -> None:
 
 
 def scancel_magic(line: str) -> None:
-    """``%scancel 12 14``: cancel jobs of the current lab."""
+    """``%scancel 12 14``, ``%scancel -u you -t PENDING``: cancel jobs of the current lab
+    (:func:`_scancel_filtered` for the filters)."""
 
     def act() -> None:
-        if not line.strip():
+        ids, filters = _scancel_request(_words("scancel", line))
+        if not ids and not filters:
             raise SlurmlabError("give the job ids to cancel, e.g. scancel 12")
-        current_lab().scancel(line.strip())
+        if filters:
+            _scancel_filtered(ids, filters)
+        else:
+            current_lab().scancel(" ".join(ids))
 
     _run("scancel", act)
+
+
+#: scancel's long options (src/scancel/opt.c ``_opt_args``) -> the letter or name it sets
+_SCANCEL_LONG = {
+    "account": "A", "batch": "b", "ctld": "ctld", "full": "f", "help": "help", "hurry": "H",
+    "interactive": "i", "cluster": "M", "clusters": "M", "jobname": "n", "me": "me",
+    "name": "n", "nodelist": "w", "partition": "p", "qos": "q", "quiet": "Q",
+    "reservation": "R", "sibling": "sibling", "signal": "s", "state": "t", "usage": "usage",
+    "user": "u", "verbose": "v", "version": "V", "wckey": "wckey",
+}  # fmt: skip
+#: scancel's options that take a value (its getopt string "A:bfHiM:n:p:Qq:R:s:t:u:vVw:")
+_SCANCEL_VALUED = frozenset("AMnpqRstuw") | {"sibling", "wckey"}
+#: the filters %scancel applies: option -> (its spelling, the squeue column it compares)
+_SCANCEL_FILTERS = {
+    "u": ("-u/--user", "USER"),
+    "me": ("--me", "USER"),
+    "t": ("-t/--state", "ST"),
+    "n": ("-n/--name", "NAME"),
+    "p": ("-p/--partition", "PARTITION"),
+}
+_SCANCEL_TAKES = (
+    "job ids, -u/--user USER, --me, -t/--state STATE, -n/--name NAME and -p/--partition"
+)
+
+
+def _scancel_option(word: str) -> str:
+    """The option a word names, as scancel's getopt_long reads it (a long name cut short
+    while it names one option); refused if scancel has none."""
+    if not word.startswith("--"):
+        letter = word[1]
+        if letter not in "AbfHiMnpQqRstuvVw":  # (scancel's getopt string)
+            raise SlurmlabError(f"invalid option -- '{letter}' (%scancel takes {_SCANCEL_TAKES})")
+        return letter
+    name = word[2:].partition("=")[0]
+    if name in _SCANCEL_LONG:
+        return _SCANCEL_LONG[name]
+    found = {_SCANCEL_LONG[n] for n in _SCANCEL_LONG if name and n.startswith(name)}
+    if len(found) != 1:
+        why = "ambiguous" if found else "unrecognized"
+        raise SlurmlabError(f"{why} option '{word}' (%scancel takes {_SCANCEL_TAKES})")
+    return found.pop()
+
+
+def _scancel_request(words: list[str]) -> tuple[list[str], dict[str, str]]:
+    """(the job ids, the filters) of scancel's words, read as its getopt_long reads them:
+    options anywhere among the ids, a value glued (``-uyou``, ``--user=you``) or the next
+    word; a filter given twice keeps the last. Options slurmlab's %scancel does not take
+    are refused by name."""
+    ids: list[str] = []
+    filters: dict[str, str] = {}
+    i = 0
+    while i < len(words):
+        word, i = words[i], i + 1
+        if word == "--":
+            ids.extend(words[i:])
+            break
+        if not word.startswith("-") or word == "-":
+            ids.append(word)
+            continue
+        key = _scancel_option(word)
+        value = None
+        if key in _SCANCEL_VALUED:
+            glued = word.partition("=")[2] if word.startswith("--") else word[2:]
+            if glued or "=" in word:
+                value = glued
+            elif i < len(words):
+                value, i = words[i], i + 1
+            else:
+                raise SlurmlabError(f"option '{word}' requires an argument")
+        if key not in _SCANCEL_FILTERS:
+            raise SlurmlabError(
+                f"{word}: slurmlab's %scancel does not take this scancel option; it takes "
+                f"{_SCANCEL_TAKES}"
+            )
+        if key in ("u", "me"):
+            filters.pop("u", None)
+            filters.pop("me", None)
+            value = "you" if key == "me" else value  # (a Lab's jobs are yours: user "you")
+        elif key == "t":
+            value = _scancel_state(value)
+        filters[key] = value
+    return ids, filters
+
+
+def _scancel_state(text: str) -> str:
+    """A job state as scancel's ``_xlate_state_name`` (job_state_num) reads it: a state's
+    name or its compact code, in any case."""
+    word = text.upper()
+    state = STATE_ABBREVIATIONS.get(word, word)
+    if state not in STATES:
+        raise SlurmlabError(
+            f"Invalid job state specified: {text}; Valid job states are PENDING, RUNNING, "
+            "and SUSPENDED"
+        )
+    return {"PENDING": "PD", "RUNNING": "R", "SUSPENDED": "S"}.get(state, state)
+
+
+def _scancel_filtered(ids: list[str], filters: dict[str, str]) -> None:
+    """scancel with filters (scancel.c ``_verify_job_ids``, ``_filter_job_records``,
+    ``_cancel_jobs``): of the jobs pending or running, each record (a job, an array task,
+    an array's pending record) that matches every filter, by equal text (-n the job's name,
+    -p its partition, -u its user, -t its state), and, with ids given, that one of them
+    names, is cancelled whole; an id that names no job is scancel's error, once the others
+    are cancelled. Nothing matching is no error (scancel says so only with -v)."""
+    lab = current_lab()
+    errors, named = [], None
+    if ids:
+        named = set()
+        for one in ids:
+            try:
+                named.update(map(id, lab.sim._records(one, "scancel")))  # noqa: SLF001
+            except SlurmlabError as exc:
+                errors.append(str(exc))
+    chosen = []
+    for row in squeue_frame(lab.sim, collapse=True).itertuples(index=False):
+        row = row._asdict()
+        key = re.sub(r"%\d+\]$", "]", row["JOBID"])  # (12_[3-9%2]: the record 12_[3-9])
+        if any(row[column] != filters[f] for f, (_, column) in _SCANCEL_FILTERS.items()
+               if f in filters):  # fmt: skip
+            continue
+        if named is None or any(
+            id(j) in named
+            for j in lab.sim._records(key, "scancel")  # noqa: SLF001
+        ):
+            chosen.append(key)
+    if chosen:
+        lab.scancel(chosen)
+    elif not errors:
+        given = " ".join(f"{_SCANCEL_FILTERS[f][0]}={v}" for f, v in filters.items())
+        print(f"(slurmlab) scancel: no active job matches all of {given}", file=sys.stderr)
+    if errors:
+        raise SlurmlabError("; ".join(errors))
 
 
 def squeue_magic(line: str) -> None:

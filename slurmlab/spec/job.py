@@ -429,9 +429,7 @@ _PASSTHROUGH: dict[str, tuple[bool, str | None]] = {
     "open-mode": (True, None),
     "comment": (True, None),
     "gpu-bind": (True, None),
-    "cpu-bind": (True, None),
     "mem-bind": (True, None),
-    "tres-bind": (True, None),
     "cpu-freq": (True, None),
     "gpu-freq": (True, None),
     "hint": (True, None),
@@ -450,6 +448,8 @@ _PASSTHROUGH: dict[str, tuple[bool, str | None]] = {
     "acctg-freq": (True, None),
     "container": (True, None),
     "clusters": (True, "M"),
+    "cluster": (True, None),  # (its own entry: getopt_long takes an exact name, slurm_opt.c)
+    "context": (True, None),
     "gid": (True, None),
     "parsable": (False, None),
     "test-only": (False, None),
@@ -465,7 +465,6 @@ _PASSTHROUGH: dict[str, tuple[bool, str | None]] = {
     "use-min-nodes": (False, None),
     "get-user-env": (False, None),
     "ignore-pbs": (False, None),
-    "immediate": (False, "I"),
 }
 # Pass-through options that change scheduling in Slurm: accepted, with a warning saying
 # what Slurm would do that the simulation does not. (--use-min-nodes is not here: with it
@@ -479,26 +478,25 @@ _NOT_SIMULATED: dict[str, str] = {
     "contiguous": "Slurm only allocates contiguous nodes",
     "spread-job": "Slurm spreads the job over as many nodes as it can",
     "switches": "Slurm waits for an allocation on at most that many leaf switches",
-    "immediate": "Slurm cancels the job if it cannot start at once",
     "no-kill": "Slurm keeps the job running when one of its nodes fails",
     "cores-per-socket": "Slurm only uses nodes with that many cores per socket",
     "sockets-per-node": "Slurm only uses nodes with that many sockets",
     "gres-flags": "Slurm may bind the job's GPUs to the cores next to them",
     "clusters": "Slurm may send the job to another cluster",
 }
+#: Options sbatch reads as another's (slurm_opt.c gives both the same set function)
+_SAME_AS = {"cluster": "clusters"}
 # Real sbatch options whose effect slurmlab does not model: refused by name.
 _NOT_MODELLED: dict[str, str | None] = {
     "ntasks-per-gpu": None,
     "ntasks-per-socket": None,
     "gpus-per-socket": None,
-    "cpus-per-gres": None,
-    "tres-per-task": None,
+    "ntasks-per-tres": None,
     "mincpus": None,
     "prefer": None,
     "core-spec": "S",
     "thread-spec": None,
     "extra-node-info": "B",
-    "extra": None,
     "cluster-constraint": None,
     "batch": None,
     "bb": None,
@@ -508,11 +506,22 @@ _NOT_MODELLED: dict[str, str | None] = {
     "mcs-label": None,
     "reboot": None,
     "delay-boot": None,
-    "segment": None,
     "power": None,
     "help": "h",
     "usage": None,
     "version": "V",
+}
+#: Options sbatch 22.05 does not have: slurm_option_table_create (slurm_opt.c) gives sbatch's
+#: getopt table only the options with a set_func or set_func_sbatch, so these, of srun or
+#: salloc or of a later Slurm, are unrecognized options to it. long name -> (short, what it is)
+_LATER = "it was added in a Slurm release after 22.05, the one slurmlab simulates"
+_NOT_SBATCH: dict[str, tuple[str | None, str]] = {
+    "cpu-bind": (None, "it is an srun option (put it on the srun line of the batch script)"),
+    "immediate": ("I", "it is a salloc and srun option; sbatch queues the job whatever is free"),
+    "tres-bind": (None, _LATER),
+    "tres-per-task": (None, _LATER),
+    "segment": (None, _LATER),
+    "cpus-per-gres": (None, "CPUs per GPU are --cpus-per-gpu"),
 }
 _SHORT = {s: ln for ln, (_, _, s) in _OPTIONS.items() if s}
 _SHORT.update({s: ln for ln, (_, s) in _PASSTHROUGH.items() if s})
@@ -527,10 +536,10 @@ def _lookup(name: str, value: str | None = None) -> str:
     option: ``unrecognized option --partiton (value 'gpu'); did you mean --partition?``.
     """
     if name in _OPTIONS or name in _PASSTHROUGH or name in _NOT_MODELLED:
-        return name
+        return _SAME_AS.get(name, name)
     matches = [n for n in _ALL_LONG if name and n.startswith(name)]
     if len(matches) == 1:
-        return matches[0]
+        return _SAME_AS.get(matches[0], matches[0])
     if len(matches) > 1:
         hint = ""
         if f"{name}s" in matches:  # (--gpu=1, --node=2: the plural is the option meant)
@@ -540,6 +549,13 @@ def _lookup(name: str, value: str | None = None) -> str:
                 hint += f" (GPUs per job; per node: --gres=gpu:{value or 'N'})"
         raise SbatchError(
             f"option --{name} is ambiguous: it could be --{', --'.join(matches)}{hint}"
+        )
+    if name in _NOT_SBATCH:
+        short, what = _NOT_SBATCH[name]
+        spelled = f"-{short}/--{name}" if short else f"--{name}"
+        raise SbatchError(
+            f"unrecognized option '--{name}{'' if value is None else f'={value}'}': sbatch "
+            f"(Slurm 22.05) has no {spelled}: {what}; remove it"
         )
     given = f" (value {value!r})" if value is not None else ""
     # a near spelling only (a typo, a letter left out or swapped): --bogus is no --gpus
@@ -1148,9 +1164,19 @@ class JobSpec:
         A list's words are taken as sbatch receives them, as text (``["-N", 2]`` is
         ``-N 2``). ``base`` is a request whose options these override.
 
+        Once all are read, the node counts are checked and set as sbatch's ``_opt_verify``
+        sets them (:func:`_sbatch_nodelist`: ``-w`` raises the minimum node count to its
+        hosts; ``-n`` below it drops hosts, with sbatch's warning).
+
         >>> JobSpec.from_args("-N 4 --gres=gpu:8 -t 2:00:00").tres()["gres/gpu"]
         32
         """
+        return _as_submitted(cls._parsed(args, base))
+
+    @classmethod
+    def _parsed(cls, args: str | Sequence[str], base: JobSpec | None = None) -> JobSpec:
+        """:meth:`from_args` before sbatch's final checks of the node counts (a script's
+        directives are read so, before the command line's options override them)."""
         args = _words(args, "JobSpec.from_args")
         if base is not None and not isinstance(base, JobSpec):
             raise SbatchError(
@@ -1186,8 +1212,8 @@ class JobSpec:
         if ignored and (base is None or base._hint_applies() or base.option("hint") is None):
             _warn(
                 f"--hint={spec.option('hint')} is ignored: sbatch ignores --hint beside "
-                "--ntasks-per-core, --threads-per-core or --cpu-bind (other than verbose) "
-                "(Following options are mutually exclusive with --hint); give one or the other"
+                "--ntasks-per-core or --threads-per-core (Following options are mutually "
+                "exclusive with --hint); give one or the other"
             )
         return spec
 
@@ -1287,12 +1313,12 @@ class JobSpec:
             _warn_late_directives(script, lineno, s)
             break  # first command: later #SBATCH lines are ignored
         try:
-            spec = cls.from_args(directives)
+            spec = cls._parsed(directives)
         except SbatchError as exc:
             # the first line whose directives, with those above it, are refused
             for lineno, upto in lines:
                 try:
-                    cls.from_args(directives[:upto])
+                    cls._parsed(directives[:upto])
                 except SbatchError:
                     raise SbatchError(f"script line {lineno}: #SBATCH directive: {exc}") from None
             raise SbatchError(f"#SBATCH directive: {exc}") from None
@@ -1304,7 +1330,7 @@ class JobSpec:
         if args is not None:
             args = _words(args, "JobSpec.from_sbatch: args")
         if args:
-            script_wrap, spec = spec.wrap, cls.from_args(args, base=spec)
+            script_wrap, spec = spec.wrap, cls._parsed(args, base=spec)
             if spec.wrap != script_wrap:  # --wrap on the command line, with a script
                 raise SbatchError(
                     "Script arguments not permitted with --wrap option (--wrap makes the batch "
@@ -1312,7 +1338,7 @@ class JobSpec:
                 )
         if pbs and not any(k == "ignore-pbs" for k, _ in spec.other):
             _warn_pbs(pbs)
-        return spec
+        return _as_submitted(spec)
 
     # -- rendering -------------------------------------------------------------------------
     def to_args(self) -> list[str]:
@@ -1402,7 +1428,7 @@ class JobSpec:
         ``multithread``: no limit on tasks per core, even under CR_ONE_TASK_PER_CORE), else
         one task per core where SelectTypeParameters has CR_ONE_TASK_PER_CORE (sbatch's
         ``verify_hint``; slurmctld's ``_set_multi_core_data``). ``--hint`` is ignored beside
-        ``--ntasks-per-core``, ``--threads-per-core`` or ``--cpu-bind``, as sbatch ignores it.
+        ``--ntasks-per-core`` or ``--threads-per-core``, as sbatch ignores it.
 
         >>> JobSpec.from_args("-n 3 --hint=nomultithread").core_limits()
         (None, 1)
@@ -1426,16 +1452,12 @@ class JobSpec:
         return next((v for k, v in reversed(self.other) if k == name), None)
 
     def _hint_applies(self) -> bool:
-        """sbatch's ``validate_hint_option``: --hint counts unless --ntasks-per-core,
-        --threads-per-core or a --cpu-bind other than verbose is given with it."""
+        """sbatch's ``validate_hint_option``: --hint counts unless --ntasks-per-core or
+        --threads-per-core is given with it (-B and --cpu-bind, which it names too, are
+        refused: sbatch 22.05 has no --cpu-bind, and slurmlab does not model -B)."""
         if self.option("hint") is None:
             return False
-        bind = self.option("cpu-bind")
-        return (
-            self.ntasks_per_core is None
-            and self.threads_per_core is None
-            and (bind is None or bind.lower() == "verbose")
-        )
+        return self.ntasks_per_core is None and self.threads_per_core is None
 
     @property
     def job_name(self) -> str:
@@ -1595,7 +1617,7 @@ def _next_value(args: list[str], i: int, spelled: str, long: str) -> str:
 
 # Options whose value is optional: given only glued to them (--exclusive=user, -kfoo), never
 # the next word (getopt_long's optional_argument)
-_OPTIONAL_VALUE = frozenset({"exclusive", "nice", "no-kill", "immediate", "get-user-env"})
+_OPTIONAL_VALUE = frozenset({"exclusive", "nice", "no-kill", "get-user-env"})
 
 
 def _takes(long: str) -> Literal["none", "optional", "required"]:
@@ -1640,7 +1662,7 @@ def _options(args: list[str]):
             for j in range(1, len(tok)):
                 short = tok[j]
                 if short not in _SHORT:
-                    raise SbatchError(f"invalid option -{short} in {tok!r}; see `sbatch --help`")
+                    raise SbatchError(f"invalid option -{short} in {tok!r}; {_short_hint(short)}")
                 long = _SHORT[short]
                 takes, glued = _takes(long), tok[j + 1 :]
                 if takes == "none":
@@ -1656,6 +1678,14 @@ def _options(args: list[str]):
         else:
             yield "script-file", " ".join(args[i - 1 :]), None
             return
+
+
+def _short_hint(short: str) -> str:
+    """What a letter sbatch does not take is: another command's option, or nothing."""
+    long = next((n for n, (s, _) in _NOT_SBATCH.items() if s == short), None)
+    if long is None:
+        return "see `sbatch --help`"
+    return f"sbatch (Slurm 22.05) has no -{short}/--{long}: {_NOT_SBATCH[long][1]}; remove it"
 
 
 def _refuse_stray_word(
@@ -2281,13 +2311,82 @@ def features_match(expr: str | None, features: frozenset[str]) -> bool:
     return _constraint_holds(_parse_constraint(expr), features)
 
 
+# -- sbatch's checks of the node counts ---------------------------------------------------------
+def _sbatch_nodelist(spec: JobSpec) -> tuple[JobSpec, str | None]:
+    """The request as sbatch submits it given ``-w`` (sbatch/opt.c ``_opt_verify``), and
+    sbatch's warning or None.
+
+    The hosts listed raise the minimum node count (``-N 2-4 -w node[1-3]``: 3-4; without
+    ``-N``: 3), the maximum stays -N's (``-N 2`` is 2-2: verify_node_count), and a minimum
+    above the maximum is refused: ``-N 2 -w node[1-3]`` is "invalid number of nodes (-N
+    3-2)". A count above the hosts is kept (``-N 3 -w node1``: the list is part of the
+    nodes). Fewer tasks (``-n``) than that minimum set both counts to the tasks, with
+    sbatch's warning, and drop the last hosts of the list beyond them: ``-n 2 -w
+    node[1-3]`` runs on node[1-2]."""
+    if not spec.nodelist:
+        return spec, None
+    hosts, listed = len(spec.nodelist), compress_hostlist(spec.nodelist)
+    low = hosts if spec.nodes is None else max(hosts, spec.nodes)
+    high = spec.max_nodes if spec.max_nodes is not None else spec.nodes  # (None: no maximum)
+    if high is not None and low > high:
+        asked = f"--nodes={spec.nodes}" + (f"-{spec.max_nodes}" if spec.max_nodes else "")
+        raise SbatchError(
+            f"invalid number of nodes (-N {low}-{high}): --nodelist={listed} names {hosts} "
+            f"nodes, and sbatch raises the minimum node count to them, above {asked}'s "
+            f"maximum of {high}; list at most {high} nodes, or ask --nodes={hosts}"
+        )
+    if spec.ntasks is None or spec.ntasks >= low:
+        return spec, None
+    ntasks = spec.ntasks
+    warning = f"can't run {ntasks} processes on {low} nodes, setting nnodes to {ntasks}"
+    if hosts > ntasks:
+        warning += (
+            f" (sbatch drops {compress_hostlist(spec.nodelist[ntasks:])} from --nodelist="
+            f"{listed}: the job gets {compress_hostlist(spec.nodelist[:ntasks])})"
+        )
+    kept = replace(
+        spec,
+        nodelist=spec.nodelist[:ntasks],
+        nodes=None if spec.nodes is None else ntasks,
+        max_nodes=None,
+    )
+    return kept, warning
+
+
+def _as_submitted(spec: JobSpec) -> JobSpec:
+    """``spec`` read from sbatch's options, as sbatch submits it: :func:`_sbatch_nodelist`,
+    its warning given."""
+    spec, warning = _sbatch_nodelist(spec)
+    if warning:
+        _warn(warning)  # sbatch's own words
+    return spec
+
+
+def _check_submitted(spec: JobSpec) -> None:
+    """A request built in Python (or changed with ``dataclasses.replace``) whose node counts
+    sbatch would refuse or change (:func:`_sbatch_nodelist`) is refused: slurmlab runs the
+    request as it is written."""
+    try:
+        submitted, warning = _sbatch_nodelist(spec)
+    except SbatchError as exc:
+        raise RequestError(f"{exc} (as sbatch refuses these options)") from None
+    if submitted is not spec:
+        raise RequestError(
+            f"-n {spec.ntasks} with --nodelist={compress_hostlist(spec.nodelist)}: sbatch "
+            f"would submit it changed: {warning}; build the request with JobSpec.from_args, "
+            f"or list {spec.ntasks} nodes"
+        )
+
+
 # -- resolution against a cluster --------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class _TaskCounts:
     """The task and node counts the options fix before any node is looked at, as sbatch and
     slurmctld derive them: GPUs per job / per task give the tasks, per node / per task the
     tasks per node, per job / per node the nodes (gres.c ``_test_gres_cnt``); ``-w`` raises
-    the node count to the list's length; ``-n`` below ``-N`` lowers it, with sbatch's warning."""
+    the node count to the list's length (:func:`_sbatch_nodelist` has refused a list longer
+    than the maximum, and dropped hosts beyond the tasks); ``-n`` below ``-N`` lowers it,
+    with sbatch's warning."""
 
     ntasks: int | None
     ntasks_per_node: int | None
@@ -2311,7 +2410,7 @@ def _counts(spec: JobSpec) -> _TaskCounts:
     if spec.gpus and spec.gpus_per_node:
         nodes, nodes_from = spec.gpus // spec.gpus_per_node, "--gpus"
     if spec.nodelist and nodes_from != "--gpus" and (nodes is None or nodes <= len(spec.nodelist)):
-        # sbatch(1) -w: "The job will contain all of these hosts"
+        # sbatch/opt.c _opt_verify: min_nodes = MAX(hosts, min_nodes)
         nodes, nodes_from = len(spec.nodelist), "--nodelist"
     warning = None
     if nodes_from == "-N" and ntasks is not None and ntasks < nodes:
@@ -2947,6 +3046,7 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
         return resolve_all(spec, cluster, refused=[])[0]  # run it (the engine keeps them
         # all, and warns about the others naming the job)
     _check_mem_per_gpu(spec)
+    _check_submitted(spec)
     _check_gres_names(spec, cluster)
     _check_array_size(spec, cluster)
     part = _partition_of(spec, cluster)
@@ -3003,12 +3103,6 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
         )
     if spec.nodelist:
         listed = compress_hostlist(spec.nodelist)
-        if spec.max_nodes is not None and len(spec.nodelist) > spec.max_nodes:
-            raise RequestError(
-                f"--nodelist={listed} names {len(spec.nodelist)} nodes but --nodes="
-                f"{spec.nodes}-{spec.max_nodes} allows at most {spec.max_nodes}: Node count "
-                "specification invalid"
-            )
         if counts.nodes_from == "--gpus" and nodes < len(spec.nodelist):
             raise RequestError(
                 f"--gpus={spec.gpus} with {_gpn_flag(spec)} makes {nodes} nodes but "
