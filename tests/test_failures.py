@@ -841,7 +841,8 @@ def test_requeue_of_a_finished_job_runs_it_again_and_refuses_a_non_requeueable_o
         lab.requeue(b)
     lab.run()
     runs = lab.sacct(duplicates=True)
-    assert list(runs.loc[runs["JobID"] == str(a), "State"]) == ["COMPLETED", "COMPLETED"]
+    # (its first run's record becomes REQUEUED: job_mgr.c _job_requeue_op)
+    assert list(runs.loc[runs["JobID"] == str(a), "State"]) == ["REQUEUED", "COMPLETED"]
     assert list(runs.loc[runs["JobID"] == str(b), "State"]) == ["COMPLETED"]
 
 

@@ -325,7 +325,7 @@ def test_squeue_text_long_and_default_formats():
         "                 1      main averylon      you  R       1:00      1 node1",
     ]
     assert lab.squeue_text(long=True).splitlines() == [
-        "Mon Jan  5 00:01:00 2026",
+        "Mon Jan 05 00:01:00 2026",
         "             JOBID PARTITION     NAME     USER    STATE       TIME TIME_LIMI  NODES "
         "NODELIST(REASON)",
         "                 2      main   sbatch      you  PENDING       0:00 1-00:00:00      4 "

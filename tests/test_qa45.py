@@ -347,3 +347,32 @@ def test_priority_weight_tres_that_is_not_a_number_names_it():
             "PriorityType=priority/multifactor\nPriorityWeightTRES=CPU=lots\n"
             "NodeName=n1 CPUs=16 RealMemory=64000\nPartitionName=p Nodes=n1 Default=YES\n"
         )
+
+
+WALL = """
+cluster:
+  nodes: [{name: "n[1-4]", cpus: 16, memory: 64000}]
+  partitions: [{name: main, nodes: "n[1-4]", max_time: "1-00:00:00"}]
+policy: slurm
+qos:
+  - {name: normal}
+  - {name: low, max_wall: 30, max_jobs_per_user: 1}
+jobs:
+  - {id: r1, submit: 0, runtime: 600, user: alice, args: "-n 1 -t 20 --qos=low"}
+  - {id: w1, submit: 5, runtime: 60, user: alice, args: "-n 1 -t 60 --qos=low"}
+"""
+
+
+def test_a_qos_max_jobs_per_user_is_tested_before_its_max_wall():
+    """acct_policy.c ``_qos_job_runnable_pre_select`` tests max_jobs_pu before max_wall_pj:
+    w1, over both, shows QOSMaxJobsPerUserLimit while r1 runs, then
+    QOSMaxWallDurationPerJobLimit (it never starts)."""
+    import yaml
+
+    from slurmlab import Scenario
+
+    result = Scenario.from_dict(yaml.safe_load(WALL)).run(until=900)
+    reason = {
+        t: result.squeue(at=t).set_index("JOBID").loc["w1", "NODELIST(REASON)"] for t in (30, 700)
+    }
+    assert reason == {30: "(QOSMaxJobsPerUserLimit)", 700: "(QOSMaxWallDurationPerJobLimit)"}

@@ -240,8 +240,9 @@ def test_scenario_actions_hold_release_and_requeuehold_act_as_an_administrator(t
     start = (jobs.Start - r.origin).dt.total_seconds()
     assert start["wait"] == 400  # released at 400 (big ended at 300)
     assert "wait" in r.jobs.set_index("JobID").index
-    runs = jobs.loc["big"]  # completed at 300, so requeuehold runs it again: held
-    assert runs.State.tolist() == ["COMPLETED", "PENDING"]
+    runs = jobs.loc["big"]  # completed at 300, so requeuehold runs it again: held (the
+    # completed run's record is rewritten REQUEUED: job_mgr.c _job_requeue_op)
+    assert runs.State.tolist() == ["REQUEUED", "PENDING"]
     reason = r.squeue().set_index("JOBID").loc["big", "NODELIST(REASON)"]
     assert reason == "(job requeued in held state)"  # (real squeue's words, fixture holds)
     assert "scontrol requeuehold requeued it and held it" in r.why_pending("big")

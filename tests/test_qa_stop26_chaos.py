@@ -22,10 +22,11 @@ PREEMPT = {
 }
 
 
-def test_work_done_in_a_grace_time_is_lost_when_the_job_starts_again_from_zero():
-    # v is preempted at 100 with 120 s of grace and ends its 150 s of work at 150: still a
-    # preemption (requeued), and without a checkpoint its rerun does the 150 s again. The
-    # first run's work was booked useful too: goodput 1.0 for a job that ran twice
+def test_work_done_in_a_grace_time_counts_when_the_job_ends_in_it():
+    # v is preempted at 100 with 120 s of grace and ends its 150 s of work at 150, inside
+    # its grace time: it ends COMPLETED, once, its work all useful (job_mgr.c _job_complete
+    # takes the state from its exit; preempt.c requeues only at the grace end), and p
+    # starts then
     doc = {
         **PREEMPT,
         "jobs": [
@@ -35,11 +36,10 @@ def test_work_done_in_a_grace_time_is_lost_when_the_job_starts_again_from_zero()
     }
     r = Scenario.from_dict(doc).run()
     runs = r.runs[r.runs["JobID"] == "v"]
-    assert runs["State"].tolist() == ["PREEMPTED", "COMPLETED"]
-    assert runs["useful_s"].tolist() == [0.0, 150.0]
-    g = r.goodput().set_index("JobID").loc["v"]
-    assert g["goodput"] == pytest.approx(0.5)
-    assert g["lost_h"] == pytest.approx(g["useful_h"])  # the first run, done again
+    assert runs["State"].tolist() == ["COMPLETED"]
+    assert runs["useful_s"].tolist() == [150.0]
+    assert r.goodput().set_index("JobID").loc["v", "goodput"] == pytest.approx(1.0)
+    assert r.runs.set_index("JobID").loc["p", "Start"] == r.runs.set_index("JobID").loc["v", "End"]
 
 
 def test_resuming_a_failed_node_before_its_repair_leaves_it_down():

@@ -197,16 +197,17 @@ def test_lab_requeue_of_a_job_that_ended_long_ago_is_refused():
 @pytest.mark.parametrize(
     ("min_job_age", "after", "runs"),
     [
-        (None, 300, ["COMPLETED", "COMPLETED"]),  # the default, 300 s: just in time
+        (None, 300, ["REQUEUED", "COMPLETED"]),  # the default, 300 s: just in time
         (None, 301, ["COMPLETED"]),  # one second too late
-        ("600", 500, ["COMPLETED", "COMPLETED"]),
+        ("600", 500, ["REQUEUED", "COMPLETED"]),
         ("600", 700, ["COMPLETED"]),
-        ("0", 86400, ["COMPLETED", "COMPLETED"]),  # 0: no record is ever purged
+        ("0", 86400, ["REQUEUED", "COMPLETED"]),  # 0: no record is ever purged
     ],
 )
 def test_a_job_can_be_requeued_while_slurmctld_keeps_its_record(min_job_age, after, runs):
     """MinJobAge (slurm.conf(5); 0 "prevents any job record purging"): a job that ended
-    more than that long ago is refused; one that ended less (or as) long ago runs again."""
+    more than that long ago is refused; one that ended less (or as) long ago runs again
+    (its finished run's record rewritten REQUEUED: job_mgr.c _job_requeue_op)."""
     lab = slurmlab.Lab(_cluster(min_job_age), "easy")
     job = lab.sbatch("-N 1 -t 60", runtime=600)
     lab.advance(600 + after)

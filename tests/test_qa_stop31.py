@@ -326,7 +326,7 @@ def test_random_failures_leave_the_clock_at_the_last_thing_that_happened():
     }
     r = Scenario.from_dict(doc).run()
     assert r.sim.now == 60.0
-    assert r.squeue_text(long=True).splitlines()[0] == "Mon Jan  5 00:01:00 2026"
+    assert r.squeue_text(long=True).splitlines()[0] == "Mon Jan 05 00:01:00 2026"
 
 
 def test_conservative_gives_a_preemptor_the_room_its_victim_frees():

@@ -432,7 +432,7 @@ def test_a_split_that_leaves_one_task_makes_the_record_that_task():
 
 
 def test_sacct_d_keeps_a_record_cancelled_whole_as_it_was():
-    """sacct -D: a record scancel ended whole stays one CANCELLED line with the array's
+    """sacct -D: a record scancel ended whole stays one line (REQUEUED) with the array's
     JobID after it is requeued and its tasks start and take JobIDs of their own (the
     requeue gives the next run a database row of its own: batch_requeue_fini)."""
     lab = tiny_lab(("-N4 --exclusive -t 10", 60), ("--array=0-3 -N4 --exclusive -t 10", 60))
@@ -442,7 +442,8 @@ def test_sacct_d_keeps_a_record_cancelled_whole_as_it_was():
     lab.requeue("2")
     lab.advance(300)
     rows = lines(lab.sacct_text("JobID%12,JobIDRaw,State", duplicates=True))
-    assert rows[1] == ["2_[0-3]", "2", "CANCELLED"]
+    # (its state REQUEUED from the requeue on: job_mgr.c _job_requeue_op rewrites the row)
+    assert rows[1] == ["2_[0-3]", "2", "REQUEUED"]
     assert [r[0] for r in rows[2:]] == ["2_0", "2_1", "2_2", "2_3"]
 
 
@@ -513,7 +514,7 @@ def test_an_earlier_run_keeps_the_jobid_it_had():
     lab.requeue("2")
     lab.advance("40m")
     runs = lab.sacct(duplicates=True)
-    cancelled = runs[runs["State"] == "CANCELLED"]
+    cancelled = runs[runs["State"] == "REQUEUED"]  # (cancelled, then requeued: _job_requeue_op)
     assert cancelled["JobIDRaw"].tolist() == ["2", "2", "2"]
     done = runs[(runs["State"] == "COMPLETED") & runs["JobID"].str.startswith("2_")]
     assert sorted(done["JobIDRaw"].tolist()) == ["2", "3", "4"]

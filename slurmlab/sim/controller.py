@@ -560,8 +560,9 @@ class Controller:
         (``-p a,b``: as its ``record`` of one partition asks, node_scheduler.c testing the
         TRES limits for the partition tried).
 
-        In acct_policy.c's order: the job counts first (acct_policy_job_runnable_pre_select:
-        QOS MaxJobsPerUser, then the association's MaxJobs), then the TRES
+        In acct_policy.c's order: the job counts and its time first
+        (acct_policy_job_runnable_pre_select: QOS MaxJobsPerUser, then QOS MaxWall, then the
+        association's MaxJobs), then the TRES
         (_qos_job_runnable_post_select: QOS GrpTRES before MaxTRESPerUser, then the
         association's GrpTRES), each limit's TRES in TRES id order (cpu, mem, node...).
         ``nodes``: on that many nodes (``--nodes=MIN-MAX``), by default its minimum.
@@ -577,9 +578,14 @@ class Controller:
         ``alone``: as if no job of its QOS, user or account ran (is it over on its own?).
         """
         count_reason, checks = self._checks(job)
-        if count_reason and not alone:
+        if count_reason == "QOSMaxJobsPerUserLimit" and not alone:
             return count_reason
         src = job if record is None else record
+        wall = self.qos[job.qos].max_wall  # (its own limit: over it, alone too)
+        if wall is not None and src.limit > wall.total_seconds() and not job.admin_time:
+            return "QOSMaxWallDurationPerJobLimit"
+        if count_reason and not alone:
+            return count_reason
         if picked is not None:
             nodes = len(picked)
         elif busy is not None:
@@ -729,7 +735,8 @@ class Controller:
         one pass (``memo``) per request shape, user, QOS and account, and the records made
         per job while its request stays the same: a deep queue holds many alike."""
         key = (record.shape, record.mem_per_cpu, record.limit, job.qos, job.user, job.account,
-               job.spec.nodelist, job.spec.reservation, job.alts is None)  # fmt: skip
+               job.spec.nodelist, job.spec.reservation, job.alts is None,
+               job.admin_time)  # fmt: skip
         got = memo.get(key)
         if got is None:
             reason = self._limit_reason(job, None if job.alts is None else record)

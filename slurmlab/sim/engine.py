@@ -531,7 +531,10 @@ class Simulation(Controller, Lifecycles, Updates):
         self._wake: float | None = None  # a pass armed for when a PreemptExemptTime ends
         self._qos_queued: Counter[str] = Counter()  # queued jobs per QOS (under preemption)
         self._limits = any(  # (a limit of 0 is a limit: Slurm holds every job it covers)
-            q.max_jobs_per_user is not None or q.max_tres_per_user or q.grp_tres
+            q.max_jobs_per_user is not None
+            or q.max_tres_per_user
+            or q.grp_tres
+            or q.max_wall is not None
             for q in self.qos.values()
         ) or any(a.grp_tres or a.max_jobs is not None for a in accounts)
         # (node= limits count the nodes a busy job would get: Controller._busy_limits)
@@ -1338,7 +1341,7 @@ class Simulation(Controller, Lifecycles, Updates):
 
     def _partition_reason(self, job: SimJob, res: Resources, shape: tuple | None) -> str | None:
         """Why the job cannot wait in the partition of ``shape`` (its own for None): the
-        partition's state and limits, and the QOS MaxWall; None when it can."""
+        partition's state and limits; None when it can."""
         if shape is None:
             part, limit, count = self.cluster.partition(job.partition), job.limit, job.count
         else:
@@ -1362,10 +1365,7 @@ class Simulation(Controller, Lifecycles, Updates):
             return "PartitionNodeLimit"
         if res.limit_reason is not None:  # above MaxMemPerNode / MaxMemPerCPU
             return res.limit_reason
-        q = self.qos[job.qos]
-        if q.max_wall is not None and limit > q.max_wall.total_seconds() and not job.admin_time:
-            return "QOSMaxWallDurationPerJobLimit"
-        return None
+        return None  # (a QOS's MaxWall is a QOS limit: Controller._limit_reason)
 
     def _named_array(self, key: str) -> str:
         """``key``, or the name of the array (its scenario id) whose JobID ``key`` is."""
@@ -1751,16 +1751,21 @@ class Simulation(Controller, Lifecycles, Updates):
                     last = next(t for i in ids if in_record(t := self.jobs[i]))
                     self._reorder(last, last.split_order(tasks))
 
-    def release(self, key: str | int) -> None:
+    def release(self, key: str | int, *, admin: bool = False) -> None:
         """``scontrol release``: a held job (``sbatch -H``, ``scontrol hold``) may start
         again (a running one is no longer shown held), with its priority set again: under
         priority/basic it goes behind every job submitted before the release. Releasing a job
         that is not held does nothing, and one that has ended is refused, as scontrol does
-        (real Slurm 22.05)."""
+        (real Slurm 22.05). An administrator's hold (JobHeldAdmin) is released only by an
+        administrator (``admin``, as a scenario's actions are): its user is refused, Access/
+        permission denied (job_mgr.c _update_job: a user may release a WAIT_HELD_USER hold
+        only), and the job stays held; the others named are released."""
         jobs = self._records(key, "scontrol release")
         if not any(j.state in ("PENDING", "RUNNING") for j in jobs):
             raise SlurmlabError(f"scontrol release {key}: Job has already finished")
         held = [j for j in jobs if j.state in ("PENDING", "RUNNING") and j.held]
+        denied = [] if admin else [j for j in held if j.held == "JobHeldAdmin"]
+        held = [j for j in held if j not in denied]
         # (update_job_str splits the tasks named off their array's record before it looks
         # at their holds: a release of a task not held splits it too)
         self._split_tasks(jobs)
@@ -1774,6 +1779,15 @@ class Simulation(Controller, Lifecycles, Updates):
                 job.reasons.append((self.env.now, "None"))
             else:
                 self._recheck(job)
+        if denied:
+            raise SlurmlabError(
+                f"scontrol release {key}: Access/permission denied for job "
+                f"{', '.join(j.key for j in denied)} (an administrator held it: JobHeldAdmin; "
+                "its user may release only a user's hold, JobHeldUser. An administrator "
+                "releases it: a scenario's action {at: ..., action: release, job: "
+                f"{denied[0].key}}}, or in a Lab lab.sim.release({denied[0].key!r}, "
+                "admin=True))"
+            )
 
     def requeue(self, key: str | int, command: str = "scontrol requeue") -> None:
         """``scontrol requeue``: a running job's run ends REQUEUED and it pends again; a
@@ -1812,8 +1826,19 @@ class Simulation(Controller, Lifecycles, Updates):
                     job.acct["lost"] += job.acct["useful"]
                     job.acct["useful"] = 0.0
                 # else it resumes from its last checkpoint, as after any other requeue
-                self._requeue(job, job.state)
+                self._requeue_finished(job)
                 self.request_pass()
+
+    def _requeue_finished(self, job: SimJob) -> None:
+        """A finished job pends again: slurmdbd's record of its last run becomes REQUEUED,
+        ending now (job_mgr.c _job_requeue_op sets end_time = now for a job not completing
+        and job_state = JOB_REQUEUE before job_completion_logger; as_mysql_job_complete
+        rewrites the run's row, db_index still set, with time_end and that state). Its
+        nodes were free from its end: the run's End stays that (squeue, sinfo and goodput
+        at a time read it); ``db_end``, the End sacct shows, is the requeue
+        (SimulationResult.jobs_all_runs)."""
+        self._requeue(job, "REQUEUED")
+        job.runs[-1]["db_end"] = self.env.now
 
     def _work_remaining(self) -> bool:
         """Whether anything can still happen without random failures (they stop otherwise).
@@ -1868,8 +1893,8 @@ class Simulation(Controller, Lifecycles, Updates):
                 self.requeue(act.target)
             elif act.action == "hold":  # (an administrator's: JobHeldAdmin)
                 self.hold(act.target, admin=True)
-            elif act.action == "release":
-                self.release(act.target)
+            elif act.action == "release":  # (an administrator's: any hold)
+                self.release(act.target, admin=True)
             elif act.action == "requeuehold":
                 self.requeue_hold(act.target)
             elif act.action == "update":  # (an administrator's: an operator may raise limits)

@@ -515,8 +515,11 @@ class Lab:
 
     def release(self, jobid) -> None:
         """``scontrol release``: a held job (``sbatch -H``, :meth:`hold`) may start again; a
-        job that is not held is left as it is. Several jobs as scontrol's job_list
-        (``"12,14"``) or a list."""
+        job that is not held is left as it is. You are the job's user: an administrator's
+        hold (JobHeldAdmin, a scenario's ``actions: hold``) is refused, "Access/permission
+        denied", as Slurm refuses it (an administrator's release: a scenario's ``release``
+        action, or ``lab.sim.release(jobid, admin=True)``). Several jobs as scontrol's
+        job_list (``"12,14"``) or a list."""
         self._each(jobid, "release", self.sim.release)
 
     def update(

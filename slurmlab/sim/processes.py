@@ -163,18 +163,13 @@ class Lifecycles:
         heappush(self._expected_ends, (job.start + job.limit, job.id, job.restarts, job.proc))
 
     def _run_ended(self, job: SimJob, state: str) -> None:
+        """The run ends on its own, in ``state``. A job preempted whose run ends during its
+        GraceTime ends so too (COMPLETED, FAILED, TIMEOUT), and is not requeued: Slurm
+        requeues or kills a victim only at its grace end (preempt.c slurm_job_preempt returns
+        while _job_check_grace_internal finds the grace running), and a job that exits first
+        gets the state of its exit (job_mgr.c _job_complete; its preemptor starts when the
+        resources are free, as after any end)."""
         job.live = False
-        if job.preempted_by is not None:  # ended on its own during GraceTime: still preempted
-            self._account(job, final_checkpoint=state == "SIGNAL_REQUEUE")
-            requeue = self._preempt_mode_of(job) == "REQUEUE" and job.requeue
-            if requeue and job.ckpt is None:
-                job.work_left = job.runtime  # the batch script starts again from the beginning
-                # (so the work this run did is lost, as a requeue mid-run loses it: the next
-                # run does it again)
-                job.acct["lost"] += job.acct["useful"]
-                job.acct["useful"] = 0.0
-            self._finish(job, "PREEMPTED", "0:0", requeue=requeue)
-            return
         if state == "SIGNAL_REQUEUE":
             self._account(job, final_checkpoint=True)
             self._finish(job, "REQUEUED", "0:0", requeue=True)
@@ -310,9 +305,11 @@ class Lifecycles:
 
     def _run_record(self, job: SimJob, state: str) -> dict:
         eligible = job.eligible
-        if eligible is None and job.reason == "BeginTime" and state == "PENDING" and not job.deps:
-            # waiting for its begin time (--begin, a requeue's delay): slurmdbd has that time
-            # as its eligible time already (as_mysql_job_start: time_eligible = begin_time)
+        if eligible is None and job.reason == "BeginTime" and job.start is None and not job.deps:
+            # waiting for its begin time (--begin, a requeue's delay), pending still or ended
+            # so (cancelled): slurmdbd has that time as its eligible time from the run's first
+            # record (accounting_storage_slurmdbd.c _setup_job_start_msg: eligible_time =
+            # begin_time), and a cancel leaves it. One waiting for a dependency has none
             eligible = job.begin
         elif eligible is not None and job.throttle is not None:
             eligible = unthrottled(job, eligible)

@@ -23,6 +23,7 @@ from slurmlab.sim.engine import (
     array_heads,
     array_name,
     arrays_converted,
+    iter_records,
     last_tried,
     records_at,
     shown_as,
@@ -183,10 +184,13 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
                 if nodes is None
                 else ordered_hostlist(sim.node_names[i] for i in sorted(nodes))
             )
-            if p is None and reason == "BeginTime":  # squeue --start shows its begin time
-                # (real Slurm 22.05: a --begin=now+600 job, 600 s on): this run's, not the one
-                # a later requeue set; an array's pending record's is its head's first run's
-                p = run["Begin"] if shown is job else _first_begin(shown)
+            if p is None:  # no expected start: squeue --start shows the begin time still to
+                # come, whatever the job waits for (job_mgr.c pack_job: begin_time > now;
+                # real Slurm 22.05: a --begin=now+600 job, and the holds fixture's held
+                # requeued jobs): this run's, not the one a later requeue set; an array's
+                # pending record's is its head's first run's
+                begin = run["Begin"] if shown is job else _first_begin(shown)
+                p = begin if begin is not None and begin > t else None
             known = p is not None and math.isfinite(p)
             planned = sim.origin + pd.Timedelta(seconds=p) if known else pd.NaT
         priority = priority_at(sim, job, t)
@@ -762,9 +766,11 @@ def sacct_records(
       keeps no record of it, so slurmdbd has none;
     * only the jobs eligible by now (``eligible_only``): sacct without ``-j`` hides the
       others ("handle normal time query of only eligible jobs"), and slurmdbd's eligible
-      time is unset for a job never eligible (held, waiting for a dependency, a
-      ``--begin`` to come or a reservation: one cancelled so never shows) and for a job
-      held again, until it is released; a pending record that waits for its throttle
+      time is unset for a job never eligible (held, waiting for a dependency or a
+      reservation: one cancelled so never shows) and for a job held again, until it is
+      released; a job waiting for its begin time (``--begin``, a requeue's delay) has that
+      time, cancelled or not, so it shows once that time has passed
+      (accounting_storage_slurmdbd.c _setup_job_start_msg); a pending record that waits for its throttle
       (JobArrayTaskLimit) has it infinite (accounting_storage_slurmdbd.c). slurmdbd hears
       of changes up to 5 s late (its job thread's period), which is not simulated;
     * rows sorted as sacct sorts them: by Submit, then ArrayJobID (0 for a job that is no
@@ -840,6 +846,24 @@ def sacct_records(
     return out.iloc[rows].reset_index(drop=True)
 
 
+def with_db_ends(sim: Simulation, table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (every run, one row per record of :func:`iter_records`, in its order) with
+    the End and Elapsed slurmdbd has for a run that had ended when ``scontrol requeue`` made
+    its job pend again: the requeue time (job_mgr.c _job_requeue_op; the run's ``db_end``,
+    Engine._requeue_finished), not when its nodes were freed."""
+    ends = [(i, run["db_end"]) for i, (_j, run, _l) in enumerate(iter_records(sim))
+            if run.get("db_end") is not None]  # fmt: skip
+    if not ends:
+        return table
+    rows = [i for i, _t in ends]
+    col = table.columns.get_loc
+    end = sim.origin + pd.to_timedelta([t for _i, t in ends], unit="s")
+    start = pd.DatetimeIndex(table["Start"].iloc[rows])
+    table.iloc[rows, col("End")] = end
+    table.iloc[rows, col("Elapsed")] = (end - start).where(start.notna(), pd.Timedelta(0))
+    return table
+
+
 def _in_record_then(job, last: bool, end, origin: pd.Timestamp) -> bool:
     """Whether a run of ``job`` that never started ended (or, its last, waits) in its
     array's pending record: its last run while the task is in the record now; an earlier
@@ -868,11 +892,10 @@ def sacct_selection(
     names = np.array([re.sub(r"_(\[.*\]|\d+)$", "", str(k)) for k in keys], dtype=object)
     chosen = np.zeros(len(table), dtype=bool)
     for word in words:
+        chosen |= (raw == word) | (arrays == word) | (keys == word) | (names == word)
         job, under, task = word.rpartition("_")
-        if under and task.isdigit() and job:
+        if under and task.isdigit() and job:  # (or a task: myarray_3, 12_3)
             chosen |= (task_ids == int(task)) & ((arrays == job) | (names == job))
-        else:
-            chosen |= (raw == word) | (arrays == word) | (keys == word) | (names == word)
     return chosen
 
 
@@ -880,7 +903,8 @@ def _sacct_job_words(jobs) -> list[str]:
     """``sacct -j``'s job list as words: a string split at commas (empty items skipped, as
     ``slurm_addto_step_list`` skips them), a job number, or a list of both. A word sacct
     refuses ("Bad job/step specified": ``-1``, ``2_*``, ``2_-1``) is an error here too, and
-    so is a step (``12.0``, ``12.batch``: a simulation has none)."""
+    so is a step (``12.0``, ``12.batch``: a simulation has none). ``X_N`` is an array task
+    only when N is a number; a scenario id may hold underscores (``after_drain``)."""
     if isinstance(jobs, bool) or not isinstance(jobs, str | int | np.integer | list | tuple):
         raise SlurmlabError(
             f'sacct -j: jobs={jobs!r} is not a job list: give JobIDs as a string ("12,14_3"), '
@@ -908,7 +932,7 @@ def _sacct_job_words(jobs) -> list[str]:
                 f"(sacct -X): give the job's id, {word.split('.')[0]}"
             )
         if (
-            (under and not (task.isdigit() and base))
+            (under and (not base or (base.isdigit() and not task.isdigit())))
             or not re.fullmatch(r"[\w.-]+", word)
             or (word.startswith("-"))
         ):
@@ -968,7 +992,7 @@ class SimulationResult:
         When no job was requeued it has the same rows as :attr:`jobs` (a copy of it)."""
         if not self.sim.requeued():  # (every job has one run: no second table to build)
             return self.jobs.copy()
-        return job_table(self.sim, duplicates=True)
+        return with_db_ends(self.sim, job_table(self.sim, duplicates=True))
 
     @cached_property
     def events(self) -> pd.DataFrame:
@@ -1115,9 +1139,22 @@ class SimulationResult:
         takes it): that time when given; else none with a job list (``jobs``: ``-j``, from
         the epoch) or for a finished simulation (a :func:`~slurmlab.simulate` result, read
         as an export of its whole run); else, for a :class:`~slurmlab.Lab`'s, midnight of
-        the simulated day (slurmdb_defs.c slurmdb_job_cond_def_start_end)."""
+        the simulated day (slurmdb_defs.c slurmdb_job_cond_def_start_end). A start after
+        the window's end, now (sacct's without ``-E``: now + 1 s, its query being [S, E)),
+        is an error in sacct's words (options.c: "Start time ... requested is after end
+        time ...", exit 1)."""
         if starttime is not None:
             t = parse_instant(starttime, self.origin, what="sacct starttime")
+            end = math.floor(self.sim.now) + 1.0
+            if t > end:
+                start_text, end_text = (
+                    _slurm_time(self.origin + pd.Timedelta(seconds=x), "") for x in (t, end)
+                )
+                raise SlurmlabError(
+                    f"Start time ({start_text}) requested is after end time ({end_text}). "
+                    f"sacct's window ends now (t={self.sim.now:g}s) when no end is given: "
+                    f"give a start time (sacct -S, starttime=) at or before {end_text}"
+                )
             return self.origin + pd.Timedelta(seconds=t)
         if jobs or not self.live:
             return None
@@ -1196,7 +1233,7 @@ class SimulationResult:
             )
         if long:
             now = self.sim.origin + pd.Timedelta(seconds=_seconds(self.sim, at))
-            lines.insert(0, now.strftime("%a %b %e %H:%M:%S %Y"))  # (print_date: ctime)
+            lines.insert(0, now.strftime("%a %b %d %H:%M:%S %Y"))  # (print_date: slurm_ctime2_r)
         return "\n".join(lines)
 
     def sinfo(self, at=None) -> pd.DataFrame:
