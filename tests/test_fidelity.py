@@ -119,6 +119,13 @@ QOS_DIR = ROOT / "datasets" / "realslurm" / "accounts-qos"
 
 #: sprio rows that knowingly differ from real Slurm's, per (scenario, job), and why.
 SPRIO_DIFFERENCES = {
+    **{
+        ("mix-16", key): (
+            "-N 1-2 --gres=gpu:2: Slurm's factors counted one node (JOBSIZE 87) while the "
+            "simulator's backfill planned two (91), and two once Slurm's did (as mix-12's j29)"
+        )
+        for key in ("j10", "j22")
+    },
     ("update", "long"): (
         "at 30 s, just after scontrol update: Slurm shows the factors it recomputed from the "
         "request (1 CPU, age 0), the simulator its exclusive node's 16 CPUs and age so far"
@@ -181,7 +188,7 @@ def test_sprio_factors_match_real_sprio_in_every_fixture():
                     continue
                 assert same, (name, t, key, row, got.to_dict())
                 checked += 1
-    assert checked >= 1000 and differ == 10, (checked, differ)
+    assert checked >= 1000 and differ == 25, (checked, differ)
 
 
 @pytest.mark.skipif(not (QOS_DIR / "sprio.csv").exists(), reason="no accounts-qos fixture")
@@ -312,6 +319,43 @@ def test_jobids_match_real_slurm(yaml_path, out):
 #: Where the simulated TRES knowingly differ from real Slurm's, and why.
 TRES_SIMPLIFICATIONS = {
     **{
+        ("mix-14", key, "AllocTRES"): (
+            "after mix-14 takes another path (scorecard.DIVERGED, 32 s): j08 (--gpus=3) fits on "
+            "one node at 32 s here, so j09 (-n 2 --gpus-per-task=1) spreads over two; j27 ran "
+            "a second here before its cancel"
+        )
+        for key in ("j08", "j09", "j27")
+    },
+    **{
+        ("mix-15", key, "AllocTRES"): (
+            "after mix-15 takes another path (scorecard.DIVERGED, 59 s): other free resources "
+            "when it started, so another number of nodes"
+        )
+        for key in ("j14", "j18", "j28")
+    },
+    **{
+        ("gpus-spread3", f"probe{k}", "AllocTRES"): (
+            "-n N --gpus=3 without -N: Slurm spreads it over two nodes (one task on gpu1); the "
+            "simulator holds its GPUs on one node (not modelled: scorecard)"
+        )
+        for k in (1, 2, 3)
+    },
+    ("gpus-spread2", "probe5", "ReqTRES"): (
+        "--gpus=5 without -N: Slurm's ReqTRES shows the request before allocation (1 node, 5 "
+        "GPUs); the simulator the shape it resolved (2 nodes of 3 GPUs), as gpu-spellings' "
+        "gpus_spread"
+    ),
+    ("gpus-spread2", "probe1", "AllocTRES"): (
+        "-n 2 --gpus=3 without -N: Slurm spreads it (gpu2's 2 GPUs and gpu1's 1, a task on "
+        "each); the simulator holds its GPUs on one node (not modelled: scorecard)"
+    ),
+    **{
+        ("gpus-spread2", f"probe{k}", "AllocTRES"): (
+            "follows probe1, which holds gpu1 until 45 s here: it starts later, on one node"
+        )
+        for k in range(2, 5)
+    },
+    **{
         ("mix-11", key, "AllocTRES"): (
             "-N 1-2 after mix-11 takes another path (scorecard.DIVERGED, 25 s): it took "
             "another number of nodes"
@@ -323,6 +367,10 @@ TRES_SIMPLIFICATIONS = {
         "of a job the same shape (2 + 2)"
     ),
     ("gpu-spellings", "gpus_two_nodes", "ReqTRES"): "the same job's request, as allocated",
+    ("gpu-spellings", "gpus_spread", "AllocTRES"): (
+        "--gpus=6 without -N spreads over the nodes with GPUs free; after gpus_two_nodes' "
+        "2 + 2 (Slurm: 2 + 1) those are three nodes of 2 GPUs here, two (2 + 4) in Slurm"
+    ),
     ("gpu-spellings", "gpus_spread", "ReqTRES"): (
         "--gpus=6 without -N: Slurm's ReqTRES shows the request before allocation (1 node, "
         "1 CPU); the simulator shows the shape it resolved (2 nodes of 3 GPUs)"

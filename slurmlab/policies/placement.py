@@ -44,6 +44,10 @@ tasks, chosen by the same rule and counted in tasks, and from a run the one node
 the rest (the tightest), or else the run's nodes in order, each taking what it holds of the
 tasks left. So it takes one node when one holds it all, and several when none does; a plan
 for later (backfill, ``squeue --start``) is placed so too (``Profile.spread_earliest``).
+``-n N --gpus-per-task=G`` spreads so too, its tasks with G GPUs each, its nodes weighed by
+:func:`gpu_weights`; ``--gpus=N`` alone (no ``-N``, ``-n``) spreads its GPUs
+(:func:`_spread_gpus`: real Slurm put ``--gpus=3`` on gpu4's 2 free GPUs and gpu2's 1 in the
+``mix-14`` fixture).
 
 Not modelled: the GPU weights of an ``--exclusive`` GPU job, which Slurm does not cap (its
 nodes' whole GPU counts rank them; alike on the fixtures' GPU nodes), of GPUs near the job's
@@ -330,6 +334,10 @@ def spread_nodes(
     its nodes in order until the tasks are held. Each node takes what it holds of the tasks
     left, in the order picked (``_cpus_to_use``; ``dist_tasks_compute_c_b`` stays within
     it): 32 tasks on nodes holding 20 and 24 take 20 and 12 (real Slurm 22.05, mix-7)."""
+    if per_task[CPU] == 0:  # --gpus=N alone: its GPUs spread (spread_of)
+        return _spread_gpus(free, ntasks, per_task, per_node, mask, weights)
+    if per_task[GPU] > 0 and per_node[GPU] == 0:  # -n N --gpus-per-task=G: GPUs per job
+        weights = gpu_weights(free, weights, ntasks * int(per_task[GPU]))
     room = free - per_node
     holds = np.where((room >= 0).all(axis=1), room[:, CPU] // per_task[CPU], 0)
     for r in (MEM, 2):
@@ -363,4 +371,58 @@ def spread_nodes(
     tasks = np.array([taken[k] for k in order], dtype=free.dtype)
     out = Spread(int(idx[k]) for k in order)
     out.rows = np.outer(tasks, per_task.astype(free.dtype)) + per_node.astype(free.dtype)
+    return out
+
+
+def _spread_gpus(
+    free: np.ndarray,
+    gpus: int,
+    per_gpu: np.ndarray,
+    per_node: np.ndarray,
+    mask: np.ndarray,
+    weights: np.ndarray | None,
+) -> Spread | None:
+    """:func:`spread_nodes` for ``--gpus=N`` alone (``per_gpu`` (0, 0, 1)): select/cons_tres
+    ``_eval_nodes`` with ``gres_per_job``. A node is usable when it holds ``per_node`` (the
+    job's CPUs and memory on a node) and one free GPU or more (``gres_select_filter_
+    remove_unusable``: min_gres 1); its GPUs count up to N. Runs of usable nodes of equal
+    :func:`gpu_weights` (more free GPUs first) are compared by their available CPUs (enough:
+    their GPUs hold the rest; then the tightest, or while none has enough the largest); from
+    the chosen run the tightest node whose GPUs hold the rest, else its nodes in order, each
+    adding its GPUs (``gres_sched_add``) until N are held."""
+    room = free - per_node
+    ok = mask & (room >= 0).all(axis=1) & (free[:, GPU] >= 1)
+    idx = np.flatnonzero(ok)
+    cap = np.minimum(free[idx, GPU], gpus).astype(np.int64).tolist()
+    if sum(cap) < gpus:
+        return None
+    cpus = free[idx, CPU].astype(np.int64).tolist()
+    w = gpu_weights(free, weights, gpus)
+    weight = w[idx].tolist()
+    bounds = [0, *_cuts(idx, w), len(cap)]
+    runs = list(zip(bounds, bounds[1:]))
+    taken: dict[int, int] = {}
+    need = gpus
+    while need > 0:
+        sums = [sum(cpus[a:b]) for a, b in runs]
+        enough = [sum(cap[a:b]) >= need for a, b in runs]
+        best = _best_run(runs, weight, sums, enough)
+        if best is None:
+            return None
+        a, b = runs[best]
+        single = [k for k in range(a, b) if cap[k] >= need]
+        if single:
+            taken[min(single, key=lambda k: cpus[k])] = need
+            need = 0
+        else:
+            for k in range(a, b):
+                taken[k] = min(cap[k], need)
+                need -= taken[k]
+                if need <= 0:
+                    break
+        runs[best] = (a, a)
+    order = sorted(taken)
+    held = np.array([taken[k] for k in order], dtype=free.dtype)
+    out = Spread(int(idx[k]) for k in order)
+    out.rows = np.outer(held, per_gpu.astype(free.dtype)) + per_node.astype(free.dtype)
     return out

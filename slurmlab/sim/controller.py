@@ -1595,7 +1595,8 @@ class Controller:
                 )
             ntasks, task, node = job.spread
             rows = np.asarray(rows)
-            tasks = rows[:, 0] // task[0] if rows.shape == (len(nodes), 3) else None
+            col = int(np.flatnonzero(task)[0])  # (CPUs; GPUs for --gpus alone)
+            tasks = rows[:, col] // task[col] if rows.shape == (len(nodes), 3) else None
             if (
                 tasks is None
                 or (tasks < 1).any()

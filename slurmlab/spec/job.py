@@ -2525,24 +2525,32 @@ def spread_of(
     """(tasks, one task's (CPUs, MB, GPUs), what each node holds besides) for a job Slurm
     may spread over several nodes, else None (:attr:`PendingJob.spread`): ``-n`` of two
     tasks or more without ``-N``, ``--ntasks-per-node``, a node list, ``--exclusive``,
-    ``--gpus``/``--gpus-per-task`` or ``--mem-per-gpu``, whose CPUs are its tasks' (no whole
-    cores rounded up), its memory per CPU, per node (``--mem``: held on each node) or none,
-    its GPUs per node (``--gres=gpu:N``: on each node), in a partition of two nodes or more
-    that allows several. slurmctld gives such a job min_nodes 1 and no maximum, and the
+    ``--gpus`` or ``--mem-per-gpu``, whose CPUs are its tasks' (no whole cores rounded up),
+    its memory per CPU, per node (``--mem``: held on each node) or none, its GPUs per node
+    (``--gres=gpu:N``: on each node) or per task (``--gpus-per-task``: with each task), in a
+    partition of two nodes or more that allows several; and ``--gpus=N`` alone
+    (:func:`_gpus_spread`). slurmctld gives such a job min_nodes 1 and no maximum, and the
     select plugin as many nodes as hold its tasks (:func:`spread_nodes`)."""
+    gpus = _gpus_spread(spec, res, cluster)
+    if gpus is not None:
+        return gpus
     if (
         spec.ntasks is None
         or spec.ntasks < 2
         or spec.nodes is not None
         or spec.ntasks_per_node is not None
         or spec.nodelist
-        or spec.gpus or spec.gpus_per_task or spec.mem_per_gpu_mb is not None
+        or spec.gpus or spec.mem_per_gpu_mb is not None
+        or (spec.gpus_per_task and (spec.gpus_per_node or spec.cpus_per_gpu))
         or res.max_nodes is not None
         or res.whole_node
         or res.mem_whole_node
         or res.cpus_per_node != -(-res.ntasks // res.nodes) * res.cpus_per_task
     ):  # fmt: skip
         return None
+    per_task_gpus = spec.gpus_per_task or 0  # (-n N --gpus-per-task=G: G GPUs go with each
+    # task, as cons_tres spreads them: mix-14's -n 2 --gpus-per-task=1 on gpu[1,3], one free
+    # GPU on each)
     per_cpu = per_node_mem = 0
     if res.mem_per_node_mb:
         if spec.mem_mb is not None:
@@ -2554,10 +2562,48 @@ def spread_of(
     part = cluster.partition(res.partition)
     if len(part.nodes) < 2 or (part.max_nodes is not None and part.max_nodes < 2):
         return None  # (one node: a trace's pool, too)
-    task = np.array([res.cpus_per_task, per_cpu * res.cpus_per_task, 0], dtype=np.int64)
-    node = np.array([0, per_node_mem, res.gpus_per_node], dtype=np.int64)
+    task = np.array(
+        [res.cpus_per_task, per_cpu * res.cpus_per_task, per_task_gpus], dtype=np.int64
+    )
+    node = np.array([0, per_node_mem, 0 if per_task_gpus else res.gpus_per_node], dtype=np.int64)
     task.flags.writeable = node.flags.writeable = False
     return res.ntasks, task, node
+
+
+def _gpus_spread(
+    spec: JobSpec, res: Resources, cluster: Cluster
+) -> tuple[int, np.ndarray, np.ndarray] | None:
+    """:func:`spread_of` for ``--gpus=N`` alone (no ``-N``, ``-n``, ``--ntasks-per-node``,
+    node list, GPUs or CPUs per node, task or GPU, ``--mem-per-gpu``, ``--exclusive``): N
+    "tasks" of one GPU, each node also holding the job's CPUs and memory per node. slurmctld
+    gives such a job min_nodes 1 and no maximum, and select/cons_tres ``_eval_nodes`` adds
+    nodes (by their GPU weight, :func:`~slurmlab.policies.placement.gpu_weights`) until
+    ``gres_sched_test`` finds the GPUs held (real Slurm 22.05, mix-14: ``--gpus=3`` on gpu2's
+    one free GPU and gpu4's two, NumCPUs=2)."""
+    if (
+        not spec.gpus
+        or spec.ntasks is not None
+        or spec.nodes is not None
+        or spec.ntasks_per_node is not None
+        or spec.nodelist
+        or spec.gpus_per_node or spec.gpus_per_task or spec.cpus_per_gpu
+        or spec.mem_per_gpu_mb is not None
+        or res.max_nodes is not None
+        or res.whole_node
+        or res.mem_whole_node
+        or res.mem_per_gpu_mb
+    ):  # fmt: skip
+        return None
+    part = cluster.partition(res.partition)
+    if len(part.nodes) < 2 or (part.max_nodes is not None and part.max_nodes < 2):
+        return None
+    cpn = res.cpus_per_task
+    mem = res.mem_per_cpu_mb * cpn if res.mem_per_cpu_mb else (
+        res.mem_per_node_mb if spec.mem_mb is not None else 0)
+    task = np.array([0, 0, 1], dtype=np.int64)
+    node = np.array([cpn, mem, 0], dtype=np.int64)
+    task.flags.writeable = node.flags.writeable = False
+    return spec.gpus, task, node
 
 
 def _spread_pool(

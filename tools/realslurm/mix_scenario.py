@@ -47,6 +47,21 @@ KINDS = (
     (1, "cpu", "-n 4 --mem=90000"),
 )
 
+#: More kinds (``--more-kinds``; without it a seed's output is unchanged): GPUs per job and
+#: per task, tasks per node, ``--time-min``, a job that may run in either partition,
+#: ``--nice``, ``--begin``; with it dependencies may be ``afternotok`` too, a few jobs are
+#: ``-J grp --dependency=singleton``, and one pending job's limit is cut by ``scontrol update``.
+MORE_KINDS = (
+    (2, "gpu", "--gpus=3"),
+    (2, "gpu", "-n 2 --gpus-per-task=1"),
+    (2, "gpu", "-N 2 --ntasks-per-node=2 --gres=gpu:1"),
+    (2, "cpu", "-N 1 --ntasks-per-node=12"),
+    (2, "gpu", "-n 1 --gres=gpu:1 --time-min={tmin}"),
+    (1, "gpu,cpu", "-n 4"),
+    (1, "gpu", "-n 1 --gres=gpu:1 --nice=1000"),
+    (1, "cpu", "-n 8 --begin=now+{b}"),
+)
+
 HEADER = """\
 name: {name}
 description: >-
@@ -71,14 +86,16 @@ jobs:
 """
 
 
-def generate(seed: int, jobs: int, span: int = 150) -> str:
-    """The scenario's YAML text for ``seed``: ``jobs`` submissions between 2 s and ``span``."""
+def generate(seed: int, jobs: int, span: int = 150, more: bool = False) -> str:
+    """The scenario's YAML text for ``seed``: ``jobs`` submissions between 2 s and ``span``
+    (``more``: with MORE_KINDS too)."""
     rng = random.Random(seed)
-    weights = [k[0] for k in KINDS]
+    kinds = KINDS + MORE_KINDS if more else KINDS
+    weights = [k[0] for k in kinds]
     submits = sorted(rng.randint(2, span) for _ in range(jobs))
     lines, plain, failed, entries = [], [], set(), []
     for n, submit in enumerate(submits):
-        _w, partition, opts = rng.choices(KINDS, weights)[0]
+        _w, partition, opts = rng.choices(kinds, weights)[0]
         user = rng.choice(sorted(USERS))
         jid = f"j{n:02d}"
         runtime = rng.randint(15, 150)
@@ -87,13 +104,23 @@ def generate(seed: int, jobs: int, span: int = 150) -> str:
             opts = opts.format(k=rng.randint(2, 5), m=rng.randint(1, 2))
             runtime = rng.randint(15, 60)
             limit = math.ceil((runtime + rng.randint(15, 60)) / 60)
+        if "{tmin}" in opts:  # backfill may start it with its limit cut to --time-min
+            tmin = math.ceil((runtime + 20) / 60)
+            limit = max(limit, tmin + 2)
+            opts = opts.format(tmin=tmin)
+        if "{b}" in opts:
+            opts = opts.format(b=rng.randint(20, 60))
         args = f"{opts} -t {limit}:00 -p {partition} -A {USERS[user]}"
         if rng.random() < 0.12:
             args += " --qos=high"
         if plain and rng.random() < 0.15:
             parent = rng.choice(plain[-8:])
             kind = "afterok" if rng.random() < 0.6 else "afterany"
+            if more and rng.random() < 0.3:
+                kind = "afternotok"
             args += f" --dependency={kind}:{parent}"
+        elif more and "--array" not in opts and rng.random() < 0.1:
+            args += " -J grp --dependency=singleton"
         exit_code = 1 if rng.random() < 0.08 else 0
         if exit_code:
             failed.add(jid)
@@ -110,6 +137,9 @@ def generate(seed: int, jobs: int, span: int = 150) -> str:
             f'user: {e["user"]}, args: "{e["args"]}"}}'
         )
     actions = _actions(rng, entries, span)
+    if more:
+        actions = sorted(actions + _updates(rng, entries, span),
+                         key=lambda line: int(line.split("at: ")[1].split(",")[0]))
     text = HEADER.format(name=f"mix-{seed}", seed=seed, jobs=jobs) + "\n".join(lines) + "\n"
     if actions:
         text += "actions:\n" + "\n".join(actions) + "\n"
@@ -137,12 +167,31 @@ def _actions(rng: random.Random, entries: list[dict], span: int) -> list[str]:
     return sorted(out, key=lambda line: int(line.split("at: ")[1].split(",")[0]))
 
 
+def _updates(rng: random.Random, entries: list[dict], span: int) -> list[str]:
+    """``scontrol update TimeLimit=`` of two jobs a few seconds after their submission (the
+    limit cut to the run time + 20 s or more, in minutes), if that is shorter."""
+    out = []
+    late = [e for e in entries if e["submit"] > span // 3 and "--array" not in e["args"]
+            and "--time-min" not in e["args"]]
+    rng.shuffle(late)
+    for e in late:
+        limit = int(e["args"].split(" -t ")[1].split(":")[0])
+        new = math.ceil((e["runtime"] + 20) / 60)
+        if new < limit:
+            out.append(f"  - {{at: {e['submit'] + rng.randint(1, 4)}, action: update, "
+                       f"job: {e['id']}, time: \"{new}:00\"}}")
+        if len(out) == 2:
+            break
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--jobs", type=int, default=40)
+    ap.add_argument("--more-kinds", action="store_true", help="add MORE_KINDS (see there)")
     args = ap.parse_args(argv)
-    sys.stdout.write(generate(args.seed, args.jobs))
+    sys.stdout.write(generate(args.seed, args.jobs, more=args.more_kinds))
     return 0
 
 

@@ -83,6 +83,32 @@ _MIX13_FOLLOWS = (
     "at 60 s here: see j09): the gpu partition's starts and nodes differ from then on"
 )
 
+#: mix-14 (a random mix with --more-kinds) takes another path from 32 s on
+_MIX14_J08 = (
+    "the simulator's main scheduler starts j08 (--gpus=3) at its submission (32 s), on gpu4's "
+    "3 free GPUs, and j09 (-n 2 --gpus-per-task=1, submitted at 33 s) spreads over gpu[2,4]; "
+    "real Slurm's main scheduler, run by slurmctld's background loop at most every "
+    "batch_sched_delay (3 s) after a submission, next came at 34 s: j09 (larger, so of higher "
+    "priority) went first on gpu4 and j08 spread over gpu2's 1 and gpu4's 2 free GPUs (with "
+    "j08 and j09 submitted at 34 both start on real Slurm's nodes)"
+)
+_MIX14_FOLLOWS = (
+    "follows j08 and j09 (other nodes from 32 s, see j08) and a job ending 2 s apart (j03_0, "
+    "started at its submission here, 2 s later in Slurm): the gpu partition's nodes, and from "
+    "j26 on its starts, differ"
+)
+#: mix-15 takes another path from 59 s on: j10's time limit
+_MIX15_J10 = (
+    "j10 (--time-min=2 -t 4:00, submitted at 59 s) was started by real Slurm's backfill cycle "
+    "0.3 s after its submission, before the main scheduler's next pass, with its limit cut to "
+    "its --time-min (2:00); the simulator's main scheduler starts it (at 60 s, after the "
+    "priority recalculation that put carol's j10 ahead of alice's j03; slurmctld's came at "
+    "about 55 s) with its full limit (4:00), so j03's reservation leaves gpu1 and alice's j11 "
+    "backfills there at 60 s (real Slurm: 174 s); from then on the gpu partition's starts and "
+    "nodes differ"
+)
+_MIX15_FOLLOWS = "follows j10's limit (4:00 here, 2:00 in Slurm: see j11)"
+
 #: From when a fixture's run knowingly takes another path than real Slurm's, and why: the
 #: runs real Slurm started (or that were submitted) from then on are compared by their start
 #: times alone (listed in SIMPLIFICATIONS and NODE_SIMPLIFICATIONS), not by the values a
@@ -91,6 +117,8 @@ DIVERGED: dict[str, tuple[float, str]] = {
     "mix-7": (118.0, _MIX7_J27),
     "mix-11": (25.0, _MIX11_J08),
     "mix-13": (53.0, _MIX13_DECAY),
+    "mix-14": (32.0, _MIX14_J08),
+    "mix-15": (59.0, _MIX15_J10),
 }
 
 #: Documented Slurm behaviours the simulator deliberately does not model, per (scenario, job):
@@ -197,6 +225,67 @@ SIMPLIFICATIONS.update(
     }  # fmt: skip
 )
 
+SIMPLIFICATIONS.update(
+    {
+        ("mix-14", key): (70.0, _MIX14_FOLLOWS)
+        for key in (
+            "j26", "j02_5", "j38", "j21", "j37", "j10", "j28", "j01_2", "j18", "j19", "j20",
+        )
+    }  # fmt: skip
+)
+SIMPLIFICATIONS[("mix-14", "j27")] = (
+    math.inf,
+    "submitted at 94 s and cancelled at 96 s: the simulator's backfill cycle at 95 s starts it "
+    "on a GPU another path left free (see j08); real Slurm had not started it",
+)
+SIMPLIFICATIONS[("mix-15", "j11")] = (120.0, _MIX15_J10)
+SIMPLIFICATIONS.update(
+    {
+        ("mix-15", key): (210.0, _MIX15_FOLLOWS)
+        for key in (
+            "j18", "j17", "j23_0", "j24", "j28", "j31", "j15", "j34", "j25", "j21", "j35",
+            "j20", "j23_2", "j22", "j36", "j26", "j33", "j03",
+        )
+    }  # fmt: skip
+)
+_MIX16_J24 = (
+    "at 135-137 s, when j01 and j15 ended: real Slurm's backfill reservations (from its "
+    "will-run estimates, which take running jobs out in batches) left j24 (1 GPU, 3:00) no "
+    "room until 160 s; the simulator's plans (j21 on gpu1 from 195 s, j29 on gpu3 from "
+    "238 s) leave gpu2 free for it, and it backfills there at 135 s"
+)
+SIMPLIFICATIONS[("mix-16", "j24")] = (30.0, _MIX16_J24)
+_GPUS_N_TASKS = (
+    "-n 2 --gpus=3 without -N: real Slurm spread it at once over gpu2's 2 and gpu1's 1 free "
+    "GPUs (a task on each); the simulator spreads --gpus=N alone and -n N --gpus-per-task=G, "
+    "not -n N with --gpus=M, which waits for one node with 3 GPUs free (gpu1 at 25 s)"
+)
+_GPUS_N_TASKS_FOLLOWS = (
+    "follows probe1 (-n 2 --gpus=3), which holds gpu1's GPUs until 45 s in the simulation: "
+    "the later blocks' pinned jobs and probes wait for it (without probe1, every run of the "
+    "fixture starts within the tolerance on real Slurm's nodes)"
+)
+_GPUS_N_TASKS3 = (
+    "-n N --gpus=3 without -N (N = 4, 3 with -c 2, 8): real Slurm spread each over gpu2's 2 "
+    "and gpu1's 1 free GPUs, gpu1 with one task and gpu2 with the rest (3, 2, 7 tasks); the "
+    "simulator holds the GPUs on one node and waits for one with 3 free (not modelled)"
+)
+_GPUS_N_TASKS3_FOLLOWS = (
+    "follows the -n N --gpus=3 probes, which wait for one node in the simulation and then "
+    "hold it into the next block"
+)
+SIMPLIFICATIONS.update({("gpus-spread3", f"probe{k}"): (60.0, _GPUS_N_TASKS3) for k in (1, 3)})
+SIMPLIFICATIONS.update(
+    {("gpus-spread3", key): (30.0, _GPUS_N_TASKS3_FOLLOWS) for key in ("b1", "b2")}
+)
+SIMPLIFICATIONS[("gpus-spread2", "probe1")] = (30.0, _GPUS_N_TASKS)
+SIMPLIFICATIONS.update(
+    {
+        ("gpus-spread2", key): (30.0, _GPUS_N_TASKS_FOLLOWS)
+        for key in ("b1", "b2", "c3", "d2", "d3", "e3", "e4")
+    }
+)
+
 #: Final states that differ for the same reason as a listed start time.
 STATE_SIMPLIFICATIONS = {("preemption", "fill2")}
 
@@ -222,8 +311,10 @@ NODE_SIMPLIFICATIONS: dict[tuple[str, str], str] = {
     ),
     ("gpu-spellings", "gpus_spread"): (
         "follows gpus_two_nodes, which goes first on both sides (job size counts its -N 2, "
-        "against gpus_spread's one node: sprio 174 and 87): it took gpu[1-2] in the "
-        "simulation, so gpus_spread got gpu[3-4]"
+        "against gpus_spread's one node: sprio 174 and 87): it holds 2 + 2 GPUs of gpu[1-2] "
+        "in the simulation (Slurm: gpu1's 2 and gpu4's 1), so --gpus=6, spread over the "
+        "nodes with GPUs free, gets gpu4's 2 and 2 of each of gpu[1-2] (Slurm: gpu1's 2 and "
+        "gpu2's 4)"
     ),
     ("preemption", "filler"): (
         "the simulator's main scheduler starts it at its submission (1 s); real Slurm started "
@@ -241,6 +332,28 @@ NODE_SIMPLIFICATIONS: dict[tuple[str, str], str] = {
     ("threads", "n17"): "see gpu2_n1",
     ("preemption", "small"): "its second run follows fill2's (see its start)",
     ("mix-7", "j27"): _MIX7_J27,
+    ("mix-14", "j08"): _MIX14_J08,
+    ("mix-14", "j09"): _MIX14_J08,
+    **{
+        ("mix-14", key): _MIX14_FOLLOWS
+        for key in (
+            "j02_2", "j13", "j02_5", "j38", "j10", "j14", "j36", "j28", "j01_2", "j18", "j34",
+            "j19", "j30",
+        )
+    },  # fmt: skip
+    **{
+        ("mix-15", key): _MIX15_FOLLOWS
+        for key in (
+            "j13", "j18", "j17", "j14", "j23_0", "j24", "j28", "j31", "j29", "j15", "j34",
+            "j38", "j25", "j32", "j21", "j35", "j20", "j23_2", "j22", "j37", "j36", "j26",
+            "j33", "j07",
+        )
+    },  # fmt: skip
+    ("mix-16", "j24"): _MIX16_J24,
+    ("mix-16", "j32"): "follows j24 (on gpu2 from 135 s in the simulation, from 160 s in Slurm)",
+    ("gpus-spread2", "probe1"): _GPUS_N_TASKS,
+    **{("gpus-spread3", f"probe{k}"): _GPUS_N_TASKS3 for k in (1, 2, 3)},
+    **{("gpus-spread2", f"probe{k}"): _GPUS_N_TASKS_FOLLOWS for k in range(2, 6)},
     ("mix-11", "j08_1"): _MIX11_J08,
     ("mix-11", "j09"): _MIX11_J08,
     **{
