@@ -2562,9 +2562,7 @@ def spread_of(
     part = cluster.partition(res.partition)
     if len(part.nodes) < 2 or (part.max_nodes is not None and part.max_nodes < 2):
         return None  # (one node: a trace's pool, too)
-    task = np.array(
-        [res.cpus_per_task, per_cpu * res.cpus_per_task, per_task_gpus], dtype=np.int64
-    )
+    task = np.array([res.cpus_per_task, per_cpu * res.cpus_per_task, per_task_gpus], dtype=np.int64)
     node = np.array([0, per_node_mem, 0 if per_task_gpus else res.gpus_per_node], dtype=np.int64)
     task.flags.writeable = node.flags.writeable = False
     return res.ntasks, task, node
@@ -2598,8 +2596,11 @@ def _gpus_spread(
     if len(part.nodes) < 2 or (part.max_nodes is not None and part.max_nodes < 2):
         return None
     cpn = res.cpus_per_task
-    mem = res.mem_per_cpu_mb * cpn if res.mem_per_cpu_mb else (
-        res.mem_per_node_mb if spec.mem_mb is not None else 0)
+    mem = (
+        res.mem_per_cpu_mb * cpn
+        if res.mem_per_cpu_mb
+        else (res.mem_per_node_mb if spec.mem_mb is not None else 0)
+    )
     task = np.array([0, 0, 1], dtype=np.int64)
     node = np.array([cpn, mem, 0], dtype=np.int64)
     task.flags.writeable = node.flags.writeable = False

@@ -138,8 +138,10 @@ def generate(seed: int, jobs: int, span: int = 150, more: bool = False) -> str:
         )
     actions = _actions(rng, entries, span)
     if more:
-        actions = sorted(actions + _updates(rng, entries, span),
-                         key=lambda line: int(line.split("at: ")[1].split(",")[0]))
+        actions = sorted(
+            actions + _updates(rng, entries, span),
+            key=lambda line: int(line.split("at: ")[1].split(",")[0]),
+        )
     text = HEADER.format(name=f"mix-{seed}", seed=seed, jobs=jobs) + "\n".join(lines) + "\n"
     if actions:
         text += "actions:\n" + "\n".join(actions) + "\n"
@@ -171,15 +173,20 @@ def _updates(rng: random.Random, entries: list[dict], span: int) -> list[str]:
     """``scontrol update TimeLimit=`` of two jobs a few seconds after their submission (the
     limit cut to the run time + 20 s or more, in minutes), if that is shorter."""
     out = []
-    late = [e for e in entries if e["submit"] > span // 3 and "--array" not in e["args"]
-            and "--time-min" not in e["args"]]
+    late = [
+        e
+        for e in entries
+        if e["submit"] > span // 3 and "--array" not in e["args"] and "--time-min" not in e["args"]
+    ]
     rng.shuffle(late)
     for e in late:
         limit = int(e["args"].split(" -t ")[1].split(":")[0])
         new = math.ceil((e["runtime"] + 20) / 60)
         if new < limit:
-            out.append(f"  - {{at: {e['submit'] + rng.randint(1, 4)}, action: update, "
-                       f"job: {e['id']}, time: \"{new}:00\"}}")
+            out.append(
+                f"  - {{at: {e['submit'] + rng.randint(1, 4)}, action: update, "
+                f'job: {e["id"]}, time: "{new}:00"}}'
+            )
         if len(out) == 2:
             break
     return out
