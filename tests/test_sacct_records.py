@@ -275,7 +275,16 @@ def snapshot_outputs(out: Path, command: str) -> dict[int, list[str]]:
 #: for sacct's whole-second times. Snapshots taken sooner after a change are not compared.
 SLURMDBD_LAG_S = 6.0
 
-LINES_FIXTURES = [(p, out) for p, out in SCENARIOS if snapshot_outputs(out, "sacct -X")]
+#: Fixtures with no snapshot to compare: gpus-spread2/3's -n N --gpus=M probes, submitted
+#: at 3 s, start at once on two nodes in Slurm and wait for one node here (the known
+#: difference in scorecard.py); mix-11 and mix-14 take another path (DIVERGED) at 25 and
+#: 32 s, before a snapshot slurmdbd had caught up with.
+NOTHING_TO_COMPARE = ("gpus-spread2", "gpus-spread3", "mix-11", "mix-14")
+LINES_FIXTURES = [
+    (p, out)
+    for p, out in SCENARIOS
+    if snapshot_outputs(out, "sacct -X") and p.stem not in NOTHING_TO_COMPARE
+]
 
 
 @pytest.mark.parametrize("yaml_path,out", LINES_FIXTURES, ids=[p.stem for p, _ in LINES_FIXTURES])
@@ -321,8 +330,8 @@ def test_sacct_and_squeue_print_pending_records_as_real_slurm_did_during_the_run
         assert got_q == want_q, f"t=+{t}s"
         compared += 1
     # (array-lines: 6 of its 11 snapshots; mix-7: the 2 before it takes another path, a busy
-    # mix changing too often for more; mix-11 and mix-13 take another path at 25 and 53 s)
-    assert compared >= {"array-lines": 5, "mix-11": 0, "mix-13": 1}.get(name, 2)
+    # mix changing too often for more; mix-13 and mix-15 take another path at 53 and 59 s)
+    assert compared >= {"array-lines": 5, "mix-13": 1, "mix-15": 1}.get(name, 2)
 
 
 @pytest.mark.parametrize("policy", ["fifo", "easy", "conservative", "slurm"])
