@@ -508,7 +508,8 @@ def test_why_pending_says_a_capped_job_was_not_tested_and_a_young_one_gets_no_re
     assert lab.why_pending(2).endswith(
         "It has been eligible for 20 s, less than bf_min_age_reserve=60: backfill gives it "
         "no reservation (squeue --start shows N/A), and it holds no later job of its "
-        "partition back; it starts when it fits now, and gets a reservation from t=60s."
+        "partition back; it starts when it fits now, and gets a reservation from t=60s "
+        "(2026-01-05T00:01:00)."
     )
 
 

@@ -475,7 +475,9 @@ def test_why_pending_of_an_ended_job_says_when_it_ended():
     lab = Lab("tiny")
     done = lab.sbatch("-t 30 --wrap=x", runtime=600)
     lab.advance(1800)
-    assert lab.why_pending(done) == f"Job {done} is not pending: it ended COMPLETED at t=600s."
+    assert lab.why_pending(done) == (
+        f"Job {done} is not pending: it ended COMPLETED at t=600s (2026-01-05T00:10:00)."
+    )
 
 
 # -- an administrator's slurm.conf -------------------------------------------------------------

@@ -367,7 +367,8 @@ jobs:
 """
     result = _run(tmp_path, text)
     why = result.why_pending("h", at=700)
-    assert "may preempt job l1 (until t=1200s)" in why and "preempts from t=1200s" in why
+    assert "may preempt job l1 (until t=1200s, 2026-01-05T00:20:00)" in why
+    assert "preempts from t=1200s (2026-01-05T00:20:00)" in why
     assert result.jobs.set_index("JobID").loc["h", "Start"].strftime("%H:%M") == "00:20"
 
 

@@ -216,11 +216,12 @@ def test_refusals_for_size_say_which_partitions_would_do():
     assert lab.why_pending(debug).endswith(
         "has only 2; it will never start (with EnforcePartLimits=NO Slurm accepts such a job "
         "and leaves it pending). Fix: ask for --nodes=2 or fewer (scontrol update JobId=1 "
-        "NumNodes=2, in a Lab lab.update(1, nodes=2)), or another partition (-p train, -p cpu)."
-    )
+        "NumNodes=2-2, in a Lab lab.update(1, nodes='2-2')), or another partition (-p train, "
+        "-p cpu)."
+    )  # (NumNodes=2 would keep the maximum, 3: test_qa45_why.py)
     assert lab.why_pending(train).endswith(
-        "Fix: ask for --nodes=32 or fewer (scontrol update JobId=2 NumNodes=32, in a Lab "
-        "lab.update(2, nodes=32))."
+        "Fix: ask for --nodes=32 or fewer (scontrol update JobId=2 NumNodes=32-32, in a Lab "
+        "lab.update(2, nodes='32-32'))."
     )
     with pytest.raises(
         SlurmlabError, match=r"partitions whose nodes can hold it: -p train, -p debug"

@@ -531,8 +531,9 @@ def test_why_pending_after_a_requeue_names_the_requeue_delay():
     lab.requeue(job)
     lab.advance("30s")
     assert lab.why_pending(job) == (
-        "Job 1 is pending (BeginTime): it was requeued at t=600s, and a requeued job is "
-        "eligible again only 121 s later (Slurm's delay), at t=721s."
+        "Job 1 is pending (BeginTime): it was requeued at t=600s (2026-01-05T00:10:00), and "
+        "a requeued job is eligible again only 121 s later (Slurm's delay), at t=721s "
+        "(2026-01-05T00:12:01)."
     )
     later = lab.sbatch("-N 1 -t 10 --begin=now+600")
     assert lab.why_pending(later).endswith("its --begin time has not come yet.")

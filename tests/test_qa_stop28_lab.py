@@ -81,9 +81,10 @@ def test_why_pending_names_the_victims_in_their_grace_time():
     urgent = lab.sbatch("-N 1 --gres=gpu:2 -t 30 --qos=high -J urgent", runtime="20m")
     assert lab.why_pending(urgent) == (
         "Job 2 is pending (Resources): it is first in line in partition main but the "
-        "resources it needs are busy. It is preempting job 1 (until t=660s): a preempted job "
-        "runs on for its QOS's GraceTime, and this job starts on the nodes it frees at "
-        "t=660s."
+        "resources it needs are busy. squeue --start shows it expected to start at t=660s "
+        "(2026-01-05T00:11:00) on node1. It is preempting job 1 (until t=660s, "
+        "2026-01-05T00:11:00): a preempted job runs on for its QOS's GraceTime, and this job "
+        "starts on the nodes it frees at t=660s (2026-01-05T00:11:00)."
     )
     lab.advance(60)
     assert lab.squeue()["ST"].tolist().count("R") == 1  # urgent runs, scav pends again

@@ -527,7 +527,9 @@ def test_an_updated_preemptor_gives_up_its_old_victims():
     high = lab.sbatch("--exclusive -N 2 -p A -t 30 -q high", runtime="10m")
     lab.update(high, partition="B")
     why = lab.why_pending(high)
-    assert "It is preempting job 2 (until t=360s)" in why and "job 1" not in why
+    assert (
+        "It is preempting job 2 (until t=360s, 2026-01-05T00:06:00)" in why and "job 1" not in why
+    )
     lab.run()
     assert _starts(lab)[str(high)] == 360
 

@@ -520,7 +520,9 @@ class Conservative(Easy):
 
     A job that may spread over nodes (``-n`` without ``-N``: ``PendingJob.spread``) is placed
     where ``spread_nodes`` puts it (one node or several) at its earliest fit
-    (``Profile.spread_earliest``), its standing reservation taken out and placed again so.
+    (``Profile.spread_earliest``), its standing reservation taken out and placed again so;
+    found at its own start on the same nodes, it keeps its tasks per node as they were
+    (``_replan_spread``: a plan stands as its start and nodes).
 
     After arrivals only, a job whose window no change of the profile reached since its
     own search (see ``_undisturbed``) keeps its place without a new search: the search
@@ -665,8 +667,7 @@ class Conservative(Easy):
                 before[job.id] = len(changes)  # (and counts as searched here, from now on)
                 continue
             if job.spread is not None:  # (out, then back in at its earliest, as Slurm places it)
-                prof.reserve(nodes, -usage, t, t + job.limit)
-                found = _reserve_earliest(prof, job, view, all_up)
+                found = _replan_spread(prof, job, view, all_up, t, nodes, usage)
             else:
                 found = prof.replan(
                     job.demand, job.count, job.plan_mask if all_up else job.plan_mask & up,
@@ -752,6 +753,30 @@ def _reserve_earliest(prof: Profile, job: PendingJob, view: QueueView, all_up: b
         i, t, nodes = found
         prof.reserve(nodes, _usage(job, view.capacity, nodes), t, t + job.limit, at=i)
     return found
+
+
+def _replan_spread(prof: Profile, job: PendingJob, view: QueueView, all_up: bool, t, nodes, usage):
+    """Compress the standing reservation of a job that may spread (``-n`` without ``-N``):
+    take its ``usage`` on ``nodes`` from ``t`` out and put it back where
+    :meth:`Profile.spread_earliest` puts it; return that (interval index, start, nodes).
+
+    Found at its own start on the same nodes, it stays as it was, its usage on each node too
+    (as :meth:`Profile.replan` leaves a job it finds where it was): a plan is kept from pass
+    to pass as its start and nodes (``PendingJob.planned``), which a new dealing of the
+    tasks alone would not change, so the next pass would put the old usage back beside room
+    this one gave to others, overcommitting the nodes (a plan no longer valid is recomputed
+    from scratch: jobs ahead then take standing reservations' slots)."""
+    prof.reserve(nodes, -usage, t, t + job.limit)
+    found = _earliest(prof, job, job.plan_mask if all_up else job.plan_mask & view.up, job.limit)
+    if found is None:
+        return None
+    i, start, new = found
+    if start == t and new == nodes:  # it stays: (the same tuple of nodes, its rows aside)
+        new = nodes
+    else:
+        usage = _usage(job, view.capacity, new)
+    prof.reserve(new, usage, start, start + job.limit, at=i)
+    return i, start, new
 
 
 def _undisturbed(start: float, end: float, *changes: list[tuple[float, float, bool]]) -> bool:

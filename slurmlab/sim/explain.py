@@ -15,6 +15,7 @@ from dataclasses import replace
 from datetime import timedelta
 
 import numpy as np
+import pandas as pd
 
 from slurmlab.errors import SlurmlabError
 from slurmlab.policies.placement import choose_nodes, covers
@@ -176,7 +177,7 @@ def _not_avail(sim: Simulation, job, t: float) -> str | None:
     ends = max(r.end for r, _m in sim.reservations.values() if r.name in names)
     first = min(r.start for r, _m in sim.reservations.values() if r.name in names)
     when = (
-        f" (or, with a time limit ending by t={first:.0f}s, before {'it' if len(names) == 1 else 'them'})"
+        f" (or, with a time limit ending by {_when(sim, first, inside=True)}, before {'it' if len(names) == 1 else 'them'})"
         if first > t
         else ""
     )
@@ -185,8 +186,34 @@ def _not_avail(sim: Simulation, job, t: float) -> str | None:
         f"{'' if len(names) > 1 else 's'} nodes it needs during its time limit from now, and "
         "the nodes left could not hold it even if they were idle (squeue: 'ReqNodeNotAvail, "
         f"May be reserved for other job'); it holds back no later job of partition "
-        f"{job.partition}, and starts after t={ends:.0f}s{when}"
+        f"{job.partition}, and starts after {_when(sim, ends)}{when}"
     )
+
+
+def _when(sim: Simulation, t: float, inside: bool = False) -> str:
+    """A moment as seconds from the run's start and as the date and time squeue and sacct
+    print (the run's origin plus ``t``, ISO 8601 as squeue's START_TIME: slurm_make_time_str
+    with the default TIME_FORMAT): ``t=7200s (2026-01-05T02:00:00)``, or with a comma
+    (``inside`` parentheses)."""
+    if not math.isfinite(t):
+        return "never"
+    stamp = (sim.origin + pd.Timedelta(seconds=t)).strftime("%Y-%m-%dT%H:%M:%S")
+    return f"t={t:.0f}s, {stamp}" if inside else f"t={t:.0f}s ({stamp})"
+
+
+def _expected(sim: Simulation, job, t: float) -> str:
+    """``squeue --start``'s expected start of the pending ``job`` at ``t`` (its START_TIME and
+    SCHEDNODES), in words, or "" when it shows none (N/A)."""
+    from slurmlab.sim.result import squeue_frame  # (result imports this module)
+
+    frame = squeue_frame(sim, at=t)
+    row = frame[frame["JOBID"] == job.key]
+    if row.empty or pd.isna(row["START_TIME"].iloc[0]):
+        return ""
+    start = (row["START_TIME"].iloc[0] - sim.origin).total_seconds()
+    nodes = row["SCHEDNODES"].iloc[0]
+    on = f" on {nodes}" if isinstance(nodes, str) and nodes else ""
+    return f"squeue --start shows it expected to start at {_when(sim, start)}{on}."
 
 
 def why_pending(sim: Simulation, jobid, t: float) -> str:
@@ -200,7 +227,7 @@ def why_pending(sim: Simulation, jobid, t: float) -> str:
         f"first pending task, {jobs[k].key}" if pending else f"first task, {jobs[k].key}"
     )  # (an array, or a range of its tasks: say which task is explained)
     return (
-        f"{jobid} names {len(jobs)} array tasks, {pending} of them pending at t={t:.0f}s; "
+        f"{jobid} names {len(jobs)} array tasks, {pending} of them pending at {_when(sim, t)}; "
         f"about its {said}: " + _why_one(sim, jobs[k], states[k], t)
     )
 
@@ -218,6 +245,16 @@ def _update_command(
     else:
         words, kw = f"Partition={partition}", f'partition="{partition}"'
     return f"scontrol update JobId={job.key} {words}, in a Lab lab.update({arg}, {kw})"
+
+
+def _node_span(job, low: int, high: int) -> int | str:
+    """The NumNodes value that gives ``job`` from ``low`` to ``high`` nodes. scontrol's
+    ``NumNodes=N`` sets the minimum alone (scontrol/update_job.c: get_resource_arg_range
+    leaves max_nodes NO_VAL) and slurmctld keeps the job's maximum (job_mgr.c _update_job:
+    max_nodes NO_VAL is "unchanged"), so while that maximum is above ``high`` the range
+    must be written out: ``low-high``."""
+    top = max(job.count, job.spec.max_nodes or 0, job.most or 0)
+    return high if low == high and top <= high else f"{low}-{high}"
 
 
 def _exempt_at(sim: Simulation, job, t: float) -> list[tuple[str, float]]:
@@ -291,10 +328,10 @@ def _as_record(sim: Simulation, job, partition: str):
 def _why_record(sim: Simulation, job, state: str, t: float) -> str:
     if state != "pending":
         if state in ("running", "not yet submitted"):
-            return f"Job {job.key} is {state} at t={t:.0f}s; it is not pending."
+            return f"Job {job.key} is {state} at {_when(sim, t)}; it is not pending."
         runs = [*job.runs, sim._run_record(job, job.state)]  # noqa: SLF001
         end = max((r["End"] for r in runs if r["End"] is not None and r["End"] <= t), default=t)
-        return f"Job {job.key} is not pending: it ended {state} at t={end:.0f}s."
+        return f"Job {job.key} is not pending: it ended {state} at {_when(sim, end)}."
     reason = _reason_at(sim, job, t)
     part = sim.cluster.partition(job.partition)
     most = min(len(part.nodes), part.max_nodes or len(part.nodes))  # nodes a job may get
@@ -318,8 +355,8 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
     if reason == "BeginTime" and requeued:  # a requeue's delay, not --begin
         delay = sim.options.requeue_delay
         text = (
-            f"it was requeued at t={max(requeued):.0f}s, and a requeued job is eligible again "
-            f"only {delay:g} s later (Slurm's delay), at t={max(requeued) + delay:.0f}s"
+            f"it was requeued at {_when(sim, max(requeued))}, and a requeued job is eligible again "
+            f"only {delay:g} s later (Slurm's delay), at {_when(sim, max(requeued) + delay)}"
         )
     if reason == MAINT_REASON:
         windows = [
@@ -330,7 +367,7 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
         if windows:  # (under way: no limit ends before it begins)
             text = (
                 f"a maintenance reservation holds every node of partition {job.partition} "
-                f"until t={max(e for _s, e in windows):.0f}s; it starts after the maintenance"
+                f"until {_when(sim, max(e for _s, e in windows))}; it starts after the maintenance"
             )
     reserved_out = _not_avail(sim, job, t) if reason == "ReqNodeNotAvail" else None
     if reserved_out:  # (a shorter limit or fewer nodes may help: the hints below)
@@ -365,6 +402,10 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
             f"update), or use another {whose.split()[0]}"
         )
     lines = [f"Job {job.key} is pending ({reason}): {text}.", *own]
+    # (squeue --start's planned start, after the reason: a job waiting in the queue)
+    expected = _expected(sim, job, t) if reason in ("Resources", "Priority") else ""
+    if expected:
+        lines.insert(1, expected)
     if job.alts is not None:  # -p a,b: it waits in each partition (a queue record each)
         order, held = [], []
         for res, shape, _p in job.alts:
@@ -405,15 +446,24 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
             f"nodes){_roomier(sim, job)}."
         )
     elif reason == "PartitionNodeLimit" and job.count <= most < (job.spec.max_nodes or 0):
-        span = f"{job.count}-{most}" if job.count < most else f"{most}"  # (-N MIN-MAX)
+        span = _node_span(job, job.count, most)  # (-N MIN-MAX)
         lines.append(
             f"Fix: ask for --nodes={span} ({_update_command(job, nodes=span)}){_roomier(sim, job)}."
         )
     elif reason == "PartitionNodeLimit":
         lines.append(
-            f"Fix: ask for --nodes={most} or fewer ({_update_command(job, nodes=most)})"
-            f"{_roomier(sim, job)}."
+            f"Fix: ask for --nodes={most} or fewer "
+            f"({_update_command(job, nodes=_node_span(job, most, most))}){_roomier(sim, job)}."
         )
+    if reason == "PartitionNodeLimit" and part.min_nodes <= job.count and not job.spec.gpus:
+        over = _over_on_its_own(sim, job, most)
+        if over:
+            whose = f"QOS {job.qos}" if over.startswith("QOS") else f"account {job.account}"
+            lines.append(
+                f"On {most} node{'s' * (most > 1)} it would still be over a limit of {whose} "
+                f"({over}) even with no other job of it running: ask for fewer nodes, or less "
+                "on each, too."
+            )
     if reason == "PartitionConfig":
         widest = max(sim.cluster.node(n).cpus for n in part.nodes)
         lines.append(
@@ -424,24 +474,47 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
         return " ".join(lines)
     victims = _preempting_at(sim, job, t)
     if victims:  # (it waits for its victims' GraceTime, not for a change of request)
-        said = ", ".join(f"job {key} (until t={end:.0f}s)" for key, end in victims)
+        said = ", ".join(
+            f"job {key} (until {_when(sim, end, inside=True)})" for key, end in victims
+        )
         lines.append(
             f"It is preempting {said}: a preempted job runs on for its QOS's GraceTime, and "
-            f"this job starts on the nodes it frees at t={max(e for _k, e in victims):.0f}s."
+            f"this job starts on the nodes it frees at {_when(sim, max(e for _k, e in victims))}."
         )
         return " ".join(lines)
     exempt = _exempt_at(sim, job, t) if reason == "Resources" else []
     if exempt:  # (it preempts them once their exempt time is over, if it still needs to)
-        said = ", ".join(f"job {key} (until t={at:.0f}s)" for key, at in exempt)
+        said = ", ".join(f"job {key} (until {_when(sim, at, inside=True)})" for key, at in exempt)
         them = "it" if len(exempt) == 1 else "them"
         lines.append(
             f"Its QOS {job.qos} may preempt {said}: PreemptExemptTime protects {them} until "
-            f"then, so it preempts from t={min(at for _k, at in exempt):.0f}s, if it still "
+            f"then, so it preempts from {_when(sim, min(at for _k, at in exempt))}, if it still "
             "needs the nodes."
         )
         return " ".join(lines)
+    never = _never_within_limits(sim, job)
+    if never:  # (over a limit on its own: no change of nodes, time or partition helps)
+        if expected:  # (a plan that passes without a start)
+            lines[lines.index(expected)] = expected[:-1] + ", but it will not start then."
+        lines.append(never)
+        return " ".join(lines)
     free = sim.capacity - used_at(sim, t)
     heads = array_heads(sim, t)  # (once: every array's pending record at t)
+    if job.throttle is not None:  # (its free %N slots taken by its tasks ahead of it)
+        waits = _array_held(sim, job, t, heads, job.partition, split=False)
+        if waits:
+            lines[0] = (
+                f"Job {job.key} is pending ({reason}): {waits} (squeue shows it the reason of "
+                "the tasks that hold the slots)."
+            )
+            return " ".join(lines)
+    head = heads.get(job.array_id) if job.array_id is not None else None
+    if reason == "Resources" and head is not None and head is not job and _unsplit_at(job, t):
+        lines[0] = lines[0].replace(  # (squeue shows the record's reason on every task)
+            f"it is first in line in partition {job.partition}",
+            f"its array's pending record is first in line in partition {job.partition} "
+            f"(Slurm tries its first task, {head.key}, and this one after it)",
+        )
     windows = _reserved_against(sim, job, t)
     held = _held_from(sim, job, t, heads=heads)
     mask = job.mask & up & ~held
@@ -462,10 +535,15 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
     planned = _planned_from(sim, job, t)  # (other job, when its plan holds its nodes from)
     ahead = [start for _other, start in planned]
     clear = not any(p < t + job.limit for p in ahead)  # it would end before all of them
+    # the nodes a plan holds from before it would end (squeue --start's SCHEDNODES): no
+    # change may count on them; with a plan of unknown nodes in that time, on none
+    until = t + job.limit + _strict(sim.policy)
+    planned_on, planned_known = _planned_nodes(sim, planned, t, until)
     # (a slurm backfill cycle starts a later job only if it tested it: bf_max_job_test)
     tested = reason != "Priority" or _tested(sim, job, t)
     # (the change in words, as Lab.update takes it; None: scontrol update cannot make it)
     hints: list[tuple[str, dict | None]] = []
+    picks: list[tuple | None] = []  # (each hint's nodes, demand and partition: limits' test)
     usable = _outside(mask, windows, t + job.limit)
     fits_now = choose_nodes(free, sim.capacity, job.demand, job.count, usable, job.exclusive)
     memory_bound = False
@@ -487,7 +565,9 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
             (
                 k
                 for k in range(job.count - 1, 0, -1)
-                if choose_nodes(free, sim.capacity, job.demand, k, usable, job.exclusive)
+                if (planned_known or clear)
+                and (shape := _shape_on(sim, job, k)) is not None
+                and choose_nodes(free, sim.capacity, shape, k, usable & ~planned_on, job.exclusive)
             ),
             None,
         )
@@ -498,21 +578,25 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
             and _planned_ahead(sim, job, t)
         )
         first = reason == "Resources" or bool(reserved_out)  # (it waits for no job ahead)
-        if fewer and clear and (first or later):
-            top = job.spec.max_nodes  # (-N MIN-MAX: NumNodes=N keeps the maximum)
+        if fewer and (first or later):
+            top = job.spec.max_nodes  # (-N MIN-MAX: NumNodes=N would keep the maximum)
             span = f"-{top}" if top and top > job.count else ""
             hints.append(
                 (
-                    f"with --nodes={fewer}{span} (instead of {job.count}{span}) it could start now",
-                    {"nodes": fewer},
+                    f"with --nodes={fewer} (instead of {job.count}{span}) it could start now",
+                    {"nodes": _node_span(job, fewer, fewer)},
                 )
             )
+            shape = _shape_on(sim, job, fewer)
+            there = _pick(sim, job, free, fewer, usable & ~planned_on, demand=shape, ranged=False)
+            picks.append((there, shape, job.partition))
         if first or later:  # ending before an advance reservation begins
             # (a job behind others starts in a backfill cycle, up to bf_interval later)
             delay = _cycle_delay(sim.policy) if later else 0.0
             shorter = _before_reservation(sim, job, free, mask, windows, ahead, t, delay)
             if shorter:
-                hints.append(shorter)
+                hints.append(shorter[:2])
+                picks.append((_pick(sim, job, free, job.count, shorter[2]),))
     elif ahead and tested:  # (started by a backfill cycle: up to bf_interval later)
         gap = _gap_on(sim, job, planned, free, usable, t)
         gap -= _cycle_delay(sim.policy) + _strict(sim.policy)
@@ -522,6 +606,7 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
             if job.time_min:  # (its limit may not go below it: a new sbatch, then)
                 if slurm:
                     low = format_duration(timedelta(seconds=job.time_min))
+                    picks.append((_pick(sim, job, free, job.count, usable),))
                     hints.append(
                         (
                             f"with --time-min={limit} (instead of {low}) Slurm's backfill "
@@ -538,6 +623,7 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
                         f" (or, at submission, keep -t and add --time-min={limit}: Slurm's "
                         "backfill starts such a job in a gap with its limit lowered to that)"
                     )
+                picks.append((_pick(sim, job, free, job.count, usable),))
                 hints.append(
                     (
                         f"with -t {limit} (instead of "
@@ -547,10 +633,8 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
                     )
                 )
     # another partition's nodes are no use where a plan within its time limit holds them
-    until = t + job.limit + _strict(sim.policy)
-    planned_on, planned_known = _planned_nodes(sim, planned, t, until)
     for other in sim.cluster.partitions:
-        if other.name == job.partition or not _could_move(sim, job, other, t):
+        if other.name == job.partition or not _could_move(sim, job, other, t, heads):
             continue
         try:
             res = replace(job.spec, partition=other.name).resources(sim.cluster)
@@ -565,13 +649,20 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
         omask = _outside(omask, windows, t + job.limit) & ~planned_on
         if not planned_known and not clear:
             continue  # (a plan within its time limit whose nodes are not known: any node)
-        if choose_nodes(free, sim.capacity, demand, res.nodes, omask, res.whole_node):
+        there = choose_nodes(free, sim.capacity, demand, res.nodes, omask, res.whole_node)
+        if there:
             hints.append(
                 (
                     f"partition {other.name!r} has room for it now (-p {other.name})",
                     {"partition": other.name},
                 )
             )
+            there = _pick(
+                sim, job, free, res.nodes, omask, demand=demand, whole=res.whole_node
+            )  # (the nodes it would get there: a -N MIN-MAX job takes up to MAX)
+            picks.append((there, demand, other.name))
+    hints, stopped = _possible(sim, job, t, hints, picks, heads, free, up)
+    lines.extend(stopped)
     if hints:
         updates = [_update_command(job, **change) for _text, change in hints if change]
         lines.append(
@@ -590,7 +681,7 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
         lines.append(unreserved)
     elif not tested:  # (under slurm: no planned start, so no cycle reserved for it)
         lines.append(_untested(sim, job, t))
-    elif not hints and not memory_bound:
+    elif not hints and not memory_bound and not stopped:
         lines.append("No small change to the request would let it start sooner; it has to wait.")
     return " ".join(lines)
 
@@ -610,7 +701,7 @@ def _no_reservation(sim: Simulation, job, t: float) -> str | None:
             f"It has been eligible for {t - since:.0f} s, less than bf_min_age_reserve={age}: "
             "backfill gives it no reservation (squeue --start shows N/A), and it holds no "
             "later job of its partition back; it starts when it fits now, and gets a "
-            f"reservation from t={since + age:.0f}s."
+            f"reservation from {_when(sim, since + age)}."
         )
     priority = priority_at(sim, job, t)
     if least and priority < least:
@@ -631,11 +722,11 @@ def _untested(sim: Simulation, job, t: float) -> str:
     ran = sim.cycle_times[: bisect_right(sim.cycle_times, t)]  # (a cycle at t has run by now)
     since = job.eligible if job.eligible is not None else job.submit
     if interval and (not ran or ran[-1] < since):
-        last = f" (the last ran at t={ran[-1]:.0f}s)" if ran else ""
+        last = f" (the last ran at {_when(sim, ran[-1], inside=True)})" if ran else ""
         return (
-            f"No backfill cycle has run since it became eligible at t={since:.0f}s{last}: "
+            f"No backfill cycle has run since it became eligible at {_when(sim, since)}{last}: "
             f"they run every bf_interval={interval:g} s, and the next, at "
-            f"t={math.floor(t / interval) * interval + interval:.0f}s, is the first that can "
+            f"{_when(sim, math.floor(t / interval) * interval + interval)}, is the first that can "
             "test it (squeue --start shows N/A until a cycle gives it a start)."
         )
     caps = [
@@ -824,9 +915,9 @@ def _cycle_delay(policy) -> float:
 
 def _before_reservation(
     sim: Simulation, job, free, mask, windows, ahead, t: float, delay: float
-) -> tuple[str, dict] | None:
-    """``with -t H:MM:00 ... it would end before reservation R begins`` and that change
-    (``{"time": "H:MM:00"}``): the longest whole-minute limit under the job's own with which
+) -> tuple[str, dict, np.ndarray] | None:
+    """``with -t H:MM:00 ... it would end before reservation R begins``, that change
+    (``{"time": "H:MM:00"}``) and the nodes it may use: the longest whole-minute limit under the job's own with which
     it fits now on nodes no reservation takes before it ends, and ends before every other
     job's planned start, even if it starts ``delay`` seconds from now; or None."""
     for start, name, _nodes in sorted(windows, key=lambda w: w[0], reverse=True):
@@ -850,6 +941,7 @@ def _before_reservation(
                 f"with -t {text} (instead of {now}) it would end before reservation {name} "
                 "takes its nodes and could start now",
                 {"time": text},
+                usable,
             )
     return None
 
@@ -898,7 +990,10 @@ def _planned_ahead(sim: Simulation, job, t: float) -> bool:
 def _own_allocation_over_limit(sim: Simulation, job, reason: str, t: float) -> list[str]:
     """A job that its QOS/association limits would let start on what it asks for, but not on
     the nodes it would get: the reason's words, then the lines that say why, with a fix.
-    (At the present moment only: the limits' room then.)
+    What the limits' groups use is known at the present moment only: at a past one, only
+    whether it is over on its own on the nodes it would get if every usable node were idle
+    (``alone``); else the reason's own words. Over on its own, it is said so even when its
+    group's running jobs would stop it too (they ending would not start it).
 
     Slurm tests the limits again on the nodes it picks (acct_policy_job_runnable_post_select)
     and tries no fewer: a ``-N MIN-MAX`` job takes up to MAX nodes, an ``--exclusive`` one
@@ -906,26 +1001,36 @@ def _own_allocation_over_limit(sim: Simulation, job, reason: str, t: float) -> l
     it would get if every usable node were idle, none counted as one its QOS or account holds
     (``Controller._busy_limits``): over a limit there, the job shows that limit instead
     of Resources and holds no later job back, though it may well start once nodes are free."""
+    present = t == sim.env.now
     if (
         not reason.startswith(("QOS", "Assoc"))
-        or t != sim.env.now
+        or reason in ("QOSMaxJobsPerUserLimit", "AssocMaxJobsLimit")  # (a count: no nodes)
         or not sim._limits  # noqa: SLF001
-        or sim._limit_reason(job) is not None  # noqa: SLF001 - its request does not fit either
         or job.alts is not None
+        or sim._limit_reason(job, alone=True) is not None  # noqa: SLF001 - its request alone
     ):
         return []
+    # (over with what its group's running jobs hold, on what it asks for)
+    used = present and sim._limit_reason(job) is not None  # noqa: SLF001
     record = sim._pending_of(job)  # noqa: SLF001
     if job.most is not None:
         record = sim._within_limits(job, record)  # noqa: SLF001
-    now = choose_nodes(
-        sim.free, sim.capacity, record.demand, record.count, record.mask & sim.up,
-        record.exclusive, sim.weights, record.mem_per_cpu, record.most, record.gres_fixed,
-        record.gpus_per_job,
-    )  # fmt: skip
+    now = None
+    if present:
+        now = choose_nodes(
+            sim.free, sim.capacity, record.demand, record.count, record.mask & sim.up,
+            record.exclusive, sim.weights, record.mem_per_cpu, record.most,
+            record.gres_fixed, record.gpus_per_job,
+        )  # fmt: skip
     idle = sim._idle_pick(record) if now is None else now  # noqa: SLF001
     if idle is None:
         return []
-    if now is None and not sim._limit_reason(job, picked=idle):  # noqa: SLF001
+    if not present and (
+        (job.most is None and not job.exclusive)
+        or not sim._limit_reason(job, picked=idle, alone=True)  # noqa: SLF001
+    ):  # (within it on its own: over with what its group's jobs held then, the reason's
+        return []  # own words; what they held then is not kept)
+    if present and not used and now is None and not sim._limit_reason(job, picked=idle):  # noqa: SLF001
         n = len(idle)
         return [
             "too few nodes are free for it, and then Slurm tests the limits on the nodes it "
@@ -939,6 +1044,8 @@ def _own_allocation_over_limit(sim: Simulation, job, reason: str, t: float) -> l
     if job.most is None and not job.exclusive:
         return []
     if not sim._limit_reason(job, picked=idle, alone=True):  # noqa: SLF001
+        if used:
+            return []  # (the reason's words: its group's jobs hold too much)
         return [  # (over only with what its QOS's or account's running jobs hold)
             "on the nodes it would get, with what the running jobs of its QOS or account "
             "hold, it would go over that limit; it starts when enough of them end"
@@ -954,11 +1061,16 @@ def _own_allocation_over_limit(sim: Simulation, job, reason: str, t: float) -> l
             "needs (scontrol update cannot change --exclusive: submit it again).",
         ]
     fits = max(
-        n
-        for n in range(job.count, job.most + 1)
-        if not sim._limit_reason(job, None, n)  # noqa: SLF001
+        (
+            n
+            for n in range(job.count, job.most + 1)
+            if not sim._limit_reason(job, None, n, alone=used or not present)  # noqa: SLF001
+        ),
+        default=None,
     )
-    span = f"{job.count}-{fits}" if fits > job.count else f"{fits}"
+    if fits is None:
+        return []
+    span = _node_span(job, job.count, fits)
     return [
         words,
         f"Here it is its own size: on {job.count} node{'s' * (job.count > 1)} it would be "
@@ -969,10 +1081,314 @@ def _own_allocation_over_limit(sim: Simulation, job, reason: str, t: float) -> l
     ]
 
 
-def _could_move(sim: Simulation, job, part, t: float) -> bool:
+def _shape_on(sim: Simulation, job, count: int) -> np.ndarray | None:
+    """What ``job`` asks per node (CPUs, MB, GPUs) on ``count`` nodes: ``-n`` tasks spread
+    over fewer nodes put more on each (as Slurm lays out tasks on the node count an update
+    gives it); None when the request cannot be laid out on that many."""
+    if job.spec.nodes is None or job.alts is not None:
+        return job.demand
+    try:
+        res = replace(job.spec, nodes=count, max_nodes=None).resources(sim.cluster)
+    except SlurmlabError:
+        return None
+    return np.array([res.cpus_per_node, res.mem_per_node_mb, res.gpus_per_node])
+
+
+def _pick(
+    sim: Simulation, job, free: np.ndarray, count: int, mask: np.ndarray, *, demand=None,
+    whole: bool | None = None, ranged: bool = True,
+):  # fmt: skip
+    """The nodes ``job`` would get now among ``mask`` on ``count`` nodes (as ``demand`` asks
+    per node, ``whole`` nodes or not, for a move), as the engine picks them: a
+    ``-N MIN-MAX`` job (``ranged``) as many as are free up to its MAX lowered to its node
+    limits (node_scheduler.c get_node_cnts; ``Controller._node_cap``)."""
+    most = job.most if ranged else None
+    if most is not None:
+        most = sim._node_cap(job, most, count)  # noqa: SLF001
+    return choose_nodes(
+        free, sim.capacity, job.demand if demand is None else demand, count, mask,
+        job.exclusive if whole is None else whole, sim.weights, job.mem_per_cpu, most,
+        job.gres_fixed, job.gpus_per_job,
+    )  # fmt: skip
+
+
+class _Reshaped:
+    """A job as another request shape asks (the attributes given), else as itself."""
+
+    def __init__(self, job, **shape) -> None:
+        self.__dict__.update(shape)
+        self._job = job
+
+    def __getattr__(self, name: str):
+        return getattr(self._job, name)
+
+
+def _over_limits(sim: Simulation, job, t: float, picked, demand=None, partition=None):
+    """The QOS/association limit ``job`` would be over if a change started it at ``t`` on
+    the nodes ``picked`` (as ``demand`` asks per node in ``partition``, for a move), or None.
+
+    slurmctld tests the job counts before it picks nodes and the TRES limits on the nodes it
+    picks (acct_policy.c acct_policy_job_runnable_pre_select and _post_select, called from
+    node_scheduler.c select_nodes): the engine's test, ``Controller._limit_reason``. What
+    the limits' groups use is known at the present moment only: at a past one, whether the
+    job is over on its own (``alone``)."""
+    if not sim._limits or not picked:  # noqa: SLF001
+        return None
+    record = None
+    if demand is not None:  # (a move: its request shape in the other partition)
+        record = _Reshaped(job, count=len(picked), demand=demand, partition=partition)
+    return sim._limit_reason(job, record, picked=picked, alone=t != sim.env.now)  # noqa: SLF001
+
+
+def _possible(
+    sim: Simulation, job, t: float, hints, picks, heads, free: np.ndarray, up: np.ndarray
+) -> tuple[list, list[str]]:
+    """The ``hints`` (each with its ``picks`` entry: nodes, and for a move its demand and
+    partition) that would start the job now, and the lines that say why the others would
+    not: a QOS/association limit on the nodes it would get (:func:`_over_limits`), or, for
+    an array task, the engine holding it back (:func:`_array_held`); a job ahead of it
+    that the change would let take those nodes first (:func:`_ahead_takes`)."""
+    kept, why = [], []
+    for hint, pick in zip(hints, picks, strict=True):
+        partition = pick[2] if len(pick) > 2 else job.partition
+        over = _over_limits(sim, job, t, *pick)
+        held = None if over else _array_held(sim, job, t, heads, partition)
+        rival = None if over or held else _limit_rival(sim, job, t, heads, partition)
+        first = (
+            None if over or held or rival else _ahead_takes(sim, job, t, heads, free, up, pick[0])
+        )
+        if over:
+            whose = f"QOS {job.qos}" if over.startswith("QOS") else f"account {job.account}"
+            said = f"it would be over a limit of {whose} ({over}) there"
+        elif held:
+            said = held
+        elif first:
+            said = (
+                f"its own planned start keeps those nodes from job {first.key}, ahead of it: "
+                "an update drops that plan, and that job may take them first"
+            )
+        elif rival:
+            said = (
+                f"job {rival.key} shares a limit of its QOS or account with it and would be "
+                "queued ahead of it, so it may take what the limit leaves first"
+            )
+        else:
+            kept.append(hint)
+            continue
+        if said not in why:
+            why.append(said)
+    if not why:
+        return kept, []
+    return kept, [
+        "A change of nodes, time or partition that would give it free nodes now would not "
+        f"start it now: {'; '.join(why)}."
+    ]
+
+
+def _ahead_takes(sim: Simulation, job, t: float, heads, free, up, picked):
+    """A queued job ahead of ``job`` that may use nodes a change would give it (``picked``)
+    once ``job`` gives up its planned start (or None): one that fits on free nodes now, or
+    one planned to start after ``job``. A standing reservation (``conservative``) may be
+    what keeps the nodes from that job, or pushed its plan back; an update drops the job's
+    plan (job_mgr.c _update_job resets its start time), and the job ahead is tested, and
+    planned, first."""
+    plan = _plan_at(job, t)
+    if not picked or plan is None or plan[1] is None:
+        return None
+    on = np.zeros(len(sim.node_names), dtype=bool)
+    on[list(picked)] = True
+    key = job.sort_key()
+    for other in sim.jobs.values():
+        if other is job or other.sort_key() >= key or _state_at(sim, other, t) != "pending":
+            continue
+        if not (other.mask & on).any() or _reason_at(sim, other, t, heads) not in (
+            "Resources",
+            "Priority",
+        ):
+            continue
+        # (off the nodes advance reservations take during its time limit)
+        usable = _outside(other.mask & up, _reserved_against(sim, other, t), t + other.limit)
+        if choose_nodes(free, sim.capacity, other.demand, other.count, usable, other.exclusive):
+            return other
+        theirs = _plan_at(other, t)  # (planned after it: its plan may have pushed it back)
+        if theirs is not None and theirs[1] is not None and theirs[1] > plan[1]:
+            return other
+    return None
+
+
+def _limit_rival(sim: Simulation, job, t: float, heads, partition: str):
+    """A queued job that shares a QOS/association limit with ``job`` (its QOS's GrpTRES; its
+    user's MaxTRESPerUser or MaxJobsPerUser there; its account's) and that goes before it
+    once it is in ``partition`` (a lower PriorityTier comes later: job_scheduler.c
+    sort_job_queue2), or None. Such a job is tested first, and starting it may leave the
+    limit no room for this one (acct_policy.c counts every running job of the group), which
+    the limits' test of the change alone does not see."""
+    if not sim._limits:  # noqa: SLF001
+        return None
+    q = sim.qos[job.qos]
+    per_user = q.max_tres_per_user or q.max_jobs_per_user is not None
+    _count, checks = sim._checks(job)  # noqa: SLF001
+    accounts = any(check[-1][0] == "account" for check in checks)
+    if not (q.grp_tres or per_user or accounts):
+        return None
+    tier = sim.cluster.partition(partition).priority_tier
+    mine = (-tier, *job.sort_key()[1:])
+    for other in sim.jobs.values():
+        if other is job or other.sort_key() >= mine or _state_at(sim, other, t) != "pending":
+            continue
+        shared = (
+            (other.qos == job.qos and (q.grp_tres or (per_user and other.user == job.user)))
+            or (accounts and other.account == job.account)
+        )  # fmt: skip
+        if shared and _reason_at(sim, other, t, heads) in ("Resources", "Priority"):
+            return other
+    return None
+
+
+def _never_within_limits(sim: Simulation, job) -> str | None:
+    """The line for a job over a QOS/association limit on its own on the nodes it would get
+    if every usable node were idle (an ``--exclusive`` job's whole nodes, up to MAX of a
+    ``-N MIN-MAX`` one), with no other job of its QOS, user or account running: it will
+    never start as it is. Slurm tests the limits on the nodes it picks
+    (acct_policy_job_runnable_post_select) and, while too few are free, on that idle
+    selection (node_scheduler.c _pick_best_nodes test_only); the engine's
+    ``Controller._limit_reason`` with ``alone``. Said only where every pick is alike: a
+    ``-N MIN-MAX`` job may start on fewer nodes while few are free, and an ``--exclusive``
+    one on smaller nodes of a mixed partition. None otherwise."""
+    if not sim._limits or job.alts is not None:  # noqa: SLF001
+        return None
+    over = sim._limit_reason(job, alone=True)  # noqa: SLF001
+    if not over and job.exclusive and job.most is None and _alike(sim, job.mask):
+        idle = _idle_of(sim, job)  # (any nodes it may get: the same whole nodes)
+        over = idle and sim._limit_reason(job, picked=idle, alone=True)  # noqa: SLF001
+    if not over:
+        return None
+    whose = f"QOS {job.qos}" if over.startswith("QOS") else f"account {job.account}"
+    size = " (with --exclusive: every CPU and GPU of its nodes)" if job.exclusive else ""
+    return (
+        f"On the nodes it would get{size} it is over a limit of {whose} ({over}) even with "
+        f"no other job of it running: it will never start as it is (its reason becomes "
+        f"{over} once Slurm tests it on nodes). Fix: ask for less (fewer nodes, or without "
+        f"--exclusive the CPUs and GPUs it needs), or use another {whose.split()[0]}."
+    )
+
+
+def _alike(sim: Simulation, mask: np.ndarray) -> bool:
+    """Whether the nodes of ``mask`` all have the same CPUs, memory and GPUs."""
+    rows = sim.capacity[mask]
+    return bool(len(rows)) and bool((rows == rows[0]).all())
+
+
+def _over_on_its_own(sim: Simulation, job, count: int) -> str | None:
+    """The QOS/association limit ``job`` would be over on ``count`` nodes (as it would ask
+    on them), with no other job of its QOS, user or account running, or None: the
+    engine's test (``Controller._limit_reason``, ``alone``), on the nodes it would get if
+    every usable node were idle for an ``--exclusive`` job (only where all are alike)."""
+    if not sim._limits or job.alts is not None:  # noqa: SLF001
+        return None
+    shape = _shape_on(sim, job, count)
+    if shape is None:
+        return None
+    picked = None
+    if job.exclusive:
+        if not _alike(sim, job.mask):
+            return None
+        picked = choose_nodes(sim.capacity, sim.capacity, shape, count, job.mask, True)
+        if picked is None:
+            return None
+    record = _Reshaped(job, count=count, demand=shape, most=None)
+    return sim._limit_reason(job, record, count, picked=picked, alone=True)  # noqa: SLF001
+
+
+def _idle_of(sim: Simulation, job):
+    """The nodes ``job`` would get if every usable node were idle (``Controller._idle_pick``,
+    a ``-N MIN-MAX`` job's MAX lowered to its node limits), or None."""
+    record = sim._pending_of(job)  # noqa: SLF001
+    if job.most is not None:
+        record = sim._within_limits(job, record)  # noqa: SLF001
+    return sim._idle_pick(record)  # noqa: SLF001
+
+
+_QUEUED = ("Resources", "Priority", "JobArrayTaskLimit", "ReqNodeNotAvail", MAINT_REASON)
+
+
+def _array_held(
+    sim: Simulation, job, t: float, heads, partition: str, split: bool = True
+) -> str | None:
+    """Why the engine would not start array task ``job`` now even on free nodes, once a
+    change (which splits it off its array's pending record) puts it in ``partition``; None
+    when nothing would.
+
+    The task is then ordered before the tasks still in the record, after the array's
+    split-off tasks of lower task id, and after the record's last task when one is left
+    (slurmctld sorts an array's tasks by task id, the pending record after them:
+    job_scheduler.c sort_job_queue2; ``SimJob.split_order``). A task of its partition
+    queued ahead of it goes first (a --array=%N throttle aside). Under ``%N``, the array's
+    free slots go to its queued tasks in queue order (job_scheduler.c
+    job_array_start_test; ``Controller._pending_jobs``): when the tasks ahead of it take
+    them all, it waits for JobArrayTaskLimit. ``split=False``: as it is, unchanged."""
+    if job.array_id is None:
+        return None
+    tier = sim.cluster.partition(partition).priority_tier
+    tasks = len(job.spec.array.indices) if job.spec.array is not None else 1
+    mine = _key_at(job, t)
+    if split:
+        mine = (-tier, *mine[1:3], job.split_order(tasks))
+    others = [
+        o for o in sim.jobs.values()
+        if o.array_id == job.array_id and o is not job and _state_at(sim, o, t) == "pending"
+    ]  # fmt: skip
+    unsplit = [o for o in others if _unsplit_at(o, t)]
+    ahead = []
+    for o in others:
+        key = _key_at(o, t)
+        if split and _unsplit_at(job, t) and len(unsplit) == 1 and o is unsplit[0]:
+            key = (*key[:3], o.split_order(tasks))  # (the record's last task: a job of its own)
+        if key < mine and _reason_at(sim, o, t, heads) in _QUEUED:
+            ahead.append(o)
+    if job.throttle is not None:
+        running = sum(
+            1 for o in sim.jobs.values()
+            if o.array_id == job.array_id and _state_at(sim, o, t) == "running"
+        )  # fmt: skip
+        free = job.throttle - running
+        if len(ahead) >= free:
+            names = ", ".join(o.key for o in ahead)
+            return (
+                f"its array runs {running} task{'s' * (running != 1)} and may run "
+                f"{job.throttle} at once (%{job.throttle}); the free "
+                f"{'slots go' if free != 1 else 'slot goes'} to its task"
+                f"{'s' * (len(ahead) != 1)} ahead of it ({names}), so it waits until a slot "
+                "is left for it (those start, and a running task of the array ends)"
+            )
+    first = [o for o in ahead if o.partition == partition]
+    if first:
+        return (
+            f"task {first[0].key} of its array would be ahead of it in partition {partition} "
+            "(an array's split-off tasks go in task order, and the record's last task is one "
+            "of them), and goes first"
+        )
+    return None
+
+
+def _key_at(job, t: float) -> tuple:
+    """The job's place in the queue at ``t``: its sort key, with an array task that was
+    still in its array's pending record then ordered by its own id, as the record's tasks
+    are (a task split off later is ordered before the record from then on:
+    ``SimJob.split_order``)."""
+    key = job.sort_key()
+    if job.array_id is not None and _unsplit_at(job, t):
+        key = (*key[:3], job.id)
+    return key
+
+
+def _could_move(sim: Simulation, job, part, t: float, heads=None) -> bool:
     """Whether ``job`` moved to partition ``part`` could start there at ``t``: the partition
-    is up, takes its time limit and node count, and no job waits in it (under every policy
-    a job queued there first would start first, or hold a reservation it must not delay)."""
+    is up, takes its time limit and node count, and no job is queued in it (under every
+    policy a job queued there first would start first, or hold a reservation it must not
+    delay). Queued: waiting for Resources or Priority; a held job, one whose --begin has
+    not come or whose dependency is not met is not in the queue the scheduler tests
+    (job_scheduler.c build_job_queue, job_independent)."""
     if part.state.upper() != "UP":
         return False
     if part.max_time is not None and job.limit > part.max_time.total_seconds():
@@ -982,7 +1398,10 @@ def _could_move(sim: Simulation, job, part, t: float) -> bool:
     if job.count < part.min_nodes or not part.admits_account(job.account):
         return False
     return not any(
-        other.partition == part.name and other is not job and _state_at(sim, other, t) == "pending"
+        other.partition == part.name
+        and other is not job
+        and _state_at(sim, other, t) == "pending"
+        and _reason_at(sim, other, t, heads) in ("Resources", "Priority")
         for other in sim.jobs.values()
     )
 
