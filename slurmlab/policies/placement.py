@@ -347,18 +347,30 @@ def spread_nodes(
     cap = holds[idx].astype(np.int64).tolist()
     if sum(cap) < ntasks:
         return None
+    taken = _deal(idx, weights, cap, cap, ntasks)  # (a run's size: the tasks it holds)
+    return _spread(free, idx, taken, per_task, per_node)
+
+
+def _deal(
+    idx: np.ndarray, weights: np.ndarray | None, cap: list[int], size: list[int], need: int
+) -> dict[int, int]:
+    """``_eval_nodes``' choice of nodes for ``need`` units (tasks, or GPUs per job) among the
+    usable nodes ``idx``, each holding ``cap`` of them: runs of nodes as in :func:`best_fit`,
+    compared by ``size`` (their tasks, or available CPUs), ``enough`` when they hold the
+    units left; from a run the tightest node (by ``size``) holding all the units left, else
+    its nodes in order, each taking what it holds. Returns {position in ``idx``: units}, in
+    the order picked (the caller checked that ``cap`` holds ``need``)."""
     weight = [0] * len(cap) if weights is None else weights[idx].tolist()
     bounds = [0, *_cuts(idx, weights), len(cap)]
     runs = list(zip(bounds, bounds[1:]))
-    sums = [sum(cap[a:b]) for a, b in runs]
-    taken: dict[int, int] = {}  # position in idx -> its tasks, in the order picked
-    need = ntasks
+    taken: dict[int, int] = {}
     while need > 0:
-        best = _best_run(runs, weight, sums, [total >= need for total in sums])
-        a, b = runs[best]
+        sums = [sum(size[a:b]) for a, b in runs]
+        enough = [sum(cap[a:b]) >= need for a, b in runs]
+        a, b = runs[best := _best_run(runs, weight, sums, enough)]
         single = [k for k in range(a, b) if cap[k] >= need]
         if single:
-            taken[min(single, key=lambda k: cap[k])] = need
+            taken[min(single, key=lambda k: size[k])] = need
             need = 0
         else:
             for k in range(a, b):
@@ -367,10 +379,18 @@ def spread_nodes(
                 if need <= 0:
                     break
         runs[best] = (a, a)
+    return taken
+
+
+def _spread(
+    free: np.ndarray, idx: np.ndarray, taken: dict[int, int], unit: np.ndarray, per_node: np.ndarray
+) -> Spread:
+    """The :class:`Spread` of ``taken`` units of ``unit`` on the nodes ``idx`` (by position),
+    each node also holding ``per_node``."""
     order = sorted(taken)
-    tasks = np.array([taken[k] for k in order], dtype=free.dtype)
+    units = np.array([taken[k] for k in order], dtype=free.dtype)
     out = Spread(int(idx[k]) for k in order)
-    out.rows = np.outer(tasks, per_task.astype(free.dtype)) + per_node.astype(free.dtype)
+    out.rows = np.outer(units, unit.astype(free.dtype)) + per_node.astype(free.dtype)
     return out
 
 
@@ -396,33 +416,6 @@ def _spread_gpus(
     cap = np.minimum(free[idx, GPU], gpus).astype(np.int64).tolist()
     if sum(cap) < gpus:
         return None
-    cpus = free[idx, CPU].astype(np.int64).tolist()
-    w = gpu_weights(free, weights, gpus)
-    weight = w[idx].tolist()
-    bounds = [0, *_cuts(idx, w), len(cap)]
-    runs = list(zip(bounds, bounds[1:]))
-    taken: dict[int, int] = {}
-    need = gpus
-    while need > 0:
-        sums = [sum(cpus[a:b]) for a, b in runs]
-        enough = [sum(cap[a:b]) >= need for a, b in runs]
-        best = _best_run(runs, weight, sums, enough)
-        if best is None:
-            return None
-        a, b = runs[best]
-        single = [k for k in range(a, b) if cap[k] >= need]
-        if single:
-            taken[min(single, key=lambda k: cpus[k])] = need
-            need = 0
-        else:
-            for k in range(a, b):
-                taken[k] = min(cap[k], need)
-                need -= taken[k]
-                if need <= 0:
-                    break
-        runs[best] = (a, a)
-    order = sorted(taken)
-    held = np.array([taken[k] for k in order], dtype=free.dtype)
-    out = Spread(int(idx[k]) for k in order)
-    out.rows = np.outer(held, per_gpu.astype(free.dtype)) + per_node.astype(free.dtype)
-    return out
+    cpus = free[idx, CPU].astype(np.int64).tolist()  # (runs compared by available CPUs)
+    taken = _deal(idx, gpu_weights(free, weights, gpus), cap, cpus, gpus)
+    return _spread(free, idx, taken, per_gpu, per_node)
