@@ -767,16 +767,14 @@ def _replan_spread(prof: Profile, job: PendingJob, view: QueueView, all_up: bool
     this one gave to others, overcommitting the nodes (a plan no longer valid is recomputed
     from scratch: jobs ahead then take standing reservations' slots)."""
     prof.reserve(nodes, -usage, t, t + job.limit)
-    found = _earliest(prof, job, job.plan_mask if all_up else job.plan_mask & view.up, job.limit)
-    if found is None:
-        return None
-    i, start, new = found
-    if start == t and new == nodes:  # it stays: (the same tuple of nodes, its rows aside)
-        new = nodes
-    else:
-        usage = _usage(job, view.capacity, new)
-    prof.reserve(new, usage, start, start + job.limit, at=i)
-    return i, start, new
+    found = _reserve_earliest(prof, job, view, all_up)
+    if found is None or found[1] != t or found[2] != nodes:  # (the same tuple, rows aside)
+        return found
+    i, _t, new = found  # it stays: its old usage back in place of the new one
+    back = usage - _usage(job, view.capacity, new)
+    if back.any():
+        prof.reserve(nodes, back, t, t + job.limit, at=i)
+    return i, t, nodes
 
 
 def _undisturbed(start: float, end: float, *changes: list[tuple[float, float, bool]]) -> bool:
