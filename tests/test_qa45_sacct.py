@@ -255,3 +255,18 @@ def test_a_simulated_gputype_is_what_its_alloctres_says_on_an_untyped_gpu_cluste
     assert sim.loc[gpu, "GPUType"].isna().all()
     assert real.loc[real["NGPUS"].fillna(0) > 0, "GPUType"].isna().all()
     assert sim["GPUType"].equals(back["GPUType"])
+
+
+def test_truncated_exports_joined_without_an_elapsed_column():
+    """An export of -T segments need not list Elapsed: the run is joined (earliest Start,
+    the last End and State) all the same."""
+    head = "JobID|JobIDRaw|Submit|Start|End|State\n"
+    mon = head + "7|7|2023-12-31T20:00:00|2024-01-01T00:00:00|2024-01-02T00:00:00|RUNNING\n"
+    tue = head + "7|7|2023-12-31T20:00:00|2024-01-02T00:00:00|2024-01-02T06:00:00|COMPLETED\n"
+    for source in (io.StringIO(mon + tue), [io.StringIO(mon), io.StringIO(tue)]):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            table = slurmlab.read_sacct(source)
+        assert table[["JobID", "State"]].values.tolist() == [["7", "COMPLETED"]]
+        assert table["Start"].iloc[0] == pd.Timestamp("2024-01-01")
+        assert table["End"].iloc[0] == pd.Timestamp("2024-01-02 06:00")

@@ -363,10 +363,11 @@ def _deal(
     weight = [0] * len(cap) if weights is None else weights[idx].tolist()
     bounds = [0, *_cuts(idx, weights), len(cap)]
     runs = list(zip(bounds, bounds[1:]))
+    sums = [sum(size[a:b]) for a, b in runs]
+    holds = [sum(cap[a:b]) for a, b in runs]
     taken: dict[int, int] = {}
     while need > 0:
-        sums = [sum(size[a:b]) for a, b in runs]
-        enough = [sum(cap[a:b]) >= need for a, b in runs]
+        enough = [total >= need for total in holds]
         a, b = runs[best := _best_run(runs, weight, sums, enough)]
         single = [k for k in range(a, b) if cap[k] >= need]
         if single:

@@ -3097,8 +3097,17 @@ def _joined_exports(
     if len(lines) < 2 or not times or raw.fmt == "json":  # (JSON: one document, one export)
         return out, lines
     ids = pc.dictionary_encode(out[key[0]]).indices.to_numpy(zero_copy_only=False)
-    if not (np.bincount(ids)[ids] > 1).any():  # (as usual: every JobIDRaw once)
+    again = np.flatnonzero(np.bincount(ids)[ids] > 1)
+    if not again.size:  # (as usual: every JobIDRaw once)
         return out, lines
+    if not raw.headers:  # (no header again: a run listed twice shares its key and times)
+        codes = {"id": ids[again]}
+        for name in ["Cluster", "StepID", *times]:  # (a job's steps share its JobIDRaw)
+            if name in out:
+                column = pc.dictionary_encode(out[name].take(pa.array(again)))
+                codes[name] = column.indices.to_numpy(zero_copy_only=False)
+        if not pd.DataFrame(codes).duplicated().any():  # (a requeued job's runs: apart)
+            return out, lines
     key = [c for c in ("Cluster", "User") if c in raw.names] + key
     wanted = {*key, *times, "JobID", "Start", "End", "Elapsed", "State"}
     wanted |= {"ArrayJobID", "ArrayTaskID"}
@@ -3130,7 +3139,8 @@ def _joined_exports(
     raw.duplicates = sorted(raw.duplicates + lines[left].tolist())
     if cut:
         for name in ("Start", "Elapsed"):
-            out[name] = pa.array(frame[name], type=out[name].type)
+            if name in out:  # (an export may have no Elapsed)
+                out[name] = pa.array(frame[name], type=out[name].type)
     order = pa.array(take)
     return {name: arr.take(order) for name, arr in out.items()}, lines[take]
 

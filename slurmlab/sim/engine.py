@@ -1785,8 +1785,7 @@ class Simulation(Controller, Lifecycles, Updates):
                 f"{', '.join(j.key for j in denied)} (an administrator held it: JobHeldAdmin; "
                 "its user may release only a user's hold, JobHeldUser. An administrator "
                 "releases it: a scenario's action {at: ..., action: release, job: "
-                f"{denied[0].key}}}, or in a Lab lab.sim.release({denied[0].key!r}, "
-                "admin=True))"
+                f"{denied[0].key}}}, or in a Lab lab.release({denied[0].key!r}, admin=True))"
             )
 
     def requeue(self, key: str | int, command: str = "scontrol requeue") -> None:

@@ -505,22 +505,23 @@ class Lab:
         or a list."""
         self._each(jobid, "requeuehold", self.sim.requeue_hold)
 
-    def hold(self, jobid) -> None:
+    def hold(self, jobid, *, admin: bool = False) -> None:
         """``scontrol hold``: a pending job (an id, an array, some tasks) waits, with reason
         JobHeldUser, until :meth:`release`. A running job runs on (shown with priority 0);
         should it be requeued, it pends held. (In a Lab you are the job's user, so this is a
-        user hold; a scenario's ``actions: hold`` is an administrator's, JobHeldAdmin, as in
-        Slurm.) Several jobs as scontrol's job_list (``"12,14"``) or a list."""
-        self._each(jobid, "hold", self.sim.hold)
+        user hold; ``admin=True`` holds it as the cluster's administrator, JobHeldAdmin, as
+        a scenario's ``actions: hold`` does.) Several jobs as scontrol's job_list
+        (``"12,14"``) or a list."""
+        self._each(jobid, "hold", lambda one: self.sim.hold(one, admin=admin))
 
-    def release(self, jobid) -> None:
+    def release(self, jobid, *, admin: bool = False) -> None:
         """``scontrol release``: a held job (``sbatch -H``, :meth:`hold`) may start again; a
         job that is not held is left as it is. You are the job's user: an administrator's
         hold (JobHeldAdmin, a scenario's ``actions: hold``) is refused, "Access/permission
-        denied", as Slurm refuses it (an administrator's release: a scenario's ``release``
-        action, or ``lab.sim.release(jobid, admin=True)``). Several jobs as scontrol's
+        denied", as Slurm refuses it, unless you release it as the administrator
+        (``admin=True``, as a scenario's ``release`` action). Several jobs as scontrol's
         job_list (``"12,14"``) or a list."""
-        self._each(jobid, "release", self.sim.release)
+        self._each(jobid, "release", lambda one: self.sim.release(one, admin=admin))
 
     def update(
         self,

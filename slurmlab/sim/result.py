@@ -992,7 +992,16 @@ class SimulationResult:
         When no job was requeued it has the same rows as :attr:`jobs` (a copy of it)."""
         if not self.sim.requeued():  # (every job has one run: no second table to build)
             return self.jobs.copy()
-        return with_db_ends(self.sim, job_table(self.sim, duplicates=True))
+        return with_db_ends(self.sim, self._runs_held.copy())
+
+    @cached_property
+    def _runs_held(self) -> pd.DataFrame:
+        """One row per run, each ending when its nodes were freed: :attr:`jobs_all_runs`
+        but for a finished run that ``scontrol requeue`` rewrote (its End there is the
+        requeue's, as slurmdbd records it); what :attr:`metrics` counts as used."""
+        if not self.sim.requeued():
+            return self.jobs
+        return job_table(self.sim, duplicates=True)
 
     @cached_property
     def events(self) -> pd.DataFrame:
@@ -1045,9 +1054,7 @@ class SimulationResult:
         # runs nor waits for anything that may still come (a held job waits for a release)
         finished = (sim.ran_out and not self.live) or not sim.in_progress()
         now = None if finished else self.origin + pd.Timedelta(seconds=sim.now)
-        m = schedule_metrics(
-            self.jobs, self.sim.cluster.tres(), all_runs=self.jobs_all_runs, now=now
-        )
+        m = schedule_metrics(self.jobs, self.sim.cluster.tres(), all_runs=self._runs_held, now=now)
         m.update(failure_metrics(self.runs, requeues=int(self.jobs["Restarts"].sum())))
         m["policy"] = self.policy
         m["wall_s"] = self.wall_s
