@@ -325,6 +325,11 @@ def _as_record(sim: Simulation, job, partition: str):
         sim._set_shape(job, now[0], now[1])  # noqa: SLF001
 
 
+def _limit_owner(job, reason: str) -> str:
+    """Whose limit a QOS/association limit reason names: ``QOS high`` or ``account llm``."""
+    return f"QOS {job.qos}" if reason.startswith("QOS") else f"account {job.account}"
+
+
 def _why_record(sim: Simulation, job, state: str, t: float) -> str:
     if state != "pending":
         if state in ("running", "not yet submitted"):
@@ -395,7 +400,7 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
         and reason != "QOSMaxWallDurationPerJobLimit"
         and sim._limit_reason(job, alone=True)  # noqa: SLF001 - over with nothing running
     ):
-        whose = f"QOS {job.qos}" if reason.startswith("QOS") else f"account {job.account}"
+        whose = _limit_owner(job, reason)
         text = (
             f"its request alone is over {whose}'s limit: with no other job of it running it "
             "would still be, so it will never start as it is; ask for less (scontrol "
@@ -458,7 +463,7 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
     if reason == "PartitionNodeLimit" and part.min_nodes <= job.count and not job.spec.gpus:
         over = _over_on_its_own(sim, job, most)
         if over:
-            whose = f"QOS {job.qos}" if over.startswith("QOS") else f"account {job.account}"
+            whose = _limit_owner(job, over)
             lines.append(
                 f"On {most} node{'s' * (most > 1)} it would still be over a limit of {whose} "
                 f"({over}) even with no other job of it running: ask for fewer nodes, or less "
@@ -1158,7 +1163,7 @@ def _possible(
             None if over or held or rival else _ahead_takes(sim, job, t, heads, free, up, pick[0])
         )
         if over:
-            whose = f"QOS {job.qos}" if over.startswith("QOS") else f"account {job.account}"
+            whose = _limit_owner(job, over)
             said = f"it would be over a limit of {whose} ({over}) there"
         elif held:
             said = held
@@ -1263,7 +1268,7 @@ def _never_within_limits(sim: Simulation, job) -> str | None:
         over = idle and sim._limit_reason(job, picked=idle, alone=True)  # noqa: SLF001
     if not over:
         return None
-    whose = f"QOS {job.qos}" if over.startswith("QOS") else f"account {job.account}"
+    whose = _limit_owner(job, over)
     size = " (with --exclusive: every CPU and GPU of its nodes)" if job.exclusive else ""
     return (
         f"On the nodes it would get{size} it is over a limit of {whose} ({over}) even with "
