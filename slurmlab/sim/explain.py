@@ -13,6 +13,7 @@ from bisect import bisect_right
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import timedelta
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -325,6 +326,19 @@ def _as_record(sim: Simulation, job, partition: str):
         sim._set_shape(job, now[0], now[1])  # noqa: SLF001
 
 
+class _Hint(NamedTuple):
+    """A change that would let a job start sooner: its words; the change as Lab.update
+    takes it (None: scontrol update cannot make it); and, for the limits' test
+    (:func:`_possible`), the nodes it would get, its demand per node there (None: its own)
+    and the partition of a move (None: its own)."""
+
+    text: str
+    change: dict | None
+    nodes: tuple | None
+    demand: np.ndarray | None = None
+    partition: str | None = None
+
+
 def _limit_owner(job, reason: str) -> str:
     """Whose limit a QOS/association limit reason names: ``QOS high`` or ``account llm``."""
     return f"QOS {job.qos}" if reason.startswith("QOS") else f"account {job.account}"
@@ -546,9 +560,7 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
     planned_on, planned_known = _planned_nodes(sim, planned, t, until)
     # (a slurm backfill cycle starts a later job only if it tested it: bf_max_job_test)
     tested = reason != "Priority" or _tested(sim, job, t)
-    # (the change in words, as Lab.update takes it; None: scontrol update cannot make it)
-    hints: list[tuple[str, dict | None]] = []
-    picks: list[tuple | None] = []  # (each hint's nodes, demand and partition: limits' test)
+    hints: list[_Hint] = []
     usable = _outside(mask, windows, t + job.limit)
     fits_now = choose_nodes(free, sim.capacity, job.demand, job.count, usable, job.exclusive)
     memory_bound = False
@@ -586,22 +598,23 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
         if fewer and (first or later):
             top = job.spec.max_nodes  # (-N MIN-MAX: NumNodes=N would keep the maximum)
             span = f"-{top}" if top and top > job.count else ""
-            hints.append(
-                (
-                    f"with --nodes={fewer} (instead of {job.count}{span}) it could start now",
-                    {"nodes": _node_span(job, fewer, fewer)},
-                )
-            )
             shape = _shape_on(sim, job, fewer)
             there = _pick(sim, job, free, fewer, usable & ~planned_on, demand=shape, ranged=False)
-            picks.append((there, shape, job.partition))
+            hints.append(
+                _Hint(
+                    f"with --nodes={fewer} (instead of {job.count}{span}) it could start now",
+                    {"nodes": _node_span(job, fewer, fewer)},
+                    there,
+                    shape,
+                )
+            )
         if first or later:  # ending before an advance reservation begins
             # (a job behind others starts in a backfill cycle, up to bf_interval later)
             delay = _cycle_delay(sim.policy) if later else 0.0
             shorter = _before_reservation(sim, job, free, mask, windows, ahead, t, delay)
             if shorter:
-                hints.append(shorter[:2])
-                picks.append((_pick(sim, job, free, job.count, shorter[2]),))
+                nodes = _pick(sim, job, free, job.count, shorter[2])
+                hints.append(_Hint(*shorter[:2], nodes))
     elif ahead and tested:  # (started by a backfill cycle: up to bf_interval later)
         gap = _gap_on(sim, job, planned, free, usable, t)
         gap -= _cycle_delay(sim.policy) + _strict(sim.policy)
@@ -611,14 +624,14 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
             if job.time_min:  # (its limit may not go below it: a new sbatch, then)
                 if slurm:
                     low = format_duration(timedelta(seconds=job.time_min))
-                    picks.append((_pick(sim, job, free, job.count, usable),))
                     hints.append(
-                        (
+                        _Hint(
                             f"with --time-min={limit} (instead of {low}) Slurm's backfill "
                             "could start it now with that limit, ending before the next "
                             "reservation (a new sbatch: scontrol update cannot set a limit "
                             "below its --time-min)",
                             None,
+                            _pick(sim, job, free, job.count, usable),
                         )
                     )
             else:
@@ -628,13 +641,13 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
                         f" (or, at submission, keep -t and add --time-min={limit}: Slurm's "
                         "backfill starts such a job in a gap with its limit lowered to that)"
                     )
-                picks.append((_pick(sim, job, free, job.count, usable),))
                 hints.append(
-                    (
+                    _Hint(
                         f"with -t {limit} (instead of "
                         f"{format_duration(timedelta(seconds=job.limit)) if not math.isinf(job.limit) else 'UNLIMITED'}) "
                         f"it would end before the next reservation and could be backfilled now{flexible}",
                         {"time": limit},
+                        _pick(sim, job, free, job.count, usable),
                     )
                 )
     # another partition's nodes are no use where a plan within its time limit holds them
@@ -656,23 +669,25 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
             continue  # (a plan within its time limit whose nodes are not known: any node)
         there = choose_nodes(free, sim.capacity, demand, res.nodes, omask, res.whole_node)
         if there:
-            hints.append(
-                (
-                    f"partition {other.name!r} has room for it now (-p {other.name})",
-                    {"partition": other.name},
-                )
-            )
             there = _pick(
                 sim, job, free, res.nodes, omask, demand=demand, whole=res.whole_node
             )  # (the nodes it would get there: a -N MIN-MAX job takes up to MAX)
-            picks.append((there, demand, other.name))
-    hints, stopped = _possible(sim, job, t, hints, picks, heads, free, up)
+            hints.append(
+                _Hint(
+                    f"partition {other.name!r} has room for it now (-p {other.name})",
+                    {"partition": other.name},
+                    there,
+                    demand,
+                    other.name,
+                )
+            )
+    hints, stopped = _possible(sim, job, t, hints, heads, free, up)
     lines.extend(stopped)
     if hints:
-        updates = [_update_command(job, **change) for _text, change in hints if change]
+        updates = [_update_command(job, **h.change) for h in hints if h.change]
         lines.append(
             "Smallest changes that would let it start sooner: "
-            + "; ".join(text for text, _change in hints)
+            + "; ".join(h.text for h in hints)
             + (
                 ". Make one with scontrol update, which keeps its place in the queue (a new "
                 "sbatch would queue behind the jobs submitted since): " + "; ".join(updates)
@@ -1146,21 +1161,22 @@ def _over_limits(sim: Simulation, job, t: float, picked, demand=None, partition=
 
 
 def _possible(
-    sim: Simulation, job, t: float, hints, picks, heads, free: np.ndarray, up: np.ndarray
-) -> tuple[list, list[str]]:
-    """The ``hints`` (each with its ``picks`` entry: nodes, and for a move its demand and
-    partition) that would start the job now, and the lines that say why the others would
-    not: a QOS/association limit on the nodes it would get (:func:`_over_limits`), or, for
-    an array task, the engine holding it back (:func:`_array_held`); a job ahead of it
+    sim: Simulation, job, t: float, hints: list[_Hint], heads, free: np.ndarray, up: np.ndarray
+) -> tuple[list[_Hint], list[str]]:
+    """The ``hints`` that would start the job now, and the lines that say why the others
+    would not: a QOS/association limit on the nodes it would get (:func:`_over_limits`), or,
+    for an array task, the engine holding it back (:func:`_array_held`); a job ahead of it
     that the change would let take those nodes first (:func:`_ahead_takes`)."""
     kept, why = [], []
-    for hint, pick in zip(hints, picks, strict=True):
-        partition = pick[2] if len(pick) > 2 else job.partition
-        over = _over_limits(sim, job, t, *pick)
+    for hint in hints:
+        partition = hint.partition or job.partition
+        over = _over_limits(sim, job, t, hint.nodes, hint.demand, partition)
         held = None if over else _array_held(sim, job, t, heads, partition)
         rival = None if over or held else _limit_rival(sim, job, t, heads, partition)
         first = (
-            None if over or held or rival else _ahead_takes(sim, job, t, heads, free, up, pick[0])
+            None
+            if over or held or rival
+            else _ahead_takes(sim, job, t, heads, free, up, hint.nodes)
         )
         if over:
             whose = _limit_owner(job, over)
