@@ -120,6 +120,18 @@ QOS_DIR = ROOT / "datasets" / "realslurm" / "accounts-qos"
 #: sprio rows that knowingly differ from real Slurm's, per (scenario, job), and why.
 SPRIO_DIFFERENCES = {
     **{
+        ("preempt-grace", key): (
+            "a requeued --exclusive victim: Slurm's JOBSIZE counts what it asked for again (1 "
+            "CPU: 87), the simulator its exclusive node's 16 CPUs (146), as before the requeue "
+            "(not modelled)"
+        )
+        for key in ("g2", "g3")
+    },
+    ("gpus-spread3", "probe4"): (
+        "follows the -n N --gpus=3 probes (scorecard): bob's earlier probes ran later and "
+        "longer on one node in the simulation, so his fair share at 100 s is lower"
+    ),
+    **{
         ("mix-16", key): (
             "-N 1-2 --gres=gpu:2: Slurm's factors counted one node (JOBSIZE 87) while the "
             "simulator's backfill planned two (91), and two once Slurm's did (as mix-12's j29)"
@@ -188,7 +200,7 @@ def test_sprio_factors_match_real_sprio_in_every_fixture():
                     continue
                 assert same, (name, t, key, row, got.to_dict())
                 checked += 1
-    assert checked >= 1000 and differ == 25, (checked, differ)
+    assert checked >= 1000 and differ == 27, (checked, differ)
 
 
 @pytest.mark.skipif(not (QOS_DIR / "sprio.csv").exists(), reason="no accounts-qos fixture")
@@ -340,6 +352,9 @@ TRES_SIMPLIFICATIONS = {
         )
         for k in (1, 2, 3)
     },
+    ("gpus-spread3", "probe4", "AllocTRES"): (
+        "follows the -n N --gpus=3 probes (scorecard): it started in the simulation only"
+    ),
     ("gpus-spread2", "probe5", "ReqTRES"): (
         "--gpus=5 without -N: Slurm's ReqTRES shows the request before allocation (1 node, 5 "
         "GPUs); the simulator the shape it resolved (2 nodes of 3 GPUs), as gpu-spellings' "
@@ -349,12 +364,6 @@ TRES_SIMPLIFICATIONS = {
         "-n 2 --gpus=3 without -N: Slurm spreads it (gpu2's 2 GPUs and gpu1's 1, a task on "
         "each); the simulator holds its GPUs on one node (not modelled: scorecard)"
     ),
-    **{
-        ("gpus-spread2", f"probe{k}", "AllocTRES"): (
-            "follows probe1, which holds gpu1 until 45 s here: it starts later, on one node"
-        )
-        for k in range(2, 5)
-    },
     **{
         ("mix-11", key, "AllocTRES"): (
             "-N 1-2 after mix-11 takes another path (scorecard.DIVERGED, 25 s): it took "

@@ -222,7 +222,32 @@ def translate(key: str, ids: dict[str, str]) -> str:
     return f"{ids.get(base, base)}_{task}" if base else key
 
 
-@pytest.mark.parametrize("yaml_path,out", SCENARIOS, ids=[p.stem for p, _ in SCENARIOS])
+#: Fixtures whose sacct lines knowingly differ (strict xfail: a fix shows as news).
+LINES_ORDER_DIFFERENCES = {
+    "preempt-grace": (
+        "sacct -D lists a requeued job's next run from the row slurmdbd made at the requeue: "
+        "g3's (requeued at 46 s) before g2's (51 s: it ignored SIGTERM and was killed KillWait "
+        "later); the simulator requeues both at their grace end (41, 42 s), KillWait and the "
+        "30-s time-limit check not modelled"
+    ),
+    "preempt-reorder": (
+        "in the second of a preemption slurmdbd had the preemptor's start row before the "
+        "victim's requeue row for h2/l1 and h3/b,d (not for h1/v2); the simulator lists the "
+        "requeue first"
+    ),
+}
+
+
+def _known(cases, known):
+    return [
+        pytest.param(p, out, id=p.stem, marks=pytest.mark.xfail(reason=known[p.stem], strict=True))
+        if p.stem in known
+        else pytest.param(p, out, id=p.stem)
+        for p, out in cases
+    ]
+
+
+@pytest.mark.parametrize("yaml_path,out", _known(SCENARIOS, LINES_ORDER_DIFFERENCES))
 def test_sacct_lists_the_lines_real_slurm_listed(yaml_path, out):
     """Every fixture: the simulation's sacct -D lines (JobID, JobIDRaw, State) are real
     sacct's, in its order: array-records' cancelled record is one line (4_[0-3]), its task
@@ -287,7 +312,16 @@ LINES_FIXTURES = [
 ]
 
 
-@pytest.mark.parametrize("yaml_path,out", LINES_FIXTURES, ids=[p.stem for p, _ in LINES_FIXTURES])
+#: Fixtures whose snapshots knowingly differ (strict xfail: a fix shows as news).
+SNAPSHOT_DIFFERENCES = dict.fromkeys(
+    ("preempt-grace", "preempt-reorder"),
+    "while a requeued victim waits for its begin time, real sacct -X still lists its last "
+    "run (PREEMPTED: the new run's row is not eligible yet); the simulator's sacct lists "
+    "neither (not modelled)",
+)
+
+
+@pytest.mark.parametrize("yaml_path,out", _known(LINES_FIXTURES, SNAPSHOT_DIFFERENCES))
 def test_sacct_and_squeue_print_pending_records_as_real_slurm_did_during_the_run(yaml_path, out):
     """At each snapshot of a fixture recorded with them (array-lines), the simulation's
     sacct -X lines (JobID, JobIDRaw, State) and plain squeue's JOBID and ST column are real

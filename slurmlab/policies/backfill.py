@@ -191,6 +191,10 @@ class Fifo:
                     view.weights, job.mem_per_cpu, job.most, job.gres_fixed, job.gpus_per_job,
                 )  # fmt: skip
             if nodes is None:
+                if job.pinned:  # (-w: its nodes are kept from the later jobs, not its partition)
+                    d.reasons[job.id] = "Resources"
+                    usable = usable & ~job.mask
+                    continue
                 if not job.blocks:  # (a maintenance window holds its whole partition)
                     d.reasons[job.id] = "Resources"
                     continue

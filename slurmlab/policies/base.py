@@ -201,6 +201,12 @@ class PendingJob:
     #: and tries the later jobs (job_scheduler.c, ESLURM_RESERVATION_BUSY), which then wait
     #: for their own reason (Resources), not for Priority
     blocks: bool = True
+    #: whether it names with ``-w`` every node it needs (``mask`` is those nodes): when it
+    #: cannot start, Slurm's main scheduler does not stop at its partition but keeps those
+    #: nodes from the later jobs of the pass (job_scheduler.c ``_schedule``: a job whose
+    #: req_node_bitmap holds at least its min_nodes sets fail_by_part false and takes its
+    #: nodes out of avail_node_bitmap), which then wait for their own reason
+    pinned: bool = False
     #: whether its QOS preempted running jobs for it (preempt/qos) and it has not started
     #: yet: the room its victims free is meant for it (``conservative`` places it before the
     #: reservations standing when it arrived, which would otherwise take that room)

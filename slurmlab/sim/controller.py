@@ -212,7 +212,7 @@ class Controller:
                     job.spec.reservation, need, None, rows, mem_per_cpu=per_cpu, most=shape[10],
                     array=_record_of(job), array_job=job.array_id, time_min=job.time_min,
                     spread=spread_of(job.spec, alt[0], self.cluster), gres_fixed=job.gres_fixed,
-                    gpus_per_job=job.gpus_per_job,
+                    gpus_per_job=job.gpus_per_job, pinned=bool(job.spec.nodelist),
                 )  # fmt: skip
             return alt[2]
         if job.pending is None:
@@ -222,6 +222,7 @@ class Controller:
                 job.rows, mem_per_cpu=job.mem_per_cpu, most=job.most, array=_record_of(job),
                 array_job=job.array_id, time_min=job.time_min, spread=job.spread,
                 gres_fixed=job.gres_fixed, gpus_per_job=job.gpus_per_job,
+                pinned=bool(job.spec.nodelist),
             )  # fmt: skip
         return job.pending
 
@@ -241,7 +242,7 @@ class Controller:
                 p.reservation, p.need, plan, p.rows, mem_per_cpu=p.mem_per_cpu, most=p.most,
                 blocks=p.blocks, reserve_most=p.reserve_most, array=p.array,
                 array_job=p.array_job, time_min=p.time_min, spread=p.spread,
-                gres_fixed=p.gres_fixed, gpus_per_job=p.gpus_per_job,
+                gres_fixed=p.gres_fixed, gpus_per_job=p.gpus_per_job, pinned=p.pinned,
             )  # fmt: skip
             cached = job.pending_plan = (pending, plan, planned)
         return cached[2]

@@ -41,7 +41,7 @@ import pandas as pd
 import simpy
 
 from slurmlab.errors import RequestError, SlurmlabError, warn_at_caller
-from slurmlab.policies.backfill import availability, make_policy
+from slurmlab.policies.backfill import SlurmBackfill, availability, make_policy
 from slurmlab.policies.base import NODES_OUT, PendingJob  # noqa: F401 (NODES_OUT for sim modules)
 from slurmlab.policies.fairshare import Account, AccountTree
 from slurmlab.policies.placement import choose_nodes, gres_fixed
@@ -1206,7 +1206,7 @@ class Simulation(Controller, Lifecycles, Updates):
             self.log("eligible", job)
         self._set_reason(job, reason)
         if reason == "BeginTime":
-            self._at(job.begin - self.env.now, lambda _e, j=job: self._recheck(j))
+            self._at(job.begin - self.env.now, lambda _e, j=job: self._recheck(j, quiet=True))
         elif reason == "Reservation":
             start = self.reservations[job.spec.reservation][0].start
             self._at(start - self.env.now, lambda _e, j=job: self._recheck(j))
@@ -1294,11 +1294,47 @@ class Simulation(Controller, Lifecycles, Updates):
             if c == self._min_cpus:
                 self._min_cpus = None  # recomputed when asked
 
-    def _recheck(self, job: SimJob) -> None:
+    def _recheck(self, job: SimJob, quiet: bool = False) -> None:
+        """A waiting job's time came (its begin time, its reservation's start): queue it if
+        it may be. ``quiet``: its begin time (``--begin``, a requeue's delay) passed, which
+        is no event in Slurm: nothing calls the main scheduler (job_independent only tests
+        the time when a pass looks), and a backfill cycle runs only when a job, node,
+        partition or reservation changed since the last (backfill.c ``_more_work``). The
+        job waits for the next event's pass or the periodic main-scheduler pass
+        (sched_interval): real-Slurm fixtures preempt-reorder (requeued victims eligible at
+        141-146 s, started at the periodic pass at 172 s) and begin-quiet. This is the
+        ``slurm`` policy's (Slurm's own schedulers); under the others, as the engine's rule
+        of same-time events says, a begin time reached is an arrival, and a pass follows."""
         if job.state == "PENDING" and job.id in self.waiting:
+            seen = self._bf_seen == len(self.events)  # (the backfill timer saw every event)
+            quiet = (
+                quiet
+                and isinstance(self.policy, SlurmBackfill)
+                and self._main_grid is not None
+                and self._quiet_since(self.env.now)
+            )
             self._enqueue(job)
             if job.id not in self.waiting:
-                self.request_pass()
+                if quiet:
+                    if seen:  # (its eligibility is no change for the backfill cycle)
+                        self._bf_seen = len(self.events)
+                    self._wake_at(self.env.now)
+                else:
+                    self.request_pass()
+
+    def _quiet_since(self, now: float) -> bool:
+        """Whether nothing but eligibilities happened in the last ``bf_interval`` seconds. A
+        change that soon may still have its backfill cycle to come in Slurm (a cycle runs
+        ``bf_interval`` after the last one, if something changed since: backfill.c), which
+        then sees a job whose begin time has passed meanwhile (real fixture node-failure:
+        cpu1 resumed at 150 s, train eligible at 151 s started at 153 s)."""
+        interval = getattr(self.policy, "interval", None) or 0
+        for t, kind, *_rest in reversed(self.events):
+            if now - t >= interval:
+                return True
+            if kind != "eligible":
+                return False
+        return True
 
     def _ineligible_reason(self, job: SimJob) -> str | None:
         """Why ``job`` may not be queued now, in job_mgr.c ``job_independent``'s order: a

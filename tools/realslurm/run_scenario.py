@@ -101,6 +101,7 @@ NODE_ACTIONS = {  # node action -> (scontrol State=, Reason=)
 TERMINAL = ("COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY")
 TERMINAL += ("BOOT_FAIL", "DEADLINE", "PREEMPTED")
 QOS_SETTINGS = {  # scenario qos field -> sacctmgr option, value as sacctmgr wants it
+    "priority": ("priority", str),  # (accounts.sh's values unless a scenario names others)
     "preempt": ("preempt", lambda v: ",".join([v] if isinstance(v, str) else v)),
     "preempt_mode": ("preemptmode", str),
     "grace_time": ("gracetime", lambda v: str(round(parse_seconds(v)))),  # seconds
