@@ -13,7 +13,6 @@ on gpu[2-3] with gpu1 partly used, where the CPU best fit alone gives gpu[1-2].
 from __future__ import annotations
 
 import csv
-import textwrap
 import warnings
 from pathlib import Path
 
@@ -90,26 +89,7 @@ def test_the_engine_places_gpus_per_job_as_real_slurm(pin, nodes):
     assert lab.squeue().set_index("JOBID").loc[str(job), "NODELIST(REASON)"] == nodes
 
 
-def _run(tmp_path: Path, jobs: str):
-    text = f"""\
-        name: qa44-gpus
-        cluster:
-          slurm_conf: {DATA / "slurm.conf"}
-          gres_conf: {DATA / "gres.conf"}
-        policy: {{name: slurm}}
-        accounts:
-          - {{name: llm, shares: 70, users: [alice, bob]}}
-        qos:
-          - {{name: normal, priority: 0}}
-        jobs:
-        """
-    path = tmp_path / "qa44-gpus.yaml"
-    lines = [line.strip() for line in jobs.splitlines() if line.strip()]
-    path.write_text(textwrap.dedent(text) + "".join(f"  {line}\n" for line in lines))
-    return Scenario.load(path).run()
-
-
-def test_backfills_plan_for_gpus_per_job_shows_the_nodes_it_starts_on(tmp_path):
+def test_backfills_plan_for_gpus_per_job_shows_the_nodes_it_starts_on(realslurm_run):
     """While every GPU is held until 60 s (one of gpu2's until 300 s), a waiting `-N 2
     --gpus=5` job is planned on gpu[3-4] (SCHEDNODES) and starts there."""
     jobs = """\
@@ -119,7 +99,7 @@ def test_backfills_plan_for_gpus_per_job_shows_the_nodes_it_starts_on(tmp_path):
         - {id: d, submit: 0, runtime: 50, user: alice, args: "-p gpu -w gpu[3-4] -N 2 --gres=gpu:4 -t 1 -A llm"}
         - {id: p, submit: 5, runtime: 30, user: bob, args: "-p gpu -N 2 --gpus=5 -t 2 -A llm"}
     """  # noqa: E501
-    result = _run(tmp_path, jobs)
+    result = realslurm_run(jobs)
     assert result.squeue(at=20.0).set_index("JOBID").loc["p", "SCHEDNODES"] == "gpu[3-4]"
     assert result.jobs.set_index("JobID").loc["p", "NodeList"] == "gpu[3-4]"
 

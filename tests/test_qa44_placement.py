@@ -10,7 +10,6 @@ their own) and the mix-11 and mix-12 fixtures show it; the states below are the 
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +17,6 @@ import pytest
 
 from slurmlab.policies.placement import best_fit, choose_nodes, gres_fixed
 from slurmlab.policies.profile import Profile
-from slurmlab.scenario import Scenario
 
 DATA = Path(__file__).resolve().parents[1] / "datasets" / "realslurm"
 CAPACITY = np.array([[16, 64000, 4]] * 4, dtype=np.int64)
@@ -101,27 +99,6 @@ def test_best_fit_and_profiles_plan_by_the_same_rule():
     assert prof.fits(demand, 1, mask, 60.0, gres_fixed=True) == (0,)
 
 
-def _run(tmp_path: Path, jobs: str):
-    conf = DATA / "slurm.conf"
-    text = f"""\
-        name: qa44
-        cluster:
-          slurm_conf: {conf}
-          gres_conf: {DATA / "gres.conf"}
-        policy: {{name: slurm}}
-        accounts:
-          - {{name: llm, shares: 70, users: [alice, bob]}}
-          - {{name: vision, shares: 30, users: [carol]}}
-        qos:
-          - {{name: normal, priority: 0}}
-        jobs:
-        """
-    path = tmp_path / "qa44.yaml"
-    lines = [line.strip() for line in jobs.splitlines() if line.strip()]
-    path.write_text(textwrap.dedent(text) + "".join(f"  {line}\n" for line in lines))
-    return Scenario.load(path).run()
-
-
 _E2 = """\
     - {id: f2, submit: 0, runtime: 120, user: alice, args: "-p gpu -w gpu2 -n 2 --gres=gpu:2 -t 5 -A llm"}
     - {id: f3, submit: 0, runtime: 120, user: alice, args: "-p gpu -w gpu3 -n 3 --gres=gpu:3 -t 5 -A llm"}
@@ -139,17 +116,17 @@ _E2 = """\
         ("-n 1", "gpu3"),  # CPU-only: the tightest (real Slurm, probe E4)
     ],
 )
-def test_the_engine_places_gpu_jobs_as_real_slurm(tmp_path, probe, node):
+def test_the_engine_places_gpu_jobs_as_real_slurm(realslurm_run, probe, node):
     """The engine starts each probe where Slurm's rule puts it in probe E2's state."""
     jobs = (
         _E2
         + f'- {{id: p, submit: 5, runtime: 30, user: bob, args: "-p gpu {probe} -t 2 -A llm"}}\n'
     )
-    result = _run(tmp_path, jobs)
+    result = realslurm_run(jobs)
     assert result.jobs.set_index("JobID").loc["p", "NodeList"] == node
 
 
-def test_a_planned_one_task_gpu_job_is_planned_on_the_first_fitting_node(tmp_path):
+def test_a_planned_one_task_gpu_job_is_planned_on_the_first_fitting_node(realslurm_run):
     """Backfill's plan (SCHEDNODES) uses the same rule: with every GPU held until 120 s on
     gpu1 and gpu2 and until 60 s on gpu3 and gpu4 (gpu4 tighter), a waiting `-n 1
     --gres=gpu:1` job is planned on gpu3 at 60 s and starts there."""
@@ -160,13 +137,13 @@ def test_a_planned_one_task_gpu_job_is_planned_on_the_first_fitting_node(tmp_pat
         - {id: d, submit: 0, runtime: 200, user: alice, args: "-p gpu -w gpu4 -n 6 -t 5 -A llm"}
         - {id: p, submit: 5, runtime: 30, user: bob, args: "-p gpu -n 1 --gres=gpu:1 -t 2 -A llm"}
     """  # noqa: E501
-    result = _run(tmp_path, jobs)
+    result = realslurm_run(jobs)
     assert result.jobs.set_index("JobID").loc["p", "NodeList"] == "gpu3"
     start = result.squeue(at=20.0).set_index("JOBID")
     assert start.loc["p", "SCHEDNODES"] == "gpu3"
 
 
-def test_a_pending_node_range_jobs_size_counts_its_planned_nodes(tmp_path):
+def test_a_pending_node_range_jobs_size_counts_its_planned_nodes(realslurm_run):
     """job_ptr->total_cpus, which the job size factor counts, is set by backfill's will-run
     test to the CPUs of the nodes it plans: a `-N 1-2 --gres=gpu:2` job planned on gpu1 alone
     (the others are held for long) has sprio JOBSIZE 87 ((1/6 + 1/128) / 2), as in real Slurm,
@@ -176,6 +153,6 @@ def test_a_pending_node_range_jobs_size_counts_its_planned_nodes(tmp_path):
         - {id: b234, submit: 0, runtime: 400, user: alice, args: "-p gpu -N 3 -w gpu[2-4] --gres=gpu:4 -t 10:00 -A llm"}
         - {id: range, submit: 5, runtime: 30, user: carol, args: "-p gpu -N 1-2 --gres=gpu:2 -t 3:00 -A vision"}
     """  # noqa: E501
-    result = _run(tmp_path, jobs)
+    result = realslurm_run(jobs)
     sprio = result.sprio(90).set_index("JOBID")
     assert sprio.loc["range", "JOBSIZE"] == 87
