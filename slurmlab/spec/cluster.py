@@ -877,6 +877,7 @@ class Cluster:
         conflict = (
             preempt_conflict(self.settings)
             or select_conflict(self.settings)
+            or backfill_conflict(self.settings)
             or usage_reset_conflict(self.settings)
         )
         if conflict:
@@ -1324,8 +1325,8 @@ _OFF = {"bf_interval": "-1 (no backfill)", "sched_interval": "-1 (no main schedu
 
 #: Every SchedulerParameters option of Slurm 22.05 (slurm.conf(5), its SchedulerParameters
 #: section), lower case, plus two spellings slurmctld also reads: ``max_rpc_count``
-#: (job_scheduler.c, for max_rpc_cnt) and ``max_job_bf`` (backfill.c, the old name of
-#: bf_max_job_test). Slurm finds each as ``name=`` (or ``name``) anywhere in the line and
+#: (job_scheduler.c, for max_rpc_cnt) and ``max_job_bf`` (the old name of bf_max_job_test:
+#: sched/builtin reads it, sched/backfill refuses it, see :func:`backfill_conflict`). Slurm finds each as ``name=`` (or ``name``) anywhere in the line and
 #: ignores anything else.
 SLURM_SCHEDULER_PARAMETERS = (
     "allow_zero_lic", "assoc_limit_stop", "batch_sched_delay", "bb_array_stage_cnt",
@@ -2086,6 +2087,33 @@ def usage_reset_conflict(settings: Mapping[str, str]) -> str | None:
         'to something or the priority plugin will result in rolling over."); for usage that '
         "never decays add PriorityUsageResetPeriod=NONE, else give a half-life, e.g. "
         f"{key}=7-0 (the default)"
+    )
+
+
+def backfill_conflict(settings: Mapping[str, str]) -> str | None:
+    """Why slurmctld would refuse these settings' SchedulerParameters under
+    SchedulerType=sched/backfill (the default), or None: ``max_job_bf=`` without
+    ``bf_max_job_test=`` is fatal there (backfill.c ``_load_config``: "Invalid parameter
+    max_job_bf. The option is no longer supported"); sched/builtin still reads it.
+
+    >>> backfill_conflict({"SchedulerParameters": "bf_max_job_test=50,max_job_bf=50"})
+    >>> print(backfill_conflict({"SchedulerParameters": "bf_interval=5,max_job_bf=50"}))
+    SchedulerParameters max_job_bf=50 under SchedulerType=sched/backfill: slurmctld ...
+    """
+    low = {k.lower(): str(v) for k, v in settings.items()}
+    stype = low.get("schedulertype", "sched/backfill").strip().lower()
+    params = low.get("schedulerparameters", "").lower()
+    if stype != "sched/backfill" or "bf_max_job_test=" in params:
+        return None
+    found = re.search(r"max_job_bf=([^,]*)", params)  # (anywhere: xstrcasestr, as Slurm)
+    if found is None:
+        return None
+    value = found.group(1).strip()
+    return (
+        f"SchedulerParameters max_job_bf={value} under SchedulerType=sched/backfill: "
+        'slurmctld refuses to start ("Invalid parameter max_job_bf. The option is no longer '
+        'supported, please use bf_max_job_test instead.", backfill.c _load_config); write '
+        f"bf_max_job_test={value}"
     )
 
 

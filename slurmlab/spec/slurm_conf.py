@@ -52,6 +52,7 @@ from slurmlab.spec.cluster import (
     Gres,
     Node,
     Partition,
+    backfill_conflict,
     conf_bool,
     gres_types,
     mixed_gpu_note,
@@ -1080,6 +1081,10 @@ class _Conf:
         conflict = select_conflict(self.settings)
         if conflict:  # (named at the SelectTypeParameters line)
             src, no = self.global_at["selecttypeparameters"]
+            raise ConfigError(conflict, source=src, line=no)
+        conflict = backfill_conflict(self.settings)
+        if conflict:  # (named at the SchedulerParameters line)
+            src, no = self.global_at["schedulerparameters"]
             raise ConfigError(conflict, source=src, line=no)
         try:
             cluster = Cluster(name, tuple(nodes.values()), tuple(partitions), self.settings)
