@@ -41,3 +41,62 @@ def test_max_job_bf_in_an_inline_cluster_is_refused_too():
     base = Cluster.from_slurm_conf(_CONF)
     with pytest.raises(SlurmlabError, match="bf_max_job_test=7"):
         Cluster("c", base.nodes, base.partitions, {"SchedulerParameters": "max_job_bf=7"})
+
+
+def _held_pin_lab(policy: str, bf_interval: int):
+    """Job 1 fills n2 and QOS lim's 4 CPUs; job 2 (-w n1, QOS lim) is over GrpTRES=cpu=4;
+    job 3 (normal QOS, any node) arrives 2 s later."""
+    from slurmlab import Lab, Qos
+
+    conf = _CONF + f"SchedulerParameters=bf_interval={bf_interval}\n"
+    lab = Lab(
+        Cluster.from_slurm_conf(conf),
+        policy=policy,
+        qos=[Qos("normal"), Qos("lim", grp_tres="cpu=4")],
+    )
+    lab.sbatch("-n 4 --qos=lim -w n2 -t 30:00", runtime=1800)
+    lab.advance(2)
+    lab.sbatch("-n 1 --qos=lim -w n1 -t 10:00", runtime=600)
+    lab.advance(2)
+    lab.sbatch("-n 1 -t 10:00", runtime=600)
+    return lab
+
+
+def _state(lab, jobid):
+    return lab.sacct().set_index("JobID").loc[str(jobid)]
+
+
+@pytest.mark.parametrize("policy", ["fifo", "slurm"])
+def test_a_w_job_over_a_tres_limit_keeps_its_nodes_from_later_jobs_in_the_main_pass(policy):
+    """job_scheduler.c ``_schedule``: GrpTRES is tested only in select_nodes
+    (acct_policy_job_runnable_post_select; pre_select: "we don't need to check grp_tres
+    here"), whose ESLURM_ACCOUNTING_POLICY falls through to the block that takes a job's
+    req_node_bitmap out of avail_node_bitmap. Job 3 then finds only n2, full, and waits
+    (Resources) until job 1 ends, with backfill off."""
+    lab = _held_pin_lab(policy, -1)
+    lab.advance(20 * 60)
+    assert _state(lab, 3)["State"] == "PENDING"
+    lab.advance(11 * 60)  # job 1 ends at 1800 s: job 2 gets n1, job 3 n2
+    jobs = lab.sacct().set_index("JobID")
+    assert (jobs.loc[["2", "3"], "State"] == "RUNNING").all()
+    assert jobs.loc["2", "Start"] == jobs.loc["3", "Start"] == jobs.loc["1", "End"]
+
+
+def test_backfill_starts_the_job_a_limit_held_w_job_kept_out():
+    """backfill.c ``_attempt_backfill``: the held job's ``_start_job`` fails with
+    ESLURM_ACCOUNTING_POLICY and the cycle goes on (``continue``), keeping no nodes: job 3
+    starts on n1 at the next cycle (bf_interval=30)."""
+    lab = _held_pin_lab("slurm", 30)
+    lab.advance(10)
+    assert _state(lab, 3)["State"] == "PENDING"
+    lab.advance(30)
+    row = _state(lab, 3)
+    assert row["State"] == "RUNNING" and row["NodeList"] == "n1"
+
+
+def test_easy_is_the_literatures_and_starts_it_at_once():
+    """EASY (Lifka) has no main-scheduler pin rule: job 3 starts on n1 at its arrival."""
+    lab = _held_pin_lab("easy", 30)
+    lab.advance(1)
+    row = _state(lab, 3)
+    assert row["State"] == "RUNNING" and row["NodeList"] == "n1"

@@ -180,6 +180,9 @@ class Fifo:
                 if job.id in view.odd or (view.multi and job.id in d.reasons):
                     d.reasons[job.id] = "Priority"
                 continue
+            if job.over_limit:  # (PendingJob.over_limit: its reason is the limit's)
+                usable = usable & ~job.mask
+                continue
             nodes = None
             if ranks is None:
                 ranks = view.free_ranks(free)

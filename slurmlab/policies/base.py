@@ -207,6 +207,14 @@ class PendingJob:
     #: req_node_bitmap holds at least its min_nodes sets fail_by_part false and takes its
     #: nodes out of avail_node_bitmap), which then wait for their own reason
     pinned: bool = False
+    #: whether it is ``pinned`` and over a QOS/association TRES limit, which Slurm tests
+    #: only once node selection has picked its nodes (acct_policy_job_runnable_post_select):
+    #: the main scheduler's pass does not start it but keeps its ``-w`` nodes from the later
+    #: jobs, as for a pinned job that cannot start (job_scheduler.c ``_schedule``:
+    #: ESLURM_ACCOUNTING_POLICY falls through to the req_node_bitmap block). Only the main
+    #: passes of ``fifo`` and ``slurm`` are handed such records; the controller names its
+    #: reason
+    over_limit: bool = False
     #: whether its QOS preempted running jobs for it (preempt/qos) and it has not started
     #: yet: the room its victims free is meant for it (``conservative`` places it before the
     #: reservations standing when it arrived, which would otherwise take that room)

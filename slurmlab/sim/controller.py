@@ -68,6 +68,14 @@ _ASSOC_GRP_REASON = {
 }  # fmt: skip
 
 
+#: The QOS/association limits Slurm tests before node selection
+#: (acct_policy_job_runnable_pre_select: job counts and wall time); the others, TRES limits,
+#: it tests once nodes are picked (acct_policy_job_runnable_post_select)
+_PRE_SELECT = frozenset(
+    ("QOSMaxJobsPerUserLimit", "QOSMaxWallDurationPerJobLimit", "AssocMaxJobsLimit")
+)
+
+
 class _RunningView:
     """The running jobs as policies see them, built only if a policy looks (FIFO never does).
 
@@ -195,7 +203,7 @@ class Controller:
         if len(self.queue) <= self._full_depth:  # (event passes see every queued job)
             return
         self._resume = None  # (the event passes continue from their own state)
-        self._apply(self._decide("full_pass", self._view()))
+        self._apply(self._decide("full_pass", self._view(pins=self._pins_over_limit())))
         self._resume = None
 
     def _pending_of(self, job: SimJob, key: tuple | None = None) -> PendingJob:
@@ -279,11 +287,13 @@ class Controller:
             part = counts[record.partition] = self._partition_up(record.partition)
         return part >= record.count
 
-    def _pending_jobs(self, order=None, reserve: bool = False):
+    def _pending_jobs(self, order=None, reserve: bool = False, pins: bool = False):
         """The eligible queue in evaluation order (``order``: as the pass computed it),
         lazily; throttled array tasks left out (``reserve``, a ``slurm`` backfill cycle: the
         tasks of an array's record beyond its free %N slots are handed over to be planned
-        only, :attr:`PendingJob.reserve_only`, while its running tasks leave slots free)."""
+        only, :attr:`PendingJob.reserve_only`, while its running tasks leave slots free).
+        ``pins``: a main pass that keeps the nodes of ``-w`` jobs over a TRES limit from the
+        later jobs (:attr:`PendingJob.over_limit`, :meth:`_pins_over_limit`)."""
         if order is not None:
             queue = order
         else:
@@ -366,6 +376,10 @@ class Controller:
                 reason, record, busy = self._limits_for(job, record, memo)
                 if reason:
                     self._set_reason(job, reason)
+                    if pins and record.pinned and reason not in _PRE_SELECT:
+                        yield replace(record, over_limit=True, ahead=ahead)
+                        ahead = 0
+                        continue
                     ahead += 1
                     continue
                 if busy:  # (over a limit on the nodes it would get: if it cannot start, it
@@ -409,6 +423,12 @@ class Controller:
                 pending = replace(pending, ahead=ahead)
                 ahead = 0
             yield pending
+
+    def _pins_over_limit(self) -> bool:
+        """Whether the main passes are handed the ``-w`` jobs over a TRES limit
+        (:attr:`PendingJob.over_limit`): under the built-in policies that run Slurm's main
+        scheduler, ``fifo`` and ``slurm`` (EASY and conservative are the literature's)."""
+        return bool(self._limits) and type(self.policy) in (POLICIES["fifo"], SlurmBackfill)
 
     def _in_order(self) -> list[tuple[tuple, int]]:
         """The queue in Slurm's evaluation order (job_scheduler.c ``sort_job_queue2``).
@@ -885,11 +905,13 @@ class Controller:
         most = min([most] + [c for c in caps if c is not None])
         return most if most > count else None
 
-    def _view(self, resume=None, fresh: int = 0, order=None, reserve: bool = False) -> QueueView:
+    def _view(
+        self, resume=None, fresh: int = 0, order=None, reserve: bool = False, pins: bool = False
+    ) -> QueueView:
         now = self.env.now
         running = _RunningView(self.running, now, self._overtime)
         if resume is None or getattr(self.policy, "resume_whole_queue", False):
-            queue, start = self._pending_jobs(order, reserve), 0
+            queue, start = self._pending_jobs(order, reserve, pins), 0
         else:
             queue, start = self._tail(fresh), len(self.queue) - fresh
         free, capacity, up = self._read_only()
@@ -995,7 +1017,7 @@ class Controller:
         if self._can_resume():
             view = self._view(self._resume, len(self._fresh))
         else:
-            view = self._view(order=order)
+            view = self._view(order=order, pins=self._pins_over_limit())
         self._fresh, self._fresh_after = [], True
         decision = self._decide("schedule", view)
         self._apply(decision)
