@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 
+import pandas as pd
 import pytest
 
 from slurmlab import Cluster
@@ -100,3 +101,46 @@ def test_easy_is_the_literatures_and_starts_it_at_once():
     lab.advance(1)
     row = _state(lab, 3)
     assert row["State"] == "RUNNING" and row["NodeList"] == "n1"
+
+
+def _squeue_start(lab):
+    return lab.squeue().set_index("JOBID")
+
+
+def test_a_job_held_to_the_maps_end_by_cut_reservations_shows_its_later_start():
+    """backfill.c ``_attempt_backfill``: J's tries (TRY_LATER) reach the map's last record,
+    where only n[3-4] are free of P's reservation; the will-run test there gives 01:30,
+    beyond the window: "StartTime set to time after current backfill window. No
+    reservation created", so squeue --start shows that time with no SCHEDNODES."""
+    from slurmlab import Lab
+
+    conf = """NodeName=n[1-4] CPUs=4 RealMemory=8000
+PartitionName=a Nodes=n[1-4] Default=YES MaxTime=3:00:00 DefMemPerCPU=100
+SelectType=select/cons_tres
+SchedulerParameters=bf_interval=5,bf_resolution=10,bf_window=60
+"""
+    lab = Lab(Cluster.from_slurm_conf(conf), policy="slurm")
+    lab.sbatch("-N 2 --exclusive -w n[1-2] -t 50:00", runtime=3000)
+    lab.sbatch("-N 2 --exclusive -w n[3-4] -t 90:00", runtime=5400)
+    lab.advance(1)
+    lab.sbatch("-N 2 -t 60:00", runtime=60)  # P: reserved n[1-2] from 50 min, cut at 60
+    lab.sbatch("-N 2 -t 10:00", runtime=60)  # J
+    lab.advance(12)
+    start = _squeue_start(lab)
+    assert start.loc["3", "SCHEDNODES"] == "n[1-2]"
+    assert start.loc["4", "SCHEDNODES"] is None
+    assert start.loc["4", "START_TIME"] == pd.Timestamp("2026-01-05 01:30:00")
+
+
+def test_a_plan_refused_by_a_limit_keeps_its_start_without_nodes():
+    """backfill.c: "adding reservation for %pJ blocked by
+    acct_policy_job_runnable_post_select" ``continue``s with the will-run start set, so
+    squeue --start shows it (no SCHEDNODES, no reservation)."""
+    from tests.test_limits_busy import _node_limit_lab
+
+    lab, j, _big = _node_limit_lab("slurm")
+    lab.advance(40)
+    row = _squeue_start(lab).loc[str(j)]
+    assert row["NODELIST(REASON)"] == "(QOSGrpNodeLimit)"
+    assert row["SCHEDNODES"] is None
+    assert row["START_TIME"] == pd.Timestamp("2026-01-05 00:02:00")

@@ -1160,11 +1160,20 @@ class SlurmBackfill(Conservative):
                 continue  # no expected start
             if t >= space.end and cycle.cut is not None and (mask & cycle.cut).any():
                 # held back to the map's end by reservations cut there: backfill.c's tries
-                # (TRY_LATER) run out of records before it, so it gets no start ("can not
-                # start until too far in the future"): squeue --start shows N/A
-                # (so is the same shape with a longer limit; it waits for Resources as this
-                # one does when this one blocks nothing)
-                hopeless[shape] = (limit, not job.blocks, None)
+                # (TRY_LATER) reach the map's last record, where only the nodes no
+                # reservation holds to the end are free, and the will-run test there gives
+                # its start beyond the window ("StartTime set to time after current backfill
+                # window. No reservation created"): squeue --start shows it, with no nodes.
+                # Too few such nodes: no start ("can not start until too far in the
+                # future"), N/A, and so for the same shape with a longer limit (it waits for
+                # Resources as this one does when this one blocks nothing)
+                later = _earliest(prof, job, mask & ~cycle.cut, limit)
+                if later is None:
+                    hopeless[shape] = (limit, not job.blocks, None)
+                else:
+                    beyond = True  # (a start beyond the window: see below)
+                    if job.id not in planned or later[1] < planned[job.id]:
+                        planned[job.id] = later[1]
                 seen.append((job, True, None))
                 continue
             if t > horizon:
@@ -1181,7 +1190,11 @@ class SlurmBackfill(Conservative):
                 continue
             if job.reserve_most is not None and len(nodes) > job.reserve_most:
                 # over a QOS/association limit on the nodes planned: "adding reservation
-                # for %pJ blocked by acct_policy_job_runnable_post_select", no reservation
+                # for %pJ blocked by acct_policy_job_runnable_post_select", no reservation;
+                # the will-run test's start stays (backfill.c ``continue``s): squeue --start
+                # shows it, with no nodes
+                if job.id not in planned or t < planned[job.id]:
+                    planned[job.id] = t
                 seen.append((job, True, None))
                 continue
             # Like Slurm, planned reservations take whole nodes, from the start and to the end
