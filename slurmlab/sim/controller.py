@@ -202,6 +202,8 @@ class Controller:
         self._full_armed = False
         if len(self.queue) <= self._full_depth:  # (event passes see every queued job)
             return
+        if self._unseen:
+            self._begin_times_seen()
         self._resume = None  # (the event passes continue from their own state)
         self._apply(self._decide("full_pass", self._view(pins=self._pins_over_limit())))
         self._resume = None
@@ -1013,6 +1015,8 @@ class Controller:
         self._pass_pending = False
         if not self.queue:
             return
+        if self._unseen:
+            self._begin_times_seen()
         order = self._before_main()
         if self._can_resume():
             view = self._view(self._resume, len(self._fresh))
@@ -1273,6 +1277,8 @@ class Controller:
         Backfill Scheduling"), so the reservation and preemption steps of a pass run first,
         as they do before the main scheduler."""
         if self.queue:
+            if self._unseen:
+                self._begin_times_seen()
             self._before_main()
         self._backfill_tick()
 
@@ -1332,6 +1338,8 @@ class Controller:
             return
         self._resume = None  # the cycle plans and starts jobs: the main pass starts afresh
         self.cycle_times.append(self.env.now)
+        if self._unseen:
+            self._begin_times_seen()
         if self._can_continue_cycle():  # only jobs joined since the last cycle
             view = self._view(self._cycle, len(self.queue) - self._cycle_len)
         else:  # (slurm: an array's record is planned beyond its %N's free slots)
@@ -1514,7 +1522,8 @@ class Controller:
             job.planned_nodes = planned_nodes.get(jid)
             if job.planned != t:
                 job.planned = t
-                job.plans.append((now, t))
+                if job.shown_plan() != t:  # (an updated job's may be shown still)
+                    job.plans.append((now, t))
             nodes = shown.get(jid, job.planned_nodes)  # (squeue --start's SCHEDNODES)
             if nodes != (job.sched[-1][1] if job.sched else None):
                 job.sched.append((now, nodes))
@@ -1527,10 +1536,8 @@ class Controller:
             for jid in [j for j in self._plans if j not in decision.planned]:
                 self._plans.discard(jid)
                 job = jobs[jid]
-                if job.state == "PENDING" and job.planned is not None:  # its plan is gone
-                    job.planned = job.planned_nodes = None
-                    job.plans.append((now, None))
-                    job.unschedule(now)
+                if job.state == "PENDING":  # its plan is gone
+                    job.drop_plan(now)
         return started
 
     # -- a policy's decisions ------------------------------------------------------------------

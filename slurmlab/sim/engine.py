@@ -209,6 +209,20 @@ class SimJob:
         if self.sched and self.sched[-1][1] is not None:
             self.sched.append((now, None))
 
+    def shown_plan(self) -> float | None:
+        """The planned start ``squeue --start`` shows now (None: N/A). It is ``planned`` but
+        after an update, whose new request the policies plan afresh while squeue still
+        shows the old plan (``Updates._update_pending``)."""
+        return self.plans[-1][1] if self.plans else None
+
+    def drop_plan(self, now: float) -> None:
+        """Its planned start and nodes are gone (held, requeued, a pass left it no plan):
+        squeue --start shows N/A and SCHEDNODES (null)."""
+        if self.shown_plan() is not None:
+            self.plans.append((now, None))
+        self.unschedule(now)
+        self.planned = self.planned_nodes = None
+
     def sort_key(self):
         """Slurm's evaluation order: tier, priority, submit, id (under preempt/qos, see
         ``Controller._in_order``); ``order`` is the id it is ordered by (:meth:`split_order`)."""
@@ -450,6 +464,9 @@ class Simulation(Controller, Lifecycles, Updates):
         self._cpu_needs: Counter[int] = Counter()  # queued jobs by CPUs per node
         self._min_cpus: int | None = None  # the smallest of those (None: to recompute)
         self._odd: set[int] = set()  # jobs whose reason is neither "Priority" nor "None"
+        #: queued jobs that still show BeginTime: no pass has looked since their begin time
+        #: passed quietly (Simulation._recheck, _begin_times_seen)
+        self._unseen: set[int] = set()
         # jobs of this pass that block nothing, and the reason each shows instead of
         # Resources: a maintenance window keeps them out, or a limit on the nodes they
         # would get (Controller._own_reasons)
@@ -1159,6 +1176,8 @@ class Simulation(Controller, Lifecycles, Updates):
         """
         self._tick_armed = False
         self._changed()
+        if self._unseen and not self._main_off:  # (the pass this tick asks for, at this
+            self._begin_times_seen()  # instant, looks at them: their factors are as then)
         self.prio.tick(self.env.now, self.running.values())
         queued = dict.fromkeys(j for _k, j in self.queue)  # (-p a,b: a job has several)
         pending = [self.jobs[j] for j in queued] + [self.jobs[j] for j in self.waiting]
@@ -1178,8 +1197,10 @@ class Simulation(Controller, Lifecycles, Updates):
             self.request_pass()
 
     # -- eligibility --------------------------------------------------------------------------
-    def _enqueue(self, job: SimJob) -> None:
-        """Put a pending job in the queue if eligible now, else wait with a reason."""
+    def _enqueue(self, job: SimJob, *, unseen: bool = False) -> None:
+        """Put a pending job in the queue if eligible now, else wait with a reason.
+        ``unseen``: its begin time passed with no pass to look at it (:meth:`_recheck`): it
+        keeps BeginTime until one does (:meth:`_begin_times_seen`)."""
         reason = self._ineligible_reason(job)
         if reason is None:
             if job.eligible is None:
@@ -1187,7 +1208,10 @@ class Simulation(Controller, Lifecycles, Updates):
                 self.log("eligible", job)
             self._queue_entries(job)
             self.waiting.discard(job.id)
-            self._set_reason(job, "Priority")
+            if unseen and job.reason == "BeginTime":
+                self._unseen.add(job.id)
+            else:
+                self._set_reason(job, "Priority")
             return
         kill = job.spec.kill_on_invalid_dep  # (the job's own flag first: job_mgr.c
         if kill is None:  # handle_invalid_dependency; then DependencyParameters)
@@ -1304,7 +1328,12 @@ class Simulation(Controller, Lifecycles, Updates):
         (sched_interval): real-Slurm fixtures preempt-reorder (requeued victims eligible at
         141-146 s, started at the periodic pass at 172 s) and begin-quiet. This is the
         ``slurm`` policy's (Slurm's own schedulers); under the others, as the engine's rule
-        of same-time events says, a begin time reached is an arrival, and a pass follows."""
+        of same-time events says, a begin time reached is an arrival, and a pass follows.
+
+        So is its reason: only job_independent (job_mgr.c) clears WAIT_TIME, when a pass or
+        a cycle tests the job, so a job queued quietly shows BeginTime until the pass that
+        looks at it (:meth:`_begin_times_seen`), as real squeue did until its start (begin-quiet
+        140-172 s; failures, preemption, preempt-reorder, preempt-grace: requeued jobs)."""
         if job.state == "PENDING" and job.id in self.waiting:
             seen = self._bf_seen == len(self.events)  # (the backfill timer saw every event)
             quiet = (
@@ -1313,7 +1342,7 @@ class Simulation(Controller, Lifecycles, Updates):
                 and self._main_grid is not None
                 and self._quiet_since(self.env.now)
             )
-            self._enqueue(job)
+            self._enqueue(job, unseen=quiet)
             if job.id not in self.waiting:
                 if quiet:
                     if seen:  # (its eligibility is no change for the backfill cycle)
@@ -1321,6 +1350,19 @@ class Simulation(Controller, Lifecycles, Updates):
                     self._wake_at(self.env.now)
                 else:
                     self.request_pass()
+
+    def _begin_times_seen(self) -> None:
+        """A pass or a backfill cycle tests the queue: the jobs queued quietly once their begin
+        time passed (:meth:`_recheck`) lose BeginTime now. build_job_queue tests every pending
+        job (job_scheduler.c ``_job_runnable_test1`` calls job_independent, which turns
+        WAIT_TIME into no reason once begin_time has passed), for the main scheduler and
+        backfill alike, whatever their depth; the pass then gives each its own reason."""
+        jobs, waiting = self.jobs, self.waiting
+        for jid in self._unseen:
+            job = jobs[jid]
+            if job.state == "PENDING" and job.reason == "BeginTime" and jid not in waiting:
+                self._set_reason(job, "Priority")
+        self._unseen.clear()
 
     def _quiet_since(self, now: float) -> bool:
         """Whether nothing but eligibilities happened in the last ``bf_interval`` seconds. A
@@ -1681,10 +1723,7 @@ class Simulation(Controller, Lifecycles, Updates):
             # no longer eligible: it is again when released (sacct's Eligible, and the age
             # factor counts from then: real Slurm 22.05, fixture holds)
             job.eligible = None
-            if job.planned is not None:  # its planned start is gone (squeue: N/A)
-                job.plans.append((self.env.now, None))
-            job.unschedule(self.env.now)
-            job.planned = job.planned_nodes = None
+            job.drop_plan(self.env.now)  # (squeue: N/A)
             self._plans.discard(job.id)
             self._set_reason(job, reason)
             self._changed()

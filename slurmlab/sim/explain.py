@@ -147,6 +147,12 @@ def _reason_at(sim: Simulation, job, t: float, heads=None) -> str:
     return "Resources" if reason == NODES_OUT else reason
 
 
+def _begin_at(sim: Simulation, job, t: float) -> float | None:
+    """The begin time (``--begin``, a requeue delay's end) of ``job``'s run pending at ``t``."""
+    runs = [*job.runs, sim._run_record(job, job.state)]  # noqa: SLF001
+    return next((r["Begin"] for r in runs if r["End"] is None or r["End"] > t), None)
+
+
 def _state_at(sim: Simulation, job, t: float) -> str:
     """The job at ``t``: "not yet submitted", "pending", "running", or the state its last
     run ended in (every run counts: a requeued job pends again from its requeue)."""
@@ -376,6 +382,19 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
         text = (
             f"it was requeued at {_when(sim, max(requeued))}, and a requeued job is eligible again "
             f"only {delay:g} s later (Slurm's delay), at {_when(sim, max(requeued) + delay)}"
+        )
+    begin = _begin_at(sim, job, t) if reason == "BeginTime" else None
+    if begin is not None and begin <= t:  # (the slurm policy: no pass has looked since)
+        came = (
+            f"it was requeued at {_when(sim, max(requeued))} and its requeue delay ended at"
+            if requeued
+            else "its --begin time came at"
+        )
+        text = (
+            f"{came} {_when(sim, begin)}, but Slurm clears BeginTime only when a scheduling "
+            "pass tests the job (job_mgr.c job_independent), and a begin time reached calls "
+            "none: the next event's pass, or the periodic main-scheduler pass "
+            "(sched_interval), tests it"
         )
     if reason == MAINT_REASON:
         windows = [

@@ -279,10 +279,8 @@ class Lifecycles:
         job.submit = now + 1 if math.floor(now) == math.floor(job.submit) else now
         job.eligible = None
         job.start = job.end = None
-        job.nodes, job.usage, job.by, job.planned = (), None, None, None
-        job.planned_nodes = None
-        if job.plans and job.plans[-1][1] is not None:  # the plan of its first wait is gone
-            job.plans.append((now, None))  # (squeue --start: its begin time, or N/A)
+        job.nodes, job.usage, job.by = (), None, None
+        job.drop_plan(now)  # the plan of its first wait (squeue --start: its begin time, or N/A)
         job.acct = {"useful": 0.0, "lost": 0.0, "writing": 0.0, "restarting": 0.0}
         job.preempted_by = None
         job.charged = 0.0

@@ -4,8 +4,10 @@ waits, or its time limit while it runs, as slurmctld's ``_update_job`` (job_mgr.
 outputs are quoted in tests/test_scontrol_update.py).
 
 * A pending job keeps its place: Submit and Eligible stay, and so does its priority under
-  priority/basic (multifactor: below). Its standing plan (``squeue
-  --start``) is dropped and made again by the pass that follows at once. The changed
+  priority/basic (multifactor: below). Its standing plan is made again for the new
+  request by the pass that follows (under ``slurm``, backfill's next cycle), and ``squeue
+  --start`` shows the old one (START_TIME, SCHEDNODES) until then, as slurmctld keeps
+  start_time and sched_nodes (the ``update`` fixture; job_mgr.c ``_update_job``). The changed
   request is checked as a submission of it would be (slurmlab refuses what sbatch would
   refuse, such as GPUs in a partition without any; Slurm takes such an update and the job
   then pends for ever, BadConstraints), and must still be admitted where it runs
@@ -451,12 +453,12 @@ class Updates:
         if "nodes" in fields:
             job.req_tres = {**kept, "node": job.count}
         job.pending = job.pending_plan = None  # (policies see the new request)
-        now = self.env.now
-        if job.planned is not None:  # its plan is for the old request: planned again
-            job.plans.append((now, None))
-        job.unschedule(now)
+        # its plan is for the old request: the policies plan it afresh, while squeue --start
+        # shows the old one (StartTime, SchedNodes) until a pass replaces it or drops it
+        # (_apply: it stays in _plans): _update_job (job_mgr.c) leaves start_time and
+        # sched_nodes, which only backfill's next cycle clears and sets again (backfill.c
+        # _clear_job_estimates; the main scheduler keeps them: build_job_queue clear_start)
         job.planned = job.planned_nodes = None
-        self._plans.discard(job.id)
         job.updated = True  # (conservative places it again in its order: PendingJob.updated)
         self._updated.add(job.id)
         if self.prio is not None and not job.held:  # (multifactor: set again at once)
