@@ -86,12 +86,13 @@ def test_nodes_min_max():
         ("--gres=gpu:a100:2", 2, "a100", 2),
         ("--gres=gpu", 1, None, 1),
         ("--gres=gpu:a100", 1, "a100", 1),
-        ("--gres=gpu:a100:1,gpu:a100:1", 2, "a100", 2),
+        ("--gres=gpu:a100:1,gpu:a100:1", 1, "a100", 1),
         ("-N 2 --gres=gpu:2", 2, None, 4),
     ],
 )
 def test_gres_gpu(text, per_node, gpu_type, gpus):
-    """--gres=gpu[:type][:N] asks N GPUs (default 1) on every node; comma lists add up."""
+    """--gres=gpu[:type][:N] asks N GPUs (default 1) on every node; a type given twice in a
+    comma list keeps its last count (gres.c gres_job_state_validate)."""
     spec = args(text)
     assert (spec.gpus_per_node, spec.gpu_type, spec.tres()["gres/gpu"]) == (
         per_node,

@@ -238,7 +238,7 @@ def test_cluster_is_clusters():
 
 def test_real_options_missing_before_are_known():
     """slurm_opt.c: --context (set_func) is an sbatch option, kept as given; --ntasks-per-tres
-    (set_func) is one slurmlab does not model, refused by name as --ntasks-per-gpu is."""
+    (set_func) is one slurmlab does not model, refused by name as --ntasks-per-socket is."""
     assert JobSpec.from_args("--context=unconfined_u").option("context") == "unconfined_u"
     with pytest.raises(SbatchError, match="sbatch accepts --ntasks-per-tres but slurmlab"):
         JobSpec.from_args("--ntasks-per-tres=2")

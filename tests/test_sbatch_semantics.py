@@ -262,7 +262,7 @@ def test_fewer_tasks_than_listed_nodes_drop_the_last_hosts():
 @pytest.mark.parametrize(
     ("text", "spelled"),
     [
-        ("--ntasks-per-gpu=1", "--ntasks-per-gpu"),
+        ("--ntasks-per-tres=1", "--ntasks-per-tres"),
         ("--mincpus=4", "--mincpus"),
         ("--gpus-per-socket=1", "--gpus-per-socket"),
         ("--prefer=ib", "--prefer"),

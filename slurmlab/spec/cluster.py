@@ -1450,6 +1450,81 @@ def _by_name(table: Mapping, low: str):
     return next((v for k, v in table.items() if k.lower() == low), None)
 
 
+#: slurm.conf keys Slurm 22.05 has removed (read_config.c ``_validate_and_set_defaults``,
+#: and ``_defunct_option`` for SchedulerAuth): key -> (what slurmctld says, the fix). Of
+#: these, slurmctld stops on every value of AccountingStorageLoc, AccountingStoreJobComment
+#: and SallocDefaultCommand, and on FastSchedule but FastSchedule=1; it logs the others
+#: (:func:`obsolete_setting`).
+_REMOVED_KEYS = {
+    "AccountingStorageLoc": (
+        "The AccountingStorageLoc option has been removed. It is safe to remove from your "
+        "configuration.",
+        "remove the line",
+    ),
+    "AccountingStoreJobComment": (
+        "The AccountingStoreJobComment option has been removed, please use "
+        "AccountingStoreFlags=job_comment option instead.",
+        "write AccountingStoreFlags=job_comment instead (or remove the line)",
+    ),
+    "SallocDefaultCommand": (
+        "SallocDefaultCommand has been removed. Please consider setting "
+        "LaunchParameters=use_interactive_step instead.",
+        "remove the line (LaunchParameters=use_interactive_step gives salloc its shell)",
+    ),
+    "FastSchedule": (
+        "The FastSchedule option has been removed. Please update your configuration.",
+        "remove the line (slurmctld schedules by the node sizes slurm.conf gives)",
+    ),
+    "SchedulerAuth": (
+        'The option "SchedulerAuth" is defunct, see man slurm.conf.',
+        "slurmctld ignores it, as slurmlab does; remove the line",
+    ),
+}
+
+
+def obsolete_setting(key: str, value: str) -> tuple[bool, str] | None:
+    """Whether slurmctld 22.05 stops on a global setting Slurm has removed or renamed, and
+    its words with the fix; None for any other setting.
+
+    slurmctld stops on AccountingStorageLoc, AccountingStoreJobComment,
+    SallocDefaultCommand and FastSchedule other than 1 (fatal, read_config.c
+    ``_validate_and_set_defaults``); it logs FastSchedule=1 ("Ignoring obsolete"),
+    SchedulerAuth ("defunct", ``_defunct_option``) and MpiDefault=openmpi (read as none),
+    and goes on.
+
+    >>> obsolete_setting("FastSchedule", "1")[0], obsolete_setting("FastSchedule", "2")[0]
+    (False, True)
+    >>> obsolete_setting("MpiDefault", "pmi2") is None
+    True
+    """
+    low, text = key.lower(), str(value).strip()
+    if low == "mpidefault":
+        if text != "openmpi":  # (xstrcmp: case matters)
+            return None
+        return False, (
+            'slurmctld reads it as MpiDefault=none and logs "Translating obsolete '
+            "'MpiDefault=openmpi' option to 'MpiDefault=none'. Please update your "
+            'configuration."; write MpiDefault=none'
+        )
+    name = next((k for k in _REMOVED_KEYS if k.lower() == low), None)
+    if name is None:
+        return None
+    said, fix = _REMOVED_KEYS[name]
+    number = int(text) if name == "FastSchedule" and ascii_digits(text) else None
+    if name == "SchedulerAuth" or number == 1:
+        if number == 1:
+            said = "Ignoring obsolete FastSchedule=1 option. Please remove from your configuration."
+            fix = "slurmctld goes on without it, as slurmlab does; remove the line"
+        return False, f'slurmctld logs "{said}"; {fix}'
+    if number == 2:
+        said = (
+            "The FastSchedule option has been removed. The FastSchedule=2 functionality is "
+            "available through the SlurmdParameters=config_overrides option."
+        )
+        fix = "write SlurmdParameters=config_overrides instead (or remove the line)"
+    return True, f'slurmctld refuses to start ("{said}"); {fix}'
+
+
 def setting_problem(key: str, value: str) -> str | None:
     """What is wrong with a global setting of slurm.conf, or None when Slurm would take it.
 
@@ -1468,6 +1543,9 @@ def setting_problem(key: str, value: str) -> str | None:
     """
     low = key.lower()
     text = str(value).strip()
+    obsolete = obsolete_setting(key, text)
+    if obsolete is not None and obsolete[0]:
+        return f"{key}={value}: Slurm 22.05 has removed {key}: {obsolete[1]}"
     for name in _WHOLE_WEIGHTS:
         if low == name.lower():
             if not ascii_digits(text) or int(text) > UINT32_MAX:
@@ -2160,6 +2238,9 @@ def setting_warning(key: str, value: str) -> str | None:
     low = key.lower()
     text = str(value).strip().strip('"')
     ignored: list[str] = []
+    obsolete = obsolete_setting(key, text)
+    if obsolete is not None:  # (one slurmctld stops on is refused: setting_problem)
+        return None if obsolete[0] else f"{key}={text}: obsolete in Slurm 22.05: {obsolete[1]}"
     if low == "priorityflags":
         ignored = [f for f in _list(text) if f.upper() in PRIORITY_FLAGS]
         ignored = [f for f in ignored if f.upper() not in _PRIORITY_FLAGS_MODELLED]

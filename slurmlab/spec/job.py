@@ -19,6 +19,7 @@ import math
 import os
 import re
 import shlex
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import date, datetime, timedelta
@@ -465,6 +466,7 @@ _PASSTHROUGH: dict[str, tuple[bool, str | None]] = {
     "use-min-nodes": (False, None),
     "get-user-env": (False, None),
     "ignore-pbs": (False, None),
+    "ntasks-per-gpu": (True, None),  # (accepted only where it changes nothing: see below)
 }
 # Pass-through options that change scheduling in Slurm: accepted, with a warning saying
 # what Slurm would do that the simulation does not. (--use-min-nodes is not here: with it
@@ -488,7 +490,6 @@ _NOT_SIMULATED: dict[str, str] = {
 _SAME_AS = {"cluster": "clusters"}
 # Real sbatch options whose effect slurmlab does not model: refused by name.
 _NOT_MODELLED: dict[str, str | None] = {
-    "ntasks-per-gpu": None,
     "ntasks-per-socket": None,
     "gpus-per-socket": None,
     "ntasks-per-tres": None,
@@ -523,6 +524,30 @@ _NOT_SBATCH: dict[str, tuple[str | None, str]] = {
     "segment": (None, _LATER),
     "cpus-per-gres": (None, "CPUs per GPU are --cpus-per-gpu"),
 }
+#: The options of the pyxis SPANK plugin (NVIDIA/pyxis args.c ``spank_opts``), which a site
+#: adds to sbatch and srun through plugstack.conf: they choose the container (enroot) the
+#: job's tasks run in. Stock sbatch 22.05 does not have them.
+_PYXIS = frozenset({
+    "container-image", "container-mounts", "container-workdir", "container-name",
+    "container-save", "container-mount-home", "no-container-mount-home",
+    "container-remap-root", "no-container-remap-root", "container-entrypoint",
+    "no-container-entrypoint", "container-entrypoint-log", "container-writable",
+    "container-readonly", "container-env",
+})  # fmt: skip
+
+
+def _pyxis_refusal(name: str, value: str | None) -> str:
+    """The refusal of a pyxis option, which sbatch without the plugin does not know."""
+    given = f"--{name}" if value is None else f"--{name}={value}"
+    return (
+        f"unrecognized option '{given}': it is an option of the pyxis SPANK plugin (enroot "
+        "containers), which some sites add to sbatch and srun; stock sbatch (Slurm 22.05) "
+        "does not have it. It chooses the container the job's tasks run in and has no effect "
+        "on scheduling: remove it (and the job's other pyxis --container-* options) to "
+        "simulate the job"
+    )
+
+
 _SHORT = {s: ln for ln, (_, _, s) in _OPTIONS.items() if s}
 _SHORT.update({s: ln for ln, (_, s) in _PASSTHROUGH.items() if s})
 _SHORT.update({s: ln for ln, s in _NOT_MODELLED.items() if s})
@@ -557,6 +582,8 @@ def _lookup(name: str, value: str | None = None) -> str:
             f"unrecognized option '--{name}{'' if value is None else f'={value}'}': sbatch "
             f"(Slurm 22.05) has no {spelled}: {what}; remove it"
         )
+    if name in _PYXIS:
+        raise SbatchError(_pyxis_refusal(name, value))
     given = f" (value {value!r})" if value is not None else ""
     # a near spelling only (a typo, a letter left out or swapped): --bogus is no --gpus
     close = [
@@ -683,6 +710,34 @@ def _check_shebang(script_text: str) -> None:
             f"(Path({text!r}).read_text())"
         )
     raise SbatchError(_NO_SHEBANG)
+
+
+def _refuses(cls: type[JobSpec], directives: list[str]) -> bool:
+    """Whether sbatch refuses these directives (read as :meth:`JobSpec._parsed` reads them)."""
+    try:
+        cls._parsed(directives)
+    except SbatchError:
+        return True
+    return False
+
+
+#: sbatch's heterogeneous-job component separator: an #SBATCH line whose first word is
+#: hetjob (or packjob, its old name), in any case (sbatch/opt.c ``_opt_batch_script``)
+_HETJOB = re.compile(r"\s*(?:hetjob|packjob)(?:\s|$)", re.IGNORECASE)
+
+
+def _hetjob_refusal(where: str) -> str:
+    """The refusal of a heterogeneous job: sbatch reads the options after an ``#SBATCH
+    hetjob`` line (or a ``:`` on its command line) as another component of one job
+    (sbatch/opt.c ``_opt_batch_script``, sbatch.c ``main``), which slurmlab does not
+    simulate."""
+    return (
+        f"{where} separates the components of a heterogeneous job (sbatch reads the options "
+        "after it as another component of the same job, with resources of its own); slurmlab "
+        "does not simulate heterogeneous jobs: submit each component as a job of its own "
+        "(the later ones with --dependency=after:<first job's id> to start them once the "
+        "first has started), or keep one component's options"
+    )
 
 
 def _warn_late_directives(script: list[str], first: int, command: str) -> None:
@@ -823,7 +878,12 @@ def _other_gres_value(value) -> tuple[Gres, ...]:
                 f"JobSpec.from_args('--gres={item}')"
             )
         out.extend(parsed["other_gres"])
-    return tuple(out)
+    counts: dict[tuple[str, str | None], int] = {}
+    for gres in out:  # (a name and type given twice: the last count, as --gres reads it)
+        _last_count(counts, (gres.name, gres.type), gres.count, f"other_gres={value!r}")
+    if len(counts) == len(out):
+        return tuple(out)
+    return tuple(Gres(name, typ, n) for (name, typ), n in counts.items())
 
 
 def _dependency_value(value) -> tuple[tuple[Dependency, ...], bool]:
@@ -1189,6 +1249,8 @@ class JobSpec:
         for long, val, short in _options(list(args)):
             if long in _NOT_MODELLED:
                 raise _not_modelled(long)
+            if long == "script-file" and val.split(" ", 1)[0] == ":":  # (sbatch.c main)
+                raise SbatchError(_hetjob_refusal(f"':' in {' '.join(args)!r}"))
             if short is not None and val.startswith("="):
                 _set_short_with_equals(short, long, val, values, other)
             else:
@@ -1290,6 +1352,8 @@ class JobSpec:
                     slurm_magic_warned = True
                 if body[:1] and not body[0].isspace():
                     glued.add(lineno)
+                if _HETJOB.match(body):
+                    raise SbatchError(_hetjob_refusal(f"script line {lineno}: {line!r}"))
                 try:
                     # an unquoted '#' starts a trailing comment, as in sbatch
                     directives.extend(shlex.split(body, comments=True))
@@ -1315,13 +1379,13 @@ class JobSpec:
         try:
             spec = cls._parsed(directives)
         except SbatchError as exc:
-            # the first line whose directives, with those above it, are refused
-            for lineno, upto in lines:
-                try:
-                    cls._parsed(directives[:upto])
-                except SbatchError:
-                    raise SbatchError(f"script line {lineno}: #SBATCH directive: {exc}") from None
-            raise SbatchError(f"#SBATCH directive: {exc}") from None
+            # the first line whose directives, with those above it, are refused (read again
+            # quietly: the read above has given each warning once)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                refused = next((n for n, upto in lines if _refuses(cls, directives[:upto])), None)
+            where = "" if refused is None else f"script line {refused}: "
+            raise SbatchError(f"{where}#SBATCH directive: {exc}") from None
         if any(k == "script-file" for k, _ in spec.other):
             _refuse_stray_word(directives, lines, glued)
         spec = replace(spec, script=script_text)
@@ -1914,7 +1978,40 @@ def _check_gpu_bind(val: str) -> None:
     )
 
 
+#: --mail-type's words (proc_args.c ``parse_mail_type``), read in any case
+_MAIL_TYPES = (
+    "NONE", "BEGIN", "END", "FAIL", "REQUEUE", "ALL", "INVALID_DEPEND", "STAGE_OUT",
+    "TIME_LIMIT", "TIME_LIMIT_90", "TIME_LIMIT_80", "TIME_LIMIT_50", "ARRAY_TASKS",
+)  # fmt: skip
+
+
+def _check_mail_type(val: str) -> None:
+    """``arg_set_mail_type`` (slurm_opt.c) with ``parse_mail_type`` (proc_args.c): the
+    comma-separated words (any case) are read up to NONE; words it does not know are
+    skipped, and the value is refused ("Invalid --mail-type specification") only when it
+    holds none it knows (``BEGINEND``, ``''``)."""
+    words = [w.upper() for w in val.split(",") if w]
+    if any(w in _MAIL_TYPES for w in words):
+        return
+    raise SbatchError(
+        f"--mail-type={val!r}: Invalid --mail-type specification; give a comma list of "
+        f"{', '.join(_MAIL_TYPES[:-1])} or {_MAIL_TYPES[-1]} (e.g. --mail-type=BEGIN,END)"
+    )
+
+
+def _check_ntasks_per_gpu(val: str) -> None:
+    """``arg_set_ntasks_per_gpu`` (slurm_opt.c): ``parse_int(..., positive)``."""
+    if not re.fullmatch(r"[0-9]+", val.strip()) or int(val) < 1:
+        raise SbatchError(
+            f'--ntasks-per-gpu={val!r}: Invalid numeric value "{val}" for --ntasks-per-gpu; '
+            "give a whole number of tasks per GPU of at least 1, e.g. --ntasks-per-gpu=1"
+        )
+    _int("ntasks-per-gpu", val)
+
+
 _VALUE_CHECKS = {
+    "ntasks-per-gpu": _check_ntasks_per_gpu,
+    "mail-type": _check_mail_type,
     "open-mode": _check_open_mode,
     "hint": _check_hint,
     "distribution": Distribution.parse,
@@ -1956,8 +2053,63 @@ def _warn_gres_wins(gres: str, per_node: int) -> None:
     )
 
 
+def _last_count(
+    counts: dict[tuple[str, str | None], int], key: tuple[str, str | None], n: int, given: str
+) -> None:
+    """Record one ``name[:type]:count`` of a GRES list: a name and type given again keeps
+    its last count, as slurmctld does (gres.c ``gres_job_state_validate``: the record
+    ``_get_next_job_gres`` finds for the name and type is set, ``gres_per_node = cnt``); a
+    count of 0 is skipped (``_get_next_gres``), so it never replaces one. A repeat is named
+    in a warning."""
+    if key in counts and n and counts[key] != n:
+        name = ":".join(k for k in key if k)
+        _warn(
+            f"{given}: {name} is asked twice ({counts[key]}, then {n}); as Slurm does, the last "
+            f"count is kept, not the sum: {name}:{n}; give each GRES once"
+        )
+    if n or key not in counts:
+        counts[key] = n
+
+
+def _one_gpu_request(
+    counts: dict[tuple[str, str | None], int], given: str
+) -> tuple[str | None, int] | None:
+    """The (type, count) of the GPUs among a GRES list's ``counts``, or None without any:
+    GPU entries of count 0 are dropped when another asks for GPUs (``_get_next_gres`` skips
+    them). An untyped count beside a typed one is refused as slurmctld refuses it
+    (``_merge_generic_data``: "Invalid GRES specification (with and without type
+    identification)"); several types, which Slurm allocates each of, slurmlab does not
+    model."""
+    gpus = {typ: n for (name, typ), n in counts.items() if name == "gpu"}
+    if len(gpus) > 1:
+        gpus = {typ: n for typ, n in gpus.items() if n} or {None: 0}
+    if len(gpus) > 1 and None in gpus:
+        raise SbatchError(
+            f"{given}: Invalid GRES specification (with and without type identification): "
+            "Slurm refuses a GPU count without a type beside one with a type; ask for one type"
+        )
+    if len(gpus) > 1:
+        raise SbatchError(
+            f"{given}: several GPU types in one request ({', '.join(map(str, gpus))}) are not "
+            "modelled by slurmlab; ask for one type"
+        )
+    return next(iter(gpus.items()), None)
+
+
 def _gpu_count(long: str, val: str, values: dict) -> tuple[str | None, int]:
-    """Parse ``[type:]N`` of --gpus / --gpus-per-node / --gpus-per-task."""
+    """Parse ``[type:]N`` of --gpus / --gpus-per-node / --gpus-per-task. A comma list is
+    sent as one GRES list (proc_args.c ``xfmt_tres``), read as ``--gres``'s: a type given
+    again keeps its last count (:func:`_last_count`)."""
+    if "," in val:
+        counts: dict[tuple[str, str | None], int] = {}
+        for item in val.split(","):
+            if item:  # (strtok: empty items are skipped)
+                typ, n = _gpu_count(long, item, {})
+                _last_count(counts, ("gpu", typ), n, f"--{long}={val}")
+        found = _one_gpu_request(counts, f"--{long}={val!r}")
+        if found is None:
+            raise SbatchError(f"--{long}={val!r}: expected [type:]count, e.g. h100:8")
+        val = f"{found[0]}:{found[1]}" if found[0] else str(found[1])
     parts = val.split(":")
     if parts[0] == "gpu":
         parts = parts[1:]
@@ -2007,7 +2159,7 @@ def _parse_value(long: str, kind: str, val: str | None, values: dict) -> dict:
         return {"time_limit": _parse_time_limit(long, val), "time_requested": True}
     if kind == "gres":
         out: dict = {"gpus_per_node": None, "other_gres": ()}
-        others = []
+        counts: dict[tuple[str, str | None], int] = {}
         for item in val.split(","):
             item = item.strip()
             if item.lower() == "none":
@@ -2028,19 +2180,11 @@ def _parse_value(long: str, kind: str, val: str | None, values: dict) -> dict:
             if not _digits(n):
                 what = "GPU count" if parts[0] == "gpu" else "count"
                 raise SbatchError(f"--gres={val!r}: {what} {n!r} in {item!r} is not a number")
-            if parts[0] != "gpu":  # (checked against the cluster's GRES when resolved)
-                others.append(Gres(parts[0], typ, int(n)))
-                continue
-            if out["gpus_per_node"] is not None:
-                if typ != out.get("gpu_type"):
-                    raise SbatchError(
-                        f"--gres={val!r}: several GPU types in one request are not supported here; "
-                        "ask for one type"
-                    )
-                out["gpus_per_node"] += int(n)
-            else:
-                out["gpus_per_node"] = int(n)
-                out["gpu_type"] = typ
+            _last_count(counts, (parts[0], typ), int(n), f"--gres={val}")
+        gpus = _one_gpu_request(counts, f"--gres={val!r}")
+        others = [Gres(name, typ, n) for (name, typ), n in counts.items() if name != "gpu"]
+        if gpus is not None:
+            out["gpu_type"], out["gpus_per_node"] = gpus
         out["other_gres"] = tuple(others)
         if out["gpus_per_node"] is None and values.get("gpus_per_node_option") == "gpus-per-node":
             del out["gpus_per_node"]  # (sbatch keeps --gpus-per-node apart from --gres=nvme:1)
@@ -2353,9 +2497,82 @@ def _sbatch_nodelist(spec: JobSpec) -> tuple[JobSpec, str | None]:
     return kept, warning
 
 
+def _ntasks_per_gpu_problem(spec: JobSpec) -> str | None:
+    """Why slurmlab refuses the request's ``--ntasks-per-gpu=K``, or None (none given, or
+    one that changes nothing).
+
+    sbatch refuses it beside --gpus-per-task or --ntasks-per-node (slurm_opt.c
+    ``_validate_ntasks_per_gpu``), and without GPUs, -n or -N (gres.c
+    ``gres_job_state_validate``: "--ntasks-per-tres needs either a GRES GPU specification
+    or a node/ntask specification"). Otherwise slurmctld sets the job's task count to its
+    GPUs times K, whatever -n said (``gres_job_state_validate``: ``num_tasks = gpus *
+    ntasks_per_tres``), or, without GPUs, its GPUs to its tasks over K; puts the same number
+    of tasks on each node (cons_tres job_test.c ``_select_cores``); and srun binds each task
+    to one GPU (``--gpu-bind=single:K``). slurmlab does not model that, so it takes the
+    option only where it changes nothing: one GPU for the whole job (--gpus=1, or
+    --gres=gpu:1 / --gpus-per-node=1 on one node) and K tasks on one node (-n K, which may
+    be left out when K is 1, and -N 1 when K > 1): the task count is then K as given, every
+    task on the job's node, and every task sees the one GPU, bound or not.
+
+    >>> print(_ntasks_per_gpu_problem(JobSpec.from_args("--gpus=1 --ntasks-per-gpu=1")))
+    None
+    """
+    k = spec.option("ntasks-per-gpu")
+    if k is None:
+        return None
+    if not _digits(k) or int(k) < 1:  # (given in Python: other=(("ntasks-per-gpu", k),))
+        return f"--ntasks-per-gpu={k!r}: must be a whole number of tasks per GPU, at least 1"
+    k, given = int(k), f"--ntasks-per-gpu={k}"
+    for option, field_name in (
+        ("--gpus-per-task", "gpus_per_task"),
+        ("--ntasks-per-node", "ntasks_per_node"),
+    ):
+        if getattr(spec, field_name) is not None:
+            return (
+                f"{given}: {option} is mutually exclusive with --ntasks-per-gpu and "
+                "SLURM_NTASKS_PER_GPU (sbatch refuses the job); keep one"
+            )
+    nodes = _counts(spec).nodes or 1
+    gpus = spec.gpus or (spec.gpus_per_node or 0) * nodes
+    tasks = spec.ntasks
+    if tasks is None and spec.nodes is not None and spec.max_nodes in (None, spec.nodes):
+        tasks = spec.nodes * k  # (gres_job_state_validate: min_nodes x ntasks_per_tres)
+    if not gpus and tasks is None:
+        return (
+            f"{given} without GPUs, -n or -N: sbatch refuses it (Invalid generic resource "
+            "(gres) specification: --ntasks-per-tres needs either a GRES GPU specification or "
+            "a node/ntask specification); ask for GPUs, e.g. --gpus=1"
+        )
+    if not gpus and tasks % k:
+        return (
+            f"{given} with {tasks} tasks: sbatch refuses it (-n/--ntasks has to be a multiple "
+            f"of --ntasks-per-gpu, gres.c _test_gres_cnt); give -n a multiple of {k}"
+        )
+    if gpus == 1 and (spec.ntasks or 1) == k and nodes == 1 and (k == 1 or spec.nodes == 1):
+        return None
+    if not gpus:
+        effect = f"give the job {tasks // k} GPU(s), its {tasks} task(s) over {k}"
+        fix = f"ask for the GPUs instead (--gpus={tasks // k})"
+    else:
+        effect = (
+            f"run {gpus * k} task(s) ({gpus} GPU(s) x {k}), the same number on each node, each "
+            "bound to one GPU"
+        )
+        fix = f"give -n {gpus * k} instead (srun's --gpu-bind=single:{k} binds the tasks)"
+    return (
+        f"{given}: here Slurm would {effect}, which slurmlab does not model (it takes "
+        "--ntasks-per-gpu only where that changes nothing: one GPU for the job and -n tasks "
+        f"per GPU on one node, e.g. --gpus=1 --ntasks-per-gpu=1); {fix}, or remove it"
+    )
+
+
 def _as_submitted(spec: JobSpec) -> JobSpec:
     """``spec`` read from sbatch's options, as sbatch submits it: :func:`_sbatch_nodelist`,
-    its warning given."""
+    its warning given (a ``--ntasks-per-gpu`` slurmlab cannot run as Slurm would is refused:
+    :func:`_ntasks_per_gpu_problem`)."""
+    problem = _ntasks_per_gpu_problem(spec)
+    if problem:
+        raise SbatchError(problem)
     spec, warning = _sbatch_nodelist(spec)
     if warning:
         _warn(warning)  # sbatch's own words
@@ -2366,6 +2583,9 @@ def _check_submitted(spec: JobSpec) -> None:
     """A request built in Python (or changed with ``dataclasses.replace``) whose node counts
     sbatch would refuse or change (:func:`_sbatch_nodelist`) is refused: slurmlab runs the
     request as it is written."""
+    problem = _ntasks_per_gpu_problem(spec)
+    if problem:
+        raise RequestError(problem)
     try:
         submitted, warning = _sbatch_nodelist(spec)
     except SbatchError as exc:
