@@ -3083,6 +3083,16 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
     return jobs
 
 
+#: Usage sacct gives a job row as the sum over its steps that ended (options.c, get_data:
+#: ``job->tot_cpu_sec += step->tot_cpu_sec`` ... for each step not below JOB_COMPLETE).
+_STEP_SUMS = ("TotalCPU", "UserCPU", "SystemCPU")
+#: The columns :func:`_join_segments` reads or sets (those of them an export has).
+_SEGMENT_COLUMNS = (
+    "Submit", "Eligible", "Start", "End", "Elapsed", "ElapsedRaw", "CPUTime", "CPUTimeRAW",
+    "Suspended", "NCPUS", *_STEP_SUMS,
+)  # fmt: skip
+
+
 def _joined_exports(
     raw: _RawTable, out: dict[str, pa.Array], lines: np.ndarray
 ) -> tuple[dict[str, pa.Array], np.ndarray]:
@@ -3091,7 +3101,8 @@ def _joined_exports(
     does, as slurmdbd's job table holds one record per (id_job, time_submit) of a cluster
     (``unique index``, accounting_storage_mysql.c). Its parts (split where a header comes
     again, or where a row repeats the JobID of a run the part already listed) are joined as
-    :func:`concat_sacct` joins exports, with a warning naming the file and its lines."""
+    :func:`concat_sacct` joins exports, with a warning naming the file and its lines; a
+    step's rows by its StepID and its run's Submit (:func:`_run_submits`)."""
     key = ["JobIDRaw" if "JobIDRaw" in out else "JobID"]
     times = _run_times(out)
     if len(lines) < 2 or not times or raw.fmt == "json":  # (JSON: one document, one export)
@@ -3108,8 +3119,9 @@ def _joined_exports(
                 codes[name] = column.indices.to_numpy(zero_copy_only=False)
         if not pd.DataFrame(codes).duplicated().any():  # (a requeued job's runs: apart)
             return out, lines
-    key = [c for c in ("Cluster", "User") if c in raw.names] + key
-    wanted = {*key, *times, "JobID", "Start", "End", "Elapsed", "State"}
+    # (JobIDRaw last: _pending_as_started gives a pending array task its run's)
+    key = [c for c in ("Cluster", "User") if c in raw.names] + ["StepID"] + key
+    wanted = {*key, *times, *_SEGMENT_COLUMNS, "JobID", "AllocJobID", "State"}
     wanted |= {"ArrayJobID", "ArrayTaskID"}
     frame = _frame({c: out[c] for c in out if c in wanted}, None).copy()  # (writable)
     live = (
@@ -3117,12 +3129,23 @@ def _joined_exports(
         if "State" in frame
         else np.zeros(len(frame), dtype=bool)
     )
-    part = _export_parts(frame[[*key, *times, "JobID"]], live, raw.headers, lines)
-    take, left, kept = _keep_most_final(frame, key, part, np.zeros(len(frame), dtype=bool))
+    is_step = frame["StepID"].notna().to_numpy(dtype=bool)
+    ident = frame
+    if is_step.any() and times == ["Submit"]:  # (a step's run: its job's Submit, not its own)
+        submit = frame["Submit"].to_numpy(dtype="datetime64[ns]").copy()
+        submit[is_step] = _run_submits(frame[~is_step], frame[is_step])
+        ident = frame.assign(Submit=submit)
+    part = _export_parts(ident[[*key, *times, "JobID"]], live, raw.headers, lines)
+    take, left, kept = _keep_most_final(ident, key, part, np.zeros(len(frame), dtype=bool))
     if not left.size:
         return out, lines
     runs, shown = _runs_shown(frame, left, kept, lambda r: f"line {lines[r]}")
-    cut = _join_segments(frame, left, kept)
+    joined = _join_segments(frame, left, kept, is_step)
+    cut = frame["JobID"].iloc[joined].astype(str).tolist()
+    if ident is not frame:  # (steps, told by their run's Submit)
+        steps_kept = take[is_step[take]]
+        run_submit = ident["Submit"].to_numpy()[steps_kept]
+        _sum_step_usage(frame, joined[~is_step[joined]], frame.iloc[steps_kept], run_submit)
     warnings.warn(
         f"{raw.file}: lists {runs} run(s) more than once with different rows (the same "
         "JobIDRaw and Submit, which one sacct export never repeats: slurmdbd keeps one "
@@ -3138,7 +3161,7 @@ def _joined_exports(
     )
     raw.duplicates = sorted(raw.duplicates + lines[left].tolist())
     if cut:
-        for name in ("Start", "Elapsed"):
+        for name in _SEGMENT_COLUMNS:
             if name in out:  # (an export may have no Elapsed)
                 out[name] = pa.array(frame[name], type=out[name].type)
     order = pa.array(take)
@@ -3544,6 +3567,59 @@ def _owner_by_start(
     return owner
 
 
+def _step_runs(jobs: pd.DataFrame, step_rows: pd.DataFrame) -> np.ndarray:
+    """For each row of ``step_rows``, the position in ``jobs`` of the run it belongs to, or
+    -1, as read_sacct attaches them (:func:`_step_owner`, then :func:`_owner_by_start` for a
+    job id with several runs); both frames of one export (their JobID, AllocJobID, Cluster
+    and Start)."""
+    ids = pa.concat_arrays([_text_column(jobs, "JobID"), _text_column(step_rows, "AllocJobID")])
+    clusters = None
+    if "Cluster" in jobs and "Cluster" in step_rows:
+        clusters = pa.concat_arrays(
+            [_text_column(jobs, "Cluster"), _text_column(step_rows, "Cluster")]
+        )
+    owners = _by_cluster(ids, clusters)
+    is_step = pa.array(np.arange(len(ids)) >= len(jobs))
+    owner = _step_owner(owners, is_step)
+    return _owner_by_start(jobs, step_rows, owner, owners, is_step)
+
+
+def _run_submits(
+    jobs: pd.DataFrame, step_rows: pd.DataFrame, among: set | None = None
+) -> np.ndarray:
+    """For each row of ``step_rows``, the Submit of the run it belongs to
+    (:func:`_step_runs`): the time that tells a step's run (:func:`_keep_most_final`).
+    ``among``: only for the steps of these JobIDs (the rest keep their own: see
+    :func:`_among`).
+
+    A step's own Submit is its start (print.c prints step->start as a JOBSTEP's Submit),
+    which ``sacct -T`` cuts to -S (as_mysql_jobacct_process.c, _cluster_get_jobs), so the
+    rows of a step that spans two exports differ in it; its run's Submit (the job record's
+    time_submit, never cut) does not. A step whose run is not in its export keeps its own
+    Submit (its segments stay apart: nothing tells them one step)."""
+    submit = step_rows["Submit"].to_numpy(dtype="datetime64[ns]").copy()
+    if "Submit" not in jobs or not len(step_rows):
+        return submit
+    jobs, rows = _among(jobs, step_rows, among)
+    owner = _step_runs(jobs, step_rows.iloc[rows])
+    has = owner >= 0
+    submit[rows[has]] = jobs["Submit"].to_numpy(dtype="datetime64[ns]")[owner[has]]
+    return submit
+
+
+def _among(
+    jobs: pd.DataFrame, step_rows: pd.DataFrame, among: set | None
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """The rows of ``jobs`` and the positions of ``step_rows`` whose JobID (a step's
+    AllocJobID) is in ``among`` (all of them when None): the jobs whose rows were joined,
+    so that joining exports of millions of rows looks only at the few runs they share (a
+    step in two exports has its job in both)."""
+    if among is None:
+        return jobs, np.arange(len(step_rows))
+    rows = np.flatnonzero(step_rows["AllocJobID"].isin(among).to_numpy(dtype=bool))
+    return jobs[jobs["JobID"].isin(among).to_numpy(dtype=bool)], rows
+
+
 def _value_error(file: str, line: int, column: str, value: str) -> SacctParseError:
     rules = {
         "JobID": ("is not a sacct JobID", "JobID looks like 123, 123.batch, 123_4, 123_[1-5%2] or 123+0.0 "
@@ -3895,10 +3971,12 @@ def concat_sacct(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
       is the same JobIDRaw (JobID when a table was read without JobIDRaw) and Submit (Start
       when no table has Submit; a requeued job's runs differ in it; Unknown equals Unknown),
       and the same Cluster and User when every table has them (JobIDs repeat across
-      clusters); a step, the same and its step id. The most final row has an ended state
+      clusters); a step, the same StepID of the same run (the Submit of its run, not its
+      own, which is its Start). The most final row has an ended state
       (``TERMINAL_STATES``: not RUNNING, PENDING, SUSPENDED ...), then the latest End, then
-      comes from the later table; a run whose rows start at different times (``sacct -T``)
-      takes the earliest Start, and Elapsed from it, with a warning. Rows of one table are
+      comes from the later table; a run or step whose rows start at different times
+      (``sacct -T``) takes the earliest Start, and Elapsed from it, with a warning
+      (:func:`_join_segments`). Rows of one table are
       never collapsed here (read_sacct joins the exports one file holds), and a run that one
       table lists twice is left as it is.
 
@@ -3928,6 +4006,7 @@ def concat_sacct(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
         )
     sources = [str(t.attrs.get("source", f"table {i}")) for i, t in enumerate(tables)]
     frames, step_frames, origin, step_of = [], [], [], []
+    tables_with_steps: list[pd.DataFrame] = []  # (the table of each of step_frames)
     for i, table in enumerate(tables):
         ref = table.attrs.get("steps")
         lines = ref.lines if ref is not None and len(ref.lines) == len(table) else None
@@ -3937,6 +4016,7 @@ def concat_sacct(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
         if ref is not None:
             step_frames.append(steps(table) if lines is None else ref.frame)
             step_of.append(np.full(len(step_frames[-1]), i))
+            tables_with_steps.append(table)
     jobs = pd.concat(frames, ignore_index=True, sort=False)
     table_of = np.repeat(np.arange(len(tables)), [len(t) for t in tables])
     compare = [c for c in jobs.columns if not c.startswith("_")]
@@ -3962,7 +4042,9 @@ def concat_sacct(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
             key.insert(0, column)
     take, left, kept = _keep_most_final(jobs, key, table_of, dup)
     merged = [_where(origin[r]) for r in left.tolist()]
-    cut = _join_segments(jobs, left, kept)
+    joined = _join_segments(jobs, left, kept)
+    cut = jobs["JobID"].iloc[joined].astype(str).tolist()
+    among = set(jobs["JobID"].iloc[np.concatenate([left, kept])].dropna())  # (runs joined)
     if merged:
         runs, shown = _runs_shown(jobs, left, kept, lambda r: _where(origin[r]))
         warn_at_caller(
@@ -3972,9 +4054,10 @@ def concat_sacct(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
             f"final row (an ended state, then the latest End, then the later export): {shown}",
             SacctParseWarning,
         )
-    if cut:
-        warn_at_caller(f"concat_sacct: {_truncated(cut)}", SacctParseWarning)
+    is_joined = np.zeros(len(jobs), dtype=bool)
+    is_joined[joined] = True
     jobs = jobs.iloc[take].reset_index(drop=True)
+    joined = np.flatnonzero(is_joined[take])
     kept_lines = np.asarray([-1 if origin[r][1] is None else origin[r][1] for r in take], np.int64)
     step_frame = (
         pd.concat(step_frames, ignore_index=True, sort=False)
@@ -3984,10 +4067,27 @@ def concat_sacct(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
     step_dup = 0
     if len(step_frame):
         again = step_frame.duplicated(keep="first").to_numpy()
-        order, _, _ = _keep_most_final(step_frame, [*key, "StepID"], np.concatenate(step_of), again)
+        ident = step_frame
+        if "Submit" in step_frame and among:  # (a step's run: its job's Submit, not its own)
+            none = np.datetime64("NaT", "ns")
+            runs = [
+                _run_submits(t, f, among) if "Submit" in f else np.full(len(f), none)
+                for t, f in zip(tables_with_steps, step_frames)
+            ]
+            ident = step_frame.assign(Submit=np.concatenate(runs))
+        order, left, kept = _keep_most_final(
+            ident, [*key, "StepID"], np.concatenate(step_of), again
+        )
+        moved = _join_segments(step_frame, left, kept, np.ones(len(step_frame), dtype=bool))
+        cut += step_frame["JobID"].iloc[moved].astype(str).tolist()
         step_dup = len(step_frame) - len(order)
         step_frame = step_frame.iloc[order].reset_index(drop=True)
+        if ident is not step_frame:  # (steps, told by their run's Submit)
+            _sum_step_usage(jobs, joined, step_frame, ident["Submit"].to_numpy()[order])
+    if cut:
+        warn_at_caller(f"concat_sacct: {_truncated(cut)}", SacctParseWarning)
     orphans = ~_owned_by(jobs, step_frame)
+    _state_of_runs(jobs, step_frame, among)
     jobs = conform(jobs)
 
     def total(key: str) -> int:
@@ -4024,6 +4124,20 @@ def concat_sacct(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
         }
     )
     return jobs
+
+
+def _state_of_runs(jobs: pd.DataFrame, step_rows: pd.DataFrame, among: set) -> None:
+    """Give the steps of the runs joined (JobIDs ``among``) their run's State as joined
+    (JobState: the kept row's, where an earlier export's step had its run's state that
+    day, RUNNING); a step whose run is not in ``jobs`` keeps its own export's."""
+    if not among or not len(step_rows) or "JobState" not in step_rows or "State" not in jobs:
+        return
+    jobs, rows = _among(jobs, step_rows, among)
+    owner = _step_runs(jobs, step_rows.iloc[rows])
+    has = owner >= 0
+    state = step_rows["JobState"].to_numpy(dtype=object, na_value=None).copy()
+    state[rows[has]] = jobs["State"].to_numpy(dtype=object, na_value=None)[owner[has]]
+    step_rows["JobState"] = pd.array(state, dtype=step_rows["JobState"].dtype)
 
 
 def _keep_most_final(
@@ -4099,17 +4213,22 @@ def _runs_shown(
     return len(runs), "; ".join(shown) + (f"; and {len(runs) - 10} more" if len(runs) > 10 else "")
 
 
-def _join_segments(frame: pd.DataFrame, left: np.ndarray, kept: np.ndarray) -> list[str]:
+def _join_segments(
+    frame: pd.DataFrame, left: np.ndarray, kept: np.ndarray, is_step: np.ndarray | None = None
+) -> np.ndarray:
     """Give each run :func:`_keep_most_final` collapsed the earliest Start of its rows that
-    had started, and Elapsed from it to the kept row's End; the JobIDs whose Start moved.
+    had started, and Elapsed from it to the kept row's End; the rows whose Start moved.
 
     A run's Start is set once (its record's time_start), so its rows differ in Start only in
     exports taken with ``sacct -T`` (--truncate): as_mysql_jobacct_process.c
-    (setup_job_cond_limits' caller, JOBCOND_FLAG_NO_TRUNC unset) cuts a Start before -S to
+    (_cluster_get_jobs, JOBCOND_FLAG_NO_TRUNC unset) cuts a Start before -S to
     -S and an End after -E to -E, and gives a job not started yet Start = End (a PENDING
-    row: left out here). Joined, a run's segments are the whole run again."""
+    row: left out here). Joined, a run's segments are the whole run again. A step's rows
+    (``is_step``) are cut the same way: see :func:`_join_step_segments`. ElapsedRaw, CPUTime
+    and CPUTimeRAW follow the new Elapsed (:func:`_with_elapsed`)."""
+    none = np.zeros(0, dtype=np.int64)
     if not left.size or "Start" not in frame:
-        return []
+        return none
     start = frame["Start"].to_numpy(dtype="datetime64[ns]")
     began = ~np.isnat(start)
     if "State" in frame:
@@ -4120,26 +4239,136 @@ def _join_segments(frame: pd.DataFrame, left: np.ndarray, kept: np.ndarray) -> l
     earliest = pd.Series(start[rows][ok]).groupby(owner[ok]).min()
     moved = earliest[earliest.to_numpy() < start[earliest.index.to_numpy()]]
     if moved.empty:
-        return []
+        return none
     at = moved.index.to_numpy()
-    column = frame.columns.get_loc("Start")
-    frame.iloc[at, column] = moved.to_numpy()
-    if "End" in frame and "Elapsed" in frame:
-        end = frame["End"].iloc[at]
-        elapsed = (end - frame["Start"].iloc[at]).where(end.notna(), frame["Elapsed"].iloc[at])
-        frame.iloc[at, frame.columns.get_loc("Elapsed")] = elapsed.to_numpy()
-    return frame["JobID"].iloc[at].astype(str).tolist()
+    step = np.zeros(len(at), dtype=bool) if is_step is None else is_step[at]
+    elapsed = None
+    if step.any():
+        elapsed = _join_step_segments(frame, rows, owner, at[step], moved.to_numpy()[step])
+    frame.iloc[at, frame.columns.get_loc("Start")] = moved.to_numpy()
+    jobs = at[~step]
+    if "End" in frame and "Elapsed" in frame and jobs.size:
+        end = frame["End"].iloc[jobs]
+        whole = (end - frame["Start"].iloc[jobs]).where(end.notna(), frame["Elapsed"].iloc[jobs])
+        _with_elapsed(frame, jobs, whole.to_numpy())
+    if elapsed is not None:
+        _with_elapsed(frame, at[step], elapsed)
+    return at
+
+
+def _join_step_segments(
+    frame: pd.DataFrame, rows: np.ndarray, owner: np.ndarray, at: np.ndarray, start: np.ndarray
+) -> np.ndarray | None:
+    """Join the -T segments of the steps kept at ``at`` (``rows``: every segment, ``owner``:
+    the row kept for each; ``start``: their earliest Start); their new Elapsed (None without
+    an Elapsed column), which the caller sets.
+
+    sacct -T cuts a step's Start and End to the window (as_mysql_jobacct_process.c,
+    _cluster_get_jobs: ``step->start = job_cond->usage_start`` ...) and prints Submit and
+    Eligible as that Start (print.c: a JOBSTEP's Submit, Eligible and Start are
+    step->start), so the joined step takes the earliest Start for the three and its
+    segments' latest End. Its Elapsed there is End - Start less the step's suspended time,
+    which -T does not cut (``step->elapsed -= step->suspended``, the record's whole value),
+    so each segment tells it: End - Start - Elapsed, the largest (a segment shorter than it
+    shows Elapsed 0), or Suspended where exported. Usage (TotalCPU, MaxRSS, TRESUsageInTot
+    ...) is read whole from the step record in every segment, never cut: the kept row's, the
+    most final (a step's usage is written when it ends, as_mysql_step_complete in
+    as_mysql_job.c, so a RUNNING segment shows none), never summed."""
+    mine = np.isin(owner, at)
+    rows, owner = rows[mine], owner[mine]
+    if "End" in frame:
+        ends = pd.Series(frame["End"].to_numpy(dtype="datetime64[ns]")[rows]).groupby(owner).max()
+        latest = ends.reindex(at).to_numpy(dtype="datetime64[ns]")
+        has = ~np.isnat(latest)
+        frame.iloc[at[has], frame.columns.get_loc("End")] = latest[has]
+    for name in ("Submit", "Eligible"):
+        if name in frame:
+            frame.iloc[at, frame.columns.get_loc(name)] = start
+    if "Elapsed" not in frame or "End" not in frame:
+        return None
+    seg = frame.iloc[rows]
+    gap = (seg["End"] - seg["Start"] - seg["Elapsed"]).to_numpy(dtype="timedelta64[ns]")
+    if "Suspended" in frame:
+        gap = np.fmax(gap, seg["Suspended"].to_numpy(dtype="timedelta64[ns]"))
+    gap = pd.Series(gap).groupby(owner).max().reindex(at).to_numpy(dtype="timedelta64[ns]")
+    zero = np.timedelta64(0, "ns")
+    gap = np.where(np.isnat(gap), zero, np.maximum(gap, zero))
+    end = frame["End"].to_numpy(dtype="datetime64[ns]")[at]
+    whole = np.maximum(end - start - gap, zero)
+    return np.where(np.isnat(end), frame["Elapsed"].to_numpy(dtype="timedelta64[ns]")[at], whole)
+
+
+def _with_elapsed(frame: pd.DataFrame, at: np.ndarray, elapsed: np.ndarray) -> None:
+    """Set Elapsed of rows ``at``, and the columns sacct derives from it: ElapsedRaw (its
+    seconds), CPUTime and CPUTimeRAW (print.c: ``elapsed * cpu_tres_rec_count``, the
+    allocated CPUs it prints as NCPUS; without NCPUS, the row's CPUTime per Elapsed)."""
+    before = _seconds(frame["Elapsed"].iloc[at])
+    frame.iloc[at, frame.columns.get_loc("Elapsed")] = elapsed
+    seconds = _seconds(frame["Elapsed"].iloc[at])
+    if "ElapsedRaw" in frame:
+        frame.iloc[at, frame.columns.get_loc("ElapsedRaw")] = pd.array(seconds).astype("Int64")
+    cpus = _seconds(frame["NCPUS"].iloc[at]) if "NCPUS" in frame else np.full(len(at), np.nan)
+    for name in ("CPUTime", "CPUTimeRAW"):
+        if name not in frame:
+            continue
+        per = np.full(len(at), np.nan)
+        np.divide(_seconds(frame[name].iloc[at]), before, out=per, where=before > 0)
+        total = np.where(np.isnan(cpus), per, cpus) * seconds
+        ok = ~np.isnan(total)
+        value = (
+            pd.to_timedelta(total[ok], unit="s")
+            if name == "CPUTime"
+            else pd.array(np.round(total[ok])).astype("Int64")
+        )
+        frame.iloc[at[ok], frame.columns.get_loc(name)] = value
+
+
+def _sum_step_usage(
+    jobs: pd.DataFrame, at: np.ndarray, step_rows: pd.DataFrame, run_submit: np.ndarray
+) -> None:
+    """Give the joined runs at ``at`` (rows of ``jobs``) the usage sacct sums over a job's
+    ended steps (``_STEP_SUMS``), summed over their steps once joined: with -T a job row
+    sums only the steps its window lists, so no segment holds the whole run's, but each
+    step's row holds that step's whole usage (:func:`_join_step_segments`). ``run_submit``:
+    the Submit of each step's run (:func:`_run_submits`); a run matches its steps by Cluster
+    (where both have it), JobID (a step's AllocJobID) and Submit. A run with no ended step
+    among ``step_rows`` (an export without steps, -X) keeps its kept row's usage."""
+    fields = [c for c in _STEP_SUMS if c in jobs and c in step_rows]
+    if not fields or not at.size or not len(step_rows) or "State" not in step_rows:
+        return
+    ended = step_rows["State"].isin(TERMINAL_STATES).fillna(False).to_numpy(dtype=bool)
+    by = [c for c in ("Cluster",) if c in jobs and c in step_rows]
+    step_key = [step_rows[c].to_numpy(dtype=object)[ended] for c in by]
+    step_key += [step_rows["AllocJobID"].to_numpy(dtype=object)[ended], run_submit[ended]]
+    sums = step_rows.loc[ended, fields].groupby(step_key, dropna=False).sum(min_count=1)
+    job_key = [jobs[c].to_numpy(dtype=object)[at] for c in by]
+    job_key += [jobs["JobID"].to_numpy(dtype=object)[at], jobs["Submit"].to_numpy()[at]]
+    found = sums.reindex(pd.MultiIndex.from_arrays(job_key))
+    for name in fields:
+        value = found[name].to_numpy()
+        ok = ~pd.isna(value)
+        jobs.iloc[at[ok], jobs.columns.get_loc(name)] = value[ok]
+
+
+def _seconds(column: pd.Series) -> np.ndarray:
+    """A duration or number column as float seconds (NaN where missing)."""
+    if pd.api.types.is_timedelta64_dtype(column):
+        return column.dt.total_seconds().to_numpy(dtype="float64", na_value=np.nan)
+    return column.to_numpy(dtype="float64", na_value=np.nan)
 
 
 def _truncated(jobs: list[str]) -> str:
-    """The warning's text for runs :func:`_join_segments` joined."""
+    """The warning's text for runs (JobIDs) :func:`_join_segments` joined."""
     shown = ", ".join(jobs[:10]) + (f" and {len(jobs) - 10} more" if len(jobs) > 10 else "")
     return (
-        f"{len(jobs)} run(s) have a different Start in different rows (JobID {shown}): the "
-        "exports look taken with sacct -T (--truncate), which cuts a Start before -S to -S "
-        "and an End after -E to -E; each run was given its earliest Start, and Elapsed from "
-        "it to its last End (usage the rows add up, such as TotalCPU, is the kept row's "
-        "window only); export without -T for whole runs"
+        f"{len(jobs)} run(s) or step(s) have a different Start in different rows (JobID "
+        f"{shown}): the exports look taken with sacct -T (--truncate), which cuts a Start "
+        "before -S to -S and an End after -E to -E; each was given its earliest Start, and "
+        "Elapsed from it to its last End (a step's less its suspended time); a step's usage "
+        "(TotalCPU, MaxRSS, TRESUsage...) is whole in each of its rows, so its last row's is "
+        "kept, and a job's TotalCPU, UserCPU and SystemCPU, which sacct sums over the steps "
+        "its window lists, are summed over its steps joined (the kept row's window only in "
+        "an export without steps, -X); export without -T for whole runs"
     )
 
 
