@@ -192,6 +192,7 @@ class Fifo:
                 nodes = choose_nodes(
                     free, capacity, job.demand, job.count, job.mask & usable, job.exclusive,
                     view.weights, job.mem_per_cpu, job.most, job.gres_fixed, job.gpus_per_job,
+                    job.whole_memory,
                 )  # fmt: skip
             if nodes is None:
                 if job.pinned:  # (-w: its nodes are kept from the later jobs, not its partition)
@@ -311,7 +312,7 @@ class Easy(Fifo):
                         nodes = choose_nodes(
                             free, capacity, job.demand, job.count, mask, job.exclusive,
                             view.weights, job.mem_per_cpu, job.most, job.gres_fixed,
-                            job.gpus_per_job,
+                            job.gpus_per_job, job.whole_memory,
                         )  # fmt: skip
                     elif extra.delays(job):  # (so it does not fit in the profile either)
                         shape = None
@@ -319,7 +320,7 @@ class Easy(Fifo):
                         nodes = prof.fits(
                             job.demand, job.count, mask, job.limit, exclusive=job.exclusive,
                             mem_per_cpu=job.mem_per_cpu, most=job.most, gres_fixed=job.gres_fixed,
-                            gpus_per_job=job.gpus_per_job,
+                            gpus_per_job=job.gpus_per_job, whole_memory=job.whole_memory,
                         )  # fmt: skip
                         if nodes is None and len(capacity) > 1:
                             moved = extra.test(prof, plans, job, mask, view)
@@ -462,7 +463,7 @@ class _PastReservations:
         nodes = out.fits(
             job.demand, job.count, mask, limit, exclusive=job.exclusive,
             mem_per_cpu=job.mem_per_cpu, most=job.most, gres_fixed=job.gres_fixed,
-            gpus_per_job=job.gpus_per_job,
+            gpus_per_job=job.gpus_per_job, whole_memory=job.whole_memory,
         )  # fmt: skip
         if nodes is None:
             return None
@@ -479,6 +480,7 @@ class _PastReservations:
                     other.demand, other.count, other.plan_mask & view.up, other.limit, at=at,
                     exclusive=other.exclusive, mem_per_cpu=other.mem_per_cpu, most=other.most,
                     gres_fixed=other.gres_fixed, gpus_per_job=other.gpus_per_job,
+                    whole_memory=other.whole_memory,
                 )  # fmt: skip
             if new is None:  # it would delay this reservation
                 self._delays[self._key(job)] = job
@@ -605,6 +607,7 @@ class Conservative(Easy):
                     nodes = choose_nodes(
                         free, capacity, job.demand, job.count, mask, job.exclusive,
                         view.weights, job.mem_per_cpu, job.most, job.gres_fixed, job.gpus_per_job,
+                        job.whole_memory,
                     )  # fmt: skip
                 if nodes is None:
                     break
@@ -680,7 +683,7 @@ class Conservative(Easy):
                     job.demand, job.count, job.plan_mask if all_up else job.plan_mask & up,
                     job.limit, t, nodes, usage, exclusive=job.exclusive,
                     mem_per_cpu=job.mem_per_cpu, most=job.most, gres_fixed=job.gres_fixed,
-                    gpus_per_job=job.gpus_per_job,
+                    gpus_per_job=job.gpus_per_job, whole_memory=job.whole_memory,
                 )  # fmt: skip
             if found is None or found[1] != t or found[2] != nodes:
                 changes.append((t, t + job.limit, True))  # its old slot, freed
@@ -747,7 +750,7 @@ def _earliest(prof: Profile, job: PendingJob, mask: np.ndarray, limit: float):
     return prof.earliest(
         job.demand, job.count, mask, limit, exclusive=job.exclusive,
         mem_per_cpu=job.mem_per_cpu, most=job.most, gres_fixed=job.gres_fixed,
-        gpus_per_job=job.gpus_per_job,
+        gpus_per_job=job.gpus_per_job, whole_memory=job.whole_memory,
     )  # fmt: skip
 
 

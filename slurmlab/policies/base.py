@@ -65,8 +65,9 @@ policy, the time, the job and the mistake; a subclass of a built-in is checked t
   a tuple of ``job.count`` distinct node indices (from ``job.count`` to ``job.most`` for a
   ``--nodes=MIN-MAX`` job; ``view.node_names[i]`` names node ``i``),
   each in ``job.mask`` and up (``view.up``), whose free resources hold the job (its
-  :meth:`PendingJob.usage`; ``--exclusive`` jobs take whole idle nodes), counting the
-  decision's earlier starts. ``Start.by`` is ``"main"`` or ``"backfill"`` (the
+  :meth:`PendingJob.usage`; ``--exclusive`` jobs take whole idle nodes, and
+  ``job.whole_memory`` ones the whole memory of nodes none of whose memory is allocated:
+  :meth:`QueueView.choose_nodes` passes both), counting the decision's earlier starts. ``Start.by`` is ``"main"`` or ``"backfill"`` (the
   ``backfilled`` metric counts ``"backfill"``).
 * A job Slurm may spread over nodes (``-n`` without ``-N``: ``job.spread`` is its tasks,
   one task's demand and what each node holds besides) may start on
@@ -185,6 +186,13 @@ class PendingJob:
     #: MB of memory per CPU when the job asks per CPU and memory is consumable, else 0:
     #: node selection counts a node's available CPUs as far as its free memory goes
     mem_per_cpu: int = 0
+    #: whether it takes the whole memory of each node it gets (``--mem=0``, or no memory
+    #: asked for and no DefMemPer* default; memory consumable) on nodes whose memory
+    #: differs: it fits only a node none of whose memory is allocated, and holds that
+    #: node's memory (:meth:`usage`; pass it to :func:`choose_nodes` and the ``Profile``
+    #: methods). ``demand`` holds the least of its nodes' memory. On nodes of one size
+    #: ``demand`` is their whole memory, which already says all this, and it is False
+    whole_memory: bool = False
     #: a GPU (GRES) job whose tasks per node are fixed (``-n 1``, ``--ntasks-per-node``...):
     #: node selection counts every node it fits as the same CPUs, as Slurm trims each
     #: node's usable cores to the job's (:func:`~slurmlab.policies.placement.gres_fixed`;
@@ -288,19 +296,24 @@ class PendingJob:
                 None if self.spread is None else (self.spread[0], *self.spread[1].tolist()),
                 self.gres_fixed,
                 self.gpus_per_job,
+                self.whole_memory,
             ),  # fmt: skip
         )
 
     def usage(self, nodes: tuple[int, ...], capacity: np.ndarray) -> np.ndarray:
         """What the job takes on ``nodes`` (one (CPUs, MB, GPUs) row per node): whole nodes
-        (``capacity``'s rows) when ``exclusive``, else its ``rows`` (or ``demand`` on each);
-        on the nodes of a spread job (:class:`~slurmlab.policies.placement.Spread`), what it
-        takes on each."""
+        (``capacity``'s rows) when ``exclusive``, each node's whole memory when
+        ``whole_memory``, else its ``rows`` (or ``demand`` on each); on the nodes of a spread
+        job (:class:`~slurmlab.policies.placement.Spread`), what it takes on each."""
         spread = getattr(nodes, "rows", None)
         if spread is not None:
             return spread
         if self.exclusive:
             return capacity[list(nodes)]
+        if self.whole_memory:
+            from slurmlab.policies.placement import held  # (placement imports this module)
+
+            return held(self.demand, capacity, nodes, whole_memory=True)
         if self.rows is not None and len(self.rows) == len(nodes):
             return self.rows
         return np.broadcast_to(self.demand, (len(nodes), 3))  # (-N MIN-MAX: any number)
@@ -442,7 +455,7 @@ class QueueView:
         return choose_nodes(
             self.free if free is None else free, self.capacity, job.demand, job.count, usable,
             job.exclusive, self.weights, job.mem_per_cpu, job.most, job.gres_fixed,
-            job.gpus_per_job,
+            job.gpus_per_job, job.whole_memory,
         )  # fmt: skip
 
     def free_ranks(self, free: np.ndarray | None = None) -> tuple[list[int], list[int], list[int]]:

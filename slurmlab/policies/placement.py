@@ -26,8 +26,12 @@ GPU (GRES) job whose tasks per node are fixed (:func:`gres_fixed`: ``-n 1``, ``-
 Slurm's ``gres_select_filter_sock_core`` trims each node's usable cores down to them, so all
 fitting nodes count the same. Such a job takes the first node of the shortest run of fitting
 nodes, and a job of several nodes compares runs by their node counts (the smallest with
-enough; the first of equals). ``--exclusive`` needs wholly idle nodes. ``weights`` is None
-when every node has the same Weight.
+enough; the first of equals). ``--exclusive`` needs wholly idle nodes, and a job taking a
+node's whole memory (``whole_memory``: ``--mem=0``, or no memory asked for and no DefMemPer*
+default, memory consumable) needs a node none of whose memory is allocated, and is charged
+that node's own memory (cons_common ``_verify_node_state``: "all memory requested", and
+``_job_test``'s "Allocate all node memory"; :func:`held`). ``weights`` is None when every
+node has the same Weight.
 
 A job asking for GPUs per job (``--gpus=N``, or ``--gpus-per-task`` with ``-n``; none per
 node: :attr:`PendingJob.gpus_per_job`) weighs its nodes also by their free GPUs, counted up
@@ -80,6 +84,7 @@ __all__ = [
     "fitting_mask",
     "gpu_weights",
     "gres_fixed",
+    "held",
     "idle",
     "spread_nodes",
 ]
@@ -104,13 +109,42 @@ def idle(free: np.ndarray, capacity: np.ndarray) -> np.ndarray:
 
 
 def fitting_mask(
-    free: np.ndarray, capacity: np.ndarray, demand: np.ndarray, mask: np.ndarray, exclusive: bool
+    free: np.ndarray,
+    capacity: np.ndarray,
+    demand: np.ndarray,
+    mask: np.ndarray,
+    exclusive: bool,
+    whole_memory: bool = False,
 ) -> np.ndarray:
-    """Boolean per node: the job's per-node demand fits in ``free`` there."""
+    """Boolean per node: the job's per-node demand fits in ``free`` there (wholly idle
+    nodes for ``exclusive``, nodes of wholly free memory for ``whole_memory``)."""
     ok = mask & covers(free, demand)
     if exclusive:
         ok &= idle(free, capacity)
+    elif whole_memory:
+        ok &= free[..., MEM] == capacity[..., MEM]
     return ok
+
+
+def held(
+    demand: np.ndarray,
+    capacity: np.ndarray,
+    nodes: tuple[int, ...],
+    exclusive: bool = False,
+    whole_memory: bool = False,
+) -> np.ndarray:
+    """What a job of per-node ``demand`` holds on ``nodes``, one (CPUs, MB, GPUs) row per
+    node: the nodes whole (``capacity``'s rows) when ``exclusive``; ``demand`` with each
+    node's own memory when ``whole_memory``, as cons_common ``_job_test`` charges a job
+    asking for all memory (``needed_mem = avail_mem``, node by node); else ``demand`` on
+    each (a read-only view)."""
+    if exclusive:
+        return capacity[list(nodes)]
+    rows = np.broadcast_to(demand, (len(nodes), 3))
+    if whole_memory:
+        rows = rows.copy()
+        rows[:, MEM] = capacity[list(nodes), MEM]
+    return rows
 
 
 def choose_nodes(
@@ -125,9 +159,12 @@ def choose_nodes(
     most: int | None = None,
     gres_fixed: bool = False,
     gpus_per_job: int = 0,
+    whole_memory: bool = False,
 ) -> tuple[int, ...] | None:
     """The ``count`` nodes Slurm would pick for ``demand`` (ascending), or None when fewer
     fit. ``mem_per_cpu`` (MB) is the job's memory per CPU when it asks per CPU, else 0.
+    ``whole_memory``: the job takes each node's whole memory (only nodes with none of it
+    allocated fit; see the module's docstring).
     ``gres_fixed``: a GPU job whose tasks per node are fixed (:func:`gres_fixed`), for
     which every fitting node counts the same CPUs. ``gpus_per_job``: the GPUs of a job that
     asks for them per job (:func:`gpu_weights`), else 0.
@@ -141,8 +178,10 @@ def choose_nodes(
             return None
         if exclusive and not (f == capacity[0]).all():
             return None
+        if whole_memory and f[1] != capacity[0][1]:
+            return None
         return (0,)
-    ok = fitting_mask(free, capacity, demand, mask, exclusive)
+    ok = fitting_mask(free, capacity, demand, mask, exclusive, whole_memory)
     return best_fit(
         free, ok.nonzero()[0], count, weights, mem_per_cpu, most, gres_fixed, gpus_per_job
     )

@@ -21,7 +21,8 @@ from operator import itemgetter
 
 import numpy as np
 
-from slurmlab.policies.placement import best_fit, choose_nodes, covers, idle, spread_nodes
+from slurmlab.policies.base import MEM
+from slurmlab.policies.placement import best_fit, choose_nodes, covers, held, idle, spread_nodes
 
 __all__ = ["MergedProfile", "PoolProfile", "Profile", "make_profile"]
 
@@ -127,11 +128,13 @@ class Profile:
         most: int | None = None,
         gres_fixed: bool = False,
         gpus_per_job: int = 0,
+        whole_memory: bool = False,
     ) -> tuple[int, ...] | None:
         """Nodes on which the job fits from interval ``at`` for ``duration`` seconds, or None
         (``most``: up to that many, for ``--nodes=MIN-MAX``; ``gres_fixed``: every fitting
         node counts the same CPUs; ``gpus_per_job``: nodes with more GPUs free in the window
-        first; see :func:`choose_nodes`)."""
+        first; ``whole_memory``: nodes whose memory is all free throughout; see
+        :func:`choose_nodes`)."""
         window = self._window(at, self.times[at] + duration)
         return choose_nodes(
             self._expand(window),
@@ -145,6 +148,7 @@ class Profile:
             most,
             gres_fixed,
             gpus_per_job,
+            whole_memory,
         )
 
     def earliest(
@@ -161,6 +165,7 @@ class Profile:
         most: int | None = None,
         gres_fixed: bool = False,
         gpus_per_job: int = 0,
+        whole_memory: bool = False,
     ) -> tuple[int, float, tuple[int, ...]] | None:
         """The first (interval index, start time, nodes) where the job fits; None if never.
 
@@ -176,14 +181,15 @@ class Profile:
         up to ``most`` of the nodes free throughout its window there, as Slurm's backfill
         plans it (``_try_sched`` with ``req_nodes`` = MAX). ``gres_fixed``,
         ``gpus_per_job``: as in :func:`choose_nodes` (the GPUs free throughout the window
-        rank the nodes, as cons_tres's will-run test weighs them).
+        rank the nodes, as cons_tres's will-run test weighs them); ``whole_memory``: only
+        nodes whose memory is all free throughout its window (:func:`choose_nodes`).
         """
         free = self.free
         if upto is not None:  # (no window from interval upto or before reaches further)
             last = max(bisect_left(self.times, self.times[upto] + duration), upto + 1)
             free = free[:last]
         # ok[q, n]: the job may run on node n throughout interval q (w: see _ok)
-        ok, w = self._ok(free, demand, mask, exclusive)
+        ok, w = self._ok(free, demand, mask, exclusive, whole_memory)
         # a start needs `count` nodes free in its own interval; the first such interval
         # nearly always (or one of the next few) gives the answer: test those one by one
         cand = ((_SUM(ok, axis=1) if w is None else ok @ w) >= count).nonzero()[0]
@@ -217,7 +223,9 @@ class Profile:
             gpus_per_job,
         )
 
-    def _ok(self, free, demand, mask, exclusive) -> tuple[np.ndarray, np.ndarray | None]:
+    def _ok(
+        self, free, demand, mask, exclusive, whole_memory=False
+    ) -> tuple[np.ndarray, np.ndarray | None]:
         """(ok, w): ``ok[q, n]`` is whether the job may run on column ``n`` of ``free``
         throughout interval ``q``; ``w[n]`` is how many of the job's nodes column ``n``
         stands for (None: one each, as here; see :class:`MergedProfile`)."""
@@ -225,6 +233,8 @@ class Profile:
         ok &= mask
         if exclusive:
             ok &= idle(free, self.capacity)
+        elif whole_memory:
+            ok &= free[..., MEM] == self.capacity[:, MEM]
         return ok, None
 
     def spread_fits(
@@ -330,33 +340,35 @@ class Profile:
         most: int | None = None,
         gres_fixed: bool = False,
         gpus_per_job: int = 0,
+        whole_memory: bool = False,
     ) -> tuple[int, float, tuple[int, ...]] | None:
         """Compress one standing reservation (conservative backfilling): take the job's
         ``usage`` on ``nodes`` from ``start`` out, put the job back at its earliest fit and
         return that (interval index, start time, nodes) -- never later than ``start``,
         since its own slot is free (None if its nodes went down and no others will do).
         ``usage`` is what the job holds per node; it depends on which nodes only for an
-        ``exclusive`` job (whole nodes). The profile must be valid (all reservations fit)."""
+        ``exclusive`` job (whole nodes) and a ``whole_memory`` one (each node's memory). The
+        profile must be valid (all reservations fit)."""
         i, j = _span(self, start, start + duration, None)  # its intervals (already split)
         self._change(i, j, nodes, usage, True)  # out
         # it starts no later than in its own slot, unless its nodes went down: look there
         # first, then (None) everywhere
         found = self.earliest(
             demand, count, mask, duration, exclusive=exclusive, mem_per_cpu=mem_per_cpu, upto=i,
-            most=most, gres_fixed=gres_fixed, gpus_per_job=gpus_per_job,
+            most=most, gres_fixed=gres_fixed, gpus_per_job=gpus_per_job, whole_memory=whole_memory,
         ) or self.earliest(
             demand, count, mask, duration, exclusive=exclusive, mem_per_cpu=mem_per_cpu,
-            most=most, gres_fixed=gres_fixed, gpus_per_job=gpus_per_job,
+            most=most, gres_fixed=gres_fixed, gpus_per_job=gpus_per_job, whole_memory=whole_memory,
         )  # fmt: skip
         if found is not None:  # (None: its nodes went down, and no others will do)
             k, t, new = found
             if k == i and new == nodes and j > i:  # it stays (interval i starts at `start`)
                 self._change(i, j, nodes, usage, False)
             else:
-                if exclusive:  # whole nodes: what it holds depends on which
-                    usage = self.capacity[list(new)]
-                elif len(new) != len(usage):  # (-N MIN-MAX: another number of nodes)
-                    usage = np.broadcast_to(demand, (len(new), 3))
+                if exclusive or whole_memory or len(new) != len(usage):
+                    # what it holds depends on which nodes (whole nodes, each node's
+                    # memory), or on how many (-N MIN-MAX)
+                    usage = held(demand, self.capacity, new, exclusive, whole_memory)
                 self.reserve(new, usage, t, t + duration, at=k)
         return found
 
@@ -466,10 +478,12 @@ class MergedProfile(Profile):
     def per_node(self) -> np.ndarray:
         return self.free[:, self.group_of]  # (a copy)
 
-    def _ok(self, free, demand, mask, exclusive):
+    def _ok(self, free, demand, mask, exclusive, whole_memory=False):
         ok = covers(free, demand)
         if exclusive:
             ok &= idle(free, self.gcap)
+        elif whole_memory:
+            ok &= free[..., MEM] == self.gcap[:, MEM]
         # a column counts for as many of the job's nodes as it has nodes in the mask
         return ok, np.bincount(self.group_of[mask], minlength=len(self.sizes))
 
@@ -553,7 +567,8 @@ class PoolProfile:
     GPUs are three lists over the intervals. While no interval is short of memory or GPUs
     (``plain``), a job asking for neither (every job of a processors-only trace) is tested
     on the CPU list alone. (``mem_per_cpu`` and ``most`` are taken as by :class:`Profile`:
-    with one node there is no choice of nodes for them to change.)
+    with one node there is no choice of nodes for them to change; nor for ``whole_memory``:
+    the job's memory per node is the one node's.)
     """
 
     __slots__ = ("_low", "cap", "capacity", "cpu", "gpu", "mem", "now", "plain", "times")
@@ -611,7 +626,7 @@ class PoolProfile:
 
     def fits(
         self, demand, count, mask, duration, *, at=0, exclusive=False, mem_per_cpu=0, most=None,
-        gres_fixed=False, gpus_per_job=0,
+        gres_fixed=False, gpus_per_job=0, whole_memory=False,
     ):  # fmt: skip
         if count != 1 or not mask[0]:
             return None
@@ -630,7 +645,7 @@ class PoolProfile:
 
     def earliest(
         self, demand, count, mask, duration, *, exclusive=False, not_before=None, mem_per_cpu=0,
-        most=None, gres_fixed=False, gpus_per_job=0,
+        most=None, gres_fixed=False, gpus_per_job=0, whole_memory=False,
     ):  # fmt: skip
         if count != 1 or not mask[0]:
             return None
@@ -663,7 +678,7 @@ class PoolProfile:
 
     def replan(
         self, demand, count, mask, duration, start, nodes, usage, *, exclusive=False, mem_per_cpu=0,
-        most=None, gres_fixed=False, gpus_per_job=0,
+        most=None, gres_fixed=False, gpus_per_job=0, whole_memory=False,
     ):  # fmt: skip
         n0, n1, n2 = int(demand[0]), int(demand[1]), int(demand[2])
         cpus_only = self.plain and mask[0] and not (n1 or n2 or exclusive)

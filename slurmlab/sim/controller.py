@@ -223,6 +223,7 @@ class Controller:
                     array=_record_of(job), array_job=job.array_id, time_min=job.time_min,
                     spread=spread_of(job.spec, alt[0], self.cluster), gres_fixed=job.gres_fixed,
                     gpus_per_job=job.gpus_per_job, pinned=bool(job.spec.nodelist),
+                    whole_memory=shape[11],
                 )  # fmt: skip
             return alt[2]
         if job.pending is None:
@@ -232,7 +233,7 @@ class Controller:
                 job.rows, mem_per_cpu=job.mem_per_cpu, most=job.most, array=_record_of(job),
                 array_job=job.array_id, time_min=job.time_min, spread=job.spread,
                 gres_fixed=job.gres_fixed, gpus_per_job=job.gpus_per_job,
-                pinned=bool(job.spec.nodelist),
+                pinned=bool(job.spec.nodelist), whole_memory=job.whole_memory,
             )  # fmt: skip
         return job.pending
 
@@ -253,6 +254,7 @@ class Controller:
                 blocks=p.blocks, reserve_most=p.reserve_most, array=p.array,
                 array_job=p.array_job, time_min=p.time_min, spread=p.spread,
                 gres_fixed=p.gres_fixed, gpus_per_job=p.gpus_per_job, pinned=p.pinned,
+                whole_memory=p.whole_memory,
             )  # fmt: skip
             cached = job.pending_plan = (pending, plan, planned)
         return cached[2]
@@ -738,12 +740,17 @@ class Controller:
         land on held nodes adds none there (cached with the sums, per request)."""
         cache = self._used_cache()
         mask = src.mask
-        key = ("held_in", group, mask.tobytes(), src.need, src.exclusive)
+        key = ("held_in", group, mask.tobytes(), src.need, src.exclusive, src.whole_memory)
         got = cache.get(key)
         if got is None:
             idx = sorted(held)
             fits = fitting_mask(
-                self.free[idx], self.capacity[idx], src.demand, mask[idx], src.exclusive
+                self.free[idx],
+                self.capacity[idx],
+                src.demand,
+                mask[idx],
+                src.exclusive,
+                src.whole_memory,
             )
             got = cache[key] = int(fits.sum())
         return got
@@ -871,7 +878,7 @@ class Controller:
         nodes = choose_nodes(
             self.capacity, self.capacity, record.demand, record.count, record.mask & self.up,
             record.exclusive, self.weights, record.mem_per_cpu, record.most, record.gres_fixed,
-            record.gpus_per_job,
+            record.gpus_per_job, record.whole_memory,
         )  # fmt: skip
         if cached:
             self._idle_picks[key] = nodes
@@ -1091,7 +1098,7 @@ class Controller:
             nodes = choose_nodes(
                 self.free, self.capacity, job.demand, job.count, job.mask & mask & self.up,
                 job.exclusive, self.weights, job.mem_per_cpu, most, job.gres_fixed,
-                job.gpus_per_job,
+                job.gpus_per_job, job.whole_memory,
             )  # fmt: skip
             reason = self._limit_reason(job) if self._limits else None
             if not reason and self._limits:  # on the nodes it gets, or would get
@@ -1158,7 +1165,7 @@ class Controller:
                     mask = mask & ~blocked
             nodes = choose_nodes(
                 pool, self.capacity, job.demand, job.count, mask, job.exclusive, self.weights,
-                job.mem_per_cpu, job.most, job.gres_fixed, job.gpus_per_job,
+                job.mem_per_cpu, job.most, job.gres_fixed, job.gpus_per_job, job.whole_memory,
             )  # fmt: skip
             if nodes is not None:  # it starts without preempting: what it takes is not free
                 self._take(pool, job, nodes)
@@ -1220,7 +1227,7 @@ class Controller:
                 free[list(victim.nodes)] += victim.usage
                 nodes = choose_nodes(
                     free, self.capacity, job.demand, job.count, mask, job.exclusive, self.weights,
-                    job.mem_per_cpu, job.most, job.gres_fixed, job.gpus_per_job,
+                    job.mem_per_cpu, job.most, job.gres_fixed, job.gpus_per_job, job.whole_memory,
                 )  # fmt: skip
                 if nodes is not None:
                     fit = k
@@ -1238,7 +1245,7 @@ class Controller:
     def _take(self, pool: np.ndarray, job: SimJob, nodes: tuple[int, ...]) -> None:
         """Count what ``job`` will hold on ``nodes`` as used in a pass's own copy of free."""
         idx = list(nodes)
-        pool[idx] -= self.capacity[idx] if job.exclusive else job.rows_on(len(idx))
+        pool[idx] -= job.usage_on(idx, self.capacity)
 
     def _victim_order(self, r: SimJob) -> tuple[int, int, int]:
         """preempt_qos.c's candidate order: QOS priority, then node count (each capped at

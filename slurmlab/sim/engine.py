@@ -42,9 +42,9 @@ import simpy
 
 from slurmlab.errors import RequestError, SlurmlabError, warn_at_caller
 from slurmlab.policies.backfill import SlurmBackfill, availability, make_policy
-from slurmlab.policies.base import NODES_OUT, PendingJob  # noqa: F401 (NODES_OUT for sim modules)
+from slurmlab.policies.base import MEM, NODES_OUT, PendingJob  # noqa: F401 (NODES_OUT: sim modules)
 from slurmlab.policies.fairshare import Account, AccountTree
-from slurmlab.policies.placement import choose_nodes, gres_fixed
+from slurmlab.policies.placement import choose_nodes, gres_fixed, held
 from slurmlab.policies.priority import MultifactorWeights, basic_priority, sort_key
 from slurmlab.sim.accounting import PriorityState
 from slurmlab.sim.causes import Cancelled, Requeued
@@ -130,6 +130,7 @@ class SimJob:
         "scratch", "held", "split", "mem_per_cpu", "sched", "alts", "parts", "entries",
         "plan_part", "requests", "updated", "req_tres", "admin_time", "most", "full_limit",
         "raw", "in_rec", "order", "spread", "dep_done", "gres_fixed", "gpus_per_job",
+        "whole_memory",
     )  # fmt: skip
 
     def __init__(self):
@@ -199,10 +200,18 @@ class SimJob:
         return 0.0 if low is None or low == TIME_MIN_INFINITE else low.total_seconds()
 
     def rows_on(self, n: int) -> np.ndarray:
-        """What it holds on each of ``n`` nodes (not ``--exclusive``): its shape per node
-        (``--nodes=MIN-MAX`` takes any number of nodes from MIN to MAX)."""
+        """What it holds on each of ``n`` nodes (not ``--exclusive``, not ``whole_memory``):
+        its shape per node (``--nodes=MIN-MAX`` takes any number of nodes from MIN to MAX)."""
         rows = self.rows
         return rows if len(rows) == n else np.broadcast_to(self.demand, (n, 3))
+
+    def usage_on(self, nodes: list[int], capacity: np.ndarray) -> np.ndarray:
+        """What it holds on ``nodes`` (a new array): whole nodes under ``--exclusive``, each
+        node's own memory when it takes all of it (:func:`~slurmlab.policies.placement.held`),
+        else :meth:`rows_on`."""
+        if self.exclusive or self.whole_memory:
+            return held(self.demand, capacity, nodes, self.exclusive, self.whole_memory)
+        return self.rows_on(len(nodes))
 
     def unschedule(self, now: float) -> None:
         """Its planned nodes are gone (started, held, its plan dropped): SCHEDNODES (null)."""
@@ -848,6 +857,7 @@ class Simulation(Controller, Lifecycles, Updates):
                 job.demand, job.count, job.mask & self.up, job.limit, exclusive=job.exclusive,
                 not_before=job.begin if job.begin > now else None, mem_per_cpu=job.mem_per_cpu,
                 most=job.most, gres_fixed=job.gres_fixed, gpus_per_job=job.gpus_per_job,
+                whole_memory=job.whole_memory,
             )  # fmt: skip
             if found is not None and (best is None or found[1] < best[0]):
                 best = (found[1], found[2], job.res)
@@ -1040,7 +1050,7 @@ class Simulation(Controller, Lifecycles, Updates):
         job.res = res
         (
             job.partition, job.tier, job.limit, job.exclusive, job.demand, job.mask, job.count,
-            job.rows, job.need, job.mem_per_cpu, job.most,
+            job.rows, job.need, job.mem_per_cpu, job.most, job.whole_memory,
         ) = shape  # fmt: skip
         job.spread = spread_of(job.spec, res, self.cluster)
         spec = job.spec  # (node selection counts its nodes' CPUs as its own: placement.py)
@@ -1111,8 +1121,19 @@ class Simulation(Controller, Lifecycles, Updates):
         per_cpu = res.mem_per_cpu_mb if res.mem_per_node_mb and not res.whole_node else 0
         return (
             res.partition, tier, limit, res.whole_node, demand, mask, res.nodes, rows, need,
-            per_cpu, res.max_nodes,
+            per_cpu, res.max_nodes, self._whole_memory(res, mask),
         )  # fmt: skip
+
+    def _whole_memory(self, res: Resources, mask: np.ndarray) -> bool:
+        """Whether a job taking each node's whole memory (``--mem=0``, or no memory asked for
+        and no DefMemPer* default) is to be placed as one (:attr:`PendingJob.whole_memory`):
+        where its nodes' memory differs. On nodes of one size its demand, their memory, fits
+        only a node none of whose memory is allocated and holds all of it, as Slurm's does
+        (cons_common ``_verify_node_state``, ``_job_test``), so it is placed as any other job."""
+        if not res.mem_whole_node or res.whole_node:
+            return False
+        sizes = self.capacity[mask, MEM]
+        return bool(len(sizes)) and int(sizes.min()) != int(sizes.max())
 
     def _priority(self, job: SimJob, *, at_submit: bool = False) -> float:
         if self._priority_fn is not None:
@@ -1937,7 +1958,10 @@ class Simulation(Controller, Lifecycles, Updates):
             mask = rec.mask
             if job.spec.reservation and job.spec.reservation in self.reservations:
                 mask = mask & self.reservations[job.spec.reservation][1]
-            if choose_nodes(back, self.capacity, rec.demand, rec.count, mask, rec.exclusive):
+            if choose_nodes(
+                back, self.capacity, rec.demand, rec.count, mask, rec.exclusive,
+                whole_memory=rec.whole_memory,
+            ):  # fmt: skip
                 return True
         return any(
             self.jobs[j].reason not in PERMANENT and self.jobs[j].reason != "Dependency"

@@ -558,7 +558,10 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
     mask = job.mask & up & ~held
     if reason == "Resources" and held.any():
         unheld = _outside(job.mask & up, windows, t + job.limit)
-        if choose_nodes(free, sim.capacity, job.demand, job.count, unheld, job.exclusive):
+        if choose_nodes(
+            free, sim.capacity, job.demand, job.count, unheld, job.exclusive,
+            whole_memory=job.whole_memory,
+        ):  # fmt: skip
             idle = held & job.mask & up & (free[:, 0] == sim.capacity[:, 0])
             names = compress_hostlist([n for n, i in zip(sim.node_names, idle) if i])
             lines[0] = (
@@ -581,7 +584,10 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
     tested = reason != "Priority" or _tested(sim, job, t)
     hints: list[_Hint] = []
     usable = _outside(mask, windows, t + job.limit)
-    fits_now = choose_nodes(free, sim.capacity, job.demand, job.count, usable, job.exclusive)
+    fits_now = choose_nodes(
+        free, sim.capacity, job.demand, job.count, usable, job.exclusive,
+        whole_memory=job.whole_memory,
+    )  # fmt: skip
     memory_bound = False
     if reason == "Resources" and fits_now is None and not job.exclusive and job.demand[1] > 0:
         # memory alone: its CPUs and GPUs are free now on enough nodes, not the MB it asks
@@ -969,7 +975,10 @@ def _before_reservation(
         ):
             continue
         usable = _outside(mask, windows, t + limit)
-        if choose_nodes(free, sim.capacity, job.demand, job.count, usable, job.exclusive):
+        if choose_nodes(
+            free, sim.capacity, job.demand, job.count, usable, job.exclusive,
+            whole_memory=job.whole_memory,
+        ):  # fmt: skip
             now = (
                 format_duration(timedelta(seconds=job.limit))
                 if not math.isinf(job.limit)
@@ -1059,7 +1068,7 @@ def _own_allocation_over_limit(sim: Simulation, job, reason: str, t: float) -> l
         now = choose_nodes(
             sim.free, sim.capacity, record.demand, record.count, record.mask & sim.up,
             record.exclusive, sim.weights, record.mem_per_cpu, record.most,
-            record.gres_fixed, record.gpus_per_job,
+            record.gres_fixed, record.gpus_per_job, record.whole_memory,
         )  # fmt: skip
     idle = sim._idle_pick(record) if now is None else now  # noqa: SLF001
     if idle is None:
@@ -1147,7 +1156,7 @@ def _pick(
     return choose_nodes(
         free, sim.capacity, job.demand if demand is None else demand, count, mask,
         job.exclusive if whole is None else whole, sim.weights, job.mem_per_cpu, most,
-        job.gres_fixed, job.gpus_per_job,
+        job.gres_fixed, job.gpus_per_job, job.whole_memory and whole is None,
     )  # fmt: skip
 
 
@@ -1248,7 +1257,10 @@ def _ahead_takes(sim: Simulation, job, t: float, heads, free, up, picked):
             continue
         # (off the nodes advance reservations take during its time limit)
         usable = _outside(other.mask & up, _reserved_against(sim, other, t), t + other.limit)
-        if choose_nodes(free, sim.capacity, other.demand, other.count, usable, other.exclusive):
+        if choose_nodes(
+            free, sim.capacity, other.demand, other.count, usable, other.exclusive,
+            whole_memory=other.whole_memory,
+        ):  # fmt: skip
             return other
         theirs = _plan_at(other, t)  # (planned after it: its plan may have pushed it back)
         if theirs is not None and theirs[1] is not None and theirs[1] > plan[1]:

@@ -98,13 +98,14 @@ class Lifecycles:
             short = (self.free[idx] < 0).any()
         elif len(nodes) == 1:  # one row: basic indexing is several times cheaper than a list
             i = nodes[0]
-            usage = self.capacity[i : i + 1].copy() if job.exclusive else job.rows_on(1)
+            whole = job.exclusive or job.whole_memory  # (what it holds depends on the node)
+            usage = job.usage_on([i], self.capacity) if whole else job.rows_on(1)
             row = self.free[i]
             row -= usage[0]
             short = row[0] < 0 or row[1] < 0 or row[2] < 0
         else:
             idx = list(nodes)
-            usage = self.capacity[idx].copy() if job.exclusive else job.rows_on(len(idx))
+            usage = job.usage_on(idx, self.capacity)
             self.free[idx] -= usage
             short = (self.free[idx] < 0).any()
         if short:  # pragma: no cover - a policy bug, never input

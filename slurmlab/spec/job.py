@@ -271,7 +271,10 @@ class Resources:
     Every node of the allocation gets the same shape (``cpus_per_node``,
     ``mem_per_node_mb``, ``gpus_per_node``); tasks are laid out block-wise
     (``tasks_per_node``). ``mem_per_node_mb`` is 0 where memory is not a
-    consumable resource. ``whole_node`` is set by ``--exclusive``.
+    consumable resource. ``whole_node`` is set by ``--exclusive``. A job taking each
+    node's whole memory (``mem_whole_node``) gets each node's own, at least
+    ``mem_per_node_mb`` (the least of its nodes'), on nodes none of whose memory is
+    allocated (cons_common ``_verify_node_state``, ``_job_test``).
 
     ``limit_reason`` names a partition limit the request exceeds that Slurm, with the
     default ``EnforcePartLimits=NO``, accepts and leaves pending for ever:
@@ -295,8 +298,11 @@ class Resources:
     mem_per_gpu_mb: int = 0  # memory scales with the GPUs (--mem-per-gpu, DefMemPerGPU)
     mem_whole_node: bool = False  # --mem=0, or no default: each node's whole memory
     limit_reason: str | None = None  # a limit that leaves it pending (MaxMemPerLimit)
-    #: where memory is no consumable resource (``mem_per_node_mb`` 0), the memory per node
-    #: asked for (or the nodes' whole memory), which sacct's ReqMem and ReqTRES still report
+    #: the memory per node sacct's ReqMem and ReqTRES report where it is not
+    #: ``mem_per_node_mb``: where memory is no consumable resource (``mem_per_node_mb`` 0),
+    #: the memory per node asked for; for each node's whole memory (``mem_whole_node``, or
+    #: none asked for where memory is not consumable), the memory of the partition's first
+    #: node (job_mgr.c ``job_get_tres_mem``), whichever nodes the job gets
     req_mem_mb: int = 0
     #: the node count the request fixed (-N, --nodelist, --gpus with --gpus-per-node), as
     #: slurmctld's min_nodes; None when it fixed none (slurmctld then counts 1 until it runs)
@@ -318,7 +324,7 @@ class Resources:
         (datasets/realslurm/threads: ``-n 3`` asks cpu=3, mem 3 x DefMemPerCPU, and is
         allocated cpu=4; ``--gres=gpu:1 --cpus-per-gpu=3`` asks cpu=1)."""
         cpus = self.cpus_per_node * self.nodes
-        mem = (self.mem_per_node_mb or self.req_mem_mb) * self.nodes
+        mem = (self.req_mem_mb or self.mem_per_node_mb) * self.nodes
         if self.req_cpus and self.req_cpus < cpus:
             cpus = self.req_cpus
             if self.mem_per_cpu_mb and self.mem_per_node_mb:
@@ -3043,6 +3049,20 @@ def _known(cluster: Cluster, what: str):
     return hit
 
 
+def _partition_node_memory(cluster: Cluster, part: Partition) -> int:
+    """The memory (MB) a request for each node's whole memory (``--mem=0``, or none and no
+    DefMemPer*) counts per node before it runs: that of the partition's first node in the
+    cluster's node order (job_mgr.c ``job_get_tres_mem``, ``_mem_per_node_part``: the
+    first node of the partition's node bitmap), which sacct's ReqMem and ReqTRES keep."""
+    memo = cluster_facts(cluster)
+    hit = memo.get(("first-node-mem", part.name))
+    if hit is None:
+        order = {n.name: k for k, n in enumerate(cluster.nodes)}
+        first = min(part.nodes, key=order.__getitem__, default=None)
+        hit = memo[("first-node-mem", part.name)] = cluster.node(first).memory_mb if first else 0
+    return hit
+
+
 def _partition_cpus(cluster: Cluster, part: Partition) -> int:
     memo = cluster_facts(cluster)
     hit = memo.get(("cpus", part.name))
@@ -3647,10 +3667,12 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
     ):
         most = _most_nodes(spec, counts, part, nodes)
     whole_memory = mem == 0 and tracked
-    if whole_memory:
+    if whole_memory:  # (the least it gets: each node gives it its own, Resources.allocated)
         mem = min((n.memory_mb for n in fitting.reps), default=0)
     # (real Slurm 22.05, CR_Core and no default: ReqMem is each node's memory, --mem=0 too)
-    requested = 0 if tracked else asked or min((n.memory_mb for n in fitting.reps), default=0)
+    requested = asked if asked and not tracked else 0
+    if not asked:
+        requested = _partition_node_memory(cluster, part)
     time_limit = spec.time_limit if spec.time_requested else part.time_limit_default
     if spec.time_min is not None:
         _check_time_min(spec, part, time_limit)
