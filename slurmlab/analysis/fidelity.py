@@ -34,12 +34,20 @@ def real_runs(starts: pd.DataFrame) -> pd.DataFrame:
     frame["run"] = frame.groupby("key").cumcount()
     flags = frame["flags"].astype("string").fillna("")
     nodes = frame["nodelist"] if "nodelist" in frame else pd.Series("", index=frame.index)
+    unassigned = nodes.astype("string").fillna("").eq("None assigned").to_numpy(dtype=bool)
     nodes = nodes.astype("string").fillna("").replace("None assigned", "")
+    # A pending job that scancel ends gets start_time = end_time = now (job_mgr.c
+    # job_signal), which slurmdbd keeps as its Start when the job's first record had not
+    # reached it yet (slurmctld sends those every 5 s): sacct then shows a Start with
+    # "None assigned" and Elapsed 0 (real Slurm 22.05, mix-18's j19, cancelled 3 s after its
+    # submission). It never ran: no start.
+    start = pd.to_numeric(frame["start_s"], errors="coerce").to_numpy(dtype=float)
+    start[unassigned] = np.nan
     return pd.DataFrame(
         {
             "key": frame["key"].to_numpy(),
             "run": frame["run"].to_numpy(),
-            "start": pd.to_numeric(frame["start_s"], errors="coerce").to_numpy(dtype=float),
+            "start": start,
             "state": frame["state"].astype(str).str.split().str[0].to_numpy(),
             "started_by": np.where(
                 flags.str.contains("SchedBackfill"),

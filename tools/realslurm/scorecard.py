@@ -109,6 +109,54 @@ _MIX15_J10 = (
 )
 _MIX15_FOLLOWS = "follows j10's limit (4:00 here, 2:00 in Slurm: see j11)"
 
+#: Slurm's will-run test (cons_common/job_test.c ``_will_run_test``) frees running jobs in
+#: batches (every job ending within a 30-s window aligned on the first one's end, the window
+#: doubling after each batch) and plans a blocked job at the end of the last job of the first
+#: batch after which it fits, on the nodes best fit then; the simulator plans it at the first
+#: moment it fits, on the nodes free then (a known simplification, README "Fidelity")
+_MIX17_J06 = (
+    "j06 (-n 2 --gres=gpu:2, eligible at 105 s when j03 ended) went to gpu4 in real Slurm, "
+    "gpu3 here: the 4-GPU j19 ahead of it was planned on gpu3 at 265 s by Slurm's will-run "
+    "test (j05, j03, j17 and j20, ending 210-265 s, freed in batches: the start is the end of "
+    "the batch's last job, the nodes the best fit then), on gpu4 at 259 s (the first moment "
+    "4 GPUs are free) by the simulator, so each backfilled j06 on the other node; from then "
+    "on the gpu partition's starts and nodes differ"
+)
+_MIX17_FOLLOWS = "follows j06 (gpu4 in real Slurm, gpu3 here: the will-run plans differ)"
+_DDP_MEMZ = (
+    "memz (-N 1 --mem=0 --gpus-per-node=2, 2:00, submitted at 9 s) was backfilled at 11 s on "
+    "the idle gpu4 in real Slurm: the exclusive 2-node ddpx ahead of it was planned on gpu[1-2] "
+    "at 123 s (squeue --start), the will-run test freeing pin (gpu1, 120 s) and ddp1 "
+    "(gpu[2-3], 123 s) in one batch and starting it at the batch's last end on the first "
+    "nodes; the simulator plans ddpx at the first moment it fits, 120 s on gpu1 and the idle "
+    "gpu4, so memz (ending at 129) may not backfill there and waits for gpu4 (63 s), while "
+    "ddp2 (-N 2 --gpus-per-node=2, which real Slurm started at 63) takes gpu[1,4] at 12"
+)
+_DDP_FOLLOWS = "follows memz (on gpu4 from 11 s in real Slurm, from 63 s here)"
+_MIX18_J23 = (
+    "j23 (-n 8 --begin=now+24, limit cut to 2:00, eligible at 113 s) was backfilled at 117 s "
+    "on cpu1 in real Slurm (a cycle 5 s after the last one's end), ending by 237, before the "
+    "32-CPU j18 planned on cpu1 from 240 (the will-run test's batch of j03, j10 and j13 ends at "
+    "242 on the first node); the simulator's cycles fall on a 5-s grid, so it tried j23 at 120 "
+    "s, when its window reached the 240 s reservation slot of j21 (planned on cpu1: the "
+    "simulator plans j18 on cpu2 at 225, the first moment it fits), and it waited until 150"
+)
+_MIX18_GPU = (
+    "the gpu partition's plans at 140 s differ (real Slurm: j28 on gpu[1-2] and j14 on "
+    "gpu[3-4], both at 228 s, the end of a will-run batch; the simulator: j14 on gpu[1-2] at "
+    "228, after starting j28 at 140), so real Slurm backfilled the array j37's first tasks on "
+    "the idle gpu1 at 142 s while the simulator's j14 reservation keeps them off it; from then "
+    "on the gpu partition's starts differ (most by about 27 s, j14's chain)"
+)
+_MIX18_FOLLOWS = "follows j37 and j14 (the gpu partition's will-run plans differ from 140 s)"
+_MIX18_IDS = (
+    "from 55 s the JobIDs of the array j02's tasks differ: its tasks 0-1 started at 33 s here "
+    "(a batch job tried at its submission), at 35 in real Slurm, so tasks 2-3 started at 55 "
+    "here, before j11's submission at 57, and took JobIDs 14-15 (real Slurm: 57, after it, "
+    "15-16); the cpu partition then takes another path from 113 s (j23) and the gpu "
+    "partition from 140 s (j37)"
+)
+
 #: From when a fixture's run knowingly takes another path than real Slurm's, and why: the
 #: runs real Slurm started (or that were submitted) from then on are compared by their start
 #: times alone (listed in SIMPLIFICATIONS and NODE_SIMPLIFICATIONS), not by the values a
@@ -119,6 +167,9 @@ DIVERGED: dict[str, tuple[float, str]] = {
     "mix-13": (53.0, _MIX13_DECAY),
     "mix-14": (32.0, _MIX14_J08),
     "mix-15": (59.0, _MIX15_J10),
+    "mix-17": (105.0, _MIX17_J06),
+    "ddp-shapes": (9.0, _DDP_MEMZ),
+    "mix-18": (55.0, _MIX18_IDS),
 }
 
 #: Documented Slurm behaviours the simulator deliberately does not model, per (scenario, job):
@@ -281,6 +332,23 @@ _MIX16_J24 = (
     "238 s) leave gpu2 free for it, and it backfills there at 135 s"
 )
 SIMPLIFICATIONS[("mix-16", "j24")] = (30.0, _MIX16_J24)
+SIMPLIFICATIONS.update(
+    {
+        ("mix-17", key): (math.inf, _MIX17_FOLLOWS)
+        for key in ("j04", "j33", "j27", "j15_1", "j15_2", "j22", "j23")
+    }
+)
+SIMPLIFICATIONS[("ddp-shapes", "memz")] = (60.0, _DDP_MEMZ)
+SIMPLIFICATIONS[("ddp-shapes", "ddp2")] = (60.0, _DDP_FOLLOWS)
+SIMPLIFICATIONS[("mix-18", "j23")] = (40.0, _MIX18_J23)
+SIMPLIFICATIONS[("mix-18", "j31")] = (30.0, "follows j23 (cpu1 free from 130 s in the simulation)")
+SIMPLIFICATIONS.update({("mix-18", f"j37_{k}"): (math.inf, _MIX18_GPU) for k in (0, 2, 3, 4)})
+SIMPLIFICATIONS.update(
+    {
+        ("mix-18", key): (40.0, _MIX18_FOLLOWS)
+        for key in ("j14", "j24", "j25", "j08", "j15", "j20", "j32", "j27", "j30", "j35", "j11")
+    }
+)
 _GPUS_N_TASKS = (
     "-n 2 --gpus=3 without -N: real Slurm spread it at once over gpu2's 2 and gpu1's 1 free "
     "GPUs (a task on each); the simulator spreads --gpus=N alone and -n N --gpus-per-task=G, "
@@ -413,6 +481,30 @@ NODE_SIMPLIFICATIONS: dict[tuple[str, str], str] = {
     },  # fmt: skip
     ("mix-16", "j24"): _MIX16_J24,
     ("mix-16", "j32"): "follows j24 (on gpu2 from 135 s in the simulation, from 160 s in Slurm)",
+    ("mix-17", "j06"): _MIX17_J06,
+    **{
+        ("mix-17", key): _MIX17_FOLLOWS
+        for key in (
+            "j26",
+            "j34",
+            "j38",
+            "j04",
+            "j15_0",
+            "j12",
+            "j27",
+            "j15_1",
+            "j35",
+            "j15_2",
+            "j39",
+            "j28",
+            "j30",
+            "j14",
+            "j22",
+        )
+    },  # fmt: skip
+    ("ddp-shapes", "s2"): _DDP_FOLLOWS,
+    ("ddp-shapes", "ddpx"): _DDP_FOLLOWS,
+    **{("mix-18", f"j37_{k}"): _MIX18_GPU for k in (0, 2, 3, 4)},
     ("gpus-spread2", "probe1"): _GPUS_N_TASKS,
     **{("gpus-spread3", f"probe{k}"): _GPUS_N_TASKS3 for k in (1, 2, 3)},
     ("mix-11", "j08_1"): _MIX11_J08,
