@@ -45,7 +45,15 @@ from typing import ClassVar
 import numpy as np
 
 from slurmlab.errors import SlurmlabError, warn_at_caller
-from slurmlab.policies.base import NODES_OUT, Decision, JobFacts, PendingJob, QueueView, Start
+from slurmlab.policies.base import (
+    NODES_OUT,
+    ArrayThrottles,
+    Decision,
+    JobFacts,
+    PendingJob,
+    QueueView,
+    Start,
+)
 from slurmlab.policies.nodespace import NodeSpace, node_bits
 from slurmlab.policies.placement import choose_nodes, spread_nodes
 from slurmlab.policies.profile import Profile, make_profile
@@ -146,6 +154,7 @@ class Fifo:
         reject, rejected = None, None
         # (with a limit, array records can be told from positions only by reading them)
         scan = view.arrays and limit is not None
+        throttles = ArrayThrottles(view)  # (%N: its tasks running, per array)
         for job in view.queue:
             if limit is not None and job.ahead:  # records the controller left out or
                 depth += job.ahead  # tested itself count as well (PendingJob.ahead)
@@ -166,6 +175,13 @@ class Fifo:
                         d.reasons[job.id] = d.reasons[rejected]
                     continue  # "already rejected array element": not tested nor counted
                 reject, rejected = (job.array_job, job.partition), job.id
+                if job.throttle is not None and throttles.full(job):
+                    # job_array_start_test, before the depth is counted and before its
+                    # partition's block (job_scheduler.c _schedule): its array's running
+                    # tasks, this pass's starts with them, fill %N; the array's later
+                    # elements here are rejected too
+                    d.reasons[job.id] = "JobArrayTaskLimit"
+                    continue
             depth += 1  # (each task a record's test reaches counts: job_scheduler.c next_task)
             if limit is not None and depth > limit:
                 # (the next pass starts from the head of the queue again, as every
@@ -231,6 +247,7 @@ class Fifo:
             ranks = None
             d.starts.append(Start(job.id, nodes, "main", job.partition))
             begun.add(job.id)
+            throttles.start(job)
             keep = True  # (an array's record: its next task)
             reject = None
         if view.arrays:  # a continued pass would count by positions and forget which array
@@ -283,8 +300,12 @@ class Easy(Fifo):
         failed: dict[tuple, float] = {}  # PendingJob.shape -> the shortest limit that failed
         extra = _PastReservations()  # the second test, with what it found (cleared on changes)
         begun: set[int] = set()  # (-p a,b: a job queued in several partitions starts once)
+        throttles = ArrayThrottles(view)  # (%N: its tasks running, per array)
         for job in view.queue:
             if job.id in begun:
+                continue
+            if job.throttle is not None and throttles.full(job):  # (see Fifo.main_pass)
+                d.reasons[job.id] = "JobArrayTaskLimit"
                 continue
             if stale:  # (after a start, the pass may well end: no ranks computed in vain)
                 cpus, mems, gpus = view.free_ranks(free)
@@ -349,6 +370,7 @@ class Easy(Fifo):
                     by = "backfill"
                 d.starts.append(Start(job.id, nodes, by, job.partition))
                 begun.add(job.id)
+                throttles.start(job)
                 continue
             if job.partition in reserved:
                 if unblocked and job.partition in unblocked:  # (tried: it cannot start)
@@ -597,9 +619,12 @@ class Conservative(Easy):
         free = None
         if self._eager and not (kept or urgent or view.multi or view.blocked_windows):
             free = view.free.copy()
+            early = ArrayThrottles(view)  # (placed() counts them again, below)
             for n, job in fresh:
                 if not 0 < job.limit < math.inf:  # (a reservation of no length holds
                     break  # nothing, one without end is never released: placed below)
+                if job.throttle is not None and early.full(job):
+                    break  # (%N: it waits for JobArrayTaskLimit, below)
                 mask = job.plan_mask if all_up else job.plan_mask & up
                 if job.spread is not None:  # (-n without -N: one node or several)
                     nodes = spread_nodes(free, *job.spread, mask, view.weights)
@@ -613,6 +638,7 @@ class Conservative(Easy):
                     break
                 usage = _take(free, job, capacity, nodes)
                 started_now.append((n, job, nodes, now + job.limit, usage))
+                early.start(job)
             fresh = fresh[len(started_now) :]
         prof = None  # (not needed when every job starts now)
         if fresh or kept or urgent:
@@ -637,6 +663,10 @@ class Conservative(Easy):
         before: dict[int, int] = {}  # job id -> the changes made before its placement
 
         begun: set[int] = set()  # (-p a,b: a job queued in several partitions starts once)
+        # %N: a task reached once its array's running tasks, with those starting in this
+        # pass, fill the throttle is not placed (no reservation either) and waits for
+        # JobArrayTaskLimit, as Slurm's backfill skips it (job_array_start_test)
+        throttles = ArrayThrottles(view)
 
         def placed(n: int, job: PendingJob, found) -> None:
             if found is None:
@@ -646,6 +676,7 @@ class Conservative(Easy):
             if t <= now and i == 0:
                 starting.append((n, job, nodes))
                 begun.add(job.id)
+                throttles.start(job)
                 return
             waiting.append((n, job, None))
             if job.id not in d.planned or t < d.planned[job.id]:  # (-p a,b: the earliest)
@@ -653,6 +684,9 @@ class Conservative(Easy):
                 d.planned_nodes[job.id] = nodes
 
         for n, job, found in found_urgent:
+            if job.throttle is not None and throttles.full(job):  # (its room goes unused)
+                _unplace(prof, job, found, view, d, changes)
+                continue
             if job.id not in begun:
                 if found is not None:
                     changes.append((found[1], found[1] + job.limit, False))
@@ -660,6 +694,9 @@ class Conservative(Easy):
                 placed(n, job, found)
         kept.sort(key=itemgetter(1))  # in priority order (compression)
         for t, n, job, nodes, usage in kept:
+            if job.throttle is not None and throttles.full(job):  # its reservation goes
+                _unplace(prof, job, (-1, t, nodes) if nodes else None, view, d, changes)
+                continue
             if nodes is None:  # (PendingJob.updated) its earliest fit that delays no one
                 found = _reserve_earliest(prof, job, view, all_up)
                 if found is not None:
@@ -697,6 +734,9 @@ class Conservative(Easy):
             placed(n, job, (0, now, nodes))
         for n, job in fresh:  # then jobs without a reservation, in priority order
             if job.id in begun:
+                continue
+            if job.throttle is not None and throttles.full(job):
+                d.reasons[job.id] = "JobArrayTaskLimit"
                 continue
             found = _reserve_earliest(prof, job, view, all_up)
             if found is not None:
@@ -739,6 +779,17 @@ class Conservative(Easy):
                 starting.add(job.id)
             out.append((n, job, found))
         return out
+
+
+def _unplace(prof: Profile, job: PendingJob, found, view: QueueView, d: Decision, changes) -> None:
+    """Conservative: take a task its array's ``%N`` holds back out of ``prof`` (``found``: the
+    (interval, start, nodes) it holds there, or None), with no plan; it waits for
+    JobArrayTaskLimit."""
+    d.reasons[job.id] = "JobArrayTaskLimit"
+    if found is not None:
+        _i, t, nodes = found
+        prof.reserve(nodes, -_usage(job, view.capacity, nodes), t, t + job.limit)
+        changes.append((t, t + job.limit, True))  # (its slot, freed)
 
 
 def _earliest(prof: Profile, job: PendingJob, mask: np.ndarray, limit: float):
@@ -821,7 +872,7 @@ class SlurmBackfill(Conservative):
     array's record (``%N``) is reserved for beyond its throttle too, up to
     ``bf_max_job_array_resv`` tasks: a reservation does not count against the throttle
     (job_array_start_test counts running tasks), so the cycle goes on after one; after a
-    start that fills the throttle it leaves the record (:attr:`PendingJob.reserve_only`).
+    start that fills the throttle it leaves the record (:class:`ArrayThrottles`).
 
     The per-cycle caps and reservation thresholds follow backfill.c (all 0, off, by
     default): before a job is tested, a cycle that has already counted
@@ -1055,23 +1106,15 @@ class SlurmBackfill(Conservative):
         opened, left = cycle.opened, cycle.left  # records being tested; records left
         array_resv = self.bf_max_job_array_resv
         last, keep = None, False  # the record of the job tested last; whether it goes on
-        reserved_last = False  # whether that job was reserved for (not started)
+        # %N: arrays' running tasks with this cycle's starts (a reservation does not count:
+        # the cycle goes on reserving for a throttled record, up to bf_max_job_array_resv)
+        throttles = ArrayThrottles(view)
         for job in queue:  # (deep queues: mostly jobs of a shape already known to fail)
             if last is not None and not keep:  # its task neither started nor was reserved
                 opened.discard(last)
                 left.add(last)
             last = None
             record = None if job.array is None else (job.array, job.partition)
-            if job.reserve_only and not (record in opened and reserved_last):
-                # beyond the throttle's free slots: planned only after a reservation of its
-                # record (its running tasks then stay under the throttle); after a start
-                # that filled the slots, job_array_start_test ends the record
-                if record is not None and record in opened:
-                    opened.discard(record)
-                    left.add(record)
-                seen.append((job, None, None))
-                continue
-            reserved_last = False
             if record is not None and (record in left or not array_resv):
                 seen.append((job, None, None))  # (not tested; kept in seen for a cycle
                 continue  # planned again)
@@ -1088,6 +1131,13 @@ class SlurmBackfill(Conservative):
                     continue
                 cycle.reject = (job.array_job, job.partition)
             last, keep = record, False
+            if job.throttle is not None and throttles.full(job):
+                # job_array_start_test (backfill.c, after job_test_count++): untested, it
+                # waits for JobArrayTaskLimit, and its record is left
+                tested += 1
+                reasons[job.id] = "JobArrayTaskLimit"
+                seen.append((job, None, None))
+                continue
             if caps:
                 facts = _facts(view, job)
                 if self._over_caps(job, facts, cycle.counts):
@@ -1133,14 +1183,12 @@ class SlurmBackfill(Conservative):
                 hopeless[shape] = (limit, True, None)
                 continue
             i, t, nodes = found
-            if job.reserve_only and t <= now:  # (it may not start: its record ends here)
-                seen.append((job, True, None))
-                continue
             if t <= now and i == 0:
                 prof.reserve(nodes, _usage(job, view.capacity, nodes), now, now + limit, at=0)
                 lower = limit if limit < job.limit else None  # (--time-min)
                 d.starts.append(Start(job.id, nodes, "backfill", job.partition, lower))
                 begun.add(job.id)
+                throttles.start(job)
                 if job.exclusive and space.records < table:
                     # _bf_reserve_running: a whole-node job started holds its nodes in the
                     # map from its start to its end rounded down (none when the map is full)
@@ -1243,7 +1291,6 @@ class SlurmBackfill(Conservative):
                 else:
                     cycle.test_array, cycle.test_count = record[0], 1
                 keep = cycle.test_count < array_resv
-                reserved_last = True
         cycle.tested = tested
         return beyond
 

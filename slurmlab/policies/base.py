@@ -102,6 +102,10 @@ policy, the time, the job and the mistake; a subclass of a built-in is checked t
   eligible time), read when asked: a policy of per-user caps or of age thresholds uses it.
   ``job.array`` names the array whose pending record a task is part of (Slurm tests such
   a record task after task), ``job.array_job`` the array of any task.
+* ``job.throttle`` is N for a task of a ``--array=...%N`` array (``job.array_job``), of
+  which ``view.array_tasks`` tasks run: start at most N less those
+  (:class:`ArrayThrottles` counts them); the controller refuses the starts beyond, which
+  then wait for ``JobArrayTaskLimit``.
 """
 
 from __future__ import annotations
@@ -127,6 +131,7 @@ __all__ = [
     "GPU",
     "MEM",
     "NODES_OUT",
+    "ArrayThrottles",
     "Decision",
     "JobFacts",
     "PendingJob",
@@ -250,12 +255,13 @@ class PendingJob:
     #: schedulers skip the array's later elements in a partition once one was rejected
     #: there: job_scheduler.c and backfill.c ``reject_array_job``), else None
     array_job: int | None = None
-    #: an array task beyond the free slots of its %N throttle, handed to a ``slurm``
-    #: backfill cycle to be planned only: Slurm's backfill goes on reserving for an
-    #: array's record while its running tasks stay under the throttle (job_array_start_test
-    #: counts running tasks, not reserved ones), up to bf_max_job_array_resv. It may not
-    #: start.
-    reserve_only: bool = False
+    #: an array task under a ``--array=...%N`` throttle: N (at most N tasks of its array
+    #: ``array_job`` run at once), else None. Slurm tests it as each task is reached
+    #: (job_mgr.c ``job_array_start_test``: the tasks running, ``tot_run_tasks``, against
+    #: ``max_run_tasks``), so any task reached may start while fewer run, counting the
+    #: pass's own starts (:attr:`QueueView.array_tasks`, :class:`ArrayThrottles`); later
+    #: ones wait for JobArrayTaskLimit, untested. A reservation does not count against it.
+    throttle: int | None = None
     #: ``--time-min`` in seconds (0: none): Slurm's backfill (the ``slurm`` policy) plans
     #: and starts the job with its limit lowered to it (``Start.limit``)
     time_min: float = 0.0
@@ -332,6 +338,35 @@ class PendingJob:
             return False
         n = self.need
         return n[0] <= cpu[-c] and n[1] <= mem[-c] and n[2] <= gpu[-c]
+
+
+class ArrayThrottles:
+    """Slurm's ``%N`` test over one pass (job_mgr.c ``job_array_start_test``): a task may
+    start while fewer than N tasks of its array run. Slurm asks it of each task as a
+    scheduler reaches it, and a start counts at once (node_scheduler.c
+    ``job_array_start`` raises ``tot_run_tasks``), so whichever tasks are reached first
+    and can start take the free slots, wherever they are queued; a task that cannot start
+    holds none. Use: ``throttles = ArrayThrottles(view)``; ``if job.throttle is not None
+    and throttles.full(job)`` (the task waits for JobArrayTaskLimit, untested), and
+    ``throttles.start(job)`` for each start."""
+
+    __slots__ = ("running",)
+
+    def __init__(self, view: QueueView) -> None:
+        # array -> its tasks running, those this pass started included (a copy: the view's
+        # is read-only, made when a task of a throttled array starts)
+        self.running: Mapping[int, int] = view.array_tasks
+
+    def full(self, job: PendingJob) -> bool:
+        """Whether ``job``'s array runs its ``%N`` tasks, counting the pass's starts."""
+        return self.running.get(job.array_job, 0) >= job.throttle
+
+    def start(self, job: PendingJob) -> None:
+        """Count a start (of any job: one without a throttle counts nowhere)."""
+        if job.throttle is not None:
+            if not isinstance(self.running, dict):
+                self.running = dict(self.running)
+            self.running[job.array_job] = self.running.get(job.array_job, 0) + 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -439,6 +474,9 @@ class QueueView:
     facts: Callable[[PendingJob], JobFacts] | None = None
     #: some queued job is an array task (then ``PendingJob.array`` records may be queued)
     arrays: bool = False
+    #: array -> how many of its tasks run (read-only; arrays without running tasks may be
+    #: absent): what a ``%N`` throttle counts (:attr:`PendingJob.throttle`)
+    array_tasks: Mapping[int, int] = field(default_factory=dict)
 
     def choose_nodes(
         self, job: PendingJob, free: np.ndarray | None = None, mask: np.ndarray | None = None

@@ -19,6 +19,7 @@ from dataclasses import replace
 from functools import cached_property, cmp_to_key
 from heapq import heappop
 from numbers import Real
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -223,7 +224,7 @@ class Controller:
                     array=_record_of(job), array_job=job.array_id, time_min=job.time_min,
                     spread=spread_of(job.spec, alt[0], self.cluster), gres_fixed=job.gres_fixed,
                     gpus_per_job=job.gpus_per_job, pinned=bool(job.spec.nodelist),
-                    whole_memory=shape[11],
+                    whole_memory=shape[11], throttle=job.throttle,
                 )  # fmt: skip
             return alt[2]
         if job.pending is None:
@@ -233,7 +234,7 @@ class Controller:
                 job.rows, mem_per_cpu=job.mem_per_cpu, most=job.most, array=_record_of(job),
                 array_job=job.array_id, time_min=job.time_min, spread=job.spread,
                 gres_fixed=job.gres_fixed, gpus_per_job=job.gpus_per_job,
-                pinned=bool(job.spec.nodelist), whole_memory=job.whole_memory,
+                pinned=bool(job.spec.nodelist), whole_memory=job.whole_memory, throttle=job.throttle,
             )  # fmt: skip
         return job.pending
 
@@ -254,7 +255,7 @@ class Controller:
                 blocks=p.blocks, reserve_most=p.reserve_most, array=p.array,
                 array_job=p.array_job, time_min=p.time_min, spread=p.spread,
                 gres_fixed=p.gres_fixed, gpus_per_job=p.gpus_per_job, pinned=p.pinned,
-                whole_memory=p.whole_memory,
+                whole_memory=p.whole_memory, throttle=p.throttle,
             )  # fmt: skip
             cached = job.pending_plan = (pending, plan, planned)
         return cached[2]
@@ -293,9 +294,10 @@ class Controller:
 
     def _pending_jobs(self, order=None, reserve: bool = False, pins: bool = False):
         """The eligible queue in evaluation order (``order``: as the pass computed it),
-        lazily; throttled array tasks left out (``reserve``, a ``slurm`` backfill cycle: the
-        tasks of an array's record beyond its free %N slots are handed over to be planned
-        only, :attr:`PendingJob.reserve_only`, while its running tasks leave slots free).
+        lazily. An array task under ``%N`` is left out while its array's running tasks fill
+        the throttle, else handed over (the policy counts its starts against it:
+        :attr:`PendingJob.throttle`), but for the tasks of a pending record beyond its free
+        slots (``reserve``, a ``slurm`` backfill cycle, which reserves for them too: all).
         ``pins``: a main pass that keeps the nodes of ``-w`` jobs over a TRES limit from the
         later jobs (:attr:`PendingJob.over_limit`, :meth:`_pins_over_limit`)."""
         if order is not None:
@@ -319,52 +321,47 @@ class Controller:
                     pending = replace(pending, updated=True)
                 yield pending
             return
-        throttled: dict[int, int] = {}  # array -> tasks running, or given to the policy
-        active: dict[int, int] = {}  # array -> tasks running (counted once per pass)
+        tasks_running = self._tasks_running  # array -> its tasks running
         handed, withheld = self._handed, self._withheld  # (see _withheld_reasons)
         handed.clear()
         withheld.clear()
         cut: dict[tuple, np.ndarray] = {}  # masks less reserved nodes, one array per node set
         out: dict = {}  # which of those a request cannot use, and who holds nodes whole
         memo: dict[tuple, tuple] = {}  # limit tests of one request by one user, QOS, account
-        # -p a,b: a job's records after its first are not counted against a throttle again
-        # (its first record decided: held back, all are); limits are tested per record
-        seen: set[int] = set()
-        held: set[int] = set()
         # records left out below that Slurm's main scheduler counts toward its depth (limits,
         # ReqNodeNotAvail), and first those of the reservation step: PendingJob.ahead
         ahead = self._resv_depth if self.reservations else 0
         for key, jid in queue:
             job = self.jobs[jid]
             record = job.pending or self._pending_of(job, key)
-            first, extra = True, False
-            if job.alts is not None:
-                if jid in held:
-                    continue
-                first = jid not in seen
-                seen.add(jid)
-            if job.throttle is not None and first:
+            if job.throttle is not None:
                 aid = job.array_id
-                running = throttled.get(aid)
-                if running is None:
-                    running = active[aid] = self._array_running(aid)
+                running = tasks_running.get(aid, 0)
                 if running >= job.throttle:
-                    # the tasks given to the policy fill the %N slots that are free: a task
-                    # left out waits for JobArrayTaskLimit only if its array's running tasks
-                    # fill them (job_array_start_test); else it waits as those tasks do (the
-                    # same request), which the pass decides (_withheld_reasons)
-                    if active[aid] >= job.throttle:
+                    # its running tasks fill %N: not queued (job_scheduler.c build_job_queue:
+                    # job_independent, job_array_start_test)
+                    if job.reason != "JobArrayTaskLimit":
                         self._set_reason(job, "JobArrayTaskLimit")
-                    else:
-                        withheld.append(jid)
-                        extra = reserve and record.array is not None and job.alts is None
-                    throttled[aid] = running
-                    if not extra:
-                        held.add(jid)
+                    continue
+                if record.array is not None and not reserve:
+                    # a pending record's tasks beyond its free slots are never reached with
+                    # one free (the record is tested task after task, at most that many
+                    # start): left out, they wait as the pass leaves the record
+                    # (_withheld_reasons). A backfill cycle gets them all (it reserves on)
+                    rec = (aid, record.partition)
+                    given = handed.get(rec)
+                    if given is None:
+                        given = handed[rec] = []
+                    elif len(given) >= job.throttle - running:
+                        left = withheld.get(rec)
+                        if left is None:
+                            withheld[rec] = [jid]
+                        else:
+                            left.append(jid)
                         continue
-                else:
-                    throttled[aid] = running + 1
-                    handed.setdefault(aid, []).append(jid)  # (given a free %N slot)
+                    given.append(jid)
+                else:  # (split-off tasks: each a record of its own, all handed over)
+                    handed.setdefault(aid, []).append(jid)
             if job.spec.reservation:
                 continue  # started by the reservation pass, inside its reservation
             if self._nodes_out and self._nodes_not_avail(record):
@@ -421,8 +418,6 @@ class Controller:
                         maint = True  # (blocks nothing either)
                     blocks = pending.blocks and not maint
                     pending = replace(pending, mask=mask, reach=pending.mask, blocks=blocks)
-            if extra:
-                pending = replace(pending, reserve_only=True)
             if ahead:
                 pending = replace(pending, ahead=ahead)
                 ahead = 0
@@ -928,7 +923,7 @@ class Controller:
             now, PendingQueue(queue), running, free, capacity, up, self.node_names,
             self.blocked_windows, self._parts_queued, resume, start, self._smallest_cpus(),
             self._odd, not self._filtering(), self.outside, self.weights, self._multi > 0,
-            self._facts, self._arrays > 0,
+            self._facts, self._arrays > 0, MappingProxyType(self._tasks_running),
         )  # fmt: skip
 
     def _facts(self, pending: PendingJob) -> JobFacts:
@@ -1146,12 +1141,32 @@ class Controller:
         pool = self.free.copy()  # what the preemptors before this one leave
         # (-p a,b: a job queued in several partitions preempts for its first partition)
         preemptors = dict.fromkeys(jid for _key, jid in order if jobs[jid].preempting)
+        # %N: an array's tasks running, and those of this pass that take room (they start
+        # next): a task beyond its throttle preempts nobody, as Slurm's main scheduler
+        # tests job_array_start_test before it selects nodes (job_scheduler.c _schedule)
+        tasks: dict[int, int] = {}
+
+        def slot(job) -> bool:  # whether a task may take room; counted if so
+            if job.throttle is None:
+                return True
+            taken = tasks.get(job.array_id)
+            if taken is None:
+                taken = self._array_running(job.array_id)
+            tasks[job.array_id] = taken + (taken < job.throttle)
+            return taken < job.throttle
+
         for job in [jobs[jid] for jid in preemptors]:
             if any(
                 jobs[v].state == "RUNNING" and jobs[v].preempted_by == job.id for v in job.victims
             ):
+                slot(job)  # (it starts when they end)
                 continue  # its victims are still in their grace time (a victim's later run,
                 # after a requeue, is no longer its victim: it may be preempted again)
+            if (
+                job.throttle is not None
+                and tasks.get(job.array_id, self._array_running(job.array_id)) >= job.throttle
+            ):
+                continue  # (over it: no need to look for room)
             if self._limits:  # Slurm checks limits first: a job that may not start preempts none
                 reason = self._limit_reason(job)
                 if reason:
@@ -1168,7 +1183,8 @@ class Controller:
                 job.mem_per_cpu, job.most, job.gres_fixed, job.gpus_per_job, job.whole_memory,
             )  # fmt: skip
             if nodes is not None:  # it starts without preempting: what it takes is not free
-                self._take(pool, job, nodes)
+                if slot(job):
+                    self._take(pool, job, nodes)
                 continue
             cands, exempt_until = [], None
             for r in self.running.values():
@@ -1186,6 +1202,8 @@ class Controller:
                     self._wake_at(exempt_until)
                 continue
             victims, nodes = found
+            if not slot(job):
+                continue
             for v in victims:
                 pool[list(v.nodes)] += v.usage
             self._take(pool, job, nodes)
@@ -1401,35 +1419,53 @@ class Controller:
         (self._backfill_alone if self._main_off else self._backfill_tick)()
 
     def _array_running(self, array_id: int) -> int:
-        """How many tasks of the array run now."""
-        return sum(1 for r in self.running.values() if r.array_id == array_id)
+        """How many tasks of the array run now (job_mgr.c ``tot_run_tasks``)."""
+        return self._tasks_running.get(array_id, 0)
+
+    def _over_throttle(self, job: SimJob) -> bool:
+        """Whether a decision's start of array task ``job`` is over its array's %N, its
+        running tasks counted with the decision's earlier starts: then it waits for
+        JobArrayTaskLimit. The built-in policies never start one
+        (:class:`~slurmlab.policies.base.ArrayThrottles`); a policy of your own may."""
+        if self._array_running(job.array_id) < job.throttle:
+            return False
+        self._set_reason(job, "JobArrayTaskLimit")
+        return True
 
     def _withheld_reasons(self) -> None:
-        """The reasons of the array tasks a pass left out while their array had free %N
-        slots (the tasks given to the policy took them): JobArrayTaskLimit if the pass's
-        starts filled the slots, else the reason of a task of the array the pass looked at
-        and left waiting (the same request, so the same wait: Slurm shows an array's waiting
-        tasks in one record, with one reason)."""
-        jobs, running, waiting_as = self.jobs, {}, {}
-        for jid in self._withheld:
-            job = jobs[jid]
-            if job.state != "PENDING":
-                continue
-            aid = job.array_id
-            if aid not in running:
-                running[aid] = self._array_running(aid)
-                waiting_as[aid] = next(  # (the tasks given to the policy: %N at most)
+        """After a pass, the reasons of the tasks of throttled arrays whose running tasks
+        now fill %N: JobArrayTaskLimit, as the next pass's build_job_queue sets it
+        (job_array_start_test) for the tasks the pass gave the policy and left waiting.
+        The tasks of a pending record the pass left out beyond its free slots (the record's
+        first tasks had them) wait so too, or else as a task of the record the pass looked
+        at and left waiting (the same request, so the same wait: Slurm shows a record's
+        waiting tasks as one, with one reason)."""
+        jobs, running, limit = self.jobs, self._tasks_running, "JobArrayTaskLimit"
+        for tasks in self._handed.values():
+            for jid in tasks:
+                job = jobs[jid]
+                if (
+                    job.state == "PENDING"
+                    and job.reason != limit
+                    and running.get(job.array_id, 0) >= job.throttle
+                ):
+                    self._set_reason(job, limit)
+        for record, tasks in self._withheld.items():
+            reason = limit
+            if running.get(record[0], 0) < jobs[tasks[0]].throttle:
+                reason = next(  # (the record's tasks given to the policy)
                     (
                         other.reason
-                        for j in self._handed.get(aid, ())
+                        for j in self._handed.get(record, ())
                         if (other := jobs[j]).state == "PENDING"
-                        and other.reason not in ("JobArrayTaskLimit", "None")
+                        and other.reason not in (limit, "None")
                     ),
-                    "JobArrayTaskLimit",
+                    limit,
                 )
-            reason = "JobArrayTaskLimit" if running[aid] >= job.throttle else waiting_as[aid]
-            if job.reason != reason:
-                self._set_reason(job, reason)
+            for jid in tasks:
+                job = jobs[jid]
+                if job.reason != reason and job.state == "PENDING":
+                    self._set_reason(job, reason)
         self._withheld.clear()
         self._handed.clear()
 
@@ -1458,6 +1494,8 @@ class Controller:
                     continue
                 record = record_for(self._queued_records(job), start)
                 several = True
+            if job.throttle is not None and self._over_throttle(job):
+                continue
             if self._limits:
                 # on the nodes it gets (acct_policy_job_runnable_post_select), counting this
                 # pass's earlier starts
@@ -1504,7 +1542,7 @@ class Controller:
             job = jobs[jid]
             if job.reason != reason and job.state == "PENDING":  # (mostly unchanged)
                 self._set_reason(job, reason)
-        if self._withheld:
+        if self._handed:  # (throttled arrays' tasks: see there)
             self._withheld_reasons()
         if decision.rest is not None:  # the reason of queued jobs the pass did not name
             last = decision.rest_limit
@@ -1568,6 +1606,7 @@ class Controller:
                     exc.add_note(note)
             self._own = {}  # (filled while the queue was read)
             self._withheld.clear()
+            self._handed.clear()
             if cycle:
                 self._timer_running = False  # (re-armed by the pass requested here)
             self.request_pass()

@@ -426,6 +426,7 @@ class Simulation(Controller, Lifecycles, Updates):
         self.queue: list[tuple[tuple, int]] = []  # eligible pending jobs, in evaluation order
         self.waiting: set[int] = set()  # pending but not eligible (begin time, dependency, limits)
         self.running: dict[int, SimJob] = {}
+        self._tasks_running: dict[int, int] = {}  # array -> its tasks running (%N)
         self.dependents: dict[int, set[int]] = {}
         self.events: list[tuple] = []
         self._plans: set[int] = set()  # jobs a pass gave a planned start (squeue --start)
@@ -482,8 +483,11 @@ class Simulation(Controller, Lifecycles, Updates):
         self._own: dict[int, str] = {}
         self._failure_waits: set = set()  # the random failure processes' pending timeouts
         self._random_failures = False  # whether random failure processes run (add_failures)
-        self._withheld: list[int] = []  # array tasks this pass left out (_withheld_reasons)
-        self._handed: dict[int, list[int]] = {}  # array -> tasks the pass gave the policy
+        # throttled array tasks a pass gave the policy, per pending record (array,
+        # partition), split-off tasks per array; the tasks of pending records it left out,
+        # per record (_withheld_reasons)
+        self._handed: dict[tuple | int, list[int]] = {}
+        self._withheld: dict[tuple, list[int]] = {}
         #: (job, partition) whose start a QOS/association limit refused on the nodes it got ->
         #: (that moment, starts so far): not tried again there until something else starts
         #: (Controller._apply)
@@ -1232,7 +1236,13 @@ class Simulation(Controller, Lifecycles, Updates):
             if unseen and job.reason == "BeginTime":
                 self._unseen.add(job.id)
             else:
-                self._set_reason(job, "Priority")
+                # a task of an array whose running tasks fill its %N waits for JobArrayTaskLimit
+                # from now, as the next pass's build_job_queue finds (job_array_start_test),
+                # whether or not that pass reads the queue as far
+                full = (
+                    job.throttle is not None and self._array_running(job.array_id) >= job.throttle
+                )
+                self._set_reason(job, "JobArrayTaskLimit" if full else "Priority")
             return
         kill = job.spec.kill_on_invalid_dep  # (the job's own flag first: job_mgr.c
         if kill is None:  # handle_invalid_dependency; then DependencyParameters)

@@ -538,13 +538,10 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
         return " ".join(lines)
     free = sim.capacity - used_at(sim, t)
     heads = array_heads(sim, t)  # (once: every array's pending record at t)
-    if job.throttle is not None:  # (its free %N slots taken by its tasks ahead of it)
+    if job.throttle is not None:  # (its array's running tasks fill %N)
         waits = _array_held(sim, job, t, heads, job.partition, split=False)
         if waits:
-            lines[0] = (
-                f"Job {job.key} is pending ({reason}): {waits} (squeue shows it the reason of "
-                "the tasks that hold the slots)."
-            )
+            lines[0] = f"Job {job.key} is pending ({reason}): {waits}."
             return " ".join(lines)
     head = heads.get(job.array_id) if job.array_id is not None else None
     if reason == "Resources" and head is not None and head is not job and _unsplit_at(job, t):
@@ -1375,10 +1372,11 @@ def _array_held(
     split-off tasks of lower task id, and after the record's last task when one is left
     (slurmctld sorts an array's tasks by task id, the pending record after them:
     job_scheduler.c sort_job_queue2; ``SimJob.split_order``). A task of its partition
-    queued ahead of it goes first (a --array=%N throttle aside). Under ``%N``, the array's
-    free slots go to its queued tasks in queue order (job_scheduler.c
-    job_array_start_test; ``Controller._pending_jobs``): when the tasks ahead of it take
-    them all, it waits for JobArrayTaskLimit. ``split=False``: as it is, unchanged."""
+    queued ahead of it goes first. Under ``%N``, a task may start while fewer than N of
+    its array's tasks run, whatever its place (job_mgr.c job_array_start_test counts the
+    running tasks; the queued ones ahead of it, which cannot start now, hold no slot):
+    while they fill the throttle it waits for JobArrayTaskLimit. ``split=False``: as it
+    is, unchanged."""
     if job.array_id is None:
         return None
     tier = sim.cluster.partition(partition).priority_tier
@@ -1403,15 +1401,11 @@ def _array_held(
             1 for o in sim.jobs.values()
             if o.array_id == job.array_id and _state_at(sim, o, t) == "running"
         )  # fmt: skip
-        free = job.throttle - running
-        if len(ahead) >= free:
-            names = ", ".join(o.key for o in ahead)
+        if running >= job.throttle:
             return (
-                f"its array runs {running} task{'s' * (running != 1)} and may run "
-                f"{job.throttle} at once (%{job.throttle}); the free "
-                f"{'slots go' if free != 1 else 'slot goes'} to its task"
-                f"{'s' * (len(ahead) != 1)} ahead of it ({names}), so it waits until a slot "
-                "is left for it (those start, and a running task of the array ends)"
+                f"its array runs {running} task{'s' * (running != 1)}, as many as its "
+                f"--array=...%{job.throttle} lets run at once, so it waits until one of them "
+                "ends (JobArrayTaskLimit)"
             )
     first = [o for o in ahead if o.partition == partition]
     if first:

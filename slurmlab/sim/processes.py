@@ -120,6 +120,8 @@ class Lifecycles:
         job.unschedule(self.env.now)  # (node_scheduler.c: sched_nodes freed at the start)
         self._set_reason(job, "None")
         self.running[job.id] = job
+        if job.array_id is not None:  # (node_scheduler.c job_array_start: tot_run_tasks)
+            self._tasks_running[job.array_id] = self._tasks_running.get(job.array_id, 0) + 1
         self._limit_records.pop(job.id, None)
         self._run_epoch += 1  # (the limits' sums of running jobs are cached per epoch)
         self._arm_priority_tick()
@@ -240,6 +242,8 @@ class Lifecycles:
         else:
             self.free[list(job.nodes)] += job.usage
         del self.running[job.id]
+        if job.array_id is not None:  # (job_mgr.c _job_array_comp)
+            self._tasks_running[job.array_id] -= 1
         self._run_epoch += 1
         self._n_ended += 1
         job.end = self.env.now

@@ -211,8 +211,11 @@ class Updates:
                 raise SlurmlabError(f"{command}: Job has already finished")
             return
         for job in self.jobs.values():
-            if job.array_id in arrays:
+            if job.array_id in arrays and job.throttle != limit:
                 job.throttle = limit
+                job.pending = job.pending_plan = None  # (policies see the new %N)
+                for alt in job.alts or ():
+                    alt[2] = None
         self._throttles = self._throttles or limit is not None
         for array in sorted(arrays):
             self.log("update", self.jobs[array], f"ArrayTaskThrottle={limit or 0}")
