@@ -203,7 +203,9 @@ class Fifo:
             if ranks is None:
                 ranks = view.free_ranks(free)
             if job.spread is not None:  # (-n without -N: one node or several)
-                nodes = spread_nodes(free, *job.spread, job.mask & usable, view.weights)
+                nodes = spread_nodes(
+                    free, *job.spread, job.mask & usable, view.weights, job.gpus_per_job
+                )
             elif job.may_fit(ranks):
                 nodes = choose_nodes(
                     free, capacity, job.demand, job.count, job.mask & usable, job.exclusive,
@@ -316,9 +318,11 @@ class Easy(Fifo):
             if job.spread is not None:  # (-n without -N: one node or several)
                 mask = job.mask if all_up else job.mask & up
                 if prof is None:
-                    nodes = spread_nodes(free, *job.spread, mask, view.weights)
+                    nodes = spread_nodes(free, *job.spread, mask, view.weights, job.gpus_per_job)
                 else:
-                    nodes = prof.spread_fits(job.spread, mask, job.limit)
+                    nodes = prof.spread_fits(
+                        job.spread, mask, job.limit, gpus_per_job=job.gpus_per_job
+                    )
             elif (
                 c <= len(cpus)
                 and need[0] <= cpus[-c]
@@ -496,7 +500,10 @@ class _PastReservations:
         for other, t, *_ in plans:
             at = bisect_right(trial.times, t) - 1  # (the last interval starting at t)
             if other.spread is not None:
-                new = trial.spread_fits(other.spread, other.plan_mask & view.up, other.limit, at=at)
+                new = trial.spread_fits(
+                    other.spread, other.plan_mask & view.up, other.limit, at=at,
+                    gpus_per_job=other.gpus_per_job,
+                )  # fmt: skip
             else:
                 new = trial.fits(
                     other.demand, other.count, other.plan_mask & view.up, other.limit, at=at,
@@ -627,7 +634,7 @@ class Conservative(Easy):
                     break  # (%N: it waits for JobArrayTaskLimit, below)
                 mask = job.plan_mask if all_up else job.plan_mask & up
                 if job.spread is not None:  # (-n without -N: one node or several)
-                    nodes = spread_nodes(free, *job.spread, mask, view.weights)
+                    nodes = spread_nodes(free, *job.spread, mask, view.weights, job.gpus_per_job)
                 else:
                     nodes = choose_nodes(
                         free, capacity, job.demand, job.count, mask, job.exclusive,
@@ -797,7 +804,7 @@ def _earliest(prof: Profile, job: PendingJob, mask: np.ndarray, limit: float):
     start, nodes), or None. A job that may spread over nodes (``-n`` without ``-N``) is placed
     as Slurm places it (:meth:`Profile.spread_earliest`: one node or several)."""
     if job.spread is not None:
-        return prof.spread_earliest(job.spread, mask, limit)
+        return prof.spread_earliest(job.spread, mask, limit, gpus_per_job=job.gpus_per_job)
     return prof.earliest(
         job.demand, job.count, mask, limit, exclusive=job.exclusive,
         mem_per_cpu=job.mem_per_cpu, most=job.most, gres_fixed=job.gres_fixed,

@@ -72,7 +72,8 @@ policy, the time, the job and the mistake; a subclass of a built-in is checked t
 * A job Slurm may spread over nodes (``-n`` without ``-N``: ``job.spread`` is its tasks,
   one task's demand and what each node holds besides) may start on
   :func:`~slurmlab.policies.placement.spread_nodes`'s answer (a ``Spread``: one node or
-  several, with its usage on each, which :meth:`PendingJob.usage` returns), as Slurm
+  several, with its usage on each, which :meth:`PendingJob.usage` returns; give it
+  ``gpus_per_job=job.gpus_per_job``, which ``-n N --gpus=M`` deals over the nodes), as Slurm
   places it; or on ``job.count`` nodes of ``job.demand``, as any other job.
 * A job submitted to several partitions (``-p a,b``) is in ``view.queue`` once per
   partition (same ``id``, that partition's ``partition``, ``mask``, ``limit``...): start it
@@ -268,7 +269,8 @@ class PendingJob:
     #: a job Slurm may spread over several nodes (``-n`` without ``-N``): (its tasks, the
     #: (CPUs, MB, GPUs) of one task, what each node holds besides: ``--mem``, GPUs per
     #: node); ``demand`` and ``count`` are the shape it resolved to (its tasks on the fewest
-    #: nodes, evenly). The built-in policies place it where
+    #: nodes, evenly). ``-n N --gpus=M``'s GPUs are neither per task nor per node: its
+    #: ``gpus_per_job``, dealt over the nodes too. The built-in policies place it where
     #: :func:`~slurmlab.policies.placement.spread_nodes` puts it in the free resources
     #: (``Profile.spread_fits``/``spread_earliest`` in a profile): one node, or several,
     #: with its usage on each. None for every other job

@@ -51,7 +51,8 @@ for later (backfill, ``squeue --start``) is placed so too (``Profile.spread_earl
 ``-n N --gpus-per-task=G`` spreads so too, its tasks with G GPUs each, its nodes weighed by
 :func:`gpu_weights`; ``--gpus=N`` alone (no ``-N``, ``-n``) spreads its GPUs
 (:func:`_spread_gpus`: real Slurm put ``--gpus=3`` on gpu4's 2 free GPUs and gpu2's 1 in the
-``mix-14`` fixture).
+``mix-14`` fixture), and ``-n N --gpus=M`` its tasks and GPUs both, on N nodes at most (one
+task on gpu1's 1 free GPU and three on gpu2's 2 for ``-n 4 --gpus=3`` in ``gpus-spread3``).
 
 Not modelled: the GPU weights of an ``--exclusive`` GPU job, which Slurm does not cap (its
 nodes' whole GPU counts rank them; alike on the fixtures' GPU nodes), of GPUs near the job's
@@ -360,6 +361,7 @@ def spread_nodes(
     per_node: np.ndarray,
     mask: np.ndarray,
     weights: np.ndarray | None = None,
+    gpus_per_job: int = 0,
 ) -> Spread | None:
     """The nodes Slurm spreads a job's ``ntasks`` tasks of ``per_task`` (CPUs, MB, GPUs)
     over, each node also holding ``per_node`` (``--mem``, ``--gres=gpu:N``), and the usage
@@ -372,16 +374,18 @@ def spread_nodes(
     largest); from a run the one node holding all the tasks left (the tightest such), else
     its nodes in order until the tasks are held. Each node takes what it holds of the tasks
     left, in the order picked (``_cpus_to_use``; ``dist_tasks_compute_c_b`` stays within
-    it): 32 tasks on nodes holding 20 and 24 take 20 and 12 (real Slurm 22.05, mix-7)."""
-    if per_task[CPU] == 0:  # --gpus=N alone: its GPUs spread (spread_of)
-        return _spread_gpus(free, ntasks, per_task, per_node, mask, weights)
+    it): 32 tasks on nodes holding 20 and 24 take 20 and 12 (real Slurm 22.05, mix-7).
+
+    ``gpus_per_job``: the job's GPUs per job (:attr:`PendingJob.gpus_per_job`). For ``-n N
+    --gpus=M`` (``per_task`` and ``per_node`` without GPUs) they are dealt over the nodes
+    too (:func:`_spread_gpus`); give it for such a job, as the built-in policies do."""
+    if per_task[CPU] == 0:  # --gpus=N alone: its GPUs spread, a task's CPUs on each node
+        return _spread_gpus(free, 1, per_node, per_task * 0, ntasks, mask, weights)
+    if gpus_per_job and per_task[GPU] == 0 and per_node[GPU] == 0:  # -n N --gpus=M
+        return _spread_gpus(free, ntasks, per_task, per_node, gpus_per_job, mask, weights)
     if per_task[GPU] > 0 and per_node[GPU] == 0:  # -n N --gpus-per-task=G: GPUs per job
         weights = gpu_weights(free, weights, ntasks * int(per_task[GPU]))
-    room = free - per_node
-    holds = np.where((room >= 0).all(axis=1), room[:, CPU] // per_task[CPU], 0)
-    for r in (MEM, 2):
-        if per_task[r] > 0:
-            holds = np.minimum(holds, room[:, r] // per_task[r])
+    holds = _tasks_held(free, per_task, per_node)
     idx = np.flatnonzero(mask & (holds > 0))
     cap = holds[idx].astype(np.int64).tolist()
     if sum(cap) < ntasks:
@@ -390,72 +394,153 @@ def spread_nodes(
     return _spread(free, idx, taken, per_task, per_node)
 
 
+def _tasks_held(free: np.ndarray, per_task: np.ndarray, per_node: np.ndarray) -> np.ndarray:
+    """Per node, how many tasks of ``per_task`` its ``free`` resources hold besides
+    ``per_node`` (0 where ``per_node`` does not fit)."""
+    room = free - per_node
+    holds = np.where((room >= 0).all(axis=1), room[:, CPU] // per_task[CPU], 0)
+    for r in (MEM, GPU):
+        if per_task[r] > 0:
+            holds = np.minimum(holds, room[:, r] // per_task[r])
+    return holds
+
+
 def _deal(
-    idx: np.ndarray, weights: np.ndarray | None, cap: list[int], size: list[int], need: int
+    idx: np.ndarray,
+    weights: np.ndarray | None,
+    cap: list[int],
+    size: list[int],
+    need: int,
+    gpus: list[int] | None = None,
+    gpus_need: int = 0,
 ) -> dict[int, int]:
     """``_eval_nodes``' choice of nodes for ``need`` units (tasks, or GPUs per job) among the
     usable nodes ``idx``, each holding ``cap`` of them: runs of nodes as in :func:`best_fit`,
     compared by ``size`` (their tasks, or available CPUs), ``enough`` when they hold the
     units left; from a run the tightest node (by ``size``) holding all the units left, else
     its nodes in order, each taking what it holds. Returns {position in ``idx``: units}, in
-    the order picked (the caller checked that ``cap`` holds ``need``)."""
+    the order picked (the caller checked that ``cap`` holds ``need``).
+
+    ``gpus``/``gpus_need``: GPUs per job besides tasks (``-n N --gpus=M``): each node holds
+    ``gpus`` of them, and the units left are both (``gres_sched_sufficient`` besides the
+    CPUs: a run or a node holds the rest when it holds both); a node taken once the tasks
+    are held still takes one (``_cpus_to_use``: at least ``pn_min_cpus``)."""
     weight = [0] * len(cap) if weights is None else weights[idx].tolist()
     bounds = [0, *_cuts(idx, weights), len(cap)]
     runs = list(zip(bounds, bounds[1:]))
     sums = [sum(size[a:b]) for a, b in runs]
     holds = [sum(cap[a:b]) for a, b in runs]
+    if gpus is not None:  # (a node or run holds the rest when it holds both)
+        gpu_holds = [sum(gpus[a:b]) for a, b in runs]
     taken: dict[int, int] = {}
-    while need > 0:
-        enough = [total >= need for total in holds]
+    while need > 0 or gpus_need > 0:
+        enough = [t >= need for t in holds]
+        if gpus is not None:
+            enough = [e and g >= gpus_need for e, g in zip(enough, gpu_holds, strict=True)]
         a, b = runs[best := _best_run(runs, weight, sums, enough)]
         single = [k for k in range(a, b) if cap[k] >= need]
+        if gpus is not None:
+            single = [k for k in single if gpus[k] >= gpus_need]
         if single:
-            taken[min(single, key=lambda k: size[k])] = need
-            need = 0
+            taken[min(single, key=lambda k: size[k])] = max(need, 1)
+            need = gpus_need = 0
         else:
             for k in range(a, b):
-                taken[k] = min(cap[k], need)
-                need -= taken[k]
-                if need <= 0:
+                taken[k] = max(min(cap[k], need), 1)
+                need -= cap[k]
+                if gpus is not None:
+                    gpus_need -= gpus[k]
+                if need <= 0 and gpus_need <= 0:
                     break
         runs[best] = (a, a)
     return taken
 
 
 def _spread(
-    free: np.ndarray, idx: np.ndarray, taken: dict[int, int], unit: np.ndarray, per_node: np.ndarray
+    free: np.ndarray,
+    idx: np.ndarray,
+    taken: dict[int, int],
+    unit: np.ndarray,
+    per_node: np.ndarray,
+    gpus: list[int] | None = None,
 ) -> Spread:
     """The :class:`Spread` of ``taken`` units of ``unit`` on the nodes ``idx`` (by position),
-    each node also holding ``per_node``."""
+    each node also holding ``per_node``, and ``gpus`` (in node order) when given."""
     order = sorted(taken)
     units = np.array([taken[k] for k in order], dtype=free.dtype)
     out = Spread(int(idx[k]) for k in order)
     out.rows = np.outer(units, unit.astype(free.dtype)) + per_node.astype(free.dtype)
+    if gpus is not None:
+        out.rows[:, GPU] += gpus
     return out
 
 
 def _spread_gpus(
     free: np.ndarray,
-    gpus: int,
-    per_gpu: np.ndarray,
+    ntasks: int,
+    per_task: np.ndarray,
     per_node: np.ndarray,
+    gpus: int,
     mask: np.ndarray,
     weights: np.ndarray | None,
 ) -> Spread | None:
-    """:func:`spread_nodes` for ``--gpus=N`` alone (``per_gpu`` (0, 0, 1)): select/cons_tres
-    ``_eval_nodes`` with ``gres_per_job``. A node is usable when it holds ``per_node`` (the
-    job's CPUs and memory on a node) and one free GPU or more (``gres_select_filter_
-    remove_unusable``: min_gres 1); its GPUs count up to N. Runs of usable nodes of equal
-    :func:`gpu_weights` (more free GPUs first) are compared by their available CPUs (enough:
-    their GPUs hold the rest; then the tightest, or while none has enough the largest); from
-    the chosen run the tightest node whose GPUs hold the rest, else its nodes in order, each
-    adding its GPUs (``gres_sched_add``) until N are held."""
-    room = free - per_node
-    ok = mask & (room >= 0).all(axis=1) & (free[:, GPU] >= 1)
-    idx = np.flatnonzero(ok)
-    cap = np.minimum(free[idx, GPU], gpus).astype(np.int64).tolist()
-    if sum(cap) < gpus:
+    """:func:`spread_nodes` for GPUs per job: ``-n N --gpus=M`` (``ntasks`` N of
+    ``per_task``, each node also holding ``per_node``), and ``--gpus=M`` alone (one task of
+    the job's CPUs and memory per node). select/cons_tres ``_eval_nodes`` with
+    ``gres_per_job``: a node is usable when it holds a task and one free GPU or more
+    (``gres_select_filter_remove_unusable``: min_gres 1); runs of usable nodes of equal
+    :func:`gpu_weights` (more free GPUs first) are compared by their available CPUs
+    (enough: they hold the tasks and GPUs left); from the chosen run the tightest node
+    holding both, else its nodes in order (:func:`_deal`), each adding its CPUs, capped at
+    the job's CPUs left but one task at least (``_cpus_to_use``), and its GPUs
+    (``gres_sched_add``), until the tasks and GPUs are held. ``choose_nodes`` caps the
+    nodes at the job's task count (``-n 1 --gpus=3`` waits for one node).
+
+    Its tasks then go one on each node and the rest where CPUs are left
+    (:func:`_dist_tasks`), its GPUs over the nodes in node order (:func:`_deal_gpus`):
+    ``-n 4 --gpus=3`` on gpu1's one free GPU and gpu2's two takes one task on gpu1 and
+    three on gpu2 (real Slurm 22.05, gpus-spread3; ``--gpus=3`` alone: mix-14)."""
+    holds = _tasks_held(free, per_task, per_node)
+    idx = np.flatnonzero(mask & (holds > 0) & (free[:, GPU] >= 1))
+    cap = holds[idx].astype(np.int64).tolist()
+    gpu = np.minimum(free[idx, GPU], gpus).astype(np.int64).tolist()
+    if sum(cap) < ntasks or sum(gpu) < gpus:
         return None
     cpus = free[idx, CPU].astype(np.int64).tolist()  # (runs compared by available CPUs)
-    taken = _deal(idx, gpu_weights(free, weights, gpus), cap, cpus, gpus)
-    return _spread(free, idx, taken, per_gpu, per_node)
+    taken = _deal(idx, gpu_weights(free, weights, gpus), cap, cpus, ntasks, gpu, gpus)
+    if ntasks > 1 and len(taken) > ntasks:  # (choose_nodes: max_nodes = num_tasks; its
+        return None  # retries without the nodes of fewest resources are not modelled)
+    order = sorted(taken)
+    tasks = _dist_tasks([taken[k] for k in order], max(ntasks, len(order)))
+    return _spread(
+        free, idx, dict(zip(order, tasks)), per_task, per_node,
+        _deal_gpus([gpu[k] for k in order], gpus),
+    )  # fmt: skip
+
+
+def _dist_tasks(avail: list[int], ntasks: int) -> list[int]:
+    """The tasks of each node (in node order) that may hold ``avail`` of them:
+    select/cons_tres ``dist_tasks_compute_c_b`` (block or cyclic) gives each node one, then
+    the rest a task per node in turn to the nodes with room left."""
+    tasks = [1] * len(avail)
+    left = ntasks - len(avail)
+    while left > 0 and any(t < room for t, room in zip(tasks, avail, strict=True)):
+        for k, room in enumerate(avail):
+            if left and tasks[k] < room:
+                tasks[k] += 1
+                left -= 1
+    return tasks
+
+
+def _deal_gpus(free: list[int], gpus: int) -> list[int]:
+    """GPUs per job over the nodes of a job, in node order, each with ``free`` GPUs:
+    ``gres_select_filter_select_and_set`` (gres_select_filter.c ``_set_job_bits1``,
+    ``_get_job_cnt``) gives a node what it has, up to the GPUs left less one for each node
+    after it: ``--gpus=5`` on gpu1's four and gpu2's two takes 4 + 1 (real Slurm 22.05,
+    gpus-spread2), and on gpu1's two and gpu2's four 2 + 3 (node order, not the order
+    ``_eval_nodes`` picked them in)."""
+    out = []
+    for k, have in enumerate(free):
+        out.append(min(have, gpus - (len(free) - 1 - k)))
+        gpus -= out[-1]
+    return out

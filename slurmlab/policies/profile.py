@@ -238,23 +238,30 @@ class Profile:
         return ok, None
 
     def spread_fits(
-        self, spread: tuple, mask: np.ndarray, duration: float, *, at: int = 0
+        self,
+        spread: tuple,
+        mask: np.ndarray,
+        duration: float,
+        *,
+        at: int = 0,
+        gpus_per_job: int = 0,
     ) -> tuple[int, ...] | None:
         """The nodes a job that may spread (``PendingJob.spread``: its tasks, one task's
         demand, what each node holds besides) fits on from interval ``at`` for ``duration``
         seconds, with its usage on each (:func:`~slurmlab.policies.placement.spread_nodes`
-        over the least free on each node in that window), or None."""
+        over the least free on each node in that window, with the job's
+        ``PendingJob.gpus_per_job``), or None."""
         window = self._window(at, self.times[at] + duration)
-        return spread_nodes(self._expand(window), *spread, mask, self.weights)
+        return spread_nodes(self._expand(window), *spread, mask, self.weights, gpus_per_job)
 
     def spread_earliest(
-        self, spread: tuple, mask: np.ndarray, duration: float
+        self, spread: tuple, mask: np.ndarray, duration: float, *, gpus_per_job: int = 0
     ) -> tuple[int, float, tuple[int, ...]] | None:
         """The earliest fit of a job that may spread (``PendingJob.spread``): (interval
         index, start, nodes with their usage), trying each interval's start in turn with
         :meth:`spread_fits`, as Slurm's will-run test places it; None when it never fits."""
         for k, t in enumerate(self.times):
-            nodes = self.spread_fits(spread, mask, duration, at=k)
+            nodes = self.spread_fits(spread, mask, duration, at=k, gpus_per_job=gpus_per_job)
             if nodes is not None:
                 return k, t, nodes
         return None
@@ -616,11 +623,11 @@ class PoolProfile:
                 return k
         return -1
 
-    def spread_fits(self, spread, mask, duration, *, at: int = 0) -> None:
+    def spread_fits(self, spread, mask, duration, *, at: int = 0, gpus_per_job: int = 0) -> None:
         """A job spread over several nodes needs two or more: never on one node."""
         return None
 
-    def spread_earliest(self, spread, mask, duration) -> None:
+    def spread_earliest(self, spread, mask, duration, *, gpus_per_job: int = 0) -> None:
         """(No job may spread on one node: see :meth:`spread_fits`.)"""
         return None
 

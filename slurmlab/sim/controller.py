@@ -1673,16 +1673,24 @@ class Controller:
             rows = np.asarray(rows)
             col = int(np.flatnonzero(task)[0])  # (CPUs; GPUs for --gpus alone)
             tasks = rows[:, col] // task[col] if rows.shape == (len(nodes), 3) else None
+            # -n N --gpus=M: M GPUs dealt over the nodes, one or more on each, besides the
+            # tasks (at least one on each node: max(N, nodes) in all)
+            per_job = job.gpus_per_job if col == 0 and task[2] == node[2] == 0 else 0
+            gpus = rows[:, 2] if tasks is not None and per_job else None
             if (
                 tasks is None
                 or (tasks < 1).any()
-                or int(tasks.sum()) != ntasks
-                or (rows != np.outer(tasks, task) + node).any()
+                or int(tasks.sum()) != max(ntasks, len(nodes) if per_job else 0)
+                or (rows[:, :2] != (np.outer(tasks, task) + node)[:, :2]).any()
+                or (gpus is None and (rows[:, 2] != tasks * task[2] + node[2]).any())
+                or (gpus is not None and ((gpus < 1).any() or int(gpus.sum()) != per_job))
             ):
+                gpus_said = f", {per_job} GPUs in all (one or more on each)" if per_job else ""
                 fail(
                     f"{what}: the usage of {label(job.id)} on its nodes (Spread.rows) must "
                     f"hold its {ntasks} tasks of {task.tolist()}, one or more on each node, "
-                    f"and {node.tolist()} on each; give spread_nodes's answer"
+                    f"and {node.tolist()} on each{gpus_said}; give spread_nodes's answer"
+                    f"{' (with gpus_per_job=job.gpus_per_job)' if per_job else ''}"
                 )
 
         def check_nodes(nodes, job, what: str) -> None:

@@ -2750,13 +2750,16 @@ def spread_of(
 ) -> tuple[int, np.ndarray, np.ndarray] | None:
     """(tasks, one task's (CPUs, MB, GPUs), what each node holds besides) for a job Slurm
     may spread over several nodes, else None (:attr:`PendingJob.spread`): ``-n`` of two
-    tasks or more without ``-N``, ``--ntasks-per-node``, a node list, ``--exclusive``,
-    ``--gpus`` or ``--mem-per-gpu``, whose CPUs are its tasks' (no whole cores rounded up),
-    its memory per CPU, per node (``--mem``: held on each node) or none, its GPUs per node
-    (``--gres=gpu:N``: on each node) or per task (``--gpus-per-task``: with each task), in a
-    partition of two nodes or more that allows several; and ``--gpus=N`` alone
+    tasks or more without ``-N``, ``--ntasks-per-node``, a node list, ``--exclusive`` or
+    ``--mem-per-gpu``, whose CPUs are its tasks' (no whole cores rounded up), its memory
+    per CPU, per node (``--mem``: held on each node) or none, its GPUs per node
+    (``--gres=gpu:N``: on each node), per task (``--gpus-per-task``: with each task) or per
+    job (``--gpus=M``: neither, dealt over its nodes with its ``PendingJob.gpus_per_job``),
+    in a partition of two nodes or more that allows several; and ``--gpus=N`` alone
     (:func:`_gpus_spread`). slurmctld gives such a job min_nodes 1 and no maximum, and the
-    select plugin as many nodes as hold its tasks (:func:`spread_nodes`)."""
+    select plugin as many nodes as hold its tasks and GPUs, at most one per task
+    (:func:`spread_nodes`: ``-n 4 --gpus=3`` on a node with one free GPU and one with two
+    takes both, real Slurm 22.05 in gpus-spread3)."""
     gpus = _gpus_spread(spec, res, cluster)
     if gpus is not None:
         return gpus
@@ -2766,7 +2769,8 @@ def spread_of(
         or spec.nodes is not None
         or spec.ntasks_per_node is not None
         or spec.nodelist
-        or spec.gpus or spec.mem_per_gpu_mb is not None
+        or spec.mem_per_gpu_mb is not None
+        or (spec.gpus and (spec.gpus_per_node or spec.gpus_per_task or spec.cpus_per_gpu))
         or (spec.gpus_per_task and (spec.gpus_per_node or spec.cpus_per_gpu))
         or res.max_nodes is not None
         or res.whole_node
@@ -2789,7 +2793,9 @@ def spread_of(
     if len(part.nodes) < 2 or (part.max_nodes is not None and part.max_nodes < 2):
         return None  # (one node: a trace's pool, too)
     task = np.array([res.cpus_per_task, per_cpu * res.cpus_per_task, per_task_gpus], dtype=np.int64)
-    node = np.array([0, per_node_mem, 0 if per_task_gpus else res.gpus_per_node], dtype=np.int64)
+    per_node_gpus = 0 if per_task_gpus or spec.gpus else res.gpus_per_node  # (--gpus=M:
+    # GPUs per job, dealt over the nodes by spread_nodes)
+    node = np.array([0, per_node_mem, per_node_gpus], dtype=np.int64)
     task.flags.writeable = node.flags.writeable = False
     return res.ntasks, task, node
 
@@ -3447,6 +3453,13 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
     elif spec.gpus and max_gpus:
         nodes = math.ceil(spec.gpus / max_gpus)
         derived = f"--gpus={spec.gpus} needs {nodes} nodes of {max_gpus} GPUs"
+        fit = max(1, max_cpus // cpt)
+        if ntasks and math.ceil(ntasks / fit) > nodes:  # (-n N --gpus=M: its tasks' CPUs too)
+            nodes = math.ceil(ntasks / fit)
+            derived = (
+                f"{tasks_said} --gpus={spec.gpus} needs {nodes} nodes ({fit} tasks of {cpt} "
+                f"CPU{'s' * (cpt > 1)} fit on a node of {max_cpus} CPUs)"
+            )
     elif ntasks:
         fit = max(1, max_cpus // cpt)
         nodes = math.ceil(ntasks / fit)

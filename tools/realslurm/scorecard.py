@@ -349,40 +349,6 @@ SIMPLIFICATIONS.update(
         for key in ("j14", "j24", "j25", "j08", "j15", "j20", "j32", "j27", "j30", "j35", "j11")
     }
 )
-_GPUS_N_TASKS = (
-    "-n 2 --gpus=3 without -N: real Slurm spread it at once over gpu2's 2 and gpu1's 1 free "
-    "GPUs (a task on each); the simulator spreads --gpus=N alone and -n N --gpus-per-task=G, "
-    "not -n N with --gpus=M, which waits for one node with 3 GPUs free (gpu1 at 25 s)"
-)
-_GPUS_N_TASKS_FOLLOWS = (
-    "follows probe1 (-n 2 --gpus=3), which holds gpu1's GPUs until 45 s in the simulation: "
-    "the later blocks' pinned jobs and probes wait for it (without probe1, every run of the "
-    "fixture starts within the tolerance on real Slurm's nodes)"
-)
-_GPUS_N_TASKS3 = (
-    "-n N --gpus=3 without -N (N = 4, 3 with -c 2, 8): real Slurm spread each over gpu2's 2 "
-    "and gpu1's 1 free GPUs, gpu1 with one task and gpu2 with the rest (3, 2, 7 tasks); the "
-    "simulator holds the GPUs on one node and waits for one with 3 free (not modelled)"
-)
-_GPUS_N_TASKS3_FOLLOWS = (
-    "follows the -n N --gpus=3 probes, which wait for one node in the simulation and then "
-    "hold gpu1 into the next block: bob's probes (of higher priority) take it in turn before "
-    "alice's job pinned to it (the jobs pinned to gpu2-4 start on time: a -w job that waits "
-    "holds only its own nodes, job_scheduler.c _schedule)"
-)
-SIMPLIFICATIONS.update({("gpus-spread3", f"probe{k}"): (60.0, _GPUS_N_TASKS3) for k in (1, 3)})
-SIMPLIFICATIONS.update(
-    {("gpus-spread3", key): (60.0, _GPUS_N_TASKS3_FOLLOWS) for key in ("b1", "probe2", "c1", "d1")}
-)
-SIMPLIFICATIONS[("gpus-spread3", "probe4")] = (
-    math.inf,
-    "follows the -n N --gpus=3 probes (gpu1 is free at 110 s in the simulation); in real Slurm "
-    "probe4 (-n 1 --gpus=3) waited until cancelled at 115 s",
-)
-SIMPLIFICATIONS[("gpus-spread2", "probe1")] = (30.0, _GPUS_N_TASKS)
-# (b1 only: the jobs pinned to gpu2-4 no longer wait behind it, a -w job that waits holding
-# only its own nodes in the main scheduler, job_scheduler.c _schedule)
-SIMPLIFICATIONS[("gpus-spread2", "b1")] = (30.0, _GPUS_N_TASKS_FOLLOWS)
 
 #: Final states that differ for the same reason as a listed start time.
 STATE_SIMPLIFICATIONS = {("preemption", "fill2")}
@@ -505,8 +471,6 @@ NODE_SIMPLIFICATIONS: dict[tuple[str, str], str] = {
     ("ddp-shapes", "s2"): _DDP_FOLLOWS,
     ("ddp-shapes", "ddpx"): _DDP_FOLLOWS,
     **{("mix-18", f"j37_{k}"): _MIX18_GPU for k in (0, 2, 3, 4)},
-    ("gpus-spread2", "probe1"): _GPUS_N_TASKS,
-    **{("gpus-spread3", f"probe{k}"): _GPUS_N_TASKS3 for k in (1, 2, 3)},
     ("mix-11", "j08_1"): _MIX11_J08,
     ("mix-11", "j09"): _MIX11_J08,
     **{
