@@ -163,6 +163,22 @@ def test_best_fit_runs_found_by_numpy_are_the_loops(picked, weights):
     assert _cuts(idx, w) == runs_by_loop(nodes, [0] * len(nodes) if w is None else w[idx].tolist())
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    picked=st.lists(st.booleans(), min_size=2, max_size=100),
+    weights=st.one_of(st.none(), st.lists(st.integers(0, 3), min_size=100, max_size=100)),
+)
+def test_best_fit_runs_looped_over_few_nodes_are_numpys(picked, weights):
+    """Given the fitting nodes as lists too (as best_fit has them), ``_cuts`` loops in Python
+    over up to ``_LOOP_CUTS`` of them (faster than numpy's calls there) and uses numpy
+    beyond: the same runs either way."""
+    idx = np.flatnonzero(picked)
+    w = None if weights is None else np.array(weights, dtype=np.int64)
+    nodes = idx.tolist()
+    weight = [0] * len(nodes) if w is None else w[idx].tolist()
+    assert _cuts(idx, w, nodes, weight) == _cuts(idx, w) == runs_by_loop(nodes, weight)
+
+
 # -- conservative: jobs starting before any reservation stands, without a profile -----------
 def both_ways(cluster, workload, **params):
     eager = history(simulate(cluster, workload, "conservative", **params))

@@ -91,6 +91,9 @@ __all__ = [
 ]
 
 
+_LOOP_CUTS = 64  # fitting nodes up to which _cuts loops in Python
+
+
 # Reducing numpy's short (CPUs, MB, GPUs) axis costs several times more than a
 # comparison per resource: these two spell ``.all(axis=-1)`` out.
 def covers(free: np.ndarray, demand: np.ndarray) -> np.ndarray:
@@ -226,7 +229,7 @@ def best_fit(
     cpus = [1] * n if gres_fixed else _available(free, idx, mem_per_cpu).tolist()
     # the runs, as [first, last + 1) positions in ``nodes``
     weight = [0] * n if weights is None else weights[idx].tolist()
-    cuts = _cuts(idx, weights)
+    cuts = _cuts(idx, weights, nodes, weight)
     bounds = [0, *cuts, n]
     runs = list(zip(bounds, bounds[1:]))
     sums = [sum(cpus[a:b]) for a, b in runs]
@@ -270,10 +273,22 @@ def _best_run(runs: list, weight: list, sums: list, enough: list[bool]) -> int:
     return best
 
 
-def _cuts(idx: np.ndarray, weights: np.ndarray | None) -> list[int]:
+def _cuts(
+    idx: np.ndarray, weights: np.ndarray | None, nodes: list | None = None, weight: list = ()
+) -> list[int]:
     """Where runs of the fitting nodes ``idx`` begin, after the first: positions k where
     ``idx[k]`` does not follow ``idx[k - 1]``, or its Weight differs. (Found by numpy: a
-    Python loop over thousands of fitting nodes dominated large clusters.)"""
+    Python loop over thousands of fitting nodes dominated large clusters. Up to
+    ``_LOOP_CUTS`` of them, given as lists too, ``nodes`` and their ``weight``, a loop is
+    the faster: 0.6 against 3.6 us for a dozen nodes, numpy's per-call cost.)"""
+    if nodes is not None and len(nodes) <= _LOOP_CUTS:
+        if weights is None:
+            return [k for k in range(1, len(nodes)) if nodes[k] != nodes[k - 1] + 1]
+        return [
+            k
+            for k in range(1, len(nodes))
+            if nodes[k] != nodes[k - 1] + 1 or weight[k] != weight[k - 1]
+        ]
     step = np.diff(idx) != 1
     if weights is not None:
         step |= np.diff(weights[idx]) != 0
