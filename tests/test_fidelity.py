@@ -20,8 +20,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools" / "realslurm"))
 
+from fidelity_counts import (  # noqa: E402
+    eligible_pairs,
+    jobid_runs,
+    meta_ids,
+    sprio_rows,
+)
 from scorecard import (  # noqa: E402
-    DIVERGED,
     NODE_SIMPLIFICATIONS,
     STATE_SIMPLIFICATIONS,
     TOLERANCE_S,
@@ -30,6 +35,7 @@ from scorecard import (  # noqa: E402
     order_checked,
     readme_block,
     replay,
+    replay_result,
     scenario_runs,
     scorecard,
 )
@@ -178,31 +184,13 @@ def test_sprio_factors_match_real_sprio_in_every_fixture():
     (node-range's long: 32 CPUs for -N 1-2 --exclusive; limits-busy's rg: 64 for -c 32)."""
     checked = differ = 0
     for yaml_path, out in SCENARIOS:
-        if not (out / "sprio.csv").exists():
-            continue
         name = yaml_path.stem
-        real = pd.read_csv(out / "sprio.csv")
-        ids = {v: k for k, v in meta_ids(name).items()}
-        result = replay_result(name)
-        since = DIVERGED.get(name, (float("inf"),))[0]  # (then the run takes another path)
-        for t, snap in real.groupby("t"):
-            if t >= since:
+        for row in sprio_rows(name, out):  # (before the run takes another path: DIVERGED)
+            if (name, row.job) in SPRIO_DIFFERENCES:
+                differ += not row.same
                 continue
-            sim = result.sprio(at=float(t)).set_index("JOBID")
-            for row in snap.itertuples():
-                base, _, task = str(row.job_id).partition("_")
-                key = ids.get(base, base) + (f"_{task}" if task else "")
-                if key not in sim.index:
-                    continue  # started a second earlier in the simulation
-                got = sim.loc[[key]].iloc[0]
-                same = (row.fairshare, row.jobsize, row.partition_w, row.qos) == (
-                    got.FAIRSHARE, got.JOBSIZE, got.PARTITION_PRIO, got.QOS
-                ) and abs(got.AGE - row.age) <= 5  # fmt: skip
-                if (name, ids.get(base, base)) in SPRIO_DIFFERENCES:
-                    differ += not same
-                    continue
-                assert same, (name, t, key, row, got.to_dict())
-                checked += 1
+            assert row.same, (name, row.t, row.key, row.real, row.sim.to_dict())
+            checked += 1
     assert checked >= 1000 and differ == 28, (checked, differ)
 
 
@@ -248,22 +236,6 @@ def test_sshare_matches_real_sshare():
         assert got.EffectvUsage == pytest.approx(float(row.EffectvUsage), abs=0.05), key
 
 
-def replay_result(name: str):
-    import warnings
-
-    from slurmlab.scenario import Scenario
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return Scenario.load(ROOT / "datasets/realslurm/scenarios" / f"{name}.yaml").run()
-
-
-def meta_ids(name: str) -> dict[str, str]:
-    import json
-
-    return json.loads((ROOT / "datasets/realslurm" / name / "meta.json").read_text())["job_ids"]
-
-
 @pytest.mark.parametrize("yaml_path,out", SCENARIOS, ids=[p.stem for p, _ in SCENARIOS])
 def test_exit_codes_match_real_slurm(yaml_path, out):
     """Each job's row (sacct's allocation line, its last run) has real Slurm's ExitCode: a
@@ -287,24 +259,6 @@ def test_exit_codes_match_real_slurm(yaml_path, out):
     assert not differ, f"{yaml_path.stem}: (real, simulated) ExitCode {differ}"
 
 
-def diverged(scenario: str, submit, start) -> pd.Series:
-    """Which runs (their real Submit and Start, seconds from t0, NaN: none) come after the
-    point from which the fixture's run knowingly takes another path (scorecard.DIVERGED):
-    those are compared by their start times alone."""
-    submit = pd.to_numeric(pd.Series(submit), errors="coerce").reset_index(drop=True)
-    start = pd.to_numeric(pd.Series(start), errors="coerce").reset_index(drop=True)
-    if scenario not in DIVERGED:
-        return pd.Series(False, index=submit.index)
-    since = DIVERGED[scenario][0]
-    return (submit >= since) | (start >= since)
-
-
-def _sacct_seconds(column: pd.Series, t0: float) -> pd.Series:
-    """sacct's times as seconds from t0 (Unknown, None: NaN)."""
-    times = pd.to_datetime(column.where(~column.isin(["Unknown", "None", ""])), errors="coerce")
-    return (times - pd.Timestamp(t0, unit="s")).dt.total_seconds()
-
-
 @pytest.mark.parametrize("yaml_path,out", SCENARIOS, ids=[p.stem for p, _ in SCENARIOS])
 def test_jobids_match_real_slurm(yaml_path, out):
     """Every run has real Slurm's JobIDRaw, and every array task its ArrayJobID: a
@@ -312,22 +266,7 @@ def test_jobids_match_real_slurm(yaml_path, out):
     leaves its array's pending record takes the next number then, but the last, which keeps
     the array's (the ``arrays`` fixture: 1_0 is 2, 1_5 is 1, and the array submitted
     after the first two tasks started is 4)."""
-    real = pd.read_csv(out / "starts.csv", dtype=str)
-    real = real[real["id"].notna()]
-    real = real[~diverged(yaml_path.stem, real["submit_s"], real["start_s"])]
-    task = real["array_task"].fillna("")
-    keys = real["id"] + task.where(task == "", "_" + task)
-    sim = replay_result(yaml_path.stem).sacct(duplicates=True)
-    raws = sim.groupby("JobID")["JobIDRaw"].agg(set)
-    arrays = sim.groupby("JobID")["ArrayJobID"].first()
-    differ = []
-    for key, jobid, raw in zip(keys, real["job_id"], real["job_id_raw"], strict=True):
-        if key not in raws.index:
-            continue  # (a job the simulation refused as real Slurm did: other tests)
-        if raw not in {str(r) for r in raws[key]}:
-            differ.append((key, "JobIDRaw", raw, sorted(raws[key])))
-        if "_" in jobid and str(arrays[key]) != jobid.split("_")[0]:
-            differ.append((key, "ArrayJobID", jobid.split("_")[0], arrays[key]))
+    differ = [d for _, run in jobid_runs(yaml_path.stem, out) for d in run]
     assert not differ, f"{yaml_path.stem}: (key, column, real, simulated) {differ}"
 
 
@@ -801,33 +740,9 @@ def test_eligible_times_match_real_sacct(yaml_path, out):
     (job_independent finds it so), and an array task the throttle held back
     (JobArrayTaskLimit) from the moment it is no longer held back, as slurmctld zeroes its
     begin time meanwhile (job_array_start_test)."""
-    import json
-
-    name = yaml_path.stem
-    ids = meta_ids(name)
-    t0 = json.loads((out / "meta.json").read_text())["t0"]
-    real = pd.read_csv(out / "sacct.txt", sep="|", dtype=str, keep_default_na=False)
-    real = real[~real["JobID"].str.contains(".", regex=False)]
-    result = replay_result(name)
-    sim = result.sacct(duplicates=True)
-    runs: dict[str, list] = {}
-    for key, eligible in zip(sim["JobID"], sim["Eligible"], strict=True):
-        base, under, task = key.rpartition("_")
-        real_key = ids.get(key) or (f"{ids.get(base, base)}_{task}" if under else key)
-        seconds = None if pd.isna(eligible) else (eligible - result.origin).total_seconds()
-        runs.setdefault(real_key, []).append(seconds)
-    seen: dict[str, int] = {}
-    compared = 0
-    after = diverged(name, *(_sacct_seconds(real[c], t0) for c in ("Submit", "Start")))
-    for key, eligible, late in zip(real["JobID"], real["Eligible"], after, strict=True):
-        i = seen.get(key, 0)
-        seen[key] = i + 1
-        if i >= len(runs.get(key, ())) or late:
-            continue  # (a run the simulation did not have: the scorecard's business)
-        want = None if eligible in ("Unknown", "") else pd.Timestamp(eligible).timestamp() - t0
-        got = runs[key][i]
+    pairs = eligible_pairs(yaml_path.stem, out)
+    for key, want, got in pairs:
         assert (want is None) == (got is None), (key, want, got)
         if want is not None:
             assert abs(want - got) <= TOLERANCE_S, (key, want, got)
-        compared += 1
-    assert compared
+    assert pairs

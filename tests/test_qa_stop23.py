@@ -293,46 +293,12 @@ def test_schednodes_are_the_nodes_a_planned_start_is_planned_on(policy, big, lon
 
 def _schednodes_against_real_slurm():
     """(rows with a plan on either side, rows naming the same nodes) over every fixture's
-    ``squeue --start -a -r`` snapshots."""
-    import json
-    import re
+    ``squeue --start -a -r`` snapshots (tools/realslurm/fidelity_counts.py, which README.md's
+    "Fidelity at a glance" table quotes)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools" / "realslurm"))
+    from fidelity_counts import schednodes_against_real_slurm
 
-    from slurmlab.sim.result import squeue_frame
-
-    data = Path(__file__).resolve().parents[1] / "datasets" / "realslurm"
-    sys.path.insert(0, str(data.parents[1] / "tools" / "realslurm"))
-    from scorecard import DIVERGED
-
-    total = same = 0
-    for path in sorted((data / "scenarios").glob("*.yaml")):
-        snapshots = data / path.stem / "snapshots.txt"
-        if not snapshots.exists():
-            continue
-        ids = json.loads((data / path.stem / "meta.json").read_text()).get("job_ids", {})
-        real_to_sim = {v: k for k, v in ids.items()}
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            sim = slurmlab.Scenario.load(path).run().sim
-        since = DIVERGED.get(path.stem, (float("inf"),))[0]  # (another path from then on)
-        for block in snapshots.read_text().split("######## ")[1:]:
-            t = float(re.match(r"t=\+(\d+(?:\.\d+)?)s", block).group(1))
-            if t >= since:
-                break
-            part = block.split("$ squeue --start -a -r\n", 1)
-            lines = part[1].split("\n\n", 1)[0].splitlines()[1:] if len(part) == 2 else []
-            queue = squeue_frame(sim, t).set_index("JOBID")["SCHEDNODES"] if lines else None
-            for line in lines:
-                fields = line.split()
-                base, _, task = fields[0].partition("_")
-                key = real_to_sim.get(base, "") + (f"_{task}" if task else "")
-                if key not in getattr(queue, "index", ()):
-                    continue
-                mine = queue[key] if isinstance(queue[key], str) else "(null)"
-                if fields[7] == mine == "(null)":
-                    continue
-                total += 1
-                same += fields[7] == mine
-    return total, same
+    return schednodes_against_real_slurm()
 
 
 def test_schednodes_against_real_slurms_squeue_start():

@@ -31,10 +31,9 @@ from slurmlab.spec.units import array_task_str, index_ranges
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools" / "realslurm"))
-sys.path.insert(0, str(ROOT / "tests"))
 
-from scorecard import DIVERGED, STATE_SIMPLIFICATIONS, scenario_runs  # noqa: E402
-from test_fidelity import _sacct_seconds, diverged, meta_ids, replay_result  # noqa: E402
+from fidelity_counts import diverged, meta_ids, sacct_seconds  # noqa: E402
+from scorecard import DIVERGED, STATE_SIMPLIFICATIONS, replay_result, scenario_runs  # noqa: E402
 
 SCENARIOS = list(scenario_runs())
 
@@ -272,7 +271,7 @@ def test_sacct_lists_the_lines_real_slurm_listed(yaml_path, out):
     ]
     if name in DIVERGED:  # (the runs after it are compared by their starts alone)
         t0 = json.loads((out / "meta.json").read_text())["t0"]
-        late = diverged(name, *(_sacct_seconds(real[c], t0) for c in ("Submit", "Start")))
+        late = diverged(name, *(sacct_seconds(real[c], t0) for c in ("Submit", "Start")))
         skip |= set(real["JobID"][late.to_numpy()])
     got = [g for g in got if g[0] not in skip]
     want = [w for w in want if w[0] not in skip]

@@ -6,7 +6,9 @@ outputs, it simulates the same file (same slurm.conf, accounts, QOS, reservation
 actions) and compares every run's start with what real Slurm did (tolerance below),
 and the start order. Then it reads every sacct.txt / sacct.json fixture with
 ``read_sacct`` and reports its field coverage: the share of the export's columns
-the reader turns into typed schema columns (the rest are kept as text).
+the reader turns into typed schema columns (the rest are kept as text). With ``--readme`` it
+writes the scorecard into README.md, and the counts of its "Fidelity at a glance" table
+(fidelity_counts.py) too.
 
 Tolerance: 10 s = 2 x bf_interval (5 s in the fixtures' slurm.conf). Real Slurm
 starts jobs from asynchronous scheduler runs (the event-driven main scheduler is
@@ -18,6 +20,7 @@ times are whole seconds.
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 import sys
 import warnings
@@ -566,10 +569,21 @@ def scenario_runs():
             yield yaml_path, out
 
 
-def replay(yaml_path: Path, out: Path) -> pd.DataFrame:
+@functools.cache
+def _run(yaml_path: Path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = Scenario.load(yaml_path).run()
+        return Scenario.load(yaml_path).run()
+
+
+def replay_result(name: str):
+    """The simulation of fixture ``name``'s scenario, run once per process (the scorecard,
+    the README's numbers and the tests read the same result)."""
+    return _run(DATA / "scenarios" / f"{name}.yaml")
+
+
+def replay(yaml_path: Path, out: Path) -> pd.DataFrame:
+    result = _run(Path(yaml_path))
     simulated = simulated_runs(result.sacct(duplicates=True))
     real = real_runs(pd.read_csv(out / "starts.csv", dtype={"array_task": "string"}))
     return compare_starts(simulated, real, tolerance_s=TOLERANCE_S)
@@ -644,31 +658,51 @@ def scorecard() -> tuple[str, bool]:
     return "\n".join(lines), ok
 
 
-#: the markers of the scorecard's block in README.md
-_START, _END = "<!-- SCORECARD -->", "<!-- /SCORECARD -->"
+def _markers(name: str) -> tuple[str, str]:
+    """The markers of README.md's generated block ``name`` (SCORECARD, GLANCE)."""
+    return f"<!-- {name} -->", f"<!-- /{name} -->"
 
 
-def readme_block(doc: str) -> str | None:
-    """The SCORECARD block of README.md's text ``doc`` (None without its markers)."""
-    if _START not in doc or _END not in doc:
+def readme_block(doc: str, name: str = "SCORECARD") -> str | None:
+    """The generated block ``name`` of README.md's text ``doc`` (None without its markers)."""
+    start, end = _markers(name)
+    if start not in doc or end not in doc:
         return None
-    return doc[doc.index(_START) + len(_START) : doc.index(_END)].strip("\n")
+    return doc[doc.index(start) + len(start) : doc.index(end)].strip("\n")
+
+
+def with_block(doc: str, name: str, text: str) -> str:
+    """README.md's text ``doc`` with its block ``name`` replaced by ``text`` (unchanged
+    without the block's markers)."""
+    start, end = _markers(name)
+    if readme_block(doc, name) is None:
+        return doc
+    return f"{doc[: doc.index(start) + len(start)]}\n{text}\n{doc[doc.index(end) :]}"
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--readme", action="store_true", help="also write it into README.md")
+    ap.add_argument(
+        "--readme",
+        action="store_true",
+        help="also write it, and the numbers of its 'Fidelity at a glance' table, into README.md",
+    )
     args = ap.parse_args(argv)
     text, ok = scorecard()
     print(text)
     if args.readme:
+        # (imported here: fidelity_counts builds on this module)
+        from fidelity_counts import glance
+
         readme = ROOT / "README.md"
         doc = readme.read_text(encoding="utf-8")
-        if readme_block(doc) is not None:
-            before, after = doc[: doc.index(_START) + len(_START)], doc[doc.index(_END) :]
-            readme.write_text(f"{before}\n{text}\n{after}", encoding="utf-8")
+        doc = with_block(with_block(doc, "SCORECARD", text), "GLANCE", glance())
+        readme.write_text(doc, encoding="utf-8")
     return 0 if ok else 1
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    # run as the module fidelity_counts imports, so that each scenario is simulated once
+    import scorecard
+
+    raise SystemExit(scorecard.main())
