@@ -118,7 +118,8 @@ def add_subcommands(sub) -> None:
     p.add_argument(
         "--sacct-out",
         help="write every run as a sacct export (sacct -a -P -D, dates from the scenario's "
-        "origin) that slurmlab summary and slurmlab report read",
+        "origin, plus slurmlab's own Restarts column, which sacct 22.05 has not) that "
+        "slurmlab summary and slurmlab report read",
     )
     p.add_argument(
         "--until",
