@@ -144,3 +144,24 @@ def test_a_plan_refused_by_a_limit_keeps_its_start_without_nodes():
     assert row["NODELIST(REASON)"] == "(QOSGrpNodeLimit)"
     assert row["SCHEDNODES"] is None
     assert row["START_TIME"] == pd.Timestamp("2026-01-05 00:02:00")
+
+
+def test_write_sacct_gives_no_allocation_to_jobs_that_never_started():
+    """sacct's AllocTRES is the job's tres_alloc_str, set only when resources are allocated:
+    a table in which nothing has started writes blank AllocTRES, as one in which some job
+    did (found by the chaos fuzz: the all-blank column was taken for a missing one)."""
+    import io
+
+    from slurmlab import Lab, read_sacct, write_sacct
+
+    lab = Lab("tiny")
+    lab.drain("node[1-4]")
+    lab.sbatch("-N 1 --gres=gpu:1 -t 5", runtime=60)
+    lab.advance(60)
+    text = write_sacct(lab.result.jobs)
+    back = read_sacct(io.StringIO(text))
+    assert back["AllocTRES"].isna().all(), text
+    lab.resume("node1")
+    lab.advance(5)  # job 1 starts now: its allocation is written
+    back = read_sacct(io.StringIO(write_sacct(lab.result.jobs))).set_index("JobID")
+    assert "cpu=1" in back.loc["1", "AllocTRES"]

@@ -4809,6 +4809,8 @@ def write_sacct(
     jobs = jobs.copy()
     if read_fields is None and ("AllocTRES" not in jobs or jobs["AllocTRES"].isna().all()):
         jobs["AllocTRES"] = _synth_tres(jobs)  # a simulated table: say what was allocated
+        if "Start" in jobs:  # (to those that started: a pending job has no allocation,
+            jobs.loc[jobs["Start"].isna(), "AllocTRES"] = pd.NA  # tres_alloc_str is unset)
     if (
         read_fields is None
         and "Flags" not in jobs
