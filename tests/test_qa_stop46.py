@@ -165,3 +165,20 @@ def test_write_sacct_gives_no_allocation_to_jobs_that_never_started():
     lab.advance(5)  # job 1 starts now: its allocation is written
     back = read_sacct(io.StringIO(write_sacct(lab.result.jobs))).set_index("JobID")
     assert "cpu=1" in back.loc["1", "AllocTRES"]
+
+
+def test_two_throttle_counts_over_one_hand_built_view_do_not_share_their_starts():
+    """ArrayThrottles counts a pass's starts in its own copy of ``view.array_tasks``: a view
+    built by hand with a plain dict (a custom policy's test) is not written to, and two
+    counts over it (Conservative's eager and placed starts) do not count a start twice."""
+    from slurmlab.policies.base import ArrayThrottles, PendingJob
+
+    class View:  # (only what ArrayThrottles reads)
+        array_tasks = {7: 1}
+
+    view = View()
+    task = PendingJob(1, "p", None, 1, None, 60.0, array_job=7, throttle=2)
+    first, second = ArrayThrottles(view), ArrayThrottles(view)
+    first.start(task)
+    assert first.full(task) and not second.full(task)
+    assert view.array_tasks == {7: 1}

@@ -114,6 +114,10 @@ class Fifo:
     interval: float | None = None
     #: a continued pass sees only the new jobs (see QueueView)
     resume_whole_queue: ClassVar[bool] = False
+    #: its passes are Slurm's main scheduler's (:meth:`main_pass`): they are handed the
+    #: ``-w`` jobs over a TRES limit, whose nodes they keep from later jobs
+    #: (:attr:`PendingJob.over_limit`)
+    pins_over_limit: ClassVar[bool] = True
 
     def schedule(self, view: QueueView) -> Decision:
         return self.main_pass(view, self._free(view))
@@ -278,6 +282,7 @@ class Easy(Fifo):
     """
 
     name: str = "easy"
+    pins_over_limit: ClassVar[bool] = False  # (the literature's: no main scheduler)
 
     def schedule(self, view: QueueView) -> Decision:
         d = Decision()
@@ -907,6 +912,7 @@ class SlurmBackfill(Conservative):
 
     name: str = "slurm"
     resume_whole_queue: ClassVar[bool] = False  # its main scheduler continues passes
+    pins_over_limit: ClassVar[bool] = True  # (its schedule is the main scheduler's)
     bf_interval: float = 30.0
     bf_resolution: float = 60.0
     bf_window: float = 1440.0  # minutes

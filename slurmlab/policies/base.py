@@ -352,12 +352,14 @@ class ArrayThrottles:
     and throttles.full(job)`` (the task waits for JobArrayTaskLimit, untested), and
     ``throttles.start(job)`` for each start."""
 
-    __slots__ = ("running",)
+    __slots__ = ("running", "_owned")
 
     def __init__(self, view: QueueView) -> None:
-        # array -> its tasks running, those this pass started included (a copy: the view's
-        # is read-only, made when a task of a throttled array starts)
+        # array -> its tasks running, those this pass started included (its own copy of the
+        # view's, made when a task of a throttled array starts: two counts over one view,
+        # or a view built by hand with a plain dict, never share one)
         self.running: Mapping[int, int] = view.array_tasks
+        self._owned = False
 
     def full(self, job: PendingJob) -> bool:
         """Whether ``job``'s array runs its ``%N`` tasks, counting the pass's starts."""
@@ -366,8 +368,8 @@ class ArrayThrottles:
     def start(self, job: PendingJob) -> None:
         """Count a start (of any job: one without a throttle counts nowhere)."""
         if job.throttle is not None:
-            if not isinstance(self.running, dict):
-                self.running = dict(self.running)
+            if not self._owned:
+                self.running, self._owned = dict(self.running), True
             self.running[job.array_job] = self.running.get(job.array_job, 0) + 1
 
 

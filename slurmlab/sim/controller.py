@@ -203,8 +203,7 @@ class Controller:
         self._full_armed = False
         if len(self.queue) <= self._full_depth:  # (event passes see every queued job)
             return
-        if self._unseen:
-            self._begin_times_seen()
+        self._begin_times_seen()
         self._resume = None  # (the event passes continue from their own state)
         self._apply(self._decide("full_pass", self._view(pins=self._pins_over_limit())))
         self._resume = None
@@ -425,9 +424,10 @@ class Controller:
 
     def _pins_over_limit(self) -> bool:
         """Whether the main passes are handed the ``-w`` jobs over a TRES limit
-        (:attr:`PendingJob.over_limit`): under the built-in policies that run Slurm's main
-        scheduler, ``fifo`` and ``slurm`` (EASY and conservative are the literature's)."""
-        return bool(self._limits) and type(self.policy) in (POLICIES["fifo"], SlurmBackfill)
+        (:attr:`PendingJob.over_limit`): under a policy whose passes are Slurm's main
+        scheduler's (``pins_over_limit``: ``fifo`` and ``slurm``; EASY and conservative are
+        the literature's)."""
+        return bool(self._limits) and getattr(self.policy, "pins_over_limit", False)
 
     def _in_order(self) -> list[tuple[tuple, int]]:
         """The queue in Slurm's evaluation order (job_scheduler.c ``sort_job_queue2``).
@@ -1017,8 +1017,7 @@ class Controller:
         self._pass_pending = False
         if not self.queue:
             return
-        if self._unseen:
-            self._begin_times_seen()
+        self._begin_times_seen()
         order = self._before_main()
         if self._can_resume():
             view = self._view(self._resume, len(self._fresh))
@@ -1146,26 +1145,27 @@ class Controller:
         # tests job_array_start_test before it selects nodes (job_scheduler.c _schedule)
         tasks: dict[int, int] = {}
 
-        def slot(job) -> bool:  # whether a task may take room; counted if so
+        def full(job) -> bool:  # whether its array's tasks fill %N, the pass's counted
             if job.throttle is None:
-                return True
+                return False
             taken = tasks.get(job.array_id)
             if taken is None:
-                taken = self._array_running(job.array_id)
-            tasks[job.array_id] = taken + (taken < job.throttle)
-            return taken < job.throttle
+                taken = tasks[job.array_id] = self._array_running(job.array_id)
+            return taken >= job.throttle
+
+        def count(job) -> None:  # a task that takes room (after full() said it may)
+            if job.throttle is not None:
+                tasks[job.array_id] += 1
 
         for job in [jobs[jid] for jid in preemptors]:
             if any(
                 jobs[v].state == "RUNNING" and jobs[v].preempted_by == job.id for v in job.victims
             ):
-                slot(job)  # (it starts when they end)
+                if not full(job):
+                    count(job)  # (it starts when they end)
                 continue  # its victims are still in their grace time (a victim's later run,
                 # after a requeue, is no longer its victim: it may be preempted again)
-            if (
-                job.throttle is not None
-                and tasks.get(job.array_id, self._array_running(job.array_id)) >= job.throttle
-            ):
+            if full(job):
                 continue  # (over it: no need to look for room)
             if self._limits:  # Slurm checks limits first: a job that may not start preempts none
                 reason = self._limit_reason(job)
@@ -1183,8 +1183,8 @@ class Controller:
                 job.mem_per_cpu, job.most, job.gres_fixed, job.gpus_per_job, job.whole_memory,
             )  # fmt: skip
             if nodes is not None:  # it starts without preempting: what it takes is not free
-                if slot(job):
-                    self._take(pool, job, nodes)
+                count(job)
+                self._take(pool, job, nodes)
                 continue
             cands, exempt_until = [], None
             for r in self.running.values():
@@ -1202,8 +1202,7 @@ class Controller:
                     self._wake_at(exempt_until)
                 continue
             victims, nodes = found
-            if not slot(job):
-                continue
+            count(job)
             for v in victims:
                 pool[list(v.nodes)] += v.usage
             self._take(pool, job, nodes)
@@ -1302,8 +1301,7 @@ class Controller:
         Backfill Scheduling"), so the reservation and preemption steps of a pass run first,
         as they do before the main scheduler."""
         if self.queue:
-            if self._unseen:
-                self._begin_times_seen()
+            self._begin_times_seen()
             self._before_main()
         self._backfill_tick()
 
@@ -1363,8 +1361,7 @@ class Controller:
             return
         self._resume = None  # the cycle plans and starts jobs: the main pass starts afresh
         self.cycle_times.append(self.env.now)
-        if self._unseen:
-            self._begin_times_seen()
+        self._begin_times_seen()
         if self._can_continue_cycle():  # only jobs joined since the last cycle
             view = self._view(self._cycle, len(self.queue) - self._cycle_len)
         else:  # (slurm: an array's record is planned beyond its %N's free slots)
@@ -1422,12 +1419,17 @@ class Controller:
         """How many tasks of the array run now (job_mgr.c ``tot_run_tasks``)."""
         return self._tasks_running.get(array_id, 0)
 
+    def _throttle_full(self, job: SimJob) -> bool:
+        """Whether ``job`` is a task of an array whose running tasks fill its ``%N``
+        (job_mgr.c ``job_array_start_test``)."""
+        return job.throttle is not None and self._array_running(job.array_id) >= job.throttle
+
     def _over_throttle(self, job: SimJob) -> bool:
         """Whether a decision's start of array task ``job`` is over its array's %N, its
         running tasks counted with the decision's earlier starts: then it waits for
         JobArrayTaskLimit. The built-in policies never start one
         (:class:`~slurmlab.policies.base.ArrayThrottles`); a policy of your own may."""
-        if self._array_running(job.array_id) < job.throttle:
+        if not self._throttle_full(job):
             return False
         self._set_reason(job, "JobArrayTaskLimit")
         return True
@@ -1444,11 +1446,7 @@ class Controller:
         for tasks in self._handed.values():
             for jid in tasks:
                 job = jobs[jid]
-                if (
-                    job.state == "PENDING"
-                    and job.reason != limit
-                    and running.get(job.array_id, 0) >= job.throttle
-                ):
+                if job.state == "PENDING" and job.reason != limit and self._throttle_full(job):
                     self._set_reason(job, limit)
         for record, tasks in self._withheld.items():
             reason = limit
@@ -1494,7 +1492,7 @@ class Controller:
                     continue
                 record = record_for(self._queued_records(job), start)
                 several = True
-            if job.throttle is not None and self._over_throttle(job):
+            if self._over_throttle(job):
                 continue
             if self._limits:
                 # on the nodes it gets (acct_policy_job_runnable_post_select), counting this

@@ -1201,8 +1201,8 @@ class Simulation(Controller, Lifecycles, Updates):
         """
         self._tick_armed = False
         self._changed()
-        if self._unseen and not self._main_off:  # (the pass this tick asks for, at this
-            self._begin_times_seen()  # instant, looks at them: their factors are as then)
+        if not self._main_off:  # (the pass this tick asks for, at this instant, looks at
+            self._begin_times_seen()  # them: their factors are as then)
         self.prio.tick(self.env.now, self.running.values())
         queued = dict.fromkeys(j for _k, j in self.queue)  # (-p a,b: a job has several)
         pending = [self.jobs[j] for j in queued] + [self.jobs[j] for j in self.waiting]
@@ -1239,9 +1239,7 @@ class Simulation(Controller, Lifecycles, Updates):
                 # a task of an array whose running tasks fill its %N waits for JobArrayTaskLimit
                 # from now, as the next pass's build_job_queue finds (job_array_start_test),
                 # whether or not that pass reads the queue as far
-                full = (
-                    job.throttle is not None and self._array_running(job.array_id) >= job.throttle
-                )
+                full = self._throttle_full(job)
                 self._set_reason(job, "JobArrayTaskLimit" if full else "Priority")
             return
         kill = job.spec.kill_on_invalid_dep  # (the job's own flag first: job_mgr.c
@@ -1388,6 +1386,8 @@ class Simulation(Controller, Lifecycles, Updates):
         job (job_scheduler.c ``_job_runnable_test1`` calls job_independent, which turns
         WAIT_TIME into no reason once begin_time has passed), for the main scheduler and
         backfill alike, whatever their depth; the pass then gives each its own reason."""
+        if not self._unseen:
+            return
         jobs, waiting = self.jobs, self.waiting
         for jid in self._unseen:
             job = jobs[jid]
