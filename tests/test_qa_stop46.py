@@ -182,3 +182,31 @@ def test_two_throttle_counts_over_one_hand_built_view_do_not_share_their_starts(
     first.start(task)
     assert first.full(task) and not second.full(task)
     assert view.array_tasks == {7: 1}
+
+
+def test_why_pending_counts_only_wholly_free_nodes_for_a_whole_memory_job():
+    """A ``--mem=0`` job on nodes of several sizes takes only nodes none of whose memory is
+    allocated (cons_common ``_verify_node_state``): why_pending's "fewer nodes" hint and its
+    memory line count those nodes only, and the change it promises starts the job."""
+    from slurmlab import Lab
+
+    conf = """NodeName=a CPUs=4 RealMemory=4000
+NodeName=b CPUs=4 RealMemory=8000
+NodeName=c CPUs=4 RealMemory=16000
+PartitionName=p Nodes=ALL Default=YES MaxTime=2:00:00 DefMemPerCPU=100
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+"""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lab = Lab(Cluster.from_slurm_conf(conf), policy="easy")
+        lab.sbatch("-n 1 --mem=100 -w b -t 1:00:00", runtime=3600)
+        lab.sbatch("-n 1 --mem=100 -w c -t 1:00:00", runtime=3600)
+        j = lab.sbatch("-N 3 --mem=0 -t 10:00", runtime=60)
+        lab.advance(5)
+        text = lab.why_pending(j)
+    assert "--nodes=2" not in text and "--nodes=1" in text, text
+    assert "whole memory of each node" in text, text
+    lab.update(j, nodes="1-1")
+    lab.advance(5)
+    assert _state(lab, j)["State"] == "RUNNING"

@@ -606,7 +606,15 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
                 for k in range(job.count - 1, 0, -1)
                 if (planned_known or clear)
                 and (shape := _shape_on(sim, job, k)) is not None
-                and choose_nodes(free, sim.capacity, shape, k, usable & ~planned_on, job.exclusive)
+                and choose_nodes(
+                    free,
+                    sim.capacity,
+                    shape,
+                    k,
+                    usable & ~planned_on,
+                    job.exclusive,
+                    whole_memory=job.whole_memory,
+                )  # fmt: skip
             ),
             None,
         )
@@ -684,12 +692,16 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
             continue
         omask = np.zeros(len(sim.node_names), dtype=bool)
         omask[[sim.node_index[n] for n in res.candidates]] = True
+        whole_memory = sim._whole_memory(res, omask)  # noqa: SLF001
         demand = np.array([res.cpus_per_node, res.mem_per_node_mb, res.gpus_per_node])
         omask &= up & ~_held_from(sim, job, t, other.name, ahead_only=False, heads=heads)
         omask = _outside(omask, windows, t + job.limit) & ~planned_on
         if not planned_known and not clear:
             continue  # (a plan within its time limit whose nodes are not known: any node)
-        there = choose_nodes(free, sim.capacity, demand, res.nodes, omask, res.whole_node)
+        there = choose_nodes(
+            free, sim.capacity, demand, res.nodes, omask, res.whole_node,
+            whole_memory=whole_memory,
+        )  # fmt: skip
         if there:
             there = _pick(
                 sim, job, free, res.nodes, omask, demand=demand, whole=res.whole_node
@@ -817,7 +829,7 @@ def _memory_wait(sim, job, free: np.ndarray, demand: np.ndarray, usable: np.ndar
     elif whole:
         whence = (
             " (it asks for none and the cluster sets no DefMemPerCPU, DefMemPerGPU or "
-            "DefMemPerNode, so it gets a node's whole memory: the smallest of its nodes')"
+            "DefMemPerNode, so it gets a node's whole memory)"
         )
     else:
         whence = " (it asks for none: the cluster's default for it)"
@@ -828,6 +840,12 @@ def _memory_wait(sim, job, free: np.ndarray, demand: np.ndarray, usable: np.ndar
         "What it waits for is memory: the CPUs and GPUs it needs are free now on enough "
         f"nodes, but not {mb} MB per node{whence}; "
     )
+    if job.whole_memory:  # (nodes of several sizes: each one's own, wholly free)
+        head = (
+            "What it waits for is memory: the CPUs and GPUs it needs are free now on enough "
+            f"nodes, but it takes the whole memory of each node it gets{whence or ' (--mem=0)'}"
+            f", and fewer than {job.count} of those nodes have none of their memory allocated; "
+        )
     if most > 0:
         return head + f"with --mem={most}M per node or less it could start now."
     if whole:
