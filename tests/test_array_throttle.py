@@ -127,8 +127,8 @@ class StartAll:
 
 def test_a_policy_of_ones_own_cannot_start_more_tasks_than_the_throttle():
     """Every task of a %N array is handed to a policy while its running tasks leave a slot
-    (split-off ones too), each with ``job.throttle`` = (array, free slots): the controller
-    refuses a start beyond them, and that task waits for JobArrayTaskLimit."""
+    (split-off ones too), each with ``job.throttle``, its N: the controller refuses a start
+    beyond them, and that task waits for JobArrayTaskLimit."""
     lab = Lab("teaching", StartAll())
     a = lab.sbatch("-p gpu -N 1 -t 20 --exclusive --array=0-3%2 -H", runtime=1200)
     lab.update(f"{a}_3", partition="cpu")

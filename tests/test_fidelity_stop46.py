@@ -12,6 +12,7 @@ ddp-shapes, gpu-cap, dep-requeue; datasets/realslurm/README.md).
 from __future__ import annotations
 
 import json
+import sys
 import warnings
 from pathlib import Path
 
@@ -23,12 +24,9 @@ from slurmlab.sim.result import sprio_frame, squeue_frame
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "datasets" / "realslurm"
+sys.path.insert(0, str(ROOT / "tools" / "realslurm"))
 
-
-def _run(name: str):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return Scenario.load(DATA / "scenarios" / f"{name}.yaml").run()
+from scorecard import replay_result as _run  # noqa: E402  (each fixture simulated once)
 
 
 def _real_queue(name: str) -> pd.DataFrame:

@@ -303,73 +303,13 @@ def _schednodes_against_real_slurm():
 
 def test_schednodes_against_real_slurms_squeue_start():
     """Of the pending rows of the fixtures' squeue --start snapshots with a plan on either
-    side, 1551 of 2276 name the same nodes (1544 of 2262 before stop 46 added mix-17,
-    mix-18, ddp-shapes, gpu-cap and dep-requeue, whose 14 rows agree on 7: mix-17, mix-18 and
-    ddp-shapes only before they take another path (scorecard.DIVERGED: 105, 55 and 9 s), the
-    rest plans of the will-run test's batches; 1543 of 2262 before -n N --gpus=M jobs spread
-    over nodes as Slurm spreads them, which made gpus-spread3's 2 rows agree on both, not 1;
-    1529 of 2247 before preempt-reorder, preempt-grace and begin-quiet, whose 15 rows agree on 14: 13 before a -w job that waits
-    kept only its own nodes from the main scheduler's later jobs and a begin time reached
-    quietly waited for a pass; 1451 of 2041, unchanged by the spreading of
-    --gpus and --gpus-per-task jobs without -N over several nodes, before stop 45 added
-    mix-14/15/16 and gpus-spread/2/3: mix-16's 200 rows agree on 75, its plans following
-    Slurm's will-run batches, the known simplification; mix-15's 4 on 3; gpus-spread3's 2 on
-    none, its -n N --gpus=M jobs, which the simulator does not spread; 1308 of 1854,
-    unchanged by the weighing of nodes
-    by free GPUs for GPUs per job, before stop 44 added fair-race, whose 131 rows agree on 100:
-    the rest plan its whole-node jobs on the other cpu node (the will-run choice below),
-    and gpu-shapes, 43 of 56: excl2's and s_long's future nodes, and gtot's plan at 60 s on
-    gpu[1-2] where the simulator plans gpu[2-3]; gpus-per-job's snapshots show no plan;
-    1018 of 1406, unchanged by the placement of GPU
-    jobs with fixed tasks per node, before stop 44 added mix-11, whose snapshots all come
-    after its divergence at 25 s, mix-12, whose 443 rows agree on 288, and mix-13, 2 of 5
-    before its divergence at 53 s; 1003 of 1368 before stop 41 added mix-7, whose
-    38 rows before it takes another path (scorecard.DIVERGED, 118 s) agree on 15: its
-    future reservations' nodes, picked by the will-run test as backfill-mix's below, and
-    plans a snapshot caught between a backfill cycle and a main-scheduler pass; 717 of 1083
-    before stop 40 added array-lines,
-    whose plans all agree, 285 of 285: 173 before a task scontrol split off its array's
-    record went before the tasks still in it, as sort_job_queue2 orders them, which also
-    made array-records' agree on 12 of 48; 706 of 1035 before stop 39 added array-records,
-    whose plans agree on 11 of 48; 680 of 977 before stop 38 added time-min, whose
-    plans agree on 26 of 58; 625 of 908 before stop 35 added backfill-throttle,
-    whose plans agree on 55 of 69, its times too since a throttled array's record is
-    reserved for beyond its %N; the rest are snapshots in the second jobs started or ended;
-    573 of 831 before stop 35 added queue-depth, whose
-    plans agree on 52 of 77: its backfill cycles run every 60 s, real Slurm's at other
-    seconds than the simulator's grid, so plans made at a job's end appear at different
-    snapshots; 524 of 767 before stop 35 added backfill-arrays,
-    whose plans agree on 45 of 64, and showed an array's pending record with its last
-    reserved task's plan, as backfill.c leaves it, which made the arrays fixture's 4 rows
-    agree: the other 19 are snapshots taken in the second a job started or ended, which
-    real Slurm saw a second late; 505 of 744 before stop 35 added backfill-caps, whose
-    plans agree on 19 of 23: at 70 s Slurm had not yet reserved for big and wide, which the
-    simulator's cycle at 65 s reserves for once they are 60 s old (bf_min_age_reserve), and
-    Slurm showed wide's and big's plans in the seconds before they started, at 154 and 211,
-    where the simulator starts them at 150 and 210; 488 of 721 before stop 34 added
-    limits-busy, whose
-    plans agree on 17 of 23: Slurm showed rg's plan only between a backfill cycle and the
-    next main-scheduler pass, which tests it and drops the plan, and kept x3's once its
-    nodes were idle; 483 of 715 before stop 33 added limits-nodes, whose
-    plans agree on 5 of 6: Slurm keeps x3's plan once its limit holds it, the simulator
-    drops it; 456 of 671 before node-range, whose
-    plans agree on 27 of 44: Slurm plans long (-N 1-2) on gpu[3-4] behind big's reservation,
-    the simulator on gpu[1-2], the will-run choice below; 432 of 632 before stop 32 added
-    update, whose
-    plans agree on 24 of 39: Slurm plans long on gpu4 and moved on gpu1 or gpu3 behind big's
-    reservation, the simulator the other way round, the will-run choice below; 426 of 619
-    before stop 30 added multi-partition,
-    6 of whose 13 agree; 410 of 595 before stop 29 added limits,
-    limits-order, partition-limits and tiers, whose plans all agree; 302 of 478 before stop 28
-    added the threads and
-    maintenance fixtures, whose plans agree on 108 of their 117 rows; of the 478, 408 had a
-    plan on both sides: 74 % agree; 296
-    before job size counted the nodes and CPUs a pending job asked for, as slurmctld does;
-    295 before a job ending at the first second of a planned reservation overlapped it).
-    The rest are mostly backfill-mix's future single-node reservations, whose nodes Slurm
-    picks with cons_common's _will_run_test (running jobs removed in 30-s batches of their
-    ends), and plans a snapshot caught between two backfill cycles on one side. A change
-    here is a change in fidelity: say why in the commit."""
+    side, how many name the same nodes (SCHEDNODES) as real Slurm's (README's "fidelity at a
+    glance" table shows the count). Most of the rest are future reservations whose nodes
+    Slurm picks with cons_common's _will_run_test (running jobs removed in batches of their
+    ends, the known simplification), plans a snapshot caught between a backfill cycle and
+    a main-scheduler pass on one side, and fixtures after they take another path
+    (scorecard.DIVERGED). A change here is a change in fidelity: say why in the commit (the
+    history of this count, fixture by fixture, is in this test's git log)."""
     assert _schednodes_against_real_slurm() == (2276, 1551)
 
 
