@@ -3600,11 +3600,20 @@ def _run_submits(
     submit = step_rows["Submit"].to_numpy(dtype="datetime64[ns]").copy()
     if "Submit" not in jobs or not len(step_rows):
         return submit
+    rows, values = _of_runs(jobs, step_rows, among, "Submit", dtype="datetime64[ns]")
+    submit[rows] = values
+    return submit
+
+
+def _of_runs(
+    jobs: pd.DataFrame, step_rows: pd.DataFrame, among: set | None, column: str, **as_numpy
+) -> tuple[np.ndarray, np.ndarray]:
+    """The positions of ``step_rows`` whose run is among ``jobs`` (:func:`_step_runs`; only
+    JobIDs ``among``: :func:`_among`), and those runs' ``column`` (``to_numpy(**as_numpy)``)."""
     jobs, rows = _among(jobs, step_rows, among)
     owner = _step_runs(jobs, step_rows.iloc[rows])
     has = owner >= 0
-    submit[rows[has]] = jobs["Submit"].to_numpy(dtype="datetime64[ns]")[owner[has]]
-    return submit
+    return rows[has], jobs[column].to_numpy(**as_numpy)[owner[has]]
 
 
 def _among(
@@ -4132,11 +4141,9 @@ def _state_of_runs(jobs: pd.DataFrame, step_rows: pd.DataFrame, among: set) -> N
     day, RUNNING); a step whose run is not in ``jobs`` keeps its own export's."""
     if not among or not len(step_rows) or "JobState" not in step_rows or "State" not in jobs:
         return
-    jobs, rows = _among(jobs, step_rows, among)
-    owner = _step_runs(jobs, step_rows.iloc[rows])
-    has = owner >= 0
+    rows, values = _of_runs(jobs, step_rows, among, "State", dtype=object, na_value=None)
     state = step_rows["JobState"].to_numpy(dtype=object, na_value=None).copy()
-    state[rows[has]] = jobs["State"].to_numpy(dtype=object, na_value=None)[owner[has]]
+    state[rows] = values
     step_rows["JobState"] = pd.array(state, dtype=step_rows["JobState"].dtype)
 
 
