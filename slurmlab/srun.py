@@ -22,6 +22,7 @@ import pandas as pd
 from hostlist import numerically_sorted
 
 from slurmlab.errors import SbatchError, SlurmlabError
+from slurmlab.policies.placement import deal_gpus
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import Distribution, JobSpec, _warn_gpus_rounded, spread_of
 from slurmlab.spec.units import compress_hostlist, expand_hostlist, ordered_hostlist, parse_whole
@@ -464,6 +465,11 @@ def srun_env(
         # Slurm gives each node its own tasks' GPUs; the simulated allocation holds the
         # largest node's count on every node (one shape per node)
         node_gpus = [count * gpt for count in per_node]
+    elif cluster is not None and res.gpus_per_job:
+        # -N k --gpus=M: dealt over the nodes in node order, as Slurm deals them on idle
+        # nodes (placement.deal_gpus; on partly used ones each gets what was free)
+        have = [min(cluster.node(h).gpus, res.gpus_per_job) for h in hosts]
+        node_gpus = deal_gpus(have, res.gpus_per_job)
     else:
         node_gpus = [gpn] * n_nodes
     ntasks = sum(per_node)

@@ -66,7 +66,6 @@ def build(settings: dict) -> list[str]:
         ("KillOnBadExit=1", "ends a whole step when one of its tasks fails"),
         ("KillWait=5", "between SIGTERM and SIGKILL"),
         ("CompleteWait=32", "COMPLETING"),
-        ("DefCpuPerGPU=8", "CPUs per GPU"),
         ("JobSubmitPlugins=lua", "may change or refuse it"),
         ("PrioritySiteFactorPlugin=site_factor/example", "no site factor"),
         ("PreemptParameters=youngest_first", "which jobs Slurm preempts"),

@@ -299,34 +299,10 @@ TRES_SIMPLIFICATIONS = {
         )
         for key in ("j17", "j26", "j31")
     },
-    ("gpu-spellings", "gpus_two_nodes", "AllocTRES"): (
-        "--gpus=3 on 2 nodes: Slurm allocates 3 GPUs (2 + 1); the simulator gives every node "
-        "of a job the same shape (2 + 2)"
-    ),
-    ("gpu-spellings", "gpus_two_nodes", "ReqTRES"): "the same job's request, as allocated",
-    ("gpu-spellings", "gpus_spread", "AllocTRES"): (
-        "--gpus=6 without -N spreads over the nodes with GPUs free; after gpus_two_nodes' "
-        "2 + 2 (Slurm: 2 + 1) those are three nodes of 2 GPUs here, two (2 + 4) in Slurm"
-    ),
     ("gpu-spellings", "gpus_spread", "ReqTRES"): (
         "--gpus=6 without -N: Slurm's ReqTRES shows the request before allocation (1 node, "
         "1 CPU); the simulator shows the shape it resolved (2 nodes of 3 GPUs)"
     ),
-    **{
-        ("gpus-per-job", key, field): (
-            "--gpus=5 (7) on 2 nodes: Slurm allocates 5 GPUs (4 + 1; 4 + 3: each node in "
-            "node order what it has, one left for each node after it, gres_select_filter.c "
-            "_set_job_bits1); the simulator gives every node of a job the same shape (3 + 3; "
-            "4 + 4), as gpu-spellings' gpus_two_nodes"
-        )
-        for key in ("probe1", "probe3", "probe4", "probe5")
-        for field in ("AllocTRES", "ReqTRES")
-    },
-    ("gpu-shapes", "gtot", "AllocTRES"): (
-        "--gpus=5 on 2 nodes: Slurm allocates 5 GPUs (4 + 1, as gpus-per-job's); the "
-        "simulator 3 + 3"
-    ),
-    ("gpu-shapes", "gtot", "ReqTRES"): "the same job's request, as allocated",
     ("gpu-shapes", "rng", "ReqTRES"): (
         "-N 2-4 --gpus-per-node=2: Slurm's ReqTRES counts 1 CPU and 1000M (the request "
         "before allocation) with its MIN's 2 nodes and 4 GPUs; the simulator 1 CPU a node"

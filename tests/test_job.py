@@ -398,9 +398,11 @@ def test_gpus_per_job_spread_over_nodes():
 
 
 def test_gpus_per_job_on_fixed_nodes():
-    """--gpus=4 -N 2 puts 2 GPUs on each node."""
+    """--gpus=4 -N 2 holds 4 GPUs, dealt over the 2 nodes where they start (one at least on
+    each: test_gpus_per_job_nodes.py)."""
     res = args("--gpus=4 -N 2").resources(TINY)
-    assert (res.nodes, res.gpus_per_node) == (2, 2)
+    assert (res.nodes, res.gpus_per_node, res.gpus_per_job) == (2, 1, 4)
+    assert res.tres()["gres/gpu"] == res.requested()["gres/gpu"] == 4
 
 
 def test_gpus_per_task():

@@ -196,15 +196,18 @@ def test_mem_per_gpu_without_gpus_is_refused():
 
 
 def test_gpus_that_do_not_divide_over_the_nodes_warn():
-    """--gpus=3 -N 2: slurmlab holds 2+2; Slurm holds 3, split unevenly."""
-    res, message = _one_warning(JobSpec.from_args("--gpus=3 -N 2").resources, AI)
+    """--gpus=3 -N 2 --cpus-per-gpu=2 (CPUs that follow each node's GPUs): slurmlab holds
+    2+2; Slurm holds 3, split unevenly. Without --cpus-per-gpu the 3 are dealt over the nodes
+    as Slurm deals them (test_gpus_per_job_nodes.py), quietly."""
+    res, message = _one_warning(JobSpec.from_args("--gpus=3 -N 2 --cpus-per-gpu=2").resources, AI)
     assert (res.gpus_per_node, res.tres()["gres/gpu"]) == (2, 4)
     assert message == (
         "--gpus=3 on 2 nodes: slurmlab holds the same 2 GPUs on every node (4 GPUs, 1 more "
         "than asked), where Slurm holds 3, split unevenly over the nodes; ask --gpus=4 (or "
         "--gpus-per-node=2) to simulate what is held, or a count that 2 nodes share evenly"
     )
-    _quiet(JobSpec.from_args("--gpus=4 -N 2").resources, AI)
+    res = _quiet(JobSpec.from_args("--gpus=3 -N 2").resources, AI)
+    assert res.tres()["gres/gpu"] == 3
 
 
 # -- 6. values of pass-through options ------------------------------------------------------------

@@ -40,7 +40,10 @@ and a change of them ends a run, as cons_tres's ``can_job_run_on_node`` sets the
 each node's sched_weight (``-N 2 --gpus=5`` with a GPU taken on gpu1: gpu[2-3], real Slurm in
 the ``gpus-per-job`` fixture). A per-node request (``--gres=gpu:N``, ``--gpus-per-node``)
 caps every usable node at N, so its nodes weigh alike. The same holds for plans, by the GPUs
-free throughout their window.
+free throughout their window. ``-N k --gpus=M`` needs one free GPU on each of its k nodes
+(``gres_select_filter_remove_unusable``), and the M are then dealt over the nodes picked in
+node order (:func:`deal_gpus`): 4 + 1 for ``--gpus=5`` on two idle 4-GPU nodes, real Slurm
+in ``gpus-per-job``; :func:`best_fit` returns them as a :class:`Spread` given ``demand``.
 
 A job that may spread its tasks (``-n`` without ``-N``: :attr:`PendingJob.spread`) is
 placed by :func:`spread_nodes`, as Slurm places it: runs of the nodes that hold any of its
@@ -82,6 +85,7 @@ __all__ = [
     "best_fit",
     "choose_nodes",
     "covers",
+    "deal_gpus",
     "fitting_mask",
     "gpu_weights",
     "gres_fixed",
@@ -187,8 +191,9 @@ def choose_nodes(
         return (0,)
     ok = fitting_mask(free, capacity, demand, mask, exclusive, whole_memory)
     return best_fit(
-        free, ok.nonzero()[0], count, weights, mem_per_cpu, most, gres_fixed, gpus_per_job
-    )
+        free, ok.nonzero()[0], count, weights, mem_per_cpu, most, gres_fixed, gpus_per_job,
+        None if exclusive else demand,
+    )  # fmt: skip
 
 
 def best_fit(
@@ -200,11 +205,49 @@ def best_fit(
     most: int | None = None,
     gres_fixed: bool = False,
     gpus_per_job: int = 0,
+    demand: np.ndarray | None = None,
 ) -> tuple[int, ...] | None:
     """The ``count`` nodes Slurm picks among the fitting nodes ``idx`` (ascending), or None:
     the rule of the module's docstring (``gres_fixed``: every one of them counts the same
     CPUs; ``gpus_per_job``: a job's GPUs per job, which weigh its nodes by
     :func:`gpu_weights`).
+
+    ``demand``: the job's per-node (CPUs, MB, GPUs). Where ``gpus_per_job`` is more than
+    its GPUs per node hold on the nodes (``-N k --gpus=M``: one GPU per node at least), the
+    M GPUs are dealt over the nodes picked (:func:`deal_gpus`), a :class:`Spread` whose
+    rows hold them, or None when those nodes' free GPUs fall short (``_eval_nodes`` stops
+    at max_nodes; ``gres_sched_test`` fails)."""
+    nodes = _best_fit(free, idx, count, weights, mem_per_cpu, most, gres_fixed, gpus_per_job)
+    if not gpus_per_job or nodes is None or demand is None:
+        return nodes
+    if gpus_per_job <= demand[GPU] * len(nodes):
+        return nodes
+    return _dealt(free, nodes, demand, gpus_per_job)
+
+
+def _dealt(free: np.ndarray, nodes: tuple[int, ...], demand: np.ndarray, gpus: int):
+    """``-N k --gpus=M`` on ``nodes``: their rows, ``demand`` with the M GPUs dealt over
+    them in node order (:func:`deal_gpus`), or None when their free GPUs hold fewer."""
+    have = np.minimum(free[list(nodes), GPU], gpus).tolist()
+    if sum(have) < gpus:
+        return None
+    out = Spread(nodes)
+    out.rows = np.tile(demand.astype(free.dtype), (len(nodes), 1))
+    out.rows[:, GPU] = deal_gpus(have, gpus)
+    return out
+
+
+def _best_fit(
+    free: np.ndarray,
+    idx: np.ndarray,
+    count: int,
+    weights: np.ndarray | None = None,
+    mem_per_cpu: int = 0,
+    most: int | None = None,
+    gres_fixed: bool = False,
+    gpus_per_job: int = 0,
+) -> tuple[int, ...] | None:
+    """:func:`best_fit`'s choice of nodes.
 
     ``most``: a ``--nodes=MIN-MAX`` job (``count`` MIN) takes as many of them as there are,
     up to ``most``; a run has *enough* nodes when it holds what the job still needs of MIN
@@ -512,7 +555,7 @@ def _spread_gpus(
     nodes at the job's task count (``-n 1 --gpus=3`` waits for one node).
 
     Its tasks then go one on each node and the rest where CPUs are left
-    (:func:`_dist_tasks`), its GPUs over the nodes in node order (:func:`_deal_gpus`):
+    (:func:`_dist_tasks`), its GPUs over the nodes in node order (:func:`deal_gpus`):
     ``-n 4 --gpus=3`` on gpu1's one free GPU and gpu2's two takes one task on gpu1 and
     three on gpu2 (real Slurm 22.05, gpus-spread3; ``--gpus=3`` alone: mix-14)."""
     holds = _tasks_held(free, per_task, per_node)
@@ -529,7 +572,7 @@ def _spread_gpus(
     tasks = _dist_tasks([taken[k] for k in order], max(ntasks, len(order)))
     return _spread(
         free, idx, dict(zip(order, tasks)), per_task, per_node,
-        _deal_gpus([gpu[k] for k in order], gpus),
+        deal_gpus([gpu[k] for k in order], gpus),
     )  # fmt: skip
 
 
@@ -547,7 +590,7 @@ def _dist_tasks(avail: list[int], ntasks: int) -> list[int]:
     return tasks
 
 
-def _deal_gpus(free: list[int], gpus: int) -> list[int]:
+def deal_gpus(free: list[int], gpus: int) -> list[int]:
     """GPUs per job over the nodes of a job, in node order, each with ``free`` GPUs:
     ``gres_select_filter_select_and_set`` (gres_select_filter.c ``_set_job_bits1``,
     ``_get_job_cnt``) gives a node what it has, up to the GPUs left less one for each node

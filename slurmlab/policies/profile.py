@@ -330,7 +330,7 @@ class Profile:
                 gpj,
             )  # fmt: skip
         # for count >= 1 the nodes fitting throughout the window are those choose_nodes takes
-        return best_fit(window, clean.nonzero()[0], count, self.weights, mpc, most, gf, gpj)
+        return best_fit(window, clean.nonzero()[0], count, self.weights, mpc, most, gf, gpj, demand)
 
     def replan(
         self,

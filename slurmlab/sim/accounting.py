@@ -234,7 +234,8 @@ class PriorityState:
             "cpu": cpus,
             "mem": float((job.req_tres or res.requested())["mem"]),
             "node": nodes,
-            "gres/gpu": float(job.demand[2]) * job.count,
+            # (-N k --gpus=M: M, dealt over its nodes, more than its 1 per node)
+            "gres/gpu": float(max(int(job.demand[2]) * job.count, job.gpus_per_job)),
         }
 
     def _partition_factor(self, partition: str) -> float:

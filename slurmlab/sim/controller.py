@@ -613,6 +613,7 @@ class Controller:
         n = src.count if nodes is None else nodes
         demand = src.demand
         cpu, mem, gpu = int(demand[0]) * n, int(demand[1]) * n, int(demand[2]) * n
+        gpu = max(gpu, job.gpus_per_job)  # (-N k --gpus=M: M, dealt over its nodes)
         spread = getattr(picked, "rows", None)  # (-n without -N over several nodes: its own)
         if spread is not None:
             cpu, mem, gpu = (int(v) for v in spread.sum(axis=0))
@@ -1691,6 +1692,22 @@ class Controller:
                     f"{' (with gpus_per_job=job.gpus_per_job)' if per_job else ''}"
                 )
 
+        def check_dealt(nodes, rows, job, what: str) -> None:
+            rows = None if rows is None else np.asarray(rows)
+            if (
+                rows is None
+                or rows.shape != (len(nodes), 3)
+                or (rows[:, :2] != job.demand[:2]).any()
+                or (rows[:, 2] < 1).any()
+                or int(rows[:, 2].sum()) != job.gpus_per_job
+            ):
+                fail(
+                    f"{what}: {label(job.id)} asks for {job.gpus_per_job} GPUs over its "
+                    f"{job.count} nodes (-N {job.count} --gpus={job.gpus_per_job}): give "
+                    "choose_nodes's answer with gpus_per_job=job.gpus_per_job, whose rows "
+                    "deal them over the nodes (one or more on each)"
+                )
+
         def check_nodes(nodes, job, what: str) -> None:
             if not isinstance(nodes, tuple) or not all(map(_is_id, nodes)):
                 fail(
@@ -1707,7 +1724,14 @@ class Controller:
                 twice = next(i for i in nodes if nodes.count(i) > 1)
                 fail(f"{what}: node {names[twice]} ({twice}) is given twice; give distinct nodes")
             rows = getattr(nodes, "rows", None)
-            if rows is not None:  # (placement.Spread: -n without -N over several nodes)
+            dealt = (
+                job.gpus_per_job > 0
+                and not job.exclusive
+                and job.gpus_per_job > job.demand[2] * job.count
+            )
+            if dealt:  # (-N k --gpus=M: M GPUs dealt over its k nodes, placement._dealt)
+                check_dealt(nodes, rows, job, what)
+            elif rows is not None:  # (placement.Spread: -n without -N over several nodes)
                 check_spread(nodes, rows, job, what)
                 return
             if job.most is not None and not job.count <= len(nodes) <= job.most:

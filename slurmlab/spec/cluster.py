@@ -1790,11 +1790,6 @@ NOT_MODELLED: dict[str, tuple[frozenset[str], str]] = {
         "Slurm starts no job while another has been COMPLETING for less than this many "
         "seconds; slurmlab frees a job's nodes the moment it ends",
     ),
-    "DefCpuPerGPU": (
-        frozenset({"", "0"}),
-        "Slurm gives a job that asks for GPUs but no CPUs this many CPUs per GPU; slurmlab "
-        "gives it one CPU per task (ask with --cpus-per-gpu)",
-    ),
     "JobSubmitPlugins": (
         frozenset({""}),
         "Slurm passes each job through these plugins, which may change or refuse it; "
@@ -1912,6 +1907,7 @@ SCHEDULER_KEYS = (
     "DefMemPerCPU",
     "DefMemPerNode",
     "DefMemPerGPU",
+    "DefCpuPerGPU",
     "EnforcePartLimits",
     "MaxMemPerCPU",
     "MaxMemPerNode",

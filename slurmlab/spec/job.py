@@ -304,6 +304,13 @@ class Resources:
     #: none asked for where memory is not consumable), the memory of the partition's first
     #: node (job_mgr.c ``job_get_tres_mem``), whichever nodes the job gets
     req_mem_mb: int = 0
+    #: ``-N k --gpus=M`` (k > 1, GPUs per job on a fixed node count): M, dealt over the
+    #: nodes as Slurm deals them (``placement.deal_gpus``: 4 + 1 for ``-N 2 --gpus=5`` on
+    #: idle 4-GPU nodes), ``gpus_per_node`` 1, the least a node of the job holds; else 0
+    gpus_per_job: int = 0
+    #: CPUs per GPU: ``--cpus-per-gpu``, else the partition's or slurm.conf's DefCpuPerGPU
+    #: for a GPU job without ``-c`` (:func:`_with_def_cpus_per_gpu`); 0: none
+    cpus_per_gpu: int = 0
     #: the node count the request fixed (-N, --nodelist, --gpus with --gpus-per-node), as
     #: slurmctld's min_nodes; None when it fixed none (slurmctld then counts 1 until it runs)
     req_nodes: int | None = None
@@ -333,7 +340,7 @@ class Resources:
             "cpu": cpus,
             "mem": mem,
             "node": self.nodes,
-            "gres/gpu": self.gpus_per_node * self.nodes,
+            "gres/gpu": self.gpus_per_job or self.gpus_per_node * self.nodes,
         }
 
     def allocated(self, usage) -> dict[str, int]:
@@ -369,7 +376,7 @@ class Resources:
             "node": self.nodes,
         }
         if self.gpus_per_node:
-            out["gres/gpu"] = self.gpus_per_node * self.nodes
+            out["gres/gpu"] = self.gpus_per_job or self.gpus_per_node * self.nodes
             if self.gpu_type:
                 out[f"gres/gpu:{self.gpu_type}"] = out["gres/gpu"]
         return out
@@ -2739,6 +2746,39 @@ def _mem_settings(part: Partition, cluster: Cluster) -> dict[str, int | None]:
     return out
 
 
+def _def_cpus_per_gpu(part: Partition, cluster: Cluster) -> int:
+    """DefCpuPerGPU of ``part`` (its PartitionName= line's, else slurm.conf's global one; 0:
+    none). select/cons_tres ``_set_gpu_defaults`` (cons_common/job_test.c) takes the
+    partition's job_defaults_list first, then the global ``def_cpu_per_gpu``."""
+    own = part.option("DefCpuPerGPU")
+    raw = own if own is not None else cluster.setting("DefCpuPerGPU")
+    text = (raw or "").strip()
+    if not text:
+        return 0
+    if not _digits(text):
+        where = f"partition {part.name!r}" if own is not None else "slurm.conf"
+        raise RequestError(
+            f"{where}: DefCpuPerGPU={raw!r} is not a whole number of CPUs; fix the cluster's "
+            "configuration (e.g. DefCpuPerGPU=8)"
+        )
+    return int(text)
+
+
+def _with_def_cpus_per_gpu(spec: JobSpec, part: Partition, cluster: Cluster) -> JobSpec:
+    """``spec`` with DefCpuPerGPU as its ``--cpus-per-gpu`` where Slurm applies it: a job
+    asking for GPUs (``--gpus``, ``--gpus-per-node``/``--gres=gpu``, ``--gpus-per-task``)
+    with neither ``--cpus-per-gpu`` nor ``-c`` (cons_common/job_test.c ``_set_gpu_defaults``
+    sets it only while ``orig_cpus_per_task`` is NO_VAL; gres_select_util.c
+    ``gres_select_util_job_set_defs`` as def_cpus_per_gres, which the CPU counts use where
+    ``cpus_per_gres`` is unset, and raises ``cpus_per_task`` to GPUs per task x it)."""
+    if spec.cpus_per_gpu is not None or spec.cpus_per_task is not None:
+        return spec
+    if not (spec.gpus or spec.gpus_per_node or spec.gpus_per_task):
+        return spec
+    default = _def_cpus_per_gpu(part, cluster)
+    return replace(spec, cpus_per_gpu=default) if default else spec
+
+
 def _oversubscribe(part: Partition) -> str:
     """The partition's OverSubscribe (NO, EXCLUSIVE, YES[:N], FORCE[:N]); EXCLUSIVE gives
     every job whole nodes, as --exclusive does (slurm.conf(5))."""
@@ -2775,6 +2815,7 @@ def spread_of(
         or res.max_nodes is not None
         or res.whole_node
         or res.mem_whole_node
+        or res.cpus_per_gpu
         or res.cpus_per_node != -(-res.ntasks // res.nodes) * res.cpus_per_task
     ):  # fmt: skip
         return None
@@ -2822,6 +2863,7 @@ def _gpus_spread(
         or res.whole_node
         or res.mem_whole_node
         or res.mem_per_gpu_mb
+        or res.cpus_per_gpu
     ):  # fmt: skip
         return None
     part = cluster.partition(res.partition)
@@ -3344,6 +3386,7 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
     _check_array_size(spec, cluster)
     part = _partition_of(spec, cluster)
     pool = _eligible_nodes(spec, cluster, part)
+    spec = _with_def_cpus_per_gpu(spec, part, cluster)
     counts = _counts(spec)
     if counts.warning:
         _warn(counts.warning)  # sbatch's own words
@@ -3519,6 +3562,7 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
         )
 
     # GPUs and CPUs per node
+    dealt = 0  # (-N k --gpus=M: M GPUs dealt over the nodes, Resources.gpus_per_job)
     if spec.gpus_per_node:
         gpn = spec.gpus_per_node
     elif spec.gpus:
@@ -3528,7 +3572,9 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
                 "least one GPU"
             )
         gpn = math.ceil(spec.gpus / nodes)
-        if gpn * nodes != spec.gpus:
+        if _deals_gpus(spec, counts, nodes, part, limits, per_cpu_asked, tracked):
+            gpn, dealt = 1, spec.gpus
+        elif gpn * nodes != spec.gpus:
             _warn_gpus_rounded(spec, nodes, gpn)
     else:
         gpn = 0
@@ -3585,6 +3631,8 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
         )
 
     fitting = pool.where(fits)
+    if dealt and not part_limit and len(fitting) >= nodes:  # (else as any request below)
+        _check_dealt_gpus(spec, fitting, nodes, part)
     shape = Resources(  # (what spread_of tests: whether the job may spread over nodes)
         part.name, nodes, ntasks, tasks_per_node, cpt, cpn, mem, gpn, None, None,
         whole_node=spec.exclusive or _oversubscribe(part) == "EXCLUSIVE",
@@ -3712,6 +3760,8 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
         mem_per_gpu_mb=per_gpu,
         mem_whole_node=whole_memory,
         req_mem_mb=requested,
+        gpus_per_job=dealt,
+        cpus_per_gpu=spec.cpus_per_gpu or 0,
         limit_reason=part_limit or limit_reason,
         req_nodes=nodes if counts.nodes_from else None,
         req_cpus=(
@@ -3739,6 +3789,48 @@ def _check_array_size(spec: JobSpec, cluster: Cluster) -> None:
             f"--array={spec.array}: index {top} exceeds MaxArraySize={size} of cluster "
             f"{cluster.name!r} ({said}): Invalid job array specification; use indices "
             "below it, or raise MaxArraySize in the cluster's slurm.conf"
+        )
+
+
+def _deals_gpus(
+    spec: JobSpec, counts, nodes: int, part: Partition, limits, per_cpu_asked, tracked: bool
+) -> bool:
+    """Whether ``--gpus=M`` on the ``-N k`` nodes (k > 1) is dealt over them as Slurm deals
+    it, unevenly (:attr:`Resources.gpus_per_job`): gres_select_filter.c ``_set_job_bits1``
+    gives each node, in node order, what it has up to the GPUs left less one for each node
+    after it (real Slurm 22.05, ``gpus-per-job``: ``-N 2 --gpus=5`` 4 + 1, ``--gpus=4`` 3 +
+    1 on idle 4-GPU nodes). Not where a node's CPUs or memory follow its GPUs
+    (``--cpus-per-gpu`` or DefCpuPerGPU, ``--mem-per-gpu`` or DefMemPerGPU) or its own
+    memory (``--mem=0``, or no memory asked for and no default), nor for whole nodes
+    (``--exclusive``, OverSubscribe=EXCLUSIVE), ``--gpus-per-task``, ``-N MIN-MAX`` or a
+    node list: slurmlab gives those the same GPUs on every node (:func:`_warn_gpus_rounded`)."""
+    default_mem = limits["DefMemPerCPU"] or limits["DefMemPerNode"]
+    if spec.mem_mb is not None:
+        mem_ok = spec.mem_mb != 0 or not tracked
+    else:
+        per_gpu = per_cpu_asked is None and limits["DefMemPerGPU"]
+        mem_ok = not per_gpu and (per_cpu_asked is not None or default_mem or not tracked)
+    return (
+        counts.nodes_from == "-N"
+        and nodes > 1
+        and spec.max_nodes is None
+        and not (spec.gpus_per_task or spec.cpus_per_gpu or spec.exclusive or spec.nodelist)
+        and spec.mem_per_gpu_mb is None
+        and _oversubscribe(part) != "EXCLUSIVE"
+        and bool(mem_ok)
+    )
+
+
+def _check_dealt_gpus(spec: JobSpec, fitting: _Pool, nodes: int, part: Partition) -> None:
+    """``-N k --gpus=M`` dealt over k nodes: the k nodes of the partition with the most GPUs
+    must hold M (cons_tres ``_eval_nodes`` stops at max_nodes k; ``gres_sched_test``),
+    else the request is refused ("Requested node configuration is not available")."""
+    sizes = sorted((min(n.gpus, spec.gpus) for n in fitting), reverse=True)
+    if sum(sizes[:nodes]) < spec.gpus:
+        raise RequestError(
+            f"--gpus={spec.gpus} on --nodes={nodes}: the {nodes} nodes of partition "
+            f"{part.name!r} with the most GPUs hold {sum(sizes[:nodes])}: Requested node "
+            f"configuration is not available; ask more nodes, or --gpus={sum(sizes[:nodes])}"
         )
 
 

@@ -485,6 +485,8 @@ def _check_node_options(kv: dict[str, str], what: str, no: int, source: str) -> 
                 )
             if value.upper().startswith("FAIL"):
                 _warn_fail_state(value, what, no, source)
+            elif value.upper().startswith("CLOUD"):
+                _warn_cloud_state(value, what, no, source)
             elif value.upper() in ("ALLOCATED", "MIXED", "ERROR"):
                 warn_at_caller(
                     f"{source} line {no}: {what}: State={value}: not modelled by slurmlab: "
@@ -499,6 +501,22 @@ def _warn_fail_state(value: str, what: str, no: int, source: str) -> None:
         f"{source} line {no}: {what}: State={value}: slurmlab has no FAIL state; it drains "
         "the node instead, which schedules the same (Slurm starts no new job on a failing "
         "node either), but sinfo shows drain where Slurm shows fail"
+    )
+
+
+def _warn_cloud_state(value: str, what: str, no: int, source: str) -> None:
+    """``State=CLOUD`` (a NodeName= or DownNodes= line): Slurm starts the node powered down
+    (node_conf.c ``state_str2int``: IDLE | CLOUD | POWERED_DOWN, sinfo's ``idle~``) and
+    boots it with ResumeProgram when a job is given it (power_save.c; without a
+    ResumeProgram and SuspendProgram power saving is off and the node never boots). slurmlab
+    models no power saving: the node is IDLE and up from the start."""
+    warn_at_caller(
+        f"{source} line {no}: {what}: State={value}: not modelled by slurmlab: Slurm starts "
+        "the node powered down (idle~) and boots it with ResumeProgram when a job is given "
+        "it, the job waiting for the boot (up to ResumeTimeout; without a ResumeProgram the "
+        "node never boots); slurmlab starts it IDLE and powered up, and jobs start on it at "
+        "once. Give State=IDLE to simulate an always-on node, or State=FUTURE to keep it "
+        "out of use"
     )
 
 
@@ -811,6 +829,7 @@ def _down_state(value: str, what: str, no: int, source: str) -> str | None:
     if word.startswith("DRAIN"):
         return "DRAIN"
     if word.startswith("CLOUD"):
+        _warn_cloud_state(value, what, no, source)
         return "IDLE"  # (as on a NodeName= line)
     if word == "UNKNOWN":
         return None  # (slurmctld leaves the state as it is)

@@ -371,18 +371,6 @@ NODE_SIMPLIFICATIONS: dict[tuple[str, str], str] = {
     ("backfill-mix", "j29"): "follows j18 (gpu2 is full in real Slurm, gpu4 in the simulation)",
     ("backfill-mix", "j24"): "follows j18 and j29 (the node each left free)",
     ("backfill-mix", "j25"): "its start differs (listed above: it follows j28)",
-    ("gpu-spellings", "gpus_two_nodes"): (
-        "--gpus=3 on 2 nodes: Slurm allocates 3 GPUs (2 + 1) and started it at 41 on gpu1's "
-        "2 and gpu4's 1; the simulator gives every node the same shape (2 GPUs each), so it "
-        "waited for gpu2 (44)"
-    ),
-    ("gpu-spellings", "gpus_spread"): (
-        "follows gpus_two_nodes, which goes first on both sides (job size counts its -N 2, "
-        "against gpus_spread's one node: sprio 174 and 87): it holds 2 + 2 GPUs of gpu[1-2] "
-        "in the simulation (Slurm: gpu1's 2 and gpu4's 1), so --gpus=6, spread over the "
-        "nodes with GPUs free, gets gpu4's 2 and 2 of each of gpu[1-2] (Slurm: gpu1's 2 and "
-        "gpu2's 4)"
-    ),
     ("preemption", "filler"): (
         "the simulator's main scheduler starts it at its submission (1 s); real Slurm started "
         "it a second later in the backfill cycle that started big, which (larger, so of higher "
