@@ -126,7 +126,8 @@ def fitting_mask(
 ) -> np.ndarray:
     """Boolean per node: the job's per-node demand fits in ``free`` there (wholly idle
     nodes for ``exclusive``, nodes of wholly free memory for ``whole_memory``)."""
-    ok = mask & covers(free, demand)
+    ok = covers(free, demand)  # (free may hold several intervals: one row of ok each)
+    ok &= mask
     if exclusive:
         ok &= idle(free, capacity)
     elif whole_memory:
@@ -186,7 +187,7 @@ def choose_nodes(
             return None
         if exclusive and not (f == capacity[0]).all():
             return None
-        if whole_memory and f[1] != capacity[0][1]:
+        if whole_memory and f[MEM] != capacity[0][MEM]:
             return None
         return (0,)
     ok = fitting_mask(free, capacity, demand, mask, exclusive, whole_memory)

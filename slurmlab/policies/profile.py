@@ -22,7 +22,15 @@ from operator import itemgetter
 import numpy as np
 
 from slurmlab.policies.base import MEM
-from slurmlab.policies.placement import best_fit, choose_nodes, covers, held, idle, spread_nodes
+from slurmlab.policies.placement import (
+    best_fit,
+    choose_nodes,
+    covers,
+    fitting_mask,
+    held,
+    idle,
+    spread_nodes,
+)
 
 __all__ = ["MergedProfile", "PoolProfile", "Profile", "make_profile"]
 
@@ -229,13 +237,7 @@ class Profile:
         """(ok, w): ``ok[q, n]`` is whether the job may run on column ``n`` of ``free``
         throughout interval ``q``; ``w[n]`` is how many of the job's nodes column ``n``
         stands for (None: one each, as here; see :class:`MergedProfile`)."""
-        ok = covers(free, demand)
-        ok &= mask
-        if exclusive:
-            ok &= idle(free, self.capacity)
-        elif whole_memory:
-            ok &= free[..., MEM] == self.capacity[:, MEM]
-        return ok, None
+        return fitting_mask(free, self.capacity, demand, mask, exclusive, whole_memory), None
 
     def spread_fits(
         self,
