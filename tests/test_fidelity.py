@@ -297,7 +297,7 @@ TRES_SIMPLIFICATIONS = {
             "-N 1-2 after mix-11 takes another path (scorecard.DIVERGED, 25 s): it took "
             "another number of nodes"
         )
-        for key in ("j17", "j26", "j31")
+        for key in ("j17", "j26", "j22")
     },
     ("gpu-spellings", "gpus_spread", "ReqTRES"): (
         "--gpus=6 without -N: Slurm's ReqTRES shows the request before allocation (1 node, "

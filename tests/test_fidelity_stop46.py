@@ -5,8 +5,8 @@ ddp-shapes, gpu-cap, dep-requeue; datasets/realslurm/README.md).
   keeps showing ``BeginTime`` until a scheduler pass tests it: slurmctld clears WAIT_TIME
   only in ``job_independent`` (job_mgr.c), which the passes call. sprio lists it meanwhile.
 * Slurm's will-run test frees running jobs in batches (cons_common/job_test.c
-  ``_will_run_test``); the simulator plans a blocked job at the first moment it fits, so a
-  reservation can hold other nodes (ddp-shapes, mix-17: strict xfail below).
+  ``_will_run_test``) and plans a blocked job at the end of a batch, on the nodes best fit
+  then (ddp-shapes); the ``slurm`` policy plans so too.
 """
 
 from __future__ import annotations
@@ -92,17 +92,11 @@ def test_requeued_jobs_show_their_requeued_run_in_plain_sacct_while_they_wait():
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "Slurm's will-run test (cons_common/job_test.c _will_run_test) frees running jobs in "
-        "batches and plans a blocked job at the end of the batch's last job on the nodes best "
-        "fit then: ddpx on gpu[1-2] at 123 s, so memz backfills on the idle gpu4 at 11 s; the "
-        "simulator plans ddpx at the first moment it fits (gpu[1,4] at 120 s), so memz waits "
-        "(not modelled: README, Fidelity)"
-    ),
-)
 def test_ddp_shapes_mem0_job_backfills_beside_a_will_run_batch_plan():
+    """Slurm's will-run test (cons_common/job_test.c _will_run_test) frees running jobs in
+    batches and plans a blocked job at the end of the batch's last job on the nodes best fit
+    then: ddpx on gpu[1-2] at 123 s, so memz backfills on the idle gpu4 at 11 s, as the
+    simulator's slurm policy now plans it (SlurmBackfill._will_run)."""
     result = _run("ddp-shapes")
     runs = result.sacct(duplicates=True).set_index("JobID")
     start = (runs.loc["memz", "Start"] - result.origin).total_seconds()

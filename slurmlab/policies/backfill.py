@@ -54,7 +54,7 @@ from slurmlab.policies.base import (
     QueueView,
     Start,
 )
-from slurmlab.policies.nodespace import NodeSpace, node_bits
+from slurmlab.policies.nodespace import NodeSpace, bits_mask, node_bits
 from slurmlab.policies.placement import choose_nodes, spread_nodes
 from slurmlab.policies.profile import Profile, make_profile
 from slurmlab.spec.cluster import SCHEDULER_PARAMETERS
@@ -817,6 +817,96 @@ def _earliest(prof: Profile, job: PendingJob, mask: np.ndarray, limit: float):
     )  # fmt: skip
 
 
+def _options(job: PendingJob) -> dict:
+    """The keywords of :meth:`Profile.fits` a job sets (as :func:`_earliest` passes them)."""
+    return {
+        "exclusive": job.exclusive, "mem_per_cpu": job.mem_per_cpu, "most": job.most,
+        "gres_fixed": job.gres_fixed, "gpus_per_job": job.gpus_per_job,
+        "whole_memory": job.whole_memory,
+    }  # fmt: skip
+
+
+def _ends(view: QueueView) -> tuple[np.ndarray, np.ndarray, set]:
+    """The running jobs' expected ends, sorted (cons_common/job_test.c
+    ``_cr_job_list_sort``), whether each holds each node, and the ends as a set: (ends,
+    held[job, node], ends)."""
+    running = sorted(view.running, key=lambda r: r.expected_end)
+    held = np.zeros((len(running), len(view.capacity)), dtype=bool)
+    for k, r in enumerate(running):
+        held[k, list(r.nodes)] = True
+    ends = [r.expected_end for r in running]
+    return np.array(ends, dtype=float), held, set(ends)
+
+
+#: cons_common/job_test.c ``_will_run_test``: the first batch's window (``time_window``)
+WILL_RUN_WINDOW = 30.0
+
+
+def _will_run(prof: Profile, job: PendingJob, mask, limit: float, found, ends, space, epoch):
+    """Move a planned start ``found`` (interval index, start, nodes: the first moment the job
+    fits in the cycle's profile) to where Slurm's will-run test puts it, on the nodes best
+    fit there; ``found`` unchanged when that start is no running job's end or the job does
+    not fit there.
+
+    Slurm (22.05): backfill.c ``_attempt_backfill`` tries a job from ``start_res`` (now,
+    then TRY_LATER the end of a ``node_space`` record) with ``avail_bitmap`` the nodes no
+    record reserves from ``start_res`` to ``start_res`` + its limit, and ``_try_sched``
+    calls ``select_g_job_test(SELECT_MODE_WILL_RUN)``, cons_common/job_test.c
+    ``_will_run_test``, on them. That test sees only running jobs (not the reservations):
+    if the job fits now, it starts now; else it sorts the running jobs that hold any of
+    those nodes (``bit_overlap_any``; the others are skipped) by ``end_time``
+    (``_cr_job_list_sort``: the expected end, ``_guess_job_end`` for one past it) and takes
+    them out of a copy of the node usage in batches. ``end_time`` is the first one's end
+    rounded *up* to the next multiple of 30 epoch seconds (``+ time_window - delta``, a
+    whole 30 s when it is one already); a batch takes jobs while the next ends by
+    ``end_time + time_window``, and ``time_window`` (30 s) then doubles until the next job
+    ends within it (``bf_window_scale`` unset). After each batch the job is tested with the
+    normal node selection (``_job_test``, best fit on the then-free resources); when it
+    fits, its start is the end of the batch's last job (``last_job_ptr->end_time``), on the
+    nodes chosen then. backfill.c keeps the later of that and ``start_res``, tries again
+    later when it is past ``later_start`` or overlaps a reservation
+    (``_test_resv_overlap``), and reserves from it rounded down to ``bf_resolution``.
+
+    Here: the first moment the job fits (``found``) is in the batch that first frees room
+    for it, so its start is the last end within the first boundary
+    ``end_time + 30 * 2**k`` at or after that moment, among the running jobs on the nodes
+    of ``mask`` the reservations (``space``) leave free from the start of the map's record
+    holding that moment for the job's limit; ``epoch`` (:attr:`QueueView.epoch`) puts the
+    simulation's clock on epoch seconds. The nodes are the best fit there in the profile
+    (reservations held). A first fit that is no running job's end (a reservation's end:
+    backfill.c's TRY_LATER) stays as it is."""
+    t = found[1]
+    e, held, known = ends
+    if t not in known:  # (no running job ends then)
+        return found
+    # (no batch reaches past t + 60 s or 2 t - the first end: none ends after t by then?)
+    later = bisect_right(e, t)
+    if later == len(e) or e[later] > max(t + 2 * WILL_RUN_WINDOW, 2 * t - e[0]):
+        return found
+    usable = mask
+    if t < space.end:
+        k = bisect_right(space.times, t) - 1
+        bits, _later = space.free_over(node_bits(mask), space.times[k], space.times[k] + limit)
+        usable = mask & bits_mask(bits, len(mask))
+    e = e[held[:, usable].any(axis=1)]
+    if not len(e) or t not in e:
+        return found
+    first = e[0]
+    barrier = first + WILL_RUN_WINDOW - (first + epoch) % WILL_RUN_WINDOW
+    window = WILL_RUN_WINDOW
+    while barrier + window < t:
+        window *= 2
+    last = float(e[np.searchsorted(e, barrier + window, side="right") - 1])
+    at = bisect_right(prof.times, last) - 1
+    if last <= t or prof.times[at] != last:
+        return found
+    if job.spread is not None:
+        nodes = prof.spread_fits(job.spread, mask, limit, at=at, gpus_per_job=job.gpus_per_job)
+    else:
+        nodes = prof.fits(job.demand, job.count, mask, limit, at=at, **_options(job))
+    return found if nodes is None else (at, last, nodes)
+
+
 def _reserve_earliest(prof: Profile, job: PendingJob, view: QueueView, all_up: bool):
     """Reserve ``job`` at its earliest fit in ``prof`` (on the up nodes its plans may use);
     return that (interval index, start, nodes), or None when it never fits."""
@@ -1021,7 +1111,9 @@ class SlurmBackfill(Conservative):
         """One backfill cycle (backfill.c ``_attempt_backfill``): each tested job, in priority
         order, starts now if it can without delaying a reservation, else is planned.
 
-        Running jobs are expected to end at their time limits, to the second. A planned job
+        Running jobs are expected to end at their time limits, to the second. A job that
+        cannot start now is planned where Slurm's will-run test puts it: at the end of the
+        last running job of the batch of ends after which it fits (:func:`_will_run`). A planned job
         reserves its whole nodes from its start to its end, both rounded *down* to
         ``bf_resolution`` (so a job that would end a few seconds into a reserved slot cannot
         use it), and a job ending at the first second of a reservation overlaps it
@@ -1080,7 +1172,7 @@ class SlurmBackfill(Conservative):
                 queue = [job for job, _reached, _held in cycle.seen] + list(queue)
                 cycle = None
         if cycle is None:
-            cycle = _Cycle(availability(view), self._node_space(view))
+            cycle = _Cycle(availability(view), self._node_space(view), ends=_ends(view))
         beyond = self._plan_jobs(queue, view, cycle, up, blocked, d)
         # (a cycle cut short by bf_max_job_test or by a full map did not see every job: not
         # continued either; nor one under per-cycle caps, whose counts and ages a continued
@@ -1190,6 +1282,8 @@ class SlurmBackfill(Conservative):
             tested += 1
             mask = job.plan_mask if all_up else job.plan_mask & view.up
             found = _earliest(prof, job, mask, limit)
+            if found is not None and found[1] > now:
+                found = _will_run(prof, job, mask, limit, found, cycle.ends, space, view.epoch)
             if found is None:
                 seen.append((job, True, None))
                 reasons[job.id] = "Resources"
@@ -1399,6 +1493,8 @@ class _Cycle:
     sched_nodes: dict = field(default_factory=dict)
     #: id of a job's plan mask -> (the mask, its bitmask); holding the mask keeps its id
     bits: dict = field(default_factory=dict)
+    #: the running jobs' expected ends, sorted, and their nodes (:func:`_ends`)
+    ends: tuple | None = None
 
     def reached(
         self,

@@ -481,6 +481,9 @@ class QueueView:
     #: array -> how many of its tasks run (read-only; arrays without running tasks may be
     #: absent): what a ``%N`` throttle counts (:attr:`PendingJob.throttle`)
     array_tasks: Mapping[int, int] = field(default_factory=dict)
+    #: the simulation's origin (its time 0) in Unix epoch seconds: Slurm aligns its
+    #: will-run test's batches on epoch seconds (cons_common/job_test.c _will_run_test)
+    epoch: float = 0.0
 
     def choose_nodes(
         self, job: PendingJob, free: np.ndarray | None = None, mask: np.ndarray | None = None

@@ -25,13 +25,19 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["NodeSpace", "node_bits"]
+__all__ = ["NodeSpace", "bits_mask", "node_bits"]
 
 
 def node_bits(mask: np.ndarray) -> int:
     """A boolean node mask as an int bitmask (bit ``i``: node ``i``)."""
     packed = np.packbits(np.asarray(mask, dtype=bool), bitorder="little")
     return int.from_bytes(packed.tobytes(), "little")
+
+
+def bits_mask(bits: int, nodes: int) -> np.ndarray:
+    """An int bitmask as a boolean mask of ``nodes`` nodes (the inverse of :func:`node_bits`)."""
+    raw = np.frombuffer(bits.to_bytes((nodes + 7) // 8, "little"), dtype=np.uint8)
+    return np.unpackbits(raw, count=nodes, bitorder="little").astype(bool)
 
 
 @lru_cache(maxsize=4096)

@@ -924,7 +924,7 @@ class Controller:
             now, PendingQueue(queue), running, free, capacity, up, self.node_names,
             self.blocked_windows, self._parts_queued, resume, start, self._smallest_cpus(),
             self._odd, not self._filtering(), self.outside, self.weights, self._multi > 0,
-            self._facts, self._arrays > 0, MappingProxyType(self._tasks_running),
+            self._facts, self._arrays > 0, MappingProxyType(self._tasks_running), self._epoch,
         )  # fmt: skip
 
     def _facts(self, pending: PendingJob) -> JobFacts:

@@ -376,6 +376,7 @@ class Simulation(Controller, Lifecycles, Updates):
             )
         self.seed = parse_whole(seed, what="seed")  # explicit seeds: a whole number, no surprises
         self.origin = DEFAULT_ORIGIN if origin is None else pd.Timestamp(origin)
+        self._epoch = self.origin.timestamp()  # (QueueView.epoch)
         # slurm.conf MinJobAge: how long slurmctld keeps a finished job's record (_records)
         self._min_job_age = _min_job_age(cluster)
         self.options = EngineOptions(

@@ -78,8 +78,9 @@ _MIX13_DECAY = (
     "6.5 s in these recordings), so the first recalculation, at which fair share split "
     "(alice 7500, bob 5000, carol 2500), came at about 54 s: bob's j09 then outranked "
     "carol's j07 and took gpu1 at 57 (j07 at 62). The simulator recalculates every minute "
-    "from the scenario's start (60 s): carol's j07, still ahead at 55, took gpu1, and j09 "
-    "waited until 198"
+    "from the scenario's start (60 s), so its priorities differ from 54 to 60 s (j09, "
+    "backfilled on gpu1 at 50 s here, and j07 still start within the tolerance), and the gpu "
+    "partition's later plans differ"
 )
 _MIX13_FOLLOWS = (
     "follows j09 and j07 (the first priority recalculation, at about 54 s in real Slurm, "
@@ -112,46 +113,36 @@ _MIX15_J10 = (
 )
 _MIX15_FOLLOWS = "follows j10's limit (4:00 here, 2:00 in Slurm: see j11)"
 
-#: Slurm's will-run test (cons_common/job_test.c ``_will_run_test``) frees running jobs in
-#: batches (every job ending within a 30-s window aligned on the first one's end, the window
-#: doubling after each batch) and plans a blocked job at the end of the last job of the first
-#: batch after which it fits, on the nodes best fit then; the simulator plans it at the first
-#: moment it fits, on the nodes free then (a known simplification, README "Fidelity")
-_MIX17_J06 = (
-    "j06 (-n 2 --gres=gpu:2, eligible at 105 s when j03 ended) went to gpu4 in real Slurm, "
-    "gpu3 here: the 4-GPU j19 ahead of it was planned on gpu3 at 265 s by Slurm's will-run "
-    "test (j05, j03, j17 and j20, ending 210-265 s, freed in batches: the start is the end of "
-    "the batch's last job, the nodes the best fit then), on gpu4 at 259 s (the first moment "
-    "4 GPUs are free) by the simulator, so each backfilled j06 on the other node; from then "
-    "on the gpu partition's starts and nodes differ"
+_MIX17_J33 = (
+    "when j06 ended on gpu4 (198 s), real Slurm started j33 (-N 1-2 --gres=gpu:2, 3:00) there "
+    "at 200 and j27 (-n 2 --gpus-per-task=1, 3:00) at 235 on gpu3; the simulator started j27 "
+    "on gpu4 at 200 and j33 at 230 on gpu3 (why real Slurm passed over j27 at 200 is not "
+    "known); from then on the gpu partition's nodes differ"
 )
-_MIX17_FOLLOWS = "follows j06 (gpu4 in real Slurm, gpu3 here: the will-run plans differ)"
-_DDP_MEMZ = (
-    "memz (-N 1 --mem=0 --gpus-per-node=2, 2:00, submitted at 9 s) was backfilled at 11 s on "
-    "the idle gpu4 in real Slurm: the exclusive 2-node ddpx ahead of it was planned on gpu[1-2] "
-    "at 123 s (squeue --start), the will-run test freeing pin (gpu1, 120 s) and ddp1 "
-    "(gpu[2-3], 123 s) in one batch and starting it at the batch's last end on the first "
-    "nodes; the simulator plans ddpx at the first moment it fits, 120 s on gpu1 and the idle "
-    "gpu4, so memz (ending at 129) may not backfill there and waits for gpu4 (63 s), while "
-    "ddp2 (-N 2 --gpus-per-node=2, which real Slurm started at 63) takes gpu[1,4] at 12"
+_MIX17_FOLLOWS = "follows j33 and j27 (each started on the other's node at 200 s)"
+_DDP_S3 = (
+    "s2 (2 GPUs on gpu1, 20 s) started at 25 s here (a backfill cycle; real Slurm: at its "
+    "submission, 21 s), so gpu1 is busy until 45 here and s3 (1 GPU) starts at 40 on gpu4, "
+    "freed by memz; in real Slurm memz (gpu4) and s2 (gpu1) ended in the same second (41 s), "
+    "both nodes still completing (epilog: can_job_run_on_node), and s3 started at 46 on "
+    "gpu1, the best fit then"
 )
-_DDP_FOLLOWS = "follows memz (on gpu4 from 11 s in real Slurm, from 63 s here)"
 _MIX18_J23 = (
     "j23 (-n 8 --begin=now+24, limit cut to 2:00, eligible at 113 s) was backfilled at 117 s "
     "on cpu1 in real Slurm (a cycle 5 s after the last one's end), ending by 237, before the "
     "32-CPU j18 planned on cpu1 from 240 (the will-run test's batch of j03, j10 and j13 ends at "
-    "242 on the first node); the simulator's cycles fall on a 5-s grid, so it tried j23 at 120 "
-    "s, when its window reached the 240 s reservation slot of j21 (planned on cpu1: the "
-    "simulator plans j18 on cpu2 at 225, the first moment it fits), and it waited until 150"
+    "242 on the first node, as in the simulation); the simulator's cycles fall on a 5-s grid, "
+    "so it tried j23 at 120 s, when its window reached j18's 240 s reservation slot, and it "
+    "waited until 180"
 )
 _MIX18_GPU = (
-    "the gpu partition's plans at 140 s differ (real Slurm: j28 on gpu[1-2] and j14 on "
-    "gpu[3-4], both at 228 s, the end of a will-run batch; the simulator: j14 on gpu[1-2] at "
-    "228, after starting j28 at 140), so real Slurm backfilled the array j37's first tasks on "
-    "the idle gpu1 at 142 s while the simulator's j14 reservation keeps them off it; from then "
-    "on the gpu partition's starts differ (most by about 27 s, j14's chain)"
+    "at 140 s both sides plan j28 on gpu[1-2] and j14 on gpu[3-4] at 228 s (the end of a "
+    "will-run batch) and start j28 then, on gpu[3-4]; real Slurm then backfilled the array "
+    "j37's first tasks on the idle gpu1 at 142 s, while the simulator's j14 reservation "
+    "(gpu[1-2] from 228) keeps them off it; from then on the gpu partition's starts differ "
+    "(most by about 27 s, j14's chain)"
 )
-_MIX18_FOLLOWS = "follows j37 and j14 (the gpu partition's will-run plans differ from 140 s)"
+_MIX18_FOLLOWS = "follows j37 and j14 (the gpu partition's plans differ from 142 s)"
 _MIX18_IDS = (
     "from 55 s the JobIDs of the array j02's tasks differ: its tasks 0-1 started at 33 s here "
     "(a batch job tried at its submission), at 35 in real Slurm, so tasks 2-3 started at 55 "
@@ -170,8 +161,8 @@ DIVERGED: dict[str, tuple[float, str]] = {
     "mix-13": (53.0, _MIX13_DECAY),
     "mix-14": (32.0, _MIX14_J08),
     "mix-15": (59.0, _MIX15_J10),
-    "mix-17": (105.0, _MIX17_J06),
-    "ddp-shapes": (9.0, _DDP_MEMZ),
+    "mix-17": (200.0, _MIX17_J33),
+    "ddp-shapes": (40.0, _DDP_S3),
     "mix-18": (55.0, _MIX18_IDS),
 }
 
@@ -247,34 +238,47 @@ SIMPLIFICATIONS.update(
 
 SIMPLIFICATIONS.update(
     {
-        ("mix-11", key): (110.0, _MIX11_FOLLOWS)
-        for key in ("j19", "j21", "j32", "j35", "j24", "j29", "j37", "j26", "j34", "j38", "j30")
+        ("mix-11", key): (120.0, _MIX11_FOLLOWS)
+        for key in (
+            "j19",
+            "j21",
+            "j32",
+            "j35",
+            "j24",
+            "j29",
+            "j37",
+            "j26",
+            "j34",
+            "j38",
+            "j30",
+            "j12_5",
+            "j23",
+        )
     }
 )
-SIMPLIFICATIONS[("mix-13", "j09")] = (150.0, _MIX13_DECAY)
 SIMPLIFICATIONS.update(
     {
         ("mix-13", key): (150.0, _MIX13_FOLLOWS)
         for key in (
-            "j00_2",
             "j21_0",
             "j21_1",
             "j31_0",
-            "j32",
-            "j00_3",
             "j31_2",
             "j19",
-            "j21_3",
-            "j26",
             "j22",
             "j31_3",
             "j28",
             "j31_4",
             "j34_1",
-            "j23",
             "j39",
             "j27",
             "j05",
+            "j10",
+            "j37",
+            "j35",
+            "j16",
+            "j24",
+            "j30",
         )
     }  # fmt: skip
 )
@@ -294,6 +298,7 @@ SIMPLIFICATIONS.update(
             "j18",
             "j19",
             "j20",
+            "j36",
         )
     }  # fmt: skip
 )
@@ -305,7 +310,7 @@ SIMPLIFICATIONS[("mix-14", "j27")] = (
 SIMPLIFICATIONS[("mix-15", "j11")] = (120.0, _MIX15_J10)
 SIMPLIFICATIONS.update(
     {
-        ("mix-15", key): (210.0, _MIX15_FOLLOWS)
+        ("mix-15", key): (240.0, _MIX15_FOLLOWS)
         for key in (
             "j18",
             "j17",
@@ -315,36 +320,21 @@ SIMPLIFICATIONS.update(
             "j31",
             "j15",
             "j34",
-            "j25",
             "j21",
             "j35",
             "j20",
             "j23_2",
             "j22",
-            "j36",
             "j26",
             "j33",
-            "j03",
+            "j32",
+            "j27",
+            "j30",
         )
     }  # fmt: skip
 )
-_MIX16_J24 = (
-    "at 135-137 s, when j01 and j15 ended: real Slurm's backfill reservations (from its "
-    "will-run estimates, which take running jobs out in batches) left j24 (1 GPU, 3:00) no "
-    "room until 160 s; the simulator's plans (j21 on gpu1 from 195 s, j29 on gpu3 from "
-    "238 s) leave gpu2 free for it, and it backfills there at 135 s"
-)
-SIMPLIFICATIONS[("mix-16", "j24")] = (30.0, _MIX16_J24)
-SIMPLIFICATIONS.update(
-    {
-        ("mix-17", key): (math.inf, _MIX17_FOLLOWS)
-        for key in ("j04", "j33", "j27", "j15_1", "j15_2", "j22", "j23")
-    }
-)
-SIMPLIFICATIONS[("ddp-shapes", "memz")] = (60.0, _DDP_MEMZ)
-SIMPLIFICATIONS[("ddp-shapes", "ddp2")] = (60.0, _DDP_FOLLOWS)
-SIMPLIFICATIONS[("mix-18", "j23")] = (40.0, _MIX18_J23)
-SIMPLIFICATIONS[("mix-18", "j31")] = (30.0, "follows j23 (cpu1 free from 130 s in the simulation)")
+SIMPLIFICATIONS.update({("mix-17", key): (math.inf, _MIX17_J33) for key in ("j33", "j27")})
+SIMPLIFICATIONS[("mix-18", "j23")] = (70.0, _MIX18_J23)
 SIMPLIFICATIONS.update({("mix-18", f"j37_{k}"): (math.inf, _MIX18_GPU) for k in (0, 2, 3, 4)})
 SIMPLIFICATIONS.update(
     {
@@ -408,12 +398,13 @@ NODE_SIMPLIFICATIONS: dict[tuple[str, str], str] = {
             "j10",
             "j14",
             "j36",
-            "j28",
             "j01_2",
-            "j18",
             "j34",
             "j19",
-            "j30",
+            "j24",
+            "j20",
+            "j33",
+            "j37",
         )
     },  # fmt: skip
     **{
@@ -426,11 +417,9 @@ NODE_SIMPLIFICATIONS: dict[tuple[str, str], str] = {
             "j23_0",
             "j24",
             "j28",
-            "j31",
             "j29",
             "j15",
             "j34",
-            "j38",
             "j25",
             "j32",
             "j21",
@@ -443,74 +432,54 @@ NODE_SIMPLIFICATIONS: dict[tuple[str, str], str] = {
             "j26",
             "j33",
             "j07",
-        )
-    },  # fmt: skip
-    ("mix-16", "j24"): _MIX16_J24,
-    ("mix-16", "j32"): "follows j24 (on gpu2 from 135 s in the simulation, from 160 s in Slurm)",
-    ("mix-17", "j06"): _MIX17_J06,
-    **{
-        ("mix-17", key): _MIX17_FOLLOWS
-        for key in (
-            "j26",
-            "j34",
-            "j38",
-            "j04",
-            "j15_0",
-            "j12",
+            "j09",
             "j27",
-            "j15_1",
-            "j35",
-            "j15_2",
-            "j39",
-            "j28",
-            "j30",
-            "j14",
-            "j22",
         )
     },  # fmt: skip
-    ("ddp-shapes", "s2"): _DDP_FOLLOWS,
-    ("ddp-shapes", "ddpx"): _DDP_FOLLOWS,
+    ("mix-17", "j33"): _MIX17_J33,
+    ("mix-17", "j27"): _MIX17_J33,
+    ("mix-17", "j25"): _MIX17_FOLLOWS,
+    ("ddp-shapes", "s3"): _DDP_S3,
     **{("mix-18", f"j37_{k}"): _MIX18_GPU for k in (0, 2, 3, 4)},
     ("mix-11", "j08_1"): _MIX11_J08,
     ("mix-11", "j09"): _MIX11_J08,
     **{
         ("mix-11", key): _MIX11_FOLLOWS
-        for key in ("j17", "j18", "j19", "j12_2", "j31", "j23", "j29", "j26", "j34", "j38")
+        for key in (
+            "j17",
+            "j18",
+            "j19",
+            "j12_2",
+            "j31",
+            "j26",
+            "j34",
+            "j38",
+            "j24",
+            "j32",
+            "j35",
+            "j21",
+            "j22",
+        )
     },
     **{
         ("mix-13", key): _MIX13_FOLLOWS
         for key in (
             "j00_2",
-            "j21_0",
-            "j21_1",
             "j31_0",
-            "j10",
-            "j15",
-            "j29",
-            "j38",
-            "j32",
             "j00_3",
             "j31_2",
-            "j37",
-            "j21_2",
             "j21_3",
             "j13",
             "j35",
             "j26",
             "j22",
-            "j31_3",
-            "j28",
-            "j34_0",
-            "j31_4",
-            "j16",
             "j18",
             "j33",
-            "j34_2",
             "j23",
             "j25",
             "j39",
             "j27",
-            "j05",
+            "j34_1",
         )
     },  # fmt: skip
     **{
