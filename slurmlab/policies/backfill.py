@@ -1199,7 +1199,7 @@ class SlurmBackfill(Conservative):
         table = self.node_space_size  # the records the map may hold (bf_node_space_size)
         res = self.bf_resolution
         first_slot = _slot_of(now, res)
-        unreached, seen, reasons, planned = cycle.unreached, cycle.seen, d.reasons, d.planned
+        unreached, seen, reasons = cycle.unreached, cycle.seen, d.reasons
         begun: set[int] = set()  # (-p a,b: a job queued in several partitions starts once)
         caps, no_reserve = self._caps, False
         # An array's pending record in a partition (PendingJob.array; -p a,b: one per
@@ -1266,9 +1266,8 @@ class SlurmBackfill(Conservative):
                     t is not None
                     and not no_reserve  # (TEST_NOW_ONLY: no start but now)
                     and (cycle.cut is None or not (job.plan_mask & cycle.cut).any())
-                    and (job.id not in planned or t < planned[job.id])
                 ):
-                    planned[job.id] = t
+                    _plan(d, job.id, t)
                 continue
             if not cycle.reached(space, unreached, job, up, now, blocked, now_only=no_reserve):
                 seen.append((job, False, None))
@@ -1330,8 +1329,7 @@ class SlurmBackfill(Conservative):
                     hopeless[shape] = (limit, not job.blocks, None)
                 else:
                     beyond = True  # (a start beyond the window: see below)
-                    if job.id not in planned or later[1] < planned[job.id]:
-                        planned[job.id] = later[1]
+                    _plan(d, job.id, later[1])
                 seen.append((job, True, None))
                 continue
             if t > horizon:
@@ -1343,16 +1341,14 @@ class SlurmBackfill(Conservative):
                 # ahead (free room only grows after the map), later
                 hopeless[shape] = (limit, not job.blocks, t)
                 beyond = True
-                if job.id not in planned or t < planned[job.id]:  # (-p a,b: the earliest)
-                    planned[job.id] = t
+                _plan(d, job.id, t)  # (-p a,b: the earliest)
                 continue
             if job.reserve_most is not None and len(nodes) > job.reserve_most:
                 # over a QOS/association limit on the nodes planned: "adding reservation
                 # for %pJ blocked by acct_policy_job_runnable_post_select", no reservation;
                 # the will-run test's start stays (backfill.c ``continue``s): squeue --start
                 # shows it, with no nodes
-                if job.id not in planned or t < planned[job.id]:
-                    planned[job.id] = t
+                _plan(d, job.id, t)
                 seen.append((job, True, None))
                 continue
             # Like Slurm, planned reservations take whole nodes, from the start and to the end
@@ -1442,12 +1438,14 @@ def _facts(view: QueueView, job: PendingJob) -> JobFacts:
     return view.facts(job)
 
 
-def _plan(d: Decision, jid: int, t: float, nodes: tuple[int, ...]) -> None:
-    """A planned start and its nodes (squeue --start); a job queued in several partitions
-    (``-p a,b``, a record each) shows its earliest."""
+def _plan(d: Decision, jid: int, t: float, nodes: tuple[int, ...] | None = None) -> None:
+    """A planned start and its nodes (squeue --start; None: a start without a reservation,
+    no SCHEDNODES given); a job queued in several partitions (``-p a,b``, a record each)
+    shows its earliest."""
     if jid not in d.planned or t < d.planned[jid]:
         d.planned[jid] = t
-        d.sched_nodes[jid] = nodes
+        if nodes is not None:
+            d.sched_nodes[jid] = nodes
 
 
 def _slot_of(t: float, res: float) -> float:
