@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from slurmlab.policies.placement import best_fit, choose_nodes, gres_fixed
@@ -129,7 +130,11 @@ def test_the_engine_places_gpu_jobs_as_real_slurm(realslurm_run, probe, node):
 def test_a_planned_one_task_gpu_job_is_planned_on_the_first_fitting_node(realslurm_run):
     """Backfill's plan (SCHEDNODES) uses the same rule: with every GPU held until 120 s on
     gpu1 and gpu2 and until 60 s on gpu3 and gpu4 (gpu4 tighter), a waiting `-n 1
-    --gres=gpu:1` job is planned on gpu3 at 60 s and starts there."""
+    --gres=gpu:1` job starts on gpu3 when its jobs end (50 s). Its plan before then follows
+    the will-run test's batches (cons_common/job_test.c _will_run_test): the ends at 60 s
+    round up to 90, and the end at 120 s falls within 90 + 30, so all three are freed in one
+    batch and the job is planned at the last one's end, 120 s, on the best fit of the idle
+    gpu[1-3], gpu1."""
     jobs = """\
         - {id: a, submit: 0, runtime: 110, user: alice, args: "-p gpu -w gpu[1-2] -N 2 --gres=gpu:4 -t 2 -A llm"}
         - {id: b, submit: 0, runtime: 50, user: alice, args: "-p gpu -w gpu3 -n 2 --gres=gpu:4 -t 1 -A llm"}
@@ -140,7 +145,8 @@ def test_a_planned_one_task_gpu_job_is_planned_on_the_first_fitting_node(realslu
     result = realslurm_run(jobs)
     assert result.jobs.set_index("JobID").loc["p", "NodeList"] == "gpu3"
     start = result.squeue(at=20.0).set_index("JOBID")
-    assert start.loc["p", "SCHEDNODES"] == "gpu3"
+    assert start.loc["p", "SCHEDNODES"] == "gpu1"
+    assert start.loc["p", "START_TIME"] == result.origin + pd.Timedelta(seconds=120)
 
 
 def test_a_pending_node_range_jobs_size_counts_its_planned_nodes(realslurm_run):
