@@ -9,6 +9,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import slurmlab
@@ -102,9 +103,10 @@ def test_squeue_start_shows_a_held_jobs_begin_time_as_real_slurm():
         r = Scenario.load(DATA / "scenarios" / "holds.yaml").run()
     rows = r.squeue_text(at=50, start=True).splitlines()[1:]
     shown = [(line.split()[0], line.split()[5]) for line in rows]
+    at = (r.origin + pd.Timedelta(seconds=s) for s in (151, 161))  # (the fixture's real t0)
     assert shown[:2] == [
-        ("requeueheld", "2026-01-05T00:02:31"),
-        ("run_held", "2026-01-05T00:02:41"),
+        ("requeueheld", next(at).strftime("%Y-%m-%dT%H:%M:%S")),
+        ("run_held", next(at).strftime("%Y-%m-%dT%H:%M:%S")),
     ]
     assert all(start == "N/A" for _job, start in shown[2:])
 

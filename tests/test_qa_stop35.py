@@ -313,8 +313,8 @@ def test_why_pending_names_memory_when_it_alone_holds_a_job_back():
     assert (
         "What it waits for is memory: the CPUs and GPUs it needs are free now on enough "
         "nodes, but not 64000 MB per node (it asks for none and the cluster sets no "
-        "DefMemPerCPU, DefMemPerGPU or DefMemPerNode, so it gets a node's whole memory: the "
-        "smallest of its nodes'); those nodes have no memory free: the jobs running there "
+        "DefMemPerCPU, DefMemPerGPU or DefMemPerNode, so it gets a node's whole memory); "
+        "those nodes have no memory free: the jobs running there "
         "hold it all (a job that asks "
         "for none gets a node's whole memory here, as this one does), so it waits for one of "
         "them to end; give the jobs --mem (or the cluster DefMemPerCPU) so that several share "
