@@ -347,11 +347,7 @@ class Easy(Fifo):
                     elif extra.delays(job):  # (so it does not fit in the profile either)
                         shape = None
                     else:
-                        nodes = prof.fits(
-                            job.demand, job.count, mask, job.limit, exclusive=job.exclusive,
-                            mem_per_cpu=job.mem_per_cpu, most=job.most, gres_fixed=job.gres_fixed,
-                            gpus_per_job=job.gpus_per_job, whole_memory=job.whole_memory,
-                        )  # fmt: skip
+                        nodes = prof.fits(job.demand, job.count, mask, job.limit, **_options(job))
                         if nodes is None and len(capacity) > 1:
                             moved = extra.test(prof, plans, job, mask, view)
                             if moved == "delays":  # (a longer limit may pick other nodes)
@@ -491,11 +487,7 @@ class _PastReservations:
             out = self._out = prof.copy()
             for other, t, taken, usage in plans:
                 out.reserve(taken, -usage, t, t + other.limit)
-        nodes = out.fits(
-            job.demand, job.count, mask, limit, exclusive=job.exclusive,
-            mem_per_cpu=job.mem_per_cpu, most=job.most, gres_fixed=job.gres_fixed,
-            gpus_per_job=job.gpus_per_job, whole_memory=job.whole_memory,
-        )  # fmt: skip
+        nodes = out.fits(job.demand, job.count, mask, limit, **_options(job))
         if nodes is None:
             return None
         trial = out.copy()
@@ -512,9 +504,7 @@ class _PastReservations:
             else:
                 new = trial.fits(
                     other.demand, other.count, other.plan_mask & view.up, other.limit, at=at,
-                    exclusive=other.exclusive, mem_per_cpu=other.mem_per_cpu, most=other.most,
-                    gres_fixed=other.gres_fixed, gpus_per_job=other.gpus_per_job,
-                    whole_memory=other.whole_memory,
+                    **_options(other),
                 )  # fmt: skip
             if new is None:  # it would delay this reservation
                 self._delays[self._key(job)] = job
@@ -730,9 +720,7 @@ class Conservative(Easy):
             else:
                 found = prof.replan(
                     job.demand, job.count, job.plan_mask if all_up else job.plan_mask & up,
-                    job.limit, t, nodes, usage, exclusive=job.exclusive,
-                    mem_per_cpu=job.mem_per_cpu, most=job.most, gres_fixed=job.gres_fixed,
-                    gpus_per_job=job.gpus_per_job, whole_memory=job.whole_memory,
+                    job.limit, t, nodes, usage, **_options(job),
                 )  # fmt: skip
             if found is None or found[1] != t or found[2] != nodes:
                 changes.append((t, t + job.limit, True))  # its old slot, freed
@@ -810,15 +798,12 @@ def _earliest(prof: Profile, job: PendingJob, mask: np.ndarray, limit: float):
     as Slurm places it (:meth:`Profile.spread_earliest`: one node or several)."""
     if job.spread is not None:
         return prof.spread_earliest(job.spread, mask, limit, gpus_per_job=job.gpus_per_job)
-    return prof.earliest(
-        job.demand, job.count, mask, limit, exclusive=job.exclusive,
-        mem_per_cpu=job.mem_per_cpu, most=job.most, gres_fixed=job.gres_fixed,
-        gpus_per_job=job.gpus_per_job, whole_memory=job.whole_memory,
-    )  # fmt: skip
+    return prof.earliest(job.demand, job.count, mask, limit, **_options(job))
 
 
 def _options(job: PendingJob) -> dict:
-    """The keywords of :meth:`Profile.fits` a job sets (as :func:`_earliest` passes them)."""
+    """The keywords of :meth:`Profile.fits`, ``earliest`` and ``replan`` a job sets: how it
+    is placed besides its demand, node count, mask and duration."""
     return {
         "exclusive": job.exclusive, "mem_per_cpu": job.mem_per_cpu, "most": job.most,
         "gres_fixed": job.gres_fixed, "gpus_per_job": job.gpus_per_job,
