@@ -4068,31 +4068,10 @@ def concat_sacct(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
     jobs = jobs.iloc[take].reset_index(drop=True)
     joined = np.flatnonzero(is_joined[take])
     kept_lines = np.asarray([-1 if origin[r][1] is None else origin[r][1] for r in take], np.int64)
-    step_frame = (
-        pd.concat(step_frames, ignore_index=True, sort=False)
-        if step_frames
-        else steps(pd.DataFrame({"JobID": pd.Series(dtype="string")}))
+    step_frame, step_dup, moved = _concat_steps(
+        jobs, joined, step_frames, tables_with_steps, step_of, key, among
     )
-    step_dup = 0
-    if len(step_frame):
-        again = step_frame.duplicated(keep="first").to_numpy()
-        ident = step_frame
-        if "Submit" in step_frame and among:  # (a step's run: its job's Submit, not its own)
-            none = np.datetime64("NaT", "ns")
-            runs = [
-                _run_submits(t, f, among) if "Submit" in f else np.full(len(f), none)
-                for t, f in zip(tables_with_steps, step_frames)
-            ]
-            ident = step_frame.assign(Submit=np.concatenate(runs))
-        order, left, kept = _keep_most_final(
-            ident, [*key, "StepID"], np.concatenate(step_of), again
-        )
-        moved = _join_segments(step_frame, left, kept, np.ones(len(step_frame), dtype=bool))
-        cut += step_frame["JobID"].iloc[moved].astype(str).tolist()
-        step_dup = len(step_frame) - len(order)
-        step_frame = step_frame.iloc[order].reset_index(drop=True)
-        if ident is not step_frame:  # (steps, told by their run's Submit)
-            _sum_step_usage(jobs, joined, step_frame, ident["Submit"].to_numpy()[order])
+    cut += moved
     if cut:
         warn_at_caller(f"concat_sacct: {_truncated(cut)}", SacctParseWarning)
     orphans = ~_owned_by(jobs, step_frame)
@@ -4133,6 +4112,47 @@ def concat_sacct(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
         }
     )
     return jobs
+
+
+def _concat_steps(
+    jobs: pd.DataFrame,
+    joined: np.ndarray,
+    step_frames: list[pd.DataFrame],
+    tables: list[pd.DataFrame],
+    step_of: list[np.ndarray],
+    key: list[str],
+    among: set,
+) -> tuple[pd.DataFrame, int, list[str]]:
+    """:func:`concat_sacct`'s steps: the step rows of every table (``step_frames``, read
+    from ``tables``; ``step_of``: the table of each row), each step kept once as its runs
+    are (:func:`_keep_most_final` on ``key`` and StepID, a step's run told by its job's
+    Submit), its -T segments joined (:func:`_join_segments`), and the usage sacct sums over
+    steps given to the runs joined (rows ``joined`` of ``jobs``, changed in place:
+    :func:`_sum_step_usage`). Returns the steps, how many rows were left out, and the JobIDs
+    of the steps whose Start moved."""
+    if not step_frames:
+        return steps(pd.DataFrame({"JobID": pd.Series(dtype="string")})), 0, []
+    step_frame = pd.concat(step_frames, ignore_index=True, sort=False)
+    if not len(step_frame):
+        return step_frame, 0, []
+    again = step_frame.duplicated(keep="first").to_numpy()
+    ident = step_frame
+    if "Submit" in step_frame and among:  # (a step's run: its job's Submit, not its own)
+        none = np.datetime64("NaT", "ns")
+        runs = [
+            _run_submits(t, f, among) if "Submit" in f else np.full(len(f), none)
+            for t, f in zip(tables, step_frames)
+        ]
+        ident = step_frame.assign(Submit=np.concatenate(runs))
+    order, left, kept = _keep_most_final(ident, [*key, "StepID"], np.concatenate(step_of), again)
+    moved = _join_segments(step_frame, left, kept, np.ones(len(step_frame), dtype=bool))
+    cut = step_frame["JobID"].iloc[moved].astype(str).tolist()
+    dropped = len(step_frame) - len(order)
+    told = ident is not step_frame  # (steps told by their run's Submit)
+    step_frame = step_frame.iloc[order].reset_index(drop=True)
+    if told:
+        _sum_step_usage(jobs, joined, step_frame, ident["Submit"].to_numpy()[order])
+    return step_frame, dropped, cut
 
 
 def _state_of_runs(jobs: pd.DataFrame, step_rows: pd.DataFrame, among: set) -> None:
