@@ -3,7 +3,12 @@
 It reads the job's pending reason at a time, rebuilds the cluster's free
 resources then, and tries three small changes to the request: fewer nodes, a
 shorter time limit (to fit before the next reservation, i.e. to be backfilled),
-and another partition.
+and another partition. A change is offered when it would start the job now: it fits
+in what the running jobs (ending at their time limits) and the plans backfill would
+keep for the jobs before it leave (:func:`_room`). Where none would, and the plans
+ahead of it are all known, it says when fewer nodes would start it if nothing else
+changed (:func:`_sooner_on_fewer`). ``tools/why_pending_check.py`` checks these claims
+by making each change in a replay.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ import pandas as pd
 
 from slurmlab.errors import SlurmlabError
 from slurmlab.policies.placement import choose_nodes, covers
+from slurmlab.policies.placement import held as held_rows
+from slurmlab.policies.profile import Profile
 from slurmlab.sim.controller import MAINT_REASON
 from slurmlab.sim.engine import (
     NODES_OUT,
@@ -27,6 +34,7 @@ from slurmlab.sim.engine import (
     _unsplit_at,
     array_heads,
     last_tried,
+    records_at,
     shown_as,
     up_at,
     used_at,
@@ -352,11 +360,7 @@ def _limit_owner(job, reason: str) -> str:
 
 def _why_record(sim: Simulation, job, state: str, t: float) -> str:
     if state != "pending":
-        if state in ("running", "not yet submitted"):
-            return f"Job {job.key} is {state} at {_when(sim, t)}; it is not pending."
-        runs = [*job.runs, sim._run_record(job, job.state)]  # noqa: SLF001
-        end = max((r["End"] for r in runs if r["End"] is not None and r["End"] <= t), default=t)
-        return f"Job {job.key} is not pending: it ended {state} at {_when(sim, end)}."
+        return _not_pending(sim, job, state, t)
     reason = _reason_at(sim, job, t)
     part = sim.cluster.partition(job.partition)
     most = min(len(part.nodes), part.max_nodes or len(part.nodes))  # nodes a job may get
@@ -374,6 +378,56 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
         cpus=job.res.ntasks * job.res.cpus_per_task, pcpus=part_cpus,
         q=job.qos, a=job.account, resv=job.spec.reservation, most=most,
     )  # fmt: skip
+    text, own, reserved_out = _reason_text(sim, job, reason, t, text)
+    lines = [f"Job {job.key} is pending ({reason}): {text}.", *own]
+    # (squeue --start's planned start, after the reason: a job waiting in the queue)
+    expected = _expected(sim, job, t) if reason in ("Resources", "Priority") else ""
+    if expected:
+        lines.insert(1, expected)
+    if job.alts is not None:  # -p a,b: it waits in each partition (a queue record each)
+        lines.append(_partitions_line(sim, job))
+    lines.extend(_fixes(sim, job, reason, part, most, part_cpus))
+    if reason not in ("Priority", "Resources") and not reserved_out:
+        return " ".join(lines)
+    victims = _preempting_at(sim, job, t)
+    if victims:  # (it waits for its victims' GraceTime, not for a change of request)
+        said = ", ".join(
+            f"job {key} (until {_when(sim, end, inside=True)})" for key, end in victims
+        )
+        lines.append(
+            f"It is preempting {said}: a preempted job runs on for its QOS's GraceTime, and "
+            f"this job starts on the nodes it frees at {_when(sim, max(e for _k, e in victims))}."
+        )
+        return " ".join(lines)
+    exempt = _exempt_at(sim, job, t) if reason == "Resources" else []
+    if exempt:  # (it preempts them once their exempt time is over, if it still needs to)
+        said = ", ".join(f"job {key} (until {_when(sim, at, inside=True)})" for key, at in exempt)
+        them = "it" if len(exempt) == 1 else "them"
+        lines.append(
+            f"Its QOS {job.qos} may preempt {said}: PreemptExemptTime protects {them} until "
+            f"then, so it preempts from {_when(sim, min(at for _k, at in exempt))}, if it still "
+            "needs the nodes."
+        )
+        return " ".join(lines)
+    never = _never_within_limits(sim, job)
+    if never:  # (over a limit on its own: no change of nodes, time or partition helps)
+        if expected:  # (a plan that passes without a start)
+            lines[lines.index(expected)] = expected[:-1] + ", but it will not start then."
+        lines.append(never)
+        return " ".join(lines)
+    return _changes_that_help(sim, job, reason, t, lines, reserved_out)
+
+
+def _reason_text(
+    sim: Simulation, job, reason: str, t: float, text: str
+) -> tuple[str, list[str], str | None]:
+    """The words for ``reason`` (``text``: its entry of ``_WORDS``) where the case says more:
+    a requeue's delay or a begin time no pass has looked at since (BeginTime), a
+    maintenance under way, advance reservations that leave too few nodes
+    (ReqNodeNotAvail, :func:`_not_avail`), too few nodes up (Resources), a QOS/association
+    limit over on its own nodes (:func:`_own_allocation_over_limit`) or with nothing else
+    running. With the lines that follow the reason, and the reservations' words when they
+    keep it out (None otherwise)."""
     # (the requeue: at its run's end, or later for scontrol requeue of a finished job)
     requeued = [w for w, kind, jid, _k, _d in sim.events if kind == "requeue" and jid == job.id]
     requeued = [w for w in requeued if w <= t]
@@ -439,57 +493,71 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
             "would still be, so it will never start as it is; ask for less (scontrol "
             f"update), or use another {whose.split()[0]}"
         )
-    lines = [f"Job {job.key} is pending ({reason}): {text}.", *own]
-    # (squeue --start's planned start, after the reason: a job waiting in the queue)
-    expected = _expected(sim, job, t) if reason in ("Resources", "Priority") else ""
-    if expected:
-        lines.insert(1, expected)
-    if job.alts is not None:  # -p a,b: it waits in each partition (a queue record each)
-        order, held = [], []
-        for res, shape, _p in job.alts:
-            why = sim._partition_reason(job, res, shape)  # noqa: SLF001
-            if why is None:
-                order.append(res.partition)
-            else:  # its limits there (MaxTime, MaxNodes...): that record is not queued
-                held.append((res.partition, why))
-        never = [p for p in job.parts.split(",") if p not in order and p not in dict(held)]
-        cannot = [f"{p} ({why})" for p, why in held] + [
-            f"{p} (it can never run there)" for p in never
-        ]
-        where = (
-            f"it waits in {' and '.join(order)}, tried in that order (PriorityTier first), "
-            "and starts in the first with room"
-            if len(order) > 1
-            else f"it waits in {order[0]} only"
-            if order
-            else "it waits in none of them"
-        )
-        lines.append(
-            f"It was submitted to several partitions (-p {job.spec.partition}): {where}"
-            + (f"; not in {', '.join(cannot)}" if cannot else "")
-            + f". The reason and what follows are about partition {job.partition}."
-        )
+    return text, own, reserved_out
+
+
+def _not_pending(sim: Simulation, job, state: str, t: float) -> str:
+    """The line for a job not pending at ``t``: running, not yet submitted, or ended."""
+    if state in ("running", "not yet submitted"):
+        return f"Job {job.key} is {state} at {_when(sim, t)}; it is not pending."
+    runs = [*job.runs, sim._run_record(job, job.state)]  # noqa: SLF001
+    end = max((r["End"] for r in runs if r["End"] is not None and r["End"] <= t), default=t)
+    return f"Job {job.key} is not pending: it ended {state} at {_when(sim, end)}."
+
+
+def _partitions_line(sim: Simulation, job) -> str:
+    """The line for a job submitted to several partitions (``-p a,b``): where it waits
+    (a queue record each, tried in PriorityTier order), and where it cannot."""
+    order, held = [], []
+    for res, shape, _p in job.alts:
+        why = sim._partition_reason(job, res, shape)  # noqa: SLF001
+        if why is None:
+            order.append(res.partition)
+        else:  # its limits there (MaxTime, MaxNodes...): that record is not queued
+            held.append((res.partition, why))
+    never = [p for p in job.parts.split(",") if p not in order and p not in dict(held)]
+    cannot = [f"{p} ({why})" for p, why in held] + [f"{p} (it can never run there)" for p in never]
+    where = (
+        f"it waits in {' and '.join(order)}, tried in that order (PriorityTier first), "
+        "and starts in the first with room"
+        if len(order) > 1
+        else f"it waits in {order[0]} only"
+        if order
+        else "it waits in none of them"
+    )
+    return (
+        f"It was submitted to several partitions (-p {job.spec.partition}): {where}"
+        + (f"; not in {', '.join(cannot)}" if cannot else "")
+        + f". The reason and what follows are about partition {job.partition}."
+    )
+
+
+def _fixes(sim: Simulation, job, reason: str, part, most: int, part_cpus: int) -> list[str]:
+    """The ``Fix:`` lines for a job over a limit of its partition or QOS (its time limit,
+    node count or CPUs), each with the change that clears it; and, for a node-count fix, a
+    QOS/association limit the fixed request would still be over on its own."""
+    out: list[str] = []
     if reason == "QOSMaxWallDurationPerJobLimit":
         wall = format_duration(sim.qos[job.qos].max_wall)
-        lines.append(f"Fix: ask for at most -t {wall} ({_update_command(job, time=wall)}).")
+        out.append(f"Fix: ask for at most -t {wall} ({_update_command(job, time=wall)}).")
     if reason in ("PartitionTimeLimit",):
         top = format_duration(part.max_time)
-        lines.append(f"Fix: ask for at most -t {top} ({_update_command(job, time=top)}).")
+        out.append(f"Fix: ask for at most -t {top} ({_update_command(job, time=top)}).")
     if reason == "PartitionNodeLimit" and job.count < part.min_nodes:
-        lines.append(f"Fix: ask for --nodes={part.min_nodes} or more, or another partition.")
+        out.append(f"Fix: ask for --nodes={part.min_nodes} or more, or another partition.")
     elif reason == "PartitionNodeLimit" and job.spec.gpus and job.spec.gpus_per_node:
         gpn = job.spec.gpus_per_node  # (--gpus / --gpus-per-node made the node count)
-        lines.append(
+        out.append(
             f"Fix: ask for --gpus={most * gpn} or fewer (with --gpus-per-node={gpn}: {most} "
             f"nodes){_roomier(sim, job)}."
         )
     elif reason == "PartitionNodeLimit" and job.count <= most < (job.spec.max_nodes or 0):
         span = _node_span(job, job.count, most)  # (-N MIN-MAX)
-        lines.append(
+        out.append(
             f"Fix: ask for --nodes={span} ({_update_command(job, nodes=span)}){_roomier(sim, job)}."
         )
     elif reason == "PartitionNodeLimit":
-        lines.append(
+        out.append(
             f"Fix: ask for --nodes={most} or fewer "
             f"({_update_command(job, nodes=_node_span(job, most, most))}){_roomier(sim, job)}."
         )
@@ -497,45 +565,34 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
         over = _over_on_its_own(sim, job, most)
         if over:
             whose = _limit_owner(job, over)
-            lines.append(
+            out.append(
                 f"On {most} node{'s' * (most > 1)} it would still be over a limit of {whose} "
                 f"({over}) even with no other job of it running: ask for fewer nodes, or less "
                 "on each, too."
             )
     if reason == "PartitionConfig":
         widest = max(sim.cluster.node(n).cpus for n in part.nodes)
-        lines.append(
+        out.append(
             f"Fix: ask for at most {part_cpus} CPUs in all and {widest} on a node (-n, -c, "
             f"--ntasks-per-node){_roomier(sim, job)}."
         )
-    if reason not in ("Priority", "Resources") and not reserved_out:
-        return " ".join(lines)
-    victims = _preempting_at(sim, job, t)
-    if victims:  # (it waits for its victims' GraceTime, not for a change of request)
-        said = ", ".join(
-            f"job {key} (until {_when(sim, end, inside=True)})" for key, end in victims
-        )
-        lines.append(
-            f"It is preempting {said}: a preempted job runs on for its QOS's GraceTime, and "
-            f"this job starts on the nodes it frees at {_when(sim, max(e for _k, e in victims))}."
-        )
-        return " ".join(lines)
-    exempt = _exempt_at(sim, job, t) if reason == "Resources" else []
-    if exempt:  # (it preempts them once their exempt time is over, if it still needs to)
-        said = ", ".join(f"job {key} (until {_when(sim, at, inside=True)})" for key, at in exempt)
-        them = "it" if len(exempt) == 1 else "them"
-        lines.append(
-            f"Its QOS {job.qos} may preempt {said}: PreemptExemptTime protects {them} until "
-            f"then, so it preempts from {_when(sim, min(at for _k, at in exempt))}, if it still "
-            "needs the nodes."
-        )
-        return " ".join(lines)
-    never = _never_within_limits(sim, job)
-    if never:  # (over a limit on its own: no change of nodes, time or partition helps)
-        if expected:  # (a plan that passes without a start)
-            lines[lines.index(expected)] = expected[:-1] + ", but it will not start then."
-        lines.append(never)
-        return " ".join(lines)
+    return out
+
+
+def _changes_that_help(
+    sim: Simulation,
+    job,
+    reason: str,
+    t: float,
+    lines: list[str],
+    reserved_out: str | None,
+) -> str:
+    """``lines`` (the job's reason and what follows it), completed for a job waiting in the
+    queue (or for nodes advance reservations hold) whom no preemption or limit of its own
+    keeps waiting: the nodes held for a job of another partition, memory it waits for, and
+    the smallest changes of its request that would start it now (:class:`_Hint`), tested
+    against the limits and the jobs ahead (:func:`_possible`); or why none is given."""
+    up = up_at(sim, t)
     free = sim.capacity - used_at(sim, t)
     heads = array_heads(sim, t)  # (once: every array's pending record at t)
     if job.throttle is not None:  # (its array's running tasks fill %N)
@@ -569,16 +626,27 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
                 "nodes (Slurm's main scheduler gives no job after a blocked one the nodes of "
                 "its partition)."
             )
-    # planned starts of other jobs from now on (reservations a change must not delay)
+    # the planned starts a change must not delay (:func:`_planned_from`), and the room they
+    # and the running jobs (ending at their limits) leave from now on, as backfill sees it
     planned = _planned_from(sim, job, t)  # (other job, when its plan holds its nodes from)
     ahead = [start for _other, start in planned]
-    clear = not any(p < t + job.limit for p in ahead)  # it would end before all of them
-    # the nodes a plan holds from before it would end (squeue --start's SCHEDNODES): no
-    # change may count on them; with a plan of unknown nodes in that time, on none
-    until = t + job.limit + _strict(sim.policy)
-    planned_on, planned_known = _planned_nodes(sim, planned, t, until)
     # (a slurm backfill cycle starts a later job only if it tested it: bf_max_job_test)
     tested = reason != "Priority" or _tested(sim, job, t)
+    later = (
+        reason == "Priority"
+        and _backfills(sim.policy)
+        and tested
+        and _planned_ahead(sim, job, t, heads)
+    )
+    first = reason == "Resources" or bool(reserved_out)  # (it waits for no job ahead)
+    # (a job behind others starts in a backfill cycle, up to bf_interval later)
+    delay = _cycle_delay(sim.policy) if later else 0.0
+    room = _room(sim, t, free, planned)
+    # how long a change must find room for from now: its limit (ending by a plan's start,
+    # or one second before it under slurm), from up to a cycle away; and whether every plan
+    # in that time names its nodes (squeue --start's SCHEDNODES: else no node is sure)
+    span = job.limit + delay + _strict(sim.policy)
+    known = _plans_known(planned, t, t + span)
     hints: list[_Hint] = []
     usable = _outside(mask, windows, t + job.limit)
     fits_now = choose_nodes(
@@ -586,6 +654,7 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
         whole_memory=job.whole_memory,
     )  # fmt: skip
     memory_bound = False
+    estimate = None  # (no change starts it now: the line saying when fewer nodes would)
     if reason == "Resources" and fits_now is None and not job.exclusive and job.demand[1] > 0:
         # memory alone: its CPUs and GPUs are free now on enough nodes, not the MB it asks
         # (a job asking none gets each node's whole memory under CR_*_Memory)
@@ -597,53 +666,39 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
     if fits_now is None:
         # fewer nodes: for the first job in line, or for a later one when the policy
         # backfills (under fifo, and Slurm's main scheduler alone, a later job waits for
-        # Priority whatever its size); whole nodes for --exclusive; and only when no
-        # reservation planned for another job falls within its time limit (it would delay
-        # that job, so backfill would not start it)
+        # Priority whatever its size); whole nodes for --exclusive; and only where it would
+        # delay no planned start (backfill would not start it: backfill.c _try_sched on the
+        # node_space map, which holds each plan's resources, not whole nodes)
         fewer = next(
             (
                 k
                 for k in range(job.count - 1, 0, -1)
-                if (planned_known or clear)
+                if known
                 and (shape := _shape_on(sim, job, k)) is not None
-                and choose_nodes(
-                    free,
-                    sim.capacity,
-                    shape,
-                    k,
-                    usable & ~planned_on,
-                    job.exclusive,
-                    whole_memory=job.whole_memory,
-                )  # fmt: skip
+                and _pick(sim, job, room, k, usable, span, demand=shape, ranged=False)
             ),
             None,
         )
-        later = (
-            reason == "Priority"
-            and _backfills(sim.policy)
-            and tested
-            and _planned_ahead(sim, job, t)
-        )
-        first = reason == "Resources" or bool(reserved_out)  # (it waits for no job ahead)
+        # (none now: when with fewer, if sooner; not for a job behind others under slurm,
+        # whose cycles plan the jobs ahead again, each on whole nodes, at other times)
+        if fewer is None and (first or (later and getattr(sim.policy, "name", None) != "slurm")):
+            estimate = _sooner_on_fewer(sim, job, t, room, mask, delay, heads)
         if fewer and (first or later):
             top = job.spec.max_nodes  # (-N MIN-MAX: NumNodes=N would keep the maximum)
-            span = f"-{top}" if top and top > job.count else ""
+            upto = f"-{top}" if top and top > job.count else ""
             shape = _shape_on(sim, job, fewer)
-            there = _pick(sim, job, free, fewer, usable & ~planned_on, demand=shape, ranged=False)
             hints.append(
                 _Hint(
-                    f"with --nodes={fewer} (instead of {job.count}{span}) it could start now",
+                    f"with --nodes={fewer} (instead of {job.count}{upto}) it could start now",
                     {"nodes": _node_span(job, fewer, fewer)},
-                    there,
+                    _pick(sim, job, room, fewer, usable, span, demand=shape, ranged=False),
                     shape,
                 )
             )
         if first or later:  # ending before an advance reservation begins
-            # (a job behind others starts in a backfill cycle, up to bf_interval later)
-            delay = _cycle_delay(sim.policy) if later else 0.0
             shorter = _before_reservation(sim, job, free, mask, windows, ahead, t, delay)
             if shorter:
-                nodes = _pick(sim, job, free, job.count, shorter[2])
+                nodes = _pick(sim, job, room, job.count, shorter[2])
                 hints.append(_Hint(*shorter[:2], nodes))
     elif ahead and tested:  # (started by a backfill cycle: up to bf_interval later)
         gap = _gap_on(sim, job, planned, free, usable, t)
@@ -661,7 +716,7 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
                             "reservation (a new sbatch: scontrol update cannot set a limit "
                             "below its --time-min)",
                             None,
-                            _pick(sim, job, free, job.count, usable),
+                            _pick(sim, job, room, job.count, usable),
                         )
                     )
             else:
@@ -677,44 +732,10 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
                         f"{format_duration(timedelta(seconds=job.limit)) if not math.isinf(job.limit) else 'UNLIMITED'}) "
                         f"it would end before the next reservation and could be backfilled now{flexible}",
                         {"time": limit},
-                        _pick(sim, job, free, job.count, usable),
+                        _pick(sim, job, room, job.count, usable),
                     )
                 )
-    # another partition's nodes are no use where a plan within its time limit holds them
-    for other in sim.cluster.partitions:
-        if other.name == job.partition or not _could_move(sim, job, other, t, heads):
-            continue
-        try:
-            res = replace(job.spec, partition=other.name).resources(sim.cluster)
-        except SlurmlabError:
-            continue
-        if res.limit_reason is not None:  # it would pend there for ever (MaxMemPerLimit)
-            continue
-        omask = np.zeros(len(sim.node_names), dtype=bool)
-        omask[[sim.node_index[n] for n in res.candidates]] = True
-        whole_memory = sim._whole_memory(res, omask)  # noqa: SLF001
-        demand = np.array([res.cpus_per_node, res.mem_per_node_mb, res.gpus_per_node])
-        omask &= up & ~_held_from(sim, job, t, other.name, ahead_only=False, heads=heads)
-        omask = _outside(omask, windows, t + job.limit) & ~planned_on
-        if not planned_known and not clear:
-            continue  # (a plan within its time limit whose nodes are not known: any node)
-        there = choose_nodes(
-            free, sim.capacity, demand, res.nodes, omask, res.whole_node,
-            whole_memory=whole_memory,
-        )  # fmt: skip
-        if there:
-            there = _pick(
-                sim, job, free, res.nodes, omask, demand=demand, whole=res.whole_node
-            )  # (the nodes it would get there: a -N MIN-MAX job takes up to MAX)
-            hints.append(
-                _Hint(
-                    f"partition {other.name!r} has room for it now (-p {other.name})",
-                    {"partition": other.name},
-                    there,
-                    demand,
-                    other.name,
-                )
-            )
+    hints.extend(_moves(sim, job, t, heads, free, up, windows))
     hints, stopped = _possible(sim, job, t, hints, heads, free, up)
     lines.extend(stopped)
     if hints:
@@ -736,8 +757,71 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
     elif not tested:  # (under slurm: no planned start, so no cycle reserved for it)
         lines.append(_untested(sim, job, t))
     elif not hints and not memory_bound and not stopped:
-        lines.append("No small change to the request would let it start sooner; it has to wait.")
+        lines.append(
+            f"No small change to the request would let it start now. {estimate}"
+            if estimate
+            else "No small change to the request would let it start now; it has to wait."
+        )
     return " ".join(lines)
+
+
+def _sooner_on_fewer(
+    sim: Simulation, job, t: float, room: Profile, mask: np.ndarray, delay: float, heads
+) -> str | None:
+    """``If nothing else changes ..., with --nodes=K it would start at about T instead of
+    T0``: the most nodes fewer than its own with which ``job`` would start before it would as
+    it is, both found as backfill plans a job, at its earliest fit in ``room`` (the running
+    jobs end at their time limits, the plans ahead of it stand; advance reservations hold
+    their nodes in their windows); or None. Said only where that picture is whole: every
+    job queued ahead of it on nodes it may use holds a plan that names its nodes, and no
+    QOS/association limit or array holds it back (what those will let through later is
+    not known now)."""
+    if job.array_id is not None or job.spread is not None or sim._limits:  # noqa: SLF001
+        return None
+    key = _key_at(job, t)
+    for other in sim.jobs.values():
+        if (
+            other is job
+            or _key_at(other, t) >= key
+            or not (other.mask & job.mask).any()
+            or _state_at(sim, other, t) != "pending"
+            or _reason_at(sim, other, t, heads) not in ("Resources", "Priority")
+        ):
+            continue
+        plan = _plan_of(sim, other, t, heads)
+        if plan is None or plan[1] is None or last_before(other.sched, t, None) is None:
+            return None
+    later = room.copy()
+    for r, nodes in sim.reservations.values():  # (advance reservations, in their windows)
+        if r.end > t and r.name != job.spec.reservation and nodes.any():
+            on = tuple(int(i) for i in np.flatnonzero(nodes))
+            later.reserve(on, sim.capacity[list(on)], max(r.start, t), r.end)
+    span = job.limit + _strict(sim.policy)
+    options = dict(
+        exclusive=job.exclusive, mem_per_cpu=job.mem_per_cpu, gres_fixed=job.gres_fixed,
+        gpus_per_job=job.gpus_per_job, whole_memory=job.whole_memory,
+    )  # fmt: skip
+    own = later.earliest(job.demand, job.count, mask, span, **options)
+    own_start = math.inf if own is None else own[1]
+    for k in range(job.count - 1, 0, -1):
+        shape = _shape_on(sim, job, k)
+        found = None if shape is None else later.earliest(shape, k, mask, span, **options)
+        if found is None or found[1] + delay >= own_start - 60:
+            continue
+        top = job.spec.max_nodes
+        upto = f"-{top}" if top and top > job.count else ""
+        instead = (
+            f"instead of about {_when(sim, own_start)}"
+            if math.isfinite(own_start)
+            else "while as it is it finds no room in that picture"
+        )
+        return (
+            "If nothing else changes (the running jobs end at their time limits, the planned "
+            f"starts ahead of it stand), with --nodes={k} (instead of {job.count}{upto}) it "
+            f"would start at about {_when(sim, found[1] + delay)}, {instead} "
+            f"({_update_command(job, nodes=_node_span(job, k, k))})."
+        )
+    return None
 
 
 def _no_reservation(sim: Simulation, job, t: float) -> str | None:
@@ -880,17 +964,80 @@ def _outside(mask: np.ndarray, windows, until: float) -> np.ndarray:
     return mask
 
 
-def _planned_from(sim: Simulation, job, t: float) -> list[tuple[object, float]]:
-    """The other jobs planned at ``t`` to start from ``t`` on, each with when its plan holds
-    its nodes from (reservations a change of ``job`` must not delay)."""
+def _planned_from(
+    sim: Simulation, job, t: float, tier: int | None = None
+) -> list[tuple[object, float]]:
+    """The other jobs planned at ``t`` to start from ``t`` on whose plans a change of ``job``
+    must not delay, each with when its plan holds its nodes from. Backfill plans jobs in
+    priority order and starts a later one only where it delays none of the plans made
+    before it (backfill.c _attempt_backfill: each job tested against the node_space map of
+    the jobs before it), so only the plans of jobs ahead of it count, as ``tier`` (a move's
+    partition's PriorityTier) orders it; ``conservative`` keeps every standing plan and
+    places an updated job among them (``Conservative.schedule``), so every plan counts."""
+    every = getattr(sim.policy, "name", None) == "conservative"
+    mine = _key_at(job, t)
+    if tier is not None:
+        mine = (-tier, *mine[1:])
     out = []
     for other in sim.jobs.values():
-        plan = None if other is job else _plan_at(other, t)
+        if other is job or (not every and _key_at(other, t) >= mine):
+            continue
+        plan = _plan_at(other, t)  # (an array's pending record: its first task's plan)
         if plan is not None and plan[1] is not None:
             start = _held_from_start(sim.policy, plan[1])
             if start >= t:
                 out.append((other, start))
     return out
+
+
+def _plan_of(sim: Simulation, job, t: float, heads=None):
+    """The (time, planned start) ``job`` shows at ``t``: an array task still in its array's
+    pending record shows the record's, its first task's (squeue)."""
+    head = heads.get(job.array_id) if heads is not None and job.array_id is not None else None
+    if head is not None and head is not job and _unsplit_at(job, t) and _unsplit_at(head, t):
+        return _plan_at(head, t)
+    return _plan_at(job, t)
+
+
+def _room(sim: Simulation, t: float, free: np.ndarray, planned) -> Profile:
+    """The resources free from ``t`` on as backfill maps them: the running jobs end at their
+    time limits, and each ``planned`` job holds its SCHEDNODES from its planned start for
+    its time limit (:func:`_plans_known` says whether every plan names its nodes): what it
+    asks on each under ``easy`` and ``conservative`` (their profiles), the whole nodes
+    under ``slurm``, whose node_space map reserves nodes (backfill.c _add_reservation takes
+    the job's node bitmap out of each slot's avail_bitmap)."""
+    whole = getattr(sim.policy, "name", None) == "slurm"
+    releases = [
+        (run["Start"] + other.limit, tuple(run["nodes"]), run["usage"])
+        for other, run, _last in records_at(sim, t)
+        if run["Start"] is not None and run["Start"] <= t and run["nodes"]
+    ]
+    room = Profile(t, free, sim.capacity, releases, sim.weights)
+    for other, start in planned:
+        nodes = last_before(other.sched, t, None)
+        if nodes:
+            nodes = tuple(nodes)
+            room.reserve(
+                nodes,
+                held_rows(
+                    other.demand,
+                    sim.capacity,
+                    nodes,
+                    whole or other.exclusive,
+                    other.whole_memory,
+                ),
+                start,
+                start + other.limit,
+            )
+    return room
+
+
+def _plans_known(planned, t: float, until: float) -> bool:
+    """Whether every plan of ``planned`` that holds its nodes from before ``until`` names
+    them (squeue --start's SCHEDNODES): a plan of unknown nodes may hold any node."""
+    return all(
+        last_before(other.sched, t, None) is not None for other, start in planned if start < until
+    )
 
 
 def _gap_on(sim: Simulation, job, planned, free: np.ndarray, usable: np.ndarray, t: float):
@@ -912,22 +1059,6 @@ def _gap_on(sim: Simulation, job, planned, free: np.ndarray, usable: np.ndarray,
         fit = usable & covers(free, job.demand)
     room = np.sort(first[fit])[::-1]
     return (room[job.count - 1] if room.size >= job.count else first.min()) - t
-
-
-def _planned_nodes(sim: Simulation, planned, t: float, until: float) -> tuple[np.ndarray, bool]:
-    """The nodes the ``planned`` jobs (:func:`_planned_from` at ``t``) hold from before
-    ``until`` (squeue --start's SCHEDNODES), and whether every such plan named its nodes."""
-    held = np.zeros(len(sim.node_names), dtype=bool)
-    known = True
-    for other, start in planned:
-        if start >= until:
-            continue
-        nodes = last_before(other.sched, t, None)
-        if nodes is None:
-            known = False
-        else:
-            held[list(nodes)] = True
-    return held, known
 
 
 def _held_from_start(policy, start: float) -> float:
@@ -1031,19 +1162,26 @@ def _backfills(policy) -> bool:
     return name in ("easy", "conservative") or (name == "slurm" and policy.interval is not None)
 
 
-def _planned_ahead(sim: Simulation, job, t: float) -> bool:
-    """Whether every job first in line ahead of ``job`` in its partition (reason Resources
-    at ``t``) holds a planned start then: backfill starts a later job only when it delays
-    no such reservation, and before a ``slurm`` backfill cycle has planned one, which it
-    would be is not known yet."""
-    key, found = job.sort_key(), False
+def _planned_ahead(
+    sim: Simulation, job, t: float, heads=None, partition: str | None = None,
+    tier: int | None = None,
+) -> bool:  # fmt: skip
+    """Whether every job first in line ahead of ``job`` in its partition (or ``partition``,
+    where a move would put it with PriorityTier ``tier``; reason Resources at ``t``) holds a
+    planned start then: backfill starts a later job only when it delays no such
+    reservation, and before a ``slurm`` backfill cycle has planned one, which it would be is
+    not known yet. An array task in its array's pending record shows the record's plan."""
+    partition = partition or job.partition
+    key, found = _key_at(job, t), False
+    if tier is not None:
+        key = (-tier, *key[1:])
     for other in sim.jobs.values():
-        if other is job or other.partition != job.partition or other.sort_key() >= key:
+        if other is job or other.partition != partition or _key_at(other, t) >= key:
             continue
         if _state_at(sim, other, t) != "pending":
             continue
-        if _reason_at(sim, other, t) == "Resources":
-            plan = _plan_at(other, t)
+        if _reason_at(sim, other, t, heads) == "Resources":
+            plan = _plan_of(sim, other, t, heads)
             if plan is None or plan[1] is None:
                 return False
             found = True
@@ -1158,20 +1296,24 @@ def _shape_on(sim: Simulation, job, count: int) -> np.ndarray | None:
 
 
 def _pick(
-    sim: Simulation, job, free: np.ndarray, count: int, mask: np.ndarray, *, demand=None,
-    whole: bool | None = None, ranged: bool = True,
+    sim: Simulation, job, room: Profile, count: int, mask: np.ndarray, span: float = 0.0, *,
+    demand=None, whole: bool | None = None, whole_memory: bool | None = None,
+    ranged: bool = True,
 ):  # fmt: skip
-    """The nodes ``job`` would get now among ``mask`` on ``count`` nodes (as ``demand`` asks
-    per node, ``whole`` nodes or not, for a move), as the engine picks them: a
-    ``-N MIN-MAX`` job (``ranged``) as many as are free up to its MAX lowered to its node
-    limits (node_scheduler.c get_node_cnts; ``Controller._node_cap``)."""
+    """The nodes ``job`` would get now among ``mask`` on ``count`` nodes, free in ``room``
+    (:func:`_room`) for ``span`` seconds from now (0: free now), as ``demand`` asks per node
+    (``whole`` nodes or not, each node's ``whole_memory`` or not, for a move), as the engine
+    picks them; or None. A ``-N MIN-MAX`` job (``ranged``) takes as many as are free up to
+    its MAX lowered to its node limits (node_scheduler.c get_node_cnts;
+    ``Controller._node_cap``)."""
     most = job.most if ranged else None
     if most is not None:
         most = sim._node_cap(job, most, count)  # noqa: SLF001
-    return choose_nodes(
-        free, sim.capacity, job.demand if demand is None else demand, count, mask,
-        job.exclusive if whole is None else whole, sim.weights, job.mem_per_cpu, most,
-        job.gres_fixed, job.gpus_per_job, job.whole_memory and whole is None,
+    return room.fits(
+        job.demand if demand is None else demand, count, mask, span,
+        exclusive=job.exclusive if whole is None else whole, mem_per_cpu=job.mem_per_cpu,
+        most=most, gres_fixed=job.gres_fixed, gpus_per_job=job.gpus_per_job,
+        whole_memory=job.whole_memory if whole_memory is None else whole_memory,
     )  # fmt: skip
 
 
@@ -1446,28 +1588,97 @@ def _key_at(job, t: float) -> tuple:
     return key
 
 
-def _could_move(sim: Simulation, job, part, t: float, heads=None) -> bool:
-    """Whether ``job`` moved to partition ``part`` could start there at ``t``: the partition
-    is up, takes its time limit and node count, and no job is queued in it (under every
-    policy a job queued there first would start first, or hold a reservation it must not
-    delay). Queued: waiting for Resources or Priority; a held job, one whose --begin has
-    not come or whose dependency is not met is not in the queue the scheduler tests
-    (job_scheduler.c build_job_queue, job_independent)."""
+def _could_move(sim: Simulation, job, part, t: float, heads=None) -> float | None:
+    """Whether ``job`` moved to partition ``part`` could start there at ``t``, and how much
+    later than ``t`` it may (None: it could not). The partition is up and takes its time
+    limit and node count; and no job queued there goes before it (PriorityTier, then
+    priority: a job queued there first would start first), or every one waiting first in
+    line there holds a planned start and the policy backfills (a backfill cycle, up to
+    bf_interval later under ``slurm``, starts it where it delays none of their plans:
+    :func:`_moves` tests that). Queued: waiting for Resources or Priority; a held job, one
+    whose --begin has not come or whose dependency is not met is not in the queue the
+    scheduler tests (job_scheduler.c build_job_queue, job_independent)."""
     if part.state.upper() != "UP":
-        return False
+        return None
     if part.max_time is not None and job.limit > part.max_time.total_seconds():
-        return False
+        return None
     if part.max_nodes is not None and max(job.count, job.spec.max_nodes or 0) > part.max_nodes:
-        return False
+        return None
     if job.count < part.min_nodes or not part.admits_account(job.account):
-        return False
-    return not any(
+        return None
+    mine = (-part.priority_tier, *_key_at(job, t)[1:])
+    queued = any(
         other.partition == part.name
         and other is not job
+        and _key_at(other, t) < mine
         and _state_at(sim, other, t) == "pending"
         and _reason_at(sim, other, t, heads) in ("Resources", "Priority")
         for other in sim.jobs.values()
     )
+    if not queued:
+        return 0.0
+    if not _backfills(sim.policy) or not _planned_ahead(
+        sim, job, t, heads, part.name, part.priority_tier
+    ):
+        return None
+    return _cycle_delay(sim.policy)
+
+
+def _moves(
+    sim: Simulation, job, t: float, heads, free: np.ndarray, up: np.ndarray, windows
+) -> list[_Hint]:
+    """``partition 'p' has room for it now``: the other partitions where ``job`` could
+    start now (:func:`_could_move`) on nodes free for its time limit, off the nodes
+    advance reservations take then and those the main scheduler keeps for a job waiting in
+    another partition (:func:`_held_from`), where it delays no planned start there
+    (:func:`_planned_from` as that partition's PriorityTier orders it), each with the nodes
+    it would get: a whole-memory job (``--mem=0``, or no --mem and no DefMemPer*) only
+    nodes none of whose memory is allocated (placement.fitting_mask)."""
+    hints = []
+    for other in sim.cluster.partitions:
+        if other.name == job.partition:
+            continue
+        delay = _could_move(sim, job, other, t, heads)
+        if delay is None:
+            continue
+        try:
+            res = replace(job.spec, partition=other.name).resources(sim.cluster)
+        except SlurmlabError:
+            continue
+        if res.limit_reason is not None:  # it would pend there for ever (MaxMemPerLimit)
+            continue
+        omask = np.zeros(len(sim.node_names), dtype=bool)
+        omask[[sim.node_index[n] for n in res.candidates]] = True
+        whole_memory = sim._whole_memory(res, omask)  # noqa: SLF001
+        demand = np.array([res.cpus_per_node, res.mem_per_node_mb, res.gpus_per_node])
+        omask &= up & ~_held_from(sim, job, t, other.name, ahead_only=False, heads=heads)
+        omask = _outside(omask, windows, t + job.limit)
+        planned = _planned_from(sim, job, t, other.priority_tier)
+        span = job.limit + delay + _strict(sim.policy)
+        if not _plans_known(planned, t, t + span):
+            continue  # (a plan within its time limit whose nodes are not known: any node)
+        there = _pick(
+            sim,
+            job,
+            _room(sim, t, free, planned),
+            res.nodes,
+            omask,
+            span,
+            demand=demand,
+            whole=res.whole_node,
+            whole_memory=whole_memory,
+        )  # (the nodes it would get there: a -N MIN-MAX job takes up to MAX)
+        if there:
+            hints.append(
+                _Hint(
+                    f"partition {other.name!r} has room for it now (-p {other.name})",
+                    {"partition": other.name},
+                    there,
+                    demand,
+                    other.name,
+                )
+            )
+    return hints
 
 
 def _plan_at(job, t: float):
