@@ -19,13 +19,18 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 import pandas as pd
-from hostlist import numerically_sorted
 
 from slurmlab.errors import SbatchError, SlurmlabError
 from slurmlab.policies.placement import deal_gpus
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import Distribution, JobSpec, _warn_gpus_rounded, spread_of
-from slurmlab.spec.units import compress_hostlist, expand_hostlist, ordered_hostlist, parse_whole
+from slurmlab.spec.units import (
+    compress_hostlist,
+    expand_hostlist,
+    node_order_key,
+    ordered_hostlist,
+    parse_whole,
+)
 
 __all__ = [
     "Distribution",
@@ -390,7 +395,7 @@ def srun_env(
     hosts = expand_hostlist(nodelist) if isinstance(nodelist, str) else list(nodelist)
     if cluster is not None:
         _check_hosts(hosts, nodelist, cluster)
-    order = _allocation_order(hosts, nodelist, cluster)
+    order = _allocation_order(hosts, nodelist)
     hosts = [hosts[i] for i in order]
     if (
         job.max_nodes is not None
@@ -473,7 +478,7 @@ def srun_env(
     else:
         node_gpus = [gpn] * n_nodes
     ntasks = sum(per_node)
-    compressed = ordered_hostlist(hosts)  # (the allocation's order: slurm.conf's)
+    compressed = ordered_hostlist(hosts)  # (the allocation's order: the node table's)
     layout = tasks_per_node_string(per_node)
     cpu_layout = None if node_cpus is None else tasks_per_node_string(node_cpus)
 
@@ -599,24 +604,18 @@ def _job_of(job) -> JobSpec:
     )
 
 
-def _allocation_order(hosts: list[str], nodelist, cluster: Cluster | None) -> list[int]:
+def _allocation_order(hosts: list[str], nodelist) -> list[int]:
     """The order Slurm lists an allocation's nodes in, as indices into ``hosts``: its node
-    table's (slurm.conf's order, bitmap2node_name), which numbers the tasks (SLURM_NODEID,
-    the ranks, MASTER_ADDR) and SLURM_JOB_NODELIST; without ``cluster``, names in numeric
-    order (``gpu9`` before ``gpu10``). A nodelist given in another order is warned about."""
-    if cluster is not None:
-        index = {n.name: i for i, n in enumerate(cluster.nodes)}
-        order = sorted(range(len(hosts)), key=lambda i: index[hosts[i]])
-    else:
-        rank = {h: k for k, h in enumerate(numerically_sorted(list(dict.fromkeys(hosts))))}
-        order = sorted(range(len(hosts)), key=lambda i: rank[hosts[i]])
+    table's, by name (``gpu9`` before ``gpu10``: :func:`~slurmlab.spec.units.node_order_key`,
+    bitmap2node_name), which numbers the tasks (SLURM_NODEID, the ranks, MASTER_ADDR) and
+    SLURM_JOB_NODELIST. A nodelist given in another order is warned about."""
+    order = sorted(range(len(hosts)), key=lambda i: node_order_key(hosts[i]))
     if order != sorted(order):
         shown = ",".join(hosts[i] for i in order)
-        by = "the cluster's node table" if cluster is not None else "by name"
         warnings.warn(
             f"srun_env: nodelist {nodelist!r} is not in the order Slurm lists a job's nodes "
-            f"({by}: {shown}); Slurm numbers the nodes and tasks (SLURM_NODEID, RANK, MASTER_ADDR) "
-            "in that order, so the environment is shown in it",
+            f"(slurmctld's node table, by name: {shown}); Slurm numbers the nodes and tasks "
+            "(SLURM_NODEID, RANK, MASTER_ADDR) in that order, so the environment is shown in it",
             stacklevel=3,
         )
     return order

@@ -303,14 +303,6 @@ TRES_SIMPLIFICATIONS = {
         "--gpus=6 without -N: Slurm's ReqTRES shows the request before allocation (1 node, "
         "1 CPU); the simulator shows the shape it resolved (2 nodes of 3 GPUs)"
     ),
-    **{
-        ("mem0-mixed", key, "AllocTRES"): (
-            "--mem=0 takes the whole memory of the node it lands on (62.50G on a gpu node, "
-            "125G on a cpu node); m1 and m2 landed on each other's nodes "
-            "(scorecard.NODE_SIMPLIFICATIONS: slurmctld's node table is sorted by name)"
-        )
-        for key in ("m1", "m2")
-    },
     ("gpu-shapes", "rng", "ReqTRES"): (
         "-N 2-4 --gpus-per-node=2: Slurm's ReqTRES counts 1 CPU and 1000M (the request "
         "before allocation) with its MIN's 2 nodes and 4 GPUs; the simulator 1 CPU a node"

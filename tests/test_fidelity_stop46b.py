@@ -13,7 +13,7 @@
 * mem0-mixed: ``--mem=0`` takes the whole memory of the node it lands on, and its ReqMem is
   that of the partition's first node in slurmctld's node table, which is sorted by name
   (read_config.c ``_sort_node_record_table_ptr``): cpu1's 125G although slurm.conf lists
-  gpu[1-4] first (fixed here; it was gpu1's 62.50G).
+  gpu[1-4] first; the runs of nodes it is placed over follow that table too.
 * arr-gpu: a ``%2`` array's task behind a held or moved task takes the free slot
   (job_mgr.c ``job_array_start_test`` counts running tasks only); ``-n 3 --gpus=3 -c 2``
   spreads as cons_tres does.
@@ -103,14 +103,19 @@ def test_squeue_start_beyond_the_window_and_under_a_limit_show_no_schednodes(t):
 
 def test_mem0_req_mem_is_the_first_node_of_slurmctlds_name_sorted_table():
     """mem0-mixed: every --mem=0 job's ReqTRES is mem=125G (cpu1's 128000 MB) in real sacct,
-    whichever node it ran on; its AllocTRES the memory of its own node."""
+    whichever node it ran on; its AllocTRES the memory of its own node, which is real
+    Slurm's: m1 on gpu1 (cpu2 and gpu[1-4] one run of the name-sorted table), m2 on cpu2,
+    s1 on gpu2 (cpu1 and cpu2 kept for the waiting -w jobs m3 and m4)."""
     result = _run_cached("mem0-mixed")
     sim = result.sacct().set_index("JobID")
     real = _starts("mem0-mixed").set_index("id")
     for key in ("m1", "m2", "m3", "m4"):
         assert sim.loc[key, "ReqTRES"] == "billing=1,cpu=1,mem=125G,node=1"
-    for key in ("m3", "m4"):  # pinned to cpu nodes: the whole 125G, on both sides
-        assert real.loc[key, "alloc_tres"] == sim.loc[key, "AllocTRES"]
+    for key in ("c1", "m1", "m2", "m3", "m4", "s1"):
+        assert (sim.loc[key, "NodeList"], sim.loc[key, "AllocTRES"]) == (
+            real.loc[key, "nodelist"],
+            real.loc[key, "alloc_tres"],
+        ), key
     # no job shares a --mem=0 job's node: m3 waits for c1 (50 s), m4 for m2 (real 66 s)
     origin = result.sim.origin
     assert real.loc["m3", "start_s"] == 50

@@ -278,7 +278,8 @@ class PickRight:
         d = Decision()
         for job in view.queue:
             if job.partition == "right":
-                d.starts.append(Start(job.id, (2,), partition=self.partition))
+                gpu3 = list(view.node_names).index("gpu3")
+                d.starts.append(Start(job.id, (gpu3,), partition=self.partition))
                 break
         return d
 

@@ -304,22 +304,23 @@ PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE
 
 
 def test_a_jobs_node_list_keeps_the_node_tables_order():
-    """slurmctld writes a job's nodes in its node table's order (slurm.conf's:
-    bitmap2node_name_sortable(bitmap, false)), which is the order srun numbers them in:
-    SLURM_JOB_NODELIST's first host is SLURM_NODEID 0 and MASTER_ADDR, as
-    `scontrol show hostnames $SLURM_JOB_NODELIST | head -1` gives it."""
+    """slurmctld writes a job's nodes in its node table's order (bitmap2node_name_sortable(
+    bitmap, false)), which is by name whatever the order of slurm.conf's lines (read_config.c
+    _sort_node_record_table_ptr), and srun numbers them in it: SLURM_JOB_NODELIST's first
+    host is SLURM_NODEID 0 and MASTER_ADDR, as `scontrol show hostnames $SLURM_JOB_NODELIST
+    | head -1` gives it."""
     from slurmlab import Cluster
 
     lab = Lab(Cluster.from_slurm_conf(ORDER_CONF))
     job = lab.sbatch("-N 4 --ntasks-per-node=2 --gres=gpu:2 -t 30", runtime=600)
     lab.advance(10)
     assert lab.squeue().set_index("JOBID").loc[str(job), "NODELIST(REASON)"] == (
-        "h100-[1-2],a100-[1-2]"
+        "a100-[1-2],h100-[1-2]"
     )
-    assert lab.sacct().set_index("JobID").loc[str(job), "NodeList"] == "h100-[1-2],a100-[1-2]"
+    assert lab.sacct().set_index("JobID").loc[str(job), "NodeList"] == "a100-[1-2],h100-[1-2]"
     env = lab.srun_env(job)
-    assert set(env["SLURM_JOB_NODELIST"]) == {"h100-[1-2],a100-[1-2]"}
-    assert env.loc[0, "MASTER_ADDR"] == env.loc[0, "SLURMD_NODENAME"] == "h100-1"
+    assert set(env["SLURM_JOB_NODELIST"]) == {"a100-[1-2],h100-[1-2]"}
+    assert env.loc[0, "MASTER_ADDR"] == env.loc[0, "SLURMD_NODENAME"] == "a100-1"
 
 
 @given(

@@ -122,10 +122,11 @@ def test_more_memory_than_any_node_has_is_refused_even_when_not_consumed(params)
     # a node with less memory than asked is none of the job's nodes, nothing is consumed
     res = JobSpec.from_args("--mem=1500 -t 5").resources(cluster)
     assert res.candidates == ("big",) and res.mem_per_node_mb == 0 and res.req_mem_mb == 1500
-    # a per-CPU value each node holds is taken, whatever its product with the CPUs
+    # a per-CPU value each node holds is taken, whatever its product with the CPUs (the
+    # nodes in slurmctld's table order: by name)
     assert JobSpec.from_args("-c 4 --mem-per-cpu=600").resources(cluster).candidates == (
-        "small",
         "big",
+        "small",
     )
     lab = lab_of(f"{CR_CORE}{TWO_SIZES}")
     for _ in range(2):  # (memory not consumed: both on big)

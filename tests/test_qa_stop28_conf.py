@@ -530,7 +530,7 @@ def test_select_type_parameter_warnings_say_what_slurmlab_does():
         "ThreadsPerCore > 1) and memory, as under CR_Core_Memory; CR_LLN: Slurm puts each job "
         "on the least loaded nodes (the most idle CPUs); slurmlab picks nodes as "
         "select/cons_tres does without it (the lowest Weight first, then the tightest fit, in "
-        "slurm.conf order)"
+        "the node table's order: by name)"
     ]
     shape = JobSpec.from_args("-n 1").resources(cluster)
     assert (shape.cpus_per_node, shape.mem_per_node_mb) == (2, 2000)  # a whole core, memory

@@ -281,14 +281,15 @@ def test_a_wrong_node_set_is_refused(args, nodes, message):
 
 
 def test_a_node_outside_the_jobs_partition_is_refused():
-    """ai: a debug job (Nodes=gpu[001-002]) started on gpu006 (index 5)."""
+    """ai: a debug job (Nodes=gpu[001-002]) started on gpu006 (index 13: cpu[01-08] come
+    first in the node table, by name)."""
     got = refused(
-        lambda view: Decision(starts=[Start(j.id, (5,)) for j in view.queue]),
+        lambda view: Decision(starts=[Start(j.id, (13,)) for j in view.queue]),
         W(("-p debug -N 1 --gres=gpu:1 -t 30", 0, 600)),
         cluster="ai",
     )
     assert got == AT_0 + (
-        "Start(job=1, nodes=(5,)) (starts[0]): job 1 may not use node gpu006 (partition "
+        "Start(job=1, nodes=(13,)) (starts[0]): job 1 may not use node gpu006 (partition "
         "debug, its features and GPU type: PendingJob.mask); choose among job.mask & view.up"
     )
 

@@ -221,10 +221,9 @@ def test_node_usage_docstring_example():
     """The example in SimulationResult.node_usage's docstring gives what it shows."""
     lab = slurmlab.Lab("ai")
     assert lab.sbatch("-p train -N 1 -c 8 --gres=gpu:8 -t 10", runtime=60) == 1
-    assert lab.result.node_usage().iloc[0].to_dict() == {
-        "NodeName": "gpu001", "Partitions": "train,debug", "State": "mixed", "CPUAlloc": 8,
-        "CPUTot": 96, "AllocMem": 64000, "RealMemory": 1024000, "GPUAlloc": 8, "GPUTot": 8,
-        "JobIDs": "1",
+    assert lab.result.node_usage().set_index("NodeName").loc["gpu001"].to_dict() == {
+        "Partitions": "train,debug", "State": "mixed", "CPUAlloc": 8, "CPUTot": 96,
+        "AllocMem": 64000, "RealMemory": 1024000, "GPUAlloc": 8, "GPUTot": 8, "JobIDs": "1",
     }  # fmt: skip
     usage = lab.node_usage()
     pd.testing.assert_frame_equal(usage, lab.result.node_usage())

@@ -200,15 +200,17 @@ def test_srun_env_numbers_the_nodes_in_the_order_slurm_lists_them():
 
 
 def test_srun_env_with_a_cluster_follows_its_node_table():
+    """A cluster's node table is in name order whatever the order of slurm.conf's lines
+    (read_config.c _sort_node_record_table_ptr): zeta listed first is still the second."""
     conf = "NodeName=zeta,alpha CPUs=8\nPartitionName=p Nodes=ALL Default=YES\n"
     cluster = slurmlab.Cluster.from_slurm_conf(conf)
     with warnings.catch_warnings():
-        warnings.simplefilter("error")  # zeta is the table's first node
-        env = slurmlab.srun_env("-N 2 -n 2", "zeta,alpha", job_id=7, cluster=cluster)
-    assert env["SLURMD_NODENAME"].tolist() == ["zeta", "alpha"]
-    with pytest.warns(UserWarning, match="the cluster's node table: zeta,alpha"):
+        warnings.simplefilter("error")  # alpha is the table's first node
         env = slurmlab.srun_env("-N 2 -n 2", "alpha,zeta", job_id=7, cluster=cluster)
-    assert env["SLURMD_NODENAME"].tolist() == ["zeta", "alpha"]
+    assert env["SLURMD_NODENAME"].tolist() == ["alpha", "zeta"]
+    with pytest.warns(UserWarning, match="slurmctld's node table, by name: alpha,zeta"):
+        env = slurmlab.srun_env("-N 2 -n 2", "zeta,alpha", job_id=7, cluster=cluster)
+    assert env["SLURMD_NODENAME"].tolist() == ["alpha", "zeta"]
 
 
 # -- smaller findings ---------------------------------------------------------------------

@@ -203,4 +203,5 @@ def test_a_textbook_policy_plans_an_updated_job_in_the_same_instant():
     assert _plan(lab, long) == ("PD", at_420, "gpu1")
     lab.update(long, nodes="2-2")
     assert _plan(lab, long) == ("PD", at_420, "gpu[1-2]")
-    assert lab.sim.jobs[long].sched[-1] == (32.0, (0, 1))
+    t, nodes = lab.sim.jobs[long].sched[-1]
+    assert (t, [lab.sim.node_names[i] for i in nodes]) == (32.0, ["gpu1", "gpu2"])

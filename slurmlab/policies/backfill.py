@@ -135,19 +135,17 @@ class Fifo:
         ``next_task``, ``job_depth``); its other tasks are not tested in that pass. A job of
         ``-p a,b`` already started in an earlier partition's record counts no more."""
         d = Decision()
-        # continuing the previous pass: its blocked partitions stay blocked, and the jobs
-        # still queued ahead of the new ones count (a pass is continued only when none of
-        # them is an array task: see below)
-        blocked: set[str] = set() if view.resume is None else view.resume
+        capacity, up, partitions = view.capacity, view.up, view.partitions
+        # up nodes outside every blocked partition and the nodes a -w or over-limit job
+        # keeps; continuing the previous pass, its blocked partitions and kept nodes stay so,
+        # and the jobs still queued ahead of the new ones count (a pass is continued only
+        # when none of them is an array task: see below)
+        blocked: set[str]
+        blocked, usable = (set(), up) if view.resume is None else view.resume
         depth = view.start
         ranks = None  # computed when a job needs them (a start may well end the pass)
-        capacity, up, partitions = view.capacity, view.up, view.partitions
-        usable = up  # up nodes outside every blocked partition
         outside = view.outside
-        for p in blocked:
-            if p in outside:
-                usable = usable & outside[p]
-        d.resume = blocked
+        cut = False  # (stopped at the depth limit)
         begun: set[int] = set()  # (-p a,b: a job queued in several partitions starts once)
         # arrays' pending records, (array, partition), the pass has left (their other tasks
         # are not tested); the record of the job tested last, and whether it goes on
@@ -163,7 +161,7 @@ class Fifo:
             if limit is not None and job.ahead:  # records the controller left out or
                 depth += job.ahead  # tested itself count as well (PendingJob.ahead)
                 if depth > limit:
-                    d.resume = None
+                    cut = True
                     break
             if last is not None and not keep:  # its task did not start: the record is left
                 left.add(last)
@@ -190,7 +188,7 @@ class Fifo:
             if limit is not None and depth > limit:
                 # (the next pass starts from the head of the queue again, as every
                 # _schedule() call does: one cut at its depth is not continued)
-                d.resume = None
+                cut = True
                 break
             last, keep = record, False
             if job.partition in blocked:
@@ -256,8 +254,10 @@ class Fifo:
             throttles.start(job)
             keep = True  # (an array's record: its next task)
             reject = None
-        if view.arrays:  # a continued pass would count by positions and forget which array
-            d.resume = None  # elements were rejected: the next pass is a full one
+        # the next pass may continue this one, unless it was cut at its depth or array
+        # records were tested (a continued pass would count by positions and forget which
+        # array elements were rejected): then the next pass is a full one
+        d.resume = None if cut or view.arrays else (blocked, usable)
         return d
 
     def backfill(self, view: QueueView) -> Decision:  # pragma: no cover - no timer

@@ -6,9 +6,10 @@ no ``CR_LLN``/``LLN``, no ``bf_busy_nodes``), checked against real Slurm in the
 ``placement`` fixture of ``datasets/realslurm``:
 
 1. The nodes the job may use and on which its per-node request fits form *runs*: nodes next
-   to each other in the cluster's node order (their place in slurm.conf, the order of
-   Slurm's node bitmaps: the lowest node name first for the presets and for nodes listed in
-   name order) with the same Weight. A node the job cannot use ends a run.
+   to each other in the cluster's node order (slurmctld's node table, the order of its node
+   bitmaps: by name, ``gpu2`` before ``gpu10``, whatever the order of slurm.conf's lines;
+   :attr:`slurmlab.Cluster.nodes`) with the same Weight. A node the job cannot use ends a
+   run.
 2. A run is chosen: the one of lowest Weight; among equal Weights the first with enough
    nodes for the rest of the job, or one with enough nodes and fewer available CPUs (the
    tightest), or, while none has enough, the one with the most CPUs. As in Slurm, a later run

@@ -1265,7 +1265,8 @@ class SimulationResult:
 
     def node_usage(self, at=None) -> pd.DataFrame:
         """Each node at ``at`` (seconds from the start, a time, or now), one row per node in
-        the cluster's node order, with the fields ``scontrol show node`` prints:
+        the cluster's node order (slurmctld's node table: by name), with the fields
+        ``scontrol show node`` prints:
 
         * ``NodeName``; ``Partitions``, the partitions it is in (``"train,debug"``);
         * ``State``, sinfo's long state at ``at`` (``sinfo -N -l``): idle, mixed (some CPUs
@@ -1285,10 +1286,10 @@ class SimulationResult:
 
             lab = slurmlab.Lab("ai")
             lab.sbatch("-p train -N 1 -c 8 --gres=gpu:8 -t 10", runtime=60)   # job 1
-            lab.result.node_usage().iloc[0].to_dict()
-            # {'NodeName': 'gpu001', 'Partitions': 'train,debug', 'State': 'mixed',
-            #  'CPUAlloc': 8, 'CPUTot': 96, 'AllocMem': 64000, 'RealMemory': 1024000,
-            #  'GPUAlloc': 8, 'GPUTot': 8, 'JobIDs': '1'}
+            lab.result.node_usage().set_index("NodeName").loc["gpu001"].to_dict()
+            # {'Partitions': 'train,debug', 'State': 'mixed', 'CPUAlloc': 8, 'CPUTot': 96,
+            #  'AllocMem': 64000, 'RealMemory': 1024000, 'GPUAlloc': 8, 'GPUTot': 8,
+            #  'JobIDs': '1'}
 
         A dashboard's "GPUs in use" tile at ``t`` is ``node_usage(at=t)["GPUAlloc"].sum()``.
         """

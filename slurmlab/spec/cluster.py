@@ -33,6 +33,7 @@ from slurmlab.spec.units import (
     compress_hostlist,
     expand_hostlist,
     format_duration,
+    node_order_key,
     parse_duration,
     parse_list_of,
     parse_memory_mb,
@@ -528,6 +529,11 @@ class Partition:
     ``max_time``/``default_time`` Slurm's time text (``"2:00:00"``, ``"UNLIMITED"``; a bare
     number is minutes, as MaxTime=, and a Python number is warned about); ``default`` is
     True or False.
+
+    ``nodes`` are kept in the order of slurmctld's node table, by name
+    (:func:`~slurmlab.spec.units.node_order_key`), whatever order they are given in: a
+    partition's nodes are a bitmap over that table (partition_mgr.c ``build_part_bitmap``),
+    so ``nodes[0]`` is its first node (``_mem_per_node_part``).
     """
 
     name: str
@@ -548,7 +554,7 @@ class Partition:
         owner = f"Partition {self.name!r}"
         text_value(self.name, "Partition", "name", "gpu")
         set_ = object.__setattr__  # values given in Python, read as slurm.conf reads them
-        set_(self, "nodes", _node_names_value(self.nodes, owner))
+        set_(self, "nodes", tuple(sorted(_node_names_value(self.nodes, owner), key=node_order_key)))
         set_(self, "default", flag_value(self.default, owner, "default"))
         for key in ("max_time", "default_time"):  # MaxTime=, DefaultTime=: Slurm's times
             set_(self, key, parse_time_limit(getattr(self, key), what=f"{owner} {key}"))
@@ -806,6 +812,11 @@ class Cluster:
     Each setting is checked (a value Slurm would refuse is an error); one that Slurm would
     act on but slurmlab does not model is named in a warning ("not modelled by slurmlab
     (ignored)"), with its file and line when it was read from a slurm.conf.
+
+    ``nodes`` are kept in slurmctld's node table order, by name whatever order they are
+    given in (read_config.c ``_sort_node_record_table_ptr``, ``strnatcmp``: gpu2 before
+    gpu10; :func:`~slurmlab.spec.units.node_order_key`). Node indices, a job's nodes and the
+    runs of consecutive nodes that placement weighs follow it; Weight= does not change it.
     """
 
     name: str
@@ -820,7 +831,10 @@ class Cluster:
     def __post_init__(self):
         text_value(self.name, "Cluster", "name", "mycluster")
         what = f"Cluster {self.name!r}"
-        object.__setattr__(self, "nodes", tuple(parse_list_of(self.nodes, Node, what=what)))
+        nodes = parse_list_of(self.nodes, Node, what=what)  # (slurmctld's node table order)
+        object.__setattr__(
+            self, "nodes", tuple(sorted(nodes, key=lambda n: node_order_key(n.name)))
+        )
         object.__setattr__(
             self, "partitions", tuple(parse_list_of(self.partitions, Partition, what=what))
         )
@@ -1870,8 +1884,9 @@ NOT_MODELLED: dict[str, tuple[frozenset[str], str]] = {
     ),
     "TopologyPlugin": (
         frozenset({"", "TOPOLOGY/NONE", "TOPOLOGY/DEFAULT", "TOPOLOGY/FLAT"}),
-        "Slurm puts each job under as few network switches as it can (topology.conf); "
-        "slurmlab picks nodes without regard to the network",
+        "Slurm puts each job under as few network switches as it can (topology.conf), and "
+        "topology/hypercube orders slurmctld's node table by its ranking; slurmlab picks "
+        "nodes without regard to the network, its node table in name order",
     ),
 }
 
@@ -2071,7 +2086,7 @@ _SELECT_PARAMS_NOT_MODELLED = {
     "CR_LLN": (
         "Slurm puts each job on the least loaded nodes (the most idle CPUs); slurmlab picks "
         "nodes as select/cons_tres does without it (the lowest Weight first, then the "
-        "tightest fit, in slurm.conf order)"
+        "tightest fit, in the node table's order: by name)"
     ),
     "CR_PACK_NODES": (
         "Slurm lays a step's tasks out on as few of the job's nodes as it can, where the job "

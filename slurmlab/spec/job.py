@@ -3097,32 +3097,15 @@ def _known(cluster: Cluster, what: str):
     return hit
 
 
-def _natural_key(name: str) -> tuple:
-    """A node name's place in slurmctld's node table: ``strnatcmp`` order (runs of digits
-    compared as numbers: gpu2 before gpu10)."""
-    return tuple(
-        (0, int(part), "") if part.isdigit() else (1, 0, part)
-        for part in re.split(r"(\d+)", name)
-        if part
-    )
-
-
 def _partition_node_memory(cluster: Cluster, part: Partition) -> int:
     """The memory (MB) a request for each node's whole memory (``--mem=0``, or none and no
-    DefMemPer*) counts per node before it runs: that of the partition's first node in
-    slurmctld's node table (job_mgr.c ``job_get_tres_mem``, ``_mem_per_node_part``: the
-    first node of the partition's node bitmap), which sacct's ReqMem and ReqTRES keep.
-    slurmctld sorts that table by node name, naturally (read_config.c
-    ``_sort_node_record_table_ptr``, ``strnatcmp``, with no topology ranking), whatever the
-    order of slurm.conf's NodeName= lines: real Slurm showed ReqMem 125G (cpu1's) for
-    ``--mem=0`` in a partition of gpu[1-4] (64000 MB, listed first) and cpu[1-2]
-    (datasets/realslurm/mem0-mixed)."""
-    memo = cluster_facts(cluster)
-    hit = memo.get(("first-node-mem", part.name))
-    if hit is None:
-        first = min(part.nodes, key=_natural_key, default=None)
-        hit = memo[("first-node-mem", part.name)] = cluster.node(first).memory_mb if first else 0
-    return hit
+    DefMemPer*) counts per node before it runs: that of the partition's first node (job_mgr.c
+    ``job_get_tres_mem``, ``_mem_per_node_part``: the first node of the partition's node
+    bitmap), which sacct's ReqMem and ReqTRES keep. The first in slurmctld's node table,
+    which is sorted by name (:attr:`Partition.nodes`): real Slurm showed ReqMem 125G
+    (cpu1's) for ``--mem=0`` in a partition of gpu[1-4] (64000 MB, listed first in
+    slurm.conf) and cpu[1-2] (datasets/realslurm/mem0-mixed)."""
+    return cluster.node(part.nodes[0]).memory_mb
 
 
 def _partition_cpus(cluster: Cluster, part: Partition) -> int:

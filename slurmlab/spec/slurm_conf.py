@@ -27,7 +27,9 @@ the run would go on without the value meant. A gres.conf line naming nodes slurm
 not define is named in a warning (no slurmd reads it). Repeats follow slurmctld: a node or a
 partition defined twice is an error; a key given twice (on one line, or a global key on
 two lines) is named in a warning, and the last value wins; a repeated ``SlurmctldHost``
-adds a controller (the first is the primary), as in Slurm.
+adds a controller (the first is the primary), as in Slurm. The nodes come out in
+slurmctld's node table order, by name whatever the order of the NodeName= lines
+(:class:`Cluster`: read_config.c ``_sort_node_record_table_ptr``).
 """
 
 from __future__ import annotations

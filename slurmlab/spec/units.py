@@ -413,6 +413,42 @@ def format_memory_mb(mb: int) -> str:
     return f"{number}{units[unit]}"
 
 
+#: bytes in C's ``char`` order (signed on x86: bytes above 127 before NUL), for bytes' order
+_SIGNED_CHAR = bytes((b + 128) % 256 for b in range(256))
+_DIGIT_RUNS = re.compile(r"([0-9]+)")
+
+
+def node_order_key(name: str) -> tuple:
+    """A node name's place in slurmctld's node table, as a sort key.
+
+    slurmctld sorts its node table by name whatever the order of slurm.conf's NodeName=
+    lines (read_config.c ``_sort_node_record_table_ptr``, each time it reads slurm.conf,
+    before any node bitmap is built), comparing names with ``strnatcmp`` (strnatcmp.c): a
+    run of digits in both names is compared as a number (``n2`` before ``n10``), unless one
+    of them starts with 0, then digit by digit (``n05`` before ``n5``, ``n010`` before
+    ``n02``); other characters by their byte value (C's signed ``char``: bytes of non-ASCII
+    names first), a name before any longer name it begins. Node names hold no spaces,
+    which strnatcmp would skip.
+
+    The key alternates the name's text between runs of digits (its bytes, then ``0`` when
+    digits follow, NUL at the end: what strnatcmp compares a digit or the end with) and
+    each run's rank among runs.
+
+    >>> sorted(["n10", "n2", "gpu1", "n1-ib", "n1"], key=node_order_key)
+    ['gpu1', 'n1', 'n1-ib', 'n2', 'n10']
+    >>> sorted(["n5", "n05", "n010", "n02"], key=node_order_key)
+    ['n010', 'n02', 'n05', 'n5']
+    """
+    pieces = _DIGIT_RUNS.split(name)  # text, digits, text, ..., text
+    last = len(pieces) - 1
+    return tuple(
+        ((1, len(piece), piece) if piece[0] != "0" else (0, piece))
+        if i % 2
+        else (piece.encode() + (b"0" if i < last else b"\0")).translate(_SIGNED_CHAR)
+        for i, piece in enumerate(pieces)
+    )
+
+
 def expand_hostlist(expr: str) -> list[str]:
     """Expand a Slurm hostlist expression (``gpu[01-03],cpu1``) into names, in order."""
     try:
@@ -445,9 +481,10 @@ def compress_hostlist(names) -> str:
 def ordered_hostlist(names) -> str:
     """Node names in Slurm's hostlist form in the order given, not sorted: a job's node list
     as slurmctld writes it (node_mgr.c ``bitmap2node_name_sortable(bitmap, false)``: the
-    node table's order, which is slurm.conf's). ``h100-1,h100-2,a100-1,a100-2`` stays
-    ``h100-[1-2],a100-[1-2]`` where :func:`compress_hostlist` would put a100 first. Names
-    given in sorted order read as :func:`compress_hostlist` writes them.
+    node table's order, by name as :func:`node_order_key` sorts them). Given
+    ``h100-1,h100-2,a100-1,a100-2`` it writes ``h100-[1-2],a100-[1-2]`` where
+    :func:`compress_hostlist` would put a100 first. Names given in sorted order read as
+    :func:`compress_hostlist` writes them.
 
     Consecutive numbers of one prefix make a range (``hostrange_join``), and ranges of one
     prefix next to each other share a bracket (hostlist.c ``_get_bracketed_list``), when

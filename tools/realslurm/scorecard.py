@@ -361,15 +361,6 @@ NODE_SIMPLIFICATIONS: dict[tuple[str, str], str] = {
     ("backfill-mix", "j29"): "follows j18 (gpu2 is full in real Slurm, gpu4 in the simulation)",
     ("backfill-mix", "j24"): "follows j18 and j29 (the node each left free)",
     ("backfill-mix", "j25"): "its start differs (listed above: it follows j28)",
-    ("mem0-mixed", "m1"): (
-        "--mem=0 -n 1 in partition all (gpu[1-4], listed first in slurm.conf, and cpu[1-2]) "
-        "with cpu1's memory partly used: slurmctld sorts its node table by name (read_config.c "
-        "_sort_node_record_table_ptr: cpu1, cpu2, gpu1-4), so cpu2 and gpu[1-4] are one run of "
-        "fitting nodes, in which m1 got gpu1; the simulator keeps slurm.conf's node order "
-        "(gpu[1-4], cpu[1-2]: two runs) and takes the shorter, cpu2. m2 then took the shorter "
-        "run cpu2 in Slurm (gpu1 taken), gpu1 here"
-    ),
-    ("mem0-mixed", "m2"): "follows m1 (cpu2 is taken here, gpu1 in real Slurm)",
     ("preemption", "filler"): (
         "the simulator's main scheduler starts it at its submission (1 s); real Slurm started "
         "it a second later in the backfill cycle that started big, which (larger, so of higher "
