@@ -183,7 +183,7 @@ class SkipChecks:
 
     def replan(self, original, prof, *args, **kw):
         found = original(prof, *args, **kw)
-        self.check(found, args[5])  # (demand, count, mask, duration, start, nodes, ...)
+        self.check(found, args[4])  # (request, mask, duration, start, nodes, usage)
         return found
 
     def earliest(self, prof, job, view, all_up):

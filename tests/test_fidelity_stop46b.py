@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from slurmlab.policies import spread_nodes
+from slurmlab.policies import Request, spread_nodes
 from slurmlab.scenario import Scenario
 from slurmlab.sim.result import squeue_frame
 
@@ -140,9 +140,9 @@ def test_n3_gpus3_c2_spreads_as_real_slurm():
     none): real ``scontrol -d show job``: gpu1 CPU_IDs=1-4 Mem=4000 gpu:2, gpu3 CPU_IDs=14-15
     Mem=2000 gpu:1."""
     free = np.array([[15, 63000, 2], [15, 63000, 1], [2, 50000, 3], [15, 63000, 0]])
-    nodes = spread_nodes(
-        free, 3, np.array([2, 2000, 0]), np.zeros(3, int), np.ones(4, bool), gpus_per_job=3
-    )
+    task = np.array([2, 2000, 0])
+    request = Request(task, gpus_per_job=3, spread=(3, task, np.zeros(3, int)))
+    nodes = spread_nodes(free, request, np.ones(4, bool))
     assert tuple(nodes) == (0, 2)
     assert nodes.rows.tolist() == [[4, 4000, 2], [2, 2000, 1]]
     text = (DATA / "arr-gpu" / "snapshots.txt").read_text()

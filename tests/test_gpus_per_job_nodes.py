@@ -18,7 +18,7 @@ import pytest
 
 import slurmlab
 from slurmlab.errors import RequestError
-from slurmlab.policies import choose_nodes
+from slurmlab.policies import Request, choose_nodes
 from slurmlab.spec.job import JobSpec, resolve
 
 POLICIES = ("fifo", "easy", "conservative", "slurm")
@@ -58,7 +58,7 @@ def test_choose_nodes_deals_the_gpus_in_node_order(gpus, free_gpus, nodes, dealt
     free = CAP.copy()
     free[:, 2] = free_gpus
     demand = np.array([1, 1000, 1])
-    got = choose_nodes(free, CAP, demand, 2, np.ones(4, bool), gpus_per_job=gpus)
+    got = choose_nodes(free, CAP, Request(demand, 2, gpus_per_job=gpus), np.ones(4, bool))
     assert tuple(got) == nodes
     assert got.rows.tolist() == [[1, 1000, g] for g in dealt]
 
@@ -67,7 +67,7 @@ def test_choose_nodes_waits_when_the_nodes_hold_too_few():
     free = CAP.copy()
     free[:, 2] = [1, 1, 2, 0]
     demand = np.array([1, 1000, 1])
-    assert choose_nodes(free, CAP, demand, 2, np.ones(4, bool), gpus_per_job=5) is None
+    assert choose_nodes(free, CAP, Request(demand, 2, gpus_per_job=5), np.ones(4, bool)) is None
 
 
 @pytest.mark.parametrize("policy", POLICIES)
@@ -185,7 +185,8 @@ def test_srun_env_shows_the_gpus_dealt_on_each_node(realslurm_cluster):
 
 def test_a_custom_policy_that_drops_the_gpus_per_job_is_told_so(realslurm_cluster):
     """The controller checks a custom policy's nodes: a -N 2 --gpus=5 job must hold its 5
-    GPUs over its nodes, which choose_nodes deals only given ``gpus_per_job``."""
+    GPUs over its nodes, which choose_nodes deals only given them (``job.request`` holds
+    them; a request of the policy's own may leave them out)."""
     from slurmlab.errors import PolicyError
     from slurmlab.policies import Decision, Start
 
@@ -193,7 +194,8 @@ def test_a_custom_policy_that_drops_the_gpus_per_job_is_told_so(realslurm_cluste
         def schedule(self, view):
             d = Decision()
             for job in view.queue:
-                nodes = choose_nodes(view.free, view.capacity, job.demand, job.count, job.mask)
+                own = Request(job.demand, job.count)  # (without its GPUs per job)
+                nodes = choose_nodes(view.free, view.capacity, own, job.mask)
                 if nodes is not None:
                     d.starts.append(Start(job.id, nodes))
             return d

@@ -22,13 +22,21 @@ import pytest
 
 import slurmlab
 from slurmlab.errors import PolicyError
-from slurmlab.policies import Decision, Start, choose_nodes, spread_nodes
+from slurmlab.policies import Decision, Request, Start, choose_nodes, spread_nodes
 from slurmlab.spec.job import JobSpec, resolve, spread_of
 
 POLICIES = ("fifo", "easy", "conservative", "slurm")
 #: gpus-spread3's blocks: gpu1 one free GPU (a job of 3 pinned), gpu2 two, gpu3-4 none
 FREE = np.array([[15, 63000, 1], [15, 63000, 2], [15, 63000, 0], [15, 63000, 0]])
 ALL = np.ones(4, dtype=bool)
+NONE = np.zeros(3, int)
+
+
+def tasks(ntasks, task, per_node=NONE, gpus_per_job=0):
+    """The request of ``ntasks`` tasks of ``task`` that may spread, ``per_node`` on each
+    node, ``gpus_per_job`` GPUs per job (its demand and count: one task on one node)."""
+    task = np.asarray(task)
+    return Request(task, 1, gpus_per_job=gpus_per_job, spread=(ntasks, task, np.asarray(per_node)))
 
 
 @pytest.mark.parametrize(
@@ -41,7 +49,7 @@ def test_tasks_and_gpus_per_job_spread_one_task_on_each_node_and_the_rest_on_one
     takes the CPUs of all the tasks, gpu1 adds its one GPU and one task's CPUs; the tasks
     then go one on each node and the rest on gpu2 (``dist_tasks_compute_c_b``)."""
     task = np.array([cpt, 1000 * cpt, 0])
-    nodes = spread_nodes(FREE, ntasks, task, np.zeros(3, int), ALL, gpus_per_job=3)
+    nodes = spread_nodes(FREE, tasks(ntasks, task, gpus_per_job=3), ALL)
     assert tuple(nodes) == (0, 1)
     assert nodes.rows.tolist() == [[c, 1000 * c, g] for c, g in zip(cpus, [1, 2], strict=True)]
 
@@ -50,7 +58,7 @@ def test_one_node_that_holds_tasks_and_gpus_takes_them_all():
     """A node holding every task and GPU is the tightest single fit (``_eval_nodes``)."""
     free = FREE.copy()
     free[3, 2] = 4  # gpu4 idle
-    nodes = spread_nodes(free, 4, np.array([1, 1000, 0]), np.zeros(3, int), ALL, gpus_per_job=3)
+    nodes = spread_nodes(free, tasks(4, [1, 1000, 0], gpus_per_job=3), ALL)
     assert tuple(nodes) == (3,) and nodes.rows.tolist() == [[4, 4000, 3]]
 
 
@@ -58,9 +66,9 @@ def test_never_more_nodes_than_tasks():
     """``choose_nodes`` (job_test.c): ``max_nodes = MAX(num_tasks, min_nodes)``: -n 2
     --gpus=3 on three nodes of one free GPU waits."""
     free = np.array([[15, 63000, 1], [15, 63000, 1], [15, 63000, 1]])
-    task = np.array([1, 1000, 0])
-    assert spread_nodes(free, 2, task, np.zeros(3, int), np.ones(3, bool), gpus_per_job=3) is None
-    assert spread_nodes(free, 3, task, np.zeros(3, int), np.ones(3, bool), gpus_per_job=3)
+    task = [1, 1000, 0]
+    assert spread_nodes(free, tasks(2, task, gpus_per_job=3), np.ones(3, bool)) is None
+    assert spread_nodes(free, tasks(3, task, gpus_per_job=3), np.ones(3, bool))
 
 
 def test_gpus_per_job_go_over_the_nodes_in_node_order():
@@ -68,11 +76,11 @@ def test_gpus_per_job_go_over_the_nodes_in_node_order():
     each node after it, whatever order ``_eval_nodes`` picked them in: ``--gpus=5`` takes
     gpu2's four first (more free GPUs), then gpu1 for the fifth; gpu1 gets its 2, gpu2 3."""
     free = np.array([[15, 63000, 2], [15, 63000, 4], [15, 63000, 0]])
-    nodes = spread_nodes(free, 5, np.array([0, 0, 1]), np.array([1, 1000, 0]), np.ones(3, bool))
+    nodes = spread_nodes(free, tasks(5, [0, 0, 1], [1, 1000, 0]), np.ones(3, bool))
     assert tuple(nodes) == (0, 1) and nodes.rows[:, 2].tolist() == [2, 3]
     # gpus-spread2 probe5: gpu1 idle (4), gpu2 two free: 4 + 1
     free = np.array([[16, 64000, 4], [15, 63000, 2], [15, 63000, 0]])
-    nodes = spread_nodes(free, 5, np.array([0, 0, 1]), np.array([1, 1000, 0]), np.ones(3, bool))
+    nodes = spread_nodes(free, tasks(5, [0, 0, 1], [1, 1000, 0]), np.ones(3, bool))
     assert nodes.rows[:, 2].tolist() == [4, 1]
 
 
@@ -116,15 +124,17 @@ def test_the_probes_start_at_once_on_two_nodes_as_in_real_slurm(realslurm_cluste
 
 def test_a_custom_policy_that_drops_the_gpus_per_job_is_told_so(realslurm_cluster):
     """The controller checks a custom policy's spread: a -n N --gpus=M job must hold its M
-    GPUs over the nodes, which spread_nodes deals only given ``gpus_per_job``."""
+    GPUs over the nodes, which spread_nodes deals only given them (``job.request`` holds
+    them; a request of the policy's own may leave them out)."""
 
     class Forgetful:
         def schedule(self, view):
             d, free = Decision(), view.free.copy()
             for job in view.queue:
-                nodes = choose_nodes(free, view.capacity, job.demand, job.count, job.mask)
+                own = Request(job.demand, job.count, spread=job.spread)  # (no GPUs per job)
+                nodes = choose_nodes(free, view.capacity, own, job.mask)
                 if nodes is None and job.spread is not None:
-                    nodes = spread_nodes(free, *job.spread, job.mask & view.up)
+                    nodes = spread_nodes(free, own, job.mask & view.up)
                 if nodes is not None:
                     free[list(nodes)] -= job.usage(nodes, view.capacity)
                     d.starts.append(Start(job.id, nodes))

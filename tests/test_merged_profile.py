@@ -33,6 +33,7 @@ from test_profile_speed_equivalence import (
 
 from slurmlab import Cluster, RandomFailures, Scenario, simulate
 from slurmlab.policies import profile as profile_module
+from slurmlab.policies.placement import Request
 from slurmlab.policies.profile import MergedProfile, Profile, make_profile
 from slurmlab.spec.synthetic import ai_workload
 
@@ -105,8 +106,8 @@ def start_state(draw, capacity):
     return now, left, releases
 
 
-def request(draw, capacity):
-    """(demand, count, mask, duration, keywords) of a random job."""
+def drawn_job(draw, capacity):
+    """(request, mask, duration) of a random job."""
     n = len(capacity)
     top = capacity.max(axis=0).tolist()
     demand = np.array([draw(st.integers(min(1, c), c)) for c in top], dtype=np.int64)
@@ -119,7 +120,7 @@ def request(draw, capacity):
         kw["mem_per_cpu"] = per_cpu(draw, demand)
     if draw(st.booleans()):
         kw["most"] = draw(st.integers(count, n + 1))
-    return demand, count, mask, draw(spans_st), kw
+    return Request(demand, count, **kw), mask, draw(spans_st)
 
 
 def per_node(prof):
@@ -171,8 +172,7 @@ def test_merged_profile_answers_as_profile(data):
                 t = ref.times[0] if math.isinf(t) else t
                 args, kw = (max(t, ref.now) + draw(st.sampled_from([0, 0, 0.25])),), {}
             else:
-                demand, count, mask, duration, kw = request(draw, capacity)
-                args = (demand, count, mask, duration)
+                args, kw = drawn_job(draw, capacity), {}
                 if kind == "fits":
                     kw["at"] = draw(st.integers(0, len(ref.times) - 1))
                 elif draw(st.booleans()):
@@ -182,11 +182,11 @@ def test_merged_profile_answers_as_profile(data):
             assert per_node(profs[1]) == per_node(profs[0]), (kind, args, kw)
             if kind == "earliest" and found is not None and draw(st.booleans()):
                 i, t, nodes = found  # reserve the slot found, as the policies do
-                usage = np.broadcast_to(args[0], (len(nodes), 3))
-                if kw["exclusive"]:
+                usage = np.broadcast_to(args[0].demand, (len(nodes), 3))
+                if args[0].exclusive:
                     usage = capacity[list(nodes)]
                 for p in profs:
-                    p.reserve(nodes, usage, t, t + args[3], at=i)
+                    p.reserve(nodes, usage, t, t + args[2], at=i)
                 assert per_node(profs[1]) == per_node(profs[0])
 
 
@@ -203,13 +203,14 @@ def test_merged_replan_matches_profile(data):
     profs = both(capacity, now, free, releases) + both(capacity, now, free, releases)[1:]
 
     def job_drawn():
-        demand, count, mask, duration, kw = request(draw, capacity)
-        return demand, count, mask, duration, kw["exclusive"]
+        request, mask, duration = drawn_job(draw, capacity)
+        return request.demand, request.count, mask, duration, request.exclusive
 
     standing = place_jobs(draw, profs, capacity, now, releases, job_drawn, most=10)
 
     def check(got, call, exclusive):
-        assert repr(profs[1].replan(*call, exclusive=exclusive)) == repr(got)
+        request = Request(call[0], call[1], exclusive)
+        assert repr(profs[1].replan(request, *call[2:])) == repr(got)
         assert repr(out_search_in(profs[2], *call, exclusive)) == repr(got)
         for p in profs[1:]:
             assert per_node(p) == per_node(profs[0])
@@ -234,11 +235,12 @@ def test_alike_nodes_share_a_column_until_they_differ():
     assert twin.free.shape == (2, 2, 3)
     # nine whole nodes: at 50, when the running job has ended (times 0, 10, 30, 50)
     whole, every = np.array([4, 8, 2]), np.ones(10, dtype=bool)
-    assert prof.earliest(whole, 9, every, 40.0) == (3, 50.0, tuple(range(9)))
+    assert prof.earliest(Request(whole, 9), every, 40.0) == (3, 50.0, tuple(range(9)))
     plain = Profile(0.0, free, capacity, [(50.0, (2, 3), capacity[[2, 3]])])
     plain.reserve((5, 6, 7), np.broadcast_to(whole, (3, 3)), 10.0, 30.0)
     for count in range(1, 11):
-        assert prof.earliest(whole, count, every, 40.0) == plain.earliest(whole, count, every, 40.0)
+        request = Request(whole, count)
+        assert prof.earliest(request, every, 40.0) == plain.earliest(request, every, 40.0)
 
 
 def test_make_profile_merges_large_clusters_only():

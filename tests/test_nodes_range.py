@@ -14,7 +14,7 @@ import pytest
 
 from slurmlab import Cluster, Lab, Qos
 from slurmlab.errors import PolicyError, RequestError
-from slurmlab.policies import Decision, Start, choose_nodes
+from slurmlab.policies import Decision, Request, Start, choose_nodes
 from slurmlab.policies.profile import Profile
 from slurmlab.spec.job import JobSpec
 
@@ -45,12 +45,12 @@ def test_choose_nodes_takes_up_to_most_of_the_fitting_nodes():
     free[1] = 0  # n2 busy
     mask = np.ones(5, dtype=bool)
     demand = np.array([2, 0, 0])
-    assert choose_nodes(free, capacity, demand, 1, mask, most=3) == (0, 2, 3)
-    assert choose_nodes(free, capacity, demand, 2, mask, most=9) == (0, 2, 3, 4)
-    assert choose_nodes(free, capacity, demand, 2, mask) == (2, 3)  # a fixed count: best fit
+    assert choose_nodes(free, capacity, Request(demand, 1, most=3), mask) == (0, 2, 3)
+    assert choose_nodes(free, capacity, Request(demand, 2, most=9), mask) == (0, 2, 3, 4)
+    assert choose_nodes(free, capacity, Request(demand, 2), mask) == (2, 3)  # a fixed count
     free[2:] = 0
-    assert choose_nodes(free, capacity, demand, 1, mask, most=3) == (0,)  # what there is
-    assert choose_nodes(free, capacity, demand, 2, mask, most=3) is None  # fewer than MIN
+    assert choose_nodes(free, capacity, Request(demand, 1, most=3), mask) == (0,)  # what there is
+    assert choose_nodes(free, capacity, Request(demand, 2, most=3), mask) is None  # fewer than MIN
 
 
 def test_a_run_holding_min_is_enough_as_in_cons_tres():
@@ -62,8 +62,8 @@ def test_a_run_holding_min_is_enough_as_in_cons_tres():
     free = np.array([[2, 0, 0], [0, 0, 0], [8, 0, 0], [8, 0, 0]])
     mask = np.ones(4, dtype=bool)
     demand = np.array([2, 0, 0])
-    assert choose_nodes(free, capacity, demand, 2, mask) == (2, 3)
-    assert choose_nodes(free, capacity, demand, 1, mask, most=2) == (0, 2)
+    assert choose_nodes(free, capacity, Request(demand, 2), mask) == (2, 3)
+    assert choose_nodes(free, capacity, Request(demand, 1, most=2), mask) == (0, 2)
 
 
 def test_the_profile_plans_up_to_most_of_the_nodes_free_through_the_window():
@@ -75,10 +75,10 @@ def test_the_profile_plans_up_to_most_of_the_nodes_free_through_the_window():
     )
     prof.reserve((2,), capacity[2:3], 150.0, 400.0)
     demand, mask = np.array([8, 0, 0]), np.ones(4, dtype=bool)
-    assert prof.earliest(demand, 1, mask, 40.0, most=4) == (1, 100.0, (0, 1, 2))
-    assert prof.earliest(demand, 1, mask, 120.0, most=4) == (1, 100.0, (0, 1))
-    assert prof.earliest(demand, 3, mask, 120.0, most=4)[1:] == (400.0, (0, 1, 2))
-    assert prof.fits(demand, 1, mask, 40.0, at=1, most=2) == (0, 1)
+    assert prof.earliest(Request(demand, 1, most=4), mask, 40.0) == (1, 100.0, (0, 1, 2))
+    assert prof.earliest(Request(demand, 1, most=4), mask, 120.0) == (1, 100.0, (0, 1))
+    assert prof.earliest(Request(demand, 3, most=4), mask, 120.0)[1:] == (400.0, (0, 1, 2))
+    assert prof.fits(Request(demand, 1, most=2), mask, 40.0, at=1) == (0, 1)
 
 
 # -- resolution --------------------------------------------------------------------------------

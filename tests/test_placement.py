@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import slurmlab
-from slurmlab.policies.placement import choose_nodes
+from slurmlab.policies.placement import Request, choose_nodes
 
 
 def pick(free, demand, count=1, *, mask=None, weights=None, mem_per_cpu=0, exclusive=False):
@@ -20,9 +20,8 @@ def pick(free, demand, count=1, *, mask=None, weights=None, mem_per_cpu=0, exclu
     capacity = np.array([[16, 64000, 4]] * len(free), dtype=np.int64)
     mask = np.ones(len(free), dtype=bool) if mask is None else np.array(mask)
     weights = None if weights is None else np.array(weights)
-    return choose_nodes(
-        free, capacity, np.array(demand), count, mask, exclusive, weights, mem_per_cpu
-    )
+    request = Request(np.array(demand), count, exclusive, mem_per_cpu)
+    return choose_nodes(free, capacity, request, mask, weights)
 
 
 def test_the_fewest_available_cpus_not_the_fewest_free_gpus():
@@ -79,6 +78,36 @@ def test_exclusive_jobs_and_too_few_nodes():
     assert pick(free, [16, 64000, 4], 2, exclusive=True) == (0, 2)
     assert pick(free, [16, 64000, 4], 3, exclusive=True) is None
     assert pick(free, [1, 1000, 1], 2, mask=[False, True, False]) is None
+
+
+def test_a_pending_jobs_request_is_made_from_its_fields():
+    """A policy places a job by ``job.request``: made from the record's own fields, and made
+    again when a record is derived from it (``dataclasses.replace``), so the two never
+    disagree."""
+    from dataclasses import replace
+
+    from slurmlab.policies import PendingJob
+
+    demand, mask = np.array([2, 1000, 1]), np.ones(4, dtype=bool)
+    job = PendingJob(1, "p", demand, 2, mask, 60.0, True, mem_per_cpu=500, most=3,
+                     gres_fixed=True, gpus_per_job=4, whole_memory=False)  # fmt: skip
+    r = job.request
+    assert (r.demand is demand, r.count, r.exclusive, r.mem_per_cpu, r.most) == (
+        True, 2, True, 500, 3,
+    )  # fmt: skip
+    assert (r.gres_fixed, r.gpus_per_job, r.whole_memory, r.spread) == (True, 4, False, None)
+    assert replace(job, most=4, exclusive=False).request.most == 4
+    assert not replace(job, most=4, exclusive=False).request.exclusive
+
+
+def test_spread_nodes_refuses_a_request_that_may_not_spread():
+    """Only a job of ``-n`` without ``-N`` (``request.spread``) is spread over nodes; any
+    other request is refused with the function to place it with."""
+    from slurmlab.policies import spread_nodes
+
+    free = np.array([[16, 64000, 4]] * 2)
+    with pytest.raises(ValueError, match="place it with choose_nodes"):
+        spread_nodes(free, Request(np.array([1, 1000, 0])), np.ones(2, dtype=bool))
 
 
 @pytest.fixture

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from slurmlab.policies import profile as profile_module
 from slurmlab.policies.backfill import _undisturbed
 from slurmlab.policies.base import CPU, MEM, PendingJob, QueueView
-from slurmlab.policies.placement import choose_nodes
+from slurmlab.policies.placement import Request, choose_nodes
 from slurmlab.policies.profile import PoolProfile, Profile
 
 # --- frozen reference (the original implementation) -------------------------------------
@@ -402,8 +402,18 @@ def assert_same_state(ref, new):
     assert ref.valid() == new.valid()
 
 
+#: the keywords of a job's search in the reference that slurmlab's profiles take in its Request
+PLACEMENT = ("exclusive", "mem_per_cpu")
+
+
 def run_op(prof, kind, args, kw):
-    """Apply an operation to ``prof``; return its answer (or the error it raises)."""
+    """Apply an operation to ``prof``; return its answer (or the error it raises). A job's
+    search is drawn as the reference takes it, its (demand, count, mask, duration) and
+    keywords; slurmlab's profiles take (its :class:`Request`, mask, duration)."""
+    if kind in ("fits", "earliest") and not isinstance(prof, RefProfile):
+        demand, count, *rest = args
+        args = (Request(demand, count, **{k: kw[k] for k in PLACEMENT if k in kw}), *rest)
+        kw = {k: v for k, v in kw.items() if k not in PLACEMENT}
     try:
         return getattr(prof, kind)(*args, **kw)
     except ValueError as e:
@@ -479,7 +489,7 @@ def test_choose_nodes_matches_reference(data):
         weights.sort() if draw(st.booleans()) else None
     mpc = per_cpu(draw, demand) if draw(st.booleans()) else 0
     expected = ref_choose_nodes(free, capacity, demand, count, mask, exclusive, weights, mpc)
-    got = choose_nodes(free, capacity, demand, count, mask, exclusive, weights, mpc)
+    got = choose_nodes(free, capacity, Request(demand, count, exclusive, mpc), mask, weights)
     assert repr(got) == repr(expected)
 
 
@@ -506,7 +516,7 @@ def test_ranked_quick_reject_never_rejects_a_job_that_fits(data):
     view = QueueView(0.0, (), (), free, capacity, up, [f"n{i}" for i in range(len(capacity))])
     ranks = view.free_ranks()
     pending = PendingJob(1, "p", demand, count, mask, 60.0, exclusive, need=tuple(demand.tolist()))
-    if choose_nodes(free, capacity, demand, count, mask & up, exclusive) is not None:
+    if choose_nodes(free, capacity, pending.request, mask & up) is not None:
         assert pending.may_fit(ranks)
     for r, amounts_r in enumerate(ranks):  # each sorted, over the up nodes only
         assert amounts_r == sorted(free[up, r].tolist())
@@ -555,9 +565,9 @@ def test_pool_profile_matches_profile(data):
             usage = np.broadcast_to(demand, (len(nodes), 3))
             if kw["exclusive"]:
                 usage = capacity[list(nodes)]
-            call = (demand, count, mask, duration, t, nodes, usage)
-            got = ref.replan(*call, exclusive=kw["exclusive"])
-            assert same_answer(pool.replan(*call, exclusive=kw["exclusive"]), got)
+            call = (Request(demand, count, kw["exclusive"]), mask, duration, t, nodes, usage)
+            got = ref.replan(*call)
+            assert same_answer(pool.replan(*call), got)
             assert got is not None and got[1] <= t  # never later than it stood
             assert pool_state(pool) == pool_state(ref)
             standing[k] = ((demand, count, mask, duration), kw, got[1], got[2])
@@ -614,7 +624,7 @@ def test_pool_replan_matches_profile(data):
         exclusive = not plain and draw(st.booleans())
         duration = draw(spans_st.filter(lambda d: d > 0))
         found = [
-            p.earliest(demand, 1, np.array([True]), duration, exclusive=exclusive) for p in profs
+            p.earliest(Request(demand, 1, exclusive), np.array([True]), duration) for p in profs
         ]
         assert same_answer(found[1], found[0])
         if found[0] is None:
@@ -632,10 +642,10 @@ def test_pool_replan_matches_profile(data):
     for t, _n, demand, duration, exclusive, usage in sorted(standing, key=lambda s: s[:2]):
         if t < now or not profs[0].valid():
             continue
-        call = (demand, 1, np.array([True]), duration, t, (0,), usage)
-        got = profs[0].replan(*call, exclusive=exclusive)
+        call = (Request(demand, 1, exclusive), np.array([True]), duration, t, (0,), usage)
+        got = profs[0].replan(*call)
         assert got is not None and got[1] <= t  # its own slot is free: never later
-        assert same_answer(profs[1].replan(*call, exclusive=exclusive), got)
+        assert same_answer(profs[1].replan(*call), got)
         assert pool_state(profs[1]) == pool_state(profs[0])
 
 
@@ -658,7 +668,7 @@ def running_jobs(draw, capacity):
 def out_search_in(prof, demand, count, mask, duration, start, nodes, usage, exclusive):
     """Compression by its definition: take the reservation out, search, put it back."""
     prof.reserve(nodes, -usage, start, start + duration)
-    found = prof.earliest(demand, count, mask, duration, exclusive=exclusive)
+    found = prof.earliest(Request(demand, count, exclusive), mask, duration)
     if found is not None:
         i, t, new = found
         back = prof.capacity[list(new)] if exclusive else usage
@@ -703,11 +713,10 @@ def place_jobs(draw, profs, capacity, now, releases, job_drawn, most):
     standing = []
     for _ in range(draw(st.integers(1, most))):
         demand, count, mask, duration, exclusive = job_drawn()
-        found = profs[0].earliest(demand, count, mask, duration, exclusive=exclusive)
+        request = Request(demand, count, exclusive)
+        found = profs[0].earliest(request, mask, duration)
         for p in profs[1:]:
-            assert repr(p.earliest(demand, count, mask, duration, exclusive=exclusive)) == (
-                repr(found)
-            )
+            assert repr(p.earliest(request, mask, duration)) == repr(found)
         if found is None or math.isinf(found[1]):
             continue
         i, t, nodes = found
@@ -732,7 +741,7 @@ def compress(prof, standing, capacity, check):
         if not prof.valid():
             break
         call = (demand, count, mask, duration, t, nodes, usage)
-        got = prof.replan(*call, exclusive=exclusive)
+        got = prof.replan(Request(demand, count, exclusive), *call[2:])
         check(got, call, exclusive)
         if got is not None:
             s[0], s[6] = got[1], got[2]
@@ -750,11 +759,12 @@ def test_pool_earliest_not_before_now_with_an_overdue_job():
     for prof in (Profile(10.0, free.copy(), capacity, releases),
                  PoolProfile(10.0, free.copy(), capacity, releases)):  # fmt: skip
         assert list(prof.times) == [10.0, 10.0]
-        assert prof.earliest(demand, 1, mask, 0.0, not_before=10.0)[:2] == (0, 10.0)
-        assert prof.earliest(demand, 1, mask, 60.0, not_before=10.0)[:2] == (0, 10.0)
-        assert prof.earliest(np.array([4, 0, 0]), 1, mask, 60.0, not_before=10.0)[:2] == (1, 10.0)
+        one, four = Request(demand), Request(np.array([4, 0, 0]))
+        assert prof.earliest(one, mask, 0.0, not_before=10.0)[:2] == (0, 10.0)
+        assert prof.earliest(one, mask, 60.0, not_before=10.0)[:2] == (0, 10.0)
+        assert prof.earliest(four, mask, 60.0, not_before=10.0)[:2] == (1, 10.0)
         # not before a later instant of the second interval: the first has no length
-        assert prof.earliest(demand, 1, mask, 0.0, not_before=10.5)[:2] == (1, 10.5)
+        assert prof.earliest(one, mask, 0.0, not_before=10.5)[:2] == (1, 10.5)
 
 
 @given(st.data())
@@ -772,7 +782,7 @@ def test_an_undisturbed_job_keeps_its_place(data):
     def place():
         demand, count, mask, duration = job(draw, capacity)
         exclusive = draw(st.booleans())
-        found = prof.earliest(demand, count, mask, duration, exclusive=exclusive)
+        found = prof.earliest(Request(demand, count, exclusive), mask, duration)
         if found is None or math.isinf(found[1]):
             return None
         i, t, nodes = found
@@ -813,7 +823,7 @@ def test_an_undisturbed_job_keeps_its_place(data):
             placed[:] = [p for p in placed if p is not other]  # (== on arrays is ambiguous)
             if kind == "move":
                 o_demand, o_count, o_mask, o_d, o_excl = call
-                found = prof.earliest(o_demand, o_count, o_mask, o_d, exclusive=o_excl)
+                found = prof.earliest(Request(o_demand, o_count, o_excl), o_mask, o_d)
                 if found is not None and not math.isinf(found[1]):
                     i, t2, n2 = found
                     u2 = capacity[list(n2)] if o_excl else u
@@ -833,7 +843,7 @@ def _after_change(change):
     capacity = np.array([[4, 8, 0], [4, 8, 0]])
     prof = Profile(0.0, np.zeros_like(capacity), capacity, [(10.0, (0, 1), capacity.copy())])
     demand, mask = np.array([1, 1, 0]), np.array([True, True])
-    i, t, nodes = prof.earliest(demand, 1, mask, 5.0)
+    i, t, nodes = prof.earliest(Request(demand), mask, 5.0)
     assert (t, nodes) == (10.0, (0,))
     prof.reserve(nodes, demand[None], t, t + 5.0, at=i)
     node, use, a, b, freed = change
@@ -861,7 +871,7 @@ def test_the_skip_rule_on_hand_made_changes():
     capacity = np.array([[4, 8, 0], [4, 8, 0]])
     prof = Profile(0.0, np.zeros_like(capacity), capacity, [(10.0, (0, 1), capacity.copy())])
     demand, mask = np.array([1, 1, 0]), np.array([True, True])
-    i, t, nodes = prof.earliest(demand, 1, mask, 0.0)
+    i, t, nodes = prof.earliest(Request(demand), mask, 0.0)
     prof.reserve(nodes, demand[None], t, t, at=i)
     prof.reserve((1,), np.array([[2, 2, 0]]), 10.0, 12.0)
     found = out_search_in(prof, demand, 1, mask, 0.0, t, nodes, demand[None], False)

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from slurmlab import Lab
-from slurmlab.policies.placement import best_fit, choose_nodes, gpu_weights
+from slurmlab.policies.placement import Request, best_fit, choose_nodes, gpu_weights
 from slurmlab.policies.profile import Profile
 from slurmlab.scenario import Scenario
 
@@ -53,7 +53,7 @@ def test_the_weights_rank_free_gpus_up_to_the_jobs_gpus_below_the_node_weight():
 def test_gpus_per_job_prefer_nodes_with_more_free_gpus(gpus_per_job, nodes):
     """cons_tres ranks nodes by min(free GPUs, GPUs per job) before the CPU best fit."""
     demand = np.array([1, 1000, 3])
-    got = choose_nodes(GPU1_USED, CAPACITY, demand, 2, ALL, gpus_per_job=gpus_per_job)
+    got = choose_nodes(GPU1_USED, CAPACITY, Request(demand, 2, gpus_per_job=gpus_per_job), ALL)
     assert got == nodes
 
 
@@ -61,7 +61,8 @@ def test_the_cpu_rule_decides_among_equal_gpu_weights():
     """probe4: gpu1 with all 4 GPUs but 12 CPUs free weighs as the idle nodes, and a job
     of two nodes takes the run's nodes in order: gpu[1-2]."""
     free = np.array([[12, 60000, 4], [16, 64000, 4], [16, 64000, 4], [16, 64000, 4]])
-    assert best_fit(free, np.arange(4), 2, gpus_per_job=5) == (0, 1)
+    request = Request(np.array([1, 1000, 1]), 2, gpus_per_job=5)
+    assert best_fit(free, np.arange(4), request) == (0, 1)
 
 
 def test_a_plan_weighs_the_gpus_free_throughout_its_window():
@@ -72,8 +73,8 @@ def test_a_plan_weighs_the_gpus_free_throughout_its_window():
     back = np.array([[1, 1000, 4], [1, 1000, 3], [1, 1000, 4], [1, 1000, 4]])
     prof = Profile(0.0, free, CAPACITY, [(60.0, (0, 1, 2, 3), back)])
     demand = np.array([1, 1000, 3])
-    assert prof.earliest(demand, 2, ALL, 100.0, gpus_per_job=5)[1:] == (60.0, (2, 3))
-    assert prof.earliest(demand, 2, ALL, 100.0)[1:] == (60.0, (0, 1))
+    assert prof.earliest(Request(demand, 2, gpus_per_job=5), ALL, 100.0)[1:] == (60.0, (2, 3))
+    assert prof.earliest(Request(demand, 2), ALL, 100.0)[1:] == (60.0, (0, 1))
 
 
 @pytest.mark.parametrize("pin,nodes", [("gpu1", "gpu[2-3]"), ("gpu2", "gpu[3-4]")])

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from slurmlab.policies.placement import best_fit, choose_nodes, gres_fixed
+from slurmlab.policies.placement import Request, best_fit, choose_nodes, gres_fixed
 from slurmlab.policies.profile import Profile
 
 DATA = Path(__file__).resolve().parents[1] / "datasets" / "realslurm"
@@ -27,9 +27,8 @@ def pick(free, demand, count=1, *, fixed=False):
     free = np.array(free, dtype=np.int64)
     capacity = np.array([[16, 64000, 4]] * len(free), dtype=np.int64)
     mask = np.ones(len(free), dtype=bool)
-    return choose_nodes(
-        free, capacity, np.array(demand), count, mask, False, None, 1000, gres_fixed=fixed
-    )
+    request = Request(np.array(demand), count, mem_per_cpu=1000, gres_fixed=fixed)
+    return choose_nodes(free, capacity, request, mask)
 
 
 @pytest.mark.parametrize(
@@ -90,14 +89,15 @@ def test_best_fit_and_profiles_plan_by_the_same_rule():
     --start's SCHEDNODES) puts the job where a start now would."""
     free = np.array([[16, 64000, 4], [14, 62000, 2], [13, 61000, 1], [13, 61000, 1]])
     idx = np.arange(4)
-    assert best_fit(free, idx, 1, gres_fixed=True) == (0,)
-    assert best_fit(free, idx, 1) == (2,)
+    demand = np.array([1, 1000, 1])
+    fixed, open_ = Request(demand, gres_fixed=True), Request(demand)
+    assert best_fit(free, idx, fixed) == (0,)
+    assert best_fit(free, idx, open_) == (2,)
     prof = Profile(0.0, free, CAPACITY, [])
     mask = np.ones(4, dtype=bool)
-    demand = np.array([1, 1000, 1])
-    assert prof.earliest(demand, 1, mask, 60.0, gres_fixed=True) == (0, 0.0, (0,))
-    assert prof.earliest(demand, 1, mask, 60.0) == (0, 0.0, (2,))
-    assert prof.fits(demand, 1, mask, 60.0, gres_fixed=True) == (0,)
+    assert prof.earliest(fixed, mask, 60.0) == (0, 0.0, (0,))
+    assert prof.earliest(open_, mask, 60.0) == (0, 0.0, (2,))
+    assert prof.fits(fixed, mask, 60.0) == (0,)
 
 
 _E2 = """\

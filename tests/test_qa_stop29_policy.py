@@ -23,6 +23,7 @@ from slurmlab.policies import (
     PendingQueue,
     PolicyError,
     Profile,
+    Request,
     SlurmBackfill,
     Start,
     availability,
@@ -43,7 +44,7 @@ def greedy(view, *, up: bool = True) -> list[Start]:
     free, starts = view.free.copy(), []
     for job in view.queue:
         mask = job.mask & view.up if up else job.mask
-        nodes = choose_nodes(free, view.capacity, job.demand, job.count, mask, job.exclusive)
+        nodes = choose_nodes(free, view.capacity, job.request, mask)
         if nodes is not None:
             free[list(nodes)] -= job.usage(nodes, view.capacity)
             starts.append(Start(job.id, nodes))
@@ -223,7 +224,7 @@ def test_a_start_on_a_down_node_is_refused():
 
 
 # -- F4: wrong node sets ------------------------------------------------------------------------
-COUNT = "give {n} distinct nodes, as choose_nodes(..., count={n}, ...) does"
+COUNT = "give {n} distinct nodes, as choose_nodes does for job.request"
 RANGE = "the cluster has 4 nodes, indices 0 to 3 (view.node_names[i] names node i)"
 TUPLE = "(ints, as choose_nodes returns), not {v}; e.g. tuple(int(i) for i in nodes)"
 
@@ -486,9 +487,8 @@ def test_earliest_at_now_in_interval_1_is_not_room_now():
     gives (1, now, nodes); the docstring says to start now only at index 0."""
     full = np.array([[16, 1000, 0]] * 2)
     prof = Profile(120.0, np.zeros((2, 3)), full, [(60.0, (0, 1), full)])
-    assert prof.earliest(np.array([1, 10, 0]), 1, np.array([True, True]), 60.0) == (
-        1, 120.0, (0,),
-    )  # fmt: skip
+    one = Request(np.array([1, 10, 0]))
+    assert prof.earliest(one, np.array([True, True]), 60.0) == (1, 120.0, (0,))
     assert "Start the job *now* only when the index is 0" in Profile.earliest.__doc__
 
 
@@ -500,7 +500,7 @@ def test_starting_on_earliest_without_the_index_test_is_refused():
         def schedule(self, view):
             d, prof = Decision(), availability(view)
             for job in view.queue:
-                found = prof.earliest(job.demand, job.count, job.mask & view.up, job.limit)
+                found = prof.earliest(job.request, job.mask & view.up, job.limit)
                 if found is None:
                     continue
                 i, t, nodes = found
@@ -685,9 +685,7 @@ def test_complete_drops_the_plans_a_decision_leaves_out(complete, plans):
             d = Decision(complete=complete)
             free = view.free.copy()
             for job in view.queue:
-                nodes = choose_nodes(
-                    free, view.capacity, job.demand, job.count, job.mask & view.up, job.exclusive
-                )
+                nodes = choose_nodes(free, view.capacity, job.request, job.mask & view.up)
                 if nodes is None:
                     d.reasons[job.id] = "Resources"
                     if not self.done:

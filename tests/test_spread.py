@@ -13,7 +13,7 @@ import pytest
 
 from slurmlab import Cluster, Lab, simulate
 from slurmlab.errors import PolicyError
-from slurmlab.policies import Decision, Start, choose_nodes, spread_nodes
+from slurmlab.policies import Decision, Request, Start, choose_nodes, spread_nodes
 from slurmlab.spec.cluster import Node, Partition
 from slurmlab.spec.job import JobSpec, spread_of
 from slurmlab.spec.workload import Workload, WorkloadJob
@@ -38,27 +38,33 @@ def three_nodes(weights=None) -> Cluster:
 NONE = np.zeros(3, dtype=int)
 
 
+def tasks(ntasks: int, task=TASK, per_node=NONE) -> Request:
+    """The request of ``ntasks`` tasks of ``task`` that may spread, ``per_node`` on each
+    node besides (its demand and count: one task on one node)."""
+    return Request(task, 1, spread=(ntasks, task, per_node))
+
+
 def test_each_node_takes_what_it_holds_of_the_tasks_left():
     """As real Slurm placed mix-7's j10 (scontrol show job -d: Nodes=cpu1 CPU_IDs=0-15,28-31
     Mem=20000, Nodes=cpu2 CPU_IDs=0-11 Mem=12000)."""
     mask = np.ones(2, dtype=bool)
     free = np.array([[20, 30000, 0], [24, 120000, 0]])
-    nodes = spread_nodes(free, 32, TASK, NONE, mask)
+    nodes = spread_nodes(free, tasks(32), mask)
     assert nodes == (0, 1) and nodes.rows.tolist() == [[20, 20000, 0], [12, 12000, 0]]
     free = np.array([[30, 300000, 0], [2, 120000, 0], [10, 100000, 0]])
-    nodes = spread_nodes(free, 32, TASK, NONE, np.ones(3, dtype=bool))
+    nodes = spread_nodes(free, tasks(32), np.ones(3, dtype=bool))
     assert nodes == (0, 1) and nodes.rows[:, 0].tolist() == [30, 2]  # (in node order)
-    assert spread_nodes(free, 43, TASK, NONE, np.ones(3, dtype=bool)) is None  # (42 held)
+    assert spread_nodes(free, tasks(43), np.ones(3, dtype=bool)) is None  # (42 held)
     # memory per task bounds what a node holds: 5 tasks of 1000 MB on the first
     free = np.array([[30, 5000, 0], [30, 100000, 0]])
-    assert spread_nodes(free, 32, TASK, NONE, mask).rows[:, 0].tolist() == [5, 27]
+    assert spread_nodes(free, tasks(32), mask).rows[:, 0].tolist() == [5, 27]
     # what each node holds besides (--mem, --gres=gpu:N): a node without it holds no task
     per_node = np.array([0, 2000, 1])
     free = np.array([[30, 100000, 0], [8, 100000, 2], [30, 100000, 1]])
     one_cpu = np.array([1, 0, 0])
-    nodes = spread_nodes(free, 20, one_cpu, per_node, np.ones(3, dtype=bool))
+    nodes = spread_nodes(free, tasks(20, one_cpu, per_node), np.ones(3, dtype=bool))
     assert nodes == (2,) and nodes.rows.tolist() == [[20, 2000, 1]]  # (it holds them all)
-    nodes = spread_nodes(free, 35, one_cpu, per_node, np.ones(3, dtype=bool))
+    nodes = spread_nodes(free, tasks(35, one_cpu, per_node), np.ones(3, dtype=bool))
     assert nodes == (1, 2) and nodes.rows.tolist() == [[8, 2000, 1], [27, 2000, 1]]
 
 
@@ -66,13 +72,13 @@ def test_one_node_that_holds_the_rest_and_the_lowest_weight_first():
     mask = np.ones(3, dtype=bool)
     free = np.array([[10, 10**6, 0], [30, 10**6, 0], [12, 10**6, 0]])
     # one run: cpu2 holds all 25 (the tightest that does)
-    assert spread_nodes(free, 25, TASK, NONE, mask).rows[:, 0].tolist() == [25]
+    assert spread_nodes(free, tasks(25), mask).rows[:, 0].tolist() == [25]
     weights = np.array([2, 1, 1])  # cpu2 and cpu3 first (lower Weight), a run of their own
-    nodes = spread_nodes(free, 40, TASK, NONE, mask, weights)
+    nodes = spread_nodes(free, tasks(40), mask, weights)
     assert nodes == (1, 2) and nodes.rows[:, 0].tolist() == [30, 10]
     # the lowest Weight first even when it holds too few: 10 there, the rest on the next
     free, weights = np.array([[10, 10**6, 0], [32, 10**6, 0]]), np.array([1, 2])
-    nodes = spread_nodes(free, 20, TASK, NONE, np.ones(2, dtype=bool), weights)
+    nodes = spread_nodes(free, tasks(20), np.ones(2, dtype=bool), weights)
     assert nodes == (0, 1) and nodes.rows[:, 0].tolist() == [10, 10]
 
 
@@ -153,9 +159,9 @@ def test_a_custom_policy_may_start_a_spread_job_and_nothing_else_on_several_node
         def schedule(self, view):
             d, free = Decision(), view.free.copy()
             for job in view.queue:
-                nodes = choose_nodes(free, view.capacity, job.demand, job.count, job.mask)
+                nodes = choose_nodes(free, view.capacity, job.request, job.mask)
                 if nodes is None and job.spread is not None:
-                    nodes = spread_nodes(free, *job.spread, job.mask & view.up)
+                    nodes = spread_nodes(free, job.request, job.mask & view.up)
                     if self.wrong:
                         nodes.rows = nodes.rows * 2
                 if nodes is not None:

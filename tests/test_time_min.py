@@ -178,8 +178,7 @@ class Lowering:
 
         d = Decision()
         for job in view.queue:
-            nodes = choose_nodes(view.free.copy(), view.capacity, job.demand, job.count,
-                                 job.mask & view.up)  # fmt: skip
+            nodes = choose_nodes(view.free.copy(), view.capacity, job.request, job.mask & view.up)
             if nodes is not None:
                 d.starts.append(Start(job.id, nodes, "backfill", limit=self.limit))
             break

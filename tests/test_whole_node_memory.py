@@ -187,6 +187,7 @@ def test_plans_on_merged_and_plain_profiles_take_only_nodes_of_wholly_free_memor
     (cons_common ``_verify_node_state``)."""
     import numpy as np
 
+    from slurmlab.policies.placement import Request
     from slurmlab.policies.profile import MergedProfile, Profile
 
     n = 300
@@ -199,7 +200,7 @@ def test_plans_on_merged_and_plain_profiles_take_only_nodes_of_wholly_free_memor
     answers = []
     for kind in (Profile, MergedProfile):
         prof = kind(0.0, free, capacity, releases)
-        found = prof.earliest(demand, 3, mask, 300.0, whole_memory=True)
+        found = prof.earliest(Request(demand, 3, whole_memory=True), mask, 300.0)
         answers.append(found)
         i, t, nodes = found
         assert t == 600.0

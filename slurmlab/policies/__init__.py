@@ -29,7 +29,7 @@ from slurmlab.policies.base import (
     Start,
     policy_name,
 )
-from slurmlab.policies.placement import Spread, choose_nodes, spread_nodes
+from slurmlab.policies.placement import Request, Spread, choose_nodes, spread_nodes
 from slurmlab.policies.profile import Profile, make_profile
 
 __all__ = [
@@ -50,6 +50,7 @@ __all__ = [
     "policy_name",
     # helpers a policy plans with
     "Profile",
+    "Request",
     "Spread",
     "availability",
     "choose_nodes",

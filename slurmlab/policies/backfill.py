@@ -205,15 +205,9 @@ class Fifo:
             if ranks is None:
                 ranks = view.free_ranks(free)
             if job.spread is not None:  # (-n without -N: one node or several)
-                nodes = spread_nodes(
-                    free, *job.spread, job.mask & usable, view.weights, job.gpus_per_job
-                )
+                nodes = spread_nodes(free, job.request, job.mask & usable, view.weights)
             elif job.may_fit(ranks):
-                nodes = choose_nodes(
-                    free, capacity, job.demand, job.count, job.mask & usable, job.exclusive,
-                    view.weights, job.mem_per_cpu, job.most, job.gres_fixed, job.gpus_per_job,
-                    job.whole_memory,
-                )  # fmt: skip
+                nodes = choose_nodes(free, capacity, job.request, job.mask & usable, view.weights)
             if nodes is None:
                 if job.pinned:  # (-w: its nodes are kept from the later jobs, not its partition)
                     d.reasons[job.id] = "Resources"
@@ -323,11 +317,9 @@ class Easy(Fifo):
             if job.spread is not None:  # (-n without -N: one node or several)
                 mask = job.mask if all_up else job.mask & up
                 if prof is None:
-                    nodes = spread_nodes(free, *job.spread, mask, view.weights, job.gpus_per_job)
+                    nodes = spread_nodes(free, job.request, mask, view.weights)
                 else:
-                    nodes = prof.spread_fits(
-                        job.spread, mask, job.limit, gpus_per_job=job.gpus_per_job
-                    )
+                    nodes = prof.spread_fits(job.request, mask, job.limit)
             elif (
                 c <= len(cpus)
                 and need[0] <= cpus[-c]
@@ -339,15 +331,11 @@ class Easy(Fifo):
                 if shortest is None or job.limit < shortest:
                     mask = job.mask if all_up else job.mask & up
                     if prof is None:
-                        nodes = choose_nodes(
-                            free, capacity, job.demand, job.count, mask, job.exclusive,
-                            view.weights, job.mem_per_cpu, job.most, job.gres_fixed,
-                            job.gpus_per_job, job.whole_memory,
-                        )  # fmt: skip
+                        nodes = choose_nodes(free, capacity, job.request, mask, view.weights)
                     elif extra.delays(job):  # (so it does not fit in the profile either)
                         shape = None
                     else:
-                        nodes = prof.fits(job.demand, job.count, mask, job.limit, **_options(job))
+                        nodes = prof.fits(job.request, mask, job.limit)
                         if nodes is None and len(capacity) > 1:
                             moved = extra.test(prof, plans, job, mask, view)
                             if moved == "delays":  # (a longer limit may pick other nodes)
@@ -487,7 +475,7 @@ class _PastReservations:
             out = self._out = prof.copy()
             for other, t, taken, usage in plans:
                 out.reserve(taken, -usage, t, t + other.limit)
-        nodes = out.fits(job.demand, job.count, mask, limit, **_options(job))
+        nodes = out.fits(job.request, mask, limit)
         if nodes is None:
             return None
         trial = out.copy()
@@ -496,16 +484,11 @@ class _PastReservations:
         moved = []
         for other, t, *_ in plans:
             at = bisect_right(trial.times, t) - 1  # (the last interval starting at t)
+            on = other.plan_mask & view.up
             if other.spread is not None:
-                new = trial.spread_fits(
-                    other.spread, other.plan_mask & view.up, other.limit, at=at,
-                    gpus_per_job=other.gpus_per_job,
-                )  # fmt: skip
+                new = trial.spread_fits(other.request, on, other.limit, at=at)
             else:
-                new = trial.fits(
-                    other.demand, other.count, other.plan_mask & view.up, other.limit, at=at,
-                    **_options(other),
-                )  # fmt: skip
+                new = trial.fits(other.request, on, other.limit, at=at)
             if new is None:  # it would delay this reservation
                 self._delays[self._key(job)] = job
                 return "delays"
@@ -629,13 +612,9 @@ class Conservative(Easy):
                     break  # (%N: it waits for JobArrayTaskLimit, below)
                 mask = job.plan_mask if all_up else job.plan_mask & up
                 if job.spread is not None:  # (-n without -N: one node or several)
-                    nodes = spread_nodes(free, *job.spread, mask, view.weights, job.gpus_per_job)
+                    nodes = spread_nodes(free, job.request, mask, view.weights)
                 else:
-                    nodes = choose_nodes(
-                        free, capacity, job.demand, job.count, mask, job.exclusive,
-                        view.weights, job.mem_per_cpu, job.most, job.gres_fixed, job.gpus_per_job,
-                        job.whole_memory,
-                    )  # fmt: skip
+                    nodes = choose_nodes(free, capacity, job.request, mask, view.weights)
                 if nodes is None:
                     break
                 usage = _take(free, job, capacity, nodes)
@@ -718,10 +697,8 @@ class Conservative(Easy):
             if job.spread is not None:  # (out, then back in at its earliest, as Slurm places it)
                 found = _replan_spread(prof, job, view, all_up, t, nodes, usage)
             else:
-                found = prof.replan(
-                    job.demand, job.count, job.plan_mask if all_up else job.plan_mask & up,
-                    job.limit, t, nodes, usage, **_options(job),
-                )  # fmt: skip
+                on = job.plan_mask if all_up else job.plan_mask & up
+                found = prof.replan(job.request, on, job.limit, t, nodes, usage)
             if found is None or found[1] != t or found[2] != nodes:
                 changes.append((t, t + job.limit, True))  # its old slot, freed
                 if found is not None:
@@ -797,18 +774,8 @@ def _earliest(prof: Profile, job: PendingJob, mask: np.ndarray, limit: float):
     start, nodes), or None. A job that may spread over nodes (``-n`` without ``-N``) is placed
     as Slurm places it (:meth:`Profile.spread_earliest`: one node or several)."""
     if job.spread is not None:
-        return prof.spread_earliest(job.spread, mask, limit, gpus_per_job=job.gpus_per_job)
-    return prof.earliest(job.demand, job.count, mask, limit, **_options(job))
-
-
-def _options(job: PendingJob) -> dict:
-    """The keywords of :meth:`Profile.fits`, ``earliest`` and ``replan`` a job sets: how it
-    is placed besides its demand, node count, mask and duration."""
-    return {
-        "exclusive": job.exclusive, "mem_per_cpu": job.mem_per_cpu, "most": job.most,
-        "gres_fixed": job.gres_fixed, "gpus_per_job": job.gpus_per_job,
-        "whole_memory": job.whole_memory,
-    }  # fmt: skip
+        return prof.spread_earliest(job.request, mask, limit)
+    return prof.earliest(job.request, mask, limit)
 
 
 def _ends(view: QueueView) -> tuple[np.ndarray, np.ndarray, set]:
@@ -886,9 +853,9 @@ def _will_run(prof: Profile, job: PendingJob, mask, limit: float, found, ends, s
     if last <= t or prof.times[at] != last:
         return found
     if job.spread is not None:
-        nodes = prof.spread_fits(job.spread, mask, limit, at=at, gpus_per_job=job.gpus_per_job)
+        nodes = prof.spread_fits(job.request, mask, limit, at=at)
     else:
-        nodes = prof.fits(job.demand, job.count, mask, limit, at=at, **_options(job))
+        nodes = prof.fits(job.request, mask, limit, at=at)
     return found if nodes is None else (at, last, nodes)
 
 

@@ -67,14 +67,16 @@ policy, the time, the job and the mistake; a subclass of a built-in is checked t
   each in ``job.mask`` and up (``view.up``), whose free resources hold the job (its
   :meth:`PendingJob.usage`; ``--exclusive`` jobs take whole idle nodes, and
   ``job.whole_memory`` ones the whole memory of nodes none of whose memory is allocated:
-  :meth:`QueueView.choose_nodes` passes both), counting the decision's earlier starts. ``Start.by`` is ``"main"`` or ``"backfill"`` (the
-  ``backfilled`` metric counts ``"backfill"``).
+  :meth:`QueueView.choose_nodes`, or :func:`~slurmlab.policies.placement.choose_nodes` given
+  ``job.request``, places them so), counting the decision's earlier starts. ``Start.by`` is
+  ``"main"`` or ``"backfill"`` (the ``backfilled`` metric counts ``"backfill"``).
 * A job Slurm may spread over nodes (``-n`` without ``-N``: ``job.spread`` is its tasks,
   one task's demand and what each node holds besides) may start on
-  :func:`~slurmlab.policies.placement.spread_nodes`'s answer (a ``Spread``: one node or
-  several, with its usage on each, which :meth:`PendingJob.usage` returns; give it
-  ``gpus_per_job=job.gpus_per_job``, which ``-n N --gpus=M`` deals over the nodes), as Slurm
-  places it; or on ``job.count`` nodes of ``job.demand``, as any other job.
+  ``spread_nodes(free, job.request, mask)``'s answer
+  (:func:`~slurmlab.policies.placement.spread_nodes`: a ``Spread``, one node or several,
+  with its usage on each, which :meth:`PendingJob.usage` returns; ``-n N --gpus=M`` has its
+  GPUs dealt over the nodes), as Slurm places it; or on ``job.count`` nodes of
+  ``job.demand``, as any other job.
 * A job submitted to several partitions (``-p a,b``) is in ``view.queue`` once per
   partition (same ``id``, that partition's ``partition``, ``mask``, ``limit``...): start it
   once, naming the record with ``Start(job.id, nodes, partition=job.partition)``
@@ -93,9 +95,10 @@ policy, the time, the job and the mistake; a subclass of a built-in is checked t
   pass sets it, or the plans it dropped stay).
 * Planning helpers: :func:`~slurmlab.policies.backfill.availability` (the pass's profile,
   running jobs ending at their limits) and :class:`~slurmlab.policies.profile.Profile`'s
-  ``earliest``/``fits``/``reserve``. ``earliest`` returns ``(i, t, nodes)``: start the job
-  now only when ``i == 0`` (and ``t <= view.now``); ``i > 0`` with ``t == view.now`` is a
-  start that counts on running jobs past their limits ending now, which they may not.
+  ``earliest``/``fits``/``reserve`` (``prof.earliest(job.request, mask, job.limit)``).
+  ``earliest`` returns ``(i, t, nodes)``: start the job now only when ``i == 0`` (and
+  ``t <= view.now``); ``i > 0`` with ``t == view.now`` is a start that counts on running
+  jobs past their limits ending now, which they may not.
 * ``view.resume`` is always None for it: passes are continued (only the jobs that joined
   the queue handed over) for the built-in classes alone; any other policy, a subclass of
   one too, gets the whole queue at every pass.
@@ -117,6 +120,8 @@ from itertools import tee
 from typing import Literal, NamedTuple, Protocol
 
 import numpy as np
+
+from slurmlab.policies.placement import CPU, GPU, MEM, Request, choose_nodes, held
 
 #: squeue's reason (slurmctld's state_desc, with the reason Resources) for a job whose
 #: partition has fewer nodes left than it asks for: down, drained, or held in this pass for a
@@ -144,8 +149,7 @@ __all__ = [
     "policy_name",
 ]
 
-#: Resource axes of the per-node arrays: free[node, axis].
-CPU, MEM, GPU = 0, 1, 2
+# CPU, MEM, GPU: the resource axes of the per-node arrays, free[node, axis] (placement.py)
 
 
 class JobFacts(NamedTuple):
@@ -172,6 +176,13 @@ class PendingJob:
     ``rows`` the (count x 3) usage it takes on its nodes unless ``exclusive`` (optional:
     computed from ``demand`` when absent). ``mask`` is for starting now; plans use
     :attr:`plan_mask`.
+
+    ``request`` is how it is placed (:class:`~slurmlab.policies.placement.Request`, which
+    says what each of its fields means): ``demand``, ``count``, ``exclusive``,
+    ``mem_per_cpu``, ``most``, ``gres_fixed``, ``gpus_per_job``, ``whole_memory`` and
+    ``spread``, made with the record. Node selection takes it:
+    ``choose_nodes(free, view.capacity, job.request, mask, view.weights)``,
+    ``prof.fits(job.request, mask, job.limit)``.
     """
 
     id: int
@@ -189,25 +200,15 @@ class PendingJob:
     #: reservation holds during the job's window from now (profiles block those nodes
     #: for the reservation's window only, so plans may use them before and after it)
     reach: np.ndarray | None = None
-    #: MB of memory per CPU when the job asks per CPU and memory is consumable, else 0:
-    #: node selection counts a node's available CPUs as far as its free memory goes
+    #: MB of memory per CPU when it asks per CPU and memory is consumable, else 0 (Request)
     mem_per_cpu: int = 0
-    #: whether it takes the whole memory of each node it gets (``--mem=0``, or no memory
-    #: asked for and no DefMemPer* default; memory consumable) on nodes whose memory
-    #: differs: it fits only a node none of whose memory is allocated, and holds that
-    #: node's memory (:meth:`usage`; pass it to :func:`choose_nodes` and the ``Profile``
-    #: methods). ``demand`` holds the least of its nodes' memory. On nodes of one size
-    #: ``demand`` is their whole memory, which already says all this, and it is False
+    #: whether it takes the whole memory of each node it gets, on nodes whose memory
+    #: differs (Request; :meth:`usage` holds each node's own)
     whole_memory: bool = False
-    #: a GPU (GRES) job whose tasks per node are fixed (``-n 1``, ``--ntasks-per-node``...):
-    #: node selection counts every node it fits as the same CPUs, as Slurm trims each
-    #: node's usable cores to the job's (:func:`~slurmlab.policies.placement.gres_fixed`;
-    #: pass it to :func:`choose_nodes`, ``Profile.fits`` and ``Profile.earliest``)
+    #: a GPU (GRES) job whose tasks per node are fixed (``-n 1``, ``--ntasks-per-node``...;
+    #: Request)
     gres_fixed: bool = False
-    #: the GPUs of a job that asks for them per job (``--gpus=N``; ``--gpus-per-task``
-    #: times ``-n``) and none per node, else 0: node selection takes nodes with more GPUs
-    #: free first, counted up to that many (:func:`~slurmlab.policies.placement.gpu_weights`;
-    #: pass it, as ``gres_fixed``, to :func:`choose_nodes` and the ``Profile`` methods)
+    #: the GPUs of a job that asks for them per job and none per node, else 0 (Request)
     gpus_per_job: int = 0
     #: whether, when it cannot start, it stops the main scheduler's pass over its partition
     #: (it waits for Resources). A job every node of whose partition a maintenance
@@ -238,9 +239,7 @@ class PendingJob:
     #: standing reservations, so it keeps its precedence over the jobs behind it (their
     #: reservations stay: it takes only room none of them holds)
     updated: bool = False
-    #: ``--nodes=MIN-MAX``: MAX (``count`` is MIN), else None. Started now or planned, the
-    #: job takes as many of the nodes that fit it as there are, up to ``most`` (pass it to
-    #: :func:`choose_nodes`, ``Profile.fits`` and ``Profile.earliest``); a decision may
+    #: ``--nodes=MIN-MAX``: MAX (``count`` is MIN), else None (Request); a decision may
     #: start it on any number of nodes from ``count`` to ``most``
     most: int | None = None
     #: the most nodes a backfill reservation may hold for it (``slurm`` policy): a job
@@ -267,13 +266,11 @@ class PendingJob:
     #: and starts the job with its limit lowered to it (``Start.limit``)
     time_min: float = 0.0
     #: a job Slurm may spread over several nodes (``-n`` without ``-N``): (its tasks, the
-    #: (CPUs, MB, GPUs) of one task, what each node holds besides: ``--mem``, GPUs per
-    #: node); ``demand`` and ``count`` are the shape it resolved to (its tasks on the fewest
-    #: nodes, evenly). ``-n N --gpus=M``'s GPUs are neither per task nor per node: its
-    #: ``gpus_per_job``, dealt over the nodes too. The built-in policies place it where
+    #: (CPUs, MB, GPUs) of one task, what each node holds besides); None for every other
+    #: job (Request). The built-in policies place it where
     #: :func:`~slurmlab.policies.placement.spread_nodes` puts it in the free resources
     #: (``Profile.spread_fits``/``spread_earliest`` in a profile): one node, or several,
-    #: with its usage on each. None for every other job
+    #: with its usage on each
     spread: tuple[int, np.ndarray, np.ndarray] | None = None
     #: job records just before it in Slurm's evaluation order that the controller evaluated
     #: or left out itself, and that Slurm's main scheduler counts toward its
@@ -288,8 +285,15 @@ class PendingJob:
     #: every longer one (policies skip those). Masks are shared per node set and kept alive
     #: by the job, so their ids name them. Computed once, here: policies look it up per job.
     shape: tuple = field(init=False, repr=False, compare=False)
+    #: how it is placed (see the class): made here from its fields, once
+    request: Request = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
+        request = Request(
+            self.demand, self.count, self.exclusive, self.mem_per_cpu, self.most,
+            self.gres_fixed, self.gpus_per_job, self.whole_memory, self.spread,
+        )  # fmt: skip
+        object.__setattr__(self, "request", request)
         object.__setattr__(
             self,
             "shape",
@@ -319,8 +323,6 @@ class PendingJob:
         if self.exclusive:
             return capacity[list(nodes)]
         if self.whole_memory:
-            from slurmlab.policies.placement import held  # (placement imports this module)
-
             return held(self.demand, capacity, nodes, whole_memory=True)
         if self.rows is not None and len(self.rows) == len(nodes):
             return self.rows
@@ -490,18 +492,13 @@ class QueueView:
     ) -> tuple[int, ...] | None:
         """The nodes Slurm's selection gives ``job`` on the up nodes of its partition with
         ``free`` resources (the view's by default; a policy planning on a copy passes the
-        copy), within ``mask`` when given; None when it does not fit. It passes every rule
-        of the record to :func:`~slurmlab.policies.placement.choose_nodes` (node Weights,
-        ``--mem-per-cpu``, ``--nodes=MIN-MAX``, GPU placement), which a custom policy
-        should not have to spell out."""
-        from slurmlab.policies.placement import choose_nodes  # (placement imports this module)
-
+        copy), within ``mask`` when given; None when it does not fit: every rule of the
+        record, as ``choose_nodes(free, view.capacity, job.request, usable, view.weights)``
+        (:func:`~slurmlab.policies.placement.choose_nodes`: node Weights, ``--mem-per-cpu``,
+        ``--nodes=MIN-MAX``, GPU placement)."""
         usable = job.mask & self.up if mask is None else job.mask & mask & self.up
-        return choose_nodes(
-            self.free if free is None else free, self.capacity, job.demand, job.count, usable,
-            job.exclusive, self.weights, job.mem_per_cpu, job.most, job.gres_fixed,
-            job.gpus_per_job, job.whole_memory,
-        )  # fmt: skip
+        free = self.free if free is None else free
+        return choose_nodes(free, self.capacity, job.request, usable, self.weights)
 
     def free_ranks(self, free: np.ndarray | None = None) -> tuple[list[int], list[int], list[int]]:
         """Free CPUs, MB and GPUs of the up nodes, each list sorted ascending: ``[r][-c]``

@@ -35,7 +35,7 @@ that node's own memory (cons_common ``_verify_node_state``: "all memory requeste
 node has the same Weight.
 
 A job asking for GPUs per job (``--gpus=N``, or ``--gpus-per-task`` with ``-n``; none per
-node: :attr:`PendingJob.gpus_per_job`) weighs its nodes also by their free GPUs, counted up
+node: :attr:`Request.gpus_per_job`) weighs its nodes also by their free GPUs, counted up
 to N (:func:`gpu_weights`): below the Weight of rule 2, a node with more of them goes first,
 and a change of them ends a run, as cons_tres's ``can_job_run_on_node`` sets the low byte of
 each node's sched_weight (``-N 2 --gpus=5`` with a GPU taken on gpu1: gpu[2-3], real Slurm in
@@ -44,9 +44,9 @@ caps every usable node at N, so its nodes weigh alike. The same holds for plans,
 free throughout their window. ``-N k --gpus=M`` needs one free GPU on each of its k nodes
 (``gres_select_filter_remove_unusable``), and the M are then dealt over the nodes picked in
 node order (:func:`deal_gpus`): 4 + 1 for ``--gpus=5`` on two idle 4-GPU nodes, real Slurm
-in ``gpus-per-job``; :func:`best_fit` returns them as a :class:`Spread` given ``demand``.
+in ``gpus-per-job``; :func:`best_fit` returns them as a :class:`Spread`.
 
-A job that may spread its tasks (``-n`` without ``-N``: :attr:`PendingJob.spread`) is
+A job that may spread its tasks (``-n`` without ``-N``: :attr:`Request.spread`) is
 placed by :func:`spread_nodes`, as Slurm places it: runs of the nodes that hold any of its
 tasks, chosen by the same rule and counted in tasks, and from a run the one node that holds
 the rest (the tightest), or else the run's nodes in order, each taking what it holds of the
@@ -77,11 +77,15 @@ second (real starts a second after an end can land elsewhere).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from slurmlab.policies.base import CPU, GPU, MEM
-
 __all__ = [
+    "CPU",
+    "GPU",
+    "MEM",
+    "Request",
     "Spread",
     "best_fit",
     "choose_nodes",
@@ -96,7 +100,58 @@ __all__ = [
 ]
 
 
+#: Resource axes of the per-node arrays: free[node, axis] (:mod:`slurmlab.policies.base`
+#: gives them to policies).
+CPU, MEM, GPU = 0, 1, 2
+
 _LOOP_CUTS = 64  # fitting nodes up to which _cuts loops in Python
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Request:
+    """How a job is placed: what :func:`choose_nodes`, :func:`best_fit`, :func:`spread_nodes`
+    and the :class:`~slurmlab.policies.profile.Profile` methods take of it, besides what the
+    moment gives (free resources, the nodes it may use, node Weights, its time limit).
+    A policy passes its job's (:attr:`~slurmlab.policies.base.PendingJob.request`, made with
+    the job's record); tests and notebooks make their own (``Request(demand, 2)``).
+    Compared by identity (it holds arrays).
+
+    * ``demand``: the (CPUs, MB, GPUs) it asks on each node; ``count``: how many nodes
+      (MIN of ``--nodes=MIN-MAX``).
+    * ``exclusive``: ``--exclusive``: wholly idle nodes only, held whole.
+    * ``mem_per_cpu``: MB of memory per CPU when the job asks per CPU (``--mem-per-cpu`` or
+      DefMemPerCPU) and memory is consumable, else 0: a node's available CPUs count only as
+      far as its free memory goes.
+    * ``most``: MAX of ``--nodes=MIN-MAX``, else None: the job takes as many of the fitting
+      nodes as there are, up to ``most``, and at least ``count`` (slurmctld's
+      ``get_node_cnts`` asks the select plugin for ``req_nodes`` = MAX, which accepts MIN);
+      planned, those free throughout its window.
+    * ``gres_fixed``: a GPU (GRES) job whose tasks per node are fixed (``-n 1``,
+      ``--ntasks-per-node``...; :func:`gres_fixed`): every node it fits counts the same CPUs.
+    * ``gpus_per_job``: the GPUs of a job that asks for them per job (``--gpus=N``;
+      ``--gpus-per-task`` times ``-n``) and none per node, else 0: nodes with more free GPUs
+      first, counted up to that many (:func:`gpu_weights`); ``-N k --gpus=M`` deals them over
+      its nodes (:func:`deal_gpus`), as does ``-n N --gpus=M`` (:func:`spread_nodes`).
+    * ``whole_memory``: it takes the whole memory of each node it gets (``--mem=0``, or no
+      memory asked for and no DefMemPer* default; memory consumable) on nodes whose memory
+      differs: only nodes none of whose memory is allocated fit, and it holds each one's own
+      memory (:func:`held`); ``demand`` holds the least of its nodes'. On nodes of one size
+      ``demand`` is their whole memory, which already says all this, and it is False.
+    * ``spread``: for a job Slurm may spread over several nodes (``-n`` without ``-N``): (its
+      tasks, the (CPUs, MB, GPUs) of one task, what each node holds besides: ``--mem``, GPUs
+      per node), which :func:`spread_nodes` places (``demand`` and ``count`` are then the
+      shape it resolved to: its tasks on the fewest nodes, evenly); else None.
+    """
+
+    demand: np.ndarray
+    count: int = 1
+    exclusive: bool = False
+    mem_per_cpu: int = 0
+    most: int | None = None
+    gres_fixed: bool = False
+    gpus_per_job: int = 0
+    whole_memory: bool = False
+    spread: tuple[int, np.ndarray, np.ndarray] | None = None
 
 
 # Reducing numpy's short (CPUs, MB, GPUs) axis costs several times more than a
@@ -160,71 +215,43 @@ def held(
 def choose_nodes(
     free: np.ndarray,
     capacity: np.ndarray,
-    demand: np.ndarray,
-    count: int,
+    request: Request,
     mask: np.ndarray,
-    exclusive: bool = False,
     weights: np.ndarray | None = None,
-    mem_per_cpu: int = 0,
-    most: int | None = None,
-    gres_fixed: bool = False,
-    gpus_per_job: int = 0,
-    whole_memory: bool = False,
 ) -> tuple[int, ...] | None:
-    """The ``count`` nodes Slurm would pick for ``demand`` (ascending), or None when fewer
-    fit. ``mem_per_cpu`` (MB) is the job's memory per CPU when it asks per CPU, else 0.
-    ``whole_memory``: the job takes each node's whole memory (only nodes with none of it
-    allocated fit; see the module's docstring).
-    ``gres_fixed``: a GPU job whose tasks per node are fixed (:func:`gres_fixed`), for
-    which every fitting node counts the same CPUs. ``gpus_per_job``: the GPUs of a job that
-    asks for them per job (:func:`gpu_weights`), else 0.
-
-    ``most``: a job of ``--nodes=MIN-MAX`` (``count`` MIN, ``most`` MAX) gets as many of
-    the fitting nodes as there are, up to ``most``, and at least ``count`` (slurmctld's
-    ``get_node_cnts`` asks the select plugin for ``req_nodes`` = MAX, which accepts MIN)."""
+    """The nodes Slurm would pick for ``request`` among those of ``mask`` (ascending), or
+    None when too few fit (the rule of the module's docstring): ``request.count`` of them,
+    up to ``request.most`` for a ``--nodes=MIN-MAX`` job. ``weights``: the nodes' Weights
+    (None: all alike)."""
     if len(free) == 1:  # a one-node pool (SWF traces): skip numpy's per-call overhead
-        f, d = free[0], demand
-        if count != 1 or not mask[0] or f[0] < d[0] or f[1] < d[1] or f[2] < d[2]:
+        f, d = free[0], request.demand
+        if request.count != 1 or not mask[0] or f[0] < d[0] or f[1] < d[1] or f[2] < d[2]:
             return None
-        if exclusive and not (f == capacity[0]).all():
+        if request.exclusive and not (f == capacity[0]).all():
             return None
-        if whole_memory and f[MEM] != capacity[0][MEM]:
+        if request.whole_memory and f[MEM] != capacity[0][MEM]:
             return None
         return (0,)
-    ok = fitting_mask(free, capacity, demand, mask, exclusive, whole_memory)
-    return best_fit(
-        free, ok.nonzero()[0], count, weights, mem_per_cpu, most, gres_fixed, gpus_per_job,
-        None if exclusive else demand,
-    )  # fmt: skip
+    ok = fitting_mask(free, capacity, request.demand, mask, request.exclusive, request.whole_memory)
+    return best_fit(free, ok.nonzero()[0], request, weights)
 
 
 def best_fit(
-    free: np.ndarray,
-    idx: np.ndarray,
-    count: int,
-    weights: np.ndarray | None = None,
-    mem_per_cpu: int = 0,
-    most: int | None = None,
-    gres_fixed: bool = False,
-    gpus_per_job: int = 0,
-    demand: np.ndarray | None = None,
+    free: np.ndarray, idx: np.ndarray, request: Request, weights: np.ndarray | None = None
 ) -> tuple[int, ...] | None:
-    """The ``count`` nodes Slurm picks among the fitting nodes ``idx`` (ascending), or None:
-    the rule of the module's docstring (``gres_fixed``: every one of them counts the same
-    CPUs; ``gpus_per_job``: a job's GPUs per job, which weigh its nodes by
-    :func:`gpu_weights`).
-
-    ``demand``: the job's per-node (CPUs, MB, GPUs). Where ``gpus_per_job`` is more than
-    its GPUs per node hold on the nodes (``-N k --gpus=M``: one GPU per node at least), the
-    M GPUs are dealt over the nodes picked (:func:`deal_gpus`), a :class:`Spread` whose
-    rows hold them, or None when those nodes' free GPUs fall short (``_eval_nodes`` stops
-    at max_nodes; ``gres_sched_test`` fails)."""
-    nodes = _best_fit(free, idx, count, weights, mem_per_cpu, most, gres_fixed, gpus_per_job)
-    if not gpus_per_job or nodes is None or demand is None:
+    """The nodes Slurm picks for ``request`` among the fitting nodes ``idx`` (ascending), or
+    None: the rule of the module's docstring. Where its GPUs per job are more than its GPUs
+    per node hold on the nodes (``-N k --gpus=M``: one GPU per node at least), the M GPUs
+    are dealt over the nodes picked (:func:`deal_gpus`), a :class:`Spread` whose rows hold
+    them, or None when those nodes' free GPUs fall short (``_eval_nodes`` stops at
+    max_nodes; ``gres_sched_test`` fails)."""
+    nodes = _best_fit(free, idx, request, weights)
+    gpus = request.gpus_per_job
+    if not gpus or nodes is None or request.exclusive:
         return nodes
-    if gpus_per_job <= demand[GPU] * len(nodes):
+    if gpus <= request.demand[GPU] * len(nodes):
         return nodes
-    return _dealt(free, nodes, demand, gpus_per_job)
+    return _dealt(free, nodes, request.demand, gpus)
 
 
 def _dealt(free: np.ndarray, nodes: tuple[int, ...], demand: np.ndarray, gpus: int):
@@ -240,38 +267,34 @@ def _dealt(free: np.ndarray, nodes: tuple[int, ...], demand: np.ndarray, gpus: i
 
 
 def _best_fit(
-    free: np.ndarray,
-    idx: np.ndarray,
-    count: int,
-    weights: np.ndarray | None = None,
-    mem_per_cpu: int = 0,
-    most: int | None = None,
-    gres_fixed: bool = False,
-    gpus_per_job: int = 0,
+    free: np.ndarray, idx: np.ndarray, request: Request, weights: np.ndarray | None
 ) -> tuple[int, ...] | None:
     """:func:`best_fit`'s choice of nodes.
 
-    ``most``: a ``--nodes=MIN-MAX`` job (``count`` MIN) takes as many of them as there are,
-    up to ``most``; a run has *enough* nodes when it holds what the job still needs of MIN
+    A ``--nodes=MIN-MAX`` job (``count`` MIN) takes as many of them as there are, up to
+    ``most``; a run has *enough* nodes when it holds what the job still needs of MIN
     (cons_tres ``_enough_nodes``), and it still takes up to that many from it."""
     n = len(idx)
+    count = request.count
     if n < count:
         return None
     least = count
+    most = request.most
     if most is not None and most > count:
         count = min(most, n)
     nodes = idx.tolist()
     if n == count:  # no choice to make
         return tuple(nodes)
-    if gpus_per_job:
-        weights = gpu_weights(free, weights, gpus_per_job)
+    if request.gpus_per_job:
+        weights = gpu_weights(free, weights, request.gpus_per_job)
     if weights is None and nodes[-1] - nodes[0] == n - 1:  # one run (often)
         if count > 1:  # its nodes in order
             return tuple(nodes[:count])
-        if gres_fixed:  # (every node counts the same: the first)
+        if request.gres_fixed:  # (every node counts the same: the first)
             return (nodes[0],)
-        return (nodes[int(_available(free, idx, mem_per_cpu).argmin())],)  # the first tightest
-    cpus = [1] * n if gres_fixed else _available(free, idx, mem_per_cpu).tolist()
+        # the first tightest
+        return (nodes[int(_available(free, idx, request.mem_per_cpu).argmin())],)
+    cpus = [1] * n if request.gres_fixed else _available(free, idx, request.mem_per_cpu).tolist()
     # the runs, as [first, last + 1) positions in ``nodes``
     weight = [0] * n if weights is None else weights[idx].tolist()
     cuts = _cuts(idx, weights, nodes, weight)
@@ -415,17 +438,12 @@ class Spread(tuple):
 
 
 def spread_nodes(
-    free: np.ndarray,
-    ntasks: int,
-    per_task: np.ndarray,
-    per_node: np.ndarray,
-    mask: np.ndarray,
-    weights: np.ndarray | None = None,
-    gpus_per_job: int = 0,
+    free: np.ndarray, request: Request, mask: np.ndarray, weights: np.ndarray | None = None
 ) -> Spread | None:
-    """The nodes Slurm spreads a job's ``ntasks`` tasks of ``per_task`` (CPUs, MB, GPUs)
-    over, each node also holding ``per_node`` (``--mem``, ``--gres=gpu:N``), and the usage
-    on each, or None when the free nodes of ``mask`` cannot hold them.
+    """The nodes Slurm spreads a job's tasks over among those of ``mask``
+    (``request.spread``: its ``ntasks`` tasks of ``per_task`` (CPUs, MB, GPUs), each node
+    also holding ``per_node``), and the usage on each, or None when the free nodes of
+    ``mask`` cannot hold them.
 
     select/cons_tres ``_eval_nodes`` for a job of one node at least and no most: a node's
     available CPUs are what it holds of the job's tasks (a node without ``per_node`` free
@@ -435,10 +453,15 @@ def spread_nodes(
     its nodes in order until the tasks are held. Each node takes what it holds of the tasks
     left, in the order picked (``_cpus_to_use``; ``dist_tasks_compute_c_b`` stays within
     it): 32 tasks on nodes holding 20 and 24 take 20 and 12 (real Slurm 22.05, mix-7).
-
-    ``gpus_per_job``: the job's GPUs per job (:attr:`PendingJob.gpus_per_job`). For ``-n N
-    --gpus=M`` (``per_task`` and ``per_node`` without GPUs) they are dealt over the nodes
-    too (:func:`_spread_gpus`); give it for such a job, as the built-in policies do."""
+    For ``-n N --gpus=M`` (tasks and nodes without GPUs) the request's GPUs per job are
+    dealt over the nodes too (:func:`_spread_gpus`)."""
+    if request.spread is None:
+        raise ValueError(
+            "spread_nodes: this request may not spread over nodes (its spread is None: it "
+            "asks for a node count, GPUs, --mem or --exclusive); place it with choose_nodes"
+        )
+    ntasks, per_task, per_node = request.spread
+    gpus_per_job = request.gpus_per_job
     if per_task[CPU] == 0:  # --gpus=N alone: its GPUs spread, a task's CPUs on each node
         return _spread_gpus(free, 1, per_node, per_task * 0, ntasks, mask, weights)
     if gpus_per_job and per_task[GPU] == 0 and per_node[GPU] == 0:  # -n N --gpus=M

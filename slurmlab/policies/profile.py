@@ -21,8 +21,9 @@ from operator import itemgetter
 
 import numpy as np
 
-from slurmlab.policies.base import MEM
 from slurmlab.policies.placement import (
+    MEM,
+    Request,
     best_fit,
     choose_nodes,
     covers,
@@ -124,56 +125,22 @@ class Profile:
         return self.free[i] if j == i + 1 else _MIN(self.free[i:j], axis=0)
 
     def fits(
-        self,
-        demand: np.ndarray,
-        count: int,
-        mask: np.ndarray,
-        duration: float,
-        *,
-        at: int = 0,
-        exclusive: bool = False,
-        mem_per_cpu: int = 0,
-        most: int | None = None,
-        gres_fixed: bool = False,
-        gpus_per_job: int = 0,
-        whole_memory: bool = False,
+        self, request: Request, mask: np.ndarray, duration: float, *, at: int = 0
     ) -> tuple[int, ...] | None:
-        """Nodes on which the job fits from interval ``at`` for ``duration`` seconds, or None
-        (``most``: up to that many, for ``--nodes=MIN-MAX``; ``gres_fixed``: every fitting
-        node counts the same CPUs; ``gpus_per_job``: nodes with more GPUs free in the window
-        first; ``whole_memory``: nodes whose memory is all free throughout; see
-        :func:`choose_nodes`)."""
+        """The nodes of ``mask`` on which the job fits from interval ``at`` for ``duration``
+        seconds, or None: :func:`choose_nodes` over the least free on each node in that
+        window (a ``--nodes=MIN-MAX`` job takes up to MAX of the nodes free throughout)."""
         window = self._window(at, self.times[at] + duration)
-        return choose_nodes(
-            self._expand(window),
-            self.capacity,
-            demand,
-            count,
-            mask,
-            exclusive,
-            self.weights,
-            mem_per_cpu,
-            most,
-            gres_fixed,
-            gpus_per_job,
-            whole_memory,
-        )
+        return choose_nodes(self._expand(window), self.capacity, request, mask, self.weights)
 
     def earliest(
         self,
-        demand: np.ndarray,
-        count: int,
+        request: Request,
         mask: np.ndarray,
         duration: float,
         *,
-        exclusive: bool = False,
         not_before: float | None = None,
-        mem_per_cpu: int = 0,
         upto: int | None = None,
-        most: int | None = None,
-        gres_fixed: bool = False,
-        gpus_per_job: int = 0,
-        whole_memory: bool = False,
     ) -> tuple[int, float, tuple[int, ...]] | None:
         """The first (interval index, start time, nodes) where the job fits; None if never.
 
@@ -185,19 +152,19 @@ class Profile:
         ``upto``: only starts in intervals up to that one are looked for (None if none fits
         there); the intervals past the end of a window from there are not even looked at.
 
-        ``most``: a ``--nodes=MIN-MAX`` job (``count`` MIN) starts where MIN fit, and takes
-        up to ``most`` of the nodes free throughout its window there, as Slurm's backfill
-        plans it (``_try_sched`` with ``req_nodes`` = MAX). ``gres_fixed``,
-        ``gpus_per_job``: as in :func:`choose_nodes` (the GPUs free throughout the window
-        rank the nodes, as cons_tres's will-run test weighs them); ``whole_memory``: only
-        nodes whose memory is all free throughout its window (:func:`choose_nodes`).
+        A ``--nodes=MIN-MAX`` job (``request.most``) starts where MIN fit, and takes up to
+        MAX of the nodes free throughout its window there, as Slurm's backfill plans it
+        (``_try_sched`` with ``req_nodes`` = MAX); the GPUs free throughout the window rank
+        the nodes, as cons_tres's will-run test weighs them; a ``whole_memory`` job takes
+        only nodes whose memory is all free throughout.
         """
         free = self.free
         if upto is not None:  # (no window from interval upto or before reaches further)
             last = max(bisect_left(self.times, self.times[upto] + duration), upto + 1)
             free = free[:last]
         # ok[q, n]: the job may run on node n throughout interval q (w: see _ok)
-        ok, w = self._ok(free, demand, mask, exclusive, whole_memory)
+        ok, w = self._ok(free, request, mask)
+        count = request.count
         # a start needs `count` nodes free in its own interval; the first such interval
         # nearly always (or one of the next few) gives the answer: test those one by one
         cand = ((_SUM(ok, axis=1) if w is None else ok @ w) >= count).nonzero()[0]
@@ -207,63 +174,40 @@ class Profile:
         for i in cand[:_TRIES].tolist():
             t = self._start(i, not_before) if shifted else self.times[i]
             if t is not None:
-                nodes = self._fits_from(
-                    i, t, duration, demand, count, mask, exclusive, ok, mem_per_cpu, most, w,
-                    gres_fixed, gpus_per_job,
-                )  # fmt: skip
+                nodes = self._fits_from(i, t, duration, request, mask, ok, w)
                 if nodes is not None:
                     return i, float(t), nodes
         if len(cand) <= _TRIES:
             return None
-        return self._search(
-            cand[_TRIES:],
-            ok,
-            demand,
-            count,
-            mask,
-            duration,
-            exclusive,
-            not_before,
-            mem_per_cpu,
-            most,
-            w,
-            gres_fixed,
-            gpus_per_job,
-        )
+        return self._search(cand[_TRIES:], ok, request, mask, duration, not_before, w)
 
     def _ok(
-        self, free, demand, mask, exclusive, whole_memory=False
+        self, free: np.ndarray, request: Request, mask: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray | None]:
         """(ok, w): ``ok[q, n]`` is whether the job may run on column ``n`` of ``free``
         throughout interval ``q``; ``w[n]`` is how many of the job's nodes column ``n``
         stands for (None: one each, as here; see :class:`MergedProfile`)."""
-        return fitting_mask(free, self.capacity, demand, mask, exclusive, whole_memory), None
+        r = request
+        return fitting_mask(free, self.capacity, r.demand, mask, r.exclusive, r.whole_memory), None
 
     def spread_fits(
-        self,
-        spread: tuple,
-        mask: np.ndarray,
-        duration: float,
-        *,
-        at: int = 0,
-        gpus_per_job: int = 0,
+        self, request: Request, mask: np.ndarray, duration: float, *, at: int = 0
     ) -> tuple[int, ...] | None:
-        """The nodes a job that may spread (``PendingJob.spread``: its tasks, one task's
-        demand, what each node holds besides) fits on from interval ``at`` for ``duration``
-        seconds, with its usage on each (:func:`~slurmlab.policies.placement.spread_nodes`
-        over the least free on each node in that window, with the job's
-        ``PendingJob.gpus_per_job``), or None."""
+        """The nodes a job that may spread (``request.spread``) fits on from interval ``at``
+        for ``duration`` seconds, with its usage on each
+        (:func:`~slurmlab.policies.placement.spread_nodes` over the least free on each node
+        in that window), or None."""
         window = self._window(at, self.times[at] + duration)
-        return spread_nodes(self._expand(window), *spread, mask, self.weights, gpus_per_job)
+        return spread_nodes(self._expand(window), request, mask, self.weights)
 
     def spread_earliest(
-        self, spread: tuple, mask: np.ndarray, duration: float, *, gpus_per_job: int = 0
+        self, request: Request, mask: np.ndarray, duration: float
     ) -> tuple[int, float, tuple[int, ...]] | None:
-        """The earliest fit of a job that may spread (``PendingJob.spread``): (interval
-        index, start, nodes with their usage), trying each interval's start in turn with
+        """The earliest fit of a job that may spread (``request.spread``): (interval index,
+        start, nodes with their usage), trying each interval's start in turn with
         :meth:`spread_fits`, as Slurm's will-run test places it; None when it never fits."""
         for k, t in enumerate(self.times):
-            nodes = self.spread_fits(spread, mask, duration, at=k, gpus_per_job=gpus_per_job)
+            nodes = self.spread_fits(request, mask, duration, at=k)
             if nodes is not None:
                 return k, t, nodes
         return None
@@ -282,10 +226,7 @@ class Profile:
             return None
         return t
 
-    def _search(
-        self, cand, ok, demand, count, mask, duration, exclusive, not_before, mpc, most, w=None,
-        gf=False, gpj=0,
-    ):  # fmt: skip
+    def _search(self, cand, ok, request, mask, duration, not_before, w=None):
         """:meth:`earliest` over the candidate intervals ``cand``, vectorised."""
         times = np.array(self.times[: len(ok)])  # (fewer than all with earliest's upto)
         starts = times[cand]
@@ -300,84 +241,65 @@ class Profile:
         ends = np.searchsorted(times, starts + duration, side="left")
         np.maximum(ends, cand + 1, out=ends)
         clean = bad[ends] == bad[cand]
-        fit = (_SUM(clean, axis=1) if w is None else clean @ w) >= count
+        fit = (_SUM(clean, axis=1) if w is None else clean @ w) >= request.count
         if valid is not None:
             fit &= valid
         for k in fit.nonzero()[0].tolist():
             i, t = int(cand[k]), float(starts[k])
-            nodes = self._fits_from(
-                i, t, duration, demand, count, mask, exclusive, ok, mpc, most, w, gf, gpj
-            )
+            nodes = self._fits_from(i, t, duration, request, mask, ok, w)
             if nodes is not None:
                 return i, t, nodes
         return None
 
-    def _fits_from(
-        self, i, t, duration, demand, count, mask, exclusive, ok, mpc, most=None, w=None, gf=False,
-        gpj=0,
-    ):  # fmt: skip
+    def _fits_from(self, i, t, duration, request, mask, ok, w=None):
         """The nodes for a start at ``t`` in interval ``i``, or None (``ok`` and ``w`` as in
-        earliest; ``mpc``: memory per CPU, ``most``: up to that many nodes, ``gf``:
-        ``gres_fixed``, ``gpj``: ``gpus_per_job``, as in :func:`choose_nodes`)."""
+        :meth:`earliest`)."""
         j = max(bisect_left(self.times, t + duration, lo=i), i + 1)
         clean = ok[i] if j == i + 1 else _ALL(ok[i:j], axis=0)
-        if (np.count_nonzero(clean) if w is None else clean @ w) < count:
+        if (np.count_nonzero(clean) if w is None else clean @ w) < request.count:
             return None
         window = self.free[i] if j == i + 1 else _MIN(self.free[i:j], axis=0)
         if w is not None:  # per column: per node
             window, clean = self._expand(window), self._expand(clean) & mask
-        if exclusive:  # choose_nodes tests the window's minimum (the same unless free > capacity)
-            return choose_nodes(
-                window, self.capacity, demand, count, mask, exclusive, self.weights, mpc, most, gf,
-                gpj,
-            )  # fmt: skip
+        if request.exclusive:
+            # choose_nodes tests the window's minimum (the same unless free > capacity)
+            return choose_nodes(window, self.capacity, request, mask, self.weights)
         # for count >= 1 the nodes fitting throughout the window are those choose_nodes takes
-        return best_fit(window, clean.nonzero()[0], count, self.weights, mpc, most, gf, gpj, demand)
+        return best_fit(window, clean.nonzero()[0], request, self.weights)
 
     def replan(
         self,
-        demand: np.ndarray,
-        count: int,
+        request: Request,
         mask: np.ndarray,
         duration: float,
         start: float,
         nodes: tuple[int, ...],
         usage: np.ndarray,
-        *,
-        exclusive: bool = False,
-        mem_per_cpu: int = 0,
-        most: int | None = None,
-        gres_fixed: bool = False,
-        gpus_per_job: int = 0,
-        whole_memory: bool = False,
     ) -> tuple[int, float, tuple[int, ...]] | None:
         """Compress one standing reservation (conservative backfilling): take the job's
         ``usage`` on ``nodes`` from ``start`` out, put the job back at its earliest fit and
         return that (interval index, start time, nodes) -- never later than ``start``,
         since its own slot is free (None if its nodes went down and no others will do).
         ``usage`` is what the job holds per node; it depends on which nodes only for an
-        ``exclusive`` job (whole nodes) and a ``whole_memory`` one (each node's memory). The
-        profile must be valid (all reservations fit)."""
+        ``exclusive`` request (whole nodes) and a ``whole_memory`` one (each node's memory).
+        The profile must be valid (all reservations fit)."""
         i, j = _span(self, start, start + duration, None)  # its intervals (already split)
         self._change(i, j, nodes, usage, True)  # out
         # it starts no later than in its own slot, unless its nodes went down: look there
         # first, then (None) everywhere
-        found = self.earliest(
-            demand, count, mask, duration, exclusive=exclusive, mem_per_cpu=mem_per_cpu, upto=i,
-            most=most, gres_fixed=gres_fixed, gpus_per_job=gpus_per_job, whole_memory=whole_memory,
-        ) or self.earliest(
-            demand, count, mask, duration, exclusive=exclusive, mem_per_cpu=mem_per_cpu,
-            most=most, gres_fixed=gres_fixed, gpus_per_job=gpus_per_job, whole_memory=whole_memory,
-        )  # fmt: skip
+        found = self.earliest(request, mask, duration, upto=i)
+        if found is None:
+            found = self.earliest(request, mask, duration)
         if found is not None:  # (None: its nodes went down, and no others will do)
             k, t, new = found
             if k == i and new == nodes and j > i:  # it stays (interval i starts at `start`)
                 self._change(i, j, nodes, usage, False)
             else:
-                if exclusive or whole_memory or len(new) != len(usage):
+                r = request
+                if r.exclusive or r.whole_memory or len(new) != len(usage):
                     # what it holds depends on which nodes (whole nodes, each node's
                     # memory), or on how many (-N MIN-MAX)
-                    usage = held(demand, self.capacity, new, exclusive, whole_memory)
+                    usage = held(r.demand, self.capacity, new, r.exclusive, r.whole_memory)
                 self.reserve(new, usage, t, t + duration, at=k)
         return found
 
@@ -491,11 +413,11 @@ class MergedProfile(Profile):
     def per_node(self) -> np.ndarray:
         return self.free[:, self.group_of]  # (a copy)
 
-    def _ok(self, free, demand, mask, exclusive, whole_memory=False):
-        ok = covers(free, demand)
-        if exclusive:
+    def _ok(self, free, request, mask):
+        ok = covers(free, request.demand)
+        if request.exclusive:
             ok &= idle(free, self.gcap)
-        elif whole_memory:
+        elif request.whole_memory:
             ok &= free[..., MEM] == self.gcap[:, MEM]
         # a column counts for as many of the job's nodes as it has nodes in the mask
         return ok, np.bincount(self.group_of[mask], minlength=len(self.sizes))
@@ -579,9 +501,9 @@ class PoolProfile:
     replaying a 100,000-job trace asks it millions of small questions. Free CPUs, MB and
     GPUs are three lists over the intervals. While no interval is short of memory or GPUs
     (``plain``), a job asking for neither (every job of a processors-only trace) is tested
-    on the CPU list alone. (``mem_per_cpu`` and ``most`` are taken as by :class:`Profile`:
-    with one node there is no choice of nodes for them to change; nor for ``whole_memory``:
-    the job's memory per node is the one node's.)
+    on the CPU list alone. (A request's ``mem_per_cpu`` and ``most`` are taken as by
+    :class:`Profile`: with one node there is no choice of nodes for them to change; nor for
+    ``whole_memory``: the job's memory per node is the one node's.)
     """
 
     __slots__ = ("_low", "cap", "capacity", "cpu", "gpu", "mem", "now", "plain", "times")
@@ -629,21 +551,19 @@ class PoolProfile:
                 return k
         return -1
 
-    def spread_fits(self, spread, mask, duration, *, at: int = 0, gpus_per_job: int = 0) -> None:
+    def spread_fits(self, request, mask, duration, *, at: int = 0) -> None:
         """A job spread over several nodes needs two or more: never on one node."""
         return None
 
-    def spread_earliest(self, spread, mask, duration, *, gpus_per_job: int = 0) -> None:
+    def spread_earliest(self, request, mask, duration) -> None:
         """(No job may spread on one node: see :meth:`spread_fits`.)"""
         return None
 
-    def fits(
-        self, demand, count, mask, duration, *, at=0, exclusive=False, mem_per_cpu=0, most=None,
-        gres_fixed=False, gpus_per_job=0, whole_memory=False,
-    ):  # fmt: skip
-        if count != 1 or not mask[0]:
+    def fits(self, request, mask, duration, *, at=0):
+        if request.count != 1 or not mask[0]:
             return None
-        n0, n1, n2 = demand.tolist()
+        exclusive = request.exclusive
+        n0, n1, n2 = request.demand.tolist()
         times = self.times
         if at == 0 and self.plain and not (n1 or n2 or exclusive):
             # EASY asks "does this job fit from now?" for every candidate: the window's
@@ -656,12 +576,10 @@ class PoolProfile:
         short = self._last_short(at, times[at] + duration, n0, n1, n2, exclusive)
         return (0,) if short < 0 else None
 
-    def earliest(
-        self, demand, count, mask, duration, *, exclusive=False, not_before=None, mem_per_cpu=0,
-        most=None, gres_fixed=False, gpus_per_job=0, whole_memory=False,
-    ):  # fmt: skip
-        if count != 1 or not mask[0]:
+    def earliest(self, request, mask, duration, *, not_before=None):
+        if request.count != 1 or not mask[0]:
             return None
+        exclusive, demand = request.exclusive, request.demand
         n0, n1, n2 = int(demand[0]), int(demand[1]), int(demand[2])
         times, cpu, n = self.times, self.cpu, len(self.times)
         plain = self.plain and not (n1 or n2 or exclusive)
@@ -689,15 +607,13 @@ class PoolProfile:
             i = short + 1
         return None
 
-    def replan(
-        self, demand, count, mask, duration, start, nodes, usage, *, exclusive=False, mem_per_cpu=0,
-        most=None, gres_fixed=False, gpus_per_job=0, whole_memory=False,
-    ):  # fmt: skip
+    def replan(self, request, mask, duration, start, nodes, usage):
+        exclusive, demand = request.exclusive, request.demand
         n0, n1, n2 = int(demand[0]), int(demand[1]), int(demand[2])
         cpus_only = self.plain and mask[0] and not (n1 or n2 or exclusive)
         if not (cpus_only and self.now < start and duration > 0):
             self.reserve(nodes, -usage, start, start + duration)  # out, then back in
-            found = self.earliest(demand, count, mask, duration, exclusive=exclusive)
+            found = self.earliest(request, mask, duration)
             if found is not None:
                 i, t, new = found
                 if exclusive:

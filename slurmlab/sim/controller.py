@@ -871,11 +871,8 @@ class Controller:
         key = (record.shape, record.most, record.mem_per_cpu)
         if cached and key in self._idle_picks:
             return self._idle_picks[key]
-        nodes = choose_nodes(
-            self.capacity, self.capacity, record.demand, record.count, record.mask & self.up,
-            record.exclusive, self.weights, record.mem_per_cpu, record.most, record.gres_fixed,
-            record.gpus_per_job, record.whole_memory,
-        )  # fmt: skip
+        usable = record.mask & self.up
+        nodes = choose_nodes(self.capacity, self.capacity, record.request, usable, self.weights)
         if cached:
             self._idle_picks[key] = nodes
         return nodes
@@ -1090,11 +1087,10 @@ class Controller:
                 most = self._node_cap(job, most, job.count)
             if kept_out.any():
                 mask = mask & ~kept_out
+            request = job.request if most == job.most else replace(job.request, most=most)
             nodes = choose_nodes(
-                self.free, self.capacity, job.demand, job.count, job.mask & mask & self.up,
-                job.exclusive, self.weights, job.mem_per_cpu, most, job.gres_fixed,
-                job.gpus_per_job, job.whole_memory,
-            )  # fmt: skip
+                self.free, self.capacity, request, job.mask & mask & self.up, self.weights
+            )
             reason = self._limit_reason(job) if self._limits else None
             if not reason and self._limits:  # on the nodes it gets, or would get
                 if nodes is not None:
@@ -1179,10 +1175,7 @@ class Controller:
                 blocked = self._reserved_nodes(self.env.now, self.env.now + job.limit)
                 if blocked is not None:
                     mask = mask & ~blocked
-            nodes = choose_nodes(
-                pool, self.capacity, job.demand, job.count, mask, job.exclusive, self.weights,
-                job.mem_per_cpu, job.most, job.gres_fixed, job.gpus_per_job, job.whole_memory,
-            )  # fmt: skip
+            nodes = choose_nodes(pool, self.capacity, job.request, mask, self.weights)
             if nodes is not None:  # it starts without preempting: what it takes is not free
                 count(job)
                 self._take(pool, job, nodes)
@@ -1243,10 +1236,7 @@ class Controller:
             nodes, fit = None, None
             for k, victim in enumerate(cands):
                 free[list(victim.nodes)] += victim.usage
-                nodes = choose_nodes(
-                    free, self.capacity, job.demand, job.count, mask, job.exclusive, self.weights,
-                    job.mem_per_cpu, job.most, job.gres_fixed, job.gpus_per_job, job.whole_memory,
-                )  # fmt: skip
+                nodes = choose_nodes(free, self.capacity, job.request, mask, self.weights)
                 if nodes is not None:
                     fit = k
                     break
@@ -1688,8 +1678,8 @@ class Controller:
                 fail(
                     f"{what}: the usage of {label(job.id)} on its nodes (Spread.rows) must "
                     f"hold its {ntasks} tasks of {task.tolist()}, one or more on each node, "
-                    f"and {node.tolist()} on each{gpus_said}; give spread_nodes's answer"
-                    f"{' (with gpus_per_job=job.gpus_per_job)' if per_job else ''}"
+                    f"and {node.tolist()} on each{gpus_said}; give spread_nodes's answer "
+                    "for job.request"
                 )
 
         def check_dealt(nodes, rows, job, what: str) -> None:
@@ -1704,8 +1694,8 @@ class Controller:
                 fail(
                     f"{what}: {label(job.id)} asks for {job.gpus_per_job} GPUs over its "
                     f"{job.count} nodes (-N {job.count} --gpus={job.gpus_per_job}): give "
-                    "choose_nodes's answer with gpus_per_job=job.gpus_per_job, whose rows "
-                    "deal them over the nodes (one or more on each)"
+                    "choose_nodes's answer for job.request, whose rows deal them over the "
+                    "nodes (one or more on each)"
                 )
 
         def check_nodes(nodes, job, what: str) -> None:
@@ -1738,13 +1728,13 @@ class Controller:
                 fail(
                     f"{what}: {label(job.id)} asks for {job.count} to {job.most} nodes (-N "
                     f"{job.count}-{job.most}), got {len(nodes)}; give that many distinct "
-                    f"nodes, as choose_nodes(..., count={job.count}, ..., most={job.most}) does"
+                    "nodes, as choose_nodes does for job.request"
                 )
             if job.most is None and len(nodes) != job.count:
                 fail(
                     f"{what}: {label(job.id)} asks for {job.count} node(s) (-N {job.count}), "
-                    f"got {len(nodes)}; give {job.count} distinct nodes, as choose_nodes(..., "
-                    f"count={job.count}, ...) does"
+                    f"got {len(nodes)}; give {job.count} distinct nodes, as choose_nodes does "
+                    "for job.request"
                 )
 
         free, capacity, up = self.free.copy(), self.capacity, self.up

@@ -44,7 +44,7 @@ from slurmlab.errors import RequestError, SlurmlabError, warn_at_caller
 from slurmlab.policies.backfill import SlurmBackfill, availability, make_policy
 from slurmlab.policies.base import MEM, NODES_OUT, PendingJob  # noqa: F401 (NODES_OUT: sim modules)
 from slurmlab.policies.fairshare import Account, AccountTree
-from slurmlab.policies.placement import choose_nodes, gres_fixed, held
+from slurmlab.policies.placement import Request, choose_nodes, gres_fixed, held
 from slurmlab.policies.priority import MultifactorWeights, basic_priority, sort_key
 from slurmlab.sim.accounting import PriorityState
 from slurmlab.sim.causes import Cancelled, Requeued
@@ -130,7 +130,7 @@ class SimJob:
         "scratch", "held", "split", "mem_per_cpu", "sched", "alts", "parts", "entries",
         "plan_part", "requests", "updated", "req_tres", "admin_time", "most", "full_limit",
         "raw", "in_rec", "order", "spread", "dep_done", "gres_fixed", "gpus_per_job",
-        "whole_memory",
+        "whole_memory", "request",
     )  # fmt: skip
 
     def __init__(self):
@@ -859,10 +859,8 @@ class Simulation(Controller, Lifecycles, Updates):
                 self._set_shape(job, res, shape)
             prof = availability(self._view())
             found = prof.earliest(
-                job.demand, job.count, job.mask & self.up, job.limit, exclusive=job.exclusive,
-                not_before=job.begin if job.begin > now else None, mem_per_cpu=job.mem_per_cpu,
-                most=job.most, gres_fixed=job.gres_fixed, gpus_per_job=job.gpus_per_job,
-                whole_memory=job.whole_memory,
+                job.request, job.mask & self.up, job.limit,
+                not_before=job.begin if job.begin > now else None,
             )  # fmt: skip
             if found is not None and (best is None or found[1] < best[0]):
                 best = (found[1], found[2], job.res)
@@ -1068,6 +1066,10 @@ class Simulation(Controller, Lifecycles, Updates):
         # unless it asks some per node (placement.gpu_weights)
         per_task = (spec.gpus_per_task or 0) * (spec.ntasks or 0)
         job.gpus_per_job = 0 if spec.gpus_per_node else spec.gpus or per_task
+        job.request = Request(
+            job.demand, job.count, job.exclusive, job.mem_per_cpu, job.most, job.gres_fixed,
+            job.gpus_per_job, job.whole_memory, job.spread,
+        )  # fmt: skip
         if job.spec.time_min is not None or self.qos[job.qos].max_wall is not None:
             # (rarely: a limit backfill lowered to --time-min holds in every partition, with
             # -t; a QOS MaxWall)
@@ -1969,10 +1971,9 @@ class Simulation(Controller, Lifecycles, Updates):
             mask = rec.mask
             if job.spec.reservation and job.spec.reservation in self.reservations:
                 mask = mask & self.reservations[job.spec.reservation][1]
-            if choose_nodes(
-                back, self.capacity, rec.demand, rec.count, mask, rec.exclusive,
-                whole_memory=rec.whole_memory,
-            ):  # fmt: skip
+            # (whether it could ever fit: its shape, --exclusive and whole memory)
+            bare = Request(rec.demand, rec.count, rec.exclusive, whole_memory=rec.whole_memory)
+            if choose_nodes(back, self.capacity, bare, mask):
                 return True
         return any(
             self.jobs[j].reason not in PERMANENT and self.jobs[j].reason != "Dependency"

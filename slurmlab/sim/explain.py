@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from slurmlab.errors import SlurmlabError
-from slurmlab.policies.placement import choose_nodes, covers
+from slurmlab.policies.placement import Request, choose_nodes, covers
 from slurmlab.policies.placement import held as held_rows
 from slurmlab.policies.profile import Profile
 from slurmlab.sim.controller import MAINT_REASON
@@ -612,10 +612,7 @@ def _changes_that_help(
     mask = job.mask & up & ~held
     if reason == "Resources" and held.any():
         unheld = _outside(job.mask & up, windows, t + job.limit)
-        if choose_nodes(
-            free, sim.capacity, job.demand, job.count, unheld, job.exclusive,
-            whole_memory=job.whole_memory,
-        ):  # fmt: skip
+        if choose_nodes(free, sim.capacity, _bare(job), unheld):
             idle = held & job.mask & up & (free[:, 0] == sim.capacity[:, 0])
             names = compress_hostlist([n for n, i in zip(sim.node_names, idle) if i])
             lines[0] = (
@@ -649,10 +646,7 @@ def _changes_that_help(
     known = _plans_known(planned, t, t + span)
     hints: list[_Hint] = []
     usable = _outside(mask, windows, t + job.limit)
-    fits_now = choose_nodes(
-        free, sim.capacity, job.demand, job.count, usable, job.exclusive,
-        whole_memory=job.whole_memory,
-    )  # fmt: skip
+    fits_now = choose_nodes(free, sim.capacity, _bare(job), usable)
     memory_bound = False
     estimate = None  # (no change starts it now: the line saying when fewer nodes would)
     if reason == "Resources" and fits_now is None and not job.exclusive and job.demand[1] > 0:
@@ -660,7 +654,7 @@ def _changes_that_help(
         # (a job asking none gets each node's whole memory under CR_*_Memory)
         demand = job.demand.copy()
         demand[1] = 0
-        if choose_nodes(free, sim.capacity, demand, job.count, usable, False) is not None:
+        if choose_nodes(free, sim.capacity, Request(demand, job.count), usable) is not None:
             memory_bound = True
             lines.append(_memory_wait(sim, job, free, demand, usable))
     if fits_now is None:
@@ -797,15 +791,16 @@ def _sooner_on_fewer(
             on = tuple(int(i) for i in np.flatnonzero(nodes))
             later.reserve(on, sim.capacity[list(on)], max(r.start, t), r.end)
     span = job.limit + _strict(sim.policy)
-    options = dict(
-        exclusive=job.exclusive, mem_per_cpu=job.mem_per_cpu, gres_fixed=job.gres_fixed,
-        gpus_per_job=job.gpus_per_job, whole_memory=job.whole_memory,
+    request = Request(
+        job.demand, job.count, job.exclusive, job.mem_per_cpu, None, job.gres_fixed,
+        job.gpus_per_job, job.whole_memory,
     )  # fmt: skip
-    own = later.earliest(job.demand, job.count, mask, span, **options)
+    own = later.earliest(request, mask, span)
     own_start = math.inf if own is None else own[1]
     for k in range(job.count - 1, 0, -1):
         shape = _shape_on(sim, job, k)
-        found = None if shape is None else later.earliest(shape, k, mask, span, **options)
+        fewer = None if shape is None else replace(request, demand=shape, count=k)
+        found = None if fewer is None else later.earliest(fewer, mask, span)
         if found is None or found[1] + delay >= own_start - 60:
             continue
         top = job.spec.max_nodes
@@ -1121,10 +1116,7 @@ def _before_reservation(
         ):
             continue
         usable = _outside(mask, windows, t + limit)
-        if choose_nodes(
-            free, sim.capacity, job.demand, job.count, usable, job.exclusive,
-            whole_memory=job.whole_memory,
-        ):  # fmt: skip
+        if choose_nodes(free, sim.capacity, _bare(job), usable):
             now = (
                 format_duration(timedelta(seconds=job.limit))
                 if not math.isinf(job.limit)
@@ -1218,11 +1210,8 @@ def _own_allocation_over_limit(sim: Simulation, job, reason: str, t: float) -> l
         record = sim._within_limits(job, record)  # noqa: SLF001
     now = None
     if present:
-        now = choose_nodes(
-            sim.free, sim.capacity, record.demand, record.count, record.mask & sim.up,
-            record.exclusive, sim.weights, record.mem_per_cpu, record.most,
-            record.gres_fixed, record.gpus_per_job, record.whole_memory,
-        )  # fmt: skip
+        usable = record.mask & sim.up
+        now = choose_nodes(sim.free, sim.capacity, record.request, usable, sim.weights)
     idle = sim._idle_pick(record) if now is None else now  # noqa: SLF001
     if idle is None:
         return []
@@ -1309,11 +1298,21 @@ def _pick(
     most = job.most if ranged else None
     if most is not None:
         most = sim._node_cap(job, most, count)  # noqa: SLF001
-    return room.fits(
-        job.demand if demand is None else demand, count, mask, span,
-        exclusive=job.exclusive if whole is None else whole, mem_per_cpu=job.mem_per_cpu,
-        most=most, gres_fixed=job.gres_fixed, gpus_per_job=job.gpus_per_job,
-        whole_memory=job.whole_memory if whole_memory is None else whole_memory,
+    request = Request(
+        job.demand if demand is None else demand, count, job.exclusive if whole is None else whole,
+        job.mem_per_cpu, most, job.gres_fixed, job.gpus_per_job,
+        job.whole_memory if whole_memory is None else whole_memory,
+    )  # fmt: skip
+    return room.fits(request, mask, span)
+
+
+def _bare(job, demand: np.ndarray | None = None, count: int | None = None) -> Request:
+    """What this module's tests of whether ``job`` fits place (as ``demand`` asks per node
+    on ``count`` nodes, when given): its shape, ``--exclusive`` and whole memory, not the
+    other rules of its request (they name no nodes)."""
+    return Request(
+        job.demand if demand is None else demand, job.count if count is None else count,
+        job.exclusive, whole_memory=job.whole_memory,
     )  # fmt: skip
 
 
@@ -1414,10 +1413,7 @@ def _ahead_takes(sim: Simulation, job, t: float, heads, free, up, picked):
             continue
         # (off the nodes advance reservations take during its time limit)
         usable = _outside(other.mask & up, _reserved_against(sim, other, t), t + other.limit)
-        if choose_nodes(
-            free, sim.capacity, other.demand, other.count, usable, other.exclusive,
-            whole_memory=other.whole_memory,
-        ):  # fmt: skip
+        if choose_nodes(free, sim.capacity, _bare(other), usable):
             return other
         theirs = _plan_at(other, t)  # (planned after it: its plan may have pushed it back)
         if theirs is not None and theirs[1] is not None and theirs[1] > plan[1]:
@@ -1502,7 +1498,7 @@ def _over_on_its_own(sim: Simulation, job, count: int) -> str | None:
     if job.exclusive:
         if not _alike(sim, job.mask):
             return None
-        picked = choose_nodes(sim.capacity, sim.capacity, shape, count, job.mask, True)
+        picked = choose_nodes(sim.capacity, sim.capacity, Request(shape, count, True), job.mask)
         if picked is None:
             return None
     record = _Reshaped(job, count=count, demand=shape, most=None)
