@@ -400,7 +400,8 @@ ARRAYS = Path(__file__).resolve().parents[1] / "datasets/realslurm/scenarios/bac
 def test_the_real_arrays_fixture_backfills_behind_an_arrays_record_as_slurm_did():
     """backfill-arrays on Slurm 22.05: short backfilled on gpu4 at its submission (10 s),
     sweep's record being one test of the four; at 240 s squeue --start showed arr's record
-    at 340 (its second, last, reservation) on cpu[1-2] and late at 400 on cpu1."""
+    at 339 s (its second, last, reservation; the map's slots on the epoch's 10-s grid, t0 at
+    :41) on cpu[1-2] and late at 399 s on cpu1."""
     result = Scenario.load(ARRAYS).run()
     jobs = result.jobs.set_index("JobID")
     origin = jobs["Submit"].min()
@@ -408,9 +409,9 @@ def test_the_real_arrays_fixture_backfills_behind_an_arrays_record_as_slurm_did(
     assert jobs.loc["short", "StartedBy"] == "backfill"
     queue = result.squeue(at=240).set_index("JOBID")
     seconds = (queue["START_TIME"] - origin).dt.total_seconds()
-    assert seconds["arr_1"] == seconds["arr_6"] == 340.0
+    assert seconds["arr_1"] == seconds["arr_6"] == 339.0
     assert queue.loc["arr_1", "SCHEDNODES"] == "cpu[1-2]"
-    assert (seconds["late"], queue.loc["late", "SCHEDNODES"]) == (400.0, "cpu1")
+    assert (seconds["late"], queue.loc["late", "SCHEDNODES"]) == (399.0, "cpu1")
 
 
 # -- the main scheduler and an array's record -------------------------------------------------------
@@ -734,13 +735,14 @@ def test_a_throttled_array_whose_slots_fill_by_starting_is_not_reserved_beyond()
 def test_the_real_throttle_fixture_plans_the_later_job_after_the_sixth_task():
     """backfill-throttle on Slurm 22.05: at 40 s squeue --start showed sweep's record and
     late planned at 418 s (the blocker started at 1 s: its limit ends at 301, the second
-    wave of tasks at 421 rounded down to bf_resolution) on gpu2 and gpu3: all six tasks of
-    the --array=1-6%2 record were reserved for. The simulation plans both at 420 s on the
-    same nodes (reserving two tasks only, it planned late at 300 s)."""
+    wave of tasks at 421 rounded down to bf_resolution on the epoch's grid, t0 at :52) on
+    gpu2 and gpu3: all six tasks of the --array=1-6%2 record were reserved for. The
+    simulation plans both at 418 s on the same nodes (reserving two tasks only, it planned
+    late at 300 s)."""
     path = FIXTURE.parent / "backfill-throttle.yaml"
     result = Scenario.load(path).run()
     queue = result.squeue(at=40).set_index("JOBID")
     origin = result.jobs["Submit"].min()
     seconds = (queue["START_TIME"] - origin).dt.total_seconds()
-    assert (seconds["sweep_1"], queue.loc["sweep_1", "SCHEDNODES"]) == (420.0, "gpu2")
-    assert (seconds["late"], queue.loc["late", "SCHEDNODES"]) == (420.0, "gpu3")
+    assert (seconds["sweep_1"], queue.loc["sweep_1", "SCHEDNODES"]) == (418.0, "gpu2")
+    assert (seconds["late"], queue.loc["late", "SCHEDNODES"]) == (418.0, "gpu3")

@@ -147,7 +147,8 @@ def test_under_a_textbook_policy_a_begin_time_reached_is_an_arrival():
 
 def _blocked_lab(policy: str):
     """blocker (3 exclusive GPU nodes, 240 s of 5:00); big (4 nodes) and long (1 node,
-    10:00) behind it, as in the update fixture: long is planned at 420 s on gpu1."""
+    10:00) behind it, as in the update fixture: long is planned at 420 s (on gpu4 by
+    ``slurm``, the idle node; on gpu1 by ``conservative``)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         cluster = slurmlab.Cluster.from_slurm_conf(DATA / "slurm.conf")
@@ -169,10 +170,11 @@ def test_an_update_keeps_the_old_plan_until_the_next_backfill_cycle():
     fixture, ``scontrol update TimeLimit=3:00`` of long at 30 s); backfill's next cycle
     (every bf_interval, 5 s) clears them and plans the new request: here it starts long on
     the free node at once. Between the update (32 s) and that cycle (35 s) squeue --start
-    shows the old plan, 420 s on gpu1."""
+    shows the old plan, 420 s on gpu4: the node idle now, which Slurm's will-run test tests
+    first at its try after big's reservation (real squeue --start showed long on gpu4 too)."""
     lab, long = _blocked_lab("slurm")
     lab.advance(27)  # 32 s: between two cycles
-    old = ("PD", lab.sim.origin + pd.Timedelta(seconds=420), "gpu1")
+    old = ("PD", lab.sim.origin + pd.Timedelta(seconds=420), "gpu4")
     assert _plan(lab, long) == old
     lab.update(long, time="3:00")
     lab.advance(1)

@@ -794,11 +794,24 @@ def _ends(view: QueueView) -> tuple[np.ndarray, np.ndarray, set]:
 WILL_RUN_WINDOW = 30.0
 
 
-def _will_run(prof: Profile, job: PendingJob, mask, limit: float, found, ends, space, epoch):
+def _try_nodes(space: NodeSpace, mask, t: float, limit: float, blocked):
+    """The nodes of ``mask`` backfill.c's try holding ``t`` may use (``avail_bitmap``): free
+    of plans in the map from the start of the record holding ``t`` for the job's limit, and
+    of the advance reservations overlapping that window (``blocked``, as (start, end, node
+    bits): job_test_resv takes them out; the will-run test then skips the running jobs on
+    them). Beyond the map, the reservations alone."""
+    start = space.times[bisect_right(space.times, t) - 1] if t < space.end else t
+    bits, _later = space.free_of(node_bits(mask), start, start + limit, blocked)
+    return mask & bits_mask(bits, len(mask))
+
+
+def _will_run(
+    prof: Profile, job: PendingJob, mask, limit: float, found, ends, space, epoch, blocked=()
+):
     """Move a planned start ``found`` (interval index, start, nodes: the first moment the job
     fits in the cycle's profile) to where Slurm's will-run test puts it, on the nodes best
-    fit there; ``found`` unchanged when that start is no running job's end or the job does
-    not fit there.
+    fit there; ``found`` unchanged when the job does not fit there. A start that is no
+    running job's end goes to :func:`_fit_now` (its nodes only may change).
 
     Slurm (22.05): backfill.c ``_attempt_backfill`` tries a job from ``start_res`` (now,
     then TRY_LATER the end of a ``node_space`` record) with ``avail_bitmap`` the nodes no
@@ -822,24 +835,23 @@ def _will_run(prof: Profile, job: PendingJob, mask, limit: float, found, ends, s
     Here: the first moment the job fits (``found``) is in the batch that first frees room
     for it, so its start is the last end within the first boundary
     ``end_time + 30 * 2**k`` at or after that moment, among the running jobs on the nodes
-    of ``mask`` the reservations (``space``) leave free from the start of the map's record
-    holding that moment for the job's limit; ``epoch`` (:attr:`QueueView.epoch`) puts the
+    of ``mask`` the reservations (``space``) and the advance reservations (``blocked``)
+    leave free from the start of the map's record holding that moment for the job's limit
+    (:func:`_try_nodes`; ``reservation``: long_blocked's plan is fill's end, 180 s, not the
+    end of the job running in the advance reservation beside it); ``epoch``
+    (:attr:`QueueView.epoch`) puts the
     simulation's clock on epoch seconds. The nodes are the best fit there in the profile
     (reservations held). A first fit that is no running job's end (a reservation's end:
-    backfill.c's TRY_LATER) stays as it is."""
+    backfill.c's TRY_LATER) keeps its time, on the nodes :func:`_fit_now` gives."""
     t = found[1]
     e, held, known = ends
-    if t not in known:  # (no running job ends then)
-        return found
+    if t not in known:  # (no running job ends then: a try at a map record's edge)
+        return _fit_now(prof, job, mask, limit, found, space, blocked)
     # (no batch reaches past t + 60 s or 2 t - the first end: none ends after t by then?)
     later = bisect_right(e, t)
     if later == len(e) or e[later] > max(t + 2 * WILL_RUN_WINDOW, 2 * t - e[0]):
         return found
-    usable = mask
-    if t < space.end:
-        k = bisect_right(space.times, t) - 1
-        bits, _later = space.free_over(node_bits(mask), space.times[k], space.times[k] + limit)
-        usable = mask & bits_mask(bits, len(mask))
+    usable = _try_nodes(space, mask, t, limit, blocked)
     e = e[held[:, usable].any(axis=1)]
     if not len(e) or t not in e:
         return found
@@ -857,6 +869,33 @@ def _will_run(prof: Profile, job: PendingJob, mask, limit: float, found, ends, s
     else:
         nodes = prof.fits(job.request, mask, limit, at=at)
     return found if nodes is None else (at, last, nodes)
+
+
+def _fit_now(prof: Profile, job: PendingJob, mask, limit: float, found, space, blocked=()):
+    """The nodes of a start ``found`` at the edge of a map record (a try of backfill.c's
+    TRY_LATER, no running job's end): ``_will_run_test`` first tests the job on the
+    resources the running jobs leave free *now* (``_job_test``, SELECT_MODE_RUN_NOW) over
+    the try's nodes (those no plan holds from the record holding the start for the job's
+    limit); when it fits there, those are its nodes and backfill.c keeps the try's time as
+    its start. So a job planned after another's reservation goes to the node tightest now,
+    not to the best fit once the running jobs have ended (``preempt-gpu``: r, 1 GPU, planned
+    at big's end on gpu4, whose 3 GPUs n1 held then, not on the idle gpu1). ``found``
+    unchanged when it does not fit now, or when those nodes are not free for its window
+    in the profile (an advance reservation)."""
+    t = found[1]
+    if t >= space.end or len(prof.times) < 2:
+        return found
+    usable = _try_nodes(space, mask, t, limit, blocked)
+    instant = prof.times[1] - prof.times[0]  # (interval 0 alone: the resources free now)
+    fits = prof.fits if job.spread is None else prof.spread_fits
+    nodes = fits(job.request, usable, instant)
+    if nodes is None or nodes == found[2]:
+        return found
+    only = np.zeros(len(mask), dtype=bool)
+    only[list(nodes)] = True
+    i = found[0]
+    again = fits(job.request, only, limit, at=i)
+    return found if again is None else (i, t, again)
 
 
 def _reserve_earliest(prof: Profile, job: PendingJob, view: QueueView, all_up: bool):
@@ -1149,8 +1188,8 @@ class SlurmBackfill(Conservative):
         # made to backfill schedule a job, its expected initiation time value will not be set")
         tested, max_tested = cycle.tested, self.bf_max_job_test
         table = self.node_space_size  # the records the map may hold (bf_node_space_size)
-        res = self.bf_resolution
-        first_slot = _slot_of(now, res)
+        res, off = self.bf_resolution, view.epoch % self.bf_resolution  # (epoch's grid)
+        first_slot = _slot_of(now, res, off)
         unreached, seen, reasons = cycle.unreached, cycle.seen, d.reasons
         begun: set[int] = set()  # (-p a,b: a job queued in several partitions starts once)
         caps, no_reserve = self._caps, False
@@ -1234,7 +1273,9 @@ class SlurmBackfill(Conservative):
             mask = job.plan_mask if all_up else job.plan_mask & view.up
             found = _earliest(prof, job, mask, limit)
             if found is not None and found[1] > now:
-                found = _will_run(prof, job, mask, limit, found, cycle.ends, space, view.epoch)
+                found = _will_run(
+                    prof, job, mask, limit, found, cycle.ends, space, view.epoch, blocked
+                )
             if found is None:
                 seen.append((job, True, None))
                 reasons[job.id] = "Resources"
@@ -1250,7 +1291,7 @@ class SlurmBackfill(Conservative):
                 if job.exclusive and space.records < table:
                     # _bf_reserve_running: a whole-node job started holds its nodes in the
                     # map from its start to its end rounded down (none when the map is full)
-                    space.reserve(nodes, first_slot, _slot_of(now + limit, res))
+                    space.reserve(nodes, first_slot, _slot_of(now + limit, res, off))
                 cycle.reject = None
                 if self.bf_max_job_start and len(d.starts) >= self.bf_max_job_start:
                     break  # "bf_max_job_start limit of %d reached": the cycle ends
@@ -1306,8 +1347,8 @@ class SlurmBackfill(Conservative):
             # Like Slurm, planned reservations take whole nodes, from the start and to the end
             # rounded *down* to bf_resolution (backfill.c), at least one slot long, from the
             # slot of now at the earliest
-            begin = max(_slot_of(t, res), first_slot)
-            end = max(_slot_of(t + limit, res), begin + res)
+            begin = max(_slot_of(t, res, off), first_slot)
+            end = max(_slot_of(t + limit, res, off), begin + res)
             if space.records >= table:
                 # "table size limit of %u reached": the cycle ends before this reservation;
                 # the job keeps its expected start and nodes (backfill.c sets them first)
@@ -1350,7 +1391,8 @@ class SlurmBackfill(Conservative):
         return beyond
 
     def _node_space(self, view: QueueView) -> NodeSpace:
-        return NodeSpace(view.now, self.bf_window * 60.0, self.bf_resolution, len(view.capacity))
+        res = self.bf_resolution
+        return NodeSpace(view.now, self.bf_window * 60.0, res, len(view.capacity), view.epoch % res)
 
     def _over_caps(self, job: PendingJob, facts: JobFacts, counts: dict) -> bool:
         """Whether the cycle has already tested as many jobs of the job's user in its
@@ -1400,10 +1442,14 @@ def _plan(d: Decision, jid: int, t: float, nodes: tuple[int, ...] | None = None)
             d.sched_nodes[jid] = nodes
 
 
-def _slot_of(t: float, res: float) -> float:
+def _slot_of(t: float, res: float, offset: float = 0.0) -> float:
     """``t`` rounded down to the ``bf_resolution`` grid, as backfill.c rounds reservation
-    edges (an unlimited end stays unlimited)."""
-    return math.floor(t / res) * res if t != math.inf else t
+    edges (an unlimited end stays unlimited). backfill.c rounds epoch seconds
+    (``end_reserve / backfill_resolution``): ``offset`` is time 0's epoch second modulo
+    ``res`` (``QueueView.epoch``), so a cluster whose t0 is off the grid plans on the
+    epoch's grid (``preempt-gpu``: t0 at :15, a reservation ending at :45 + 2:00 is cut to
+    :40, not :45)."""
+    return math.floor((t + offset) / res) * res - offset if t != math.inf else t
 
 
 @dataclass

@@ -51,6 +51,9 @@ def _bits_of(nodes: tuple[int, ...]) -> int:
 class NodeSpace:
     """backfill.c's ``node_space``: records from ``now`` rounded down to ``now + window``
     rounded down (``resolution`` seconds each at the finest), with the nodes not reserved.
+    backfill.c rounds epoch seconds (``sched_start / backfill_resolution``): ``offset`` is
+    the epoch second of time 0 modulo ``resolution`` (:attr:`QueueView.epoch`), so the grid
+    is the epoch's (0: time 0 on the grid).
 
     ``times`` are the record edges (record k is ``[times[k], times[k + 1])``) and ``slots``
     the nodes no planned job holds in each, as int bitmasks (bit ``i``: node ``i``; node
@@ -65,11 +68,13 @@ class NodeSpace:
     __slots__ = ("begin", "end", "resolution", "times", "slots", "nodes", "records", "_runs")
     # _runs (one-node maps): (now, longest closed run, its start, its end, open run's start)
 
-    def __init__(self, now: float, window: float, resolution: float, nodes: int):
+    def __init__(
+        self, now: float, window: float, resolution: float, nodes: int, offset: float = 0.0
+    ):
         res = resolution or 1.0
         self.resolution = res
-        self.begin = math.floor(now / res) * res
-        self.end = max(math.floor((now + window) / res) * res, self.begin)
+        self.begin = math.floor((now + offset) / res) * res - offset
+        self.end = max(math.floor((now + window + offset) / res) * res - offset, self.begin)
         self.times = [self.begin, self.end]
         self.nodes = nodes
         self.slots = [(1 << nodes) - 1]
@@ -166,7 +171,7 @@ class NodeSpace:
         bitmasks. ``now_only``: a job backfill may only start now (``TEST_NOW_ONLY``) has
         its first try alone; one that fails there goes no further (backfill.c)."""
         if now_only:
-            return self._free_of(usable, now, now + limit, blocked)[0].bit_count() >= count
+            return self.free_of(usable, now, now + limit, blocked)[0].bit_count() >= count
         if not blocked:
             if self.nodes == 1:
                 return count == 1 and bool(usable & 1) and self._reachable_one(limit, now)
@@ -174,7 +179,7 @@ class NodeSpace:
         start = now
         while True:
             end = start + limit
-            avail, later = self._free_of(usable, start, end, blocked)
+            avail, later = self.free_of(usable, start, end, blocked)
             resv_end = min((t1 + 1 for _t0, t1, _n in blocked if t1 >= start), default=None)
             if resv_end is not None and resv_end < self.end and (later is None or resv_end < later):
                 later = resv_end
@@ -184,7 +189,7 @@ class NodeSpace:
                 return False
             start = later
 
-    def _free_of(self, usable: int, start: float, end: float, blocked) -> tuple[int, float | None]:
+    def free_of(self, usable: int, start: float, end: float, blocked) -> tuple[int, float | None]:
         """:meth:`free_over`, less the nodes of the advance reservations ``blocked`` that
         overlap ``start`` to ``end``."""
         avail, later = self.free_over(usable, start, end)

@@ -979,7 +979,7 @@ def _planned_from(
             continue
         plan = _plan_at(other, t)  # (an array's pending record: its first task's plan)
         if plan is not None and plan[1] is not None:
-            start = _held_from_start(sim.policy, plan[1])
+            start = _held_from_start(sim.policy, plan[1], sim.origin.timestamp())
             if start >= t:
                 out.append((other, start))
     return out
@@ -1056,12 +1056,14 @@ def _gap_on(sim: Simulation, job, planned, free: np.ndarray, usable: np.ndarray,
     return (room[job.count - 1] if room.size >= job.count else first.min()) - t
 
 
-def _held_from_start(policy, start: float) -> float:
+def _held_from_start(policy, start: float, epoch: float = 0.0) -> float:
     """When a job planned to start at ``start`` holds its nodes from: ``slurm``'s backfill
-    reserves from the start rounded down to ``bf_resolution`` (backfill.c); others from it."""
+    reserves from the start rounded down to ``bf_resolution`` on the epoch's grid (backfill.c;
+    ``epoch``: time 0's epoch second); others from it."""
     if getattr(policy, "name", None) == "slurm":
         res = policy.bf_resolution
-        return math.floor(start / res) * res
+        off = epoch % res
+        return math.floor((start + off) / res) * res - off
     return start
 
 

@@ -1,0 +1,320 @@
+"""Stop 47: fidelity against the real-Slurm fixtures recorded on 2026-12-07 in areas the
+earlier ones covered thinly (datasets/realslurm: resv-backfill, preempt-gpu, fair-nice,
+node-fail-gpu).
+
+* backfill.c rounds its map's edges on **epoch** seconds (``end_reserve /
+  backfill_resolution``), so on a cluster whose t0 is off the 10-s grid a plan after a
+  reservation that ends at :45 is cut at :40 (preempt-gpu's r at 265 s, not 270 s); the
+  ``slurm`` policy rounded on the simulation's own clock.
+* The will-run test of a try at a map record's edge (TRY_LATER) first tests the job on the
+  resources free *now* (cons_common/job_test.c ``_will_run_test``, SELECT_MODE_RUN_NOW),
+  so the planned nodes are the ones tightest now, not the best fit once the running jobs
+  have ended (preempt-gpu's r on gpu4, not the idle gpu1).
+* The will-run test skips running jobs on the nodes an advance reservation takes out of
+  the try (job_test_resv's ``avail_bitmap``): the ``reservation`` fixture's long_blocked was
+  planned at fill's end (180 s), not at the end of the job running in the reservation
+  beside it (210 s).
+* Known divergences, each asserted as it stands so that a fix shows up here: the simulator
+  gives jobs that ask for an advance reservation no backfill plan (resv-backfill's in2,
+  in3), and plans a job held back by an advance reservation at its end, not at its end
+  rounded up to ``bf_resolution`` plus 1 s (reservation.c ``find_resv_end``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from slurmlab.policies.backfill import _slot_of
+from slurmlab.policies.nodespace import NodeSpace
+from slurmlab.sim.result import sprio_frame, squeue_frame
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "datasets" / "realslurm"
+sys.path.insert(0, str(ROOT / "tools" / "realslurm"))
+
+from scorecard import replay_result as _run  # noqa: E402  (each fixture simulated once)
+
+
+def _ids(name: str) -> dict[str, str]:
+    return json.loads((DATA / name / "meta.json").read_text())["job_ids"]
+
+
+def _real_queue(name: str) -> pd.DataFrame:
+    ids = {v: k for k, v in _ids(name).items()}
+    queue = pd.read_csv(DATA / name / "queue.csv", dtype={"job_id": str})
+    base = queue["job_id"].str.partition("_")
+    queue["key"] = base[0].map(ids) + base[2].where(base[2] == "", "_" + base[2])
+    return queue
+
+
+def _starts(name: str) -> pd.DataFrame:
+    starts = pd.read_csv(DATA / name / "starts.csv", dtype={"array_task": "string"})
+    task = starts["array_task"].fillna("")
+    starts["key"] = starts["id"] + task.where(task == "", "_" + task)
+    return starts
+
+
+def _sim_runs(name: str) -> pd.DataFrame:
+    result = _run(name)
+    runs = result.sacct(duplicates=True)
+    origin = result.origin
+    for col in ("Submit", "Eligible", "Start", "End"):
+        runs[f"{col.lower()}_s"] = (runs[col] - origin).dt.total_seconds()
+    return runs
+
+
+def _plan(name: str, t: float) -> pd.DataFrame:
+    """The simulation's squeue --start at ``t``: start (seconds from t0), nodes, reason."""
+    sim = _run(name).sim
+    frame = squeue_frame(sim, t).set_index("JOBID")
+    start = frame["START_TIME"].map(
+        lambda s: None if s is None or pd.isna(s) else (s - sim.origin).total_seconds()
+    )
+    return pd.DataFrame(
+        {"start": start, "nodes": frame["SCHEDNODES"], "reason": frame["NODELIST(REASON)"]}
+    )
+
+
+# ---- the backfill map on the epoch's grid (fixed here) -------------------------------------
+
+
+def test_backfill_slots_are_on_the_epochs_grid():
+    """backfill.c rounds epoch seconds: with time 0 at an epoch second ending in 5 (offset 5
+    of a 10-s resolution) the slot edges fall at ...5 s of the simulation's clock."""
+    assert _slot_of(270.0, 10.0, 5.0) == 265.0
+    assert _slot_of(265.0, 10.0, 5.0) == 265.0
+    assert _slot_of(270.0, 10.0) == 270.0  # (time 0 on the grid)
+    space = NodeSpace(3.0, 100.0, 10.0, 2, offset=5.0)
+    assert (space.begin, space.end) == (-5.0, 95.0)
+
+
+def test_preempt_gpu_plan_after_a_reservation_is_cut_on_the_epoch_grid_on_the_node_free_now():
+    """preempt-gpu (t0 at :15): at 50 s real squeue --start planned r (1 GPU, 3:00) at 265 s
+    on gpu4, where big's reservation (150 s + 2:00, cut on the epoch's 10-s grid) ends and
+    where n1 left one GPU free then; the simulator plans the same."""
+    real = _real_queue("preempt-gpu")
+    row = real[(real["t"] == 50) & (real["key"] == "r")].iloc[0]
+    assert row["start_s"] == 265
+    snap = (DATA / "preempt-gpu/snapshots.txt").read_text().split("######## t=+50s")[1]
+    assert "r    alice PD 2026-12-07T04:58:40      1 gpu4" in snap
+    plan = _plan("preempt-gpu", 50.0)
+    assert plan.loc["r", "start"] == 265.0 and plan.loc["r", "nodes"] == "gpu4"
+    assert plan.loc["big", "start"] == 150.0 and plan.loc["big", "nodes"] == "gpu[1-4]"
+
+
+@pytest.mark.parametrize("t", [90, 100, 110])
+def test_a_will_run_plan_leaves_out_the_jobs_running_in_an_advance_reservation(t):
+    """reservation: long_blocked (1 node, 3:00) cannot use gpu[3-4], reserved from 90 s;
+    real squeue --start showed it at 180 s (fill's end on gpu[1-2]) while in_resv ran on
+    gpu[3-4] to 210 s: that job is on nodes the try does not hold, so the will-run test's
+    batch leaves it out; the simulator now plans it so (it planned 210 s)."""
+    real = _real_queue("reservation")
+    assert real[(real["t"] == t) & (real["key"] == "long_blocked")]["start_s"].item() == 180
+    plan = _plan("reservation", float(t))
+    assert plan.loc["long_blocked", "start"] == 180.0
+    assert plan.loc["long_blocked", "nodes"] == "gpu1"
+
+
+# ---- preempt-gpu ---------------------------------------------------------------------------
+
+
+def test_preempt_gpu_victims_are_the_one_node_jobs_then_the_two_node_one():
+    """preempt/qos, PreemptMode=REQUEUE: h1 (3 GPUs on one node) preempted both of gpu1's
+    one-node low jobs at 20 s (slurmctld: "preempted JobId=1 ... JobId=2 ... for JobId=5"),
+    not the two-node l3, which h2 preempted at 30 s; each victim was requeued (Submit at
+    the preemption, eligible 121 s later). The simulation does the same."""
+    log = (DATA / "preempt-gpu/preempt.log").read_text()
+    assert "JobId=1 has been requeued to reclaim resources for JobId=5" in log
+    assert "JobId=2 has been requeued to reclaim resources for JobId=5" in log
+    assert "JobId=3 has been requeued to reclaim resources for JobId=6" in log
+    real = _starts("preempt-gpu")
+    sim = _sim_runs("preempt-gpu")
+    for key, end, eligible in (("l1", 20, 141), ("l2", 20, 141), ("l3", 30, 151)):
+        r = real[real["key"] == key].sort_values("start_s")
+        s = sim[sim["JobID"] == key].sort_values("start_s")
+        assert list(r["state"]) == ["PREEMPTED", "COMPLETED"] == list(s["State"])
+        assert r.iloc[0]["end_s"] == end and s.iloc[0]["end_s"] == end
+        assert r.iloc[1]["eligible_s"] == eligible and s.iloc[1]["eligible_s"] == eligible
+    runs = sim.set_index("JobID")
+    assert (runs.loc["h1", "NodeList"], runs.loc["h1", "start_s"]) == ("gpu1", 20.0)
+    assert (runs.loc["h2", "NodeList"], runs.loc["h2", "start_s"]) == ("gpu[2-3]", 30.0)
+
+
+def test_preempt_gpu_requeued_runs_wait_for_the_periodic_pass():
+    """The requeued runs, eligible at 141-151 s on an idle partition, started at 170 s in
+    real Slurm: slurmctld's periodic main-scheduler pass (sched_interval, counted from its
+    own start), not at their begin time; the simulator's periodic pass falls at 180 s,
+    within the tolerance (as dep-requeue's)."""
+    real = _starts("preempt-gpu")
+    again = real[real["state"] == "COMPLETED"].set_index("key")
+    assert set(again.loc[["l1", "l2", "l3"], "start_s"]) == {170}
+    sim = _sim_runs("preempt-gpu")
+    second = sim[(sim["State"] == "COMPLETED") & sim["JobID"].isin(["l1", "l2", "l3"])]
+    assert set(second["start_s"]) == {180.0}
+
+
+# ---- resv-backfill -------------------------------------------------------------------------
+
+
+def test_resv_backfill_jobs_in_a_reservation_wait_for_its_start_then_share_it():
+    """Jobs asking for the reservation pend with Reason Reservation and no expected start
+    until it begins (40 s); in1 took both its nodes then, in2 and in3 shared gpu3 when in1
+    ended, in real Slurm and in the simulation; every job's Timelimit is whole minutes
+    (bf2's -t 0:30 is 00:01:00, so it would reach into the reservation and waited)."""
+    real = _real_queue("resv-backfill")
+    for t in (20, 30):
+        want = real[(real["t"] == t) & real["key"].isin(["in1", "in2", "in3"])]
+        assert set(want["reason"]) == {"Reservation"} and want["start_s"].isna().all()
+        plan = _plan("resv-backfill", float(t))
+        for key in ("in1", "in2", "in3"):
+            assert plan.loc[key, "reason"] == "(Reservation)" and pd.isna(plan.loc[key, "start"])
+    starts = _starts("resv-backfill").set_index("key")
+    sim = _sim_runs("resv-backfill").set_index("JobID")
+    for key, start, nodes in (("in1", 41, "gpu[3-4]"), ("in2", 71, "gpu3"), ("in3", 71, "gpu3")):
+        assert (starts.loc[key, "start_s"], starts.loc[key, "nodelist"]) == (start, nodes)
+        assert abs(sim.loc[key, "start_s"] - start) <= 2 and sim.loc[key, "NodeList"] == nodes
+    sacct = pd.read_csv(DATA / "resv-backfill/sacct.txt", sep="|", dtype=str)
+    limits = sacct[~sacct["JobID"].str.contains(".", regex=False)].set_index("JobName")
+    assert limits.loc["bf2", "Timelimit"] == "00:01:00"
+    assert sim.loc["bf2", "Timelimit"] == pd.Timedelta(minutes=1)
+    assert starts.loc["bf2", "start_s"] == 71
+
+
+def test_resv_backfill_known_divergence_reservation_jobs_get_no_backfill_plan():
+    """Known divergence. Once the reservation began, real Slurm's backfill planned the jobs
+    queued in it like any other (backfill.c: job_test_resv limits them to its nodes): at
+    50-60 s squeue --start showed in2 and in3 at 101 s (in1's limit) on gpu3 and gpu4, and
+    in3's plan (2:00) reached past the reservation's end, holding gpu4 to 220 s, so big
+    was planned at 219 s on gpu[2-4]. The simulator starts such jobs in its reservation
+    pass only and never plans them (sim/controller.py: ``if job.spec.reservation:
+    continue``), so it shows no start for them and plans big at 160 s. The runs' starts
+    are not affected here."""
+    real = _real_queue("resv-backfill")
+    for t in (50, 60):
+        now = real[real["t"] == t].set_index("key")
+        assert now.loc["in2", "start_s"] == 101 and now.loc["in3", "start_s"] == 101
+        plan = _plan("resv-backfill", float(t))
+        assert pd.isna(plan.loc["in2", "start"]) and pd.isna(plan.loc["in3", "start"])
+    assert real[(real["t"] == 60) & (real["key"] == "big")]["start_s"].item() == 219
+    assert _plan("resv-backfill", 60.0).loc["big", "start"] == 160.0
+
+
+def test_resv_backfill_known_divergence_a_job_after_a_reservation_is_planned_at_its_end():
+    """Known divergence. A job whose window overlaps an advance reservation loses its nodes
+    for that try, and backfill.c tries again at the reservation's end rounded up to
+    bf_resolution (on epoch seconds) plus 1 s (reservation.c ``find_resv_end``, backfill.c
+    ``++resv_end``): real squeue --start showed big at 170 s (the reservation ended at 160 s,
+    epoch :21 -> :30 + 1) at 10-40 s. The simulator's profile frees the reserved nodes at
+    the reservation's end, so it plans big at 160 s (within the 10-s tolerance). Real Slurm
+    then started big at 162 s by backfill (no main-scheduler pass at a reservation's end);
+    the simulator's main scheduler at 160 s."""
+    real = _real_queue("resv-backfill")
+    for t in (10, 20, 30, 40):
+        assert real[(real["t"] == t) & (real["key"] == "big")]["start_s"].item() == 170
+        assert _plan("resv-backfill", float(t)).loc["big", "start"] == 160.0
+    starts = _starts("resv-backfill").set_index("key")
+    assert starts.loc["big", "start_s"] == 162
+    assert starts.loc["big", "flags"].startswith("SchedBackfill")
+
+
+# ---- fair-nice ---------------------------------------------------------------------------------
+
+
+def test_fair_nice_priorities_with_nice_and_fair_share_match_real_sprio():
+    """Every real sprio row (fair share recomputed at slurmctld's minute, --nice 300 and 100,
+    array tasks) has the simulation's weighted factors and nice, and the job's priority
+    within the age factor's few points."""
+    real = pd.read_csv(DATA / "fair-nice/sprio.csv", dtype={"job_id": str})
+    ids = {v: k for k, v in _ids("fair-nice").items()}
+    sim = _run("fair-nice").sim
+    compared = 0
+    for t, snap in real.groupby("t"):
+        got = sprio_frame(sim, float(t)).set_index("JOBID")
+        for row in snap.itertuples():
+            base, _, task = row.job_id.partition("_")
+            key = ids[base] + (f"_{task}" if task else "")
+            if key not in got.index:
+                continue  # started a second earlier in the simulation
+            mine = got.loc[key]
+            assert (mine["FAIRSHARE"], mine["JOBSIZE"], mine["NICE"]) == (
+                row.fairshare,
+                row.jobsize,
+                row.nice,
+            ), (t, key)
+            assert abs(mine["PRIORITY"] - row.priority) <= 5, (t, key)
+            compared += 1
+    assert compared >= 30
+
+
+def test_fair_nice_start_order_follows_fair_share_and_nice():
+    """After blk, alice's array and a_big went first (equal fair share before the first
+    recalculation, larger job first), then the rest of alice's array with carol's throttled
+    c_arr (%2), then carol's cn and late, and bob's --nice=300 jobs last although queued
+    before cn: the order real Slurm started them in, which the simulation keeps."""
+    starts = _starts("fair-nice").set_index("key")["start_s"]
+    waves = [
+        ("a_arr_0", "a_arr_1", "a_big"),
+        ("a_arr_2", "a_arr_3", "c_arr_0", "c_arr_1"),
+        ("c_arr_2", "c_arr_3"),
+        ("cn", "late"),
+        ("b1", "b2"),
+    ]
+    sim = _sim_runs("fair-nice").set_index("JobID")["start_s"]
+    for early, later in zip(waves, waves[1:], strict=False):
+        assert max(starts[list(early)]) < min(starts[list(later)])
+        assert max(sim[list(early)]) < min(sim[list(later)])
+
+
+@pytest.mark.parametrize("t", [30, 40])
+def test_fair_nice_plans_match_real_squeue_start(t):
+    """At 30 and 40 s real squeue --start planned c_arr's tasks, cn and b1 at 134 s and b2
+    at 194 s on the epoch's grid (t0 at :06), on the nodes the simulation plans."""
+    real = _real_queue("fair-nice")
+    want = real[(real["t"] == t) & (real["state"] == "PENDING")].set_index("key")
+    plan = _plan("fair-nice", float(t))
+    for key in ("c_arr_0", "cn", "b1", "b2"):
+        assert plan.loc[key, "start"] == want.loc[key, "start_s"], key
+
+
+# ---- node-fail-gpu ---------------------------------------------------------------------------
+
+
+def test_node_fail_gpu_requeue_flags_decide_each_gpu_jobs_fate():
+    """gpu1 set DOWN at 30 s under two jobs sharing its GPUs: g1 (--requeue) ended NODE_FAIL
+    and ran again (Submit 30, eligible 121 s later, started by the periodic pass: 172 s in
+    real Slurm, 180 s here), g2 (--no-requeue) ended NODE_FAIL for good; g3 and g4 on the
+    other nodes ran on. The simulation has the same runs and states."""
+    real = _starts("node-fail-gpu")
+    sim = _sim_runs("node-fail-gpu")
+    for frame, state, start in ((real, "state", "start_s"), (sim, "State", "start_s")):
+        key = "key" if "key" in frame else "JobID"
+        g1 = frame[frame[key] == "g1"].sort_values(start)
+        assert list(g1[state]) == ["NODE_FAIL", "COMPLETED"]
+        assert list(frame[frame[key] == "g2"][state]) == ["NODE_FAIL"]
+    g1_real = real[real["key"] == "g1"].sort_values("start_s").iloc[1]
+    assert (g1_real["submit_s"], g1_real["eligible_s"], g1_real["start_s"]) == (30, 151, 172)
+    g1_sim = sim[sim["JobID"] == "g1"].sort_values("start_s").iloc[1]
+    assert (g1_sim["submit_s"], g1_sim["eligible_s"], g1_sim["start_s"]) == (30.0, 151.0, 180.0)
+
+
+@pytest.mark.parametrize("t", [40, 50, 60, 70])
+def test_node_fail_gpu_a_job_planned_on_the_down_node_waits_for_it(t):
+    """big (-N 4, 2 GPUs a node) needs gpu1: while it is DOWN (30-80 s) real squeue showed
+    "Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority
+    partitions" and no expected start, as the simulation does; w and w2 backfilled on gpu4
+    meanwhile, and big started at 82 s (here 80 s) on gpu[1-4]."""
+    real = _real_queue("node-fail-gpu")
+    want = real[(real["t"] == t) & (real["key"] == "big")].iloc[0]
+    assert want["reason"].startswith("Nodes required for job are DOWN")
+    assert pd.isna(want["start_s"])
+    plan = _plan("node-fail-gpu", float(t))
+    assert plan.loc["big", "reason"] == f"({want['reason']})"
+    assert pd.isna(plan.loc["big", "start"])
+    runs = _sim_runs("node-fail-gpu").set_index("JobID")
+    assert runs.loc["big", "NodeList"] == "gpu[1-4]" and runs.loc["big", "start_s"] == 80.0
+    assert runs.loc["w", "NodeList"] == runs.loc["w2", "NodeList"] == "gpu4"
