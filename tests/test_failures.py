@@ -580,15 +580,24 @@ def test_weibull_scale_gives_the_requested_mean():
 
 
 def test_each_node_has_its_own_failure_stream():
-    """A node's failure times come from its own stream: they do not change when the model
-    covers more nodes (streams are spawned per node position) nor depend on draws elsewhere."""
+    """A node's failure times come from its own stream, keyed by the node's name and the
+    model's place in the run: they do not change when the model covers more nodes, nodes
+    that sort before it included, nor depend on draws elsewhere; the second model of a run
+    draws other times on the same node."""
     model = RandomFailures(mtbf=1000.0)
-    alone = model.streams(["n1"], seed=5)["n1"]
+
+    def draws(rng) -> list[float]:
+        return [model.draw(rng) for _ in range(10)]
+
+    alone = draws(model.streams(["n1"], seed=5)["n1"])
     both = model.streams(["n1", "n2"], seed=5)
-    other = [model.draw(both["n2"]) for _ in range(10)]
-    mine = [model.draw(both["n1"]) for _ in range(10)]
-    assert mine == [model.draw(alone) for _ in range(10)]
+    mine, other = draws(both["n1"]), draws(both["n2"])
+    assert mine == alone
     assert mine != other
+    assert draws(model.streams(["n0", "m9", "n1", "n2"], seed=5)["n1"]) == alone
+    assert draws(model.streams(["n2", "n1"], seed=5)["n2"]) == other
+    assert draws(model.streams(["n1"], seed=5, index=1)["n1"]) != alone
+    assert draws(model.streams(["n1"], seed=6)["n1"]) != alone
 
     def n1_failures(nodes: str) -> tuple[list[float], float]:
         doc = random_scenario(f"{{mtbf: 6:00:00, repair: 600, seed: 1, nodes: {nodes}}}")

@@ -607,8 +607,8 @@ def test_the_cli_line_labels_cpu_utilization_and_shows_goodput_when_runs_failed(
     course = Path(__file__).resolve().parents[1] / "course/scenarios"
     assert main(["simulate", str(course / "checkpoint-256gpu.yaml"), "--quiet"]) == 0
     out = capsys.readouterr().out
-    assert "mean wait 14400 s (each job's last run)" in out
-    assert "utilization CPU 4.9% (GPU 78.4%), goodput 87.0%, requeues 11," in out
+    assert "mean wait 30515 s (each job's last run)" in out
+    assert "utilization CPU 5.1% (GPU 81.4%), goodput 89.9%, requeues 8," in out
     assert main(["simulate", str(course / "backfill-basics.yaml"), "--quiet"]) == 0
     assert "goodput" not in capsys.readouterr().out
 

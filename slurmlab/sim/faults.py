@@ -1,8 +1,9 @@
 """Node failures: scripted (node, time, repair) and random (exponential or Weibull).
 
 Random failures draw each node's times to failure from one seeded generator
-stream per node (``numpy.random.SeedSequence(seed).spawn``), so a run is
-reproducible and adding a node does not change the others' failures. Weibull
+stream per node, keyed by the node's name (``numpy.random.SeedSequence(seed,
+spawn_key=...)``), so a run is reproducible and adding, removing or renaming a node does
+not change the others' failures. Weibull
 uses ``shape`` k and a scale chosen so that its mean equals ``mtbf``.
 """
 
@@ -123,16 +124,20 @@ class RandomFailures:
 
     def streams(self, node_names, seed: int, index: int = 0) -> dict[str, np.random.Generator]:
         """One independent generator per node, from one seed (this model's own, else the
-        run's): the ``index``-th model of a run draws from the ``index``-th block of that
-        seed's streams, so that two models on one node fail independently (even with the
-        same seed), and the first model of a list fails as it would alone. (Block k is
-        what ``SeedSequence(seed).spawn`` would give as children ``k n`` to ``k n + n - 1``.)"""
+        run's), keyed by the ``index``-th model of the run and the node's name: two models on
+        one node fail independently (even with the same seed), the first model of a list
+        fails as it would alone, and a node's failures do not depend on the other nodes (nor
+        on the node table's order). The key is ``(index, the name's UTF-8 bytes as one
+        integer)``: distinct names, distinct streams."""
         if self.seed is not None:
             seed = self.seed
-        n = len(node_names)
         return {
-            name: np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(n * index + i,)))
-            for i, name in enumerate(node_names)
+            name: np.random.default_rng(
+                np.random.SeedSequence(
+                    seed, spawn_key=(index, int.from_bytes(name.encode(), "big"))
+                )
+            )
+            for name in node_names
         }
 
     def draw(self, rng: np.random.Generator) -> float:
