@@ -467,3 +467,31 @@ def test_a_step_whose_job_is_not_in_its_export_is_kept_in_every_row(tmp_path):
     assert step_rows["JobID"].tolist() == ["10.batch", "10.batch"]
     assert step_rows["Start"].tolist() == [_t(MON, 21), _t(TUE, 0)]
     assert jobs["JobID"].tolist() == ["11"]
+
+
+def test_exports_without_submit_tell_runs_by_start_and_keep_their_steps(tmp_path):
+    """Exports without a Submit column tell a run by its Start (concat_sacct): job 1, still
+    RUNNING in Monday's export (taken without -T: End Unknown) and COMPLETED in Tuesday's,
+    is one run, its most final row, and its step one row, read one file at a time and
+    joined."""
+    from slurmlab.records.sacct import concat_sacct
+
+    header = "JobID|JobIDRaw|State|Start|End|Elapsed|NCPUS|TotalCPU"
+    days = {
+        "mon": ["1|1|RUNNING|2024-03-04T21:00:00|Unknown|03:00:00|4|00:00:00",
+                "1.batch|1.batch|RUNNING|2024-03-04T21:00:00|Unknown|03:00:00|4|00:00:00"],
+        "tue": ["1|1|COMPLETED|2024-03-04T21:00:00|2024-03-05T01:00:00|04:00:00|4|03:00:00",
+                "1.batch|1.batch|COMPLETED|2024-03-04T21:00:00|2024-03-05T01:00:00|04:00:00|4|"
+                "03:00:00"],
+    }  # fmt: skip
+    tables = []
+    for name, rows in days.items():
+        path = tmp_path / f"{name}.psv"
+        path.write_text("\n".join([header, *rows]) + "\n")
+        tables.append(read_sacct(path))
+    with pytest.warns(SacctParseWarning, match="more than one export"):
+        jobs = concat_sacct(tables)
+    assert jobs["State"].tolist() == ["COMPLETED"]
+    step_rows = steps(jobs)
+    assert step_rows["JobID"].tolist() == ["1.batch"]
+    assert step_rows["State"].tolist() == ["COMPLETED"]
