@@ -149,8 +149,6 @@ __all__ = [
     "policy_name",
 ]
 
-# CPU, MEM, GPU: the resource axes of the per-node arrays, free[node, axis] (placement.py)
-
 
 class JobFacts(NamedTuple):
     """Who a queued job is and where it stands, read when a policy asks

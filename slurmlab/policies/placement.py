@@ -153,6 +153,18 @@ class Request:
     whole_memory: bool = False
     spread: tuple[int, np.ndarray, np.ndarray] | None = None
 
+    def __post_init__(self):
+        if np.shape(self.demand) != (3,):
+            raise ValueError(
+                f"Request: demand {self.demand!r} is not one (CPUs, MB, GPUs) row; give "
+                "what the job asks on each node, e.g. np.array([8, 64000, 1])"
+            )
+        if self.count < 1 or (self.most is not None and self.most < 1):
+            raise ValueError(
+                f"Request: count {self.count!r} / most {self.most!r}: a job asks for one "
+                "node or more"
+            )
+
 
 # Reducing numpy's short (CPUs, MB, GPUs) axis costs several times more than a
 # comparison per resource: these two spell ``.all(axis=-1)`` out.

@@ -1885,7 +1885,8 @@ NOT_MODELLED: dict[str, tuple[frozenset[str], str]] = {
     "TopologyPlugin": (
         frozenset({"", "TOPOLOGY/NONE", "TOPOLOGY/DEFAULT", "TOPOLOGY/FLAT"}),
         "Slurm puts each job under as few network switches as it can (topology.conf), and "
-        "topology/hypercube orders slurmctld's node table by its ranking; slurmlab picks "
+        "topology/hypercube and topology/3d_torus order slurmctld's node table by their "
+        "ranking; slurmlab picks "
         "nodes without regard to the network, its node table in name order",
     ),
 }

@@ -481,9 +481,10 @@ def compress_hostlist(names) -> str:
 def ordered_hostlist(names) -> str:
     """Node names in Slurm's hostlist form in the order given, not sorted: a job's node list
     as slurmctld writes it (node_mgr.c ``bitmap2node_name_sortable(bitmap, false)``: the
-    node table's order, by name as :func:`node_order_key` sorts them). Given
-    ``h100-1,h100-2,a100-1,a100-2`` it writes ``h100-[1-2],a100-[1-2]`` where
-    :func:`compress_hostlist` would put a100 first. Names given in sorted order read as
+    node table's order, by name as :func:`node_order_key` sorts them). Given ``n05,n5``
+    (slurmctld's order: ``strnatcmp`` compares a zero-padded number digit by digit) it
+    writes ``n05,n5`` where :func:`compress_hostlist`, sorting by python-hostlist's numeric
+    key, writes ``n[5,05]``; names on which both orders agree read as
     :func:`compress_hostlist` writes them.
 
     Consecutive numbers of one prefix make a range (``hostrange_join``), and ranges of one
