@@ -11,29 +11,15 @@ ddp-shapes, gpu-cap, dep-requeue; datasets/realslurm/README.md).
 
 from __future__ import annotations
 
-import json
-import sys
 import warnings
-from pathlib import Path
 
 import pandas as pd
 import pytest
+from realslurm_fixtures import DATA, ids, real_queue, starts
+from realslurm_fixtures import replay as _run
 
 from slurmlab.scenario import Scenario
 from slurmlab.sim.result import sprio_frame, squeue_frame
-
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "datasets" / "realslurm"
-sys.path.insert(0, str(ROOT / "tools" / "realslurm"))
-
-from scorecard import replay_result as _run  # noqa: E402  (each fixture simulated once)
-
-
-def _real_queue(name: str) -> pd.DataFrame:
-    ids = {v: k for k, v in json.loads((DATA / name / "meta.json").read_text())["job_ids"].items()}
-    queue = pd.read_csv(DATA / name / "queue.csv", dtype={"job_id": str})
-    queue["key"] = queue["job_id"].map(ids)
-    return queue
 
 
 @pytest.mark.parametrize(
@@ -47,7 +33,7 @@ def test_a_begin_time_passed_quietly_shows_begintime_until_a_pass(name, keys, ti
     """Between a job's begin time and the pass that starts it, squeue's reason is
     BeginTime, as real squeue showed it every 10 s (queue.csv); it was Priority."""
     result = _run(name)
-    real = _real_queue(name)
+    real = real_queue(name)
     for t in times:
         want = real[(real["t"] == t) & real["key"].isin(keys)].set_index("key")["reason"]
         assert set(want) == {"BeginTime"}, (t, want.to_dict())
@@ -59,12 +45,10 @@ def test_sprio_lists_a_job_whose_begin_time_passed_though_its_reason_is_begintim
     """Real sprio listed the requeued a1 from 140 s and r1, q1 from 150 s (their begin times
     139-143 s) although squeue still said BeginTime: sprio tests the begin time."""
     result = _run("dep-requeue")
-    ids = {
-        v: k for k, v in json.loads((DATA / "dep-requeue/meta.json").read_text())["job_ids"].items()
-    }
+    by_real = {v: k for k, v in ids("dep-requeue").items()}
     real = pd.read_csv(DATA / "dep-requeue/sprio.csv", dtype={"job_id": str})
     for t in (140, 150, 160, 170):
-        want = {ids[j] for j in real[real["t"] == t]["job_id"]}
+        want = {by_real[j] for j in real[real["t"] == t]["job_id"]}
         got = set(sprio_frame(result.sim, float(t))["JOBID"])
         assert got == want, t
 
@@ -111,10 +95,10 @@ def test_a_job_cancelled_pending_before_slurmdbd_heard_of_it_never_ran():
     never started, as the simulation has it."""
     from slurmlab.analysis.fidelity import real_runs
 
-    starts = pd.read_csv(DATA / "mix-18/starts.csv", dtype={"array_task": "string"})
-    row = starts[starts["id"] == "j19"].iloc[0]
+    real = starts("mix-18")
+    row = real[real["id"] == "j19"].iloc[0]
     assert row["nodelist"] == "None assigned" and row["start_s"] == 80
-    runs = real_runs(starts).set_index("key")
+    runs = real_runs(real.drop(columns="key")).set_index("key")
     assert pd.isna(runs.loc["j19", "start"])
     assert runs.loc["j19", "state"] == "CANCELLED"
     assert not pd.isna(runs.loc["j00", "start"])  # (a run with nodes keeps its start)

@@ -21,60 +21,24 @@
 
 from __future__ import annotations
 
-import json
-import warnings
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
+from realslurm_fixtures import DATA, ids, real_queue, starts
+from realslurm_fixtures import replay as _run
 
 from slurmlab.policies import Request, spread_nodes
-from slurmlab.scenario import Scenario
 from slurmlab.sim.result import squeue_frame
-
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "datasets" / "realslurm"
-
-
-def _run(name: str):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return Scenario.load(DATA / "scenarios" / f"{name}.yaml").run()
-
-
-_CACHE: dict[str, object] = {}
-
-
-def _run_cached(name: str):
-    if name not in _CACHE:
-        _CACHE[name] = _run(name)
-    return _CACHE[name]
-
-
-def _ids(name: str) -> dict[str, str]:
-    return json.loads((DATA / name / "meta.json").read_text())["job_ids"]
-
-
-def _real_queue(name: str) -> pd.DataFrame:
-    ids = {v: k for k, v in _ids(name).items()}
-    queue = pd.read_csv(DATA / name / "queue.csv", dtype={"job_id": str})
-    queue["key"] = queue["job_id"].map(ids)
-    return queue
-
-
-def _starts(name: str) -> pd.DataFrame:
-    return pd.read_csv(DATA / name / "starts.csv", dtype={"array_task": "string"})
 
 
 def test_a_w_job_over_a_qos_limit_keeps_its_node_until_the_backfill_cycle():
     """wlimit-keep: real n1 pended Resources from its submission (6 s) and was started by
     the backfill cycle at 52 s (bf_interval=60), not by a main-scheduler pass; so in the
     simulation (its cycle at 60 s)."""
-    real = _starts("wlimit-keep").set_index("id")
+    real = starts("wlimit-keep").set_index("id")
     assert real.loc["n1", "flags"].startswith("SchedBackfill") and real.loc["n1", "start_s"] == 52
-    queue = _real_queue("wlimit-keep")
-    result = _run_cached("wlimit-keep")
+    queue = real_queue("wlimit-keep")
+    result = _run("wlimit-keep")
     for t in (10, 20, 30, 40, 50):
         want = queue[(queue["t"] == t)].set_index("key")
         got = squeue_frame(result.sim, float(t)).set_index("JOBID")["NODELIST(REASON)"]
@@ -89,9 +53,9 @@ def test_squeue_start_beyond_the_window_and_under_a_limit_show_no_schednodes(t):
     """bf-cut: J (held to the map's end by P's reservation, cut at the 2-minute window's end)
     shows B's end (180 s) with SCHEDNODES (null), J3 (refused by GrpTRES=node=2 on cpu[1-2])
     H's end (60 s), (null), as real squeue --start showed them every 10 s."""
-    queue = _real_queue("bf-cut")
+    queue = real_queue("bf-cut")
     want = queue[queue["t"] == t].set_index("key")
-    sim = _run_cached("bf-cut").sim
+    sim = _run("bf-cut").sim
     got = squeue_frame(sim, float(t)).set_index("JOBID")
     t0 = sim.origin
     for key, start, reason in (("J", 180, "Priority"), ("J3", 60, "QOSGrpNodeLimit")):
@@ -106,9 +70,9 @@ def test_mem0_req_mem_is_the_first_node_of_slurmctlds_name_sorted_table():
     whichever node it ran on; its AllocTRES the memory of its own node, which is real
     Slurm's: m1 on gpu1 (cpu2 and gpu[1-4] one run of the name-sorted table), m2 on cpu2,
     s1 on gpu2 (cpu1 and cpu2 kept for the waiting -w jobs m3 and m4)."""
-    result = _run_cached("mem0-mixed")
+    result = _run("mem0-mixed")
     sim = result.sacct().set_index("JobID")
-    real = _starts("mem0-mixed").set_index("id")
+    real = starts("mem0-mixed").set_index("id")
     for key in ("m1", "m2", "m3", "m4"):
         assert sim.loc[key, "ReqTRES"] == "billing=1,cpu=1,mem=125G,node=1"
     for key in ("c1", "m1", "m2", "m3", "m4", "s1"):
@@ -126,9 +90,9 @@ def test_array_tasks_behind_a_blocked_task_take_the_free_slots():
     """arr-gpu: arrH_3 held and arrP_2 moved to the busy gpu partition at 5 s: tasks 2 and 4
     (3 and 4) started when 0 and 1 ended (30-33 s), the blocked task later, in real Slurm
     and in the simulation, within a few seconds."""
-    real = _starts("arr-gpu")
+    real = starts("arr-gpu")
     real = real.assign(key=real["id"] + "_" + real["array_task"].fillna("")).set_index("key")
-    sim = _run_cached("arr-gpu").sacct().set_index("JobID")
+    sim = _run("arr-gpu").sacct().set_index("JobID")
     t0 = sim["Start"].min()
     for key in ("arrH_2", "arrH_4", "arrP_3", "arrP_4", "arrH_3", "arrP_2", "arrP_5"):
         got = (sim.loc[key, "Start"] - t0).total_seconds()
@@ -146,7 +110,7 @@ def test_n3_gpus3_c2_spreads_as_real_slurm():
     assert tuple(nodes) == (0, 2)
     assert nodes.rows.tolist() == [[4, 4000, 2], [2, 2000, 1]]
     text = (DATA / "arr-gpu" / "snapshots.txt").read_text()
-    job = _ids("arr-gpu")["probeA"]
+    job = ids("arr-gpu")["probeA"]
     line = next(x for x in text.splitlines() if x.startswith(f"JobId={job} "))
     assert "Nodes=gpu1 CPU_IDs=1-4 Mem=4000 GRES=gpu:a100:2" in line
     assert "Nodes=gpu3 CPU_IDs=14-15 Mem=2000 GRES=gpu:a100:1" in line
@@ -157,9 +121,9 @@ def test_a_plan_cut_at_the_window_and_the_job_held_behind_it_show_as_in_real_slu
     """bf-cut2 (bf-cut's gpu jobs alone): P planned at 60 s on gpu[1-2], its reservation cut
     at the window's end; J, held to the map's end by it, at B's end (180 s) with SCHEDNODES
     (null), as real squeue --start showed them every 10 s."""
-    queue = _real_queue("bf-cut2")
+    queue = real_queue("bf-cut2")
     want = queue[queue["t"] == t].set_index("key")
-    sim = _run_cached("bf-cut2").sim
+    sim = _run("bf-cut2").sim
     got = squeue_frame(sim, float(t)).set_index("JOBID")
     t0 = sim.origin
     real_nodes = _real_snapshot_schednodes("bf-cut2", t)
@@ -171,7 +135,7 @@ def test_a_plan_cut_at_the_window_and_the_job_held_behind_it_show_as_in_real_slu
 
 def _real_snapshot_schednodes(name: str, t: int) -> dict[str, str | None]:
     """SCHEDNODES per scenario id in the squeue --start snapshot taken at ``t`` s."""
-    ids = {v: k for k, v in _ids(name).items()}
+    by_real = {v: k for k, v in ids(name).items()}
     text = (DATA / name / "snapshots.txt").read_text()
     snap = text.split(f"######## t=+{t}s ")[1].split("########")[0]
     block = snap.split("$ squeue --start -a -r\n")[1]
@@ -180,5 +144,5 @@ def _real_snapshot_schednodes(name: str, t: int) -> dict[str, str | None]:
         if not line.strip():
             break
         cols = line.split()
-        out[ids.get(cols[0], cols[0])] = None if cols[7] == "(null)" else cols[7]
+        out[by_real.get(cols[0], cols[0])] = None if cols[7] == "(null)" else cols[7]
     return out
