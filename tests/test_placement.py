@@ -129,3 +129,17 @@ def test_the_lab_places_jobs_as_real_slurm_did(lab):
     # --mem is per node: CPUs alone count, gpu2 (8 free) is the tightest with a GPU (no -n:
     # its task count is open, so Slurm counts every node's free CPUs)
     assert nodes[str(per_node)] == "gpu2"
+
+
+def test_a_request_is_one_demand_row_on_one_node_or_more():
+    """A Request (what a custom policy or a notebook may build) refuses a demand that is not
+    one (CPUs, MB, GPUs) row and a node count below one, naming the value."""
+    with pytest.raises(ValueError, match="demand 5 is not one"):
+        Request(5)
+    with pytest.raises(ValueError, match="not one"):
+        Request(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="count 0"):
+        Request(np.array([1, 0, 0]), count=0)
+    with pytest.raises(ValueError, match="most 0"):
+        Request(np.array([1, 0, 0]), most=0)
+    assert Request([1, 0, 0], count=2).count == 2

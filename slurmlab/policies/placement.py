@@ -153,8 +153,12 @@ class Request:
     whole_memory: bool = False
     spread: tuple[int, np.ndarray, np.ndarray] | None = None
 
-    def __post_init__(self):
-        if np.shape(self.demand) != (3,):
+    def __post_init__(self):  # (cheap: one per queued job)
+        try:
+            row = len(self.demand) == 3
+        except TypeError:
+            row = False
+        if not row:
             raise ValueError(
                 f"Request: demand {self.demand!r} is not one (CPUs, MB, GPUs) row; give "
                 "what the job asks on each node, e.g. np.array([8, 64000, 1])"
