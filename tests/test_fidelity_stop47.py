@@ -14,10 +14,13 @@ node-fail-gpu).
   the try (job_test_resv's ``avail_bitmap``): the ``reservation`` fixture's long_blocked was
   planned at fill's end (180 s), not at the end of the job running in the reservation
   beside it (210 s).
-* Known divergences, each asserted as it stands so that a fix shows up here: the simulator
-  gives jobs that ask for an advance reservation no backfill plan (resv-backfill's in2,
-  in3), and plans a job held back by an advance reservation at its end, not at its end
-  rounded up to ``bf_resolution`` plus 1 s (reservation.c ``find_resv_end``).
+* Backfill plans the jobs of an advance reservation once it has begun, on its nodes and
+  before the other jobs (resv-backfill's in2, in3; job_test_resv, sort_job_queue2), and
+  tries a job held back by a reservation again at its end rounded up to ``bf_resolution``
+  plus 1 s (reservation.c ``find_resv_end``; a maintenance one's exact end).
+* Known divergence, asserted as it stands so that a fix shows up here: real Slurm runs no
+  main-scheduler pass at a reservation's end (resv-backfill's big started by backfill at
+  162 s), the simulator does (160 s).
 """
 
 from __future__ import annotations
@@ -185,41 +188,63 @@ def test_resv_backfill_jobs_in_a_reservation_wait_for_its_start_then_share_it():
     assert starts.loc["bf2", "start_s"] == 71
 
 
-def test_resv_backfill_known_divergence_reservation_jobs_get_no_backfill_plan():
-    """Known divergence. Once the reservation began, real Slurm's backfill planned the jobs
-    queued in it like any other (backfill.c: job_test_resv limits them to its nodes): at
-    50-60 s squeue --start showed in2 and in3 at 101 s (in1's limit) on gpu3 and gpu4, and
-    in3's plan (2:00) reached past the reservation's end, holding gpu4 to 220 s, so big
-    was planned at 219 s on gpu[2-4]. The simulator starts such jobs in its reservation
-    pass only and never plans them (sim/controller.py: ``if job.spec.reservation:
-    continue``), so it shows no start for them and plans big at 160 s. The runs' starts
-    are not affected here."""
+def _squeue_start(name: str, t: int) -> dict[str, tuple[str, str]]:
+    """Real ``squeue --start -a -r`` at ``t``: job key -> (START_TIME, SCHEDNODES)."""
+    ids = {v: k for k, v in _ids(name).items()}
+    block = (DATA / name / "snapshots.txt").read_text().split(f"######## t=+{t}s")[1]
+    lines = block.split("$ squeue --start -a -r\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    return {ids[f[0]]: (f[5], f[7]) for f in (line.split() for line in lines[1:])}
+
+
+@pytest.mark.parametrize("t", [50, 60])
+def test_resv_backfill_jobs_of_a_begun_reservation_are_planned_on_its_nodes(t):
+    """Once a reservation has begun, backfill plans the jobs queued in it like any other,
+    on its nodes (backfill.c ``_attempt_backfill``: reservation.c ``job_test_resv`` gives such
+    a job the reservation's nodes, with no bound on its end), and before the other jobs
+    (job_scheduler.c ``sort_job_queue2`` sorts jobs with a reservation first): real
+    squeue --start showed in2 and in3 at in1's limit (101 s; 100 s here, where in1 started a
+    second earlier) on gpu3 and gpu4, and in3's plan (2:00) reaching past the reservation's
+    end (160 s) held gpu4 to 220 s, so at 60 s big (three whole nodes) was planned at 219 s
+    on gpu[2-4]. The simulation plans every pending job on real Slurm's nodes."""
     real = _real_queue("resv-backfill")
-    for t in (50, 60):
-        now = real[real["t"] == t].set_index("key")
-        assert now.loc["in2", "start_s"] == 101 and now.loc["in3", "start_s"] == 101
-        plan = _plan("resv-backfill", float(t))
-        assert pd.isna(plan.loc["in2", "start"]) and pd.isna(plan.loc["in3", "start"])
-    assert real[(real["t"] == 60) & (real["key"] == "big")]["start_s"].item() == 219
-    assert _plan("resv-backfill", 60.0).loc["big", "start"] == 160.0
+    now = real[real["t"] == t].set_index("key")
+    assert now.loc["in2", "start_s"] == 101 and now.loc["in3", "start_s"] == 101
+    plan = _plan("resv-backfill", float(t))
+    assert plan.loc["in2", "start"] == 100.0 and plan.loc["in3", "start"] == 100.0
+    shown = _squeue_start("resv-backfill", t)
+    assert len(shown) == 6
+    for key, (_start, nodes) in shown.items():
+        assert plan.loc[key, "nodes"] == nodes, (t, key)
+        assert abs(plan.loc[key, "start"] - now.loc[key, "start_s"]) <= 1, (t, key)
+    assert now.loc["big", "start_s"] == plan.loc["big", "start"] == (170 if t == 50 else 219)
 
 
-def test_resv_backfill_known_divergence_a_job_after_a_reservation_is_planned_at_its_end():
-    """Known divergence. A job whose window overlaps an advance reservation loses its nodes
-    for that try, and backfill.c tries again at the reservation's end rounded up to
-    bf_resolution (on epoch seconds) plus 1 s (reservation.c ``find_resv_end``, backfill.c
-    ``++resv_end``): real squeue --start showed big at 170 s (the reservation ended at 160 s,
-    epoch :21 -> :30 + 1) at 10-40 s. The simulator's profile frees the reserved nodes at
-    the reservation's end, so it plans big at 160 s (within the 10-s tolerance). Real Slurm
-    then started big at 162 s by backfill (no main-scheduler pass at a reservation's end);
-    the simulator's main scheduler at 160 s."""
+def test_resv_backfill_jobs_of_a_reservation_not_begun_get_no_plan():
+    """Before the reservation begins, job_test_resv defers its jobs (ESLURM_INVALID_TIME_VALUE,
+    "reservation defer"): no expected start, reason Reservation, in real Slurm and here."""
+    plan = _plan("resv-backfill", 30.0)
+    assert plan.loc[["in1", "in2", "in3"], "start"].isna().all()
+    assert set(plan.loc[["in1", "in2", "in3"], "nodes"]) == {None}
+
+
+def test_resv_backfill_a_job_after_a_reservation_is_planned_at_its_end_rounded_up_plus_1():
+    """A job whose window overlaps an advance reservation loses its nodes for that try, and
+    backfill.c tries again at the reservation's end rounded up to bf_resolution (on epoch
+    seconds) plus 1 s (reservation.c ``find_resv_end``, backfill.c ``++resv_end``): real
+    squeue --start showed big at 170 s at 10-40 s (the reservation ended at 160 s, epoch
+    :21 -> :30 + 1), and so does the simulation. Known divergence left: real Slurm then
+    started big at 162 s by backfill (no main-scheduler pass at a reservation's end), the
+    simulator's main scheduler at 160 s (within the tolerance)."""
     real = _real_queue("resv-backfill")
     for t in (10, 20, 30, 40):
         assert real[(real["t"] == t) & (real["key"] == "big")]["start_s"].item() == 170
-        assert _plan("resv-backfill", float(t)).loc["big", "start"] == 160.0
+        plan = _plan("resv-backfill", float(t))
+        assert plan.loc["big", "start"] == 170.0 and plan.loc["big", "nodes"] == "gpu[1-3]"
     starts = _starts("resv-backfill").set_index("key")
     assert starts.loc["big", "start_s"] == 162
     assert starts.loc["big", "flags"].startswith("SchedBackfill")
+    sim = _sim_runs("resv-backfill").set_index("JobID")
+    assert (sim.loc["big", "start_s"], sim.loc["big", "StartedBy"]) == (160.0, "main")
 
 
 # ---- fair-nice ---------------------------------------------------------------------------------

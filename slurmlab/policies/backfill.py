@@ -40,7 +40,7 @@ import math
 from bisect import bisect_right
 from dataclasses import dataclass, field, fields
 from operator import itemgetter
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 import numpy as np
 
@@ -48,6 +48,7 @@ from slurmlab.errors import SlurmlabError, warn_at_caller
 from slurmlab.policies.base import (
     NODES_OUT,
     ArrayThrottles,
+    BlockedBy,
     Decision,
     JobFacts,
     PendingJob,
@@ -70,14 +71,18 @@ __all__ = [
 ]
 
 
-def availability(view: QueueView, free: np.ndarray | None = None, started=()) -> Profile:
-    """The profile of a pass: running jobs (and jobs ``started`` in it) end at their limits."""
+def availability(
+    view: QueueView, free: np.ndarray | None = None, started=(), windows=None
+) -> Profile:
+    """The profile of a pass: running jobs (and jobs ``started`` in it) end at their limits,
+    and the advance reservations (``windows``, (start, end, usage) each: by default the
+    view's ``blocked_windows``) hold their nodes."""
     releases = [(r.expected_end, r.nodes, r.usage) for r in view.running]
     releases += started
     prof = make_profile(
         view.now, view.free if free is None else free, view.capacity, releases, view.weights
     )
-    for t0, t1, usage in view.blocked_windows:  # advance reservations held by others
+    for t0, t1, usage in view.blocked_windows if windows is None else windows:
         if t1 > view.now:
             nodes = tuple(int(i) for i in np.flatnonzero(usage.any(axis=1)))
             prof.reserve(nodes, usage[list(nodes)], max(t0, view.now), t1)
@@ -1138,13 +1143,20 @@ class SlurmBackfill(Conservative):
         ``bf_window`` (the window moves with the clock), one whose reservation was cut at the
         map's end when the new map ends later, or that stopped at
         ``bf_max_job_test`` or at ``bf_node_space_size``, is not continued.
+
+        Advance reservations (:meth:`_windows`) hold their nodes in the cycle's profile to
+        their ends rounded up to ``bf_resolution`` plus 1 s, where Slurm tries a job they
+        held back again (a maintenance one's to its exact end). The jobs of a reservation
+        that has begun come first in the view (the controller sorts them so, as Slurm does)
+        and may use its window on its nodes: their plans may reach past its end, but a start
+        after it is no plan (:func:`_met`); they keep the reason the reservation step gave
+        them and block nothing.
         """
         d = Decision()
         d.complete = True
         now = view.now
-        blocked = [  # advance reservations held by others: (start, end, their nodes' bits)
-            (t0, t1, node_bits(u.any(axis=1))) for t0, t1, u in view.blocked_windows if t1 > now
-        ]
+        windows = self._windows(view)  # advance reservations (see there)
+        blocked = [(w.start, w.end, w.bits) for w in windows]  # (start, end, nodes' bits)
         up = node_bits(view.up)
         queue = view.queue
         cycle = view.resume
@@ -1163,7 +1175,9 @@ class SlurmBackfill(Conservative):
                 queue = [job for job, _reached, _held in cycle.seen] + list(queue)
                 cycle = None
         if cycle is None:
-            cycle = _Cycle(availability(view), self._node_space(view), ends=_ends(view))
+            held = [(w.start, w.held, w.usage) for w in windows]
+            prof = availability(view, windows=held)
+            cycle = _Cycle(prof, self._node_space(view), ends=_ends(view), windows=windows)
         beyond = self._plan_jobs(queue, view, cycle, up, blocked, d)
         # (a cycle cut short by bf_max_job_test or by a full map did not see every job: not
         # continued either; nor one under per-cycle caps, whose counts and ages a continued
@@ -1205,7 +1219,18 @@ class SlurmBackfill(Conservative):
         # %N: arrays' running tasks with this cycle's starts (a reservation does not count:
         # the cycle goes on reserving for a throttled record, up to bf_max_job_array_resv)
         throttles = ArrayThrottles(view)
+        windows = cycle.windows
+        # what the profile holds of the advance reservations that a job tested does not
+        # meet (its own reservation's window; for -w, the rounding after a reservation's
+        # end), taken out for that job and put back after it: (nodes, usage, start, end)
+        lifted: list = []
+        inside: set[int] = set()  # jobs of advance reservations met (they block nothing)
         for job in queue:  # (deep queues: mostly jobs of a shape already known to fail)
+            for nodes, usage, a, b in lifted:
+                prof.reserve(nodes, usage, a, b)
+            lifted.clear()
+            if job.reservation is not None:
+                inside.add(job.id)
             if last is not None and not keep:  # its task neither started nor was reserved
                 opened.discard(last)
                 left.add(last)
@@ -1260,7 +1285,12 @@ class SlurmBackfill(Conservative):
                 ):
                     _plan(d, job.id, t)
                 continue
-            if not cycle.reached(space, unreached, job, up, now, blocked, now_only=no_reserve):
+            meets, own_end = blocked, math.inf  # the reservations it meets; its own's end
+            if windows and (job.reservation is not None or job.pinned):
+                meets, own_end = _met(job, windows, now, lifted)
+                for nodes, usage, a, b in lifted:
+                    prof.reserve(nodes, -usage, a, b)
+            if not cycle.reached(space, unreached, job, up, now, meets, now_only=no_reserve):
                 seen.append((job, False, None))
                 if job.partition in waiting:
                     reasons[job.id] = "Priority"
@@ -1274,8 +1304,10 @@ class SlurmBackfill(Conservative):
             found = _earliest(prof, job, mask, limit)
             if found is not None and found[1] > now:
                 found = _will_run(
-                    prof, job, mask, limit, found, cycle.ends, space, view.epoch, blocked
+                    prof, job, mask, limit, found, cycle.ends, space, view.epoch, meets
                 )
+            if found is not None and found[1] > own_end:
+                found = None  # (job_test_resv: its reservation over by then, no plan)
             if found is None:
                 seen.append((job, True, None))
                 reasons[job.id] = "Resources"
@@ -1387,8 +1419,49 @@ class SlurmBackfill(Conservative):
                 else:
                     cycle.test_array, cycle.test_count = record[0], 1
                 keep = cycle.test_count < array_resv
+        for nodes, usage, a, b in lifted:
+            prof.reserve(nodes, usage, a, b)
+        for jid in inside:  # a job of an advance reservation keeps the reason the
+            reasons.pop(jid, None)  # controller's reservation step gave it
         cycle.tested = tested
         return beyond
+
+    def _windows(self, view: QueueView) -> list[_Window]:
+        """The advance reservations not yet over, as a cycle holds them
+        (:class:`_Window`): each holds its nodes in the cycle's profile up to its end rounded
+        up to ``bf_resolution`` (on epoch seconds) plus 1 s, a maintenance one
+        (:attr:`QueueView.blocked_by`) to its exact end.
+
+        backfill.c: a try that meets a reservation (job_test_resv's ``resv_overlap``: its
+        nodes taken out of the try) sets ``later_start`` to reservation.c ``find_resv_end``
+        (the first reservation end after the try, rounded up to ``bf_resolution``) plus 1
+        (``++resv_end``), when that is before the window's end; the job is tried there next
+        (``resv-backfill``: big, three whole nodes, planned at 170 s, after a reservation
+        ending at 160 s, t0 an epoch second ending in 1). A job every node of whose
+        partition a maintenance reservation holds, or whose ``-w`` nodes a reservation
+        holds, is moved to the reservation's exact end instead (job_test_resv:
+        ESLURM_RESERVATION_MAINT, ESLURM_NODES_BUSY, ``*when = resv_ptr->end_time``). The
+        profile keeps a maintenance window's exact end for every job (slurmlab's
+        simplification: a maintenance reservation on part of a partition is rounded by
+        Slurm); a ``-w`` job is given the exact end (:func:`_met`). A map record ending
+        between a reservation's end and that rounding would let Slurm try there, where the
+        profile still holds the nodes (another simplification)."""
+        now, res = view.now, self.bf_resolution
+        off = view.epoch % res
+        window_end = _slot_of(now + self.bf_window * 60.0, res, off)
+        by = view.blocked_by
+        out = []
+        for k, (t0, t1, usage) in enumerate(view.blocked_windows):
+            if t1 <= now:
+                continue
+            who = by[k] if k < len(by) else None
+            held = t1
+            if who is not None and not who.maint and t1 != math.inf:
+                later = math.ceil((t1 + off) / res) * res - off + 1.0
+                if later < window_end:
+                    held = later
+            out.append(_Window(t0, t1, held, usage, node_bits(usage.any(axis=1)), who))
+        return out
 
     def _node_space(self, view: QueueView) -> NodeSpace:
         res = self.bf_resolution
@@ -1452,6 +1525,38 @@ def _slot_of(t: float, res: float, offset: float = 0.0) -> float:
     return math.floor((t + offset) / res) * res - offset if t != math.inf else t
 
 
+class _Window(NamedTuple):
+    """An advance reservation as a backfill cycle sees it (:meth:`SlurmBackfill._windows`)."""
+
+    start: float
+    end: float
+    held: float  # until when the cycle's profile holds its nodes (its end, or later)
+    usage: np.ndarray  # what it holds on each node (whole nodes)
+    bits: int  # its nodes, as a bitmask (:func:`node_bits`)
+    by: BlockedBy | None  # whose it is (None in a view built by hand)
+
+
+def _met(job: PendingJob, windows: list[_Window], now: float, lifted: list):
+    """The advance reservations ``job`` meets, as (start, end, nodes' bits), and the end of
+    its own reservation (``inf`` for a job in none); into ``lifted``, what of the cycle's
+    profile does not hold it back, as (nodes, usage, start, end): its own reservation's
+    window (reservation.c ``job_test_resv`` gives such a job the reservation's nodes), and
+    for a ``-w`` job the rounding after the end of a reservation on its nodes (it is tried
+    at that exact end: job_test_resv's ESLURM_NODES_BUSY, ``*when = resv_ptr->end_time``)."""
+    meets, own_end = [], math.inf
+    for w in windows:
+        if w.by is not None and w.by.name == job.reservation:
+            own_end = w.end
+            nodes = tuple(int(i) for i in np.flatnonzero(w.usage.any(axis=1)))
+            lifted.append((nodes, w.usage[list(nodes)], max(w.start, now), w.held))
+            continue
+        meets.append((w.start, w.end, w.bits))
+        if job.pinned and w.held > w.end and (job.plan_mask & w.usage.any(axis=1)).any():
+            nodes = tuple(int(i) for i in np.flatnonzero(w.usage.any(axis=1)))
+            lifted.append((nodes, w.usage[list(nodes)], max(w.end, now), w.held))
+    return meets, own_end
+
+
 @dataclass
 class _Cycle:
     """What a backfill cycle keeps for the next one to continue it (see
@@ -1491,6 +1596,8 @@ class _Cycle:
     bits: dict = field(default_factory=dict)
     #: the running jobs' expected ends, sorted, and their nodes (:func:`_ends`)
     ends: tuple | None = None
+    #: the advance reservations not yet over (:meth:`SlurmBackfill._windows`)
+    windows: list = field(default_factory=list)
 
     def reached(
         self,

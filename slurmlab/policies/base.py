@@ -138,6 +138,7 @@ __all__ = [
     "MEM",
     "NODES_OUT",
     "ArrayThrottles",
+    "BlockedBy",
     "Decision",
     "JobFacts",
     "PendingJob",
@@ -160,6 +161,17 @@ class JobFacts(NamedTuple):
     account: str
     priority: float
     eligible: float
+
+
+class BlockedBy(NamedTuple):
+    """Whose window one of :attr:`QueueView.blocked_windows` is: the advance reservation's
+    name (its own jobs may use its nodes during it) and whether it is a maintenance one
+    (``Flags=MAINT``: Slurm's backfill tries a job it holds back again at its exact end,
+    reservation.c ``job_test_resv``, not at that end rounded up to ``bf_resolution`` plus
+    1 s as after other reservations, ``find_resv_end``)."""
+
+    name: str
+    maint: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -484,6 +496,10 @@ class QueueView:
     #: the simulation's origin (its time 0) in Unix epoch seconds: Slurm aligns its
     #: will-run test's batches on epoch seconds (cons_common/job_test.c _will_run_test)
     epoch: float = 0.0
+    #: for each of ``blocked_windows``, in the same order, the reservation it is
+    #: (:class:`BlockedBy`); empty in a view built by hand (every window then holds its nodes
+    #: from everyone, to its exact end)
+    blocked_by: Sequence[BlockedBy] = ()
 
     def choose_nodes(
         self, job: PendingJob, free: np.ndarray | None = None, mask: np.ndarray | None = None

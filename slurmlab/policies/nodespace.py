@@ -167,7 +167,8 @@ class NodeSpace:
         seconds: some try, from now or a later slot edge, leaves it ``count`` nodes free of
         reservations (``blocked``: advance reservations it may not use, as (start, end,
         nodes); their nodes are left out while they overlap, and the second after the
-        first of them to end is a time to try, as find_resv_end gives). Node sets are
+        first of them to end, rounded up to ``bf_resolution`` on the map's grid, is a time
+        to try: reservation.c ``find_resv_end``, backfill.c ``++resv_end``). Node sets are
         bitmasks. ``now_only``: a job backfill may only start now (``TEST_NOW_ONLY``) has
         its first try alone; one that fails there goes no further (backfill.c)."""
         if now_only:
@@ -176,11 +177,13 @@ class NodeSpace:
             if self.nodes == 1:
                 return count == 1 and bool(usable & 1) and self._reachable_one(limit, now)
             return self._reachable_free(usable, count, limit, now)
-        start = now
+        start, res = now, self.resolution
         while True:
             end = start + limit
             avail, later = self.free_of(usable, start, end, blocked)
-            resv_end = min((t1 + 1 for _t0, t1, _n in blocked if t1 >= start), default=None)
+            resv_end = min((t1 for _t0, t1, _n in blocked if t1 >= start), default=None)
+            if resv_end is not None and resv_end < self.end:  # (up onto the grid, + 1 s)
+                resv_end = self.begin + math.ceil((resv_end - self.begin) / res) * res + 1
             if resv_end is not None and resv_end < self.end and (later is None or resv_end < later):
                 later = resv_end
             if avail.bit_count() >= count:

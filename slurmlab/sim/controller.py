@@ -296,7 +296,11 @@ class Controller:
         lazily. An array task under ``%N`` is left out while its array's running tasks fill
         the throttle, else handed over (the policy counts its starts against it:
         :attr:`PendingJob.throttle`), but for the tasks of a pending record beyond its free
-        slots (``reserve``, a ``slurm`` backfill cycle, which reserves for them too: all).
+        slots (``reserve``, a ``slurm`` backfill cycle, which reserves for them too: all);
+        jobs of advance reservations are left to the reservation step, but for such a
+        cycle, which plans them too, before the other jobs as Slurm sorts them
+        (job_scheduler.c ``sort_job_queue2``: a job with a reservation first;
+        :meth:`_in_reservation`).
         ``pins``: a main pass that keeps the nodes of ``-w`` jobs over a TRES limit from the
         later jobs (:attr:`PendingJob.over_limit`, :meth:`_pins_over_limit`)."""
         if order is not None:
@@ -330,6 +334,14 @@ class Controller:
         # records left out below that Slurm's main scheduler counts toward its depth (limits,
         # ReqNodeNotAvail), and first those of the reservation step: PendingJob.ahead
         ahead = self._resv_depth if self.reservations else 0
+        if reserve and self.reservations:  # (sorted first: job_scheduler.c sort_job_queue2)
+            for key, jid in queue:
+                job = self.jobs[jid]
+                if job.spec.reservation:
+                    record = job.pending or self._pending_of(job, key)
+                    inside = self._in_reservation(job, record, cut)
+                    if inside is not None:
+                        yield inside
         for key, jid in queue:
             job = self.jobs[jid]
             record = job.pending or self._pending_of(job, key)
@@ -362,7 +374,7 @@ class Controller:
                 else:  # (split-off tasks: each a record of its own, all handed over)
                     handed.setdefault(aid, []).append(jid)
             if job.spec.reservation:
-                continue  # started by the reservation pass, inside its reservation
+                continue  # started by the reservation pass (a backfill cycle's: see above)
             if self._nodes_out and self._nodes_not_avail(record):
                 self._set_reason(job, "ReqNodeNotAvail")
                 ahead += 1
@@ -421,6 +433,38 @@ class Controller:
                 pending = replace(pending, ahead=ahead)
                 ahead = 0
             yield pending
+
+    def _in_reservation(self, job: SimJob, record: PendingJob, cut: dict) -> PendingJob | None:
+        """A job of an advance reservation as a ``slurm`` backfill cycle sees it once the
+        reservation has begun: on the reservation's nodes (less those another reservation
+        holds during the job's window from now, unless its own is a maintenance one),
+        blocking nothing (its reason stays the one the reservation step gave it); None
+        before the reservation begins, or while a QOS/association limit holds it.
+
+        backfill.c ``_attempt_backfill`` tests it as any other job, on the nodes
+        reservation.c ``job_test_resv`` gives it: none before the reservation starts
+        (ESLURM_INVALID_TIME_VALUE, "reservation defer": no expected start), then the
+        reservation's, with no bound on the job's end, so its plan may reach past the
+        reservation's end (``resv-backfill``: in3 planned on gpu4 to 220 s, the reservation
+        ending at 160 s). The policy lets it use its own reservation's window
+        (:attr:`QueueView.blocked_by`). ``cut``: the pass's masks, one array per node set."""
+        r, nodes = self.reservations[job.spec.reservation]
+        now = self.env.now
+        if not r.start <= now < r.end:
+            return None
+        if self._limits and self._limit_reason(job):
+            return None
+        if not r.maint:  # (as the reservation pass: job_test_resv's overlapping reservations)
+            others = self._reserved_nodes(now, now + record.limit, r.name)
+            if others is not None:
+                nodes = nodes & ~others
+        key = (r.name, id(record.mask), nodes.tobytes())
+        mask = cut.get(key)
+        if mask is None:
+            mask = cut[key] = record.mask & nodes
+        if job.planned_nodes is not None and job.planned is not None and job.alts is None:
+            record = self._with_plan(job, record)
+        return replace(record, mask=mask, reach=None, blocks=False)
 
     def _pins_over_limit(self) -> bool:
         """Whether the main passes are handed the ``-w`` jobs over a TRES limit
@@ -922,6 +966,7 @@ class Controller:
             self.blocked_windows, self._parts_queued, resume, start, self._smallest_cpus(),
             self._odd, not self._filtering(), self.outside, self.weights, self._multi > 0,
             self._facts, self._arrays > 0, MappingProxyType(self._tasks_running), self._epoch,
+            self.blocked_by,
         )  # fmt: skip
 
     def _facts(self, pending: PendingJob) -> JobFacts:
@@ -1043,7 +1088,8 @@ class Controller:
         reservation's nodes are all held by another reservation over its time limit waits
         for 'ReqNodeNotAvail, Reserved for maintenance' (node_scheduler.c
         ``_build_node_list``: resv_overlap with no usable node left), failing nothing.
-        Backfill does not plan these jobs (no expected start; see the README).
+        The ``slurm`` policy's backfill cycles plan these jobs once their reservation has
+        begun, and may start them (:meth:`_in_reservation`).
 
         Slurm sorts these jobs first (job_scheduler.c ``sort_job_queue2``), so under the
         ``slurm`` policy they are the first records its main scheduler counts toward

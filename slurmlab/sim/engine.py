@@ -42,7 +42,12 @@ import simpy
 
 from slurmlab.errors import RequestError, SlurmlabError, warn_at_caller
 from slurmlab.policies.backfill import SlurmBackfill, availability, make_policy
-from slurmlab.policies.base import MEM, NODES_OUT, PendingJob  # noqa: F401 (NODES_OUT: sim modules)
+from slurmlab.policies.base import (  # noqa: F401 (NODES_OUT: sim modules)
+    MEM,
+    NODES_OUT,
+    BlockedBy,
+    PendingJob,
+)
 from slurmlab.policies.fairshare import Account, AccountTree
 from slurmlab.policies.placement import Request, choose_nodes, gres_fixed, held
 from slurmlab.policies.priority import MultifactorWeights, basic_priority, sort_key
@@ -523,6 +528,7 @@ class Simulation(Controller, Lifecycles, Updates):
         # specs resolve the same way every time on one cluster: cached across simulations
         self._resolved, self._resolved_id, self._shapes, self._masks = _resolutions(cluster)
         self.blocked_windows: list[tuple[float, float, np.ndarray]] = []
+        self.blocked_by: list[BlockedBy] = []  # (whose each window is: QueueView.blocked_by)
         # priority/multifactor, fair share, QOS, reservations, preemption
         self.qos: dict[str, Qos] = {"normal": Qos("normal")}
         self.qos.update({q.name: q for q in parse_list_of(qos, Qos, what="qos")})
@@ -921,6 +927,7 @@ class Simulation(Controller, Lifecycles, Updates):
         usage = np.zeros_like(self.capacity)
         usage[mask] = self.capacity[mask]
         self.blocked_windows.append((r.start, r.end, usage))
+        self.blocked_by.append(BlockedBy(r.name, r.maint))
         for t, what in ((r.start, "reservation_start"), (r.end, "reservation_end")):
             self._scripted_at(max(0.0, t - self.env.now), lambda w=what: self._resv_edge(r, w))
 
