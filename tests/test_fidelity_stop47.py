@@ -32,8 +32,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from slurmlab.policies.backfill import _slot_of
-from slurmlab.policies.nodespace import NodeSpace
+from slurmlab.policies.nodespace import NodeSpace, slot_of
 from slurmlab.sim.result import sprio_frame, squeue_frame
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,9 +88,9 @@ def _plan(name: str, t: float) -> pd.DataFrame:
 def test_backfill_slots_are_on_the_epochs_grid():
     """backfill.c rounds epoch seconds: with time 0 at an epoch second ending in 5 (offset 5
     of a 10-s resolution) the slot edges fall at ...5 s of the simulation's clock."""
-    assert _slot_of(270.0, 10.0, 5.0) == 265.0
-    assert _slot_of(265.0, 10.0, 5.0) == 265.0
-    assert _slot_of(270.0, 10.0) == 270.0  # (time 0 on the grid)
+    assert slot_of(270.0, 10.0, 5.0) == 265.0
+    assert slot_of(265.0, 10.0, 5.0) == 265.0
+    assert slot_of(270.0, 10.0) == 270.0  # (time 0 on the grid)
     space = NodeSpace(3.0, 100.0, 10.0, 2, offset=5.0)
     assert (space.begin, space.end) == (-5.0, 95.0)
 

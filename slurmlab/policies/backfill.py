@@ -55,7 +55,7 @@ from slurmlab.policies.base import (
     QueueView,
     Start,
 )
-from slurmlab.policies.nodespace import NodeSpace, bits_mask, node_bits
+from slurmlab.policies.nodespace import NodeSpace, bits_mask, node_bits, retry_after, slot_of
 from slurmlab.policies.placement import choose_nodes, spread_nodes
 from slurmlab.policies.profile import Profile, make_profile
 from slurmlab.spec.cluster import SCHEDULER_PARAMETERS
@@ -1203,7 +1203,7 @@ class SlurmBackfill(Conservative):
         tested, max_tested = cycle.tested, self.bf_max_job_test
         table = self.node_space_size  # the records the map may hold (bf_node_space_size)
         res, off = self.bf_resolution, view.epoch % self.bf_resolution  # (epoch's grid)
-        first_slot = _slot_of(now, res, off)
+        first_slot = slot_of(now, res, off)
         unreached, seen, reasons = cycle.unreached, cycle.seen, d.reasons
         begun: set[int] = set()  # (-p a,b: a job queued in several partitions starts once)
         caps, no_reserve = self._caps, False
@@ -1323,7 +1323,7 @@ class SlurmBackfill(Conservative):
                 if job.exclusive and space.records < table:
                     # _bf_reserve_running: a whole-node job started holds its nodes in the
                     # map from its start to its end rounded down (none when the map is full)
-                    space.reserve(nodes, first_slot, _slot_of(now + limit, res, off))
+                    space.reserve(nodes, first_slot, slot_of(now + limit, res, off))
                 cycle.reject = None
                 if self.bf_max_job_start and len(d.starts) >= self.bf_max_job_start:
                     break  # "bf_max_job_start limit of %d reached": the cycle ends
@@ -1379,8 +1379,8 @@ class SlurmBackfill(Conservative):
             # Like Slurm, planned reservations take whole nodes, from the start and to the end
             # rounded *down* to bf_resolution (backfill.c), at least one slot long, from the
             # slot of now at the earliest
-            begin = max(_slot_of(t, res, off), first_slot)
-            end = max(_slot_of(t + limit, res, off), begin + res)
+            begin = max(slot_of(t, res, off), first_slot)
+            end = max(slot_of(t + limit, res, off), begin + res)
             if space.records >= table:
                 # "table size limit of %u reached": the cycle ends before this reservation;
                 # the job keeps its expected start and nodes (backfill.c sets them first)
@@ -1448,7 +1448,7 @@ class SlurmBackfill(Conservative):
         profile still holds the nodes (another simplification)."""
         now, res = view.now, self.bf_resolution
         off = view.epoch % res
-        window_end = _slot_of(now + self.bf_window * 60.0, res, off)
+        window_end = slot_of(now + self.bf_window * 60.0, res, off)
         by = view.blocked_by
         out = []
         for k, (t0, t1, usage) in enumerate(view.blocked_windows):
@@ -1457,7 +1457,7 @@ class SlurmBackfill(Conservative):
             who = by[k] if k < len(by) else None
             held = t1
             if who is not None and not who.maint and t1 != math.inf:
-                later = math.ceil((t1 + off) / res) * res - off + 1.0
+                later = retry_after(t1, res, off)
                 if later < window_end:
                     held = later
             out.append(_Window(t0, t1, held, usage, node_bits(usage.any(axis=1)), who))
@@ -1513,16 +1513,6 @@ def _plan(d: Decision, jid: int, t: float, nodes: tuple[int, ...] | None = None)
         d.planned[jid] = t
         if nodes is not None:
             d.sched_nodes[jid] = nodes
-
-
-def _slot_of(t: float, res: float, offset: float = 0.0) -> float:
-    """``t`` rounded down to the ``bf_resolution`` grid, as backfill.c rounds reservation
-    edges (an unlimited end stays unlimited). backfill.c rounds epoch seconds
-    (``end_reserve / backfill_resolution``): ``offset`` is time 0's epoch second modulo
-    ``res`` (``QueueView.epoch``), so a cluster whose t0 is off the grid plans on the
-    epoch's grid (``preempt-gpu``: t0 at :15, a reservation ending at :45 + 2:00 is cut to
-    :40, not :45)."""
-    return math.floor((t + offset) / res) * res - offset if t != math.inf else t
 
 
 class _Window(NamedTuple):

@@ -48,12 +48,26 @@ def _bits_of(nodes: tuple[int, ...]) -> int:
     return bits
 
 
+def slot_of(t: float, res: float, offset: float = 0.0) -> float:
+    """``t`` rounded down to the ``bf_resolution`` grid, as backfill.c rounds a map's and a
+    reservation's edges (an unlimited end stays unlimited). backfill.c rounds epoch seconds
+    (``sched_start / backfill_resolution``, ``end_reserve / backfill_resolution``):
+    ``offset`` is time 0's epoch second modulo ``res`` (:attr:`QueueView.epoch`; 0: time 0
+    on the grid)."""
+    return math.floor((t + offset) / res) * res - offset if t != math.inf else t
+
+
+def retry_after(end: float, res: float, offset: float = 0.0) -> float:
+    """When backfill tries a job again after an advance reservation ending at ``end`` held
+    its nodes: the end rounded *up* to the grid of :func:`slot_of`, plus 1 s
+    (reservation.c ``find_resv_end``, backfill.c ``++resv_end``)."""
+    return math.ceil((end + offset) / res) * res - offset + 1.0
+
+
 class NodeSpace:
     """backfill.c's ``node_space``: records from ``now`` rounded down to ``now + window``
-    rounded down (``resolution`` seconds each at the finest), with the nodes not reserved.
-    backfill.c rounds epoch seconds (``sched_start / backfill_resolution``): ``offset`` is
-    the epoch second of time 0 modulo ``resolution`` (:attr:`QueueView.epoch`), so the grid
-    is the epoch's (0: time 0 on the grid).
+    rounded down (``resolution`` seconds each at the finest; on :func:`slot_of`'s grid,
+    whose ``offset`` it keeps), with the nodes not reserved.
 
     ``times`` are the record edges (record k is ``[times[k], times[k + 1])``) and ``slots``
     the nodes no planned job holds in each, as int bitmasks (bit ``i``: node ``i``; node
@@ -65,16 +79,18 @@ class NodeSpace:
     (``node_space_recs``: merging gives none back).
     """
 
-    __slots__ = ("begin", "end", "resolution", "times", "slots", "nodes", "records", "_runs")
+    __slots__ = (
+        "begin", "end", "resolution", "offset", "times", "slots", "nodes", "records", "_runs"
+    )  # fmt: skip
     # _runs (one-node maps): (now, longest closed run, its start, its end, open run's start)
 
     def __init__(
         self, now: float, window: float, resolution: float, nodes: int, offset: float = 0.0
     ):
         res = resolution or 1.0
-        self.resolution = res
-        self.begin = math.floor((now + offset) / res) * res - offset
-        self.end = max(math.floor((now + window + offset) / res) * res - offset, self.begin)
+        self.resolution, self.offset = res, offset
+        self.begin = slot_of(now, res, offset)
+        self.end = max(slot_of(now + window, res, offset), self.begin)
         self.times = [self.begin, self.end]
         self.nodes = nodes
         self.slots = [(1 << nodes) - 1]
@@ -182,8 +198,8 @@ class NodeSpace:
             end = start + limit
             avail, later = self.free_of(usable, start, end, blocked)
             resv_end = min((t1 for _t0, t1, _n in blocked if t1 >= start), default=None)
-            if resv_end is not None and resv_end < self.end:  # (up onto the grid, + 1 s)
-                resv_end = self.begin + math.ceil((resv_end - self.begin) / res) * res + 1
+            if resv_end is not None and resv_end < self.end:
+                resv_end = retry_after(resv_end, res, self.offset)
             if resv_end is not None and resv_end < self.end and (later is None or resv_end < later):
                 later = resv_end
             if avail.bit_count() >= count:
