@@ -811,7 +811,7 @@ def _try_nodes(space: NodeSpace, mask, t: float, limit: float, blocked):
 
 
 def _will_run(
-    prof: Profile, job: PendingJob, mask, limit: float, found, ends, space, epoch, blocked=()
+    prof: Profile, job: PendingJob, mask, limit: float, found, ends, space, epoch, blocked
 ):
     """Move a planned start ``found`` (interval index, start, nodes: the first moment the job
     fits in the cycle's profile) to where Slurm's will-run test puts it, on the nodes best
@@ -842,10 +842,8 @@ def _will_run(
     ``end_time + 30 * 2**k`` at or after that moment, among the running jobs on the nodes
     of ``mask`` the reservations (``space``) and the advance reservations (``blocked``)
     leave free from the start of the map's record holding that moment for the job's limit
-    (:func:`_try_nodes`; ``reservation``: long_blocked's plan is fill's end, 180 s, not the
-    end of the job running in the advance reservation beside it); ``epoch``
-    (:attr:`QueueView.epoch`) puts the
-    simulation's clock on epoch seconds. The nodes are the best fit there in the profile
+    (:func:`_try_nodes`); ``epoch`` (:attr:`QueueView.epoch`) puts the simulation's clock
+    on epoch seconds. The nodes are the best fit there in the profile
     (reservations held). A first fit that is no running job's end (a reservation's end:
     backfill.c's TRY_LATER) keeps its time, on the nodes :func:`_fit_now` gives."""
     t = found[1]
@@ -869,22 +867,19 @@ def _will_run(
     at = bisect_right(prof.times, last) - 1
     if last <= t or prof.times[at] != last:
         return found
-    if job.spread is not None:
-        nodes = prof.spread_fits(job.request, mask, limit, at=at)
-    else:
-        nodes = prof.fits(job.request, mask, limit, at=at)
+    fits = prof.fits if job.spread is None else prof.spread_fits
+    nodes = fits(job.request, mask, limit, at=at)
     return found if nodes is None else (at, last, nodes)
 
 
-def _fit_now(prof: Profile, job: PendingJob, mask, limit: float, found, space, blocked=()):
+def _fit_now(prof: Profile, job: PendingJob, mask, limit: float, found, space, blocked):
     """The nodes of a start ``found`` at the edge of a map record (a try of backfill.c's
     TRY_LATER, no running job's end): ``_will_run_test`` first tests the job on the
     resources the running jobs leave free *now* (``_job_test``, SELECT_MODE_RUN_NOW) over
     the try's nodes (those no plan holds from the record holding the start for the job's
     limit); when it fits there, those are its nodes and backfill.c keeps the try's time as
     its start. So a job planned after another's reservation goes to the node tightest now,
-    not to the best fit once the running jobs have ended (``preempt-gpu``: r, 1 GPU, planned
-    at big's end on gpu4, whose 3 GPUs n1 held then, not on the idle gpu1). ``found``
+    not to the best fit once the running jobs have ended (real Slurm: ``preempt-gpu``). ``found``
     unchanged when it does not fit now, or when those nodes are not free for its window
     in the profile (an advance reservation)."""
     t = found[1]
@@ -1436,8 +1431,7 @@ class SlurmBackfill(Conservative):
         nodes taken out of the try) sets ``later_start`` to reservation.c ``find_resv_end``
         (the first reservation end after the try, rounded up to ``bf_resolution``) plus 1
         (``++resv_end``), when that is before the window's end; the job is tried there next
-        (``resv-backfill``: big, three whole nodes, planned at 170 s, after a reservation
-        ending at 160 s, t0 an epoch second ending in 1). A job every node of whose
+        (real Slurm: ``resv-backfill``). A job every node of whose
         partition a maintenance reservation holds, or whose ``-w`` nodes a reservation
         holds, is moved to the reservation's exact end instead (job_test_resv:
         ESLURM_RESERVATION_MAINT, ESLURM_NODES_BUSY, ``*when = resv_ptr->end_time``). The
