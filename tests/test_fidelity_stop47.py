@@ -25,49 +25,13 @@ node-fail-gpu).
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
-
 import pandas as pd
 import pytest
+from realslurm_fixtures import DATA, ids, real_queue, sim_runs, starts
+from realslurm_fixtures import replay as _run
 
 from slurmlab.policies.nodespace import NodeSpace, slot_of
 from slurmlab.sim.result import sprio_frame, squeue_frame
-
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "datasets" / "realslurm"
-sys.path.insert(0, str(ROOT / "tools" / "realslurm"))
-
-from scorecard import replay_result as _run  # noqa: E402  (each fixture simulated once)
-
-
-def _ids(name: str) -> dict[str, str]:
-    return json.loads((DATA / name / "meta.json").read_text())["job_ids"]
-
-
-def _real_queue(name: str) -> pd.DataFrame:
-    ids = {v: k for k, v in _ids(name).items()}
-    queue = pd.read_csv(DATA / name / "queue.csv", dtype={"job_id": str})
-    base = queue["job_id"].str.partition("_")
-    queue["key"] = base[0].map(ids) + base[2].where(base[2] == "", "_" + base[2])
-    return queue
-
-
-def _starts(name: str) -> pd.DataFrame:
-    starts = pd.read_csv(DATA / name / "starts.csv", dtype={"array_task": "string"})
-    task = starts["array_task"].fillna("")
-    starts["key"] = starts["id"] + task.where(task == "", "_" + task)
-    return starts
-
-
-def _sim_runs(name: str) -> pd.DataFrame:
-    result = _run(name)
-    runs = result.sacct(duplicates=True)
-    origin = result.origin
-    for col in ("Submit", "Eligible", "Start", "End"):
-        runs[f"{col.lower()}_s"] = (runs[col] - origin).dt.total_seconds()
-    return runs
 
 
 def _plan(name: str, t: float) -> pd.DataFrame:
@@ -99,7 +63,7 @@ def test_preempt_gpu_plan_after_a_reservation_is_cut_on_the_epoch_grid_on_the_no
     """preempt-gpu (t0 at :15): at 50 s real squeue --start planned r (1 GPU, 3:00) at 265 s
     on gpu4, where big's reservation (150 s + 2:00, cut on the epoch's 10-s grid) ends and
     where n1 left one GPU free then; the simulator plans the same."""
-    real = _real_queue("preempt-gpu")
+    real = real_queue("preempt-gpu")
     row = real[(real["t"] == 50) & (real["key"] == "r")].iloc[0]
     assert row["start_s"] == 265
     snap = (DATA / "preempt-gpu/snapshots.txt").read_text().split("######## t=+50s")[1]
@@ -115,7 +79,7 @@ def test_a_will_run_plan_leaves_out_the_jobs_running_in_an_advance_reservation(t
     real squeue --start showed it at 180 s (fill's end on gpu[1-2]) while in_resv ran on
     gpu[3-4] to 210 s: that job is on nodes the try does not hold, so the will-run test's
     batch leaves it out; the simulator now plans it so (it planned 210 s)."""
-    real = _real_queue("reservation")
+    real = real_queue("reservation")
     assert real[(real["t"] == t) & (real["key"] == "long_blocked")]["start_s"].item() == 180
     plan = _plan("reservation", float(t))
     assert plan.loc["long_blocked", "start"] == 180.0
@@ -134,8 +98,8 @@ def test_preempt_gpu_victims_are_the_one_node_jobs_then_the_two_node_one():
     assert "JobId=1 has been requeued to reclaim resources for JobId=5" in log
     assert "JobId=2 has been requeued to reclaim resources for JobId=5" in log
     assert "JobId=3 has been requeued to reclaim resources for JobId=6" in log
-    real = _starts("preempt-gpu")
-    sim = _sim_runs("preempt-gpu")
+    real = starts("preempt-gpu")
+    sim = sim_runs("preempt-gpu")
     for key, end, eligible in (("l1", 20, 141), ("l2", 20, 141), ("l3", 30, 151)):
         r = real[real["key"] == key].sort_values("start_s")
         s = sim[sim["JobID"] == key].sort_values("start_s")
@@ -152,10 +116,10 @@ def test_preempt_gpu_requeued_runs_wait_for_the_periodic_pass():
     real Slurm: slurmctld's periodic main-scheduler pass (sched_interval, counted from its
     own start), not at their begin time; the simulator's periodic pass falls at 180 s,
     within the tolerance (as dep-requeue's)."""
-    real = _starts("preempt-gpu")
+    real = starts("preempt-gpu")
     again = real[real["state"] == "COMPLETED"].set_index("key")
     assert set(again.loc[["l1", "l2", "l3"], "start_s"]) == {170}
-    sim = _sim_runs("preempt-gpu")
+    sim = sim_runs("preempt-gpu")
     second = sim[(sim["State"] == "COMPLETED") & sim["JobID"].isin(["l1", "l2", "l3"])]
     assert set(second["start_s"]) == {180.0}
 
@@ -168,31 +132,31 @@ def test_resv_backfill_jobs_in_a_reservation_wait_for_its_start_then_share_it():
     until it begins (40 s); in1 took both its nodes then, in2 and in3 shared gpu3 when in1
     ended, in real Slurm and in the simulation; every job's Timelimit is whole minutes
     (bf2's -t 0:30 is 00:01:00, so it would reach into the reservation and waited)."""
-    real = _real_queue("resv-backfill")
+    real = real_queue("resv-backfill")
     for t in (20, 30):
         want = real[(real["t"] == t) & real["key"].isin(["in1", "in2", "in3"])]
         assert set(want["reason"]) == {"Reservation"} and want["start_s"].isna().all()
         plan = _plan("resv-backfill", float(t))
         for key in ("in1", "in2", "in3"):
             assert plan.loc[key, "reason"] == "(Reservation)" and pd.isna(plan.loc[key, "start"])
-    starts = _starts("resv-backfill").set_index("key")
-    sim = _sim_runs("resv-backfill").set_index("JobID")
+    began = starts("resv-backfill").set_index("key")
+    sim = sim_runs("resv-backfill").set_index("JobID")
     for key, start, nodes in (("in1", 41, "gpu[3-4]"), ("in2", 71, "gpu3"), ("in3", 71, "gpu3")):
-        assert (starts.loc[key, "start_s"], starts.loc[key, "nodelist"]) == (start, nodes)
+        assert (began.loc[key, "start_s"], began.loc[key, "nodelist"]) == (start, nodes)
         assert abs(sim.loc[key, "start_s"] - start) <= 2 and sim.loc[key, "NodeList"] == nodes
     sacct = pd.read_csv(DATA / "resv-backfill/sacct.txt", sep="|", dtype=str)
     limits = sacct[~sacct["JobID"].str.contains(".", regex=False)].set_index("JobName")
     assert limits.loc["bf2", "Timelimit"] == "00:01:00"
     assert sim.loc["bf2", "Timelimit"] == pd.Timedelta(minutes=1)
-    assert starts.loc["bf2", "start_s"] == 71
+    assert began.loc["bf2", "start_s"] == 71
 
 
 def _squeue_start(name: str, t: int) -> dict[str, tuple[str, str]]:
     """Real ``squeue --start -a -r`` at ``t``: job key -> (START_TIME, SCHEDNODES)."""
-    ids = {v: k for k, v in _ids(name).items()}
+    by_real = {v: k for k, v in ids(name).items()}
     block = (DATA / name / "snapshots.txt").read_text().split(f"######## t=+{t}s")[1]
     lines = block.split("$ squeue --start -a -r\n", 1)[1].split("\n\n", 1)[0].splitlines()
-    return {ids[f[0]]: (f[5], f[7]) for f in (line.split() for line in lines[1:])}
+    return {by_real[f[0]]: (f[5], f[7]) for f in (line.split() for line in lines[1:])}
 
 
 @pytest.mark.parametrize("t", [50, 60])
@@ -205,7 +169,7 @@ def test_resv_backfill_jobs_of_a_begun_reservation_are_planned_on_its_nodes(t):
     second earlier) on gpu3 and gpu4, and in3's plan (2:00) reaching past the reservation's
     end (160 s) held gpu4 to 220 s, so at 60 s big (three whole nodes) was planned at 219 s
     on gpu[2-4]. The simulation plans every pending job on real Slurm's nodes."""
-    real = _real_queue("resv-backfill")
+    real = real_queue("resv-backfill")
     now = real[real["t"] == t].set_index("key")
     assert now.loc["in2", "start_s"] == 101 and now.loc["in3", "start_s"] == 101
     plan = _plan("resv-backfill", float(t))
@@ -234,15 +198,15 @@ def test_resv_backfill_a_job_after_a_reservation_is_planned_at_its_end_rounded_u
     :21 -> :30 + 1), and so does the simulation. Known divergence left: real Slurm then
     started big at 162 s by backfill (no main-scheduler pass at a reservation's end), the
     simulator's main scheduler at 160 s (within the tolerance)."""
-    real = _real_queue("resv-backfill")
+    real = real_queue("resv-backfill")
     for t in (10, 20, 30, 40):
         assert real[(real["t"] == t) & (real["key"] == "big")]["start_s"].item() == 170
         plan = _plan("resv-backfill", float(t))
         assert plan.loc["big", "start"] == 170.0 and plan.loc["big", "nodes"] == "gpu[1-3]"
-    starts = _starts("resv-backfill").set_index("key")
-    assert starts.loc["big", "start_s"] == 162
-    assert starts.loc["big", "flags"].startswith("SchedBackfill")
-    sim = _sim_runs("resv-backfill").set_index("JobID")
+    began = starts("resv-backfill").set_index("key")
+    assert began.loc["big", "start_s"] == 162
+    assert began.loc["big", "flags"].startswith("SchedBackfill")
+    sim = sim_runs("resv-backfill").set_index("JobID")
     assert (sim.loc["big", "start_s"], sim.loc["big", "StartedBy"]) == (160.0, "main")
 
 
@@ -254,14 +218,14 @@ def test_fair_nice_priorities_with_nice_and_fair_share_match_real_sprio():
     array tasks) has the simulation's weighted factors and nice, and the job's priority
     within the age factor's few points."""
     real = pd.read_csv(DATA / "fair-nice/sprio.csv", dtype={"job_id": str})
-    ids = {v: k for k, v in _ids("fair-nice").items()}
+    by_real = {v: k for k, v in ids("fair-nice").items()}
     sim = _run("fair-nice").sim
     compared = 0
     for t, snap in real.groupby("t"):
         got = sprio_frame(sim, float(t)).set_index("JOBID")
         for row in snap.itertuples():
             base, _, task = row.job_id.partition("_")
-            key = ids[base] + (f"_{task}" if task else "")
+            key = by_real[base] + (f"_{task}" if task else "")
             if key not in got.index:
                 continue  # started a second earlier in the simulation
             mine = got.loc[key]
@@ -280,7 +244,7 @@ def test_fair_nice_start_order_follows_fair_share_and_nice():
     recalculation, larger job first), then the rest of alice's array with carol's throttled
     c_arr (%2), then carol's cn and late, and bob's --nice=300 jobs last although queued
     before cn: the order real Slurm started them in, which the simulation keeps."""
-    starts = _starts("fair-nice").set_index("key")["start_s"]
+    real_start = starts("fair-nice").set_index("key")["start_s"]
     waves = [
         ("a_arr_0", "a_arr_1", "a_big"),
         ("a_arr_2", "a_arr_3", "c_arr_0", "c_arr_1"),
@@ -288,9 +252,9 @@ def test_fair_nice_start_order_follows_fair_share_and_nice():
         ("cn", "late"),
         ("b1", "b2"),
     ]
-    sim = _sim_runs("fair-nice").set_index("JobID")["start_s"]
+    sim = sim_runs("fair-nice").set_index("JobID")["start_s"]
     for early, later in zip(waves, waves[1:], strict=False):
-        assert max(starts[list(early)]) < min(starts[list(later)])
+        assert max(real_start[list(early)]) < min(real_start[list(later)])
         assert max(sim[list(early)]) < min(sim[list(later)])
 
 
@@ -298,7 +262,7 @@ def test_fair_nice_start_order_follows_fair_share_and_nice():
 def test_fair_nice_plans_match_real_squeue_start(t):
     """At 30 and 40 s real squeue --start planned c_arr's tasks, cn and b1 at 134 s and b2
     at 194 s on the epoch's grid (t0 at :06), on the nodes the simulation plans."""
-    real = _real_queue("fair-nice")
+    real = real_queue("fair-nice")
     want = real[(real["t"] == t) & (real["state"] == "PENDING")].set_index("key")
     plan = _plan("fair-nice", float(t))
     for key in ("c_arr_0", "cn", "b1", "b2"):
@@ -313,8 +277,8 @@ def test_node_fail_gpu_requeue_flags_decide_each_gpu_jobs_fate():
     and ran again (Submit 30, eligible 121 s later, started by the periodic pass: 172 s in
     real Slurm, 180 s here), g2 (--no-requeue) ended NODE_FAIL for good; g3 and g4 on the
     other nodes ran on. The simulation has the same runs and states."""
-    real = _starts("node-fail-gpu")
-    sim = _sim_runs("node-fail-gpu")
+    real = starts("node-fail-gpu")
+    sim = sim_runs("node-fail-gpu")
     for frame, state, start in ((real, "state", "start_s"), (sim, "State", "start_s")):
         key = "key" if "key" in frame else "JobID"
         g1 = frame[frame[key] == "g1"].sort_values(start)
@@ -332,13 +296,13 @@ def test_node_fail_gpu_a_job_planned_on_the_down_node_waits_for_it(t):
     "Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority
     partitions" and no expected start, as the simulation does; w and w2 backfilled on gpu4
     meanwhile, and big started at 82 s (here 80 s) on gpu[1-4]."""
-    real = _real_queue("node-fail-gpu")
+    real = real_queue("node-fail-gpu")
     want = real[(real["t"] == t) & (real["key"] == "big")].iloc[0]
     assert want["reason"].startswith("Nodes required for job are DOWN")
     assert pd.isna(want["start_s"])
     plan = _plan("node-fail-gpu", float(t))
     assert plan.loc["big", "reason"] == f"({want['reason']})"
     assert pd.isna(plan.loc["big", "start"])
-    runs = _sim_runs("node-fail-gpu").set_index("JobID")
+    runs = sim_runs("node-fail-gpu").set_index("JobID")
     assert runs.loc["big", "NodeList"] == "gpu[1-4]" and runs.loc["big", "start_s"] == 80.0
     assert runs.loc["w", "NodeList"] == runs.loc["w2", "NodeList"] == "gpu4"
