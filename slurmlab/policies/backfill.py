@@ -883,7 +883,7 @@ def _fit_now(prof: Profile, job: PendingJob, mask, limit: float, found, space, b
     unchanged when it does not fit now, or when those nodes are not free for its window
     in the profile (an advance reservation)."""
     t = found[1]
-    if t >= space.end or len(prof.times) < 2:
+    if t >= space.end or len(prof.times) < 2 or len(mask) == 1:  # (one node: its own)
         return found
     usable = _try_nodes(space, mask, t, limit, blocked)
     instant = prof.times[1] - prof.times[0]  # (interval 0 alone: the resources free now)
