@@ -3,16 +3,19 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import random
 import re
+import sys
 import warnings
+from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from slurmlab import Lab, Qos
-from slurmlab.errors import SlurmlabError
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+from why_pending_check import build, changes, scenario, window  # noqa: E402
 
 _UPDATE = re.compile(r"lab\.update\(([^,]+), (\w+)=([^)]+)\)")
 
@@ -223,96 +226,46 @@ def test_a_held_job_does_not_close_a_partition_to_a_move():
 
 
 # -- the differential: every promised change starts the job --------------------------------------
-_QOS = (
-    {"max_jobs_per_user": 1},
-    {"grp_tres": {"node": 2}},
-    {"grp_tres": {"cpu": 32}},
-    {"max_tres_per_user": {"gres/gpu": 4}},
-)
-_PARTS = {"tiny": ["main"], "teaching": ["gpu", "debug", "cpu"]}
-
-
-def _scenario(seed: int) -> dict:
-    rng = random.Random(seed)
-    cluster = rng.choice(["tiny", "teaching", "teaching"])
-    policy = rng.choice(["fifo", "easy", "conservative", "slurm"])
-    qos = rng.choice(_QOS) if rng.random() < 0.4 else None
-    acts, t = [], 0
-    for _ in range(rng.randint(3, 8)):
-        t += rng.choice([0, 0, 10, 60, 300])
-        part = rng.choice(_PARTS[cluster])
-        small = part == "debug"
-        count = rng.choice([1, 2] if small else [1, 1, 2, 3, 4])
-        limit = rng.choice([5, 10, 20] if small else [10, 30, 60, 120])
-        shape = rng.choice(["--exclusive", "-c 8", "-c 16", "-n 4"])
-        if part != "cpu" and rng.random() < 0.2:
-            shape = "--gres=gpu:2"
-        args = f"-p {part} -N {count} -t {limit} {shape}"
-        if rng.random() < 0.1:
-            args = f"-p {part} -N {count}-{count + rng.randint(1, 2)} -t {limit} {shape}"
-        if qos and rng.random() < 0.5:
-            args += " --qos=lim"
-        if rng.random() < 0.2:
-            args += f" --array=0-{rng.randint(1, 3)}" + rng.choice(["", "%1", "%2"])
-        runtime = limit * 60 if rng.random() < 0.6 else rng.randint(60, limit * 60)
-        acts.append((t, args, runtime, rng.choice(["alice", "bob"])))
-    return dict(cluster=cluster, policy=policy, qos=qos, acts=acts, at=t + rng.choice([1, 45]))
-
-
-def _build(s: dict) -> Lab:
-    qos = [Qos("normal")] + ([Qos("lim", **s["qos"])] if s["qos"] else [])
-    lab = Lab(s["cluster"], s["policy"], qos=qos)
-    for t, args, runtime, user in s["acts"]:
-        if t > lab.now:
-            lab.run(until=t)
-        with contextlib.suppress(SlurmlabError):  # (a request the cluster refuses)
-            lab.sbatch(args, runtime=runtime, user=user)
-    lab.run(until=s["at"])
-    return lab
-
-
-def _differential(seeds) -> int:
-    checked = 0
+def _differential(seeds) -> Counter:
+    """Over the checker's sessions ``seeds``: the promised changes and the fixes tested."""
+    n = Counter()
     for seed in seeds:
-        s = _scenario(seed)
-        lab = _build(s)
+        s = scenario(seed)
+        lab = build(s)
         q = lab.squeue()
         for key in q[q["ST"] == "PD"]["JOBID"]:
             text = lab.why_pending(key)
             fixes = _changes(text, "Fix:")
-            for kw, val in _changes(text) + fixes:
+            for kw, val in changes(text) + fixes:
                 promised = (kw, val) not in fixes
-                changed = _build(s)
+                changed = build(s)
                 changed.update(key, **{kw: val})
                 # started at once, or by the next backfill cycle (slurm: bf_interval)
-                changed.run(until=changed.now + (31 if s["policy"] == "slurm" else 1))
+                changed.run(until=changed.now + window(s))
                 job = changed.sim._lookup(key)[0]  # noqa: SLF001
                 if promised:
-                    assert job.start is not None and job.start <= s["at"] + 30, (
-                        seed,
-                        key,
-                        kw,
-                        val,
-                        text,
-                    )
+                    started = job.start is not None and job.start <= s["at"] + window(s)
+                    assert started, (seed, key, kw, val, text)
                 elif job.reason.startswith("Partition"):
                     # a fix of a partition limit leaves no partition limit behind
                     raise AssertionError((seed, key, kw, val, job.reason, text))
-                checked += 1
-    return checked
+                n["promises" if promised else "fixes"] += 1
+    return n
 
 
 def test_every_promised_change_starts_the_job():
-    """A seeded differential over small Labs (tiny and teaching presets, the four policies,
-    debug's MaxNodes=2, QOS limits, arrays, jobs submitted over time): every change
-    why_pending says "could start now" / "has room for it now", made with lab.update (as
-    scontrol update: job_mgr.c _update_job), starts the job at once or by the next
-    backfill cycle; every Fix of a partition limit removes it. The QOS/association limits
-    are Slurm's acct_policy.c tests, on the nodes it would get."""
+    """A seeded differential over tools/why_pending_check.py's random Labs (the tiny,
+    teaching and ai presets, the four policies, debug's MaxNodes=2, QOS limits, arrays,
+    --mem=0, jobs submitted over time): every change why_pending says "could start now" /
+    "has room for it now", made with lab.update (as scontrol update: job_mgr.c
+    _update_job), starts the job at once or by the next backfill cycle; every Fix of a
+    partition limit removes it. The QOS/association limits are Slurm's acct_policy.c tests,
+    on the nodes it would get."""
     seeds = range(2000 if os.environ.get("SLURMLAB_SLOW") else 400)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        assert _differential(seeds) >= 40
+        n = _differential(seeds)
+    assert n["promises"] >= 100 and n["fixes"] >= 50, n
 
 
 # -- 6. times as squeue prints them, and the expected start -------------------------------------

@@ -57,7 +57,7 @@ from slurmlab.policies.base import (
 )
 from slurmlab.policies.nodespace import NodeSpace, bits_mask, node_bits, retry_after, slot_of
 from slurmlab.policies.placement import choose_nodes, spread_nodes
-from slurmlab.policies.profile import Profile, make_profile
+from slurmlab.policies.profile import Profile, hold_windows, make_profile
 from slurmlab.spec.cluster import SCHEDULER_PARAMETERS
 
 __all__ = [
@@ -82,10 +82,7 @@ def availability(
     prof = make_profile(
         view.now, view.free if free is None else free, view.capacity, releases, view.weights
     )
-    for t0, t1, usage in view.blocked_windows if windows is None else windows:
-        if t1 > view.now:
-            nodes = tuple(int(i) for i in np.flatnonzero(usage.any(axis=1)))
-            prof.reserve(nodes, usage[list(nodes)], max(t0, view.now), t1)
+    hold_windows(prof, view.blocked_windows if windows is None else windows, view.now)
     return prof
 
 

@@ -727,6 +727,15 @@ def _span(prof, start: float, end: float, at: int | None) -> tuple[int, int]:
     return i, j
 
 
+def hold_windows(prof: Profile, windows, now: float) -> None:
+    """Let the advance reservations ``windows`` ((start, end, usage per node) each) hold
+    their nodes in ``prof``, from now or their start to their end."""
+    for t0, t1, usage in windows:
+        if t1 > now:
+            nodes = tuple(int(i) for i in np.flatnonzero(usage.any(axis=1)))
+            prof.reserve(nodes, usage[list(nodes)], max(t0, now), t1)
+
+
 def make_profile(now, free, capacity, releases=(), weights=None):
     """A :class:`Profile`: its plain-Python twin for a one-node pool, one merging nodes
     alike from :data:`MERGE_FROM` nodes on (below, numpy's per-call cost outweighs the

@@ -24,9 +24,10 @@ import numpy as np
 import pandas as pd
 
 from slurmlab.errors import SlurmlabError
+from slurmlab.policies.nodespace import slot_of
 from slurmlab.policies.placement import Request, choose_nodes, covers
 from slurmlab.policies.placement import held as held_rows
-from slurmlab.policies.profile import Profile
+from slurmlab.policies.profile import Profile, hold_windows
 from slurmlab.sim.controller import MAINT_REASON
 from slurmlab.sim.engine import (
     NODES_OUT,
@@ -378,8 +379,8 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
         cpus=job.res.ntasks * job.res.cpus_per_task, pcpus=part_cpus,
         q=job.qos, a=job.account, resv=job.spec.reservation, most=most,
     )  # fmt: skip
-    text, own, reserved_out = _reason_text(sim, job, reason, t, text)
-    lines = [f"Job {job.key} is pending ({reason}): {text}.", *own]
+    said = _reason_text(sim, job, reason, t, text)
+    lines = [f"Job {job.key} is pending ({reason}): {said.text}.", *said.lines]
     # (squeue --start's planned start, after the reason: a job waiting in the queue)
     expected = _expected(sim, job, t) if reason in ("Resources", "Priority") else ""
     if expected:
@@ -387,7 +388,7 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
     if job.alts is not None:  # -p a,b: it waits in each partition (a queue record each)
         lines.append(_partitions_line(sim, job))
     lines.extend(_fixes(sim, job, reason, part, most, part_cpus))
-    if reason not in ("Priority", "Resources") and not reserved_out:
+    if reason not in ("Priority", "Resources") and not said.reserved_out:
         return " ".join(lines)
     victims = _preempting_at(sim, job, t)
     if victims:  # (it waits for its victims' GraceTime, not for a change of request)
@@ -415,19 +416,25 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
             lines[lines.index(expected)] = expected[:-1] + ", but it will not start then."
         lines.append(never)
         return " ".join(lines)
-    return _changes_that_help(sim, job, reason, t, lines, reserved_out)
+    return _changes_that_help(sim, job, reason, t, lines, said.reserved_out)
 
 
-def _reason_text(
-    sim: Simulation, job, reason: str, t: float, text: str
-) -> tuple[str, list[str], str | None]:
+class _Reason(NamedTuple):
+    """What :func:`_reason_text` says of a pending reason: its words, the lines that follow
+    them, and the advance reservations' words when they keep the job out (else None)."""
+
+    text: str
+    lines: list[str]
+    reserved_out: str | None
+
+
+def _reason_text(sim: Simulation, job, reason: str, t: float, text: str) -> _Reason:
     """The words for ``reason`` (``text``: its entry of ``_WORDS``) where the case says more:
     a requeue's delay or a begin time no pass has looked at since (BeginTime), a
     maintenance under way, advance reservations that leave too few nodes
     (ReqNodeNotAvail, :func:`_not_avail`), too few nodes up (Resources), a QOS/association
     limit over on its own nodes (:func:`_own_allocation_over_limit`) or with nothing else
-    running. With the lines that follow the reason, and the reservations' words when they
-    keep it out (None otherwise)."""
+    running."""
     # (the requeue: at its run's end, or later for scontrol requeue of a finished job)
     requeued = [w for w, kind, jid, _k, _d in sim.events if kind == "requeue" and jid == job.id]
     requeued = [w for w in requeued if w <= t]
@@ -493,7 +500,7 @@ def _reason_text(
             "would still be, so it will never start as it is; ask for less (scontrol "
             f"update), or use another {whose.split()[0]}"
         )
-    return text, own, reserved_out
+    return _Reason(text, own, reserved_out)
 
 
 def _not_pending(sim: Simulation, job, state: str, t: float) -> str:
@@ -663,29 +670,29 @@ def _changes_that_help(
         # Priority whatever its size); whole nodes for --exclusive; and only where it would
         # delay no planned start (backfill would not start it: backfill.c _try_sched on the
         # node_space map, which holds each plan's resources, not whole nodes)
-        fewer = next(
-            (
-                k
-                for k in range(job.count - 1, 0, -1)
-                if known
-                and (shape := _shape_on(sim, job, k)) is not None
-                and _pick(sim, job, room, k, usable, span, demand=shape, ranged=False)
-            ),
-            None,
-        )
+        fewer = None  # (K nodes, what it asks per node on K, the nodes it would get)
+        if known and (first or later):
+            for k in range(job.count - 1, 0, -1):
+                shape = _shape_on(sim, job, k)
+                nodes = None if shape is None else _pick(
+                    sim, job, room, k, usable, span, demand=shape, ranged=False
+                )  # fmt: skip
+                if nodes:
+                    fewer = (k, shape, nodes)
+                    break
         # (none now: when with fewer, if sooner; not for a job behind others under slurm,
         # whose cycles plan the jobs ahead again, each on whole nodes, at other times)
         if fewer is None and (first or (later and getattr(sim.policy, "name", None) != "slurm")):
-            estimate = _sooner_on_fewer(sim, job, t, room, mask, delay, heads)
-        if fewer and (first or later):
+            estimate = _sooner_on_fewer(sim, job, t, room, mask, heads)
+        if fewer is not None:
+            k, shape, nodes = fewer
             top = job.spec.max_nodes  # (-N MIN-MAX: NumNodes=N would keep the maximum)
             upto = f"-{top}" if top and top > job.count else ""
-            shape = _shape_on(sim, job, fewer)
             hints.append(
                 _Hint(
-                    f"with --nodes={fewer} (instead of {job.count}{upto}) it could start now",
-                    {"nodes": _node_span(job, fewer, fewer)},
-                    _pick(sim, job, room, fewer, usable, span, demand=shape, ranged=False),
+                    f"with --nodes={k} (instead of {job.count}{upto}) it could start now",
+                    {"nodes": _node_span(job, k, k)},
+                    nodes,
                     shape,
                 )
             )
@@ -760,7 +767,7 @@ def _changes_that_help(
 
 
 def _sooner_on_fewer(
-    sim: Simulation, job, t: float, room: Profile, mask: np.ndarray, delay: float, heads
+    sim: Simulation, job, t: float, room: Profile, mask: np.ndarray, heads
 ) -> str | None:
     """``If nothing else changes ..., with --nodes=K it would start at about T instead of
     T0``: the most nodes fewer than its own with which ``job`` would start before it would as
@@ -786,22 +793,24 @@ def _sooner_on_fewer(
         if plan is None or plan[1] is None or last_before(other.sched, t, None) is None:
             return None
     later = room.copy()
-    for r, nodes in sim.reservations.values():  # (advance reservations, in their windows)
-        if r.end > t and r.name != job.spec.reservation and nodes.any():
-            on = tuple(int(i) for i in np.flatnonzero(nodes))
-            later.reserve(on, sim.capacity[list(on)], max(r.start, t), r.end)
+    hold_windows(  # (the other advance reservations hold their nodes whole)
+        later,
+        [
+            (r.start, r.end, sim.capacity * nodes[:, None])
+            for r, nodes in sim.reservations.values()
+            if r.name != job.spec.reservation and nodes.any()
+        ],
+        t,
+    )
     span = job.limit + _strict(sim.policy)
-    request = Request(
-        job.demand, job.count, job.exclusive, job.mem_per_cpu, None, job.gres_fixed,
-        job.gpus_per_job, job.whole_memory,
-    )  # fmt: skip
+    request = replace(job.request, most=None)
     own = later.earliest(request, mask, span)
     own_start = math.inf if own is None else own[1]
     for k in range(job.count - 1, 0, -1):
         shape = _shape_on(sim, job, k)
         fewer = None if shape is None else replace(request, demand=shape, count=k)
         found = None if fewer is None else later.earliest(fewer, mask, span)
-        if found is None or found[1] + delay >= own_start - 60:
+        if found is None or found[1] >= own_start - 60:
             continue
         top = job.spec.max_nodes
         upto = f"-{top}" if top and top > job.count else ""
@@ -813,7 +822,7 @@ def _sooner_on_fewer(
         return (
             "If nothing else changes (the running jobs end at their time limits, the planned "
             f"starts ahead of it stand), with --nodes={k} (instead of {job.count}{upto}) it "
-            f"would start at about {_when(sim, found[1] + delay)}, {instead} "
+            f"would start at about {_when(sim, found[1])}, {instead} "
             f"({_update_command(job, nodes=_node_span(job, k, k))})."
         )
     return None
@@ -963,25 +972,25 @@ def _planned_from(
     sim: Simulation, job, t: float, tier: int | None = None
 ) -> list[tuple[object, float]]:
     """The other jobs planned at ``t`` to start from ``t`` on whose plans a change of ``job``
-    must not delay, each with when its plan holds its nodes from. Backfill plans jobs in
-    priority order and starts a later one only where it delays none of the plans made
-    before it (backfill.c _attempt_backfill: each job tested against the node_space map of
-    the jobs before it), so only the plans of jobs ahead of it count, as ``tier`` (a move's
-    partition's PriorityTier) orders it; ``conservative`` keeps every standing plan and
-    places an updated job among them (``Conservative.schedule``), so every plan counts."""
+    must not delay, each with when its plan holds its nodes from (``t`` at the earliest).
+    Backfill plans jobs in priority order and starts a later one only where it delays none
+    of the plans made before it (backfill.c _attempt_backfill: each job tested against the
+    node_space map of the jobs before it), so only the plans of jobs ahead of it count, as
+    ``tier`` (a move's partition's PriorityTier) orders it; ``conservative`` keeps every
+    standing plan and places an updated job among them (``Conservative.schedule``), so
+    every plan counts."""
     every = getattr(sim.policy, "name", None) == "conservative"
-    mine = _key_at(job, t)
-    if tier is not None:
-        mine = (-tier, *mine[1:])
+    mine = _key_at(job, t, tier)
     out = []
     for other in sim.jobs.values():
         if other is job or (not every and _key_at(other, t) >= mine):
             continue
         plan = _plan_at(other, t)  # (an array's pending record: its first task's plan)
-        if plan is not None and plan[1] is not None:
-            start = _held_from_start(sim.policy, plan[1], sim.origin.timestamp())
-            if start >= t:
-                out.append((other, start))
+        if plan is not None and plan[1] is not None and plan[1] >= t:
+            # (under slurm a plan starting within bf_resolution of t may hold its nodes from
+            # before t: it holds them now)
+            held = _held_from_start(sim.policy, plan[1], sim._epoch)  # noqa: SLF001
+            out.append((other, max(held, t)))
     return out
 
 
@@ -1056,14 +1065,14 @@ def _gap_on(sim: Simulation, job, planned, free: np.ndarray, usable: np.ndarray,
     return (room[job.count - 1] if room.size >= job.count else first.min()) - t
 
 
-def _held_from_start(policy, start: float, epoch: float = 0.0) -> float:
+def _held_from_start(policy, start: float, epoch: float) -> float:
     """When a job planned to start at ``start`` holds its nodes from: ``slurm``'s backfill
-    reserves from the start rounded down to ``bf_resolution`` on the epoch's grid (backfill.c;
-    ``epoch``: time 0's epoch second); others from it."""
+    reserves from the start rounded down to ``bf_resolution`` on the epoch's grid
+    (:func:`~slurmlab.policies.nodespace.slot_of`; ``epoch``: time 0's epoch second);
+    others from it."""
     if getattr(policy, "name", None) == "slurm":
         res = policy.bf_resolution
-        off = epoch % res
-        return math.floor((start + off) / res) * res - off
+        return slot_of(start, res, epoch % res)
     return start
 
 
@@ -1166,9 +1175,7 @@ def _planned_ahead(
     reservation, and before a ``slurm`` backfill cycle has planned one, which it would be is
     not known yet. An array task in its array's pending record shows the record's plan."""
     partition = partition or job.partition
-    key, found = _key_at(job, t), False
-    if tier is not None:
-        key = (-tier, *key[1:])
+    key, found = _key_at(job, t, tier), False
     for other in sim.jobs.values():
         if other is job or other.partition != partition or _key_at(other, t) >= key:
             continue
@@ -1300,22 +1307,23 @@ def _pick(
     most = job.most if ranged else None
     if most is not None:
         most = sim._node_cap(job, most, count)  # noqa: SLF001
-    request = Request(
-        job.demand if demand is None else demand, count, job.exclusive if whole is None else whole,
-        job.mem_per_cpu, most, job.gres_fixed, job.gpus_per_job,
-        job.whole_memory if whole_memory is None else whole_memory,
-    )  # fmt: skip
+    request = replace(
+        job.request,
+        demand=job.demand if demand is None else demand,
+        count=count,
+        exclusive=job.exclusive if whole is None else whole,
+        most=most,
+        whole_memory=job.whole_memory if whole_memory is None else whole_memory,
+        spread=None,
+    )
     return room.fits(request, mask, span)
 
 
-def _bare(job, demand: np.ndarray | None = None, count: int | None = None) -> Request:
-    """What this module's tests of whether ``job`` fits place (as ``demand`` asks per node
-    on ``count`` nodes, when given): its shape, ``--exclusive`` and whole memory, not the
-    other rules of its request (they name no nodes)."""
-    return Request(
-        job.demand if demand is None else demand, job.count if count is None else count,
-        job.exclusive, whole_memory=job.whole_memory,
-    )  # fmt: skip
+def _bare(job) -> Request:
+    """What this module's tests of whether ``job`` could fit place: its shape,
+    ``--exclusive`` and whole memory, not the other rules of its request (they name no
+    nodes), as ``Simulation._work_remaining`` asks whether a queued job could ever start."""
+    return Request(job.demand, job.count, job.exclusive, whole_memory=job.whole_memory)
 
 
 class _Reshaped:
@@ -1439,7 +1447,7 @@ def _limit_rival(sim: Simulation, job, t: float, heads, partition: str):
     if not (q.grp_tres or per_user or accounts):
         return None
     tier = sim.cluster.partition(partition).priority_tier
-    mine = (-tier, *job.sort_key()[1:])
+    mine = _in_tier(job.sort_key(), tier)
     for other in sim.jobs.values():
         if other is job or other.sort_key() >= mine or _state_at(sim, other, t) != "pending":
             continue
@@ -1539,9 +1547,7 @@ def _array_held(
         return None
     tier = sim.cluster.partition(partition).priority_tier
     tasks = len(job.spec.array.indices) if job.spec.array is not None else 1
-    mine = _key_at(job, t)
-    if split:
-        mine = (-tier, *mine[1:3], job.split_order(tasks))
+    mine = (*_key_at(job, t, tier)[:3], job.split_order(tasks)) if split else _key_at(job, t)
     others = [
         o for o in sim.jobs.values()
         if o.array_id == job.array_id and o is not job and _state_at(sim, o, t) == "pending"
@@ -1575,27 +1581,35 @@ def _array_held(
     return None
 
 
-def _key_at(job, t: float) -> tuple:
+def _key_at(job, t: float, tier: int | None = None) -> tuple:
     """The job's place in the queue at ``t``: its sort key, with an array task that was
     still in its array's pending record then ordered by its own id, as the record's tasks
     are (a task split off later is ordered before the record from then on:
-    ``SimJob.split_order``)."""
+    ``SimJob.split_order``); with ``tier``, as a job moved to a partition of that
+    PriorityTier (:func:`_in_tier`)."""
     key = job.sort_key()
     if job.array_id is not None and _unsplit_at(job, t):
         key = (*key[:3], job.id)
-    return key
+    return key if tier is None else _in_tier(key, tier)
 
 
-def _could_move(sim: Simulation, job, part, t: float, heads=None) -> float | None:
-    """Whether ``job`` moved to partition ``part`` could start there at ``t``, and how much
-    later than ``t`` it may (None: it could not). The partition is up and takes its time
-    limit and node count; and no job queued there goes before it (PriorityTier, then
-    priority: a job queued there first would start first), or every one waiting first in
-    line there holds a planned start and the policy backfills (a backfill cycle, up to
-    bf_interval later under ``slurm``, starts it where it delays none of their plans:
-    :func:`_moves` tests that). Queued: waiting for Resources or Priority; a held job, one
-    whose --begin has not come or whose dependency is not met is not in the queue the
-    scheduler tests (job_scheduler.c build_job_queue, job_independent)."""
+def _in_tier(key: tuple, tier: int) -> tuple:
+    """A queue key (``SimJob.sort_key``) of a job in a partition of PriorityTier ``tier``:
+    the partition's tier sorts first, then the job's priority, submit time and id
+    (job_scheduler.c sort_job_queue2)."""
+    return (-tier, *key[1:])
+
+
+def _move_delay(sim: Simulation, job, part, t: float, heads=None) -> float | None:
+    """How much later than ``t`` ``job``, moved to partition ``part``, could start there
+    (None: it could not). The partition is up and takes its time limit and node count; and
+    no job queued there goes before it (PriorityTier, then priority: a job queued there
+    first would start first), or every one waiting first in line there holds a planned
+    start and the policy backfills (a backfill cycle, up to bf_interval later under
+    ``slurm``, starts it where it delays none of their plans: :func:`_moves` tests that).
+    Queued: waiting for Resources or Priority; a held job, one whose --begin has not come or
+    whose dependency is not met is not in the queue the scheduler tests (job_scheduler.c
+    build_job_queue, job_independent)."""
     if part.state.upper() != "UP":
         return None
     if part.max_time is not None and job.limit > part.max_time.total_seconds():
@@ -1604,7 +1618,7 @@ def _could_move(sim: Simulation, job, part, t: float, heads=None) -> float | Non
         return None
     if job.count < part.min_nodes or not part.admits_account(job.account):
         return None
-    mine = (-part.priority_tier, *_key_at(job, t)[1:])
+    mine = _key_at(job, t, part.priority_tier)
     queued = any(
         other.partition == part.name
         and other is not job
@@ -1626,7 +1640,7 @@ def _moves(
     sim: Simulation, job, t: float, heads, free: np.ndarray, up: np.ndarray, windows
 ) -> list[_Hint]:
     """``partition 'p' has room for it now``: the other partitions where ``job`` could
-    start now (:func:`_could_move`) on nodes free for its time limit, off the nodes
+    start now (:func:`_move_delay`) on nodes free for its time limit, off the nodes
     advance reservations take then and those the main scheduler keeps for a job waiting in
     another partition (:func:`_held_from`), where it delays no planned start there
     (:func:`_planned_from` as that partition's PriorityTier orders it), each with the nodes
@@ -1636,7 +1650,7 @@ def _moves(
     for other in sim.cluster.partitions:
         if other.name == job.partition:
             continue
-        delay = _could_move(sim, job, other, t, heads)
+        delay = _move_delay(sim, job, other, t, heads)
         if delay is None:
             continue
         try:
