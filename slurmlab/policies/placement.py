@@ -87,6 +87,7 @@ __all__ = [
     "MEM",
     "Request",
     "Spread",
+    "bare_request",
     "best_fit",
     "choose_nodes",
     "covers",
@@ -168,6 +169,13 @@ class Request:
                 f"Request: count {self.count!r} / most {self.most!r}: a job asks for one "
                 "node or more"
             )
+
+
+def bare_request(job) -> Request:
+    """What a job asks (``demand`` on ``count`` nodes), with ``--exclusive`` and whole
+    memory, without the rules that only pick among fitting nodes: for whether it could fit
+    at all (``job``: anything with those four attributes, a job in another shape too)."""
+    return Request(job.demand, job.count, job.exclusive, whole_memory=job.whole_memory)
 
 
 # Reducing numpy's short (CPUs, MB, GPUs) axis costs several times more than a

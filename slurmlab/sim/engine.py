@@ -49,7 +49,13 @@ from slurmlab.policies.base import (  # noqa: F401 (NODES_OUT: sim modules)
     PendingJob,
 )
 from slurmlab.policies.fairshare import Account, AccountTree
-from slurmlab.policies.placement import Request, choose_nodes, gres_fixed, held
+from slurmlab.policies.placement import (
+    Request,
+    bare_request,
+    choose_nodes,
+    gres_fixed,
+    held,
+)
 from slurmlab.policies.priority import MultifactorWeights, basic_priority, sort_key
 from slurmlab.sim.accounting import PriorityState
 from slurmlab.sim.causes import Cancelled, Requeued
@@ -1978,9 +1984,7 @@ class Simulation(Controller, Lifecycles, Updates):
             mask = rec.mask
             if job.spec.reservation and job.spec.reservation in self.reservations:
                 mask = mask & self.reservations[job.spec.reservation][1]
-            # (whether it could ever fit: its shape, --exclusive and whole memory)
-            bare = Request(rec.demand, rec.count, rec.exclusive, whole_memory=rec.whole_memory)
-            if choose_nodes(back, self.capacity, bare, mask):
+            if choose_nodes(back, self.capacity, bare_request(rec), mask):  # (could it ever)
                 return True
         return any(
             self.jobs[j].reason not in PERMANENT and self.jobs[j].reason != "Dependency"

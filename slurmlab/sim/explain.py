@@ -25,7 +25,7 @@ import pandas as pd
 
 from slurmlab.errors import SlurmlabError
 from slurmlab.policies.nodespace import slot_of
-from slurmlab.policies.placement import Request, choose_nodes, covers
+from slurmlab.policies.placement import Request, bare_request, choose_nodes, covers
 from slurmlab.policies.placement import held as held_rows
 from slurmlab.policies.profile import Profile, hold_windows
 from slurmlab.sim.controller import MAINT_REASON
@@ -619,7 +619,7 @@ def _changes_that_help(
     mask = job.mask & up & ~held
     if reason == "Resources" and held.any():
         unheld = _outside(job.mask & up, windows, t + job.limit)
-        if choose_nodes(free, sim.capacity, _bare(job), unheld):
+        if choose_nodes(free, sim.capacity, bare_request(job), unheld):
             idle = held & job.mask & up & (free[:, 0] == sim.capacity[:, 0])
             names = compress_hostlist([n for n, i in zip(sim.node_names, idle) if i])
             lines[0] = (
@@ -653,7 +653,7 @@ def _changes_that_help(
     known = _plans_known(planned, t, t + span)
     hints: list[_Hint] = []
     usable = _outside(mask, windows, t + job.limit)
-    fits_now = choose_nodes(free, sim.capacity, _bare(job), usable)
+    fits_now = choose_nodes(free, sim.capacity, bare_request(job), usable)
     memory_bound = False
     estimate = None  # (no change starts it now: the line saying when fewer nodes would)
     if reason == "Resources" and fits_now is None and not job.exclusive and job.demand[1] > 0:
@@ -1127,7 +1127,7 @@ def _before_reservation(
         ):
             continue
         usable = _outside(mask, windows, t + limit)
-        if choose_nodes(free, sim.capacity, _bare(job), usable):
+        if choose_nodes(free, sim.capacity, bare_request(job), usable):
             now = (
                 format_duration(timedelta(seconds=job.limit))
                 if not math.isinf(job.limit)
@@ -1319,13 +1319,6 @@ def _pick(
     return room.fits(request, mask, span)
 
 
-def _bare(job) -> Request:
-    """What this module's tests of whether ``job`` could fit place: its shape,
-    ``--exclusive`` and whole memory, not the other rules of its request (they name no
-    nodes), as ``Simulation._work_remaining`` asks whether a queued job could ever start."""
-    return Request(job.demand, job.count, job.exclusive, whole_memory=job.whole_memory)
-
-
 class _Reshaped:
     """A job as another request shape asks (the attributes given), else as itself."""
 
@@ -1423,7 +1416,7 @@ def _ahead_takes(sim: Simulation, job, t: float, heads, free, up, picked):
             continue
         # (off the nodes advance reservations take during its time limit)
         usable = _outside(other.mask & up, _reserved_against(sim, other, t), t + other.limit)
-        if choose_nodes(free, sim.capacity, _bare(other), usable):
+        if choose_nodes(free, sim.capacity, bare_request(other), usable):
             return other
         theirs = _plan_at(other, t)  # (planned after it: its plan may have pushed it back)
         if theirs is not None and theirs[1] is not None and theirs[1] > plan[1]:
