@@ -155,8 +155,8 @@ class Request:
     spread: tuple[int, np.ndarray, np.ndarray] | None = None
 
     def __post_init__(self):  # (cheap: one per queued job)
-        try:
-            row = len(self.demand) == 3
+        try:  # (None: a record built by hand for what does not place it, throttle counts)
+            row = self.demand is None or len(self.demand) == 3
         except TypeError:
             row = False
         if not row:
