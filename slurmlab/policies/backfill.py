@@ -785,9 +785,12 @@ def _ends(view: QueueView) -> tuple[np.ndarray, np.ndarray, set]:
     ``_cr_job_list_sort``), whether each holds each node, and the ends as a set: (ends,
     held[job, node], ends)."""
     running = sorted(view.running, key=lambda r: r.expected_end)
-    held = np.zeros((len(running), len(view.capacity)), dtype=bool)
-    for k, r in enumerate(running):
-        held[k, list(r.nodes)] = True
+    if len(view.capacity) == 1:  # (a one-node pool: every running job holds it)
+        held = np.ones((len(running), 1), dtype=bool)
+    else:
+        held = np.zeros((len(running), len(view.capacity)), dtype=bool)
+        for k, r in enumerate(running):
+            held[k, list(r.nodes)] = True
     ends = [r.expected_end for r in running]
     return np.array(ends, dtype=float), held, set(ends)
 
