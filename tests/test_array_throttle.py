@@ -159,3 +159,30 @@ def test_a_policy_sees_each_throttled_tasks_limit_and_its_arrays_running_tasks()
     lab.sbatch("-p cpu -N 1 -t 5", runtime=60)  # (a pass)
     lab.advance(1)
     assert [(i, n, r) for i, n, r in seen if n is not None] == [(_job(lab, f"{a}_2").id, 3, 2)]
+
+
+@pytest.mark.parametrize("policy", POLICIES)
+def test_the_tasks_of_an_advance_reservation_keep_to_the_throttle(policy):
+    """--array=0-2%1 --reservation=r on r's two idle nodes: one task runs at a time, as the
+    reservation step tests job_array_start_test of each task it reaches (job_scheduler.c
+    ``_schedule``), and a ``slurm`` backfill cycle, whose queue build_job_queue builds
+    without them, gives the waiting tasks no expected start. Both nodes were taken at once."""
+    from slurmlab import Reservation
+
+    cluster = Cluster.from_slurm_conf(
+        "SelectType=select/cons_tres\nNodeName=n[1-4] CPUs=4 RealMemory=8000\n"
+        "PartitionName=main Nodes=n[1-4] Default=YES DefMemPerCPU=2000"
+    )
+    resv = Reservation("r", start=0, duration="3000s", nodes=("n3", "n4"), users=("ann",))
+    lab = Lab(cluster, policy, reservations=[resv])
+    a = lab.sbatch("-N 1 --exclusive -t 10 --reservation=r --array=0-2%1", user="ann", runtime=600)
+    lab.advance(50)
+    assert _reasons(lab) == {
+        f"{a}_0": "R", f"{a}_1": "(JobArrayTaskLimit)", f"{a}_2": "(JobArrayTaskLimit)"
+    }  # fmt: skip
+    waiting = lab.squeue().query("ST == 'PD'")
+    assert len(waiting) == 2
+    assert waiting["START_TIME"].isna().all() and waiting["SCHEDNODES"].isna().all()
+    lab.run()
+    starts = sorted(_job(lab, f"{a}_{i}").start for i in range(3))
+    assert starts == [0, 600, 1200]

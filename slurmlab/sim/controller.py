@@ -337,7 +337,9 @@ class Controller:
         if reserve and self.reservations:  # (sorted first: job_scheduler.c sort_job_queue2)
             for key, jid in queue:
                 job = self.jobs[jid]
-                if job.spec.reservation:
+                if job.spec.reservation and not self._throttle_full(job):
+                    # (a task whose array's running tasks fill %N is not queued:
+                    # build_job_queue's job_array_start_test; the loop below says why)
                     record = job.pending or self._pending_of(job, key)
                     inside = self._in_reservation(job, record, cut)
                     if inside is not None:
@@ -1105,6 +1107,11 @@ class Controller:
         for key, jid in list(self.queue if order is None else order):
             job = self.jobs[jid]
             if not job.spec.reservation:
+                continue
+            if self._throttle_full(job):  # (its array's running tasks, this pass's starts
+                # counted, fill %N: job_scheduler.c _schedule tests job_array_start_test
+                # before the job counts toward the depth)
+                self._set_reason(job, "JobArrayTaskLimit")
                 continue
             if limit is not None:  # (as Fifo.main_pass counts records: an array's tasks
                 # while they start; the record is left at the first that does not)
