@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import math
 import sys
 import warnings
@@ -547,8 +548,13 @@ def replay(yaml_path: Path, out: Path) -> pd.DataFrame:
 
 
 def coverage(path: Path) -> tuple[int, int, int, int]:
-    """(rows read, columns, typed columns, bad rows) of one fixture."""
-    jobs = read_sacct(path)
+    """(rows read, columns, typed columns, bad rows) of one fixture. Its JSON export's epoch
+    times are shown in the zone of the host that recorded it (meta.json)."""
+    tz = None
+    if path.suffix == ".json":
+        meta = json.loads((path.parent / "meta.json").read_text(encoding="utf-8"))
+        tz = meta.get("timezone") or None
+    jobs = read_sacct(path, tz=tz)
     header = (
         path.read_text(encoding="utf-8").splitlines()[0].split("|")
         if path.suffix == ".txt"
