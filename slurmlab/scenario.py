@@ -22,6 +22,10 @@ A scenario is a YAML (or JSON) document; every field it takes is below::
                                        # parameter in one place, not both
     origin: 2026-01-05T08:00:00        # optional: the calendar time the clock starts at
     seed: 7                            # optional: what random_failures draw from (below)
+    slurmctld_start: -8                # optional: when slurmctld started, in seconds from
+                                       # the scenario's start (0 or less, default 0): the
+                                       # slurm policy's periodic main-scheduler pass falls
+                                       # every sched_interval from then
     jobs:                              # (jobs: [] for a cluster alone, for scenario.lab())
       - id: big                        # optional unique name (used by --dependency: no
                                        # spaces, ':', ',', '?', '+'); a job without one is
@@ -153,7 +157,7 @@ from slurmlab.errors import ScenarioError, SlurmlabError, unknown_fields, warn_a
 from slurmlab.policies.backfill import make_policy
 from slurmlab.policies.fairshare import Account, AccountTree
 from slurmlab.sim.checkpoint import Checkpoint
-from slurmlab.sim.engine import _TASK_RANGE, _task_indices
+from slurmlab.sim.engine import _TASK_RANGE, _slurmctld_start, _task_indices
 from slurmlab.sim.faults import NodeFailure, RandomFailures
 from slurmlab.spec.cluster import (
     PRIORITY_JOB_FACTOR_MAX,
@@ -215,7 +219,7 @@ __all__ = ["Scenario"]
 
 _TOP_KEYS = {
     "name", "description", "cluster", "policy", "jobs", "actions", "accounts", "qos",
-    "reservations", "failures", "random_failures", "seed", "origin",
+    "reservations", "failures", "random_failures", "seed", "origin", "slurmctld_start",
 }  # fmt: skip
 _JOB_KEYS = {
     "id", "submit", "runtime", "args", "script", "user", "account", "exit_code", "checkpoint",
@@ -325,6 +329,9 @@ class Scenario:
     accounts: tuple[Account, ...] = ()
     qos: tuple[Qos, ...] = ()
     reservations: tuple[Reservation, ...] = ()
+    #: when slurmctld started, in seconds from the scenario's start (0 or less): the
+    #: periodic main-scheduler pass's grid (``simulate(slurmctld_start=)``)
+    slurmctld_start: float = 0.0
     #: the files it read besides the scenario itself, resolved: its cluster's slurm.conf,
     #: the files that includes (its ``Include`` lines), then its gres.conf (``cluster:
     #: {slurm_conf: ..., gres_conf: ...}``); none for a preset or an inline cluster.
@@ -534,6 +541,10 @@ class Scenario:
         if doc.get("seed") is not None:
             with _entry(("seed",)):
                 seed = parse_whole(_as_written(doc["seed"]), what="seed")
+        ctld_start = 0.0
+        if doc.get("slurmctld_start") is not None:
+            with _entry(("slurmctld_start",)):
+                ctld_start = _slurmctld_start(doc["slurmctld_start"])
         files = _cluster_files(doc.get("cluster"), base)
         kind = _cluster_kind(cluster, None if replaced else doc.get("cluster", "tiny"))
         _warn_inert_sections(doc, cluster, kind, qos, accounts, source, lines or {})
@@ -564,6 +575,7 @@ class Scenario:
             accounts=accounts,
             qos=qos,
             reservations=reservations,
+            slurmctld_start=ctld_start,
             sources=tuple(path for _, path in files),
             _source_roles=tuple(role for role, _ in files),
         )
@@ -619,7 +631,8 @@ class Scenario:
                 actions=self.actions if actions is None else actions,
                 failures=self.failures if failures is None else failures,
                 random_failures=model, accounts=self.accounts, qos=self.qos,
-                reservations=self.reservations, until=until, **merged,
+                reservations=self.reservations, until=until,
+                **{"slurmctld_start": self.slurmctld_start, **merged},
             )  # fmt: skip
 
     def _failure_models(self, seed: int | None):
@@ -651,6 +664,7 @@ class Scenario:
         return Lab(
             self.cluster, self.policy, seed=seed, accounts=self.accounts, qos=self.qos,
             reservations=self.reservations, origin=self.workload.origin,
+            slurmctld_start=self.slurmctld_start,
             **(
                 {"workload": self.workload, "actions": self.actions, "failures": self.failures,
                  "random_failures": models}

@@ -17,10 +17,14 @@ node-fail-gpu).
 * Backfill plans the jobs of an advance reservation once it has begun, on its nodes and
   before the other jobs (resv-backfill's in2, in3; job_test_resv, sort_job_queue2), and
   tries a job held back by a reservation again at its end rounded up to ``bf_resolution``
-  plus 1 s (reservation.c ``find_resv_end``; a maintenance one's exact end).
-* Known divergence, asserted as it stands so that a fix shows up here: real Slurm runs no
-  main-scheduler pass at a reservation's end (resv-backfill's big started by backfill at
-  162 s), the simulator does (160 s).
+  plus 1 s (reservation.c ``find_resv_end``; a maintenance one over the job's whole
+  partition: its exact end).
+* Nothing calls the main scheduler at a reservation's end (reservation.c, controller.c
+  ``_slurmctld_background``): the next backfill cycle starts what waited for its nodes
+  (resv-backfill's big by backfill at 162 s, here 160 s, the simulation's cycle grid).
+* The periodic main-scheduler pass falls every sched_interval from slurmctld's start
+  (``last_full_sched_time``): the scenarios give it as ``slurmctld_start`` from the
+  recording's log, and the requeued runs start when real Slurm started them.
 """
 
 from __future__ import annotations
@@ -113,15 +117,17 @@ def test_preempt_gpu_victims_are_the_one_node_jobs_then_the_two_node_one():
 
 def test_preempt_gpu_requeued_runs_wait_for_the_periodic_pass():
     """The requeued runs, eligible at 141-151 s on an idle partition, started at 170 s in
-    real Slurm: slurmctld's periodic main-scheduler pass (sched_interval, counted from its
-    own start), not at their begin time; the simulator's periodic pass falls at 180 s,
-    within the tolerance (as dep-requeue's)."""
+    real Slurm: slurmctld's periodic main-scheduler pass, every sched_interval from its
+    own start (controller.c ``_slurmctld_background``: ``last_full_sched_time``), which its
+    log puts 10 s before t0 (the scenario's ``slurmctld_start: -10``), not at their begin
+    time; the simulator's periodic pass falls at 170 s too."""
     real = starts("preempt-gpu")
     again = real[real["state"] == "COMPLETED"].set_index("key")
     assert set(again.loc[["l1", "l2", "l3"], "start_s"]) == {170}
     sim = sim_runs("preempt-gpu")
     second = sim[(sim["State"] == "COMPLETED") & sim["JobID"].isin(["l1", "l2", "l3"])]
-    assert set(second["start_s"]) == {180.0}
+    assert set(second["start_s"]) == {170.0}
+    assert set(second["StartedBy"]) == {"main"}
 
 
 # ---- resv-backfill -------------------------------------------------------------------------
@@ -195,9 +201,9 @@ def test_resv_backfill_a_job_after_a_reservation_is_planned_at_its_end_rounded_u
     backfill.c tries again at the reservation's end rounded up to bf_resolution (on epoch
     seconds) plus 1 s (reservation.c ``find_resv_end``, backfill.c ``++resv_end``): real
     squeue --start showed big at 170 s at 10-40 s (the reservation ended at 160 s, epoch
-    :21 -> :30 + 1), and so does the simulation. Known divergence left: real Slurm then
-    started big at 162 s by backfill (no main-scheduler pass at a reservation's end), the
-    simulator's main scheduler at 160 s (within the tolerance)."""
+    :21 -> :30 + 1), and so does the simulation. Nothing calls the main scheduler at the
+    reservation's end, so real Slurm's next backfill cycle started big (162 s), and so
+    does the simulation's (160 s, where its 5-s cycle grid falls)."""
     real = real_queue("resv-backfill")
     for t in (10, 20, 30, 40):
         assert real[(real["t"] == t) & (real["key"] == "big")]["start_s"].item() == 170
@@ -207,7 +213,7 @@ def test_resv_backfill_a_job_after_a_reservation_is_planned_at_its_end_rounded_u
     assert began.loc["big", "start_s"] == 162
     assert began.loc["big", "flags"].startswith("SchedBackfill")
     sim = sim_runs("resv-backfill").set_index("JobID")
-    assert (sim.loc["big", "start_s"], sim.loc["big", "StartedBy"]) == (160.0, "main")
+    assert (sim.loc["big", "start_s"], sim.loc["big", "StartedBy"]) == (160.0, "backfill")
 
 
 # ---- fair-nice ---------------------------------------------------------------------------------
@@ -274,8 +280,8 @@ def test_fair_nice_plans_match_real_squeue_start(t):
 
 def test_node_fail_gpu_requeue_flags_decide_each_gpu_jobs_fate():
     """gpu1 set DOWN at 30 s under two jobs sharing its GPUs: g1 (--requeue) ended NODE_FAIL
-    and ran again (Submit 30, eligible 121 s later, started by the periodic pass: 172 s in
-    real Slurm, 180 s here), g2 (--no-requeue) ended NODE_FAIL for good; g3 and g4 on the
+    and ran again (Submit 30, eligible 121 s later, started by the periodic pass at 172 s,
+    slurmctld having started 8 s before t0, in real Slurm and here), g2 (--no-requeue) ended NODE_FAIL for good; g3 and g4 on the
     other nodes ran on. The simulation has the same runs and states."""
     real = starts("node-fail-gpu")
     sim = sim_runs("node-fail-gpu")
@@ -287,7 +293,7 @@ def test_node_fail_gpu_requeue_flags_decide_each_gpu_jobs_fate():
     g1_real = real[real["key"] == "g1"].sort_values("start_s").iloc[1]
     assert (g1_real["submit_s"], g1_real["eligible_s"], g1_real["start_s"]) == (30, 151, 172)
     g1_sim = sim[sim["JobID"] == "g1"].sort_values("start_s").iloc[1]
-    assert (g1_sim["submit_s"], g1_sim["eligible_s"], g1_sim["start_s"]) == (30.0, 151.0, 180.0)
+    assert (g1_sim["submit_s"], g1_sim["eligible_s"], g1_sim["start_s"]) == (30.0, 151.0, 172.0)
 
 
 @pytest.mark.parametrize("t", [40, 50, 60, 70])

@@ -140,9 +140,9 @@ def test_a_job_field_at_the_top_level_is_named_as_mis_indented(tmp_path):
     assert load_error(tmp_path, text) == (
         "v.yaml line 7: unknown section(s) ['args']; allowed: ['accounts', 'actions', "
         "'cluster', 'description', 'failures', 'jobs', 'name', 'origin', 'policy', 'qos', "
-        "'random_failures', 'reservations', 'seed']; 'args' is a field of a `jobs` entry, not "
-        "a section: it looks mis-indented; indent it to line up with the other fields of the "
-        "job above it (jobs[0], line 4)"
+        "'random_failures', 'reservations', 'seed', 'slurmctld_start']; 'args' is a field of a "
+        "`jobs` entry, not a section: it looks mis-indented; indent it to line up with the "
+        "other fields of the job above it (jobs[0], line 4)"
     )
 
 

@@ -1141,7 +1141,8 @@ class SlurmBackfill(Conservative):
 
         Advance reservations (:meth:`_windows`) hold their nodes in the cycle's profile to
         their ends rounded up to ``bf_resolution`` plus 1 s, where Slurm tries a job they
-        held back again (a maintenance one's to its exact end). The jobs of a reservation
+        held back again (a maintenance one over the job's whole partition, to its exact end,
+        where :func:`_met` lifts the rounding for that job). The jobs of a reservation
         that has begun come first in the view (the controller sorts them so, as Slurm does)
         and may use its window on its nodes: their plans may reach past its end, but a start
         after it is no plan (:func:`_met`); they keep the reason the reservation step gave
@@ -1215,9 +1216,12 @@ class SlurmBackfill(Conservative):
         # the cycle goes on reserving for a throttled record, up to bf_max_job_array_resv)
         throttles = ArrayThrottles(view)
         windows = cycle.windows
+        # the partitions a maintenance window holds whole (their jobs are tried at its end)
+        whole = {p for w in windows if w.by is not None for p in w.by.whole}
         # what the profile holds of the advance reservations that a job tested does not
-        # meet (its own reservation's window; for -w, the rounding after a reservation's
-        # end), taken out for that job and put back after it: (nodes, usage, start, end)
+        # meet (its own reservation's window; for -w, or a partition a maintenance window
+        # holds whole, the rounding after its end), taken out for that job and put back
+        # after it: (nodes, usage, start, end)
         lifted: list = []
         inside: set[int] = set()  # jobs of advance reservations met (they block nothing)
         for job in queue:  # (deep queues: mostly jobs of a shape already known to fail)
@@ -1280,12 +1284,15 @@ class SlurmBackfill(Conservative):
                 ):
                     _plan(d, job.id, t)
                 continue
-            meets, own_end = blocked, math.inf  # the reservations it meets; its own's end
-            if windows and (job.reservation is not None or job.pinned):
-                meets, own_end = _met(job, windows, now, lifted)
+            # the reservations it meets, its own's end, the windows it is tried after
+            meets, own_end, exact = blocked, math.inf, ()
+            if windows and (job.reservation is not None or job.pinned or job.partition in whole):
+                meets, own_end, exact = _met(job, windows, now, lifted)
                 for nodes, usage, a, b in lifted:
                     prof.reserve(nodes, -usage, a, b)
-            if not cycle.reached(space, unreached, job, up, now, meets, now_only=no_reserve):
+            if not cycle.reached(
+                space, unreached, job, up, now, meets, now_only=no_reserve, exact=exact
+            ):
                 seen.append((job, False, None))
                 if job.partition in waiting:
                     reasons[job.id] = "Priority"
@@ -1424,22 +1431,19 @@ class SlurmBackfill(Conservative):
     def _windows(self, view: QueueView) -> list[_Window]:
         """The advance reservations not yet over, as a cycle holds them
         (:class:`_Window`): each holds its nodes in the cycle's profile up to its end rounded
-        up to ``bf_resolution`` (on epoch seconds) plus 1 s, a maintenance one
-        (:attr:`QueueView.blocked_by`) to its exact end.
+        up to ``bf_resolution`` (on epoch seconds) plus 1 s.
 
         backfill.c: a try that meets a reservation (job_test_resv's ``resv_overlap``: its
         nodes taken out of the try) sets ``later_start`` to reservation.c ``find_resv_end``
         (the first reservation end after the try, rounded up to ``bf_resolution``) plus 1
         (``++resv_end``), when that is before the window's end; the job is tried there next
-        (real Slurm: ``resv-backfill``). A job every node of whose
-        partition a maintenance reservation holds, or whose ``-w`` nodes a reservation
-        holds, is moved to the reservation's exact end instead (job_test_resv:
-        ESLURM_RESERVATION_MAINT, ESLURM_NODES_BUSY, ``*when = resv_ptr->end_time``). The
-        profile keeps a maintenance window's exact end for every job (slurmlab's
-        simplification: a maintenance reservation on part of a partition is rounded by
-        Slurm); a ``-w`` job is given the exact end (:func:`_met`). A map record ending
-        between a reservation's end and that rounding would let Slurm try there, where the
-        profile still holds the nodes (another simplification)."""
+        (real Slurm: ``resv-backfill``), a maintenance reservation on part of the job's
+        partition included. A job every node of whose partition a maintenance reservation
+        holds (:attr:`BlockedBy.whole`), or whose ``-w`` nodes a reservation holds, is moved
+        to the reservation's exact end instead (job_test_resv: ESLURM_RESERVATION_MAINT,
+        ESLURM_NODES_BUSY, ``*when = resv_ptr->end_time``): :func:`_met` gives it the
+        exact end. A map record ending between a reservation's end and that rounding would
+        let Slurm try there, where the profile still holds the nodes (a simplification)."""
         now, res = view.now, self.bf_resolution
         off = view.epoch % res
         window_end = slot_of(now + self.bf_window * 60.0, res, off)
@@ -1450,7 +1454,7 @@ class SlurmBackfill(Conservative):
                 continue
             who = by[k] if k < len(by) else None
             held = t1
-            if who is not None and not who.maint and t1 != math.inf:
+            if who is not None and t1 != math.inf:
                 later = retry_after(t1, res, off)
                 if later < window_end:
                     held = later
@@ -1521,13 +1525,15 @@ class _Window(NamedTuple):
 
 
 def _met(job: PendingJob, windows: list[_Window], now: float, lifted: list):
-    """The advance reservations ``job`` meets, as (start, end, nodes' bits), and the end of
-    its own reservation (``inf`` for a job in none); into ``lifted``, what of the cycle's
-    profile does not hold it back, as (nodes, usage, start, end): its own reservation's
-    window (reservation.c ``job_test_resv`` gives such a job the reservation's nodes), and
-    for a ``-w`` job the rounding after the end of a reservation on its nodes (it is tried
-    at that exact end: job_test_resv's ESLURM_NODES_BUSY, ``*when = resv_ptr->end_time``)."""
-    meets, own_end = [], math.inf
+    """The advance reservations ``job`` meets, as (start, end, nodes' bits), the end of its
+    own reservation (``inf`` for a job in none), and the windows that move its tries to
+    their exact ends, as (start, end); into ``lifted``, what of the cycle's profile does
+    not hold it back, as (nodes, usage, start, end): its own reservation's window
+    (reservation.c ``job_test_resv`` gives such a job the reservation's nodes), and the
+    rounding after the end of a reservation on its ``-w`` nodes, or of a maintenance one
+    on every node of its partition (it is tried at that exact end: job_test_resv's
+    ESLURM_NODES_BUSY, ESLURM_RESERVATION_MAINT, ``*when = resv_ptr->end_time``)."""
+    meets, own_end, exact = [], math.inf, []
     for w in windows:
         if w.by is not None and w.by.name == job.reservation:
             own_end = w.end
@@ -1535,10 +1541,15 @@ def _met(job: PendingJob, windows: list[_Window], now: float, lifted: list):
             lifted.append((nodes, w.usage[list(nodes)], max(w.start, now), w.held))
             continue
         meets.append((w.start, w.end, w.bits))
-        if job.pinned and w.held > w.end and (job.plan_mask & w.usage.any(axis=1)).any():
+        whole = w.by is not None and job.partition in w.by.whole
+        if whole:
+            exact.append((w.start, w.end))
+        if w.held > w.end and (
+            whole or (job.pinned and (job.plan_mask & w.usage.any(axis=1)).any())
+        ):
             nodes = tuple(int(i) for i in np.flatnonzero(w.usage.any(axis=1)))
             lifted.append((nodes, w.usage[list(nodes)], max(w.end, now), w.held))
-    return meets, own_end
+    return meets, own_end, exact
 
 
 @dataclass
@@ -1592,12 +1603,14 @@ class _Cycle:
         now,
         blocked,
         now_only: bool = False,
+        exact=(),
     ) -> bool:
         """Whether the node_space walk over ``space`` reaches ``job`` (:meth:`NodeSpace.reachable`
         over the up nodes its plans may use), a shape not reached at some limit being not
         reached at a longer one (``unreached``: shape -> shortest limit not reached;
         reservations only take room, so it holds for the cycle). ``now_only``: a job that
-        may only start now (TEST_NOW_ONLY) has its first try alone, and no shape is noted."""
+        may only start now (TEST_NOW_ONLY) has its first try alone, and no shape is noted.
+        ``exact``: the windows that move its tries to their ends (:func:`_met`)."""
         limit = _bf_limit(job)
         if not now_only:
             missed = unreached.get(job.shape)
@@ -1607,7 +1620,9 @@ class _Cycle:
         hit = self.bits.get(id(mask))
         if hit is None:
             hit = self.bits[id(mask)] = (mask, node_bits(mask))
-        if space.reachable(hit[1] & up, job.count, limit, now, blocked, now_only=now_only):
+        if space.reachable(
+            hit[1] & up, job.count, limit, now, blocked, now_only=now_only, exact=exact
+        ):
             return True
         if not now_only:
             unreached[job.shape] = limit

@@ -165,13 +165,17 @@ class JobFacts(NamedTuple):
 
 class BlockedBy(NamedTuple):
     """Whose window one of :attr:`QueueView.blocked_windows` is: the advance reservation's
-    name (its own jobs may use its nodes during it) and whether it is a maintenance one
-    (``Flags=MAINT``: Slurm's backfill tries a job it holds back again at its exact end,
-    reservation.c ``job_test_resv``, not at that end rounded up to ``bf_resolution`` plus
-    1 s as after other reservations, ``find_resv_end``)."""
+    name (its own jobs may use its nodes during it), whether it is a maintenance one
+    (``Flags=MAINT``), and the partitions every node of which such a one holds
+    (``whole``). Slurm's backfill tries a job of such a partition again at the window's
+    exact end (reservation.c ``job_test_resv``: ESLURM_RESERVATION_MAINT, ``*when =
+    resv_ptr->end_time``); a job the window holds back otherwise, a maintenance one on
+    part of its partition included, at that end rounded up to ``bf_resolution`` plus 1 s
+    (``find_resv_end``, backfill.c ``++resv_end``)."""
 
     name: str
     maint: bool
+    whole: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,6 +64,18 @@ def retry_after(end: float, res: float, offset: float = 0.0) -> float:
     return math.ceil((end + offset) / res) * res - offset + 1.0
 
 
+def _moved(start: float, limit: float, exact: Sequence[tuple[float, float]]) -> float:
+    """A try's start after reservation.c ``job_test_resv`` moved it past the ``exact``
+    windows it overlaps (to the first one's end in their order, then again from there; ten
+    retries at most, as there)."""
+    for _ in range(10):
+        later = next((t1 for t0, t1 in exact if t0 < start + limit and t1 > start), None)
+        if later is None:
+            break
+        start = later
+    return start
+
+
 class NodeSpace:
     """backfill.c's ``node_space``: records from ``now`` rounded down to ``now + window``
     rounded down (``resolution`` seconds each at the finest; on :func:`slot_of`'s grid,
@@ -178,6 +190,7 @@ class NodeSpace:
         now: float,
         blocked: Sequence[tuple[float, float, int]] = (),
         now_only: bool = False,
+        exact: Sequence[tuple[float, float]] = (),
     ) -> bool:
         """Whether backfill.c reaches the test of a job of ``count`` nodes and ``limit``
         seconds: some try, from now or a later slot edge, leaves it ``count`` nodes free of
@@ -186,8 +199,14 @@ class NodeSpace:
         first of them to end, rounded up to ``bf_resolution`` on the map's grid, is a time
         to try: reservation.c ``find_resv_end``, backfill.c ``++resv_end``). Node sets are
         bitmasks. ``now_only``: a job backfill may only start now (``TEST_NOW_ONLY``) has
-        its first try alone; one that fails there goes no further (backfill.c)."""
+        its first try alone; one that fails there goes no further (backfill.c).
+        ``exact``: windows, as (start, end), that move a try they overlap to their exact
+        end before it is made (a maintenance reservation over every node of the job's
+        partition: reservation.c ``job_test_resv`` returns ESLURM_RESERVATION_MAINT and
+        sets ``*when = resv_ptr->end_time``, and retries from there, up to ten times)."""
         if now_only:
+            if _moved(now, limit, exact) != now:  # (its try now meets such a window)
+                return False
             return self.free_of(usable, now, now + limit, blocked)[0].bit_count() >= count
         if not blocked:
             if self.nodes == 1:
@@ -195,6 +214,7 @@ class NodeSpace:
             return self._reachable_free(usable, count, limit, now)
         start, res = now, self.resolution
         while True:
+            start = _moved(start, limit, exact)
             end = start + limit
             avail, later = self.free_of(usable, start, end, blocked)
             resv_end = min((t1 for _t0, t1, _n in blocked if t1 >= start), default=None)

@@ -167,10 +167,12 @@ def _record_of(job: SimJob) -> int | None:
 class Controller:
     """The scheduling half of :class:`~slurmlab.sim.engine.Simulation` (a mixin)."""
 
-    def request_pass(self) -> None:
+    def request_pass(self, main: bool = True) -> None:
         """Ask for one scheduling pass at the end of the current instant (none without a
-        main scheduler, sched_interval=-1: the backfill timer is armed all the same)."""
-        if not self._pass_pending and not self._main_off:
+        main scheduler, sched_interval=-1: the backfill timer is armed all the same).
+        ``main=False``: a change that calls no main-scheduler pass in Slurm (a reservation's
+        end, :meth:`_resv_edge`) arms only the backfill timer and the periodic pass."""
+        if main and not self._pass_pending and not self._main_off:
             self._pass_pending = True
             self._at(0, self._pass, LATE)
         if getattr(self.policy, "interval", None) and not self._timer_running and self.queue:
@@ -181,8 +183,8 @@ class Controller:
             # the periodic main-scheduler pass over the whole queue: on its grid of
             # sched_interval, after something changed (with nothing new it would start nothing)
             self._full_armed = True
-            now = self.env.now
-            self._at(full - (now % full) if now % full else full, self._full_pass, AFTER_PASS)
+            since = (self.env.now - self._main_phase) % full  # (its grid: slurmctld's start)
+            self._at(full - since if since else full, self._full_pass, AFTER_PASS)
 
     #: job records the last reservation step tested (see :attr:`PendingJob.ahead`)
     _resv_depth: int = 0
@@ -517,7 +519,19 @@ class Controller:
         """A reservation starts or ends. At its end its pending jobs are held (reason
         ReservationDeleted, as reservation.c does unless the reservation has NO_HOLD_JOBS_
         AFTER_END): the jobs still queued leave the queue here, the others are held when
-        they would become eligible (see ``_ineligible_reason``)."""
+        they would become eligible (see ``_ineligible_reason``).
+
+        Its start calls the main scheduler (controller.c ``_slurmctld_background``:
+        ``set_node_maint_mode`` counts the reservations begun and then calls
+        ``queue_job_scheduler``); its end calls none under the ``slurm`` policy: nothing in
+        slurmctld does (``set_node_maint_mode`` only clears the nodes' flags,
+        reservation.c ``job_resv_check`` purges the record and bumps ``last_resv_update``,
+        which wakes backfill only: ``_more_work``). The nodes it held are then taken by
+        the next backfill cycle, which no longer counts it (``job_test_resv``: a
+        reservation with ``end_time <= now`` is over), or by the next event's or the
+        periodic main-scheduler pass (real Slurm: ``resv-backfill``, big started by backfill
+        2 s after the reservation's end; here at the end, where the 5-s grid of the
+        backfill timer falls). The other policies pass at every edge."""
         if what == "reservation_end":
             for _key, jid in list(self.queue):
                 job = self.jobs[jid]
@@ -527,7 +541,13 @@ class Controller:
                     self._set_reason(job, "ReservationDeleted")
         self._changed()
         self.events.append((self.env.now, what, None, None, r.name))
-        self.request_pass()
+        quiet = what == "reservation_end" and isinstance(self.policy, SlurmBackfill)
+        if quiet and not self._timer_running:
+            # backfill cycles ran on through the reservation (set_node_maint_mode marks its
+            # nodes every 5 s while it is active, last_node_update, so backfill.c's
+            # _more_work holds): the stopped timer resumes its grid, this instant included
+            self._timer_idle = True
+        self.request_pass(main=not quiet)
 
     def _under_maintenance(self, job) -> bool:
         """Whether a maintenance reservation (Flags=MAINT) holds every node of the job's
@@ -1323,12 +1343,15 @@ class Controller:
         """A pass at Slurm's first periodic main-scheduler pass (every sched_interval) from
         ``t`` on, when a job's PreemptExemptTime ends: Slurm preempts in main-scheduler passes
         only, and nothing else calls one then (the real-Slurm preemption fixture: the victim
-        became preemptable at 120 s and was preempted at the periodic pass, 172 s). Without a
-        main scheduler (slurm policy, sched_interval=-1), at the first backfill cycle."""
+        became preemptable at 120 s and was preempted at the periodic pass, 172 s). The
+        passes fall every sched_interval from slurmctld's start (``slurmctld_start``:
+        controller.c ``_slurmctld_background``, ``last_full_sched_time``). Without a main
+        scheduler (slurm policy, sched_interval=-1), at the first backfill cycle."""
         grid = self._main_grid
         if grid is None:  # (no periodic pass: the next event's pass, if any, looks again)
             return
-        t = math.ceil(t / grid) * grid
+        phase = self._main_phase
+        t = phase + math.ceil((t - phase) / grid) * grid
         if self._wake is not None and self.env.now <= self._wake <= t:
             return
         self._wake = t

@@ -352,6 +352,7 @@ class Simulation(Controller, Lifecycles, Updates):
         accounts: Sequence[Account] = (),
         qos: Sequence[Qos] = (),
         reservations: Sequence[Reservation] = (),
+        slurmctld_start: float = 0.0,
     ):
         self.cluster = cluster
         self.policy = make_policy(policy, **(policy_params or {}))
@@ -376,6 +377,14 @@ class Simulation(Controller, Lifecycles, Updates):
         if self._main_off:
             grid = getattr(self.policy, "interval", None) or -1
         self._main_grid = grid if grid > 0 else None
+        #: where the periodic pass's grid starts: slurmctld's start (seconds from the
+        #: simulation's, <= 0). controller.c ``_slurmctld_background`` sets
+        #: ``last_full_sched_time`` when the thread starts and again only at each periodic
+        #: pass (no other schedule() call moves it), so the passes fall every sched_interval
+        #: from slurmctld's start (real fixtures: preempt-gpu started 10 s before its first
+        #: job, periodic pass at 170 s; node-fail-gpu 8 s before, 172 s). Without a main
+        #: scheduler the backfill cycle's grid is the simulation's own.
+        self._main_phase = 0.0 if self._main_off else _slurmctld_start(slurmctld_start)
         #: no job can ever start: the slurm policy without a main scheduler nor backfill
         self.starts_nothing = self._main_off and not getattr(self.policy, "interval", None)
         if self.starts_nothing:
@@ -933,7 +942,12 @@ class Simulation(Controller, Lifecycles, Updates):
         usage = np.zeros_like(self.capacity)
         usage[mask] = self.capacity[mask]
         self.blocked_windows.append((r.start, r.end, usage))
-        self.blocked_by.append(BlockedBy(r.name, r.maint))
+        whole = frozenset(  # (job_test_resv: a MAINT one over every node of a partition)
+            name
+            for name, part in self.partition_nodes.items()
+            if r.maint and not (part & ~mask).any()
+        )
+        self.blocked_by.append(BlockedBy(r.name, r.maint, whole))
         for t, what in ((r.start, "reservation_start"), (r.end, "reservation_end")):
             self._scripted_at(max(0.0, t - self.env.now), lambda w=what: self._resv_edge(r, w))
 
@@ -2332,6 +2346,21 @@ def _queued_by(submit: float, before: float | None, t: float) -> bool:
     if submit <= t:
         return True
     return before is not None and before <= t and submit - before <= 1
+
+
+def _slurmctld_start(value) -> float:
+    """``slurmctld_start``: when slurmctld started, in seconds from the simulation's start
+    (0 or earlier)."""
+    number = isinstance(value, int | float | np.integer | np.floating) and not isinstance(
+        value, bool
+    )
+    if not (number and math.isfinite(value) and value <= 0):
+        raise SlurmlabError(
+            f"slurmctld_start={value!r}: give when slurmctld started, in seconds from the "
+            "simulation's start, 0 or less (e.g. -8: 8 s before it); the periodic "
+            "main-scheduler pass falls every sched_interval from then"
+        )
+    return float(value)
 
 
 def _min_job_age(cluster: Cluster) -> float:

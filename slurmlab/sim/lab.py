@@ -47,7 +47,7 @@ _COMMANDS = frozenset(
 #: parameter.
 _KEYWORDS = (
     "cluster", "policy", "seed", "accounts", "qos", "reservations", "workload", "actions",
-    "failures", "random_failures", "origin", "requeue_delay",
+    "failures", "random_failures", "origin", "requeue_delay", "slurmctld_start",
 )  # fmt: skip
 
 #: scancel's and scontrol's job ids in one string: split at spaces and at commas, but not
@@ -175,8 +175,8 @@ def current_lab() -> Lab:
 
 class Lab:
     """A simulated cluster you drive by hand. ``policy``, ``seed``, ``accounts``, ``qos``,
-    ``reservations``, ``requeue_delay`` and the policy's parameters as in
-    :func:`slurmlab.simulate`.
+    ``reservations``, ``requeue_delay``, ``slurmctld_start`` and the policy's parameters as
+    in :func:`slurmlab.simulate`.
 
     ``workload``, ``actions``, ``failures`` and ``random_failures`` (as ``simulate`` takes
     them) play out as the lab advances: their jobs are submitted at their submit times,
@@ -207,6 +207,7 @@ class Lab:
         random_failures: RandomFailures | Sequence[RandomFailures] | None = None,
         origin: pd.Timestamp | str | None = None,
         requeue_delay: float | str | None = None,
+        slurmctld_start: float = 0.0,
         **params,
     ):
         check_policy(policy, "Lab")
@@ -229,6 +230,7 @@ class Lab:
             cluster, policy, seed=seed, policy_params=params, accounts=accounts, qos=qos,
             reservations=reservations, origin=origin, requeue_delay=requeue_delay,
             enforce_time_limit=workload is None or workload.kind != "trace",
+            slurmctld_start=slurmctld_start,
         )  # fmt: skip
         if workload is not None:
             self.sim.add_workload(workload)

@@ -55,6 +55,7 @@ def simulate(
     qos: Sequence[Qos] = (),
     reservations: Sequence[Reservation] = (),
     until: float | str | None = None,
+    slurmctld_start: float = 0.0,
     **policy_params,
 ) -> SimulationResult:
     """Simulate ``workload`` on ``cluster`` under ``policy`` until every job has ended, or
@@ -86,6 +87,11 @@ def simulate(
     ``requeue_delay`` (seconds or a duration) is how long a requeued job waits before it may
     start again; default: the cluster's AuthInfo ``cred_expire`` (120 s unless set) plus one
     second, as in Slurm.
+    ``slurmctld_start`` (seconds, 0 or less) is when slurmctld started, before the
+    simulation's start: Slurm's periodic main-scheduler pass falls every ``sched_interval``
+    from then (controller.c ``_slurmctld_background``), which decides when a job made
+    eligible by time alone (a requeue's delay, ``--begin``) or a victim's PreemptExemptTime's
+    end is seen; default 0, slurmctld starting with the simulation.
     ``actions`` are scripted admin actions (cancel, requeue, hold, release, requeuehold,
     update, drain, resume) at given times (seconds, or a duration such as ``"1h"``).
     Jobs without an ``id`` are numbered 1, 2, ... in submit order, as sbatch numbers them:
@@ -149,6 +155,7 @@ def simulate(
             accounts=accounts,
             qos=qos,
             reservations=reservations,
+            slurmctld_start=slurmctld_start,
         )
         stop = None if until is None else parse_instant(until, sim.origin, what="until")
         if stop is not None and stop < 0:
@@ -225,6 +232,7 @@ def _run_with_bar(sim: Simulation, workload: Workload, stop: float | None) -> No
 _KEYWORDS = (
     "cluster", "workload", "policy", "seed", "progress", "enforce_time_limit", "requeue_delay",
     "actions", "failures", "random_failures", "accounts", "qos", "reservations", "until",
+    "slurmctld_start",
 )  # fmt: skip
 
 
