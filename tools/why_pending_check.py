@@ -10,8 +10,9 @@ end, comes before its start unchanged.
     PYTHONPATH=$PWD .venv/bin/python tools/why_pending_check.py [SEEDS] [--verbose] [--exact]
 
 prints the rates: false "no small change" (a change would start it now; would start it
-sooner at all), and false promises (a change said to start it now that does not, or
-said to start it sooner if nothing else changes that does not). ``--exact``: every job
+sooner at all, and said to start it sooner by none: counted by kind, :func:`kinds`), and
+false promises (a change said to start it now that does not, or said to start it sooner
+if nothing else changes that does not). ``--exact``: every job
 runs for its whole time limit, as the explanation's picture has it (otherwise jobs that end
 early let a change start sooner where no explanation made at the moment could know it).
 """
@@ -150,6 +151,22 @@ def outcome(s: dict, key, change: tuple[str, object] | None) -> tuple[float | No
     return now, float("inf") if end is None else end
 
 
+_CHANGE = {"nodes": "fewer nodes", "time": "a shorter limit", "partition": "another partition"}
+
+
+def kinds(lab: Lab, key, text: str, helps: list[tuple[str, object]]) -> list[str]:
+    """The kinds of a missed "sooner" case: where the job waits (over QOS limits, an array
+    task, behind others or first in line) and each kind of change that would help."""
+    job = lab.sim._lookup(key)[0]  # noqa: SLF001
+    if lab.sim._limits:  # noqa: SLF001
+        where = "QOS limits"
+    elif job.array_id is not None:
+        where = "array task"
+    else:
+        where = "behind others" if "(Priority)" in text else "first in line"
+    return [f"where: {where}"] + sorted({f"by {_CHANGE[kw]}" for kw, _v in helps})
+
+
 def check(seeds, verbose: bool = False, exact: bool = False) -> Counter:
     """The counts over the sessions ``seeds`` (``exact``: see :func:`scenario`)."""
     n = Counter()
@@ -189,6 +206,8 @@ def check(seeds, verbose: bool = False, exact: bool = False) -> Counter:
                         print("FP-sooner", seed, key, c, tried[c], base, text, "\n", flush=True)
             if _NONE in text and helps and not sooner:
                 n["false no-change (sooner)"] += 1
+                for kind in kinds(lab, key, text, helps):
+                    n[f"missed sooner, {kind}"] += 1
                 if verbose:
                     print("FN-sooner", seed, key, helps, base, text, "\n", flush=True)
             for c in promised:
@@ -208,7 +227,9 @@ def main(argv: list[str]) -> None:
         warnings.simplefilter("ignore")
         n = check(range(count), verbose="--verbose" in argv, exact="--exact" in argv)
     said = n["no small change"] or 1
-    print(dict(n))
+    print({k: v for k, v in n.items() if not k.startswith("missed")})
+    for k in sorted(k for k in n if k.startswith("missed")):
+        print(f"  {k}: {n[k]}")
     print(
         f"false 'no small change': now {n['false no-change (now)']}/{said} "
         f"({100 * n['false no-change (now)'] / said:.1f} %), sooner at all "

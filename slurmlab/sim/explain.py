@@ -5,14 +5,15 @@ resources then, and tries three small changes to the request: fewer nodes, a
 shorter time limit (to fit before the next reservation, i.e. to be backfilled),
 and another partition. A change is offered when it would start the job now: it fits
 in what the running jobs (ending at their time limits) and the plans backfill would
-keep for the jobs before it leave (:func:`_room`). Where none would, and the plans
-ahead of it are all known, it says when fewer nodes would start it if nothing else
-changed (:func:`_sooner_on_fewer`). ``tools/why_pending_check.py`` checks these claims
-by making each change in a replay.
+keep for the jobs before it leave (:func:`_room`). Where none would, it says when fewer
+nodes or a shorter limit would start it sooner if nothing else changed, placing the jobs
+queued ahead of it in turn (:func:`_sooner_on_fewer`, :func:`_picture`).
+``tools/why_pending_check.py`` checks these claims by making each change in a replay.
 """
 
 from __future__ import annotations
 
+import heapq
 import math
 from bisect import bisect_right
 from contextlib import contextmanager
@@ -655,7 +656,6 @@ def _changes_that_help(
     usable = _outside(mask, windows, t + job.limit)
     fits_now = choose_nodes(free, sim.capacity, bare_request(job), usable)
     memory_bound = False
-    estimate = None  # (no change starts it now: the line saying when fewer nodes would)
     if reason == "Resources" and fits_now is None and not job.exclusive and job.demand[1] > 0:
         # memory alone: its CPUs and GPUs are free now on enough nodes, not the MB it asks
         # (a job asking none gets each node's whole memory under CR_*_Memory)
@@ -680,10 +680,6 @@ def _changes_that_help(
                 if nodes:
                     fewer = (k, shape, nodes)
                     break
-        # (none now: when with fewer, if sooner; not for a job behind others under slurm,
-        # whose cycles plan the jobs ahead again, each on whole nodes, at other times)
-        if fewer is None and (first or (later and getattr(sim.policy, "name", None) != "slurm")):
-            estimate = _sooner_on_fewer(sim, job, t, room, mask, heads)
         if fewer is not None:
             k, shape, nodes = fewer
             top = job.spec.max_nodes  # (-N MIN-MAX: NumNodes=N would keep the maximum)
@@ -758,6 +754,11 @@ def _changes_that_help(
     elif not tested:  # (under slurm: no planned start, so no cycle reserved for it)
         lines.append(_untested(sim, job, t))
     elif not hints and not memory_bound and not stopped:
+        # (none now: when with fewer nodes or a shorter limit, if sooner; behind others
+        # under slurm, its own start as the jobs ahead start, sharing nodes: see there)
+        slurm = getattr(sim.policy, "name", None) == "slurm"
+        shared = _room(sim, t, free, [], whole=False) if slurm and not first else room
+        estimate = _sooner_on_fewer(sim, job, t, room, shared, mask, heads)
         lines.append(
             f"No small change to the request would let it start now. {estimate}"
             if estimate
@@ -767,31 +768,171 @@ def _changes_that_help(
 
 
 def _sooner_on_fewer(
-    sim: Simulation, job, t: float, room: Profile, mask: np.ndarray, heads
+    sim: Simulation, job, t: float, room: Profile, shared: Profile, mask: np.ndarray, heads
 ) -> str | None:
     """``If nothing else changes ..., with --nodes=K it would start at about T instead of
-    T0``: the most nodes fewer than its own with which ``job`` would start before it would as
-    it is, both found as backfill plans a job, at its earliest fit in ``room`` (the running
-    jobs end at their time limits, the plans ahead of it stand; advance reservations hold
-    their nodes in their windows); or None. Said only where that picture is whole: every
-    job queued ahead of it on nodes it may use holds a plan that names its nodes, and no
-    QOS/association limit or array holds it back (what those will let through later is
-    not known now)."""
-    if job.array_id is not None or job.spread is not None or sim._limits:  # noqa: SLF001
+    T0`` (and ``with -t L ... at about T1``): the most nodes fewer than its own, and the
+    longest shorter time limit, with which ``job`` would start before it would as it is,
+    each found as backfill plans a job, at its earliest fit in the pictures of
+    :func:`_picture`; or None. Said only where those pictures are whole.
+
+    Its own start is the earliest of its plan (squeue --start) and its fits in the
+    pictures built on ``room`` and ``shared`` (:func:`_room`); a change's start, the latest
+    of its fits in them. Under ``slurm`` they differ for a job behind others: backfill
+    plans the jobs ahead on whole nodes (``room``, the plans standing), but the main
+    scheduler starts each where it first fits, sharing nodes (``shared``: no plan, every
+    job ahead placed), often sooner than planned, so a change is said to start it sooner
+    only where it would in both. Under ``easy`` and ``slurm`` backfill starts a job that
+    fits and delays no plan before the jobs ahead of it that fit only later, so its own
+    start may also be its fit with only those of them placed that start by its fit with
+    none placed (:func:`_before_them`). An array task that an update splits off its
+    array's pending record is placed in the queue as one (:func:`_queued_ahead`)."""
+    name = getattr(sim.policy, "name", None)
+    rooms = [(room, name == "slurm")] + ([(shared, None)] if shared is not room else [])
+    split = job.array_id is not None and _unsplit_at(job, t)
+    now = [_picture(sim, job, t, r, heads, split=False, whole=w) for r, w in rooms]
+    changed = now
+    if split:
+        changed = [_picture(sim, job, t, r, heads, split=True, whole=w) for r, w in rooms]
+    span = job.limit + _strict(sim.policy)
+    request = replace(job.request, most=None)
+    if _backfills(sim.policy) and name != "conservative":
+        now.append(_before_them(sim, job, t, room, heads, request, mask, span))
+        if _reason_at(sim, job, t, heads) == "Priority":  # (it holds no reservation)
+            behind = _behind(sim, job, t, heads)
+            if behind is None or None in changed:
+                return None
+            changed = [p._replace(behind=behind) for p in changed]
+    if None in now or None in changed:
         return None
-    key = _key_at(job, t)
-    for other in sim.jobs.values():
+    own_start = min(_start_in([p], request, mask, span) for p in now)
+    plan = _plan_at(job, t)
+    if plan is not None and plan[1] is not None:  # (its own plan, where one stands)
+        own_start = min(own_start, max(plan[1], t))
+    sooner = [
+        said
+        for said in (
+            _fewer_start(sim, job, changed, request, mask, span, own_start),
+            _shorter_start(sim, job, changed, request, mask, own_start),
+        )
+        if said is not None
+    ]
+    if not sooner:
+        return None
+    instead = (
+        f"instead of about {_when(sim, own_start)}"
+        if math.isfinite(own_start)
+        else "while as it is it finds no room in that picture"
+    )
+    (change, start, command), more = sooner[0], sooner[1:]
+    placed = any(p.placed for p in now + changed)
+    queue = ", the jobs queued ahead of it start in turn at their earliest fits" * placed
+    also = "".join(f"; {c} it would start at about {_when(sim, s)} ({u})" for c, s, u in more)
+    splits = (
+        " Any update splits it off its array's pending record: it is then queued by its "
+        "task id, before the tasks still in the record (job_scheduler.c sort_job_queue2)."
+    )
+    return (
+        "If nothing else changes (the running jobs end at their time limits, the planned "
+        f"starts ahead of it stand{queue}), {change} it would start at about "
+        f"{_when(sim, start)}, {instead} ({command}){also}." + splits * split
+    )
+
+
+def _before_them(sim: Simulation, job, t: float, room: Profile, heads, request, mask, span):
+    """The picture in which ``job`` may start before jobs queued ahead of it, as backfill
+    starts a later job that fits while they wait: only the jobs ahead that would start by
+    its fit with none of them placed are placed (:func:`_picture`, ``place``); or None."""
+    alone = _picture(sim, job, t, room, heads, split=False, whole=False, place=-math.inf)
+    if alone is None:
+        return None
+    by = _start_in([alone], request, mask, span)
+    return _picture(sim, job, t, room, heads, split=False, whole=False, place=by)
+
+
+class _Picture(NamedTuple):
+    """The room a job waits in if nothing else changes (:func:`_picture`): the profile, the
+    earliest it may start (None: any time), whether jobs queued ahead of it were placed,
+    and the jobs queued behind it that backfill may start first (:func:`_behind`)."""
+
+    room: Profile
+    after: float | None
+    placed: bool
+    behind: tuple = ()
+
+
+def _start_in(pictures: list[_Picture], request, mask: np.ndarray, span: float) -> float:
+    """The latest of ``request``'s starts for ``span`` seconds in ``pictures``
+    (:func:`_start_there`; inf: it finds none in one of them)."""
+    return max(_start_there(p, request, mask, span) for p in pictures)
+
+
+def _start_there(picture: _Picture, request, mask: np.ndarray, span: float) -> float:
+    """``request``'s earliest fit in ``picture`` (inf: none), once the jobs queued behind it
+    that fit before it have started there: backfill starts a later job that fits while
+    one holding no reservation waits (backfill.c _attempt_backfill)."""
+    room, after = picture.room, picture.after
+    found = room.earliest(request, mask, span, not_before=after)
+    if found is not None and picture.behind:
+        room = room.copy()
+        for other, usable, their_span in picture.behind:  # (in queue order)
+            theirs = room.earliest(other.request, usable, their_span)
+            if theirs is not None and theirs[1] < found[1]:
+                _i, start, nodes = theirs
+                usage = held_rows(
+                    other.demand, room.capacity, nodes, other.exclusive, other.whole_memory
+                )
+                room.reserve(nodes, usage, start, start + other.limit)
+        found = room.earliest(request, mask, span, not_before=after)
+    return math.inf if found is None else found[1]
+
+
+def _behind(sim: Simulation, job, t: float, heads) -> tuple | None:
+    """The jobs queued behind ``job`` at ``t`` on nodes it may use, in queue order, each
+    with the nodes it may use and how long it holds them; None where a QOS/association
+    limit applies to one (:func:`_limited`) or one is of several partitions or
+    ``--spread-job``."""
+    key, up, out = _key_at(job, t), up_at(sim, t), []
+    for other in sorted(sim.jobs.values(), key=lambda o: _key_at(o, t)):
         if (
             other is job
-            or _key_at(other, t) >= key
+            or _key_at(other, t) <= key
             or not (other.mask & job.mask).any()
             or _state_at(sim, other, t) != "pending"
             or _reason_at(sim, other, t, heads) not in ("Resources", "Priority")
         ):
             continue
-        plan = _plan_of(sim, other, t, heads)
-        if plan is None or plan[1] is None or last_before(other.sched, t, None) is None:
+        if _limited(sim, other) or other.alts is not None or other.spread is not None:
             return None
+        out.append((other, other.mask & up, other.limit + _strict(sim.policy)))
+    return tuple(out)
+
+
+def _picture(
+    sim: Simulation, job, t: float, room: Profile, heads, *, split: bool, whole: bool,
+    place: float = math.inf,
+):  # fmt: skip
+    """The room ``job`` waits in if nothing else changes (a :class:`_Picture`): ``room``
+    (the running jobs end at their time limits, the planned starts stand) with the advance
+    reservations holding their nodes whole, and each job queued ahead of it
+    (:func:`_queued_ahead`) whose plan does not name its nodes placed at its earliest fit,
+    in queue order, as backfill plans the jobs it tests (backfill.c _attempt_backfill):
+    from its planned start, and a task of an array with ``%N`` from when one of the
+    array's N slots frees (job_mgr.c job_array_start_test; :func:`_slots`). Under a policy
+    that does not backfill no job starts before one queued ahead of it in its partition
+    (job_scheduler.c: a blocked job stops its partition in the pass). None where the
+    picture is not whole: a QOS/association limit on it (:func:`_limited`), or a job
+    ahead of it that cannot be placed.
+
+    ``split``: as an update would split array task ``job`` off its record; ``whole``: the
+    jobs placed hold their whole nodes (``slurm``'s backfill map), None: no plan stands
+    (``room`` holds none) and every job ahead is placed where it first fits, on what it
+    asks; ``place``: a job ahead is placed only where it would start by then."""
+    if job.spread is not None or _limited(sim, job):
+        return None
+    ahead = _queued_ahead(sim, job, t, heads, split)
+    if ahead is None:
+        return None
     later = room.copy()
     hold_windows(  # (the other advance reservations hold their nodes whole)
         later,
@@ -802,30 +943,183 @@ def _sooner_on_fewer(
         ],
         t,
     )
-    span = job.limit + _strict(sim.policy)
-    request = replace(job.request, most=None)
-    own = later.earliest(request, mask, span)
-    own_start = math.inf if own is None else own[1]
+    up, after, slots, placed = up_at(sim, t), {}, {}, False
+    for other, start, planned in ahead:
+        if whole is None:  # (no plan stands: each where it first fits)
+            start, planned = None, False
+        if planned:  # (its plan, on the nodes it names, is in room)
+            after[other.partition] = max(after.get(other.partition, t), start)
+            continue
+        if not _backfills(sim.policy) and other.partition in after:
+            start = max(start or t, after[other.partition])
+        free = None
+        if other.throttle is not None:
+            free = slots.setdefault(other.array_id, _slots(sim, other, t))
+            slot = heapq.heappop(free)
+            start = max(start or t, slot)
+        span = other.limit + _strict(sim.policy)
+        found = later.earliest(other.request, other.mask & up, span, not_before=start)
+        if found is None:
+            return None
+        _i, start, nodes = found
+        if start > place:  # (not placed: its slot stays free)
+            if free is not None:
+                heapq.heappush(free, slot)
+            continue
+        usage = held_rows(
+            other.demand, sim.capacity, nodes, whole or other.exclusive, other.whole_memory
+        )
+        later.reserve(nodes, usage, start, start + other.limit)
+        if free is not None:
+            heapq.heappush(free, start + other.limit)
+        after[other.partition] = max(after.get(other.partition, t), start)
+        placed = True
+    mine = None if _backfills(sim.policy) else after.get(job.partition)
+    if job.throttle is not None:  # (its own array's slots, once the tasks ahead took theirs)
+        own = slots.setdefault(job.array_id, _slots(sim, job, t))
+        mine = max(mine or t, own[0])
+    return _Picture(later, mine, placed)
+
+
+def _queued_ahead(sim: Simulation, job, t: float, heads, split: bool):
+    """The jobs queued ahead of ``job`` at ``t`` on nodes it may use, in queue order
+    (waiting for Resources or Priority, or for their array's ``%N``: JobArrayTaskLimit),
+    each with its planned start (squeue --start; None: none) and whether that plan names
+    its nodes (:func:`_room` holds them); None where one of several partitions (``-p
+    a,b``) or with ``--spread-job`` has no plan to place it by, or a QOS/association limit
+    applies to one pending (:func:`_limited`: when it lets it start is not known), or
+    where a plan was made behind a task waiting for its array's throttle (the task goes
+    first once a slot frees, so that plan does not stand). ``split``: in the order an
+    update that splits array task ``job`` off its record gives (:func:`_split_order`)."""
+    out, waits = [], False
+    order = _split_order(sim, job, t) if split else (lambda o: _key_at(o, t))
+    key = order(job)
+    others = sorted((o for o in sim.jobs.values() if o is not job and order(o) < key), key=order)
+    for other in others:
+        if not (other.mask & job.mask).any() or _state_at(sim, other, t) != "pending":
+            continue
+        if _limited(sim, other):
+            return None
+        reason = _reason_at(sim, other, t, heads)
+        if reason not in ("Resources", "Priority", "JobArrayTaskLimit"):
+            continue
+        plan = _plan_of(sim, other, t, heads)
+        waits = waits or reason == "JobArrayTaskLimit"
+        if reason != "JobArrayTaskLimit" and plan is not None and plan[1] is not None:
+            if waits:
+                return None
+            out.append((other, plan[1], last_before(other.sched, t, None) is not None))
+        elif other.alts is not None or other.spread is not None:
+            return None
+        else:
+            out.append((other, None, False))
+    return out
+
+
+def _limited(sim: Simulation, job) -> bool:
+    """Whether a QOS/association limit applies to ``job`` (its QOS's GrpTRES,
+    MaxTRESPerUser or MaxJobsPerUser, its account's or a parent's GrpTRES; any account's
+    MaxJobs): when such a limit lets a job start depends on the jobs of its group then
+    (acct_policy.c), which the picture does not follow."""
+    if not sim._limits:  # noqa: SLF001
+        return False
+    q = sim.qos[job.qos]
+    _count, checks = sim._checks(job)  # noqa: SLF001
+    accounts = sim.tree.accounts.values()
+    return bool(
+        checks or q.max_jobs_per_user is not None or any(a.max_jobs is not None for a in accounts)
+    )
+
+
+def _split_key(job, t: float) -> tuple:
+    """The queue key of array task ``job`` once an update splits it off its array's pending
+    record: ordered before the tasks still in the record (``SimJob.split_order``)."""
+    tasks = len(job.spec.array.indices) if job.spec.array is not None else 1
+    return (*_key_at(job, t)[:3], job.split_order(tasks))
+
+
+def _split_order(sim: Simulation, job, t: float):
+    """The queue key of each job once an update splits array task ``job`` off its record:
+    ``job`` and, when one task is left in the record, that task too, go by their task ids
+    (the record's last task is a job of its own; :func:`_array_held`)."""
+    left = [
+        o for o in sim.jobs.values()
+        if o.array_id == job.array_id and o is not job and _unsplit_at(o, t)
+        and _state_at(sim, o, t) == "pending"
+    ]  # fmt: skip
+    split = {job.id} | ({left[0].id} if len(left) == 1 else set())
+    return lambda o: _split_key(o, t) if o.id in split else _key_at(o, t)
+
+
+def _slots(sim: Simulation, job, t: float) -> list[float]:
+    """When each of the ``%N`` slots of ``job``'s array frees, from ``t`` (a heap): now for
+    each slot no task holds, else the end of the running task that holds it, at its time
+    limit."""
+    ends = []
+    for other in sim.jobs.values():
+        if other.array_id == job.array_id and _state_at(sim, other, t) == "running":
+            runs = [*other.runs, sim._run_record(other, other.state)]  # noqa: SLF001
+            start = max(r["Start"] for r in runs if r["Start"] is not None and r["Start"] <= t)
+            ends.append(start + other.limit)
+    ends += [t] * max(job.throttle - len(ends), 0)
+    heapq.heapify(ends)
+    return ends
+
+
+def _fewer_start(sim, job, pictures, request, mask, span, own_start):
+    """(words, start, command) of the most nodes fewer than ``job``'s with which it would
+    start, at its fits in ``pictures`` (:func:`_start_in`), a minute or more before
+    ``own_start``, not now (what would start it now, the hints above say); or None."""
+    now = pictures[0].room.times[0]
     for k in range(job.count - 1, 0, -1):
         shape = _shape_on(sim, job, k)
-        fewer = None if shape is None else replace(request, demand=shape, count=k)
-        found = None if fewer is None else later.earliest(fewer, mask, span)
-        if found is None or found[1] >= own_start - 60:
+        if shape is None:
+            continue
+        start = _start_in(pictures, replace(request, demand=shape, count=k), mask, span)
+        if start >= own_start - 60 or start <= now:
             continue
         top = job.spec.max_nodes
         upto = f"-{top}" if top and top > job.count else ""
-        instead = (
-            f"instead of about {_when(sim, own_start)}"
-            if math.isfinite(own_start)
-            else "while as it is it finds no room in that picture"
-        )
-        return (
-            "If nothing else changes (the running jobs end at their time limits, the planned "
-            f"starts ahead of it stand), with --nodes={k} (instead of {job.count}{upto}) it "
-            f"would start at about {_when(sim, found[1])}, {instead} "
-            f"({_update_command(job, nodes=_node_span(job, k, k))})."
-        )
+        command = _update_command(job, nodes=_node_span(job, k, k))
+        return f"with --nodes={k} (instead of {job.count}{upto})", start, command
     return None
+
+
+def _shorter_start(sim, job, pictures, request, mask, own_start):
+    """(words, start, command) of the longest whole-minute time limit below ``job``'s (not
+    below its --time-min: an update may not go there) with which it could run from some
+    start in the first of ``pictures`` before a plan or advance reservation takes its
+    nodes, if with it it would start, at its fits in ``pictures`` (:func:`_start_in`), a
+    minute or more before ``own_start``, not now (what would start it now, the hints above
+    say); or None."""
+    if math.isinf(job.limit):
+        return None
+    later, after = pictures[0].room, pictures[0].after
+    strict, low, best = _strict(sim.policy), max(1, math.ceil(job.time_min / 60)), 0
+    top = math.ceil(job.limit / 60) - 1
+    for i, start in enumerate(later.times):
+        if start >= own_start - 60 or top <= best:
+            break
+        if start <= later.times[0] or (after is not None and start < after):
+            continue
+        lo, hi = max(low, best + 1), top
+        if later.fits(request, mask, lo * 60 + strict, at=i) is None:
+            continue
+        while lo < hi:  # (the longest limit that fits from there)
+            mid = (lo + hi + 1) // 2
+            if later.fits(request, mask, mid * 60 + strict, at=i) is None:
+                hi = mid - 1
+            else:
+                lo = mid
+        best = lo
+    if not best:
+        return None
+    start = _start_in(pictures, request, mask, best * 60 + strict)
+    if start >= own_start - 60 or start <= later.times[0]:
+        return None
+    text = format_duration(timedelta(seconds=best * 60))
+    now = format_duration(timedelta(seconds=job.limit))
+    return f"with -t {text} (instead of {now})", start, _update_command(job, time=text)
 
 
 def _no_reservation(sim: Simulation, job, t: float) -> str | None:
@@ -1003,14 +1297,18 @@ def _plan_of(sim: Simulation, job, t: float, heads=None):
     return _plan_at(job, t)
 
 
-def _room(sim: Simulation, t: float, free: np.ndarray, planned) -> Profile:
+def _room(
+    sim: Simulation, t: float, free: np.ndarray, planned, whole: bool | None = None
+) -> Profile:
     """The resources free from ``t`` on as backfill maps them: the running jobs end at their
     time limits, and each ``planned`` job holds its SCHEDNODES from its planned start for
     its time limit (:func:`_plans_known` says whether every plan names its nodes): what it
     asks on each under ``easy`` and ``conservative`` (their profiles), the whole nodes
     under ``slurm``, whose node_space map reserves nodes (backfill.c _add_reservation takes
-    the job's node bitmap out of each slot's avail_bitmap)."""
-    whole = getattr(sim.policy, "name", None) == "slurm"
+    the job's node bitmap out of each slot's avail_bitmap); ``whole=False``: what each
+    asks under ``slurm`` too."""
+    if whole is None:
+        whole = getattr(sim.policy, "name", None) == "slurm"
     releases = [
         (run["Start"] + other.limit, tuple(run["nodes"]), run["usage"])
         for other, run, _last in records_at(sim, t)
