@@ -25,7 +25,8 @@ A scenario is a YAML (or JSON) document; every field it takes is below::
     slurmctld_start: -8                # optional: when slurmctld started, in seconds from
                                        # the scenario's start (0 or less, default 0): the
                                        # slurm policy's periodic main-scheduler pass falls
-                                       # every sched_interval from then
+                                       # every sched_interval from then, and priorities are
+                                       # recalculated every PriorityCalcPeriod from then
     jobs:                              # (jobs: [] for a cluster alone, for scenario.lab())
       - id: big                        # optional unique name (used by --dependency: no
                                        # spaces, ':', ',', '?', '+'); a job without one is
@@ -330,7 +331,8 @@ class Scenario:
     qos: tuple[Qos, ...] = ()
     reservations: tuple[Reservation, ...] = ()
     #: when slurmctld started, in seconds from the scenario's start (0 or less): the
-    #: periodic main-scheduler pass's grid (``simulate(slurmctld_start=)``)
+    #: grid of the periodic main-scheduler pass and of the priority recalculation
+    #: (``simulate(slurmctld_start=)``)
     slurmctld_start: float = 0.0
     #: the files it read besides the scenario itself, resolved: its cluster's slurm.conf,
     #: the files that includes (its ``Include`` lines), then its gres.conf (``cluster:

@@ -531,7 +531,7 @@ def test_an_efficiency_column_that_holds_no_ratios():
             "policy 'easy' has no parameter bf_window: bf_window is a parameter of "
             "policy='slurm'; it takes none, and simulate's own keywords are policy, seed, "
             "progress, enforce_time_limit, requeue_delay, actions, failures, random_failures, "
-            "accounts, qos, reservations, until",
+            "accounts, qos, reservations, until, slurmctld_start",
         ),
         (
             {"policy": "slurm", "name": "x"},
@@ -542,7 +542,7 @@ def test_an_efficiency_column_that_holds_no_ratios():
             "bf_max_job_start, bf_min_age_reserve, bf_min_prio_reserve, and "
             "simulate's own keywords are policy, seed, progress, enforce_time_limit, "
             "requeue_delay, actions, failures, random_failures, accounts, qos, reservations, "
-            "until",
+            "until, slurmctld_start",
         ),
         (
             {"policy": "slurm", "bf_windw": 60},
@@ -553,7 +553,7 @@ def test_an_efficiency_column_that_holds_no_ratios():
             "bf_max_job_part, bf_max_job_user_part, bf_max_job_start, bf_min_age_reserve, "
             "bf_min_prio_reserve, and simulate's own keywords are policy, seed, "
             "progress, enforce_time_limit, requeue_delay, actions, failures, random_failures, "
-            "accounts, qos, reservations, until",
+            "accounts, qos, reservations, until, slurmctld_start",
         ),
     ],
 )

@@ -42,9 +42,17 @@ class PriorityState:
     """Fair-share usage, factors and snapshots for one simulation."""
 
     def __init__(
-        self, cluster, weights: MultifactorWeights, tree: AccountTree, qos: dict[str, Qos]
+        self,
+        cluster,
+        weights: MultifactorWeights,
+        tree: AccountTree,
+        qos: dict[str, Qos],
+        *,
+        ctld_start: float = 0.0,
     ):
         self.w = weights
+        #: slurmctld's start (seconds, <= 0): the decay thread's grid (:meth:`last_recalc`)
+        self.ctld_start = ctld_start
         self.tree = tree
         self.qos = qos
         self.total_nodes = len(cluster.nodes)
@@ -67,6 +75,22 @@ class PriorityState:
         #: snapshot (None: the same as the users')
         self._accounts_in: list[dict[str, float] | None] = []
         self.recompute(0.0)
+
+    # -- the decay thread's grid ---------------------------------------------------------------
+    def last_recalc(self, t: float) -> float:
+        """When the decay thread last ran at or before ``t``.
+
+        priority_multifactor.c ``_decay_thread`` runs once as it starts (in priority_g_init,
+        just before controller.c starts ``_slurmctld_background``), then sleeps until its
+        first run's time plus PriorityCalcPeriod, again and again (``abs.tv_sec +=
+        priority_calc_period``: an absolute grid, however long a run took), so it runs every
+        PriorityCalcPeriod from slurmctld's start (``ctld_start``)."""
+        period, start = self.w.calc_period, self.ctld_start
+        return start + math.floor((t - start) / period) * period
+
+    def next_recalc(self, t: float) -> float:
+        """The decay thread's next run after ``t`` (strictly later: see :meth:`last_recalc`)."""
+        return self.last_recalc(t) + self.w.calc_period
 
     # -- usage ---------------------------------------------------------------------------------
     def billing_rate(self, job) -> float:
@@ -267,7 +291,7 @@ class PriorityState:
         i = self._snapshot_index(t)
         when, usage, _fs = self.snapshots[i]
         period, half_life = self.w.calc_period, self.w.decay_half_life
-        last = max(when, math.floor(t / period) * period)  # the last recalculation <= t
+        last = max(when, self.last_recalc(t))
         d = decay_factor(last - when, half_life)
         at_last = {k: v * d for k, v in usage.items()}
         now = dict(at_last)
@@ -275,7 +299,8 @@ class PriorityState:
             if c > t:
                 break
             if c <= last:  # decayed from the recalculation before it on
-                before = max(when, math.ceil(c / period) * period - period)
+                start = self.ctld_start  # (the last recalculation before the charge)
+                before = max(when, start + (math.ceil((c - start) / period) - 1) * period)
                 used *= decay_factor(last - before, half_life)
                 at_last[key] = at_last.get(key, 0.0) + used
             now[key] = now.get(key, 0.0) + used
@@ -299,8 +324,8 @@ class PriorityState:
         """
         usage, raw_usage = self._usage_at(t)
         i = self._snapshot_index(t)
-        period = self.w.calc_period  # (a recalculation skipped while idle charged nothing)
-        skipped = max(self.snapshots[i][0], math.floor(t / period) * period) > self.snapshots[i][0]
+        # (a recalculation skipped while idle charged nothing)
+        skipped = max(self.snapshots[i][0], self.last_recalc(t)) > self.snapshots[i][0]
         classic = self._classic(usage, None if skipped else self._accounts_in[i])
         tree_fs = fair_tree(self.tree, usage) if self.w.fair_tree else None
         sub = self.tree.subtree_usage(usage)

@@ -384,7 +384,8 @@ class Simulation(Controller, Lifecycles, Updates):
         #: from slurmctld's start (real fixtures: preempt-gpu started 10 s before its first
         #: job, periodic pass at 170 s; node-fail-gpu 8 s before, 172 s). Without a main
         #: scheduler the backfill cycle's grid is the simulation's own.
-        self._main_phase = 0.0 if self._main_off else _slurmctld_start(slurmctld_start)
+        self._ctld_start = _slurmctld_start(slurmctld_start)
+        self._main_phase = 0.0 if self._main_off else self._ctld_start
         #: no job can ever start: the slurm policy without a main scheduler nor backfill
         self.starts_nothing = self._main_off and not getattr(self.policy, "interval", None)
         if self.starts_nothing:
@@ -562,7 +563,11 @@ class Simulation(Controller, Lifecycles, Updates):
         self.tree = AccountTree(accounts, root_user=bool(accounts))
         self.has_accounts = bool(accounts)
         weights = MultifactorWeights.from_cluster(cluster)
-        self.prio = PriorityState(cluster, weights, self.tree, self.qos) if weights else None
+        self.prio = (
+            PriorityState(cluster, weights, self.tree, self.qos, ctld_start=self._ctld_start)
+            if weights
+            else None
+        )
         self._tick_armed = False
         self._arm_priority_tick()
         self._job_requeue = cluster.job_requeue  # slurm.conf JobRequeue (looked up once)
@@ -1214,12 +1219,12 @@ class Simulation(Controller, Lifecycles, Updates):
         return self.prio.in_partition(latest, job, part).priority(self.prio.w)
 
     def _arm_priority_tick(self) -> None:
-        """Schedule the next recalculation at the next multiple of PriorityCalcPeriod."""
+        """Schedule the next recalculation: every PriorityCalcPeriod from slurmctld's start
+        (:meth:`PriorityState.next_recalc`)."""
         if self.prio is None or self._tick_armed:
             return
         self._tick_armed = True
-        period, now = self.prio.w.calc_period, self.env.now
-        self._at(period - (now % period) if now % period else period, self._priority_tick, URGENT)
+        self._at(self.prio.next_recalc(self.env.now) - self.env.now, self._priority_tick, URGENT)
 
     def _priority_tick(self, _event=None) -> None:
         """PriorityCalcPeriod: decay and charge usage, recompute fair share and priorities.
@@ -2358,7 +2363,8 @@ def _slurmctld_start(value) -> float:
         raise SlurmlabError(
             f"slurmctld_start={value!r}: give when slurmctld started, in seconds from the "
             "simulation's start, 0 or less (e.g. -8: 8 s before it); the periodic "
-            "main-scheduler pass falls every sched_interval from then"
+            "main-scheduler pass falls every sched_interval from then, and the priority "
+            "recalculation every PriorityCalcPeriod"
         )
     return float(value)
 

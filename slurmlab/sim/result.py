@@ -1482,8 +1482,7 @@ def tres_run_mins(sim: Simulation, t: float) -> dict[str, str]:
     jobs (1 CPU x 60 s and 8 CPUs x 300 s) before the first decay cycle."""
     prio, cluster = sim.prio, sim.cluster
     names = _cluster_tres(cluster)
-    period = prio.w.calc_period
-    decayed = math.floor(t / period) * period if period > 0 else t  # the last cycle <= t
+    decayed = prio.last_recalc(t) if prio.w.calc_period > 0 else t  # the last cycle <= t
     secs: dict[str, dict[str, float]] = {}
     for job, run, _last in records_at(sim, t):
         start = run["Start"]

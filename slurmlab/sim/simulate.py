@@ -91,7 +91,8 @@ def simulate(
     simulation's start: Slurm's periodic main-scheduler pass falls every ``sched_interval``
     from then (controller.c ``_slurmctld_background``), which decides when a job made
     eligible by time alone (a requeue's delay, ``--begin``) or a victim's PreemptExemptTime's
-    end is seen; default 0, slurmctld starting with the simulation.
+    end is seen, and so does priority/multifactor's recalculation, every PriorityCalcPeriod
+    (``_decay_thread``); default 0, slurmctld starting with the simulation.
     ``actions`` are scripted admin actions (cancel, requeue, hold, release, requeuehold,
     update, drain, resume) at given times (seconds, or a duration such as ``"1h"``).
     Jobs without an ``id`` are numbered 1, 2, ... in submit order, as sbatch numbers them:

@@ -46,6 +46,8 @@ for name in "${names[@]}"; do
     "$PY" "$HERE/capture_srun_env.py" --out "$DATA/$name"
   else
     "$PY" "$HERE/run_scenario.py" "$DATA/scenarios/$name.yaml" --out "$DATA/$name"
+    # the scenario's origin (real Slurm's t0) and slurmctld_start (from slurmctld's log)
+    PYTHONPATH="$REPO${PYTHONPATH:+:$PYTHONPATH}" "$PY" "$HERE/recalc_grid.py" --set "$name"
   fi
   rm -rf "$LOGS/$name"; cp -r "$REALSLURM_DIR/log" "$LOGS/$name"
 done

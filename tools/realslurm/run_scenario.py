@@ -518,9 +518,34 @@ class Driver:
             "sacct_command": shlex.join([*base, "-P", *fields]),
             "slurm_time_format": os.environ.get("SLURM_TIME_FORMAT", ""),
             "job_ids": self.real_ids,
+            **self.ctld_start(),
             **self.log,
         }
         (self.out / "meta.json").write_text(json.dumps(meta, indent=2) + "\n")
+
+    def ctld_start(self) -> dict:
+        """When slurmctld started, from its log: ``slurmctld_start_s``, in whole seconds from
+        t0 (a scenario's ``slurmctld_start``), and the log line it was read from.
+
+        priority/multifactor's decay thread logs "No last decay (...) to recover" as it
+        starts (priority_multifactor.c ``_read_last_decay_ran``, just after it takes the
+        time its grid counts from; up.sh's fresh spool has no such file), in priority_g_init
+        just before controller.c starts ``_slurmctld_background``: the decay thread runs
+        every PriorityCalcPeriod and the periodic main-scheduler pass every sched_interval
+        from then, each at ``time(NULL)``, whole seconds. Without that line, "Running as
+        primary controller", logged just before. Nothing when neither is found."""
+        log = self.work / "log" / "slurmctld.log"
+        if not log.is_file():
+            return {}
+        text = log.read_text(errors="replace").splitlines()
+        stamped = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.\d+)?\] (.*)$")
+        for words in ("No last decay", "Running as primary controller"):
+            for line in text:
+                match = stamped.match(line)
+                if match and words in match[2]:
+                    started = to_epoch(match[1])  # (whole seconds: time(NULL), as Slurm)
+                    return {"slurmctld_start_s": started - self.t0, "slurmctld_start_log": line}
+        return {}
 
     def write_ctld_log(self) -> None:
         """slurmctld's log lines about preemption and requeues (preempt.log), if any."""

@@ -183,13 +183,6 @@ SIMPLIFICATIONS: dict[tuple[str, str], tuple[float, str]] = {
         "main-scheduler run after its begin time (190 s, not 178 s). The simulator ends a "
         "victim at the end of its grace time and starts it when eligible",
     ),
-    ("preemption", "urgent2"): (
-        60.0,
-        "its victim became preemptable at 120 s (PreemptExemptTime); Slurm preempts only in "
-        "main-scheduler runs, here the periodic one every sched_interval (60 s) counted from "
-        "slurmctld's start, which fell at 172 s; the simulator's periodic runs fall on "
-        "multiples of 60 s from the scenario's start (120 s)",
-    ),
     ("preemption", "fill2"): (
         math.inf,
         "a victim whose grace time ended (182 s) before Slurm's time-limit check killed it "
@@ -376,7 +369,6 @@ NODE_SIMPLIFICATIONS: dict[tuple[str, str], str] = {
     ),
     ("threads", "n5_mem"): "see gpu2_n1",
     ("threads", "n17"): "see gpu2_n1",
-    ("preemption", "small"): "its second run follows fill2's (see its start)",
     ("mix-7", "j27"): _MIX7_J27,
     ("mix-14", "j08"): _MIX14_J08,
     ("mix-14", "j09"): _MIX14_J08,
