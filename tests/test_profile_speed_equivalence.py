@@ -877,3 +877,32 @@ def test_the_skip_rule_on_hand_made_changes():
     found = out_search_in(prof, demand, 1, mask, 0.0, t, nodes, demand[None], False)
     assert (t, nodes, found[2]) == (10.0, (0,), (1,))
     assert not _undisturbed(10.0, 10.0, [(10.0, 12.0, False)])
+
+
+@given(st.data())
+@SETTINGS
+def test_pool_search_from_an_earlier_searchs_start(data):
+    """On a pool, a search that begins where an earlier search of the same request found
+    its start (``not_before``), for a limit no shorter, after room was only taken, finds
+    what a search from now finds: no earlier start can fit (the slurm cycle's one-node
+    shortcut in ``SlurmBackfill._plan_jobs`` rests on this)."""
+    draw = data.draw
+    capacity = draw(clusters().map(lambda c: c[:1]))
+    now, free, releases = profile_args(draw, capacity)
+    pool = PoolProfile(now, free.copy(), capacity, releases)
+    demand = amounts(draw, capacity)[0]
+    demand[1:] = 0  # (a trace's job: CPUs only)
+    demand[0] = max(int(demand[0]), 1)
+    request, mask = Request(demand, 1), np.ones(1, dtype=bool)
+    limit = draw(times_st)
+    first = pool.earliest(request, mask, limit)
+    if first is None:
+        return
+    for _ in range(draw(st.integers(0, 6))):  # plans and starts: room taken only
+        start = max(draw(times_st), pool.now)
+        usage = amounts(draw, capacity)
+        pool.reserve((0,), usage, start, start + draw(spans_st))
+    longer = limit + draw(times_st)
+    expected = pool.earliest(request, mask, longer)
+    got = pool.earliest(request, mask, longer, not_before=first[1])
+    assert same_answer(got, expected), (first, got, expected)

@@ -771,13 +771,16 @@ def _unplace(prof: Profile, job: PendingJob, found, view: QueueView, d: Decision
         changes.append((t, t + job.limit, True))  # (its slot, freed)
 
 
-def _earliest(prof: Profile, job: PendingJob, mask: np.ndarray, limit: float):
+def _earliest(
+    prof: Profile, job: PendingJob, mask: np.ndarray, limit: float, not_before: float | None = None
+):
     """The job's earliest fit in ``prof`` for ``limit`` seconds on ``mask``: (interval index,
-    start, nodes), or None. A job that may spread over nodes (``-n`` without ``-N``) is placed
-    as Slurm places it (:meth:`Profile.spread_earliest`: one node or several)."""
+    start, nodes), or None; ``not_before``: no fit starts earlier (the search begins there).
+    A job that may spread over nodes (``-n`` without ``-N``) is placed as Slurm places it
+    (:meth:`Profile.spread_earliest`: one node or several), searched from the start."""
     if job.spread is not None:
         return prof.spread_earliest(job.request, mask, limit)
-    return prof.earliest(job.request, mask, limit)
+    return prof.earliest(job.request, mask, limit, not_before=not_before)
 
 
 def _ends(view: QueueView) -> tuple[np.ndarray, np.ndarray, set]:
@@ -1224,10 +1227,24 @@ class SlurmBackfill(Conservative):
         # after it: (nodes, usage, start, end)
         lifted: list = []
         inside: set[int] = set()  # jobs of advance reservations met (they block nothing)
+        # what a plan holds in the profile, its nodes' capacity, per node set (a numpy
+        # fancy index costs about what the reservation itself does: once per set)
+        capacity_of: dict[tuple[int, ...], np.ndarray] = {}
+        # On a one-node pool: shape -> (limit, start) of the last search for that shape,
+        # where a search for the shape with a limit no shorter begins. Within the loop the
+        # profile only loses room (plans and starts; lifted advance reservations are put
+        # back before the next job), and a longer window is harder to fit, so no earlier
+        # start can fit (the rule of ``hopeless`` above); the search would reach the same
+        # first fit, only after walking every interval the cycle's plans hold before it.
+        # (A search with more room, a job's lifted reservations, is neither used nor kept;
+        # nor on larger clusters, whose searches are numpy's, not a walk.)
+        pool = len(view.capacity) == 1
+        searched: dict[tuple, tuple[float, float]] = {}
         for job in queue:  # (deep queues: mostly jobs of a shape already known to fail)
-            for nodes, usage, a, b in lifted:
-                prof.reserve(nodes, usage, a, b)
-            lifted.clear()
+            if lifted:
+                for nodes, usage, a, b in lifted:
+                    prof.reserve(nodes, usage, a, b)
+                lifted.clear()
             if job.reservation is not None:
                 inside.add(job.id)
             if last is not None and not keep:  # its task neither started nor was reserved
@@ -1290,8 +1307,10 @@ class SlurmBackfill(Conservative):
                 meets, own_end, exact = _met(job, windows, now, lifted)
                 for nodes, usage, a, b in lifted:
                     prof.reserve(nodes, -usage, a, b)
-            if not cycle.reached(
-                space, unreached, job, up, now, meets, now_only=no_reserve, exact=exact
+            missed = unreached.get(shape)  # (cycle.reached's own first test, made here
+            # without the call: in a deep queue most jobs are of a shape already not reached)
+            if (missed is not None and limit >= missed and not no_reserve) or not cycle.reached(
+                space, unreached, job, limit, up, now, meets, now_only=no_reserve, exact=exact
             ):
                 seen.append((job, False, None))
                 if job.partition in waiting:
@@ -1303,7 +1322,12 @@ class SlurmBackfill(Conservative):
                 continue  # passed over untested (too few nodes outside the reservations)
             tested += 1
             mask = job.plan_mask if all_up else job.plan_mask & view.up
-            found = _earliest(prof, job, mask, limit)
+            after = searched.get(shape) if pool and not lifted else None
+            found = _earliest(
+                prof, job, mask, limit, after[1] if after and limit >= after[0] else None
+            )
+            if pool and not lifted and found is not None:
+                searched[shape] = (limit, found[1])
             if found is not None and found[1] > now:
                 found = _will_run(
                     prof, job, mask, limit, found, cycle.ends, space, view.epoch, meets
@@ -1402,7 +1426,10 @@ class SlurmBackfill(Conservative):
             # hold them in
             if begin < space.end:
                 hold = (max(begin - 1.0, now), min(end, space.end))
-                prof.reserve(nodes, view.capacity[list(nodes)], *hold)
+                usage = capacity_of.get(nodes)
+                if usage is None:
+                    usage = capacity_of[nodes] = view.capacity[list(nodes)]
+                prof.reserve(nodes, usage, *hold)
                 if end > space.end:
                     if cycle.cut is None:
                         cycle.cut = np.zeros(len(view.capacity), dtype=bool)
@@ -1599,19 +1626,20 @@ class _Cycle:
         space: NodeSpace,
         unreached: dict,
         job: PendingJob,
+        limit: float,
         up: int,
         now,
         blocked,
         now_only: bool = False,
         exact=(),
     ) -> bool:
-        """Whether the node_space walk over ``space`` reaches ``job`` (:meth:`NodeSpace.reachable`
-        over the up nodes its plans may use), a shape not reached at some limit being not
-        reached at a longer one (``unreached``: shape -> shortest limit not reached;
-        reservations only take room, so it holds for the cycle). ``now_only``: a job that
-        may only start now (TEST_NOW_ONLY) has its first try alone, and no shape is noted.
-        ``exact``: the windows that move its tries to their ends (:func:`_met`)."""
-        limit = _bf_limit(job)
+        """Whether the node_space walk over ``space`` reaches ``job`` tested for ``limit``
+        seconds (:func:`_bf_limit`; :meth:`NodeSpace.reachable` over the up nodes its plans
+        may use), a shape not reached at some limit being not reached at a longer one
+        (``unreached``: shape -> shortest limit not reached; reservations only take room,
+        so it holds for the cycle). ``now_only``: a job that may only start now
+        (TEST_NOW_ONLY) has its first try alone, and no shape is noted. ``exact``: the
+        windows that move its tries to their ends (:func:`_met`)."""
         if not now_only:
             missed = unreached.get(job.shape)
             if missed is not None and limit >= missed:
@@ -1636,7 +1664,7 @@ class _Cycle:
         for job, reached, held in self.seen:
             if (
                 reached is not None
-                and self.reached(space, unreached, job, up, now, blocked) != reached
+                and self.reached(space, unreached, job, _bf_limit(job), up, now, blocked) != reached
             ):
                 return False
             if held is not None:
