@@ -1201,7 +1201,7 @@ class SlurmBackfill(Conservative):
         # made to backfill schedule a job, its expected initiation time value will not be set")
         tested, max_tested = cycle.tested, self.bf_max_job_test
         table = self.node_space_size  # the records the map may hold (bf_node_space_size)
-        res, off = self.bf_resolution, view.epoch % self.bf_resolution  # (epoch's grid)
+        res, off = self._grid(view)
         first_slot = slot_of(now, res, off)
         unreached, seen, reasons = cycle.unreached, cycle.seen, d.reasons
         begun: set[int] = set()  # (-p a,b: a job queued in several partitions starts once)
@@ -1471,8 +1471,7 @@ class SlurmBackfill(Conservative):
         ESLURM_NODES_BUSY, ``*when = resv_ptr->end_time``): :func:`_met` gives it the
         exact end. A map record ending between a reservation's end and that rounding would
         let Slurm try there, where the profile still holds the nodes (a simplification)."""
-        now, res = view.now, self.bf_resolution
-        off = view.epoch % res
+        now, (res, off) = view.now, self._grid(view)
         window_end = slot_of(now + self.bf_window * 60.0, res, off)
         by = view.blocked_by
         out = []
@@ -1488,9 +1487,14 @@ class SlurmBackfill(Conservative):
             out.append(_Window(t0, t1, held, usage, node_bits(usage.any(axis=1)), who))
         return out
 
+    def _grid(self, view: QueueView) -> tuple[float, float]:
+        """``bf_resolution`` and where time 0 falls on its grid of epoch seconds (backfill.c
+        rounds epoch seconds: :func:`~slurmlab.policies.nodespace.slot_of`'s ``offset``)."""
+        return self.bf_resolution, view.epoch % self.bf_resolution
+
     def _node_space(self, view: QueueView) -> NodeSpace:
-        res = self.bf_resolution
-        return NodeSpace(view.now, self.bf_window * 60.0, res, len(view.capacity), view.epoch % res)
+        res, off = self._grid(view)
+        return NodeSpace(view.now, self.bf_window * 60.0, res, len(view.capacity), off)
 
     def _over_caps(self, job: PendingJob, facts: JobFacts, counts: dict) -> bool:
         """Whether the cycle has already tested as many jobs of the job's user in its
