@@ -81,7 +81,10 @@ _MIX13_DECAY = (
     "carol's j07 and took gpu1 at 57 (j07 at 62). The simulator recalculates every minute "
     "from the scenario's start (60 s), so its priorities differ from 54 to 60 s (j09, "
     "backfilled on gpu1 at 50 s here, and j07 still start within the tolerance), and the gpu "
-    "partition's later plans differ"
+    "partition's later plans differ. That is not the whole cause: given slurmctld_start: -5 "
+    "(its sprio ages' grid) the simulator's sprio agrees to 110 s, but j09 still backfills at "
+    "50 s and the starts after 180 s differ more (23 of 52 within the tolerance), so the "
+    "scenario keeps 0"
 )
 _MIX13_FOLLOWS = (
     "follows j09 and j07 (the first priority recalculation, at about 54 s in real Slurm, "
