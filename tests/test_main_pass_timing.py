@@ -229,3 +229,26 @@ def test_maint_part_the_windows_end_is_left_to_backfill():
             "SchedBackfill" if by == "backfill" else "SchedMain"
         )
         assert (sim.loc[key, "start_s"], sim.loc[key, "StartedBy"]) == (start - 1.0, by)
+
+
+def test_without_backfill_a_reservations_end_waits_for_the_periodic_pass():
+    """With bf_interval=-1 (no backfill) nothing but the periodic main-scheduler pass tests
+    wide after the window ends at 130 s: it starts at the next sched_interval tick (60 s
+    from slurmctld's start: 180 s), by the main scheduler."""
+    doc = RESERVED.replace("bf_interval=20", "bf_interval=-1")
+    seconds, jobs = _run(doc)
+    assert seconds["wide"] == 180.0 and jobs.loc["wide", "StartedBy"] == "main"
+
+
+def test_a_reservation_ending_over_an_empty_queue_leaves_the_backfill_grid_alone():
+    """Nothing is queued when the window ends (130 s): a job submitted at 140 s waits for
+    the next backfill cycle on bf_interval's grid (160 s), as it would with no reservation
+    (sched_interval=-1: backfill alone starts jobs)."""
+    doc = RESERVED.replace('"bf_interval=20"', '"bf_interval=20,sched_interval=-1"').replace(
+        "submit: 10,", "submit: 140,"
+    )
+    seconds, _ = _run(doc)
+    assert seconds["wide"] == 160.0
+    plain = doc.split("reservations:")[0] + "jobs:" + doc.split("jobs:")[1]
+    seconds, _ = _run(plain)
+    assert seconds["wide"] == 160.0

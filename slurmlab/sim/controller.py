@@ -528,10 +528,11 @@ class Controller:
         reservation.c ``job_resv_check`` purges the record and bumps ``last_resv_update``,
         which wakes backfill only: ``_more_work``). The nodes it held are then taken by
         the next backfill cycle, which no longer counts it (``job_test_resv``: a
-        reservation with ``end_time <= now`` is over), or by the next event's or the
-        periodic main-scheduler pass (real Slurm: ``resv-backfill``, big started by backfill
-        2 s after the reservation's end; here at the end, where the 5-s grid of the
-        backfill timer falls). The other policies pass at every edge."""
+        reservation with ``end_time <= now`` is over), or by the next event's pass or the
+        periodic main-scheduler pass (every sched_interval from slurmctld's start), whichever
+        comes first (real Slurm: ``resv-backfill``, big started by backfill 2 s after the
+        reservation's end; here at the end, where the grid of its bf_interval=5 falls).
+        The other policies pass at every edge."""
         if what == "reservation_end":
             for _key, jid in list(self.queue):
                 job = self.jobs[jid]
@@ -542,11 +543,13 @@ class Controller:
         self._changed()
         self.events.append((self.env.now, what, None, None, r.name))
         quiet = what == "reservation_end" and isinstance(self.policy, SlurmBackfill)
-        if quiet and not self._timer_running:
-            # backfill cycles ran on through the reservation (set_node_maint_mode marks its
-            # nodes every 5 s while it is active, last_node_update, so backfill.c's
-            # _more_work holds): the stopped timer resumes its grid, this instant included
-            self._timer_idle = True
+        if quiet and self.queue:
+            if not self._timer_running:
+                # backfill cycles ran on through the reservation (set_node_maint_mode marks
+                # its nodes every 5 s while it is active, last_node_update, so backfill.c's
+                # _more_work holds): the stopped timer resumes its grid, this instant included
+                self._timer_idle = True
+            self._wake_at(self.env.now)  # (the periodic pass, backfill off or slower)
         self.request_pass(main=not quiet)
 
     def _under_maintenance(self, job) -> bool:
