@@ -158,3 +158,23 @@ def test_no_sooner_claim_where_the_plans_ahead_will_not_stand(seed):
     picture, and each claim it makes holds (tools/why_pending_check.py)."""
     n = _checked(seed)
     assert n["explained"] > 0 and n["false sooner claim"] == 0, n
+
+
+def test_a_lowered_throttle_frees_a_slot_only_when_all_but_n_minus_1_tasks_have_ended():
+    """Three tasks of --array=0-3%3 run (two to 30 min, one to 40 min) when the throttle is
+    lowered to 1: a task starts only while fewer than 1 runs (job_mgr.c
+    job_array_start_test), so 2_3 waits for all three (40 min), and job 6 (three nodes,
+    behind it under fifo) for 2_3's end, 70 min: its own start is said to be about then, not
+    at the first task's end (60 min)."""
+    lab = Lab("tiny", "fifo")
+    lab.sbatch("-N 2 --exclusive -t 10", runtime=600)
+    a = lab.sbatch("-N 1 --exclusive -t 30 --array=0-3%3", runtime=1800)
+    lab.sbatch("-N 1 --exclusive -t 100", runtime=6000)
+    x = lab.sbatch("-N 3 --exclusive -t 60", runtime=3600)
+    lab.advance(660)
+    lab.update(a, throttle=1)
+    lab.advance(10)
+    said = lab.why_pending(x)
+    assert "instead of about t=4200s" in said
+    lab.run()
+    assert lab.sim._lookup(x)[0].start == 4200  # noqa: SLF001

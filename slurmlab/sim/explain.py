@@ -1054,13 +1054,17 @@ def _split_order(sim: Simulation, job, t: float):
 def _slots(sim: Simulation, job, t: float) -> list[float]:
     """When each of the ``%N`` slots of ``job``'s array frees, from ``t`` (a heap): now for
     each slot no task holds, else the end of the running task that holds it, at its time
-    limit."""
+    limit. More tasks may run than ``%N`` (the throttle lowered since they started): a task
+    starts only while fewer than N run (job_mgr.c ``job_array_start_test``), so the first
+    slot frees when all but N - 1 of them have ended, and the N slots are held by the N
+    running tasks that end last."""
     ends = []
     for other in sim.jobs.values():
         if other.array_id == job.array_id and _state_at(sim, other, t) == "running":
             runs = [*other.runs, sim._run_record(other, other.state)]  # noqa: SLF001
             start = max(r["Start"] for r in runs if r["Start"] is not None and r["Start"] <= t)
             ends.append(start + other.limit)
+    ends = sorted(ends)[max(len(ends) - job.throttle, 0) :]
     ends += [t] * max(job.throttle - len(ends), 0)
     heapq.heapify(ends)
     return ends
