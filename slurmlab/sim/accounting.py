@@ -10,7 +10,6 @@ kept at each recalculation, and the charges of jobs ended since, give ``sprio`` 
 
 from __future__ import annotations
 
-import math
 from bisect import bisect_right
 from dataclasses import replace
 
@@ -33,6 +32,7 @@ from slurmlab.policies.priority import (
     partition_tres,
     tres_factors,
 )
+from slurmlab.sim.timing import tick_at_or_after, tick_at_or_before
 from slurmlab.spec.qos import Qos
 
 __all__ = ["PriorityState"]
@@ -85,8 +85,7 @@ class PriorityState:
         first run's time plus PriorityCalcPeriod, again and again (``abs.tv_sec +=
         priority_calc_period``: an absolute grid, however long a run took), so it runs every
         PriorityCalcPeriod from slurmctld's start (``ctld_start``)."""
-        period, start = self.w.calc_period, self.ctld_start
-        return start + math.floor((t - start) / period) * period
+        return tick_at_or_before(t, self.w.calc_period, self.ctld_start)
 
     def next_recalc(self, t: float) -> float:
         """The decay thread's next run after ``t`` (strictly later: see :meth:`last_recalc`)."""
@@ -299,8 +298,8 @@ class PriorityState:
             if c > t:
                 break
             if c <= last:  # decayed from the recalculation before it on
-                start = self.ctld_start  # (the last recalculation before the charge)
-                before = max(when, start + (math.ceil((c - start) / period) - 1) * period)
+                # (the last recalculation before the charge)
+                before = max(when, tick_at_or_after(c, period, self.ctld_start) - period)
                 used *= decay_factor(last - before, half_life)
                 at_last[key] = at_last.get(key, 0.0) + used
             now[key] = now.get(key, 0.0) + used

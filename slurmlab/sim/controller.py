@@ -38,7 +38,7 @@ from slurmlab.policies.base import (
 )
 from slurmlab.policies.placement import choose_nodes, fitting_mask
 from slurmlab.sim.causes import Preempted
-from slurmlab.sim.timing import AFTER_PASS, LATE, URGENT
+from slurmlab.sim.timing import AFTER_PASS, LATE, URGENT, tick_at_or_after, tick_at_or_before
 from slurmlab.spec.job import spread_of
 from slurmlab.spec.qos import Reservation
 
@@ -183,8 +183,9 @@ class Controller:
             # the periodic main-scheduler pass over the whole queue: on its grid of
             # sched_interval, after something changed (with nothing new it would start nothing)
             self._full_armed = True
-            since = (self.env.now - self._main_phase) % full  # (its grid: slurmctld's start)
-            self._at(full - since if since else full, self._full_pass, AFTER_PASS)
+            now = self.env.now  # (its grid: from slurmctld's start)
+            after = tick_at_or_before(now, full, self._main_phase) + full
+            self._at(after - now, self._full_pass, AFTER_PASS)
 
     #: job records the last reservation step tested (see :attr:`PendingJob.ahead`)
     _resv_depth: int = 0
@@ -1353,8 +1354,7 @@ class Controller:
         grid = self._main_grid
         if grid is None:  # (no periodic pass: the next event's pass, if any, looks again)
             return
-        phase = self._main_phase
-        t = phase + math.ceil((t - phase) / grid) * grid
+        t = tick_at_or_after(t, grid, self._main_phase)
         if self._wake is not None and self.env.now <= self._wake <= t:
             return
         self._wake = t

@@ -11,10 +11,24 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["AFTER_PASS", "INF", "LATE", "NORMAL", "URGENT"]
+__all__ = ["AFTER_PASS", "INF", "LATE", "NORMAL", "URGENT", "tick_at_or_after", "tick_at_or_before"]
 
 URGENT = 0  # job ends, node failures and repairs, priority recalculation
 NORMAL = 1  # arrivals, begin times, actions
 LATE = 2  # the scheduling pass
 AFTER_PASS = 3  # the backfill cycle
 INF = math.inf
+
+
+def tick_at_or_before(t: float, period: float, start: float = 0.0) -> float:
+    """The last tick at or before ``t`` of a timer that fires every ``period`` seconds from
+    ``start`` (slurmctld's periodic main-scheduler pass and priority recalculation, on grids
+    from slurmctld's start: ``slurmctld_start``); the next tick after ``t`` is this plus
+    ``period``."""
+    return start + math.floor((t - start) / period) * period
+
+
+def tick_at_or_after(t: float, period: float, start: float = 0.0) -> float:
+    """The first tick at or after ``t`` of the timer of :func:`tick_at_or_before`; the last
+    tick strictly before ``t`` is this minus ``period``."""
+    return start + math.ceil((t - start) / period) * period
