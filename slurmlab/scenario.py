@@ -158,8 +158,9 @@ from slurmlab.errors import ScenarioError, SlurmlabError, unknown_fields, warn_a
 from slurmlab.policies.backfill import make_policy
 from slurmlab.policies.fairshare import Account, AccountTree
 from slurmlab.sim.checkpoint import Checkpoint
-from slurmlab.sim.engine import _TASK_RANGE, _slurmctld_start, _task_indices
+from slurmlab.sim.engine import _TASK_RANGE, _task_indices
 from slurmlab.sim.faults import NodeFailure, RandomFailures
+from slurmlab.sim.timing import slurmctld_start_seconds
 from slurmlab.spec.cluster import (
     PRIORITY_JOB_FACTOR_MAX,
     Cluster,
@@ -546,7 +547,7 @@ class Scenario:
         ctld_start = 0.0
         if doc.get("slurmctld_start") is not None:
             with _entry(("slurmctld_start",)):
-                ctld_start = _slurmctld_start(doc["slurmctld_start"])
+                ctld_start = slurmctld_start_seconds(doc["slurmctld_start"])
         files = _cluster_files(doc.get("cluster"), base)
         kind = _cluster_kind(cluster, None if replaced else doc.get("cluster", "tiny"))
         _warn_inert_sections(doc, cluster, kind, qos, accounts, source, lines or {})
@@ -608,7 +609,9 @@ class Scenario:
         - ``actions``, ``failures``: these scripted admin actions and node failures
           replace the file's (``()``: none);
         - ``random_failures``: this failure model (or models) replaces the file's (to run without
-          random failures: ``dataclasses.replace(scenario, random_failures=None).run()``).
+          random failures: ``dataclasses.replace(scenario, random_failures=None).run()``);
+        - ``slurmctld_start``: when slurmctld started replaces the file's (``run(
+          slurmctld_start=0)`` puts Slurm's timers on the scenario's start).
 
         The cluster, the accounts, the QOS and the reservations are checked against the jobs
         when the scenario is loaded, so ``run`` does not take them: use

@@ -108,6 +108,17 @@ def test_a_requeued_job_waits_for_the_periodic_pass_counted_from_slurmctlds_star
     assert second["StartedBy"] == "main"
 
 
+def test_run_slurmctld_start_overrides_the_files():
+    """Scenario.run(slurmctld_start=0) puts Slurm's timers on the scenario's start, whatever
+    the file says: the requeued r starts at 180 s, not 172 s."""
+    scenario = Scenario.from_dict(yaml.safe_load(REQUEUED + "slurmctld_start: -8\n"))
+    for params, start in (({}, 172.0), ({"slurmctld_start": 0}, 180.0)):
+        result = scenario.run(**params)
+        runs = result.sacct(duplicates=True)
+        second = runs[runs["State"] == "COMPLETED"].iloc[0]
+        assert (second["Start"] - result.origin).total_seconds() == start
+
+
 @pytest.mark.parametrize("bad", [5, "soon", True, float("nan")])
 def test_slurmctld_start_must_be_a_time_at_or_before_the_start(bad):
     """slurmctld starts before its first job: a later or unreadable time is refused,

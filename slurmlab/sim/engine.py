@@ -62,7 +62,7 @@ from slurmlab.sim.causes import Cancelled, Requeued
 from slurmlab.sim.controller import Controller
 from slurmlab.sim.history import FactorHistory
 from slurmlab.sim.processes import Lifecycles, in_record
-from slurmlab.sim.timing import AFTER_PASS, INF, LATE, NORMAL, URGENT
+from slurmlab.sim.timing import AFTER_PASS, INF, LATE, NORMAL, URGENT, slurmctld_start_seconds
 from slurmlab.sim.updates import Updates
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import (
@@ -384,7 +384,7 @@ class Simulation(Controller, Lifecycles, Updates):
         #: from slurmctld's start (real fixtures: preempt-gpu started 10 s before its first
         #: job, periodic pass at 170 s; node-fail-gpu 8 s before, 172 s). Without a main
         #: scheduler the backfill cycle's grid is the simulation's own.
-        self._ctld_start = _slurmctld_start(slurmctld_start)
+        self._ctld_start = slurmctld_start_seconds(slurmctld_start)
         self._main_phase = 0.0 if self._main_off else self._ctld_start
         #: no job can ever start: the slurm policy without a main scheduler nor backfill
         self.starts_nothing = self._main_off and not getattr(self.policy, "interval", None)
@@ -2351,22 +2351,6 @@ def _queued_by(submit: float, before: float | None, t: float) -> bool:
     if submit <= t:
         return True
     return before is not None and before <= t and submit - before <= 1
-
-
-def _slurmctld_start(value) -> float:
-    """``slurmctld_start``: when slurmctld started, in seconds from the simulation's start
-    (0 or earlier)."""
-    number = isinstance(value, int | float | np.integer | np.floating) and not isinstance(
-        value, bool
-    )
-    if not (number and math.isfinite(value) and value <= 0):
-        raise SlurmlabError(
-            f"slurmctld_start={value!r}: give when slurmctld started, in seconds from the "
-            "simulation's start, 0 or less (e.g. -8: 8 s before it); the periodic "
-            "main-scheduler pass falls every sched_interval from then, and the priority "
-            "recalculation every PriorityCalcPeriod"
-        )
-    return float(value)
 
 
 def _min_job_age(cluster: Cluster) -> float:

@@ -7,7 +7,9 @@ both whole seconds (``time_t``). sprio prints that factor to 7 decimals (``age_n
 snapshots' sprio.csv), so a job's Eligible time (sacct; its accrue time unless it was held,
 requeued or waited on a limit) plus ``age_norm * PriorityMaxAge`` is the second of the
 recalculation the snapshot shows. Those seconds modulo PriorityCalcPeriod give slurmctld's
-start modulo the period (``slurmctld_start`` in a scenario) when enough jobs agree.
+start modulo the period (``slurmctld_start`` in a scenario) when enough jobs agree. That
+value also sets the grid of the periodic main-scheduler pass, which it fixes only where
+sched_interval divides PriorityCalcPeriod (both 60 s in every fixture so far).
 
     PYTHONPATH=$PWD .venv/bin/python tools/realslurm/recalc_grid.py [fixture ...]
 

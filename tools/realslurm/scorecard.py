@@ -545,10 +545,9 @@ def replay(yaml_path: Path, out: Path) -> pd.DataFrame:
 def coverage(path: Path) -> tuple[int, int, int, int]:
     """(rows read, columns, typed columns, bad rows) of one fixture. Its JSON export's epoch
     times are shown in the zone of the host that recorded it (meta.json)."""
-    tz = None
-    if path.suffix == ".json":
-        meta = json.loads((path.parent / "meta.json").read_text(encoding="utf-8"))
-        tz = meta.get("timezone") or None
+    tz, meta = None, path.parent / "meta.json"
+    if path.suffix == ".json" and meta.exists():
+        tz = json.loads(meta.read_text(encoding="utf-8")).get("timezone") or None
     jobs = read_sacct(path, tz=tz)
     header = (
         path.read_text(encoding="utf-8").splitlines()[0].split("|")
