@@ -24,8 +24,8 @@ from slurmlab import Scenario, SlurmlabError
 from slurmlab.policies.nodespace import NodeSpace
 from slurmlab.sim.result import squeue_frame
 
-RESERVED = """
-name: resv-end
+#: two 4-GPU nodes in one partition, under the slurm policy (bf_interval to replace)
+CLUSTER = """
 cluster:
   nodes:
     - {name: "gpu[1-2]", cpus: 16, memory: 64000, gres: "gpu:4"}
@@ -34,11 +34,18 @@ cluster:
   settings:
     SchedulerParameters: "bf_interval=20"
 policy: slurm
+"""
+
+RESERVED = (
+    "name: resv-end"
+    + CLUSTER
+    + """\
 reservations:
   - {name: pm, start: 0, duration: "0:02:10", nodes: "gpu[1-2]", users: [root], flags: [maint]}
 jobs:
   - {id: wide, submit: 10, runtime: 60, args: "-N 2 --exclusive -t 5"}
 """
+)
 
 
 def _run(doc: str, policy: str | None = None, **params):
@@ -77,21 +84,16 @@ def test_a_reservations_start_calls_the_main_scheduler():
     assert seconds["wide"] == 30.0 and jobs.loc["wide", "StartedBy"] == "main"
 
 
-REQUEUED = """
-name: requeued
-cluster:
-  nodes:
-    - {name: "gpu[1-2]", cpus: 16, memory: 64000, gres: "gpu:4"}
-  partitions:
-    - {name: gpu, nodes: "gpu[1-2]", default: true}
-  settings:
-    SchedulerParameters: "bf_interval=5"
-policy: slurm
+REQUEUED = (
+    "name: requeued"
+    + CLUSTER.replace("bf_interval=20", "bf_interval=5")
+    + """\
 jobs:
   - {id: r, submit: 0, runtime: 60, args: "-N 1 -t 5"}
 actions:
   - {at: 10, action: requeue, job: r}
 """
+)
 
 
 @pytest.mark.parametrize(("ctld", "start"), [(0, 180.0), (-8, 172.0), (-55, 185.0)])
