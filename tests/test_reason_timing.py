@@ -98,7 +98,6 @@ def test_why_pending_says_the_begin_time_came_and_waits_for_a_pass(quiet):
     "name, job",
     [
         ("failures", "requeued"),
-        ("preemption", "small"),
         ("preempt-reorder", "v2"),
         ("preempt-reorder", "d"),
         ("preempt-grace", "g3"),  # (g2: eligible and started at 172 s)
@@ -106,9 +105,9 @@ def test_why_pending_says_the_begin_time_came_and_waits_for_a_pass(quiet):
 )
 def test_a_requeued_job_keeps_begintime_until_the_pass_that_starts_it(name, job):
     """A requeued job waits 121 s (its begin time), then for a pass: real squeue showed
-    BeginTime from its requeue to its start (failures 151-176 s, preemption 178-190,
-    preempt-reorder 141-172, preempt-grace g3 167-172), never Priority; so does the simulator
-    between the end of its delay and its start."""
+    BeginTime from its requeue to its start (failures 151-176 s, preempt-reorder 141-172,
+    preempt-grace g3 167-172), never Priority; so does the simulator between the end of its
+    delay and its start (preemption's small: see the next test)."""
     runs = pd.read_csv(DATA / name / "starts.csv", dtype={"id": str})
     real = runs[runs["id"] == job].iloc[-1]
     assert _real_reasons(name, job, real["eligible_s"], real["start_s"]) == {"BeginTime"}
@@ -117,6 +116,20 @@ def test_a_requeued_job_keeps_begintime_until_the_pass_that_starts_it(name, job)
     assert start > eligible  # (a pass after the delay's end starts it)
     for t in (eligible, (eligible + start) / 2, start - 0.5):
         assert _reason(result, job, t) == "BeginTime", t
+
+
+def test_a_periodic_pass_that_does_not_start_a_requeued_job_clears_its_begintime():
+    """preemption's small: real squeue showed BeginTime from its eligibility to its start
+    (178-190 s). Here its victim's run ends at GraceTime, not after KillWait and the epilog,
+    so small is eligible at 171 s, 7 s before real, and the periodic pass at 172 s
+    (slurmctld_start -8: 52, 112, 172) tests it without starting it: from then it waits
+    for Priority, until its start at 182 s (job_independent clears BeginTime at any pass
+    that tests the job)."""
+    result = _run("preemption")
+    assert _second_run(result, "small") == (171.0, 182.0)
+    assert [_reason(result, "small", t) for t in (171, 171.5, 172, 181.5)] == [
+        "BeginTime", "BeginTime", "Priority", "Priority"
+    ]  # fmt: skip
 
 
 def test_an_events_pass_clears_begintime_before_the_periodic_one(realslurm_run):
