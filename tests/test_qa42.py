@@ -119,12 +119,19 @@ def test_a_job_past_one_a_maintenance_window_keeps_out_is_not_backfilled(tmp_pat
     counts the starts past it as backfilled. toolong, which the window kept out, starts at
     the window's end (3:00:00): by that instant's pass, or under ``slurm`` by that instant's
     backfill cycle, as nothing calls Slurm's main scheduler at a reservation's end (real
-    fixture maintenance: the jobs it held started by backfill)."""
-    result = _scenario(tmp_path, MAINT).run(policy)
+    fixture maintenance: the jobs it held started by backfill), unless the periodic
+    main-scheduler pass falls at that very second: every sched_interval (60 s) from
+    slurmctld's start, so with slurmctld started with the scenario (0) it does, and
+    toolong starts by the main scheduler; started 8 s before it (-8), it does not."""
+    scenario = _scenario(tmp_path, MAINT)
+    result = scenario.run(policy, slurmctld_start=-8)
     held = "backfill" if policy == "slurm" else "main"
     assert result.metrics["backfilled"] == (held == "backfill")
     assert result.jobs["StartedBy"].tolist() == ["main", held, "main", "main"]
     assert result.seconds("Start").tolist() == [0.0, 10800.0, 0.0, 5400.0]
+    on_tick = scenario.run(policy, slurmctld_start=0)
+    assert on_tick.jobs["StartedBy"].tolist() == ["main"] * 4
+    assert on_tick.seconds("Start").tolist() == [0.0, 10800.0, 0.0, 5400.0]
 
 
 # -- the sacct reader -------------------------------------------------------------------------
