@@ -15,6 +15,12 @@ false promises (a change said to start it now that does not, or said to start it
 if nothing else changes that does not). ``--exact``: every job
 runs for its whole time limit, as the explanation's picture has it (otherwise jobs that end
 early let a change start sooner where no explanation made at the moment could know it).
+
+Jobs held by a QOS/association limit (:func:`check_limit`) are counted apart: whether the
+explanation says when the limit lets them start and when they start, whether that start
+comes true in the replay (with ``--exact``, within a backfill cycle either way; else by
+then), and its changes that would start them now. ``--limits``: every session has a QOS
+with a limit, and most jobs use it.
 """
 
 from __future__ import annotations
@@ -38,15 +44,28 @@ _QOS = (
     {"grp_tres": {"cpu": 64}},
     {"max_tres_per_user": {"gres/gpu": 8}},
 )
+_LIMITS = _QOS + (
+    {"max_tres_per_user": {"gres/gpu": 16}},
+    {"max_jobs_per_user": 2},
+    {"max_tres_per_user": {"node": 2}},
+    {"grp_tres": {"gres/gpu": 16}},
+)
+_LIMIT = re.compile(r"is pending \((QOS(?!MaxWall)\w+|Assoc\w+)\)")
+_LETS = re.compile(r"by about t=(\d+)s[^;]*; from then the limit lets it start")
+_LETS1 = re.compile(r"at about t=(\d+)s[^;]*; from then the limit lets it start")
+_STARTS = re.compile(r"the limit lets it start, and it would start at about t=(\d+)s")
 
 
-def scenario(seed: int, exact: bool = False) -> dict:
+def scenario(seed: int, exact: bool = False, limits: bool = False) -> dict:
     """A random Lab session: a preset, a policy, jobs submitted over time, and a moment
-    (``exact``: every job runs for its whole time limit, as why_pending's picture has it)."""
+    (``exact``: every job runs for its whole time limit, as why_pending's picture has it;
+    ``limits``: a QOS with a limit that most jobs use)."""
     rng = random.Random(seed)
     cluster = rng.choice(["tiny", "teaching", "ai"])
     policy = rng.choice(["fifo", "easy", "conservative", "slurm"])
     qos = rng.choice(_QOS) if rng.random() < 0.2 else None
+    if limits:
+        qos = rng.choice(_LIMITS)
     big = {"tiny": 4, "teaching": 8, "ai": 32}[cluster]
     acts, t = [], 0
     for _ in range(rng.randint(3, 9)):
@@ -66,7 +85,7 @@ def scenario(seed: int, exact: bool = False) -> dict:
         args = f"-p {part} -N {count} -t {limit} {shape}"
         if rng.random() < 0.1:
             args = f"-p {part} -N {count}-{count + rng.randint(1, 2)} -t {limit} {shape}"
-        if qos and rng.random() < 0.5:
+        if qos and rng.random() < (0.8 if limits else 0.5):
             args += " --qos=lim"
         if rng.random() < 0.1:
             args += f" --array=0-{rng.randint(1, 3)}" + rng.choice(["", "%1", "%2"])
@@ -167,15 +186,76 @@ def kinds(lab: Lab, key, text: str, helps: list[tuple[str, object]]) -> list[str
     return [f"where: {where}"] + sorted({f"by {_CHANGE[kw]}" for kw, _v in helps})
 
 
-def check(seeds, verbose: bool = False, exact: bool = False) -> Counter:
-    """The counts over the sessions ``seeds`` (``exact``: see :func:`scenario`)."""
+def limit_kind(text: str) -> str:
+    """What keeps a job held by a limit, as its explanation says: its request alone, the
+    nodes it would get (its own allocation), or its group's running jobs."""
+    if "its request alone is over" in text or "even with no other job of it running" in text:
+        return "over alone"
+    if "on the nodes it would get" in text or "Slurm tests the limits on the nodes" in text:
+        return "own allocation"
+    if "The running jobs that hold it" in text or "already use" in text or "already runs" in text:
+        return "group's running jobs"
+    return "other"
+
+
+def check_limit(n: Counter, s: dict, lab: Lab, key, text: str, seed, verbose: bool) -> None:
+    """Count, for a job held by a QOS/association limit, what its explanation says and
+    whether it comes true: the moment it says the limit lets the job start (not much
+    later than the job's start in the replay: with ``exact``, every job at its limit, the
+    job may not start a backfill cycle or more before it), the start it says (by then; with
+    ``exact`` not a cycle or more before it either), and its changes said to start it now,
+    each made in a replay; and a change that would start it now where none is said."""
+    n["limit: explained"] += 1
+    slack = window(s)
+    _base_now, base = outcome(s, key, None)
+    lets = _LETS.search(text) or _LETS1.search(text)
+    if "If nothing else changes" in text:
+        n["limit: says when"] += 1
+    if lets:
+        n["limit: lets claims"] += 1
+        if s["exact"] and base < int(lets.group(1)) - slack:
+            n["limit: false lets claim (started before)"] += 1
+            if verbose:
+                print("FP-lets", seed, key, base, text, "\n", flush=True)
+    start = _STARTS.search(text)
+    if start:
+        n["limit: start claims"] += 1
+        said = int(start.group(1))
+        late = base > said + slack
+        early = s["exact"] and base < said - slack
+        if late or early:
+            n["limit: false start claim"] += 1
+            if verbose:
+                print("FP-start", seed, key, base, text, "\n", flush=True)
+    promised = changes(text)
+    tried = {c: outcome(s, key, c) for c in dict.fromkeys(candidates(lab, key) + promised)}
+    for c in promised:
+        n["limit: promises"] += 1
+        if tried[c][0] is None:
+            n["limit: false promise (not now)"] += 1
+            if verbose:
+                print("FP-limit", seed, key, c, text, "\n", flush=True)
+    helps_now = [c for c, (now, _e) in tried.items() if now is not None]
+    if _base_now is None and helps_now and not promised:
+        n["limit: missed change (now)"] += 1
+        n[f"limit: missed change (now), {limit_kind(text)}"] += 1
+        if verbose:
+            print("FN-limit", seed, key, helps_now, text, "\n", flush=True)
+
+
+def check(seeds, verbose: bool = False, exact: bool = False, limits: bool = False) -> Counter:
+    """The counts over the sessions ``seeds`` (``exact``, ``limits``: see :func:`scenario`)."""
     n = Counter()
     for seed in seeds:
-        s = scenario(seed, exact)
+        s = scenario(seed, exact, limits)
+        s["exact"] = exact
         lab = build(s)
         q = lab.squeue()
         for key in q[q["ST"] == "PD"]["JOBID"]:
             text = lab.why_pending(key)
+            if _LIMIT.search(text):
+                check_limit(n, s, lab, key, text, seed, verbose)
+                continue
             if "(Resources)" not in text and "(Priority)" not in text:
                 continue
             n["explained"] += 1
@@ -225,9 +305,15 @@ def main(argv: list[str]) -> None:
     count = int(argv[0]) if argv and argv[0].isdigit() else 200
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        n = check(range(count), verbose="--verbose" in argv, exact="--exact" in argv)
+        n = check(
+            range(count),
+            verbose="--verbose" in argv,
+            exact="--exact" in argv,
+            limits="--limits" in argv,
+        )
     said = n["no small change"] or 1
-    print({k: v for k, v in n.items() if not k.startswith("missed")})
+    print({k: v for k, v in n.items() if not k.startswith(("missed", "limit: "))})
+    print({k: v for k, v in n.items() if k.startswith("limit: ")})
     for k in sorted(k for k in n if k.startswith("missed")):
         print(f"  {k}: {n[k]}")
     print(

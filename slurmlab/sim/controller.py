@@ -20,7 +20,7 @@ from functools import cached_property, cmp_to_key
 from heapq import heappop
 from numbers import Real
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -75,6 +75,20 @@ _ASSOC_GRP_REASON = {
 _PRE_SELECT = frozenset(
     ("QOSMaxJobsPerUserLimit", "QOSMaxWallDurationPerJobLimit", "AssocMaxJobsLimit")
 )
+
+
+class LimitOver(NamedTuple):
+    """A QOS/association limit a job would exceed (:meth:`Controller._limit_over`): its
+    reason in Slurm's words, the TRES (``jobs`` for a job count), the limit, what the
+    group's running jobs hold of it, what the job would add, and the group (as
+    :meth:`Controller._used_by` names it)."""
+
+    reason: str
+    tres: str
+    limit: int
+    used: int
+    need: int
+    group: tuple
 
 
 class _RunningView:
@@ -646,7 +660,27 @@ class Controller:
         plan: bool = False,
         alone: bool = False,
     ) -> str | None:
-        """The QOS/association limit that starting ``job`` now would exceed, in Slurm's words
+        """The QOS/association limit that starting ``job`` now would exceed, in Slurm's words,
+        or None (:meth:`_limit_over`, which takes the same arguments)."""
+        over = self._limit_over(
+            job, record, nodes, picked=picked, busy=busy, plan=plan, alone=alone
+        )
+        return None if over is None else over.reason
+
+    def _limit_over(
+        self,
+        job: SimJob,
+        record: PendingJob | None = None,
+        nodes: int | None = None,
+        *,
+        picked: tuple[int, ...] | None = None,
+        busy: tuple[int, ...] | None = None,
+        plan: bool = False,
+        alone: bool = False,
+        without: frozenset = frozenset(),
+    ) -> LimitOver | None:
+        """The QOS/association limit that starting ``job`` now would exceed (a
+        :class:`LimitOver`: its reason in Slurm's words and the numbers), or None
         (``-p a,b``: as its ``record`` of one partition asks, node_scheduler.c testing the
         TRES limits for the partition tried).
 
@@ -666,16 +700,18 @@ class Controller:
         the CPUs and memory it asks for; no node counted as held but those it names (-w).
         ``plan``: with ``busy``, as backfill tests the nodes it plans (:meth:`_busy_limits`).
         ``alone``: as if no job of its QOS, user or account ran (is it over on its own?).
+        ``without``: as if the running jobs of these ids had ended (why_pending's "when").
         """
-        count_reason, checks = self._checks(job)
-        if count_reason == "QOSMaxJobsPerUserLimit" and not alone:
-            return count_reason
+        count, checks = self._checks(job, without)
+        if count is not None and count.reason == "QOSMaxJobsPerUserLimit" and not alone:
+            return count
         src = job if record is None else record
         wall = self.qos[job.qos].max_wall  # (its own limit: over it, alone too)
         if wall is not None and src.limit > wall.total_seconds() and not job.admin_time:
-            return "QOSMaxWallDurationPerJobLimit"
-        if count_reason and not alone:
-            return count_reason
+            secs = int(wall.total_seconds())
+            return LimitOver("QOSMaxWallDurationPerJobLimit", "time", secs, 0, int(src.limit), ())
+        if count is not None and not alone:
+            return count
         if picked is not None:
             nodes = len(picked)
         elif busy is not None:
@@ -719,14 +755,14 @@ class Controller:
                 else:  # before nodes are picked: as many left out as held nodes it could
                     # start on now, or as it names (-w) if it cannot (never more than Slurm
                     # leaves out on the nodes it picks, or on a test-only selection)
-                    out = self._held_in(group, held, src)
+                    out = self._held_in(group, held, src, without)
                     if job.spec.nodelist:
                         out = max(out, len(self._named_nodes(job) & held))
                     node = max(0, n - out)
             need = {"cpu": cpu, "mem": mem, "gres/gpu": gpu, "node": node}
             for k, limit in items:
                 if used.get(k, 0) + need.get(k, 0) > limit:
-                    return reasons[k]
+                    return LimitOver(reasons[k], k, limit, used.get(k, 0), need.get(k, 0), group)
         return None
 
     @staticmethod
@@ -736,44 +772,39 @@ class Controller:
             return job.res
         return next((r for r, *_ in job.alts if r.partition == record.partition), job.res)
 
-    def _checks(self, job: SimJob) -> tuple[str | None, list[tuple]]:
+    def _checks(
+        self, job: SimJob, without: frozenset = frozenset()
+    ) -> tuple[LimitOver | None, list[tuple]]:
         """The limits ``job`` is tested against, for as long as no job starts or ends: (the
         job-count limit it is over, or None; the TRES limits in acct_policy.c's order, each
         as (its (TRES, value) pairs in TRES id order, the limits, the TRES and nodes its
-        group's running jobs hold, the reasons, the group)).
+        group's running jobs hold, the reasons, the group)); ``without``: as if the running
+        jobs of these ids had ended.
 
         The job counts first (acct_policy_job_runnable_pre_select: QOS MaxJobsPerUser, then
         the association's MaxJobs unless the QOS has a MaxJobsPerUser), then the TRES (_qos_job_runnable_post_select: QOS GrpTRES
         before MaxTRESPerUser, then the association's GrpTRES)."""
         key = ("checks", job.qos, job.user, job.account)
-        cache = self._used_cache()
+        cache = self._used_cache(without)
         got = cache.get(key)
         if got is not None:
             return got
         q = self.qos[job.qos]
-        used_by = self._used_by
-        count_reason = None
-        if (
-            q.max_jobs_per_user is not None
-            and used_by(("user", job.user, job.qos))[2] + 1 > q.max_jobs_per_user
-        ):
-            count_reason = "QOSMaxJobsPerUserLimit"
+
+        def used_by(group):
+            return self._used_by(group, without)
+
+        count = None
+        counted = self._count_limit(job)
+        if counted is not None:
+            reason, most, group = counted
+            running = used_by(group)[2]
+            if running + 1 > most:
+                count = LimitOver(reason, "jobs", most, running, 1, group)
         in_tree = job.account in self.tree.accounts
         accounts = (
             [self.tree.accounts[a] for a in _ancestry(self.tree, job.account)] if in_tree else []
         )
-        # (MaxJobs counts the jobs each user runs in the association; an account without its
-        # own takes its nearest ancestor's: limits are inherited down the tree. A QOS with a
-        # MaxJobsPerUser, reached or not, overrides it: acct_policy_job_runnable_pre_select
-        # tests the association's only while the QOS's max_jobs_pu is INFINITE)
-        max_jobs = next((a.max_jobs for a in accounts if a.max_jobs is not None), None)
-        if (
-            count_reason is None
-            and q.max_jobs_per_user is None
-            and max_jobs is not None
-            and used_by(("assoc", job.user, job.account))[2] + 1 > max_jobs
-        ):
-            count_reason = "AssocMaxJobsLimit"
         checks = []
 
         def add(limits, group, reasons):
@@ -797,14 +828,33 @@ class Controller:
                 limits = {k: v for k, v in limits.items() if k not in q.grp_tres}
             if limits:
                 add(limits, ("account", acct.name), _ASSOC_GRP_REASON)
-        got = cache[key] = (count_reason, checks)
+        got = cache[key] = (count, checks)
         return got
 
-    def _held_in(self, group: tuple, held: set[int], src) -> int:
+    def _count_limit(self, job: SimJob) -> tuple[str, int, tuple] | None:
+        """The job-count limit ``job`` is tested against, as (its reason, the limit, the
+        group whose running jobs it counts), or None: the QOS's MaxJobsPerUser, else the
+        MaxJobs of its account or, without one, of its nearest ancestor that has one
+        (limits are inherited down the tree; a QOS with a MaxJobsPerUser, reached or not,
+        overrides it: acct_policy_job_runnable_pre_select tests the association's only
+        while the QOS's max_jobs_pu is INFINITE). MaxJobs counts the jobs each user runs
+        in the association."""
+        q = self.qos[job.qos]
+        if q.max_jobs_per_user is not None:
+            return "QOSMaxJobsPerUserLimit", q.max_jobs_per_user, ("user", job.user, job.qos)
+        if job.account not in self.tree.accounts:
+            return None
+        accounts = [self.tree.accounts[a] for a in _ancestry(self.tree, job.account)]
+        max_jobs = next((a.max_jobs for a in accounts if a.max_jobs is not None), None)
+        if max_jobs is None:
+            return None
+        return "AssocMaxJobsLimit", max_jobs, ("assoc", job.user, job.account)
+
+    def _held_in(self, group: tuple, held: set[int], src, without: frozenset = frozenset()) -> int:
         """How many of the nodes ``group``'s running jobs hold the job (or record) ``src``
         could start on now: Slurm tests no TRES before it picks nodes, and a job that may
         land on held nodes adds none there (cached with the sums, per request)."""
-        cache = self._used_cache()
+        cache = self._used_cache(without)
         mask = src.mask
         key = ("held_in", group, mask.tobytes(), src.need, src.exclusive, src.whole_memory)
         got = cache.get(key)
@@ -858,32 +908,42 @@ class Controller:
             made[1][most, busy is None, reserve] = variant
         return None, variant, busy
 
-    def _used_cache(self) -> dict:
-        """The limits' cache: valid until a job starts or ends."""
+    def _used_cache(self, without: frozenset = frozenset()) -> dict:
+        """The limits' cache: valid until a job starts or ends (``without``: one of its
+        own, for the sums as if the running jobs of those ids had ended)."""
         epoch, cache = self._used
         if epoch != self._run_epoch:
             cache = {}
             self._used = (self._run_epoch, cache)
-        return cache
+        return cache.setdefault(("without", without), {}) if without else cache
 
-    def _used_by(self, group: tuple) -> tuple[dict[str, int], set[int], int]:
-        """The TRES, nodes and number of the running jobs of a limit's ``group``: ("qos", Q),
-        ("user", U, Q) (a user's jobs in QOS Q), ("assoc", U, A) (a user's jobs in account
-        A) or ("account", A) (the jobs of A and its child accounts). Cached until a job
+    def _group_jobs(self, group: tuple) -> list[SimJob]:
+        """The running jobs of a limit's ``group``: ("qos", Q), ("user", U, Q) (a user's
+        jobs in QOS Q), ("assoc", U, A) (a user's jobs in account A) or ("account", A)
+        (the jobs of A and its child accounts)."""
+        return [r for r in self.running.values() if self._in_group(r, group)]
+
+    def _in_group(self, job: SimJob, group: tuple) -> bool:
+        """Whether ``job`` counts in a limit's ``group`` (:meth:`_group_jobs`)."""
+        kind = group[0]
+        if kind == "qos":
+            return job.qos == group[1]
+        if kind == "user":
+            return (job.user, job.qos) == group[1:]
+        if kind == "assoc":
+            return (job.user, job.account) == group[1:]
+        return group[1] in _ancestry(self.tree, job.account)
+
+    def _used_by(
+        self, group: tuple, without: frozenset = frozenset()
+    ) -> tuple[dict[str, int], set[int], int]:
+        """The TRES, nodes and number of the running jobs of a limit's ``group``
+        (:meth:`_group_jobs`; ``without``: but those of these ids). Cached until a job
         starts or ends: a pass tests many jobs against the same sums."""
-        cache = self._used_cache()
+        cache = self._used_cache(without)
         got = cache.get(group)
         if got is None:
-            kind = group[0]
-            if kind == "qos":
-                jobs = [r for r in self.running.values() if r.qos == group[1]]
-            elif kind == "user":
-                jobs = [r for r in self.running.values() if (r.user, r.qos) == group[1:]]
-            elif kind == "assoc":
-                jobs = [r for r in self.running.values() if (r.user, r.account) == group[1:]]
-            else:
-                tree, name = self.tree, group[1]
-                jobs = [r for r in self.running.values() if name in _ancestry(tree, r.account)]
+            jobs = [r for r in self._group_jobs(group) if r.id not in without]
             got = cache[group] = (*_sum_tres(jobs), len(jobs))
         return got
 

@@ -7,7 +7,10 @@ and another partition. A change is offered when it would start the job now: it f
 in what the running jobs (ending at their time limits) and the plans backfill would
 keep for the jobs before it leave (:func:`_room`). Where none would, it says when fewer
 nodes or a shorter limit would start it sooner if nothing else changed, placing the jobs
-queued ahead of it in turn (:func:`_sooner_on_fewer`, :func:`_picture`).
+queued ahead of it in turn (:func:`_sooner_on_fewer`, :func:`_picture`). For a job its
+group's running jobs keep over a QOS/association limit it gives the numbers, the jobs that
+hold the limit, when enough of them end and the start then, and fewer nodes within the
+limit's slack (:func:`_group_limit`, :func:`_within_slack`).
 ``tools/why_pending_check.py`` checks these claims by making each change in a replay.
 """
 
@@ -389,6 +392,8 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
     if job.alts is not None:  # -p a,b: it waits in each partition (a queue record each)
         lines.append(_partitions_line(sim, job))
     lines.extend(_fixes(sim, job, reason, part, most, part_cpus))
+    if said.lines and said.lines[0].startswith(_HOLD):  # (its group's jobs hold the limit)
+        lines.extend(_within_slack(sim, job, reason, t))
     if reason not in ("Priority", "Resources") and not said.reserved_out:
         return " ".join(lines)
     victims = _preempting_at(sim, job, t)
@@ -501,6 +506,10 @@ def _reason_text(sim: Simulation, job, reason: str, t: float, text: str) -> _Rea
             "would still be, so it will never start as it is; ask for less (scontrol "
             f"update), or use another {whose.split()[0]}"
         )
+    elif t == sim.env.now and sim._limits:  # noqa: SLF001 - what its group holds is known now
+        held = _group_limit(sim, job, reason, t)
+        if held:
+            text, own = held[0], held[1:]
     return _Reason(text, own, reserved_out)
 
 
@@ -670,28 +679,9 @@ def _changes_that_help(
         # Priority whatever its size); whole nodes for --exclusive; and only where it would
         # delay no planned start (backfill would not start it: backfill.c _try_sched on the
         # node_space map, which holds each plan's resources, not whole nodes)
-        fewer = None  # (K nodes, what it asks per node on K, the nodes it would get)
         if known and (first or later):
-            for k in range(job.count - 1, 0, -1):
-                shape = _shape_on(sim, job, k)
-                nodes = None if shape is None else _pick(
-                    sim, job, room, k, usable, span, demand=shape, ranged=False
-                )  # fmt: skip
-                if nodes:
-                    fewer = (k, shape, nodes)
-                    break
-        if fewer is not None:
-            k, shape, nodes = fewer
-            top = job.spec.max_nodes  # (-N MIN-MAX: NumNodes=N would keep the maximum)
-            upto = f"-{top}" if top and top > job.count else ""
-            hints.append(
-                _Hint(
-                    f"with --nodes={k} (instead of {job.count}{upto}) it could start now",
-                    {"nodes": _node_span(job, k, k)},
-                    nodes,
-                    shape,
-                )
-            )
+            fewer = _fewer_now(sim, job, room, usable, span)
+            hints += [fewer] if fewer else []
         if first or later:  # ending before an advance reservation begins
             shorter = _before_reservation(sim, job, free, mask, windows, ahead, t, delay)
             if shorter:
@@ -736,18 +726,7 @@ def _changes_that_help(
     hints, stopped = _possible(sim, job, t, hints, heads, free, up)
     lines.extend(stopped)
     if hints:
-        updates = [_update_command(job, **h.change) for h in hints if h.change]
-        lines.append(
-            "Smallest changes that would let it start sooner: "
-            + "; ".join(h.text for h in hints)
-            + (
-                ". Make one with scontrol update, which keeps its place in the queue (a new "
-                "sbatch would queue behind the jobs submitted since): " + "; ".join(updates)
-                if updates
-                else ""
-            )
-            + "."
-        )
+        lines.append(_hints_line(job, hints))
     unreserved = _no_reservation(sim, job, t)
     if unreserved:
         lines.append(unreserved)
@@ -765,6 +744,22 @@ def _changes_that_help(
             else "No small change to the request would let it start now; it has to wait."
         )
     return " ".join(lines)
+
+
+def _hints_line(job, hints: list[_Hint]) -> str:
+    """``Smallest changes that would let it start sooner: ...``, with the commands."""
+    updates = [_update_command(job, **h.change) for h in hints if h.change]
+    return (
+        "Smallest changes that would let it start sooner: "
+        + "; ".join(h.text for h in hints)
+        + (
+            ". Make one with scontrol update, which keeps its place in the queue (a new "
+            "sbatch would queue behind the jobs submitted since): " + "; ".join(updates)
+            if updates
+            else ""
+        )
+        + "."
+    )
 
 
 def _sooner_on_fewer(
@@ -839,6 +834,27 @@ def _sooner_on_fewer(
     )
 
 
+def _fewer_now(sim: Simulation, job, room: Profile, usable, span: float, within=None):
+    """``with --nodes=K (instead of N) it could start now``: the most nodes fewer than
+    ``job``'s on which it fits now in ``room`` for ``span`` seconds, as a :class:`_Hint`
+    (None: on none); ``within(k, shape)``: only counts of nodes it accepts (a limit's)."""
+    for k in range(job.count - 1, 0, -1):
+        shape = _shape_on(sim, job, k)
+        if shape is None or (within is not None and not within(k, shape)):
+            continue
+        nodes = _pick(sim, job, room, k, usable, span, demand=shape, ranged=False)
+        if nodes:
+            top = job.spec.max_nodes  # (-N MIN-MAX: NumNodes=N would keep the maximum)
+            upto = f"-{top}" if top and top > job.count else ""
+            return _Hint(
+                f"with --nodes={k} (instead of {job.count}{upto}) it could start now",
+                {"nodes": _node_span(job, k, k)},
+                nodes,
+                shape,
+            )
+    return None
+
+
 def _before_them(sim: Simulation, job, t: float, room: Profile, heads, request, mask, span):
     """The picture in which ``job`` may start before jobs queued ahead of it, as backfill
     starts a later job that fits while they wait: only the jobs ahead that would start by
@@ -902,7 +918,7 @@ def _behind(sim: Simulation, job, t: float, heads) -> tuple | None:
             or _reason_at(sim, other, t, heads) not in ("Resources", "Priority")
         ):
             continue
-        if _limited(sim, other) or other.alts is not None or other.spread is not None:
+        if _limited(sim, other, t) or other.alts is not None or other.spread is not None:
             return None
         out.append((other, other.mask & up, other.limit + _strict(sim.policy)))
     return tuple(out)
@@ -910,7 +926,7 @@ def _behind(sim: Simulation, job, t: float, heads) -> tuple | None:
 
 def _picture(
     sim: Simulation, job, t: float, room: Profile, heads, *, split: bool, whole: bool,
-    place: float = math.inf,
+    place: float = math.inf, own_limit: bool = False,
 ):  # fmt: skip
     """The room ``job`` waits in if nothing else changes (a :class:`_Picture`): ``room``
     (the running jobs end at their time limits, the planned starts stand) with the advance
@@ -927,8 +943,9 @@ def _picture(
     ``split``: as an update would split array task ``job`` off its record; ``whole``: the
     jobs placed hold their whole nodes (``slurm``'s backfill map), None: no plan stands
     (``room`` holds none) and every job ahead is placed where it first fits, on what it
-    asks; ``place``: a job ahead is placed only where it would start by then."""
-    if job.spread is not None or _limited(sim, job):
+    asks; ``place``: a job ahead is placed only where it would start by then;
+    ``own_limit``: the limits on ``job`` itself are the caller's (:func:`_limit_start`)."""
+    if job.spread is not None or (_limited(sim, job, t) and not own_limit):
         return None
     ahead = _queued_ahead(sim, job, t, heads, split)
     if ahead is None:
@@ -998,7 +1015,7 @@ def _queued_ahead(sim: Simulation, job, t: float, heads, split: bool):
     for other in others:
         if not (other.mask & job.mask).any() or _state_at(sim, other, t) != "pending":
             continue
-        if _limited(sim, other):
+        if _limited(sim, other, t):
             return None
         reason = _reason_at(sim, other, t, heads)
         if reason not in ("Resources", "Priority", "JobArrayTaskLimit"):
@@ -1016,19 +1033,64 @@ def _queued_ahead(sim: Simulation, job, t: float, heads, split: bool):
     return out
 
 
-def _limited(sim: Simulation, job) -> bool:
-    """Whether a QOS/association limit applies to ``job`` (its QOS's GrpTRES,
-    MaxTRESPerUser or MaxJobsPerUser, its account's or a parent's GrpTRES; any account's
-    MaxJobs): when such a limit lets a job start depends on the jobs of its group then
-    (acct_policy.c), which the picture does not follow."""
+def _limited(sim: Simulation, job, t: float) -> bool:
+    """Whether a QOS/association limit may hold ``job`` back from ``t`` on (its QOS's
+    GrpTRES, MaxTRESPerUser or MaxJobsPerUser, its account's or a parent's GrpTRES or
+    MaxJobs: :func:`_limit_groups`): when such a limit lets a job start depends on the jobs of its
+    group then (acct_policy.c), which the picture does not follow. At the present moment,
+    a limit that its group's running jobs and every pending job of the group together
+    could not reach (:func:`_may_reach`) holds no job back if nothing else changes."""
     if not sim._limits:  # noqa: SLF001
         return False
-    q = sim.qos[job.qos]
-    _count, checks = sim._checks(job)  # noqa: SLF001
-    accounts = sim.tree.accounts.values()
-    return bool(
-        checks or q.max_jobs_per_user is not None or any(a.max_jobs is not None for a in accounts)
-    )
+    groups = _limit_groups(sim, job)
+    if not groups:
+        return False
+    if t != sim.env.now:
+        return True
+    return any(_may_reach(sim, job, group, t) for group in groups)
+
+
+def _may_reach(sim: Simulation, job, group: tuple, t: float) -> bool:
+    """Whether the running jobs of a limit's ``group`` and every job of it pending at ``t``
+    could together be over one of its limits: each pending job counted at the most it
+    may hold (up to MAX nodes, an ``--exclusive`` one its largest nodes whole), nodes
+    counted as if no two shared one (Slurm counts a shared node once). Kept with the
+    limits' sums until a job starts or ends, or anything else happens (a submission, an
+    update, a cancellation: an event): a picture asks it of every job it places."""
+    cache = sim._used_cache()  # noqa: SLF001
+    key = ("may reach", group, t, len(sim.events))
+    if key not in cache:
+        cache[key] = _reaches(sim, job, group, t)
+    return cache[key]
+
+
+def _reaches(sim: Simulation, job, group: tuple, t: float) -> bool:
+    """:func:`_may_reach`, not kept."""
+    used, _held, running = sim._used_by(group)  # noqa: SLF001
+    pending = [
+        o for o in sim.jobs.values()
+        if sim._in_group(o, group) and _state_at(sim, o, t) == "pending"  # noqa: SLF001
+    ]  # fmt: skip
+    counted = sim._count_limit(job)  # noqa: SLF001
+    if counted is not None and counted[2] == group and running + len(pending) > counted[1]:
+        return True
+    limits = next((c[1] for c in sim._checks(job)[1] if c[-1] == group), {})  # noqa: SLF001
+    total = dict(used)
+    for o in pending:
+        for k, v in _most_held(sim, o).items():
+            total[k] = total.get(k, 0) + v
+    return any(total.get(k, 0) > v for k, v in limits.items())
+
+
+def _most_held(sim: Simulation, job) -> dict[str, int]:
+    """The most of each TRES the pending ``job`` may hold once it starts: on up to MAX
+    nodes, an ``--exclusive`` job every CPU, MB and GPU of its largest nodes."""
+    n = max(job.count, job.most or 0, job.spec.max_nodes or 0)
+    per = sim.capacity[job.mask].max(axis=0) if job.exclusive else job.demand
+    if job.exclusive and not job.mask.any():
+        per = job.demand
+    gpu = max(int(per[2]) * n, job.gpus_per_job)
+    return {"cpu": int(per[0]) * n, "mem": int(per[1]) * n, "gres/gpu": gpu, "node": n}
 
 
 def _split_key(job, t: float) -> tuple:
@@ -1489,6 +1551,210 @@ def _planned_ahead(
                 return False
             found = True
     return found
+
+
+_HOLD = "The running jobs that hold it end at their time limits"
+_TRES = {"cpu": "CPUs", "mem": "MB of memory", "node": "nodes", "gres/gpu": "gres/gpu"}
+
+
+def _group_limit(sim: Simulation, job, reason: str, t: float) -> list[str]:
+    """A job its group's running jobs keep over a QOS/association limit at the present
+    moment ``t``: the reason's words with the numbers (the limit, what the group's running
+    jobs hold, what the job needs), the jobs that hold it, and when, if nothing else
+    changes, enough of them end at their time limits for the limit to let it start
+    (:func:`_limit_lets`), with its start then where the queue's picture shows room
+    (:func:`_limit_start`). Slurm tests the limits on the sums of the group's running jobs
+    (acct_policy.c _qos_job_runnable_post_select, acct_policy_job_runnable_pre_select):
+    ``Controller._limit_over``. [] where the engine's test names another reason."""
+    over = sim._limit_over(job)  # noqa: SLF001
+    if over is None or over.reason != reason or not over.group:
+        return []
+    holders = sorted(sim._group_jobs(over.group), key=lambda r: (_end_of(r), r.id))  # noqa: SLF001
+    if not holders:
+        return []
+    words = _held_words(sim, job, over)
+    listed = ", ".join(
+        f"job {r.key} at {_when(sim, _end_of(r))}"
+        if math.isfinite(_end_of(r))
+        else f"job {r.key} (no time limit)"
+        for r in holders[:6]
+    )
+    if len(holders) > 6:
+        listed += f" and {len(holders) - 6} more"
+    out = [words, f"{_HOLD}: {listed}."]
+    lets = _limit_lets(sim, job) if _ends_tell(sim, job) else None
+    if lets is None:
+        return out
+    when, ended = lets
+    keys = [r.key for r in ended]
+    who = (
+        f"job {keys[0]} ends by its time limit at about"
+        if len(keys) == 1
+        else f"jobs {', '.join(keys[:-1])} and {keys[-1]} end by their time limits by about"
+    )
+    start = _limit_start(sim, job, t, when)
+    then = (
+        f"; from then the limit lets it start, and it would start at about {_when(sim, start)}"
+        if start is not None
+        else "; from then the limit lets it start, once nodes are free for it"
+    )
+    out.append(
+        "If nothing else changes (the running jobs end at their time limits), "
+        f"{who} {_when(sim, when)}{then}."
+    )
+    return out
+
+
+def _ends_tell(sim: Simulation, job) -> bool:
+    """Whether the ends of its group's running jobs tell when ``job``'s limits let it
+    start: not for a ``-N MIN-MAX`` job under a TRES limit (it takes up to MAX nodes, which
+    the limit then tests), nor under a node= limit for a job that may share nodes (Slurm
+    counts a node its group's jobs hold once, acct_policy.c _get_unique_job_node_cnt, so
+    it may start sooner on one of theirs)."""
+    checks = sim._checks(job)[1]  # noqa: SLF001
+    if job.most is not None and checks:
+        return False
+    return job.exclusive or not any("node" in check[1] for check in checks)
+
+
+def _end_of(job) -> float:
+    """When the running ``job`` ends at its time limit."""
+    return job.start + job.limit
+
+
+def _held_words(sim: Simulation, job, over) -> str:
+    """``alice's running jobs in QOS normal hold 16 of the 16 gres/gpu MaxTRESPerUser
+    allows; this job needs 8 more``: the numbers of a limit ``over`` (a ``LimitOver``)."""
+    kind, name = over.group[0], over.group[1]
+    if over.tres == "jobs":
+        where = f"QOS {over.group[2]}" if kind == "user" else f"account {over.group[2]}"
+        what = "MaxJobsPerUser" if kind == "user" else "MaxJobs"
+        return (
+            f"{name} already runs {over.used} job{'s' * (over.used != 1)} in {where}, as "
+            f"many as its {what} allows ({over.limit}); this job would be one more"
+        )
+    if kind == "user":
+        whose = f"{name}'s running jobs in QOS {over.group[2]}"
+    elif kind == "qos":
+        whose = f"the running jobs of QOS {name}"
+    else:
+        parent = f" (a parent of {job.account})" if name != job.account else ""
+        whose = f"the running jobs of account {name}{parent} and its child accounts"
+    limit = "MaxTRESPerUser" if kind == "user" else "GrpTRES"
+    return (
+        f"{whose} hold {over.used} of the {over.limit} {_TRES.get(over.tres, over.tres)} "
+        f"its {limit} allows; this job needs {over.need} more"
+    )
+
+
+def _limit_groups(sim: Simulation, job) -> list[tuple]:
+    """The groups whose running jobs ``job``'s QOS/association limits count (as
+    ``Controller._used_by`` names them): those of its TRES limits and job counts."""
+    _count, checks = sim._checks(job)  # noqa: SLF001
+    counted = sim._count_limit(job)  # noqa: SLF001
+    return [check[-1] for check in checks] + ([counted[2]] if counted else [])
+
+
+def _limit_lets(sim: Simulation, job):
+    """(when, the jobs ended by then): the first end at its time limit of a running job of
+    ``job``'s limit groups after which its limits let it start (on the nodes it would get
+    if every usable node were idle, for an ``--exclusive`` job: Slurm tests them again on
+    the nodes it picks), with no other job of them started; None if none does."""
+    jobs = {r.id: r for g in _limit_groups(sim, job) for r in sim._group_jobs(g)}  # noqa: SLF001
+    idle = _idle_of(sim, job) if job.exclusive else None
+    for end in sorted({_end_of(r) for r in jobs.values() if math.isfinite(_end_of(r))}):
+        gone = frozenset(i for i, r in jobs.items() if _end_of(r) <= end)
+        if sim._limit_over(job, without=gone) is None and (  # noqa: SLF001
+            idle is None or sim._limit_over(job, picked=idle, without=gone) is None  # noqa: SLF001
+        ):
+            return end, sorted((jobs[i] for i in gone), key=lambda r: (_end_of(r), r.id))
+    return None
+
+
+def _limit_start(sim: Simulation, job, t: float, when: float) -> float | None:
+    """When ``job``, which its limits let start from ``when`` (:func:`_limit_lets`), would
+    start, in the pictures of the queue :func:`_sooner_on_fewer` uses (:func:`_picture`:
+    the running jobs end at their time limits, the plans ahead stand, the jobs queued
+    ahead placed in turn, those behind it that fit first started: a job held by a limit
+    holds no reservation and blocks none behind it, job_scheduler.c); None where that is
+    not sure: another pending job shares one of its limits (which of them the limit lets
+    start first is not followed), or a picture is not whole."""
+    if job.alts is not None or job.spread is not None or job.most is not None:
+        return None
+    if job.exclusive and not _alike(sim, job.mask):
+        return None
+    groups = _limit_groups(sim, job)
+    rivals = (
+        o for o in sim.jobs.values()
+        if o is not job and any(sim._in_group(o, g) for g in groups)  # noqa: SLF001
+    )  # fmt: skip
+    if any(_state_at(sim, o, t) == "pending" for o in rivals):
+        return None
+    heads, up = array_heads(sim, t), up_at(sim, t)
+    if _held_from(sim, job, t, heads=heads).any():
+        return None
+    planned = _planned_from(sim, job, t)
+    if not _plans_known(planned, t, math.inf):
+        return None
+    behind = _behind(sim, job, t, heads)
+    if behind is None:
+        return None
+    free = sim.capacity - used_at(sim, t)
+    slurm = getattr(sim.policy, "name", None) == "slurm"
+    rooms = [(_room(sim, t, free, planned), slurm)]
+    if slurm:
+        rooms.append((_room(sim, t, free, [], whole=False), None))
+    pictures = []
+    for room, whole in rooms:
+        p = _picture(sim, job, t, room, heads, split=False, whole=whole, own_limit=True)
+        if p is None:
+            return None
+        pictures.append(p._replace(after=max(when, p.after or when), behind=behind))
+    request = replace(job.request, most=None)
+    start = _start_in(pictures, request, job.mask & up, job.limit + _strict(sim.policy))
+    return start if math.isfinite(start) else None
+
+
+def _within_slack(sim: Simulation, job, reason: str, t: float) -> list[str]:
+    """For a job its group's running jobs keep over a TRES limit: the most nodes fewer than
+    its own on which it would be within the limit now (``Controller._limit_reason`` on
+    that shape, and on the nodes it would get) and could start now, as the hints for a job
+    waiting for Resources say it (:func:`_fewer_now`, checked by :func:`_possible`), when
+    no job of its partition waits ahead of it or, under a backfilling policy, every one
+    that does holds a planned start; else nothing."""
+    if job.alts is not None or job.array_id is not None or job.spec.nodes is None:
+        return []
+    if reason in ("QOSMaxJobsPerUserLimit", "AssocMaxJobsLimit") or job.count < 2:
+        return []
+    heads, up = array_heads(sim, t), up_at(sim, t)
+    ahead = _planned_ahead(sim, job, t, heads)
+    waiting = any(
+        o is not job and o.partition == job.partition and _key_at(o, t) < _key_at(job, t)
+        and _state_at(sim, o, t) == "pending"
+        and _reason_at(sim, o, t, heads) in ("Resources", "Priority")
+        for o in sim.jobs.values()
+    )  # fmt: skip
+    if waiting and not (ahead and _backfills(sim.policy)):
+        return []
+    free = sim.capacity - used_at(sim, t)
+    planned = _planned_from(sim, job, t)
+    delay = _cycle_delay(sim.policy) if waiting else 0.0
+    span = job.limit + delay + _strict(sim.policy)
+    if not _plans_known(planned, t, t + span):
+        return []
+    windows = _reserved_against(sim, job, t)
+    usable = _outside(job.mask & up & ~_held_from(sim, job, t, heads=heads), windows, t + span)
+
+    def within(k: int, shape) -> bool:
+        record = _Reshaped(job, count=k, demand=shape, most=None)
+        return sim._limit_reason(job, record, k) is None  # noqa: SLF001
+
+    hint = _fewer_now(sim, job, _room(sim, t, free, planned), usable, span, within)
+    if hint is None:
+        return []
+    hint = hint._replace(text=hint.text + " within the limit")
+    kept, _why = _possible(sim, job, t, [hint], heads, free, up)
+    return [_hints_line(job, kept)] if kept else []
 
 
 def _own_allocation_over_limit(sim: Simulation, job, reason: str, t: float) -> list[str]:

@@ -1,0 +1,168 @@
+"""``why_pending`` on a job its group's running jobs keep over a QOS/association limit: it
+says the numbers (the limit, what the group's running jobs hold, what the job needs), the
+running jobs that hold it and when, if nothing else changes, enough of them end at their
+time limits for the limit to let it start, with its start then where the queue's picture
+shows room, and a smaller request within the limit's slack that would start it now. Each
+claim is checked by running the Lab on, every job running its whole time limit."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+from slurmlab import Account, Lab, Qos
+from slurmlab.sim.explain import why_pending
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+from why_pending_check import check  # noqa: E402
+
+
+def _start(lab: Lab, key) -> float | None:
+    """``key``'s start once every job has run to its end."""
+    lab.run(until=lab.now + 86400)
+    return lab.sim._lookup(key)[0].start  # noqa: SLF001
+
+
+def test_a_per_user_gpu_cap_says_the_numbers_the_job_that_holds_it_and_the_start():
+    """MaxTRESPerUser gres/gpu=16: alice's running job holds 16 GPUs, her next asks for 8;
+    it starts when that job ends at its time limit, and the nodes are free then."""
+    lab = Lab("ai", "slurm", qos=[Qos("normal", max_tres_per_user={"gres/gpu": 16})])
+    lab.sbatch("-p train -N 2 --gres=gpu:8 -t 2:00:00 --exclusive", user="alice", runtime=7200)
+    b = lab.sbatch("-p train -N 1 --gres=gpu:8 -t 1:00:00 --exclusive", user="alice", runtime=3600)
+    lab.advance(60)
+    text = lab.why_pending(b)
+    assert text.startswith(
+        "Job 2 is pending (QOSMaxGRESPerUser): alice's running jobs in QOS normal hold 16 of "
+        "the 16 gres/gpu its MaxTRESPerUser allows; this job needs 8 more. The running jobs "
+        "that hold it end at their time limits: job 1 at t=7200s (2026-01-05T02:00:00). If "
+        "nothing else changes (the running jobs end at their time limits), job 1 ends by its "
+        "time limit at about t=7200s (2026-01-05T02:00:00); from then the limit lets it "
+        "start, and it would start at about t=7200s"
+    ), text
+    assert _start(lab, b) == 7200
+
+
+def test_max_jobs_per_user_counts_the_jobs_and_waits_for_the_next_to_end():
+    """MaxJobsPerUser=1: alice runs one job; her next starts when it ends."""
+    lab = Lab("tiny", "slurm", qos=[Qos("normal", max_jobs_per_user=1)])
+    lab.sbatch("-N 1 -c 4 -t 30", user="alice", runtime=1800)
+    b = lab.sbatch("-N 1 -c 4 -t 30", user="alice", runtime=1800)
+    lab.advance(60)
+    text = lab.why_pending(b)
+    assert (
+        "(QOSMaxJobsPerUserLimit): alice already runs 1 job in QOS normal, as many as its "
+        "MaxJobsPerUser allows (1); this job would be one more." in text
+    ), text
+    assert "it would start at about t=1800s" in text, text
+    assert _start(lab, b) == 1800
+
+
+def test_an_accounts_max_jobs_counts_its_users_jobs_in_it():
+    """Account MaxJobs=1 under fifo: bob runs one job in account lab; his next starts when
+    it ends."""
+    lab = Lab("tiny", "fifo", accounts=[Account("lab", max_jobs=1, users=["bob"])])
+    lab.sbatch("-N 1 -c 4 -t 20 -A lab", user="bob", runtime=1200)
+    b = lab.sbatch("-N 1 -c 4 -t 20 -A lab", user="bob", runtime=1200)
+    lab.advance(60)
+    text = lab.why_pending(b)
+    assert (
+        "(AssocMaxJobsLimit): bob already runs 1 job in account lab, as many as its MaxJobs "
+        "allows (1); this job would be one more." in text
+    ), text
+    assert "it would start at about t=1200s" in text, text
+    assert _start(lab, b) == 1200
+
+
+def test_the_first_end_that_makes_room_in_an_account_limit_is_named():
+    """Account GrpTRES cpu=32 with two running jobs of 16 CPUs: the one that ends first
+    (at 30 minutes) leaves room for the next job of 16."""
+    lab = Lab("tiny", "easy", accounts=[Account("lab", grp_tres="cpu=32", users=["alice", "bob"])])
+    lab.sbatch("-N 1 -c 16 -t 60 -A lab", user="alice", runtime=3600)
+    lab.sbatch("-N 1 -c 16 -t 30 -A lab", user="bob", runtime=1800)
+    b = lab.sbatch("-N 1 -c 16 -t 60 -A lab", user="bob", runtime=3600)
+    lab.advance(60)
+    text = lab.why_pending(b)
+    assert (
+        "(AssocGrpCpuLimit): the running jobs of account lab and its child accounts hold "
+        "32 of the 32 CPUs its GrpTRES allows; this job needs 16 more" in text
+    ), text
+    assert "job 2 ends by its time limit at about t=1800s" in text, text
+    assert "it would start at about t=1800s" in text, text
+    assert _start(lab, b) == 1800
+
+
+def test_where_the_nodes_are_busy_when_the_limit_lets_it_the_start_is_later():
+    """alice's cap (2 GPUs) frees at one hour, but bob's job holds three of the four nodes
+    for two hours and her job asks for two: it starts at two hours."""
+    qos = [Qos("normal"), Qos("capped", max_tres_per_user={"gres/gpu": 2})]
+    lab = Lab("tiny", "easy", qos=qos)
+    lab.sbatch("-N 1 --gres=gpu:2 -t 60 --qos=capped", user="alice", runtime=3600)
+    lab.sbatch("-N 3 --exclusive -t 120", user="bob", runtime=7200)
+    b = lab.sbatch("-N 2 --gres=gpu:1 -t 60 --qos=capped", user="alice", runtime=3600)
+    lab.advance(60)
+    text = lab.why_pending(b)
+    assert "job 1 ends by its time limit at about t=3600s" in text, text
+    assert "it would start at about t=7200s" in text, text
+    assert _start(lab, b) == 7200
+
+
+def test_fewer_nodes_within_the_limits_slack_start_it_now():
+    """QOS GrpTRES gres/gpu=16 with 8 held: a job of two 8-GPU nodes needs 16, on one node
+    8, which the limit leaves; the update starts it now."""
+    lab = Lab("ai", "easy", qos=[Qos("normal", grp_tres={"gres/gpu": 16})])
+    lab.sbatch("-p train -N 1 --gres=gpu:8 -t 60", user="alice", runtime=3600)
+    b = lab.sbatch("-p train -N 2 --gres=gpu:8 -t 60", user="bob", runtime=3600)
+    lab.advance(60)
+    text = lab.why_pending(b)
+    assert "hold 8 of the 16 gres/gpu its GrpTRES allows; this job needs 16 more" in text, text
+    assert (
+        "Smallest changes that would let it start sooner: with --nodes=1 (instead of 2) it "
+        "could start now within the limit." in text
+    ), text
+    assert "lab.update(2, nodes='1-1')" in text, text
+    lab.update(b, nodes="1-1")
+    lab.advance(1)
+    assert lab.sim._lookup(b)[0].start == 60  # noqa: SLF001
+
+
+def test_no_start_is_claimed_while_another_pending_job_shares_the_limit():
+    """Two of alice's jobs wait for her cap: which the limit lets start first is not
+    followed, so it says when the limit lets it start but claims no start."""
+    lab = Lab("tiny", "easy", qos=[Qos("normal", max_jobs_per_user=1)])
+    lab.sbatch("-N 1 -c 4 -t 30", user="alice", runtime=1800)
+    lab.sbatch("-N 1 -c 4 -t 30", user="alice", runtime=1800)
+    c = lab.sbatch("-N 1 -c 4 -t 30", user="alice", runtime=1800)
+    lab.advance(60)
+    text = lab.why_pending(c)
+    assert "from then the limit lets it start, once nodes are free for it." in text, text
+    assert "it would start at about" not in text, text
+
+
+def test_at_a_past_moment_the_reason_keeps_its_own_words():
+    """What the group's running jobs held at a past moment is not kept: the reason's words."""
+    lab = Lab("tiny", "easy", qos=[Qos("normal", max_jobs_per_user=1)])
+    lab.sbatch("-N 1 -c 4 -t 30", user="alice", runtime=1800)
+    b = lab.sbatch("-N 1 -c 4 -t 30", user="alice", runtime=1800)
+    lab.advance(120)
+    assert why_pending(lab.sim, b, 60) == (
+        "Job 2 is pending (QOSMaxJobsPerUserLimit): its user already runs as many jobs as "
+        "QOS normal allows per user (MaxJobsPerUser); it starts when one of them ends."
+    )
+
+
+@pytest.mark.parametrize("seed", [7, 15, 20, 53, 57, 79])
+def test_every_limit_claim_holds_on_random_sessions(seed):
+    """On random Lab sessions with a QOS limit most jobs use, each start why_pending claims
+    for a job held by a limit comes true within a backfill cycle, the limit lets no job
+    start before the moment it names, and each change said to start it now does
+    (tools/why_pending_check.py, every job running its whole time limit)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        n = check([seed], exact=True, limits=True)
+    assert n["limit: start claims"] + n["limit: promises"] > 0, n
+    assert n["limit: false start claim"] == 0, n
+    assert n["limit: false lets claim (started before)"] == 0, n
+    assert n["limit: false promise (not now)"] == 0, n
