@@ -1163,6 +1163,8 @@ def _shorter_start(sim, job, pictures, request, mask, own_start):
     later, after = pictures[0].room, pictures[0].after
     strict, low, best = _strict(sim.policy), max(1, math.ceil(job.time_min / 60)), 0
     top = math.ceil(job.limit / 60) - 1
+    if low > top:  # (--time-min leaves no whole minute below its limit)
+        return None
     for i, start in enumerate(later.times):
         if start >= own_start - 60 or top <= best:
             break
