@@ -783,12 +783,12 @@ def _sooner_on_fewer(
     none placed (:func:`_before_them`). An array task that an update splits off its
     array's pending record is placed in the queue as one (:func:`_queued_ahead`)."""
     name = getattr(sim.policy, "name", None)
-    rooms = [(room, name == "slurm")] + ([(shared, None)] if shared is not room else [])
+    rooms = [(room, _plans_as(sim))] + ([(shared, "none")] if shared is not room else [])
     split = job.array_id is not None and _unsplit_at(job, t)
-    now = [_picture(sim, job, t, r, heads, split=False, whole=w) for r, w in rooms]
+    now = [_picture(sim, job, t, r, heads, split=False, plans=p) for r, p in rooms]
     changed = now
     if split:
-        changed = [_picture(sim, job, t, r, heads, split=True, whole=w) for r, w in rooms]
+        changed = [_picture(sim, job, t, r, heads, split=True, plans=p) for r, p in rooms]
     span = job.limit + _strict(sim.policy)
     request = replace(job.request, most=None)
     if _backfills(sim.policy) and name != "conservative":
@@ -859,11 +859,11 @@ def _before_them(sim: Simulation, job, t: float, room: Profile, heads, request, 
     """The picture in which ``job`` may start before jobs queued ahead of it, as backfill
     starts a later job that fits while they wait: only the jobs ahead that would start by
     its fit with none of them placed are placed (:func:`_picture`, ``place``); or None."""
-    alone = _picture(sim, job, t, room, heads, split=False, whole=False, place=-math.inf)
+    alone = _picture(sim, job, t, room, heads, split=False, plans="asked", place=-math.inf)
     if alone is None:
         return None
     by = _start_in([alone], request, mask, span)
-    return _picture(sim, job, t, room, heads, split=False, whole=False, place=by)
+    return _picture(sim, job, t, room, heads, split=False, plans="asked", place=by)
 
 
 class _Picture(NamedTuple):
@@ -924,8 +924,14 @@ def _behind(sim: Simulation, job, t: float, heads) -> tuple | None:
     return tuple(out)
 
 
+def _plans_as(sim: Simulation) -> str:
+    """How the policy's plans hold nodes (:func:`_picture`'s ``plans``): ``"whole"`` under
+    ``slurm`` (backfill's map reserves whole nodes), else ``"asked"``."""
+    return "whole" if getattr(sim.policy, "name", None) == "slurm" else "asked"
+
+
 def _picture(
-    sim: Simulation, job, t: float, room: Profile, heads, *, split: bool, whole: bool,
+    sim: Simulation, job, t: float, room: Profile, heads, *, split: bool, plans: str,
     place: float = math.inf, own_limit: bool = False,
 ):  # fmt: skip
     """The room ``job`` waits in if nothing else changes (a :class:`_Picture`): ``room``
@@ -940,10 +946,10 @@ def _picture(
     picture is not whole: a QOS/association limit on it (:func:`_limited`), or a job
     ahead of it that cannot be placed.
 
-    ``split``: as an update would split array task ``job`` off its record; ``whole``: the
-    jobs placed hold their whole nodes (``slurm``'s backfill map), None: no plan stands
-    (``room`` holds none) and every job ahead is placed where it first fits, on what it
-    asks; ``place``: a job ahead is placed only where it would start by then;
+    ``split``: as an update would split array task ``job`` off its record; ``plans``: how
+    the jobs ahead are placed: ``"whole"`` holding their whole nodes (``slurm``'s backfill
+    map), ``"asked"`` holding what they ask, ``"none"`` no plan stands (``room`` holds
+    none) and every job ahead is placed where it first fits, on what it asks; ``place``: a job ahead is placed only where it would start by then;
     ``own_limit``: the limits on ``job`` itself are the caller's (:func:`_limit_start`)."""
     if job.spread is not None or (_limited(sim, job, t) and not own_limit):
         return None
@@ -962,7 +968,7 @@ def _picture(
     )
     up, after, slots, placed = up_at(sim, t), {}, {}, False
     for other, start, planned in ahead:
-        if whole is None:  # (no plan stands: each where it first fits)
+        if plans == "none":  # (no plan stands: each where it first fits)
             start, planned = None, False
         if planned:  # (its plan, on the nodes it names, is in room)
             after[other.partition] = max(after.get(other.partition, t), start)
@@ -984,7 +990,11 @@ def _picture(
                 heapq.heappush(free, slot)
             continue
         usage = held_rows(
-            other.demand, sim.capacity, nodes, whole or other.exclusive, other.whole_memory
+            other.demand,
+            sim.capacity,
+            nodes,
+            plans == "whole" or other.exclusive,
+            other.whole_memory,
         )
         later.reserve(nodes, usage, start, start + other.limit)
         if free is not None:
@@ -1702,13 +1712,12 @@ def _limit_start(sim: Simulation, job, t: float, when: float) -> float | None:
     if behind is None:
         return None
     free = sim.capacity - used_at(sim, t)
-    slurm = getattr(sim.policy, "name", None) == "slurm"
-    rooms = [(_room(sim, t, free, planned), slurm)]
-    if slurm:
-        rooms.append((_room(sim, t, free, [], whole=False), None))
+    rooms = [(_room(sim, t, free, planned), _plans_as(sim))]
+    if _plans_as(sim) == "whole":
+        rooms.append((_room(sim, t, free, [], whole=False), "none"))
     pictures = []
-    for room, whole in rooms:
-        p = _picture(sim, job, t, room, heads, split=False, whole=whole, own_limit=True)
+    for room, plans in rooms:
+        p = _picture(sim, job, t, room, heads, split=False, plans=plans, own_limit=True)
         if p is None:
             return None
         pictures.append(p._replace(after=max(when, p.after or when), behind=behind))
