@@ -649,6 +649,13 @@ class Controller:
                 out = mask.copy() if out is None else out | mask
         return out
 
+    def _limit_over(
+        self, job: SimJob, record: PendingJob | None = None, nodes: int | None = None, **kw
+    ) -> LimitOver | None:
+        """The QOS/association limit that starting ``job`` now would exceed with its numbers
+        (a :class:`LimitOver`), or None: :meth:`_limit_reason`'s test, for why_pending."""
+        return self._limit_reason(job, record, nodes, numbers=True, **kw)
+
     def _limit_reason(
         self,
         job: SimJob,
@@ -659,30 +666,14 @@ class Controller:
         busy: tuple[int, ...] | None = None,
         plan: bool = False,
         alone: bool = False,
-    ) -> str | None:
-        """The QOS/association limit that starting ``job`` now would exceed, in Slurm's words,
-        or None (:meth:`_limit_over`, which takes the same arguments)."""
-        over = self._limit_over(
-            job, record, nodes, picked=picked, busy=busy, plan=plan, alone=alone
-        )
-        return None if over is None else over.reason
-
-    def _limit_over(
-        self,
-        job: SimJob,
-        record: PendingJob | None = None,
-        nodes: int | None = None,
-        *,
-        picked: tuple[int, ...] | None = None,
-        busy: tuple[int, ...] | None = None,
-        plan: bool = False,
-        alone: bool = False,
         without: frozenset = frozenset(),
-    ) -> LimitOver | None:
-        """The QOS/association limit that starting ``job`` now would exceed (a
-        :class:`LimitOver`: its reason in Slurm's words and the numbers), or None
-        (``-p a,b``: as its ``record`` of one partition asks, node_scheduler.c testing the
-        TRES limits for the partition tried).
+        numbers: bool = False,
+    ):
+        """The QOS/association limit that starting ``job`` now would exceed, in Slurm's words,
+        or None (``-p a,b``: as its ``record`` of one partition asks, node_scheduler.c testing
+        the TRES limits for the partition tried); ``numbers``: a :class:`LimitOver` in place
+        of the words (:meth:`_limit_over`; the engine's tests, on the hot path, take the
+        words alone).
 
         In acct_policy.c's order: the job counts and its time first
         (acct_policy_job_runnable_pre_select: QOS MaxJobsPerUser, then QOS MaxWall, then the
@@ -704,14 +695,16 @@ class Controller:
         """
         count, checks = self._checks(job, without)
         if count is not None and count.reason == "QOSMaxJobsPerUserLimit" and not alone:
-            return count
+            return count if numbers else count.reason
         src = job if record is None else record
         wall = self.qos[job.qos].max_wall  # (its own limit: over it, alone too)
         if wall is not None and src.limit > wall.total_seconds() and not job.admin_time:
+            if not numbers:
+                return "QOSMaxWallDurationPerJobLimit"
             secs = int(wall.total_seconds())
             return LimitOver("QOSMaxWallDurationPerJobLimit", "time", secs, 0, int(src.limit), ())
         if count is not None and not alone:
-            return count
+            return count if numbers else count.reason
         if picked is not None:
             nodes = len(picked)
         elif busy is not None:
@@ -762,6 +755,8 @@ class Controller:
             need = {"cpu": cpu, "mem": mem, "gres/gpu": gpu, "node": node}
             for k, limit in items:
                 if used.get(k, 0) + need.get(k, 0) > limit:
+                    if not numbers:
+                        return reasons[k]
                     return LimitOver(reasons[k], k, limit, used.get(k, 0), need.get(k, 0), group)
         return None
 
