@@ -166,3 +166,42 @@ def test_every_limit_claim_holds_on_random_sessions(seed):
     assert n["limit: false start claim"] == 0, n
     assert n["limit: false lets claim (started before)"] == 0, n
     assert n["limit: false promise (not now)"] == 0, n
+
+
+def test_the_jobs_named_as_ending_are_those_that_hold_the_limit():
+    """alice is over MaxTRESPerUser gres/gpu=8; her QOS also has a GrpTRES, which bob's eight
+    30-minute jobs count in but which does not hold her. Her job 9's end (1 h) lets job 10
+    start: only job 9 is named, not bob's jobs that end before it."""
+    qos = Qos("normal", max_tres_per_user={"gres/gpu": 8}, grp_tres={"gres/gpu": 200})
+    lab = Lab("ai", "slurm", qos=[qos])
+    for _ in range(8):
+        lab.sbatch("-p train -N 1 --gres=gpu:1 -t 30", user="bob", runtime=1800)
+    lab.sbatch("-p train -N 1 --gres=gpu:8 -t 1:00:00", user="alice", runtime=3600)
+    b = lab.sbatch("-p train -N 1 --gres=gpu:8 -t 1:00:00", user="alice", runtime=3600)
+    lab.advance(60)
+    text = lab.why_pending(b)
+    assert "(the running jobs end at their time limits), job 9 ends by its time limit" in text
+    assert "jobs 1," not in text
+    assert _start(lab, b) == 3600
+
+
+def test_whether_an_accounts_limit_may_hold_a_job_depends_on_its_qos():
+    """Account lab's GrpTRES gres/gpu=2 holds a job of QOS normal, but not one of QOS big,
+    whose own GrpTRES gres/gpu replaces the account's (acct_policy.c): asked in either
+    order, each job gets its own answer (the answer is kept per QOS)."""
+    from slurmlab.sim.explain import _may_reach
+
+    for order in ((0, 1), (1, 0)):
+        lab = Lab(
+            "ai", "slurm",
+            accounts=[Account("lab", grp_tres="cpu=64,gres/gpu=2", users=["alice"])],
+            qos=[Qos("normal"), Qos("big", grp_tres={"gres/gpu": 100})],
+        )  # fmt: skip
+        keys = [
+            lab.sbatch("-p train -N 1 --gres=gpu:8 -t 10 -A lab", user="alice", runtime=600),
+            lab.sbatch("-p train -N 1 --gres=gpu:8 -t 10 -A lab --qos=big", user="alice"),
+        ]
+        lab.advance(1)
+        jobs = [lab.sim._lookup(k)[0] for k in keys]  # noqa: SLF001
+        got = {i: _may_reach(lab.sim, jobs[i], ("account", "lab"), lab.now) for i in order}
+        assert got == {0: True, 1: False}

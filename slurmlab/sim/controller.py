@@ -1400,9 +1400,11 @@ class Controller:
 
     def _wake_at(self, t: float) -> None:
         """A pass at Slurm's first periodic main-scheduler pass (every sched_interval) from
-        ``t`` on, when a job's PreemptExemptTime ends: Slurm preempts in main-scheduler passes
-        only, and nothing else calls one then (the real-Slurm preemption fixture: the victim
-        became preemptable at 120 s and was preempted at the periodic pass, 172 s). The
+        ``t`` on, for what changes with no event that calls the main scheduler: a job's
+        PreemptExemptTime ends (Slurm preempts in main-scheduler passes only: the real-Slurm
+        preemption fixture's victim became preemptable at 120 s and was preempted at the
+        periodic pass, 172 s), a begin time passes quietly (:meth:`_recheck`), an advance
+        reservation ends (:meth:`_resv_edge`). The
         passes fall every sched_interval from slurmctld's start (``slurmctld_start``:
         controller.c ``_slurmctld_background``, ``last_full_sched_time``). Without a main
         scheduler (slurm policy, sched_interval=-1), at the first backfill cycle."""

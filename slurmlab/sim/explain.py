@@ -1066,9 +1066,11 @@ def _may_reach(sim: Simulation, job, group: tuple, t: float) -> bool:
     may hold (up to MAX nodes, an ``--exclusive`` one its largest nodes whole), nodes
     counted as if no two shared one (Slurm counts a shared node once). Kept with the
     limits' sums until a job starts or ends, or anything else happens (a submission, an
-    update, a cancellation: an event): a picture asks it of every job it places."""
+    update, a cancellation: an event): a picture asks it of every job it places. Keyed by
+    the job's QOS too: which of the group's limits apply depends on it (a QOS's GrpTRES
+    replaces the account's for its TRES, a QOS MaxJobsPerUser the account's MaxJobs)."""
     cache = sim._used_cache()  # noqa: SLF001
-    key = ("may reach", group, t, len(sim.events))
+    key = ("may reach", group, job.qos, t, len(sim.events))
     if key not in cache:
         cache[key] = _reaches(sim, job, group, t)
     return cache[key]
@@ -1599,6 +1601,8 @@ def _group_limit(sim: Simulation, job, reason: str, t: float) -> list[str]:
         return out
     when, ended = lets
     keys = [r.key for r in ended]
+    if len(keys) > 6:
+        keys = [*keys[:6], f"{len(keys) - 6} more"]
     who = (
         f"job {keys[0]} ends by its time limit at about"
         if len(keys) == 1
@@ -1668,19 +1672,35 @@ def _limit_groups(sim: Simulation, job) -> list[tuple]:
 
 
 def _limit_lets(sim: Simulation, job):
-    """(when, the jobs ended by then): the first end at its time limit of a running job of
-    ``job``'s limit groups after which its limits let it start (on the nodes it would get
-    if every usable node were idle, for an ``--exclusive`` job: Slurm tests them again on
-    the nodes it picks), with no other job of them started; None if none does."""
+    """(when, the jobs ended by then that held it back): the first end at its time limit of
+    a running job of ``job``'s limit groups after which its limits let it start (on the
+    nodes it would get if every usable node were idle, for an ``--exclusive`` job: Slurm
+    tests them again on the nodes it picks), with no other job of them started; None if
+    none does. The jobs named are those of the groups whose limit it was over on the way
+    (not every job of its other groups that ends by then)."""
     jobs = {r.id: r for g in _limit_groups(sim, job) for r in sim._group_jobs(g)}  # noqa: SLF001
     idle = _idle_of(sim, job) if job.exclusive else None
+    held: set[tuple] = set()  # the groups whose limit held it on the way
+
+    def over(gone: frozenset) -> bool:  # (noting the groups that hold it)
+        found = [sim._limit_over(job, without=gone)]  # noqa: SLF001
+        if idle is not None:
+            found.append(sim._limit_over(job, picked=idle, without=gone))  # noqa: SLF001
+        held.update(o.group for o in found if o is not None)
+        return any(o is not None for o in found)
+
+    over(frozenset())  # (what holds it now)
     for end in sorted({_end_of(r) for r in jobs.values() if math.isfinite(_end_of(r))}):
         gone = frozenset(i for i, r in jobs.items() if _end_of(r) <= end)
-        if sim._limit_over(job, without=gone) is None and (  # noqa: SLF001
-            idle is None or sim._limit_over(job, picked=idle, without=gone) is None  # noqa: SLF001
-        ):
-            return end, sorted((jobs[i] for i in gone), key=lambda r: (_end_of(r), r.id))
+        if not over(gone):
+            ended = [r for i, r in jobs.items() if i in gone and _in_any(sim, r, held)]
+            return (end, sorted(ended, key=lambda r: (_end_of(r), r.id))) if ended else None
     return None
+
+
+def _in_any(sim: Simulation, job, groups) -> bool:
+    """Whether ``job`` counts in one of the limits' ``groups``."""
+    return any(sim._in_group(job, g) for g in groups)  # noqa: SLF001
 
 
 def _limit_start(sim: Simulation, job, t: float, when: float) -> float | None:
