@@ -205,3 +205,16 @@ def test_whether_an_accounts_limit_may_hold_a_job_depends_on_its_qos():
         jobs = [lab.sim._lookup(k)[0] for k in keys]  # noqa: SLF001
         got = {i: _may_reach(lab.sim, jobs[i], ("account", "lab"), lab.now) for i in order}
         assert got == {0: True, 1: False}
+
+
+def test_a_job_over_a_limit_on_its_own_is_told_how_many_nodes_are_within_it():
+    """MaxTRESPerUser node=2 and a 3-node job: over on its own, it will never start as it
+    is; with --nodes=2 it is within the limit and starts at once."""
+    lab = Lab("tiny", "fifo", qos=[Qos("normal", max_tres_per_user={"node": 2})])
+    j = lab.sbatch("-N 3 -t 10 --exclusive", runtime=600)
+    lab.advance(1)
+    text = lab.why_pending(j)
+    assert "its request alone is over QOS normal's limit" in text
+    assert "with --nodes=2 (instead of 3) it could start now within the limit" in text
+    lab.update(j, nodes="2-2")
+    assert _start(lab, j) == 1

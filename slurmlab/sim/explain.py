@@ -392,7 +392,7 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
     if job.alts is not None:  # -p a,b: it waits in each partition (a queue record each)
         lines.append(_partitions_line(sim, job))
     lines.extend(_fixes(sim, job, reason, part, most, part_cpus))
-    if said.lines and said.lines[0].startswith(_HOLD):  # (its group's jobs hold the limit)
+    if said.slack:  # (a limit holds it: fewer nodes may be within it)
         lines.extend(_within_slack(sim, job, reason, t))
     if reason not in ("Priority", "Resources") and not said.reserved_out:
         return " ".join(lines)
@@ -427,11 +427,14 @@ def _why_record(sim: Simulation, job, state: str, t: float) -> str:
 
 class _Reason(NamedTuple):
     """What :func:`_reason_text` says of a pending reason: its words, the lines that follow
-    them, and the advance reservations' words when they keep the job out (else None)."""
+    them, the advance reservations' words when they keep the job out (else None), and
+    whether fewer nodes within its QOS/association limit may start it now (a limit holds
+    it, now: :func:`_within_slack`)."""
 
     text: str
     lines: list[str]
     reserved_out: str | None
+    slack: bool = False
 
 
 def _reason_text(sim: Simulation, job, reason: str, t: float, text: str) -> _Reason:
@@ -506,10 +509,11 @@ def _reason_text(sim: Simulation, job, reason: str, t: float, text: str) -> _Rea
             "would still be, so it will never start as it is; ask for less (scontrol "
             f"update), or use another {whose.split()[0]}"
         )
+        return _Reason(text, own, reserved_out, slack=t == sim.env.now)
     elif t == sim.env.now and sim._limits:  # noqa: SLF001 - what its group holds is known now
         held = _group_limit(sim, job, reason, t)
         if held:
-            text, own = held[0], held[1:]
+            return _Reason(held[0], held[1:], reserved_out, slack=True)
     return _Reason(text, own, reserved_out)
 
 
@@ -1747,9 +1751,10 @@ def _limit_start(sim: Simulation, job, t: float, when: float) -> float | None:
 
 
 def _within_slack(sim: Simulation, job, reason: str, t: float) -> list[str]:
-    """For a job its group's running jobs keep over a TRES limit: the most nodes fewer than
-    its own on which it would be within the limit now (``Controller._limit_reason`` on
-    that shape, and on the nodes it would get) and could start now, as the hints for a job
+    """For a job a TRES limit holds now (its group's running jobs, or its request alone): the
+    most nodes fewer than its own on which it would be within the limit now
+    (``Controller._limit_reason`` on that shape, and on the nodes it would get) and could
+    start now, as the hints for a job
     waiting for Resources say it (:func:`_fewer_now`, checked by :func:`_possible`), when
     no job of its partition waits ahead of it or, under a backfilling policy, every one
     that does holds a planned start; else nothing."""
