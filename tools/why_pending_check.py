@@ -51,8 +51,7 @@ _LIMITS = _QOS + (
     {"grp_tres": {"gres/gpu": 16}},
 )
 _LIMIT = re.compile(r"is pending \((QOS(?!MaxWall)\w+|Assoc\w+)\)")
-_LETS = re.compile(r"by about t=(\d+)s[^;]*; from then the limit lets it start")
-_LETS1 = re.compile(r"at about t=(\d+)s[^;]*; from then the limit lets it start")
+_LETS = re.compile(r"(?:by|at) about t=(\d+)s[^;]*; from then the limit lets it start")
 _STARTS = re.compile(r"the limit lets it start, and it would start at about t=(\d+)s")
 
 
@@ -207,8 +206,8 @@ def check_limit(n: Counter, s: dict, lab: Lab, key, text: str, seed, verbose: bo
     each made in a replay; and a change that would start it now where none is said."""
     n["limit: explained"] += 1
     slack = window(s)
-    _base_now, base = outcome(s, key, None)
-    lets = _LETS.search(text) or _LETS1.search(text)
+    base_now, base = outcome(s, key, None)
+    lets = _LETS.search(text)
     if "If nothing else changes" in text:
         n["limit: says when"] += 1
     if lets:
@@ -236,7 +235,7 @@ def check_limit(n: Counter, s: dict, lab: Lab, key, text: str, seed, verbose: bo
             if verbose:
                 print("FP-limit", seed, key, c, text, "\n", flush=True)
     helps_now = [c for c, (now, _e) in tried.items() if now is not None]
-    if _base_now is None and helps_now and not promised:
+    if base_now is None and helps_now and not promised:
         n["limit: missed change (now)"] += 1
         n[f"limit: missed change (now), {limit_kind(text)}"] += 1
         if verbose:

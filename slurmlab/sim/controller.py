@@ -796,10 +796,7 @@ class Controller:
             running = used_by(group)[2]
             if running + 1 > most:
                 count = LimitOver(reason, "jobs", most, running, 1, group)
-        in_tree = job.account in self.tree.accounts
-        accounts = (
-            [self.tree.accounts[a] for a in _ancestry(self.tree, job.account)] if in_tree else []
-        )
+        accounts = self._accounts_up(job.account)
         checks = []
 
         def add(limits, group, reasons):
@@ -837,13 +834,18 @@ class Controller:
         q = self.qos[job.qos]
         if q.max_jobs_per_user is not None:
             return "QOSMaxJobsPerUserLimit", q.max_jobs_per_user, ("user", job.user, job.qos)
-        if job.account not in self.tree.accounts:
-            return None
-        accounts = [self.tree.accounts[a] for a in _ancestry(self.tree, job.account)]
+        accounts = self._accounts_up(job.account)
         max_jobs = next((a.max_jobs for a in accounts if a.max_jobs is not None), None)
         if max_jobs is None:
             return None
         return "AssocMaxJobsLimit", max_jobs, ("assoc", job.user, job.account)
+
+    def _accounts_up(self, account: str) -> list:
+        """``account`` and its ancestors in the tree, nearest first (none if it is not in
+        the tree): where its association limits come from."""
+        if account not in self.tree.accounts:
+            return []
+        return [self.tree.accounts[a] for a in _ancestry(self.tree, account)]
 
     def _held_in(self, group: tuple, held: set[int], src, without: frozenset = frozenset()) -> int:
         """How many of the nodes ``group``'s running jobs hold the job (or record) ``src``
