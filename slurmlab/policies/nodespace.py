@@ -25,6 +25,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from slurmlab.spec.units import tick_at_or_after, tick_at_or_before
+
 __all__ = ["NodeSpace", "bits_mask", "node_bits"]
 
 
@@ -54,14 +56,14 @@ def slot_of(t: float, res: float, offset: float = 0.0) -> float:
     (``sched_start / backfill_resolution``, ``end_reserve / backfill_resolution``):
     ``offset`` is time 0's epoch second modulo ``res`` (:attr:`QueueView.epoch`; 0: time 0
     on the grid)."""
-    return math.floor((t + offset) / res) * res - offset if t != math.inf else t
+    return tick_at_or_before(t, res, -offset) if t != math.inf else t
 
 
 def retry_after(end: float, res: float, offset: float = 0.0) -> float:
     """When backfill tries a job again after an advance reservation ending at ``end`` held
     its nodes: the end rounded *up* to the grid of :func:`slot_of`, plus 1 s
     (reservation.c ``find_resv_end``, backfill.c ``++resv_end``)."""
-    return math.ceil((end + offset) / res) * res - offset + 1.0
+    return tick_at_or_after(end, res, -offset) + 1.0
 
 
 def _moved(start: float, limit: float, exact: Sequence[tuple[float, float]]) -> float:

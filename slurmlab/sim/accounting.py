@@ -32,8 +32,8 @@ from slurmlab.policies.priority import (
     partition_tres,
     tres_factors,
 )
-from slurmlab.sim.timing import tick_at_or_after, tick_at_or_before
 from slurmlab.spec.qos import Qos
+from slurmlab.spec.units import tick_at_or_after, tick_at_or_before
 
 __all__ = ["PriorityState"]
 

@@ -38,9 +38,10 @@ from slurmlab.policies.base import (
 )
 from slurmlab.policies.placement import choose_nodes, fitting_mask
 from slurmlab.sim.causes import Preempted
-from slurmlab.sim.timing import AFTER_PASS, LATE, URGENT, tick_at_or_after, tick_at_or_before
+from slurmlab.sim.timing import AFTER_PASS, LATE, URGENT
 from slurmlab.spec.job import spread_of
 from slurmlab.spec.qos import Reservation
+from slurmlab.spec.units import tick_at_or_after, tick_at_or_before
 
 if TYPE_CHECKING:  # the engine assembles these mixins; only types come back
     from slurmlab.sim.engine import SimJob

@@ -7,7 +7,8 @@ reached, dependencies satisfied, scripted actions), then the pass, then (for the
 same time by priority, then by when they were scheduled.
 
 slurmctld's periodic main-scheduler pass and priority recalculation tick on grids from
-its start (``slurmctld_start``): :func:`tick_at_or_before`, :func:`tick_at_or_after`.
+its start (:func:`slurmctld_start_seconds`; the grids:
+:func:`~slurmlab.spec.units.tick_at_or_before`, :func:`~slurmlab.spec.units.tick_at_or_after`).
 """
 
 from __future__ import annotations
@@ -17,30 +18,13 @@ from numbers import Real
 
 from slurmlab.errors import SlurmlabError
 
-__all__ = [
-    "AFTER_PASS", "INF", "LATE", "NORMAL", "URGENT",
-    "slurmctld_start_seconds", "tick_at_or_after", "tick_at_or_before",
-]  # fmt: skip
+__all__ = ["AFTER_PASS", "INF", "LATE", "NORMAL", "URGENT", "slurmctld_start_seconds"]
 
 URGENT = 0  # job ends, node failures and repairs, priority recalculation
 NORMAL = 1  # arrivals, begin times, actions
 LATE = 2  # the scheduling pass
 AFTER_PASS = 3  # the backfill cycle
 INF = math.inf
-
-
-def tick_at_or_before(t: float, period: float, start: float = 0.0) -> float:
-    """The last tick at or before ``t`` of a timer that fires every ``period`` seconds from
-    ``start`` (slurmctld's periodic main-scheduler pass and priority recalculation, on grids
-    from slurmctld's start: ``slurmctld_start``); the next tick after ``t`` is this plus
-    ``period``."""
-    return start + math.floor((t - start) / period) * period
-
-
-def tick_at_or_after(t: float, period: float, start: float = 0.0) -> float:
-    """The first tick at or after ``t`` of the timer of :func:`tick_at_or_before`; the last
-    tick strictly before ``t`` is this minus ``period``."""
-    return start + math.ceil((t - start) / period) * period
 
 
 def slurmctld_start_seconds(value) -> float:

@@ -41,6 +41,8 @@ __all__ = [
     "parse_whole",
     "ascii_digits",
     "suffixed_count",
+    "tick_at_or_after",
+    "tick_at_or_before",
     "MAX_COUNT",
     "MAX_COUNT16",
     "MAX_MEMORY_MB",
@@ -447,6 +449,21 @@ def node_order_key(name: str) -> tuple:
         else (piece.encode() + (b"0" if i < last else b"\0")).translate(_SIGNED_CHAR)
         for i, piece in enumerate(pieces)
     )
+
+
+def tick_at_or_before(t: float, period: float, start: float = 0.0) -> float:
+    """The last tick at or before ``t`` of a grid every ``period`` seconds from ``start``:
+    slurmctld's timers from its start (the periodic main-scheduler pass, the priority
+    recalculation), backfill's bf_resolution slots on epoch seconds
+    (:func:`~slurmlab.policies.nodespace.slot_of`). The next tick after ``t`` is this plus
+    ``period``."""
+    return start + math.floor((t - start) / period) * period
+
+
+def tick_at_or_after(t: float, period: float, start: float = 0.0) -> float:
+    """The first tick at or after ``t`` of the timer of :func:`tick_at_or_before`; the last
+    tick strictly before ``t`` is this minus ``period``."""
+    return start + math.ceil((t - start) / period) * period
 
 
 def expand_hostlist(expr: str) -> list[str]:
