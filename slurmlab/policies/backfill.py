@@ -1484,7 +1484,9 @@ class SlurmBackfill(Conservative):
                 later = retry_after(t1, res, off)
                 if later < window_end:
                     held = later
-            out.append(_Window(t0, t1, held, usage, node_bits(usage.any(axis=1)), who))
+            on = usage.any(axis=1)
+            nodes = tuple(int(i) for i in np.flatnonzero(on))
+            out.append(_Window(t0, t1, held, usage, node_bits(on), who, nodes, usage[list(nodes)]))
         return out
 
     def _grid(self, view: QueueView) -> tuple[float, float]:
@@ -1553,6 +1555,8 @@ class _Window(NamedTuple):
     usage: np.ndarray  # what it holds on each node (whole nodes)
     bits: int  # its nodes, as a bitmask (:func:`node_bits`)
     by: BlockedBy | None  # whose it is (None in a view built by hand)
+    nodes: tuple[int, ...]  # its nodes
+    rows: np.ndarray  # what it holds on each of them (``usage[list(nodes)]``)
 
 
 def _met(job: PendingJob, windows: list[_Window], now: float, lifted: list):
@@ -1568,8 +1572,7 @@ def _met(job: PendingJob, windows: list[_Window], now: float, lifted: list):
     for w in windows:
         if w.by is not None and w.by.name == job.reservation:
             own_end = w.end
-            nodes = tuple(int(i) for i in np.flatnonzero(w.usage.any(axis=1)))
-            lifted.append((nodes, w.usage[list(nodes)], max(w.start, now), w.held))
+            lifted.append((w.nodes, w.rows, max(w.start, now), w.held))
             continue
         meets.append((w.start, w.end, w.bits))
         whole = w.by is not None and job.partition in w.by.whole
@@ -1578,8 +1581,7 @@ def _met(job: PendingJob, windows: list[_Window], now: float, lifted: list):
         if w.held > w.end and (
             whole or (job.pinned and (job.plan_mask & w.usage.any(axis=1)).any())
         ):
-            nodes = tuple(int(i) for i in np.flatnonzero(w.usage.any(axis=1)))
-            lifted.append((nodes, w.usage[list(nodes)], max(w.end, now), w.held))
+            lifted.append((w.nodes, w.rows, max(w.end, now), w.held))
     return meets, own_end, exact
 
 
