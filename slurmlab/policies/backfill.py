@@ -392,7 +392,7 @@ class Easy(Fifo):
             if not job.blocks:
                 unblocked.add(job.partition)
             d.reasons[job.id] = "Resources"
-            planned = self.plan(prof, job, view)
+            planned = self.plan(prof, job, view, job.plan_mask if all_up else None)
             if planned is not None:
                 plans.append([job, *planned])
                 extra.clear()
@@ -402,9 +402,12 @@ class Easy(Fifo):
         return d
 
     @staticmethod
-    def plan(prof: Profile, job: PendingJob, view: QueueView) -> tuple | None:
-        """Reserve the job's earliest start in ``prof``: (start, nodes, usage), or None."""
-        found = _earliest(prof, job, job.plan_mask & view.up, job.limit)
+    def plan(prof: Profile, job: PendingJob, view: QueueView, mask=None) -> tuple | None:
+        """Reserve the job's earliest start in ``prof``: (start, nodes, usage), or None.
+        ``mask``: ``job.plan_mask & view.up``, when the caller has it."""
+        if mask is None:
+            mask = job.plan_mask & view.up
+        found = _earliest(prof, job, mask, job.limit)
         if found is None:
             return None
         i, t, nodes = found
