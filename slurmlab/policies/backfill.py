@@ -38,6 +38,7 @@ from __future__ import annotations
 import difflib
 import math
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from operator import itemgetter
 from typing import ClassVar, NamedTuple
@@ -55,7 +56,14 @@ from slurmlab.policies.base import (
     QueueView,
     Start,
 )
-from slurmlab.policies.nodespace import NodeSpace, bits_mask, node_bits, retry_after, slot_of
+from slurmlab.policies.nodespace import (
+    NodeSpace,
+    bits_mask,
+    node_bits,
+    nodes_bits,
+    retry_after,
+    slot_of,
+)
 from slurmlab.policies.placement import choose_nodes, spread_nodes
 from slurmlab.policies.profile import Profile, hold_windows, make_profile
 from slurmlab.spec.cluster import SCHEDULER_PARAMETERS
@@ -786,38 +794,37 @@ def _earliest(
     return prof.earliest(job.request, mask, limit, not_before=not_before)
 
 
-def _ends(view: QueueView) -> tuple[np.ndarray, np.ndarray, set]:
+def _ends(view: QueueView) -> tuple[list[float], list[int], set]:
     """The running jobs' expected ends, sorted (cons_common/job_test.c
-    ``_cr_job_list_sort``), whether each holds each node, and the ends as a set: (ends,
-    held[job, node], ends)."""
+    ``_cr_job_list_sort``), the nodes each holds as a bitmask (:func:`nodes_bits`), and the
+    ends as a set: (ends, held, ends). (A handful of running jobs: Python's lists and ints
+    cost a fraction of numpy's calls on arrays that small.)"""
     running = sorted(view.running, key=lambda r: r.expected_end)
+    ends = [float(r.expected_end) for r in running]
     if len(view.capacity) == 1:  # (a one-node pool: every running job holds it)
-        held = np.ones((len(running), 1), dtype=bool)
+        held = [1] * len(running)
     else:
-        held = np.zeros((len(running), len(view.capacity)), dtype=bool)
-        for k, r in enumerate(running):
-            held[k, list(r.nodes)] = True
-    ends = [r.expected_end for r in running]
-    return np.array(ends, dtype=float), held, set(ends)
+        held = [nodes_bits(tuple(r.nodes)) for r in running]
+    return ends, held, set(ends)
 
 
 #: cons_common/job_test.c ``_will_run_test``: the first batch's window (``time_window``)
 WILL_RUN_WINDOW = 30.0
 
 
-def _try_nodes(space: NodeSpace, mask, t: float, limit: float, blocked):
-    """The nodes of ``mask`` backfill.c's try holding ``t`` may use (``avail_bitmap``): free
-    of plans in the map from the start of the record holding ``t`` for the job's limit, and
-    of the advance reservations overlapping that window (``blocked``, as (start, end, node
-    bits): job_test_resv takes them out; the will-run test then skips the running jobs on
-    them). Beyond the map, the reservations alone."""
+def _try_nodes(space: NodeSpace, bits: int, t: float, limit: float, blocked) -> int:
+    """The nodes of ``bits`` (a bitmask, :func:`node_bits`) backfill.c's try holding ``t``
+    may use (``avail_bitmap``), as a bitmask: free of plans in the map from the start of the
+    record holding ``t`` for the job's limit, and of the advance reservations overlapping
+    that window (``blocked``, as (start, end, node bits): job_test_resv takes them out; the
+    will-run test then skips the running jobs on them). Beyond the map, the reservations
+    alone."""
     start = space.times[bisect_right(space.times, t) - 1] if t < space.end else t
-    bits, _later = space.free_of(node_bits(mask), start, start + limit, blocked)
-    return mask & bits_mask(bits, len(mask))
+    return space.free_of(bits, start, start + limit, blocked)[0]
 
 
 def _will_run(
-    prof: Profile, job: PendingJob, mask, limit: float, found, ends, space, epoch, blocked
+    prof: Profile, job: PendingJob, mask, bits: int, limit: float, found, cycle, epoch, blocked
 ):
     """Move a planned start ``found`` (interval index, start, nodes: the first moment the job
     fits in the cycle's profile) to where Slurm's will-run test puts it, on the nodes best
@@ -848,28 +855,30 @@ def _will_run(
     ``end_time + 30 * 2**k`` at or after that moment, among the running jobs on the nodes
     of ``mask`` the reservations (``space``) and the advance reservations (``blocked``)
     leave free from the start of the map's record holding that moment for the job's limit
-    (:func:`_try_nodes`); ``epoch`` (:attr:`QueueView.epoch`) puts the simulation's clock
-    on epoch seconds. The nodes are the best fit there in the profile
-    (reservations held). A first fit that is no running job's end (a reservation's end:
-    backfill.c's TRY_LATER) keeps its time, on the nodes :func:`_fit_now` gives."""
+    (:func:`_try_nodes`; ``bits``: ``mask`` as a bitmask); ``epoch``
+    (:attr:`QueueView.epoch`) puts the simulation's clock on epoch seconds. The nodes are
+    the best fit there in the profile (reservations held). A first fit that is no running
+    job's end (a reservation's end: backfill.c's TRY_LATER) keeps its time, on the nodes
+    :func:`_fit_now` gives (``cycle``: the :class:`_Cycle`, its map, the running jobs' ends
+    and what is free now)."""
     t = found[1]
-    e, held, known = ends
+    e, held, known = cycle.ends
     if t not in known:  # (no running job ends then: a try at a map record's edge)
-        return _fit_now(prof, job, mask, limit, found, space, blocked)
+        return _fit_now(prof, job, mask, bits, limit, found, cycle, blocked)
     # (no batch reaches past t + 60 s or 2 t - the first end: none ends after t by then?)
     later = bisect_right(e, t)
     if later == len(e) or e[later] > max(t + 2 * WILL_RUN_WINDOW, 2 * t - e[0]):
         return found
-    usable = _try_nodes(space, mask, t, limit, blocked)
-    e = e[held[:, usable].any(axis=1)]
-    if not len(e) or t not in e:
+    usable = _try_nodes(cycle.space, bits, t, limit, blocked)
+    e = [end for end, on in zip(e, held) if on & usable]  # (bit_overlap_any)
+    if not e or t not in e:
         return found
     first = e[0]
     barrier = first + WILL_RUN_WINDOW - (first + epoch) % WILL_RUN_WINDOW
     window = WILL_RUN_WINDOW
     while barrier + window < t:
         window *= 2
-    last = float(e[np.searchsorted(e, barrier + window, side="right") - 1])
+    last = e[bisect_right(e, barrier + window) - 1]
     at = bisect_right(prof.times, last) - 1
     if last <= t or prof.times[at] != last:
         return found
@@ -878,7 +887,7 @@ def _will_run(
     return found if nodes is None else (at, last, nodes)
 
 
-def _fit_now(prof: Profile, job: PendingJob, mask, limit: float, found, space, blocked):
+def _fit_now(prof: Profile, job: PendingJob, mask, bits: int, limit: float, found, cycle, blocked):
     """The nodes of a start ``found`` at the edge of a map record (a try of backfill.c's
     TRY_LATER, no running job's end): ``_will_run_test`` first tests the job on the
     resources the running jobs leave free *now* (``_job_test``, SELECT_MODE_RUN_NOW) over
@@ -887,11 +896,16 @@ def _fit_now(prof: Profile, job: PendingJob, mask, limit: float, found, space, b
     its start. So a job planned after another's reservation goes to the node tightest now,
     not to the best fit once the running jobs have ended (real Slurm: ``preempt-gpu``). ``found``
     unchanged when it does not fit now, or when those nodes are not free for its window
-    in the profile (an advance reservation)."""
+    in the profile (an advance reservation). Nothing is tested for a job that fits nowhere
+    on the resources free when the cycle began (:meth:`_Cycle.fits_now`: the profile's
+    first interval never holds more), the case in most cycles of a busy machine."""
     t = found[1]
+    space = cycle.space
     if t >= space.end or len(prof.times) < 2 or len(mask) == 1:  # (one node: its own)
         return found
-    usable = _try_nodes(space, mask, t, limit, blocked)
+    if not cycle.fits_now(job):
+        return found
+    usable = bits_mask(_try_nodes(space, bits, t, limit, blocked), len(mask))
     instant = prof.times[1] - prof.times[0]  # (interval 0 alone: the resources free now)
     fits = prof.fits if job.spread is None else prof.spread_fits
     nodes = fits(job.request, usable, instant)
@@ -1180,7 +1194,9 @@ class SlurmBackfill(Conservative):
             held = [(w.start, w.held, w.usage) for w in windows]
             prof = availability(view, windows=held)
             cycle = _Cycle(prof, self._node_space(view), ends=_ends(view), windows=windows)
+        cycle.free_ranks, cycle.ranks = view.free_ranks, None  # (read when first needed)
         beyond = self._plan_jobs(queue, view, cycle, up, blocked, d)
+        cycle.free_ranks = None  # (the view is not kept with the cycle)
         # (a cycle cut short by bf_max_job_test or by a full map did not see every job: not
         # continued either; nor one under per-cycle caps, whose counts and ages a continued
         # cycle would have to carry)
@@ -1197,7 +1213,7 @@ class SlurmBackfill(Conservative):
         now = view.now
         horizon = now + self.bf_window * 60.0
         prof, space, hopeless, waiting = cycle.prof, cycle.space, cycle.hopeless, cycle.waiting
-        all_up = bool(view.up.all())  # then a job's mask needs no masking
+        all_up = up == (1 << len(view.up)) - 1  # then a job's mask needs no masking
         beyond = False  # some job was planned beyond the window
         # Each cycle clears every pending job's expected start first (backfill.c,
         # _clear_job_estimates): one beyond bf_max_job_test has none ("Until an attempt is
@@ -1312,9 +1328,14 @@ class SlurmBackfill(Conservative):
                     prof.reserve(nodes, -usage, a, b)
             missed = unreached.get(shape)  # (cycle.reached's own first test, made here
             # without the call: in a deep queue most jobs are of a shape already not reached)
-            if (missed is not None and limit >= missed and not no_reserve) or not cycle.reached(
-                space, unreached, job, limit, up, now, meets, now_only=no_reserve, exact=exact
-            ):
+            if missed is not None and limit >= missed and not no_reserve:
+                reached = False
+            else:
+                bits = cycle.plan_bits(job, up)  # (the up nodes its plans may use)
+                reached = cycle.reached(
+                    space, unreached, job, limit, bits, now, meets, now_only=no_reserve, exact=exact
+                )
+            if not reached:
                 seen.append((job, False, None))
                 if job.partition in waiting:
                     reasons[job.id] = "Priority"
@@ -1332,9 +1353,7 @@ class SlurmBackfill(Conservative):
             if pool and not lifted and found is not None:
                 searched[shape] = (limit, found[1])
             if found is not None and found[1] > now:
-                found = _will_run(
-                    prof, job, mask, limit, found, cycle.ends, space, view.epoch, meets
-                )
+                found = _will_run(prof, job, mask, bits, limit, found, cycle, view.epoch, meets)
             if found is not None and found[1] > own_end:
                 found = None  # (job_test_resv: its reservation over by then, no plan)
             if found is None:
@@ -1629,6 +1648,10 @@ class _Cycle:
     ends: tuple | None = None
     #: the advance reservations not yet over (:meth:`SlurmBackfill._windows`)
     windows: list = field(default_factory=list)
+    #: the cycle's view's :meth:`QueueView.free_ranks`, set while a cycle runs (a continued
+    #: one comes after arrivals only, but reads them again), and what it gave, once read
+    free_ranks: Callable[[], tuple] | None = None
+    ranks: tuple | None = None
 
     def reached(
         self,
@@ -1636,34 +1659,47 @@ class _Cycle:
         unreached: dict,
         job: PendingJob,
         limit: float,
-        up: int,
+        usable: int,
         now,
         blocked,
         now_only: bool = False,
         exact=(),
     ) -> bool:
         """Whether the node_space walk over ``space`` reaches ``job`` tested for ``limit``
-        seconds (:func:`_bf_limit`; :meth:`NodeSpace.reachable` over the up nodes its plans
-        may use), a shape not reached at some limit being not reached at a longer one
-        (``unreached``: shape -> shortest limit not reached; reservations only take room,
-        so it holds for the cycle). ``now_only``: a job that may only start now
-        (TEST_NOW_ONLY) has its first try alone, and no shape is noted. ``exact``: the
-        windows that move its tries to their ends (:func:`_met`)."""
+        seconds (:func:`_bf_limit`; :meth:`NodeSpace.reachable` over ``usable``, the up nodes
+        its plans may use, as a bitmask: :meth:`plan_bits`), a shape not reached at some
+        limit being not reached at a longer one (``unreached``: shape -> shortest limit not
+        reached; reservations only take room, so it holds for the cycle). ``now_only``: a
+        job that may only start now (TEST_NOW_ONLY) has its first try alone, and no shape
+        is noted. ``exact``: the windows that move its tries to their ends (:func:`_met`)."""
         if not now_only:
             missed = unreached.get(job.shape)
             if missed is not None and limit >= missed:
                 return False
-        mask = job.plan_mask  # as a bitmask, cached per mask
-        hit = self.bits.get(id(mask))
-        if hit is None:
-            hit = self.bits[id(mask)] = (mask, node_bits(mask))
-        if space.reachable(
-            hit[1] & up, job.count, limit, now, blocked, now_only=now_only, exact=exact
-        ):
+        if space.reachable(usable, job.count, limit, now, blocked, now_only=now_only, exact=exact):
             return True
         if not now_only:
             unreached[job.shape] = limit
         return False
+
+    def plan_bits(self, job: PendingJob, up: int) -> int:
+        """The up nodes (``up``, a bitmask) the job's plans may use, as a bitmask
+        (:func:`node_bits` of its :attr:`~PendingJob.plan_mask`, cached per mask)."""
+        mask = job.plan_mask
+        hit = self.bits.get(id(mask))
+        if hit is None:
+            hit = self.bits[id(mask)] = (mask, node_bits(mask))
+        return hit[1] & up
+
+    def fits_now(self, job: PendingJob) -> bool:
+        """Whether ``job`` may fit on the resources free when the cycle began
+        (:meth:`PendingJob.may_fit` on :attr:`free_ranks`, read once; a job that may spread
+        over nodes is not told by it: True)."""
+        if job.spread is not None:
+            return True
+        if self.ranks is None:
+            self.ranks = self.free_ranks()
+        return job.may_fit(self.ranks)
 
     def still_reached(self, space: NodeSpace, now: float, up: int, blocked, size: int) -> bool:
         """Walk the jobs seen again over ``space`` (a map for ``now``), putting their
@@ -1673,7 +1709,10 @@ class _Cycle:
         for job, reached, held in self.seen:
             if (
                 reached is not None
-                and self.reached(space, unreached, job, _bf_limit(job), up, now, blocked) != reached
+                and self.reached(
+                    space, unreached, job, _bf_limit(job), self.plan_bits(job, up), now, blocked
+                )
+                != reached
             ):
                 return False
             if held is not None:

@@ -27,7 +27,7 @@ import numpy as np
 
 from slurmlab.spec.units import tick_at_or_after, tick_at_or_before
 
-__all__ = ["NodeSpace", "bits_mask", "node_bits"]
+__all__ = ["NodeSpace", "bits_mask", "node_bits", "nodes_bits"]
 
 
 def node_bits(mask: np.ndarray) -> int:
@@ -43,7 +43,8 @@ def bits_mask(bits: int, nodes: int) -> np.ndarray:
 
 
 @lru_cache(maxsize=4096)
-def _bits_of(nodes: tuple[int, ...]) -> int:
+def nodes_bits(nodes: tuple[int, ...]) -> int:
+    """Node indices as an int bitmask (cached: the same node sets come back)."""
     bits = 0
     for i in nodes:
         bits |= 1 << i
@@ -143,7 +144,7 @@ class NodeSpace:
             n += 1
             self.records += 1
         k += 1  # the record beginning at start
-        keep = ~_bits_of(tuple(nodes))
+        keep = ~nodes_bits(tuple(nodes))
         after = None  # one_after: the record after the reservation (None: to the map's end)
         while k < n:
             edge = times[k + 1]
