@@ -290,3 +290,56 @@ PartitionName=p Nodes=n[1-2] Default=YES MaxTime=INFINITE
     checks = SkipChecks()
     checked = checks.run(cluster, workload)
     assert checks.spreading and checked and all(checked)
+
+
+def with_and_without_left_profiles(cluster, workload) -> tuple:
+    """Conservative's histories taking the profile the previous pass left (after arrivals
+    only), and never taking it (a new profile, its reservations put back, every pass);
+    and how many passes took one."""
+    taken = []
+    original = backfill._left_profile
+
+    def spy(left, view, kept):
+        prof = original(left, view, kept)
+        taken.append(prof is not None)
+        return prof
+
+    try:  # (not monkeypatch: hypothesis runs many examples per test call)
+        backfill._left_profile = spy
+        kept = history(simulate(cluster, workload, "conservative"))
+        backfill._left_profile = lambda left, view, kept: None
+        built = history(simulate(cluster, workload, "conservative"))
+    finally:
+        backfill._left_profile = original
+    return kept, built, sum(taken)
+
+
+@pytest.mark.parametrize(
+    ("preset", "seed", "load"), [("teaching", 4, 1.2), ("ai", 4, 1.5), ("tiny", 6, 1.5)]
+)
+def test_a_pass_continuing_from_the_profile_left_decides_as_a_new_profile(preset, seed, load):
+    """After arrivals only, a conservative pass takes the profile the previous pass left
+    instead of building one and putting every standing reservation back: the same profile
+    from now on, so the same starts, plans, reasons and histories."""
+    cluster = Cluster.preset(preset)
+    kept, built, taken = with_and_without_left_profiles(
+        cluster, ai_workload(600, cluster, seed=seed, load=load)
+    )
+    assert taken and same(kept, built)
+
+
+def test_a_processor_pool_continuing_from_the_profile_left_decides_as_a_new_profile():
+    """The same on a trace's processor pool (``PoolProfile``)."""
+    kept, built, taken = with_and_without_left_profiles(
+        swf_cluster(64), pool_workload(1500, 64, seed=2)
+    )
+    assert taken and same(kept, built)
+
+
+@SETTINGS
+@given(case=scenarios())
+def test_continuing_from_the_profile_left_decides_as_a_new_profile_at_random(case):
+    """Random clusters and workloads (arrays, dependencies, zero-length and spreading jobs,
+    failures)."""
+    kept, built, _taken = with_and_without_left_profiles(*case)
+    assert same(kept, built)

@@ -704,6 +704,69 @@ def test_replan_matches_out_search_in(data):
     compress(profs[0], standing, capacity, check)
 
 
+@given(st.data())
+@settings(SETTINGS, max_examples=500)
+def test_replan_without_taking_the_job_out_matches_out_search_in(data):
+    """``Profile.replan`` searches a GPU job of fixed tasks per node (``gres_fixed``: best
+    fit weighs no free amounts) without taking it out when it holds at least its demand on
+    each node: its answer and the profile it leaves are those of taking it out, searching
+    and putting it back, move by move, with jobs sharing masks and requests (the fit masks
+    kept between searches), some holding more than their demand on some nodes, and
+    exclusive jobs among them (which are searched the usual way)."""
+    draw = data.draw
+    capacity = draw(clusters())
+    now, left, releases = running_jobs(draw, capacity)
+    profs = [Profile(now, left.copy(), capacity, releases) for _ in range(2)]
+    masks = [np.ones(len(capacity), dtype=bool), np.arange(len(capacity)) % 2 == 0]
+    shapes = [job(draw, capacity)[:2] for _ in range(draw(st.integers(1, 3)))]
+    standing = []
+    for _ in range(draw(st.integers(1, 8))):
+        demand, count = draw(st.sampled_from(shapes))
+        mask = draw(st.sampled_from(masks))
+        duration = draw(spans_st)
+        exclusive = draw(st.booleans()) and draw(st.booleans())
+        request = Request(demand, count, exclusive, gres_fixed=True)
+        found = profs[0].earliest(request, mask, duration)
+        assert repr(profs[1].earliest(request, mask, duration)) == repr(found)
+        if found is None or math.isinf(found[1]):
+            continue
+        i, t, nodes = found
+        if exclusive:
+            usage = capacity[list(nodes)]
+        else:  # (sometimes more than its demand on a node, as a job's own rows may hold)
+            usage = np.tile(demand, (len(nodes), 1))
+            usage[0] += np.minimum(amounts(draw, capacity[[nodes[0]]])[0], 1)
+            usage = np.minimum(usage, profs[0].free[i:, list(nodes)].min(axis=0))
+            usage = np.maximum(usage, 0)
+        for p in profs:
+            p.reserve(nodes, usage, t, t + duration, at=i)
+        standing.append([t, len(standing), request, mask, duration, nodes, usage])
+    if releases and draw(st.booleans()):  # a running job ends early
+        end, nodes, use = releases[draw(st.integers(0, len(releases) - 1))]
+        if end > now:
+            for p in profs:
+                p.reserve(nodes, -use, now, end)
+    assert_same_state(profs[0], profs[1])
+    for s in sorted(standing, key=lambda s: s[:2]):
+        t, _n, request, mask, duration, nodes, usage = s
+        if not profs[0].valid():
+            break
+        got = profs[0].replan(request, mask, duration, t, nodes, usage)
+        ref = profs[1]
+        ref.reserve(nodes, -usage, t, t + duration)  # out, search, back in
+        want = ref.earliest(request, mask, duration)
+        if want is not None:
+            k, t2, new = want
+            if request.exclusive:
+                usage = capacity[list(new)]
+            elif len(new) != len(usage):
+                usage = np.broadcast_to(request.demand, (len(new), 3))
+            ref.reserve(new, usage, t2, t2 + duration, at=k)
+            s[0], s[5], s[6] = t2, new, usage
+        assert repr(got) == repr(want)
+        assert_same_state(profs[0], ref)
+
+
 def place_jobs(draw, profs, capacity, now, releases, job_drawn, most):
     """Up to ``most`` jobs (``job_drawn()``: demand, count, mask, duration, exclusive) placed
     at their earliest fit one after another in every profile of ``profs`` (which must all

@@ -556,7 +556,9 @@ class Conservative(Easy):
     After arrivals only, a job whose window no change of the profile reached since its
     own search (see ``_undisturbed``) keeps its place without a new search: the search
     would find the same start and nodes. On the teaching workload that skips 45 % of the
-    searches; the plans are those of a full recomputation (tests compare both).
+    searches; the plans are those of a full recomputation (tests compare both). Such a
+    pass also starts from the profile the previous one left, its reservations in place,
+    when that is the profile it would build (``_left_profile``).
 
     On multi-node clusters each reservation holds the nodes best fit gave it, as Maui's and
     Slurm's reservations do: a later job is not slipped in by moving an earlier reservation
@@ -634,13 +636,18 @@ class Conservative(Easy):
                 started_now.append((n, job, nodes, now + job.limit, usage))
                 early.start(job)
             fresh = fresh[len(started_now) :]
-        prof = None  # (not needed when every job starts now)
-        if fresh or kept or urgent:
+        # After arrivals only, the profile the previous pass left is this pass's, its
+        # reservations already in place (see _left_profile); else one is built (also when
+        # none stands: then jobs may have started above, which that profile lacks)
+        prof = None if since is None or not kept else _left_profile(since[2], view, kept)
+        left = prof is not None
+        if not left and (fresh or kept or urgent):  # (none is needed when all start now)
             prof = availability(view, free, [(t, ns, u) for _n, _j, ns, t, u in started_now])
         found_urgent = self._place_first(urgent, prof, view, all_up)
-        for t, _n, job, nodes, usage in kept:
-            if nodes is not None:
-                prof.reserve(nodes, usage, t, t + job.limit)
+        if not left:
+            for t, _n, job, nodes, usage in kept:
+                if nodes is not None:
+                    prof.reserve(nodes, usage, t, t + job.limit)
         if kept and not prof.valid():  # nodes failed or shrank under the plan: plan again
             prof = availability(view)
             found_urgent = self._place_first(urgent, prof, view, all_up)
@@ -662,11 +669,19 @@ class Conservative(Easy):
         # JobArrayTaskLimit, as Slurm's backfill skips it (job_array_start_test)
         throttles = ArrayThrottles(view)
 
+        # the reservations the profile holds at the end of the pass, and whether it holds
+        # them as the next pass would put them back (see _left_profile)
+        plans: dict[int, tuple[float, tuple[int, ...]]] = {}
+        exact = prof is not None and not (urgent or view.multi or view.blocked_windows)
+
         def placed(n: int, job: PendingJob, found) -> None:
+            nonlocal exact
             if found is None:
                 d.reasons[job.id] = "Resources"
                 return
             i, t, nodes = found
+            if job.limit <= 0:  # (a reservation of no length holds its interval, whatever
+                exact = False  # its length: profiles with other breakpoints differ there)
             if t <= now and i == 0:
                 starting.append((n, job, nodes))
                 begun.add(job.id)
@@ -676,6 +691,7 @@ class Conservative(Easy):
             if job.id not in d.planned or t < d.planned[job.id]:  # (-p a,b: the earliest)
                 d.planned[job.id] = t
                 d.planned_nodes[job.id] = nodes
+            plans[job.id] = (t, nodes)
 
         for n, job, found in found_urgent:
             if job.throttle is not None and throttles.full(job):  # (its room goes unused)
@@ -712,6 +728,8 @@ class Conservative(Easy):
             else:
                 on = job.plan_mask if all_up else job.plan_mask & up
                 found = prof.replan(job.request, on, job.limit, t, nodes, usage)
+            if found is not None and hasattr(found[2], "rows") and job.spread is None:
+                exact = False  # (replan keeps the usage it had: a dealing of --gpus may differ)
             if found is None or found[1] != t or found[2] != nodes:
                 changes.append((t, t + job.limit, True))  # its old slot, freed
                 if found is not None:
@@ -751,7 +769,8 @@ class Conservative(Easy):
                 d.reasons[job.id] = "Resources"
                 if job.blocks:
                     blocking.add(job.partition)
-        d.resume = (changes, before)
+        left = _Left([prof], plans, prof.free_now()) if exact else None
+        d.resume = (changes, before, left)
         d.complete = True  # every queued job was placed again, or found no place
         return d
 
@@ -769,6 +788,43 @@ class Conservative(Easy):
                 starting.add(job.id)
             out.append((n, job, found))
         return out
+
+
+class _Left(NamedTuple):
+    """What a conservative pass leaves for the next one after arrivals only: its profile
+    (in a list, taken once), the reservations it holds ({job id: (start, nodes)}) and what
+    is free at its first instant (what is free now, once the pass's jobs have started)."""
+
+    prof: list[Profile]
+    plans: dict[int, tuple[float, tuple[int, ...]]]
+    free: np.ndarray
+
+
+def _left_profile(left: _Left | None, view: QueueView, kept: list) -> Profile | None:
+    """The profile the previous pass left, from ``now`` on, when it is the one this pass
+    would build (running jobs' ends, advance reservations) with the standing reservations
+    ``kept`` ((start, position, job, nodes, usage) each) put back; else None.
+
+    After arrivals only no job ended and no node changed (``QueueView.resume``); the jobs
+    that pass started now run from its instant to their limits, which it held as
+    reservations (checked: what is free now is what it left free then, so none of them was
+    refused), and it holds exactly the reservations that stand now, on the same nodes.
+    Its breakpoints may differ from a new profile's (a job that moved left its old slot's
+    edges; the intervals before ``now`` are dropped): an extra breakpoint has the same free
+    resources on both sides, so every search finds the same start and nodes there (a start
+    at it fits, on the same nodes, at the breakpoint before it, which comes first).
+    """
+    if left is None or not left.prof or view.blocked_windows:
+        return None
+    prof = left.prof.pop()  # (a profile changes as a pass uses it: only one may)
+    plans = left.plans
+    if len(kept) != len(plans) or not np.array_equal(view.free, left.free):
+        return None
+    for t, _n, job, nodes, _usage in kept:
+        if plans.get(job.id) != (t, nodes):  # (None: its request changed, or it is new)
+            return None
+    prof.advance(view.now)
+    return prof
 
 
 def _unplace(prof: Profile, job: PendingJob, found, view: QueueView, d: Decision, changes) -> None:

@@ -97,6 +97,7 @@ __all__ = [
     "gres_fixed",
     "held",
     "idle",
+    "reads_free",
     "spread_nodes",
 ]
 
@@ -260,8 +261,15 @@ def choose_nodes(
     return best_fit(free, ok.nonzero()[0], request, weights)
 
 
+def reads_free(request: Request) -> bool:
+    """Whether :func:`best_fit` weighs the free amounts of the fitting nodes for
+    ``request``: not for a GPU job whose tasks per node are fixed (``gres_fixed``) without
+    GPUs per job, for which every fitting node counts the same (``free`` may be None)."""
+    return not request.gres_fixed or bool(request.gpus_per_job)
+
+
 def best_fit(
-    free: np.ndarray, idx: np.ndarray, request: Request, weights: np.ndarray | None = None
+    free: np.ndarray | None, idx: np.ndarray, request: Request, weights: np.ndarray | None = None
 ) -> tuple[int, ...] | None:
     """The nodes Slurm picks for ``request`` among the fitting nodes ``idx`` (ascending), or
     None: the rule of the module's docstring. Where its GPUs per job are more than its GPUs

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from itertools import accumulate
 from operator import itemgetter
+from typing import ClassVar
 
 import numpy as np
 
@@ -30,6 +31,7 @@ from slurmlab.policies.placement import (
     fitting_mask,
     held,
     idle,
+    reads_free,
     spread_nodes,
 )
 
@@ -63,7 +65,11 @@ class Profile:
     that starts at the same instant: planning may count on them, starting now may not.
     """
 
-    __slots__ = ("capacity", "free", "now", "times", "weights")
+    __slots__ = ("_oks", "capacity", "free", "now", "times", "weights")
+
+    #: :meth:`replan` may test a job in place (see :meth:`_in_place`): False where
+    #: ``free``'s columns are not nodes (:class:`MergedProfile`)
+    _in_place_ok: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -76,6 +82,7 @@ class Profile:
         self.now = now
         self.capacity = capacity
         self.weights = weights  # node Weights (None: all alike), for best fit
+        self._oks = None  # fit masks of the profile as it is (see _in_place)
         rel = sorted(releases, key=_first)
         if not rel:
             self.times = [now]
@@ -96,11 +103,16 @@ class Profile:
         (``free`` itself here; do not write to it)."""
         return self.free
 
+    def free_now(self) -> np.ndarray:
+        """Free (CPUs, MB, GPUs) per node in the first interval (a copy)."""
+        return self._expand(self.free[0]).copy()
+
     def copy(self) -> Profile:
         """An independent copy (to try changes on)."""
         new = object.__new__(type(self))
         new.now, new.capacity, new.weights = self.now, self.capacity, self.weights
         new.times, new.free = list(self.times), self.free.copy()
+        new._oks = None
         return new
 
     def advance(self, now: float) -> None:
@@ -112,13 +124,14 @@ class Profile:
         ``now``, as a new cycle would clip it.)
         """
         k = bisect_right(self.times, now) - 1
-        if k > 0:
-            del self.times[0:k]
-            self._drop(0, k)
+        del self.times[0:k]
+        self._drop(0, k)  # (none: it still forgets what it kept, such as fit masks)
         self.times[0] = self.now = now
 
     def _drop(self, i: int, j: int) -> None:
-        self.free = np.delete(self.free, np.s_[i:j], axis=0)
+        if j > i:
+            self.free = np.delete(self.free, np.s_[i:j], axis=0)
+        self._oks = None  # (fit masks are kept within a pass, whose views masks are)
 
     def _window(self, i: int, end: float) -> np.ndarray:
         j = max(bisect_left(self.times, end, lo=i), i + 1)
@@ -164,12 +177,16 @@ class Profile:
             free = free[:last]
         # ok[q, n]: the job may run on node n throughout interval q (w: see _ok)
         ok, w = self._ok(free, request, mask)
+        return self._first_fit(ok, w, request, mask, duration, not_before, upto)
+
+    def _first_fit(self, ok, w, request, mask, duration, not_before, upto):
+        """:meth:`earliest` from the fit mask ``ok`` of the intervals it looks at (and
+        ``w``: see :meth:`_ok`)."""
         count = request.count
         # a start needs `count` nodes free in its own interval; the first such interval
         # nearly always (or one of the next few) gives the answer: test those one by one
-        cand = ((_SUM(ok, axis=1) if w is None else ok @ w) >= count).nonzero()[0]
-        if upto is not None:
-            cand = cand[: bisect_right(cand, upto)]
+        starts = ok if upto is None else ok[: upto + 1]  # (only starts up to upto)
+        cand = ((_SUM(starts, axis=1) if w is None else starts @ w) >= count).nonzero()[0]
         shifted = not_before is not None
         for i in cand[:_TRIES].tolist():
             t = self._start(i, not_before) if shifted else self.times[i]
@@ -258,6 +275,8 @@ class Profile:
         clean = ok[i] if j == i + 1 else _ALL(ok[i:j], axis=0)
         if (np.count_nonzero(clean) if w is None else clean @ w) < request.count:
             return None
+        if w is None and not (request.exclusive or reads_free(request)):
+            return best_fit(None, clean.nonzero()[0], request, self.weights)  # (no window)
         window = self.free[i] if j == i + 1 else _MIN(self.free[i:j], axis=0)
         if w is not None:  # per column: per node
             window, clean = self._expand(window), self._expand(clean) & mask
@@ -284,10 +303,16 @@ class Profile:
         ``exclusive`` request (whole nodes) and a ``whole_memory`` one (each node's memory).
         The profile must be valid (all reservations fit)."""
         i, j = _span(self, start, start + duration, None)  # its intervals (already split)
-        self._change(i, j, nodes, usage, True)  # out
         # it starts no later than in its own slot, unless its nodes went down: look there
         # first, then (None) everywhere
-        found = self.earliest(request, mask, duration, upto=i)
+        found = self._in_place(request, mask, duration, i, j, nodes, usage)
+        if found is not _UNSEARCHED:  # (searched with the job still in: see _in_place)
+            if found is not None and found[0] == i and found[2] == nodes:
+                return found  # it stays: the profile is as it was
+            self._change(i, j, nodes, usage, True)  # out
+        else:
+            self._change(i, j, nodes, usage, True)  # out
+            found = self.earliest(request, mask, duration, upto=i)
         if found is None:
             found = self.earliest(request, mask, duration)
         if found is not None:  # (None: its nodes went down, and no others will do)
@@ -303,6 +328,39 @@ class Profile:
                 self.reserve(new, usage, t, t + duration, at=k)
         return found
 
+    def _in_place(self, request, mask, duration, i, j, nodes, usage):
+        """:meth:`replan`'s search up to the job's own interval ``i`` (its reservation
+        holds intervals ``[i, j)`` on ``nodes``) made without taking the job out: what
+        ``earliest(..., upto=i)`` returns once it is out, or ``_UNSEARCHED`` when this
+        request cannot be searched so (then :meth:`replan` takes it out first).
+
+        Taking the job out changes the profile only on its own intervals and nodes. There,
+        when it holds at least its ``demand`` on each node (not ``exclusive`` nor
+        ``whole_memory``), what is free with it out covers the demand in a valid profile
+        (nothing negative): those cells fit wherever ``mask`` lets the job run. So the fit
+        mask with the job out is the profile's own mask (kept per request and mask until
+        the profile changes: most jobs of a pass stay where they are, and many share a
+        request) with those cells set from ``mask``. Best fit does not weigh free amounts
+        for such a request (:func:`reads_free`), so the search needs nothing else.
+        """
+        r = request
+        if not self._in_place_ok or r.exclusive or r.whole_memory or reads_free(r) or j <= i:
+            return _UNSEARCHED
+        demand = r.demand
+        if np.count_nonzero(usage < demand):  # (it holds less than its demand somewhere)
+            return _UNSEARCHED
+        key = (id(mask), *demand.tolist())
+        oks = self._oks
+        if oks is None:
+            oks = self._oks = {}
+        hit = oks.get(key)
+        if hit is None or hit[0] is not mask:  # (the mask held: its id names no other)
+            hit = oks[key] = (mask, self._ok(self.free, r, mask)[0])
+        ok = hit[1][:j].copy()
+        index = _node_index(nodes)
+        ok[i:j, index] = mask[index]
+        return self._first_fit(ok, None, r, mask, duration, None, i)
+
     def valid(self) -> bool:
         """No node is short of any resource at any time (reservations all fit)."""
         return bool((self.free >= 0).all())
@@ -313,6 +371,7 @@ class Profile:
         if self.times[k - 1] == t:
             return k - 1
         self.times.insert(k, t)
+        self._oks = None
         # interval k - 1 twice (np.insert costs several times more for these small arrays,
         # np.concatenate of three slices a fifth more than two copies into a new array)
         f = self.free
@@ -337,6 +396,7 @@ class Profile:
 
     def _change(self, i: int, j: int, nodes: tuple[int, ...], usage, add: bool) -> None:
         """Give back (``add``) or take ``usage`` on ``nodes`` in intervals ``[i, j)``."""
+        self._oks = None
         if add:
             self.free[i:j, _node_index(nodes)] += usage
         else:
@@ -352,13 +412,16 @@ class MergedProfile(Profile):
     proportion to the columns, not the nodes. ``group_of[n]`` is node ``n``'s column;
     nodes share a column only while their capacity and free resources agree at every
     breakpoint. A change on some of a column's nodes first gives them a column of their
-    own (columns are not merged back: a profile lives for one pass or cycle).
+    own (columns are not merged back: a profile lives for one pass or cycle, or for
+    conservative's passes after arrivals only).
 
     Every answer (start, interval and nodes) and every free amount per node equal
     :class:`Profile`'s: best fit runs on the nodes, from their columns' windows.
     """
 
     __slots__ = ("group_of", "gcap", "sizes")
+
+    _in_place_ok = False
 
     def __init__(self, now, free, capacity, releases=(), weights=None):
         self.now, self.capacity, self.weights = now, capacity, weights
@@ -531,6 +594,9 @@ class PoolProfile:
 
     advance = Profile.advance
 
+    def free_now(self) -> np.ndarray:
+        return np.array([[self.cpu[0], self.mem[0], self.gpu[0]]], dtype=self.capacity.dtype)
+
     def _drop(self, i, j):
         del self.cpu[i:j], self.mem[i:j], self.gpu[i:j]
         self._low = None
@@ -688,6 +754,7 @@ class PoolProfile:
 
 
 _first = itemgetter(0)
+_UNSEARCHED = object()  # (Profile._in_place: not searched)
 
 
 def _intervals(now: float, releases: list) -> tuple[list[float], list[int]]:
