@@ -33,6 +33,22 @@ def test_a_begin_time_no_simulation_can_hold_is_refused_at_submission():
     assert lab.sacct().Start.tolist() == [lab.result.origin + pd.Timedelta(hours=2)]
 
 
+def test_a_long_workloads_late_submissions_run_and_keep_their_times():
+    """The 31-year bound is on a wait (--begin after the submission), not on when a long
+    workload submits: a generated million-job workload runs for decades (the benchmark's
+    pool at load 0.5 spans about 50 years), and its times are the job table's."""
+    from slurmlab import JobSpec, Workload, WorkloadJob
+
+    spec = JobSpec.from_args("-n 1 -t 10")
+    wait = JobSpec.from_args("-n 1 -t 10 --begin=now+1hour")  # (from its submission)
+    late = 1.5e9  # about 47.5 years after the start
+    jobs = [WorkloadJob(spec, 0.0, 60.0), WorkloadJob(spec, late, 60.0)]
+    w = Workload.from_jobs([*jobs, WorkloadJob(wait, late, 60.0)])
+    result = slurmlab.simulate("tiny", w, policy="fifo", progress=False)
+    assert result.seconds("Start").tolist() == [0.0, late, late + 3600]
+    assert result.jobs.End.iloc[1] == result.origin + pd.Timedelta(seconds=late + 60)
+
+
 @pytest.mark.parametrize(
     ("entry", "field"),
     [

@@ -990,11 +990,15 @@ class Simulation(Controller, Lifecycles, Updates):
             job.begin = (pd.Timestamp(begin.resolve(submitted)) - self.origin).total_seconds()
         else:
             job.begin = (pd.Timestamp(begin) - self.origin).total_seconds()
-        if job.begin > MAX_SECONDS:
+        if begin is not None and job.begin - self.env.now > MAX_SECONDS:
+            # (a date: --begin=now+... is checked as it is read. The submission itself may
+            # come later than MAX_SECONDS into a long workload: its times are the job
+            # table's, which pandas holds to the year 2262)
             raise RequestError(
-                f"{_who(wjob)}--begin={begin}: more than "
-                f"{MAX_SECONDS:.0e} s (about 31 years) after the simulation's start "
-                f"({self.origin}), the longest time it can hold; give an earlier --begin"
+                f"{_who(wjob)}--begin={begin}: more than {MAX_SECONDS:.0e} s (about 31 "
+                f"years) after its submission (t={self.env.now:g} s from the simulation's "
+                f"start, {self.origin}), the longest wait a job can hold; give an earlier "
+                "--begin"
             )
         job.id = job.order = self._next_id
         self._next_id += 1
