@@ -969,3 +969,23 @@ def test_pool_search_from_an_earlier_searchs_start(data):
     expected = pool.earliest(request, mask, longer)
     got = pool.earliest(request, mask, longer, not_before=first[1])
     assert same_answer(got, expected), (first, got, expected)
+
+
+def test_the_free_array_stays_resource_first_through_every_change():
+    """A profile's free array keeps each resource's (intervals x nodes) plane contiguous
+    through reservations, copies and advancing (``covers`` compares those planes), and reads
+    the same as a plain (intervals x nodes x 3) array."""
+    capacity = np.array([[8, 1000, 2]] * 4, dtype=np.int64)
+    free = capacity.copy()
+    free[1] = [2, 200, 0]
+    prof = Profile(0.0, free, capacity, [(50.0, (1,), np.array([[6, 800, 2]]))])
+    prof.reserve((0, 2), np.array([4, 100, 1]), 10.0, 30.0)  # two new breakpoints
+    prof.reserve((3,), np.array([1, 1, 0]), 30.0, math.inf)  # one
+    twin = prof.copy()
+    twin.advance(20.0)
+    for p in (prof, twin):
+        assert all(p.free[..., k].flags.c_contiguous for k in range(3))
+    assert prof.times == [0.0, 10.0, 30.0, 50.0]
+    assert prof.free[:, :, 0].tolist() == [[8, 2, 8, 8], [4, 2, 4, 8], [8, 2, 8, 7], [8, 8, 8, 7]]
+    assert twin.times == [20.0, 30.0, 50.0]
+    assert np.array_equal(twin.free, prof.free[1:])

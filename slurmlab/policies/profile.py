@@ -86,11 +86,12 @@ class Profile:
         rel = sorted(releases, key=_first)
         if not rel:
             self.times = [now]
-            self.free = free[None].copy()
+            self.free = _planes(1, len(free), free.dtype)
+            self.free[0] = free
             return
         # one row per release instant, summed
         times, rows = _intervals(now, rel)
-        delta = np.zeros((len(times), *free.shape), dtype=free.dtype)
+        delta = _planes(len(times), len(free), free.dtype, zero=True)
         delta[0] = free
         for k, (_t, nodes, usage) in zip(rows, rel):
             delta[k, _node_index(nodes)] += usage
@@ -111,7 +112,7 @@ class Profile:
         """An independent copy (to try changes on)."""
         new = object.__new__(type(self))
         new.now, new.capacity, new.weights = self.now, self.capacity, self.weights
-        new.times, new.free = list(self.times), self.free.copy()
+        new.times, new.free = list(self.times), self.free.copy(order="K")  # (its layout)
         new._oks = None
         return new
 
@@ -130,7 +131,10 @@ class Profile:
 
     def _drop(self, i: int, j: int) -> None:
         if j > i:
-            self.free = np.delete(self.free, np.s_[i:j], axis=0)
+            f = self.free  # (np.delete would give another layout)
+            new = self.free = _planes(len(f) - (j - i), f.shape[1], f.dtype)
+            new[:i] = f[:i]
+            new[i:] = f[j:]
         self._oks = None  # (fit masks are kept within a pass, whose views masks are)
 
     def _window(self, i: int, end: float) -> np.ndarray:
@@ -179,19 +183,23 @@ class Profile:
         ok, w = self._ok(free, request, mask)
         return self._first_fit(ok, w, request, mask, duration, not_before, upto)
 
-    def _first_fit(self, ok, w, request, mask, duration, not_before, upto):
+    def _first_fit(self, ok, w, request, mask, duration, not_before, upto, counts=None):
         """:meth:`earliest` from the fit mask ``ok`` of the intervals it looks at (and
-        ``w``: see :meth:`_ok`)."""
+        ``w``: see :meth:`_ok`; ``counts``: the nodes fitting in each start interval, when
+        known)."""
         count = request.count
         # a start needs `count` nodes free in its own interval; the first such interval
         # nearly always (or one of the next few) gives the answer: test those one by one
-        starts = ok if upto is None else ok[: upto + 1]  # (only starts up to upto)
-        cand = ((_SUM(starts, axis=1) if w is None else starts @ w) >= count).nonzero()[0]
+        if counts is None:
+            starts = ok if upto is None else ok[: upto + 1]  # (only starts up to upto)
+            counts = _SUM(starts, axis=1) if w is None else starts @ w
+        cand = (counts >= count).nonzero()[0]
         shifted = not_before is not None
+        rows = counts.tolist() if len(cand) else None
         for i in cand[:_TRIES].tolist():
             t = self._start(i, not_before) if shifted else self.times[i]
             if t is not None:
-                nodes = self._fits_from(i, t, duration, request, mask, ok, w)
+                nodes = self._fits_from(i, t, duration, request, mask, ok, w, rows)
                 if nodes is not None:
                     return i, float(t), nodes
         if len(cand) <= _TRIES:
@@ -268,15 +276,23 @@ class Profile:
                 return i, t, nodes
         return None
 
-    def _fits_from(self, i, t, duration, request, mask, ok, w=None):
+    def _fits_from(self, i, t, duration, request, mask, ok, w=None, rows=None):
         """The nodes for a start at ``t`` in interval ``i``, or None (``ok`` and ``w`` as in
-        :meth:`earliest`)."""
+        :meth:`earliest`; ``rows``: a list of the nodes fitting in the first intervals)."""
         j = max(bisect_left(self.times, t + duration, lo=i), i + 1)
+        if rows is not None and j > i + 1:
+            known = rows[i + 1 : j]  # (an interval of the window with too few nodes fitting:
+            if known and min(known) < request.count:  # nearly every start that fails)
+                return None
         clean = ok[i] if j == i + 1 else _ALL(ok[i:j], axis=0)
-        if (np.count_nonzero(clean) if w is None else clean @ w) < request.count:
+        if w is None:
+            idx = clean.nonzero()[0]
+            if len(idx) < request.count:
+                return None
+            if not (request.exclusive or reads_free(request)):
+                return best_fit(None, idx, request, self.weights)  # (no window)
+        elif clean @ w < request.count:
             return None
-        if w is None and not (request.exclusive or reads_free(request)):
-            return best_fit(None, clean.nonzero()[0], request, self.weights)  # (no window)
         window = self.free[i] if j == i + 1 else _MIN(self.free[i:j], axis=0)
         if w is not None:  # per column: per node
             window, clean = self._expand(window), self._expand(clean) & mask
@@ -284,7 +300,7 @@ class Profile:
             # choose_nodes tests the window's minimum (the same unless free > capacity)
             return choose_nodes(window, self.capacity, request, mask, self.weights)
         # for count >= 1 the nodes fitting throughout the window are those choose_nodes takes
-        return best_fit(window, clean.nonzero()[0], request, self.weights)
+        return best_fit(window, idx if w is None else clean.nonzero()[0], request, self.weights)
 
     def replan(
         self,
@@ -355,11 +371,14 @@ class Profile:
             oks = self._oks = {}
         hit = oks.get(key)
         if hit is None or hit[0] is not mask:  # (the mask held: its id names no other)
-            hit = oks[key] = (mask, self._ok(self.free, r, mask)[0])
+            ok = self._ok(self.free, r, mask)[0]
+            hit = oks[key] = (mask, ok, _SUM(ok, axis=1))  # (and its nodes per interval)
         ok = hit[1][:j].copy()
         index = _node_index(nodes)
         ok[i:j, index] = mask[index]
-        return self._first_fit(ok, None, r, mask, duration, None, i)
+        counts = hit[2][: i + 1].copy()  # (before its own interval, as they were)
+        counts[i] = np.count_nonzero(ok[i])
+        return self._first_fit(ok, None, r, mask, duration, None, i, counts)
 
     def valid(self) -> bool:
         """No node is short of any resource at any time (reservations all fit)."""
@@ -375,7 +394,7 @@ class Profile:
         # interval k - 1 twice (np.insert costs several times more for these small arrays,
         # np.concatenate of three slices a fifth more than two copies into a new array)
         f = self.free
-        new = self.free = np.empty((len(f) + 1, *f.shape[1:]), dtype=f.dtype)
+        new = self.free = _planes(len(f) + 1, f.shape[1], f.dtype)
         new[:k] = f[:k]
         new[k:] = f[k - 1 :]
         return k
@@ -391,8 +410,49 @@ class Profile:
     ) -> None:
         """Take ``usage`` (per node, or one row for all) on ``nodes`` (distinct, as node
         selection gives them) from ``start`` until ``end`` (``inf``: forever)."""
-        i, j = _span(self, start, end, at)
+        i, j = self._span(start, end, at)
         self._change(i, j, nodes, usage, False)
+
+    def _span(self, start: float, end: float, at: int | None) -> tuple[int, int]:
+        """:func:`_span`, with both new breakpoints made in one new ``free`` array (each
+        :meth:`_split` copies the whole array; a reservation nearly always makes two)."""
+        if end < start:  # (never planned so: the two splits as they come)
+            return _span(self, start, end, at)
+        times = self.times
+        cuts = []  # where new breakpoints went in, each after an interval it copies
+        if at is not None and times[at] == start:
+            i = at
+        else:
+            i = bisect_right(times, start)
+            if times[i - 1] == start:
+                i -= 1
+            else:
+                times.insert(i, start)
+                cuts.append(i)
+        if math.isinf(end):
+            j = len(times)
+        else:
+            j = bisect_right(times, end)
+            if times[j - 1] == end:
+                j -= 1
+            else:
+                times.insert(j, end)
+                cuts.append(j)
+        if cuts:
+            self._oks = None
+            f = self.free
+            new = self.free = _planes(len(times), f.shape[1], f.dtype)
+            a = cuts[0]
+            new[:a] = f[:a]
+            if len(cuts) == 1:
+                new[a:] = f[a - 1 :]
+            else:  # rows a and b > a (in the new array) copy the row before each
+                b = cuts[1]
+                new[a:b] = f[a - 1 : b - 1]
+                new[b:] = f[b - 2 :]
+        if at is not None and j <= i:
+            j = i + 1
+        return i, j
 
     def _change(self, i: int, j: int, nodes: tuple[int, ...], usage, add: bool) -> None:
         """Give back (``add``) or take ``usage`` on ``nodes`` in intervals ``[i, j)``."""
@@ -459,7 +519,7 @@ class MergedProfile(Profile):
         self.sizes = np.bincount(self.group_of).tolist()
         self.gcap = capacity[reps]
         # the running sum over the intervals, per column, from its first node's returns
-        delta = np.zeros((len(times), len(reps), 3), dtype=free.dtype)
+        delta = _planes(len(times), len(reps), free.dtype, zero=True)
         delta[0] = free[reps]
         for g, node in enumerate(reps.tolist()):
             got = back.get(node)
@@ -524,7 +584,7 @@ class MergedProfile(Profile):
         self.sizes.append(n)
         self.sizes[g] -= n
         self.group_of[index] = target
-        self.free = np.concatenate((self.free, self.free[:, g : g + 1]), axis=1)
+        self.free = _widened(self.free, [g])
         self.gcap = np.concatenate((self.gcap, self.gcap[g : g + 1]))
         return target
 
@@ -552,7 +612,7 @@ class MergedProfile(Profile):
             targets.append(target)
             rows.append(row)
         if new:
-            self.free = np.concatenate((self.free, self.free[:, new]), axis=1)
+            self.free = _widened(self.free, new)
             self.gcap = np.concatenate((self.gcap, self.gcap[new]))
         return targets, np.array(rows, dtype=self.free.dtype)
 
@@ -755,6 +815,23 @@ class PoolProfile:
 
 _first = itemgetter(0)
 _UNSEARCHED = object()  # (Profile._in_place: not searched)
+
+
+def _planes(times: int, columns: int, dtype, *, zero: bool = False) -> np.ndarray:
+    """A new (times x columns x 3) ``free`` array laid out resource first: each resource's
+    (times x columns) plane is contiguous, so the comparisons of :func:`covers` (one per
+    resource, over every interval) run on contiguous memory (about 40 % less time than
+    strided ones on a teaching profile). ``zero``: filled with zeros, else uninitialised."""
+    return (np.zeros if zero else np.empty)((3, times, columns), dtype).transpose(1, 2, 0)
+
+
+def _widened(free: np.ndarray, columns: list[int]) -> np.ndarray:
+    """``free`` with copies of its ``columns`` added after its own (in its layout)."""
+    n = free.shape[1]
+    new = _planes(len(free), n + len(columns), free.dtype)
+    new[:, :n] = free
+    new[:, n:] = free[:, columns]
+    return new
 
 
 def _intervals(now: float, releases: list) -> tuple[list[float], list[int]]:
