@@ -335,9 +335,12 @@ class Profile:
             k, t, new = found
             if k == i and new == nodes and j > i:  # it stays (interval i starts at `start`)
                 self._change(i, j, nodes, usage, False)
+                found = (k, t, nodes)  # (with the rows it holds: a dealing of --gpus may differ)
             else:
                 r = request
-                if r.exclusive or r.whole_memory or len(new) != len(usage):
+                if getattr(new, "rows", None) is not None:  # (-N k --gpus=M: as dealt there)
+                    usage = new.rows
+                elif r.exclusive or r.whole_memory or len(new) != len(usage):
                     # what it holds depends on which nodes (whole nodes, each node's
                     # memory), or on how many (-N MIN-MAX)
                     usage = held(r.demand, self.capacity, new, r.exclusive, r.whole_memory)
