@@ -422,25 +422,9 @@ class Profile:
         if end < start:  # (never planned so: the two splits as they come)
             return _span(self, start, end, at)
         times = self.times
-        cuts = []  # where new breakpoints went in, each after an interval it copies
-        if at is not None and times[at] == start:
-            i = at
-        else:
-            i = bisect_right(times, start)
-            if times[i - 1] == start:
-                i -= 1
-            else:
-                times.insert(i, start)
-                cuts.append(i)
-        if math.isinf(end):
-            j = len(times)
-        else:
-            j = bisect_right(times, end)
-            if times[j - 1] == end:
-                j -= 1
-            else:
-                times.insert(j, end)
-                cuts.append(j)
+        cuts: list[int] = []  # where new breakpoints went in, each after an interval it copies
+        i = at if at is not None and times[at] == start else _breakpoint(times, start, cuts)
+        j = len(times) if math.isinf(end) else _breakpoint(times, end, cuts)
         if cuts:
             self._oks = None
             f = self.free
@@ -818,6 +802,17 @@ class PoolProfile:
 
 _first = itemgetter(0)
 _UNSEARCHED = object()  # (Profile._in_place: not searched)
+
+
+def _breakpoint(times: list[float], t: float, cuts: list[int]) -> int:
+    """The index of breakpoint ``t`` in ``times`` (sorted), inserted there when it is new
+    (its index then noted in ``cuts``)."""
+    k = bisect_right(times, t)
+    if times[k - 1] == t:
+        return k - 1
+    times.insert(k, t)
+    cuts.append(k)
+    return k
 
 
 def _planes(times: int, columns: int, dtype, *, zero: bool = False) -> np.ndarray:
