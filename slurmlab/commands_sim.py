@@ -384,8 +384,8 @@ _UNTIL_HELP = (
 
 
 def _check_until(until: str | None, origin=None) -> None:
-    """--until, with the reason it cannot be read: a negative time, one beyond what a
-    simulation holds (about 31 years), a date past that from ``origin`` (the input's start;
+    """--until, with the reason it cannot be read: a negative time, one beyond what
+    slurmlab reads (about 31 years), a date past that from ``origin`` (the input's start;
     None: not known yet) or past what pandas' times hold (the year 2262)."""
     import pandas as pd
 
@@ -421,8 +421,8 @@ def _check_until(until: str | None, origin=None) -> None:
         days = (stamp.to_pydatetime() - origin.to_pydatetime()).days
         raise SlurmlabError(
             f"invalid until {until!r}: {days} days after the simulation's start "
-            f"({origin}), over {MAX_SECONDS:.0e} s (about 31 years), the longest time a "
-            "simulation can hold; give an earlier date"
+            f"({origin}), over {MAX_SECONDS:.0e} s (about 31 years), the longest time "
+            "slurmlab reads; give an earlier date"
         )
 
 

@@ -105,7 +105,7 @@ def test_aliases_of_whole_entries_and_merges_still_load_with_their_lines(tmp_pat
 # -- 1.2 a time limit too long to count ---------------------------------------------------------
 TOO_LONG = (
     "too long to count (Invalid time limit specification): over 1e+09 s (about 31 years), "
-    "the longest time a simulation can hold; give a shorter [days-]hours:minutes:seconds, "
+    "the longest time limit slurmlab reads; give a shorter [days-]hours:minutes:seconds, "
     "or UNLIMITED for no limit"
 )
 

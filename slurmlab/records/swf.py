@@ -582,7 +582,7 @@ def _check_records(table: pd.DataFrame, path: Path) -> None:
             value = int(value) if value == int(value) else value  # (submit may be fractional)
             missing = " (SWF's missing)" if value == -1 else ""
             problems.append((int(bad[0]), f"field {name!r} is {value}{missing}: {rule}{fix}"))
-    for name in ("submit", "wait", "run", "req_time"):  # seconds pandas can hold as times
+    for name in ("submit", "wait", "run", "req_time"):  # (over MAX_SECONDS: a unit slip)
         values = table[name].to_numpy()
         bad = np.flatnonzero(values > MAX_SECONDS)
         if len(bad):

@@ -54,9 +54,11 @@ __all__ = [
 _UNLIMITED = {"UNLIMITED", "INFINITE", "INFINITY"}
 
 
-#: the longest time slurmlab holds (about 31.7 years): a scenario's offsets and durations,
-#: and time limits; as the SWF reader bounds trace times: beyond it timestamps overflow
-#: pandas' nanosecond range
+#: the longest time slurmlab reads (about 31.7 years): a time limit, a scenario's offsets
+#: and durations, a --begin's wait, ``until``, and an SWF trace's times. A larger number is
+#: nearly always a unit slip (milliseconds, or a Unix timestamp given as an offset). It is a
+#: bound on what is read, not on a run: a generated workload's submissions may come later
+#: (the job table's times reach pandas' year 2262)
 MAX_SECONDS = 1e9
 
 
@@ -64,7 +66,7 @@ def parse_duration(text: str | int | float | timedelta, *, what: str = "time") -
     """Parse a Slurm time limit (``sbatch -t`` forms) into a timedelta; None means unlimited.
 
     Digits are ASCII and decimal, as Slurm's ``time_str2mins`` reads them; a limit longer
-    than :data:`MAX_SECONDS` (about 31 years) is refused: a simulation cannot hold it.
+    than :data:`MAX_SECONDS` (about 31 years) is refused, as a likely unit slip.
 
     >>> parse_duration("90")
     datetime.timedelta(seconds=5400)
@@ -153,13 +155,13 @@ def parse_time_limit(value, *, what: str) -> timedelta | None:
 
 
 def _limit(seconds: float, text, what: str) -> timedelta:
-    """``seconds`` as a time limit, or an error for one longer than a simulation can hold
+    """``seconds`` as a time limit, or an error for one longer than :data:`MAX_SECONDS`
     (timedelta itself overflows near 2.7 million years; pandas' job table near 292)."""
     if seconds > MAX_SECONDS:
         raise SlurmlabError(
             f"invalid {what} {text!r}: too long to count (Invalid time limit specification): "
-            f"over {MAX_SECONDS:.0e} s (about 31 years), the longest time a simulation can "
-            "hold; give a shorter [days-]hours:minutes:seconds, or UNLIMITED for no limit"
+            f"over {MAX_SECONDS:.0e} s (about 31 years), the longest time limit slurmlab "
+            "reads; give a shorter [days-]hours:minutes:seconds, or UNLIMITED for no limit"
         )
     return timedelta(seconds=seconds)
 
@@ -231,7 +233,7 @@ def parse_seconds(value: str | int | float | timedelta, *, what: str = "time") -
     if seconds > MAX_SECONDS:
         raise SlurmlabError(
             f"invalid {what} {value!r}: over {MAX_SECONDS:.0e} s (about 31 years), the longest "
-            "time a simulation can hold; give a shorter time"
+            "time slurmlab reads (a larger number is usually a unit slip); give a shorter time"
         )
     return seconds
 
