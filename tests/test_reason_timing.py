@@ -198,15 +198,39 @@ def test_an_update_keeps_the_old_plan_until_the_next_backfill_cycle():
     assert _plan(lab, long)[0] == "R"
 
 
-def test_a_plan_kept_over_an_update_is_dropped_by_a_hold():
-    """A hold drops the plan squeue shows, also the one kept over an update."""
+def test_a_hold_drops_the_planned_start_and_the_next_cycle_its_nodes():
+    """A hold drops the planned start squeue shows (N/A), also one kept over an update,
+    but not the job's sched_nodes: neither job_mgr.c's hold nor _job_runnable_test1 frees
+    them, only backfill's next cycle that has jobs to test (backfill.c _attempt_backfill:
+    _clear_job_estimates after build_job_queue). So SCHEDNODES shows the old plan's gpu4
+    until the cycle at 35 s, which tests big (real fixture holds: a held job's gpu1)."""
     lab, long = _blocked_lab("slurm")
     lab.advance(27)
     lab.update(long, time="9:00")
     lab.hold(long)
     lab.advance(1)
     st, start, sched = _plan(lab, long)
+    assert (st, sched) == ("PD", "gpu4") and pd.isna(start)
+    lab.advance(3)  # 36 s: the cycle at 35 s cleared them
+    st, start, sched = _plan(lab, long)
     assert (st, sched) == ("PD", None) and pd.isna(start)
+
+
+def test_a_held_job_keeps_its_nodes_while_no_cycle_has_a_job_to_test():
+    """With every pending job held, backfill's cycles find no job to test and return before
+    clearing any estimate (backfill.c _attempt_backfill: "no jobs to backfill"), so the held
+    job's SCHEDNODES stay; a job submitted later makes the next cycle clear them."""
+    lab, long = _blocked_lab("slurm")
+    big = next(j for j in lab.sim.jobs.values() if j.count == 4).id
+    lab.advance(27)
+    lab.hold(long)
+    lab.hold(big)
+    lab.advance(30)  # 62 s: cycles at 35 ... 60 s had no job to test
+    assert _plan(lab, long)[2] == "gpu4"
+    assert _plan(lab, big)[2] == "gpu[1-4]"
+    lab.sbatch("-N 2 --exclusive -t 1:00 -p gpu", runtime=10)  # (one node is free: it pends)
+    lab.advance(4)  # 66 s: the cycle at 65 s tested the new job
+    assert _plan(lab, long)[2] is None and _plan(lab, big)[2] is None
 
 
 def test_a_textbook_policy_plans_an_updated_job_in_the_same_instant():

@@ -1483,6 +1483,10 @@ class Controller:
         if not self.queue:
             self._timer_running = False
             return
+        if self._held_nodes:  # (a cycle with jobs to test: _clear_job_estimates, see _hold)
+            for jid in self._held_nodes:
+                self.jobs[jid].unschedule(self.env.now)
+            self._held_nodes.clear()
         wake = self._bf_wake  # (a moment the last cycle's plans change at, now passed: the
         if len(self.events) == self._bf_seen and (wake is None or wake > self.env.now):
             self._timer_running = False  # cycle runs, and finds the next such moment)

@@ -235,12 +235,14 @@ class SimJob:
         shows the old plan (``Updates._update_pending``)."""
         return self.plans[-1][1] if self.plans else None
 
-    def drop_plan(self, now: float) -> None:
+    def drop_plan(self, now: float, *, keep_nodes: bool = False) -> None:
         """Its planned start and nodes are gone (held, requeued, a pass left it no plan):
-        squeue --start shows N/A and SCHEDNODES (null)."""
+        squeue --start shows N/A and SCHEDNODES (null). ``keep_nodes``: SCHEDNODES still
+        shows the nodes it was planned on (a hold, until a backfill cycle clears them)."""
         if self.shown_plan() is not None:
             self.plans.append((now, None))
-        self.unschedule(now)
+        if not keep_nodes:
+            self.unschedule(now)
         self.planned = self.planned_nodes = None
 
     def sort_key(self):
@@ -452,6 +454,7 @@ class Simulation(Controller, Lifecycles, Updates):
         self.dependents: dict[int, set[int]] = {}
         self.events: list[tuple] = []
         self._plans: set[int] = set()  # jobs a pass gave a planned start (squeue --start)
+        self._held_nodes: set[int] = set()  # held jobs whose SCHEDNODES no cycle cleared yet
         self._updated: set[int] = set()  # jobs whose request changed since the last pass
         self._scripted = 0  # scripted events still to come (actions, failures, repairs...)
         self._unbounded = False  # running with no end time (see run)
@@ -1793,7 +1796,15 @@ class Simulation(Controller, Lifecycles, Updates):
             # no longer eligible: it is again when released (sacct's Eligible, and the age
             # factor counts from then: real Slurm 22.05, fixture holds)
             job.eligible = None
-            job.drop_plan(self.env.now)  # (squeue: N/A)
+            # squeue --start: N/A. Slurm's hold leaves the job's sched_nodes: only a backfill
+            # cycle with jobs to test clears them (backfill.c _attempt_backfill:
+            # _clear_job_estimates after build_job_queue), so SCHEDNODES keeps the nodes of
+            # its last plan till then (real fixture holds: a held job's gpu1 while every
+            # pending job is held); the slurm policy's cycles clear them (_backfill_tick)
+            kept = bool(getattr(self.policy, "interval", None))
+            job.drop_plan(self.env.now, keep_nodes=kept)
+            if kept and job.sched and job.sched[-1][1] is not None:
+                self._held_nodes.add(job.id)
             self._plans.discard(job.id)
             self._set_reason(job, reason)
             self._changed()

@@ -177,8 +177,9 @@ def squeue_frame(sim: Simulation, at=None, *, collapse: bool = False) -> pd.Data
             planning = p is not None and math.isfinite(p)
             if record is not None:
                 nodes = record[1]
-            else:
-                nodes = last_before(shown.sched, t, None) if planning else None
+            else:  # (a held job: the nodes of its last plan till a cycle clears them)
+                held = planning or reason in HOLDS
+                nodes = last_before(shown.sched, t, None) if held else None
             sched = (
                 None
                 if nodes is None

@@ -83,8 +83,9 @@ _MIX13_DECAY = (
     "backfilled on gpu1 at 50 s here, and j07 still start within the tolerance), and the gpu "
     "partition's later plans differ. That is not the whole cause: given slurmctld_start: -5 "
     "(its sprio ages' grid) the simulator's sprio agrees to 110 s, but j09 still backfills at "
-    "50 s and the starts after 180 s differ more (23 of 52 within the tolerance), so the "
-    "scenario keeps 0"
+    "50 s (its cycle there, on a 5-s grid, is the first to plan j12, submitted at 49, which "
+    "moves j07's plan off gpu1; real Slurm's cycles ran before j12 and at 57) and the starts "
+    "after 180 s differ more (23 of 52 within the tolerance), so the scenario keeps 0"
 )
 _MIX13_FOLLOWS = (
     "follows j09 and j07 (the first priority recalculation, at about 54 s in real Slurm, "
@@ -120,8 +121,10 @@ _MIX15_FOLLOWS = "follows j10's limit (4:00 here, 2:00 in Slurm: see j11)"
 _MIX17_J33 = (
     "when j06 ended on gpu4 (198 s), real Slurm started j33 (-N 1-2 --gres=gpu:2, 3:00) there "
     "at 200 and j27 (-n 2 --gpus-per-task=1, 3:00) at 235 on gpu3; the simulator started j27 "
-    "on gpu4 at 200 and j33 at 230 on gpu3 (why real Slurm passed over j27 at 200 is not "
-    "known); from then on the gpu partition's nodes differ"
+    "on gpu4 at 200 and j33 at 230 on gpu3: real Slurm's priority recalculation at 172 s "
+    "(every PriorityCalcPeriod from slurmctld's start, 8 s before t0) gave j33 3598 and j27 "
+    "(released at 147) 3597, the simulator's at 180 s both 3600, and the older j27 goes first; "
+    "from then on the gpu partition's nodes differ"
 )
 _MIX17_FOLLOWS = "follows j33 and j27 (each started on the other's node at 200 s)"
 _DDP_S3 = (
