@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from contextlib import contextmanager
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -34,6 +35,7 @@ from slurmlab import Cluster, Lab, simulate
 from slurmlab.errors import SlurmlabError
 from slurmlab.policies import backfill, profile
 from slurmlab.policies.backfill import _Cycle, availability
+from slurmlab.policies.base import PendingJob
 from slurmlab.policies.placement import Request, Spread
 from slurmlab.policies.profile import PoolProfile, Profile
 from slurmlab.sim.faults import NodeFailure
@@ -347,6 +349,45 @@ def test_the_profile_left_is_taken_on_these_workloads():
         assert fast == history(simulate(GPUS, workload, "conservative").sim)
 
 
+def test_the_profile_left_is_taken_after_a_pass_that_replanned_dealt_gpus():
+    """A ``-N k --gpus=M`` reservation holds its GPUs as dealt (the Spread's rows, which
+    ``Profile.replan`` keeps when the job stays and deals anew when it moves), and its plan
+    carries those rows to the next pass. So after a pass that replanned such a job, a pass
+    after arrivals only takes the profile that pass left, and it holds what a rebuilt one
+    would, dealt GPUs included; the run is the one that rebuilds every profile."""
+    jobs = [job("big", "-N 4 -p gpu --gres=gpu:1 -t 20", 0, 900)]
+    jobs += [job(f"d{k}", f"{DEALT[k % 2]} -t {3 + k}", 1 + k, 120) for k in range(3)]
+    jobs += [
+        job(f"a{k}", f"{KINDS[(3 * k) % len(KINDS)]} -t 4", 30 + 61 * k, 150) for k in range(16)
+    ]
+    workload = Workload(tuple(jobs))
+    left_profile, replan_of = backfill.__dict__["_left_profile"], Profile.__dict__["replan"]
+    dealt = [False]  # whether a replan since the last profile taken or not found rows
+    taken: list[bool] = []  # passes taking the left profile after a dealt replan
+
+    def replan(self, *args):
+        found = replan_of(self, *args)
+        if found is not None and getattr(found[2], "rows", None) is not None:
+            dealt[0] = True
+        return found
+
+    def spy(left, view, kept):
+        prof = left_profile(left, view, kept)
+        if dealt[0] and left is not None:
+            taken.append(prof is not None)
+        dealt[0] = False
+        return prof
+
+    with replaced(Profile, "replan", replan), replaced(backfill, "_left_profile", spy):
+        fast = history(simulate(GPUS, workload, "conservative").sim)
+    assert any(taken)
+    with left_checked() as checked:
+        assert fast == history(simulate(GPUS, workload, "conservative").sim)
+    assert checked and all(checked)
+    with replaced(backfill, "_left_profile", SLOW["left"][2]):
+        assert fast == history(simulate(GPUS, workload, "conservative").sim)
+
+
 # -- Profile.replan searching a job in place ----------------------------------------------------
 
 
@@ -589,3 +630,25 @@ def test_replan_leaving_a_gpus_per_job_reservation_in_place_returns_what_it_hold
     got = prof.replan(request, np.ones(4, dtype=bool), 1800.0, 600.0, old, old.rows)
     assert got is not None and (got[1], got[2]) == (600.0, (0, 1))
     assert prof.valid() and np.array_equal(getattr(got[2], "rows", None), old.rows)
+
+
+# -- PendingJob.with_plan: the record with a standing plan --------------------------------------
+
+
+def test_with_plan_is_the_record_replaced_with_its_plan():
+    """``PendingJob.with_plan(plan)`` (the controller's record of a job whose standing plan
+    moved) is ``replace(record, planned=plan)``: every field the same, ``request`` and
+    ``shape`` equal to those built afresh, for records of every kind the controller makes
+    (rows, spread, GPUs per job, throttles, several nodes) and with no plan."""
+    sim = simulate(
+        GPUS, Workload(tuple(job(f"k{k}", f"{a} -t 5") for k, a in enumerate(KINDS + DEALT)))
+    ).sim
+    records = [j.pending for j in sim.jobs.values() if j.pending is not None]
+    kinds = ("spread", "rows", "throttle")  # (some record of each kind)
+    assert all(any(getattr(r, k) is not None for r in records) for k in kinds)
+    assert any(r.gpus_per_job for r in records) and any(r.count > 1 for r in records)
+    for record in records:
+        for plan in [(120.0, (0, 1)), None]:
+            got, want = record.with_plan(plan), replace(record, planned=plan)
+            assert type(got) is PendingJob and got == want and got.planned == plan
+            assert repr(got.request) == repr(want.request) and got.shape == want.shape

@@ -728,8 +728,6 @@ class Conservative(Easy):
             else:
                 on = job.plan_mask if all_up else job.plan_mask & up
                 found = prof.replan(job.request, on, job.limit, t, nodes, usage)
-            if found is not None and hasattr(found[2], "rows") and job.spread is None:
-                exact = False  # (a dealing of --gpus: _left_profile compares nodes, not rows)
             if found is None or found[1] != t or found[2] != nodes:
                 changes.append((t, t + job.limit, True))  # its old slot, freed
                 if found is not None:

@@ -115,8 +115,9 @@ policy, the time, the job and the mistake; a subclass of a built-in is checked t
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import tee
+from operator import attrgetter
 from typing import Literal, NamedTuple, Protocol
 
 import numpy as np
@@ -356,6 +357,25 @@ class PendingJob:
             return False
         n = self.need
         return n[0] <= cpu[-c] and n[1] <= mem[-c] and n[2] <= gpu[-c]
+
+    def with_plan(self, plan: tuple[float, tuple[int, ...]] | None) -> PendingJob:
+        """This record with ``planned`` set to ``plan``, every other field (``request`` and
+        ``shape`` too: neither depends on the plan) shared, as ``replace(self, planned=plan)``
+        gives. The controller makes one for every job whose standing plan moved, at every
+        pass (under ``conservative`` on a trace, most of the queue): copying the fields
+        costs half of building the record again."""
+        if type(self) is not PendingJob:  # (a subclass may have fields of its own)
+            return replace(self, planned=plan)
+        new = _new(PendingJob)
+        for name, value in zip(_SLOTS, _slot_values(self)):
+            _set(new, name, value)
+        _set(new, "planned", plan)
+        return new
+
+
+_SLOTS = PendingJob.__slots__  # (every field's, those made in __post_init__ too)
+_slot_values = attrgetter(*_SLOTS)
+_new, _set = object.__new__, object.__setattr__
 
 
 class ArrayThrottles:

@@ -721,8 +721,8 @@ class PoolProfile:
         return None
 
     def replan(self, request, mask, duration, start, nodes, usage):
-        exclusive, demand = request.exclusive, request.demand
-        n0, n1, n2 = int(demand[0]), int(demand[1]), int(demand[2])
+        exclusive = request.exclusive
+        n0, n1, n2 = request.demand.tolist()
         cpus_only = self.plain and mask[0] and not (n1 or n2 or exclusive)
         if not (cpus_only and self.now < start and duration > 0):
             self.reserve(nodes, -usage, start, start + duration)  # out, then back in
@@ -738,7 +738,8 @@ class PoolProfile:
         # where it is, and the profile is left as it was (out and back in changes nothing).
         times, cpu = self.times, self.cpu
         ix = bisect_left(times, start)  # its reservation's first interval (starts there)
-        held = int(usage[0][0])
+        row = usage.tolist()[0]
+        held = row[0]
         i = 0
         while i < ix:
             for k in range(i, ix):  # the next interval with the CPUs (a for loop scans
@@ -746,25 +747,22 @@ class PoolProfile:
                     break
             else:
                 break  # none before its own
+            # the last interval of its window from k short of the CPUs, from its own
+            # reservation's on with the CPUs it holds there counted free (as out)
             t = times[k]
-            short = self._last_short_holding(k, t + duration, n0, ix, held)
+            j = max(bisect_left(times, t + duration, lo=k), k + 1)
+            short = -1
+            if j > ix:  # the window reaches into its own reservation
+                short = _last_below(cpu, ix, j, n0 - held)
+                j = ix
             if short < 0:
-                self.reserve(nodes, -usage, start, start + duration)
-                self.reserve(nodes, usage, t, t + duration, at=k)
+                short = _last_below(cpu, k, j, n0)
+            if short < 0:  # out, then in at k (ints: no arrays made for it)
+                self._hold(*_span(self, start, start + duration, None), -row[0], -row[1], -row[2])
+                self._hold(*_span(self, t, t + duration, k), *row)
                 return k, t, (0,)
             i = short + 1
         return ix, start, (0,)
-
-    def _last_short_holding(self, i, end, n0, ix, held):
-        """:meth:`_last_short` for a window starting before interval ``ix`` where the job
-        holds ``held`` CPUs from ``ix`` on (its own reservation, which ends after it)."""
-        j = max(bisect_left(self.times, end, lo=i), i + 1)
-        if j > ix:  # the window reaches into its own reservation
-            k = _last_below(self.cpu, ix, j, n0 - held)
-            if k >= 0:
-                return k
-            j = ix
-        return _last_below(self.cpu, i, j, n0)
 
     def valid(self) -> bool:
         return min(self.cpu) >= 0 and min(self.mem) >= 0 and min(self.gpu) >= 0
@@ -783,8 +781,12 @@ class PoolProfile:
 
     def reserve(self, nodes, usage, start, end, *, at=None):
         i, j = _span(self, start, end, at)
+        self._hold(i, j, *usage.tolist()[0])
+
+    def _hold(self, i, j, d0, d1, d2):
+        """Take (CPUs, MB, GPUs) ``d0, d1, d2`` (negative: give them back) over intervals
+        ``[i, j)``."""
         self._low = None
-        d0, d1, d2 = usage[0].tolist()
         if d0:
             cpu = self.cpu
             cpu[i:j] = [f - d0 for f in cpu[i:j]]

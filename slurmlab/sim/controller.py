@@ -265,15 +265,7 @@ class Controller:
         plan = (job.planned, job.planned_nodes)
         cached = job.pending_plan  # (base view, plan, base view with the plan)
         if cached is None or cached[0] is not pending or cached[1] != plan:
-            p = pending  # built field by field: dataclasses.replace costs several times more
-            planned = PendingJob(
-                p.id, p.partition, p.demand, p.count, p.mask, p.limit, p.exclusive,
-                p.reservation, p.need, plan, p.rows, mem_per_cpu=p.mem_per_cpu, most=p.most,
-                blocks=p.blocks, reserve_most=p.reserve_most, array=p.array,
-                array_job=p.array_job, time_min=p.time_min, spread=p.spread,
-                gres_fixed=p.gres_fixed, gpus_per_job=p.gpus_per_job, pinned=p.pinned,
-                whole_memory=p.whole_memory, throttle=p.throttle,
-            )  # fmt: skip
+            planned = pending.with_plan(plan)
             cached = job.pending_plan = (pending, plan, planned)
         return cached[2]
 
