@@ -11,8 +11,10 @@ Each is compared here, on random profiles of both kinds (:class:`Profile` and
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from test_merged_profile import alike_clusters, both, per_node, start_state
@@ -61,8 +63,8 @@ def test_one_array_span_makes_what_two_splits_make(data):
     module's ``_span`` give, and leaves the same breakpoints and the same free amounts in
     every interval (each new interval a copy of the one it was cut from), in the
     resource-first layout, whether start and end fall on breakpoints or between them, the
-    end is before the start, at it, or never, and ``at`` names the start's interval or not;
-    on both kinds of profile."""
+    end is at the start or never, and ``at`` names the start's interval or not; both refuse
+    an end before the start, leaving the profile alone; on both kinds of profile."""
     draw = data.draw
     capacity = draw(alike_clusters())
     now, free, releases = start_state(draw, capacity)
@@ -70,6 +72,15 @@ def test_one_array_span_makes_what_two_splits_make(data):
         for _ in range(draw(st.integers(1, 8))):
             start, end, at = drawn_span(draw, prof)
             one, two = prof.copy(), prof.copy()
+            if end < start:  # refused by both, each profile left as it was
+                with pytest.raises(ValueError, match="ends before it starts"):
+                    one._span(start, end, at)
+                with pytest.raises(ValueError, match="ends before it starts"):
+                    profile_module._span(two, start, end, at)
+                for p in (one, two):
+                    assert repr(p.times) == repr(prof.times)
+                    assert np.array_equal(p.free, prof.free)
+                continue
             got = one._span(start, end, at)
             want = profile_module._span(two, start, end, at)
             assert got == want, (start, end, at, prof.times)
@@ -261,3 +272,50 @@ def test_early_refusal_reads_only_the_intervals_of_the_window():
     assert prof._fits_from(0, 0.0, 15.0, request, mask, ok, None, rows) == (0, 1)
     assert prof._fits_from(1, 5.0, 15.0, request, mask, ok, None, rows) == (0, 1)
     assert prof._fits_from(2, 10.0, 15.0, request, mask, ok, None, rows) is None
+
+
+@given(st.data())
+@SETTINGS
+def test_fit_masks_as_ints_answer_as_the_arrays_do(data):
+    """For a request best fit places without reading free amounts (a GPU job of fixed tasks
+    per node, ``gres_fixed``, not ``--exclusive``), the search of its fit mask as one int
+    per interval (``_first_fit_bits``, which ``replan`` runs in place) answers as the search
+    over the mask's array (``_first_fit``) does, with node Weights or without,
+    ``-N MIN-MAX``, ``upto`` and ``not_before``, on clusters of up to 80 nodes (masks wider
+    than a machine word), move by move."""
+    draw = data.draw
+    n = draw(st.integers(2, 80))
+    capacity = np.resize(draw(alike_clusters()), (n, 3))  # (its node types repeated)
+    weights = None
+    if draw(st.booleans()):
+        weights = np.array(draw(st.lists(st.integers(1, 3), min_size=n, max_size=n)))
+    now, free, releases = start_state(draw, capacity)
+    prof = Profile(now, free, capacity, releases, weights)
+    top = capacity.max(axis=0).tolist()
+    for _ in range(draw(st.integers(1, 10))):
+        demand = np.array([draw(st.integers(min(1, c), c)) for c in top], dtype=np.int64)
+        count = draw(st.integers(1, min(n, 8)))
+        most = draw(st.none() | st.integers(count, n + 1))
+        request = Request(demand, count, most=most, gres_fixed=True)
+        mask = np.ones(n, dtype=bool)
+        if draw(st.booleans()):
+            mask = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+        duration = draw(spans_st)
+        upto = draw(st.none() | st.integers(0, len(prof.times) - 1))
+        not_before = draw(st.none() | times_st)
+        free_seen = prof.free  # (the intervals earliest looks at: see earliest)
+        if upto is not None:
+            last = max(bisect_left(prof.times, prof.times[upto] + duration), upto + 1)
+            free_seen = free_seen[:last]
+        ok, w = prof._ok(free_seen, request, mask)
+        got = prof._first_fit_bits(profile_module._bits(ok), request, duration, upto, not_before)
+        tries = draw(st.sampled_from([0, 1, profile_module._TRIES]))
+        with _patched(profile_module, "_TRIES", tries):
+            want = prof._first_fit(ok, w, request, mask, duration, not_before, upto)
+        assert repr(got) == repr(want), (upto, not_before)
+        assert repr(
+            prof.earliest(request, mask, duration, upto=upto, not_before=not_before)
+        ) == repr(want)
+        if got is not None and not math.isinf(got[1]):
+            i, t, nodes = got
+            prof.reserve(nodes, demand, t, t + duration, at=i)

@@ -324,11 +324,11 @@ def _ref_span(prof, start: float, end: float, at: int | None) -> tuple[int, int]
     """The intervals [i, j) a reservation from ``start`` to ``end`` covers (split as needed).
 
     ``at`` names the interval a planned start was found in (several intervals may start at
-    ``now``); a zero-length reservation still covers that one interval.
+    ``now``; without it, the last of them); a zero-length reservation covers that one interval.
     """
     i = prof._split(start) if at is None or prof.times[at] != start else at
     j = len(prof.times) if math.isinf(end) else prof._split(end)
-    if at is not None and j <= i:
+    if j <= i:
         j = i + 1
     return i, j
 
@@ -698,8 +698,8 @@ def test_replan_matches_out_search_in(data):
     def check(got, call, exclusive):
         assert repr(out_search_in(profs[1], *call, exclusive)) == repr(got)
         assert_same_state(profs[0], profs[1])
-        # never later than it stood (a zero-length job holds no slot of its own)
-        assert got is None or got[1] <= call[4] or call[3] == 0
+        # never later than it stood (its own slot is free once it is out)
+        assert got is None or got[1] <= call[4]
 
     compress(profs[0], standing, capacity, check)
 

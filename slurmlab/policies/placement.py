@@ -269,14 +269,17 @@ def reads_free(request: Request) -> bool:
 
 
 def best_fit(
-    free: np.ndarray | None, idx: np.ndarray, request: Request, weights: np.ndarray | None = None
+    free: np.ndarray | None,
+    idx: np.ndarray | list[int],
+    request: Request,
+    weights: np.ndarray | None = None,
 ) -> tuple[int, ...] | None:
-    """The nodes Slurm picks for ``request`` among the fitting nodes ``idx`` (ascending), or
-    None: the rule of the module's docstring. Where its GPUs per job are more than its GPUs
-    per node hold on the nodes (``-N k --gpus=M``: one GPU per node at least), the M GPUs
-    are dealt over the nodes picked (:func:`deal_gpus`), a :class:`Spread` whose rows hold
-    them, or None when those nodes' free GPUs fall short (``_eval_nodes`` stops at
-    max_nodes; ``gres_sched_test`` fails)."""
+    """The nodes Slurm picks for ``request`` among the fitting nodes ``idx`` (ascending: an
+    array, or a list), or None: the rule of the module's docstring. Where its GPUs per job
+    are more than its GPUs per node hold on the nodes (``-N k --gpus=M``: one GPU per node
+    at least), the M GPUs are dealt over the nodes picked (:func:`deal_gpus`), a
+    :class:`Spread` whose rows hold them, or None when those nodes' free GPUs fall short
+    (``_eval_nodes`` stops at max_nodes; ``gres_sched_test`` fails)."""
     nodes = _best_fit(free, idx, request, weights)
     gpus = request.gpus_per_job
     if not gpus or nodes is None or request.exclusive:
@@ -299,7 +302,10 @@ def _dealt(free: np.ndarray, nodes: tuple[int, ...], demand: np.ndarray, gpus: i
 
 
 def _best_fit(
-    free: np.ndarray, idx: np.ndarray, request: Request, weights: np.ndarray | None
+    free: np.ndarray | None,
+    idx: np.ndarray | list[int],
+    request: Request,
+    weights: np.ndarray | None,
 ) -> tuple[int, ...] | None:
     """:func:`best_fit`'s choice of nodes.
 
@@ -314,7 +320,7 @@ def _best_fit(
     most = request.most
     if most is not None and most > count:
         count = min(most, n)
-    nodes = idx.tolist()
+    nodes = idx if isinstance(idx, list) else idx.tolist()
     if n == count:  # no choice to make
         return tuple(nodes)
     if request.gpus_per_job:

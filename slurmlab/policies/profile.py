@@ -43,6 +43,7 @@ _SUM = np.add.reduce
 _ACCUMULATE = np.add.accumulate
 MERGE_FROM = 256  # nodes: make_profile merges nodes alike from this many on
 _TRIES = 6  # candidate intervals earliest tests one by one before searching vectorised
+_POWERS = np.left_shift(1, np.arange(62, dtype=np.int64))  # bit n of a node mask (_bits)
 
 
 @lru_cache(maxsize=4096)
@@ -122,8 +123,14 @@ class Profile:
         For a continued pass, after arrivals only: no running job ended or started since the
         profile was made, so from ``now`` on it is what a new one would be. (A backfill
         reservation that began in between, on the ``bf_resolution`` grid, now begins at
-        ``now``, as a new cycle would clip it.)
+        ``now``, as a new cycle would clip it.) A profile does not go back in time: an earlier
+        ``now`` raises ValueError.
         """
+        if now < self.now:
+            raise ValueError(
+                f"advance({now}): before the profile's now ({self.now}); a profile only "
+                "moves forward: make a new one for an earlier instant"
+            )
         k = bisect_right(self.times, now) - 1
         del self.times[0:k]
         self._drop(0, k)  # (none: it still forgets what it kept, such as fit masks)
@@ -183,16 +190,14 @@ class Profile:
         ok, w = self._ok(free, request, mask)
         return self._first_fit(ok, w, request, mask, duration, not_before, upto)
 
-    def _first_fit(self, ok, w, request, mask, duration, not_before, upto, counts=None):
+    def _first_fit(self, ok, w, request, mask, duration, not_before, upto):
         """:meth:`earliest` from the fit mask ``ok`` of the intervals it looks at (and
-        ``w``: see :meth:`_ok`; ``counts``: the nodes fitting in each start interval, when
-        known)."""
+        ``w``: see :meth:`_ok`)."""
         count = request.count
         # a start needs `count` nodes free in its own interval; the first such interval
         # nearly always (or one of the next few) gives the answer: test those one by one
-        if counts is None:
-            starts = ok if upto is None else ok[: upto + 1]  # (only starts up to upto)
-            counts = _SUM(starts, axis=1) if w is None else starts @ w
+        starts = ok if upto is None else ok[: upto + 1]  # (only starts up to upto)
+        counts = _SUM(starts, axis=1) if w is None else starts @ w
         cand = (counts >= count).nonzero()[0]
         shifted = not_before is not None
         rows = counts.tolist() if len(cand) else None
@@ -317,7 +322,8 @@ class Profile:
         since its own slot is free (None if its nodes went down and no others will do).
         ``usage`` is what the job holds per node; it depends on which nodes only for an
         ``exclusive`` request (whole nodes) and a ``whole_memory`` one (each node's memory).
-        The profile must be valid (all reservations fit)."""
+        A job of no length holds the interval it starts in (:meth:`reserve`). The profile
+        must be valid (all reservations fit)."""
         i, j = _span(self, start, start + duration, None)  # its intervals (already split)
         # it starts no later than in its own slot, unless its nodes went down: look there
         # first, then (None) everywhere
@@ -333,7 +339,7 @@ class Profile:
             found = self.earliest(request, mask, duration)
         if found is not None:  # (None: its nodes went down, and no others will do)
             k, t, new = found
-            if k == i and new == nodes and j > i:  # it stays (interval i starts at `start`)
+            if k == i and new == nodes:  # it stays (interval i starts at `start`)
                 self._change(i, j, nodes, usage, False)
                 found = (k, t, nodes)  # (with the rows it holds: a dealing of --gpus may differ)
             else:
@@ -358,12 +364,13 @@ class Profile:
         ``whole_memory``), what is free with it out covers the demand in a valid profile
         (nothing negative): those cells fit wherever ``mask`` lets the job run. So the fit
         mask with the job out is the profile's own mask (kept per request and mask until
-        the profile changes: most jobs of a pass stay where they are, and many share a
-        request) with those cells set from ``mask``. Best fit does not weigh free amounts
-        for such a request (:func:`reads_free`), so the search needs nothing else.
+        the profile changes, as one int per interval: most jobs of a pass stay where they
+        are, and many share a request) with those cells set from ``mask``. Best fit does
+        not weigh free amounts for such a request (:func:`reads_free`), so the search
+        (:meth:`_first_fit_bits`) needs nothing else.
         """
         r = request
-        if not self._in_place_ok or r.exclusive or r.whole_memory or reads_free(r) or j <= i:
+        if not self._in_place_ok or r.exclusive or r.whole_memory or reads_free(r):
             return _UNSEARCHED
         demand = r.demand
         if np.count_nonzero(usage < demand):  # (it holds less than its demand somewhere)
@@ -375,13 +382,43 @@ class Profile:
         hit = oks.get(key)
         if hit is None or hit[0] is not mask:  # (the mask held: its id names no other)
             ok = self._ok(self.free, r, mask)[0]
-            hit = oks[key] = (mask, ok, _SUM(ok, axis=1))  # (and its nodes per interval)
-        ok = hit[1][:j].copy()
-        index = _node_index(nodes)
-        ok[i:j, index] = mask[index]
-        counts = hit[2][: i + 1].copy()  # (before its own interval, as they were)
-        counts[i] = np.count_nonzero(ok[i])
-        return self._first_fit(ok, None, r, mask, duration, None, i, counts)
+            hit = oks[key] = (mask, _bits(ok), _bits(mask[None])[0])
+        _, rows, allowed = hit
+        own = 0
+        for n in nodes:
+            own |= 1 << n
+        own &= allowed  # (its cells fit once it is out, where the mask lets it run)
+        rows = rows[:j]  # (a copy: the kept rows stay as they are)
+        rows[i:j] = [row | own for row in rows[i:j]]
+        return self._first_fit_bits(rows, r, duration, i)
+
+    def _first_fit_bits(self, rows, request, duration, upto, not_before=None):
+        """:meth:`_first_fit` for a request best fit places without reading free amounts
+        (not ``exclusive``, nor :func:`reads_free`; ``w`` None), from its fit mask as one
+        int per interval (bit ``n``: node ``n`` fits; ``rows`` as far as :meth:`earliest`
+        looks): the first start whose window keeps ``count`` nodes fitting throughout, on
+        the nodes best fit picks there. In plain Python: on a few dozen nodes numpy's cost
+        per call outweighs the work, a few int operations per start tested (the fit mask
+        turned into ints costs about what the search saves, so :meth:`earliest` keeps the
+        arrays; :meth:`_in_place` keeps the ints between searches)."""
+        count, times, weights, n = request.count, self.times, self.weights, len(rows)
+        for i in range(n if upto is None else upto + 1):
+            clean = rows[i]
+            if clean.bit_count() < count:  # (too few nodes in its own interval: most)
+                continue
+            t = times[i] if not_before is None else self._start(i, not_before)
+            if t is None:
+                continue
+            end, k = t + duration, i + 1
+            while k < n and times[k] < end:  # (the window's intervals)
+                clean &= rows[k]
+                k += 1
+            if clean.bit_count() < count:
+                continue
+            nodes = best_fit(None, _positions(clean), request, weights)
+            if nodes is not None:
+                return i, float(t), nodes
+        return None
 
     def valid(self) -> bool:
         """No node is short of any resource at any time (reservations all fit)."""
@@ -412,16 +449,19 @@ class Profile:
         at: int | None = None,
     ) -> None:
         """Take ``usage`` (per node, or one row for all) on ``nodes`` (distinct, as node
-        selection gives them) from ``start`` until ``end`` (``inf``: forever)."""
+        selection gives them) from ``start`` until ``end`` (``inf``: forever); a negative
+        ``usage`` gives it back. ``end == start`` (a job of no length) holds the interval
+        it starts in (``at``, see :meth:`earliest`; else the last starting at ``start``).
+        A ``start`` before ``now`` or an ``end`` before ``start`` raises ValueError."""
         i, j = self._span(start, end, at)
         self._change(i, j, nodes, usage, False)
 
     def _span(self, start: float, end: float, at: int | None) -> tuple[int, int]:
         """:func:`_span`, with both new breakpoints made in one new ``free`` array (each
         :meth:`_split` copies the whole array; a reservation nearly always makes two)."""
-        if end < start:  # (never planned so: the two splits as they come)
-            return _span(self, start, end, at)
         times = self.times
+        if start < times[0] or end < start:
+            _check_span(self, start, end)  # (raises)
         cuts: list[int] = []  # where new breakpoints went in, each after an interval it copies
         i = at if at is not None and times[at] == start else _breakpoint(times, start, cuts)
         j = len(times) if math.isinf(end) else _breakpoint(times, end, cuts)
@@ -437,7 +477,7 @@ class Profile:
                 b = cuts[1]
                 new[a:b] = f[a - 1 : b - 1]
                 new[b:] = f[b - 2 :]
-        if at is not None and j <= i:
+        if j <= i:  # (no length: the interval it starts in, as in _span)
             j = i + 1
         return i, j
 
@@ -817,6 +857,20 @@ def _breakpoint(times: list[float], t: float, cuts: list[int]) -> int:
     return k
 
 
+def _bits(ok: np.ndarray) -> list[int]:
+    """The rows of a boolean (rows x nodes) array as ints, bit ``n`` set where node ``n`` is."""
+    if ok.shape[1] <= len(_POWERS):  # (one product: half the cost of packing bytes)
+        return (ok @ _POWERS[: ok.shape[1]]).tolist()
+    packed = np.packbits(ok, axis=1, bitorder="little")
+    data, width = packed.tobytes(), packed.shape[1]
+    return [int.from_bytes(data[k : k + width], "little") for k in range(0, len(data), width)]
+
+
+def _positions(bits: int) -> list[int]:
+    """The set bits of ``bits``, ascending (the nodes of a fit mask made by :func:`_bits`)."""
+    return [n for n, c in enumerate(bin(bits)[:1:-1]) if c == "1"]  # (its digits, lowest first)
+
+
 def _planes(times: int, columns: int, dtype, *, zero: bool = False) -> np.ndarray:
     """A new (times x columns x 3) ``free`` array laid out resource first: each resource's
     (times x columns) plane is contiguous, so the comparisons of :func:`covers` (one per
@@ -862,13 +916,35 @@ def _span(prof, start: float, end: float, at: int | None) -> tuple[int, int]:
     """The intervals [i, j) a reservation from ``start`` to ``end`` covers (split as needed).
 
     ``at`` names the interval a planned start was found in (several intervals may start at
-    ``now``); a zero-length reservation still covers that one interval.
+    ``now``; without it, the last of them). A reservation of no length (``end == start``)
+    covers that one interval: a job of no length fits where the interval it starts in has
+    room (:meth:`Profile.earliest`), so it holds that room, and taking it out (its usage
+    negated, or :meth:`Profile.replan`) gives back what it held.
     """
+    if start < prof.times[0] or end < start:
+        _check_span(prof, start, end)  # (raises)
     i = prof._split(start) if at is None or prof.times[at] != start else at
     j = len(prof.times) if math.isinf(end) else prof._split(end)
-    if at is not None and j <= i:
+    if j <= i:  # (no length)
         j = i + 1
     return i, j
+
+
+def _check_span(prof, start: float, end: float) -> None:
+    """Raise a clear error for a reservation a profile cannot hold: one starting before the
+    profile's first instant (its ``now``: it knows nothing earlier), or ending before it
+    starts."""
+    if start < prof.times[0]:
+        raise ValueError(
+            f"reservation from {start} to {end}: starts before the profile's now "
+            f"({prof.times[0]}), which holds nothing earlier; reserve from max(start, now), "
+            "as a job that began before now holds its nodes from now on"
+        )
+    if end < start:
+        raise ValueError(
+            f"reservation from {start} to {end}: ends before it starts; give an end no "
+            "earlier than its start (end == start: a job of no length)"
+        )
 
 
 def hold_windows(prof: Profile, windows, now: float) -> None:
