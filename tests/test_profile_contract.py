@@ -117,3 +117,40 @@ def test_a_profile_does_not_advance_back_in_time(kind):
     assert state(prof) == before
     prof.advance(5.0)  # (the same instant: nothing changes)
     assert state(prof) == before
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_reservation_standing_at_now_stands_in_the_last_interval_starting_then(kind):
+    """With a running job past its limit, two intervals start at ``now`` (the second counts
+    that job's resources free). A plan found in the first starts now; one standing at ``now``
+    waits for the overdue job, in the second, where ``reserve`` without ``at`` puts it and
+    ``replan`` takes it out: replanned again and again, a job of no length waiting there
+    stays, and the room the job started now holds in that interval is not given away."""
+    one = Request(np.array([1, 1, 0]))
+
+    def overdue():
+        """Node 0 idle, node 1 held by a job past its limit (a pool: 1 CPU of 2 held); a job
+        started now on the idle one for 10 s."""
+        capacity = np.array([[1, 1, 0], [1, 1, 0]])
+        if kind is PoolProfile:
+            capacity = capacity[:1] * 2
+        free = capacity.copy()
+        free[-1] -= [1, 1, 0]  # (its expected end 5, now 10)
+        prof = kind(10.0, free, capacity, [(5.0, (len(free) - 1,), np.array([[1, 1, 0]]))])
+        mask = np.ones(len(capacity), dtype=bool)
+        started = prof.earliest(one, mask, 10.0)
+        assert started[:2] == (0, 10.0)  # (it fits in the first interval: it starts now)
+        prof.reserve(started[2], one.demand[None], 10.0, 20.0, at=0)
+        return prof, mask
+
+    prof, mask = overdue()
+    i, t, nodes = prof.earliest(one, mask, 0.0)  # (it waits for the overdue job's CPU)
+    assert (i, t) == (1, 10.0) and prof.times[:2] == [10.0, 10.0]
+    prof.reserve(nodes, one.demand[None], t, t, at=i)
+    twin, _ = overdue()
+    twin.reserve(nodes, one.demand[None], t, t)  # (no at: the same, last, interval)
+    assert state(twin) == state(prof)
+    after = state(prof)
+    for _ in range(3):
+        assert prof.replan(one, mask, 0.0, t, nodes, one.demand[None])[:3] == (i, t, nodes)
+        assert state(prof) == after and prof.valid()

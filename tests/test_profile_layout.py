@@ -280,9 +280,9 @@ def test_fit_masks_as_ints_answer_as_the_arrays_do(data):
     """For a request best fit places without reading free amounts (a GPU job of fixed tasks
     per node, ``gres_fixed``, not ``--exclusive``), the search of its fit mask as one int
     per interval (``_first_fit_bits``, which ``replan`` runs in place) answers as the search
-    over the mask's array (``_first_fit``) does, with node Weights or without,
-    ``-N MIN-MAX``, ``upto`` and ``not_before``, on clusters of up to 80 nodes (masks wider
-    than a machine word), move by move."""
+    over the mask's array (``_first_fit``) does for starts up to ``upto`` (as ``replan``
+    searches), with node Weights or without, ``-N MIN-MAX``, on clusters of up to 80 nodes
+    (masks wider than a machine word), move by move."""
     draw = data.draw
     n = draw(st.integers(2, 80))
     capacity = np.resize(draw(alike_clusters()), (n, 3))  # (its node types repeated)
@@ -301,21 +301,16 @@ def test_fit_masks_as_ints_answer_as_the_arrays_do(data):
         if draw(st.booleans()):
             mask = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)))
         duration = draw(spans_st)
-        upto = draw(st.none() | st.integers(0, len(prof.times) - 1))
-        not_before = draw(st.none() | times_st)
-        free_seen = prof.free  # (the intervals earliest looks at: see earliest)
-        if upto is not None:
-            last = max(bisect_left(prof.times, prof.times[upto] + duration), upto + 1)
-            free_seen = free_seen[:last]
-        ok, w = prof._ok(free_seen, request, mask)
-        got = prof._first_fit_bits(profile_module._bits(ok), request, duration, upto, not_before)
+        upto = draw(st.integers(0, len(prof.times) - 1))
+        # (the intervals earliest looks at: see earliest)
+        last = max(bisect_left(prof.times, prof.times[upto] + duration), upto + 1)
+        ok, w = prof._ok(prof.free[:last], request, mask)
+        got = prof._first_fit_bits(profile_module._bits(ok), request, duration, upto)
         tries = draw(st.sampled_from([0, 1, profile_module._TRIES]))
         with _patched(profile_module, "_TRIES", tries):
-            want = prof._first_fit(ok, w, request, mask, duration, not_before, upto)
-        assert repr(got) == repr(want), (upto, not_before)
-        assert repr(
-            prof.earliest(request, mask, duration, upto=upto, not_before=not_before)
-        ) == repr(want)
+            want = prof._first_fit(ok, w, request, mask, duration, None, upto)
+        assert repr(got) == repr(want), upto
+        assert repr(prof.earliest(request, mask, duration, upto=upto)) == repr(want)
         if got is not None and not math.isinf(got[1]):
             i, t, nodes = got
             prof.reserve(nodes, demand, t, t + duration, at=i)

@@ -771,8 +771,11 @@ def place_jobs(draw, profs, capacity, now, releases, job_drawn, most):
     """Up to ``most`` jobs (``job_drawn()``: demand, count, mask, duration, exclusive) placed
     at their earliest fit one after another in every profile of ``profs`` (which must all
     answer alike), then perhaps a running job ending early (its resources come back).
-    Returns the standing reservations, [start, order, demand, count, mask, duration, nodes,
-    usage, exclusive] each."""
+    A job that fits in interval 0 starts now, as under conservative: it holds its nodes but
+    stands as no reservation (with a job past its limit, interval 1 starts ``now`` too, and
+    :meth:`Profile.replan` takes a standing reservation at ``now`` out of that one). Returns
+    the standing reservations, [start, order, demand, count, mask, duration, nodes, usage,
+    exclusive] each."""
     standing = []
     for _ in range(draw(st.integers(1, most))):
         demand, count, mask, duration, exclusive = job_drawn()
@@ -786,6 +789,8 @@ def place_jobs(draw, profs, capacity, now, releases, job_drawn, most):
         usage = capacity[list(nodes)] if exclusive else np.broadcast_to(demand, (count, 3))
         for p in profs:
             p.reserve(nodes, usage, t, t + duration, at=i)
+        if i == 0:  # it starts now (conservative starts what fits in interval 0): it holds
+            continue  # its nodes from now on, but stands as no reservation to compress
         standing.append([t, len(standing), demand, count, mask, duration, nodes, usage, exclusive])
     if releases and draw(st.booleans()):
         end, nodes, use = releases[draw(st.integers(0, len(releases) - 1))]

@@ -320,6 +320,8 @@ class Profile:
         ``usage`` on ``nodes`` from ``start`` out, put the job back at its earliest fit and
         return that (interval index, start time, nodes) -- never later than ``start``,
         since its own slot is free (None if its nodes went down and no others will do).
+        A reservation standing at ``now`` is in the last interval starting then (with a job
+        past its limit, two do: one found in the first starts now, and stands as none).
         ``usage`` is what the job holds per node; it depends on which nodes only for an
         ``exclusive`` request (whole nodes) and a ``whole_memory`` one (each node's memory).
         A job of no length holds the interval it starts in (:meth:`reserve`). The profile
@@ -392,7 +394,7 @@ class Profile:
         rows[i:j] = [row | own for row in rows[i:j]]
         return self._first_fit_bits(rows, r, duration, i)
 
-    def _first_fit_bits(self, rows, request, duration, upto, not_before=None):
+    def _first_fit_bits(self, rows, request, duration, upto):
         """:meth:`_first_fit` for a request best fit places without reading free amounts
         (not ``exclusive``, nor :func:`reads_free`; ``w`` None), from its fit mask as one
         int per interval (bit ``n``: node ``n`` fits; ``rows`` as far as :meth:`earliest`
@@ -402,13 +404,11 @@ class Profile:
         turned into ints costs about what the search saves, so :meth:`earliest` keeps the
         arrays; :meth:`_in_place` keeps the ints between searches)."""
         count, times, weights, n = request.count, self.times, self.weights, len(rows)
-        for i in range(n if upto is None else upto + 1):
+        for i in range(upto + 1):  # (starts up to upto, as earliest(..., upto=upto))
             clean = rows[i]
             if clean.bit_count() < count:  # (too few nodes in its own interval: most)
                 continue
-            t = times[i] if not_before is None else self._start(i, not_before)
-            if t is None:
-                continue
+            t = times[i]
             end, k = t + duration, i + 1
             while k < n and times[k] < end:  # (the window's intervals)
                 clean &= rows[k]
