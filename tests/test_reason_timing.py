@@ -233,6 +233,31 @@ def test_a_held_job_keeps_its_nodes_while_no_cycle_has_a_job_to_test():
     assert _plan(lab, long)[2] is None and _plan(lab, big)[2] is None
 
 
+def test_a_hold_is_a_change_the_next_backfill_cycle_acts_on():
+    """A hold is a job update (job_mgr.c _update_job sets last_job_update), so backfill's
+    next cycle runs (backfill.c _more_work), not skipped as idle. The blocker holds three
+    nodes to 240 s; big (4 nodes) is reserved from 300 s, mid (2 nodes) and long (1 node,
+    10:00) wait behind it, long unable to backfill on the free gpu4 over big's reservation.
+    Holding big at 32 s: mid now blocks the main scheduler, planned at 300 s on gpu[1-2], and
+    long backfills on gpu4 at the next cycle, 35 s, though nothing else happens before the
+    blocker ends."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cluster = slurmlab.Cluster.from_slurm_conf(DATA / "slurm.conf")
+    lab = slurmlab.Lab(cluster, "slurm")
+    lab.sbatch("-N 3 --exclusive -t 5:00 -p gpu", runtime=240)
+    lab.advance(5)
+    big = lab.sbatch("-N 4 --exclusive -t 2:00 -p gpu", runtime=60)
+    mid = lab.sbatch("-N 2 --exclusive -t 1:00 -p gpu", runtime=60)
+    long = lab.sbatch("-N 1 --exclusive -t 10:00 -p gpu", runtime=60)
+    lab.advance(27)  # 32 s
+    assert _plan(lab, long)[0] == "PD"
+    lab.hold(big)
+    lab.advance(10)
+    assert lab.sim.jobs[long].start == 35.0
+    assert _plan(lab, mid) == ("PD", lab.sim.origin + pd.Timedelta(seconds=300), "gpu[1-2]")
+
+
 def test_a_textbook_policy_plans_an_updated_job_in_the_same_instant():
     """conservative: the pass that follows the update at once plans the new request (two
     nodes from 420 s: gpu[1-2]), with no moment showing the old plan or none."""

@@ -1808,6 +1808,9 @@ class Simulation(Controller, Lifecycles, Updates):
             self._plans.discard(job.id)
             self._set_reason(job, reason)
             self._changed()
+            # a change for the next backfill cycle too, which is not skipped as idle
+            # (_update_job, job_mgr.c, sets last_job_update: backfill.c _more_work)
+            self._bf_seen = -1
             self.request_pass()
 
     def _corr_record(self, job: SimJob) -> bool:
