@@ -22,6 +22,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from slurmlab.policies.nodespace import node_bits, nodes_bits
 from slurmlab.policies.placement import (
     MEM,
     Request,
@@ -384,12 +385,10 @@ class Profile:
         hit = oks.get(key)
         if hit is None or hit[0] is not mask:  # (the mask held: its id names no other)
             ok = self._ok(self.free, r, mask)[0]
-            hit = oks[key] = (mask, _bits(ok), _bits(mask[None])[0])
+            hit = oks[key] = (mask, _bits(ok), node_bits(mask))
         _, rows, allowed = hit
-        own = 0
-        for n in nodes:
-            own |= 1 << n
-        own &= allowed  # (its cells fit once it is out, where the mask lets it run)
+        # its cells fit once it is out, where the mask lets it run
+        own = nodes_bits(tuple(nodes)) & allowed
         rows = rows[:j]  # (a copy: the kept rows stay as they are)
         rows[i:j] = [row | own for row in rows[i:j]]
         return self._first_fit_bits(rows, r, duration, i)
