@@ -258,6 +258,21 @@ def test_a_hold_is_a_change_the_next_backfill_cycle_acts_on():
     assert _plan(lab, mid) == ("PD", lab.sim.origin + pd.Timedelta(seconds=300), "gpu[1-2]")
 
 
+def test_a_held_job_cancelled_before_the_next_cycle_keeps_its_nodes():
+    """backfill.c _clear_job_estimates clears only pending jobs' sched_nodes: a held job
+    cancelled before the next cycle keeps the nodes of its last plan in its history (no
+    SCHEDNODES change at a cycle after its end)."""
+    lab, long = _blocked_lab("slurm")
+    lab.advance(27)
+    lab.hold(long)
+    lab.advance(1)
+    lab.scancel(long)
+    lab.advance(10)  # the cycles at 35 and 40 s test big
+    job = lab.sim.jobs[long]
+    assert job.state == "CANCELLED"
+    assert job.sched[-1][1] is not None and job.sched[-1][0] < 32
+
+
 def test_a_textbook_policy_plans_an_updated_job_in_the_same_instant():
     """conservative: the pass that follows the update at once plans the new request (two
     nodes from 420 s: gpu[1-2]), with no moment showing the old plan or none."""
@@ -269,3 +284,35 @@ def test_a_textbook_policy_plans_an_updated_job_in_the_same_instant():
     assert _plan(lab, long) == ("PD", at_420, "gpu[1-2]")
     t, nodes = lab.sim.jobs[long].sched[-1]
     assert (t, [lab.sim.node_names[i] for i in nodes]) == (32.0, ["gpu1", "gpu2"])
+
+
+def test_a_cycle_whose_reservation_step_starts_every_job_clears_held_nodes(tmp_path):
+    """With sched_interval=-1 a backfill cycle starts the jobs of an advance reservation
+    itself (backfill.c tests them), so a cycle whose queue holds only such a job still has
+    a job to test, and _clear_job_estimates runs: the held job's SCHEDNODES go in the cycle
+    at 630 s that starts a, the only job queued."""
+    doc = """
+cluster:
+  nodes: [{name: "gpu[1-2]", cpus: 16, memory: 64000, gres: "gpu:4"}]
+  settings: {SchedulerParameters: "sched_interval=-1,bf_interval=30"}
+policy: slurm
+reservations: [{name: r, start: 600, duration: "1:00:00", nodes: "gpu1", users: [ann]}]
+jobs:
+  - {id: blocker, submit: 0, runtime: 280, user: bob, args: "-N 2 --exclusive -t 5:00"}
+  - {id: held, submit: 1, runtime: 60, user: bob, args: "-N 2 --exclusive -t 10:00"}
+  - {id: a, submit: 625, runtime: 60, user: ann, args: "-N 1 -t 10 --reservation=r"}
+actions:
+  - {at: 40, action: hold, job: held}
+"""
+    path = tmp_path / "s.yaml"
+    path.write_text(doc)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = Scenario.load(path).run(until=700)
+    assert result.seconds("Start").tolist()[2] == 630.0
+
+    def sched(t):
+        return result.squeue(at=t).set_index("JOBID").loc["held", "SCHEDNODES"]
+
+    assert sched(629) == "gpu[1-2]"  # (kept since the hold at 40 s: no cycle had a job)
+    assert sched(631) is None

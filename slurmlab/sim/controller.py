@@ -1424,8 +1424,18 @@ class Controller:
         as they do before the main scheduler."""
         if self.queue:
             self._begin_times_seen()
-            self._before_main()
+            self._clear_held_nodes()  # (the cycle has jobs to test, even if these steps
+            self._before_main()  # start them all)
         self._backfill_tick()
+
+    def _clear_held_nodes(self) -> None:
+        """A backfill cycle with jobs to test clears the sched_nodes held jobs kept
+        (backfill.c ``_clear_job_estimates``, pending jobs only: one cancelled since keeps
+        them; see ``Simulation._hold``)."""
+        for jid in self._held_nodes:
+            if self.jobs[jid].state == "PENDING":
+                self.jobs[jid].unschedule(self.env.now)
+        self._held_nodes.clear()
 
     def _before_main(self) -> list | None:
         """A pass's first steps: jobs in advance reservations, then preemption. Returns the
@@ -1475,10 +1485,7 @@ class Controller:
         if not self.queue:
             self._timer_running = False
             return
-        if self._held_nodes:  # (a cycle with jobs to test: _clear_job_estimates, see _hold)
-            for jid in self._held_nodes:
-                self.jobs[jid].unschedule(self.env.now)
-            self._held_nodes.clear()
+        self._clear_held_nodes()
         wake = self._bf_wake  # (a moment the last cycle's plans change at, now passed: the
         if len(self.events) == self._bf_seen and (wake is None or wake > self.env.now):
             self._timer_running = False  # cycle runs, and finds the next such moment)
