@@ -21,7 +21,7 @@ from test_merged_profile import alike_clusters, both, per_node, start_state
 from test_profile_speed_equivalence import SETTINGS, spans_st, times_st
 
 from slurmlab.policies import profile as profile_module
-from slurmlab.policies.placement import Request
+from slurmlab.policies.placement import Request, best_fit
 from slurmlab.policies.profile import MergedProfile, Profile
 
 
@@ -314,3 +314,34 @@ def test_fit_masks_as_ints_answer_as_the_arrays_do(data):
         if got is not None and not math.isinf(got[1]):
             i, t, nodes = got
             prof.reserve(nodes, demand, t, t + duration, at=i)
+
+
+@given(st.data())
+@SETTINGS
+def test_kept_picks_are_best_fits_picks(data):
+    """Best fit's pick for a request that reads no free amounts (``gres_fixed``, no GPUs
+    per job, not ``--exclusive``), kept per (fitting nodes, count, most, Weights) by
+    ``_best_fit_bits``, is what ``best_fit`` picks among those nodes: asked again and again
+    (kept answers), under several Weights arrays (equal ones among them, some written in
+    place between picks) and ``None``, with the store emptied when full (a small bound
+    here)."""
+    draw = data.draw
+    n = draw(st.integers(2, 80))
+    weights = [None]
+    for _ in range(draw(st.integers(0, 2))):
+        w = np.array(draw(st.lists(st.integers(1, 3), min_size=n, max_size=n)))
+        weights += [w, w.copy()]
+    demand = np.array([1, 1, 1], dtype=np.int64)
+    with _patched(profile_module, "_PICKS_MAX", draw(st.sampled_from([1, 3, 4096]))):
+        for _ in range(draw(st.integers(1, 12))):
+            bits = draw(st.integers(1, (1 << n) - 1))
+            count = draw(st.integers(1, min(n, 8)))
+            most = draw(st.none() | st.integers(count, n + 1))
+            request = Request(demand, count, most=most, gres_fixed=True)
+            w = draw(st.sampled_from(weights))
+            if w is not None and draw(st.booleans()):
+                # written in place: a pick kept under its old values no longer holds
+                w[:] = draw(st.lists(st.integers(1, 3), min_size=n, max_size=n))
+            got = profile_module._best_fit_bits(bits, request, w)
+            want = best_fit(None, profile_module._positions(bits), request, w)
+            assert got == want
