@@ -154,3 +154,19 @@ def test_a_reservation_standing_at_now_stands_in_the_last_interval_starting_then
     for _ in range(3):
         assert prof.replan(one, mask, 0.0, t, nodes, one.demand[None])[:3] == (i, t, nodes)
         assert state(prof) == after and prof.valid()
+
+
+@pytest.mark.parametrize("kind", [Profile, MergedProfile])
+def test_a_search_up_to_an_interval_sees_the_window_a_later_start_reaches(kind):
+    """``earliest(upto=i, not_before=t)``: a start moved to ``t`` within interval ``i`` runs
+    until ``t`` + its duration, so the search sees the intervals up to there. Both nodes are
+    reserved from 20 s: a 10-s job not before 15 s does not fit in interval 0 (its window
+    reaches the reservation), so none fits up to it."""
+    capacity = np.array([[4, 8, 0], [4, 8, 0]])
+    prof = kind(0.0, capacity.copy(), capacity, [])
+    prof.reserve((0, 1), capacity.copy(), 20.0, 30.0)
+    mask = np.ones(2, dtype=bool)
+    request = Request(np.array([1, 1, 0]))
+    assert prof.earliest(request, mask, 10.0, not_before=15.0) == (2, 30.0, (0,))
+    assert prof.earliest(request, mask, 10.0, upto=0, not_before=15.0) is None
+    assert prof.earliest(request, mask, 10.0, upto=0, not_before=5.0) == (0, 5.0, (0,))

@@ -175,7 +175,8 @@ class Profile:
         room free now. The built-ins test ``t <= now and i == 0``.
 
         ``upto``: only starts in intervals up to that one are looked for (None if none fits
-        there); the intervals past the end of a window from there are not even looked at.
+        there); the intervals past the end of a window from there (or from ``not_before``)
+        are not even looked at.
 
         A ``--nodes=MIN-MAX`` job (``request.most``) starts where MIN fit, and takes up to
         MAX of the nodes free throughout its window there, as Slurm's backfill plans it
@@ -184,8 +185,11 @@ class Profile:
         only nodes whose memory is all free throughout.
         """
         free = self.free
-        if upto is not None:  # (no window from interval upto or before reaches further)
-            last = max(bisect_left(self.times, self.times[upto] + duration), upto + 1)
+        if upto is not None:  # (no window from interval upto or before reaches further;
+            begin = self.times[upto]  # a start moved to not_before ends later)
+            if not_before is not None and not_before > begin:
+                begin = not_before
+            last = max(bisect_left(self.times, begin + duration), upto + 1)
             free = free[:last]
         # ok[q, n]: the job may run on node n throughout interval q (w: see _ok)
         ok, w = self._ok(free, request, mask)
