@@ -65,6 +65,7 @@ from slurmlab.policies.nodespace import (
     slot_of,
 )
 from slurmlab.policies.placement import choose_nodes, spread_nodes
+from slurmlab.policies.planmap import PlanProfile
 from slurmlab.policies.profile import Profile, hold_windows, make_profile
 from slurmlab.spec.cluster import SCHEDULER_PARAMETERS
 
@@ -1247,6 +1248,8 @@ class SlurmBackfill(Conservative):
         if cycle is None:
             held = [(w.start, w.held, w.usage) for w in windows]
             prof = availability(view, windows=held)
+            if type(prof) is Profile:  # (2 to MERGE_FROM nodes: plans held as node bits)
+                prof = PlanProfile(prof)
             cycle = _Cycle(prof, self._node_space(view), ends=_ends(view), windows=windows)
         cycle.free_ranks, cycle.ranks = view.free_ranks, None  # (read when first needed)
         beyond = self._plan_jobs(queue, view, cycle, up, blocked, d)
@@ -1502,10 +1505,13 @@ class SlurmBackfill(Conservative):
             # hold them in
             if begin < space.end:
                 hold = (max(begin - 1.0, now), min(end, space.end))
-                usage = capacity_of.get(nodes)
-                if usage is None:
-                    usage = capacity_of[nodes] = view.capacity[list(nodes)]
-                prof.reserve(nodes, usage, *hold)
+                if isinstance(prof, PlanProfile):
+                    prof.hold(nodes, *hold)  # (whole nodes: see PlanProfile)
+                else:
+                    usage = capacity_of.get(nodes)
+                    if usage is None:
+                        usage = capacity_of[nodes] = view.capacity[list(nodes)]
+                    prof.reserve(nodes, usage, *hold)
                 if end > space.end:
                     if cycle.cut is None:
                         cycle.cut = np.zeros(len(view.capacity), dtype=bool)
@@ -1666,7 +1672,7 @@ class _Cycle:
     """What a backfill cycle keeps for the next one to continue it (see
     :meth:`SlurmBackfill.backfill`)."""
 
-    prof: Profile
+    prof: Profile | PlanProfile  # (PlanProfile on 2 to MERGE_FROM nodes)
     space: NodeSpace
     #: request shape -> (limit, whether the later jobs of that shape wait for Resources: none
     #: ever fits, or the one that failed blocks nothing, and the start it was planned at
