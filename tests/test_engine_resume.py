@@ -343,3 +343,95 @@ def test_continuing_from_the_profile_left_decides_as_a_new_profile_at_random(cas
     failures)."""
     kept, built, _taken = with_and_without_left_profiles(*case)
     assert same(kept, built)
+
+
+def _two_partitions(n: int) -> Workload:
+    """Jobs in two partitions, one over both and some in both (-p pa,pb), so one partition
+    blocks while the other starts jobs (a pass over a new job of the open one is run)."""
+    parts, sizes = ("pa", "pb", "all", "pa,pb"), ("-n1", "-n4", "-N2 --exclusive", "-n2")
+    return Workload(tuple(
+        job(f"j{k}", f"-p {parts[k * 7 % 5 % 4]} {sizes[k * 3 % 4]} -t 100", k * 7 % 11 + k, 30 + k * 13 % 90)
+        for k in range(n)
+    ))  # fmt: skip
+
+
+def _unskipped(cluster, workload, policy, **params):
+    """The run with every settled pass run all the same (``Controller._settled`` off)."""
+    original = Controller._settled
+    try:
+        Controller._settled = lambda self: False
+        return history(simulate(cluster, workload, policy, **params))
+    finally:
+        Controller._settled = original
+
+
+@pytest.mark.parametrize(
+    ("cluster", "workload"),
+    [
+        (swf_cluster(64), pool_workload(1500, 64, seed=2)),
+        (Cluster.preset("ai"), ai_workload(400, Cluster.preset("ai"), seed=7)),
+        (Cluster.preset("teaching"), ai_workload(400, Cluster.preset("teaching"), seed=3)),
+        (TWO_PARTITIONS, _two_partitions(300)),
+    ],
+)
+def test_a_settled_pass_skipped_would_have_decided_nothing(cluster, workload):
+    """FIFO: a pass continuing the previous one over new jobs of blocked partitions only
+    (Decision.settled) would start nothing and name no reason: every job behind a blocked
+    job of its partition waits for Priority, which it does from its submission. Skipping
+    such a pass changes no job's start, end, nodes, reasons or plans; and it is skipped."""
+    skipped = []
+    original = Controller._settled
+
+    def spy(self):
+        skipped.append(original(self))
+        return skipped[-1]
+
+    try:
+        Controller._settled = spy
+        fast = history(simulate(cluster, workload, "fifo"))
+    finally:
+        Controller._settled = original
+    assert any(skipped)
+    assert same(fast, _unskipped(cluster, workload, "fifo"))
+
+
+@SETTINGS
+@given(case=scenarios())
+def test_skipping_settled_passes_equals_running_them_on_random_workloads(case):
+    """As above, on random clusters and workloads with arrays (%N), --begin and
+    dependencies: jobs that join the queue ahead of others, which no pass may leave unseen."""
+    cluster, workload = case
+    fast = history(simulate(cluster, workload, "fifo"))
+    assert same(fast, _unskipped(cluster, workload, "fifo"))
+
+
+@pytest.mark.parametrize("policy", ["easy", "conservative", "slurm"])
+def test_only_fifo_settles_partitions(policy):
+    """EASY and the policies built on it may backfill a new job behind a blocked one: their
+    decisions settle no partition, and no pass of theirs is skipped."""
+    cluster = Cluster.preset("ai")
+    result = simulate(cluster, ai_workload(200, cluster, seed=1), policy)
+    assert not result.sim._settled_in
+
+
+def test_a_long_wait_behind_a_blocked_job_reads_each_new_job_once():
+    """While passes are skipped, the new jobs pile up (they stay fresh for the pass that
+    runs): each skip reads only the jobs that joined since the last, so a burst of arrivals
+    behind a long job costs no more per arrival as it grows."""
+    jobs = [job("long", "-N2 --exclusive -t 10000", 0, 9000)]
+    jobs += [job(f"j{k}", "-N1 -t 10", 1 + k, 60) for k in range(400)]
+    read = []
+    original = Controller._settled
+
+    def spy(self):
+        before = self._seen
+        answer = original(self)
+        read.append(len(self._fresh) - before)
+        return answer
+
+    try:
+        Controller._settled = spy
+        simulate(TWO_PARTITIONS, Workload(tuple(jobs)), "fifo")
+    finally:
+        Controller._settled = original
+    assert len(read) >= 400 and sum(read) <= len(read) + 1

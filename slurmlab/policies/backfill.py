@@ -131,7 +131,10 @@ class Fifo:
     pins_over_limit: ClassVar[bool] = True
 
     def schedule(self, view: QueueView) -> Decision:
-        return self.main_pass(view, self._free(view))
+        d = self.main_pass(view, self._free(view))
+        if d.resume is not None:  # a new job of a blocked partition would wait for Priority
+            d.settled = d.resume[0]  # (the blocked set, as the next continued pass has it)
+        return d
 
     def _free(self, view: QueueView) -> np.ndarray:
         return view.free.copy()

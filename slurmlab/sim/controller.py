@@ -1139,17 +1139,36 @@ class Controller:
         self._begin_times_seen()
         order = self._before_main()
         if self._can_resume():
+            if self._settled():
+                return  # (the new jobs stay fresh: a later pass continuing sees them)
             view = self._view(self._resume, len(self._fresh))
         else:
             view = self._view(order=order, pins=self._pins_over_limit())
-        self._fresh, self._fresh_after = [], True
+        self._fresh, self._fresh_after, self._seen = [], True, 0
         decision = self._decide("schedule", view)
         self._apply(decision)
         # jobs that became eligible while applying (after:<job> dependencies) were not seen
         # (only the built-in classes continue passes: see QueueView)
         built_in = type(self.policy) in BUILT_IN
         self._resume = decision.resume if not self._fresh and built_in else None
+        self._settled_in = decision.settled
         self._last_key = self.queue[-1][0] if self.queue else None
+
+    def _settled(self) -> bool:
+        """Whether the pass about to continue the previous one would decide nothing: every
+        new job waits for Priority in one of the partitions its decision called settled
+        (:attr:`Decision.settled`), and none is an array task or queued in several
+        partitions (whose records a pass counts and skips by its own rules)."""
+        settled = self._settled_in
+        if not settled or self._arrays or self._multi:
+            return False
+        jobs, odd, fresh = self.jobs, self._odd, self._fresh
+        # (the jobs of the passes skipped before stay so: only the newer ones are read, so
+        # a long wait behind a blocked job costs no more per arrival as it grows)
+        if all(jid not in odd and jobs[jid].partition in settled for jid in fresh[self._seen :]):
+            self._seen = len(fresh)
+            return True
+        return False
 
     def _reservation_pass(self, order=None) -> None:
         """Jobs with an advance reservation are evaluated first, on their reservation's nodes,

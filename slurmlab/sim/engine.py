@@ -31,7 +31,7 @@ import re
 import warnings
 from bisect import bisect_left, insort
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
@@ -527,6 +527,8 @@ class Simulation(Controller, Lifecycles, Updates):
         self._fresh: list[int] = []
         self._fresh_after = True  # every fresh job sorts after the last pass's last job
         self._last_key = None
+        self._settled_in: Collection[str] = ()  # (the last decision's Decision.settled)
+        self._seen = 0  # fresh jobs found settled (Controller._settled)
         # the same for backfill cycles (the slurm policy): the last cycle's state, the queue's
         # length then and its last key (jobs joining since sort after it if it stayed put)
         self._cycle = None
