@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from test_merged_profile import alike_clusters, node_run, start_state, usage_on
@@ -66,10 +67,11 @@ def same(split: PlanProfile, ref: Profile) -> None:
 @given(st.data())
 @SETTINGS
 def test_split_profile_answers_as_the_whole_one(data):
-    """Holds, starts, lifted windows and advances leave the split profile with the whole
-    profile's breakpoints and free amounts (a plan's nodes held whole, overlapping holds
-    counted each), and every earliest fit and every fit from an interval is the whole
-    profile's, with node Weights or without, on up to 80 nodes."""
+    """Holds (rarely of no length), starts (from now or a later breakpoint), lifted windows
+    and advances leave the split profile with the whole profile's breakpoints and free
+    amounts (a plan's nodes held whole, overlapping holds counted each), and every earliest
+    fit and every fit from an interval is the whole profile's, with node Weights or without,
+    on up to 80 nodes."""
     draw = data.draw
     n = draw(st.integers(2, 80))
     capacity = np.resize(draw(alike_clusters()), (n, 3))
@@ -81,7 +83,7 @@ def test_split_profile_answers_as_the_whole_one(data):
     split = PlanProfile(Profile(now, free, capacity, releases, weights))
     taken: list = []  # partial reservations made, which a move may give back
     for _ in range(draw(st.integers(1, 14))):
-        moves = ["hold", "hold", "start", "window", "lift", "advance", "ask", "ask"]
+        moves = ["hold", "hold", "start", "window", "lift", "advance", "ask", "ask", "later"]
         move = draw(st.sampled_from(moves))
         now = ref.times[0]
         if move == "hold":
@@ -90,6 +92,8 @@ def test_split_profile_answers_as_the_whole_one(data):
             if math.isinf(start):
                 start = now
             end = math.inf if draw(st.integers(0, 4)) == 0 else start + 0.25 + draw(times_st)
+            if draw(st.integers(0, 15)) == 0:
+                end = start  # (no length: the interval it starts in)
             ref.reserve(nodes, capacity[list(nodes)], start, end)
             split.hold(nodes, start, end)
         elif move == "start":
@@ -124,6 +128,14 @@ def test_split_profile_answers_as_the_whole_one(data):
                 if draw(st.integers(0, 5)):
                     ref.reserve(nodes, usage, a, b)
                     split.reserve(nodes, usage, a, b)
+        elif move == "later":  # a reservation from a later breakpoint, named by `at`
+            at = draw(st.integers(0, len(ref.times) - 1))
+            t = ref.times[at]
+            nodes = node_run(draw, n)
+            usage = usage_on(draw, capacity, nodes)
+            length = draw(spans_st)
+            ref.reserve(nodes, usage, t, t + length, at=at)
+            split.reserve(nodes, usage, t, t + length, at=at)
         elif move == "advance":
             later = now + draw(times_st)
             ref.advance(later)
@@ -177,3 +189,27 @@ def test_where_a_held_node_could_still_fit_the_whole_profile_answers():
     split.reserve((0,), np.array([[4, 8, 0]]), 0.0, 10.0)
     split.reserve((0,), -2 * np.array([[4, 8, 0]]), 0.0, 10.0)  # (given back twice)
     assert not split.capped
+
+
+@pytest.mark.parametrize("later", [None, 0.0, 5.0])
+def test_a_hold_of_no_length_at_now_holds_the_interval_it_starts_in(later):
+    """A hold of no length holds the interval it starts in, as :meth:`Profile.reserve`
+    does: one at the profile's now too, and after an advance within that interval (its
+    rest, from the new now)."""
+    capacity = np.array([[4, 8, 0]] * 3)
+    split = PlanProfile(Profile(0.0, capacity.copy(), capacity))
+    ref = Profile(0.0, capacity.copy(), capacity)
+    for prof in (split, ref):
+        prof.reserve((2,), np.array([[1, 1, 0]]), 10.0, 20.0)  # (a breakpoint at 10)
+    split.hold((0, 1), 0.0, 0.0)
+    ref.reserve((0, 1), capacity[[0, 1]], 0.0, 0.0)
+    split.hold((1,), 10.0, 10.0)
+    ref.reserve((1,), capacity[[1]], 10.0, 10.0)
+    if later is not None:
+        split.advance(later)
+        ref.advance(later)
+    same(split, ref)
+    request, mask = Request(np.array([1, 1, 0]), 2), np.ones(3, dtype=bool)
+    for duration in (0.0, 5.0):
+        assert split.earliest(request, mask, duration) == ref.earliest(request, mask, duration)
+        assert split.fits(request, mask, duration) == ref.fits(request, mask, duration)

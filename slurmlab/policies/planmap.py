@@ -18,8 +18,8 @@ holds: the base's there.
 Every answer (start, interval index, nodes) equals the :class:`Profile` holding the plans'
 whole capacity would give (a hypothesis test compares them). Where that argument does not
 hold -- a request asking nothing of any resource, a base holding more than some node's
-capacity, a job that may spread over nodes, a start of no length -- the answer comes from
-that :class:`Profile`, built from both parts (:meth:`PlanProfile.whole`).
+capacity, a job that may spread over nodes, a start or hold of no length -- the answer
+comes from that :class:`Profile`, built from both parts (:meth:`PlanProfile.whole`).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ class PlanProfile:
 
     ``times`` are the cycle's breakpoints (the base's and the holds'), ``open[q]`` the nodes
     no plan holds in interval ``q`` (a bitmask) and ``base_of[q]`` the base interval
-    holding interval ``q``. Once a change cannot be split so (a base change of no length),
+    holding interval ``q``. Once a change cannot be split so (a change of no length),
     the profile becomes that :class:`Profile` for the rest of its life (``_whole``).
     """
 
@@ -96,7 +96,9 @@ class PlanProfile:
     def hold(self, nodes: tuple[int, ...], start: float, end: float) -> None:
         """A plan holds ``nodes`` whole from ``start`` to ``end`` (as :meth:`Profile.reserve`
         of their capacity rows, ``at`` None)."""
-        if self._whole is not None:
+        if self._whole is None and end == start:  # (no length: it holds the interval
+            self._become_whole()  # it starts in, kept through later splits and advances,
+        if self._whole is not None:  # which only the whole profile has)
             self._whole.reserve(nodes, self.capacity[list(nodes)], start, end)
             return
         i, j = self._span(start, end, None)
