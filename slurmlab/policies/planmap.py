@@ -26,18 +26,16 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
-from functools import lru_cache
 
 import numpy as np
 
 from slurmlab.policies.nodespace import bits_mask, node_bits, nodes_bits
 from slurmlab.policies.placement import Request, best_fit, choose_nodes, fitting_mask, reads_free
-from slurmlab.policies.profile import Profile
+from slurmlab.policies.profile import Profile, _bits, _positions, first_fit_rows
 
 __all__ = ["PlanProfile"]
 
 _MIN = np.minimum.reduce
-_POWERS = np.left_shift(1, np.arange(62, dtype=np.int64))  # bit n of a row (_row_bits)
 
 
 class PlanProfile:
@@ -195,25 +193,15 @@ class PlanProfile:
         # the request's fit mask per interval: the base's, on the nodes of mask no plan holds
         allowed = self._mask_bits(mask)
         rows = [oks[b] & row & allowed for b, row in zip(self.base_of, self.open)]
-        count, times, n = request.count, self.times, len(rows)
-        for i in range(n):
-            clean = rows[i]
-            if clean.bit_count() < count:  # (too few nodes in its own interval: most)
-                continue
-            t = times[i]
-            end, k = t + duration, i + 1
-            while k < n and times[k] < end:  # (the window's intervals)
-                clean &= rows[k]
-                k += 1
-            if clean.bit_count() < count:
-                continue
+        reads = request.exclusive or reads_free(request)
+
+        def pick(clean, i, k):
             # best fit there (Profile._fits_from: for an exclusive request node selection
             # over the window finds these same nodes), reading free amounts only on them
-            window = self._window(i, k) if request.exclusive or reads_free(request) else None
-            nodes = best_fit(window, _positions(clean), request, self.weights)
-            if nodes is not None:
-                return i, float(t), nodes
-        return None
+            window = self._window(i, k) if reads else None
+            return best_fit(window, _positions(clean), request, self.weights)
+
+        return first_fit_rows(rows, self.times, request.count, duration, len(rows) - 1, pick)
 
     def fits(
         self, request: Request, mask: np.ndarray, duration: float, *, at: int = 0
@@ -265,7 +253,7 @@ class PlanProfile:
             ok = fitting_mask(
                 base.free, base.capacity, demand, True, request.exclusive, request.whole_memory
             )
-            oks = self._oks[key] = _row_bits(ok)
+            oks = self._oks[key] = _bits(ok)
         return oks
 
     def _mask_bits(self, mask: np.ndarray) -> int:
@@ -311,23 +299,3 @@ class PlanProfile:
         self._whole = self.whole()
         self._oks.clear()  # (the split answers no more)
         self.times = self._whole.times  # (the same list: it changes in place)
-
-
-def _row_bits(ok: np.ndarray) -> list[int]:
-    """The rows of a boolean (rows x nodes) array as ints, bit ``n`` set where node ``n`` is."""
-    if ok.shape[1] <= len(_POWERS):  # (one product: half the cost of packing bytes)
-        return (ok @ _POWERS[: ok.shape[1]]).tolist()
-    packed = np.packbits(ok, axis=1, bitorder="little")
-    data, width = packed.tobytes(), packed.shape[1]
-    return [int.from_bytes(data[k : k + width], "little") for k in range(0, len(data), width)]
-
-
-def _positions(bits: int) -> list[int]:
-    """The set bits of ``bits``, ascending (a new list: the same sets of fitting nodes come
-    back search after search, their positions kept)."""
-    return list(_set_bits(bits))
-
-
-@lru_cache(maxsize=4096)
-def _set_bits(bits: int) -> tuple[int, ...]:
-    return tuple(n for n, c in enumerate(bin(bits)[:1:-1]) if c == "1")
