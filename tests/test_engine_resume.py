@@ -19,11 +19,14 @@ from test_engine_rules import TWO_PARTITIONS, job
 
 from slurmlab import Cluster, simulate
 from slurmlab.policies import backfill
+from slurmlab.policies.fairshare import Account
 from slurmlab.policies.profile import PoolProfile, Profile
 from slurmlab.records.swf import swf_cluster
 from slurmlab.sim.controller import Controller
+from slurmlab.sim.faults import NodeFailure
+from slurmlab.spec.qos import Qos
 from slurmlab.spec.synthetic import ai_workload, pool_workload
-from slurmlab.spec.workload import Workload
+from slurmlab.spec.workload import Action, Workload
 
 # random requests with -N above -n are run on -n nodes, with sbatch's warning (tested elsewhere)
 pytestmark = pytest.mark.filterwarnings("ignore:can't run .* processes on")
@@ -435,3 +438,86 @@ def test_a_long_wait_behind_a_blocked_job_reads_each_new_job_once():
     finally:
         Controller._settled = original
     assert len(read) >= 400 and sum(read) <= len(read) + 1
+
+
+_TIERED_MULTIFACTOR = Cluster.from_slurm_conf(
+    """
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+PriorityType=priority/multifactor
+PriorityWeightAge=1000
+PriorityWeightFairshare=5000
+PriorityWeightQOS=10000
+PriorityWeightJobSize=500
+PriorityMaxAge=1:00:00
+PriorityCalcPeriod=1:00
+NodeName=a[1-2] CPUs=4 RealMemory=8000
+NodeName=b[1-2] CPUs=4 RealMemory=8000
+NodeName=c1 CPUs=4 RealMemory=8000
+PartitionName=pa Nodes=a[1-2] Default=YES MaxTime=INFINITE
+PartitionName=pb Nodes=b[1-2] MaxTime=INFINITE PriorityTier=2
+PartitionName=all Nodes=a[1-2],b[1-2] MaxTime=INFINITE
+PartitionName=pc Nodes=c1 MaxTime=INFINITE
+"""
+)
+
+
+def _behind_blockers(n: int) -> Workload:
+    """Long whole-partition jobs in pa and pb, then arrivals of every kind behind them: a
+    high QOS (which outranks the blocked job), --nice, --begin, held jobs, after: and
+    afterok dependencies, in pa, pb (a higher PriorityTier), the overlapping all, and pc,
+    which often has room (a pass over its new job starts it)."""
+    jobs = [
+        job("La", "-p pa -N2 --exclusive -t 1000", 0, 700, user="u1"),
+        job("Lb", "-p pb -N2 --exclusive -t 1000", 0, 400, user="u1"),
+        job("Ma", "-p pa -N2 --exclusive -t 1000", 1, 300, user="u2"),
+        job("Mb", "-p pb -N2 --exclusive -t 1000", 1, 300, user="u3"),
+    ]
+    extra = ("", "--qos=high", "--nice=100", "--begin=now+7", "-H", "--dependency=after:Mb")
+    for k in range(n):
+        args = f"-p {('pa', 'pb', 'all', 'pc')[k % 4]} -n{1 + k % 3} -t {10 + k % 7} {extra[k * 5 % 6]}"
+        if k % 11 == 4:
+            args += f" --dependency=afterok:j{k - 3}"
+        jobs.append(job(f"j{k}", args, 2 + k * 3 // 2, 20 + k * 7 % 50, user=f"u{1 + k % 3}"))
+    return Workload(tuple(jobs))
+
+
+@pytest.mark.filterwarnings("ignore:.*jobs never started")
+def test_a_skipped_pass_changes_nothing_under_priorities_actions_and_failures():
+    """The settled passes skipped, and every one run, give the same job table, event log,
+    reasons and plans, and the same squeue at every few seconds: under priority/multifactor
+    (a QOS priority and --nice reorder new jobs, recalculated every minute),
+    partitions of another PriorityTier, holds, releases, updates, requeues, a node failure
+    and a run cut off with until=."""
+    actions = (
+        Action(20, "hold", "j7"), Action(45, "release", "j7"), Action(30, "update", "j10", {"time": 5}),
+        Action(50, "requeue", "Lb"), Action(60, "release", "j4"), Action(70, "cancel", "j13"),
+    )  # fmt: skip
+    params = {
+        "qos": (Qos("normal"), Qos("high", priority=100)),
+        "accounts": (Account("phys", 3, users=("u1", "u2")), Account("chem", 1, users=("u3",))),
+        "actions": actions,
+        "failures": (NodeFailure("a2", 90, 40),),
+    }
+    workload = _behind_blockers(60)
+    for until in (None, 150):
+        kw = {**params, "until": until}
+        runs = []
+        for skip in (True, False):
+            original = Controller._settled
+            skipped = []
+
+            def spy(self, original=original, skipped=skipped):
+                skipped.append(original(self))
+                return skipped[-1]
+
+            try:
+                Controller._settled = spy if skip else (lambda self: False)
+                result = simulate(_TIERED_MULTIFACTOR, workload, "fifo", **kw)
+            finally:
+                Controller._settled = original
+            queues = [result.squeue(at=t).to_csv() for t in range(0, until or 400, 3)]
+            runs.append((history(result), result.events.to_csv(), queues, any(skipped)))
+        (fast, fast_events, fast_queues, did), (full, full_events, full_queues, _) = runs
+        assert did  # (passes were skipped)
+        assert same(fast, full) and fast_events == full_events and fast_queues == full_queues

@@ -599,11 +599,6 @@ class Decision:
     sched_nodes: dict[int, tuple[int, ...]] = field(default_factory=dict)
     reasons: dict[int, str] = field(default_factory=dict)
     resume: object = None  # the policy's state at the end of the pass, to continue it
-    #: partitions where a pass continuing this one (see :class:`QueueView`) would decide
-    #: nothing for a new job waiting for Priority, of that one partition and no array task:
-    #: the controller then skips such a pass (FIFO: every job behind a blocked partition
-    #: waits, job_scheduler.c ``_schedule``). Empty: every continued pass is run
-    settled: Collection[str] = ()
     #: the reason of every queued job the decision does not name (a pass over the whole
     #: queue that stopped early: nothing more could start and every partition has its
     #: reservation)
@@ -614,6 +609,12 @@ class Decision:
     #: ``planned`` names every standing planned start: a pending job it leaves out has none
     #: (a reservation it held is gone; ``squeue --start`` shows N/A)
     complete: bool = False
+    #: partitions where a pass continuing this one (see :class:`QueueView`) would decide
+    #: nothing for a new job waiting for Priority, of that one partition and no array task:
+    #: the controller then skips such a pass (FIFO: every job behind a blocked partition
+    #: waits, job_scheduler.c ``_schedule``). Empty: every continued pass is run. Only the
+    #: built-in policies' passes are continued, so only theirs are skipped
+    settled: Collection[str] = ()
 
 
 class Policy(Protocol):
