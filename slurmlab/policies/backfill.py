@@ -1306,9 +1306,6 @@ class SlurmBackfill(Conservative):
         # after it: (nodes, usage, start, end)
         lifted: list = []
         inside: set[int] = set()  # jobs of advance reservations met (they block nothing)
-        # what a plan holds in the profile, its nodes' capacity, per node set (a numpy
-        # fancy index costs about what the reservation itself does: once per set)
-        capacity_of: dict[tuple[int, ...], np.ndarray] = {}
         # On a one-node pool: shape -> (limit, start) of the last search for that shape,
         # where a search for the shape with a limit no shorter begins. Within the loop the
         # profile only loses room (plans and starts; lifted advance reservations are put
@@ -1508,13 +1505,7 @@ class SlurmBackfill(Conservative):
             # hold them in
             if begin < space.end:
                 hold = (max(begin - 1.0, now), min(end, space.end))
-                if isinstance(prof, PlanProfile):
-                    prof.hold(nodes, *hold)  # (whole nodes: see PlanProfile)
-                else:
-                    usage = capacity_of.get(nodes)
-                    if usage is None:
-                        usage = capacity_of[nodes] = view.capacity[list(nodes)]
-                    prof.reserve(nodes, usage, *hold)
+                prof.hold(nodes, *hold)  # (whole nodes: Profile.hold, PlanProfile)
                 if end > space.end:
                     if cycle.cut is None:
                         cycle.cut = np.zeros(len(view.capacity), dtype=bool)

@@ -92,8 +92,7 @@ class PlanProfile:
     # -- changes ---------------------------------------------------------------------------
 
     def hold(self, nodes: tuple[int, ...], start: float, end: float) -> None:
-        """A plan holds ``nodes`` whole from ``start`` to ``end`` (as :meth:`Profile.reserve`
-        of their capacity rows, ``at`` None)."""
+        """A plan holds ``nodes`` whole from ``start`` to ``end`` (as :meth:`Profile.hold`)."""
         if self._whole is None and end == start:  # (no length: it holds the interval
             self._become_whole()  # it starts in, kept through later splits and advances,
         if self._whole is not None:  # which only the whole profile has)

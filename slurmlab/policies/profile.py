@@ -437,6 +437,11 @@ class Profile:
         new[k:] = f[k - 1 :]
         return k
 
+    def hold(self, nodes: tuple[int, ...], start: float, end: float) -> None:
+        """A plan holds ``nodes`` whole from ``start`` to ``end``: :meth:`reserve` of their
+        capacity (the ``slurm`` policy's backfill plans, backfill.c ``_add_reservation``)."""
+        self.reserve(nodes, self.capacity[list(nodes)], start, end)
+
     def reserve(
         self,
         nodes: tuple[int, ...],
@@ -820,6 +825,11 @@ class PoolProfile:
     def reserve(self, nodes, usage, start, end, *, at=None):
         i, j = _span(self, start, end, at)
         self._hold(i, j, *usage.tolist()[0])
+
+    def hold(self, nodes, start, end):
+        """:meth:`Profile.hold`: the whole pool."""
+        i, j = _span(self, start, end, None)
+        self._hold(i, j, *self.cap)
 
     def _hold(self, i, j, d0, d1, d2):
         """Take (CPUs, MB, GPUs) ``d0, d1, d2`` (negative: give them back) over intervals
