@@ -308,6 +308,14 @@ class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when Py
 
 _Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_yaml_timestamp)
+# A number with an exponent is a number in JSON and in YAML 1.2 (1e3, 3.6e3, 1E-3), but
+# PyYAML's YAML 1.1 float needs a dot and a signed exponent (1.0e+3), so a JSON scenario's
+# "runtime": 1e3 read as the text '1e3' and was refused: read every such form as a float.
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."),
+)
 
 
 @dataclass(frozen=True)
