@@ -255,6 +255,23 @@ def test_lab_repr_counts_an_arrays_pending_tasks_as_squeue_does():
     assert re.search(r"\b2_\[0-9\]", lab.squeue_text())
 
 
+def test_lab_repr_counts_tasks_split_off_a_record_as_squeue_folds_them():
+    """A pending task split off its array's record (by scontrol update, or a requeue) is
+    folded back into the record's line by squeue (print.c _combine_pending_array_tasks,
+    same name and partition): the repr counts the lines squeue shows and every pending task
+    the record's line holds, not the split task as a job of its own."""
+    lab = Lab("tiny", "easy")
+    lab.sbatch("-N 4 --exclusive -t 30", runtime=600)
+    lab.sbatch("--array=0-9 -N 1 --exclusive -t 10", runtime=60)
+    lab.sbatch("-N 1 --exclusive -t 10", runtime=60)
+    lab.update("2_3", time="5")
+    lab.update("2_5", time="5")
+    pending = [line for line in lab.squeue_text().splitlines()[1:] if " PD " in line]
+    assert len(pending) == 2 and re.search(r"\b2_\[0-9\]", pending[0])
+    assert repr(lab).endswith("1 running, 2 pending (10 array tasks))")
+    assert lab._repr_html_().endswith("1 running, 2 pending (10 array tasks)")
+
+
 def test_a_finished_simulations_sacct_text_lists_its_whole_run():
     # a simulate() result is an export of its whole run; a Lab's sacct is sacct now, from
     # midnight of the simulated day (slurmdb_defs.c slurmdb_job_cond_def_start_end)

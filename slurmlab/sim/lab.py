@@ -23,7 +23,7 @@ from slurmlab.sim.checkpoint import Checkpoint
 from slurmlab.sim.engine import _TASK_RANGE, Simulation, _task_indices
 from slurmlab.sim.faults import RandomFailures
 from slurmlab.sim.processes import in_record
-from slurmlab.sim.result import SimulationResult
+from slurmlab.sim.result import SimulationResult, squeue_frame
 from slurmlab.sim.simulate import check_jobids, check_policy, check_policy_params, slurm_params
 from slurmlab.spec.cluster import Cluster
 from slurmlab.spec.job import JobSpec
@@ -760,9 +760,20 @@ class Lab:
         a job waiting in several partitions is one."""
         sim = self.sim
         ids = {j for _key, j in sim.queue} | sim.waiting
-        tasks = [sim.jobs[i] for i in ids if in_record(sim.jobs[i])]
-        count = len(ids) - len(tasks) + len({j.array_id for j in tasks})
-        return f"{count} pending" + (f" ({len(tasks)} array tasks)" if tasks else "")
+        jobs = [sim.jobs[i] for i in ids]
+        tasks = [j for j in jobs if in_record(j)]
+        records = {j.array_id for j in tasks}
+        count, held = len(ids) - len(tasks) + len(records), len(tasks)
+        if any(j.array_id in records and not in_record(j) for j in jobs):
+            # squeue folds a record's tasks split off it (requeued, updated) back into it
+            # when they pend with its name and partition (print.c
+            # _combine_pending_array_tasks): count the lines squeue shows, and those tasks
+            lines = squeue_frame(sim, collapse=True)
+            count, shown = int((lines["ST"] == "PD").sum()), set(lines["JOBID"])
+            held += sum(
+                1 for j in jobs if j.array_id in records and not in_record(j) and j.key not in shown
+            )
+        return f"{count} pending" + (f" ({held} array tasks)" if held else "")
 
     def __repr__(self) -> str:
         return (
