@@ -356,13 +356,26 @@ _CAPACITY_EXAMPLE = "{gpu: {cpus: 512, gpus: 64, nodes: 8}, cpu: {cpus: 256, gpu
 
 def _load_capacity(path: str) -> dict:
     """A ``--capacity`` file: {partition: {cpus, gpus, nodes}} in YAML (JSON is YAML); each
-    value a whole number of at least 0 (errors name the file, the partition and the value)."""
+    value a whole number of at least 0 (``512.0`` and ``1e3``, as a JSON writer may give
+    them, too); a partition or key given twice is refused, not the last one kept (errors name
+    the file, the partition and the value)."""
     import yaml
 
+    from slurmlab.scenario import _Loader
+
     try:
-        doc = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        doc = yaml.load(Path(path).read_text(encoding="utf-8"), Loader=_Loader)
     except OSError as exc:
         raise SlurmlabError(f"--capacity {path!r}: cannot read it ({exc.strerror})") from None
+    except yaml.MarkedYAMLError as exc:  # one line: where, and what (yaml's own has several)
+        mark = exc.problem_mark
+        where = f" line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        what = (
+            exc.problem
+            if isinstance(exc, yaml.constructor.ConstructorError)
+            else (f"not YAML or JSON: {exc.problem}" + (f" ({exc.context})" if exc.context else ""))
+        )
+        raise SlurmlabError(f"--capacity {path!r}{where}: {what}") from None
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise SlurmlabError(f"--capacity {path!r}: not YAML or JSON ({exc})") from None
     if not isinstance(doc, dict) or not doc:
@@ -381,6 +394,8 @@ def _load_capacity(path: str) -> dict:
                     f"--capacity {path!r}: partition {str(name)!r} has the key {str(key)!r}; "
                     f"the keys are cpus, gpus and nodes, e.g. {_CAPACITY_EXAMPLE}"
                 )
+            if isinstance(count, float) and count.is_integer():
+                count = value[key] = int(count)
             whole = isinstance(count, int) and not isinstance(count, bool)
             if not whole or count < 0:
                 raise SlurmlabError(
