@@ -596,15 +596,27 @@ def _simulate(args, folder: Path, renames: list[tuple[str, str]]) -> int:
         )
         # a requeued job waits once per run: its wait is counted to its last start
         last = " (each job's last run)" if metrics["requeues"] else ""
+        # a mean over no job (none started, none ended) is n/a, as --json's null, not "nan"
+        waits = [
+            _shown(metrics[k], ".0f", " s") for k in ("mean_wait_s", "median_wait_s", "p95_wait_s")
+        ]
+        waits[0] += last if waits[0] != "n/a" else " (no job started)"
+        slowdown = _shown(metrics["mean_bounded_slowdown"], ".2f")
+        slowdown += " (no job ended)" if slowdown == "n/a" and waits[1] != "n/a" else ""
         print(f"policy {metrics['policy']}: {metrics['jobs']} jobs, "
-              f"mean wait {metrics['mean_wait_s']:.0f} s{last}, "
-              f"median wait {metrics['median_wait_s']:.0f} s, "
-              f"p95 wait {metrics['p95_wait_s']:.0f} s, "
-              f"mean bounded slowdown {metrics['mean_bounded_slowdown']:.2f}, "
+              f"mean wait {waits[0]}, median wait {waits[1]}, p95 wait {waits[2]}, "
+              f"mean bounded slowdown {slowdown}, "
               f"utilization CPU {metrics['utilization']:.1%}{gpu}, {lost}"
               f"makespan {metrics['makespan_s']:.0f} s, backfilled {metrics['backfilled']}, "
               f"{metrics['wall_s']:.2f} s wall")  # fmt: skip
     return 0
+
+
+def _shown(value, spec: str, unit: str = "") -> str:
+    """``value`` formatted with ``spec`` and ``unit``; n/a for a mean over no job (NaN)."""
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    return f"{value:{spec}}{unit}"
 
 
 def _json_ready(value):
