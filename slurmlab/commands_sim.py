@@ -598,10 +598,10 @@ def _simulate(args, folder: Path, renames: list[tuple[str, str]]) -> int:
         last = " (each job's last run)" if metrics["requeues"] else ""
         # a mean over no job (none started, none ended) is n/a, as --json's null, not "nan"
         waits = [
-            _shown(metrics[k], ".0f", " s") for k in ("mean_wait_s", "median_wait_s", "p95_wait_s")
+            _mean(metrics[k], ".0f", " s") for k in ("mean_wait_s", "median_wait_s", "p95_wait_s")
         ]
         waits[0] += last if waits[0] != "n/a" else " (no job started)"
-        slowdown = _shown(metrics["mean_bounded_slowdown"], ".2f")
+        slowdown = _mean(metrics["mean_bounded_slowdown"], ".2f")
         slowdown += " (no job ended)" if slowdown == "n/a" and waits[1] != "n/a" else ""
         print(f"policy {metrics['policy']}: {metrics['jobs']} jobs, "
               f"mean wait {waits[0]}, median wait {waits[1]}, p95 wait {waits[2]}, "
@@ -612,7 +612,7 @@ def _simulate(args, folder: Path, renames: list[tuple[str, str]]) -> int:
     return 0
 
 
-def _shown(value, spec: str, unit: str = "") -> str:
+def _mean(value, spec: str, unit: str = "") -> str:
     """``value`` formatted with ``spec`` and ``unit``; n/a for a mean over no job (NaN)."""
     if value is None or not math.isfinite(value):
         return "n/a"
