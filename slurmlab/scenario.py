@@ -367,7 +367,7 @@ class Scenario:
         from a document already in Python (a dict, or YAML text: ``yaml.safe_load(text)``),
         use :meth:`from_dict`."""
         _check_path(path)
-        path = Path(path)
+        path = Path(path).expanduser()  # ("~/x.yaml", as pandas' readers take it)
         try:
             exists = path.exists()
         except OSError as exc:  # (a name too long for the system, say)

@@ -901,7 +901,7 @@ def _load_bytes(source: Source, who: str = "read_sacct") -> tuple[str, bytes]:
     if isinstance(source, bytes):
         data = source
     elif isinstance(source, (str, os.PathLike)):
-        path = Path(source)
+        path = Path(source).expanduser()  # ("~/export.psv", as pandas' readers take it)
         if not path.exists():
             raise SacctParseError(
                 "no such file", file=str(path), hint="check the path of the sacct export"
