@@ -31,7 +31,7 @@ import numpy as np
 
 from slurmlab.policies.nodespace import bits_mask, node_bits, nodes_bits
 from slurmlab.policies.placement import Request, best_fit, choose_nodes, fitting_mask, reads_free
-from slurmlab.policies.profile import Profile, _bits, _positions, first_fit_rows
+from slurmlab.policies.profile import Profile, _best_fit_bits, _bits, _positions
 
 __all__ = ["PlanProfile"]
 
@@ -189,18 +189,47 @@ class PlanProfile:
         oks = self._fit_bits(request) if not_before is None and upto is None else None
         if oks is None:
             return self.whole().earliest(request, mask, duration, not_before=not_before, upto=upto)
-        # the request's fit mask per interval: the base's, on the nodes of mask no plan holds
+        # the request's fit mask per interval: the base's, on the nodes of mask no plan
+        # holds (rows made only as far as the search looks: it stops at the first start)
         allowed = self._mask_bits(mask)
-        rows = [oks[b] & row & allowed for b, row in zip(self.base_of, self.open)]
+        base_of, opens, times = self.base_of, self.open, self.times
+        count, weights, n = request.count, self.weights, len(times)
         reads = request.exclusive or reads_free(request)
-
-        def pick(clean, i, k):
-            # best fit there (Profile._fits_from: for an exclusive request node selection
-            # over the window finds these same nodes), reading free amounts only on them
-            window = self._window(i, k) if reads else None
-            return best_fit(window, _positions(clean), request, self.weights)
-
-        return first_fit_rows(rows, self.times, request.count, duration, len(rows) - 1, pick)
+        rows: list[int] = []
+        i = 0
+        while i < n:
+            if i == len(rows):
+                rows.append(oks[base_of[i]] & opens[i] & allowed)
+            clean = rows[i]
+            if clean.bit_count() < count:  # (too few nodes in its own interval: most)
+                i += 1
+                continue
+            t = times[i]
+            end, k = t + duration, i + 1
+            while k < n and times[k] < end:  # (the window's intervals)
+                if k == len(rows):
+                    rows.append(oks[base_of[k]] & opens[k] & allowed)
+                row = rows[k]
+                clean &= row
+                if clean.bit_count() < count:
+                    break
+                k += 1
+            else:
+                # best fit there (Profile._fits_from: for an exclusive request node selection
+                # over the window finds these same nodes), reading free amounts only on them;
+                # a request best fit places reading none: the pick kept per fitting nodes
+                if reads:
+                    nodes = best_fit(self._window(i, k), _positions(clean), request, weights)
+                else:
+                    nodes = _best_fit_bits(clean, request, weights)
+                if nodes is not None:
+                    return i, float(t), nodes
+                i += 1
+                continue
+            # too few nodes by interval k: a start up to k whose window holds k fails too
+            # when k alone has too few
+            i = k + 1 if row.bit_count() < count else i + 1
+        return None
 
     def fits(
         self, request: Request, mask: np.ndarray, duration: float, *, at: int = 0
