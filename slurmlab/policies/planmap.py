@@ -236,10 +236,17 @@ class PlanProfile:
     ) -> tuple[int, ...] | None:
         """:meth:`Profile.fits`: node selection over the window from interval ``at``, on the
         nodes of ``mask`` no plan holds in it (the others fit nowhere there)."""
-        if self._fit_bits(request) is None:
+        oks = self._fit_bits(request)
+        if oks is None:
             return self.whole().fits(request, mask, duration, at=at)
         times = self.times
         j = max(bisect_left(times, times[at] + duration, lo=at), at + 1)
+        if not (request.exclusive or reads_free(request)):  # (best fit reads no free
+            clean = self._mask_bits(mask)  # amounts: the fit mask's ints, the pick kept)
+            base_of, opens = self.base_of, self.open
+            for q in range(at, j):
+                clean &= oks[base_of[q]] & opens[q]
+            return _best_fit_bits(clean, request, self.weights)
         held = 0
         for row in self.open[at:j]:
             held |= ~row
