@@ -276,6 +276,8 @@ class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when Py
     def construct_mapping(self, node, deep=False):
         first: dict = {}
         for key_node, _value in node.value:
+            if key_node.tag == _EXPONENT:  # (a key is a name: 1e2 is the text written)
+                key_node.tag = "tag:yaml.org,2002:str"
             if isinstance(key_node, yaml.ScalarNode) and not key_node.tag.endswith(":merge"):
                 key = self.construct_object(key_node)
                 if key in first:
@@ -310,12 +312,17 @@ _Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_yaml_timestamp)
 # A number with an exponent is a number in JSON and in YAML 1.2 (1e3, 3.6e3, 1E-3), but
 # PyYAML's YAML 1.1 float needs a dot and a signed exponent (1.0e+3), so a JSON scenario's
-# "runtime": 1e3 read as the text '1e3' and was refused: read every such form as a float.
+# "runtime": 1e3 read as the text '1e3' and was refused: read every such form as a float,
+# tagged _EXPONENT so that a key and a field holding a name or text keep the text written
+# (``user: 1e3`` is the user '1e3', as YAML 1.1 reads it: see _Loader.construct_mapping
+# and _mark_written)
+_EXPONENT = "tag:slurmlab,2026:exponent"
 _Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
+    _EXPONENT,
     re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
     list("-+0123456789."),
 )
+_Loader.add_constructor(_EXPONENT, _Loader.construct_yaml_float)
 
 
 @dataclass(frozen=True)
@@ -409,7 +416,7 @@ class Scenario:
             root = loader.get_single_node()
             _check_aliases(root, text, str(path))
             doc = None if root is None else loader.construct_document(root)
-            _mark_written_bools(doc, root)
+            _mark_written(doc, root)
         except yaml.reader.ReaderError as exc:  # a character YAML does not allow at all
             line = text.count("\n", 0, exc.position) + 1
             raise ScenarioError(
@@ -979,9 +986,11 @@ def _a_name(value, label: str, path: tuple, key: str) -> None:
         )
 
 
-def _mark_written_bools(doc, root) -> None:
+def _mark_written(doc, root) -> None:
     """Put a :class:`_Bool` (the boolean and its text as written) in place of each boolean
-    YAML read in a name field (``account: on``), so that the error quotes ``on``."""
+    YAML read in a name field (``account: on``), so that the error quotes ``on``; and the
+    text written in place of each number with an exponent in a field of names or text
+    (``user: 1e3``, ``args: 2e1``), which YAML 1.1 reads as that text (:data:`_EXPONENT`)."""
     if doc is None or root is None:
         return
     stack = [(doc, root)]
@@ -992,17 +1001,36 @@ def _mark_written_bools(doc, root) -> None:
                 key = _key(key_node)
                 if key not in value:
                     continue
-                if key in _NAME_KEYS:
+                if key in _NAME_KEYS or key in _TEXT_KEYS:
                     named = value[key]
-                    if _is_bool(item, named):
+                    if _is_bool(item, named) and key in _NAME_KEYS:
                         value[key] = _Bool(item.value, named)
+                    elif _is_exponent(item, named):
+                        value[key] = item.value
                     elif isinstance(item, yaml.SequenceNode) and isinstance(named, list):
                         for i, (sub, one) in enumerate(zip(item.value, named)):
-                            if _is_bool(sub, one):
+                            if _is_bool(sub, one) and key in _NAME_KEYS:
                                 named[i] = _Bool(sub.value, one)
+                            elif _is_exponent(sub, one):
+                                named[i] = sub.value
+                elif key == "settings" and isinstance(item, yaml.MappingNode):
+                    lines = value[key]  # (slurm.conf's lines: their values are text)
+                    for sub_key, sub in item.value:
+                        name = _key(sub_key)
+                        if isinstance(lines, dict) and _is_exponent(sub, lines.get(name)):
+                            lines[name] = sub.value
                 stack.append((value[key], item))
         elif isinstance(node, yaml.SequenceNode) and isinstance(value, list):
             stack.extend(zip(value, node.value))
+
+
+#: Fields read as text other than names: sbatch options, a script, a description, a list of
+#: nodes, slurm.conf's time limits (MaxTime, DefaultTime).
+_TEXT_KEYS = {"args", "script", "description", "nodes", "max_time", "default_time"}
+
+
+def _is_exponent(node, value) -> bool:
+    return isinstance(node, yaml.ScalarNode) and node.tag == _EXPONENT and isinstance(value, float)
 
 
 def _is_bool(node, value) -> bool:

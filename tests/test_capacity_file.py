@@ -73,3 +73,13 @@ def test_a_document_that_is_not_yaml_is_one_line_naming_where(export, capsys):
     code, err = _report(capsys, "cap.yaml", "{gpu: [1, 2}\n")
     assert code == 1
     assert _one_error(err).startswith("--capacity 'cap.yaml' line 1, column 12: not YAML or JSON")
+
+
+def test_a_partition_named_with_an_exponent_is_that_name(tmp_path):
+    """A partition key written 1e2 is the partition '1e2' (a name, as YAML 1.1 reads a key),
+    not '100.0', while a count written 1e3 is the number 1000."""
+    from slurmlab.commands_sacct import _load_capacity
+
+    path = tmp_path / "cap.yaml"
+    path.write_text("1e2: {cpus: 1e3, gpus: 0, nodes: 8}\n")
+    assert _load_capacity(str(path)) == {"1e2": {"cpus": 1000, "gpus": 0, "nodes": 8}}
