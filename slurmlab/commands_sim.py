@@ -544,13 +544,13 @@ def _simulate(args, folder: Path, renames: list[tuple[str, str]]) -> int:
             f"slurmlab: warning: {args.input}: no job is submitted before --until "
             f"{args.until}: the first of its {len(workload)} jobs is submitted at {first:g} s "
             "(jobs not submitted by then are left out); waits and slowdown below are "
-            "undefined (nan; null in --json), utilization and makespan 0",
+            "undefined (n/a; null in --json), utilization and makespan 0",
             file=sys.stderr,
         )
     elif not metrics["jobs"]:
         print(
             f"slurmlab: warning: {args.input}: no jobs to simulate: waits and slowdown below "
-            "are undefined (nan; null in --json), utilization and makespan 0",
+            "are undefined (n/a; null in --json), utilization and makespan 0",
             file=sys.stderr,
         )
     elif args.until is not None and metrics["started"] < metrics["jobs"]:

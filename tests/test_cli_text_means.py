@@ -33,3 +33,14 @@ def test_no_job_ended_by_until_gives_no_mean_slowdown(capsys, tmp_path, until):
     assert "nan" not in out
     assert "mean wait 0 s, median wait 0 s, p95 wait 0 s, " in out
     assert "mean bounded slowdown n/a (no job ended), " in out
+
+
+def test_the_warning_of_no_jobs_names_the_means_as_the_line_shows_them(capsys, tmp_path):
+    """With no job at all the warning says the means below are undefined as the line shows
+    them (n/a), not as Python prints a NaN."""
+    path = tmp_path / "s.yaml"
+    path.write_text("cluster: tiny\njobs: []\n")
+    assert main(["simulate", str(path), "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert "undefined (n/a; null in --json)" in captured.err and "nan" not in captured.err
+    assert "mean wait n/a (no job started)" in captured.out

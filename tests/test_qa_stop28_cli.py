@@ -346,7 +346,7 @@ def test_until_before_the_first_submit_says_so(tmp_path, capsys):
     assert err == (
         f"slurmlab: warning: {trace}: no job is submitted before --until 0: the first of its 3 "
         "jobs is submitted at 5 s (jobs not submitted by then are left out); waits and "
-        "slowdown below are undefined (nan; null in --json), utilization and makespan 0\n"
+        "slowdown below are undefined (n/a; null in --json), utilization and makespan 0\n"
     )
 
 
