@@ -15,9 +15,17 @@ from pathlib import Path
 
 from slurmlab.errors import SlurmlabError
 
-__all__ = ["check_distinct", "check_writable", "same_file"]
+__all__ = ["check_distinct", "check_writable", "home_path", "same_file"]
 
 PathLike = str | os.PathLike
+
+
+def home_path(path: PathLike) -> Path:
+    """``path`` with a leading ``~`` (or ``~user``) as that home directory, as pandas'
+    readers take it (``os.path.expanduser``); left as written when there is no such home,
+    so that the reader says the file does not exist (``Path.expanduser`` raises a bare
+    RuntimeError there)."""
+    return Path(os.path.expanduser(path))
 
 
 def same_file(a: PathLike, b: PathLike) -> bool:

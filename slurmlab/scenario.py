@@ -155,6 +155,7 @@ import pandas as pd
 import yaml
 
 from slurmlab.errors import ScenarioError, SlurmlabError, unknown_fields, warn_at_caller
+from slurmlab.paths import home_path
 from slurmlab.policies.backfill import make_policy
 from slurmlab.policies.fairshare import Account, AccountTree
 from slurmlab.sim.checkpoint import Checkpoint
@@ -374,7 +375,7 @@ class Scenario:
         from a document already in Python (a dict, or YAML text: ``yaml.safe_load(text)``),
         use :meth:`from_dict`."""
         _check_path(path)
-        path = Path(path).expanduser()  # ("~/x.yaml", as pandas' readers take it)
+        path = home_path(path)  # ("~/x.yaml", as pandas' readers take it)
         try:
             exists = path.exists()
         except OSError as exc:  # (a name too long for the system, say)

@@ -61,3 +61,25 @@ def test_a_slurm_conf_path_expands_home(home):
         lab = slurmlab.Lab("~/data/small.conf")
         result = slurmlab.simulate("~/data/small.conf", slurmlab.read_swf("~/data/t.swf"))
     assert lab.cluster.name == result.cluster.name == "small"
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        lambda p: slurmlab.Scenario.load(p + ".yaml"),
+        lambda p: slurmlab.read_swf(p + ".swf"),
+        lambda p: slurmlab.read_sacct(p + ".psv"),
+        lambda p: slurmlab.Cluster.from_slurm_conf(p + ".conf"),
+        lambda p: slurmlab.Lab(p + ".conf"),
+    ],
+    ids=["Scenario.load", "read_swf", "read_sacct", "from_slurm_conf", "Lab"],
+)
+def test_a_home_of_no_such_user_is_a_file_that_does_not_exist(read):
+    """~user of no such user stays as written (as pandas' readers leave it): the reader's
+    own error says the file does not exist, naming the path, not a bare RuntimeError."""
+    path = "~no_such_user_slurmlab/x"
+    with pytest.raises(
+        slurmlab.SlurmlabError, match=r"(?i)(not exist|no such file|file that exists)"
+    ) as err:
+        read(path)
+    assert path in str(err.value)

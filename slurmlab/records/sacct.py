@@ -137,6 +137,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
 from slurmlab.errors import SlurmlabError, warn_at_caller
+from slurmlab.paths import home_path
 from slurmlab.records.schema import (
     JOB_COLUMNS,
     STATE_ABBREVIATIONS,
@@ -901,7 +902,7 @@ def _load_bytes(source: Source, who: str = "read_sacct") -> tuple[str, bytes]:
     if isinstance(source, bytes):
         data = source
     elif isinstance(source, (str, os.PathLike)):
-        path = Path(source).expanduser()  # ("~/export.psv", as pandas' readers take it)
+        path = home_path(source)  # ("~/export.psv", as pandas' readers take it)
         if not path.exists():
             raise SacctParseError(
                 "no such file", file=str(path), hint="check the path of the sacct export"

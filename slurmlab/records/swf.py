@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from slurmlab.errors import RequestError, SlurmlabError
+from slurmlab.paths import home_path
 from slurmlab.spec.cluster import Cluster, Node, Partition
 from slurmlab.spec.job import JobSpec
 from slurmlab.spec.units import MAX_SECONDS, check_switch
@@ -289,7 +290,7 @@ def _plain(value: float) -> str:
 
 def read_swf_table(path: str | Path) -> tuple[pd.DataFrame, dict[str, str]]:
     """The raw SWF records (18 named numeric columns, with ``line``) and the header fields."""
-    table, header, _, _ = _read(Path(path).expanduser())
+    table, header, _, _ = _read(home_path(path))
     return table, header
 
 
@@ -355,7 +356,7 @@ def read_swf(
     ``TimeZoneString: Europe/Stockholm``, ``StartTime: Mon Sep 23 14:00:31 CEST 1996``)
     gives time zero 1996-09-23 14:00:31.
     """
-    path = Path(path).expanduser()  # ("~/trace.swf", as pandas' readers take it)
+    path = home_path(path)  # ("~/trace.swf", as pandas' readers take it)
     check_switch("read_swf", "skip_invalid", skip_invalid)  # ("no" would be taken for True)
     if cluster is not None:
         cluster = Cluster.coerce(cluster)  # (a preset name or a slurm.conf path, as simulate)

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from slurmlab.errors import ConfigError, RequestError, SlurmlabError, warn_at_caller
+from slurmlab.paths import home_path
 from slurmlab.spec.units import (
     MAX_COUNT,
     MAX_COUNT16,
@@ -69,7 +70,7 @@ def _conf_source(value, kind: str) -> str | Path:
         raise ConfigError(
             f"the path is empty; give the path of a {kind} file or its text", source=kind
         )
-    path = Path(value).expanduser()  # ("~/slurm.conf", as pandas' readers take it)
+    path = home_path(value)  # ("~/slurm.conf", as pandas' readers take it)
     source = str(path)
     if not path.exists():
         raise ConfigError(f"{kind} file does not exist; check the path", source=source)
@@ -932,8 +933,8 @@ class Cluster:
 
         if isinstance(value, str) and value in presets():
             return cls.preset(value)
-        if isinstance(value, str | Path) and str(value) and Path(value).expanduser().exists():
-            value = Path(value).expanduser()  # ("~/slurm.conf", as pandas' readers take it)
+        if isinstance(value, str | Path) and str(value) and home_path(value).exists():
+            value = home_path(value)  # ("~/slurm.conf", as pandas' readers take it)
             if Path(value).is_dir():
                 inside = Path(value) / "slurm.conf"
                 hint = f"; give {str(inside)!r}" if inside.is_file() else ""
