@@ -213,3 +213,39 @@ def test_a_hold_of_no_length_at_now_holds_the_interval_it_starts_in(later):
     for duration in (0.0, 5.0):
         assert split.earliest(request, mask, duration) == ref.earliest(request, mask, duration)
         assert split.fits(request, mask, duration) == ref.fits(request, mask, duration)
+
+
+@given(st.data())
+@SETTINGS
+def test_earliest_over_many_plans_skips_no_start_that_fits(data):
+    """Many short plans on a few nodes make a profile of many intervals, most with too few
+    nodes free for a job: the split's earliest (which passes over every start whose window
+    holds an interval of too few nodes on its own) and its fit from any interval, the last
+    one too, are the whole profile's, for windows of no length, shorter than an interval,
+    across many, or without end; with a mask, node Weights, and requests best fit places
+    reading free amounts or not."""
+    draw = data.draw
+    n = draw(st.integers(2, 10))
+    capacity = np.resize(draw(alike_clusters()), (n, 3))
+    weights = None
+    if draw(st.booleans()):
+        weights = np.array(draw(st.lists(st.integers(1, 3), min_size=n, max_size=n)))
+    split = PlanProfile(Profile(0.0, capacity.copy(), capacity, [], weights))
+    for _ in range(draw(st.integers(4, 30))):
+        nodes = node_run(draw, n)
+        start = draw(st.integers(0, 60)) / 2
+        end = math.inf if draw(st.integers(0, 15)) == 0 else start + draw(st.integers(1, 8)) / 2
+        split.hold(nodes, start, end)
+    whole = split.whole()
+    last = len(whole.times) - 1
+    for _ in range(6):
+        request = drawn_request(draw, capacity)
+        if draw(st.booleans()):  # (best fit reads no free amounts: the kept picks)
+            request = Request(request.demand, request.count, gres_fixed=True, most=request.most)
+        mask = drawn_mask(draw, n)
+        duration = draw(st.sampled_from([0.0, 0.25, 0.5, 1.0, 2.5, 7.0, 30.0, math.inf]))
+        got = split.earliest(request, mask, duration)
+        assert repr(got) == repr(whole.earliest(request, mask, duration))
+        for at in {draw(st.integers(0, last)), last}:
+            got = split.fits(request, mask, duration, at=at)
+            assert repr(got) == repr(whole.fits(request, mask, duration, at=at))
