@@ -51,6 +51,17 @@ def drawn_request(draw, capacity) -> Request:
     return Request(demand, count, **kw)
 
 
+def drawn_cluster(draw, most: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """A cluster of 2 to ``most`` nodes of a few alike kinds (capacity rows), and maybe
+    node Weights from 1 to 3."""
+    n = draw(st.integers(2, most))
+    capacity = np.resize(draw(alike_clusters()), (n, 3))
+    weights = None
+    if draw(st.booleans()):
+        weights = np.array(draw(st.lists(st.integers(1, 3), min_size=n, max_size=n)))
+    return capacity, weights
+
+
 def drawn_mask(draw, n) -> np.ndarray:
     if draw(st.booleans()):
         return np.ones(n, dtype=bool)
@@ -73,11 +84,8 @@ def test_split_profile_answers_as_the_whole_one(data):
     fit and every fit from an interval is the whole profile's, with node Weights or without,
     on up to 80 nodes."""
     draw = data.draw
-    n = draw(st.integers(2, 80))
-    capacity = np.resize(draw(alike_clusters()), (n, 3))
-    weights = None
-    if draw(st.booleans()):
-        weights = np.array(draw(st.lists(st.integers(1, 3), min_size=n, max_size=n)))
+    capacity, weights = drawn_cluster(draw, 80)
+    n = len(capacity)
     now, free, releases = start_state(draw, capacity)
     ref = Profile(now, free, capacity, releases, weights)
     split = PlanProfile(Profile(now, free, capacity, releases, weights))
@@ -225,11 +233,8 @@ def test_earliest_over_many_plans_skips_no_start_that_fits(data):
     across many, or without end; with a mask, node Weights, and requests best fit places
     reading free amounts or not."""
     draw = data.draw
-    n = draw(st.integers(2, 10))
-    capacity = np.resize(draw(alike_clusters()), (n, 3))
-    weights = None
-    if draw(st.booleans()):
-        weights = np.array(draw(st.lists(st.integers(1, 3), min_size=n, max_size=n)))
+    capacity, weights = drawn_cluster(draw, 10)
+    n = len(capacity)
     split = PlanProfile(Profile(0.0, capacity.copy(), capacity, [], weights))
     for _ in range(draw(st.integers(4, 30))):
         nodes = node_run(draw, n)
