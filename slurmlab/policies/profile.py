@@ -404,19 +404,28 @@ class Profile:
         """:meth:`_first_fit` for a request best fit places without reading free amounts
         (not ``exclusive``, nor :func:`reads_free`; ``w`` None), from its fit mask as one
         int per interval (bit ``n``: node ``n`` fits; ``rows`` as far as :meth:`earliest`
-        looks), by :func:`first_fit_rows`. In plain Python: on a few dozen nodes numpy's
-        cost per call outweighs the work, a few int operations per start tested (the fit
-        mask turned into ints costs about what the search saves, so :meth:`earliest` keeps
-        the arrays; :meth:`_in_place` keeps the ints between searches)."""
-        weights = self.weights
-        return first_fit_rows(
-            rows,
-            self.times,
-            request.count,
-            duration,
-            upto,
-            lambda clean, _i, _k: _best_fit_bits(clean, request, weights),
-        )
+        looks): the first start up to interval ``upto`` whose window keeps ``count`` nodes
+        fitting throughout, on the nodes best fit picks there. In plain Python: on a few
+        dozen nodes numpy's cost per call outweighs the work, a few int operations per start
+        tested (the fit mask turned into ints costs about what the search saves, so
+        :meth:`earliest` keeps the arrays; :meth:`_in_place` keeps the ints between
+        searches)."""
+        count, times, weights, n = request.count, self.times, self.weights, len(rows)
+        for i in range(upto + 1):  # (starts up to upto, as earliest(..., upto=upto))
+            clean = rows[i]
+            if clean.bit_count() < count:  # (too few nodes in its own interval: most)
+                continue
+            t = times[i]
+            end, k = t + duration, i + 1
+            while k < n and times[k] < end:  # (the window's intervals)
+                clean &= rows[k]
+                k += 1
+            if clean.bit_count() < count:
+                continue
+            nodes = _best_fit_bits(clean, request, weights)
+            if nodes is not None:
+                return i, float(t), nodes
+        return None
 
     def valid(self) -> bool:
         """No node is short of any resource at any time (reservations all fit)."""
@@ -894,30 +903,6 @@ def _best_fit_bits(bits: int, request: Request, weights: np.ndarray | None):
             _PICKS.clear()
         _PICKS[key] = nodes
     return nodes
-
-
-def first_fit_rows(rows: list[int], times: list[float], count: int, duration, last: int, pick):
-    """The first (interval index, start, nodes) up to interval ``last`` whose window of
-    ``duration`` keeps ``count`` nodes fitting throughout, on the nodes ``pick(fitting, i,
-    k)`` gives there (None: look further): ``rows`` is a fit mask, one int per interval
-    (bit ``n``: node ``n`` fits; :func:`_bits`), and the window is intervals ``i`` to
-    ``k`` - 1. None if no start up to ``last`` gives nodes."""
-    n = len(rows)
-    for i in range(last + 1):
-        clean = rows[i]
-        if clean.bit_count() < count:  # (too few nodes in its own interval: most)
-            continue
-        t = times[i]
-        end, k = t + duration, i + 1
-        while k < n and times[k] < end:  # (the window's intervals)
-            clean &= rows[k]
-            k += 1
-        if clean.bit_count() < count:
-            continue
-        nodes = pick(clean, i, k)
-        if nodes is not None:
-            return i, float(t), nodes
-    return None
 
 
 def _positions(bits: int) -> list[int]:

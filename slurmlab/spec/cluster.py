@@ -933,16 +933,16 @@ class Cluster:
 
         if isinstance(value, str) and value in presets():
             return cls.preset(value)
-        if isinstance(value, str | Path) and str(value) and home_path(value).exists():
-            value = home_path(value)  # ("~/slurm.conf", as pandas' readers take it)
-            if Path(value).is_dir():
-                inside = Path(value) / "slurm.conf"
+        if isinstance(value, str | Path) and str(value) and (path := home_path(value)).exists():
+            value = path  # ("~/slurm.conf", as pandas' readers take it)
+            if value.is_dir():
+                inside = value / "slurm.conf"
                 hint = f"; give {str(inside)!r}" if inside.is_file() else ""
                 raise SlurmlabError(
                     f"cluster {str(value)!r} is neither a preset ({', '.join(presets())}) nor a "
                     f"slurm.conf file: it is a directory{hint} (or give a slurmlab.Cluster)"
                 )
-            return cls.from_slurm_conf(Path(value), gres_conf)
+            return cls.from_slurm_conf(value, gres_conf)
         raise SlurmlabError(
             f"cluster {value!r} is neither a preset ({', '.join(presets())}) nor a slurm.conf "
             "file that exists (or give a slurmlab.Cluster)"
