@@ -89,11 +89,12 @@ def load_ipython_extension(ipython) -> None:
     message, as the commands print theirs, instead of a traceback through slurmlab's code
     (``%tb`` still prints it)."""
     from slurmlab.sim.lab import sbatch_magic
-    from slurmlab.sim.magics import MAGICS
+    from slurmlab.sim.magics import MAGICS, follow_names
 
     ipython.register_magic_function(sbatch_magic, magic_kind="cell", magic_name="sbatch")
     for name, magic in MAGICS.items():
         ipython.register_magic_function(magic, magic_kind="line", magic_name=name)
+    follow_names(ipython)  # (a lab the notebook deletes is no longer the current one)
     ipython.set_custom_exc((SlurmlabError,), _show_error)
 
 

@@ -542,7 +542,7 @@ def _simulate(args, folder: Path, renames: list[tuple[str, str]]) -> int:
         first = min(job.submit for job in workload)
         print(
             f"slurmlab: warning: {args.input}: no job is submitted before --until "
-            f"{args.until}: the first of its {len(workload)} jobs is submitted at {first:g} s "
+            f"{args.until}: {_first_of(len(workload))} is submitted at {first:g} s "
             "(jobs not submitted by then are left out); waits and slowdown below are "
             "undefined (n/a; null in --json), utilization and makespan 0",
             file=sys.stderr,
@@ -557,7 +557,7 @@ def _simulate(args, folder: Path, renames: list[tuple[str, str]]) -> int:
         waiting = metrics["jobs"] - metrics["started"]
         print(
             f"slurmlab: warning: {args.input}: at --until {args.until}, {waiting} of its "
-            f"{metrics['jobs']} jobs submitted by then had not started: waits and slowdown "
+            f"{_n(metrics['jobs'], 'job')} submitted by then had not started: waits and slowdown "
             "below count only the jobs that started, so a policy that leaves jobs waiting "
             "looks better; compare policies over the whole run, or on the same started jobs "
             "(--jobs-out)",
@@ -603,13 +603,23 @@ def _simulate(args, folder: Path, renames: list[tuple[str, str]]) -> int:
         waits[0] += last if waits[0] != "n/a" else " (no job started)"
         slowdown = _mean(metrics["mean_bounded_slowdown"], ".2f")
         slowdown += " (no job ended)" if slowdown == "n/a" and waits[1] != "n/a" else ""
-        print(f"policy {metrics['policy']}: {metrics['jobs']} jobs, "
+        print(f"policy {metrics['policy']}: {_n(metrics['jobs'], 'job')}, "
               f"mean wait {waits[0]}, median wait {waits[1]}, p95 wait {waits[2]}, "
               f"mean bounded slowdown {slowdown}, "
               f"utilization CPU {metrics['utilization']:.1%}{gpu}, {lost}"
               f"makespan {metrics['makespan_s']:.0f} s, backfilled {metrics['backfilled']}, "
               f"{metrics['wall_s']:.2f} s wall")  # fmt: skip
     return 0
+
+
+def _n(count: int, word: str) -> str:
+    """``1 job``, ``2 jobs``, ``0 jobs``: a count and its noun."""
+    return f"{count} {word}{'s' * (count != 1)}"
+
+
+def _first_of(jobs: int) -> str:
+    """``the first of its 3 jobs``; ``its one job``."""
+    return "its one job" if jobs == 1 else f"the first of its {jobs} jobs"
 
 
 def _mean(value, spec: str, unit: str = "") -> str:

@@ -28,6 +28,7 @@ from slurmlab import viz
 from slurmlab.analysis._common import (
     check_columns,
     check_jobs,
+    counted,
     known,
     run_ends,
     run_starts,
@@ -301,7 +302,8 @@ def render_report(
 
     body = [
         f"<h1>{html.escape(title)}</h1>",
-        f'<p class="note">Source: {html.escape(source)}; {summary.runs:,} runs, {summary.bad_rows} bad rows.</p>',
+        f'<p class="note">Source: {html.escape(source)}; {counted(summary.runs, "run")}, '
+        f"{counted(summary.bad_rows, 'bad row')}.</p>",
     ]
     body += [f'<p class="note">{html.escape(n)}</p>' for n in notes]
     for heading, content in sections:

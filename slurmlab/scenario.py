@@ -121,6 +121,14 @@ Times come in two units, as in Slurm:
   ``max_time: 120``), else ``M:S``, ``H:M:S``, ``D-H``, ``D-H:M``, ``D-H:M:S`` or
   ``UNLIMITED``; no unit suffix (``2h``), as sbatch and slurm.conf take none.
 
+A top-level section whose name starts with ``x-`` is the author's own, and not read (as
+docker-compose's extension fields): a place for YAML anchors that entries merge with ``<<:``::
+
+    x-defaults: &d {runtime: 600, user: alice, args: "-N 1 -t 30"}
+    jobs:
+      - {<<: *d, id: a, submit: 0}
+      - {<<: *d, id: b, submit: 60, runtime: 1200}   # its own keys win over the merged ones
+
 Numbers are read as written, in decimal, as Slurm reads them: ``submit: 010`` is 10 s (YAML
 1.1 alone would read the octal 8), and ``0x10`` or ``1_000`` are errors saying what to write.
 
@@ -496,12 +504,18 @@ class Scenario:
     ) -> Scenario:
         if not isinstance(doc, dict):
             raise ScenarioError("expected a mapping with cluster, policy and jobs")
+        doc = {k: v for k, v in doc.items() if not _extension(k)}  # (x-defaults: anchors)
         unknown = set(doc) - _TOP_KEYS
         if unknown:
             key = sorted(unknown, key=str)[0]
             raise ScenarioError(
                 f"unknown section(s) {sorted(unknown, key=str)}; allowed: {sorted(_TOP_KEYS)}"
-                + _misplaced_hint(unknown, lines or {}),
+                + (
+                    _misplaced_hint(unknown, lines or {})
+                    or ", and sections of your own whose name starts with x- (slurmlab does "
+                    "not read them: a place for YAML anchors, x-defaults: &d {runtime: 600}, "
+                    "that jobs merge with <<: *d)"
+                ),
                 path=(key,),
             )
         _names_as_written(doc)
@@ -1064,6 +1078,13 @@ def _names_as_written(doc: dict) -> None:
                 walk(item, (*path, i))
 
     walk({k: v for k, v in doc.items() if k != "jobs"}, ())
+
+
+def _extension(key) -> bool:
+    """Whether a top-level key is a section of the author's own, which slurmlab does not read:
+    a name starting with ``x-``, as docker-compose's extension fields (a place for YAML
+    anchors the entries merge: ``x-defaults: &d {...}``, then ``<<: *d`` in a job)."""
+    return isinstance(key, str) and key.startswith("x-")
 
 
 #: The section a key found at the top level most likely belongs in, mis-indented.
@@ -2416,7 +2437,10 @@ def _described(cluster: Cluster) -> str:
     """``4 nodes, 32 CPUs, 8 GPUs``: a cluster in a few words."""
     cpus = sum(n.cpus for n in cluster.nodes)
     gpus = cluster.tres().get("gres/gpu", 0)
-    return f"{len(cluster.nodes)} nodes, {cpus} CPUs" + (f", {gpus} GPUs" if gpus else "")
+    nodes = len(cluster.nodes)
+    return f"{nodes} node{'s' * (nodes != 1)}, {cpus} CPU{'s' * (cpus != 1)}" + (
+        f", {gpus} GPU{'s' * (gpus != 1)}" if gpus else ""
+    )
 
 
 def _nodes_hint(cluster: Cluster) -> str:

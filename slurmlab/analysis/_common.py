@@ -699,3 +699,8 @@ def leads(jobs: pd.DataFrame) -> np.ndarray:
     if "HetJobOffset" not in jobs:
         return np.ones(len(jobs), dtype=bool)
     return (jobs["HetJobOffset"].fillna(0) == 0).to_numpy(dtype=bool)
+
+
+def counted(count: int, word: str) -> str:
+    """A count and its noun, singular for one: ``1 job``, ``2 jobs``, ``1,500 runs``."""
+    return f"{count:,} {word}{'s' * (count != 1)}"

@@ -489,7 +489,8 @@ def _reason_text(sim: Simulation, job, reason: str, t: float, text: str) -> _Rea
         n_all = len(nodes)
         text = (
             f"it asks for {count} node{'s' * (count > 1)} but only {n_up} of "
-            f"partition {tried}'s {n_all} nodes {'is' if n_up == 1 else 'are'} "
+            f"partition {tried}'s {n_all} node{'s' * (n_all != 1)} "
+            f"{'is' if n_up == 1 else 'are'} "
             f"up ({out} {'are' if n_all - n_up > 1 else 'is'} down or drained): "
             f"squeue shows '{NODES_OUT}', and Slurm's main scheduler starts no later job of "
             "the partition in this pass"
@@ -1274,7 +1275,8 @@ def _untested(sim: Simulation, job, t: float) -> str:
     tested = getattr(policy, "bf_max_job_test", 500)
     return (
         "The last backfill cycle did not test it (squeue --start shows N/A): a cycle tests "
-        f"at most {tested} jobs in priority order (bf_max_job_test, counted between job "
+        f"at most {tested} job{'s' * (tested != 1)} in priority order (bf_max_job_test, "
+        "counted between job "
         f"records: an array's pending tasks are one, tested task after task){said}, and "
         "stops once its map holds bf_node_space_size reservations; a cycle tests it once "
         "fewer jobs are ahead of it (the jobs ahead start, end or are cancelled)"

@@ -12,6 +12,7 @@ import html
 import re
 import shlex
 import warnings
+import weakref
 from collections.abc import Sequence
 
 import numpy as np
@@ -36,7 +37,7 @@ from slurmlab.spec.units import (
 )
 from slurmlab.spec.workload import Workload, WorkloadJob, check_exit_code, check_name
 
-__all__ = ["Lab", "current_lab"]
+__all__ = ["Lab", "current_lab", "let_go"]
 
 #: Commands a newcomer types where sbatch takes a batch script's file name.
 _COMMANDS = frozenset(
@@ -66,9 +67,11 @@ def _job_ids(jobid) -> list:
 #: slurmctld's words for a job whose user has no association with its account.
 _INVALID_ACCOUNT = "Invalid account or account/partition combination specified"
 
-#: (the most recent Lab, for %%sbatch: only that one, so that the labs a notebook makes again
-#: and again are freed as usual)
-_CURRENT: list[Lab] = []
+#: The labs in use, oldest first, for %%sbatch and the line magics: weak references, so that
+#: the labs a notebook makes again and again are freed as usual; the newest is also held in
+#: _NEWEST (``slurmlab.Lab("tiny")``, named by no variable, is the magics' lab) until let go
+_LABS: list[weakref.ref[Lab]] = []
+_NEWEST: list[Lab] = []
 
 
 def _request(args: str | Sequence[str]) -> JobSpec:
@@ -167,10 +170,27 @@ def _test_only(spec: JobSpec) -> bool:
 
 
 def current_lab() -> Lab:
-    """The most recently created Lab (the one ``%%sbatch`` submits to)."""
-    if not _CURRENT:
-        raise SlurmlabError("no Lab yet: create one with lab = slurmlab.Lab(cluster)")
-    return _CURRENT[-1]
+    """The current Lab, the one ``%%sbatch`` and the line magics act on: the most recently
+    created Lab still in use. A lab deleted (``del lab``) or replaced (``lab =
+    slurmlab.Lab(...)`` again) is not, in a notebook even while IPython's ``Out`` history
+    still holds it (:func:`let_go`); the newest lab made before it and still alive is
+    current again."""
+    for ref in reversed(_LABS):
+        lab = ref()
+        if lab is not None:
+            return lab
+    raise SlurmlabError(
+        "no Lab in use (none was made, or the last one was deleted): create one with "
+        "lab = slurmlab.Lab(cluster)"
+    )
+
+
+def let_go(lab: Lab) -> None:
+    """``lab`` is no longer current: the notebook deleted or replaced it (``%load_ext
+    slurmlab`` calls this after each cell for a lab no variable names any more)."""
+    _LABS[:] = [ref for ref in _LABS if ref() is not None and ref() is not lab]
+    if _NEWEST and _NEWEST[0] is lab:
+        _NEWEST.clear()
 
 
 class Lab:
@@ -238,7 +258,8 @@ class Lab:
         self.sim.add_failures(failures, random_failures)
         name = policy if isinstance(policy, str) else policy_name(policy)
         self.result = SimulationResult(self.sim, name, live=True)
-        _CURRENT[:] = [self]
+        _LABS[:] = [ref for ref in _LABS if ref() is not None] + [weakref.ref(self)]
+        _NEWEST[:] = [self]
         if workload is not None or actions or failures or random_failures is not None:
             self._settle()  # (what happens at 0 s has happened: the first jobs run)
 

@@ -1,5 +1,7 @@
 """Line magics for notebooks (``%load_ext slurmlab``): Slurm's commands, typed as on a login
-node, on the current :class:`~slurmlab.sim.lab.Lab` (the one ``%%sbatch`` submits to).
+node, on the current :class:`~slurmlab.sim.lab.Lab` (the one ``%%sbatch`` submits to): the
+most recently created lab still in use, not one the notebook deleted (``del lab``) or
+replaced (``lab = slurmlab.Lab(...)`` again; :func:`follow_names`).
 
 * ``%squeue [--start] [-r] [-l]``, ``%sinfo``, ``%sacct [-o FIELDS] [-j JOBS] [-S TIME] [-D]
   [-X] [-p|-P] [--array]``: print the lab's views as the commands print them;
@@ -23,17 +25,18 @@ import re
 import shlex
 import sys
 import warnings
+import weakref
 
 import pandas as pd
 
 from slurmlab.errors import SlurmlabError
 from slurmlab.records.schema import STATE_ABBREVIATIONS, STATES
-from slurmlab.sim.lab import current_lab
+from slurmlab.sim.lab import Lab, current_lab, let_go
 from slurmlab.sim.lab import sbatch_magic as _sbatch_cell
 from slurmlab.sim.result import squeue_frame
 from slurmlab.spec.parse_time import read_past_time
 
-__all__ = ["MAGICS"]
+__all__ = ["MAGICS", "follow_names"]
 
 #: scontrol update's keys slurmlab changes, in update_job.c's order: (key, the fewest letters
 #: it may be cut to, Lab.update's argument; None: the job)
@@ -499,6 +502,29 @@ _SACCT_VALUED = (
     ("jobs", "-j", "--jobs", "a job list, e.g. -j 12,14_3"),
     ("starttime", "-S", "--starttime", "a time, e.g. -S 2026-01-05, -S 10:00 or -S now-2hours"),
 )
+
+
+def follow_names(ipython) -> None:
+    """After each cell of ``ipython``, let go (:func:`~slurmlab.sim.lab.let_go`) each lab a
+    variable of the notebook named and none names now: ``del lab``, or ``lab =
+    slurmlab.Lab(...)`` run again, ends that lab's turn as the current one, even while
+    IPython's ``Out`` history (a cell that ended in ``lab.advance("1h")``) still holds it. A
+    lab no variable ever named (``slurmlab.Lab("tiny")`` alone in a cell) stays current."""
+    named: weakref.WeakSet[Lab] = weakref.WeakSet()
+
+    def after_cell(result=None) -> None:
+        now = [
+            value
+            for key, value in list(ipython.user_ns.items())
+            if isinstance(value, Lab) and not key.startswith("_")  # (not _, _5: Out's)
+        ]
+        for lab in list(named):
+            if not any(lab is value for value in now):
+                let_go(lab)
+        named.clear()
+        named.update(now)
+
+    ipython.events.register("post_run_cell", after_cell)
 
 
 #: name -> line magic, registered by ``%load_ext slurmlab``

@@ -1,0 +1,100 @@
+"""Stop 53's user-facing checks: what learners, instructors and platform teams type."""
+
+from __future__ import annotations
+
+import pytest
+
+import slurmlab
+
+SCRIPT = "#!/bin/bash\n#SBATCH -t 5\nsrun hostname\n"
+
+
+def test_sbatch_magic_does_not_submit_to_a_deleted_lab(capsys):
+    """%%sbatch submits to the notebook's current lab: once ``del lab`` ran, not to that lab
+    (even while the Out history of a cell ending in ``lab.advance(...)`` holds it) but to the
+    lab made before it, which is current again."""
+    from IPython.testing.globalipapp import get_ipython
+
+    ip = get_ipython()
+    ip.run_line_magic("load_ext", "slurmlab")
+    before = slurmlab.Lab("tiny")
+    ip.run_cell("import slurmlab\nlab = slurmlab.Lab('tiny')\nlab.advance('1m')")
+    deleted = ip.user_ns["lab"]
+    ip.run_cell("del lab")
+    capsys.readouterr()
+    ip.run_cell_magic("sbatch", "", SCRIPT)
+    assert "Submitted batch job 1" in capsys.readouterr().out
+    assert deleted.squeue().empty
+    assert before.squeue().JOBID.tolist() == ["1"]
+
+
+def test_the_magics_name_the_fix_when_no_lab_is_in_use(capsys):
+    """With every lab deleted, %squeue says there is no lab and how to make one."""
+    from slurmlab.sim import lab as lab_module
+    from slurmlab.sim.magics import squeue_magic
+
+    kept = list(lab_module._LABS)
+    try:
+        lab_module._LABS.clear()
+        squeue_magic("")
+    finally:
+        lab_module._LABS[:] = kept
+    err = capsys.readouterr().err
+    assert "no Lab in use" in err and "lab = slurmlab.Lab(cluster)" in err
+
+
+def test_scenario_sections_starting_with_x_hold_anchors_jobs_merge(tmp_path):
+    """A top-level section named x-... is the author's own (docker-compose's extension
+    fields): slurmlab does not read it, and jobs merge its anchor with ``<<: *d``, their own
+    keys winning; an error in a merged field names the line it was written on."""
+    path = tmp_path / "s.yaml"
+    path.write_text(
+        "cluster: tiny\n"
+        "x-defaults: &d\n"
+        "  runtime: 600\n"
+        "  user: alice\n"
+        "  args: -N 1 -t 30\n"
+        "jobs:\n"
+        "  - {<<: *d, id: a, submit: 0}\n"
+        "  - <<: *d\n"
+        "    id: b\n"
+        "    submit: 60\n"
+        "    user: bob\n"
+    )
+    jobs = slurmlab.Scenario.load(path).run().jobs
+    assert jobs.User.tolist() == ["alice", "bob"]
+    assert (jobs.End - jobs.Start).dt.total_seconds().tolist() == [600, 600]
+    path.write_text(
+        "cluster: tiny\nx-defaults: &d\n  runtime: abc\njobs:\n  - {<<: *d, submit: 0}\n"
+    )
+    with pytest.raises(slurmlab.ScenarioError, match=r"line 3: jobs\[0\]: field 'runtime'"):
+        slurmlab.Scenario.load(path)
+
+
+def test_an_unknown_section_names_the_x_prefix_for_an_anchor_block(tmp_path):
+    """``defaults: &d`` is an unknown section: the error says a section of one's own starts
+    with x-."""
+    path = tmp_path / "s.yaml"
+    path.write_text("cluster: tiny\ndefaults: &d {runtime: 6}\njobs:\n  - {<<: *d, submit: 0}\n")
+    with pytest.raises(slurmlab.ScenarioError, match=r"line 2: unknown section.*starts with x-"):
+        slurmlab.Scenario.load(path)
+
+
+def test_counts_of_one_are_singular_in_cli_and_summary_words(tmp_path, capsys):
+    """One job is "1 job", one run "1 run", one bad row "1 bad row": slurmlab simulate's
+    line, the summary's words and the report's source line say so."""
+    from slurmlab.cli import main
+
+    scenario = tmp_path / "one.yaml"
+    scenario.write_text("cluster: tiny\njobs:\n  - {submit: 0, runtime: 60, args: -t 5}\n")
+    export = tmp_path / "one.psv"
+    assert main(["simulate", str(scenario), "--sacct-out", str(export)]) == 0
+    assert "policy easy: 1 job, mean wait" in capsys.readouterr().out
+    assert main(["summary", str(export)]) == 0
+    assert capsys.readouterr().out.startswith("1 job (1 run, 0 steps) from ")
+    report = tmp_path / "one.html"
+    assert main(["report", str(export), "-o", str(report)]) == 0
+    assert "; 1 run, 0 bad rows.</p>" in report.read_text()
+    scenario.write_text("cluster: tiny\njobs:\n  - {submit: 100, runtime: 60, args: -t 5}\n")
+    assert main(["simulate", str(scenario), "--until", "50"]) == 0
+    assert "its one job is submitted at 100 s" in capsys.readouterr().err
