@@ -451,6 +451,13 @@ class Scenario:
             ) from None
         finally:
             loader.dispose()
+        if root is None:
+            raise ScenarioError(
+                "holds no document (the file is empty, or only blank and # comment lines); "
+                "write a mapping with cluster, policy and jobs, e.g. cluster: tiny, policy: "
+                "easy and jobs: [{submit: 0, runtime: 600, args: -N 1 -t 30}] on three lines",
+                source=str(path),
+            )
         return cls._build(doc, path.parent, str(path), _yaml_lines(root))
 
     @classmethod

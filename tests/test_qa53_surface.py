@@ -98,3 +98,20 @@ def test_counts_of_one_are_singular_in_cli_and_summary_words(tmp_path, capsys):
     scenario.write_text("cluster: tiny\njobs:\n  - {submit: 100, runtime: 60, args: -t 5}\n")
     assert main(["simulate", str(scenario), "--until", "50"]) == 0
     assert "its one job is submitted at 100 s" in capsys.readouterr().err
+
+
+def test_summary_of_a_scenario_file_says_to_simulate_it_first(tmp_path):
+    """A scenario given where a sacct export goes is named a scenario, with the command that
+    makes an export of it, even though its first line (``cluster: tiny``) splits on ': '."""
+    path = tmp_path / "s.yaml"
+    path.write_text("cluster: tiny\njobs: []\n")
+    with pytest.raises(slurmlab.SlurmlabError, match=r"is a scenario file.*slurmlab simulate"):
+        slurmlab.read_sacct(path)
+
+
+def test_an_empty_scenario_file_is_named_empty(tmp_path):
+    """A scenario file with nothing in it (or comments only) says so, with what to write."""
+    path = tmp_path / "s.yaml"
+    path.write_text("# to do\n\n")
+    with pytest.raises(slurmlab.ScenarioError, match=r"s.yaml: holds no document .* cluster"):
+        slurmlab.Scenario.load(path)

@@ -1081,6 +1081,16 @@ _FIXED_WIDTH_HINT = (
 
 
 def _not_an_export(file: str, first: str, delimiter: str, given: bool) -> SacctParseError:
+    if str(file).lower().endswith((".yaml", ".yml", ".json")) and not first.lstrip().startswith(
+        ("{", "[")
+    ):  # (a scenario, whose 'cluster: tiny' splits on ': ': simulate it first)
+        return SacctParseError(
+            "is a scenario file, not a sacct export",
+            file=file,
+            value=first,
+            hint=f"simulate it into one first: slurmlab simulate {file} --sacct-out jobs.psv "
+            "(in Python: write_sacct(Scenario.load(path).run().sacct(duplicates=True), ...))",
+        )
     tokens = first.split(delimiter)
     if len(tokens) > 1 and tokens[-1].strip() == "":
         tokens = tokens[:-1]  # (--parsable's trailing delimiter)
@@ -1133,16 +1143,6 @@ def _not_an_export(file: str, first: str, delimiter: str, given: bool) -> SacctP
                 if other not in _DELIMITERS
                 else ""
             ),
-        )
-    if str(file).lower().endswith((".yaml", ".yml", ".json")) and not first.lstrip().startswith(
-        ("{", "[")
-    ):  # (a scenario: its job table comes from simulating it)
-        return SacctParseError(
-            "is a scenario file, not a sacct export",
-            file=file,
-            value=first,
-            hint=f"simulate it into one first: slurmlab simulate {file} --sacct-out jobs.psv "
-            "(in Python: write_sacct(Scenario.load(path).run().sacct(duplicates=True), ...))",
         )
     words = first.split()
     if first.lstrip().startswith(";") or (
