@@ -429,7 +429,8 @@ def run_anonymize(args) -> int:
         mapping = args.mapping and exc.filename and Path(exc.filename) == Path(args.mapping)
         flag, path = ("--mapping", args.mapping) if mapping else ("-o", args.output)
         return _fail(_write_error(flag, path, exc))
-    print(f"wrote {args.output} ({result.replaced} values replaced)")
+    n = result.replaced
+    print(f"wrote {args.output} ({n} value{'s' * (n != 1)} replaced)")
     if args.salt is None:
         print(
             "slurmlab: note: no --salt: a random salt was used, so another run (or another "

@@ -115,3 +115,24 @@ def test_an_empty_scenario_file_is_named_empty(tmp_path):
     path.write_text("# to do\n\n")
     with pytest.raises(slurmlab.ScenarioError, match=r"s.yaml: holds no document .* cluster"):
         slurmlab.Scenario.load(path)
+
+
+def test_sacct_reader_errors_say_one_field_and_one_line(tmp_path):
+    """read_sacct's errors count in words that agree: a cut row "has 1 field", a one-line
+    string given as a path "is text of 1 line"."""
+    import io
+
+    with pytest.raises(slurmlab.SlurmlabError, match="'12': has 1 field where the header has 3"):
+        slurmlab.read_sacct(io.StringIO("JobID|State|Elapsed\n12\n"))
+    with pytest.raises(slurmlab.SlurmlabError, match="most rows have 1 field but"):
+        slurmlab.read_sacct(io.StringIO("JobID|State|Elapsed\n12\n13\n14|COMPLETED|00:01:00\n"))
+    with pytest.raises(slurmlab.SlurmlabError, match="is text of 1 line "):
+        slurmlab.read_sacct("JobID|State\n")
+
+
+def test_swf_reader_error_says_one_field(tmp_path):
+    """An SWF line holding one number "has 1 field", not "1 fields"."""
+    path = tmp_path / "t.swf"
+    path.write_text("; MaxProcs: 4\n1 0 0 10 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1 -1\n7\n")
+    with pytest.raises(slurmlab.SlurmlabError, match=r"line 3: 1 field, SWF has 18"):
+        slurmlab.read_swf(path)

@@ -872,7 +872,7 @@ def _check_source(source, who: str) -> None:
             first = source.lstrip().splitlines()[0] if source.strip() else ""
             shown = first if len(first) <= 40 else first[:37] + "..."
             raise SlurmlabError(
-                f"{who}: the path given is text of {len(source.splitlines())} lines "
+                f"{who}: the path given is text of {_lines(len(source.splitlines()))} "
                 f"(starting {shown!r}), not a file name: to read an export held in a "
                 "string, wrap it: io.StringIO(text)"
             )
@@ -1072,6 +1072,16 @@ def _header_delimiter(first: str) -> str | None:
     if not other or other.isspace() or _header_names(line, other) is None:
         return None
     return other
+
+
+def _fields(count: int) -> str:
+    """``1 field``, ``25 fields``."""
+    return f"{count} field{'s' * (count != 1)}"
+
+
+def _lines(count: int) -> str:
+    """``1 line``, ``3 lines``."""
+    return f"{count} line{'s' * (count != 1)}"
 
 
 _FIXED_WIDTH_HINT = (
@@ -1649,7 +1659,7 @@ def _check_fit(
         else ""
     )
     raise SacctParseError(
-        f"most rows have {common} fields but the field list names {len(names)}{last}",
+        f"most rows have {_fields(common)} but the field list names {len(names)}{last}",
         file=file,
         line=pending[0][0],
         hint="the field list does not match the export: check fields=... (or the header) "
@@ -2115,7 +2125,7 @@ def _resolve_items(
                         line=first.number,
                         column=None,
                         value=first.text,
-                        problem=f"has {c} fields where the header has {width} (a truncated line?)",
+                        problem=f"has {_fields(c)} where the header has {width} (a truncated line?)",
                         hint="check that the export was written completely; if rows of an "
                         "export with fewer fields were appended here, put that export's header "
                         "line before them; or read with errors='warn' to leave the row out",
@@ -2135,7 +2145,7 @@ def _resolve_items(
                         line=first.number,
                         column=None,
                         value=first.text,
-                        problem=f"has {c} fields where the header has {width}: either the row "
+                        problem=f"has {_fields(c)} where the header has {width}: either the row "
                         "has a column the header (or fields=) does not name, or the delimiter "
                         f"{delim!r} is inside a value and {where}",
                         hint="if the export has more columns than the header names, give the "
@@ -2179,7 +2189,7 @@ def _ambiguous(
         line=first.number,
         column=", ".join(columns),
         value=first.text,
-        problem=f"has {len(pieces)} fields where the header has {len(names)}: the delimiter "
+        problem=f"has {_fields(len(pieces))} where the header has {len(names)}: the delimiter "
         f"{delim!r} is inside the values of {' and '.join(columns)}, so the row splits more "
         f"than one way{example}",
         hint=_DELIMITER_FIX,

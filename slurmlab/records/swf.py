@@ -234,7 +234,8 @@ def _record(s: str, path: Path, no: int, gzipped: bool = False) -> list[float]:
                 "trace is text, one job per line; check that the file is an SWF trace"
             )
         raise SlurmlabError(
-            f"{path}: line {no}: {len(parts)} fields, SWF has 18 whitespace-separated "
+            f"{path}: line {no}: {len(parts)} field{'s' * (len(parts) != 1)}, SWF has 18 "
+            "whitespace-separated "
             f"fields (value {s[:60]!r}); fix the line, or start it with ';' if it is a comment"
         )
     try:
@@ -736,8 +737,9 @@ def _cannot_run_reason(width: int, cluster: Cluster) -> str | None:
         return str(exc)
     if res.limit_reason in ("PartitionConfig", "PartitionNodeLimit"):
         part = cluster.partition(res.partition)
+        cpus = cluster.partition_cpus(part.name)
         return (
-            f"partition {part.name!r} has {cluster.partition_cpus(part.name)} CPUs on "
-            f"{len(part.nodes)} nodes: it would pend for ever, {res.limit_reason}"
+            f"partition {part.name!r} has {cpus} CPU{'s' * (cpus != 1)} on {len(part.nodes)} "
+            f"node{'s' * (len(part.nodes) != 1)}: it would pend for ever, {res.limit_reason}"
         )
     return None

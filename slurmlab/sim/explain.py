@@ -595,7 +595,8 @@ def _fixes(sim: Simulation, job, reason: str, part, most: int, part_cpus: int) -
     if reason == "PartitionConfig":
         widest = max(sim.cluster.node(n).cpus for n in part.nodes)
         out.append(
-            f"Fix: ask for at most {part_cpus} CPUs in all and {widest} on a node (-n, -c, "
+            f"Fix: ask for at most {part_cpus} CPU{'s' * (part_cpus != 1)} in all and {widest} on "
+            "a node (-n, -c, "
             f"--ntasks-per-node){_roomier(sim, job)}."
         )
     return out
