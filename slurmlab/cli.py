@@ -96,7 +96,7 @@ def _add_sinfo(sub) -> None:
     p.add_argument(
         "--gres-conf", help="gres.conf path for a slurm.conf cluster (not a preset or a scenario)"
     )
-    p.set_defaults(func=_run_sinfo)
+    p.set_defaults(func=_run_sinfo, usage_error=p.error)
 
 
 def load_cluster(name: str, gres_conf: str | None = None):
@@ -116,10 +116,12 @@ def _run_sinfo(args) -> int:
     from slurmlab.errors import SlurmlabError
     from slurmlab.spec.presets import presets
 
-    if (args.cluster is None) == (args.cluster_option is None):
-        raise SlurmlabError(
-            "sinfo: give the cluster once: a preset name (tiny, teaching, ai), a slurm.conf "
-            "path or a scenario file, as `slurmlab sinfo ai` or `slurmlab sinfo --cluster ai`"
+    if (args.cluster is None) == (args.cluster_option is None):  # (a usage error: exit 2)
+        how = "once, not both as CLUSTER and --cluster" if args.cluster else "to show"
+        args.usage_error(
+            f"give the cluster {how}: a preset name (tiny, teaching, ai), a "
+            "slurm.conf path or a scenario file, as `slurmlab sinfo ai` or `slurmlab sinfo "
+            "--cluster ai`"
         )
     args.cluster = args.cluster or args.cluster_option
     path = Path(args.cluster)

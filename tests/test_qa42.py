@@ -590,8 +590,10 @@ def test_sinfo_takes_the_cluster_as_simulate_does(capsys):
 
     assert main(["sinfo", "--cluster", "tiny"]) == 0
     assert capsys.readouterr().out.startswith("PARTITION AVAIL")
-    assert main(["sinfo"]) == 1
-    assert "give the cluster once" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:  # (no cluster: a usage error, as --help says)
+        main(["sinfo"])
+    assert exit_.value.code == 2
+    assert "give the cluster to show" in capsys.readouterr().err
 
 
 # -- a scheduling researcher's traces ---------------------------------------------------------

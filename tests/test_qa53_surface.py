@@ -136,3 +136,16 @@ def test_swf_reader_error_says_one_field(tmp_path):
     path.write_text("; MaxProcs: 4\n1 0 0 10 1 -1 -1 1 10 -1 1 1 1 -1 1 -1 -1 -1\n7\n")
     with pytest.raises(slurmlab.SlurmlabError, match=r"line 3: 1 field, SWF has 18"):
         slurmlab.read_swf(path)
+
+
+def test_sinfo_without_a_cluster_is_a_usage_error(capsys):
+    """``slurmlab sinfo`` with no cluster, or with it given twice, is a usage error (exit 2,
+    with the usage), as slurmlab --help's exit statuses say of a missing argument."""
+    from slurmlab.cli import main
+
+    for argv in (["sinfo"], ["sinfo", "ai", "--cluster", "tiny"]):
+        with pytest.raises(SystemExit) as exit_:
+            main(argv)
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err
+        assert err.startswith("usage: slurmlab sinfo") and "give the cluster" in err
