@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 import slurmlab
@@ -149,3 +150,16 @@ def test_sinfo_without_a_cluster_is_a_usage_error(capsys):
         assert exit_.value.code == 2
         err = capsys.readouterr().err
         assert err.startswith("usage: slurmlab sinfo") and "give the cluster" in err
+
+
+def test_lab_times_of_two_parts_are_read_as_minutes_seconds_with_a_warning():
+    """``lab.advance("1:30")`` and ``runtime="1:30"`` are M:S (90 s), as sbatch -t reads
+    them, and say so, as a scenario's times do: a learner most likely meant 1 h 30 min."""
+    lab = slurmlab.Lab("tiny")
+    with pytest.warns(UserWarning, match=r"duration '1:30' is read as 1 min 30 s .* '1:30:00'"):
+        lab.advance("1:30")
+    assert lab.now == 90
+    with pytest.warns(UserWarning, match=r"runtime '2:00' is read as 2 min \(M:S"):
+        lab.sbatch("-t 5", runtime="2:00")
+    lab.advance("1:00:00")
+    assert lab.sacct().Elapsed.iloc[0] == pd.Timedelta(minutes=2)

@@ -18,7 +18,13 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from slurmlab.errors import NODE_CONFIG_UNAVAILABLE, RequestError, SbatchError, SlurmlabError
+from slurmlab.errors import (
+    NODE_CONFIG_UNAVAILABLE,
+    RequestError,
+    SbatchError,
+    SlurmlabError,
+    warn_at_caller,
+)
 from slurmlab.policies.base import policy_name
 from slurmlab.sim.checkpoint import Checkpoint
 from slurmlab.sim.engine import _TASK_RANGE, Simulation, _task_indices
@@ -357,7 +363,7 @@ class Lab:
         exit_code: int,
         checkpoint: Checkpoint | None = None,
     ) -> int:
-        seconds = parse_seconds(runtime, what="runtime")
+        seconds = _seconds(runtime, "runtime")
         user = self._user(spec, user)
         exit_code = check_exit_code(exit_code, what="Lab.sbatch: exit_code")
         job = WorkloadJob(
@@ -460,7 +466,7 @@ class Lab:
 
     def advance(self, duration: float | str) -> Lab:
         """Advance by ``duration``: seconds, ``[D-]HH:MM:SS``, or ``"2h"``/``"30m"``/``"45s"``."""
-        return self.run(until=self.now + parse_seconds(duration, what="duration"))
+        return self.run(until=self.now + _seconds(duration, "duration"))
 
     def scancel(self, jobid) -> None:
         """Cancel pending or running jobs: an id, an array (all its tasks, or ``12_*``), a task
@@ -826,6 +832,23 @@ def _origin(value) -> pd.Timestamp:
             "calendar time the lab starts at, e.g. origin='2026-01-05T08:00'"
         )
     return origin
+
+
+def _seconds(value, what: str) -> float:
+    """:func:`parse_seconds`, with a warning for a two-part ``1:30``: read as M:S, 1 min 30 s,
+    as ``sbatch -t`` reads it, where ``advance("1:30")`` most likely means 1 h 30 min (a
+    scenario's own times warn alike)."""
+    seconds = parse_seconds(value, what=what)
+    match = re.fullmatch(r"\s*(\d+):(\d+)\s*", value) if isinstance(value, str) else None
+    if match:
+        m, s = (int(g) for g in match.groups())
+        as_read = " ".join(f"{n} {u}" for n, u in ((m, "min"), (s, "s")) if n) or "0 s"
+        meant = " ".join(f"{n} {u}" for n, u in ((m, "h"), (s, "min")) if n) or "0 min"
+        warn_at_caller(
+            f"{what} {value.strip()!r} is read as {as_read} (M:S, as sbatch -t reads it); "
+            f"write '{m}:{s:02d}:00' for {meant}, or {seconds:g} for {as_read}"
+        )
+    return seconds
 
 
 def _check_runtime(runtime: str, after: str | None) -> None:
