@@ -307,7 +307,7 @@ def test_cli_delimiter_advice_uses_the_flag(tmp_path, capsys):
         "--delimiter ':::' (slurmlab detects only '^|^', '\u2603', '\\t', '|', ';')\n"
     )
     assert main(["summary", str(colons), "--delimiter", ":::"]) == 0
-    assert capsys.readouterr().out.startswith("1 jobs (1 runs, 0 steps)")
+    assert capsys.readouterr().out.startswith("1 job (1 run, 0 steps)")
     comma = tmp_path / "x.csv"
     comma.write_text("JobID,State,Elapsed\n1,COMPLETED,00:01:00\n")
     assert main(["summary", str(comma), "--delimiter", ";"]) == 1
