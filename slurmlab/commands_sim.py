@@ -203,7 +203,12 @@ def _check_input(path: Path, folder: Path | None = None) -> tuple[bool, Path]:
     an SWF trace, and the file to read it from: ``path``, or for a pipe (which can be read
     once only) a copy of it in ``folder`` (a temporary folder the caller removes)."""
     if not path.exists():
-        raise SlurmlabError(f"input {str(path)!r} does not exist; give {_KINDS}")
+        stdin = (
+            " ('-' names no standard input here: give the file, or a pipe as one, <(zcat ...))"
+            if str(path) == "-"
+            else ""
+        )
+        raise SlurmlabError(f"input {str(path)!r} does not exist; give {_KINDS}{stdin}")
     if path.is_dir():
         raise SlurmlabError(f"input {str(path)!r} is a directory; give {_KINDS}")
     if _is_swf(path):

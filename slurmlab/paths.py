@@ -95,6 +95,11 @@ def check_writable(path: Path, flag: str, example: str) -> None:
     on a read-only file system; a file that did not exist is removed again.
     """
     where = f"{flag} {str(path)!r}"
+    if str(path) == "-":  # (the shell's "stdout" would be a file named '-' here)
+        raise SlurmlabError(
+            f"{where}: slurmlab writes {flag} to a file, not to stdout (where its own lines "
+            f"go); give a file name, e.g. {flag} {example}"
+        )
     if path.is_dir():
         raise SlurmlabError(
             f"{where} is a directory; give a file name, e.g. {str(path / example)!r}"

@@ -163,3 +163,34 @@ def test_lab_times_of_two_parts_are_read_as_minutes_seconds_with_a_warning():
         lab.sbatch("-t 5", runtime="2:00")
     lab.advance("1:00:00")
     assert lab.sacct().Elapsed.iloc[0] == pd.Timedelta(minutes=2)
+
+
+def test_dash_is_no_stdout_or_stdin_and_no_file_named_dash_is_written(tmp_path, monkeypatch):
+    """``--jobs-out -`` (the shell's stdout) is refused before the run, not written to a
+    file named '-'; ``summary -`` and ``simulate -`` say '-' is no standard input here."""
+    from slurmlab.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.yaml").write_text(
+        "cluster: tiny\njobs:\n  - {submit: 0, runtime: 6, args: -t 1}\n"
+    )
+    for argv in (
+        ["simulate", "s.yaml", "--jobs-out", "-"],
+        ["simulate", "s.yaml", "--sacct-out", "-"],
+    ):
+        assert main(argv) == 1
+        assert not (tmp_path / "-").exists()
+    for argv in (["summary", "-"], ["simulate", "-"]):
+        assert main(argv) == 1
+
+
+def test_dash_errors_name_the_fix(tmp_path, monkeypatch, capsys):
+    """The errors for '-' say what to give instead."""
+    from slurmlab.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.yaml").write_text("cluster: tiny\njobs: []\n")
+    main(["simulate", "s.yaml", "--jobs-out", "-"])
+    assert "not to stdout" in capsys.readouterr().err
+    main(["summary", "-"])
+    assert "'-' names no standard input here" in capsys.readouterr().err

@@ -905,7 +905,15 @@ def _load_bytes(source: Source, who: str = "read_sacct") -> tuple[str, bytes]:
         path = home_path(source)  # ("~/export.psv", as pandas' readers take it)
         if not path.exists():
             raise SacctParseError(
-                "no such file", file=str(path), hint="check the path of the sacct export"
+                "no such file",
+                file=str(path),
+                hint="check the path of the sacct export"
+                + (
+                    " ('-' names no standard input here: give the file, or a pipe as one, "
+                    "<(sacct -P -o ...))"
+                    if str(source) == "-"
+                    else ""
+                ),
             )
         if path.is_dir():
             raise SacctParseError(
