@@ -194,3 +194,18 @@ def test_dash_errors_name_the_fix(tmp_path, monkeypatch, capsys):
     assert "not to stdout" in capsys.readouterr().err
     main(["summary", "-"])
     assert "'-' names no standard input here" in capsys.readouterr().err
+
+
+def test_a_one_node_cluster_repr_counts_in_the_singular(tmp_path):
+    """``Cluster('one': 1 node, 1 CPU, 1 GPU, partition p)``: one of each, no plural."""
+    conf = tmp_path / "slurm.conf"
+    conf.write_text(
+        "SelectType=select/cons_tres\nSelectTypeParameters=CR_Core\nGresTypes=gpu\n"
+        "NodeName=n1 CPUs=1 RealMemory=1000 Gres=gpu:1\nPartitionName=p Nodes=n1 Default=YES\n"
+    )
+    assert repr(slurmlab.Cluster.from_slurm_conf(conf)) == (
+        "Cluster('slurm': 1 node, 1 CPU, 1 GPU, partition p)"
+    )
+    assert repr(slurmlab.Cluster.preset("ai")).startswith(
+        "Cluster('ai': 40 nodes, 4096 CPUs, 256 GPUs, partitions train, debug, cpu)"
+    )

@@ -1114,10 +1114,11 @@ class Cluster:
 
     def __repr__(self) -> str:
         t = self.tres()
-        gpus = f", {t['gres/gpu']} GPUs" if "gres/gpu" in t else ""
+        counts = [(t["node"], "node"), (t["cpu"], "CPU"), (t.get("gres/gpu"), "GPU")]
+        said = ", ".join(f"{n} {word}{'s' * (n != 1)}" for n, word in counts if n is not None)
+        parts = [p.name for p in self.partitions]
         return (
-            f"Cluster({self.name!r}: {t['node']} nodes, {t['cpu']} CPUs{gpus}, "
-            f"partitions {', '.join(p.name for p in self.partitions)})"
+            f"Cluster({self.name!r}: {said}, partition{'s' * (len(parts) != 1)} {', '.join(parts)})"
         )
 
 
