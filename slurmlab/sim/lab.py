@@ -177,10 +177,10 @@ def _test_only(spec: JobSpec) -> bool:
 
 def current_lab() -> Lab:
     """The current Lab, the one ``%%sbatch`` and the line magics act on: the most recently
-    created Lab still in use. A lab deleted (``del lab``) or replaced (``lab =
-    slurmlab.Lab(...)`` again) is not, in a notebook even while IPython's ``Out`` history
-    still holds it (:func:`let_go`); the newest lab made before it and still alive is
-    current again."""
+    created Lab still in use. In a notebook (``%load_ext slurmlab``), a lab deleted (``del
+    lab``) or replaced (``lab = slurmlab.Lab(...)`` again) is no longer in use, even while
+    IPython's ``Out`` history holds it (:func:`let_go`): the newest lab made before it that
+    is still alive is current again."""
     for ref in reversed(_LABS):
         lab = ref()
         if lab is not None:
