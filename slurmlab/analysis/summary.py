@@ -106,8 +106,8 @@ class Summary:
         top = self.gpu_hours_by_account if by_account else self.gpu_hours_by_user
         top = sorted(top.items(), key=lambda kv: -kv[1])[:3]
         lines = [
-            f"{counted(self.jobs, 'job')} ({counted(self.runs, 'run')}, {counted(self.steps, 'step')}) from "
-            f"{self.first_submit or '?'} "
+            f"{counted(self.jobs, 'job')} ({counted(self.runs, 'run')}, "
+            f"{counted(self.steps, 'step')}) from {self.first_submit or '?'} "
             f"to {self.last_end or '?'}.",
             f"Final states: {states}.",
             _hours_sentence(self),

@@ -2133,7 +2133,8 @@ def _resolve_items(
                         line=first.number,
                         column=None,
                         value=first.text,
-                        problem=f"has {_fields(c)} where the header has {width} (a truncated line?)",
+                        problem=f"has {_fields(c)} where the header has {width} (a truncated "
+                        "line?)",
                         hint="check that the export was written completely; if rows of an "
                         "export with fewer fields were appended here, put that export's header "
                         "line before them; or read with errors='warn' to leave the row out",

@@ -235,8 +235,8 @@ def _record(s: str, path: Path, no: int, gzipped: bool = False) -> list[float]:
             )
         raise SlurmlabError(
             f"{path}: line {no}: {len(parts)} field{'s' * (len(parts) != 1)}, SWF has 18 "
-            "whitespace-separated "
-            f"fields (value {s[:60]!r}); fix the line, or start it with ';' if it is a comment"
+            f"whitespace-separated fields (value {s[:60]!r}); fix the line, or start it with ';' "
+            "if it is a comment"
         )
     try:
         values = [float(p) for p in parts]
