@@ -2403,8 +2403,8 @@ def _check_reservation(r: Reservation, i: int, cluster: Cluster, tree: AccountTr
         )
     if not r.nodes and r.node_count is not None and r.node_count > len(cluster.nodes):
         raise ScenarioError(
-            f"{where}: node_count {r.node_count} exceeds the cluster's "
-            f"{_described(cluster).split(',')[0]}",
+            f"{where}: node_count {r.node_count} exceeds the cluster's {len(cluster.nodes)} "
+            f"node{'s' * (len(cluster.nodes) != 1)}",
             path=(*path, "node_count"),
         )
 
