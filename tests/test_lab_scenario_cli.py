@@ -252,7 +252,7 @@ def test_nodelist_and_exclude_choose_the_nodes():
     }
     r = Scenario.from_dict(doc).run()
     assert r.jobs.NodeList.tolist() == ["node3", "node[1-2]", "node4"]
-    with pytest.raises(ScenarioError, match="names 1 nodes but --nodes=2"):
+    with pytest.raises(ScenarioError, match="names 1 node but --nodes=2"):
         Scenario.from_dict({"cluster": "tiny", "jobs": [{"runtime": 1, "args": "-N 2 -w node1"}]})
 
 

@@ -233,7 +233,7 @@ def test_enforce_part_limits_refuses_what_would_pend():
         lab.sbatch("-N 2 -t 20", runtime=60)
     with pytest.raises(RequestError, match="3 nodes, outside 2-2 .*Node count specification"):
         lab.sbatch("-N 3 -t 5", runtime=60)
-    with pytest.raises(RequestError, match="1 nodes, outside 2-2"):
+    with pytest.raises(RequestError, match="1 node, outside 2-2"):
         lab.sbatch("-N 1 -t 5", runtime=60)
     assert lab.sbatch("-N 2 -t 5", runtime=60) == 1
 

@@ -3449,7 +3449,8 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
                 else f"{_gpn_flag(spec)} --gpus={spec.gpus} needs {nodes}"
             )
             raise RequestError(
-                f"--nodelist={listed} names {len(spec.nodelist)} nodes but {needs}: list "
+                f"--nodelist={listed} names {len(spec.nodelist)} node{'s' * (len(spec.nodelist) != 1)} "
+                f"but {needs}: list "
                 "every node the job should get (topping up a node list with other nodes is "
                 "not modelled)"
             )
@@ -3473,7 +3474,9 @@ def resolve(spec: JobSpec, cluster: Cluster | str | Path) -> Resources:
     elif counts.nodes_from == "--gpus":
         derived = f"--gpus={spec.gpus} with {_gpn_flag(spec)} needs {nodes} nodes"
     elif counts.nodes_from == "--nodelist":
-        derived = f"--nodelist={compress_hostlist(spec.nodelist)} names {nodes} nodes"
+        derived = (
+            f"--nodelist={compress_hostlist(spec.nodelist)} names {nodes} node{'s' * (nodes != 1)}"
+        )
     elif ntasks and per_node:
         nodes = math.ceil(ntasks / per_node)
         given = (
@@ -3929,7 +3932,8 @@ def _enforce_part_limits(spec: JobSpec, part: Partition, nodes: int, enforce: st
         allowed = f"{part.min_nodes}-{part.max_nodes or 'UNLIMITED'}"
         asked = f"{nodes}-{top}" if top > nodes else f"{nodes}"
         raise RequestError(
-            f"{asked} nodes, outside {allowed} of {where}: Node count specification invalid"
+            f"{asked} node{'s' * (asked != '1')}, outside {allowed} of {where}: Node count "
+            "specification invalid"
         )
 
 
