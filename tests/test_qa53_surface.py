@@ -209,3 +209,15 @@ def test_a_one_node_cluster_repr_counts_in_the_singular(tmp_path):
     assert repr(slurmlab.Cluster.preset("ai")).startswith(
         "Cluster('ai': 40 nodes, 4096 CPUs, 256 GPUs, partitions train, debug, cpu)"
     )
+
+
+@pytest.mark.parametrize("bad", [0, "0", -3, "abc", "12 0"])
+def test_scancel_refuses_an_id_that_is_no_job_id_before_cancelling_any(bad):
+    """scancel checks every id on its own side (opt.c: a leading number <= 0 is "Invalid job
+    id" and it exits), so a list holding one cancels none of the others."""
+    lab = slurmlab.Lab("tiny")
+    job = lab.sbatch("-t 10 --wrap=true")
+    ids = [job, bad] if not isinstance(bad, str) or " " not in bad else f"{job} {bad}"
+    with pytest.raises(slurmlab.SlurmlabError, match=r"Invalid job id .*no job was cancelled"):
+        lab.scancel(ids)
+    assert lab.squeue()["JOBID"].tolist() == [str(job)]

@@ -476,10 +476,19 @@ class Lab:
         cancelled, and an unknown id (or one that ended more than the cluster's MinJobAge
         ago: slurmctld has purged it) is an error raised once the others are done; the
         tasks of a task list that exist are cancelled (job_str_signal), the rest named in the
-        error. A job that has ended since is left as it is, with scancel's warning."""
+        error. A job that has ended since is left as it is, with scancel's warning. An id that
+        is no job id at all (0, -3, ``abc``) is refused before any job is cancelled, as scancel
+        refuses it itself (opt.c, "Invalid job id")."""
         ids = _job_ids(jobid)
         if not ids:
             raise SlurmlabError(f"scancel: no job id in {jobid!r}; give one, e.g. scancel(12)")
+        for one in ids:  # (scancel's own check, before it asks slurmctld for any: opt.c)
+            lead = re.match(r"\s*[+-]?\d+", str(one))
+            if lead is None or int(lead.group()) <= 0:
+                raise SlurmlabError(
+                    f"scancel: error: Invalid job id {one} (no job was cancelled: scancel "
+                    "checks every id before it cancels any); job ids are numbers from 1 up"
+                )
         known, errors = [], []
         for one in ids:
             try:
