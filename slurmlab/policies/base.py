@@ -550,9 +550,10 @@ class QueueView:
             c, m, g = f[0].tolist()
             return [c], [m], [g]
         up = self.up
-        if up.all():  # no boolean indexing (a copy) when every node is up
+        n_up = np.count_nonzero(up)  # (a plain C call: up.all() goes through a Python wrapper)
+        if n_up == len(up):  # no boolean indexing (a copy) when every node is up
             ranks = f.copy()
-        elif up.any():
+        elif n_up:
             ranks = f[up]
         else:
             return [], [], []
