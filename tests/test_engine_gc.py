@@ -74,3 +74,33 @@ def test_the_collector_is_restored_after_a_run():
         assert not gc.isenabled()  # left as the caller had it
     finally:
         gc.enable()
+
+
+def test_a_run_hands_its_objects_to_the_oldest_generation():
+    """A run's objects (its job records) go to the oldest generation as they stand, so no
+    young collection right after the run scans them all only to promote them. Objects the
+    caller froze stay frozen."""
+    sim_args = (swf_cluster(16), pool_workload(400, 16, seed=0))
+    collections: list[int] = []
+
+    def spy(phase, info):
+        if phase == "start":
+            collections.append(info["generation"])
+
+    gc.collect()
+    gc.callbacks.append(spy)
+    try:
+        result = slurmlab.simulate(*sim_args, "easy", progress=False)
+        oldest = {id(o) for o in gc.get_objects(generation=2)}
+    finally:
+        gc.callbacks.remove(spy)
+    assert collections == []  # (the run's objects would make the next one due at once)
+    assert all(id(job) in oldest for job in result.sim.jobs.values())
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        slurmlab.simulate(*sim_args, "easy", progress=False)
+        assert gc.get_freeze_count() >= frozen  # (none of the caller's unfrozen)
+        assert gc.isenabled()
+    finally:
+        gc.unfreeze()

@@ -1394,11 +1394,14 @@ class Simulation(Controller, Lifecycles, Updates):
             self._arm_aftercorr_split()  # (a split-off task starts: more may split off)
 
     def _drop_entry(self, job: SimJob, key: tuple, partition: str, c: int) -> None:
-        entry = (key, job.id)
-        i = bisect_left(self.queue, entry)
-        if i == len(self.queue) or self.queue[i] != entry:  # pragma: no cover - engine bug
-            raise RuntimeError(f"job {job.key} is not in the queue")
-        del self.queue[i]
+        entry, queue = (key, job.id), self.queue
+        if queue and queue[0] == entry:  # (FIFO's starts: the head of the queue)
+            i = 0
+        else:
+            i = bisect_left(queue, entry)
+            if i == len(queue) or queue[i] != entry:  # pragma: no cover - engine bug
+                raise RuntimeError(f"job {job.key} is not in the queue")
+        del queue[i]
         self._queued[partition] -= 1
         if not self._queued[partition]:
             self._parts_queued -= 1
