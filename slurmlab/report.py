@@ -286,9 +286,19 @@ def render_report(
                 else "no run has both a TotalCPU and an Elapsed above 0."
             )
         )
-    mem = an.memory_efficiency(jobs) if "MemUsed" in jobs or "MaxRSS" in jobs else None
+    mem, unknown_mem = None, []
+    if "MemUsed" in jobs or "MaxRSS" in jobs:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            mem = an.memory_efficiency(jobs)
+        for warning in caught:
+            if str(warning.message).startswith("memory_efficiency: "):
+                unknown_mem.append(warning)
+            else:
+                warnings.warn(warning.message, warning.category, stacklevel=2)
     if mem is not None and mem["memory_efficiency"].notna().any():
         figures.append(("Memory efficiency", viz.efficiency_figure(mem, "memory_efficiency")))
+        notes += [f"Memory efficiency: {_after_colon(w.message)}" for w in unknown_mem]
     elif len(jobs):
         notes.append(
             "Memory efficiency is not shown: "
@@ -296,6 +306,8 @@ def render_report(
                 "the export has no MaxRSS (add MaxRSS,ReqMem to sacct -o and keep the step "
                 "rows, that is no -X: allocation rows leave MaxRSS blank)."
                 if mem is None
+                else _after_colon(unknown_mem[0].message)
+                if unknown_mem
                 else "no run that started has both a MaxRSS (from its steps) and a ReqMem."
             )
         )

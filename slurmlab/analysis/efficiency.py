@@ -17,6 +17,7 @@ from slurmlab.analysis._common import (
     count,
     started,
     still_running,
+    unknown_columns,
 )
 from slurmlab.errors import warn_at_caller
 
@@ -34,7 +35,8 @@ def cpu_efficiency(jobs: pd.DataFrame) -> pd.DataFrame:
 
     sacct sums a job's TotalCPU from its steps, so an allocation-only export (``sacct -X``)
     shows TotalCPU 0 for every job: a run with no step rows and TotalCPU 0 used an unknown
-    amount of CPU, not none. Its efficiency is NaN, with one warning (export without -X).
+    amount of CPU, not none. Its efficiency is NaN, with one warning (export without -X), as
+    is every run's in an export without NCPUS (or AllocCPUS, or AllocTRES, its source).
     So is a run still running (``_common.still_running``: its State says so, or, where the
     State is unknown, its End is Unknown): slurmdbd records a step's CPU time when the step
     ends, so its TotalCPU counts only the steps that ended (0 while its batch step runs),
@@ -45,17 +47,15 @@ def cpu_efficiency(jobs: pd.DataFrame) -> pd.DataFrame:
     >>> cpu_efficiency(demo_jobs())["cpu_efficiency"].round(3).tolist()
     [0.625, 0.25, 0.5]
     """
-    from slurmlab.records.sacct import steps
-
     check_jobs(jobs, "cpu_efficiency")
     check_columns(jobs, ("TotalCPU", "Elapsed", "NCPUS"), "cpu_efficiency")
     ran = jobs.loc[jobs["Elapsed"].fillna(pd.Timedelta(0)) > pd.Timedelta(0)]
+    _warn_unknown(jobs, "NCPUS", "NCPUS (or AllocCPUS)", "the CPUs allocated", "cpu_efficiency")
     allocated = ran["Elapsed"].dt.total_seconds().to_numpy(float) * count(ran["NCPUS"])
     used = ran["TotalCPU"].dt.total_seconds().to_numpy(float)
     # TotalCPU 0 without a step to sum it from: unknown (sacct -X), not idle
-    step_rows = steps(ran) if "JobID" in ran else pd.DataFrame({"AllocJobID": []})
-    stepped = ran["JobID"].astype("string").isin(step_rows["AllocJobID"].astype("string"))
-    unknown = (used == 0) & ~stepped.fillna(False).to_numpy(dtype=bool)
+    step_rows, stepped = _stepped(ran)
+    unknown = (used == 0) & ~stepped
     if unknown.any():
         why = (
             "the export has no step rows (it was made with sacct -X, and sacct sums a job's "
@@ -87,6 +87,25 @@ def cpu_efficiency(jobs: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+def _stepped(runs: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray]:
+    """The step rows of ``runs`` and, per run, whether it has any in the table."""
+    from slurmlab.records.sacct import steps
+
+    if "JobID" not in runs:
+        return pd.DataFrame({"AllocJobID": []}), np.zeros(len(runs), dtype=bool)
+    step_rows = steps(runs)
+    stepped = runs["JobID"].astype("string").isin(step_rows["AllocJobID"].astype("string"))
+    return step_rows, stepped.fillna(False).to_numpy(dtype=bool)
+
+
+def _warn_unknown(jobs: pd.DataFrame, column: str, field: str, what: str, who: str) -> None:
+    """One warning when every run lacks ``column`` (the export has no such field, or it is
+    blank throughout): every ratio is NaN then, and the warning names the field to add."""
+    why = unknown_columns(jobs, {column: ((column, field),)}).get(column)
+    if why:
+        warn_at_caller(f"{who}: {what} are unknown, so every run's {who} is NaN ({why})")
+
+
 def requested_memory_mb(jobs: pd.DataFrame) -> pd.Series:
     """The job's whole memory request in MB: ReqMem x NCPUS for a legacy per-CPU request
     (``4000Mc``), x NNodes for a per-node one (``1Gn``), else ReqMem as written.
@@ -113,7 +132,11 @@ def requested_memory_mb(jobs: pd.DataFrame) -> pd.Series:
 def memory_efficiency(jobs: pd.DataFrame) -> pd.DataFrame:
     """Peak memory used / memory requested per run that started (MemUsed, else MaxRSS, over
     ReqMem; NaN where either is unknown). Without Start times a run started if it has an
-    Elapsed above 0 or a state only a started run has.
+    Elapsed above 0 or a state only a started run has. sacct writes MaxRSS on step rows only,
+    so a run without MaxRSS and without step rows (``sacct -X``) used an unknown amount of
+    memory: NaN, with one warning, as is every run of an export without ReqMem. So is a run
+    still running (as in :func:`cpu_efficiency`): slurmdbd records a step's MaxRSS when the
+    step ends, so its MaxRSS is the peak of the steps that ended only.
 
     >>> from slurmlab.analysis._common import demo_jobs
     >>> memory_efficiency(demo_jobs())["memory_efficiency"].tolist()
@@ -124,6 +147,7 @@ def memory_efficiency(jobs: pd.DataFrame) -> pd.DataFrame:
     if "MemUsed" not in jobs:  # (what jobs used: only an export has it, as for TotalCPU)
         check_columns(jobs, ("MaxRSS",), "memory_efficiency")
     ran = jobs.loc[started(jobs)]
+    _warn_unknown(jobs, "ReqMem", "ReqMem", "the memory requests", "memory_efficiency")
     requested = requested_memory_mb(ran)
     if "MemUsed" in ran:
         used = ran["MemUsed"].astype(float)
@@ -131,7 +155,32 @@ def memory_efficiency(jobs: pd.DataFrame) -> pd.DataFrame:
         used = ran["MaxRSS"].astype(float)
     else:
         used = pd.Series(np.nan, index=ran.index)
-    ratio = used / requested.where(requested > 0)
+    if "MaxRSS" in jobs:  # (MaxRSS blank and no step to take it from: sacct -X)
+        step_rows, stepped = _stepped(ran)
+        blind = used.isna().to_numpy() & ~stepped
+        if blind.any():
+            why = (
+                "the export has no step rows (it was made with sacct -X), and sacct writes "
+                "MaxRSS on step rows only (allocation rows leave it blank)"
+                if len(step_rows) == 0
+                else "they have no step rows in the export to take it from (sacct writes "
+                "MaxRSS on step rows only)"
+            )
+            warn_at_caller(
+                f"memory_efficiency: {int(blind.sum())} of {len(ran)} run(s) have no MaxRSS "
+                f"and {why}: their memory use is unknown, so their memory_efficiency is NaN; "
+                "export with the steps (drop -X from the sacct command)"
+            )
+    running = still_running(ran) & used.notna().to_numpy()
+    if running.any():  # (slurmdbd stores a step's MaxRSS when it ends: as_mysql_step_complete)
+        warn_at_caller(
+            f"memory_efficiency: {int(running.sum())} of {len(ran)} run(s) are still running "
+            f"(State {', '.join(RUNNING_STATES)}, or, where the State is unknown, End "
+            "Unknown): sacct's MaxRSS is recorded when a step ends, so theirs is the peak of "
+            "the steps that ended only and their memory_efficiency is NaN; export again once "
+            "they have ended"
+        )
+    ratio = used.where(~running) / requested.where(requested > 0)
     out = _ids(ran).assign(MemUsedMB=used, ReqMemMB=requested, memory_efficiency=ratio)
     return out.reset_index(drop=True)
 

@@ -18,7 +18,9 @@ The design, in short:
   untyped entries are the same GPUs),
   ``ReqMemPer`` (``"cpu"``/``"node"`` for the legacy ``4000Mc``/``1Gn`` suffix, NA when
   absent), ``ExitStatus``/``ExitSignal`` and ``StartedBy`` (``main``, ``backfill`` or
-  ``submit`` from Flags' SchedMain, SchedBackfill, SchedSubmit).
+  ``submit`` from Flags' SchedMain, SchedBackfill, SchedSubmit). An export without NCPUS
+  (AllocCPUS), NNodes (AllocNodes) or ReqMem gets them from AllocTRES's ``cpu=``/``node=``
+  (ReqTRES's where AllocTRES is blank) and ReqTRES's ``mem=``, where sacct's print.c takes them.
 * **Steps in a second frame.** ``.batch``, ``.extern``, ``.interactive`` and ``.0 .. .N`` rows
   are returned by :func:`steps` (``slurmlab.sacct_steps(jobs)``: the steps of the jobs still in ``jobs``, plus
   steps whose allocation row is not in the export). Each step row carries ``AllocJobID``,
@@ -2712,6 +2714,14 @@ def _convert(raw: _RawTable, tz: str | None) -> tuple[dict[str, pa.Array], dict[
         out["Elapsed"] = ns.cast(pa.duration("ns"))
     if "NNodes" not in out and "AllocNodes" in out:
         out["NNodes"] = out["AllocNodes"]
+    # an export without those fields but with AllocTRES/ReqTRES holds the same counts
+    for name, key in (("NCPUS", "cpu"), ("NNodes", "node")):
+        if name not in out and ("AllocTRES" in cols or "ReqTRES" in cols):
+            out[name] = _tres_count(cols, key)
+    if "ReqMem" not in out and "ReqTRES" in cols:  # (print.c's ReqMem is ReqTRES's mem=)
+        found = pc.extract_regex(cols["ReqTRES"], pattern=r"(?:^|,)mem=(?P<size>[^,]*)")
+        mb, _per, _bad_mem = _memory(pc.fill_null(pc.struct_field(found, "size"), ""), 1.0)
+        out["ReqMem"] = pc.cast(pc.if_else(pc.less(mb, 1.0), pc.ceil(mb), pc.round(mb)), pa.int64())
     if "JobIDRaw" in out:
         first = pc.list_element(
             pc.split_pattern(pc.fill_null(out["JobIDRaw"], ""), ".", max_splits=1), 0
@@ -2732,6 +2742,26 @@ def _convert(raw: _RawTable, tz: str | None) -> tuple[dict[str, pa.Array], dict[
             stacklevel=4,
         )
     return out, problems
+
+
+def _tres_count(cols: dict[str, pa.Array], key: str) -> pa.Array:
+    """The ``key=`` count (``cpu``, ``node``) of each row's AllocTRES, or of its ReqTRES where
+    AllocTRES is blank (a job that never got an allocation): what sacct prints as NCPUS and
+    NNodes (print.c takes both from these TRES strings: cpu_tres_rec_count, PRINT_NNODES)."""
+    pattern = rf"(?:^|,){key}=(?P<n>\d{{1,18}})(?:,|$)"
+    size = len(next(iter(cols.values())))
+    out = _null_like(size, pa.int64())
+    for name in ("AllocTRES", "ReqTRES"):
+        if name not in cols:
+            continue
+        text = pc.utf8_trim_whitespace(cols[name])
+        found = pc.cast(pc.struct_field(pc.extract_regex(text, pattern=pattern), "n"), pa.int64())
+        if name == "AllocTRES":
+            out = found
+            blank = pc.equal(text, "")
+        else:
+            out = pc.if_else(blank, found, out) if "AllocTRES" in cols else found
+    return out
 
 
 def _odd_gpu_entries(raw: _RawTable, name: str, arr: pa.Array, bad: np.ndarray) -> np.ndarray:
