@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from slurmlab import analysis as an
-from slurmlab.records.sacct import read_sacct
+from slurmlab.records.sacct import SacctParseError, read_sacct
 from slurmlab.report import render_report
 
 PUBLIC = Path("/work/shared/datasets/public/sacct")
@@ -166,3 +166,19 @@ def test_public_manyfields_export_node_hours_come_from_alloctres():
     use, caught = _quiet(an.usage, jobs)
     assert use["node_hours"].tolist() == [pytest.approx(3629 / 3600)]
     assert not [m for m in caught if "unknown" in m]
+
+
+def test_header_less_fixed_width_output_is_named_with_the_fix():
+    """sacct without -P/-p (and with -n: no header) pads columns with spaces and cuts long
+    values (CANCELLED+): read with a field list, it is named as such with the fix (sacct -P),
+    not as a field list that does not match."""
+    text = (
+        "1234           train        gpu         ml          8  COMPLETED      0:0 \n"
+        "1234.batch      batch                    ml          8  CANCELLED+     0:15 \n"
+    )
+    fields = "JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode"
+    with pytest.raises(SacctParseError) as caught:
+        read_sacct(io.StringIO(text), fields=fields)
+    message = str(caught.value)
+    assert "line 1" in message and "1234           train" in message
+    assert "sacct's fixed-width output" in message and "sacct -P -o JobID" in message

@@ -1662,6 +1662,17 @@ def _check_fit(
         if len(unfit) <= max(1, 0.5 * len(probe)):
             return
     common = max(set(counts), key=counts.count)
+    words = len(re.split(r"\s{2,}", pending[0][1].strip()))
+    if common == 1 and words > 1 and abs(words - len(names)) <= 1:
+        # (columns padded with spaces, one field per column: sacct without -P/-p, -n)
+        raise SacctParseError(
+            f"is not split by the delimiter {delim!r}: its {words} values are separated by "
+            f"runs of spaces, as in sacct's fixed-width output, which cannot be read",
+            file=file,
+            line=pending[0][0],
+            value=pending[0][1],
+            hint=_FIXED_WIDTH_HINT,
+        )
     last = (
         f", and only the last column, {names[-1]} (free text), could take the extra fields, "
         "with no field after it to check them"
