@@ -51,8 +51,9 @@ _TZ_HELP = (
     "time zone of the host that ran sacct, e.g. Europe/Berlin. Text times "
     "(YYYY-MM-DDTHH:MM:SS) are that host's local time and are kept as written; epoch-second "
     "times (SLURM_TIME_FORMAT=%%s) and --json exports are shown in this zone, and in UTC when "
-    "--tz is not given (with a warning); rows whose epoch times fall on both sides of a "
-    "daylight-saving change in this zone are warned about (leave --tz out to keep UTC)"
+    "--tz is not given (with a warning); rows whose times fall on both sides of a "
+    "daylight-saving change in this zone are warned about (leave --tz out to keep epoch "
+    "times in UTC)"
 )
 
 

@@ -27,10 +27,10 @@ TRES_ONLY = (
 )
 
 
-def _quiet(call, *args):
+def _quiet(call, *args, **kwargs):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        out = call(*args)
+        out = call(*args, **kwargs)
     return out, [str(w.message) for w in caught]
 
 
@@ -182,3 +182,31 @@ def test_header_less_fixed_width_output_is_named_with_the_fix():
     message = str(caught.value)
     assert "line 1" in message and "1234           train" in message
     assert "sacct's fixed-width output" in message and "sacct -P -o JobID" in message
+
+
+def test_written_times_across_a_daylight_saving_change_in_tz_are_warned_about():
+    """Text times are the sacct host's naive local time: given its zone (tz=), rows whose
+    times lie on both sides of a daylight-saving change there are named in a warning (the
+    wait of job 2, 01:50 EST to 03:10 EDT, was 20 min, not the 1 h 20 min it reads), as
+    epoch-second rows are; times in the repeated autumn hour decide nothing, and a zone
+    without the change (or no tz) warns of nothing."""
+    text = (
+        "JobID|State|Submit|Start|End|Elapsed|NCPUS\n"
+        "1|COMPLETED|2023-11-05T00:50:00|2023-11-05T01:20:00|2023-11-05T02:20:00|01:00:00|1\n"
+        "2|COMPLETED|2023-03-12T01:50:00|2023-03-12T03:10:00|2023-03-12T04:10:00|01:00:00|1\n"
+        "3|COMPLETED|2023-11-05T01:30:00|2023-11-05T01:40:00|2023-11-05T01:50:00|00:10:00|1\n"
+        "4|COMPLETED|2023-06-01T00:00:00|2023-06-01T01:00:00|2023-06-01T02:00:00|01:00:00|1\n"
+    )
+    jobs, caught = _quiet(read_sacct, io.StringIO(text), tz="America/New_York")
+    assert len(caught) == 1
+    assert caught[0].startswith("<buffer>: 2 row(s) have times on both sides of a daylight")
+    assert (
+        "line 3 (JobID 2): Submit 2023-03-12T01:50:00 EST, Start 2023-03-12T03:10:00 EDT"
+        in (caught[0])
+    )
+    assert "line 2 (JobID 1)" in caught[0] and "JobID 3" not in caught[0]
+    assert "TZ=UTC" in caught[0]
+    assert an.wait_times(jobs)["Wait"].dt.total_seconds().tolist()[1] == 4800.0  # (as written)
+    for tz in ("Asia/Tokyo", None):
+        _, caught = _quiet(read_sacct, io.StringIO(text), tz=tz)
+        assert caught == []

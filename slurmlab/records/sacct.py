@@ -39,7 +39,9 @@ The design, in short:
   a warning saying so). Naive local times repeat an hour when daylight-saving time ends and
   skip one when it starts, so rows whose epoch times fall on both sides of such a change are
   warned about (their waits are off by the hour; ``attrs["dst_lines"]``): read without
-  ``tz`` to keep UTC, which has no such change. ``Unknown``, ``None`` and blank give NaT;
+  ``tz`` to keep UTC, which has no such change. Rows of text times on both sides of one in
+  ``tz``, when it is given, are warned about too (export with ``TZ=UTC sacct``).
+  ``Unknown``, ``None`` and blank give NaT;
   ``tz`` is recorded in ``attrs["tz"]`` and a name that is not a time zone is an error.
   Durations are ``timedelta64[ns]`` (``*Raw`` columns win when present; ``UNLIMITED`` and
   ``Partition_Limit`` give NaT; without Elapsed it is CPUTime / NCPUS); ReqMem is whole MB
@@ -3091,6 +3093,8 @@ def _normalize(raw: _RawTable, tz: str | None, errors: ErrorMode) -> pd.DataFram
             )
         lines = lines[keep]
     dst_lines = _across_dst(raw, out, tz, keep) if raw.epoch and tz is not None else []
+    if tz is not None and not raw.epoch:
+        _warn_text_across_dst(raw, out, tz, keep)
     raw.columns = {}  # the text columns are no longer needed: free them
     if keep is not None:
         keep_arr = pa.array(keep)
@@ -3460,6 +3464,61 @@ def _across_dst(
         UserWarning,
     )
     return raw.lines[across].tolist()
+
+
+def _warn_text_across_dst(
+    raw: _RawTable, out: dict[str, pa.Array], tz: str, keep: np.ndarray | None
+) -> None:
+    """One warning naming the allocation rows whose written times (the local time of the
+    host that ran sacct, in ``tz``) lie on both sides of a daylight-saving change there: a
+    wait across the spring change reads an hour longer than it was, across the autumn one an
+    hour shorter. A time in the repeated autumn hour could be either, so it decides nothing."""
+    names = [n for n in ("Submit", "Eligible", "Start", "End") if n in raw.names and n in out]
+    if len(names) < 2:
+        return
+    offsets = []
+    for name in names:
+        local = pd.DatetimeIndex(pc.cast(out[name], pa.int64()).to_numpy(zero_copy_only=False))
+        try:
+            aware = local.tz_localize(tz, ambiguous="NaT", nonexistent="NaT")
+        except (TypeError, ValueError):  # (a fixed offset such as '+01:00': no change)
+            return
+        utc = aware.tz_convert("UTC").tz_localize(None)
+        offsets.append(np.asarray((local - utc).total_seconds(), dtype="float64"))
+    offset = np.vstack(offsets)
+    known = ~np.isnan(offset)
+    low = np.where(known, offset, np.inf).min(axis=0)
+    high = np.where(known, offset, -np.inf).max(axis=0)
+    across = (known.sum(axis=0) >= 2) & (high > low)
+    across &= ~pc.is_valid(out["StepID"]).to_numpy(zero_copy_only=False)
+    if keep is not None:
+        across &= keep
+    if not across.any():
+        return
+    examples = []
+    for pos in np.flatnonzero(across)[:5].tolist():
+        at = [k for k in range(len(names)) if known[k, pos]]
+        a = at[0]
+        b = next(k for k in at if offset[k, pos] != offset[a, pos])
+        zone = [
+            pd.Timestamp(int(pc.cast(out[names[k]], pa.int64())[pos].as_py()))
+            .tz_localize(tz)
+            .strftime("%Y-%m-%dT%H:%M:%S %Z")
+            for k in (a, b)
+        ]
+        job = raw.columns["JobID"][pos].as_py().strip()
+        examples.append(
+            f"line {int(raw.lines[pos])} (JobID {job}): {names[a]} {zone[0]}, {names[b]} {zone[1]}"
+        )
+    count = int(across.sum())
+    warn_at_caller(
+        f"{raw.file}: {count} row(s) have times on both sides of a daylight-saving change in "
+        f"{tz} (tz={tz!r}): {'; '.join(examples)}{' ...' if count > 5 else ''}; sacct writes "
+        "naive local times, so waits (Start - Submit) and other differences of these times "
+        "are off by the change (Elapsed is exact); export with TZ=UTC sacct ... (or "
+        "SLURM_TIME_FORMAT=%s, epoch seconds) for exact ones",
+        UserWarning,
+    )
 
 
 #: Rows whose reasons the errors="warn" warning spells out (the others are counted).
@@ -3973,7 +4032,8 @@ def read_sacct(
     it, and in UTC (with a warning) when it is None; text times are kept as written. Rows
     whose epoch times fall on both sides of a daylight-saving change in ``tz`` are warned
     about and listed in ``attrs["dst_lines"]``: as naive local times their waits are off by
-    the change (UTC has none). Steps: ``slurmlab.sacct_steps(jobs)``.
+    the change (UTC has none); so, with a warning, are rows of text times on both sides of
+    one in ``tz``. Steps: ``slurmlab.sacct_steps(jobs)``.
 
     Rows that repeat an earlier row exactly (overlapping exports joined with ``cat``) are left
     out with a warning naming their lines (``attrs["duplicate_rows"]``/``["duplicate_lines"]``);
