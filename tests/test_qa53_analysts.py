@@ -7,6 +7,8 @@ import io
 import warnings
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from slurmlab import analysis as an
@@ -210,3 +212,20 @@ def test_written_times_across_a_daylight_saving_change_in_tz_are_warned_about():
     for tz in ("Asia/Tokyo", None):
         _, caught = _quiet(read_sacct, io.StringIO(text), tz=tz)
         assert caught == []
+
+
+def test_timelimit_accuracy_of_a_run_still_running_is_nan_with_a_warning():
+    """A running job's Elapsed is its time so far: its share of the limit is not known yet, so
+    it is NaN (named in one warning), as its CPU and memory efficiencies are; ended runs keep
+    their ratio."""
+    text = (
+        "JobID|State|Elapsed|Timelimit|End\n"
+        "1|COMPLETED|00:30:00|01:00:00|2024-01-01T01:00:00\n"
+        "2|RUNNING|00:10:00|01:00:00|Unknown\n"
+    )
+    jobs = read_sacct(io.StringIO(text))
+    with pytest.warns(UserWarning, match=r"timelimit_accuracy: 1 of 2 run\(s\) are still running"):
+        out = an.timelimit_accuracy(jobs)
+    assert out["timelimit_accuracy"].tolist()[0] == 0.5
+    assert np.isnan(out["timelimit_accuracy"].tolist()[1])
+    assert out["Elapsed"].tolist()[1] == pd.Timedelta(minutes=10)

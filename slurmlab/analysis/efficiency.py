@@ -188,6 +188,10 @@ def memory_efficiency(jobs: pd.DataFrame) -> pd.DataFrame:
 def timelimit_accuracy(jobs: pd.DataFrame) -> pd.DataFrame:
     """Elapsed / Timelimit per run that ran (1.0 = used the whole limit; NaN if unlimited).
 
+    A run still running (as in :func:`cpu_efficiency`) has used only part of what it will
+    use, so its ratio is NaN, with one warning (its Elapsed is kept): counting its time so far
+    would read the limits as more generous than they are.
+
     >>> from slurmlab.analysis._common import demo_jobs
     >>> timelimit_accuracy(demo_jobs())["timelimit_accuracy"].tolist()
     [0.5, 1.0, 0.25]
@@ -197,6 +201,15 @@ def timelimit_accuracy(jobs: pd.DataFrame) -> pd.DataFrame:
     ran = jobs.loc[jobs["Elapsed"].fillna(pd.Timedelta(0)) > pd.Timedelta(0)]
     limit = ran["Timelimit"].dt.total_seconds()
     ratio = ran["Elapsed"].dt.total_seconds() / limit.where(limit > 0)
+    running = still_running(ran) & ratio.notna().to_numpy()
+    if running.any():
+        warn_at_caller(
+            f"timelimit_accuracy: {int(running.sum())} of {len(ran)} run(s) are still running "
+            f"(State {', '.join(RUNNING_STATES)}, or, where the State is unknown, End "
+            "Unknown): their Elapsed is the time so far, not the run's, so their "
+            "timelimit_accuracy is NaN; export again once they have ended"
+        )
+        ratio = ratio.where(~running)
     out = _ids(ran).assign(
         Elapsed=ran["Elapsed"], Timelimit=ran["Timelimit"], timelimit_accuracy=ratio.astype(float)
     )
