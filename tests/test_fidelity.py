@@ -284,13 +284,6 @@ TRES_SIMPLIFICATIONS = {
         )
         for key in ("j08", "j09", "j27")
     },
-    **{
-        ("mix-15", key, "AllocTRES"): (
-            "after mix-15 takes another path (scorecard.DIVERGED, 59 s): other free resources "
-            "when it started, so another number of nodes"
-        )
-        for key in ("j14", "j18", "j28")
-    },
     ("gpus-spread2", "probe5", "ReqTRES"): (
         "--gpus=5 without -N: Slurm's ReqTRES shows the request before allocation (1 node, 5 "
         "GPUs); the simulator the shape it resolved (2 nodes of 3 GPUs), as gpu-spellings' "
@@ -301,8 +294,16 @@ TRES_SIMPLIFICATIONS = {
             "-N 1-2 after mix-11 takes another path (scorecard.DIVERGED, 25 s): it took "
             "another number of nodes"
         )
-        for key in ("j17", "j26", "j22")
+        for key in ("j17", "j26", "j31")
     },
+    ("mix-13", "j39", "AllocTRES"): (
+        "-N 1-2 after mix-13 takes another path (scorecard.DIVERGED, 53 s): it took another "
+        "number of nodes"
+    ),
+    ("mix-18", "j32", "AllocTRES"): (
+        "-n 2 --gpus-per-task=1 after mix-18 takes another path (scorecard.DIVERGED, 55 s): "
+        "other free GPUs when it started, so another number of nodes"
+    ),
     ("gpu-spellings", "gpus_spread", "ReqTRES"): (
         "--gpus=6 without -N: Slurm's ReqTRES shows the request before allocation (1 node, "
         "1 CPU); the simulator shows the shape it resolved (2 nodes of 3 GPUs)"

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import difflib
 import math
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from operator import itemgetter
@@ -64,9 +64,9 @@ from slurmlab.policies.nodespace import (
     retry_after,
     slot_of,
 )
-from slurmlab.policies.placement import choose_nodes, spread_nodes
+from slurmlab.policies.placement import choose_nodes, reads_free, spread_nodes
 from slurmlab.policies.planmap import PlanProfile
-from slurmlab.policies.profile import Profile, hold_windows, make_profile
+from slurmlab.policies.profile import Profile, _best_fit_bits, hold_windows, make_profile
 from slurmlab.spec.cluster import SCHEDULER_PARAMETERS
 
 __all__ = [
@@ -868,6 +868,12 @@ def _ends(view: QueueView) -> tuple[list[float], list[int], set]:
 
 #: cons_common/job_test.c ``_will_run_test``: the first batch's window (``time_window``)
 WILL_RUN_WINDOW = 30.0
+#: (running jobs' ends, their nodes, try's nodes, epoch offset) -> :func:`_will_run_batches`
+#: (the running jobs stay the same over the cycles between starts and ends: kept across them)
+_BATCHES: dict[tuple, list[float]] = {}
+_BATCHES_MAX = 4096  # (emptied when full)
+#: (nodes, node count) -> a mask of those nodes alone (:func:`_fit_now`'s window test)
+_ONLY: dict[tuple, np.ndarray] = {}
 
 
 def _try_nodes(space: NodeSpace, bits: int, t: float, limit: float, blocked) -> int:
@@ -922,21 +928,22 @@ def _will_run(
     t = found[1]
     e, held, known = cycle.ends
     if t not in known:  # (no running job ends then: a try at a map record's edge)
-        return _fit_now(prof, job, mask, bits, limit, found, cycle, blocked)
+        return _fit_now(prof, job, mask, bits, limit, found, cycle, epoch, blocked)
     # (no batch reaches past t + 60 s or 2 t - the first end: none ends after t by then?)
     later = bisect_right(e, t)
     if later == len(e) or e[later] > max(t + 2 * WILL_RUN_WINDOW, 2 * t - e[0]):
         return found
     usable = _try_nodes(cycle.space, bits, t, limit, blocked)
-    e = [end for end, on in zip(e, held) if on & usable]  # (bit_overlap_any)
-    if not e or t not in e:
+    k = bisect_left(e, t)  # (the jobs ending at t: one on the try's nodes? bit_overlap_any)
+    while k < len(e) and e[k] == t and not held[k] & usable:
+        k += 1
+    if k == len(e) or e[k] != t:
         return found
-    first = e[0]
-    barrier = first + WILL_RUN_WINDOW - (first + epoch) % WILL_RUN_WINDOW
-    window = WILL_RUN_WINDOW
-    while barrier + window < t:
-        window *= 2
-    last = e[bisect_right(e, barrier + window) - 1]
+    ends = cycle.batches_on(usable, epoch)
+    k = bisect_left(ends, t)
+    if k == len(ends):
+        return found
+    last = ends[k]  # (the batch taking out the job ending at t)
     at = bisect_right(prof.times, last) - 1
     if last <= t or prof.times[at] != last:
         return found
@@ -945,35 +952,179 @@ def _will_run(
     return found if nodes is None else (at, last, nodes)
 
 
-def _fit_now(prof: Profile, job: PendingJob, mask, bits: int, limit: float, found, cycle, blocked):
+def _fit_now(
+    prof: Profile, job: PendingJob, mask, bits: int, limit: float, found, cycle, epoch, blocked
+):
     """The nodes of a start ``found`` at the edge of a map record (a try of backfill.c's
     TRY_LATER, no running job's end): ``_will_run_test`` first tests the job on the
     resources the running jobs leave free *now* (``_job_test``, SELECT_MODE_RUN_NOW) over
     the try's nodes (those no plan holds from the record holding the start for the job's
     limit); when it fits there, those are its nodes and backfill.c keeps the try's time as
     its start. So a job planned after another's reservation goes to the node tightest now,
-    not to the best fit once the running jobs have ended (real Slurm: ``preempt-gpu``). ``found``
-    unchanged when it does not fit now, or when those nodes are not free for its window
-    in the profile (an advance reservation). Nothing is tested for a job that fits nowhere
-    on the resources free when the cycle began (:meth:`_Cycle.fits_now`: the profile's
-    first interval never holds more), the case in most cycles of a busy machine."""
+    not to the best fit once the running jobs have ended (real Slurm: ``preempt-gpu``).
+    When it does not fit now, the test takes the running jobs on the try's nodes out in
+    batches of their ends (:func:`_batch_nodes`): the nodes are those best fit after the
+    first batch that frees room for it, the nodes of the earliest-ending jobs, not the best
+    fit once every running job has ended (real Slurm: ``node-range``'s long on gpu[3-4],
+    freed first). ``found`` unchanged when no batch ending by the try's time frees room for
+    it, or when the nodes chosen are not free for its window in the profile (an advance
+    reservation)."""
     t = found[1]
     space = cycle.space
     if t >= space.end or len(prof.times) < 2 or len(mask) == 1:  # (one node: its own)
         return found
-    if not cycle.fits_now(job):
-        return found
-    usable = bits_mask(_try_nodes(space, bits, t, limit, blocked), len(mask))
-    instant = prof.times[1] - prof.times[0]  # (interval 0 alone: the resources free now)
+    on = _try_nodes(space, bits, t, limit, blocked)
     fits = prof.fits if job.spread is None else prof.spread_fits
-    nodes = fits(job.request, usable, instant)
+    nodes = None
+    if cycle.fits_now(job):  # (most cycles of a busy machine: not on what is free now)
+        instant = prof.times[1] - prof.times[0]  # (interval 0 alone: the resources free now)
+        nodes = fits(job.request, bits_mask(on, len(mask)), instant)
+    if nodes is None:
+        nodes = _batch_nodes(cycle, prof, job, on, t, epoch)
     if nodes is None or nodes == found[2]:
         return found
-    only = np.zeros(len(mask), dtype=bool)
-    only[list(nodes)] = True
+    only = _ONLY.get((nodes, len(mask)))  # (kept: a profile knows a mask by its id)
+    if only is None:
+        if len(_ONLY) >= _BATCHES_MAX:
+            _ONLY.clear()
+        only = _ONLY[(nodes, len(mask))] = bits_mask(nodes_bits(nodes), len(mask))
     i = found[0]
     again = fits(job.request, only, limit, at=i)
     return found if again is None else (i, t, again)
+
+
+def _batch_nodes(cycle, prof, job: PendingJob, on: int, t: float, epoch):
+    """The nodes cons_common/job_test.c ``_will_run_test`` picks for ``job`` on ``on``
+    (the try's ``avail_bitmap``, as a bitmask) when it does not fit now,
+    or None when the batch that frees room for it ends after ``t`` (the try's time;
+    backfill.c would then keep that later start) or none does.
+
+    The test sees the running jobs only (``future_usage``: no plan, no reservation; the
+    jobs this cycle started are running jobs too, :meth:`_Cycle.start`) and takes them out
+    in the batches :func:`_will_run_batches` makes; after each it tests the job at that
+    moment (``_job_test``: best fit on what is then free on ``usable``), and the first fit
+    gives its nodes. What is free after a batch ending at ``last`` is what every running
+    job ending by ``last`` leaves (a batch cut between jobs ending in the same second, whose
+    order Slurm's ``list_sort`` leaves open, is taken whole). The answer depends on the
+    request and the nodes only, so a cycle's run keeps the walk's per both."""
+    ends = cycle.batches_on(on, epoch)
+    base = _snapshots(cycle, prof, ends)
+    if base is not None:
+        last, nodes = _pick(ends, job, on, prof, base)
+    else:  # (the walk, kept per request and nodes: numpy node selection, batch by batch)
+        key = (job.shape, job.mem_per_cpu, on)
+        hit = cycle.walked.get(key)
+        if hit is None:
+            usable = bits_mask(on, len(prof.capacity))
+            hit = cycle.walked[key] = _walk(ends, job, usable, cycle.running_alone())
+        last, nodes = hit
+    return None if last > t else nodes
+
+
+def _will_run_batches(e: list[float], held: list[int], on: int, epoch: float) -> list[float]:
+    """The ends of ``_will_run_test``'s batches after which it tests the job, from the
+    running jobs' ends ``e`` (sorted: ``_cr_job_list_sort``) and nodes ``held`` (bitmasks),
+    on the try's nodes ``on``; ``epoch`` puts the clock on epoch seconds.
+
+    job_test.c: a job holding none of ``on`` is skipped (``bit_overlap_any``); the first
+    job taken out sets ``end_time``, its end rounded up to the next multiple of 30 epoch
+    seconds (a whole 30 s when it is one already); after each job taken out the batch goes
+    on while the *next job of the whole list* (``list_peek_next``, on ``on`` or not) ends
+    by ``end_time + time_window``, and ``time_window`` (30 s) then doubles until that next
+    job ends within it (``bf_window_scale`` unset). A batch of more than 201 jobs goes on
+    into the next without a test (``rm_job_cnt++ > 200``: ``goto timer_check``)."""
+    out: list[float] = []
+    n, k = len(e), 0
+    barrier = None
+    window = WILL_RUN_WINDOW
+    while k < n:
+        last, removed, tested = None, 0, True
+        while k < n:
+            end = e[k]
+            k += 1
+            if not held[k - 1] & on:
+                continue  # (job has no usable nodes: skip it)
+            if barrier is None:
+                barrier = end + WILL_RUN_WINDOW - (end + epoch) % WILL_RUN_WINDOW
+            last = end
+            if k == n or e[k] > barrier + window:
+                break
+            if removed > 200:
+                tested = False
+                break
+            removed += 1
+        if last is None:
+            break
+        if tested:
+            out.append(last)
+            window *= 2
+            while k < n and e[k] > barrier + window:
+                window *= 2
+    return out
+
+
+def _snapshots(cycle, prof, ends: list[float]):
+    """The base profile whose intervals at ``ends`` are what the running jobs leave free
+    then (a :class:`PlanProfile`'s ``base``: the running jobs, this cycle's starts, no
+    plan), or None where it is not: a profile of another kind, one that became whole, a
+    cycle with advance reservations (the base holds them; the test does not), or a batch
+    ending by now (the base releases every job past its end at once)."""
+    if type(prof) is not PlanProfile or prof._whole is not None or cycle.windows:
+        return None
+    base = prof.base
+    if ends and ends[0] <= base.times[0]:
+        return None
+    return base
+
+
+def _pick(ends: list[float], job: PendingJob, on: int, prof, base) -> tuple:
+    """:func:`_batch_nodes` from the base profile's intervals at the batches' ends: for a
+    request best fit places without reading free amounts, the base's fit mask there (ints,
+    kept per request) on ``on`` and the pick kept per fitting nodes
+    (:func:`~slurmlab.policies.profile._best_fit_bits`); for others node selection on the
+    interval's free resources over ``on``. (last end, nodes) of the first batch giving
+    nodes, or (inf, None)."""
+    request = job.request
+    bits = usable = None
+    if job.spread is None and not (request.exclusive or reads_free(request)):
+        bits = prof._fit_bits(request)
+    if bits is None:
+        usable = bits_mask(on, len(base.capacity))
+    times, count = base.times, request.count
+    for last in ends:
+        b = bisect_right(times, last) - 1
+        if bits is not None:
+            clean = bits[b] & on
+            if clean.bit_count() < count:
+                continue
+            nodes = _best_fit_bits(clean, request, base.weights)
+        elif job.spread is None:
+            nodes = choose_nodes(base.free[b], base.capacity, request, usable, base.weights)
+        else:
+            nodes = spread_nodes(base.free[b], request, usable, base.weights)
+        if nodes is not None:
+            return last, nodes
+    return math.inf, None
+
+
+def _walk(ends: list[float], job: PendingJob, usable: np.ndarray, alone) -> tuple:
+    """:func:`_batch_nodes` by taking the running jobs (:attr:`_Cycle.alone`) out of what
+    is free now, batch by batch: (the last end of the first batch after which ``job``
+    fits, its nodes then), or (inf, None)."""
+    free, capacity, weights, releases = alone
+    free, n = free.copy(), 0
+    for last in ends:
+        while n < len(releases) and releases[n][0] <= last:  # (job_res_rm_job)
+            _end, held_nodes, usage = releases[n]
+            free[held_nodes] += usage
+            n += 1
+        if job.spread is None:
+            nodes = choose_nodes(free, capacity, job.request, usable, weights)
+        else:
+            nodes = spread_nodes(free, job.request, usable, weights)
+        if nodes is not None:
+            return last, nodes
+    return math.inf, None
 
 
 def _reserve_earliest(prof: Profile, job: PendingJob, view: QueueView, all_up: bool):
@@ -1007,6 +1158,23 @@ def _replan_spread(prof: Profile, job: PendingJob, view: QueueView, all_up: bool
     if back.any():
         prof.reserve(nodes, back, t, t + job.limit, at=i)
     return i, t, nodes
+
+
+def _running_alone(view: QueueView, begun: list) -> tuple:
+    """What the will-run test starts from (:attr:`_Cycle.alone`): (free now, capacity,
+    Weights, each running job's (end, nodes as a list, usage) sorted by end, the jobs this
+    cycle started (``begun``) among them)."""
+    releases = sorted(
+        ((float(r.expected_end), list(r.nodes), r.usage) for r in view.running), key=itemgetter(0)
+    )
+    free = view.free
+    if begun:
+        free = free.copy()
+        for _end, nodes, usage in begun:  # (taken since the view's free resources)
+            free[nodes] -= usage
+        releases += begun
+        releases.sort(key=itemgetter(0))
+    return free, view.capacity, view.weights, releases
 
 
 def _undisturbed(start: float, end: float, *changes: list[tuple[float, float, bool]]) -> bool:
@@ -1255,8 +1423,10 @@ class SlurmBackfill(Conservative):
                 prof = PlanProfile(prof)
             cycle = _Cycle(prof, self._node_space(view), ends=_ends(view), windows=windows)
         cycle.free_ranks, cycle.ranks = view.free_ranks, None  # (read when first needed)
+        cycle.alone_of, cycle.alone = (lambda: _running_alone(view, cycle.begun)), None
+        cycle.begun, cycle.walked, cycle.batches = [], {}, {}
         beyond = self._plan_jobs(queue, view, cycle, up, blocked, d)
-        cycle.free_ranks = None  # (the view is not kept with the cycle)
+        cycle.free_ranks = cycle.alone_of = None  # (the view is not kept with the cycle)
         # (a cycle cut short by bf_max_job_test or by a full map did not see every job: not
         # continued either; nor one under per-cycle caps, whose counts and ages a continued
         # cycle would have to carry)
@@ -1420,7 +1590,9 @@ class SlurmBackfill(Conservative):
                 continue
             i, t, nodes = found
             if t <= now and i == 0:
-                prof.reserve(nodes, _usage(job, view.capacity, nodes), now, now + limit, at=0)
+                usage = _usage(job, view.capacity, nodes)
+                prof.reserve(nodes, usage, now, now + limit, at=0)
+                cycle.start(now + limit, nodes, usage)
                 lower = limit if limit < job.limit else None  # (--time-min)
                 d.starts.append(Start(job.id, nodes, "backfill", job.partition, lower))
                 begun.add(job.id)
@@ -1706,6 +1878,19 @@ class _Cycle:
     #: one comes after arrivals only, but reads them again), and what it gave, once read
     free_ranks: Callable[[], tuple] | None = None
     ranks: tuple | None = None
+    #: the running jobs alone (no plan, no advance reservation: the will-run test's
+    #: ``future_usage``): what is free now, the capacity, the nodes' Weights and each running
+    #: job's (end, nodes, usage) by end (:func:`_running_alone`), read when first needed in
+    #: a cycle's run (``alone_of``, set while it runs), for :func:`_walk`
+    alone_of: Callable[[], tuple] | None = None
+    alone: tuple | None = None
+    #: the jobs this run of the cycle started, (end, nodes as a list, usage) each: running
+    #: jobs for the will-run test (:meth:`start`)
+    begun: list = field(default_factory=list)
+    #: (shape, mem_per_cpu, try's nodes) -> :func:`_batch_nodes`'s answer, for this run
+    walked: dict = field(default_factory=dict)
+    #: try's nodes -> :func:`_will_run_batches` over :attr:`ends`, for this run
+    batches: dict = field(default_factory=dict)
 
     def reached(
         self,
@@ -1744,6 +1929,40 @@ class _Cycle:
         if hit is None:
             hit = self.bits[id(mask)] = (mask, node_bits(mask))
         return hit[1] & up
+
+    def start(self, end: float, nodes: tuple[int, ...], usage: np.ndarray) -> None:
+        """A job this cycle started, running to ``end`` on ``nodes``: cons_common
+        ``_build_cr_job_list`` takes every running job (those backfill started earlier in
+        the cycle too) for the will-run test, and their ends cut its batches like any
+        other's (:attr:`ends`, :attr:`alone`; the answers kept are stale)."""
+        e, held, known = self.ends
+        k = bisect_right(e, end)
+        self.ends = (e[:k] + [end] + e[k:], held[:k] + [nodes_bits(tuple(nodes))] + held[k:],
+                     known | {end})  # fmt: skip
+        self.begun.append((float(end), list(nodes), usage))
+        self.alone = None
+        self.walked, self.batches = {}, {}
+
+    def batches_on(self, on: int, epoch: float) -> list[float]:
+        """:func:`_will_run_batches` over the running jobs (:attr:`ends`) for the try's
+        nodes ``on`` (kept per ``on`` until a start)."""
+        hit = self.batches.get(on)
+        if hit is None:
+            e, held, _known = self.ends
+            key = (tuple(e), tuple(held), on, epoch % WILL_RUN_WINDOW)
+            hit = _BATCHES.get(key)
+            if hit is None:
+                if len(_BATCHES) >= _BATCHES_MAX:
+                    _BATCHES.clear()
+                hit = _BATCHES[key] = _will_run_batches(e, held, on, epoch)
+            self.batches[on] = hit
+        return hit
+
+    def running_alone(self) -> tuple:
+        """The running jobs alone (:attr:`alone`, read once per run)."""
+        if self.alone is None:
+            self.alone = self.alone_of()
+        return self.alone
 
     def fits_now(self, job: PendingJob) -> bool:
         """Whether ``job`` may fit on the resources free when the cycle began

@@ -72,6 +72,14 @@ _MIX11_FOLLOWS = (
     "follows j08 and j09 (another node each from 26 s, see j08_1): the gpu partition's "
     "nodes, and from j19 on its starts, differ"
 )
+_MIX12_J21 = (
+    "j21 (-t 4:00) was backfilled at 202 s on gpu4 in real Slurm, ending by 442, when j34 "
+    "and j39 were planned at 442 (the will-run test's batch: the next job of the whole "
+    "end-sorted list, on the try's nodes or not, cuts it, list_peek_next); the simulator's "
+    "cycles fall on a 5-s grid, so its cycle at 205 s plans j34 on gpu4 from 444 (the same "
+    "batch) first and j21 (205 + 240 s) no longer fits before it: it waited until 615"
+)
+_MIX12_FOLLOWS = "follows j21 (gpu4 is free from 442 s in real Slurm, see j21)"
 #: mix-13 takes another path from 53 s on: the first priority recalculation came earlier
 _MIX13_DECAY = (
     "slurmctld recalculates priorities every PriorityCalcPeriod (1 minute) counted from its "
@@ -240,6 +248,7 @@ SIMPLIFICATIONS.update(
     {
         ("mix-11", key): (120.0, _MIX11_FOLLOWS)
         for key in (
+            "j15",
             "j19",
             "j21",
             "j32",
@@ -260,6 +269,16 @@ SIMPLIFICATIONS.update(
     {
         ("mix-13", key): (150.0, _MIX13_FOLLOWS)
         for key in (
+            "j34_0",
+            "j18",
+            "j33",
+            "j23",
+            "j21_2",
+            "j29",
+            "j32",
+            "j21_3",
+            "j26",
+            "j34_2",
             "j21_0",
             "j21_1",
             "j31_0",
@@ -312,6 +331,10 @@ SIMPLIFICATIONS.update(
     {
         ("mix-15", key): (240.0, _MIX15_FOLLOWS)
         for key in (
+            "j14",
+            "j25",
+            "j37",
+            "j36",
             "j18",
             "j17",
             "j23_0",
@@ -335,7 +358,9 @@ SIMPLIFICATIONS.update(
 )
 SIMPLIFICATIONS.update({("mix-17", key): (math.inf, _MIX17_J33) for key in ("j33", "j27")})
 SIMPLIFICATIONS[("mix-18", "j23")] = (70.0, _MIX18_J23)
-SIMPLIFICATIONS.update({("mix-18", f"j37_{k}"): (math.inf, _MIX18_GPU) for k in (0, 2, 3, 4)})
+SIMPLIFICATIONS[("mix-12", "j21")] = (420.0, _MIX12_J21)
+SIMPLIFICATIONS[("mix-12", "j27")] = (50.0, _MIX12_FOLLOWS)
+SIMPLIFICATIONS.update({("mix-18", f"j37_{k}"): (math.inf, _MIX18_GPU) for k in (0, 1, 2, 3, 4)})
 SIMPLIFICATIONS.update(
     {
         ("mix-18", key): (40.0, _MIX18_FOLLOWS)
@@ -400,14 +425,13 @@ NODE_SIMPLIFICATIONS: dict[tuple[str, str], str] = {
     **{
         ("mix-15", key): _MIX15_FOLLOWS
         for key in (
+            "j31",
+            "j38",
+            "j03",
+            "j30",
             "j13",
             "j18",
-            "j17",
-            "j14",
-            "j23_0",
-            "j24",
             "j28",
-            "j29",
             "j15",
             "j34",
             "j25",
@@ -417,11 +441,8 @@ NODE_SIMPLIFICATIONS: dict[tuple[str, str], str] = {
             "j20",
             "j23_2",
             "j22",
-            "j37",
             "j36",
             "j26",
-            "j33",
-            "j07",
             "j09",
             "j27",
         )
@@ -430,12 +451,15 @@ NODE_SIMPLIFICATIONS: dict[tuple[str, str], str] = {
     ("mix-17", "j27"): _MIX17_J33,
     ("mix-17", "j25"): _MIX17_FOLLOWS,
     ("ddp-shapes", "s3"): _DDP_S3,
-    **{("mix-18", f"j37_{k}"): _MIX18_GPU for k in (0, 2, 3, 4)},
+    **{("mix-18", f"j37_{k}"): _MIX18_GPU for k in (2, 3, 4)},
+    **{("mix-18", key): _MIX18_FOLLOWS for key in ("j08", "j32", "j27", "j30", "j35")},
     ("mix-11", "j08_1"): _MIX11_J08,
     ("mix-11", "j09"): _MIX11_J08,
     **{
         ("mix-11", key): _MIX11_FOLLOWS
         for key in (
+            "j23",
+            "j29",
             "j17",
             "j18",
             "j19",
@@ -444,39 +468,36 @@ NODE_SIMPLIFICATIONS: dict[tuple[str, str], str] = {
             "j26",
             "j34",
             "j38",
-            "j24",
-            "j32",
-            "j35",
-            "j21",
-            "j22",
         )
     },
     **{
         ("mix-13", key): _MIX13_FOLLOWS
         for key in (
+            "j21_0",
+            "j32",
+            "j31_3",
+            "j31_4",
+            "j34_2",
+            "j25",
+            "j29",
+            "j05",
             "j00_2",
-            "j31_0",
             "j00_3",
-            "j31_2",
             "j21_3",
-            "j13",
-            "j35",
-            "j26",
             "j22",
             "j18",
             "j33",
             "j23",
-            "j25",
             "j39",
             "j27",
             "j34_1",
         )
     },  # fmt: skip
+    ("mix-12", "j27"): _MIX12_FOLLOWS,
     **{
         ("mix-7", key): _MIX7_FOLLOWS
         for key in (
             "j37",
-            "j14_1",
             "j16",
             "j17",
             "j31",
