@@ -915,11 +915,11 @@ def _will_run(
     (``_test_resv_overlap``), and reserves from it rounded down to ``bf_resolution``.
 
     Here: the first moment the job fits (``found``) is in the batch that first frees room
-    for it, so its start is the last end within the first boundary
-    ``end_time + 30 * 2**k`` at or after that moment, among the running jobs on the nodes
-    of ``mask`` the reservations (``space``) and the advance reservations (``blocked``)
-    leave free from the start of the map's record holding that moment for the job's limit
-    (:func:`_try_nodes`; ``bits``: ``mask`` as a bitmask); ``epoch``
+    for it, so its start is the end of the batch (:func:`_will_run_batches`: cut on the
+    whole end-sorted list, this cycle's starts among the running jobs) that takes out a job
+    ending then on the nodes of ``mask`` the reservations (``space``) and the advance
+    reservations (``blocked``) leave free from the start of the map's record holding that
+    moment for the job's limit (:func:`_try_nodes`; ``bits``: ``mask`` as a bitmask); ``epoch``
     (:attr:`QueueView.epoch`) puts the simulation's clock on epoch seconds. The nodes are
     the best fit there in the profile (reservations held). A first fit that is no running
     job's end (a reservation's end: backfill.c's TRY_LATER) keeps its time, on the nodes
