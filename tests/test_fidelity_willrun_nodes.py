@@ -12,8 +12,11 @@ from hypothesis import strategies as st
 from realslurm_fixtures import DATA, real_queue
 from realslurm_fixtures import replay as _run
 from test_speed_paths_equal import (
+    DEALT,
     GPUS,
+    KINDS,
     SETTINGS,
+    conf,
     events,
     gpu_workloads,
     history,
@@ -149,4 +152,40 @@ def test_the_int_path_picks_the_nodes_the_walk_picks_at_random(data):
         return
     with replaced(backfill, "_snapshots", lambda cycle, prof, ends: None):
         full = run_or_refused(GPUS, workload, "slurm", **extra)
+    assert history(fast) == history(full)
+
+
+#: eight nodes of three Weights (best fit takes the lowest Weight first: the picks kept per
+#: Weights, ``_best_fit_bits``), GPU and CPU partitions and one over all
+WEIGHTED = conf(
+    "DefMemPerCPU=500\n"
+    "NodeName=g[1-2] CPUs=8 RealMemory=16000 Gres=gpu:4 Weight=5\n"
+    "NodeName=g[3-4] CPUs=8 RealMemory=8000 Gres=gpu:2 Weight=1\n"
+    "NodeName=c[1-2] CPUs=16 RealMemory=32000 Weight=3\n"
+    "NodeName=c[3-4] CPUs=8 RealMemory=32000 Weight=2",
+    "PartitionName=gpu Nodes=g[1-4] Default=YES MaxTime=INFINITE",
+    "PartitionName=cpu Nodes=c[1-4] MaxTime=INFINITE",
+    "PartitionName=all Nodes=g[1-4],c[1-4] MaxTime=INFINITE",
+)
+
+
+@SETTINGS
+@given(data=st.data())
+def test_the_int_path_picks_the_nodes_the_walk_picks_on_weighted_nodes_at_random(data):
+    """Random workloads (node ranges, spread tasks, exclusive, dealt GPUs, ...) with node
+    failures and admin actions but no advance reservation (the base profile holds those,
+    the will-run test does not: the walk answers then) on nodes of unequal Weights under
+    ``slurm``: the base profile's answer is the walk's, call by call, and the runs with and
+    without it are the same."""
+    kinds = (*KINDS, "-N 2-3 -n 6 -p all", "--gpus=2 -N 1-2", *DEALT)
+    workload = data.draw(gpu_workloads(kinds))
+    extra = data.draw(events(workload))
+    extra.pop("reservations", None)
+    record: list = []
+    with _both_paths(record):
+        fast = run_or_refused(WEIGHTED, workload, "slurm", **extra)
+    if fast is None:
+        return
+    with replaced(backfill, "_snapshots", lambda cycle, prof, ends: None):
+        full = run_or_refused(WEIGHTED, workload, "slurm", **extra)
     assert history(fast) == history(full)
