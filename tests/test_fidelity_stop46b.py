@@ -50,15 +50,20 @@ def test_a_w_job_over_a_qos_limit_keeps_its_node_until_the_backfill_cycle():
 
 @pytest.mark.parametrize("t", [10, 20, 30, 40, 50])
 def test_squeue_start_beyond_the_window_and_under_a_limit_show_no_schednodes(t):
-    """bf-cut: J (held to the map's end by P's reservation, cut at the 2-minute window's end)
-    shows B's end (180 s) with SCHEDNODES (null), J3 (refused by GrpTRES=node=2 on cpu[1-2])
-    H's end (60 s), (null), as real squeue --start showed them every 10 s."""
+    """bf-cut: P (behind A on gpu[1-2], ending at 60 s with H on a cpu node) shows B's end
+    (180 s) with SCHEDNODES (null): the will-run test skips H, whose nodes it does not use,
+    without testing the batch's end, so the batch runs on to B on gpu[3-4] (job_test.c
+    ``_will_run_test``: ``list_peek_next`` looks at H, the next job it takes out is B), a
+    start beyond the 2-minute window, no reservation; J (held to the map's end) the same; J3
+    (refused by GrpTRES=node=2 on cpu[1-2]) H's end (60 s), (null), as real squeue --start
+    showed them every 10 s."""
     queue = real_queue("bf-cut")
     want = queue[queue["t"] == t].set_index("key")
     sim = _run("bf-cut").sim
     got = squeue_frame(sim, float(t)).set_index("JOBID")
     t0 = sim.origin
-    for key, start, reason in (("J", 180, "Priority"), ("J3", 60, "QOSGrpNodeLimit")):
+    shown = (("P", 180, "Resources"), ("J", 180, "Priority"), ("J3", 60, "QOSGrpNodeLimit"))
+    for key, start, reason in shown:
         assert want.loc[key, "start_s"] == start and want.loc[key, "reason"] == reason
         assert got.loc[key, "SCHEDNODES"] is None, (t, key)
         assert got.loc[key, "START_TIME"] == t0 + pd.Timedelta(seconds=start), (t, key)

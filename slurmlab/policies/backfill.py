@@ -929,9 +929,7 @@ def _will_run(
     e, held, known = cycle.ends
     if t not in known:  # (no running job ends then: a try at a map record's edge)
         return _fit_now(prof, job, mask, bits, limit, found, cycle, epoch, blocked)
-    # (no batch reaches past t + 60 s or 2 t - the first end: none ends after t by then?)
-    later = bisect_right(e, t)
-    if later == len(e) or e[later] > max(t + 2 * WILL_RUN_WINDOW, 2 * t - e[0]):
+    if e[-1] <= t:  # (no running job ends after t: the batch ends at t)
         return found
     usable = _try_nodes(cycle.space, bits, t, limit, blocked)
     k = bisect_left(e, t)  # (the jobs ending at t: one on the try's nodes? bit_overlap_any)
