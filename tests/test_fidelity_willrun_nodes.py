@@ -145,13 +145,18 @@ def test_the_int_path_picks_the_nodes_the_walk_picks_at_random(data):
     scripted events under ``slurm``: the base profile's answer is the walk's, call by call,
     and the runs with and without it are the same."""
     workload = data.draw(gpu_workloads())
-    extra = data.draw(events(workload))
+    _same_either_way(GPUS, workload, data.draw(events(workload)))
+
+
+def _same_either_way(cluster, workload, extra: dict) -> None:
+    """The run of ``workload`` under ``slurm`` with the base profile answering the will-run
+    test (checked against the walk call by call) is the run with the walk alone."""
     with _both_paths([]):
-        fast = run_or_refused(GPUS, workload, "slurm", **extra)
+        fast = run_or_refused(cluster, workload, "slurm", **extra)
     if fast is None:
         return
     with replaced(backfill, "_snapshots", lambda cycle, prof, ends: None):
-        full = run_or_refused(GPUS, workload, "slurm", **extra)
+        full = run_or_refused(cluster, workload, "slurm", **extra)
     assert history(fast) == history(full)
 
 
@@ -181,11 +186,4 @@ def test_the_int_path_picks_the_nodes_the_walk_picks_on_weighted_nodes_at_random
     workload = data.draw(gpu_workloads(kinds))
     extra = data.draw(events(workload))
     extra.pop("reservations", None)
-    record: list = []
-    with _both_paths(record):
-        fast = run_or_refused(WEIGHTED, workload, "slurm", **extra)
-    if fast is None:
-        return
-    with replaced(backfill, "_snapshots", lambda cycle, prof, ends: None):
-        full = run_or_refused(WEIGHTED, workload, "slurm", **extra)
-    assert history(fast) == history(full)
+    _same_either_way(WEIGHTED, workload, extra)
