@@ -1578,6 +1578,10 @@ class SlurmBackfill(Conservative):
             if pool and not lifted and found is not None:
                 searched[shape] = (limit, found[1])
             if found is not None and found[1] > now:
+                t = found[1]
+                if t < space.times[1] or t >= space.end:  # (see _Cycle.tries)
+                    usable = _try_nodes(space, bits, t, limit, meets)
+                    cycle.tries[len(seen)] = (t, limit, bits, meets, t >= space.end, usable)
                 found = _will_run(prof, job, mask, bits, limit, found, cycle, view.epoch, meets)
             if found is not None and found[1] > own_end:
                 found = None  # (job_test_resv: its reservation over by then, no plan)
@@ -1863,6 +1867,13 @@ class _Cycle:
     cut: np.ndarray | None = None  # nodes reservations hold up to the map's end (cut there)
     #: each job met, in order: (job, reached?, its reservation (nodes, begin, end) or None)
     seen: list = field(default_factory=list)
+    #: index in :attr:`seen` -> (start, limit, nodes' bits, advance reservations met, beyond
+    #: the map?, the try's nodes) of a job whose will-run try holding its start depends on
+    #: when the cycle runs: one in the map's first record, which begins now (backfill.c's
+    #: first try is from now to now + its limit, so a later cycle's try reaches
+    #: reservations that begin later), or beyond the map's end (which moves with the
+    #: clock). :meth:`still_reached` tests the try again
+    tries: dict = field(default_factory=dict)
     reasons: dict = field(default_factory=dict)
     planned: dict = field(default_factory=dict)
     sched_nodes: dict = field(default_factory=dict)
@@ -1974,10 +1985,12 @@ class _Cycle:
 
     def still_reached(self, space: NodeSpace, now: float, up: int, blocked, size: int) -> bool:
         """Walk the jobs seen again over ``space`` (a map for ``now``), putting their
-        reservations back in order: whether each is reached as it was, and the map keeps
-        room for each reservation (fewer than ``size`` records before it)."""
+        reservations back in order: whether each is reached as it was, its will-run try
+        made from now or beyond the map (:attr:`tries`) has the nodes it had, and the map
+        keeps room for each reservation (fewer than ``size`` records before it)."""
         unreached: dict = {}  # as in a cycle: shape -> the shortest limit not reached
-        for job, reached, held in self.seen:
+        tries = self.tries
+        for k, (job, reached, held) in enumerate(self.seen):
             if (
                 reached is not None
                 and self.reached(
@@ -1986,6 +1999,11 @@ class _Cycle:
                 != reached
             ):
                 return False
+            tried = tries.get(k)
+            if tried is not None:  # (its will-run try depends on now: the same nodes?)
+                t, limit, bits, meets, beyond, usable = tried
+                if (t >= space.end) != beyond or _try_nodes(space, bits, t, limit, meets) != usable:
+                    return False
             if held is not None:
                 if space.records >= size:
                     return False  # a cycle now would end at this reservation

@@ -73,11 +73,16 @@ _MIX11_FOLLOWS = (
     "nodes, and from j19 on its starts, differ"
 )
 _MIX12_J21 = (
-    "j21 (-t 4:00) was backfilled at 202 s on gpu4 in real Slurm, ending by 442, when j34 "
-    "and j39 were planned at 442 (the will-run test's batch: the next job of the whole "
-    "end-sorted list, on the try's nodes or not, cuts it, list_peek_next); the simulator's "
-    "cycles fall on a 5-s grid, so its cycle at 205 s plans j34 on gpu4 from 444 (the same "
-    "batch) first and j21 (205 + 240 s) no longer fits before it: it waited until 615"
+    "the simulator's backfill cycles fall on multiples of bf_interval (5 s) from t0, real "
+    "Slurm's 2 s later in this run (112, 202 s), so j28 started at 110 here (112 there) and "
+    "its expected end, 290 (292), began the will-run test's first batch of ends: "
+    "job_test.c rounds it up to 30 epoch seconds, to 291 here (321 there), so the cycle at "
+    "200 s planned j07 at 313 on gpu[1,4] (the batch of j28 and j35_2) where real Slurm's at "
+    "202 planned it at 334 off gpu4 (the batch running on to j04's end) and backfilled j22, "
+    "j29 and j21 on gpu4; here j22 and j29 started on gpu4 at 204-205 and j34 and j39 were "
+    "planned at 444 (j22's end; 442 in real Slurm), j34 on gpu4, before j21 (205 + 240 s) "
+    "was tested: it waited until 615. A replay with the cycles 2 s later starts j21, j22 and "
+    "j29 at 202 s on gpu4 and j34, j20, j06 and j23 at real Slurm's seconds"
 )
 _MIX12_FOLLOWS = "follows j21 (gpu4 is free from 442 s in real Slurm, see j21)"
 #: mix-13 takes another path from 53 s on: the first priority recalculation came earlier
@@ -151,13 +156,15 @@ _MIX18_J23 = (
     "waited until 180"
 )
 _MIX18_GPU = (
-    "at 140 s both sides plan j28 on gpu[1-2] and j14 on gpu[3-4] at 228 s (the end of a "
-    "will-run batch) and start j28 then, on gpu[3-4]; real Slurm then backfilled the array "
-    "j37's first tasks on the idle gpu1 at 142 s, while the simulator's j14 reservation "
-    "(gpu[1-2] from 228) keeps them off it; from then on the gpu partition's starts differ "
-    "(most by about 27 s, j14's chain)"
+    "the simulator's backfill cycles fall on multiples of bf_interval (5 s) from t0, real "
+    "Slurm's 2 s later in this run (117, 142 s): both backfilled the array j37's first two "
+    "tasks on gpu1 with j28 on gpu[3-4], here at 140 s, tasks 0 and 1, there at 142 s, after "
+    "task 1 was cancelled (141 s) while pending, tasks 0 and 2; so here task 1 ran for a "
+    "second and the later tasks and the gpu partition's starts moved (a replay with the "
+    "cycles 2 s later starts tasks 0 and 2 at 142 on gpu1, 3 at 247 on gpu3, 4 at 481 on "
+    "gpu4, as real Slurm did at 142, 247 and 484)"
 )
-_MIX18_FOLLOWS = "follows j37 and j14 (the gpu partition's plans differ from 142 s)"
+_MIX18_FOLLOWS = "follows j37 (the gpu partition's plans differ from 140 s, see j37_1)"
 _MIX18_IDS = (
     "from 55 s the JobIDs of the array j02's tasks differ: its tasks 0-1 started at 33 s here "
     "(a batch job tried at its submission), at 35 in real Slurm, so tasks 2-3 started at 55 "
@@ -179,6 +186,7 @@ DIVERGED: dict[str, tuple[float, str]] = {
     "mix-17": (200.0, _MIX17_J33),
     "ddp-shapes": (40.0, _DDP_S3),
     "mix-18": (55.0, _MIX18_IDS),
+    "mix-12": (200.0, _MIX12_J21),
 }
 
 #: Documented Slurm behaviours the simulator deliberately does not model, per (scenario, job):
