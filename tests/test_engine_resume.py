@@ -109,6 +109,20 @@ def test_continued_backfill_cycles_equal_full_cycles(params, monkeypatch):
         assert same(fast, full)
 
 
+def test_a_continued_cycle_tests_again_a_try_made_from_now(monkeypatch):
+    """A job planned by a will-run try in the map's first record was tried from now to now +
+    its limit (backfill.c's first try), so the nodes the try may use depend on when the
+    cycle runs: a later cycle's try reaches reservations that begin later and may plan the
+    job elsewhere or later. A continued cycle tests such a try again and plans the whole
+    queue when its nodes changed, as a full cycle would (here a full cycle at 85,345 s
+    plans job 62 for 125,462 s; a continued one kept its plan for 100,558 s)."""
+    cluster = Cluster.preset("ai")
+    workload = ai_workload(120, cluster, seed=16)
+    params = {"bf_interval": 5, "bf_resolution": 10}
+    fast, full = both(cluster, workload, "slurm", monkeypatch, **params)
+    assert same(fast, full)
+
+
 def test_a_continued_cycle_restates_its_reasons(monkeypatch):
     """A continued backfill cycle restates the reasons of the cycle it continues, which the
     main scheduler may have renamed in between. Here jobs keep arriving in ``pa`` while
