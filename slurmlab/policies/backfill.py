@@ -868,12 +868,9 @@ def _ends(view: QueueView) -> tuple[list[float], list[int], set]:
 
 #: cons_common/job_test.c ``_will_run_test``: the first batch's window (``time_window``)
 WILL_RUN_WINDOW = 30.0
-#: (running jobs' ends, their nodes, try's nodes, epoch offset) -> :func:`_will_run_batches`
-#: (the running jobs stay the same over the cycles between starts and ends: kept across them)
-_BATCHES: dict[tuple, list[float]] = {}
-_BATCHES_MAX = 4096  # (emptied when full)
 #: (nodes, node count) -> a mask of those nodes alone (:func:`_fit_now`'s window test)
 _ONLY: dict[tuple, np.ndarray] = {}
+_ONLY_MAX = 4096  # (emptied when full)
 
 
 def _try_nodes(space: NodeSpace, bits: int, t: float, limit: float, blocked) -> int:
@@ -983,7 +980,7 @@ def _fit_now(
         return found
     only = _ONLY.get((nodes, len(mask)))  # (kept: a profile knows a mask by its id)
     if only is None:
-        if len(_ONLY) >= _BATCHES_MAX:
+        if len(_ONLY) >= _ONLY_MAX:
             _ONLY.clear()
         only = _ONLY[(nodes, len(mask))] = bits_mask(nodes_bits(nodes), len(mask))
     i = found[0]
@@ -1958,13 +1955,7 @@ class _Cycle:
         hit = self.batches.get(on)
         if hit is None:
             e, held, _known = self.ends
-            key = (tuple(e), tuple(held), on, epoch % WILL_RUN_WINDOW)
-            hit = _BATCHES.get(key)
-            if hit is None:
-                if len(_BATCHES) >= _BATCHES_MAX:
-                    _BATCHES.clear()
-                hit = _BATCHES[key] = _will_run_batches(e, held, on, epoch)
-            self.batches[on] = hit
+            hit = self.batches[on] = _will_run_batches(e, held, on, epoch)
         return hit
 
     def running_alone(self) -> tuple:
