@@ -873,6 +873,12 @@ _ONLY: dict[tuple, np.ndarray] = {}
 _ONLY_MAX = 4096  # (emptied when full)
 
 
+def _record_start(space: NodeSpace, t: float) -> float | None:
+    """The start of the map's record holding ``t`` (where backfill.c's try holding ``t``
+    is made from), None beyond the map."""
+    return space.times[bisect_right(space.times, t) - 1] if t < space.end else None
+
+
 def _try_nodes(space: NodeSpace, bits: int, t: float, limit: float, blocked) -> int:
     """The nodes of ``bits`` (a bitmask, :func:`node_bits`) backfill.c's try holding ``t``
     may use (``avail_bitmap``), as a bitmask: free of plans in the map from the start of the
@@ -880,13 +886,12 @@ def _try_nodes(space: NodeSpace, bits: int, t: float, limit: float, blocked) -> 
     that window (``blocked``, as (start, end, node bits): job_test_resv takes them out; the
     will-run test then skips the running jobs on them). Beyond the map, the reservations
     alone."""
-    start = space.times[bisect_right(space.times, t) - 1] if t < space.end else t
+    start = _record_start(space, t)
+    start = t if start is None else start
     return space.free_of(bits, start, start + limit, blocked)[0]
 
 
-def _will_run(
-    prof: Profile, job: PendingJob, mask, bits: int, limit: float, found, cycle, epoch, blocked
-):
+def _will_run(prof: Profile, job: PendingJob, mask, usable: int, limit: float, found, cycle, epoch):
     """Move a planned start ``found`` (interval index, start, nodes: the first moment the job
     fits in the cycle's profile) to where Slurm's will-run test puts it, on the nodes best
     fit there; ``found`` unchanged when the job does not fit there. A start that is no
@@ -914,9 +919,9 @@ def _will_run(
     Here: the first moment the job fits (``found``) is in the batch that first frees room
     for it, so its start is the end of the batch (:func:`_will_run_batches`: cut on the
     whole end-sorted list, this cycle's starts among the running jobs) that takes out a job
-    ending then on the nodes of ``mask`` the reservations (``space``) and the advance
-    reservations (``blocked``) leave free from the start of the map's record holding that
-    moment for the job's limit (:func:`_try_nodes`; ``bits``: ``mask`` as a bitmask); ``epoch``
+    ending then on the try's nodes ``usable`` (:func:`_try_nodes`, as a bitmask: those of
+    ``mask`` the reservations and the advance reservations leave free from the start of the
+    map's record holding that moment for the job's limit); ``epoch``
     (:attr:`QueueView.epoch`) puts the simulation's clock on epoch seconds. The nodes are
     the best fit there in the profile (reservations held). A first fit that is no running
     job's end (a reservation's end: backfill.c's TRY_LATER) keeps its time, on the nodes
@@ -925,10 +930,9 @@ def _will_run(
     t = found[1]
     e, held, known = cycle.ends
     if t not in known:  # (no running job ends then: a try at a map record's edge)
-        return _fit_now(prof, job, mask, bits, limit, found, cycle, epoch, blocked)
+        return _fit_now(prof, job, mask, usable, limit, found, cycle, epoch)
     if e[-1] <= t:  # (no running job ends after t: the batch ends at t)
         return found
-    usable = _try_nodes(cycle.space, bits, t, limit, blocked)
     k = bisect_left(e, t)  # (the jobs ending at t: one on the try's nodes? bit_overlap_any)
     while k < len(e) and e[k] == t and not held[k] & usable:
         k += 1
@@ -947,16 +951,15 @@ def _will_run(
     return found if nodes is None else (at, last, nodes)
 
 
-def _fit_now(
-    prof: Profile, job: PendingJob, mask, bits: int, limit: float, found, cycle, epoch, blocked
-):
+def _fit_now(prof: Profile, job: PendingJob, mask, on: int, limit: float, found, cycle, epoch):
     """The nodes of a start ``found`` at the edge of a map record (a try of backfill.c's
     TRY_LATER, no running job's end): ``_will_run_test`` first tests the job on the
     resources the running jobs leave free *now* (``_job_test``, SELECT_MODE_RUN_NOW) over
-    the try's nodes (those no plan holds from the record holding the start for the job's
-    limit); when it fits there, those are its nodes and backfill.c keeps the try's time as
-    its start. So a job planned after another's reservation goes to the node tightest now,
-    not to the best fit once the running jobs have ended (real Slurm: ``preempt-gpu``).
+    the try's nodes ``on`` (those no plan holds from the record holding the start for the
+    job's limit: :func:`_try_nodes`); when it fits there, those are its nodes and backfill.c
+    keeps the try's time as its start. So a job planned after another's reservation goes to
+    the node tightest now, not to the best fit once the running jobs have ended (real Slurm:
+    ``preempt-gpu``).
     When it does not fit now, the test takes the running jobs on the try's nodes out in
     batches of their ends (:func:`_batch_nodes`): the nodes are those best fit after the
     first batch that frees room for it, the nodes of the earliest-ending jobs, not the best
@@ -968,7 +971,6 @@ def _fit_now(
     space = cycle.space
     if t >= space.end or len(prof.times) < 2 or len(mask) == 1:  # (one node: its own)
         return found
-    on = _try_nodes(space, bits, t, limit, blocked)
     fits = prof.fits if job.spread is None else prof.spread_fits
     nodes = None
     if cycle.fits_now(job):  # (most cycles of a busy machine: not on what is free now)
@@ -1576,10 +1578,9 @@ class SlurmBackfill(Conservative):
                 searched[shape] = (limit, found[1])
             if found is not None and found[1] > now:
                 t = found[1]
-                if t < space.times[1] or t >= space.end:  # (see _Cycle.tries)
-                    usable = _try_nodes(space, bits, t, limit, meets)
-                    cycle.tries[len(seen)] = (t, limit, bits, meets, t >= space.end, usable)
-                found = _will_run(prof, job, mask, bits, limit, found, cycle, view.epoch, meets)
+                usable = _try_nodes(space, bits, t, limit, meets)  # (the try's nodes)
+                cycle.tries[len(seen)] = (t, limit, bits, meets, _record_start(space, t), usable)
+                found = _will_run(prof, job, mask, usable, limit, found, cycle, view.epoch)
             if found is not None and found[1] > own_end:
                 found = None  # (job_test_resv: its reservation over by then, no plan)
             if found is None:
@@ -1864,12 +1865,13 @@ class _Cycle:
     cut: np.ndarray | None = None  # nodes reservations hold up to the map's end (cut there)
     #: each job met, in order: (job, reached?, its reservation (nodes, begin, end) or None)
     seen: list = field(default_factory=list)
-    #: index in :attr:`seen` -> (start, limit, nodes' bits, advance reservations met, beyond
-    #: the map?, the try's nodes) of a job whose will-run try holding its start depends on
-    #: when the cycle runs: one in the map's first record, which begins now (backfill.c's
-    #: first try is from now to now + its limit, so a later cycle's try reaches
-    #: reservations that begin later), or beyond the map's end (which moves with the
-    #: clock). :meth:`still_reached` tests the try again
+    #: index in :attr:`seen` -> (start, limit, nodes' bits, advance reservations met, start
+    #: of the map's record holding the start (None: beyond the map), the try's nodes) of
+    #: each job the will-run test planned (:func:`_try_nodes`). The try is from the start of
+    #: that record, and the map's first record begins now (backfill.c's first try is from
+    #: now to now + its limit), so a later cycle may try it from later, reaching
+    #: reservations that begin later; and the map's end moves with the clock
+    #: (:meth:`still_reached` tests such a try again)
     tries: dict = field(default_factory=dict)
     reasons: dict = field(default_factory=dict)
     planned: dict = field(default_factory=dict)
@@ -1977,7 +1979,7 @@ class _Cycle:
     def still_reached(self, space: NodeSpace, now: float, up: int, blocked, size: int) -> bool:
         """Walk the jobs seen again over ``space`` (a map for ``now``), putting their
         reservations back in order: whether each is reached as it was, its will-run try
-        made from now or beyond the map (:attr:`tries`) has the nodes it had, and the map
+        made from a later record start now (:attr:`tries`) has the nodes it had, and the map
         keeps room for each reservation (fewer than ``size`` records before it)."""
         unreached: dict = {}  # as in a cycle: shape -> the shortest limit not reached
         tries = self.tries
@@ -1991,9 +1993,12 @@ class _Cycle:
             ):
                 return False
             tried = tries.get(k)
-            if tried is not None:  # (its will-run try depends on now: the same nodes?)
-                t, limit, bits, meets, beyond, usable = tried
-                if (t >= space.end) != beyond or _try_nodes(space, bits, t, limit, meets) != usable:
+            if tried is not None:  # (tried from a later record start now: the same nodes?
+                t, limit, bits, meets, start, usable = tried  # within the map still?)
+                moved = _record_start(space, t)
+                if moved != start and (
+                    start is None or _try_nodes(space, bits, t, limit, meets) != usable
+                ):
                     return False
             if held is not None:
                 if space.records >= size:
