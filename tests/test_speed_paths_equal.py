@@ -440,10 +440,10 @@ def fit_now_checked():
     original = backfill.__dict__["_fit_now"]
     skipped: list[bool] = []
 
-    def check(prof, job, mask, bits, limit, found, cycle, epoch, blocked):
-        got = original(prof, job, mask, bits, limit, found, cycle, epoch, blocked)
+    def check(prof, job, mask, on, limit, found, cycle, epoch):
+        got = original(prof, job, mask, on, limit, found, cycle, epoch)
         with replaced(_Cycle, "fits_now", SLOW["fits_now"][2]):
-            want = original(prof, job, mask, bits, limit, found, cycle, epoch, blocked)
+            want = original(prof, job, mask, on, limit, found, cycle, epoch)
         assert repr(got) == repr(want), (job, found)
         skipped.append(cycle.ranks is not None and not cycle.fits_now(job))
         return got
