@@ -311,7 +311,7 @@ class Easy(Fifo):
         stopped = False
         up, capacity, odd, min_cpus = view.up, view.capacity, view.odd, view.min_cpus
         multi = view.multi
-        all_up = bool(up.all())  # then a job's mask needs no masking
+        all_up = np.count_nonzero(up) == len(up)  # then a job's mask needs no masking
         failed: dict[tuple, float] = {}  # PendingJob.shape -> the shortest limit that failed
         extra = _PastReservations()  # the second test, with what it found (cleared on changes)
         begun: set[int] = set()  # (-p a,b: a job queued in several partitions starts once)
@@ -584,7 +584,7 @@ class Conservative(Easy):
     def schedule(self, view: QueueView) -> Decision:
         d = Decision()
         now, capacity, up = view.now, view.capacity, view.up
-        all_up = bool(up.all())  # then a job's mask needs no masking
+        all_up = np.count_nonzero(up) == len(up)  # then a job's mask needs no masking
         # After arrivals only, the profile is the one the previous pass left, and ``since``
         # holds the changes that pass made to it, in order, and how many came before each
         # job's placement: a job none of whose later changes reach its window keeps its
