@@ -253,15 +253,17 @@ def test_without_backfill_a_reservations_end_waits_for_the_periodic_pass():
     assert seconds["wide"] == 180.0 and jobs.loc["wide", "StartedBy"] == "main"
 
 
-def test_a_reservation_ending_over_an_empty_queue_leaves_the_backfill_grid_alone():
-    """Nothing is queued when the window ends (130 s): a job submitted at 140 s waits for
-    the next backfill cycle on bf_interval's grid (160 s), as it would with no reservation
-    (sched_interval=-1: backfill alone starts jobs)."""
+def test_a_reservation_ending_over_an_empty_queue_runs_a_backfill_cycle():
+    """Nothing is queued when the window ends (130 s), but its end is a change for the
+    backfill thread (last_resv_update: backfill.c _more_work), which runs a cycle then and
+    sleeps bf_interval: a job submitted at 140 s waits for the cycle at 150 s
+    (sched_interval=-1: backfill alone starts jobs). With no reservation nothing changed
+    before 140 s: the thread, polling every second, starts it at once."""
     doc = RESERVED.replace('"bf_interval=20"', '"bf_interval=20,sched_interval=-1"').replace(
         "submit: 10,", "submit: 140,"
     )
     seconds, _ = _run(doc)
-    assert seconds["wide"] == 160.0
+    assert seconds["wide"] == 150.0
     plain = doc.split("reservations:")[0] + "jobs:" + doc.split("jobs:")[1]
     seconds, _ = _run(plain)
-    assert seconds["wide"] == 160.0
+    assert seconds["wide"] == 140.0

@@ -313,7 +313,7 @@ def test_schednodes_against_real_slurms_squeue_start():
     a main-scheduler pass on one side, and fixtures after they take another path
     (scorecard.DIVERGED). A change here is a change in fidelity: say why in the commit (the
     history of this count, fixture by fixture, is in this test's git log)."""
-    assert _schednodes_against_real_slurm() == (2266, 1664)
+    assert _schednodes_against_real_slurm() == (2429, 1961)
 
 
 def test_joined_simulations_do_not_warn_about_lost_steps():

@@ -169,16 +169,21 @@ policy: slurm
 reservations: [{name: maint, start: "6:00:00", duration: "2:00:00", nodes: "gpu[01-04]", users: [root]}]
 jobs:
   - {id: other, submit: "3:00:00", runtime: "9:00:00", args: "-N 1 --exclusive -t 10:00:00"}
-  - {id: train, submit: "3:30:00", runtime: "2:00:00", args: "-N 4 --gres=gpu:8 -t 5:00:00"}
+  - {id: train, submit: "3:29:45", runtime: "2:00:00", args: "-N 4 --gres=gpu:8 -t 5:00:00"}
   - {id: fixed, submit: "3:30:00", runtime: "2:00:00", args: "-N 4 --gres=gpu:8 -t 2:30:00"}
 """
 
 
 def test_a_limit_hint_for_a_job_behind_others_leaves_room_for_the_backfill_cycle(tmp_path):
     """Under slurm a job behind others starts in a backfill cycle, up to bf_interval (30 s)
-    later: 'fixed' (-t 2:30:00, behind 'train') ending at 6:00 from 3:30 would run into
-    maint from 3:30:30, and is not backfilled. At 3:31 (once a cycle has planned 'train')
-    it is told the longest whole-minute limit that ends before 6:00 from 3:31:30.
+    later: while a job stays queued Slurm's backfill thread runs a cycle bf_interval after
+    the last one (backfill.c backfill_agent), so with 'train' queued from 3:29:45 the cycles
+    run at 3:29:45, 3:30:15, ...; 'fixed' (-t 2:30:00, behind 'train', submitted at 3:30)
+    ending at 6:00 from 3:30 would run into maint from 3:30:15, and is not backfilled. At
+    3:31 (once a cycle has planned 'train') it is told the longest whole-minute limit that
+    ends before 6:00 from 3:31:30. (Submitted together to an idle thread, both would be
+    tested in their own second, at the thread's first 1-s poll after them, and 'fixed' would
+    end exactly at maint's start.)
 
     'train' blocks its partition: the one node maint leaves it (gpu05) is busy ('other'
     holds it whole), select's ESLURM_NODES_BUSY. (With every node it may use idle, it

@@ -336,8 +336,9 @@ def test_why_pending_before_any_backfill_cycle_says_when_the_first_runs():
     lab.advance("29s")
     assert lab.why_pending(late).endswith(
         "No backfill cycle has run since it became eligible at t=0s (2026-01-05T00:00:00): "
-        "they run every bf_interval=30 s, and the next, at t=30s (2026-01-05T00:00:30), is "
-        "the first that can test it (squeue "
+        "one runs bf_interval=30 s after the last, then at the first second something "
+        "changed, and the next, at t=30s (2026-01-05T00:00:30), is the first that can test "
+        "it (squeue "
         "--start shows N/A until a cycle gives it a start)."
     )
 

@@ -6,7 +6,8 @@ that is not one of the built-in classes is checked first (:meth:`Controller._che
 mistake raises a PolicyError and changes nothing. Before the policy,
 jobs with an advance reservation are started on their reservation's nodes and, under
 PreemptType=preempt/qos, preempting jobs free room by preempting lower-QOS jobs. The
-``slurm`` policy's backfill cycle runs on a timer every ``bf_interval``.
+``slurm`` policy's backfill cycle runs on a timer: ``bf_interval`` after the last cycle,
+then at the first second something changed (:meth:`Controller._next_poll`).
 """
 
 from __future__ import annotations
@@ -190,7 +191,10 @@ class Controller:
         if main and not self._pass_pending and not self._main_off:
             self._pass_pending = True
             self._at(0, self._pass, LATE)
-        if getattr(self.policy, "interval", None) and not self._timer_running and self.queue:
+        # (with no job queued too, while more is to come: Slurm's backfill thread runs its
+        # cycle for a change all the same, _more_work, and its phase follows that cycle)
+        more = self.queue or self.running or self._arrivals_left
+        if getattr(self.policy, "interval", None) and not self._timer_running and more:
             self._timer_running = True
             self._schedule_timer()
         full = self._full_every
@@ -552,11 +556,8 @@ class Controller:
         self.events.append((self.env.now, what, None, None, r.name))
         quiet = what == "reservation_end" and isinstance(self.policy, SlurmBackfill)
         if quiet and self.queue:
-            if not self._timer_running:
-                # backfill cycles ran on through the reservation (set_node_maint_mode marks
-                # its nodes every 5 s while it is active, last_node_update, so backfill.c's
-                # _more_work holds): the stopped timer resumes its grid, this instant included
-                self._timer_idle = True
+            # (the end bumps last_resv_update, backfill.c _more_work: a stopped timer runs
+            # a cycle at its next poll, _next_poll, this instant included)
             self._wake_at(self.env.now)  # (the periodic pass, backfill off or slower)
         self.request_pass(main=not quiet)
 
@@ -1478,41 +1479,69 @@ class Controller:
             self.interrupt(victim, Preempted(by, requeue))
 
     def _schedule_timer(self) -> None:
-        """Arm the backfill timer for the next multiple of the policy's interval."""
-        interval = self.policy.interval  # (armed only when it has one)
+        """Arm the backfill timer for its next poll (:meth:`_next_poll`)."""
         now = self.env.now
-        delay = interval - (now % interval) if now % interval else interval
-        if self._timer_idle:  # it stopped while idle: it resumes its grid, this instant included
-            self._timer_idle = False
-            if not now % interval and self._last_tick != now:
-                delay = 0.0
+        delay = self._next_poll(now) - now
         self._at(delay, self._backfill_alone if self._main_off else self._backfill_tick, AFTER_PASS)
+
+    def _next_poll(self, t: float) -> float:
+        """The first instant from ``t`` on at which Slurm's backfill thread runs a cycle
+        for a change at ``t`` (backfill.c ``backfill_agent``). After a cycle it sleeps
+        ``bf_interval`` (``_my_sleep``), then polls every second (``short_sleep``) until
+        ``wait_time >= backfill_interval`` and ``_more_work`` (a job, node, partition or
+        reservation update since the cycle). While jobs stay queued the cycles find it
+        every ``bf_interval`` (each cycle that reserves a job a start bumps
+        ``last_job_update`` itself: ``_attempt_backfill``, ``start_res > start_time``,
+        which ``build_job_queue`` cleared; the real-Slurm fixtures keep this phase while
+        jobs pend); the simulation skips those that would change nothing, and a change
+        is seen at the first of them at or after it. After a cycle that left no job
+        queued, the first poll second at or after the change runs it (after the main
+        pass of its instant). So the cycles' phase follows the last cycle, not a grid
+        from the start. The first sleep counts from slurmctld's start (``backfill_agent``
+        sets ``last_backfill_time`` then). A tick already run at that instant saw nothing
+        of it."""
+        interval = self.policy.interval
+        due = self._bf_last + interval
+        if t <= due:
+            poll = due
+        elif self._bf_busy:  # (a cycle every bf_interval since)
+            poll = due + math.ceil((t - due) / interval) * interval
+        else:  # (1-s polls since)
+            poll = due + math.ceil(t - due)
+        if poll == self._last_tick:
+            poll += interval if self._bf_busy else 1.0
+        return poll
 
     def _backfill_tick(self, _event=None) -> None:
         """One backfill cycle, after the main pass of its instant; re-armed while jobs pend.
 
         A cycle can only start jobs after something changed (an event): a cycle after a
         cycle that started nothing, with nothing logged between, would start nothing. The
-        timer then stops until the next event requests a pass, which re-arms it on the
-        same ``bf_interval`` grid: the skipped ticks were idle (speed, same starts). Such a
+        timer then stops until the next event requests a pass, which re-arms it for the
+        first poll second of Slurm's backfill thread at or after it (:meth:`_next_poll`):
+        the polls in between were idle, and are not simulated (speed, same starts). Such a
         cycle can still plan differently in two cases: a job planned beyond ``bf_window``
         gets its reservation (and squeue --start its SCHEDNODES) once the window reaches
         its start, and under ``bf_min_age_reserve`` a job gets one once it is old enough;
         the stopped timer wakes for the first tick at which either happens.
         """
         self._last_tick = self.env.now
-        if not self.queue:
+        if not self.queue:  # (a cycle with no job to test: Slurm's runs all the same)
+            self._bf_last = self.env.now
+            self._bf_busy = False
             self._timer_running = False
             return
         self._clear_held_nodes()
         wake = self._bf_wake  # (a moment the last cycle's plans change at, now passed: the
         if len(self.events) == self._bf_seen and (wake is None or wake > self.env.now):
             self._timer_running = False  # cycle runs, and finds the next such moment)
-            self._timer_idle = True
+            if self._bf_busy:  # (Slurm's cycle, which would change nothing)
+                self._bf_last = self.env.now
             self._arm_wake()
             return
         self._resume = None  # the cycle plans and starts jobs: the main pass starts afresh
         self.cycle_times.append(self.env.now)
+        self._bf_last = self.env.now
         self._begin_times_seen()
         if self._can_continue_cycle():  # only jobs joined since the last cycle
             view = self._view(self._cycle, len(self.queue) - self._cycle_len)
@@ -1534,6 +1563,7 @@ class Controller:
         horizon = self.env.now + window * 60.0 if window else math.inf
         beyond = min((t for t in decision.planned.values() if horizon < t < math.inf), default=None)
         self._bf_wake = None if beyond is None else beyond - window * 60.0
+        self._bf_busy = bool(self.queue)  # (see _next_poll)
         age = getattr(self.policy, "bf_min_age_reserve", 0)
         if age:  # the first moment a queued job is old enough to get a reservation
             now, jobs = self.env.now, self.jobs
@@ -1553,16 +1583,13 @@ class Controller:
         planned beyond it, or a queued job reaches ``bf_min_age_reserve``."""
         wake = self._bf_wake
         if wake is not None and wake > self.env.now:
-            interval = self.policy.interval
-            tick = math.ceil(wake / interval) * interval
-            self._at(tick - self.env.now, self._wake_cycle, AFTER_PASS)
+            self._at(self._next_poll(wake) - self.env.now, self._wake_cycle, AFTER_PASS)
 
     def _wake_cycle(self, _event=None) -> None:
         """The first tick at which the plans would change (:meth:`_arm_wake`): a cycle,
         unless an event re-armed the timer since it stopped (that timer's cycles see it)."""
         if self._timer_running or not self.queue:
             return
-        self._timer_idle = False
         self._timer_running = True
         self._bf_seen = -1
         (self._backfill_alone if self._main_off else self._backfill_tick)()

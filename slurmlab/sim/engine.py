@@ -501,8 +501,11 @@ class Simulation(Controller, Lifecycles, Updates):
         self._pass_pending = False
         self._timer_running = False
         self._full_armed = False  # the slurm policy's next sched_interval pass is armed
-        self._timer_idle = False  # the backfill timer stopped after an idle tick
-        self._last_tick = None
+        self._last_tick = None  # when the backfill timer last ran (a cycle or an idle poll)
+        #: when the last backfill cycle ran (backfill.c last_backfill_time: slurmctld's start
+        #: before the first, backfill_agent's first sleep counts from it)
+        self._bf_last = self._ctld_start
+        self._bf_busy = False  # the last backfill cycle left jobs queued (Controller._next_poll)
         self._arrivals_left = 0
         self._priority_fn = priority
         self._bf_seen = -1  # event count at the last idle backfill cycle

@@ -1245,10 +1245,13 @@ def _untested(sim: Simulation, job, t: float) -> str:
     since = job.eligible if job.eligible is not None else job.submit
     if interval and (not ran or ran[-1] < since):
         last = f" (the last ran at {_when(sim, ran[-1], inside=True)})" if ran else ""
+        # (the next cycle the run made, else the one its timer is armed for)
+        later = sim.cycle_times[len(ran) :]
+        after = later[0] if later else sim._next_poll(t)
         return (
             f"No backfill cycle has run since it became eligible at {_when(sim, since)}{last}: "
-            f"they run every bf_interval={interval:g} s, and the next, at "
-            f"{_when(sim, math.floor(t / interval) * interval + interval)}, is the first that can "
+            f"one runs bf_interval={interval:g} s after the last, then at the first second "
+            f"something changed, and the next, at {_when(sim, after)}, is the first that can "
             "test it (squeue --start shows N/A until a cycle gives it a start)."
         )
     caps = [

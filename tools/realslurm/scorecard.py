@@ -72,19 +72,6 @@ _MIX11_FOLLOWS = (
     "follows j08 and j09 (another node each from 26 s, see j08_1): the gpu partition's "
     "nodes, and from j19 on its starts, differ"
 )
-_MIX12_J21 = (
-    "the simulator's backfill cycles fall on multiples of bf_interval (5 s) from t0, real "
-    "Slurm's 2 s later in this run (112, 202 s), so j28 started at 110 here (112 there) and "
-    "its expected end, 290 (292), began the will-run test's first batch of ends: "
-    "job_test.c rounds it up to 30 epoch seconds, to 291 here (321 there), so the cycle at "
-    "200 s planned j07 at 313 on gpu[1,4] (the batch of j28 and j35_2) where real Slurm's at "
-    "202 planned it at 334 off gpu4 (the batch running on to j04's end) and backfilled j22, "
-    "j29 and j21 on gpu4; here j22 and j29 started on gpu4 at 204-205 and j34 and j39 were "
-    "planned at 444 (j22's end; 442 in real Slurm), j34 on gpu4, before j21 (205 + 240 s) "
-    "was tested: it waited until 615. A replay with the cycles 2 s later starts j21, j22 and "
-    "j29 at 202 s on gpu4 and j34, j20, j06 and j23 at real Slurm's seconds"
-)
-_MIX12_FOLLOWS = "follows j21 (gpu4 is free from 442 s in real Slurm, see j21)"
 #: mix-13 takes another path from 53 s on: the first priority recalculation came earlier
 _MIX13_DECAY = (
     "slurmctld recalculates priorities every PriorityCalcPeriod (1 minute) counted from its "
@@ -131,15 +118,21 @@ _MIX15_J10 = (
 )
 _MIX15_FOLLOWS = "follows j10's limit (4:00 here, 2:00 in Slurm: see j11)"
 
-_MIX17_J33 = (
-    "when j06 ended on gpu4 (198 s), real Slurm started j33 (-N 1-2 --gres=gpu:2, 3:00) there "
-    "at 200 and j27 (-n 2 --gpus-per-task=1, 3:00) at 235 on gpu3; the simulator started j27 "
-    "on gpu4 at 200 and j33 at 230 on gpu3: real Slurm's priority recalculation at 172 s "
-    "(every PriorityCalcPeriod from slurmctld's start, 8 s before t0) gave j33 3598 and j27 "
-    "(released at 147) 3597, the simulator's at 180 s both 3600, and the older j27 goes first; "
-    "from then on the gpu partition's nodes differ"
+#: mix-17: real Slurm's backfill cycles change phase at 62-65 s
+_MIX17_PHASE = (
+    "real Slurm's backfill cycles changed phase: its backfilled starts (starts.csv "
+    "SchedBackfill) came at 17, 37 and 42 s, then at 85, 105, 135, 145, 160, 175, 190, 200, "
+    "235, 240 and 260 s, all multiples of bf_interval (5 s); the simulator's cycles ran at "
+    "62, 67, ..., 107, 132, 137, 147 s. No job could pend from 46 to 65 s (j14 was submitted "
+    "at 65), so a cycle ran at the first 1-s poll after a change (backfill.c backfill_agent, "
+    "_more_work) and the next ones bf_interval apart while j14 pended: the change was j10's "
+    "end, at 62 here and 64 in real Slurm (j10, submitted at 40, was started by the "
+    "simulator's main scheduler at its submission, by real Slurm's backfill cycle at 42), "
+    "and real Slurm's chain began at 65 (its poll a second later, or job_is_completing "
+    "holding the cycle while j10's epilog ran: whole-second data cannot tell); from then on "
+    "the gpu partition's starts and nodes differ"
 )
-_MIX17_FOLLOWS = "follows j33 and j27 (each started on the other's node at 200 s)"
+_MIX17_FOLLOWS = "follows the backfill cycles' phase (see j38)"
 _DDP_S3 = (
     "s2 (2 GPUs on gpu1, 20 s) started at 25 s here (a backfill cycle; real Slurm: at its "
     "submission, 21 s), so gpu1 is busy until 45 here and s3 (1 GPU) starts at 40 on gpu4, "
@@ -147,30 +140,11 @@ _DDP_S3 = (
     "both nodes still completing (epilog: can_job_run_on_node), and s3 started at 46 on "
     "gpu1, the best fit then"
 )
-_MIX18_J23 = (
-    "j23 (-n 8 --begin=now+24, limit cut to 2:00, eligible at 113 s) was backfilled at 117 s "
-    "on cpu1 in real Slurm (a cycle 5 s after the last one's end), ending by 237, before the "
-    "32-CPU j18 planned on cpu1 from 240 (the will-run test's batch of j03, j10 and j13 ends at "
-    "242 on the first node, as in the simulation); the simulator's cycles fall on a 5-s grid, "
-    "so it tried j23 at 120 s, when its window reached j18's 240 s reservation slot, and it "
-    "waited until 180"
-)
-_MIX18_GPU = (
-    "the simulator's backfill cycles fall on multiples of bf_interval (5 s) from t0, real "
-    "Slurm's 2 s later in this run (117, 142 s): both backfilled the array j37's first two "
-    "tasks on gpu1 with j28 on gpu[3-4], here at 140 s, tasks 0 and 1, there at 142 s, after "
-    "task 1 was cancelled (141 s) while pending, tasks 0 and 2; so here task 1 ran for a "
-    "second and the later tasks and the gpu partition's starts moved (a replay with the "
-    "cycles 2 s later starts tasks 0 and 2 at 142 on gpu1, 3 at 247 on gpu3, 4 at 481 on "
-    "gpu4, as real Slurm did at 142, 247 and 484)"
-)
-_MIX18_FOLLOWS = "follows j37 (the gpu partition's plans differ from 140 s, see j37_1)"
 _MIX18_IDS = (
     "from 55 s the JobIDs of the array j02's tasks differ: its tasks 0-1 started at 33 s here "
     "(a batch job tried at its submission), at 35 in real Slurm, so tasks 2-3 started at 55 "
     "here, before j11's submission at 57, and took JobIDs 14-15 (real Slurm: 57, after it, "
-    "15-16); the cpu partition then takes another path from 113 s (j23) and the gpu "
-    "partition from 140 s (j37)"
+    "15-16)"
 )
 
 #: From when a fixture's run knowingly takes another path than real Slurm's, and why: the
@@ -183,10 +157,9 @@ DIVERGED: dict[str, tuple[float, str]] = {
     "mix-13": (53.0, _MIX13_DECAY),
     "mix-14": (32.0, _MIX14_J08),
     "mix-15": (59.0, _MIX15_J10),
-    "mix-17": (200.0, _MIX17_J33),
+    "mix-17": (62.0, _MIX17_PHASE),
     "ddp-shapes": (40.0, _DDP_S3),
     "mix-18": (55.0, _MIX18_IDS),
-    "mix-12": (200.0, _MIX12_J21),
 }
 
 #: Documented Slurm behaviours the simulator deliberately does not model, per (scenario, job):
@@ -312,27 +285,23 @@ SIMPLIFICATIONS.update(
 
 SIMPLIFICATIONS.update(
     {
-        ("mix-14", key): (70.0, _MIX14_FOLLOWS)
+        ("mix-14", key): (140.0, _MIX14_FOLLOWS)
         for key in (
             "j26",
-            "j02_5",
             "j38",
             "j21",
             "j37",
             "j10",
+            "j14",
             "j28",
+            "j33",
             "j01_2",
             "j18",
+            "j34",
             "j19",
             "j20",
-            "j36",
         )
     }  # fmt: skip
-)
-SIMPLIFICATIONS[("mix-14", "j27")] = (
-    math.inf,
-    "submitted at 94 s and cancelled at 96 s: the simulator's backfill cycle at 95 s starts it "
-    "on a GPU another path left free (see j08); real Slurm had not started it",
 )
 SIMPLIFICATIONS[("mix-15", "j11")] = (120.0, _MIX15_J10)
 SIMPLIFICATIONS.update(
@@ -364,15 +333,11 @@ SIMPLIFICATIONS.update(
         )
     }  # fmt: skip
 )
-SIMPLIFICATIONS.update({("mix-17", key): (math.inf, _MIX17_J33) for key in ("j33", "j27")})
-SIMPLIFICATIONS[("mix-18", "j23")] = (70.0, _MIX18_J23)
-SIMPLIFICATIONS[("mix-12", "j21")] = (420.0, _MIX12_J21)
-SIMPLIFICATIONS[("mix-12", "j27")] = (50.0, _MIX12_FOLLOWS)
-SIMPLIFICATIONS.update({("mix-18", f"j37_{k}"): (math.inf, _MIX18_GPU) for k in (0, 1, 2, 3, 4)})
+SIMPLIFICATIONS[("mix-17", "j38")] = (50.0, _MIX17_PHASE)
 SIMPLIFICATIONS.update(
     {
-        ("mix-18", key): (40.0, _MIX18_FOLLOWS)
-        for key in ("j14", "j24", "j25", "j08", "j15", "j20", "j32", "j27", "j30", "j35", "j11")
+        ("mix-17", key): (210.0, _MIX17_FOLLOWS)
+        for key in ("j04", "j33", "j12", "j27", "j15_1", "j15_2", "j39", "j22", "j23")
     }
 )
 
@@ -409,6 +374,7 @@ NODE_SIMPLIFICATIONS: dict[tuple[str, str], str] = {
     ("threads", "n5_mem"): "see gpu2_n1",
     ("threads", "n17"): "see gpu2_n1",
     ("mix-7", "j27"): _MIX7_J27,
+    ("mix-15", "j11"): _MIX15_J10,
     ("mix-14", "j08"): _MIX14_J08,
     ("mix-14", "j09"): _MIX14_J08,
     **{
@@ -416,30 +382,30 @@ NODE_SIMPLIFICATIONS: dict[tuple[str, str], str] = {
         for key in (
             "j02_2",
             "j13",
-            "j02_5",
+            "j26",
+            "j32",
             "j38",
+            "j21",
+            "j37",
             "j10",
             "j14",
             "j36",
-            "j01_2",
-            "j34",
-            "j19",
             "j24",
-            "j20",
+            "j28",
             "j33",
-            "j37",
+            "j18",
+            "j19",
+            "j20",
+            "j30",
         )
     },  # fmt: skip
     **{
         ("mix-15", key): _MIX15_FOLLOWS
         for key in (
-            "j31",
-            "j38",
-            "j03",
-            "j30",
-            "j13",
             "j18",
+            "j23_0",
             "j28",
+            "j31",
             "j15",
             "j34",
             "j25",
@@ -447,20 +413,35 @@ NODE_SIMPLIFICATIONS: dict[tuple[str, str], str] = {
             "j21",
             "j35",
             "j20",
+            "j27",
             "j23_2",
             "j22",
             "j36",
             "j26",
-            "j09",
-            "j27",
+            "j03",
+            "j30",
         )
     },  # fmt: skip
-    ("mix-17", "j33"): _MIX17_J33,
-    ("mix-17", "j27"): _MIX17_J33,
-    ("mix-17", "j25"): _MIX17_FOLLOWS,
+    ("mix-17", "j38"): _MIX17_PHASE,
+    **{
+        ("mix-17", key): _MIX17_FOLLOWS
+        for key in (
+            "j34",
+            "j04",
+            "j15_0",
+            "j33",
+            "j12",
+            "j27",
+            "j35",
+            "j15_2",
+            "j39",
+            "j28",
+            "j14",
+            "j22",
+            "j23",
+        )
+    },  # fmt: skip
     ("ddp-shapes", "s3"): _DDP_S3,
-    **{("mix-18", f"j37_{k}"): _MIX18_GPU for k in (2, 3, 4)},
-    **{("mix-18", key): _MIX18_FOLLOWS for key in ("j08", "j32", "j27", "j30", "j35")},
     ("mix-11", "j08_1"): _MIX11_J08,
     ("mix-11", "j09"): _MIX11_J08,
     **{
@@ -501,7 +482,6 @@ NODE_SIMPLIFICATIONS: dict[tuple[str, str], str] = {
             "j34_1",
         )
     },  # fmt: skip
-    ("mix-12", "j27"): _MIX12_FOLLOWS,
     **{
         ("mix-7", key): _MIX7_FOLLOWS
         for key in (
