@@ -264,14 +264,7 @@ def render_report(
 
     eff, unknown_cpu = None, []
     if "TotalCPU" in jobs:  # (TotalCPU unknown without steps: a note, not a figure of zeros)
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            eff = an.cpu_efficiency(jobs)
-        for warning in caught:
-            if str(warning.message).startswith("cpu_efficiency: "):
-                unknown_cpu.append(warning)
-            else:
-                warnings.warn(warning.message, warning.category, stacklevel=2)
+        eff, unknown_cpu = _own_warnings(an.cpu_efficiency, jobs)
     if eff is not None and eff["cpu_efficiency"].notna().any():
         figures.append(("CPU efficiency", viz.efficiency_figure(eff, "cpu_efficiency")))
         notes += [f"CPU efficiency: {_after_colon(w.message)}" for w in unknown_cpu]
@@ -288,14 +281,7 @@ def render_report(
         )
     mem, unknown_mem = None, []
     if "MemUsed" in jobs or "MaxRSS" in jobs:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            mem = an.memory_efficiency(jobs)
-        for warning in caught:
-            if str(warning.message).startswith("memory_efficiency: "):
-                unknown_mem.append(warning)
-            else:
-                warnings.warn(warning.message, warning.category, stacklevel=2)
+        mem, unknown_mem = _own_warnings(an.memory_efficiency, jobs)
     if mem is not None and mem["memory_efficiency"].notna().any():
         figures.append(("Memory efficiency", viz.efficiency_figure(mem, "memory_efficiency")))
         notes += [f"Memory efficiency: {_after_colon(w.message)}" for w in unknown_mem]
@@ -375,3 +361,18 @@ def write_report(
         )
     path.write_text(render_report(jobs, capacity=capacity, title=title), encoding="utf-8")
     return path
+
+
+def _own_warnings(analyzer, jobs: pd.DataFrame) -> tuple[pd.DataFrame, list]:
+    """``analyzer(jobs)`` and the warnings it gave about itself (``name: ...``: they become
+    the report's notes); its other warnings are passed on to the caller as they came."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = analyzer(jobs)
+    own = []
+    for warning in caught:
+        if str(warning.message).startswith(f"{analyzer.__name__}: "):
+            own.append(warning)
+        else:
+            warnings.warn(warning.message, warning.category, stacklevel=3)
+    return result, own

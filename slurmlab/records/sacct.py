@@ -3428,12 +3428,7 @@ def _across_dst(
         offsets.append(local / 1e9 - epoch)  # the zone's UTC offset at that time (NaN: none)
     offset = np.vstack(offsets)
     known = ~np.isnan(offset)
-    low = np.where(known, offset, np.inf).min(axis=0)
-    high = np.where(known, offset, -np.inf).max(axis=0)
-    across = (known.sum(axis=0) >= 2) & (high > low)
-    across &= ~pc.is_valid(out["StepID"]).to_numpy(zero_copy_only=False)
-    if keep is not None:
-        across &= keep
+    across = _across_change(offset, known, out, keep)
     if not across.any():
         return []
     examples = []
@@ -3466,6 +3461,19 @@ def _across_dst(
     return raw.lines[across].tolist()
 
 
+def _across_change(
+    offset: np.ndarray, known: np.ndarray, out: dict[str, pa.Array], keep: np.ndarray | None
+) -> np.ndarray:
+    """Which allocation rows (kept ones, with ``keep``) have UTC offsets (one row of
+    ``offset`` per time field, ``known`` where given) that differ between their times: rows
+    on both sides of a daylight-saving change."""
+    low = np.where(known, offset, np.inf).min(axis=0)
+    high = np.where(known, offset, -np.inf).max(axis=0)
+    across = (known.sum(axis=0) >= 2) & (high > low)
+    across &= ~pc.is_valid(out["StepID"]).to_numpy(zero_copy_only=False)
+    return across if keep is None else across & keep
+
+
 def _warn_text_across_dst(
     raw: _RawTable, out: dict[str, pa.Array], tz: str, keep: np.ndarray | None
 ) -> None:
@@ -3487,12 +3495,7 @@ def _warn_text_across_dst(
         offsets.append(np.asarray((local - utc).total_seconds(), dtype="float64"))
     offset = np.vstack(offsets)
     known = ~np.isnan(offset)
-    low = np.where(known, offset, np.inf).min(axis=0)
-    high = np.where(known, offset, -np.inf).max(axis=0)
-    across = (known.sum(axis=0) >= 2) & (high > low)
-    across &= ~pc.is_valid(out["StepID"]).to_numpy(zero_copy_only=False)
-    if keep is not None:
-        across &= keep
+    across = _across_change(offset, known, out, keep)
     if not across.any():
         return
     examples = []
