@@ -122,13 +122,18 @@ def test_a_job_past_one_a_maintenance_window_keeps_out_is_not_backfilled(tmp_pat
     fixture maintenance: the jobs it held started by backfill), unless the periodic
     main-scheduler pass falls at that very second: every sched_interval (60 s) from
     slurmctld's start, so with slurmctld started with the scenario (0) it does, and
-    toolong starts by the main scheduler; started 8 s before it (-8), it does not."""
+    toolong starts by the main scheduler; started 8 s before it (-8), it does not, and
+    the backfill cycle that starts it is the first of the backfill thread's chain at or
+    after 3:00:00: toolong pends throughout, so the thread runs a cycle every bf_interval
+    (30 s) from slurmctld's start + 30 s (backfill.c backfill_agent: 22, 52, ...), and
+    nothing wakes it at the window's end: 10,822 s."""
     scenario = _scenario(tmp_path, MAINT)
     result = scenario.run(policy, slurmctld_start=-8)
     held = "backfill" if policy == "slurm" else "main"
     assert result.metrics["backfilled"] == (held == "backfill")
     assert result.jobs["StartedBy"].tolist() == ["main", held, "main", "main"]
-    assert result.seconds("Start").tolist() == [0.0, 10800.0, 0.0, 5400.0]
+    toolong = 10822.0 if policy == "slurm" else 10800.0
+    assert result.seconds("Start").tolist() == [0.0, toolong, 0.0, 5400.0]
     on_tick = scenario.run(policy, slurmctld_start=0)
     assert on_tick.jobs["StartedBy"].tolist() == ["main"] * 4
     assert on_tick.seconds("Start").tolist() == [0.0, 10800.0, 0.0, 5400.0]
