@@ -516,7 +516,7 @@ def test_starting_on_earliest_without_the_index_test_is_refused():
         )
     assert str(info.value) == (
         "policy 'naive', schedule() at t=120 s: Start(job=2, nodes=(0,)) (starts[0]): node "
-        "node1 has 0 CPUs free, job 2 needs 1 CPUs there" + EARLIER
+        "node1 has 0 CPUs free, job 2 needs 1 CPU there" + EARLIER
     )
 
 

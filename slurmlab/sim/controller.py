@@ -2061,7 +2061,9 @@ _UNITS = ("CPUs", "MB", "GPUs")
 
 
 def _amount(axis: int, value) -> str:
-    return f"{int(value)} {_UNITS[axis]}"
+    """``1 CPU``, ``2 CPUs``, ``0 MB``: an amount of one resource, singular for one."""
+    unit = _UNITS[axis]
+    return f"{int(value)} {unit[:-1] if int(value) == 1 and unit != 'MB' else unit}"
 
 
 def _amounts(row) -> str:
