@@ -293,8 +293,6 @@ def run_summary(args) -> int:
         _warn(warning.message)
     if args.json:
         data = result.to_dict()
-        data.pop("runs", None)
-        data["runs"] = result.runs
         text = json.dumps(data, indent=2, ensure_ascii=False)
         if not _encodable(text, sys.stdout):  # (an ASCII locale: "\u00e9", the same JSON)
             text = json.dumps(data, indent=2)

@@ -229,3 +229,16 @@ def test_timelimit_accuracy_of_a_run_still_running_is_nan_with_a_warning():
     assert out["timelimit_accuracy"].tolist()[0] == 0.5
     assert np.isnan(out["timelimit_accuracy"].tolist()[1])
     assert out["Elapsed"].tolist()[1] == pd.Timedelta(minutes=10)
+
+
+def test_summary_json_lists_its_counts_in_the_order_the_help_gives(tmp_path, capsys):
+    """``slurmlab summary --json``'s keys begin jobs, runs, steps, as its --help lists them
+    (scripts reading the JSON do not care, people reading it do)."""
+    import json
+
+    from slurmlab.cli import main
+
+    path = tmp_path / "s.txt"
+    path.write_text("JobID|State|Start|Elapsed\n5|COMPLETED|2024-01-01T00:00:00|01:00:00\n")
+    assert main(["summary", str(path), "--json"]) == 0
+    assert list(json.loads(capsys.readouterr().out))[:3] == ["jobs", "runs", "steps"]
