@@ -76,3 +76,28 @@ def test_the_first_cycle_counts_from_slurmctlds_start():
         doc["jobs"] = [dict(j, submit=0) for j in doc["jobs"]]
         result = Scenario.from_dict(doc).run()
         assert result.sim.cycle_times[0] == first, start
+
+
+def test_an_sbatch_after_the_cluster_drained_follows_the_cycle_of_the_last_change():
+    """The backfill thread runs a cycle for a change even when nothing is left queued or
+    running (``_more_work``), and the next cycle comes ``bf_interval`` after it. With no
+    main scheduler and bf_interval=30, X starts at the first cycle (30 s) and ends at
+    130 s: the thread, polling every second since 90 s, runs a cycle at 130 s. A job
+    submitted in a Lab at 150 s is seen at 160 s, as when it comes from the workload."""
+    from slurmlab.sim.lab import Lab
+    from slurmlab.spec.job import JobSpec
+    from slurmlab.spec.workload import Workload, WorkloadJob
+
+    lab = Lab("tiny", "slurm", sched_interval=-1, bf_interval=30)
+    lab.sbatch("-N 1 -t 10", runtime=100)
+    lab.run(until=150)
+    lab.sbatch("-N 1 -t 10", runtime=50)
+    lab.run()
+    jobs = [
+        WorkloadJob(JobSpec.from_args("-N 1 -t 10"), submit, run, id=jid)
+        for jid, submit, run in (("X", 0, 100), ("Y", 150, 50))
+    ]
+    same = Lab("tiny", "slurm", sched_interval=-1, bf_interval=30, workload=Workload(jobs)).run()
+    for one in (lab, same):
+        assert one.sim.cycle_times == [30.0, 160.0]
+        assert [j.start for j in one.sim.jobs.values()] == [30.0, 160.0]

@@ -194,9 +194,18 @@ class Controller:
         # (with no job queued too, while more is to come: Slurm's backfill thread runs its
         # cycle for a change all the same, _more_work, and its phase follows that cycle)
         more = self.queue or self.running or self._arrivals_left
-        if getattr(self.policy, "interval", None) and not self._timer_running and more:
-            self._timer_running = True
-            self._schedule_timer()
+        if getattr(self.policy, "interval", None) and not self._timer_running:
+            now = self.env.now
+            idle = self._bf_idle  # (the cycle for the last change with nothing left, not
+            if idle is not None and idle < now:  # simulated: it ran, and a later sbatch
+                self._bf_last = self._last_tick = idle  # follows its phase)
+                self._bf_busy = False
+            self._bf_idle = None
+            if more:
+                self._timer_running = True
+                self._schedule_timer()
+            else:
+                self._bf_idle = self._next_poll(now)
         full = self._full_every
         if full and not self._full_armed and len(self.queue) > self._full_depth:
             # the periodic main-scheduler pass over the whole queue: on its grid of

@@ -506,6 +506,9 @@ class Simulation(Controller, Lifecycles, Updates):
         #: before the first, backfill_agent's first sleep counts from it)
         self._bf_last = self._ctld_start
         self._bf_busy = False  # the last backfill cycle left jobs queued (Controller._next_poll)
+        #: when the backfill thread runs a cycle for a change that left nothing queued, running
+        #: or to come (Controller.request_pass: not simulated, an sbatch in a Lab may follow)
+        self._bf_idle = None
         self._arrivals_left = 0
         self._priority_fn = priority
         self._bf_seen = -1  # event count at the last idle backfill cycle
