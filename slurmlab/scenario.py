@@ -210,6 +210,7 @@ from slurmlab.spec.units import (
     parse_names,
     parse_seconds,
     parse_whole,
+    span_words,
 )
 from slurmlab.spec.workload import (
     ACTIONS,
@@ -2324,19 +2325,13 @@ def _warn_minutes_seconds(doc: dict, source: str, lines: dict) -> None:
                 where = _warning_at(source, lines, (section, *([] if i is None else [i]), *path))
                 first, second = (int(g) for g in match.groups())
                 total = first * 60 + second
-                as_read = _span(first, "min", second, "s")
+                as_read = span_words(first, "min", second, "s")
                 warn_at_caller(
                     f"{where}{label}: field {'.'.join(path)!r}: {text} is read as {as_read} "
                     f"(M:S, as sbatch -t reads it); write {text}:00 for "
-                    f"{_span(first, 'h', second, 'min')}, or {total // 3600}:"
+                    f"{span_words(first, 'h', second, 'min')}, or {total // 3600}:"
                     f"{total % 3600 // 60:02d}:{total % 60:02d} (or {total}) for {as_read}"
                 )
-
-
-def _span(big: int, big_unit: str, small: int, small_unit: str) -> str:
-    """``1 h 30 min``, ``45 min``, ``2 h`` (a part that is 0 left out, unless both are)."""
-    parts = [f"{n} {unit}" for n, unit in ((big, big_unit), (small, small_unit)) if n]
-    return " ".join(parts) or f"0 {small_unit}"
 
 
 def _reservations(doc: dict, origin: pd.Timestamp) -> tuple[Reservation, ...]:

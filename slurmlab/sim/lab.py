@@ -40,6 +40,7 @@ from slurmlab.spec.units import (
     parse_instant,
     parse_names,
     parse_seconds,
+    span_words,
 )
 from slurmlab.spec.workload import Workload, WorkloadJob, check_exit_code, check_name
 
@@ -851,8 +852,7 @@ def _seconds(value, what: str) -> float:
     match = re.fullmatch(r"\s*(\d+):(\d+)\s*", value) if isinstance(value, str) else None
     if match:
         m, s = (int(g) for g in match.groups())
-        as_read = " ".join(f"{n} {u}" for n, u in ((m, "min"), (s, "s")) if n) or "0 s"
-        meant = " ".join(f"{n} {u}" for n, u in ((m, "h"), (s, "min")) if n) or "0 min"
+        as_read, meant = span_words(m, "min", s, "s"), span_words(m, "h", s, "min")
         warn_at_caller(
             f"{what} {value.strip()!r} is read as {as_read} (M:S, as sbatch -t reads it); "
             f"write '{m}:{s:02d}:00' for {meant}, or {seconds:g} for {as_read}"

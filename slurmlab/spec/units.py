@@ -37,6 +37,7 @@ __all__ = [
     "parse_names",
     "parse_number",
     "parse_seconds",
+    "span_words",
     "parse_time_limit",
     "parse_whole",
     "ascii_digits",
@@ -212,6 +213,13 @@ _SECONDS_HELP = (
     "give seconds (e.g. 3600), a Slurm time ([D-]HH:MM:SS, or M:S, D-H, D-H:M as sbatch -t "
     "reads them, e.g. 1:00:00 or 1-12:00) or a number with s/m/h/d (e.g. 2h)"
 )
+
+
+def span_words(big: int, big_unit: str, small: int, small_unit: str) -> str:
+    """``1 h 30 min``, ``45 min``, ``2 h`` (a part that is 0 left out, unless both are):
+    how the warnings on a two-part ``M:S`` time say what it is read as and what was meant."""
+    parts = [f"{n} {unit}" for n, unit in ((big, big_unit), (small, small_unit)) if n]
+    return " ".join(parts) or f"0 {small_unit}"
 
 
 def parse_seconds(value: str | int | float | timedelta, *, what: str = "time") -> float:
