@@ -66,7 +66,15 @@ from slurmlab.policies.nodespace import (
 )
 from slurmlab.policies.placement import choose_nodes, reads_free, spread_nodes
 from slurmlab.policies.planmap import PlanProfile
-from slurmlab.policies.profile import Profile, _best_fit_bits, hold_windows, make_profile
+from slurmlab.policies.profile import (
+    MERGE_FROM,
+    Profile,
+    _best_fit_bits,
+    _node_index,
+    hold_windows,
+    make_profile,
+    noted_fits,
+)
 from slurmlab.spec.cluster import SCHEDULER_PARAMETERS
 
 __all__ = [
@@ -301,13 +309,16 @@ class Easy(Fifo):
         # there, which wait for their own reason (Resources), not for Priority
         unblocked: set[str] = set()
         plans: list[list] = []  # this pass's reservations: [job, start, nodes, usage]
+        # the profile, when its first plan came without one (_Shadow): what builds it
+        late = None
         if view.resume is not None:  # continue the previous pass (its starts now run)
-            prof, reserved, plans, unblocked = view.resume
+            prof, reserved, plans, unblocked, late = view.resume
             if prof is not None:
                 prof.advance(view.now)
         free = view.free.copy()
         stale = True  # the ranks of free amounts are computed when a job needs them
         started = []
+        started_ids: list[int] = []
         stopped = False
         up, capacity, odd, min_cpus = view.up, view.capacity, view.odd, view.min_cpus
         multi = view.multi
@@ -330,9 +341,11 @@ class Easy(Fifo):
             c, need = job.count, job.need
             if job.spread is not None:  # (-n without -N: one node or several)
                 mask = job.mask if all_up else job.mask & up
-                if prof is None:
+                if prof is None and late is None:
                     nodes = spread_nodes(free, job.request, mask, view.weights)
                 else:
+                    if prof is None:
+                        prof, late = late.build(view.now), None
                     nodes = prof.spread_fits(job.request, mask, job.limit)
             elif (
                 c <= len(cpus)
@@ -344,11 +357,17 @@ class Easy(Fifo):
                 shortest = failed.get(shape)
                 if shortest is None or job.limit < shortest:
                     mask = job.mask if all_up else job.mask & up
-                    if prof is None:
+                    if prof is None and late is None:
                         nodes = choose_nodes(free, capacity, job.request, mask, view.weights)
                     elif extra.delays(job):  # (so it does not fit in the profile either)
                         shape = None
+                    elif prof is None and late.before(view.now, view.now + job.limit, free):
+                        # the profile from now to its end holds what is free now, or more:
+                        # it fits as on free (and with the plan out as well: no second test)
+                        nodes = choose_nodes(free, capacity, job.request, mask, view.weights)
                     else:
+                        if prof is None:
+                            prof, late = late.build(view.now), None
                         nodes = prof.fits(job.request, mask, job.limit)
                         if nodes is None and len(capacity) > 1:
                             moved = extra.test(prof, plans, job, mask, view)
@@ -359,16 +378,19 @@ class Easy(Fifo):
                                 failed.clear()  # reservations moved: failures may not hold
                                 extra.clear()
                     if nodes is None and shape is not None:  # (no memo: shape None)
-                        # before the profile, any limit fails alike
-                        failed[shape] = job.limit if prof is not None else 0.0
+                        # before the first blocked job, any limit fails alike
+                        failed[shape] = 0.0 if prof is None and late is None else job.limit
             if nodes is not None:
                 usage = _take(free, job, view.capacity, nodes)
                 stale = True
                 if prof is not None:
                     prof.reserve(nodes, usage, view.now, view.now + job.limit, at=0)
                     extra.clear()
+                elif late is not None:
+                    late.start(view.now + job.limit, nodes, usage)
                 else:
                     started.append((view.now + job.limit, nodes, usage))
+                    started_ids.append(job.id)
                 # out of priority order (backfilled) when a job of its partition waits ahead
                 # and blocks it (behind only jobs a maintenance window keeps out, Slurm's
                 # main scheduler, and FIFO's pass, would start it as well)
@@ -398,20 +420,63 @@ class Easy(Fifo):
                     stopped = True
                     break
                 continue
-            if prof is None:
-                prof = availability(view, free, started)
             reserved.add(job.partition)
             if not job.blocks:
                 unblocked.add(job.partition)
             d.reasons[job.id] = "Resources"
-            planned = self.plan(prof, job, view, job.plan_mask if all_up else None)
+            if prof is None and late is None:  # the profile's first plan
+                prof, late, planned = self._first_plan(
+                    view, job, free, started, started_ids, all_up
+                )
+            else:
+                if prof is None:
+                    prof, late = late.build(view.now), None
+                planned = self.plan(prof, job, view, job.plan_mask if all_up else None)
             if planned is not None:
                 plans.append([job, *planned])
                 extra.clear()
                 _plan(d, job.id, planned[0], planned[1])
-        d.resume = None if stopped else (prof, reserved, plans, unblocked)
+        d.resume = None if stopped else (prof, reserved, plans, unblocked, late)
         d.complete = view.resume is None  # (a continued pass keeps the reservations it had)
         return d
+
+    def _first_plan(self, view: QueueView, job: PendingJob, free, started, ids, all_up: bool):
+        """Plan the first blocked job of a pass that has no profile yet: (profile, what
+        builds it instead, planned as :meth:`plan` gives it).
+
+        The profile is built and searched, unless the previous search of this job (kept in
+        a :class:`_Shadow`) shows that this profile gives the same start and nodes: then the
+        profile is built only when a later job needs it (many passes after a job's end need
+        none: nothing else fits now)."""
+        r = job.request
+        if not (
+            all_up
+            and not view.blocked_windows
+            and 1 < len(free) < MERGE_FROM  # (a Profile: make_profile)
+            and job.spread is None
+            and not (r.exclusive or r.whole_memory or reads_free(r))
+        ):
+            prof = availability(view, free, started)
+            return prof, None, self.plan(prof, job, view, job.plan_mask if all_up else None)
+        ran = {x.id: (x.expected_end, x.nodes, x.usage) for x in view.running}
+        ran.update(zip(ids, started))
+        shadow = self.__dict__.get("_shadow")
+        if shadow is not None and shadow.holds(job, view, free, ran):
+            t, nodes = shadow.start, shadow.nodes
+            usage = _usage(job, view.capacity, nodes)
+            late = _Late(view, free, list(ran.values()), (nodes, usage, t, t + job.limit))
+            return None, late, (t, nodes, usage)
+        prof = make_profile(view.now, free, view.capacity, list(ran.values()), view.weights)
+        mask = job.plan_mask
+        found, note = prof.earliest_noted(r, mask, job.limit)
+        if found is None:
+            return prof, None, None
+        i, t, nodes = found
+        usage = _usage(job, view.capacity, nodes)
+        prof.reserve(nodes, usage, t, t + job.limit, at=i)
+        if note is not None:
+            self._shadow = _Shadow(job, view, free.copy(), ran, t, nodes, note, node_bits(mask))
+        return prof, None, (t, nodes, usage)
 
     @staticmethod
     def plan(prof: Profile, job: PendingJob, view: QueueView, mask=None) -> tuple | None:
@@ -426,6 +491,138 @@ class Easy(Fifo):
         usage = _usage(job, view.capacity, nodes)
         prof.reserve(nodes, usage, t, t + job.limit, at=i)
         return t, nodes, usage
+
+
+class _Late:
+    """EASY's profile while it is not built (:meth:`Easy._first_plan`): what builds it, as
+    built at its pass's ``made`` and moved on to a later ``now`` (a continued pass)."""
+
+    __slots__ = ("capacity", "first", "free", "made", "plan", "releases", "weights")
+
+    def __init__(self, view: QueueView, free: np.ndarray, releases: list, plan: tuple):
+        self.made, self.capacity, self.weights = view.now, view.capacity, view.weights
+        self.free, self.releases, self.plan = free, releases, plan  # plan: nodes, usage, t, end
+        self.first = min((end for end, *_ in releases), default=math.inf)  # (the first release)
+
+    def before(self, now: float, end: float, free: np.ndarray) -> bool:
+        """Whether the profile holds exactly ``free`` from ``now`` on and at least as much until
+        ``end``: no job gives back its resources by ``now`` (its first interval holds
+        ``free``, each later one more, up to the plan's start), ``end`` is not after the
+        plan's start, and ``free`` is what it is built from (so a job whose window ends by
+        then fits there as on ``free``; the pass's starts since are among the releases)."""
+        if not (now < self.first and end <= self.plan[2] and now < self.plan[2]):
+            return False
+        if free is not self.free:  # (a continued pass: what the previous one left)
+            if free.tobytes() != self.free.tobytes():
+                return False
+            self.free = free  # (its starts are taken from it)
+        return True
+
+    def start(self, end: float, nodes: tuple[int, ...], usage: np.ndarray) -> None:
+        """A job starts now (taken from ``free`` already): as reserved from now, it gives its
+        resources back at its ``end``."""
+        self.releases.append((end, nodes, usage))
+        self.first = min(self.first, end)
+
+    def build(self, now: float) -> Profile:
+        prof = make_profile(self.made, self.free, self.capacity, self.releases, self.weights)
+        nodes, usage, t, end = self.plan
+        prof.reserve(nodes, usage, t, end)
+        if now != self.made:
+            prof.advance(now)
+        return prof
+
+
+class _Shadow:
+    """EASY's search for a blocked job's start (its *shadow time*), kept to show that a later
+    pass's profile gives the same start and nodes without building it.
+
+    The search was made in the profile ``P0`` of a pass at ``now0``: free resources
+    ``free0`` and the jobs running (or started in that pass) ``ran0``, every node up, no
+    advance reservation, the job first to plan (no reservation in it). It found start ``t0``
+    (after ``now0``) on ``nodes``. The job's fit is its fit mask's (not exclusive,
+    whole_memory nor reads_free: best fit then picks by the fitting nodes only). The same
+    job (the same object: the same request, mask and limit) in a profile ``P`` of the same
+    kind at ``now`` (``now0 <= now < t0``), of jobs ``ran``, gets the same start and nodes
+    when (:meth:`holds`):
+
+    1. ``free`` is ``free0`` plus what the jobs of ``ran0`` that are not in ``ran`` (same
+       id, end and nodes), *E*, held, less what the jobs of ``ran`` not in ``ran0``, *B*,
+       hold. Then from ``now`` on ``P`` is ``P0`` plus each E job's usage on its nodes until
+       its end in ``P0``, less each B job's until its end in ``P``: the other jobs give
+       back the same at the same instants (an end not after ``now0``, in ``P0``'s second
+       interval at ``now0``, is at or before ``now`` in both).
+    2. Every E job on a node of the job's mask ended in ``P0`` by ``t0``;
+    3. the most nodes fitting throughout the window of any start ``P0`` tried before ``t0``
+       plus the E jobs' nodes of the mask are fewer than the job needs;
+    4. no B job on a node fitting throughout its window at ``t0`` in ``P0`` ends after
+       ``t0``.
+
+    Why. A start ``s < t0`` in ``P`` lies in an interval ``q`` of ``P0`` starting at or
+    before it (from ``now >= now0`` on); its window reaches at least as far as ``q``'s.
+    Off the E nodes ``P`` holds no more than ``P0``, so a node fitting throughout ``s``'s
+    window in ``P`` fits throughout ``q``'s in ``P0``, or is an E node: by 3 too few nodes,
+    so no start before ``t0`` fits. From ``t0`` on the mask's nodes hold in ``P`` what
+    they hold in ``P0`` (2), less B jobs' usage: a node not fitting throughout the window in
+    ``P0`` does not in ``P``, and one fitting does (4). So the nodes fitting throughout the
+    window at ``t0`` are the same, and best fit picks the same nodes. And ``t0`` starts an
+    interval of ``P``: else the interval of ``P`` holding it starts earlier, holds there
+    what ``P`` holds at ``t0``, and the window from its start would have those same fitting
+    nodes, enough for the job, against the above.
+    """
+
+    __slots__ = ("allowed", "clean", "free", "job", "most", "nodes", "note", "now", "ran",
+                 "start", "weights")  # fmt: skip
+
+    def __init__(self, job, view, free, ran, start, nodes, note, allowed):
+        self.job, self.now, self.weights, self.free, self.ran = (
+            job,
+            view.now,
+            view.weights,
+            free,
+            ran,
+        )
+        self.start, self.nodes, self.note, self.allowed = start, nodes, note, allowed
+        self.most = self.clean = None  # (from the note, when first needed)
+
+    def holds(self, job: PendingJob, view: QueueView, free: np.ndarray, ran: dict) -> bool:
+        """Whether ``job`` gets this start and nodes in the profile of ``view`` (every node up,
+        no advance reservation) with ``free`` and ``ran`` (see the class)."""
+        now, t0 = view.now, self.start
+        if job is not self.job or view.weights is not self.weights or not self.now <= now < t0:
+            return False
+        old = self.ran
+        ended = [e for k, e in old.items() if _other(ran.get(k), e)]
+        begun = [b for k, b in ran.items() if _other(old.get(k), b)]
+        if not (ended or begun):
+            return self.free.tobytes() == free.tobytes()  # (1)
+        freed, now0, allowed = 0, self.now, self.allowed
+        for end, nodes, _usage in ended:
+            bits = nodes_bits(nodes) & allowed
+            if bits:
+                if max(end, now0) > t0:  # (2)
+                    return False
+                freed |= bits
+        if freed or any(end > t0 for end, *_ in begun):
+            if self.most is None:
+                self.most, self.clean = noted_fits(self.note, job.limit)
+            if self.most + freed.bit_count() >= job.count:  # (3)
+                return False
+            clean = self.clean
+            for end, nodes, _usage in begun:  # (4)
+                if end > t0 and nodes_bits(nodes) & clean:
+                    return False
+        expected = self.free.copy()  # (1)
+        for _end, nodes, usage in ended:
+            expected[_node_index(nodes)] += usage
+        for _end, nodes, usage in begun:
+            expected[_node_index(nodes)] -= usage
+        return expected.tobytes() == free.tobytes()
+
+
+def _other(entry: tuple | None, was: tuple) -> bool:
+    """Whether a job's (end, nodes, usage) ``entry`` is not the one it ``was`` (None: gone)."""
+    return entry is None or entry[0] != was[0] or entry[1] != was[1]
 
 
 class _PastReservations:

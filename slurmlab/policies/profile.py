@@ -195,6 +195,15 @@ class Profile:
         ok, w = self._ok(free, request, mask)
         return self._first_fit(ok, w, request, mask, duration, not_before, upto)
 
+    def earliest_noted(self, request: Request, mask: np.ndarray, duration: float):
+        """``(earliest(request, mask, duration), note)``: the note (for :func:`noted_fits`)
+        keeps the search's fit mask when the start found is after ``now`` (else None)."""
+        ok, w = self._ok(self.free, request, mask)
+        found = self._first_fit(ok, w, request, mask, duration, None, None)
+        if found is None or w is not None or found[1] <= self.now:
+            return found, None
+        return found, (list(self.times), ok, found[0])
+
     def _first_fit(self, ok, w, request, mask, duration, not_before, upto):
         """:meth:`earliest` from the fit mask ``ok`` of the intervals it looks at (and
         ``w``: see :meth:`_ok`)."""
@@ -881,6 +890,27 @@ def _bits(ok: np.ndarray) -> list[int]:
     packed = np.packbits(ok, axis=1, bitorder="little")
     data, width = packed.tobytes(), packed.shape[1]
     return [int.from_bytes(data[k : k + width], "little") for k in range(0, len(data), width)]
+
+
+def noted_fits(note, duration: float) -> tuple[int, int]:
+    """From the note of :meth:`Profile.earliest_noted` (the job's fit mask in every interval of
+    that profile, and the interval of the start found): (the most nodes fitting throughout
+    the window of any start before it, the nodes fitting throughout its own window as
+    bits). For a request whose fit mask alone decides (not ``exclusive``, ``whole_memory``
+    nor :func:`reads_free`: best fit then picks by the fitting nodes only), every start
+    before it failed for having fewer than ``count`` such nodes."""
+    times, ok, found = note
+    rows, n = _bits(ok), len(times)
+
+    def throughout(q: int) -> int:  # (the window's intervals, as _fits_from takes them)
+        clean, end, k = rows[q], times[q] + duration, q + 1
+        while k < n and times[k] < end:
+            clean &= rows[k]
+            k += 1
+        return clean
+
+    most = max((throughout(q).bit_count() for q in range(found)), default=0)
+    return most, throughout(found)
 
 
 #: (fitting nodes, count, most, Weights) -> the nodes best fit picked (None: too few)
