@@ -450,9 +450,9 @@ class Easy(Fifo):
         none: nothing else fits now)."""
         r = job.request
         if not (
-            all_up
+            1 < len(free) < MERGE_FROM  # (a Profile: make_profile)
+            and all_up
             and not view.blocked_windows
-            and 1 < len(free) < MERGE_FROM  # (a Profile: make_profile)
             and job.spread is None
             and not (r.exclusive or r.whole_memory or reads_free(r))
         ):
