@@ -194,7 +194,7 @@ def _not_avail(sim: Simulation, job, t: float) -> str | None:
     ]  # fmt: skip
     if not names:
         return None
-    ends = max(r.end for r, _m in sim.reservations.values() if r.name in names)
+    room = _room_after_reservations(sim, job, t, up)
     first = min(r.start for r, _m in sim.reservations.values() if r.name in names)
     when = (
         f" (or, with a time limit ending by {_when(sim, first, inside=True)}, before {'it' if len(names) == 1 else 'them'})"
@@ -206,8 +206,26 @@ def _not_avail(sim: Simulation, job, t: float) -> str | None:
         f"{'' if len(names) > 1 else 's'} nodes it needs during its time limit from now, and "
         "the nodes left could not hold it even if they were idle (squeue: 'ReqNodeNotAvail, "
         f"May be reserved for other job'); it holds back no later job of partition "
-        f"{job.partition}, and starts after {_when(sim, ends)}{when}"
+        f"{job.partition}, and starts at {_when(sim, room)} at the earliest, once the "
+        f"reservations leave room for it{when}"
     )
+
+
+def _room_after_reservations(sim: Simulation, job, t: float, up: np.ndarray) -> float:
+    """The first moment from ``t`` (a reservation's end) at which the advance reservations
+    overlapping ``job``'s time limit from then leave enough of its nodes up at ``t`` to hold
+    it were they idle: the earliest start the reservations allow (not the last of their
+    ends: with two reservations, the job may fit once the first is over, as backfill then
+    plans it; reservation.c ``job_test_resv`` removes only the nodes of reservations whose
+    window overlaps the job's)."""
+    request = sim._pending_of(job).request  # noqa: SLF001
+    ends = sorted({r.end for r, _m in sim.reservations.values() if r.end > t})
+    for start in ends:
+        held = sim._reserved_nodes(start, start + job.limit, besides=job.spec.reservation)  # noqa: SLF001
+        usable = job.mask & up if held is None else job.mask & up & ~held
+        if choose_nodes(sim.capacity, sim.capacity, request, usable, sim.weights) is not None:
+            return start
+    return ends[-1]
 
 
 def _when(sim: Simulation, t: float, inside: bool = False) -> str:

@@ -1,0 +1,28 @@
+"""What a learner on the ai preset reads about their jobs, checked against Slurm 22.05."""
+
+from __future__ import annotations
+
+import warnings
+
+from slurmlab import Lab
+
+
+def test_why_pending_names_the_first_start_the_reservations_allow_not_their_last_end():
+    """A 20-node job kept out by two advance reservations (a maintenance window over
+    gpu[001-016] from 1 h to 3 h, a 4-node one from 30 min to 4 h 30) can start once the
+    maintenance is over: the 28 nodes the second leaves then hold it (reservation.c
+    ``job_test_resv`` removes only the nodes of reservations overlapping the job's window),
+    so backfill plans it at 3 h, and why_pending says 3 h at the earliest, not after 4 h 30,
+    the last reservation's end."""
+    lab = Lab("ai", policy="slurm")
+    lab.reserve("pm", "2h", start="1h", nodes="gpu[001-016]", flags=["maint"], users=["root"])
+    lab.reserve("demo", "4h", start="30m", nodes="gpu[001-004]", users=["you"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        big = lab.sbatch("-N 20 --gres=gpu:8 -t 2:00:00", runtime=3000)
+    lab.advance("1m")
+    queue = lab.squeue().set_index("JOBID")
+    assert queue.loc[str(big), "START_TIME"].isoformat() == "2026-01-05T03:00:01"
+    text = lab.why_pending(big)
+    assert "starts at t=10800s (2026-01-05T03:00:00) at the earliest" in text, text
+    assert "t=16200s" not in text, text
