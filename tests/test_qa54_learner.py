@@ -26,3 +26,22 @@ def test_why_pending_names_the_first_start_the_reservations_allow_not_their_last
     text = lab.why_pending(big)
     assert "starts at t=10800s (2026-01-05T03:00:00) at the earliest" in text, text
     assert "t=16200s" not in text, text
+
+
+def test_a_reservation_by_node_count_takes_nodes_outside_a_maintenance_window_first():
+    """``scontrol create reservation NodeCnt=4`` over a window a maintenance reservation
+    overlaps on gpu[001-016] gets gpu[017-020]: reservation.c ``_pick_nodes_ordered`` picks
+    from the nodes of no overlapping reservation (SELECT_NOT_RSVD, MAINT included) before
+    those a MAINT one holds (SELECT_OVR_RSVD); only when too few are free does it take the
+    maintenance window's nodes, lowest-named first."""
+    lab = Lab("ai")
+    lab.reserve("pm", "2h", start="1h", nodes="gpu[001-016]", flags=["maint"], users=["root"])
+    assert lab.reserve("demo", "4h", start="30m", node_count=4, users=["you"]) == (
+        "gpu017",
+        "gpu018",
+        "gpu019",
+        "gpu020",
+    )
+    assert lab.reserve("wide", "1h", start="30m", node_count=14, users=["you"]) == tuple(
+        [f"gpu{i:03d}" for i in (1, 2)] + [f"gpu{i:03d}" for i in range(21, 33)]
+    )

@@ -407,7 +407,12 @@ def place_reservations(
     nodes it names, or for a ``node_count`` the lowest-named nodes no reservation overlapping
     it in time holds, among those of its ``partition`` (``partitions``: name -> its nodes;
     without one, the ``default`` partition's, as reservation.c ``_select_nodes`` takes the
-    default partition's; without ``partitions``, any node). Two reservations may not hold one node at one time (Slurm refuses to
+    default partition's; without ``partitions``, any node). Nodes a maintenance reservation
+    holds over its window are taken only when too few others are free, and then the
+    lowest-named of them (``_pick_nodes_ordered`` picks from SELECT_NOT_RSVD, the nodes of
+    no reservation overlapping it, MAINT included, before SELECT_OVR_RSVD, which admits
+    MAINT's); a maintenance reservation by count likewise takes another reservation's nodes
+    last (SELECT_AVL_RSVD). Two reservations may not hold one node at one time (Slurm refuses to
     create the second: "Requested nodes are busy"); an error names both. A maintenance
     reservation (MAINT) may hold nodes another holds, and another may hold its nodes
     (reservation.c ``_resv_overlap`` skips MAINT on either side).
@@ -421,11 +426,15 @@ def place_reservations(
         busy: dict[str, str] = {}
         if jobs_on and i == len(reservations) - 1:
             busy.update(jobs_on)
+        tier: dict[str, int] = {}  # (1: a MAINT one's node over r's window; 2: another's)
         for other, nodes in placed:
+            if not (other.start < r.end and r.start < other.end):
+                continue
+            for n in nodes:
+                tier[n] = max(tier.get(n, 0), 1 if other.maint else 2)
             if r.maint or other.maint:
                 continue
-            if other.start < r.end and r.start < other.end:
-                busy.update(dict.fromkeys(nodes, other.name))
+            busy.update(dict.fromkeys(nodes, other.name))
         if r.nodes:
             taken = [n for n in r.nodes if n in busy]
             if taken:
@@ -458,5 +467,6 @@ def place_reservations(
                 f"its window ({'the cluster' if len(pool) == len(node_names) else f'partition {name!r}'}"
                 f" has {len(pool)})"
             )
-        placed.append((r, tuple(free[: r.node_count])))
+        chosen = set(sorted(free, key=lambda n: tier.get(n, 0))[: r.node_count])  # (stable)
+        placed.append((r, tuple(n for n in free if n in chosen)))
     return placed
