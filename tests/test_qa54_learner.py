@@ -45,3 +45,23 @@ def test_a_reservation_by_node_count_takes_nodes_outside_a_maintenance_window_fi
     assert lab.reserve("wide", "1h", start="30m", node_count=14, users=["you"]) == tuple(
         [f"gpu{i:03d}" for i in (1, 2)] + [f"gpu{i:03d}" for i in range(21, 33)]
     )
+
+
+def test_why_pending_under_maintenance_names_when_the_windows_leave_room():
+    """Two maintenance windows under way: pm1 over all of train until 2 h, pm2 over
+    gpu[001-004] until 5 h. A 1-node job waits 'ReqNodeNotAvail, Reserved for maintenance'
+    (node_scheduler.c) and starts when pm1 ends, on gpu005 (reservation.c
+    ``job_test_resv`` keeps it off pm2's nodes only); why_pending names that time, not
+    pm2's end."""
+    lab = Lab("ai", policy="easy")
+    lab.reserve("pm1", "2h", start="10s", nodes="gpu[001-032]", flags=["maint"], users=["root"])
+    lab.reserve("pm2", "5h", start="10s", nodes="gpu[001-004]", flags=["maint"], users=["root"])
+    lab.advance("1m")
+    job = lab.sbatch("-N 1 --gres=gpu:8 -t 1:00:00", runtime=600)
+    lab.advance("1m")
+    text = lab.why_pending(job)
+    assert "(ReqNodeNotAvail, Reserved for maintenance)" in text, text
+    assert "starts at t=7210s (2026-01-05T02:00:10) at the earliest" in text, text
+    lab.run()
+    start = lab.sacct().set_index("JobID").loc[str(job), "Start"]
+    assert start.isoformat() == "2026-01-05T02:00:10"

@@ -491,9 +491,11 @@ def _reason_text(sim: Simulation, job, reason: str, t: float, text: str) -> _Rea
             if r.maint and r.start <= t < r.end and (mask & job.mask).any()
         ]
         if windows:  # (under way: no limit ends before it begins)
+            room = _room_after_reservations(sim, job, t, up_at(sim, t))
             text = (
-                f"a maintenance reservation holds every node of partition {job.partition} "
-                f"until {_when(sim, max(e for _s, e in windows))}; it starts after the maintenance"
+                f"a maintenance reservation holds every node of partition {job.partition}; "
+                f"it starts at {_when(sim, room)} at the earliest, once the reservations "
+                "leave room for it"
             )
     reserved_out = _not_avail(sim, job, t) if reason == "ReqNodeNotAvail" else None
     if reserved_out:  # (a shorter limit or fewer nodes may help: the hints below)
