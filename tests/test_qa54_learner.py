@@ -47,6 +47,25 @@ def test_a_reservation_by_node_count_takes_nodes_outside_a_maintenance_window_fi
     )
 
 
+def test_a_reservation_by_node_count_beside_a_running_job_picks_from_the_next_bitmap():
+    """reservation.c ``_pick_node_cnt`` takes nothing from a bitmap whose nodes, less those
+    a running job holds past the reservation's start, are too few for what is left to pick:
+    with gpu[017-032] free of reservations but gpu017 busy for 2 h, NodeCnt=16 from 30 min
+    skips them and takes the 16 lowest-named of the next bitmap (SELECT_OVR_RSVD: the
+    maintenance window's nodes too), gpu[001-016]."""
+    lab = Lab("ai")
+    lab.reserve("pm", "2h", start="1h", nodes="gpu[001-016]", flags=["maint"], users=["root"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lab.sbatch("-N 1 -w gpu017 -t 2:00:00", runtime=7200)
+    lab.advance(1)
+    held = lab.reserve("demo", "4h", start="30m", node_count=16, users=["you"])
+    assert held == tuple(f"gpu{i:03d}" for i in range(1, 17))
+    assert lab.reserve("more", "1h", start="30m", node_count=4, users=["you"]) == tuple(
+        f"gpu{i:03d}" for i in range(18, 22)
+    )
+
+
 def test_why_pending_under_maintenance_names_when_the_windows_leave_room():
     """Two maintenance windows under way: pm1 over all of train until 2 h, pm2 over
     gpu[001-004] until 5 h. A 1-node job waits 'ReqNodeNotAvail, Reserved for maintenance'
@@ -65,3 +84,20 @@ def test_why_pending_under_maintenance_names_when_the_windows_leave_room():
     lab.run()
     start = lab.sacct().set_index("JobID").loc[str(job), "Start"]
     assert start.isoformat() == "2026-01-05T02:00:10"
+
+
+def test_a_reservation_never_shares_a_node_with_one_placed_around_a_running_job():
+    """Two reservations may not hold one node at one time (reservation.c ``_resv_overlap``:
+    "Requested nodes are busy"). 'a' (NodeCnt=4) was created while a job held gpu001, so it
+    holds gpu[002-005]; 'b' over the same window must leave those to it: gpu[006-009]."""
+    lab = Lab("ai")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lab.sbatch("-N 1 -w gpu001 -t 2:00:00", runtime=7200)
+    lab.advance(1)
+    assert lab.reserve("a", "1h", start="10m", node_count=4, users=["you"]) == tuple(
+        f"gpu{i:03d}" for i in range(2, 6)
+    )
+    assert lab.reserve("b", "1h", start="5m", node_count=4, users=["you"]) == tuple(
+        f"gpu{i:03d}" for i in range(6, 10)
+    )

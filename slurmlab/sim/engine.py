@@ -960,7 +960,14 @@ class Simulation(Controller, Lifecycles, Updates):
                 until = "with no time limit" if end == INF else f"until t={end:g}s"
                 for i in job.nodes:
                     jobs_on.setdefault(self.node_names[i], f"job {job.key} ({until})")
-        existing = [res for res, _mask in self.reservations.values()]
+        # (the others on the nodes they hold: placed again by count, one created while
+        # jobs ran could land elsewhere, and the new one would overlap it)
+        existing = [
+            replace(
+                res, nodes=tuple(self.node_names[i] for i in np.flatnonzero(mask)), node_count=None
+            )
+            for res, mask in self.reservations.values()
+        ]
         placed = place_reservations(
             [*existing, r], self.node_names, jobs_on, **reservation_pools(self.cluster)
         )

@@ -467,6 +467,37 @@ def place_reservations(
                 f"its window ({'the cluster' if len(pool) == len(node_names) else f'partition {name!r}'}"
                 f" has {len(pool)})"
             )
-        chosen = set(sorted(free, key=lambda n: tier.get(n, 0))[: r.node_count])  # (stable)
-        placed.append((r, tuple(n for n in free if n in chosen)))
+        jobs = jobs_on if jobs_on and i == len(reservations) - 1 else {}
+        chosen = _pick_node_count(pool, tier, jobs, r.node_count, r.maint)
+        if chosen is None:
+            raise SlurmlabError(
+                f"reservation {r.name!r}: Requested nodes are busy: running jobs hold too many "
+                f"of the {len(free)} nodes other reservations leave it over its window"
+            )
+        placed.append((r, chosen))
     return placed
+
+
+def _pick_node_count(
+    pool: Sequence[str], tier: Mapping[str, int], jobs: Mapping[str, str], count: int, maint: bool
+) -> tuple[str, ...] | None:
+    """A reservation's ``count`` nodes from ``pool`` (node order) as reservation.c
+    ``_pick_nodes_ordered`` takes them: from each bitmap in turn, the nodes of no other
+    reservation over its window (SELECT_NOT_RSVD: ``tier`` 0), then those a MAINT one holds
+    too (SELECT_OVR_RSVD: 1), for a MAINT reservation then any (SELECT_AVL_RSVD: 2). From
+    each, ``_pick_node_cnt`` wants what is left to pick, at most the bitmap's size; without
+    the nodes running ``jobs`` hold past its start it takes the lowest-named of the rest
+    (``sequential_pick``), or none when they are too few. None: too few in the end."""
+    picked: set[str] = set()
+    remain = count
+    for most in (0, 1, 2) if maint else (0, 1):
+        avail = [n for n in pool if tier.get(n, 0) <= most and n not in picked]
+        want = min(remain, len(avail))
+        usable = [n for n in avail if n not in jobs]
+        if not want or len(usable) < want:
+            continue
+        picked.update(usable[:want])
+        remain -= want
+        if not remain:
+            return tuple(n for n in pool if n in picked)
+    return None
