@@ -101,3 +101,16 @@ def test_a_reservation_never_shares_a_node_with_one_placed_around_a_running_job(
     assert lab.reserve("b", "1h", start="5m", node_count=4, users=["you"]) == tuple(
         f"gpu{i:03d}" for i in range(6, 10)
     )
+
+
+def test_why_pending_under_maintenance_for_a_job_of_several_partitions():
+    """A ``-p train,debug`` job under a maintenance window over every node of both waits
+    'ReqNodeNotAvail, Reserved for maintenance' in each partition's queue record, and
+    why_pending names the window's end as its earliest start (each record's nodes)."""
+    lab = Lab("ai", policy="slurm")
+    lab.reserve("pm", "2h", start="10s", nodes="gpu[001-032]", flags=["maint"], users=["root"])
+    lab.advance(60)
+    job = lab.sbatch("-p train,debug -N 1 --gres=gpu:8 -t 30", runtime=600)
+    lab.advance(60)
+    text = lab.why_pending(job)
+    assert "starts at t=7210s (2026-01-05T02:00:10) at the earliest" in text, text

@@ -217,14 +217,20 @@ def _room_after_reservations(sim: Simulation, job, t: float, up: np.ndarray) -> 
     it were they idle: the earliest start the reservations allow (not the last of their
     ends: with two reservations, the job may fit once the first is over, as backfill then
     plans it; reservation.c ``job_test_resv`` removes only the nodes of reservations whose
-    window overlaps the job's)."""
-    request = sim._pending_of(job).request  # noqa: SLF001
+    window overlaps the job's). A ``-p a,b`` job: the earliest of its partitions' records."""
+    records = (
+        [sim._pending_of(job)]  # noqa: SLF001
+        if job.alts is None
+        else [sim._pending_of(job, (None,) * 4 + (i,)) for i in range(len(job.alts))]  # noqa: SLF001
+    )
     ends = sorted({r.end for r, _m in sim.reservations.values() if r.end > t})
     for start in ends:
-        held = sim._reserved_nodes(start, start + job.limit, besides=job.spec.reservation)  # noqa: SLF001
-        usable = job.mask & up if held is None else job.mask & up & ~held
-        if choose_nodes(sim.capacity, sim.capacity, request, usable, sim.weights) is not None:
-            return start
+        for record in records:
+            held = sim._reserved_nodes(start, start + record.limit, besides=job.spec.reservation)  # noqa: SLF001
+            usable = record.mask & up if held is None else record.mask & up & ~held
+            picked = choose_nodes(sim.capacity, sim.capacity, record.request, usable, sim.weights)
+            if picked is not None:
+                return start
     return ends[-1]
 
 
