@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import warnings
 
-from slurmlab import Lab
+import pytest
+
+from slurmlab import Lab, SlurmlabError
 
 
 def test_why_pending_names_the_first_start_the_reservations_allow_not_their_last_end():
@@ -114,3 +116,22 @@ def test_why_pending_under_maintenance_for_a_job_of_several_partitions():
     lab.advance(60)
     text = lab.why_pending(job)
     assert "starts at t=7210s (2026-01-05T02:00:10) at the earliest" in text, text
+
+
+def test_a_reservation_by_node_count_skips_drained_and_down_nodes():
+    """reservation.c ``_select_nodes`` picks a reservation's NodeCnt among SELECT_AVL_RSVD's
+    nodes, up and not drained (``avail_node_bitmap``): with gpu001 drained and gpu002 down
+    it reserves gpu[003-004]. A maintenance reservation may take them, last (its bitmaps go
+    on to the online and then all nodes)."""
+    lab = Lab("ai")
+    lab.drain("gpu001")
+    lab.fail("gpu002")
+    assert lab.reserve("r", "1h", start="10m", node_count=2, users="you") == ("gpu003", "gpu004")
+    other = Lab("ai")
+    other.drain("gpu[002-032]")
+    with pytest.raises(SlurmlabError, match="1 are not held by other reservations, nor down"):
+        other.reserve("r", "1h", start="10m", node_count=2, users="you")
+    assert other.reserve("pm", "1h", start="10m", node_count=2, users="root", flags="maint") == (
+        "gpu001",
+        "gpu002",
+    )

@@ -968,9 +968,11 @@ class Simulation(Controller, Lifecycles, Updates):
             )
             for res, mask in self.reservations.values()
         ]
+        out = [n for n, up in zip(self.node_names, self.up, strict=True) if not up]
         placed = place_reservations(
-            [*existing, r], self.node_names, jobs_on, **reservation_pools(self.cluster)
-        )
+            [*existing, r], self.node_names, jobs_on, unavailable=out,
+            **reservation_pools(self.cluster),
+        )  # fmt: skip
         nodes = placed[-1][1]
         self._add_reservation(r, nodes)
         self._changed()

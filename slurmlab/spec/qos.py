@@ -402,6 +402,7 @@ def place_reservations(
     *,
     partitions: Mapping[str, Sequence[str]] | None = None,
     default: str | None = None,
+    unavailable: Sequence[str] = (),
 ) -> list[tuple[Reservation, tuple[str, ...]]]:
     """The nodes each reservation holds, as ``scontrol create reservation`` gives them: the
     nodes it names, or for a ``node_count`` the lowest-named nodes no reservation overlapping
@@ -420,18 +421,23 @@ def place_reservations(
     ``jobs_on`` (node -> the running job that holds it past the last reservation's start)
     is for a reservation created while jobs run (:meth:`slurmlab.Lab.reserve`): the last
     one, the one being created, may not hold those nodes either (reservation.c
-    ``_job_overlap``: "Requested nodes are busy", unless IGNORE_JOBS, not modelled)."""
+    ``_job_overlap``: "Requested nodes are busy", unless IGNORE_JOBS, not modelled).
+    ``unavailable`` (nodes down or drained then) are not counted for it unless it is a
+    maintenance reservation, which takes them last (``_select_nodes`` counts only
+    SELECT_AVL_RSVD's nodes, up and not drained, for another; named nodes are not tested)."""
     placed: list[tuple[Reservation, tuple[str, ...]]] = []
     for i, r in enumerate(reservations):
         busy: dict[str, str] = {}
-        if jobs_on and i == len(reservations) - 1:
+        last = i == len(reservations) - 1
+        if jobs_on and last:
             busy.update(jobs_on)
-        tier: dict[str, int] = {}  # (1: a MAINT one's node over r's window; 2: another's)
+        # (1: a MAINT one's node over r's window; 2: another's; 3: down or drained)
+        tier: dict[str, int] = dict.fromkeys(unavailable, 3) if last else {}
         for other, nodes in placed:
             if not (other.start < r.end and r.start < other.end):
                 continue
             for n in nodes:
-                tier[n] = max(tier.get(n, 0), 1 if other.maint else 2)
+                tier[n] = max(tier.get(n, 0), 1 if other.maint else 2)  # (3 stays)
             if r.maint or other.maint:
                 continue
             busy.update(dict.fromkeys(nodes, other.name))
@@ -458,16 +464,17 @@ def place_reservations(
             pool = [n for n in node_names if n in members]
         elif r.partition is not None:
             raise SlurmlabError(f"reservation {r.name!r}: partition {r.partition!r} is unknown")
-        free = [n for n in pool if n not in busy]
+        free = [n for n in pool if n not in busy and (r.maint or tier.get(n) != 3)]
         if r.node_count > len(free):
             raise SlurmlabError(
                 f"reservation {r.name!r}: Requested nodes are busy: it needs {r.node_count} "
                 f"nodes, {len(free)} are not held by other reservations"
-                f"{' or running jobs' if jobs_on and i == len(reservations) - 1 else ''} over "
+                f"{' or running jobs' if jobs_on and last else ''}"
+                f"{', nor down or drained,' if last and unavailable and not r.maint else ''} over "
                 f"its window ({'the cluster' if len(pool) == len(node_names) else f'partition {name!r}'}"
                 f" has {len(pool)})"
             )
-        jobs = jobs_on if jobs_on and i == len(reservations) - 1 else {}
+        jobs = jobs_on if jobs_on and last else {}
         chosen = _pick_node_count(pool, tier, jobs, r.node_count, r.maint)
         if chosen is None:
             raise SlurmlabError(
@@ -484,13 +491,14 @@ def _pick_node_count(
     """A reservation's ``count`` nodes from ``pool`` (node order) as reservation.c
     ``_pick_nodes_ordered`` takes them: from each bitmap in turn, the nodes of no other
     reservation over its window (SELECT_NOT_RSVD: ``tier`` 0), then those a MAINT one holds
-    too (SELECT_OVR_RSVD: 1), for a MAINT reservation then any (SELECT_AVL_RSVD: 2). From
+    too (SELECT_OVR_RSVD: 1), for a MAINT reservation then any (SELECT_AVL_RSVD: 2), and
+    last nodes down or drained (SELECT_ONL_RSVD, SELECT_ALL_RSVD: 3). From
     each, ``_pick_node_cnt`` wants what is left to pick, at most the bitmap's size; without
     the nodes running ``jobs`` hold past its start it takes the lowest-named of the rest
     (``sequential_pick``), or none when they are too few. None: too few in the end."""
     picked: set[str] = set()
     remain = count
-    for most in (0, 1, 2) if maint else (0, 1):
+    for most in (0, 1, 2, 3) if maint else (0, 1):
         avail = [n for n in pool if tier.get(n, 0) <= most and n not in picked]
         want = min(remain, len(avail))
         usable = [n for n in avail if n not in jobs]
