@@ -535,3 +535,48 @@ def test_a_skipped_pass_changes_nothing_under_priorities_actions_and_failures():
         (fast, fast_events, fast_queues, did), (full, full_events, full_queues, _) = runs
         assert did  # (passes were skipped)
         assert same(fast, full) and fast_events == full_events and fast_queues == full_queues
+
+
+RUN_NOW = Cluster.from_slurm_conf(
+    """
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+DefMemPerCPU=1000
+GresTypes=gpu
+SchedulerParameters=bf_interval=10
+NodeName=n1 CPUs=2 RealMemory=4000 Gres=gpu:2
+NodeName=n2 CPUs=2 RealMemory=8000 Gres=gpu:4
+NodeName=n3 CPUs=8 RealMemory=4000
+NodeName=n4 CPUs=2 RealMemory=4000 Gres=gpu:1
+PartitionName=p Nodes=n[1-4] Default=YES MaxTime=INFINITE
+"""
+)
+
+
+def test_a_try_that_fits_now_takes_the_nodes_the_running_jobs_leave_free_now(monkeypatch):
+    """A will-run try at a map record's edge first tests the job on what the running jobs
+    leave free now (cons_common _will_run_test: SELECT_MODE_RUN_NOW on future_usage, which
+    holds no plan), over the try's nodes (the map's avail_bitmap). Here s is planned after
+    w's reservation on n[1-3] (which ends at 540 s rounded down): it fits now on n2 or n3
+    beside the long job on n[2-4], and best fit takes n2, whenever the cycle runs. Before,
+    the test read the profile's first interval, where a reservation whose start rounds down
+    to now or before (w's at 479 s, rounded to 420 s) already holds its nodes: a cycle at
+    392 s planned s on n2, one at 452 s on n1, so a continued cycle and a full one
+    disagreed."""
+    jobs = [
+        job("j1", "-N 1 --mem=500M -t 1 --exclusive", 5, 0),
+        job("j2", "--gres=gpu:1 -t 1 --dependency=afterok:j1", 92, 120),
+        job("long1", "--mem=500M --gres=gpu:1 -t 6 --exclusive", 93, 900),  # n1 to 453 s
+        job("long3", "-N 3 -t 5", 179, 900),  # n[2-4], to 479 s
+        job("g", "--gres=gpu:1 -t 9 --exclusive", 262, 0),
+        job("w", "-N 3 --mem=500M -t 2 --exclusive", 344, 0),
+        job("s", "-N 1 -t 3", 387, 0),
+        job("big", "--mem=500M --gres=gpu:4 -t 1 --exclusive", 447, 0),
+    ]
+    workload = Workload(tuple(jobs))
+    fast, full = both(RUN_NOW, workload, "slurm", monkeypatch)
+    assert same(fast, full)
+    result = simulate(RUN_NOW, workload, "slurm")
+    for at in (400, 452.5):  # after the cycles at 392 s and at 452 s
+        queue = result.squeue(at=at).set_index("JOBID")
+        assert queue.loc["s", "SCHEDNODES"] == "n2"

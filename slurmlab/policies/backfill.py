@@ -1171,8 +1171,15 @@ def _fit_now(prof: Profile, job: PendingJob, mask, on: int, limit: float, found,
     fits = prof.fits if job.spread is None else prof.spread_fits
     nodes = None
     if cycle.fits_now(job):  # (most cycles of a busy machine: not on what is free now)
-        instant = prof.times[1] - prof.times[0]  # (interval 0 alone: the resources free now)
-        nodes = fits(job.request, bits_mask(on, len(mask)), instant)
+        # what the running jobs (this cycle's starts among them) leave free now, as the
+        # test's future_usage: not the profile's first interval, where a reservation whose
+        # start rounds down to now or before already holds its nodes
+        free, capacity, weights, _releases = cycle.running_alone()
+        usable = bits_mask(on, len(mask))
+        if job.spread is None:
+            nodes = choose_nodes(free, capacity, job.request, usable, weights)
+        else:
+            nodes = spread_nodes(free, job.request, usable, weights)
     if nodes is None:
         nodes = _batch_nodes(cycle, prof, job, on, t, epoch)
     if nodes is None or nodes == found[2]:
