@@ -70,3 +70,51 @@ def test_ddpx_is_planned_at_the_end_of_its_batch_as_real_slurms_squeue_start_sho
     assert queue.loc["ddpx", "SCHEDNODES"] == "gpu[1-2]"
     memz = result.jobs.set_index("JobID").loc["memz"]
     assert (memz["Start"] - result.origin).total_seconds() <= 11.0
+
+
+@pytest.mark.filterwarnings("ignore:the slurm policy on a trace's processor pool")
+@pytest.mark.parametrize(
+    ("seed", "params"),
+    [
+        (1, {}),
+        (2, {"bf_window": 30}),
+        (3, {"bf_window": 120, "bf_resolution": 300}),
+        (4, {"bf_interval": 5, "bf_resolution": 10}),
+        (5, {"bf_resolution": 7}),
+    ],
+)
+def test_a_pools_will_run_try_may_use_its_node_as_the_map_walk_finds(seed, params, monkeypatch):
+    """On a one-node pool meeting no advance reservation the ``slurm`` cycle takes a will-run
+    try's nodes (backfill.c ``avail_bitmap``) to be the job's own node without walking the
+    map: a fit in the cycle's profile is free of every plan there, and the map's records
+    end where the plans do. Every try of the run is checked against the walk
+    (``_try_nodes`` from the start of the map's record holding the try), some runs with
+    jobs past their limits (the profile then moves with the clock)."""
+    import dataclasses
+
+    from slurmlab.policies import backfill
+    from slurmlab.records.swf import swf_cluster
+    from slurmlab.spec.synthetic import pool_workload
+
+    checked = []
+    will_run = backfill._will_run
+
+    def checking(prof, job, mask, usable, limit, found, cycle, epoch):
+        t, lim, bits, meets, at, kept = next(reversed(cycle.tries.values()))
+        assert (t, lim, kept) == (found[1], limit, usable)
+        assert backfill._try_nodes(cycle.space, bits, t, lim, meets, at) == usable
+        checked.append(len(prof.capacity))
+        return will_run(prof, job, mask, usable, limit, found, cycle, epoch)
+
+    monkeypatch.setattr(backfill, "_will_run", checking)
+    pool = pool_workload(800, 64, seed=seed)
+    late = dataclasses.replace(
+        pool,
+        jobs=tuple(
+            dataclasses.replace(j, runtime=j.runtime * 3) if i % 4 == 0 else j
+            for i, j in enumerate(pool.jobs)
+        ),
+    )
+    for workload in (pool, late):
+        slurmlab.simulate(swf_cluster(64), workload, "slurm", **params)
+    assert checked.count(1) > 1000  # (the pool's tries, each compared)

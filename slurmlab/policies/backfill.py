@@ -1076,14 +1076,15 @@ def _record_start(space: NodeSpace, t: float) -> float | None:
     return space.times[bisect_right(space.times, t) - 1] if t < space.end else None
 
 
-def _try_nodes(space: NodeSpace, bits: int, t: float, limit: float, blocked) -> int:
+def _try_nodes(
+    space: NodeSpace, bits: int, t: float, limit: float, blocked, start: float | None
+) -> int:
     """The nodes of ``bits`` (a bitmask, :func:`node_bits`) backfill.c's try holding ``t``
-    may use (``avail_bitmap``), as a bitmask: free of plans in the map from the start of the
-    record holding ``t`` for the job's limit, and of the advance reservations overlapping
-    that window (``blocked``, as (start, end, node bits): job_test_resv takes them out; the
-    will-run test then skips the running jobs on them). Beyond the map, the reservations
-    alone."""
-    start = _record_start(space, t)
+    may use (``avail_bitmap``), as a bitmask: free of plans in the map from ``start``, the
+    start of the record holding ``t`` (:func:`_record_start`), for the job's limit, and of
+    the advance reservations overlapping that window (``blocked``, as (start, end, node
+    bits): job_test_resv takes them out; the will-run test then skips the running jobs on
+    them). Beyond the map (``start`` None), the reservations alone."""
     start = t if start is None else start
     return space.free_of(bits, start, start + limit, blocked)[0]
 
@@ -1760,9 +1761,16 @@ class SlurmBackfill(Conservative):
                 reached = False
             else:
                 bits = cycle.plan_bits(job, up)  # (the up nodes its plans may use)
-                reached = cycle.reached(
-                    space, unreached, job, limit, bits, now, meets, now_only=no_reserve, exact=exact
-                )
+                if pool and not meets and not no_reserve:  # (cycle.reached, as
+                    # NodeSpace.reachable takes a one-node map meeting no reservation)
+                    reached = job.count == 1 and bits == 1 and space._reachable_one(limit, now)
+                    if not reached:
+                        unreached[shape] = limit
+                else:
+                    reached = cycle.reached(
+                        space, unreached, job, limit, bits, now, meets, now_only=no_reserve,
+                        exact=exact,
+                    )  # fmt: skip
             if not reached:
                 seen.append((job, False, None))
                 if job.partition in waiting:
@@ -1782,9 +1790,27 @@ class SlurmBackfill(Conservative):
                 searched[shape] = (limit, found[1])
             if found is not None and found[1] > now:
                 t = found[1]
-                usable = _try_nodes(space, bits, t, limit, meets)  # (the try's nodes)
-                cycle.tries[len(seen)] = (t, limit, bits, meets, _record_start(space, t), usable)
-                found = _will_run(prof, job, mask, usable, limit, found, cycle, view.epoch)
+                at = _record_start(space, t)
+                if pool and not meets and not lifted:
+                    # A one-node pool meeting no advance reservation: the try's nodes are
+                    # the job's own (``bits``), as _try_nodes would find. Each plan holds the
+                    # whole node in ``prof`` (a request asks at least one CPU: JobSpec's
+                    # counts are at least 1) from one second before its map begin to its map
+                    # end (cut at the map's end, where the map's last record runs on), a
+                    # whole-node start from now to its end (the map: to its end rounded
+                    # down), so ``t``, a fit there, is at or after the end of every plan
+                    # before it and its window ends a second before any plan after it.
+                    # The map's records end where plans do (a free record and a held one
+                    # are never merged), so the record holding ``t`` is free, begins at or
+                    # after those ends, and no record held begins by its start + ``limit``
+                    # (<= t + limit). (tests/test_will_run_batches.py checks both ways.)
+                    usable = bits
+                else:
+                    usable = _try_nodes(space, bits, t, limit, meets, at)  # (the try's nodes)
+                cycle.tries[len(seen)] = (t, limit, bits, meets, at, usable)
+                if not pool or t in cycle.ends[2]:  # (else _will_run hands it to _fit_now,
+                    # which keeps it on a one-node pool: the node is its own)
+                    found = _will_run(prof, job, mask, usable, limit, found, cycle, view.epoch)
             if found is not None and found[1] > own_end:
                 found = None  # (job_test_resv: its reservation over by then, no plan)
             if found is None:
@@ -2201,7 +2227,7 @@ class _Cycle:
                 t, limit, bits, meets, start, usable = tried  # within the map still?)
                 moved = _record_start(space, t)
                 if moved != start and (
-                    start is None or _try_nodes(space, bits, t, limit, meets) != usable
+                    start is None or _try_nodes(space, bits, t, limit, meets, moved) != usable
                 ):
                     return False
             if held is not None:
