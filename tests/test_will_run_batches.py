@@ -97,16 +97,28 @@ def test_a_pools_will_run_try_may_use_its_node_as_the_map_walk_finds(seed, param
     from slurmlab.spec.synthetic import pool_workload
 
     checked = []
-    will_run = backfill._will_run
 
-    def checking(prof, job, mask, usable, limit, found, cycle, epoch):
-        t, lim, bits, meets, at, kept = next(reversed(cycle.tries.values()))
-        assert (t, lim, kept) == (found[1], limit, usable)
-        assert backfill._try_nodes(cycle.space, bits, t, lim, meets, at) == usable
-        checked.append(len(prof.capacity))
-        return will_run(prof, job, mask, usable, limit, found, cycle, epoch)
+    class Checked(dict):
+        """A cycle's tries, each compared with the map walk as it is kept."""
 
-    monkeypatch.setattr(backfill, "_will_run", checking)
+        def __init__(self, cycle):
+            super().__init__(cycle.tries)
+            self.cycle = cycle
+
+        def __setitem__(self, k, tried):
+            t, limit, bits, meets, at, usable = tried
+            assert at == backfill._record_start(self.cycle.space, t)
+            assert backfill._try_nodes(self.cycle.space, bits, t, limit, meets, at) == usable
+            checked.append(usable)
+            super().__setitem__(k, tried)
+
+    plan_jobs = backfill.SlurmBackfill._plan_jobs
+
+    def checking(self, queue, view, cycle, *args):
+        cycle.tries = Checked(cycle)
+        return plan_jobs(self, queue, view, cycle, *args)
+
+    monkeypatch.setattr(backfill.SlurmBackfill, "_plan_jobs", checking)
     pool = pool_workload(800, 64, seed=seed)
     late = dataclasses.replace(
         pool,
@@ -117,4 +129,4 @@ def test_a_pools_will_run_try_may_use_its_node_as_the_map_walk_finds(seed, param
     )
     for workload in (pool, late):
         slurmlab.simulate(swf_cluster(64), workload, "slurm", **params)
-    assert checked.count(1) > 1000  # (the pool's tries, each compared)
+    assert checked.count(1) > 1000  # (tries with the node free, each compared)
