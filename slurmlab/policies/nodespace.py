@@ -25,7 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from slurmlab.spec.units import tick_at_or_after, tick_at_or_before
+from slurmlab.spec.units import tick_at_or_after
 
 __all__ = ["NodeSpace", "bits_mask", "node_bits", "nodes_bits"]
 
@@ -56,8 +56,9 @@ def slot_of(t: float, res: float, offset: float = 0.0) -> float:
     reservation's edges (an unlimited end stays unlimited). backfill.c rounds epoch seconds
     (``sched_start / backfill_resolution``, ``end_reserve / backfill_resolution``):
     ``offset`` is time 0's epoch second modulo ``res`` (:attr:`QueueView.epoch`; 0: time 0
-    on the grid)."""
-    return tick_at_or_before(t, res, -offset) if t != math.inf else t
+    on the grid). (:func:`~slurmlab.spec.units.tick_at_or_before` from ``-offset``, its
+    arithmetic written out: a cycle rounds two edges per reservation.)"""
+    return math.floor((t + offset) / res) * res - offset if t != math.inf else t
 
 
 def retry_after(end: float, res: float, offset: float = 0.0) -> float:
