@@ -1678,8 +1678,9 @@ class SlurmBackfill(Conservative):
         # after it: (nodes, usage, start, end)
         lifted: list = []
         inside: set[int] = set()  # jobs of advance reservations met (they block nothing)
-        # On a one-node pool: shape -> (limit, start) of the last search for that shape,
-        # where a search for the shape with a limit no shorter begins. Within the loop the
+        # On a one-node pool: shape -> (limit, start) of the last search for that shape and
+        # of its search with the shortest limit, where a search for the shape with a limit
+        # no shorter begins (the last when it may, as its start is the latest). Within the loop the
         # profile only loses room (plans and starts; lifted advance reservations are put
         # back before the next job), and a longer window is harder to fit, so no earlier
         # start can fit (the rule of ``hopeless`` above); the search would reach the same
@@ -1687,7 +1688,7 @@ class SlurmBackfill(Conservative):
         # (A search with more room, a job's lifted reservations, is neither used nor kept;
         # nor on larger clusters, whose searches are numpy's, not a walk.)
         pool = len(view.capacity) == 1
-        searched: dict[tuple, tuple[float, float]] = {}
+        searched: dict[tuple, tuple[float, float, float, float]] = {}
         for job in queue:  # (deep queues: mostly jobs of a shape already known to fail)
             if lifted:
                 for nodes, usage, a, b in lifted:
@@ -1785,11 +1786,16 @@ class SlurmBackfill(Conservative):
             tested += 1
             mask = job.plan_mask if all_up else job.plan_mask & view.up
             after = searched.get(shape) if pool and not lifted else None
-            found = _earliest(
-                prof, job, mask, limit, after[1] if after and limit >= after[0] else None
-            )
+            bound = None  # (where its search begins)
+            if after is not None:
+                if limit >= after[0]:
+                    bound = after[1]
+                elif limit >= after[2]:
+                    bound = after[3]
+            found = _earliest(prof, job, mask, limit, bound)
             if pool and not lifted and found is not None:
-                searched[shape] = (limit, found[1])
+                shortest = after[2:] if after is not None and after[2] < limit else ()
+                searched[shape] = (limit, found[1], *(shortest or (limit, found[1])))
             if found is not None and found[1] > now:
                 t = found[1]
                 at = _record_start(space, t)
