@@ -1678,12 +1678,12 @@ class SlurmBackfill(Conservative):
         # after it: (nodes, usage, start, end)
         lifted: list = []
         inside: set[int] = set()  # jobs of advance reservations met (they block nothing)
-        # On a one-node pool: shape -> (limit, start) of the last search for that shape and
-        # of its search with the shortest limit, where a search for the shape with a limit
-        # no shorter begins (the last when it may, as its start is the latest). Within the loop the
-        # profile only loses room (plans and starts; lifted advance reservations are put
-        # back before the next job), and a longer window is harder to fit, so no earlier
-        # start can fit (the rule of ``hopeless`` above); the search would reach the same
+        # On a one-node pool: shape -> (limit, start) of the last search for that shape,
+        # then of its search with the shortest limit: a search for the shape with a limit
+        # no shorter than one of them begins at its start (the last's when it may: the
+        # latest, as it was made last). Within the loop the profile only loses room (plans
+        # and starts; lifted advance reservations are put back before the next job), and a
+        # longer window is harder to fit, so no earlier start can fit (the rule of ``hopeless`` above); the search would reach the same
         # first fit, only after walking every interval the cycle's plans hold before it.
         # (A search with more room, a job's lifted reservations, is neither used nor kept;
         # nor on larger clusters, whose searches are numpy's, not a walk.)
@@ -1732,7 +1732,7 @@ class SlurmBackfill(Conservative):
             # (partitions over the same nodes share a mask: a shape counts per partition,
             # since the first job of each partition waits for Resources, the rest Priority)
             shape, limit, low = job.shape, job.limit, job.time_min
-            if 0 < low < limit:  # (_bf_limit, written out: its call cost 3 % on deep queues)
+            if 0 < low < limit:  # (_bf_limit, written out: a call per job walked)
                 limit = low
             known = hopeless.get(shape)
             if (
@@ -1811,7 +1811,7 @@ class SlurmBackfill(Conservative):
                     # The map's records end where plans do (a free record and a held one
                     # are never merged), so the record holding ``t`` is free, begins at or
                     # after those ends, and no record held begins by its start + ``limit``
-                    # (<= t + limit). (tests/test_will_run_batches.py checks both ways.)
+                    # (<= t + limit). (test_will_run_batches.py, test_pool_cycle_paths.py check it.)
                     usable = bits
                 else:
                     usable = _try_nodes(space, bits, t, limit, meets, at)  # (the try's nodes)
