@@ -1683,10 +1683,11 @@ class SlurmBackfill(Conservative):
         # no shorter than one of them begins at its start (the last's when it may: the
         # latest, as it was made last). Within the loop the profile only loses room (plans
         # and starts; lifted advance reservations are put back before the next job), and a
-        # longer window is harder to fit, so no earlier start can fit (the rule of ``hopeless`` above); the search would reach the same
-        # first fit, only after walking every interval the cycle's plans hold before it.
-        # (A search with more room, a job's lifted reservations, is neither used nor kept;
-        # nor on larger clusters, whose searches are numpy's, not a walk.)
+        # longer window is harder to fit, so no earlier start can fit (the rule of
+        # ``hopeless`` above); the search would reach the same first fit, only after walking
+        # every interval the cycle's plans hold before it. (A search with more room, a job's
+        # lifted reservations, is neither used nor kept; nor on larger clusters, whose
+        # searches are numpy's, not a walk.)
         pool = len(view.capacity) == 1
         searched: dict[tuple, tuple[float, float, float, float]] = {}
         for job in queue:  # (deep queues: mostly jobs of a shape already known to fail)
