@@ -575,13 +575,8 @@ class _Shadow:
                  "start", "weights")  # fmt: skip
 
     def __init__(self, job, view, free, ran, start, nodes, note, allowed):
-        self.job, self.now, self.weights, self.free, self.ran = (
-            job,
-            view.now,
-            view.weights,
-            free,
-            ran,
-        )
+        self.job, self.now, self.weights = job, view.now, view.weights
+        self.free, self.ran = free, ran
         self.start, self.nodes, self.note, self.allowed = start, nodes, note, allowed
         self.most = self.clean = None  # (from the note, when first needed)
 
@@ -1175,12 +1170,7 @@ def _fit_now(prof: Profile, job: PendingJob, mask, on: int, limit: float, found,
         # what the running jobs (this cycle's starts among them) leave free now, as the
         # test's future_usage: not the profile's first interval, where a reservation whose
         # start rounds down to now or before already holds its nodes
-        free, capacity, weights, _releases = cycle.running_alone()
-        usable = bits_mask(on, len(mask))
-        if job.spread is None:
-            nodes = choose_nodes(free, capacity, job.request, usable, weights)
-        else:
-            nodes = spread_nodes(free, job.request, usable, weights)
+        nodes = _select(job, cycle.running_alone(), bits_mask(on, len(mask)))
     if nodes is None:
         nodes = _batch_nodes(cycle, prof, job, on, t, epoch)
     if nodes is None or nodes == found[2]:
@@ -1320,13 +1310,19 @@ def _walk(ends: list[float], job: PendingJob, usable: np.ndarray, alone) -> tupl
             _end, held_nodes, usage = releases[n]
             free[held_nodes] += usage
             n += 1
-        if job.spread is None:
-            nodes = choose_nodes(free, capacity, job.request, usable, weights)
-        else:
-            nodes = spread_nodes(free, job.request, usable, weights)
+        nodes = _select(job, (free, capacity, weights), usable)
         if nodes is not None:
             return last, nodes
     return math.inf, None
+
+
+def _select(job: PendingJob, alone: tuple, usable: np.ndarray):
+    """Node selection for ``job`` on ``usable`` over what ``alone`` (free, capacity, Weights,
+    ...: :attr:`_Cycle.alone`) leaves free: the will-run test's ``_job_test``."""
+    free, capacity, weights = alone[:3]
+    if job.spread is None:
+        return choose_nodes(free, capacity, job.request, usable, weights)
+    return spread_nodes(free, job.request, usable, weights)
 
 
 def _reserve_earliest(prof: Profile, job: PendingJob, view: QueueView, all_up: bool):
